@@ -1,0 +1,829 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gaptrace/format.h - the gaptrace record format: records, streams, trace
+ * files, the collector control protocol.
+ *
+ * format/FORMAT.md is the normative description of the bytes; this header is
+ * the C view of it. The library depends on libc and libzstd only.
+ *
+ * Vocabulary
+ *   stream  = stream header + frames. A trace file is exactly one recorded
+ *             stream; the socket between the injection library and the
+ *             collector carries the same bytes.
+ *   frame   = fixed 32-byte frame header + payload (one zstd frame, or raw).
+ *             Every frame decodes on its own, so a file cut at any byte
+ *             reads back every complete frame before the cut.
+ *   block   = inside a frame payload: the rows of one record type, columnar.
+ *   record  = one row: a kernel, a memcpy, an API call, ...
+ *
+ * Timestamps: every `*_ns`/`start`/`end`/`ts` field of a record is in the
+ * stream's *trace clock* (for the injection library: CUPTI's timestamp).
+ * The stream header and GT_REC_CLOCK records pair the trace clock with the
+ * host's CLOCK_REALTIME and CLOCK_MONOTONIC, which is how traces of several
+ * processes are put on one time axis (gt_clock_map).
+ *
+ * Errors: functions return 0 (or a count) on success and a negative gt_err
+ * on failure; gt_strerror() names it. Functions returning a pointer return
+ * NULL on failure and fill a gt_errinfo when one is given.
+ *
+ * Thread safety: a gt_writer or gt_reader is used by one thread at a time.
+ * Distinct objects are independent. The free functions are reentrant.
+ */
+#ifndef GAPTRACE_FORMAT_H
+#define GAPTRACE_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define GT_API __attribute__((visibility("default")))
+#else
+#define GT_API
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Versions and limits                                                 */
+/* ------------------------------------------------------------------ */
+
+/** Format major version written by this library. A reader accepts a stream
+ *  whose oldest-compatible major is <= GT_FORMAT_MAJOR. */
+#define GT_FORMAT_MAJOR 1
+/** Format minor version: bumped when record types or columns are appended. */
+#define GT_FORMAT_MINOR 0
+/** Oldest major version a reader must understand to read what we write. */
+#define GT_FORMAT_OLDEST_MAJOR 1
+
+/** Size of the fixed part of a frame header, in bytes. */
+#define GT_FRAME_HEADER_SIZE 32
+/** Largest compressed frame payload a reader accepts (decoder cap). */
+#define GT_FRAME_MAX_COMPRESSED (16u << 20)
+/** Largest uncompressed frame payload a reader accepts (decoder cap). */
+#define GT_FRAME_MAX_RAW (64u << 20)
+/** Largest stream header accepted (decoder cap). */
+#define GT_HEADER_MAX (64u << 10)
+/** Largest single interned string, in bytes (decoder cap). */
+#define GT_STRING_MAX (64u << 10)
+/** Largest number of devices in a stream header. */
+#define GT_MAX_DEVICES 64
+/** Length of gt_device.name including the terminating NUL. */
+#define GT_DEVICE_NAME_MAX 96
+/** zstd window log cap used when decompressing (16 MiB window). */
+#define GT_ZSTD_WINDOW_LOG_MAX 24
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                              */
+/* ------------------------------------------------------------------ */
+
+/** Error codes. Values are pinned: they appear in logs and tests. */
+typedef enum gt_err {
+	GT_OK = 0,
+	GT_ERR_GENERIC = -1,   /**< unspecified failure */
+	GT_ERR_NOMEM = -2,     /**< allocation failed */
+	GT_ERR_IO = -3,        /**< read/write failed (errno has details) */
+	GT_ERR_MAGIC = -4,     /**< not a gaptrace stream / frame / message */
+	GT_ERR_VERSION = -5,   /**< written by an incompatible (newer) major */
+	GT_ERR_CHECKSUM = -6,  /**< CRC32C mismatch */
+	GT_ERR_TRUNCATED = -7, /**< input ends inside a structure */
+	GT_ERR_CORRUPT = -8,   /**< structure is malformed */
+	GT_ERR_LIMIT = -9,     /**< a size or count exceeds a decoder cap */
+	GT_ERR_ZSTD = -10,     /**< zstd failed */
+	GT_ERR_INVAL = -11,    /**< invalid argument */
+	GT_ERR_FULL = -12,     /**< no space left (disk full, table full) */
+	GT_ERR_CLOSED = -13,   /**< peer closed / object closed */
+	GT_ERR_AGAIN = -14,    /**< need more input */
+	GT_ERR_RESERVED = -15, /**< reserved bits or fields are not zero */
+	GT_ERR_RANGE = -16,    /**< a value does not fit its field */
+} gt_err;
+
+/** Static English description of a gt_err code (never NULL). */
+GT_API const char *gt_strerror(int err);
+
+/** Where and why a decode failed: filled by functions that take one. */
+typedef struct gt_errinfo {
+	int code;         /**< gt_err */
+	uint64_t offset;  /**< byte offset in the stream where it happened */
+	char msg[256];    /**< human-readable, names the offset and the structure */
+} gt_errinfo;
+
+/* ------------------------------------------------------------------ */
+/* Enumerations shared by the producer and the analysis                */
+/* ------------------------------------------------------------------ */
+
+/** Record types. Values are wire values; new types are only appended. */
+typedef enum gt_rec_type {
+	GT_REC_STRING = 1,     /**< gt_string: interned name */
+	GT_REC_DEVICE = 2,     /**< gt_device: a GPU seen by the process */
+	GT_REC_CONTEXT = 3,    /**< gt_context: CUDA context -> device */
+	GT_REC_PROCESS = 4,    /**< gt_process */
+	GT_REC_THREAD = 5,     /**< gt_thread: OS thread id -> name */
+	GT_REC_CLOCK = 6,      /**< gt_clock: trace clock <-> host clocks */
+	GT_REC_KERNEL = 16,    /**< gt_kernel */
+	GT_REC_MEMCPY = 17,    /**< gt_memcpy */
+	GT_REC_MEMSET = 18,    /**< gt_memset */
+	GT_REC_SYNC = 19,      /**< gt_sync: host blocked on the GPU */
+	GT_REC_API = 20,       /**< gt_api: runtime/driver API call */
+	GT_REC_NVTX = 21,      /**< gt_nvtx: NVTX marker event */
+	GT_REC_OVERHEAD = 22,  /**< gt_overhead: CUPTI/driver overhead span */
+	GT_REC_NVML = 32,      /**< gt_nvml: device sample */
+	GT_REC_NVML_PROC = 33, /**< gt_nvml_proc: per-process sample */
+	GT_REC_LOSS = 48,      /**< gt_loss: data that was lost */
+	GT_REC_NOTE = 49,      /**< gt_note: an event worth telling the user */
+} gt_rec_type;
+
+/** Number of distinct record type slots (types are < GT_REC_TYPE_LIMIT). */
+#define GT_REC_TYPE_LIMIT 64
+
+/** Memcpy direction. Same values as CUpti_ActivityMemcpyKind. */
+typedef enum gt_copy_kind {
+	GT_COPY_UNKNOWN = 0,
+	GT_COPY_HTOD = 1,
+	GT_COPY_DTOH = 2,
+	GT_COPY_HTOA = 3,
+	GT_COPY_ATOH = 4,
+	GT_COPY_ATOA = 5,
+	GT_COPY_ATOD = 6,
+	GT_COPY_DTOA = 7,
+	GT_COPY_DTOD = 8,
+	GT_COPY_HTOH = 9,
+	GT_COPY_PTOP = 10,
+} gt_copy_kind;
+
+/** Memory kind of a copy endpoint. Same values as CUpti_ActivityMemoryKind. */
+typedef enum gt_mem_kind {
+	GT_MEM_UNKNOWN = 0,
+	GT_MEM_PAGEABLE = 1,
+	GT_MEM_PINNED = 2,
+	GT_MEM_DEVICE = 3,
+	GT_MEM_ARRAY = 4,
+	GT_MEM_MANAGED = 5,
+	GT_MEM_DEVICE_STATIC = 6,
+	GT_MEM_MANAGED_STATIC = 7,
+} gt_mem_kind;
+
+/** Synchronization type. Same values as CUpti_ActivitySynchronizationType. */
+typedef enum gt_sync_type {
+	GT_SYNC_UNKNOWN = 0,
+	GT_SYNC_EVENT = 1,        /**< cudaEventSynchronize */
+	GT_SYNC_STREAM_WAIT = 2,  /**< cudaStreamWaitEvent */
+	GT_SYNC_STREAM = 3,       /**< cudaStreamSynchronize */
+	GT_SYNC_CONTEXT = 4,      /**< cudaDeviceSynchronize / cuCtxSynchronize */
+} gt_sync_type;
+
+/** API domain of a gt_api record. */
+typedef enum gt_api_domain {
+	GT_API_RUNTIME = 1,
+	GT_API_DRIVER = 2,
+} gt_api_domain;
+
+/** gt_kernel.flags bits. */
+enum {
+	GT_KFLAG_DEVICE_LAUNCHED = 1u << 0, /**< dynamic parallelism */
+	GT_KFLAG_COOPERATIVE = 1u << 1,     /**< cooperative launch */
+	GT_KFLAG_CLUSTER = 1u << 2,         /**< launched with clusters */
+};
+
+/** gt_memcpy.flags / gt_memset.flags bits. */
+enum {
+	GT_MFLAG_ASYNC = 1u << 0, /**< issued by an *Async call */
+};
+
+/** gt_nvtx.flags bits. Same values as CUPTI_ACTIVITY_FLAG_MARKER_*. */
+enum {
+	GT_NVTX_INSTANT = 1u << 0,
+	GT_NVTX_START = 1u << 1,
+	GT_NVTX_END = 1u << 2,
+};
+
+/** What a gt_loss record counts. */
+typedef enum gt_loss_what {
+	GT_LOSS_CUPTI_DROPPED = 1,     /**< CUPTI dropped records (its count) */
+	GT_LOSS_BUFFER_REFUSED = 2,    /**< buffer pool empty: CUPTI got no buffer */
+	GT_LOSS_FRAME_DROPPED = 3,     /**< producer dropped encoded frames (slow sink) */
+	GT_LOSS_ENCODE_DROPPED = 4,    /**< records dropped by the encoder (queue full) */
+	GT_LOSS_UNKNOWN_RECORD = 5,    /**< CUPTI records of a kind we do not decode */
+	GT_LOSS_WRITE_FAILED = 6,      /**< bytes that could not be written (disk) */
+	GT_LOSS_STRING_TABLE_FULL = 7, /**< names replaced by id 0 */
+} gt_loss_what;
+
+/** gt_note.code values: events the report mentions. */
+typedef enum gt_note_code {
+	GT_NOTE_INFO = 0,
+	GT_NOTE_INERT = 1,            /**< gaptrace disabled itself (text says why) */
+	GT_NOTE_CUPTI_TAKEN = 2,      /**< another CUPTI client took the callbacks */
+	GT_NOTE_ARMED = 3,            /**< capture armed (records follow) */
+	GT_NOTE_DISARMED = 4,         /**< capture disarmed */
+	GT_NOTE_COLLECTOR_LOST = 5,   /**< collector went away; fell back to file */
+	GT_NOTE_PROFILER_STOP = 6,    /**< cudaProfilerStop seen */
+	GT_NOTE_SIGNAL = 7,           /**< flushed on a signal */
+	GT_NOTE_FORK = 8,             /**< this stream is a fork child's */
+	GT_NOTE_CUPTI_VERSION = 9,    /**< text: runtime CUPTI version/path */
+	GT_NOTE_CONFIG = 10,          /**< text: effective configuration */
+} gt_note_code;
+
+/** Activity kinds a producer can capture (bit mask). */
+enum {
+	GT_KIND_KERNEL = 1u << 0,   /**< concurrent kernels */
+	GT_KIND_MEMCPY = 1u << 1,
+	GT_KIND_MEMSET = 1u << 2,
+	GT_KIND_SYNC = 1u << 3,     /**< CUPTI SYNCHRONIZATION kind */
+	GT_KIND_RUNTIME = 1u << 4,  /**< runtime API: launch/copy/sync calls only */
+	GT_KIND_DRIVER = 1u << 5,   /**< driver API: launch/copy/sync calls only */
+	GT_KIND_NVTX = 1u << 6,
+	GT_KIND_OVERHEAD = 1u << 7,
+	GT_KIND_API_ALL = 1u << 8,  /**< every runtime/driver call, not just the cheap set */
+	GT_KIND_LATENCY = 1u << 9,  /**< queued/submitted timestamps */
+};
+/** The default capture set. */
+#define GT_KIND_DEFAULT                                                     \
+	(GT_KIND_KERNEL | GT_KIND_MEMCPY | GT_KIND_MEMSET | GT_KIND_RUNTIME | \
+	 GT_KIND_DRIVER | GT_KIND_NVTX | GT_KIND_OVERHEAD | GT_KIND_LATENCY)
+/** Every kind bit defined by this version. */
+#define GT_KIND_ALL 0x3ffu
+
+/**
+ * Parse a kinds list such as "kernel,memcpy,runtime" or "default,-nvtx" or
+ * "all". Names: kernel memcpy memset sync runtime driver nvtx overhead
+ * api-all latency default all none. A leading '-' removes.
+ * @return 0 and *mask set, or GT_ERR_INVAL (then *mask is untouched).
+ */
+GT_API int gt_kinds_parse(const char *s, uint32_t *mask);
+
+/**
+ * Write the mask as a comma-separated list of names into buf (always NUL
+ * terminated when cap > 0). @return the length it needed (like snprintf).
+ */
+GT_API int gt_kinds_format(uint32_t mask, char *buf, size_t cap);
+
+/* ------------------------------------------------------------------ */
+/* Records                                                             */
+/* ------------------------------------------------------------------ */
+
+/** GT_REC_STRING: an interned string. Ids are unique within a stream;
+ *  id 0 is never defined and means "no name". */
+typedef struct gt_string {
+	uint32_t id;
+	uint32_t len;    /**< bytes, no NUL counted; <= GT_STRING_MAX */
+	const char *str; /**< not NUL terminated on write; NUL terminated on read */
+} gt_string;
+
+/** GT_REC_DEVICE, and an entry of the stream header's device table. */
+typedef struct gt_device {
+	uint32_t id;                   /**< CUDA device ordinal in the process */
+	uint8_t uuid[16];              /**< the identity used across processes */
+	char name[GT_DEVICE_NAME_MAX]; /**< NUL terminated */
+	uint32_t cc_major, cc_minor;   /**< compute capability */
+	uint32_t sm_count;
+	uint32_t core_clock_khz;       /**< max SM clock */
+	uint32_t mem_clock_khz;        /**< max memory clock */
+	uint32_t mem_bus_width_bits;
+	uint64_t global_mem_bytes;
+	uint32_t l2_bytes;
+	uint32_t max_threads_per_sm;
+	uint32_t max_blocks_per_sm;
+	uint32_t max_regs_per_sm;
+	uint32_t max_regs_per_block;
+	uint32_t max_smem_per_sm;       /**< bytes */
+	uint32_t max_smem_per_block;    /**< bytes, opt-in maximum */
+	uint32_t max_threads_per_block;
+	uint32_t warp_size;
+	uint32_t pci_domain, pci_bus, pci_device;
+} gt_device;
+
+/** GT_REC_CONTEXT: a CUDA context and its device. */
+typedef struct gt_context {
+	uint32_t id;
+	uint32_t device_id;
+	uint32_t null_stream_id;
+} gt_context;
+
+/** GT_REC_PROCESS: a process (the stream's own, or one the collector saw). */
+typedef struct gt_process {
+	uint32_t pid;
+	uint32_t ppid;
+	uint64_t start_ns;   /**< trace clock */
+	uint32_t exe_id;     /**< string id */
+	uint32_t cmdline_id; /**< string id */
+} gt_process;
+
+/** GT_REC_THREAD: names an OS thread (gettid value). */
+typedef struct gt_thread {
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t name_id;
+	uint64_t ts;
+} gt_thread;
+
+/** GT_REC_CLOCK: one instant read on three clocks. */
+typedef struct gt_clock {
+	uint64_t trace_ns;
+	uint64_t realtime_ns;
+	uint64_t monotonic_ns;
+} gt_clock;
+
+/** GT_REC_KERNEL: one kernel execution. */
+typedef struct gt_kernel {
+	uint64_t start, end;    /**< ns, trace clock */
+	uint64_t queued;        /**< 0 when unknown */
+	uint64_t submitted;     /**< 0 when unknown */
+	uint64_t graph_node_id; /**< 0 when not from a graph */
+	uint32_t device_id, context_id, stream_id;
+	uint32_t correlation_id;
+	uint32_t name_id;       /**< string id of the mangled name */
+	uint32_t graph_id;      /**< 0 when not from a graph */
+	uint32_t grid_x, grid_y, grid_z;
+	uint32_t block_x, block_y, block_z;
+	uint32_t cluster_x, cluster_y, cluster_z; /**< 0 when no cluster */
+	uint32_t registers;     /**< per thread */
+	uint32_t static_smem;   /**< bytes per block */
+	uint32_t dynamic_smem;  /**< bytes per block */
+	uint32_t local_mem;     /**< bytes per thread */
+	uint32_t flags;         /**< GT_KFLAG_* */
+} gt_kernel;
+
+/** GT_REC_MEMCPY: one copy. */
+typedef struct gt_memcpy {
+	uint64_t start, end;
+	uint64_t bytes;
+	uint32_t device_id, context_id, stream_id;
+	uint32_t correlation_id;
+	uint32_t graph_id;
+	uint32_t peer_device_id; /**< other device of a PTOP copy, else 0 */
+	uint8_t copy_kind;       /**< gt_copy_kind */
+	uint8_t src_kind;        /**< gt_mem_kind */
+	uint8_t dst_kind;        /**< gt_mem_kind */
+	uint8_t flags;           /**< GT_MFLAG_* */
+} gt_memcpy;
+
+/** GT_REC_MEMSET: one memset. */
+typedef struct gt_memset {
+	uint64_t start, end;
+	uint64_t bytes;
+	uint32_t device_id, context_id, stream_id;
+	uint32_t correlation_id;
+	uint32_t graph_id;
+	uint32_t value;
+	uint8_t mem_kind; /**< gt_mem_kind */
+	uint8_t flags;    /**< GT_MFLAG_* */
+} gt_memset;
+
+/** GT_REC_SYNC: the host waited for the GPU. */
+typedef struct gt_sync {
+	uint64_t start, end;
+	uint32_t type;        /**< gt_sync_type */
+	uint32_t context_id;
+	uint32_t stream_id;   /**< 0 when not a stream sync */
+	uint32_t event_id;    /**< 0 when not an event sync */
+	uint32_t correlation_id;
+	uint32_t thread_id;   /**< 0 when unknown (join with gt_api by correlation) */
+} gt_sync;
+
+/** GT_REC_API: one runtime or driver API call on a host thread. */
+typedef struct gt_api {
+	uint64_t start, end;
+	uint32_t thread_id;      /**< OS thread id */
+	uint32_t correlation_id; /**< matches the kernel/memcpy it launched */
+	uint32_t cbid;           /**< CUPTI callback id in its domain */
+	uint32_t name_id;        /**< string id of the function name */
+	uint32_t status;         /**< return code (0 = success) */
+	uint8_t domain;          /**< gt_api_domain */
+} gt_api;
+
+/** GT_REC_NVTX: one NVTX marker event (ranges come as START + END). */
+typedef struct gt_nvtx {
+	uint64_t ts;
+	uint64_t id;        /**< pairs START and END */
+	uint32_t thread_id; /**< 0 for process-scoped ranges */
+	uint32_t name_id;   /**< on START/INSTANT; 0 on END */
+	uint32_t domain_id; /**< 0 = default domain */
+	uint32_t flags;     /**< GT_NVTX_* */
+} gt_nvtx;
+
+/** GT_REC_OVERHEAD: time spent by CUPTI or the driver on our behalf. */
+typedef struct gt_overhead {
+	uint64_t start, end;
+	uint32_t kind;        /**< CUpti_ActivityOverheadKind value */
+	uint32_t object_kind; /**< 1 process, 2 thread, 3 device... (CUPTI values) */
+	uint64_t object_id;
+} gt_overhead;
+
+/** GT_REC_NVML: one device sample. Fields not read are UINT32_MAX / UINT64_MAX. */
+typedef struct gt_nvml {
+	uint64_t ts;
+	uint32_t device_id;      /**< gt_device.id in this stream */
+	uint32_t sm_clock_mhz;
+	uint32_t mem_clock_mhz;
+	uint32_t power_mw;
+	uint32_t temp_c;
+	uint32_t gpu_util;       /**< percent, NVML's sampled "some kernel ran" */
+	uint32_t mem_util;       /**< percent */
+	uint64_t clocks_event_reasons; /**< nvmlClocksEventReasons bit mask */
+	uint64_t power_violation_ns;   /**< cumulative */
+	uint64_t thermal_violation_ns; /**< cumulative */
+	uint64_t mem_used_bytes;
+	uint64_t energy_mj;            /**< cumulative since driver load */
+} gt_nvml;
+
+/** GT_REC_NVML_PROC: one per-process utilization sample. */
+typedef struct gt_nvml_proc {
+	uint64_t ts;
+	uint32_t device_id;
+	uint32_t pid;
+	uint32_t sm_util;  /**< percent */
+	uint32_t mem_util; /**< percent */
+} gt_nvml_proc;
+
+/** GT_REC_LOSS: something was lost. Every report prints these. */
+typedef struct gt_loss {
+	uint64_t start, end; /**< span over which it happened (trace clock) */
+	uint32_t what;       /**< gt_loss_what */
+	uint64_t count;      /**< records (or frames for FRAME_DROPPED) */
+	uint64_t bytes;      /**< bytes, when known */
+	uint32_t reason_id;  /**< string id of a detail text, or 0 */
+} gt_loss;
+
+/** GT_REC_NOTE: an event the report should mention. */
+typedef struct gt_note {
+	uint64_t ts;
+	uint32_t code;    /**< gt_note_code */
+	uint32_t text_id; /**< string id */
+} gt_note;
+
+/** One decoded record: `type` says which member is valid. */
+typedef struct gt_record {
+	uint32_t type; /**< gt_rec_type */
+	union {
+		gt_string string;
+		gt_device device;
+		gt_context context;
+		gt_process process;
+		gt_thread thread;
+		gt_clock clock;
+		gt_kernel kernel;
+		gt_memcpy memcpy;
+		gt_memset memset;
+		gt_sync sync;
+		gt_api api;
+		gt_nvtx nvtx;
+		gt_overhead overhead;
+		gt_nvml nvml;
+		gt_nvml_proc nvml_proc;
+		gt_loss loss;
+		gt_note note;
+	};
+} gt_record;
+
+/** Human name of a record type ("kernel"), or NULL when unknown. */
+GT_API const char *gt_rec_type_name(uint32_t type);
+/** "HtoD", "DtoH", ... never NULL. */
+GT_API const char *gt_copy_kind_name(uint32_t kind);
+/** "pageable", "pinned", "device", ... never NULL. */
+GT_API const char *gt_mem_kind_name(uint32_t kind);
+/** "event", "stream_wait_event", "stream", "context", ... never NULL. */
+GT_API const char *gt_sync_type_name(uint32_t type);
+/** "cupti_dropped", ... never NULL. */
+GT_API const char *gt_loss_what_name(uint32_t what);
+
+/* ------------------------------------------------------------------ */
+/* Stream header                                                       */
+/* ------------------------------------------------------------------ */
+
+/** Who produced a stream (gt_stream_header.producer). */
+typedef enum gt_producer {
+	GT_PRODUCER_UNKNOWN = 0,
+	GT_PRODUCER_INJECT = 1,    /**< libgaptrace_inject.so in a CUDA process */
+	GT_PRODUCER_COLLECTOR = 2, /**< the collector (NVML samples etc.) */
+	GT_PRODUCER_SYNTH = 3,     /**< the synthetic trace generator */
+} gt_producer;
+
+/** The stream header: the first bytes of every stream and trace file. */
+typedef struct gt_stream_header {
+	uint16_t major, minor, oldest_major; /**< filled by the encoder */
+	uint16_t flags;                      /**< reserved, 0 */
+	uint32_t producer;                   /**< gt_producer */
+	uint32_t pid, ppid;
+	uint64_t trace_ns;                   /**< one instant, trace clock */
+	uint64_t realtime_ns;                /**< same instant, CLOCK_REALTIME */
+	uint64_t monotonic_ns;               /**< same instant, CLOCK_MONOTONIC */
+	uint32_t cupti_version;              /**< cuptiGetVersion(), 0 if none */
+	uint32_t driver_version;             /**< cuDriverGetVersion(), 0 if unknown */
+	uint32_t kinds;                      /**< GT_KIND_* enabled at start */
+	char hostname[256];
+	char cmdline[1024];                  /**< argv joined by spaces, cut */
+	char producer_version[64];           /**< e.g. "gaptrace 0.1.0" */
+	char session[64];                    /**< collector session id, or "" */
+	uint32_t ndevices;
+	gt_device devices[GT_MAX_DEVICES];
+} gt_stream_header;
+
+/** Fill the version fields and zero the rest. */
+GT_API void gt_stream_header_init(gt_stream_header *h);
+
+/**
+ * Encode a header into buf. @return the encoded length (> 0), or
+ * GT_ERR_LIMIT when cap is too small (call with cap 0 to learn the size).
+ */
+GT_API int gt_stream_header_encode(const gt_stream_header *h, uint8_t *buf, size_t cap);
+
+/**
+ * Length of the whole header, read from its first 24 bytes.
+ * @return the length, GT_ERR_AGAIN if len < 24, or GT_ERR_MAGIC /
+ *         GT_ERR_LIMIT / GT_ERR_CORRUPT.
+ */
+GT_API int gt_stream_header_peek_len(const uint8_t *buf, size_t len);
+
+/**
+ * Decode a complete header (buf holds at least the peeked length).
+ * Checks magic, CRC and version compatibility: a stream whose oldest
+ * compatible major is newer than GT_FORMAT_MAJOR gives GT_ERR_VERSION with
+ * both versions in ei->msg. Unknown trailing fields are skipped.
+ * @return the header length consumed, or a negative gt_err (ei filled).
+ */
+GT_API int gt_stream_header_decode(const uint8_t *buf, size_t len, gt_stream_header *h,
+				   gt_errinfo *ei);
+
+/* ------------------------------------------------------------------ */
+/* Frames                                                              */
+/* ------------------------------------------------------------------ */
+
+/** Frame flag bits (gt_frame_info.flags). */
+enum {
+	GT_FRAME_ZSTD = 1u << 0, /**< payload is one zstd frame; else raw */
+};
+
+/** A decoded frame header. */
+typedef struct gt_frame_info {
+	uint32_t comp_len; /**< payload bytes that follow the 32-byte header */
+	uint32_t raw_len;  /**< payload bytes after decompression */
+	uint32_t flags;    /**< GT_FRAME_* */
+	uint32_t nrecords; /**< rows in the frame (all blocks) */
+	uint64_t seq;      /**< producer's frame sequence number, from 0 */
+	uint32_t crc;      /**< CRC32C of header bytes 0..27 and the payload */
+} gt_frame_info;
+
+/**
+ * Decode and sanity-check a 32-byte frame header (magic, caps, reserved
+ * bits). Does not check the CRC (it covers the payload too).
+ * @return 0 or GT_ERR_MAGIC / GT_ERR_LIMIT / GT_ERR_RESERVED / GT_ERR_AGAIN.
+ */
+GT_API int gt_frame_header_decode(const uint8_t *buf, size_t len, gt_frame_info *fi);
+
+/** Check a frame's CRC given its decoded header and payload.
+ *  @return 0 or GT_ERR_CHECKSUM. */
+GT_API int gt_frame_verify(const uint8_t *hdr32, const uint8_t *payload, const gt_frame_info *fi);
+
+/** CRC32C (Castagnoli) of buf, continuing from crc (start with 0). */
+GT_API uint32_t gt_crc32c(uint32_t crc, const void *buf, size_t len);
+
+/* ------------------------------------------------------------------ */
+/* Writer                                                              */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Output callback: receives exactly one whole stream header or one whole
+ * frame per call, so a sink that drops must drop whole calls.
+ * @return 0, or a negative gt_err (the writer returns it to its caller; the
+ *         frame counts as lost but the writer stays usable).
+ */
+typedef int (*gt_sink_fn)(void *user, const void *buf, size_t len);
+
+/** Writer options; zero-initialize and set what you need. */
+typedef struct gt_writer_opts {
+	int zstd_level;         /**< 0 = default (1); negative = zstd "fast" levels */
+	uint32_t frame_rows;    /**< rows per frame before an automatic flush; 0 = 32768 */
+	uint32_t max_strings;   /**< intern table cap; 0 = 1 << 20 */
+} gt_writer_opts;
+
+typedef struct gt_writer gt_writer;
+
+/** Create a writer. The sink is called from gt_writer_begin/add/flush.
+ *  @return NULL on allocation failure (errno = ENOMEM). */
+GT_API gt_writer *gt_writer_new(const gt_writer_opts *opts, gt_sink_fn sink, void *user);
+
+/** Free a writer (accepts NULL). Does not flush: call gt_writer_flush first. */
+GT_API void gt_writer_free(gt_writer *w);
+
+/** Encode the stream header and pass it to the sink. Call once, first. */
+GT_API int gt_writer_begin(gt_writer *w, const gt_stream_header *h);
+
+/**
+ * Append one record (any type but GT_REC_STRING, which gt_writer_intern
+ * writes). Copies what it needs. May flush a full frame to the sink.
+ * @return 0, GT_ERR_INVAL for a bad type, or the sink's error.
+ */
+GT_API int gt_writer_add(gt_writer *w, const gt_record *rec);
+
+/** Typed shortcuts for gt_writer_add (same semantics, no union copy). */
+GT_API int gt_writer_add_kernel(gt_writer *w, const gt_kernel *k);
+GT_API int gt_writer_add_memcpy(gt_writer *w, const gt_memcpy *m);
+GT_API int gt_writer_add_api(gt_writer *w, const gt_api *a);
+
+/**
+ * Intern a string: returns its id, writing a GT_REC_STRING record into the
+ * current frame the first time it is seen. Strings longer than
+ * GT_STRING_MAX are cut. When the table is full returns 0 and counts it
+ * (gt_writer_strings_dropped). Never fails otherwise.
+ */
+GT_API uint32_t gt_writer_intern(gt_writer *w, const char *s, size_t len);
+
+/**
+ * Queue every string interned so far for the next frame again. Call after
+ * switching the sink to a new destination (e.g. a fallback file after the
+ * collector went away), so that the new destination can resolve all names.
+ */
+GT_API int gt_writer_resend_strings(gt_writer *w);
+
+/** Number of intern requests answered with 0 because the table was full. */
+GT_API uint64_t gt_writer_strings_dropped(const gt_writer *w);
+
+/**
+ * Encode pending records as one frame and pass it to the sink. No-op
+ * (returns 0) when nothing is pending. Every flushed frame takes the next
+ * sequence number, whether or not the sink accepted it.
+ */
+GT_API int gt_writer_flush(gt_writer *w);
+
+/** Records pending in the current (unflushed) frame. */
+GT_API uint32_t gt_writer_pending(const gt_writer *w);
+
+/** Sequence number the next frame will get. */
+GT_API uint64_t gt_writer_next_seq(const gt_writer *w);
+
+/** Statistics of a writer. */
+typedef struct gt_writer_stats {
+	uint64_t records;      /**< rows flushed */
+	uint64_t frames;       /**< frames flushed */
+	uint64_t raw_bytes;    /**< payload bytes before compression */
+	uint64_t out_bytes;    /**< bytes given to the sink (header + frames) */
+	uint64_t sink_errors;  /**< frames the sink refused */
+} gt_writer_stats;
+
+/** Copy the writer's statistics. */
+GT_API void gt_writer_get_stats(const gt_writer *w, gt_writer_stats *st);
+
+/**
+ * A ready-made sink writing to a file descriptor: user points to an int fd.
+ * Retries EINTR and short writes; ENOSPC/EDQUOT give GT_ERR_FULL, other
+ * errors GT_ERR_IO. On error it truncates nothing: what was written stays.
+ */
+GT_API int gt_sink_fd(void *user, const void *buf, size_t len);
+
+/* ------------------------------------------------------------------ */
+/* Reader                                                              */
+/* ------------------------------------------------------------------ */
+
+/** Reader options; zero-initialize and set what you need. */
+typedef struct gt_reader_opts {
+	int stop_on_corrupt;     /**< 1: stop at the first bad frame; 0: resync and go on */
+	uint64_t max_string_bytes; /**< total interned bytes cap; 0 = 512 MiB */
+	uint32_t max_strings;    /**< interned strings cap; 0 = 1 << 22 */
+} gt_reader_opts;
+
+/** What a reader has seen so far (final after gt_reader_next returns 0). */
+typedef struct gt_reader_stats {
+	uint64_t bytes;          /**< bytes consumed, header included */
+	uint64_t frames;         /**< good frames */
+	uint64_t records;        /**< records returned */
+	uint64_t bad_frames;     /**< frames skipped: checksum, corrupt payload */
+	uint64_t bad_bytes;      /**< bytes skipped while resyncing */
+	uint64_t tail_bytes;     /**< incomplete bytes at the end (cut file) */
+	uint64_t seq_missing;    /**< frames missing by sequence number */
+	uint64_t skipped_blocks; /**< blocks of unknown record types skipped */
+	uint64_t first_bad_offset; /**< offset of the first problem, or UINT64_MAX */
+} gt_reader_stats;
+
+/**
+ * Called for every problem the reader steps over (a skipped frame, a
+ * sequence gap, a cut tail) when stop_on_corrupt is 0. ei->offset says where.
+ */
+typedef void (*gt_reader_log_fn)(void *user, const gt_errinfo *ei);
+
+typedef struct gt_reader gt_reader;
+
+/**
+ * Open a trace file and read its header. @return NULL on failure with *ei
+ * filled (a missing file gives GT_ERR_IO and the strerror text).
+ */
+GT_API gt_reader *gt_reader_open(const char *path, const gt_reader_opts *opts, gt_errinfo *ei);
+
+/** Same, over an open fd (file, pipe or socket). The reader does not close it. */
+GT_API gt_reader *gt_reader_open_fd(int fd, const gt_reader_opts *opts, gt_errinfo *ei);
+
+/** Same, over a memory buffer the caller keeps alive until gt_reader_close. */
+GT_API gt_reader *gt_reader_open_mem(const void *buf, size_t len, const gt_reader_opts *opts,
+				     gt_errinfo *ei);
+
+/** Close a reader (accepts NULL). Closes the file opened by gt_reader_open. */
+GT_API void gt_reader_close(gt_reader *r);
+
+/** Install a problem callback (see gt_reader_log_fn). */
+GT_API void gt_reader_set_log(gt_reader *r, gt_reader_log_fn fn, void *user);
+
+/** The stream header (valid until gt_reader_close). */
+GT_API const gt_stream_header *gt_reader_header(const gt_reader *r);
+
+/**
+ * Next record. Strings referenced by later records are interned
+ * automatically (see gt_reader_string). Pointers inside *rec (gt_string.str)
+ * stay valid until the next call.
+ * @return 1 with *rec filled; 0 at the end of the stream (a cut tail or
+ *         skipped frames are in the stats, not errors); a negative gt_err on
+ *         a fatal error (I/O, or a bad frame with stop_on_corrupt), with
+ *         gt_reader_error() describing it.
+ */
+GT_API int gt_reader_next(gt_reader *r, gt_record *rec);
+
+/** Interned string by id, NUL terminated, valid until close; NULL if unknown. */
+GT_API const char *gt_reader_string(const gt_reader *r, uint32_t id);
+
+/** Statistics so far. */
+GT_API const gt_reader_stats *gt_reader_get_stats(const gt_reader *r);
+
+/** The last error (code 0 when none). */
+GT_API const gt_errinfo *gt_reader_error(const gt_reader *r);
+
+/** Statistics of a recovery (gt_trace_recover). */
+typedef struct gt_recover_stats {
+	uint64_t frames_kept;
+	uint64_t frames_dropped;
+	uint64_t bytes_in;
+	uint64_t bytes_out;
+	uint64_t bytes_lost; /**< bytes of the input not carried over */
+} gt_recover_stats;
+
+/**
+ * Rewrite a damaged trace: copy its header and every frame whose checksum
+ * and payload verify, drop the rest (cut tail, corrupt frames). The output
+ * is written to a temporary name beside out_path and renamed when complete,
+ * so out_path is never left half-written. in_path may not equal out_path.
+ * @return 0 or a negative gt_err (ei filled).
+ */
+GT_API int gt_trace_recover(const char *in_path, const char *out_path, gt_recover_stats *st,
+			    gt_errinfo *ei);
+
+/* ------------------------------------------------------------------ */
+/* Clock mapping                                                       */
+/* ------------------------------------------------------------------ */
+
+/** Maps a stream's trace clock to CLOCK_REALTIME (ns) piecewise-linearly. */
+typedef struct gt_clock_map {
+	int64_t offset;       /**< realtime - trace at the anchor */
+	uint64_t anchor_trace;
+	double slope;         /**< d(realtime)/d(trace), 1.0 when unknown */
+} gt_clock_map;
+
+/** Initialize a map from a stream header's clock triple. */
+GT_API void gt_clock_map_init(gt_clock_map *m, const gt_stream_header *h);
+/** Refine the map with a later GT_REC_CLOCK triple (estimates the slope). */
+GT_API void gt_clock_map_update(gt_clock_map *m, const gt_clock *c);
+/** Convert a trace-clock timestamp to realtime ns. */
+GT_API uint64_t gt_clock_map_apply(const gt_clock_map *m, uint64_t trace_ns);
+
+/* ------------------------------------------------------------------ */
+/* Control protocol (collector -> producer)                            */
+/* ------------------------------------------------------------------ */
+
+/** Control message types. */
+typedef enum gt_ctl_type {
+	GT_CTL_ACCEPT = 1,   /**< handshake OK: arg0 = collector major<<16|minor,
+				  arg1 = GT_KIND_* to capture now (0 = stay dormant) */
+	GT_CTL_MISMATCH = 2, /**< handshake refused: arg0 = collector major<<16|minor,
+				  arg1 = collector oldest major; text = why. Then close. */
+	GT_CTL_ARM = 3,      /**< start capturing arg0 = GT_KIND_* for arg1 ns (0 = until DISARM) */
+	GT_CTL_DISARM = 4,   /**< stop capturing, flush what is buffered */
+	GT_CTL_FLUSH = 5,    /**< flush buffered records now */
+	GT_CTL_BYE = 6,      /**< collector is going away: finish or fall back to file */
+} gt_ctl_type;
+
+/** Size of the fixed part of a control message. */
+#define GT_CTL_HEADER_SIZE 28
+/** Largest control message text. */
+#define GT_CTL_TEXT_MAX 200
+
+/** A control message. */
+typedef struct gt_ctl {
+	uint32_t type; /**< gt_ctl_type */
+	uint64_t arg0, arg1;
+	char text[GT_CTL_TEXT_MAX + 1]; /**< NUL terminated, may be empty */
+} gt_ctl;
+
+/** Encode a message. @return its length, or GT_ERR_LIMIT if cap is short. */
+GT_API int gt_ctl_encode(const gt_ctl *m, uint8_t *buf, size_t cap);
+
+/**
+ * Decode one message from the front of buf.
+ * @return bytes consumed (> 0), GT_ERR_AGAIN if more bytes are needed, or
+ *         GT_ERR_MAGIC / GT_ERR_LIMIT / GT_ERR_CORRUPT / GT_ERR_RESERVED.
+ */
+GT_API int gt_ctl_decode(const uint8_t *buf, size_t len, gt_ctl *m);
+
+/** Library version string, e.g. "0.1.0". */
+GT_API const char *gt_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GAPTRACE_FORMAT_H */

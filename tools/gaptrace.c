@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gaptrace: the command-line front end. Dispatches to one cmd_*.c per
+ * subcommand.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "gaptrace/format.h"
+
+static const struct {
+	const char *name;
+	gt_cmd_fn fn;
+	const char *help;
+} cmds[] = {
+	{"dump", cmd_dump, "print the records of a trace as text"},
+	{"recover", cmd_recover, "rewrite a damaged trace, keeping every good frame"},
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: gaptrace <command> [options]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].help);
+	fprintf(f, "\n'gaptrace <command> --help' shows a command's options and an example.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("gaptrace %s (format %d.%d)\n", gt_version(), GT_FORMAT_MAJOR, GT_FORMAT_MINOR);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "gaptrace: unknown command '%s'\n\n", argv[1]);
+	usage(stderr);
+	return 2;
+}
