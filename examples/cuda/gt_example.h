@@ -152,6 +152,62 @@ static inline int gt_calibrate_burn(float *buf, int n, int grid, int block, doub
 	return (int)scaled;
 }
 
+/*
+ * A gt_burn workload: a device buffer of n floats, a non-blocking stream and
+ * an iteration count calibrated so one launch of grid x block takes about
+ * target_ms. `cal` counts the calibration launches (they are in the trace).
+ */
+struct gt_burner {
+	float *d;
+	int n, grid, block, iters, cal;
+	cudaStream_t s;
+};
+
+static inline void gt_burner_init(gt_burner *b, int n, int grid, int block, double target_ms)
+{
+	b->n = n;
+	b->grid = grid;
+	b->block = block;
+	CK(cudaMalloc(&b->d, (size_t)n * sizeof(float)));
+	CK(cudaMemset(b->d, 0, (size_t)n * sizeof(float)));
+	CK(cudaStreamCreateWithFlags(&b->s, cudaStreamNonBlocking));
+	b->iters = gt_calibrate_burn(b->d, n, grid, block, target_ms, b->s, &b->cal);
+}
+
+/* Queue `count` launches (asynchronous). */
+static inline void gt_burner_launch(const gt_burner *b, long count)
+{
+	for (long i = 0; i < count; i++)
+		gt_burn<<<b->grid, b->block, 0, b->s>>>(b->d, b->n, b->iters);
+	CK(cudaGetLastError());
+}
+
+static inline void gt_burner_free(gt_burner *b)
+{
+	CK(cudaStreamDestroy(b->s));
+	CK(cudaFree(b->d));
+}
+
+/* Launches that fill `seconds` with kernels of `kernel_ms` (at least 1). */
+static inline long gt_launches_for(double seconds, double kernel_ms)
+{
+	long n = (long)(seconds * 1000.0 / kernel_ms);
+	return n < 1 ? 1 : n;
+}
+
+static volatile double gt_cpu_sink;
+
+/* Busy CPU work (no CUDA call) for about ms milliseconds. */
+static inline void gt_cpu_work(double ms)
+{
+	const double end = gt_now() + ms * 1e-3;
+	double acc = 0;
+	while (gt_now() < end)
+		for (int i = 1; i < 5000; i++)
+			acc += 1.0 / (double)i;
+	gt_cpu_sink = acc;
+}
+
 /* Sum of a float buffer read back to the host, in double, fixed order. */
 static inline double gt_checksum(const float *h, size_t n)
 {

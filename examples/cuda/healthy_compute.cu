@@ -24,33 +24,21 @@ int main(int argc, char **argv)
 		fprintf(stderr, "healthy_compute: bad options\n");
 		return 2;
 	}
-	const int sms = gt_sm_count();
-	const int n = 1 << 22, grid = 4 * sms, block = 256;
-	float *d;
-	CK(cudaMalloc(&d, n * sizeof(float)));
-	CK(cudaMemset(d, 0, n * sizeof(float)));
-	cudaStream_t s;
-	CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-	int cal = 0;
-	const int iters = gt_calibrate_burn(d, n, grid, block, kms, s, &cal);
-	long launches = (long)(secs * 1000.0 / kms);
-	if (launches < 1)
-		launches = 1;
+	gt_burner b;
+	gt_burner_init(&b, 1 << 22, 4 * gt_sm_count(), 256, kms);
+	const long launches = gt_launches_for(secs, kms);
 
 	const double t0 = gt_now();
-	for (long i = 0; i < launches; i++)
-		gt_burn<<<grid, block, 0, s>>>(d, n, iters);
-	CK(cudaGetLastError());
-	CK(cudaStreamSynchronize(s));
+	gt_burner_launch(&b, launches);
+	CK(cudaStreamSynchronize(b.s));
 	const double wall = gt_now() - t0;
 	float probe = 0;
-	CK(cudaMemcpy(&probe, d, sizeof(float), cudaMemcpyDeviceToHost));
+	CK(cudaMemcpy(&probe, b.d, sizeof(float), cudaMemcpyDeviceToHost));
 
 	printf("{\"example\":\"healthy_compute\",\"result\":{\"launches\":%ld,\"grid\":%d},"
 	       "\"expect\":{\"kernel:gt_burn\":%ld},\"expect_finding\":[],"
 	       "\"timing\":{\"wall_s\":%.3f,\"kernel_ms\":%.3f,\"iters\":%d,\"probe\":%.4f}}\n",
-	       launches, grid, launches + cal, wall, wall * 1e3 / launches, iters, probe);
-	CK(cudaStreamDestroy(s));
-	CK(cudaFree(d));
+	       launches, b.grid, launches + b.cal, wall, wall * 1e3 / launches, b.iters, probe);
+	gt_burner_free(&b);
 	return 0;
 }

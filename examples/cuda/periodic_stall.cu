@@ -24,19 +24,6 @@
 
 #include <unistd.h>
 
-static volatile double sink;
-
-/* Deterministic CPU work for about ms milliseconds. */
-static void cpu_work(double ms)
-{
-	const double end = gt_now() + ms * 1e-3;
-	double acc = 0;
-	while (gt_now() < end)
-		for (int i = 1; i < 20000; i++)
-			acc += 1.0 / (double)i;
-	sink = acc;
-}
-
 int main(int argc, char **argv)
 {
 	static const char *const known[] = {"--every",    "--step-kernels", "--kernel-ms",
@@ -55,24 +42,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "periodic_stall: bad options (--stall cpu|sleep)\n");
 		return 2;
 	}
-	const int sms = gt_sm_count();
-	const int n = 1 << 22, grid = 4 * sms, block = 256;
-	float *d;
-	CK(cudaMalloc(&d, n * sizeof(float)));
-	CK(cudaMemset(d, 0, n * sizeof(float)));
-	cudaStream_t s;
-	CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-	const int iters = gt_calibrate_burn(d, n, grid, block, kms, s, NULL);
+	gt_burner b;
+	gt_burner_init(&b, 1 << 22, 4 * gt_sm_count(), 256, kms);
 
 	long steps = 0, periods = 0;
 	double first_stall = 0, last_stall = 0, stall_sum = 0;
 	const double t0 = gt_now();
 	while (gt_now() - t0 < secs) {
-		for (int i = 0; i < kper; i++)
-			gt_burn<<<grid, block, 0, s>>>(d, n, iters);
+		gt_burner_launch(&b, kper);
 		steps++;
 		if (steps % every == 0) {
-			CK(cudaStreamSynchronize(s));
+			CK(cudaStreamSynchronize(b.s));
 			const double ts = gt_now();
 			if (!periods)
 				first_stall = ts;
@@ -81,13 +61,12 @@ int main(int argc, char **argv)
 			if (use_sleep)
 				usleep((useconds_t)(stall_ms * 1e3));
 			else
-				cpu_work(stall_ms);
+				gt_cpu_work(stall_ms);
 			stall_sum += gt_now() - ts;
 		}
 	}
-	CK(cudaStreamSynchronize(s));
+	CK(cudaStreamSynchronize(b.s));
 	const double wall = gt_now() - t0;
-	CK(cudaGetLastError());
 	const double period_ms = periods > 1 ? (last_stall - first_stall) * 1e3 / (periods - 1) : 0;
 
 	printf("{\"example\":\"periodic_stall\",\"result\":{\"every\":%d,\"stall\":\"%s\"},"
@@ -97,7 +76,6 @@ int main(int argc, char **argv)
 	       every, stall, period_ms, wall, steps, periods,
 	       periods ? stall_sum * 1e3 / periods : 0.0,
 	       period_ms > 0 ? stall_sum * 1e3 / periods / period_ms : 0.0);
-	CK(cudaStreamDestroy(s));
-	CK(cudaFree(d));
+	gt_burner_free(&b);
 	return 0;
 }

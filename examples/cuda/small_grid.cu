@@ -29,39 +29,27 @@ int main(int argc, char **argv)
 		fprintf(stderr, "small_grid: bad options\n");
 		return 2;
 	}
-	const int n = 1 << 20;
 	const int sms = gt_sm_count();
-	float *d;
-	CK(cudaMalloc(&d, n * sizeof(float)));
-	CK(cudaMemset(d, 0, n * sizeof(float)));
-	cudaStream_t s;
-	CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-
-	int cal = 0;
-	const int iters = gt_calibrate_burn(d, n, grid, block, kms, s, &cal);
-	long launches = (long)(secs * 1000.0 / kms);
-	if (launches < 1)
-		launches = 1;
+	gt_burner b;
+	gt_burner_init(&b, 1 << 20, grid, block, kms);
+	const long launches = gt_launches_for(secs, kms);
 	const double t0 = gt_now();
-	for (long i = 0; i < launches; i++)
-		gt_burn<<<grid, block, 0, s>>>(d, n, iters);
-	CK(cudaGetLastError());
-	CK(cudaStreamSynchronize(s));
+	gt_burner_launch(&b, launches);
+	CK(cudaStreamSynchronize(b.s));
 	const double t1 = gt_now();
-	const float full_ms = gt_time_burn(d, n, iters, 4 * sms, block, s);
+	const float full_ms = gt_time_burn(b.d, b.n, b.iters, 4 * sms, block, b.s);
 	const double small_ms = (t1 - t0) * 1e3 / (double)launches;
 
 	float probe = 0;
-	CK(cudaMemcpy(&probe, d, sizeof(float), cudaMemcpyDeviceToHost));
+	CK(cudaMemcpy(&probe, b.d, sizeof(float), cudaMemcpyDeviceToHost));
 	printf("{\"example\":\"small_grid\",\"result\":{\"grid\":%d,\"block\":%d,\"sm_count\":%d,"
 	       "\"launches\":%ld},"
 	       "\"expect\":{\"kernel:gt_burn\":%ld},"
 	       "\"expect_finding\":[\"small_grid\"],"
 	       "\"timing\":{\"wall_s\":%.3f,\"kernel_ms\":%.3f,\"full_grid_kernel_ms\":%.3f,"
 	       "\"speedup_full_grid\":%.1f,\"iters\":%d,\"probe\":%.4f}}\n",
-	       grid, block, sms, launches, launches + cal + 1, t1 - t0, small_ms, full_ms,
-	       full_ms > 0 ? small_ms / full_ms : 0.0, iters, probe);
-	CK(cudaStreamDestroy(s));
-	CK(cudaFree(d));
+	       grid, block, sms, launches, launches + b.cal + 1, t1 - t0, small_ms, full_ms,
+	       full_ms > 0 ? small_ms / full_ms : 0.0, b.iters, probe);
+	gt_burner_free(&b);
 	return 0;
 }

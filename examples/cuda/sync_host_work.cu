@@ -19,8 +19,6 @@
  */
 #include "gt_example.h"
 
-static volatile double sink;
-
 int main(int argc, char **argv)
 {
 	static const char *const known[] = {"--step-kernels", "--kernel-ms", "--host-ms",
@@ -34,38 +32,26 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sync_host_work: bad options\n");
 		return 2;
 	}
-	const int sms = gt_sm_count();
-	const int n = 1 << 22, grid = 4 * sms, block = 256;
-	float *d;
-	CK(cudaMalloc(&d, n * sizeof(float)));
-	CK(cudaMemset(d, 0, n * sizeof(float)));
-	cudaStream_t s;
-	CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-	const int iters = gt_calibrate_burn(d, n, grid, block, kms, s, NULL);
+	gt_burner b;
+	gt_burner_init(&b, 1 << 22, 4 * gt_sm_count(), 256, kms);
 
 	long steps = 0;
-	double host_s = 0, acc = 0;
+	double host_s = 0;
 	const double t0 = gt_now();
 	while (gt_now() - t0 < secs) {
-		for (int i = 0; i < kper; i++)
-			gt_burn<<<grid, block, 0, s>>>(d, n, iters);
-		CK(cudaStreamSynchronize(s));
+		gt_burner_launch(&b, kper);
+		CK(cudaStreamSynchronize(b.s));
 		const double h0 = gt_now();
-		while (gt_now() - h0 < hms * 1e-3)
-			for (int i = 1; i < 5000; i++)
-				acc += 1.0 / (double)i;
+		gt_cpu_work(hms);
 		host_s += gt_now() - h0;
 		steps++;
 	}
-	sink = acc;
 	const double wall = gt_now() - t0;
-	CK(cudaGetLastError());
 
 	printf("{\"example\":\"sync_host_work\",\"result\":{\"step_kernels\":%d},"
 	       "\"expect_finding\":[\"sync_turnaround\",\"host_busy\"],"
 	       "\"timing\":{\"wall_s\":%.3f,\"steps\":%ld,\"host_share\":%.3f}}\n",
 	       kper, wall, steps, host_s / wall);
-	CK(cudaStreamDestroy(s));
-	CK(cudaFree(d));
+	gt_burner_free(&b);
 	return 0;
 }

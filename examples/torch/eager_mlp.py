@@ -37,7 +37,6 @@ def main():
     args = p.parse_args()
 
     import torch
-    import torch.nn as nn
     import torch.nn.functional as F
 
     t_start = time.perf_counter()
@@ -51,11 +50,7 @@ def main():
 
     with prof_ctx as prof:
         dev = gc.setup(args)
-        mods = []
-        for _ in range(args.layers - 1):
-            mods += [nn.Linear(args.width, args.width), nn.ReLU()]
-        mods.append(nn.Linear(args.width, 10))
-        model = nn.Sequential(*mods).to(dev)
+        model = gc.mlp(args.width, args.layers - 1, classes=10).to(dev)
         opt = torch.optim.Adam(model.parameters(), lr=1e-4)
         g = torch.Generator(device="cpu").manual_seed(args.seed)
         x = torch.randn(args.batch, args.width, generator=g).to(dev)

@@ -74,6 +74,18 @@ def steps_loop(args):
         i += 1
 
 
+def mlp(width, layers, classes=None):
+    """nn.Sequential of `layers` x (Linear(width, width), ReLU), then a
+    Linear(width, classes) head when classes is given."""
+    import torch.nn as nn
+    mods = []
+    for _ in range(layers):
+        mods += [nn.Linear(width, width), nn.ReLU()]
+    if classes:
+        mods.append(nn.Linear(width, classes))
+    return nn.Sequential(*mods)
+
+
 class BlockTimer:
     """Median step time without a sync per step: the device is synchronized
     every `block` steps and each block's mean step time is one sample."""

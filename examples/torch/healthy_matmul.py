@@ -22,15 +22,11 @@ def main():
     args = p.parse_args()
 
     import torch
-    import torch.nn as nn
     import torch.nn.functional as F
 
     dev = gc.setup(args)
     dtype = torch.bfloat16 if dev.type == "cuda" else torch.float32  # cpu: smoke test
-    mods = []
-    for _ in range(args.layers):
-        mods += [nn.Linear(args.width, args.width), nn.ReLU()]
-    model = nn.Sequential(*mods).to(dev, dtype)
+    model = gc.mlp(args.width, args.layers).to(dev, dtype)
     try:
         opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=dev.type == "cuda")
     except (TypeError, RuntimeError):

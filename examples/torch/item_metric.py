@@ -51,16 +51,11 @@ def main():
     args = p.parse_args()
 
     import torch
-    import torch.nn as nn
     import torch.nn.functional as F
 
     dev = gc.setup(args)
     classes = 100
-    mods = []
-    for _ in range(args.layers):
-        mods += [nn.Linear(args.width, args.width), nn.ReLU()]
-    mods.append(nn.Linear(args.width, classes))
-    model = nn.Sequential(*mods).to(dev)
+    model = gc.mlp(args.width, args.layers, classes=classes).to(dev)
     opt = torch.optim.SGD(model.parameters(), lr=1e-2, momentum=0.9)
     g = torch.Generator(device="cpu").manual_seed(args.seed)
     batches = []

@@ -36,14 +36,10 @@ def main():
     args = p.parse_args()
 
     import torch
-    import torch.nn as nn
     import torch.nn.functional as F
 
     dev = gc.setup(args)
-    mods = []
-    for _ in range(args.layers):
-        mods += [nn.Linear(args.width, args.width), nn.ReLU()]
-    model = nn.Sequential(*mods).to(dev)
+    model = gc.mlp(args.width, args.layers).to(dev)
     opt = torch.optim.SGD(model.parameters(), lr=1e-4, momentum=0.9)
     g = torch.Generator(device="cpu").manual_seed(args.seed)
     x = torch.randn(args.batch, args.width, generator=g).to(dev)

@@ -222,23 +222,17 @@ def gaptrace_bin(a):
 
 
 def cmd_counts(a):
+    """`counts` prints the counts as JSON; `notes` prints the notes."""
     try:
         c, notes, _ = count_traces(gaptrace_bin(a), a.traces)
     except RuntimeError as e:
         print("error: %s" % e)
         return 2
-    print(json.dumps(dict(sorted(c.items()))))
-    return 0
-
-
-def cmd_notes(a):
-    try:
-        _, notes, _ = count_traces(gaptrace_bin(a), a.traces)
-    except RuntimeError as e:
-        print("error: %s" % e)
-        return 2
-    for code, text in notes:
-        print("note code=%s %s" % (code, text))
+    if a.cmd == "notes":
+        for code, text in notes:
+            print("note code=%s %s" % (code, text))
+    else:
+        print(json.dumps(dict(sorted(c.items()))))
     return 0
 
 
@@ -395,7 +389,7 @@ def main():
     s.set_defaults(fn=cmd_counts)
     s = sub.add_parser("notes")
     s.add_argument("traces", nargs="+")
-    s.set_defaults(fn=cmd_notes)
+    s.set_defaults(fn=cmd_counts)
     s = sub.add_parser("check-counts")
     s.add_argument("--stdout", required=True)
     s.add_argument("traces", nargs="+")
