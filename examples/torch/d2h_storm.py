@@ -39,6 +39,7 @@ def main():
     import torch
     import torch.nn as nn
 
+    prof = gc.start_profiler(args)
     dev = gc.setup(args)
     layer = nn.TransformerEncoderLayer(d_model=args.dim, nhead=8, dim_feedforward=4 * args.dim,
                                        batch_first=True, dropout=0.0)
@@ -72,12 +73,14 @@ def main():
             n += 1
     gc.sync(dev)
     wall = time.perf_counter() - t0
+    timing, extra = {"ms_per_step": round(wall * 1e3 / n, 3) if n else 0}, {}
+    gc.stop_profiler(args, prof, timing, extra)
     expect_min = {"memcpy:DtoH:pageable": copies[0]} if args.steps > 0 else None
     gc.emit("d2h_storm", args, n, wall, samples_per_step=args.batch,
             result={"checksum": round(checksum, 3), "debug_copies": copies[0]},
-            expect_min=expect_min,
-            expect_finding=["d2h_storm", "transfer"],
-            timing={"ms_per_step": round(wall * 1e3 / n, 3) if n else 0})
+            expect={"kernel_corr_matched": "all", "memcpy_corr_matched": "all", "loss": 0},
+            expect_min=expect_min, expect_finding=["d2h_storm", "transfer"],
+            timing=timing, **extra)
 
 
 if __name__ == "__main__":

@@ -8,17 +8,16 @@ Model: --layers [8] Linear(--width [1024]) + ReLU, 10 classes, batch
 It times itself: --warmup [20] steps, then the rest in blocks of --block [10]
 steps with one synchronize per block; prints the median ms/step.
 
---torch-profiler runs everything (model creation included, so the profiler
-sees the same kernels a CUPTI tracer started at cuInit sees) under
-torch.profiler with --profiler-activities [cpu,cuda]; --export PATH writes its
-Chrome trace (used by tests/gpu/crosscheck_torch.py). Also the coexistence
-test: torch.profiler started inside a process that gaptrace injected.
+--torch-profiler (an option of every example, gt_common.py) runs everything,
+model creation included, under torch.profiler with --profiler-activities
+[cpu,cuda], so the profiler sees the kernels a CUPTI tracer started at cuInit
+sees; --export PATH writes its Chrome trace (tests/gpu/crosscheck_torch.py).
+With gaptrace injected it is the coexistence test (two CUPTI clients).
 
 Expected diagnosis: launch_bound (eager mode, kernels of a few us) - but this
 script's job is the overhead benchmark and the counts cross-check.
 Runs ~4 s on an H200 with the default 300 steps (mostly Python start-up).
 """
-import contextlib
 import time
 
 import gt_common as gc
@@ -31,62 +30,43 @@ def main():
     p.add_argument("--batch", type=int, default=256)
     p.add_argument("--warmup", type=int, default=20)
     p.add_argument("--block", type=int, default=10)
-    p.add_argument("--torch-profiler", action="store_true")
-    p.add_argument("--profiler-activities", default="cpu,cuda")
-    p.add_argument("--export", default="", help="Chrome trace path (with --torch-profiler)")
     args = p.parse_args()
 
     import torch
     import torch.nn.functional as F
 
     t_start = time.perf_counter()
-    prof_ctx = contextlib.nullcontext()
-    if args.torch_profiler:
-        acts = []
-        for a in args.profiler_activities.split(","):
-            acts.append({"cpu": torch.profiler.ProfilerActivity.CPU,
-                         "cuda": torch.profiler.ProfilerActivity.CUDA}[a.strip()])
-        prof_ctx = torch.profiler.profile(activities=acts)
+    prof = gc.start_profiler(args)
+    dev = gc.setup(args)
+    model = gc.mlp(args.width, args.layers - 1, classes=10).to(dev)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-4)
+    g = torch.Generator(device="cpu").manual_seed(args.seed)
+    x = torch.randn(args.batch, args.width, generator=g).to(dev)
+    y = torch.randint(0, 10, (args.batch,), generator=g).to(dev)
 
-    with prof_ctx as prof:
-        dev = gc.setup(args)
-        model = gc.mlp(args.width, args.layers - 1, classes=10).to(dev)
-        opt = torch.optim.Adam(model.parameters(), lr=1e-4)
-        g = torch.Generator(device="cpu").manual_seed(args.seed)
-        x = torch.randn(args.batch, args.width, generator=g).to(dev)
-        y = torch.randint(0, 10, (args.batch,), generator=g).to(dev)
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
 
-        def step():
-            opt.zero_grad(set_to_none=True)
-            loss = F.cross_entropy(model(x), y)
-            loss.backward()
-            opt.step()
-            return loss
+    timer = gc.BlockTimer(dev, args.block)
+    t0 = time.perf_counter()
+    n = 0
+    for i in gc.steps_loop(args):
+        if i == args.warmup:
+            timer.start()
+        loss = step()
+        if i >= args.warmup:
+            timer.step_done()
+        n += 1
+    final = float(loss.item()) if n else float("nan")
+    gc.sync(dev)
+    wall = time.perf_counter() - t0
 
-        timer = gc.BlockTimer(dev, args.block)
-        t0 = time.perf_counter()
-        n = 0
-        for i in gc.steps_loop(args):
-            if i == args.warmup:
-                timer.start()
-            loss = step()
-            if i >= args.warmup:
-                timer.step_done()
-            n += 1
-        final = float(loss.item()) if n else float("nan")
-        gc.sync(dev)
-        wall = time.perf_counter() - t0
-
-    timing = timer.summary()
-    extra = {}
-    if args.torch_profiler:
-        gpu_events = sum(1 for e in prof.events()
-                         if str(getattr(e, "device_type", "")).endswith("CUDA"))
-        extra["profiler"] = {"gpu_events": gpu_events}
-        if args.export:
-            te = time.perf_counter()
-            prof.export_chrome_trace(args.export)
-            timing["export_s"] = round(time.perf_counter() - te, 3)
+    timing, extra = timer.summary(), {}
+    gc.stop_profiler(args, prof, timing, extra)
     timing["process_s"] = round(time.perf_counter() - t_start, 3)
     gc.emit("eager_mlp", args, n, wall, samples_per_step=args.batch,
             result={"loss": round(final, 4), "layers": args.layers, "width": args.width,

@@ -8,7 +8,9 @@ Every example prints exactly one JSON line on stdout when it ends:
 must print the same); everything that depends on speed is under "timing".
 "expect_finding" lists the finding ids that must rank first in
 `gaptrace report` ([] = healthy: no finding; null = not a diagnosis example).
-Logs and progress go to stderr.
+Logs and progress go to stderr. Every example also takes --torch-profiler
+[--profiler-activities cpu,cuda] [--export trace.json] (start_profiler /
+stop_profiler) for the torch.profiler cross-check and the overhead bench.
 """
 import argparse
 import json
@@ -30,7 +32,41 @@ def make_parser(description, steps=0, seconds=4.0):
     p.add_argument("--device", default="cuda",
                    help="cuda (default), cuda:N, or cpu for a smoke test without a GPU")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--torch-profiler", action="store_true",
+                   help="run under torch.profiler, started before CUDA is initialized")
+    p.add_argument("--profiler-activities", default="cpu,cuda")
+    p.add_argument("--export", default="", help="Chrome trace path (with --torch-profiler)")
     return p
+
+
+def start_profiler(args):
+    """With --torch-profiler: start torch.profiler (call before setup(), so
+    it sees the same kernels as a CUPTI tracer started at cuInit). Returns
+    the profiler or None."""
+    if not args.torch_profiler:
+        return None
+    import torch
+    kinds = {"cpu": torch.profiler.ProfilerActivity.CPU,
+             "cuda": torch.profiler.ProfilerActivity.CUDA}
+    acts = [kinds[a.strip()] for a in args.profiler_activities.split(",") if a.strip()]
+    prof = torch.profiler.profile(activities=acts)
+    prof.start()
+    return prof
+
+
+def stop_profiler(args, prof, timing, extra):
+    """Stop the profiler; count its GPU events into extra["profiler"]; with
+    --export write its Chrome trace (export time into timing["export_s"])."""
+    if prof is None:
+        return
+    prof.stop()
+    gpu_events = sum(1 for e in prof.events()
+                     if str(getattr(e, "device_type", "")).endswith("CUDA"))
+    extra["profiler"] = {"gpu_events": gpu_events}
+    if args.export:
+        t = time.perf_counter()
+        prof.export_chrome_trace(args.export)
+        timing["export_s"] = round(time.perf_counter() - t, 3)
 
 
 def setup(args):

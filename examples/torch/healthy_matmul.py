@@ -24,6 +24,7 @@ def main():
     import torch
     import torch.nn.functional as F
 
+    prof = gc.start_profiler(args)
     dev = gc.setup(args)
     dtype = torch.bfloat16 if dev.type == "cuda" else torch.float32  # cpu: smoke test
     model = gc.mlp(args.width, args.layers).to(dev, dtype)
@@ -47,9 +48,10 @@ def main():
     gc.sync(dev)
     wall = time.perf_counter() - t0
     tflop = 6.0 * args.batch * args.layers * args.width * args.width * n / 1e12
+    timing, extra = {"tflops": round(tflop / wall, 1) if wall else 0}, {}
+    gc.stop_profiler(args, prof, timing, extra)
     gc.emit("healthy_matmul", args, n, wall, samples_per_step=args.batch,
-            result={"loss": round(final, 3)}, expect_finding=[],
-            timing={"tflops": round(tflop / wall, 1) if wall else 0})
+            result={"loss": round(final, 3)}, expect_finding=[], timing=timing, **extra)
 
 
 if __name__ == "__main__":
