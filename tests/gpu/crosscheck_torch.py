@@ -12,7 +12,7 @@ and the total kernel time (within --tolerance, default 5%), and the number of
 memcpy/memset operations by kind. Prints a table per workload and a summary.
 
   tests/gpu/crosscheck_torch.py            # -> $OUT/crosscheck_torch.txt
-Options: --workloads eager_mlp,d2h_storm --steps N --tolerance 0.05
+Options: --workloads eager_mlp,d2h_storm,healthy_matmul --steps N --tolerance 0.05
 Environment: OUT, BUILD, GAPTRACE, INJECT, PYTHON, WORK (see tests/gpu/lib.sh).
 Takes ~1 minute on the H200.
 """
@@ -166,7 +166,7 @@ def compare(name, kt, kc, gt, gc_, tol, log):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--workloads", default="eager_mlp,d2h_storm")
+    p.add_argument("--workloads", default="eager_mlp,d2h_storm,healthy_matmul")
     p.add_argument("--steps", type=int, default=0, help="override each workload's --steps")
     p.add_argument("--tolerance", type=float, default=0.05)
     p.add_argument("--timeout", type=int, default=300)
