@@ -29,7 +29,15 @@ ROUNDS=${ROUNDS:-5}
 N_LAUNCH=${N_LAUNCH:-200000}
 MLP_STEPS=${MLP_STEPS:-400}
 BENCHES=${BENCHES:-tiny_kernels eager_mlp}
-CUPTI_LIB=${CUPTI_LIB:-$CUDA_HOME/targets/x86_64-linux/lib}
+if [ -z "${CUPTI_LIB:-}" ]; then
+	for dir in "$CUDA_HOME/targets/x86_64-linux/lib" "$CUDA_HOME/extras/CUPTI/lib64" "$CUDA_HOME/lib64"; do
+		if [ -e "$dir/libcupti.so" ]; then
+			CUPTI_LIB=$dir
+			break
+		fi
+	done
+fi
+CUPTI_LIB=${CUPTI_LIB:-$CUDA_HOME/lib64}
 FLOOR="$BUILD/bench/libcupti_floor.so"
 RAW="$WORK/overhead_raw.tsv"
 printf 'bench\tarm\tround\tmetric\tvalue\tprocess_s\ttrace_bytes\trc\n' >"$RAW"
@@ -38,7 +46,8 @@ result_header "bench" "arm" "runs ok" "status"
 log "-- building $FLOOR against $CUPTI_LIB"
 mkdir -p "$(dirname "$FLOOR")"
 run_logged floor_build cc -std=c11 -D_GNU_SOURCE -O2 -shared -fPIC -fvisibility=hidden \
-	-Wall -Wextra -I"$CUDA_HOME/include" bench/overhead/libcupti_floor.c -o "$FLOOR" \
+	-Wall -Wextra -I"$CUDA_HOME/include" -I"$CUDA_HOME/extras/CUPTI/include" \
+	bench/overhead/libcupti_floor.c -o "$FLOOR" \
 	-L"$CUPTI_LIB" -lcupti -lpthread -Wl,-rpath,"$CUPTI_LIB"
 [ "$RC" -eq 0 ] || log "  no floor library: the floor arm is skipped"
 
