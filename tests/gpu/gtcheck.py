@@ -29,6 +29,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 
 # API calls that launch work: a kernel's correlation id matches one of these.
 LAUNCH_APIS = {"__cudaLaunchKernel", "cudaLaunchKernel", "cudaLaunchKernelExC",
@@ -120,15 +121,25 @@ def kv(tokens):
 
 
 def dump_lines(gaptrace, path):
-    """Run `gaptrace dump PATH`; yields lines; raises RuntimeError on failure."""
-    p = subprocess.Popen([gaptrace, "dump", path], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, errors="replace")
-    for line in p.stdout:
-        yield line.rstrip("\n")
-    err = p.stderr.read()
-    if p.wait() != 0:
-        raise RuntimeError("gaptrace dump %s failed (exit %d): %s"
-                           % (path, p.returncode, err.strip()[-300:]))
+    """Run `gaptrace dump PATH`; yields lines; raises RuntimeError on failure.
+    Its stderr goes to a temporary file (a pipe could fill and stall it)."""
+    with tempfile.TemporaryFile(mode="w+") as err:
+        p = subprocess.Popen([gaptrace, "dump", path], stdout=subprocess.PIPE, stderr=err,
+                             text=True, errors="replace")
+        done = False
+        try:
+            for line in p.stdout:
+                yield line.rstrip("\n")
+            done = True
+        finally:
+            if not done:  # the caller stopped early
+                p.kill()
+            p.stdout.close()
+            rc = p.wait()
+        if rc != 0:
+            err.seek(0)
+            raise RuntimeError("gaptrace dump %s failed (exit %d): %s"
+                               % (path, rc, err.read().strip()[-300:]))
 
 
 def count_traces(gaptrace, paths, keep_kernels=False):

@@ -34,7 +34,7 @@ export GAPTRACE
 GT_NAME=""
 LOG=/dev/null
 RES=/dev/null
-WORK=""
+WORK=${WORK:-}
 RC=0
 SECS=0
 # shellcheck disable=SC2034 # MODE is read by the scripts that source this file
