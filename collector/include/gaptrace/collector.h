@@ -242,7 +242,7 @@ typedef struct gt_nvml_stats {
  * the file back to its last whole frame, logs once and stops sampling.
  *
  * @return the sampler, or NULL with *err set: GT_ERR_IO when NVML cannot be
- *         loaded or initialized (logged once at INFO: "NVML not available"),
+ *         loaded or initialized (logged once at WARN: "NVML not available"),
  *         GT_ERR_CLOSED when it reports no GPU (no file is created in
  *         either case), GT_ERR_INVAL, GT_ERR_NOMEM, or the file's error.
  */

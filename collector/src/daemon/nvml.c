@@ -143,7 +143,7 @@ static int load_nvml(gt_nvml_sampler *s, const char *lib)
 	s->dl = dlopen(name, RTLD_NOW | RTLD_LOCAL);
 	if (!s->dl) {
 		const char *e = dlerror();
-		gt_logf(&s->lg, GT_LOG_INFO,
+		gt_logf(&s->lg, GT_LOG_WARN,
 			"NVML not available (%s): no GPU clock/power/throttle samples will be "
 			"recorded",
 			e ? e : name);
@@ -173,7 +173,7 @@ static int load_nvml(gt_nvml_sampler *s, const char *lib)
 	resolve(s->dl, &a->cuda_driver_version, "nvmlSystemGetCudaDriverVersion_v2",
 		"nvmlSystemGetCudaDriverVersion");
 	if (!a->init || !a->device_count || !a->device_handle) {
-		gt_logf(&s->lg, GT_LOG_INFO,
+		gt_logf(&s->lg, GT_LOG_WARN,
 			"NVML not available (%s lacks nvmlInit/nvmlDeviceGetCount): no GPU samples",
 			name);
 		return GT_ERR_IO;
@@ -505,7 +505,7 @@ gt_nvml_sampler *gt_nvml_start(const gt_nvml_opts *o, int *err)
 	}
 	int nr = s->api.init();
 	if (nr != GT_NVML_SUCCESS) {
-		gt_logf(&s->lg, GT_LOG_INFO,
+		gt_logf(&s->lg, GT_LOG_WARN,
 			"NVML not available (nvmlInit failed with error %d): no GPU samples", nr);
 		rc = GT_ERR_IO;
 		goto fail_rc;
@@ -513,7 +513,7 @@ gt_nvml_sampler *gt_nvml_start(const gt_nvml_opts *o, int *err)
 	s->inited = 1;
 	unsigned int count = 0;
 	if (s->api.device_count(&count) != GT_NVML_SUCCESS || count == 0) {
-		gt_logf(&s->lg, GT_LOG_INFO, "NVML reports no GPU: no GPU samples");
+		gt_logf(&s->lg, GT_LOG_WARN, "NVML reports no GPU: no GPU samples");
 		rc = GT_ERR_CLOSED;
 		goto fail_rc;
 	}
