@@ -339,10 +339,10 @@ START_TEST(run_output_rules)
 }
 END_TEST
 
-START_TEST(run_duration_disarms)
+/* gaptrace run OPT 400ms -- fake_producer running 1.5 s; read its notes. */
+static void run_window(const char *opt, notes *n)
 {
-	enter_tmp();
-	char *argv[] = {GAPTRACE_BIN, "run", "-o", "t", "--nvml-hz", "0", "--duration", "400ms",
+	char *argv[] = {GAPTRACE_BIN, "run", "-o", "t", "--nvml-hz", "0", (char *)opt, "400ms",
 			"--", FAKE_PRODUCER, "--run-ms", "1500", "--rows", "5", NULL};
 	ck_assert_int_eq(run(argv, "out", "err"), 0);
 	dirsum d;
@@ -350,8 +350,14 @@ START_TEST(run_duration_disarms)
 	ck_assert_int_eq(d.files, 1);
 	char path[300];
 	snprintf(path, sizeof(path), "t/%u.gtrace", d.pids[0]);
+	read_notes(path, n);
+}
+
+START_TEST(run_duration_disarms)
+{
+	enter_tmp();
 	notes n;
-	read_notes(path, &n);
+	run_window("--duration", &n);
 	ck_assert_int_eq(n.accept_armed, 1); /* armed from the start */
 	ck_assert_int_eq(n.disarmed, 1);
 	ck_assert_uint_gt(n.kernels, 0);
@@ -364,15 +370,8 @@ END_TEST
 START_TEST(run_delay_arms_later)
 {
 	enter_tmp();
-	char *argv[] = {GAPTRACE_BIN, "run", "-o", "t", "--nvml-hz", "0", "--delay", "400ms",
-			"--", FAKE_PRODUCER, "--run-ms", "1500", "--rows", "5", NULL};
-	ck_assert_int_eq(run(argv, "out", "err"), 0);
-	dirsum d;
-	sum_dir("t", &d);
-	char path[300];
-	snprintf(path, sizeof(path), "t/%u.gtrace", d.pids[0]);
 	notes n;
-	read_notes(path, &n);
+	run_window("--delay", &n);
 	ck_assert_int_eq(n.accept_armed, 0); /* connected dormant */
 	ck_assert_int_eq(n.armed, 1);        /* armed by --delay */
 	ck_assert_uint_gt(n.kernels, 0);
@@ -534,9 +533,5 @@ int main(void)
 	tcase_add_test(tc, collector_and_capture);
 	tcase_add_test(tc, help_texts_have_examples);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return t_run_suite(s);
 }

@@ -156,6 +156,21 @@ static void read_nvml(const char *path, nread *n)
 	gt_reader_close(r);
 }
 
+/* A fresh directory (returned, to remove) and nvml.gtrace inside it. */
+static char *tmp_trace(char *path, size_t cap)
+{
+	char *tmp = t_tmpdir("nvml");
+	ck_assert_ptr_nonnull(tmp);
+	snprintf(path, cap, "%s/nvml.gtrace", tmp);
+	return tmp;
+}
+
+static void tmp_done(char *tmp)
+{
+	t_rmtree(tmp);
+	free(tmp);
+}
+
 START_TEST(parse_uuid)
 {
 	uint8_t u[16];
@@ -179,9 +194,8 @@ END_TEST
 
 START_TEST(table_samples_read_back)
 {
-	char *tmp = t_tmpdir("nvml");
 	char path[300];
-	snprintf(path, sizeof(path), "%s/nvml.gtrace", tmp);
+	char *tmp = tmp_trace(path, sizeof(path));
 	tlog log = {0};
 	gt_nvml_opts o = {.path = path, .hz = 200, .proc_hz = 50, .api = &table,
 			  .session = "sess-1", .log = tlog_fn, .log_user = &log};
@@ -228,16 +242,14 @@ START_TEST(table_samples_read_back)
 	ck_assert_uint_eq(n.proc_pid[0], 7000);
 	ck_assert_uint_eq(n.proc_pid[1], 7001);
 	ck_assert_uint_eq(n.tail, 0);
-	t_rmtree(tmp);
-	free(tmp);
+	tmp_done(tmp);
 }
 END_TEST
 
 START_TEST(dlopen_fake_library)
 {
-	char *tmp = t_tmpdir("nvml");
 	char path[300];
-	snprintf(path, sizeof(path), "%s/nvml.gtrace", tmp);
+	char *tmp = tmp_trace(path, sizeof(path));
 	setenv("FAKE_NVML_GPUS", "3", 1);
 	gt_nvml_opts o = {.path = path, .hz = 100, .lib = FAKE_NVML_LIB};
 	int err;
@@ -278,16 +290,14 @@ START_TEST(dlopen_fake_library)
 	ck_assert_int_ge(nv, 3);
 	ck_assert_int_ge(np, 2);
 	gt_reader_close(r);
-	t_rmtree(tmp);
-	free(tmp);
+	tmp_done(tmp);
 }
 END_TEST
 
 START_TEST(absent_nvml_says_so_once)
 {
-	char *tmp = t_tmpdir("nvml");
 	char path[300];
-	snprintf(path, sizeof(path), "%s/nvml.gtrace", tmp);
+	char *tmp = tmp_trace(path, sizeof(path));
 	tlog log = {0};
 	gt_nvml_opts o = {.path = path, .lib = "/nonexistent/libnvidia-ml.so.1", .log = tlog_fn,
 			  .log_user = &log};
@@ -312,16 +322,14 @@ START_TEST(absent_nvml_says_so_once)
 	ck_assert_ptr_null(gt_nvml_start(&o, &err));
 	ck_assert_int_eq(err, GT_ERR_CLOSED);
 	ck_assert_int_ne(access(path, F_OK), 0);
-	t_rmtree(tmp);
-	free(tmp);
+	tmp_done(tmp);
 }
 END_TEST
 
 START_TEST(disk_full_keeps_whole_frames)
 {
-	char *tmp = t_tmpdir("nvml");
 	char path[300];
-	snprintf(path, sizeof(path), "%s/nvml.gtrace", tmp);
+	char *tmp = tmp_trace(path, sizeof(path));
 	tlog log = {0};
 	signal(SIGXFSZ, SIG_IGN);
 	struct rlimit rl = {.rlim_cur = 2048, .rlim_max = RLIM_INFINITY};
@@ -341,8 +349,7 @@ START_TEST(disk_full_keeps_whole_frames)
 	read_nvml(path, &n);
 	ck_assert_uint_eq(n.tail, 0); /* cut back to whole frames */
 	ck_assert_uint_eq(n.hdr.ndevices, 2);
-	t_rmtree(tmp);
-	free(tmp);
+	tmp_done(tmp);
 }
 END_TEST
 
@@ -384,8 +391,7 @@ START_TEST(collector_writes_nvml_gtrace)
 	c = gt_collector_new(&o, &ei);
 	ck_assert_ptr_null(gt_collector_nvml_path(c));
 	gt_collector_close(c);
-	t_rmtree(tmp);
-	free(tmp);
+	tmp_done(tmp);
 }
 END_TEST
 
@@ -401,9 +407,5 @@ int main(void)
 	tcase_add_test(tc, disk_full_keeps_whole_frames);
 	tcase_add_test(tc, collector_writes_nvml_gtrace);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return t_run_suite(s);
 }

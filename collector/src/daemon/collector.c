@@ -162,12 +162,10 @@ static void log_refusal(gt_collector *c, const char *fmt, ...)
 		c->refuse_suppressed++;
 		return;
 	}
-	char line[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	gt_vlogf(&c->lg, GT_LOG_WARN, fmt, ap);
 	va_end(ap);
-	gt_logf(&c->lg, GT_LOG_WARN, "%s", line);
 }
 
 /* Queue bytes to a peer and try to send them now (never blocks). */
@@ -577,6 +575,20 @@ static int make_room(peer *p)
 	return 0;
 }
 
+/* Read what fits into the buffer (make_room first). @return bytes read,
+ * 0 at EOF, -EAGAIN when nothing is there, or another -errno. */
+static ssize_t peer_read(peer *p)
+{
+	for (;;) {
+		ssize_t n = read(p->fd, p->buf + p->len, p->cap - p->len);
+		if (n >= 0)
+			return n;
+		if (errno == EINTR)
+			continue;
+		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+	}
+}
+
 static void producer_eof(gt_collector *c, peer *p)
 {
 	size_t left = p->len - p->pos;
@@ -608,14 +620,12 @@ static void producer_readable(gt_collector *c, peer *p)
 				refuse(c, p, "out of buffer memory");
 			return;
 		}
-		ssize_t n = read(p->fd, p->buf + p->len, p->cap - p->len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		ssize_t n = peer_read(p);
+		if (n == -EAGAIN)
 			return;
 		if (n < 0) {
 			char why[128];
-			snprintf(why, sizeof(why), "read error: %s", strerror(errno));
+			snprintf(why, sizeof(why), "read error: %s", strerror((int)-n));
 			if (p->accepted)
 				drop(c, p, "%s", why);
 			else
@@ -903,10 +913,8 @@ static void control_readable(gt_collector *c, peer *p)
 			peer_end(c, p, GT_PEER_DROPPED, NULL);
 			return;
 		}
-		ssize_t n = read(p->fd, p->buf + p->len, p->cap - p->len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		ssize_t n = peer_read(p);
+		if (n == -EAGAIN)
 			return;
 		if (n <= 0) {
 			peer_end(c, p, GT_PEER_CLOSED, NULL);
@@ -1098,10 +1106,14 @@ static void tick(gt_collector *c, uint64_t now)
 		}
 		if (p->stage == STAGE_HANDSHAKE) {
 			if (now >= p->hs_deadline) {
-				char why[128];
-				snprintf(why, sizeof(why),
-					 "no complete stream header within %u ms (%zu bytes received)",
-					 c->o.handshake_timeout_ms, part);
+				char why[GT_CTL_TEXT_MAX + 1];
+				if (p->refuse_why)
+					snprintf(why, sizeof(why), "%s", p->refuse_why);
+				else
+					snprintf(why, sizeof(why),
+						 "no complete stream header within %u ms (%zu bytes "
+						 "received)",
+						 c->o.handshake_timeout_ms, part);
 				refuse(c, p, why);
 			}
 			continue;

@@ -31,6 +31,10 @@ typedef struct gt_logger {
 GT_HIDDEN void gt_logf(const gt_logger *lg, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/** gt_logf with a va_list. */
+GT_HIDDEN void gt_vlogf(const gt_logger *lg, int level, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+
 /** Fill ei (when non-NULL) and return code. */
 GT_HIDDEN int gt_ei_set(gt_errinfo *ei, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -19,16 +19,21 @@
 
 #include "daemon_internal.h"
 
-void gt_logf(const gt_logger *lg, int level, const char *fmt, ...)
+void gt_vlogf(const gt_logger *lg, int level, const char *fmt, va_list ap)
 {
 	if (!lg || !lg->fn)
 		return;
 	char line[1024];
+	vsnprintf(line, sizeof(line), fmt, ap);
+	lg->fn(lg->user, level, line);
+}
+
+void gt_logf(const gt_logger *lg, int level, const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	gt_vlogf(lg, level, fmt, ap);
 	va_end(ap);
-	lg->fn(lg->user, level, line);
 }
 
 int gt_ei_set(gt_errinfo *ei, int code, const char *fmt, ...)
