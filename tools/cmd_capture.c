@@ -157,7 +157,7 @@ int cmd_capture(int argc, char **argv)
 		fprintf(stderr, "gaptrace capture: socket path too long\n");
 		return 1;
 	}
-	static char reply[1 << 16];
+	static char reply[1 << 20]; /* a `list` of thousands of producers fits */
 	if (opts.list) {
 		if (ask(ctl, "list", reply, sizeof(reply)) < 0)
 			return 1;
