@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "gaptrace/format.h"
+#include "gaptrace/collector.h"
 #include "tproducer.h"
 
 extern char **environ;
@@ -339,11 +339,13 @@ START_TEST(run_output_rules)
 }
 END_TEST
 
-/* gaptrace run OPT 400ms -- fake_producer running 1.5 s; read its notes. */
+/* gaptrace run OPT 1s -- fake_producer running 2.5 s after it connects;
+ * read its notes. (1 s leaves a loaded machine time to start the producer
+ * before the delay ends.) */
 static void run_window(const char *opt, notes *n)
 {
-	char *argv[] = {GAPTRACE_BIN, "run", "-o", "t", "--nvml-hz", "0", (char *)opt, "400ms",
-			"--", FAKE_PRODUCER, "--run-ms", "1500", "--rows", "5", NULL};
+	char *argv[] = {GAPTRACE_BIN, "run", "-o", "t", "--nvml-hz", "0", (char *)opt, "1s",
+			"--", FAKE_PRODUCER, "--run-ms", "2500", "--rows", "5", NULL};
 	ck_assert_int_eq(run(argv, "out", "err"), 0);
 	dirsum d;
 	sum_dir("t", &d);
@@ -451,14 +453,20 @@ START_TEST(collector_and_capture)
 	char *prod[] = {FAKE_PRODUCER, "--run-ms", "2500", "--rows", "5", NULL};
 	pid_t ppid = spawn(prod, NULL, "pout", "perr", -1);
 	unsetenv("GAPTRACE_SOCKET");
-	t_sleep_ms(300);
+	char ctl[400], reply[4096] = "", want[64];
+	snprintf(ctl, sizeof(ctl), "%s/s/control.sock", g_tmp);
+	snprintf(want, sizeof(want), "peer %d ", (int)ppid);
+	for (int i = 0; i < 500 && !strstr(reply, want); i++) {
+		t_sleep_ms(10);
+		gt_control_request(ctl, "list", reply, sizeof(reply), 1000, NULL);
+	}
+	ck_assert_msg(strstr(reply, want) != NULL, "producer never connected: %s", reply);
 
 	char pidstr[16];
 	snprintf(pidstr, sizeof(pidstr), "%d", (int)ppid);
 	char *cap[] = {GAPTRACE_BIN, "capture", "--pid", pidstr, "--duration", "400ms",
 		       "--socket", sock, NULL};
 	ck_assert_int_eq(run(cap, "capout", "caperr"), 0);
-	char want[64];
 	snprintf(want, sizeof(want), "d/%d.gtrace\n", (int)ppid);
 	ck_assert_msg(file_has("capout", want), "capture printed no path");
 	ck_assert(file_has("caperr", "captured pid"));
