@@ -12,5 +12,8 @@ typedef int (*gt_cmd_fn)(int argc, char **argv);
 
 int cmd_dump(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_collector(int argc, char **argv);
+int cmd_capture(int argc, char **argv);
 
 #endif

@@ -16,6 +16,9 @@ static const struct {
 } cmds[] = {
 	{"dump", cmd_dump, "print the records of a trace as text"},
 	{"recover", cmd_recover, "rewrite a damaged trace, keeping every good frame"},
+	{"run", cmd_run, "run a program with GPU tracing and print the summary"},
+	{"collector", cmd_collector, "run the side-car collector (daemon)"},
+	{"capture", cmd_capture, "capture a live process through the collector for a while"},
 };
 
 static void usage(FILE *f)

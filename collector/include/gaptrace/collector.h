@@ -1,0 +1,399 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gaptrace/collector.h - the side-car collector: receives the streams of
+ * traced processes over a unix socket and writes one trace file per process,
+ * samples NVML, and relays arm/disarm commands to producers.
+ *
+ * One gt_collector is one epoll loop on one thread (the caller of
+ * gt_collector_run). Producers connect to its socket, send a stream header,
+ * get GT_CTL_ACCEPT or GT_CTL_MISMATCH (format.h) and then send frames, which
+ * the collector verifies (header caps, CRC32C) and appends unchanged to
+ * `<trace_dir>/<pid>.gtrace`. Only whole verified frames are written, so a
+ * crash of the producer or of the collector loses at most the frame in
+ * flight. A peer that breaks the protocol is dropped with one log line; its
+ * file keeps every good frame; other peers are never affected.
+ *
+ * Files and permissions
+ *   The producer socket lives in a private directory: created with mode 0700
+ *   when missing; an existing one must be a real directory (not a symlink)
+ *   owned by the effective uid with no group/other permission bits, else
+ *   gt_collector_new refuses it. A peer is served only when SO_PEERCRED says
+ *   it runs as the same uid or as root. The control socket `control.sock`
+ *   lives beside the producer socket, under the same rules.
+ *
+ * Control protocol (control.sock, unix SOCK_STREAM, text)
+ *   A client sends request lines (at most GT_CONTROL_LINE_MAX bytes, ending
+ *   in '\n'); for each request the collector answers zero or more data lines
+ *   and then exactly one final line that starts with "ok" or "error ".
+ *   Several requests may be sent on one connection, one after the other.
+ *
+ *     list                        one line per connected producer:
+ *                                   "peer PID STATE kinds=K frames=N records=N
+ *                                    bytes=N gaps=N file=PATH"
+ *                                 (STATE: handshake, dormant, armed;
+ *                                  K: gt_kinds_format names), then "ok N"
+ *     stats                       "ok peers=N total=N refused=N dropped=N
+ *                                  frames=N records=N bytes=N gaps=N
+ *                                  unwritten=N nvml=N"
+ *     arm <pid|all> <kinds> <ns>  send GT_CTL_ARM(kinds, ns) (kinds in
+ *                                 gt_kinds_parse syntax, no spaces; ns = 0:
+ *                                 until disarmed) -> "ok N" (producers told)
+ *     disarm <pid|all>            send GT_CTL_DISARM -> "ok N"
+ *     flush <pid|all>             send GT_CTL_FLUSH -> "ok N"
+ *
+ *   "all" also changes what later producers are told at connect time:
+ *   `arm all K NS` makes new producers start armed with K (and, when NS > 0,
+ *   the collector disarms them when the NS window ends); `disarm all` makes
+ *   them start dormant. A pid that matches no connected producer answers
+ *   "error no producer with pid P". Unknown requests answer "error ...".
+ *
+ * Thread safety: gt_collector_run runs on one thread. gt_collector_stop is
+ * async-signal-safe and may be called from any thread or a signal handler.
+ * gt_collector_get_stats, gt_collector_peers, gt_collector_arm/disarm/flush
+ * and the path getters may be called from any thread while run is active.
+ * gt_collector_close is called once, after gt_collector_run has returned
+ * (or was never called).
+ */
+#ifndef GAPTRACE_COLLECTOR_H
+#define GAPTRACE_COLLECTOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gaptrace/format.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Logging                                                             */
+/* ------------------------------------------------------------------ */
+
+/** Log levels passed to a gt_log_fn. */
+typedef enum gt_log_level {
+	GT_LOG_ERROR = 0, /**< something failed: data was or will be lost */
+	GT_LOG_WARN = 1,  /**< a peer was refused or dropped, a file stopped */
+	GT_LOG_INFO = 2,  /**< start/stop, NVML availability */
+	GT_LOG_DEBUG = 3, /**< per-connection detail */
+} gt_log_level;
+
+/**
+ * Log callback. msg is one line without a trailing newline, valid for the
+ * call only. Called from the collector's threads (loop or NVML sampler), so
+ * it must be thread-safe when both are running.
+ */
+typedef void (*gt_log_fn)(void *user, int level, const char *msg);
+
+/* ------------------------------------------------------------------ */
+/* Producers as the collector sees them                                */
+/* ------------------------------------------------------------------ */
+
+/** Lifecycle of one producer connection (gt_peer_info.state). */
+typedef enum gt_peer_state {
+	GT_PEER_HANDSHAKE = 0, /**< connected, stream header not complete yet */
+	GT_PEER_DORMANT = 1,   /**< accepted, not capturing */
+	GT_PEER_ARMED = 2,     /**< accepted, capturing */
+	GT_PEER_CLOSED = 3,    /**< ended its stream cleanly */
+	GT_PEER_DROPPED = 4,   /**< dropped for a protocol error or a stall */
+	GT_PEER_REFUSED = 5,   /**< refused at the handshake (never accepted) */
+} gt_peer_state;
+
+/** Name of a gt_peer_state ("handshake", "dormant", ...), never NULL. */
+GT_API const char *gt_peer_state_name(int state);
+
+/** What the collector knows about one producer connection. */
+typedef struct gt_peer_info {
+	uint64_t id;               /**< connection number, from 1 */
+	uint32_t pid;              /**< from the stream header (SO_PEERCRED until then) */
+	uint32_t uid;              /**< SO_PEERCRED */
+	int state;                 /**< gt_peer_state */
+	uint32_t kinds;            /**< GT_KIND_* it was last told to capture */
+	uint64_t frames;           /**< verified frames */
+	uint64_t records;          /**< sum of the frames' record counts */
+	uint64_t bytes;            /**< stream bytes received, header included */
+	uint64_t seq_gaps;         /**< frames missing by sequence number */
+	uint64_t frames_unwritten; /**< verified frames not written (disk full) */
+	uint64_t connect_ns;       /**< CLOCK_REALTIME at accept */
+	uint64_t end_ns;           /**< CLOCK_REALTIME at the end, 0 while connected */
+	char path[512];            /**< trace file, "" before the handshake */
+	char cmdline[160];         /**< start of the header's cmdline */
+	char reason[256];          /**< why it was refused/dropped, else "" */
+} gt_peer_info;
+
+/** gt_peer_fn events. */
+typedef enum gt_peer_event {
+	GT_PEER_CONNECTED = 1,    /**< handshake accepted */
+	GT_PEER_DISCONNECTED = 2, /**< an accepted peer ended (closed or dropped) */
+} gt_peer_event;
+
+/** Called on the loop thread when a producer is accepted or goes away. */
+typedef void (*gt_peer_fn)(void *user, int event, const gt_peer_info *p);
+
+/* ------------------------------------------------------------------ */
+/* NVML                                                                */
+/* ------------------------------------------------------------------ */
+
+/* Structures with the byte layout of NVML's own (nvml.h), so that the
+ * functions dlsym'd from libnvidia-ml.so.1 fill them directly. */
+
+/** nvmlMemory_t */
+typedef struct gt_nvml_memory {
+	unsigned long long total, free, used;
+} gt_nvml_memory;
+
+/** nvmlUtilization_t */
+typedef struct gt_nvml_utilization {
+	unsigned int gpu, memory;
+} gt_nvml_utilization;
+
+/** nvmlViolationTime_t */
+typedef struct gt_nvml_violation {
+	unsigned long long reference_time; /**< µs, CPU timestamp */
+	unsigned long long violation_time; /**< ns, cumulative */
+} gt_nvml_violation;
+
+/** nvmlProcessUtilizationSample_t */
+typedef struct gt_nvml_proc_sample {
+	unsigned int pid;
+	unsigned long long timestamp; /**< µs, CPU timestamp (CLOCK_REALTIME) */
+	unsigned int sm_util, mem_util, enc_util, dec_util;
+} gt_nvml_proc_sample;
+
+/** nvmlPciInfo_t (v3) */
+typedef struct gt_nvml_pci {
+	char bus_id_legacy[16];
+	unsigned int domain, bus, device, pci_device_id, pci_subsystem_id;
+	char bus_id[32];
+} gt_nvml_pci;
+
+/** NVML return codes the sampler distinguishes (nvmlReturn_t values). */
+enum {
+	GT_NVML_SUCCESS = 0,
+	GT_NVML_ERROR_NOT_SUPPORTED = 3,
+	GT_NVML_ERROR_NOT_FOUND = 6,
+	GT_NVML_ERROR_INSUFFICIENT_SIZE = 7,
+};
+
+/**
+ * The NVML functions the sampler calls, with NVML's signatures (a device is
+ * an nvmlDevice_t, i.e. a pointer; enums are ints; returns nvmlReturn_t).
+ * The sampler fills one with dlsym from libnvidia-ml.so.1; tests pass their
+ * own. A NULL member means "not available": the metric reads as not
+ * supported. init, device_count and device_handle are required.
+ */
+typedef struct gt_nvml_api {
+	int (*init)(void);                                  /**< nvmlInit_v2 */
+	int (*shutdown)(void);                              /**< nvmlShutdown */
+	int (*device_count)(unsigned int *n);               /**< nvmlDeviceGetCount_v2 */
+	int (*device_handle)(unsigned int idx, void **dev); /**< nvmlDeviceGetHandleByIndex_v2 */
+	int (*device_name)(void *dev, char *buf, unsigned int len); /**< nvmlDeviceGetName */
+	int (*device_uuid)(void *dev, char *buf, unsigned int len); /**< nvmlDeviceGetUUID */
+	int (*device_pci)(void *dev, gt_nvml_pci *pci);     /**< nvmlDeviceGetPciInfo_v3 */
+	int (*cuda_cc)(void *dev, int *major, int *minor);  /**< nvmlDeviceGetCudaComputeCapability */
+	int (*max_clock)(void *dev, int type, unsigned int *mhz); /**< nvmlDeviceGetMaxClockInfo */
+	int (*clock)(void *dev, int type, unsigned int *mhz);     /**< nvmlDeviceGetClockInfo */
+	int (*memory)(void *dev, gt_nvml_memory *m);        /**< nvmlDeviceGetMemoryInfo */
+	int (*power)(void *dev, unsigned int *mw);          /**< nvmlDeviceGetPowerUsage */
+	int (*temperature)(void *dev, int sensor, unsigned int *c); /**< nvmlDeviceGetTemperature */
+	int (*utilization)(void *dev, gt_nvml_utilization *u); /**< nvmlDeviceGetUtilizationRates */
+	/** nvmlDeviceGetCurrentClocksEventReasons (or ...ClocksThrottleReasons) */
+	int (*clocks_event_reasons)(void *dev, unsigned long long *reasons);
+	/** nvmlDeviceGetViolationStatus (policy 0 = power, 1 = thermal) */
+	int (*violation)(void *dev, int policy, gt_nvml_violation *v);
+	int (*energy)(void *dev, unsigned long long *mj); /**< nvmlDeviceGetTotalEnergyConsumption */
+	/** nvmlDeviceGetProcessUtilization */
+	int (*process_utilization)(void *dev, gt_nvml_proc_sample *s, unsigned int *count,
+				   unsigned long long last_seen_us);
+	int (*cuda_driver_version)(int *v); /**< nvmlSystemGetCudaDriverVersion_v2 */
+} gt_nvml_api;
+
+/** Options of an NVML sampler; zero-initialize and set what you need. */
+typedef struct gt_nvml_opts {
+	const char *path;       /**< trace file to create (O_EXCL); required */
+	unsigned int hz;        /**< device samples per second; 0 = 100 */
+	unsigned int proc_hz;   /**< per-process queries per second; 0 = min(hz, 10) */
+	const char *lib;        /**< library to dlopen; NULL = "libnvidia-ml.so.1" */
+	const gt_nvml_api *api; /**< use this table instead of dlopen (tests) */
+	const char *session;    /**< copied into the stream header */
+	gt_log_fn log;          /**< may be NULL */
+	void *log_user;
+} gt_nvml_opts;
+
+typedef struct gt_nvml_sampler gt_nvml_sampler;
+
+/** Counters of a sampler. */
+typedef struct gt_nvml_stats {
+	uint32_t devices;      /**< GPUs sampled */
+	uint64_t samples;      /**< GT_REC_NVML rows written */
+	uint64_t proc_samples; /**< GT_REC_NVML_PROC rows written */
+	uint64_t frames;       /**< frames written */
+	int write_error;       /**< gt_err of the write that stopped the file, or 0 */
+} gt_nvml_stats;
+
+/**
+ * Load NVML (or use opts->api), read the device table, create opts->path
+ * (producer GT_PRODUCER_COLLECTOR, trace clock = CLOCK_REALTIME, one
+ * GT_REC_DEVICE per GPU keyed by the UUID parsed from NVML's "GPU-..."
+ * string) and start the sampling thread. Each sample is one GT_REC_NVML row
+ * per GPU; a metric NVML does not support reads UINT32_MAX / UINT64_MAX and
+ * is not asked again. Frames are flushed about once a second, so a crash
+ * loses at most a second of samples. A failed write (disk full) truncates
+ * the file back to its last whole frame, logs once and stops sampling.
+ *
+ * @return the sampler, or NULL with *err set: GT_ERR_IO when NVML cannot be
+ *         loaded or initialized (logged once at WARN: "NVML not available"),
+ *         GT_ERR_CLOSED when it reports no GPU (no file is created in
+ *         either case), GT_ERR_INVAL, GT_ERR_NOMEM, or the file's error.
+ */
+GT_API gt_nvml_sampler *gt_nvml_start(const gt_nvml_opts *opts, int *err);
+
+/** Stop the thread, flush and close the file, shut NVML down, free.
+ *  Accepts NULL. Not thread-safe against itself. */
+GT_API void gt_nvml_stop(gt_nvml_sampler *s);
+
+/** Copy the sampler's counters (thread-safe). */
+GT_API void gt_nvml_get_stats(gt_nvml_sampler *s, gt_nvml_stats *st);
+
+/**
+ * Parse an NVML UUID string ("GPU-8e2b7a1c-...", "MIG-...", or bare hex with
+ * dashes) into 16 bytes. @return 0, or GT_ERR_INVAL (out zeroed).
+ */
+GT_API int gt_nvml_parse_uuid(const char *s, uint8_t out[16]);
+
+/* ------------------------------------------------------------------ */
+/* The collector                                                       */
+/* ------------------------------------------------------------------ */
+
+/** Collector options; zero-initialize and set what you need. */
+typedef struct gt_collector_opts {
+	const char *trace_dir;   /**< required; created (0755 & ~umask) when missing */
+	const char *socket_path; /**< NULL = gt_collector_default_socket() */
+	uint32_t kinds;          /**< GT_KIND_* new producers are told to capture; 0 = default */
+	int dormant;             /**< 1: new producers are told kinds 0 (until `arm all`) */
+	const char *session;     /**< informational; logged, and copied into nvml.gtrace */
+	unsigned int handshake_timeout_ms; /**< header must arrive within; 0 = 2000 */
+	unsigned int stall_timeout_ms;     /**< a started frame must finish within; 0 = 10000 */
+	unsigned int max_peers;            /**< producers at once; 0 = 1024 */
+	unsigned int nvml_hz;              /**< 0 = no NVML sampling */
+	unsigned int nvml_proc_hz;         /**< see gt_nvml_opts.proc_hz */
+	const char *nvml_lib;              /**< see gt_nvml_opts.lib */
+	const gt_nvml_api *nvml_api;       /**< see gt_nvml_opts.api */
+	gt_log_fn log;                     /**< may be NULL (nothing is logged) */
+	void *log_user;
+	gt_peer_fn on_peer;                /**< may be NULL */
+	void *peer_user;
+} gt_collector_opts;
+
+/** Totals of a collector (gt_collector_get_stats). */
+typedef struct gt_collector_stats {
+	uint32_t peers_active;     /**< accepted producers connected now */
+	uint32_t peers_pending;    /**< connections still in the handshake */
+	uint64_t peers_total;      /**< producers accepted since start */
+	uint64_t peers_refused;    /**< refused: uid, magic, version, timeout, full */
+	uint64_t peers_dropped;    /**< accepted, then dropped for an error or stall */
+	uint64_t frames;           /**< verified frames, all producers */
+	uint64_t records;
+	uint64_t bytes;            /**< bytes received from producers */
+	uint64_t seq_gaps;         /**< frames producers lost before sending */
+	uint64_t frames_unwritten; /**< verified frames not written (disk full) */
+	uint64_t nvml_samples;     /**< GT_REC_NVML rows written */
+	uint32_t nvml_devices;     /**< GPUs sampled (0: NVML off or absent) */
+} gt_collector_stats;
+
+typedef struct gt_collector gt_collector;
+
+/** Longest control request line, '\n' included. */
+#define GT_CONTROL_LINE_MAX 512
+
+/**
+ * Create a collector: prepare the private socket directory, bind the
+ * producer socket and control.sock (a stale socket file left by a dead
+ * collector is replaced; a live one gives GT_ERR_INVAL "already running"),
+ * create the trace directory, start the NVML sampler when nvml_hz > 0.
+ * @return the collector, or NULL with *ei filled (ei may be NULL).
+ */
+GT_API gt_collector *gt_collector_new(const gt_collector_opts *opts, gt_errinfo *ei);
+
+/**
+ * Serve producers until gt_collector_stop. @return 0, or a negative gt_err
+ * when the loop itself failed (epoll), which is logged.
+ */
+GT_API int gt_collector_run(gt_collector *c);
+
+/** Make gt_collector_run return soon. Async-signal-safe, any thread. */
+GT_API void gt_collector_stop(gt_collector *c);
+
+/**
+ * Close: read what connected producers already sent (whole frames only),
+ * send them GT_CTL_BYE, close every file, stop NVML, remove the sockets (and
+ * the socket directory when this collector created it and it is empty),
+ * free. Accepts NULL. Call after gt_collector_run returned.
+ */
+GT_API void gt_collector_close(gt_collector *c);
+
+/** Copy the totals. Thread-safe. */
+GT_API void gt_collector_get_stats(gt_collector *c, gt_collector_stats *st);
+
+/**
+ * Copy up to cap peer records (every connection since start, in connection
+ * order, including refused ones) into out. Thread-safe.
+ * @return the number of records there are (may exceed cap).
+ */
+GT_API size_t gt_collector_peers(gt_collector *c, gt_peer_info *out, size_t cap);
+
+/**
+ * Queue an arm / disarm / flush for the producers with this pid (0 = all,
+ * with the "all" semantics of the control protocol). Applied by the loop
+ * thread soon after; thread-safe, not async-signal-safe.
+ * @return 0, GT_ERR_NOMEM, or GT_ERR_CLOSED after close began.
+ */
+GT_API int gt_collector_arm(gt_collector *c, uint32_t pid, uint32_t kinds, uint64_t duration_ns);
+GT_API int gt_collector_disarm(gt_collector *c, uint32_t pid);
+GT_API int gt_collector_flush(gt_collector *c, uint32_t pid);
+
+/** Producer socket path (valid until close). */
+GT_API const char *gt_collector_socket_path(const gt_collector *c);
+/** Control socket path (valid until close). */
+GT_API const char *gt_collector_control_path(const gt_collector *c);
+/** Trace directory (valid until close). */
+GT_API const char *gt_collector_trace_dir(const gt_collector *c);
+/** NVML trace file, or NULL when no sampler runs (valid until close). */
+GT_API const char *gt_collector_nvml_path(const gt_collector *c);
+
+/* ------------------------------------------------------------------ */
+/* Helpers shared by the CLI and tests                                 */
+/* ------------------------------------------------------------------ */
+
+/**
+ * The default producer socket: $XDG_RUNTIME_DIR/gaptrace/collector.sock when
+ * XDG_RUNTIME_DIR is set (and absolute), else /tmp/gaptrace-<uid>/collector.sock.
+ * @return the length written (like snprintf), or GT_ERR_LIMIT if cap is short.
+ */
+GT_API int gt_collector_default_socket(char *buf, size_t cap);
+
+/** The control socket beside a producer socket: dirname(sock)/control.sock.
+ *  @return the length, or GT_ERR_LIMIT. */
+GT_API int gt_collector_control_for(const char *socket_path, char *buf, size_t cap);
+
+/**
+ * Send one control request and read the whole answer (data lines and the
+ * final line) into reply (NUL terminated, cut to cap). Waits at most
+ * timeout_ms (0 = 5000) in total.
+ * @return 0 when the final line starts with "ok", GT_ERR_GENERIC when it is
+ *         an "error" line (reply holds it), or GT_ERR_IO / GT_ERR_CLOSED /
+ *         GT_ERR_AGAIN (timeout) / GT_ERR_LIMIT with *ei filled.
+ */
+GT_API int gt_control_request(const char *control_path, const char *request, char *reply,
+			      size_t cap, unsigned int timeout_ms, gt_errinfo *ei);
+
+/**
+ * Parse a duration: "10s", "500ms", "250us", "100ns", "2m", "1h", "1.5s",
+ * or a bare number of seconds. @return 0 and *ns, or GT_ERR_INVAL.
+ */
+GT_API int gt_duration_parse(const char *s, uint64_t *ns);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GAPTRACE_COLLECTOR_H */

@@ -1,0 +1,1468 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The collector: one epoll loop on one thread serving every producer.
+ *
+ * Design
+ * - Each connection is a `peer`. A producer goes HANDSHAKE -> STREAM; its
+ *   input accumulates in one buffer, and every whole frame in it is checked
+ *   (gt_frame_header_decode: magic, reserved bits, size caps; then
+ *   gt_frame_verify: CRC) and written to its file with one write(), so the
+ *   file only ever grows by whole verified frames. Any violation drops that
+ *   peer alone, after one log line.
+ * - A buffer grows with the bytes that actually arrived (never to the size a
+ *   frame header merely claims), so a peer costs memory only for data it
+ *   really sent; a frame that does not complete within stall_timeout_ms
+ *   drops its peer.
+ * - Peers are never freed while an epoll batch may still name them: a dead
+ *   peer goes to a graveyard list emptied between batches.
+ * - Counters the other threads read (stats, peer infos, the command queue)
+ *   live under one mutex; everything else belongs to the loop thread.
+ * - A write error on a trace file (disk full) truncates that file back to
+ *   its last whole frame and stops writing it; the peer stays connected and
+ *   its frames are verified and counted as unwritten, so the traced process
+ *   never notices and other files continue.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "daemon_internal.h"
+
+#define READ_CHUNK (256u << 10)
+#define READ_BUDGET (8u << 20)     /* bytes per peer per wakeup: fairness */
+#define OUT_MAX (1u << 20)         /* unsent bytes queued to one peer */
+#define MAX_CONTROL 32             /* control connections at once */
+#define CONTROL_IDLE_NS (60ull * 1000000000ull)
+#define TICK_NS (100ull * 1000000ull)
+#define IDLE_FREE_NS (1000ull * 1000000ull)
+#define REFUSE_LOGS_PER_SEC 10
+
+enum { P_PRODUCER = 1, P_CONTROL = 2 };
+enum { STAGE_HANDSHAKE = 0, STAGE_STREAM = 1, STAGE_DEAD = 2 };
+enum { OP_ARM = 1, OP_DISARM = 2, OP_FLUSH = 3 };
+
+typedef struct peer {
+	struct peer *next, *prev;
+	int type;
+	int fd, file_fd;
+	int stage;
+	int discard;          /* file stopped after a write error */
+	int accepted;         /* handshake accepted (counts as active) */
+	int armed_by_accept;  /* got kinds in ACCEPT during a timed `arm all` */
+	uint32_t uid, cred_pid;
+	size_t info;          /* index into c->infos (producers) */
+	uint64_t id;
+	uint8_t *buf;
+	size_t len, pos, cap; /* unconsumed input is buf[pos..len) */
+	uint64_t stream_off;  /* stream offset of buf[pos] */
+	uint64_t file_off;    /* bytes in the trace file */
+	uint64_t next_seq;
+	uint64_t hs_deadline; /* CLOCK_MONOTONIC ns */
+	uint64_t part_since;  /* when the pending partial data began */
+	uint64_t armed_until; /* 0 = no end known */
+	char *refuse_why;     /* set at accept: refuse once the header is in */
+	uint8_t *out;
+	size_t outlen, outcap;
+	int epollout;
+} peer;
+
+typedef struct cmd {
+	struct cmd *next;
+	int op;
+	uint32_t pid, kinds;
+	uint64_t dur;
+} cmd;
+
+struct gt_collector {
+	gt_collector_opts o;
+	gt_logger lg;
+	char *trace_dir, *sock_path, *ctl_path, *sock_dir, *nvml_path, *session;
+	int sock_dir_created;
+	unsigned long sock_ino, ctl_ino;
+	int dir_fd, listen_fd, ctl_fd, wake_fd, ep, spare_fd;
+	char tag_listen, tag_ctl, tag_wake; /* epoll markers */
+	atomic_int stop;
+	int closing;
+
+	peer *peers;     /* live connections */
+	peer *graveyard; /* dead, freed between batches */
+	uint32_t nproducers, ncontrol;
+	uint32_t accept_kinds;
+	uint64_t window_end; /* CLOCK_MONOTONIC ns, 0 = none */
+	uint64_t next_id, last_tick;
+	uint64_t refuse_sec, refuse_logged, refuse_suppressed;
+	gt_stream_header hdr; /* scratch for handshakes */
+
+	pthread_mutex_t lock; /* guards infos, st, cmds */
+	gt_peer_info *infos;
+	size_t ninfos, infocap;
+	gt_collector_stats st;
+	cmd *cmds, **cmds_tail;
+
+	gt_nvml_sampler *nvml;
+};
+
+/* ------------------------------------------------------------ helpers */
+
+static char *xstrdup(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+/* strncpy that always terminates and never warns about cutting. */
+static void copy_cut(char *dst, size_t cap, const char *src)
+{
+	size_t n = strnlen(src, cap - 1);
+	memcpy(dst, src, n);
+	dst[n] = 0;
+}
+
+static gt_peer_info *info_of(gt_collector *c, peer *p)
+{
+	return &c->infos[p->info];
+}
+
+static void wake(gt_collector *c)
+{
+	uint64_t one = 1;
+	ssize_t n = write(c->wake_fd, &one, sizeof(one));
+	(void)n; /* a full eventfd already wakes the loop */
+}
+
+static int ep_set(gt_collector *c, int op, int fd, uint32_t events, void *ptr)
+{
+	struct epoll_event ev = {.events = events, .data.ptr = ptr};
+	return epoll_ctl(c->ep, op, fd, &ev);
+}
+
+/* Rate-limited log line for refused connections: a flood of bad
+ * connections must not flood the log. */
+static void log_refusal(gt_collector *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void log_refusal(gt_collector *c, const char *fmt, ...)
+{
+	uint64_t sec = gt_now_ns(CLOCK_MONOTONIC) / 1000000000ull;
+	if (sec != c->refuse_sec) {
+		if (c->refuse_suppressed)
+			gt_logf(&c->lg, GT_LOG_WARN, "%llu more refused connections not logged",
+				(unsigned long long)c->refuse_suppressed);
+		c->refuse_sec = sec;
+		c->refuse_logged = 0;
+		c->refuse_suppressed = 0;
+	}
+	if (c->refuse_logged++ >= REFUSE_LOGS_PER_SEC) {
+		c->refuse_suppressed++;
+		return;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	gt_vlogf(&c->lg, GT_LOG_WARN, fmt, ap);
+	va_end(ap);
+}
+
+/* Queue bytes to a peer and try to send them now (never blocks). */
+static void peer_flush_out(gt_collector *c, peer *p);
+
+static int peer_queue(gt_collector *c, peer *p, const void *data, size_t n)
+{
+	if (p->outlen + n > OUT_MAX)
+		return GT_ERR_FULL;
+	if (p->outlen + n > p->outcap) {
+		size_t nc = p->outcap ? p->outcap : 1024;
+		while (nc < p->outlen + n)
+			nc *= 2;
+		uint8_t *nb = realloc(p->out, nc);
+		if (!nb)
+			return GT_ERR_NOMEM;
+		p->out = nb;
+		p->outcap = nc;
+	}
+	memcpy(p->out + p->outlen, data, n);
+	p->outlen += n;
+	peer_flush_out(c, p);
+	return 0;
+}
+
+static int send_ctl(gt_collector *c, peer *p, uint32_t type, uint64_t a0, uint64_t a1,
+		    const char *text)
+{
+	gt_ctl m = {.type = type, .arg0 = a0, .arg1 = a1};
+	if (text)
+		snprintf(m.text, sizeof(m.text), "%s", text);
+	uint8_t buf[GT_CTL_HEADER_SIZE + GT_CTL_TEXT_MAX];
+	int n = gt_ctl_encode(&m, buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	int rc = peer_queue(c, p, buf, (size_t)n);
+	if (rc < 0)
+		gt_logf(&c->lg, GT_LOG_WARN,
+			"pid %u: control message %u not sent: the producer does not read its "
+			"socket (%s)",
+			info_of(c, p)->pid, type, gt_strerror(rc));
+	return rc;
+}
+
+/* ------------------------------------------------------------ peer lifecycle */
+
+static void peer_unlink(gt_collector *c, peer *p)
+{
+	if (p->prev)
+		p->prev->next = p->next;
+	else
+		c->peers = p->next;
+	if (p->next)
+		p->next->prev = p->prev;
+	p->next = p->prev = NULL;
+}
+
+/* End a connection: close its fds, settle its info, move it to the
+ * graveyard. state: GT_PEER_CLOSED / DROPPED / REFUSED. */
+static void peer_end(gt_collector *c, peer *p, int state, const char *reason)
+{
+	if (p->stage == STAGE_DEAD)
+		return;
+	if (p->fd >= 0) {
+		epoll_ctl(c->ep, EPOLL_CTL_DEL, p->fd, NULL);
+		close(p->fd);
+		p->fd = -1;
+	}
+	if (p->file_fd >= 0) {
+		close(p->file_fd);
+		p->file_fd = -1;
+	}
+	p->stage = STAGE_DEAD;
+	peer_unlink(c, p);
+	p->next = c->graveyard;
+	c->graveyard = p;
+	if (p->type == P_CONTROL) {
+		c->ncontrol--;
+		return;
+	}
+	c->nproducers--;
+	gt_peer_info snapshot;
+	pthread_mutex_lock(&c->lock);
+	gt_peer_info *in = info_of(c, p);
+	in->state = state;
+	in->end_ns = gt_now_ns(CLOCK_REALTIME);
+	if (reason)
+		snprintf(in->reason, sizeof(in->reason), "%s", reason);
+	if (p->accepted) {
+		c->st.peers_active--;
+		if (state == GT_PEER_DROPPED)
+			c->st.peers_dropped++;
+	} else {
+		c->st.peers_pending--;
+		c->st.peers_refused++;
+	}
+	snapshot = *in;
+	pthread_mutex_unlock(&c->lock);
+	if (p->accepted && c->o.on_peer)
+		c->o.on_peer(c->o.peer_user, GT_PEER_DISCONNECTED, &snapshot);
+}
+
+static void peer_free(peer *p)
+{
+	free(p->refuse_why);
+	free(p->buf);
+	free(p->out);
+	free(p);
+}
+
+static void reap(gt_collector *c)
+{
+	while (c->graveyard) {
+		peer *p = c->graveyard;
+		c->graveyard = p->next;
+		peer_free(p);
+	}
+}
+
+static void peer_flush_out(gt_collector *c, peer *p)
+{
+	while (p->outlen) {
+		ssize_t n = send(p->fd, p->out, p->outlen, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		if (n < 0) {
+			/* The peer went away; its EOF (or error) ends it on read. */
+			p->outlen = 0;
+			break;
+		}
+		memmove(p->out, p->out + n, p->outlen - (size_t)n);
+		p->outlen -= (size_t)n;
+	}
+	int want = p->outlen > 0;
+	if (want != p->epollout && p->stage != STAGE_DEAD && !c->closing) {
+		ep_set(c, EPOLL_CTL_MOD, p->fd, EPOLLIN | (want ? EPOLLOUT : 0), p);
+		p->epollout = want;
+	}
+}
+
+/* Refuse a producer at the handshake: best-effort MISMATCH, one log line. */
+static void refuse(gt_collector *c, peer *p, const char *why)
+{
+	send_ctl(c, p, GT_CTL_MISMATCH, (uint64_t)GT_FORMAT_MAJOR << 16 | GT_FORMAT_MINOR,
+		 GT_FORMAT_OLDEST_MAJOR, why);
+	log_refusal(c, "connection #%llu (pid %u, uid %u): refused: %s",
+		    (unsigned long long)p->id, p->cred_pid, p->uid, why);
+	peer_end(c, p, GT_PEER_REFUSED, why);
+}
+
+static void describe_kept(gt_collector *c, peer *p, char *buf, size_t cap)
+{
+	const gt_peer_info *in = info_of(c, p);
+	snprintf(buf, cap, "%s keeps %llu frames (%llu records)", in->path,
+		 (unsigned long long)in->frames, (unsigned long long)in->records);
+}
+
+/* Drop an accepted producer for a protocol error: one log line. */
+static void drop(gt_collector *c, peer *p, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void drop(gt_collector *c, peer *p, const char *fmt, ...)
+{
+	char why[256], kept[700];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	describe_kept(c, p, kept, sizeof(kept));
+	gt_logf(&c->lg, GT_LOG_WARN, "pid %u (connection #%llu): dropped: %s; %s",
+		info_of(c, p)->pid, (unsigned long long)p->id, why, kept);
+	peer_end(c, p, GT_PEER_DROPPED, why);
+}
+
+/* ------------------------------------------------------------ trace files */
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Create <dir>/<pid>.gtrace, or <pid>-N.gtrace when taken. */
+static int create_trace_file(gt_collector *c, uint32_t pid, char *path, size_t cap)
+{
+	char name[64];
+	for (unsigned n = 0; n < 100000; n++) {
+		if (n == 0)
+			snprintf(name, sizeof(name), "%u.gtrace", pid);
+		else
+			snprintf(name, sizeof(name), "%u-%u.gtrace", pid, n);
+		int fd = openat(c->dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			snprintf(path, cap, "%s/%s", c->trace_dir, name);
+			return fd;
+		}
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+/* Write one verified frame (or the header) to the peer's file. On failure
+ * cut the file back to its last whole frame and stop writing it. */
+static void file_append(gt_collector *c, peer *p, const uint8_t *data, size_t n)
+{
+	if (p->discard || p->file_fd < 0)
+		return;
+	int rc = write_all(p->file_fd, data, n);
+	if (rc == 0) {
+		p->file_off += n;
+		return;
+	}
+	int trc = ftruncate(p->file_fd, (off_t)p->file_off);
+	p->discard = 1;
+	gt_peer_info *in = info_of(c, p);
+	gt_logf(&c->lg, GT_LOG_ERROR,
+		"%s: write failed at byte %llu: %s; this trace stops there (%llu frames kept%s), "
+		"other producers continue",
+		in->path, (unsigned long long)p->file_off, strerror(-rc),
+		(unsigned long long)in->frames,
+		trc ? ", and cutting the partial frame failed too" : "");
+}
+
+/* ------------------------------------------------------------ handshake */
+
+static int handshake(gt_collector *c, peer *p)
+{
+	const uint8_t *b = p->buf + p->pos;
+	size_t avail = p->len - p->pos;
+	int total = gt_stream_header_peek_len(b, avail);
+	if (total == GT_ERR_AGAIN || (total > 0 && (size_t)total > avail))
+		return 0;
+	if (p->refuse_why) {
+		/* Refused at accept (uid, full): answer where the producer waits for
+		 * the answer, after its header, without looking at it. */
+		char why[GT_CTL_TEXT_MAX + 1];
+		snprintf(why, sizeof(why), "%s", p->refuse_why);
+		refuse(c, p, why);
+		return -1;
+	}
+	if (total == GT_ERR_MAGIC) {
+		refuse(c, p, "not a gaptrace stream (bad magic)");
+		return -1;
+	}
+	if (total < 0) {
+		char why[128];
+		snprintf(why, sizeof(why), "stream header length invalid (%s)", gt_strerror(total));
+		refuse(c, p, why);
+		return -1;
+	}
+	gt_errinfo ei = {0};
+	int rc = gt_stream_header_decode(b, (size_t)total, &c->hdr, &ei);
+	if (rc < 0) {
+		refuse(c, p, ei.msg);
+		return -1;
+	}
+	uint32_t pid = c->hdr.pid ? c->hdr.pid : p->cred_pid;
+	char path[512];
+	int fd = create_trace_file(c, pid, path, sizeof(path));
+	if (fd < 0) {
+		char why[GT_CTL_TEXT_MAX];
+		snprintf(why, sizeof(why), "cannot create a trace file in %s: %s", c->trace_dir,
+			 strerror(-fd));
+		refuse(c, p, why);
+		return -1;
+	}
+	p->file_fd = fd;
+	rc = write_all(fd, b, (size_t)total);
+	if (rc < 0) {
+		char why[GT_CTL_TEXT_MAX];
+		snprintf(why, sizeof(why), "cannot write %.120s: %s", path, strerror(-rc));
+		unlinkat(c->dir_fd, strrchr(path, '/') + 1, 0);
+		refuse(c, p, why);
+		return -1;
+	}
+	p->file_off = (uint64_t)total;
+	p->pos += (size_t)total;
+	p->stream_off += (uint64_t)total;
+	p->stage = STAGE_STREAM;
+	p->accepted = 1;
+	p->armed_by_accept = c->window_end && c->accept_kinds;
+	p->armed_until = c->accept_kinds ? c->window_end : 0;
+
+	gt_peer_info snapshot;
+	pthread_mutex_lock(&c->lock);
+	gt_peer_info *in = info_of(c, p);
+	in->pid = pid;
+	in->state = c->accept_kinds ? GT_PEER_ARMED : GT_PEER_DORMANT;
+	in->kinds = c->accept_kinds;
+	snprintf(in->path, sizeof(in->path), "%s", path);
+	copy_cut(in->cmdline, sizeof(in->cmdline), c->hdr.cmdline);
+	c->st.peers_pending--;
+	c->st.peers_active++;
+	c->st.peers_total++;
+	snapshot = *in;
+	pthread_mutex_unlock(&c->lock);
+
+	send_ctl(c, p, GT_CTL_ACCEPT, (uint64_t)GT_FORMAT_MAJOR << 16 | GT_FORMAT_MINOR,
+		 c->accept_kinds, NULL);
+	gt_logf(&c->lg, GT_LOG_DEBUG, "pid %u (uid %u, connection #%llu): accepted, writing %s",
+		pid, p->uid, (unsigned long long)p->id, path);
+	if (c->o.on_peer)
+		c->o.on_peer(c->o.peer_user, GT_PEER_CONNECTED, &snapshot);
+	return 1;
+}
+
+/* ------------------------------------------------------------ frames */
+
+static void frame_ok(gt_collector *c, peer *p, const gt_frame_info *fi, const uint8_t *data,
+		     size_t n)
+{
+	uint64_t gap = 0;
+	if (fi->seq > p->next_seq)
+		gap = fi->seq - p->next_seq;
+	else if (fi->seq < p->next_seq)
+		gt_logf(&c->lg, GT_LOG_DEBUG, "pid %u: frame seq %llu after %llu (restart?)",
+			info_of(c, p)->pid, (unsigned long long)fi->seq,
+			(unsigned long long)p->next_seq - 1);
+	p->next_seq = fi->seq + 1;
+	int was_discarding = p->discard;
+	file_append(c, p, data, n);
+	int unwritten = p->discard || was_discarding;
+	pthread_mutex_lock(&c->lock);
+	gt_peer_info *in = info_of(c, p);
+	if (unwritten) {
+		in->frames_unwritten++;
+		c->st.frames_unwritten++;
+	}
+	in->frames++;
+	in->records += fi->nrecords;
+	in->seq_gaps += gap;
+	c->st.frames++;
+	c->st.records += fi->nrecords;
+	c->st.seq_gaps += gap;
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* Consume every whole frame in the buffer. @return -1 when the peer died. */
+static int frames(gt_collector *c, peer *p, uint64_t now)
+{
+	while (p->len - p->pos >= GT_FRAME_HEADER_SIZE) {
+		const uint8_t *b = p->buf + p->pos;
+		size_t avail = p->len - p->pos;
+		gt_frame_info fi;
+		int rc = gt_frame_header_decode(b, avail, &fi);
+		if (rc < 0) {
+			drop(c, p, "byte %llu of its stream: bad frame header (%s)",
+			     (unsigned long long)p->stream_off, gt_strerror(rc));
+			return -1;
+		}
+		size_t need = GT_FRAME_HEADER_SIZE + (size_t)fi.comp_len;
+		if (avail < need)
+			break;
+		if (gt_frame_verify(b, b + GT_FRAME_HEADER_SIZE, &fi) != 0) {
+			drop(c, p, "byte %llu of its stream: frame seq %llu fails its checksum",
+			     (unsigned long long)p->stream_off, (unsigned long long)fi.seq);
+			return -1;
+		}
+		frame_ok(c, p, &fi, b, need);
+		p->pos += need;
+		p->stream_off += need;
+		p->part_since = now;
+	}
+	return 0;
+}
+
+/* Make room to read: compact, then grow with what arrived, up to what the
+ * current structure needs (never more than a frame's cap allows). */
+static int make_room(peer *p)
+{
+	if (p->pos == p->len) {
+		p->pos = p->len = 0;
+		if (p->cap > 4 * READ_CHUNK) { /* a big frame passed: give memory back */
+			free(p->buf);
+			p->buf = NULL;
+			p->cap = 0;
+		}
+	} else if (p->pos > 0) {
+		memmove(p->buf, p->buf + p->pos, p->len - p->pos);
+		p->len -= p->pos;
+		p->pos = 0;
+	}
+	if (p->cap - p->len >= READ_CHUNK / 4 && p->cap)
+		return 0;
+	size_t want = p->cap ? p->cap * 2 : READ_CHUNK;
+	size_t limit = GT_FRAME_HEADER_SIZE + GT_FRAME_MAX_COMPRESSED + READ_CHUNK;
+	if (p->type == P_CONTROL)
+		limit = 2 * GT_CONTROL_LINE_MAX;
+	if (want > limit)
+		want = limit;
+	if (want <= p->cap)
+		return p->cap > p->len ? 0 : GT_ERR_LIMIT;
+	uint8_t *nb = realloc(p->buf, want);
+	if (!nb)
+		return GT_ERR_NOMEM;
+	p->buf = nb;
+	p->cap = want;
+	return 0;
+}
+
+/* Read what fits into the buffer (make_room first). @return bytes read,
+ * 0 at EOF, -EAGAIN when nothing is there, or another -errno. */
+static ssize_t peer_read(peer *p)
+{
+	for (;;) {
+		ssize_t n = read(p->fd, p->buf + p->len, p->cap - p->len);
+		if (n >= 0)
+			return n;
+		if (errno == EINTR)
+			continue;
+		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+	}
+}
+
+static void producer_eof(gt_collector *c, peer *p)
+{
+	size_t left = p->len - p->pos;
+	if (!p->accepted) {
+		refuse(c, p, left ? "closed inside its stream header" : "closed before its stream header");
+		return;
+	}
+	if (left) {
+		char why[160], kept[700];
+		snprintf(why, sizeof(why), "stream ended inside a frame at byte %llu (%zu bytes lost)",
+			 (unsigned long long)p->stream_off, left);
+		describe_kept(c, p, kept, sizeof(kept));
+		gt_logf(&c->lg, GT_LOG_WARN, "pid %u: %s; %s", info_of(c, p)->pid, why, kept);
+		peer_end(c, p, GT_PEER_CLOSED, why);
+		return;
+	}
+	peer_end(c, p, GT_PEER_CLOSED, NULL);
+}
+
+static void producer_readable(gt_collector *c, peer *p)
+{
+	size_t budget = READ_BUDGET;
+	while (budget && p->stage != STAGE_DEAD) {
+		int rc = make_room(p);
+		if (rc < 0) {
+			if (p->accepted)
+				drop(c, p, "out of buffer memory (%s)", gt_strerror(rc));
+			else
+				refuse(c, p, "out of buffer memory");
+			return;
+		}
+		ssize_t n = peer_read(p);
+		if (n == -EAGAIN)
+			return;
+		if (n < 0) {
+			char why[128];
+			snprintf(why, sizeof(why), "read error: %s", strerror((int)-n));
+			if (p->accepted)
+				drop(c, p, "%s", why);
+			else
+				refuse(c, p, why);
+			return;
+		}
+		if (n == 0) {
+			producer_eof(c, p);
+			return;
+		}
+		uint64_t now = gt_now_ns(CLOCK_MONOTONIC);
+		if (p->pos == p->len)
+			p->part_since = now;
+		p->len += (size_t)n;
+		budget = (size_t)n >= budget ? 0 : budget - (size_t)n;
+		pthread_mutex_lock(&c->lock);
+		info_of(c, p)->bytes += (uint64_t)n;
+		c->st.bytes += (uint64_t)n;
+		pthread_mutex_unlock(&c->lock);
+		if (p->stage == STAGE_HANDSHAKE) {
+			if (handshake(c, p) <= 0)
+				continue; /* need more, or refused (loop ends on DEAD) */
+			p->part_since = now;
+		}
+		if (frames(c, p, now) < 0)
+			return;
+	}
+}
+
+/* ------------------------------------------------------------ commands */
+
+/* Apply an arm/disarm/flush. @return producers told, or -1 when a pid
+ * names no connected producer. Loop thread only. */
+static int apply(gt_collector *c, int op, uint32_t pid, uint32_t kinds, uint64_t dur)
+{
+	uint64_t now = gt_now_ns(CLOCK_MONOTONIC);
+	if (pid == 0 && op == OP_ARM) {
+		c->accept_kinds = kinds;
+		c->window_end = dur ? now + dur : 0;
+	} else if (pid == 0 && op == OP_DISARM) {
+		c->accept_kinds = 0;
+		c->window_end = 0;
+	}
+	int n = 0;
+	for (peer *p = c->peers, *next; p; p = next) {
+		next = p->next;
+		if (p->type != P_PRODUCER || !p->accepted)
+			continue;
+		if (pid && info_of(c, p)->pid != pid)
+			continue;
+		n++;
+		if (op == OP_FLUSH) {
+			send_ctl(c, p, GT_CTL_FLUSH, 0, 0, NULL);
+			continue;
+		}
+		if (op == OP_ARM)
+			send_ctl(c, p, GT_CTL_ARM, kinds, dur, NULL);
+		else
+			send_ctl(c, p, GT_CTL_DISARM, 0, 0, NULL);
+		p->armed_by_accept = 0;
+		p->armed_until = op == OP_ARM && dur ? now + dur : 0;
+		pthread_mutex_lock(&c->lock);
+		info_of(c, p)->state = op == OP_ARM ? GT_PEER_ARMED : GT_PEER_DORMANT;
+		if (op == OP_ARM)
+			info_of(c, p)->kinds = kinds;
+		pthread_mutex_unlock(&c->lock);
+	}
+	const char *opname = op == OP_ARM ? "arm" : op == OP_DISARM ? "disarm" : "flush";
+	if (pid)
+		gt_logf(&c->lg, GT_LOG_INFO, "%s pid %u: %d producer(s) told", opname, pid, n);
+	else
+		gt_logf(&c->lg, GT_LOG_INFO, "%s all: %d producer(s) told", opname, n);
+	return pid && n == 0 ? -1 : n;
+}
+
+static int queue_cmd(gt_collector *c, int op, uint32_t pid, uint32_t kinds, uint64_t dur)
+{
+	if (!c)
+		return GT_ERR_INVAL;
+	cmd *m = calloc(1, sizeof(*m));
+	if (!m)
+		return GT_ERR_NOMEM;
+	m->op = op;
+	m->pid = pid;
+	m->kinds = kinds;
+	m->dur = dur;
+	pthread_mutex_lock(&c->lock);
+	int closed = c->closing;
+	if (!closed) {
+		*c->cmds_tail = m;
+		c->cmds_tail = &m->next;
+	}
+	pthread_mutex_unlock(&c->lock);
+	if (closed) {
+		free(m);
+		return GT_ERR_CLOSED;
+	}
+	wake(c);
+	return 0;
+}
+
+int gt_collector_arm(gt_collector *c, uint32_t pid, uint32_t kinds, uint64_t duration_ns)
+{
+	return queue_cmd(c, OP_ARM, pid, kinds, duration_ns);
+}
+
+int gt_collector_disarm(gt_collector *c, uint32_t pid)
+{
+	return queue_cmd(c, OP_DISARM, pid, 0, 0);
+}
+
+int gt_collector_flush(gt_collector *c, uint32_t pid)
+{
+	return queue_cmd(c, OP_FLUSH, pid, 0, 0);
+}
+
+static void run_cmds(gt_collector *c)
+{
+	pthread_mutex_lock(&c->lock);
+	cmd *list = c->cmds;
+	c->cmds = NULL;
+	c->cmds_tail = &c->cmds;
+	pthread_mutex_unlock(&c->lock);
+	while (list) {
+		cmd *m = list;
+		list = m->next;
+		apply(c, m->op, m->pid, m->kinds, m->dur);
+		free(m);
+	}
+}
+
+/* ------------------------------------------------------------ control socket */
+
+typedef struct strbuf {
+	char *p;
+	size_t len, cap;
+	int oom;
+} strbuf;
+
+static void sb_printf(strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(strbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	for (int tries = 0; tries < 2 && !b->oom; tries++) {
+		va_start(ap, fmt);
+		int n = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? b->cap - b->len : 0, fmt, ap);
+		va_end(ap);
+		if (n < 0)
+			return;
+		if (b->p && (size_t)n < b->cap - b->len) {
+			b->len += (size_t)n;
+			return;
+		}
+		size_t nc = (b->cap ? b->cap : 1024);
+		while (nc < b->len + (size_t)n + 1)
+			nc *= 2;
+		char *np = realloc(b->p, nc);
+		if (!np) {
+			b->oom = 1;
+			return;
+		}
+		b->p = np;
+		b->cap = nc;
+	}
+}
+
+static int parse_target(const char *s, uint32_t *pid)
+{
+	if (!s)
+		return -1;
+	if (!strcmp(s, "all")) {
+		*pid = 0;
+		return 0;
+	}
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (errno || *end || end == s || v == 0 || v > UINT32_MAX)
+		return -1;
+	*pid = (uint32_t)v;
+	return 0;
+}
+
+static void control_list(gt_collector *c, strbuf *out)
+{
+	uint64_t now = gt_now_ns(CLOCK_MONOTONIC);
+	int n = 0;
+	pthread_mutex_lock(&c->lock);
+	for (peer *p = c->peers; p; p = p->next) {
+		if (p->type != P_PRODUCER)
+			continue;
+		const gt_peer_info *in = info_of(c, p);
+		int state = in->state;
+		if (state == GT_PEER_ARMED && p->armed_until && now >= p->armed_until)
+			state = GT_PEER_DORMANT;
+		char kinds[160];
+		gt_kinds_format(state == GT_PEER_ARMED ? in->kinds : 0, kinds, sizeof(kinds));
+		sb_printf(out,
+			  "peer %u %s kinds=%s frames=%llu records=%llu bytes=%llu gaps=%llu "
+			  "file=%s\n",
+			  in->pid, gt_peer_state_name(state), kinds,
+			  (unsigned long long)in->frames, (unsigned long long)in->records,
+			  (unsigned long long)in->bytes, (unsigned long long)in->seq_gaps,
+			  in->path[0] ? in->path : "-");
+		n++;
+	}
+	pthread_mutex_unlock(&c->lock);
+	sb_printf(out, "ok %d\n", n);
+}
+
+static void control_request(gt_collector *c, char *line, strbuf *out)
+{
+	char *save = NULL;
+	char *verb = strtok_r(line, " \t\r", &save);
+	char *a1 = strtok_r(NULL, " \t\r", &save);
+	char *a2 = strtok_r(NULL, " \t\r", &save);
+	char *a3 = strtok_r(NULL, " \t\r", &save);
+	char *extra = strtok_r(NULL, " \t\r", &save);
+	uint32_t pid = 0, kinds = 0;
+	uint64_t dur = 0;
+	int op = 0;
+	if (!verb) {
+		sb_printf(out, "error empty request\n");
+		return;
+	}
+	if (!strcmp(verb, "list") && !a1) {
+		control_list(c, out);
+		return;
+	}
+	if (!strcmp(verb, "stats") && !a1) {
+		gt_collector_stats st;
+		gt_collector_get_stats(c, &st);
+		sb_printf(out,
+			  "ok peers=%u total=%llu refused=%llu dropped=%llu frames=%llu "
+			  "records=%llu bytes=%llu gaps=%llu unwritten=%llu nvml=%llu\n",
+			  st.peers_active, (unsigned long long)st.peers_total,
+			  (unsigned long long)st.peers_refused, (unsigned long long)st.peers_dropped,
+			  (unsigned long long)st.frames, (unsigned long long)st.records,
+			  (unsigned long long)st.bytes, (unsigned long long)st.seq_gaps,
+			  (unsigned long long)st.frames_unwritten,
+			  (unsigned long long)st.nvml_samples);
+		return;
+	}
+	if (!strcmp(verb, "arm")) {
+		if (parse_target(a1, &pid) || !a2 || gt_kinds_parse(a2, &kinds) ||
+		    !a3 || extra) {
+			sb_printf(out, "error usage: arm <pid|all> <kinds> <duration_ns>\n");
+			return;
+		}
+		char *end;
+		errno = 0;
+		dur = strtoull(a3, &end, 10);
+		if (errno || *end || a3[0] == '-') {
+			sb_printf(out, "error bad duration '%s' (nanoseconds)\n", a3);
+			return;
+		}
+		if (!kinds) {
+			sb_printf(out, "error kinds '%s' selects nothing\n", a2);
+			return;
+		}
+		op = OP_ARM;
+	} else if (!strcmp(verb, "disarm") || !strcmp(verb, "flush")) {
+		if (parse_target(a1, &pid) || a2) {
+			sb_printf(out, "error usage: %s <pid|all>\n", verb);
+			return;
+		}
+		op = verb[0] == 'd' ? OP_DISARM : OP_FLUSH;
+	} else {
+		sb_printf(out, "error unknown request '%s' (list, stats, arm, disarm, flush)\n", verb);
+		return;
+	}
+	int n = apply(c, op, pid, kinds, dur);
+	if (n < 0)
+		sb_printf(out, "error no producer with pid %u\n", pid);
+	else
+		sb_printf(out, "ok %d\n", n);
+}
+
+static void control_readable(gt_collector *c, peer *p)
+{
+	for (;;) {
+		if (make_room(p) < 0) {
+			gt_logf(&c->lg, GT_LOG_WARN, "control connection #%llu: request line too long",
+				(unsigned long long)p->id);
+			peer_end(c, p, GT_PEER_DROPPED, NULL);
+			return;
+		}
+		ssize_t n = peer_read(p);
+		if (n == -EAGAIN)
+			return;
+		if (n <= 0) {
+			peer_end(c, p, GT_PEER_CLOSED, NULL);
+			return;
+		}
+		uint64_t now = gt_now_ns(CLOCK_MONOTONIC);
+		p->len += (size_t)n;
+		p->part_since = now;
+		for (;;) {
+			uint8_t *nl = memchr(p->buf + p->pos, '\n', p->len - p->pos);
+			if (!nl)
+				break;
+			*nl = 0;
+			strbuf out = {0};
+			control_request(c, (char *)p->buf + p->pos, &out);
+			p->pos = (size_t)(nl - p->buf) + 1;
+			if (out.oom || peer_queue(c, p, out.p, out.len) < 0) {
+				free(out.p);
+				gt_logf(&c->lg, GT_LOG_WARN,
+					"control connection #%llu: answer not sent (client does not "
+					"read)",
+					(unsigned long long)p->id);
+				peer_end(c, p, GT_PEER_DROPPED, NULL);
+				return;
+			}
+			free(out.p);
+		}
+		if (p->len - p->pos >= GT_CONTROL_LINE_MAX) {
+			gt_logf(&c->lg, GT_LOG_WARN, "control connection #%llu: request line too long",
+				(unsigned long long)p->id);
+			peer_end(c, p, GT_PEER_DROPPED, NULL);
+			return;
+		}
+	}
+}
+
+/* ------------------------------------------------------------ accept */
+
+static peer *peer_new(gt_collector *c, int fd, int type)
+{
+	peer *p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->fd = fd;
+	p->file_fd = -1;
+	p->type = type;
+	p->id = ++c->next_id;
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0) {
+		p->uid = cr.uid;
+		p->cred_pid = (uint32_t)cr.pid;
+	} else {
+		p->uid = UINT32_MAX; /* unknown: refused below */
+	}
+	uint64_t now = gt_now_ns(CLOCK_MONOTONIC);
+	p->hs_deadline = now + (uint64_t)c->o.handshake_timeout_ms * 1000000ull;
+	p->part_since = now;
+	p->next = c->peers;
+	if (c->peers)
+		c->peers->prev = p;
+	c->peers = p;
+	return p;
+}
+
+/* Register a producer's info slot (every connection gets one). */
+static int info_add(gt_collector *c, peer *p)
+{
+	pthread_mutex_lock(&c->lock);
+	if (c->ninfos == c->infocap) {
+		size_t nc = c->infocap ? c->infocap * 2 : 64;
+		gt_peer_info *ni = realloc(c->infos, nc * sizeof(*ni));
+		if (!ni) {
+			pthread_mutex_unlock(&c->lock);
+			return GT_ERR_NOMEM;
+		}
+		c->infos = ni;
+		c->infocap = nc;
+	}
+	p->info = c->ninfos++;
+	gt_peer_info *in = &c->infos[p->info];
+	memset(in, 0, sizeof(*in));
+	in->id = p->id;
+	in->pid = p->cred_pid;
+	in->uid = p->uid;
+	in->state = GT_PEER_HANDSHAKE;
+	in->connect_ns = gt_now_ns(CLOCK_REALTIME);
+	c->st.peers_pending++;
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
+static void accept_all(gt_collector *c, int lfd, int type)
+{
+	for (;;) {
+		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			if ((errno == EMFILE || errno == ENFILE) && c->spare_fd >= 0) {
+				/* Out of descriptors: use the spare one to accept and close
+				 * the connection, so the listen queue does not spin us. */
+				close(c->spare_fd);
+				c->spare_fd = -1;
+				int f2 = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+				if (f2 >= 0)
+					close(f2);
+				c->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+				log_refusal(c, "out of file descriptors: a connection was refused");
+				continue;
+			}
+			if (errno != EAGAIN && errno != EWOULDBLOCK)
+				gt_logf(&c->lg, GT_LOG_ERROR, "accept: %s", strerror(errno));
+			return;
+		}
+		if (type == P_CONTROL && c->ncontrol >= MAX_CONTROL) {
+			close(fd);
+			log_refusal(c, "control connection refused: %d already open", MAX_CONTROL);
+			continue;
+		}
+		peer *p = peer_new(c, fd, type);
+		if (!p || (type == P_PRODUCER && info_add(c, p) < 0)) {
+			if (p) {
+				peer_unlink(c, p);
+				peer_free(p);
+			}
+			close(fd);
+			gt_logf(&c->lg, GT_LOG_ERROR, "out of memory: a connection was refused");
+			continue;
+		}
+		if (type == P_CONTROL)
+			c->ncontrol++;
+		else
+			c->nproducers++;
+		if (ep_set(c, EPOLL_CTL_ADD, fd, EPOLLIN, p) != 0) {
+			gt_logf(&c->lg, GT_LOG_ERROR, "epoll: %s", strerror(errno));
+			peer_end(c, p, GT_PEER_REFUSED, "epoll failed");
+			continue;
+		}
+		/* A refused producer still gets its MISMATCH where the protocol
+		 * puts the answer (after its header, or at the handshake timeout),
+		 * so it falls back to a file at once; nothing it sends is used. */
+		char why[128];
+		why[0] = 0;
+		if (!gt_peer_uid_ok(p->uid))
+			snprintf(why, sizeof(why), "uid %u may not connect (only uid %u or root)",
+				 p->uid, (unsigned)geteuid());
+		else if (type == P_PRODUCER && c->nproducers > c->o.max_peers)
+			snprintf(why, sizeof(why), "collector full (%u producers connected)",
+				 c->o.max_peers);
+		if (why[0] && type == P_CONTROL) {
+			log_refusal(c, "control connection (pid %u): refused: %s", p->cred_pid, why);
+			peer_end(c, p, GT_PEER_REFUSED, why);
+		} else if (why[0] && !(p->refuse_why = strdup(why))) {
+			refuse(c, p, why);
+		}
+	}
+}
+
+/* ------------------------------------------------------------ timers */
+
+static void tick(gt_collector *c, uint64_t now)
+{
+	if (now - c->last_tick < TICK_NS)
+		return;
+	c->last_tick = now;
+	if (c->window_end && now >= c->window_end) {
+		c->window_end = 0;
+		c->accept_kinds = 0;
+		for (peer *p = c->peers; p; p = p->next) {
+			if (p->type != P_PRODUCER || !p->armed_by_accept)
+				continue;
+			p->armed_by_accept = 0;
+			send_ctl(c, p, GT_CTL_DISARM, 0, 0, NULL);
+			pthread_mutex_lock(&c->lock);
+			info_of(c, p)->state = GT_PEER_DORMANT;
+			pthread_mutex_unlock(&c->lock);
+		}
+		gt_logf(&c->lg, GT_LOG_INFO, "capture window ended: producers disarmed");
+	}
+	uint64_t stall = (uint64_t)c->o.stall_timeout_ms * 1000000ull;
+	for (peer *p = c->peers, *next; p; p = next) {
+		next = p->next;
+		size_t part = p->len - p->pos;
+		if (p->type == P_CONTROL) {
+			if (now - p->part_since > (part ? stall : CONTROL_IDLE_NS))
+				peer_end(c, p, GT_PEER_CLOSED, NULL);
+			continue;
+		}
+		if (p->stage == STAGE_HANDSHAKE) {
+			if (now >= p->hs_deadline) {
+				char why[GT_CTL_TEXT_MAX + 1];
+				if (p->refuse_why)
+					snprintf(why, sizeof(why), "%s", p->refuse_why);
+				else
+					snprintf(why, sizeof(why),
+						 "no complete stream header within %u ms (%zu bytes "
+						 "received)",
+						 c->o.handshake_timeout_ms, part);
+				refuse(c, p, why);
+			}
+			continue;
+		}
+		if (part && now - p->part_since > stall) {
+			gt_frame_info fi;
+			size_t want = 0;
+			if (gt_frame_header_decode(p->buf + p->pos, part, &fi) == 0)
+				want = GT_FRAME_HEADER_SIZE + fi.comp_len;
+			drop(c, p,
+			     "stalled for %u ms inside a frame at byte %llu (%zu of %zu bytes "
+			     "received)",
+			     c->o.stall_timeout_ms, (unsigned long long)p->stream_off, part, want);
+			continue;
+		}
+		if (!part && p->buf && now - p->part_since > IDLE_FREE_NS) {
+			/* An idle (e.g. dormant) producer keeps no read buffer. */
+			free(p->buf);
+			p->buf = NULL;
+			p->cap = p->len = p->pos = 0;
+		}
+		if (p->armed_until && now >= p->armed_until) {
+			p->armed_until = 0;
+			pthread_mutex_lock(&c->lock);
+			info_of(c, p)->state = GT_PEER_DORMANT;
+			pthread_mutex_unlock(&c->lock);
+		}
+	}
+}
+
+/* ------------------------------------------------------------ run */
+
+int gt_collector_run(gt_collector *c)
+{
+	if (!c)
+		return GT_ERR_INVAL;
+	struct epoll_event evs[64];
+	while (!atomic_load(&c->stop)) {
+		int n = epoll_wait(c->ep, evs, 64, (int)(TICK_NS / 1000000));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			gt_logf(&c->lg, GT_LOG_ERROR, "epoll_wait: %s", strerror(errno));
+			return GT_ERR_IO;
+		}
+		for (int i = 0; i < n; i++) {
+			void *tag = evs[i].data.ptr;
+			if (tag == &c->tag_wake) {
+				uint64_t v;
+				ssize_t r = read(c->wake_fd, &v, sizeof(v));
+				(void)r;
+				continue;
+			}
+			if (tag == &c->tag_listen) {
+				accept_all(c, c->listen_fd, P_PRODUCER);
+				continue;
+			}
+			if (tag == &c->tag_ctl) {
+				accept_all(c, c->ctl_fd, P_CONTROL);
+				continue;
+			}
+			peer *p = tag;
+			if (p->stage == STAGE_DEAD)
+				continue;
+			if (evs[i].events & EPOLLOUT)
+				peer_flush_out(c, p);
+			if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
+				if (p->type == P_CONTROL)
+					control_readable(c, p);
+				else
+					producer_readable(c, p);
+			}
+		}
+		reap(c);
+		run_cmds(c);
+		tick(c, gt_now_ns(CLOCK_MONOTONIC));
+		reap(c);
+	}
+	return 0;
+}
+
+void gt_collector_stop(gt_collector *c)
+{
+	if (!c)
+		return;
+	atomic_store(&c->stop, 1);
+	wake(c);
+}
+
+/* ------------------------------------------------------------ create / close */
+
+static int mkdir_trace(const char *dir, gt_errinfo *ei)
+{
+	struct stat st;
+	if (mkdir(dir, 0755) == 0 || errno == EEXIST) {
+		if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+			return 0;
+		return gt_ei_set(ei, GT_ERR_INVAL, "trace directory %s: not a directory", dir);
+	}
+	return gt_ei_set(ei, GT_ERR_IO, "trace directory %s: cannot create: %s", dir,
+			 strerror(errno));
+}
+
+gt_collector *gt_collector_new(const gt_collector_opts *opts, gt_errinfo *ei)
+{
+	if (!opts || !opts->trace_dir || !opts->trace_dir[0]) {
+		gt_ei_set(ei, GT_ERR_INVAL, "collector: no trace directory given");
+		return NULL;
+	}
+	gt_collector *c = calloc(1, sizeof(*c));
+	if (!c) {
+		gt_ei_set(ei, GT_ERR_NOMEM, "out of memory");
+		return NULL;
+	}
+	c->o = *opts;
+	c->dir_fd = c->listen_fd = c->ctl_fd = c->wake_fd = c->ep = c->spare_fd = -1;
+	pthread_mutex_init(&c->lock, NULL);
+	c->cmds_tail = &c->cmds;
+	c->lg.fn = opts->log;
+	c->lg.user = opts->log_user;
+	if (!c->o.handshake_timeout_ms)
+		c->o.handshake_timeout_ms = 2000;
+	if (!c->o.stall_timeout_ms)
+		c->o.stall_timeout_ms = 10000;
+	if (!c->o.max_peers)
+		c->o.max_peers = 1024;
+	uint32_t kinds = opts->kinds ? opts->kinds : GT_KIND_DEFAULT;
+	c->accept_kinds = opts->dormant ? 0 : kinds;
+
+	char defsock[512], ctl[512];
+	const char *sock = opts->socket_path;
+	if (!sock || !sock[0]) {
+		if (gt_collector_default_socket(defsock, sizeof(defsock)) < 0) {
+			gt_ei_set(ei, GT_ERR_LIMIT, "default socket path too long");
+			goto fail;
+		}
+		sock = defsock;
+	}
+	if (gt_collector_control_for(sock, ctl, sizeof(ctl)) < 0) {
+		gt_ei_set(ei, GT_ERR_LIMIT, "socket path too long: %s", sock);
+		goto fail;
+	}
+	c->trace_dir = xstrdup(opts->trace_dir);
+	c->sock_path = xstrdup(sock);
+	c->ctl_path = xstrdup(ctl);
+	c->session = xstrdup(opts->session ? opts->session : "");
+	c->sock_dir = xstrdup(sock);
+	if (!c->trace_dir || !c->sock_path || !c->ctl_path || !c->sock_dir || !c->session) {
+		gt_ei_set(ei, GT_ERR_NOMEM, "out of memory");
+		goto fail;
+	}
+	char *slash = strrchr(c->sock_dir, '/');
+	if (!slash)
+		strcpy(c->sock_dir, ".");
+	else if (slash == c->sock_dir)
+		slash[1] = 0;
+	else
+		*slash = 0;
+	c->o.trace_dir = c->trace_dir;
+	c->o.socket_path = c->sock_path;
+	c->o.session = c->session;
+
+	if (!strcmp(ctl, sock)) {
+		gt_ei_set(ei, GT_ERR_INVAL, "the producer socket may not be named control.sock");
+		goto fail;
+	}
+	if (gt_private_dir(c->sock_dir, &c->sock_dir_created, ei) < 0)
+		goto fail;
+	if (mkdir_trace(c->trace_dir, ei) < 0)
+		goto fail;
+	c->dir_fd = open(c->trace_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (c->dir_fd < 0) {
+		gt_ei_set(ei, GT_ERR_IO, "trace directory %s: %s", c->trace_dir, strerror(errno));
+		goto fail;
+	}
+	c->ep = epoll_create1(EPOLL_CLOEXEC);
+	c->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	c->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (c->ep < 0 || c->wake_fd < 0) {
+		gt_ei_set(ei, GT_ERR_IO, "epoll/eventfd: %s", strerror(errno));
+		goto fail;
+	}
+	c->listen_fd = gt_listen_unix(c->sock_path, &c->sock_ino, ei);
+	if (c->listen_fd < 0)
+		goto fail;
+	c->ctl_fd = gt_listen_unix(c->ctl_path, &c->ctl_ino, ei);
+	if (c->ctl_fd < 0)
+		goto fail;
+	if (ep_set(c, EPOLL_CTL_ADD, c->wake_fd, EPOLLIN, &c->tag_wake) ||
+	    ep_set(c, EPOLL_CTL_ADD, c->listen_fd, EPOLLIN, &c->tag_listen) ||
+	    ep_set(c, EPOLL_CTL_ADD, c->ctl_fd, EPOLLIN, &c->tag_ctl)) {
+		gt_ei_set(ei, GT_ERR_IO, "epoll_ctl: %s", strerror(errno));
+		goto fail;
+	}
+	c->last_tick = gt_now_ns(CLOCK_MONOTONIC);
+
+	if (opts->nvml_hz) {
+		/* nvml.gtrace, or nvml-N.gtrace when a previous run left one. The
+		 * sampler creates it with O_EXCL, so a race loses nothing. */
+		char path[600];
+		int found = 0;
+		for (unsigned n = 0; n < 1000 && !found; n++) {
+			if (n)
+				snprintf(path, sizeof(path), "%s/nvml-%u.gtrace", c->trace_dir, n);
+			else
+				snprintf(path, sizeof(path), "%s/nvml.gtrace", c->trace_dir);
+			found = access(path, F_OK) != 0;
+		}
+		if (found) {
+			gt_nvml_opts no = {.path = path,
+					   .hz = opts->nvml_hz,
+					   .proc_hz = opts->nvml_proc_hz,
+					   .lib = opts->nvml_lib,
+					   .api = opts->nvml_api,
+					   .session = c->session,
+					   .log = opts->log,
+					   .log_user = opts->log_user};
+			int err = 0;
+			c->nvml = gt_nvml_start(&no, &err);
+			if (c->nvml)
+				c->nvml_path = xstrdup(path);
+		}
+	}
+	return c;
+fail:
+	gt_collector_close(c);
+	return NULL;
+}
+
+/* Read what a producer already sent (whole frames), without waiting. */
+static void drain_producer(gt_collector *c, peer *p)
+{
+	if (p->stage == STAGE_STREAM)
+		producer_readable(c, p);
+}
+
+void gt_collector_close(gt_collector *c)
+{
+	if (!c)
+		return;
+	pthread_mutex_lock(&c->lock);
+	c->closing = 1;
+	pthread_mutex_unlock(&c->lock);
+	/* Commands queued before close still go out, then the streams end. */
+	run_cmds(c);
+	for (peer *p = c->peers, *next; p; p = next) {
+		next = p->next;
+		if (p->type == P_PRODUCER)
+			drain_producer(c, p);
+	}
+	while (c->peers) {
+		peer *p = c->peers;
+		if (p->type == P_CONTROL) {
+			peer_end(c, p, GT_PEER_CLOSED, NULL);
+		} else if (!p->accepted) {
+			refuse(c, p, "the collector is closing");
+		} else {
+			send_ctl(c, p, GT_CTL_BYE, 0, 0, "collector closing");
+			size_t left = p->len - p->pos;
+			if (left)
+				gt_logf(&c->lg, GT_LOG_WARN,
+					"pid %u: collector closing inside a frame at byte %llu (%zu "
+					"bytes of it discarded)",
+					info_of(c, p)->pid, (unsigned long long)p->stream_off, left);
+			peer_end(c, p, GT_PEER_CLOSED, "still connected when the collector closed");
+		}
+	}
+	reap(c);
+	gt_nvml_stop(c->nvml);
+	if (c->listen_fd >= 0) {
+		close(c->listen_fd);
+		gt_unlink_own_socket(c->sock_path, c->sock_ino);
+	}
+	if (c->ctl_fd >= 0) {
+		close(c->ctl_fd);
+		gt_unlink_own_socket(c->ctl_path, c->ctl_ino);
+	}
+	if (c->sock_dir_created && c->sock_dir)
+		rmdir(c->sock_dir); /* fails harmlessly when something else lives there */
+	if (c->ep >= 0)
+		close(c->ep);
+	if (c->wake_fd >= 0)
+		close(c->wake_fd);
+	if (c->dir_fd >= 0)
+		close(c->dir_fd);
+	if (c->spare_fd >= 0)
+		close(c->spare_fd);
+	while (c->cmds) {
+		cmd *m = c->cmds;
+		c->cmds = m->next;
+		free(m);
+	}
+	pthread_mutex_destroy(&c->lock);
+	free(c->infos);
+	free(c->trace_dir);
+	free(c->sock_path);
+	free(c->ctl_path);
+	free(c->sock_dir);
+	free(c->nvml_path);
+	free(c->session);
+	free(c);
+}
+
+/* ------------------------------------------------------------ getters */
+
+void gt_collector_get_stats(gt_collector *c, gt_collector_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (!c)
+		return;
+	pthread_mutex_lock(&c->lock);
+	*st = c->st;
+	pthread_mutex_unlock(&c->lock);
+	if (c->nvml) {
+		gt_nvml_stats ns;
+		gt_nvml_get_stats(c->nvml, &ns);
+		st->nvml_samples = ns.samples;
+		st->nvml_devices = ns.devices;
+	}
+}
+
+size_t gt_collector_peers(gt_collector *c, gt_peer_info *out, size_t cap)
+{
+	if (!c)
+		return 0;
+	pthread_mutex_lock(&c->lock);
+	size_t n = c->ninfos;
+	if (out && cap)
+		memcpy(out, c->infos, (n < cap ? n : cap) * sizeof(*out));
+	pthread_mutex_unlock(&c->lock);
+	return n;
+}
+
+const char *gt_collector_socket_path(const gt_collector *c)
+{
+	return c ? c->sock_path : NULL;
+}
+
+const char *gt_collector_control_path(const gt_collector *c)
+{
+	return c ? c->ctl_path : NULL;
+}
+
+const char *gt_collector_trace_dir(const gt_collector *c)
+{
+	return c ? c->trace_dir : NULL;
+}
+
+const char *gt_collector_nvml_path(const gt_collector *c)
+{
+	return c ? c->nvml_path : NULL;
+}

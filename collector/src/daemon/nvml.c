@@ -1,0 +1,640 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The NVML sampler: a thread that reads every GPU's clocks, power,
+ * temperature, utilization, clocks-event reasons, violation counters,
+ * memory and energy at a fixed rate, plus per-process utilization at a lower
+ * rate, and writes them as GT_REC_NVML / GT_REC_NVML_PROC rows to one trace
+ * (producer GT_PRODUCER_COLLECTOR, trace clock = CLOCK_REALTIME).
+ *
+ * NVML is reached only through a gt_nvml_api table: filled with dlsym from
+ * libnvidia-ml.so.1, or given by the caller (tests). A metric NVML answers
+ * NOT_SUPPORTED for (or whose function is missing) is written as
+ * UINT32_MAX / UINT64_MAX and never asked again on that GPU, so an
+ * unsupported metric costs one call in total, not one per sample.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon_internal.h"
+
+#define FLUSH_NS 1000000000ull
+#define PROC_SAMPLES_MAX 4096u
+
+enum {
+	M_SMCLK,
+	M_MEMCLK,
+	M_POWER,
+	M_TEMP,
+	M_UTIL,
+	M_REASONS,
+	M_VIOL_POWER,
+	M_VIOL_THERMAL,
+	M_MEMORY,
+	M_ENERGY,
+	M_PROC,
+	M_COUNT
+};
+
+static const char *const metric_names[M_COUNT] = {
+	"sm clock", "memory clock", "power", "temperature", "utilization", "clocks-event reasons",
+	"power violation", "thermal violation", "memory used", "energy", "process utilization",
+};
+
+/* NVML enum values we pass. */
+enum {
+	NVML_CLOCK_SM = 1,
+	NVML_CLOCK_MEM = 2,
+	NVML_TEMPERATURE_GPU = 0,
+	NVML_PERF_POLICY_POWER = 0,
+	NVML_PERF_POLICY_THERMAL = 1,
+};
+
+typedef struct devstate {
+	void *h;
+	uint8_t unsupported[M_COUNT];
+	uint8_t failed_logged[M_COUNT];
+	unsigned long long last_seen_us;
+	gt_nvml_proc_sample *ps;
+	unsigned int pscap;
+} devstate;
+
+struct gt_nvml_sampler {
+	gt_nvml_api api;
+	void *dl;
+	gt_logger lg;
+	unsigned int hz, proc_hz;
+	int fd;
+	uint64_t file_off;
+	int write_err;
+	char *path;
+	gt_writer *w;
+	uint32_t ndev;
+	devstate dev[GT_MAX_DEVICES];
+	pthread_t th;
+	int started;
+	int inited; /* nvmlInit succeeded: call nvmlShutdown at the end */
+	pthread_mutex_t lock; /* guards stop and st */
+	pthread_cond_t cv;
+	int stop;
+	gt_nvml_stats st;
+};
+
+/* ------------------------------------------------------------ uuid */
+
+static int hexval(int ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	if (ch >= 'A' && ch <= 'F')
+		return ch - 'A' + 10;
+	return -1;
+}
+
+int gt_nvml_parse_uuid(const char *s, uint8_t out[16])
+{
+	memset(out, 0, 16);
+	if (!s)
+		return GT_ERR_INVAL;
+	if (!strncmp(s, "GPU-", 4) || !strncmp(s, "MIG-", 4))
+		s += 4;
+	uint8_t tmp[16];
+	int n = 0, hi = -1;
+	for (; *s; s++) {
+		if (*s == '-')
+			continue;
+		int v = hexval((unsigned char)*s);
+		if (v < 0 || n == 16)
+			return GT_ERR_INVAL;
+		if (hi < 0) {
+			hi = v;
+		} else {
+			tmp[n++] = (uint8_t)(hi << 4 | v);
+			hi = -1;
+		}
+	}
+	if (n != 16 || hi >= 0)
+		return GT_ERR_INVAL;
+	memcpy(out, tmp, 16);
+	return 0;
+}
+
+/* ------------------------------------------------------------ loading */
+
+/* Resolve a symbol into a function pointer slot; first name that exists. */
+static void resolve(void *dl, void *slot, const char *name, const char *fallback)
+{
+	void *f = dlsym(dl, name);
+	if (!f && fallback)
+		f = dlsym(dl, fallback);
+	memcpy(slot, &f, sizeof(f));
+}
+
+static int load_nvml(gt_nvml_sampler *s, const char *lib)
+{
+	const char *name = lib ? lib : "libnvidia-ml.so.1";
+	s->dl = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+	if (!s->dl) {
+		const char *e = dlerror();
+		gt_logf(&s->lg, GT_LOG_WARN,
+			"NVML not available (%s): no GPU clock/power/throttle samples will be "
+			"recorded",
+			e ? e : name);
+		return GT_ERR_IO;
+	}
+	gt_nvml_api *a = &s->api;
+	resolve(s->dl, &a->init, "nvmlInit_v2", "nvmlInit");
+	resolve(s->dl, &a->shutdown, "nvmlShutdown", NULL);
+	resolve(s->dl, &a->device_count, "nvmlDeviceGetCount_v2", "nvmlDeviceGetCount");
+	resolve(s->dl, &a->device_handle, "nvmlDeviceGetHandleByIndex_v2",
+		"nvmlDeviceGetHandleByIndex");
+	resolve(s->dl, &a->device_name, "nvmlDeviceGetName", NULL);
+	resolve(s->dl, &a->device_uuid, "nvmlDeviceGetUUID", NULL);
+	resolve(s->dl, &a->device_pci, "nvmlDeviceGetPciInfo_v3", NULL);
+	resolve(s->dl, &a->cuda_cc, "nvmlDeviceGetCudaComputeCapability", NULL);
+	resolve(s->dl, &a->max_clock, "nvmlDeviceGetMaxClockInfo", NULL);
+	resolve(s->dl, &a->clock, "nvmlDeviceGetClockInfo", NULL);
+	resolve(s->dl, &a->memory, "nvmlDeviceGetMemoryInfo", NULL);
+	resolve(s->dl, &a->power, "nvmlDeviceGetPowerUsage", NULL);
+	resolve(s->dl, &a->temperature, "nvmlDeviceGetTemperature", NULL);
+	resolve(s->dl, &a->utilization, "nvmlDeviceGetUtilizationRates", NULL);
+	resolve(s->dl, &a->clocks_event_reasons, "nvmlDeviceGetCurrentClocksEventReasons",
+		"nvmlDeviceGetCurrentClocksThrottleReasons");
+	resolve(s->dl, &a->violation, "nvmlDeviceGetViolationStatus", NULL);
+	resolve(s->dl, &a->energy, "nvmlDeviceGetTotalEnergyConsumption", NULL);
+	resolve(s->dl, &a->process_utilization, "nvmlDeviceGetProcessUtilization", NULL);
+	resolve(s->dl, &a->cuda_driver_version, "nvmlSystemGetCudaDriverVersion_v2",
+		"nvmlSystemGetCudaDriverVersion");
+	if (!a->init || !a->device_count || !a->device_handle) {
+		gt_logf(&s->lg, GT_LOG_WARN,
+			"NVML not available (%s lacks nvmlInit/nvmlDeviceGetCount): no GPU samples",
+			name);
+		return GT_ERR_IO;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ output */
+
+/* Sink: whole header/frame per call; on a failed write cut the file back to
+ * its last whole frame and refuse everything after. */
+static int nvml_sink(void *user, const void *buf, size_t len)
+{
+	gt_nvml_sampler *s = user;
+	if (s->write_err)
+		return s->write_err;
+	const uint8_t *p = buf;
+	size_t left = len;
+	while (left) {
+		ssize_t n = write(s->fd, p, left);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+			s->write_err = e == ENOSPC || e == EDQUOT || e == EFBIG ? GT_ERR_FULL : GT_ERR_IO;
+			int trc = ftruncate(s->fd, (off_t)s->file_off);
+			gt_logf(&s->lg, GT_LOG_ERROR,
+				"%s: write failed at byte %llu: %s; NVML sampling stops there%s",
+				s->path, (unsigned long long)s->file_off, strerror(e),
+				trc ? " (and cutting the partial frame failed)" : "");
+			pthread_mutex_lock(&s->lock);
+			s->st.write_error = s->write_err;
+			pthread_mutex_unlock(&s->lock);
+			return s->write_err;
+		}
+		p += n;
+		left -= (size_t)n;
+	}
+	s->file_off += len;
+	return 0;
+}
+
+static void add_note(gt_nvml_sampler *s, uint32_t code, const char *text)
+{
+	gt_record r = {.type = GT_REC_NOTE};
+	r.note.ts = gt_now_ns(CLOCK_REALTIME);
+	r.note.code = code;
+	r.note.text_id = gt_writer_intern(s->w, text, strlen(text));
+	gt_writer_add(s->w, &r);
+}
+
+static void add_clock(gt_nvml_sampler *s)
+{
+	gt_record r = {.type = GT_REC_CLOCK};
+	r.clock.realtime_ns = gt_now_ns(CLOCK_REALTIME);
+	r.clock.monotonic_ns = gt_now_ns(CLOCK_MONOTONIC);
+	r.clock.trace_ns = r.clock.realtime_ns;
+	gt_writer_add(s->w, &r);
+}
+
+/* ------------------------------------------------------------ sampling */
+
+/* Note a metric's return code. @return 1 when the value is good. */
+static int ok(gt_nvml_sampler *s, uint32_t i, int m, int rc)
+{
+	devstate *d = &s->dev[i];
+	if (rc == GT_NVML_SUCCESS)
+		return 1;
+	if (rc == GT_NVML_ERROR_NOT_SUPPORTED) {
+		d->unsupported[m] = 1;
+		char text[128];
+		snprintf(text, sizeof(text), "nvml: %s not supported on device %u", metric_names[m],
+			 i);
+		add_note(s, GT_NOTE_INFO, text);
+		gt_logf(&s->lg, GT_LOG_DEBUG, "%s", text);
+	} else if (!d->failed_logged[m]) {
+		d->failed_logged[m] = 1;
+		gt_logf(&s->lg, GT_LOG_DEBUG, "nvml: reading %s on device %u failed (NVML error %d)",
+			metric_names[m], i, rc);
+	}
+	return 0;
+}
+
+/* Is metric m to be read on device i (function present, not unsupported)? */
+#define WANT(fn, m) (s->api.fn && !d->unsupported[m])
+
+static void sample_proc(gt_nvml_sampler *s, uint32_t i)
+{
+	devstate *d = &s->dev[i];
+	unsigned int cnt = 0;
+	int rc = s->api.process_utilization(d->h, NULL, &cnt, d->last_seen_us);
+	if (rc == GT_NVML_ERROR_NOT_FOUND || (rc == GT_NVML_SUCCESS && cnt == 0))
+		return; /* nothing new since last_seen */
+	if (rc != GT_NVML_ERROR_INSUFFICIENT_SIZE && rc != GT_NVML_SUCCESS) {
+		ok(s, i, M_PROC, rc);
+		return;
+	}
+	if (cnt > PROC_SAMPLES_MAX)
+		cnt = PROC_SAMPLES_MAX;
+	if (cnt > d->pscap) {
+		gt_nvml_proc_sample *np = realloc(d->ps, cnt * sizeof(*np));
+		if (!np)
+			return;
+		d->ps = np;
+		d->pscap = cnt;
+	}
+	cnt = d->pscap;
+	rc = s->api.process_utilization(d->h, d->ps, &cnt, d->last_seen_us);
+	if (rc != GT_NVML_SUCCESS) {
+		if (rc != GT_NVML_ERROR_NOT_FOUND && rc != GT_NVML_ERROR_INSUFFICIENT_SIZE)
+			ok(s, i, M_PROC, rc);
+		return;
+	}
+	unsigned long long newest = d->last_seen_us;
+	uint64_t rows = 0;
+	for (unsigned int k = 0; k < cnt && k < d->pscap; k++) {
+		const gt_nvml_proc_sample *ps = &d->ps[k];
+		if (ps->timestamp <= d->last_seen_us)
+			continue;
+		gt_record r = {.type = GT_REC_NVML_PROC};
+		r.nvml_proc.ts = (uint64_t)ps->timestamp * 1000ull;
+		r.nvml_proc.device_id = i;
+		r.nvml_proc.pid = ps->pid;
+		r.nvml_proc.sm_util = ps->sm_util;
+		r.nvml_proc.mem_util = ps->mem_util;
+		if (gt_writer_add(s->w, &r) == 0)
+			rows++;
+		if (ps->timestamp > newest)
+			newest = ps->timestamp;
+	}
+	d->last_seen_us = newest;
+	pthread_mutex_lock(&s->lock);
+	s->st.proc_samples += rows;
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void sample_device(gt_nvml_sampler *s, uint32_t i, int with_proc)
+{
+	devstate *d = &s->dev[i];
+	gt_record r = {.type = GT_REC_NVML};
+	gt_nvml *n = &r.nvml;
+	n->ts = gt_now_ns(CLOCK_REALTIME);
+	n->device_id = i;
+	n->sm_clock_mhz = n->mem_clock_mhz = n->power_mw = n->temp_c = UINT32_MAX;
+	n->gpu_util = n->mem_util = UINT32_MAX;
+	n->clocks_event_reasons = n->power_violation_ns = n->thermal_violation_ns = UINT64_MAX;
+	n->mem_used_bytes = n->energy_mj = UINT64_MAX;
+	unsigned int v;
+	unsigned long long ull;
+	if (WANT(clock, M_SMCLK) && ok(s, i, M_SMCLK, s->api.clock(d->h, NVML_CLOCK_SM, &v)))
+		n->sm_clock_mhz = v;
+	if (WANT(clock, M_MEMCLK) && ok(s, i, M_MEMCLK, s->api.clock(d->h, NVML_CLOCK_MEM, &v)))
+		n->mem_clock_mhz = v;
+	if (WANT(power, M_POWER) && ok(s, i, M_POWER, s->api.power(d->h, &v)))
+		n->power_mw = v;
+	if (WANT(temperature, M_TEMP) &&
+	    ok(s, i, M_TEMP, s->api.temperature(d->h, NVML_TEMPERATURE_GPU, &v)))
+		n->temp_c = v;
+	gt_nvml_utilization u;
+	if (WANT(utilization, M_UTIL) && ok(s, i, M_UTIL, s->api.utilization(d->h, &u))) {
+		n->gpu_util = u.gpu;
+		n->mem_util = u.memory;
+	}
+	if (WANT(clocks_event_reasons, M_REASONS) &&
+	    ok(s, i, M_REASONS, s->api.clocks_event_reasons(d->h, &ull)))
+		n->clocks_event_reasons = ull;
+	gt_nvml_violation vt;
+	if (WANT(violation, M_VIOL_POWER) &&
+	    ok(s, i, M_VIOL_POWER, s->api.violation(d->h, NVML_PERF_POLICY_POWER, &vt)))
+		n->power_violation_ns = vt.violation_time;
+	if (WANT(violation, M_VIOL_THERMAL) &&
+	    ok(s, i, M_VIOL_THERMAL, s->api.violation(d->h, NVML_PERF_POLICY_THERMAL, &vt)))
+		n->thermal_violation_ns = vt.violation_time;
+	gt_nvml_memory mem;
+	if (WANT(memory, M_MEMORY) && ok(s, i, M_MEMORY, s->api.memory(d->h, &mem)))
+		n->mem_used_bytes = mem.used;
+	if (WANT(energy, M_ENERGY) && ok(s, i, M_ENERGY, s->api.energy(d->h, &ull)))
+		n->energy_mj = ull;
+	int rc = gt_writer_add(s->w, &r);
+	if (rc == 0) {
+		pthread_mutex_lock(&s->lock);
+		s->st.samples++;
+		pthread_mutex_unlock(&s->lock);
+	}
+	if (with_proc && WANT(process_utilization, M_PROC))
+		sample_proc(s, i);
+}
+
+static int flush(gt_nvml_sampler *s)
+{
+	int rc = gt_writer_flush(s->w);
+	if (rc == 0) {
+		gt_writer_stats ws;
+		gt_writer_get_stats(s->w, &ws);
+		pthread_mutex_lock(&s->lock);
+		s->st.frames = ws.frames - ws.sink_errors;
+		pthread_mutex_unlock(&s->lock);
+	}
+	return rc;
+}
+
+static void *sampler_main(void *arg)
+{
+	gt_nvml_sampler *s = arg;
+	uint64_t period = 1000000000ull / s->hz;
+	uint64_t proc_period = 1000000000ull / s->proc_hz;
+	uint64_t now = gt_now_ns(CLOCK_MONOTONIC);
+	uint64_t next = now, next_proc = now, last_flush = now;
+	pthread_mutex_lock(&s->lock);
+	while (!s->stop) {
+		pthread_mutex_unlock(&s->lock);
+		now = gt_now_ns(CLOCK_MONOTONIC);
+		int with_proc = now >= next_proc;
+		if (with_proc)
+			next_proc += proc_period;
+		if (next_proc < now)
+			next_proc = now + proc_period;
+		for (uint32_t i = 0; i < s->ndev; i++)
+			sample_device(s, i, with_proc);
+		now = gt_now_ns(CLOCK_MONOTONIC);
+		if (now - last_flush >= FLUSH_NS) {
+			add_clock(s);
+			last_flush = now;
+			if (flush(s) < 0 && s->write_err) {
+				pthread_mutex_lock(&s->lock);
+				break;
+			}
+		}
+		next += period;
+		if (next < now)
+			next = now; /* NVML was slower than the period: skip, do not burst */
+		struct timespec ts = {.tv_sec = (time_t)(next / 1000000000ull),
+				      .tv_nsec = (long)(next % 1000000000ull)};
+		pthread_mutex_lock(&s->lock);
+		while (!s->stop && pthread_cond_timedwait(&s->cv, &s->lock, &ts) != ETIMEDOUT)
+			;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+/* ------------------------------------------------------------ start / stop */
+
+static void read_device(gt_nvml_sampler *s, uint32_t i, gt_device *g)
+{
+	void *h = s->dev[i].h;
+	const gt_nvml_api *a = &s->api;
+	memset(g, 0, sizeof(*g));
+	g->id = i;
+	char buf[96];
+	if (a->device_name && a->device_name(h, buf, sizeof(buf)) == GT_NVML_SUCCESS) {
+		buf[sizeof(buf) - 1] = 0;
+		snprintf(g->name, sizeof(g->name), "%s", buf);
+	}
+	if (a->device_uuid && a->device_uuid(h, buf, sizeof(buf)) == GT_NVML_SUCCESS) {
+		buf[sizeof(buf) - 1] = 0;
+		if (gt_nvml_parse_uuid(buf, g->uuid) < 0)
+			gt_logf(&s->lg, GT_LOG_WARN, "nvml: device %u: cannot parse UUID '%s'", i,
+				buf);
+	}
+	gt_nvml_pci pci;
+	if (a->device_pci && a->device_pci(h, &pci) == GT_NVML_SUCCESS) {
+		g->pci_domain = pci.domain;
+		g->pci_bus = pci.bus;
+		g->pci_device = pci.device;
+	}
+	int ma, mi;
+	if (a->cuda_cc && a->cuda_cc(h, &ma, &mi) == GT_NVML_SUCCESS) {
+		g->cc_major = (uint32_t)ma;
+		g->cc_minor = (uint32_t)mi;
+	}
+	unsigned int mhz;
+	if (a->max_clock && a->max_clock(h, NVML_CLOCK_SM, &mhz) == GT_NVML_SUCCESS)
+		g->core_clock_khz = mhz * 1000u;
+	if (a->max_clock && a->max_clock(h, NVML_CLOCK_MEM, &mhz) == GT_NVML_SUCCESS)
+		g->mem_clock_khz = mhz * 1000u;
+	gt_nvml_memory m;
+	if (a->memory && a->memory(h, &m) == GT_NVML_SUCCESS)
+		g->global_mem_bytes = m.total;
+}
+
+static void cmdline_of_self(char *buf, size_t cap)
+{
+	snprintf(buf, cap, "gaptrace collector (NVML sampler)");
+}
+
+gt_nvml_sampler *gt_nvml_start(const gt_nvml_opts *o, int *err)
+{
+	int dummy;
+	if (!err)
+		err = &dummy;
+	*err = 0;
+	if (!o || !o->path) {
+		*err = GT_ERR_INVAL;
+		return NULL;
+	}
+	gt_nvml_sampler *s = calloc(1, sizeof(*s));
+	gt_stream_header *h = calloc(1, sizeof(*h));
+	if (!s || !h) {
+		free(s);
+		free(h);
+		*err = GT_ERR_NOMEM;
+		return NULL;
+	}
+	s->fd = -1;
+	s->lg.fn = o->log;
+	s->lg.user = o->log_user;
+	s->hz = o->hz ? o->hz : 100;
+	if (s->hz > 10000)
+		s->hz = 10000;
+	s->proc_hz = o->proc_hz ? o->proc_hz : (s->hz < 10 ? s->hz : 10);
+	if (s->proc_hz > s->hz)
+		s->proc_hz = s->hz;
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->cv, &ca);
+	pthread_condattr_destroy(&ca);
+
+	int rc;
+	if (o->api)
+		s->api = *o->api;
+	else if ((rc = load_nvml(s, o->lib)) < 0)
+		goto fail_rc;
+	if (!s->api.init || !s->api.device_count || !s->api.device_handle) {
+		rc = GT_ERR_INVAL;
+		goto fail_rc;
+	}
+	int nr = s->api.init();
+	if (nr != GT_NVML_SUCCESS) {
+		gt_logf(&s->lg, GT_LOG_WARN,
+			"NVML not available (nvmlInit failed with error %d): no GPU samples", nr);
+		rc = GT_ERR_IO;
+		goto fail_rc;
+	}
+	s->inited = 1;
+	unsigned int count = 0;
+	if (s->api.device_count(&count) != GT_NVML_SUCCESS || count == 0) {
+		gt_logf(&s->lg, GT_LOG_WARN, "NVML reports no GPU: no GPU samples");
+		rc = GT_ERR_CLOSED;
+		goto fail_rc;
+	}
+	if (count > GT_MAX_DEVICES) {
+		gt_logf(&s->lg, GT_LOG_WARN, "NVML reports %u GPUs: sampling the first %d", count,
+			GT_MAX_DEVICES);
+		count = GT_MAX_DEVICES;
+	}
+	gt_stream_header_init(h);
+	for (uint32_t i = 0; i < count; i++) {
+		if (s->api.device_handle(i, &s->dev[s->ndev].h) != GT_NVML_SUCCESS) {
+			gt_logf(&s->lg, GT_LOG_WARN, "nvml: no handle for device %u: skipped", i);
+			continue;
+		}
+		read_device(s, i, &h->devices[s->ndev]);
+		h->devices[s->ndev].id = s->ndev;
+		s->ndev++;
+	}
+	h->ndevices = s->ndev;
+	if (!s->ndev) {
+		rc = GT_ERR_CLOSED;
+		goto fail_rc;
+	}
+	s->path = strdup(o->path);
+	s->fd = open(o->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (!s->path || s->fd < 0) {
+		gt_logf(&s->lg, GT_LOG_ERROR, "%s: cannot create: %s", o->path, strerror(errno));
+		rc = GT_ERR_IO;
+		goto fail_rc;
+	}
+	s->w = gt_writer_new(NULL, nvml_sink, s);
+	if (!s->w) {
+		rc = GT_ERR_NOMEM;
+		goto fail_rc;
+	}
+	h->producer = GT_PRODUCER_COLLECTOR;
+	h->pid = (uint32_t)getpid();
+	h->ppid = (uint32_t)getppid();
+	h->realtime_ns = gt_now_ns(CLOCK_REALTIME);
+	h->monotonic_ns = gt_now_ns(CLOCK_MONOTONIC);
+	h->trace_ns = h->realtime_ns;
+	int dv;
+	if (s->api.cuda_driver_version && s->api.cuda_driver_version(&dv) == GT_NVML_SUCCESS)
+		h->driver_version = (uint32_t)dv;
+	gethostname(h->hostname, sizeof(h->hostname) - 1);
+	cmdline_of_self(h->cmdline, sizeof(h->cmdline));
+	snprintf(h->session, sizeof(h->session), "%s", o->session ? o->session : "");
+	rc = gt_writer_begin(s->w, h);
+	if (rc < 0)
+		goto fail_rc;
+	for (uint32_t i = 0; i < s->ndev; i++) {
+		gt_record r = {.type = GT_REC_DEVICE};
+		r.device = h->devices[i];
+		gt_writer_add(s->w, &r);
+	}
+	char note[160];
+	snprintf(note, sizeof(note), "nvml sampler: %u GPU(s), %u Hz, per-process %u Hz", s->ndev,
+		 s->hz, s->proc_hz);
+	add_note(s, GT_NOTE_CONFIG, note);
+	add_clock(s);
+	s->st.devices = s->ndev;
+	if (pthread_create(&s->th, NULL, sampler_main, s) != 0) {
+		rc = GT_ERR_GENERIC;
+		goto fail_rc;
+	}
+	s->started = 1;
+	gt_logf(&s->lg, GT_LOG_INFO, "NVML: sampling %u GPU(s) at %u Hz into %s", s->ndev, s->hz,
+		s->path);
+	free(h);
+	return s;
+fail_rc:
+	*err = rc;
+	if (s->fd >= 0) {
+		/* Nothing useful was written: leave no empty file behind. */
+		close(s->fd);
+		s->fd = -1;
+		unlink(o->path);
+	}
+	free(h);
+	gt_nvml_stop(s);
+	return NULL;
+}
+
+void gt_nvml_stop(gt_nvml_sampler *s)
+{
+	if (!s)
+		return;
+	if (s->started) {
+		pthread_mutex_lock(&s->lock);
+		s->stop = 1;
+		pthread_cond_signal(&s->cv);
+		pthread_mutex_unlock(&s->lock);
+		pthread_join(s->th, NULL);
+	}
+	if (s->w) {
+		if (s->started && !s->write_err) {
+			add_clock(s);
+			flush(s);
+		}
+		gt_writer_free(s->w);
+	}
+	if (s->fd >= 0)
+		close(s->fd);
+	if (s->inited && s->api.shutdown)
+		s->api.shutdown();
+	if (s->dl)
+		dlclose(s->dl);
+	for (uint32_t i = 0; i < GT_MAX_DEVICES; i++)
+		free(s->dev[i].ps);
+	pthread_cond_destroy(&s->cv);
+	pthread_mutex_destroy(&s->lock);
+	free(s->path);
+	free(s);
+}
+
+void gt_nvml_get_stats(gt_nvml_sampler *s, gt_nvml_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->lock);
+	*st = s->st;
+	pthread_mutex_unlock(&s->lock);
+}

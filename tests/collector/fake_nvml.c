@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A fake libnvidia-ml.so.1 for machines without a GPU: exports the NVML
+ * functions the sampler resolves with dlsym, with fixed, recognizable
+ * values. Environment: FAKE_NVML_GPUS (default 2), FAKE_NVML_INIT_FAIL=1.
+ * Temperature answers NOT_SUPPORTED and nvmlDeviceGetPciInfo_v3 /
+ * nvmlDeviceGetCudaComputeCapability are absent, to exercise both paths.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define API __attribute__((visibility("default")))
+
+typedef struct {
+	unsigned long long total, free, used;
+} mem_t;
+typedef struct {
+	unsigned int gpu, memory;
+} util_t;
+typedef struct {
+	unsigned long long ref, viol;
+} viol_t;
+typedef struct {
+	unsigned int pid;
+	unsigned long long ts;
+	unsigned int sm, mem, enc, dec;
+} proc_t;
+
+static unsigned idx(void *h)
+{
+	return (unsigned)((uintptr_t)h - 0x1000);
+}
+
+API int nvmlInit_v2(void)
+{
+	const char *f = getenv("FAKE_NVML_INIT_FAIL");
+	return f && *f == '1' ? 9 /* DRIVER_NOT_LOADED */ : 0;
+}
+
+API int nvmlShutdown(void)
+{
+	return 0;
+}
+
+API int nvmlDeviceGetCount_v2(unsigned int *n)
+{
+	const char *s = getenv("FAKE_NVML_GPUS");
+	*n = s ? (unsigned)atoi(s) : 2;
+	return 0;
+}
+
+API int nvmlDeviceGetHandleByIndex_v2(unsigned int i, void **h)
+{
+	*h = (void *)(uintptr_t)(0x1000 + i);
+	return 0;
+}
+
+API int nvmlDeviceGetName(void *h, char *b, unsigned int len)
+{
+	snprintf(b, len, "Fake H200 #%u", idx(h));
+	return 0;
+}
+
+API int nvmlDeviceGetUUID(void *h, char *b, unsigned int len)
+{
+	snprintf(b, len, "GPU-%08x-1111-2222-3333-444455556666", idx(h));
+	return 0;
+}
+
+API int nvmlDeviceGetMaxClockInfo(void *h, int type, unsigned int *mhz)
+{
+	(void)h;
+	*mhz = type == 1 ? 1980 : 3201;
+	return 0;
+}
+
+API int nvmlDeviceGetClockInfo(void *h, int type, unsigned int *mhz)
+{
+	*mhz = type == 1 ? 1700 + idx(h) : 2619;
+	return 0;
+}
+
+API int nvmlDeviceGetMemoryInfo(void *h, mem_t *m)
+{
+	m->total = 143771ull << 20;
+	m->used = (1000ull + idx(h)) << 20;
+	m->free = m->total - m->used;
+	return 0;
+}
+
+API int nvmlDeviceGetPowerUsage(void *h, unsigned int *mw)
+{
+	*mw = 300000 + idx(h);
+	return 0;
+}
+
+API int nvmlDeviceGetTemperature(void *h, int sensor, unsigned int *c)
+{
+	(void)h;
+	(void)sensor;
+	(void)c;
+	return 3; /* NOT_SUPPORTED */
+}
+
+API int nvmlDeviceGetUtilizationRates(void *h, util_t *u)
+{
+	u->gpu = 40 + idx(h);
+	u->memory = 20;
+	return 0;
+}
+
+API int nvmlDeviceGetCurrentClocksEventReasons(void *h, unsigned long long *r)
+{
+	(void)h;
+	*r = 0x4; /* SW power cap */
+	return 0;
+}
+
+API int nvmlDeviceGetViolationStatus(void *h, int policy, viol_t *v)
+{
+	(void)h;
+	v->ref = 0;
+	v->viol = policy == 0 ? 7000 : 9000;
+	return 0;
+}
+
+API int nvmlDeviceGetTotalEnergyConsumption(void *h, unsigned long long *mj)
+{
+	*mj = 123456789ull + idx(h);
+	return 0;
+}
+
+API int nvmlDeviceGetProcessUtilization(void *h, proc_t *s, unsigned int *count,
+					unsigned long long last_seen)
+{
+	(void)h;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	unsigned long long now = (unsigned long long)ts.tv_sec * 1000000ull + (unsigned long long)ts.tv_nsec / 1000;
+	if (now <= last_seen)
+		return 6; /* NOT_FOUND */
+	if (!s || *count < 2) {
+		*count = 2;
+		return 7; /* INSUFFICIENT_SIZE */
+	}
+	s[0] = (proc_t){.pid = 111, .ts = now, .sm = 55, .mem = 10};
+	s[1] = (proc_t){.pid = 222, .ts = now, .sm = 5, .mem = 1};
+	*count = 2;
+	return 0;
+}
+
+API int nvmlSystemGetCudaDriverVersion_v2(int *v)
+{
+	*v = 13000;
+	return 0;
+}

@@ -1,0 +1,545 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Check suite for `gaptrace run`, `gaptrace collector` and `gaptrace
+ * capture`, driving the real binary with fake_producer (a program that
+ * connects through GAPTRACE_SOCKET the way the injection library does).
+ */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gaptrace/collector.h"
+#include "tproducer.h"
+
+extern char **environ;
+
+/* ------------------------------------------------------------ helpers */
+
+static char *g_tmp;
+
+static void enter_tmp(void)
+{
+	g_tmp = t_tmpdir("cli");
+	ck_assert_ptr_nonnull(g_tmp);
+	ck_assert_int_eq(chdir(g_tmp), 0);
+	setenv("GAPTRACE_INJECT_PATH", DUMMY_INJECT, 1);
+	unsetenv("GAPTRACE_SOCKET");
+	unsetenv("CUDA_INJECTION64_PATH");
+	unsetenv("GAPTRACE_NVML_PATH");
+}
+
+static void leave_tmp(void)
+{
+	ck_assert_int_eq(chdir("/"), 0);
+	t_rmtree(g_tmp);
+	free(g_tmp);
+}
+
+/* Start argv with stdin/stdout/stderr from/to files (NULL: inherit, except
+ * stdin which is /dev/null). err_fd >= 0 overrides stderr. */
+static pid_t spawn(char *const argv[], const char *in, const char *out, const char *err,
+		   int err_fd)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, in ? in : "/dev/null", O_RDONLY, 0);
+	if (out)
+		posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (err_fd >= 0)
+		posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
+	else if (err)
+		posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	pid_t pid;
+	int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	ck_assert_msg(rc == 0, "spawn %s: %s", argv[0], strerror(rc));
+	return pid;
+}
+
+/* Wait for pid at most ms; fail the test (after killing it) on timeout. */
+static int wait_exit(pid_t pid, int ms)
+{
+	int status;
+	for (int i = 0; i < ms / 10; i++) {
+		pid_t w = waitpid(pid, &status, WNOHANG);
+		if (w == pid)
+			return status;
+		t_sleep_ms(10);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	ck_abort_msg("process %d did not exit within %d ms", (int)pid, ms);
+	return -1;
+}
+
+/* Run to completion; @return the exit code (128+sig when signalled). */
+static int run(char *const argv[], const char *out, const char *err)
+{
+	int st = wait_exit(spawn(argv, NULL, out, err, -1), 20000);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap + 1);
+	size_t r;
+	while ((r = fread(buf + n, 1, cap - n, f)) > 0) {
+		n += r;
+		if (n == cap)
+			buf = realloc(buf, (cap *= 2) + 1);
+	}
+	fclose(f);
+	buf[n] = 0;
+	if (len)
+		*len = n;
+	return buf;
+}
+
+static int file_has(const char *path, const char *needle)
+{
+	char *s = slurp(path, NULL);
+	int yes = s && strstr(s, needle);
+	free(s);
+	return yes;
+}
+
+/* The per-process traces in dir (nvml*.gtrace excluded). */
+typedef struct dirsum {
+	int files;
+	uint64_t frames, kernels, tail;
+	uint32_t pids[16];
+} dirsum;
+
+static void sum_dir(const char *dir, dirsum *d)
+{
+	memset(d, 0, sizeof(*d));
+	DIR *dp = opendir(dir);
+	ck_assert_ptr_nonnull(dp);
+	struct dirent *e;
+	while ((e = readdir(dp)) != NULL) {
+		size_t n = strlen(e->d_name);
+		if (n < 8 || strcmp(e->d_name + n - 7, ".gtrace") || !strncmp(e->d_name, "nvml", 4))
+			continue;
+		char path[600];
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		tread r;
+		ck_assert_int_eq(t_read_trace(path, &r), 0);
+		if (d->files < 16)
+			d->pids[d->files] = r.hdr.pid;
+		d->files++;
+		d->frames += r.frames;
+		d->kernels += r.kernels;
+		d->tail += r.tail_bytes;
+	}
+	closedir(dp);
+}
+
+/* Notes and kernel times of one trace (fake_producer stamps both with
+ * CLOCK_MONOTONIC, so they compare). */
+typedef struct notes {
+	int armed, disarmed, accept_armed;
+	uint64_t armed_ts, disarmed_ts, kmin, kmax, kernels;
+} notes;
+
+static void read_notes(const char *path, notes *n)
+{
+	memset(n, 0, sizeof(*n));
+	n->kmin = UINT64_MAX;
+	gt_errinfo ei;
+	gt_reader *r = gt_reader_open(path, NULL, &ei);
+	ck_assert_msg(r != NULL, "%s: %s", path, ei.msg);
+	gt_record rec;
+	while (gt_reader_next(r, &rec) > 0) {
+		if (rec.type == GT_REC_KERNEL) {
+			n->kernels++;
+			if (rec.kernel.start < n->kmin)
+				n->kmin = rec.kernel.start;
+			if (rec.kernel.start > n->kmax)
+				n->kmax = rec.kernel.start;
+		} else if (rec.type == GT_REC_NOTE && rec.note.code == GT_NOTE_ARMED) {
+			const char *t = gt_reader_string(r, rec.note.text_id);
+			n->armed++;
+			n->armed_ts = rec.note.ts;
+			if (t && !strncmp(t, "accept", 6))
+				n->accept_armed = 1;
+		} else if (rec.type == GT_REC_NOTE && rec.note.code == GT_NOTE_DISARMED) {
+			n->disarmed++;
+			n->disarmed_ts = rec.note.ts;
+		}
+	}
+	gt_reader_close(r);
+}
+
+/* ------------------------------------------------------------ run */
+
+START_TEST(run_keeps_exit_status)
+{
+	enter_tmp();
+	char *argv[] = {GAPTRACE_BIN, "run", "-o", "t", "--nvml-hz", "0", "--",
+			FAKE_PRODUCER, "--frames", "3", "--exit", "7", NULL};
+	ck_assert_int_eq(run(argv, "out", "err"), 7);
+	dirsum d;
+	sum_dir("t", &d);
+	ck_assert_int_eq(d.files, 1);
+	ck_assert_uint_eq(d.frames, 3);
+	ck_assert_uint_eq(d.kernels, 300);
+	ck_assert(file_has("err", "exited with status 7"));
+	ck_assert(file_has("err", "trace in t/: 1 process(es)"));
+	/* not a tty: no progress line */
+	ck_assert(!file_has("err", "\r"));
+	ck_assert(!file_has("err", "\033["));
+	leave_tmp();
+}
+END_TEST
+
+START_TEST(run_killed_by_signal)
+{
+	enter_tmp();
+	char *argv[] = {GAPTRACE_BIN, "run", "-o", "t", "--nvml-hz", "0", "--",
+			FAKE_PRODUCER, "--frames", "2", "--signal", "9", NULL};
+	ck_assert_int_eq(run(argv, "out", "err"), 128 + SIGKILL);
+	ck_assert(file_has("err", "was killed by signal 9"));
+	dirsum d;
+	sum_dir("t", &d);
+	ck_assert_uint_eq(d.frames, 2); /* what it sent before dying is kept */
+	leave_tmp();
+}
+END_TEST
+
+START_TEST(run_captures_forked_children)
+{
+	enter_tmp();
+	char *argv[] = {GAPTRACE_BIN, "run", "-o", "t", "--nvml-hz", "0", "--",
+			FAKE_PRODUCER, "--fork", "3", "--frames", "2", "--rows", "50", NULL};
+	ck_assert_int_eq(run(argv, "out", "err"), 0);
+	dirsum d;
+	sum_dir("t", &d);
+	ck_assert_int_eq(d.files, 4);
+	ck_assert_uint_eq(d.frames, 8);
+	ck_assert_uint_eq(d.kernels, 400);
+	ck_assert_uint_eq(d.tail, 0);
+	for (int i = 0; i < 4; i++) /* one file per process, named by its pid */
+		for (int j = i + 1; j < 4; j++)
+			ck_assert_uint_ne(d.pids[i], d.pids[j]);
+	ck_assert(file_has("err", "4 process(es)"));
+	leave_tmp();
+}
+END_TEST
+
+START_TEST(run_stdout_stdin_untouched)
+{
+	enter_tmp();
+	FILE *f = fopen("in", "wb");
+	for (int i = 0; i < 70000; i++)
+		fputc((i * 7 + i / 300) & 0xff, f);
+	fclose(f);
+	char *direct[] = {FAKE_PRODUCER, "--print-bytes", "100000", "--cat", NULL};
+	int st = wait_exit(spawn(direct, "in", "out1", "err1", -1), 20000);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	char *traced[] = {GAPTRACE_BIN, "run", "-o", "t", "--nvml-hz", "0", "--",
+			  FAKE_PRODUCER, "--print-bytes", "100000", "--cat", NULL};
+	st = wait_exit(spawn(traced, "in", "out2", "err2", -1), 20000);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	size_t l1, l2;
+	char *a = slurp("out1", &l1), *b = slurp("out2", &l2);
+	ck_assert_uint_eq(l1, 170000);
+	ck_assert_uint_eq(l1, l2);
+	ck_assert_int_eq(memcmp(a, b, l1), 0);
+	free(a);
+	free(b);
+	dirsum d;
+	sum_dir("t", &d);
+	ck_assert_int_eq(d.files, 1); /* and it was traced */
+	leave_tmp();
+}
+END_TEST
+
+START_TEST(run_forwards_signals)
+{
+	enter_tmp();
+	/* SIGTERM sent to gaptrace reaches the program, which dies of it */
+	char *argv[] = {GAPTRACE_BIN, "run", "-o", "t", "--nvml-hz", "0", "--",
+			FAKE_PRODUCER, "--frames", "1", "--sleep-ms", "20000", NULL};
+	pid_t pid = spawn(argv, NULL, "out", "err", -1);
+	t_sleep_ms(500);
+	kill(pid, SIGTERM);
+	int st = wait_exit(pid, 5000);
+	ck_assert(WIFEXITED(st));
+	ck_assert_int_eq(WEXITSTATUS(st), 128 + SIGTERM);
+	ck_assert(file_has("err", "was killed by signal 15"));
+
+	/* SIGUSR1: the program handles it and exits 42 */
+	char *argv2[] = {GAPTRACE_BIN, "run", "-o", "t2", "--nvml-hz", "0", "--",
+			 FAKE_PRODUCER, "--usr1-exit", "42", "--sleep-ms", "20000", NULL};
+	pid = spawn(argv2, NULL, "out", "err2", -1);
+	t_sleep_ms(500);
+	kill(pid, SIGUSR1);
+	st = wait_exit(pid, 5000);
+	ck_assert(WIFEXITED(st));
+	ck_assert_int_eq(WEXITSTATUS(st), 42);
+	leave_tmp();
+}
+END_TEST
+
+START_TEST(run_output_rules)
+{
+	enter_tmp();
+	char *argv[] = {GAPTRACE_BIN, "run", "-q", "-o", "t", "--nvml-hz", "0", "--",
+			FAKE_PRODUCER, "--frames", "1", NULL};
+	ck_assert_int_eq(run(argv, "out", "err"), 0);
+	size_t len;
+	free(slurp("err", &len));
+	ck_assert_uint_eq(len, 0); /* -q: silent */
+
+	/* an existing NAME is refused */
+	ck_assert_int_eq(run(argv, "out", "err"), 1);
+	ck_assert(file_has("err", "already exists"));
+
+	/* --force-overwrite replaces its traces, and only those */
+	FILE *f = fopen("t/keep.txt", "w");
+	fputs("x", f);
+	fclose(f);
+	f = fopen("t/999999.gtrace", "w");
+	fclose(f);
+	char *force[] = {GAPTRACE_BIN, "run", "-q", "--force-overwrite", "-o", "t",
+			 "--nvml-hz", "0", "--", FAKE_PRODUCER, "--frames", "1", NULL};
+	ck_assert_int_eq(run(force, "out", "err"), 0);
+	ck_assert_int_eq(access("t/keep.txt", F_OK), 0);
+	ck_assert_int_ne(access("t/999999.gtrace", F_OK), 0);
+	dirsum d;
+	sum_dir("t", &d);
+	ck_assert_int_eq(d.files, 1);
+
+	/* a missing injection library or program: clear errors, shell codes */
+	setenv("GAPTRACE_INJECT_PATH", "/nonexistent/libgaptrace_inject.so", 1);
+	char *argv2[] = {GAPTRACE_BIN, "run", "-o", "u", "--", FAKE_PRODUCER, NULL};
+	ck_assert_int_eq(run(argv2, "out", "err"), 1);
+	ck_assert(file_has("err", "GAPTRACE_INJECT_PATH=/nonexistent/libgaptrace_inject.so"));
+	setenv("GAPTRACE_INJECT_PATH", DUMMY_INJECT, 1);
+	char *argv3[] = {GAPTRACE_BIN, "run", "-o", "u", "--", "no-such-program-gt", NULL};
+	ck_assert_int_eq(run(argv3, "out", "err"), 127);
+	ck_assert(file_has("err", "no-such-program-gt: command not found"));
+	ck_assert_int_ne(access("u", F_OK), 0);
+	char *argv4[] = {GAPTRACE_BIN, "run", NULL};
+	ck_assert_int_eq(run(argv4, "out", "err"), 2);
+	leave_tmp();
+}
+END_TEST
+
+/* gaptrace run OPT 1s -- fake_producer running 2.5 s after it connects;
+ * read its notes. (1 s leaves a loaded machine time to start the producer
+ * before the delay ends.) */
+static void run_window(const char *opt, notes *n)
+{
+	char *argv[] = {GAPTRACE_BIN, "run", "-o", "t", "--nvml-hz", "0", (char *)opt, "1s",
+			"--", FAKE_PRODUCER, "--run-ms", "2500", "--rows", "5", NULL};
+	ck_assert_int_eq(run(argv, "out", "err"), 0);
+	dirsum d;
+	sum_dir("t", &d);
+	ck_assert_int_eq(d.files, 1);
+	char path[300];
+	snprintf(path, sizeof(path), "t/%u.gtrace", d.pids[0]);
+	read_notes(path, n);
+}
+
+START_TEST(run_duration_disarms)
+{
+	enter_tmp();
+	notes n;
+	run_window("--duration", &n);
+	ck_assert_int_eq(n.accept_armed, 1); /* armed from the start */
+	ck_assert_int_eq(n.disarmed, 1);
+	ck_assert_uint_gt(n.kernels, 0);
+	ck_assert_uint_lt(n.kmax, n.disarmed_ts); /* nothing captured after the disarm */
+	ck_assert(file_has("err", "capture stopped after"));
+	leave_tmp();
+}
+END_TEST
+
+START_TEST(run_delay_arms_later)
+{
+	enter_tmp();
+	notes n;
+	run_window("--delay", &n);
+	ck_assert_int_eq(n.accept_armed, 0); /* connected dormant */
+	ck_assert_int_eq(n.armed, 1);        /* armed by --delay */
+	ck_assert_uint_gt(n.kernels, 0);
+	ck_assert_uint_gt(n.kmin, n.armed_ts);
+	ck_assert(file_has("err", "capture armed after"));
+	leave_tmp();
+}
+END_TEST
+
+START_TEST(run_samples_nvml)
+{
+	enter_tmp();
+	setenv("GAPTRACE_NVML_PATH", FAKE_NVML_LIB, 1);
+	setenv("FAKE_NVML_GPUS", "2", 1);
+	char *argv[] = {GAPTRACE_BIN, "run", "-o", "t", "--", FAKE_PRODUCER, "--frames", "1",
+			"--sleep-ms", "200", NULL};
+	ck_assert_int_eq(run(argv, "out", "err"), 0);
+	tread r;
+	ck_assert_int_eq(t_read_trace("t/nvml.gtrace", &r), 0);
+	ck_assert_uint_eq(r.hdr.producer, GT_PRODUCER_COLLECTOR);
+	ck_assert_uint_eq(r.hdr.ndevices, 2);
+	ck_assert_uint_gt(r.records, 2);
+	ck_assert(file_has("err", "nvml.gtrace"));
+	leave_tmp();
+}
+END_TEST
+
+START_TEST(run_progress_on_a_tty)
+{
+	enter_tmp();
+	int m = posix_openpt(O_RDWR | O_NOCTTY);
+	ck_assert_int_ge(m, 0);
+	ck_assert_int_eq(grantpt(m), 0);
+	ck_assert_int_eq(unlockpt(m), 0);
+	int s = open(ptsname(m), O_RDWR | O_NOCTTY);
+	ck_assert_int_ge(s, 0);
+	char *argv[] = {GAPTRACE_BIN, "run", "-o", "t", "--nvml-hz", "0", "--",
+			FAKE_PRODUCER, "--run-ms", "1600", "--rows", "5", NULL};
+	pid_t pid = spawn(argv, NULL, "out", NULL, s);
+	close(s);
+	char buf[16384];
+	size_t len = 0;
+	for (;;) {
+		ssize_t n = read(m, buf + len, sizeof(buf) - 1 - len);
+		if (n <= 0)
+			break; /* EIO once the last writer closed the slave */
+		len += (size_t)n;
+	}
+	buf[len] = 0;
+	int st = wait_exit(pid, 10000);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	int refreshes = 0;
+	for (const char *p = buf; (p = strstr(p, "\r\033[Kgaptrace: ")) != NULL; p++)
+		refreshes++;
+	ck_assert_msg(refreshes >= 2, "progress shown %d times:\n%s", refreshes, buf);
+	ck_assert_msg(refreshes <= 5, "progress refreshed %d times in ~1.6 s", refreshes);
+	ck_assert_ptr_nonnull(strstr(buf, "processes 1"));
+	ck_assert_ptr_nonnull(strstr(buf, "drops 0"));
+	close(m);
+	leave_tmp();
+}
+END_TEST
+
+/* ------------------------------------------------------------ collector + capture */
+
+START_TEST(collector_and_capture)
+{
+	enter_tmp();
+	char sock[400];
+	snprintf(sock, sizeof(sock), "%s/s/collector.sock", g_tmp);
+	char *coll[] = {GAPTRACE_BIN, "collector", "--dir", "d", "--socket", sock, "--dormant",
+			"--nvml-hz", "0", NULL};
+	pid_t cpid = spawn(coll, NULL, "cout", "cerr", -1);
+	for (int i = 0; i < 200 && access(sock, F_OK) != 0; i++)
+		t_sleep_ms(10);
+	setenv("GAPTRACE_SOCKET", sock, 1);
+	char *prod[] = {FAKE_PRODUCER, "--run-ms", "2500", "--rows", "5", NULL};
+	pid_t ppid = spawn(prod, NULL, "pout", "perr", -1);
+	unsetenv("GAPTRACE_SOCKET");
+	char ctl[400], reply[4096] = "", want[64];
+	snprintf(ctl, sizeof(ctl), "%s/s/control.sock", g_tmp);
+	snprintf(want, sizeof(want), "peer %d ", (int)ppid);
+	for (int i = 0; i < 500 && !strstr(reply, want); i++) {
+		t_sleep_ms(10);
+		gt_control_request(ctl, "list", reply, sizeof(reply), 1000, NULL);
+	}
+	ck_assert_msg(strstr(reply, want) != NULL, "producer never connected: %s", reply);
+
+	char pidstr[16];
+	snprintf(pidstr, sizeof(pidstr), "%d", (int)ppid);
+	char *cap[] = {GAPTRACE_BIN, "capture", "--pid", pidstr, "--duration", "400ms",
+		       "--socket", sock, NULL};
+	ck_assert_int_eq(run(cap, "capout", "caperr"), 0);
+	snprintf(want, sizeof(want), "d/%d.gtrace\n", (int)ppid);
+	ck_assert_msg(file_has("capout", want), "capture printed no path");
+	ck_assert(file_has("caperr", "captured pid"));
+
+	char *list[] = {GAPTRACE_BIN, "capture", "--list", "--socket", sock, NULL};
+	ck_assert_int_eq(run(list, "listout", "err"), 0);
+	snprintf(want, sizeof(want), "peer %d dormant", (int)ppid);
+	ck_assert(file_has("listout", want));
+
+	char *bad[] = {GAPTRACE_BIN, "capture", "--pid", "999999", "--socket", sock, NULL};
+	ck_assert_int_eq(run(bad, "out", "err"), 1);
+	ck_assert(file_has("err", "pid 999999 is not connected"));
+
+	int st = wait_exit(ppid, 10000);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	kill(cpid, SIGINT);
+	st = wait_exit(cpid, 5000);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+
+	snprintf(want, sizeof(want), "connect    pid %d", (int)ppid);
+	ck_assert(file_has("cout", want));
+	snprintf(want, sizeof(want), "disconnect pid %d", (int)ppid);
+	ck_assert(file_has("cout", want));
+	ck_assert(file_has("cerr", "stopped: 1 producers"));
+	ck_assert_int_ne(access(sock, F_OK), 0); /* socket removed at exit */
+
+	char path[300];
+	snprintf(path, sizeof(path), "d/%d.gtrace", (int)ppid);
+	notes n;
+	read_notes(path, &n);
+	ck_assert_int_eq(n.accept_armed, 0); /* dormant until captured */
+	ck_assert_int_eq(n.armed, 1);
+	ck_assert_int_ge(n.disarmed, 1);
+	ck_assert_uint_gt(n.kernels, 0);
+	ck_assert_uint_gt(n.kmin, n.armed_ts);
+	leave_tmp();
+}
+END_TEST
+
+START_TEST(help_texts_have_examples)
+{
+	const char *cmds[] = {"run", "collector", "capture"};
+	enter_tmp();
+	for (int i = 0; i < 3; i++) {
+		char *argv[] = {GAPTRACE_BIN, (char *)cmds[i], "--help", NULL};
+		ck_assert_int_eq(run(argv, "out", "err"), 0);
+		ck_assert(file_has("out", "example"));
+		ck_assert(file_has("out", "usage: gaptrace "));
+	}
+	leave_tmp();
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("cli_run");
+	TCase *tc = tcase_create("run");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, run_keeps_exit_status);
+	tcase_add_test(tc, run_killed_by_signal);
+	tcase_add_test(tc, run_captures_forked_children);
+	tcase_add_test(tc, run_stdout_stdin_untouched);
+	tcase_add_test(tc, run_forwards_signals);
+	tcase_add_test(tc, run_output_rules);
+	tcase_add_test(tc, run_duration_disarms);
+	tcase_add_test(tc, run_delay_arms_later);
+	tcase_add_test(tc, run_samples_nvml);
+	tcase_add_test(tc, run_progress_on_a_tty);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("daemon");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, collector_and_capture);
+	tcase_add_test(tc, help_texts_have_examples);
+	suite_add_tcase(s, tc);
+	return t_run_suite(s);
+}

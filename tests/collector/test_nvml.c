@@ -1,0 +1,411 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Check suite for the NVML sampler: a fake NVML (in-process table and a
+ * fake libnvidia-ml.so loaded with dlopen), samples read back, unsupported
+ * metrics, absent NVML, a full disk, and the collector's nvml.gtrace.
+ */
+#include <check.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "gaptrace/collector.h"
+#include "tproducer.h"
+
+#ifndef FAKE_NVML_LIB
+#define FAKE_NVML_LIB "libfakenvml.so"
+#endif
+
+/* ------------------------------------------------------------ in-process table */
+
+static int temp_calls[2];
+
+static int f_init(void)
+{
+	return 0;
+}
+static int f_count(unsigned int *n)
+{
+	*n = 2;
+	return 0;
+}
+static int f_handle(unsigned int i, void **h)
+{
+	*h = (void *)(uintptr_t)(i + 1);
+	return 0;
+}
+static unsigned int dev(void *h)
+{
+	return (unsigned int)(uintptr_t)h - 1;
+}
+static int f_name(void *h, char *b, unsigned int len)
+{
+	snprintf(b, len, "Table GPU %u", dev(h));
+	return 0;
+}
+static int f_uuid(void *h, char *b, unsigned int len)
+{
+	snprintf(b, len, "GPU-8e2b7a1c-%04x-4d5e-9f00-112233445566", dev(h));
+	return 0;
+}
+static int f_clock(void *h, int type, unsigned int *mhz)
+{
+	*mhz = type == 1 ? 1500 + dev(h) : 2600;
+	return 0;
+}
+static int f_temp(void *h, int sensor, unsigned int *c)
+{
+	(void)sensor;
+	temp_calls[dev(h)]++;
+	if (dev(h) == 1)
+		return GT_NVML_ERROR_NOT_SUPPORTED;
+	*c = 45;
+	return 0;
+}
+static int f_util(void *h, gt_nvml_utilization *u)
+{
+	u->gpu = 90 + dev(h);
+	u->memory = 30;
+	return 0;
+}
+static int f_reasons(void *h, unsigned long long *r)
+{
+	*r = dev(h) ? 0x20 : 0; /* SW thermal slowdown on GPU 1 */
+	return 0;
+}
+static int f_viol(void *h, int policy, gt_nvml_violation *v)
+{
+	v->reference_time = 0;
+	v->violation_time = policy == 0 ? 1000 + dev(h) : 2000 + dev(h);
+	return 0;
+}
+static int f_proc(void *h, gt_nvml_proc_sample *s, unsigned int *count, unsigned long long last)
+{
+	static unsigned long long ts = 1700000000000000ull;
+	if (last >= ts + 1000)
+		ts = last;
+	if (!s) {
+		*count = 1;
+		return GT_NVML_ERROR_INSUFFICIENT_SIZE;
+	}
+	ts += 1000;
+	s[0] = (gt_nvml_proc_sample){.pid = 7000 + dev(h), .timestamp = ts, .sm_util = 33,
+				     .mem_util = 3};
+	*count = 1;
+	return 0;
+}
+
+static const gt_nvml_api table = {
+	.init = f_init,
+	.device_count = f_count,
+	.device_handle = f_handle,
+	.device_name = f_name,
+	.device_uuid = f_uuid,
+	.clock = f_clock,
+	.temperature = f_temp,
+	.utilization = f_util,
+	.clocks_event_reasons = f_reasons,
+	.violation = f_viol,
+	.process_utilization = f_proc,
+	/* power, memory, energy: absent -> not supported */
+};
+
+typedef struct nread {
+	gt_stream_header hdr;
+	int ndevrec, nvml[2], proc[2], notes_unsupported;
+	gt_nvml last[2];
+	uint32_t proc_pid[2];
+	uint64_t frames, tail;
+} nread;
+
+static void read_nvml(const char *path, nread *n)
+{
+	memset(n, 0, sizeof(*n));
+	gt_errinfo ei;
+	gt_reader *r = gt_reader_open(path, NULL, &ei);
+	ck_assert_msg(r != NULL, "%s: %s", path, ei.msg);
+	n->hdr = *gt_reader_header(r);
+	gt_record rec;
+	while (gt_reader_next(r, &rec) > 0) {
+		switch (rec.type) {
+		case GT_REC_DEVICE: n->ndevrec++; break;
+		case GT_REC_NVML:
+			ck_assert_uint_lt(rec.nvml.device_id, 2);
+			n->nvml[rec.nvml.device_id]++;
+			n->last[rec.nvml.device_id] = rec.nvml;
+			break;
+		case GT_REC_NVML_PROC:
+			ck_assert_uint_lt(rec.nvml_proc.device_id, 2);
+			n->proc[rec.nvml_proc.device_id]++;
+			n->proc_pid[rec.nvml_proc.device_id] = rec.nvml_proc.pid;
+			break;
+		case GT_REC_NOTE: {
+			const char *t = gt_reader_string(r, rec.note.text_id);
+			if (t && strstr(t, "not supported"))
+				n->notes_unsupported++;
+			break;
+		}
+		default: break;
+		}
+	}
+	n->frames = gt_reader_get_stats(r)->frames;
+	n->tail = gt_reader_get_stats(r)->tail_bytes;
+	gt_reader_close(r);
+}
+
+/* A fresh directory (returned, to remove) and nvml.gtrace inside it. */
+static char *tmp_trace(char *path, size_t cap)
+{
+	char *tmp = t_tmpdir("nvml");
+	ck_assert_ptr_nonnull(tmp);
+	snprintf(path, cap, "%s/nvml.gtrace", tmp);
+	return tmp;
+}
+
+static void tmp_done(char *tmp)
+{
+	t_rmtree(tmp);
+	free(tmp);
+}
+
+START_TEST(parse_uuid)
+{
+	uint8_t u[16];
+	ck_assert_int_eq(gt_nvml_parse_uuid("GPU-8e2b7a1c-0001-4d5e-9f00-112233445566", u), 0);
+	ck_assert_uint_eq(u[0], 0x8e);
+	ck_assert_uint_eq(u[3], 0x1c);
+	ck_assert_uint_eq(u[5], 0x01);
+	ck_assert_uint_eq(u[15], 0x66);
+	ck_assert_int_eq(gt_nvml_parse_uuid("MIG-8e2b7a1c-0001-4d5e-9f00-112233445566", u), 0);
+	ck_assert_int_eq(gt_nvml_parse_uuid("8e2b7a1c00014d5e9f00112233445566", u), 0);
+	ck_assert_int_eq(gt_nvml_parse_uuid("GPU-8e2b7a1c-0001-4d5e-9f00-1122334455", u),
+			 GT_ERR_INVAL);
+	ck_assert_uint_eq(u[0], 0); /* zeroed on failure */
+	ck_assert_int_eq(gt_nvml_parse_uuid("GPU-8e2b7a1c-0001-4d5e-9f00-11223344556677", u),
+			 GT_ERR_INVAL);
+	ck_assert_int_eq(gt_nvml_parse_uuid("GPU-xe2b7a1c-0001-4d5e-9f00-112233445566", u),
+			 GT_ERR_INVAL);
+	ck_assert_int_eq(gt_nvml_parse_uuid(NULL, u), GT_ERR_INVAL);
+}
+END_TEST
+
+START_TEST(table_samples_read_back)
+{
+	char path[300];
+	char *tmp = tmp_trace(path, sizeof(path));
+	tlog log = {0};
+	gt_nvml_opts o = {.path = path, .hz = 200, .proc_hz = 50, .api = &table,
+			  .session = "sess-1", .log = tlog_fn, .log_user = &log};
+	int err = 1;
+	gt_nvml_sampler *s = gt_nvml_start(&o, &err);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(err, 0);
+	t_sleep_ms(300);
+	gt_nvml_stop(s);
+
+	nread n;
+	read_nvml(path, &n);
+	ck_assert_uint_eq(n.hdr.producer, GT_PRODUCER_COLLECTOR);
+	ck_assert_uint_eq(n.hdr.trace_ns, n.hdr.realtime_ns);
+	ck_assert_str_eq(n.hdr.session, "sess-1");
+	ck_assert_uint_eq(n.hdr.ndevices, 2);
+	ck_assert_str_eq(n.hdr.devices[1].name, "Table GPU 1");
+	ck_assert_uint_eq(n.hdr.devices[1].uuid[0], 0x8e);
+	ck_assert_uint_eq(n.hdr.devices[1].uuid[4], 0x00);
+	ck_assert_uint_eq(n.hdr.devices[1].uuid[5], 0x01);
+	ck_assert_uint_eq(n.ndevrec, 2);
+	ck_assert_int_ge(n.nvml[0], 2);
+	ck_assert_int_eq(n.nvml[0], n.nvml[1]);
+	/* values as NVML gave them, UINT*_MAX where not supported */
+	ck_assert_uint_eq(n.last[0].sm_clock_mhz, 1500);
+	ck_assert_uint_eq(n.last[1].sm_clock_mhz, 1501);
+	ck_assert_uint_eq(n.last[0].mem_clock_mhz, 2600);
+	ck_assert_uint_eq(n.last[0].temp_c, 45);
+	ck_assert_uint_eq(n.last[1].temp_c, UINT32_MAX);
+	ck_assert_uint_eq(n.last[0].power_mw, UINT32_MAX);
+	ck_assert_uint_eq(n.last[0].mem_used_bytes, UINT64_MAX);
+	ck_assert_uint_eq(n.last[0].energy_mj, UINT64_MAX);
+	ck_assert_uint_eq(n.last[1].gpu_util, 91);
+	ck_assert_uint_eq(n.last[1].mem_util, 30);
+	ck_assert_uint_eq(n.last[1].clocks_event_reasons, 0x20);
+	ck_assert_uint_eq(n.last[1].power_violation_ns, 1001);
+	ck_assert_uint_eq(n.last[1].thermal_violation_ns, 2001);
+	ck_assert_uint_ge(n.last[0].ts, n.hdr.realtime_ns);
+	/* the unsupported temperature was asked once, not once per sample */
+	ck_assert_int_eq(temp_calls[1], 1);
+	ck_assert_int_eq(temp_calls[0], n.nvml[0]);
+	ck_assert_int_eq(n.notes_unsupported, 1);
+	ck_assert_int_ge(n.proc[0], 1);
+	ck_assert_uint_eq(n.proc_pid[0], 7000);
+	ck_assert_uint_eq(n.proc_pid[1], 7001);
+	ck_assert_uint_eq(n.tail, 0);
+	tmp_done(tmp);
+}
+END_TEST
+
+START_TEST(dlopen_fake_library)
+{
+	char path[300];
+	char *tmp = tmp_trace(path, sizeof(path));
+	setenv("FAKE_NVML_GPUS", "3", 1);
+	gt_nvml_opts o = {.path = path, .hz = 100, .lib = FAKE_NVML_LIB};
+	int err;
+	gt_nvml_sampler *s = gt_nvml_start(&o, &err);
+	ck_assert_msg(s != NULL, "start failed: %d", err);
+	t_sleep_ms(50);
+	gt_nvml_stats st;
+	gt_nvml_get_stats(s, &st);
+	ck_assert_uint_eq(st.devices, 3);
+	gt_nvml_stop(s);
+	gt_errinfo ei;
+	gt_reader *r = gt_reader_open(path, NULL, &ei);
+	ck_assert_ptr_nonnull(r);
+	const gt_stream_header *h = gt_reader_header(r);
+	ck_assert_uint_eq(h->ndevices, 3);
+	ck_assert_str_eq(h->devices[2].name, "Fake H200 #2");
+	ck_assert_uint_eq(h->devices[2].uuid[3], 0x02);
+	ck_assert_uint_eq(h->devices[2].uuid[15], 0x66);
+	ck_assert_uint_eq(h->devices[0].core_clock_khz, 1980000);
+	ck_assert_uint_eq(h->devices[0].global_mem_bytes, 143771ull << 20);
+	ck_assert_uint_eq(h->driver_version, 13000);
+	gt_record rec;
+	int nv = 0, np = 0;
+	while (gt_reader_next(r, &rec) > 0) {
+		if (rec.type == GT_REC_NVML) {
+			nv++;
+			ck_assert_uint_eq(rec.nvml.power_mw, 300000 + rec.nvml.device_id);
+			ck_assert_uint_eq(rec.nvml.temp_c, UINT32_MAX);
+			ck_assert_uint_eq(rec.nvml.clocks_event_reasons, 0x4);
+			ck_assert_uint_eq(rec.nvml.energy_mj, 123456789ull + rec.nvml.device_id);
+			ck_assert_uint_eq(rec.nvml.mem_used_bytes, (1000ull + rec.nvml.device_id) << 20);
+		}
+		if (rec.type == GT_REC_NVML_PROC) {
+			np++;
+			ck_assert(rec.nvml_proc.pid == 111 || rec.nvml_proc.pid == 222);
+		}
+	}
+	ck_assert_int_ge(nv, 3);
+	ck_assert_int_ge(np, 2);
+	gt_reader_close(r);
+	tmp_done(tmp);
+}
+END_TEST
+
+START_TEST(absent_nvml_says_so_once)
+{
+	char path[300];
+	char *tmp = tmp_trace(path, sizeof(path));
+	tlog log = {0};
+	gt_nvml_opts o = {.path = path, .lib = "/nonexistent/libnvidia-ml.so.1", .log = tlog_fn,
+			  .log_user = &log};
+	int err = 0;
+	ck_assert_ptr_null(gt_nvml_start(&o, &err));
+	ck_assert_int_eq(err, GT_ERR_IO);
+	ck_assert_int_eq(log.lines, 1);
+	ck_assert_int_eq(tlog_count(&log, "NVML not available"), 1);
+	ck_assert_int_ne(access(path, F_OK), 0);
+
+	/* a library that loads but whose nvmlInit fails: same */
+	setenv("FAKE_NVML_INIT_FAIL", "1", 1);
+	o.lib = FAKE_NVML_LIB;
+	ck_assert_ptr_null(gt_nvml_start(&o, &err));
+	ck_assert_int_eq(err, GT_ERR_IO);
+	ck_assert_int_eq(tlog_count(&log, "NVML not available"), 2);
+	ck_assert_int_ne(access(path, F_OK), 0);
+	unsetenv("FAKE_NVML_INIT_FAIL");
+
+	/* no GPU at all */
+	setenv("FAKE_NVML_GPUS", "0", 1);
+	ck_assert_ptr_null(gt_nvml_start(&o, &err));
+	ck_assert_int_eq(err, GT_ERR_CLOSED);
+	ck_assert_int_ne(access(path, F_OK), 0);
+	tmp_done(tmp);
+}
+END_TEST
+
+START_TEST(disk_full_keeps_whole_frames)
+{
+	char path[300];
+	char *tmp = tmp_trace(path, sizeof(path));
+	tlog log = {0};
+	signal(SIGXFSZ, SIG_IGN);
+	struct rlimit rl = {.rlim_cur = 2048, .rlim_max = RLIM_INFINITY};
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+	gt_nvml_opts o = {.path = path, .hz = 2000, .api = &table, .log = tlog_fn,
+			  .log_user = &log};
+	int err;
+	gt_nvml_sampler *s = gt_nvml_start(&o, &err);
+	ck_assert_ptr_nonnull(s);
+	t_sleep_ms(1300); /* past the first 1 s flush: far more than 2 KiB */
+	gt_nvml_stats st;
+	gt_nvml_get_stats(s, &st);
+	gt_nvml_stop(s);
+	ck_assert_int_eq(st.write_error, GT_ERR_FULL);
+	ck_assert_int_eq(tlog_count(&log, "write failed at byte"), 1);
+	nread n;
+	read_nvml(path, &n);
+	ck_assert_uint_eq(n.tail, 0); /* cut back to whole frames */
+	ck_assert_uint_eq(n.hdr.ndevices, 2);
+	tmp_done(tmp);
+}
+END_TEST
+
+START_TEST(collector_writes_nvml_gtrace)
+{
+	char *tmp = t_tmpdir("nvml");
+	char trace[300], sock[300];
+	snprintf(trace, sizeof(trace), "%s/trace", tmp);
+	snprintf(sock, sizeof(sock), "%s/s/collector.sock", tmp);
+	setenv("FAKE_NVML_GPUS", "2", 1);
+	gt_collector_opts o = {.trace_dir = trace, .socket_path = sock, .nvml_hz = 100,
+			       .nvml_lib = FAKE_NVML_LIB, .session = "abc"};
+	gt_errinfo ei;
+	gt_collector *c = gt_collector_new(&o, &ei);
+	ck_assert_msg(c != NULL, "%s", ei.msg);
+	t_sleep_ms(100);
+	gt_collector_stats st;
+	gt_collector_get_stats(c, &st);
+	ck_assert_uint_eq(st.nvml_devices, 2);
+	ck_assert_uint_gt(st.nvml_samples, 0);
+	char want[320];
+	snprintf(want, sizeof(want), "%s/nvml.gtrace", trace);
+	ck_assert_str_eq(gt_collector_nvml_path(c), want);
+	gt_collector_close(c);
+	nread n;
+	read_nvml(want, &n);
+	ck_assert_str_eq(n.hdr.session, "abc");
+	ck_assert_int_ge(n.nvml[0], 1);
+
+	/* a second collector on the same directory keeps the first file */
+	c = gt_collector_new(&o, &ei);
+	ck_assert_ptr_nonnull(c);
+	snprintf(want, sizeof(want), "%s/nvml-1.gtrace", trace);
+	ck_assert_str_eq(gt_collector_nvml_path(c), want);
+	gt_collector_close(c);
+
+	/* nvml_hz = 0: no sampler, no file */
+	o.nvml_hz = 0;
+	c = gt_collector_new(&o, &ei);
+	ck_assert_ptr_null(gt_collector_nvml_path(c));
+	gt_collector_close(c);
+	tmp_done(tmp);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("nvml");
+	TCase *tc = tcase_create("sampler");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, parse_uuid);
+	tcase_add_test(tc, table_samples_read_back);
+	tcase_add_test(tc, dlopen_fake_library);
+	tcase_add_test(tc, absent_nvml_says_so_once);
+	tcase_add_test(tc, disk_full_keeps_whole_frames);
+	tcase_add_test(tc, collector_writes_nvml_gtrace);
+	suite_add_tcase(s, tc);
+	return t_run_suite(s);
+}

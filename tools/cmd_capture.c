@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gaptrace capture: capture a live process for a while through a running
+ * `gaptrace collector` - arm it, wait, disarm it, say where the trace is.
+ * The process must have been started with the injection library (usually
+ * with GAPTRACE_DORMANT=1, which costs nothing until armed).
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmds.h"
+#include "gaptrace/collector.h"
+
+static struct {
+	uint32_t pid;
+	uint64_t duration_ns;
+	const char *kinds;
+	const char *socket;
+	int list;
+} opts;
+
+static const char usage_text[] =
+	"usage: gaptrace capture --pid PID [options]\n"
+	"       gaptrace capture --list [--socket PATH]\n"
+	"\n"
+	"Capture a running process through a running `gaptrace collector`: arm it,\n"
+	"wait, disarm it, and print where its trace is. The process must run with\n"
+	"the injection library (CUDA_INJECTION64_PATH); start it with\n"
+	"GAPTRACE_DORMANT=1 and it costs nothing until armed.\n"
+	"\n"
+	"  -p, --pid PID        the process to capture\n"
+	"  -d, --duration D     how long: 10s, 500ms, 2m (default 10s)\n"
+	"  -k, --kinds K        what to capture (default: default; see gaptrace collector)\n"
+	"  -s, --socket PATH    the collector's producer socket (default: the default\n"
+	"                       socket, as for gaptrace collector)\n"
+	"  -l, --list           list the connected processes and exit\n"
+	"  -h, --help           this text\n"
+	"\n"
+	"Ctrl-C ends the capture early (the process keeps running).\n"
+	"\n"
+	"example:\n"
+	"  gaptrace capture --pid 4242 --duration 30s\n";
+
+static volatile sig_atomic_t interrupted;
+
+static void on_int(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+/* Ask the collector; on failure print why. @return 0 when the answer is ok. */
+static int ask(const char *ctl, const char *req, char *reply, size_t cap)
+{
+	gt_errinfo ei = {0};
+	int rc = gt_control_request(ctl, req, reply, cap, 5000, &ei);
+	if (rc == GT_ERR_GENERIC)
+		fprintf(stderr, "gaptrace capture: collector says: %s\n", ei.msg);
+	else if (rc < 0)
+		fprintf(stderr, "gaptrace capture: %s\n", ei.msg);
+	return rc;
+}
+
+/* Find pid's line in a `list` answer: file and frame/record counts. */
+static int find_peer(const char *list, uint32_t pid, char *path, size_t cap, uint64_t *frames,
+		     uint64_t *records)
+{
+	char want[32];
+	snprintf(want, sizeof(want), "peer %u ", pid);
+	const char *line = NULL;
+	for (const char *p = list; (p = strstr(p, want)) != NULL; p++)
+		if (p == list || p[-1] == '\n')
+			line = p; /* the last one: a repeated pid's newest connection */
+	if (!line)
+		return -1;
+	const char *f = strstr(line, " frames=");
+	const char *r = strstr(line, " records=");
+	const char *file = strstr(line, " file=");
+	const char *eol = strchr(line, '\n');
+	if (!f || !r || !file || !eol || file > eol)
+		return -1;
+	*frames = strtoull(f + 8, NULL, 10);
+	*records = strtoull(r + 9, NULL, 10);
+	file += 6;
+	snprintf(path, cap, "%.*s", (int)(eol - file), file);
+	return 0;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
+	nanosleep(&ts, NULL);
+}
+
+int cmd_capture(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{"pid", required_argument, NULL, 'p'},    {"duration", required_argument, NULL, 'd'},
+		{"kinds", required_argument, NULL, 'k'},  {"socket", required_argument, NULL, 's'},
+		{"list", no_argument, NULL, 'l'},         {"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	int c;
+	memset(&opts, 0, sizeof(opts));
+	opts.duration_ns = 10000000000ull;
+	opts.kinds = "default";
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "p:d:k:s:lh", lo, NULL)) != -1) {
+		switch (c) {
+		case 'p': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (*end || v == 0 || v > UINT32_MAX) {
+				fprintf(stderr, "gaptrace capture: bad --pid '%s'\n", optarg);
+				return 2;
+			}
+			opts.pid = (uint32_t)v;
+			break;
+		}
+		case 'd':
+			if (gt_duration_parse(optarg, &opts.duration_ns) < 0 || !opts.duration_ns) {
+				fprintf(stderr, "gaptrace capture: bad --duration '%s' (e.g. 30s)\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'k': {
+			uint32_t k;
+			if (gt_kinds_parse(optarg, &k) < 0 || !k || strchr(optarg, ' ')) {
+				fprintf(stderr, "gaptrace capture: bad --kinds '%s'\n", optarg);
+				return 2;
+			}
+			opts.kinds = optarg;
+			break;
+		}
+		case 's': opts.socket = optarg; break;
+		case 'l': opts.list = 1; break;
+		case 'h': fputs(usage_text, stdout); return 0;
+		default: fputs(usage_text, stderr); return 2;
+		}
+	}
+	if (optind != argc || (!opts.pid && !opts.list)) {
+		fputs(usage_text, stderr);
+		return 2;
+	}
+	char sock[512], ctl[512];
+	if (opts.socket)
+		snprintf(sock, sizeof(sock), "%s", opts.socket);
+	else if (gt_collector_default_socket(sock, sizeof(sock)) < 0)
+		return 1;
+	if (gt_collector_control_for(sock, ctl, sizeof(ctl)) < 0) {
+		fprintf(stderr, "gaptrace capture: socket path too long\n");
+		return 1;
+	}
+	static char reply[1 << 20]; /* a `list` of thousands of producers fits */
+	if (opts.list) {
+		if (ask(ctl, "list", reply, sizeof(reply)) < 0)
+			return 1;
+		fputs(reply, stdout);
+		return 0;
+	}
+
+	char req[256], path[512] = "";
+	uint64_t f0 = 0, r0 = 0, f1, r1;
+	if (ask(ctl, "list", reply, sizeof(reply)) < 0)
+		return 1;
+	if (find_peer(reply, opts.pid, path, sizeof(path), &f0, &r0) < 0) {
+		fprintf(stderr,
+			"gaptrace capture: pid %u is not connected to the collector at %s\n"
+			"  (was it started with CUDA_INJECTION64_PATH, and has it initialized CUDA?\n"
+			"   `gaptrace capture --list` shows who is connected)\n",
+			opts.pid, sock);
+		return 1;
+	}
+	struct sigaction sa = {.sa_handler = on_int};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	snprintf(req, sizeof(req), "arm %u %s %" PRIu64, opts.pid, opts.kinds, opts.duration_ns);
+	if (ask(ctl, req, reply, sizeof(reply)) < 0)
+		return 1;
+	fprintf(stderr, "gaptrace capture: capturing pid %u for %.1f s (Ctrl-C ends it early)\n",
+		opts.pid, (double)opts.duration_ns / 1e9);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		uint64_t el = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull +
+			      (uint64_t)(t1.tv_nsec - t0.tv_nsec);
+		if (interrupted || el >= opts.duration_ns)
+			break;
+		uint64_t left_ms = (opts.duration_ns - el) / 1000000 + 1;
+		sleep_ms(left_ms < 100 ? (int)left_ms : 100);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	snprintf(req, sizeof(req), "disarm %u", opts.pid);
+	if (gt_control_request(ctl, req, reply, sizeof(reply), 5000, NULL) != 0) {
+		fprintf(stderr,
+			"gaptrace capture: pid %u left before the capture ended; its trace is %s\n",
+			opts.pid, path);
+		return 0;
+	}
+	/* The producer flushes on DISARM: wait until its frames stop arriving. */
+	f1 = f0;
+	r1 = r0;
+	for (int i = 0, still = 0; i < 30 && still < 3; i++) {
+		sleep_ms(100);
+		uint64_t f, r;
+		char p2[512];
+		if (gt_control_request(ctl, "list", reply, sizeof(reply), 5000, NULL) != 0 ||
+		    find_peer(reply, opts.pid, p2, sizeof(p2), &f, &r) < 0)
+			break;
+		still = f == f1 ? still + 1 : 0;
+		f1 = f;
+		r1 = r;
+	}
+	printf("%s\n", path);
+	fprintf(stderr,
+		"gaptrace capture: captured pid %u for %.1f s: %" PRIu64 " frames, %" PRIu64
+		" records arrived; trace: %s\n",
+		opts.pid, secs, f1 - f0, r1 - r0, path);
+	return 0;
+}

@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gaptrace collector: the standalone side-car collector. Listens on the
+ * default socket (so an injected process finds it with no variable), writes
+ * DIR/<pid>.gtrace per traced process and DIR/nvml.gtrace, relays
+ * arm/disarm from `gaptrace capture`, runs until SIGINT/SIGTERM.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "cmds.h"
+#include "gaptrace/collector.h"
+
+static struct {
+	const char *dir;
+	const char *socket;
+	unsigned int nvml_hz;
+	int dormant;
+	uint32_t kinds;
+	int verbosity; /* 0 quiet, 1 normal, 2 verbose */
+} opts;
+
+static const char usage_text[] =
+	"usage: gaptrace collector [options]\n"
+	"\n"
+	"Run the side-car collector. Traced processes (libgaptrace_inject.so) connect\n"
+	"to its socket; each gets DIR/<pid>.gtrace, written frame by frame, and the\n"
+	"GPUs are sampled through NVML into DIR/nvml.gtrace. One line is printed per\n"
+	"process connecting and leaving. Runs until SIGINT or SIGTERM.\n"
+	"\n"
+	"  -d, --dir DIR       trace directory (default gaptrace-YYYYmmdd-HHMMSS)\n"
+	"  -s, --socket PATH   producer socket; its directory must be private (0700).\n"
+	"                      Default: $XDG_RUNTIME_DIR/gaptrace/collector.sock, else\n"
+	"                      /tmp/gaptrace-<uid>/collector.sock, which is where an\n"
+	"                      injected process looks when GAPTRACE_SOCKET is unset\n"
+	"      --nvml-hz N     NVML samples per second per GPU (default 100, 0 = off)\n"
+	"      --dormant       producers connect dormant (capture nothing) until armed\n"
+	"                      with `gaptrace capture`\n"
+	"  -k, --kinds K       what producers capture, e.g. default,-nvtx or\n"
+	"                      kernel,memcpy,runtime (default: default)\n"
+	"  -v, --verbose       log connection details\n"
+	"  -q, --quiet         print errors only\n"
+	"  -h, --help          this text\n"
+	"\n"
+	"The control socket control.sock beside the producer socket takes `list`,\n"
+	"`stats`, `arm`, `disarm`, `flush` (see collector/README.md).\n"
+	"\n"
+	"example:\n"
+	"  gaptrace collector --dir /var/tmp/gt --dormant &\n"
+	"  GAPTRACE_DORMANT=1 CUDA_INJECTION64_PATH=$PWD/lib/gaptrace/libgaptrace_inject.so \\\n"
+	"      python serve.py &\n"
+	"  gaptrace capture --pid $! --duration 30s\n";
+
+static gt_collector *g_coll;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	gt_collector_stop(g_coll);
+}
+
+static void log_line(void *user, int level, const char *msg)
+{
+	(void)user;
+	int show = opts.verbosity >= 2 || (opts.verbosity == 1 && level <= GT_LOG_INFO) ||
+		   level == GT_LOG_ERROR;
+	if (show)
+		fprintf(stderr, "gaptrace collector: %s%s\n",
+			level == GT_LOG_ERROR ? "error: " : level == GT_LOG_WARN ? "warning: " : "",
+			msg);
+}
+
+static void on_peer(void *user, int event, const gt_peer_info *p)
+{
+	(void)user;
+	if (opts.verbosity == 0)
+		return;
+	if (event == GT_PEER_CONNECTED) {
+		char kinds[160];
+		gt_kinds_format(p->kinds, kinds, sizeof(kinds));
+		printf("connect    pid %-7u %s  %s  [%s]\n", p->pid, p->path,
+		       p->state == GT_PEER_ARMED ? kinds : "dormant", p->cmdline);
+	} else {
+		printf("disconnect pid %-7u frames %" PRIu64 "  records %" PRIu64 "  bytes %" PRIu64
+		       "  missing frames %" PRIu64 "%s%s%s\n",
+		       p->pid, p->frames, p->records, p->bytes, p->seq_gaps,
+		       p->reason[0] ? "  (" : "", p->reason, p->reason[0] ? ")" : "");
+	}
+}
+
+/* Each producer needs two descriptors: raise the soft limit to the hard one. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+int cmd_collector(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{"dir", required_argument, NULL, 'd'},  {"socket", required_argument, NULL, 's'},
+		{"nvml-hz", required_argument, NULL, 1}, {"dormant", no_argument, NULL, 2},
+		{"kinds", required_argument, NULL, 'k'}, {"verbose", no_argument, NULL, 'v'},
+		{"quiet", no_argument, NULL, 'q'},       {"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	int c, ret = 1;
+	char defdir[64];
+	memset(&opts, 0, sizeof(opts));
+	opts.nvml_hz = 100;
+	opts.kinds = GT_KIND_DEFAULT;
+	opts.verbosity = 1;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "d:s:k:vqh", lo, NULL)) != -1) {
+		switch (c) {
+		case 'd': opts.dir = optarg; break;
+		case 's': opts.socket = optarg; break;
+		case 1: {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (*end || v < 0 || v > 10000) {
+				fprintf(stderr, "gaptrace collector: --nvml-hz wants 0..10000\n");
+				return 2;
+			}
+			opts.nvml_hz = (unsigned int)v;
+			break;
+		}
+		case 2: opts.dormant = 1; break;
+		case 'k':
+			if (gt_kinds_parse(optarg, &opts.kinds) < 0 || !opts.kinds) {
+				fprintf(stderr, "gaptrace collector: bad --kinds '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'v': opts.verbosity = 2; break;
+		case 'q': opts.verbosity = 0; break;
+		case 'h': fputs(usage_text, stdout); return 0;
+		default: fputs(usage_text, stderr); return 2;
+		}
+	}
+	if (optind != argc) {
+		fputs(usage_text, stderr);
+		return 2;
+	}
+	if (!opts.dir) {
+		time_t now = time(NULL);
+		strftime(defdir, sizeof(defdir), "gaptrace-%Y%m%d-%H%M%S", localtime(&now));
+		opts.dir = defdir;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	signal(SIGPIPE, SIG_IGN);
+	raise_nofile();
+
+	gt_collector_opts co = {
+		.trace_dir = opts.dir,
+		.socket_path = opts.socket,
+		.kinds = opts.kinds,
+		.dormant = opts.dormant,
+		.nvml_hz = opts.nvml_hz,
+		.nvml_lib = getenv("GAPTRACE_NVML_PATH"),
+		.log = log_line,
+		.on_peer = on_peer,
+	};
+	gt_errinfo ei = {0};
+	g_coll = gt_collector_new(&co, &ei);
+	if (!g_coll) {
+		fprintf(stderr, "gaptrace collector: %s\n", ei.msg);
+		return 1;
+	}
+	struct sigaction sa = {.sa_handler = on_stop_signal};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (opts.verbosity)
+		fprintf(stderr,
+			"gaptrace collector: listening on %s (control %s), writing %s/%s; "
+			"Ctrl-C stops\n",
+			gt_collector_socket_path(g_coll), gt_collector_control_path(g_coll), opts.dir,
+			opts.dormant ? " (producers start dormant)" : "");
+	if (gt_collector_run(g_coll) == 0)
+		ret = 0;
+	gt_collector_stats st;
+	gt_collector_get_stats(g_coll, &st);
+	gt_collector_close(g_coll);
+	g_coll = NULL;
+	if (opts.verbosity)
+		fprintf(stderr,
+			"gaptrace collector: stopped: %" PRIu64 " producers, %" PRIu64
+			" frames, %" PRIu64 " records, %" PRIu64 " bytes, %" PRIu64
+			" refused, %" PRIu64 " dropped; traces in %s/\n",
+			st.peers_total, st.frames, st.records, st.bytes, st.peers_refused,
+			st.peers_dropped, opts.dir);
+	return ret;
+}
