@@ -20,10 +20,25 @@ enum inj_out_mode {
 	OUT_DEAD = 3,   /**< output failed for good (disk full, cannot open) */
 };
 
+/**
+ * Loss totals, indexed by gt_loss_what. The encoder keeps what happened
+ * (total) and what the trace already says (committed). A loss record is
+ * committed optimistically when it is written; the frame carrying it holds
+ * a copy of the previous committed state (snap), and if that frame is
+ * dropped (slow collector, collector gone, write error) the committed state
+ * rolls back to it, so the next loss record reports those losses again: a
+ * loss record is never itself lost silently.
+ */
+typedef struct inj_losses {
+	uint64_t count[8], bytes[8], records[8];
+	uint64_t from; /**< trace time of the last report */
+} inj_losses;
+
 typedef struct inj_qframe {
 	uint8_t *buf;
 	size_t len, off;   /**< off: bytes already sent */
 	uint32_t nrec;
+	inj_losses *snap;  /**< rollback state if this frame carries loss records */
 } inj_qframe;
 
 typedef struct inj_out {
@@ -44,10 +59,11 @@ typedef struct inj_out {
 	uint8_t rbuf[2048];
 	size_t rlen;
 
-	/* accounting */
-	uint64_t frames_dropped, records_dropped, bytes_dropped; /**< not yet reported */
-	uint64_t write_failed_frames, write_failed_bytes;        /**< not yet reported */
-	uint64_t total_frames_dropped;
+	/* accounting (totals; the encoder reports the difference to committed) */
+	uint64_t frames_dropped, records_dropped, bytes_dropped;
+	uint64_t write_failed_frames, write_failed_bytes;
+	inj_losses *committed;     /**< the encoder's committed loss state */
+	inj_losses *next_snap;     /**< rollback state for the next frame */
 	off_t file_good;           /**< bytes of the file known complete */
 	char path[PATH_MAX];       /**< trace file actually opened */
 	int file_tried;

@@ -19,10 +19,10 @@
  * cuptiActivityRegisterCallbacks after us): CUPTI then hands every buffer,
  * ours included, to the new client and never asks us again, which looks
  * exactly like an idle program. So when none of our buffers moved for a
- * probe period, we make one traced call ourselves (cuDriverGetVersion, its
+ * probe period (10 flush periods, 2 s by default), we make one traced call ourselves (cuDriverGetVersion, its
  * driver API record enabled by cbid) and ask for a default flush: if
  * CUPTI still reaches us, that record comes back in one of our buffers.
- * Three silent probes in a row (about 6 s) mean someone else owns the
+ * Three silent probes in a row (about 6 s by default) mean someone else owns the
  * activity callbacks: we say so once on stderr and in a GT_NOTE_CUPTI_TAKEN
  * note, stop probing, keep everything we already have, and note it again
  * if our buffers ever come back.
@@ -109,7 +109,7 @@ static void init_selection(void)
 	if (inj_g.cu.cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API,
 					  CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion,
 					  &name) == CUPTI_SUCCESS &&
-	    name && !strcmp(name, "cuDriverGetVersion") && inj_g.cu.cuptiActivityEnableDriverApi) {
+	    name && !strncmp(name, "cuDriverGetVersion", 18) && inj_g.cu.cuptiActivityEnableDriverApi) {
 		void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
 		if (h)
 			canary_fn = (int (*)(int *))dlsym(h, "cuDriverGetVersion");
@@ -322,59 +322,91 @@ static void add_start_notes(void)
 
 /* ------------------------------------------------------------ losses */
 
-static uint64_t cupti_dropped, loss_from;
-static uint64_t strings_dropped_seen;
+static inj_losses L_total, L_committed; /* see enc.h, inj_losses */
+static uint64_t refused_first_mono, refused_last_mono;
 
-static void emit_losses(void)
+/* Bring the totals up to date from the callbacks' counters and the output. */
+static void gather_losses(void)
 {
-	uint64_t now = inj_trace_now();
-	uint64_t from = loss_from ? loss_from : inj_g.start_trace_ns;
-
 	uint64_t n = atomic_exchange(&inj_g.n_refused, 0);
 	if (n) {
 		uint64_t first = atomic_exchange(&inj_g.refused_first_mono, 0);
 		uint64_t last = atomic_load(&inj_g.refused_last_mono);
-		uint64_t s = mono_to_trace(first ? first : last), e = mono_to_trace(last);
-		inj_loss(&E, GT_LOSS_BUFFER_REFUSED, s ? s : from, e ? e : now, n,
-			 n * (uint64_t)inj_g.pool.buf_size,
-			 "CUPTI asked for %llu buffers while all %u x %u KB were in use; the "
-			 "records it could not store are in cupti_dropped",
-			 (unsigned long long)n, inj_g.pool.nbuf, inj_g.pool.buf_size / 1024);
+		if (!refused_first_mono || (first && first < refused_first_mono))
+			refused_first_mono = first ? first : last;
+		refused_last_mono = last;
+		L_total.count[GT_LOSS_BUFFER_REFUSED] += n;
+		L_total.bytes[GT_LOSS_BUFFER_REFUSED] += n * (uint64_t)inj_g.pool.buf_size;
 	}
 	size_t d = 0;
 	if (inj_g.cu.cuptiActivityGetNumDroppedRecords(NULL, 0, &d) == CUPTI_SUCCESS)
-		cupti_dropped += d;
-	if (cupti_dropped) {
-		inj_loss(&E, GT_LOSS_CUPTI_DROPPED, from, now, cupti_dropped, 0,
+		L_total.count[GT_LOSS_CUPTI_DROPPED] += d;
+	L_total.count[GT_LOSS_FRAME_DROPPED] = E.out.frames_dropped;
+	L_total.bytes[GT_LOSS_FRAME_DROPPED] = E.out.bytes_dropped;
+	L_total.records[GT_LOSS_FRAME_DROPPED] = E.out.records_dropped;
+	L_total.count[GT_LOSS_UNKNOWN_RECORD] = E.unknown + E.short_recs;
+	L_total.count[GT_LOSS_STRING_TABLE_FULL] = gt_writer_strings_dropped(E.w);
+}
+
+static void emit_losses(void)
+{
+	gather_losses();
+	int any = 0;
+	for (int k = 1; k < 8; k++)
+		any |= L_total.count[k] != L_committed.count[k];
+	if (!any)
+		return;
+	/* Loss rows start a frame of their own, so they can never be split
+	 * between two frames (one delivered, one dropped). */
+	gt_writer_flush(E.w);
+	inj_losses *snap = malloc(sizeof(*snap));
+	if (!snap)
+		return;
+	*snap = L_committed;
+	uint64_t now = inj_trace_now();
+	uint64_t from = L_committed.from ? L_committed.from : inj_g.start_trace_ns;
+	const inj_losses *t = &L_total, *c = &L_committed;
+#define DELTA(k) (t->count[k] - c->count[k])
+	if (DELTA(GT_LOSS_BUFFER_REFUSED)) {
+		uint64_t n = DELTA(GT_LOSS_BUFFER_REFUSED);
+		uint64_t s = mono_to_trace(refused_first_mono), e = mono_to_trace(refused_last_mono);
+		if (!s || s < from)
+			s = from;
+		if (!e || e < s)
+			e = now;
+		inj_loss(&E, GT_LOSS_BUFFER_REFUSED, s, e, n,
+			 t->bytes[GT_LOSS_BUFFER_REFUSED] - c->bytes[GT_LOSS_BUFFER_REFUSED],
+			 "CUPTI asked for %llu buffers while all %u x %u KB were in use; the "
+			 "records it could not store are in cupti_dropped",
+			 (unsigned long long)n, inj_g.pool.nbuf, inj_g.pool.buf_size / 1024);
+		refused_first_mono = refused_last_mono = 0;
+	}
+	if (DELTA(GT_LOSS_CUPTI_DROPPED))
+		inj_loss(&E, GT_LOSS_CUPTI_DROPPED, from, now, DELTA(GT_LOSS_CUPTI_DROPPED), 0,
 			 "CUPTI dropped %llu records for lack of buffer space",
-			 (unsigned long long)cupti_dropped);
-		cupti_dropped = 0;
-	}
-	inj_out *o = &E.out;
-	if (o->frames_dropped) {
-		inj_loss(&E, GT_LOSS_FRAME_DROPPED, from, now, o->frames_dropped, o->bytes_dropped,
+			 (unsigned long long)DELTA(GT_LOSS_CUPTI_DROPPED));
+	if (DELTA(GT_LOSS_FRAME_DROPPED))
+		inj_loss(&E, GT_LOSS_FRAME_DROPPED, from, now, DELTA(GT_LOSS_FRAME_DROPPED),
+			 t->bytes[GT_LOSS_FRAME_DROPPED] - c->bytes[GT_LOSS_FRAME_DROPPED],
 			 "records=%llu; frames not delivered to the collector (too slow or gone)",
-			 (unsigned long long)o->records_dropped);
-		o->frames_dropped = o->records_dropped = o->bytes_dropped = 0;
-	}
-	if (E.unknown) {
-		inj_loss(&E, GT_LOSS_UNKNOWN_RECORD, from, now, E.unknown, 0,
-			 "CUPTI records of kind %u that this build does not decode",
+			 (unsigned long long)(t->records[GT_LOSS_FRAME_DROPPED] -
+					      c->records[GT_LOSS_FRAME_DROPPED]));
+	if (DELTA(GT_LOSS_UNKNOWN_RECORD))
+		inj_loss(&E, GT_LOSS_UNKNOWN_RECORD, from, now, DELTA(GT_LOSS_UNKNOWN_RECORD), 0,
+			 "CUPTI records this build does not decode (last unknown kind %u) or "
+			 "shorter than the CUDA 13.0 layout it reads",
 			 E.unknown_kind_last);
-		E.unknown = 0;
-	}
-	if (E.short_recs) {
-		inj_loss(&E, GT_LOSS_UNKNOWN_RECORD, from, now, E.short_recs, 0,
-			 "CUPTI records shorter than the CUDA 13.0 layout this build reads");
-		E.short_recs = 0;
-	}
-	uint64_t sd = gt_writer_strings_dropped(E.w);
-	if (sd > strings_dropped_seen) {
-		inj_loss(&E, GT_LOSS_STRING_TABLE_FULL, from, now, sd - strings_dropped_seen, 0,
+	if (DELTA(GT_LOSS_STRING_TABLE_FULL))
+		inj_loss(&E, GT_LOSS_STRING_TABLE_FULL, from, now,
+			 DELTA(GT_LOSS_STRING_TABLE_FULL), 0,
 			 "names replaced by id 0: string table full");
-		strings_dropped_seen = sd;
-	}
-	loss_from = now;
+#undef DELTA
+	/* The strings and rows above may have been counted already (a frame the
+	 * writer flushed on its own): take the totals as of now. */
+	L_committed = L_total;
+	L_committed.from = now;
+	free(E.out.next_snap);
+	E.out.next_snap = snap;
 }
 
 /* ------------------------------------------------------------ buffers */
@@ -385,7 +417,7 @@ static void drain(void)
 {
 	inj_done d;
 	while (inj_queue_pop(&inj_g.pool, &d)) {
-		cupti_dropped += d.dropped;
+		L_total.count[GT_LOSS_CUPTI_DROPPED] += d.dropped;
 		if (!quiet)
 			inj_convert_buffer(&E, inj_pool_addr(&inj_g.pool, d.index), (size_t)d.valid);
 		inj_pool_put(&inj_g.pool, d.index);
@@ -612,7 +644,9 @@ static void *encoder_main(void *arg)
 
 	const uint64_t tick = (uint64_t)inj_g.cfg.flush_ms * 1000000ull;
 	uint64_t now = inj_mono_ns();
+	const uint64_t probe_period = tick * 10;
 	uint64_t next_tick = now + tick, next_clock = now + CLOCK_PERIOD_NS;
+	uint64_t next_probe = now + probe_period;
 	for (;;) {
 		struct pollfd pf[2] = {{.fd = inj_g.wake_fd, .events = POLLIN}};
 		nfds_t npf = 1;
@@ -639,10 +673,6 @@ static void *encoder_main(void *arg)
 				read_ctl();
 		}
 		uint32_t req = atomic_exchange(&inj_g.requests, 0);
-		if (req & INJ_REQ_FINAL) {
-			finish(req & INJ_REQ_SIGNAL ? atomic_load(&inj_g.signal_no) : 0);
-			return NULL;
-		}
 		drain();
 		if (req & INJ_REQ_PROFSTOP) {
 			cupti_flush(1);
@@ -660,6 +690,10 @@ static void *encoder_main(void *arg)
 				gt_writer_flush(E.w);
 		if (E.out.lost)
 			fall_back(E.out.lost_why);
+		if (req & INJ_REQ_FINAL) {
+			finish(req & INJ_REQ_SIGNAL ? atomic_load(&inj_g.signal_no) : 0);
+			return NULL;
+		}
 
 		now = inj_mono_ns();
 		if (arm_deadline && now >= arm_deadline)
@@ -670,8 +704,11 @@ static void *encoder_main(void *arg)
 				if (now >= next_clock) {
 					if (applied)
 						add_clock();
-					probe();
 					next_clock = now + CLOCK_PERIOD_NS;
+				}
+				if (now >= next_probe) {
+					probe();
+					next_probe = now + probe_period;
 				}
 				emit_losses();
 				gt_writer_flush(E.w);
@@ -687,6 +724,7 @@ int inj_encoder_init(void)
 	E.pid = inj_g.pid;
 	E.out.sock = E.out.fd = -1;
 	E.out.qmax = inj_g.cfg.send_queue_bytes;
+	E.out.committed = &L_committed;
 	gt_writer_opts wo = {.zstd_level = 1, .frame_rows = 16384};
 	E.w = gt_writer_new(&wo, inj_out_sink, &E.out);
 	if (!E.w)

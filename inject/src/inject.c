@@ -204,7 +204,10 @@ static void final_flush(int sig)
 static void on_exit_handler(void)
 {
 	int saved = errno;
-	final_flush(0);
+	if (inj_g.note_only && inj_g.encoder_started)
+		wait_done(inj_mono_ns() + (uint64_t)inj_g.cfg.exit_timeout_ms * 1000000ull);
+	else
+		final_flush(0);
 	errno = saved;
 }
 
@@ -399,6 +402,8 @@ int InitializeInjection(void)
 		inj_g.note_only = 1;
 		if (inj_encoder_start() < 0)
 			inj_debug("cannot start the encoder to write the note");
+		else
+			atexit(on_exit_handler); /* let the note reach the trace */
 		return 1;
 	}
 	route_nvtx();

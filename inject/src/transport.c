@@ -58,15 +58,22 @@ static uint32_t frame_records(const void *buf, size_t len)
 	return gt_frame_header_decode(buf, len, &fi) == 0 ? fi.nrecords : 0;
 }
 
+/* The frame carrying loss records did not make it: report them again. */
+static void rollback(inj_out *o, inj_losses *snap)
+{
+	if (snap && o->committed)
+		*o->committed = *snap;
+	free(snap);
+}
+
 static void count_drop(inj_out *o, const void *buf, size_t len)
 {
 	o->frames_dropped++;
-	o->total_frames_dropped++;
 	o->records_dropped += frame_records(buf, len);
 	o->bytes_dropped += len;
 }
 
-static int queue_frame(inj_out *o, const void *buf, size_t len, size_t off)
+static int queue_frame(inj_out *o, const void *buf, size_t len, size_t off, inj_losses *snap)
 {
 	if (o->qn == o->qcap || o->qbytes + len > o->qmax)
 		return -1;
@@ -79,6 +86,7 @@ static int queue_frame(inj_out *o, const void *buf, size_t len, size_t off)
 	f->len = len;
 	f->off = off;
 	f->nrec = frame_records(buf, len);
+	f->snap = snap;
 	o->qn++;
 	o->qbytes += len;
 	return 0;
@@ -93,10 +101,11 @@ static void sock_lost(inj_out *o, const char *why, int err)
 		 err ? strerror(err) : "");
 }
 
-static int sink_socket(inj_out *o, const void *buf, size_t len)
+static int sink_socket(inj_out *o, const void *buf, size_t len, inj_losses *snap)
 {
 	if (o->lost) {
 		count_drop(o, buf, len);
+		rollback(o, snap);
 		return GT_ERR_CLOSED;
 	}
 	size_t off = 0;
@@ -114,40 +123,47 @@ static int sink_socket(inj_out *o, const void *buf, size_t len)
 				break;
 			sock_lost(o, "sending to the collector failed", n < 0 ? errno : 0);
 			count_drop(o, buf, len);
+			rollback(o, snap);
 			return GT_ERR_CLOSED;
 		}
-		if (off == len)
+		if (off == len) {
+			free(snap);
 			return 0;
+		}
 	}
 	/* A partly sent frame must be queued whatever the cap: its tail has to
 	 * follow before any other byte. */
 	if (off > 0) {
 		size_t save = o->qmax;
 		o->qmax = (size_t)-1;
-		int rc = queue_frame(o, buf, len, off);
+		int rc = queue_frame(o, buf, len, off, snap);
 		o->qmax = save;
 		if (rc < 0) {
 			/* Out of memory mid-frame: the stream cannot be resumed. */
 			sock_lost(o, "out of memory with a frame half sent", 0);
 			count_drop(o, buf, len);
+			rollback(o, snap);
 			return GT_ERR_NOMEM;
 		}
 		return 0;
 	}
-	if (queue_frame(o, buf, len, 0) < 0) {
+	if (queue_frame(o, buf, len, 0, snap) < 0) {
 		count_drop(o, buf, len); /* collector too slow: drop this whole frame */
+		rollback(o, snap);
 		return GT_ERR_AGAIN;
 	}
 	return 0;
 }
 
-static int sink_file(inj_out *o, const void *buf, size_t len)
+static int sink_file(inj_out *o, const void *buf, size_t len, inj_losses *snap)
 {
 	int rc = gt_sink_fd(&o->fd, buf, len);
 	if (rc == 0) {
 		o->file_good += (off_t)len;
+		free(snap);
 		return 0;
 	}
+	rollback(o, snap);
 	int err = errno;
 	/* Cut the partial frame so the file ends on a complete one. */
 	if (ftruncate(o->fd, o->file_good) < 0 && inj_debug_on)
@@ -175,15 +191,19 @@ int inj_out_sink(void *user, const void *buf, size_t len)
 		o->hdr_len = len;
 		return 0;
 	}
+	inj_losses *snap = o->next_snap;
+	o->next_snap = NULL;
 	switch (o->mode) {
-	case OUT_SOCKET: return sink_socket(o, buf, len);
-	case OUT_FILE: return sink_file(o, buf, len);
+	case OUT_SOCKET: return sink_socket(o, buf, len, snap);
+	case OUT_FILE: return sink_file(o, buf, len, snap);
 	case OUT_DEAD:
 		o->write_failed_frames++;
 		o->write_failed_bytes += len;
+		rollback(o, snap);
 		return GT_ERR_IO;
 	default:
 		count_drop(o, buf, len);
+		rollback(o, snap);
 		return GT_ERR_CLOSED;
 	}
 }
@@ -208,7 +228,9 @@ int inj_out_pump(inj_out *o)
 		if (f->off == f->len) {
 			o->qbytes -= f->len;
 			free(f->buf);
+			free(f->snap);
 			f->buf = NULL;
+			f->snap = NULL;
 			o->qhead = (o->qhead + 1) % o->qcap;
 			o->qn--;
 		}
@@ -384,21 +406,30 @@ done:
 
 void inj_out_close_socket(inj_out *o)
 {
+	inj_losses *first = NULL;
 	while (o->qn) {
 		inj_qframe *f = &o->q[o->qhead];
-		/* Frames never sent in full are lost (a partly sent one included). */
+		/* Frames never sent in full are lost (a partly sent one included);
+		 * loss records in them roll back to the oldest such frame. */
 		o->frames_dropped++;
-		o->total_frames_dropped++;
 		o->records_dropped += f->nrec;
 		o->bytes_dropped += f->len;
+		if (f->snap && !first)
+			first = f->snap;
+		else
+			free(f->snap);
 		free(f->buf);
 		f->buf = NULL;
+		f->snap = NULL;
 		o->qhead = (o->qhead + 1) % o->qcap;
 		o->qn--;
 	}
+	rollback(o, first);
 	o->qbytes = 0;
 	close_fd(&o->sock);
 	o->mode = OUT_NONE;
+	o->lost = 0;
+	o->rlen = 0;
 }
 
 /* ------------------------------------------------------------ file */
@@ -445,7 +476,7 @@ int inj_out_open_file(inj_out *o, const char *path)
 	o->fd = fd;
 	o->file_good = 0;
 	o->mode = OUT_FILE;
-	if (sink_file(o, o->hdr, o->hdr_len) < 0)
+	if (sink_file(o, o->hdr, o->hdr_len, NULL) < 0)
 		return -1;
 	inj_debug("writing %s", o->path);
 	return 0;
