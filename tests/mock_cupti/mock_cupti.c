@@ -50,13 +50,35 @@ static __thread uint64_t my_gen;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-static void init_lock(void)
+static void make_lock(void)
 {
 	pthread_mutexattr_t a;
 	pthread_mutexattr_init(&a);
 	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
 	pthread_mutex_init(&M.lock, &a);
 	pthread_mutexattr_destroy(&a);
+}
+
+/* Like a real library: the lock is not inherited held by a fork child. */
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&M.lock);
+}
+
+static void fork_parent(void)
+{
+	pthread_mutex_unlock(&M.lock);
+}
+
+static void fork_child(void)
+{
+	make_lock();
+}
+
+static void init_lock(void)
+{
+	make_lock();
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
 static void lock(void)
