@@ -47,7 +47,7 @@ void inj_note(inj_enc *e, uint32_t code, uint64_t ts, const char *fmt, ...)
 	r.note.ts = ts ? ts : inj_trace_now();
 	r.note.code = code;
 	r.note.text_id = gt_writer_intern(e->w, text, (size_t)n);
-	(void)gt_writer_add(e->w, &r);
+	inj_added(e, gt_writer_add(e->w, &r));
 }
 
 void inj_loss(inj_enc *e, uint32_t what, uint64_t start, uint64_t end, uint64_t count,
@@ -72,7 +72,7 @@ void inj_loss(inj_enc *e, uint32_t what, uint64_t start, uint64_t end, uint64_t 
 	r.loss.count = count;
 	r.loss.bytes = bytes;
 	r.loss.reason_id = n ? gt_writer_intern(e->w, text, (size_t)n) : 0;
-	(void)gt_writer_add(e->w, &r);
+	inj_added(e, gt_writer_add(e->w, &r));
 }
 
 /* ------------------------------------------------------------ threads */
@@ -103,7 +103,7 @@ static void add_thread(inj_enc *e, uint32_t tid, uint32_t name_id, uint64_t ts)
 	r.thread.tid = tid;
 	r.thread.name_id = name_id;
 	r.thread.ts = ts;
-	(void)gt_writer_add(e->w, &r);
+	inj_added(e, gt_writer_add(e->w, &r));
 }
 
 void inj_see_thread(inj_enc *e, uint32_t tid, uint64_t ts)
@@ -212,7 +212,7 @@ static void conv_kernel(inj_enc *e, const CUpti_ActivityKernel10 *k)
 	if (k->clusterX > 1 || k->clusterY > 1 || k->clusterZ > 1)
 		g.flags |= GT_KFLAG_CLUSTER;
 	seen_ts(e, g.end);
-	(void)gt_writer_add_kernel(e->w, &g);
+	inj_added(e, gt_writer_add_kernel(e->w, &g));
 }
 
 static void conv_memcpy(inj_enc *e, const CUpti_ActivityMemcpy6 *m)
@@ -231,7 +231,7 @@ static void conv_memcpy(inj_enc *e, const CUpti_ActivityMemcpy6 *m)
 	g.dst_kind = m->dstKind;
 	g.flags = (m->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) ? GT_MFLAG_ASYNC : 0;
 	seen_ts(e, g.end);
-	(void)gt_writer_add_memcpy(e->w, &g);
+	inj_added(e, gt_writer_add_memcpy(e->w, &g));
 }
 
 static void conv_p2p(inj_enc *e, const CUpti_ActivityMemcpyPtoP4 *m)
@@ -251,7 +251,7 @@ static void conv_p2p(inj_enc *e, const CUpti_ActivityMemcpyPtoP4 *m)
 	g.dst_kind = m->dstKind;
 	g.flags = (m->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) ? GT_MFLAG_ASYNC : 0;
 	seen_ts(e, g.end);
-	(void)gt_writer_add_memcpy(e->w, &g);
+	inj_added(e, gt_writer_add_memcpy(e->w, &g));
 }
 
 static void conv_memset(inj_enc *e, const CUpti_ActivityMemset4 *m)
@@ -270,7 +270,7 @@ static void conv_memset(inj_enc *e, const CUpti_ActivityMemset4 *m)
 	g->mem_kind = (uint8_t)m->memoryKind;
 	g->flags = (m->flags & CUPTI_ACTIVITY_FLAG_MEMSET_ASYNC) ? GT_MFLAG_ASYNC : 0;
 	seen_ts(e, g->end);
-	(void)gt_writer_add(e->w, &r);
+	inj_added(e, gt_writer_add(e->w, &r));
 }
 
 static void conv_sync(inj_enc *e, const CUpti_ActivitySynchronization2 *s)
@@ -285,7 +285,7 @@ static void conv_sync(inj_enc *e, const CUpti_ActivitySynchronization2 *s)
 	g->event_id = s->cudaEventId == CUPTI_SYNCHRONIZATION_INVALID_VALUE ? 0 : s->cudaEventId;
 	g->correlation_id = s->correlationId;
 	seen_ts(e, g->end);
-	(void)gt_writer_add(e->w, &r);
+	inj_added(e, gt_writer_add(e->w, &r));
 }
 
 static void conv_api(inj_enc *e, const CUpti_ActivityAPI *a, int driver)
@@ -306,7 +306,7 @@ static void conv_api(inj_enc *e, const CUpti_ActivityAPI *a, int driver)
 	g.status = a->returnValue;
 	g.domain = driver ? GT_API_DRIVER : GT_API_RUNTIME;
 	seen_ts(e, g.end);
-	(void)gt_writer_add_api(e->w, &g);
+	inj_added(e, gt_writer_add_api(e->w, &g));
 }
 
 static void conv_marker(inj_enc *e, const CUpti_ActivityMarker2 *m)
@@ -325,7 +325,7 @@ static void conv_marker(inj_enc *e, const CUpti_ActivityMarker2 *m)
 	g->name_id = (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_END) ? 0 : intern_cstr(e, m->name);
 	g->domain_id = intern_cstr(e, m->domain);
 	seen_ts(e, g->ts);
-	(void)gt_writer_add(e->w, &r);
+	inj_added(e, gt_writer_add(e->w, &r));
 }
 
 static uint64_t object_id(CUpti_ActivityObjectKind k, const CUpti_ActivityObjectKindId *id)
@@ -352,7 +352,7 @@ static void conv_overhead(inj_enc *e, const CUpti_ActivityOverhead3 *o)
 	if (o->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD)
 		inj_see_thread(e, o->objectId.pt.threadId, o->start);
 	seen_ts(e, g->end);
-	(void)gt_writer_add(e->w, &r);
+	inj_added(e, gt_writer_add(e->w, &r));
 }
 
 static void conv_name(inj_enc *e, const CUpti_ActivityName *n)
@@ -393,7 +393,7 @@ static void conv_device(inj_enc *e, const CUpti_ActivityDevice5 *d)
 	g->max_smem_per_block = d->maxSharedMemoryPerBlock;
 	g->max_threads_per_block = d->maxThreadsPerBlock;
 	g->warp_size = d->numThreadsPerWarp;
-	(void)gt_writer_add(e->w, &r);
+	inj_added(e, gt_writer_add(e->w, &r));
 	/* gt_device has no bandwidth / copy engine fields: keep them as a note. */
 	inj_note(e, GT_NOTE_INFO, e->last_ts,
 		 "device %u: global memory bandwidth %llu KB/s, %u copy engines, ecc %u, mig %u",
@@ -407,7 +407,7 @@ static void conv_context(inj_enc *e, const CUpti_ActivityContext3 *c)
 	r.context.id = c->contextId;
 	r.context.device_id = c->deviceId;
 	r.context.null_stream_id = c->nullStreamId;
-	(void)gt_writer_add(e->w, &r);
+	inj_added(e, gt_writer_add(e->w, &r));
 }
 
 /* The struct we decode for a kind, and its size (0 = a kind we do not decode). */

@@ -129,6 +129,8 @@ typedef struct inj_enc {
 	uint64_t canary_seen;
 
 	uint64_t records;          /**< records converted */
+	uint64_t nomem;            /**< records the writer had no memory for */
+	atomic_int said_nomem;
 	uint64_t unknown, short_recs;       /**< not yet reported */
 	uint32_t unknown_kind_last;
 	uint64_t last_ts;          /**< newest trace timestamp converted */
@@ -137,6 +139,18 @@ typedef struct inj_enc {
 
 /** Convert every record of one CUPTI buffer into the writer. */
 INJ_HIDDEN void inj_convert_buffer(inj_enc *e, const uint8_t *buf, size_t valid);
+
+/** Check a gt_writer_add* result: a record the writer could not store for
+ *  lack of memory is counted (GT_LOSS_ENCODE_DROPPED) and said once. Sink
+ *  errors are counted by the output itself. */
+static inline void inj_added(inj_enc *e, int rc)
+{
+	if (INJ_UNLIKELY(rc == GT_ERR_NOMEM)) {
+		e->nomem++;
+		inj_log_once(&e->said_nomem, "out of memory while encoding: records are being "
+					     "dropped and counted");
+	}
+}
 
 /** GT_REC_THREAD for tid the first time it is seen. */
 INJ_HIDDEN void inj_see_thread(inj_enc *e, uint32_t tid, uint64_t ts);

@@ -234,7 +234,7 @@ static void add_clock(void)
 {
 	gt_record r = {.type = GT_REC_CLOCK};
 	clock_sample(&r.clock);
-	(void)gt_writer_add(E.w, &r);
+	inj_added(&E, gt_writer_add(E.w, &r));
 }
 
 /* ------------------------------------------------------------ header */
@@ -296,7 +296,7 @@ static void add_process(void)
 	r.process.start_ns = inj_g.start_trace_ns;
 	r.process.exe_id = n > 0 ? gt_writer_intern(E.w, exe, (size_t)n) : 0;
 	r.process.cmdline_id = gt_writer_intern(E.w, H.cmdline, strlen(H.cmdline));
-	(void)gt_writer_add(E.w, &r);
+	inj_added(&E, gt_writer_add(E.w, &r));
 }
 
 static void kinds_text(uint32_t k, char *buf, size_t cap)
@@ -346,6 +346,7 @@ static void gather_losses(void)
 	L_total.records[GT_LOSS_FRAME_DROPPED] = E.out.records_dropped;
 	L_total.count[GT_LOSS_UNKNOWN_RECORD] = E.unknown + E.short_recs;
 	L_total.count[GT_LOSS_STRING_TABLE_FULL] = gt_writer_strings_dropped(E.w);
+	L_total.count[GT_LOSS_ENCODE_DROPPED] = E.nomem;
 }
 
 static void emit_losses(void)
@@ -396,6 +397,9 @@ static void emit_losses(void)
 			 "CUPTI records this build does not decode (last unknown kind %u) or "
 			 "shorter than the CUDA 13.0 layout it reads",
 			 E.unknown_kind_last);
+	if (DELTA(GT_LOSS_ENCODE_DROPPED))
+		inj_loss(&E, GT_LOSS_ENCODE_DROPPED, from, now, DELTA(GT_LOSS_ENCODE_DROPPED), 0,
+			 "records the encoder had no memory for");
 	if (DELTA(GT_LOSS_STRING_TABLE_FULL))
 		inj_loss(&E, GT_LOSS_STRING_TABLE_FULL, from, now,
 			 DELTA(GT_LOSS_STRING_TABLE_FULL), 0,

@@ -709,6 +709,37 @@ START_TEST(collector_mismatch_or_silence_falls_back_to_file)
 }
 END_TEST
 
+static int app_absent_collector(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	char p[300];
+	snprintf(p, sizeof(p), "%s/nobody-listens.sock", t->dir);
+	setenv("GAPTRACE_SOCKET", p, 1);
+	h_ledger_open(t->dir);
+	if (h_cuinit() != 1)
+		return 90;
+	for (uint32_t i = 0; i < 100; i++)
+		h_all_kinds(100 + i * 20);
+	h_ledger_close();
+	return 0;
+}
+
+START_TEST(explicit_collector_absent_writes_file)
+{
+	run_app(app_absent_collector, 0);
+	char *err = app_file("app.err");
+	ck_assert_int_eq(gaptrace_lines(err), 1);
+	ck_assert_msg(strstr(err, "nobody-listens.sock: cannot connect"), "%s", err);
+	free(err);
+	trace_set ts;
+	ck_assert_int_eq(h_read_dir(&ts, T.dir), 1);
+	check_clean(&ts);
+	check_all_found(&ts);
+	h_trace_free(&ts);
+}
+END_TEST
+
 static int app_slow(void *a)
 {
 	tctx *t = a;
@@ -1464,6 +1495,7 @@ static Suite *inject_suite(void)
 		T_(existing_output_is_not_overwritten),
 		T_(collector_receives_everything),
 		T_(collector_mismatch_or_silence_falls_back_to_file),
+		T_(explicit_collector_absent_writes_file),
 		T_(slow_collector_drops_whole_frames),
 		T_(killed_collector_falls_back_to_file),
 		T_(dormant_then_armed_and_disarmed),
