@@ -55,7 +55,7 @@ static gt_stream_header H;
  * at run time, so new cbids (e.g. *_ptsz, *_v2, cudaLaunchKernelExC) of a
  * newer CUPTI are picked up by name. */
 static const char *const rt_prefixes[] = {
-	"cudaLaunch", "cudaGraphLaunch", "cudaGraphInstantiate", "cudaMemcpy", "cudaMemset",
+	"cudaLaunch", "__cudaLaunch" /* CUDA 13: what <<<>>> compiles to */, "cudaGraphLaunch", "cudaGraphInstantiate", "cudaMemcpy", "cudaMemset",
 	"cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize",
 	"cudaStreamWaitEvent", "cudaThreadSynchronize", "cudaMalloc", "cudaFree", "cudaHostAlloc",
 };

@@ -325,11 +325,16 @@ static int subscribe(void)
 {
 	const inj_cupti *cu = &inj_g.cu;
 	CUptiResult rc = cu->cuptiSubscribe(&inj_g.sub, on_callback, NULL);
-	if (rc != CUPTI_SUCCESS) {
+	if (rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
 		snprintf(inj_g.inert_reason, sizeof(inj_g.inert_reason),
 			 "cuptiSubscribe failed (%s): another CUPTI client (Nsight Systems, Nsight "
 			 "Compute, a profiler) already holds CUPTI",
 			 inj_cupti_err(cu, rc));
+		return -1;
+	}
+	if (rc != CUPTI_SUCCESS) {
+		snprintf(inj_g.inert_reason, sizeof(inj_g.inert_reason),
+			 "cuptiSubscribe failed (%s)", inj_cupti_err(cu, rc));
 		return -1;
 	}
 	rc = cu->cuptiActivityRegisterCallbacks(inj_buffer_requested, inj_buffer_completed);

@@ -451,6 +451,7 @@ static int app_kinds(void *a)
 		int driver, want;
 	} c[] = {
 		{"cudaLaunchKernel_v7000", 0, 1},  {"cudaLaunchKernelExC_v11060", 0, 1},
+		{"__cudaLaunchKernel_v13000", 0, 1}, {"cudaLaunchHostFunc_v10000", 0, 1},
 		{"cudaMemcpyAsync_v3020", 0, 1},   {"cudaMemcpy2DAsync_v3020", 0, 1},
 		{"cudaMemsetAsync_v3020", 0, 1},   {"cudaStreamSynchronize_v3020", 0, 1},
 		{"cudaDeviceSynchronize_v3020", 0, 1}, {"cudaEventSynchronize_v3020", 0, 1},
