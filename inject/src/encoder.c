@@ -623,9 +623,11 @@ static void *encoder_main(void *arg)
 		finish(0);
 		return NULL;
 	}
-	if (applied)
-		arm_deadline = 0;
 	open_output();
+	/* Control messages that arrived with the ACCEPT are already buffered:
+	 * poll() will not report them. */
+	if (!inj_g.note_only)
+		read_ctl();
 	if (!quiet) {
 		add_process();
 		add_clock();
