@@ -215,21 +215,27 @@ static void conv_kernel(inj_enc *e, const CUpti_ActivityKernel10 *k)
 	inj_added(e, gt_writer_add_kernel(e->w, &g));
 }
 
+/* The fields Memcpy6 and MemcpyPtoP4 share, by name. */
+#define COPY_FIELDS(g, m)                                                                    \
+	do {                                                                                 \
+		(g)->start = (m)->start;                                                     \
+		(g)->end = (m)->end;                                                         \
+		(g)->bytes = (m)->bytes;                                                     \
+		(g)->device_id = (m)->deviceId;                                              \
+		(g)->context_id = (m)->contextId;                                            \
+		(g)->stream_id = (m)->streamId;                                              \
+		(g)->correlation_id = (m)->correlationId;                                    \
+		(g)->graph_id = (m)->graphId;                                                \
+		(g)->copy_kind = (m)->copyKind;                                              \
+		(g)->src_kind = (m)->srcKind;                                                \
+		(g)->dst_kind = (m)->dstKind;                                                \
+		(g)->flags = ((m)->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) ? GT_MFLAG_ASYNC : 0; \
+	} while (0)
+
 static void conv_memcpy(inj_enc *e, const CUpti_ActivityMemcpy6 *m)
 {
 	gt_memcpy g = {0};
-	g.start = m->start;
-	g.end = m->end;
-	g.bytes = m->bytes;
-	g.device_id = m->deviceId;
-	g.context_id = m->contextId;
-	g.stream_id = m->streamId;
-	g.correlation_id = m->correlationId;
-	g.graph_id = m->graphId;
-	g.copy_kind = m->copyKind;
-	g.src_kind = m->srcKind;
-	g.dst_kind = m->dstKind;
-	g.flags = (m->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) ? GT_MFLAG_ASYNC : 0;
+	COPY_FIELDS(&g, m);
 	seen_ts(e, g.end);
 	inj_added(e, gt_writer_add_memcpy(e->w, &g));
 }
@@ -237,19 +243,8 @@ static void conv_memcpy(inj_enc *e, const CUpti_ActivityMemcpy6 *m)
 static void conv_p2p(inj_enc *e, const CUpti_ActivityMemcpyPtoP4 *m)
 {
 	gt_memcpy g = {0};
-	g.start = m->start;
-	g.end = m->end;
-	g.bytes = m->bytes;
-	g.device_id = m->deviceId;
-	g.context_id = m->contextId;
-	g.stream_id = m->streamId;
-	g.correlation_id = m->correlationId;
-	g.graph_id = m->graphId;
+	COPY_FIELDS(&g, m);
 	g.peer_device_id = m->deviceId == m->srcDeviceId ? m->dstDeviceId : m->srcDeviceId;
-	g.copy_kind = m->copyKind;
-	g.src_kind = m->srcKind;
-	g.dst_kind = m->dstKind;
-	g.flags = (m->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) ? GT_MFLAG_ASYNC : 0;
 	seen_ts(e, g.end);
 	inj_added(e, gt_writer_add_memcpy(e->w, &g));
 }

@@ -442,24 +442,24 @@ API CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind)
 	return CUPTI_SUCCESS;
 }
 
-API CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable)
+static CUptiResult set_cbid(uint8_t *on, CUpti_CallbackId cbid, uint8_t enable)
 {
 	if (cbid >= MAX_CBID)
 		return CUPTI_ERROR_INVALID_PARAMETER;
 	lock();
-	M.rt_on[cbid] = enable ? 1 : 0;
+	on[cbid] = enable ? 1 : 0;
 	unlock();
 	return CUPTI_SUCCESS;
 }
 
+API CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable)
+{
+	return set_cbid(M.rt_on, cbid, enable);
+}
+
 API CUptiResult cuptiActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t enable)
 {
-	if (cbid >= MAX_CBID)
-		return CUPTI_ERROR_INVALID_PARAMETER;
-	lock();
-	M.drv_on[cbid] = enable ? 1 : 0;
-	unlock();
-	return CUPTI_SUCCESS;
+	return set_cbid(M.drv_on, cbid, enable);
 }
 
 API CUptiResult cuptiActivityEnableLatencyTimestamps(uint8_t enable)
