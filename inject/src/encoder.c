@@ -575,9 +575,13 @@ static void finish(int sig)
 	inj_out_finish(&E.out, deadline);
 	gt_writer_stats st;
 	gt_writer_get_stats(E.w, &st);
-	inj_debug("done: %llu records in %llu frames, %llu bytes%s%s",
+	inj_debug("done: %llu records in %llu frames, %llu bytes%s%s; %llu frames dropped, %llu "
+		  "frames (%llu bytes) not written",
 		  (unsigned long long)st.records, (unsigned long long)st.frames,
-		  (unsigned long long)st.out_bytes, E.out.path[0] ? " to " : "", E.out.path);
+		  (unsigned long long)st.out_bytes, E.out.path[0] ? " to " : "", E.out.path,
+		  (unsigned long long)E.out.frames_dropped,
+		  (unsigned long long)E.out.write_failed_frames,
+		  (unsigned long long)E.out.write_failed_bytes);
 	int expect = INJ_RUNNING;
 	atomic_compare_exchange_strong(&inj_g.phase, &expect, INJ_FINISHED);
 	ssize_t w;
