@@ -1,0 +1,760 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The encoder thread: the single owner of the writer and the output.
+ *
+ * Loop: sleep in poll() on the wake eventfd and the collector socket until
+ * the next tick (GAPTRACE_FLUSH_MS); then take requests (flush, final,
+ * profiler stop, fork), control messages (ARM/DISARM/FLUSH/BYE), convert
+ * completed CUPTI buffers, give them back to the pool, and on each tick ask
+ * CUPTI for a default flush, write loss records and flush a frame. Every
+ * 2 s a GT_REC_CLOCK pairs the trace clock with the host clocks, and the
+ * takeover probe runs (below).
+ *
+ * Kinds at run time: inj_apply_kinds() turns GT_KIND_* into
+ * cuptiActivityEnable/Disable, cuptiActivityEnableRuntimeApi/DriverApi for
+ * the launch/copy/sync call set, and latency timestamps. It runs at init
+ * and then only here, so CUPTI is reconfigured from one thread.
+ *
+ * Takeover probe (Kineto / torch.profiler calling
+ * cuptiActivityRegisterCallbacks after us): CUPTI then hands every buffer,
+ * ours included, to the new client and never asks us again, which looks
+ * exactly like an idle program. So when none of our buffers moved for a
+ * probe period (10 flush periods, 2 s by default), we make one traced call ourselves (cuDriverGetVersion, its
+ * driver API record enabled by cbid) and ask for a default flush: if
+ * CUPTI still reaches us, that record comes back in one of our buffers.
+ * Three silent probes in a row (about 6 s by default) mean someone else owns the
+ * activity callbacks: we say so once on stderr and in a GT_NOTE_CUPTI_TAKEN
+ * note, stop probing, keep everything we already have, and note it again
+ * if our buffers ever come back.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "enc.h"
+
+#define CLOCK_PERIOD_NS 2000000000ull
+#define PROBE_FAILS 3
+
+static inj_enc E;
+static gt_stream_header H;
+
+/* ------------------------------------------------------------ kinds */
+
+/* Call-name prefixes of the restricted RUNTIME/DRIVER sets: what an analysis
+ * of launch-bound, sync and copy gaps needs (launches incl. graphs and host
+ * functions, copies, memsets, the synchronizing calls, and the allocation
+ * calls that synchronize implicitly). Matched against cuptiGetCallbackName
+ * at run time, so new cbids (e.g. *_ptsz, *_v2, cudaLaunchKernelExC) of a
+ * newer CUPTI are picked up by name. */
+static const char *const rt_prefixes[] = {
+	"cudaLaunch", "__cudaLaunch" /* CUDA 13: what <<<>>> compiles to */, "cudaGraphLaunch", "cudaGraphInstantiate", "cudaMemcpy", "cudaMemset",
+	"cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize",
+	"cudaStreamWaitEvent", "cudaThreadSynchronize", "cudaMalloc", "cudaFree", "cudaHostAlloc",
+};
+static const char *const drv_prefixes[] = {
+	"cuLaunch", "cuGraphLaunch", "cuGraphInstantiate", "cuMemcpy", "cuMemset",
+	"cuStreamSynchronize", "cuCtxSynchronize", "cuEventSynchronize", "cuStreamWaitEvent",
+	"cuMemAlloc", "cuMemFree", "cuMemHostAlloc",
+};
+
+#define MAX_SEL 512
+static uint32_t rt_sel[MAX_SEL], drv_sel[MAX_SEL];
+static uint32_t n_rt_sel, n_drv_sel;
+static uint32_t applied;
+static atomic_int said_kind[64], said_rtapi;
+static int (*canary_fn)(int *);
+
+static int has_prefix(const char *s, const char *const *pre, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strncmp(s, pre[i], strlen(pre[i])))
+			return 1;
+	return 0;
+}
+
+static uint32_t select_cbids(CUpti_CallbackDomain dom, uint32_t size, const char *const *pre,
+			     size_t npre, uint32_t *out)
+{
+	uint32_t n = 0;
+	/* A newer CUPTI may have more cbids than our header: look a bit further. */
+	for (uint32_t cbid = 1; cbid < size + 512 && n < MAX_SEL; cbid++) {
+		const char *name = NULL;
+		if (inj_g.cu.cuptiGetCallbackName(dom, cbid, &name) != CUPTI_SUCCESS || !name)
+			continue;
+		if (has_prefix(name, pre, npre))
+			out[n++] = cbid;
+	}
+	return n;
+}
+
+static void init_selection(void)
+{
+	n_rt_sel = select_cbids(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE,
+				rt_prefixes, sizeof(rt_prefixes) / sizeof(rt_prefixes[0]), rt_sel);
+	n_drv_sel = select_cbids(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE,
+				 drv_prefixes, sizeof(drv_prefixes) / sizeof(drv_prefixes[0]),
+				 drv_sel);
+	inj_debug("restricted API sets: %u runtime and %u driver calls", n_rt_sel, n_drv_sel);
+
+	/* The takeover canary: cuDriverGetVersion of the driver that loaded us. */
+	const char *name = NULL;
+	if (inj_g.cu.cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API,
+					  CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion,
+					  &name) == CUPTI_SUCCESS &&
+	    name && !strncmp(name, "cuDriverGetVersion", 18) && inj_g.cu.cuptiActivityEnableDriverApi) {
+		void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+		if (h)
+			canary_fn = (int (*)(int *))dlsym(h, "cuDriverGetVersion");
+		if (canary_fn)
+			E.canary_cbid = CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion;
+	}
+}
+
+static int enable_kind(CUpti_ActivityKind k, int on)
+{
+	CUptiResult rc = on ? inj_g.cu.cuptiActivityEnable(k) : inj_g.cu.cuptiActivityDisable(k);
+	if (rc != CUPTI_SUCCESS) {
+		inj_log_once(&said_kind[(unsigned)k & 63], "cannot %s CUPTI activity kind %d: %s",
+			     on ? "enable" : "disable", (int)k, inj_cupti_err(&inj_g.cu, rc));
+		return -1;
+	}
+	return 0;
+}
+
+static void set_cbids(int driver, const uint32_t *ids, uint32_t n, int on)
+{
+	__typeof__(inj_g.cu.cuptiActivityEnableRuntimeApi) fn =
+		driver ? inj_g.cu.cuptiActivityEnableDriverApi : inj_g.cu.cuptiActivityEnableRuntimeApi;
+	if (!fn) {
+		inj_log_once(&said_rtapi, "this CUPTI cannot trace a chosen set of API calls; "
+					  "use GAPTRACE_KINDS=...,api-all for all calls");
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		fn(ids[i], (uint8_t)on);
+}
+
+/* 0 off, 1 restricted set, 2 every call. */
+static int api_mode(uint32_t kinds, uint32_t bit)
+{
+	if (kinds & GT_KIND_API_ALL)
+		return 2;
+	return (kinds & bit) ? 1 : 0;
+}
+
+static void apply_api(int driver, int from, int to)
+{
+	if (from == to)
+		return;
+	CUpti_ActivityKind k = driver ? CUPTI_ACTIVITY_KIND_DRIVER : CUPTI_ACTIVITY_KIND_RUNTIME;
+	const uint32_t *ids = driver ? drv_sel : rt_sel;
+	uint32_t n = driver ? n_drv_sel : n_rt_sel;
+	if (from == 2)
+		enable_kind(k, 0); /* also clears every per-cbid enable */
+	else if (from == 1 && to == 0)
+		set_cbids(driver, ids, n, 0);
+	if (to == 2)
+		enable_kind(k, 1);
+	else if (to == 1)
+		set_cbids(driver, ids, n, 1);
+}
+
+uint32_t inj_current_kinds(void)
+{
+	return applied;
+}
+
+int inj_apply_kinds(uint32_t want, char *why, size_t cap)
+{
+	static const struct {
+		uint32_t bit;
+		CUpti_ActivityKind kind;
+	} map[] = {
+		{GT_KIND_KERNEL, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL},
+		{GT_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY},
+		{GT_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2},
+		{GT_KIND_MEMSET, CUPTI_ACTIVITY_KIND_MEMSET},
+		{GT_KIND_SYNC, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION},
+		{GT_KIND_NVTX, CUPTI_ACTIVITY_KIND_MARKER},
+		{GT_KIND_NVTX, CUPTI_ACTIVITY_KIND_NAME},
+		{GT_KIND_OVERHEAD, CUPTI_ACTIVITY_KIND_OVERHEAD},
+	};
+	(void)why;
+	(void)cap;
+	want &= GT_KIND_ALL;
+	uint32_t diff = want ^ applied, failed = 0;
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if ((diff & map[i].bit) && enable_kind(map[i].kind, !!(want & map[i].bit)) < 0 &&
+		    (want & map[i].bit))
+			failed |= map[i].bit;
+	apply_api(0, api_mode(applied, GT_KIND_RUNTIME), api_mode(want, GT_KIND_RUNTIME));
+	apply_api(1, api_mode(applied, GT_KIND_DRIVER), api_mode(want, GT_KIND_DRIVER));
+	if ((diff & GT_KIND_LATENCY) && inj_g.cu.cuptiActivityEnableLatencyTimestamps)
+		inj_g.cu.cuptiActivityEnableLatencyTimestamps((want & GT_KIND_LATENCY) ? 1 : 0);
+	/* The takeover canary's record, whenever anything is captured. */
+	if (E.canary_cbid)
+		inj_g.cu.cuptiActivityEnableDriverApi(E.canary_cbid, want ? 1 : 0);
+	applied = want & ~failed;
+	return 0;
+}
+
+/* ------------------------------------------------------------ clocks */
+
+static struct {
+	uint64_t trace, mono;
+} clock_ref;
+
+static void clock_sample(gt_clock *c)
+{
+	uint64_t t0 = inj_trace_now();
+	c->realtime_ns = inj_real_ns();
+	c->monotonic_ns = inj_mono_ns();
+	uint64_t t1 = inj_trace_now();
+	c->trace_ns = t0 + (t1 - t0) / 2;
+	clock_ref.trace = c->trace_ns;
+	clock_ref.mono = c->monotonic_ns;
+}
+
+static uint64_t mono_to_trace(uint64_t mono)
+{
+	if (!mono)
+		return 0;
+	return mono + (clock_ref.trace - clock_ref.mono);
+}
+
+static void add_clock(void)
+{
+	gt_record r = {.type = GT_REC_CLOCK};
+	clock_sample(&r.clock);
+	inj_added(&E, gt_writer_add(E.w, &r));
+}
+
+/* ------------------------------------------------------------ header */
+
+static size_t read_small(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	size_t n = 0;
+	while (n < cap) {
+		ssize_t r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	return n;
+}
+
+static void build_header(void)
+{
+	gt_stream_header_init(&H);
+	H.producer = GT_PRODUCER_INJECT;
+	H.pid = (uint32_t)getpid();
+	H.ppid = (uint32_t)getppid();
+	gt_clock c;
+	clock_sample(&c);
+	H.trace_ns = c.trace_ns;
+	H.realtime_ns = c.realtime_ns;
+	H.monotonic_ns = c.monotonic_ns;
+	H.cupti_version = inj_g.cu.version;
+	int dv = 0;
+	if (canary_fn && canary_fn(&dv) == 0)
+		H.driver_version = (uint32_t)dv;
+	H.kinds = applied;
+	if (gethostname(H.hostname, sizeof(H.hostname) - 1) < 0)
+		H.hostname[0] = 0;
+	size_t n = read_small("/proc/self/cmdline", H.cmdline, sizeof(H.cmdline) - 1);
+	for (size_t i = 0; i < n; i++)
+		if (!H.cmdline[i])
+			H.cmdline[i] = ' ';
+	while (n && H.cmdline[n - 1] == ' ')
+		n--;
+	H.cmdline[n] = 0;
+	snprintf(H.producer_version, sizeof(H.producer_version), "gaptrace %s", GAPTRACE_VERSION);
+	snprintf(H.session, sizeof(H.session), "%s", inj_g.cfg.session);
+}
+
+static void add_process(void)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	gt_record r = {.type = GT_REC_PROCESS};
+	r.process.pid = H.pid;
+	r.process.ppid = H.ppid;
+	r.process.start_ns = inj_g.start_trace_ns;
+	r.process.exe_id = n > 0 ? gt_writer_intern(E.w, exe, (size_t)n) : 0;
+	r.process.cmdline_id = gt_writer_intern(E.w, H.cmdline, strlen(H.cmdline));
+	inj_added(&E, gt_writer_add(E.w, &r));
+}
+
+static void kinds_text(uint32_t k, char *buf, size_t cap)
+{
+	if (gt_kinds_format(k, buf, cap) <= 0 || !buf[0])
+		snprintf(buf, cap, "none");
+}
+
+static void add_start_notes(void)
+{
+	const inj_config *c = &inj_g.cfg;
+	char kb[160];
+	kinds_text(c->kinds, kb, sizeof(kb));
+	inj_note(&E, GT_NOTE_CUPTI_VERSION, inj_g.start_trace_ns,
+		 "CUPTI API %u from %s (%s); gaptrace built with CUPTI %u", inj_g.cu.version,
+		 inj_g.cu.path, inj_g.cu.how ? inj_g.cu.how : "?", (unsigned)CUPTI_API_VERSION);
+	inj_note(&E, GT_NOTE_CONFIG, inj_g.start_trace_ns,
+		 "kinds=%s dormant=%d buffers=%ux%uKB flush_ms=%u exit_timeout_ms=%u "
+		 "socket=%s output=%s",
+		 kb, c->dormant, c->nbuffers, c->buffer_bytes / 1024, c->flush_ms,
+		 c->exit_timeout_ms, c->socket_path[0] ? c->socket_path : "-", c->output);
+}
+
+/* ------------------------------------------------------------ losses */
+
+static inj_losses L_total, L_committed; /* see enc.h, inj_losses */
+static uint64_t refused_first_mono, refused_last_mono;
+
+/* Bring the totals up to date from the callbacks' counters and the output. */
+static void gather_losses(void)
+{
+	uint64_t n = atomic_exchange(&inj_g.n_refused, 0);
+	if (n) {
+		uint64_t first = atomic_exchange(&inj_g.refused_first_mono, 0);
+		uint64_t last = atomic_load(&inj_g.refused_last_mono);
+		if (!refused_first_mono || (first && first < refused_first_mono))
+			refused_first_mono = first ? first : last;
+		refused_last_mono = last;
+		L_total.count[GT_LOSS_BUFFER_REFUSED] += n;
+		L_total.bytes[GT_LOSS_BUFFER_REFUSED] += n * (uint64_t)inj_g.pool.buf_size;
+	}
+	size_t d = 0;
+	if (inj_g.cu.cuptiActivityGetNumDroppedRecords(NULL, 0, &d) == CUPTI_SUCCESS)
+		L_total.count[GT_LOSS_CUPTI_DROPPED] += d;
+	L_total.count[GT_LOSS_FRAME_DROPPED] = E.out.frames_dropped;
+	L_total.bytes[GT_LOSS_FRAME_DROPPED] = E.out.bytes_dropped;
+	L_total.records[GT_LOSS_FRAME_DROPPED] = E.out.records_dropped;
+	L_total.count[GT_LOSS_UNKNOWN_RECORD] = E.unknown + E.short_recs;
+	L_total.count[GT_LOSS_STRING_TABLE_FULL] = gt_writer_strings_dropped(E.w);
+	L_total.count[GT_LOSS_ENCODE_DROPPED] = E.nomem;
+}
+
+static void emit_losses(void)
+{
+	gather_losses();
+	int any = 0;
+	for (int k = 1; k < 8; k++)
+		any |= L_total.count[k] != L_committed.count[k];
+	if (!any)
+		return;
+	/* Loss rows start a frame of their own, so they can never be split
+	 * between two frames (one delivered, one dropped). */
+	gt_writer_flush(E.w);
+	inj_losses *snap = malloc(sizeof(*snap));
+	if (!snap)
+		return;
+	*snap = L_committed;
+	uint64_t now = inj_trace_now();
+	uint64_t from = L_committed.from ? L_committed.from : inj_g.start_trace_ns;
+	const inj_losses *t = &L_total, *c = &L_committed;
+#define DELTA(k) (t->count[k] - c->count[k])
+	if (DELTA(GT_LOSS_BUFFER_REFUSED)) {
+		uint64_t n = DELTA(GT_LOSS_BUFFER_REFUSED);
+		uint64_t s = mono_to_trace(refused_first_mono), e = mono_to_trace(refused_last_mono);
+		if (!s || s < from)
+			s = from;
+		if (!e || e < s)
+			e = now;
+		inj_loss(&E, GT_LOSS_BUFFER_REFUSED, s, e, n,
+			 t->bytes[GT_LOSS_BUFFER_REFUSED] - c->bytes[GT_LOSS_BUFFER_REFUSED],
+			 "CUPTI asked for %llu buffers while all %u x %u KB were in use; the "
+			 "records it could not store are in cupti_dropped",
+			 (unsigned long long)n, inj_g.pool.nbuf, inj_g.pool.buf_size / 1024);
+		refused_first_mono = refused_last_mono = 0;
+	}
+	if (DELTA(GT_LOSS_CUPTI_DROPPED))
+		inj_loss(&E, GT_LOSS_CUPTI_DROPPED, from, now, DELTA(GT_LOSS_CUPTI_DROPPED), 0,
+			 "CUPTI dropped %llu records for lack of buffer space",
+			 (unsigned long long)DELTA(GT_LOSS_CUPTI_DROPPED));
+	if (DELTA(GT_LOSS_FRAME_DROPPED))
+		inj_loss(&E, GT_LOSS_FRAME_DROPPED, from, now, DELTA(GT_LOSS_FRAME_DROPPED),
+			 t->bytes[GT_LOSS_FRAME_DROPPED] - c->bytes[GT_LOSS_FRAME_DROPPED],
+			 "records=%llu; frames not delivered to the collector (too slow or gone)",
+			 (unsigned long long)(t->records[GT_LOSS_FRAME_DROPPED] -
+					      c->records[GT_LOSS_FRAME_DROPPED]));
+	if (DELTA(GT_LOSS_UNKNOWN_RECORD))
+		inj_loss(&E, GT_LOSS_UNKNOWN_RECORD, from, now, DELTA(GT_LOSS_UNKNOWN_RECORD), 0,
+			 "CUPTI records this build does not decode (last unknown kind %u) or "
+			 "shorter than the CUDA 13.0 layout it reads",
+			 E.unknown_kind_last);
+	if (DELTA(GT_LOSS_ENCODE_DROPPED))
+		inj_loss(&E, GT_LOSS_ENCODE_DROPPED, from, now, DELTA(GT_LOSS_ENCODE_DROPPED), 0,
+			 "records the encoder had no memory for");
+	if (DELTA(GT_LOSS_STRING_TABLE_FULL))
+		inj_loss(&E, GT_LOSS_STRING_TABLE_FULL, from, now,
+			 DELTA(GT_LOSS_STRING_TABLE_FULL), 0,
+			 "names replaced by id 0: string table full");
+#undef DELTA
+	/* The strings and rows above may have been counted already (a frame the
+	 * writer flushed on its own): take the totals as of now. */
+	L_committed = L_total;
+	L_committed.from = now;
+	free(E.out.next_snap);
+	E.out.next_snap = snap;
+}
+
+/* ------------------------------------------------------------ buffers */
+
+static int quiet; /* dormant without a collector: convert nothing, write nothing */
+
+static void drain(void)
+{
+	inj_done d;
+	while (inj_queue_pop(&inj_g.pool, &d)) {
+		L_total.count[GT_LOSS_CUPTI_DROPPED] += d.dropped;
+		if (!quiet)
+			inj_convert_buffer(&E, inj_pool_addr(&inj_g.pool, d.index), (size_t)d.valid);
+		inj_pool_put(&inj_g.pool, d.index);
+	}
+}
+
+static void cupti_flush(int forced)
+{
+	inj_g.cu.cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+	drain();
+}
+
+/* ------------------------------------------------------------ takeover */
+
+static struct {
+	uint64_t traffic, canary;
+	int pending, fails, taken;
+} P;
+static atomic_int said_taken;
+
+static void probe(void)
+{
+	uint64_t t = atomic_load(&inj_g.n_requested) + atomic_load(&inj_g.n_completed);
+	int alive = t != P.traffic || E.canary_seen != P.canary;
+	P.traffic = t;
+	P.canary = E.canary_seen;
+	if (alive || !applied) {
+		P.fails = 0;
+		P.pending = 0;
+		if (P.taken && alive) {
+			P.taken = 0;
+			inj_log("CUPTI activity buffers reach gaptrace again");
+			inj_note(&E, GT_NOTE_INFO, 0, "CUPTI activity buffers reach gaptrace again");
+		}
+		return;
+	}
+	if (P.taken || !canary_fn)
+		return;
+	if (P.pending && ++P.fails >= PROBE_FAILS) {
+		P.taken = 1;
+		inj_log_once(&said_taken,
+			     "another CUPTI client (torch.profiler / Kineto?) took over the activity "
+			     "buffers: gaptrace records stop here; the program is not affected");
+		inj_note(&E, GT_NOTE_CUPTI_TAKEN, 0,
+			 "another CUPTI client registered its own activity buffer callbacks; no "
+			 "records reached gaptrace for %d probes (%u outstanding buffers lost to it)",
+			 PROBE_FAILS,
+			 (unsigned)(atomic_load(&inj_g.n_requested) - atomic_load(&inj_g.n_completed)));
+		return;
+	}
+	int v;
+	canary_fn(&v);
+	P.pending = 1;
+	cupti_flush(0);
+	/* What the flush brought back counts at the next probe. */
+}
+
+/* ------------------------------------------------------------ control */
+
+static uint64_t arm_deadline;
+
+static void arm(uint32_t kinds, uint64_t dur_ns, const char *by)
+{
+	uint32_t before = applied;
+	inj_apply_kinds(kinds, NULL, 0);
+	char kb[160];
+	kinds_text(applied, kb, sizeof(kb));
+	if (applied) {
+		add_clock();
+		inj_note(&E, GT_NOTE_ARMED, 0, "capture armed by %s: kinds=%s%s", by, kb,
+			 dur_ns ? " (timed)" : "");
+		arm_deadline = dur_ns ? inj_mono_ns() + dur_ns : 0;
+	} else if (before) {
+		cupti_flush(1);
+		inj_note(&E, GT_NOTE_DISARMED, 0, "capture disarmed by %s", by);
+		arm_deadline = 0;
+	}
+	inj_debug("kinds now %s (by %s)", kb, by);
+	gt_writer_flush(E.w);
+}
+
+static void fall_back(const char *why)
+{
+	inj_out_close_socket(&E.out);
+	if (!applied) {
+		/* Dormant: nobody can arm us any more; write nothing. */
+		inj_debug("collector gone while dormant (%s): staying dormant", why);
+		quiet = 1;
+		return;
+	}
+	if (inj_out_open_file(&E.out, inj_g.cfg.output) < 0)
+		return;
+	inj_log("collector lost (%s): continuing the trace in %s", why, E.out.path);
+	gt_writer_resend_strings(E.w);
+	add_clock();
+	inj_note(&E, GT_NOTE_COLLECTOR_LOST, 0,
+		 "collector lost (%s); this file continues the stream from frame %llu", why,
+		 (unsigned long long)gt_writer_next_seq(E.w));
+	emit_losses();
+	gt_writer_flush(E.w);
+}
+
+static void handle_ctl(const gt_ctl *m)
+{
+	switch (m->type) {
+	case GT_CTL_ARM:
+		arm((uint32_t)m->arg0, m->arg1, "the collector");
+		break;
+	case GT_CTL_DISARM:
+		arm(0, 0, "the collector");
+		break;
+	case GT_CTL_FLUSH:
+		cupti_flush(0);
+		emit_losses();
+		gt_writer_flush(E.w);
+		break;
+	case GT_CTL_BYE:
+		fall_back("the collector said BYE");
+		break;
+	default:
+		inj_debug("ignoring control message %u from the collector", m->type);
+		break;
+	}
+}
+
+static void read_ctl(void)
+{
+	gt_ctl m;
+	int r;
+	while ((r = inj_out_read_ctl(&E.out, &m)) > 0)
+		handle_ctl(&m);
+}
+
+/* ------------------------------------------------------------ lifecycle */
+
+static void finish(int sig)
+{
+	uint64_t deadline = atomic_load(&inj_g.final_deadline);
+	if (!deadline)
+		deadline = inj_mono_ns() + (uint64_t)inj_g.cfg.exit_timeout_ms * 1000000ull;
+	if (!quiet) {
+		cupti_flush(1);
+		if (sig)
+			inj_note(&E, GT_NOTE_SIGNAL, 0, "flushed on signal %d", sig);
+		add_clock();
+		emit_losses();
+		gt_writer_flush(E.w);
+	} else {
+		drain();
+	}
+	inj_out_finish(&E.out, deadline);
+	gt_writer_stats st;
+	gt_writer_get_stats(E.w, &st);
+	inj_debug("done: %llu records in %llu frames, %llu bytes%s%s; %llu frames dropped, %llu "
+		  "frames (%llu bytes) not written",
+		  (unsigned long long)st.records, (unsigned long long)st.frames,
+		  (unsigned long long)st.out_bytes, E.out.path[0] ? " to " : "", E.out.path,
+		  (unsigned long long)E.out.frames_dropped,
+		  (unsigned long long)E.out.write_failed_frames,
+		  (unsigned long long)E.out.write_failed_bytes);
+	int expect = INJ_RUNNING;
+	atomic_compare_exchange_strong(&inj_g.phase, &expect, INJ_FINISHED);
+	ssize_t w;
+	do
+		w = write(inj_g.done_wr, "x", 1);
+	while (w < 0 && errno == EINTR);
+}
+
+static void open_output(void)
+{
+	uint64_t kinds = 0;
+	int collector = inj_g.cfg.socket_path[0] &&
+			inj_out_connect(&E.out, inj_g.cfg.socket_path, inj_g.cfg.socket_explicit,
+					&kinds);
+	if (collector) {
+		if (inj_g.note_only)
+			return;
+		uint32_t want = (uint32_t)(kinds & GT_KIND_ALL);
+		if (want != applied)
+			arm(want, 0, "the collector's ACCEPT");
+		return;
+	}
+	if (inj_g.cfg.dormant && !inj_g.note_only) {
+		inj_log("GAPTRACE_DORMANT=1 but no collector at %s: nothing will be captured",
+			inj_g.cfg.socket_path[0] ? inj_g.cfg.socket_path : "(none)");
+		quiet = 1;
+		return;
+	}
+	inj_out_open_file(&E.out, inj_g.cfg.output);
+}
+
+static void *encoder_main(void *arg)
+{
+	(void)arg;
+	E.self_tid = (uint32_t)syscall(SYS_gettid);
+	build_header();
+	E.out.capture_header = 1;
+	if (gt_writer_begin(E.w, &H) < 0 || !E.out.hdr) {
+		inj_log("cannot encode the stream header: tracing disabled");
+		inj_apply_kinds(0, NULL, 0);
+		atomic_store(&inj_g.phase, INJ_INERT);
+		quiet = 1;
+		finish(0);
+		return NULL;
+	}
+	open_output();
+	/* Control messages that arrived with the ACCEPT are already buffered:
+	 * poll() will not report them. */
+	if (!inj_g.note_only)
+		read_ctl();
+	if (!quiet) {
+		add_process();
+		add_clock();
+		add_start_notes();
+		if (inj_g.note_only) {
+			inj_note(&E, GT_NOTE_INERT, 0, "%s", inj_g.inert_reason);
+			gt_writer_flush(E.w);
+			inj_out_finish(&E.out, inj_mono_ns() + 1000000000ull);
+			ssize_t w = write(inj_g.done_wr, "x", 1);
+			(void)w;
+			return NULL;
+		}
+		if (applied) {
+			char kb[160];
+			kinds_text(applied, kb, sizeof(kb));
+			inj_note(&E, GT_NOTE_ARMED, 0, "capture on from the start: kinds=%s", kb);
+		}
+		gt_writer_flush(E.w);
+	}
+
+	const uint64_t tick = (uint64_t)inj_g.cfg.flush_ms * 1000000ull;
+	uint64_t now = inj_mono_ns();
+	const uint64_t probe_period = tick * 10;
+	uint64_t next_tick = now + tick, next_clock = now + CLOCK_PERIOD_NS;
+	uint64_t next_probe = now + probe_period;
+	for (;;) {
+		struct pollfd pf[2] = {{.fd = inj_g.wake_fd, .events = POLLIN}};
+		nfds_t npf = 1;
+		if (E.out.mode == OUT_SOCKET && !E.out.lost) {
+			pf[1].fd = E.out.sock;
+			pf[1].events = POLLIN | (E.out.qn ? POLLOUT : 0);
+			npf = 2;
+		}
+		uint64_t until = next_tick;
+		if (arm_deadline && arm_deadline < until)
+			until = arm_deadline;
+		now = inj_mono_ns();
+		int timeout = until > now ? (int)((until - now + 999999) / 1000000) : 0;
+		int pr = poll(pf, npf, timeout);
+		if (pr > 0 && (pf[0].revents & POLLIN)) {
+			uint64_t v;
+			ssize_t r = read(inj_g.wake_fd, &v, sizeof(v));
+			(void)r;
+		}
+		if (pr > 0 && npf == 2) {
+			if (pf[1].revents & POLLOUT)
+				inj_out_pump(&E.out);
+			if (pf[1].revents & (POLLIN | POLLHUP | POLLERR))
+				read_ctl();
+		}
+		uint32_t req = atomic_exchange(&inj_g.requests, 0);
+		drain();
+		if (req & INJ_REQ_PROFSTOP) {
+			cupti_flush(1);
+			if (!quiet)
+				inj_note(&E, GT_NOTE_PROFILER_STOP, 0, "cudaProfilerStop: flushed");
+		}
+		if (req & (INJ_REQ_FLUSH | INJ_REQ_FORCED))
+			cupti_flush(!!(req & INJ_REQ_FORCED));
+		if ((req & INJ_REQ_FORKED) && !quiet)
+			inj_note(&E, GT_NOTE_INFO, 0,
+				 "the process forked (%llu times so far); children are not traced",
+				 (unsigned long long)atomic_load(&inj_g.n_forks));
+		if (req & (INJ_REQ_PROFSTOP | INJ_REQ_FLUSH | INJ_REQ_FORCED | INJ_REQ_CTXDESTROY))
+			if (!quiet)
+				gt_writer_flush(E.w);
+		if (E.out.lost)
+			fall_back(E.out.lost_why);
+		if (req & INJ_REQ_FINAL) {
+			finish(req & INJ_REQ_SIGNAL ? atomic_load(&inj_g.signal_no) : 0);
+			return NULL;
+		}
+
+		now = inj_mono_ns();
+		if (arm_deadline && now >= arm_deadline)
+			arm(0, 0, "the end of the timed capture");
+		if (now >= next_tick) {
+			cupti_flush(0);
+			if (!quiet) {
+				if (now >= next_clock) {
+					if (applied)
+						add_clock();
+					next_clock = now + CLOCK_PERIOD_NS;
+				}
+				if (now >= next_probe) {
+					probe();
+					next_probe = now + probe_period;
+				}
+				emit_losses();
+				gt_writer_flush(E.w);
+			}
+			next_tick = now + tick;
+		}
+	}
+}
+
+int inj_encoder_init(void)
+{
+	E.cu = &inj_g.cu;
+	E.pid = inj_g.pid;
+	E.out.sock = E.out.fd = -1;
+	E.out.qmax = inj_g.cfg.send_queue_bytes;
+	E.out.committed = &L_committed;
+	gt_writer_opts wo = {.zstd_level = 1, .frame_rows = 16384};
+	E.w = gt_writer_new(&wo, inj_out_sink, &E.out);
+	if (!E.w)
+		return -1;
+	init_selection();
+	return 0;
+}
+
+int inj_encoder_start(void)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int rc = pthread_create(&inj_g.encoder, NULL, encoder_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		errno = rc;
+		return -1;
+	}
+	pthread_setname_np(inj_g.encoder, "gaptrace");
+	inj_g.encoder_started = 1;
+	return 0;
+}

@@ -1,0 +1,432 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * InitializeInjection and everything that runs on application threads:
+ * CUPTI's buffer callbacks, the subscriber callback, exit, signals, fork.
+ *
+ * Lifecycle
+ *   init    : config, load CUPTI, pool, subscribe, register buffer callbacks,
+ *             enable the configured kinds (unless dormant), start the encoder.
+ *   exit    : atexit handler (and library destructor) asks the encoder for a
+ *             final forced flush and waits for it at most
+ *             GAPTRACE_EXIT_TIMEOUT_MS; exit is never held longer.
+ *   signals : SIGTERM/SIGINT, only where the disposition would kill the
+ *             process (SIG_DFL): the handler sets a request bit, writes the
+ *             eventfd, waits on a pipe with poll() (all async-signal-safe),
+ *             restores the original disposition and re-raises. A handler the
+ *             application installed is chained to (after a non-final flush
+ *             request); SIG_IGN is left alone. If the application installs
+ *             its own handler later, ours is simply gone.
+ *   fork    : the child goes inert: it closes the output fds it inherited
+ *             (checked by inode, never an fd number the application reused),
+ *             refuses CUPTI buffers and never waits for an encoder that does
+ *             not exist in it. CUDA cannot be used in a fork child anyway; a
+ *             child that execs a CUDA program is traced afresh through the
+ *             inherited CUDA_INJECTION64_PATH. Every fd we open is CLOEXEC.
+ *   context : CONTEXT_DESTROY_STARTING -> forced CUPTI flush on the spot,
+ *             while the context still lives.
+ *   profiler: cudaProfilerStop / cuProfilerStop -> forced flush + note.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "inj.h"
+
+inj_state inj_g = {.wake_fd = -1, .done_rd = -1, .done_wr = -1};
+
+uint64_t inj_mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t inj_real_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void inj_wake(void)
+{
+	int fd = inj_g.wake_fd;
+	if (fd < 0)
+		return;
+	int saved = errno;
+	uint64_t one = 1;
+	ssize_t w = write(fd, &one, sizeof(one));
+	(void)w; /* EAGAIN: the counter is already non-zero, the encoder will wake */
+	errno = saved;
+}
+
+void inj_request(uint32_t bits)
+{
+	atomic_fetch_or(&inj_g.requests, bits);
+	inj_wake();
+}
+
+void inj_track_fd(int fd)
+{
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return;
+	for (int i = 0; i < 4; i++)
+		if (inj_g.out_fds[i].fd < 0) {
+			inj_g.out_fds[i].dev = st.st_dev;
+			inj_g.out_fds[i].ino = st.st_ino;
+			inj_g.out_fds[i].fd = fd;
+			return;
+		}
+}
+
+void inj_untrack_fd(int fd)
+{
+	for (int i = 0; i < 4; i++)
+		if (inj_g.out_fds[i].fd == fd)
+			inj_g.out_fds[i].fd = -1;
+}
+
+/* ------------------------------------------------------------ CUPTI callbacks */
+
+static inline int running(void)
+{
+	return atomic_load_explicit(&inj_g.phase, memory_order_acquire) == INJ_RUNNING;
+}
+
+void CUPTIAPI inj_buffer_requested(uint8_t **buffer, size_t *size, size_t *maxrec)
+{
+	*maxrec = 0;
+	int i = running() ? inj_pool_get(&inj_g.pool) : -1;
+	if (i < 0) {
+		*buffer = NULL;
+		*size = 0;
+		if (running()) {
+			uint64_t now = inj_mono_ns(), zero = 0;
+			atomic_fetch_add(&inj_g.n_refused, 1);
+			atomic_compare_exchange_strong(&inj_g.refused_first_mono, &zero, now);
+			atomic_store(&inj_g.refused_last_mono, now);
+		}
+		return;
+	}
+	*buffer = inj_pool_addr(&inj_g.pool, (uint32_t)i);
+	*size = inj_g.pool.buf_size;
+	atomic_fetch_add_explicit(&inj_g.n_requested, 1, memory_order_relaxed);
+}
+
+void CUPTIAPI inj_buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size,
+				   size_t valid)
+{
+	(void)size;
+	int i = inj_pool_index(&inj_g.pool, buffer);
+	if (i < 0) {
+		/* Not one of ours (another client's buffer): never touch it. */
+		atomic_fetch_add(&inj_g.n_foreign, 1);
+		return;
+	}
+	atomic_fetch_add_explicit(&inj_g.n_completed, 1, memory_order_relaxed);
+	if (!running()) {
+		inj_pool_put(&inj_g.pool, (uint32_t)i);
+		return;
+	}
+	inj_done d = {.index = (uint32_t)i, .stream_id = stream};
+	d.valid = valid < inj_g.pool.buf_size ? valid : inj_g.pool.buf_size;
+	size_t dropped = 0;
+	if (inj_g.cu.cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS)
+		d.dropped = dropped;
+	inj_queue_push(&inj_g.pool, &d);
+	inj_wake();
+}
+
+static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId cbid,
+				 const void *data)
+{
+	(void)ud;
+	if (!running())
+		return;
+	if (dom == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
+		/* Deliver the context's records while it still exists. */
+		inj_g.cu.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+		inj_request(INJ_REQ_CTXDESTROY);
+		return;
+	}
+	if ((dom == CUPTI_CB_DOMAIN_RUNTIME_API &&
+	     cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000) ||
+	    (dom == CUPTI_CB_DOMAIN_DRIVER_API && cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop)) {
+		const CUpti_CallbackData *cd = data;
+		if (cd && cd->callbackSite == CUPTI_API_EXIT)
+			inj_request(INJ_REQ_PROFSTOP);
+	}
+}
+
+/* ------------------------------------------------------------ exit */
+
+/* Wait until the encoder says it is done, at most until deadline. Uses only
+ * poll() and clock_gettime(): callable from a signal handler. */
+static void wait_done(uint64_t deadline)
+{
+	for (;;) {
+		uint64_t now = inj_mono_ns();
+		if (now >= deadline)
+			return;
+		struct pollfd p = {.fd = inj_g.done_rd, .events = POLLIN};
+		int ms = (int)((deadline - now + 999999) / 1000000);
+		int r = poll(&p, 1, ms);
+		if (r > 0 || (r < 0 && errno != EINTR))
+			return;
+	}
+}
+
+static void final_flush(int sig)
+{
+	if (!running() || !inj_g.encoder_started)
+		return;
+	uint64_t deadline = inj_mono_ns() + (uint64_t)inj_g.cfg.exit_timeout_ms * 1000000ull;
+	if (!atomic_exchange(&inj_g.final_requested, 1)) {
+		atomic_store(&inj_g.final_deadline, deadline);
+		if (sig)
+			atomic_store(&inj_g.signal_no, sig);
+		inj_request(INJ_REQ_FINAL | (sig ? INJ_REQ_SIGNAL : 0));
+	} else {
+		deadline = atomic_load(&inj_g.final_deadline);
+	}
+	wait_done(deadline);
+}
+
+static void on_exit_handler(void)
+{
+	int saved = errno;
+	if (inj_g.note_only && inj_g.encoder_started)
+		wait_done(inj_mono_ns() + (uint64_t)inj_g.cfg.exit_timeout_ms * 1000000ull);
+	else
+		final_flush(0);
+	errno = saved;
+}
+
+__attribute__((destructor)) static void on_unload(void)
+{
+	on_exit_handler();
+}
+
+/* ------------------------------------------------------------ signals */
+
+static struct sigaction prev_term, prev_int;
+
+static void on_signal(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno;
+	struct sigaction *prev = sig == SIGTERM ? &prev_term : &prev_int;
+	int fn = !(prev->sa_flags & SA_SIGINFO) && prev->sa_handler != SIG_DFL &&
+		 prev->sa_handler != SIG_IGN;
+	int fn_info = (prev->sa_flags & SA_SIGINFO) && prev->sa_sigaction;
+	if (fn || fn_info) {
+		/* The application decides what happens; get its data moving. */
+		if (running())
+			inj_request(INJ_REQ_FLUSH);
+		errno = saved;
+		if (fn_info)
+			prev->sa_sigaction(sig, si, uc);
+		else
+			prev->sa_handler(sig);
+		return;
+	}
+	if (prev->sa_handler == SIG_IGN) {
+		errno = saved;
+		return;
+	}
+	/* Default action: the process dies. Flush first, then die the same way. */
+	final_flush(sig);
+	sigaction(sig, prev, NULL);
+	raise(sig); /* blocked while we run: delivered when the handler returns */
+	errno = saved;
+}
+
+static void install_signal(int sig, struct sigaction *prev)
+{
+	if (sigaction(sig, NULL, prev) < 0)
+		return;
+	if (!(prev->sa_flags & SA_SIGINFO) && prev->sa_handler == SIG_IGN)
+		return; /* ignored: nothing will happen, nothing to flush */
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_signal;
+	sa.sa_mask = prev->sa_mask;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | (prev->sa_flags & (SA_ONSTACK | SA_NODEFER));
+	if (!(prev->sa_flags & SA_SIGINFO) && prev->sa_handler != SIG_DFL)
+		sa.sa_flags = SA_SIGINFO | (prev->sa_flags & (SA_RESTART | SA_ONSTACK | SA_NODEFER));
+	sigaction(sig, &sa, NULL);
+}
+
+/* ------------------------------------------------------------ fork */
+
+static void atfork_parent(void)
+{
+	if (running()) {
+		atomic_fetch_add(&inj_g.n_forks, 1);
+		inj_request(INJ_REQ_FORKED);
+	}
+}
+
+static void atfork_child(void)
+{
+	int was = atomic_exchange(&inj_g.phase, INJ_INERT);
+	if (was == INJ_OFF)
+		atomic_store(&inj_g.phase, INJ_OFF);
+	for (int i = 0; i < 4; i++) {
+		struct inj_fdid id = inj_g.out_fds[i];
+		struct stat st;
+		if (id.fd >= 0 && fstat(id.fd, &st) == 0 && (uint64_t)st.st_dev == id.dev &&
+		    (uint64_t)st.st_ino == id.ino)
+			close(id.fd);
+		inj_g.out_fds[i].fd = -1;
+	}
+	int fds[3] = {inj_g.wake_fd, inj_g.done_rd, inj_g.done_wr};
+	inj_g.wake_fd = inj_g.done_rd = inj_g.done_wr = -1;
+	for (int i = 0; i < 3; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	inj_g.encoder_started = 0;
+	if (was == INJ_RUNNING)
+		inj_debug("fork child %d: not traced", (int)getpid());
+}
+
+/* ------------------------------------------------------------ init */
+
+static void go_inert(const char *why)
+{
+	inj_log("%s; tracing disabled", why);
+	atomic_store(&inj_g.phase, INJ_INERT);
+}
+
+/* Route NVTX to the CUPTI we bound to (NVTX reads NVTX_INJECTION64_PATH at
+ * its first call in each library, so this sees every NVTX call made after
+ * cuInit; set it yourself, as `gaptrace run` does, to see earlier ones). */
+static void route_nvtx(void)
+{
+	if (!(inj_g.cfg.kinds & GT_KIND_NVTX) || !inj_g.cu.path[0])
+		return;
+	const char *cur = getenv("NVTX_INJECTION64_PATH");
+	if (cur && *cur) {
+		inj_debug("NVTX_INJECTION64_PATH=%s left as set", cur);
+		return;
+	}
+	setenv("NVTX_INJECTION64_PATH", inj_g.cu.path, 0);
+}
+
+static int subscribe(void)
+{
+	const inj_cupti *cu = &inj_g.cu;
+	CUptiResult rc = cu->cuptiSubscribe(&inj_g.sub, on_callback, NULL);
+	if (rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+		snprintf(inj_g.inert_reason, sizeof(inj_g.inert_reason),
+			 "cuptiSubscribe failed (%s): another CUPTI client (Nsight Systems, Nsight "
+			 "Compute, a profiler) already holds CUPTI",
+			 inj_cupti_err(cu, rc));
+		return -1;
+	}
+	if (rc != CUPTI_SUCCESS) {
+		snprintf(inj_g.inert_reason, sizeof(inj_g.inert_reason),
+			 "cuptiSubscribe failed (%s)", inj_cupti_err(cu, rc));
+		return -1;
+	}
+	rc = cu->cuptiActivityRegisterCallbacks(inj_buffer_requested, inj_buffer_completed);
+	if (rc != CUPTI_SUCCESS) {
+		snprintf(inj_g.inert_reason, sizeof(inj_g.inert_reason),
+			 "cuptiActivityRegisterCallbacks failed: %s", inj_cupti_err(cu, rc));
+		return -1;
+	}
+	cu->cuptiEnableCallback(1, inj_g.sub, CUPTI_CB_DOMAIN_RESOURCE,
+				CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+	cu->cuptiEnableCallback(1, inj_g.sub, CUPTI_CB_DOMAIN_RUNTIME_API,
+				CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000);
+	cu->cuptiEnableCallback(1, inj_g.sub, CUPTI_CB_DOMAIN_DRIVER_API,
+				CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
+	return 0;
+}
+
+static int make_fds(void)
+{
+	inj_g.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	int p[2];
+	if (inj_g.wake_fd < 0 || pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
+		return -1;
+	inj_g.done_rd = p[0];
+	inj_g.done_wr = p[1];
+	return 0;
+}
+
+__attribute__((visibility("default"))) int InitializeInjection(void);
+
+int InitializeInjection(void)
+{
+	static atomic_int once;
+	if (atomic_exchange(&once, 1))
+		return 1;
+	for (int i = 0; i < 4; i++)
+		inj_g.out_fds[i].fd = -1;
+	inj_config_read(&inj_g.cfg);
+	if (inj_g.cfg.disable) {
+		inj_debug("GAPTRACE_DISABLE set: doing nothing");
+		return 1;
+	}
+	inj_g.pid = (uint32_t)getpid();
+	char why[768];
+	if (inj_cupti_load(&inj_g.cu, inj_g.cfg.cupti_path, why, sizeof(why)) < 0) {
+		go_inert(why);
+		return 1;
+	}
+	inj_debug("CUPTI %u from %s (%s)", inj_g.cu.version, inj_g.cu.path, inj_g.cu.how);
+	if (inj_pool_init(&inj_g.pool, inj_g.cfg.nbuffers, inj_g.cfg.buffer_bytes) < 0) {
+		snprintf(why, sizeof(why), "cannot map %u CUPTI buffers of %u KB: %s",
+			 inj_g.cfg.nbuffers, inj_g.cfg.buffer_bytes / 1024, strerror(errno));
+		go_inert(why);
+		return 1;
+	}
+	if (make_fds() < 0 || inj_encoder_init() < 0) {
+		snprintf(why, sizeof(why), "cannot set up the encoder: %s", strerror(errno));
+		go_inert(why);
+		return 1;
+	}
+	CUptiResult rc = inj_g.cu.cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+	if (rc != CUPTI_SUCCESS)
+		inj_debug("cuptiSetThreadIdType(SYSTEM): %s", inj_cupti_err(&inj_g.cu, rc));
+	inj_g.cu.cuptiGetTimestamp(&inj_g.start_trace_ns);
+
+	if (subscribe() < 0) {
+		/* Inert, but leave a trace that says why (encoder in note-only mode). */
+		inj_log("%s; tracing disabled", inj_g.inert_reason);
+		atomic_store(&inj_g.phase, INJ_INERT);
+		inj_g.note_only = 1;
+		if (inj_encoder_start() < 0)
+			inj_debug("cannot start the encoder to write the note");
+		else
+			atexit(on_exit_handler); /* let the note reach the trace */
+		return 1;
+	}
+	route_nvtx();
+	atomic_store(&inj_g.phase, INJ_RUNNING);
+	/* Device and context records cost nothing per operation; always on. */
+	inj_g.cu.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE);
+	inj_g.cu.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONTEXT);
+	if (!inj_g.cfg.dormant)
+		inj_apply_kinds(inj_g.cfg.kinds, NULL, 0);
+	if (inj_encoder_start() < 0) {
+		inj_apply_kinds(0, NULL, 0);
+		snprintf(why, sizeof(why), "cannot start the encoder thread: %s", strerror(errno));
+		go_inert(why);
+		return 1;
+	}
+	atexit(on_exit_handler);
+	pthread_atfork(NULL, atfork_parent, atfork_child);
+	install_signal(SIGTERM, &prev_term);
+	install_signal(SIGINT, &prev_int);
+	return 1;
+}

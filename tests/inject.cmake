@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: MIT
+# Tests of inject/: the export check, and (when the library is built) the
+# mock-CUPTI suite that drives the real libgaptrace_inject.so.
+if(NOT TARGET gaptrace_inject)
+  return()
+endif()
+
+add_test(NAME inject_exports
+  COMMAND ${CMAKE_COMMAND} -DLIB=$<TARGET_FILE:gaptrace_inject>
+          -P ${CMAKE_CURRENT_SOURCE_DIR}/inject/check_exports.cmake)
+
+# The mock libcupti.so.13 (SONAME libcupti.so.13) and mock libcuda.so.1.
+set(_mock ${CMAKE_CURRENT_SOURCE_DIR}/mock_cupti)
+add_custom_command(OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/mock_cupti/cbid_names.c
+  COMMAND ${CMAKE_COMMAND} -DINC=${CUPTI_INCLUDE_DIR}
+          -DOUT=${CMAKE_CURRENT_BINARY_DIR}/mock_cupti/cbid_names.c
+          -P ${_mock}/gen_cbid_names.cmake
+  DEPENDS ${_mock}/gen_cbid_names.cmake ${CUPTI_INCLUDE_DIR}/cupti_runtime_cbid.h
+          ${CUPTI_INCLUDE_DIR}/cupti_driver_cbid.h
+  COMMENT "Generating the mock CUPTI callback-name table")
+add_library(mock_cupti SHARED ${_mock}/mock_cupti.c
+  ${CMAKE_CURRENT_BINARY_DIR}/mock_cupti/cbid_names.c)
+set_target_properties(mock_cupti PROPERTIES OUTPUT_NAME cupti SOVERSION 13
+  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/mock_cupti)
+target_include_directories(mock_cupti PUBLIC ${_mock})
+target_include_directories(mock_cupti SYSTEM PUBLIC ${CUPTI_INCLUDE_DIR} ${CUDA_INCLUDE_DIR})
+target_link_libraries(mock_cupti PRIVATE Threads::Threads)
+
+add_library(mock_cuda SHARED ${_mock}/mock_cuda.c)
+set_target_properties(mock_cuda PROPERTIES OUTPUT_NAME cuda SOVERSION 1
+  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/mock_cupti)
+target_link_libraries(mock_cuda PRIVATE mock_cupti ${CMAKE_DL_LIBS} Threads::Threads)
+
+# The suite: forks "apps" that load the real libgaptrace_inject.so through
+# the mock driver, and checks their traces record for record.
+gaptrace_check_test(test_inject inject/test_inject.c inject/harness.c inject/peer.c)
+target_link_libraries(test_inject PRIVATE mock_cuda mock_cupti gaptrace::format
+  Threads::Threads)
+target_include_directories(test_inject PRIVATE ${PROJECT_SOURCE_DIR}/format/src)
+target_compile_definitions(test_inject PRIVATE
+  INJECT_SO="$<TARGET_FILE:gaptrace_inject>"
+  MOCK_CUPTI_SO="$<TARGET_FILE:mock_cupti>")
+add_dependencies(test_inject gaptrace_inject)
+set_tests_properties(test_inject PROPERTIES TIMEOUT 1200)
+# Under ASan, LeakSanitizer at exit of a fork child of a multithreaded app can
+# deadlock on the sanitizer allocator's lock held by another thread at fork
+# time (a sanitizer limitation; glibc malloc is fork-safe). Leak checking is
+# off for this suite; addressability and UB checks stay on.
+set_property(TEST test_inject APPEND PROPERTY ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0")

@@ -1,0 +1,1505 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Check suite for libgaptrace_inject.so, driven through the mock CUPTI.
+ * Every test forks an "app" (a CUDA program played by the harness) and
+ * checks its trace, exit status and output afterwards (harness.h).
+ */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "peer.h"
+
+#define APP_TIMEOUT_MS 60000
+
+typedef struct tctx {
+	char dir[256];
+	peer pr;
+	int have_peer;
+	int arg;
+} tctx;
+
+static tctx T;
+
+static void setup(void)
+{
+	memset(&T, 0, sizeof(T));
+	h_mkdtemp(T.dir, sizeof(T.dir));
+	ck_assert(T.dir[0]);
+}
+
+static void teardown(void)
+{
+	if (T.have_peer)
+		peer_stop(&T.pr, 5000);
+	h_rmdir(T.dir);
+}
+
+static char *app_file(const char *name)
+{
+	char p[512];
+	snprintf(p, sizeof(p), "%s/%s", T.dir, name);
+	return h_slurp(p);
+}
+
+static int file_exists(const char *name)
+{
+	char p[512];
+	struct stat st;
+	snprintf(p, sizeof(p), "%s/%s", T.dir, name);
+	return stat(p, &st) == 0;
+}
+
+/* Run fn as the app, expect it to exit with code. */
+static void run_app(int (*fn)(void *), int code)
+{
+	pid_t p = h_spawn(T.dir, fn, &T);
+	ck_assert_int_gt(p, 0);
+	int st = h_wait(p, APP_TIMEOUT_MS);
+	char *err = app_file("app.err");
+	ck_assert_msg(st != -1, "app did not finish in time; stderr:\n%s", err);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == code,
+		      "app status %#x, expected exit %d; stderr:\n%s", st, code, err);
+	free(err);
+}
+
+static void check_all_found(trace_set *ts)
+{
+	size_t n;
+	exp_rec *e = h_read_ledger(T.dir, &n);
+	match_result m;
+	h_match(ts, e, n, &m);
+	ck_assert_msg(n > 0, "empty ledger");
+	ck_assert_msg(m.found == m.expected, "%zu of %zu records found (%zu missing, %zu differ): %s",
+		      m.found, m.expected, m.missing, m.mismatched, m.first_error);
+	free(e);
+}
+
+static void check_clean(trace_set *ts)
+{
+	for (int f = 0; f < ts->nfiles; f++) {
+		ck_assert_msg(ts->st[f].bad_frames == 0, "%s: %llu bad frames", ts->paths[f],
+			      (unsigned long long)ts->st[f].bad_frames);
+		ck_assert_msg(ts->st[f].bad_bytes == 0, "%s: bad bytes", ts->paths[f]);
+	}
+	ck_assert_int_eq(ts->unresolved, 0);
+}
+
+static int gaptrace_lines(const char *err)
+{
+	return h_count_lines(err, "gaptrace: ");
+}
+
+/* ------------------------------------------------------------ file mode */
+
+/* The app's usual start: the ledger, then cuInit (which loads the library). */
+static int app_start(tctx *t)
+{
+	h_ledger_open(t->dir);
+	return h_cuinit() == 1 ? 0 : -1;
+}
+
+/* h_all_kinds for i in [from, to), correlation ids base + 20 i. */
+static int emit_all(uint32_t base, uint32_t from, uint32_t to)
+{
+	int n = 0;
+	for (uint32_t i = from; i < to; i++)
+		n += h_all_kinds(base + i * 20);
+	return n;
+}
+
+/* Read nfiles traces, readable without damage, holding the whole ledger. */
+static void read_complete(trace_set *ts, int nfiles)
+{
+	ck_assert_int_eq(h_read_dir(ts, T.dir), nfiles);
+	check_clean(ts);
+	check_all_found(ts);
+}
+
+
+static int app_all_kinds(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	setenv("GAPTRACE_SESSION", "sess-42", 1);
+	if (app_start(t) < 0)
+		return 90;
+	h_device(0);
+	h_device(1);
+	h_context(1, 0);
+	h_context(2, 1);
+	if (h_thread_name("nvtx-named-main") != 1)
+		return 89;
+	if (emit_all(1000, 0, 300) != 300 * 11)
+		return 91;
+	if (h_unknown_kind() != 1)
+		return 92;
+	h_ledger_close();
+	printf("app done\n");
+	return 3;
+}
+
+START_TEST(file_all_kinds)
+{
+	run_app(app_all_kinds, 3);
+	trace_set ts;
+	read_complete(&ts, 1);
+	ck_assert_int_eq(ts.hdr[0].producer, GT_PRODUCER_INJECT);
+	ck_assert_uint_eq(ts.hdr[0].cupti_version, CUPTI_API_VERSION);
+	ck_assert_str_eq(ts.hdr[0].session, "sess-42");
+	ck_assert_uint_eq(ts.hdr[0].kinds, GT_KIND_ALL);
+	ck_assert_uint_eq(ts.hdr[0].driver_version, 13000);
+	const char *txt;
+	ck_assert_int_eq(h_notes(&ts, GT_NOTE_CUPTI_VERSION, &txt), 1);
+	ck_assert_msg(strstr(txt, "libcupti.so.13") && strstr(txt, "GAPTRACE_CUPTI_PATH"), "%s",
+		      txt);
+	ck_assert_int_eq(h_notes(&ts, GT_NOTE_CONFIG, NULL), 1);
+	ck_assert_int_eq(h_loss_sum(&ts, GT_LOSS_UNKNOWN_RECORD), 1);
+	ck_assert_uint_eq(h_loss_sum(&ts, GT_LOSS_CUPTI_DROPPED), 0);
+	ck_assert_uint_eq(h_seq_missing(&ts), 0);
+	ck_assert_uint_eq(h_count(&ts, GT_REC_PROCESS), 1);
+	ck_assert_uint_ge(h_count(&ts, GT_REC_CLOCK), 2);
+	ck_assert_uint_ge(h_count(&ts, GT_REC_THREAD), 1);
+	char *out = app_file("app.out"), *err = app_file("app.err");
+	ck_assert_str_eq(out, "app done\n");
+	ck_assert_int_eq(gaptrace_lines(err), 0);
+	free(out);
+	free(err);
+	h_trace_free(&ts);
+}
+END_TEST
+
+static int app_threads(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	if (app_start(t) < 0)
+		return 90;
+	h_threads(8, 3000, 10, 0);
+	h_ledger_close();
+	h_save_stats(t->dir);
+	return 0;
+}
+
+START_TEST(many_threads)
+{
+	run_app(app_threads, 0);
+	mock_stats st;
+	ck_assert_int_eq(h_load_stats(T.dir, &st), 0);
+	trace_set ts;
+	read_complete(&ts, 1);
+	/* Whatever the pool could not hold is accounted for. */
+	ck_assert_uint_eq(h_loss_sum(&ts, GT_LOSS_CUPTI_DROPPED), st.dropped);
+	ck_assert_uint_eq(h_loss_sum(&ts, GT_LOSS_BUFFER_REFUSED), st.refused);
+	/* Every thread that made API calls has a THREAD row, first seen when
+	 * its records were converted (named from /proc while it was alive). */
+	for (size_t i = 0; i < ts.n; i++) {
+		if (ts.recs[i].r.type != GT_REC_API)
+			continue;
+		uint32_t tid = ts.recs[i].r.api.thread_id;
+		int rows = 0;
+		for (size_t j = 0; j < ts.n; j++)
+			rows += ts.recs[j].r.type == GT_REC_THREAD && ts.recs[j].r.thread.tid == tid;
+		ck_assert_msg(rows == 1, "thread %u has %d THREAD rows", tid, rows);
+	}
+	h_trace_free(&ts);
+}
+END_TEST
+
+/* ------------------------------------------------------------ losses */
+
+static int app_exhaust(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	setenv("GAPTRACE_BUFFERS", "2", 1);
+	setenv("GAPTRACE_BUFFER_KB", "16", 1);
+	if (app_start(t) < 0)
+		return 90;
+	h_threads(6, 4000, 10, 0);
+	mock_add_dropped(1234);
+	h_ledger_close();
+	h_save_stats(t->dir);
+	return 0;
+}
+
+START_TEST(buffer_exhaustion_and_drops)
+{
+	run_app(app_exhaust, 0);
+	mock_stats st;
+	ck_assert_int_eq(h_load_stats(T.dir, &st), 0);
+	ck_assert_msg(st.refused > 0 && st.dropped > 0, "the pool never ran dry (refused %llu)",
+		      (unsigned long long)st.refused);
+	trace_set ts;
+	read_complete(&ts, 1);
+	ck_assert_uint_eq(h_loss_sum(&ts, GT_LOSS_BUFFER_REFUSED), st.refused);
+	ck_assert_uint_eq(h_loss_sum(&ts, GT_LOSS_CUPTI_DROPPED), st.dropped + st.injected_drops);
+	h_trace_free(&ts);
+}
+END_TEST
+
+static int app_bigger_records(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	/* A newer CUPTI 13.x: the same fields first, more appended. */
+	mock_set_record_size(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+			     sizeof(CUpti_ActivityKernel10) + 40);
+	mock_set_record_size(CUPTI_ACTIVITY_KIND_MEMCPY, sizeof(CUpti_ActivityMemcpy6) + 8);
+	mock_set_version(130400);
+	if (app_start(t) < 0)
+		return 90;
+	emit_all(100, 0, 200);
+	h_ledger_close();
+	return 0;
+}
+
+START_TEST(newer_cupti_bigger_records)
+{
+	run_app(app_bigger_records, 0);
+	trace_set ts;
+	read_complete(&ts, 1);
+	ck_assert_uint_eq(ts.hdr[0].cupti_version, 130400);
+	ck_assert_uint_eq(h_loss_sum(&ts, GT_LOSS_UNKNOWN_RECORD), 0);
+	h_trace_free(&ts);
+}
+END_TEST
+
+static int app_short_records(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	/* Kernel records shorter than the struct we read (an older layout). */
+	mock_set_record_size(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 192);
+	if (h_cuinit() != 1)
+		return 90;
+	int k = 0;
+	for (uint32_t i = 0; i < 100; i++)
+		k += h_kernel(10 + i, 7, i, 0) == 1;
+	h_ledger_open(t->dir);
+	for (uint32_t i = 0; i < 100; i++)
+		h_memcpy(1000 + i, 1);
+	h_ledger_close();
+	return k == 100 ? 0 : 91;
+}
+
+START_TEST(short_records_are_skipped_and_counted)
+{
+	run_app(app_short_records, 0);
+	trace_set ts;
+	ck_assert_int_eq(h_read_dir(&ts, T.dir), 1);
+	check_clean(&ts);
+	check_all_found(&ts); /* the memcpys */
+	ck_assert_uint_eq(h_count(&ts, GT_REC_KERNEL), 0);
+	ck_assert_uint_eq(h_loss_sum(&ts, GT_LOSS_UNKNOWN_RECORD), 100);
+	char *err = app_file("app.err");
+	ck_assert_int_eq(gaptrace_lines(err), 1);
+	ck_assert_ptr_nonnull(strstr(err, "192-byte record"));
+	free(err);
+	h_trace_free(&ts);
+}
+END_TEST
+
+/* ------------------------------------------------------------ failing to start */
+
+static int app_version(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	mock_set_version((uint32_t)t->arg);
+	if (h_cuinit() != 1)
+		return 90;
+	/* Nothing was enabled: CUPTI records nothing, the program goes on. */
+	if (mock_kind_enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) || h_kernel(1, 1, 0, 0) != -1)
+		return 91;
+	mock_stats st;
+	mock_get_stats(&st);
+	printf("ok\n");
+	return st.subscribers == 0 ? 4 : 92;
+}
+
+START_TEST(unsupported_cupti_version_is_inert)
+{
+	static const uint32_t versions[] = {28, 120900, 140000};
+	for (int i = 0; i < 3; i++) {
+		T.arg = (int)versions[i];
+		run_app(app_version, 4);
+		char *err = app_file("app.err"), *out = app_file("app.out");
+		ck_assert_int_eq(gaptrace_lines(err), 1);
+		ck_assert_msg(strstr(err, "outside 13.x"), "%s", err);
+		ck_assert_str_eq(out, "ok\n");
+		ck_assert(!file_exists("trace.gtrace"));
+		free(err);
+		free(out);
+	}
+}
+END_TEST
+
+static int app_no_cupti(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	setenv("GAPTRACE_CUPTI_PATH", "/nonexistent/libcupti.so.13", 1);
+	if (h_cuinit() != 1)
+		return 90;
+	return 5;
+}
+
+START_TEST(missing_cupti_is_one_line)
+{
+	run_app(app_no_cupti, 5);
+	char *err = app_file("app.err");
+	ck_assert_int_eq(gaptrace_lines(err), 1);
+	ck_assert_msg(strstr(err, "/nonexistent/libcupti.so.13") && strstr(err, "disabled"), "%s",
+		      err);
+	ck_assert(!file_exists("trace.gtrace"));
+	free(err);
+}
+END_TEST
+
+static int app_noload(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	unsetenv("GAPTRACE_CUPTI_PATH"); /* the harness has libcupti.so.13 loaded already */
+	if (app_start(t) < 0)
+		return 90;
+	h_all_kinds(10);
+	h_ledger_close();
+	return 0;
+}
+
+START_TEST(binds_to_already_loaded_cupti)
+{
+	run_app(app_noload, 0);
+	trace_set ts;
+	ck_assert_int_eq(h_read_dir(&ts, T.dir), 1);
+	check_all_found(&ts);
+	const char *txt;
+	ck_assert_int_eq(h_notes(&ts, GT_NOTE_CUPTI_VERSION, &txt), 1);
+	ck_assert_msg(strstr(txt, "already loaded") && strstr(txt, "mock_cupti"), "%s", txt);
+	h_trace_free(&ts);
+}
+END_TEST
+
+static int app_subscribe_fails(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	mock_set_subscribe_result(CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED);
+	if (h_cuinit() != 1)
+		return 90;
+	if (h_kernel(1, 1, 0, 0) != -1 || mock_kind_enabled(CUPTI_ACTIVITY_KIND_MEMCPY))
+		return 91;
+	return 6;
+}
+
+START_TEST(subscribe_failure_is_inert_with_note)
+{
+	run_app(app_subscribe_fails, 6);
+	char *err = app_file("app.err");
+	ck_assert_int_eq(gaptrace_lines(err), 1);
+	ck_assert_ptr_nonnull(strstr(err, "cuptiSubscribe failed"));
+	free(err);
+	trace_set ts;
+	ck_assert_int_eq(h_read_dir(&ts, T.dir), 1);
+	const char *txt;
+	ck_assert_int_eq(h_notes(&ts, GT_NOTE_INERT, &txt), 1);
+	ck_assert_ptr_nonnull(strstr(txt, "MULTIPLE_SUBSCRIBERS"));
+	ck_assert_uint_eq(h_count(&ts, GT_REC_KERNEL), 0);
+	h_trace_free(&ts);
+}
+END_TEST
+
+static int app_disabled(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	setenv("GAPTRACE_DISABLE", "1", 1);
+	if (h_cuinit() != 1)
+		return 90;
+	mock_stats st;
+	mock_get_stats(&st);
+	return st.subscribers == 0 && st.registrations == 0 ? 0 : 91;
+}
+
+START_TEST(disable_does_nothing)
+{
+	run_app(app_disabled, 0);
+	char *err = app_file("app.err");
+	ck_assert_str_eq(err, "");
+	ck_assert(!file_exists("trace.gtrace"));
+	free(err);
+}
+END_TEST
+
+/* ------------------------------------------------------------ configuration */
+
+static int app_kinds(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	setenv("GAPTRACE_KINDS", "default", 1);
+	if (h_cuinit() != 1)
+		return 90;
+	struct {
+		const char *name;
+		int driver, want;
+	} c[] = {
+		{"cudaLaunchKernel_v7000", 0, 1},  {"cudaLaunchKernelExC_v11060", 0, 1},
+		{"__cudaLaunchKernel_v13000", 0, 1}, {"cudaLaunchHostFunc_v10000", 0, 1},
+		{"cudaMemcpyAsync_v3020", 0, 1},   {"cudaMemcpy2DAsync_v3020", 0, 1},
+		{"cudaMemsetAsync_v3020", 0, 1},   {"cudaStreamSynchronize_v3020", 0, 1},
+		{"cudaDeviceSynchronize_v3020", 0, 1}, {"cudaEventSynchronize_v3020", 0, 1},
+		{"cudaStreamWaitEvent_v3020", 0, 1}, {"cudaGraphLaunch_v10000", 0, 1},
+		{"cudaFree_v3020", 0, 1},          {"cudaGetDevice_v3020", 0, 0},
+		{"cudaStreamQuery_v3020", 0, 0},   {"cudaPeekAtLastError_v3020", 0, 0},
+		{"cuLaunchKernel", 1, 1},          {"cuLaunchKernelEx", 1, 1},
+		{"cuMemcpyHtoDAsync_v2", 1, 1},    {"cuMemcpyAsync", 1, 1},
+		{"cuCtxSynchronize", 1, 1},        {"cuStreamSynchronize", 1, 1},
+		{"cuEventSynchronize", 1, 1},      {"cuStreamWaitEvent", 1, 1},
+		{"cuGraphLaunch", 1, 1},           {"cuMemsetD32Async", 1, 1},
+		{"cuCtxGetCurrent", 1, 0},         {"cuDeviceGetAttribute", 1, 0},
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		uint32_t id = h_cbid(c[i].name, c[i].driver);
+		if (!id || mock_cbid_enabled(c[i].driver ? CUPTI_CB_DOMAIN_DRIVER_API
+							 : CUPTI_CB_DOMAIN_RUNTIME_API,
+					     id) != c[i].want) {
+			fprintf(stderr, "cbid %s (%u): enabled %d, want %d\n", c[i].name, id,
+				id ? mock_cbid_enabled(c[i].driver ? CUPTI_CB_DOMAIN_DRIVER_API
+								   : CUPTI_CB_DOMAIN_RUNTIME_API,
+						       id)
+				   : -1,
+				c[i].want);
+			return 91;
+		}
+	}
+	if (mock_kind_enabled(CUPTI_ACTIVITY_KIND_RUNTIME) ||
+	    mock_kind_enabled(CUPTI_ACTIVITY_KIND_DRIVER) ||
+	    mock_kind_enabled(CUPTI_ACTIVITY_KIND_KERNEL) ||
+	    mock_kind_enabled(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION))
+		return 92;
+	if (!mock_kind_enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) ||
+	    !mock_kind_enabled(CUPTI_ACTIVITY_KIND_MEMCPY) ||
+	    !mock_kind_enabled(CUPTI_ACTIVITY_KIND_MEMCPY2) ||
+	    !mock_kind_enabled(CUPTI_ACTIVITY_KIND_MEMSET) ||
+	    !mock_kind_enabled(CUPTI_ACTIVITY_KIND_MARKER) ||
+	    !mock_kind_enabled(CUPTI_ACTIVITY_KIND_NAME) ||
+	    !mock_kind_enabled(CUPTI_ACTIVITY_KIND_OVERHEAD) ||
+	    !mock_kind_enabled(CUPTI_ACTIVITY_KIND_DEVICE) ||
+	    !mock_kind_enabled(CUPTI_ACTIVITY_KIND_CONTEXT) || !mock_latency_enabled())
+		return 93;
+	if (mock_thread_id_type() != CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM)
+		return 94;
+	/* A call outside the set is not recorded by CUPTI at all. */
+	if (h_api(0, h_cbid("cudaGetDevice_v3020", 0), 5) != -1)
+		return 95;
+	return 0;
+}
+
+START_TEST(default_kinds_restrict_api_calls)
+{
+	run_app(app_kinds, 0);
+}
+END_TEST
+
+static int app_api_all(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	setenv("GAPTRACE_KINDS", "kernel,api-all,sync", 1);
+	if (h_cuinit() != 1)
+		return 90;
+	if (!mock_kind_enabled(CUPTI_ACTIVITY_KIND_RUNTIME) ||
+	    !mock_kind_enabled(CUPTI_ACTIVITY_KIND_DRIVER) ||
+	    !mock_kind_enabled(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION) ||
+	    mock_kind_enabled(CUPTI_ACTIVITY_KIND_MEMCPY) || mock_latency_enabled())
+		return 91;
+	return 0;
+}
+
+START_TEST(api_all_enables_every_call)
+{
+	run_app(app_api_all, 0);
+}
+END_TEST
+
+static int app_nvtx(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	if (t->arg)
+		setenv("NVTX_INJECTION64_PATH", "/opt/mine/libnvtxtool.so", 1);
+	if (h_cuinit() != 1)
+		return 90;
+	const char *v = getenv("NVTX_INJECTION64_PATH");
+	if (!v)
+		return 91;
+	if (t->arg)
+		return strcmp(v, "/opt/mine/libnvtxtool.so") ? 92 : 0;
+	return strstr(v, "libcupti.so.13") ? 0 : 93;
+}
+
+START_TEST(nvtx_routed_to_cupti)
+{
+	T.arg = 0;
+	run_app(app_nvtx, 0);
+	T.arg = 1;
+	run_app(app_nvtx, 0);
+}
+END_TEST
+
+static int app_bad_env(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	setenv("GAPTRACE_BUFFER_KB", "lots", 1);
+	setenv("GAPTRACE_KINDS", "kernel,warp-drive", 1);
+	setenv("GAPTRACE_OUTPUT", "", 1);
+	if (chdir(t->dir) < 0)
+		return 89;
+	if (app_start(t) < 0)
+		return 90;
+	h_all_kinds(10);
+	h_ledger_close();
+	return 0;
+}
+
+START_TEST(bad_config_values_fall_back)
+{
+	run_app(app_bad_env, 0);
+	char *err = app_file("app.err");
+	ck_assert_int_eq(gaptrace_lines(err), 2);
+	ck_assert_ptr_nonnull(strstr(err, "GAPTRACE_BUFFER_KB=lots"));
+	ck_assert_ptr_nonnull(strstr(err, "GAPTRACE_KINDS=kernel,warp-drive"));
+	free(err);
+	/* default output name, in the current directory */
+	DIR *d = opendir(T.dir);
+	int found = 0;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		found += !strncmp(e->d_name, "gaptrace-", 9) && strstr(e->d_name, ".gtrace");
+	closedir(d);
+	ck_assert_int_eq(found, 1);
+	trace_set ts;
+	ck_assert_int_eq(h_read_dir(&ts, T.dir), 1);
+	check_all_found(&ts); /* default kinds include everything h_all_kinds emits... */
+	h_trace_free(&ts);
+}
+END_TEST
+
+static int app_existing_output(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	char p[512];
+	snprintf(p, sizeof(p), "%s/t-%%p-%%%%.gtrace", t->dir);
+	setenv("GAPTRACE_OUTPUT", p, 1);
+	snprintf(p, sizeof(p), "%s/t-%d-%%.gtrace", t->dir, (int)getpid());
+	FILE *f = fopen(p, "we");
+	fputs("not a trace", f);
+	fclose(f);
+	if (app_start(t) < 0)
+		return 90;
+	h_all_kinds(10);
+	h_ledger_close();
+	return 0;
+}
+
+START_TEST(existing_output_is_not_overwritten)
+{
+	run_app(app_existing_output, 0);
+	DIR *d = opendir(T.dir);
+	struct dirent *e;
+	char first[256] = "";
+	int n = 0;
+	while ((e = readdir(d)))
+		if (!strncmp(e->d_name, "t-", 2)) {
+			n++;
+			if (!strstr(e->d_name, "gtrace."))
+				snprintf(first, sizeof(first), "%s", e->d_name);
+		}
+	closedir(d);
+	ck_assert_int_eq(n, 2);
+	char *orig = app_file(first);
+	ck_assert_str_eq(orig, "not a trace");
+	free(orig);
+	char *err = app_file("app.err");
+	ck_assert_int_eq(gaptrace_lines(err), 1);
+	free(err);
+}
+END_TEST
+
+/* ------------------------------------------------------------ collector */
+
+static void start_peer(const peer_opts *o)
+{
+	ck_assert_int_eq(peer_start(&T.pr, T.dir, o), 0);
+	T.have_peer = 1;
+}
+
+static int app_collector(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	setenv("GAPTRACE_SOCKET", t->pr.sock_path, 1);
+	if (app_start(t) < 0)
+		return 90;
+	h_device(0);
+	emit_all(100, 0, 500);
+	h_ledger_close();
+	return 0;
+}
+
+START_TEST(collector_receives_everything)
+{
+	peer_opts o = {.reply = PEER_ACCEPT, .accept_kinds = GT_KIND_ALL};
+	start_peer(&o);
+	run_app(app_collector, 0);
+	ck_assert_int_eq(peer_stop(&T.pr, 10000), 0);
+	T.have_peer = 0;
+	ck_assert(!file_exists("trace.gtrace"));
+	trace_set ts;
+	read_complete(&ts, 1);
+	ck_assert_uint_eq(h_seq_missing(&ts), 0);
+	char *err = app_file("app.err");
+	ck_assert_int_eq(gaptrace_lines(err), 0);
+	free(err);
+	h_trace_free(&ts);
+}
+END_TEST
+
+START_TEST(collector_mismatch_or_silence_falls_back_to_file)
+{
+	static const int replies[] = {PEER_MISMATCH, PEER_SILENT};
+	for (int i = 0; i < 2; i++) {
+		peer_opts o = {.reply = replies[i]};
+		start_peer(&o);
+		run_app(app_collector, 0);
+		peer_stop(&T.pr, 5000);
+		T.have_peer = 0;
+		ck_assert(file_exists("trace.gtrace"));
+		char *err = app_file("app.err");
+		ck_assert_int_eq(gaptrace_lines(err), 1);
+		ck_assert_msg(strstr(err, replies[i] == PEER_MISMATCH ? "refused" : "within 1 s"),
+			      "%s", err);
+		free(err);
+		/* The peer file holds only the header: read the app's file alone. */
+		char p[512];
+		snprintf(p, sizeof(p), "%s/peer.gtrace", T.dir);
+		unlink(p);
+		trace_set ts;
+		ck_assert_int_eq(h_read_dir(&ts, T.dir), 1);
+		check_clean(&ts);
+		check_all_found(&ts);
+		h_trace_free(&ts);
+		snprintf(p, sizeof(p), "%s/trace.gtrace", T.dir);
+		unlink(p);
+	}
+}
+END_TEST
+
+static int app_absent_collector(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	char p[300];
+	snprintf(p, sizeof(p), "%s/nobody-listens.sock", t->dir);
+	setenv("GAPTRACE_SOCKET", p, 1);
+	if (app_start(t) < 0)
+		return 90;
+	emit_all(100, 0, 100);
+	h_ledger_close();
+	return 0;
+}
+
+START_TEST(explicit_collector_absent_writes_file)
+{
+	run_app(app_absent_collector, 0);
+	char *err = app_file("app.err");
+	ck_assert_int_eq(gaptrace_lines(err), 1);
+	ck_assert_msg(strstr(err, "nobody-listens.sock: cannot connect"), "%s", err);
+	free(err);
+	trace_set ts;
+	read_complete(&ts, 1);
+	h_trace_free(&ts);
+}
+END_TEST
+
+static int app_slow(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	setenv("GAPTRACE_SOCKET", t->pr.sock_path, 1);
+	setenv("GAPTRACE_SEND_QUEUE_KB", "64", 1);
+	setenv("GAPTRACE_FLUSH_MS", "10", 1);
+	setenv("GAPTRACE_BUFFERS", "32", 1);
+	if (app_start(t) < 0)
+		return 90;
+	h_threads(4, 40000, 10, 500);
+	h_ledger_close();
+	peer_cmd(&t->pr, "resume");
+	usleep(300000); /* let the loss records through before exit */
+	return 0;
+}
+
+START_TEST(slow_collector_drops_whole_frames)
+{
+	peer_opts o = {.reply = PEER_ACCEPT, .accept_kinds = GT_KIND_ALL, .stalled = 1};
+	start_peer(&o);
+	run_app(app_slow, 0);
+	peer_stop(&T.pr, 10000);
+	T.have_peer = 0;
+	trace_set ts;
+	ck_assert_int_eq(h_read_dir(&ts, T.dir), 1);
+	check_clean(&ts);
+	uint64_t frames = h_loss_sum(&ts, GT_LOSS_FRAME_DROPPED);
+	uint64_t recs = h_loss_records(&ts);
+	ck_assert_msg(frames > 0, "no frame was dropped: the test did not stall the collector");
+	ck_assert_uint_eq(h_seq_missing(&ts), frames);
+	size_t n;
+	exp_rec *e = h_read_ledger(T.dir, &n);
+	match_result m;
+	h_match(&ts, e, n, &m);
+	ck_assert_msg(m.mismatched == 0, "%s", m.first_error);
+	ck_assert_msg(m.missing > 0 && m.missing <= recs,
+		      "%zu records missing, %llu accounted for in dropped frames", m.missing,
+		      (unsigned long long)recs);
+	free(e);
+	h_trace_free(&ts);
+}
+END_TEST
+
+static int app_killed_collector(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	setenv("GAPTRACE_SOCKET", t->pr.sock_path, 1);
+	if (app_start(t) < 0)
+		return 90;
+	emit_all(100, 0, 300);
+	mock_flush_thread();
+	if (peer_wait_frames(&t->pr, 3, 10000) < 3)
+		return 91;
+	kill(t->pr.pid, SIGKILL); /* the collector crashes */
+	for (uint32_t i = 300; i < 2000; i++) {
+		h_all_kinds(100 + i * 20);
+		if (i % 100 == 0)
+			usleep(5000);
+	}
+	h_ledger_close();
+	printf("still here\n");
+	return 0;
+}
+
+START_TEST(killed_collector_falls_back_to_file)
+{
+	peer_opts o = {.reply = PEER_ACCEPT, .accept_kinds = GT_KIND_ALL};
+	start_peer(&o);
+	run_app(app_killed_collector, 0);
+	peer_kill(&T.pr);
+	T.have_peer = 0;
+	char *out = app_file("app.out"), *err = app_file("app.err");
+	ck_assert_str_eq(out, "still here\n");
+	ck_assert_int_eq(gaptrace_lines(err), 1);
+	ck_assert_msg(strstr(err, "collector lost"), "%s", err);
+	free(out);
+	free(err);
+	trace_set ts;
+	ck_assert_int_eq(h_read_dir(&ts, T.dir), 2);
+	check_clean(&ts); /* includes: every name in the fallback file resolves */
+	ck_assert_int_eq(h_notes(&ts, GT_NOTE_COLLECTOR_LOST, NULL), 1);
+	size_t n;
+	exp_rec *e = h_read_ledger(T.dir, &n);
+	match_result m;
+	h_match(&ts, e, n, &m);
+	ck_assert_msg(m.mismatched == 0, "%s", m.first_error);
+	/* What was in the dead collector's socket buffer is lost without a
+	 * record (no acks in the protocol); the stream's sequence numbers show
+	 * it. Nothing else may be missing. */
+	uint64_t gap = h_seq_missing(&ts);
+	ck_assert_msg(m.missing == 0 || gap > 0, "%zu records missing without a sequence gap",
+		      m.missing);
+	ck_assert_msg(m.found * 10 >= m.expected * 9, "only %zu of %zu records survived", m.found,
+		      m.expected);
+	free(e);
+	h_trace_free(&ts);
+}
+END_TEST
+
+static int kernel_on(void)
+{
+	return mock_kind_enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+}
+
+static int kernel_off(void)
+{
+	return !kernel_on();
+}
+
+static int app_dormant(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	setenv("GAPTRACE_SOCKET", t->pr.sock_path, 1);
+	setenv("GAPTRACE_DORMANT", "1", 1);
+	if (app_start(t) < 0)
+		return 90;
+	usleep(100000);
+	if (kernel_on() || mock_kind_enabled(CUPTI_ACTIVITY_KIND_MEMCPY) ||
+	    !mock_kind_enabled(CUPTI_ACTIVITY_KIND_DEVICE))
+		return 91;
+	if (h_kernel(1, 1, 0, 0) != -1)
+		return 92;
+	char cmd[64];
+	snprintf(cmd, sizeof(cmd), "arm %u 0", GT_KIND_KERNEL | GT_KIND_MEMCPY);
+	peer_cmd(&t->pr, cmd);
+	if (!h_wait_until(kernel_on, 10000))
+		return 93;
+	for (uint32_t i = 0; i < 100; i++) {
+		h_kernel(100 + i, 7, i, 0);
+		h_memcpy(1000 + i, 0);
+	}
+	if (h_memset(5000) != -1)
+		return 94;
+	peer_cmd(&t->pr, "disarm");
+	if (!h_wait_until(kernel_off, 10000))
+		return 95;
+	if (h_kernel(6000, 1, 0, 0) != -1)
+		return 96;
+	/* A timed capture ends by itself. */
+	snprintf(cmd, sizeof(cmd), "arm %u 200000000", GT_KIND_KERNEL);
+	peer_cmd(&t->pr, cmd);
+	if (!h_wait_until(kernel_on, 10000))
+		return 97;
+	h_kernel(7000, 7, 1, 0);
+	mock_flush_thread();
+	if (!h_wait_until(kernel_off, 10000))
+		return 98;
+	h_ledger_close();
+	return 0;
+}
+
+START_TEST(dormant_then_armed_and_disarmed)
+{
+	peer_opts o = {.reply = PEER_ACCEPT, .accept_kinds = 0};
+	start_peer(&o);
+	run_app(app_dormant, 0);
+	peer_stop(&T.pr, 10000);
+	T.have_peer = 0;
+	trace_set ts;
+	read_complete(&ts, 1);
+	ck_assert_uint_eq(h_count(&ts, GT_REC_MEMSET), 0);
+	ck_assert_uint_eq(h_count(&ts, GT_REC_KERNEL), 101);
+	ck_assert_uint_eq(ts.hdr[0].kinds, 0);
+	ck_assert_int_eq(h_notes(&ts, GT_NOTE_ARMED, NULL), 2);
+	const char *txt;
+	ck_assert_int_eq(h_notes(&ts, GT_NOTE_DISARMED, &txt), 2);
+	h_trace_free(&ts);
+}
+END_TEST
+
+static int app_ctl_flush(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	setenv("GAPTRACE_SOCKET", t->pr.sock_path, 1);
+	setenv("GAPTRACE_FLUSH_MS", "600000", 1); /* no periodic flush at all */
+	if (app_start(t) < 0)
+		return 90;
+	if (peer_wait_frames(&t->pr, 1, 10000) < 1)
+		return 91;
+	for (uint32_t i = 0; i < 100; i++)
+		h_kernel(10 + i, 1, i, 0);
+	mock_flush_thread();
+	peer_cmd(&t->pr, "flush");
+	if (peer_wait_frames(&t->pr, 2, 10000) < 2)
+		return 92;
+	h_ledger_close();
+	return 0;
+}
+
+START_TEST(collector_flush_request)
+{
+	peer_opts o = {.reply = PEER_ACCEPT, .accept_kinds = GT_KIND_ALL};
+	start_peer(&o);
+	run_app(app_ctl_flush, 0);
+}
+END_TEST
+
+static int trace_file_exists(void)
+{
+	return file_exists("trace.gtrace");
+}
+
+static int app_bye(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	setenv("GAPTRACE_SOCKET", t->pr.sock_path, 1);
+	if (app_start(t) < 0)
+		return 90;
+	emit_all(100, 0, 100);
+	mock_flush_thread();
+	if (peer_wait_frames(&t->pr, 2, 10000) < 2)
+		return 91;
+	peer_cmd(&t->pr, "bye");
+	if (!h_wait_until(trace_file_exists, 10000))
+		return 92;
+	emit_all(100, 100, 200);
+	h_ledger_close();
+	return 0;
+}
+
+START_TEST(collector_bye_continues_in_file)
+{
+	peer_opts o = {.reply = PEER_ACCEPT, .accept_kinds = GT_KIND_ALL};
+	start_peer(&o);
+	run_app(app_bye, 0);
+	peer_stop(&T.pr, 10000);
+	T.have_peer = 0;
+	trace_set ts;
+	read_complete(&ts, 2);
+	const char *txt;
+	ck_assert_int_eq(h_notes(&ts, GT_NOTE_COLLECTOR_LOST, &txt), 1);
+	ck_assert_ptr_nonnull(strstr(txt, "BYE"));
+	ck_assert_uint_eq(h_seq_missing(&ts), 0);
+	h_trace_free(&ts);
+}
+END_TEST
+
+/* ------------------------------------------------------------ lifecycle */
+
+static int app_fork(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	if (app_start(t) < 0)
+		return 90;
+	emit_all(100, 0, 50);
+	h_ledger_close();
+	pid_t c = fork();
+	if (c == 0) {
+		/* The child: not traced, no inherited output, exits at once. */
+		char p[512], l[512];
+		for (int fd = 3; fd < 1024; fd++) {
+			snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+			ssize_t n = readlink(p, l, sizeof(l) - 1);
+			if (n > 0) {
+				l[n] = 0;
+				if (strstr(l, "trace.gtrace"))
+					_exit(80);
+			}
+		}
+		for (uint32_t i = 0; i < 50; i++)
+			h_kernel(900000 + i, 1, 0, 0);
+		mock_flush_thread();
+		exit(7);
+	}
+	int st;
+	waitpid(c, &st, 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 7)
+		return 91;
+	return 0;
+}
+
+START_TEST(fork_child_is_inert)
+{
+	run_app(app_fork, 0);
+	trace_set ts;
+	read_complete(&ts, 1);
+	for (size_t i = 0; i < ts.n; i++)
+		if (ts.recs[i].r.type == GT_REC_KERNEL)
+			ck_assert_uint_lt(ts.recs[i].r.kernel.correlation_id, 900000);
+	const char *txt;
+	ck_assert_int_ge(h_notes(&ts, GT_NOTE_INFO, &txt), 1);
+	int forked = 0;
+	for (size_t i = 0; i < ts.n; i++)
+		forked += ts.recs[i].r.type == GT_REC_NOTE && strstr(ts.recs[i].name, "forked");
+	ck_assert_int_eq(forked, 1);
+	h_trace_free(&ts);
+}
+END_TEST
+
+static volatile int stop_emitting;
+
+static void *emit_forever(void *p)
+{
+	uint32_t base = (uint32_t)(uintptr_t)p;
+	for (uint32_t i = 0; !stop_emitting; i++)
+		h_kernel(base + i, 3, i, 0);
+	return NULL;
+}
+
+static int app_exit_busy(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	if (t->arg) {
+		setenv("GAPTRACE_SOCKET", t->pr.sock_path, 1);
+		setenv("GAPTRACE_SEND_QUEUE_KB", "64", 1);
+		setenv("GAPTRACE_EXIT_TIMEOUT_MS", "300", 1);
+	}
+	if (app_start(t) < 0)
+		return 90;
+	pthread_t th[4];
+	for (int i = 0; i < 4; i++)
+		pthread_create(&th[i], NULL, emit_forever, (void *)(uintptr_t)(i * 100000000u + 1));
+	usleep(200000);
+	fflush(NULL);
+	printf("bye\n");
+	/* exit while four threads keep producing records and buffers. */
+	exit(5);
+}
+
+START_TEST(exit_while_busy_is_bounded)
+{
+	/* arg 0: file; arg 1: a collector that never reads (exit timeout). */
+	for (int i = 0; i < 2; i++) {
+		T.arg = i;
+		if (i) {
+			peer_opts o = {.reply = PEER_ACCEPT, .accept_kinds = GT_KIND_ALL,
+				       .stalled = 1};
+			start_peer(&o);
+		}
+		run_app(app_exit_busy, 5);
+		char *out = app_file("app.out");
+		ck_assert_str_eq(out, "bye\n");
+		free(out);
+		if (i) {
+			peer_kill(&T.pr);
+			T.have_peer = 0;
+			continue;
+		}
+		trace_set ts;
+		ck_assert_int_eq(h_read_dir(&ts, T.dir), 1);
+		check_clean(&ts);
+		ck_assert_uint_eq(ts.st[0].tail_bytes, 0);
+		ck_assert_uint_gt(h_count(&ts, GT_REC_KERNEL), 0);
+		size_t n;
+		exp_rec *e = h_read_ledger(T.dir, &n);
+		match_result m;
+		h_match(&ts, e, n, &m);
+		/* Records produced after the final flush are lost; none may be wrong. */
+		ck_assert_msg(m.mismatched == 0, "%s", m.first_error);
+		free(e);
+		h_trace_free(&ts);
+	}
+}
+END_TEST
+
+static int app_sigterm(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	if (app_start(t) < 0)
+		return 90;
+	emit_all(100, 0, 200);
+	h_ledger_close();
+	fflush(NULL);
+	raise(SIGTERM);
+	return 91; /* not reached */
+}
+
+START_TEST(sigterm_flushes_then_dies_the_same_way)
+{
+	pid_t p = h_spawn(T.dir, app_sigterm, &T);
+	int st = h_wait(p, APP_TIMEOUT_MS);
+	ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM, "status %#x", st);
+	trace_set ts;
+	read_complete(&ts, 1);
+	const char *txt;
+	ck_assert_int_eq(h_notes(&ts, GT_NOTE_SIGNAL, &txt), 1);
+	ck_assert_ptr_nonnull(strstr(txt, "15"));
+	h_trace_free(&ts);
+}
+END_TEST
+
+static volatile sig_atomic_t handled;
+
+static void app_handler(int s)
+{
+	(void)s;
+	handled = 1;
+}
+
+static int app_own_handlers(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	signal(SIGTERM, app_handler);
+	signal(SIGINT, SIG_IGN);
+	if (app_start(t) < 0)
+		return 90;
+	h_all_kinds(10);
+	raise(SIGTERM);
+	raise(SIGINT);
+	if (!handled)
+		return 91;
+	printf("handled\n");
+	h_all_kinds(30);
+	h_ledger_close();
+	return 0;
+}
+
+START_TEST(app_signal_handlers_still_run)
+{
+	run_app(app_own_handlers, 0);
+	char *out = app_file("app.out");
+	ck_assert_str_eq(out, "handled\n");
+	free(out);
+	trace_set ts;
+	ck_assert_int_eq(h_read_dir(&ts, T.dir), 1);
+	check_all_found(&ts);
+	ck_assert_int_eq(h_notes(&ts, GT_NOTE_SIGNAL, NULL), 0);
+	h_trace_free(&ts);
+}
+END_TEST
+
+static int app_output(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	if (!t->arg)
+		unsetenv("CUDA_INJECTION64_PATH");
+	h_cuinit();
+	printf("line one\n");
+	emit_all(0, 0, 100);
+	printf("line two %d\n", 42);
+	fprintf(stderr, "app warning\n");
+	fflush(NULL);
+	return 42;
+}
+
+START_TEST(output_and_status_unchanged)
+{
+	char *out[2], *err[2];
+	for (int i = 0; i < 2; i++) {
+		T.arg = i;
+		run_app(app_output, 42);
+		out[i] = app_file("app.out");
+		err[i] = app_file("app.err");
+	}
+	ck_assert_str_eq(out[0], out[1]);
+	ck_assert_str_eq(err[0], err[1]);
+	ck_assert_str_eq(out[1], "line one\nline two 42\n");
+	for (int i = 0; i < 2; i++) {
+		free(out[i]);
+		free(err[i]);
+	}
+}
+END_TEST
+
+static int app_cloexec(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	if (t->arg)
+		setenv("GAPTRACE_SOCKET", t->pr.sock_path, 1);
+	h_ledger_open(t->dir);
+	int before[1024] = {0};
+	for (int fd = 0; fd < 1024; fd++)
+		before[fd] = fcntl(fd, F_GETFD) >= 0;
+	if (h_cuinit() != 1)
+		return 90;
+	h_all_kinds(10);
+	mock_flush_thread();
+	if (!t->arg && !h_wait_until(trace_file_exists, 10000))
+		return 91;
+	if (t->arg && peer_wait_frames(&t->pr, 1, 10000) < 1)
+		return 92;
+	int fresh = 0;
+	for (int fd = 0; fd < 1024; fd++) {
+		int fl = fcntl(fd, F_GETFD);
+		if (fl >= 0 && !before[fd]) {
+			fresh++;
+			if (!(fl & FD_CLOEXEC))
+				return 93;
+		}
+	}
+	h_ledger_close();
+	return fresh >= 3 ? 0 : 94; /* eventfd, pipe x2, output */
+}
+
+START_TEST(every_fd_is_cloexec)
+{
+	T.arg = 0;
+	run_app(app_cloexec, 0);
+	T.arg = 1;
+	peer_opts o = {.reply = PEER_ACCEPT, .accept_kinds = GT_KIND_ALL};
+	start_peer(&o);
+	run_app(app_cloexec, 0);
+}
+END_TEST
+
+static int app_ctx_profstop(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	if (app_start(t) < 0)
+		return 90;
+	h_all_kinds(10);
+	if (!mock_context_destroy(1))
+		return 91;
+	mock_stats st;
+	mock_get_stats(&st);
+	if (st.flushes_in_destroy < 1)
+		return 92;
+	h_all_kinds(100);
+	uint32_t stop = h_cbid("cudaProfilerStop_v4000", 0);
+	if (!mock_api_callback(CUPTI_CB_DOMAIN_RUNTIME_API, stop, CUPTI_API_EXIT))
+		return 93;
+	h_ledger_close();
+	return 0;
+}
+
+START_TEST(context_destroy_and_profiler_stop_flush)
+{
+	run_app(app_ctx_profstop, 0);
+	trace_set ts;
+	ck_assert_int_eq(h_read_dir(&ts, T.dir), 1);
+	check_all_found(&ts);
+	ck_assert_int_eq(h_notes(&ts, GT_NOTE_PROFILER_STOP, NULL), 1);
+	h_trace_free(&ts);
+}
+END_TEST
+
+static uint64_t kineto_own, kineto_unknown;
+static uint8_t *kineto_bufs[1024];
+static int kineto_n;
+
+static void CUPTIAPI kineto_request(uint8_t **b, size_t *size, size_t *maxrec)
+{
+	*b = malloc(1 << 16);
+	*size = 1 << 16;
+	*maxrec = 0;
+	if (kineto_n < 1024)
+		kineto_bufs[kineto_n++] = *b;
+}
+
+static void CUPTIAPI kineto_complete(CUcontext c, uint32_t s, uint8_t *b, size_t size, size_t v)
+{
+	(void)c, (void)s, (void)size, (void)v;
+	for (int i = 0; i < kineto_n; i++)
+		if (kineto_bufs[i] == b) {
+			kineto_own++;
+			kineto_bufs[i] = NULL;
+			free(b);
+			return;
+		}
+	kineto_unknown++; /* "bufferCompleted called with unknown buffer" */
+}
+
+static int app_takeover(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	if (app_start(t) < 0)
+		return 90;
+	emit_all(100, 0, 100);
+	mock_flush_thread(); /* these are ours for sure */
+	h_ledger_close();
+	usleep(100000);
+	/* torch.profiler starts: Kineto registers its own buffer callbacks. */
+	cuptiActivityRegisterCallbacks(kineto_request, kineto_complete);
+	for (int round = 0; round < 40; round++) {
+		for (uint32_t i = 0; i < 10; i++)
+			h_kernel(500000 + (uint32_t)round * 10 + i, 1, i, 0);
+		usleep(50000);
+	}
+	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	printf("kineto own %llu\n", (unsigned long long)(kineto_own > 0));
+	return 0;
+}
+
+START_TEST(kineto_takeover_is_detected)
+{
+	run_app(app_takeover, 0);
+	char *err = app_file("app.err"), *out = app_file("app.out");
+	ck_assert_int_eq(gaptrace_lines(err), 1);
+	ck_assert_msg(strstr(err, "took over"), "%s", err);
+	ck_assert_str_eq(out, "kineto own 1\n");
+	free(err);
+	free(out);
+	trace_set ts;
+	read_complete(&ts, 1);
+	ck_assert_int_eq(h_notes(&ts, GT_NOTE_CUPTI_TAKEN, NULL), 1);
+	for (size_t i = 0; i < ts.n; i++)
+		if (ts.recs[i].r.type == GT_REC_KERNEL)
+			ck_assert_uint_lt(ts.recs[i].r.kernel.correlation_id, 500000);
+	h_trace_free(&ts);
+}
+END_TEST
+
+static int app_idle(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	if (h_cuinit() != 1)
+		return 90;
+	h_all_kinds(10);
+	usleep(1500000); /* idle for many probe periods: not a takeover */
+	return 0;
+}
+
+START_TEST(idle_program_is_not_a_takeover)
+{
+	run_app(app_idle, 0);
+	char *err = app_file("app.err");
+	ck_assert_int_eq(gaptrace_lines(err), 0);
+	free(err);
+	trace_set ts;
+	ck_assert_int_eq(h_read_dir(&ts, T.dir), 1);
+	ck_assert_int_eq(h_notes(&ts, GT_NOTE_CUPTI_TAKEN, NULL), 0);
+	/* the probe's own driver API records never reach the trace */
+	for (size_t i = 0; i < ts.n; i++)
+		if (ts.recs[i].r.type == GT_REC_API)
+			ck_assert_str_ne(ts.recs[i].name, "cuDriverGetVersion");
+	h_trace_free(&ts);
+}
+END_TEST
+
+/* ------------------------------------------------------------ disk full */
+
+static int app_dev_full(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	setenv("GAPTRACE_OUTPUT", "/dev/full", 1);
+	if (h_cuinit() != 1)
+		return 90;
+	emit_all(0, 0, 3000);
+	/* Buffers still come back to the pool: after a pause, nothing is refused. */
+	mock_flush_thread();
+	usleep(300000);
+	mock_stats before, after;
+	mock_get_stats(&before);
+	for (uint32_t i = 0; i < 40; i++) {
+		h_all_kinds(100000 + i * 20);
+		mock_flush_thread();
+		usleep(2000);
+	}
+	mock_get_stats(&after);
+	printf("%llu\n", (unsigned long long)(after.refused - before.refused));
+	return 8;
+}
+
+START_TEST(disk_full_stops_writing_quietly)
+{
+	run_app(app_dev_full, 8);
+	char *err = app_file("app.err"), *out = app_file("app.out");
+	ck_assert_int_eq(gaptrace_lines(err), 1);
+	ck_assert_msg(strstr(err, "write failed") && strstr(err, "No space"), "%s", err);
+	ck_assert_str_eq(out, "0\n"); /* buffers kept flowing back to the pool */
+	free(err);
+	free(out);
+}
+END_TEST
+
+static int app_fsize(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	struct rlimit rl = {.rlim_cur = 16000, .rlim_max = RLIM_INFINITY};
+	setrlimit(RLIMIT_FSIZE, &rl);
+	if (h_cuinit() != 1)
+		return 90;
+	for (uint32_t i = 0; i < 1500; i++) {
+		h_all_kinds(i * 20);
+		usleep(1000); /* small frames, so that several fit under the limit */
+	}
+	return 0; /* SIGXFSZ must not have killed us */
+}
+
+START_TEST(file_size_limit_ends_on_a_frame)
+{
+	run_app(app_fsize, 0);
+	char *err = app_file("app.err");
+	ck_assert_int_eq(gaptrace_lines(err), 1);
+	free(err);
+	trace_set ts;
+	ck_assert_int_eq(h_read_dir(&ts, T.dir), 1);
+	check_clean(&ts);
+	ck_assert_uint_eq(ts.st[0].tail_bytes, 0);
+	ck_assert_uint_gt(h_count(&ts, GT_REC_KERNEL), 0);
+	ck_assert_uint_le(ts.st[0].bytes, 16000);
+	h_trace_free(&ts);
+}
+END_TEST
+
+static Suite *inject_suite(void)
+{
+	Suite *s = suite_create("inject");
+	struct {
+		const char *name;
+		const TTest *t;
+	} tests[] = {
+#define T_(x) {#x, x}
+		T_(file_all_kinds),
+		T_(many_threads),
+		T_(buffer_exhaustion_and_drops),
+		T_(newer_cupti_bigger_records),
+		T_(short_records_are_skipped_and_counted),
+		T_(unsupported_cupti_version_is_inert),
+		T_(missing_cupti_is_one_line),
+		T_(binds_to_already_loaded_cupti),
+		T_(subscribe_failure_is_inert_with_note),
+		T_(disable_does_nothing),
+		T_(default_kinds_restrict_api_calls),
+		T_(api_all_enables_every_call),
+		T_(nvtx_routed_to_cupti),
+		T_(bad_config_values_fall_back),
+		T_(existing_output_is_not_overwritten),
+		T_(collector_receives_everything),
+		T_(collector_mismatch_or_silence_falls_back_to_file),
+		T_(explicit_collector_absent_writes_file),
+		T_(slow_collector_drops_whole_frames),
+		T_(killed_collector_falls_back_to_file),
+		T_(dormant_then_armed_and_disarmed),
+		T_(collector_flush_request),
+		T_(collector_bye_continues_in_file),
+		T_(fork_child_is_inert),
+		T_(exit_while_busy_is_bounded),
+		T_(sigterm_flushes_then_dies_the_same_way),
+		T_(app_signal_handlers_still_run),
+		T_(output_and_status_unchanged),
+		T_(every_fd_is_cloexec),
+		T_(context_destroy_and_profiler_stop_flush),
+		T_(kineto_takeover_is_detected),
+		T_(idle_program_is_not_a_takeover),
+		T_(disk_full_stops_writing_quietly),
+		T_(file_size_limit_ends_on_a_frame),
+#undef T_
+	};
+	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		TCase *tc = tcase_create(tests[i].name);
+		tcase_add_checked_fixture(tc, setup, teardown);
+		tcase_set_timeout(tc, 120);
+		tcase_add_test(tc, tests[i].t);
+		suite_add_tcase(s, tc);
+	}
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(inject_suite());
+	srunner_set_fork_status(sr, CK_FORK);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,546 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A mock libcupti.so.13 (same SONAME) for CPU-only tests of
+ * libgaptrace_inject.so. See mock_cupti.h for the behaviour it scripts.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mock_cupti.h"
+#include "mock_names.h"
+
+#define API __attribute__((visibility("default")))
+#define MAX_KIND 64
+#define MAX_CBID 2048
+#define MAX_BUFS 4096
+
+typedef struct mbuf {
+	uint8_t *buf;
+	size_t size, used;
+	uint64_t gen; /* 0 = slot free */
+} mbuf;
+
+static struct {
+	pthread_mutex_t lock;
+	int lock_ready;
+	uint32_t version;
+	CUptiResult subscribe_rc;
+	CUpti_CallbackFunc cb;
+	void *cb_ud;
+	uint8_t cb_on[8][MAX_CBID];
+	CUpti_BuffersCallbackRequestFunc req;
+	CUpti_BuffersCallbackCompleteFunc done;
+	uint8_t kind_on[MAX_KIND];
+	uint8_t rt_on[MAX_CBID], drv_on[MAX_CBID];
+	int latency, tid_type;
+	size_t size_override[MAX_KIND];
+	mbuf bufs[MAX_BUFS];
+	uint64_t next_gen;
+	uint64_t pending_dropped;
+	int in_destroy;
+	mock_stats st;
+} M = {.version = CUPTI_API_VERSION, .subscribe_rc = CUPTI_SUCCESS};
+
+static __thread int my_slot = -1;
+static __thread uint64_t my_gen;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void make_lock(void)
+{
+	pthread_mutexattr_t a;
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&M.lock, &a);
+	pthread_mutexattr_destroy(&a);
+}
+
+/* Like a real library: the lock is not inherited held by a fork child. */
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&M.lock);
+}
+
+static void fork_parent(void)
+{
+	pthread_mutex_unlock(&M.lock);
+}
+
+static void fork_child(void)
+{
+	make_lock();
+}
+
+static void init_lock(void)
+{
+	make_lock();
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
+static void lock(void)
+{
+	pthread_once(&once, init_lock);
+	pthread_mutex_lock(&M.lock);
+}
+
+static void unlock(void)
+{
+	pthread_mutex_unlock(&M.lock);
+}
+
+static size_t real_size(CUpti_ActivityKind k)
+{
+	switch (k) {
+	case CUPTI_ACTIVITY_KIND_KERNEL:
+	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: return sizeof(CUpti_ActivityKernel10);
+	case CUPTI_ACTIVITY_KIND_MEMCPY: return sizeof(CUpti_ActivityMemcpy6);
+	case CUPTI_ACTIVITY_KIND_MEMCPY2: return sizeof(CUpti_ActivityMemcpyPtoP4);
+	case CUPTI_ACTIVITY_KIND_MEMSET: return sizeof(CUpti_ActivityMemset4);
+	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: return sizeof(CUpti_ActivitySynchronization2);
+	case CUPTI_ACTIVITY_KIND_RUNTIME:
+	case CUPTI_ACTIVITY_KIND_DRIVER: return sizeof(CUpti_ActivityAPI);
+	case CUPTI_ACTIVITY_KIND_MARKER: return sizeof(CUpti_ActivityMarker2);
+	case CUPTI_ACTIVITY_KIND_OVERHEAD: return sizeof(CUpti_ActivityOverhead3);
+	case CUPTI_ACTIVITY_KIND_NAME: return sizeof(CUpti_ActivityName);
+	case CUPTI_ACTIVITY_KIND_DEVICE: return sizeof(CUpti_ActivityDevice5);
+	case CUPTI_ACTIVITY_KIND_CONTEXT: return sizeof(CUpti_ActivityContext3);
+	case CUPTI_ACTIVITY_KIND_CUDA_EVENT: return sizeof(CUpti_ActivityCudaEvent2);
+	default: return 0;
+	}
+}
+
+API size_t mock_record_size(CUpti_ActivityKind k)
+{
+	size_t o = (unsigned)k < MAX_KIND ? M.size_override[k] : 0;
+	return o ? o : real_size(k);
+}
+
+/* ------------------------------------------------------------ buffers */
+
+static void complete_slot(int i)
+{
+	mbuf b = M.bufs[i];
+	M.bufs[i].gen = 0;
+	M.st.completed++;
+	if (M.done)
+		M.done(NULL, 0, b.buf, b.size, b.used);
+}
+
+/* The calling thread's current buffer with room for n bytes, or -1. */
+static int thread_buffer(size_t n)
+{
+	if (my_slot >= 0 && M.bufs[my_slot].gen == my_gen) {
+		mbuf *b = &M.bufs[my_slot];
+		if (b->used + n <= b->size)
+			return my_slot;
+		complete_slot(my_slot);
+	}
+	my_slot = -1;
+	if (!M.req)
+		return -1;
+	uint8_t *buf = NULL;
+	size_t size = 0, maxrec = 0;
+	M.st.requests++;
+	M.req(&buf, &size, &maxrec);
+	if (!buf || size < n) {
+		M.st.refused++;
+		return -1;
+	}
+	for (int i = 0; i < MAX_BUFS; i++)
+		if (!M.bufs[i].gen) {
+			M.bufs[i] = (mbuf){.buf = buf, .size = size, .used = 0, .gen = ++M.next_gen};
+			my_slot = i;
+			my_gen = M.bufs[i].gen;
+			return i;
+		}
+	return -1;
+}
+
+static int kind_recorded(const CUpti_Activity *a)
+{
+	unsigned k = (unsigned)a->kind;
+	if (k >= MAX_KIND)
+		return 0;
+	if (k == CUPTI_ACTIVITY_KIND_RUNTIME || k == CUPTI_ACTIVITY_KIND_DRIVER) {
+		uint32_t cbid = ((const CUpti_ActivityAPI *)a)->cbid;
+		const uint8_t *on = k == CUPTI_ACTIVITY_KIND_RUNTIME ? M.rt_on : M.drv_on;
+		return M.kind_on[k] || (cbid < MAX_CBID && on[cbid]);
+	}
+	if (k == CUPTI_ACTIVITY_KIND_KERNEL)
+		return M.kind_on[k] || M.kind_on[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL];
+	return M.kind_on[k];
+}
+
+API int mock_emit(const void *rec)
+{
+	const CUpti_Activity *a = rec;
+	lock();
+	if (!kind_recorded(a)) {
+		unlock();
+		return -1;
+	}
+	size_t n = mock_record_size(a->kind), have = real_size(a->kind);
+	n = (n + 7) & ~(size_t)7;
+	int i = n ? thread_buffer(n) : -1;
+	if (i < 0) {
+		M.st.dropped++;
+		M.pending_dropped++;
+		unlock();
+		return 0;
+	}
+	mbuf *b = &M.bufs[i];
+	memset(b->buf + b->used, 0, n);
+	memcpy(b->buf + b->used, rec, have < n ? have : n);
+	b->used += n;
+	M.st.stored++;
+	unlock();
+	return 1;
+}
+
+API void mock_flush_thread(void)
+{
+	lock();
+	if (my_slot >= 0 && M.bufs[my_slot].gen == my_gen)
+		complete_slot(my_slot);
+	my_slot = -1;
+	unlock();
+}
+
+API void mock_add_dropped(uint64_t n)
+{
+	lock();
+	M.pending_dropped += n;
+	M.st.injected_drops += n;
+	unlock();
+}
+
+/* ------------------------------------------------------------ inspection */
+
+API void mock_set_version(uint32_t v)
+{
+	M.version = v;
+}
+
+API void mock_set_subscribe_result(CUptiResult rc)
+{
+	M.subscribe_rc = rc;
+}
+
+API void mock_set_record_size(CUpti_ActivityKind kind, size_t size)
+{
+	if ((unsigned)kind < MAX_KIND)
+		M.size_override[kind] = size;
+}
+
+API int mock_kind_enabled(CUpti_ActivityKind kind)
+{
+	lock();
+	int r = (unsigned)kind < MAX_KIND && M.kind_on[kind];
+	unlock();
+	return r;
+}
+
+API int mock_cbid_enabled(CUpti_CallbackDomain dom, uint32_t cbid)
+{
+	lock();
+	int r = 0;
+	if (cbid < MAX_CBID)
+		r = dom == CUPTI_CB_DOMAIN_RUNTIME_API ? M.rt_on[cbid] : M.drv_on[cbid];
+	unlock();
+	return r;
+}
+
+API int mock_callback_enabled(CUpti_CallbackDomain dom, uint32_t cbid)
+{
+	lock();
+	int r = (unsigned)dom < 8 && cbid < MAX_CBID && M.cb_on[dom][cbid];
+	unlock();
+	return r;
+}
+
+API int mock_latency_enabled(void)
+{
+	return M.latency;
+}
+
+API int mock_thread_id_type(void)
+{
+	return M.tid_type;
+}
+
+API void mock_get_stats(mock_stats *st)
+{
+	lock();
+	*st = M.st;
+	unlock();
+}
+
+API uint64_t mock_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	/* An arbitrary epoch, so that the trace clock is not a host clock. */
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + (1ull << 40);
+}
+
+API int mock_context_destroy(uint32_t context_id)
+{
+	lock();
+	int fired = 0;
+	if (M.cb && M.cb_on[CUPTI_CB_DOMAIN_RESOURCE][CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING]) {
+		CUpti_ResourceData rd;
+		memset(&rd, 0, sizeof(rd));
+		rd.context = (CUcontext)(uintptr_t)(0x1000 + context_id);
+		M.in_destroy = 1;
+		M.cb(M.cb_ud, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING,
+		     &rd);
+		M.in_destroy = 0;
+		fired = 1;
+	}
+	unlock();
+	return fired;
+}
+
+API int mock_api_callback(CUpti_CallbackDomain dom, uint32_t cbid, CUpti_ApiCallbackSite site)
+{
+	lock();
+	int fired = 0;
+	if (M.cb && (unsigned)dom < 8 && cbid < MAX_CBID && M.cb_on[dom][cbid]) {
+		CUpti_CallbackData cd;
+		memset(&cd, 0, sizeof(cd));
+		cd.callbackSite = site;
+		cd.functionName = "mock";
+		M.cb(M.cb_ud, dom, cbid, &cd);
+		fired = 1;
+	}
+	unlock();
+	return fired;
+}
+
+API int mock_api_record(CUpti_CallbackDomain dom, uint32_t cbid, uint64_t start, uint64_t end,
+			uint32_t correlation)
+{
+	CUpti_ActivityAPI a;
+	memset(&a, 0, sizeof(a));
+	a.kind = dom == CUPTI_CB_DOMAIN_DRIVER_API ? CUPTI_ACTIVITY_KIND_DRIVER
+						   : CUPTI_ACTIVITY_KIND_RUNTIME;
+	a.cbid = cbid;
+	a.start = start;
+	a.end = end;
+	a.processId = (uint32_t)getpid();
+	a.threadId = (uint32_t)syscall(SYS_gettid);
+	a.correlationId = correlation;
+	return mock_emit(&a);
+}
+
+/* ------------------------------------------------------------ CUPTI API */
+
+API CUptiResult cuptiGetVersion(uint32_t *version)
+{
+	if (!version)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	*version = M.version;
+	return CUPTI_SUCCESS;
+}
+
+API CUptiResult cuptiGetResultString(CUptiResult result, const char **str)
+{
+	static const char *const names[] = {"CUPTI_SUCCESS", "CUPTI_ERROR_INVALID_PARAMETER",
+					    "CUPTI_ERROR_INVALID_DEVICE",
+					    "CUPTI_ERROR_INVALID_CONTEXT"};
+	if (!str)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	if ((unsigned)result < 4)
+		*str = names[result];
+	else if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
+		*str = "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED";
+	else
+		*str = "CUPTI_ERROR_UNKNOWN";
+	return CUPTI_SUCCESS;
+}
+
+API CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *sub, CUpti_CallbackFunc cb, void *ud)
+{
+	if (!sub)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	lock();
+	if (M.subscribe_rc != CUPTI_SUCCESS || M.cb) {
+		CUptiResult rc = M.cb ? CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
+				      : M.subscribe_rc;
+		unlock();
+		return rc;
+	}
+	M.cb = cb;
+	M.cb_ud = ud;
+	M.st.subscribers++;
+	*sub = (CUpti_SubscriberHandle)&M;
+	unlock();
+	return CUPTI_SUCCESS;
+}
+
+API CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle sub,
+				    CUpti_CallbackDomain dom, CUpti_CallbackId cbid)
+{
+	if (sub != (CUpti_SubscriberHandle)&M || (unsigned)dom >= 8 || cbid >= MAX_CBID)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	lock();
+	M.cb_on[dom][cbid] = enable ? 1 : 0;
+	unlock();
+	return CUPTI_SUCCESS;
+}
+
+API CUptiResult cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandle sub,
+				  CUpti_CallbackDomain dom)
+{
+	if (sub != (CUpti_SubscriberHandle)&M || (unsigned)dom >= 8)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	lock();
+	memset(M.cb_on[dom], enable ? 1 : 0, MAX_CBID);
+	unlock();
+	return CUPTI_SUCCESS;
+}
+
+API CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc req,
+					       CUpti_BuffersCallbackCompleteFunc done)
+{
+	if (!req || !done)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	lock();
+	M.req = req;
+	M.done = done;
+	M.st.registrations++;
+	unlock();
+	return CUPTI_SUCCESS;
+}
+
+API CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)
+{
+	if ((unsigned)kind >= MAX_KIND || kind == CUPTI_ACTIVITY_KIND_INVALID)
+		return CUPTI_ERROR_INVALID_KIND;
+	lock();
+	M.kind_on[kind] = 1;
+	unlock();
+	return CUPTI_SUCCESS;
+}
+
+API CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind)
+{
+	if ((unsigned)kind >= MAX_KIND || kind == CUPTI_ACTIVITY_KIND_INVALID)
+		return CUPTI_ERROR_INVALID_KIND;
+	lock();
+	M.kind_on[kind] = 0;
+	/* As documented: the kind overrides the per-cbid settings. */
+	if (kind == CUPTI_ACTIVITY_KIND_RUNTIME)
+		memset(M.rt_on, 0, sizeof(M.rt_on));
+	if (kind == CUPTI_ACTIVITY_KIND_DRIVER)
+		memset(M.drv_on, 0, sizeof(M.drv_on));
+	unlock();
+	return CUPTI_SUCCESS;
+}
+
+static CUptiResult set_cbid(uint8_t *on, CUpti_CallbackId cbid, uint8_t enable)
+{
+	if (cbid >= MAX_CBID)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	lock();
+	on[cbid] = enable ? 1 : 0;
+	unlock();
+	return CUPTI_SUCCESS;
+}
+
+API CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable)
+{
+	return set_cbid(M.rt_on, cbid, enable);
+}
+
+API CUptiResult cuptiActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t enable)
+{
+	return set_cbid(M.drv_on, cbid, enable);
+}
+
+API CUptiResult cuptiActivityEnableLatencyTimestamps(uint8_t enable)
+{
+	M.latency = enable;
+	return CUPTI_SUCCESS;
+}
+
+API CUptiResult cuptiSetThreadIdType(CUpti_ActivityThreadIdType type)
+{
+	M.tid_type = (int)type;
+	return CUPTI_SUCCESS;
+}
+
+API CUptiResult cuptiActivityFlushAll(uint32_t flag)
+{
+	lock();
+	M.st.flushes++;
+	if (flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)
+		M.st.forced_flushes++;
+	if (M.in_destroy)
+		M.st.flushes_in_destroy++;
+	for (int i = 0; i < MAX_BUFS; i++)
+		if (M.bufs[i].gen && (M.bufs[i].used || (flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)))
+			complete_slot(i);
+	unlock();
+	return CUPTI_SUCCESS;
+}
+
+API CUptiResult cuptiActivityGetNextRecord(uint8_t *buffer, size_t valid, CUpti_Activity **rec)
+{
+	if (!buffer || !rec)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	uint8_t *p;
+	if (!*rec) {
+		p = buffer;
+	} else {
+		size_t n = (mock_record_size((*rec)->kind) + 7) & ~(size_t)7;
+		if (!n)
+			return CUPTI_ERROR_INVALID_KIND;
+		p = (uint8_t *)*rec + n;
+	}
+	if (p + sizeof(CUpti_Activity) > buffer + valid)
+		return CUPTI_ERROR_MAX_LIMIT_REACHED;
+	*rec = (CUpti_Activity *)p;
+	return CUPTI_SUCCESS;
+}
+
+API CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext ctx, uint32_t stream, size_t *dropped)
+{
+	(void)ctx;
+	(void)stream;
+	if (!dropped)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	lock();
+	*dropped = (size_t)M.pending_dropped;
+	M.pending_dropped = 0;
+	unlock();
+	return CUPTI_SUCCESS;
+}
+
+API CUptiResult cuptiGetTimestamp(uint64_t *ts)
+{
+	if (!ts)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	*ts = mock_now();
+	return CUPTI_SUCCESS;
+}
+
+API CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain dom, uint32_t cbid, const char **name)
+{
+	if (!name)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	const mock_cbid_name *t = dom == CUPTI_CB_DOMAIN_RUNTIME_API ? mock_runtime_names
+				  : dom == CUPTI_CB_DOMAIN_DRIVER_API ? mock_driver_names
+								       : NULL;
+	for (; t && t->name; t++)
+		if (t->id == cbid) {
+			*name = t->name;
+			return CUPTI_SUCCESS;
+		}
+	*name = NULL;
+	return CUPTI_ERROR_INVALID_PARAMETER;
+}
