@@ -8,7 +8,10 @@ add_library(gaptrace_analysis STATIC
   src/analysis/timeline.c
   src/analysis/gaps.c
   src/analysis/tables.c
-  src/analysis/analysis.c)
+  src/analysis/analysis.c
+  src/analysis/demangle.c
+  src/analysis/report_text.c
+  src/analysis/report_json.c)
 add_library(gaptrace::analysis ALIAS gaptrace_analysis)
 target_include_directories(gaptrace_analysis PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include)
-target_link_libraries(gaptrace_analysis PUBLIC gaptrace::format PRIVATE ${CMAKE_DL_LIBS} m)
+target_link_libraries(gaptrace_analysis PUBLIC gaptrace::format PRIVATE ${CMAKE_DL_LIBS} Threads::Threads m)
