@@ -301,8 +301,11 @@ static void fill_evidence(sw *S, gt_an_gap *gp, const an_item *prev, const an_it
 	if (thr == AN_NONE)
 		return;
 	gp->feed_tid = S->th[thr].tid;
-	size_t c0 = S->th[thr].c0;
+	size_t c0 = S->th[thr].c0, c1 = S->th[thr].c1;
 	size_t p = first_after(S, thr, gp->start);
+	/* the call in progress at the gap start counts as the last one */
+	if (p < c1 && S->calls[p].start <= gp->start)
+		p++;
 	for (int n = 0; p > c0 && n < 256; n++) {
 		const an_call *c = &S->calls[--p];
 		if (c->cls == AN_C_LAUNCH || c->cls == AN_C_COPY || c->cls == AN_C_MEMSET ||
