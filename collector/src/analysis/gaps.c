@@ -992,12 +992,12 @@ int an_sweep(gt_analysis *a)
 		size_t kp = jp;
 		while (kp < a->nvproc.n && np[kp].dev == gi)
 			kp++;
-		S.nv = nv + jn;
+		S.nv = nv ? nv + jn : NULL;
 		S.nnv = kn - jn;
 		S.nvc = S.nvc2 = 0;
 		S.clk_sum = S.clk_n = 0;
-		rc = sweep_gpu(&S, AN_AT(&a->items, an_item, starts[gi]), starts[gi + 1] - starts[gi],
-			       np + jp, kp - jp);
+		an_item *items = a->items.p ? AN_AT(&a->items, an_item, starts[gi]) : NULL;
+		rc = sweep_gpu(&S, items, starts[gi + 1] - starts[gi], np ? np + jp : NULL, kp - jp);
 		if (rc < 0)
 			goto out2;
 		jn = kn;
