@@ -947,7 +947,7 @@ int an_sweep(gt_analysis *a)
 	int rc = 0;
 	if (!starts)
 		return GT_ERR_NOMEM;
-	if ((rc = an_sort_items(a, starts)) < 0)
+	if ((rc = an_order_items(a, starts)) < 0)
 		goto out;
 	if (a->nvml.n)
 		an_qsort(a->nvml.p, a->nvml.n, sizeof(an_nvml), cmp_nvml);
