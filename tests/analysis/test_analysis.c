@@ -441,6 +441,73 @@ START_TEST(nvml_throttle)
 }
 END_TEST
 
+static void nvml_proc(tb *t, uint64_t ts, uint32_t pid, uint32_t util)
+{
+	gt_record r = {.type = GT_REC_NVML_PROC};
+	r.nvml_proc.ts = ts;
+	r.nvml_proc.pid = pid;
+	r.nvml_proc.sm_util = util;
+	tb_rec(t, &r);
+}
+
+/* NVML per-process samples of an untraced process explain GPU-view gaps;
+ * ignored when the traced pid is not among them (another pid namespace). */
+START_TEST(nvml_other_process)
+{
+	for (int same_ns = 1; same_ns >= 0; same_ns--) {
+		gt_analysis *a = gt_analysis_new(NULL);
+		const uint8_t u[1] = {0xA1};
+		tb t;
+		tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, u);
+		tb_api(&t, 1, 1, T0 + 100, T0 + 200, LAUNCH);
+		tb_kernel(&t, 0, 7, 1, T0 + 1000, T0 + 2000, NULL);
+		tb_api(&t, 1, 2, T0 + 4500, T0 + 4600, LAUNCH);
+		tb_kernel(&t, 0, 7, 2, T0 + 5000, T0 + 6000, NULL);
+		ck_assert_int_eq(tb_add(a, &t, "10.gtrace"), 1);
+		tb_begin(&t, 99, GT_PRODUCER_COLLECTOR, 0, 0, NULL);
+		gt_record d = {.type = GT_REC_DEVICE};
+		d.device.uuid[0] = 0xA1;
+		d.device.uuid[15] = 0xee;
+		tb_rec(&t, &d);
+		nvml_proc(&t, T0 + 1500, same_ns ? 10 : 4242, 50);
+		nvml_proc(&t, T0 + 2500, 77, 30); /* covers [1500, 2500) */
+		nvml_proc(&t, T0 + 3500, 77, 30); /* covers [2500, 3500) */
+		nvml_proc(&t, T0 + 4500, 77, 0);  /* idle: no cover */
+		ck_assert_int_eq(tb_add(a, &t, "nvml.gtrace"), 1);
+		finish(a);
+		const gt_an_gpu *g = gt_analysis_gpu(a, 0);
+		ck_assert_uint_eq(g->idle_ns, 3000);
+		if (same_ns)
+			check_causes(g->cause_ns, 1000, 0, 500, 0, 0, 1500, 0);
+		else
+			check_causes(g->cause_ns, 2500, 0, 500, 0, 0, 0, 0);
+		gt_analysis_free(a);
+	}
+}
+END_TEST
+
+/* Dormant start: the capture window begins at the first ARMED note. */
+START_TEST(capture_from_armed)
+{
+	tb t;
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
+	gt_record n = {.type = GT_REC_NOTE};
+	n.note.ts = T0 + 500;
+	n.note.code = GT_NOTE_ARMED;
+	tb_rec(&t, &n);
+	n.note.ts = T0 + 700; /* armed again: the first one counts */
+	tb_rec(&t, &n);
+	tb_kernel(&t, 0, 7, 1, T0 + 1000, T0 + 2000, NULL);
+	gt_analysis_opts o = {.window_mode = GT_WINDOW_CAPTURE};
+	gt_analysis *a = one(&t, &o);
+	const gt_an_gpu *g = gt_analysis_gpu(a, 0);
+	ck_assert_uint_eq(g->t0, T0 + 500);
+	ck_assert_uint_eq(g->window_ns, 1500);
+	check_causes(g->cause_ns, 0, 0, 0, 0, 0, 0, 500);
+	gt_analysis_free(a);
+}
+END_TEST
+
 /* A process that made no GPU work: no GPU, an empty report section. */
 START_TEST(empty_trace)
 {
@@ -1001,6 +1068,8 @@ static Suite *suite(void)
 	c = tcase_create("identity");
 	tcase_add_test(c, gpus_by_uuid);
 	tcase_add_test(c, nvml_throttle);
+	tcase_add_test(c, nvml_other_process);
+	tcase_add_test(c, capture_from_armed);
 	tcase_add_test(c, empty_trace);
 	tcase_add_test(c, capture_window_and_clip);
 	suite_add_tcase(s, c);

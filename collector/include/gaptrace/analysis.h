@@ -118,8 +118,10 @@ GT_API const char *gt_cause_name(int cause);
 /** Window modes (gt_analysis_opts.window_mode). */
 enum {
 	GT_WINDOW_ACTIVITY = 0, /**< first GPU activity .. last GPU activity, per GPU */
-	GT_WINDOW_CAPTURE = 1,  /**< start of the capture (stream header / ARMED note)
-				     .. last record of the traces using the GPU */
+	GT_WINDOW_CAPTURE = 1,  /**< start of the capture (the first ARMED note, else
+				     the stream header) .. last record of the traces
+				     using the GPU; time disarmed in between counts as
+				     idle */
 };
 
 /** Default utilization window: 10 ms. */

@@ -240,7 +240,8 @@ typedef struct an_trace {
 	char *path;
 	gt_clock_map cmap;
 	int have_cmap;
-	uint64_t capture_start; /* trace clock */
+	uint64_t capture_start; /* trace clock: stream header, or the first ARMED note */
+	int armed;
 	/* local string id -> global id */
 	uint32_t *smap;
 	uint32_t smap_cap;

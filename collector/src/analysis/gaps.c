@@ -44,7 +44,9 @@
  * doing something useful elsewhere: the GPU waited for that thread.
  *
  * Trailing idle (capture window) has no E: F is the thread of the last
- * item and rule 2 does not apply.
+ * item and rule 2 does not apply. Between the kernels of one CUDA graph
+ * launch, L is the graph launch, long returned: rule 2 calls the wait
+ * launch latency.
  *
  * Cost: O(items) for the sweep plus, per gap, a cursor step on F's calls
  * (amortized O(1): gaps come in time order) and the calls inside the gap.
@@ -531,8 +533,9 @@ static int build_ocover(sw *S, const an_nvproc *np, size_t n, const uint32_t *pi
 			traced = pids[k] == s->pid;
 		if (traced || !s->sm_util)
 			continue;
-		/* the period since this pid's previous sample (<= 1 s) */
-		for (size_t q = j; q-- > 0;)
+		/* the period since this pid's previous sample (<= 1 s; looked for
+		 * among the last 64 samples only, to stay linear) */
+		for (size_t q = j, steps = 0; q-- > 0 && steps < 64; steps++)
 			if (np[q].pid == s->pid) {
 				d = s->ts - np[q].ts;
 				break;

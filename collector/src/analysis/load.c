@@ -490,7 +490,7 @@ static int add_record(ld *L, const gt_record *x)
 		s->sm_util = n->sm_util == UINT32_MAX ? 0 : n->sm_util;
 		s->trace = L->ti;
 		s->dev = (uint16_t)n->device_id;
-		return 0;
+		return tdev(L, n->device_id) ? 0 : GT_ERR_NOMEM;
 	}
 	case GT_REC_LOSS: {
 		uint32_t w = x->loss.what < GT_AN_LOSS_SLOTS ? x->loss.what : 0;
@@ -506,9 +506,11 @@ static int add_record(ld *L, const gt_record *x)
 		n->ts = x->note.ts;
 		n->code = x->note.code;
 		*id = gname(L, x->note.text_id);
-		if (x->note.code == GT_NOTE_ARMED && x->note.ts &&
-		    (!t->capture_start || x->note.ts < t->capture_start))
+		/* a capture armed later than the stream began starts there */
+		if (x->note.code == GT_NOTE_ARMED && x->note.ts && !t->armed) {
+			t->armed = 1;
 			t->capture_start = x->note.ts;
+		}
 		return 0;
 	}
 	default: return 0;

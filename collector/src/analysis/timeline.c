@@ -173,12 +173,12 @@ int an_resolve_gpus(gt_analysis *a)
 			return GT_ERR_NOMEM;
 		s->dev = (uint16_t)g;
 	}
-	/* Per-process samples map to a GPU only when that GPU is known. */
 	for (size_t i = 0; i < a->nvproc.n; i++) {
 		an_nvproc *s = AN_AT(&a->nvproc, an_nvproc, i);
-		an_trace *t = an_tr(a, s->trace);
-		s->dev = t->devs && t->devs[s->dev].gpu ? (uint16_t)(t->devs[s->dev].gpu - 1)
-							 : UINT16_MAX;
+		uint32_t g = gpu_for(a, an_tr(a, s->trace), s->trace, s->dev);
+		if (g == AN_NONE)
+			return GT_ERR_NOMEM;
+		s->dev = (uint16_t)g;
 	}
 	if (a->gpus.n > UINT16_MAX - 1)
 		return GT_ERR_LIMIT;
