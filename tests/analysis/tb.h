@@ -37,6 +37,13 @@ void tb_end(tb *t);
 int tb_add(gt_analysis *a, tb *t, const char *label);
 void tb_free(tb *t);
 
+/* A fresh temporary directory in tb_tmpdir (mkdtemp), and its removal. */
+extern char tb_tmpdir[32];
+void tb_mktmp(void);
+void tb_rmtmp(void);
+/* Read a whole file (NUL terminated); NULL if it cannot be opened. */
+uint8_t *tb_slurp(const char *path, size_t *len);
+
 /* Base of every hand-made timestamp (a start of 0 is invalid). */
 #define T0 1000000000ull
 

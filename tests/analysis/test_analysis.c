@@ -705,30 +705,15 @@ END_TEST
 
 /* ------------------------------------------------------------ synthetic truth */
 
-static char tmpdir[32];
-
-static void mktmp(void)
-{
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/gt-an-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-}
-
-static void rmtmp(void)
-{
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
-	ck_assert_int_eq(system(cmd), 0);
-}
-
 static void check_truth(const gt_synth_spec *s)
 {
 	gt_synth_truth tr;
 	char err[256];
-	mktmp();
-	ck_assert_msg(gt_synth_write(s, tmpdir, &tr, err, sizeof(err)) == 0, "synth: %s", err);
+	tb_mktmp();
+	ck_assert_msg(gt_synth_write(s, tb_tmpdir, &tr, err, sizeof(err)) == 0, "synth: %s", err);
 	gt_analysis *a = gt_analysis_new(NULL);
 	gt_errinfo ei;
-	ck_assert_int_eq(gt_analysis_add_path(a, tmpdir, &ei), (int)tr.ntraces);
+	ck_assert_int_eq(gt_analysis_add_path(a, tb_tmpdir, &ei), (int)tr.ntraces);
 	finish(a);
 	ck_assert_uint_eq(gt_analysis_ngpus(a), tr.ngpus);
 	uint64_t recs = 0, syncs = 0, lost = 0;
@@ -795,7 +780,7 @@ static void check_truth(const gt_synth_spec *s)
 		}
 	}
 	gt_analysis_free(a);
-	rmtmp();
+	tb_rmtmp();
 }
 
 static const char *const presets[] = {"compute", "host",     "sync",      "launch-bound",
@@ -841,10 +826,10 @@ START_TEST(synth_variants)
 	gt_synth_preset("mixed", &s);
 	s.no_api = 1;
 	gt_synth_truth tr;
-	mktmp();
-	ck_assert_int_eq(gt_synth_write(&s, tmpdir, &tr, NULL, 0), 0);
+	tb_mktmp();
+	ck_assert_int_eq(gt_synth_write(&s, tb_tmpdir, &tr, NULL, 0), 0);
 	ck_assert_uint_eq(tr.gpu[0].cause_ns[GT_CAUSE_UNKNOWN], tr.gpu[0].idle_ns);
-	rmtmp();
+	tb_rmtmp();
 	check_truth(&s);
 }
 END_TEST
@@ -854,11 +839,11 @@ START_TEST(synth_deterministic)
 	gt_synth_spec s;
 	gt_synth_preset("mixed", &s);
 	char d1[32], d2[32], cmd[256];
-	mktmp();
-	snprintf(d1, sizeof(d1), "%s", tmpdir);
+	tb_mktmp();
+	snprintf(d1, sizeof(d1), "%s", tb_tmpdir);
 	ck_assert_int_eq(gt_synth_write(&s, d1, NULL, NULL, 0), 0);
-	mktmp();
-	snprintf(d2, sizeof(d2), "%s", tmpdir);
+	tb_mktmp();
+	snprintf(d2, sizeof(d2), "%s", tb_tmpdir);
 	ck_assert_int_eq(gt_synth_write(&s, d2, NULL, NULL, 0), 0);
 	snprintf(cmd, sizeof(cmd), "cmp -s %s/1000.gtrace %s/1000.gtrace && cmp -s %s/nvml.gtrace "
 				   "%s/nvml.gtrace", d1, d2, d1, d2);
@@ -870,33 +855,19 @@ END_TEST
 
 /* ------------------------------------------------------------ bad input */
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	ck_assert_ptr_nonnull(f);
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	uint8_t *b = malloc((size_t)n);
-	ck_assert_uint_eq(fread(b, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	*len = (size_t)n;
-	return b;
-}
-
 /* A trace cut at many bytes: everything before the cut is used, the rest is
  * counted, nothing crashes; the report says so. */
 START_TEST(truncated)
 {
 	gt_synth_spec s;
 	gt_synth_preset("sync", &s);
-	mktmp();
-	ck_assert_int_eq(gt_synth_write(&s, tmpdir, NULL, NULL, 0), 0);
+	tb_mktmp();
+	ck_assert_int_eq(gt_synth_write(&s, tb_tmpdir, NULL, NULL, 0), 0);
 	char path[128];
-	snprintf(path, sizeof(path), "%s/1000.gtrace", tmpdir);
+	snprintf(path, sizeof(path), "%s/1000.gtrace", tb_tmpdir);
 	size_t len;
-	uint8_t *buf = slurp(path, &len);
-	rmtmp();
+	uint8_t *buf = tb_slurp(path, &len);
+	tb_rmtmp();
 	for (size_t cut = 0; cut < len; cut += 1 + len / 97) {
 		gt_analysis *a = gt_analysis_new(NULL);
 		gt_errinfo ei;
@@ -1033,9 +1004,9 @@ START_TEST(paths_and_misuse)
 	gt_errinfo ei;
 	ck_assert_int_eq(gt_analysis_add_path(a, "/nonexistent/trace.gtrace", &ei), GT_ERR_IO);
 	ck_assert_ptr_nonnull(strstr(ei.msg, "/nonexistent"));
-	mktmp();
-	ck_assert_int_eq(gt_analysis_add_path(a, tmpdir, &ei), 0); /* empty dir */
-	rmtmp();
+	tb_mktmp();
+	ck_assert_int_eq(gt_analysis_add_path(a, tb_tmpdir, &ei), 0); /* empty dir */
+	tb_rmtmp();
 	ck_assert_ptr_null(gt_analysis_gpu(a, 0));
 	ck_assert_int_eq(gt_report_text(a, stdout, NULL), GT_ERR_INVAL);
 	finish(a);
