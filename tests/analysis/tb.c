@@ -152,3 +152,12 @@ uint8_t *tb_slurp(const char *path, size_t *len)
 	*len = (size_t)n;
 	return b;
 }
+
+int tb_run(Suite *s)
+{
+	SRunner *r = srunner_create(s);
+	srunner_run_all(r, CK_NORMAL);
+	int failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <check.h>
 
 #include "gaptrace/analysis.h"
 #include "gaptrace/format.h"
@@ -43,6 +44,9 @@ void tb_mktmp(void);
 void tb_rmtmp(void);
 /* Read a whole file (NUL terminated); NULL if it cannot be opened. */
 uint8_t *tb_slurp(const char *path, size_t *len);
+
+/* Run a Check suite; the exit status for main. */
+int tb_run(Suite *s);
 
 /* Base of every hand-made timestamp (a start of 0 is invalid). */
 #define T0 1000000000ull
