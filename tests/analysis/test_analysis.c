@@ -1022,6 +1022,143 @@ START_TEST(paths_and_misuse)
 }
 END_TEST
 
+/* ------------------------------------------------------------ random records */
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+/* A timestamp: mostly plausible, sometimes extreme. */
+static uint64_t rts(void)
+{
+	switch (rnd() % 16) {
+	case 0: return 0;
+	case 1: return UINT64_MAX - rnd() % 1000;
+	case 2: return rnd();
+	default: return T0 + rnd() % 100000;
+	}
+}
+
+static uint32_t rsmall(uint32_t n)
+{
+	return rnd() % 64 == 0 ? (uint32_t)rnd() : (uint32_t)(rnd() % n);
+}
+
+/* Valid frames holding random (often absurd) records: the analysis keeps
+ * its invariants, the reports stay well-formed, nothing crashes. */
+START_TEST(random_records)
+{
+	static const char *const names[] = {LAUNCH, "cudaMemcpy", "cudaMemcpyAsync",
+					    "cudaStreamSynchronize", "cudaStreamWaitEvent",
+					    "cuCtxSynchronize", "cudaFree", "cuLaunchKernel"};
+	rng_state = 0x9e3779b97f4a7c15ull + (uint64_t)_i;
+	gt_analysis *a = gt_analysis_new(NULL);
+	for (uint32_t p = 0; p < 1 + rnd() % 3; p++) {
+		tb t;
+		const uint8_t u[2] = {0xA1, (uint8_t)(rnd() % 3 ? 0xB2 : 0)};
+		tb_begin(&t, 10 + p, p == 2 ? GT_PRODUCER_COLLECTOR : GT_PRODUCER_INJECT,
+			 (int64_t)(rnd() % 2000) - 1000, 2, u);
+		for (int i = 0; i < 600; i++) {
+			uint64_t s0 = rts(), s1 = rnd() % 4 ? s0 + rnd() % 5000 : rts();
+			uint32_t corr = rsmall(200), dev = rsmall(3);
+			switch (rnd() % 9) {
+			case 0:
+			case 1: tb_kernel(&t, dev, rsmall(4), corr, s0, s1, rnd() % 2 ? NULL : "_Z4ncclv");
+				break;
+			case 2:
+			case 3: tb_api(&t, rsmall(3), corr, s0, s1, names[rnd() % 8]); break;
+			case 4:
+				tb_copy(&t, dev, rsmall(4), corr, s0, s1, rnd(), (uint8_t)(rnd() % 11),
+					(uint8_t)(rnd() % 8), (int)(rnd() % 2));
+				break;
+			case 5: {
+				gt_record r = {.type = GT_REC_SYNC};
+				r.sync.start = s0;
+				r.sync.end = s1;
+				r.sync.type = rsmall(5);
+				r.sync.correlation_id = corr;
+				r.sync.thread_id = rsmall(3);
+				tb_rec(&t, &r);
+				break;
+			}
+			case 6: {
+				gt_record r = {.type = GT_REC_NVML};
+				r.nvml.ts = s0;
+				r.nvml.device_id = dev;
+				r.nvml.clocks_event_reasons = rnd();
+				r.nvml.sm_clock_mhz = rsmall(2000);
+				r.nvml.gpu_util = rsmall(101);
+				tb_rec(&t, &r);
+				break;
+			}
+			case 7: {
+				gt_record r = {.type = GT_REC_NVML_PROC};
+				r.nvml_proc.ts = s0;
+				r.nvml_proc.device_id = dev;
+				r.nvml_proc.pid = rsmall(14);
+				r.nvml_proc.sm_util = rsmall(100);
+				tb_rec(&t, &r);
+				break;
+			}
+			default: {
+				gt_record r = {.type = GT_REC_CLOCK};
+				r.clock.trace_ns = s0;
+				r.clock.realtime_ns = s1;
+				tb_rec(&t, &r);
+				break;
+			}
+			}
+			if (rnd() % 100 == 0)
+				tb_flush(&t);
+		}
+		ck_assert_int_eq(tb_add(a, &t, "random.gtrace"), 1);
+	}
+	finish(a);
+	ck_assert_uint_ge(gt_analysis_ngpus(a), 1);
+	uint64_t gaps = 0;
+	for (size_t gi = 0; gi < gt_analysis_ngpus(a); gi++) {
+		const gt_an_gpu *g = gt_analysis_gpu(a, gi);
+		gaps += g->ngaps;
+		ck_assert_uint_le(g->t0, g->t1);
+		ck_assert_uint_eq(g->window_ns, g->t1 - g->t0);
+		ck_assert_uint_le(g->busy_ns, g->window_ns);
+		ck_assert_uint_le(g->sm_busy_ns, g->busy_ns);
+		ck_assert_uint_eq(g->idle_ns + g->busy_ns, g->window_ns);
+		ck_assert_uint_eq(sum7(g->cause_ns), g->idle_ns);
+		ck_assert_uint_le(g->throttled_ns, g->busy_ns);
+		ck_assert_uint_le(g->comm_exposed_ns, g->comm_ns);
+		uint64_t hist = 0;
+		for (int b = 0; b < GT_GAP_BINS; b++)
+			hist += g->gap_hist_ns[b];
+		ck_assert_uint_eq(hist, g->idle_ns);
+		size_t n;
+		const gt_an_proc *p = gt_analysis_procs(a, gi, &n);
+		for (size_t k = 0; k < n; k++) {
+			ck_assert_uint_le(p[k].busy_ns, g->busy_ns);
+			ck_assert_uint_eq(sum7(p[k].cause_ns), p[k].idle_ns);
+		}
+		const gt_an_gap *gp = gt_analysis_longest_gaps(a, gi, &n);
+		for (size_t k = 0; k < n; k++) {
+			ck_assert_uint_eq(sum7(gp[k].cause_ns), gp[k].end - gp[k].start);
+			if (k)
+				ck_assert_uint_le(gp[k].end - gp[k].start, gp[k - 1].end - gp[k - 1].start);
+		}
+	}
+	ck_assert_uint_gt(gaps, 0);
+	FILE *f = fopen("/dev/null", "w");
+	ck_assert_int_eq(gt_report_text(a, f, NULL), 0);
+	ck_assert_int_eq(gt_report_json(a, f, NULL), 0);
+	fclose(f);
+	gt_analysis_free(a);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("analysis");
@@ -1062,6 +1199,7 @@ static Suite *suite(void)
 	tcase_add_test(c, newer_major_and_garbage);
 	tcase_add_test(c, hostile_values);
 	tcase_add_test(c, paths_and_misuse);
+	tcase_add_loop_test(c, random_records, 0, 40);
 	suite_add_tcase(s, c);
 	return s;
 }

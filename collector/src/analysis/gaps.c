@@ -694,9 +694,9 @@ static int sweep_gpu(sw *S, an_item *it, size_t n, const an_nvproc *np, size_t n
 	g->pub.window_ns = t1 - t0;
 	g->pub.nprocs = (uint32_t)nprocs;
 
-	/* utilization windows: at most 16 M of them */
+	/* utilization windows: at most 4 M of them */
 	S->wlen = a->o.window_ns;
-	while ((t1 - t0) / S->wlen >= (1u << 24))
+	while ((t1 - t0) / S->wlen >= (1u << 22))
 		S->wlen *= 2;
 	S->nwin = (size_t)((t1 - t0 + S->wlen - 1) / S->wlen);
 	S->wbusy = calloc(S->nwin ? S->nwin : 1, sizeof(*S->wbusy));
