@@ -533,7 +533,7 @@ enum {
 typedef struct gt_report_opts {
 	uint32_t top_kernels; /**< rows of the kernel table; 0 = 20 */
 	uint32_t top_gaps;    /**< longest gaps listed in text; 0 = 5 */
-	uint32_t width;       /**< text width; 0 = 100 */
+	uint32_t width;       /**< text width (kernel names get the rest); 0 = 120 */
 	uint32_t flags;       /**< GT_REPORT_* */
 } gt_report_opts;
 

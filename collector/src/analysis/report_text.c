@@ -326,11 +326,11 @@ static void kernels_section(const gt_analysis *a, const an_gpu *g, FILE *f, cons
 		return;
 	const gt_an_kernel *k = g->kernels.p;
 	size_t n = g->kernels.n < o->top_kernels ? g->kernels.n : o->top_kernels;
-	char b1[32], b2[32], b4[32], nm[512], geo[48];
+	char b1[32], b2[32], b3[32], b4[32], nm[512], geo[48];
 	fprintf(f, "Top kernels  %zu of %zu names, %" PRIu64 " launches, %s of kernel time\n", n,
 		g->kernels.n, g->pub.nkernels, an_fmt_ns(b1, sizeof(b1), g->pub.kernel_ns));
-	fprintf(f, "  %10s %6s %8s %9s %9s %16s %4s %6s  %s\n", "total", "wall", "count", "mean",
-		"max", "blocks x thr", "regs", "smem", "name");
+	fprintf(f, "  %9s %6s %8s %9s %9s %9s %14s %4s %6s  %s\n", "total", "wall", "count", "mean",
+		"min", "max", "blocks x thr", "regs", "smem", "name");
 	int namew = (int)o->width - 78;
 	if (namew < 30)
 		namew = 30;
@@ -343,12 +343,11 @@ static void kernels_section(const gt_analysis *a, const an_gpu *g, FILE *f, cons
 		an_kernel_label(a, k[i].name, o->flags, 1, nm, sizeof(nm));
 		if (!(o->flags & GT_REPORT_FULL_NAMES))
 			clip(nm, (size_t)namew);
-		fprintf(f, "  %10s %5.1f%% %8" PRIu64 " %9s %9s %16s %4u %6u  %.*s%s%s\n",
+		fprintf(f, "  %9s %5.1f%% %8" PRIu64 " %9s %9s %9s %14s %4u %6u  %s%s%s\n",
 			an_fmt_ns(b1, sizeof(b1), k[i].total_ns), 100 * k[i].share_wall, k[i].count,
 			an_fmt_ns(b2, sizeof(b2), (uint64_t)(k[i].mean_ns + 0.5)),
-			an_fmt_ns(b4, sizeof(b4), k[i].max_ns), geo, k[i].registers, k[i].smem,
-			(o->flags & GT_REPORT_FULL_NAMES) ? (int)sizeof(nm) : namew, nm,
-			k[i].storm ? "  [storm]" : "",
+			an_fmt_ns(b3, sizeof(b3), k[i].min_ns), an_fmt_ns(b4, sizeof(b4), k[i].max_ns),
+			geo, k[i].registers, k[i].smem, nm, k[i].storm ? "  [storm]" : "",
 			k[i].small_grid ? "  [grid < SMs]" : "");
 	}
 }
@@ -483,7 +482,7 @@ void an_report_opts(const gt_report_opts *in, gt_report_opts *o)
 	if (!o->top_gaps)
 		o->top_gaps = 5;
 	if (!o->width)
-		o->width = 100;
+		o->width = 120;
 }
 
 static void headline(const gt_analysis *a, FILE *f)
