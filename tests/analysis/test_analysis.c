@@ -270,6 +270,9 @@ START_TEST(transfer_blocking_copy)
 	ck_assert_uint_eq(c->blocking, 1);
 	ck_assert_uint_eq(c->api_ns, 2100);
 	ck_assert(c->gbps == 4.0);
+	ck_assert_uint_eq(c->first_start, T0 + 2000);
+	ck_assert_uint_eq(c->ex_pid, 10);
+	ck_assert_uint_eq(c->ex_stream, 7);
 	gt_analysis_free(a);
 }
 END_TEST

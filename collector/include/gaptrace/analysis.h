@@ -404,6 +404,8 @@ typedef struct gt_an_copy {
 	double share_wall;       /**< total_ns / window_ns */
 	uint64_t api_ns;         /**< host time in the calls that issued them (matched) */
 	uint64_t blocking;       /**< issued by a call that returned after the copy ended */
+	uint64_t first_start;    /**< realtime ns of the first one */
+	uint32_t ex_trace, ex_pid, ex_stream; /**< the first one */
 } gt_an_copy;
 
 /** Sync sources (gt_an_sync.source). */

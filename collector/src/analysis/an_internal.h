@@ -214,6 +214,8 @@ typedef struct an_kagg {
 typedef struct an_cagg {
 	uint64_t count, bytes, total, min, max;
 	uint64_t api_ns, blocking;
+	uint64_t first_start;
+	uint32_t stream;
 	uint16_t trace, dev;
 	uint8_t copy_kind, host_kind;
 } an_cagg;

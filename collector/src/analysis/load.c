@@ -324,6 +324,7 @@ static int add_copy(ld *L, uint8_t kind, uint32_t dev, uint32_t stream, uint32_t
 		c->copy_kind = copy_kind;
 		c->host_kind = host_kind;
 		c->min = UINT64_MAX;
+		c->first_start = UINT64_MAX;
 	} else {
 		c = AN_AT(&a->cagg, an_cagg, *slot);
 	}
@@ -342,6 +343,10 @@ static int add_copy(ld *L, uint8_t kind, uint32_t dev, uint32_t stream, uint32_t
 	span(L->t, start, end);
 
 	uint64_t d = end - start;
+	if (start < c->first_start) {
+		c->first_start = start;
+		c->stream = stream;
+	}
 	c->count++;
 	c->bytes += bytes;
 	c->total += d;

@@ -85,6 +85,10 @@ static void align_clocks(gt_analysis *a)
 		an_kagg *k = AN_AT(&a->kagg, an_kagg, i);
 		k->first_start = conv(an_tr(a, k->trace), k->first_start);
 	}
+	for (size_t i = 0; i < a->cagg.n; i++) {
+		an_cagg *c = AN_AT(&a->cagg, an_cagg, i);
+		c->first_start = conv(an_tr(a, c->trace), c->first_start);
+	}
 	for (size_t i = 0; i < nt; i++) {
 		an_trace *t = an_tr(a, i);
 		if (!t->have_cmap)
