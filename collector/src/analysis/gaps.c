@@ -502,6 +502,14 @@ static int cmp_seg(const void *x, const void *y)
 	return a->a < b->a ? -1 : a->a > b->a;
 }
 
+static int cmp_proc(const void *x, const void *y)
+{
+	const gt_an_proc *a = x, *b = y;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	return a->trace < b->trace ? -1 : a->trace > b->trace;
+}
+
 static int cmp_float(const void *x, const void *y)
 {
 	float a = *(const float *)x, b = *(const float *)y;
@@ -882,6 +890,7 @@ static int sweep_gpu(sw *S, an_item *it, size_t n, const an_nvproc *np, size_t n
 		}
 		p->idle_ns = g->pub.window_ns - p->busy_ns;
 	}
+	an_qsort(g->procs.p, g->procs.n, sizeof(gt_an_proc), cmp_proc);
 	an_hist_summary(&g->gaplen, &g->pub.gap_len);
 	an_hist_summary(&g->lat_api, &g->pub.lat_api);
 	an_hist_summary(&g->lat_api_end, &g->pub.lat_api_end);
