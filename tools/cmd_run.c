@@ -45,12 +45,7 @@
 #include "cmds.h"
 #include "gaptrace/collector.h"
 
-#if defined(__has_include)
-#if __has_include("gaptrace/analysis.h")
 #include "gaptrace/analysis.h"
-#define GT_HAVE_ANALYSIS 1
-#endif
-#endif
 
 extern char **environ;
 
@@ -339,43 +334,6 @@ static double secs_since(const struct timespec *t0)
 
 /* ------------------------------------------------------------ summary */
 
-static void summary_fallback(gt_collector *c, const char *dir)
-{
-	size_t n = gt_collector_peers(c, NULL, 0);
-	gt_peer_info *in = calloc(n ? n : 1, sizeof(*in));
-	if (!in)
-		return;
-	n = gt_collector_peers(c, in, n);
-	gt_collector_stats st;
-	gt_collector_get_stats(c, &st);
-	char rec[32];
-	human(st.records, rec, sizeof(rec));
-	char bytes[32];
-	human(st.bytes, bytes, sizeof(bytes));
-	say("trace in %s/: %" PRIu64 " process(es), %s records, %sB received", dir,
-	    st.peers_total, rec, bytes);
-	for (size_t i = 0; i < n; i++) {
-		if (in[i].state == GT_PEER_REFUSED || in[i].state == GT_PEER_HANDSHAKE)
-			continue;
-		human(in[i].records, rec, sizeof(rec));
-		fprintf(stderr, "  pid %-7u %s  frames %" PRIu64 "  records %s%s%s%s\n", in[i].pid,
-			in[i].path, in[i].frames, rec, in[i].reason[0] ? "  (" : "",
-			in[i].reason, in[i].reason[0] ? ")" : "");
-	}
-	const char *nv = gt_collector_nvml_path(c);
-	if (nv)
-		fprintf(stderr, "  nvml        %s  %u GPU(s), %" PRIu64 " samples\n", nv,
-			st.nvml_devices, st.nvml_samples);
-	if (drops_of(&st) || st.peers_refused)
-		fprintf(stderr,
-			"  losses: %" PRIu64 " frames missing (producer side), %" PRIu64
-			" frames unwritten (disk), %" PRIu64 " processes dropped, %" PRIu64
-			" refused\n",
-			st.seq_gaps, st.frames_unwritten, st.peers_dropped, st.peers_refused);
-	if (st.peers_total == 0)
-		fprintf(stderr, "  no traced process connected: did the program use CUDA?\n");
-	free(in);
-}
 
 /* ------------------------------------------------------------ main */
 
@@ -657,15 +615,12 @@ int cmd_run(int argc, char **argv)
 	else
 		ret = WEXITSTATUS(status);
 	if (!opts.quiet && opts.report) {
-#ifdef GT_HAVE_ANALYSIS
-		/* The analysis reads the files: close them first. */
+		/* The analysis reads the files: close them first (the NVML
+		 * sampler flushes its last frame on close). */
 		gt_collector_close(coll);
 		coll = NULL;
 		if (gt_report_summary(opts.output, stderr) < 0)
 			say("the summary could not be made; traces are in %s/", opts.output);
-#else
-		summary_fallback(coll, opts.output);
-#endif
 		say("`gaptrace report %s` for the analysis", opts.output);
 	}
 	if (!opts.quiet) {

@@ -15,5 +15,7 @@ int cmd_recover(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_collector(int argc, char **argv);
 int cmd_capture(int argc, char **argv);
+int cmd_synth(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 #endif

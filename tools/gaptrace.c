@@ -14,11 +14,13 @@ static const struct {
 	gt_cmd_fn fn;
 	const char *help;
 } cmds[] = {
-	{"dump", cmd_dump, "print the records of a trace as text"},
-	{"recover", cmd_recover, "rewrite a damaged trace, keeping every good frame"},
 	{"run", cmd_run, "run a program with GPU tracing and print the summary"},
+	{"report", cmd_report, "explain where GPU time went: utilization, idle causes, kernels"},
 	{"collector", cmd_collector, "run the side-car collector (daemon)"},
 	{"capture", cmd_capture, "capture a live process through the collector for a while"},
+	{"dump", cmd_dump, "print the records of a trace as text"},
+	{"recover", cmd_recover, "rewrite a damaged trace, keeping every good frame"},
+	{"synth", cmd_synth, "write a synthetic trace directory with known ground truth"},
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,570 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gaptrace/analysis.h - turn traces into per-GPU timelines, idle gaps split
+ * by cause, kernel/copy/sync tables and a loss ledger; print them as a
+ * report (text or JSON).
+ *
+ * Library gaptrace_analysis (CMake alias gaptrace::analysis); depends on
+ * gaptrace::format only.
+ *
+ * Model (DESIGN.md "Analysis model")
+ *   Everything is per GPU, identified by its UUID: traces of several
+ *   processes that used the same GPU are combined, their clocks aligned on
+ *   CLOCK_REALTIME with gt_clock_map. All timestamps in the results are
+ *   CLOCK_REALTIME nanoseconds.
+ *   - window: by default from the first GPU activity to the last one on that
+ *     GPU (GT_WINDOW_ACTIVITY); optionally the whole capture
+ *     (GT_WINDOW_CAPTURE) and/or clipped with opts.from_ns/to_ns.
+ *   - busy  = union of kernel, memcpy and memset intervals of every traced
+ *     process on the GPU; sm_busy = union of kernels only; copy_only =
+ *     busy - sm_busy (copies/memsets running, no kernel).
+ *   - idle  = window - busy, as a list of gaps. Every nanosecond of every gap
+ *     is given exactly one gt_cause, so the causes sum to idle_ns exactly.
+ *     How a cause is chosen is documented in the design block of
+ *     collector/src/analysis/gaps.c and summarised at gt_cause below.
+ *   - throttled and comm_exposed are accounted on *busy* time (see the
+ *     fields), never mixed into the idle causes.
+ *
+ * Typical use
+ *     gt_analysis *a = gt_analysis_new(NULL);
+ *     gt_analysis_add_path(a, "run1/", &ei);       // a trace dir or a file
+ *     gt_analysis_finish(a);
+ *     for (size_t g = 0; g < gt_analysis_ngpus(a); g++) {
+ *             const gt_an_gpu *gpu = gt_analysis_gpu(a, g);
+ *             ... gpu->cause_ns[GT_CAUSE_HOST_BUSY] ...
+ *     }
+ *     gt_report_text(a, stdout, NULL);
+ *     gt_analysis_free(a);
+ *
+ * Ownership: every pointer returned by an accessor points into the
+ * gt_analysis and stays valid until gt_analysis_free. Nothing returned is to
+ * be freed by the caller.
+ *
+ * Thread safety: a gt_analysis is built (add/finish) by one thread. After
+ * gt_analysis_finish returns, every const accessor and the report functions
+ * may be called from several threads at once.
+ *
+ * Errors: functions return 0 (or a count) on success and a negative gt_err
+ * (format.h) on failure. Library code never prints except into the FILE *
+ * handed to a report function.
+ *
+ * Stability: this header is append-only. Structs returned by pointer may
+ * grow new fields at their end; enums grow new values before their _COUNT.
+ */
+#ifndef GAPTRACE_ANALYSIS_H
+#define GAPTRACE_ANALYSIS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gaptrace/format.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Causes of idle time                                                 */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Why the GPU was idle, for one instant of a gap. For the instant t of a gap
+ * the analysis finds the work item E that ends the gap, the API call L that
+ * launched E (by correlation id) and so the *feeding thread* F (L's thread):
+ *
+ *  - GT_CAUSE_OTHER_PROCESS: (process views only, gt_an_proc) another traced
+ *    process's work ran on the GPU at t; (GPU view) NVML per-process samples
+ *    show an untraced process using the GPU at t.
+ *  - once L has returned and E has not started: GT_CAUSE_DEPENDENCY when E's
+ *    stream was told to wait on an event (cudaStreamWaitEvent / a
+ *    stream-wait sync record since the previous work on that stream),
+ *    otherwise GT_CAUSE_LAUNCH_BOUND (launch latency).
+ *  - F inside a launch call (kernel, graph, async copy submission):
+ *    GT_CAUSE_LAUNCH_BOUND.
+ *  - F inside a blocking copy call (cudaMemcpy, or an async copy that
+ *    completed before the call returned, e.g. from pageable memory):
+ *    GT_CAUSE_TRANSFER.
+ *  - F inside a synchronize call: GT_CAUSE_SYNC_TURNAROUND if the call began
+ *    before the gap (the wake-up after the GPU drained), GT_CAUSE_DEPENDENCY
+ *    if it began inside the gap (it waits for something that is not running
+ *    on this GPU: another GPU, an event, a host callback).
+ *  - F outside CUDA (or in another CUDA call), and its last launch/copy/sync
+ *    call was a synchronize or a blocking copy: GT_CAUSE_SYNC_TURNAROUND
+ *    (the host returned from a sync and has not refilled the queue yet).
+ *  - F outside CUDA otherwise: GT_CAUSE_HOST_BUSY (Python, data loading,
+ *    I/O, logging).
+ *  - GT_CAUSE_UNKNOWN: no evidence (no API records for E, or no work after
+ *    the gap and none before it with a known thread).
+ */
+typedef enum gt_cause {
+	GT_CAUSE_HOST_BUSY = 0,
+	GT_CAUSE_SYNC_TURNAROUND = 1,
+	GT_CAUSE_LAUNCH_BOUND = 2,
+	GT_CAUSE_TRANSFER = 3,
+	GT_CAUSE_DEPENDENCY = 4,
+	GT_CAUSE_OTHER_PROCESS = 5,
+	GT_CAUSE_UNKNOWN = 6,
+	GT_CAUSE_COUNT = 7,
+} gt_cause;
+
+/** Stable snake_case name of a cause ("host_busy", ...); "?" if out of range. */
+GT_API const char *gt_cause_name(int cause);
+
+/* ------------------------------------------------------------------ */
+/* Options                                                             */
+/* ------------------------------------------------------------------ */
+
+/** Window modes (gt_analysis_opts.window_mode). */
+enum {
+	GT_WINDOW_ACTIVITY = 0, /**< first GPU activity .. last GPU activity, per GPU */
+	GT_WINDOW_CAPTURE = 1,  /**< start of the capture (the first ARMED note, else
+				     the stream header) .. last record of the traces
+				     using the GPU; time disarmed in between counts as
+				     idle */
+};
+
+/** Default utilization window: 10 ms. */
+#define GT_AN_DEFAULT_WINDOW_NS 10000000ull
+/** Default number of longest gaps kept per GPU (gt_analysis_longest_gaps). */
+#define GT_AN_DEFAULT_TOP_GAPS 20u
+/** Default: gaps at least this long are kept with full detail (gt_analysis_gaps). */
+#define GT_AN_DEFAULT_DETAIL_GAP_NS 1000000ull
+/** Default cap on detailed gaps kept per GPU (the earliest are kept). */
+#define GT_AN_DEFAULT_MAX_DETAIL_GAPS 100000u
+/** Tiny-kernel storm: a kernel name with more than this many launches ... */
+#define GT_AN_DEFAULT_STORM_MIN_CALLS 10000ull
+/** ... and a mean duration below this (ns). */
+#define GT_AN_DEFAULT_STORM_MAX_MEAN_NS 10000ull
+/** A kernel shorter than this (ns) counts as tiny (gt_an_gpu.tiny_kernels). */
+#define GT_AN_DEFAULT_TINY_KERNEL_NS 10000ull
+/**
+ * NVML clocks-event reason bits counted as throttling by default:
+ * SW power cap 0x4, HW slowdown 0x8, SW thermal 0x20, HW thermal 0x40,
+ * HW power brake 0x80. (GPU idle 0x1, application clocks 0x2, sync boost
+ * 0x10 and display clocks 0x100 are not throttling.)
+ */
+#define GT_AN_DEFAULT_THROTTLE_MASK 0xECull
+
+/** Called for each problem met while reading a trace (the reader stepped
+ *  over it); label names the trace (its path), ei says where and why. */
+typedef void (*gt_analysis_log_fn)(void *user, const char *label, const gt_errinfo *ei);
+
+/**
+ * Analysis options. Zero-initialize: every 0 field takes its default.
+ */
+typedef struct gt_analysis_opts {
+	uint64_t window_ns;         /**< utilization window; 0 = GT_AN_DEFAULT_WINDOW_NS */
+	uint32_t top_gaps;          /**< longest gaps kept; 0 = default */
+	uint32_t max_detail_gaps;   /**< detailed gaps kept; 0 = default */
+	uint64_t detail_gap_ns;     /**< min length of a detailed gap; 0 = default,
+					 UINT64_MAX = keep none */
+	uint64_t storm_min_calls;   /**< 0 = GT_AN_DEFAULT_STORM_MIN_CALLS */
+	uint64_t storm_max_mean_ns; /**< 0 = GT_AN_DEFAULT_STORM_MAX_MEAN_NS */
+	uint64_t tiny_kernel_ns;    /**< 0 = GT_AN_DEFAULT_TINY_KERNEL_NS */
+	uint64_t throttle_mask;     /**< 0 = GT_AN_DEFAULT_THROTTLE_MASK */
+	int window_mode;            /**< GT_WINDOW_* */
+	uint64_t from_ns, to_ns;    /**< clip the window to [from, to) (realtime ns);
+					 0 = no clip on that side */
+	int stop_on_corrupt;        /**< 1: a corrupt frame ends that trace's reading */
+	gt_analysis_log_fn log;     /**< optional problem callback */
+	void *log_user;
+} gt_analysis_opts;
+
+/* ------------------------------------------------------------------ */
+/* Building an analysis                                                */
+/* ------------------------------------------------------------------ */
+
+typedef struct gt_analysis gt_analysis;
+
+/**
+ * Create an empty analysis. opts may be NULL (all defaults); it is copied.
+ * @return NULL on allocation failure (errno = ENOMEM).
+ */
+GT_API gt_analysis *gt_analysis_new(const gt_analysis_opts *opts);
+
+/** Free an analysis and everything its accessors returned (accepts NULL). */
+GT_API void gt_analysis_free(gt_analysis *a);
+
+/**
+ * Read a trace file, or every `*.gtrace` file of a directory (not
+ * recursive, in name order). Records are loaded into compact arrays; the
+ * computation happens in gt_analysis_finish.
+ *
+ * A trace that cannot be read at all (missing, bad magic, newer major) or
+ * that is damaged still gets a gt_an_trace entry whose status/error say
+ * what happened, and what could be read is used: a cut or corrupt trace
+ * never fails the analysis.
+ *
+ * @return the number of trace files added (>= 0; entries with a bad status
+ *         included), or a negative gt_err when the path cannot be used at all
+ *         (GT_ERR_IO: no such file; GT_ERR_INVAL: after finish; GT_ERR_NOMEM),
+ *         with ei filled (may be NULL).
+ */
+GT_API int gt_analysis_add_path(gt_analysis *a, const char *path, gt_errinfo *ei);
+
+/**
+ * Read one trace held in memory (tests, fuzzing). label names it in the
+ * results (copied; may be NULL). The buffer is only used during the call.
+ * @return 1, or a negative gt_err as gt_analysis_add_path.
+ */
+GT_API int gt_analysis_add_mem(gt_analysis *a, const void *buf, size_t len, const char *label,
+			       gt_errinfo *ei);
+
+/**
+ * Compute everything. Call once, after the last add. Adds afterwards fail
+ * with GT_ERR_INVAL.
+ * @return 0, or GT_ERR_NOMEM.
+ */
+GT_API int gt_analysis_finish(gt_analysis *a);
+
+/* ------------------------------------------------------------------ */
+/* Results                                                             */
+/* ------------------------------------------------------------------ */
+
+/** Number of gap-length histogram bins (gt_an_gpu.gap_hist_*). */
+#define GT_GAP_BINS 8
+/**
+ * Lower bound in ns of gap-length bin i: 0, 1 us, 10 us, 100 us, 1 ms,
+ * 10 ms, 100 ms, 1 s (bin 7 has no upper bound). 0 for an i out of range.
+ */
+GT_API uint64_t gt_gap_bin_floor_ns(unsigned i);
+
+/** Number of utilization histogram bins: 10 bins of 10 % each. */
+#define GT_UTIL_BINS 10
+
+/** Number of NVML clocks-event reason bits tracked (bit i of the mask). */
+#define GT_AN_THROTTLE_BITS 16
+
+/** Number of gt_loss_what slots in the loss ledger (indexed by value). */
+#define GT_AN_LOSS_SLOTS 16
+
+/**
+ * A distribution of durations (ns). count, sum, min and max are exact; the
+ * percentiles come from a log histogram with 32 buckets per power of two,
+ * so they are within 2.2 % of the true value (exact when all values are
+ * equal, always clamped to [min, max]). All zero when count == 0.
+ */
+typedef struct gt_an_dist {
+	uint64_t count;
+	uint64_t sum;
+	uint64_t min, max;
+	uint64_t p10, p50, p90, p99;
+} gt_an_dist;
+
+/**
+ * Utilization over fixed windows of window_ns, from the GPU's window start.
+ * The statistics use the full windows only (the last, partial window is in
+ * the series but not here), unless there is no full window, then the one
+ * partial window. Fractions are 0..1.
+ */
+typedef struct gt_an_util {
+	uint64_t window_ns;
+	uint32_t nwindows;  /**< windows counted in the statistics */
+	double mean, stddev, min, max;
+	double p5, p25, p50, p75, p95; /**< exact order statistics (nearest rank) */
+	uint32_t hist[GT_UTIL_BINS];   /**< windows per 10 % bin; 100 % in the last */
+} gt_an_util;
+
+/** NVML samples of one GPU, over its window (from nvml.gtrace). */
+typedef struct gt_an_nvml {
+	uint64_t samples;
+	double gpu_util_mean;     /**< NVML "GPU-Util" %, the sampled figure users see */
+	double sm_clock_mean_mhz; /**< over samples taken while the GPU was busy */
+	uint32_t sm_clock_min_mhz, sm_clock_max_mhz;
+	double power_mean_w;
+	uint32_t temp_max_c;
+	uint64_t reasons_seen;    /**< OR of every clocks-event reason mask */
+} gt_an_nvml;
+
+/** One GPU (device UUID), all traced processes combined. */
+typedef struct gt_an_gpu {
+	uint32_t index;          /**< position in gt_analysis_gpu() */
+	gt_device dev;           /**< attributes from the first trace that names it */
+	int uuid_known;          /**< 0: no UUID recorded; keyed by trace + ordinal */
+
+	uint64_t t0, t1;         /**< the window, realtime ns (t1 exclusive) */
+	uint64_t window_ns;      /**< t1 - t0 */
+	uint64_t busy_ns;        /**< union of kernels, copies, memsets */
+	uint64_t sm_busy_ns;     /**< union of kernels only */
+	uint64_t copy_only_ns;   /**< busy_ns - sm_busy_ns */
+	uint64_t idle_ns;        /**< window_ns - busy_ns == sum of cause_ns */
+	double utilization;      /**< busy_ns / window_ns (0 when the window is empty) */
+	uint64_t cause_ns[GT_CAUSE_COUNT]; /**< idle split by cause; sums to idle_ns */
+
+	/* busy-side accounting */
+	uint64_t throttled_ns;   /**< busy time with a reason of opts.throttle_mask set */
+	uint64_t throttle_reason_ns[GT_AN_THROTTLE_BITS]; /**< busy time per reason bit */
+	uint64_t comm_ns;        /**< union of NCCL kernels (name contains "nccl") */
+	uint64_t comm_exposed_ns;/**< NCCL time with no other kernel running */
+
+	/* work item totals (sums of durations, not unions) */
+	uint64_t nkernels, kernel_ns;
+	uint64_t nmemcpy, memcpy_ns, memcpy_bytes;
+	uint64_t nmemset, memset_ns, memset_bytes;
+	uint64_t graph_kernels;  /**< kernels launched from CUDA graphs */
+	uint64_t tiny_kernels, tiny_kernel_ns; /**< kernels < opts.tiny_kernel_ns */
+	uint64_t storm_kernels, storm_kernel_ns; /**< kernels whose name is a storm */
+	uint64_t unmatched;      /**< work items whose launch API call was not found */
+	uint32_t nstreams;       /**< distinct (process, stream) pairs */
+	uint32_t nprocs;         /**< traced processes that used this GPU */
+
+	/* gaps */
+	uint64_t ngaps;
+	gt_an_dist gap_len;      /**< distribution of gap lengths */
+	uint64_t gap_hist_count[GT_GAP_BINS];
+	uint64_t gap_hist_ns[GT_GAP_BINS];
+	uint64_t gap_hist_cause_ns[GT_GAP_BINS][GT_CAUSE_COUNT];
+
+	gt_an_util util;         /**< utilization distribution over windows */
+
+	/* launch latency, kernels only */
+	gt_an_dist lat_api;       /**< launch API call start -> kernel start */
+	gt_an_dist lat_api_end;   /**< launch API call end -> kernel start */
+	gt_an_dist lat_queued;    /**< queued -> start (when recorded) */
+	gt_an_dist lat_submitted; /**< submitted -> start (when recorded) */
+
+	gt_an_nvml nvml;
+} gt_an_gpu;
+
+/**
+ * One traced process's view of one GPU: its own busy time, and its idle time
+ * (window - own busy) split by cause, other_process being the time the GPU
+ * ran other traced processes' work while this one had none.
+ */
+typedef struct gt_an_proc {
+	uint32_t trace;          /**< index of its gt_an_trace */
+	uint32_t pid;
+	uint64_t busy_ns;
+	uint64_t idle_ns;
+	uint64_t cause_ns[GT_CAUSE_COUNT]; /**< sums to idle_ns */
+	uint64_t ngaps;
+	uint64_t nkernels, kernel_ns;
+	uint64_t nmemcpy, memcpy_ns;
+} gt_an_proc;
+
+/**
+ * One idle gap of a GPU, with evidence. "next" is the work item that ended
+ * the gap (next_kind 0 for idle at the end of the window), "prev" the one
+ * that ended last before it (prev_kind 0 at the start of the window).
+ * Name fields are analysis string ids (gt_analysis_string), 0 when unknown.
+ */
+typedef struct gt_an_gap {
+	uint64_t start, end;     /**< realtime ns */
+	uint64_t cause_ns[GT_CAUSE_COUNT]; /**< sums to end - start */
+	uint8_t main_cause;      /**< the largest of cause_ns */
+	uint8_t next_kind;       /**< GT_REC_KERNEL / MEMCPY / MEMSET, or 0 */
+	uint8_t prev_kind;
+	uint8_t reserved;
+	uint32_t next_name;      /**< kernel name (mangled), or 0 for copies */
+	uint32_t next_stream;
+	uint32_t next_trace;     /**< trace index of the next item's process */
+	uint32_t next_pid;
+	uint32_t prev_name;
+	uint32_t prev_stream;
+	uint32_t feed_tid;       /**< the feeding thread (launched next), 0 unknown */
+	uint32_t last_call_name; /**< F's last launch/copy/sync call begun before the
+				      gap start (it may still run into the gap) */
+	uint64_t last_call_end;  /**< when it returned (realtime ns), 0 unknown */
+	uint64_t next_launch;    /**< start of the call that launched next, 0 unknown */
+} gt_an_gap;
+
+/** Per kernel name, per GPU. */
+typedef struct gt_an_kernel {
+	uint32_t name;           /**< analysis string id of the (mangled) name */
+	uint64_t count;
+	uint64_t total_ns, min_ns, max_ns;
+	double mean_ns;
+	double share_wall;       /**< total_ns / window_ns */
+	double share_kernel;     /**< total_ns / sum of all kernel time */
+	uint32_t grid[3], block[3]; /**< of the first launch */
+	uint32_t registers;      /**< per thread, max over launches */
+	uint32_t smem;           /**< static + dynamic bytes per block, max */
+	uint64_t min_blocks, max_blocks; /**< grid x*y*z over launches */
+	uint32_t min_threads, max_threads; /**< block x*y*z over launches */
+	uint64_t small_grid;     /**< launches with fewer blocks than the GPU's SMs */
+	uint64_t graph_count;    /**< launches from CUDA graphs */
+	uint64_t first_start;    /**< realtime ns of the first launch */
+	uint32_t ex_trace, ex_pid, ex_stream, ex_tid; /**< the first launch (tid 0 unknown) */
+	uint8_t storm;           /**< count > storm_min_calls && mean < storm_max_mean */
+	uint8_t nccl;            /**< name contains "nccl" */
+} gt_an_kernel;
+
+/** gt_an_copy.copy_kind for the memset row. */
+#define GT_AN_COPY_MEMSET 0xffu
+
+/** Copies per GPU by direction and host memory kind. */
+typedef struct gt_an_copy {
+	uint8_t copy_kind;       /**< gt_copy_kind, or GT_AN_COPY_MEMSET */
+	uint8_t host_kind;       /**< gt_mem_kind of the host side (src of HtoD, dst of
+				      DtoH; GT_MEM_DEVICE for DtoD, memset: its kind) */
+	uint64_t count, bytes;
+	uint64_t total_ns, min_ns, max_ns;
+	double gbps;             /**< bytes / total_ns (GB/s = bytes per ns) */
+	double share_wall;       /**< total_ns / window_ns */
+	uint64_t api_ns;         /**< host time in the calls that issued them (matched) */
+	uint64_t blocking;       /**< issued by a call that returned after the copy ended */
+	uint64_t first_start;    /**< realtime ns of the first one */
+	uint32_t ex_trace, ex_pid, ex_stream; /**< the first one */
+} gt_an_copy;
+
+/** Sync sources (gt_an_sync.source). */
+enum {
+	GT_AN_SYNC_FROM_RECORDS = 1, /**< GT_REC_SYNC records */
+	GT_AN_SYNC_FROM_API = 2,     /**< synchronize API calls (no sync records) */
+};
+
+/** Host time blocked in synchronization, per process, thread and type. */
+typedef struct gt_an_sync {
+	uint32_t trace, pid, tid; /**< tid 0: unknown thread */
+	uint32_t type;            /**< gt_sync_type */
+	uint32_t source;          /**< GT_AN_SYNC_FROM_* */
+	uint32_t name;            /**< API function name string id (0 for records) */
+	uint64_t count, total_ns, max_ns;
+} gt_an_sync;
+
+/** A GT_REC_NOTE of a trace. */
+typedef struct gt_an_note {
+	uint64_t ts;      /**< realtime ns */
+	uint32_t code;    /**< gt_note_code */
+	const char *text; /**< never NULL */
+} gt_an_note;
+
+/** One input trace: what it is, what was read, what was lost. */
+typedef struct gt_an_trace {
+	const char *path;        /**< path or label, never NULL */
+	int status;              /**< 0, or the gt_err that stopped reading (then
+				      error says why and where) */
+	char error[256];
+	int header_ok;           /**< the stream header was read */
+	gt_stream_header header; /**< valid when header_ok */
+	uint64_t records[GT_REC_TYPE_LIMIT]; /**< records read, by type */
+	gt_reader_stats rs;      /**< bad frames, tail bytes, missing frames, ... */
+	uint64_t problems;       /**< problems the reader stepped over */
+	char first_problem[256]; /**< the first one's message (with its offset) */
+	uint64_t t_first, t_last;/**< realtime span of its timed records */
+	uint64_t loss_count[GT_AN_LOSS_SLOTS]; /**< gt_loss records, by gt_loss_what */
+	uint64_t loss_bytes[GT_AN_LOSS_SLOTS];
+	uint64_t overhead_count, overhead_ns; /**< GT_REC_OVERHEAD records */
+	uint32_t nnotes;
+	const gt_an_note *notes;
+	uint64_t unmatched;      /**< work items with no launch API call found */
+	uint64_t api_calls;      /**< API records used */
+} gt_an_trace;
+
+/** Number of input traces (including unreadable ones). */
+GT_API size_t gt_analysis_ntraces(const gt_analysis *a);
+/** Trace i (0 <= i < ntraces), or NULL. */
+GT_API const gt_an_trace *gt_analysis_trace(const gt_analysis *a, size_t i);
+
+/** Number of GPUs with activity or samples, in order of first appearance. */
+GT_API size_t gt_analysis_ngpus(const gt_analysis *a);
+/** GPU i, or NULL (also NULL before gt_analysis_finish). */
+GT_API const gt_an_gpu *gt_analysis_gpu(const gt_analysis *a, size_t i);
+
+/** Per-process views of GPU `gpu`, sorted by pid; *n gets the count. */
+GT_API const gt_an_proc *gt_analysis_procs(const gt_analysis *a, size_t gpu, size_t *n);
+
+/** Gaps of at least opts.detail_gap_ns on GPU `gpu`, in time order (capped
+ *  at opts.max_detail_gaps, earliest first). */
+GT_API const gt_an_gap *gt_analysis_gaps(const gt_analysis *a, size_t gpu, size_t *n);
+
+/** The opts.top_gaps longest gaps of GPU `gpu`, longest first. */
+GT_API const gt_an_gap *gt_analysis_longest_gaps(const gt_analysis *a, size_t gpu, size_t *n);
+
+/** Every kernel name run on GPU `gpu`, by total time, largest first. */
+GT_API const gt_an_kernel *gt_analysis_kernels(const gt_analysis *a, size_t gpu, size_t *n);
+
+/** Copy rows of GPU `gpu` (memset last), by total time, largest first. */
+GT_API const gt_an_copy *gt_analysis_copies(const gt_analysis *a, size_t gpu, size_t *n);
+
+/** Sync rows of all processes, by total blocked time, largest first. */
+GT_API const gt_an_sync *gt_analysis_syncs(const gt_analysis *a, size_t *n);
+
+/**
+ * Utilization of each window of GPU `gpu` (busy fraction 0..1), from t0 in
+ * steps of util.window_ns; the last one may cover a partial window (its
+ * fraction is over its own length). For wave/period detection.
+ */
+GT_API const float *gt_analysis_util_series(const gt_analysis *a, size_t gpu, size_t *n);
+
+/** String by analysis string id (kernel and API names), or NULL for 0 or
+ *  an unknown id. Equal texts from different traces share one id. */
+GT_API const char *gt_analysis_string(const gt_analysis *a, uint32_t id);
+
+/** Name of thread tid of trace `trace` (GT_REC_THREAD), or NULL. */
+GT_API const char *gt_analysis_thread_name(const gt_analysis *a, uint32_t trace, uint32_t tid);
+
+/** The options in effect (defaults filled in). */
+GT_API const gt_analysis_opts *gt_analysis_get_opts(const gt_analysis *a);
+
+/* ------------------------------------------------------------------ */
+/* Names                                                               */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Demangle a C++ symbol (Itanium ABI, through libstdc++'s __cxa_demangle
+ * loaded with dlopen). Writes the demangled name, or the input unchanged
+ * when it is not a mangled name or the demangler is unavailable, into buf
+ * (always NUL terminated when cap > 0; cut to cap - 1 bytes).
+ * Thread-safe. @return the length written.
+ */
+GT_API size_t gt_demangle(const char *name, char *buf, size_t cap);
+
+/**
+ * A short display form of a (demangled) kernel name: drops the return type,
+ * the parameter list and template arguments nested deeper than one level
+ * ("void at::native::vectorized_elementwise_kernel<4, at::native::Fn<...>,
+ * ...>(int, ...)" -> "at::native::vectorized_elementwise_kernel<4, ...>").
+ * Same buffer rules as gt_demangle. @return the length written.
+ */
+GT_API size_t gt_kernel_short_name(const char *name, char *buf, size_t cap);
+
+/* ------------------------------------------------------------------ */
+/* Reports                                                             */
+/* ------------------------------------------------------------------ */
+
+/** gt_report_opts.flags */
+enum {
+	GT_REPORT_FULL_NAMES = 1u << 0, /**< full demangled kernel names (text) */
+	GT_REPORT_MANGLED = 1u << 1,    /**< do not demangle */
+	GT_REPORT_NO_TRACES = 1u << 2,  /**< text: omit the per-trace section */
+};
+
+/** Report options; zero-initialize: 0 takes the default. */
+typedef struct gt_report_opts {
+	uint32_t top_kernels; /**< rows of the kernel table; 0 = 20 */
+	uint32_t top_gaps;    /**< longest gaps listed in text; 0 = 5 */
+	uint32_t width;       /**< text width (kernel names get the rest); 0 = 120 */
+	uint32_t flags;       /**< GT_REPORT_* */
+} gt_report_opts;
+
+/**
+ * Write the human report: per GPU utilization (mean and distribution),
+ * where the idle time went (by cause, share of wall time), longest gaps,
+ * top kernels, copies, then syncs, losses and read problems of all traces.
+ * opts may be NULL. @return 0, or GT_ERR_IO when writing failed,
+ * GT_ERR_INVAL before gt_analysis_finish.
+ */
+GT_API int gt_report_text(const gt_analysis *a, FILE *out, const gt_report_opts *opts);
+
+/**
+ * Write every number of the analysis as one JSON object (schema
+ * "gaptrace.report/1", documented in collector/src/analysis/report_json.c).
+ * Times are integers in ns; names are demangled unless GT_REPORT_MANGLED
+ * ("mangled" keeps the original). @return as gt_report_text.
+ */
+GT_API int gt_report_json(const gt_analysis *a, FILE *out, const gt_report_opts *opts);
+
+/**
+ * The end-of-run summary printed by `gaptrace run`: analyze every trace of
+ * trace_dir (or one trace file) and write a short text summary (per GPU:
+ * utilization, idle causes, top kernels; losses) to out.
+ * @return 0, or a negative gt_err (the reason is also written to out).
+ */
+GT_API int gt_report_summary(const char *trace_dir, FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GAPTRACE_ANALYSIS_H */
