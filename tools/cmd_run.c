@@ -615,8 +615,20 @@ int cmd_run(int argc, char **argv)
 	else
 		ret = WEXITSTATUS(status);
 	if (!opts.quiet && opts.report) {
-		/* The analysis reads the files: close them first (the NVML
-		 * sampler flushes its last frame on close). */
+		/* What the collector received, then the analysis. The analysis
+		 * reads the files: close them first (the NVML sampler flushes its
+		 * last frame on close). */
+		gt_collector_stats st;
+		gt_collector_get_stats(coll, &st);
+		char rec[32], bytes[32];
+		human(st.records, rec, sizeof(rec));
+		human(st.bytes, bytes, sizeof(bytes));
+		say("trace in %s/: %" PRIu64 " process(es), %s records, %sB%s%s", opts.output,
+		    st.peers_total, rec, bytes, gt_collector_nvml_path(coll) ? ", GPU samples in " : "",
+		    gt_collector_nvml_path(coll) ? "nvml.gtrace" : "");
+		if (drops_of(&st) || st.peers_refused)
+			say("%" PRIu64 " frame(s) dropped, %" PRIu64 " producer(s) refused",
+			    drops_of(&st), st.peers_refused);
 		gt_collector_close(coll);
 		coll = NULL;
 		if (gt_report_summary(opts.output, stderr) < 0)
