@@ -85,6 +85,8 @@ def setup(args):
         pass
     dev = torch.device(args.device)
     if dev.type == "cuda":
+        if dev.index is None:  # torch 2.11's set_device wants an index
+            dev = torch.device("cuda", torch.cuda.current_device())
         torch.cuda.set_device(dev)
     return dev
 
