@@ -111,6 +111,7 @@ void inj_config_read(inj_config *c)
 	c->debug = env_bool("GAPTRACE_DEBUG");
 	inj_debug_on = c->debug;
 	c->dormant = env_bool("GAPTRACE_DORMANT");
+	c->hold_cupti = env_bool("GAPTRACE_HOLD_CUPTI");
 
 	c->kinds = GT_KIND_DEFAULT;
 	const char *k = getenv("GAPTRACE_KINDS");

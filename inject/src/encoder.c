@@ -314,9 +314,9 @@ static void add_start_notes(void)
 		 "CUPTI API %u from %s (%s); gaptrace built with CUPTI %u", inj_g.cu.version,
 		 inj_g.cu.path, inj_g.cu.how ? inj_g.cu.how : "?", (unsigned)CUPTI_API_VERSION);
 	inj_note(&E, GT_NOTE_CONFIG, inj_g.start_trace_ns,
-		 "kinds=%s dormant=%d buffers=%ux%uKB flush_ms=%u exit_timeout_ms=%u "
-		 "socket=%s output=%s",
-		 kb, c->dormant, c->nbuffers, c->buffer_bytes / 1024, c->flush_ms,
+		 "kinds=%s dormant=%d hold_cupti=%d buffers=%ux%uKB flush_ms=%u "
+		 "exit_timeout_ms=%u socket=%s output=%s",
+		 kb, c->dormant, c->hold_cupti, c->nbuffers, c->buffer_bytes / 1024, c->flush_ms,
 		 c->exit_timeout_ms, c->socket_path[0] ? c->socket_path : "-", c->output);
 }
 

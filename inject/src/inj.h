@@ -40,6 +40,7 @@ typedef struct inj_config {
 	char output[PATH_MAX];      /**< expanded, absolute trace file path */
 	uint32_t kinds;             /**< GT_KIND_* */
 	int dormant;
+	int hold_cupti;             /**< GAPTRACE_HOLD_CUPTI: keep the CUPTI subscriber slot */
 	uint32_t buffer_bytes;      /**< one CUPTI buffer */
 	uint32_t nbuffers;          /**< pooled buffers */
 	uint32_t flush_ms;
@@ -79,6 +80,7 @@ extern INJ_HIDDEN int inj_debug_on;
 	X(R, cuptiGetVersion)                          \
 	X(R, cuptiGetResultString)                     \
 	X(R, cuptiSubscribe)                           \
+	X(R, cuptiUnsubscribe)                         \
 	X(R, cuptiEnableCallback)                      \
 	X(R, cuptiEnableDomain)                        \
 	X(R, cuptiActivityRegisterCallbacks)           \

@@ -48,6 +48,7 @@ void h_env(const char *dir)
 	setenv("GAPTRACE_KINDS", "all", 1);
 	setenv("GAPTRACE_EXIT_TIMEOUT_MS", "5000", 1);
 	unsetenv("GAPTRACE_DORMANT");
+	unsetenv("GAPTRACE_HOLD_CUPTI");
 	unsetenv("GAPTRACE_DISABLE");
 	unsetenv("GAPTRACE_DEBUG");
 	unsetenv("GAPTRACE_SESSION");

@@ -1249,6 +1249,7 @@ static int app_ctx_profstop(void *a)
 {
 	tctx *t = a;
 	h_env(t->dir);
+	setenv("GAPTRACE_HOLD_CUPTI", "1", 1); /* these flushes need the subscriber slot */
 	if (app_start(t) < 0)
 		return 90;
 	h_all_kinds(10);
@@ -1303,6 +1304,12 @@ static void CUPTIAPI kineto_complete(CUcontext c, uint32_t s, uint8_t *b, size_t
 	kineto_unknown++; /* "bufferCompleted called with unknown buffer" */
 }
 
+static void CUPTIAPI kineto_callback(void *ud, CUpti_CallbackDomain d, CUpti_CallbackId id,
+				     const void *data)
+{
+	(void)ud, (void)d, (void)id, (void)data;
+}
+
 static int app_takeover(void *a)
 {
 	tctx *t = a;
@@ -1313,7 +1320,11 @@ static int app_takeover(void *a)
 	mock_flush_thread(); /* these are ours for sure */
 	h_ledger_close();
 	usleep(100000);
-	/* torch.profiler starts: Kineto registers its own buffer callbacks. */
+	/* torch.profiler starts: Kineto subscribes (the slot must be free: we
+	 * released it after init) and registers its own buffer callbacks. */
+	CUpti_SubscriberHandle ks;
+	if (cuptiSubscribe(&ks, kineto_callback, NULL) != CUPTI_SUCCESS)
+		return 94;
 	cuptiActivityRegisterCallbacks(kineto_request, kineto_complete);
 	for (int round = 0; round < 40; round++) {
 		for (uint32_t i = 0; i < 10; i++)
@@ -1340,6 +1351,40 @@ START_TEST(kineto_takeover_is_detected)
 	for (size_t i = 0; i < ts.n; i++)
 		if (ts.recs[i].r.type == GT_REC_KERNEL)
 			ck_assert_uint_lt(ts.recs[i].r.kernel.correlation_id, 500000);
+	h_trace_free(&ts);
+}
+END_TEST
+
+/* GAPTRACE_HOLD_CUPTI=1: we keep the subscriber slot, so a profiler started
+ * later cannot subscribe (what torch.profiler reports as
+ * CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) and our trace goes on. */
+static int app_hold(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	setenv("GAPTRACE_HOLD_CUPTI", "1", 1);
+	if (app_start(t) < 0)
+		return 90;
+	CUpti_SubscriberHandle ks;
+	CUptiResult rc = cuptiSubscribe(&ks, kineto_callback, NULL);
+	emit_all(100, 0, 100);
+	h_ledger_close();
+	printf("second subscribe %d\n", (int)rc);
+	return 0;
+}
+
+START_TEST(hold_cupti_keeps_the_slot)
+{
+	run_app(app_hold, 0);
+	char *out = app_file("app.out");
+	char want[64];
+	snprintf(want, sizeof(want), "second subscribe %d\n",
+		 (int)CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED);
+	ck_assert_str_eq(out, want);
+	free(out);
+	trace_set ts;
+	read_complete(&ts, 1);
+	ck_assert_int_eq(h_notes(&ts, GT_NOTE_CUPTI_TAKEN, NULL), 0);
 	h_trace_free(&ts);
 }
 END_TEST
@@ -1479,6 +1524,7 @@ static Suite *inject_suite(void)
 		T_(every_fd_is_cloexec),
 		T_(context_destroy_and_profiler_stop_flush),
 		T_(kineto_takeover_is_detected),
+		T_(hold_cupti_keeps_the_slot),
 		T_(idle_program_is_not_a_takeover),
 		T_(disk_full_stops_writing_quietly),
 		T_(file_size_limit_ends_on_a_frame),

@@ -393,6 +393,22 @@ API CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle sub,
 	return CUPTI_SUCCESS;
 }
 
+API CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle sub)
+{
+	if (sub != (CUpti_SubscriberHandle)&M)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	lock();
+	if (!M.cb) {
+		unlock();
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	}
+	M.cb = NULL;
+	M.cb_ud = NULL;
+	memset(M.cb_on, 0, sizeof(M.cb_on));
+	unlock();
+	return CUPTI_SUCCESS;
+}
+
 API CUptiResult cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandle sub,
 				  CUpti_CallbackDomain dom)
 {
