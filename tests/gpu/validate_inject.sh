@@ -14,7 +14,8 @@
 # printed ("expect": exact, "expect_min": at least; every kernel's and copy's
 # correlation id must match a recorded API call; no loss, no bad frame).
 # Then coexistence: torch.profiler started inside an injected PyTorch
-# process must not crash, and the trace must carry a CUPTI-taken note.
+# process must not crash and must still see the GPU, and our trace must carry
+# a CUPTI-taken note.
 #
 #   tests/gpu/validate_inject.sh       # -> $OUT/validate_inject.txt (+ .tar.gz)
 # Variables: see tests/gpu/lib.sh. Takes ~2-3 minutes on the H200.
@@ -147,6 +148,15 @@ $GTCHECK notes "$d" >"$WORK/coexist.notes" 2>&1
 sed 's/^/    /' "$WORK/coexist.notes" | tee -a "$LOG"
 $GTCHECK counts "$d" >"$WORK/coexist.counts.json" 2>&1
 log "  trace counts: $(cut -c1-300 "$WORK/coexist.counts.json")"
+# The user's torch.profiler must still see the GPU (gaptrace releases CUPTI's
+# subscriber slot after init), and our trace must say that it lost the records.
+gpu_ev() { grep -o '"profiler": {"gpu_events": [0-9]*' "$1" | grep -o '[0-9]*$'; }
+ev_base=$(gpu_ev "$WORK/coexist.untraced.stdout"); ev_inj=$(gpu_ev "$WORK/coexist.file.stdout")
+if [ -n "$ev_inj" ] && [ "${ev_inj:-0}" -gt 0 ]; then
+	result "coexist" "profiler GPU events" "-" "-" "${ev_inj} (base ${ev_base:-?})" "-" "PASS"
+else
+	result "coexist" "profiler GPU events" "-" "-" "${ev_inj:-none} (base ${ev_base:-?})" "-" "FAIL (torch.profiler lost the GPU)"
+fi
 if grep -q '^note code=2 ' "$WORK/coexist.notes"; then
 	result "coexist" "CUPTI-taken note" "-" "-" "present" "-" "PASS"
 else
