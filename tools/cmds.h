@@ -12,5 +12,7 @@ typedef int (*gt_cmd_fn)(int argc, char **argv);
 
 int cmd_dump(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
+int cmd_synth(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 #endif

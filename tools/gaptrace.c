@@ -16,6 +16,8 @@ static const struct {
 } cmds[] = {
 	{"dump", cmd_dump, "print the records of a trace as text"},
 	{"recover", cmd_recover, "rewrite a damaged trace, keeping every good frame"},
+	{"report", cmd_report, "explain where GPU time went: utilization, idle causes, kernels"},
+	{"synth", cmd_synth, "write a synthetic trace directory with known ground truth"},
 };
 
 static void usage(FILE *f)

@@ -361,7 +361,8 @@ typedef struct gt_an_gap {
 	uint32_t prev_name;
 	uint32_t prev_stream;
 	uint32_t feed_tid;       /**< the feeding thread (launched next), 0 unknown */
-	uint32_t last_call_name; /**< F's last launch/copy/sync call before the gap */
+	uint32_t last_call_name; /**< F's last launch/copy/sync call begun before the
+				      gap start (it may still run into the gap) */
 	uint64_t last_call_end;  /**< when it returned (realtime ns), 0 unknown */
 	uint64_t next_launch;    /**< start of the call that launched next, 0 unknown */
 } gt_an_gap;

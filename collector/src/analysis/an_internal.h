@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal structures of the analysis library (not installed).
+ *
+ * Memory layout: everything a trace contributes is appended to a few flat,
+ * growable arrays of small fixed-size structs (work items, API calls, sync
+ * records, NVML samples); per-name aggregates are folded in while loading
+ * (hash tables keyed by trace/device/name). No allocation per record.
+ * gt_analysis_finish aligns clocks, sorts (radix) and sweeps.
+ */
+#ifndef GT_AN_INTERNAL_H
+#define GT_AN_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "gaptrace/analysis.h"
+#include "gaptrace/format.h"
+
+#define AN_NONE UINT32_MAX
+
+/* Propagate a negative error code. */
+#define AN_TRY(expr)                          \
+	do {                                  \
+		int an_rc_ = (expr);          \
+		if (an_rc_ < 0)               \
+			return an_rc_;        \
+	} while (0)
+#define AN_MAX_TRACES 65535u
+#define AN_MAX_DEV 256u /* local device ordinals above this are refused */
+
+/* ------------------------------------------------------------ vectors */
+
+/* A growable array of fixed-size elements. */
+typedef struct an_vec {
+	void *p;
+	size_t n, cap, esz;
+} an_vec;
+
+void an_vec_init(an_vec *v, size_t esz);
+void an_vec_free(an_vec *v);
+/* Pointer to a new zeroed element at the end, or NULL (ENOMEM). */
+void *an_vec_push(an_vec *v);
+int an_vec_reserve(an_vec *v, size_t n);
+#define AN_AT(v, T, i) (&((T *)(v)->p)[i])
+
+/* ------------------------------------------------------------ strings */
+
+/* Global string table: equal texts share one id; id 0 = none. Placeholder
+ * ids (text not known yet) may later get a text, and become aliases when
+ * the text already has an id. */
+typedef struct an_strtab {
+	char **text;      /* by id */
+	uint32_t *alias;  /* by id: canonical id (itself when not an alias) */
+	uint32_t n, cap;  /* n = next id */
+	uint32_t *slots;  /* hash slots: id, 0 = empty */
+	uint32_t nslots;
+} an_strtab;
+
+int an_strtab_init(an_strtab *t);
+void an_strtab_free(an_strtab *t);
+/* Intern text (len bytes). @return id > 0, or 0 on allocation failure. */
+uint32_t an_strtab_intern(an_strtab *t, const char *s, size_t len);
+/* A new id without text. @return id > 0 or 0. */
+uint32_t an_strtab_placeholder(an_strtab *t);
+/* Give a placeholder its text; makes it an alias when the text exists. */
+int an_strtab_set(an_strtab *t, uint32_t id, const char *s);
+static inline uint32_t an_strtab_canon(const an_strtab *t, uint32_t id)
+{
+	return id && id < t->n ? t->alias[id] : 0;
+}
+const char *an_strtab_get(const an_strtab *t, uint32_t id);
+
+/* ------------------------------------------------------------ hashing */
+
+/* Open-addressing map u64 key -> u32 value. Key UINT64_MAX is reserved. */
+typedef struct an_map {
+	uint64_t *keys;
+	uint32_t *vals;
+	size_t n, cap; /* cap is a power of two */
+} an_map;
+
+void an_map_free(an_map *m);
+/* Find or insert: *val is the stored value; returns 1 if inserted (store
+ * the value through *slot), 0 if found, <0 on ENOMEM. */
+int an_map_get_or_add(an_map *m, uint64_t key, uint32_t **slot);
+/* @return pointer to the value or NULL. */
+uint32_t *an_map_find(const an_map *m, uint64_t key);
+
+static inline uint64_t an_mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	x ^= x >> 33;
+	return x;
+}
+
+/* ------------------------------------------------------------ distributions */
+
+#define AN_HIST_BUCKETS (64 + 58 * 32)
+
+typedef struct an_hist {
+	uint64_t count, sum, min, max;
+	uint32_t *b; /* AN_HIST_BUCKETS counters, allocated on first add */
+} an_hist;
+
+int an_hist_add(an_hist *h, uint64_t v);
+int an_hist_merge(an_hist *dst, const an_hist *src);
+void an_hist_free(an_hist *h);
+void an_hist_summary(const an_hist *h, gt_an_dist *d);
+
+/* ------------------------------------------------------------ sorting */
+
+/* Stable LSD radix sort of n elements of esz bytes whose first 8 bytes are
+ * a uint64_t key (ascending). tmp: scratch of n*esz bytes or NULL (then it
+ * allocates). @return 0 or GT_ERR_NOMEM. */
+int an_radix_sort(void *base, size_t n, size_t esz, void *tmp);
+
+/* qsort that accepts n == 0 with a NULL base. */
+static inline void an_qsort(void *base, size_t n, size_t esz, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, esz, cmp);
+}
+
+/* ------------------------------------------------------------ records */
+
+enum { /* an_item.kind */
+	AN_K_KERNEL = 1,
+	AN_K_MEMCPY = 2,
+	AN_K_MEMSET = 3,
+};
+enum { /* an_item.flags */
+	AN_IF_NCCL = 1u << 0,
+	AN_IF_GRAPH = 1u << 1,
+	AN_IF_WAITS = 1u << 2, /* its stream was told to wait on an event */
+};
+
+/* One unit of GPU work. The key (start) comes first for the radix sort. */
+typedef struct an_item {
+	uint64_t start, end;
+	uint32_t corr;
+	uint32_t name;   /* kernels: global string id; copies: kind | host<<8 */
+	uint32_t stream;
+	uint32_t call;   /* after the join: index into the outer-call array */
+	uint16_t trace;
+	uint16_t dev;    /* local ordinal while loading; GPU index after */
+	uint8_t kind;
+	uint8_t flags;
+	uint16_t pad;
+} an_item;
+
+enum { /* API call classes */
+	AN_C_OTHER = 0,
+	AN_C_LAUNCH = 1, /* kernel / graph / cooperative launches */
+	AN_C_COPY = 2,   /* memcpy calls (blocking by evidence or by name) */
+	AN_C_MEMSET = 3,
+	AN_C_SYNC = 4,   /* stream/device/event/context synchronize */
+	AN_C_WAIT = 5,   /* stream wait event */
+};
+enum { /* an_call.flags */
+	AN_CF_BLOCKING = 1u << 0, /* copy call that returned after its copy ended */
+	AN_CF_ASYNC = 1u << 1,    /* the name says Async */
+	AN_CF_TURN = 1u << 2,     /* after this call, the host is "turning around" */
+	AN_CF_AFTER_WAIT = 1u << 3, /* launch preceded by a wait since the last launch */
+	AN_CF_OUTER = 1u << 4,
+	AN_CF_MATCHED = 1u << 5,  /* the copy it issued was found */
+};
+
+/* One runtime/driver API call. */
+typedef struct an_call {
+	uint64_t start, end;
+	uint32_t corr;
+	uint32_t name; /* global string id */
+	uint32_t thr;  /* global thread index */
+	uint16_t trace;
+	uint8_t cls;
+	uint8_t flags;
+} an_call;
+
+/* A GT_REC_SYNC record. */
+typedef struct an_syncrec {
+	uint64_t start, end;
+	uint32_t type, tid, corr;
+	uint16_t trace;
+	uint16_t pad;
+} an_syncrec;
+
+/* A GT_REC_NVML sample. */
+typedef struct an_nvml {
+	uint64_t ts;
+	uint64_t reasons;
+	uint32_t sm_clock, power_mw, temp_c, gpu_util;
+	uint16_t trace, dev; /* dev: local, then GPU index */
+} an_nvml;
+
+/* A GT_REC_NVML_PROC sample. */
+typedef struct an_nvproc {
+	uint64_t ts;
+	uint32_t pid, sm_util;
+	uint16_t trace, dev;
+} an_nvproc;
+
+/* Kernel aggregate per (trace, local device, name). */
+typedef struct an_kagg {
+	uint64_t key;
+	uint64_t count, total, min, max;
+	uint64_t min_blocks, max_blocks;
+	uint64_t small_grid, graph_count, first_start;
+	uint32_t min_threads, max_threads;
+	uint32_t grid[3], block[3];
+	uint32_t regs, smem;
+	uint32_t name, stream, first_corr;
+	uint16_t trace, dev;
+} an_kagg;
+
+/* Copy aggregate per (trace, local device, copy kind, host kind). */
+typedef struct an_cagg {
+	uint64_t count, bytes, total, min, max;
+	uint64_t api_ns, blocking;
+	uint16_t trace, dev;
+	uint8_t copy_kind, host_kind;
+} an_cagg;
+
+/* A thread of a traced process. */
+typedef struct an_thread {
+	uint32_t tid;
+	uint16_t trace;
+	uint32_t name; /* global string id */
+	size_t c0, c1; /* its range in the outer-call array (after finish) */
+} an_thread;
+
+/* Per trace, per local device. */
+typedef struct an_tdev {
+	int known;
+	gt_device dev;
+	an_hist lat_queued, lat_submitted;
+	uint32_t gpu; /* GPU index after resolution */
+} an_tdev;
+
+/* A trace being read / read. */
+typedef struct an_trace {
+	gt_an_trace pub;
+	char *path;
+	gt_clock_map cmap;
+	int have_cmap;
+	uint64_t capture_start; /* trace clock */
+	/* local string id -> global id */
+	uint32_t *smap;
+	uint32_t smap_cap;
+	/* local thread id -> global thread index */
+	an_map tmap;
+	an_tdev *devs; /* [AN_MAX_DEV], allocated on demand */
+	an_vec notes;  /* gt_an_note, text filled at finish */
+	an_vec note_ids; /* uint32 global string ids for the notes */
+	uint64_t nsyncrec; /* non-wait sync records */
+	uint32_t max_corr;
+} an_trace;
+
+/* Per-GPU internal state besides the public struct. */
+typedef struct an_gpu {
+	gt_an_gpu pub;
+	uint64_t key;   /* uuid hash, or trace/ordinal when unknown */
+	an_vec procs;   /* gt_an_proc */
+	an_vec gaps;    /* gt_an_gap, detailed */
+	an_vec longest; /* gt_an_gap, heap then sorted */
+	an_vec kernels; /* gt_an_kernel */
+	an_vec copies;  /* gt_an_copy */
+	float *series;
+	size_t nseries;
+	an_hist lat_api, lat_api_end, lat_queued, lat_submitted, gaplen;
+	size_t i0, i1;  /* its items in the sorted item array */
+} an_gpu;
+
+struct gt_analysis {
+	gt_analysis_opts o;
+	int finished;
+	int oom;
+	an_strtab st;
+	an_vec traces;  /* an_trace* */
+	an_vec items;   /* an_item */
+	an_vec calls;   /* an_call: raw, then outer only */
+	an_vec syncrec; /* an_syncrec */
+	an_vec nvml;    /* an_nvml */
+	an_vec nvproc;  /* an_nvproc */
+	an_vec threads; /* an_thread */
+	an_vec kagg;    /* an_kagg */
+	an_map kmap;    /* kagg key -> index */
+	an_vec cagg;    /* an_cagg */
+	an_map cmap;    /* cagg key -> index */
+	an_vec gpus;    /* an_gpu* */
+	an_vec syncs;   /* gt_an_sync, final */
+	uint8_t *name_cls; /* by global string id: API class + 1, 0 = unknown */
+	size_t name_cls_cap;
+};
+
+/* load.c */
+int an_load_reader(gt_analysis *a, gt_reader *r, an_trace *t);
+uint8_t an_api_class(gt_analysis *a, uint32_t name, uint32_t domain, uint32_t cbid,
+		     uint8_t *async);
+
+/* finish steps (timeline.c, gaps.c, tables.c) */
+int an_resolve_gpus(gt_analysis *a);
+/* Sort items by start and group them by GPU; gpu_starts gets ngpus+1 offsets. */
+int an_sort_items(gt_analysis *a, size_t *gpu_starts);
+int an_build_calls(gt_analysis *a);
+int an_sweep(gt_analysis *a);
+int an_tables(gt_analysis *a);
+
+static inline an_trace *an_tr(const gt_analysis *a, size_t i)
+{
+	return ((an_trace **)a->traces.p)[i];
+}
+static inline an_gpu *an_gp(const gt_analysis *a, size_t i)
+{
+	return ((an_gpu **)a->gpus.p)[i];
+}
+
+#endif

@@ -1,0 +1,416 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gt_analysis: building (add traces, finish) and the result accessors.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "an_internal.h"
+
+static const char *const cause_names[GT_CAUSE_COUNT] = {
+	"host_busy", "sync_turnaround", "launch_bound", "transfer",
+	"dependency", "other_process", "unknown",
+};
+
+const char *gt_cause_name(int cause)
+{
+	return cause >= 0 && cause < GT_CAUSE_COUNT ? cause_names[cause] : "?";
+}
+
+uint64_t gt_gap_bin_floor_ns(unsigned i)
+{
+	static const uint64_t f[GT_GAP_BINS] = {
+		0, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull, 1000000000ull,
+	};
+	return i < GT_GAP_BINS ? f[i] : 0;
+}
+
+gt_analysis *gt_analysis_new(const gt_analysis_opts *opts)
+{
+	gt_analysis *a = calloc(1, sizeof(*a));
+	if (!a) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (opts)
+		a->o = *opts;
+	gt_analysis_opts *o = &a->o;
+	if (!o->window_ns)
+		o->window_ns = GT_AN_DEFAULT_WINDOW_NS;
+	if (!o->top_gaps)
+		o->top_gaps = GT_AN_DEFAULT_TOP_GAPS;
+	if (!o->max_detail_gaps)
+		o->max_detail_gaps = GT_AN_DEFAULT_MAX_DETAIL_GAPS;
+	if (!o->detail_gap_ns)
+		o->detail_gap_ns = GT_AN_DEFAULT_DETAIL_GAP_NS;
+	if (!o->storm_min_calls)
+		o->storm_min_calls = GT_AN_DEFAULT_STORM_MIN_CALLS;
+	if (!o->storm_max_mean_ns)
+		o->storm_max_mean_ns = GT_AN_DEFAULT_STORM_MAX_MEAN_NS;
+	if (!o->tiny_kernel_ns)
+		o->tiny_kernel_ns = GT_AN_DEFAULT_TINY_KERNEL_NS;
+	if (!o->throttle_mask)
+		o->throttle_mask = GT_AN_DEFAULT_THROTTLE_MASK;
+	an_vec_init(&a->traces, sizeof(an_trace *));
+	an_vec_init(&a->items, sizeof(an_item));
+	an_vec_init(&a->calls, sizeof(an_call));
+	an_vec_init(&a->syncrec, sizeof(an_syncrec));
+	an_vec_init(&a->nvml, sizeof(an_nvml));
+	an_vec_init(&a->nvproc, sizeof(an_nvproc));
+	an_vec_init(&a->threads, sizeof(an_thread));
+	an_vec_init(&a->kagg, sizeof(an_kagg));
+	an_vec_init(&a->cagg, sizeof(an_cagg));
+	an_vec_init(&a->gpus, sizeof(an_gpu *));
+	an_vec_init(&a->syncs, sizeof(gt_an_sync));
+	if (an_strtab_init(&a->st) < 0) {
+		free(a);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return a;
+}
+
+static void trace_free(an_trace *t)
+{
+	if (!t)
+		return;
+	free(t->path);
+	free(t->smap);
+	an_map_free(&t->tmap);
+	if (t->devs) {
+		for (uint32_t d = 0; d < AN_MAX_DEV; d++) {
+			an_hist_free(&t->devs[d].lat_queued);
+			an_hist_free(&t->devs[d].lat_submitted);
+		}
+		free(t->devs);
+	}
+	an_vec_free(&t->notes);
+	an_vec_free(&t->note_ids);
+	free(t);
+}
+
+static void gpu_free(an_gpu *g)
+{
+	if (!g)
+		return;
+	an_vec_free(&g->procs);
+	an_vec_free(&g->gaps);
+	an_vec_free(&g->longest);
+	an_vec_free(&g->kernels);
+	an_vec_free(&g->copies);
+	free(g->series);
+	an_hist_free(&g->lat_api);
+	an_hist_free(&g->lat_api_end);
+	an_hist_free(&g->lat_queued);
+	an_hist_free(&g->lat_submitted);
+	an_hist_free(&g->gaplen);
+	free(g);
+}
+
+/* Arrays only needed while building. */
+static void free_work(gt_analysis *a)
+{
+	an_vec_free(&a->items);
+	an_vec_free(&a->syncrec);
+	an_vec_free(&a->nvproc);
+	an_vec_free(&a->kagg);
+	an_map_free(&a->kmap);
+	an_vec_free(&a->cagg);
+	an_map_free(&a->cmap);
+	free(a->name_cls);
+	a->name_cls = NULL;
+	a->name_cls_cap = 0;
+}
+
+void gt_analysis_free(gt_analysis *a)
+{
+	if (!a)
+		return;
+	for (size_t i = 0; i < a->traces.n; i++)
+		trace_free(an_tr(a, i));
+	an_vec_free(&a->traces);
+	for (size_t i = 0; i < a->gpus.n; i++)
+		gpu_free(an_gp(a, i));
+	an_vec_free(&a->gpus);
+	free_work(a);
+	an_vec_free(&a->calls);
+	an_vec_free(&a->nvml);
+	an_vec_free(&a->threads);
+	an_vec_free(&a->syncs);
+	an_strtab_free(&a->st);
+	free(a);
+}
+
+static int seterr(gt_errinfo *ei, int code, const char *fmt, const char *arg, const char *arg2)
+{
+	if (ei) {
+		ei->code = code;
+		ei->offset = 0;
+		snprintf(ei->msg, sizeof(ei->msg), fmt, arg, arg2);
+	}
+	return code;
+}
+
+static an_trace *new_trace(gt_analysis *a, const char *label)
+{
+	if (a->traces.n >= AN_MAX_TRACES)
+		return NULL;
+	an_trace *t = calloc(1, sizeof(*t));
+	an_trace **slot = t ? an_vec_push(&a->traces) : NULL;
+	if (!slot) {
+		free(t);
+		return NULL;
+	}
+	*slot = t;
+	t->path = strdup(label ? label : "(memory)");
+	an_vec_init(&t->notes, sizeof(gt_an_note));
+	an_vec_init(&t->note_ids, sizeof(uint32_t));
+	if (!t->path) {
+		a->traces.n--;
+		trace_free(t);
+		return NULL;
+	}
+	t->pub.path = t->path;
+	return t;
+}
+
+/* Read one opened (or failed) reader into a new trace entry. */
+static int add_reader(gt_analysis *a, gt_reader *r, const gt_errinfo *open_err, const char *label,
+		      gt_errinfo *ei)
+{
+	an_trace *t = new_trace(a, label);
+	if (!t) {
+		gt_reader_close(r);
+		return seterr(ei, a->traces.n >= AN_MAX_TRACES ? GT_ERR_LIMIT : GT_ERR_NOMEM,
+			      "%s: %s", label ? label : "(memory)",
+			      a->traces.n >= AN_MAX_TRACES ? "too many traces" : "out of memory");
+	}
+	if (!r) {
+		t->pub.status = open_err->code ? open_err->code : GT_ERR_GENERIC;
+		snprintf(t->pub.error, sizeof(t->pub.error), "%s", open_err->msg);
+		return 1;
+	}
+	int rc = an_load_reader(a, r, t);
+	gt_reader_close(r);
+	if (rc < 0) {
+		a->oom = 1;
+		return seterr(ei, rc, "%s: %s", t->path, gt_strerror(rc));
+	}
+	return 1;
+}
+
+static int add_file(gt_analysis *a, const char *path, gt_errinfo *ei)
+{
+	gt_reader_opts ro = {.stop_on_corrupt = a->o.stop_on_corrupt};
+	gt_errinfo oe = {0};
+	gt_reader *r = gt_reader_open(path, &ro, &oe);
+	return add_reader(a, r, &oe, path, ei);
+}
+
+static int cmp_str(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+int gt_analysis_add_path(gt_analysis *a, const char *path, gt_errinfo *ei)
+{
+	if (a->finished)
+		return seterr(ei, GT_ERR_INVAL, "%s: %s", path, "analysis already finished");
+	struct stat sb;
+	if (stat(path, &sb) < 0)
+		return seterr(ei, GT_ERR_IO, "%s: %s", path, strerror(errno));
+	if (!S_ISDIR(sb.st_mode))
+		return add_file(a, path, ei);
+	DIR *d = opendir(path);
+	if (!d)
+		return seterr(ei, GT_ERR_IO, "%s: %s", path, strerror(errno));
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		if (l < 8 || strcmp(de->d_name + l - 7, ".gtrace") || de->d_name[0] == '.')
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			char **nn = realloc(names, cap * sizeof(*nn));
+			if (!nn) {
+				rc = GT_ERR_NOMEM;
+				break;
+			}
+			names = nn;
+		}
+		size_t pl = strlen(path);
+		char *full = malloc(pl + l + 2);
+		if (!full) {
+			rc = GT_ERR_NOMEM;
+			break;
+		}
+		snprintf(full, pl + l + 2, "%s%s%s", path, pl && path[pl - 1] == '/' ? "" : "/",
+			 de->d_name);
+		names[n++] = full;
+	}
+	closedir(d);
+	if (!rc)
+		an_qsort(names, n, sizeof(*names), cmp_str);
+	int added = 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		int x = add_file(a, names[i], ei);
+		if (x < 0)
+			rc = x;
+		else
+			added += x;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	if (rc == GT_ERR_NOMEM)
+		return seterr(ei, rc, "%s: %s", path, "out of memory");
+	return rc < 0 ? rc : added;
+}
+
+int gt_analysis_add_mem(gt_analysis *a, const void *buf, size_t len, const char *label,
+			gt_errinfo *ei)
+{
+	if (a->finished)
+		return seterr(ei, GT_ERR_INVAL, "%s: %s", label ? label : "(memory)",
+			      "analysis already finished");
+	gt_reader_opts ro = {.stop_on_corrupt = a->o.stop_on_corrupt};
+	gt_errinfo oe = {0};
+	gt_reader *r = gt_reader_open_mem(buf, len, &ro, &oe);
+	return add_reader(a, r, &oe, label, ei);
+}
+
+int gt_analysis_finish(gt_analysis *a)
+{
+	if (a->finished)
+		return GT_ERR_INVAL;
+	if (a->oom)
+		return GT_ERR_NOMEM;
+	int rc = an_resolve_gpus(a);
+	if (!rc)
+		rc = an_build_calls(a);
+	if (!rc)
+		rc = an_sweep(a);
+	if (!rc)
+		rc = an_tables(a);
+	free_work(a);
+	if (rc < 0) {
+		a->oom = 1;
+		return rc;
+	}
+	a->finished = 1;
+	return 0;
+}
+
+/* ------------------------------------------------------------ accessors */
+
+size_t gt_analysis_ntraces(const gt_analysis *a)
+{
+	return a->traces.n;
+}
+
+const gt_an_trace *gt_analysis_trace(const gt_analysis *a, size_t i)
+{
+	return i < a->traces.n ? &an_tr(a, i)->pub : NULL;
+}
+
+size_t gt_analysis_ngpus(const gt_analysis *a)
+{
+	return a->finished ? a->gpus.n : 0;
+}
+
+const gt_an_gpu *gt_analysis_gpu(const gt_analysis *a, size_t i)
+{
+	return a->finished && i < a->gpus.n ? &an_gp(a, i)->pub : NULL;
+}
+
+static const an_gpu *gpu_at(const gt_analysis *a, size_t i, size_t *n)
+{
+	*n = 0;
+	return a->finished && i < a->gpus.n ? an_gp(a, i) : NULL;
+}
+
+const gt_an_proc *gt_analysis_procs(const gt_analysis *a, size_t gpu, size_t *n)
+{
+	const an_gpu *g = gpu_at(a, gpu, n);
+	if (!g)
+		return NULL;
+	*n = g->procs.n;
+	return g->procs.p;
+}
+
+const gt_an_gap *gt_analysis_gaps(const gt_analysis *a, size_t gpu, size_t *n)
+{
+	const an_gpu *g = gpu_at(a, gpu, n);
+	if (!g)
+		return NULL;
+	*n = g->gaps.n;
+	return g->gaps.p;
+}
+
+const gt_an_gap *gt_analysis_longest_gaps(const gt_analysis *a, size_t gpu, size_t *n)
+{
+	const an_gpu *g = gpu_at(a, gpu, n);
+	if (!g)
+		return NULL;
+	*n = g->longest.n;
+	return g->longest.p;
+}
+
+const gt_an_kernel *gt_analysis_kernels(const gt_analysis *a, size_t gpu, size_t *n)
+{
+	const an_gpu *g = gpu_at(a, gpu, n);
+	if (!g)
+		return NULL;
+	*n = g->kernels.n;
+	return g->kernels.p;
+}
+
+const gt_an_copy *gt_analysis_copies(const gt_analysis *a, size_t gpu, size_t *n)
+{
+	const an_gpu *g = gpu_at(a, gpu, n);
+	if (!g)
+		return NULL;
+	*n = g->copies.n;
+	return g->copies.p;
+}
+
+const gt_an_sync *gt_analysis_syncs(const gt_analysis *a, size_t *n)
+{
+	*n = a->finished ? a->syncs.n : 0;
+	return a->syncs.p;
+}
+
+const float *gt_analysis_util_series(const gt_analysis *a, size_t gpu, size_t *n)
+{
+	const an_gpu *g = gpu_at(a, gpu, n);
+	if (!g)
+		return NULL;
+	*n = g->nseries;
+	return g->series;
+}
+
+const char *gt_analysis_string(const gt_analysis *a, uint32_t id)
+{
+	return an_strtab_get(&a->st, id);
+}
+
+const char *gt_analysis_thread_name(const gt_analysis *a, uint32_t trace, uint32_t tid)
+{
+	if (trace >= a->traces.n)
+		return NULL;
+	const uint32_t *v = an_map_find(&an_tr(a, trace)->tmap, tid);
+	if (!v)
+		return NULL;
+	return an_strtab_get(&a->st, AN_AT(&a->threads, an_thread, *v)->name);
+}
+
+const gt_analysis_opts *gt_analysis_get_opts(const gt_analysis *a)
+{
+	return &a->o;
+}

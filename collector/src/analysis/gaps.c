@@ -1,0 +1,1012 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The sweep: per GPU, busy time, idle gaps and the cause of every idle
+ * nanosecond.
+ *
+ * Design: gap attribution
+ * -----------------------
+ * Work items of a GPU (kernels, copies, memsets of every traced process,
+ * clocks aligned) are visited in start order. `cur_end` is the end of the
+ * union so far; an item starting after it opens a gap [cur_end, start).
+ * The union's pieces ("busy segments") feed the busy total, the fixed
+ * utilization windows and the NVML throttle overlap. Kernel-only and
+ * non-NCCL-kernel unions are tracked alongside (sm_busy, comm_exposed).
+ *
+ * A gap is explained by who should have fed the GPU. Its evidence:
+ *   E  the item that ends the gap (the next work), and L the API call that
+ *      launched it (correlation id -> outer call, timeline.c);
+ *   F  the feeding thread: L's thread; when E has no call, the thread that
+ *      launched the item before the gap; none: the gap is `unknown`.
+ * Every instant t of the gap [g0, g1) gets exactly one cause, so the causes
+ * sum to the gap length:
+ *   1. covered by others' work: in a process view, t inside the union of
+ *      the other processes' work on this GPU; in the GPU view, t inside an
+ *      NVML per-process sample period in which an untraced process used
+ *      the GPU  -> other_process.
+ *   2. t >= L.end (E was submitted and has not started): launch latency ->
+ *      launch_bound, or dependency when a stream-wait call came on F
+ *      between its previous launch and L (E waits on an event).
+ *   3. otherwise, what F was doing at t (its outer calls are disjoint and
+ *      sorted, found by a galloping search from a per-thread cursor):
+ *        in a launch call, or a non-blocking copy/memset submission
+ *                                                      -> launch_bound
+ *        in a blocking copy (it returned after its copy ended; without a
+ *        copy record: a non-Async memcpy)              -> transfer
+ *        in a synchronize call begun before g0         -> sync_turnaround
+ *        in a synchronize call begun inside the gap    -> dependency
+ *        outside CUDA or in another call, after a sync or a blocking copy
+ *        with no launch/submission since               -> sync_turnaround
+ *        outside CUDA or in another call, otherwise    -> host_busy
+ * Why this order: once E is submitted the host has done its part, so what
+ * F does later cannot explain the wait (rule 2 before 3); work of another
+ * process is a fact about the GPU, stronger than any host inference (1).
+ * Within a gap, the instants before L.end are charged to F even when F was
+ * doing something useful elsewhere: the GPU waited for that thread.
+ *
+ * Trailing idle (capture window) has no E: F is the thread of the last
+ * item and rule 2 does not apply.
+ *
+ * Cost: O(items) for the sweep plus, per gap, a cursor step on F's calls
+ * (amortized O(1): gaps come in time order) and the calls inside the gap.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "an_internal.h"
+
+#define AN_TRY_GOTO(e)                \
+	do {                          \
+		rc = (e);             \
+		if (rc < 0)           \
+			goto out;     \
+	} while (0)
+
+typedef struct seg {
+	uint64_t a, b;
+} seg;
+
+/* One timeline view: the whole GPU, or one process on it. */
+typedef struct view {
+	uint64_t cur_end;
+	const an_item *prev;
+	int started;
+	uint64_t busy, seg_start;
+	uint64_t cause[GT_CAUSE_COUNT];
+	uint64_t ngaps;
+	gt_an_proc *proc; /* process views */
+} view;
+
+typedef struct sw {
+	gt_analysis *a;
+	an_gpu *g;
+	const an_call *calls;
+	const an_thread *th;
+	size_t *hint;          /* per thread: cursor into its calls */
+	const uint8_t *nccl;   /* by canonical string id */
+	size_t nnccl;
+	uint64_t t0, t1;
+	uint64_t wlen;
+	uint64_t *wbusy;
+	size_t nwin;
+	/* NVML samples of this GPU */
+	const an_nvml *nv;
+	uint64_t *nv_end;
+	size_t nnv, nvc, nvc2;
+	uint64_t clk_sum, clk_n;
+	/* busy segments, kept when process views need them */
+	an_vec segs;
+	int keep_segs;
+	/* GPU-view cover: untraced processes (NVML per-process samples) */
+	an_vec ocover;
+	/* gap keeping */
+	uint64_t detail_min;
+	uint32_t max_detail, top;
+} sw;
+
+/* ------------------------------------------------------------ F's timeline */
+
+/* Index of the first call of thread thr with end > x (c1 when none). */
+static size_t first_after(sw *S, uint32_t thr, uint64_t x)
+{
+	const an_thread *t = &S->th[thr];
+	const an_call *c = S->calls;
+	size_t lo = t->c0, hi = t->c1, h = S->hint[thr];
+	if (h < lo || h > hi)
+		h = lo;
+	/* gallop from the hint to bracket the answer, then bisect */
+	if (h < hi && c[h].end <= x) {
+		size_t step = 1, p = h;
+		while (p < hi && c[p].end <= x) {
+			lo = p + 1;
+			p += step;
+			step *= 2;
+		}
+		if (p < hi)
+			hi = p;
+	} else {
+		size_t step = 1, p = h;
+		hi = h;
+		while (p > lo) {
+			size_t q = p - lo > step ? p - step : lo;
+			if (c[q].end <= x) {
+				lo = q + 1;
+				break;
+			}
+			hi = q;
+			p = q;
+			step *= 2;
+		}
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c[mid].end <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	S->hint[thr] = lo;
+	return lo;
+}
+
+static int in_call_cause(const an_call *c, int turn_before, uint64_t g0)
+{
+	switch (c->cls) {
+	case AN_C_LAUNCH: return GT_CAUSE_LAUNCH_BOUND;
+	case AN_C_COPY:
+	case AN_C_MEMSET:
+		return (c->flags & AN_CF_BLOCKING) ? GT_CAUSE_TRANSFER : GT_CAUSE_LAUNCH_BOUND;
+	case AN_C_SYNC: return c->start < g0 ? GT_CAUSE_SYNC_TURNAROUND : GT_CAUSE_DEPENDENCY;
+	default: return turn_before ? GT_CAUSE_SYNC_TURNAROUND : GT_CAUSE_HOST_BUSY;
+	}
+}
+
+/* Charge [x, y) by what thread thr was doing. */
+static void walk(sw *S, uint32_t thr, uint64_t x, uint64_t y, uint64_t g0, uint64_t *cause)
+{
+	const an_call *c = S->calls;
+	size_t c0 = S->th[thr].c0, c1 = S->th[thr].c1;
+	size_t p = first_after(S, thr, x);
+	uint64_t t = x;
+	while (t < y) {
+		int turn = p > c0 && (c[p - 1].flags & AN_CF_TURN);
+		if (p < c1 && c[p].start <= t) {
+			uint64_t e = c[p].end < y ? c[p].end : y;
+			cause[in_call_cause(&c[p], turn, g0)] += e - t;
+			t = e;
+			p++;
+		} else {
+			uint64_t e = p < c1 && c[p].start < y ? c[p].start : y;
+			cause[turn ? GT_CAUSE_SYNC_TURNAROUND : GT_CAUSE_HOST_BUSY] += e - t;
+			t = e;
+		}
+	}
+}
+
+/* The feeding thread of a gap, or AN_NONE. */
+static uint32_t feeder(const sw *S, const an_item *next, const an_item *prev)
+{
+	if (next && next->call != AN_NONE)
+		return S->calls[next->call].thr;
+	if (prev && prev->call != AN_NONE)
+		return S->calls[prev->call].thr;
+	return AN_NONE;
+}
+
+/* Charge [x, y), a piece of the gap starting at g0, not covered by others. */
+static void attribute(sw *S, uint64_t x, uint64_t y, uint64_t g0, const an_item *next,
+		      const an_item *prev, uint64_t *cause)
+{
+	uint32_t thr = feeder(S, next, prev);
+	if (thr == AN_NONE) {
+		cause[GT_CAUSE_UNKNOWN] += y - x;
+		return;
+	}
+	uint64_t m = y;
+	if (next && next->call != AN_NONE) {
+		const an_call *L = &S->calls[next->call];
+		if (L->end < y) {
+			uint64_t from = L->end > x ? L->end : x;
+			int dep = (L->flags & AN_CF_AFTER_WAIT) != 0;
+			cause[dep ? GT_CAUSE_DEPENDENCY : GT_CAUSE_LAUNCH_BOUND] += y - from;
+			m = from;
+		}
+	}
+	if (x < m)
+		walk(S, thr, x, m, g0, cause);
+}
+
+/* Charge [x, y) given sorted disjoint cover intervals (plus one extra). */
+static void split(sw *S, const seg *cov, size_t ncov, seg extra, uint64_t x, uint64_t y,
+		  uint64_t g0, const an_item *next, const an_item *prev, uint64_t *cause)
+{
+	size_t lo = 0, hi = ncov;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cov[mid].b <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t j = lo;
+	uint64_t t = x;
+	int extra_used = extra.b <= extra.a;
+	while (t < y) {
+		seg c = {UINT64_MAX, UINT64_MAX};
+		int from_extra = 0;
+		if (j < ncov)
+			c = cov[j];
+		if (!extra_used && extra.b > t && extra.a < c.a) {
+			c = extra;
+			from_extra = 1;
+		}
+		if (c.a >= y) {
+			attribute(S, t, y, g0, next, prev, cause);
+			break;
+		}
+		if (c.a > t) {
+			attribute(S, t, c.a, g0, next, prev, cause);
+			t = c.a;
+		}
+		uint64_t e = c.b < y ? c.b : y;
+		if (e > t)
+			cause[GT_CAUSE_OTHER_PROCESS] += e - t;
+		t = e > t ? e : t;
+		if (from_extra)
+			extra_used = 1;
+		else
+			j++;
+	}
+}
+
+/* ------------------------------------------------------------ gaps */
+
+static unsigned gap_bin(uint64_t len)
+{
+	unsigned b = 0;
+	uint64_t lim = 1000;
+	while (b < GT_GAP_BINS - 1 && len >= lim) {
+		b++;
+		lim *= 10;
+	}
+	return b;
+}
+
+static uint8_t rec_kind(const an_item *it)
+{
+	if (!it)
+		return 0;
+	return it->kind == AN_K_KERNEL ? GT_REC_KERNEL
+	       : it->kind == AN_K_MEMCPY ? GT_REC_MEMCPY
+					 : GT_REC_MEMSET;
+}
+
+static void fill_evidence(sw *S, gt_an_gap *gp, const an_item *prev, const an_item *next)
+{
+	const an_strtab *st = &S->a->st;
+	gp->next_kind = rec_kind(next);
+	gp->prev_kind = rec_kind(prev);
+	if (next) {
+		gp->next_name = next->kind == AN_K_KERNEL ? an_strtab_canon(st, next->name) : 0;
+		gp->next_stream = next->stream;
+		gp->next_trace = next->trace;
+		gp->next_pid = an_tr(S->a, next->trace)->pub.header.pid;
+		if (next->call != AN_NONE)
+			gp->next_launch = S->calls[next->call].start;
+	}
+	if (prev) {
+		gp->prev_name = prev->kind == AN_K_KERNEL ? an_strtab_canon(st, prev->name) : 0;
+		gp->prev_stream = prev->stream;
+	}
+	uint32_t thr = feeder(S, next, prev);
+	if (thr == AN_NONE)
+		return;
+	gp->feed_tid = S->th[thr].tid;
+	size_t c0 = S->th[thr].c0, c1 = S->th[thr].c1;
+	size_t p = first_after(S, thr, gp->start);
+	/* the call in progress at the gap start counts as the last one */
+	if (p < c1 && S->calls[p].start <= gp->start)
+		p++;
+	for (int n = 0; p > c0 && n < 256; n++) {
+		const an_call *c = &S->calls[--p];
+		if (c->cls == AN_C_LAUNCH || c->cls == AN_C_COPY || c->cls == AN_C_MEMSET ||
+		    c->cls == AN_C_SYNC) {
+			gp->last_call_name = an_strtab_canon(st, c->name);
+			gp->last_call_end = c->end;
+			break;
+		}
+	}
+}
+
+static int gap_less(const gt_an_gap *x, const gt_an_gap *y)
+{
+	uint64_t lx = x->end - x->start, ly = y->end - y->start;
+	return lx != ly ? lx < ly : x->start > y->start;
+}
+
+static void heap_down(gt_an_gap *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		if (l < n && gap_less(&h[l], &h[m]))
+			m = l;
+		if (r < n && gap_less(&h[r], &h[m]))
+			m = r;
+		if (m == i)
+			return;
+		gt_an_gap t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+static int keep_gap(sw *S, const gt_an_gap *gp, const an_item *prev, const an_item *next)
+{
+	an_gpu *g = S->g;
+	uint64_t len = gp->end - gp->start;
+	int detail = len >= S->detail_min && g->gaps.n < S->max_detail;
+	int top = S->top && (g->longest.n < S->top ||
+			     gap_less(AN_AT(&g->longest, gt_an_gap, 0), gp));
+	if (!detail && !top)
+		return 0;
+	gt_an_gap full = *gp;
+	fill_evidence(S, &full, prev, next);
+	if (detail) {
+		gt_an_gap *d = an_vec_push(&g->gaps);
+		if (!d)
+			return GT_ERR_NOMEM;
+		*d = full;
+	}
+	if (top) {
+		gt_an_gap *h = g->longest.p;
+		if (g->longest.n < S->top) {
+			gt_an_gap *d = an_vec_push(&g->longest);
+			if (!d)
+				return GT_ERR_NOMEM;
+			*d = full;
+			h = g->longest.p;
+			/* sift up */
+			size_t i = g->longest.n - 1;
+			while (i && gap_less(&h[i], &h[(i - 1) / 2])) {
+				gt_an_gap t = h[i];
+				h[i] = h[(i - 1) / 2];
+				h[(i - 1) / 2] = t;
+				i = (i - 1) / 2;
+			}
+		} else {
+			h[0] = full;
+			heap_down(h, g->longest.n, 0);
+		}
+	}
+	return 0;
+}
+
+/* A gap [x, y) of view V; `open` is the GPU's open busy segment (process
+ * views only: others' work = closed busy segments + the open one). */
+static int on_gap(sw *S, view *V, int gpu_view, uint64_t x, uint64_t y, const an_item *prev,
+		  const an_item *next, seg open)
+{
+	gt_an_gap gp;
+	memset(&gp, 0, sizeof(gp));
+	gp.start = x;
+	gp.end = y;
+	if (gpu_view)
+		split(S, S->ocover.p, S->ocover.n, (seg){0, 0}, x, y, x, next, prev, gp.cause_ns);
+	else
+		split(S, S->segs.p, S->segs.n, open, x, y, x, next, prev, gp.cause_ns);
+	uint64_t len = y - x;
+	V->ngaps++;
+	for (int c = 0; c < GT_CAUSE_COUNT; c++)
+		V->cause[c] += gp.cause_ns[c];
+	if (!gpu_view)
+		return 0;
+	an_gpu *g = S->g;
+	unsigned b = gap_bin(len);
+	g->pub.gap_hist_count[b]++;
+	g->pub.gap_hist_ns[b] += len;
+	int mc = 0;
+	for (int c = 0; c < GT_CAUSE_COUNT; c++) {
+		g->pub.gap_hist_cause_ns[b][c] += gp.cause_ns[c];
+		if (gp.cause_ns[c] > gp.cause_ns[mc])
+			mc = c;
+	}
+	gp.main_cause = (uint8_t)mc;
+	AN_TRY(an_hist_add(&g->gaplen, len));
+	return keep_gap(S, &gp, prev, next);
+}
+
+/* ------------------------------------------------------------ busy segments */
+
+static int on_seg(sw *S, uint64_t x, uint64_t y)
+{
+	an_gpu *g = S->g;
+	if (y <= x)
+		return 0;
+	g->pub.busy_ns += y - x;
+	/* utilization windows */
+	size_t w = (size_t)((x - S->t0) / S->wlen);
+	for (uint64_t t = x; t < y && w < S->nwin; w++) {
+		uint64_t we = S->t0 + (uint64_t)(w + 1) * S->wlen;
+		uint64_t e = y < we ? y : we;
+		S->wbusy[w] += e - t;
+		t = e;
+	}
+	/* NVML: throttle reasons over busy time; clocks of busy samples */
+	while (S->nvc < S->nnv && S->nv_end[S->nvc] <= x)
+		S->nvc++;
+	for (size_t j = S->nvc; j < S->nnv && S->nv[j].ts < y; j++) {
+		uint64_t a = S->nv[j].ts > x ? S->nv[j].ts : x;
+		uint64_t b = S->nv_end[j] < y ? S->nv_end[j] : y;
+		if (b <= a)
+			continue;
+		uint64_t r = S->nv[j].reasons;
+		if (r & S->a->o.throttle_mask)
+			g->pub.throttled_ns += b - a;
+		for (unsigned bit = 0; bit < GT_AN_THROTTLE_BITS; bit++)
+			if (r >> bit & 1)
+				g->pub.throttle_reason_ns[bit] += b - a;
+	}
+	while (S->nvc2 < S->nnv && S->nv[S->nvc2].ts < x)
+		S->nvc2++;
+	for (; S->nvc2 < S->nnv && S->nv[S->nvc2].ts < y; S->nvc2++) {
+		uint32_t clk = S->nv[S->nvc2].sm_clock;
+		if (clk && clk != UINT32_MAX) {
+			S->clk_sum += clk;
+			S->clk_n++;
+		}
+	}
+	if (S->keep_segs) {
+		seg *s = an_vec_push(&S->segs);
+		if (!s)
+			return GT_ERR_NOMEM;
+		s->a = x;
+		s->b = y;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ per GPU */
+
+typedef struct kunion {
+	uint64_t end, start, total;
+	int open;
+} kunion;
+
+static void ku_add(kunion *u, uint64_t s, uint64_t e)
+{
+	if (!u->open) {
+		u->open = 1;
+		u->start = s;
+		u->end = e;
+		return;
+	}
+	if (s > u->end) {
+		u->total += u->end - u->start;
+		u->start = s;
+		u->end = e;
+	} else if (e > u->end) {
+		u->end = e;
+	}
+}
+
+static uint64_t ku_total(const kunion *u)
+{
+	return u->total + (u->open ? u->end - u->start : 0);
+}
+
+static int cmp_seg(const void *x, const void *y)
+{
+	const seg *a = x, *b = y;
+	return a->a < b->a ? -1 : a->a > b->a;
+}
+
+static int cmp_float(const void *x, const void *y)
+{
+	float a = *(const float *)x, b = *(const float *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* Untraced processes seen by NVML on this GPU -> cover intervals. Used only
+ * when every traced process of the GPU shows up in the NVML samples too
+ * (else the pids come from another pid namespace and cannot be compared). */
+static int build_ocover(sw *S, const an_nvproc *np, size_t n, const uint32_t *pids, size_t npids)
+{
+	if (!n || !npids)
+		return 0;
+	for (size_t k = 0; k < npids; k++) {
+		size_t j = 0;
+		while (j < n && np[j].pid != pids[k])
+			j++;
+		if (j == n)
+			return 0;
+	}
+	uint64_t last_any = 0;
+	for (size_t j = 0; j < n; j++) {
+		const an_nvproc *s = &np[j];
+		uint64_t d = last_any && s->ts > last_any ? s->ts - last_any : 10000000ull;
+		if (s->ts > last_any)
+			last_any = s->ts;
+		int traced = 0;
+		for (size_t k = 0; k < npids && !traced; k++)
+			traced = pids[k] == s->pid;
+		if (traced || !s->sm_util)
+			continue;
+		/* the period since this pid's previous sample (<= 1 s) */
+		for (size_t q = j; q-- > 0;)
+			if (np[q].pid == s->pid) {
+				d = s->ts - np[q].ts;
+				break;
+			}
+		if (d > 1000000000ull)
+			d = 1000000000ull;
+		seg *c = an_vec_push(&S->ocover);
+		if (!c)
+			return GT_ERR_NOMEM;
+		c->a = s->ts > d ? s->ts - d : 0;
+		c->b = s->ts;
+	}
+	/* sort and merge into disjoint intervals */
+	seg *c = S->ocover.p;
+	size_t m = S->ocover.n, k = 0;
+	if (m)
+		an_qsort(c, m, sizeof(*c), cmp_seg);
+	for (size_t j = 0; j < m; j++) {
+		if (k && c[j].a <= c[k - 1].b) {
+			if (c[j].b > c[k - 1].b)
+				c[k - 1].b = c[j].b;
+		} else {
+			c[k++] = c[j];
+		}
+	}
+	S->ocover.n = k;
+	return 0;
+}
+
+static void util_stats(sw *S)
+{
+	an_gpu *g = S->g;
+	gt_an_util *u = &g->pub.util;
+	u->window_ns = S->wlen;
+	size_t full = (size_t)((S->t1 - S->t0) / S->wlen);
+	size_t n = full ? full : (S->nwin ? 1 : 0);
+	if (n > S->nwin)
+		n = S->nwin;
+	u->nwindows = (uint32_t)n;
+	if (!n)
+		return;
+	float *v = malloc(n * sizeof(*v));
+	double sum = 0, sq = 0;
+	for (size_t w = 0; w < n; w++) {
+		uint64_t len = full ? S->wlen : S->t1 - S->t0;
+		double f = len ? (double)S->wbusy[w] / (double)len : 0;
+		uint64_t bin = len ? S->wbusy[w] * GT_UTIL_BINS / len : 0;
+		u->hist[bin >= GT_UTIL_BINS ? GT_UTIL_BINS - 1 : bin]++;
+		sum += f;
+		sq += f * f;
+		if (v)
+			v[w] = (float)f;
+		if (!w || f < u->min)
+			u->min = f;
+		if (!w || f > u->max)
+			u->max = f;
+	}
+	u->mean = sum / (double)n;
+	double var = sq / (double)n - u->mean * u->mean;
+	u->stddev = var > 0 ? __builtin_sqrt(var) : 0;
+	if (!v)
+		return;
+	an_qsort(v, n, sizeof(*v), cmp_float);
+	const double ps[5] = {0.05, 0.25, 0.50, 0.75, 0.95};
+	double *out[5] = {&u->p5, &u->p25, &u->p50, &u->p75, &u->p95};
+	for (int i = 0; i < 5; i++) {
+		size_t r = (size_t)(ps[i] * (double)n + 0.999999);
+		r = r < 1 ? 1 : r > n ? n : r;
+		*out[i] = v[r - 1];
+	}
+	free(v);
+}
+
+static void nvml_stats(sw *S)
+{
+	gt_an_nvml *nv = &S->g->pub.nvml;
+	double util = 0, power = 0;
+	uint64_t nu = 0, np = 0;
+	for (size_t j = 0; j < S->nnv; j++) {
+		const an_nvml *s = &S->nv[j];
+		if (S->t1 > S->t0 && (s->ts < S->t0 || s->ts >= S->t1))
+			continue;
+		nv->samples++;
+		nv->reasons_seen |= s->reasons;
+		if (s->gpu_util != UINT32_MAX) {
+			util += s->gpu_util;
+			nu++;
+		}
+		if (s->power_mw && s->power_mw != UINT32_MAX) {
+			power += s->power_mw / 1000.0;
+			np++;
+		}
+		if (s->temp_c != UINT32_MAX && s->temp_c > nv->temp_max_c)
+			nv->temp_max_c = s->temp_c;
+		if (s->sm_clock && s->sm_clock != UINT32_MAX) {
+			if (!nv->sm_clock_min_mhz || s->sm_clock < nv->sm_clock_min_mhz)
+				nv->sm_clock_min_mhz = s->sm_clock;
+			if (s->sm_clock > nv->sm_clock_max_mhz)
+				nv->sm_clock_max_mhz = s->sm_clock;
+		}
+	}
+	nv->gpu_util_mean = nu ? util / (double)nu : 0;
+	nv->power_mean_w = np ? power / (double)np : 0;
+	nv->sm_clock_mean_mhz = S->clk_n ? (double)S->clk_sum / (double)S->clk_n : 0;
+}
+
+static int sweep_gpu(sw *S, an_item *it, size_t n, const an_nvproc *np, size_t nnp)
+{
+	gt_analysis *a = S->a;
+	an_gpu *g = S->g;
+	size_t nt = a->traces.n;
+	int rc = 0;
+	uint32_t *slot = NULL;
+	view *pv = NULL;
+	uint32_t *pids = NULL;
+	an_map streams = {0};
+	size_t nprocs = 0;
+
+	/* processes on this GPU, and the window */
+	slot = malloc((nt ? nt : 1) * sizeof(*slot));
+	if (!slot)
+		return GT_ERR_NOMEM;
+	memset(slot, 0xff, (nt ? nt : 1) * sizeof(*slot));
+	uint64_t t0 = UINT64_MAX, t1 = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (slot[it[i].trace] == AN_NONE)
+			slot[it[i].trace] = (uint32_t)nprocs++;
+		if (it[i].start < t0)
+			t0 = it[i].start;
+		if (it[i].end > t1)
+			t1 = it[i].end;
+	}
+	if (a->o.window_mode == GT_WINDOW_CAPTURE) {
+		for (size_t t = 0; t < nt; t++) {
+			if (slot[t] == AN_NONE)
+				continue;
+			const an_trace *tr = an_tr(a, t);
+			if (tr->capture_start && tr->capture_start < t0)
+				t0 = tr->capture_start;
+			if (tr->pub.t_last > t1)
+				t1 = tr->pub.t_last;
+		}
+	}
+	if (!n)
+		t0 = t1 = 0;
+	if (n && a->o.from_ns && a->o.from_ns > t0)
+		t0 = a->o.from_ns;
+	if (n && a->o.to_ns && a->o.to_ns < t1)
+		t1 = a->o.to_ns;
+	if (t1 < t0)
+		t1 = t0;
+	S->t0 = t0;
+	S->t1 = t1;
+	g->pub.t0 = t0;
+	g->pub.t1 = t1;
+	g->pub.window_ns = t1 - t0;
+	g->pub.nprocs = (uint32_t)nprocs;
+
+	/* utilization windows: at most 16 M of them */
+	S->wlen = a->o.window_ns;
+	while ((t1 - t0) / S->wlen >= (1u << 24))
+		S->wlen *= 2;
+	S->nwin = (size_t)((t1 - t0 + S->wlen - 1) / S->wlen);
+	S->wbusy = calloc(S->nwin ? S->nwin : 1, sizeof(*S->wbusy));
+	if (!S->wbusy) {
+		rc = GT_ERR_NOMEM;
+		goto out;
+	}
+
+	/* NVML sample periods: until the next sample, at most 1 s */
+	S->nv_end = malloc((S->nnv ? S->nnv : 1) * sizeof(*S->nv_end));
+	if (!S->nv_end) {
+		rc = GT_ERR_NOMEM;
+		goto out;
+	}
+	for (size_t j = 0; j < S->nnv; j++) {
+		uint64_t d;
+		if (j + 1 < S->nnv)
+			d = S->nv[j + 1].ts - S->nv[j].ts;
+		else if (j)
+			d = S->nv[j].ts - S->nv[j - 1].ts;
+		else
+			d = 10000000ull;
+		S->nv_end[j] = S->nv[j].ts + (d < 1000000000ull ? d : 1000000000ull);
+	}
+
+	/* views */
+	pv = calloc(nprocs ? nprocs : 1, sizeof(*pv));
+	pids = calloc(nprocs ? nprocs : 1, sizeof(*pids));
+	if (!pv || !pids) {
+		rc = GT_ERR_NOMEM;
+		goto out;
+	}
+	for (size_t t = 0; t < nt; t++) {
+		if (slot[t] == AN_NONE)
+			continue;
+		gt_an_proc *p = an_vec_push(&g->procs);
+		if (!p) {
+			rc = GT_ERR_NOMEM;
+			goto out;
+		}
+		p->trace = (uint32_t)t;
+		p->pid = an_tr(a, t)->pub.header.pid;
+		pids[slot[t]] = p->pid;
+	}
+	for (size_t k = 0; k < nprocs; k++) {
+		gt_an_proc *p = AN_AT(&g->procs, gt_an_proc, k);
+		pv[slot[p->trace]].proc = p;
+		pv[slot[p->trace]].cur_end = t0;
+	}
+	an_vec_init(&S->segs, sizeof(seg));
+	an_vec_init(&S->ocover, sizeof(seg));
+	S->keep_segs = nprocs > 1;
+	if ((rc = build_ocover(S, np, nnp, pids, nprocs)) < 0)
+		goto out;
+
+	view G = {.cur_end = t0};
+	kunion ku_all = {0}, ku_comp = {0}, ku_nccl = {0};
+	uint64_t tiny = a->o.tiny_kernel_ns;
+	uint64_t last_key = UINT64_MAX;
+	for (size_t i = 0; i < n; i++) {
+		an_item *x = &it[i];
+		if (x->end <= t0 && x->start < t0)
+			continue;
+		if (x->start >= t1 && t1 > t0)
+			continue;
+		uint64_t s = x->start > t0 ? x->start : t0;
+		uint64_t e = x->end < t1 ? x->end : t1;
+		if (e < s)
+			e = s;
+		view *P = &pv[slot[x->trace]];
+
+		/* counts (whole items) */
+		uint64_t d = x->end - x->start;
+		gt_an_proc *pp = P->proc;
+		if (x->kind == AN_K_KERNEL) {
+			g->pub.nkernels++;
+			g->pub.kernel_ns += d;
+			pp->nkernels++;
+			pp->kernel_ns += d;
+			if (d < tiny) {
+				g->pub.tiny_kernels++;
+				g->pub.tiny_kernel_ns += d;
+			}
+			if (x->flags & AN_IF_GRAPH)
+				g->pub.graph_kernels++;
+			uint32_t nm = an_strtab_canon(&a->st, x->name);
+			int nccl = nm < S->nnccl && S->nccl[nm];
+			ku_add(&ku_all, s, e);
+			ku_add(nccl ? &ku_nccl : &ku_comp, s, e);
+			if (x->call != AN_NONE && !(x->flags & AN_IF_GRAPH)) {
+				const an_call *L = &S->calls[x->call];
+				if (x->start >= L->start)
+					AN_TRY_GOTO(an_hist_add(&g->lat_api, x->start - L->start));
+				AN_TRY_GOTO(an_hist_add(&g->lat_api_end,
+							x->start > L->end ? x->start - L->end : 0));
+			}
+		} else if (x->kind == AN_K_MEMCPY) {
+			g->pub.nmemcpy++;
+			g->pub.memcpy_ns += d;
+			pp->nmemcpy++;
+			pp->memcpy_ns += d;
+		} else {
+			g->pub.nmemset++;
+			g->pub.memset_ns += d;
+		}
+		if (x->call == AN_NONE)
+			g->pub.unmatched++;
+		uint64_t skey = (uint64_t)x->trace << 32 | x->stream;
+		if (skey != last_key) {
+			uint32_t *sl;
+			if (an_map_get_or_add(&streams, skey, &sl) < 0) {
+				rc = GT_ERR_NOMEM;
+				goto out;
+			}
+			last_key = skey;
+		}
+
+		/* GPU view */
+		if (!G.started || s > G.cur_end) {
+			if (s > G.cur_end)
+				AN_TRY_GOTO(on_gap(S, &G, 1, G.cur_end, s, G.prev, x, (seg){0, 0}));
+			if (G.started)
+				AN_TRY_GOTO(on_seg(S, G.seg_start, G.cur_end));
+			G.seg_start = s;
+			G.started = 1;
+		}
+		/* process view */
+		if (nprocs > 1) {
+			if (s > P->cur_end)
+				AN_TRY_GOTO(on_gap(S, P, 0, P->cur_end, s, P->prev, x,
+						   (seg){G.seg_start, G.cur_end}));
+			if (!P->started || s > P->cur_end) {
+				if (P->started)
+					P->busy += P->cur_end - P->seg_start;
+				P->seg_start = s;
+				P->started = 1;
+			}
+			if (e > P->cur_end) {
+				P->cur_end = e;
+				P->prev = x;
+			}
+		}
+		if (e > G.cur_end || !G.prev) {
+			if (e > G.cur_end)
+				G.cur_end = e;
+			G.prev = x;
+		}
+	}
+	if (G.started)
+		AN_TRY_GOTO(on_seg(S, G.seg_start, G.cur_end));
+	if (n && G.cur_end < t1)
+		AN_TRY_GOTO(on_gap(S, &G, 1, G.cur_end, t1, G.prev, NULL, (seg){0, 0}));
+	for (size_t k = 0; nprocs > 1 && k < nprocs; k++) {
+		view *P = &pv[k];
+		if (P->started)
+			P->busy += P->cur_end - P->seg_start;
+		if (P->cur_end < t1)
+			AN_TRY_GOTO(on_gap(S, P, 0, P->cur_end, t1, P->prev, NULL, (seg){0, 0}));
+	}
+
+	/* totals */
+	g->pub.sm_busy_ns = ku_total(&ku_all);
+	g->pub.copy_only_ns = g->pub.busy_ns - g->pub.sm_busy_ns;
+	g->pub.idle_ns = g->pub.window_ns - g->pub.busy_ns;
+	g->pub.utilization = g->pub.window_ns ? (double)g->pub.busy_ns / (double)g->pub.window_ns : 0;
+	memcpy(g->pub.cause_ns, G.cause, sizeof(G.cause));
+	g->pub.ngaps = G.ngaps;
+	g->pub.comm_ns = ku_total(&ku_nccl);
+	g->pub.comm_exposed_ns = g->pub.comm_ns ? g->pub.sm_busy_ns - ku_total(&ku_comp) : 0;
+	g->pub.nstreams = (uint32_t)streams.n;
+	for (size_t k = 0; k < nprocs; k++) {
+		view *P = &pv[k];
+		gt_an_proc *p = P->proc;
+		if (nprocs == 1) {
+			/* one process: its view is the GPU's */
+			p->busy_ns = g->pub.busy_ns;
+			memcpy(p->cause_ns, G.cause, sizeof(G.cause));
+			p->ngaps = G.ngaps;
+		} else {
+			p->busy_ns = P->busy;
+			memcpy(p->cause_ns, P->cause, sizeof(P->cause));
+			p->ngaps = P->ngaps;
+		}
+		p->idle_ns = g->pub.window_ns - p->busy_ns;
+	}
+	an_hist_summary(&g->gaplen, &g->pub.gap_len);
+	an_hist_summary(&g->lat_api, &g->pub.lat_api);
+	an_hist_summary(&g->lat_api_end, &g->pub.lat_api_end);
+	an_hist_summary(&g->lat_queued, &g->pub.lat_queued);
+	an_hist_summary(&g->lat_submitted, &g->pub.lat_submitted);
+	util_stats(S);
+	nvml_stats(S);
+	g->series = malloc((S->nwin ? S->nwin : 1) * sizeof(float));
+	if (!g->series) {
+		rc = GT_ERR_NOMEM;
+		goto out;
+	}
+	g->nseries = S->nwin;
+	for (size_t w = 0; w < S->nwin; w++) {
+		uint64_t ws = t0 + (uint64_t)w * S->wlen;
+		uint64_t we = ws + S->wlen < t1 ? ws + S->wlen : t1;
+		g->series[w] = we > ws ? (float)((double)S->wbusy[w] / (double)(we - ws)) : 0.0f;
+	}
+	/* longest gaps: longest first */
+	{
+		gt_an_gap *h = g->longest.p;
+		size_t m = g->longest.n;
+		while (m > 1) {
+			gt_an_gap t = h[0];
+			h[0] = h[m - 1];
+			h[m - 1] = t;
+			heap_down(h, --m, 0);
+		}
+	}
+out:
+	free(slot);
+	free(pv);
+	free(pids);
+	an_map_free(&streams);
+	free(S->wbusy);
+	S->wbusy = NULL;
+	free(S->nv_end);
+	S->nv_end = NULL;
+	an_vec_free(&S->segs);
+	an_vec_free(&S->ocover);
+	return rc;
+}
+
+static int cmp_nvml(const void *x, const void *y)
+{
+	const an_nvml *a = x, *b = y;
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	return a->ts < b->ts ? -1 : a->ts > b->ts;
+}
+
+static int cmp_nvproc(const void *x, const void *y)
+{
+	const an_nvproc *a = x, *b = y;
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	return a->ts < b->ts ? -1 : a->ts > b->ts;
+}
+
+int an_sweep(gt_analysis *a)
+{
+	size_t ng = a->gpus.n;
+	size_t *starts = calloc(ng + 1, sizeof(*starts));
+	sw S;
+	memset(&S, 0, sizeof(S));
+	int rc = 0;
+	if (!starts)
+		return GT_ERR_NOMEM;
+	if ((rc = an_sort_items(a, starts)) < 0)
+		goto out;
+	if (a->nvml.n)
+		an_qsort(a->nvml.p, a->nvml.n, sizeof(an_nvml), cmp_nvml);
+	if (a->nvproc.n)
+		an_qsort(a->nvproc.p, a->nvproc.n, sizeof(an_nvproc), cmp_nvproc);
+
+	S.a = a;
+	S.calls = a->calls.p;
+	S.th = a->threads.p;
+	S.hint = calloc(a->threads.n ? a->threads.n : 1, sizeof(*S.hint));
+	S.nnccl = a->st.n;
+	uint8_t *nccl = calloc(S.nnccl ? S.nnccl : 1, 1);
+	S.nccl = nccl;
+	if (!S.hint || !nccl) {
+		rc = GT_ERR_NOMEM;
+		goto out2;
+	}
+	for (uint32_t id = 1; id < a->st.n; id++) {
+		const char *t = a->st.text[id];
+		nccl[id] = t && (strstr(t, "nccl") || strstr(t, "NCCL"));
+	}
+	for (size_t t = 0; t < a->threads.n; t++)
+		S.hint[t] = S.th[t].c0;
+	S.detail_min = a->o.detail_gap_ns;
+	S.max_detail = a->o.max_detail_gaps;
+	S.top = a->o.top_gaps;
+
+	const an_nvml *nv = a->nvml.p;
+	const an_nvproc *np = a->nvproc.p;
+	size_t jn = 0, jp = 0;
+	for (size_t gi = 0; gi < ng; gi++) {
+		S.g = an_gp(a, gi);
+		S.g->i0 = starts[gi];
+		S.g->i1 = starts[gi + 1];
+		while (jn < a->nvml.n && nv[jn].dev < gi)
+			jn++;
+		size_t kn = jn;
+		while (kn < a->nvml.n && nv[kn].dev == gi)
+			kn++;
+		while (jp < a->nvproc.n && np[jp].dev < gi)
+			jp++;
+		size_t kp = jp;
+		while (kp < a->nvproc.n && np[kp].dev == gi)
+			kp++;
+		S.nv = nv ? nv + jn : NULL;
+		S.nnv = kn - jn;
+		S.nvc = S.nvc2 = 0;
+		S.clk_sum = S.clk_n = 0;
+		an_item *items = a->items.p ? AN_AT(&a->items, an_item, starts[gi]) : NULL;
+		rc = sweep_gpu(&S, items, starts[gi + 1] - starts[gi], np ? np + jp : NULL, kp - jp);
+		if (rc < 0)
+			goto out2;
+		jn = kn;
+		jp = kp;
+	}
+out2:
+	free(S.hint);
+	free(nccl);
+out:
+	free(starts);
+	return rc;
+}

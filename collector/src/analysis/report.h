@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/* Helpers shared by the text and JSON reports (internal). */
+#ifndef GT_AN_REPORT_H
+#define GT_AN_REPORT_H
+
+#include <stdio.h>
+
+#include "an_internal.h"
+
+const char *an_fmt_ns(char *b, size_t cap, uint64_t ns);
+const char *an_fmt_bytes(char *b, size_t cap, uint64_t n);
+const char *an_fmt_utc(char *b, size_t cap, uint64_t ns);
+void an_fmt_uuid(char *b, size_t cap, const uint8_t *u);
+/* Kernel name for display: demangled (unless GT_REPORT_MANGLED), short
+ * form when shortform and not GT_REPORT_FULL_NAMES. */
+const char *an_kernel_label(const gt_analysis *a, uint32_t name, uint32_t flags, int shortform,
+			    char *buf, size_t cap);
+const char *an_reason_name(unsigned bit);
+void an_report_opts(const gt_report_opts *in, gt_report_opts *o);
+int an_report_summary(const gt_analysis *a, FILE *f);
+
+#endif

@@ -1,0 +1,550 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The JSON report: every number of the analysis, for machines.
+ *
+ * Schema "gaptrace.report/1". Times are integer ns (timestamps: realtime
+ * ns since the epoch), shares are fractions 0..1, names are demangled
+ * ("name") with the recorded text in "mangled". Keys are only ever added.
+ *
+ * {
+ *   "schema": "gaptrace.report/1", "gaptrace": "<version>",
+ *   "options": {window_ns, top_gaps, detail_gap_ns, max_detail_gaps,
+ *               storm_min_calls, storm_max_mean_ns, tiny_kernel_ns,
+ *               throttle_mask, window_mode: "activity"|"capture", from_ns, to_ns},
+ *   "gpus": [{
+ *     index, uuid ("GPU-..." or null), name, sm_count, cc, device_id,
+ *     t0, t1, window_ns, busy_ns, sm_busy_ns, copy_only_ns, idle_ns, utilization,
+ *     causes: {host_busy, sync_turnaround, launch_bound, transfer,
+ *              dependency, other_process, unknown},           (sum = idle_ns)
+ *     throttled_ns, throttle_reasons: {<reason>: ns}, comm_ns, comm_exposed_ns,
+ *     counts: {kernels, kernel_ns, memcpys, memcpy_ns, memcpy_bytes, memsets,
+ *              memset_ns, memset_bytes, graph_kernels, tiny_kernels,
+ *              tiny_kernel_ns, storm_kernels, storm_kernel_ns, unmatched,
+ *              streams, processes},
+ *     gaps: {count, length: DIST, histogram: [{floor_ns, count, ns, causes}]},
+ *     utilization_windows: {window_ns, windows, mean, stddev, min, max, p5,
+ *              p25, p50, p75, p95, histogram: [10 counts], series: [...]},
+ *     launch_latency: {api_start: DIST, api_end: DIST, queued: DIST, submitted: DIST},
+ *     nvml: {samples, gpu_util_mean, sm_clock_mean_mhz, sm_clock_min_mhz,
+ *            sm_clock_max_mhz, power_mean_w, temp_max_c, reasons_seen},
+ *     processes: [{pid, trace, busy_ns, idle_ns, causes, gaps, kernels,
+ *                  kernel_ns, memcpys, memcpy_ns}],
+ *     longest_gaps: [GAP], detailed_gaps: [GAP],
+ *     kernels: [{name, short_name, mangled, count, total_ns, mean_ns, min_ns,
+ *                max_ns, share_wall, share_kernel, grid, block, registers,
+ *                smem, min_blocks, max_blocks, min_threads, max_threads,
+ *                small_grid, graph_count, first_start, example: {pid, trace,
+ *                stream, tid}, storm, nccl}],
+ *     copies: [{kind, host_mem, count, bytes, total_ns, min_ns, max_ns, gbps,
+ *               share_wall, api_ns, blocking}]
+ *   }],
+ *   "syncs": [{pid, trace, tid, thread, type, name, source, count, total_ns, max_ns}],
+ *   "traces": [{path, status, error, header_ok, pid, ppid, producer, hostname,
+ *               cmdline, format: "M.m", session, cupti_version, driver_version,
+ *               t_first, t_last, records: {<type>: n}, reader: {bytes, frames,
+ *               records, bad_frames, bad_bytes, tail_bytes, missing_frames,
+ *               skipped_blocks, first_bad_offset}, problems, first_problem,
+ *               losses: {<what>: {count, bytes}}, overhead: {count, ns},
+ *               unmatched, api_calls, notes: [{ts, code, text}]}]
+ * }
+ * DIST = {count, sum, min, max, p10, p50, p90, p99};
+ * GAP = {start, end, length, causes, main_cause, prev: {kind, name, stream},
+ *        next: {kind, name, stream, pid, trace, launch_start}, feed_tid,
+ *        last_call, last_call_end}.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "report.h"
+
+typedef struct jw {
+	FILE *f;
+	int depth;
+	int first[64];
+} jw;
+
+static void j_sep(jw *j, const char *key)
+{
+	if (j->depth > 0) {
+		if (!j->first[j->depth])
+			fputc(',', j->f);
+		j->first[j->depth] = 0;
+	}
+	if (key)
+		fprintf(j->f, "\"%s\":", key);
+}
+
+static void j_esc(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", f);
+		else if (*p == '\t')
+			fputs("\\t", f);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+static void j_open(jw *j, const char *key, char c)
+{
+	j_sep(j, key);
+	fputc(c, j->f);
+	if (j->depth < 63)
+		j->depth++;
+	j->first[j->depth] = 1;
+}
+
+static void j_close(jw *j, char c)
+{
+	fputc(c, j->f);
+	if (j->depth > 0)
+		j->depth--;
+}
+
+static void j_u64(jw *j, const char *key, uint64_t v)
+{
+	j_sep(j, key);
+	fprintf(j->f, "%" PRIu64, v);
+}
+
+static void j_dbl(jw *j, const char *key, double v)
+{
+	j_sep(j, key);
+	if (isfinite(v))
+		fprintf(j->f, "%.6g", v);
+	else
+		fputs("null", j->f);
+}
+
+static void j_str(jw *j, const char *key, const char *s)
+{
+	j_sep(j, key);
+	if (s)
+		j_esc(j->f, s);
+	else
+		fputs("null", j->f);
+}
+
+static void j_dist(jw *j, const char *key, const gt_an_dist *d)
+{
+	j_open(j, key, '{');
+	j_u64(j, "count", d->count);
+	j_u64(j, "sum", d->sum);
+	j_u64(j, "min", d->min);
+	j_u64(j, "max", d->max);
+	j_u64(j, "p10", d->p10);
+	j_u64(j, "p50", d->p50);
+	j_u64(j, "p90", d->p90);
+	j_u64(j, "p99", d->p99);
+	j_close(j, '}');
+}
+
+static void j_causes(jw *j, const char *key, const uint64_t *c)
+{
+	j_open(j, key, '{');
+	for (int i = 0; i < GT_CAUSE_COUNT; i++)
+		j_u64(j, gt_cause_name(i), c[i]);
+	j_close(j, '}');
+}
+
+static const char *kind_name(uint8_t k)
+{
+	return k == GT_REC_KERNEL ? "kernel" : k == GT_REC_MEMCPY ? "memcpy"
+					       : k == GT_REC_MEMSET ? "memset"
+								    : NULL;
+}
+
+static void j_name(jw *j, const gt_analysis *a, const char *key, uint32_t id, uint32_t flags)
+{
+	char b[4096];
+	if (!id) {
+		j_str(j, key, NULL);
+		return;
+	}
+	j_str(j, key, an_kernel_label(a, id, flags, 0, b, sizeof(b)));
+}
+
+static void j_gap(jw *j, const gt_analysis *a, const gt_an_gap *g, uint32_t flags)
+{
+	j_open(j, NULL, '{');
+	j_u64(j, "start", g->start);
+	j_u64(j, "end", g->end);
+	j_u64(j, "length", g->end - g->start);
+	j_causes(j, "causes", g->cause_ns);
+	j_str(j, "main_cause", gt_cause_name(g->main_cause));
+	j_open(j, "prev", '{');
+	j_str(j, "kind", kind_name(g->prev_kind));
+	j_name(j, a, "name", g->prev_name, flags);
+	j_u64(j, "stream", g->prev_stream);
+	j_close(j, '}');
+	j_open(j, "next", '{');
+	j_str(j, "kind", kind_name(g->next_kind));
+	j_name(j, a, "name", g->next_name, flags);
+	j_u64(j, "stream", g->next_stream);
+	j_u64(j, "pid", g->next_pid);
+	j_u64(j, "trace", g->next_trace);
+	j_u64(j, "launch_start", g->next_launch);
+	j_close(j, '}');
+	j_u64(j, "feed_tid", g->feed_tid);
+	j_str(j, "last_call", an_strtab_get(&a->st, g->last_call_name));
+	j_u64(j, "last_call_end", g->last_call_end);
+	j_close(j, '}');
+}
+
+static void j_gpu(jw *j, const gt_analysis *a, const an_gpu *g, uint32_t flags)
+{
+	const gt_an_gpu *G = &g->pub;
+	char b[4096];
+	j_open(j, NULL, '{');
+	j_u64(j, "index", G->index);
+	if (G->uuid_known) {
+		an_fmt_uuid(b, sizeof(b), G->dev.uuid);
+		j_str(j, "uuid", b);
+	} else {
+		j_str(j, "uuid", NULL);
+	}
+	j_str(j, "name", G->dev.name);
+	j_u64(j, "device_id", G->dev.id);
+	j_u64(j, "sm_count", G->dev.sm_count);
+	snprintf(b, sizeof(b), "%u.%u", G->dev.cc_major, G->dev.cc_minor);
+	j_str(j, "cc", b);
+	j_u64(j, "t0", G->t0);
+	j_u64(j, "t1", G->t1);
+	j_u64(j, "window_ns", G->window_ns);
+	j_u64(j, "busy_ns", G->busy_ns);
+	j_u64(j, "sm_busy_ns", G->sm_busy_ns);
+	j_u64(j, "copy_only_ns", G->copy_only_ns);
+	j_u64(j, "idle_ns", G->idle_ns);
+	j_dbl(j, "utilization", G->utilization);
+	j_causes(j, "causes", G->cause_ns);
+	j_u64(j, "throttled_ns", G->throttled_ns);
+	j_open(j, "throttle_reasons", '{');
+	for (unsigned bit = 0; bit < GT_AN_THROTTLE_BITS; bit++) {
+		if (!G->throttle_reason_ns[bit])
+			continue;
+		char k[32];
+		snprintf(k, sizeof(k), "%s", an_reason_name(bit));
+		if (!strcmp(k, "other"))
+			snprintf(k, sizeof(k), "bit%u", bit);
+		j_u64(j, k, G->throttle_reason_ns[bit]);
+	}
+	j_close(j, '}');
+	j_u64(j, "comm_ns", G->comm_ns);
+	j_u64(j, "comm_exposed_ns", G->comm_exposed_ns);
+	j_open(j, "counts", '{');
+	j_u64(j, "kernels", G->nkernels);
+	j_u64(j, "kernel_ns", G->kernel_ns);
+	j_u64(j, "memcpys", G->nmemcpy);
+	j_u64(j, "memcpy_ns", G->memcpy_ns);
+	j_u64(j, "memcpy_bytes", G->memcpy_bytes);
+	j_u64(j, "memsets", G->nmemset);
+	j_u64(j, "memset_ns", G->memset_ns);
+	j_u64(j, "memset_bytes", G->memset_bytes);
+	j_u64(j, "graph_kernels", G->graph_kernels);
+	j_u64(j, "tiny_kernels", G->tiny_kernels);
+	j_u64(j, "tiny_kernel_ns", G->tiny_kernel_ns);
+	j_u64(j, "storm_kernels", G->storm_kernels);
+	j_u64(j, "storm_kernel_ns", G->storm_kernel_ns);
+	j_u64(j, "unmatched", G->unmatched);
+	j_u64(j, "streams", G->nstreams);
+	j_u64(j, "processes", G->nprocs);
+	j_close(j, '}');
+
+	j_open(j, "gaps", '{');
+	j_u64(j, "count", G->ngaps);
+	j_dist(j, "length", &G->gap_len);
+	j_open(j, "histogram", '[');
+	for (unsigned i = 0; i < GT_GAP_BINS; i++) {
+		j_open(j, NULL, '{');
+		j_u64(j, "floor_ns", gt_gap_bin_floor_ns(i));
+		j_u64(j, "count", G->gap_hist_count[i]);
+		j_u64(j, "ns", G->gap_hist_ns[i]);
+		j_causes(j, "causes", G->gap_hist_cause_ns[i]);
+		j_close(j, '}');
+	}
+	j_close(j, ']');
+	j_close(j, '}');
+
+	const gt_an_util *U = &G->util;
+	j_open(j, "utilization_windows", '{');
+	j_u64(j, "window_ns", U->window_ns);
+	j_u64(j, "windows", U->nwindows);
+	j_dbl(j, "mean", U->mean);
+	j_dbl(j, "stddev", U->stddev);
+	j_dbl(j, "min", U->min);
+	j_dbl(j, "max", U->max);
+	j_dbl(j, "p5", U->p5);
+	j_dbl(j, "p25", U->p25);
+	j_dbl(j, "p50", U->p50);
+	j_dbl(j, "p75", U->p75);
+	j_dbl(j, "p95", U->p95);
+	j_open(j, "histogram", '[');
+	for (int i = 0; i < GT_UTIL_BINS; i++)
+		j_u64(j, NULL, U->hist[i]);
+	j_close(j, ']');
+	j_open(j, "series", '[');
+	for (size_t i = 0; i < g->nseries; i++) {
+		j_sep(j, NULL);
+		fprintf(j->f, "%.4f", (double)g->series[i]);
+	}
+	j_close(j, ']');
+	j_close(j, '}');
+
+	j_open(j, "launch_latency", '{');
+	j_dist(j, "api_start", &G->lat_api);
+	j_dist(j, "api_end", &G->lat_api_end);
+	j_dist(j, "queued", &G->lat_queued);
+	j_dist(j, "submitted", &G->lat_submitted);
+	j_close(j, '}');
+
+	j_open(j, "nvml", '{');
+	j_u64(j, "samples", G->nvml.samples);
+	j_dbl(j, "gpu_util_mean", G->nvml.gpu_util_mean);
+	j_dbl(j, "sm_clock_mean_mhz", G->nvml.sm_clock_mean_mhz);
+	j_u64(j, "sm_clock_min_mhz", G->nvml.sm_clock_min_mhz);
+	j_u64(j, "sm_clock_max_mhz", G->nvml.sm_clock_max_mhz);
+	j_dbl(j, "power_mean_w", G->nvml.power_mean_w);
+	j_u64(j, "temp_max_c", G->nvml.temp_max_c);
+	j_u64(j, "reasons_seen", G->nvml.reasons_seen);
+	j_close(j, '}');
+
+	j_open(j, "processes", '[');
+	for (size_t i = 0; i < g->procs.n; i++) {
+		const gt_an_proc *p = AN_AT(&g->procs, gt_an_proc, i);
+		j_open(j, NULL, '{');
+		j_u64(j, "pid", p->pid);
+		j_u64(j, "trace", p->trace);
+		j_u64(j, "busy_ns", p->busy_ns);
+		j_u64(j, "idle_ns", p->idle_ns);
+		j_causes(j, "causes", p->cause_ns);
+		j_u64(j, "gaps", p->ngaps);
+		j_u64(j, "kernels", p->nkernels);
+		j_u64(j, "kernel_ns", p->kernel_ns);
+		j_u64(j, "memcpys", p->nmemcpy);
+		j_u64(j, "memcpy_ns", p->memcpy_ns);
+		j_close(j, '}');
+	}
+	j_close(j, ']');
+
+	j_open(j, "longest_gaps", '[');
+	for (size_t i = 0; i < g->longest.n; i++)
+		j_gap(j, a, AN_AT(&g->longest, gt_an_gap, i), flags);
+	j_close(j, ']');
+	j_open(j, "detailed_gaps", '[');
+	for (size_t i = 0; i < g->gaps.n; i++)
+		j_gap(j, a, AN_AT(&g->gaps, gt_an_gap, i), flags);
+	j_close(j, ']');
+
+	j_open(j, "kernels", '[');
+	for (size_t i = 0; i < g->kernels.n; i++) {
+		const gt_an_kernel *k = AN_AT(&g->kernels, gt_an_kernel, i);
+		j_open(j, NULL, '{');
+		j_name(j, a, "name", k->name, flags);
+		j_str(j, "short_name", an_kernel_label(a, k->name, flags, 1, b, sizeof(b)));
+		j_str(j, "mangled", an_strtab_get(&a->st, k->name));
+		j_u64(j, "count", k->count);
+		j_u64(j, "total_ns", k->total_ns);
+		j_dbl(j, "mean_ns", k->mean_ns);
+		j_u64(j, "min_ns", k->min_ns);
+		j_u64(j, "max_ns", k->max_ns);
+		j_dbl(j, "share_wall", k->share_wall);
+		j_dbl(j, "share_kernel", k->share_kernel);
+		j_open(j, "grid", '[');
+		for (int d = 0; d < 3; d++)
+			j_u64(j, NULL, k->grid[d]);
+		j_close(j, ']');
+		j_open(j, "block", '[');
+		for (int d = 0; d < 3; d++)
+			j_u64(j, NULL, k->block[d]);
+		j_close(j, ']');
+		j_u64(j, "registers", k->registers);
+		j_u64(j, "smem", k->smem);
+		j_u64(j, "min_blocks", k->min_blocks);
+		j_u64(j, "max_blocks", k->max_blocks);
+		j_u64(j, "min_threads", k->min_threads);
+		j_u64(j, "max_threads", k->max_threads);
+		j_u64(j, "small_grid", k->small_grid);
+		j_u64(j, "graph_count", k->graph_count);
+		j_u64(j, "first_start", k->first_start);
+		j_open(j, "example", '{');
+		j_u64(j, "pid", k->ex_pid);
+		j_u64(j, "trace", k->ex_trace);
+		j_u64(j, "stream", k->ex_stream);
+		j_u64(j, "tid", k->ex_tid);
+		j_close(j, '}');
+		j_sep(j, "storm");
+		fputs(k->storm ? "true" : "false", j->f);
+		j_sep(j, "nccl");
+		fputs(k->nccl ? "true" : "false", j->f);
+		j_close(j, '}');
+	}
+	j_close(j, ']');
+
+	j_open(j, "copies", '[');
+	for (size_t i = 0; i < g->copies.n; i++) {
+		const gt_an_copy *c = AN_AT(&g->copies, gt_an_copy, i);
+		j_open(j, NULL, '{');
+		j_str(j, "kind", c->copy_kind == GT_AN_COPY_MEMSET ? "memset"
+								 : gt_copy_kind_name(c->copy_kind));
+		j_str(j, "host_mem", gt_mem_kind_name(c->host_kind));
+		j_u64(j, "count", c->count);
+		j_u64(j, "bytes", c->bytes);
+		j_u64(j, "total_ns", c->total_ns);
+		j_u64(j, "min_ns", c->min_ns);
+		j_u64(j, "max_ns", c->max_ns);
+		j_dbl(j, "gbps", c->gbps);
+		j_dbl(j, "share_wall", c->share_wall);
+		j_u64(j, "api_ns", c->api_ns);
+		j_u64(j, "blocking", c->blocking);
+		j_close(j, '}');
+	}
+	j_close(j, ']');
+	j_close(j, '}');
+}
+
+static void j_trace(jw *j, const an_trace *tr)
+{
+	const gt_an_trace *t = &tr->pub;
+	char b[64];
+	j_open(j, NULL, '{');
+	j_str(j, "path", t->path);
+	j_u64(j, "status", (uint64_t)(t->status < 0 ? -t->status : t->status));
+	j_str(j, "error", t->status ? t->error : NULL);
+	j_sep(j, "header_ok");
+	fputs(t->header_ok ? "true" : "false", j->f);
+	if (t->header_ok) {
+		const gt_stream_header *h = &t->header;
+		j_u64(j, "pid", h->pid);
+		j_u64(j, "ppid", h->ppid);
+		j_str(j, "producer", h->producer == GT_PRODUCER_INJECT      ? "inject"
+				     : h->producer == GT_PRODUCER_COLLECTOR ? "collector"
+				     : h->producer == GT_PRODUCER_SYNTH     ? "synth"
+									    : "unknown");
+		j_str(j, "hostname", h->hostname);
+		j_str(j, "cmdline", h->cmdline);
+		snprintf(b, sizeof(b), "%u.%u", h->major, h->minor);
+		j_str(j, "format", b);
+		j_str(j, "session", h->session);
+		j_u64(j, "cupti_version", h->cupti_version);
+		j_u64(j, "driver_version", h->driver_version);
+	}
+	j_u64(j, "t_first", t->t_first);
+	j_u64(j, "t_last", t->t_last);
+	j_open(j, "records", '{');
+	for (uint32_t k = 0; k < GT_REC_TYPE_LIMIT; k++) {
+		if (!t->records[k])
+			continue;
+		const char *n = gt_rec_type_name(k);
+		if (!n) {
+			snprintf(b, sizeof(b), "type%u", k);
+			n = b;
+		}
+		j_u64(j, n, t->records[k]);
+	}
+	j_close(j, '}');
+	j_open(j, "reader", '{');
+	j_u64(j, "bytes", t->rs.bytes);
+	j_u64(j, "frames", t->rs.frames);
+	j_u64(j, "records", t->rs.records);
+	j_u64(j, "bad_frames", t->rs.bad_frames);
+	j_u64(j, "bad_bytes", t->rs.bad_bytes);
+	j_u64(j, "tail_bytes", t->rs.tail_bytes);
+	j_u64(j, "missing_frames", t->rs.seq_missing);
+	j_u64(j, "skipped_blocks", t->rs.skipped_blocks);
+	if (t->rs.first_bad_offset == UINT64_MAX || !t->header_ok)
+		j_str(j, "first_bad_offset", NULL);
+	else
+		j_u64(j, "first_bad_offset", t->rs.first_bad_offset);
+	j_close(j, '}');
+	j_u64(j, "problems", t->problems);
+	j_str(j, "first_problem", t->problems ? t->first_problem : NULL);
+	j_open(j, "losses", '{');
+	for (int w = 0; w < GT_AN_LOSS_SLOTS; w++) {
+		if (!t->loss_count[w] && !t->loss_bytes[w])
+			continue;
+		j_open(j, gt_loss_what_name((uint32_t)w), '{');
+		j_u64(j, "count", t->loss_count[w]);
+		j_u64(j, "bytes", t->loss_bytes[w]);
+		j_close(j, '}');
+	}
+	j_close(j, '}');
+	j_open(j, "overhead", '{');
+	j_u64(j, "count", t->overhead_count);
+	j_u64(j, "ns", t->overhead_ns);
+	j_close(j, '}');
+	j_u64(j, "unmatched", t->unmatched);
+	j_u64(j, "api_calls", t->api_calls);
+	j_open(j, "notes", '[');
+	for (uint32_t i = 0; i < t->nnotes; i++) {
+		j_open(j, NULL, '{');
+		j_u64(j, "ts", t->notes[i].ts);
+		j_u64(j, "code", t->notes[i].code);
+		j_str(j, "text", t->notes[i].text);
+		j_close(j, '}');
+	}
+	j_close(j, ']');
+	j_close(j, '}');
+}
+
+int gt_report_json(const gt_analysis *a, FILE *f, const gt_report_opts *in)
+{
+	if (!a->finished)
+		return GT_ERR_INVAL;
+	gt_report_opts o;
+	an_report_opts(in, &o);
+	jw j = {.f = f};
+	const gt_analysis_opts *ao = &a->o;
+	j_open(&j, NULL, '{');
+	j_str(&j, "schema", "gaptrace.report/1");
+	j_str(&j, "gaptrace", gt_version());
+	j_open(&j, "options", '{');
+	j_u64(&j, "window_ns", ao->window_ns);
+	j_u64(&j, "top_gaps", ao->top_gaps);
+	j_u64(&j, "detail_gap_ns", ao->detail_gap_ns);
+	j_u64(&j, "max_detail_gaps", ao->max_detail_gaps);
+	j_u64(&j, "storm_min_calls", ao->storm_min_calls);
+	j_u64(&j, "storm_max_mean_ns", ao->storm_max_mean_ns);
+	j_u64(&j, "tiny_kernel_ns", ao->tiny_kernel_ns);
+	j_u64(&j, "throttle_mask", ao->throttle_mask);
+	j_str(&j, "window_mode", ao->window_mode == GT_WINDOW_CAPTURE ? "capture" : "activity");
+	j_u64(&j, "from_ns", ao->from_ns);
+	j_u64(&j, "to_ns", ao->to_ns);
+	j_close(&j, '}');
+	j_open(&j, "gpus", '[');
+	for (size_t i = 0; i < a->gpus.n; i++)
+		j_gpu(&j, a, an_gp(a, i), o.flags);
+	j_close(&j, ']');
+	j_open(&j, "syncs", '[');
+	for (size_t i = 0; i < a->syncs.n; i++) {
+		const gt_an_sync *s = AN_AT(&a->syncs, gt_an_sync, i);
+		j_open(&j, NULL, '{');
+		j_u64(&j, "pid", s->pid);
+		j_u64(&j, "trace", s->trace);
+		j_u64(&j, "tid", s->tid);
+		j_str(&j, "thread", gt_analysis_thread_name(a, s->trace, s->tid));
+		j_str(&j, "type", gt_sync_type_name(s->type));
+		j_str(&j, "name", an_strtab_get(&a->st, s->name));
+		j_str(&j, "source", s->source == GT_AN_SYNC_FROM_RECORDS ? "records" : "api");
+		j_u64(&j, "count", s->count);
+		j_u64(&j, "total_ns", s->total_ns);
+		j_u64(&j, "max_ns", s->max_ns);
+		j_close(&j, '}');
+	}
+	j_close(&j, ']');
+	j_open(&j, "traces", '[');
+	for (size_t i = 0; i < a->traces.n; i++)
+		j_trace(&j, an_tr(a, i));
+	j_close(&j, ']');
+	j_close(&j, '}');
+	fputc('\n', f);
+	fflush(f);
+	return ferror(f) ? GT_ERR_IO : 0;
+}

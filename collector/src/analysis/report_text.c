@@ -1,0 +1,601 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The human report: one screen per GPU, read top-down - how busy the GPU
+ * was (mean and distribution), where the idle time went (by cause, as a
+ * share of wall time), the longest gaps with their evidence, then the
+ * kernel and copy tables; after all GPUs, host synchronization and the
+ * loss/overhead ledger of every trace. Also the short end-of-run summary.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "an_internal.h"
+#include "report.h"
+
+/* ------------------------------------------------------------ formatting */
+
+const char *an_fmt_ns(char *b, size_t cap, uint64_t ns)
+{
+	double v = (double)ns;
+	if (ns < 1000)
+		snprintf(b, cap, "%" PRIu64 " ns", ns);
+	else if (ns < 1000000)
+		snprintf(b, cap, "%.1f us", v / 1e3);
+	else if (ns < 1000000000)
+		snprintf(b, cap, "%.2f ms", v / 1e6);
+	else
+		snprintf(b, cap, "%.3f s", v / 1e9);
+	return b;
+}
+
+const char *an_fmt_bytes(char *b, size_t cap, uint64_t n)
+{
+	double v = (double)n;
+	if (n < 1024)
+		snprintf(b, cap, "%" PRIu64 " B", n);
+	else if (n < (1ull << 20))
+		snprintf(b, cap, "%.1f KiB", v / 1024);
+	else if (n < (1ull << 30))
+		snprintf(b, cap, "%.1f MiB", v / (1 << 20));
+	else
+		snprintf(b, cap, "%.2f GiB", v / (1 << 30));
+	return b;
+}
+
+const char *an_fmt_utc(char *b, size_t cap, uint64_t ns)
+{
+	time_t s = (time_t)(ns / 1000000000ull);
+	struct tm tm;
+	if (!gmtime_r(&s, &tm)) {
+		snprintf(b, cap, "?");
+		return b;
+	}
+	char d[32];
+	strftime(d, sizeof(d), "%Y-%m-%d %H:%M:%S", &tm);
+	snprintf(b, cap, "%s.%03u UTC", d, (unsigned)(ns % 1000000000ull / 1000000));
+	return b;
+}
+
+void an_fmt_uuid(char *b, size_t cap, const uint8_t *u)
+{
+	snprintf(b, cap,
+		 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12],
+		 u[13], u[14], u[15]);
+}
+
+static double pct(uint64_t x, uint64_t of)
+{
+	return of ? 100.0 * (double)x / (double)of : 0.0;
+}
+
+const char *an_kernel_label(const gt_analysis *a, uint32_t name, uint32_t flags, int shortform,
+			    char *buf, size_t cap)
+{
+	const char *s = an_strtab_get(&a->st, name);
+	if (!s)
+		s = "(unnamed)";
+	if (flags & GT_REPORT_MANGLED) {
+		snprintf(buf, cap, "%s", s);
+		return buf;
+	}
+	char d[4096];
+	gt_demangle(s, d, sizeof(d));
+	if (shortform && !(flags & GT_REPORT_FULL_NAMES))
+		gt_kernel_short_name(d, buf, cap);
+	else
+		snprintf(buf, cap, "%s", d);
+	return buf;
+}
+
+static const char *const cause_help[GT_CAUSE_COUNT] = {
+	"host outside CUDA: Python, data loading, I/O, logging",
+	"after a sync or blocking copy, before refilling the queue",
+	"inside launch calls, and launch latency",
+	"host side of blocking copies (pageable staging)",
+	"work queued behind an event / another device",
+	"another process's work on this GPU",
+	"no API records to explain it",
+};
+
+/* Names of NVML clocks-event reason bits. */
+const char *an_reason_name(unsigned bit)
+{
+	static const char *const n[] = {
+		"gpu_idle",           "app_clocks",     "sw_power_cap",    "hw_slowdown",
+		"sync_boost",         "sw_thermal",     "hw_thermal",      "hw_power_brake",
+		"display_clocks",
+	};
+	return bit < sizeof(n) / sizeof(n[0]) ? n[bit] : "other";
+}
+
+static int cmp_cause(const void *x, const void *y, const uint64_t *c)
+{
+	int a = *(const int *)x, b = *(const int *)y;
+	if (c[a] != c[b])
+		return c[a] > c[b] ? -1 : 1;
+	return a - b;
+}
+
+/* Causes sorted by time, largest first (stable by enum order). */
+static void cause_order(const uint64_t *c, int *ord)
+{
+	for (int i = 0; i < GT_CAUSE_COUNT; i++)
+		ord[i] = i;
+	for (int i = 1; i < GT_CAUSE_COUNT; i++)
+		for (int j = i; j > 0 && cmp_cause(&ord[j - 1], &ord[j], c) > 0; j--) {
+			int t = ord[j];
+			ord[j] = ord[j - 1];
+			ord[j - 1] = t;
+		}
+}
+
+static void bar(FILE *f, double frac, int width)
+{
+	int n = (int)(frac * width + 0.5);
+	if (n > width)
+		n = width;
+	for (int i = 0; i < n; i++)
+		fputc('#', f);
+	for (int i = n; i < width; i++)
+		fputc(' ', f);
+}
+
+/* ------------------------------------------------------------ sections */
+
+static const char *item_label(const gt_analysis *a, uint8_t kind, uint32_t name, uint32_t flags,
+			      char *b, size_t cap)
+{
+	if (kind == GT_REC_KERNEL)
+		return an_kernel_label(a, name, flags, 1, b, cap);
+	snprintf(b, cap, "%s", kind == GT_REC_MEMCPY ? "(memcpy)" : kind == GT_REC_MEMSET ? "(memset)"
+											    : "-");
+	return b;
+}
+
+static void gpu_header(const gt_analysis *a, const an_gpu *g, FILE *f, const gt_report_opts *o)
+{
+	const gt_an_gpu *G = &g->pub;
+	char u[64], b1[32], b2[32], b3[48];
+	if (G->uuid_known)
+		an_fmt_uuid(u, sizeof(u), G->dev.uuid);
+	else
+		snprintf(u, sizeof(u), "device %u (no UUID)", G->dev.id);
+	fprintf(f, "== GPU %u: %s, %u SMs, %s\n", G->index, G->dev.name[0] ? G->dev.name : "unknown",
+		G->dev.sm_count, u);
+	if (!G->window_ns) {
+		fprintf(f, "No traced GPU work on this device");
+		if (G->nvml.samples)
+			fprintf(f, " (%" PRIu64 " NVML samples, GPU-Util mean %.0f %%)",
+				G->nvml.samples, G->nvml.gpu_util_mean);
+		fprintf(f, ".\n\n");
+		return;
+	}
+	(void)o;
+	fprintf(f, "Window       %s from %s, %u process%s, %u stream%s\n",
+		an_fmt_ns(b1, sizeof(b1), G->window_ns), an_fmt_utc(b3, sizeof(b3), G->t0), G->nprocs,
+		G->nprocs == 1 ? "" : "es", G->nstreams, G->nstreams == 1 ? "" : "s");
+	fprintf(f, "Utilization  %.1f %% busy (%s): kernels %.1f %%, copies only %.1f %%",
+		100.0 * G->utilization, an_fmt_ns(b2, sizeof(b2), G->busy_ns),
+		pct(G->sm_busy_ns, G->window_ns), pct(G->copy_only_ns, G->window_ns));
+	if (G->nvml.samples)
+		fprintf(f, "; NVML GPU-Util said %.0f %%", G->nvml.gpu_util_mean);
+	fputc('\n', f);
+	const gt_an_util *U = &G->util;
+	if (U->nwindows) {
+		fprintf(f, "  per %s  p5 %.0f%%  p25 %.0f%%  median %.0f%%  p75 %.0f%%  p95 %.0f%%"
+			   "  (%u windows, stddev %.0f%%)\n",
+			an_fmt_ns(b1, sizeof(b1), U->window_ns), 100 * U->p5, 100 * U->p25,
+			100 * U->p50, 100 * U->p75, 100 * U->p95, U->nwindows, 100 * U->stddev);
+		fprintf(f, "  windows    ");
+		for (int i = 0; i < GT_UTIL_BINS; i++)
+			fprintf(f, " %d%%:%u", i * 10, U->hist[i]);
+		fputc('\n', f);
+	}
+}
+
+static void idle_section(const gt_analysis *a, const an_gpu *g, FILE *f)
+{
+	const gt_an_gpu *G = &g->pub;
+	char b1[32], b2[32], b3[32];
+	(void)a;
+	fprintf(f, "Idle         %.1f %% (%s) in %" PRIu64 " gaps, median %s, longest %s\n",
+		pct(G->idle_ns, G->window_ns), an_fmt_ns(b1, sizeof(b1), G->idle_ns), G->ngaps,
+		an_fmt_ns(b2, sizeof(b2), G->gap_len.p50), an_fmt_ns(b3, sizeof(b3), G->gap_len.max));
+	if (!G->idle_ns)
+		return;
+	int ord[GT_CAUSE_COUNT];
+	cause_order(G->cause_ns, ord);
+	for (int i = 0; i < GT_CAUSE_COUNT; i++) {
+		int c = ord[i];
+		if (!G->cause_ns[c])
+			continue;
+		fprintf(f, "  %-16s %10s %5.1f %% |", gt_cause_name(c),
+			an_fmt_ns(b1, sizeof(b1), G->cause_ns[c]), pct(G->cause_ns[c], G->window_ns));
+		bar(f, (double)G->cause_ns[c] / (double)G->window_ns, 20);
+		fprintf(f, "| %s\n", cause_help[c]);
+	}
+	fprintf(f, "  gaps by length:");
+	static const char *const bl[GT_GAP_BINS] = {"<1us",    "1-10us",   "10-100us", "0.1-1ms",
+						    "1-10ms",  "10-100ms", "0.1-1s",   ">=1s"};
+	for (int i = 0; i < GT_GAP_BINS; i++)
+		if (G->gap_hist_count[i])
+			fprintf(f, " %s %" PRIu64 " (%s)", bl[i], G->gap_hist_count[i],
+				an_fmt_ns(b1, sizeof(b1), G->gap_hist_ns[i]));
+	fputc('\n', f);
+}
+
+static void busy_side(const gt_analysis *a, const an_gpu *g, FILE *f)
+{
+	const gt_an_gpu *G = &g->pub;
+	char b1[32], b2[32], b3[32], b4[32];
+	if (G->throttled_ns || G->nvml.samples) {
+		fprintf(f, "Clocks       throttled %s (%.1f %% of busy)", an_fmt_ns(b1, sizeof(b1),
+										   G->throttled_ns),
+			pct(G->throttled_ns, G->busy_ns));
+		int first = 1;
+		for (unsigned b = 0; b < GT_AN_THROTTLE_BITS; b++) {
+			if (!G->throttle_reason_ns[b] || !((1ull << b) & 0xfffffffeull))
+				continue;
+			fprintf(f, "%s%s %s", first ? ": " : ", ", an_reason_name(b),
+				an_fmt_ns(b1, sizeof(b1), G->throttle_reason_ns[b]));
+			first = 0;
+		}
+		if (G->nvml.sm_clock_max_mhz)
+			fprintf(f, "; SM clock %.0f MHz while busy (max seen %u, device max %u)",
+				G->nvml.sm_clock_mean_mhz, G->nvml.sm_clock_max_mhz,
+				G->dev.core_clock_khz / 1000);
+		fputc('\n', f);
+	}
+	if (G->comm_ns)
+		fprintf(f, "NCCL         %s of communication kernels, %s not overlapped by compute\n",
+			an_fmt_ns(b1, sizeof(b1), G->comm_ns), an_fmt_ns(b2, sizeof(b2), G->comm_exposed_ns));
+	if (G->lat_api.count) {
+		fprintf(f, "Launch       API call -> kernel start: median %s, p90 %s, p99 %s",
+			an_fmt_ns(b1, sizeof(b1), G->lat_api.p50), an_fmt_ns(b2, sizeof(b2), G->lat_api.p90),
+			an_fmt_ns(b3, sizeof(b3), G->lat_api.p99));
+		if (G->lat_queued.count)
+			fprintf(f, "; queued -> start median %s",
+				an_fmt_ns(b4, sizeof(b4), G->lat_queued.p50));
+		fputc('\n', f);
+	}
+	if (G->tiny_kernels)
+		fprintf(f, "Tiny kernels %" PRIu64 " kernels under %s (%.0f %% of launches)%s\n",
+			G->tiny_kernels,
+			an_fmt_ns(b1, sizeof(b1), a->o.tiny_kernel_ns), pct(G->tiny_kernels, G->nkernels),
+			G->storm_kernels ? ", storms flagged in the kernel table" : "");
+}
+
+static void gaps_section(const gt_analysis *a, const an_gpu *g, FILE *f, const gt_report_opts *o)
+{
+	size_t n = g->longest.n < o->top_gaps ? g->longest.n : o->top_gaps;
+	if (!n)
+		return;
+	const gt_an_gap *gp = g->longest.p;
+	char b1[32], b2[32], nx[160], pv[160];
+	fprintf(f, "Longest gaps (start from window start)\n");
+	for (size_t i = 0; i < n; i++) {
+		uint64_t len = gp[i].end - gp[i].start;
+		int mc = gp[i].main_cause;
+		item_label(a, gp[i].prev_kind, gp[i].prev_name, o->flags, pv, 48);
+		item_label(a, gp[i].next_kind, gp[i].next_name, o->flags, nx, 48);
+		fprintf(f, "  %2zu  +%-10s %10s  %-15s %3.0f%%  %s -> %s", i + 1,
+			an_fmt_ns(b1, sizeof(b1), gp[i].start - g->pub.t0),
+			an_fmt_ns(b2, sizeof(b2), len), gt_cause_name(mc),
+			pct(gp[i].cause_ns[mc], len), pv, nx);
+		if (gp[i].feed_tid) {
+			const char *ln = an_strtab_get(&a->st, gp[i].last_call_name);
+			fprintf(f, " (tid %u%s%s)", gp[i].feed_tid, ln ? ", after " : "", ln ? ln : "");
+		}
+		fputc('\n', f);
+	}
+}
+
+static void procs_section(const gt_analysis *a, const an_gpu *g, FILE *f)
+{
+	if (g->procs.n < 2)
+		return;
+	char b1[32];
+	fprintf(f, "Processes    busy      idle:");
+	for (int c = 0; c < GT_CAUSE_COUNT; c++)
+		fprintf(f, " %s", gt_cause_name(c));
+	fputc('\n', f);
+	for (size_t i = 0; i < g->procs.n; i++) {
+		const gt_an_proc *p = AN_AT(&g->procs, gt_an_proc, i);
+		fprintf(f, "  pid %-7u %5.1f %%  %s:", p->pid, pct(p->busy_ns, g->pub.window_ns),
+			an_fmt_ns(b1, sizeof(b1), p->idle_ns));
+		for (int c = 0; c < GT_CAUSE_COUNT; c++)
+			fprintf(f, " %.1f%%", pct(p->cause_ns[c], g->pub.window_ns));
+		fprintf(f, "  %s\n", an_tr(a, p->trace)->pub.header.cmdline);
+	}
+}
+
+static void kernels_section(const gt_analysis *a, const an_gpu *g, FILE *f, const gt_report_opts *o)
+{
+	if (!g->kernels.n)
+		return;
+	const gt_an_kernel *k = g->kernels.p;
+	size_t n = g->kernels.n < o->top_kernels ? g->kernels.n : o->top_kernels;
+	char b1[32], b2[32], b4[32], nm[512], geo[48];
+	fprintf(f, "Top kernels  %zu of %zu names, %" PRIu64 " launches, %s of kernel time\n", n,
+		g->kernels.n, g->pub.nkernels, an_fmt_ns(b1, sizeof(b1), g->pub.kernel_ns));
+	fprintf(f, "  %10s %6s %8s %9s %9s %16s %4s %6s  %s\n", "total", "wall", "count", "mean",
+		"max", "blocks x thr", "regs", "smem", "name");
+	int namew = (int)o->width - 78;
+	if (namew < 30)
+		namew = 30;
+	for (size_t i = 0; i < n; i++) {
+		if (k[i].min_blocks != k[i].max_blocks)
+			snprintf(geo, sizeof(geo), "%" PRIu64 "-%" PRIu64 "x%u", k[i].min_blocks,
+				 k[i].max_blocks, k[i].max_threads);
+		else
+			snprintf(geo, sizeof(geo), "%" PRIu64 "x%u", k[i].max_blocks, k[i].max_threads);
+		an_kernel_label(a, k[i].name, o->flags, 1, nm, sizeof(nm));
+		fprintf(f, "  %10s %5.1f%% %8" PRIu64 " %9s %9s %16s %4u %6u  %.*s%s%s\n",
+			an_fmt_ns(b1, sizeof(b1), k[i].total_ns), 100 * k[i].share_wall, k[i].count,
+			an_fmt_ns(b2, sizeof(b2), (uint64_t)(k[i].mean_ns + 0.5)),
+			an_fmt_ns(b4, sizeof(b4), k[i].max_ns), geo, k[i].registers, k[i].smem,
+			(o->flags & GT_REPORT_FULL_NAMES) ? (int)sizeof(nm) : namew, nm,
+			k[i].storm ? "  [storm]" : "",
+			k[i].small_grid ? "  [grid < SMs]" : "");
+	}
+}
+
+static void copies_section(const an_gpu *g, FILE *f)
+{
+	if (!g->copies.n)
+		return;
+	const gt_an_copy *c = g->copies.p;
+	char b1[32], b2[32], b3[32];
+	fprintf(f, "Copies       %" PRIu64 " copies (%s, %s), %" PRIu64 " memsets\n", g->pub.nmemcpy,
+		an_fmt_bytes(b1, sizeof(b1), g->pub.memcpy_bytes),
+		an_fmt_ns(b2, sizeof(b2), g->pub.memcpy_ns), g->pub.nmemset);
+	fprintf(f, "  %-7s %-9s %8s %11s %10s %9s %6s %9s %10s\n", "kind", "host mem", "count", "bytes",
+		"time", "GB/s", "wall", "blocking", "API time");
+	for (size_t i = 0; i < g->copies.n; i++) {
+		const char *kind = c[i].copy_kind == GT_AN_COPY_MEMSET ? "memset"
+									: gt_copy_kind_name(c[i].copy_kind);
+		fprintf(f, "  %-7s %-9s %8" PRIu64 " %11s %10s %9.1f %5.1f%% %9" PRIu64 " %10s\n", kind,
+			gt_mem_kind_name(c[i].host_kind), c[i].count,
+			an_fmt_bytes(b1, sizeof(b1), c[i].bytes), an_fmt_ns(b2, sizeof(b2), c[i].total_ns),
+			c[i].gbps, 100 * c[i].share_wall, c[i].blocking,
+			an_fmt_ns(b3, sizeof(b3), c[i].api_ns));
+	}
+}
+
+static void syncs_section(const gt_analysis *a, FILE *f)
+{
+	if (!a->syncs.n)
+		return;
+	const gt_an_sync *s = a->syncs.p;
+	char b1[32], b2[32];
+	size_t n = a->syncs.n < 10 ? a->syncs.n : 10;
+	fprintf(f, "== Host synchronization (time the host was blocked; %zu rows)\n", a->syncs.n);
+	fprintf(f, "  %-8s %-8s %-16s %-20s %8s %10s %10s  %s\n", "pid", "tid", "thread", "type", "count",
+		"total", "max", "from");
+	for (size_t i = 0; i < n; i++) {
+		const char *tn = gt_analysis_thread_name(a, s[i].trace, s[i].tid);
+		const char *nm = an_strtab_get(&a->st, s[i].name);
+		fprintf(f, "  %-8u %-8u %-16.16s %-20.20s %8" PRIu64 " %10s %10s  %s\n", s[i].pid, s[i].tid,
+			tn ? tn : "-", nm ? nm : gt_sync_type_name(s[i].type), s[i].count,
+			an_fmt_ns(b1, sizeof(b1), s[i].total_ns), an_fmt_ns(b2, sizeof(b2), s[i].max_ns),
+			s[i].source == GT_AN_SYNC_FROM_RECORDS ? "sync records" : "API calls");
+	}
+}
+
+static const char *producer_name(uint32_t p)
+{
+	switch (p) {
+	case GT_PRODUCER_INJECT: return "process";
+	case GT_PRODUCER_COLLECTOR: return "collector";
+	case GT_PRODUCER_SYNTH: return "synthetic";
+	default: return "unknown";
+	}
+}
+
+/* One line per trace, then its problems and losses. @return lines that
+ * report a problem. */
+static int an_traces_section(const gt_analysis *a, FILE *f)
+{
+	char b1[32];
+	int bad = 0;
+	fprintf(f, "== Traces, losses and overhead\n");
+	for (size_t i = 0; i < a->traces.n; i++) {
+		const gt_an_trace *t = &an_tr(a, i)->pub;
+		uint64_t nrec = 0;
+		for (int k = 0; k < GT_REC_TYPE_LIMIT; k++)
+			nrec += t->records[k];
+		if (!t->header_ok) {
+			fprintf(f, "  %s: NOT READ: %s\n", t->path, t->error);
+			bad++;
+			continue;
+		}
+		fprintf(f, "  %s: pid %u (%s), %" PRIu64 " records in %" PRIu64 " frames, %s\n", t->path,
+			t->header.pid, producer_name(t->header.producer), nrec, t->rs.frames,
+			an_fmt_bytes(b1, sizeof(b1), t->rs.bytes));
+		if (t->status)
+			fprintf(f, "    reading stopped: %s\n", t->error), bad++;
+		if (t->rs.tail_bytes)
+			fprintf(f, "    cut short: the last %" PRIu64 " bytes were an incomplete frame "
+				   "(process killed?); everything before was read\n",
+				t->rs.tail_bytes), bad++;
+		if (t->rs.bad_frames || t->rs.bad_bytes)
+			fprintf(f, "    corrupt: %" PRIu64 " frames / %" PRIu64 " bytes skipped; first at "
+				   "byte %" PRIu64 "\n",
+				t->rs.bad_frames, t->rs.bad_bytes, t->rs.first_bad_offset), bad++;
+		if (t->rs.seq_missing)
+			fprintf(f, "    %" PRIu64 " frames missing by sequence number (dropped)\n",
+				t->rs.seq_missing), bad++;
+		if (t->problems && t->first_problem[0])
+			fprintf(f, "    %" PRIu64 " problem%s, first: %s\n", t->problems,
+				t->problems == 1 ? "" : "s", t->first_problem);
+		for (int w = 0; w < GT_AN_LOSS_SLOTS; w++)
+			if (t->loss_count[w] || t->loss_bytes[w])
+				fprintf(f, "    LOST: %s %" PRIu64 " (%s)\n", gt_loss_what_name((uint32_t)w),
+					t->loss_count[w], an_fmt_bytes(b1, sizeof(b1), t->loss_bytes[w])),
+					bad++;
+		if (t->overhead_count)
+			fprintf(f, "    CUPTI overhead: %" PRIu64 " spans, %s\n", t->overhead_count,
+				an_fmt_ns(b1, sizeof(b1), t->overhead_ns));
+		if (t->unmatched && t->api_calls)
+			fprintf(f, "    %" PRIu64 " GPU work items without their launch call "
+				   "(causes of their gaps are less certain)\n", t->unmatched);
+		if (!t->api_calls && (t->records[GT_REC_KERNEL] || t->records[GT_REC_MEMCPY]))
+			fprintf(f, "    no API records: idle causes are unknown (capture the runtime "
+				   "kind)\n");
+		for (uint32_t j = 0; j < t->nnotes; j++) {
+			const gt_an_note *nt = &t->notes[j];
+			if (nt->code == GT_NOTE_ARMED || nt->code == GT_NOTE_DISARMED ||
+			    nt->code == GT_NOTE_CONFIG || nt->code == GT_NOTE_CUPTI_VERSION)
+				continue;
+			fprintf(f, "    note: %s%s\n",
+				nt->code == GT_NOTE_CUPTI_TAKEN ? "CUPTI was taken over by another "
+								  "profiler; records stop there: "
+				: nt->code == GT_NOTE_INERT ? "gaptrace went inert: "
+							    : "",
+				nt->text);
+		}
+	}
+	return bad;
+}
+
+/* ------------------------------------------------------------ entry points */
+
+void an_report_opts(const gt_report_opts *in, gt_report_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	if (in)
+		*o = *in;
+	if (!o->top_kernels)
+		o->top_kernels = 20;
+	if (!o->top_gaps)
+		o->top_gaps = 5;
+	if (!o->width)
+		o->width = 100;
+}
+
+static void headline(const gt_analysis *a, FILE *f)
+{
+	size_t procs = 0, coll = 0, bad = 0;
+	for (size_t i = 0; i < a->traces.n; i++) {
+		const gt_an_trace *t = &an_tr(a, i)->pub;
+		if (!t->header_ok)
+			bad++;
+		else if (t->header.producer == GT_PRODUCER_COLLECTOR)
+			coll++;
+		else
+			procs++;
+	}
+	fprintf(f, "gaptrace report: %zu trace%s (%zu process%s", a->traces.n,
+		a->traces.n == 1 ? "" : "s", procs, procs == 1 ? "" : "es");
+	if (coll)
+		fprintf(f, ", %zu NVML", coll);
+	if (bad)
+		fprintf(f, ", %zu unreadable", bad);
+	fprintf(f, "), %zu GPU%s\n\n", a->gpus.n, a->gpus.n == 1 ? "" : "s");
+}
+
+int gt_report_text(const gt_analysis *a, FILE *f, const gt_report_opts *in)
+{
+	if (!a->finished)
+		return GT_ERR_INVAL;
+	gt_report_opts o;
+	an_report_opts(in, &o);
+	headline(a, f);
+	for (size_t i = 0; i < a->gpus.n; i++) {
+		const an_gpu *g = an_gp(a, i);
+		gpu_header(a, g, f, &o);
+		if (!g->pub.window_ns)
+			continue;
+		idle_section(a, g, f);
+		busy_side(a, g, f);
+		gaps_section(a, g, f, &o);
+		procs_section(a, g, f);
+		kernels_section(a, g, f, &o);
+		copies_section(g, f);
+		fputc('\n', f);
+	}
+	if (!a->gpus.n)
+		fprintf(f, "No GPU work or samples in these traces.\n\n");
+	syncs_section(a, f);
+	if (a->syncs.n)
+		fputc('\n', f);
+	if (!(o.flags & GT_REPORT_NO_TRACES))
+		an_traces_section(a, f);
+	fflush(f);
+	return ferror(f) ? GT_ERR_IO : 0;
+}
+
+int an_report_summary(const gt_analysis *a, FILE *f)
+{
+	char b1[32], b2[32], nm[256];
+	gt_report_opts o;
+	an_report_opts(NULL, &o);
+	for (size_t i = 0; i < a->gpus.n; i++) {
+		const an_gpu *g = an_gp(a, i);
+		const gt_an_gpu *G = &g->pub;
+		if (!G->window_ns)
+			continue;
+		fprintf(f, "GPU %u %s: %.1f %% busy over %s (per %s: median %.0f %%, p5 %.0f %%, "
+			   "p95 %.0f %%)\n",
+			G->index, G->dev.name, 100 * G->utilization,
+			an_fmt_ns(b1, sizeof(b1), G->window_ns),
+			an_fmt_ns(b2, sizeof(b2), G->util.window_ns), 100 * G->util.p50,
+			100 * G->util.p5, 100 * G->util.p95);
+		int ord[GT_CAUSE_COUNT];
+		cause_order(G->cause_ns, ord);
+		fprintf(f, "  idle %.1f %%:", pct(G->idle_ns, G->window_ns));
+		for (int c = 0, shown = 0; c < GT_CAUSE_COUNT && shown < 4; c++) {
+			if (!G->cause_ns[ord[c]])
+				continue;
+			fprintf(f, "%s %s %.1f %%", shown ? "," : "", gt_cause_name(ord[c]),
+				pct(G->cause_ns[ord[c]], G->window_ns));
+			shown++;
+		}
+		fputc('\n', f);
+		const gt_an_kernel *k = g->kernels.p;
+		for (size_t j = 0; j < g->kernels.n && j < 3; j++)
+			fprintf(f, "  kernel %5.1f %% x%-8" PRIu64 " %s\n", 100 * k[j].share_wall,
+				k[j].count, an_kernel_label(a, k[j].name, 0, 1, nm, 72));
+	}
+	if (!a->gpus.n)
+		fprintf(f, "No GPU work recorded.\n");
+	uint64_t lost = 0, cut = 0, bad = 0;
+	for (size_t i = 0; i < a->traces.n; i++) {
+		const gt_an_trace *t = &an_tr(a, i)->pub;
+		for (int w = 0; w < GT_AN_LOSS_SLOTS; w++)
+			lost += t->loss_count[w];
+		cut += t->rs.tail_bytes;
+		bad += t->rs.bad_frames + (t->header_ok ? 0 : 1);
+	}
+	if (lost || cut || bad)
+		fprintf(f, "  losses: %" PRIu64 " records dropped, %" PRIu64 " bad frames/traces, %" PRIu64
+			   " bytes cut; see gaptrace report\n", lost, bad, cut);
+	fflush(f);
+	return ferror(f) ? GT_ERR_IO : 0;
+}
+
+int gt_report_summary(const char *trace_dir, FILE *out)
+{
+	gt_analysis *a = gt_analysis_new(NULL);
+	if (!a) {
+		fprintf(out, "gaptrace: summary: out of memory\n");
+		return GT_ERR_NOMEM;
+	}
+	gt_errinfo ei = {0};
+	int rc = gt_analysis_add_path(a, trace_dir, &ei);
+	if (rc < 0) {
+		fprintf(out, "gaptrace: summary: %s\n", ei.msg);
+		gt_analysis_free(a);
+		return rc;
+	}
+	rc = gt_analysis_finish(a);
+	if (rc < 0)
+		fprintf(out, "gaptrace: summary: %s\n", gt_strerror(rc));
+	else
+		rc = an_report_summary(a, out);
+	gt_analysis_free(a);
+	return rc;
+}

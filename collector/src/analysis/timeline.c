@@ -1,0 +1,516 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * From loaded records to timelines: clocks aligned on CLOCK_REALTIME, local
+ * device ordinals resolved to GPUs by UUID, work items sorted per GPU, API
+ * calls grouped per thread into "outer" calls (nested driver calls folded
+ * into the runtime call around them), and work joined to the call that
+ * launched it by correlation id.
+ *
+ * Design notes
+ * - Sorting is a stable LSD radix sort on the 64-bit start (only the digits
+ *   that vary), then a stable counting partition (by GPU, by thread) into
+ *   the same scratch buffer: O(n), two arrays of the data at most.
+ * - Outer calls of one thread are disjoint and sorted, so their ends are
+ *   sorted too: gaps.c finds "what was the thread doing at t" by a galloping
+ *   search. A call overlapping the previous outer call without being nested
+ *   in it (never seen from CUPTI) is cut to start where the other ends.
+ * - Correlation ids index a direct table per trace when they are dense
+ *   (the normal case: CUPTI counts up from 1), else a hash map.
+ * - The per-call flags computed here carry the host's state forward in time
+ *   (TURN: the last launch/copy/sync call was a sync or a blocking copy;
+ *   AFTER_WAIT: a stream-wait call came since the last launch) so that the
+ *   gap attribution is a local look-up.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "an_internal.h"
+
+#define TRY_OUT(e)                    \
+	do {                          \
+		rc = (e);             \
+		if (rc < 0)           \
+			goto out;     \
+	} while (0)
+#define TRY_OUT2(e)                   \
+	do {                          \
+		rc = (e);             \
+		if (rc < 0)           \
+			goto out2;    \
+	} while (0)
+
+/* ------------------------------------------------------------ clocks */
+
+static inline uint64_t conv(const an_trace *t, uint64_t v)
+{
+	return v ? gt_clock_map_apply(&t->cmap, v) : 0;
+}
+
+static void align_clocks(gt_analysis *a)
+{
+	size_t nt = a->traces.n;
+	for (size_t i = 0; i < a->items.n; i++) {
+		an_item *it = AN_AT(&a->items, an_item, i);
+		const an_trace *t = an_tr(a, it->trace);
+		it->start = conv(t, it->start);
+		it->end = conv(t, it->end);
+	}
+	for (size_t i = 0; i < a->calls.n; i++) {
+		an_call *c = AN_AT(&a->calls, an_call, i);
+		const an_trace *t = an_tr(a, c->trace);
+		c->start = conv(t, c->start);
+		c->end = conv(t, c->end);
+	}
+	for (size_t i = 0; i < a->syncrec.n; i++) {
+		an_syncrec *s = AN_AT(&a->syncrec, an_syncrec, i);
+		const an_trace *t = an_tr(a, s->trace);
+		s->start = conv(t, s->start);
+		s->end = conv(t, s->end);
+	}
+	for (size_t i = 0; i < a->nvml.n; i++) {
+		an_nvml *s = AN_AT(&a->nvml, an_nvml, i);
+		s->ts = conv(an_tr(a, s->trace), s->ts);
+	}
+	for (size_t i = 0; i < a->nvproc.n; i++) {
+		an_nvproc *s = AN_AT(&a->nvproc, an_nvproc, i);
+		s->ts = conv(an_tr(a, s->trace), s->ts);
+	}
+	for (size_t i = 0; i < a->kagg.n; i++) {
+		an_kagg *k = AN_AT(&a->kagg, an_kagg, i);
+		k->first_start = conv(an_tr(a, k->trace), k->first_start);
+	}
+	for (size_t i = 0; i < nt; i++) {
+		an_trace *t = an_tr(a, i);
+		if (!t->have_cmap)
+			continue;
+		t->pub.t_first = conv(t, t->pub.t_first);
+		t->pub.t_last = conv(t, t->pub.t_last);
+		t->capture_start = conv(t, t->capture_start);
+		gt_an_note *n = t->notes.p;
+		uint32_t *ids = t->note_ids.p;
+		for (size_t j = 0; j < t->notes.n; j++) {
+			n[j].ts = conv(t, n[j].ts);
+			const char *s = an_strtab_get(&a->st, ids[j]);
+			n[j].text = s ? s : "";
+		}
+		t->pub.notes = n;
+		t->pub.nnotes = (uint32_t)t->notes.n;
+	}
+}
+
+/* ------------------------------------------------------------ GPUs */
+
+static int uuid_zero(const uint8_t *u)
+{
+	for (int i = 0; i < 16; i++)
+		if (u[i])
+			return 0;
+	return 1;
+}
+
+static uint32_t gpu_for(gt_analysis *a, an_trace *t, uint16_t ti, uint32_t dev)
+{
+	an_tdev *td = &t->devs[dev];
+	if (td->gpu)
+		return td->gpu - 1;
+	int known = td->known && !uuid_zero(td->dev.uuid);
+	uint64_t key = known ? 0 : ((uint64_t)ti << 16 | dev);
+	for (size_t g = 0; g < a->gpus.n; g++) {
+		an_gpu *x = an_gp(a, g);
+		if (known ? (x->pub.uuid_known && !memcmp(x->pub.dev.uuid, td->dev.uuid, 16))
+			  : (!x->pub.uuid_known && x->key == key)) {
+			/* prefer the attributes of a trace that knows the SM count */
+			if (known && !x->pub.dev.sm_count && td->dev.sm_count)
+				x->pub.dev = td->dev;
+			td->gpu = (uint32_t)g + 1;
+			return (uint32_t)g;
+		}
+	}
+	an_gpu *x = calloc(1, sizeof(*x));
+	an_gpu **slot = x ? an_vec_push(&a->gpus) : NULL;
+	if (!slot) {
+		free(x);
+		return AN_NONE;
+	}
+	*slot = x;
+	x->pub.index = (uint32_t)(a->gpus.n - 1);
+	x->pub.uuid_known = known;
+	x->key = key;
+	if (td->known)
+		x->pub.dev = td->dev;
+	else
+		x->pub.dev.id = dev;
+	an_vec_init(&x->procs, sizeof(gt_an_proc));
+	an_vec_init(&x->gaps, sizeof(gt_an_gap));
+	an_vec_init(&x->longest, sizeof(gt_an_gap));
+	an_vec_init(&x->kernels, sizeof(gt_an_kernel));
+	an_vec_init(&x->copies, sizeof(gt_an_copy));
+	td->gpu = (uint32_t)x->pub.index + 1;
+	return x->pub.index;
+}
+
+int an_resolve_gpus(gt_analysis *a)
+{
+	align_clocks(a);
+	/* in order of first appearance: items (load order), then NVML */
+	for (size_t i = 0; i < a->items.n; i++) {
+		an_item *it = AN_AT(&a->items, an_item, i);
+		uint32_t g = gpu_for(a, an_tr(a, it->trace), it->trace, it->dev);
+		if (g == AN_NONE)
+			return GT_ERR_NOMEM;
+		it->dev = (uint16_t)g;
+	}
+	for (size_t i = 0; i < a->nvml.n; i++) {
+		an_nvml *s = AN_AT(&a->nvml, an_nvml, i);
+		uint32_t g = gpu_for(a, an_tr(a, s->trace), s->trace, s->dev);
+		if (g == AN_NONE)
+			return GT_ERR_NOMEM;
+		s->dev = (uint16_t)g;
+	}
+	/* Per-process samples map to a GPU only when that GPU is known. */
+	for (size_t i = 0; i < a->nvproc.n; i++) {
+		an_nvproc *s = AN_AT(&a->nvproc, an_nvproc, i);
+		an_trace *t = an_tr(a, s->trace);
+		s->dev = t->devs && t->devs[s->dev].gpu ? (uint16_t)(t->devs[s->dev].gpu - 1)
+							 : UINT16_MAX;
+	}
+	if (a->gpus.n > UINT16_MAX - 1)
+		return GT_ERR_LIMIT;
+	/* latency histograms recorded per (trace, device) */
+	for (size_t i = 0; i < a->traces.n; i++) {
+		an_trace *t = an_tr(a, i);
+		if (!t->devs)
+			continue;
+		for (uint32_t d = 0; d < AN_MAX_DEV; d++) {
+			an_tdev *td = &t->devs[d];
+			if (!td->gpu)
+				continue;
+			an_gpu *g = an_gp(a, td->gpu - 1);
+			AN_TRY(an_hist_merge(&g->lat_queued, &td->lat_queued));
+			AN_TRY(an_hist_merge(&g->lat_submitted, &td->lat_submitted));
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ sorting helpers */
+
+/* Stable partition of n elements by a small key (0..nkeys-1) through tmp. */
+static int partition(void *base, size_t n, size_t esz, void *tmp, uint32_t nkeys,
+		     uint32_t (*key)(const void *), size_t *starts)
+{
+	size_t *cnt = calloc((size_t)nkeys + 1, sizeof(*cnt));
+	if (!cnt)
+		return GT_ERR_NOMEM;
+	char *b = base, *t = tmp;
+	for (size_t i = 0; i < n; i++)
+		cnt[key(b + i * esz) + 1]++;
+	for (uint32_t k = 0; k < nkeys; k++)
+		cnt[k + 1] += cnt[k];
+	if (starts)
+		memcpy(starts, cnt, ((size_t)nkeys + 1) * sizeof(*cnt));
+	for (size_t i = 0; i < n; i++) {
+		uint32_t k = key(b + i * esz);
+		memcpy(t + cnt[k]++ * esz, b + i * esz, esz);
+	}
+	memcpy(base, tmp, n * esz);
+	free(cnt);
+	return 0;
+}
+
+static uint32_t item_gpu(const void *p)
+{
+	return ((const an_item *)p)->dev;
+}
+
+static uint32_t call_thr(const void *p)
+{
+	return ((const an_call *)p)->thr;
+}
+
+int an_sort_items(gt_analysis *a, size_t *gpu_starts)
+{
+	size_t n = a->items.n;
+	if (!n) {
+		memset(gpu_starts, 0, (a->gpus.n + 1) * sizeof(*gpu_starts));
+		return 0;
+	}
+	void *tmp = malloc(n * sizeof(an_item));
+	if (!tmp)
+		return GT_ERR_NOMEM;
+	int rc = an_radix_sort(a->items.p, n, sizeof(an_item), tmp);
+	if (!rc)
+		rc = partition(a->items.p, n, sizeof(an_item), tmp, (uint32_t)a->gpus.n, item_gpu,
+			       gpu_starts);
+	free(tmp);
+	return rc;
+}
+
+/* ------------------------------------------------------------ calls */
+
+typedef struct corrmap {
+	uint32_t *direct; /* by corr, value+1 */
+	uint32_t ndirect;
+	an_map hash;
+} corrmap;
+
+static void corrmap_free(corrmap *m)
+{
+	free(m->direct);
+	an_map_free(&m->hash);
+}
+
+/* Store corr -> idx unless corr already has a call (the outermost, earliest wins). */
+static int corrmap_put(corrmap *m, uint32_t corr, uint32_t idx)
+{
+	if (m->direct) {
+		if (corr < m->ndirect && !m->direct[corr])
+			m->direct[corr] = idx + 1;
+		return 0;
+	}
+	uint32_t *slot;
+	int rc = an_map_get_or_add(&m->hash, corr, &slot);
+	if (rc == 1)
+		*slot = idx;
+	return rc < 0 ? rc : 0;
+}
+
+static uint32_t corrmap_get(const corrmap *m, uint32_t corr)
+{
+	if (m->direct)
+		return corr < m->ndirect && m->direct[corr] ? m->direct[corr] - 1 : AN_NONE;
+	const uint32_t *v = an_map_find(&m->hash, corr);
+	return v ? *v : AN_NONE;
+}
+
+/* Sync type of a synchronize call, from its name. */
+static uint32_t sync_type_of(const char *s)
+{
+	if (!s)
+		return GT_SYNC_UNKNOWN;
+	if (strstr(s, "StreamSynchronize"))
+		return GT_SYNC_STREAM;
+	if (strstr(s, "EventSynchronize"))
+		return GT_SYNC_EVENT;
+	if (strstr(s, "Synchronize"))
+		return GT_SYNC_CONTEXT;
+	return GT_SYNC_UNKNOWN;
+}
+
+static int sync_row(gt_analysis *a, an_map *m, uint32_t trace, uint32_t tid, uint32_t type,
+		    uint32_t source, uint32_t name, uint64_t dur)
+{
+	uint64_t key = an_mix64(((uint64_t)trace << 32 | tid) ^ an_mix64((uint64_t)type << 40 |
+									    (uint64_t)source << 32 | name));
+	uint32_t *slot;
+	int rc;
+	gt_an_sync *s;
+	if (key == UINT64_MAX)
+		key = 0;
+	/* linear probe over colliding keys with different fields */
+	for (;;) {
+		rc = an_map_get_or_add(m, key, &slot);
+		if (rc < 0)
+			return rc;
+		if (rc == 1) {
+			s = an_vec_push(&a->syncs);
+			if (!s)
+				return GT_ERR_NOMEM;
+			*slot = (uint32_t)(a->syncs.n - 1);
+			s->trace = trace;
+			s->pid = an_tr(a, trace)->pub.header.pid;
+			s->tid = tid;
+			s->type = type;
+			s->source = source;
+			s->name = name;
+			break;
+		}
+		s = AN_AT(&a->syncs, gt_an_sync, *slot);
+		if (s->trace == trace && s->tid == tid && s->type == type && s->name == name &&
+		    s->source == source)
+			break;
+		key = an_mix64(key + 1);
+		if (key == UINT64_MAX)
+			key = 0;
+	}
+	s->count++;
+	s->total_ns += dur;
+	if (dur > s->max_ns)
+		s->max_ns = dur;
+	return 0;
+}
+
+int an_build_calls(gt_analysis *a)
+{
+	size_t n = a->calls.n, nt = a->traces.n;
+	an_call *c = a->calls.p;
+	an_thread *th = a->threads.p;
+	corrmap *maps = calloc(nt ? nt : 1, sizeof(*maps));
+	uint64_t *per_trace = calloc(nt ? nt : 1, sizeof(*per_trace));
+	int rc = 0;
+	if (!maps || !per_trace) {
+		rc = GT_ERR_NOMEM;
+		goto out;
+	}
+	if (n) {
+		void *tmp = malloc(n * sizeof(an_call));
+		if (!tmp) {
+			rc = GT_ERR_NOMEM;
+			goto out;
+		}
+		rc = an_radix_sort(c, n, sizeof(an_call), tmp);
+		if (!rc)
+			rc = partition(c, n, sizeof(an_call), tmp, (uint32_t)a->threads.n, call_thr,
+				       NULL);
+		free(tmp);
+		if (rc)
+			goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		per_trace[c[i].trace]++;
+	for (size_t t = 0; t < nt; t++) {
+		uint32_t mc = an_tr(a, t)->max_corr;
+		if ((uint64_t)mc <= 16 * per_trace[t] + (1u << 20)) {
+			maps[t].ndirect = mc + 1;
+			maps[t].direct = calloc((size_t)mc + 1, sizeof(uint32_t));
+			if (!maps[t].direct) {
+				rc = GT_ERR_NOMEM;
+				goto out;
+			}
+		}
+	}
+	/* Classify by name, fold nested calls into outer ones, compact. */
+	size_t k = 0;
+	for (size_t i = 0; i < n;) {
+		uint32_t thr = c[i].thr;
+		size_t j = i;
+		uint64_t oe = 0;
+		size_t ko = 0;
+		th[thr].c0 = k;
+		for (; j < n && c[j].thr == thr; j++) {
+			an_call x = c[j];
+			if (x.name) {
+				uint8_t as;
+				x.cls = an_api_class(a, x.name, 0, 0, &as);
+				x.flags = as ? AN_CF_ASYNC : 0;
+			}
+			if (k > th[thr].c0 && x.start < oe) {
+				if (x.end <= oe) {
+					/* nested: lend its class to an unclassified outer call */
+					if (c[ko].cls == AN_C_OTHER && x.cls != AN_C_OTHER &&
+					    x.cls != AN_C_WAIT) {
+						c[ko].cls = x.cls;
+						c[ko].flags = (uint8_t)(c[ko].flags | (x.flags & AN_CF_ASYNC));
+					}
+					if (x.corr)
+						TRY_OUT(corrmap_put(&maps[x.trace], x.corr, (uint32_t)ko));
+					continue;
+				}
+				x.start = oe;
+			}
+			x.flags |= AN_CF_OUTER;
+			c[k] = x;
+			ko = k++;
+			oe = x.end;
+			if (x.corr)
+				TRY_OUT(corrmap_put(&maps[x.trace], x.corr, (uint32_t)ko));
+		}
+		th[thr].c1 = k;
+		i = j;
+	}
+	a->calls.n = k;
+	/* Join work to its launching call. */
+	for (size_t i = 0; i < a->items.n; i++) {
+		an_item *it = AN_AT(&a->items, an_item, i);
+		uint32_t ci = it->corr ? corrmap_get(&maps[it->trace], it->corr) : AN_NONE;
+		it->call = ci;
+		if (ci == AN_NONE) {
+			an_tr(a, it->trace)->pub.unmatched++;
+			continue;
+		}
+		if (it->kind != AN_K_KERNEL) {
+			c[ci].flags |= AN_CF_MATCHED;
+			if (it->end <= c[ci].end)
+				c[ci].flags |= AN_CF_BLOCKING;
+			an_cagg *g = AN_AT(&a->cagg, an_cagg, it->name);
+			g->api_ns += c[ci].end - c[ci].start;
+			if (it->end <= c[ci].end)
+				g->blocking++;
+		}
+	}
+
+	/* Carry the host state forward along each thread. */
+	for (size_t t = 0; t < a->threads.n; t++) {
+		int turn = 0, waitp = 0;
+		for (size_t i = th[t].c0; i < th[t].c1; i++) {
+			an_call *x = &c[i];
+			switch (x->cls) {
+			case AN_C_COPY:
+			case AN_C_MEMSET: {
+				int blocking = (x->flags & AN_CF_MATCHED)
+						       ? (x->flags & AN_CF_BLOCKING) != 0
+						       : (x->cls == AN_C_COPY && !(x->flags & AN_CF_ASYNC));
+				if (blocking)
+					x->flags |= AN_CF_BLOCKING;
+				else
+					x->flags &= (uint8_t)~AN_CF_BLOCKING;
+				turn = blocking;
+				if (waitp)
+					x->flags |= AN_CF_AFTER_WAIT;
+				waitp = 0;
+				break;
+			}
+			case AN_C_LAUNCH:
+				turn = 0;
+				if (waitp)
+					x->flags |= AN_CF_AFTER_WAIT;
+				waitp = 0;
+				break;
+			case AN_C_SYNC: turn = 1; break;
+			case AN_C_WAIT: waitp = 1; break;
+			default: break;
+			}
+			if (turn)
+				x->flags |= AN_CF_TURN;
+		}
+	}
+
+	/* Synchronization: sync records when a trace has them, else sync calls. */
+	an_map sm = {0};
+	for (size_t i = 0; i < a->syncrec.n; i++) {
+		const an_syncrec *s = AN_AT(&a->syncrec, an_syncrec, i);
+		if (s->type == GT_SYNC_STREAM_WAIT)
+			continue;
+		uint32_t tid = s->tid;
+		if (!tid && s->corr) {
+			uint32_t ci = corrmap_get(&maps[s->trace], s->corr);
+			if (ci != AN_NONE)
+				tid = th[c[ci].thr].tid;
+		}
+		TRY_OUT2(sync_row(a, &sm, s->trace, tid, s->type, GT_AN_SYNC_FROM_RECORDS, 0,
+				      s->end - s->start));
+	}
+	for (size_t i = 0; i < k; i++) {
+		const an_call *x = &c[i];
+		if (x->cls != AN_C_SYNC || an_tr(a, x->trace)->nsyncrec)
+			continue;
+		TRY_OUT2(sync_row(a, &sm, x->trace, th[x->thr].tid,
+				      sync_type_of(an_strtab_get(&a->st, x->name)), GT_AN_SYNC_FROM_API,
+				      an_strtab_canon(&a->st, x->name), x->end - x->start));
+	}
+	/* Example threads of kernels: the thread of their first launch. */
+	for (size_t i = 0; i < a->kagg.n; i++) {
+		an_kagg *g = AN_AT(&a->kagg, an_kagg, i);
+		uint32_t ci = g->first_corr ? corrmap_get(&maps[g->trace], g->first_corr) : AN_NONE;
+		g->first_corr = ci == AN_NONE ? 0 : th[c[ci].thr].tid;
+	}
+out2:
+	an_map_free(&sm);
+out:
+	if (maps)
+		for (size_t t = 0; t < nt; t++)
+			corrmap_free(&maps[t]);
+	free(maps);
+	free(per_trace);
+	return rc;
+}

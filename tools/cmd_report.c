@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gaptrace report: analyze traces (a trace directory or .gtrace files; the
+ * traces of several processes combine by GPU) and print the report a person
+ * reads top-down, or every number as JSON.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "gaptrace/analysis.h"
+
+static struct {
+	int json, quiet, strict, capture;
+	const char *output;
+	gt_report_opts ro;
+	gt_analysis_opts ao;
+} opts;
+
+static const char usage_text[] =
+	"usage: gaptrace report [options] TRACE...\n"
+	"\n"
+	"Explain a capture: how busy each GPU was (mean and distribution), where the idle\n"
+	"time went (by cause), the longest gaps, top kernels, copies, syncs and losses.\n"
+	"TRACE is a trace directory (gaptrace run -o DIR) or .gtrace files; traces of\n"
+	"several processes are combined per GPU.\n"
+	"\n"
+	"  -j, --json             every number as JSON (schema gaptrace.report/1)\n"
+	"  -o, --output FILE      write to FILE instead of stdout\n"
+	"  -k, --top-kernels N    rows of the kernel table (default 20)\n"
+	"  -g, --top-gaps N       longest gaps listed (default 5)\n"
+	"  -w, --window-ms MS     utilization window (default 10)\n"
+	"      --capture          window = whole capture, not first..last GPU activity\n"
+	"      --full-names       full demangled kernel names\n"
+	"      --mangled          do not demangle kernel names\n"
+	"      --width N          text width (default 100)\n"
+	"      --strict           stop reading a trace at its first corrupt frame\n"
+	"  -q, --quiet            no warnings about damaged input on stderr\n"
+	"  -h, --help             this text\n"
+	"\n"
+	"examples:\n"
+	"  gaptrace report run1/\n"
+	"  gaptrace report --json run1/ > run1.json\n";
+
+static void log_problem(void *user, const char *label, const gt_errinfo *ei)
+{
+	(void)user;
+	if (!opts.quiet)
+		fprintf(stderr, "gaptrace report: warning: %s: %s\n", label, ei->msg);
+}
+
+static int number(const char *s, unsigned long long *v)
+{
+	char *end;
+	*v = strtoull(s, &end, 10);
+	return *s && !*end ? 0 : -1;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{"json", no_argument, NULL, 'j'},
+		{"output", required_argument, NULL, 'o'},
+		{"top-kernels", required_argument, NULL, 'k'},
+		{"top-gaps", required_argument, NULL, 'g'},
+		{"window-ms", required_argument, NULL, 'w'},
+		{"capture", no_argument, NULL, 1},
+		{"full-names", no_argument, NULL, 2},
+		{"mangled", no_argument, NULL, 3},
+		{"width", required_argument, NULL, 4},
+		{"strict", no_argument, NULL, 5},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	int c, ret = 1;
+	unsigned long long v;
+	gt_analysis *a = NULL;
+	FILE *out = stdout;
+	memset(&opts, 0, sizeof(opts));
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "jo:k:g:w:qh", lo, NULL)) != -1) {
+		switch (c) {
+		case 'j': opts.json = 1; break;
+		case 'o': opts.output = optarg; break;
+		case 'k':
+		case 'g':
+		case 'w':
+		case 4:
+			if (number(optarg, &v) < 0 || !v || v > 1000000) {
+				fprintf(stderr, "gaptrace report: bad number '%s'\n", optarg);
+				return 2;
+			}
+			if (c == 'k')
+				opts.ro.top_kernels = (uint32_t)v;
+			else if (c == 'g')
+				opts.ro.top_gaps = opts.ao.top_gaps = (uint32_t)v;
+			else if (c == 'w')
+				opts.ao.window_ns = v * 1000000ull;
+			else
+				opts.ro.width = (uint32_t)v;
+			break;
+		case 1: opts.ao.window_mode = GT_WINDOW_CAPTURE; break;
+		case 2: opts.ro.flags |= GT_REPORT_FULL_NAMES; break;
+		case 3: opts.ro.flags |= GT_REPORT_MANGLED; break;
+		case 5: opts.ao.stop_on_corrupt = 1; break;
+		case 'q': opts.quiet = 1; break;
+		case 'h': fputs(usage_text, stdout); return 0;
+		default: fputs(usage_text, stderr); return 2;
+		}
+	}
+	if (optind >= argc) {
+		fputs(usage_text, stderr);
+		return 2;
+	}
+	if (opts.ro.top_gaps && opts.ro.top_gaps > 20)
+		opts.ao.top_gaps = opts.ro.top_gaps;
+	opts.ao.log = log_problem;
+	a = gt_analysis_new(&opts.ao);
+	if (!a) {
+		fprintf(stderr, "gaptrace report: out of memory\n");
+		goto out;
+	}
+	int readable = 0;
+	for (int i = optind; i < argc; i++) {
+		gt_errinfo ei = {0};
+		size_t before = gt_analysis_ntraces(a);
+		int n = gt_analysis_add_path(a, argv[i], &ei);
+		if (n < 0) {
+			fprintf(stderr, "gaptrace report: %s\n", ei.msg);
+			goto out;
+		}
+		if (n == 0 && !opts.quiet)
+			fprintf(stderr, "gaptrace report: warning: %s: no .gtrace files\n", argv[i]);
+		for (size_t t = before; t < gt_analysis_ntraces(a); t++) {
+			const gt_an_trace *tr = gt_analysis_trace(a, t);
+			if (tr->header_ok)
+				readable++;
+			if (tr->status && !opts.quiet)
+				fprintf(stderr, "gaptrace report: %s: %s\n", tr->path, tr->error);
+		}
+	}
+	int rc = gt_analysis_finish(a);
+	if (rc < 0) {
+		fprintf(stderr, "gaptrace report: analysis failed: %s\n", gt_strerror(rc));
+		goto out;
+	}
+	if (opts.output) {
+		out = fopen(opts.output, "w");
+		if (!out) {
+			perror(opts.output);
+			out = stdout;
+			goto out;
+		}
+	}
+	rc = opts.json ? gt_report_json(a, out, &opts.ro) : gt_report_text(a, out, &opts.ro);
+	if (rc < 0) {
+		fprintf(stderr, "gaptrace report: writing the report failed: %s\n", gt_strerror(rc));
+		goto out;
+	}
+	ret = readable ? 0 : 1;
+	if (!readable)
+		fprintf(stderr, "gaptrace report: no trace could be read\n");
+out:
+	if (out != stdout && fclose(out) != 0 && ret == 0) {
+		perror(opts.output);
+		ret = 1;
+	}
+	gt_analysis_free(a);
+	return ret;
+}
