@@ -491,6 +491,8 @@ GT_API const gt_diag_opts *gt_diagnosis_opts(const gt_diagnosis *d);
 enum {
 	GT_FINDINGS_BRIEF = 1u << 0,   /**< text: titles, fixes and breakdown only */
 	GT_FINDINGS_NO_EXAMPLES = 1u << 1, /**< omit example gaps */
+	GT_FINDINGS_HEADLINES = 1u << 2, /**< text: only the first lines (findings and
+					      fixes), e.g. for the end-of-run summary */
 };
 
 /**

@@ -835,7 +835,8 @@ static void rule_sync_turnaround(gctx *c)
 			continue;
 		ncalls += s->count;
 		blocked += s->total_ns;
-		if (!top)
+		/* the biggest row, preferring API calls (they have a name) */
+		if (!top || (!top->name && s->name))
 			top = s;
 	}
 	uint64_t n;

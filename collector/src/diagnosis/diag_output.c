@@ -35,7 +35,7 @@ static void text_example(FILE *out, const gt_diag_example *e)
 {
 	char len[32];
 	dg_fmt_ns(len, sizeof len, (double)e->len);
-	fprintf(out, "      at +%.3f s: idle %s, mostly %s", (double)e->t_rel_ns / 1e9, len,
+	fprintf(out, "      at +%.6f s: idle %s, mostly %s", (double)e->t_rel_ns / 1e9, len,
 		dg_cause_name(e->main_cause));
 	if (e->tid)
 		fprintf(out, "; thread %u%s%s%s (pid %u)", e->tid, e->thread[0] ? " '" : "",
@@ -96,6 +96,8 @@ int gt_findings_text(const gt_diagnosis *d, FILE *out, unsigned flags)
 			gt_severity_name(f->severity), f->name, f->gpu, f->title);
 		fprintf(out, "    fix: %s\n", f->fix);
 	}
+	if (flags & GT_FINDINGS_HEADLINES)
+		return ferror(out) ? GT_ERR_IO : 0;
 	/* breakdown */
 	for (size_t i = 0; i < d->ngpus; i++) {
 		const gt_diag_gpu *g = &d->gpus[i];
