@@ -9,3 +9,9 @@ if(_gt_diag_core)
                              ${_gt_diag_dir} ${CMAKE_CURRENT_SOURCE_DIR}/diagnosis)
   target_link_libraries(test_diag_engine PRIVATE gaptrace::format m)
 endif()
+
+# End to end: synthetic traces with a ground truth -> analysis -> diagnosis.
+if(TARGET gaptrace_analysis AND TARGET gaptrace_synth)
+  gaptrace_check_test(test_diag_synth diagnosis/test_diag_synth.c)
+  target_link_libraries(test_diag_synth PRIVATE gaptrace::analysis gaptrace_synth m)
+endif()

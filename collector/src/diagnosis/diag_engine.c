@@ -165,7 +165,8 @@ static void metric(fbuild *b, const char *key, double v)
 		b->m[b->nm++] = (gt_diag_metric){key, v};
 }
 
-static void add_kernel(gctx *c, fbuild *b, const gt_an_kernel *k, double occ)
+/* blocks: the grid to show; 0 = the first launch's */
+static void add_kernel_grid(gctx *c, fbuild *b, const gt_an_kernel *k, double occ, uint64_t blocks)
 {
 	if (b->nk >= MAX_K || b->nk >= c->o->max_kernels)
 		return;
@@ -175,11 +176,16 @@ static void add_kernel(gctx *c, fbuild *b, const gt_an_kernel *k, double occ)
 	o->count = k->count;
 	o->total_ns = k->total_ns;
 	o->mean_ns = k->mean_ns;
-	o->blocks = (uint64_t)k->grid[0] * k->grid[1] * k->grid[2];
+	o->blocks = blocks ? blocks : (uint64_t)k->grid[0] * k->grid[1] * k->grid[2];
 	o->threads = k->block[0] * k->block[1] * k->block[2];
 	o->registers = k->registers;
 	o->smem = k->smem;
 	o->occupancy = occ;
+}
+
+static void add_kernel(gctx *c, fbuild *b, const gt_an_kernel *k, double occ)
+{
+	add_kernel_grid(c, b, k, occ, 0);
 }
 
 static void add_example(gctx *c, fbuild *b, const gt_an_gap *g)
@@ -1179,15 +1185,15 @@ static void rule_small_grid(gctx *c, double *frac)
 			   kname(c, k->name, nb, sizeof nb), (unsigned long long)k->count,
 			   (unsigned long long)k->min_blocks, (unsigned long long)k->max_blocks,
 			   k->min_threads, k->max_threads, sms, tt);
-			add_kernel(c, b, k, -1);
+			add_kernel_grid(c, b, k, -1, k->min_blocks);
 		}
 	}
-	uint64_t blocks = top->max_blocks ? top->max_blocks
+	uint64_t blocks = top->min_blocks ? top->min_blocks
 					  : (uint64_t)top->grid[0] * top->grid[1] * top->grid[2];
 	double pct = 100.0 * (double)(blocks < sms ? blocks : sms) / sms;
 	title(c, b,
-	      "Grids too small for the GPU: %s runs %llu blocks on %u SMs (at most %.0f%% of the "
-	      "SMs busy), %.0f%% of the time in such launches",
+	      "Grids too small for the GPU: %s runs as few as %llu blocks on %u SMs (at most "
+	      "%.0f%% of the SMs busy), %.0f%% of the time in such launches",
 	      kname(c, top->name, nb, sizeof nb), (unsigned long long)blocks, sms, pct,
 	      100.0 * b->f.share);
 	metric(b, "kernels", (double)nk);
