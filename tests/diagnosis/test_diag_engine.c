@@ -1013,6 +1013,7 @@ START_TEST(json_output)
 	ck_assert(buf[len - 1] == '}');
 	free(buf);
 	gt_diagnosis_free(d);
+	sc_free(s);
 	/* no findings */
 	s = sc_new(10 * SEC);
 	b_healthy(s, NULL);

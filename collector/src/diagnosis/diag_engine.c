@@ -1689,7 +1689,8 @@ gt_diagnosis *dg_run(const dg_input *in, const gt_diag_opts *opts)
 	for (size_t i = 0; i < in->ngpus && rc == 0; i++)
 		rc = run_gpu(d, in, i, &all, &nall, &allcap);
 	if (rc == 0) {
-		qsort(all, nall, sizeof *all, cmp_rank);
+		if (nall)
+			qsort(all, nall, sizeof *all, cmp_rank);
 		d->findings = dg_alloc(&d->ar, (nall + 1) * sizeof *d->findings);
 		if (!d->findings)
 			rc = GT_ERR_NOMEM;
