@@ -367,7 +367,29 @@ static void o_storm_calls(scen *s, gt_diag_opts *o)
 static void o_throttle_deficit(scen *s, gt_diag_opts *o)
 {
 	b_healthy(s, o);
-	ck_assert_int_eq(gt_diag_set_threshold(o, "throttle_min_deficit=0.01", NULL, 0), 0);
+	ck_assert_int_eq(gt_diag_set_threshold(o, "power_cap_min_deficit=0.01", NULL, 0), 0);
+}
+
+/* at its power limit under full load (19 % below the boost clock): normal */
+static void b_power_cap_load(scen *s, gt_diag_opts *o)
+{
+	b_healthy(s, o);
+	s->gpu.nvml.sm_clock_mean_mhz = 1600;
+}
+
+/* a lowered power limit: 1400 of 1980 MHz (29 % below) */
+static void b_power_cap_low(scen *s, gt_diag_opts *o)
+{
+	b_healthy(s, o);
+	s->gpu.nvml.sm_clock_mean_mhz = 1400;
+}
+
+/* a thermal reason with a 12 % deficit is a finding */
+static void b_thermal(scen *s, gt_diag_opts *o)
+{
+	b_power_cap_load(s, o);
+	s->gpu.nvml.sm_clock_mean_mhz = 1740;
+	s->gpu.throttle_reason_ns[6] = 4000 * MS;
 }
 
 typedef struct dcase {
@@ -409,7 +431,10 @@ static const dcase cases[] = {
 	{"disable=sync_turnaround", o_disable_sync, 10 * SEC, -1, 0, -1, -1},
 	{"stall_max_duty=1%", o_stall_duty, 20 * SEC, GT_FIND_SYNC_TURNAROUND, 0.115, -1, -1},
 	{"storm_min_calls=1000000", o_storm_calls, 10 * SEC, GT_FIND_LAUNCH_BOUND, 0.7, -1, -1},
-	{"throttle_min_deficit=1%", o_throttle_deficit, 10 * SEC, GT_FIND_THROTTLED, 0.97, -1, -1},
+	{"power_cap_min_deficit=1%", o_throttle_deficit, 10 * SEC, GT_FIND_THROTTLED, 0.97, -1, -1},
+	{"power_cap_at_full_load", b_power_cap_load, 10 * SEC, -1, 0, -1, GT_SHAPE_HEALTHY},
+	{"power_cap_lowered", b_power_cap_low, 10 * SEC, GT_FIND_THROTTLED, 0.97, -1, -1},
+	{"thermal", b_thermal, 10 * SEC, GT_FIND_THROTTLED, 0.97, -1, -1},
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 

@@ -302,8 +302,12 @@ typedef struct gt_diag_gpu {
  *  the pattern is per-step and its time goes to the cause findings. */
 #define GT_DIAG_STALL_MIN_SUB_GAPS 2.0
 /** throttled: the mean SM clock while busy is at least this fraction below
- *  the maximum (a GPU that boosts at its power limit is not a finding). */
+ *  the maximum, with a thermal/HW-slowdown/power-brake reason ... */
 #define GT_DIAG_THROTTLE_MIN_DEFICIT 0.10
+/** ... or this far below with the SW power cap as the only reason: a GPU
+ *  running flat out at its default power limit loses ~10-15 % of its boost
+ *  clock by design; that is not a finding, a lowered power limit is. */
+#define GT_DIAG_POWER_CAP_MIN_DEFICIT 0.25
 /** Shape "healthy" needs utilization >= this (and no finding). */
 #define GT_DIAG_HEALTHY_UTIL 0.90
 /** Shape "busy_slow" needs utilization >= this. */
@@ -340,6 +344,7 @@ typedef struct gt_diag_opts {
 	double stall_max_duty;
 	double stall_min_sub_gaps;
 	double throttle_min_deficit;
+	double power_cap_min_deficit;
 	double healthy_util;
 	double busy_util;
 	double flat_max_spread;

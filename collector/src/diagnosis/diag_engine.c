@@ -1333,7 +1333,14 @@ static void rule_throttled(gctx *c)
 	double deficit = -1;
 	if (maxclk > 0 && gpu->nvml.sm_clock_mean_mhz > 0)
 		deficit = 1 - gpu->nvml.sm_clock_mean_mhz / maxclk;
-	if (deficit >= 0 && deficit < c->o->throttle_min_deficit)
+	/* reasons other than the SW power cap (bit 2): thermal, HW slowdown,
+	 * power brake */
+	int hard = 0;
+	for (int i = 0; i < GT_AN_THROTTLE_BITS; i++)
+		if (i != 2 && gpu->throttle_reason_ns[i])
+			hard = 1;
+	double need = hard ? c->o->throttle_min_deficit : c->o->power_cap_min_deficit;
+	if (deficit >= 0 && deficit < need)
 		return;
 	claim cl = {0};
 	cl.kern = scale_u64(c->p.kern, f);

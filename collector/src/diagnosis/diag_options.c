@@ -36,6 +36,7 @@ void gt_diag_opts_init(gt_diag_opts *o)
 	o->stall_max_duty = GT_DIAG_STALL_MAX_DUTY;
 	o->stall_min_sub_gaps = GT_DIAG_STALL_MIN_SUB_GAPS;
 	o->throttle_min_deficit = GT_DIAG_THROTTLE_MIN_DEFICIT;
+	o->power_cap_min_deficit = GT_DIAG_POWER_CAP_MIN_DEFICIT;
 	o->healthy_util = GT_DIAG_HEALTHY_UTIL;
 	o->busy_util = GT_DIAG_BUSY_UTIL;
 	o->flat_max_spread = GT_DIAG_FLAT_MAX_SPREAD;
@@ -82,7 +83,9 @@ static const th_row rows[] = {
 	TH(stall_min_sub_gaps, GT_DIAG_T_RATIO,
 	   "... at least this many shorter idle gaps per period (it spans several steps)"),
 	TH(throttle_min_deficit, GT_DIAG_T_SHARE,
-	   "throttled: busy SM clock at least this fraction below max"),
+	   "throttled: busy SM clock at least this fraction below max (thermal, HW slowdown)"),
+	TH(power_cap_min_deficit, GT_DIAG_T_SHARE,
+	   "throttled: ... or this far below max when the SW power cap is the only reason"),
 	TH(healthy_util, GT_DIAG_T_SHARE, "shape healthy: utilization at least this"),
 	TH(busy_util, GT_DIAG_T_SHARE, "shape busy_slow: utilization at least this"),
 	TH(flat_max_spread, GT_DIAG_T_SHARE, "shape low_flat: window utilization p95-p5 at most"),
