@@ -15,3 +15,13 @@ if(TARGET gaptrace_analysis AND TARGET gaptrace_synth)
   gaptrace_check_test(test_diag_synth diagnosis/test_diag_synth.c)
   target_link_libraries(test_diag_synth PRIVATE gaptrace::analysis gaptrace_synth m)
 endif()
+
+# Golden diagnoses listed in tests/diagnosis/golden.tsv (recorded traces and
+# synthetic presets); add a row to add a case, no rebuild needed.
+if(TARGET gaptrace_analysis AND TARGET gaptrace_synth)
+  gaptrace_check_test(test_diag_golden diagnosis/test_diag_golden.c)
+  target_link_libraries(test_diag_golden PRIVATE gaptrace::analysis gaptrace_synth)
+  target_compile_definitions(test_diag_golden PRIVATE
+    GT_DIAG_GOLDEN_TSV="${CMAKE_CURRENT_SOURCE_DIR}/diagnosis/golden.tsv"
+    GT_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+endif()
