@@ -114,26 +114,27 @@ static void b_sync(scen *s, gt_diag_opts *o)
 static void b_host_busy(scen *s, gt_diag_opts *o)
 {
 	(void)o;
-	sc_busy(s, 4000 * MS, 0);
+	/* per-step host work: 120 ms of every 200 ms step */
+	sc_busy(s, 3000 * MS, 0);
 	for (int i = 0; i < 50; i++)
-		sc_gap(s, i * 200 * MS, 100 * MS, GT_CAUSE_HOST_BUSY);
-	sc_idle(s, GT_CAUSE_HOST_BUSY, 5000 * MS);
+		sc_gap(s, i * 200 * MS, 120 * MS, GT_CAUSE_HOST_BUSY);
+	sc_idle(s, GT_CAUSE_HOST_BUSY, 6000 * MS);
 	sc_idle(s, GT_CAUSE_SYNC_TURNAROUND, 500 * MS);
 	sc_idle(s, GT_CAUSE_LAUNCH_BOUND, 500 * MS);
-	sc_kernel(s, "step_kernel", 50, 4000 * MS, 4096, 256);
+	sc_kernel(s, "step_kernel", 50, 3000 * MS, 4096, 256);
 }
 
 static void b_loader(scen *s, gt_diag_opts *o)
 {
 	(void)o;
-	sc_busy(s, 4000 * MS, 500 * MS);
+	sc_busy(s, 3000 * MS, 500 * MS);
 	for (int i = 0; i < 50; i++) {
-		gt_an_gap *g = sc_gap(s, i * 200 * MS, 100 * MS, GT_CAUSE_HOST_BUSY);
+		gt_an_gap *g = sc_gap(s, i * 200 * MS, 120 * MS, GT_CAUSE_HOST_BUSY);
 		g->next_kind = GT_REC_MEMCPY;
 		g->next_name = 0;
 	}
-	sc_idle(s, GT_CAUSE_HOST_BUSY, 5500 * MS);
-	sc_kernel(s, "step_kernel", 50, 4000 * MS, 4096, 256);
+	sc_idle(s, GT_CAUSE_HOST_BUSY, 6500 * MS);
+	sc_kernel(s, "step_kernel", 50, 3000 * MS, 4096, 256);
 	sc_copy(s, GT_COPY_HTOD, GT_MEM_PINNED, 50, 50ull << 20, 500 * MS, 50 * MS);
 }
 
@@ -188,6 +189,24 @@ static void b_periodic_short(scen *s, gt_diag_opts *o)
 	sc_idle(s, GT_CAUSE_HOST_BUSY, hb);
 	sc_busy(s, 10 * SEC - st - hb, 0);
 	sc_kernel(s, "step_kernel", 200, 10 * SEC - st - hb, 4096, 256);
+}
+
+/* a long stall (150 ms of host work after a sync, every 350 ms) with no
+ * visible steps in between is a stall by its length alone */
+static void b_periodic_long(scen *s, gt_diag_opts *o)
+{
+	(void)o;
+	for (int p = 0; p < 28; p++)
+		sc_gap(s, p * 350 * MS + 200 * MS, 150 * MS, GT_CAUSE_SYNC_TURNAROUND);
+	sc_idle(s, GT_CAUSE_SYNC_TURNAROUND, 28 * 150 * MS);
+	sc_busy(s, 10 * SEC - 28 * 150 * MS, 0);
+	sc_kernel(s, "step_kernel", 280, 10 * SEC - 28 * 150 * MS, 4096, 256);
+}
+
+static void o_stall_long(scen *s, gt_diag_opts *o)
+{
+	b_periodic_long(s, o);
+	ck_assert_int_eq(gt_diag_set_threshold(o, "stall_long_ns=200ms", NULL, 0), 0);
 }
 
 static void b_other_traced(scen *s, gt_diag_opts *o)
@@ -405,10 +424,14 @@ typedef struct dcase {
 static const dcase cases[] = {
 	{"healthy", b_healthy, 10 * SEC, -1, 0, -1, GT_SHAPE_HEALTHY},
 	{"sync_turnaround", b_sync, 10 * SEC, GT_FIND_SYNC_TURNAROUND, 0.6, -1, GT_SHAPE_WAVE},
-	{"host_busy", b_host_busy, 10 * SEC, GT_FIND_HOST_BUSY, 0.5, -1, -1},
-	{"slow_data_loader", b_loader, 10 * SEC, GT_FIND_SLOW_DATA_LOADER, 0.5, -1, -1},
+	{"host_busy", b_host_busy, 10 * SEC, GT_FIND_HOST_BUSY, 0.6, -1, GT_SHAPE_WAVE},
+	{"slow_data_loader", b_loader, 10 * SEC, GT_FIND_SLOW_DATA_LOADER, 0.6, -1, -1},
 	{"periodic_stall", b_periodic, 20 * SEC, GT_FIND_PERIODIC_STALL, 0.15, -1, GT_SHAPE_WAVE},
 	{"periodic_stall_short", b_periodic_short, 10 * SEC, GT_FIND_PERIODIC_STALL, 0.192, -1,
+	 GT_SHAPE_WAVE},
+	{"periodic_stall_long", b_periodic_long, 10 * SEC, GT_FIND_PERIODIC_STALL, 0.42, -1,
+	 GT_SHAPE_WAVE},
+	{"stall_long_ns=200ms", o_stall_long, 10 * SEC, GT_FIND_SYNC_TURNAROUND, 0.42, -1,
 	 GT_SHAPE_WAVE},
 	{"other_process_traced", b_other_traced, 10 * SEC, GT_FIND_OTHER_PROCESS, 0.4,
 	 GT_FIND_HOST_BUSY, GT_SHAPE_STUCK},

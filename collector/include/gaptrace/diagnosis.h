@@ -298,9 +298,12 @@ typedef struct gt_diag_gpu {
 /** ... and either the period is at least this long (ns) ... */
 #define GT_DIAG_STALL_MIN_PERIOD_NS 1000000000ull
 /** ... or at least this many shorter idle gaps (>= the analysis's detail
- *  length) recur inside each period, so it spans several steps. Otherwise
- *  the pattern is per-step and its time goes to the cause findings. */
+ *  length) recur inside each period, so it spans several steps ... */
 #define GT_DIAG_STALL_MIN_SUB_GAPS 2.0
+/** ... or the stall itself is at least this long (ns): per-step host work
+ *  is rarely that long while busy half the time. Otherwise the pattern is
+ *  per-step and its time goes to the cause findings. */
+#define GT_DIAG_STALL_LONG_NS 100000000ull
 /** throttled: the mean SM clock while busy is at least this fraction below
  *  the maximum, with a thermal/HW-slowdown/power-brake reason ... */
 #define GT_DIAG_THROTTLE_MIN_DEFICIT 0.10
@@ -343,6 +346,7 @@ typedef struct gt_diag_opts {
 	uint64_t stall_min_period_ns;
 	double stall_max_duty;
 	double stall_min_sub_gaps;
+	uint64_t stall_long_ns;
 	double throttle_min_deficit;
 	double power_cap_min_deficit;
 	double healthy_util;

@@ -35,6 +35,7 @@ void gt_diag_opts_init(gt_diag_opts *o)
 	o->stall_min_period_ns = GT_DIAG_STALL_MIN_PERIOD_NS;
 	o->stall_max_duty = GT_DIAG_STALL_MAX_DUTY;
 	o->stall_min_sub_gaps = GT_DIAG_STALL_MIN_SUB_GAPS;
+	o->stall_long_ns = GT_DIAG_STALL_LONG_NS;
 	o->throttle_min_deficit = GT_DIAG_THROTTLE_MIN_DEFICIT;
 	o->power_cap_min_deficit = GT_DIAG_POWER_CAP_MIN_DEFICIT;
 	o->healthy_util = GT_DIAG_HEALTHY_UTIL;
@@ -81,7 +82,8 @@ static const th_row rows[] = {
 	TH(stall_min_period_ns, GT_DIAG_T_NS,
 	   "periodic_stall: period at least this long, or else ..."),
 	TH(stall_min_sub_gaps, GT_DIAG_T_RATIO,
-	   "... at least this many shorter idle gaps per period (it spans several steps)"),
+	   "... at least this many shorter idle gaps per period (it spans several steps), ..."),
+	TH(stall_long_ns, GT_DIAG_T_NS, "... or stalls at least this long"),
 	TH(throttle_min_deficit, GT_DIAG_T_SHARE,
 	   "throttled: busy SM clock at least this fraction below max (thermal, HW slowdown)"),
 	TH(power_cap_min_deficit, GT_DIAG_T_SHARE,

@@ -193,6 +193,11 @@ static void json_finding(FILE *out, const gt_finding *f, unsigned flags)
 	jstr(out, f->title);
 	fputs(", \"share\": ", out);
 	jnum(out, f->share);
+	for (size_t k = 0; k < f->nmetrics; k++)
+		if (!strcmp(f->metrics[k].key, "period_ns")) {
+			fputs(", \"period_ms\": ", out);
+			jnum(out, round(f->metrics[k].value / 1e3) / 1e3);
+		}
 	fputs(", \"severity\": ", out);
 	jstr(out, gt_severity_name(f->severity));
 	fprintf(out,

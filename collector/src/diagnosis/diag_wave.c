@@ -27,8 +27,9 @@
  * wave too; it is only a *stall* (periodic_stall claims it) when the gaps
  * are long (>= stall_min_gap_ns), a minority of the period (duty <=
  * stall_max_duty), and the period spans several steps: it is long (>=
- * stall_min_period_ns) or shorter idle gaps recur inside it (>=
- * stall_min_sub_gaps per period) - see DIAGNOSIS.md.
+ * stall_min_period_ns), or shorter idle gaps recur inside it (>=
+ * stall_min_sub_gaps per period), or the stall itself is long (>=
+ * stall_long_ns) - see DIAGNOSIS.md.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -250,7 +251,8 @@ int dg_wave_detect(const dg_wave_in *in, const gt_diag_opts *o, gt_diag_wave *w,
 		w->is_stall = gw.stall_ns >= o->stall_min_gap_ns &&
 			      w->idle_share <= o->stall_max_duty &&
 			      (p_gap >= (double)o->stall_min_period_ns ||
-			       gw.sub_gaps >= o->stall_min_sub_gaps);
+			       gw.sub_gaps >= o->stall_min_sub_gaps ||
+			       gw.stall_ns >= o->stall_long_ns);
 	} else if (p_acf > 0) {
 		w->found = 1;
 		w->source = GT_WAVE_FROM_ACF;
