@@ -37,7 +37,7 @@ static const char usage_text[] =
 	"      --capture          window = whole capture, not first..last GPU activity\n"
 	"      --full-names       full demangled kernel names\n"
 	"      --mangled          do not demangle kernel names\n"
-	"      --width N          text width (default 100)\n"
+	"      --width N          text width (default 120)\n"
 	"      --strict           stop reading a trace at its first corrupt frame\n"
 	"  -t, --threshold N=V    change a threshold of the findings (repeatable;\n"
 	"                         '--threshold help' lists them), e.g. min_share=5%\n"

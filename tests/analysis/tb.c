@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+#include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -117,4 +119,45 @@ int tb_add(gt_analysis *a, tb *t, const char *label)
 	int rc = gt_analysis_add_mem(a, t->buf, t->len, label, &ei);
 	tb_free(t);
 	return rc;
+}
+
+char tb_tmpdir[32];
+
+void tb_mktmp(void)
+{
+	snprintf(tb_tmpdir, sizeof(tb_tmpdir), "/tmp/gt-test-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tb_tmpdir));
+}
+
+void tb_rmtmp(void)
+{
+	char cmd[64];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tb_tmpdir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+uint8_t *tb_slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	uint8_t *b = malloc((size_t)n + 1);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_uint_eq(fread(b, 1, (size_t)n, f), (size_t)n);
+	b[n] = 0;
+	fclose(f);
+	*len = (size_t)n;
+	return b;
+}
+
+int tb_run(Suite *s)
+{
+	SRunner *r = srunner_create(s);
+	srunner_run_all(r, CK_NORMAL);
+	int failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

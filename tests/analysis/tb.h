@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <check.h>
 
 #include "gaptrace/analysis.h"
 #include "gaptrace/format.h"
@@ -36,6 +37,16 @@ void tb_end(tb *t);
 /* Add to an analysis (and free the builder). @return gt_analysis_add_mem's. */
 int tb_add(gt_analysis *a, tb *t, const char *label);
 void tb_free(tb *t);
+
+/* A fresh temporary directory in tb_tmpdir (mkdtemp), and its removal. */
+extern char tb_tmpdir[32];
+void tb_mktmp(void);
+void tb_rmtmp(void);
+/* Read a whole file (NUL terminated); NULL if it cannot be opened. */
+uint8_t *tb_slurp(const char *path, size_t *len);
+
+/* Run a Check suite; the exit status for main. */
+int tb_run(Suite *s);
 
 /* Base of every hand-made timestamp (a start of 0 is invalid). */
 #define T0 1000000000ull

@@ -270,6 +270,9 @@ START_TEST(transfer_blocking_copy)
 	ck_assert_uint_eq(c->blocking, 1);
 	ck_assert_uint_eq(c->api_ns, 2100);
 	ck_assert(c->gbps == 4.0);
+	ck_assert_uint_eq(c->first_start, T0 + 2000);
+	ck_assert_uint_eq(c->ex_pid, 10);
+	ck_assert_uint_eq(c->ex_stream, 7);
 	gt_analysis_free(a);
 }
 END_TEST
@@ -437,6 +440,73 @@ START_TEST(nvml_throttle)
 	ck_assert_uint_eq(e->window_ns, 0);
 	ck_assert_uint_eq(e->busy_ns, 0);
 	ck_assert_uint_eq(e->nvml.samples, 1);
+	gt_analysis_free(a);
+}
+END_TEST
+
+static void nvml_proc(tb *t, uint64_t ts, uint32_t pid, uint32_t util)
+{
+	gt_record r = {.type = GT_REC_NVML_PROC};
+	r.nvml_proc.ts = ts;
+	r.nvml_proc.pid = pid;
+	r.nvml_proc.sm_util = util;
+	tb_rec(t, &r);
+}
+
+/* NVML per-process samples of an untraced process explain GPU-view gaps;
+ * ignored when the traced pid is not among them (another pid namespace). */
+START_TEST(nvml_other_process)
+{
+	for (int same_ns = 1; same_ns >= 0; same_ns--) {
+		gt_analysis *a = gt_analysis_new(NULL);
+		const uint8_t u[1] = {0xA1};
+		tb t;
+		tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, u);
+		tb_api(&t, 1, 1, T0 + 100, T0 + 200, LAUNCH);
+		tb_kernel(&t, 0, 7, 1, T0 + 1000, T0 + 2000, NULL);
+		tb_api(&t, 1, 2, T0 + 4500, T0 + 4600, LAUNCH);
+		tb_kernel(&t, 0, 7, 2, T0 + 5000, T0 + 6000, NULL);
+		ck_assert_int_eq(tb_add(a, &t, "10.gtrace"), 1);
+		tb_begin(&t, 99, GT_PRODUCER_COLLECTOR, 0, 0, NULL);
+		gt_record d = {.type = GT_REC_DEVICE};
+		d.device.uuid[0] = 0xA1;
+		d.device.uuid[15] = 0xee;
+		tb_rec(&t, &d);
+		nvml_proc(&t, T0 + 1500, same_ns ? 10 : 4242, 50);
+		nvml_proc(&t, T0 + 2500, 77, 30); /* covers [1500, 2500) */
+		nvml_proc(&t, T0 + 3500, 77, 30); /* covers [2500, 3500) */
+		nvml_proc(&t, T0 + 4500, 77, 0);  /* idle: no cover */
+		ck_assert_int_eq(tb_add(a, &t, "nvml.gtrace"), 1);
+		finish(a);
+		const gt_an_gpu *g = gt_analysis_gpu(a, 0);
+		ck_assert_uint_eq(g->idle_ns, 3000);
+		if (same_ns)
+			check_causes(g->cause_ns, 1000, 0, 500, 0, 0, 1500, 0);
+		else
+			check_causes(g->cause_ns, 2500, 0, 500, 0, 0, 0, 0);
+		gt_analysis_free(a);
+	}
+}
+END_TEST
+
+/* Dormant start: the capture window begins at the first ARMED note. */
+START_TEST(capture_from_armed)
+{
+	tb t;
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
+	gt_record n = {.type = GT_REC_NOTE};
+	n.note.ts = T0 + 500;
+	n.note.code = GT_NOTE_ARMED;
+	tb_rec(&t, &n);
+	n.note.ts = T0 + 700; /* armed again: the first one counts */
+	tb_rec(&t, &n);
+	tb_kernel(&t, 0, 7, 1, T0 + 1000, T0 + 2000, NULL);
+	gt_analysis_opts o = {.window_mode = GT_WINDOW_CAPTURE};
+	gt_analysis *a = one(&t, &o);
+	const gt_an_gpu *g = gt_analysis_gpu(a, 0);
+	ck_assert_uint_eq(g->t0, T0 + 500);
+	ck_assert_uint_eq(g->window_ns, 1500);
+	check_causes(g->cause_ns, 0, 0, 0, 0, 0, 0, 500);
 	gt_analysis_free(a);
 }
 END_TEST
@@ -638,30 +708,15 @@ END_TEST
 
 /* ------------------------------------------------------------ synthetic truth */
 
-static char tmpdir[32];
-
-static void mktmp(void)
-{
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/gt-an-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-}
-
-static void rmtmp(void)
-{
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
-	ck_assert_int_eq(system(cmd), 0);
-}
-
 static void check_truth(const gt_synth_spec *s)
 {
 	gt_synth_truth tr;
 	char err[256];
-	mktmp();
-	ck_assert_msg(gt_synth_write(s, tmpdir, &tr, err, sizeof(err)) == 0, "synth: %s", err);
+	tb_mktmp();
+	ck_assert_msg(gt_synth_write(s, tb_tmpdir, &tr, err, sizeof(err)) == 0, "synth: %s", err);
 	gt_analysis *a = gt_analysis_new(NULL);
 	gt_errinfo ei;
-	ck_assert_int_eq(gt_analysis_add_path(a, tmpdir, &ei), (int)tr.ntraces);
+	ck_assert_int_eq(gt_analysis_add_path(a, tb_tmpdir, &ei), (int)tr.ntraces);
 	finish(a);
 	ck_assert_uint_eq(gt_analysis_ngpus(a), tr.ngpus);
 	uint64_t recs = 0, syncs = 0, lost = 0;
@@ -728,7 +783,7 @@ static void check_truth(const gt_synth_spec *s)
 		}
 	}
 	gt_analysis_free(a);
-	rmtmp();
+	tb_rmtmp();
 }
 
 static const char *const presets[] = {"compute", "host",     "sync",      "launch-bound",
@@ -774,10 +829,10 @@ START_TEST(synth_variants)
 	gt_synth_preset("mixed", &s);
 	s.no_api = 1;
 	gt_synth_truth tr;
-	mktmp();
-	ck_assert_int_eq(gt_synth_write(&s, tmpdir, &tr, NULL, 0), 0);
+	tb_mktmp();
+	ck_assert_int_eq(gt_synth_write(&s, tb_tmpdir, &tr, NULL, 0), 0);
 	ck_assert_uint_eq(tr.gpu[0].cause_ns[GT_CAUSE_UNKNOWN], tr.gpu[0].idle_ns);
-	rmtmp();
+	tb_rmtmp();
 	check_truth(&s);
 }
 END_TEST
@@ -787,11 +842,11 @@ START_TEST(synth_deterministic)
 	gt_synth_spec s;
 	gt_synth_preset("mixed", &s);
 	char d1[32], d2[32], cmd[256];
-	mktmp();
-	snprintf(d1, sizeof(d1), "%s", tmpdir);
+	tb_mktmp();
+	snprintf(d1, sizeof(d1), "%s", tb_tmpdir);
 	ck_assert_int_eq(gt_synth_write(&s, d1, NULL, NULL, 0), 0);
-	mktmp();
-	snprintf(d2, sizeof(d2), "%s", tmpdir);
+	tb_mktmp();
+	snprintf(d2, sizeof(d2), "%s", tb_tmpdir);
 	ck_assert_int_eq(gt_synth_write(&s, d2, NULL, NULL, 0), 0);
 	snprintf(cmd, sizeof(cmd), "cmp -s %s/1000.gtrace %s/1000.gtrace && cmp -s %s/nvml.gtrace "
 				   "%s/nvml.gtrace", d1, d2, d1, d2);
@@ -803,33 +858,19 @@ END_TEST
 
 /* ------------------------------------------------------------ bad input */
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	ck_assert_ptr_nonnull(f);
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	uint8_t *b = malloc((size_t)n);
-	ck_assert_uint_eq(fread(b, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	*len = (size_t)n;
-	return b;
-}
-
 /* A trace cut at many bytes: everything before the cut is used, the rest is
  * counted, nothing crashes; the report says so. */
 START_TEST(truncated)
 {
 	gt_synth_spec s;
 	gt_synth_preset("sync", &s);
-	mktmp();
-	ck_assert_int_eq(gt_synth_write(&s, tmpdir, NULL, NULL, 0), 0);
+	tb_mktmp();
+	ck_assert_int_eq(gt_synth_write(&s, tb_tmpdir, NULL, NULL, 0), 0);
 	char path[128];
-	snprintf(path, sizeof(path), "%s/1000.gtrace", tmpdir);
+	snprintf(path, sizeof(path), "%s/1000.gtrace", tb_tmpdir);
 	size_t len;
-	uint8_t *buf = slurp(path, &len);
-	rmtmp();
+	uint8_t *buf = tb_slurp(path, &len);
+	tb_rmtmp();
 	for (size_t cut = 0; cut < len; cut += 1 + len / 97) {
 		gt_analysis *a = gt_analysis_new(NULL);
 		gt_errinfo ei;
@@ -966,9 +1007,9 @@ START_TEST(paths_and_misuse)
 	gt_errinfo ei;
 	ck_assert_int_eq(gt_analysis_add_path(a, "/nonexistent/trace.gtrace", &ei), GT_ERR_IO);
 	ck_assert_ptr_nonnull(strstr(ei.msg, "/nonexistent"));
-	mktmp();
-	ck_assert_int_eq(gt_analysis_add_path(a, tmpdir, &ei), 0); /* empty dir */
-	rmtmp();
+	tb_mktmp();
+	ck_assert_int_eq(gt_analysis_add_path(a, tb_tmpdir, &ei), 0); /* empty dir */
+	tb_rmtmp();
 	ck_assert_ptr_null(gt_analysis_gpu(a, 0));
 	ck_assert_int_eq(gt_report_text(a, stdout, NULL), GT_ERR_INVAL);
 	finish(a);
@@ -981,6 +1022,143 @@ START_TEST(paths_and_misuse)
 	ck_assert_str_eq(gt_cause_name(99), "?");
 	ck_assert_uint_eq(gt_gap_bin_floor_ns(4), 1000000);
 	ck_assert_uint_eq(gt_gap_bin_floor_ns(8), 0);
+}
+END_TEST
+
+/* ------------------------------------------------------------ random records */
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+/* A timestamp: mostly plausible, sometimes extreme. */
+static uint64_t rts(void)
+{
+	switch (rnd() % 16) {
+	case 0: return 0;
+	case 1: return UINT64_MAX - rnd() % 1000;
+	case 2: return rnd();
+	default: return T0 + rnd() % 100000;
+	}
+}
+
+static uint32_t rsmall(uint32_t n)
+{
+	return rnd() % 64 == 0 ? (uint32_t)rnd() : (uint32_t)(rnd() % n);
+}
+
+/* Valid frames holding random (often absurd) records: the analysis keeps
+ * its invariants, the reports stay well-formed, nothing crashes. */
+START_TEST(random_records)
+{
+	static const char *const names[] = {LAUNCH, "cudaMemcpy", "cudaMemcpyAsync",
+					    "cudaStreamSynchronize", "cudaStreamWaitEvent",
+					    "cuCtxSynchronize", "cudaFree", "cuLaunchKernel"};
+	rng_state = 0x9e3779b97f4a7c15ull + (uint64_t)_i;
+	gt_analysis *a = gt_analysis_new(NULL);
+	for (uint32_t p = 0; p < 1 + rnd() % 3; p++) {
+		tb t;
+		const uint8_t u[2] = {0xA1, (uint8_t)(rnd() % 3 ? 0xB2 : 0)};
+		tb_begin(&t, 10 + p, p == 2 ? GT_PRODUCER_COLLECTOR : GT_PRODUCER_INJECT,
+			 (int64_t)(rnd() % 2000) - 1000, 2, u);
+		for (int i = 0; i < 600; i++) {
+			uint64_t s0 = rts(), s1 = rnd() % 4 ? s0 + rnd() % 5000 : rts();
+			uint32_t corr = rsmall(200), dev = rsmall(3);
+			switch (rnd() % 9) {
+			case 0:
+			case 1: tb_kernel(&t, dev, rsmall(4), corr, s0, s1, rnd() % 2 ? NULL : "_Z4ncclv");
+				break;
+			case 2:
+			case 3: tb_api(&t, rsmall(3), corr, s0, s1, names[rnd() % 8]); break;
+			case 4:
+				tb_copy(&t, dev, rsmall(4), corr, s0, s1, rnd(), (uint8_t)(rnd() % 11),
+					(uint8_t)(rnd() % 8), (int)(rnd() % 2));
+				break;
+			case 5: {
+				gt_record r = {.type = GT_REC_SYNC};
+				r.sync.start = s0;
+				r.sync.end = s1;
+				r.sync.type = rsmall(5);
+				r.sync.correlation_id = corr;
+				r.sync.thread_id = rsmall(3);
+				tb_rec(&t, &r);
+				break;
+			}
+			case 6: {
+				gt_record r = {.type = GT_REC_NVML};
+				r.nvml.ts = s0;
+				r.nvml.device_id = dev;
+				r.nvml.clocks_event_reasons = rnd();
+				r.nvml.sm_clock_mhz = rsmall(2000);
+				r.nvml.gpu_util = rsmall(101);
+				tb_rec(&t, &r);
+				break;
+			}
+			case 7: {
+				gt_record r = {.type = GT_REC_NVML_PROC};
+				r.nvml_proc.ts = s0;
+				r.nvml_proc.device_id = dev;
+				r.nvml_proc.pid = rsmall(14);
+				r.nvml_proc.sm_util = rsmall(100);
+				tb_rec(&t, &r);
+				break;
+			}
+			default: {
+				gt_record r = {.type = GT_REC_CLOCK};
+				r.clock.trace_ns = s0;
+				r.clock.realtime_ns = s1;
+				tb_rec(&t, &r);
+				break;
+			}
+			}
+			if (rnd() % 100 == 0)
+				tb_flush(&t);
+		}
+		ck_assert_int_eq(tb_add(a, &t, "random.gtrace"), 1);
+	}
+	finish(a);
+	ck_assert_uint_ge(gt_analysis_ngpus(a), 1);
+	uint64_t gaps = 0;
+	for (size_t gi = 0; gi < gt_analysis_ngpus(a); gi++) {
+		const gt_an_gpu *g = gt_analysis_gpu(a, gi);
+		gaps += g->ngaps;
+		ck_assert_uint_le(g->t0, g->t1);
+		ck_assert_uint_eq(g->window_ns, g->t1 - g->t0);
+		ck_assert_uint_le(g->busy_ns, g->window_ns);
+		ck_assert_uint_le(g->sm_busy_ns, g->busy_ns);
+		ck_assert_uint_eq(g->idle_ns + g->busy_ns, g->window_ns);
+		ck_assert_uint_eq(sum7(g->cause_ns), g->idle_ns);
+		ck_assert_uint_le(g->throttled_ns, g->busy_ns);
+		ck_assert_uint_le(g->comm_exposed_ns, g->comm_ns);
+		uint64_t hist = 0;
+		for (int b = 0; b < GT_GAP_BINS; b++)
+			hist += g->gap_hist_ns[b];
+		ck_assert_uint_eq(hist, g->idle_ns);
+		size_t n;
+		const gt_an_proc *p = gt_analysis_procs(a, gi, &n);
+		for (size_t k = 0; k < n; k++) {
+			ck_assert_uint_le(p[k].busy_ns, g->busy_ns);
+			ck_assert_uint_eq(sum7(p[k].cause_ns), p[k].idle_ns);
+		}
+		const gt_an_gap *gp = gt_analysis_longest_gaps(a, gi, &n);
+		for (size_t k = 0; k < n; k++) {
+			ck_assert_uint_eq(sum7(gp[k].cause_ns), gp[k].end - gp[k].start);
+			if (k)
+				ck_assert_uint_le(gp[k].end - gp[k].start, gp[k - 1].end - gp[k - 1].start);
+		}
+	}
+	ck_assert_uint_gt(gaps, 0);
+	FILE *f = fopen("/dev/null", "w");
+	ck_assert_int_eq(gt_report_text(a, f, NULL), 0);
+	ck_assert_int_eq(gt_report_json(a, f, NULL), 0);
+	fclose(f);
+	gt_analysis_free(a);
 }
 END_TEST
 
@@ -1001,6 +1179,8 @@ static Suite *suite(void)
 	c = tcase_create("identity");
 	tcase_add_test(c, gpus_by_uuid);
 	tcase_add_test(c, nvml_throttle);
+	tcase_add_test(c, nvml_other_process);
+	tcase_add_test(c, capture_from_armed);
 	tcase_add_test(c, empty_trace);
 	tcase_add_test(c, capture_window_and_clip);
 	suite_add_tcase(s, c);
@@ -1022,15 +1202,12 @@ static Suite *suite(void)
 	tcase_add_test(c, newer_major_and_garbage);
 	tcase_add_test(c, hostile_values);
 	tcase_add_test(c, paths_and_misuse);
+	tcase_add_loop_test(c, random_records, 0, 40);
 	suite_add_tcase(s, c);
 	return s;
 }
 
 int main(void)
 {
-	SRunner *r = srunner_create(suite());
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tb_run(suite());
 }

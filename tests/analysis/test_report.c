@@ -18,57 +18,26 @@
 #include "synth.h"
 #include "tb.h"
 
-static char tmpdir[64];
-
-static void mktmp(void)
-{
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/gt-rep-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-}
-
-static void rmtmp(void)
-{
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
-	ck_assert_int_eq(system(cmd), 0);
-}
-
-static uint8_t *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	uint8_t *b = malloc((size_t)n + 1);
-	ck_assert_uint_eq(fread(b, 1, (size_t)n, f), (size_t)n);
-	b[n] = 0;
-	fclose(f);
-	*len = (size_t)n;
-	return b;
-}
-
 /* The "mixed" preset, read from memory under stable labels. */
 static gt_analysis *mixed(void)
 {
 	gt_synth_spec s;
 	gt_synth_preset("mixed", &s);
-	mktmp();
-	ck_assert_int_eq(gt_synth_write(&s, tmpdir, NULL, NULL, 0), 0);
+	tb_mktmp();
+	ck_assert_int_eq(gt_synth_write(&s, tb_tmpdir, NULL, NULL, 0), 0);
 	gt_analysis *a = gt_analysis_new(NULL);
 	static const char *const files[] = {"1000.gtrace", "1001.gtrace", "nvml.gtrace"};
 	for (int i = 0; i < 3; i++) {
 		char p[128];
 		size_t len;
-		snprintf(p, sizeof(p), "%s/%s", tmpdir, files[i]);
-		uint8_t *b = slurp(p, &len);
+		snprintf(p, sizeof(p), "%s/%s", tb_tmpdir, files[i]);
+		uint8_t *b = tb_slurp(p, &len);
 		ck_assert_ptr_nonnull(b);
 		gt_errinfo ei;
 		ck_assert_int_eq(gt_analysis_add_mem(a, b, len, files[i], &ei), 1);
 		free(b);
 	}
-	rmtmp();
+	tb_rmtmp();
 	ck_assert_int_eq(gt_analysis_finish(a), 0);
 	return a;
 }
@@ -94,7 +63,7 @@ static void golden(const char *name, const char *txt, size_t len)
 		return;
 	}
 	size_t glen;
-	char *g = (char *)slurp(path, &glen);
+	char *g = (char *)tb_slurp(path, &glen);
 	ck_assert_msg(g != NULL, "missing golden file %s (GT_UPDATE_GOLDEN=1 makes it)", path);
 	if (glen != len || memcmp(g, txt, len)) {
 		size_t i = 0;
@@ -216,12 +185,12 @@ START_TEST(summary)
 {
 	gt_synth_spec s;
 	gt_synth_preset("sync", &s);
-	mktmp();
-	ck_assert_int_eq(gt_synth_write(&s, tmpdir, NULL, NULL, 0), 0);
+	tb_mktmp();
+	ck_assert_int_eq(gt_synth_write(&s, tb_tmpdir, NULL, NULL, 0), 0);
 	char *txt = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&txt, &len);
-	ck_assert_int_eq(gt_report_summary(tmpdir, f), 0);
+	ck_assert_int_eq(gt_report_summary(tb_tmpdir, f), 0);
 	fclose(f);
 	ck_assert_ptr_nonnull(strstr(txt, "GPU 0 NVIDIA H200 (synthetic):"));
 	ck_assert_ptr_nonnull(strstr(txt, "% busy over"));
@@ -229,7 +198,7 @@ START_TEST(summary)
 	ck_assert_ptr_nonnull(strstr(txt, "sync_turnaround"));
 	ck_assert_ptr_nonnull(strstr(txt, "gemm_kernel"));
 	free(txt);
-	rmtmp();
+	tb_rmtmp();
 	txt = NULL;
 	f = open_memstream(&txt, &len);
 	ck_assert_int_eq(gt_report_summary("/nonexistent/dir", f), GT_ERR_IO);
@@ -323,9 +292,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *r = srunner_create(suite());
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tb_run(suite());
 }

@@ -112,13 +112,6 @@ int an_hist_merge(an_hist *dst, const an_hist *src);
 void an_hist_free(an_hist *h);
 void an_hist_summary(const an_hist *h, gt_an_dist *d);
 
-/* ------------------------------------------------------------ sorting */
-
-/* Stable LSD radix sort of n elements of esz bytes whose first 8 bytes are
- * a uint64_t key (ascending). tmp: scratch of n*esz bytes or NULL (then it
- * allocates). @return 0 or GT_ERR_NOMEM. */
-int an_radix_sort(void *base, size_t n, size_t esz, void *tmp);
-
 /* qsort that accepts n == 0 with a NULL base. */
 static inline void an_qsort(void *base, size_t n, size_t esz, int (*cmp)(const void *, const void *))
 {
@@ -221,6 +214,8 @@ typedef struct an_kagg {
 typedef struct an_cagg {
 	uint64_t count, bytes, total, min, max;
 	uint64_t api_ns, blocking;
+	uint64_t first_start;
+	uint32_t stream;
 	uint16_t trace, dev;
 	uint8_t copy_kind, host_kind;
 } an_cagg;
@@ -247,7 +242,8 @@ typedef struct an_trace {
 	char *path;
 	gt_clock_map cmap;
 	int have_cmap;
-	uint64_t capture_start; /* trace clock */
+	uint64_t capture_start; /* trace clock: stream header, or the first ARMED note */
+	int armed;
 	/* local string id -> global id */
 	uint32_t *smap;
 	uint32_t smap_cap;
@@ -297,6 +293,16 @@ struct gt_analysis {
 	size_t name_cls_cap;
 };
 
+/* sort.c: stable LSD radix sorts on the 64-bit start (only the digits that
+ * vary; an already sorted array costs one read) and stable counting
+ * partitions by a small key. tmp holds n elements. @return 0 or ENOMEM. */
+int an_sort_items(an_item *b, size_t n, an_item *tmp);
+int an_sort_calls(an_call *b, size_t n, an_call *tmp);
+/* Group by GPU (an_item.dev) / thread (an_call.thr); starts gets nkeys+1
+ * offsets when not NULL. */
+int an_part_items(an_item *b, size_t n, an_item *tmp, uint32_t nkeys, size_t *starts);
+int an_part_calls(an_call *b, size_t n, an_call *tmp, uint32_t nkeys, size_t *starts);
+
 /* load.c */
 int an_load_reader(gt_analysis *a, gt_reader *r, an_trace *t);
 uint8_t an_api_class(gt_analysis *a, uint32_t name, uint32_t domain, uint32_t cbid,
@@ -305,7 +311,7 @@ uint8_t an_api_class(gt_analysis *a, uint32_t name, uint32_t domain, uint32_t cb
 /* finish steps (timeline.c, gaps.c, tables.c) */
 int an_resolve_gpus(gt_analysis *a);
 /* Sort items by start and group them by GPU; gpu_starts gets ngpus+1 offsets. */
-int an_sort_items(gt_analysis *a, size_t *gpu_starts);
+int an_order_items(gt_analysis *a, size_t *gpu_starts);
 int an_build_calls(gt_analysis *a);
 int an_sweep(gt_analysis *a);
 int an_tables(gt_analysis *a);

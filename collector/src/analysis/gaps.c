@@ -44,7 +44,9 @@
  * doing something useful elsewhere: the GPU waited for that thread.
  *
  * Trailing idle (capture window) has no E: F is the thread of the last
- * item and rule 2 does not apply.
+ * item and rule 2 does not apply. Between the kernels of one CUDA graph
+ * launch, L is the graph launch, long returned: rule 2 calls the wait
+ * launch latency.
  *
  * Cost: O(items) for the sweep plus, per gap, a cursor step on F's calls
  * (amortized O(1): gaps come in time order) and the calls inside the gap.
@@ -500,6 +502,14 @@ static int cmp_seg(const void *x, const void *y)
 	return a->a < b->a ? -1 : a->a > b->a;
 }
 
+static int cmp_proc(const void *x, const void *y)
+{
+	const gt_an_proc *a = x, *b = y;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	return a->trace < b->trace ? -1 : a->trace > b->trace;
+}
+
 static int cmp_float(const void *x, const void *y)
 {
 	float a = *(const float *)x, b = *(const float *)y;
@@ -531,8 +541,9 @@ static int build_ocover(sw *S, const an_nvproc *np, size_t n, const uint32_t *pi
 			traced = pids[k] == s->pid;
 		if (traced || !s->sm_util)
 			continue;
-		/* the period since this pid's previous sample (<= 1 s) */
-		for (size_t q = j; q-- > 0;)
+		/* the period since this pid's previous sample (<= 1 s; looked for
+		 * among the last 64 samples only, to stay linear) */
+		for (size_t q = j, steps = 0; q-- > 0 && steps < 64; steps++)
 			if (np[q].pid == s->pid) {
 				d = s->ts - np[q].ts;
 				break;
@@ -691,9 +702,9 @@ static int sweep_gpu(sw *S, an_item *it, size_t n, const an_nvproc *np, size_t n
 	g->pub.window_ns = t1 - t0;
 	g->pub.nprocs = (uint32_t)nprocs;
 
-	/* utilization windows: at most 16 M of them */
+	/* utilization windows: at most 4 M of them */
 	S->wlen = a->o.window_ns;
-	while ((t1 - t0) / S->wlen >= (1u << 24))
+	while ((t1 - t0) / S->wlen >= (1u << 22))
 		S->wlen *= 2;
 	S->nwin = (size_t)((t1 - t0 + S->wlen - 1) / S->wlen);
 	S->wbusy = calloc(S->nwin ? S->nwin : 1, sizeof(*S->wbusy));
@@ -879,6 +890,7 @@ static int sweep_gpu(sw *S, an_item *it, size_t n, const an_nvproc *np, size_t n
 		}
 		p->idle_ns = g->pub.window_ns - p->busy_ns;
 	}
+	an_qsort(g->procs.p, g->procs.n, sizeof(gt_an_proc), cmp_proc);
 	an_hist_summary(&g->gaplen, &g->pub.gap_len);
 	an_hist_summary(&g->lat_api, &g->pub.lat_api);
 	an_hist_summary(&g->lat_api_end, &g->pub.lat_api_end);
@@ -947,7 +959,7 @@ int an_sweep(gt_analysis *a)
 	int rc = 0;
 	if (!starts)
 		return GT_ERR_NOMEM;
-	if ((rc = an_sort_items(a, starts)) < 0)
+	if ((rc = an_order_items(a, starts)) < 0)
 		goto out;
 	if (a->nvml.n)
 		an_qsort(a->nvml.p, a->nvml.n, sizeof(an_nvml), cmp_nvml);

@@ -324,6 +324,7 @@ static int add_copy(ld *L, uint8_t kind, uint32_t dev, uint32_t stream, uint32_t
 		c->copy_kind = copy_kind;
 		c->host_kind = host_kind;
 		c->min = UINT64_MAX;
+		c->first_start = UINT64_MAX;
 	} else {
 		c = AN_AT(&a->cagg, an_cagg, *slot);
 	}
@@ -342,6 +343,10 @@ static int add_copy(ld *L, uint8_t kind, uint32_t dev, uint32_t stream, uint32_t
 	span(L->t, start, end);
 
 	uint64_t d = end - start;
+	if (start < c->first_start) {
+		c->first_start = start;
+		c->stream = stream;
+	}
 	c->count++;
 	c->bytes += bytes;
 	c->total += d;
@@ -490,7 +495,7 @@ static int add_record(ld *L, const gt_record *x)
 		s->sm_util = n->sm_util == UINT32_MAX ? 0 : n->sm_util;
 		s->trace = L->ti;
 		s->dev = (uint16_t)n->device_id;
-		return 0;
+		return tdev(L, n->device_id) ? 0 : GT_ERR_NOMEM;
 	}
 	case GT_REC_LOSS: {
 		uint32_t w = x->loss.what < GT_AN_LOSS_SLOTS ? x->loss.what : 0;
@@ -506,9 +511,11 @@ static int add_record(ld *L, const gt_record *x)
 		n->ts = x->note.ts;
 		n->code = x->note.code;
 		*id = gname(L, x->note.text_id);
-		if (x->note.code == GT_NOTE_ARMED && x->note.ts &&
-		    (!t->capture_start || x->note.ts < t->capture_start))
+		/* a capture armed later than the stream began starts there */
+		if (x->note.code == GT_NOTE_ARMED && x->note.ts && !t->armed) {
+			t->armed = 1;
 			t->capture_start = x->note.ts;
+		}
 		return 0;
 	}
 	default: return 0;
