@@ -690,6 +690,15 @@ static void rule_d2h_storm(gctx *c, int *fired)
 	if (blocking)
 		ev(c, b, "%llu of them blocked the calling thread until the copy ended%s",
 		   (unsigned long long)blocking, pageable ? " (pageable host memory)" : "");
+	for (size_t i = 0; i < c->g->ncopies; i++) {
+		const gt_an_copy *r = &c->g->copies[i];
+		if (r->copy_kind == GT_COPY_DTOH && r->count) {
+			ev(c, b, "first DtoH copy (%s) at +%.6f s, pid %u, stream %u",
+			   gt_mem_kind_name(r->host_kind), rel_s(c, r->first_start), r->ex_pid,
+			   r->ex_stream);
+			break;
+		}
+	}
 	if (b->f.cause_claim_ns[GT_CAUSE_SYNC_TURNAROUND]) {
 		dg_fmt_ns(tt, sizeof tt, (double)b->f.cause_claim_ns[GT_CAUSE_SYNC_TURNAROUND]);
 		ev(c, b, "after the copies the host returned and did not launch new work for %s", tt);
@@ -752,9 +761,11 @@ static void rule_pageable(gctx *c, int d2h_fired)
 			continue;
 		dg_fmt_bytes(by, sizeof by, (double)r->bytes);
 		dg_fmt_ns(tt, sizeof tt, (double)r->total_ns);
-		ev(c, b, "%s pageable: %llu copies, %s, %s on the copy engine, %.2f GB/s, %llu blocking",
+		ev(c, b, "%s pageable: %llu copies, %s, %s on the copy engine, %.2f GB/s, %llu "
+			 "blocking; first at +%.6f s (pid %u, stream %u)",
 		   gt_copy_kind_name(r->copy_kind), (unsigned long long)r->count, by, tt, r->gbps,
-		   (unsigned long long)r->blocking);
+		   (unsigned long long)r->blocking, rel_s(c, r->first_start), r->ex_pid,
+		   r->ex_stream);
 	}
 	if (pin_t)
 		ev(c, b, "pinned copies of this run reached %.2f GB/s",
