@@ -201,7 +201,7 @@ typedef enum gt_diag_shape {
 	GT_SHAPE_STUCK = 4,     /**< stuck at a level: another process shares the GPU */
 	GT_SHAPE_BUSY_SLOW = 5, /**< busy but low throughput (busy-side findings) */
 	GT_SHAPE_IRREGULAR = 6, /**< low utilization with none of the shapes above */
-	GT_SHAPE_BUSY = 7,      /**< busy, but findings on the idle side remain */
+	GT_SHAPE_BUSY = 7,      /**< busy >= busy_util, not healthy nor busy_slow */
 } gt_diag_shape;
 
 /** "none", "healthy", "wave", "low_flat", "stuck", "busy_slow", "irregular", "busy". */

@@ -1438,7 +1438,7 @@ static int shape_of(const gctx *c, const gt_diag_gpu *dg)
 			return GT_SHAPE_BUSY_SLOW;
 		if (!c->nfb && u >= c->o->healthy_util)
 			return GT_SHAPE_HEALTHY;
-		return c->nfb ? GT_SHAPE_BUSY : GT_SHAPE_HEALTHY;
+		return GT_SHAPE_BUSY;
 	}
 	if (c->wave.found)
 		return GT_SHAPE_WAVE;
