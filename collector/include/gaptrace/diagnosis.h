@@ -453,10 +453,10 @@ typedef struct gt_diagnosis gt_diagnosis;
 
 /**
  * Diagnose a finished analysis (gt_analysis_finish returned 0). opts may
- * be NULL (defaults); it is copied.
+ * be NULL (defaults); it is copied. An analysis that is not finished has
+ * no GPUs yet: the diagnosis is then empty (one note says so).
  * @return the diagnosis (free with gt_diagnosis_free), or NULL with errno
- *         ENOMEM on allocation failure, EINVAL when a is NULL or not
- *         finished.
+ *         ENOMEM on allocation failure, EINVAL when a is NULL.
  */
 GT_API gt_diagnosis *gt_diagnose(const gt_analysis *a, const gt_diag_opts *opts);
 
@@ -486,7 +486,9 @@ GT_API size_t gt_diagnosis_nnotes(const gt_diagnosis *d);
 GT_API const char *gt_diagnosis_note(const gt_diagnosis *d, size_t i);
 
 /** Realtime ns of the capture start that example times are relative to:
- *  the earliest stream header of the traces, else the earliest GPU window. */
+ *  the earliest traced process's first ARMED note, else its stream header
+ *  (the NVML trace of the collector does not count), else the earliest GPU
+ *  window start. */
 GT_API uint64_t gt_diagnosis_capture_start(const gt_diagnosis *d);
 
 /** The options in effect. */

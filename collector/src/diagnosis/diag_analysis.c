@@ -38,11 +38,7 @@ gt_diagnosis *gt_diagnose(const gt_analysis *a, const gt_diag_opts *opts)
 		errno = EINVAL;
 		return NULL;
 	}
-	size_t ngpus = gt_analysis_ngpus(a);
-	if (ngpus && !gt_analysis_gpu(a, 0)) { /* not finished */
-		errno = EINVAL;
-		return NULL;
-	}
+	size_t ngpus = gt_analysis_ngpus(a); /* 0 until finished */
 	size_t ntraces = gt_analysis_ntraces(a);
 	dg_gpu_in *gpus = calloc(ngpus ? ngpus : 1, sizeof *gpus);
 	const gt_an_trace **traces = calloc(ntraces ? ntraces : 1, sizeof *traces);
@@ -83,11 +79,19 @@ gt_diagnosis *gt_diagnose(const gt_analysis *a, const gt_diag_opts *opts)
 	for (size_t i = 0; i < ntraces; i++) {
 		const gt_an_trace *t = gt_analysis_trace(a, i);
 		traces[i] = t;
-		/* the capture starts with the earliest traced process's header */
-		if (t && t->header_ok && t->header.producer != GT_PRODUCER_COLLECTOR &&
-		    t->header.realtime_ns &&
-		    (!in.capture_start || t->header.realtime_ns < in.capture_start))
-			in.capture_start = t->header.realtime_ns;
+		/* the capture starts with the earliest traced process: its first
+		 * ARMED note (capture armed later, e.g. gaptrace capture), else its
+		 * stream header */
+		if (!t || !t->header_ok || t->header.producer == GT_PRODUCER_COLLECTOR)
+			continue;
+		uint64_t start = t->header.realtime_ns;
+		for (uint32_t k = 0; k < t->nnotes; k++)
+			if (t->notes[k].code == GT_NOTE_ARMED) {
+				start = t->notes[k].ts;
+				break;
+			}
+		if (start && (!in.capture_start || start < in.capture_start))
+			in.capture_start = start;
 	}
 	const gt_analysis_opts *ao = gt_analysis_get_opts(a);
 	in.detail_gap_ns = ao ? ao->detail_gap_ns : GT_AN_DEFAULT_DETAIL_GAP_NS;

@@ -446,7 +446,7 @@ static void rule_other_process(gctx *c)
 		const gt_an_trace *pt = trace_at(c, c->primary->trace);
 		title(c, b,
 		      "%zu processes share this GPU: %.0f%% of the time it ran other processes' "
-		      "work while pid %u%s%s%s had none queued",
+		      "work while pid %u%s%.60s%s had none queued",
 		      c->g->nprocs, 100.0 * (double)b->f.busy_claim_ns / (double)c->W,
 		      c->primary->pid, pt && pt->header_ok ? " (" : "",
 		      pt && pt->header_ok ? pt->header.cmdline : "",
