@@ -24,6 +24,7 @@
 #include "gaptrace/analysis.h"
 #include "gaptrace/diagnosis.h"
 #include "synth.h"
+#include "diag_tmpdir.h"
 
 static double now(void)
 {
@@ -36,22 +37,6 @@ static int cmp_d(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 	return x < y ? -1 : x > y;
-}
-
-static void rm_dir(const char *dir)
-{
-	DIR *dp = opendir(dir);
-	if (!dp)
-		return;
-	struct dirent *e;
-	char path[512];
-	while ((e = readdir(dp)))
-		if (e->d_name[0] != '.') {
-			snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-			unlink(path);
-		}
-	closedir(dp);
-	rmdir(dir);
 }
 
 int main(int argc, char **argv)
@@ -141,6 +126,6 @@ out:
 		fclose(null);
 	free(t);
 	gt_analysis_free(a);
-	rm_dir(dir);
+	diag_rm_dir(dir);
 	return ret;
 }

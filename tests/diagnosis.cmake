@@ -14,6 +14,7 @@ endif()
 if(TARGET gaptrace_analysis AND TARGET gaptrace_synth)
   gaptrace_check_test(test_diag_synth diagnosis/test_diag_synth.c)
   target_link_libraries(test_diag_synth PRIVATE gaptrace::analysis gaptrace_synth m)
+  target_include_directories(test_diag_synth PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/diagnosis)
 endif()
 
 # Golden diagnoses listed in tests/diagnosis/golden.tsv (recorded traces and
@@ -21,6 +22,7 @@ endif()
 if(TARGET gaptrace_analysis AND TARGET gaptrace_synth)
   gaptrace_check_test(test_diag_golden diagnosis/test_diag_golden.c)
   target_link_libraries(test_diag_golden PRIVATE gaptrace::analysis gaptrace_synth)
+  target_include_directories(test_diag_golden PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/diagnosis)
   target_compile_definitions(test_diag_golden PRIVATE
     GT_DIAG_GOLDEN_TSV="${CMAKE_CURRENT_SOURCE_DIR}/diagnosis/golden.tsv"
     GT_SOURCE_DIR="${PROJECT_SOURCE_DIR}")

@@ -15,6 +15,7 @@
 #include "gaptrace/analysis.h"
 #include "gaptrace/diagnosis.h"
 #include "synth.h"
+#include "diag_tmpdir.h"
 
 typedef struct row {
 	char trace[512];
@@ -52,22 +53,6 @@ static void load_rows(void)
 		nrows++;
 	}
 	fclose(f);
-}
-
-static void rm_dir(const char *dir)
-{
-	DIR *dp = opendir(dir);
-	if (!dp)
-		return;
-	struct dirent *e;
-	char path[512];
-	while ((e = readdir(dp)))
-		if (e->d_name[0] != '.') {
-			snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-			unlink(path);
-		}
-	closedir(dp);
-	rmdir(dir);
 }
 
 START_TEST(golden_row)
@@ -111,7 +96,7 @@ START_TEST(golden_row)
 	gt_diagnosis_free(d);
 	gt_analysis_free(a);
 	if (tmp[0])
-		rm_dir(tmp);
+		diag_rm_dir(tmp);
 }
 END_TEST
 

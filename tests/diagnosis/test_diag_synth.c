@@ -20,6 +20,7 @@
 #include "gaptrace/analysis.h"
 #include "gaptrace/diagnosis.h"
 #include "synth.h"
+#include "diag_tmpdir.h"
 
 typedef struct run {
 	char dir[64];
@@ -27,22 +28,6 @@ typedef struct run {
 	gt_analysis *a;
 	gt_diagnosis *d;
 } run;
-
-static void rm_dir(const char *dir)
-{
-	DIR *dp = opendir(dir);
-	if (!dp)
-		return;
-	struct dirent *e;
-	char path[512];
-	while ((e = readdir(dp)))
-		if (e->d_name[0] != '.') {
-			snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-			unlink(path);
-		}
-	closedir(dp);
-	rmdir(dir);
-}
 
 static void run_spec(run *r, const gt_synth_spec *s, const gt_diag_opts *o)
 {
@@ -72,7 +57,7 @@ static void run_free(run *r)
 {
 	gt_diagnosis_free(r->d);
 	gt_analysis_free(r->a);
-	rm_dir(r->dir);
+	diag_rm_dir(r->dir);
 }
 
 /* The truth of the analysis's GPU i (matched by UUID). */

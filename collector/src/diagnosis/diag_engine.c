@@ -236,6 +236,24 @@ static int gap_match(const gctx *c, size_t i, const cause_arg *a)
 	return 1;
 }
 
+/* Keep the indices of the k largest keys, largest first: insert index i
+ * with key v into pick/keys (n entries). @return the new count. */
+static size_t topk_insert(size_t *pick, uint64_t *keys, size_t n, size_t k, size_t i, uint64_t v)
+{
+	size_t pos = n;
+	while (pos > 0 && keys[pos - 1] < v)
+		pos--;
+	if (pos >= k)
+		return n;
+	if (n < k)
+		n++;
+	memmove(&pick[pos + 1], &pick[pos], (n - 1 - pos) * sizeof *pick);
+	memmove(&keys[pos + 1], &keys[pos], (n - 1 - pos) * sizeof *keys);
+	pick[pos] = i;
+	keys[pos] = v;
+	return n;
+}
+
 /* Add up to max_examples of the longest detailed gaps matching a; with no
  * detailed gaps, the longest gaps (analysis list) whose main cause matches. */
 static void examples(gctx *c, fbuild *b, const cause_arg *a)
@@ -251,22 +269,11 @@ static void examples(gctx *c, fbuild *b, const cause_arg *a)
 		return;
 	}
 	const gt_an_gap *gaps = c->g->gaps;
-	size_t pick[MAX_EX];
-	size_t np = 0;
-	for (size_t i = 0; i < c->g->ngaps; i++) {
-		if (!gap_match(c, i, a))
-			continue;
-		uint64_t len = gaps[i].end - gaps[i].start;
-		size_t pos = np;
-		while (pos > 0 && gaps[pick[pos - 1]].end - gaps[pick[pos - 1]].start < len)
-			pos--;
-		if (pos >= want)
-			continue;
-		if (np < want)
-			np++;
-		memmove(&pick[pos + 1], &pick[pos], (np - 1 - pos) * sizeof pick[0]);
-		pick[pos] = i;
-	}
+	size_t pick[MAX_EX], np = 0;
+	uint64_t keys[MAX_EX];
+	for (size_t i = 0; i < c->g->ngaps; i++)
+		if (gap_match(c, i, a))
+			np = topk_insert(pick, keys, np, want, i, gaps[i].end - gaps[i].start);
 	for (size_t i = 0; i < np; i++)
 		add_example(c, b, &gaps[pick[i]]);
 }
@@ -836,11 +843,29 @@ static void rule_transfer_bound(gctx *c)
 	    "compute.");
 }
 
-static void rule_sync_turnaround(gctx *c)
+/* Claim what is left of one idle cause for finding id; n/mean get the
+ * count and mean length of the unclaimed detailed gaps whose main cause it
+ * is (m: the mean formatted). */
+static fbuild *claim_rest(gctx *c, int id, int cause, uint64_t *n, double *mean, char *m,
+			  size_t mcap)
 {
 	claim cl = {0};
-	cl.idle[GT_CAUSE_SYNC_TURNAROUND] = c->p.idle[GT_CAUSE_SYNC_TURNAROUND];
-	fbuild *b = commit(c, GT_FIND_SYNC_TURNAROUND, &cl);
+	cl.idle[cause] = c->p.idle[cause];
+	fbuild *b = commit(c, id, &cl);
+	if (b) {
+		gap_stats(c, 1u << cause, 0, n, mean);
+		dg_fmt_ns(m, mcap, *mean);
+	}
+	return b;
+}
+
+static void rule_sync_turnaround(gctx *c)
+{
+	uint64_t n;
+	double mean;
+	char m[32], tt[32];
+	fbuild *b = claim_rest(c, GT_FIND_SYNC_TURNAROUND, GT_CAUSE_SYNC_TURNAROUND, &n, &mean, m,
+			       sizeof m);
 	if (!b)
 		return;
 	/* the syncs of this GPU's processes, biggest first */
@@ -856,11 +881,6 @@ static void rule_sync_turnaround(gctx *c)
 		if (!top || (!top->name && s->name))
 			top = s;
 	}
-	uint64_t n;
-	double mean;
-	gap_stats(c, 1u << GT_CAUSE_SYNC_TURNAROUND, 0, &n, &mean);
-	char m[32], tt[32];
-	dg_fmt_ns(m, sizeof m, mean);
 	const char *call = top && top->name ? sname(c, top->name)
 			   : top ? gt_sync_type_name(top->type)
 				 : "";
@@ -908,16 +928,12 @@ static void rule_sync_turnaround(gctx *c)
 
 static void rule_host_busy(gctx *c)
 {
-	claim cl = {0};
-	cl.idle[GT_CAUSE_HOST_BUSY] = c->p.idle[GT_CAUSE_HOST_BUSY];
-	fbuild *b = commit(c, GT_FIND_HOST_BUSY, &cl);
-	if (!b)
-		return;
 	uint64_t n;
 	double mean;
-	gap_stats(c, 1u << GT_CAUSE_HOST_BUSY, 0, &n, &mean);
 	char m[32];
-	dg_fmt_ns(m, sizeof m, mean);
+	fbuild *b = claim_rest(c, GT_FIND_HOST_BUSY, GT_CAUSE_HOST_BUSY, &n, &mean, m, sizeof m);
+	if (!b)
+		return;
 	/* the feeding thread of the longest host-busy gap */
 	const char *thr = "";
 	for (size_t i = 0; i < c->g->nlongest; i++)
@@ -963,6 +979,18 @@ static void rule_host_busy(gctx *c)
 static int is_storm(const gctx *c, const gt_an_kernel *k)
 {
 	return !k->nccl && k->count > c->o->storm_min_calls && k->mean_ns < (double)c->o->tiny_kernel_ns;
+}
+
+/* Name the kernels with the most launches (storm kernels only, or all). */
+static void kernels_by_count(gctx *c, fbuild *b, int storm_only)
+{
+	size_t pick[MAX_K], np = 0;
+	uint64_t keys[MAX_K];
+	for (size_t i = 0; i < c->g->nkernels; i++)
+		if (!storm_only || is_storm(c, &c->g->kernels[i]))
+			np = topk_insert(pick, keys, np, MAX_K, i, c->g->kernels[i].count);
+	for (size_t i = 0; i < np; i++)
+		add_kernel(c, b, &c->g->kernels[pick[i]], -1);
 }
 
 static void rule_tiny_storm(gctx *c)
@@ -1016,23 +1044,7 @@ static void rule_tiny_storm(gctx *c)
 		ev(c, b, "%llu kernels already come from CUDA graphs",
 		   (unsigned long long)c->gpu->graph_kernels);
 	/* kernels by launch count */
-	size_t order[MAX_K];
-	size_t no = 0;
-	for (size_t i = 0; i < c->g->nkernels; i++) {
-		if (!is_storm(c, &c->g->kernels[i]))
-			continue;
-		size_t pos = no;
-		while (pos > 0 && c->g->kernels[order[pos - 1]].count < c->g->kernels[i].count)
-			pos--;
-		if (pos >= MAX_K)
-			continue;
-		if (no < MAX_K)
-			no++;
-		memmove(&order[pos + 1], &order[pos], (no - 1 - pos) * sizeof order[0]);
-		order[pos] = i;
-	}
-	for (size_t i = 0; i < no; i++)
-		add_kernel(c, b, &c->g->kernels[order[i]], -1);
+	kernels_by_count(c, b, 1);
 	metric(b, "kernels", (double)nstorm);
 	metric(b, "launches", (double)sn);
 	metric(b, "mean_kernel_ns", (double)st / (double)sn);
@@ -1075,21 +1087,7 @@ static void rule_launch_bound(gctx *c)
 	ev(c, b, "%.1f%% of kernels are shorter than %s",
 	   100.0 * (double)gpu->tiny_kernels / (double)(gpu->nkernels ? gpu->nkernels : 1),
 	   (dg_fmt_ns(m, sizeof m, (double)c->o->tiny_kernel_ns), m));
-	size_t order[MAX_K];
-	size_t no = 0;
-	for (size_t i = 0; i < c->g->nkernels; i++) {
-		size_t pos = no;
-		while (pos > 0 && c->g->kernels[order[pos - 1]].count < c->g->kernels[i].count)
-			pos--;
-		if (pos >= MAX_K)
-			continue;
-		if (no < MAX_K)
-			no++;
-		memmove(&order[pos + 1], &order[pos], (no - 1 - pos) * sizeof order[0]);
-		order[pos] = i;
-	}
-	for (size_t i = 0; i < no; i++)
-		add_kernel(c, b, &c->g->kernels[order[i]], -1);
+	kernels_by_count(c, b, 0);
 	metric(b, "launches", (double)gpu->nkernels);
 	metric(b, "mean_kernel_ns", mean);
 	fix(c, b,
@@ -1102,16 +1100,13 @@ static void rule_launch_bound(gctx *c)
 
 static void rule_dependency(gctx *c)
 {
-	claim cl = {0};
-	cl.idle[GT_CAUSE_DEPENDENCY] = c->p.idle[GT_CAUSE_DEPENDENCY];
-	fbuild *b = commit(c, GT_FIND_DEPENDENCY_WAIT, &cl);
-	if (!b)
-		return;
 	uint64_t n;
 	double mean;
-	gap_stats(c, 1u << GT_CAUSE_DEPENDENCY, 0, &n, &mean);
 	char m[32], tt[32];
-	dg_fmt_ns(m, sizeof m, mean);
+	fbuild *b = claim_rest(c, GT_FIND_DEPENDENCY_WAIT, GT_CAUSE_DEPENDENCY, &n, &mean, m,
+			       sizeof m);
+	if (!b)
+		return;
 	title(c, b,
 	      "Queued work waits on events or other streams %.0f%% of the time (work was "
 	      "submitted, the GPU had nothing it was allowed to run)",
