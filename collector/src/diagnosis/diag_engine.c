@@ -1051,12 +1051,14 @@ static void rule_tiny_storm(gctx *c)
 	if (c->gpu->lat_api.count)
 		metric(b, "launch_p50_ns", (double)c->gpu->lat_api.p50);
 	fix(c, b,
-	    "Launch fewer, bigger kernels: torch.compile(model) fuses elementwise chains (mode="
-	    "\"reduce-overhead\" also replays them as a CUDA graph); capture the step in a CUDA "
-	    "graph (torch.cuda.CUDAGraph / cudaStreamBeginCapture) so %llu launches become one; "
-	    "use fused ops (optimizer foreach=True/fused=True, fused layer norm/attention); in "
-	    "your own CUDA code, merge the small kernels or process a whole batch per launch.",
-	    (unsigned long long)sn);
+	    "Launch fewer, bigger kernels (%s alone ran %llu times, %s each): torch.compile(model) "
+	    "fuses elementwise chains (mode=\"reduce-overhead\" also replays them as a CUDA "
+	    "graph); capture the repeated step in a CUDA graph (torch.cuda.CUDAGraph / "
+	    "cudaStreamBeginCapture) so its launches become one graph launch; use fused ops "
+	    "(optimizer foreach=True/fused=True, fused layer norm/attention); in your own CUDA "
+	    "code, merge the small kernels or process a whole batch per launch.",
+	    kname(c, big->name, nb, sizeof nb), (unsigned long long)big->count,
+	    (dg_fmt_ns(lat, sizeof lat, big->mean_ns), lat));
 }
 
 static void rule_launch_bound(gctx *c)
