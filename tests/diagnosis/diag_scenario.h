@@ -219,7 +219,9 @@ static inline const dg_input *sc_input(scen *s)
 	s->in = (dg_input){.gpus = &s->gin, .ngpus = 1, .syncs = s->syncs, .nsyncs = s->nsyncs,
 			   .traces = s->traces, .ntraces = 1, .detail_gap_ns = MS,
 			   .capture_start = T0 - SEC, .user = s, .kernel_name = sc_kname,
-			   .string = sc_string, .thread_name = sc_thread};
+			   .string = sc_string, .thread_name = sc_thread,
+			   .gap_bin_floor = {0, 1000, 10000, 100000, 1000000, 10000000, 100000000,
+					     1000000000}};
 	return &s->in;
 }
 

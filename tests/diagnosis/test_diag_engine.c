@@ -254,6 +254,28 @@ static void b_launch(scen *s, gt_diag_opts *o)
 	s->gpu.lat_api = (gt_an_dist){.count = 5100, .p50 = 9000, .p90 = 12000};
 }
 
+/* PyTorch eager with tiny ops: the host spends ~20 us of Python between
+ * launches (host-busy in 10-100 us gaps): launch-bound, not host_busy; the
+ * 5 ms gaps of real host work stay host_busy */
+static void b_dispatch(scen *s, gt_diag_opts *o)
+{
+	(void)o;
+	sc_busy(s, 3000 * MS, 0);
+	sc_idle(s, GT_CAUSE_HOST_BUSY, 5000 * MS);
+	s->gpu.gap_hist_cause_ns[2][GT_CAUSE_HOST_BUSY] = 3500 * MS;
+	s->gpu.gap_hist_cause_ns[1][GT_CAUSE_HOST_BUSY] = 500 * MS;
+	s->gpu.gap_hist_cause_ns[4][GT_CAUSE_HOST_BUSY] = 1000 * MS;
+	sc_idle(s, GT_CAUSE_LAUNCH_BOUND, 2000 * MS);
+	sc_kernel(s, "at::native::vectorized_elementwise_kernel<4, ...>", 8000, 40 * MS, 64, 128);
+	sc_kernel(s, "big_kernel", 2000, 2960 * MS, 4096, 256);
+}
+
+static void o_dispatch_off(scen *s, gt_diag_opts *o)
+{
+	b_dispatch(s, o);
+	ck_assert_int_eq(gt_diag_set_threshold(o, "dispatch_gap_ns=0", NULL, 0), 0);
+}
+
 static void b_d2h(scen *s, gt_diag_opts *o)
 {
 	(void)o;
@@ -439,6 +461,9 @@ static const dcase cases[] = {
 	 GT_FIND_HOST_BUSY, GT_SHAPE_STUCK},
 	{"tiny_kernel_storm", b_storm, 10 * SEC, GT_FIND_TINY_KERNEL_STORM, 0.9, -1, -1},
 	{"launch_bound", b_launch, 10 * SEC, GT_FIND_LAUNCH_BOUND, 0.6, GT_FIND_HOST_BUSY, -1},
+	{"launch_bound_dispatch", b_dispatch, 10 * SEC, GT_FIND_LAUNCH_BOUND, 0.6, -1, -1},
+	{"dispatch_gap_ns=0", o_dispatch_off, 10 * SEC, GT_FIND_HOST_BUSY, 0.5, GT_FIND_LAUNCH_BOUND,
+	 -1},
 	{"d2h_storm", b_d2h, 10 * SEC, GT_FIND_D2H_STORM, 0.45, GT_FIND_HOST_BUSY, -1},
 	{"pageable_copies", b_pageable, 10 * SEC, GT_FIND_PAGEABLE_COPIES, 0.3, GT_FIND_HOST_BUSY,
 	 -1},

@@ -276,6 +276,11 @@ typedef struct gt_diag_gpu {
 /** Launch-bound idle time goes to tiny_kernel_storm (not launch_bound) when
  *  storm kernels are at least this fraction of all kernel launches. */
 #define GT_DIAG_STORM_LAUNCH_FRAC 0.5
+/** Host-busy idle time in gaps shorter than this (ns; whole gap-length
+ *  histogram bins: 1 us, 10 us, 100 us, 1 ms, ...) is per-launch host
+ *  overhead (Python/framework dispatch between kernels): it goes to
+ *  launch_bound (or tiny_kernel_storm), not host_busy. */
+#define GT_DIAG_DISPATCH_GAP_NS 100000ull
 /** A kernel is a small-grid kernel when at least this fraction of its
  *  launches have fewer blocks than the GPU has SMs. */
 #define GT_DIAG_SMALL_GRID_FRAC 0.5
@@ -335,6 +340,7 @@ typedef struct gt_diag_opts {
 	uint64_t storm_min_calls;
 	uint64_t tiny_kernel_ns;
 	double storm_launch_frac;
+	uint64_t dispatch_gap_ns;
 	double small_grid_frac;
 	double low_occupancy;
 	uint64_t d2h_min_count;

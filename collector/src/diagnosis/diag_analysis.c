@@ -95,6 +95,8 @@ gt_diagnosis *gt_diagnose(const gt_analysis *a, const gt_diag_opts *opts)
 	}
 	const gt_analysis_opts *ao = gt_analysis_get_opts(a);
 	in.detail_gap_ns = ao ? ao->detail_gap_ns : GT_AN_DEFAULT_DETAIL_GAP_NS;
+	for (unsigned b = 0; b < GT_GAP_BINS; b++)
+		in.gap_bin_floor[b] = gt_gap_bin_floor_ns(b);
 	gt_diagnosis *d = dg_run(&in, opts);
 	int e = errno;
 	free(gpus);

@@ -27,7 +27,7 @@
  *
  * Claim order: other_process, comm_not_overlapped, periodic_stall,
  * slow_data_loader, d2h_storm, pageable_copies, transfer_bound,
- * sync_turnaround, host_busy, tiny_kernel_storm, launch_bound,
+ * tiny_kernel_storm, launch_bound, sync_turnaround, host_busy,
  * dependency_wait, small_grid, low_occupancy, throttled (last: it takes
  * throttled_ns/busy_ns of whatever busy time is left, i.e. throttling is
  * assumed spread evenly over the busy time).
@@ -976,6 +976,20 @@ static void rule_host_busy(gctx *c)
 	    "GPU queue ahead of the host (no synchronizing calls in the loop).");
 }
 
+/* Host-busy idle time in gaps shorter than dispatch_gap_ns (whole
+ * histogram bins only): the host's per-launch overhead between kernels
+ * (Python, framework dispatch), which makes a run launch-bound. */
+static uint64_t dispatch_host_ns(const gctx *c)
+{
+	uint64_t ns = 0;
+	for (unsigned b = 0; b < GT_GAP_BINS; b++) {
+		uint64_t hi = b + 1 < GT_GAP_BINS ? c->in->gap_bin_floor[b + 1] : UINT64_MAX;
+		if (hi && hi <= c->o->dispatch_gap_ns)
+			ns += c->gpu->gap_hist_cause_ns[b][GT_CAUSE_HOST_BUSY];
+	}
+	return ns;
+}
+
 static int is_storm(const gctx *c, const gt_an_kernel *k)
 {
 	return !k->nccl && k->count > c->o->storm_min_calls && k->mean_ns < (double)c->o->tiny_kernel_ns;
@@ -1009,8 +1023,10 @@ static void rule_tiny_storm(gctx *c)
 	claim cl = {0};
 	cl.kern = scale_u64(st, c->kscale);
 	if (c->gpu->nkernels &&
-	    (double)sn >= c->o->storm_launch_frac * (double)c->gpu->nkernels)
+	    (double)sn >= c->o->storm_launch_frac * (double)c->gpu->nkernels) {
 		cl.idle[GT_CAUSE_LAUNCH_BOUND] = c->p.idle[GT_CAUSE_LAUNCH_BOUND];
+		cl.idle[GT_CAUSE_HOST_BUSY] = dispatch_host_ns(c);
+	}
 	fbuild *b = commit(c, GT_FIND_TINY_KERNEL_STORM, &cl);
 	if (!b)
 		return;
@@ -1032,10 +1048,13 @@ static void rule_tiny_storm(gctx *c)
 	   (unsigned long long)nstorm, (unsigned long long)c->o->storm_min_calls,
 	   (dg_fmt_ns(lat, sizeof lat, (double)c->o->tiny_kernel_ns), lat));
 	ev(c, b, "their launches are %.0f%% of all %llu kernel launches; they run %.1f%% of the "
-		 "window, the GPU idles %.1f%% waiting on launches",
+		 "window, the GPU idles %.1f%% waiting on launch calls and %.1f%% on host work "
+		 "between launches (gaps < %.3g us)",
 	   100.0 * (double)sn / (double)(c->gpu->nkernels ? c->gpu->nkernels : 1),
 	   (unsigned long long)c->gpu->nkernels, 100.0 * (double)b->f.kernel_claim_ns / (double)c->W,
-	   100.0 * (double)b->f.cause_claim_ns[GT_CAUSE_LAUNCH_BOUND] / (double)c->W);
+	   100.0 * (double)b->f.cause_claim_ns[GT_CAUSE_LAUNCH_BOUND] / (double)c->W,
+	   100.0 * (double)b->f.cause_claim_ns[GT_CAUSE_HOST_BUSY] / (double)c->W,
+	   (double)c->o->dispatch_gap_ns / 1e3);
 	if (c->gpu->lat_api.count) {
 		dg_fmt_ns(lat, sizeof lat, (double)c->gpu->lat_api.p50);
 		ev(c, b, "launch call to kernel start: median %s", lat);
@@ -1065,6 +1084,7 @@ static void rule_launch_bound(gctx *c)
 {
 	claim cl = {0};
 	cl.idle[GT_CAUSE_LAUNCH_BOUND] = c->p.idle[GT_CAUSE_LAUNCH_BOUND];
+	cl.idle[GT_CAUSE_HOST_BUSY] = dispatch_host_ns(c);
 	fbuild *b = commit(c, GT_FIND_LAUNCH_BOUND, &cl);
 	if (!b)
 		return;
@@ -1072,6 +1092,11 @@ static void rule_launch_bound(gctx *c)
 	char m[32], lat[32];
 	double mean = gpu->nkernels ? (double)gpu->kernel_ns / (double)gpu->nkernels : 0;
 	dg_fmt_ns(m, sizeof m, mean);
+	ev(c, b, "idle %.1f%% of the window inside launch calls or launch latency, %.1f%% on host "
+		 "work between launches (gaps < %.3g us: Python/framework dispatch)",
+	   100.0 * (double)b->f.cause_claim_ns[GT_CAUSE_LAUNCH_BOUND] / (double)c->W,
+	   100.0 * (double)b->f.cause_claim_ns[GT_CAUSE_HOST_BUSY] / (double)c->W,
+	   (double)c->o->dispatch_gap_ns / 1e3);
 	title(c, b,
 	      "Launch-bound: the GPU finishes each kernel (%llu, ~%s on average) before the CPU "
 	      "launches the next one",
@@ -1518,10 +1543,10 @@ static int run_gpu(gt_diagnosis *d, const dg_input *in, size_t gi, fbuild ***all
 		rule_d2h_storm(&c, &d2h);
 		rule_pageable(&c, d2h);
 		rule_transfer_bound(&c);
-		rule_sync_turnaround(&c);
-		rule_host_busy(&c);
 		rule_tiny_storm(&c);
 		rule_launch_bound(&c);
+		rule_sync_turnaround(&c);
+		rule_host_busy(&c);
 		rule_dependency(&c);
 		rule_small_grid(&c, frac);
 		rule_low_occupancy(&c, frac, occ, lim);

@@ -44,6 +44,7 @@ typedef struct dg_input {
 	const gt_an_trace *const *traces; /* may hold NULLs */
 	size_t ntraces;
 	uint64_t detail_gap_ns;     /* analysis opts: min length of a detailed gap */
+	uint64_t gap_bin_floor[GT_GAP_BINS]; /* gt_gap_bin_floor_ns(i) */
 	uint64_t capture_start;     /* realtime ns; 0 = earliest GPU t0 */
 	/* Names. Each may be NULL (then names are unknown). */
 	void *user;

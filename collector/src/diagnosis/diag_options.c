@@ -24,6 +24,7 @@ void gt_diag_opts_init(gt_diag_opts *o)
 	o->storm_min_calls = GT_DIAG_STORM_MIN_CALLS;
 	o->tiny_kernel_ns = GT_DIAG_TINY_KERNEL_NS;
 	o->storm_launch_frac = GT_DIAG_STORM_LAUNCH_FRAC;
+	o->dispatch_gap_ns = GT_DIAG_DISPATCH_GAP_NS;
 	o->small_grid_frac = GT_DIAG_SMALL_GRID_FRAC;
 	o->low_occupancy = GT_DIAG_LOW_OCCUPANCY;
 	o->d2h_min_count = GT_DIAG_D2H_MIN_COUNT;
@@ -67,6 +68,8 @@ static const th_row rows[] = {
 	TH(storm_launch_frac, GT_DIAG_T_SHARE,
 	   "launch-bound idle goes to tiny_kernel_storm when storm kernels are this "
 	   "fraction of launches"),
+	TH(dispatch_gap_ns, GT_DIAG_T_NS,
+	   "host-busy idle in gaps shorter than this is launch overhead (launch_bound)"),
 	TH(small_grid_frac, GT_DIAG_T_SHARE,
 	   "small grid: this fraction of a kernel's launches have fewer blocks than SMs"),
 	TH(low_occupancy, GT_DIAG_T_SHARE, "theoretical occupancy below this is low"),
