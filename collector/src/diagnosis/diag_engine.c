@@ -7,12 +7,14 @@
  *     idle[c]  = gt_an_gpu.cause_ns[c]   for each cause c (exact)
  *     kernel   = sm_busy_ns              (some kernel running)
  *     copy     = copy_only_ns            (copies/memsets only)
- * Rules run in a fixed claim order (specific before generic, below). Each
+ * First the idle time of the gaps before the steady state is set aside as
+ * start-up (take_startup). Then rules run in a fixed claim order (specific
+ * before generic, below). Each
  * rule computes how many ns it wants from each pool, the claim is capped to
  * what the pool still holds, and if the capped total reaches min_share of W
  * the rule becomes a finding and the pools shrink; otherwise nothing is
  * taken and later rules may claim that time. So no ns is claimed twice and
- *     sum(claims) + kernel + copy + sum(idle) left == W   (exactly).
+ *     startup + sum(claims) + kernel + copy + sum(idle) left == W   (exactly).
  *
  * Where the analysis gives exact per-item numbers the claim is exact:
  * idle causes in total or per detailed gap (periodic stalls, data loader,
