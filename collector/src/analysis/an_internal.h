@@ -132,19 +132,26 @@ enum { /* an_item.flags */
 	AN_IF_WAITS = 1u << 2, /* its stream was told to wait on an event */
 };
 
-/* One unit of GPU work. The key (start) comes first for the radix sort. */
+/* One unit of GPU work, 32 bytes. The key (start) comes first for the
+ * radix sort. */
 typedef struct an_item {
 	uint64_t start, end;
-	uint32_t corr;
-	uint32_t name;   /* kernels: global string id; copies: kind | host<<8 */
+	uint32_t name;   /* kernels: global string id; copies: index of their an_cagg */
 	uint32_t stream;
-	uint32_t call;   /* after the join: index into the outer-call array */
-	uint16_t trace;
-	uint16_t dev;    /* local ordinal while loading; GPU index after */
+	uint32_t cc;     /* correlation id while loading; after the join the index of
+			    the outer call that launched it, or AN_NONE */
+	uint16_t src;    /* its (trace, device) pair: a->srcs */
 	uint8_t kind;
 	uint8_t flags;
-	uint16_t pad;
 } an_item;
+_Static_assert(sizeof(an_item) == 32, "an_item is 32 bytes");
+
+/* A (trace, local device ordinal) pair that has work, and its GPU. */
+typedef struct an_src {
+	uint16_t trace, dev;
+	uint32_t gpu;
+} an_src;
+#define AN_MAX_SRCS 65535u
 
 enum { /* API call classes */
 	AN_C_OTHER = 0,
@@ -233,7 +240,8 @@ typedef struct an_tdev {
 	int known;
 	gt_device dev;
 	an_hist lat_queued, lat_submitted;
-	uint32_t gpu; /* GPU index after resolution */
+	uint32_t gpu; /* GPU index + 1 after resolution, 0 none */
+	uint32_t src; /* its an_src index + 1, 0 none */
 } an_tdev;
 
 /* A trace being read / read. */
@@ -278,6 +286,7 @@ struct gt_analysis {
 	an_strtab st;
 	an_vec traces;  /* an_trace* */
 	an_vec items;   /* an_item */
+	an_vec srcs;    /* an_src */
 	an_vec calls;   /* an_call: raw, then outer only */
 	an_vec syncrec; /* an_syncrec */
 	an_vec nvml;    /* an_nvml */
@@ -300,7 +309,8 @@ int an_sort_items(an_item *b, size_t n, an_item *tmp);
 int an_sort_calls(an_call *b, size_t n, an_call *tmp);
 /* Group by GPU (an_item.dev) / thread (an_call.thr); starts gets nkeys+1
  * offsets when not NULL. */
-int an_part_items(an_item *b, size_t n, an_item *tmp, uint32_t nkeys, size_t *starts);
+int an_part_items(an_item *b, size_t n, an_item *tmp, uint32_t nkeys, size_t *starts,
+		  const an_src *srcs);
 int an_part_calls(an_call *b, size_t n, an_call *tmp, uint32_t nkeys, size_t *starts);
 
 /* load.c */

@@ -56,6 +56,7 @@ gt_analysis *gt_analysis_new(const gt_analysis_opts *opts)
 		o->throttle_mask = GT_AN_DEFAULT_THROTTLE_MASK;
 	an_vec_init(&a->traces, sizeof(an_trace *));
 	an_vec_init(&a->items, sizeof(an_item));
+	an_vec_init(&a->srcs, sizeof(an_src));
 	an_vec_init(&a->calls, sizeof(an_call));
 	an_vec_init(&a->syncrec, sizeof(an_syncrec));
 	an_vec_init(&a->nvml, sizeof(an_nvml));
@@ -114,6 +115,7 @@ static void gpu_free(an_gpu *g)
 static void free_work(gt_analysis *a)
 {
 	an_vec_free(&a->items);
+	an_vec_free(&a->srcs);
 	an_vec_free(&a->syncrec);
 	an_vec_free(&a->nvproc);
 	an_vec_free(&a->kagg);

@@ -83,6 +83,7 @@ typedef struct sw {
 	an_gpu *g;
 	const an_call *calls;
 	const an_thread *th;
+	const an_src *srcs;
 	size_t *hint;          /* per thread: cursor into its calls */
 	const uint8_t *nccl;   /* by canonical string id */
 	size_t nnccl;
@@ -187,10 +188,10 @@ static void walk(sw *S, uint32_t thr, uint64_t x, uint64_t y, uint64_t g0, uint6
 /* The feeding thread of a gap, or AN_NONE. */
 static uint32_t feeder(const sw *S, const an_item *next, const an_item *prev)
 {
-	if (next && next->call != AN_NONE)
-		return S->calls[next->call].thr;
-	if (prev && prev->call != AN_NONE)
-		return S->calls[prev->call].thr;
+	if (next && next->cc != AN_NONE)
+		return S->calls[next->cc].thr;
+	if (prev && prev->cc != AN_NONE)
+		return S->calls[prev->cc].thr;
 	return AN_NONE;
 }
 
@@ -204,8 +205,8 @@ static void attribute(sw *S, uint64_t x, uint64_t y, uint64_t g0, const an_item 
 		return;
 	}
 	uint64_t m = y;
-	if (next && next->call != AN_NONE) {
-		const an_call *L = &S->calls[next->call];
+	if (next && next->cc != AN_NONE) {
+		const an_call *L = &S->calls[next->cc];
 		if (L->end < y) {
 			uint64_t from = L->end > x ? L->end : x;
 			int dep = (L->flags & AN_CF_AFTER_WAIT) != 0;
@@ -290,10 +291,10 @@ static void fill_evidence(sw *S, gt_an_gap *gp, const an_item *prev, const an_it
 	if (next) {
 		gp->next_name = next->kind == AN_K_KERNEL ? an_strtab_canon(st, next->name) : 0;
 		gp->next_stream = next->stream;
-		gp->next_trace = next->trace;
-		gp->next_pid = an_tr(S->a, next->trace)->pub.header.pid;
-		if (next->call != AN_NONE)
-			gp->next_launch = S->calls[next->call].start;
+		gp->next_trace = S->srcs[next->src].trace;
+		gp->next_pid = an_tr(S->a, gp->next_trace)->pub.header.pid;
+		if (next->cc != AN_NONE)
+			gp->next_launch = S->calls[next->cc].start;
 	}
 	if (prev) {
 		gp->prev_name = prev->kind == AN_K_KERNEL ? an_strtab_canon(st, prev->name) : 0;
@@ -669,8 +670,9 @@ static int sweep_gpu(sw *S, an_item *it, size_t n, const an_nvproc *np, size_t n
 	memset(slot, 0xff, (nt ? nt : 1) * sizeof(*slot));
 	uint64_t t0 = UINT64_MAX, t1 = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (slot[it[i].trace] == AN_NONE)
-			slot[it[i].trace] = (uint32_t)nprocs++;
+		uint16_t tr = S->srcs[it[i].src].trace;
+		if (slot[tr] == AN_NONE)
+			slot[tr] = (uint32_t)nprocs++;
 		if (it[i].start < t0)
 			t0 = it[i].start;
 		if (it[i].end > t1)
@@ -774,7 +776,8 @@ static int sweep_gpu(sw *S, an_item *it, size_t n, const an_nvproc *np, size_t n
 		uint64_t e = x->end < t1 ? x->end : t1;
 		if (e < s)
 			e = s;
-		view *P = &pv[slot[x->trace]];
+		uint16_t xtr = S->srcs[x->src].trace;
+		view *P = &pv[slot[xtr]];
 
 		/* counts (whole items) */
 		uint64_t d = x->end - x->start;
@@ -794,8 +797,8 @@ static int sweep_gpu(sw *S, an_item *it, size_t n, const an_nvproc *np, size_t n
 			int nccl = nm < S->nnccl && S->nccl[nm];
 			ku_add(&ku_all, s, e);
 			ku_add(nccl ? &ku_nccl : &ku_comp, s, e);
-			if (x->call != AN_NONE && !(x->flags & AN_IF_GRAPH)) {
-				const an_call *L = &S->calls[x->call];
+			if (x->cc != AN_NONE && !(x->flags & AN_IF_GRAPH)) {
+				const an_call *L = &S->calls[x->cc];
 				if (x->start >= L->start)
 					AN_TRY_GOTO(an_hist_add(&g->lat_api, x->start - L->start));
 				AN_TRY_GOTO(an_hist_add(&g->lat_api_end,
@@ -810,9 +813,9 @@ static int sweep_gpu(sw *S, an_item *it, size_t n, const an_nvproc *np, size_t n
 			g->pub.nmemset++;
 			g->pub.memset_ns += d;
 		}
-		if (x->call == AN_NONE)
+		if (x->cc == AN_NONE)
 			g->pub.unmatched++;
-		uint64_t skey = (uint64_t)x->trace << 32 | x->stream;
+		uint64_t skey = (uint64_t)xtr << 32 | x->stream;
 		if (skey != last_key) {
 			uint32_t *sl;
 			if (an_map_get_or_add(&streams, skey, &sl) < 0) {
@@ -968,6 +971,7 @@ int an_sweep(gt_analysis *a)
 
 	S.a = a;
 	S.calls = a->calls.p;
+	S.srcs = a->srcs.p;
 	S.th = a->threads.p;
 	S.hint = calloc(a->threads.n ? a->threads.n : 1, sizeof(*S.hint));
 	S.nnccl = a->st.n;

@@ -148,6 +148,22 @@ static an_tdev *tdev(ld *L, uint32_t dev)
 	return &t->devs[dev];
 }
 
+/* The (trace, device) pair of a work item; AN_NONE when the table is full. */
+static uint32_t src_of(ld *L, an_tdev *td, uint32_t dev)
+{
+	if (td->src)
+		return td->src - 1;
+	if (L->a->srcs.n >= AN_MAX_SRCS)
+		return AN_NONE;
+	an_src *x = an_vec_push(&L->a->srcs);
+	if (!x)
+		return AN_NONE;
+	x->trace = L->ti;
+	x->dev = (uint16_t)dev;
+	td->src = (uint32_t)L->a->srcs.n;
+	return td->src - 1;
+}
+
 static uint32_t thread_index(ld *L, uint32_t tid)
 {
 	uint32_t *slot;
@@ -210,18 +226,21 @@ static int add_kernel(ld *L, const gt_kernel *k)
 	uint64_t end = k->end < k->start ? k->start : k->end;
 	if (clipped(L, k->start, end))
 		return 0;
+	uint32_t src = src_of(L, td, k->device_id);
+	if (src == AN_NONE) {
+		bad_record(L, "kernel on one (trace, device) pair too many");
+		return 0;
+	}
 	uint32_t name = gname(L, k->name_id);
 	an_item *it = an_vec_push(&a->items);
 	if (!it)
 		return GT_ERR_NOMEM;
 	it->start = k->start;
 	it->end = end;
-	it->corr = k->correlation_id;
+	it->cc = k->correlation_id;
 	it->name = name;
 	it->stream = k->stream_id;
-	it->call = AN_NONE;
-	it->trace = L->ti;
-	it->dev = (uint16_t)k->device_id;
+	it->src = (uint16_t)src;
 	it->kind = AN_K_KERNEL;
 	it->flags = k->graph_id ? AN_IF_GRAPH : 0;
 	span(L->t, k->start, end);
@@ -307,6 +326,11 @@ static int add_copy(ld *L, uint8_t kind, uint32_t dev, uint32_t stream, uint32_t
 	uint64_t end = end0 < start ? start : end0;
 	if (clipped(L, start, end))
 		return 0;
+	uint32_t src = src_of(L, td, dev);
+	if (src == AN_NONE) {
+		bad_record(L, "copy on one (trace, device) pair too many");
+		return 0;
+	}
 	uint64_t key = ((uint64_t)L->ti << 40) | ((uint64_t)dev << 32) |
 		       ((uint64_t)copy_kind << 8) | host_kind;
 	uint32_t *slot;
@@ -333,12 +357,10 @@ static int add_copy(ld *L, uint8_t kind, uint32_t dev, uint32_t stream, uint32_t
 		return GT_ERR_NOMEM;
 	it->start = start;
 	it->end = end;
-	it->corr = corr;
+	it->cc = corr;
 	it->name = *slot; /* copies: index of their aggregate */
 	it->stream = stream;
-	it->call = AN_NONE;
-	it->trace = L->ti;
-	it->dev = (uint16_t)dev;
+	it->src = (uint16_t)src;
 	it->kind = kind;
 	span(L->t, start, end);
 

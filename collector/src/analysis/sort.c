@@ -69,24 +69,24 @@
 		return 0;                                                                 \
 	}
 
-#define DEFINE_PART(NAME, T, FIELD)                                                       \
-	int NAME(T *b, size_t n, T *tmp, uint32_t nkeys, size_t *starts)                  \
+#define DEFINE_PART(NAME, T, KEY, ...)                                                    \
+	int NAME(T *b, size_t n, T *tmp, uint32_t nkeys, size_t *starts, ##__VA_ARGS__)   \
 	{                                                                                 \
 		size_t *cnt = calloc((size_t)nkeys + 1, sizeof(*cnt));                    \
 		if (!cnt)                                                                 \
 			return GT_ERR_NOMEM;                                              \
 		for (size_t i = 0; i < n; i++)                                            \
-			cnt[b[i].FIELD + 1]++;                                            \
+			cnt[KEY(b[i]) + 1]++;                                            \
 		for (uint32_t k = 0; k < nkeys; k++)                                      \
 			cnt[k + 1] += cnt[k];                                             \
 		if (starts)                                                               \
 			memcpy(starts, cnt, ((size_t)nkeys + 1) * sizeof(*cnt));          \
 		int grouped = 1;                                                          \
 		for (size_t i = 1; i < n && grouped; i++)                                 \
-			grouped = b[i].FIELD >= b[i - 1].FIELD;                           \
+			grouped = KEY(b[i]) >= KEY(b[i - 1]);                           \
 		if (!grouped) {                                                           \
 			for (size_t i = 0; i < n; i++)                                    \
-				tmp[cnt[b[i].FIELD]++] = b[i];                            \
+				tmp[cnt[KEY(b[i])]++] = b[i];                            \
 			memcpy(b, tmp, n * sizeof(T));                                    \
 		}                                                                         \
 		free(cnt);                                                                \
@@ -95,5 +95,7 @@
 
 DEFINE_SORT(an_sort_items, an_item)
 DEFINE_SORT(an_sort_calls, an_call)
-DEFINE_PART(an_part_items, an_item, dev)
-DEFINE_PART(an_part_calls, an_call, thr)
+#define ITEM_GPU(x) (srcs[(x).src].gpu)
+#define CALL_THR(x) ((x).thr)
+DEFINE_PART(an_part_items, an_item, ITEM_GPU, const an_src *srcs)
+DEFINE_PART(an_part_calls, an_call, CALL_THR)

@@ -55,9 +55,10 @@ static inline uint64_t conv(const an_trace *t, uint64_t v)
 static void align_clocks(gt_analysis *a)
 {
 	size_t nt = a->traces.n;
+	const an_src *src = a->srcs.p;
 	for (size_t i = 0; i < a->items.n; i++) {
 		an_item *it = AN_AT(&a->items, an_item, i);
-		const an_trace *t = an_tr(a, it->trace);
+		const an_trace *t = an_tr(a, src[it->src].trace);
 		it->start = conv(t, it->start);
 		it->end = conv(t, it->end);
 	}
@@ -162,13 +163,12 @@ static uint32_t gpu_for(gt_analysis *a, an_trace *t, uint16_t ti, uint32_t dev)
 int an_resolve_gpus(gt_analysis *a)
 {
 	align_clocks(a);
-	/* in order of first appearance: items (load order), then NVML */
-	for (size_t i = 0; i < a->items.n; i++) {
-		an_item *it = AN_AT(&a->items, an_item, i);
-		uint32_t g = gpu_for(a, an_tr(a, it->trace), it->trace, it->dev);
-		if (g == AN_NONE)
+	/* in order of first appearance: work (its pairs are in load order), then NVML */
+	for (size_t i = 0; i < a->srcs.n; i++) {
+		an_src *x = AN_AT(&a->srcs, an_src, i);
+		x->gpu = gpu_for(a, an_tr(a, x->trace), x->trace, x->dev);
+		if (x->gpu == AN_NONE)
 			return GT_ERR_NOMEM;
-		it->dev = (uint16_t)g;
 	}
 	for (size_t i = 0; i < a->nvml.n; i++) {
 		an_nvml *s = AN_AT(&a->nvml, an_nvml, i);
@@ -215,7 +215,7 @@ int an_order_items(gt_analysis *a, size_t *gpu_starts)
 	an_item *b = a->items.p, *tmp = malloc(n * sizeof(an_item));
 	if (!tmp)
 		return GT_ERR_NOMEM;
-	int rc = an_part_items(b, n, tmp, (uint32_t)ng, gpu_starts);
+	int rc = an_part_items(b, n, tmp, (uint32_t)ng, gpu_starts, a->srcs.p);
 	for (size_t g = 0; g < ng && !rc; g++)
 		rc = an_sort_items(b + gpu_starts[g], gpu_starts[g + 1] - gpu_starts[g],
 				   tmp + gpu_starts[g]);
@@ -403,10 +403,11 @@ int an_build_calls(gt_analysis *a)
 	/* Join work to its launching call. */
 	for (size_t i = 0; i < a->items.n; i++) {
 		an_item *it = AN_AT(&a->items, an_item, i);
-		uint32_t ci = it->corr ? corrmap_get(&maps[it->trace], it->corr) : AN_NONE;
-		it->call = ci;
+		uint32_t tr = AN_AT(&a->srcs, an_src, it->src)->trace;
+		uint32_t ci = it->cc ? corrmap_get(&maps[tr], it->cc) : AN_NONE;
+		it->cc = ci;
 		if (ci == AN_NONE) {
-			an_tr(a, it->trace)->pub.unmatched++;
+			an_tr(a, tr)->pub.unmatched++;
 			continue;
 		}
 		if (it->kind != AN_K_KERNEL) {
