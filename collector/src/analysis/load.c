@@ -135,6 +135,29 @@ static uint32_t gname(ld *L, uint32_t id)
 	return g;
 }
 
+/*
+ * Name of an API call, without CUPTI's version suffix
+ * ("cudaStreamSynchronize_v3020" -> "cudaStreamSynchronize"): the suffix
+ * says which ABI version of the call ran, which no reader of a report needs.
+ * The trace's id is remapped once, so later calls cost one lookup.
+ */
+static uint32_t api_gname(ld *L, uint32_t id)
+{
+	uint32_t g = gname(L, id);
+	const char *s = g ? an_strtab_get(&L->a->st, g) : NULL;
+	if (!s || strncmp(s, "cu", 2) != 0)
+		return g;
+	size_t n = strlen(s), d = n;
+	while (d > 0 && s[d - 1] >= '0' && s[d - 1] <= '9')
+		d--;
+	if (d == n || d < 3 || s[d - 1] != 'v' || s[d - 2] != '_')
+		return g;
+	uint32_t h = an_strtab_intern(&L->a->st, s, d - 2);
+	if (h)
+		L->t->smap[id] = h;
+	return h ? h : g;
+}
+
 static an_tdev *tdev(ld *L, uint32_t dev)
 {
 	an_trace *t = L->t;
@@ -410,7 +433,7 @@ static int add_api(ld *L, const gt_api *x)
 	c->start = x->start;
 	c->end = end;
 	c->corr = x->correlation_id;
-	c->name = gname(L, x->name_id);
+	c->name = api_gname(L, x->name_id);
 	c->thr = thr;
 	c->trace = L->ti;
 	if (!c->name) {
