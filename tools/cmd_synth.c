@@ -55,6 +55,12 @@ static const struct {
 	F("nvml_hz", nvml_hz, U32), F("throttle_from_ns", throttle_from_ns, U64),
 	F("throttle_to_ns", throttle_to_ns, U64), F("no_api", no_api, INT),
 	F("sync_records", sync_records, INT), F("losses", losses, U64), F("truth", truth, INT),
+	F("ranks", ranks, U32), F("fwd_kernels", fwd_kernels, U32),
+	F("bwd_kernels", bwd_kernels, U32), F("opt_kernels", opt_kernels, U32),
+	F("buckets", buckets, U32), F("coll_ns", coll_ns, U64), F("overlap", overlap, INT),
+	F("straggler", straggler, U32), F("straggler_ns", straggler_ns, U64),
+	F("missing_rank", missing_rank, U32), F("late_rank", late_rank, U32),
+	F("late_steps", late_steps, U32), F("coll_broadcast", coll_broadcast, INT),
 };
 
 static int set_field(gt_synth_spec *s, const char *kv)

@@ -71,8 +71,17 @@ typedef struct proc {
 	uint64_t tail[GT_SYNTH_MAX_GPUS][MAX_STREAMS];
 	uint64_t dep[GT_SYNTH_MAX_GPUS][MAX_STREAMS];
 	uint32_t nm_launch, nm_memcpy, nm_memcpy_async, nm_sync, nm_wait, nm_record;
-	uint32_t nm_kernel[3], nm_tiny, nm_nccl;
+	uint32_t nm_kernel[3], nm_tiny, nm_nccl, nm_bcast;
+	int mute;    /* multi-rank: records are not written (not captured) */
 } proc;
+
+#define MAX_PROCS (GT_SYNTH_MAX_GPUS + 1)
+
+/* A wait inside a collective (gpu, [a, b), for rank) or a late window. */
+typedef struct cwin {
+	uint64_t a, b;
+	uint32_t gpu, rank;
+} cwin;
 
 typedef struct thread {
 	uint32_t proc, gpu, tid;
@@ -85,8 +94,9 @@ typedef struct thread {
 typedef struct sim {
 	const gt_synth_spec *s;
 	gt_synth_truth *t;
-	proc p[2];
+	proc p[MAX_PROCS];
 	uint32_t nprocs;
+	vec cwaits, clates; /* cwin: multi-rank truth */
 	thread th[GT_SYNTH_MAX_GPUS + 1];
 	uint32_t nth;
 	vec items;
@@ -141,7 +151,7 @@ static uint32_t api(sim *S, thread *T, uint32_t name, uint32_t cbid, uint64_t du
 {
 	proc *P = &S->p[T->proc];
 	uint32_t corr = ++P->corr;
-	if (!S->s->no_api) {
+	if (!S->s->no_api && !P->mute) {
 		gt_api a = {.start = T->h, .end = T->h + dur, .thread_id = T->tid,
 			    .correlation_id = corr, .cbid = cbid, .name_id = name,
 			    .domain = GT_API_RUNTIME};
@@ -160,7 +170,7 @@ static void log_item(sim *S, thread *T, uint8_t kind, uint64_t start, uint64_t e
 {
 	proc *P = &S->p[T->proc];
 	P->seq++;
-	if (!S->s->truth)
+	if (!S->s->truth || P->mute)
 		return;
 	witem *w = vpush(&S->items);
 	if (!w)
@@ -220,10 +230,12 @@ static void kernel(sim *S, thread *T, uint32_t stream, uint64_t dur, uint64_t la
 		       .grid_x = (uint32_t)blocks, .grid_y = 1, .grid_z = 1, .block_x = 256,
 		       .block_y = 1, .block_z = 1, .registers = 32, .static_smem = 0,
 		       .dynamic_smem = blocks > 1 ? 4096 : 0};
-	int rc = gt_writer_add_kernel(P->w, &k);
-	if (rc < 0)
-		fail(S, rc);
-	S->t->kernels++;
+	if (!P->mute) {
+		int rc = gt_writer_add_kernel(P->w, &k);
+		if (rc < 0)
+			fail(S, rc);
+		S->t->kernels++;
+	}
 	(void)call_start;
 	log_item(S, T, K_KERNEL, start, start + dur, T->h, dep, nccl, 0);
 }
@@ -232,6 +244,8 @@ static void memcpy_rec(sim *S, thread *T, uint32_t corr, uint64_t start, uint64_
 		       uint64_t bytes, uint8_t kind, uint8_t host_kind, int async)
 {
 	proc *P = &S->p[T->proc];
+	if (P->mute)
+		return;
 	gt_memcpy m = {.start = start, .end = end, .bytes = bytes, .device_id = T->gpu,
 		       .context_id = 1 + T->gpu, .stream_id = stream_id(0),
 		       .correlation_id = corr, .copy_kind = kind,
@@ -300,7 +314,7 @@ static void sync_call(sim *S, thread *T)
 	if (drained > ret)
 		ret = drained;
 	uint32_t corr = api(S, T, P->nm_sync, s->streams > 1 ? 165 : 131, ret - call, L_SYNC);
-	if (s->sync_records) {
+	if (s->sync_records && !P->mute) {
 		gt_record r = {.type = GT_REC_SYNC};
 		r.sync.start = call;
 		r.sync.end = ret;
@@ -373,6 +387,194 @@ static void p2_step(sim *S, thread *T)
 		kernel(S, T, 0, s->p2_kernel_ns, s->launch_ns, P->nm_kernel[0], 66, 0);
 	if (s->p2_host_ns)
 		host(S, T, s->p2_host_ns);
+}
+
+/* ------------------------------------------------------------ multi-rank */
+
+#define COMPUTE 0 /* stream index of the compute stream */
+#define NCCLS 1   /* stream index of the NCCL stream */
+
+/* A collective launched by one rank, waiting for the others to resolve it. */
+typedef struct pend {
+	uint64_t ready;      /* earliest start: launch return + latency, bucket event */
+	uint64_t launch_end; /* trace clock */
+	uint32_t corr, name;
+	int dep;
+} pend;
+
+/* Launch a collective on T's NCCL stream (its kernel is written by coll_resolve). */
+static void coll_launch(sim *S, thread *T, uint32_t name, pend *pd)
+{
+	const gt_synth_spec *s = S->s;
+	proc *P = &S->p[T->proc];
+	pd->dep = T->waitp;
+	T->waitp = 0;
+	T->after = 0;
+	pd->corr = api(S, T, P->nm_launch, 211, s->launch_ns, L_LAUNCH);
+	pd->launch_end = T->h;
+	pd->ready = T->h + s->latency_ns;
+	uint64_t *dp = &P->dep[T->gpu][NCCLS];
+	if (*dp > pd->ready)
+		pd->ready = *dp;
+	*dp = 0;
+	pd->name = name;
+}
+
+/* cudaEventRecord on the compute stream + cudaStreamWaitEvent of `stream` on it. */
+static void wait_compute(sim *S, thread *T, uint32_t stream, uint64_t until)
+{
+	proc *P = &S->p[T->proc];
+	other_call(S, T, P->nm_record, 135, 1500);
+	other_call(S, T, P->nm_wait, 147, 2000);
+	T->waitp = 1;
+	P->dep[T->gpu][stream] = until;
+}
+
+static void add_cwin(sim *S, vec *v, uint64_t a, uint64_t b, uint32_t gpu, uint32_t rank)
+{
+	if (!S->s->truth)
+		return;
+	cwin *w = vpush(v);
+	if (!w)
+		return fail(S, GT_ERR_NOMEM);
+	w->a = a;
+	w->b = b;
+	w->gpu = gpu;
+	w->rank = rank;
+}
+
+/* Every rank has launched collective pd[r]: run it (all ranks end together,
+ * coll_ns after the last start), write its kernels, keep the truth. */
+static void coll_resolve(sim *S, const pend *pd, uint64_t dur)
+{
+	const gt_synth_spec *s = S->s;
+	gt_synth_truth *t = S->t;
+	uint32_t R = s->ranks;
+	uint64_t st[GT_SYNTH_MAX_GPUS], last_start = 0;
+	for (uint32_t r = 0; r < R; r++) {
+		const proc *P = &S->p[r];
+		uint64_t x = pd[r].ready + (uint64_t)P->off; /* realtime */
+		uint64_t tail = P->tail[r][NCCLS] + (uint64_t)P->off;
+		st[r] = x > tail ? x : tail;
+		if (st[r] > last_start)
+			last_start = st[r];
+	}
+	uint64_t end = last_start + dur;
+	/* what the written traces show */
+	uint64_t s_min = UINT64_MAX, s_max = 0, cost = 0;
+	uint32_t present = 0, last = 0;
+	for (uint32_t r = 0; r < R; r++) {
+		proc *P = &S->p[r];
+		thread *T = &S->th[r];
+		uint64_t e = end + (uint64_t)r * 1000;
+		uint64_t a = st[r] - (uint64_t)P->off, b = e - (uint64_t)P->off; /* trace clock */
+		P->tail[r][NCCLS] = b;
+		if (!P->mute) {
+			gt_kernel k = {.start = a, .end = b, .queued = pd[r].launch_end,
+				       .submitted = pd[r].launch_end, .device_id = r,
+				       .context_id = 1 + r, .stream_id = stream_id(NCCLS),
+				       .correlation_id = pd[r].corr, .name_id = pd[r].name,
+				       .grid_x = 16, .grid_y = 1, .grid_z = 1, .block_x = 512,
+				       .block_y = 1, .block_z = 1, .registers = 96,
+				       .dynamic_smem = 8192};
+			int rc = gt_writer_add_kernel(P->w, &k);
+			if (rc < 0)
+				fail(S, rc);
+			t->kernels++;
+			t->rank[r].kernels++;
+			present++;
+			if (st[r] < s_min)
+				s_min = st[r];
+			if (st[r] > s_max || present == 1) {
+				s_max = st[r];
+				last = r;
+			}
+		}
+		log_item(S, T, K_KERNEL, a, b, pd[r].launch_end, pd[r].dep, 1, 0);
+	}
+	if (present < 2)
+		return;
+	t->collectives++;
+	for (uint32_t r = 0; r < R; r++) {
+		if (S->p[r].mute)
+			continue;
+		t->rank[r].collectives++;
+		t->rank[r].waited_ns += s_max - st[r];
+		cost += s_max - st[r];
+		if (s_max > st[r])
+			add_cwin(S, &S->cwaits, st[r], s_max, r, last);
+	}
+	if (s_max == s_min)
+		return;
+	gt_synth_truth_rank *L = &t->rank[last];
+	L->last++;
+	L->late_ns += s_max - s_min;
+	if (s_max - s_min > L->late_max_ns)
+		L->late_max_ns = s_max - s_min;
+	L->cost_ns += cost;
+	add_cwin(S, &S->clates, s_min, s_max, last, last);
+}
+
+/* One training step of every rank. */
+static void rank_step(sim *S, uint32_t step)
+{
+	const gt_synth_spec *s = S->s;
+	uint32_t R = s->ranks, nb = s->buckets ? s->buckets : 1;
+	pend pd[GT_SYNTH_MAX_GPUS][16];
+	if (nb > 16)
+		nb = 16;
+	for (uint32_t r = 0; r < R; r++)
+		S->p[r].mute = (s->missing_rank == r + 1) ||
+			       (s->late_rank == r + 1 && step < s->late_steps);
+	if (step == 0 && s->coll_broadcast) {
+		pend b[GT_SYNTH_MAX_GPUS];
+		for (uint32_t r = 0; r < R; r++)
+			coll_launch(S, &S->th[r], S->p[r].nm_bcast, &b[r]);
+		coll_resolve(S, b, s->coll_ns / 2 + 1000);
+	}
+	/* forward and backward; all-reduces launched, not run yet */
+	for (uint32_t r = 0; r < R; r++) {
+		thread *T = &S->th[r];
+		proc *P = &S->p[r];
+		if (s->straggler == r + 1)
+			host(S, T, s->straggler_ns);
+		if (s->host_ns)
+			host(S, T, s->host_ns);
+		for (uint32_t k = 0; k < s->fwd_kernels; k++)
+			kernel(S, T, COMPUTE, s->kernel_ns, s->launch_ns, P->nm_kernel[k % 3], 264, 0);
+		uint32_t per = s->bwd_kernels / nb ? s->bwd_kernels / nb : 1, b = 0;
+		for (uint32_t k = 0; k < s->bwd_kernels; k++) {
+			uint64_t d = s->kernel_ns + (s->kernel_jitter_ns ? rnd(S) % s->kernel_jitter_ns : 0);
+			kernel(S, T, COMPUTE, d, s->launch_ns, P->nm_kernel[(k + 1) % 3], 264, 0);
+			if (s->overlap && b < nb - 1 && (k + 1) % per == 0) {
+				wait_compute(S, T, NCCLS, P->tail[r][COMPUTE]);
+				coll_launch(S, T, P->nm_nccl, &pd[r][b++]);
+			}
+		}
+		while (b < nb) {
+			wait_compute(S, T, NCCLS, P->tail[r][COMPUTE]);
+			coll_launch(S, T, P->nm_nccl, &pd[r][b++]);
+		}
+	}
+	for (uint32_t b = 0; b < nb; b++) {
+		pend x[GT_SYNTH_MAX_GPUS];
+		for (uint32_t r = 0; r < R; r++)
+			x[r] = pd[r][b];
+		coll_resolve(S, x, s->coll_ns);
+	}
+	/* optimizer after the all-reduces, then sync */
+	for (uint32_t r = 0; r < R; r++) {
+		thread *T = &S->th[r];
+		proc *P = &S->p[r];
+		if (s->opt_kernels)
+			wait_compute(S, T, COMPUTE, P->tail[r][NCCLS]);
+		for (uint32_t k = 0; k < s->opt_kernels; k++)
+			kernel(S, T, COMPUTE, s->kernel_ns / 2 + 1, s->launch_ns, P->nm_kernel[2], 264, 0);
+		if (s->sync)
+			sync_call(S, T);
+		if (s->turnaround_ns)
+			host(S, T, s->turnaround_ns);
+	}
 }
 
 /* ------------------------------------------------------------ files */
@@ -464,6 +666,9 @@ static int open_proc(sim *S, uint32_t i, uint32_t pid, int64_t off, uint64_t tra
 	P->nm_kernel[2] = intern(P->w, "_Z14softmax_kernelPfi");
 	P->nm_tiny = intern(P->w, "_Z11tiny_kernelPf");
 	P->nm_nccl = intern(P->w, "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+	if (S->s->ranks && S->s->coll_broadcast)
+		P->nm_bcast = intern(P->w, "_Z31ncclDevKernel_Broadcast_RING_LL24ncclDevKernelArgsStorag"
+					   "eILm4096EE");
 	gt_record r = {.type = GT_REC_CLOCK};
 	r.clock.trace_ns = trace0;
 	r.clock.realtime_ns = trace0 + (uint64_t)off;
@@ -660,9 +865,22 @@ static uint64_t measure(const iv *u, size_t n)
 }
 
 /* Gaps of the items kept by keep(arg) over [t0,t1), charged into cause. */
+/* Windows lw (sorted, disjoint; may be NULL) of the GPU view: charge the
+ * parts of the gap [x, y) inside them into lcause, as the gap is charged. */
+static void charge_windows(const sim *S, const iv *lw, size_t nlw, uint64_t x, uint64_t y,
+			   const witem *next, const witem *prev, uint64_t *lcause)
+{
+	for (size_t w = 0; w < nlw && lw[w].a < y; w++) {
+		uint64_t a = lw[w].a > x ? lw[w].a : x, b = lw[w].b < y ? lw[w].b : y;
+		if (b > a)
+			charge(S, a, b, x, next, prev, lcause);
+	}
+}
+
 static void view_gaps(const sim *S, const witem *it, size_t n, int (*keep)(const witem *, uint32_t),
 		      uint32_t arg, const iv *cov, size_t ncov, uint64_t t0, uint64_t t1,
-		      uint64_t *cause, uint64_t *ngaps, gt_synth_truth_gpu *longest)
+		      uint64_t *cause, uint64_t *ngaps, gt_synth_truth_gpu *longest, const iv *lw,
+		      size_t nlw, uint64_t *lcause)
 {
 	uint64_t cur = t0;
 	const witem *prev = NULL;
@@ -670,6 +888,7 @@ static void view_gaps(const sim *S, const witem *it, size_t n, int (*keep)(const
 		if (!keep(&it[i], arg))
 			continue;
 		if (it[i].start > cur) {
+			charge_windows(S, lw, nlw, cur, it[i].start, &it[i], prev, lcause);
 			charge_cover(S, cov, ncov, cur, it[i].start, &it[i], prev, cause);
 			(*ngaps)++;
 			if (longest && it[i].start - cur > longest->longest_gap_ns) {
@@ -684,9 +903,105 @@ static void view_gaps(const sim *S, const witem *it, size_t n, int (*keep)(const
 		}
 	}
 	if (cur < t1) {
+		charge_windows(S, lw, nlw, cur, t1, NULL, prev, lcause);
 		charge_cover(S, cov, ncov, cur, t1, NULL, prev, cause);
 		(*ngaps)++;
 	}
+}
+
+static int cmp_iv(const void *x, const void *y)
+{
+	const iv *a = x, *b = y;
+	return a->a < b->a ? -1 : a->a > b->a;
+}
+
+/* Sort and merge v in place. @return its new length. */
+static size_t iv_union(iv *v, size_t n)
+{
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_iv);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (k && v[i].a <= v[k - 1].b) {
+			if (v[i].b > v[k - 1].b)
+				v[k - 1].b = v[i].b;
+		} else {
+			v[k++] = v[i];
+		}
+	}
+	return k;
+}
+
+/* Length of the intersection of two sorted disjoint sets. */
+static uint64_t iv_inter(const iv *x, size_t nx, const iv *y, size_t ny)
+{
+	uint64_t s = 0;
+	for (size_t i = 0, j = 0; i < nx && j < ny;) {
+		uint64_t a = x[i].a > y[j].a ? x[i].a : y[j].a, b = x[i].b < y[j].b ? x[i].b : y[j].b;
+		if (b > a)
+			s += b - a;
+		if (x[i].b < y[j].b)
+			i++;
+		else
+			j++;
+	}
+	return s;
+}
+
+/* Windows of vec v (cwin) on GPU g (and for rank `rank` unless UINT32_MAX),
+ * clipped to [t0, t1), plus the n0 intervals already in out; united. */
+static size_t pick_windows(const vec *v, uint32_t g, uint32_t rank, uint64_t t0, uint64_t t1, iv *out,
+			   size_t n0)
+{
+	const cwin *w = v->p;
+	size_t k = n0;
+	for (size_t i = 0; i < v->n; i++) {
+		if (w[i].gpu != g || (rank != UINT32_MAX && w[i].rank != rank))
+			continue;
+		uint64_t a = w[i].a > t0 ? w[i].a : t0, b = w[i].b < t1 ? w[i].b : t1;
+		if (b > a)
+			out[k++] = (iv){a, b};
+	}
+	return iv_union(out, k);
+}
+
+/* Communication truth of GPU g (multi-rank mode). u: busy union. */
+static int comm_truth(sim *S, uint32_t g, const witem *it, size_t n, const iv *u, size_t nu,
+		      uint64_t t0, uint64_t t1, iv **lw, size_t *nlw)
+{
+	gt_synth_truth_comm *C = &S->t->comm[g];
+	size_t cap = n + S->cwaits.n + S->clates.n + 1;
+	iv *cu = malloc(cap * sizeof(*cu)), *tmp = malloc(cap * sizeof(*tmp));
+	*lw = malloc(cap * sizeof(**lw));
+	if (!cu || !tmp || !*lw) {
+		free(cu);
+		free(tmp);
+		return GT_ERR_NOMEM;
+	}
+	size_t ncu = unite(it, n, keep_compute, 0, cu);
+	C->compute_ns = measure(cu, ncu);
+	for (size_t i = 0; i < n; i++)
+		C->ncomm += it[i].kind == K_KERNEL && it[i].nccl;
+	for (uint32_t r = 0; r <= S->s->ranks; r++) {
+		uint32_t who = r < S->s->ranks ? r : UINT32_MAX; /* the last: all */
+		size_t k = pick_windows(&S->cwaits, g, who, t0, t1, tmp, 0);
+		uint64_t w = measure(tmp, k);
+		memcpy(tmp + k, cu, ncu * sizeof(*cu));
+		uint64_t e = measure(tmp, iv_union(tmp, k + ncu)) - C->compute_ns;
+		if (who == UINT32_MAX) {
+			C->wait_ns = w;
+			C->wait_exposed_ns = e;
+		} else {
+			C->wait_for_ns[r] = w;
+			C->wait_for_exposed_ns[r] = e;
+		}
+	}
+	*nlw = pick_windows(&S->clates, g, UINT32_MAX, t0, t1, *lw, 0);
+	C->late_ns = measure(*lw, *nlw);
+	C->late_busy_ns = iv_inter(u, nu, *lw, *nlw);
+	free(cu);
+	free(tmp);
+	return 0;
 }
 
 static int compute_truth(sim *S, uint64_t *nv_ts, uint64_t nv_period, size_t nnv,
@@ -752,12 +1067,21 @@ static int compute_truth(sim *S, uint64_t *nv_ts, uint64_t nv_period, size_t nnv
 					G->throttled_ns += y - x;
 			}
 		}
-		view_gaps(S, it, n, keep_all, 0, NULL, 0, t0, t1, G->cause_ns, &G->ngaps, G);
+		iv *lw = NULL;
+		size_t nlw = 0;
+		if (S->s->ranks && comm_truth(S, g, it, n, u, nu, t0, t1, &lw, &nlw) < 0) {
+			free(u);
+			free(cov);
+			return GT_ERR_NOMEM;
+		}
+		view_gaps(S, it, n, keep_all, 0, NULL, 0, t0, t1, G->cause_ns, &G->ngaps, G, lw, nlw,
+			  T->comm[g].late_cause_ns);
+		free(lw);
 		G->nprocs = (uint32_t)__builtin_popcount(procs_seen);
-		for (uint32_t p = 0; p < S->nprocs; p++) {
+		for (uint32_t p = 0, slot = 0; p < S->nprocs && slot < 2; p++) {
 			if (!(procs_seen >> p & 1))
 				continue;
-			gt_synth_truth_proc *V = &G->procs[p];
+			gt_synth_truth_proc *V = &G->procs[slot++];
 			V->pid = S->p[p].pid;
 			if (G->nprocs == 1) {
 				V->busy_ns = G->busy_ns;
@@ -767,7 +1091,7 @@ static int compute_truth(sim *S, uint64_t *nv_ts, uint64_t nv_period, size_t nnv
 				size_t nc = unite(it, n, keep_not_proc, p, cov);
 				V->busy_ns = measure(u, unite(it, n, keep_proc, p, u));
 				view_gaps(S, it, n, keep_proc, p, cov, nc, t0, t1, V->cause_ns,
-					  &V->ngaps, NULL);
+					  &V->ngaps, NULL, NULL, 0, NULL);
 			}
 			V->idle_ns = G->window_ns - V->busy_ns;
 		}
@@ -800,7 +1124,8 @@ void gt_synth_defaults(gt_synth_spec *s)
 
 const char *gt_synth_preset_names(void)
 {
-	return "compute host sync launch-bound copies pinned multi-gpu two-proc periodic mixed bench";
+	return "compute host sync launch-bound copies pinned multi-gpu two-proc periodic mixed bench "
+	       "ddp ddp-exposed ddp-straggler";
 }
 
 int gt_synth_preset(const char *name, gt_synth_spec *s)
@@ -881,6 +1206,35 @@ int gt_synth_preset(const char *name, gt_synth_spec *s)
 		s->throttle_to_ns = 60000000;
 		s->sync_records = 1;
 		s->losses = 42;
+	} else if (!strcmp(name, "ddp") || !strcmp(name, "ddp-exposed") ||
+		   !strcmp(name, "ddp-straggler")) {
+		/* data parallel: 2 ranks (4 with a straggler), 20 steps of
+		 * forward 10 x 50 us, backward 20 x 50 us, 4 all-reduce buckets of
+		 * 300 us, optimizer 4 x 25 us, sync */
+		s->ranks = s->gpus = 2;
+		s->streams = 2;
+		s->steps = 20;
+		s->kernels = 0;
+		s->fwd_kernels = 10;
+		s->bwd_kernels = 20;
+		s->opt_kernels = 4;
+		s->buckets = 4;
+		s->coll_ns = 300000;
+		s->overlap = 1;
+		s->host_ns = 200000;
+		s->sync = 1;
+		s->turnaround_ns = 50000;
+		s->coll_broadcast = 1;
+		if (!strcmp(name, "ddp-exposed")) {
+			/* the article's case: one big all-reduce after the backward */
+			s->overlap = 0;
+			s->buckets = 1;
+			s->coll_ns = 1200000;
+		} else if (!strcmp(name, "ddp-straggler")) {
+			s->ranks = s->gpus = 4;
+			s->straggler = 3; /* rank 2 */
+			s->straggler_ns = 3000000;
+		}
 	} else if (!strcmp(name, "bench")) {
 		/* ~10 M records: 5 M kernels + 5 M launch calls + a few syncs */
 		s->streams = 4;
@@ -1008,7 +1362,9 @@ int gt_synth_write(const gt_synth_spec *spec, const char *dir, gt_synth_truth *t
 	S->t = truth;
 	S->rng = spec->seed * 2654435761u + 88172645463325252ull;
 	S->items.esz = sizeof(witem);
-	S->p[0].fd = S->p[1].fd = -1;
+	for (uint32_t p = 0; p < MAX_PROCS; p++)
+		S->p[p].fd = -1;
+	S->cwaits.esz = S->clates.esz = sizeof(cwin);
 	if (spec->gpus < 1 || spec->gpus > GT_SYNTH_MAX_GPUS || spec->streams < 1 ||
 	    spec->streams > MAX_STREAMS || (spec->nvml_hz && spec->nvml_hz > 1000000)) {
 		snprintf(err, errcap, "bad spec: gpus 1..%d, streams 1..%d", GT_SYNTH_MAX_GPUS,
@@ -1021,13 +1377,55 @@ int gt_synth_write(const gt_synth_spec *spec, const char *dir, gt_synth_truth *t
 		free(S);
 		return GT_ERR_IO;
 	}
+	if (spec->ranks && (spec->ranks < 2 || spec->ranks > GT_SYNTH_MAX_GPUS ||
+			    spec->gpus != spec->ranks || spec->streams < 2 || spec->second_proc ||
+			    spec->cross_wait)) {
+		snprintf(err, errcap, "bad spec: ranks 2..%d need gpus = ranks, streams >= 2, no "
+				      "second_proc or cross_wait", GT_SYNTH_MAX_GPUS);
+		free(S);
+		return GT_ERR_INVAL;
+	}
 	truth->ngpus = spec->gpus;
 	for (uint32_t g = 0; g < spec->gpus; g++)
 		make_uuid(S, g);
 
 	const uint64_t trace0 = 1000000000000ull;               /* process 1 clock at start */
 	const int64_t off1 = (int64_t)(1700000000000000000ull - trace0); /* realtime - trace */
-	S->nprocs = spec->second_proc ? 2 : 1;
+	S->nprocs = spec->ranks ? spec->ranks : spec->second_proc ? 2 : 1;
+	if (spec->ranks) {
+		/* rank r: pid 2000 + r, its own trace clock, the same realtime start */
+		truth->nranks = spec->ranks;
+		for (uint32_t r = 0; r < spec->ranks && !rc; r++) {
+			int64_t d = (int64_t)r * 1000003;
+			rc = open_proc(S, r, 2000 + r, off1 + d, trace0 - (uint64_t)d, spec->gpus,
+				       dir, err, errcap);
+			truth->rank[r].pid = 2000 + r;
+			truth->rank[r].present = spec->missing_rank != r + 1;
+		}
+		if (rc)
+			goto out;
+		truth->ntraces = spec->ranks - (spec->missing_rank ? 1 : 0);
+		for (uint32_t r = 0; r < spec->ranks; r++) {
+			thread *T = &S->th[S->nth++];
+			T->proc = r;
+			T->gpu = r;
+			T->tid = 2000 + r;
+			T->h = trace0 - (uint64_t)r * 1000003 + 1000000;
+			T->segs.esz = sizeof(seg);
+			gt_record x = {.type = GT_REC_THREAD};
+			x.thread.pid = 2000 + r;
+			x.thread.tid = T->tid;
+			x.thread.name_id = intern(S->p[r].w, "pt_main_thread");
+			x.thread.ts = T->h;
+			if (spec->missing_rank != r + 1 && (rc = gt_writer_add(S->p[r].w, &x)) < 0)
+				goto out;
+		}
+		for (uint32_t step = 0; step < spec->steps && !S->err; step++)
+			rank_step(S, step);
+		for (uint32_t r = 0; r < spec->ranks; r++)
+			S->p[r].mute = 0;
+		goto simulated;
+	}
 	rc = open_proc(S, 0, 1000, off1, trace0, spec->gpus, dir, err, errcap);
 	if (!rc && spec->second_proc)
 		rc = open_proc(S, 1, 1001, off1 + spec->p2_clock_offset_ns,
@@ -1074,6 +1472,7 @@ int gt_synth_write(const gt_synth_spec *spec, const char *dir, gt_synth_truth *t
 	if (spec->second_proc)
 		for (uint32_t step = 0; step < spec->steps && !S->err; step++)
 			p2_step(S, &S->th[spec->gpus]);
+simulated:
 	if (S->err) {
 		rc = S->err;
 		snprintf(err, errcap, "writing the traces failed: %s", gt_strerror(rc));
@@ -1095,8 +1494,8 @@ int gt_synth_write(const gt_synth_spec *spec, const char *dir, gt_synth_truth *t
 	for (uint32_t i = 0; i < S->nth; i++) {
 		const thread *T = &S->th[i];
 		const proc *P = &S->p[T->proc];
-		uint64_t st = (T->proc ? trace0 + 1000000 + spec->p2_start_ns
-				       : trace0 + 1000000) + (uint64_t)off1;
+		uint64_t st = (T->proc && !spec->ranks ? trace0 + 1000000 + spec->p2_start_ns
+						       : trace0 + 1000000) + (uint64_t)off1;
 		uint64_t en = T->h + (uint64_t)P->off;
 		uint64_t mt = max_tail(P, T->gpu, spec->streams) + (uint64_t)P->off;
 		if (mt > en)
@@ -1112,11 +1511,19 @@ int gt_synth_write(const gt_synth_spec *spec, const char *dir, gt_synth_truth *t
 		for (uint32_t i = 0; i < S->nth; i++)
 			if (S->th[i].proc == p && S->th[i].h > lt)
 				lt = S->th[i].h;
+		uint64_t before = S->t->records;
 		int e = close_proc(S, &S->p[p], lt);
 		if (e < 0 && !rc) {
 			rc = e;
 			snprintf(err, errcap, "closing trace %u failed: %s", S->p[p].pid,
 				 gt_strerror(e));
+		}
+		if (spec->ranks && spec->missing_rank == p + 1) {
+			/* the rank whose trace is missing */
+			char path[4096];
+			snprintf(path, sizeof(path), "%s/%u.gtrace", dir, S->p[p].pid);
+			unlink(path);
+			S->t->records = before;
 		}
 	}
 	if (rc)
@@ -1142,7 +1549,7 @@ int gt_synth_write(const gt_synth_spec *spec, const char *dir, gt_synth_truth *t
 		memcpy(truth->gpu[g].uuid, S->uuid[g], 16);
 	truth->storm_kernels = (uint64_t)spec->storm_kernels * spec->steps * spec->gpus;
 out:
-	for (uint32_t p = 0; p < 2; p++) {
+	for (uint32_t p = 0; p < MAX_PROCS; p++) {
 		if (S->p[p].w)
 			gt_writer_free(S->p[p].w);
 		if (S->p[p].fd >= 0)
@@ -1151,6 +1558,8 @@ out:
 	for (uint32_t i = 0; i < S->nth; i++)
 		free(S->th[i].segs.p);
 	free(S->items.p);
+	free(S->cwaits.p);
+	free(S->clates.p);
 	free(nv_ts);
 	free(nv_thr);
 	free(ev0);
@@ -1231,5 +1640,40 @@ void gt_synth_truth_print(const gt_synth_truth *t, FILE *f, int json)
 			fprintf(f, "]}");
 	}
 	if (json)
-		fprintf(f, "]}\n");
+		fprintf(f, "]");
+	if (t->nranks) {
+		/* multi-rank mode: communication and the collectives */
+		if (json)
+			fprintf(f, ", \"collectives\": %llu, \"ranks\": [", (ull)t->collectives);
+		else
+			fprintf(f, "collectives %llu (with >= 2 ranks present)\n", (ull)t->collectives);
+		for (uint32_t r = 0; r < t->nranks; r++) {
+			const gt_synth_truth_rank *R = &t->rank[r];
+			const gt_synth_truth_comm *C = &t->comm[r];
+			if (json)
+				fprintf(f, "%s{\"rank\": %u, \"pid\": %u, \"present\": %d, ", r ? ", " : "",
+					r, R->pid, R->present);
+			else
+				fprintf(f, "rank %u pid %u%s: ", r, R->pid,
+					R->present ? "" : " (trace missing)");
+			fprintf(f, json ? "\"kernels\": %llu, \"collectives\": %llu, \"last\": %llu, "
+					  "\"late_ns\": %llu, \"late_max_ns\": %llu, \"waited_ns\": %llu, "
+					  "\"cost_ns\": %llu, \"compute_ns\": %llu, \"wait_ns\": %llu, "
+					  "\"wait_exposed_ns\": %llu, \"late_window_ns\": %llu, "
+					  "\"late_busy_ns\": %llu, \"late_causes\": {"
+					: "kernels %llu collectives %llu last %llu late %llu late_max %llu "
+					  "waited %llu cost %llu | gpu: compute %llu wait %llu wait_exposed "
+					  "%llu late_window %llu late_busy %llu\n  late causes:",
+				(ull)R->kernels, (ull)R->collectives, (ull)R->last, (ull)R->late_ns,
+				(ull)R->late_max_ns, (ull)R->waited_ns, (ull)R->cost_ns, (ull)C->compute_ns,
+				(ull)C->wait_ns, (ull)C->wait_exposed_ns, (ull)C->late_ns,
+				(ull)C->late_busy_ns);
+			print_causes(f, C->late_cause_ns, json);
+			fprintf(f, json ? "}}" : "\n");
+		}
+		if (json)
+			fprintf(f, "]");
+	}
+	if (json)
+		fprintf(f, "}\n");
 }

@@ -31,6 +31,29 @@
  * its own clock offset): p2_kernels launches then p2_host_ns of host work
  * per step.
  *
+ * Multi-rank mode (ranks > 0) replaces that program: data-parallel training
+ * with one process per GPU (rank r alone on GPU r, device ordinal r, its own
+ * trace and trace clock), a compute stream and an NCCL stream, per step:
+ *   [r == straggler - 1]  host work of straggler_ns (the late rank)
+ *   host                  host work of host_ns
+ *   forward               fwd_kernels compute kernels
+ *   backward              bwd_kernels compute kernels in `buckets` buckets;
+ *                         per bucket cudaEventRecord, cudaStreamWaitEvent on
+ *                         the NCCL stream and an AllReduce launch: right
+ *                         after the bucket's kernels (overlap = 1, DDP) or
+ *                         all after the backward (overlap = 0)
+ *   optimizer             cudaStreamWaitEvent on the compute stream, then
+ *                         opt_kernels kernels (they wait for the all-reduces)
+ *   sync, turnaround      as above
+ * An all-reduce kernel starts on a rank when its launch has returned, its
+ * stream is free and its bucket is computed; every rank's kernel ends
+ * coll_ns after the last rank's start (+ rank x 1 us: ends are not exactly
+ * equal on real GPUs either). coll_broadcast adds a Broadcast before the
+ * first step. missing_rank: that rank runs but its trace is not written;
+ * late_rank: its records of the first late_steps steps are not written (a
+ * capture that started later). The truth of the collectives is what the
+ * written traces show.
+ *
  * Deterministic: the same spec (seed included) gives the same bytes.
  * Not thread-safe across calls sharing a spec? It is: no global state.
  */
@@ -94,6 +117,19 @@ typedef struct gt_synth_spec {
 	int sync_records;       /**< also write GT_REC_SYNC for syncs */
 	uint64_t losses;        /**< records CUPTI "dropped" (a loss record) */
 	int truth;              /**< compute the ground truth (costs memory) */
+
+	/* multi-rank mode (see above); ranks = 0: off */
+	uint32_t ranks;         /**< 2..GT_SYNTH_MAX_GPUS processes, one GPU each */
+	uint32_t fwd_kernels, bwd_kernels, opt_kernels;
+	uint32_t buckets;       /**< all-reduces per step, >= 1 */
+	uint64_t coll_ns;       /**< all-reduce time after the last rank arrived */
+	int overlap;            /**< 1: all-reduces during the backward (DDP) */
+	uint32_t straggler;     /**< rank + 1 that is late each step (0: none) */
+	uint64_t straggler_ns;  /**< its extra host work per step */
+	uint32_t missing_rank;  /**< rank + 1 whose trace is not written (0: none) */
+	uint32_t late_rank;     /**< rank + 1 whose capture starts late (0: none) */
+	uint32_t late_steps;    /**< steps it misses */
+	int coll_broadcast;     /**< a Broadcast collective before the first step */
 } gt_synth_spec;
 
 /** Ground truth of one process's view of a GPU. */
@@ -117,6 +153,28 @@ typedef struct gt_synth_truth_gpu {
 	gt_synth_truth_proc procs[2];
 } gt_synth_truth_gpu;
 
+/** Ground truth of one rank (multi-rank mode), as its written trace shows. */
+typedef struct gt_synth_truth_rank {
+	uint32_t pid;
+	int present;            /**< its trace was written */
+	uint64_t kernels;       /**< collective kernels written */
+	uint64_t collectives;   /**< of which with another rank present */
+	uint64_t last;          /**< arrived last (lateness > 0) */
+	uint64_t late_ns, late_max_ns;
+	uint64_t waited_ns;     /**< it waited for others */
+	uint64_t cost_ns;       /**< others waited for it */
+} gt_synth_truth_rank;
+
+/** Communication truth of one GPU (multi-rank mode). */
+typedef struct gt_synth_truth_comm {
+	uint64_t ncomm, compute_ns;
+	uint64_t wait_ns, wait_exposed_ns;  /**< unions of the waits for the last rank */
+	uint64_t wait_for_ns[GT_SYNTH_MAX_GPUS];         /**< by rank waited for */
+	uint64_t wait_for_exposed_ns[GT_SYNTH_MAX_GPUS];
+	uint64_t late_ns, late_busy_ns;
+	uint64_t late_cause_ns[GT_CAUSE_COUNT];
+} gt_synth_truth_comm;
+
 typedef struct gt_synth_truth {
 	uint32_t ngpus;
 	gt_synth_truth_gpu gpu[GT_SYNTH_MAX_GPUS];
@@ -126,6 +184,11 @@ typedef struct gt_synth_truth {
 	uint64_t sync_host_ns; /**< host time inside sync calls */
 	uint64_t storm_kernels;
 	uint64_t losses;
+	/* multi-rank mode */
+	uint32_t nranks;
+	gt_synth_truth_rank rank[GT_SYNTH_MAX_GPUS];
+	gt_synth_truth_comm comm[GT_SYNTH_MAX_GPUS]; /**< by GPU (= rank) */
+	uint64_t collectives;   /**< collectives with at least two ranks present */
 } gt_synth_truth;
 
 /** A spec with every part off but a small compute loop (1 GPU, 1 stream). */
@@ -133,7 +196,10 @@ void gt_synth_defaults(gt_synth_spec *s);
 
 /**
  * Fill s with a named preset: "compute", "host", "sync", "launch-bound",
- * "copies", "pinned", "multi-gpu", "two-proc", "periodic", "mixed", "bench".
+ * "copies", "pinned", "multi-gpu", "two-proc", "periodic", "mixed", "bench",
+ * and multi-rank ones: "ddp" (2 ranks, all-reduces overlapped with the
+ * backward), "ddp-exposed" (2 ranks, one all-reduce after the backward),
+ * "ddp-straggler" (4 ranks, rank 2 late by 3 ms each step).
  * @return 0, or -1 for an unknown name.
  */
 int gt_synth_preset(const char *name, gt_synth_spec *s);
