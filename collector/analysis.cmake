@@ -8,6 +8,7 @@ add_library(gaptrace_analysis STATIC
   src/analysis/load.c
   src/analysis/timeline.c
   src/analysis/gaps.c
+  src/analysis/comm.c
   src/analysis/tables.c
   src/analysis/analysis.c
   src/analysis/demangle.c

@@ -8,3 +8,6 @@ gaptrace_check_test(test_report analysis/test_report.c analysis/tb.c analysis/mi
 target_link_libraries(test_report PRIVATE gaptrace::analysis gaptrace_synth m)
 target_compile_definitions(test_report PRIVATE
   GT_TEST_GOLDEN="${CMAKE_CURRENT_SOURCE_DIR}/analysis/golden")
+
+gaptrace_check_test(test_comm analysis/test_comm.c analysis/tb.c)
+target_link_libraries(test_comm PRIVATE gaptrace::analysis gaptrace_synth)

@@ -788,7 +788,8 @@ static void check_truth(const gt_synth_spec *s)
 
 static const char *const presets[] = {"compute", "host",     "sync",      "launch-bound",
 				      "copies",  "pinned",   "multi-gpu", "two-proc",
-				      "periodic", "mixed"};
+				      "periodic", "mixed",   "ddp",       "ddp-exposed",
+				      "ddp-straggler"};
 
 START_TEST(synth_presets)
 {

@@ -146,6 +146,9 @@ enum {
  */
 #define GT_AN_DEFAULT_THROTTLE_MASK 0xECull
 
+/** Default gt_analysis_opts.coll_tol_ns: 1 ms. */
+#define GT_AN_DEFAULT_COLL_TOL_NS 1000000ull
+
 /** Called for each problem met while reading a trace (the reader stepped
  *  over it); label names the trace (its path), ei says where and why. */
 typedef void (*gt_analysis_log_fn)(void *user, const char *label, const gt_errinfo *ei);
@@ -169,6 +172,10 @@ typedef struct gt_analysis_opts {
 	int stop_on_corrupt;        /**< 1: a corrupt frame ends that trace's reading */
 	gt_analysis_log_fn log;     /**< optional problem callback */
 	void *log_user;
+	uint64_t coll_tol_ns;       /**< collectives across ranks: the ends of one
+					 collective's kernels on different ranks differ
+					 by at most this (clock skew between processes);
+					 0 = GT_AN_DEFAULT_COLL_TOL_NS */
 } gt_analysis_opts;
 
 /* ------------------------------------------------------------------ */
@@ -295,8 +302,9 @@ typedef struct gt_an_gpu {
 	/* busy-side accounting */
 	uint64_t throttled_ns;   /**< busy time with a reason of opts.throttle_mask set */
 	uint64_t throttle_reason_ns[GT_AN_THROTTLE_BITS]; /**< busy time per reason bit */
-	uint64_t comm_ns;        /**< union of NCCL kernels (name contains "nccl") */
-	uint64_t comm_exposed_ns;/**< NCCL time with no other kernel running */
+	uint64_t comm_ns;        /**< union of communication kernels (gt_comm_kernel_type) */
+	uint64_t comm_exposed_ns;/**< communication time with no compute kernel running
+				      (comm_ns - comm_overlap_ns) */
 
 	/* work item totals (sums of durations, not unions) */
 	uint64_t nkernels, kernel_ns;
@@ -325,6 +333,20 @@ typedef struct gt_an_gpu {
 	gt_an_dist lat_submitted; /**< submitted -> start (when recorded) */
 
 	gt_an_nvml nvml;
+
+	/* communication (multi-GPU; all 0 without communication kernels) */
+	uint64_t ncomm;          /**< communication kernels */
+	uint64_t compute_ns;     /**< union of the other (compute) kernels */
+	uint64_t comm_overlap_ns;/**< comm_ns that ran while a compute kernel ran */
+	uint64_t comm_wait_ns;   /**< union of the waits inside collective kernels for
+				      the last rank to arrive (gt_analysis_waits) */
+	uint64_t comm_wait_exposed_ns; /**< of comm_wait_ns, with no compute kernel running */
+	uint64_t late_ns;        /**< union of the windows in which this GPU's rank was the
+				      late one: from the first rank's arrival to its own,
+				      for the collectives it arrived last at */
+	uint64_t late_busy_ns;   /**< of late_ns, this GPU busy (any work) */
+	uint64_t late_cause_ns[GT_CAUSE_COUNT]; /**< of late_ns, idle by cause
+						     (late_busy_ns + these = late_ns) */
 } gt_an_gpu;
 
 /**
@@ -387,7 +409,9 @@ typedef struct gt_an_kernel {
 	uint64_t first_start;    /**< realtime ns of the first launch */
 	uint32_t ex_trace, ex_pid, ex_stream, ex_tid; /**< the first launch (tid 0 unknown) */
 	uint8_t storm;           /**< count > storm_min_calls && mean < storm_max_mean */
-	uint8_t nccl;            /**< name contains "nccl" */
+	uint8_t nccl;            /**< a communication kernel (gt_comm_kernel_type >= 0:
+				      NCCL/RCCL, MSCCL, NVSHMEM, symmetric memory) */
+	uint8_t coll;            /**< its gt_coll_type when nccl is 1 */
 } gt_an_kernel;
 
 /** gt_an_copy.copy_kind for the memset row. */
@@ -497,6 +521,168 @@ GT_API const char *gt_analysis_thread_name(const gt_analysis *a, uint32_t trace,
 
 /** The options in effect (defaults filled in). */
 GT_API const gt_analysis_opts *gt_analysis_get_opts(const gt_analysis *a);
+
+/* ------------------------------------------------------------------ */
+/* Communication across GPUs (NCCL and other collectives)              */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Collective type of a communication kernel, from its name
+ * (gt_comm_kernel_type). GT_COLL_OTHER: a communication kernel whose name
+ * does not say which collective it runs (NCCL's ncclDevKernel_Generic*,
+ * which runs every collective NCCL has no specialized kernel for).
+ */
+typedef enum gt_coll_type {
+	GT_COLL_OTHER = 0,
+	GT_COLL_ALLREDUCE = 1,
+	GT_COLL_ALLGATHER = 2,
+	GT_COLL_REDUCESCATTER = 3,
+	GT_COLL_BROADCAST = 4,
+	GT_COLL_REDUCE = 5,
+	GT_COLL_ALLTOALL = 6,
+	GT_COLL_SENDRECV = 7,   /**< point to point: SendRecv, Send, Recv, put/get */
+	GT_COLL_BARRIER = 8,
+	GT_COLL_COUNT = 9,
+} gt_coll_type;
+
+/** "AllReduce", "AllGather", "ReduceScatter", "Broadcast", "Reduce",
+ *  "AllToAll", "SendRecv", "Barrier", "Other"; "?" when out of range. */
+GT_API const char *gt_coll_name(int type);
+
+/**
+ * Classify a kernel name (mangled or demangled) as a communication kernel.
+ * The rule (first that applies):
+ *  1. NCCL / RCCL: the name contains "ncclDevKernel_" or "ncclKernel_"; the
+ *     type is the word after it (AllReduce, AllGather, ReduceScatter,
+ *     Broadcast, Reduce, SendRecv/Send/Recv, AllToAll), GT_COLL_OTHER for
+ *     Generic and anything else. MSCCL: "mscclKernel_", same rule.
+ *  2. any other name containing "nccl" or "NCCL": GT_COLL_OTHER.
+ *  3. NVSHMEM (names containing "nvshmem"), PyTorch symmetric memory
+ *     ("symmetric_memory", "multimem_", "one_shot_all_reduce",
+ *     "two_shot_all_reduce") and vLLM's custom all-reduce
+ *     ("cross_device_reduce"): the type from keywords of the name, case
+ *     insensitive: alltoall; reduce_scatter/reducescatter;
+ *     allgather/all_gather/fcollect; broadcast/bcast; barrier/sync;
+ *     put/get/signal (SendRecv); reduce (AllReduce); else GT_COLL_OTHER.
+ * Anything else is compute. Thread-safe.
+ * @return a gt_coll_type, or -1 when name is not a communication kernel
+ *         (or NULL).
+ */
+GT_API int gt_comm_kernel_type(const char *name);
+
+/**
+ * Communication kernels of one GPU by collective type. Times are per GPU:
+ * busy_ns is the union of the type's kernels, exposed_ns the part of it
+ * during which no compute kernel ran (so the exposed_ns of all types add up
+ * to the GPU's comm_exposed_ns when kernels of different types never run
+ * at the same time, and to more when they do).
+ */
+typedef struct gt_an_coll {
+	uint32_t type;           /**< gt_coll_type */
+	uint32_t name;           /**< string id of its first kernel's name */
+	uint64_t count;
+	uint64_t total_ns;       /**< sum of durations */
+	uint64_t min_ns, max_ns;
+	double mean_ns;
+	uint64_t busy_ns;        /**< union */
+	uint64_t exposed_ns;     /**< union with no compute kernel running */
+	uint64_t matched;        /**< kernels matched to the same collective on other ranks */
+	uint64_t wait_ns;        /**< sum over matched kernels of the time spent before
+				      the last rank arrived */
+} gt_an_coll;
+
+/** Collective types run on GPU `gpu`, by total time, largest first. */
+GT_API const gt_an_coll *gt_analysis_colls(const gt_analysis *a, size_t gpu, size_t *n);
+
+/**
+ * A rank: one (process, GPU) pair that ran collective kernels (point-to-
+ * point kernels excepted). Ranks are numbered 0.. in the PCI order of their
+ * GPUs (domain, bus, device), then by pid: under torchrun's one GPU per
+ * process that is the local rank. The NCCL rank itself is not recorded.
+ *
+ * How collectives are matched across ranks (details in the design block of
+ * collector/src/analysis/comm.c): the collective kernels of a rank on one
+ * stream form a sequence (NCCL runs the collectives of a communicator in the
+ * same order on every rank, and a stream runs them one after the other).
+ * Sequences of different ranks are paired (one per rank, a "group"), and
+ * the k-th kernel of one is matched to the (k+d)-th of the group's
+ * reference, d found and re-found from the kernels' end times (every rank of
+ * a collective finishes it at the same moment, within coll_tol_ns), so a
+ * rank whose capture started later, a dropped record or a missing trace
+ * only lose the collectives they concern. A collective kernel starts on a
+ * rank when that rank reaches it and spins until every rank has: the rank
+ * that starts last is the late one, its lateness is (last start - first
+ * start), and every other rank waited (last start - own start) for it.
+ */
+typedef struct gt_an_rank {
+	uint32_t rank;           /**< its index */
+	uint32_t trace;          /**< gt_an_trace index */
+	uint32_t pid;
+	uint32_t gpu;            /**< gt_an_gpu.index */
+	uint32_t dev_id;         /**< CUDA device ordinal in its process */
+	uint32_t groups;         /**< groups (sequences matched with other ranks) */
+	uint64_t kernels;        /**< its collective kernels */
+	uint64_t collectives;    /**< of which matched with at least one other rank */
+	uint64_t last;           /**< collectives it arrived last at (lateness > 0) */
+	uint64_t late_ns;        /**< sum of its lateness over those */
+	uint64_t late_max_ns;    /**< the largest */
+	uint64_t late_max_at;    /**< realtime ns of the first arrival at that one */
+	uint64_t waited_ns;      /**< time it waited inside collectives for others */
+	uint64_t cost_ns;        /**< time the others waited for it (sum over ranks) */
+	gt_an_dist late;         /**< distribution of its lateness when last */
+} gt_an_rank;
+
+/** Every rank, by rank number; NULL/0 when no collective kernels. */
+GT_API const gt_an_rank *gt_analysis_ranks(const gt_analysis *a, size_t *n);
+
+/**
+ * Time a GPU spent inside collective kernels waiting for one other rank
+ * (the last to arrive). wait_ns and exposed_ns are unions over time on
+ * this GPU; exposed_ns has no compute kernel running on it.
+ */
+typedef struct gt_an_wait {
+	uint32_t rank;           /**< the rank waited for (gt_an_rank.rank) */
+	uint64_t count;          /**< collectives at which this GPU waited for it */
+	uint64_t wait_ns;
+	uint64_t exposed_ns;
+	uint64_t max_ns;         /**< the longest single wait */
+} gt_an_wait;
+
+/** Waits of GPU `gpu` by rank waited for, largest exposed_ns first. */
+GT_API const gt_an_wait *gt_analysis_waits(const gt_analysis *a, size_t gpu, size_t *n);
+
+/** One collective matched across ranks (at least two present). */
+typedef struct gt_an_collective {
+	uint64_t first_start;    /**< first arrival (realtime ns) */
+	uint64_t last_start;     /**< last arrival */
+	uint64_t end;            /**< the latest end */
+	uint32_t type;           /**< gt_coll_type */
+	uint32_t group;          /**< gt_an_comm_group index */
+	uint32_t seq;            /**< position in the group's reference sequence */
+	uint32_t nranks;         /**< ranks present */
+	uint32_t first_rank, last_rank;
+	uint32_t name;           /**< string id of the last rank's kernel name */
+	uint32_t reserved;
+} gt_an_collective;
+
+/** Every matched collective, by first arrival. */
+GT_API const gt_an_collective *gt_analysis_collectives(const gt_analysis *a, size_t *n);
+
+/** A group: sequences of collective kernels of different ranks that run
+ *  the same collectives (one communicator's stream on each rank). */
+typedef struct gt_an_comm_group {
+	uint32_t ref_rank;       /**< rank whose sequence is the reference */
+	uint32_t ref_stream;     /**< its stream id */
+	uint32_t nranks;         /**< ranks in the group (1: matched with nobody) */
+	uint32_t reserved;
+	uint64_t ref_kernels;    /**< kernels of the reference sequence */
+	uint64_t kernels;        /**< kernels of all its sequences */
+	uint64_t matched;        /**< collectives with at least two ranks */
+	uint64_t unmatched;      /**< kernels matched with no other rank's */
+} gt_an_comm_group;
+
+/** Groups, the largest first. */
+GT_API const gt_an_comm_group *gt_analysis_comm_groups(const gt_analysis *a, size_t *n);
 
 /* ------------------------------------------------------------------ */
 /* Names                                                               */

@@ -264,6 +264,40 @@ typedef struct an_trace {
 	uint32_t max_corr;
 } an_trace;
 
+/* ------------------------------------------------------------ communication */
+
+/* A time span of one GPU. */
+typedef struct an_span {
+	uint64_t a, b;
+	uint32_t gpu;
+	uint32_t pad;
+} an_span;
+
+/* A collective kernel that waited for the last rank (comm.c -> sweep). */
+typedef struct an_cwait {
+	uint64_t item;  /* index in the sorted item array */
+	uint64_t until; /* the last rank's start */
+	uint32_t rank;  /* the rank it waited for */
+	uint32_t pad;
+} an_cwait;
+
+/* Communication across GPUs (comm.c). */
+typedef struct an_comm {
+	uint8_t *type;  /* by canonical string id: 0 compute, else gt_coll_type + 1 */
+	size_t ntype;
+	an_vec ranks;   /* gt_an_rank, by rank */
+	an_vec colls;   /* gt_an_collective, by first start */
+	an_vec groups;  /* gt_an_comm_group */
+	an_vec waits;   /* an_cwait, by item */
+	an_vec late;    /* an_span: windows in which a GPU's rank was late, by GPU and start */
+} an_comm;
+
+/* Classify every string as compute or a collective type (comm->type). */
+int an_comm_classify(gt_analysis *a);
+/* Match collectives across ranks; items sorted and grouped by GPU (starts). */
+int an_comm_match(gt_analysis *a, const size_t *starts);
+void an_comm_free(an_comm *c);
+
 /* Per-GPU internal state besides the public struct. */
 typedef struct an_gpu {
 	gt_an_gpu pub;
@@ -277,6 +311,12 @@ typedef struct an_gpu {
 	size_t nseries;
 	an_hist lat_api, lat_api_end, lat_queued, lat_submitted, gaplen;
 	size_t i0, i1;  /* its items in the sorted item array */
+	/* communication */
+	uint32_t comm_types;                  /* bit per gt_coll_type run here */
+	uint64_t coll_matched[GT_COLL_COUNT]; /* kernels matched across ranks */
+	uint64_t coll_wait[GT_COLL_COUNT];    /* their waits for the last rank */
+	an_vec colls;   /* gt_an_coll */
+	an_vec waits;   /* gt_an_wait */
 } an_gpu;
 
 struct gt_analysis {
@@ -300,6 +340,7 @@ struct gt_analysis {
 	an_vec syncs;   /* gt_an_sync, final */
 	uint8_t *name_cls; /* by global string id: API class + 1, 0 = unknown */
 	size_t name_cls_cap;
+	an_comm comm;   /* communication across GPUs */
 };
 
 /* sort.c: stable LSD radix sorts on the 64-bit start (only the digits that

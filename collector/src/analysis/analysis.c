@@ -66,6 +66,11 @@ gt_analysis *gt_analysis_new(const gt_analysis_opts *opts)
 	an_vec_init(&a->cagg, sizeof(an_cagg));
 	an_vec_init(&a->gpus, sizeof(an_gpu *));
 	an_vec_init(&a->syncs, sizeof(gt_an_sync));
+	an_vec_init(&a->comm.ranks, sizeof(gt_an_rank));
+	an_vec_init(&a->comm.colls, sizeof(gt_an_collective));
+	an_vec_init(&a->comm.groups, sizeof(gt_an_comm_group));
+	an_vec_init(&a->comm.waits, sizeof(an_cwait));
+	an_vec_init(&a->comm.late, sizeof(an_span));
 	if (an_strtab_init(&a->st) < 0) {
 		free(a);
 		errno = ENOMEM;
@@ -102,6 +107,8 @@ static void gpu_free(an_gpu *g)
 	an_vec_free(&g->longest);
 	an_vec_free(&g->kernels);
 	an_vec_free(&g->copies);
+	an_vec_free(&g->colls);
+	an_vec_free(&g->waits);
 	free(g->series);
 	an_hist_free(&g->lat_api);
 	an_hist_free(&g->lat_api_end);
@@ -125,6 +132,11 @@ static void free_work(gt_analysis *a)
 	free(a->name_cls);
 	a->name_cls = NULL;
 	a->name_cls_cap = 0;
+	free(a->comm.type);
+	a->comm.type = NULL;
+	a->comm.ntype = 0;
+	an_vec_free(&a->comm.waits);
+	an_vec_free(&a->comm.late);
 }
 
 void gt_analysis_free(gt_analysis *a)
@@ -142,6 +154,7 @@ void gt_analysis_free(gt_analysis *a)
 	an_vec_free(&a->nvml);
 	an_vec_free(&a->threads);
 	an_vec_free(&a->syncs);
+	an_comm_free(&a->comm);
 	an_strtab_free(&a->st);
 	free(a);
 }
@@ -352,6 +365,8 @@ GPU_ARRAY(gt_analysis_gaps, gt_an_gap, gaps)
 GPU_ARRAY(gt_analysis_longest_gaps, gt_an_gap, longest)
 GPU_ARRAY(gt_analysis_kernels, gt_an_kernel, kernels)
 GPU_ARRAY(gt_analysis_copies, gt_an_copy, copies)
+GPU_ARRAY(gt_analysis_colls, gt_an_coll, colls)
+GPU_ARRAY(gt_analysis_waits, gt_an_wait, waits)
 
 const gt_an_sync *gt_analysis_syncs(const gt_analysis *a, size_t *n)
 {

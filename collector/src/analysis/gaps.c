@@ -10,7 +10,17 @@
  * union so far; an item starting after it opens a gap [cur_end, start).
  * The union's pieces ("busy segments") feed the busy total, the fixed
  * utilization windows and the NVML throttle overlap. Kernel-only and
- * non-NCCL-kernel unions are tracked alongside (sm_busy, comm_exposed).
+ * compute-kernel (not communication) unions are tracked alongside (sm_busy,
+ * compute, comm_exposed = union of all kernels - union of compute kernels).
+ * Communication (comm.c) adds "probes": sets of intervals whose union and
+ * whose part with no compute kernel running are wanted (each collective
+ * type's kernels; the waits for each late rank). A probe keeps the union of
+ * its intervals and the union of its intervals with the compute kernels;
+ * its exposed time is the second minus the compute union. Its intervals
+ * start where a kernel starts, so they come in start order with the sweep.
+ * The windows in which the GPU's rank was late get what the GPU did in
+ * them: busy time from the busy segments, idle time split by cause exactly
+ * like the gaps they cut (the same attribution, on the overlapping piece).
  *
  * A gap is explained by who should have fed the GPU. Its evidence:
  *   E  the item that ends the gap (the next work), and L the API call that
@@ -85,8 +95,15 @@ typedef struct sw {
 	const an_thread *th;
 	const an_src *srcs;
 	size_t *hint;          /* per thread: cursor into its calls */
-	const uint8_t *nccl;   /* by canonical string id */
-	size_t nnccl;
+	const uint8_t *ctype;  /* by canonical string id: 0 compute, else coll type + 1 */
+	size_t nctype;
+	/* communication: this GPU's waits (by item) and late windows (by start) */
+	const an_cwait *cw;
+	size_t ncw;
+	const an_span *late;
+	size_t nlate, late_seg, late_gap;
+	uint64_t late_busy;
+	uint64_t late_cause[GT_CAUSE_COUNT];
 	uint64_t t0, t1;
 	uint64_t wlen;
 	uint64_t *wbusy;
@@ -403,6 +420,16 @@ static int on_gap(sw *S, view *V, int gpu_view, uint64_t x, uint64_t y, const an
 		V->cause[c] += gp.cause_ns[c];
 	if (!gpu_view)
 		return 0;
+	/* the parts of the gap inside windows where this GPU's rank was late */
+	while (S->late_gap < S->nlate && S->late[S->late_gap].b <= x)
+		S->late_gap++;
+	for (size_t w = S->late_gap; w < S->nlate && S->late[w].a < y; w++) {
+		uint64_t a = S->late[w].a > x ? S->late[w].a : x;
+		uint64_t b = S->late[w].b < y ? S->late[w].b : y;
+		if (b > a)
+			split(S, S->ocover.p, S->ocover.n, (seg){0, 0}, a, b, x, next, prev,
+			      S->late_cause);
+	}
 	an_gpu *g = S->g;
 	unsigned b = gap_bin(len);
 	g->pub.gap_hist_count[b]++;
@@ -426,6 +453,15 @@ static int on_seg(sw *S, uint64_t x, uint64_t y)
 	if (y <= x)
 		return 0;
 	g->pub.busy_ns += y - x;
+	/* busy inside windows where this GPU's rank was late */
+	while (S->late_seg < S->nlate && S->late[S->late_seg].b <= x)
+		S->late_seg++;
+	for (size_t w = S->late_seg; w < S->nlate && S->late[w].a < y; w++) {
+		uint64_t a = S->late[w].a > x ? S->late[w].a : x;
+		uint64_t b = S->late[w].b < y ? S->late[w].b : y;
+		if (b > a)
+			S->late_busy += b - a;
+	}
 	/* utilization windows */
 	size_t w = (size_t)((x - S->t0) / S->wlen);
 	for (uint64_t t = x; t < y && w < S->nwin; w++) {
@@ -495,6 +531,43 @@ static void ku_add(kunion *u, uint64_t s, uint64_t e)
 static uint64_t ku_total(const kunion *u)
 {
 	return u->total + (u->open ? u->end - u->start : 0);
+}
+
+/* A probe: the union of some intervals, and their union with the compute
+ * kernels (exposed = total(v) - total(compute)). */
+typedef struct probe {
+	kunion u, v;
+} probe;
+
+static uint64_t exposed(const probe *p, uint64_t compute)
+{
+	uint64_t v = ku_total(&p->v);
+	return v > compute ? v - compute : 0;
+}
+
+/* Per collective type of one GPU. */
+typedef struct tstat {
+	probe p;
+	uint64_t count, total, min, max;
+	uint32_t name;
+} tstat;
+
+static int cmp_coll_row(const void *x, const void *y)
+{
+	const gt_an_coll *a = x, *b = y;
+	if (a->total_ns != b->total_ns)
+		return a->total_ns > b->total_ns ? -1 : 1;
+	return a->type < b->type ? -1 : a->type > b->type;
+}
+
+static int cmp_wait_row(const void *x, const void *y)
+{
+	const gt_an_wait *a = x, *b = y;
+	if (a->exposed_ns != b->exposed_ns)
+		return a->exposed_ns > b->exposed_ns ? -1 : 1;
+	if (a->wait_ns != b->wait_ns)
+		return a->wait_ns > b->wait_ns ? -1 : 1;
+	return a->rank < b->rank ? -1 : a->rank > b->rank;
 }
 
 static int cmp_seg(const void *x, const void *y)
@@ -662,11 +735,36 @@ static int sweep_gpu(sw *S, an_item *it, size_t n, const an_nvproc *np, size_t n
 	uint32_t *pids = NULL;
 	an_map streams = {0};
 	size_t nprocs = 0;
+	/* communication probes: per type, per rank waited for, all waits */
+	tstat ts[GT_COLL_COUNT];
+	memset(ts, 0, sizeof(ts));
+	size_t nranks = a->comm.ranks.n;
+	probe *pw = NULL, pall = {0};
+	uint64_t *wcount = NULL, *wmax = NULL;
+	uint32_t *act = NULL;
+	size_t nact = 0, cwi = 0;
+	uint32_t tmask = g->comm_types;
+	if (S->ncw) {
+		pw = calloc(nranks, sizeof(*pw));
+		wcount = calloc(nranks, sizeof(*wcount));
+		wmax = calloc(nranks, sizeof(*wmax));
+		act = calloc(nranks, sizeof(*act));
+		if (!pw || !wcount || !wmax || !act) {
+			rc = GT_ERR_NOMEM;
+			goto out;
+		}
+		for (size_t k = 0; k < S->ncw; k++)
+			if (!wcount[S->cw[k].rank]++)
+				act[nact++] = S->cw[k].rank;
+		memset(wcount, 0, nranks * sizeof(*wcount));
+	}
 
 	/* processes on this GPU, and the window */
 	slot = malloc((nt ? nt : 1) * sizeof(*slot));
-	if (!slot)
-		return GT_ERR_NOMEM;
+	if (!slot) {
+		rc = GT_ERR_NOMEM;
+		goto out;
+	}
 	memset(slot, 0xff, (nt ? nt : 1) * sizeof(*slot));
 	uint64_t t0 = UINT64_MAX, t1 = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -794,9 +892,46 @@ static int sweep_gpu(sw *S, an_item *it, size_t n, const an_nvproc *np, size_t n
 			if (x->flags & AN_IF_GRAPH)
 				g->pub.graph_kernels++;
 			uint32_t nm = an_strtab_canon(&a->st, x->name);
-			int nccl = nm < S->nnccl && S->nccl[nm];
+			int ct = nm < S->nctype ? S->ctype[nm] : 0;
 			ku_add(&ku_all, s, e);
-			ku_add(nccl ? &ku_nccl : &ku_comp, s, e);
+			if (!ct) {
+				ku_add(&ku_comp, s, e);
+				for (uint32_t m = tmask; m; m &= m - 1)
+					ku_add(&ts[__builtin_ctz(m)].p.v, s, e);
+				for (size_t k = 0; k < nact; k++)
+					ku_add(&pw[act[k]].v, s, e);
+				if (nact)
+					ku_add(&pall.v, s, e);
+			} else {
+				tstat *T = &ts[ct - 1];
+				ku_add(&ku_nccl, s, e);
+				ku_add(&T->p.u, s, e);
+				ku_add(&T->p.v, s, e);
+				if (!T->count++) {
+					T->min = d;
+					T->name = nm;
+				}
+				T->total += d;
+				T->min = d < T->min ? d : T->min;
+				T->max = d > T->max ? d : T->max;
+				/* its wait for the last rank, if matched */
+				size_t gidx = g->i0 + i;
+				while (cwi < S->ncw && S->cw[cwi].item < gidx)
+					cwi++;
+				if (cwi < S->ncw && S->cw[cwi].item == gidx) {
+					const an_cwait *w = &S->cw[cwi];
+					uint64_t we = w->until < e ? w->until : e;
+					if (we > s) {
+						ku_add(&pw[w->rank].u, s, we);
+						ku_add(&pw[w->rank].v, s, we);
+						ku_add(&pall.u, s, we);
+						ku_add(&pall.v, s, we);
+						wcount[w->rank]++;
+						if (we - s > wmax[w->rank])
+							wmax[w->rank] = we - s;
+					}
+				}
+			}
 			if (x->cc != AN_NONE && !(x->flags & AN_IF_GRAPH)) {
 				const an_call *L = &S->calls[x->cc];
 				if (x->start >= L->start)
@@ -875,8 +1010,61 @@ static int sweep_gpu(sw *S, an_item *it, size_t n, const an_nvproc *np, size_t n
 	g->pub.utilization = g->pub.window_ns ? (double)g->pub.busy_ns / (double)g->pub.window_ns : 0;
 	memcpy(g->pub.cause_ns, G.cause, sizeof(G.cause));
 	g->pub.ngaps = G.ngaps;
+	g->pub.compute_ns = ku_total(&ku_comp);
 	g->pub.comm_ns = ku_total(&ku_nccl);
-	g->pub.comm_exposed_ns = g->pub.comm_ns ? g->pub.sm_busy_ns - ku_total(&ku_comp) : 0;
+	g->pub.comm_exposed_ns = g->pub.comm_ns ? g->pub.sm_busy_ns - g->pub.compute_ns : 0;
+	g->pub.comm_overlap_ns = g->pub.comm_ns - g->pub.comm_exposed_ns;
+	for (int t = 0; t < GT_COLL_COUNT; t++) {
+		const tstat *T = &ts[t];
+		if (!T->count)
+			continue;
+		gt_an_coll *r = an_vec_push(&g->colls);
+		if (!r) {
+			rc = GT_ERR_NOMEM;
+			goto out;
+		}
+		g->pub.ncomm += T->count;
+		r->type = (uint32_t)t;
+		r->name = T->name;
+		r->count = T->count;
+		r->total_ns = T->total;
+		r->min_ns = T->min;
+		r->max_ns = T->max;
+		r->mean_ns = (double)T->total / (double)T->count;
+		r->busy_ns = ku_total(&T->p.u);
+		r->exposed_ns = exposed(&T->p, g->pub.compute_ns);
+		r->matched = g->coll_matched[t];
+		r->wait_ns = g->coll_wait[t];
+	}
+	an_qsort(g->colls.p, g->colls.n, sizeof(gt_an_coll), cmp_coll_row);
+	for (size_t k = 0; k < nact; k++) {
+		uint32_t r = act[k];
+		if (!wcount[r])
+			continue;
+		gt_an_wait *w = an_vec_push(&g->waits);
+		if (!w) {
+			rc = GT_ERR_NOMEM;
+			goto out;
+		}
+		w->rank = r;
+		w->count = wcount[r];
+		w->wait_ns = ku_total(&pw[r].u);
+		w->exposed_ns = exposed(&pw[r], g->pub.compute_ns);
+		w->max_ns = wmax[r];
+	}
+	an_qsort(g->waits.p, g->waits.n, sizeof(gt_an_wait), cmp_wait_row);
+	if (nact) {
+		g->pub.comm_wait_ns = ku_total(&pall.u);
+		g->pub.comm_wait_exposed_ns = exposed(&pall, g->pub.compute_ns);
+	}
+	for (size_t w = 0; w < S->nlate; w++) {
+		uint64_t wa = S->late[w].a > t0 ? S->late[w].a : t0;
+		uint64_t wb = S->late[w].b < t1 ? S->late[w].b : t1;
+		if (wb > wa)
+			g->pub.late_ns += wb - wa;
+	}
+	g->pub.late_busy_ns = S->late_busy;
+	memcpy(g->pub.late_cause_ns, S->late_cause, sizeof(S->late_cause));
 	g->pub.nstreams = (uint32_t)streams.n;
 	for (size_t k = 0; k < nprocs; k++) {
 		view *P = &pv[k];
@@ -927,6 +1115,10 @@ out:
 	free(slot);
 	free(pv);
 	free(pids);
+	free(pw);
+	free(wcount);
+	free(wmax);
+	free(act);
 	an_map_free(&streams);
 	free(S->wbusy);
 	S->wbusy = NULL;
@@ -974,17 +1166,17 @@ int an_sweep(gt_analysis *a)
 	S.srcs = a->srcs.p;
 	S.th = a->threads.p;
 	S.hint = calloc(a->threads.n ? a->threads.n : 1, sizeof(*S.hint));
-	S.nnccl = a->st.n;
-	uint8_t *nccl = calloc(S.nnccl ? S.nnccl : 1, 1);
-	S.nccl = nccl;
-	if (!S.hint || !nccl) {
+	if (!S.hint) {
 		rc = GT_ERR_NOMEM;
 		goto out2;
 	}
-	for (uint32_t id = 1; id < a->st.n; id++) {
-		const char *t = a->st.text[id];
-		nccl[id] = t && (strstr(t, "nccl") || strstr(t, "NCCL"));
-	}
+	if ((rc = an_comm_classify(a)) < 0 || (rc = an_comm_match(a, starts)) < 0)
+		goto out2;
+	S.ctype = a->comm.type;
+	S.nctype = a->comm.ntype;
+	const an_cwait *cw = a->comm.waits.p;
+	const an_span *late = a->comm.late.p;
+	size_t jw = 0, jl = 0;
 	for (size_t t = 0; t < a->threads.n; t++)
 		S.hint[t] = S.th[t].c0;
 	S.detail_min = a->o.detail_gap_ns;
@@ -1012,6 +1204,26 @@ int an_sweep(gt_analysis *a)
 		S.nnv = kn - jn;
 		S.nvc = S.nvc2 = 0;
 		S.clk_sum = S.clk_n = 0;
+		/* this GPU's waits (items in [starts[gi], starts[gi+1])) and late windows */
+		while (jw < a->comm.waits.n && cw[jw].item < starts[gi])
+			jw++;
+		size_t kw = jw;
+		while (kw < a->comm.waits.n && cw[kw].item < starts[gi + 1])
+			kw++;
+		S.cw = cw ? cw + jw : NULL;
+		S.ncw = kw - jw;
+		jw = kw;
+		while (jl < a->comm.late.n && late[jl].gpu < gi)
+			jl++;
+		size_t kl = jl;
+		while (kl < a->comm.late.n && late[kl].gpu == gi)
+			kl++;
+		S.late = late ? late + jl : NULL;
+		S.nlate = kl - jl;
+		S.late_seg = S.late_gap = 0;
+		S.late_busy = 0;
+		memset(S.late_cause, 0, sizeof(S.late_cause));
+		jl = kl;
 		an_item *items = a->items.p ? AN_AT(&a->items, an_item, starts[gi]) : NULL;
 		rc = sweep_gpu(&S, items, starts[gi + 1] - starts[gi], np ? np + jp : NULL, kp - jp);
 		if (rc < 0)
@@ -1021,7 +1233,6 @@ int an_sweep(gt_analysis *a)
 	}
 out2:
 	free(S.hint);
-	free(nccl);
 out:
 	free(starts);
 	return rc;

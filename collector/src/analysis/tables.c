@@ -125,7 +125,9 @@ static int kernels(gt_analysis *a)
 			r[i].share_kernel = ksum ? (double)r[i].total_ns / (double)ksum : 0;
 			r[i].storm = r[i].count > a->o.storm_min_calls &&
 				     r[i].mean_ns < (double)a->o.storm_max_mean_ns;
-			r[i].nccl = nm && (strstr(nm, "nccl") || strstr(nm, "NCCL"));
+			int ct = gt_comm_kernel_type(nm);
+			r[i].nccl = ct >= 0;
+			r[i].coll = (uint8_t)(ct >= 0 ? ct : 0);
 			if (r[i].storm) {
 				g->pub.storm_kernels += r[i].count;
 				g->pub.storm_kernel_ns += r[i].total_ns;

@@ -156,6 +156,8 @@ static uint32_t gpu_for(gt_analysis *a, an_trace *t, uint16_t ti, uint32_t dev)
 	an_vec_init(&x->longest, sizeof(gt_an_gap));
 	an_vec_init(&x->kernels, sizeof(gt_an_kernel));
 	an_vec_init(&x->copies, sizeof(gt_an_copy));
+	an_vec_init(&x->colls, sizeof(gt_an_coll));
+	an_vec_init(&x->waits, sizeof(gt_an_wait));
 	td->gpu = (uint32_t)x->pub.index + 1;
 	return x->pub.index;
 }

@@ -1,0 +1,503 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Communication across GPUs: which kernels are collectives, communication
+ * vs compute per GPU (overlap, exposed time, per collective type), the
+ * matching of collectives across ranks and the straggler figures - exact
+ * answers on hand-made traces and on the synthetic generator's multi-rank
+ * mode (its ground truth), including a missing rank, a rank whose capture
+ * starts late, a dropped record, two communicators and clocks too far apart.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gaptrace/analysis.h"
+#include "synth.h"
+#include "tb.h"
+
+#define AR "ncclDevKernel_AllReduce_Sum_f32_RING_LL"
+#define AG "_Z30ncclDevKernel_AllGather_RING_LL24ncclDevKernelArgsStorageILm4096EE"
+#define US 1000ull
+#define MS 1000000ull
+
+/* ------------------------------------------------------------ names */
+
+START_TEST(kernel_names)
+{
+	static const struct {
+		const char *name;
+		int type;
+	} cases[] = {
+		{"ncclKernel_AllReduce_RING_LL_Sum_float", GT_COLL_ALLREDUCE},
+		{"ncclDevKernel_AllReduce_Sum_f32_RING_LL", GT_COLL_ALLREDUCE},
+		{"_Z40ncclDevKernel_AllReduce_Sum_bf16_RING_LL24ncclDevKernelArgsStorageILm4096EE",
+		 GT_COLL_ALLREDUCE},
+		{"ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", GT_COLL_ALLGATHER},
+		{"ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL", GT_COLL_REDUCESCATTER},
+		{"ncclKernel_Broadcast_RING_LL_Sum_int8_t", GT_COLL_BROADCAST},
+		{"ncclKernel_Reduce_RING_LL_Sum_half", GT_COLL_REDUCE},
+		{"ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)", GT_COLL_SENDRECV},
+		{"ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t", GT_COLL_SENDRECV},
+		{"ncclDevKernel_Generic_1(ncclDevKernelArgsStorage<4096ul>)", GT_COLL_OTHER},
+		{"ncclDevKernel_Generic", GT_COLL_OTHER},
+		{"mscclKernel_Sum_float_LL", GT_COLL_OTHER},
+		{"ncclUserKernel", GT_COLL_OTHER},
+		{"void nvshmemi_alltoall_kernel<float>(int)", GT_COLL_ALLTOALL},
+		{"nvshmemi_fcollect_threadgroup_kernel", GT_COLL_ALLGATHER},
+		{"nvshmemx_float_sum_reduce_kernel", GT_COLL_ALLREDUCE},
+		{"nvshmemi_barrier_all_kernel", GT_COLL_BARRIER},
+		{"nvshmemi_put_signal_kernel", GT_COLL_SENDRECV},
+		{"_ZN4c10d16symmetric_memory27one_shot_all_reduce_kernelIfLi16ELi8EEEvPPT_",
+		 GT_COLL_ALLREDUCE},
+		{"c10d::symmetric_memory::multimem_all_gather_kernel", GT_COLL_ALLGATHER},
+		{"c10d::symmetric_memory::barrier_kernel", GT_COLL_BARRIER},
+		{"void vllm::cross_device_reduce_1stage<float, 2>(...)", GT_COLL_ALLREDUCE},
+		{"_Z11gemm_kernelPKfS0_Pfiii", -1},
+		{"void cub::DeviceReduceKernel<...>", -1},
+		{"void at::native::reduce_kernel<512, 1>", -1},
+		{"warp_all_reduce_sum_kernel", -1},
+		{"", -1},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		ck_assert_msg(gt_comm_kernel_type(cases[i].name) == cases[i].type, "%s: %d != %d",
+			      cases[i].name, gt_comm_kernel_type(cases[i].name), cases[i].type);
+	ck_assert_int_eq(gt_comm_kernel_type(NULL), -1);
+	ck_assert_str_eq(gt_coll_name(GT_COLL_ALLREDUCE), "AllReduce");
+	ck_assert_str_eq(gt_coll_name(GT_COLL_OTHER), "Other");
+	ck_assert_str_eq(gt_coll_name(GT_COLL_COUNT), "?");
+}
+END_TEST
+
+/* ------------------------------------------------------------ hand-made */
+
+static gt_analysis *analyze(tb *t, int n, const gt_analysis_opts *o)
+{
+	gt_analysis *a = gt_analysis_new(o);
+	ck_assert_ptr_nonnull(a);
+	for (int i = 0; i < n; i++) {
+		char label[32];
+		snprintf(label, sizeof(label), "rank%d.gtrace", i);
+		ck_assert_int_eq(tb_add(a, &t[i], label), 1);
+	}
+	ck_assert_int_eq(gt_analysis_finish(a), 0);
+	return a;
+}
+
+static const gt_an_gpu *gpu_by_uuid(const gt_analysis *a, uint8_t u0)
+{
+	for (size_t i = 0; i < gt_analysis_ngpus(a); i++) {
+		const gt_an_gpu *g = gt_analysis_gpu(a, i);
+		if (g->dev.uuid[0] == u0)
+			return g;
+	}
+	ck_abort_msg("no GPU with uuid %u", u0);
+	return NULL;
+}
+
+static const gt_an_coll *coll_row(const gt_analysis *a, size_t gpu, int type)
+{
+	size_t n;
+	const gt_an_coll *c = gt_analysis_colls(a, gpu, &n);
+	for (size_t i = 0; i < n; i++)
+		if ((int)c[i].type == type)
+			return &c[i];
+	return NULL;
+}
+
+/*
+ * One GPU: compute kernels [0,100) [150,250) on stream 7, an AllReduce
+ * [80,200) and an AllGather [190,300) on stream 13 (overlapping each other
+ * at [190,200)), an AllReduce [400,450) alone. (us from T0)
+ *   compute union 200; comm union [80,300) 220 + 50 = 270
+ *   comm with compute: [80,100) + [150,250) = 120; exposed 150
+ *   AllReduce: union [80,200) + [400,450) = 170, exposed [100,150) + 50 = 100
+ *   AllGather: union 110, exposed [250,300) = 50
+ */
+START_TEST(overlap_and_types)
+{
+	tb t;
+	uint8_t u[1] = {1};
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, u);
+	tb_kernel(&t, 0, 7, 0, T0, T0 + 100 * US, "_Z4gemmv");
+	tb_kernel(&t, 0, 13, 0, T0 + 80 * US, T0 + 200 * US, AR);
+	tb_kernel(&t, 0, 7, 0, T0 + 150 * US, T0 + 250 * US, "_Z4gemmv");
+	tb_kernel(&t, 0, 14, 0, T0 + 190 * US, T0 + 300 * US, AG);
+	tb_kernel(&t, 0, 13, 0, T0 + 400 * US, T0 + 450 * US, AR);
+	tb_end(&t);
+	gt_analysis *a = analyze(&t, 1, NULL);
+	const gt_an_gpu *g = gt_analysis_gpu(a, 0);
+	ck_assert_uint_eq(g->compute_ns, 200 * US);
+	ck_assert_uint_eq(g->comm_ns, 270 * US);
+	ck_assert_uint_eq(g->comm_overlap_ns, 120 * US);
+	ck_assert_uint_eq(g->comm_exposed_ns, 150 * US);
+	ck_assert_uint_eq(g->ncomm, 3);
+	const gt_an_coll *ar = coll_row(a, 0, GT_COLL_ALLREDUCE), *ag = coll_row(a, 0, GT_COLL_ALLGATHER);
+	ck_assert_ptr_nonnull(ar);
+	ck_assert_ptr_nonnull(ag);
+	ck_assert_uint_eq(ar->count, 2);
+	ck_assert_uint_eq(ar->total_ns, 170 * US);
+	ck_assert_uint_eq(ar->min_ns, 50 * US);
+	ck_assert_uint_eq(ar->max_ns, 120 * US);
+	ck_assert_uint_eq(ar->busy_ns, 170 * US);
+	ck_assert_uint_eq(ar->exposed_ns, 100 * US);
+	ck_assert_str_eq(gt_analysis_string(a, ar->name), AR);
+	ck_assert_uint_eq(ag->count, 1);
+	ck_assert_uint_eq(ag->busy_ns, 110 * US);
+	ck_assert_uint_eq(ag->exposed_ns, 50 * US);
+	/* one rank: nothing to match */
+	size_t n;
+	const gt_an_rank *r = gt_analysis_ranks(a, &n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(r[0].kernels, 3);
+	ck_assert_uint_eq(r[0].collectives, 0);
+	gt_analysis_collectives(a, &n);
+	ck_assert_uint_eq(n, 0);
+	size_t k;
+	const gt_an_kernel *kt = gt_analysis_kernels(a, 0, &k);
+	for (size_t i = 0; i < k; i++)
+		ck_assert_int_eq(kt[i].nccl, strstr(gt_analysis_string(a, kt[i].name), "nccl") != NULL);
+	gt_analysis_free(a);
+}
+END_TEST
+
+/*
+ * Two ranks (two processes, GPUs 1 and 2, device ordinals 0 and 1, NCCL
+ * streams 13 and 21, clocks offset by 5 s in the trace clock). Rank 1
+ * lost the record of the 2nd all-reduce. Starts/ends (us):
+ *   seq  rank0 (GPU uuid 1)   rank1 (GPU uuid 2)
+ *    0   [100, 300)           [250, 300.5)    rank 1 late by 150
+ *    1   [400, 600)           (dropped)
+ *    2   [700, 900)           [650, 900.5)    rank 0 late by 50
+ *    3   [1000, 1100)         [1000, 1100.5)  together
+ * Compute on rank 0 [0, 200): its wait [100, 250) is exposed for [200, 250).
+ */
+START_TEST(match_two_ranks)
+{
+	tb t[2];
+	uint8_t u0[1] = {1}, u1[2] = {9, 2};
+	const int64_t off1 = 5000000000ll;
+	tb_begin(&t[0], 100, GT_PRODUCER_INJECT, 0, 1, u0);
+	tb_kernel(&t[0], 0, 7, 0, T0, T0 + 200 * US, "_Z4gemmv");
+	tb_kernel(&t[0], 0, 13, 0, T0 + 100 * US, T0 + 300 * US, AR);
+	tb_kernel(&t[0], 0, 13, 0, T0 + 400 * US, T0 + 600 * US, AR);
+	tb_kernel(&t[0], 0, 13, 0, T0 + 700 * US, T0 + 900 * US, AR);
+	tb_kernel(&t[0], 0, 13, 0, T0 + 1000 * US, T0 + 1100 * US, AR);
+	tb_end(&t[0]);
+	tb_begin(&t[1], 200, GT_PRODUCER_INJECT, off1, 2, u1);
+	uint64_t b = T0 - (uint64_t)off1; /* rank 1's trace clock at T0 */
+	tb_kernel(&t[1], 1, 21, 0, b + 250 * US, b + 300500, AR);
+	tb_kernel(&t[1], 1, 21, 0, b + 650 * US, b + 900500, AR);
+	tb_kernel(&t[1], 1, 21, 0, b + 1000 * US, b + 1100500, AR);
+	tb_end(&t[1]);
+	gt_analysis *a = analyze(t, 2, NULL);
+	size_t n;
+	const gt_an_rank *r = gt_analysis_ranks(a, &n);
+	ck_assert_uint_eq(n, 2);
+	/* rank order: uuid (no PCI position recorded): uuid 1 then 2 */
+	ck_assert_uint_eq(r[0].pid, 100);
+	ck_assert_uint_eq(r[1].pid, 200);
+	ck_assert_uint_eq(r[1].dev_id, 1);
+	ck_assert_uint_eq(r[0].kernels, 4);
+	ck_assert_uint_eq(r[1].kernels, 3);
+	ck_assert_uint_eq(r[0].collectives, 3);
+	ck_assert_uint_eq(r[1].collectives, 3);
+	ck_assert_uint_eq(r[0].groups, 1);
+	ck_assert_uint_eq(r[1].last, 1);
+	ck_assert_uint_eq(r[1].late_ns, 150 * US);
+	ck_assert_uint_eq(r[1].late_max_ns, 150 * US);
+	ck_assert_uint_eq(r[1].late_max_at, T0 + 100 * US);
+	ck_assert_uint_eq(r[1].cost_ns, 150 * US);
+	ck_assert_uint_eq(r[1].waited_ns, 50 * US);
+	ck_assert_uint_eq(r[1].late.count, 1);
+	ck_assert_uint_eq(r[0].last, 1);
+	ck_assert_uint_eq(r[0].late_ns, 50 * US);
+	ck_assert_uint_eq(r[0].waited_ns, 150 * US);
+	ck_assert_uint_eq(r[0].cost_ns, 50 * US);
+	const gt_an_collective *c = gt_analysis_collectives(a, &n);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_uint_eq(c[0].first_start, T0 + 100 * US);
+	ck_assert_uint_eq(c[0].last_start, T0 + 250 * US);
+	ck_assert_uint_eq(c[0].end, T0 + 300500);
+	ck_assert_uint_eq(c[0].last_rank, 1);
+	ck_assert_uint_eq(c[0].first_rank, 0);
+	ck_assert_uint_eq(c[0].seq, 0);
+	ck_assert_uint_eq(c[0].nranks, 2);
+	ck_assert_uint_eq(c[0].type, GT_COLL_ALLREDUCE);
+	ck_assert_uint_eq(c[1].seq, 2); /* the dropped one is skipped, not shifted */
+	ck_assert_uint_eq(c[1].last_rank, 0);
+	ck_assert_uint_eq(c[2].seq, 3);
+	ck_assert_uint_eq(c[2].last_start, c[2].first_start);
+	const gt_an_comm_group *gr = gt_analysis_comm_groups(a, &n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(gr[0].nranks, 2);
+	ck_assert_uint_eq(gr[0].ref_rank, 0);
+	ck_assert_uint_eq(gr[0].ref_stream, 13);
+	ck_assert_uint_eq(gr[0].ref_kernels, 4);
+	ck_assert_uint_eq(gr[0].kernels, 7);
+	ck_assert_uint_eq(gr[0].matched, 3);
+	ck_assert_uint_eq(gr[0].unmatched, 1);
+	/* waits per GPU, and the late windows */
+	const gt_an_gpu *g0 = gpu_by_uuid(a, 1), *g1 = gpu_by_uuid(a, 2);
+	const gt_an_wait *w = gt_analysis_waits(a, g0->index, &n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(w[0].rank, 1);
+	ck_assert_uint_eq(w[0].count, 1);
+	ck_assert_uint_eq(w[0].wait_ns, 150 * US);
+	ck_assert_uint_eq(w[0].exposed_ns, 50 * US);
+	ck_assert_uint_eq(w[0].max_ns, 150 * US);
+	ck_assert_uint_eq(g0->comm_wait_ns, 150 * US);
+	ck_assert_uint_eq(g0->comm_wait_exposed_ns, 50 * US);
+	w = gt_analysis_waits(a, g1->index, &n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(w[0].rank, 0);
+	ck_assert_uint_eq(w[0].wait_ns, 50 * US);
+	ck_assert_uint_eq(w[0].exposed_ns, 50 * US);
+	/* GPU 1 (rank 1) was late in [100, 250): its window starts at 250: nothing
+	 * inside its window; GPU 0 (rank 0) late in [650, 700): idle */
+	ck_assert_uint_eq(g1->late_ns, 0);
+	ck_assert_uint_eq(g0->late_ns, 50 * US);
+	ck_assert_uint_eq(g0->late_busy_ns, 0);
+	ck_assert_uint_eq(g0->late_cause_ns[GT_CAUSE_UNKNOWN], 50 * US);
+	const gt_an_coll *ar = coll_row(a, g0->index, GT_COLL_ALLREDUCE);
+	ck_assert_uint_eq(ar->matched, 3);
+	ck_assert_uint_eq(ar->wait_ns, 150 * US);
+	gt_analysis_free(a);
+}
+END_TEST
+
+/*
+ * Four ranks in two communicators, {0,1} and {2,3}, each on its stream 13,
+ * running at different moments; and rank 3's clock 50 ms off in a second
+ * analysis with a 1 ms tolerance: it then matches nobody.
+ */
+static void two_comms(int64_t skew, int *groups2)
+{
+	tb t[4];
+	uint8_t u[4][1] = {{1}, {2}, {3}, {4}};
+	for (int r = 0; r < 4; r++) {
+		int64_t off = r == 3 ? -skew : 0;
+		tb_begin(&t[r], 100 + (uint32_t)r, GT_PRODUCER_INJECT, off, 1, u[r]);
+		uint64_t base = T0 + (r < 2 ? 0 : 300 * US); /* trace clock: off is a clock error */
+		for (int k = 0; k < 10; k++) {
+			uint64_t s = base + (uint64_t)k * 1000 * US + (r % 2 ? 10 * US : 0);
+			tb_kernel(&t[r], 0, 13, 0, s, base + (uint64_t)k * 1000 * US + 40 * US +
+						      (uint64_t)r * 100, AR);
+		}
+		tb_end(&t[r]);
+	}
+	gt_analysis *a = analyze(t, 4, NULL);
+	size_t n;
+	const gt_an_comm_group *gr = gt_analysis_comm_groups(a, &n);
+	*groups2 = 0;
+	for (size_t i = 0; i < n; i++) {
+		*groups2 += gr[i].nranks == 2;
+		ck_assert_uint_eq(gr[i].kernels, 10 * (uint64_t)gr[i].nranks);
+		ck_assert_uint_eq(gr[i].matched, gr[i].nranks == 2 ? 10 : 0);
+	}
+	const gt_an_rank *r = gt_analysis_ranks(a, &n);
+	ck_assert_uint_eq(n, 4);
+	/* odd ranks start 10 us later: always last, 10 us late */
+	ck_assert_uint_eq(r[1].last, 10);
+	ck_assert_uint_eq(r[1].late_ns, 100 * US);
+	ck_assert_uint_eq(r[0].last, 0);
+	ck_assert_uint_eq(r[2].last, 0);
+	ck_assert_uint_eq(r[3].last, (skew ? 0u : 10u));
+	const gt_an_collective *c = gt_analysis_collectives(a, &n);
+	ck_assert_uint_eq(n, (skew ? 10u : 20u));
+	for (size_t i = 0; i < n; i++) {
+		/* never a collective of ranks of both communicators */
+		ck_assert_uint_eq(c[i].first_rank / 2, c[i].last_rank / 2);
+		ck_assert_uint_eq(c[i].last_start - c[i].first_start, 10 * US);
+	}
+	gt_analysis_free(a);
+}
+
+START_TEST(communicators_and_skew)
+{
+	int g2;
+	two_comms(0, &g2);
+	ck_assert_int_eq(g2, 2);
+	two_comms(50 * (int64_t)MS, &g2);
+	ck_assert_int_eq(g2, 1);
+}
+END_TEST
+
+/* A capture cut to a window: collectives outside it are not matched. */
+START_TEST(clip_window)
+{
+	tb t[2];
+	uint8_t u[2][1] = {{1}, {2}};
+	for (int r = 0; r < 2; r++) {
+		tb_begin(&t[r], 100 + (uint32_t)r, GT_PRODUCER_INJECT, 0, 1, u[r]);
+		for (int k = 0; k < 4; k++)
+			tb_kernel(&t[r], 0, 13, 0, T0 + (uint64_t)k * MS + (uint64_t)r * 20 * US,
+				  T0 + (uint64_t)k * MS + 500 * US, AR);
+		tb_end(&t[r]);
+	}
+	gt_analysis_opts o = {.from_ns = T0 + MS, .to_ns = T0 + 3 * MS};
+	gt_analysis *a = analyze(t, 2, &o);
+	size_t n;
+	gt_analysis_collectives(a, &n);
+	ck_assert_uint_eq(n, 2);
+	const gt_an_rank *r = gt_analysis_ranks(a, &n);
+	ck_assert_uint_eq(r[1].last, 2);
+	ck_assert_uint_eq(r[1].late_ns, 40 * US);
+	gt_analysis_free(a);
+}
+END_TEST
+
+/* ------------------------------------------------------------ synthetic truth */
+
+static void check_ranks(const gt_synth_spec *s)
+{
+	gt_synth_truth tr;
+	char err[256];
+	tb_mktmp();
+	ck_assert_msg(gt_synth_write(s, tb_tmpdir, &tr, err, sizeof(err)) == 0, "synth: %s", err);
+	gt_analysis *a = gt_analysis_new(NULL);
+	gt_errinfo ei;
+	ck_assert_int_eq(gt_analysis_add_path(a, tb_tmpdir, &ei), (int)tr.ntraces);
+	ck_assert_int_eq(gt_analysis_finish(a), 0);
+	uint32_t present = 0;
+	for (uint32_t i = 0; i < tr.nranks; i++)
+		present += tr.rank[i].present;
+	ck_assert_uint_eq(gt_analysis_ngpus(a), present);
+	size_t nr, nc;
+	const gt_an_rank *rk = gt_analysis_ranks(a, &nr);
+	gt_analysis_collectives(a, &nc);
+	ck_assert_uint_eq(nr, present);
+	ck_assert_uint_eq(nc, tr.collectives);
+	for (uint32_t i = 0, seen = 0; i < tr.nranks; i++) {
+		const gt_synth_truth_rank *T = &tr.rank[i];
+		if (!T->present)
+			continue;
+		/* ranks are in GPU (PCI) order: the truth's order without the missing one */
+		const gt_an_rank *R = &rk[seen++];
+		ck_assert_uint_eq(R->pid, T->pid);
+		ck_assert_uint_eq(R->dev_id, i);
+		ck_assert_uint_eq(R->kernels, T->kernels);
+		ck_assert_uint_eq(R->collectives, T->collectives);
+		ck_assert_uint_eq(R->last, T->last);
+		ck_assert_uint_eq(R->late_ns, T->late_ns);
+		ck_assert_uint_eq(R->late_max_ns, T->late_max_ns);
+		ck_assert_uint_eq(R->waited_ns, T->waited_ns);
+		ck_assert_uint_eq(R->cost_ns, T->cost_ns);
+		ck_assert_uint_eq(R->late.count, T->last);
+		ck_assert_uint_eq(R->late.max, T->late_max_ns);
+		/* its GPU */
+		const gt_an_gpu *g = gt_analysis_gpu(a, R->gpu);
+		ck_assert(!memcmp(g->dev.uuid, tr.gpu[i].uuid, 16));
+		const gt_synth_truth_comm *C = &tr.comm[i];
+		ck_assert_uint_eq(g->comm_ns, tr.gpu[i].comm_ns);
+		ck_assert_uint_eq(g->comm_exposed_ns, tr.gpu[i].comm_exposed_ns);
+		ck_assert_uint_eq(g->compute_ns, C->compute_ns);
+		ck_assert_uint_eq(g->comm_overlap_ns, g->comm_ns - g->comm_exposed_ns);
+		ck_assert_uint_eq(g->ncomm, C->ncomm);
+		ck_assert_uint_eq(g->comm_wait_ns, C->wait_ns);
+		ck_assert_uint_eq(g->comm_wait_exposed_ns, C->wait_exposed_ns);
+		ck_assert_uint_eq(g->late_ns, C->late_ns);
+		ck_assert_uint_eq(g->late_busy_ns, C->late_busy_ns);
+		uint64_t sum = g->late_busy_ns;
+		for (int c = 0; c < GT_CAUSE_COUNT; c++) {
+			ck_assert_msg(g->late_cause_ns[c] == C->late_cause_ns[c], "rank %u %s: %llu != %llu",
+				      i, gt_cause_name(c), (unsigned long long)g->late_cause_ns[c],
+				      (unsigned long long)C->late_cause_ns[c]);
+			sum += g->late_cause_ns[c];
+		}
+		ck_assert_uint_eq(sum, g->late_ns);
+		size_t nw;
+		const gt_an_wait *w = gt_analysis_waits(a, g->index, &nw);
+		uint32_t expect_rows = 0;
+		for (uint32_t q = 0; q < tr.nranks; q++)
+			expect_rows += C->wait_for_ns[q] > 0;
+		ck_assert_uint_eq(nw, expect_rows);
+		for (size_t k = 0; k < nw; k++) {
+			uint32_t q = rk[w[k].rank].dev_id; /* the truth's rank */
+			ck_assert_uint_eq(w[k].wait_ns, C->wait_for_ns[q]);
+			ck_assert_uint_eq(w[k].exposed_ns, C->wait_for_exposed_ns[q]);
+			if (k)
+				ck_assert_uint_ge(w[k - 1].exposed_ns, w[k].exposed_ns);
+		}
+	}
+	gt_analysis_free(a);
+	tb_rmtmp();
+}
+
+START_TEST(synth_ranks)
+{
+	static const char *const presets[] = {"ddp", "ddp-exposed", "ddp-straggler"};
+	gt_synth_spec s;
+	for (size_t i = 0; i < sizeof(presets) / sizeof(presets[0]); i++) {
+		ck_assert_int_eq(gt_synth_preset(presets[i], &s), 0);
+		check_ranks(&s);
+	}
+	/* the straggler is named with its exact lateness: 3 ms + what it adds */
+	gt_synth_preset("ddp-straggler", &s);
+	gt_synth_truth tr;
+	tb_mktmp();
+	ck_assert_int_eq(gt_synth_write(&s, tb_tmpdir, &tr, NULL, 0), 0);
+	tb_rmtmp();
+	ck_assert_uint_eq(tr.rank[2].last, s.steps);
+	ck_assert_uint_ge(tr.rank[2].late_max_ns, s.straggler_ns);
+}
+END_TEST
+
+START_TEST(synth_ranks_variants)
+{
+	gt_synth_spec s;
+	/* jitter, 3 streams, 8 ranks, the straggler with all-reduces after the backward */
+	gt_synth_preset("ddp-straggler", &s);
+	s.ranks = s.gpus = 8;
+	s.straggler = 6;
+	s.overlap = 0;
+	s.kernel_jitter_ns = 20000;
+	s.streams = 3;
+	s.seed = 5;
+	check_ranks(&s);
+	/* a rank whose trace is missing */
+	gt_synth_preset("ddp-straggler", &s);
+	s.missing_rank = 2;
+	check_ranks(&s);
+	/* the missing one is the straggler: the others are matched, nobody is
+	 * late by much */
+	gt_synth_preset("ddp-straggler", &s);
+	s.missing_rank = 3;
+	check_ranks(&s);
+	/* a rank whose capture started 5 steps late, and one that misses them all */
+	gt_synth_preset("ddp-straggler", &s);
+	s.late_rank = 2;
+	s.late_steps = 5;
+	check_ranks(&s);
+	gt_synth_preset("ddp", &s);
+	s.late_rank = 1;
+	s.late_steps = 7;
+	s.buckets = 3;
+	s.straggler = 2;
+	s.straggler_ns = 500000;
+	check_ranks(&s);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("comm");
+	TCase *c = tcase_create("hand-made");
+	tcase_add_test(c, kernel_names);
+	tcase_add_test(c, overlap_and_types);
+	tcase_add_test(c, match_two_ranks);
+	tcase_add_test(c, communicators_and_skew);
+	tcase_add_test(c, clip_window);
+	suite_add_tcase(s, c);
+	c = tcase_create("synthetic");
+	tcase_set_timeout(c, 120);
+	tcase_add_test(c, synth_ranks);
+	tcase_add_test(c, synth_ranks_variants);
+	suite_add_tcase(s, c);
+	return s;
+}
+
+int main(void)
+{
+	return tb_run(suite());
+}
