@@ -17,6 +17,12 @@
  *     causes: {host_busy, sync_turnaround, launch_bound, transfer,
  *              dependency, other_process, unknown},           (sum = idle_ns)
  *     throttled_ns, throttle_reasons: {<reason>: ns}, comm_ns, comm_exposed_ns,
+ *     comm: {kernels, comm_ns, compute_ns, overlap_ns, exposed_ns, wait_ns,
+ *            wait_exposed_ns,
+ *            types: [{type, name, count, total_ns, min_ns, max_ns, mean_ns,
+ *                     busy_ns, exposed_ns, matched, wait_ns}],
+ *            waits: [{rank, count, wait_ns, exposed_ns, max_ns}],
+ *            late: {window_ns, busy_ns, causes}},
  *     counts: {kernels, kernel_ns, memcpys, memcpy_ns, memcpy_bytes, memsets,
  *              memset_ns, memset_bytes, graph_kernels, tiny_kernels,
  *              tiny_kernel_ns, storm_kernels, storm_kernel_ns, unmatched,
@@ -34,11 +40,19 @@
  *                max_ns, share_wall, share_kernel, grid, block, registers,
  *                smem, min_blocks, max_blocks, min_threads, max_threads,
  *                small_grid, graph_count, first_start, example: {pid, trace,
- *                stream, tid}, storm, nccl}],
+ *                stream, tid}, storm, nccl, coll (collective type or null)}],
  *     copies: [{kind, host_mem, count, bytes, total_ns, min_ns, max_ns, gbps,
  *               share_wall, api_ns, blocking, first_start,
  *               example: {pid, trace, stream}}]
  *   }],
+ *   "comm": {ranks: [{rank, pid, trace, gpu, device_id, groups, kernels,
+ *                     collectives, last, late_ns, late_max_ns, late_max_at,
+ *                     late: DIST, waited_ns, cost_ns}],
+ *            groups: [{ref_rank, ref_stream, ranks, ref_kernels, kernels,
+ *                      matched, unmatched}],
+ *            collectives: {count, listed, items: [{type, name, group, seq,
+ *                      ranks, first_rank, last_rank, first_start, last_start,
+ *                      end, lateness_ns}]}}   (items: the first 100 000)
  *   "syncs": [{pid, trace, tid, thread, type, name, source, count, total_ns, max_ns}],
  *   "traces": [{path, status, error, header_ok, pid, ppid, producer, hostname,
  *               cmdline, format: "M.m", session, cupti_version, driver_version,
@@ -201,6 +215,123 @@ static void j_gap(jw *j, const gt_analysis *a, const gt_an_gap *g, uint32_t flag
 	j_close(j, '}');
 }
 
+/* Communication of one GPU. */
+static void j_comm_gpu(jw *j, const gt_analysis *a, const an_gpu *g, uint32_t flags)
+{
+	const gt_an_gpu *G = &g->pub;
+	j_open(j, "comm", '{');
+	j_u64(j, "kernels", G->ncomm);
+	j_u64(j, "comm_ns", G->comm_ns);
+	j_u64(j, "compute_ns", G->compute_ns);
+	j_u64(j, "overlap_ns", G->comm_overlap_ns);
+	j_u64(j, "exposed_ns", G->comm_exposed_ns);
+	j_u64(j, "wait_ns", G->comm_wait_ns);
+	j_u64(j, "wait_exposed_ns", G->comm_wait_exposed_ns);
+	j_open(j, "types", '[');
+	for (size_t i = 0; i < g->colls.n; i++) {
+		const gt_an_coll *c = AN_AT(&g->colls, gt_an_coll, i);
+		j_open(j, NULL, '{');
+		j_str(j, "type", gt_coll_name((int)c->type));
+		j_name(j, a, "name", c->name, flags);
+		j_u64(j, "count", c->count);
+		j_u64(j, "total_ns", c->total_ns);
+		j_u64(j, "min_ns", c->min_ns);
+		j_u64(j, "max_ns", c->max_ns);
+		j_dbl(j, "mean_ns", c->mean_ns);
+		j_u64(j, "busy_ns", c->busy_ns);
+		j_u64(j, "exposed_ns", c->exposed_ns);
+		j_u64(j, "matched", c->matched);
+		j_u64(j, "wait_ns", c->wait_ns);
+		j_close(j, '}');
+	}
+	j_close(j, ']');
+	j_open(j, "waits", '[');
+	for (size_t i = 0; i < g->waits.n; i++) {
+		const gt_an_wait *w = AN_AT(&g->waits, gt_an_wait, i);
+		j_open(j, NULL, '{');
+		j_u64(j, "rank", w->rank);
+		j_u64(j, "count", w->count);
+		j_u64(j, "wait_ns", w->wait_ns);
+		j_u64(j, "exposed_ns", w->exposed_ns);
+		j_u64(j, "max_ns", w->max_ns);
+		j_close(j, '}');
+	}
+	j_close(j, ']');
+	j_open(j, "late", '{');
+	j_u64(j, "window_ns", G->late_ns);
+	j_u64(j, "busy_ns", G->late_busy_ns);
+	j_causes(j, "causes", G->late_cause_ns);
+	j_close(j, '}');
+	j_close(j, '}');
+}
+
+/* Ranks, groups and collectives (top level). */
+static void j_comm(jw *j, const gt_analysis *a, uint32_t flags)
+{
+	size_t n;
+	j_open(j, "comm", '{');
+	const gt_an_rank *r = gt_analysis_ranks(a, &n);
+	j_open(j, "ranks", '[');
+	for (size_t i = 0; i < n; i++) {
+		j_open(j, NULL, '{');
+		j_u64(j, "rank", r[i].rank);
+		j_u64(j, "pid", r[i].pid);
+		j_u64(j, "trace", r[i].trace);
+		j_u64(j, "gpu", r[i].gpu);
+		j_u64(j, "device_id", r[i].dev_id);
+		j_u64(j, "groups", r[i].groups);
+		j_u64(j, "kernels", r[i].kernels);
+		j_u64(j, "collectives", r[i].collectives);
+		j_u64(j, "last", r[i].last);
+		j_u64(j, "late_ns", r[i].late_ns);
+		j_u64(j, "late_max_ns", r[i].late_max_ns);
+		j_u64(j, "late_max_at", r[i].late_max_at);
+		j_dist(j, "late", &r[i].late);
+		j_u64(j, "waited_ns", r[i].waited_ns);
+		j_u64(j, "cost_ns", r[i].cost_ns);
+		j_close(j, '}');
+	}
+	j_close(j, ']');
+	const gt_an_comm_group *gr = gt_analysis_comm_groups(a, &n);
+	j_open(j, "groups", '[');
+	for (size_t i = 0; i < n; i++) {
+		j_open(j, NULL, '{');
+		j_u64(j, "ref_rank", gr[i].ref_rank);
+		j_u64(j, "ref_stream", gr[i].ref_stream);
+		j_u64(j, "ranks", gr[i].nranks);
+		j_u64(j, "ref_kernels", gr[i].ref_kernels);
+		j_u64(j, "kernels", gr[i].kernels);
+		j_u64(j, "matched", gr[i].matched);
+		j_u64(j, "unmatched", gr[i].unmatched);
+		j_close(j, '}');
+	}
+	j_close(j, ']');
+	const gt_an_collective *c = gt_analysis_collectives(a, &n);
+	size_t listed = n < 100000 ? n : 100000;
+	j_open(j, "collectives", '{');
+	j_u64(j, "count", n);
+	j_u64(j, "listed", listed);
+	j_open(j, "items", '[');
+	for (size_t i = 0; i < listed; i++) {
+		j_open(j, NULL, '{');
+		j_str(j, "type", gt_coll_name((int)c[i].type));
+		j_name(j, a, "name", c[i].name, flags);
+		j_u64(j, "group", c[i].group);
+		j_u64(j, "seq", c[i].seq);
+		j_u64(j, "ranks", c[i].nranks);
+		j_u64(j, "first_rank", c[i].first_rank);
+		j_u64(j, "last_rank", c[i].last_rank);
+		j_u64(j, "first_start", c[i].first_start);
+		j_u64(j, "last_start", c[i].last_start);
+		j_u64(j, "end", c[i].end);
+		j_u64(j, "lateness_ns", c[i].last_start - c[i].first_start);
+		j_close(j, '}');
+	}
+	j_close(j, ']');
+	j_close(j, '}');
+	j_close(j, '}');
+}
+
 static void j_gpu(jw *j, const gt_analysis *a, const an_gpu *g, uint32_t flags)
 {
 	const gt_an_gpu *G = &g->pub;
@@ -241,6 +372,7 @@ static void j_gpu(jw *j, const gt_analysis *a, const an_gpu *g, uint32_t flags)
 	j_close(j, '}');
 	j_u64(j, "comm_ns", G->comm_ns);
 	j_u64(j, "comm_exposed_ns", G->comm_exposed_ns);
+	j_comm_gpu(j, a, g, flags);
 	j_open(j, "counts", '{');
 	j_u64(j, "kernels", G->nkernels);
 	j_u64(j, "kernel_ns", G->kernel_ns);
@@ -386,6 +518,7 @@ static void j_gpu(jw *j, const gt_analysis *a, const an_gpu *g, uint32_t flags)
 		fputs(k->storm ? "true" : "false", j->f);
 		j_sep(j, "nccl");
 		fputs(k->nccl ? "true" : "false", j->f);
+		j_str(j, "coll", k->nccl ? gt_coll_name(k->coll) : NULL);
 		j_close(j, '}');
 	}
 	j_close(j, ']');
@@ -536,6 +669,7 @@ int gt_report_json(const gt_analysis *a, FILE *f, const gt_report_opts *in)
 	for (size_t i = 0; i < a->gpus.n; i++)
 		j_gpu(&j, a, an_gp(a, i), o.flags);
 	j_close(&j, ']');
+	j_comm(&j, a, o.flags);
 	j_open(&j, "syncs", '[');
 	for (size_t i = 0; i < a->syncs.n; i++) {
 		const gt_an_sync *s = AN_AT(&a->syncs, gt_an_sync, i);

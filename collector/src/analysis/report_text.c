@@ -236,6 +236,75 @@ static void idle_section(const gt_analysis *a, const an_gpu *g, FILE *f)
 	fputc('\n', f);
 }
 
+/* The rank of GPU gpu (the first one), or NULL. */
+static const gt_an_rank *rank_of_gpu(const gt_analysis *a, uint32_t gpu)
+{
+	size_t n;
+	const gt_an_rank *r = gt_analysis_ranks(a, &n);
+	for (size_t i = 0; i < n; i++)
+		if (r[i].gpu == gpu)
+			return &r[i];
+	return NULL;
+}
+
+/* "busy 25.0 %, idle: sync_turnaround 71.0 %, host_busy 3.7 %" of a span. */
+static void span_state(FILE *f, uint64_t len, uint64_t busy, const uint64_t *cause)
+{
+	int ord[GT_CAUSE_COUNT];
+	cause_order(cause, ord);
+	fprintf(f, "busy %.1f %%", pct(busy, len));
+	for (int i = 0, shown = 0; i < GT_CAUSE_COUNT && shown < 3; i++) {
+		if (!cause[ord[i]])
+			continue;
+		fprintf(f, "%s%s %.1f %%", shown ? ", " : ", idle: ", gt_cause_name(ord[i]),
+			pct(cause[ord[i]], len));
+		shown++;
+	}
+}
+
+/* Communication vs compute of one GPU, by collective type; whom it waited
+ * for and, when its rank was late, what it did meanwhile. */
+static void comm_section(const gt_analysis *a, const an_gpu *g, FILE *f)
+{
+	const gt_an_gpu *G = &g->pub;
+	char b1[32], b2[32], b3[32], b4[32];
+	if (!G->comm_ns)
+		return;
+	fprintf(f, "Comm         %s in %" PRIu64 " communication kernels: %s overlapped with compute, "
+		   "%s exposed (%.1f %% of the window)\n",
+		an_fmt_ns(b1, sizeof(b1), G->comm_ns), G->ncomm,
+		an_fmt_ns(b2, sizeof(b2), G->comm_overlap_ns),
+		an_fmt_ns(b3, sizeof(b3), G->comm_exposed_ns), pct(G->comm_exposed_ns, G->window_ns));
+	fprintf(f, "  %-14s %7s %10s %10s %10s %8s %12s\n", "type", "count", "total", "exposed", "mean",
+		"matched", "waited");
+	for (size_t i = 0; i < g->colls.n; i++) {
+		const gt_an_coll *c = AN_AT(&g->colls, gt_an_coll, i);
+		fprintf(f, "  %-14s %7" PRIu64 " %10s %10s %10s %8" PRIu64 " %12s\n",
+			gt_coll_name((int)c->type), c->count, an_fmt_ns(b1, sizeof(b1), c->total_ns),
+			an_fmt_ns(b2, sizeof(b2), c->exposed_ns),
+			an_fmt_ns(b3, sizeof(b3), (uint64_t)(c->mean_ns + 0.5)), c->matched,
+			an_fmt_ns(b4, sizeof(b4), c->wait_ns));
+	}
+	size_t nr;
+	const gt_an_rank *rk = gt_analysis_ranks(a, &nr);
+	for (size_t i = 0; i < g->waits.n && i < 3; i++) {
+		const gt_an_wait *w = AN_AT(&g->waits, gt_an_wait, i);
+		fprintf(f, "  waited for rank %u (GPU %u, pid %u): %s at %" PRIu64 " collectives, %s of it "
+			   "exposed, longest %s\n",
+			w->rank, w->rank < nr ? rk[w->rank].gpu : 0, w->rank < nr ? rk[w->rank].pid : 0,
+			an_fmt_ns(b1, sizeof(b1), w->wait_ns), w->count,
+			an_fmt_ns(b2, sizeof(b2), w->exposed_ns), an_fmt_ns(b3, sizeof(b3), w->max_ns));
+	}
+	const gt_an_rank *me = rank_of_gpu(a, G->index);
+	if (me && me->last && G->late_ns) {
+		fprintf(f, "  rank %u (this GPU) arrived last at %" PRIu64 " of %" PRIu64
+			   " collectives, %s after the first rank in total; in those windows this GPU was ",
+			me->rank, me->last, me->collectives, an_fmt_ns(b1, sizeof(b1), me->late_ns));
+		span_state(f, G->late_ns, G->late_busy_ns, G->late_cause_ns);
+		fputc('\n', f);
+	}
+}
+
 static void busy_side(const gt_analysis *a, const an_gpu *g, FILE *f)
 {
 	const gt_an_gpu *G = &g->pub;
@@ -258,9 +327,7 @@ static void busy_side(const gt_analysis *a, const an_gpu *g, FILE *f)
 				G->dev.core_clock_khz / 1000);
 		fputc('\n', f);
 	}
-	if (G->comm_ns)
-		fprintf(f, "NCCL         %s of communication kernels, %s not overlapped by compute\n",
-			an_fmt_ns(b1, sizeof(b1), G->comm_ns), an_fmt_ns(b2, sizeof(b2), G->comm_exposed_ns));
+	comm_section(a, g, f);
 	if (G->lat_api.count) {
 		fprintf(f, "Launch       API call -> kernel start: median %s, p90 %s, p99 %s",
 			an_fmt_ns(b1, sizeof(b1), G->lat_api.p50), an_fmt_ns(b2, sizeof(b2), G->lat_api.p90),
@@ -373,6 +440,81 @@ static void copies_section(const an_gpu *g, FILE *f)
 			c[i].gbps, 100 * c[i].share_wall, c[i].blocking,
 			an_fmt_ns(b3, sizeof(b3), c[i].api_ns));
 	}
+}
+
+static int cmp_late(const void *x, const void *y)
+{
+	const gt_an_collective *a = *(const gt_an_collective *const *)x;
+	const gt_an_collective *b = *(const gt_an_collective *const *)y;
+	uint64_t la = a->last_start - a->first_start, lb = b->last_start - b->first_start;
+	if (la != lb)
+		return la > lb ? -1 : 1;
+	return a->first_start < b->first_start ? -1 : a->first_start > b->first_start;
+}
+
+/* Ranks: who arrived last at the collectives, by how much, who waited. */
+static void ranks_section(const gt_analysis *a, FILE *f)
+{
+	size_t nr, ng, nc;
+	const gt_an_rank *r = gt_analysis_ranks(a, &nr);
+	const gt_an_comm_group *gr = gt_analysis_comm_groups(a, &ng);
+	const gt_an_collective *c = gt_analysis_collectives(a, &nc);
+	if (nr < 2)
+		return;
+	uint64_t unmatched = 0, t0 = UINT64_MAX;
+	size_t multi = 0;
+	for (size_t i = 0; i < ng; i++) {
+		unmatched += gr[i].unmatched;
+		multi += gr[i].nranks > 1;
+	}
+	for (size_t i = 0; i < a->gpus.n; i++)
+		if (an_gp(a, i)->pub.window_ns && an_gp(a, i)->pub.t0 < t0)
+			t0 = an_gp(a, i)->pub.t0;
+	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
+	fprintf(f, "== Ranks: %zu collectives matched across %zu ranks (%zu group%s of ranks running "
+		   "the same collectives; %" PRIu64 " kernels matched with no other rank)\n",
+		nc, nr, multi, multi == 1 ? "" : "s", unmatched);
+	if (!nc) {
+		fprintf(f, "  no collective could be matched across ranks: they never end together "
+			   "(clocks apart by more than the tolerance, or unrelated communicators)\n\n");
+		return;
+	}
+	fprintf(f, "  %4s %4s %-8s %7s %7s %6s %10s %10s %10s %12s %12s %12s\n", "rank", "gpu", "pid",
+		"kernels", "matched", "last", "late total", "late mean", "late max", "max at",
+		"others wait", "it waited");
+	for (size_t i = 0; i < nr; i++) {
+		snprintf(b4, sizeof(b4), "-");
+		if (r[i].last && r[i].late_max_at >= t0)
+			snprintf(b4, sizeof(b4), "+%.6f s", (double)(r[i].late_max_at - t0) / 1e9);
+		fprintf(f, "  %4u %4u %-8u %7" PRIu64 " %7" PRIu64 " %6" PRIu64 " %10s %10s %10s %12s %12s %12s\n",
+			r[i].rank, r[i].gpu, r[i].pid, r[i].kernels, r[i].collectives, r[i].last,
+			an_fmt_ns(b1, sizeof(b1), r[i].late_ns),
+			r[i].last ? an_fmt_ns(b2, sizeof(b2), r[i].late_ns / r[i].last) : "-",
+			r[i].last ? an_fmt_ns(b3, sizeof(b3), r[i].late_max_ns) : "-", b4,
+			an_fmt_ns(b5, sizeof(b5), r[i].cost_ns), an_fmt_ns(b6, sizeof(b6), r[i].waited_ns));
+	}
+	/* the latest arrivals */
+	size_t k = nc < 3 ? nc : 3;
+	const gt_an_collective *top[3] = {NULL, NULL, NULL};
+	for (size_t i = 0; i < nc; i++) {
+		const gt_an_collective *x = &c[i];
+		for (size_t p = 0; p < k; p++) {
+			if (!top[p] || cmp_late(&x, &top[p]) < 0) {
+				memmove(&top[p + 1], &top[p], (k - 1 - p) * sizeof(top[0]));
+				top[p] = x;
+				break;
+			}
+		}
+	}
+	fprintf(f, "  latest arrivals (from the first GPU's window start):");
+	for (size_t p = 0; p < k && top[p]; p++) {
+		if (top[p]->last_start == top[p]->first_start)
+			break;
+		fprintf(f, "%s +%.6f s %s rank %u late by %s", p ? ";" : "",
+			(double)(top[p]->first_start - t0) / 1e9, gt_coll_name((int)top[p]->type),
+			top[p]->last_rank, an_fmt_ns(b1, sizeof(b1), top[p]->last_start - top[p]->first_start));
+	}
+	fprintf(f, "\n\n");
 }
 
 static void syncs_section(const gt_analysis *a, FILE *f)
@@ -537,6 +679,7 @@ int gt_report_text(const gt_analysis *a, FILE *f, const gt_report_opts *in)
 	}
 	if (!a->gpus.n)
 		fprintf(f, "No GPU work or samples in these traces.\n\n");
+	ranks_section(a, f);
 	syncs_section(a, f);
 	if (a->syncs.n)
 		fputc('\n', f);
