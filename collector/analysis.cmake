@@ -9,6 +9,7 @@ add_library(gaptrace_analysis STATIC
   src/analysis/timeline.c
   src/analysis/gaps.c
   src/analysis/comm.c
+  src/analysis/collname.c
   src/analysis/tables.c
   src/analysis/analysis.c
   src/analysis/demangle.c
