@@ -1209,17 +1209,18 @@ int gt_synth_preset(const char *name, gt_synth_spec *s)
 	} else if (!strcmp(name, "ddp") || !strcmp(name, "ddp-exposed") ||
 		   !strcmp(name, "ddp-straggler")) {
 		/* data parallel: 2 ranks (4 with a straggler), 20 steps of
-		 * forward 10 x 50 us, backward 20 x 50 us, 4 all-reduce buckets of
-		 * 300 us, optimizer 4 x 25 us, sync */
+		 * forward 10 x 50 us, backward 24 x 50 us, 8 all-reduce buckets of
+		 * 150 us (each as long as its 3 backward kernels: only the last is
+		 * exposed), optimizer 4 x 25 us, sync */
 		s->ranks = s->gpus = 2;
 		s->streams = 2;
 		s->steps = 20;
 		s->kernels = 0;
 		s->fwd_kernels = 10;
-		s->bwd_kernels = 20;
+		s->bwd_kernels = 24;
 		s->opt_kernels = 4;
-		s->buckets = 4;
-		s->coll_ns = 300000;
+		s->buckets = 8;
+		s->coll_ns = 150000;
 		s->overlap = 1;
 		s->host_ns = 200000;
 		s->sync = 1;
