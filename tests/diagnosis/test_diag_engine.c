@@ -50,9 +50,20 @@ static void check_invariants(const gt_diagnosis *d, const scen *s)
 			ck_assert(f->fix && f->fix[0]);
 		}
 		ck_assert_uint_eq(claims + g->productive_ns + g->idle_other_ns + g->unknown_ns +
-					  g->startup_ns,
+					  g->startup_ns + g->comm_exposed_ns,
 				  g->window_ns);
-		if (s) {
+		if (s && g->gpu == 0) {
+			/* the communication claims and row never exceed the exposed time */
+			uint64_t comm = g->comm_exposed_ns;
+			for (size_t k = 0; k < gt_diagnosis_nfindings(d); k++) {
+				const gt_finding *f = gt_diagnosis_finding(d, k);
+				if (f->gpu == 0 && (f->id == GT_FIND_STRAGGLER ||
+						    f->id == GT_FIND_COMM_NOT_OVERLAPPED))
+					comm += f->kernel_claim_ns;
+			}
+			ck_assert_uint_le(comm, s->gpu.comm_exposed_ns);
+		}
+		if (s && g->gpu == 0) {
 			ck_assert_uint_le(kern, s->gpu.sm_busy_ns);
 			ck_assert_uint_le(copy, s->gpu.copy_only_ns);
 			for (int c = 0; c < GT_CAUSE_COUNT; c++)
@@ -382,6 +393,74 @@ static void b_comm(scen *s, gt_diag_opts *o)
 	s->gpu.comm_exposed_ns = 3000 * MS;
 }
 
+/* Rank 1 (GPU 1) is late at 90 of 100 all-reduces, 40 ms each, idle on its
+ * host meanwhile; GPU 0 (rank 0) waits 4 s for it, all exposed. GPU 0:
+ * compute 3 s, communication 5 s alone, host_busy 2 s idle. */
+static void b_straggler(scen *s, gt_diag_opts *o)
+{
+	(void)o;
+	sc_busy(s, 8000 * MS, 0);
+	sc_idle(s, GT_CAUSE_HOST_BUSY, 2000 * MS);
+	sc_kernel(s, "step_kernel", 1000, 3000 * MS, 4096, 256);
+	gt_an_kernel *k = sc_kernel(s, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 100, 5000 * MS, 16,
+				    512);
+	k->nccl = 1;
+	k->coll = GT_COLL_ALLREDUCE;
+	s->gpu.comm_ns = 5000 * MS;
+	s->gpu.comm_exposed_ns = 5000 * MS;
+	s->gpu.compute_ns = 3000 * MS;
+	s->gpu.ncomm = 100;
+	s->gpu.comm_wait_ns = s->gpu.comm_wait_exposed_ns = 4000 * MS;
+	s->colls[s->ncolls++] = (gt_an_coll){.type = GT_COLL_ALLREDUCE, .count = 100,
+					     .total_ns = 5000 * MS, .mean_ns = 50.0 * MS,
+					     .busy_ns = 5000 * MS, .exposed_ns = 5000 * MS,
+					     .matched = 100, .wait_ns = 4000 * MS};
+	s->waits[s->nwaits++] = (gt_an_wait){.rank = 1, .count = 90, .wait_ns = 4000 * MS,
+					     .exposed_ns = 4000 * MS, .max_ns = 60 * MS};
+	s->ranks[0] = (gt_an_rank){.rank = 0, .gpu = 0, .pid = 100, .collectives = 100, .last = 10,
+				   .late_ns = 100 * MS, .cost_ns = 100 * MS, .waited_ns = 4000 * MS};
+	s->ranks[1] = (gt_an_rank){.rank = 1, .gpu = 1, .pid = 101, .collectives = 100, .last = 90,
+				   .late_ns = 4000 * MS, .late_max_ns = 60 * MS,
+				   .late_max_at = T0 + 2 * SEC, .cost_ns = 4000 * MS,
+				   .waited_ns = 100 * MS};
+	s->ranks[1].late.p50 = 40 * MS;
+	s->nranks = 2;
+	s->has_other = 1;
+	s->other.index = 1;
+	s->other.late_ns = 4000 * MS;
+	s->other.late_busy_ns = 400 * MS;
+	s->other.late_cause_ns[GT_CAUSE_HOST_BUSY] = 3600 * MS;
+}
+
+/* Waits spread over the ranks: not a straggler (97.6 % < 99 %). */
+static void o_straggler_share(scen *s, gt_diag_opts *o)
+{
+	b_straggler(s, o);
+	o->straggler_wait_share = 0.99;
+}
+
+/* The straggler computes longer (busy 90 % of its late windows). */
+static void b_straggler_busy(scen *s, gt_diag_opts *o)
+{
+	b_straggler(s, o);
+	s->other.late_busy_ns = 3600 * MS;
+	s->other.late_cause_ns[GT_CAUSE_HOST_BUSY] = 400 * MS;
+}
+
+/* Exposed communication below min_share: a breakdown row, not productive. */
+static void b_comm_small(scen *s, gt_diag_opts *o)
+{
+	(void)o;
+	sc_busy(s, 9500 * MS, 0);
+	sc_idle(s, GT_CAUSE_HOST_BUSY, 500 * MS);
+	sc_kernel(s, "step_kernel", 1000, 9000 * MS, 4096, 256);
+	gt_an_kernel *k = sc_kernel(s, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 100, 2000 * MS, 16,
+				    512);
+	k->nccl = 1;
+	s->gpu.comm_ns = 2000 * MS;
+	s->gpu.comm_exposed_ns = 500 * MS;
+}
+
 static void b_dependency(scen *s, gt_diag_opts *o)
 {
 	(void)o;
@@ -497,6 +576,12 @@ static const dcase cases[] = {
 	{"comm_not_overlapped", b_comm, 10 * SEC, GT_FIND_COMM_NOT_OVERLAPPED, 0.5,
 	 GT_FIND_HOST_BUSY, -1},
 	{"dependency_wait", b_dependency, 10 * SEC, GT_FIND_DEPENDENCY_WAIT, 0.5, -1, -1},
+	{"straggler", b_straggler, 10 * SEC, GT_FIND_STRAGGLER, 0.4, GT_FIND_HOST_BUSY, -1},
+	{"straggler_wait_share=99%", o_straggler_share, 10 * SEC, GT_FIND_COMM_NOT_OVERLAPPED, 0.5,
+	 GT_FIND_HOST_BUSY, -1},
+	{"straggler_computing", b_straggler_busy, 10 * SEC, GT_FIND_STRAGGLER, 0.4,
+	 GT_FIND_HOST_BUSY, -1},
+	{"comm_exposed_row", b_comm_small, 10 * SEC, -1, 0, -1, -1},
 	{"below_min_share", b_small_host, 10 * SEC, -1, 0, -1, GT_SHAPE_HEALTHY},
 	{"min_share=5%", o_min5, 10 * SEC, GT_FIND_HOST_BUSY, 0.08, -1, -1},
 	{"disable=sync_turnaround", o_disable_sync, 10 * SEC, -1, 0, -1, -1},
@@ -547,6 +632,65 @@ START_TEST(table_case)
 END_TEST
 
 /* ------------------------------------------------------------ details */
+
+START_TEST(straggler_evidence)
+{
+	scen *s = sc_new(10 * SEC);
+	b_straggler(s, NULL);
+	gt_diagnosis *d = run(s, NULL);
+	const gt_finding *f = gt_diagnosis_finding(d, 0);
+	ck_assert_int_eq(f->id, GT_FIND_STRAGGLER);
+	ck_assert_uint_eq(f->kernel_claim_ns, 4000 * MS);
+	ck_assert_ptr_nonnull(strstr(f->title, "Rank 1 (GPU 1, pid 101) is a straggler"));
+	ck_assert_ptr_nonnull(strstr(f->title, "98%")); /* 4 s of 4.1 s of waits */
+	ck_assert_ptr_nonnull(strstr(f->fix, "host reaches the collectives late"));
+	int idle_line = 0, rank_lines = 0;
+	for (size_t i = 0; i < f->nevidence; i++) {
+		idle_line += strstr(f->evidence[i], "busy 10% of the time and idle 90% (host_busy 90%)") !=
+			     NULL;
+		rank_lines += !strncmp(f->evidence[i], "rank ", 5) &&
+			      strstr(f->evidence[i], "last at") != NULL;
+	}
+	ck_assert_int_eq(idle_line, 1);
+	ck_assert_int_ge(rank_lines, 2);
+	double rank = -1, share = -1;
+	for (size_t i = 0; i < f->nmetrics; i++) {
+		if (!strcmp(f->metrics[i].key, "straggler_rank"))
+			rank = f->metrics[i].value;
+		if (!strcmp(f->metrics[i].key, "wait_share"))
+			share = f->metrics[i].value;
+	}
+	ck_assert(rank == 1);
+	ck_assert(fabs(share - 4000.0 / 4100) < 1e-12);
+	/* the rest of the exposed time goes to comm_not_overlapped */
+	const gt_finding *c = gt_diagnosis_find(d, GT_FIND_COMM_NOT_OVERLAPPED);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_uint_eq(c->kernel_claim_ns, 1000 * MS);
+	ck_assert_ptr_nonnull(strstr(c->title, "collectives (AllReduce)"));
+	ck_assert_uint_eq(gt_diagnosis_gpu(d, 0)->comm_exposed_ns, 0);
+	gt_diagnosis_free(d);
+	/* computing longer: the other fix */
+	s = sc_new(10 * SEC);
+	b_straggler_busy(s, NULL);
+	d = run(s, NULL);
+	ck_assert_ptr_nonnull(strstr(gt_diagnosis_finding(d, 0)->fix, "computes longer"));
+	gt_diagnosis_free(d);
+	sc_free(s);
+	/* small exposed communication: the breakdown row */
+	s = sc_new(10 * SEC);
+	b_comm_small(s, NULL);
+	d = run(s, NULL);
+	const gt_diag_gpu *g = gt_diagnosis_gpu(d, 0);
+	ck_assert_uint_eq(g->comm_exposed_ns, 500 * MS);
+	ck_assert_uint_eq(g->productive_ns, 9000 * MS);
+	int row = 0;
+	for (size_t k = 0; k < g->nparts; k++)
+		row += !strcmp(g->parts[k].id, "comm_exposed") && g->parts[k].ns == 500 * MS;
+	ck_assert_int_eq(row, 1);
+	gt_diagnosis_free(d);
+	sc_free(s);
+}
+END_TEST
 
 START_TEST(sync_evidence)
 {
@@ -778,6 +922,18 @@ START_TEST(random_inputs_sum)
 		s->gpu.comm_ns = lcg(&seed) % (sm + 1);
 		s->gpu.comm_exposed_ns = lcg(&seed) % (s->gpu.comm_ns + 1);
 		s->gpu.throttled_ns = lcg(&seed) % (sm + cp + 1);
+		if (lcg(&seed) % 2) {
+			s->nranks = 2;
+			s->ranks[0] = (gt_an_rank){.rank = 0, .gpu = 0, .collectives = 10,
+						   .cost_ns = lcg(&seed) % (W + 1)};
+			s->ranks[1] = (gt_an_rank){.rank = 1, .gpu = 1, .collectives = 10,
+						   .last = lcg(&seed) % 11,
+						   .cost_ns = lcg(&seed) % (W + 1)};
+			s->nwaits = 1;
+			s->waits[0] = (gt_an_wait){.rank = (uint32_t)(lcg(&seed) % 3), .count = 1,
+						   .wait_ns = lcg(&seed) % (W + 1)};
+			s->waits[0].exposed_ns = lcg(&seed) % (s->waits[0].wait_ns + 1);
+		}
 		if (lcg(&seed) % 2) {
 			gt_an_proc *p = sc_proc(s, 1, lcg(&seed) % (sm + cp + 1));
 			p->cause_ns[GT_CAUSE_OTHER_PROCESS] = lcg(&seed) % (W + 1);
@@ -1162,6 +1318,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, inconsistent_input_noted);
 	tcase_add_test(tc, empty_input);
 	tcase_add_test(tc, random_inputs_sum);
+	tcase_add_test(tc, straggler_evidence);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("thresholds");
 	tcase_add_test(tc, threshold_parse);

@@ -399,6 +399,94 @@ START_TEST(multi_gpu)
 }
 END_TEST
 
+/* The communication truth of the analysis's GPU i. */
+static const gt_synth_truth_comm *truth_comm(const run *r, size_t gpu)
+{
+	const gt_synth_truth_gpu *t = truth_gpu(r, gpu);
+	return &r->truth.comm[t - r->truth.gpu];
+}
+
+static double metric_of(const gt_finding *f, const char *key)
+{
+	for (size_t i = 0; i < f->nmetrics; i++)
+		if (!strcmp(f->metrics[i].key, key))
+			return f->metrics[i].value;
+	return -1;
+}
+
+/* Data parallel, 2 ranks: one all-reduce after the backward (the article's
+ * case) makes comm_not_overlapped rank first on both GPUs with the exposed
+ * time of the truth; the same all-reduce split in 8 buckets overlapped with
+ * the backward leaves only the last bucket exposed: no such finding, its
+ * time is the breakdown's comm_exposed row. */
+START_TEST(data_parallel_overlap)
+{
+	gt_synth_spec s;
+	gt_synth_preset("ddp-exposed", &s);
+	run r = {0};
+	run_spec(&r, &s, NULL);
+	ck_assert_uint_eq(gt_diagnosis_nfindings(r.d), 2);
+	for (size_t i = 0; i < 2; i++) {
+		const gt_finding *f = gt_diagnosis_finding(r.d, i);
+		ck_assert_int_eq(f->id, GT_FIND_COMM_NOT_OVERLAPPED);
+		const gt_synth_truth_gpu *t = truth_gpu(&r, f->gpu);
+		ck_assert(fabs(f->share - (double)(t->comm_exposed_ns +
+						   t->cause_ns[GT_CAUSE_DEPENDENCY]) /
+						  (double)t->window_ns) < 1e-9);
+		ck_assert(metric_of(f, "exposed_share") > 0.95);
+		ck_assert_ptr_nonnull(strstr(f->title, "AllReduce"));
+	}
+	ck_assert_ptr_null(gt_diagnosis_find(r.d, GT_FIND_STRAGGLER));
+	run_free(&r);
+
+	gt_synth_preset("ddp", &s);
+	memset(&r, 0, sizeof r);
+	run_spec(&r, &s, NULL);
+	ck_assert_ptr_null(gt_diagnosis_find(r.d, GT_FIND_COMM_NOT_OVERLAPPED));
+	ck_assert_ptr_null(gt_diagnosis_find(r.d, GT_FIND_STRAGGLER));
+	for (size_t i = 0; i < gt_diagnosis_ngpus(r.d); i++) {
+		const gt_diag_gpu *g = gt_diagnosis_gpu(r.d, i);
+		const gt_synth_truth_gpu *t = truth_gpu(&r, i);
+		ck_assert_uint_eq(g->comm_exposed_ns, t->comm_exposed_ns);
+		ck_assert((double)g->comm_exposed_ns < 0.1 * (double)g->window_ns);
+	}
+	run_free(&r);
+}
+END_TEST
+
+/* 4 ranks, rank 2 late by 3 ms each step: every other GPU has a straggler
+ * finding naming rank 2 that claims exactly its exposed wait for rank 2;
+ * the late rank's own GPU has none, and its own cause ranks first. */
+START_TEST(data_parallel_straggler)
+{
+	gt_synth_spec s;
+	gt_synth_preset("ddp-straggler", &s);
+	run r = {0};
+	run_spec(&r, &s, NULL);
+	int seen = 0;
+	for (size_t i = 0; i < gt_diagnosis_nfindings(r.d); i++) {
+		const gt_finding *f = gt_diagnosis_finding(r.d, i);
+		if (f->id != GT_FIND_STRAGGLER)
+			continue;
+		const gt_synth_truth_gpu *t = truth_gpu(&r, f->gpu);
+		const gt_synth_truth_comm *c = truth_comm(&r, f->gpu);
+		ck_assert(metric_of(f, "straggler_rank") == 2);
+		ck_assert(metric_of(f, "straggler_pid") == 2002);
+		ck_assert_ptr_nonnull(strstr(f->title, "Rank 2 (GPU "));
+		ck_assert_uint_eq(f->kernel_claim_ns, c->wait_for_exposed_ns[2]);
+		ck_assert(fabs(f->share - (double)c->wait_for_exposed_ns[2] / (double)t->window_ns) <
+			  1e-12);
+		ck_assert_ptr_nonnull(strstr(f->fix, "host reaches the collectives late"));
+		seen |= 1 << (t - r.truth.gpu);
+	}
+	ck_assert_int_eq(seen, 1 | 2 | 8);
+	const gt_finding *f = gt_diagnosis_finding(r.d, 0);
+	ck_assert_int_eq(f->id, GT_FIND_SYNC_TURNAROUND);
+	ck_assert_int_eq(truth_gpu(&r, f->gpu) - r.truth.gpu, 2);
+	run_free(&r);
+}
+END_TEST
+
 /* The report leads with the findings: text and JSON. */
 START_TEST(report_leads)
 {
@@ -453,6 +541,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, periodic_period_recovered);
 	tcase_add_test(tc, d2h_bounds);
 	tcase_add_test(tc, multi_gpu);
+	tcase_add_test(tc, data_parallel_overlap);
+	tcase_add_test(tc, data_parallel_straggler);
 	tcase_add_test(tc, report_leads);
 	suite_add_tcase(s, tc);
 	return s;

@@ -36,9 +36,13 @@
  *   and, before any rule, the idle time of the gaps before the steady state
  *   is set aside as
  *       startup    (initialization, not what the loop does)
+ *   and the exposed communication time (comm_exposed_ns) no finding claimed
+ *   (straggler, comm_not_overlapped below min_share) is set aside as
+ *       comm_exposed  (collectives running with no compute: not productive)
  *   so that  sum(finding claims) + productive + idle_other + unknown +
- *   startup == W exactly, in integer nanoseconds, for every GPU. A finding's share is
- *   its claim / W of its GPU. Findings of all GPUs are ranked by share.
+ *   startup + comm_exposed == W exactly, in integer nanoseconds, for every
+ *   GPU. A finding's share is its claim / W of its GPU. Findings of all GPUs
+ *   are ranked by share.
  *
  * Typical use
  *     gt_diag_opts o;
@@ -109,7 +113,9 @@ typedef enum gt_finding_id {
 	GT_FIND_TRANSFER_BOUND = 13,     /**< "transfer_bound": copies with SMs idle */
 	/* 6. multi-GPU */
 	GT_FIND_COMM_NOT_OVERLAPPED = 14,/**< "comm_not_overlapped": NCCL with no compute */
-	GT_FIND_COUNT = 15,
+	GT_FIND_STRAGGLER = 15,          /**< "straggler": a rank arrives last at the collectives
+					      and this GPU waits for it */
+	GT_FIND_COUNT = 16,
 } gt_finding_id;
 
 /** Stable snake_case id of a finding ("launch_bound"); "?" when out of range. */
@@ -258,9 +264,10 @@ typedef struct gt_diag_gpu {
 	gt_diag_wave wave;
 	uint32_t nfindings;     /**< findings on this GPU */
 	size_t nparts;
-	const gt_diag_part *parts; /**< findings by share, then productive, idle_other,
-				        unknown, startup (when not 0); the ns sum to
-				        window_ns */
+	const gt_diag_part *parts; /**< findings by share, then comm_exposed (when not
+				        0), productive, idle_other, unknown, startup
+				        (when not 0); the ns sum to window_ns */
+	uint64_t comm_exposed_ns; /**< exposed communication no finding claimed (busy) */
 } gt_diag_gpu;
 
 /* ------------------------------------------------------------------ */
@@ -335,6 +342,10 @@ typedef struct gt_diag_gpu {
  *  at least this fraction of the median window utilization (in the first
  *  half of the window); the idle gaps before it are set aside. 0: off. */
 #define GT_DIAG_STARTUP_UTIL 0.5
+/** straggler: of all the time ranks spent waiting inside collectives for the
+ *  last one to arrive, at least this share was waiting for one rank (else the
+ *  waits are jitter spread over the ranks, and stay in comm_not_overlapped). */
+#define GT_DIAG_STRAGGLER_WAIT_SHARE 0.6
 /** Example gaps kept per finding. */
 #define GT_DIAG_MAX_EXAMPLES 3u
 /** Kernels named per finding. */
@@ -374,6 +385,7 @@ typedef struct gt_diag_opts {
 	uint32_t max_examples;
 	uint32_t max_kernels;
 	uint32_t disabled;   /**< bit (1u << gt_finding_id): never report that finding */
+	double straggler_wait_share;
 } gt_diag_opts;
 
 /** Fill every field with its default (GT_DIAG_*). */

@@ -60,6 +60,12 @@ gt_diagnosis *gt_diagnose(const gt_analysis *a, const gt_diag_opts *opts)
 		g->kernels = gt_analysis_kernels(a, i, &g->nkernels);
 		g->copies = gt_analysis_copies(a, i, &g->ncopies);
 		g->series = gt_analysis_util_series(a, i, &g->nseries);
+		g->colls = gt_analysis_colls(a, i, &g->ncolls);
+		g->waits = gt_analysis_waits(a, i, &g->nwaits);
+		if (!g->colls)
+			g->ncolls = 0;
+		if (!g->waits)
+			g->nwaits = 0;
 		if (!g->procs)
 			g->nprocs = 0;
 		if (!g->gaps)
@@ -73,6 +79,7 @@ gt_diagnosis *gt_diagnose(const gt_analysis *a, const gt_diag_opts *opts)
 		if (!g->series)
 			g->nseries = 0;
 	}
+	in.ranks = gt_analysis_ranks(a, &in.nranks);
 	in.syncs = gt_analysis_syncs(a, &in.nsyncs);
 	if (!in.syncs)
 		in.nsyncs = 0;

@@ -18,8 +18,9 @@
  *
  * Where the analysis gives exact per-item numbers the claim is exact:
  * idle causes in total or per detailed gap (periodic stalls, data loader,
- * turnarounds after a copy), comm_exposed_ns, the other-process time of the
- * primary process's view. Where only sums of durations exist (kernel and
+ * turnarounds after a copy), comm_exposed_ns and the exposed waits for a
+ * late rank (gt_an_wait), the other-process time of the primary process's
+ * view. Where only sums of durations exist (kernel and
  * copy rows), the claim is the row's time scaled to the union:
  *     kernel rows: total_ns * sm_busy_ns / kernel_ns (1 when no overlap)
  *     copy rows:   total_ns * copy_only_ns / (memcpy_ns + memset_ns)
@@ -27,7 +28,14 @@
  * shared among copy rows in proportion to their host time beyond the copy
  * itself, max(0, api_ns - total_ns) (by total_ns when no row has any).
  *
- * Claim order: other_process, comm_not_overlapped, periodic_stall,
+ * Communication: straggler claims this GPU's exposed wait for the rank it
+ * waited for most (kernel pool), comm_not_overlapped the rest of
+ * comm_exposed_ns (+ dependency idle); what neither claimed of
+ * comm_exposed_ns is then set aside from the kernel pool as the breakdown
+ * row "comm_exposed" (collectives alone on the GPU are not productive), so
+ * no later kernel rule can take it.
+ *
+ * Claim order: other_process, straggler, comm_not_overlapped, periodic_stall,
  * slow_data_loader, d2h_storm, pageable_copies, transfer_bound,
  * tiny_kernel_storm, launch_bound, sync_turnaround, host_busy,
  * dependency_wait, small_grid, low_occupancy, throttled (last: it takes
@@ -95,6 +103,8 @@ typedef struct gctx {
 	const gt_an_proc *primary;
 	uint64_t transfer_weight_all;
 	uint64_t startup_ns, startup_end; /* set aside as start-up */
+	uint64_t comm_claimed;            /* of comm_exposed_ns, claimed by findings */
+	uint64_t comm_row;                /* set aside as comm_exposed */
 	/* findings of this GPU */
 	fbuild **fb;
 	size_t nfb, fbcap;
@@ -542,27 +552,218 @@ static void rule_other_process(gctx *c)
 	    "--query-compute-apps=pid,process_name,used_memory --format=csv.");
 }
 
+/* The GPU of analysis index `index`, or NULL. */
+static const gt_an_gpu *gpu_by_index(const gctx *c, uint32_t index)
+{
+	for (size_t i = 0; i < c->in->ngpus; i++)
+		if (c->in->gpus[i].gpu && c->in->gpus[i].gpu->index == index)
+			return c->in->gpus[i].gpu;
+	return NULL;
+}
+
+/* The rank of this GPU (the first), or NULL. */
+static const gt_an_rank *my_rank(const gctx *c)
+{
+	for (size_t i = 0; i < c->in->nranks; i++)
+		if (c->in->ranks[i].gpu == c->gpu->index)
+			return &c->in->ranks[i];
+	return NULL;
+}
+
+/* "AllReduce, Broadcast": the collective types run here, by time. */
+static void coll_names(const gctx *c, char *buf, size_t cap)
+{
+	size_t o = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < c->g->ncolls && i < 4 && o < cap; i++)
+		o += (size_t)snprintf(buf + o, cap - o, "%s%s", i ? ", " : "",
+				      gt_coll_name((int)c->g->colls[i].type));
+	if (!buf[0])
+		snprintf(buf, cap, "NCCL");
+}
+
+/* Whether a rank that was late spent it computing (1) or idle (0). */
+static int late_computing(const gt_an_gpu *lg)
+{
+	return lg && lg->late_ns && 2 * lg->late_busy_ns >= lg->late_ns;
+}
+
+static void rule_straggler(gctx *c)
+{
+	const gt_an_gpu *gpu = c->gpu;
+	const gt_an_wait *w = NULL;
+	const gt_an_rank *R = NULL;
+	/* the rank waited for most (exposed), if most waits of all ranks are for it */
+	uint64_t all = 0;
+	for (size_t i = 0; i < c->in->nranks; i++)
+		all += c->in->ranks[i].cost_ns;
+	for (size_t i = 0; i < c->g->nwaits && !w; i++) {
+		const gt_an_wait *x = &c->g->waits[i];
+		if (x->rank >= c->in->nranks)
+			continue;
+		const gt_an_rank *r = &c->in->ranks[x->rank];
+		if (r->collectives && all &&
+		    (double)r->cost_ns >= c->o->straggler_wait_share * (double)all) {
+			w = x;
+			R = r;
+		}
+	}
+	if (!w)
+		return;
+	claim cl = {0};
+	cl.kern = min_u64(w->exposed_ns, gpu->comm_exposed_ns);
+	fbuild *b = commit(c, GT_FIND_STRAGGLER, &cl);
+	if (!b)
+		return;
+	c->comm_claimed += b->f.kernel_claim_ns;
+	const gt_an_rank *me = my_rank(c);
+	const gt_an_gpu *lg = gpu_by_index(c, R->gpu);
+	const gt_an_trace *lt = trace_at(c, R->trace);
+	char t1[32], t2[32], t3[32], t4[32];
+	uint64_t mean = R->last ? R->late_ns / R->last : 0;
+	dg_fmt_ns(t1, sizeof t1, (double)mean);
+	title(c, b,
+	      "Rank %u (GPU %u, pid %u) is a straggler: %.0f%% of the time ranks wait at "
+	      "collectives is for it (%s late on average, %llu times); this GPU waits for it %.0f%% "
+	      "of the time",
+	      R->rank, R->gpu, R->pid, 100.0 * (double)R->cost_ns / (double)all, t1,
+	      (unsigned long long)R->last, 100.0 * b->f.share);
+	dg_fmt_ns(t2, sizeof t2, (double)R->late_max_ns);
+	dg_fmt_ns(t3, sizeof t3, (double)R->late.p50);
+	dg_fmt_ns(t4, sizeof t4, (double)R->late.p90);
+	ev(c, b,
+	   "rank %u%s%.60s%s arrived last at %llu of the %llu collectives it took part in; late by "
+	   "%s on average (median %s, p90 %s), %s at most (at +%.6f s)",
+	   R->rank, lt && lt->header_ok ? " (" : "", lt && lt->header_ok ? lt->header.cmdline : "",
+	   lt && lt->header_ok ? ")" : "", (unsigned long long)R->last,
+	   (unsigned long long)R->collectives, t1, t3, t4, t2, rel_s(c, R->late_max_at));
+	dg_fmt_ns(t1, sizeof t1, (double)w->wait_ns);
+	dg_fmt_ns(t2, sizeof t2, (double)w->exposed_ns);
+	dg_fmt_ns(t3, sizeof t3, (double)w->max_ns);
+	if (me)
+		ev(c, b,
+		   "this GPU (rank %u) spent %s inside collectives waiting for it, at %llu of them "
+		   "(longest %s); %s of it with no compute kernel running",
+		   me->rank, t1, (unsigned long long)w->count, t3, t2);
+	dg_fmt_ns(t1, sizeof t1, (double)R->cost_ns);
+	dg_fmt_ns(t2, sizeof t2, (double)all);
+	ev(c, b, "all ranks together waited %s for rank %u, of %s waited at collectives in all", t1,
+	   R->rank, t2);
+	metric(b, "wait_share", (double)R->cost_ns / (double)all);
+	if (lg && lg->late_ns) {
+		/* what the late rank's GPU did while the others waited */
+		char line[512];
+		size_t o = 0;
+		int ord[GT_CAUSE_COUNT];
+		for (int k = 0; k < GT_CAUSE_COUNT; k++)
+			ord[k] = k;
+		for (int i = 1; i < GT_CAUSE_COUNT; i++)
+			for (int j = i; j > 0 && lg->late_cause_ns[ord[j]] > lg->late_cause_ns[ord[j - 1]];
+			     j--) {
+				int t = ord[j];
+				ord[j] = ord[j - 1];
+				ord[j - 1] = t;
+			}
+		line[0] = 0;
+		for (int k = 0; k < 3 && o < sizeof line; k++) {
+			if (!lg->late_cause_ns[ord[k]])
+				break;
+			o += (size_t)snprintf(line + o, sizeof line - o, "%s%s %.0f%%", k ? ", " : "",
+					      dg_cause_name(ord[k]),
+					      100.0 * (double)lg->late_cause_ns[ord[k]] /
+						      (double)lg->late_ns);
+		}
+		dg_fmt_ns(t1, sizeof t1, (double)lg->late_ns);
+		ev(c, b,
+		   "while the others waited (%s in all), rank %u's GPU was busy %.0f%% of the time "
+		   "and idle %.0f%%%s%s%s: %s",
+		   t1, R->rank, 100.0 * (double)lg->late_busy_ns / (double)lg->late_ns,
+		   100.0 * (double)(lg->late_ns - lg->late_busy_ns) / (double)lg->late_ns,
+		   line[0] ? " (" : "", line, line[0] ? ")" : "",
+		   late_computing(lg) ? "it was computing longer than the others"
+				      : "its host was late feeding it");
+		metric(b, "late_busy_share", (double)lg->late_busy_ns / (double)lg->late_ns);
+	}
+	for (size_t i = 0; i < c->in->nranks && i < 8; i++) {
+		const gt_an_rank *r = &c->in->ranks[i];
+		dg_fmt_ns(t1, sizeof t1, (double)r->late_ns);
+		dg_fmt_ns(t2, sizeof t2, (double)r->waited_ns);
+		ev(c, b, "rank %u (GPU %u, pid %u): last at %llu of %llu, late %s in total; waited %s",
+		   r->rank, r->gpu, r->pid, (unsigned long long)r->last,
+		   (unsigned long long)r->collectives, t1, t2);
+	}
+	for (size_t i = 0; i < c->g->nkernels; i++)
+		if (c->g->kernels[i].nccl)
+			add_kernel(c, b, &c->g->kernels[i], -1);
+	metric(b, "straggler_rank", R->rank);
+	metric(b, "straggler_gpu", R->gpu);
+	metric(b, "straggler_pid", R->pid);
+	metric(b, "last", (double)R->last);
+	metric(b, "collectives", (double)R->collectives);
+	metric(b, "late_mean_ns", (double)mean);
+	metric(b, "late_max_ns", (double)R->late_max_ns);
+	metric(b, "wait_ns", (double)w->wait_ns);
+	metric(b, "wait_exposed_ns", (double)w->exposed_ns);
+	metric(b, "cost_ns", (double)R->cost_ns);
+	if (late_computing(lg))
+		fix(c, b,
+		    "Rank %u computes longer than the others before each collective: balance the work "
+		    "per rank (equal batch sizes and sequence lengths, bucket samples by length, even "
+		    "expert routing) and check its GPU is not slower (clocks/throttling, another "
+		    "process on it: see the findings of GPU %u).",
+		    R->rank, R->gpu);
+	else
+		fix(c, b,
+		    "Rank %u's host reaches the collectives late: find what it does that the others do "
+		    "not (rank-0-only logging, evaluation or checkpointing inside the step; a slower "
+		    "data loader or CPU contention on that rank: pin each rank's threads, set "
+		    "OMP_NUM_THREADS, add DataLoader workers) and move it out of the step or spread it "
+		    "over all ranks; the findings of GPU %u show where its time goes (py-spy dump "
+		    "--pid %u).",
+		    R->rank, R->gpu, R->pid);
+}
+
 static void rule_comm(gctx *c)
 {
 	const gt_an_gpu *gpu = c->gpu;
 	if (!gpu->comm_ns)
 		return;
 	claim cl = {0};
-	cl.kern = gpu->comm_exposed_ns;
+	cl.kern = gpu->comm_exposed_ns > c->comm_claimed ? gpu->comm_exposed_ns - c->comm_claimed : 0;
 	cl.idle[GT_CAUSE_DEPENDENCY] = gpu->cause_ns[GT_CAUSE_DEPENDENCY];
 	fbuild *b = commit(c, GT_FIND_COMM_NOT_OVERLAPPED, &cl);
 	if (!b)
 		return;
-	char t1[32], t2[32];
+	c->comm_claimed += b->f.kernel_claim_ns;
+	char t1[32], t2[32], names[128];
 	dg_fmt_ns(t1, sizeof t1, (double)gpu->comm_exposed_ns);
 	dg_fmt_ns(t2, sizeof t2, (double)gpu->comm_ns);
+	coll_names(c, names, sizeof names);
 	title(c, b,
-	      "Communication is not overlapped with compute: NCCL runs alone %.0f%% of the time "
-	      "and the GPU waits on other GPUs %.0f%%",
-	      100.0 * (double)b->f.kernel_claim_ns / (double)c->W,
+	      "Communication is not overlapped with compute: collectives (%s) run with no compute "
+	      "kernel %.0f%% of the time and the GPU waits on other GPUs %.0f%%",
+	      names, 100.0 * (double)b->f.kernel_claim_ns / (double)c->W,
 	      100.0 * (double)b->f.cause_claim_ns[GT_CAUSE_DEPENDENCY] / (double)c->W);
-	ev(c, b, "NCCL kernels ran %s in total, %s of it (%.0f%%) with no other kernel running",
+	ev(c, b, "communication kernels ran %s in total, %s of it (%.0f%%) with no compute kernel "
+		 "running",
 	   t2, t1, 100.0 * (double)gpu->comm_exposed_ns / (double)gpu->comm_ns);
+	for (size_t i = 0; i < c->g->ncolls && i < 6; i++) {
+		const gt_an_coll *x = &c->g->colls[i];
+		char a1[32], a2[32], a3[32];
+		dg_fmt_ns(a1, sizeof a1, (double)x->total_ns);
+		dg_fmt_ns(a2, sizeof a2, (double)x->exposed_ns);
+		dg_fmt_ns(a3, sizeof a3, x->mean_ns);
+		ev(c, b, "%s: %llu kernels, %s, %s of it alone on the GPU (%.0f%%), %s each on average",
+		   gt_coll_name((int)x->type), (unsigned long long)x->count, a1, a2,
+		   x->busy_ns ? 100.0 * (double)x->exposed_ns / (double)x->busy_ns : 0, a3);
+	}
+	if (gpu->comm_wait_exposed_ns) {
+		dg_fmt_ns(t1, sizeof t1, (double)gpu->comm_wait_exposed_ns);
+		ev(c, b,
+		   "%s of the exposed time is spent waiting inside collectives for the last rank to "
+		   "arrive%s",
+		   t1, c->comm_claimed > b->f.kernel_claim_ns ? " (see the straggler finding)" : "");
+	}
 	if (b->f.cause_claim_ns[GT_CAUSE_DEPENDENCY]) {
 		dg_fmt_ns(t1, sizeof t1, (double)b->f.cause_claim_ns[GT_CAUSE_DEPENDENCY]);
 		ev(c, b, "idle %s with work queued behind events/other GPUs (dependency)", t1);
@@ -573,6 +774,8 @@ static void rule_comm(gctx *c)
 	cause_examples(c, b, 1u << GT_CAUSE_DEPENDENCY);
 	metric(b, "comm_ns", (double)gpu->comm_ns);
 	metric(b, "comm_exposed_ns", (double)gpu->comm_exposed_ns);
+	metric(b, "exposed_share", gpu->comm_ns ? (double)gpu->comm_exposed_ns / (double)gpu->comm_ns : 0);
+	metric(b, "comm_wait_exposed_ns", (double)gpu->comm_wait_exposed_ns);
 	fix(c, b,
 	    "Overlap collectives with compute: with DDP keep gradient bucketing on (tune "
 	    "bucket_cap_mb, avoid find_unused_parameters=True, use no_sync() during gradient "
@@ -1588,7 +1791,13 @@ static int run_gpu(gt_diagnosis *d, const dg_input *in, size_t gi, fbuild ***all
 	if (c.W && gpu->window_ns) {
 		int d2h = 0;
 		rule_other_process(&c);
+		rule_straggler(&c);
 		rule_comm(&c);
+		/* exposed communication nobody claimed is not productive time */
+		if (gpu->comm_exposed_ns > c.comm_claimed) {
+			c.comm_row = min_u64(gpu->comm_exposed_ns - c.comm_claimed, c.p.kern);
+			c.p.kern -= c.comm_row;
+		}
 		rule_periodic_stall(&c);
 		rule_data_loader(&c);
 		rule_d2h_storm(&c, &d2h);
@@ -1610,6 +1819,7 @@ static int run_gpu(gt_diagnosis *d, const dg_input *in, size_t gi, fbuild ***all
 	dg->productive_ns = c.p.kern + c.p.copy;
 	dg->startup_ns = c.startup_ns;
 	dg->startup_end = c.startup_end;
+	dg->comm_exposed_ns = c.comm_row;
 	dg->unknown_ns = c.p.idle[GT_CAUSE_UNKNOWN];
 	for (int k = 0; k < GT_CAUSE_COUNT; k++) {
 		dg->idle_other_cause_ns[k] = c.p.idle[k];
@@ -1618,7 +1828,7 @@ static int run_gpu(gt_diagnosis *d, const dg_input *in, size_t gi, fbuild ***all
 	}
 	dg->nfindings = (uint32_t)c.nfb;
 	dg->shape = shape_of(&c, dg);
-	gt_diag_part *parts = dg_alloc(&d->ar, (c.nfb + 4) * sizeof *parts);
+	gt_diag_part *parts = dg_alloc(&d->ar, (c.nfb + 5) * sizeof *parts);
 	if (!parts)
 		goto out;
 	size_t np = 0;
@@ -1631,6 +1841,8 @@ static int run_gpu(gt_diagnosis *d, const dg_input *in, size_t gi, fbuild ***all
 		parts[pos] = (gt_diag_part){c.fb[i]->f.name, c.fb[i]->f.claim_ns, 0};
 		np++;
 	}
+	if (dg->comm_exposed_ns)
+		parts[np++] = (gt_diag_part){"comm_exposed", dg->comm_exposed_ns, 0};
 	parts[np++] = (gt_diag_part){"productive", dg->productive_ns, 0};
 	parts[np++] = (gt_diag_part){"idle_other", dg->idle_other_ns, 0};
 	parts[np++] = (gt_diag_part){"unknown", dg->unknown_ns, 0};

@@ -34,6 +34,10 @@ typedef struct dg_gpu_in {
 	size_t ncopies;
 	const float *series;        /* utilization per window */
 	size_t nseries;
+	const gt_an_coll *colls;    /* communication by collective type */
+	size_t ncolls;
+	const gt_an_wait *waits;    /* waits for late ranks, largest exposed first */
+	size_t nwaits;
 } dg_gpu_in;
 
 typedef struct dg_input {
@@ -46,6 +50,8 @@ typedef struct dg_input {
 	uint64_t detail_gap_ns;     /* analysis opts: min length of a detailed gap */
 	uint64_t gap_bin_floor[GT_GAP_BINS]; /* gt_gap_bin_floor_ns(i) */
 	uint64_t capture_start;     /* realtime ns; 0 = earliest GPU t0 */
+	const gt_an_rank *ranks;    /* ranks of the collectives (by rank), may be NULL */
+	size_t nranks;
 	/* Names. Each may be NULL (then names are unknown). */
 	void *user;
 	/* Short demangled kernel name of string id `id` into buf. */

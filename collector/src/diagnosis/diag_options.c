@@ -47,6 +47,7 @@ void gt_diag_opts_init(gt_diag_opts *o)
 	o->max_examples = GT_DIAG_MAX_EXAMPLES;
 	o->max_kernels = GT_DIAG_MAX_KERNELS;
 	o->disabled = 0;
+	o->straggler_wait_share = GT_DIAG_STRAGGLER_WAIT_SHARE;
 }
 
 /* ------------------------------------------------------------ the table */
@@ -98,6 +99,8 @@ static const th_row rows[] = {
 	TH(low_util, GT_DIAG_T_SHARE, "shape low_flat: mean utilization below this"),
 	TH(startup_util, GT_DIAG_T_SHARE,
 	   "start-up ends at the first window this busy relative to the median (0: off)"),
+	TH(straggler_wait_share, GT_DIAG_T_SHARE,
+	   "straggler: at least this share of all waits at collectives is for one rank"),
 	TH32(max_examples, "example gaps kept per finding"),
 	TH32(max_kernels, "kernels named per finding"),
 	{{"disable", GT_DIAG_T_LIST, "comma-separated finding ids never to report"},
@@ -330,6 +333,7 @@ static const char *const finding_names[GT_FIND_COUNT] = {
 	[GT_FIND_PAGEABLE_COPIES] = "pageable_copies",
 	[GT_FIND_TRANSFER_BOUND] = "transfer_bound",
 	[GT_FIND_COMM_NOT_OVERLAPPED] = "comm_not_overlapped",
+	[GT_FIND_STRAGGLER] = "straggler",
 };
 
 const char *gt_finding_name(int id)

@@ -88,10 +88,20 @@ int gt_findings_text(const gt_diagnosis *d, FILE *out, unsigned flags)
 			fputc('\n', out);
 		}
 	}
-	/* lines 2..: findings with their fixes */
+	/* lines 2..: findings with their fixes; the same finding on another GPU
+	 * (data-parallel ranks are alike) gets one short line */
 	for (size_t i = 0; i < nf; i++) {
 		const gt_finding *f = &d->findings[i];
+		const gt_finding *same = NULL;
+		for (size_t j = 0; j < i && !same; j++)
+			if (d->findings[j].id == f->id && d->findings[j].gpu != f->gpu)
+				same = &d->findings[j];
 		pct(s, sizeof s, f->share);
+		if (same && !strcmp(same->fix, f->fix)) {
+			fprintf(out, "%2u. %6s [%s] %s (GPU %u): same as #%u (GPU %u)\n", f->rank, s,
+				gt_severity_name(f->severity), f->name, f->gpu, same->rank, same->gpu);
+			continue;
+		}
 		fprintf(out, "%2u. %6s [%s] %s (GPU %u): %s\n", f->rank, s,
 			gt_severity_name(f->severity), f->name, f->gpu, f->title);
 		fprintf(out, "    fix: %s\n", f->fix);
