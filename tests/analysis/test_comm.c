@@ -347,6 +347,136 @@ START_TEST(clip_window)
 }
 END_TEST
 
+/*
+ * Random collectives of 2-4 processes (random streams, types, overlaps on one
+ * stream, unsorted and garbage times, random clock offsets, compute kernels
+ * and API calls): nothing crashes and the figures hold together.
+ */
+static uint64_t rs;
+static uint64_t rnd(void)
+{
+	rs ^= rs << 13;
+	rs ^= rs >> 7;
+	rs ^= rs << 17;
+	return rs;
+}
+
+START_TEST(random_collectives)
+{
+	static const char *const names[] = {AR, AG, "ncclDevKernel_SendRecv", "ncclDevKernel_Generic",
+					    "nvshmemi_barrier_all_kernel", "_Z4gemmv"};
+	rs = 0x2545F4914F6CDD1Dull + (uint64_t)_i * 7919;
+	int np = 2 + (int)(rnd() % 3);
+	/* the collectives all ranks run: when they end, which kernel */
+	uint64_t ends[300];
+	int kind[300];
+	uint64_t at = T0 + MS;
+	for (int k = 0; k < 300; k++) {
+		at += 1 + rnd() % 400 * US;
+		ends[k] = at;
+		kind[k] = (int)(rnd() % 6);
+	}
+	tb t[4];
+	for (int p = 0; p < np; p++) {
+		uint8_t u[1] = {(uint8_t)(1 + p % 3)}; /* two processes may share a GPU */
+		int64_t off = (int64_t)(rnd() % 3000) - 1500;
+		tb_begin(&t[p], 100 + (uint32_t)p, GT_PRODUCER_INJECT, off, 1, u);
+		uint32_t stream = 13 + (uint32_t)(rnd() % 2);
+		for (int k = 0; k < 300; k++) {
+			uint32_t corr = (uint32_t)(rnd() % 400);
+			uint64_t e = ends[k] + rnd() % (5 * US) - (uint64_t)off;
+			uint64_t s0 = e - 1 - rnd() % (300 * US), s1 = e;
+			switch (rnd() % 12) {
+			case 0: continue; /* dropped */
+			case 1: s0 = T0 + rnd() % (100 * MS); break; /* garbage */
+			case 2: s1 = s0 - rnd() % 1000; break;
+			case 3: tb_kernel(&t[p], 0, 7, corr, s0, e, "_Z4gemmv"); continue;
+			default: break;
+			}
+			tb_kernel(&t[p], 0, rnd() % 16 ? stream : 20, corr, s0, s1, names[kind[k]]);
+			if (rnd() % 3 == 0)
+				tb_api(&t[p], 7, corr, s0 > 20 * US ? s0 - 20 * US : s0, s0 - 1,
+				       "cudaLaunchKernel");
+		}
+		tb_end(&t[p]);
+	}
+	gt_analysis_opts o = {.coll_tol_ns = rnd() % 2 ? 0 : 1 + rnd() % (200 * US)};
+	gt_analysis *a = analyze(t, np, &o);
+	size_t nr, nc, ng;
+	const gt_an_rank *r = gt_analysis_ranks(a, &nr);
+	const gt_an_collective *c = gt_analysis_collectives(a, &nc);
+	const gt_an_comm_group *gr = gt_analysis_comm_groups(a, &ng);
+	uint64_t present = 0, colls = 0, last = 0, late = 0, cost = 0, waited = 0;
+	for (size_t i = 0; i < nc; i++) {
+		ck_assert_uint_ge(c[i].nranks, 2);
+		ck_assert_uint_ge(c[i].last_start, c[i].first_start);
+		ck_assert_uint_ge(c[i].end, c[i].last_start);
+		ck_assert_uint_lt(c[i].last_rank, nr);
+		ck_assert_uint_lt(c[i].group, ng);
+		if (i)
+			ck_assert_uint_ge(c[i].first_start, c[i - 1].first_start);
+		present += c[i].nranks;
+		if (c[i].last_start > c[i].first_start) {
+			last++;
+			late += c[i].last_start - c[i].first_start;
+		}
+	}
+	for (size_t i = 0; i < nr; i++) {
+		ck_assert_uint_eq(r[i].rank, i);
+		ck_assert_uint_le(r[i].collectives, r[i].kernels);
+		ck_assert_uint_le(r[i].last, r[i].collectives);
+		ck_assert_uint_eq(r[i].late.count, r[i].last);
+		colls += r[i].collectives;
+		last -= r[i].last;
+		late -= r[i].late_ns;
+		cost += r[i].cost_ns;
+		waited += r[i].waited_ns;
+	}
+	ck_assert_uint_eq(colls, present);
+	ck_assert_uint_eq(last, 0);
+	ck_assert_uint_eq(late, 0);
+	ck_assert_uint_eq(cost, waited);
+	uint64_t gm = 0;
+	for (size_t i = 0; i < ng; i++)
+		gm += gr[i].matched;
+	ck_assert_uint_eq(gm, nc);
+	for (size_t gi = 0; gi < gt_analysis_ngpus(a); gi++) {
+		const gt_an_gpu *g = gt_analysis_gpu(a, gi);
+		ck_assert_uint_le(g->comm_exposed_ns, g->comm_ns);
+		ck_assert_uint_eq(g->comm_overlap_ns + g->comm_exposed_ns, g->comm_ns);
+		ck_assert_uint_le(g->comm_wait_exposed_ns, g->comm_wait_ns);
+		ck_assert_uint_le(g->comm_wait_ns, g->comm_ns);
+		ck_assert_uint_le(g->comm_ns + g->compute_ns - g->comm_overlap_ns, g->window_ns);
+		uint64_t sum = g->late_busy_ns;
+		for (int k = 0; k < GT_CAUSE_COUNT; k++)
+			sum += g->late_cause_ns[k];
+		ck_assert_uint_eq(sum, g->late_ns);
+		size_t n;
+		const gt_an_coll *ct = gt_analysis_colls(a, gi, &n);
+		uint64_t cnt = 0;
+		for (size_t k = 0; k < n; k++) {
+			ck_assert_uint_le(ct[k].exposed_ns, ct[k].busy_ns);
+			ck_assert_uint_le(ct[k].busy_ns, ct[k].total_ns);
+			ck_assert_uint_le(ct[k].matched, ct[k].count);
+			cnt += ct[k].count;
+		}
+		ck_assert_uint_eq(cnt, g->ncomm);
+		const gt_an_wait *w = gt_analysis_waits(a, gi, &n);
+		for (size_t k = 0; k < n; k++) {
+			ck_assert_uint_le(w[k].exposed_ns, w[k].wait_ns);
+			ck_assert_uint_le(w[k].wait_ns, g->comm_wait_ns);
+			ck_assert_uint_lt(w[k].rank, nr);
+		}
+	}
+	/* the reports and the diagnosis read all of it */
+	FILE *devnull = fopen("/dev/null", "w");
+	ck_assert_int_eq(gt_report_text(a, devnull, NULL), 0);
+	ck_assert_int_eq(gt_report_json(a, devnull, NULL), 0);
+	fclose(devnull);
+	gt_analysis_free(a);
+}
+END_TEST
+
 /* ------------------------------------------------------------ synthetic truth */
 
 static void check_ranks(const gt_synth_spec *s)
@@ -488,6 +618,7 @@ static Suite *suite(void)
 	tcase_add_test(c, match_two_ranks);
 	tcase_add_test(c, communicators_and_skew);
 	tcase_add_test(c, clip_window);
+	tcase_add_loop_test(c, random_collectives, 0, 40);
 	suite_add_tcase(s, c);
 	c = tcase_create("synthetic");
 	tcase_set_timeout(c, 120);

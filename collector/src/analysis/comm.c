@@ -20,8 +20,10 @@
  *    clock map (timeline.c) to well within coll_tol_ns (1 ms by default).
  *
  * The unit is a *sequence*: the collective kernels of one rank (a (trace,
- * GPU) pair) on one stream, in start order; its k-th kernel has sequence
- * number k. Point-to-point kernels (SendRecv/Send/Recv, NVSHMEM put/get)
+ * GPU) pair) on one stream, in order (of their ends: on a stream that is
+ * the order of their starts too, and it stays the order the matching
+ * searches when a damaged record has a wild start); its k-th kernel has
+ * sequence number k. Point-to-point kernels (SendRecv/Send/Recv, NVSHMEM put/get)
  * are left out: they pair two ranks, not all of them.
  *
  * 1. Groups. Sequences are taken longest first; a sequence not yet grouped
@@ -145,6 +147,16 @@ static size_t nearest(const cm_k *r, size_t n, uint64_t end)
 	if (lo > 0 && absdiff(r[lo - 1].end, end) <= absdiff(r[lo].end, end))
 		return lo - 1;
 	return lo;
+}
+
+static int cmp_k_end(const void *x, const void *y)
+{
+	const cm_k *a = x, *b = y;
+	if (a->end != b->end)
+		return a->end < b->end ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->item < b->item ? -1 : a->item > b->item;
 }
 
 static int fits(const cm *M, const cm_k *r, const cm_k *x)
@@ -353,6 +365,11 @@ static int collect(cm *M, const size_t *starts)
 	memcpy(M->ks.p, tmp, nk * sizeof(*tmp));
 	free(tmp);
 	free(fill);
+	/* by end within a channel: the same order as by start on a stream that
+	 * runs its kernels one after the other, and the order the matching
+	 * searches even when a damaged record has a wild start */
+	for (size_t c = 0; c < nc; c++)
+		an_qsort((cm_k *)M->ks.p + ch[c].k0, ch[c].n, sizeof(cm_k), cmp_k_end);
 	return 0;
 }
 
