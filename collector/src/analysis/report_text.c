@@ -720,6 +720,11 @@ int an_report_summary(const gt_analysis *a, FILE *f)
 			shown++;
 		}
 		fputc('\n', f);
+		if (G->comm_ns)
+			fprintf(f, "  communication %.1f %% of the window, %.1f %% with no compute "
+				   "running (%s waiting for late ranks)\n",
+				pct(G->comm_ns, G->window_ns), pct(G->comm_exposed_ns, G->window_ns),
+				an_fmt_ns(b1, sizeof(b1), G->comm_wait_ns));
 		const gt_an_kernel *k = g->kernels.p;
 		for (size_t j = 0; j < g->kernels.n && j < 3; j++)
 			fprintf(f, "  kernel %5.1f %% x%-8" PRIu64 " %s\n", 100 * k[j].share_wall,
@@ -727,6 +732,17 @@ int an_report_summary(const gt_analysis *a, FILE *f)
 	}
 	if (!a->gpus.n)
 		fprintf(f, "No GPU work recorded.\n");
+	size_t nr;
+	const gt_an_rank *rk = gt_analysis_ranks(a, &nr);
+	const gt_an_rank *worst = NULL;
+	for (size_t i = 0; i < nr; i++)
+		if (rk[i].cost_ns && (!worst || rk[i].cost_ns > worst->cost_ns))
+			worst = &rk[i];
+	if (nr > 1 && worst)
+		fprintf(f, "ranks: rank %u (GPU %u, pid %u) arrived last at %" PRIu64 " of %" PRIu64
+			   " collectives; the others waited %s for it\n",
+			worst->rank, worst->gpu, worst->pid, worst->last, worst->collectives,
+			an_fmt_ns(b1, sizeof(b1), worst->cost_ns));
 	uint64_t lost = 0, cut = 0, bad = 0;
 	for (size_t i = 0; i < a->traces.n; i++) {
 		const gt_an_trace *t = &an_tr(a, i)->pub;
