@@ -38,7 +38,6 @@ Expected diagnosis (`gaptrace report`, data-parallel ranks alike):
             rank R's own GPU idle while its host sleeps (host_busy).
 Runs ~10 s (--steps 60 after 5 warm-up steps) on 2 H200s.
 """
-import json
 import os
 import socket
 import subprocess
@@ -160,16 +159,7 @@ def launcher(args):
         procs.append(subprocess.Popen([sys.executable, me] + common, stdout=subprocess.PIPE,
                                       env=env, text=True))
     t0 = time.perf_counter()
-    ranks, rc = [], 0
-    for pr in procs:
-        out, _ = pr.communicate()
-        rc = rc or pr.returncode
-        for line in out.splitlines():
-            if line.startswith("{"):
-                try:
-                    ranks.append(json.loads(line))
-                except ValueError:
-                    pass
+    ranks, rc = gc.wait_json(procs)
     wall = time.perf_counter() - t0
     ranks.sort(key=lambda o: o["result"]["rank"])
     straggler = args.straggler_rank if 0 <= args.straggler_rank < args.ranks and \

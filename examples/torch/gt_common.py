@@ -185,5 +185,22 @@ def _finite(v):
     return v
 
 
+def wait_json(procs):
+    """Wait for subprocesses started with stdout=PIPE and text=True; return
+    (the JSON object lines they printed, parsed, in order; the first non-zero
+    exit status, or 0)."""
+    found, rc = [], 0
+    for pr in procs:
+        out, _ = pr.communicate()
+        rc = rc or pr.returncode
+        for line in out.splitlines():
+            if line.startswith("{"):
+                try:
+                    found.append(json.loads(line))
+                except ValueError:
+                    pass
+    return found, rc
+
+
 def log(msg):
     print("%s: %s" % (os.path.basename(sys.argv[0]), msg), file=sys.stderr, flush=True)

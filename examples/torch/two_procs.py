@@ -18,7 +18,6 @@ another context used the GPU during this process's idle/slow time (pid named
 in the evidence); fix: one process per GPU, MPS, or MIG.
 Runs ~4 s (+ start-up of two Python processes) on an H200.
 """
-import json
 import os
 import subprocess
 import sys
@@ -63,16 +62,7 @@ def launcher(args):
             [sys.executable, me, "--worker", "--worker-id", str(wid)] + common,
             stdout=subprocess.PIPE, env=env, text=True))
     t0 = time.perf_counter()
-    results, rc = [], 0
-    for pr in procs:
-        out, _ = pr.communicate()
-        rc = rc or pr.returncode
-        for line in out.splitlines():
-            if line.startswith("{"):
-                try:
-                    results.append(json.loads(line))
-                except ValueError:
-                    pass
+    results, rc = gc.wait_json(procs)
     wall = time.perf_counter() - t0
     rates = [r["timing"].get("requests_per_s", 0) for r in results]
     gc.emit("two_procs", args, sum(r["timing"].get("steps", r["result"].get("steps", 0))

@@ -45,6 +45,16 @@ void tb_rmtmp(void);
 /* Read a whole file (NUL terminated); NULL if it cannot be opened. */
 uint8_t *tb_slurp(const char *path, size_t *len);
 
+/* xorshift64: the next pseudo-random number of *state (not 0). */
+static inline uint64_t tb_xorshift(uint64_t *state)
+{
+	uint64_t x = *state;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *state = x;
+}
+
 /* Run a Check suite; the exit status for main. */
 int tb_run(Suite *s);
 

@@ -1032,10 +1032,7 @@ static uint64_t rng_state;
 
 static uint64_t rnd(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
+	return tb_xorshift(&rng_state);
 }
 
 /* A timestamp: mostly plausible, sometimes extreme. */

@@ -355,10 +355,7 @@ END_TEST
 static uint64_t rs;
 static uint64_t rnd(void)
 {
-	rs ^= rs << 13;
-	rs ^= rs >> 7;
-	rs ^= rs << 17;
-	return rs;
+	return tb_xorshift(&rs);
 }
 
 START_TEST(random_collectives)

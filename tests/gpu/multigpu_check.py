@@ -23,18 +23,7 @@ import argparse
 import json
 import sys
 
-
-def example_json(path):
-    found = None
-    with open(path, errors="replace") as f:
-        for line in f:
-            line = line.strip()
-            if line.startswith("{") and '"example"' in line:
-                try:
-                    found = json.loads(line)
-                except ValueError:
-                    pass
-    return found
+from gtcheck import example_json  # same directory
 
 
 def metric(f, key):

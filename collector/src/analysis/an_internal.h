@@ -285,6 +285,7 @@ typedef struct an_cwait {
 typedef struct an_comm {
 	uint8_t *type;  /* by canonical string id: 0 compute, else gt_coll_type + 1 */
 	size_t ntype;
+	int any;        /* some string is a communication kernel's name */
 	an_vec ranks;   /* gt_an_rank, by rank */
 	an_vec colls;   /* gt_an_collective, by first start */
 	an_vec groups;  /* gt_an_comm_group */

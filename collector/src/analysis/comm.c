@@ -85,6 +85,7 @@ int an_comm_classify(gt_analysis *a)
 	for (uint32_t id = 1; id < a->st.n; id++) {
 		int t = gt_comm_kernel_type(a->st.text[id]);
 		C->type[id] = (uint8_t)(t + 1);
+		C->any |= t >= 0;
 	}
 	return 0;
 }
@@ -618,6 +619,8 @@ int an_comm_match(gt_analysis *a, const size_t *starts)
 	an_hist *late = NULL;
 	cm_part *order = NULL;
 	uint32_t ng = 0;
+	if (!C->any) /* no communication kernel name: nothing to read */
+		return 0;
 	int rc = collect(&M, starts);
 	if (rc < 0 || !M.parts.n)
 		goto out;

@@ -278,6 +278,30 @@ static void split(sw *S, const seg *cov, size_t ncov, seg extra, uint64_t x, uin
 	}
 }
 
+/* ------------------------------------------------------------ late windows */
+
+/* The first late window that ends after x; *cur is a cursor (calls come in
+ * time order, so it only moves forward). */
+static size_t late_first(const sw *S, size_t *cur, uint64_t x)
+{
+	while (*cur < S->nlate && S->late[*cur].b <= x)
+		(*cur)++;
+	return *cur;
+}
+
+/* Window w clipped to [x, y) in [*a, *b) (possibly empty); 0 when w is past
+ * the last window or starts at y or later. */
+static int late_piece(const sw *S, size_t w, uint64_t x, uint64_t y, uint64_t *a, uint64_t *b)
+{
+	if (w >= S->nlate || S->late[w].a >= y)
+		return 0;
+	*a = S->late[w].a > x ? S->late[w].a : x;
+	*b = S->late[w].b < y ? S->late[w].b : y;
+	if (*b < *a)
+		*b = *a;
+	return 1;
+}
+
 /* ------------------------------------------------------------ gaps */
 
 static unsigned gap_bin(uint64_t len)
@@ -421,15 +445,11 @@ static int on_gap(sw *S, view *V, int gpu_view, uint64_t x, uint64_t y, const an
 	if (!gpu_view)
 		return 0;
 	/* the parts of the gap inside windows where this GPU's rank was late */
-	while (S->late_gap < S->nlate && S->late[S->late_gap].b <= x)
-		S->late_gap++;
-	for (size_t w = S->late_gap; w < S->nlate && S->late[w].a < y; w++) {
-		uint64_t a = S->late[w].a > x ? S->late[w].a : x;
-		uint64_t b = S->late[w].b < y ? S->late[w].b : y;
-		if (b > a)
-			split(S, S->ocover.p, S->ocover.n, (seg){0, 0}, a, b, x, next, prev,
+	uint64_t la, lb;
+	for (size_t w = late_first(S, &S->late_gap, x); late_piece(S, w, x, y, &la, &lb); w++)
+		if (lb > la)
+			split(S, S->ocover.p, S->ocover.n, (seg){0, 0}, la, lb, x, next, prev,
 			      S->late_cause);
-	}
 	an_gpu *g = S->g;
 	unsigned b = gap_bin(len);
 	g->pub.gap_hist_count[b]++;
@@ -454,14 +474,9 @@ static int on_seg(sw *S, uint64_t x, uint64_t y)
 		return 0;
 	g->pub.busy_ns += y - x;
 	/* busy inside windows where this GPU's rank was late */
-	while (S->late_seg < S->nlate && S->late[S->late_seg].b <= x)
-		S->late_seg++;
-	for (size_t w = S->late_seg; w < S->nlate && S->late[w].a < y; w++) {
-		uint64_t a = S->late[w].a > x ? S->late[w].a : x;
-		uint64_t b = S->late[w].b < y ? S->late[w].b : y;
-		if (b > a)
-			S->late_busy += b - a;
-	}
+	uint64_t la, lb;
+	for (size_t w = late_first(S, &S->late_seg, x); late_piece(S, w, x, y, &la, &lb); w++)
+		S->late_busy += lb - la;
 	/* utilization windows */
 	size_t w = (size_t)((x - S->t0) / S->wlen);
 	for (uint64_t t = x; t < y && w < S->nwin; w++) {
