@@ -369,8 +369,14 @@ static int collect(cm *M, const size_t *starts)
 	/* by end within a channel: the same order as by start on a stream that
 	 * runs its kernels one after the other, and the order the matching
 	 * searches even when a damaged record has a wild start */
-	for (size_t c = 0; c < nc; c++)
-		an_qsort((cm_k *)M->ks.p + ch[c].k0, ch[c].n, sizeof(cm_k), cmp_k_end);
+	for (size_t c = 0; c < nc; c++) {
+		cm_k *x = (cm_k *)M->ks.p + ch[c].k0;
+		size_t i = 1;
+		while (i < ch[c].n && cmp_k_end(&x[i - 1], &x[i]) <= 0)
+			i++;
+		if (i < ch[c].n) /* not already in end order */
+			an_qsort(x, ch[c].n, sizeof(cm_k), cmp_k_end);
+	}
 	return 0;
 }
 
