@@ -669,6 +669,7 @@ START_TEST(straggler_evidence)
 	ck_assert_ptr_nonnull(strstr(c->title, "collectives (AllReduce)"));
 	ck_assert_uint_eq(gt_diagnosis_gpu(d, 0)->comm_exposed_ns, 0);
 	gt_diagnosis_free(d);
+	sc_free(s);
 	/* computing longer: the other fix */
 	s = sc_new(10 * SEC);
 	b_straggler_busy(s, NULL);
