@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "synth.h"
 #include "tb.h"
 
 static int mem_sink(void *user, const void *buf, size_t len)
@@ -160,4 +161,17 @@ int tb_run(Suite *s)
 	int failed = srunner_ntests_failed(r);
 	srunner_free(r);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+gt_analysis *tb_synth_analysis(const gt_synth_spec *s, gt_synth_truth *tr)
+{
+	char err[256];
+	tb_mktmp();
+	ck_assert_msg(gt_synth_write(s, tb_tmpdir, tr, err, sizeof(err)) == 0, "synth: %s", err);
+	gt_analysis *a = gt_analysis_new(NULL);
+	ck_assert_ptr_nonnull(a);
+	gt_errinfo ei;
+	ck_assert_int_eq(gt_analysis_add_path(a, tb_tmpdir, &ei), (int)tr->ntraces);
+	ck_assert_int_eq(gt_analysis_finish(a), 0);
+	return a;
 }

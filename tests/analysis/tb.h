@@ -42,6 +42,12 @@ void tb_free(tb *t);
 extern char tb_tmpdir[32];
 void tb_mktmp(void);
 void tb_rmtmp(void);
+/* Write the synthetic traces of spec into a fresh tb_tmpdir (the truth into
+ * *tr), and return their finished analysis (remove the dir with tb_rmtmp). */
+struct gt_synth_spec;
+struct gt_synth_truth;
+gt_analysis *tb_synth_analysis(const struct gt_synth_spec *s, struct gt_synth_truth *tr);
+
 /* Read a whole file (NUL terminated); NULL if it cannot be opened. */
 uint8_t *tb_slurp(const char *path, size_t *len);
 

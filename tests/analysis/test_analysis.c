@@ -711,13 +711,7 @@ END_TEST
 static void check_truth(const gt_synth_spec *s)
 {
 	gt_synth_truth tr;
-	char err[256];
-	tb_mktmp();
-	ck_assert_msg(gt_synth_write(s, tb_tmpdir, &tr, err, sizeof(err)) == 0, "synth: %s", err);
-	gt_analysis *a = gt_analysis_new(NULL);
-	gt_errinfo ei;
-	ck_assert_int_eq(gt_analysis_add_path(a, tb_tmpdir, &ei), (int)tr.ntraces);
-	finish(a);
+	gt_analysis *a = tb_synth_analysis(s, &tr);
 	ck_assert_uint_eq(gt_analysis_ngpus(a), tr.ngpus);
 	uint64_t recs = 0, syncs = 0, lost = 0;
 	for (size_t i = 0; i < gt_analysis_ntraces(a); i++) {

@@ -479,13 +479,7 @@ END_TEST
 static void check_ranks(const gt_synth_spec *s)
 {
 	gt_synth_truth tr;
-	char err[256];
-	tb_mktmp();
-	ck_assert_msg(gt_synth_write(s, tb_tmpdir, &tr, err, sizeof(err)) == 0, "synth: %s", err);
-	gt_analysis *a = gt_analysis_new(NULL);
-	gt_errinfo ei;
-	ck_assert_int_eq(gt_analysis_add_path(a, tb_tmpdir, &ei), (int)tr.ntraces);
-	ck_assert_int_eq(gt_analysis_finish(a), 0);
+	gt_analysis *a = tb_synth_analysis(s, &tr);
 	uint32_t present = 0;
 	for (uint32_t i = 0; i < tr.nranks; i++)
 		present += tr.rank[i].present;
