@@ -50,6 +50,11 @@ for _k, _v in (("NCCL_NVLS_ENABLE", "0"), ("TORCH_SYMM_MEM_DISABLE_MULTICAST", "
                ("NVSHMEM_DISABLE_NVLS", "1")):
     os.environ[_k] = _v
 
+# cuda:r is then the r-th GPU in PCI order, which is how gaptrace numbers the
+# ranks it finds in the traces (the NCCL rank is not recorded): rank r of
+# this program is gaptrace's rank r.
+os.environ.setdefault("CUDA_DEVICE_ORDER", "PCI_BUS_ID")
+
 import gt_common as gc  # noqa: E402
 
 
