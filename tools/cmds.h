@@ -14,5 +14,6 @@ int cmd_dump(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
 int cmd_synth(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 #endif

@@ -15,6 +15,7 @@ static const struct {
 	const char *help;
 } cmds[] = {
 	{"dump", cmd_dump, "print the records of a trace as text"},
+	{"export", cmd_export, "write a Perfetto timeline, nsys-style tables or an HTML report"},
 	{"recover", cmd_recover, "rewrite a damaged trace, keeping every good frame"},
 	{"report", cmd_report, "explain where GPU time went: utilization, idle causes, kernels"},
 	{"synth", cmd_synth, "write a synthetic trace directory with known ground truth"},
