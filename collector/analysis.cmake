@@ -4,6 +4,7 @@
 # demangler, loaded at run time).
 add_library(gaptrace_analysis STATIC
   src/analysis/util.c
+  src/analysis/sort.c
   src/analysis/load.c
   src/analysis/timeline.c
   src/analysis/gaps.c

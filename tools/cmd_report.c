@@ -35,7 +35,7 @@ static const char usage_text[] =
 	"      --capture          window = whole capture, not first..last GPU activity\n"
 	"      --full-names       full demangled kernel names\n"
 	"      --mangled          do not demangle kernel names\n"
-	"      --width N          text width (default 100)\n"
+	"      --width N          text width (default 120)\n"
 	"      --strict           stop reading a trace at its first corrupt frame\n"
 	"  -q, --quiet            no warnings about damaged input on stderr\n"
 	"  -h, --help             this text\n"

@@ -118,8 +118,10 @@ GT_API const char *gt_cause_name(int cause);
 /** Window modes (gt_analysis_opts.window_mode). */
 enum {
 	GT_WINDOW_ACTIVITY = 0, /**< first GPU activity .. last GPU activity, per GPU */
-	GT_WINDOW_CAPTURE = 1,  /**< start of the capture (stream header / ARMED note)
-				     .. last record of the traces using the GPU */
+	GT_WINDOW_CAPTURE = 1,  /**< start of the capture (the first ARMED note, else
+				     the stream header) .. last record of the traces
+				     using the GPU; time disarmed in between counts as
+				     idle */
 };
 
 /** Default utilization window: 10 ms. */
@@ -361,7 +363,8 @@ typedef struct gt_an_gap {
 	uint32_t prev_name;
 	uint32_t prev_stream;
 	uint32_t feed_tid;       /**< the feeding thread (launched next), 0 unknown */
-	uint32_t last_call_name; /**< F's last launch/copy/sync call before the gap */
+	uint32_t last_call_name; /**< F's last launch/copy/sync call begun before the
+				      gap start (it may still run into the gap) */
 	uint64_t last_call_end;  /**< when it returned (realtime ns), 0 unknown */
 	uint64_t next_launch;    /**< start of the call that launched next, 0 unknown */
 } gt_an_gap;
@@ -401,6 +404,8 @@ typedef struct gt_an_copy {
 	double share_wall;       /**< total_ns / window_ns */
 	uint64_t api_ns;         /**< host time in the calls that issued them (matched) */
 	uint64_t blocking;       /**< issued by a call that returned after the copy ended */
+	uint64_t first_start;    /**< realtime ns of the first one */
+	uint32_t ex_trace, ex_pid, ex_stream; /**< the first one */
 } gt_an_copy;
 
 /** Sync sources (gt_an_sync.source). */
@@ -530,7 +535,7 @@ enum {
 typedef struct gt_report_opts {
 	uint32_t top_kernels; /**< rows of the kernel table; 0 = 20 */
 	uint32_t top_gaps;    /**< longest gaps listed in text; 0 = 5 */
-	uint32_t width;       /**< text width; 0 = 100 */
+	uint32_t width;       /**< text width (kernel names get the rest); 0 = 120 */
 	uint32_t flags;       /**< GT_REPORT_* */
 } gt_report_opts;
 

@@ -112,13 +112,6 @@ int an_hist_merge(an_hist *dst, const an_hist *src);
 void an_hist_free(an_hist *h);
 void an_hist_summary(const an_hist *h, gt_an_dist *d);
 
-/* ------------------------------------------------------------ sorting */
-
-/* Stable LSD radix sort of n elements of esz bytes whose first 8 bytes are
- * a uint64_t key (ascending). tmp: scratch of n*esz bytes or NULL (then it
- * allocates). @return 0 or GT_ERR_NOMEM. */
-int an_radix_sort(void *base, size_t n, size_t esz, void *tmp);
-
 /* qsort that accepts n == 0 with a NULL base. */
 static inline void an_qsort(void *base, size_t n, size_t esz, int (*cmp)(const void *, const void *))
 {
@@ -139,19 +132,26 @@ enum { /* an_item.flags */
 	AN_IF_WAITS = 1u << 2, /* its stream was told to wait on an event */
 };
 
-/* One unit of GPU work. The key (start) comes first for the radix sort. */
+/* One unit of GPU work, 32 bytes. The key (start) comes first for the
+ * radix sort. */
 typedef struct an_item {
 	uint64_t start, end;
-	uint32_t corr;
-	uint32_t name;   /* kernels: global string id; copies: kind | host<<8 */
+	uint32_t name;   /* kernels: global string id; copies: index of their an_cagg */
 	uint32_t stream;
-	uint32_t call;   /* after the join: index into the outer-call array */
-	uint16_t trace;
-	uint16_t dev;    /* local ordinal while loading; GPU index after */
+	uint32_t cc;     /* correlation id while loading; after the join the index of
+			    the outer call that launched it, or AN_NONE */
+	uint16_t src;    /* its (trace, device) pair: a->srcs */
 	uint8_t kind;
 	uint8_t flags;
-	uint16_t pad;
 } an_item;
+_Static_assert(sizeof(an_item) == 32, "an_item is 32 bytes");
+
+/* A (trace, local device ordinal) pair that has work, and its GPU. */
+typedef struct an_src {
+	uint16_t trace, dev;
+	uint32_t gpu;
+} an_src;
+#define AN_MAX_SRCS 65535u
 
 enum { /* API call classes */
 	AN_C_OTHER = 0,
@@ -221,6 +221,8 @@ typedef struct an_kagg {
 typedef struct an_cagg {
 	uint64_t count, bytes, total, min, max;
 	uint64_t api_ns, blocking;
+	uint64_t first_start;
+	uint32_t stream;
 	uint16_t trace, dev;
 	uint8_t copy_kind, host_kind;
 } an_cagg;
@@ -238,7 +240,8 @@ typedef struct an_tdev {
 	int known;
 	gt_device dev;
 	an_hist lat_queued, lat_submitted;
-	uint32_t gpu; /* GPU index after resolution */
+	uint32_t gpu; /* GPU index + 1 after resolution, 0 none */
+	uint32_t src; /* its an_src index + 1, 0 none */
 } an_tdev;
 
 /* A trace being read / read. */
@@ -247,7 +250,8 @@ typedef struct an_trace {
 	char *path;
 	gt_clock_map cmap;
 	int have_cmap;
-	uint64_t capture_start; /* trace clock */
+	uint64_t capture_start; /* trace clock: stream header, or the first ARMED note */
+	int armed;
 	/* local string id -> global id */
 	uint32_t *smap;
 	uint32_t smap_cap;
@@ -282,6 +286,7 @@ struct gt_analysis {
 	an_strtab st;
 	an_vec traces;  /* an_trace* */
 	an_vec items;   /* an_item */
+	an_vec srcs;    /* an_src */
 	an_vec calls;   /* an_call: raw, then outer only */
 	an_vec syncrec; /* an_syncrec */
 	an_vec nvml;    /* an_nvml */
@@ -297,6 +302,17 @@ struct gt_analysis {
 	size_t name_cls_cap;
 };
 
+/* sort.c: stable LSD radix sorts on the 64-bit start (only the digits that
+ * vary; an already sorted array costs one read) and stable counting
+ * partitions by a small key. tmp holds n elements. @return 0 or ENOMEM. */
+int an_sort_items(an_item *b, size_t n, an_item *tmp);
+int an_sort_calls(an_call *b, size_t n, an_call *tmp);
+/* Group by GPU (an_item.dev) / thread (an_call.thr); starts gets nkeys+1
+ * offsets when not NULL. */
+int an_part_items(an_item *b, size_t n, an_item *tmp, uint32_t nkeys, size_t *starts,
+		  const an_src *srcs);
+int an_part_calls(an_call *b, size_t n, an_call *tmp, uint32_t nkeys, size_t *starts);
+
 /* load.c */
 int an_load_reader(gt_analysis *a, gt_reader *r, an_trace *t);
 uint8_t an_api_class(gt_analysis *a, uint32_t name, uint32_t domain, uint32_t cbid,
@@ -305,7 +321,7 @@ uint8_t an_api_class(gt_analysis *a, uint32_t name, uint32_t domain, uint32_t cb
 /* finish steps (timeline.c, gaps.c, tables.c) */
 int an_resolve_gpus(gt_analysis *a);
 /* Sort items by start and group them by GPU; gpu_starts gets ngpus+1 offsets. */
-int an_sort_items(gt_analysis *a, size_t *gpu_starts);
+int an_order_items(gt_analysis *a, size_t *gpu_starts);
 int an_build_calls(gt_analysis *a);
 int an_sweep(gt_analysis *a);
 int an_tables(gt_analysis *a);

@@ -56,6 +56,7 @@ gt_analysis *gt_analysis_new(const gt_analysis_opts *opts)
 		o->throttle_mask = GT_AN_DEFAULT_THROTTLE_MASK;
 	an_vec_init(&a->traces, sizeof(an_trace *));
 	an_vec_init(&a->items, sizeof(an_item));
+	an_vec_init(&a->srcs, sizeof(an_src));
 	an_vec_init(&a->calls, sizeof(an_call));
 	an_vec_init(&a->syncrec, sizeof(an_syncrec));
 	an_vec_init(&a->nvml, sizeof(an_nvml));
@@ -114,6 +115,7 @@ static void gpu_free(an_gpu *g)
 static void free_work(gt_analysis *a)
 {
 	an_vec_free(&a->items);
+	an_vec_free(&a->srcs);
 	an_vec_free(&a->syncrec);
 	an_vec_free(&a->nvproc);
 	an_vec_free(&a->kagg);
@@ -335,50 +337,21 @@ static const an_gpu *gpu_at(const gt_analysis *a, size_t i, size_t *n)
 	return a->finished && i < a->gpus.n ? an_gp(a, i) : NULL;
 }
 
-const gt_an_proc *gt_analysis_procs(const gt_analysis *a, size_t gpu, size_t *n)
-{
-	const an_gpu *g = gpu_at(a, gpu, n);
-	if (!g)
-		return NULL;
-	*n = g->procs.n;
-	return g->procs.p;
-}
-
-const gt_an_gap *gt_analysis_gaps(const gt_analysis *a, size_t gpu, size_t *n)
-{
-	const an_gpu *g = gpu_at(a, gpu, n);
-	if (!g)
-		return NULL;
-	*n = g->gaps.n;
-	return g->gaps.p;
-}
-
-const gt_an_gap *gt_analysis_longest_gaps(const gt_analysis *a, size_t gpu, size_t *n)
-{
-	const an_gpu *g = gpu_at(a, gpu, n);
-	if (!g)
-		return NULL;
-	*n = g->longest.n;
-	return g->longest.p;
-}
-
-const gt_an_kernel *gt_analysis_kernels(const gt_analysis *a, size_t gpu, size_t *n)
-{
-	const an_gpu *g = gpu_at(a, gpu, n);
-	if (!g)
-		return NULL;
-	*n = g->kernels.n;
-	return g->kernels.p;
-}
-
-const gt_an_copy *gt_analysis_copies(const gt_analysis *a, size_t gpu, size_t *n)
-{
-	const an_gpu *g = gpu_at(a, gpu, n);
-	if (!g)
-		return NULL;
-	*n = g->copies.n;
-	return g->copies.p;
-}
+/* The per-GPU array accessors all have one shape. */
+#define GPU_ARRAY(FN, T, FIELD)                                                  \
+	const T *FN(const gt_analysis *a, size_t gpu, size_t *n)               \
+	{                                                                        \
+		const an_gpu *g = gpu_at(a, gpu, n);                             \
+		if (!g)                                                          \
+			return NULL;                                             \
+		*n = g->FIELD.n;                                                 \
+		return g->FIELD.p;                                               \
+	}
+GPU_ARRAY(gt_analysis_procs, gt_an_proc, procs)
+GPU_ARRAY(gt_analysis_gaps, gt_an_gap, gaps)
+GPU_ARRAY(gt_analysis_longest_gaps, gt_an_gap, longest)
+GPU_ARRAY(gt_analysis_kernels, gt_an_kernel, kernels)
+GPU_ARRAY(gt_analysis_copies, gt_an_copy, copies)
 
 const gt_an_sync *gt_analysis_syncs(const gt_analysis *a, size_t *n)
 {

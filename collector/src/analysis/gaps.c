@@ -44,7 +44,9 @@
  * doing something useful elsewhere: the GPU waited for that thread.
  *
  * Trailing idle (capture window) has no E: F is the thread of the last
- * item and rule 2 does not apply.
+ * item and rule 2 does not apply. Between the kernels of one CUDA graph
+ * launch, L is the graph launch, long returned: rule 2 calls the wait
+ * launch latency.
  *
  * Cost: O(items) for the sweep plus, per gap, a cursor step on F's calls
  * (amortized O(1): gaps come in time order) and the calls inside the gap.
@@ -81,6 +83,7 @@ typedef struct sw {
 	an_gpu *g;
 	const an_call *calls;
 	const an_thread *th;
+	const an_src *srcs;
 	size_t *hint;          /* per thread: cursor into its calls */
 	const uint8_t *nccl;   /* by canonical string id */
 	size_t nnccl;
@@ -185,10 +188,10 @@ static void walk(sw *S, uint32_t thr, uint64_t x, uint64_t y, uint64_t g0, uint6
 /* The feeding thread of a gap, or AN_NONE. */
 static uint32_t feeder(const sw *S, const an_item *next, const an_item *prev)
 {
-	if (next && next->call != AN_NONE)
-		return S->calls[next->call].thr;
-	if (prev && prev->call != AN_NONE)
-		return S->calls[prev->call].thr;
+	if (next && next->cc != AN_NONE)
+		return S->calls[next->cc].thr;
+	if (prev && prev->cc != AN_NONE)
+		return S->calls[prev->cc].thr;
 	return AN_NONE;
 }
 
@@ -202,8 +205,8 @@ static void attribute(sw *S, uint64_t x, uint64_t y, uint64_t g0, const an_item 
 		return;
 	}
 	uint64_t m = y;
-	if (next && next->call != AN_NONE) {
-		const an_call *L = &S->calls[next->call];
+	if (next && next->cc != AN_NONE) {
+		const an_call *L = &S->calls[next->cc];
 		if (L->end < y) {
 			uint64_t from = L->end > x ? L->end : x;
 			int dep = (L->flags & AN_CF_AFTER_WAIT) != 0;
@@ -288,10 +291,10 @@ static void fill_evidence(sw *S, gt_an_gap *gp, const an_item *prev, const an_it
 	if (next) {
 		gp->next_name = next->kind == AN_K_KERNEL ? an_strtab_canon(st, next->name) : 0;
 		gp->next_stream = next->stream;
-		gp->next_trace = next->trace;
-		gp->next_pid = an_tr(S->a, next->trace)->pub.header.pid;
-		if (next->call != AN_NONE)
-			gp->next_launch = S->calls[next->call].start;
+		gp->next_trace = S->srcs[next->src].trace;
+		gp->next_pid = an_tr(S->a, gp->next_trace)->pub.header.pid;
+		if (next->cc != AN_NONE)
+			gp->next_launch = S->calls[next->cc].start;
 	}
 	if (prev) {
 		gp->prev_name = prev->kind == AN_K_KERNEL ? an_strtab_canon(st, prev->name) : 0;
@@ -301,8 +304,11 @@ static void fill_evidence(sw *S, gt_an_gap *gp, const an_item *prev, const an_it
 	if (thr == AN_NONE)
 		return;
 	gp->feed_tid = S->th[thr].tid;
-	size_t c0 = S->th[thr].c0;
+	size_t c0 = S->th[thr].c0, c1 = S->th[thr].c1;
 	size_t p = first_after(S, thr, gp->start);
+	/* the call in progress at the gap start counts as the last one */
+	if (p < c1 && S->calls[p].start <= gp->start)
+		p++;
 	for (int n = 0; p > c0 && n < 256; n++) {
 		const an_call *c = &S->calls[--p];
 		if (c->cls == AN_C_LAUNCH || c->cls == AN_C_COPY || c->cls == AN_C_MEMSET ||
@@ -497,6 +503,14 @@ static int cmp_seg(const void *x, const void *y)
 	return a->a < b->a ? -1 : a->a > b->a;
 }
 
+static int cmp_proc(const void *x, const void *y)
+{
+	const gt_an_proc *a = x, *b = y;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	return a->trace < b->trace ? -1 : a->trace > b->trace;
+}
+
 static int cmp_float(const void *x, const void *y)
 {
 	float a = *(const float *)x, b = *(const float *)y;
@@ -528,8 +542,9 @@ static int build_ocover(sw *S, const an_nvproc *np, size_t n, const uint32_t *pi
 			traced = pids[k] == s->pid;
 		if (traced || !s->sm_util)
 			continue;
-		/* the period since this pid's previous sample (<= 1 s) */
-		for (size_t q = j; q-- > 0;)
+		/* the period since this pid's previous sample (<= 1 s; looked for
+		 * among the last 64 samples only, to stay linear) */
+		for (size_t q = j, steps = 0; q-- > 0 && steps < 64; steps++)
 			if (np[q].pid == s->pid) {
 				d = s->ts - np[q].ts;
 				break;
@@ -655,8 +670,9 @@ static int sweep_gpu(sw *S, an_item *it, size_t n, const an_nvproc *np, size_t n
 	memset(slot, 0xff, (nt ? nt : 1) * sizeof(*slot));
 	uint64_t t0 = UINT64_MAX, t1 = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (slot[it[i].trace] == AN_NONE)
-			slot[it[i].trace] = (uint32_t)nprocs++;
+		uint16_t tr = S->srcs[it[i].src].trace;
+		if (slot[tr] == AN_NONE)
+			slot[tr] = (uint32_t)nprocs++;
 		if (it[i].start < t0)
 			t0 = it[i].start;
 		if (it[i].end > t1)
@@ -688,9 +704,9 @@ static int sweep_gpu(sw *S, an_item *it, size_t n, const an_nvproc *np, size_t n
 	g->pub.window_ns = t1 - t0;
 	g->pub.nprocs = (uint32_t)nprocs;
 
-	/* utilization windows: at most 16 M of them */
+	/* utilization windows: at most 4 M of them */
 	S->wlen = a->o.window_ns;
-	while ((t1 - t0) / S->wlen >= (1u << 24))
+	while ((t1 - t0) / S->wlen >= (1u << 22))
 		S->wlen *= 2;
 	S->nwin = (size_t)((t1 - t0 + S->wlen - 1) / S->wlen);
 	S->wbusy = calloc(S->nwin ? S->nwin : 1, sizeof(*S->wbusy));
@@ -760,7 +776,8 @@ static int sweep_gpu(sw *S, an_item *it, size_t n, const an_nvproc *np, size_t n
 		uint64_t e = x->end < t1 ? x->end : t1;
 		if (e < s)
 			e = s;
-		view *P = &pv[slot[x->trace]];
+		uint16_t xtr = S->srcs[x->src].trace;
+		view *P = &pv[slot[xtr]];
 
 		/* counts (whole items) */
 		uint64_t d = x->end - x->start;
@@ -780,8 +797,8 @@ static int sweep_gpu(sw *S, an_item *it, size_t n, const an_nvproc *np, size_t n
 			int nccl = nm < S->nnccl && S->nccl[nm];
 			ku_add(&ku_all, s, e);
 			ku_add(nccl ? &ku_nccl : &ku_comp, s, e);
-			if (x->call != AN_NONE && !(x->flags & AN_IF_GRAPH)) {
-				const an_call *L = &S->calls[x->call];
+			if (x->cc != AN_NONE && !(x->flags & AN_IF_GRAPH)) {
+				const an_call *L = &S->calls[x->cc];
 				if (x->start >= L->start)
 					AN_TRY_GOTO(an_hist_add(&g->lat_api, x->start - L->start));
 				AN_TRY_GOTO(an_hist_add(&g->lat_api_end,
@@ -796,9 +813,9 @@ static int sweep_gpu(sw *S, an_item *it, size_t n, const an_nvproc *np, size_t n
 			g->pub.nmemset++;
 			g->pub.memset_ns += d;
 		}
-		if (x->call == AN_NONE)
+		if (x->cc == AN_NONE)
 			g->pub.unmatched++;
-		uint64_t skey = (uint64_t)x->trace << 32 | x->stream;
+		uint64_t skey = (uint64_t)xtr << 32 | x->stream;
 		if (skey != last_key) {
 			uint32_t *sl;
 			if (an_map_get_or_add(&streams, skey, &sl) < 0) {
@@ -876,6 +893,7 @@ static int sweep_gpu(sw *S, an_item *it, size_t n, const an_nvproc *np, size_t n
 		}
 		p->idle_ns = g->pub.window_ns - p->busy_ns;
 	}
+	an_qsort(g->procs.p, g->procs.n, sizeof(gt_an_proc), cmp_proc);
 	an_hist_summary(&g->gaplen, &g->pub.gap_len);
 	an_hist_summary(&g->lat_api, &g->pub.lat_api);
 	an_hist_summary(&g->lat_api_end, &g->pub.lat_api_end);
@@ -944,7 +962,7 @@ int an_sweep(gt_analysis *a)
 	int rc = 0;
 	if (!starts)
 		return GT_ERR_NOMEM;
-	if ((rc = an_sort_items(a, starts)) < 0)
+	if ((rc = an_order_items(a, starts)) < 0)
 		goto out;
 	if (a->nvml.n)
 		an_qsort(a->nvml.p, a->nvml.n, sizeof(an_nvml), cmp_nvml);
@@ -953,6 +971,7 @@ int an_sweep(gt_analysis *a)
 
 	S.a = a;
 	S.calls = a->calls.p;
+	S.srcs = a->srcs.p;
 	S.th = a->threads.p;
 	S.hint = calloc(a->threads.n ? a->threads.n : 1, sizeof(*S.hint));
 	S.nnccl = a->st.n;
@@ -989,12 +1008,12 @@ int an_sweep(gt_analysis *a)
 		size_t kp = jp;
 		while (kp < a->nvproc.n && np[kp].dev == gi)
 			kp++;
-		S.nv = nv + jn;
+		S.nv = nv ? nv + jn : NULL;
 		S.nnv = kn - jn;
 		S.nvc = S.nvc2 = 0;
 		S.clk_sum = S.clk_n = 0;
-		rc = sweep_gpu(&S, AN_AT(&a->items, an_item, starts[gi]), starts[gi + 1] - starts[gi],
-			       np + jp, kp - jp);
+		an_item *items = a->items.p ? AN_AT(&a->items, an_item, starts[gi]) : NULL;
+		rc = sweep_gpu(&S, items, starts[gi + 1] - starts[gi], np ? np + jp : NULL, kp - jp);
 		if (rc < 0)
 			goto out2;
 		jn = kn;

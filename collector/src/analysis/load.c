@@ -148,6 +148,22 @@ static an_tdev *tdev(ld *L, uint32_t dev)
 	return &t->devs[dev];
 }
 
+/* The (trace, device) pair of a work item; AN_NONE when the table is full. */
+static uint32_t src_of(ld *L, an_tdev *td, uint32_t dev)
+{
+	if (td->src)
+		return td->src - 1;
+	if (L->a->srcs.n >= AN_MAX_SRCS)
+		return AN_NONE;
+	an_src *x = an_vec_push(&L->a->srcs);
+	if (!x)
+		return AN_NONE;
+	x->trace = L->ti;
+	x->dev = (uint16_t)dev;
+	td->src = (uint32_t)L->a->srcs.n;
+	return td->src - 1;
+}
+
 static uint32_t thread_index(ld *L, uint32_t tid)
 {
 	uint32_t *slot;
@@ -210,18 +226,21 @@ static int add_kernel(ld *L, const gt_kernel *k)
 	uint64_t end = k->end < k->start ? k->start : k->end;
 	if (clipped(L, k->start, end))
 		return 0;
+	uint32_t src = src_of(L, td, k->device_id);
+	if (src == AN_NONE) {
+		bad_record(L, "kernel on one (trace, device) pair too many");
+		return 0;
+	}
 	uint32_t name = gname(L, k->name_id);
 	an_item *it = an_vec_push(&a->items);
 	if (!it)
 		return GT_ERR_NOMEM;
 	it->start = k->start;
 	it->end = end;
-	it->corr = k->correlation_id;
+	it->cc = k->correlation_id;
 	it->name = name;
 	it->stream = k->stream_id;
-	it->call = AN_NONE;
-	it->trace = L->ti;
-	it->dev = (uint16_t)k->device_id;
+	it->src = (uint16_t)src;
 	it->kind = AN_K_KERNEL;
 	it->flags = k->graph_id ? AN_IF_GRAPH : 0;
 	span(L->t, k->start, end);
@@ -307,6 +326,11 @@ static int add_copy(ld *L, uint8_t kind, uint32_t dev, uint32_t stream, uint32_t
 	uint64_t end = end0 < start ? start : end0;
 	if (clipped(L, start, end))
 		return 0;
+	uint32_t src = src_of(L, td, dev);
+	if (src == AN_NONE) {
+		bad_record(L, "copy on one (trace, device) pair too many");
+		return 0;
+	}
 	uint64_t key = ((uint64_t)L->ti << 40) | ((uint64_t)dev << 32) |
 		       ((uint64_t)copy_kind << 8) | host_kind;
 	uint32_t *slot;
@@ -324,6 +348,7 @@ static int add_copy(ld *L, uint8_t kind, uint32_t dev, uint32_t stream, uint32_t
 		c->copy_kind = copy_kind;
 		c->host_kind = host_kind;
 		c->min = UINT64_MAX;
+		c->first_start = UINT64_MAX;
 	} else {
 		c = AN_AT(&a->cagg, an_cagg, *slot);
 	}
@@ -332,16 +357,18 @@ static int add_copy(ld *L, uint8_t kind, uint32_t dev, uint32_t stream, uint32_t
 		return GT_ERR_NOMEM;
 	it->start = start;
 	it->end = end;
-	it->corr = corr;
+	it->cc = corr;
 	it->name = *slot; /* copies: index of their aggregate */
 	it->stream = stream;
-	it->call = AN_NONE;
-	it->trace = L->ti;
-	it->dev = (uint16_t)dev;
+	it->src = (uint16_t)src;
 	it->kind = kind;
 	span(L->t, start, end);
 
 	uint64_t d = end - start;
+	if (start < c->first_start) {
+		c->first_start = start;
+		c->stream = stream;
+	}
 	c->count++;
 	c->bytes += bytes;
 	c->total += d;
@@ -490,7 +517,7 @@ static int add_record(ld *L, const gt_record *x)
 		s->sm_util = n->sm_util == UINT32_MAX ? 0 : n->sm_util;
 		s->trace = L->ti;
 		s->dev = (uint16_t)n->device_id;
-		return 0;
+		return tdev(L, n->device_id) ? 0 : GT_ERR_NOMEM;
 	}
 	case GT_REC_LOSS: {
 		uint32_t w = x->loss.what < GT_AN_LOSS_SLOTS ? x->loss.what : 0;
@@ -506,9 +533,11 @@ static int add_record(ld *L, const gt_record *x)
 		n->ts = x->note.ts;
 		n->code = x->note.code;
 		*id = gname(L, x->note.text_id);
-		if (x->note.code == GT_NOTE_ARMED && x->note.ts &&
-		    (!t->capture_start || x->note.ts < t->capture_start))
+		/* a capture armed later than the stream began starts there */
+		if (x->note.code == GT_NOTE_ARMED && x->note.ts && !t->armed) {
+			t->armed = 1;
 			t->capture_start = x->note.ts;
+		}
 		return 0;
 	}
 	default: return 0;

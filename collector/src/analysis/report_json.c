@@ -36,7 +36,8 @@
  *                small_grid, graph_count, first_start, example: {pid, trace,
  *                stream, tid}, storm, nccl}],
  *     copies: [{kind, host_mem, count, bytes, total_ns, min_ns, max_ns, gbps,
- *               share_wall, api_ns, blocking}]
+ *               share_wall, api_ns, blocking, first_start,
+ *               example: {pid, trace, stream}}]
  *   }],
  *   "syncs": [{pid, trace, tid, thread, type, name, source, count, total_ns, max_ns}],
  *   "traces": [{path, status, error, header_ok, pid, ppid, producer, hostname,
@@ -404,6 +405,12 @@ static void j_gpu(jw *j, const gt_analysis *a, const an_gpu *g, uint32_t flags)
 		j_dbl(j, "share_wall", c->share_wall);
 		j_u64(j, "api_ns", c->api_ns);
 		j_u64(j, "blocking", c->blocking);
+		j_u64(j, "first_start", c->first_start);
+		j_open(j, "example", '{');
+		j_u64(j, "pid", c->ex_pid);
+		j_u64(j, "trace", c->ex_trace);
+		j_u64(j, "stream", c->ex_stream);
+		j_close(j, '}');
 		j_close(j, '}');
 	}
 	j_close(j, ']');

@@ -145,11 +145,19 @@ static void bar(FILE *f, double frac, int width)
 
 /* ------------------------------------------------------------ sections */
 
+/* Cut s to width characters, ending in "..." when something was cut. */
+static const char *clip(char *s, size_t width)
+{
+	if (width >= 4 && strlen(s) > width)
+		memcpy(s + width - 3, "...", 4);
+	return s;
+}
+
 static const char *item_label(const gt_analysis *a, uint8_t kind, uint32_t name, uint32_t flags,
 			      char *b, size_t cap)
 {
 	if (kind == GT_REC_KERNEL)
-		return an_kernel_label(a, name, flags, 1, b, cap);
+		return clip((char *)an_kernel_label(a, name, flags, 1, b, cap), 40);
 	snprintf(b, cap, "%s", kind == GT_REC_MEMCPY ? "(memcpy)" : kind == GT_REC_MEMSET ? "(memset)"
 											    : "-");
 	return b;
@@ -279,8 +287,8 @@ static void gaps_section(const gt_analysis *a, const an_gpu *g, FILE *f, const g
 	for (size_t i = 0; i < n; i++) {
 		uint64_t len = gp[i].end - gp[i].start;
 		int mc = gp[i].main_cause;
-		item_label(a, gp[i].prev_kind, gp[i].prev_name, o->flags, pv, 48);
-		item_label(a, gp[i].next_kind, gp[i].next_name, o->flags, nx, 48);
+		item_label(a, gp[i].prev_kind, gp[i].prev_name, o->flags, pv, sizeof(pv));
+		item_label(a, gp[i].next_kind, gp[i].next_name, o->flags, nx, sizeof(nx));
 		fprintf(f, "  %2zu  +%-10s %10s  %-15s %3.0f%%  %s -> %s", i + 1,
 			an_fmt_ns(b1, sizeof(b1), gp[i].start - g->pub.t0),
 			an_fmt_ns(b2, sizeof(b2), len), gt_cause_name(mc),
@@ -318,11 +326,11 @@ static void kernels_section(const gt_analysis *a, const an_gpu *g, FILE *f, cons
 		return;
 	const gt_an_kernel *k = g->kernels.p;
 	size_t n = g->kernels.n < o->top_kernels ? g->kernels.n : o->top_kernels;
-	char b1[32], b2[32], b4[32], nm[512], geo[48];
+	char b1[32], b2[32], b3[32], b4[32], nm[512], geo[48];
 	fprintf(f, "Top kernels  %zu of %zu names, %" PRIu64 " launches, %s of kernel time\n", n,
 		g->kernels.n, g->pub.nkernels, an_fmt_ns(b1, sizeof(b1), g->pub.kernel_ns));
-	fprintf(f, "  %10s %6s %8s %9s %9s %16s %4s %6s  %s\n", "total", "wall", "count", "mean",
-		"max", "blocks x thr", "regs", "smem", "name");
+	fprintf(f, "  %9s %6s %8s %9s %9s %9s %14s %4s %6s  %s\n", "total", "wall", "count", "mean",
+		"min", "max", "blocks x thr", "regs", "smem", "name");
 	int namew = (int)o->width - 78;
 	if (namew < 30)
 		namew = 30;
@@ -333,12 +341,13 @@ static void kernels_section(const gt_analysis *a, const an_gpu *g, FILE *f, cons
 		else
 			snprintf(geo, sizeof(geo), "%" PRIu64 "x%u", k[i].max_blocks, k[i].max_threads);
 		an_kernel_label(a, k[i].name, o->flags, 1, nm, sizeof(nm));
-		fprintf(f, "  %10s %5.1f%% %8" PRIu64 " %9s %9s %16s %4u %6u  %.*s%s%s\n",
+		if (!(o->flags & GT_REPORT_FULL_NAMES))
+			clip(nm, (size_t)namew);
+		fprintf(f, "  %9s %5.1f%% %8" PRIu64 " %9s %9s %9s %14s %4u %6u  %s%s%s\n",
 			an_fmt_ns(b1, sizeof(b1), k[i].total_ns), 100 * k[i].share_wall, k[i].count,
 			an_fmt_ns(b2, sizeof(b2), (uint64_t)(k[i].mean_ns + 0.5)),
-			an_fmt_ns(b4, sizeof(b4), k[i].max_ns), geo, k[i].registers, k[i].smem,
-			(o->flags & GT_REPORT_FULL_NAMES) ? (int)sizeof(nm) : namew, nm,
-			k[i].storm ? "  [storm]" : "",
+			an_fmt_ns(b3, sizeof(b3), k[i].min_ns), an_fmt_ns(b4, sizeof(b4), k[i].max_ns),
+			geo, k[i].registers, k[i].smem, nm, k[i].storm ? "  [storm]" : "",
 			k[i].small_grid ? "  [grid < SMs]" : "");
 	}
 }
@@ -373,12 +382,12 @@ static void syncs_section(const gt_analysis *a, FILE *f)
 	char b1[32], b2[32];
 	size_t n = a->syncs.n < 10 ? a->syncs.n : 10;
 	fprintf(f, "== Host synchronization (time the host was blocked; %zu rows)\n", a->syncs.n);
-	fprintf(f, "  %-8s %-8s %-16s %-20s %8s %10s %10s  %s\n", "pid", "tid", "thread", "type", "count",
+	fprintf(f, "  %-8s %-8s %-16s %-24s %8s %10s %10s  %s\n", "pid", "tid", "thread", "call", "count",
 		"total", "max", "from");
 	for (size_t i = 0; i < n; i++) {
 		const char *tn = gt_analysis_thread_name(a, s[i].trace, s[i].tid);
 		const char *nm = an_strtab_get(&a->st, s[i].name);
-		fprintf(f, "  %-8u %-8u %-16.16s %-20.20s %8" PRIu64 " %10s %10s  %s\n", s[i].pid, s[i].tid,
+		fprintf(f, "  %-8u %-8u %-16.16s %-24.24s %8" PRIu64 " %10s %10s  %s\n", s[i].pid, s[i].tid,
 			tn ? tn : "-", nm ? nm : gt_sync_type_name(s[i].type), s[i].count,
 			an_fmt_ns(b1, sizeof(b1), s[i].total_ns), an_fmt_ns(b2, sizeof(b2), s[i].max_ns),
 			s[i].source == GT_AN_SYNC_FROM_RECORDS ? "sync records" : "API calls");
@@ -473,7 +482,7 @@ void an_report_opts(const gt_report_opts *in, gt_report_opts *o)
 	if (!o->top_gaps)
 		o->top_gaps = 5;
 	if (!o->width)
-		o->width = 100;
+		o->width = 120;
 }
 
 static void headline(const gt_analysis *a, FILE *f)

@@ -164,6 +164,7 @@ static int copies(gt_analysis *a)
 			r->copy_kind = c->copy_kind;
 			r->host_kind = c->host_kind;
 			r->min_ns = UINT64_MAX;
+			r->first_start = UINT64_MAX;
 		} else {
 			r = AN_AT(&g->copies, gt_an_copy, *slot);
 		}
@@ -177,6 +178,12 @@ static int copies(gt_analysis *a)
 			r->max_ns = c->max;
 		r->api_ns += c->api_ns;
 		r->blocking += c->blocking;
+		if (c->first_start < r->first_start) {
+			r->first_start = c->first_start;
+			r->ex_trace = c->trace;
+			r->ex_pid = an_tr(a, c->trace)->pub.header.pid;
+			r->ex_stream = c->stream;
+		}
 		if (c->copy_kind == GT_AN_COPY_MEMSET)
 			g->pub.memset_bytes += c->bytes;
 		else

@@ -7,9 +7,9 @@
  * launched it by correlation id.
  *
  * Design notes
- * - Sorting is a stable LSD radix sort on the 64-bit start (only the digits
- *   that vary), then a stable counting partition (by GPU, by thread) into
- *   the same scratch buffer: O(n), two arrays of the data at most.
+ * - Ordering is a stable counting partition (by GPU, by thread) followed by
+ *   a stable LSD radix sort of each group on the 64-bit start (sort.c):
+ *   O(n), two arrays of the data at most.
  * - Outer calls of one thread are disjoint and sorted, so their ends are
  *   sorted too: gaps.c finds "what was the thread doing at t" by a galloping
  *   search. A call overlapping the previous outer call without being nested
@@ -41,17 +41,24 @@
 
 /* ------------------------------------------------------------ clocks */
 
+/* gt_clock_map_apply, inlined for the hot loops (same arithmetic). */
 static inline uint64_t conv(const an_trace *t, uint64_t v)
 {
-	return v ? gt_clock_map_apply(&t->cmap, v) : 0;
+	const gt_clock_map *m = &t->cmap;
+	if (!v)
+		return 0;
+	if (m->slope == 1.0)
+		return v + (uint64_t)m->offset;
+	return gt_clock_map_apply(m, v);
 }
 
 static void align_clocks(gt_analysis *a)
 {
 	size_t nt = a->traces.n;
+	const an_src *src = a->srcs.p;
 	for (size_t i = 0; i < a->items.n; i++) {
 		an_item *it = AN_AT(&a->items, an_item, i);
-		const an_trace *t = an_tr(a, it->trace);
+		const an_trace *t = an_tr(a, src[it->src].trace);
 		it->start = conv(t, it->start);
 		it->end = conv(t, it->end);
 	}
@@ -78,6 +85,10 @@ static void align_clocks(gt_analysis *a)
 	for (size_t i = 0; i < a->kagg.n; i++) {
 		an_kagg *k = AN_AT(&a->kagg, an_kagg, i);
 		k->first_start = conv(an_tr(a, k->trace), k->first_start);
+	}
+	for (size_t i = 0; i < a->cagg.n; i++) {
+		an_cagg *c = AN_AT(&a->cagg, an_cagg, i);
+		c->first_start = conv(an_tr(a, c->trace), c->first_start);
 	}
 	for (size_t i = 0; i < nt; i++) {
 		an_trace *t = an_tr(a, i);
@@ -152,13 +163,12 @@ static uint32_t gpu_for(gt_analysis *a, an_trace *t, uint16_t ti, uint32_t dev)
 int an_resolve_gpus(gt_analysis *a)
 {
 	align_clocks(a);
-	/* in order of first appearance: items (load order), then NVML */
-	for (size_t i = 0; i < a->items.n; i++) {
-		an_item *it = AN_AT(&a->items, an_item, i);
-		uint32_t g = gpu_for(a, an_tr(a, it->trace), it->trace, it->dev);
-		if (g == AN_NONE)
+	/* in order of first appearance: work (its pairs are in load order), then NVML */
+	for (size_t i = 0; i < a->srcs.n; i++) {
+		an_src *x = AN_AT(&a->srcs, an_src, i);
+		x->gpu = gpu_for(a, an_tr(a, x->trace), x->trace, x->dev);
+		if (x->gpu == AN_NONE)
 			return GT_ERR_NOMEM;
-		it->dev = (uint16_t)g;
 	}
 	for (size_t i = 0; i < a->nvml.n; i++) {
 		an_nvml *s = AN_AT(&a->nvml, an_nvml, i);
@@ -167,12 +177,12 @@ int an_resolve_gpus(gt_analysis *a)
 			return GT_ERR_NOMEM;
 		s->dev = (uint16_t)g;
 	}
-	/* Per-process samples map to a GPU only when that GPU is known. */
 	for (size_t i = 0; i < a->nvproc.n; i++) {
 		an_nvproc *s = AN_AT(&a->nvproc, an_nvproc, i);
-		an_trace *t = an_tr(a, s->trace);
-		s->dev = t->devs && t->devs[s->dev].gpu ? (uint16_t)(t->devs[s->dev].gpu - 1)
-							 : UINT16_MAX;
+		uint32_t g = gpu_for(a, an_tr(a, s->trace), s->trace, s->dev);
+		if (g == AN_NONE)
+			return GT_ERR_NOMEM;
+		s->dev = (uint16_t)g;
 	}
 	if (a->gpus.n > UINT16_MAX - 1)
 		return GT_ERR_LIMIT;
@@ -193,55 +203,22 @@ int an_resolve_gpus(gt_analysis *a)
 	return 0;
 }
 
-/* ------------------------------------------------------------ sorting helpers */
+/* ------------------------------------------------------------ ordering */
 
-/* Stable partition of n elements by a small key (0..nkeys-1) through tmp. */
-static int partition(void *base, size_t n, size_t esz, void *tmp, uint32_t nkeys,
-		     uint32_t (*key)(const void *), size_t *starts)
+int an_order_items(gt_analysis *a, size_t *gpu_starts)
 {
-	size_t *cnt = calloc((size_t)nkeys + 1, sizeof(*cnt));
-	if (!cnt)
-		return GT_ERR_NOMEM;
-	char *b = base, *t = tmp;
-	for (size_t i = 0; i < n; i++)
-		cnt[key(b + i * esz) + 1]++;
-	for (uint32_t k = 0; k < nkeys; k++)
-		cnt[k + 1] += cnt[k];
-	if (starts)
-		memcpy(starts, cnt, ((size_t)nkeys + 1) * sizeof(*cnt));
-	for (size_t i = 0; i < n; i++) {
-		uint32_t k = key(b + i * esz);
-		memcpy(t + cnt[k]++ * esz, b + i * esz, esz);
-	}
-	memcpy(base, tmp, n * esz);
-	free(cnt);
-	return 0;
-}
-
-static uint32_t item_gpu(const void *p)
-{
-	return ((const an_item *)p)->dev;
-}
-
-static uint32_t call_thr(const void *p)
-{
-	return ((const an_call *)p)->thr;
-}
-
-int an_sort_items(gt_analysis *a, size_t *gpu_starts)
-{
-	size_t n = a->items.n;
+	size_t n = a->items.n, ng = a->gpus.n;
 	if (!n) {
-		memset(gpu_starts, 0, (a->gpus.n + 1) * sizeof(*gpu_starts));
+		memset(gpu_starts, 0, (ng + 1) * sizeof(*gpu_starts));
 		return 0;
 	}
-	void *tmp = malloc(n * sizeof(an_item));
+	an_item *b = a->items.p, *tmp = malloc(n * sizeof(an_item));
 	if (!tmp)
 		return GT_ERR_NOMEM;
-	int rc = an_radix_sort(a->items.p, n, sizeof(an_item), tmp);
-	if (!rc)
-		rc = partition(a->items.p, n, sizeof(an_item), tmp, (uint32_t)a->gpus.n, item_gpu,
-			       gpu_starts);
+	int rc = an_part_items(b, n, tmp, (uint32_t)ng, gpu_starts, a->srcs.p);
+	for (size_t g = 0; g < ng && !rc; g++)
+		rc = an_sort_items(b + gpu_starts[g], gpu_starts[g + 1] - gpu_starts[g],
+				   tmp + gpu_starts[g]);
 	free(tmp);
 	return rc;
 }
@@ -353,16 +330,20 @@ int an_build_calls(gt_analysis *a)
 		goto out;
 	}
 	if (n) {
-		void *tmp = malloc(n * sizeof(an_call));
-		if (!tmp) {
+		/* group by thread, then sort each thread's calls by start */
+		an_call *tmp = malloc(n * sizeof(an_call));
+		size_t nthr = a->threads.n, *st = malloc((nthr + 1) * sizeof(*st));
+		if (!tmp || !st) {
+			free(tmp);
+			free(st);
 			rc = GT_ERR_NOMEM;
 			goto out;
 		}
-		rc = an_radix_sort(c, n, sizeof(an_call), tmp);
-		if (!rc)
-			rc = partition(c, n, sizeof(an_call), tmp, (uint32_t)a->threads.n, call_thr,
-				       NULL);
+		rc = an_part_calls(c, n, tmp, (uint32_t)nthr, st);
+		for (size_t t = 0; t < nthr && !rc; t++)
+			rc = an_sort_calls(c + st[t], st[t + 1] - st[t], tmp + st[t]);
 		free(tmp);
+		free(st);
 		if (rc)
 			goto out;
 	}
@@ -422,10 +403,11 @@ int an_build_calls(gt_analysis *a)
 	/* Join work to its launching call. */
 	for (size_t i = 0; i < a->items.n; i++) {
 		an_item *it = AN_AT(&a->items, an_item, i);
-		uint32_t ci = it->corr ? corrmap_get(&maps[it->trace], it->corr) : AN_NONE;
-		it->call = ci;
+		uint32_t tr = AN_AT(&a->srcs, an_src, it->src)->trace;
+		uint32_t ci = it->cc ? corrmap_get(&maps[tr], it->cc) : AN_NONE;
+		it->cc = ci;
 		if (ci == AN_NONE) {
-			an_tr(a, it->trace)->pub.unmatched++;
+			an_tr(a, tr)->pub.unmatched++;
 			continue;
 		}
 		if (it->kind != AN_K_KERNEL) {

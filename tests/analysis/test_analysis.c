@@ -1,0 +1,1213 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Analysis tests: exact answers on hand-made timelines (each cause class,
+ * overlaps across streams and processes, clock alignment, GPU identity,
+ * NVML throttling, tables, the loss ledger), the synthetic generator's
+ * ground truth against the analysis, and damaged input.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gaptrace/analysis.h"
+#include "synth.h"
+#include "tb.h"
+
+#define LAUNCH "cudaLaunchKernel"
+
+static gt_analysis *finish(gt_analysis *a)
+{
+	ck_assert_int_eq(gt_analysis_finish(a), 0);
+	return a;
+}
+
+static gt_analysis *one(tb *t, const gt_analysis_opts *o)
+{
+	gt_analysis *a = gt_analysis_new(o);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_int_eq(tb_add(a, t, "t.gtrace"), 1);
+	return finish(a);
+}
+
+static void check_causes(const uint64_t *c, uint64_t host, uint64_t turn, uint64_t launch,
+			 uint64_t transfer, uint64_t dep, uint64_t other, uint64_t unknown)
+{
+	ck_assert_uint_eq(c[GT_CAUSE_HOST_BUSY], host);
+	ck_assert_uint_eq(c[GT_CAUSE_SYNC_TURNAROUND], turn);
+	ck_assert_uint_eq(c[GT_CAUSE_LAUNCH_BOUND], launch);
+	ck_assert_uint_eq(c[GT_CAUSE_TRANSFER], transfer);
+	ck_assert_uint_eq(c[GT_CAUSE_DEPENDENCY], dep);
+	ck_assert_uint_eq(c[GT_CAUSE_OTHER_PROCESS], other);
+	ck_assert_uint_eq(c[GT_CAUSE_UNKNOWN], unknown);
+}
+
+static uint64_t sum7(const uint64_t *c)
+{
+	uint64_t s = 0;
+	for (int i = 0; i < GT_CAUSE_COUNT; i++)
+		s += c[i];
+	return s;
+}
+
+/* ------------------------------------------------------------ causes */
+
+/* Host busy between launches, then launch call + launch latency. */
+START_TEST(host_busy_and_latency)
+{
+	tb t;
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
+	tb_api(&t, 7, 1, T0 + 100, T0 + 200, LAUNCH);
+	tb_kernel(&t, 0, 7, 1, T0 + 1000, T0 + 2000, NULL);
+	tb_api(&t, 7, 2, T0 + 2500, T0 + 2600, LAUNCH);
+	tb_kernel(&t, 0, 7, 2, T0 + 3000, T0 + 4000, NULL);
+	gt_analysis_opts o = {.window_ns = 1000};
+	gt_analysis *a = one(&t, &o);
+	ck_assert_uint_eq(gt_analysis_ngpus(a), 1);
+	const gt_an_gpu *g = gt_analysis_gpu(a, 0);
+	ck_assert_uint_eq(g->t0, T0 + 1000);
+	ck_assert_uint_eq(g->t1, T0 + 4000);
+	ck_assert_uint_eq(g->window_ns, 3000);
+	ck_assert_uint_eq(g->busy_ns, 2000);
+	ck_assert_uint_eq(g->sm_busy_ns, 2000);
+	ck_assert_uint_eq(g->copy_only_ns, 0);
+	ck_assert_uint_eq(g->idle_ns, 1000);
+	ck_assert_uint_eq(g->ngaps, 1);
+	check_causes(g->cause_ns, 500, 0, 500, 0, 0, 0, 0);
+	ck_assert_uint_eq(g->gap_hist_count[1], 1); /* 1 us long: the 1-10 us bin */
+	ck_assert_uint_eq(g->gap_hist_ns[1], 1000);
+	ck_assert_uint_eq(g->gap_hist_cause_ns[1][GT_CAUSE_HOST_BUSY], 500);
+	/* launch latency: API start -> kernel start 900 and 500 */
+	ck_assert_uint_eq(g->lat_api.count, 2);
+	ck_assert_uint_eq(g->lat_api.min, 500);
+	ck_assert_uint_eq(g->lat_api.max, 900);
+	ck_assert_uint_eq(g->lat_api.sum, 1400);
+	ck_assert_uint_eq(g->lat_api_end.min, 400);
+	ck_assert_uint_eq(g->lat_api_end.max, 800);
+	/* windows of 1 us: 100 %, 0 %, 100 % */
+	size_t n;
+	const float *s = gt_analysis_util_series(a, 0, &n);
+	ck_assert_uint_eq(n, 3);
+	ck_assert(s[0] == 1.0f && s[1] == 0.0f && s[2] == 1.0f);
+	ck_assert_uint_eq(g->util.nwindows, 3);
+	ck_assert_uint_eq(g->util.hist[0], 1);
+	ck_assert_uint_eq(g->util.hist[9], 2);
+	ck_assert(g->util.p50 == 1.0 && g->util.min == 0.0 && g->util.p5 == 0.0);
+	/* the gap's evidence */
+	const gt_an_gap *gp = gt_analysis_longest_gaps(a, 0, &n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(gp->start, T0 + 2000);
+	ck_assert_uint_eq(gp->end, T0 + 3000);
+	ck_assert_uint_eq(gp->feed_tid, 7);
+	ck_assert_uint_eq(gp->next_kind, GT_REC_KERNEL);
+	ck_assert_uint_eq(gp->prev_kind, GT_REC_KERNEL);
+	ck_assert_uint_eq(gp->next_launch, T0 + 2500);
+	ck_assert_uint_eq(gp->last_call_end, T0 + 200);
+	ck_assert_str_eq(gt_analysis_string(a, gp->last_call_name), LAUNCH);
+	ck_assert_str_eq(gt_analysis_string(a, gp->next_name), "_Z6kernelv");
+	ck_assert(gp->main_cause == GT_CAUSE_HOST_BUSY || gp->main_cause == GT_CAUSE_LAUNCH_BOUND);
+	gt_analysis_free(a);
+}
+END_TEST
+
+/* Overlapping kernels on two streams; no API records: unknown. */
+START_TEST(overlap_streams_unknown)
+{
+	tb t;
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
+	tb_kernel(&t, 0, 1, 1, T0 + 1000, T0 + 3000, NULL);
+	tb_kernel(&t, 0, 2, 2, T0 + 2000, T0 + 2500, NULL);
+	tb_kernel(&t, 0, 2, 3, T0 + 2800, T0 + 5000, NULL);
+	tb_kernel(&t, 0, 1, 4, T0 + 6000, T0 + 7000, NULL);
+	gt_analysis *a = one(&t, NULL);
+	const gt_an_gpu *g = gt_analysis_gpu(a, 0);
+	ck_assert_uint_eq(g->window_ns, 6000);
+	ck_assert_uint_eq(g->busy_ns, 5000);
+	ck_assert_uint_eq(g->idle_ns, 1000);
+	ck_assert_uint_eq(g->ngaps, 1);
+	ck_assert_uint_eq(g->nstreams, 2);
+	ck_assert_uint_eq(g->unmatched, 4);
+	check_causes(g->cause_ns, 0, 0, 0, 0, 0, 0, 1000);
+	size_t n;
+	const gt_an_kernel *k = gt_analysis_kernels(a, 0, &n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(k->count, 4);
+	ck_assert_uint_eq(k->total_ns, 5700);
+	ck_assert_uint_eq(k->min_ns, 500);
+	ck_assert_uint_eq(k->max_ns, 2200);
+	ck_assert_uint_eq(g->kernel_ns, 5700);
+	gt_analysis_free(a);
+}
+END_TEST
+
+/* Copies overlapping a kernel: copy-only time, memset, copy table. */
+START_TEST(copy_only)
+{
+	tb t;
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
+	tb_kernel(&t, 0, 1, 1, T0 + 1000, T0 + 2000, NULL);
+	tb_copy(&t, 0, 2, 2, T0 + 1500, T0 + 3000, 3000, GT_COPY_HTOD, GT_MEM_PINNED, 1);
+	gt_record r = {.type = GT_REC_MEMSET};
+	r.memset.start = T0 + 3000;
+	r.memset.end = T0 + 3500;
+	r.memset.bytes = 64;
+	r.memset.stream_id = 2;
+	r.memset.mem_kind = GT_MEM_DEVICE;
+	tb_rec(&t, &r);
+	gt_analysis *a = one(&t, NULL);
+	const gt_an_gpu *g = gt_analysis_gpu(a, 0);
+	ck_assert_uint_eq(g->window_ns, 2500);
+	ck_assert_uint_eq(g->busy_ns, 2500);
+	ck_assert_uint_eq(g->sm_busy_ns, 1000);
+	ck_assert_uint_eq(g->copy_only_ns, 1500);
+	ck_assert_uint_eq(g->idle_ns, 0);
+	ck_assert_uint_eq(g->ngaps, 0);
+	ck_assert_uint_eq(g->nmemcpy, 1);
+	ck_assert_uint_eq(g->memcpy_bytes, 3000);
+	ck_assert_uint_eq(g->nmemset, 1);
+	ck_assert_uint_eq(g->memset_bytes, 64);
+	size_t n;
+	const gt_an_copy *c = gt_analysis_copies(a, 0, &n);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(c[0].copy_kind, GT_COPY_HTOD);
+	ck_assert_uint_eq(c[0].host_kind, GT_MEM_PINNED);
+	ck_assert_uint_eq(c[0].total_ns, 1500);
+	ck_assert(c[0].gbps == 2.0);
+	ck_assert_uint_eq(c[1].copy_kind, GT_AN_COPY_MEMSET);
+	ck_assert_uint_eq(c[1].total_ns, 500);
+	gt_analysis_free(a);
+}
+END_TEST
+
+/* Sync begun before the GPU drained, host work, next launch. */
+START_TEST(sync_turnaround)
+{
+	tb t;
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
+	tb_api(&t, 7, 1, T0 + 100, T0 + 200, LAUNCH);
+	tb_kernel(&t, 0, 7, 1, T0 + 300, T0 + 1000, NULL);
+	tb_api(&t, 7, 2, T0 + 250, T0 + 1010, "cudaStreamSynchronize");
+	tb_api(&t, 7, 3, T0 + 1500, T0 + 1600, LAUNCH);
+	tb_kernel(&t, 0, 7, 3, T0 + 1700, T0 + 2000, NULL);
+	gt_analysis *a = one(&t, NULL);
+	const gt_an_gpu *g = gt_analysis_gpu(a, 0);
+	ck_assert_uint_eq(g->idle_ns, 700);
+	check_causes(g->cause_ns, 0, 500, 200, 0, 0, 0, 0);
+	size_t n;
+	const gt_an_sync *s = gt_analysis_syncs(a, &n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(s->count, 1);
+	ck_assert_uint_eq(s->total_ns, 760);
+	ck_assert_uint_eq(s->tid, 7);
+	ck_assert_uint_eq(s->type, GT_SYNC_STREAM);
+	ck_assert_uint_eq(s->source, GT_AN_SYNC_FROM_API);
+	const gt_an_gap *gp = gt_analysis_longest_gaps(a, 0, &n);
+	ck_assert_str_eq(gt_analysis_string(a, gp->last_call_name), "cudaStreamSynchronize");
+	ck_assert_uint_eq(gp->main_cause, GT_CAUSE_SYNC_TURNAROUND);
+	gt_analysis_free(a);
+}
+END_TEST
+
+/* A sync call that starts while the GPU is already idle waits on something
+ * else: dependency; after it, turnaround. */
+START_TEST(sync_inside_gap)
+{
+	tb t;
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
+	tb_api(&t, 7, 1, T0 + 100, T0 + 200, LAUNCH);
+	tb_kernel(&t, 0, 7, 1, T0 + 300, T0 + 1000, NULL);
+	tb_api(&t, 7, 2, T0 + 1200, T0 + 1300, "cudaDeviceSynchronize");
+	tb_api(&t, 7, 3, T0 + 1500, T0 + 1600, LAUNCH);
+	tb_kernel(&t, 0, 7, 3, T0 + 1600, T0 + 1800, NULL);
+	gt_analysis *a = one(&t, NULL);
+	const gt_an_gpu *g = gt_analysis_gpu(a, 0);
+	check_causes(g->cause_ns, 200, 200, 100, 0, 100, 0, 0);
+	size_t n;
+	const gt_an_sync *s = gt_analysis_syncs(a, &n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(s->type, GT_SYNC_CONTEXT);
+	gt_analysis_free(a);
+}
+END_TEST
+
+/* cudaStreamWaitEvent before a launch: the submitted work waits. */
+START_TEST(stream_wait_dependency)
+{
+	tb t;
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
+	tb_api(&t, 7, 1, T0 + 100, T0 + 200, LAUNCH);
+	tb_kernel(&t, 0, 7, 1, T0 + 300, T0 + 1000, NULL);
+	tb_api(&t, 7, 2, T0 + 1100, T0 + 1150, "cudaStreamWaitEvent");
+	tb_api(&t, 7, 3, T0 + 1200, T0 + 1300, LAUNCH);
+	tb_kernel(&t, 0, 7, 3, T0 + 2000, T0 + 2500, NULL);
+	gt_analysis *a = one(&t, NULL);
+	check_causes(gt_analysis_gpu(a, 0)->cause_ns, 200, 0, 100, 0, 700, 0, 0);
+	gt_analysis_free(a);
+}
+END_TEST
+
+/* A blocking pageable copy: host staging is transfer, after it turnaround. */
+START_TEST(transfer_blocking_copy)
+{
+	tb t;
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
+	tb_api(&t, 7, 1, T0 + 100, T0 + 200, LAUNCH);
+	tb_kernel(&t, 0, 7, 1, T0 + 300, T0 + 1000, NULL);
+	tb_api(&t, 7, 2, T0 + 1000, T0 + 3100, "cudaMemcpy");
+	tb_copy(&t, 0, 7, 2, T0 + 2000, T0 + 3000, 4000, GT_COPY_HTOD, GT_MEM_PAGEABLE, 0);
+	tb_api(&t, 7, 3, T0 + 3200, T0 + 3300, LAUNCH);
+	tb_kernel(&t, 0, 7, 3, T0 + 3400, T0 + 3500, NULL);
+	gt_analysis *a = one(&t, NULL);
+	const gt_an_gpu *g = gt_analysis_gpu(a, 0);
+	ck_assert_uint_eq(g->ngaps, 2);
+	check_causes(g->cause_ns, 0, 100, 200, 1100, 0, 0, 0);
+	ck_assert_uint_eq(g->copy_only_ns, 1000);
+	size_t n;
+	const gt_an_copy *c = gt_analysis_copies(a, 0, &n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(c->host_kind, GT_MEM_PAGEABLE);
+	ck_assert_uint_eq(c->blocking, 1);
+	ck_assert_uint_eq(c->api_ns, 2100);
+	ck_assert(c->gbps == 4.0);
+	ck_assert_uint_eq(c->first_start, T0 + 2000);
+	ck_assert_uint_eq(c->ex_pid, 10);
+	ck_assert_uint_eq(c->ex_stream, 7);
+	gt_analysis_free(a);
+}
+END_TEST
+
+/* Nested driver calls fold into the runtime call; cudaFree's implicit
+ * context sync makes it a sync call. */
+START_TEST(nested_calls)
+{
+	tb t;
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
+	tb_api(&t, 7, 1, T0 + 100, T0 + 300, LAUNCH);
+	tb_api(&t, 7, 1, T0 + 150, T0 + 250, "cuLaunchKernel");
+	tb_kernel(&t, 0, 7, 1, T0 + 400, T0 + 1000, NULL);
+	tb_api(&t, 7, 2, T0 + 1100, T0 + 1500, "cudaFree");
+	tb_api(&t, 7, 3, T0 + 1150, T0 + 1450, "cuCtxSynchronize");
+	tb_api(&t, 7, 4, T0 + 1600, T0 + 1700, LAUNCH);
+	tb_kernel(&t, 0, 7, 4, T0 + 1800, T0 + 1900, NULL);
+	gt_analysis *a = one(&t, NULL);
+	const gt_an_gpu *g = gt_analysis_gpu(a, 0);
+	check_causes(g->cause_ns, 100, 100, 200, 0, 400, 0, 0);
+	ck_assert_uint_eq(g->lat_api.max, 300); /* from the outer runtime call */
+	size_t n;
+	const gt_an_sync *s = gt_analysis_syncs(a, &n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_str_eq(gt_analysis_string(a, s->name), "cudaFree");
+	ck_assert_uint_eq(s->total_ns, 400);
+	ck_assert_uint_eq(gt_analysis_trace(a, 0)->api_calls, 5);
+	gt_analysis_free(a);
+}
+END_TEST
+
+/* Two processes on one GPU, clocks differing by 5 us, views per process. */
+START_TEST(two_processes)
+{
+	gt_analysis *a = gt_analysis_new(NULL);
+	const uint8_t u[1] = {0xA1};
+	tb t;
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, u);
+	tb_api(&t, 1, 1, T0 + 100, T0 + 200, LAUNCH);
+	tb_kernel(&t, 0, 7, 1, T0 + 1000, T0 + 2000, NULL);
+	tb_api(&t, 1, 2, T0 + 4500, T0 + 4600, LAUNCH);
+	tb_kernel(&t, 0, 7, 2, T0 + 5000, T0 + 6000, NULL);
+	ck_assert_int_eq(tb_add(a, &t, "10.gtrace"), 1);
+	/* process 20: its clock reads realtime + 5000 */
+	tb_begin(&t, 20, GT_PRODUCER_INJECT, -5000, 1, u);
+	tb_api(&t, 2, 1, T0 + 7000, T0 + 7100, LAUNCH);
+	tb_kernel(&t, 0, 7, 1, T0 + 7500, T0 + 8500, "_Z5otherv");
+	ck_assert_int_eq(tb_add(a, &t, "20.gtrace"), 1);
+	finish(a);
+	ck_assert_uint_eq(gt_analysis_ngpus(a), 1);
+	const gt_an_gpu *g = gt_analysis_gpu(a, 0);
+	ck_assert_uint_eq(g->nprocs, 2);
+	ck_assert_uint_eq(g->window_ns, 5000);
+	ck_assert_uint_eq(g->busy_ns, 3000);
+	ck_assert_uint_eq(g->ngaps, 2);
+	check_causes(g->cause_ns, 1000, 0, 1000, 0, 0, 0, 0);
+	size_t n;
+	const gt_an_proc *p = gt_analysis_procs(a, 0, &n);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(p[0].pid, 10);
+	ck_assert_uint_eq(p[0].busy_ns, 2000);
+	ck_assert_uint_eq(p[0].idle_ns, 3000);
+	check_causes(p[0].cause_ns, 1500, 0, 500, 0, 0, 1000, 0);
+	ck_assert_uint_eq(p[1].pid, 20);
+	ck_assert_uint_eq(p[1].busy_ns, 1000);
+	check_causes(p[1].cause_ns, 1500, 0, 500, 0, 0, 2000, 0);
+	ck_assert_uint_eq(sum7(p[1].cause_ns), p[1].idle_ns);
+	/* the kernel table merges by name across processes, by GPU */
+	const gt_an_kernel *k = gt_analysis_kernels(a, 0, &n);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(k[0].count, 2);
+	ck_assert_uint_eq(k[0].ex_tid, 1);
+	ck_assert_uint_eq(k[1].ex_pid, 20);
+	gt_analysis_free(a);
+}
+END_TEST
+
+/* ------------------------------------------------------------ identity */
+
+START_TEST(gpus_by_uuid)
+{
+	gt_analysis *a = gt_analysis_new(NULL);
+	const uint8_t ua[3] = {0xA1, 0xB2, 0xC3}, ub[1] = {0xB2};
+	tb t;
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 3, ua);
+	tb_kernel(&t, 0, 7, 1, T0 + 1000, T0 + 2000, NULL);
+	tb_kernel(&t, 1, 7, 2, T0 + 1000, T0 + 3000, NULL);
+	ck_assert_int_eq(tb_add(a, &t, "10.gtrace"), 1);
+	tb_begin(&t, 20, GT_PRODUCER_INJECT, 0, 1, ub);
+	tb_kernel(&t, 0, 7, 1, T0 + 4000, T0 + 5000, NULL);
+	ck_assert_int_eq(tb_add(a, &t, "20.gtrace"), 1);
+	tb_begin(&t, 30, GT_PRODUCER_INJECT, 0, 1, NULL); /* no UUID */
+	tb_kernel(&t, 0, 7, 1, T0 + 1000, T0 + 1100, NULL);
+	ck_assert_int_eq(tb_add(a, &t, "30.gtrace"), 1);
+	finish(a);
+	/* A1, B2 (two processes), and the UUID-less one; C3 unused: absent */
+	ck_assert_uint_eq(gt_analysis_ngpus(a), 3);
+	const gt_an_gpu *g0 = gt_analysis_gpu(a, 0), *g1 = gt_analysis_gpu(a, 1),
+			*g2 = gt_analysis_gpu(a, 2);
+	ck_assert_uint_eq(g0->dev.uuid[0], 0xA1);
+	ck_assert_uint_eq(g0->busy_ns, 1000);
+	ck_assert_uint_eq(g1->dev.uuid[0], 0xB2);
+	ck_assert_uint_eq(g1->nprocs, 2);
+	ck_assert_uint_eq(g1->window_ns, 4000);
+	ck_assert_uint_eq(g1->busy_ns, 3000);
+	ck_assert_int_eq(g2->uuid_known, 0);
+	ck_assert_uint_eq(g2->busy_ns, 100);
+	ck_assert_ptr_null(gt_analysis_gpu(a, 3));
+	gt_analysis_free(a);
+}
+END_TEST
+
+static void nvml_sample(tb *t, uint32_t dev, uint64_t ts, uint64_t reasons, uint32_t clk)
+{
+	gt_record r = {.type = GT_REC_NVML};
+	r.nvml.ts = ts;
+	r.nvml.device_id = dev;
+	r.nvml.sm_clock_mhz = clk;
+	r.nvml.gpu_util = 90;
+	r.nvml.power_mw = 500000;
+	r.nvml.temp_c = 70;
+	r.nvml.clocks_event_reasons = reasons;
+	tb_rec(t, &r);
+}
+
+/* NVML: throttle reasons over busy time; a GPU with samples but no work. */
+START_TEST(nvml_throttle)
+{
+	gt_analysis *a = gt_analysis_new(NULL);
+	const uint8_t u[1] = {0xA1};
+	tb t;
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, u);
+	tb_kernel(&t, 0, 7, 1, T0 + 1000, T0 + 3000, NULL);
+	ck_assert_int_eq(tb_add(a, &t, "10.gtrace"), 1);
+	tb_begin(&t, 99, GT_PRODUCER_COLLECTOR, 0, 0, NULL);
+	gt_record d = {.type = GT_REC_DEVICE};
+	d.device.id = 0;
+	d.device.uuid[0] = 0xA1;
+	d.device.uuid[15] = 0xee;
+	tb_rec(&t, &d);
+	d.device.id = 1;
+	d.device.uuid[0] = 0xD4;
+	tb_rec(&t, &d);
+	nvml_sample(&t, 0, T0 + 500, 0, 1980);
+	nvml_sample(&t, 0, T0 + 1500, 0x4, 1500);
+	nvml_sample(&t, 0, T0 + 2500, 0x40 | 0x1, 1300);
+	nvml_sample(&t, 0, T0 + 3500, 0, 1980);
+	nvml_sample(&t, 1, T0 + 500, 0, 1980);
+	ck_assert_int_eq(tb_add(a, &t, "nvml.gtrace"), 1);
+	finish(a);
+	ck_assert_uint_eq(gt_analysis_ngpus(a), 2);
+	const gt_an_gpu *g = gt_analysis_gpu(a, 0);
+	ck_assert_uint_eq(g->throttled_ns, 1500);
+	ck_assert_uint_eq(g->throttle_reason_ns[2], 1000);
+	ck_assert_uint_eq(g->throttle_reason_ns[6], 500);
+	ck_assert_uint_eq(g->throttle_reason_ns[0], 500);
+	ck_assert_uint_eq(g->nvml.samples, 2);
+	ck_assert(g->nvml.sm_clock_mean_mhz == 1400.0);
+	ck_assert_uint_eq(g->nvml.sm_clock_min_mhz, 1300);
+	ck_assert_uint_eq(g->nvml.temp_max_c, 70);
+	ck_assert(g->nvml.gpu_util_mean == 90.0);
+	ck_assert_uint_eq(g->nvml.reasons_seen, 0x45);
+	const gt_an_gpu *e = gt_analysis_gpu(a, 1);
+	ck_assert_uint_eq(e->dev.uuid[0], 0xD4);
+	ck_assert_uint_eq(e->window_ns, 0);
+	ck_assert_uint_eq(e->busy_ns, 0);
+	ck_assert_uint_eq(e->nvml.samples, 1);
+	gt_analysis_free(a);
+}
+END_TEST
+
+static void nvml_proc(tb *t, uint64_t ts, uint32_t pid, uint32_t util)
+{
+	gt_record r = {.type = GT_REC_NVML_PROC};
+	r.nvml_proc.ts = ts;
+	r.nvml_proc.pid = pid;
+	r.nvml_proc.sm_util = util;
+	tb_rec(t, &r);
+}
+
+/* NVML per-process samples of an untraced process explain GPU-view gaps;
+ * ignored when the traced pid is not among them (another pid namespace). */
+START_TEST(nvml_other_process)
+{
+	for (int same_ns = 1; same_ns >= 0; same_ns--) {
+		gt_analysis *a = gt_analysis_new(NULL);
+		const uint8_t u[1] = {0xA1};
+		tb t;
+		tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, u);
+		tb_api(&t, 1, 1, T0 + 100, T0 + 200, LAUNCH);
+		tb_kernel(&t, 0, 7, 1, T0 + 1000, T0 + 2000, NULL);
+		tb_api(&t, 1, 2, T0 + 4500, T0 + 4600, LAUNCH);
+		tb_kernel(&t, 0, 7, 2, T0 + 5000, T0 + 6000, NULL);
+		ck_assert_int_eq(tb_add(a, &t, "10.gtrace"), 1);
+		tb_begin(&t, 99, GT_PRODUCER_COLLECTOR, 0, 0, NULL);
+		gt_record d = {.type = GT_REC_DEVICE};
+		d.device.uuid[0] = 0xA1;
+		d.device.uuid[15] = 0xee;
+		tb_rec(&t, &d);
+		nvml_proc(&t, T0 + 1500, same_ns ? 10 : 4242, 50);
+		nvml_proc(&t, T0 + 2500, 77, 30); /* covers [1500, 2500) */
+		nvml_proc(&t, T0 + 3500, 77, 30); /* covers [2500, 3500) */
+		nvml_proc(&t, T0 + 4500, 77, 0);  /* idle: no cover */
+		ck_assert_int_eq(tb_add(a, &t, "nvml.gtrace"), 1);
+		finish(a);
+		const gt_an_gpu *g = gt_analysis_gpu(a, 0);
+		ck_assert_uint_eq(g->idle_ns, 3000);
+		if (same_ns)
+			check_causes(g->cause_ns, 1000, 0, 500, 0, 0, 1500, 0);
+		else
+			check_causes(g->cause_ns, 2500, 0, 500, 0, 0, 0, 0);
+		gt_analysis_free(a);
+	}
+}
+END_TEST
+
+/* Dormant start: the capture window begins at the first ARMED note. */
+START_TEST(capture_from_armed)
+{
+	tb t;
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
+	gt_record n = {.type = GT_REC_NOTE};
+	n.note.ts = T0 + 500;
+	n.note.code = GT_NOTE_ARMED;
+	tb_rec(&t, &n);
+	n.note.ts = T0 + 700; /* armed again: the first one counts */
+	tb_rec(&t, &n);
+	tb_kernel(&t, 0, 7, 1, T0 + 1000, T0 + 2000, NULL);
+	gt_analysis_opts o = {.window_mode = GT_WINDOW_CAPTURE};
+	gt_analysis *a = one(&t, &o);
+	const gt_an_gpu *g = gt_analysis_gpu(a, 0);
+	ck_assert_uint_eq(g->t0, T0 + 500);
+	ck_assert_uint_eq(g->window_ns, 1500);
+	check_causes(g->cause_ns, 0, 0, 0, 0, 0, 0, 500);
+	gt_analysis_free(a);
+}
+END_TEST
+
+/* A process that made no GPU work: no GPU, an empty report section. */
+START_TEST(empty_trace)
+{
+	tb t;
+	const uint8_t u[2] = {0xA1, 0xB2};
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 2, u);
+	tb_api(&t, 7, 1, T0 + 100, T0 + 200, "cudaGetDevice");
+	gt_analysis *a = one(&t, NULL);
+	ck_assert_uint_eq(gt_analysis_ngpus(a), 0);
+	ck_assert_uint_eq(gt_analysis_ntraces(a), 1);
+	size_t n = 99;
+	ck_assert_ptr_null(gt_analysis_kernels(a, 0, &n));
+	ck_assert_uint_eq(n, 0);
+	gt_analysis_free(a);
+}
+END_TEST
+
+/* ------------------------------------------------------------ windows */
+
+START_TEST(capture_window_and_clip)
+{
+	tb t;
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
+	tb_api(&t, 7, 1, T0 + 100, T0 + 200, LAUNCH);
+	tb_kernel(&t, 0, 7, 1, T0 + 1000, T0 + 2000, NULL);
+	tb_api(&t, 7, 2, T0 + 2500, T0 + 2600, LAUNCH);
+	tb_kernel(&t, 0, 7, 2, T0 + 3000, T0 + 4000, NULL);
+	tb_api(&t, 7, 3, T0 + 5000, T0 + 6000, "cudaDeviceSynchronize");
+	tb_end(&t);
+	/* capture: from the stream header (T0/2) to the last record */
+	gt_analysis_opts o = {.window_mode = GT_WINDOW_CAPTURE};
+	gt_analysis *a = gt_analysis_new(&o);
+	gt_errinfo ei;
+	ck_assert_int_eq(gt_analysis_add_mem(a, t.buf, t.len, "t", &ei), 1);
+	finish(a);
+	const gt_an_gpu *g = gt_analysis_gpu(a, 0);
+	ck_assert_uint_eq(g->t0, T0 / 2);
+	ck_assert_uint_eq(g->t1, T0 + 6000);
+	ck_assert_uint_eq(g->busy_ns, 2000);
+	ck_assert_uint_eq(g->idle_ns, g->window_ns - 2000);
+	ck_assert_uint_eq(sum7(g->cause_ns), g->idle_ns);
+	ck_assert_uint_eq(g->ngaps, 3);
+	/* leading: host until the first launch, launch 100 + latency 800;
+	 * middle: 500 host + 500 launch; trailing: 1000 host after the launch,
+	 * 1000 dependency (a sync that began in the gap) */
+	check_causes(g->cause_ns, T0 / 2 + 100 + 500 + 1000, 0, 900 + 500, 0, 1000, 0, 0);
+	gt_analysis_free(a);
+	/* clipped to [T0+1500, T0+3500) */
+	gt_analysis_opts c = {.from_ns = T0 + 1500, .to_ns = T0 + 3500};
+	a = gt_analysis_new(&c);
+	ck_assert_int_eq(gt_analysis_add_mem(a, t.buf, t.len, "t", &ei), 1);
+	finish(a);
+	g = gt_analysis_gpu(a, 0);
+	ck_assert_uint_eq(g->t0, T0 + 1500);
+	ck_assert_uint_eq(g->t1, T0 + 3500);
+	ck_assert_uint_eq(g->busy_ns, 1000);
+	check_causes(g->cause_ns, 500, 0, 500, 0, 0, 0, 0);
+	gt_analysis_free(a);
+	tb_free(&t);
+}
+END_TEST
+
+/* ------------------------------------------------------------ tables */
+
+START_TEST(kernel_table_and_storm)
+{
+	tb t;
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
+	uint64_t ts = T0 + 1000;
+	for (uint32_t i = 0; i < 10; i++, ts += 1000)
+		tb_kernel(&t, 0, 7, 100 + i, ts, ts + 500, "_Z4tinyPf");
+	tb_kernel(&t, 0, 7, 1, ts, ts + 3000, "_Z3bigv");
+	tb_kernel(&t, 0, 7, 2, ts + 4000, ts + 6500, "_Z3bigv");
+	gt_record r = {.type = GT_REC_KERNEL};
+	r.kernel.start = ts + 7000;
+	r.kernel.end = ts + 11000;
+	r.kernel.stream_id = 9;
+	r.kernel.name_id = tb_str(&t, "_Z5smallv");
+	r.kernel.grid_x = 2;
+	r.kernel.grid_y = r.kernel.grid_z = 1;
+	r.kernel.block_x = 32;
+	r.kernel.block_y = r.kernel.block_z = 1;
+	r.kernel.registers = 255;
+	r.kernel.static_smem = 100;
+	r.kernel.dynamic_smem = 28;
+	r.kernel.graph_id = 3;
+	tb_rec(&t, &r);
+	gt_analysis_opts o = {.storm_min_calls = 5, .storm_max_mean_ns = 1000, .tiny_kernel_ns = 1000};
+	gt_analysis *a = one(&t, &o);
+	const gt_an_gpu *g = gt_analysis_gpu(a, 0);
+	ck_assert_uint_eq(g->nkernels, 13);
+	ck_assert_uint_eq(g->tiny_kernels, 10);
+	ck_assert_uint_eq(g->storm_kernels, 10);
+	ck_assert_uint_eq(g->storm_kernel_ns, 5000);
+	ck_assert_uint_eq(g->graph_kernels, 1);
+	size_t n;
+	const gt_an_kernel *k = gt_analysis_kernels(a, 0, &n);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_str_eq(gt_analysis_string(a, k[0].name), "_Z3bigv");
+	ck_assert_uint_eq(k[0].total_ns, 5500);
+	ck_assert(k[0].mean_ns == 2750.0);
+	ck_assert_uint_eq(k[0].storm, 0);
+	ck_assert_str_eq(gt_analysis_string(a, k[1].name), "_Z4tinyPf");
+	ck_assert_uint_eq(k[1].storm, 1);
+	ck_assert_uint_eq(k[1].count, 10);
+	ck_assert_uint_eq(k[1].total_ns, 5000);
+	ck_assert_str_eq(gt_analysis_string(a, k[2].name), "_Z5smallv");
+	ck_assert_uint_eq(k[2].small_grid, 1);
+	ck_assert_uint_eq(k[2].registers, 255);
+	ck_assert_uint_eq(k[2].smem, 128);
+	ck_assert_uint_eq(k[2].max_threads, 32);
+	ck_assert_uint_eq(k[2].graph_count, 1);
+	ck_assert_uint_eq(k[2].grid[0], 2);
+	ck_assert_uint_eq(k[2].ex_stream, 9);
+	ck_assert(k[0].share_kernel + k[1].share_kernel + k[2].share_kernel > 0.999);
+	gt_analysis_free(a);
+}
+END_TEST
+
+START_TEST(sync_records_preferred)
+{
+	tb t;
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
+	tb_api(&t, 7, 1, T0 + 100, T0 + 200, LAUNCH);
+	tb_kernel(&t, 0, 7, 1, T0 + 300, T0 + 1000, NULL);
+	tb_api(&t, 7, 2, T0 + 250, T0 + 1010, "cudaStreamSynchronize");
+	gt_record r = {.type = GT_REC_SYNC};
+	r.sync.start = T0 + 260;
+	r.sync.end = T0 + 1005;
+	r.sync.type = GT_SYNC_STREAM;
+	r.sync.stream_id = 7;
+	r.sync.correlation_id = 2; /* thread found through the API call */
+	tb_rec(&t, &r);
+	r.sync.type = GT_SYNC_STREAM_WAIT; /* not a host wait: not counted */
+	tb_rec(&t, &r);
+	gt_analysis *a = one(&t, NULL);
+	size_t n;
+	const gt_an_sync *s = gt_analysis_syncs(a, &n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(s->source, GT_AN_SYNC_FROM_RECORDS);
+	ck_assert_uint_eq(s->tid, 7);
+	ck_assert_uint_eq(s->total_ns, 745);
+	gt_analysis_free(a);
+}
+END_TEST
+
+/* Loss ledger, overhead, notes, thread names. */
+START_TEST(ledger)
+{
+	tb t;
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
+	tb_kernel(&t, 0, 7, 1, T0 + 1000, T0 + 2000, NULL);
+	gt_record r = {.type = GT_REC_LOSS};
+	r.loss.what = GT_LOSS_CUPTI_DROPPED;
+	r.loss.count = 5;
+	tb_rec(&t, &r);
+	r.loss.count = 7;
+	tb_rec(&t, &r);
+	r.loss.what = GT_LOSS_FRAME_DROPPED;
+	r.loss.count = 3;
+	r.loss.bytes = 4096;
+	tb_rec(&t, &r);
+	gt_record o = {.type = GT_REC_OVERHEAD};
+	o.overhead.start = T0 + 10;
+	o.overhead.end = T0 + 110;
+	tb_rec(&t, &o);
+	gt_record nt = {.type = GT_REC_NOTE};
+	nt.note.ts = T0 + 5;
+	nt.note.code = GT_NOTE_CUPTI_TAKEN;
+	nt.note.text_id = tb_str(&t, "Kineto took the activity callbacks");
+	tb_rec(&t, &nt);
+	gt_record th = {.type = GT_REC_THREAD};
+	th.thread.tid = 7;
+	th.thread.name_id = tb_str(&t, "pt_main_thread");
+	tb_rec(&t, &th);
+	gt_analysis *a = one(&t, NULL);
+	const gt_an_trace *tr = gt_analysis_trace(a, 0);
+	ck_assert_int_eq(tr->status, 0);
+	ck_assert_uint_eq(tr->loss_count[GT_LOSS_CUPTI_DROPPED], 12);
+	ck_assert_uint_eq(tr->loss_count[GT_LOSS_FRAME_DROPPED], 3);
+	ck_assert_uint_eq(tr->loss_bytes[GT_LOSS_FRAME_DROPPED], 4096);
+	ck_assert_uint_eq(tr->overhead_count, 1);
+	ck_assert_uint_eq(tr->overhead_ns, 100);
+	ck_assert_uint_eq(tr->nnotes, 1);
+	ck_assert_uint_eq(tr->notes[0].code, GT_NOTE_CUPTI_TAKEN);
+	ck_assert_uint_eq(tr->notes[0].ts, T0 + 5);
+	ck_assert_str_eq(tr->notes[0].text, "Kineto took the activity callbacks");
+	ck_assert_uint_eq(tr->records[GT_REC_KERNEL], 1);
+	ck_assert_uint_eq(tr->records[GT_REC_LOSS], 3);
+	ck_assert_str_eq(gt_analysis_thread_name(a, 0, 7), "pt_main_thread");
+	ck_assert_ptr_null(gt_analysis_thread_name(a, 0, 8));
+	gt_analysis_free(a);
+}
+END_TEST
+
+/* ------------------------------------------------------------ synthetic truth */
+
+static void check_truth(const gt_synth_spec *s)
+{
+	gt_synth_truth tr;
+	char err[256];
+	tb_mktmp();
+	ck_assert_msg(gt_synth_write(s, tb_tmpdir, &tr, err, sizeof(err)) == 0, "synth: %s", err);
+	gt_analysis *a = gt_analysis_new(NULL);
+	gt_errinfo ei;
+	ck_assert_int_eq(gt_analysis_add_path(a, tb_tmpdir, &ei), (int)tr.ntraces);
+	finish(a);
+	ck_assert_uint_eq(gt_analysis_ngpus(a), tr.ngpus);
+	uint64_t recs = 0, syncs = 0, lost = 0;
+	for (size_t i = 0; i < gt_analysis_ntraces(a); i++) {
+		const gt_an_trace *t = gt_analysis_trace(a, i);
+		ck_assert_int_eq(t->status, 0);
+		ck_assert_uint_eq(t->problems, 0);
+		for (int k = 0; k < GT_REC_TYPE_LIMIT; k++)
+			recs += t->records[k] - (k == GT_REC_STRING ? t->records[k] : 0);
+		lost += t->loss_count[GT_LOSS_CUPTI_DROPPED];
+	}
+	size_t ns;
+	const gt_an_sync *sy = gt_analysis_syncs(a, &ns);
+	for (size_t i = 0; i < ns; i++)
+		syncs += sy[i].count;
+	ck_assert_uint_eq(lost, tr.losses);
+	ck_assert_uint_eq(syncs, tr.sync_calls);
+	(void)recs;
+	for (uint32_t gi = 0; gi < tr.ngpus; gi++) {
+		const gt_synth_truth_gpu *T = &tr.gpu[gi];
+		const gt_an_gpu *g = NULL;
+		for (size_t j = 0; j < gt_analysis_ngpus(a); j++)
+			if (!memcmp(gt_analysis_gpu(a, j)->dev.uuid, T->uuid, 16))
+				g = gt_analysis_gpu(a, j);
+		ck_assert_ptr_nonnull(g);
+		ck_assert_uint_eq(g->t0, T->t0);
+		ck_assert_uint_eq(g->window_ns, T->window_ns);
+		ck_assert_uint_eq(g->busy_ns, T->busy_ns);
+		ck_assert_uint_eq(g->sm_busy_ns, T->sm_busy_ns);
+		ck_assert_uint_eq(g->copy_only_ns, T->copy_only_ns);
+		ck_assert_uint_eq(g->idle_ns, T->idle_ns);
+		ck_assert_uint_eq(g->ngaps, T->ngaps);
+		ck_assert_uint_eq(g->nkernels, T->nkernels);
+		ck_assert_uint_eq(g->kernel_ns, T->kernel_ns);
+		ck_assert_uint_eq(g->nmemcpy, T->nmemcpy);
+		ck_assert_uint_eq(g->memcpy_ns, T->memcpy_ns);
+		ck_assert_uint_eq(g->memcpy_bytes, T->memcpy_bytes);
+		ck_assert_uint_eq(g->comm_ns, T->comm_ns);
+		ck_assert_uint_eq(g->comm_exposed_ns, T->comm_exposed_ns);
+		ck_assert_uint_eq(g->throttled_ns, T->throttled_ns);
+		ck_assert_uint_eq(g->gap_len.max, T->longest_gap_ns);
+		ck_assert_uint_eq(sum7(g->cause_ns), g->idle_ns);
+		for (int c = 0; c < GT_CAUSE_COUNT; c++)
+			ck_assert_msg(g->cause_ns[c] == T->cause_ns[c], "gpu %u %s: %llu != %llu", gi,
+				      gt_cause_name(c), (unsigned long long)g->cause_ns[c],
+				      (unsigned long long)T->cause_ns[c]);
+		size_t np;
+		const gt_an_proc *p = gt_analysis_procs(a, g->index, &np);
+		ck_assert_uint_eq(np, T->nprocs);
+		for (size_t k = 0; k < np; k++) {
+			const gt_synth_truth_proc *V = NULL;
+			for (int q = 0; q < 2; q++)
+				if (T->procs[q].pid == p[k].pid)
+					V = &T->procs[q];
+			ck_assert_ptr_nonnull(V);
+			ck_assert_uint_eq(p[k].busy_ns, V->busy_ns);
+			ck_assert_uint_eq(p[k].idle_ns, V->idle_ns);
+			ck_assert_uint_eq(p[k].ngaps, V->ngaps);
+			for (int c = 0; c < GT_CAUSE_COUNT; c++)
+				ck_assert_msg(p[k].cause_ns[c] == V->cause_ns[c],
+					      "pid %u %s: %llu != %llu", p[k].pid, gt_cause_name(c),
+					      (unsigned long long)p[k].cause_ns[c],
+					      (unsigned long long)V->cause_ns[c]);
+		}
+	}
+	gt_analysis_free(a);
+	tb_rmtmp();
+}
+
+static const char *const presets[] = {"compute", "host",     "sync",      "launch-bound",
+				      "copies",  "pinned",   "multi-gpu", "two-proc",
+				      "periodic", "mixed"};
+
+START_TEST(synth_presets)
+{
+	gt_synth_spec s;
+	ck_assert_int_eq(gt_synth_preset(presets[_i], &s), 0);
+	check_truth(&s);
+	/* and with other seeds / shapes */
+	for (uint64_t seed = 2; seed < 4; seed++) {
+		gt_synth_preset(presets[_i], &s);
+		s.seed = seed;
+		s.streams = (uint32_t)seed;
+		s.kernel_jitter_ns = 30000;
+		s.steps = 7;
+		check_truth(&s);
+	}
+}
+END_TEST
+
+START_TEST(synth_variants)
+{
+	gt_synth_spec s;
+	/* three GPUs waiting on GPU 0, NCCL kernels exposed, sync records */
+	gt_synth_preset("multi-gpu", &s);
+	s.gpus = 3;
+	s.nccl = 1;
+	s.sync_records = 1;
+	s.nvml_hz = 1000;
+	s.throttle_from_ns = 100000;
+	s.throttle_to_ns = 900000;
+	check_truth(&s);
+	/* every cause at once, two processes, 4 streams */
+	gt_synth_preset("mixed", &s);
+	s.streams = 4;
+	s.seed = 99;
+	s.p2_clock_offset_ns = -987654321;
+	check_truth(&s);
+	/* no API records: every idle ns is unknown */
+	gt_synth_preset("mixed", &s);
+	s.no_api = 1;
+	gt_synth_truth tr;
+	tb_mktmp();
+	ck_assert_int_eq(gt_synth_write(&s, tb_tmpdir, &tr, NULL, 0), 0);
+	ck_assert_uint_eq(tr.gpu[0].cause_ns[GT_CAUSE_UNKNOWN], tr.gpu[0].idle_ns);
+	tb_rmtmp();
+	check_truth(&s);
+}
+END_TEST
+
+START_TEST(synth_deterministic)
+{
+	gt_synth_spec s;
+	gt_synth_preset("mixed", &s);
+	char d1[32], d2[32], cmd[256];
+	tb_mktmp();
+	snprintf(d1, sizeof(d1), "%s", tb_tmpdir);
+	ck_assert_int_eq(gt_synth_write(&s, d1, NULL, NULL, 0), 0);
+	tb_mktmp();
+	snprintf(d2, sizeof(d2), "%s", tb_tmpdir);
+	ck_assert_int_eq(gt_synth_write(&s, d2, NULL, NULL, 0), 0);
+	snprintf(cmd, sizeof(cmd), "cmp -s %s/1000.gtrace %s/1000.gtrace && cmp -s %s/nvml.gtrace "
+				   "%s/nvml.gtrace", d1, d2, d1, d2);
+	ck_assert_int_eq(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s %s", d1, d2);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* ------------------------------------------------------------ bad input */
+
+/* A trace cut at many bytes: everything before the cut is used, the rest is
+ * counted, nothing crashes; the report says so. */
+START_TEST(truncated)
+{
+	gt_synth_spec s;
+	gt_synth_preset("sync", &s);
+	tb_mktmp();
+	ck_assert_int_eq(gt_synth_write(&s, tb_tmpdir, NULL, NULL, 0), 0);
+	char path[128];
+	snprintf(path, sizeof(path), "%s/1000.gtrace", tb_tmpdir);
+	size_t len;
+	uint8_t *buf = tb_slurp(path, &len);
+	tb_rmtmp();
+	for (size_t cut = 0; cut < len; cut += 1 + len / 97) {
+		gt_analysis *a = gt_analysis_new(NULL);
+		gt_errinfo ei;
+		ck_assert_int_eq(gt_analysis_add_mem(a, buf, cut, "cut.gtrace", &ei), 1);
+		ck_assert_int_eq(gt_analysis_finish(a), 0);
+		const gt_an_trace *t = gt_analysis_trace(a, 0);
+		if (t->header_ok)
+			ck_assert_uint_eq(t->rs.bytes + 0, cut);
+		else
+			ck_assert_int_ne(t->status, 0);
+		char *txt = NULL;
+		size_t tl = 0;
+		FILE *f = open_memstream(&txt, &tl);
+		ck_assert_int_eq(gt_report_text(a, f, NULL), 0);
+		fclose(f);
+		if (t->header_ok && t->rs.tail_bytes)
+			ck_assert_ptr_nonnull(strstr(txt, "cut short"));
+		if (!t->header_ok)
+			ck_assert_ptr_nonnull(strstr(txt, "NOT READ"));
+		free(txt);
+		gt_analysis_free(a);
+	}
+	free(buf);
+}
+END_TEST
+
+/* Three frames, the middle one corrupt: frames 1 and 3 are used. */
+START_TEST(corrupt_frame)
+{
+	tb t;
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
+	tb_kernel(&t, 0, 7, 1, T0 + 1000, T0 + 2000, NULL);
+	tb_flush(&t);
+	size_t mid0 = t.len;
+	tb_kernel(&t, 0, 7, 2, T0 + 3000, T0 + 4000, NULL);
+	tb_flush(&t);
+	size_t mid1 = t.len;
+	tb_kernel(&t, 0, 7, 3, T0 + 5000, T0 + 6000, NULL);
+	tb_end(&t);
+	t.buf[(mid0 + mid1) / 2 + 8] ^= 0x5a;
+	gt_analysis *a = gt_analysis_new(NULL);
+	gt_errinfo ei;
+	ck_assert_int_eq(gt_analysis_add_mem(a, t.buf, t.len, "bad.gtrace", &ei), 1);
+	finish(a);
+	const gt_an_trace *tr = gt_analysis_trace(a, 0);
+	ck_assert_uint_eq(tr->rs.bad_frames, 1);
+	ck_assert_uint_eq(tr->rs.frames, 2);
+	ck_assert_uint_eq(tr->rs.first_bad_offset, mid0);
+	ck_assert_uint_ge(tr->problems, 1);
+	char want[32];
+	snprintf(want, sizeof(want), "byte %zu", mid0);
+	ck_assert_ptr_nonnull(strstr(tr->first_problem, want));
+	const gt_an_gpu *g = gt_analysis_gpu(a, 0);
+	ck_assert_uint_eq(g->nkernels, 2);
+	ck_assert_uint_eq(g->busy_ns, 2000);
+	gt_analysis_free(a);
+	/* strict: the reading of that trace stops there, with the reason */
+	gt_analysis_opts o = {.stop_on_corrupt = 1};
+	a = gt_analysis_new(&o);
+	ck_assert_int_eq(gt_analysis_add_mem(a, t.buf, t.len, "bad.gtrace", &ei), 1);
+	finish(a);
+	tr = gt_analysis_trace(a, 0);
+	ck_assert_int_ne(tr->status, 0);
+	ck_assert_ptr_nonnull(strstr(tr->error, want));
+	ck_assert_uint_eq(gt_analysis_gpu(a, 0)->nkernels, 1);
+	gt_analysis_free(a);
+	tb_free(&t);
+}
+END_TEST
+
+START_TEST(newer_major_and_garbage)
+{
+	tb t;
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
+	tb_kernel(&t, 0, 7, 1, T0 + 1000, T0 + 2000, NULL);
+	tb_end(&t);
+	/* major 7, oldest compatible 7 (bytes 8 and 12 of the header, FORMAT.md) */
+	t.buf[8] = 7;
+	t.buf[12] = 7;
+	gt_analysis *a = gt_analysis_new(NULL);
+	gt_errinfo ei;
+	ck_assert_int_eq(gt_analysis_add_mem(a, t.buf, t.len, "new.gtrace", &ei), 1);
+	static const char junk[] = "this is not a trace at all, just text";
+	ck_assert_int_eq(gt_analysis_add_mem(a, junk, sizeof(junk), "junk.gtrace", &ei), 1);
+	ck_assert_int_eq(gt_analysis_add_mem(a, junk, 0, "empty.gtrace", &ei), 1);
+	finish(a);
+	ck_assert_uint_eq(gt_analysis_ngpus(a), 0);
+	const gt_an_trace *n = gt_analysis_trace(a, 0), *j = gt_analysis_trace(a, 1),
+			  *e = gt_analysis_trace(a, 2);
+	ck_assert_int_eq(n->status, GT_ERR_VERSION);
+	ck_assert_int_eq(n->header_ok, 0);
+	ck_assert_ptr_nonnull(strstr(n->error, "7."));
+	ck_assert_ptr_nonnull(strstr(n->error, "upgrade"));
+	ck_assert_int_eq(j->status, GT_ERR_MAGIC);
+	ck_assert_int_ne(e->status, 0);
+	char *txt = NULL;
+	size_t tl = 0;
+	FILE *f = open_memstream(&txt, &tl);
+	ck_assert_int_eq(gt_report_text(a, f, NULL), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(txt, "new.gtrace: NOT READ"));
+	ck_assert_ptr_nonnull(strstr(txt, "upgrade"));
+	ck_assert_ptr_nonnull(strstr(txt, "junk.gtrace: NOT READ"));
+	free(txt);
+	gt_analysis_free(a);
+	tb_free(&t);
+}
+END_TEST
+
+/* Hostile values are skipped and counted, never trusted. */
+START_TEST(hostile_values)
+{
+	tb t;
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
+	tb_kernel(&t, 5000, 7, 1, T0 + 1000, T0 + 2000, NULL); /* device 5000 */
+	tb_kernel(&t, 0, 7, 2, 0, 100, NULL);                   /* start 0 */
+	tb_kernel(&t, 0, 7, 3, T0 + 3000, T0 + 2500, NULL);     /* end < start */
+	tb_api(&t, 7, 3, T0 + 100, T0 + 50, LAUNCH);            /* end < start */
+	tb_api(&t, 7, 0xffffffffu, T0 + 200, T0 + 300, LAUNCH); /* huge corr */
+	gt_analysis *a = one(&t, NULL);
+	const gt_an_trace *tr = gt_analysis_trace(a, 0);
+	ck_assert_uint_eq(tr->problems, 2);
+	ck_assert_ptr_nonnull(strstr(tr->first_problem, "beyond 255"));
+	const gt_an_gpu *g = gt_analysis_gpu(a, 0);
+	ck_assert_uint_eq(g->nkernels, 1);
+	ck_assert_uint_eq(g->window_ns, 0);
+	gt_analysis_free(a);
+}
+END_TEST
+
+START_TEST(paths_and_misuse)
+{
+	gt_analysis *a = gt_analysis_new(NULL);
+	gt_errinfo ei;
+	ck_assert_int_eq(gt_analysis_add_path(a, "/nonexistent/trace.gtrace", &ei), GT_ERR_IO);
+	ck_assert_ptr_nonnull(strstr(ei.msg, "/nonexistent"));
+	tb_mktmp();
+	ck_assert_int_eq(gt_analysis_add_path(a, tb_tmpdir, &ei), 0); /* empty dir */
+	tb_rmtmp();
+	ck_assert_ptr_null(gt_analysis_gpu(a, 0));
+	ck_assert_int_eq(gt_report_text(a, stdout, NULL), GT_ERR_INVAL);
+	finish(a);
+	ck_assert_int_eq(gt_analysis_finish(a), GT_ERR_INVAL);
+	ck_assert_int_eq(gt_analysis_add_mem(a, "x", 1, NULL, &ei), GT_ERR_INVAL);
+	ck_assert_uint_eq(gt_analysis_ngpus(a), 0);
+	gt_analysis_free(a);
+	gt_analysis_free(NULL);
+	ck_assert_str_eq(gt_cause_name(GT_CAUSE_SYNC_TURNAROUND), "sync_turnaround");
+	ck_assert_str_eq(gt_cause_name(99), "?");
+	ck_assert_uint_eq(gt_gap_bin_floor_ns(4), 1000000);
+	ck_assert_uint_eq(gt_gap_bin_floor_ns(8), 0);
+}
+END_TEST
+
+/* ------------------------------------------------------------ random records */
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+/* A timestamp: mostly plausible, sometimes extreme. */
+static uint64_t rts(void)
+{
+	switch (rnd() % 16) {
+	case 0: return 0;
+	case 1: return UINT64_MAX - rnd() % 1000;
+	case 2: return rnd();
+	default: return T0 + rnd() % 100000;
+	}
+}
+
+static uint32_t rsmall(uint32_t n)
+{
+	return rnd() % 64 == 0 ? (uint32_t)rnd() : (uint32_t)(rnd() % n);
+}
+
+/* Valid frames holding random (often absurd) records: the analysis keeps
+ * its invariants, the reports stay well-formed, nothing crashes. */
+START_TEST(random_records)
+{
+	static const char *const names[] = {LAUNCH, "cudaMemcpy", "cudaMemcpyAsync",
+					    "cudaStreamSynchronize", "cudaStreamWaitEvent",
+					    "cuCtxSynchronize", "cudaFree", "cuLaunchKernel"};
+	rng_state = 0x9e3779b97f4a7c15ull + (uint64_t)_i;
+	gt_analysis *a = gt_analysis_new(NULL);
+	for (uint32_t p = 0; p < 1 + rnd() % 3; p++) {
+		tb t;
+		const uint8_t u[2] = {0xA1, (uint8_t)(rnd() % 3 ? 0xB2 : 0)};
+		tb_begin(&t, 10 + p, p == 2 ? GT_PRODUCER_COLLECTOR : GT_PRODUCER_INJECT,
+			 (int64_t)(rnd() % 2000) - 1000, 2, u);
+		for (int i = 0; i < 600; i++) {
+			uint64_t s0 = rts(), s1 = rnd() % 4 ? s0 + rnd() % 5000 : rts();
+			uint32_t corr = rsmall(200), dev = rsmall(3);
+			switch (rnd() % 9) {
+			case 0:
+			case 1: tb_kernel(&t, dev, rsmall(4), corr, s0, s1, rnd() % 2 ? NULL : "_Z4ncclv");
+				break;
+			case 2:
+			case 3: tb_api(&t, rsmall(3), corr, s0, s1, names[rnd() % 8]); break;
+			case 4:
+				tb_copy(&t, dev, rsmall(4), corr, s0, s1, rnd(), (uint8_t)(rnd() % 11),
+					(uint8_t)(rnd() % 8), (int)(rnd() % 2));
+				break;
+			case 5: {
+				gt_record r = {.type = GT_REC_SYNC};
+				r.sync.start = s0;
+				r.sync.end = s1;
+				r.sync.type = rsmall(5);
+				r.sync.correlation_id = corr;
+				r.sync.thread_id = rsmall(3);
+				tb_rec(&t, &r);
+				break;
+			}
+			case 6: {
+				gt_record r = {.type = GT_REC_NVML};
+				r.nvml.ts = s0;
+				r.nvml.device_id = dev;
+				r.nvml.clocks_event_reasons = rnd();
+				r.nvml.sm_clock_mhz = rsmall(2000);
+				r.nvml.gpu_util = rsmall(101);
+				tb_rec(&t, &r);
+				break;
+			}
+			case 7: {
+				gt_record r = {.type = GT_REC_NVML_PROC};
+				r.nvml_proc.ts = s0;
+				r.nvml_proc.device_id = dev;
+				r.nvml_proc.pid = rsmall(14);
+				r.nvml_proc.sm_util = rsmall(100);
+				tb_rec(&t, &r);
+				break;
+			}
+			default: {
+				gt_record r = {.type = GT_REC_CLOCK};
+				r.clock.trace_ns = s0;
+				r.clock.realtime_ns = s1;
+				tb_rec(&t, &r);
+				break;
+			}
+			}
+			if (rnd() % 100 == 0)
+				tb_flush(&t);
+		}
+		ck_assert_int_eq(tb_add(a, &t, "random.gtrace"), 1);
+	}
+	finish(a);
+	ck_assert_uint_ge(gt_analysis_ngpus(a), 1);
+	uint64_t gaps = 0;
+	for (size_t gi = 0; gi < gt_analysis_ngpus(a); gi++) {
+		const gt_an_gpu *g = gt_analysis_gpu(a, gi);
+		gaps += g->ngaps;
+		ck_assert_uint_le(g->t0, g->t1);
+		ck_assert_uint_eq(g->window_ns, g->t1 - g->t0);
+		ck_assert_uint_le(g->busy_ns, g->window_ns);
+		ck_assert_uint_le(g->sm_busy_ns, g->busy_ns);
+		ck_assert_uint_eq(g->idle_ns + g->busy_ns, g->window_ns);
+		ck_assert_uint_eq(sum7(g->cause_ns), g->idle_ns);
+		ck_assert_uint_le(g->throttled_ns, g->busy_ns);
+		ck_assert_uint_le(g->comm_exposed_ns, g->comm_ns);
+		uint64_t hist = 0;
+		for (int b = 0; b < GT_GAP_BINS; b++)
+			hist += g->gap_hist_ns[b];
+		ck_assert_uint_eq(hist, g->idle_ns);
+		size_t n;
+		const gt_an_proc *p = gt_analysis_procs(a, gi, &n);
+		for (size_t k = 0; k < n; k++) {
+			ck_assert_uint_le(p[k].busy_ns, g->busy_ns);
+			ck_assert_uint_eq(sum7(p[k].cause_ns), p[k].idle_ns);
+		}
+		const gt_an_gap *gp = gt_analysis_longest_gaps(a, gi, &n);
+		for (size_t k = 0; k < n; k++) {
+			ck_assert_uint_eq(sum7(gp[k].cause_ns), gp[k].end - gp[k].start);
+			if (k)
+				ck_assert_uint_le(gp[k].end - gp[k].start, gp[k - 1].end - gp[k - 1].start);
+		}
+	}
+	ck_assert_uint_gt(gaps, 0);
+	FILE *f = fopen("/dev/null", "w");
+	ck_assert_int_eq(gt_report_text(a, f, NULL), 0);
+	ck_assert_int_eq(gt_report_json(a, f, NULL), 0);
+	fclose(f);
+	gt_analysis_free(a);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("analysis");
+	TCase *c = tcase_create("causes");
+	tcase_add_test(c, host_busy_and_latency);
+	tcase_add_test(c, overlap_streams_unknown);
+	tcase_add_test(c, copy_only);
+	tcase_add_test(c, sync_turnaround);
+	tcase_add_test(c, sync_inside_gap);
+	tcase_add_test(c, stream_wait_dependency);
+	tcase_add_test(c, transfer_blocking_copy);
+	tcase_add_test(c, nested_calls);
+	tcase_add_test(c, two_processes);
+	suite_add_tcase(s, c);
+	c = tcase_create("identity");
+	tcase_add_test(c, gpus_by_uuid);
+	tcase_add_test(c, nvml_throttle);
+	tcase_add_test(c, nvml_other_process);
+	tcase_add_test(c, capture_from_armed);
+	tcase_add_test(c, empty_trace);
+	tcase_add_test(c, capture_window_and_clip);
+	suite_add_tcase(s, c);
+	c = tcase_create("tables");
+	tcase_add_test(c, kernel_table_and_storm);
+	tcase_add_test(c, sync_records_preferred);
+	tcase_add_test(c, ledger);
+	suite_add_tcase(s, c);
+	c = tcase_create("synthetic");
+	tcase_set_timeout(c, 120);
+	tcase_add_loop_test(c, synth_presets, 0, (int)(sizeof(presets) / sizeof(presets[0])));
+	tcase_add_test(c, synth_variants);
+	tcase_add_test(c, synth_deterministic);
+	suite_add_tcase(s, c);
+	c = tcase_create("bad_input");
+	tcase_set_timeout(c, 60);
+	tcase_add_test(c, truncated);
+	tcase_add_test(c, corrupt_frame);
+	tcase_add_test(c, newer_major_and_garbage);
+	tcase_add_test(c, hostile_values);
+	tcase_add_test(c, paths_and_misuse);
+	tcase_add_loop_test(c, random_records, 0, 40);
+	suite_add_tcase(s, c);
+	return s;
+}
+
+int main(void)
+{
+	return tb_run(suite());
+}

@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Report tests: text and JSON golden files of a synthetic capture with every
+ * cause, the JSON parsed and checked against the analysis, escaping, the
+ * end-of-run summary, damaged input, demangling.
+ *
+ * GT_UPDATE_GOLDEN=1 rewrites the golden files instead of comparing.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gaptrace/analysis.h"
+#include "minijson.h"
+#include "synth.h"
+#include "tb.h"
+
+/* The "mixed" preset, read from memory under stable labels. */
+static gt_analysis *mixed(void)
+{
+	gt_synth_spec s;
+	gt_synth_preset("mixed", &s);
+	tb_mktmp();
+	ck_assert_int_eq(gt_synth_write(&s, tb_tmpdir, NULL, NULL, 0), 0);
+	gt_analysis *a = gt_analysis_new(NULL);
+	static const char *const files[] = {"1000.gtrace", "1001.gtrace", "nvml.gtrace"};
+	for (int i = 0; i < 3; i++) {
+		char p[128];
+		size_t len;
+		snprintf(p, sizeof(p), "%s/%s", tb_tmpdir, files[i]);
+		uint8_t *b = tb_slurp(p, &len);
+		ck_assert_ptr_nonnull(b);
+		gt_errinfo ei;
+		ck_assert_int_eq(gt_analysis_add_mem(a, b, len, files[i], &ei), 1);
+		free(b);
+	}
+	tb_rmtmp();
+	ck_assert_int_eq(gt_analysis_finish(a), 0);
+	return a;
+}
+
+static char *render(const gt_analysis *a, int json, const gt_report_opts *o, size_t *len)
+{
+	char *txt = NULL;
+	FILE *f = open_memstream(&txt, len);
+	ck_assert_int_eq(json ? gt_report_json(a, f, o) : gt_report_text(a, f, o), 0);
+	fclose(f);
+	return txt;
+}
+
+static void golden(const char *name, const char *txt, size_t len)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/%s", GT_TEST_GOLDEN, name);
+	if (getenv("GT_UPDATE_GOLDEN")) {
+		FILE *f = fopen(path, "w");
+		ck_assert_ptr_nonnull(f);
+		fwrite(txt, 1, len, f);
+		fclose(f);
+		return;
+	}
+	size_t glen;
+	char *g = (char *)tb_slurp(path, &glen);
+	ck_assert_msg(g != NULL, "missing golden file %s (GT_UPDATE_GOLDEN=1 makes it)", path);
+	if (glen != len || memcmp(g, txt, len)) {
+		size_t i = 0;
+		while (i < len && i < glen && g[i] == txt[i])
+			i++;
+		size_t from = i > 80 ? i - 80 : 0;
+		ck_abort_msg("%s differs at byte %zu:\n--- golden\n%.200s\n--- got\n%.200s", name, i,
+			     g + from, txt + from);
+	}
+	free(g);
+}
+
+START_TEST(text_golden)
+{
+	gt_analysis *a = mixed();
+	size_t len;
+	char *txt = render(a, 0, NULL, &len);
+	golden("mixed.txt", txt, len);
+	/* what a reader needs is there, top-down */
+	const char *u = strstr(txt, "Utilization"), *i = strstr(txt, "Idle"),
+		   *k = strstr(txt, "Top kernels"), *c = strstr(txt, "Copies"),
+		   *s = strstr(txt, "Host synchronization"), *l = strstr(txt, "LOST: cupti_dropped 42");
+	ck_assert(u && i && k && c && s && l);
+	ck_assert(u < i && i < k && k < c && c < s && s < l);
+	free(txt);
+	gt_analysis_free(a);
+}
+END_TEST
+
+START_TEST(json_golden_and_parsed)
+{
+	gt_analysis *a = mixed();
+	size_t len;
+	char *txt = render(a, 1, NULL, &len);
+	golden("mixed.json", txt, len);
+	size_t err = 0;
+	jnode *j = json_parse(txt, len, &err);
+	ck_assert_msg(j != NULL, "JSON invalid at byte %zu", err);
+	ck_assert_str_eq(json_str(j, "schema"), "gaptrace.report/1");
+	ck_assert_uint_eq(json_len(j, "gpus"), gt_analysis_ngpus(a));
+	const gt_an_gpu *g = gt_analysis_gpu(a, 0);
+	ck_assert_uint_eq(json_u64(j, "gpus.0.window_ns"), g->window_ns);
+	ck_assert_uint_eq(json_u64(j, "gpus.0.busy_ns"), g->busy_ns);
+	ck_assert_uint_eq(json_u64(j, "gpus.0.sm_busy_ns"), g->sm_busy_ns);
+	ck_assert_uint_eq(json_u64(j, "gpus.0.idle_ns"), g->idle_ns);
+	uint64_t sum = 0;
+	for (int c = 0; c < GT_CAUSE_COUNT; c++) {
+		char p[64];
+		snprintf(p, sizeof(p), "gpus.0.causes.%s", gt_cause_name(c));
+		ck_assert_uint_eq(json_u64(j, p), g->cause_ns[c]);
+		sum += json_u64(j, p);
+	}
+	ck_assert_uint_eq(sum, json_u64(j, "gpus.0.idle_ns"));
+	ck_assert_uint_eq(json_u64(j, "gpus.0.gaps.count"), g->ngaps);
+	ck_assert_uint_eq(json_len(j, "gpus.0.gaps.histogram"), GT_GAP_BINS);
+	ck_assert(fabs(json_dbl(j, "gpus.0.utilization") - g->utilization) < 1e-6);
+	size_t ns, nk;
+	gt_analysis_util_series(a, 0, &ns);
+	ck_assert_uint_eq(json_len(j, "gpus.0.utilization_windows.series"), ns);
+	gt_analysis_kernels(a, 0, &nk);
+	ck_assert_uint_eq(json_len(j, "gpus.0.kernels"), nk);
+	ck_assert_str_eq(json_str(j, "gpus.0.kernels.0.mangled"), "_Z11gemm_kernelPKfS0_Pfiii");
+	ck_assert_str_eq(json_str(j, "gpus.0.kernels.0.name"),
+			 "gemm_kernel(float const*, float const*, float*, int, int, int)");
+	ck_assert_str_eq(json_str(j, "gpus.0.kernels.0.short_name"), "gemm_kernel");
+	ck_assert_uint_eq(json_len(j, "gpus.0.processes"), 2);
+	ck_assert_uint_eq(json_u64(j, "gpus.0.processes.1.causes.other_process"),
+			  gt_analysis_procs(a, 0, &ns)[1].cause_ns[GT_CAUSE_OTHER_PROCESS]);
+	ck_assert_uint_eq(json_u64(j, "traces.0.losses.cupti_dropped.count"), 42);
+	ck_assert_uint_eq(json_u64(j, "syncs.0.count"), 30);
+	ck_assert_str_eq(json_str(j, "syncs.0.thread"), "python3");
+	ck_assert_str_eq(json_str(j, "traces.2.producer"), "collector");
+	ck_assert_uint_eq(json_u64(j, "gpus.0.longest_gaps.0.length"),
+			  gt_analysis_longest_gaps(a, 0, &ns)[0].end -
+				  gt_analysis_longest_gaps(a, 0, &ns)[0].start);
+	json_free(j);
+	free(txt);
+	gt_analysis_free(a);
+}
+END_TEST
+
+/* Strings from the trace are escaped; damaged traces still give valid JSON. */
+START_TEST(json_escaping_and_bad_traces)
+{
+	gt_analysis *a = gt_analysis_new(NULL);
+	tb t;
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
+	tb_kernel(&t, 0, 7, 1, T0 + 1000, T0 + 2000, "weird \"name\"\n\t\x01\\end");
+	gt_record nt = {.type = GT_REC_NOTE};
+	nt.note.ts = T0;
+	nt.note.code = GT_NOTE_CUPTI_TAKEN;
+	nt.note.text_id = tb_str(&t, "quote \" backslash \\ bell \x07");
+	tb_rec(&t, &nt);
+	gt_errinfo ei;
+	ck_assert_int_eq(tb_add(a, &t, "dir/\"odd\".gtrace"), 1);
+	ck_assert_int_eq(gt_analysis_add_mem(a, "garbage!", 8, "junk.gtrace", &ei), 1);
+	ck_assert_int_eq(gt_analysis_finish(a), 0);
+	size_t len;
+	char *txt = render(a, 1, NULL, &len);
+	size_t err = 0;
+	jnode *j = json_parse(txt, len, &err);
+	ck_assert_msg(j != NULL, "JSON invalid at byte %zu: %.60s", err, txt + err);
+	ck_assert_str_eq(json_str(j, "gpus.0.kernels.0.mangled"), "weird \"name\"\n\t\x01\\end");
+	ck_assert_str_eq(json_str(j, "traces.0.notes.0.text"), "quote \" backslash \\ bell \x07");
+	ck_assert_str_eq(json_str(j, "traces.0.path"), "dir/\"odd\".gtrace");
+	ck_assert_uint_eq(json_u64(j, "traces.1.status"), (uint64_t)-GT_ERR_MAGIC);
+	ck_assert_ptr_nonnull(json_str(j, "traces.1.error"));
+	json_free(j);
+	free(txt);
+	/* the text report names the note */
+	txt = render(a, 0, NULL, &len);
+	ck_assert_ptr_nonnull(strstr(txt, "CUPTI was taken over by another profiler"));
+	free(txt);
+	gt_analysis_free(a);
+}
+END_TEST
+
+START_TEST(summary)
+{
+	gt_synth_spec s;
+	gt_synth_preset("sync", &s);
+	tb_mktmp();
+	ck_assert_int_eq(gt_synth_write(&s, tb_tmpdir, NULL, NULL, 0), 0);
+	char *txt = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&txt, &len);
+	ck_assert_int_eq(gt_report_summary(tb_tmpdir, f), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(txt, "GPU 0 NVIDIA H200 (synthetic):"));
+	ck_assert_ptr_nonnull(strstr(txt, "% busy over"));
+	ck_assert_ptr_nonnull(strstr(txt, "idle"));
+	ck_assert_ptr_nonnull(strstr(txt, "sync_turnaround"));
+	ck_assert_ptr_nonnull(strstr(txt, "gemm_kernel"));
+	free(txt);
+	tb_rmtmp();
+	txt = NULL;
+	f = open_memstream(&txt, &len);
+	ck_assert_int_eq(gt_report_summary("/nonexistent/dir", f), GT_ERR_IO);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(txt, "/nonexistent/dir"));
+	free(txt);
+}
+END_TEST
+
+/* A GPU seen only by NVML, a truncated trace: the report says what it has. */
+START_TEST(text_partial_input)
+{
+	gt_analysis *a = gt_analysis_new(NULL);
+	tb t;
+	const uint8_t u[1] = {0xA1};
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, u);
+	tb_kernel(&t, 0, 7, 1, T0 + 1000, T0 + 2000, NULL);
+	tb_flush(&t);
+	tb_kernel(&t, 0, 7, 2, T0 + 3000, T0 + 4000, NULL);
+	tb_end(&t);
+	gt_errinfo ei;
+	ck_assert_int_eq(gt_analysis_add_mem(a, t.buf, t.len - 3, "cut.gtrace", &ei), 1);
+	tb_free(&t);
+	tb_begin(&t, 99, GT_PRODUCER_COLLECTOR, 0, 0, NULL);
+	gt_record d = {.type = GT_REC_DEVICE};
+	d.device.id = 0;
+	d.device.uuid[0] = 0xD4;
+	snprintf(d.device.name, sizeof(d.device.name), "Idle GPU");
+	tb_rec(&t, &d);
+	gt_record r = {.type = GT_REC_NVML};
+	r.nvml.ts = T0;
+	r.nvml.gpu_util = 0;
+	tb_rec(&t, &r);
+	ck_assert_int_eq(tb_add(a, &t, "nvml.gtrace"), 1);
+	ck_assert_int_eq(gt_analysis_finish(a), 0);
+	size_t len;
+	char *txt = render(a, 0, NULL, &len);
+	ck_assert_ptr_nonnull(strstr(txt, "cut short"));
+	ck_assert_ptr_nonnull(strstr(txt, "Idle GPU"));
+	ck_assert_ptr_nonnull(strstr(txt, "No traced GPU work on this device"));
+	ck_assert_ptr_nonnull(strstr(txt, "no API records"));
+	ck_assert_uint_eq(gt_analysis_gpu(a, 0)->nkernels, 1);
+	free(txt);
+	gt_analysis_free(a);
+}
+END_TEST
+
+START_TEST(names)
+{
+	char b[512];
+	gt_demangle("_Z11gemm_kernelPKfS0_Pfiii", b, sizeof(b));
+	ck_assert_str_eq(b, "gemm_kernel(float const*, float const*, float*, int, int, int)");
+	gt_demangle("ncclDevKernel_AllReduce", b, sizeof(b));
+	ck_assert_str_eq(b, "ncclDevKernel_AllReduce");
+	gt_demangle("_Znot a symbol", b, sizeof(b));
+	ck_assert_str_eq(b, "_Znot a symbol");
+	ck_assert_uint_eq(gt_demangle("_Z11gemm_kernelPKfS0_Pfiii", b, 5), 4);
+	ck_assert_str_eq(b, "gemm");
+	gt_demangle("_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEENS_6detail"
+		    "5ArrayIPcLi1EEEEEviT0_T1_",
+		    b, sizeof(b));
+	char s[128];
+	gt_kernel_short_name(b, s, sizeof(s));
+	ck_assert_str_eq(s, "at::native::vectorized_elementwise_kernel<4, ...>");
+	gt_kernel_short_name("void (anonymous namespace)::k<float>(float*)", s, sizeof(s));
+	ck_assert_str_eq(s, "(anonymous namespace)::k<float>");
+	gt_kernel_short_name("void foo::bar<3, 4>()", s, sizeof(s));
+	ck_assert_str_eq(s, "foo::bar<3, 4>");
+	gt_kernel_short_name("plain_c_kernel", s, sizeof(s));
+	ck_assert_str_eq(s, "plain_c_kernel");
+	gt_kernel_short_name("unbalanced<<<(", s, sizeof(s));
+	gt_kernel_short_name("", s, sizeof(s));
+	ck_assert_str_eq(s, "");
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("report");
+	TCase *c = tcase_create("report");
+	tcase_set_timeout(c, 60);
+	tcase_add_test(c, text_golden);
+	tcase_add_test(c, json_golden_and_parsed);
+	tcase_add_test(c, json_escaping_and_bad_traces);
+	tcase_add_test(c, summary);
+	tcase_add_test(c, text_partial_input);
+	tcase_add_test(c, names);
+	suite_add_tcase(s, c);
+	return s;
+}
+
+int main(void)
+{
+	return tb_run(suite());
+}
