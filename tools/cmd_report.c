@@ -11,12 +11,14 @@
 
 #include "cmds.h"
 #include "gaptrace/analysis.h"
+#include "gaptrace/diagnosis.h"
 
 static struct {
 	int json, quiet, strict, capture;
 	const char *output;
 	gt_report_opts ro;
 	gt_analysis_opts ao;
+	gt_diag_opts dopts;
 } opts;
 
 static const char usage_text[] =
@@ -37,6 +39,9 @@ static const char usage_text[] =
 	"      --mangled          do not demangle kernel names\n"
 	"      --width N          text width (default 120)\n"
 	"      --strict           stop reading a trace at its first corrupt frame\n"
+	"  -t, --threshold N=V    change a threshold of the findings (repeatable;\n"
+	"                         '--threshold help' lists them), e.g. min_share=5%\n"
+	"      --no-findings      do not lead with the findings\n"
 	"  -q, --quiet            no warnings about damaged input on stderr\n"
 	"  -h, --help             this text\n"
 	"\n"
@@ -71,6 +76,8 @@ int cmd_report(int argc, char **argv)
 		{"mangled", no_argument, NULL, 3},
 		{"width", required_argument, NULL, 4},
 		{"strict", no_argument, NULL, 5},
+		{"threshold", required_argument, NULL, 't'},
+		{"no-findings", no_argument, NULL, 6},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
@@ -80,8 +87,10 @@ int cmd_report(int argc, char **argv)
 	gt_analysis *a = NULL;
 	FILE *out = stdout;
 	memset(&opts, 0, sizeof(opts));
+	gt_diag_opts_init(&opts.dopts);
+	opts.ro.diag = &opts.dopts;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "jo:k:g:w:qh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jo:k:g:w:t:qh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'j': opts.json = 1; break;
 		case 'o': opts.output = optarg; break;
@@ -106,6 +115,23 @@ int cmd_report(int argc, char **argv)
 		case 2: opts.ro.flags |= GT_REPORT_FULL_NAMES; break;
 		case 3: opts.ro.flags |= GT_REPORT_MANGLED; break;
 		case 5: opts.ao.stop_on_corrupt = 1; break;
+		case 6: opts.ro.flags |= GT_REPORT_NO_FINDINGS; break;
+		case 't': {
+			char err[1024], val[64];
+			if (!strcmp(optarg, "help")) {
+				for (size_t i = 0; i < gt_diag_threshold_count(); i++) {
+					const gt_diag_threshold *t = gt_diag_threshold_at(i);
+					gt_diag_threshold_get(&opts.dopts, t->name, val, sizeof(val));
+					printf("  %-22s %-8s %s\n", t->name, val, t->help);
+				}
+				return 0;
+			}
+			if (gt_diag_set_threshold(&opts.dopts, optarg, err, sizeof(err)) < 0) {
+				fprintf(stderr, "gaptrace report: %s\n", err);
+				return 2;
+			}
+			break;
+		}
 		case 'q': opts.quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: fputs(usage_text, stderr); return 2;

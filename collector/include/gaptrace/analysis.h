@@ -529,7 +529,10 @@ enum {
 	GT_REPORT_FULL_NAMES = 1u << 0, /**< full demangled kernel names (text) */
 	GT_REPORT_MANGLED = 1u << 1,    /**< do not demangle */
 	GT_REPORT_NO_TRACES = 1u << 2,  /**< text: omit the per-trace section */
+	GT_REPORT_NO_FINDINGS = 1u << 3, /**< do not lead with the findings (diagnosis.h) */
 };
+
+struct gt_diag_opts;
 
 /** Report options; zero-initialize: 0 takes the default. */
 typedef struct gt_report_opts {
@@ -537,6 +540,9 @@ typedef struct gt_report_opts {
 	uint32_t top_gaps;    /**< longest gaps listed in text; 0 = 5 */
 	uint32_t width;       /**< text width (kernel names get the rest); 0 = 120 */
 	uint32_t flags;       /**< GT_REPORT_* */
+	const struct gt_diag_opts *diag; /**< thresholds of the findings the reports
+					      lead with (gaptrace/diagnosis.h); NULL =
+					      defaults */
 } gt_report_opts;
 
 /**

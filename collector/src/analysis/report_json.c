@@ -58,6 +58,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "gaptrace/diagnosis.h"
 
 typedef struct jw {
 	FILE *f;
@@ -510,6 +511,12 @@ int gt_report_json(const gt_analysis *a, FILE *f, const gt_report_opts *in)
 	jw j = {.f = f};
 	const gt_analysis_opts *ao = &a->o;
 	j_open(&j, NULL, '{');
+	if (!(o.flags & GT_REPORT_NO_FINDINGS)) { /* findings first: "findings", "diagnosis" */
+		gt_diagnosis *d = gt_diagnose(a, o.diag);
+		if (d && gt_findings_json_members(d, f, 0) == 0)
+			j.first[j.depth] = 0;
+		gt_diagnosis_free(d);
+	}
 	j_str(&j, "schema", "gaptrace.report/1");
 	j_str(&j, "gaptrace", gt_version());
 	j_open(&j, "options", '{');

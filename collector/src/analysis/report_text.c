@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "an_internal.h"
+#include "gaptrace/diagnosis.h"
 #include "report.h"
 
 /* ------------------------------------------------------------ formatting */
@@ -512,6 +513,14 @@ int gt_report_text(const gt_analysis *a, FILE *f, const gt_report_opts *in)
 		return GT_ERR_INVAL;
 	gt_report_opts o;
 	an_report_opts(in, &o);
+	if (!(o.flags & GT_REPORT_NO_FINDINGS)) { /* lead with what to change */
+		gt_diagnosis *d = gt_diagnose(a, o.diag);
+		if (d) {
+			gt_findings_text(d, f, 0);
+			fputs("\n", f);
+		}
+		gt_diagnosis_free(d);
+	}
 	headline(a, f);
 	for (size_t i = 0; i < a->gpus.n; i++) {
 		const an_gpu *g = an_gp(a, i);
@@ -542,6 +551,10 @@ int an_report_summary(const gt_analysis *a, FILE *f)
 	char b1[32], b2[32], nm[256];
 	gt_report_opts o;
 	an_report_opts(NULL, &o);
+	gt_diagnosis *d = gt_diagnose(a, NULL); /* lead with what to change */
+	if (d)
+		gt_findings_text(d, f, GT_FINDINGS_HEADLINES);
+	gt_diagnosis_free(d);
 	for (size_t i = 0; i < a->gpus.n; i++) {
 		const an_gpu *g = an_gp(a, i);
 		const gt_an_gpu *G = &g->pub;

@@ -1,0 +1,397 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Thresholds of the findings engine: defaults, the table of overridable
+ * names, NAME=VALUE parsing (for `gaptrace report --threshold`), and the
+ * small formatting helpers shared by the engine and the outputs.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag_internal.h"
+
+void gt_diag_opts_init(gt_diag_opts *o)
+{
+	if (!o)
+		return;
+	memset(o, 0, sizeof *o);
+	o->min_share = GT_DIAG_MIN_SHARE;
+	o->medium_share = GT_DIAG_MEDIUM_SHARE;
+	o->high_share = GT_DIAG_HIGH_SHARE;
+	o->storm_min_calls = GT_DIAG_STORM_MIN_CALLS;
+	o->tiny_kernel_ns = GT_DIAG_TINY_KERNEL_NS;
+	o->storm_launch_frac = GT_DIAG_STORM_LAUNCH_FRAC;
+	o->dispatch_gap_ns = GT_DIAG_DISPATCH_GAP_NS;
+	o->small_grid_frac = GT_DIAG_SMALL_GRID_FRAC;
+	o->low_occupancy = GT_DIAG_LOW_OCCUPANCY;
+	o->d2h_min_count = GT_DIAG_D2H_MIN_COUNT;
+	o->d2h_min_copy_share = GT_DIAG_D2H_MIN_COPY_SHARE;
+	o->wave_min_acf = GT_DIAG_WAVE_MIN_ACF;
+	o->wave_min_periods = GT_DIAG_WAVE_MIN_PERIODS;
+	o->wave_max_jitter = GT_DIAG_WAVE_MAX_JITTER;
+	o->stall_min_gap_ns = GT_DIAG_STALL_MIN_GAP_NS;
+	o->stall_min_period_ns = GT_DIAG_STALL_MIN_PERIOD_NS;
+	o->stall_max_duty = GT_DIAG_STALL_MAX_DUTY;
+	o->stall_min_sub_gaps = GT_DIAG_STALL_MIN_SUB_GAPS;
+	o->stall_long_ns = GT_DIAG_STALL_LONG_NS;
+	o->throttle_min_deficit = GT_DIAG_THROTTLE_MIN_DEFICIT;
+	o->power_cap_min_deficit = GT_DIAG_POWER_CAP_MIN_DEFICIT;
+	o->healthy_util = GT_DIAG_HEALTHY_UTIL;
+	o->busy_util = GT_DIAG_BUSY_UTIL;
+	o->flat_max_spread = GT_DIAG_FLAT_MAX_SPREAD;
+	o->low_util = GT_DIAG_LOW_UTIL;
+	o->max_examples = GT_DIAG_MAX_EXAMPLES;
+	o->max_kernels = GT_DIAG_MAX_KERNELS;
+	o->disabled = 0;
+}
+
+/* ------------------------------------------------------------ the table */
+
+typedef struct th_row {
+	gt_diag_threshold pub;
+	size_t off;
+	int u32; /* COUNT stored in a uint32_t */
+} th_row;
+
+#define TH(field, type, help) {{#field, type, help}, offsetof(gt_diag_opts, field), 0}
+#define TH32(field, help) {{#field, GT_DIAG_T_COUNT, help}, offsetof(gt_diag_opts, field), 1}
+
+static const th_row rows[] = {
+	TH(min_share, GT_DIAG_T_SHARE, "a finding must explain at least this share of wall time"),
+	TH(medium_share, GT_DIAG_T_SHARE, "severity medium from this share"),
+	TH(high_share, GT_DIAG_T_SHARE, "severity high from this share"),
+	TH(storm_min_calls, GT_DIAG_T_COUNT, "tiny-kernel storm: more launches than this ..."),
+	TH(tiny_kernel_ns, GT_DIAG_T_NS, "... of a kernel whose mean duration is below this"),
+	TH(storm_launch_frac, GT_DIAG_T_SHARE,
+	   "launch-bound idle goes to tiny_kernel_storm when storm kernels are this "
+	   "fraction of launches"),
+	TH(dispatch_gap_ns, GT_DIAG_T_NS,
+	   "host-busy idle in gaps shorter than this is launch overhead (launch_bound)"),
+	TH(small_grid_frac, GT_DIAG_T_SHARE,
+	   "small grid: this fraction of a kernel's launches have fewer blocks than SMs"),
+	TH(low_occupancy, GT_DIAG_T_SHARE, "theoretical occupancy below this is low"),
+	TH(d2h_min_count, GT_DIAG_T_COUNT, "d2h_storm: at least this many device-to-host copies"),
+	TH(d2h_min_copy_share, GT_DIAG_T_SHARE,
+	   "d2h_storm: device-to-host copy time at least this share of wall time"),
+	TH(wave_min_acf, GT_DIAG_T_RATIO, "wave: autocorrelation at the period at least this"),
+	TH32(wave_min_periods, "wave: at least this many periods"),
+	TH(wave_max_jitter, GT_DIAG_T_SHARE, "wave: spacing of periodic gaps within +-this"),
+	TH(stall_min_gap_ns, GT_DIAG_T_NS, "periodic_stall: each stall at least this long"),
+	TH(stall_max_duty, GT_DIAG_T_SHARE,
+	   "periodic_stall: stall at most this fraction of the period (else per-step)"),
+	TH(stall_min_period_ns, GT_DIAG_T_NS,
+	   "periodic_stall: period at least this long, or else ..."),
+	TH(stall_min_sub_gaps, GT_DIAG_T_RATIO,
+	   "... at least this many shorter idle gaps per period (it spans several steps), ..."),
+	TH(stall_long_ns, GT_DIAG_T_NS, "... or stalls at least this long"),
+	TH(throttle_min_deficit, GT_DIAG_T_SHARE,
+	   "throttled: busy SM clock at least this fraction below max (thermal, HW slowdown)"),
+	TH(power_cap_min_deficit, GT_DIAG_T_SHARE,
+	   "throttled: ... or this far below max when the SW power cap is the only reason"),
+	TH(healthy_util, GT_DIAG_T_SHARE, "shape healthy: utilization at least this"),
+	TH(busy_util, GT_DIAG_T_SHARE, "shape busy_slow: utilization at least this"),
+	TH(flat_max_spread, GT_DIAG_T_SHARE, "shape low_flat: window utilization p95-p5 at most"),
+	TH(low_util, GT_DIAG_T_SHARE, "shape low_flat: mean utilization below this"),
+	TH32(max_examples, "example gaps kept per finding"),
+	TH32(max_kernels, "kernels named per finding"),
+	{{"disable", GT_DIAG_T_LIST, "comma-separated finding ids never to report"},
+	 offsetof(gt_diag_opts, disabled), 1},
+};
+#define NROWS (sizeof(rows) / sizeof(rows[0]))
+
+size_t gt_diag_threshold_count(void)
+{
+	return NROWS;
+}
+
+const gt_diag_threshold *gt_diag_threshold_at(size_t i)
+{
+	return i < NROWS ? &rows[i].pub : NULL;
+}
+
+static const th_row *find_row(const char *name, size_t len)
+{
+	for (size_t i = 0; i < NROWS; i++)
+		if (strlen(rows[i].pub.name) == len && !strncmp(rows[i].pub.name, name, len))
+			return &rows[i];
+	return NULL;
+}
+
+/* ------------------------------------------------------------ values */
+
+static int parse_double(const char *s, double *v, const char **rest)
+{
+	char *end;
+	errno = 0;
+	double d = strtod(s, &end);
+	if (end == s || errno || !isfinite(d))
+		return -1;
+	*v = d;
+	*rest = end;
+	return 0;
+}
+
+static int parse_value(const th_row *r, const char *s, gt_diag_opts *tmp, char *err,
+		       size_t errcap)
+{
+	void *field = (char *)tmp + r->off;
+	const char *rest = NULL;
+	double d;
+	switch (r->pub.type) {
+	case GT_DIAG_T_SHARE:
+	case GT_DIAG_T_RATIO:
+		if (parse_double(s, &d, &rest) < 0)
+			goto bad;
+		if (r->pub.type == GT_DIAG_T_SHARE && *rest == '%') {
+			d /= 100.0;
+			rest++;
+		}
+		if (*rest || d < 0)
+			goto bad;
+		*(double *)field = d;
+		return 0;
+	case GT_DIAG_T_NS: {
+		if (parse_double(s, &d, &rest) < 0 || d < 0)
+			goto bad;
+		double mul = 1;
+		if (!*rest || !strcmp(rest, "ns"))
+			mul = 1;
+		else if (!strcmp(rest, "us"))
+			mul = 1e3;
+		else if (!strcmp(rest, "ms"))
+			mul = 1e6;
+		else if (!strcmp(rest, "s"))
+			mul = 1e9;
+		else
+			goto bad;
+		d *= mul;
+		if (d > 1.8e19)
+			goto bad;
+		*(uint64_t *)field = (uint64_t)(d + 0.5);
+		return 0;
+	}
+	case GT_DIAG_T_COUNT: {
+		char *end;
+		errno = 0;
+		if (*s == '-' || !*s)
+			goto bad;
+		unsigned long long v = strtoull(s, &end, 10);
+		if (*end || errno || (r->u32 && v > UINT32_MAX))
+			goto bad;
+		if (r->u32)
+			*(uint32_t *)field = (uint32_t)v;
+		else
+			*(uint64_t *)field = v;
+		return 0;
+	}
+	case GT_DIAG_T_LIST: {
+		uint32_t mask = 0;
+		const char *p = s;
+		while (*p) {
+			const char *c = strchr(p, ',');
+			size_t len = c ? (size_t)(c - p) : strlen(p);
+			char name[64];
+			if (len && len < sizeof name) {
+				memcpy(name, p, len);
+				name[len] = 0;
+				int id = gt_finding_by_name(name);
+				if (id < 0) {
+					if (err && errcap)
+						snprintf(err, errcap,
+							 "unknown finding '%s' in disable=", name);
+					return GT_ERR_INVAL;
+				}
+				mask |= 1u << id;
+			} else if (len) {
+				goto bad;
+			}
+			p += len + (c ? 1 : 0);
+		}
+		*(uint32_t *)field = mask;
+		return 0;
+	}
+	}
+bad:
+	if (err && errcap) {
+		const char *what = r->pub.type == GT_DIAG_T_SHARE ? "a fraction like 0.1 or 10%"
+				   : r->pub.type == GT_DIAG_T_NS  ? "a duration like 10ms, 500us, 2s"
+				   : r->pub.type == GT_DIAG_T_COUNT ? "an integer"
+								    : "a number >= 0";
+		snprintf(err, errcap, "bad value '%s' for threshold %s: expected %s", s,
+			 r->pub.name, what);
+	}
+	return GT_ERR_INVAL;
+}
+
+int gt_diag_set_threshold(gt_diag_opts *o, const char *s, char *err, size_t errcap)
+{
+	if (err && errcap)
+		err[0] = 0;
+	if (!o || !s) {
+		if (err && errcap)
+			snprintf(err, errcap, "no threshold given");
+		return GT_ERR_INVAL;
+	}
+	const char *eq = strchr(s, '=');
+	if (!eq) {
+		if (err && errcap)
+			snprintf(err, errcap, "threshold '%s' is not NAME=VALUE", s);
+		return GT_ERR_INVAL;
+	}
+	const th_row *r = find_row(s, (size_t)(eq - s));
+	if (!r) {
+		if (err && errcap) {
+			size_t n = (size_t)snprintf(err, errcap, "unknown threshold '%.*s' (known:",
+						    (int)(eq - s), s);
+			for (size_t i = 0; i < NROWS && n < errcap; i++)
+				n += (size_t)snprintf(err + n, errcap - n, " %s", rows[i].pub.name);
+			if (n < errcap)
+				snprintf(err + n, errcap - n, ")");
+		}
+		return GT_ERR_INVAL;
+	}
+	gt_diag_opts tmp = *o;
+	int rc = parse_value(r, eq + 1, &tmp, err, errcap);
+	if (rc == 0)
+		*o = tmp;
+	return rc;
+}
+
+int gt_diag_threshold_get(const gt_diag_opts *o, const char *name, char *buf, size_t cap)
+{
+	const th_row *r = name ? find_row(name, strlen(name)) : NULL;
+	if (!o || !r) {
+		if (buf && cap)
+			buf[0] = 0;
+		return GT_ERR_INVAL;
+	}
+	if (!buf || !cap)
+		return 0;
+	const void *field = (const char *)o + r->off;
+	switch (r->pub.type) {
+	case GT_DIAG_T_SHARE:
+		snprintf(buf, cap, "%g%%", *(const double *)field * 100.0);
+		break;
+	case GT_DIAG_T_RATIO:
+		snprintf(buf, cap, "%g", *(const double *)field);
+		break;
+	case GT_DIAG_T_NS: {
+		uint64_t v = *(const uint64_t *)field;
+		if (v && v % 1000000000ull == 0)
+			snprintf(buf, cap, "%llus", (unsigned long long)(v / 1000000000ull));
+		else if (v && v % 1000000ull == 0)
+			snprintf(buf, cap, "%llums", (unsigned long long)(v / 1000000ull));
+		else if (v && v % 1000ull == 0)
+			snprintf(buf, cap, "%lluus", (unsigned long long)(v / 1000ull));
+		else
+			snprintf(buf, cap, "%lluns", (unsigned long long)v);
+		break;
+	}
+	case GT_DIAG_T_COUNT:
+		snprintf(buf, cap, "%llu",
+			 r->u32 ? (unsigned long long)*(const uint32_t *)field
+				: (unsigned long long)*(const uint64_t *)field);
+		break;
+	case GT_DIAG_T_LIST: {
+		uint32_t m = *(const uint32_t *)field;
+		size_t n = 0;
+		buf[0] = 0;
+		for (int i = 0; i < GT_FIND_COUNT && n < cap; i++)
+			if (m & (1u << i))
+				n += (size_t)snprintf(buf + n, cap - n, "%s%s", n ? "," : "",
+						      gt_finding_name(i));
+		break;
+	}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ names */
+
+static const char *const finding_names[GT_FIND_COUNT] = {
+	[GT_FIND_THROTTLED] = "throttled",
+	[GT_FIND_OTHER_PROCESS] = "other_process",
+	[GT_FIND_PERIODIC_STALL] = "periodic_stall",
+	[GT_FIND_SLOW_DATA_LOADER] = "slow_data_loader",
+	[GT_FIND_SYNC_TURNAROUND] = "sync_turnaround",
+	[GT_FIND_HOST_BUSY] = "host_busy",
+	[GT_FIND_LAUNCH_BOUND] = "launch_bound",
+	[GT_FIND_DEPENDENCY_WAIT] = "dependency_wait",
+	[GT_FIND_TINY_KERNEL_STORM] = "tiny_kernel_storm",
+	[GT_FIND_SMALL_GRID] = "small_grid",
+	[GT_FIND_LOW_OCCUPANCY] = "low_occupancy",
+	[GT_FIND_D2H_STORM] = "d2h_storm",
+	[GT_FIND_PAGEABLE_COPIES] = "pageable_copies",
+	[GT_FIND_TRANSFER_BOUND] = "transfer_bound",
+	[GT_FIND_COMM_NOT_OVERLAPPED] = "comm_not_overlapped",
+};
+
+const char *gt_finding_name(int id)
+{
+	return id >= 0 && id < GT_FIND_COUNT ? finding_names[id] : "?";
+}
+
+int gt_finding_by_name(const char *name)
+{
+	if (!name)
+		return -1;
+	for (int i = 0; i < GT_FIND_COUNT; i++)
+		if (!strcmp(finding_names[i], name))
+			return i;
+	return -1;
+}
+
+const char *gt_severity_name(int sev)
+{
+	switch (sev) {
+	case GT_SEV_LOW: return "low";
+	case GT_SEV_MEDIUM: return "medium";
+	case GT_SEV_HIGH: return "high";
+	}
+	return "?";
+}
+
+const char *gt_diag_shape_name(int shape)
+{
+	static const char *const n[] = {"none", "healthy", "wave", "low_flat",
+					"stuck", "busy_slow", "irregular", "busy"};
+	return shape >= 0 && shape < (int)(sizeof n / sizeof n[0]) ? n[shape] : "?";
+}
+
+/* Same strings as gt_cause_name (analysis.h); kept here so the engine does
+ * not depend on the analysis implementation (tests run it on hand-made
+ * inputs). */
+const char *dg_cause_name(int cause)
+{
+	static const char *const n[GT_CAUSE_COUNT] = {
+		"host_busy", "sync_turnaround", "launch_bound", "transfer",
+		"dependency", "other_process", "unknown"};
+	return cause >= 0 && cause < GT_CAUSE_COUNT ? n[cause] : "?";
+}
+
+void dg_fmt_ns(char *buf, size_t cap, double ns)
+{
+	if (ns >= 1e9)
+		snprintf(buf, cap, "%.2f s", ns / 1e9);
+	else if (ns >= 1e6)
+		snprintf(buf, cap, "%.3g ms", ns / 1e6);
+	else if (ns >= 1e3)
+		snprintf(buf, cap, "%.3g us", ns / 1e3);
+	else
+		snprintf(buf, cap, "%.0f ns", ns);
+}
+
+void dg_fmt_bytes(char *buf, size_t cap, double b)
+{
+	if (b >= 1e9)
+		snprintf(buf, cap, "%.3g GB", b / 1e9);
+	else if (b >= 1e6)
+		snprintf(buf, cap, "%.3g MB", b / 1e6);
+	else if (b >= 1e3)
+		snprintf(buf, cap, "%.3g KB", b / 1e3);
+	else
+		snprintf(buf, cap, "%.0f B", b);
+}

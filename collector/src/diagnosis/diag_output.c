@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Output of a diagnosis: text that leads the report (what to change in the
+ * first lines, then the breakdown, then the evidence) and JSON members that
+ * lead the report's JSON object (schema "gaptrace.diagnosis/1").
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "diag_internal.h"
+
+/* ------------------------------------------------------------ text */
+
+static void pct(char *buf, size_t cap, double share)
+{
+	snprintf(buf, cap, "%.1f%%", 100.0 * share);
+}
+
+static void gpu_line(FILE *out, const gt_diag_gpu *g)
+{
+	char w[32];
+	dg_fmt_ns(w, sizeof w, (double)g->window_ns);
+	fprintf(out, "GPU %u (%s): busy %.1f%% of %s, shape %s", g->gpu, g->name[0] ? g->name : "?",
+		100.0 * g->utilization, w, gt_diag_shape_name(g->shape));
+	if (g->wave.found) {
+		char p[32];
+		dg_fmt_ns(p, sizeof p, g->wave.period_ns);
+		fprintf(out, " (period %s, %.0f%% idle per period)", p, 100.0 * g->wave.idle_share);
+	}
+}
+
+static void text_example(FILE *out, const gt_diag_example *e)
+{
+	char len[32];
+	dg_fmt_ns(len, sizeof len, (double)e->len);
+	fprintf(out, "      at +%.6f s: idle %s, mostly %s", (double)e->t_rel_ns / 1e9, len,
+		dg_cause_name(e->main_cause));
+	if (e->tid)
+		fprintf(out, "; thread %u%s%s%s (pid %u)", e->tid, e->thread[0] ? " '" : "",
+			e->thread, e->thread[0] ? "'" : "", e->pid);
+	if (e->last_call[0])
+		fprintf(out, "; last call %s", e->last_call);
+	if (e->prev[0])
+		fprintf(out, "; after %s", e->prev);
+	if (e->next[0])
+		fprintf(out, "; then %s on stream %u", e->next, e->stream);
+	fputc('\n', out);
+}
+
+static void text_kernel(FILE *out, const gt_diag_kernel *k)
+{
+	char tot[32], mean[32];
+	dg_fmt_ns(tot, sizeof tot, (double)k->total_ns);
+	dg_fmt_ns(mean, sizeof mean, k->mean_ns);
+	fprintf(out, "      %-48.48s x%-8" PRIu64 " %9s total, %9s mean", k->name, k->count, tot,
+		mean);
+	if (k->blocks)
+		fprintf(out, ", %" PRIu64 " blocks x %u threads", k->blocks, k->threads);
+	if (k->occupancy >= 0)
+		fprintf(out, ", occupancy %.0f%%", 100.0 * k->occupancy);
+	fputc('\n', out);
+}
+
+int gt_findings_text(const gt_diagnosis *d, FILE *out, unsigned flags)
+{
+	if (!d || !out)
+		return GT_ERR_INVAL;
+	char s[32];
+	size_t nf = d->nfindings;
+	/* line 1: what this is about */
+	if (nf) {
+		if (d->ngpus == 1) {
+			fprintf(out, "What to change (%zu finding%s) - ", nf, nf == 1 ? "" : "s");
+			gpu_line(out, &d->gpus[0]);
+			fputc('\n', out);
+		} else {
+			fprintf(out, "What to change: %zu finding%s on %zu GPUs, largest share first\n",
+				nf, nf == 1 ? "" : "s", d->ngpus);
+		}
+	} else {
+		fprintf(out, "No findings: nothing explains %.0f%% or more of the wall time.\n",
+			100.0 * d->o.min_share);
+		for (size_t i = 0; i < d->ngpus; i++) {
+			fputs("  ", out);
+			gpu_line(out, &d->gpus[i]);
+			fputc('\n', out);
+		}
+	}
+	/* lines 2..: findings with their fixes */
+	for (size_t i = 0; i < nf; i++) {
+		const gt_finding *f = &d->findings[i];
+		pct(s, sizeof s, f->share);
+		fprintf(out, "%2u. %6s [%s] %s (GPU %u): %s\n", f->rank, s,
+			gt_severity_name(f->severity), f->name, f->gpu, f->title);
+		fprintf(out, "    fix: %s\n", f->fix);
+	}
+	if (flags & GT_FINDINGS_HEADLINES)
+		return ferror(out) ? GT_ERR_IO : 0;
+	/* breakdown */
+	for (size_t i = 0; i < d->ngpus; i++) {
+		const gt_diag_gpu *g = &d->gpus[i];
+		if (!g->window_ns)
+			continue;
+		fprintf(out, "\nWhere the wall time went, ");
+		gpu_line(out, g);
+		fputs(":\n", out);
+		for (size_t k = 0; k < g->nparts; k++) {
+			char t[32];
+			dg_fmt_ns(t, sizeof t, (double)g->parts[k].ns);
+			pct(s, sizeof s, g->parts[k].share);
+			fprintf(out, "  %-22s %7s %10s", g->parts[k].id, s, t);
+			if (!strcmp(g->parts[k].id, "idle_other") && g->idle_other_ns) {
+				fputs("  (", out);
+				int first = 1;
+				for (int c = 0; c < GT_CAUSE_COUNT; c++) {
+					if (c == GT_CAUSE_UNKNOWN || !g->idle_other_cause_ns[c])
+						continue;
+					pct(s, sizeof s,
+					    (double)g->idle_other_cause_ns[c] / (double)g->window_ns);
+					fprintf(out, "%s%s %s", first ? "" : ", ", dg_cause_name(c), s);
+					first = 0;
+				}
+				fputs(": below the thresholds)", out);
+			}
+			fputc('\n', out);
+		}
+	}
+	if (!(flags & GT_FINDINGS_BRIEF)) {
+		for (size_t i = 0; i < nf; i++) {
+			const gt_finding *f = &d->findings[i];
+			fprintf(out, "\n[%u] %s (GPU %u) - evidence:\n", f->rank, f->name, f->gpu);
+			for (size_t k = 0; k < f->nevidence; k++)
+				fprintf(out, "    - %s\n", f->evidence[k]);
+			if (f->nkernels) {
+				fputs("    kernels:\n", out);
+				for (size_t k = 0; k < f->nkernels; k++)
+					text_kernel(out, &f->kernels[k]);
+			}
+			if (f->nexamples && !(flags & GT_FINDINGS_NO_EXAMPLES)) {
+				fputs("    examples (time from capture start):\n", out);
+				for (size_t k = 0; k < f->nexamples; k++)
+					text_example(out, &f->examples[k]);
+			}
+		}
+	}
+	if (d->nnotes) {
+		fputs("\nNotes:\n", out);
+		for (size_t i = 0; i < d->nnotes; i++)
+			fprintf(out, "  - %s\n", d->notes[i]);
+	}
+	return ferror(out) ? GT_ERR_IO : 0;
+}
+
+/* ------------------------------------------------------------ JSON */
+
+static void jstr(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+		switch (*p) {
+		case '"': fputs("\\\"", out); break;
+		case '\\': fputs("\\\\", out); break;
+		case '\n': fputs("\\n", out); break;
+		case '\r': fputs("\\r", out); break;
+		case '\t': fputs("\\t", out); break;
+		default:
+			if (*p < 0x20)
+				fprintf(out, "\\u%04x", *p);
+			else
+				fputc(*p, out);
+		}
+	}
+	fputc('"', out);
+}
+
+static void jnum(FILE *out, double v)
+{
+	if (!isfinite(v))
+		fputs("null", out);
+	else if (v == floor(v) && fabs(v) < 9e15)
+		fprintf(out, "%.0f", v);
+	else
+		fprintf(out, "%.6g", v);
+}
+
+static void json_finding(FILE *out, const gt_finding *f, unsigned flags)
+{
+	fputs("{\"id\": ", out);
+	jstr(out, f->name);
+	fprintf(out, ", \"gpu\": %u, \"rank\": %u, \"title\": ", f->gpu, f->rank);
+	jstr(out, f->title);
+	fputs(", \"share\": ", out);
+	jnum(out, f->share);
+	for (size_t k = 0; k < f->nmetrics; k++)
+		if (!strcmp(f->metrics[k].key, "period_ns")) {
+			fputs(", \"period_ms\": ", out);
+			jnum(out, round(f->metrics[k].value / 1e3) / 1e3);
+		}
+	fputs(", \"severity\": ", out);
+	jstr(out, gt_severity_name(f->severity));
+	fprintf(out,
+		", \"claim_ns\": %" PRIu64 ", \"idle_ns\": %" PRIu64 ", \"busy_ns\": %" PRIu64
+		", \"kernel_ns\": %" PRIu64 ", \"copy_ns\": %" PRIu64 ", \"causes\": {",
+		f->claim_ns, f->idle_claim_ns, f->busy_claim_ns, f->kernel_claim_ns,
+		f->copy_claim_ns);
+	int first = 1;
+	for (int c = 0; c < GT_CAUSE_COUNT; c++) {
+		if (!f->cause_claim_ns[c])
+			continue;
+		fprintf(out, "%s\"%s\": %" PRIu64, first ? "" : ", ", dg_cause_name(c),
+			f->cause_claim_ns[c]);
+		first = 0;
+	}
+	fputs("}, \"evidence\": [", out);
+	for (size_t k = 0; k < f->nevidence; k++) {
+		if (k)
+			fputs(", ", out);
+		jstr(out, f->evidence[k]);
+	}
+	fputs("], \"metrics\": {", out);
+	for (size_t k = 0; k < f->nmetrics; k++) {
+		fputs(k ? ", " : "", out);
+		jstr(out, f->metrics[k].key);
+		fputs(": ", out);
+		jnum(out, f->metrics[k].value);
+	}
+	fputs("}, \"examples\": [", out);
+	for (size_t k = 0; k < f->nexamples && !(flags & GT_FINDINGS_NO_EXAMPLES); k++) {
+		const gt_diag_example *e = &f->examples[k];
+		fprintf(out,
+			"%s{\"start_ns\": %" PRIu64 ", \"t_rel_ns\": %" PRIu64 ", \"len_ns\": %" PRIu64
+			", \"cause\": \"%s\", \"pid\": %u, \"tid\": %u, \"thread\": ",
+			k ? ", " : "", e->start, e->t_rel_ns, e->len, dg_cause_name(e->main_cause),
+			e->pid, e->tid);
+		jstr(out, e->thread);
+		fputs(", \"last_call\": ", out);
+		jstr(out, e->last_call);
+		fputs(", \"prev\": ", out);
+		jstr(out, e->prev);
+		fputs(", \"next\": ", out);
+		jstr(out, e->next);
+		fprintf(out, ", \"stream\": %u}", e->stream);
+	}
+	fputs("], \"kernels\": [", out);
+	for (size_t k = 0; k < f->nkernels; k++) {
+		const gt_diag_kernel *kk = &f->kernels[k];
+		fputs(k ? ", {\"name\": " : "{\"name\": ", out);
+		jstr(out, kk->name);
+		fprintf(out,
+			", \"count\": %" PRIu64 ", \"total_ns\": %" PRIu64 ", \"mean_ns\": ",
+			kk->count, kk->total_ns);
+		jnum(out, kk->mean_ns);
+		fprintf(out, ", \"blocks\": %" PRIu64 ", \"threads\": %u, \"registers\": %u, "
+			     "\"smem\": %u, \"occupancy\": ",
+			kk->blocks, kk->threads, kk->registers, kk->smem);
+		if (kk->occupancy < 0)
+			fputs("null", out);
+		else
+			jnum(out, kk->occupancy);
+		fputc('}', out);
+	}
+	fputs("], \"fix\": ", out);
+	jstr(out, f->fix);
+	fputc('}', out);
+}
+
+int gt_findings_json_members(const gt_diagnosis *d, FILE *out, unsigned flags)
+{
+	if (!d || !out)
+		return GT_ERR_INVAL;
+	fputs("\"findings\": [", out);
+	for (size_t i = 0; i < d->nfindings; i++) {
+		fputs(i ? ",\n  " : "\n  ", out);
+		json_finding(out, &d->findings[i], flags);
+	}
+	fputs(d->nfindings ? "\n],\n" : "],\n", out);
+	fprintf(out, "\"diagnosis\": {\"schema\": \"gaptrace.diagnosis/1\", \"capture_start_ns\": %" PRIu64
+		     ", \"gpus\": [",
+		d->capture_start);
+	for (size_t i = 0; i < d->ngpus; i++) {
+		const gt_diag_gpu *g = &d->gpus[i];
+		fprintf(out, "%s\n  {\"gpu\": %u, \"name\": ", i ? "," : "", g->gpu);
+		jstr(out, g->name);
+		fprintf(out, ", \"window_ns\": %" PRIu64 ", \"utilization\": ", g->window_ns);
+		jnum(out, g->utilization);
+		fprintf(out, ", \"findings\": %u, \"shape\": \"%s\", \"wave\": {\"found\": %s",
+			g->nfindings, gt_diag_shape_name(g->shape), g->wave.found ? "true" : "false");
+		if (g->wave.found) {
+			fputs(", \"period_ns\": ", out);
+			jnum(out, round(g->wave.period_ns));
+			fputs(", \"confidence\": ", out);
+			jnum(out, g->wave.confidence);
+			fputs(", \"idle_share\": ", out);
+			jnum(out, g->wave.idle_share);
+			fprintf(out,
+				", \"from_gaps\": %s, \"from_acf\": %s, \"stall_ns\": %" PRIu64
+				", \"stalls\": %u, \"is_stall\": %s",
+				g->wave.source & GT_WAVE_FROM_GAPS ? "true" : "false",
+				g->wave.source & GT_WAVE_FROM_ACF ? "true" : "false", g->wave.stall_ns,
+				g->wave.nstalls, g->wave.is_stall ? "true" : "false");
+		}
+		fputs("}, \"breakdown\": [", out);
+		for (size_t k = 0; k < g->nparts; k++) {
+			fprintf(out, "%s{\"id\": \"%s\", \"ns\": %" PRIu64 ", \"share\": ",
+				k ? ", " : "", g->parts[k].id, g->parts[k].ns);
+			jnum(out, g->parts[k].share);
+			fputc('}', out);
+		}
+		fputs("], \"idle_other_causes\": {", out);
+		int first = 1;
+		for (int c = 0; c < GT_CAUSE_COUNT; c++) {
+			if (c == GT_CAUSE_UNKNOWN || !g->idle_other_cause_ns[c])
+				continue;
+			fprintf(out, "%s\"%s\": %" PRIu64, first ? "" : ", ", dg_cause_name(c),
+				g->idle_other_cause_ns[c]);
+			first = 0;
+		}
+		fputs("}}", out);
+	}
+	fputs(d->ngpus ? "\n ], \"notes\": [" : "], \"notes\": [", out);
+	for (size_t i = 0; i < d->nnotes; i++) {
+		fputs(i ? ", " : "", out);
+		jstr(out, d->notes[i]);
+	}
+	fputs("], \"thresholds\": {", out);
+	for (size_t i = 0; i < gt_diag_threshold_count(); i++) {
+		const gt_diag_threshold *t = gt_diag_threshold_at(i);
+		char v[256];
+		gt_diag_threshold_get(&d->o, t->name, v, sizeof v);
+		fprintf(out, "%s\"%s\": ", i ? ", " : "", t->name);
+		jstr(out, v);
+	}
+	fputs("}}", out);
+	return ferror(out) ? GT_ERR_IO : 0;
+}
+
+int gt_findings_json(const gt_diagnosis *d, FILE *out, unsigned flags)
+{
+	if (!d || !out)
+		return GT_ERR_INVAL;
+	fputs("{", out);
+	int rc = gt_findings_json_members(d, out, flags);
+	fputs("}\n", out);
+	return rc ? rc : ferror(out) ? GT_ERR_IO : 0;
+}

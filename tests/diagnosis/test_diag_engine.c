@@ -1,0 +1,1149 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Check suite for the findings engine on hand-built analysis results
+ * (tests/diagnosis/diag_scenario.h): for each cause a scenario where the
+ * expected finding must rank first with an exact share; a healthy run with
+ * no finding; shares summing to the window; thresholds; waves; occupancy;
+ * text/JSON output.
+ *
+ * To add a case: write a builder `static void b_xxx(scen *s, gt_diag_opts *o)`
+ * and a row in `cases[]` with the expected first finding and its share.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag_scenario.h"
+
+/* ------------------------------------------------------------ invariants */
+
+/* The breakdown of every GPU sums to its window exactly, claims never
+ * exceed the pools, ranks are ordered. */
+static void check_invariants(const gt_diagnosis *d, const scen *s)
+{
+	for (size_t i = 0; i < gt_diagnosis_ngpus(d); i++) {
+		const gt_diag_gpu *g = gt_diagnosis_gpu(d, i);
+		uint64_t sum = 0;
+		for (size_t k = 0; k < g->nparts; k++)
+			sum += g->parts[k].ns;
+		ck_assert_uint_eq(sum, g->window_ns);
+		uint64_t claims = 0, kern = 0, copy = 0, cause[GT_CAUSE_COUNT] = {0};
+		for (size_t k = 0; k < gt_diagnosis_nfindings(d); k++) {
+			const gt_finding *f = gt_diagnosis_finding(d, k);
+			if (f->gpu != g->gpu)
+				continue;
+			claims += f->claim_ns;
+			kern += f->kernel_claim_ns;
+			copy += f->copy_claim_ns;
+			uint64_t idle = 0;
+			for (int c = 0; c < GT_CAUSE_COUNT; c++) {
+				cause[c] += f->cause_claim_ns[c];
+				idle += f->cause_claim_ns[c];
+			}
+			ck_assert_uint_eq(idle, f->idle_claim_ns);
+			ck_assert_uint_eq(f->kernel_claim_ns + f->copy_claim_ns, f->busy_claim_ns);
+			ck_assert_uint_eq(f->idle_claim_ns + f->busy_claim_ns, f->claim_ns);
+			ck_assert(f->title && f->title[0]);
+			ck_assert(f->fix && f->fix[0]);
+		}
+		ck_assert_uint_eq(claims + g->productive_ns + g->idle_other_ns + g->unknown_ns,
+				  g->window_ns);
+		if (s) {
+			ck_assert_uint_le(kern, s->gpu.sm_busy_ns);
+			ck_assert_uint_le(copy, s->gpu.copy_only_ns);
+			for (int c = 0; c < GT_CAUSE_COUNT; c++)
+				ck_assert_uint_le(cause[c], s->gpu.cause_ns[c]);
+		}
+	}
+	for (size_t k = 1; k < gt_diagnosis_nfindings(d); k++)
+		ck_assert(gt_diagnosis_finding(d, k - 1)->share >=
+			  gt_diagnosis_finding(d, k)->share);
+	for (size_t k = 0; k < gt_diagnosis_nfindings(d); k++)
+		ck_assert_uint_eq(gt_diagnosis_finding(d, k)->rank, k + 1);
+}
+
+static gt_diagnosis *run(scen *s, const gt_diag_opts *o)
+{
+	gt_diagnosis *d = dg_run(sc_input(s), o);
+	ck_assert_ptr_nonnull(d);
+	check_invariants(d, s);
+	return d;
+}
+
+/* ------------------------------------------------------------ scenarios */
+
+static void b_healthy(scen *s, gt_diag_opts *o)
+{
+	(void)o;
+	sc_busy(s, 9700 * MS, 0);
+	sc_idle(s, GT_CAUSE_LAUNCH_BOUND, 200 * MS);
+	sc_idle(s, GT_CAUSE_HOST_BUSY, 100 * MS);
+	gt_an_kernel *k = sc_kernel(s, "sm90_xmma_gemm_f16f16_f32_tn_n", 2000, 9700 * MS, 1056, 256);
+	k->registers = 168;
+	k->smem = 200 * 1024;
+	/* power-capped but boosting near max: not throttling */
+	s->gpu.throttled_ns = 9700 * MS;
+	s->gpu.throttle_reason_ns[2] = 9700 * MS;
+	s->gpu.nvml.samples = 1000;
+	s->gpu.nvml.sm_clock_mean_mhz = 1905;
+	s->gpu.nvml.sm_clock_max_mhz = 1980;
+}
+
+static void b_sync(scen *s, gt_diag_opts *o)
+{
+	(void)o;
+	/* 40 steps of 250 ms: 75 ms kernel, then 150 ms of host work after a sync */
+	sc_busy(s, 3000 * MS, 0);
+	for (int i = 0; i < 40; i++) {
+		gt_an_gap *g = sc_gap(s, i * 250 * MS + 75 * MS, 150 * MS, GT_CAUSE_SYNC_TURNAROUND);
+		g->last_call_name = 1;
+	}
+	sc_idle(s, GT_CAUSE_SYNC_TURNAROUND, 6000 * MS);
+	sc_idle(s, GT_CAUSE_HOST_BUSY, 500 * MS);
+	sc_idle(s, GT_CAUSE_LAUNCH_BOUND, 500 * MS);
+	sc_kernel(s, "step_kernel", 40, 3000 * MS, 4096, 256);
+	s->syncs[s->nsyncs++] = (gt_an_sync){.trace = 0, .pid = 100, .tid = 4242,
+					     .type = GT_SYNC_STREAM, .source = GT_AN_SYNC_FROM_API,
+					     .name = 1, .count = 40, .total_ns = 3000 * MS,
+					     .max_ns = 80 * MS};
+}
+
+static void b_host_busy(scen *s, gt_diag_opts *o)
+{
+	(void)o;
+	/* per-step host work: 120 ms of every 200 ms step */
+	sc_busy(s, 3000 * MS, 0);
+	for (int i = 0; i < 50; i++)
+		sc_gap(s, i * 200 * MS, 120 * MS, GT_CAUSE_HOST_BUSY);
+	sc_idle(s, GT_CAUSE_HOST_BUSY, 6000 * MS);
+	sc_idle(s, GT_CAUSE_SYNC_TURNAROUND, 500 * MS);
+	sc_idle(s, GT_CAUSE_LAUNCH_BOUND, 500 * MS);
+	sc_kernel(s, "step_kernel", 50, 3000 * MS, 4096, 256);
+}
+
+static void b_loader(scen *s, gt_diag_opts *o)
+{
+	(void)o;
+	sc_busy(s, 3000 * MS, 500 * MS);
+	for (int i = 0; i < 50; i++) {
+		gt_an_gap *g = sc_gap(s, i * 200 * MS, 120 * MS, GT_CAUSE_HOST_BUSY);
+		g->next_kind = GT_REC_MEMCPY;
+		g->next_name = 0;
+	}
+	sc_idle(s, GT_CAUSE_HOST_BUSY, 6500 * MS);
+	sc_kernel(s, "step_kernel", 50, 3000 * MS, 4096, 256);
+	sc_copy(s, GT_COPY_HTOD, GT_MEM_PINNED, 50, 50ull << 20, 500 * MS, 50 * MS);
+}
+
+static void b_periodic(scen *s, gt_diag_opts *o)
+{
+	(void)o;
+	/* 20 s: a 300 ms stall every 2 s (checkpoint: turnaround after blocking
+	 * copies), plus 2 ms per-step turnarounds every 100 ms */
+	s->gpu.window_ns = s->gpu.t1 - s->gpu.t0;
+	for (int p = 0; p < 10; p++) {
+		for (int k = 1; k < 17; k++)
+			if (p * 16 + k <= 150)
+				sc_gap(s, p * 2 * SEC + 300 * MS + k * 100 * MS, 2 * MS,
+				       GT_CAUSE_SYNC_TURNAROUND);
+		gt_an_gap *g = sc_gap(s, p * 2 * SEC + 1900 * MS, 300 * MS, GT_CAUSE_SYNC_TURNAROUND);
+		g->cause_ns[GT_CAUSE_SYNC_TURNAROUND] = 200 * MS;
+		g->cause_ns[GT_CAUSE_HOST_BUSY] = 100 * MS;
+	}
+	/* time order of gaps: rebuild sorted (insertions above interleave) */
+	for (size_t i = 1; i < s->ngaps; i++)
+		for (size_t j = i; j > 0 && s->gaps[j - 1].start > s->gaps[j].start; j--) {
+			gt_an_gap t = s->gaps[j];
+			s->gaps[j] = s->gaps[j - 1];
+			s->gaps[j - 1] = t;
+		}
+	uint64_t st = 0, hb = 0;
+	for (size_t i = 0; i < s->ngaps; i++) {
+		st += s->gaps[i].cause_ns[GT_CAUSE_SYNC_TURNAROUND];
+		hb += s->gaps[i].cause_ns[GT_CAUSE_HOST_BUSY];
+	}
+	sc_idle(s, GT_CAUSE_SYNC_TURNAROUND, st);
+	sc_idle(s, GT_CAUSE_HOST_BUSY, hb);
+	sc_busy(s, 20 * SEC - st - hb, 0);
+	sc_kernel(s, "step_kernel", 200, 20 * SEC - st - hb, 4096, 256);
+}
+
+/* a short period (600 ms) is a stall when shorter gaps recur inside it */
+static void b_periodic_short(scen *s, gt_diag_opts *o)
+{
+	(void)o;
+	uint64_t hb = 0, st = 0;
+	for (int p = 0; p < 16; p++) {
+		for (int k = 0; k < 4; k++) {
+			sc_gap(s, p * 600 * MS + k * 100 * MS + 50 * MS, 2 * MS,
+			       GT_CAUSE_SYNC_TURNAROUND);
+			st += 2 * MS;
+		}
+		sc_gap(s, p * 600 * MS + 450 * MS, 120 * MS, GT_CAUSE_HOST_BUSY);
+		hb += 120 * MS;
+	}
+	sc_idle(s, GT_CAUSE_SYNC_TURNAROUND, st);
+	sc_idle(s, GT_CAUSE_HOST_BUSY, hb);
+	sc_busy(s, 10 * SEC - st - hb, 0);
+	sc_kernel(s, "step_kernel", 200, 10 * SEC - st - hb, 4096, 256);
+}
+
+/* a long stall (150 ms of host work after a sync, every 350 ms) with no
+ * visible steps in between is a stall by its length alone */
+static void b_periodic_long(scen *s, gt_diag_opts *o)
+{
+	(void)o;
+	for (int p = 0; p < 28; p++)
+		sc_gap(s, p * 350 * MS + 200 * MS, 150 * MS, GT_CAUSE_SYNC_TURNAROUND);
+	sc_idle(s, GT_CAUSE_SYNC_TURNAROUND, 28 * 150 * MS);
+	sc_busy(s, 10 * SEC - 28 * 150 * MS, 0);
+	sc_kernel(s, "step_kernel", 280, 10 * SEC - 28 * 150 * MS, 4096, 256);
+}
+
+static void o_stall_long(scen *s, gt_diag_opts *o)
+{
+	b_periodic_long(s, o);
+	ck_assert_int_eq(gt_diag_set_threshold(o, "stall_long_ns=200ms", NULL, 0), 0);
+}
+
+static void b_other_traced(scen *s, gt_diag_opts *o)
+{
+	(void)o;
+	sc_busy(s, 8500 * MS, 0);
+	sc_idle(s, GT_CAUSE_HOST_BUSY, 1500 * MS);
+	gt_an_proc *a = sc_proc(s, 100, 4000 * MS);
+	a->cause_ns[GT_CAUSE_OTHER_PROCESS] = 4500 * MS;
+	a->cause_ns[GT_CAUSE_HOST_BUSY] = 1500 * MS;
+	gt_an_proc *b = sc_proc(s, 200, 4500 * MS);
+	b->trace = 0;
+	b->cause_ns[GT_CAUSE_OTHER_PROCESS] = 4000 * MS;
+	b->cause_ns[GT_CAUSE_HOST_BUSY] = 1500 * MS;
+	sc_kernel(s, "step_kernel", 1000, 8500 * MS, 4096, 256);
+}
+
+static void b_other_untraced(scen *s, gt_diag_opts *o)
+{
+	(void)o;
+	sc_busy(s, 5000 * MS, 0);
+	sc_idle(s, GT_CAUSE_OTHER_PROCESS, 3000 * MS);
+	sc_idle(s, GT_CAUSE_HOST_BUSY, 2000 * MS);
+	sc_kernel(s, "step_kernel", 1000, 5000 * MS, 4096, 256);
+}
+
+static void b_storm(scen *s, gt_diag_opts *o)
+{
+	(void)o;
+	sc_busy(s, 2000 * MS, 0);
+	sc_idle(s, GT_CAUSE_LAUNCH_BOUND, 7000 * MS);
+	sc_idle(s, GT_CAUSE_HOST_BUSY, 1000 * MS);
+	sc_kernel(s, "at::native::vectorized_elementwise_kernel<4, ...>", 500000, 2000 * MS, 1,
+		  128);
+}
+
+static void b_launch(scen *s, gt_diag_opts *o)
+{
+	(void)o;
+	sc_busy(s, 3000 * MS, 0);
+	sc_idle(s, GT_CAUSE_LAUNCH_BOUND, 6000 * MS);
+	sc_idle(s, GT_CAUSE_HOST_BUSY, 1000 * MS);
+	sc_kernel(s, "big_kernel", 100, 2990 * MS, 4096, 256);
+	sc_kernel(s, "small_op", 5000, 10 * MS, 256, 256);
+	s->gpu.lat_api = (gt_an_dist){.count = 5100, .p50 = 9000, .p90 = 12000};
+}
+
+/* PyTorch eager with tiny ops: the host spends ~20 us of Python between
+ * launches (host-busy in 10-100 us gaps): launch-bound, not host_busy; the
+ * 5 ms gaps of real host work stay host_busy */
+static void b_dispatch(scen *s, gt_diag_opts *o)
+{
+	(void)o;
+	sc_busy(s, 3000 * MS, 0);
+	sc_idle(s, GT_CAUSE_HOST_BUSY, 5000 * MS);
+	s->gpu.gap_hist_cause_ns[2][GT_CAUSE_HOST_BUSY] = 3500 * MS;
+	s->gpu.gap_hist_cause_ns[1][GT_CAUSE_HOST_BUSY] = 500 * MS;
+	s->gpu.gap_hist_cause_ns[4][GT_CAUSE_HOST_BUSY] = 1000 * MS;
+	sc_idle(s, GT_CAUSE_LAUNCH_BOUND, 2000 * MS);
+	sc_kernel(s, "at::native::vectorized_elementwise_kernel<4, ...>", 8000, 40 * MS, 64, 128);
+	sc_kernel(s, "big_kernel", 2000, 2960 * MS, 4096, 256);
+}
+
+static void o_dispatch_off(scen *s, gt_diag_opts *o)
+{
+	b_dispatch(s, o);
+	ck_assert_int_eq(gt_diag_set_threshold(o, "dispatch_gap_ns=0", NULL, 0), 0);
+}
+
+static void b_d2h(scen *s, gt_diag_opts *o)
+{
+	(void)o;
+	sc_busy(s, 4000 * MS, 1000 * MS);
+	sc_copy(s, GT_COPY_DTOH, GT_MEM_PAGEABLE, 2000, 2000ull << 20, 1000 * MS, 1500 * MS);
+	sc_idle(s, GT_CAUSE_TRANSFER, 500 * MS);
+	for (int i = 0; i < 100; i++) {
+		gt_an_gap *g = sc_gap(s, i * 100 * MS, 30 * MS, GT_CAUSE_SYNC_TURNAROUND);
+		g->prev_kind = GT_REC_MEMCPY;
+		g->last_call_name = 2;
+	}
+	sc_idle(s, GT_CAUSE_SYNC_TURNAROUND, 3000 * MS);
+	sc_idle(s, GT_CAUSE_HOST_BUSY, 1500 * MS);
+	sc_kernel(s, "step_kernel", 100, 4000 * MS, 4096, 256);
+}
+
+static void b_pageable(scen *s, gt_diag_opts *o)
+{
+	(void)o;
+	sc_busy(s, 4900 * MS, 2100 * MS);
+	sc_copy(s, GT_COPY_HTOD, GT_MEM_PAGEABLE, 500, 500ull << 20, 2000 * MS, 3000 * MS);
+	sc_copy(s, GT_COPY_HTOD, GT_MEM_PINNED, 10, 100ull << 20, 100 * MS, 100 * MS);
+	sc_idle(s, GT_CAUSE_TRANSFER, 1000 * MS);
+	sc_idle(s, GT_CAUSE_HOST_BUSY, 2000 * MS);
+	sc_kernel(s, "step_kernel", 500, 4900 * MS, 4096, 256);
+}
+
+static void b_transfer(scen *s, gt_diag_opts *o)
+{
+	(void)o;
+	sc_busy(s, 5000 * MS, 4000 * MS);
+	sc_copy(s, GT_COPY_HTOD, GT_MEM_PINNED, 1000, 40ull << 30, 4000 * MS, 4000 * MS);
+	sc_idle(s, GT_CAUSE_HOST_BUSY, 1000 * MS);
+	sc_kernel(s, "step_kernel", 1000, 5000 * MS, 4096, 256);
+}
+
+static void b_small_grid(scen *s, gt_diag_opts *o)
+{
+	(void)o;
+	sc_busy(s, 9000 * MS, 0);
+	sc_idle(s, GT_CAUSE_HOST_BUSY, 1000 * MS);
+	sc_kernel(s, "my_reduce_kernel", 1000, 6000 * MS, 2, 256);
+	sc_kernel(s, "big_kernel", 1000, 3000 * MS, 4096, 256);
+}
+
+static void b_low_occ(scen *s, gt_diag_opts *o)
+{
+	(void)o;
+	sc_busy(s, 9000 * MS, 0);
+	sc_idle(s, GT_CAUSE_HOST_BUSY, 1000 * MS);
+	gt_an_kernel *k = sc_kernel(s, "my_heavy_kernel", 1000, 7000 * MS, 4096, 256);
+	k->registers = 255;
+	k = sc_kernel(s, "sm90_xmma_gemm_f16f16", 1000, 2000 * MS, 4096, 256);
+	k->registers = 255;
+}
+
+static void b_throttled(scen *s, gt_diag_opts *o)
+{
+	(void)o;
+	sc_busy(s, 9500 * MS, 0);
+	sc_idle(s, GT_CAUSE_HOST_BUSY, 500 * MS);
+	sc_kernel(s, "sm90_xmma_gemm_f16f16", 1000, 9500 * MS, 4096, 256);
+	s->gpu.throttled_ns = 9500 * MS;
+	s->gpu.throttle_reason_ns[2] = 9500 * MS; /* SW power cap */
+	s->gpu.throttle_reason_ns[6] = 2000 * MS; /* HW thermal */
+	s->gpu.nvml.samples = 1000;
+	s->gpu.nvml.sm_clock_mean_mhz = 1400;
+	s->gpu.nvml.sm_clock_max_mhz = 1980;
+	s->gpu.nvml.reasons_seen = 0x44;
+}
+
+static void b_comm(scen *s, gt_diag_opts *o)
+{
+	(void)o;
+	sc_busy(s, 7000 * MS, 0);
+	sc_idle(s, GT_CAUSE_DEPENDENCY, 2000 * MS);
+	sc_idle(s, GT_CAUSE_HOST_BUSY, 1000 * MS);
+	sc_kernel(s, "step_kernel", 1000, 4000 * MS, 4096, 256);
+	gt_an_kernel *k = sc_kernel(s, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 1000, 3000 * MS,
+				    16, 512);
+	k->nccl = 1;
+	s->gpu.comm_ns = 3000 * MS;
+	s->gpu.comm_exposed_ns = 3000 * MS;
+}
+
+static void b_dependency(scen *s, gt_diag_opts *o)
+{
+	(void)o;
+	sc_busy(s, 5000 * MS, 0);
+	sc_idle(s, GT_CAUSE_DEPENDENCY, 5000 * MS);
+	sc_kernel(s, "step_kernel", 1000, 5000 * MS, 4096, 256);
+}
+
+/* a finding of 8 %: none by default, one with min_share=5% */
+static void b_small_host(scen *s, gt_diag_opts *o)
+{
+	(void)o;
+	sc_busy(s, 9200 * MS, 0);
+	sc_idle(s, GT_CAUSE_HOST_BUSY, 800 * MS);
+	sc_kernel(s, "step_kernel", 1000, 9200 * MS, 4096, 256);
+}
+
+static void o_min5(scen *s, gt_diag_opts *o)
+{
+	b_small_host(s, o);
+	ck_assert_int_eq(gt_diag_set_threshold(o, "min_share=5%", NULL, 0), 0);
+}
+
+static void o_disable_sync(scen *s, gt_diag_opts *o)
+{
+	b_sync(s, o);
+	ck_assert_int_eq(gt_diag_set_threshold(o, "disable=sync_turnaround", NULL, 0), 0);
+}
+
+/* the same periodic pattern is per-step (not a stall) when stalls may only
+ * be 1 % of the period: its turnaround time goes to sync_turnaround */
+static void o_stall_duty(scen *s, gt_diag_opts *o)
+{
+	b_periodic(s, o);
+	ck_assert_int_eq(gt_diag_set_threshold(o, "stall_max_duty=1%", NULL, 0), 0);
+}
+
+/* storm thresholds raised: the same launches are plain launch_bound */
+static void o_storm_calls(scen *s, gt_diag_opts *o)
+{
+	b_storm(s, o);
+	ck_assert_int_eq(gt_diag_set_threshold(o, "storm_min_calls=1000000", NULL, 0), 0);
+}
+
+static void o_throttle_deficit(scen *s, gt_diag_opts *o)
+{
+	b_healthy(s, o);
+	ck_assert_int_eq(gt_diag_set_threshold(o, "power_cap_min_deficit=0.01", NULL, 0), 0);
+}
+
+/* at its power limit under full load (19 % below the boost clock): normal */
+static void b_power_cap_load(scen *s, gt_diag_opts *o)
+{
+	b_healthy(s, o);
+	s->gpu.nvml.sm_clock_mean_mhz = 1600;
+}
+
+/* a lowered power limit: 1400 of 1980 MHz (29 % below) */
+static void b_power_cap_low(scen *s, gt_diag_opts *o)
+{
+	b_healthy(s, o);
+	s->gpu.nvml.sm_clock_mean_mhz = 1400;
+}
+
+/* a thermal reason with a 12 % deficit is a finding */
+static void b_thermal(scen *s, gt_diag_opts *o)
+{
+	b_power_cap_load(s, o);
+	s->gpu.nvml.sm_clock_mean_mhz = 1740;
+	s->gpu.throttle_reason_ns[6] = 4000 * MS;
+}
+
+typedef struct dcase {
+	const char *name;
+	void (*build)(scen *s, gt_diag_opts *o);
+	uint64_t window;
+	int first;      /* expected first finding id, -1: no finding at all */
+	double share;   /* its share (exact to 1e-9) */
+	int second;     /* expected second finding, -1 none/any */
+	int shape;      /* expected shape of GPU 0, -1 any */
+} dcase;
+
+static const dcase cases[] = {
+	{"healthy", b_healthy, 10 * SEC, -1, 0, -1, GT_SHAPE_HEALTHY},
+	{"sync_turnaround", b_sync, 10 * SEC, GT_FIND_SYNC_TURNAROUND, 0.6, -1, GT_SHAPE_WAVE},
+	{"host_busy", b_host_busy, 10 * SEC, GT_FIND_HOST_BUSY, 0.6, -1, GT_SHAPE_WAVE},
+	{"slow_data_loader", b_loader, 10 * SEC, GT_FIND_SLOW_DATA_LOADER, 0.6, -1, -1},
+	{"periodic_stall", b_periodic, 20 * SEC, GT_FIND_PERIODIC_STALL, 0.15, -1, GT_SHAPE_WAVE},
+	{"periodic_stall_short", b_periodic_short, 10 * SEC, GT_FIND_PERIODIC_STALL, 0.192, -1,
+	 GT_SHAPE_WAVE},
+	{"periodic_stall_long", b_periodic_long, 10 * SEC, GT_FIND_PERIODIC_STALL, 0.42, -1,
+	 GT_SHAPE_WAVE},
+	{"stall_long_ns=200ms", o_stall_long, 10 * SEC, GT_FIND_SYNC_TURNAROUND, 0.42, -1,
+	 GT_SHAPE_WAVE},
+	{"other_process_traced", b_other_traced, 10 * SEC, GT_FIND_OTHER_PROCESS, 0.4,
+	 GT_FIND_HOST_BUSY, GT_SHAPE_STUCK},
+	{"other_process_untraced", b_other_untraced, 10 * SEC, GT_FIND_OTHER_PROCESS, 0.3,
+	 GT_FIND_HOST_BUSY, GT_SHAPE_STUCK},
+	{"tiny_kernel_storm", b_storm, 10 * SEC, GT_FIND_TINY_KERNEL_STORM, 0.9, -1, -1},
+	{"launch_bound", b_launch, 10 * SEC, GT_FIND_LAUNCH_BOUND, 0.6, GT_FIND_HOST_BUSY, -1},
+	{"launch_bound_dispatch", b_dispatch, 10 * SEC, GT_FIND_LAUNCH_BOUND, 0.6, -1, -1},
+	{"dispatch_gap_ns=0", o_dispatch_off, 10 * SEC, GT_FIND_HOST_BUSY, 0.5, GT_FIND_LAUNCH_BOUND,
+	 -1},
+	{"d2h_storm", b_d2h, 10 * SEC, GT_FIND_D2H_STORM, 0.45, GT_FIND_HOST_BUSY, -1},
+	{"pageable_copies", b_pageable, 10 * SEC, GT_FIND_PAGEABLE_COPIES, 0.3, GT_FIND_HOST_BUSY,
+	 -1},
+	{"transfer_bound", b_transfer, 10 * SEC, GT_FIND_TRANSFER_BOUND, 0.4, -1, GT_SHAPE_BUSY_SLOW},
+	{"small_grid", b_small_grid, 10 * SEC, GT_FIND_SMALL_GRID, 0.6, -1, GT_SHAPE_BUSY_SLOW},
+	{"low_occupancy", b_low_occ, 10 * SEC, GT_FIND_LOW_OCCUPANCY, 0.7, -1, GT_SHAPE_BUSY_SLOW},
+	{"throttled", b_throttled, 10 * SEC, GT_FIND_THROTTLED, 0.95, -1, GT_SHAPE_BUSY_SLOW},
+	{"comm_not_overlapped", b_comm, 10 * SEC, GT_FIND_COMM_NOT_OVERLAPPED, 0.5,
+	 GT_FIND_HOST_BUSY, -1},
+	{"dependency_wait", b_dependency, 10 * SEC, GT_FIND_DEPENDENCY_WAIT, 0.5, -1, -1},
+	{"below_min_share", b_small_host, 10 * SEC, -1, 0, -1, GT_SHAPE_HEALTHY},
+	{"min_share=5%", o_min5, 10 * SEC, GT_FIND_HOST_BUSY, 0.08, -1, -1},
+	{"disable=sync_turnaround", o_disable_sync, 10 * SEC, -1, 0, -1, -1},
+	{"stall_max_duty=1%", o_stall_duty, 20 * SEC, GT_FIND_SYNC_TURNAROUND, 0.115, -1, -1},
+	{"storm_min_calls=1000000", o_storm_calls, 10 * SEC, GT_FIND_LAUNCH_BOUND, 0.7, -1, -1},
+	{"power_cap_min_deficit=1%", o_throttle_deficit, 10 * SEC, GT_FIND_THROTTLED, 0.97, -1, -1},
+	{"power_cap_at_full_load", b_power_cap_load, 10 * SEC, -1, 0, -1, GT_SHAPE_HEALTHY},
+	{"power_cap_lowered", b_power_cap_low, 10 * SEC, GT_FIND_THROTTLED, 0.97, -1, -1},
+	{"thermal", b_thermal, 10 * SEC, GT_FIND_THROTTLED, 0.97, -1, -1},
+};
+#define NCASES (sizeof cases / sizeof cases[0])
+
+START_TEST(table_case)
+{
+	const dcase *tc = &cases[_i];
+	scen *s = sc_new(tc->window);
+	gt_diag_opts o;
+	gt_diag_opts_init(&o);
+	tc->build(s, &o);
+	gt_diagnosis *d = run(s, &o);
+	const gt_finding *f = gt_diagnosis_finding(d, 0);
+	if (tc->first < 0) {
+		if (f)
+			ck_abort_msg("%s: expected no finding, got %s %.3f: %s", tc->name, f->name,
+				     f->share, f->title);
+	} else {
+		ck_assert_msg(f != NULL, "%s: expected %s, got no finding", tc->name,
+			      gt_finding_name(tc->first));
+		ck_assert_msg(f->id == tc->first, "%s: expected %s first, got %s (%.3f)", tc->name,
+			      gt_finding_name(tc->first), f->name, f->share);
+		ck_assert_msg(fabs(f->share - tc->share) < 1e-9, "%s: share %.9f, expected %.9f",
+			      tc->name, f->share, tc->share);
+		ck_assert_int_eq(f->gpu, 0);
+		ck_assert_int_eq(f->rank, 1);
+	}
+	if (tc->second >= 0) {
+		const gt_finding *f2 = gt_diagnosis_finding(d, 1);
+		ck_assert_msg(f2 && f2->id == tc->second, "%s: expected %s second, got %s",
+			      tc->name, gt_finding_name(tc->second), f2 ? f2->name : "none");
+	}
+	if (tc->shape >= 0)
+		ck_assert_msg(gt_diagnosis_gpu(d, 0)->shape == tc->shape, "%s: shape %s, expected %s",
+			      tc->name, gt_diag_shape_name(gt_diagnosis_gpu(d, 0)->shape),
+			      gt_diag_shape_name(tc->shape));
+	gt_diagnosis_free(d);
+	sc_free(s);
+}
+END_TEST
+
+/* ------------------------------------------------------------ details */
+
+START_TEST(sync_evidence)
+{
+	scen *s = sc_new(10 * SEC);
+	b_sync(s, NULL);
+	gt_diagnosis *d = run(s, NULL);
+	const gt_finding *f = gt_diagnosis_finding(d, 0);
+	ck_assert_ptr_nonnull(strstr(f->title, "150 ms"));
+	ck_assert_ptr_nonnull(strstr(f->title, "cudaStreamSynchronize"));
+	ck_assert_ptr_nonnull(strstr(f->title, "python"));
+	ck_assert_uint_eq(f->nexamples, 3);
+	ck_assert_uint_eq(f->examples[0].len, 150 * MS);
+	ck_assert_str_eq(f->examples[0].thread, "python");
+	ck_assert_str_eq(f->examples[0].last_call, "cudaStreamSynchronize");
+	ck_assert_str_eq(f->examples[0].next, "step_kernel");
+	/* capture start is 1 s before the window; the first gap is at +75 ms */
+	ck_assert_uint_eq(f->examples[0].t_rel_ns, SEC + 75 * MS);
+	/* the per-step wave is found and reported, not claimed as a stall */
+	const gt_diag_gpu *g = gt_diagnosis_gpu(d, 0);
+	ck_assert(g->wave.found);
+	ck_assert(!g->wave.is_stall);
+	ck_assert(fabs(g->wave.period_ns - 250e6) < 1e3);
+	ck_assert(gt_diagnosis_find(d, GT_FIND_PERIODIC_STALL) == NULL);
+	gt_diagnosis_free(d);
+	sc_free(s);
+}
+END_TEST
+
+START_TEST(periodic_wave_recovered)
+{
+	scen *s = sc_new(20 * SEC);
+	b_periodic(s, NULL);
+	gt_diagnosis *d = run(s, NULL);
+	const gt_diag_gpu *g = gt_diagnosis_gpu(d, 0);
+	ck_assert(g->wave.found);
+	ck_assert(g->wave.is_stall);
+	ck_assert(g->wave.source & GT_WAVE_FROM_GAPS);
+	ck_assert(fabs(g->wave.period_ns - 2e9) < 1e3);
+	ck_assert_uint_eq(g->wave.nstalls, 10);
+	ck_assert_uint_eq(g->wave.stall_ns, 300 * MS);
+	ck_assert(fabs(g->wave.idle_share - 0.15) < 1e-9);
+	const gt_finding *f = gt_diagnosis_find(d, GT_FIND_PERIODIC_STALL);
+	ck_assert_ptr_nonnull(f);
+	/* it claimed exactly the stalls' turnaround and host time */
+	ck_assert_uint_eq(f->cause_claim_ns[GT_CAUSE_SYNC_TURNAROUND], 10 * 200 * MS);
+	ck_assert_uint_eq(f->cause_claim_ns[GT_CAUSE_HOST_BUSY], 10 * 100 * MS);
+	ck_assert_ptr_nonnull(strstr(f->title, "every 2.00 s"));
+	ck_assert_ptr_nonnull(strstr(f->title, "300 ms"));
+	ck_assert_uint_eq(f->nexamples, 3);
+	ck_assert_uint_eq(f->examples[0].len, 300 * MS);
+	gt_diagnosis_free(d);
+	sc_free(s);
+}
+END_TEST
+
+START_TEST(storm_names_kernels)
+{
+	scen *s = sc_new(10 * SEC);
+	b_storm(s, NULL);
+	gt_diagnosis *d = run(s, NULL);
+	const gt_finding *f = gt_diagnosis_finding(d, 0);
+	ck_assert_uint_eq(f->kernel_claim_ns, 2000 * MS);
+	ck_assert_uint_eq(f->cause_claim_ns[GT_CAUSE_LAUNCH_BOUND], 7000 * MS);
+	ck_assert_uint_eq(f->nkernels, 1);
+	ck_assert_uint_eq(f->kernels[0].count, 500000);
+	ck_assert_ptr_nonnull(strstr(f->fix, "torch.compile"));
+	ck_assert_ptr_nonnull(strstr(f->fix, "vectorized_elementwise_kernel<4, ...> alone ran 500000 times"));
+	/* storm kernels are not also blamed for their small grid */
+	ck_assert(gt_diagnosis_find(d, GT_FIND_SMALL_GRID) == NULL);
+	gt_diagnosis_free(d);
+	sc_free(s);
+}
+END_TEST
+
+START_TEST(low_occupancy_skips_tuned)
+{
+	scen *s = sc_new(10 * SEC);
+	b_low_occ(s, NULL);
+	gt_diagnosis *d = run(s, NULL);
+	const gt_finding *f = gt_diagnosis_finding(d, 0);
+	ck_assert_uint_eq(f->nkernels, 1);
+	ck_assert_str_eq(f->kernels[0].name, "my_heavy_kernel");
+	ck_assert(fabs(f->kernels[0].occupancy - 0.125) < 1e-9);
+	ck_assert_ptr_nonnull(strstr(f->title, "registers"));
+	ck_assert_ptr_nonnull(strstr(f->fix, "__launch_bounds__"));
+	gt_diagnosis_free(d);
+	sc_free(s);
+}
+END_TEST
+
+START_TEST(concurrent_kernels_scaled)
+{
+	/* kernels overlap (sum of durations 2x the union): claims are scaled to
+	 * the union and never exceed it */
+	scen *s = sc_new(10 * SEC);
+	sc_busy(s, 9000 * MS, 0);
+	sc_idle(s, GT_CAUSE_HOST_BUSY, 1000 * MS);
+	sc_kernel(s, "my_reduce_kernel", 1000, 12000 * MS, 2, 256);
+	sc_kernel(s, "big_kernel", 1000, 6000 * MS, 4096, 256);
+	gt_diagnosis *d = run(s, NULL);
+	const gt_finding *f = gt_diagnosis_finding(d, 0);
+	ck_assert_int_eq(f->id, GT_FIND_SMALL_GRID);
+	ck_assert_uint_eq(f->kernel_claim_ns, 6000 * MS);
+	gt_diagnosis_free(d);
+	sc_free(s);
+}
+END_TEST
+
+START_TEST(inconsistent_input_noted)
+{
+	/* pools that do not add up to the window: the gap becomes unknown and a
+	 * note says so; the breakdown still sums exactly */
+	scen *s = sc_new(10 * SEC);
+	sc_busy(s, 5000 * MS, 0);
+	sc_idle(s, GT_CAUSE_HOST_BUSY, 3000 * MS);
+	gt_diagnosis *d = run(s, NULL);
+	const gt_diag_gpu *g = gt_diagnosis_gpu(d, 0);
+	ck_assert_uint_eq(g->unknown_ns, 2000 * MS);
+	ck_assert_uint_ge(gt_diagnosis_nnotes(d), 1);
+	int seen = 0;
+	for (size_t i = 0; i < gt_diagnosis_nnotes(d); i++)
+		seen |= strstr(gt_diagnosis_note(d, i), "differ from its window") != NULL;
+	ck_assert(seen);
+	gt_diagnosis_free(d);
+	sc_free(s);
+}
+END_TEST
+
+START_TEST(empty_input)
+{
+	dg_input in = {0};
+	gt_diagnosis *d = dg_run(&in, NULL);
+	ck_assert_ptr_nonnull(d);
+	ck_assert_uint_eq(gt_diagnosis_nfindings(d), 0);
+	ck_assert_uint_eq(gt_diagnosis_ngpus(d), 0);
+	ck_assert_ptr_null(gt_diagnosis_finding(d, 0));
+	ck_assert_uint_eq(gt_diagnosis_nnotes(d), 1);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	ck_assert_int_eq(gt_findings_text(d, f, 0), 0);
+	ck_assert_int_eq(gt_findings_json(d, f, 0), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(buf, "No findings"));
+	free(buf);
+	gt_diagnosis_free(d);
+	/* an empty GPU (zero window) */
+	scen *s = sc_new(0);
+	d = run(s, NULL);
+	ck_assert_uint_eq(gt_diagnosis_nfindings(d), 0);
+	ck_assert_int_eq(gt_diagnosis_gpu(d, 0)->shape, GT_SHAPE_NONE);
+	gt_diagnosis_free(d);
+	sc_free(s);
+	gt_diagnosis_free(NULL);
+}
+END_TEST
+
+/* Random inputs: the invariants hold whatever the numbers. */
+static uint64_t lcg(uint64_t *x)
+{
+	*x = *x * 6364136223846793005ull + 1442695040888963407ull;
+	return *x >> 17;
+}
+
+START_TEST(random_inputs_sum)
+{
+	uint64_t seed = 12345;
+	for (int it = 0; it < 300; it++) {
+		uint64_t W = 1 + lcg(&seed) % (100 * SEC);
+		scen *s = sc_new(W);
+		uint64_t left = W;
+		uint64_t sm = lcg(&seed) % (left + 1);
+		left -= sm;
+		uint64_t cp = lcg(&seed) % (left + 1);
+		left -= cp;
+		sc_busy(s, sm, cp);
+		for (int c = 0; c < GT_CAUSE_COUNT && left; c++) {
+			uint64_t v = c == GT_CAUSE_COUNT - 1 ? left : lcg(&seed) % (left + 1);
+			sc_idle(s, c, v);
+			left -= v;
+		}
+		if (left)
+			sc_idle(s, GT_CAUSE_HOST_BUSY, left);
+		int ng = (int)(lcg(&seed) % 50);
+		uint64_t t = 0;
+		for (int i = 0; i < ng && t < W; i++) {
+			uint64_t len = 1 + lcg(&seed) % (W / 50 + 1);
+			gt_an_gap *g = sc_gap(s, t, len, (int)(lcg(&seed) % GT_CAUSE_COUNT));
+			g->next_kind = lcg(&seed) % 2 ? GT_REC_MEMCPY : GT_REC_KERNEL;
+			g->prev_kind = lcg(&seed) % 2 ? GT_REC_MEMCPY : GT_REC_KERNEL;
+			t += len + lcg(&seed) % (W / 20 + 1);
+		}
+		int nk = (int)(lcg(&seed) % 5);
+		for (int i = 0; i < nk; i++) {
+			gt_an_kernel *k = sc_kernel(s, i % 2 ? "my_k" : "ncclKernel", 1 + lcg(&seed) % 100000,
+						    1 + lcg(&seed) % (2 * sm + 1),
+						    (uint32_t)(1 + lcg(&seed) % 300),
+						    (uint32_t)(1 + lcg(&seed) % 1024));
+			k->registers = (uint32_t)(lcg(&seed) % 256);
+			k->smem = (uint32_t)(lcg(&seed) % 200000);
+			k->nccl = i % 2 == 0;
+		}
+		if (lcg(&seed) % 2)
+			sc_copy(s, GT_COPY_DTOH, GT_MEM_PAGEABLE, lcg(&seed) % 5000, lcg(&seed),
+				lcg(&seed) % (W + 1), lcg(&seed) % (W + 1));
+		if (lcg(&seed) % 2)
+			sc_copy(s, GT_COPY_HTOD, GT_MEM_PINNED, 1 + lcg(&seed) % 5000, lcg(&seed),
+				lcg(&seed) % (W + 1), lcg(&seed) % (W + 1));
+		s->gpu.comm_ns = lcg(&seed) % (sm + 1);
+		s->gpu.comm_exposed_ns = lcg(&seed) % (s->gpu.comm_ns + 1);
+		s->gpu.throttled_ns = lcg(&seed) % (sm + cp + 1);
+		if (lcg(&seed) % 2) {
+			gt_an_proc *p = sc_proc(s, 1, lcg(&seed) % (sm + cp + 1));
+			p->cause_ns[GT_CAUSE_OTHER_PROCESS] = lcg(&seed) % (W + 1);
+			sc_proc(s, 2, lcg(&seed) % (sm + cp + 1));
+		}
+		s->nseries = (size_t)(lcg(&seed) % 400);
+		s->series = calloc(s->nseries + 1, sizeof(float));
+		for (size_t i = 0; i < s->nseries; i++)
+			s->series[i] = (float)(lcg(&seed) % 1001) / 1000.0f;
+		gt_diag_opts o;
+		gt_diag_opts_init(&o);
+		o.min_share = (double)(lcg(&seed) % 20) / 100.0;
+		gt_diagnosis *d = run(s, &o);
+		gt_diagnosis_free(d);
+		sc_free(s);
+	}
+}
+END_TEST
+
+/* ------------------------------------------------------------ thresholds */
+
+START_TEST(threshold_parse)
+{
+	gt_diag_opts o, orig;
+	gt_diag_opts_init(&o);
+	char err[512];
+	ck_assert_int_eq(gt_diag_set_threshold(&o, "min_share=5%", err, sizeof err), 0);
+	ck_assert(fabs(o.min_share - 0.05) < 1e-12);
+	ck_assert_int_eq(gt_diag_set_threshold(&o, "min_share=0.2", err, sizeof err), 0);
+	ck_assert(fabs(o.min_share - 0.2) < 1e-12);
+	ck_assert_int_eq(gt_diag_set_threshold(&o, "tiny_kernel_ns=20us", err, sizeof err), 0);
+	ck_assert_uint_eq(o.tiny_kernel_ns, 20000);
+	ck_assert_int_eq(gt_diag_set_threshold(&o, "stall_min_gap_ns=1.5ms", err, sizeof err), 0);
+	ck_assert_uint_eq(o.stall_min_gap_ns, 1500000);
+	ck_assert_int_eq(gt_diag_set_threshold(&o, "stall_min_period_ns=2s", err, sizeof err), 0);
+	ck_assert_uint_eq(o.stall_min_period_ns, 2 * SEC);
+	ck_assert_int_eq(gt_diag_set_threshold(&o, "storm_min_calls=500", err, sizeof err), 0);
+	ck_assert_uint_eq(o.storm_min_calls, 500);
+	ck_assert_int_eq(gt_diag_set_threshold(&o, "max_examples=7", err, sizeof err), 0);
+	ck_assert_uint_eq(o.max_examples, 7);
+	ck_assert_int_eq(gt_diag_set_threshold(&o, "disable=small_grid,low_occupancy", err,
+					       sizeof err), 0);
+	ck_assert_uint_eq(o.disabled, (1u << GT_FIND_SMALL_GRID) | (1u << GT_FIND_LOW_OCCUPANCY));
+	char v[256];
+	ck_assert_int_eq(gt_diag_threshold_get(&o, "disable", v, sizeof v), 0);
+	ck_assert_str_eq(v, "small_grid,low_occupancy");
+	ck_assert_int_eq(gt_diag_set_threshold(&o, "disable=", err, sizeof err), 0);
+	ck_assert_uint_eq(o.disabled, 0);
+
+	orig = o;
+	static const char *const bad[] = {
+		"min_share",   "nope=1",          "min_share=abc", "min_share=-1",
+		"min_share=", "tiny_kernel_ns=5 parsecs", "storm_min_calls=-3",
+		"storm_min_calls=1.5", "max_examples=99999999999", "disable=bogus",
+		"=3", NULL,
+	};
+	for (int i = 0; bad[i]; i++) {
+		err[0] = 0;
+		ck_assert_int_eq(gt_diag_set_threshold(&o, bad[i], err, sizeof err), GT_ERR_INVAL);
+		ck_assert_msg(err[0], "no message for '%s'", bad[i]);
+		ck_assert_msg(!memcmp(&o, &orig, sizeof o), "opts changed by '%s'", bad[i]);
+	}
+	ck_assert_int_eq(gt_diag_set_threshold(&o, "nope=1", err, sizeof err), GT_ERR_INVAL);
+	ck_assert_ptr_nonnull(strstr(err, "known:"));
+	ck_assert_ptr_nonnull(strstr(err, "min_share"));
+	ck_assert_int_eq(gt_diag_set_threshold(NULL, "min_share=1", NULL, 0), GT_ERR_INVAL);
+	ck_assert_int_eq(gt_diag_set_threshold(&o, NULL, NULL, 0), GT_ERR_INVAL);
+}
+END_TEST
+
+/* Every threshold's formatted value parses back to the same options. */
+START_TEST(threshold_roundtrip)
+{
+	gt_diag_opts o, p;
+	gt_diag_opts_init(&o);
+	o.disabled = 1u << GT_FIND_THROTTLED;
+	p = o;
+	ck_assert_uint_gt(gt_diag_threshold_count(), 20);
+	ck_assert_ptr_null(gt_diag_threshold_at(gt_diag_threshold_count()));
+	for (size_t i = 0; i < gt_diag_threshold_count(); i++) {
+		const gt_diag_threshold *t = gt_diag_threshold_at(i);
+		ck_assert(t->name && t->help && t->help[0]);
+		char v[256], kv[300], err[256];
+		ck_assert_int_eq(gt_diag_threshold_get(&o, t->name, v, sizeof v), 0);
+		snprintf(kv, sizeof kv, "%s=%s", t->name, v);
+		ck_assert_msg(gt_diag_set_threshold(&p, kv, err, sizeof err) == 0, "%s: %s", kv, err);
+	}
+	ck_assert(!memcmp(&o, &p, sizeof o));
+	char v[8];
+	ck_assert_int_eq(gt_diag_threshold_get(&o, "nope", v, sizeof v), GT_ERR_INVAL);
+}
+END_TEST
+
+START_TEST(names)
+{
+	for (int i = 0; i < GT_FIND_COUNT; i++) {
+		const char *n = gt_finding_name(i);
+		ck_assert_str_ne(n, "?");
+		ck_assert_int_eq(gt_finding_by_name(n), i);
+	}
+	ck_assert_str_eq(gt_finding_name(GT_FIND_COUNT), "?");
+	ck_assert_str_eq(gt_finding_name(-1), "?");
+	ck_assert_int_eq(gt_finding_by_name("nope"), -1);
+	ck_assert_int_eq(gt_finding_by_name(NULL), -1);
+	ck_assert_str_eq(gt_severity_name(GT_SEV_HIGH), "high");
+	ck_assert_str_eq(gt_diag_shape_name(GT_SHAPE_WAVE), "wave");
+	ck_assert_str_eq(gt_diag_shape_name(99), "?");
+	ck_assert_str_eq(gt_finding_name(GT_FIND_SYNC_TURNAROUND), "sync_turnaround");
+	ck_assert_str_eq(gt_finding_name(GT_FIND_PERIODIC_STALL), "periodic_stall");
+}
+END_TEST
+
+/* ------------------------------------------------------------ waves */
+
+START_TEST(acf_square_wave)
+{
+	size_t n = 600;
+	float *s = malloc(n * sizeof *s);
+	for (size_t i = 0; i < n; i++)
+		s[i] = i % 15 < 5 ? 0.9f : 0.05f;
+	double acf;
+	double lag = dg_acf_period(s, n, 0.3, 3, &acf);
+	ck_assert_msg(fabs(lag - 15) < 0.5, "lag %f", lag);
+	ck_assert(acf > 0.8);
+	/* flat: no period */
+	for (size_t i = 0; i < n; i++)
+		s[i] = 0.4f;
+	ck_assert(dg_acf_period(s, n, 0.3, 3, &acf) == 0);
+	/* noise: no period */
+	uint64_t seed = 7;
+	for (size_t i = 0; i < n; i++)
+		s[i] = (float)(lcg(&seed) % 1000) / 1000.0f;
+	ck_assert(dg_acf_period(s, n, 0.3, 3, &acf) == 0);
+	/* too short for 3 periods of 300 */
+	for (size_t i = 0; i < n; i++)
+		s[i] = i % 300 < 100 ? 1.0f : 0.0f;
+	ck_assert(dg_acf_period(s, n, 0.3, 3, &acf) == 0);
+	ck_assert(dg_acf_period(NULL, 0, 0.3, 3, &acf) == 0);
+	free(s);
+}
+END_TEST
+
+START_TEST(acf_noisy_sine_long)
+{
+	/* 100k windows, period 37.5 windows, noise: averaged down first */
+	size_t n = 100000;
+	float *s = malloc(n * sizeof *s);
+	uint64_t seed = 99;
+	for (size_t i = 0; i < n; i++)
+		s[i] = (float)(0.5 + 0.4 * sin(2 * M_PI * (double)i / 375.0) +
+			       0.2 * ((double)(lcg(&seed) % 1000) / 1000.0 - 0.5));
+	double acf;
+	double lag = dg_acf_period(s, n, 0.3, 3, &acf);
+	ck_assert_msg(fabs(lag - 375) < 375 * 0.05, "lag %f", lag);
+	ck_assert(acf > 0.5);
+	free(s);
+}
+END_TEST
+
+START_TEST(gap_train_with_outliers)
+{
+	/* 12 stalls of 200 ms every 1.5 s, one 500 ms startup gap at 0 and
+	 * many 2 ms gaps: the train is the stalls */
+	gt_an_gap *gaps = calloc(400, sizeof *gaps);
+	size_t n = 0;
+	gaps[n++] = (gt_an_gap){.start = T0, .end = T0 + 500 * MS};
+	for (int p = 0; p < 12; p++) {
+		uint64_t base = T0 + SEC + (uint64_t)p * 1500 * MS;
+		for (int k = 0; k < 10; k++)
+			gaps[n++] = (gt_an_gap){.start = base + (uint64_t)k * 100 * MS,
+						.end = base + (uint64_t)k * 100 * MS + 2 * MS};
+		gaps[n++] = (gt_an_gap){.start = base + 1100 * MS, .end = base + 1300 * MS};
+	}
+	gt_diag_opts o;
+	gt_diag_opts_init(&o);
+	uint8_t *train = calloc(n, 1);
+	dg_wave_in wi = {.gaps = gaps, .ngaps = n, .window_ns = 10 * MS};
+	gt_diag_wave w;
+	ck_assert_int_eq(dg_wave_detect(&wi, &o, &w, train), 0);
+	ck_assert(w.found);
+	ck_assert(fabs(w.period_ns - 1.5e9) < 1e3);
+	ck_assert_uint_eq(w.nstalls, 12);
+	ck_assert_uint_eq(w.stall_ns, 200 * MS);
+	ck_assert(w.is_stall);
+	ck_assert(!train[0]);
+	size_t in_train = 0;
+	for (size_t i = 0; i < n; i++)
+		in_train += train[i];
+	ck_assert_uint_eq(in_train, 12);
+	ck_assert_uint_eq(w.first_stall, T0 + SEC + 1100 * MS);
+	/* irregular long gaps: no train */
+	n = 0;
+	uint64_t t = T0;
+	uint64_t seed = 3;
+	for (int i = 0; i < 20; i++) {
+		t += (1 + lcg(&seed) % 40) * 100 * MS;
+		gaps[n++] = (gt_an_gap){.start = t, .end = t + 200 * MS};
+	}
+	wi.ngaps = n;
+	ck_assert_int_eq(dg_wave_detect(&wi, &o, &w, train), 0);
+	ck_assert(!w.found);
+	free(train);
+	free(gaps);
+}
+END_TEST
+
+/* ------------------------------------------------------------ occupancy */
+
+START_TEST(occupancy)
+{
+	gt_device d;
+	sc_h200(&d);
+	gt_occupancy oc;
+	ck_assert_int_eq(gt_occupancy_compute(&d, 256, 32, 0, &oc), 0);
+	ck_assert(fabs(oc.occupancy - 1.0) < 1e-12);
+	ck_assert_uint_eq(oc.blocks_per_sm, 8);
+	ck_assert_int_eq(oc.limiter, GT_OCC_LIMIT_WARPS);
+	/* 255 regs -> 8192 per warp -> 8 warps -> 1 block of 8 warps */
+	ck_assert_int_eq(gt_occupancy_compute(&d, 256, 255, 0, &oc), 0);
+	ck_assert(fabs(oc.occupancy - 0.125) < 1e-12);
+	ck_assert_int_eq(oc.limiter, GT_OCC_LIMIT_REGS);
+	/* 32-thread blocks: 32 blocks/SM limit -> 32 of 64 warps */
+	ck_assert_int_eq(gt_occupancy_compute(&d, 32, 16, 0, &oc), 0);
+	ck_assert(fabs(oc.occupancy - 0.5) < 1e-12);
+	ck_assert_int_eq(oc.limiter, GT_OCC_LIMIT_BLOCKS);
+	/* 100 KiB shared per block (+1 KiB reserved) -> 2 blocks of 8 warps */
+	ck_assert_int_eq(gt_occupancy_compute(&d, 256, 32, 100 * 1024, &oc), 0);
+	ck_assert(fabs(oc.occupancy - 0.25) < 1e-12);
+	ck_assert_int_eq(oc.limiter, GT_OCC_LIMIT_SMEM);
+	/* cannot launch: too many registers for one block */
+	ck_assert_int_eq(gt_occupancy_compute(&d, 1024, 255, 0, &oc), 0);
+	ck_assert(oc.occupancy == 0);
+	/* unknown device limits */
+	gt_device z;
+	memset(&z, 0, sizeof z);
+	ck_assert_int_eq(gt_occupancy_compute(&z, 256, 32, 0, &oc), 0);
+	ck_assert(oc.occupancy < 0);
+	ck_assert_int_eq(oc.limiter, GT_OCC_LIMIT_NONE);
+	ck_assert_int_eq(gt_occupancy_compute(NULL, 256, 32, 0, &oc), GT_ERR_INVAL);
+	ck_assert_str_eq(gt_occupancy_limiter_name(GT_OCC_LIMIT_REGS), "registers");
+}
+END_TEST
+
+/* ------------------------------------------------------------ output */
+
+static char *capture(const gt_diagnosis *d, int json, unsigned flags)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	ck_assert_int_eq(json ? gt_findings_json(d, f, flags) : gt_findings_text(d, f, flags), 0);
+	fclose(f);
+	return buf;
+}
+
+/* Structural JSON check: balanced {} [] outside strings, valid escapes. */
+static void check_json(const char *s)
+{
+	int depth = 0, in_str = 0;
+	char stack[64];
+	for (const char *p = s; *p; p++) {
+		if (in_str) {
+			if (*p == '\\') {
+				p++;
+				ck_assert(*p && strchr("\"\\/bfnrtu", *p));
+			} else if (*p == '"') {
+				in_str = 0;
+			} else {
+				ck_assert((unsigned char)*p >= 0x20);
+			}
+			continue;
+		}
+		if (*p == '"')
+			in_str = 1;
+		else if (*p == '{' || *p == '[')
+			stack[depth++] = *p;
+		else if (*p == '}')
+			ck_assert(depth > 0 && stack[--depth] == '{');
+		else if (*p == ']')
+			ck_assert(depth > 0 && stack[--depth] == '[');
+		ck_assert(depth < 64);
+	}
+	ck_assert_int_eq(depth, 0);
+	ck_assert(!in_str);
+}
+
+START_TEST(text_leads_with_fix)
+{
+	scen *s = sc_new(10 * SEC);
+	b_d2h(s, NULL);
+	gt_diagnosis *d = run(s, NULL);
+	char *t = capture(d, 0, 0);
+	/* the first five lines: header, finding 1, its fix, finding 2, its fix */
+	char *lines[6] = {0};
+	char *p = t;
+	for (int i = 0; i < 6 && p; i++) {
+		lines[i] = p;
+		p = strchr(p, '\n');
+		if (p)
+			*p++ = 0;
+	}
+	ck_assert_ptr_nonnull(strstr(lines[0], "What to change (2 findings)"));
+	ck_assert_ptr_nonnull(strstr(lines[1], " 1. "));
+	ck_assert_ptr_nonnull(strstr(lines[1], "d2h_storm"));
+	ck_assert_ptr_nonnull(strstr(lines[1], "45.0%"));
+	ck_assert_ptr_nonnull(strstr(lines[2], "fix:"));
+	ck_assert_ptr_nonnull(strstr(lines[3], " 2. "));
+	ck_assert_ptr_nonnull(strstr(lines[3], "host_busy"));
+	ck_assert_ptr_nonnull(strstr(lines[4], "fix:"));
+	free(t);
+	/* the full text has the breakdown and evidence */
+	t = capture(d, 0, 0);
+	ck_assert_ptr_nonnull(strstr(t, "Where the wall time went"));
+	ck_assert_ptr_nonnull(strstr(t, "productive"));
+	ck_assert_ptr_nonnull(strstr(t, "evidence:"));
+	ck_assert_ptr_nonnull(strstr(t, "examples"));
+	free(t);
+	t = capture(d, 0, GT_FINDINGS_BRIEF);
+	ck_assert_ptr_null(strstr(t, "evidence:"));
+	free(t);
+	gt_diagnosis_free(d);
+	sc_free(s);
+}
+END_TEST
+
+START_TEST(json_output)
+{
+	scen *s = sc_new(10 * SEC);
+	b_sync(s, NULL);
+	s->names[1] = "cuda\"Quote\\\n"; /* hostile name */
+	gt_diagnosis *d = run(s, NULL);
+	char *j = capture(d, 1, 0);
+	check_json(j);
+	ck_assert(j[0] == '{');
+	ck_assert_ptr_nonnull(strstr(j, "\"findings\": [\n  {\"id\": \"sync_turnaround\", \"gpu\": 0"));
+	ck_assert_ptr_nonnull(strstr(j, "\"share\": 0.6,"));
+	ck_assert_ptr_nonnull(strstr(j, "\"schema\": \"gaptrace.diagnosis/1\""));
+	ck_assert_ptr_nonnull(strstr(j, "{\"id\": \"productive\", \"ns\": 3000000000"));
+	ck_assert_ptr_nonnull(strstr(j, "\"min_share\": \"10%\""));
+	ck_assert_ptr_nonnull(strstr(j, "\\\"Quote\\\\\\n"));
+	free(j);
+	/* members only: no braces around */
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	ck_assert_int_eq(gt_findings_json_members(d, f, 0), 0);
+	fclose(f);
+	ck_assert(buf[0] == '"');
+	ck_assert(buf[len - 1] == '}');
+	free(buf);
+	gt_diagnosis_free(d);
+	sc_free(s);
+	/* no findings */
+	s = sc_new(10 * SEC);
+	b_healthy(s, NULL);
+	d = run(s, NULL);
+	j = capture(d, 1, 0);
+	check_json(j);
+	ck_assert_ptr_nonnull(strstr(j, "\"findings\": [],"));
+	ck_assert_ptr_nonnull(strstr(j, "\"shape\": \"healthy\""));
+	free(j);
+	gt_diagnosis_free(d);
+	sc_free(s);
+	ck_assert_int_eq(gt_findings_json(NULL, stdout, 0), GT_ERR_INVAL);
+	ck_assert_int_eq(gt_findings_text(NULL, stdout, 0), GT_ERR_INVAL);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("diagnosis_engine");
+	TCase *tc = tcase_create("cases");
+	tcase_add_loop_test(tc, table_case, 0, (int)NCASES);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("details");
+	tcase_add_test(tc, sync_evidence);
+	tcase_add_test(tc, periodic_wave_recovered);
+	tcase_add_test(tc, storm_names_kernels);
+	tcase_add_test(tc, low_occupancy_skips_tuned);
+	tcase_add_test(tc, concurrent_kernels_scaled);
+	tcase_add_test(tc, inconsistent_input_noted);
+	tcase_add_test(tc, empty_input);
+	tcase_add_test(tc, random_inputs_sum);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("thresholds");
+	tcase_add_test(tc, threshold_parse);
+	tcase_add_test(tc, threshold_roundtrip);
+	tcase_add_test(tc, names);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("waves");
+	tcase_add_test(tc, acf_square_wave);
+	tcase_add_test(tc, acf_noisy_sine_long);
+	tcase_add_test(tc, gap_train_with_outliers);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("occupancy");
+	tcase_add_test(tc, occupancy);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("output");
+	tcase_add_test(tc, text_leads_with_fix);
+	tcase_add_test(tc, json_output);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
