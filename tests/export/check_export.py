@@ -187,14 +187,15 @@ def cat_count(ev, cat, ph="X"):
 
 def do_perfetto():
     cases = [
-        ("mixed", "mixed", ["steps=30", "sync_records=1"]),
-        ("multi", "multi-gpu", ["steps=10"]),
-        ("launch", "launch-bound", ["steps=20"]),
+        ("mixed", "mixed", ["steps=30", "sync_records=1"], []),
+        ("multi", "multi-gpu", ["steps=10"], []),
+        ("launch", "launch-bound", ["steps=20"], []),
+        ("fine", "mixed", ["steps=10"], ["--min-gap", "10us"]),
     ]
-    for name, preset, sets in cases:
+    for name, preset, sets, opts in cases:
         src, truth = synth("pf_" + name, preset, *sets)
         out = os.path.join(WORK, name + ".json")
-        doc = export_perfetto(src, out)
+        doc = export_perfetto(src, out, *opts)
         ev = check_events(doc, src, expected_flows(src))
         check(cat_count(ev, "kernel") == truth["kernels"], "%s: kernels %d != %d" %
               (name, cat_count(ev, "kernel"), truth["kernels"]))
@@ -215,7 +216,7 @@ def do_perfetto():
             check(cat_count(ev, "sync", "b") == truth["sync_calls"], "%s: sync records" % name)
         # gap markers == the gaps table at the same threshold
         gaps = [e for e in ev if e["ph"] == "X" and e["cat"] == "gap"]
-        rows = json.loads(run("export", "-q", "-f", "json", "-r", "gaptrace_gaps", src).stdout)
+        rows = json.loads(run("export", "-q", "-f", "json", "-r", "gaptrace_gaps", *opts, src).stdout)
         check(len(gaps) == len(rows), "%s: %d gap markers, %d gap rows" % (name, len(gaps), len(rows)))
         check(sum(ns(e["dur"]) for e in gaps) == sum(r["Duration (ns)"] for r in rows),
               "%s: gap durations differ" % name)
@@ -426,11 +427,26 @@ def check_html_file(path, ngpus):
     p.close()
     check(not p.errors, "%s: %s" % (path, p.errors[:5]))
     check(not p.stack, "%s: unclosed %s" % (path, p.stack))
-    for sec in ("summary", "gpus", "kernels", "copies", "syncs", "inputs"):
+    check('id="findings"' in text or 'id="summary"' in text, "no findings or summary section")
+    check(text.index('id="gpus"') > text.index('id="findings"' if 'id="findings"' in text
+                                                else 'id="summary"'), "findings are not first")
+    for sec in ("gpus", "kernels", "copies", "syncs", "inputs"):
         check('id="%s"' % sec in text, "section %s missing" % sec)
     check(text.count('aria-label="utilization over time"') == ngpus, "timelines != GPUs")
     check(text.count('aria-label="idle time by cause"') == ngpus, "cause charts != GPUs")
     return len(raw), "".join(p.text)
+
+
+def same_findings(src, page, text):
+    """The HTML shows the report's findings (same analysis options), in order."""
+    rep = json.loads(run("report", "--json", src).stdout)
+    titles = [f["title"] for f in rep.get("findings", [])]
+    pos = [text.find(t) for t in titles]
+    check(all(p >= 0 for p in pos) and pos == sorted(pos),
+          "%s: findings differ from gaptrace report's: %r" % (page, titles))
+    check(open(page, encoding="utf-8").read().count('<div class="finding ') == len(titles),
+          "%s: number of findings differs from the report" % page)
+    return len(titles)
 
 
 def do_html():
@@ -445,12 +461,16 @@ def do_html():
     gs = json.loads(run("export", "-q", "-f", "json", "-r", "gaptrace_gpu_sum", src).stdout)
     for r in gs:
         check("%.1f%%" % r["Utilization (%)"] in text, "GPU %d utilization not shown" % r["GPU"])
+    same_findings(src, out, text)
     sizes = []
     for steps in (50, 2000):
         src, truth = synth("html_s%d" % steps, "mixed", "steps=%d" % steps)
         out = os.path.join(WORK, "mixed%d.html" % steps)
         run("export", "-q", "-f", "html", "-o", out, src)
-        sizes.append(check_html_file(out, 1)[0])
+        size, text = check_html_file(out, 1)
+        sizes.append(size)
+        n = same_findings(src, out, text)
+        check(n > 0, "mixed preset: no finding to compare")
         print("ok html mixed steps=%d: %d kernels, %d bytes" % (steps, truth["kernels"], sizes[-1]))
     check(sizes[1] < 1.6 * sizes[0] and sizes[1] < 2_000_000, "report grows with the trace: %r" % sizes)
     print("ok html: 1 GPU, 8 GPUs (%d bytes), size bounded %r" % (size8, sizes))

@@ -67,11 +67,6 @@ enum {
 					     in memory but small per-trace maps */
 };
 
-/** Default shortest idle gap drawn on the Perfetto timeline / listed in the
- *  gaptrace_gaps table: 10 us. */
-#define GT_EXPORT_DEFAULT_MIN_GAP_NS 10000ull
-/** Default cap on gaps drawn / listed per GPU (the earliest are kept). */
-#define GT_EXPORT_DEFAULT_MAX_GAPS 1000000u
 /** Default rows of the HTML report's tables. */
 #define GT_EXPORT_DEFAULT_TOP_ROWS 20u
 
@@ -80,14 +75,25 @@ enum {
  */
 typedef struct gt_export_opts {
 	uint32_t flags;      /**< GT_EXPORT_* */
-	uint64_t min_gap_ns; /**< 0 = GT_EXPORT_DEFAULT_MIN_GAP_NS */
-	uint32_t max_gaps;   /**< 0 = GT_EXPORT_DEFAULT_MAX_GAPS */
+	/**
+	 * Shortest idle gap kept with its details (drawn on the Perfetto
+	 * timeline, colored in the HTML timeline, listed in gaptrace_gaps):
+	 * the analysis' detail_gap_ns. 0 = the analysis default
+	 * (GT_AN_DEFAULT_DETAIL_GAP_NS, 1 ms), which is also what `gaptrace
+	 * report` uses: the findings (which read the detailed gaps) are then the
+	 * report's. Another value changes the findings accordingly.
+	 */
+	uint64_t min_gap_ns;
+	/** Cap on detailed gaps per GPU (the earliest are kept): the analysis'
+	 *  max_detail_gaps; 0 = its default (GT_AN_DEFAULT_MAX_DETAIL_GAPS). */
+	uint32_t max_gaps;
 	uint32_t top_rows;   /**< HTML table rows; 0 = GT_EXPORT_DEFAULT_TOP_ROWS */
 	const char *title;   /**< HTML title; NULL = from the traces (copied) */
 	/**
 	 * Options of the analysis the exports use (window, clip, thresholds).
 	 * detail_gap_ns and max_detail_gaps are overridden by min_gap_ns and
-	 * max_gaps; log receives every problem met reading a trace, once.
+	 * max_gaps when those are set; log receives every problem met reading
+	 * a trace, once.
 	 */
 	gt_analysis_opts analysis;
 } gt_export_opts;
@@ -161,7 +167,7 @@ GT_API const gt_analysis *gt_export_analysis(gt_export *x);
  *      notes as instant events with their counts/text.
  *  - one process per GPU ("GPU <i>: <name>"; pid 0x7f000000 + i), unless
  *    GT_EXPORT_NO_ANALYSIS:
- *    - track "idle gaps": one slice per idle gap >= opts.min_gap_ns, named by
+ *    - track "idle gaps": one slice per detailed idle gap (>= min_gap_ns), named by
  *      its main cause (so each cause has its own color), args: the ns of
  *      every cause, the work that ended it, the feeding thread;
  *    - counters "utilization %" (gt_analysis_util_series, per window) and,
@@ -213,8 +219,8 @@ GT_API int gt_export_perfetto(gt_export *x, FILE *out, gt_export_stats *st);
  *     Strm, Pid, Name. Empty cells where a column does not apply.
  * GT_TABLE_GPU_SUM "gaptrace_gpu_sum": per GPU: window, busy, idle, the
  *     utilization and its distribution, idle ns per cause.
- * GT_TABLE_GAPS "gaptrace_gaps": every idle gap >= opts.min_gap_ns (cap
- *     opts.max_gaps per GPU), with its cause split and evidence.
+ * GT_TABLE_GAPS "gaptrace_gaps": every detailed idle gap (>= min_gap_ns,
+ *     at most max_gaps per GPU), with its cause split and evidence.
  * GT_TABLE_FINDINGS "gaptrace_findings": the diagnosis' findings (empty
  *     when this build has no diagnosis).
  *

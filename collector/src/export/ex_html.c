@@ -9,7 +9,8 @@
  *   a fixed number of columns, tables are capped at opts.top_rows.
  *
  *   Utilization over time: the chart has NCOL columns over the GPU's window.
- *   The detailed gaps (those >= opts.min_gap_ns) are placed exactly: each
+ *   The detailed gaps (those >= 10 us, from a second analysis: fine_cols)
+ *   are placed exactly: each
  *   gap's per-cause ns are spread over the columns it overlaps in proportion
  *   to the overlap (the analysis gives a gap's split, not where in the gap
  *   each cause lies). The rest of the idle time - shorter gaps, or gaps past
@@ -65,31 +66,6 @@ static const char *const cause_help[GT_CAUSE_COUNT] = {
 
 /* ------------------------------------------------------------ formatting */
 
-static void fmt_dur(char *b, size_t cap, double ns)
-{
-	double a = fabs(ns);
-	if (a < 1e3)
-		snprintf(b, cap, "%.0f ns", ns);
-	else if (a < 1e6)
-		snprintf(b, cap, "%.3g us", ns / 1e3);
-	else if (a < 1e9)
-		snprintf(b, cap, "%.3g ms", ns / 1e6);
-	else
-		snprintf(b, cap, "%.3g s", ns / 1e9);
-}
-
-static void fmt_bytes(char *b, size_t cap, double v)
-{
-	if (v < 1e3)
-		snprintf(b, cap, "%.0f B", v);
-	else if (v < 1e6)
-		snprintf(b, cap, "%.3g kB", v / 1e3);
-	else if (v < 1e9)
-		snprintf(b, cap, "%.3g MB", v / 1e6);
-	else
-		snprintf(b, cap, "%.3g GB", v / 1e9);
-}
-
 static void fmt_count(char *b, size_t cap, uint64_t v)
 {
 	if (v < 100000)
@@ -103,7 +79,7 @@ static void fmt_count(char *b, size_t cap, uint64_t v)
 static void put_dur(ex_out *o, double ns)
 {
 	char b[32];
-	fmt_dur(b, sizeof(b), ns);
+	ex_fmt_dur(b, sizeof(b), ns);
 	ex_puts(o, b);
 }
 
@@ -296,6 +272,47 @@ static void fill_cols(const gt_analysis *a, size_t gi, col *cols)
 	}
 }
 
+/*
+ * The timeline's columns from a second analysis that keeps every gap of at
+ * least FINE_GAP_NS with its cause: with the default detail threshold (1 ms,
+ * which the findings must share with `gaptrace report`), a launch-bound
+ * capture would have nearly all its idle time in "short gaps" of unknown
+ * cause. It is built and freed before the main analysis (when that one is
+ * not built yet), so the peak memory is the larger of the two, not the sum;
+ * it costs a second read of the traces. Skipped when the caller chose the
+ * gap threshold (min_gap_ns): the main analysis then has what was asked.
+ * GPU indices and windows do not depend on the detail options, so the
+ * columns line up with the main analysis. NULL when skipped or on ENOMEM.
+ */
+#define FINE_GAP_NS 10000ull
+#define FINE_MAX_GAPS 1000000u
+
+static col *fine_cols(gt_export *x, size_t *ngpus)
+{
+	*ngpus = 0;
+	if (x->o.min_gap_ns)
+		return NULL;
+	gt_analysis_opts ao = x->o.analysis;
+	ao.detail_gap_ns = FINE_GAP_NS;
+	ao.max_detail_gaps = FINE_MAX_GAPS;
+	ao.log = NULL;
+	gt_analysis *fa = gt_analysis_new(&ao);
+	if (!fa)
+		return NULL;
+	for (size_t i = 0; i < x->npaths; i++)
+		gt_analysis_add_path(fa, x->paths[i], NULL);
+	col *cols = NULL;
+	if (gt_analysis_finish(fa) == 0) {
+		size_t ng = gt_analysis_ngpus(fa);
+		cols = calloc(ng ? ng * NCOL : 1, sizeof(col));
+		for (size_t g = 0; cols && g < ng; g++)
+			fill_cols(fa, g, cols + g * NCOL);
+		*ngpus = ng;
+	}
+	gt_analysis_free(fa);
+	return cols;
+}
+
 /* One stacked layer: the area between lo[] and hi[] (fractions 0..1). */
 static void area(ex_out *o, const double *lo, const double *hi, const char *color, double y0,
 		 double ph)
@@ -403,8 +420,8 @@ static void timeline(ex_out *o, const gt_analysis *a, size_t gi, const col *cols
 				cause[k] += cols[c].cause[k];
 		}
 		char b1[32], b2[32];
-		fmt_dur(b1, sizeof(b1), c0 * cw);
-		fmt_dur(b2, sizeof(b2), c1 * cw);
+		ex_fmt_dur(b1, sizeof(b1), c0 * cw);
+		ex_fmt_dur(b2, sizeof(b2), c1 * cw);
 		LIT(o, "<rect class=\"tip\" x=\"");
 		ex_fixed(o, TL_X0 + c0 * pw, 1, "0");
 		LIT(o, "\" y=\"8\" width=\"");
@@ -435,8 +452,8 @@ static void timeline(ex_out *o, const gt_analysis *a, size_t gi, const col *cols
 	ex_u64(o, NCOL);
 	LIT(o, " columns of ");
 	put_dur(o, cw);
-	LIT(o, "): blue is busy, idle time is colored by cause. Hover for numbers.</figcaption>"
-	       "</figure>\n");
+	LIT(o, "): blue is busy; idle gaps of 10 us or more are colored by cause, shorter ones "
+	       "are light grey. Hover for numbers.</figcaption></figure>\n");
 }
 
 /* NVML: SM clock (left axis) and power (right axis), throttling shaded. */
@@ -916,7 +933,7 @@ static void copies_table(ex_out *o, const gt_analysis *a, size_t gi)
 		LIT(o, "</td>");
 		td_bar(o, all ? (double)r->total_ns / (double)all : 0);
 		td_u64(o, r->count);
-		fmt_bytes(b, sizeof(b), (double)r->bytes);
+		ex_fmt_bytes(b, sizeof(b), (double)r->bytes);
 		LIT(o, "<td>");
 		ex_puts(o, b);
 		LIT(o, "</td>");
@@ -1030,53 +1047,181 @@ static void inputs_table(ex_out *o, const gt_analysis *a, uint64_t problems)
 /* ------------------------------------------------------------ findings */
 
 #ifdef GT_EX_HAVE_DIAGNOSIS
-static void findings(ex_out *o, const gt_analysis *a)
+/* Colors of the breakdown parts: findings in rank order, then fixed ones. */
+static const char *const part_color[] = {
+	"#d1242f", "#e8a317", "#8250df", "#1b9aaa", "#9a6700", "#e85aad", "#bc4c00", "#0550ae",
+};
+
+static const char *part_fill(const char *id, size_t i)
 {
-	gt_diagnosis *d = gt_diagnose(a, NULL);
-	LIT(o, "<h2 id=\"findings\">Findings</h2>\n");
+	if (!strcmp(id, "productive"))
+		return BUSY_COLOR;
+	if (!strcmp(id, "idle_other"))
+		return "#afb8c1";
+	if (!strcmp(id, "unknown"))
+		return SHORT_COLOR;
+	return part_color[i % (sizeof(part_color) / sizeof(part_color[0]))];
+}
+
+/* One GPU's wall time as a stacked bar of the diagnosis' parts. */
+static void breakdown(ex_out *o, const gt_diag_gpu *g)
+{
+	LIT(o, "<p><b>GPU ");
+	ex_u64(o, g->gpu);
+	LIT(o, "</b> (");
+	h(o, g->name && g->name[0] ? g->name : "unknown");
+	LIT(o, "): busy <b>");
+	put_pct(o, g->utilization);
+	LIT(o, "</b> of ");
+	put_dur(o, (double)g->window_ns);
+	LIT(o, ", shape <b>");
+	ex_puts(o, gt_diag_shape_name(g->shape));
+	LIT(o, "</b>");
+	if (g->wave.found) {
+		LIT(o, " (period ");
+		put_dur(o, g->wave.period_ns);
+		LIT(o, ", ");
+		put_pct(o, g->wave.idle_share);
+		LIT(o, " idle per period)");
+	}
+	LIT(o, "</p>\n<svg viewBox=\"0 0 960 34\" role=\"img\" aria-label=\"wall time "
+	       "breakdown\">");
+	double x = 0;
+	for (size_t i = 0; i < g->nparts; i++) {
+		const gt_diag_part *pt = &g->parts[i];
+		double w = 960.0 * pt->share;
+		if (w <= 0)
+			continue;
+		LIT(o, "<g><title>");
+		h(o, pt->id);
+		LIT(o, ": ");
+		put_dur(o, (double)pt->ns);
+		LIT(o, " (");
+		put_pct(o, pt->share);
+		LIT(o, " of wall time)</title>");
+		bar_rect(o, x, 2, w, 30, part_fill(pt->id, i));
+		if (w > 70) {
+			LIT(o, "<text x=\"");
+			ex_fixed(o, x + 5, 1, "0");
+			LIT(o, "\" y=\"21\" style=\"fill:");
+			ex_puts(o, strcmp(pt->id, "unknown") ? "#fff" : "#59636e");
+			LIT(o, "\">");
+			h(o, pt->id);
+			LIT(o, " ");
+			put_pct(o, pt->share);
+			LIT(o, "</text>");
+		}
+		LIT(o, "</g>");
+		x += w;
+	}
+	LIT(o, "</svg>\n");
+}
+
+static void finding_card(ex_out *o, const gt_finding *f)
+{
+	LIT(o, "<div class=\"finding ");
+	ex_puts(o, gt_severity_name(f->severity));
+	LIT(o, "\"><div class=\"t\"><span class=\"badge\">#");
+	ex_u64(o, f->rank);
+	LIT(o, "</span><span class=\"badge\" title=\"share of this GPU's wall time the finding "
+	       "explains\">");
+	put_pct(o, f->share);
+	LIT(o, " of GPU ");
+	ex_u64(o, f->gpu);
+	LIT(o, "</span><span class=\"badge\">");
+	ex_puts(o, gt_severity_name(f->severity));
+	LIT(o, "</span>");
+	h(o, f->title);
+	LIT(o, "</div><p class=\"fix\"><b>Fix:</b> ");
+	h(o, f->fix);
+	LIT(o, "</p><details><summary>evidence (");
+	h(o, f->name);
+	LIT(o, ": ");
+	put_dur(o, (double)f->claim_ns);
+	LIT(o, " claimed)</summary><ul class=\"ev\">");
+	for (size_t e = 0; e < f->nevidence; e++) {
+		LIT(o, "<li>");
+		h(o, f->evidence[e]);
+		LIT(o, "</li>");
+	}
+	for (size_t e = 0; e < f->nexamples; e++) {
+		const gt_diag_example *x = &f->examples[e];
+		LIT(o, "<li>example: at +");
+		put_dur(o, (double)x->t_rel_ns);
+		LIT(o, " idle ");
+		put_dur(o, (double)x->len);
+		LIT(o, ", mostly ");
+		ex_puts(o, gt_cause_name(x->main_cause));
+		if (x->tid) {
+			LIT(o, "; thread ");
+			ex_u64(o, x->tid);
+			if (x->thread && x->thread[0]) {
+				LIT(o, " '");
+				h(o, x->thread);
+				ex_putc(o, '\'');
+			}
+			LIT(o, " (pid ");
+			ex_u64(o, x->pid);
+			ex_putc(o, ')');
+		}
+		if (x->last_call && x->last_call[0]) {
+			LIT(o, "; last call ");
+			h(o, x->last_call);
+		}
+		if (x->prev && x->prev[0]) {
+			LIT(o, "; after ");
+			h(o, x->prev);
+		}
+		if (x->next && x->next[0]) {
+			LIT(o, "; then ");
+			h(o, x->next);
+			LIT(o, " on stream ");
+			ex_u64(o, x->stream);
+		}
+		LIT(o, "</li>");
+	}
+	for (size_t k = 0; k < f->nkernels; k++) {
+		const gt_diag_kernel *kr = &f->kernels[k];
+		LIT(o, "<li>kernel <code>");
+		h(o, kr->name);
+		LIT(o, "</code>: ");
+		ex_u64(o, kr->count);
+		LIT(o, " launches, ");
+		put_dur(o, (double)kr->total_ns);
+		LIT(o, " total, mean ");
+		put_dur(o, kr->mean_ns);
+		if (kr->occupancy >= 0) {
+			LIT(o, ", occupancy ");
+			put_pct(o, kr->occupancy);
+		}
+		LIT(o, "</li>");
+	}
+	LIT(o, "</ul></details></div>\n");
+}
+
+/* The findings, first: what to change, ranked, then each GPU's breakdown. */
+static int findings(ex_out *o, gt_export *x)
+{
+	const gt_diagnosis *d = ex_diagnosis(x);
+	LIT(o, "<h2 id=\"findings\">What to change</h2>\n");
 	if (!d) {
 		LIT(o, "<p class=\"warn\">The diagnosis could not run (out of memory).</p>\n");
-		return;
+		return 0;
 	}
 	size_t n = gt_diagnosis_nfindings(d);
 	if (!n)
 		LIT(o, "<p>No finding: nothing explains a large share of the wall time.</p>\n");
-	for (size_t i = 0; i < n; i++) {
-		const gt_finding *f = gt_diagnosis_finding(d, i);
-		LIT(o, "<div class=\"finding ");
-		ex_puts(o, gt_severity_name(f->severity));
-		LIT(o, "\"><div class=\"t\"><span class=\"badge\">#");
-		ex_u64(o, f->rank);
-		LIT(o, "</span><span class=\"badge\">");
-		put_pct(o, f->share);
-		LIT(o, " of GPU ");
-		ex_u64(o, f->gpu);
-		LIT(o, " wall time</span><span class=\"badge\">");
-		ex_puts(o, gt_severity_name(f->severity));
-		LIT(o, "</span>");
-		h(o, f->title);
-		LIT(o, "</div><p class=\"fix\"><b>Fix:</b> ");
-		h(o, f->fix);
-		LIT(o, "</p>");
-		if (f->nevidence) {
-			LIT(o, "<details><summary>evidence (");
-			h(o, f->name);
-			LIT(o, ")</summary><ul class=\"ev\">");
-			for (size_t e = 0; e < f->nevidence; e++) {
-				LIT(o, "<li>");
-				h(o, f->evidence[e]);
-				LIT(o, "</li>");
-			}
-			LIT(o, "</ul></details>");
-		}
-		LIT(o, "</div>\n");
-	}
+	for (size_t i = 0; i < n; i++)
+		finding_card(o, gt_diagnosis_finding(d, i));
+	LIT(o, "<h3>Where the wall time went</h3>\n");
+	for (size_t g = 0; g < gt_diagnosis_ngpus(d); g++)
+		breakdown(o, gt_diagnosis_gpu(d, g));
 	for (size_t i = 0; i < gt_diagnosis_nnotes(d); i++) {
 		LIT(o, "<p class=\"mut small\">Note: ");
 		h(o, gt_diagnosis_note(d, i));
 		LIT(o, "</p>\n");
 	}
-	gt_diagnosis_free(d);
+	return 1;
 }
 #endif
 
@@ -1135,22 +1280,22 @@ static void gpu_section(ex_out *o, gt_export *x, const gt_analysis *a, size_t gi
 	LIT(o, "<div class=\"kpis\">");
 	snprintf(b, sizeof(b), "%.1f%%", 100.0 * g->utilization);
 	kpi(o, b, "utilization");
-	fmt_dur(b, sizeof(b), (double)g->window_ns);
+	ex_fmt_dur(b, sizeof(b), (double)g->window_ns);
 	kpi(o, b, "window");
-	fmt_dur(b, sizeof(b), (double)g->idle_ns);
+	ex_fmt_dur(b, sizeof(b), (double)g->idle_ns);
 	kpi(o, b, "idle");
 	fmt_count(b, sizeof(b), g->ngaps);
 	kpi(o, b, "idle gaps");
 	fmt_count(b, sizeof(b), g->nkernels);
 	kpi(o, b, "kernels");
-	fmt_dur(b, sizeof(b), (double)g->lat_api.p50);
+	ex_fmt_dur(b, sizeof(b), (double)g->lat_api.p50);
 	kpi(o, b, "launch to start (p50)");
 	if (g->nmemcpy) {
-		fmt_bytes(b, sizeof(b), (double)g->memcpy_bytes);
+		ex_fmt_bytes(b, sizeof(b), (double)g->memcpy_bytes);
 		kpi(o, b, "copied");
 	}
 	if (g->throttled_ns) {
-		fmt_dur(b, sizeof(b), (double)g->throttled_ns);
+		ex_fmt_dur(b, sizeof(b), (double)g->throttled_ns);
 		kpi(o, b, "busy while throttled");
 	}
 	LIT(o, "</div>\n");
@@ -1196,19 +1341,25 @@ int gt_export_html(gt_export *x, FILE *out, gt_export_stats *st)
 	int rc = ex_out_init(&o, out);
 	if (rc)
 		return rc;
+	size_t fine_ng = 0;
+	col *cols = fine_cols(x, &fine_ng);
 	const gt_analysis *a = ex_analysis(x);
 	if (!a) {
+		free(cols);
 		ex_out_finish(&o);
 		return GT_ERR_NOMEM;
 	}
 	size_t ng = gt_analysis_ngpus(a);
-	col *cols = calloc(ng ? ng * NCOL : 1, sizeof(col));
-	if (!cols) {
-		ex_out_finish(&o);
-		return GT_ERR_NOMEM;
+	if (!cols || fine_ng != ng) { /* no fine analysis: the main one's gaps */
+		free(cols);
+		cols = calloc(ng ? ng * NCOL : 1, sizeof(col));
+		if (!cols) {
+			ex_out_finish(&o);
+			return GT_ERR_NOMEM;
+		}
+		for (size_t g = 0; g < ng; g++)
+			fill_cols(a, g, cols + g * NCOL);
 	}
-	for (size_t g = 0; g < ng; g++)
-		fill_cols(a, g, cols + g * NCOL);
 	read_nvml(x, a, cols, &local.problems);
 
 	char title[512];
@@ -1257,9 +1408,11 @@ int gt_export_html(gt_export *x, FILE *out, gt_export_stats *st)
 		"activity).</p></header>\n");
 
 #ifdef GT_EX_HAVE_DIAGNOSIS
-	findings(&o, a);
-#endif
+	if (!findings(&o, x))
+		summary(&o, a);
+#else
 	summary(&o, a);
+#endif
 
 	if (ng) {
 		LIT(&o, "<h2 id=\"gpus\">Where the time went, per GPU</h2>\n");

@@ -178,6 +178,11 @@ void ex_arena_free(ex_arena *a);
  * written into buf. */
 void ex_trace_stem(const char *path, char *buf, size_t cap);
 
+/* A duration for people, 3 significant digits: "12.3 us", "1.5 s". */
+void ex_fmt_dur(char *buf, size_t cap, double ns);
+/* Bytes for people (decimal units): "1.5 MB". */
+void ex_fmt_bytes(char *buf, size_t cap, double bytes);
+
 /* Demangled display name for a kernel: short form unless full (and the
  * mangled input when mangled). */
 void ex_kernel_name(const char *mangled, int full, int keep_mangled, char *buf, size_t cap);
@@ -200,6 +205,8 @@ struct gt_export {
 	int an_rc;    /* 0 not built yet, 1 built, < 0 failed */
 	struct ex_sums *sums; /* record-derived tables, built on first use */
 	int sums_rc;
+	struct gt_diagnosis *diag; /* findings, built on first use */
+	int diag_rc;
 };
 
 /* Build the analysis on first use. @return it or NULL (x->an_rc < 0). */
@@ -217,6 +224,10 @@ void ex_reader_close(gt_export *x, size_t i, gt_reader *r, int rc, int report,
 const char *ex_note_name(uint32_t code);
 /* nsys operation name of a copy kind: "[CUDA memcpy Host-to-Device]". */
 const char *ex_copy_op_name(uint32_t copy_kind);
+
+/* The diagnosis of the analysis, built on first use; NULL when this build
+ * has no diagnosis engine or it failed (ENOMEM). */
+const struct gt_diagnosis *ex_diagnosis(gt_export *x);
 
 /* ex_tables.c: the record-derived summaries (freed with the handle). */
 void ex_sums_free(struct ex_sums *s);

@@ -908,24 +908,25 @@ static void gap_event(pf *p, uint32_t pid, const gt_an_gap *g)
 static void gpu_tracks(pf *p)
 {
 	const gt_analysis *a = p->a;
+	const gt_analysis_opts *ao = gt_analysis_get_opts(a);
 	ex_out *o = &p->o;
 	for (size_t g = 0; g < gt_analysis_ngpus(a) && !o->err; g++) {
 		const gt_an_gpu *gpu = gt_analysis_gpu(a, g);
 		uint32_t pid = PF_GPU_PID_BASE + (uint32_t)g;
 		gpu_meta(p, g);
-		char nm[96];
-		int n = snprintf(nm, sizeof(nm), "idle gaps >= %.3g us, by cause",
-				 (double)p->x->o.min_gap_ns / 1000.0);
+		char nm[96], d[32];
+		ex_fmt_dur(d, sizeof(d), (double)ao->detail_gap_ns);
+		int n = snprintf(nm, sizeof(nm), "idle gaps >= %s, by cause", d);
 		ev_meta_name(p, "thread_name", pid, PF_GAP_TID, nm, (size_t)n);
 		size_t ng = 0;
 		const gt_an_gap *gaps = gt_analysis_gaps(a, g, &ng);
 		for (size_t i = 0; i < ng; i++)
 			gap_event(p, pid, &gaps[i]);
 		p->st.gaps += ng;
-		if (ng && ng >= p->x->o.max_gaps) {
+		if (ng && ng >= ao->max_detail_gaps) {
 			ev_head(p, 'i', pid, PF_GAP_TID, (int64_t)(gaps[ng - 1].end - p->base));
 			LIT(o, ",\"s\":\"t\",\"cat\":\"gap\",\"name\":\"gap markers stop here (cap ");
-			ex_u64(o, p->x->o.max_gaps);
+			ex_u64(o, ao->max_detail_gaps);
 			LIT(o, " per GPU)\"}");
 		}
 		size_t ns = 0;

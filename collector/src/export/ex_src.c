@@ -10,6 +10,9 @@
 #include <sys/stat.h>
 
 #include "ex_internal.h"
+#ifdef GT_EX_HAVE_DIAGNOSIS
+#include "gaptrace/diagnosis.h"
+#endif
 
 static void set_ei(gt_errinfo *ei, int code, const char *fmt, const char *arg, const char *arg2)
 {
@@ -100,10 +103,6 @@ gt_export *gt_export_open(const char *const *paths, size_t npaths, const gt_expo
 	}
 	if (opts)
 		x->o = *opts;
-	if (!x->o.min_gap_ns)
-		x->o.min_gap_ns = GT_EXPORT_DEFAULT_MIN_GAP_NS;
-	if (!x->o.max_gaps)
-		x->o.max_gaps = GT_EXPORT_DEFAULT_MAX_GAPS;
 	if (!x->o.top_rows)
 		x->o.top_rows = GT_EXPORT_DEFAULT_TOP_ROWS;
 	x->o.title = NULL;
@@ -143,6 +142,9 @@ void gt_export_close(gt_export *x)
 	for (size_t i = 0; i < x->npaths; i++)
 		free(x->paths[i]);
 	free(x->paths);
+#ifdef GT_EX_HAVE_DIAGNOSIS
+	gt_diagnosis_free(x->diag);
+#endif
 	gt_analysis_free(x->an);
 	ex_sums_free(x->sums);
 	free((char *)x->o.title);
@@ -164,8 +166,10 @@ gt_analysis *ex_analysis(gt_export *x)
 	if (x->an_rc)
 		return x->an_rc > 0 ? x->an : NULL;
 	gt_analysis_opts ao = x->o.analysis;
-	ao.detail_gap_ns = x->o.min_gap_ns;
-	ao.max_detail_gaps = x->o.max_gaps;
+	if (x->o.min_gap_ns)
+		ao.detail_gap_ns = x->o.min_gap_ns;
+	if (x->o.max_gaps)
+		ao.max_detail_gaps = x->o.max_gaps;
 	/* Problems are reported by the exporters' own read pass, once. */
 	ao.log = NULL;
 	ao.log_user = NULL;
@@ -184,6 +188,21 @@ gt_analysis *ex_analysis(gt_export *x)
 	int rc = gt_analysis_finish(x->an);
 	x->an_rc = rc < 0 ? rc : 1;
 	return rc < 0 ? NULL : x->an;
+}
+
+const struct gt_diagnosis *ex_diagnosis(gt_export *x)
+{
+#ifdef GT_EX_HAVE_DIAGNOSIS
+	if (!x->diag_rc) {
+		const gt_analysis *a = ex_analysis(x);
+		x->diag = a ? gt_diagnose(a, NULL) : NULL;
+		x->diag_rc = x->diag ? 1 : GT_ERR_NOMEM;
+	}
+	return x->diag;
+#else
+	(void)x;
+	return NULL;
+#endif
 }
 
 const gt_analysis *gt_export_analysis(gt_export *x)

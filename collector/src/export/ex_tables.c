@@ -17,6 +17,9 @@
 #include <string.h>
 
 #include "ex_internal.h"
+#ifdef GT_EX_HAVE_DIAGNOSIS
+#include "gaptrace/diagnosis.h"
+#endif
 
 /* ------------------------------------------------------------ table writer */
 
@@ -856,13 +859,47 @@ static int write_gaps(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
 static int write_findings(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
 {
 	static const char *const cols[] = {
-		"Rank", "GPU", "Title", "Share (%)", "Evidence", "Fix",
+		"Rank", "Finding", "GPU", "Severity", "Share (%)", "Claim (ns)", "Idle Claim (ns)",
+		"Busy Claim (ns)", "Title", "Fix", "Evidence",
 	};
-	(void)x;
-	(void)st;
 	tw w;
-	tw_begin(&w, o, fmt, cols, 6);
+	tw_begin(&w, o, fmt, cols, 11);
+#ifdef GT_EX_HAVE_DIAGNOSIS
+	const gt_diagnosis *d = ex_diagnosis(x);
+	if (!d)
+		return GT_ERR_NOMEM;
+	for (size_t i = 0; i < gt_diagnosis_nfindings(d); i++) {
+		const gt_finding *f = gt_diagnosis_finding(d, i);
+		tw_row(&w);
+		tw_u64(&w, f->rank);
+		tw_str(&w, f->name);
+		tw_u64(&w, f->gpu);
+		tw_str(&w, gt_severity_name(f->severity));
+		tw_f(&w, 100.0 * f->share, 2);
+		tw_u64(&w, f->claim_ns);
+		tw_u64(&w, f->idle_claim_ns);
+		tw_u64(&w, f->busy_claim_ns);
+		tw_str(&w, f->title);
+		tw_str(&w, f->fix);
+		/* evidence lines joined with " | " into one cell */
+		size_t len = 1;
+		for (size_t e = 0; e < f->nevidence; e++)
+			len += strlen(f->evidence[e]) + 3;
+		char *ev = malloc(len);
+		if (!ev)
+			return GT_ERR_NOMEM;
+		ev[0] = 0;
+		for (size_t e = 0, n = 0; e < f->nevidence; e++)
+			n += (size_t)snprintf(ev + n, len - n, "%s%s", e ? " | " : "", f->evidence[e]);
+		tw_str(&w, ev);
+		free(ev);
+		tw_end_row(&w);
+	}
+#else
+	(void)x;
+#endif
 	tw_end(&w);
+	st->events += w.rows;
 	return 0;
 }
 
