@@ -43,9 +43,10 @@ static const char usage_text[] =
 	"\n"
 	"  -f, --format FORMAT    perfetto, csv, json or html (required)\n"
 	"  -o, --output PATH      file (perfetto, json, html) or directory (csv); '-' is\n"
-	"                         stdout. Default: perfetto/html NAME.json/NAME.html in\n"
-	"                         the current directory (NAME from the first TRACE),\n"
-	"                         csv/json stdout\n"
+	"                         stdout. Default: perfetto DIR/timeline.json, html\n"
+	"                         DIR/report.html inside the (first) trace directory, or\n"
+	"                         beside a trace file (run.gtrace -> run.json, run.html);\n"
+	"                         csv and json to stdout\n"
 	"  -r, --report NAME      only this table (repeatable); 'all' adds cuda_gpu_trace\n"
 	"                         (one row per kernel/copy), 'list' lists the tables\n"
 	"      --min-gap DUR      shortest idle gap drawn/listed with its cause (default\n"
@@ -172,23 +173,6 @@ static int out_close(outfile *o, int ok)
 	free(o->path);
 	o->f = NULL;
 	return rc;
-}
-
-static void default_output(const char *trace, const char *ext, char *buf, size_t cap)
-{
-	size_t n = strlen(trace);
-	while (n > 1 && trace[n - 1] == '/')
-		n--;
-	size_t b = n;
-	while (b > 0 && trace[b - 1] != '/')
-		b--;
-	size_t len = n - b;
-	if (len > 7 && !strncmp(trace + n - 7, ".gtrace", 7))
-		len -= 7;
-	if (!len || (len == 1 && trace[b] == '.') || (len == 2 && !strncmp(trace + b, "..", 2)))
-		snprintf(buf, cap, "gaptrace%s", ext);
-	else
-		snprintf(buf, cap, "%.*s%s", (int)len, trace + b, ext);
 }
 
 static void report_stats(const char *what, const char *path, const gt_export_stats *st, double dt)
@@ -391,8 +375,13 @@ int cmd_export(int argc, char **argv)
 	}
 	char defpath[4096];
 	if (!opts.output) {
-		default_output(argv[optind], opts.fmt == FMT_HTML ? ".html" : ".json", defpath,
-			       sizeof(defpath));
+		if ((size_t)gt_export_default_path(argv[optind],
+						   opts.fmt == FMT_HTML ? GT_EXPORT_HTML
+									: GT_EXPORT_PERFETTO,
+						   defpath, sizeof(defpath)) >= sizeof(defpath)) {
+			fprintf(stderr, "gaptrace export: path too long, use -o\n");
+			goto out;
+		}
 		opts.output = defpath;
 	}
 	outfile of;

@@ -19,9 +19,11 @@ CHECK is one of:
   html        the report is well-formed, self-contained (no script, no URL),
               has one timeline per GPU (1 or 8 GPUs), and its size does not grow
               with the trace
-  screenshot  headless Chromium renders the report: a PNG of the expected size,
-              not blank, with the chart colors in it. Exits 77 (skip) when no
-              Chromium is installed (Debian package: chromium).
+  screenshot  headless Chromium renders the report (of the first recorded trace
+              under examples/traces/, else of a synthetic one): a PNG of the
+              expected size, not blank, with the chart colors in it. Exits 77
+              (skip) when no Chromium is installed (Debian package: chromium).
+              --keep PATH copies the PNG (how docs/report-synthetic.png is made).
 
 Exit status 0 = pass, 1 = fail, 77 = skipped. Standard library only.
 """
@@ -533,16 +535,30 @@ def png_pixels(path):
     return w, h, bpp, rows
 
 
-def do_screenshot(keep):
+def recorded_trace():
+    """The first trace directory under examples/traces/ (recorded on the GPU
+    machine), or None while the repository has none."""
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "traces")
+    for d in sorted(glob.glob(os.path.join(root, "*"))):
+        if os.path.isdir(d) and glob.glob(os.path.join(d, "*.gtrace")):
+            return d
+    return None
+
+
+def do_screenshot(keep, trace):
     chrome = find_chromium()
     if not chrome:
         print("SKIP: no Chromium found (install the Debian package 'chromium', or set "
               "GAPTRACE_CHROMIUM); the HTML report was not rendered")
         return SKIP
-    src, truth = synth("shot_src", "mixed", "steps=60")
+    src = trace or recorded_trace()
     page = os.path.join(WORK, "report.html")
-    run("export", "-q", "-f", "html", "--title", "synthetic trace (gaptrace synth -p mixed)",
-        "-o", page, src)
+    if src:
+        run("export", "-q", "-f", "html", "-o", page, src)
+    else:
+        src, truth = synth("shot_src", "mixed", "steps=60")
+        run("export", "-q", "-f", "html", "--title", "synthetic trace (gaptrace synth -p mixed)",
+            "-o", page, src)
     png = os.path.join(WORK, "report.png")
     if os.path.exists(png):
         os.unlink(png)
@@ -575,7 +591,7 @@ def do_screenshot(keep):
     check(len(colors) >= 64, "screenshot has only %d colors: blank?" % len(colors))
     check(nonwhite / total >= 0.05, "screenshot is %.1f%% non-white: blank?" % (100 * nonwhite / total))
     check(near("2f6fbd"), "the busy color of the utilization chart is not in the screenshot")
-    causes = ["e8a317", "d1242f", "1b9aaa"]  # host_busy, sync_turnaround, transfer
+    causes = ["e8a317", "d1242f", "8250df", "1b9aaa", "9a6700", "e85aad", "8c959f"]
     check(sum(near(c) for c in causes) >= 2, "idle-cause colors are not in the screenshot")
     if keep:
         shutil.copyfile(png, keep)
@@ -591,6 +607,8 @@ def main():
     ap.add_argument("--gaptrace", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--keep", help="screenshot: also copy the PNG here")
+    ap.add_argument("--trace", help="screenshot: report of this trace (default: the first "
+                    "directory of examples/traces/, else a synthetic trace)")
     a = ap.parse_args()
     G = os.path.abspath(a.gaptrace)
     WORK = os.path.abspath(a.work)
@@ -606,7 +624,7 @@ def main():
         elif a.check == "html":
             do_html()
         else:
-            return do_screenshot(a.keep)
+            return do_screenshot(a.keep, a.trace)
     except Fail as e:
         print("FAIL %s: %s" % (a.check, e))
         return 1

@@ -525,6 +525,13 @@ START_TEST(html_paths)
 	ck_assert_str_eq(buf, want);
 	gt_export_html_default_path("runs/a.b.gtrace", buf, sizeof(buf));
 	ck_assert_str_eq(buf, "runs/a.b.html");
+	gt_export_default_path(tmpdir, GT_EXPORT_PERFETTO, buf, sizeof(buf));
+	snprintf(want, sizeof(want), "%s/timeline.json", tmpdir);
+	ck_assert_str_eq(buf, want);
+	gt_export_default_path("x/run.gtrace", GT_EXPORT_PERFETTO, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "x/run.json");
+	ck_assert_int_eq(gt_export_default_path("x", 99, buf, sizeof(buf)), GT_ERR_INVAL);
+	snprintf(want, sizeof(want), "%s/report.html", tmpdir);
 	char path[512];
 	snprintf(path, sizeof(path), "%s/4242.gtrace", tmpdir);
 	write_small_trace(path);

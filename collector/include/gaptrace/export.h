@@ -244,12 +244,25 @@ GT_API const char *gt_export_table_name(int table);
 /** Table by report name, or -1. */
 GT_API int gt_export_table_parse(const char *name);
 
-/** Table output formats. */
+/** Output formats (tables: CSV or JSON). */
 enum {
 	GT_EXPORT_CSV = 1,  /**< RFC 4180: a header row, then rows; \n line ends */
 	GT_EXPORT_JSON = 2, /**< an array of row objects keyed by column header,
 				 numbers as JSON numbers, empty cells as null */
+	GT_EXPORT_PERFETTO = 3, /**< gt_export_perfetto */
+	GT_EXPORT_HTML = 4,     /**< gt_export_html */
 };
+
+/**
+ * Where an export of trace_path goes by default: for a trace directory,
+ * inside it ("<dir>/report.html", "<dir>/timeline.json", "<dir>/tables.csv",
+ * "<dir>/tables.json"); for a trace file, beside it, named after it
+ * ("run.gtrace" -> "run.html", "run.json", ...). Writes into buf (always NUL
+ * terminated when cap > 0).
+ * @return the length it needed (like snprintf), or GT_ERR_INVAL for an
+ *         unknown format.
+ */
+GT_API int gt_export_default_path(const char *trace_path, int format, char *buf, size_t cap);
 
 /**
  * Write one table. Summary tables are computed on first use by one pass
@@ -288,8 +301,9 @@ GT_API int gt_export_html_path(const char *trace_path, const char *out_path, gt_
 
 /**
  * Where gt_export_html_path writes by default: "<dir>/report.html" for a
- * trace directory, "<file without .gtrace>.html" for a trace file. Writes
- * into buf (always NUL terminated when cap > 0).
+ * trace directory, "<file without .gtrace>.html" for a trace file
+ * (gt_export_default_path with GT_EXPORT_HTML). Writes into buf (always NUL
+ * terminated when cap > 0).
  * @return the length it needed (like snprintf).
  */
 GT_API int gt_export_html_default_path(const char *trace_path, char *buf, size_t cap);

@@ -795,12 +795,24 @@ static void read_nvml(gt_export *x, const gt_analysis *a, col *cols, uint64_t *p
 
 /* ------------------------------------------------------------ tables */
 
-static void th(ex_out *o, const char *s, int left)
+/* A table and its header row; a column name starting with '<' is
+ * left-aligned (the '<' is not shown). */
+static void table_head(ex_out *o, const char *const *cols, size_t n)
 {
-	ex_puts(o, left ? "<th class=\"l\">" : "<th>");
-	h(o, s);
-	LIT(o, "</th>");
+	LIT(o, "<table><tr>");
+	for (size_t i = 0; i < n; i++) {
+		int left = cols[i][0] == '<';
+		ex_puts(o, left ? "<th class=\"l\">" : "<th>");
+		h(o, cols[i] + left);
+		LIT(o, "</th>");
+	}
+	LIT(o, "</tr>\n");
 }
+#define TABLE_HEAD(o, ...)                                                \
+	do {                                                              \
+		static const char *const cols_[] = {__VA_ARGS__};         \
+		table_head((o), cols_, sizeof(cols_) / sizeof(cols_[0])); \
+	} while (0)
 
 static void td_dur(ex_out *o, double ns)
 {
@@ -835,17 +847,8 @@ static void kernels_table(ex_out *o, gt_export *x, const gt_analysis *a, size_t 
 		return;
 	}
 	int mangled = !!(x->o.flags & GT_EXPORT_MANGLED);
-	LIT(o, "<table><tr>");
-	th(o, "kernel", 1);
-	th(o, "share of kernel time", 0);
-	th(o, "calls", 0);
-	th(o, "total", 0);
-	th(o, "mean", 0);
-	th(o, "min", 0);
-	th(o, "max", 0);
-	th(o, "of wall", 0);
-	th(o, "grid x block", 0);
-	LIT(o, "</tr>\n");
+	TABLE_HEAD(o, "<kernel", "share of kernel time", "calls", "total", "mean", "min", "max",
+		   "of wall", "grid x block");
 	size_t rows = n < x->o.top_rows ? n : x->o.top_rows;
 	char full[4096], shrt[1024];
 	for (size_t i = 0; i < rows; i++) {
@@ -912,17 +915,8 @@ static void copies_table(ex_out *o, const gt_analysis *a, size_t gi)
 	uint64_t all = 0;
 	for (size_t i = 0; i < n; i++)
 		all += c[i].total_ns;
-	LIT(o, "<table><tr>");
-	th(o, "kind", 1);
-	th(o, "host memory", 1);
-	th(o, "share of copy time", 0);
-	th(o, "count", 0);
-	th(o, "bytes", 0);
-	th(o, "time", 0);
-	th(o, "GB/s", 0);
-	th(o, "of wall", 0);
-	th(o, "blocking calls", 0);
-	LIT(o, "</tr>\n");
+	TABLE_HEAD(o, "<kind", "<host memory", "share of copy time", "count", "bytes", "time", "GB/s",
+		   "of wall", "blocking calls");
 	for (size_t i = 0; i < n; i++) {
 		const gt_an_copy *r = &c[i];
 		char b[32];
@@ -958,13 +952,7 @@ static void syncs_table(ex_out *o, gt_export *x, const gt_analysis *a)
 		LIT(o, "<p class=\"mut\">No synchronization calls recorded.</p>\n");
 		return;
 	}
-	LIT(o, "<table><tr>");
-	th(o, "process / thread", 1);
-	th(o, "call", 1);
-	th(o, "count", 0);
-	th(o, "blocked", 0);
-	th(o, "longest", 0);
-	LIT(o, "</tr>\n");
+	TABLE_HEAD(o, "<process / thread", "<call", "count", "blocked", "longest");
 	size_t rows = n < x->o.top_rows ? n : x->o.top_rows;
 	for (size_t i = 0; i < rows; i++) {
 		const gt_an_sync *r = &s[i];
@@ -994,14 +982,8 @@ static void syncs_table(ex_out *o, gt_export *x, const gt_analysis *a)
 
 static void inputs_table(ex_out *o, const gt_analysis *a, uint64_t problems)
 {
-	LIT(o, "<h2 id=\"inputs\">Inputs and losses</h2>\n<table><tr>");
-	th(o, "trace", 1);
-	th(o, "process", 1);
-	th(o, "records", 0);
-	th(o, "read problems", 0);
-	th(o, "lost records", 0);
-	th(o, "status", 1);
-	LIT(o, "</tr>\n");
+	LIT(o, "<h2 id=\"inputs\">Inputs and losses</h2>\n");
+	TABLE_HEAD(o, "<trace", "<process", "records", "read problems", "lost records", "<status");
 	for (size_t i = 0; i < gt_analysis_ntraces(a); i++) {
 		const gt_an_trace *t = gt_analysis_trace(a, i);
 		uint64_t rec = 0, lost = 0;
@@ -1444,6 +1426,7 @@ int gt_export_html(gt_export *x, FILE *out, gt_export_stats *st)
 	for (size_t i = 0; i < gt_analysis_ntraces(a); i++) {
 		const gt_an_trace *t = gt_analysis_trace(a, i);
 		local.problems += t->problems + (t->status ? 1 : 0);
+		local.records += t->rs.records;
 	}
 	inputs_table(&o, a, local.problems);
 	LIT(&o, "<footer>Made by gaptrace ");
@@ -1468,20 +1451,28 @@ int gt_export_html(gt_export *x, FILE *out, gt_export_stats *st)
 
 /* ------------------------------------------------------------ for `run` */
 
-int gt_export_html_default_path(const char *trace_path, char *buf, size_t cap)
+int gt_export_default_path(const char *trace_path, int format, char *buf, size_t cap)
 {
+	static const char *const in_dir[] = {NULL, "tables.csv", "tables.json", "timeline.json",
+					     "report.html"};
+	static const char *const ext[] = {NULL, ".csv", ".json", ".json", ".html"};
 	struct stat sb;
+	if (format < GT_EXPORT_CSV || format > GT_EXPORT_HTML)
+		return GT_ERR_INVAL;
 	if (!trace_path)
 		trace_path = ".";
-	if (stat(trace_path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-		size_t n = strlen(trace_path);
-		return snprintf(buf, cap, "%s%sreport.html", trace_path,
-				n && trace_path[n - 1] == '/' ? "" : "/");
-	}
 	size_t n = strlen(trace_path);
+	if (stat(trace_path, &sb) == 0 && S_ISDIR(sb.st_mode))
+		return snprintf(buf, cap, "%s%s%s", trace_path,
+				n && trace_path[n - 1] == '/' ? "" : "/", in_dir[format]);
 	if (n > 7 && !strcmp(trace_path + n - 7, ".gtrace"))
 		n -= 7;
-	return snprintf(buf, cap, "%.*s.html", (int)n, trace_path);
+	return snprintf(buf, cap, "%.*s%s", (int)n, trace_path, ext[format]);
+}
+
+int gt_export_html_default_path(const char *trace_path, char *buf, size_t cap)
+{
+	return gt_export_default_path(trace_path, GT_EXPORT_HTML, buf, cap);
 }
 
 int gt_export_html_path(const char *trace_path, const char *out_path, gt_errinfo *ei)

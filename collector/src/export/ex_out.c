@@ -346,6 +346,20 @@ char *ex_json_escape_dup(const char *s, size_t n, size_t *len)
 	return d;
 }
 
+/* Copy the well-formed UTF-8 sequence at s[*i], or write U+FFFD for one
+ * invalid byte; advances *i. */
+static void put_utf8(ex_out *o, const unsigned char *s, size_t n, size_t *i)
+{
+	size_t k = ex_utf8_len(s + *i, n - *i);
+	if (k) {
+		ex_put(o, (const char *)s + *i, k);
+		*i += k;
+	} else {
+		ex_put(o, "\xef\xbf\xbd", 3);
+		(*i)++;
+	}
+}
+
 /* ------------------------------------------------------------ CSV */
 
 void ex_csv_str(ex_out *o, const char *s, size_t n)
@@ -377,16 +391,7 @@ void ex_csv_str(ex_out *o, const char *s, size_t n)
 			ex_putc(o, ' ');
 			i++;
 			break;
-		default: {
-			size_t k = ex_utf8_len(u + i, n - i);
-			if (k) {
-				ex_put(o, s + i, k);
-				i += k;
-			} else {
-				ex_put(o, "\xef\xbf\xbd", 3);
-				i++;
-			}
-		}
+		default: put_utf8(o, u, n, &i);
 		}
 	}
 	if (quote)
@@ -416,14 +421,7 @@ void ex_html_str(ex_out *o, const char *s, size_t n)
 		case '\'': ex_put(o, "&#39;", 5); break;
 		default:
 			if (c >= 0x80) {
-				size_t k = ex_utf8_len(u + i, n - i);
-				if (k) {
-					ex_put(o, s + i, k);
-					i += k;
-				} else {
-					ex_put(o, "\xef\xbf\xbd", 3);
-					i++;
-				}
+				put_utf8(o, u, n, &i);
 				continue;
 			}
 			ex_putc(o, ' ');

@@ -132,13 +132,16 @@ static int vec_push(u64vec *v, uint64_t x)
 	return 0;
 }
 
-/* One row of a summary: values kept for the exact median / stddev. */
+/* Values of one column of a summary, kept for the exact median / stddev. */
+typedef struct series {
+	u64vec v;
+	uint64_t total, min, max;
+} series;
+
+/* One row of a summary: durations, and sizes for memory operations. */
 typedef struct grp {
 	char *name;
-	uint64_t total, min, max;
-	u64vec v;
-	uint64_t btotal, bmin, bmax; /* memory ops: sizes */
-	u64vec b;
+	series dur, bytes;
 } grp;
 
 typedef struct grptab {
@@ -186,7 +189,7 @@ static long grp_get(grptab *t, const char *name)
 		}
 		grp *g = &t->g[t->n];
 		memset(g, 0, sizeof(*g));
-		g->min = g->bmin = UINT64_MAX;
+		g->dur.min = g->bytes.min = UINT64_MAX;
 		g->name = strdup(name);
 		if (!g->name) {
 			ex_map_del(&t->by_hash, h + k);
@@ -197,33 +200,29 @@ static long grp_get(grptab *t, const char *name)
 	}
 }
 
+static int series_add(series *c, uint64_t x)
+{
+	c->total += x;
+	if (x < c->min)
+		c->min = x;
+	if (x > c->max)
+		c->max = x;
+	return vec_push(&c->v, x);
+}
+
 static int grp_add(grp *g, uint64_t dur, int with_bytes, uint64_t bytes)
 {
-	g->total += dur;
-	if (dur < g->min)
-		g->min = dur;
-	if (dur > g->max)
-		g->max = dur;
-	if (vec_push(&g->v, dur) < 0)
+	if (series_add(&g->dur, dur) < 0)
 		return -1;
-	if (with_bytes) {
-		g->btotal += bytes;
-		if (bytes < g->bmin)
-			g->bmin = bytes;
-		if (bytes > g->bmax)
-			g->bmax = bytes;
-		if (vec_push(&g->b, bytes) < 0)
-			return -1;
-	}
-	return 0;
+	return with_bytes ? series_add(&g->bytes, bytes) : 0;
 }
 
 static void grptab_free(grptab *t)
 {
 	for (size_t i = 0; i < t->n; i++) {
 		free(t->g[i].name);
-		free(t->g[i].v.p);
-		free(t->g[i].b.p);
+		free(t->g[i].dur.v.p);
+		free(t->g[i].bytes.v.p);
 	}
 	free(t->g);
 	ex_map_free(&t->by_hash);
@@ -440,15 +439,15 @@ static size_t *sorted(const grptab *t, int by_bytes, size_t *n)
 	if (!ix)
 		return NULL;
 	for (size_t i = 0; i < t->n; i++)
-		if (t->g[i].v.n)
+		if (t->g[i].dur.v.n)
 			ix[(*n)++] = i;
 	/* insertion sort is fine for small tables; use qsort-like merge for big */
 	for (size_t i = 1; i < *n; i++) {
 		size_t v = ix[i], j = i;
-		uint64_t key = by_bytes ? t->g[v].btotal : t->g[v].total;
+		uint64_t key = by_bytes ? t->g[v].bytes.total : t->g[v].dur.total;
 		while (j > 0) {
 			const grp *p = &t->g[ix[j - 1]];
-			uint64_t pk = by_bytes ? p->btotal : p->total;
+			uint64_t pk = by_bytes ? p->bytes.total : p->dur.total;
 			if (pk > key || (pk == key && strcmp(p->name, t->g[v].name) <= 0))
 				break;
 			ix[j] = ix[j - 1];
@@ -459,38 +458,35 @@ static size_t *sorted(const grptab *t, int by_bytes, size_t *n)
 	return ix;
 }
 
-static const char *const cols_time_sum[] = {
-	"Time (%)", "Total Time (ns)", NULL /* count */, "Avg (ns)", "Med (ns)",
-	"Min (ns)", "Max (ns)", "StdDev (ns)", NULL /* name */,
-};
-
-static int write_time_sum(ex_out *o, int fmt, const grptab *t, const char *count_col,
-			  const char *name_col, gt_export_stats *st)
+/*
+ * A summary table: [Time (%),] Total, Count, Avg, Med, Min, Max, StdDev,
+ * Name - of the durations, or (by_bytes) of the sizes, of each group.
+ */
+static int write_sum(ex_out *o, int fmt, const grptab *t, int by_bytes, const char *const *cols,
+		     int ncols, gt_export_stats *st)
 {
-	const char *cols[9];
-	memcpy(cols, cols_time_sum, sizeof(cols));
-	cols[2] = count_col;
-	cols[8] = name_col;
 	size_t n;
-	size_t *ix = sorted(t, 0, &n);
+	size_t *ix = sorted(t, by_bytes, &n);
 	if (!ix)
 		return GT_ERR_NOMEM;
 	uint64_t all = 0;
 	for (size_t i = 0; i < n; i++)
-		all += t->g[ix[i]].total;
+		all += t->g[ix[i]].dur.total;
 	tw w;
-	tw_begin(&w, o, fmt, cols, 9);
+	tw_begin(&w, o, fmt, cols, ncols);
 	for (size_t i = 0; i < n; i++) {
 		grp *g = &t->g[ix[i]];
+		series *c = by_bytes ? &g->bytes : &g->dur;
 		tw_row(&w);
-		tw_f(&w, all ? 100.0 * (double)g->total / (double)all : 0.0, 1);
-		tw_u64(&w, g->total);
-		tw_u64(&w, g->v.n);
-		tw_f(&w, (double)g->total / (double)g->v.n, 1);
-		tw_f(&w, median(&g->v), 1);
-		tw_u64(&w, g->min);
-		tw_u64(&w, g->max);
-		tw_f(&w, stddev(&g->v, g->total), 1);
+		if (!by_bytes)
+			tw_f(&w, all ? 100.0 * (double)c->total / (double)all : 0.0, 1);
+		tw_u64(&w, c->total);
+		tw_u64(&w, c->v.n);
+		tw_f(&w, (double)c->total / (double)c->v.n, 1);
+		tw_f(&w, median(&c->v), 1);
+		tw_u64(&w, c->min);
+		tw_u64(&w, c->max);
+		tw_f(&w, stddev(&c->v, c->total), 1);
 		tw_str(&w, g->name);
 		tw_end_row(&w);
 	}
@@ -500,36 +496,22 @@ static int write_time_sum(ex_out *o, int fmt, const grptab *t, const char *count
 	return 0;
 }
 
-static int write_size_sum(ex_out *o, int fmt, const grptab *t, gt_export_stats *st)
-{
-	static const char *const cols[] = {
-		"Total (bytes)", "Count", "Avg (bytes)", "Med (bytes)",
-		"Min (bytes)", "Max (bytes)", "StdDev (bytes)", "Operation",
-	};
-	size_t n;
-	size_t *ix = sorted(t, 1, &n);
-	if (!ix)
-		return GT_ERR_NOMEM;
-	tw w;
-	tw_begin(&w, o, fmt, cols, 8);
-	for (size_t i = 0; i < n; i++) {
-		grp *g = &t->g[ix[i]];
-		tw_row(&w);
-		tw_u64(&w, g->btotal);
-		tw_u64(&w, g->b.n);
-		tw_f(&w, (double)g->btotal / (double)g->b.n, 1);
-		tw_f(&w, median(&g->b), 1);
-		tw_u64(&w, g->bmin);
-		tw_u64(&w, g->bmax);
-		tw_f(&w, stddev(&g->b, g->btotal), 1);
-		tw_str(&w, g->name);
-		tw_end_row(&w);
-	}
-	tw_end(&w);
-	st->events += n;
-	free(ix);
-	return 0;
-}
+static const char *const cols_kern_sum[] = {
+	"Time (%)", "Total Time (ns)", "Instances", "Avg (ns)", "Med (ns)",
+	"Min (ns)", "Max (ns)", "StdDev (ns)", "Name",
+};
+static const char *const cols_mem_time_sum[] = {
+	"Time (%)", "Total Time (ns)", "Count", "Avg (ns)", "Med (ns)",
+	"Min (ns)", "Max (ns)", "StdDev (ns)", "Operation",
+};
+static const char *const cols_mem_size_sum[] = {
+	"Total (bytes)", "Count", "Avg (bytes)", "Med (bytes)",
+	"Min (bytes)", "Max (bytes)", "StdDev (bytes)", "Operation",
+};
+static const char *const cols_api_sum[] = {
+	"Time (%)", "Total Time (ns)", "Num Calls", "Avg (ns)", "Med (ns)",
+	"Min (ns)", "Max (ns)", "StdDev (ns)", "Name",
+};
 
 /* ------------------------------------------------------------ cuda_gpu_trace */
 
@@ -765,6 +747,20 @@ static int write_gpu_sum(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
 	return 0;
 }
 
+/* The work item before/after a gap: kernel name, copy or memset, or null. */
+static void tw_work(tw *w, const gt_analysis *a, uint8_t kind, uint32_t name, int mangled)
+{
+	char buf[4096];
+	if (kind == GT_REC_KERNEL) {
+		ex_kernel_name(gt_analysis_string(a, name), 1, mangled, buf, sizeof(buf));
+		tw_str(w, buf);
+	} else if (kind) {
+		tw_str(w, kind == GT_REC_MEMSET ? "[CUDA memset]" : "[CUDA memcpy]");
+	} else {
+		tw_null(w);
+	}
+}
+
 static int write_gaps(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
 {
 	const gt_analysis *a = ex_analysis(x);
@@ -789,7 +785,6 @@ static int write_gaps(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
 	for (size_t i = 0; i < sizeof(tail) / sizeof(tail[0]); i++)
 		cols[nc++] = tail[i];
 	int mangled = !!(x->o.flags & GT_EXPORT_MANGLED);
-	char buf[4096];
 	tw w;
 	tw_begin(&w, o, fmt, cols, nc);
 	for (size_t g = 0; g < gt_analysis_ngpus(a) && !o->err; g++) {
@@ -805,15 +800,7 @@ static int write_gaps(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
 			tw_str(&w, gt_cause_name(p->main_cause));
 			for (int c = 0; c < GT_CAUSE_COUNT; c++)
 				tw_u64(&w, p->cause_ns[c]);
-			if (p->next_kind == GT_REC_KERNEL) {
-				ex_kernel_name(gt_analysis_string(a, p->next_name), 1, mangled, buf,
-					       sizeof(buf));
-				tw_str(&w, buf);
-			} else if (p->next_kind) {
-				tw_str(&w, p->next_kind == GT_REC_MEMSET ? "[CUDA memset]" : "[CUDA memcpy]");
-			} else {
-				tw_null(&w);
-			}
+			tw_work(&w, a, p->next_kind, p->next_name, mangled);
 			if (p->next_kind) {
 				tw_u64(&w, p->next_pid);
 				tw_u64(&w, p->next_stream);
@@ -821,15 +808,7 @@ static int write_gaps(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
 				tw_null(&w);
 				tw_null(&w);
 			}
-			if (p->prev_kind == GT_REC_KERNEL) {
-				ex_kernel_name(gt_analysis_string(a, p->prev_name), 1, mangled, buf,
-					       sizeof(buf));
-				tw_str(&w, buf);
-			} else if (p->prev_kind) {
-				tw_str(&w, p->prev_kind == GT_REC_MEMSET ? "[CUDA memset]" : "[CUDA memcpy]");
-			} else {
-				tw_null(&w);
-			}
+			tw_work(&w, a, p->prev_kind, p->prev_name, mangled);
 			if (p->feed_tid)
 				tw_u64(&w, p->feed_tid);
 			else
@@ -937,22 +916,22 @@ int gt_export_table(gt_export *x, int table, int format, FILE *out, gt_export_st
 	case GT_TABLE_KERN_SUM:
 		rc = build_sums(x, &local);
 		if (!rc)
-			rc = write_time_sum(&o, format, &x->sums->kern, "Instances", "Name", &local);
+			rc = write_sum(&o, format, &x->sums->kern, 0, cols_kern_sum, 9, &local);
 		break;
 	case GT_TABLE_MEM_TIME_SUM:
 		rc = build_sums(x, &local);
 		if (!rc)
-			rc = write_time_sum(&o, format, &x->sums->mem, "Count", "Operation", &local);
+			rc = write_sum(&o, format, &x->sums->mem, 0, cols_mem_time_sum, 9, &local);
 		break;
 	case GT_TABLE_MEM_SIZE_SUM:
 		rc = build_sums(x, &local);
 		if (!rc)
-			rc = write_size_sum(&o, format, &x->sums->mem, &local);
+			rc = write_sum(&o, format, &x->sums->mem, 1, cols_mem_size_sum, 8, &local);
 		break;
 	case GT_TABLE_API_SUM:
 		rc = build_sums(x, &local);
 		if (!rc)
-			rc = write_time_sum(&o, format, &x->sums->api, "Num Calls", "Name", &local);
+			rc = write_sum(&o, format, &x->sums->api, 0, cols_api_sum, 9, &local);
 		break;
 	case GT_TABLE_GPU_TRACE: rc = write_gpu_trace(x, &o, format, &local); break;
 	case GT_TABLE_GPU_SUM: rc = write_gpu_sum(x, &o, format, &local); break;
