@@ -49,7 +49,8 @@ static void check_invariants(const gt_diagnosis *d, const scen *s)
 			ck_assert(f->title && f->title[0]);
 			ck_assert(f->fix && f->fix[0]);
 		}
-		ck_assert_uint_eq(claims + g->productive_ns + g->idle_other_ns + g->unknown_ns,
+		ck_assert_uint_eq(claims + g->productive_ns + g->idle_other_ns + g->unknown_ns +
+					  g->startup_ns,
 				  g->window_ns);
 		if (s) {
 			ck_assert_uint_le(kern, s->gpu.sm_busy_ns);
@@ -90,6 +91,26 @@ static void b_healthy(scen *s, gt_diag_opts *o)
 	s->gpu.nvml.samples = 1000;
 	s->gpu.nvml.sm_clock_mean_mhz = 1905;
 	s->gpu.nvml.sm_clock_max_mhz = 1980;
+}
+
+/* a healthy run after 1.5 s of initialization (one host-busy gap at the
+ * start): the start-up is set aside, no finding */
+static void b_startup(scen *s, gt_diag_opts *o)
+{
+	(void)o;
+	b_healthy(s, o);
+	sc_idle(s, GT_CAUSE_HOST_BUSY, 1500 * MS);
+	sc_gap(s, 1 * MS, 1500 * MS, GT_CAUSE_HOST_BUSY);
+	s->nseries = (size_t)(s->gpu.window_ns / (10 * MS)) + 1;
+	s->series = calloc(s->nseries, sizeof(float));
+	for (size_t i = 0; i < s->nseries; i++)
+		s->series[i] = i < 150 ? 0.0f : 0.97f;
+}
+
+static void o_startup_off(scen *s, gt_diag_opts *o)
+{
+	b_startup(s, o);
+	ck_assert_int_eq(gt_diag_set_threshold(o, "startup_util=0", NULL, 0), 0);
 }
 
 static void b_sync(scen *s, gt_diag_opts *o)
@@ -445,6 +466,8 @@ typedef struct dcase {
 
 static const dcase cases[] = {
 	{"healthy", b_healthy, 10 * SEC, -1, 0, -1, GT_SHAPE_HEALTHY},
+	{"startup_set_aside", b_startup, 11500 * MS, -1, 0, -1, GT_SHAPE_BUSY},
+	{"startup_util=0", o_startup_off, 11500 * MS, GT_FIND_HOST_BUSY, 1600.0 / 11500, -1, -1},
 	{"sync_turnaround", b_sync, 10 * SEC, GT_FIND_SYNC_TURNAROUND, 0.6, -1, GT_SHAPE_WAVE},
 	{"host_busy", b_host_busy, 10 * SEC, GT_FIND_HOST_BUSY, 0.6, -1, GT_SHAPE_WAVE},
 	{"slow_data_loader", b_loader, 10 * SEC, GT_FIND_SLOW_DATA_LOADER, 0.6, -1, -1},
@@ -547,6 +570,26 @@ START_TEST(sync_evidence)
 	ck_assert(!g->wave.is_stall);
 	ck_assert(fabs(g->wave.period_ns - 250e6) < 1e3);
 	ck_assert(gt_diagnosis_find(d, GT_FIND_PERIODIC_STALL) == NULL);
+	gt_diagnosis_free(d);
+	sc_free(s);
+}
+END_TEST
+
+START_TEST(startup_row)
+{
+	scen *s = sc_new(11500 * MS);
+	b_startup(s, NULL);
+	gt_diagnosis *d = run(s, NULL);
+	const gt_diag_gpu *g = gt_diagnosis_gpu(d, 0);
+	ck_assert_uint_eq(g->startup_ns, 1500 * MS);
+	ck_assert_uint_eq(g->startup_end, T0 + 1501 * MS);
+	const gt_diag_part *last = &g->parts[g->nparts - 1];
+	ck_assert_str_eq(last->id, "startup");
+	ck_assert_uint_eq(last->ns, 1500 * MS);
+	int seen = 0;
+	for (size_t i = 0; i < gt_diagnosis_nnotes(d); i++)
+		seen |= strstr(gt_diagnosis_note(d, i), "start-up idle") != NULL;
+	ck_assert(seen);
 	gt_diagnosis_free(d);
 	sc_free(s);
 }
@@ -1112,6 +1155,7 @@ static Suite *suite(void)
 	tc = tcase_create("details");
 	tcase_add_test(tc, sync_evidence);
 	tcase_add_test(tc, periodic_wave_recovered);
+	tcase_add_test(tc, startup_row);
 	tcase_add_test(tc, storm_names_kernels);
 	tcase_add_test(tc, low_occupancy_skips_tuned);
 	tcase_add_test(tc, concurrent_kernels_scaled);

@@ -33,8 +33,11 @@
  *       productive = kernel + copy left     (busy, no finding about it)
  *       idle_other = idle left, known causes (below every threshold)
  *       unknown    = idle[GT_CAUSE_UNKNOWN] left
- *   so that  sum(finding claims) + productive + idle_other + unknown == W
- *   exactly, in integer nanoseconds, for every GPU. A finding's share is
+ *   and, before any rule, the idle time of the gaps before the steady state
+ *   is set aside as
+ *       startup    (initialization, not what the loop does)
+ *   so that  sum(finding claims) + productive + idle_other + unknown +
+ *   startup == W exactly, in integer nanoseconds, for every GPU. A finding's share is
  *   its claim / W of its GPU. Findings of all GPUs are ranked by share.
  *
  * Typical use
@@ -233,7 +236,8 @@ typedef struct gt_diag_wave {
 
 /** One row of a GPU's wall-time breakdown. */
 typedef struct gt_diag_part {
-	const char *id;         /**< a finding name, or "productive", "idle_other", "unknown" */
+	const char *id;         /**< a finding name, or "productive", "idle_other",
+				     "unknown", "startup" */
 	uint64_t ns;
 	double share;           /**< ns / window_ns */
 } gt_diag_part;
@@ -247,13 +251,16 @@ typedef struct gt_diag_gpu {
 	uint64_t productive_ns; /**< busy time no finding claimed */
 	uint64_t idle_other_ns; /**< idle time of known causes no finding claimed */
 	uint64_t unknown_ns;    /**< idle time of cause unknown no finding claimed */
+	uint64_t startup_ns;    /**< idle time set aside as start-up (before steady state) */
+	uint64_t startup_end;   /**< realtime ns where start-up ends, 0 if none */
 	uint64_t idle_other_cause_ns[GT_CAUSE_COUNT]; /**< idle_other by cause (+unknown) */
 	int shape;              /**< gt_diag_shape */
 	gt_diag_wave wave;
 	uint32_t nfindings;     /**< findings on this GPU */
 	size_t nparts;
 	const gt_diag_part *parts; /**< findings by share, then productive, idle_other,
-				        unknown; the ns sum to window_ns */
+				        unknown, startup (when not 0); the ns sum to
+				        window_ns */
 } gt_diag_gpu;
 
 /* ------------------------------------------------------------------ */
@@ -324,6 +331,10 @@ typedef struct gt_diag_gpu {
 #define GT_DIAG_FLAT_MAX_SPREAD 0.25
 /** ... and mean utilization below this. */
 #define GT_DIAG_LOW_UTIL 0.50
+/** Start-up: the steady state starts at the first utilization window with
+ *  at least this fraction of the median window utilization (in the first
+ *  half of the window); the idle gaps before it are set aside. 0: off. */
+#define GT_DIAG_STARTUP_UTIL 0.5
 /** Example gaps kept per finding. */
 #define GT_DIAG_MAX_EXAMPLES 3u
 /** Kernels named per finding. */
@@ -359,6 +370,7 @@ typedef struct gt_diag_opts {
 	double busy_util;
 	double flat_max_spread;
 	double low_util;
+	double startup_util;
 	uint32_t max_examples;
 	uint32_t max_kernels;
 	uint32_t disabled;   /**< bit (1u << gt_finding_id): never report that finding */

@@ -7,12 +7,14 @@
  *     idle[c]  = gt_an_gpu.cause_ns[c]   for each cause c (exact)
  *     kernel   = sm_busy_ns              (some kernel running)
  *     copy     = copy_only_ns            (copies/memsets only)
- * Rules run in a fixed claim order (specific before generic, below). Each
+ * First the idle time of the gaps before the steady state is set aside as
+ * start-up (take_startup). Then rules run in a fixed claim order (specific
+ * before generic, below). Each
  * rule computes how many ns it wants from each pool, the claim is capped to
  * what the pool still holds, and if the capped total reaches min_share of W
  * the rule becomes a finding and the pools shrink; otherwise nothing is
  * taken and later rules may claim that time. So no ns is claimed twice and
- *     sum(claims) + kernel + copy + sum(idle) left == W   (exactly).
+ *     startup + sum(claims) + kernel + copy + sum(idle) left == W   (exactly).
  *
  * Where the analysis gives exact per-item numbers the claim is exact:
  * idle causes in total or per detailed gap (periodic stalls, data loader,
@@ -86,12 +88,13 @@ typedef struct gctx {
 	pools p;
 	uint64_t W;
 	double kscale, cscale;
-	uint8_t *gap_taken;  /* per detailed gap: 1 periodic stall, 2 data loader */
+	uint8_t *gap_taken;  /* per detailed gap: 1 periodic stall, 2 data loader, 3 startup */
 	uint8_t *train;      /* per detailed gap: in the wave's gap train */
 	double *kclaimed;    /* per kernel row: fraction of its time claimed */
 	gt_diag_wave wave;
 	const gt_an_proc *primary;
 	uint64_t transfer_weight_all;
+	uint64_t startup_ns, startup_end; /* set aside as start-up */
 	/* findings of this GPU */
 	fbuild **fb;
 	size_t nfb, fbcap;
@@ -433,6 +436,52 @@ static void wave_evidence(gctx *c, fbuild *b)
 
 /* ------------------------------------------------------------ rules */
 
+static int cmp_float(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Start-up: the detailed gaps that start before the first utilization
+ * window reaching startup_util x the median window utilization (steady
+ * state), if that window is in the first half of the GPU's window (the last
+ * such gap ends inside that window). Their idle time is
+ * set aside (breakdown row "startup", not a finding): a one-time cost of
+ * initialization, not what the program does in its loop. */
+static int take_startup(gctx *c)
+{
+	const dg_gpu_in *g = c->g;
+	uint64_t wns = c->gpu->util.window_ns;
+	if (!g->ngaps || g->nseries < 2 || !wns || c->o->startup_util <= 0)
+		return 0;
+	size_t full = g->nseries - 1; /* the last window may be partial */
+	float *tmp = malloc(full * sizeof *tmp);
+	if (!tmp)
+		return GT_ERR_NOMEM;
+	memcpy(tmp, g->series, full * sizeof *tmp);
+	qsort(tmp, full, sizeof *tmp, cmp_float);
+	double med = tmp[full / 2];
+	free(tmp);
+	if (med <= 0)
+		return 0;
+	size_t i = 0;
+	while (i < g->nseries && g->series[i] < c->o->startup_util * med)
+		i++;
+	uint64_t ts = c->gpu->t0 + (uint64_t)i * wns;
+	if (!i || ts > c->gpu->t0 + c->W / 2)
+		return 0;
+	for (size_t k = 0; k < g->ngaps && g->gaps[k].start < ts; k++) {
+		for (int cs = 0; cs < GT_CAUSE_COUNT; cs++) {
+			uint64_t v = min_u64(g->gaps[k].cause_ns[cs], c->p.idle[cs]);
+			c->p.idle[cs] -= v;
+			c->startup_ns += v;
+		}
+		c->gap_taken[k] = 3;
+		c->startup_end = g->gaps[k].end;
+	}
+	return 0;
+}
+
 static void rule_other_process(gctx *c)
 {
 	claim cl = {0};
@@ -548,7 +597,7 @@ static void rule_periodic_stall(gctx *c)
 		return;
 	claim cl = {0};
 	for (size_t i = 0; i < c->g->ngaps; i++) {
-		if (!c->train[i])
+		if (!c->train[i] || c->gap_taken[i])
 			continue;
 		for (int k = 0; k < GT_CAUSE_COUNT; k++)
 			if (k != GT_CAUSE_OTHER_PROCESS)
@@ -558,7 +607,7 @@ static void rule_periodic_stall(gctx *c)
 	if (!b)
 		return;
 	for (size_t i = 0; i < c->g->ngaps; i++)
-		if (c->train[i])
+		if (c->train[i] && !c->gap_taken[i])
 			c->gap_taken[i] = 1;
 	char p[32], s[32];
 	dg_fmt_ns(p, sizeof p, c->wave.period_ns);
@@ -1534,6 +1583,8 @@ static int run_gpu(gt_diagnosis *d, const dg_input *in, size_t gi, fbuild ***all
 		goto out;
 	dg->wave = c.wave;
 
+	if (c.W && take_startup(&c) < 0)
+		goto out;
 	if (c.W && gpu->window_ns) {
 		int d2h = 0;
 		rule_other_process(&c);
@@ -1557,6 +1608,8 @@ static int run_gpu(gt_diagnosis *d, const dg_input *in, size_t gi, fbuild ***all
 
 	/* breakdown */
 	dg->productive_ns = c.p.kern + c.p.copy;
+	dg->startup_ns = c.startup_ns;
+	dg->startup_end = c.startup_end;
 	dg->unknown_ns = c.p.idle[GT_CAUSE_UNKNOWN];
 	for (int k = 0; k < GT_CAUSE_COUNT; k++) {
 		dg->idle_other_cause_ns[k] = c.p.idle[k];
@@ -1565,7 +1618,7 @@ static int run_gpu(gt_diagnosis *d, const dg_input *in, size_t gi, fbuild ***all
 	}
 	dg->nfindings = (uint32_t)c.nfb;
 	dg->shape = shape_of(&c, dg);
-	gt_diag_part *parts = dg_alloc(&d->ar, (c.nfb + 3) * sizeof *parts);
+	gt_diag_part *parts = dg_alloc(&d->ar, (c.nfb + 4) * sizeof *parts);
 	if (!parts)
 		goto out;
 	size_t np = 0;
@@ -1581,6 +1634,8 @@ static int run_gpu(gt_diagnosis *d, const dg_input *in, size_t gi, fbuild ***all
 	parts[np++] = (gt_diag_part){"productive", dg->productive_ns, 0};
 	parts[np++] = (gt_diag_part){"idle_other", dg->idle_other_ns, 0};
 	parts[np++] = (gt_diag_part){"unknown", dg->unknown_ns, 0};
+	if (dg->startup_ns)
+		parts[np++] = (gt_diag_part){"startup", dg->startup_ns, 0};
 	for (size_t i = 0; i < np; i++)
 		parts[i].share = c.W ? (double)parts[i].ns / (double)c.W : 0;
 	dg->parts = parts;
@@ -1637,6 +1692,16 @@ static void notes(gt_diagnosis *d, const dg_input *in)
 					      "explain it",
 					      g->gpu, 100.0 * (double)g->unknown_ns / (double)g->window_ns,
 					      (unsigned long long)gpu->unmatched));
+		if (g->startup_ns)
+			add_note(d, dg_printf(&d->ar,
+					      "GPU %u: %.1f%% of the window (%.3f s) is start-up idle "
+					      "before the first busy stretch (until +%.3f s), set aside "
+					      "from the findings",
+					      g->gpu, 100.0 * (double)g->startup_ns / (double)g->window_ns,
+					      (double)g->startup_ns / 1e9,
+					      g->startup_end >= d->capture_start
+						      ? (double)(g->startup_end - d->capture_start) / 1e9
+						      : 0));
 		if (g->window_ns && g->wave.found && !g->wave.is_stall) {
 			char p[32];
 			dg_fmt_ns(p, sizeof p, g->wave.period_ns);

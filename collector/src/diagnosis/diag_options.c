@@ -43,6 +43,7 @@ void gt_diag_opts_init(gt_diag_opts *o)
 	o->busy_util = GT_DIAG_BUSY_UTIL;
 	o->flat_max_spread = GT_DIAG_FLAT_MAX_SPREAD;
 	o->low_util = GT_DIAG_LOW_UTIL;
+	o->startup_util = GT_DIAG_STARTUP_UTIL;
 	o->max_examples = GT_DIAG_MAX_EXAMPLES;
 	o->max_kernels = GT_DIAG_MAX_KERNELS;
 	o->disabled = 0;
@@ -95,6 +96,8 @@ static const th_row rows[] = {
 	TH(busy_util, GT_DIAG_T_SHARE, "shape busy_slow: utilization at least this"),
 	TH(flat_max_spread, GT_DIAG_T_SHARE, "shape low_flat: window utilization p95-p5 at most"),
 	TH(low_util, GT_DIAG_T_SHARE, "shape low_flat: mean utilization below this"),
+	TH(startup_util, GT_DIAG_T_SHARE,
+	   "start-up ends at the first window this busy relative to the median (0: off)"),
 	TH32(max_examples, "example gaps kept per finding"),
 	TH32(max_kernels, "kernels named per finding"),
 	{{"disable", GT_DIAG_T_LIST, "comma-separated finding ids never to report"},
