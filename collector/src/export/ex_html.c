@@ -1396,10 +1396,11 @@ int gt_export_html(gt_export *x, FILE *out, gt_export_stats *st)
 	summary(&o, a);
 #endif
 
-	if (ng) {
-		LIT(&o, "<h2 id=\"gpus\">Where the time went, per GPU</h2>\n");
+	LIT(&o, "<h2 id=\"gpus\">Where the time went, per GPU</h2>\n");
+	if (ng)
 		legend(&o, 1);
-	}
+	else
+		LIT(&o, "<p class=\"mut\">No GPU activity or samples in these traces.</p>\n");
 	for (size_t g = 0; g < ng; g++)
 		gpu_section(&o, x, a, g, cols + g * NCOL);
 
@@ -1422,11 +1423,17 @@ int gt_export_html(gt_export *x, FILE *out, gt_export_stats *st)
 		LIT(&o, "</details>\n");
 	}
 	syncs_table(&o, x, a);
-	/* the readers in read_nvml report nothing: the analysis counted */
+	/* this export reads the traces only through the analysis: its
+	 * problems are the ones to report */
 	for (size_t i = 0; i < gt_analysis_ntraces(a); i++) {
 		const gt_an_trace *t = gt_analysis_trace(a, i);
 		local.problems += t->problems + (t->status ? 1 : 0);
 		local.records += t->rs.records;
+		if ((t->status || t->problems) && x->o.analysis.log) {
+			gt_errinfo ei = {.code = t->status ? t->status : GT_ERR_CORRUPT};
+			snprintf(ei.msg, sizeof(ei.msg), "%s", t->status ? t->error : t->first_problem);
+			x->o.analysis.log(x->o.analysis.log_user, t->path, &ei);
+		}
 	}
 	inputs_table(&o, a, local.problems);
 	LIT(&o, "<footer>Made by gaptrace ");
