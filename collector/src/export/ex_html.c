@@ -1181,6 +1181,9 @@ static void finding_card(ex_out *o, const gt_finding *f)
 	LIT(o, "</ul></details></div>\n");
 }
 
+/* Finding cards shown before the rest is folded into a <details>. */
+#define FINDINGS_SHOWN 5
+
 /* The findings, first: what to change, ranked, then each GPU's breakdown. */
 static int findings(ex_out *o, gt_export *x)
 {
@@ -1193,8 +1196,17 @@ static int findings(ex_out *o, gt_export *x)
 	size_t n = gt_diagnosis_nfindings(d);
 	if (!n)
 		LIT(o, "<p>No finding: nothing explains a large share of the wall time.</p>\n");
-	for (size_t i = 0; i < n; i++)
+	/* the first ones in full; many GPUs can repeat the same finding */
+	for (size_t i = 0; i < n; i++) {
+		if (i == FINDINGS_SHOWN) {
+			LIT(o, "<details><summary>");
+			ex_u64(o, n - i);
+			LIT(o, " more findings</summary>\n");
+		}
 		finding_card(o, gt_diagnosis_finding(d, i));
+	}
+	if (n > FINDINGS_SHOWN)
+		LIT(o, "</details>\n");
 	LIT(o, "<h3>Where the wall time went</h3>\n");
 	for (size_t g = 0; g < gt_diagnosis_ngpus(d); g++)
 		breakdown(o, gt_diagnosis_gpu(d, g));
