@@ -313,6 +313,38 @@ static col *fine_cols(gt_export *x, size_t *ngpus)
 	return cols;
 }
 
+/* A horizontal grid line across the timeline plot at y, with a label left
+ * of the axis and optionally one right of the plot (colors NULL: default). */
+static void grid_line(ex_out *o, double y, const char *left, const char *lcolor,
+		      const char *right, const char *rcolor)
+{
+	LIT(o, "<line class=\"gr\" x1=\"52\" x2=\"944\" y1=\"");
+	ex_fixed(o, y, 1, "0");
+	LIT(o, "\" y2=\"");
+	ex_fixed(o, y, 1, "0");
+	LIT(o, "\"/><text x=\"46\" y=\"");
+	ex_fixed(o, y + 4, 1, "0");
+	LIT(o, "\" text-anchor=\"end\"");
+	if (lcolor) { /* a style: the stylesheet's svg text rule beats a fill attribute */
+		LIT(o, " style=\"fill:");
+		ex_puts(o, lcolor);
+		ex_putc(o, '"');
+	}
+	ex_putc(o, '>');
+	h(o, left);
+	LIT(o, "</text>");
+	if (right) {
+		LIT(o, "<text x=\"948\" y=\"");
+		ex_fixed(o, y + 4, 1, "0");
+		LIT(o, "\" style=\"fill:");
+		ex_puts(o, rcolor ? rcolor : "#59636e");
+		LIT(o, "\">");
+		h(o, right);
+		LIT(o, "</text>");
+	}
+	ex_putc(o, '\n');
+}
+
 /* One stacked layer: the area between lo[] and hi[] (fractions 0..1). */
 static void area(ex_out *o, const double *lo, const double *hi, const char *color, double y0,
 		 double ph)
@@ -378,16 +410,9 @@ static void timeline(ex_out *o, const gt_analysis *a, size_t gi, const col *cols
 	LIT(o, "<figure><svg viewBox=\"0 0 960 182\" role=\"img\" aria-label=\"utilization over "
 	       "time\">\n");
 	for (int p = 0; p <= 4; p++) {
-		double y = y0 + ph * (1 - p / 4.0);
-		LIT(o, "<line class=\"gr\" x1=\"52\" x2=\"944\" y1=\"");
-		ex_fixed(o, y, 1, "0");
-		LIT(o, "\" y2=\"");
-		ex_fixed(o, y, 1, "0");
-		LIT(o, "\"/><text x=\"46\" y=\"");
-		ex_fixed(o, y + 4, 1, "0");
-		LIT(o, "\" text-anchor=\"end\">");
-		ex_u64(o, (uint64_t)(p * 25));
-		LIT(o, "%</text>\n");
+		char lab[8];
+		snprintf(lab, sizeof(lab), "%d%%", p * 25);
+		grid_line(o, y0 + ph * (1 - p / 4.0), lab, NULL, NULL, NULL);
 	}
 	for (int c = 0; c < NCOL; c++) {
 		lo[c] = 0;
@@ -482,20 +507,10 @@ static void nvml_chart(ex_out *o, const gt_an_gpu *g, const col *cols)
 	const double y0 = 8, ph = 80, pw = (double)(TL_X1 - TL_X0) / NCOL;
 	LIT(o, "<figure><svg viewBox=\"0 0 960 112\" role=\"img\" aria-label=\"clocks and power\">\n");
 	for (int p = 0; p <= 2; p++) {
-		double y = y0 + ph * (1 - p / 2.0);
-		LIT(o, "<line class=\"gr\" x1=\"52\" x2=\"944\" y1=\"");
-		ex_fixed(o, y, 1, "0");
-		LIT(o, "\" y2=\"");
-		ex_fixed(o, y, 1, "0");
-		LIT(o, "\"/><text x=\"46\" y=\"");
-		ex_fixed(o, y + 4, 1, "0");
-		LIT(o, "\" text-anchor=\"end\" fill=\"#1a7f37\">");
-		ex_fixed(o, maxclk * p / 2.0, 0, "0");
-		LIT(o, "</text><text x=\"948\" y=\"");
-		ex_fixed(o, y + 4, 1, "0");
-		LIT(o, "\" fill=\"#bc4c00\">");
-		ex_fixed(o, maxpw * p / 2.0, 0, "0");
-		LIT(o, "</text>\n");
+		char l[24], r[24];
+		snprintf(l, sizeof(l), "%.0f", maxclk * p / 2.0);
+		snprintf(r, sizeof(r), "%.0f", maxpw * p / 2.0);
+		grid_line(o, y0 + ph * (1 - p / 2.0), l, "#1a7f37", r, "#bc4c00");
 	}
 	for (int c = 0; c < NCOL; c++) { /* throttled columns */
 		if (!cols[c].nthr)

@@ -13,6 +13,7 @@
  * quickselect. cuda_gpu_trace is streamed: nothing is kept.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -513,6 +514,19 @@ static const char *const cols_api_sum[] = {
 	"Min (ns)", "Max (ns)", "StdDev (ns)", "Name",
 };
 
+/* The four summary tables, indexed by gt_export_table_id. */
+static const struct sumdef {
+	size_t off; /* of the grptab in struct ex_sums */
+	int by_bytes;
+	const char *const *cols;
+	int ncols;
+} sumdefs[] = {
+	[GT_TABLE_KERN_SUM] = {offsetof(struct ex_sums, kern), 0, cols_kern_sum, 9},
+	[GT_TABLE_MEM_TIME_SUM] = {offsetof(struct ex_sums, mem), 0, cols_mem_time_sum, 9},
+	[GT_TABLE_MEM_SIZE_SUM] = {offsetof(struct ex_sums, mem), 1, cols_mem_size_sum, 8},
+	[GT_TABLE_API_SUM] = {offsetof(struct ex_sums, api), 0, cols_api_sum, 9},
+};
+
 /* ------------------------------------------------------------ cuda_gpu_trace */
 
 typedef struct tdev {
@@ -914,24 +928,15 @@ int gt_export_table(gt_export *x, int table, int format, FILE *out, gt_export_st
 		return rc;
 	switch (table) {
 	case GT_TABLE_KERN_SUM:
-		rc = build_sums(x, &local);
-		if (!rc)
-			rc = write_sum(&o, format, &x->sums->kern, 0, cols_kern_sum, 9, &local);
-		break;
 	case GT_TABLE_MEM_TIME_SUM:
-		rc = build_sums(x, &local);
-		if (!rc)
-			rc = write_sum(&o, format, &x->sums->mem, 0, cols_mem_time_sum, 9, &local);
-		break;
 	case GT_TABLE_MEM_SIZE_SUM:
-		rc = build_sums(x, &local);
-		if (!rc)
-			rc = write_sum(&o, format, &x->sums->mem, 1, cols_mem_size_sum, 8, &local);
-		break;
 	case GT_TABLE_API_SUM:
 		rc = build_sums(x, &local);
-		if (!rc)
-			rc = write_sum(&o, format, &x->sums->api, 0, cols_api_sum, 9, &local);
+		if (!rc) {
+			const struct sumdef *d = &sumdefs[table];
+			rc = write_sum(&o, format, (const grptab *)((const char *)x->sums + d->off),
+				       d->by_bytes, d->cols, d->ncols, &local);
+		}
 		break;
 	case GT_TABLE_GPU_TRACE: rc = write_gpu_trace(x, &o, format, &local); break;
 	case GT_TABLE_GPU_SUM: rc = write_gpu_sum(x, &o, format, &local); break;
