@@ -152,7 +152,7 @@ GT_API const gt_analysis *gt_export_analysis(gt_export *x);
  *
  * Layout
  *  - one process per traced pid, named "pid N: <command line>";
- *    - one track (thread) per GPU stream, "GPU<dev> stream <id>", holding
+ *    - one track (thread) per GPU stream, "GPU <dev> stream <id>", holding
  *      kernels (name: demangled short name; args: grid, block, registers,
  *      static/dynamic shared memory, correlation id, graph id), copies
  *      ("Memcpy HtoD"; args: bytes, kinds, GB/s) and memsets;
@@ -167,16 +167,22 @@ GT_API const gt_analysis *gt_export_analysis(gt_export *x);
  *      notes as instant events with their counts/text.
  *  - one process per GPU ("GPU <i>: <name>"; pid 0x7f000000 + i), unless
  *    GT_EXPORT_NO_ANALYSIS:
- *    - track "idle gaps": one slice per detailed idle gap (>= min_gap_ns), named by
- *      its main cause (so each cause has its own color), args: the ns of
- *      every cause, the work that ended it, the feeding thread;
+ *    - track "idle gaps >= 1 ms, by cause": one slice per detailed idle gap
+ *      (>= min_gap_ns), named by its main cause (so each cause has its own
+ *      color; chrome://tracing also gets a cname), args: the ns of every
+ *      cause, the work that ended it, the feeding thread, its last call;
+ *      an instant marks where the gap cap (max_gaps) stopped the markers;
  *    - counters "utilization %" (gt_analysis_util_series, per window) and,
- *      from nvml.gtrace, "SM clock MHz", "memory clock MHz", "power W",
- *      "temperature C", "NVML GPU-Util %".
+ *      from the NVML samples (nvml.gtrace), "SM clock MHz", "memory clock
+ *      MHz", "power W", "temperature C", "NVML GPU-Util %", "throttle
+ *      reasons mask" (the reasons of analysis.throttle_mask), and "SM util
+ *      of pid N %" per process sample.
  *
- * Timestamps are microseconds (3 decimals, so ns resolution) from the
- * earliest instant of the traces; otherData.base_realtime_ns holds that
- * instant (CLOCK_REALTIME ns), so ts_us * 1000 + base = realtime ns.
+ * Timestamps are microseconds (3 decimals, so ns resolution) from a base
+ * 1 s before the earliest instant of the traces (their stream headers and
+ * first records), so every ts is positive; otherData.base_realtime_ns
+ * holds it (CLOCK_REALTIME ns): ts_us * 1000 + base = realtime ns. Clocks
+ * are mapped with each trace's final gt_clock_map, as the analysis does.
  *
  * Streaming: each trace is read twice (a first pass collects its clock
  * records, thread names and the correlation ids of both sides so that flow
