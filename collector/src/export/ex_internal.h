@@ -183,6 +183,9 @@ void ex_fmt_dur(char *buf, size_t cap, double ns);
 /* Bytes for people (decimal units): "1.5 MB". */
 void ex_fmt_bytes(char *buf, size_t cap, double bytes);
 
+/* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as nvidia-smi names a GPU. */
+void ex_fmt_uuid(const uint8_t *uuid, char *buf, size_t cap);
+
 /* Demangled display name for a kernel: short form unless full (and the
  * mangled input when mangled). */
 void ex_kernel_name(const char *mangled, int full, int keep_mangled, char *buf, size_t cap);

@@ -480,6 +480,14 @@ void ex_fmt_bytes(char *b, size_t cap, double v)
 		snprintf(b, cap, "%.3g GB", v / 1e9);
 }
 
+void ex_fmt_uuid(const uint8_t *u, char *buf, size_t cap)
+{
+	snprintf(buf, cap,
+		 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
+		 u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
+		 u[14], u[15]);
+}
+
 /* ------------------------------------------------------------ names */
 
 void ex_trace_stem(const char *path, char *buf, size_t cap)

@@ -186,13 +186,11 @@ static void gpu_meta(pf *p, size_t g)
 	gp->meta_done = 1;
 	char name[192];
 	int n = snprintf(name, sizeof(name), "GPU %zu: %s", g, gp->name[0] ? gp->name : "unknown");
-	if (gp->uuid_known && n > 0 && (size_t)n < sizeof(name))
-		snprintf(name + n, sizeof(name) - (size_t)n,
-			 " (GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x)",
-			 gp->uuid[0], gp->uuid[1], gp->uuid[2], gp->uuid[3], gp->uuid[4],
-			 gp->uuid[5], gp->uuid[6], gp->uuid[7], gp->uuid[8], gp->uuid[9],
-			 gp->uuid[10], gp->uuid[11], gp->uuid[12], gp->uuid[13], gp->uuid[14],
-			 gp->uuid[15]);
+	if (gp->uuid_known && n > 0 && (size_t)n < sizeof(name)) {
+		char u[48];
+		ex_fmt_uuid(gp->uuid, u, sizeof(u));
+		snprintf(name + n, sizeof(name) - (size_t)n, " (%s)", u);
+	}
 	uint32_t pid = PF_GPU_PID_BASE + (uint32_t)g;
 	ev_meta_name(p, "process_name", pid, 0, name, strlen(name));
 	ev_meta_sort(p, "process_sort_index", pid, 0, (int64_t)g - 1000);

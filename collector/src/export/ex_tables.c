@@ -688,14 +688,6 @@ static int write_gpu_trace(gt_export *x, ex_out *o, int fmt, gt_export_stats *st
 
 /* ------------------------------------------------------------ gaptrace tables */
 
-static void uuid_str(const uint8_t *u, char *buf, size_t cap)
-{
-	snprintf(buf, cap,
-		 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
-		 u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
-		 u[14], u[15]);
-}
-
 static int write_gpu_sum(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
 {
 	const gt_analysis *a = ex_analysis(x);
@@ -722,7 +714,7 @@ static int write_gpu_sum(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
 	for (size_t g = 0; g < gt_analysis_ngpus(a); g++) {
 		const gt_an_gpu *p = gt_analysis_gpu(a, g);
 		char u[48];
-		uuid_str(p->dev.uuid, u, sizeof(u));
+		ex_fmt_uuid(p->dev.uuid, u, sizeof(u));
 		tw_row(&w);
 		tw_u64(&w, g);
 		if (p->uuid_known)
