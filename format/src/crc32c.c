@@ -69,6 +69,12 @@ __attribute__((target("sse4.2"))) static uint32_t crc_hw(uint32_t crc, const uin
 }
 #endif
 
+uint32_t gt_crc32c_sw(uint32_t crc, const void *buf, size_t len)
+{
+	pthread_once(&crc_once, crc_init);
+	return ~crc_sw(~crc, buf, len);
+}
+
 uint32_t gt_crc32c(uint32_t crc, const void *buf, size_t len)
 {
 	pthread_once(&crc_once, crc_init);

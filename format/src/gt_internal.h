@@ -158,6 +158,10 @@ static inline uint64_t gt_rel_decode(uint64_t e, uint64_t ref)
 #define GT_BLOCK_MAX_COLS 64
 /** Most rows a block may declare (decoder cap). */
 #define GT_BLOCK_MAX_ROWS (1u << 20)
+/** Size of one column descriptor: codec u8, ref u8, byte length u32. */
+#define GT_COLDESC_SIZE 6
+/** Largest block header: type u8, ncols u8, rows and body length varints. */
+#define GT_BLOCK_HEADER_MAX (2 + 2 * GT_VARINT_MAX)
 
 /** Frame header magic "GTFR" as a little-endian u32. */
 #define GT_FRAME_MAGIC 0x52465447u
@@ -165,6 +169,9 @@ static inline uint64_t gt_rel_decode(uint64_t e, uint64_t ref)
 #define GT_CTL_MAGIC 0x4d435447u
 
 extern const uint8_t gt_stream_magic[8];
+
+/** CRC32C by tables only (what gt_crc32c does without SSE4.2); for tests. */
+GT_HIDDEN uint32_t gt_crc32c_sw(uint32_t crc, const void *buf, size_t len);
 
 /** Set an errinfo (when non-NULL) and return code. */
 GT_HIDDEN int gt_seterr(gt_errinfo *ei, int code, uint64_t offset, const char *fmt, ...)

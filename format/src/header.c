@@ -338,7 +338,7 @@ int gt_stream_header_encode(const gt_stream_header *h, uint8_t *buf, size_t cap)
 int gt_stream_header_peek_len(const uint8_t *buf, size_t len)
 {
 	size_t n = len < 8 ? len : 8;
-	if (memcmp(buf, gt_stream_magic, n) != 0)
+	if (n && memcmp(buf, gt_stream_magic, n) != 0)
 		return GT_ERR_MAGIC;
 	if (len < HDR_PREFIX)
 		return GT_ERR_AGAIN;
@@ -385,6 +385,10 @@ int gt_stream_header_decode(const uint8_t *buf, size_t len, gt_stream_header *h,
 				 "byte %d: stream header checksum mismatch", total - 4);
 	if (gt_load_le16(buf + 14) != 0)
 		return gt_seterr(ei, GT_ERR_RESERVED, 14, "byte 14: header flags are reserved, not 0");
+	if (oldest == 0 || oldest > major)
+		return gt_seterr(ei, GT_ERR_CORRUPT, 8,
+				 "byte 8: version %u.%u with oldest compatible major %u is impossible",
+				 major, minor, oldest);
 
 	memset(h, 0, sizeof(*h));
 	h->major = major;
@@ -456,7 +460,8 @@ int gt_frame_header_decode(const uint8_t *buf, size_t len, gt_frame_info *fi)
 	fi->crc = gt_load_le32(buf + 28);
 	if (gt_load_le16(buf + 26) != 0 || (fi->flags & ~(uint32_t)GT_FRAME_ZSTD))
 		return GT_ERR_RESERVED;
-	if (fi->comp_len > GT_FRAME_MAX_COMPRESSED || fi->raw_len > GT_FRAME_MAX_RAW)
+	if (fi->comp_len > GT_FRAME_MAX_COMPRESSED || fi->raw_len > GT_FRAME_MAX_RAW ||
+	    fi->nrecords > GT_FRAME_MAX_RECORDS)
 		return GT_ERR_LIMIT;
 	if (!(fi->flags & GT_FRAME_ZSTD) && fi->comp_len != fi->raw_len)
 		return GT_ERR_CORRUPT;
@@ -505,7 +510,8 @@ int gt_ctl_decode(const uint8_t *buf, size_t len, gt_ctl *m)
 	uint16_t type = gt_load_le16(buf + 4), tl = gt_load_le16(buf + 6);
 	if (tl > GT_CTL_TEXT_MAX)
 		return GT_ERR_LIMIT;
-	if (type < GT_CTL_ACCEPT || type > GT_CTL_BYE)
+	/* Unknown types decode (a newer collector's message): callers ignore them. */
+	if (type == 0)
 		return GT_ERR_CORRUPT;
 	if (len < (size_t)GT_CTL_HEADER_SIZE + tl)
 		return GT_ERR_AGAIN;
@@ -534,11 +540,12 @@ void gt_clock_map_update(gt_clock_map *m, const gt_clock *c)
 {
 	/* Only refine with a later pair at least 1 s away: a short baseline makes
 	 * the slope noise. Slopes far from 1 mean a bad pair: ignore them. */
-	if (c->trace_ns <= m->anchor_trace + 1000000000ull)
+	if (c->trace_ns <= m->anchor_trace || c->trace_ns - m->anchor_trace <= 1000000000ull)
 		return;
 	double dt = (double)(c->trace_ns - m->anchor_trace);
-	int64_t rt_anchor = (int64_t)m->anchor_trace + m->offset;
-	double dr = (double)((int64_t)c->realtime_ns - rt_anchor);
+	/* Wrapping u64 arithmetic: hostile clock values must not overflow. */
+	uint64_t rt_anchor = m->anchor_trace + (uint64_t)m->offset;
+	double dr = (double)(int64_t)(c->realtime_ns - rt_anchor);
 	double s = dr / dt;
 	if (s > 0.999 && s < 1.001)
 		m->slope = s;
@@ -547,8 +554,12 @@ void gt_clock_map_update(gt_clock_map *m, const gt_clock *c)
 uint64_t gt_clock_map_apply(const gt_clock_map *m, uint64_t trace_ns)
 {
 	int64_t d = (int64_t)(trace_ns - m->anchor_trace);
-	int64_t adj = m->slope == 1.0 ? d : (int64_t)((double)d * m->slope);
-	return (uint64_t)((int64_t)m->anchor_trace + m->offset + adj);
+	int64_t adj = d;
+	if (m->slope != 1.0) {
+		double x = (double)d * m->slope; /* |slope - 1| < 1e-3: no overflow */
+		adj = x >= 9.2e18 ? INT64_MAX : x <= -9.2e18 ? INT64_MIN : (int64_t)x;
+	}
+	return m->anchor_trace + (uint64_t)m->offset + (uint64_t)adj;
 }
 
 /* ------------------------------------------------------------ fd sink */

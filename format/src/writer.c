@@ -10,11 +10,22 @@
  *   column into a u64 scratch array, a CONST check that stops at the first
  *   difference, then the codec loop. Column 0 of every type is kept in a
  *   second scratch array because REL columns are relative to it.
- * - Memory is bounded: pending rows never exceed opts.frame_rows (a flush
- *   happens at that point), and the intern table stops at max_strings.
- * - Interned strings live in an arena for the writer's life, so a STRING row
- *   of the pending frame simply points into it.
+ * - Strings live in a table indexed by id for the writer's life (an arena
+ *   holds the bytes). `sent` is the highest id the sink has accepted: a
+ *   flush puts ids sent+1..nstrings in front of the records. A refused frame
+ *   leaves `sent` alone, so its names go out again with the next frame, and
+ *   gt_writer_resend_strings is just `sent = 0`. Interning never flushes and
+ *   never fails because of the sink.
+ * - Every frame fits the reader's caps: pending records are flushed when
+ *   their worst-case encoded size reaches RECORD_BUDGET, and a frame carries
+ *   at most STRING_BUDGET bytes of strings (more go out first in
+ *   strings-only frames). So raw payload <= GT_FRAME_MAX_COMPRESSED, which
+ *   also holds when the frame is stored uncompressed.
+ * - Memory is bounded: each per-type array holds at most opts.frame_rows
+ *   rows, the string table stops at max_strings / max_string_bytes, and the
+ *   scratch buffers are sized by the frame budget.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +36,18 @@
 
 #define DEFAULT_FRAME_ROWS 32768u
 #define DEFAULT_MAX_STRINGS (1u << 20)
+#define DEFAULT_MAX_STRING_BYTES (256ull << 20)
 #define ARENA_CHUNK (256u << 10)
-#define MAX_STRING_BYTES_TOTAL (256ull << 20)
+
+/* Frame budget (worst-case encoded bytes). BLOCK_SLACK covers the block
+ * headers and column descriptors of every type in one frame. */
+#define BLOCK_SLACK (64u << 10)
+#define STRING_BUDGET (4u << 20)
+#define RECORD_BUDGET (GT_FRAME_MAX_COMPRESSED - STRING_BUDGET - BLOCK_SLACK)
+/* Worst case of one STRING row besides its bytes: id and length varints. */
+#define STRING_ROW_BOUND (2 * GT_VARINT_MAX)
+
+_Static_assert(GT_NCOLS_STRING == 2, "STRING_ROW_BOUND assumes 2 columns");
 
 typedef struct typebuf {
 	void *recs;
@@ -39,10 +60,9 @@ typedef struct arena_chunk {
 	char data[];
 } arena_chunk;
 
+/* Hash table slot: id 0 = empty; tag = high hash bits, to skip most compares. */
 typedef struct intern_slot {
-	uint64_t hash; /* 0 = empty */
-	const char *s;
-	uint32_t len, id;
+	uint32_t id, tag;
 } intern_slot;
 
 struct gt_writer {
@@ -50,13 +70,16 @@ struct gt_writer {
 	gt_sink_fn sink;
 	void *user;
 	typebuf tb[GT_REC_TYPE_LIMIT];
-	uint32_t pending;
+	uint32_t pending;     /* record rows (strings are not counted) */
+	size_t pending_bound; /* worst-case encoded bytes of those rows */
 	uint64_t seq;
 	int begun;
 
-	/* interning */
-	intern_slot *slots;
-	uint32_t nslots, nstrings;
+	/* interning: strs[1..nstrings] by id; ht maps hash -> id */
+	gt_string *strs;
+	uint32_t strs_cap, nstrings, sent;
+	intern_slot *ht;
+	uint32_t ht_size;
 	uint64_t string_bytes, strings_dropped;
 	arena_chunk *arena;
 
@@ -76,6 +99,16 @@ static const size_t rec_size[GT_REC_TYPE_LIMIT] = {
 #undef R
 };
 
+/* Worst-case encoded bytes of one row: a varint per integer column, plus the
+ * fixed-size BYTES columns of a device (uuid, name). */
+static const size_t row_bound[GT_REC_TYPE_LIMIT] = {
+#define R(E, m, S, COLS)                                \
+	[GT_REC_##E] = GT_NCOLS_##E * GT_VARINT_MAX +   \
+		       (GT_REC_##E == GT_REC_DEVICE ? 16 + GT_DEVICE_NAME_MAX : 0),
+	GT_RECORD_TYPES(R)
+#undef R
+};
+
 gt_writer *gt_writer_new(const gt_writer_opts *opts, gt_sink_fn sink, void *user)
 {
 	gt_writer *w = calloc(1, sizeof(*w));
@@ -91,8 +124,10 @@ gt_writer *gt_writer_new(const gt_writer_opts *opts, gt_sink_fn sink, void *user
 		w->o.frame_rows = DEFAULT_FRAME_ROWS;
 	if (w->o.frame_rows > GT_BLOCK_MAX_ROWS)
 		w->o.frame_rows = GT_BLOCK_MAX_ROWS;
-	if (w->o.max_strings == 0)
-		w->o.max_strings = DEFAULT_MAX_STRINGS;
+	if (w->o.max_strings == 0 || w->o.max_strings > GT_MAX_STRINGS)
+		w->o.max_strings = w->o.max_strings ? GT_MAX_STRINGS : DEFAULT_MAX_STRINGS;
+	if (w->o.max_string_bytes == 0)
+		w->o.max_string_bytes = DEFAULT_MAX_STRING_BYTES;
 	w->sink = sink;
 	w->user = user;
 	w->cctx = ZSTD_createCCtx();
@@ -104,7 +139,7 @@ gt_writer *gt_writer_new(const gt_writer_opts *opts, gt_sink_fn sink, void *user
 	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, w->o.zstd_level);
 	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 0);
 	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_contentSizeFlag, 1);
-	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_windowLog, GT_ZSTD_WINDOW_LOG_MAX < 23 ? GT_ZSTD_WINDOW_LOG_MAX : 23);
+	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_windowLog, 23);
 	return w;
 }
 
@@ -120,7 +155,8 @@ void gt_writer_free(gt_writer *w)
 		free(c);
 		c = n;
 	}
-	free(w->slots);
+	free(w->strs);
+	free(w->ht);
 	free(w->vals);
 	free(w->refs);
 	free(w->raw);
@@ -129,6 +165,7 @@ void gt_writer_free(gt_writer *w)
 	free(w);
 }
 
+/* Hand one whole header or frame to the sink; count what it accepted. */
 static int emit(gt_writer *w, const void *buf, size_t len)
 {
 	int rc = w->sink ? w->sink(w->user, buf, len) : 0;
@@ -136,7 +173,7 @@ static int emit(gt_writer *w, const void *buf, size_t len)
 		w->st.sink_errors++;
 	else
 		w->st.out_bytes += len;
-	return rc;
+	return rc < 0 ? rc : 0;
 }
 
 int gt_writer_begin(gt_writer *w, const gt_stream_header *h)
@@ -157,29 +194,36 @@ int gt_writer_begin(gt_writer *w, const gt_stream_header *h)
 	return rc;
 }
 
-/* Reserve a slot for one more row of type t; NULL when out of memory. */
-static void *row_slot(gt_writer *w, uint32_t t)
+/* Grow the array of type t; never beyond frame_rows rows. */
+static int grow(gt_writer *w, uint32_t t)
 {
 	typebuf *b = &w->tb[t];
-	if (b->n >= w->o.frame_rows)
-		return NULL; /* cannot happen: row_done flushes first */
-	if (b->n == b->cap) {
-		uint32_t ncap = b->cap ? b->cap * 2 : 256;
-		if (ncap > w->o.frame_rows)
-			ncap = w->o.frame_rows;
-		void *p = realloc(b->recs, (size_t)ncap * rec_size[t]);
-		if (!p)
-			return NULL;
-		b->recs = p;
-		b->cap = ncap;
-	}
+	uint32_t ncap = b->cap ? b->cap * 2 : 256;
+	if (ncap > w->o.frame_rows)
+		ncap = w->o.frame_rows;
+	void *p = realloc(b->recs, (size_t)ncap * rec_size[t]);
+	if (!p)
+		return GT_ERR_NOMEM;
+	b->recs = p;
+	b->cap = ncap;
+	return 0;
+}
+
+/* A slot for one more row of type t; NULL when out of memory. row_done keeps
+ * n < frame_rows between calls, so n == cap means the array may grow. */
+static inline void *row_slot(gt_writer *w, uint32_t t)
+{
+	typebuf *b = &w->tb[t];
+	if (GT_UNLIKELY(b->n == b->cap) && grow(w, t) < 0)
+		return NULL;
 	return (char *)b->recs + (size_t)b->n * rec_size[t];
 }
 
-static int row_done(gt_writer *w, uint32_t t)
+static inline int row_done(gt_writer *w, uint32_t t)
 {
 	w->tb[t].n++;
-	if (++w->pending >= w->o.frame_rows)
+	w->pending_bound += row_bound[t];
+	if (GT_UNLIKELY(++w->pending >= w->o.frame_rows || w->pending_bound > RECORD_BUDGET))
 		return gt_writer_flush(w);
 	return 0;
 }
@@ -196,14 +240,14 @@ int gt_writer_add(gt_writer *w, const gt_record *rec)
 	return row_done(w, rec->type);
 }
 
-#define TYPED_ADD(name, E, S)                                    \
-	int gt_writer_add_##name(gt_writer *w, const S *r)       \
-	{                                                        \
-		S *slot = row_slot(w, GT_REC_##E);               \
-		if (!slot)                                       \
-			return GT_ERR_NOMEM;                     \
-		*slot = *r;                                      \
-		return row_done(w, GT_REC_##E);                  \
+#define TYPED_ADD(name, E, S)                              \
+	int gt_writer_add_##name(gt_writer *w, const S *r) \
+	{                                                  \
+		S *slot = row_slot(w, GT_REC_##E);         \
+		if (!slot)                                 \
+			return GT_ERR_NOMEM;               \
+		*slot = *r;                                \
+		return row_done(w, GT_REC_##E);            \
 	}
 TYPED_ADD(kernel, KERNEL, gt_kernel)
 TYPED_ADD(memcpy, MEMCPY, gt_memcpy)
@@ -211,12 +255,22 @@ TYPED_ADD(api, API, gt_api)
 
 /* ------------------------------------------------------------ interning */
 
+/* 64-bit hash, 8 bytes a step (names are often long mangled templates). */
 static uint64_t hash_bytes(const char *s, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (uint8_t)s[i]) * 0x100000001b3ull;
-	return h ? h : 1;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ (n * 0xff51afd7ed558ccdull);
+	while (n >= 8) {
+		uint64_t v;
+		memcpy(&v, s, 8);
+		h = (h ^ v) * 0xbf58476d1ce4e5b9ull;
+		h ^= h >> 31;
+		s += 8;
+		n -= 8;
+	}
+	uint64_t v = 0;
+	memcpy(&v, s, n);
+	h = (h ^ v) * 0x94d049bb133111ebull;
+	return h ^ (h >> 29);
 }
 
 static const char *arena_copy(gt_writer *w, const char *s, size_t n)
@@ -233,30 +287,37 @@ static const char *arena_copy(gt_writer *w, const char *s, size_t n)
 		w->arena = c = nc;
 	}
 	char *d = c->data + c->used;
-	memcpy(d, s, n);
+	if (n)
+		memcpy(d, s, n);
 	d[n] = 0;
 	c->used += n + 1;
 	return d;
 }
 
-static int intern_grow(gt_writer *w)
+static uint32_t ht_home(uint64_t h, uint32_t size)
 {
-	uint32_t nn = w->nslots ? w->nslots * 2 : 1024;
+	return (uint32_t)h & (size - 1);
+}
+
+static int ht_grow(gt_writer *w)
+{
+	uint32_t nn = w->ht_size ? w->ht_size * 2 : 1024;
 	intern_slot *ns = calloc(nn, sizeof(*ns));
 	if (!ns)
 		return GT_ERR_NOMEM;
-	for (uint32_t i = 0; i < w->nslots; i++) {
-		intern_slot *o = &w->slots[i];
-		if (!o->hash)
+	for (uint32_t i = 0; i < w->ht_size; i++) {
+		intern_slot o = w->ht[i];
+		if (!o.id)
 			continue;
-		uint32_t j = (uint32_t)o->hash & (nn - 1);
-		while (ns[j].hash)
+		const gt_string *e = &w->strs[o.id];
+		uint32_t j = ht_home(hash_bytes(e->str, e->len), nn);
+		while (ns[j].id)
 			j = (j + 1) & (nn - 1);
-		ns[j] = *o;
+		ns[j] = o;
 	}
-	free(w->slots);
-	w->slots = ns;
-	w->nslots = nn;
+	free(w->ht);
+	w->ht = ns;
+	w->ht_size = nn;
 	return 0;
 }
 
@@ -267,42 +328,40 @@ uint32_t gt_writer_intern(gt_writer *w, const char *s, size_t len)
 	if (len > GT_STRING_MAX)
 		len = GT_STRING_MAX;
 	uint64_t h = hash_bytes(s, len);
-	if (w->nslots) {
-		uint32_t j = (uint32_t)h & (w->nslots - 1);
-		while (w->slots[j].hash) {
-			intern_slot *sl = &w->slots[j];
-			if (sl->hash == h && sl->len == len && !memcmp(sl->s, s, len))
-				return sl->id;
-			j = (j + 1) & (w->nslots - 1);
+	uint32_t tag = (uint32_t)(h >> 32);
+	if (w->ht_size) {
+		for (uint32_t j = ht_home(h, w->ht_size); w->ht[j].id; j = (j + 1) & (w->ht_size - 1)) {
+			const gt_string *e = &w->strs[w->ht[j].id];
+			if (w->ht[j].tag == tag && e->len == len && !memcmp(e->str, s, len))
+				return e->id;
 		}
 	}
-	if (w->nstrings >= w->o.max_strings || w->string_bytes + len > MAX_STRING_BYTES_TOTAL) {
-		w->strings_dropped++;
-		return 0;
+	if (w->nstrings >= w->o.max_strings || w->string_bytes + len > w->o.max_string_bytes)
+		goto dropped;
+	if ((uint64_t)(w->nstrings + 1) * 2 > w->ht_size && ht_grow(w) < 0)
+		goto dropped;
+	if (w->nstrings + 1 >= w->strs_cap) {
+		uint32_t nc = w->strs_cap ? w->strs_cap * 2 : 1024;
+		gt_string *ns = realloc(w->strs, (size_t)nc * sizeof(*ns));
+		if (!ns)
+			goto dropped;
+		w->strs = ns;
+		w->strs_cap = nc;
 	}
-	if ((uint64_t)(w->nstrings + 1) * 2 > w->nslots && intern_grow(w) < 0) {
-		w->strings_dropped++;
-		return 0;
-	}
-	gt_string *row = row_slot(w, GT_REC_STRING);
-	const char *copy = row ? arena_copy(w, s, len) : NULL;
-	if (!copy) {
-		w->strings_dropped++;
-		return 0;
-	}
+	const char *copy = arena_copy(w, s, len);
+	if (!copy)
+		goto dropped;
 	uint32_t id = ++w->nstrings;
 	w->string_bytes += len;
-	uint32_t j = (uint32_t)h & (w->nslots - 1);
-	while (w->slots[j].hash)
-		j = (j + 1) & (w->nslots - 1);
-	w->slots[j] = (intern_slot){.hash = h, .s = copy, .len = (uint32_t)len, .id = id};
-	row->id = id;
-	row->len = (uint32_t)len;
-	row->str = copy;
-	/* The flush a full frame triggers here cannot fail the intern: the id is
-	 * valid either way (a refused frame is counted by the writer). */
-	(void)row_done(w, GT_REC_STRING);
+	w->strs[id] = (gt_string){.id = id, .len = (uint32_t)len, .str = copy};
+	uint32_t j = ht_home(h, w->ht_size);
+	while (w->ht[j].id)
+		j = (j + 1) & (w->ht_size - 1);
+	w->ht[j] = (intern_slot){.id = id, .tag = tag};
 	return id;
+dropped:
+	w->strings_dropped++;
+	return 0;
 }
 
 uint64_t gt_writer_strings_dropped(const gt_writer *w)
@@ -310,9 +369,17 @@ uint64_t gt_writer_strings_dropped(const gt_writer *w)
 	return w ? w->strings_dropped : 0;
 }
 
+int gt_writer_resend_strings(gt_writer *w)
+{
+	if (!w)
+		return GT_ERR_INVAL;
+	w->sent = 0;
+	return 0;
+}
+
 /* ------------------------------------------------------------ encoding */
 
-/* Encode one integer column; desc receives (codec, ref). */
+/* Encode one integer column at p; desc gets codec and ref. */
 static uint8_t *enc_u64(uint8_t *p, int codec, const uint64_t *v, const uint64_t *ref, uint32_t n,
 			uint8_t *desc)
 {
@@ -347,107 +414,67 @@ static uint8_t *enc_u64(uint8_t *p, int codec, const uint64_t *v, const uint64_t
 	return p;
 }
 
-/* BYTES column: n lengths, then the bytes. */
-static uint8_t *enc_bytes_begin(uint8_t *p, uint8_t *desc)
+/* BYTES column: each row is a length varint and that many bytes. */
+static inline uint8_t *put_bytes(uint8_t *p, const void *s, size_t len)
 {
-	desc[0] = GT_CODEC_BYTES;
-	desc[1] = 0;
-	return p;
+	p += gt_varint_put(p, len);
+	memcpy(p, s, len);
+	return p + len;
 }
 
-#define ENC_U(field)                                                                    \
-	do {                                                                            \
-		uint64_t *dst_ = ci == 0 ? w->refs : w->vals;                           \
-		for (uint32_t i_ = 0; i_ < n; i_++)                                     \
-			dst_[i_] = (uint64_t)recs[i_].field;                            \
-		p = enc_u64(p, codec_, dst_, w->refs, n, desc + 2 * ci);                \
+#define ENC_U(field)                                                   \
+	do {                                                           \
+		uint64_t *dst_ = ci == 0 ? w->refs : w->vals;          \
+		for (uint32_t i_ = 0; i_ < n; i_++)                    \
+			dst_[i_] = (uint64_t)recs[i_].field;           \
+		p = enc_u64(p, codec_, dst_, w->refs, n, d_);          \
 	} while (0)
 
-#define ENC_STR(field)                                                                  \
-	do {                                                                            \
-		p = enc_bytes_begin(p, desc + 2 * ci);                                  \
-		for (uint32_t i_ = 0; i_ < n; i_++)                                     \
-			p += gt_varint_put(p, recs[i_].len);                            \
-		for (uint32_t i_ = 0; i_ < n; i_++) {                                   \
-			memcpy(p, recs[i_].field, recs[i_].len);                        \
-			p += recs[i_].len;                                              \
-		}                                                                       \
+#define ENC_BYTES_(ptr, len)                        \
+	do {                                        \
+		d_[0] = GT_CODEC_BYTES;             \
+		d_[1] = 0;                          \
+		for (uint32_t i_ = 0; i_ < n; i_++) \
+			p = put_bytes(p, ptr, len); \
 	} while (0)
+#define ENC_STR(field) ENC_BYTES_(recs[i_].field, recs[i_].len)
+#define ENC_UUID(field) ENC_BYTES_(recs[i_].field, 16)
+#define ENC_NAME(field) ENC_BYTES_(recs[i_].field, strnlen(recs[i_].field, GT_DEVICE_NAME_MAX - 1))
 
-#define ENC_UUID(field)                                                                 \
-	do {                                                                            \
-		p = enc_bytes_begin(p, desc + 2 * ci);                                  \
-		for (uint32_t i_ = 0; i_ < n; i_++)                                     \
-			*p++ = 16;                                                      \
-		for (uint32_t i_ = 0; i_ < n; i_++) {                                   \
-			memcpy(p, recs[i_].field, 16);                                  \
-			p += 16;                                                        \
-		}                                                                       \
-	} while (0)
-
-#define ENC_NAME(field)                                                                 \
-	do {                                                                            \
-		p = enc_bytes_begin(p, desc + 2 * ci);                                  \
-		for (uint32_t i_ = 0; i_ < n; i_++)                                     \
-			p += gt_varint_put(p, strnlen(recs[i_].field, GT_DEVICE_NAME_MAX - 1)); \
-		for (uint32_t i_ = 0; i_ < n; i_++) {                                   \
-			size_t l_ = strnlen(recs[i_].field, GT_DEVICE_NAME_MAX - 1);    \
-			memcpy(p, recs[i_].field, l_);                                  \
-			p += l_;                                                        \
-		}                                                                       \
-	} while (0)
-
-#define ENC_COL(T, kind, field, codec)                  \
-	{                                               \
-		const int codec_ = GT_CODEC_##codec;    \
-		(void)codec_;                           \
-		ENC_##kind(field);                      \
-		ci++;                                   \
+#define ENC_COL(T, kind, field, codec)                                   \
+	{                                                                \
+		const int codec_ = GT_CODEC_##codec;                     \
+		uint8_t *d_ = desc + GT_COLDESC_SIZE * ci, *c0_ = p;     \
+		(void)codec_;                                            \
+		ENC_##kind(field);                                       \
+		gt_store_le32(d_ + 2, (uint32_t)(p - c0_));              \
+		ci++;                                                    \
 	}
 
 /*
- * enc_<type>(w, p): encode the pending rows of one type as a block at p.
- * The body is encoded after room for the largest block header, then moved
- * down so the header's varints are minimal.
+ * enc_<type>(w, out, recs, n): encode n rows as one block at out. The body is
+ * encoded after room for the largest block header, then moved down so the
+ * header's varints are minimal.
  */
-#define ENC_TYPE(E, m, S, COLS)                                                         \
-	static uint8_t *enc_##m(gt_writer *w, uint8_t *out)                             \
-	{                                                                               \
-		const S *recs = w->tb[GT_REC_##E].recs;                                 \
-		uint32_t n = w->tb[GT_REC_##E].n;                                       \
-		if (!n)                                                                 \
-			return out;                                                     \
-		uint8_t *body = out + 2 + 2 * GT_VARINT_MAX;                            \
-		uint8_t *desc = body, *p = body + 2 * GT_NCOLS_##E;                     \
-		unsigned ci = 0;                                                        \
-		COLS(ENC_COL, _)                                                        \
-		size_t blen = (size_t)(p - body);                                       \
-		uint8_t *h = out;                                                       \
-		*h++ = GT_REC_##E;                                                      \
-		*h++ = GT_NCOLS_##E;                                                    \
-		h += gt_varint_put(h, n);                                               \
-		h += gt_varint_put(h, blen);                                            \
-		memmove(h, body, blen);                                                 \
-		return h + blen;                                                        \
+#define ENC_TYPE(E, m, S, COLS)                                                          \
+	static uint8_t *enc_##m(gt_writer *w, uint8_t *out, const S *recs, uint32_t n)   \
+	{                                                                                \
+		if (!n)                                                                  \
+			return out;                                                      \
+		uint8_t *body = out + GT_BLOCK_HEADER_MAX;                               \
+		uint8_t *desc = body, *p = body + GT_COLDESC_SIZE * GT_NCOLS_##E;        \
+		unsigned ci = 0;                                                         \
+		COLS(ENC_COL, _)                                                         \
+		size_t blen = (size_t)(p - body);                                        \
+		uint8_t *h = out;                                                        \
+		*h++ = GT_REC_##E;                                                       \
+		*h++ = GT_NCOLS_##E;                                                     \
+		h += gt_varint_put(h, n);                                                \
+		h += gt_varint_put(h, blen);                                             \
+		memmove(h, body, blen);                                                  \
+		return h + blen;                                                         \
 	}
 GT_RECORD_TYPES(ENC_TYPE)
-
-/* Bytes a block of n rows of type t can take at most. */
-static size_t block_bound(const gt_writer *w, uint32_t t, unsigned ncols)
-{
-	uint32_t n = w->tb[t].n;
-	if (!n)
-		return 0;
-	size_t b = 2 + 2 * GT_VARINT_MAX + 2 * (size_t)ncols + (size_t)n * ncols * GT_VARINT_MAX;
-	if (t == GT_REC_STRING) {
-		const gt_string *s = w->tb[t].recs;
-		for (uint32_t i = 0; i < n; i++)
-			b += s[i].len;
-	} else if (t == GT_REC_DEVICE) {
-		b += (size_t)n * (16 + GT_DEVICE_NAME_MAX);
-	}
-	return b;
-}
 
 static int ensure(uint8_t **buf, size_t *cap, size_t need)
 {
@@ -464,56 +491,48 @@ static int ensure(uint8_t **buf, size_t *cap, size_t need)
 	return 0;
 }
 
-static void reset_pending(gt_writer *w)
+static int ensure_scratch(gt_writer *w, uint32_t rows)
 {
-	for (int t = 0; t < GT_REC_TYPE_LIMIT; t++)
-		w->tb[t].n = 0;
-	w->pending = 0;
+	if (rows <= w->scratch_rows)
+		return 0;
+	uint64_t *v = realloc(w->vals, (size_t)rows * 8);
+	if (!v)
+		return GT_ERR_NOMEM;
+	w->vals = v;
+	uint64_t *r = realloc(w->refs, (size_t)rows * 8);
+	if (!r)
+		return GT_ERR_NOMEM;
+	w->refs = r;
+	w->scratch_rows = rows;
+	return 0;
 }
 
-int gt_writer_flush(gt_writer *w)
+/*
+ * Encode and emit one frame: strings s0..s1-1, and the pending records when
+ * with_records. @return 0 or a negative gt_err (the sink's, or NOMEM).
+ */
+static int emit_frame(gt_writer *w, uint32_t s0, uint32_t s1, size_t sbound, int with_records)
 {
-	if (!w)
-		return GT_ERR_INVAL;
-	if (!w->pending)
-		return 0;
-	size_t bound = 0;
-	uint32_t maxrows = 0;
-#define R(E, m, S, COLS)                                               \
-	bound += block_bound(w, GT_REC_##E, GT_NCOLS_##E);             \
-	if (w->tb[GT_REC_##E].n > maxrows)                             \
-		maxrows = w->tb[GT_REC_##E].n;
-	GT_RECORD_TYPES(R)
-#undef R
-	int rc = 0;
-	if (maxrows > w->scratch_rows) {
-		uint64_t *v = realloc(w->vals, (size_t)maxrows * 8);
-		if (v)
-			w->vals = v;
-		uint64_t *r = v ? realloc(w->refs, (size_t)maxrows * 8) : NULL;
-		if (r)
-			w->refs = r;
-		if (!v || !r)
-			rc = GT_ERR_NOMEM;
-		else
-			w->scratch_rows = maxrows;
-	}
-	if (rc == 0)
-		rc = ensure(&w->raw, &w->raw_cap, bound);
-	if (rc == 0)
-		rc = ensure(&w->out, &w->out_cap, GT_FRAME_HEADER_SIZE + ZSTD_compressBound(bound));
-	if (rc < 0) {
-		/* Out of memory: the frame is lost but the writer stays consistent. */
-		w->seq++;
-		reset_pending(w);
-		return rc;
-	}
+	uint32_t nstr = s1 - s0, maxrows = nstr, nrec = with_records ? w->pending : 0;
+	size_t bound = BLOCK_SLACK + sbound + (with_records ? w->pending_bound : 0);
+	if (with_records)
+		for (int t = 0; t < GT_REC_TYPE_LIMIT; t++)
+			if (w->tb[t].n > maxrows)
+				maxrows = w->tb[t].n;
+	GT_TRY(ensure_scratch(w, maxrows));
+	GT_TRY(ensure(&w->raw, &w->raw_cap, bound));
+	GT_TRY(ensure(&w->out, &w->out_cap, GT_FRAME_HEADER_SIZE + ZSTD_compressBound(bound)));
 
-	uint8_t *p = w->raw;
-#define R(E, m, S, COLS) p = enc_##m(w, p);
-	GT_RECORD_TYPES(R)
+	uint8_t *p = enc_string(w, w->raw, w->strs + s0, nstr);
+	if (with_records) {
+#define R(E, m, S, COLS)                                                           \
+	if (GT_REC_##E != GT_REC_STRING)                                           \
+		p = enc_##m(w, p, w->tb[GT_REC_##E].recs, w->tb[GT_REC_##E].n);
+		GT_RECORD_TYPES(R)
 #undef R
+	}
 	size_t raw_len = (size_t)(p - w->raw);
+	assert(raw_len <= bound && raw_len <= GT_FRAME_MAX_COMPRESSED);
 
 	uint8_t *hdr = w->out, *payload = w->out + GT_FRAME_HEADER_SIZE;
 	size_t comp = ZSTD_compress2(w->cctx, payload, w->out_cap - GT_FRAME_HEADER_SIZE, w->raw,
@@ -527,51 +546,61 @@ int gt_writer_flush(gt_writer *w)
 	gt_store_le32(hdr, GT_FRAME_MAGIC);
 	gt_store_le32(hdr + 4, (uint32_t)comp);
 	gt_store_le32(hdr + 8, (uint32_t)raw_len);
-	gt_store_le32(hdr + 12, w->pending);
+	gt_store_le32(hdr + 12, nstr + nrec);
 	gt_store_le64(hdr + 16, w->seq);
 	gt_store_le16(hdr + 24, flags);
 	gt_store_le16(hdr + 26, 0);
 	uint32_t c = gt_crc32c(0, hdr, 28);
 	gt_store_le32(hdr + 28, gt_crc32c(c, payload, comp));
 
-	w->seq++;
-	w->st.records += w->pending;
+	w->seq++; /* taken whether or not the sink accepts: gaps show losses */
+	GT_TRY(emit(w, w->out, GT_FRAME_HEADER_SIZE + comp));
+	w->sent = s1 - 1;
+	w->st.records += nstr + nrec;
 	w->st.frames++;
 	w->st.raw_bytes += raw_len;
-	uint32_t nstr = w->tb[GT_REC_STRING].n;
-	reset_pending(w);
-	rc = emit(w, w->out, GT_FRAME_HEADER_SIZE + comp);
-	if (rc < 0 && nstr) {
-		/* The sink refused the frame: its names would be unknown to every
-		 * later frame. The rows are still in the array; queue them again. */
-		w->tb[GT_REC_STRING].n = nstr;
-		w->pending = nstr;
-	}
-	return rc;
+	return 0;
 }
 
-int gt_writer_resend_strings(gt_writer *w)
+static void drop_pending(gt_writer *w)
+{
+	for (int t = 0; t < GT_REC_TYPE_LIMIT; t++)
+		w->tb[t].n = 0;
+	w->pending = 0;
+	w->pending_bound = 0;
+}
+
+int gt_writer_flush(gt_writer *w)
 {
 	if (!w)
 		return GT_ERR_INVAL;
-	for (uint32_t i = 0; i < w->nslots; i++) {
-		const intern_slot *sl = &w->slots[i];
-		if (!sl->hash)
-			continue;
-		gt_string *row = row_slot(w, GT_REC_STRING);
-		if (!row)
-			return GT_ERR_NOMEM;
-		row->id = sl->id;
-		row->len = sl->len;
-		row->str = sl->s;
-		GT_TRY(row_done(w, GT_REC_STRING));
+	int rc = 0;
+	while (w->pending || w->sent < w->nstrings) {
+		/* Take unsent strings up to the string budget; if all fit, the
+		 * records ride in the same frame, else this frame is strings only. */
+		uint32_t s0 = w->sent + 1, s1 = s0;
+		size_t sbound = 0;
+		while (s1 <= w->nstrings && s1 - s0 < GT_BLOCK_MAX_ROWS) {
+			size_t b = STRING_ROW_BOUND + w->strs[s1].len;
+			if (sbound + b > STRING_BUDGET)
+				break;
+			sbound += b;
+			s1++;
+		}
+		int last = s1 > w->nstrings;
+		rc = emit_frame(w, s0, s1, sbound, last);
+		if (rc < 0 || last)
+			break;
 	}
-	return 0;
+	if (rc < 0)
+		w->st.lost_records += w->pending;
+	drop_pending(w);
+	return rc;
 }
 
 uint32_t gt_writer_pending(const gt_writer *w)
 {
-	return w ? w->pending : 0;
+	return w ? w->pending + (w->nstrings - w->sent) : 0;
 }
 
 uint64_t gt_writer_next_seq(const gt_writer *w)
