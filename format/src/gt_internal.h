@@ -70,9 +70,26 @@ static inline void gt_store_le64(uint8_t *p, uint64_t v)
 /** Longest LEB128 encoding of a uint64_t. */
 #define GT_VARINT_MAX 10
 
-/** Write v as unsigned LEB128 at p; return the byte count (1..10). */
+/** Write v as unsigned LEB128 at p; return the byte count (1..10). p must
+ *  have room for GT_VARINT_MAX bytes. Short values take no loop: the
+ *  columns are mostly 1-3 byte values of steady size (predictable). */
 static inline size_t gt_varint_put(uint8_t *p, uint64_t v)
 {
+	if (GT_LIKELY(v < 0x80)) {
+		p[0] = (uint8_t)v;
+		return 1;
+	}
+	if (v < 0x4000) {
+		p[0] = (uint8_t)(v | 0x80);
+		p[1] = (uint8_t)(v >> 7);
+		return 2;
+	}
+	if (v < 0x200000) {
+		p[0] = (uint8_t)(v | 0x80);
+		p[1] = (uint8_t)((v >> 7) | 0x80);
+		p[2] = (uint8_t)(v >> 14);
+		return 3;
+	}
 	size_t n = 0;
 	while (v >= 0x80) {
 		p[n++] = (uint8_t)(v | 0x80);
@@ -82,9 +99,32 @@ static inline size_t gt_varint_put(uint8_t *p, uint64_t v)
 	return n;
 }
 
+/* Read a varint of 2..10 bytes at p (p[0] >= 0x80) without bounds checks;
+ * the caller guarantees 10 readable bytes or a terminator before the end.
+ * Rejects an 11th byte and a 10th byte > 1. @return the end, or NULL. */
+static inline const uint8_t *gt_varint_get_long_(const uint8_t *p, uint64_t *out)
+{
+	uint64_t v = p[0] & 0x7f, b;
+	unsigned shift = 7;
+	for (unsigned k = 1; k < 9; k++, shift += 7) {
+		b = p[k];
+		v |= (b & 0x7f) << shift;
+		if (b < 0x80) {
+			*out = v;
+			return p + k + 1;
+		}
+	}
+	b = p[9];
+	if (b > 1)
+		return NULL;
+	*out = v | b << 63;
+	return p + 10;
+}
+
 /**
  * Read an unsigned LEB128 from [*pp, end). Rejects encodings longer than 10
- * bytes and bits beyond 64. @return 0 and advances *pp, or GT_ERR_CORRUPT.
+ * bytes and bits beyond 64 (non-minimal encodings up to 10 bytes are
+ * accepted). @return 0 and advances *pp, or GT_ERR_CORRUPT.
  */
 static inline int gt_varint_get(const uint8_t **pp, const uint8_t *end, uint64_t *out)
 {
@@ -92,6 +132,13 @@ static inline int gt_varint_get(const uint8_t **pp, const uint8_t *end, uint64_t
 	if (GT_LIKELY(p < end && *p < 0x80)) {
 		*out = *p;
 		*pp = p + 1;
+		return 0;
+	}
+	if (GT_LIKELY(end - p >= GT_VARINT_MAX)) {
+		p = gt_varint_get_long_(p, out);
+		if (!p)
+			return GT_ERR_CORRUPT;
+		*pp = p;
 		return 0;
 	}
 	uint64_t v = 0;
@@ -109,6 +156,17 @@ static inline int gt_varint_get(const uint8_t **pp, const uint8_t *end, uint64_t
 		}
 	}
 	return GT_ERR_CORRUPT;
+}
+
+/** Read a varint already validated (its terminator is before the end of
+ *  its column): no bounds checks. */
+static inline const uint8_t *gt_varint_get_trusted(const uint8_t *p, uint64_t *out)
+{
+	if (GT_LIKELY(*p < 0x80)) {
+		*out = *p;
+		return p + 1;
+	}
+	return gt_varint_get_long_(p, out);
 }
 
 static inline uint64_t gt_zigzag(int64_t v)

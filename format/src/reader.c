@@ -36,12 +36,14 @@
 #include "schema.h"
 
 #define CHUNK 256
+/* Row stride of the chunk arrays; not a multiple of 4 KiB (see writer.c). */
+#define VSTRIDE (CHUNK + 8)
 #define IBUF_MIN (1u << 20)
 #define DEFAULT_MAX_STRING_BYTES (512ull << 20)
 #define NO_TAIL UINT64_MAX
 
 typedef struct colstate {
-	uint8_t codec, ref;
+	uint8_t codec, ref, filled; /* filled: CONST values already in vals */
 	const uint8_t *p, *end;
 	uint64_t prev; /* DELTA state; CONST value */
 } colstate;
@@ -79,8 +81,8 @@ struct gt_reader {
 	uint32_t btype, bknown, brows, bdone;
 	uint32_t chunk_n, chunk_i;
 	colstate cols[GT_BLOCK_MAX_COLS];
-	uint64_t (*vals)[CHUNK];       /* [GT_BLOCK_MAX_COLS][CHUNK] */
-	const uint8_t *(*ptrs)[CHUNK]; /* BYTES data pointers */
+	uint64_t (*vals)[VSTRIDE];       /* [GT_BLOCK_MAX_COLS][VSTRIDE] */
+	const uint8_t *(*ptrs)[VSTRIDE]; /* BYTES data pointers */
 
 	/* interned strings, by id */
 	strent *strs;
@@ -466,7 +468,9 @@ static int block_columns(uint32_t type, uint32_t ncols, uint32_t rows, const uin
 			return GT_ERR_CORRUPT;
 		if (codec != GT_CODEC_REL && ref != 0)
 			return GT_ERR_RESERVED;
-		if (codec == GT_CODEC_REL && (ref >= c || d0[GT_COLDESC_SIZE * ref] == GT_CODEC_BYTES))
+		/* REL: to an earlier integer column, and only on a 64-bit field */
+		if (codec == GT_CODEC_REL && (ref >= c || d0[GT_COLDESC_SIZE * ref] == GT_CODEC_BYTES ||
+					      desc[c].max != UINT64_MAX))
 			return GT_ERR_CORRUPT;
 		if (desc[c].is_bytes != (codec == GT_CODEC_BYTES))
 			return GT_ERR_CORRUPT;
@@ -478,6 +482,7 @@ static int block_columns(uint32_t type, uint32_t ncols, uint32_t rows, const uin
 			cols[c].p = cs;
 			cols[c].end = p;
 			cols[c].prev = 0;
+			cols[c].filled = 0;
 			if (codec == GT_CODEC_CONST)
 				GT_TRY(gt_varint_get(&cs, p, &cols[c].prev));
 		}
@@ -781,7 +786,7 @@ static int next_block(gt_reader *r)
 }
 
 /* Decode the next chunk of rows of the current block into vals/ptrs. The
- * columns were validated, so the varint reads cannot fail. */
+ * columns were validated, so the varint reads need no bounds checks. */
 static void decode_chunk(gt_reader *r)
 {
 	uint32_t m = r->brows - r->bdone;
@@ -790,19 +795,22 @@ static void decode_chunk(gt_reader *r)
 	for (uint32_t c = 0; c < r->bknown; c++) {
 		colstate *cs = &r->cols[c];
 		uint64_t *v = r->vals[c];
+		const uint8_t *p = cs->p;
 		switch (cs->codec) {
 		case GT_CODEC_CONST:
-			for (uint32_t i = 0; i < m; i++)
-				v[i] = cs->prev;
+			if (!cs->filled) /* same values in every chunk of the block */
+				for (uint32_t i = 0; i < CHUNK; i++)
+					v[i] = cs->prev;
+			cs->filled = 1;
 			break;
 		case GT_CODEC_PLAIN:
 			for (uint32_t i = 0; i < m; i++)
-				(void)gt_varint_get(&cs->p, cs->end, &v[i]);
+				p = gt_varint_get_trusted(p, &v[i]);
 			break;
 		case GT_CODEC_DELTA: {
 			uint64_t prev = cs->prev, e = 0;
 			for (uint32_t i = 0; i < m; i++) {
-				(void)gt_varint_get(&cs->p, cs->end, &e);
+				p = gt_varint_get_trusted(p, &e);
 				prev += (uint64_t)gt_unzigzag(e);
 				v[i] = prev;
 			}
@@ -813,19 +821,20 @@ static void decode_chunk(gt_reader *r)
 			const uint64_t *ref = r->vals[cs->ref];
 			uint64_t e = 0;
 			for (uint32_t i = 0; i < m; i++) {
-				(void)gt_varint_get(&cs->p, cs->end, &e);
+				p = gt_varint_get_trusted(p, &e);
 				v[i] = gt_rel_decode(e, ref[i]);
 			}
 			break;
 		}
 		case GT_CODEC_BYTES:
 			for (uint32_t i = 0; i < m; i++) {
-				(void)gt_varint_get(&cs->p, cs->end, &v[i]);
-				r->ptrs[c][i] = cs->p;
-				cs->p += v[i];
+				p = gt_varint_get_trusted(p, &v[i]);
+				r->ptrs[c][i] = p;
+				p += v[i];
 			}
 			break;
 		}
+		cs->p = p;
 	}
 	r->chunk_n = m;
 	r->chunk_i = 0;

@@ -6,10 +6,9 @@
  * to the sink in one call.
  *
  * Design notes
- * - Columns are encoded straight from the struct arrays: one gather pass per
- *   column into a u64 scratch array, a CONST check that stops at the first
- *   difference, then the codec loop. Column 0 of every type is kept in a
- *   second scratch array because REL columns are relative to it.
+ * - Columns are encoded a chunk of rows at a time (see "Column encoding"):
+ *   the struct array is read once, in order; constant columns cost a compare
+ *   per row; each column's codec is chosen per block.
  * - Strings live in a table indexed by id for the writer's life (an arena
  *   holds the bytes). `sent` is the highest id the sink has accepted: a
  *   flush puts ids sent+1..nstrings in front of the records. A refused frame
@@ -38,6 +37,10 @@
 #define DEFAULT_MAX_STRINGS (1u << 20)
 #define DEFAULT_MAX_STRING_BYTES (256ull << 20)
 #define ARENA_CHUNK (256u << 10)
+#define CHUNK 256
+/* Row stride of the chunk scratch: a multiple of 4 KiB would put every
+ * column's array in the same L1 sets while a chunk is gathered row by row. */
+#define VSTRIDE (CHUNK + 8)
 
 /* Frame budget (worst-case encoded bytes). BLOCK_SLACK covers the block
  * headers and column descriptors of every type in one frame. */
@@ -84,8 +87,7 @@ struct gt_writer {
 	arena_chunk *arena;
 
 	/* scratch */
-	uint64_t *vals, *refs;
-	uint32_t scratch_rows;
+	uint64_t vals[GT_BLOCK_MAX_COLS][VSTRIDE]; /* one chunk of rows, by column */
 	uint8_t *raw, *out;
 	size_t raw_cap, out_cap;
 	ZSTD_CCtx *cctx;
@@ -157,8 +159,6 @@ void gt_writer_free(gt_writer *w)
 	}
 	free(w->strs);
 	free(w->ht);
-	free(w->vals);
-	free(w->refs);
 	free(w->raw);
 	free(w->out);
 	ZSTD_freeCCtx(w->cctx);
@@ -379,37 +379,175 @@ int gt_writer_resend_strings(gt_writer *w)
 
 /* ------------------------------------------------------------ encoding */
 
-/* Encode one integer column at p; desc gets codec and ref. */
-static uint8_t *enc_u64(uint8_t *p, int codec, const uint64_t *v, const uint64_t *ref, uint32_t n,
-			uint8_t *desc)
+/*
+ * Column encoding, a block at a time, CHUNK rows at a time: the rows of a
+ * chunk are gathered into w->vals (one small array per column, so the
+ * struct array is read once, in order), then each column encodes its chunk
+ * into its own region of the output, laid out at worst-case spacing and
+ * compacted when the block is done.
+ * - A column stays "lazy" while every value equals the first one: nothing is
+ *   written; if it ends the block that way it becomes CONST. When a value
+ *   differs, the run seen so far is written out in the chosen codec.
+ * - The codec of each column is chosen per block on the first chunk that
+ *   varies: the schema's default unless PLAIN, DELTA or REL to an earlier
+ *   64-bit column is strictly smaller there (REL only on 64-bit columns).
+ */
+typedef struct colenc {
+	uint8_t codec, ref, lazy, is_bytes;
+	uint32_t nconst; /* rows equal to v0 seen while lazy */
+	uint64_t v0, prev;
+	uint8_t *start, *cur;
+} colenc;
+
+/* Bytes of v as a varint. */
+static inline unsigned vlen(uint64_t v)
 {
-	uint32_t i = 1;
-	while (i < n && v[i] == v[0])
-		i++;
-	desc[1] = 0;
-	if (i == n) {
-		desc[0] = GT_CODEC_CONST;
-		return p + gt_varint_put(p, v[0]);
+	return v < 128 ? 1 : (unsigned)((64 - __builtin_clzll(v) + 6) / 7);
+}
+
+/* Choose the codec of column c from values v[i..m) (prev: the value before
+ * v[i] for DELTA). wide: which columns are 64-bit integers. */
+static void choose_codec(colenc *ce, unsigned c, const uint64_t (*vals)[VSTRIDE], uint32_t i,
+			 uint32_t m, uint64_t prev, int dflt, const uint8_t *wide, int allow_rel)
+{
+	const uint64_t *v = vals[c];
+	uint64_t plain = 0, delta = 0;
+	for (uint32_t k = i; k < m; k++) {
+		plain += vlen(v[k]);
+		delta += vlen(gt_zigzag((int64_t)(v[k] - prev)));
+		prev = v[k];
 	}
-	desc[0] = (uint8_t)codec;
-	switch (codec) {
+	uint64_t best;
+	uint8_t codec, ref = 0;
+	uint64_t rel[GT_BLOCK_MAX_COLS];
+	int can_rel = allow_rel && wide[c] && c > 0;
+	if (can_rel)
+		for (unsigned r = 0; r < c; r++) {
+			rel[r] = UINT64_MAX;
+			if (!wide[r])
+				continue;
+			rel[r] = 0;
+			for (uint32_t k = i; k < m; k++)
+				rel[r] += vlen(gt_rel_encode(v[k], vals[r][k]));
+		}
+	if (dflt == GT_CODEC_REL && can_rel && rel[0] != UINT64_MAX)
+		best = rel[0], codec = GT_CODEC_REL;
+	else if (dflt == GT_CODEC_DELTA)
+		best = delta, codec = GT_CODEC_DELTA;
+	else
+		best = plain, codec = GT_CODEC_PLAIN;
+	if (plain < best)
+		best = plain, codec = GT_CODEC_PLAIN;
+	if (delta < best)
+		best = delta, codec = GT_CODEC_DELTA;
+	if (can_rel)
+		for (unsigned r = 0; r < c; r++)
+			if (rel[r] < best)
+				best = rel[r], codec = GT_CODEC_REL, ref = (uint8_t)r;
+	ce->codec = codec;
+	ce->ref = ref;
+}
+
+/* Encode v[i..m) of one column in its codec. */
+static uint8_t *enc_values(uint8_t *p, colenc *ce, const uint64_t *v, const uint64_t *ref,
+			   uint32_t i, uint32_t m)
+{
+	switch (ce->codec) {
+	case GT_CODEC_PLAIN:
+		for (; i < m; i++)
+			p += gt_varint_put(p, v[i]);
+		break;
 	case GT_CODEC_DELTA: {
-		uint64_t prev = 0;
-		for (i = 0; i < n; i++) {
+		uint64_t prev = ce->prev;
+		for (; i < m; i++) {
 			p += gt_varint_put(p, gt_zigzag((int64_t)(v[i] - prev)));
 			prev = v[i];
 		}
+		ce->prev = prev;
 		break;
 	}
-	case GT_CODEC_REL:
-		for (i = 0; i < n; i++)
+	default: /* REL */
+		for (; i < m; i++)
 			p += gt_varint_put(p, gt_rel_encode(v[i], ref[i]));
 		break;
-	default:
-		desc[0] = GT_CODEC_PLAIN;
-		for (i = 0; i < n; i++)
-			p += gt_varint_put(p, v[i]);
-		break;
+	}
+	return p;
+}
+
+/* Encode one chunk (rows r0..r0+m of the block) of integer column c. */
+static void enc_chunk(colenc *ce, unsigned c, const uint64_t (*vals)[VSTRIDE], uint32_t r0,
+		      uint32_t m, int dflt, const uint8_t *wide)
+{
+	const uint64_t *v = vals[c];
+	uint32_t i = 0;
+	if (ce->lazy) {
+		if (r0 == 0)
+			ce->v0 = v[0];
+		uint64_t v0 = ce->v0, d = 0;
+		for (uint32_t k = 0; k < m; k++) /* no early exit */
+			d |= v[k] ^ v0;
+		if (!d) {
+			ce->nconst += m;
+			return;
+		}
+		while (v[i] == v0)
+			i++;
+		/* The column varies from row r0 + i. In the first chunk any codec
+		 * can be chosen (the REL references of rows < i are at hand); later
+		 * only PLAIN or DELTA, which need no references for the run. */
+		ce->lazy = 0;
+		if (r0 == 0) {
+			choose_codec(ce, c, vals, 0, m, 0, dflt, wide, 1);
+			i = 0;
+		} else {
+			choose_codec(ce, c, vals, i, m, ce->v0, dflt, wide, 0);
+			uint32_t run = ce->nconst + i;
+			uint8_t *p = ce->cur;
+			if (ce->codec == GT_CODEC_DELTA) {
+				p += gt_varint_put(p, gt_zigzag((int64_t)ce->v0));
+				memset(p, 0, run - 1); /* zigzag(0) */
+				p += run - 1;
+			} else {
+				uint8_t b[GT_VARINT_MAX];
+				size_t l = gt_varint_put(b, ce->v0);
+				for (uint32_t k = 0; k < run; k++, p += l)
+					memcpy(p, b, l);
+			}
+			ce->cur = p;
+			ce->prev = ce->v0;
+		}
+	}
+	ce->cur = enc_values(ce->cur, ce, v, vals[ce->ref], i, m);
+}
+
+/* Finish a block: CONST for columns still lazy, compact the regions after
+ * the block header and descriptors, write those. @return the block's end. */
+static uint8_t *enc_finish(uint8_t *out, uint8_t type, colenc *ce, unsigned nc, uint32_t n)
+{
+	size_t blen = (size_t)GT_COLDESC_SIZE * nc;
+	for (unsigned c = 0; c < nc; c++) {
+		if (ce[c].lazy) {
+			ce[c].codec = GT_CODEC_CONST;
+			ce[c].ref = 0;
+			ce[c].cur = ce[c].start + gt_varint_put(ce[c].start, ce[c].v0);
+		}
+		blen += (size_t)(ce[c].cur - ce[c].start);
+	}
+	uint8_t *h = out;
+	*h++ = type;
+	*h++ = (uint8_t)nc;
+	h += gt_varint_put(h, n);
+	h += gt_varint_put(h, blen);
+	uint8_t *d = h, *p = h + (size_t)GT_COLDESC_SIZE * nc;
+	/* regions start at or after p and are in order: moving left is safe */
+	for (unsigned c = 0; c < nc; c++) {
+		size_t len = (size_t)(ce[c].cur - ce[c].start);
+		memmove(p, ce[c].start, len);
+		p += len;
+		d[0] = ce[c].codec;
+		d[1] = ce[c].ref;
+		gt_store_le32(d + 2, (uint32_t)len);
+		d += GT_COLDESC_SIZE;
 	}
 	return p;
 }
@@ -422,57 +560,80 @@ static inline uint8_t *put_bytes(uint8_t *p, const void *s, size_t len)
 	return p + len;
 }
 
-#define ENC_U(field)                                                   \
-	do {                                                           \
-		uint64_t *dst_ = ci == 0 ? w->refs : w->vals;          \
-		for (uint32_t i_ = 0; i_ < n; i_++)                    \
-			dst_[i_] = (uint64_t)recs[i_].field;           \
-		p = enc_u64(p, codec_, dst_, w->refs, n, d_);          \
-	} while (0)
+/* Per-kind pieces of the generated encoders. */
+#define REGION_U(field) (size_t)n *GT_VARINT_MAX
+#define REGION_STR(field) str_region(recs, n)
+#define REGION_UUID(field) (size_t)n *(GT_VARINT_MAX + 16)
+#define REGION_NAME(field) (size_t)n *(GT_VARINT_MAX + GT_DEVICE_NAME_MAX - 1)
+#define REGION_COL(T, kind, field, cdc)             \
+	ce[ci].start = ce[ci].cur = q;                \
+	ce[ci].lazy = !IS_BYTES_##kind;               \
+	ce[ci].is_bytes = IS_BYTES_##kind;            \
+	ce[ci].nconst = 0;                            \
+	ce[ci].prev = 0;                              \
+	ce[ci].codec = GT_CODEC_BYTES;                \
+	ce[ci].ref = 0;                               \
+	q += REGION_##kind(field);                    \
+	ci++;
+#define IS_BYTES_U 0
+#define IS_BYTES_STR 1
+#define IS_BYTES_UUID 1
+#define IS_BYTES_NAME 1
 
-#define ENC_BYTES_(ptr, len)                        \
-	do {                                        \
-		d_[0] = GT_CODEC_BYTES;             \
-		d_[1] = 0;                          \
-		for (uint32_t i_ = 0; i_ < n; i_++) \
-			p = put_bytes(p, ptr, len); \
-	} while (0)
-#define ENC_STR(field) ENC_BYTES_(recs[i_].field, recs[i_].len)
-#define ENC_UUID(field) ENC_BYTES_(recs[i_].field, 16)
-#define ENC_NAME(field) ENC_BYTES_(recs[i_].field, strnlen(recs[i_].field, GT_DEVICE_NAME_MAX - 1))
+#define GATHER_U(field) vals[ci][i] = (uint64_t)x->field;
+#define GATHER_STR(field) ce[ci].cur = put_bytes(ce[ci].cur, x->field, x->len);
+#define GATHER_UUID(field) ce[ci].cur = put_bytes(ce[ci].cur, x->field, 16);
+#define GATHER_NAME(field) \
+	ce[ci].cur = put_bytes(ce[ci].cur, x->field, strnlen(x->field, GT_DEVICE_NAME_MAX - 1));
+#define GATHER_COL(T, kind, field, cdc) \
+	GATHER_##kind(field);             \
+	ci++;
 
-#define ENC_COL(T, kind, field, codec)                                   \
-	{                                                                \
-		const int codec_ = GT_CODEC_##codec;                     \
-		uint8_t *d_ = desc + GT_COLDESC_SIZE * ci, *c0_ = p;     \
-		(void)codec_;                                            \
-		ENC_##kind(field);                                       \
-		gt_store_le32(d_ + 2, (uint32_t)(p - c0_));              \
-		ci++;                                                    \
-	}
+#define WIDE_U(T, field) sizeof(((T *)0)->field) == 8
+#define WIDE_STR(T, field) 0
+#define WIDE_UUID(T, field) 0
+#define WIDE_NAME(T, field) 0
+#define WIDE_COL(T, kind, field, cdc) WIDE_##kind(T, field),
+#define DFLT_COL(T, kind, field, cdc) GT_CODEC_##cdc,
+
+static size_t str_region(const gt_string *recs, uint32_t n)
+{
+	size_t b = (size_t)n * GT_VARINT_MAX;
+	for (uint32_t i = 0; i < n; i++)
+		b += recs[i].len;
+	return b;
+}
 
 /*
- * enc_<type>(w, out, recs, n): encode n rows as one block at out. The body is
- * encoded after room for the largest block header, then moved down so the
- * header's varints are minimal.
+ * enc_<type>(w, out, recs, n): encode n rows as one block at out; returns
+ * the block's end. Needs the type's worst case (row_bound * n) after out.
  */
-#define ENC_TYPE(E, m, S, COLS)                                                          \
-	static uint8_t *enc_##m(gt_writer *w, uint8_t *out, const S *recs, uint32_t n)   \
-	{                                                                                \
-		if (!n)                                                                  \
-			return out;                                                      \
-		uint8_t *body = out + GT_BLOCK_HEADER_MAX;                               \
-		uint8_t *desc = body, *p = body + GT_COLDESC_SIZE * GT_NCOLS_##E;        \
-		unsigned ci = 0;                                                         \
-		COLS(ENC_COL, _)                                                         \
-		size_t blen = (size_t)(p - body);                                        \
-		uint8_t *h = out;                                                        \
-		*h++ = GT_REC_##E;                                                       \
-		*h++ = GT_NCOLS_##E;                                                     \
-		h += gt_varint_put(h, n);                                                \
-		h += gt_varint_put(h, blen);                                             \
-		memmove(h, body, blen);                                                  \
-		return h + blen;                                                         \
+#define ENC_TYPE(E, m, S, COLS)                                                            \
+	static uint8_t *enc_##m(gt_writer *w, uint8_t *out, const S *recs, uint32_t n)     \
+	{                                                                                  \
+		static const uint8_t wide[] = {COLS(WIDE_COL, S)};                         \
+		static const uint8_t dflt[] = {COLS(DFLT_COL, S)};                         \
+		enum { NC = GT_NCOLS_##E };                                                \
+		colenc ce[NC];                                                             \
+		uint64_t(*vals)[VSTRIDE] = w->vals;                                          \
+		if (!n)                                                                    \
+			return out;                                                        \
+		uint8_t *q = out + GT_BLOCK_HEADER_MAX + GT_COLDESC_SIZE * NC;             \
+		unsigned ci = 0;                                                           \
+		COLS(REGION_COL, _)                                                        \
+		for (uint32_t r0 = 0; r0 < n; r0 += CHUNK) {                               \
+			uint32_t mm = n - r0 < CHUNK ? n - r0 : CHUNK;                     \
+			for (uint32_t i = 0; i < mm; i++) {                                \
+				const S *x = &recs[r0 + i];                                \
+				ci = 0;                                                    \
+				COLS(GATHER_COL, _)                                        \
+			}                                                                  \
+			for (unsigned c = 0; c < NC; c++)                                  \
+				if (!ce[c].is_bytes)                                       \
+					enc_chunk(&ce[c], c, (const uint64_t(*)[VSTRIDE])vals, r0, mm, \
+						  dflt[c], wide);                          \
+		}                                                                          \
+		return enc_finish(out, GT_REC_##E, ce, NC, n);                             \
 	}
 GT_RECORD_TYPES(ENC_TYPE)
 
@@ -491,35 +652,14 @@ static int ensure(uint8_t **buf, size_t *cap, size_t need)
 	return 0;
 }
 
-static int ensure_scratch(gt_writer *w, uint32_t rows)
-{
-	if (rows <= w->scratch_rows)
-		return 0;
-	uint64_t *v = realloc(w->vals, (size_t)rows * 8);
-	if (!v)
-		return GT_ERR_NOMEM;
-	w->vals = v;
-	uint64_t *r = realloc(w->refs, (size_t)rows * 8);
-	if (!r)
-		return GT_ERR_NOMEM;
-	w->refs = r;
-	w->scratch_rows = rows;
-	return 0;
-}
-
 /*
  * Encode and emit one frame: strings s0..s1-1, and the pending records when
  * with_records. @return 0 or a negative gt_err (the sink's, or NOMEM).
  */
 static int emit_frame(gt_writer *w, uint32_t s0, uint32_t s1, size_t sbound, int with_records)
 {
-	uint32_t nstr = s1 - s0, maxrows = nstr, nrec = with_records ? w->pending : 0;
+	uint32_t nstr = s1 - s0, nrec = with_records ? w->pending : 0;
 	size_t bound = BLOCK_SLACK + sbound + (with_records ? w->pending_bound : 0);
-	if (with_records)
-		for (int t = 0; t < GT_REC_TYPE_LIMIT; t++)
-			if (w->tb[t].n > maxrows)
-				maxrows = w->tb[t].n;
-	GT_TRY(ensure_scratch(w, maxrows));
 	GT_TRY(ensure(&w->raw, &w->raw_cap, bound));
 	GT_TRY(ensure(&w->out, &w->out_cap, GT_FRAME_HEADER_SIZE + ZSTD_compressBound(bound)));
 

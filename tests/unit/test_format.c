@@ -326,6 +326,57 @@ START_TEST(roundtrip_random_seeded)
 }
 END_TEST
 
+/* The writer picks each column's codec per block; every path must round-trip
+ * and the choices must be the sensible ones. */
+START_TEST(codec_choice_paths)
+{
+	gt_record recs[1000];
+	uint64_t s = 77;
+	for (int i = 0; i < 1000; i++) {
+		memset(&recs[i], 0, sizeof(recs[i]));
+		recs[i].type = GT_REC_KERNEL;
+		gt_kernel *k = &recs[i].kernel;
+		/* irregular gaps, short varying durations: end is cheapest REL start */
+		k->start = (i ? recs[i - 1].kernel.start : 1000000000ull) + 5000 +
+			   tf_rand(&s) % 100000;
+		k->end = k->start + tf_rand(&s) % 2000;
+		/* queued: a launch cadence (DELTA); submitted a few hundred ns
+		 * after it (REL to queued, column 2) */
+		k->queued = 900000000ull + (uint64_t)i * 20000 + tf_rand(&s) % 64;
+		k->submitted = k->queued + 300 + tf_rand(&s) % 16;
+		/* lazy columns that flip in a later chunk: graph_node_id constant
+		 * for 300 rows then unrelated (PLAIN), correlation_id constant for
+		 * 600 rows then counting (DELTA) */
+		k->graph_node_id = i < 300 ? 5 : (i % 2 ? 1ull << 60 : 0) + tf_rand(&s) % 1000;
+		k->correlation_id = i < 600 ? 7 : 1000 + (uint32_t)i * 3;
+		k->grid_x = 132; /* CONST */
+		k->registers = (uint32_t)(tf_rand(&s) % 200); /* PLAIN */
+	}
+	membuf m = {0};
+	gt_writer *w = tf_writer(&m, NULL);
+	for (int i = 0; i < 1000; i++)
+		ck_assert_int_eq(gt_writer_add_kernel(w, &recs[i].kernel), 0);
+	ck_assert_int_eq(gt_writer_flush(w), 0);
+	gt_writer_free(w);
+	uint8_t codec[64], ref[64];
+	ck_assert_uint_eq(tf_first_block_desc(&m, GT_REC_KERNEL, codec, ref), GT_NCOLS_KERNEL);
+	ck_assert_uint_eq(codec[0], GT_CODEC_DELTA);                     /* start */
+	ck_assert(codec[1] == GT_CODEC_REL && ref[1] == 0);              /* end */
+	ck_assert_uint_eq(codec[2], GT_CODEC_DELTA);                     /* queued */
+	ck_assert_uint_eq(codec[11], GT_CODEC_CONST);                    /* grid_x */
+	ck_assert(codec[3] == GT_CODEC_REL && ref[3] == 2);              /* submitted */
+	ck_assert_uint_eq(codec[4], GT_CODEC_PLAIN);                     /* graph_node_id */
+	ck_assert_uint_eq(codec[5], GT_CODEC_CONST);                     /* device_id */
+	ck_assert_uint_eq(codec[8], GT_CODEC_DELTA);                     /* correlation_id */
+	ck_assert_uint_eq(codec[20], GT_CODEC_PLAIN);                    /* registers */
+	mb_free(&m);
+	roundtrip(recs, 1000, NULL);
+	/* and in frames small enough that each chunk path is a block of its own */
+	gt_writer_opts o = {.frame_rows = 257};
+	roundtrip(recs, 1000, &o);
+}
+END_TEST
+
 START_TEST(many_frames_and_sequence)
 {
 	membuf m = {0};
@@ -1209,6 +1260,7 @@ int main(void)
 	tcase_add_test(tc, roundtrip_every_type_extremes);
 	tcase_add_test(tc, roundtrip_rel_edges);
 	tcase_add_loop_test(tc, roundtrip_random_seeded, 0, 8);
+	tcase_add_test(tc, codec_choice_paths);
 	tcase_add_test(tc, many_frames_and_sequence);
 	tcase_add_test(tc, strings_across_frames);
 	tcase_add_test(tc, string_edges);

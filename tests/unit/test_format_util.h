@@ -287,6 +287,44 @@ TF_UNUSED static uint32_t tf_frame_records(const membuf *m, size_t off)
 	return fi.nrecords;
 }
 
+/* Column descriptors (codec, ref) of the first block of `type` in the first
+ * frame of a stream; returns the block's column count, 0 if none. */
+TF_UNUSED static unsigned tf_first_block_desc(const membuf *m, uint8_t type, uint8_t *codec,
+					      uint8_t *ref)
+{
+	size_t off[2];
+	int hl = gt_stream_header_peek_len(m->p, m->len);
+	gt_frame_info fi;
+	ck_assert_int_eq(gt_frame_header_decode(m->p + hl, m->len - (size_t)hl, &fi), 0);
+	(void)off;
+	const uint8_t *pl = m->p + hl + GT_FRAME_HEADER_SIZE;
+	uint8_t *raw = malloc(fi.raw_len + 1);
+	if (fi.flags & GT_FRAME_ZSTD)
+		ck_assert_uint_eq(ZSTD_decompress(raw, fi.raw_len, pl, fi.comp_len), fi.raw_len);
+	else
+		memcpy(raw, pl, fi.raw_len);
+	const uint8_t *p = raw, *end = raw + fi.raw_len;
+	unsigned found = 0;
+	while (p < end) {
+		uint8_t t = p[0], nc = p[1];
+		uint64_t rows, blen;
+		p += 2;
+		ck_assert_int_eq(gt_varint_get(&p, end, &rows), 0);
+		ck_assert_int_eq(gt_varint_get(&p, end, &blen), 0);
+		if (t == type) {
+			for (unsigned c = 0; c < nc; c++) {
+				codec[c] = p[GT_COLDESC_SIZE * c];
+				ref[c] = p[GT_COLDESC_SIZE * c + 1];
+			}
+			found = nc;
+			break;
+		}
+		p += blen;
+	}
+	free(raw);
+	return found;
+}
+
 /* Deterministic PRNG (splitmix64). */
 TF_UNUSED static uint64_t tf_rand(uint64_t *s)
 {
