@@ -1,4 +1,20 @@
 # SPDX-License-Identifier: MIT
+# format/ tests: Check suites, golden invalid inputs, fuzz corpus replay.
+set(_fmt_src ${PROJECT_SOURCE_DIR}/format/src)
+
 gaptrace_check_test(test_format unit/test_format.c)
 target_link_libraries(test_format PRIVATE gaptrace::format)
-target_include_directories(test_format PRIVATE ${PROJECT_SOURCE_DIR}/format/src)
+target_include_directories(test_format PRIVATE ${_fmt_src})
+
+gaptrace_check_test(test_format_damage unit/test_format_damage.c)
+target_link_libraries(test_format_damage PRIVATE gaptrace::format)
+target_include_directories(test_format_damage PRIVATE ${_fmt_src})
+target_compile_definitions(test_format_damage PRIVATE
+  GOLDEN_DIR="${CMAKE_CURRENT_SOURCE_DIR}/golden"
+  GAPTRACE_BIN="$<TARGET_FILE:gaptrace>")
+add_dependencies(test_format_damage gaptrace)
+
+# Regenerates tests/golden/*.bin (by hand, when a case is added).
+add_executable(gen_golden golden/gen_golden.c)
+target_link_libraries(gen_golden PRIVATE gaptrace::format PkgConfig::CHECK)
+target_include_directories(gen_golden PRIVATE ${_fmt_src} ${CMAKE_CURRENT_SOURCE_DIR}/unit)
