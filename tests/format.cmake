@@ -18,3 +18,13 @@ add_dependencies(test_format_damage gaptrace)
 add_executable(gen_golden golden/gen_golden.c)
 target_link_libraries(gen_golden PRIVATE gaptrace::format PkgConfig::CHECK)
 target_include_directories(gen_golden PRIVATE ${_fmt_src} ${CMAKE_CURRENT_SOURCE_DIR}/unit)
+
+# FORMAT.md must match the code: field tables, the example hex dump, caps.
+# `test_format_spec --write-example F` writes the example stream.
+gaptrace_check_test(test_format_spec unit/test_format_spec.c)
+target_link_libraries(test_format_spec PRIVATE gaptrace::format)
+target_include_directories(test_format_spec PRIVATE ${_fmt_src})
+target_compile_definitions(test_format_spec PRIVATE
+  FORMAT_MD="${PROJECT_SOURCE_DIR}/format/FORMAT.md"
+  GAPTRACE_BIN="$<TARGET_FILE:gaptrace>")
+add_dependencies(test_format_spec gaptrace)

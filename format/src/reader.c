@@ -131,6 +131,17 @@ const gt_col_desc *gt_schema_cols(uint32_t type, unsigned *ncols)
 	}
 }
 
+const char *gt_rec_col_name(uint32_t type, unsigned i, int *is_bytes)
+{
+	unsigned n;
+	const gt_col_desc *d = gt_schema_cols(type, &n);
+	if (!d || i >= n)
+		return NULL;
+	if (is_bytes)
+		*is_bytes = d[i].is_bytes;
+	return d[i].name;
+}
+
 /* ------------------------------------------------------------ problems */
 
 static void problem(gt_reader *r, int code, uint64_t off, const char *fmt, ...)

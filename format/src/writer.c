@@ -675,10 +675,12 @@ static int emit_frame(gt_writer *w, uint32_t s0, uint32_t s1, size_t sbound, int
 	assert(raw_len <= bound && raw_len <= GT_FRAME_MAX_COMPRESSED);
 
 	uint8_t *hdr = w->out, *payload = w->out + GT_FRAME_HEADER_SIZE;
-	size_t comp = ZSTD_compress2(w->cctx, payload, w->out_cap - GT_FRAME_HEADER_SIZE, w->raw,
-				     raw_len);
+	size_t comp = w->o.no_compress ? 0
+					: ZSTD_compress2(w->cctx, payload,
+							 w->out_cap - GT_FRAME_HEADER_SIZE, w->raw,
+							 raw_len);
 	uint16_t flags = GT_FRAME_ZSTD;
-	if (ZSTD_isError(comp) || comp >= raw_len) {
+	if (w->o.no_compress || ZSTD_isError(comp) || comp >= raw_len) {
 		memcpy(payload, w->raw, raw_len);
 		comp = raw_len;
 		flags = 0;

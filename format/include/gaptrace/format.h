@@ -492,6 +492,14 @@ GT_API const char *gt_sync_type_name(uint32_t type);
 /** "cupti_dropped", ... never NULL. */
 GT_API const char *gt_loss_what_name(uint32_t what);
 
+/**
+ * Column i (wire order, from 0) of record type `type`: the name of the
+ * field it fills (as in FORMAT.md's field tables), and in *is_bytes
+ * (when non-NULL) whether it is a BYTES column. For tools that print
+ * or export columns. @return NULL for an unknown type or i past the end.
+ */
+GT_API const char *gt_rec_col_name(uint32_t type, unsigned i, int *is_bytes);
+
 /* ------------------------------------------------------------------ */
 /* Stream header                                                       */
 /* ------------------------------------------------------------------ */
@@ -603,6 +611,8 @@ typedef struct gt_writer_opts {
 	uint32_t max_strings;   /**< intern table cap (strings); 0 = 1 << 20,
 				     at most GT_MAX_STRINGS - 1 */
 	uint64_t max_string_bytes; /**< intern table cap (bytes); 0 = 256 MiB */
+	int no_compress;        /**< 1: store every frame uncompressed (debugging; the
+				     example stream of FORMAT.md) */
 } gt_writer_opts;
 
 typedef struct gt_writer gt_writer;
