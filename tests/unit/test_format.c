@@ -8,9 +8,12 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1198,6 +1201,81 @@ START_TEST(fd_reader_over_pipe)
 }
 END_TEST
 
+/* Regression: gt_sink_fd used write(): a collector that went away made the
+ * traced process die of SIGPIPE. Now the peer closing is GT_ERR_CLOSED. */
+START_TEST(sink_fd_peer_closed_no_sigpipe)
+{
+	int sv[2];
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	close(sv[1]);
+	signal(SIGPIPE, SIG_DFL); /* as in a program that never touched it */
+	ck_assert_int_eq(gt_sink_fd(&sv[0], "frame", 5), GT_ERR_CLOSED);
+	close(sv[0]);
+	/* a pipe whose reader is gone, twice (the consumed SIGPIPE stays consumed) */
+	int pfd[2];
+	ck_assert_int_eq(pipe(pfd), 0);
+	close(pfd[0]);
+	ck_assert_int_eq(gt_sink_fd(&pfd[1], "frame", 5), GT_ERR_CLOSED);
+	ck_assert_int_eq(gt_sink_fd(&pfd[1], "frame", 5), GT_ERR_CLOSED);
+	close(pfd[1]);
+	/* files are unaffected */
+	char path[] = "/tmp/gt_sink_XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_eq(gt_sink_fd(&fd, "frame", 5), 0);
+	ck_assert_int_eq(lseek(fd, 0, SEEK_CUR), 5);
+	close(fd);
+	unlink(path);
+}
+END_TEST
+
+/* Non-blocking sockets: a full socket refuses a whole frame (GT_ERR_AGAIN,
+ * nothing written), a frame already started is finished, never cut. */
+START_TEST(sink_fd_nonblocking)
+{
+	int sv[2];
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
+	static uint8_t frame[256 << 10];
+	for (size_t i = 0; i < sizeof(frame); i++)
+		frame[i] = (uint8_t)i;
+	/* fill the socket until a frame is refused */
+	int rc;
+	size_t sent = 0;
+	while ((rc = gt_sink_fd(&sv[0], frame, 1000)) == 0)
+		sent += 1000;
+	ck_assert_int_eq(rc, GT_ERR_AGAIN);
+	/* drain; then a frame bigger than the socket buffer goes out whole
+	 * while a slow reader takes it */
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		close(sv[0]);
+		uint8_t b[4096];
+		size_t got = 0;
+		ssize_t n;
+		while ((n = read(sv[1], b, sizeof(b))) > 0) {
+			size_t first = got;
+			got += (size_t)n;
+			if (first >= sent) /* the big frame: check its bytes */
+				for (ssize_t k = 0; k < n; k++)
+					if (b[k] != (uint8_t)(first - sent + (size_t)k))
+						_exit(3);
+			usleep(100);
+		}
+		_exit(got == sent + sizeof(frame) ? 0 : 2);
+	}
+	close(sv[1]);
+	/* refused whole while the socket is full (a producer retries later) */
+	while ((rc = gt_sink_fd(&sv[0], frame, sizeof(frame))) == GT_ERR_AGAIN)
+		usleep(1000);
+	ck_assert_int_eq(rc, 0);
+	close(sv[0]);
+	int status;
+	waitpid(pid, &status, 0);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "reader status %d", status);
+}
+END_TEST
+
 START_TEST(reader_open_errors)
 {
 	gt_errinfo ei;
@@ -1290,6 +1368,8 @@ int main(void)
 	tcase_add_test(tc, kinds_parse_and_format);
 	tcase_add_test(tc, clock_map);
 	tcase_add_test(tc, fd_reader_over_pipe);
+	tcase_add_test(tc, sink_fd_peer_closed_no_sigpipe);
+	tcase_add_test(tc, sink_fd_nonblocking);
 	tcase_add_test(tc, reader_open_errors);
 	tcase_add_test(tc, names_and_strerror);
 	suite_add_tcase(s, tc);

@@ -704,9 +704,18 @@ typedef struct gt_writer_stats {
 GT_API void gt_writer_get_stats(const gt_writer *w, gt_writer_stats *st);
 
 /**
- * A ready-made sink writing to a file descriptor: user points to an int fd.
- * Retries EINTR and short writes; ENOSPC/EDQUOT give GT_ERR_FULL, other
- * errors GT_ERR_IO. On error it truncates nothing: what was written stays.
+ * A ready-made sink writing to a file descriptor: user points to an int fd
+ * (a file, a socket or a pipe). Never raises SIGPIPE (sockets: send with
+ * MSG_NOSIGNAL; pipes: SIGPIPE blocked around the write), so a collector
+ * that went away cannot kill the traced process. Retries EINTR and short
+ * writes. Non-blocking fds: when nothing could be written the call returns
+ * GT_ERR_AGAIN and the frame is not sent at all; once part of a frame is
+ * out, it waits (up to 1 s at a time without progress) to send the rest,
+ * so frames are never cut by the sink itself.
+ * @return 0; GT_ERR_AGAIN (see above); GT_ERR_CLOSED (EPIPE, ECONNRESET:
+ *         the peer is gone); GT_ERR_FULL (ENOSPC, EDQUOT); GT_ERR_IO
+ *         (anything else, or a stall of 1 s mid-frame). It truncates
+ *         nothing: what was written stays.
  */
 GT_API int gt_sink_fd(void *user, const void *buf, size_t len);
 
