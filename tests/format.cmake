@@ -28,3 +28,6 @@ target_compile_definitions(test_format_spec PRIVATE
   FORMAT_MD="${PROJECT_SOURCE_DIR}/format/FORMAT.md"
   GAPTRACE_BIN="$<TARGET_FILE:gaptrace>")
 add_dependencies(test_format_spec gaptrace)
+
+# libFuzzer targets and their corpus replay (tests/fuzz/).
+include(${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz.cmake)

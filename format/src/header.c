@@ -386,7 +386,7 @@ int gt_stream_header_decode(const uint8_t *buf, size_t len, gt_stream_header *h,
 				 "this reader is %u.%u (upgrade gaptrace)",
 				 major, minor, oldest, GT_FORMAT_MAJOR, GT_FORMAT_MINOR);
 	uint32_t crc = gt_load_le32(buf + total - 4);
-	if (gt_crc32c(0, buf, (size_t)total - 4) != crc)
+	if (!GT_CRC_OK(gt_crc32c(0, buf, (size_t)total - 4), crc))
 		return gt_seterr(ei, GT_ERR_CHECKSUM, (uint64_t)total - 4,
 				 "byte %d: stream header checksum mismatch", total - 4);
 	if (gt_load_le16(buf + 14) != 0)
@@ -478,7 +478,7 @@ int gt_frame_verify(const uint8_t *hdr32, const uint8_t *payload, const gt_frame
 {
 	uint32_t c = gt_crc32c(0, hdr32, 28);
 	c = gt_crc32c(c, payload, fi->comp_len);
-	return c == fi->crc ? 0 : GT_ERR_CHECKSUM;
+	return GT_CRC_OK(c, fi->crc) ? 0 : GT_ERR_CHECKSUM;
 }
 
 /* ------------------------------------------------------- control messages */
@@ -523,7 +523,7 @@ int gt_ctl_decode(const uint8_t *buf, size_t len, gt_ctl *m)
 		return GT_ERR_AGAIN;
 	uint32_t c = gt_crc32c(0, buf, 24);
 	c = gt_crc32c(c, buf + GT_CTL_HEADER_SIZE, tl);
-	if (c != gt_load_le32(buf + 24))
+	if (!GT_CRC_OK(c, gt_load_le32(buf + 24)))
 		return GT_ERR_CHECKSUM;
 	m->type = type;
 	m->arg0 = gt_load_le64(buf + 8);

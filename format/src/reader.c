@@ -98,7 +98,7 @@ struct gt_reader {
 
 /* ---------------------------------------------------------------- schema */
 
-#define MAXOF(x) (sizeof(x) >= 8 ? UINT64_MAX : (UINT64_C(1) << (8 * sizeof(x))) - 1)
+#define MAXOF(x) (UINT64_MAX >> (64 - 8 * sizeof(x)))
 #define FIELD(T, f) (((T *)0)->f)
 #define DESC_U(T, field, codec) {#field, GT_CODEC_##codec, 0, MAXOF(FIELD(T, field)), 0},
 #define DESC_STR(T, field, codec) {#field, GT_CODEC_##codec, 1, GT_STRING_MAX, 0},
@@ -328,8 +328,9 @@ gt_reader *gt_reader_open_mem(const void *buf, size_t len, const gt_reader_opts 
 		gt_seterr(ei, GT_ERR_NOMEM, 0, "out of memory");
 		return NULL;
 	}
+	static uint8_t empty[1]; /* never NULL: NULL + 0 is undefined in C */
 	r->is_mem = 1;
-	r->ibuf = (uint8_t *)buf;
+	r->ibuf = buf ? (uint8_t *)buf : empty;
 	r->ilen = buf ? len : 0;
 	return finish_open(r, ei);
 }

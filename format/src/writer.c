@@ -663,7 +663,8 @@ static int emit_frame(gt_writer *w, uint32_t s0, uint32_t s1, size_t sbound, int
 	GT_TRY(ensure(&w->raw, &w->raw_cap, bound));
 	GT_TRY(ensure(&w->out, &w->out_cap, GT_FRAME_HEADER_SIZE + ZSTD_compressBound(bound)));
 
-	uint8_t *p = enc_string(w, w->raw, w->strs + s0, nstr);
+	/* no strings yet: strs may be NULL, and NULL + s0 is undefined */
+	uint8_t *p = nstr ? enc_string(w, w->raw, w->strs + s0, nstr) : w->raw;
 	if (with_records) {
 #define R(E, m, S, COLS)                                                           \
 	if (GT_REC_##E != GT_REC_STRING)                                           \

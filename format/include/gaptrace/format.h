@@ -639,7 +639,10 @@ GT_API int gt_writer_begin(gt_writer *w, const gt_stream_header *h);
 /**
  * Append one record (any type but GT_REC_STRING, which gt_writer_intern
  * writes). Copies what it needs. May flush a full frame to the sink.
- * @return 0, GT_ERR_INVAL for a bad type, or the sink's error.
+ * @return 0; GT_ERR_INVAL for a bad type; GT_ERR_NOMEM when the record
+ *         could not be stored (it is not added); or the error of the flush
+ *         this record triggered (the sink's, or NOMEM): the record was added
+ *         and went down with that frame (see gt_writer_flush).
  */
 GT_API int gt_writer_add(gt_writer *w, const gt_record *rec);
 
