@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The writer: records are appended to per-type arrays (a plain struct copy,
- * the only work on the caller's path); a flush turns each array into one
- * columnar block, compresses the frame payload with zstd and hands the frame
- * to the sink in one call.
+ * The writer: records are encoded as they come, a chunk of rows at a time,
+ * into one growable buffer per column; a flush closes each type's block
+ * (columns concatenated after the block header and descriptors),
+ * compresses the frame payload with zstd and hands the frame to the sink in
+ * one call.
  *
  * Design notes
- * - Columns are encoded a chunk of rows at a time (see "Column encoding"):
- *   the struct array is read once, in order; constant columns cost a compare
- *   per row; each column's codec is chosen per block.
+ * - Each record type in use has a chunk of CHUNK rows (a struct copy per
+ *   add: the only work on the caller's path most of the time). A full
+ *   chunk is gathered into per-column value arrays and each column encodes
+ *   it into its buffer (see "Column encoding"). The chunk stays in L1 and
+ *   the buffers hold encoded bytes, so the working set is small however
+ *   large a frame is, and a flush costs little more than zstd.
  * - Strings live in a table indexed by id for the writer's life (an arena
  *   holds the bytes). `sent` is the highest id the sink has accepted: a
  *   flush puts ids sent+1..nstrings in front of the records. A refused frame
@@ -20,9 +24,9 @@
  *   at most STRING_BUDGET bytes of strings (more go out first in
  *   strings-only frames). So raw payload <= GT_FRAME_MAX_COMPRESSED, which
  *   also holds when the frame is stored uncompressed.
- * - Memory is bounded: each per-type array holds at most opts.frame_rows
- *   rows, the string table stops at max_strings / max_string_bytes, and the
- *   scratch buffers are sized by the frame budget.
+ * - Memory is bounded: a chunk per type in use, column buffers bounded by
+ *   the frame budget (kept between frames to avoid reallocating), the
+ *   string table capped by max_strings / max_string_bytes.
  */
 #include <assert.h>
 #include <errno.h>
@@ -52,10 +56,22 @@
 
 _Static_assert(GT_NCOLS_STRING == 2, "STRING_ROW_BOUND assumes 2 columns");
 
-typedef struct typebuf {
-	void *recs;
-	uint32_t n, cap;
-} typebuf;
+/* A column being encoded (see "Column encoding"). */
+typedef struct colenc {
+	uint8_t codec, ref, lazy, is_bytes;
+	uint32_t nconst; /* rows equal to v0 seen while lazy */
+	uint64_t v0, prev;
+	uint8_t *buf;    /* encoded bytes of this block's column */
+	size_t len, cap;
+} colenc;
+
+/* A record type's block being built. */
+typedef struct typestate {
+	void *chunk;   /* CHUNK rows not yet encoded */
+	uint32_t nchunk;
+	uint32_t rows; /* rows encoded into the columns */
+	colenc ce[];   /* GT_NCOLS of the type */
+} typestate;
 
 typedef struct arena_chunk {
 	struct arena_chunk *next;
@@ -72,7 +88,8 @@ struct gt_writer {
 	gt_writer_opts o;
 	gt_sink_fn sink;
 	void *user;
-	typebuf tb[GT_REC_TYPE_LIMIT];
+	typestate *ts[GT_REC_TYPE_LIMIT];
+	typestate *strts;     /* the STRING block, built at flush time */
 	uint32_t pending;     /* record rows (strings are not counted) */
 	size_t pending_bound; /* worst-case encoded bytes of those rows */
 	uint64_t seq;
@@ -145,12 +162,24 @@ gt_writer *gt_writer_new(const gt_writer_opts *opts, gt_sink_fn sink, void *user
 	return w;
 }
 
+static void typestate_free(typestate *t, unsigned ncols)
+{
+	if (!t)
+		return;
+	for (unsigned c = 0; c < ncols; c++)
+		free(t->ce[c].buf);
+	free(t->chunk);
+	free(t);
+}
+
 void gt_writer_free(gt_writer *w)
 {
 	if (!w)
 		return;
-	for (int t = 0; t < GT_REC_TYPE_LIMIT; t++)
-		free(w->tb[t].recs);
+#define R(E, m, S, COLS) typestate_free(w->ts[GT_REC_##E], GT_NCOLS_##E);
+	GT_RECORD_TYPES(R)
+#undef R
+	typestate_free(w->strts, GT_NCOLS_STRING);
 	arena_chunk *c = w->arena;
 	while (c) {
 		arena_chunk *n = c->next;
@@ -194,34 +223,45 @@ int gt_writer_begin(gt_writer *w, const gt_stream_header *h)
 	return rc;
 }
 
-/* Grow the array of type t; never beyond frame_rows rows. */
-static int grow(gt_writer *w, uint32_t t)
+static int encode_chunk(gt_writer *w, uint32_t t);
+static void block_reset(typestate *ts, unsigned nc);
+
+static typestate *typestate_new(uint32_t t)
 {
-	typebuf *b = &w->tb[t];
-	uint32_t ncap = b->cap ? b->cap * 2 : 256;
-	if (ncap > w->o.frame_rows)
-		ncap = w->o.frame_rows;
-	void *p = realloc(b->recs, (size_t)ncap * rec_size[t]);
-	if (!p)
-		return GT_ERR_NOMEM;
-	b->recs = p;
-	b->cap = ncap;
-	return 0;
+	unsigned n;
+	const gt_col_desc *d = gt_schema_cols(t, &n);
+	typestate *ts = calloc(1, sizeof(*ts) + n * sizeof(colenc));
+	if (!ts)
+		return NULL;
+	ts->chunk = malloc(CHUNK * rec_size[t]);
+	if (!ts->chunk) {
+		free(ts);
+		return NULL;
+	}
+	for (unsigned c = 0; c < n; c++)
+		ts->ce[c].is_bytes = (uint8_t)d[c].is_bytes;
+	block_reset(ts, n);
+	return ts;
 }
 
-/* A slot for one more row of type t; NULL when out of memory. row_done keeps
- * n < frame_rows between calls, so n == cap means the array may grow. */
+/* A slot for one more row of type t; NULL when out of memory (a full chunk
+ * that cannot be encoded, or no state for the type). */
 static inline void *row_slot(gt_writer *w, uint32_t t)
 {
-	typebuf *b = &w->tb[t];
-	if (GT_UNLIKELY(b->n == b->cap) && grow(w, t) < 0)
+	typestate *ts = w->ts[t];
+	if (GT_UNLIKELY(!ts)) {
+		ts = w->ts[t] = typestate_new(t);
+		if (!ts)
+			return NULL;
+	}
+	if (GT_UNLIKELY(ts->nchunk == CHUNK) && encode_chunk(w, t) < 0)
 		return NULL;
-	return (char *)b->recs + (size_t)b->n * rec_size[t];
+	return (char *)ts->chunk + (size_t)ts->nchunk * rec_size[t];
 }
 
 static inline int row_done(gt_writer *w, uint32_t t)
 {
-	w->tb[t].n++;
+	w->ts[t]->nchunk++;
 	w->pending_bound += row_bound[t];
 	if (GT_UNLIKELY(++w->pending >= w->o.frame_rows || w->pending_bound > RECORD_BUDGET))
 		return gt_writer_flush(w);
@@ -380,11 +420,9 @@ int gt_writer_resend_strings(gt_writer *w)
 /* ------------------------------------------------------------ encoding */
 
 /*
- * Column encoding, a block at a time, CHUNK rows at a time: the rows of a
- * chunk are gathered into w->vals (one small array per column, so the
- * struct array is read once, in order), then each column encodes its chunk
- * into its own region of the output, laid out at worst-case spacing and
- * compacted when the block is done.
+ * Column encoding, CHUNK rows at a time: the rows of a chunk are gathered
+ * into w->vals (one small array per column, so the chunk is read once, in
+ * order), then each column appends its values to its buffer.
  * - A column stays "lazy" while every value equals the first one: nothing is
  *   written; if it ends the block that way it becomes CONST. When a value
  *   differs, the run seen so far is written out in the chosen codec.
@@ -392,17 +430,27 @@ int gt_writer_resend_strings(gt_writer *w)
  *   varies: the schema's default unless PLAIN, DELTA or REL to an earlier
  *   64-bit column is strictly smaller there (REL only on 64-bit columns).
  */
-typedef struct colenc {
-	uint8_t codec, ref, lazy, is_bytes;
-	uint32_t nconst; /* rows equal to v0 seen while lazy */
-	uint64_t v0, prev;
-	uint8_t *start, *cur;
-} colenc;
 
 /* Bytes of v as a varint. */
 static inline unsigned vlen(uint64_t v)
 {
 	return v < 128 ? 1 : (unsigned)((64 - __builtin_clzll(v) + 6) / 7);
+}
+
+/* Room for `more` bytes in a column buffer. */
+static int col_reserve(colenc *ce, size_t more)
+{
+	if (ce->cap - ce->len >= more)
+		return 0;
+	size_t nc = ce->cap ? ce->cap : 4096;
+	while (nc - ce->len < more)
+		nc *= 2;
+	uint8_t *p = realloc(ce->buf, nc);
+	if (!p)
+		return GT_ERR_NOMEM;
+	ce->buf = p;
+	ce->cap = nc;
+	return 0;
 }
 
 /* Choose the codec of column c from values v[i..m) (prev: the value before
@@ -448,7 +496,7 @@ static void choose_codec(colenc *ce, unsigned c, const uint64_t (*vals)[VSTRIDE]
 	ce->ref = ref;
 }
 
-/* Encode v[i..m) of one column in its codec. */
+/* Encode v[i..m) of one column in its codec at p; returns the end. */
 static uint8_t *enc_values(uint8_t *p, colenc *ce, const uint64_t *v, const uint64_t *ref,
 			   uint32_t i, uint32_t m)
 {
@@ -474,9 +522,10 @@ static uint8_t *enc_values(uint8_t *p, colenc *ce, const uint64_t *v, const uint
 	return p;
 }
 
-/* Encode one chunk (rows r0..r0+m of the block) of integer column c. */
-static void enc_chunk(colenc *ce, unsigned c, const uint64_t (*vals)[VSTRIDE], uint32_t r0,
-		      uint32_t m, int dflt, const uint8_t *wide)
+/* Encode one chunk (rows r0..r0+m of the block) of integer column c. The
+ * buffer has room for (r0 + m) * GT_VARINT_MAX more bytes. */
+static void enc_column(colenc *ce, unsigned c, const uint64_t (*vals)[VSTRIDE], uint32_t r0,
+		       uint32_t m, int dflt, const uint8_t *wide)
 {
 	const uint64_t *v = vals[c];
 	uint32_t i = 0;
@@ -502,7 +551,7 @@ static void enc_chunk(colenc *ce, unsigned c, const uint64_t (*vals)[VSTRIDE], u
 		} else {
 			choose_codec(ce, c, vals, i, m, ce->v0, dflt, wide, 0);
 			uint32_t run = ce->nconst + i;
-			uint8_t *p = ce->cur;
+			uint8_t *p = ce->buf + ce->len;
 			if (ce->codec == GT_CODEC_DELTA) {
 				p += gt_varint_put(p, gt_zigzag((int64_t)ce->v0));
 				memset(p, 0, run - 1); /* zigzag(0) */
@@ -513,81 +562,98 @@ static void enc_chunk(colenc *ce, unsigned c, const uint64_t (*vals)[VSTRIDE], u
 				for (uint32_t k = 0; k < run; k++, p += l)
 					memcpy(p, b, l);
 			}
-			ce->cur = p;
+			ce->len = (size_t)(p - ce->buf);
 			ce->prev = ce->v0;
 		}
 	}
-	ce->cur = enc_values(ce->cur, ce, v, vals[ce->ref], i, m);
+	uint8_t *p = enc_values(ce->buf + ce->len, ce, v, vals[ce->ref], i, m);
+	ce->len = (size_t)(p - ce->buf);
 }
 
-/* Finish a block: CONST for columns still lazy, compact the regions after
- * the block header and descriptors, write those. @return the block's end. */
-static uint8_t *enc_finish(uint8_t *out, uint8_t type, colenc *ce, unsigned nc, uint32_t n)
+/* Start a block: every integer column lazy, every buffer empty. */
+static void block_reset(typestate *ts, unsigned nc)
+{
+	for (unsigned c = 0; c < nc; c++) {
+		colenc *ce = &ts->ce[c];
+		ce->lazy = !ce->is_bytes;
+		ce->codec = GT_CODEC_BYTES;
+		ce->ref = 0;
+		ce->nconst = 0;
+		ce->prev = 0;
+		ce->len = 0;
+	}
+	ts->rows = 0;
+	ts->nchunk = 0;
+}
+
+/* The bytes of a finished block (header, descriptors, columns). */
+static size_t block_size(const typestate *ts, unsigned nc, uint32_t n)
 {
 	size_t blen = (size_t)GT_COLDESC_SIZE * nc;
-	for (unsigned c = 0; c < nc; c++) {
-		if (ce[c].lazy) {
-			ce[c].codec = GT_CODEC_CONST;
-			ce[c].ref = 0;
-			ce[c].cur = ce[c].start + gt_varint_put(ce[c].start, ce[c].v0);
-		}
-		blen += (size_t)(ce[c].cur - ce[c].start);
-	}
+	for (unsigned c = 0; c < nc; c++)
+		blen += ts->ce[c].lazy ? vlen(ts->ce[c].v0) : ts->ce[c].len;
+	return 2 + vlen(n) + vlen(blen) + blen;
+}
+
+/* Write the finished block of ts at out (block_size bytes); returns its end.
+ * Columns still lazy become CONST. */
+static uint8_t *block_write(uint8_t *out, uint8_t type, typestate *ts, unsigned nc)
+{
+	size_t blen = (size_t)GT_COLDESC_SIZE * nc;
+	uint8_t cbuf[GT_VARINT_MAX];
+	for (unsigned c = 0; c < nc; c++)
+		blen += ts->ce[c].lazy ? vlen(ts->ce[c].v0) : ts->ce[c].len;
 	uint8_t *h = out;
 	*h++ = type;
 	*h++ = (uint8_t)nc;
-	h += gt_varint_put(h, n);
+	h += gt_varint_put(h, ts->rows);
 	h += gt_varint_put(h, blen);
 	uint8_t *d = h, *p = h + (size_t)GT_COLDESC_SIZE * nc;
-	/* regions start at or after p and are in order: moving left is safe */
-	for (unsigned c = 0; c < nc; c++) {
-		size_t len = (size_t)(ce[c].cur - ce[c].start);
-		memmove(p, ce[c].start, len);
+	for (unsigned c = 0; c < nc; c++, d += GT_COLDESC_SIZE) {
+		colenc *ce = &ts->ce[c];
+		const uint8_t *src = ce->buf;
+		size_t len = ce->len;
+		if (ce->lazy) {
+			ce->codec = GT_CODEC_CONST;
+			ce->ref = 0;
+			len = gt_varint_put(cbuf, ce->v0);
+			src = cbuf;
+		}
+		if (len)
+			memcpy(p, src, len);
 		p += len;
-		d[0] = ce[c].codec;
-		d[1] = ce[c].ref;
+		d[0] = ce->codec;
+		d[1] = ce->ref;
 		gt_store_le32(d + 2, (uint32_t)len);
-		d += GT_COLDESC_SIZE;
 	}
 	return p;
 }
 
 /* BYTES column: each row is a length varint and that many bytes. */
-static inline uint8_t *put_bytes(uint8_t *p, const void *s, size_t len)
+static inline void put_bytes(colenc *ce, const void *s, size_t len)
 {
+	uint8_t *p = ce->buf + ce->len;
 	p += gt_varint_put(p, len);
 	memcpy(p, s, len);
-	return p + len;
+	ce->len = (size_t)(p + len - ce->buf);
 }
 
-/* Per-kind pieces of the generated encoders. */
-#define REGION_U(field) (size_t)n *GT_VARINT_MAX
-#define REGION_STR(field) str_region(recs, n)
-#define REGION_UUID(field) (size_t)n *(GT_VARINT_MAX + 16)
-#define REGION_NAME(field) (size_t)n *(GT_VARINT_MAX + GT_DEVICE_NAME_MAX - 1)
-#define REGION_COL(T, kind, field, cdc)             \
-	ce[ci].start = ce[ci].cur = q;                \
-	ce[ci].lazy = !IS_BYTES_##kind;               \
-	ce[ci].is_bytes = IS_BYTES_##kind;            \
-	ce[ci].nconst = 0;                            \
-	ce[ci].prev = 0;                              \
-	ce[ci].codec = GT_CODEC_BYTES;                \
-	ce[ci].ref = 0;                               \
-	q += REGION_##kind(field);                    \
-	ci++;
-#define IS_BYTES_U 0
-#define IS_BYTES_STR 1
-#define IS_BYTES_UUID 1
-#define IS_BYTES_NAME 1
-
+/* Per-kind pieces of the generated chunk encoders. */
 #define GATHER_U(field) vals[ci][i] = (uint64_t)x->field;
-#define GATHER_STR(field) ce[ci].cur = put_bytes(ce[ci].cur, x->field, x->len);
-#define GATHER_UUID(field) ce[ci].cur = put_bytes(ce[ci].cur, x->field, 16);
+#define GATHER_STR(field) put_bytes(&ts->ce[ci], x->field, x->len);
+#define GATHER_UUID(field) put_bytes(&ts->ce[ci], x->field, 16);
 #define GATHER_NAME(field) \
-	ce[ci].cur = put_bytes(ce[ci].cur, x->field, strnlen(x->field, GT_DEVICE_NAME_MAX - 1));
+	put_bytes(&ts->ce[ci], x->field, strnlen(x->field, GT_DEVICE_NAME_MAX - 1));
 #define GATHER_COL(T, kind, field, cdc) \
-	GATHER_##kind(field);             \
+	GATHER_##kind(field);           \
 	ci++;
+
+/* Room a BYTES column needs for the chunk. */
+#define ROOM_U(field) 0
+#define ROOM_STR(field) str_room(rows, m)
+#define ROOM_UUID(field) (size_t)m *(GT_VARINT_MAX + 16)
+#define ROOM_NAME(field) (size_t)m *(GT_VARINT_MAX + GT_DEVICE_NAME_MAX - 1)
+#define ROOM_COL(T, kind, field, cdc) room[ci++] = ROOM_##kind(field);
 
 #define WIDE_U(T, field) sizeof(((T *)0)->field) == 8
 #define WIDE_STR(T, field) 0
@@ -596,46 +662,67 @@ static inline uint8_t *put_bytes(uint8_t *p, const void *s, size_t len)
 #define WIDE_COL(T, kind, field, cdc) WIDE_##kind(T, field),
 #define DFLT_COL(T, kind, field, cdc) GT_CODEC_##cdc,
 
-static size_t str_region(const gt_string *recs, uint32_t n)
+static size_t str_room(const gt_string *rows, uint32_t m)
 {
-	size_t b = (size_t)n * GT_VARINT_MAX;
-	for (uint32_t i = 0; i < n; i++)
-		b += recs[i].len;
+	size_t b = (size_t)m * GT_VARINT_MAX;
+	for (uint32_t i = 0; i < m; i++)
+		b += rows[i].len;
 	return b;
 }
 
 /*
- * enc_<type>(w, out, recs, n): encode n rows as one block at out; returns
- * the block's end. Needs the type's worst case (row_bound * n) after out.
+ * enc_<type>(w, ts, rows, m): encode m (<= CHUNK) rows as the next chunk of
+ * the block of ts. @return 0, or GT_ERR_NOMEM (nothing encoded then).
  */
-#define ENC_TYPE(E, m, S, COLS)                                                            \
-	static uint8_t *enc_##m(gt_writer *w, uint8_t *out, const S *recs, uint32_t n)     \
+#define ENC_TYPE(E, m_, S, COLS)                                                           \
+	static int enc_##m_(gt_writer *w, typestate *ts, const S *rows, uint32_t m)        \
 	{                                                                                  \
 		static const uint8_t wide[] = {COLS(WIDE_COL, S)};                         \
 		static const uint8_t dflt[] = {COLS(DFLT_COL, S)};                         \
 		enum { NC = GT_NCOLS_##E };                                                \
-		colenc ce[NC];                                                             \
-		uint64_t(*vals)[VSTRIDE] = w->vals;                                          \
-		if (!n)                                                                    \
-			return out;                                                        \
-		uint8_t *q = out + GT_BLOCK_HEADER_MAX + GT_COLDESC_SIZE * NC;             \
+		uint64_t(*vals)[VSTRIDE] = w->vals;                                        \
+		size_t room[NC];                                                           \
 		unsigned ci = 0;                                                           \
-		COLS(REGION_COL, _)                                                        \
-		for (uint32_t r0 = 0; r0 < n; r0 += CHUNK) {                               \
-			uint32_t mm = n - r0 < CHUNK ? n - r0 : CHUNK;                     \
-			for (uint32_t i = 0; i < mm; i++) {                                \
-				const S *x = &recs[r0 + i];                                \
-				ci = 0;                                                    \
-				COLS(GATHER_COL, _)                                        \
-			}                                                                  \
-			for (unsigned c = 0; c < NC; c++)                                  \
-				if (!ce[c].is_bytes)                                       \
-					enc_chunk(&ce[c], c, (const uint64_t(*)[VSTRIDE])vals, r0, mm, \
-						  dflt[c], wide);                          \
+		(void)rows;                                                                \
+		COLS(ROOM_COL, _)                                                          \
+		for (unsigned c = 0; c < NC; c++) {                                        \
+			colenc *ce = &ts->ce[c];                                           \
+			/* a lazy column may write its whole run now */                    \
+			size_t more = ce->is_bytes ? room[c]                               \
+						   : ((size_t)ts->rows + m) * GT_VARINT_MAX; \
+			GT_TRY(col_reserve(ce, more));                                     \
 		}                                                                          \
-		return enc_finish(out, GT_REC_##E, ce, NC, n);                             \
+		for (uint32_t i = 0; i < m; i++) {                                         \
+			const S *x = &rows[i];                                             \
+			ci = 0;                                                            \
+			COLS(GATHER_COL, _)                                                \
+		}                                                                          \
+		for (unsigned c = 0; c < NC; c++)                                          \
+			if (!ts->ce[c].is_bytes)                                           \
+				enc_column(&ts->ce[c], c, (const uint64_t(*)[VSTRIDE])vals, \
+					   ts->rows, m, dflt[c], wide);                    \
+		ts->rows += m;                                                             \
+		return 0;                                                                  \
 	}
 GT_RECORD_TYPES(ENC_TYPE)
+
+/* Encode the pending chunk of type t into its columns. */
+static int encode_chunk(gt_writer *w, uint32_t t)
+{
+	typestate *ts = w->ts[t];
+	if (!ts->nchunk)
+		return 0;
+	int rc = GT_ERR_INVAL;
+	switch (t) {
+#define R(E, m, S, COLS)                                                    \
+	case GT_REC_##E: rc = enc_##m(w, ts, ts->chunk, ts->nchunk); break;
+		GT_RECORD_TYPES(R)
+#undef R
+	}
+	if (rc == 0)
+		ts->nchunk = 0;
+	return rc;
+}
 
 static int ensure(uint8_t **buf, size_t *cap, size_t need)
 {
@@ -652,28 +739,70 @@ static int ensure(uint8_t **buf, size_t *cap, size_t need)
 	return 0;
 }
 
+/* Drop the pending records: every type's block starts over. */
+static void drop_pending(gt_writer *w)
+{
+#define R(E, m, S, COLS)                                   \
+	if (w->ts[GT_REC_##E])                             \
+		block_reset(w->ts[GT_REC_##E], GT_NCOLS_##E);
+	GT_RECORD_TYPES(R)
+#undef R
+	w->pending = 0;
+	w->pending_bound = 0;
+}
+
+/* Build the STRING block of ids s0..s1-1 in w->strts. */
+static int build_strings(gt_writer *w, uint32_t s0, uint32_t s1)
+{
+	if (!w->strts && !(w->strts = typestate_new(GT_REC_STRING)))
+		return GT_ERR_NOMEM;
+	block_reset(w->strts, GT_NCOLS_STRING);
+	for (uint32_t i = s0; i < s1; i += CHUNK) {
+		uint32_t m = s1 - i < CHUNK ? s1 - i : CHUNK;
+		GT_TRY(enc_string(w, w->strts, w->strs + i, m));
+	}
+	return 0;
+}
+
 /*
  * Encode and emit one frame: strings s0..s1-1, and the pending records when
  * with_records. @return 0 or a negative gt_err (the sink's, or NOMEM).
  */
-static int emit_frame(gt_writer *w, uint32_t s0, uint32_t s1, size_t sbound, int with_records)
+static int emit_frame(gt_writer *w, uint32_t s0, uint32_t s1, int with_records)
 {
-	uint32_t nstr = s1 - s0, nrec = with_records ? w->pending : 0;
-	size_t bound = BLOCK_SLACK + sbound + (with_records ? w->pending_bound : 0);
-	GT_TRY(ensure(&w->raw, &w->raw_cap, bound));
-	GT_TRY(ensure(&w->out, &w->out_cap, GT_FRAME_HEADER_SIZE + ZSTD_compressBound(bound)));
-
-	/* no strings yet: strs may be NULL, and NULL + s0 is undefined */
-	uint8_t *p = nstr ? enc_string(w, w->raw, w->strs + s0, nstr) : w->raw;
+	uint32_t nstr = s1 - s0, nrec = 0;
+	size_t raw_len = 0;
+	if (nstr) {
+		GT_TRY(build_strings(w, s0, s1));
+		raw_len += block_size(w->strts, GT_NCOLS_STRING, nstr);
+	}
 	if (with_records) {
-#define R(E, m, S, COLS)                                                           \
-	if (GT_REC_##E != GT_REC_STRING)                                           \
-		p = enc_##m(w, p, w->tb[GT_REC_##E].recs, w->tb[GT_REC_##E].n);
+#define R(E, m, S, COLS)                                                                  \
+	if (GT_REC_##E != GT_REC_STRING && w->ts[GT_REC_##E]) {                           \
+		typestate *ts_ = w->ts[GT_REC_##E];                                       \
+		GT_TRY(encode_chunk(w, GT_REC_##E));                                      \
+		if (ts_->rows) {                                                          \
+			raw_len += block_size(ts_, GT_NCOLS_##E, ts_->rows);              \
+			nrec += ts_->rows;                                                \
+		}                                                                         \
+	}
 		GT_RECORD_TYPES(R)
 #undef R
 	}
-	size_t raw_len = (size_t)(p - w->raw);
-	assert(raw_len <= bound && raw_len <= GT_FRAME_MAX_COMPRESSED);
+	assert(raw_len <= GT_FRAME_MAX_COMPRESSED && nrec == (with_records ? w->pending : 0));
+	GT_TRY(ensure(&w->raw, &w->raw_cap, raw_len));
+	GT_TRY(ensure(&w->out, &w->out_cap, GT_FRAME_HEADER_SIZE + ZSTD_compressBound(raw_len)));
+	uint8_t *p = w->raw;
+	if (nstr)
+		p = block_write(p, GT_REC_STRING, w->strts, GT_NCOLS_STRING);
+	if (with_records) {
+#define R(E, m, S, COLS)                                                          \
+	if (GT_REC_##E != GT_REC_STRING && w->ts[GT_REC_##E] && w->ts[GT_REC_##E]->rows) \
+		p = block_write(p, GT_REC_##E, w->ts[GT_REC_##E], GT_NCOLS_##E);
+		GT_RECORD_TYPES(R)
+#undef R
+	}
+	assert((size_t)(p - w->raw) == raw_len);
 
 	uint8_t *hdr = w->out, *payload = w->out + GT_FRAME_HEADER_SIZE;
 	size_t comp = w->o.no_compress ? 0
@@ -682,7 +811,8 @@ static int emit_frame(gt_writer *w, uint32_t s0, uint32_t s1, size_t sbound, int
 							 raw_len);
 	uint16_t flags = GT_FRAME_ZSTD;
 	if (w->o.no_compress || ZSTD_isError(comp) || comp >= raw_len) {
-		memcpy(payload, w->raw, raw_len);
+		if (raw_len)
+			memcpy(payload, w->raw, raw_len);
 		comp = raw_len;
 		flags = 0;
 	}
@@ -705,14 +835,6 @@ static int emit_frame(gt_writer *w, uint32_t s0, uint32_t s1, size_t sbound, int
 	return 0;
 }
 
-static void drop_pending(gt_writer *w)
-{
-	for (int t = 0; t < GT_REC_TYPE_LIMIT; t++)
-		w->tb[t].n = 0;
-	w->pending = 0;
-	w->pending_bound = 0;
-}
-
 int gt_writer_flush(gt_writer *w)
 {
 	if (!w)
@@ -731,7 +853,7 @@ int gt_writer_flush(gt_writer *w)
 			s1++;
 		}
 		int last = s1 > w->nstrings;
-		rc = emit_frame(w, s0, s1, sbound, last);
+		rc = emit_frame(w, s0, s1, last);
 		if (rc < 0 || last)
 			break;
 	}
