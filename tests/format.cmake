@@ -2,13 +2,16 @@
 # format/ tests: Check suites, golden invalid inputs, fuzz corpus replay.
 set(_fmt_src ${PROJECT_SOURCE_DIR}/format/src)
 
-gaptrace_check_test(test_format unit/test_format.c)
-target_link_libraries(test_format PRIVATE gaptrace::format)
-target_include_directories(test_format PRIVATE ${_fmt_src})
+# A format suite: Check test linked with the library, seeing its internals.
+function(gaptrace_format_test name)
+  gaptrace_check_test(${name} unit/${name}.c)
+  target_link_libraries(${name} PRIVATE gaptrace::format)
+  target_include_directories(${name} PRIVATE ${_fmt_src})
+endfunction()
 
-gaptrace_check_test(test_format_damage unit/test_format_damage.c)
-target_link_libraries(test_format_damage PRIVATE gaptrace::format)
-target_include_directories(test_format_damage PRIVATE ${_fmt_src})
+gaptrace_format_test(test_format)
+
+gaptrace_format_test(test_format_damage)
 target_compile_definitions(test_format_damage PRIVATE
   GOLDEN_DIR="${CMAKE_CURRENT_SOURCE_DIR}/golden"
   GAPTRACE_BIN="$<TARGET_FILE:gaptrace>")
@@ -21,9 +24,7 @@ target_include_directories(gen_golden PRIVATE ${_fmt_src} ${CMAKE_CURRENT_SOURCE
 
 # FORMAT.md must match the code: field tables, the example hex dump, caps.
 # `test_format_spec --write-example F` writes the example stream.
-gaptrace_check_test(test_format_spec unit/test_format_spec.c)
-target_link_libraries(test_format_spec PRIVATE gaptrace::format)
-target_include_directories(test_format_spec PRIVATE ${_fmt_src})
+gaptrace_format_test(test_format_spec)
 target_compile_definitions(test_format_spec PRIVATE
   FORMAT_MD="${PROJECT_SOURCE_DIR}/format/FORMAT.md"
   GAPTRACE_BIN="$<TARGET_FILE:gaptrace>")

@@ -8,13 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_check.h"
 #include "gaptrace/format.h"
 
-#define CHECK(c)            \
-	do {                \
-		if (!(c))   \
-			abort(); \
-	} while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

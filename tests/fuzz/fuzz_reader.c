@@ -10,13 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_check.h"
 #include "gaptrace/format.h"
 
-#define CHECK(c)            \
-	do {                \
-		if (!(c))   \
-			abort(); \
-	} while (0)
 
 static uint64_t drain(const uint8_t *data, size_t size, int strict, int *rc)
 {

@@ -11,13 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_check.h"
 #include "schema.h"
 
-#define CHECK(c)            \
-	do {                \
-		if (!(c))   \
-			abort(); \
-	} while (0)
 
 #define EQ_U(a, b, field) CHECK((a)->field == (b)->field);
 #define EQ_STR(a, b, field)

@@ -31,6 +31,18 @@ static void one_frame(membuf *m, const membuf *payload, uint32_t nrec)
 	tf_put_frame(m, payload, nrec, 0);
 }
 
+/* A stream of one raw frame holding one block, saved as a golden case. */
+static void golden_block(const char *name, int code, const char *why, uint8_t type, uint64_t rows,
+			 const tf_col *c, unsigned nc, uint32_t nrec)
+{
+	membuf m = {0}, pl = {0};
+	tf_put_block(&pl, type, rows, c, nc);
+	one_frame(&m, &pl, nrec);
+	save(name, &m, code, why);
+	mb_free(&m);
+	mb_free(&pl);
+}
+
 /* A kernel block with one integer column set by the caller. */
 static void kernel_block(membuf *pl, uint8_t codec, uint8_t ref, const uint64_t *v, unsigned n)
 {
@@ -211,10 +223,7 @@ START_TEST(generate)
 		tf_col_plain(&c[2], v, 4);
 		tf_col_plain(&c[3], v, 4);
 		c[3].codec = GT_CODEC_REL;
-		pl.len = m.len = 0;
-		tf_put_block(&pl, GT_REC_MEMCPY, 4, c, 4);
-		one_frame(&m, &pl, 4);
-		save("block_rel_narrow", &m, GT_ERR_CORRUPT, "REL codec on a 32-bit column");
+		golden_block("block_rel_narrow", GT_ERR_CORRUPT, "REL codec on a 32-bit column", GT_REC_MEMCPY, 4, c, 4, 4);
 		tf_col_free(c, 4);
 	}
 	{
@@ -222,10 +231,7 @@ START_TEST(generate)
 		tf_col c[10] = {0};
 		for (int k = 0; k < 10; k++)
 			tf_col_const(&c[k], k == 9 ? 300 : 1);
-		pl.len = m.len = 0;
-		tf_put_block(&pl, GT_REC_MEMCPY, 2, c, 10);
-		one_frame(&m, &pl, 2);
-		save("block_value_range", &m, GT_ERR_RANGE, "memcpy.copy_kind = 300 (u8)");
+		golden_block("block_value_range", GT_ERR_RANGE, "memcpy.copy_kind = 300 (u8)", GT_REC_MEMCPY, 2, c, 10, 2);
 		tf_col_free(c, 10);
 	}
 	{
@@ -236,10 +242,7 @@ START_TEST(generate)
 		c[8].codec = GT_CODEC_DELTA;
 		mb_varint(&c[8].data, gt_zigzag(4000000000));
 		mb_varint(&c[8].data, gt_zigzag(400000000));
-		pl.len = m.len = 0;
-		tf_put_block(&pl, GT_REC_KERNEL, 2, c, 9);
-		one_frame(&m, &pl, 2);
-		save("block_delta_range", &m, GT_ERR_RANGE, "DELTA sum passes UINT32_MAX");
+		golden_block("block_delta_range", GT_ERR_RANGE, "DELTA sum passes UINT32_MAX", GT_REC_KERNEL, 2, c, 9, 2);
 		tf_col_free(c, 9);
 	}
 	{
@@ -249,26 +252,17 @@ START_TEST(generate)
 		for (int k = 0; k < 10; k++)
 			mb_u8(&c[0].data, 0x80);
 		mb_u8(&c[0].data, 0);
-		pl.len = m.len = 0;
-		tf_put_block(&pl, GT_REC_KERNEL, 1, c, 1);
-		one_frame(&m, &pl, 1);
-		save("block_varint_overlong", &m, GT_ERR_CORRUPT, "an 11-byte varint");
+		golden_block("block_varint_overlong", GT_ERR_CORRUPT, "an 11-byte varint", GT_REC_KERNEL, 1, c, 1, 1);
 		tf_col_free(c, 1);
 	}
 	{
 		/* fewer values than rows; more bytes than values */
 		tf_col c[1] = {0};
 		tf_col_plain(&c[0], v, 3);
-		pl.len = m.len = 0;
-		tf_put_block(&pl, GT_REC_KERNEL, 4, c, 1);
-		one_frame(&m, &pl, 4);
-		save("block_column_short", &m, GT_ERR_CORRUPT, "3 values in a 4-row column");
+		golden_block("block_column_short", GT_ERR_CORRUPT, "3 values in a 4-row column", GT_REC_KERNEL, 4, c, 1, 4);
 		mb_u8(&c[0].data, 5);
 		mb_u8(&c[0].data, 5);
-		pl.len = m.len = 0;
-		tf_put_block(&pl, GT_REC_KERNEL, 4, c, 1);
-		one_frame(&m, &pl, 4);
-		save("block_column_long", &m, GT_ERR_CORRUPT, "5 values in a 4-row column");
+		golden_block("block_column_long", GT_ERR_CORRUPT, "5 values in a 4-row column", GT_REC_KERNEL, 4, c, 1, 4);
 		tf_col_free(c, 1);
 	}
 	{
@@ -322,10 +316,7 @@ START_TEST(generate)
 		mb_varint(&c[1].data, GT_STRING_MAX + 1);
 		for (unsigned k = 0; k <= GT_STRING_MAX; k++)
 			mb_u8(&c[1].data, 'x');
-		pl.len = m.len = 0;
-		tf_put_block(&pl, GT_REC_STRING, 1, c, 2);
-		one_frame(&m, &pl, 1);
-		save("string_too_long", &m, GT_ERR_RANGE, "a 65537-byte string");
+		golden_block("string_too_long", GT_ERR_RANGE, "a 65537-byte string", GT_REC_STRING, 1, c, 2, 1);
 		tf_col_free(c, 3);
 		memset(c, 0, sizeof(c));
 		tf_col_const(&c[0], 0);
@@ -336,16 +327,10 @@ START_TEST(generate)
 		mb_varint(&c[2].data, GT_DEVICE_NAME_MAX);
 		for (unsigned k = 0; k < GT_DEVICE_NAME_MAX; k++)
 			mb_u8(&c[2].data, 'n');
-		pl.len = m.len = 0;
-		tf_put_block(&pl, GT_REC_DEVICE, 1, c, 2);
-		one_frame(&m, &pl, 1);
-		save("device_uuid_length", &m, GT_ERR_RANGE, "a 5-byte uuid");
+		golden_block("device_uuid_length", GT_ERR_RANGE, "a 5-byte uuid", GT_REC_DEVICE, 1, c, 2, 1);
 		c[1].data.len = 0;
 		mb_varint(&c[1].data, 0);
-		pl.len = m.len = 0;
-		tf_put_block(&pl, GT_REC_DEVICE, 1, c, 3);
-		one_frame(&m, &pl, 1);
-		save("device_name_length", &m, GT_ERR_RANGE, "a 96-byte device name");
+		golden_block("device_name_length", GT_ERR_RANGE, "a 96-byte device name", GT_REC_DEVICE, 1, c, 3, 1);
 		tf_col_free(c, 3);
 	}
 	mb_free(&m);
