@@ -53,7 +53,7 @@ static uint64_t uni(uint64_t lo, uint64_t hi)
 typedef struct kprof {
 	char name[256];
 	size_t len;
-	uint64_t dur;         /* typical duration, ns */
+	uint64_t dur; /* typical duration, ns */
 	uint32_t grid, block, regs, smem, dsmem, stream;
 } kprof;
 
@@ -81,12 +81,15 @@ static void make_profiles(mix *m, unsigned n)
 	m->nprof = n;
 	for (unsigned i = 0; i < n; i++) {
 		kprof *p = &m->prof[i];
-		int l = snprintf(p->name, sizeof(p->name), "%sFunctor%uIfEENS_6detail5ArrayIPcLi%uEEEEEviT0_T1_",
+		int l = snprintf(p->name, sizeof(p->name),
+				 "%sFunctor%uIfEENS_6detail5ArrayIPcLi%uEEEEEviT0_T1_",
 				 stems[i % 7], i * 7919 % 1000, 1 + i % 4);
 		p->len = (size_t)l;
 		/* durations 5-200 us, skewed short like real traces */
 		uint64_t r = uni(0, 99);
-		p->dur = r < 60 ? uni(5000, 30000) : r < 90 ? uni(30000, 100000) : uni(100000, 200000);
+		p->dur = r < 60	  ? uni(5000, 30000)
+			 : r < 90 ? uni(30000, 100000)
+				  : uni(100000, 200000);
 		p->grid = (uint32_t)(r < 50 ? uni(1, 4) * 132 : uni(1, 4096));
 		p->block = 64u << uni(0, 3);
 		p->regs = (uint32_t)uni(16, 128);
@@ -119,20 +122,35 @@ static void gen_steps(mix *m, size_t nkernels, int with_api)
 		uint64_t astart = host, aend = host + uni(2500, 4500);
 		host = aend + uni(200, 900);
 		if (with_api)
-			m->a[i] = (gt_api){.start = astart, .end = aend, .thread_id = 48213,
-					   .correlation_id = corr, .cbid = 211, .domain = GT_API_RUNTIME};
+			m->a[i] = (gt_api){.start = astart,
+					   .end = aend,
+					   .thread_id = 48213,
+					   .correlation_id = corr,
+					   .cbid = 211,
+					   .domain = GT_API_RUNTIME};
 		uint64_t queued = astart + uni(1000, 2000), submitted = queued + uni(200, 500);
 		uint64_t start = submitted + uni(1000, 3000);
 		if (stream_free[p->stream] > start)
 			start = stream_free[p->stream] + uni(1000, 2500);
 		uint64_t dur = p->dur + p->dur * uni(0, 10) / 100;
 		stream_free[p->stream] = start + dur;
-		m->k[i] = (gt_kernel){.start = start, .end = start + dur, .queued = queued,
-				      .submitted = submitted, .device_id = 0, .context_id = 1,
-				      .stream_id = p->stream, .correlation_id = corr,
-				      .grid_x = p->grid, .grid_y = 1, .grid_z = 1, .block_x = p->block,
-				      .block_y = 1, .block_z = 1, .registers = p->regs,
-				      .static_smem = p->smem, .dynamic_smem = p->dsmem};
+		m->k[i] = (gt_kernel){.start = start,
+				      .end = start + dur,
+				      .queued = queued,
+				      .submitted = submitted,
+				      .device_id = 0,
+				      .context_id = 1,
+				      .stream_id = p->stream,
+				      .correlation_id = corr,
+				      .grid_x = p->grid,
+				      .grid_y = 1,
+				      .grid_z = 1,
+				      .block_x = p->block,
+				      .block_y = 1,
+				      .block_z = 1,
+				      .registers = p->regs,
+				      .static_smem = p->smem,
+				      .dynamic_smem = p->dsmem};
 		m->k[i].name_id = step_pos; /* profile index; set to an id when encoding */
 	}
 	m->nk = nkernels;
@@ -154,14 +172,28 @@ static void gen_storm(mix *m, size_t nkernels)
 		corr += 1;
 		uint64_t astart = host, aend = host + uni(3200, 3800);
 		host += uni(3800, 4300);
-		m->a[i] = (gt_api){.start = astart, .end = aend, .thread_id = 777,
-				   .correlation_id = corr, .cbid = 211, .domain = GT_API_RUNTIME};
+		m->a[i] = (gt_api){.start = astart,
+				   .end = aend,
+				   .thread_id = 777,
+				   .correlation_id = corr,
+				   .cbid = 211,
+				   .domain = GT_API_RUNTIME};
 		uint64_t queued = astart + uni(900, 1200), submitted = queued + uni(200, 300);
 		uint64_t start = aend + uni(800, 1500);
-		m->k[i] = (gt_kernel){.start = start, .end = start + uni(1800, 2200), .queued = queued,
-				      .submitted = submitted, .context_id = 1, .stream_id = 7,
-				      .correlation_id = corr, .grid_x = 1, .grid_y = 1, .grid_z = 1,
-				      .block_x = 32, .block_y = 1, .block_z = 1, .registers = 16};
+		m->k[i] = (gt_kernel){.start = start,
+				      .end = start + uni(1800, 2200),
+				      .queued = queued,
+				      .submitted = submitted,
+				      .context_id = 1,
+				      .stream_id = 7,
+				      .correlation_id = corr,
+				      .grid_x = 1,
+				      .grid_y = 1,
+				      .grid_z = 1,
+				      .block_x = 32,
+				      .block_y = 1,
+				      .block_z = 1,
+				      .registers = 16};
 	}
 	m->nk = m->na = nkernels;
 }
@@ -229,12 +261,14 @@ static double encode(const mix *m, outbuf *o, int per_record_intern)
 	for (size_t i = 0; i < m->nk; i++) {
 		if (i < m->na) {
 			gt_api a = m->a[i];
-			a.name_id = per_record_intern ? gt_writer_intern(w, m->api_name, 16) : api_id;
+			a.name_id =
+				per_record_intern ? gt_writer_intern(w, m->api_name, 16) : api_id;
 			gt_writer_add_api(w, &a);
 		}
 		gt_kernel k = m->k[i];
 		const kprof *p = &m->prof[k.name_id];
-		k.name_id = per_record_intern ? gt_writer_intern(w, p->name, p->len) : ids[k.name_id];
+		k.name_id =
+			per_record_intern ? gt_writer_intern(w, p->name, p->len) : ids[k.name_id];
 		gt_writer_add_kernel(w, &k);
 	}
 	gt_writer_flush(w);
@@ -315,7 +349,8 @@ static void run_mix(mix *m)
 }
 
 static const char usage_text[] =
-	"usage: bench_format [-m MIXES] [-n RECORDS] [-r RUNS] [-l LEVEL] [-f FRAME_ROWS] [-o PREFIX]\n"
+	"usage: bench_format [-m MIXES] [-n RECORDS] [-r RUNS] [-l LEVEL] [-f FRAME_ROWS] [-o "
+	"PREFIX]\n"
 	"  -m  mixes to run, from 'abc' (default abc)\n"
 	"  -n  records of mixes a and b (default 4000000; c is 200k kernels)\n"
 	"  -r  runs per mix; medians are reported (default 5)\n"

@@ -81,7 +81,8 @@ static void print_record(const gt_reader *r, const gt_record *x)
 		break;
 	case GT_REC_KERNEL: {
 		const gt_kernel *k = &x->kernel;
-		printf("kernel %" PRIu64 " +%" PRIu64 " dev=%u ctx=%u stream=%u corr=%u grid=%ux%ux%u "
+		printf("kernel %" PRIu64 " +%" PRIu64
+		       " dev=%u ctx=%u stream=%u corr=%u grid=%ux%ux%u "
 		       "block=%ux%ux%u regs=%u smem=%u+%u graph=%u name=%s\n",
 		       k->start, k->end - k->start, k->device_id, k->context_id, k->stream_id,
 		       k->correlation_id, k->grid_x, k->grid_y, k->grid_z, k->block_x, k->block_y,
@@ -106,8 +107,8 @@ static void print_record(const gt_reader *r, const gt_record *x)
 		break;
 	case GT_REC_SYNC:
 		printf("sync %" PRIu64 " +%" PRIu64 " %s stream=%u corr=%u\n", x->sync.start,
-		       x->sync.end - x->sync.start, gt_sync_type_name(x->sync.type), x->sync.stream_id,
-		       x->sync.correlation_id);
+		       x->sync.end - x->sync.start, gt_sync_type_name(x->sync.type),
+		       x->sync.stream_id, x->sync.correlation_id);
 		break;
 	case GT_REC_API:
 		printf("api %" PRIu64 " +%" PRIu64 " tid=%u corr=%u %s\n", x->api.start,
@@ -115,15 +116,16 @@ static void print_record(const gt_reader *r, const gt_record *x)
 		       S(r, x->api.name_id));
 		break;
 	case GT_REC_NVTX:
-		printf("nvtx %" PRIu64 " id=%" PRIu64 " flags=%u tid=%u %s\n", x->nvtx.ts, x->nvtx.id,
-		       x->nvtx.flags, x->nvtx.thread_id, S(r, x->nvtx.name_id));
+		printf("nvtx %" PRIu64 " id=%" PRIu64 " flags=%u tid=%u %s\n", x->nvtx.ts,
+		       x->nvtx.id, x->nvtx.flags, x->nvtx.thread_id, S(r, x->nvtx.name_id));
 		break;
 	case GT_REC_OVERHEAD:
 		printf("overhead %" PRIu64 " +%" PRIu64 " kind=%u\n", x->overhead.start,
 		       x->overhead.end - x->overhead.start, x->overhead.kind);
 		break;
 	case GT_REC_NVML:
-		printf("nvml %" PRIu64 " dev=%u sm=%uMHz power=%umW util=%u%% reasons=0x%" PRIx64 "\n",
+		printf("nvml %" PRIu64 " dev=%u sm=%uMHz power=%umW util=%u%% reasons=0x%" PRIx64
+		       "\n",
 		       x->nvml.ts, x->nvml.device_id, x->nvml.sm_clock_mhz, x->nvml.power_mw,
 		       x->nvml.gpu_util, x->nvml.clocks_event_reasons);
 		break;
@@ -137,7 +139,8 @@ static void print_record(const gt_reader *r, const gt_record *x)
 		       x->loss.bytes, S(r, x->loss.reason_id));
 		break;
 	case GT_REC_NOTE:
-		printf("note %" PRIu64 " code=%u %s\n", x->note.ts, x->note.code, S(r, x->note.text_id));
+		printf("note %" PRIu64 " code=%u %s\n", x->note.ts, x->note.code,
+		       S(r, x->note.text_id));
 		break;
 	default: printf("type %u\n", x->type); break;
 	}
@@ -163,7 +166,8 @@ static uint32_t type_by_name(const char *s)
 static const uint8_t *hx_base; /* offsets are printed relative to this */
 static uint64_t hx_bias;       /* plus this */
 
-static void hx(const uint8_t *p, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void hx(const uint8_t *p, size_t n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 static void hx(const uint8_t *p, size_t n, const char *fmt, ...)
 {
@@ -344,7 +348,9 @@ static const uint8_t *hx_block(const uint8_t *p, const uint8_t *end)
 				   (int64_t)unzigzag(v), x);
 			} else if (codec == 3 && vals && ref < i) {
 				x = rel_decode(v, vals[ref * rows + r]);
-				hx(q, n, "  %s[%" PRIu64 "]: code %" PRIu64 " -> %" PRIu64 " (%s %+" PRId64 ")",
+				hx(q, n,
+				   "  %s[%" PRIu64 "]: code %" PRIu64 " -> %" PRIu64
+				   " (%s %+" PRId64 ")",
 				   cn, r, v, x, gt_rec_col_name(type, ref, NULL),
 				   (int64_t)(x - vals[ref * rows + r]));
 			} else {
@@ -409,7 +415,8 @@ static int hex_dump(const char *path)
 	printf("offset    bytes                                            field\n");
 	int hl = gt_stream_header_peek_len(b, len);
 	if (hl <= 0 || (size_t)hl > len) {
-		hx(b, len, "not a complete stream header (%s)", gt_strerror(hl <= 0 ? hl : GT_ERR_TRUNCATED));
+		hx(b, len, "not a complete stream header (%s)",
+		   gt_strerror(hl <= 0 ? hl : GT_ERR_TRUNCATED));
 		free(b);
 		return 1;
 	}
@@ -442,23 +449,40 @@ static int hex_dump(const char *path)
 	}
 	x += fixed;
 	const uint8_t *hend = p + hl - 4;
-	static const char *const tags[] = {NULL, "hostname", "cmdline", "producer_version", "session"};
+	static const char *const tags[] = {NULL, "hostname", "cmdline", "producer_version",
+					   "session"};
 	while (x + 4 <= hend) {
 		unsigned tag = le16(x), n = le16(x + 2);
 		if (n > hend - x - 4)
 			break;
-		const char *tn = tag >= 1 && tag <= 4 ? tags[tag] : tag == 16 ? "device" : "unknown";
+		const char *tn = tag >= 1 && tag <= 4 ? tags[tag]
+				 : tag == 16	      ? "device"
+						      : "unknown";
 		hx(x, 4, "field: tag %u (%s), %u bytes", tag, tn, n);
 		const uint8_t *v = x + 4;
 		if (tag == 16 && n >= 2 && le16(v) <= n - 2u) {
 			unsigned df = le16(v);
 			hx(v, 2, "  device fixed part length %u", df);
-			static const char *const dn[] = {
-				"id", "cc_major", "cc_minor", "sm_count", "core_clock_khz",
-				"mem_clock_khz", "mem_bus_width_bits", "global_mem_bytes (u64)", "l2_bytes",
-				"max_threads_per_sm", "max_blocks_per_sm", "max_regs_per_sm",
-				"max_regs_per_block", "max_smem_per_sm", "max_smem_per_block",
-				"max_threads_per_block", "warp_size", "pci_domain", "pci_bus", "pci_device"};
+			static const char *const dn[] = {"id",
+							 "cc_major",
+							 "cc_minor",
+							 "sm_count",
+							 "core_clock_khz",
+							 "mem_clock_khz",
+							 "mem_bus_width_bits",
+							 "global_mem_bytes (u64)",
+							 "l2_bytes",
+							 "max_threads_per_sm",
+							 "max_blocks_per_sm",
+							 "max_regs_per_sm",
+							 "max_regs_per_block",
+							 "max_smem_per_sm",
+							 "max_smem_per_block",
+							 "max_threads_per_block",
+							 "warp_size",
+							 "pci_domain",
+							 "pci_bus",
+							 "pci_device"};
 			const uint8_t *e = v + 2;
 			if (df >= 100) {
 				hx(e, 4, "  %s %u", dn[0], le32(e));
@@ -494,7 +518,8 @@ static int hex_dump(const char *path)
 	/* frames */
 	while (p < end) {
 		if (end - p < 32 || le32(p) != 0x52465447u) {
-			hx(p, (size_t)(end - p), "not a frame: %zu bytes to the end", (size_t)(end - p));
+			hx(p, (size_t)(end - p), "not a frame: %zu bytes to the end",
+			   (size_t)(end - p));
 			break;
 		}
 		uint32_t clen = le32(p + 4), rlen = le32(p + 8), fl = le16(p + 24);
@@ -509,9 +534,12 @@ static int hex_dump(const char *path)
 		int cut = clen > (size_t)(end - pl);
 		uint32_t c = gt_crc32c(gt_crc32c(0, p, 28), pl, cut ? 0 : clen);
 		hx(p + 28, 4, "CRC32C of bytes 0..27 and the payload 0x%08x (%s)", le32(p + 28),
-		   cut ? "cut" : c == le32(p + 28) ? "ok" : "BAD");
+		   cut		       ? "cut"
+		   : c == le32(p + 28) ? "ok"
+				       : "BAD");
 		if (cut) {
-			hx(pl, (size_t)(end - pl), "payload, cut: the trace ends inside this frame");
+			hx(pl, (size_t)(end - pl),
+			   "payload, cut: the trace ends inside this frame");
 			break;
 		}
 		if (!(fl & 1)) {
@@ -524,7 +552,8 @@ static int hex_dump(const char *path)
 			if (raw && !ZSTD_isError(got) && got == rlen) {
 				const uint8_t *sb = hx_base;
 				uint64_t sbias = hx_bias;
-				printf("          -- payload of the frame above after decompression; "
+				printf("          -- payload of the frame above after "
+				       "decompression; "
 				       "offsets from its start --\n");
 				hx_base = raw;
 				hx_bias = 0;
@@ -546,10 +575,13 @@ static int hex_dump(const char *path)
 int cmd_dump(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{"stats", no_argument, NULL, 's'}, {"type", required_argument, NULL, 't'},
-		{"limit", required_argument, NULL, 'n'}, {"strict", no_argument, NULL, 1},
+		{"stats", no_argument, NULL, 's'},
+		{"type", required_argument, NULL, 't'},
+		{"limit", required_argument, NULL, 'n'},
+		{"strict", no_argument, NULL, 1},
 		{"hex", no_argument, NULL, 2},
-		{"help", no_argument, NULL, 'h'}, {0},
+		{"help", no_argument, NULL, 'h'},
+		{0},
 	};
 	int c, ret = 1;
 	gt_reader *r = NULL;
@@ -562,7 +594,8 @@ int cmd_dump(int argc, char **argv)
 		case 't':
 			opts.type = type_by_name(optarg);
 			if (!opts.type) {
-				fprintf(stderr, "gaptrace dump: unknown record type '%s'\n", optarg);
+				fprintf(stderr, "gaptrace dump: unknown record type '%s'\n",
+					optarg);
 				return 2;
 			}
 			break;

@@ -100,8 +100,9 @@ const char *gt_copy_kind_name(uint32_t kind)
 
 const char *gt_mem_kind_name(uint32_t kind)
 {
-	static const char *const names[] = {"unknown", "pageable", "pinned",        "device",
-					    "array",   "managed",  "device_static", "managed_static"};
+	static const char *const names[] = {"unknown",	     "pageable",      "pinned",
+					    "device",	     "array",	      "managed",
+					    "device_static", "managed_static"};
 	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "unknown";
 }
 
@@ -114,9 +115,9 @@ const char *gt_sync_type_name(uint32_t type)
 
 const char *gt_loss_what_name(uint32_t what)
 {
-	static const char *const names[] = {"unknown",        "cupti_dropped",     "buffer_refused",
-					    "frame_dropped",  "encode_dropped",    "unknown_record",
-					    "write_failed",   "string_table_full"};
+	static const char *const names[] = {"unknown",	     "cupti_dropped",	 "buffer_refused",
+					    "frame_dropped", "encode_dropped",	 "unknown_record",
+					    "write_failed",  "string_table_full"};
 	return what < sizeof(names) / sizeof(names[0]) ? names[what] : "unknown";
 }
 
@@ -126,10 +127,10 @@ static const struct {
 	const char *name;
 	uint32_t bits;
 } kind_names[] = {
-	{"kernel", GT_KIND_KERNEL},   {"memcpy", GT_KIND_MEMCPY},   {"memset", GT_KIND_MEMSET},
-	{"sync", GT_KIND_SYNC},       {"runtime", GT_KIND_RUNTIME}, {"driver", GT_KIND_DRIVER},
-	{"nvtx", GT_KIND_NVTX},       {"overhead", GT_KIND_OVERHEAD},
-	{"api-all", GT_KIND_API_ALL}, {"latency", GT_KIND_LATENCY},
+	{"kernel", GT_KIND_KERNEL},   {"memcpy", GT_KIND_MEMCPY},     {"memset", GT_KIND_MEMSET},
+	{"sync", GT_KIND_SYNC},	      {"runtime", GT_KIND_RUNTIME},   {"driver", GT_KIND_DRIVER},
+	{"nvtx", GT_KIND_NVTX},	      {"overhead", GT_KIND_OVERHEAD}, {"api-all", GT_KIND_API_ALL},
+	{"latency", GT_KIND_LATENCY},
 };
 
 int gt_kinds_parse(const char *s, uint32_t *mask)
@@ -272,8 +273,8 @@ static void dev_decode(gt_device *d, const uint8_t *p, size_t fixed)
 }
 
 /* Append one TLV (tag u16, len u16, value) when it fits; always count it. */
-static void put_tlv(uint8_t *buf, size_t cap, size_t *pos, uint16_t tag, const void *v1,
-		    size_t n1, const void *v2, size_t n2)
+static void put_tlv(uint8_t *buf, size_t cap, size_t *pos, uint16_t tag, const void *v1, size_t n1,
+		    const void *v2, size_t n2)
 {
 	size_t need = 4 + n1 + n2;
 	if (*pos + need <= cap) {
@@ -381,20 +382,23 @@ int gt_stream_header_decode(const uint8_t *buf, size_t len, gt_stream_header *h,
 	uint16_t major = gt_load_le16(buf + 8), minor = gt_load_le16(buf + 10);
 	uint16_t oldest = gt_load_le16(buf + 12);
 	if (oldest > GT_FORMAT_MAJOR)
-		return gt_seterr(ei, GT_ERR_VERSION, 8,
-				 "byte 8: stream is format %u.%u and needs a reader of major >= %u; "
-				 "this reader is %u.%u (upgrade gaptrace)",
-				 major, minor, oldest, GT_FORMAT_MAJOR, GT_FORMAT_MINOR);
+		return gt_seterr(
+			ei, GT_ERR_VERSION, 8,
+			"byte 8: stream is format %u.%u and needs a reader of major >= %u; "
+			"this reader is %u.%u (upgrade gaptrace)",
+			major, minor, oldest, GT_FORMAT_MAJOR, GT_FORMAT_MINOR);
 	uint32_t crc = gt_load_le32(buf + total - 4);
 	if (!GT_CRC_OK(gt_crc32c(0, buf, (size_t)total - 4), crc))
 		return gt_seterr(ei, GT_ERR_CHECKSUM, (uint64_t)total - 4,
 				 "byte %d: stream header checksum mismatch", total - 4);
 	if (gt_load_le16(buf + 14) != 0)
-		return gt_seterr(ei, GT_ERR_RESERVED, 14, "byte 14: header flags are reserved, not 0");
+		return gt_seterr(ei, GT_ERR_RESERVED, 14,
+				 "byte 14: header flags are reserved, not 0");
 	if (oldest == 0 || oldest > major)
-		return gt_seterr(ei, GT_ERR_CORRUPT, 8,
-				 "byte 8: version %u.%u with oldest compatible major %u is impossible",
-				 major, minor, oldest);
+		return gt_seterr(
+			ei, GT_ERR_CORRUPT, 8,
+			"byte 8: version %u.%u with oldest compatible major %u is impossible",
+			major, minor, oldest);
 
 	memset(h, 0, sizeof(*h));
 	h->major = major;
@@ -417,7 +421,8 @@ int gt_stream_header_decode(const uint8_t *buf, size_t len, gt_stream_header *h,
 	size_t pos = HDR_PREFIX + fixed, end = (size_t)total - 4;
 	while (pos < end) {
 		if (end - pos < 4)
-			return gt_seterr(ei, GT_ERR_CORRUPT, pos, "byte %zu: header field cut", pos);
+			return gt_seterr(ei, GT_ERR_CORRUPT, pos, "byte %zu: header field cut",
+					 pos);
 		uint16_t tag = gt_load_le16(buf + pos), n = gt_load_le16(buf + pos + 2);
 		const uint8_t *v = buf + pos + 4;
 		if (n > end - pos - 4)
@@ -436,7 +441,8 @@ int gt_stream_header_decode(const uint8_t *buf, size_t len, gt_stream_header *h,
 						 "byte %zu: device entry malformed", pos);
 			if (h->ndevices >= GT_MAX_DEVICES)
 				return gt_seterr(ei, GT_ERR_LIMIT, pos,
-						 "byte %zu: more than %d devices", pos, GT_MAX_DEVICES);
+						 "byte %zu: more than %d devices", pos,
+						 GT_MAX_DEVICES);
 			gt_device *d = &h->devices[h->ndevices++];
 			uint16_t dfixed = gt_load_le16(v);
 			dev_decode(d, v + 2, dfixed);
@@ -625,7 +631,8 @@ int gt_sink_fd(void *user, const void *buf, size_t len)
 			continue;
 		if (errno == EAGAIN || errno == EWOULDBLOCK) {
 			if (done == 0)
-				return GT_ERR_AGAIN; /* nothing written: the frame is refused whole */
+				return GT_ERR_AGAIN; /* nothing written: the frame is refused whole
+						      */
 			struct pollfd pfd = {.fd = fd, .events = POLLOUT};
 			int pr = poll(&pfd, 1, SINK_STALL_MS);
 			if (pr > 0 || (pr < 0 && errno == EINTR))

@@ -59,7 +59,7 @@ struct gt_reader {
 	int is_mem;
 	uint8_t *ibuf;
 	size_t icap, ilen, ipos; /* valid bytes are ibuf[ipos, ilen) */
-	uint64_t ioff;           /* stream offset of ibuf[0] */
+	uint64_t ioff;		 /* stream offset of ibuf[0] */
 	int eof;
 
 	gt_stream_header hdr;
@@ -81,7 +81,7 @@ struct gt_reader {
 	uint32_t btype, bknown, brows, bdone;
 	uint32_t chunk_n, chunk_i;
 	colstate cols[GT_BLOCK_MAX_COLS];
-	uint64_t (*vals)[VSTRIDE];       /* [GT_BLOCK_MAX_COLS][VSTRIDE] */
+	uint64_t (*vals)[VSTRIDE];	 /* [GT_BLOCK_MAX_COLS][VSTRIDE] */
 	const uint8_t *(*ptrs)[VSTRIDE]; /* BYTES data pointers */
 
 	/* interned strings, by id */
@@ -111,7 +111,7 @@ GT_RECORD_TYPES(R)
 
 /* REL columns only on 64-bit fields: then validation can range-check every
  * column without the values of the column a REL column refers to. */
-#define REL_CHECK(T, kind, field, codec)                                              \
+#define REL_CHECK(T, kind, field, codec)                                                 \
 	_Static_assert(GT_CODEC_##codec != GT_CODEC_REL || sizeof(FIELD(T, field)) == 8, \
 		       "REL codec on a field narrower than 64 bits: " #T "." #field);
 #define R(E, m, S, COLS) COLS(REL_CHECK, S)
@@ -121,10 +121,8 @@ GT_RECORD_TYPES(R)
 const gt_col_desc *gt_schema_cols(uint32_t type, unsigned *ncols)
 {
 	switch (type) {
-#define R(E, m, S, COLS)               \
-	case GT_REC_##E:               \
-		*ncols = GT_NCOLS_##E; \
-		return cols_##m;
+#define R(E, m, S, COLS) \
+	case GT_REC_##E: *ncols = GT_NCOLS_##E; return cols_##m;
 		GT_RECORD_TYPES(R)
 #undef R
 	default: *ncols = 0; return NULL;
@@ -481,8 +479,9 @@ static int block_columns(uint32_t type, uint32_t ncols, uint32_t rows, const uin
 		if (codec != GT_CODEC_REL && ref != 0)
 			return GT_ERR_RESERVED;
 		/* REL: to an earlier integer column, and only on a 64-bit field */
-		if (codec == GT_CODEC_REL && (ref >= c || d0[GT_COLDESC_SIZE * ref] == GT_CODEC_BYTES ||
-					      desc[c].max != UINT64_MAX))
+		if (codec == GT_CODEC_REL &&
+		    (ref >= c || d0[GT_COLDESC_SIZE * ref] == GT_CODEC_BYTES ||
+		     desc[c].max != UINT64_MAX))
 			return GT_ERR_CORRUPT;
 		if (desc[c].is_bytes != (codec == GT_CODEC_BYTES))
 			return GT_ERR_CORRUPT;
@@ -585,7 +584,8 @@ static void settle_region(gt_reader *r, int at_eof)
 		r->st.bad_bytes += bad_end - r->skip_start;
 		if (at_eof)
 			problem(r, r->skip_code, r->skip_start,
-				"byte %llu: %s; skipped %llu bytes to byte %llu, no good frame after",
+				"byte %llu: %s; skipped %llu bytes to byte %llu, no good frame "
+				"after",
 				(unsigned long long)r->skip_start, r->skip_why,
 				(unsigned long long)(bad_end - r->skip_start),
 				(unsigned long long)bad_end);
@@ -656,8 +656,8 @@ static const char *frame_payload(gt_reader *r, const gt_frame_info *fi, const ui
 	int rc = payload_validate(raw, raw + fi->raw_len, &rows, boff);
 	if (rc < 0) {
 		*code = rc;
-		return rc == GT_ERR_RANGE	? "a value does not fit its field"
-		       : rc == GT_ERR_LIMIT	? "a block exceeds a decoder cap"
+		return rc == GT_ERR_RANGE      ? "a value does not fit its field"
+		       : rc == GT_ERR_LIMIT    ? "a block exceeds a decoder cap"
 		       : rc == GT_ERR_RESERVED ? "a reserved descriptor byte is not 0"
 					       : "malformed record block";
 	}
@@ -716,14 +716,15 @@ static int next_frame(gt_reader *r)
 			 * was damaged): scan on to find out. */
 			if (r->o.stop_on_corrupt) {
 				problem(r, GT_ERR_TRUNCATED, off,
-					"byte %llu: the trace ends inside a frame (%zu of %zu bytes)",
+					"byte %llu: the trace ends inside a frame (%zu of %zu "
+					"bytes)",
 					(unsigned long long)off, avail(r), flen);
 				return GT_ERR_TRUNCATED;
 			}
 			if (r->tail_at == NO_TAIL)
 				r->tail_at = off;
-			region_add(r, GT_ERR_TRUNCATED, "frame length runs past the end of the input",
-				   1);
+			region_add(r, GT_ERR_TRUNCATED,
+				   "frame length runs past the end of the input", 1);
 			GT_TRY(resync(r));
 			continue;
 		}
@@ -740,20 +741,24 @@ static int next_frame(gt_reader *r)
 		consume(r, flen);
 		if (why) {
 			if (code == GT_ERR_NOMEM || r->o.stop_on_corrupt) {
-				problem(r, code, off, "byte %llu: frame %llu: %s (payload byte %zu)",
-					(unsigned long long)off, (unsigned long long)fi.seq, why, boff);
+				problem(r, code, off,
+					"byte %llu: frame %llu: %s (payload byte %zu)",
+					(unsigned long long)off, (unsigned long long)fi.seq, why,
+					boff);
 				return code;
 			}
 			r->st.bad_frames++;
 			r->st.bad_bytes += flen;
-			problem(r, code, off, "byte %llu: frame %llu skipped: %s (payload byte %zu)",
+			problem(r, code, off,
+				"byte %llu: frame %llu skipped: %s (payload byte %zu)",
 				(unsigned long long)off, (unsigned long long)fi.seq, why, boff);
 			continue;
 		}
 		if (r->have_seq && fi.seq > r->expect_seq) {
 			r->st.seq_missing += fi.seq - r->expect_seq;
 			problem(r, GT_ERR_CORRUPT, off,
-				"byte %llu: frames %llu..%llu are missing (refused by a sink, dropped "
+				"byte %llu: frames %llu..%llu are missing (refused by a sink, "
+				"dropped "
 				"or damaged)",
 				(unsigned long long)off, (unsigned long long)r->expect_seq,
 				(unsigned long long)fi.seq - 1);
@@ -855,23 +860,23 @@ static void decode_chunk(gt_reader *r)
 /* Fill one record from the chunk. Values were range-checked by validation;
  * fields of columns the block lacks (an older writer) are 0. */
 #define FILL_U(field) out->field = ci < nc ? (__typeof__(out->field))r->vals[ci][j] : 0;
-#define FILL_STR(field)                                        \
-	if (ci < nc) {                                         \
-		out->len = (uint32_t)r->vals[ci][j];           \
-		out->field = (const char *)r->ptrs[ci][j];     \
-	} else {                                               \
-		out->len = 0;                                  \
-		out->field = "";                               \
+#define FILL_STR(field)                                    \
+	if (ci < nc) {                                     \
+		out->len = (uint32_t)r->vals[ci][j];       \
+		out->field = (const char *)r->ptrs[ci][j]; \
+	} else {                                           \
+		out->len = 0;                              \
+		out->field = "";                           \
 	}
-#define FILL_UUID(field)                                       \
-	memset(out->field, 0, 16);                             \
-	if (ci < nc)                                           \
+#define FILL_UUID(field)           \
+	memset(out->field, 0, 16); \
+	if (ci < nc)               \
 		memcpy(out->field, r->ptrs[ci][j], r->vals[ci][j]);
-#define FILL_NAME(field)                                       \
-	out->field[0] = 0;                                     \
-	if (ci < nc) {                                         \
+#define FILL_NAME(field)                                            \
+	out->field[0] = 0;                                          \
+	if (ci < nc) {                                              \
 		memcpy(out->field, r->ptrs[ci][j], r->vals[ci][j]); \
-		out->field[r->vals[ci][j]] = 0;                \
+		out->field[r->vals[ci][j]] = 0;                     \
 	}
 #define FILL_COL(T, kind, field, codec) \
 	{                               \
@@ -879,11 +884,11 @@ static void decode_chunk(gt_reader *r)
 		ci++;                   \
 	}
 
-#define FILL_TYPE(E, m, S, COLS)                                    \
-	static void fill_##m(gt_reader *r, S *out, uint32_t j)      \
-	{                                                           \
-		unsigned ci = 0, nc = r->bknown;                    \
-		COLS(FILL_COL, _)                                   \
+#define FILL_TYPE(E, m, S, COLS)                               \
+	static void fill_##m(gt_reader *r, S *out, uint32_t j) \
+	{                                                      \
+		unsigned ci = 0, nc = r->bknown;               \
+		COLS(FILL_COL, _)                              \
 	}
 GT_RECORD_TYPES(FILL_TYPE)
 
@@ -944,7 +949,7 @@ int gt_reader_next(gt_reader *r, gt_record *rec)
 			r->bdone++;
 			rec->type = r->btype;
 			switch (r->btype) {
-#define R(E, m, S, COLS)                          \
+#define R(E, m, S, COLS) \
 	case GT_REC_##E: fill_##m(r, &rec->m, j); break;
 				GT_RECORD_TYPES(R)
 #undef R
@@ -1029,7 +1034,8 @@ int gt_trace_recover(const char *in_path, const char *out_path, gt_recover_stats
 	st->bytes_lost = r->st.bad_bytes + r->st.tail_bytes;
 	gt_reader_close(r);
 	if (rc == 0 && fsync(fd) < 0)
-		rc = gt_seterr(ei, GT_ERR_IO, st->bytes_out, "%s: fsync: %s", tmpname, strerror(errno));
+		rc = gt_seterr(ei, GT_ERR_IO, st->bytes_out, "%s: fsync: %s", tmpname,
+			       strerror(errno));
 	close(fd);
 	if (rc == 0 && rename(tmpname, out_path) < 0)
 		rc = gt_seterr(ei, GT_ERR_IO, 0, "rename to %s: %s", out_path, strerror(errno));

@@ -61,13 +61,13 @@ typedef struct colenc {
 	uint8_t codec, ref, lazy, is_bytes;
 	uint32_t nconst; /* rows equal to v0 seen while lazy */
 	uint64_t v0, prev;
-	uint8_t *buf;    /* encoded bytes of this block's column */
+	uint8_t *buf; /* encoded bytes of this block's column */
 	size_t len, cap;
 } colenc;
 
 /* A record type's block being built. */
 typedef struct typestate {
-	void *chunk;   /* CHUNK rows not yet encoded */
+	void *chunk; /* CHUNK rows not yet encoded */
 	uint32_t nchunk;
 	uint32_t rows; /* rows encoded into the columns */
 	colenc ce[];   /* GT_NCOLS of the type */
@@ -121,8 +121,8 @@ static const size_t rec_size[GT_REC_TYPE_LIMIT] = {
 /* Worst-case encoded bytes of one row: a varint per integer column, plus the
  * fixed-size BYTES columns of a device (uuid, name). */
 static const size_t row_bound[GT_REC_TYPE_LIMIT] = {
-#define R(E, m, S, COLS)                                \
-	[GT_REC_##E] = GT_NCOLS_##E * GT_VARINT_MAX +   \
+#define R(E, m, S, COLS)                              \
+	[GT_REC_##E] = GT_NCOLS_##E * GT_VARINT_MAX + \
 		       (GT_REC_##E == GT_REC_DEVICE ? 16 + GT_DEVICE_NAME_MAX : 0),
 	GT_RECORD_TYPES(R)
 #undef R
@@ -370,7 +370,8 @@ uint32_t gt_writer_intern(gt_writer *w, const char *s, size_t len)
 	uint64_t h = hash_bytes(s, len);
 	uint32_t tag = (uint32_t)(h >> 32);
 	if (w->ht_size) {
-		for (uint32_t j = ht_home(h, w->ht_size); w->ht[j].id; j = (j + 1) & (w->ht_size - 1)) {
+		for (uint32_t j = ht_home(h, w->ht_size); w->ht[j].id;
+		     j = (j + 1) & (w->ht_size - 1)) {
 			const gt_string *e = &w->strs[w->ht[j].id];
 			if (w->ht[j].tag == tag && e->len == len && !memcmp(e->str, s, len))
 				return e->id;
@@ -651,8 +652,8 @@ static inline void put_bytes(colenc *ce, const void *s, size_t len)
 /* Room a BYTES column needs for the chunk. */
 #define ROOM_U(field) 0
 #define ROOM_STR(field) str_room(rows, m)
-#define ROOM_UUID(field) (size_t)m *(GT_VARINT_MAX + 16)
-#define ROOM_NAME(field) (size_t)m *(GT_VARINT_MAX + GT_DEVICE_NAME_MAX - 1)
+#define ROOM_UUID(field) ((size_t)(m) * (GT_VARINT_MAX + 16))
+#define ROOM_NAME(field) ((size_t)(m) * (GT_VARINT_MAX + GT_DEVICE_NAME_MAX - 1))
 #define ROOM_COL(T, kind, field, cdc) room[ci++] = ROOM_##kind(field);
 
 #define WIDE_U(T, field) sizeof(((T *)0)->field) == 8
@@ -674,35 +675,35 @@ static size_t str_room(const gt_string *rows, uint32_t m)
  * enc_<type>(w, ts, rows, m): encode m (<= CHUNK) rows as the next chunk of
  * the block of ts. @return 0, or GT_ERR_NOMEM (nothing encoded then).
  */
-#define ENC_TYPE(E, m_, S, COLS)                                                           \
-	static int enc_##m_(gt_writer *w, typestate *ts, const S *rows, uint32_t m)        \
-	{                                                                                  \
-		static const uint8_t wide[] = {COLS(WIDE_COL, S)};                         \
-		static const uint8_t dflt[] = {COLS(DFLT_COL, S)};                         \
-		enum { NC = GT_NCOLS_##E };                                                \
-		uint64_t(*vals)[VSTRIDE] = w->vals;                                        \
-		size_t room[NC];                                                           \
-		unsigned ci = 0;                                                           \
-		(void)rows;                                                                \
-		COLS(ROOM_COL, _)                                                          \
-		for (unsigned c = 0; c < NC; c++) {                                        \
-			colenc *ce = &ts->ce[c];                                           \
-			/* a lazy column may write its whole run now */                    \
-			size_t more = ce->is_bytes ? room[c]                               \
-						   : ((size_t)ts->rows + m) * GT_VARINT_MAX; \
-			GT_TRY(col_reserve(ce, more));                                     \
-		}                                                                          \
-		for (uint32_t i = 0; i < m; i++) {                                         \
-			const S *x = &rows[i];                                             \
-			ci = 0;                                                            \
-			COLS(GATHER_COL, _)                                                \
-		}                                                                          \
-		for (unsigned c = 0; c < NC; c++)                                          \
-			if (!ts->ce[c].is_bytes)                                           \
-				enc_column(&ts->ce[c], c, (const uint64_t(*)[VSTRIDE])vals, \
-					   ts->rows, m, dflt[c], wide);                    \
-		ts->rows += m;                                                             \
-		return 0;                                                                  \
+#define ENC_TYPE(E, m_, S, COLS)                                                                 \
+	static int enc_##m_(gt_writer *w, typestate *ts, const S *rows, uint32_t m)              \
+	{                                                                                        \
+		static const uint8_t wide[] = {COLS(WIDE_COL, S)};                               \
+		static const uint8_t dflt[] = {COLS(DFLT_COL, S)};                               \
+		enum { NC = GT_NCOLS_##E };                                                      \
+		uint64_t(*vals)[VSTRIDE] = w->vals;                                              \
+		size_t room[NC];                                                                 \
+		unsigned ci = 0;                                                                 \
+		(void)rows;                                                                      \
+		COLS(ROOM_COL, _)                                                                \
+		for (unsigned c = 0; c < NC; c++) {                                              \
+			colenc *ce = &ts->ce[c];                                                 \
+			/* a lazy column may write its whole run now */                          \
+			size_t more =                                                            \
+				ce->is_bytes ? room[c] : ((size_t)ts->rows + m) * GT_VARINT_MAX; \
+			GT_TRY(col_reserve(ce, more));                                           \
+		}                                                                                \
+		for (uint32_t i = 0; i < m; i++) {                                               \
+			const S *x = &rows[i];                                                   \
+			ci = 0;                                                                  \
+			COLS(GATHER_COL, _)                                                      \
+		}                                                                                \
+		for (unsigned c = 0; c < NC; c++)                                                \
+			if (!ts->ce[c].is_bytes)                                                 \
+				enc_column(&ts->ce[c], c, (const uint64_t(*)[VSTRIDE])vals,      \
+					   ts->rows, m, dflt[c], wide);                          \
+		ts->rows += m;                                                                   \
+		return 0;                                                                        \
 	}
 GT_RECORD_TYPES(ENC_TYPE)
 
@@ -714,7 +715,7 @@ static int encode_chunk(gt_writer *w, uint32_t t)
 		return 0;
 	int rc = GT_ERR_INVAL;
 	switch (t) {
-#define R(E, m, S, COLS)                                                    \
+#define R(E, m, S, COLS) \
 	case GT_REC_##E: rc = enc_##m(w, ts, ts->chunk, ts->nchunk); break;
 		GT_RECORD_TYPES(R)
 #undef R
@@ -742,8 +743,8 @@ static int ensure(uint8_t **buf, size_t *cap, size_t need)
 /* Drop the pending records: every type's block starts over. */
 static void drop_pending(gt_writer *w)
 {
-#define R(E, m, S, COLS)                                   \
-	if (w->ts[GT_REC_##E])                             \
+#define R(E, m, S, COLS)       \
+	if (w->ts[GT_REC_##E]) \
 		block_reset(w->ts[GT_REC_##E], GT_NCOLS_##E);
 	GT_RECORD_TYPES(R)
 #undef R
@@ -777,14 +778,14 @@ static int emit_frame(gt_writer *w, uint32_t s0, uint32_t s1, int with_records)
 		raw_len += block_size(w->strts, GT_NCOLS_STRING, nstr);
 	}
 	if (with_records) {
-#define R(E, m, S, COLS)                                                                  \
-	if (GT_REC_##E != GT_REC_STRING && w->ts[GT_REC_##E]) {                           \
-		typestate *ts_ = w->ts[GT_REC_##E];                                       \
-		GT_TRY(encode_chunk(w, GT_REC_##E));                                      \
-		if (ts_->rows) {                                                          \
-			raw_len += block_size(ts_, GT_NCOLS_##E, ts_->rows);              \
-			nrec += ts_->rows;                                                \
-		}                                                                         \
+#define R(E, m, S, COLS)                                                     \
+	if (GT_REC_##E != GT_REC_STRING && w->ts[GT_REC_##E]) {              \
+		typestate *ts_ = w->ts[GT_REC_##E];                          \
+		GT_TRY(encode_chunk(w, GT_REC_##E));                         \
+		if (ts_->rows) {                                             \
+			raw_len += block_size(ts_, GT_NCOLS_##E, ts_->rows); \
+			nrec += ts_->rows;                                   \
+		}                                                            \
 	}
 		GT_RECORD_TYPES(R)
 #undef R
@@ -796,7 +797,7 @@ static int emit_frame(gt_writer *w, uint32_t s0, uint32_t s1, int with_records)
 	if (nstr)
 		p = block_write(p, GT_REC_STRING, w->strts, GT_NCOLS_STRING);
 	if (with_records) {
-#define R(E, m, S, COLS)                                                          \
+#define R(E, m, S, COLS)                                                                 \
 	if (GT_REC_##E != GT_REC_STRING && w->ts[GT_REC_##E] && w->ts[GT_REC_##E]->rows) \
 		p = block_write(p, GT_REC_##E, w->ts[GT_REC_##E], GT_NCOLS_##E);
 		GT_RECORD_TYPES(R)
@@ -805,10 +806,10 @@ static int emit_frame(gt_writer *w, uint32_t s0, uint32_t s1, int with_records)
 	assert((size_t)(p - w->raw) == raw_len);
 
 	uint8_t *hdr = w->out, *payload = w->out + GT_FRAME_HEADER_SIZE;
-	size_t comp = w->o.no_compress ? 0
-					: ZSTD_compress2(w->cctx, payload,
-							 w->out_cap - GT_FRAME_HEADER_SIZE, w->raw,
-							 raw_len);
+	size_t comp = w->o.no_compress
+			      ? 0
+			      : ZSTD_compress2(w->cctx, payload, w->out_cap - GT_FRAME_HEADER_SIZE,
+					       w->raw, raw_len);
 	uint16_t flags = GT_FRAME_ZSTD;
 	if (w->o.no_compress || ZSTD_isError(comp) || comp >= raw_len) {
 		if (raw_len)

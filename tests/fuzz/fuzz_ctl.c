@@ -11,7 +11,6 @@
 #include "fuzz_check.h"
 #include "gaptrace/format.h"
 
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	size_t pos = 0;

@@ -11,7 +11,6 @@
 #include "fuzz_check.h"
 #include "gaptrace/format.h"
 
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static gt_stream_header h, g;

@@ -13,11 +13,10 @@
 #include "fuzz_check.h"
 #include "gaptrace/format.h"
 
-
 static uint64_t drain(const uint8_t *data, size_t size, int strict, int *rc)
 {
-	gt_reader_opts o = {.stop_on_corrupt = strict, .max_strings = 1000,
-			    .max_string_bytes = 1 << 20};
+	gt_reader_opts o = {
+		.stop_on_corrupt = strict, .max_strings = 1000, .max_string_bytes = 1 << 20};
 	gt_errinfo ei;
 	gt_reader *r = gt_reader_open_mem(data, size, &o, &ei);
 	if (!r) {
@@ -30,9 +29,7 @@ static uint64_t drain(const uint8_t *data, size_t size, int strict, int *rc)
 	while ((*rc = gt_reader_next(r, &rec)) > 0) {
 		n++;
 		switch (rec.type) {
-		case GT_REC_STRING:
-			CHECK(rec.string.str[rec.string.len] == 0);
-			break;
+		case GT_REC_STRING: CHECK(rec.string.str[rec.string.len] == 0); break;
 		case GT_REC_KERNEL: (void)gt_reader_string(r, rec.kernel.name_id); break;
 		case GT_REC_DEVICE: CHECK(memchr(rec.device.name, 0, GT_DEVICE_NAME_MAX)); break;
 		default: break;

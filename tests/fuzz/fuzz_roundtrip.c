@@ -14,14 +14,16 @@
 #include "fuzz_check.h"
 #include "schema.h"
 
-
 #define EQ_U(a, b, field) CHECK((a)->field == (b)->field);
 #define EQ_STR(a, b, field)
 #define EQ_UUID(a, b, field) CHECK(!memcmp((a)->field, (b)->field, 16));
 #define EQ_NAME(a, b, field) CHECK(!strcmp((a)->field, (b)->field));
 #define EQ_COL(x, kind, field, codec) EQ_##kind(a, b, field)
-#define R(E, m, S, COLS)                                        \
-	static void eq_##m(const S *a, const S *b) { COLS(EQ_COL, _) }
+#define R(E, m, S, COLS)                           \
+	static void eq_##m(const S *a, const S *b) \
+	{                                          \
+		COLS(EQ_COL, _)                    \
+	}
 GT_RECORD_TYPES(R)
 #undef R
 
@@ -70,7 +72,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 2)
 		return 0;
-	gt_writer_opts o = {.frame_rows = 1 + data[0] % 64u * 8, .zstd_level = data[1] % 3,
+	gt_writer_opts o = {.frame_rows = 1 + data[0] % 64u * 8,
+			    .zstd_level = data[1] % 3,
 			    .no_compress = data[1] >> 7};
 	sink out = {0};
 	gt_writer *w = gt_writer_new(&o, to_mem, &out);

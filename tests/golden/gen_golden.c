@@ -61,11 +61,11 @@ static void header_case(const char *name, int code, const char *why, int what)
 	membuf m = {0};
 	size_t hl = tf_put_header(&m);
 	switch (what) {
-	case 0: m.p[0] = 'x'; break;                       /* magic */
-	case 1: m.len = 20; break;                         /* cut */
-	case 2: m.p[hl - 1] ^= 0x40; break;                /* CRC */
-	case 3: gt_store_le16(m.p + 12, 2); break;         /* oldest major 2 */
-	case 4: gt_store_le16(m.p + 14, 1); break;         /* flags */
+	case 0: m.p[0] = 'x'; break;		   /* magic */
+	case 1: m.len = 20; break;		   /* cut */
+	case 2: m.p[hl - 1] ^= 0x40; break;	   /* CRC */
+	case 3: gt_store_le16(m.p + 12, 2); break; /* oldest major 2 */
+	case 4: gt_store_le16(m.p + 14, 1); break; /* flags */
 	case 5: gt_store_le32(m.p + 16, GT_HEADER_MAX + 4); break;
 	case 6: gt_store_le16(m.p + 72 + 2, 0xfff0); break; /* TLV overrun */
 	}
@@ -129,15 +129,16 @@ START_TEST(generate)
 	one_frame(&m, &pl, 4);
 	gt_store_le32(m.p + hl + 8, (uint32_t)pl.len + 1); /* raw_len != comp_len */
 	gt_store_le32(m.p + hl + 28, gt_crc32c(gt_crc32c(0, m.p + hl, 28), m.p + hl + 32, pl.len));
-	save("frame_raw_len_mismatch", &m, GT_ERR_CORRUPT, "uncompressed frame, raw_len != comp_len");
+	save("frame_raw_len_mismatch", &m, GT_ERR_CORRUPT,
+	     "uncompressed frame, raw_len != comp_len");
 
 	/* zstd payloads */
 	m.len = 0;
 	tf_put_header(&m);
 	tf_put_frame_ex(&m, pl.p, pl.len, 4, 0, 1, 0, 0);
 	gt_store_le32(m.p + hl + 8, (uint32_t)pl.len + 2);
-	gt_store_le32(m.p + hl + 28, gt_crc32c(gt_crc32c(0, m.p + hl, 28), m.p + hl + 32,
-					       m.len - hl - 32));
+	gt_store_le32(m.p + hl + 28,
+		      gt_crc32c(gt_crc32c(0, m.p + hl, 28), m.p + hl + 32, m.len - hl - 32));
 	save("zstd_size_mismatch", &m, GT_ERR_CORRUPT, "raw_len differs from zstd content size");
 	{
 		/* two zstd frames back to back in one payload */
@@ -204,8 +205,10 @@ START_TEST(generate)
 		uint8_t codec, ref;
 	} bc[] = {
 		{"block_unknown_codec", GT_ERR_CORRUPT, "codec 9 on a known column", 9, 0},
-		{"block_ref_not_zero", GT_ERR_RESERVED, "ref 1 on a PLAIN column", GT_CODEC_PLAIN, 1},
-		{"block_rel_forward", GT_ERR_CORRUPT, "REL to column 1 from column 1", GT_CODEC_REL, 1},
+		{"block_ref_not_zero", GT_ERR_RESERVED, "ref 1 on a PLAIN column", GT_CODEC_PLAIN,
+		 1},
+		{"block_rel_forward", GT_ERR_CORRUPT, "REL to column 1 from column 1", GT_CODEC_REL,
+		 1},
 		{"block_bytes_on_int", GT_ERR_CORRUPT, "BYTES codec on an integer column",
 		 GT_CODEC_BYTES, 0},
 	};
@@ -223,7 +226,8 @@ START_TEST(generate)
 		tf_col_plain(&c[2], v, 4);
 		tf_col_plain(&c[3], v, 4);
 		c[3].codec = GT_CODEC_REL;
-		golden_block("block_rel_narrow", GT_ERR_CORRUPT, "REL codec on a 32-bit column", GT_REC_MEMCPY, 4, c, 4, 4);
+		golden_block("block_rel_narrow", GT_ERR_CORRUPT, "REL codec on a 32-bit column",
+			     GT_REC_MEMCPY, 4, c, 4, 4);
 		tf_col_free(c, 4);
 	}
 	{
@@ -231,7 +235,8 @@ START_TEST(generate)
 		tf_col c[10] = {0};
 		for (int k = 0; k < 10; k++)
 			tf_col_const(&c[k], k == 9 ? 300 : 1);
-		golden_block("block_value_range", GT_ERR_RANGE, "memcpy.copy_kind = 300 (u8)", GT_REC_MEMCPY, 2, c, 10, 2);
+		golden_block("block_value_range", GT_ERR_RANGE, "memcpy.copy_kind = 300 (u8)",
+			     GT_REC_MEMCPY, 2, c, 10, 2);
 		tf_col_free(c, 10);
 	}
 	{
@@ -242,7 +247,8 @@ START_TEST(generate)
 		c[8].codec = GT_CODEC_DELTA;
 		mb_varint(&c[8].data, gt_zigzag(4000000000));
 		mb_varint(&c[8].data, gt_zigzag(400000000));
-		golden_block("block_delta_range", GT_ERR_RANGE, "DELTA sum passes UINT32_MAX", GT_REC_KERNEL, 2, c, 9, 2);
+		golden_block("block_delta_range", GT_ERR_RANGE, "DELTA sum passes UINT32_MAX",
+			     GT_REC_KERNEL, 2, c, 9, 2);
 		tf_col_free(c, 9);
 	}
 	{
@@ -252,17 +258,20 @@ START_TEST(generate)
 		for (int k = 0; k < 10; k++)
 			mb_u8(&c[0].data, 0x80);
 		mb_u8(&c[0].data, 0);
-		golden_block("block_varint_overlong", GT_ERR_CORRUPT, "an 11-byte varint", GT_REC_KERNEL, 1, c, 1, 1);
+		golden_block("block_varint_overlong", GT_ERR_CORRUPT, "an 11-byte varint",
+			     GT_REC_KERNEL, 1, c, 1, 1);
 		tf_col_free(c, 1);
 	}
 	{
 		/* fewer values than rows; more bytes than values */
 		tf_col c[1] = {0};
 		tf_col_plain(&c[0], v, 3);
-		golden_block("block_column_short", GT_ERR_CORRUPT, "3 values in a 4-row column", GT_REC_KERNEL, 4, c, 1, 4);
+		golden_block("block_column_short", GT_ERR_CORRUPT, "3 values in a 4-row column",
+			     GT_REC_KERNEL, 4, c, 1, 4);
 		mb_u8(&c[0].data, 5);
 		mb_u8(&c[0].data, 5);
-		golden_block("block_column_long", GT_ERR_CORRUPT, "5 values in a 4-row column", GT_REC_KERNEL, 4, c, 1, 4);
+		golden_block("block_column_long", GT_ERR_CORRUPT, "5 values in a 4-row column",
+			     GT_REC_KERNEL, 4, c, 1, 4);
 		tf_col_free(c, 1);
 	}
 	{
@@ -316,7 +325,8 @@ START_TEST(generate)
 		mb_varint(&c[1].data, GT_STRING_MAX + 1);
 		for (unsigned k = 0; k <= GT_STRING_MAX; k++)
 			mb_u8(&c[1].data, 'x');
-		golden_block("string_too_long", GT_ERR_RANGE, "a 65537-byte string", GT_REC_STRING, 1, c, 2, 1);
+		golden_block("string_too_long", GT_ERR_RANGE, "a 65537-byte string", GT_REC_STRING,
+			     1, c, 2, 1);
 		tf_col_free(c, 3);
 		memset(c, 0, sizeof(c));
 		tf_col_const(&c[0], 0);
@@ -327,10 +337,12 @@ START_TEST(generate)
 		mb_varint(&c[2].data, GT_DEVICE_NAME_MAX);
 		for (unsigned k = 0; k < GT_DEVICE_NAME_MAX; k++)
 			mb_u8(&c[2].data, 'n');
-		golden_block("device_uuid_length", GT_ERR_RANGE, "a 5-byte uuid", GT_REC_DEVICE, 1, c, 2, 1);
+		golden_block("device_uuid_length", GT_ERR_RANGE, "a 5-byte uuid", GT_REC_DEVICE, 1,
+			     c, 2, 1);
 		c[1].data.len = 0;
 		mb_varint(&c[1].data, 0);
-		golden_block("device_name_length", GT_ERR_RANGE, "a 96-byte device name", GT_REC_DEVICE, 1, c, 3, 1);
+		golden_block("device_name_length", GT_ERR_RANGE, "a 96-byte device name",
+			     GT_REC_DEVICE, 1, c, 3, 1);
 		tf_col_free(c, 3);
 	}
 	mb_free(&m);

@@ -36,43 +36,44 @@ static uint64_t pick(int mode, uint64_t *s, size_t width)
 
 #define SET_U(x, field) (x)->field = (__typeof__((x)->field))pick(mode, s, sizeof((x)->field));
 #define SET_STR(x, field)
-#define SET_UUID(x, field)                                                     \
-	for (int i_ = 0; i_ < 16; i_++)                                        \
+#define SET_UUID(x, field)              \
+	for (int i_ = 0; i_ < 16; i_++) \
 		(x)->field[i_] = mode == 0 ? 0 : mode == 1 ? 0xff : (uint8_t)tf_rand(s);
-#define SET_NAME(x, field)                                                     \
-	{                                                                      \
-		size_t l_ = mode == 0 ? 0 : mode == 1 ? GT_DEVICE_NAME_MAX - 1 \
-						  : tf_rand(s) % GT_DEVICE_NAME_MAX; \
-		for (size_t i_ = 0; i_ < l_; i_++)                             \
-			(x)->field[i_] = (char)(' ' + tf_rand(s) % 95);        \
-		(x)->field[l_] = 0;                                            \
+#define SET_NAME(x, field)                                                 \
+	{                                                                  \
+		size_t l_ = mode == 0	? 0                                \
+			    : mode == 1 ? GT_DEVICE_NAME_MAX - 1           \
+					: tf_rand(s) % GT_DEVICE_NAME_MAX; \
+		for (size_t i_ = 0; i_ < l_; i_++)                         \
+			(x)->field[i_] = (char)(' ' + tf_rand(s) % 95);    \
+		(x)->field[l_] = 0;                                        \
 	}
 #define SET_COL(x, kind, field, codec) SET_##kind(x, field)
 
-#define EQ_U(a, b, field)                \
-	if ((a)->field != (b)->field)    \
+#define EQ_U(a, b, field)             \
+	if ((a)->field != (b)->field) \
 		return #field;
 #define EQ_STR(a, b, field)
-#define EQ_UUID(a, b, field)                        \
-	if (memcmp((a)->field, (b)->field, 16))     \
+#define EQ_UUID(a, b, field)                    \
+	if (memcmp((a)->field, (b)->field, 16)) \
 		return #field;
-#define EQ_NAME(a, b, field)                 \
-	if (strcmp((a)->field, (b)->field))  \
+#define EQ_NAME(a, b, field)                \
+	if (strcmp((a)->field, (b)->field)) \
 		return #field;
 #define EQ_COL(x, kind, field, codec) EQ_##kind(a, b, field)
 
-#define GEN(E, m, S, COLS)                                                      \
-	static void set_##m(S *x, int mode, uint64_t *s)                        \
-	{                                                                       \
-		memset(x, 0, sizeof(*x));                                       \
-		(void)mode;                                                     \
-		(void)s;                                                        \
-		COLS(SET_COL, x)                                                \
-	}                                                                       \
-	static const char *eq_##m(const S *a, const S *b)                       \
-	{                                                                       \
-		COLS(EQ_COL, _)                                                 \
-		return NULL;                                                    \
+#define GEN(E, m, S, COLS)                                \
+	static void set_##m(S *x, int mode, uint64_t *s)  \
+	{                                                 \
+		memset(x, 0, sizeof(*x));                 \
+		(void)mode;                               \
+		(void)s;                                  \
+		COLS(SET_COL, x)                          \
+	}                                                 \
+	static const char *eq_##m(const S *a, const S *b) \
+	{                                                 \
+		COLS(EQ_COL, _)                           \
+		return NULL;                              \
 	}
 GT_RECORD_TYPES(GEN)
 
@@ -82,7 +83,7 @@ static void set_record(gt_record *rec, uint32_t t, int mode, uint64_t *s)
 	memset(rec, 0, sizeof(*rec));
 	rec->type = t;
 	switch (t) {
-#define R(E, m, S, COLS)                         \
+#define R(E, m, S, COLS) \
 	case GT_REC_##E: set_##m(&rec->m, mode, s); break;
 		GT_RECORD_TYPES(R)
 #undef R
@@ -123,7 +124,8 @@ START_TEST(crc32c_known_values)
 		buf[i] = (uint8_t)tf_rand(&s);
 	for (size_t off = 0; off < 8; off++)
 		for (size_t len = 0; len + off <= sizeof(buf); len += 1 + len / 8) {
-			ck_assert_uint_eq(gt_crc32c(0, buf + off, len), gt_crc32c_sw(0, buf + off, len));
+			ck_assert_uint_eq(gt_crc32c(0, buf + off, len),
+					  gt_crc32c_sw(0, buf + off, len));
 			/* continuing a CRC equals the CRC of the concatenation */
 			uint32_t a = gt_crc32c(0, buf + off, len / 2);
 			ck_assert_uint_eq(gt_crc32c(a, buf + off + len / 2, len - len / 2),
@@ -134,8 +136,10 @@ END_TEST
 
 START_TEST(varint_edges)
 {
-	static const uint64_t v[] = {0, 1, 127, 128, 16383, 16384, UINT32_MAX, 1ull << 56,
-				     (1ull << 63) - 1, 1ull << 63, UINT64_MAX};
+	static const uint64_t v[] = {0,		 1,	     127,
+				     128,	 16383,	     16384,
+				     UINT32_MAX, 1ull << 56, (1ull << 63) - 1,
+				     1ull << 63, UINT64_MAX};
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 		uint8_t b[GT_VARINT_MAX + 1];
 		size_t n = gt_varint_put(b, v[i]);
@@ -175,8 +179,16 @@ END_TEST
 
 START_TEST(rel_is_a_bijection)
 {
-	static const uint64_t refs[] = {0, 1, 2, 1000, (1ull << 62), (1ull << 63) - 1,
-					1ull << 63, (1ull << 63) + 1, UINT64_MAX - 1, UINT64_MAX};
+	static const uint64_t refs[] = {0,
+					1,
+					2,
+					1000,
+					(1ull << 62),
+					(1ull << 63) - 1,
+					1ull << 63,
+					(1ull << 63) + 1,
+					UINT64_MAX - 1,
+					UINT64_MAX};
 	uint64_t s = 99;
 	for (size_t ri = 0; ri < sizeof(refs) / sizeof(refs[0]) + 50; ri++) {
 		uint64_t ref = ri < sizeof(refs) / sizeof(refs[0]) ? refs[ri] : tf_rand(&s);
@@ -352,7 +364,7 @@ START_TEST(codec_choice_paths)
 		 * 600 rows then counting (DELTA) */
 		k->graph_node_id = i < 300 ? 5 : (i % 2 ? 1ull << 60 : 0) + tf_rand(&s) % 1000;
 		k->correlation_id = i < 600 ? 7 : 1000 + (uint32_t)i * 3;
-		k->grid_x = 132; /* CONST */
+		k->grid_x = 132;			      /* CONST */
 		k->registers = (uint32_t)(tf_rand(&s) % 200); /* PLAIN */
 	}
 	membuf m = {0};
@@ -363,15 +375,15 @@ START_TEST(codec_choice_paths)
 	gt_writer_free(w);
 	uint8_t codec[64], ref[64];
 	ck_assert_uint_eq(tf_first_block_desc(&m, GT_REC_KERNEL, codec, ref), GT_NCOLS_KERNEL);
-	ck_assert_uint_eq(codec[0], GT_CODEC_DELTA);                     /* start */
-	ck_assert(codec[1] == GT_CODEC_REL && ref[1] == 0);              /* end */
-	ck_assert_uint_eq(codec[2], GT_CODEC_DELTA);                     /* queued */
-	ck_assert_uint_eq(codec[11], GT_CODEC_CONST);                    /* grid_x */
-	ck_assert(codec[3] == GT_CODEC_REL && ref[3] == 2);              /* submitted */
-	ck_assert_uint_eq(codec[4], GT_CODEC_PLAIN);                     /* graph_node_id */
-	ck_assert_uint_eq(codec[5], GT_CODEC_CONST);                     /* device_id */
-	ck_assert_uint_eq(codec[8], GT_CODEC_DELTA);                     /* correlation_id */
-	ck_assert_uint_eq(codec[20], GT_CODEC_PLAIN);                    /* registers */
+	ck_assert_uint_eq(codec[0], GT_CODEC_DELTA);	    /* start */
+	ck_assert(codec[1] == GT_CODEC_REL && ref[1] == 0); /* end */
+	ck_assert_uint_eq(codec[2], GT_CODEC_DELTA);	    /* queued */
+	ck_assert_uint_eq(codec[11], GT_CODEC_CONST);	    /* grid_x */
+	ck_assert(codec[3] == GT_CODEC_REL && ref[3] == 2); /* submitted */
+	ck_assert_uint_eq(codec[4], GT_CODEC_PLAIN);	    /* graph_node_id */
+	ck_assert_uint_eq(codec[5], GT_CODEC_CONST);	    /* device_id */
+	ck_assert_uint_eq(codec[8], GT_CODEC_DELTA);	    /* correlation_id */
+	ck_assert_uint_eq(codec[20], GT_CODEC_PLAIN);	    /* registers */
 	mb_free(&m);
 	roundtrip(recs, 1000, NULL);
 	/* and in frames small enough that each chunk path is a block of its own */
@@ -423,7 +435,8 @@ START_TEST(strings_across_frames)
 	}
 	/* records referencing those names spread over 20 frames, newest first */
 	for (int i = 0; i < 200; i++) {
-		gt_kernel k = {.start = (uint64_t)i, .end = (uint64_t)i + 1, .name_id = ids[49 - i / 4]};
+		gt_kernel k = {
+			.start = (uint64_t)i, .end = (uint64_t)i + 1, .name_id = ids[49 - i / 4]};
 		ck_assert_int_eq(gt_writer_add_kernel(w, &k), 0);
 	}
 	ck_assert_int_eq(gt_writer_flush(w), 0);
@@ -503,7 +516,7 @@ START_TEST(string_table_caps)
 	ck_assert_uint_eq(gt_writer_intern(w, "cc", 2), 2);
 	ck_assert_uint_eq(gt_writer_intern(w, "dd", 2), 3);
 	ck_assert_uint_eq(gt_writer_intern(w, "ee", 2), 0); /* count cap */
-	ck_assert_uint_eq(gt_writer_intern(w, "cc", 2), 2);  /* known ones still work */
+	ck_assert_uint_eq(gt_writer_intern(w, "cc", 2), 2); /* known ones still work */
 	ck_assert_uint_eq(gt_writer_strings_dropped(w), 2);
 	ck_assert_int_eq(gt_writer_flush(w), 0);
 	gt_writer_free(w);
@@ -546,7 +559,8 @@ START_TEST(big_strings_respect_frame_caps)
 	unsigned nf = tf_frame_offsets(&m, off, 63);
 	ck_assert_uint_ge(nf, 5);
 	for (unsigned i = 0; i < nf; i++)
-		ck_assert_uint_le(off[i + 1] - off[i], GT_FRAME_HEADER_SIZE + GT_FRAME_MAX_COMPRESSED);
+		ck_assert_uint_le(off[i + 1] - off[i],
+				  GT_FRAME_HEADER_SIZE + GT_FRAME_MAX_COMPRESSED);
 	drain d;
 	ck_assert_int_eq(tf_drain(m.p, m.len, 1, &d), 0);
 	ck_assert_int_eq(d.rc, 0);
@@ -567,7 +581,7 @@ START_TEST(frame_budget_bounds_records)
 	gt_record rec;
 	for (int i = 0; i < 150000; i++) {
 		set_record(&rec, GT_REC_KERNEL, 1, &s); /* every field at its max */
-		rec.kernel.start = (uint64_t)i << 40;   /* nothing CONST */
+		rec.kernel.start = (uint64_t)i << 40;	/* nothing CONST */
 		ck_assert_int_eq(gt_writer_add_kernel(w, &rec.kernel), 0);
 	}
 	ck_assert_int_eq(gt_writer_flush(w), 0);
@@ -577,7 +591,8 @@ START_TEST(frame_budget_bounds_records)
 	ck_assert_uint_ge(nf, 3);
 	for (unsigned i = 0; i < nf; i++) {
 		gt_frame_info fi;
-		ck_assert_int_eq(gt_frame_header_decode(m.p + off[i], GT_FRAME_HEADER_SIZE, &fi), 0);
+		ck_assert_int_eq(gt_frame_header_decode(m.p + off[i], GT_FRAME_HEADER_SIZE, &fi),
+				 0);
 		ck_assert_uint_le(fi.raw_len, GT_FRAME_MAX_COMPRESSED);
 	}
 	drain d;
@@ -656,7 +671,9 @@ START_TEST(sink_full_then_recovers)
 	for (int i = 0; i < 1000; i++) {
 		if (i == 250)
 			m.refuse = 1; /* the frame holding rows 200..299 is refused */
-		gt_kernel k = {.start = (uint64_t)i, .end = (uint64_t)i + 1, .name_id = id,
+		gt_kernel k = {.start = (uint64_t)i,
+			       .end = (uint64_t)i + 1,
+			       .name_id = id,
 			       .correlation_id = (uint32_t)i};
 		int rc = gt_writer_add_kernel(w, &k);
 		if (rc == GT_ERR_FULL)
@@ -938,7 +955,7 @@ START_TEST(header_from_newer_minor)
 	mb_u32(&m, 130001);
 	mb_u32(&m, 13000);
 	mb_u64(&m, 0xdeadbeef); /* a fixed field of the future */
-	mb_u16(&m, 99);          /* an unknown TLV */
+	mb_u16(&m, 99);		/* an unknown TLV */
 	mb_u16(&m, 3);
 	mb_put(&m, "xyz", 3);
 	mb_u16(&m, 1);
@@ -1152,7 +1169,9 @@ START_TEST(fd_reader_over_pipe)
 	gt_writer *w = tf_writer(&m, &o);
 	uint32_t id = gt_writer_intern(w, "piped", 5);
 	for (uint32_t i = 0; i < 100000; i++) {
-		gt_kernel k = {.start = i * 10ull, .end = i * 10ull + 3, .name_id = id,
+		gt_kernel k = {.start = i * 10ull,
+			       .end = i * 10ull + 3,
+			       .name_id = id,
 			       .correlation_id = i};
 		ck_assert_int_eq(gt_writer_add_kernel(w, &k), 0);
 	}

@@ -28,16 +28,27 @@ static void small_trace(membuf *m)
 	uint32_t k1 = gt_writer_intern(w, "_Z4gemmPfS_", 11);
 	uint32_t k2 = gt_writer_intern(w, "_Z4reluPf", 9);
 	for (uint32_t i = 0; i < 30; i++) {
-		gt_api a = {.start = 1000 + i * 4000ull, .end = 4000 + i * 4000ull, .thread_id = 7,
-			    .correlation_id = i + 1, .cbid = 211, .domain = GT_API_RUNTIME};
+		gt_api a = {.start = 1000 + i * 4000ull,
+			    .end = 4000 + i * 4000ull,
+			    .thread_id = 7,
+			    .correlation_id = i + 1,
+			    .cbid = 211,
+			    .domain = GT_API_RUNTIME};
 		ck_assert_int_eq(gt_writer_add_api(w, &a), 0);
-		gt_kernel k = {.start = 5000 + i * 4000ull, .end = 8000 + i * 4000ull,
-			       .correlation_id = i + 1, .name_id = i % 2 ? k1 : k2, .stream_id = 7,
-			       .grid_x = 132, .block_x = 256};
+		gt_kernel k = {.start = 5000 + i * 4000ull,
+			       .end = 8000 + i * 4000ull,
+			       .correlation_id = i + 1,
+			       .name_id = i % 2 ? k1 : k2,
+			       .stream_id = 7,
+			       .grid_x = 132,
+			       .block_x = 256};
 		ck_assert_int_eq(gt_writer_add_kernel(w, &k), 0);
 		if (i == 10) {
-			gt_memcpy c = {.start = 50000, .end = 60000, .bytes = 1 << 20,
-				       .copy_kind = GT_COPY_HTOD, .src_kind = GT_MEM_PAGEABLE,
+			gt_memcpy c = {.start = 50000,
+				       .end = 60000,
+				       .bytes = 1 << 20,
+				       .copy_kind = GT_COPY_HTOD,
+				       .src_kind = GT_MEM_PAGEABLE,
 				       .dst_kind = GT_MEM_DEVICE};
 			ck_assert_int_eq(gt_writer_add_memcpy(w, &c), 0);
 		}

@@ -82,23 +82,43 @@ static void example_stream(membuf *m)
 	uint32_t aname = gt_writer_intern(w, "cudaLaunchKernel", 16);
 	for (uint32_t i = 0; i < 2; i++) {
 		uint64_t t = 1000050000 + i * 4000ull;
-		gt_api a = {.start = t, .end = t + 3100, .thread_id = 4242,
-			    .correlation_id = 17 + i * 4, .cbid = 211, .name_id = aname,
+		gt_api a = {.start = t,
+			    .end = t + 3100,
+			    .thread_id = 4242,
+			    .correlation_id = 17 + i * 4,
+			    .cbid = 211,
+			    .name_id = aname,
 			    .domain = GT_API_RUNTIME};
 		ck_assert_int_eq(gt_writer_add_api(w, &a), 0);
-		gt_kernel k = {.start = t + 5000 + i * 2000, .end = t + 5000 + i * 2000 + 20000,
-			       .queued = t + 1200, .submitted = t + 1500, .device_id = 0,
-			       .context_id = 1, .stream_id = 7, .correlation_id = 17 + i * 4,
-			       .name_id = kname, .grid_x = 264, .grid_y = 1, .grid_z = 1,
-			       .block_x = 256, .block_y = 1, .block_z = 1, .registers = 64,
-			       .static_smem = 0, .dynamic_smem = 49152};
+		gt_kernel k = {.start = t + 5000 + i * 2000,
+			       .end = t + 5000 + i * 2000 + 20000,
+			       .queued = t + 1200,
+			       .submitted = t + 1500,
+			       .device_id = 0,
+			       .context_id = 1,
+			       .stream_id = 7,
+			       .correlation_id = 17 + i * 4,
+			       .name_id = kname,
+			       .grid_x = 264,
+			       .grid_y = 1,
+			       .grid_z = 1,
+			       .block_x = 256,
+			       .block_y = 1,
+			       .block_z = 1,
+			       .registers = 64,
+			       .static_smem = 0,
+			       .dynamic_smem = 49152};
 		ck_assert_int_eq(gt_writer_add_kernel(w, &k), 0);
 	}
 	ck_assert_int_eq(gt_writer_flush(w), 0);
 	uint32_t why = gt_writer_intern(w, "buffer pool empty", 17);
 	gt_record rec = {.type = GT_REC_LOSS};
-	rec.loss = (gt_loss){.start = 1000100000, .end = 1000300000, .what = GT_LOSS_BUFFER_REFUSED,
-			     .count = 512, .bytes = 0, .reason_id = why};
+	rec.loss = (gt_loss){.start = 1000100000,
+			     .end = 1000300000,
+			     .what = GT_LOSS_BUFFER_REFUSED,
+			     .count = 512,
+			     .bytes = 0,
+			     .reason_id = why};
 	ck_assert_int_eq(gt_writer_add(w, &rec), 0);
 	ck_assert_int_eq(gt_writer_flush(w), 0);
 	gt_writer_free(w);
@@ -153,7 +173,10 @@ static const char *width_word(const gt_col_desc *d)
 {
 	if (d->is_bytes)
 		return d->exact ? "bytes[16]" : d->max == GT_STRING_MAX ? "bytes" : "bytes[<96]";
-	return d->max == UINT8_MAX ? "u8" : d->max == UINT32_MAX ? "u32" : d->max == UINT64_MAX ? "u64" : "?";
+	return d->max == UINT8_MAX    ? "u8"
+	       : d->max == UINT32_MAX ? "u32"
+	       : d->max == UINT64_MAX ? "u64"
+				      : "?";
 }
 
 /*
@@ -171,13 +194,14 @@ START_TEST(field_tables_match_schema)
 		unsigned t;
 		char name[64];
 		if (sscanf(line, "#### Type %u: %63s", &t, name) == 2) {
-			ck_assert_msg(type == 0 || row == ncols, "type %u: %u of %u columns in FORMAT.md",
-				      type, row, ncols);
+			ck_assert_msg(type == 0 || row == ncols,
+				      "type %u: %u of %u columns in FORMAT.md", type, row, ncols);
 			ck_assert_msg(t < GT_REC_TYPE_LIMIT && !seen[t], "type %u twice", t);
 			desc = gt_schema_cols(t, &ncols);
 			ck_assert_msg(desc != NULL, "FORMAT.md has a table for unknown type %u", t);
-			ck_assert_msg(!strcmp(name, gt_rec_type_name(t)), "type %u is %s, FORMAT.md says %s",
-				      t, gt_rec_type_name(t), name);
+			ck_assert_msg(!strcmp(name, gt_rec_type_name(t)),
+				      "type %u is %s, FORMAT.md says %s", t, gt_rec_type_name(t),
+				      name);
 			seen[t] = 1;
 			type = t;
 			row = 0;
@@ -186,8 +210,9 @@ START_TEST(field_tables_match_schema)
 		}
 		if (line[0] == '#') {
 			if (type)
-				ck_assert_msg(row == ncols, "type %u: %u of %u columns in FORMAT.md", type,
-					      row, ncols);
+				ck_assert_msg(row == ncols,
+					      "type %u: %u of %u columns in FORMAT.md", type, row,
+					      ncols);
 			type = 0;
 			continue;
 		}
@@ -201,13 +226,15 @@ START_TEST(field_tables_match_schema)
 		if (n < 6 || sscanf(c[0], "%u", &idx) != 1)
 			continue; /* header or separator row */
 		ck_assert_msg(idx == row, "type %u: row %u numbered %u", type, row, idx);
-		ck_assert_msg(row < ncols, "type %u: FORMAT.md has more than %u columns", type, ncols);
+		ck_assert_msg(row < ncols, "type %u: FORMAT.md has more than %u columns", type,
+			      ncols);
 		char colname[64];
 		snprintf(colname, sizeof(colname), "`%s`", desc[row].name);
-		ck_assert_msg(!strcmp(c[1], colname), "type %u column %u: schema %s, FORMAT.md %s", type,
-			      row, colname, c[1]);
-		ck_assert_msg(!strcmp(c[2], width_word(&desc[row])), "type %u column %s: type %s, want %s",
-			      type, desc[row].name, c[2], width_word(&desc[row]));
+		ck_assert_msg(!strcmp(c[1], colname), "type %u column %u: schema %s, FORMAT.md %s",
+			      type, row, colname, c[1]);
+		ck_assert_msg(!strcmp(c[2], width_word(&desc[row])),
+			      "type %u column %s: type %s, want %s", type, desc[row].name, c[2],
+			      width_word(&desc[row]));
 		char cw[32];
 		snprintf(cw, sizeof(cw), "%s", codec_word(desc[row].codec));
 		ck_assert_msg(!strcmp(c[3], cw), "type %u column %s: codec %s, schema %s", type,
@@ -249,8 +276,8 @@ START_TEST(hex_dump_is_the_example_stream)
 		char c9 = 0;
 		if (strlen(line) < 10 || sscanf(line, "%8x%c", &off, &c9) != 2 || c9 != ' ')
 			continue;
-		ck_assert_msg(off == got.len, "FORMAT.md dump line at %08x, expected offset %08zx", off,
-			      got.len);
+		ck_assert_msg(off == got.len, "FORMAT.md dump line at %08x, expected offset %08zx",
+			      off, got.len);
 		for (size_t col = 10; col + 2 <= strlen(line) && col < 58; col += 3) {
 			unsigned v;
 			if (line[col] == ' ')
@@ -261,11 +288,11 @@ START_TEST(hex_dump_is_the_example_stream)
 		lines++;
 	}
 	ck_assert_uint_gt(lines, 50);
-	ck_assert_msg(got.len == m.len, "FORMAT.md dump has %zu bytes, the example stream %zu", got.len,
-		      m.len);
+	ck_assert_msg(got.len == m.len, "FORMAT.md dump has %zu bytes, the example stream %zu",
+		      got.len, m.len);
 	for (size_t i = 0; i < m.len; i++)
-		ck_assert_msg(got.p[i] == m.p[i], "byte %zu: FORMAT.md %02x, the code %02x", i, got.p[i],
-			      m.p[i]);
+		ck_assert_msg(got.p[i] == m.p[i], "byte %zu: FORMAT.md %02x, the code %02x", i,
+			      got.p[i], m.p[i]);
 	/* and it reads back as documented */
 	drain d;
 	ck_assert_int_eq(tf_drain(m.p, m.len, 1, &d), 0);
@@ -318,7 +345,8 @@ START_TEST(hex_dump_text_is_the_tools_output)
 		while (nb && lb[nb - 1] == ' ')
 			nb--;
 		ck_assert_msg(na == nb && !memcmp(la, lb, na),
-			      "dump line %u differs (regenerate FORMAT.md section 13):\n  tool: %.*s\n  doc:  %.*s",
+			      "dump line %u differs (regenerate FORMAT.md section 13):\n  tool: "
+			      "%.*s\n  doc:  %.*s",
 			      line, (int)na, la, (int)nb, lb);
 	}
 	ck_assert_msg(!la && !lb, "dump lengths differ at line %u", line);
