@@ -827,12 +827,14 @@ static int emit_frame(gt_writer *w, uint32_t s0, uint32_t s1, int with_records)
 	uint32_t c = gt_crc32c(0, hdr, 28);
 	gt_store_le32(hdr + 28, gt_crc32c(c, payload, comp));
 
-	w->seq++; /* taken whether or not the sink accepts: gaps show losses */
-	GT_TRY(emit(w, w->out, GT_FRAME_HEADER_SIZE + comp));
-	w->sent = s1 - 1;
+	/* Counted and numbered whether or not the sink accepts it: gaps in the
+	 * sequence show the losses, sink_errors counts them. */
+	w->seq++;
 	w->st.records += nstr + nrec;
 	w->st.frames++;
 	w->st.raw_bytes += raw_len;
+	GT_TRY(emit(w, w->out, GT_FRAME_HEADER_SIZE + comp));
+	w->sent = s1 - 1;
 	return 0;
 }
 

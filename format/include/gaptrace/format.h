@@ -693,13 +693,14 @@ GT_API uint32_t gt_writer_pending(const gt_writer *w);
 /** Sequence number the next frame will get. */
 GT_API uint64_t gt_writer_next_seq(const gt_writer *w);
 
-/** Statistics of a writer. Counts what the sink accepted, unless noted. */
+/** Statistics of a writer. */
 typedef struct gt_writer_stats {
-	uint64_t records;      /**< rows (records and strings) in accepted frames */
-	uint64_t frames;       /**< frames accepted */
-	uint64_t raw_bytes;    /**< payload bytes before compression, accepted frames */
-	uint64_t out_bytes;    /**< bytes accepted (header + frames) */
-	uint64_t sink_errors;  /**< sink calls refused (frames or the header) */
+	uint64_t records;      /**< rows (records and strings) in frames flushed */
+	uint64_t frames;       /**< frames flushed, accepted by the sink or not
+				    (accepted = frames - sink_errors when the header went through) */
+	uint64_t raw_bytes;    /**< payload bytes before compression, frames flushed */
+	uint64_t out_bytes;    /**< bytes the sink accepted (header + frames) */
+	uint64_t sink_errors;  /**< sink calls refused (frames, or the header) */
 	uint64_t lost_records; /**< record rows dropped: refused frames, out of memory */
 } gt_writer_stats;
 
