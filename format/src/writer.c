@@ -663,6 +663,17 @@ static inline void put_bytes(colenc *ce, const void *s, size_t len)
 #define WIDE_COL(T, kind, field, cdc) WIDE_##kind(T, field),
 #define DFLT_COL(T, kind, field, cdc) GT_CODEC_##cdc,
 
+/* Room an integer column needs for a chunk of m rows: m varints, and for a
+ * column still lazy the run it may have to write out (its constant v0, or
+ * zeros after a first DELTA value, for every row seen so far). */
+static size_t int_room(const colenc *ce, uint32_t rows, uint32_t m)
+{
+	size_t r = (size_t)m * GT_VARINT_MAX;
+	if (ce->lazy)
+		r += (size_t)rows * (rows ? vlen(ce->v0) : 0) + GT_VARINT_MAX;
+	return r;
+}
+
 static size_t str_room(const gt_string *rows, uint32_t m)
 {
 	size_t b = (size_t)m * GT_VARINT_MAX;
@@ -688,9 +699,7 @@ static size_t str_room(const gt_string *rows, uint32_t m)
 		COLS(ROOM_COL, _)                                                                \
 		for (unsigned c = 0; c < NC; c++) {                                              \
 			colenc *ce = &ts->ce[c];                                                 \
-			/* a lazy column may write its whole run now */                          \
-			size_t more =                                                            \
-				ce->is_bytes ? room[c] : ((size_t)ts->rows + m) * GT_VARINT_MAX; \
+			size_t more = ce->is_bytes ? room[c] : int_room(ce, ts->rows, m);        \
 			GT_TRY(col_reserve(ce, more));                                           \
 		}                                                                                \
 		for (uint32_t i = 0; i < m; i++) {                                               \

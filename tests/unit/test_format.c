@@ -392,6 +392,39 @@ START_TEST(codec_choice_paths)
 }
 END_TEST
 
+/* Long lazy runs of wide values: a column constant at a 10-byte value for
+ * thousands of rows (many chunks), then varying; written out as PLAIN
+ * (queued) and as DELTA (submitted). Checks the writer's room for the run. */
+START_TEST(long_lazy_runs)
+{
+	static gt_record recs[6000];
+	uint64_t s = 5;
+	for (int i = 0; i < 6000; i++) {
+		memset(&recs[i], 0, sizeof(recs[i]));
+		recs[i].type = GT_REC_KERNEL;
+		gt_kernel *k = &recs[i].kernel;
+		k->start = (uint64_t)i * 1000;
+		k->end = k->start + 10;
+		k->queued = i < 5000 ? UINT64_MAX : tf_rand(&s);        /* -> PLAIN */
+		k->submitted = i < 5000 ? UINT64_MAX - 1 : UINT64_MAX - 1 + (uint64_t)i; /* -> DELTA */
+		k->graph_node_id = i < 5999 ? (1ull << 63) : 7; /* flips on the very last row */
+	}
+	gt_writer_opts o = {.frame_rows = 6000};
+	roundtrip(recs, 6000, &o);
+	membuf m = {0};
+	gt_writer *w = tf_writer(&m, &o);
+	for (int i = 0; i < 6000; i++)
+		ck_assert_int_eq(gt_writer_add_kernel(w, &recs[i].kernel), 0);
+	ck_assert_int_eq(gt_writer_flush(w), 0);
+	gt_writer_free(w);
+	uint8_t codec[64], ref[64];
+	ck_assert_uint_eq(tf_first_block_desc(&m, GT_REC_KERNEL, codec, ref), GT_NCOLS_KERNEL);
+	ck_assert_uint_eq(codec[2], GT_CODEC_PLAIN);
+	ck_assert_uint_eq(codec[3], GT_CODEC_DELTA);
+	mb_free(&m);
+}
+END_TEST
+
 START_TEST(many_frames_and_sequence)
 {
 	membuf m = {0};
@@ -1359,6 +1392,7 @@ int main(void)
 	tcase_add_test(tc, roundtrip_rel_edges);
 	tcase_add_loop_test(tc, roundtrip_random_seeded, 0, 8);
 	tcase_add_test(tc, codec_choice_paths);
+	tcase_add_test(tc, long_lazy_runs);
 	tcase_add_test(tc, many_frames_and_sequence);
 	tcase_add_test(tc, strings_across_frames);
 	tcase_add_test(tc, string_edges);
