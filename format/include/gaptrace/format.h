@@ -621,11 +621,12 @@ typedef struct gt_writer gt_writer;
  * Create a writer. The sink is called from gt_writer_begin, gt_writer_add*
  * (when a frame fills up) and gt_writer_flush, never from gt_writer_intern.
  *
- * Memory: each record type in use holds an array of at most frame_rows
- * rows; the intern table holds every string until gt_writer_free (capped by
- * max_strings / max_string_bytes); scratch buffers are bounded by the frame
- * budget (a frame payload never exceeds GT_FRAME_MAX_COMPRESSED bytes, so
- * every frame a writer emits passes every reader's caps).
+ * Memory: each record type in use holds a chunk of 256 rows and its
+ * encoded columns (about twice the encoded bytes of a frame, kept between
+ * frames); the intern table holds every string until gt_writer_free (capped
+ * by max_strings / max_string_bytes); the frame buffers are bounded by the
+ * frame budget (a frame payload never exceeds GT_FRAME_MAX_COMPRESSED
+ * bytes, so every frame a writer emits passes every reader's caps).
  * @return NULL on allocation failure (errno = ENOMEM).
  */
 GT_API gt_writer *gt_writer_new(const gt_writer_opts *opts, gt_sink_fn sink, void *user);
