@@ -3,7 +3,9 @@
 # Install the Debian/Ubuntu packages gaptrace builds and tests with, when missing.
 # Runs apt-get only if something is missing (and only as root or via sudo).
 set -eu
-pkgs=(build-essential cmake pkg-config libzstd-dev check libsubunit-dev libunwind-dev)
+# chromium + fonts-liberation: the HTML report screenshot test; python3: export checks.
+pkgs=(build-essential cmake pkg-config libzstd-dev check libsubunit-dev libunwind-dev python3
+	chromium fonts-liberation)
 [ "${GAPTRACE_WITH_CLANG:-1}" = 1 ] && pkgs+=(clang)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -3,12 +3,20 @@
  * gaptrace dump: print a trace's header, records and read statistics as
  * text, one record per line. For debugging and for tests; `report` is what
  * people read.
+ *
+ * `dump --hex` prints every byte of a trace annotated field by field. It is
+ * written from format/FORMAT.md with the public header only (its own
+ * little-endian, varint and codec helpers), so it is a second, independent
+ * decoder; FORMAT.md's example dump is its output.
  */
+#include <ctype.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zstd.h>
 
 #include "cmds.h"
 #include "gaptrace/format.h"
@@ -16,6 +24,7 @@
 static struct {
 	int stats_only;
 	int strict;
+	int hex;
 	long limit;
 	uint32_t type;
 } opts;
@@ -29,6 +38,7 @@ static const char usage_text[] =
 	"  -t, --type NAME    only records of this type (kernel, api, memcpy, ...)\n"
 	"  -n, --limit N      stop after N records\n"
 	"      --strict       stop at the first corrupt frame (exit 1)\n"
+	"      --hex          annotated hex dump of every byte (FORMAT.md's layout)\n"
 	"  -h, --help         this text\n"
 	"\n"
 	"example:\n"
@@ -71,7 +81,8 @@ static void print_record(const gt_reader *r, const gt_record *x)
 		break;
 	case GT_REC_KERNEL: {
 		const gt_kernel *k = &x->kernel;
-		printf("kernel %" PRIu64 " +%" PRIu64 " dev=%u ctx=%u stream=%u corr=%u grid=%ux%ux%u "
+		printf("kernel %" PRIu64 " +%" PRIu64
+		       " dev=%u ctx=%u stream=%u corr=%u grid=%ux%ux%u "
 		       "block=%ux%ux%u regs=%u smem=%u+%u graph=%u name=%s\n",
 		       k->start, k->end - k->start, k->device_id, k->context_id, k->stream_id,
 		       k->correlation_id, k->grid_x, k->grid_y, k->grid_z, k->block_x, k->block_y,
@@ -96,8 +107,8 @@ static void print_record(const gt_reader *r, const gt_record *x)
 		break;
 	case GT_REC_SYNC:
 		printf("sync %" PRIu64 " +%" PRIu64 " %s stream=%u corr=%u\n", x->sync.start,
-		       x->sync.end - x->sync.start, gt_sync_type_name(x->sync.type), x->sync.stream_id,
-		       x->sync.correlation_id);
+		       x->sync.end - x->sync.start, gt_sync_type_name(x->sync.type),
+		       x->sync.stream_id, x->sync.correlation_id);
 		break;
 	case GT_REC_API:
 		printf("api %" PRIu64 " +%" PRIu64 " tid=%u corr=%u %s\n", x->api.start,
@@ -105,15 +116,16 @@ static void print_record(const gt_reader *r, const gt_record *x)
 		       S(r, x->api.name_id));
 		break;
 	case GT_REC_NVTX:
-		printf("nvtx %" PRIu64 " id=%" PRIu64 " flags=%u tid=%u %s\n", x->nvtx.ts, x->nvtx.id,
-		       x->nvtx.flags, x->nvtx.thread_id, S(r, x->nvtx.name_id));
+		printf("nvtx %" PRIu64 " id=%" PRIu64 " flags=%u tid=%u %s\n", x->nvtx.ts,
+		       x->nvtx.id, x->nvtx.flags, x->nvtx.thread_id, S(r, x->nvtx.name_id));
 		break;
 	case GT_REC_OVERHEAD:
 		printf("overhead %" PRIu64 " +%" PRIu64 " kind=%u\n", x->overhead.start,
 		       x->overhead.end - x->overhead.start, x->overhead.kind);
 		break;
 	case GT_REC_NVML:
-		printf("nvml %" PRIu64 " dev=%u sm=%uMHz power=%umW util=%u%% reasons=0x%" PRIx64 "\n",
+		printf("nvml %" PRIu64 " dev=%u sm=%uMHz power=%umW util=%u%% reasons=0x%" PRIx64
+		       "\n",
 		       x->nvml.ts, x->nvml.device_id, x->nvml.sm_clock_mhz, x->nvml.power_mw,
 		       x->nvml.gpu_util, x->nvml.clocks_event_reasons);
 		break;
@@ -127,7 +139,8 @@ static void print_record(const gt_reader *r, const gt_record *x)
 		       x->loss.bytes, S(r, x->loss.reason_id));
 		break;
 	case GT_REC_NOTE:
-		printf("note %" PRIu64 " code=%u %s\n", x->note.ts, x->note.code, S(r, x->note.text_id));
+		printf("note %" PRIu64 " code=%u %s\n", x->note.ts, x->note.code,
+		       S(r, x->note.text_id));
 		break;
 	default: printf("type %u\n", x->type); break;
 	}
@@ -143,12 +156,432 @@ static uint32_t type_by_name(const char *s)
 	return 0;
 }
 
+/* ------------------------------------------------------------ --hex */
+
+/*
+ * Layout of a line: offset (8 hex digits), two spaces, up to 16 bytes as
+ * "xx " (48 columns), a space, the annotation. Longer fields continue on
+ * lines without an annotation. FORMAT.md's example and its test rely on it.
+ */
+static const uint8_t *hx_base; /* offsets are printed relative to this */
+static uint64_t hx_bias;       /* plus this */
+
+static void hx(const uint8_t *p, size_t n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void hx(const uint8_t *p, size_t n, const char *fmt, ...)
+{
+	char note[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(note, sizeof(note), fmt, ap);
+	va_end(ap);
+	size_t i = 0;
+	do {
+		size_t k = n - i < 16 ? n - i : 16;
+		printf("%08" PRIx64 "  ", (uint64_t)(p + i - hx_base) + hx_bias);
+		for (size_t j = 0; j < 16; j++)
+			j < k ? printf("%02x ", p[i + j]) : printf("   ");
+		printf(" %s\n", i == 0 ? note : "");
+		i += k;
+	} while (i < n);
+}
+
+static uint32_t le16(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8;
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	return le16(p) | le16(p + 2) << 16;
+}
+
+static uint64_t le64(const uint8_t *p)
+{
+	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+/* LEB128 per FORMAT.md: at most 10 bytes, the 10th 0 or 1. @return its
+ * length, 0 when malformed or cut. */
+static size_t varint(const uint8_t *p, const uint8_t *end, uint64_t *v)
+{
+	*v = 0;
+	for (size_t i = 0; i < 10 && p + i < end; i++) {
+		if (i == 9 && p[i] > 1)
+			return 0;
+		*v |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+		if (p[i] < 0x80)
+			return i + 1;
+	}
+	return 0;
+}
+
+static uint64_t unzigzag(uint64_t z)
+{
+	return (z >> 1) ^ (0 - (z & 1));
+}
+
+/* REL per FORMAT.md: 0 is 0; else z = e - 1 if e <= z0, e otherwise, where
+ * z0 = zigzag(-ref); v = ref + unzigzag(z). */
+static uint64_t rel_decode(uint64_t e, uint64_t ref)
+{
+	if (e == 0)
+		return 0;
+	uint64_t neg = 0 - ref, z0 = (neg << 1) ^ (0 - (neg >> 63));
+	uint64_t z = e <= z0 ? e - 1 : e;
+	return ref + unzigzag(z);
+}
+
+/* A printable, quoted copy of n bytes (cut at 60). */
+static const char *quote(const uint8_t *p, size_t n)
+{
+	static char q[256];
+	size_t o = 0;
+	q[o++] = '"';
+	for (size_t i = 0; i < n && o < 200; i++) {
+		if (i == 60) {
+			o += (size_t)snprintf(q + o, sizeof(q) - o, "...");
+			break;
+		}
+		if (isprint(p[i]) && p[i] != '"' && p[i] != '\\')
+			q[o++] = (char)p[i];
+		else
+			o += (size_t)snprintf(q + o, sizeof(q) - o, "\\x%02x", p[i]);
+	}
+	q[o++] = '"';
+	q[o] = 0;
+	return q;
+}
+
+static const char *const codec_names[] = {"CONST", "PLAIN", "DELTA", "REL", "BYTES"};
+
+static const char *codec_name(unsigned c)
+{
+	return c < 5 ? codec_names[c] : "unknown codec";
+}
+
+/* One block at p (its end at most end). @return the end of the block, or
+ * NULL when it does not parse (the rest is dumped raw by the caller). */
+static const uint8_t *hx_block(const uint8_t *p, const uint8_t *end)
+{
+	uint64_t rows, blen;
+	if (end - p < 2)
+		return NULL;
+	unsigned type = p[0], ncols = p[1];
+	const char *tn = gt_rec_type_name(type);
+	hx(p, 1, "block: record type %u (%s)", type, tn ? tn : "unknown: skipped by length");
+	hx(p + 1, 1, "  columns: %u", ncols);
+	p += 2;
+	size_t n = varint(p, end, &rows);
+	if (!n)
+		return NULL;
+	hx(p, n, "  rows: %" PRIu64 " (varint)", rows);
+	p += n;
+	n = varint(p, end, &blen);
+	if (!n || blen > (uint64_t)(end - p - n))
+		return NULL;
+	hx(p, n, "  body length: %" PRIu64 " bytes (varint)", blen);
+	p += n;
+	const uint8_t *bend = p + blen;
+	if (!tn || (uint64_t)ncols * 6 > blen) {
+		if (blen)
+			hx(p, blen, "  body, not decoded");
+		return bend;
+	}
+	const uint8_t *d = p, *c = p + 6 * ncols;
+	uint32_t len[256];
+	for (unsigned i = 0; i < ncols; i++) {
+		len[i] = le32(d + 6 * i + 2);
+		const char *cn = gt_rec_col_name(type, i, NULL);
+		if (d[6 * i] == 3)
+			hx(d + 6 * i, 6, "  column %u %s: REL to column %u, %u bytes", i,
+			   cn ? cn : "(unknown)", d[6 * i + 1], len[i]);
+		else
+			hx(d + 6 * i, 6, "  column %u %s: %s, %u bytes", i, cn ? cn : "(unknown)",
+			   codec_name(d[6 * i]), len[i]);
+	}
+	/* values of every column, kept for REL references (small blocks only) */
+	uint64_t *vals = rows * ncols <= (1u << 20) ? calloc(rows * ncols + 1, 8) : NULL;
+	for (unsigned i = 0; i < ncols; i++) {
+		const char *cn = gt_rec_col_name(type, i, NULL);
+		unsigned codec = d[6 * i], ref = d[6 * i + 1];
+		const uint8_t *q = c, *qe = c + len[i];
+		if (len[i] > (size_t)(bend - c)) {
+			free(vals);
+			return NULL;
+		}
+		c = qe;
+		if (!cn || codec > 4) {
+			if (len[i])
+				hx(q, len[i], "  column %u: not decoded", i);
+			continue;
+		}
+		uint64_t v, prev = 0;
+		if (codec == 0) {
+			n = varint(q, qe, &v);
+			if (!n)
+				goto raw;
+			hx(q, n, "  %s: every row = %" PRIu64, cn, v);
+			for (uint64_t r = 0; vals && r < rows; r++)
+				vals[i * rows + r] = v;
+			continue;
+		}
+		for (uint64_t r = 0; r < rows && q < qe; r++) {
+			n = varint(q, qe, &v);
+			if (!n)
+				goto raw;
+			if (codec == 4) {
+				if (v > (uint64_t)(qe - q - n))
+					goto raw;
+				hx(q, n, "  %s[%" PRIu64 "]: length %" PRIu64, cn, r, v);
+				if (v)
+					hx(q + n, v, "    %s", quote(q + n, v));
+				q += n + v;
+				continue;
+			}
+			uint64_t x = v;
+			if (codec == 2) {
+				x = prev + unzigzag(v);
+				prev = x;
+				hx(q, n, "  %s[%" PRIu64 "]: %+" PRId64 " -> %" PRIu64, cn, r,
+				   (int64_t)unzigzag(v), x);
+			} else if (codec == 3 && vals && ref < i) {
+				x = rel_decode(v, vals[ref * rows + r]);
+				hx(q, n,
+				   "  %s[%" PRIu64 "]: code %" PRIu64 " -> %" PRIu64
+				   " (%s %+" PRId64 ")",
+				   cn, r, v, x, gt_rec_col_name(type, ref, NULL),
+				   (int64_t)(x - vals[ref * rows + r]));
+			} else {
+				hx(q, n, "  %s[%" PRIu64 "]: %" PRIu64, cn, r, v);
+			}
+			if (vals)
+				vals[i * rows + r] = x;
+			q += n;
+		}
+		continue;
+	raw:
+		if (qe > q)
+			hx(q, (size_t)(qe - q), "  %s: malformed", cn);
+	}
+	if (c < bend)
+		hx(c, (size_t)(bend - c), "  (bytes after the columns)");
+	free(vals);
+	return bend;
+}
+
+static void hx_payload(const uint8_t *p, const uint8_t *end)
+{
+	while (p < end) {
+		const uint8_t *q = hx_block(p, end);
+		if (!q) {
+			hx(p, (size_t)(end - p), "malformed block: rest of the payload");
+			return;
+		}
+		p = q;
+	}
+}
+
+static int hex_dump(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		perror(path);
+		return 1;
+	}
+	uint8_t *b = NULL;
+	size_t len = 0, cap = 0, k;
+	uint8_t chunk[65536];
+	while ((k = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		if (len + k > cap) {
+			cap = (len + k) * 2;
+			uint8_t *nb = realloc(b, cap);
+			if (!nb) {
+				fclose(f);
+				free(b);
+				fprintf(stderr, "gaptrace dump: out of memory\n");
+				return 1;
+			}
+			b = nb;
+		}
+		memcpy(b + len, chunk, k);
+		len += k;
+	}
+	fclose(f);
+	hx_base = b;
+	hx_bias = 0;
+	const uint8_t *p = b, *end = b + len;
+	printf("offset    bytes                                            field\n");
+	int hl = gt_stream_header_peek_len(b, len);
+	if (hl <= 0 || (size_t)hl > len) {
+		hx(b, len, "not a complete stream header (%s)",
+		   gt_strerror(hl <= 0 ? hl : GT_ERR_TRUNCATED));
+		free(b);
+		return 1;
+	}
+	/* stream header */
+	hx(p, 8, "stream magic \\x89 G T R \\r \\n \\x1a \\n");
+	hx(p + 8, 2, "major version %u", le16(p + 8));
+	hx(p + 10, 2, "minor version %u", le16(p + 10));
+	hx(p + 12, 2, "oldest compatible major %u", le16(p + 12));
+	hx(p + 14, 2, "flags (reserved, 0)");
+	hx(p + 16, 4, "header length %u (everything up to and with the CRC)", le32(p + 16));
+	uint32_t fixed = le32(p + 20);
+	hx(p + 20, 4, "fixed part length %u", fixed);
+	const uint8_t *x = p + 24;
+	if (fixed >= 48) {
+		char kinds[256];
+		gt_kinds_format(le32(x + 12), kinds, sizeof(kinds));
+		hx(x, 4, "producer %u", le32(x));
+		hx(x + 4, 4, "pid %u", le32(x + 4));
+		hx(x + 8, 4, "ppid %u", le32(x + 8));
+		hx(x + 12, 4, "kinds 0x%x (%s)", le32(x + 12), kinds);
+		hx(x + 16, 8, "trace_ns %" PRIu64 " (trace clock)", le64(x + 16));
+		hx(x + 24, 8, "realtime_ns %" PRIu64 " (CLOCK_REALTIME)", le64(x + 24));
+		hx(x + 32, 8, "monotonic_ns %" PRIu64 " (CLOCK_MONOTONIC)", le64(x + 32));
+		hx(x + 40, 4, "cupti_version %u", le32(x + 40));
+		hx(x + 44, 4, "driver_version %u", le32(x + 44));
+		if (fixed > 48)
+			hx(x + 48, fixed - 48, "fixed fields of a newer minor");
+	} else if (fixed) {
+		hx(x, fixed, "fixed fields (short: an older writer)");
+	}
+	x += fixed;
+	const uint8_t *hend = p + hl - 4;
+	static const char *const tags[] = {NULL, "hostname", "cmdline", "producer_version",
+					   "session"};
+	while (x + 4 <= hend) {
+		unsigned tag = le16(x), n = le16(x + 2);
+		if (n > hend - x - 4)
+			break;
+		const char *tn = tag >= 1 && tag <= 4 ? tags[tag]
+				 : tag == 16	      ? "device"
+						      : "unknown";
+		hx(x, 4, "field: tag %u (%s), %u bytes", tag, tn, n);
+		const uint8_t *v = x + 4;
+		if (tag == 16 && n >= 2 && le16(v) <= n - 2u) {
+			unsigned df = le16(v);
+			hx(v, 2, "  device fixed part length %u", df);
+			static const char *const dn[] = {"id",
+							 "cc_major",
+							 "cc_minor",
+							 "sm_count",
+							 "core_clock_khz",
+							 "mem_clock_khz",
+							 "mem_bus_width_bits",
+							 "global_mem_bytes (u64)",
+							 "l2_bytes",
+							 "max_threads_per_sm",
+							 "max_blocks_per_sm",
+							 "max_regs_per_sm",
+							 "max_regs_per_block",
+							 "max_smem_per_sm",
+							 "max_smem_per_block",
+							 "max_threads_per_block",
+							 "warp_size",
+							 "pci_domain",
+							 "pci_bus",
+							 "pci_device"};
+			const uint8_t *e = v + 2;
+			if (df >= 100) {
+				hx(e, 4, "  %s %u", dn[0], le32(e));
+				hx(e + 4, 16, "  uuid");
+				unsigned o = 20;
+				for (unsigned i = 1; i < 20; i++) {
+					if (i == 7) {
+						hx(e + o, 8, "  %s %" PRIu64, dn[i], le64(e + o));
+						o += 8;
+					} else {
+						hx(e + o, 4, "  %s %u", dn[i], le32(e + o));
+						o += 4;
+					}
+				}
+				if (df > 100)
+					hx(e + 100, df - 100, "  device fields of a newer minor");
+			} else if (df) {
+				hx(e, df, "  device fields (short)");
+			}
+			if (n - 2 - df)
+				hx(e + df, n - 2 - df, "  name %s", quote(e + df, n - 2 - df));
+		} else if (n) {
+			hx(v, n, "  %s", quote(v, n));
+		}
+		x += 4 + n;
+	}
+	if (x < hend)
+		hx(x, (size_t)(hend - x), "malformed header fields");
+	uint32_t crc = gt_crc32c(0, p, (size_t)hl - 4);
+	hx(hend, 4, "header CRC32C 0x%08x (%s)", le32(hend), crc == le32(hend) ? "ok" : "BAD");
+	p += hl;
+
+	/* frames */
+	while (p < end) {
+		if (end - p < 32 || le32(p) != 0x52465447u) {
+			hx(p, (size_t)(end - p), "not a frame: %zu bytes to the end",
+			   (size_t)(end - p));
+			break;
+		}
+		uint32_t clen = le32(p + 4), rlen = le32(p + 8), fl = le16(p + 24);
+		hx(p, 4, "frame magic \"GTFR\"");
+		hx(p + 4, 4, "payload length %u", clen);
+		hx(p + 8, 4, "payload length uncompressed %u", rlen);
+		hx(p + 12, 4, "records %u", le32(p + 12));
+		hx(p + 16, 8, "sequence number %" PRIu64, le64(p + 16));
+		hx(p + 24, 2, "flags 0x%x (%s)", fl, fl & 1 ? "zstd" : "uncompressed");
+		hx(p + 26, 2, "reserved, 0");
+		const uint8_t *pl = p + 32;
+		int cut = clen > (size_t)(end - pl);
+		uint32_t c = gt_crc32c(gt_crc32c(0, p, 28), pl, cut ? 0 : clen);
+		hx(p + 28, 4, "CRC32C of bytes 0..27 and the payload 0x%08x (%s)", le32(p + 28),
+		   cut		       ? "cut"
+		   : c == le32(p + 28) ? "ok"
+				       : "BAD");
+		if (cut) {
+			hx(pl, (size_t)(end - pl),
+			   "payload, cut: the trace ends inside this frame");
+			break;
+		}
+		if (!(fl & 1)) {
+			hx_payload(pl, pl + clen);
+		} else {
+			if (clen)
+				hx(pl, clen, "zstd frame (RFC 8878), decompressed below");
+			uint8_t *raw = rlen <= GT_FRAME_MAX_RAW ? malloc(rlen + 1) : NULL;
+			size_t got = raw ? ZSTD_decompress(raw, rlen, pl, clen) : 0;
+			if (raw && !ZSTD_isError(got) && got == rlen) {
+				const uint8_t *sb = hx_base;
+				uint64_t sbias = hx_bias;
+				printf("          -- payload of the frame above after "
+				       "decompression; "
+				       "offsets from its start --\n");
+				hx_base = raw;
+				hx_bias = 0;
+				hx_payload(raw, raw + rlen);
+				hx_base = sb;
+				hx_bias = sbias;
+				printf("          -- end of the decompressed payload --\n");
+			} else {
+				printf("          -- payload does not decompress --\n");
+			}
+			free(raw);
+		}
+		p = pl + clen;
+	}
+	free(b);
+	return 0;
+}
+
 int cmd_dump(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{"stats", no_argument, NULL, 's'}, {"type", required_argument, NULL, 't'},
-		{"limit", required_argument, NULL, 'n'}, {"strict", no_argument, NULL, 1},
-		{"help", no_argument, NULL, 'h'}, {0},
+		{"stats", no_argument, NULL, 's'},
+		{"type", required_argument, NULL, 't'},
+		{"limit", required_argument, NULL, 'n'},
+		{"strict", no_argument, NULL, 1},
+		{"hex", no_argument, NULL, 2},
+		{"help", no_argument, NULL, 'h'},
+		{0},
 	};
 	int c, ret = 1;
 	gt_reader *r = NULL;
@@ -161,12 +594,14 @@ int cmd_dump(int argc, char **argv)
 		case 't':
 			opts.type = type_by_name(optarg);
 			if (!opts.type) {
-				fprintf(stderr, "gaptrace dump: unknown record type '%s'\n", optarg);
+				fprintf(stderr, "gaptrace dump: unknown record type '%s'\n",
+					optarg);
 				return 2;
 			}
 			break;
 		case 'n': opts.limit = strtol(optarg, NULL, 10); break;
 		case 1: opts.strict = 1; break;
+		case 2: opts.hex = 1; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: fputs(usage_text, stderr); return 2;
 		}
@@ -175,6 +610,8 @@ int cmd_dump(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return 2;
 	}
+	if (opts.hex)
+		return hex_dump(argv[optind]);
 	gt_reader_opts ro = {.stop_on_corrupt = opts.strict};
 	gt_errinfo ei = {0};
 	r = gt_reader_open(argv[optind], &ro, &ei);

@@ -26,7 +26,9 @@ static const char usage_text[] =
 int cmd_recover(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'}, {0},
+		{"output", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
 	};
 	const char *out = NULL;
 	char defout[4096];

@@ -46,6 +46,28 @@
 #include "gaptrace/collector.h"
 
 #include "gaptrace/analysis.h"
+#include "gaptrace/export.h"
+
+/* --report bits */
+enum { REPORT_TEXT = 1, REPORT_HTML = 2 };
+
+/* Parse "text", "html", "text,html", "none" into REPORT_* bits. */
+static int parse_report(const char *s, int *out)
+{
+	int r = 0;
+	char buf[64];
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(t, "text"))
+			r |= REPORT_TEXT;
+		else if (!strcmp(t, "html"))
+			r |= REPORT_HTML;
+		else if (strcmp(t, "none") != 0)
+			return -1;
+	}
+	*out = r;
+	return 0;
+}
 
 extern char **environ;
 
@@ -58,7 +80,7 @@ static struct {
 	int quiet;
 	int verbose;
 	unsigned int nvml_hz;
-	int report; /* 0 none, 1 text */
+	int report; /* REPORT_* bits */
 	uint64_t wait_ns;
 } opts;
 
@@ -80,7 +102,8 @@ static const char usage_text[] =
 	"  -k, --kinds K         what to capture: default, all, or a list such as\n"
 	"                        kernel,memcpy,runtime or default,-nvtx,+sync\n"
 	"      --nvml-hz N       NVML samples per second per GPU (default 100, 0 = off)\n"
-	"      --report MODE     text (default): print the summary at the end; none\n"
+	"      --report MODE     text (default): print the summary at the end; html:\n"
+	"                        also write NAME/report.html; text,html; none\n"
 	"      --wait SEC        after the program exits, wait at most SEC for its\n"
 	"                        children's traces to finish (default 5)\n"
 	"  -q, --quiet           print nothing (no progress, no summary)\n"
@@ -366,7 +389,7 @@ int cmd_run(int argc, char **argv)
 	memset(&opts, 0, sizeof(opts));
 	opts.kinds = GT_KIND_DEFAULT;
 	opts.nvml_hz = 100;
-	opts.report = 1;
+	opts.report = REPORT_TEXT;
 	opts.wait_ns = 5000000000ull;
 	optind = 1;
 	/* '+': stop at the program's name, its options are its own. */
@@ -399,12 +422,9 @@ int cmd_run(int argc, char **argv)
 			break;
 		}
 		case 5:
-			if (!strcmp(optarg, "none"))
-				opts.report = 0;
-			else if (!strcmp(optarg, "text"))
-				opts.report = 1;
-			else {
-				fprintf(stderr, "gaptrace run: --report wants text or none\n");
+			if (parse_report(optarg, &opts.report) < 0) {
+				fprintf(stderr, "gaptrace run: --report wants text, html, text,html "
+						"or none\n");
 				return 2;
 			}
 			break;
@@ -614,7 +634,7 @@ int cmd_run(int argc, char **argv)
 		ret = 128 + WTERMSIG(status);
 	else
 		ret = WEXITSTATUS(status);
-	if (!opts.quiet && opts.report) {
+	if (opts.report) {
 		/* What the collector received, then the analysis. The analysis
 		 * reads the files: close them first (the NVML sampler flushes its
 		 * last frame on close). */
@@ -623,17 +643,30 @@ int cmd_run(int argc, char **argv)
 		char rec[32], bytes[32];
 		human(st.records, rec, sizeof(rec));
 		human(st.bytes, bytes, sizeof(bytes));
-		say("trace in %s/: %" PRIu64 " process(es), %s records, %sB%s%s", opts.output,
+		if (!opts.quiet)
+			say("trace in %s/: %" PRIu64 " process(es), %s records, %sB%s%s", opts.output,
 		    st.peers_total, rec, bytes, gt_collector_nvml_path(coll) ? ", GPU samples in " : "",
 		    gt_collector_nvml_path(coll) ? "nvml.gtrace" : "");
-		if (drops_of(&st) || st.peers_refused)
+		if (!opts.quiet && (drops_of(&st) || st.peers_refused))
 			say("%" PRIu64 " frame(s) dropped, %" PRIu64 " producer(s) refused",
 			    drops_of(&st), st.peers_refused);
 		gt_collector_close(coll);
 		coll = NULL;
-		if (gt_report_summary(opts.output, stderr) < 0)
+		if (!opts.quiet && (opts.report & REPORT_TEXT) &&
+		    gt_report_summary(opts.output, stderr) < 0)
 			say("the summary could not be made; traces are in %s/", opts.output);
-		say("`gaptrace report %s` for the analysis", opts.output);
+		if (opts.report & REPORT_HTML) {
+			/* A file the user asked for: its failure is said even with -q. */
+			gt_errinfo hei = {0};
+			char html[4096];
+			gt_export_html_default_path(opts.output, html, sizeof(html));
+			if (gt_export_html_path(opts.output, NULL, &hei) < 0)
+				say("the HTML report could not be written: %s", hei.msg);
+			else if (!opts.quiet)
+				say("HTML report: %s", html);
+		}
+		if (!opts.quiet)
+			say("`gaptrace report %s` for the analysis", opts.output);
 	}
 	if (!opts.quiet) {
 		if (WIFSIGNALED(status))

@@ -17,5 +17,6 @@ int cmd_collector(int argc, char **argv);
 int cmd_capture(int argc, char **argv);
 int cmd_synth(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 #endif

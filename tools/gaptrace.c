@@ -19,6 +19,7 @@ static const struct {
 	{"collector", cmd_collector, "run the side-car collector (daemon)"},
 	{"capture", cmd_capture, "capture a live process through the collector for a while"},
 	{"dump", cmd_dump, "print the records of a trace as text"},
+	{"export", cmd_export, "write a Perfetto timeline, nsys-style tables or an HTML report"},
 	{"recover", cmd_recover, "rewrite a damaged trace, keeping every good frame"},
 	{"synth", cmd_synth, "write a synthetic trace directory with known ground truth"},
 };

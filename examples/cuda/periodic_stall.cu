@@ -70,7 +70,7 @@ int main(int argc, char **argv)
 	const double period_ms = periods > 1 ? (last_stall - first_stall) * 1e3 / (periods - 1) : 0;
 
 	printf("{\"example\":\"periodic_stall\",\"result\":{\"every\":%d,\"stall\":\"%s\"},"
-	       "\"expect_finding\":[\"periodic_wave\"],\"expect_period_ms\":%.1f,"
+	       "\"expect_finding\":[\"periodic_stall\"],\"expect_period_ms\":%.1f,"
 	       "\"timing\":{\"wall_s\":%.3f,\"steps\":%ld,\"periods\":%ld,\"mean_stall_ms\":%.1f,"
 	       "\"idle_share_expected\":%.3f}}\n",
 	       every, stall, period_ms, wall, steps, periods,

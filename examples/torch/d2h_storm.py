@@ -79,7 +79,7 @@ def main():
     gc.emit("d2h_storm", args, n, wall, samples_per_step=args.batch,
             result={"checksum": round(checksum, 3), "debug_copies": copies[0]},
             expect={"kernel_corr_matched": "all", "memcpy_corr_matched": "all", "loss": 0},
-            expect_min=expect_min, expect_finding=["d2h_storm", "transfer"],
+            expect_min=expect_min, expect_finding=["d2h_storm", "transfer_bound"],
             timing=timing, **extra)
 
 

@@ -72,7 +72,7 @@ def main():
             result={"loss": round(final, 4), "layers": args.layers, "width": args.width,
                     "batch": args.batch},
             expect={"kernel_corr_matched": "all", "memcpy_corr_matched": "all", "loss": 0},
-            expect_finding=["launch_bound", "tiny_kernels"], timing=timing, **extra)
+            expect_finding=["launch_bound", "tiny_kernel_storm"], timing=timing, **extra)
 
 
 if __name__ == "__main__":

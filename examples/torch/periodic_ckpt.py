@@ -71,7 +71,7 @@ def main():
     period_ms = ((starts[-1] - starts[0]) * 1e3 / (len(starts) - 1)) if len(starts) > 1 else 0.0
     gc.emit("periodic_ckpt", args, n, wall, samples_per_step=args.batch,
             result={"loss": round(loss_v, 4), "every": args.every},
-            expect_finding=["periodic_wave"], expect_period_ms=round(period_ms, 1),
+            expect_finding=["periodic_stall"], expect_period_ms=round(period_ms, 1),
             timing={"checkpoints": len(starts),
                     "mean_stall_ms": round(stall_s * 1e3 / len(starts), 1) if starts else 0,
                     "idle_share_expected": round(stall_s / wall, 3) if wall else 0})

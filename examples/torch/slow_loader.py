@@ -87,7 +87,7 @@ def main():
     del it
     gc.emit("slow_loader", args, n, wall, samples_per_step=args.batch,
             result={"loss": round(final, 4), "workers": args.workers},
-            expect_finding=["host_busy", "data_loading"] if args.workers == 0 else None,
+            expect_finding=["slow_data_loader", "host_busy"] if args.workers == 0 else None,
             timing={"loader_wait_share": round(wait_s / wall, 3) if wall else 0})
 
 

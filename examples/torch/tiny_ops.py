@@ -60,7 +60,7 @@ def main():
     wall = time.perf_counter() - t0
     gc.emit("tiny_ops", args, n, wall, samples_per_step=args.batch,
             result={"loss": round(final, 4)},
-            expect_finding=["launch_bound", "tiny_kernels"],
+            expect_finding=["launch_bound", "tiny_kernel_storm"],
             timing={"ms_per_step": round(wall * 1e3 / n, 3) if n else 0})
 
 

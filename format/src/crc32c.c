@@ -51,8 +51,7 @@ static uint32_t crc_sw(uint32_t crc, const uint8_t *p, size_t len)
 }
 
 #if defined(__x86_64__)
-__attribute__((target("sse4.2"))) static uint32_t crc_hw(uint32_t crc, const uint8_t *p,
-							  size_t len)
+__attribute__((target("sse4.2"))) static uint32_t crc_hw(uint32_t crc, const uint8_t *p, size_t len)
 {
 	uint64_t c = crc;
 	while (len >= 8) {
@@ -68,6 +67,12 @@ __attribute__((target("sse4.2"))) static uint32_t crc_hw(uint32_t crc, const uin
 	return c32;
 }
 #endif
+
+uint32_t gt_crc32c_sw(uint32_t crc, const void *buf, size_t len)
+{
+	pthread_once(&crc_once, crc_init);
+	return ~crc_sw(~crc, buf, len);
+}
 
 uint32_t gt_crc32c(uint32_t crc, const void *buf, size_t len)
 {

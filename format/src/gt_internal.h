@@ -70,9 +70,26 @@ static inline void gt_store_le64(uint8_t *p, uint64_t v)
 /** Longest LEB128 encoding of a uint64_t. */
 #define GT_VARINT_MAX 10
 
-/** Write v as unsigned LEB128 at p; return the byte count (1..10). */
+/** Write v as unsigned LEB128 at p; return the byte count (1..10). p must
+ *  have room for GT_VARINT_MAX bytes. Short values take no loop: the
+ *  columns are mostly 1-3 byte values of steady size (predictable). */
 static inline size_t gt_varint_put(uint8_t *p, uint64_t v)
 {
+	if (GT_LIKELY(v < 0x80)) {
+		p[0] = (uint8_t)v;
+		return 1;
+	}
+	if (v < 0x4000) {
+		p[0] = (uint8_t)(v | 0x80);
+		p[1] = (uint8_t)(v >> 7);
+		return 2;
+	}
+	if (v < 0x200000) {
+		p[0] = (uint8_t)(v | 0x80);
+		p[1] = (uint8_t)((v >> 7) | 0x80);
+		p[2] = (uint8_t)(v >> 14);
+		return 3;
+	}
 	size_t n = 0;
 	while (v >= 0x80) {
 		p[n++] = (uint8_t)(v | 0x80);
@@ -82,9 +99,32 @@ static inline size_t gt_varint_put(uint8_t *p, uint64_t v)
 	return n;
 }
 
+/* Read a varint of 2..10 bytes at p (p[0] >= 0x80) without bounds checks;
+ * the caller guarantees 10 readable bytes or a terminator before the end.
+ * Rejects an 11th byte and a 10th byte > 1. @return the end, or NULL. */
+static inline const uint8_t *gt_varint_get_long_(const uint8_t *p, uint64_t *out)
+{
+	uint64_t v = p[0] & 0x7f, b;
+	unsigned shift = 7;
+	for (unsigned k = 1; k < 9; k++, shift += 7) {
+		b = p[k];
+		v |= (b & 0x7f) << shift;
+		if (b < 0x80) {
+			*out = v;
+			return p + k + 1;
+		}
+	}
+	b = p[9];
+	if (b > 1)
+		return NULL;
+	*out = v | b << 63;
+	return p + 10;
+}
+
 /**
  * Read an unsigned LEB128 from [*pp, end). Rejects encodings longer than 10
- * bytes and bits beyond 64. @return 0 and advances *pp, or GT_ERR_CORRUPT.
+ * bytes and bits beyond 64 (non-minimal encodings up to 10 bytes are
+ * accepted). @return 0 and advances *pp, or GT_ERR_CORRUPT.
  */
 static inline int gt_varint_get(const uint8_t **pp, const uint8_t *end, uint64_t *out)
 {
@@ -92,6 +132,13 @@ static inline int gt_varint_get(const uint8_t **pp, const uint8_t *end, uint64_t
 	if (GT_LIKELY(p < end && *p < 0x80)) {
 		*out = *p;
 		*pp = p + 1;
+		return 0;
+	}
+	if (GT_LIKELY(end - p >= GT_VARINT_MAX)) {
+		p = gt_varint_get_long_(p, out);
+		if (!p)
+			return GT_ERR_CORRUPT;
+		*pp = p;
 		return 0;
 	}
 	uint64_t v = 0;
@@ -109,6 +156,17 @@ static inline int gt_varint_get(const uint8_t **pp, const uint8_t *end, uint64_t
 		}
 	}
 	return GT_ERR_CORRUPT;
+}
+
+/** Read a varint already validated (its terminator is before the end of
+ *  its column): no bounds checks. */
+static inline const uint8_t *gt_varint_get_trusted(const uint8_t *p, uint64_t *out)
+{
+	if (GT_LIKELY(*p < 0x80)) {
+		*out = *p;
+		return p + 1;
+	}
+	return gt_varint_get_long_(p, out);
 }
 
 static inline uint64_t gt_zigzag(int64_t v)
@@ -158,6 +216,10 @@ static inline uint64_t gt_rel_decode(uint64_t e, uint64_t ref)
 #define GT_BLOCK_MAX_COLS 64
 /** Most rows a block may declare (decoder cap). */
 #define GT_BLOCK_MAX_ROWS (1u << 20)
+/** Size of one column descriptor: codec u8, ref u8, byte length u32. */
+#define GT_COLDESC_SIZE 6
+/** Largest block header: type u8, ncols u8, rows and body length varints. */
+#define GT_BLOCK_HEADER_MAX (2 + 2 * GT_VARINT_MAX)
 
 /** Frame header magic "GTFR" as a little-endian u32. */
 #define GT_FRAME_MAGIC 0x52465447u
@@ -165,6 +227,18 @@ static inline uint64_t gt_rel_decode(uint64_t e, uint64_t ref)
 #define GT_CTL_MAGIC 0x4d435447u
 
 extern const uint8_t gt_stream_magic[8];
+
+/** CRC32C by tables only (what gt_crc32c does without SSE4.2); for tests. */
+GT_HIDDEN uint32_t gt_crc32c_sw(uint32_t crc, const void *buf, size_t len);
+
+/** Fuzzing builds (the instrumented library of tests/fuzz only) accept any
+ *  CRC: a fuzzer cannot forge checksums, and the parsers behind them are
+ *  what it must reach. Never defined in a normal build. */
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#define GT_CRC_OK(computed, stored) ((void)(computed), (void)(stored), 1)
+#else
+#define GT_CRC_OK(computed, stored) ((computed) == (stored))
+#endif
 
 /** Set an errinfo (when non-NULL) and return code. */
 GT_HIDDEN int gt_seterr(gt_errinfo *ei, int code, uint64_t offset, const char *fmt, ...)

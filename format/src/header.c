@@ -5,10 +5,16 @@
  * gt_load_le / gt_store_le helpers, never by copying a struct.
  */
 #include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gt_internal.h"
@@ -94,8 +100,9 @@ const char *gt_copy_kind_name(uint32_t kind)
 
 const char *gt_mem_kind_name(uint32_t kind)
 {
-	static const char *const names[] = {"unknown", "pageable", "pinned",        "device",
-					    "array",   "managed",  "device_static", "managed_static"};
+	static const char *const names[] = {"unknown",	     "pageable",      "pinned",
+					    "device",	     "array",	      "managed",
+					    "device_static", "managed_static"};
 	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "unknown";
 }
 
@@ -108,9 +115,9 @@ const char *gt_sync_type_name(uint32_t type)
 
 const char *gt_loss_what_name(uint32_t what)
 {
-	static const char *const names[] = {"unknown",        "cupti_dropped",     "buffer_refused",
-					    "frame_dropped",  "encode_dropped",    "unknown_record",
-					    "write_failed",   "string_table_full"};
+	static const char *const names[] = {"unknown",	     "cupti_dropped",	 "buffer_refused",
+					    "frame_dropped", "encode_dropped",	 "unknown_record",
+					    "write_failed",  "string_table_full"};
 	return what < sizeof(names) / sizeof(names[0]) ? names[what] : "unknown";
 }
 
@@ -120,10 +127,10 @@ static const struct {
 	const char *name;
 	uint32_t bits;
 } kind_names[] = {
-	{"kernel", GT_KIND_KERNEL},   {"memcpy", GT_KIND_MEMCPY},   {"memset", GT_KIND_MEMSET},
-	{"sync", GT_KIND_SYNC},       {"runtime", GT_KIND_RUNTIME}, {"driver", GT_KIND_DRIVER},
-	{"nvtx", GT_KIND_NVTX},       {"overhead", GT_KIND_OVERHEAD},
-	{"api-all", GT_KIND_API_ALL}, {"latency", GT_KIND_LATENCY},
+	{"kernel", GT_KIND_KERNEL},   {"memcpy", GT_KIND_MEMCPY},     {"memset", GT_KIND_MEMSET},
+	{"sync", GT_KIND_SYNC},	      {"runtime", GT_KIND_RUNTIME},   {"driver", GT_KIND_DRIVER},
+	{"nvtx", GT_KIND_NVTX},	      {"overhead", GT_KIND_OVERHEAD}, {"api-all", GT_KIND_API_ALL},
+	{"latency", GT_KIND_LATENCY},
 };
 
 int gt_kinds_parse(const char *s, uint32_t *mask)
@@ -266,8 +273,8 @@ static void dev_decode(gt_device *d, const uint8_t *p, size_t fixed)
 }
 
 /* Append one TLV (tag u16, len u16, value) when it fits; always count it. */
-static void put_tlv(uint8_t *buf, size_t cap, size_t *pos, uint16_t tag, const void *v1,
-		    size_t n1, const void *v2, size_t n2)
+static void put_tlv(uint8_t *buf, size_t cap, size_t *pos, uint16_t tag, const void *v1, size_t n1,
+		    const void *v2, size_t n2)
 {
 	size_t need = 4 + n1 + n2;
 	if (*pos + need <= cap) {
@@ -338,7 +345,7 @@ int gt_stream_header_encode(const gt_stream_header *h, uint8_t *buf, size_t cap)
 int gt_stream_header_peek_len(const uint8_t *buf, size_t len)
 {
 	size_t n = len < 8 ? len : 8;
-	if (memcmp(buf, gt_stream_magic, n) != 0)
+	if (n && memcmp(buf, gt_stream_magic, n) != 0)
 		return GT_ERR_MAGIC;
 	if (len < HDR_PREFIX)
 		return GT_ERR_AGAIN;
@@ -375,16 +382,23 @@ int gt_stream_header_decode(const uint8_t *buf, size_t len, gt_stream_header *h,
 	uint16_t major = gt_load_le16(buf + 8), minor = gt_load_le16(buf + 10);
 	uint16_t oldest = gt_load_le16(buf + 12);
 	if (oldest > GT_FORMAT_MAJOR)
-		return gt_seterr(ei, GT_ERR_VERSION, 8,
-				 "byte 8: stream is format %u.%u and needs a reader of major >= %u; "
-				 "this reader is %u.%u (upgrade gaptrace)",
-				 major, minor, oldest, GT_FORMAT_MAJOR, GT_FORMAT_MINOR);
+		return gt_seterr(
+			ei, GT_ERR_VERSION, 8,
+			"byte 8: stream is format %u.%u and needs a reader of major >= %u; "
+			"this reader is %u.%u (upgrade gaptrace)",
+			major, minor, oldest, GT_FORMAT_MAJOR, GT_FORMAT_MINOR);
 	uint32_t crc = gt_load_le32(buf + total - 4);
-	if (gt_crc32c(0, buf, (size_t)total - 4) != crc)
+	if (!GT_CRC_OK(gt_crc32c(0, buf, (size_t)total - 4), crc))
 		return gt_seterr(ei, GT_ERR_CHECKSUM, (uint64_t)total - 4,
 				 "byte %d: stream header checksum mismatch", total - 4);
 	if (gt_load_le16(buf + 14) != 0)
-		return gt_seterr(ei, GT_ERR_RESERVED, 14, "byte 14: header flags are reserved, not 0");
+		return gt_seterr(ei, GT_ERR_RESERVED, 14,
+				 "byte 14: header flags are reserved, not 0");
+	if (oldest == 0 || oldest > major)
+		return gt_seterr(
+			ei, GT_ERR_CORRUPT, 8,
+			"byte 8: version %u.%u with oldest compatible major %u is impossible",
+			major, minor, oldest);
 
 	memset(h, 0, sizeof(*h));
 	h->major = major;
@@ -407,7 +421,8 @@ int gt_stream_header_decode(const uint8_t *buf, size_t len, gt_stream_header *h,
 	size_t pos = HDR_PREFIX + fixed, end = (size_t)total - 4;
 	while (pos < end) {
 		if (end - pos < 4)
-			return gt_seterr(ei, GT_ERR_CORRUPT, pos, "byte %zu: header field cut", pos);
+			return gt_seterr(ei, GT_ERR_CORRUPT, pos, "byte %zu: header field cut",
+					 pos);
 		uint16_t tag = gt_load_le16(buf + pos), n = gt_load_le16(buf + pos + 2);
 		const uint8_t *v = buf + pos + 4;
 		if (n > end - pos - 4)
@@ -426,7 +441,8 @@ int gt_stream_header_decode(const uint8_t *buf, size_t len, gt_stream_header *h,
 						 "byte %zu: device entry malformed", pos);
 			if (h->ndevices >= GT_MAX_DEVICES)
 				return gt_seterr(ei, GT_ERR_LIMIT, pos,
-						 "byte %zu: more than %d devices", pos, GT_MAX_DEVICES);
+						 "byte %zu: more than %d devices", pos,
+						 GT_MAX_DEVICES);
 			gt_device *d = &h->devices[h->ndevices++];
 			uint16_t dfixed = gt_load_le16(v);
 			dev_decode(d, v + 2, dfixed);
@@ -456,7 +472,8 @@ int gt_frame_header_decode(const uint8_t *buf, size_t len, gt_frame_info *fi)
 	fi->crc = gt_load_le32(buf + 28);
 	if (gt_load_le16(buf + 26) != 0 || (fi->flags & ~(uint32_t)GT_FRAME_ZSTD))
 		return GT_ERR_RESERVED;
-	if (fi->comp_len > GT_FRAME_MAX_COMPRESSED || fi->raw_len > GT_FRAME_MAX_RAW)
+	if (fi->comp_len > GT_FRAME_MAX_COMPRESSED || fi->raw_len > GT_FRAME_MAX_RAW ||
+	    fi->nrecords > GT_FRAME_MAX_RECORDS)
 		return GT_ERR_LIMIT;
 	if (!(fi->flags & GT_FRAME_ZSTD) && fi->comp_len != fi->raw_len)
 		return GT_ERR_CORRUPT;
@@ -467,7 +484,7 @@ int gt_frame_verify(const uint8_t *hdr32, const uint8_t *payload, const gt_frame
 {
 	uint32_t c = gt_crc32c(0, hdr32, 28);
 	c = gt_crc32c(c, payload, fi->comp_len);
-	return c == fi->crc ? 0 : GT_ERR_CHECKSUM;
+	return GT_CRC_OK(c, fi->crc) ? 0 : GT_ERR_CHECKSUM;
 }
 
 /* ------------------------------------------------------- control messages */
@@ -505,13 +522,14 @@ int gt_ctl_decode(const uint8_t *buf, size_t len, gt_ctl *m)
 	uint16_t type = gt_load_le16(buf + 4), tl = gt_load_le16(buf + 6);
 	if (tl > GT_CTL_TEXT_MAX)
 		return GT_ERR_LIMIT;
-	if (type < GT_CTL_ACCEPT || type > GT_CTL_BYE)
+	/* Unknown types decode (a newer collector's message): callers ignore them. */
+	if (type == 0)
 		return GT_ERR_CORRUPT;
 	if (len < (size_t)GT_CTL_HEADER_SIZE + tl)
 		return GT_ERR_AGAIN;
 	uint32_t c = gt_crc32c(0, buf, 24);
 	c = gt_crc32c(c, buf + GT_CTL_HEADER_SIZE, tl);
-	if (c != gt_load_le32(buf + 24))
+	if (!GT_CRC_OK(c, gt_load_le32(buf + 24)))
 		return GT_ERR_CHECKSUM;
 	m->type = type;
 	m->arg0 = gt_load_le64(buf + 8);
@@ -534,11 +552,12 @@ void gt_clock_map_update(gt_clock_map *m, const gt_clock *c)
 {
 	/* Only refine with a later pair at least 1 s away: a short baseline makes
 	 * the slope noise. Slopes far from 1 mean a bad pair: ignore them. */
-	if (c->trace_ns <= m->anchor_trace + 1000000000ull)
+	if (c->trace_ns <= m->anchor_trace || c->trace_ns - m->anchor_trace <= 1000000000ull)
 		return;
 	double dt = (double)(c->trace_ns - m->anchor_trace);
-	int64_t rt_anchor = (int64_t)m->anchor_trace + m->offset;
-	double dr = (double)((int64_t)c->realtime_ns - rt_anchor);
+	/* Wrapping u64 arithmetic: hostile clock values must not overflow. */
+	uint64_t rt_anchor = m->anchor_trace + (uint64_t)m->offset;
+	double dr = (double)(int64_t)(c->realtime_ns - rt_anchor);
 	double s = dr / dt;
 	if (s > 0.999 && s < 1.001)
 		m->slope = s;
@@ -547,25 +566,82 @@ void gt_clock_map_update(gt_clock_map *m, const gt_clock *c)
 uint64_t gt_clock_map_apply(const gt_clock_map *m, uint64_t trace_ns)
 {
 	int64_t d = (int64_t)(trace_ns - m->anchor_trace);
-	int64_t adj = m->slope == 1.0 ? d : (int64_t)((double)d * m->slope);
-	return (uint64_t)((int64_t)m->anchor_trace + m->offset + adj);
+	int64_t adj = d;
+	if (m->slope != 1.0) {
+		double x = (double)d * m->slope; /* |slope - 1| < 1e-3: no overflow */
+		adj = x >= 9.2e18 ? INT64_MAX : x <= -9.2e18 ? INT64_MIN : (int64_t)x;
+	}
+	return m->anchor_trace + (uint64_t)m->offset + (uint64_t)adj;
 }
 
 /* ------------------------------------------------------------ fd sink */
+
+/* write() to a FIFO with SIGPIPE blocked, consuming the SIGPIPE it raises
+ * (unless one was already pending for another reason). */
+static ssize_t write_nosigpipe(int fd, const void *p, size_t n)
+{
+	sigset_t pipe_set, old, pend;
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	sigpending(&pend);
+	int was_pending = sigismember(&pend, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+	ssize_t k = write(fd, p, n);
+	int e = errno;
+	if (k < 0 && e == EPIPE && !was_pending) {
+		struct timespec zero = {0, 0};
+		while (sigtimedwait(&pipe_set, NULL, &zero) < 0 && errno == EINTR)
+			;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = e;
+	return k;
+}
+
+/* How long a frame already partly written to a non-blocking fd may wait for
+ * room before the sink gives up (leaving a cut frame readers step over). */
+#define SINK_STALL_MS 1000
 
 int gt_sink_fd(void *user, const void *buf, size_t len)
 {
 	int fd = *(int *)user;
 	const uint8_t *p = buf;
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0) {
-			if (errno == EINTR)
+	size_t done = 0;
+	int kind = 0; /* 0 unknown, 1 socket, 2 fifo, 3 other */
+	while (done < len) {
+		ssize_t n;
+		if (kind <= 1) {
+			n = send(fd, p + done, len - done, MSG_NOSIGNAL);
+			if (n < 0 && errno == ENOTSOCK) {
+				struct stat sb;
+				kind = fstat(fd, &sb) == 0 && S_ISFIFO(sb.st_mode) ? 2 : 3;
 				continue;
-			return errno == ENOSPC || errno == EDQUOT ? GT_ERR_FULL : GT_ERR_IO;
+			}
+			kind = 1;
+		} else if (kind == 2) {
+			n = write_nosigpipe(fd, p + done, len - done);
+		} else {
+			n = write(fd, p + done, len - done);
 		}
-		p += n;
-		len -= (size_t)n;
+		if (n >= 0) {
+			done += (size_t)n;
+			continue;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK) {
+			if (done == 0)
+				return GT_ERR_AGAIN; /* nothing written: the frame is refused whole
+						      */
+			struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+			int pr = poll(&pfd, 1, SINK_STALL_MS);
+			if (pr > 0 || (pr < 0 && errno == EINTR))
+				continue;
+			return GT_ERR_IO;
+		}
+		if (errno == EPIPE || errno == ECONNRESET)
+			return GT_ERR_CLOSED;
+		return errno == ENOSPC || errno == EDQUOT ? GT_ERR_FULL : GT_ERR_IO;
 	}
 	return 0;
 }

@@ -12,12 +12,18 @@
  *   UUID  a uint8_t[16] field (a BYTES column of 16-byte values)
  *   NAME  a char[GT_DEVICE_NAME_MAX] field (a BYTES column, < 96 bytes)
  * codec is the writer's default codec (CONST is chosen automatically when
- * all rows of a block are equal). REL columns are relative to column 0.
+ * all rows of a block are equal). REL columns are relative to column 0 and
+ * only used on 64-bit fields (reader.c asserts it), so a reader can check
+ * every value's range while validating a frame, before it returns a record.
  *
  * Columns are only ever appended (FORMAT.md, "Evolution").
  */
 #ifndef GT_SCHEMA_H
 #define GT_SCHEMA_H
+
+#include <stdint.h>
+
+#include "gt_internal.h"
 
 #define GT_COLS_STRING(X, T)        \
 	X(T, U, id, DELTA)          \
@@ -225,11 +231,13 @@
 GT_RECORD_TYPES(GT_SCHEMA_NCOLS_)
 #undef GT_SCHEMA_NCOLS_
 
-/** Column description for tests and tools (name, default codec). */
+/** Column description for the reader, tests and tools. */
 typedef struct gt_col_desc {
 	const char *name;
 	int codec;    /**< writer's default codec */
 	int is_bytes; /**< STR/UUID/NAME: must be a BYTES column */
+	uint64_t max; /**< integer: largest value the field holds; BYTES: longest value */
+	int exact;    /**< BYTES: a value is 0 or exactly `max` bytes long (UUID) */
 } gt_col_desc;
 
 /** Columns of a record type, or NULL when the type is unknown. */

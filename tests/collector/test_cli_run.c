@@ -294,6 +294,30 @@ START_TEST(run_forwards_signals)
 }
 END_TEST
 
+START_TEST(run_writes_html_report)
+{
+	enter_tmp();
+	char *argv[] = {GAPTRACE_BIN, "run", "-q", "--report", "html", "-o", "t", "--nvml-hz",
+			"0", "--", FAKE_PRODUCER, "--frames", "2", NULL};
+	ck_assert_int_eq(run(argv, "out", "err"), 0);
+	size_t len;
+	free(slurp("err", &len));
+	ck_assert_uint_eq(len, 0); /* -q: silent, the file is still written */
+	ck_assert(file_has("t/report.html", "<html"));
+	ck_assert(file_has("t/report.html", "</html>"));
+
+	char *both[] = {GAPTRACE_BIN, "run", "--report", "text,html", "-o", "u", "--nvml-hz",
+			"0", "--", FAKE_PRODUCER, "--frames", "2", NULL};
+	ck_assert_int_eq(run(both, "out", "err"), 0);
+	ck_assert(file_has("err", "HTML report: u/report.html"));
+	ck_assert(file_has("err", "GPU 0"));
+
+	char *bad[] = {GAPTRACE_BIN, "run", "--report", "pdf", "--", FAKE_PRODUCER, NULL};
+	ck_assert_int_eq(run(bad, "out", "err"), 2);
+	leave_tmp();
+}
+END_TEST
+
 START_TEST(run_output_rules)
 {
 	enter_tmp();
@@ -531,6 +555,7 @@ int main(void)
 	tcase_add_test(tc, run_stdout_stdin_untouched);
 	tcase_add_test(tc, run_forwards_signals);
 	tcase_add_test(tc, run_output_rules);
+	tcase_add_test(tc, run_writes_html_report);
 	tcase_add_test(tc, run_duration_disarms);
 	tcase_add_test(tc, run_delay_arms_later);
 	tcase_add_test(tc, run_samples_nvml);

@@ -73,6 +73,11 @@ extern "C" {
 #define GT_DEVICE_NAME_MAX 96
 /** zstd window log cap used when decompressing (16 MiB window). */
 #define GT_ZSTD_WINDOW_LOG_MAX 24
+/** Largest number of records (rows of all blocks) in one frame (decoder cap). */
+#define GT_FRAME_MAX_RECORDS (1u << 22)
+/** String ids are < GT_MAX_STRINGS: a writer interns at most this many - 1
+ *  strings, and it is the reader's default string table cap. */
+#define GT_MAX_STRINGS (1u << 22)
 
 /* ------------------------------------------------------------------ */
 /* Errors                                                              */
@@ -487,6 +492,14 @@ GT_API const char *gt_sync_type_name(uint32_t type);
 /** "cupti_dropped", ... never NULL. */
 GT_API const char *gt_loss_what_name(uint32_t what);
 
+/**
+ * Column i (wire order, from 0) of record type `type`: the name of the
+ * field it fills (as in FORMAT.md's field tables), and in *is_bytes
+ * (when non-NULL) whether it is a BYTES column. For tools that print
+ * or export columns. @return NULL for an unknown type or i past the end.
+ */
+GT_API const char *gt_rec_col_name(uint32_t type, unsigned i, int *is_bytes);
+
 /* ------------------------------------------------------------------ */
 /* Stream header                                                       */
 /* ------------------------------------------------------------------ */
@@ -593,14 +606,29 @@ typedef int (*gt_sink_fn)(void *user, const void *buf, size_t len);
 /** Writer options; zero-initialize and set what you need. */
 typedef struct gt_writer_opts {
 	int zstd_level;         /**< 0 = default (1); negative = zstd "fast" levels */
-	uint32_t frame_rows;    /**< rows per frame before an automatic flush; 0 = 32768 */
-	uint32_t max_strings;   /**< intern table cap; 0 = 1 << 20 */
+	uint32_t frame_rows;    /**< record rows per frame before an automatic flush;
+				     0 = 32768, at most 1 << 20 */
+	uint32_t max_strings;   /**< intern table cap (strings); 0 = 1 << 20,
+				     at most GT_MAX_STRINGS - 1 */
+	uint64_t max_string_bytes; /**< intern table cap (bytes); 0 = 256 MiB */
+	int no_compress;        /**< 1: store every frame uncompressed (debugging; the
+				     example stream of FORMAT.md) */
 } gt_writer_opts;
 
 typedef struct gt_writer gt_writer;
 
-/** Create a writer. The sink is called from gt_writer_begin/add/flush.
- *  @return NULL on allocation failure (errno = ENOMEM). */
+/**
+ * Create a writer. The sink is called from gt_writer_begin, gt_writer_add*
+ * (when a frame fills up) and gt_writer_flush, never from gt_writer_intern.
+ *
+ * Memory: each record type in use holds a chunk of 256 rows and its
+ * encoded columns (about twice the encoded bytes of a frame, kept between
+ * frames); the intern table holds every string until gt_writer_free (capped
+ * by max_strings / max_string_bytes); the frame buffers are bounded by the
+ * frame budget (a frame payload never exceeds GT_FRAME_MAX_COMPRESSED
+ * bytes, so every frame a writer emits passes every reader's caps).
+ * @return NULL on allocation failure (errno = ENOMEM).
+ */
 GT_API gt_writer *gt_writer_new(const gt_writer_opts *opts, gt_sink_fn sink, void *user);
 
 /** Free a writer (accepts NULL). Does not flush: call gt_writer_flush first. */
@@ -612,7 +640,10 @@ GT_API int gt_writer_begin(gt_writer *w, const gt_stream_header *h);
 /**
  * Append one record (any type but GT_REC_STRING, which gt_writer_intern
  * writes). Copies what it needs. May flush a full frame to the sink.
- * @return 0, GT_ERR_INVAL for a bad type, or the sink's error.
+ * @return 0; GT_ERR_INVAL for a bad type; GT_ERR_NOMEM when the record
+ *         could not be stored (it is not added); or the error of the flush
+ *         this record triggered (the sink's, or NOMEM): the record was added
+ *         and went down with that frame (see gt_writer_flush).
  */
 GT_API int gt_writer_add(gt_writer *w, const gt_record *rec);
 
@@ -622,17 +653,22 @@ GT_API int gt_writer_add_memcpy(gt_writer *w, const gt_memcpy *m);
 GT_API int gt_writer_add_api(gt_writer *w, const gt_api *a);
 
 /**
- * Intern a string: returns its id, writing a GT_REC_STRING record into the
- * current frame the first time it is seen. Strings longer than
- * GT_STRING_MAX are cut. When the table is full returns 0 and counts it
- * (gt_writer_strings_dropped). Never fails otherwise.
+ * Intern a string: returns its id (ids are 1, 2, 3... in order of first
+ * sight). A new string is written as a GT_REC_STRING row at the front of
+ * the next frame, before any record that could use it; if the sink refuses
+ * that frame, the string goes out again with the following one, so names
+ * stay resolvable after a sink failure. Strings longer than GT_STRING_MAX
+ * are cut. When the table is full (or memory runs out) returns 0 and counts
+ * it (gt_writer_strings_dropped). Never calls the sink, never fails otherwise.
  */
 GT_API uint32_t gt_writer_intern(gt_writer *w, const char *s, size_t len);
 
 /**
- * Queue every string interned so far for the next frame again. Call after
- * switching the sink to a new destination (e.g. a fallback file after the
- * collector went away), so that the new destination can resolve all names.
+ * Queue every string interned so far for the next flush again (O(1); the
+ * flush sends them in strings-only frames when they exceed one frame's
+ * string budget). Call after switching the sink to a new destination (e.g.
+ * a fallback file after the collector went away), so that the new
+ * destination can resolve all names. @return 0, or GT_ERR_INVAL for NULL.
  */
 GT_API int gt_writer_resend_strings(gt_writer *w);
 
@@ -640,13 +676,19 @@ GT_API int gt_writer_resend_strings(gt_writer *w);
 GT_API uint64_t gt_writer_strings_dropped(const gt_writer *w);
 
 /**
- * Encode pending records as one frame and pass it to the sink. No-op
- * (returns 0) when nothing is pending. Every flushed frame takes the next
- * sequence number, whether or not the sink accepted it.
+ * Encode pending records (and strings not yet accepted by the sink) as one
+ * frame and pass it to the sink; strings that exceed one frame's budget go
+ * first in strings-only frames. No-op (returns 0) when nothing is pending.
+ * Every frame built takes the next sequence number, whether or not the sink
+ * accepted it, so readers see refused frames as a sequence gap.
+ * On failure (the sink's error, or GT_ERR_NOMEM) the pending records are
+ * dropped and counted in gt_writer_stats.lost_records (the writer does not
+ * write a GT_REC_LOSS itself: the producer knows the time span and why);
+ * pending strings are kept and retried. The writer stays usable.
  */
 GT_API int gt_writer_flush(gt_writer *w);
 
-/** Records pending in the current (unflushed) frame. */
+/** Rows waiting for a flush: records plus strings the sink has not accepted. */
 GT_API uint32_t gt_writer_pending(const gt_writer *w);
 
 /** Sequence number the next frame will get. */
@@ -654,20 +696,31 @@ GT_API uint64_t gt_writer_next_seq(const gt_writer *w);
 
 /** Statistics of a writer. */
 typedef struct gt_writer_stats {
-	uint64_t records;      /**< rows flushed */
-	uint64_t frames;       /**< frames flushed */
-	uint64_t raw_bytes;    /**< payload bytes before compression */
-	uint64_t out_bytes;    /**< bytes given to the sink (header + frames) */
-	uint64_t sink_errors;  /**< frames the sink refused */
+	uint64_t records;      /**< rows (records and strings) in frames flushed */
+	uint64_t frames;       /**< frames flushed, accepted by the sink or not
+				    (accepted = frames - sink_errors when the header went through) */
+	uint64_t raw_bytes;    /**< payload bytes before compression, frames flushed */
+	uint64_t out_bytes;    /**< bytes the sink accepted (header + frames) */
+	uint64_t sink_errors;  /**< sink calls refused (frames, or the header) */
+	uint64_t lost_records; /**< record rows dropped: refused frames, out of memory */
 } gt_writer_stats;
 
 /** Copy the writer's statistics. */
 GT_API void gt_writer_get_stats(const gt_writer *w, gt_writer_stats *st);
 
 /**
- * A ready-made sink writing to a file descriptor: user points to an int fd.
- * Retries EINTR and short writes; ENOSPC/EDQUOT give GT_ERR_FULL, other
- * errors GT_ERR_IO. On error it truncates nothing: what was written stays.
+ * A ready-made sink writing to a file descriptor: user points to an int fd
+ * (a file, a socket or a pipe). Never raises SIGPIPE (sockets: send with
+ * MSG_NOSIGNAL; pipes: SIGPIPE blocked around the write), so a collector
+ * that went away cannot kill the traced process. Retries EINTR and short
+ * writes. Non-blocking fds: when nothing could be written the call returns
+ * GT_ERR_AGAIN and the frame is not sent at all; once part of a frame is
+ * out, it waits (up to 1 s at a time without progress) to send the rest,
+ * so frames are never cut by the sink itself.
+ * @return 0; GT_ERR_AGAIN (see above); GT_ERR_CLOSED (EPIPE, ECONNRESET:
+ *         the peer is gone); GT_ERR_FULL (ENOSPC, EDQUOT); GT_ERR_IO
+ *         (anything else, or a stall of 1 s mid-frame). It truncates
+ *         nothing: what was written stays.
  */
 GT_API int gt_sink_fd(void *user, const void *buf, size_t len);
 
@@ -687,12 +740,16 @@ typedef struct gt_reader_stats {
 	uint64_t bytes;          /**< bytes consumed, header included */
 	uint64_t frames;         /**< good frames */
 	uint64_t records;        /**< records returned */
-	uint64_t bad_frames;     /**< frames skipped: checksum, corrupt payload */
-	uint64_t bad_bytes;      /**< bytes skipped while resyncing */
-	uint64_t tail_bytes;     /**< incomplete bytes at the end (cut file) */
-	uint64_t seq_missing;    /**< frames missing by sequence number */
+	uint64_t bad_frames;     /**< damaged places skipped: each run of unreadable bytes
+				      between good frames counts once, and so does each
+				      checksum-valid frame with a malformed payload */
+	uint64_t bad_bytes;      /**< bytes in those damaged places */
+	uint64_t tail_bytes;     /**< bytes of an incomplete frame at the end (a cut file) */
+	uint64_t seq_missing;    /**< sequence numbers never seen between good frames
+				      (refused by a sink, dropped, or damaged) */
 	uint64_t skipped_blocks; /**< blocks of unknown record types skipped */
 	uint64_t first_bad_offset; /**< offset of the first problem, or UINT64_MAX */
+	uint64_t strings_dropped;  /**< strings not kept: id or table caps exceeded */
 } gt_reader_stats;
 
 /**
@@ -814,9 +871,12 @@ typedef struct gt_ctl {
 GT_API int gt_ctl_encode(const gt_ctl *m, uint8_t *buf, size_t cap);
 
 /**
- * Decode one message from the front of buf.
+ * Decode one message from the front of buf. A type this version does not
+ * know decodes normally (m->type tells): ignore it, a newer collector may
+ * send it.
  * @return bytes consumed (> 0), GT_ERR_AGAIN if more bytes are needed, or
- *         GT_ERR_MAGIC / GT_ERR_LIMIT / GT_ERR_CORRUPT / GT_ERR_RESERVED.
+ *         GT_ERR_MAGIC / GT_ERR_LIMIT (text too long) / GT_ERR_CORRUPT
+ *         (type 0) / GT_ERR_CHECKSUM.
  */
 GT_API int gt_ctl_decode(const uint8_t *buf, size_t len, gt_ctl *m);
 

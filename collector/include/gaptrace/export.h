@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gaptrace/export.h - traces out to other tools and to people: a Perfetto /
+ * chrome://tracing timeline, `nsys stats`-style tables (CSV or JSON), and a
+ * self-contained HTML report.
+ *
+ * Library gaptrace_export (CMake alias gaptrace::export); depends on
+ * gaptrace::analysis and gaptrace::format.
+ *
+ * Typical use
+ *     gt_export_opts o = {0};
+ *     gt_errinfo ei;
+ *     const char *paths[] = {"run1/"};             // dirs or .gtrace files
+ *     gt_export *x = gt_export_open(paths, 1, &o, &ei);
+ *     FILE *f = fopen("run1.json", "w");
+ *     gt_export_perfetto(x, f, NULL);
+ *     fclose(f);
+ *     gt_export_close(x);
+ *
+ * Inputs: like `gaptrace report`, a list of trace files and/or trace
+ * directories (every `*.gtrace` of a directory, in name order). Traces of
+ * several processes are put on one time axis (CLOCK_REALTIME, through
+ * gt_clock_map, as the analysis does).
+ *
+ * Damaged input: a cut, corrupt or unreadable trace never fails an export;
+ * what could be read is exported, every problem is passed to
+ * opts.analysis.log (label = the trace's path) and counted in
+ * gt_export_stats.problems. Every output is complete and well-formed even
+ * then: the Perfetto JSON is always closed, the HTML always ends.
+ *
+ * Ownership: gt_export_open copies what it needs from its arguments.
+ * Pointers returned by accessors stay valid until gt_export_close.
+ *
+ * Thread safety: a gt_export is used by one thread at a time.
+ *
+ * Errors: functions return 0 on success or a negative gt_err (format.h):
+ * GT_ERR_IO / GT_ERR_FULL when writing the output failed, GT_ERR_NOMEM,
+ * GT_ERR_INVAL for a bad argument. The library never prints.
+ *
+ * Stability: append-only, like analysis.h.
+ */
+#ifndef GAPTRACE_EXPORT_H
+#define GAPTRACE_EXPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gaptrace/analysis.h"
+#include "gaptrace/format.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Options                                                             */
+/* ------------------------------------------------------------------ */
+
+/** gt_export_opts.flags */
+enum {
+	GT_EXPORT_FULL_NAMES = 1u << 0, /**< full demangled kernel names (default: the
+					     short form of gt_kernel_short_name) */
+	GT_EXPORT_MANGLED = 1u << 1,    /**< do not demangle kernel names */
+	GT_EXPORT_NO_ANALYSIS = 1u << 2,/**< perfetto: records only - no gap markers,
+					     no utilization counters; nothing is held
+					     in memory but small per-trace maps */
+};
+
+/** Default rows of the HTML report's tables. */
+#define GT_EXPORT_DEFAULT_TOP_ROWS 20u
+
+/**
+ * Export options; zero-initialize, every 0 takes its default.
+ */
+typedef struct gt_export_opts {
+	uint32_t flags;      /**< GT_EXPORT_* */
+	/**
+	 * Shortest idle gap kept with its details (drawn on the Perfetto
+	 * timeline, colored in the HTML timeline, listed in gaptrace_gaps):
+	 * the analysis' detail_gap_ns. 0 = the analysis default
+	 * (GT_AN_DEFAULT_DETAIL_GAP_NS, 1 ms), which is also what `gaptrace
+	 * report` uses: the findings (which read the detailed gaps) are then the
+	 * report's. Another value changes the findings accordingly.
+	 */
+	uint64_t min_gap_ns;
+	/** Cap on detailed gaps per GPU (the earliest are kept): the analysis'
+	 *  max_detail_gaps; 0 = its default (GT_AN_DEFAULT_MAX_DETAIL_GAPS). */
+	uint32_t max_gaps;
+	uint32_t top_rows;   /**< HTML table rows; 0 = GT_EXPORT_DEFAULT_TOP_ROWS */
+	const char *title;   /**< HTML title; NULL = from the traces (copied) */
+	/**
+	 * Options of the analysis the exports use (window, clip, thresholds).
+	 * detail_gap_ns and max_detail_gaps are overridden by min_gap_ns and
+	 * max_gaps when those are set; log receives every problem met reading
+	 * a trace, once.
+	 */
+	gt_analysis_opts analysis;
+} gt_export_opts;
+
+/** What an export wrote. */
+typedef struct gt_export_stats {
+	uint64_t traces;   /**< trace files read */
+	uint64_t records;  /**< records read while writing */
+	uint64_t events;   /**< perfetto: trace events written; tables: rows;
+				html: 0 */
+	uint64_t flows;    /**< perfetto: launch -> work flow pairs */
+	uint64_t gaps;     /**< perfetto / gaps table: idle gaps written */
+	uint64_t bytes;    /**< bytes written */
+	uint64_t problems; /**< problems met reading the traces (see the log) */
+} gt_export_stats;
+
+/* ------------------------------------------------------------------ */
+/* Handle                                                              */
+/* ------------------------------------------------------------------ */
+
+typedef struct gt_export gt_export;
+
+/**
+ * Prepare an export of the traces named by paths (files or directories).
+ * Nothing is read yet except directory listings: each export function reads
+ * what it needs, and the analysis is built once, on first need, and shared.
+ * opts may be NULL (defaults); it is copied (title too).
+ * @return the handle, or NULL with ei filled (may be NULL): GT_ERR_IO when a
+ *         path does not exist or a directory holds no .gtrace file,
+ *         GT_ERR_INVAL when npaths is 0, GT_ERR_NOMEM.
+ */
+GT_API gt_export *gt_export_open(const char *const *paths, size_t npaths,
+				 const gt_export_opts *opts, gt_errinfo *ei);
+
+/** Free the handle (accepts NULL). */
+GT_API void gt_export_close(gt_export *x);
+
+/** Number of trace files the inputs expanded to. */
+GT_API size_t gt_export_ntraces(const gt_export *x);
+/** Path of trace file i, or NULL. */
+GT_API const char *gt_export_trace_path(const gt_export *x, size_t i);
+
+/**
+ * The analysis of the traces, built on first call with opts.analysis.
+ * @return it (owned by x), or NULL on allocation failure.
+ */
+GT_API const gt_analysis *gt_export_analysis(gt_export *x);
+
+/* ------------------------------------------------------------------ */
+/* Perfetto / chrome://tracing                                         */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Write a Chrome Trace Event JSON object ({"traceEvents": [...], ...})
+ * that ui.perfetto.dev and chrome://tracing open.
+ *
+ * Layout
+ *  - one process per traced pid, named "pid N: <command line>";
+ *    - one track (thread) per GPU stream, "GPU <dev> stream <id>", holding
+ *      kernels (name: demangled short name; args: grid, block, registers,
+ *      static/dynamic shared memory, correlation id, graph id), copies
+ *      ("Memcpy HtoD"; args: bytes, kinds, GB/s) and memsets;
+ *    - one track per host thread (its OS tid, named from GT_REC_THREAD)
+ *      holding the CUDA API calls;
+ *    - flow arrows ("launch", ph s/f, bound to the enclosing slices) from
+ *      each API call to the first kernel/copy/memset of the same
+ *      correlation id, emitted only when both ends are in the trace;
+ *    - NVTX: ranges as async slices (START/END paired by id; ranges still
+ *      open at the end of the trace are closed there with args.unterminated),
+ *      instants as instant events; sync records as async slices; losses and
+ *      notes as instant events with their counts/text.
+ *  - one process per GPU ("GPU <i>: <name>"; pid 0x7f000000 + i), unless
+ *    GT_EXPORT_NO_ANALYSIS:
+ *    - track "idle gaps >= 1 ms, by cause": one slice per detailed idle gap
+ *      (>= min_gap_ns), named by its main cause (so each cause has its own
+ *      color; chrome://tracing also gets a cname), args: the ns of every
+ *      cause, the work that ended it, the feeding thread, its last call;
+ *      an instant marks where the gap cap (max_gaps) stopped the markers;
+ *    - counters "utilization %" (gt_analysis_util_series, per window) and,
+ *      from the NVML samples (nvml.gtrace), "SM clock MHz", "memory clock
+ *      MHz", "power W", "temperature C", "NVML GPU-Util %", "throttle
+ *      reasons mask" (the reasons of analysis.throttle_mask), and "SM util
+ *      of pid N %" per process sample.
+ *
+ * Timestamps are microseconds (3 decimals, so ns resolution) from a base
+ * 1 s before the earliest instant of the traces (their stream headers and
+ * first records), so every ts is positive; otherData.base_realtime_ns
+ * holds it (CLOCK_REALTIME ns): ts_us * 1000 + base = realtime ns. Clocks
+ * are mapped with each trace's final gt_clock_map, as the analysis does.
+ *
+ * Streaming: each trace is read twice (a first pass collects its clock
+ * records, thread names and the correlation ids of both sides so that flow
+ * arrows always pair; the second writes), one trace at a time; memory is a
+ * few small per-trace maps (128 KiB per million correlation ids), plus the
+ * analysis unless GT_EXPORT_NO_ANALYSIS.
+ *
+ * @return 0, or a negative gt_err (the output is still closed when the
+ *         error is not a write error).
+ */
+GT_API int gt_export_perfetto(gt_export *x, FILE *out, gt_export_stats *st);
+
+/* ------------------------------------------------------------------ */
+/* Tables                                                              */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Tables, named as `nsys stats` reports where one exists. Units are in
+ * every column header: "(ns)" nanoseconds, "(bytes)" bytes, "(%)", "(MB/s)"
+ * (10^6 bytes per second). Where nsys reports sizes in MB, these tables use
+ * exact bytes. Timestamps ("Start (ns)") are CLOCK_REALTIME ns.
+ *
+ * GT_TABLE_KERN_SUM  "cuda_gpu_kern_sum": per kernel name over all traces
+ *     and GPUs: Time (%), Total Time (ns), Instances, Avg (ns), Med (ns),
+ *     Min (ns), Max (ns), StdDev (ns), Name. Sorted by total time.
+ * GT_TABLE_MEM_TIME_SUM "cuda_gpu_mem_time_sum": per operation
+ *     ("[CUDA memcpy Host-to-Device]", ..., "[CUDA memset]"): Time (%),
+ *     Total Time (ns), Count, Avg (ns), Med (ns), Min (ns), Max (ns),
+ *     StdDev (ns), Operation.
+ * GT_TABLE_MEM_SIZE_SUM "cuda_gpu_mem_size_sum": Total (bytes), Count,
+ *     Avg (bytes), Med (bytes), Min (bytes), Max (bytes), StdDev (bytes),
+ *     Operation.
+ * GT_TABLE_API_SUM "cuda_api_sum": per API function: Time (%),
+ *     Total Time (ns), Num Calls, Avg (ns), Med (ns), Min (ns), Max (ns),
+ *     StdDev (ns), Name.
+ * GT_TABLE_GPU_TRACE "cuda_gpu_trace": one row per kernel/copy/memset in
+ *     trace order: Start (ns), Duration (ns), CorrId, GrdX, GrdY, GrdZ,
+ *     BlkX, BlkY, BlkZ, Reg/Trd, StcSMem (bytes), DymSMem (bytes),
+ *     Bytes (bytes), Throughput (MB/s), SrcMemKd, DstMemKd, Device, Ctx,
+ *     Strm, Pid, Name. Empty cells where a column does not apply.
+ * GT_TABLE_GPU_SUM "gaptrace_gpu_sum": per GPU: window, busy, idle, the
+ *     utilization and its distribution, idle ns per cause.
+ * GT_TABLE_GAPS "gaptrace_gaps": every detailed idle gap (>= min_gap_ns,
+ *     at most max_gaps per GPU), with its cause split and evidence.
+ * GT_TABLE_FINDINGS "gaptrace_findings": the diagnosis' findings (empty
+ *     when this build has no diagnosis).
+ *
+ * Med and StdDev are exact (median of the values, the lower middle when the
+ * count is even; population standard deviation).
+ */
+typedef enum gt_export_table_id {
+	GT_TABLE_KERN_SUM = 0,
+	GT_TABLE_MEM_TIME_SUM = 1,
+	GT_TABLE_MEM_SIZE_SUM = 2,
+	GT_TABLE_API_SUM = 3,
+	GT_TABLE_GPU_TRACE = 4,
+	GT_TABLE_GPU_SUM = 5,
+	GT_TABLE_GAPS = 6,
+	GT_TABLE_FINDINGS = 7,
+	GT_TABLE_COUNT = 8,
+} gt_export_table_id;
+
+/** Report name of a table ("cuda_gpu_kern_sum"), or NULL if out of range. */
+GT_API const char *gt_export_table_name(int table);
+/** Table by report name, or -1. */
+GT_API int gt_export_table_parse(const char *name);
+
+/** Output formats (tables: CSV or JSON). */
+enum {
+	GT_EXPORT_CSV = 1,  /**< RFC 4180: a header row, then rows; \n line ends */
+	GT_EXPORT_JSON = 2, /**< an array of row objects keyed by column header,
+				 numbers as JSON numbers, empty cells as null */
+	GT_EXPORT_PERFETTO = 3, /**< gt_export_perfetto */
+	GT_EXPORT_HTML = 4,     /**< gt_export_html */
+};
+
+/**
+ * Where an export of trace_path goes by default: for a trace directory,
+ * inside it ("<dir>/report.html", "<dir>/timeline.json", "<dir>/tables.csv",
+ * "<dir>/tables.json"); for a trace file, beside it, named after it
+ * ("run.gtrace" -> "run.html", "run.json", ...). Writes into buf (always NUL
+ * terminated when cap > 0).
+ * @return the length it needed (like snprintf), or GT_ERR_INVAL for an
+ *         unknown format.
+ */
+GT_API int gt_export_default_path(const char *trace_path, int format, char *buf, size_t cap);
+
+/**
+ * Write one table. Summary tables are computed on first use by one pass
+ * over all traces (and kept for the other summary tables).
+ * @return 0 or a negative gt_err; st may be NULL.
+ */
+GT_API int gt_export_table(gt_export *x, int table, int format, FILE *out, gt_export_stats *st);
+
+/* ------------------------------------------------------------------ */
+/* HTML report                                                         */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Write the HTML report: one self-contained file (inline CSS and SVG, no
+ * script, font or image from anywhere else; readable without JavaScript;
+ * SVG <title> elements give the tooltips). Sections: findings (or, without
+ * a diagnosis, the headline numbers), then per GPU: utilization over time
+ * with the idle time colored by cause and NVML clocks/power below it, the
+ * utilization distribution, the gap-length histogram by cause, idle time by
+ * cause; then top kernels by time, copies by kind, the loss ledger and the
+ * inputs. Series are downsampled to the chart width and tables capped at
+ * opts.top_rows, so its size does not grow with the trace.
+ * @return 0 or a negative gt_err.
+ */
+GT_API int gt_export_html(gt_export *x, FILE *out, gt_export_stats *st);
+
+/**
+ * The report `gaptrace run --report html` writes: export the trace
+ * directory (or trace file) trace_path as HTML to out_path, or, when
+ * out_path is NULL, to gt_export_html_default_path(trace_path). The file is
+ * written under a temporary name in the same directory and renamed when
+ * complete, so out_path is never half-written. Default options.
+ * @return 0 or a negative gt_err with ei filled (may be NULL).
+ */
+GT_API int gt_export_html_path(const char *trace_path, const char *out_path, gt_errinfo *ei);
+
+/**
+ * Where gt_export_html_path writes by default: "<dir>/report.html" for a
+ * trace directory, "<file without .gtrace>.html" for a trace file
+ * (gt_export_default_path with GT_EXPORT_HTML). Writes into buf (always NUL
+ * terminated when cap > 0).
+ * @return the length it needed (like snprintf).
+ */
+GT_API int gt_export_html_default_path(const char *trace_path, char *buf, size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GAPTRACE_EXPORT_H */

@@ -1,0 +1,1552 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The HTML report: one self-contained file, inline CSS and SVG, no script.
+ *
+ * Design
+ *   Everything shown comes from the analysis (and the diagnosis when this
+ *   build has it), plus NVML samples read from the traces that hold them.
+ *   The page size does not grow with the trace: time series are binned into
+ *   a fixed number of columns, tables are capped at opts.top_rows.
+ *
+ *   Utilization over time: the chart has NCOL columns over the GPU's window.
+ *   The detailed gaps (those >= 10 us, from a second analysis: fine_cols)
+ *   are placed exactly: each
+ *   gap's per-cause ns are spread over the columns it overlaps in proportion
+ *   to the overlap (the analysis gives a gap's split, not where in the gap
+ *   each cause lies). The rest of the idle time - shorter gaps, or gaps past
+ *   the cap - is known only per utilization window (the analysis' series):
+ *   each window's idle time minus its detailed gaps is spread over the
+ *   window's columns in proportion to their time not covered by detailed
+ *   gaps, and drawn as "short gaps" in light grey. What is left is busy.
+ *   So each window's busy and idle add up exactly to the analysis' figures,
+ *   long gaps sit where they happened, and nothing is invented.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ex_internal.h"
+#ifdef GT_EX_HAVE_DIAGNOSIS
+#include "gaptrace/diagnosis.h"
+#endif
+
+
+/* Timeline geometry (SVG user units; the SVG scales to the page width). */
+#define TL_W 960
+#define TL_X0 52
+#define TL_X1 944
+#define NCOL 298 /* 3 units per column */
+#define TL_PLOT_H 150
+#define TIP_COLS 10 /* columns per tooltip rectangle */
+
+static const char *const cause_color[GT_CAUSE_COUNT] = {
+	"#e8a317", /* host_busy */
+	"#d1242f", /* sync_turnaround */
+	"#8250df", /* launch_bound */
+	"#1b9aaa", /* transfer */
+	"#9a6700", /* dependency */
+	"#e85aad", /* other_process */
+	"#8c959f", /* unknown */
+};
+#define BUSY_COLOR "#2f6fbd"
+#define SHORT_COLOR "#e3e8ee"
+
+static const char *const cause_help[GT_CAUSE_COUNT] = {
+	"no thread was in CUDA: Python, data loading, I/O, logging",
+	"the host returned from a synchronize and had not refilled the queue",
+	"the feeding thread was inside launch calls, or launch latency",
+	"the feeding thread was blocked in a copy (e.g. pageable memory)",
+	"queued work waited on an event, another stream or another GPU",
+	"another process used the GPU",
+	"no evidence (no API records for the work)",
+};
+
+/* ------------------------------------------------------------ formatting */
+
+static void fmt_count(char *b, size_t cap, uint64_t v)
+{
+	if (v < 100000)
+		snprintf(b, cap, "%llu", (unsigned long long)v);
+	else if (v < 100000000)
+		snprintf(b, cap, "%.3gk", v / 1e3);
+	else
+		snprintf(b, cap, "%.3gM", v / 1e6);
+}
+
+static void put_dur(ex_out *o, double ns)
+{
+	char b[32];
+	ex_fmt_dur(b, sizeof(b), ns);
+	ex_puts(o, b);
+}
+
+static void put_pct(ex_out *o, double frac)
+{
+	ex_fixed(o, 100.0 * frac, frac < 0.1 ? 1 : 0, "-");
+	ex_putc(o, '%');
+}
+
+/* A coordinate with one decimal. */
+static void put_xy(ex_out *o, double x, double y)
+{
+	ex_fixed(o, x, 1, "0");
+	ex_putc(o, ',');
+	ex_fixed(o, y, 1, "0");
+}
+
+static void h(ex_out *o, const char *s)
+{
+	ex_html_cstr(o, s);
+}
+
+/* "nice" tick step for a span: 1, 2 or 5 times a power of ten, ~n ticks. */
+static double nice_step(double span, int n)
+{
+	if (span <= 0)
+		return 1;
+	double raw = span / n, p = pow(10, floor(log10(raw))), f = raw / p;
+	return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * p;
+}
+
+static void tick_label(char *b, size_t cap, double ns, double step)
+{
+	if (step >= 1e9)
+		snprintf(b, cap, "%.*f s", fmod(step, 1e9) ? 1 : 0, ns / 1e9);
+	else if (step >= 1e6)
+		snprintf(b, cap, "%.*f ms", fmod(step, 1e6) ? 1 : 0, ns / 1e6);
+	else if (step >= 1e3)
+		snprintf(b, cap, "%.*f us", fmod(step, 1e3) ? 1 : 0, ns / 1e3);
+	else
+		snprintf(b, cap, "%.0f ns", ns);
+}
+
+/* ------------------------------------------------------------ page parts */
+
+static const char css[] =
+	":root{--fg:#1f2328;--mut:#59636e;--bg:#fff;--card:#f6f8fa;--bd:#d1d9e0;--busy:" BUSY_COLOR
+	"}\n"
+	"*{box-sizing:border-box}\n"
+	"body{margin:0;background:var(--bg);color:var(--fg);font:14px/1.45 system-ui,-apple-system,"
+	"'Segoe UI',Roboto,'DejaVu Sans',Helvetica,Arial,sans-serif}\n"
+	"main{max-width:1100px;margin:0 auto;padding:18px 22px 48px}\n"
+	"h1{font-size:22px;margin:0}h2{font-size:18px;margin:30px 0 10px;padding-bottom:4px;"
+	"border-bottom:1px solid var(--bd)}h3{font-size:15px;margin:22px 0 6px}\n"
+	".sub{color:var(--mut);margin:2px 0 0}.mut{color:var(--mut)}.small{font-size:12px}\n"
+	".kpis{display:flex;flex-wrap:wrap;gap:8px;margin:8px 0 4px}\n"
+	".kpi{background:var(--card);border:1px solid var(--bd);border-radius:6px;padding:5px 10px;"
+	"min-width:112px}.kpi b{display:block;font-size:17px}.kpi span{color:var(--mut);font-size:12px}\n"
+	"svg{display:block;width:100%;height:auto;overflow:visible}\n"
+	"svg text{font:11px system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;"
+	"fill:#59636e}svg .ax{stroke:#afb8c1;stroke-width:1}svg .gr{stroke:#eaeef2;stroke-width:1}\n"
+	"svg rect.tip{fill:transparent}svg rect.tip:hover{fill:rgba(0,0,0,.06)}\n"
+	".row3{display:grid;grid-template-columns:repeat(auto-fit,minmax(300px,1fr));gap:14px}\n"
+	"figure{margin:6px 0 10px}figcaption{color:var(--mut);font-size:12px;margin:2px 0}\n"
+	"table{border-collapse:collapse;width:100%;font-size:13px;margin:4px 0}\n"
+	"th,td{padding:3px 7px;border-bottom:1px solid #eaeef2;text-align:right;white-space:nowrap;"
+	"vertical-align:top}th{background:var(--card);font-weight:600}\n"
+	"td.l,th.l{text-align:left}td.name{text-align:left;white-space:normal;word-break:break-word;"
+	"font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,'DejaVu Sans Mono',monospace;"
+	"font-size:12px}\n"
+	".bar{display:inline-block;height:9px;background:var(--busy);vertical-align:middle;"
+	"border-radius:1px;margin-right:4px}\n"
+	".legend{display:flex;flex-wrap:wrap;gap:4px 14px;font-size:12px;margin:4px 0}\n"
+	".sw{display:inline-block;width:11px;height:11px;border-radius:2px;margin-right:4px;"
+	"vertical-align:-1px}\n"
+	".finding{border:1px solid var(--bd);border-left:5px solid #8c959f;border-radius:6px;"
+	"padding:8px 12px;margin:10px 0;background:#fff}\n"
+	".finding.high{border-left-color:#d1242f}.finding.medium{border-left-color:#d4a72c}\n"
+	".finding .t{font-weight:600;font-size:15px}.finding .fix{margin:4px 0 0}\n"
+	".badge{display:inline-block;font-size:11px;border-radius:10px;padding:0 7px;"
+	"background:var(--card);border:1px solid var(--bd);margin-right:6px;vertical-align:1px}\n"
+	"details>summary{cursor:pointer;color:var(--mut)}ul.ev{margin:4px 0 0 18px;padding:0}\n"
+	".warn{background:#fff8c5;border:1px solid #d4a72c66;border-radius:6px;padding:6px 10px}\n"
+	"footer{margin-top:36px;color:var(--mut);font-size:12px}\n";
+
+static void legend(ex_out *o, int with_busy)
+{
+	LIT(o, "<div class=\"legend\">");
+	if (with_busy)
+		LIT(o, "<span title=\"some kernel, copy or memset was running\"><i class=\"sw\" "
+		       "style=\"background:" BUSY_COLOR "\"></i>busy</span>");
+	for (int c = 0; c < GT_CAUSE_COUNT; c++) {
+		LIT(o, "<span title=\"");
+		h(o, cause_help[c]);
+		LIT(o, "\"><i class=\"sw\" style=\"background:");
+		ex_puts(o, cause_color[c]);
+		LIT(o, "\"></i>");
+		ex_puts(o, gt_cause_name(c));
+		LIT(o, "</span>");
+	}
+	if (with_busy)
+		LIT(o, "<span title=\"idle time in gaps shorter than the detail threshold\"><i "
+		       "class=\"sw\" style=\"background:" SHORT_COLOR "\"></i>short gaps</span>");
+	LIT(o, "</div>\n");
+}
+
+static void kpi(ex_out *o, const char *value, const char *label)
+{
+	LIT(o, "<div class=\"kpi\"><b>");
+	h(o, value);
+	LIT(o, "</b><span>");
+	h(o, label);
+	LIT(o, "</span></div>");
+}
+
+/* ------------------------------------------------------------ timeline */
+
+typedef struct col {
+	double busy;                    /* ns */
+	double cause[GT_CAUSE_COUNT];   /* ns */
+	double shortg;                  /* ns */
+	/* NVML */
+	double clk, pw;
+	uint32_t nclk, npw, nthr, nsamp;
+} col;
+
+static double overlap(double a0, double a1, double b0, double b1)
+{
+	double v = fmin(a1, b1) - fmax(a0, b0);
+	return v > 0 ? v : 0;
+}
+
+static void fill_cols(const gt_analysis *a, size_t gi, col *cols)
+{
+	const gt_an_gpu *g = gt_analysis_gpu(a, gi);
+	double t0 = (double)g->t0, span = (double)g->window_ns, cw = span / NCOL;
+	double det[NCOL] = {0};
+	size_t ns = 0, ng = 0;
+	const float *ser = gt_analysis_util_series(a, gi, &ns);
+	const gt_an_gap *gaps = gt_analysis_gaps(a, gi, &ng);
+	/* detailed gaps: exact position, cause split spread over the gap */
+	for (size_t i = 0; i < ng; i++) {
+		const gt_an_gap *p = &gaps[i];
+		double s = (double)p->start, e = (double)p->end, len = e - s;
+		if (len <= 0)
+			continue;
+		int c0 = (int)floor((s - t0) / cw), c1 = (int)floor((e - t0) / cw);
+		c0 = c0 < 0 ? 0 : c0;
+		c1 = c1 >= NCOL ? NCOL - 1 : c1;
+		for (int c = c0; c <= c1; c++) {
+			double ov = overlap(s, e, t0 + c * cw, t0 + (c + 1) * cw);
+			for (int k = 0; k < GT_CAUSE_COUNT; k++)
+				cols[c].cause[k] += (double)p->cause_ns[k] * ov / len;
+			det[c] += ov;
+		}
+	}
+	/* the rest of each utilization window's idle time (shorter gaps),
+	 * spread over the window's time not covered by detailed gaps */
+	double w = (double)g->util.window_ns;
+	for (size_t i = 0; i < ns && w > 0; i++) {
+		double ws = t0 + (double)i * w, we = i + 1 == ns ? (double)g->t1 : ws + w;
+		if (we <= ws)
+			continue;
+		int c0 = (int)floor((ws - t0) / cw), c1 = (int)ceil((we - t0) / cw) - 1;
+		c0 = c0 < 0 ? 0 : c0;
+		c1 = c1 >= NCOL ? NCOL - 1 : c1;
+		double dw = 0, freew = 0;
+		for (int c = c0; c <= c1; c++) {
+			double ov = overlap(ws, we, t0 + c * cw, t0 + (c + 1) * cw);
+			dw += det[c] * ov / cw;
+			freew += ov - det[c] * ov / cw;
+		}
+		double rest = (1.0 - (double)ser[i]) * (we - ws) - dw;
+		if (rest <= 0 || freew <= 0)
+			continue;
+		for (int c = c0; c <= c1; c++) {
+			double ov = overlap(ws, we, t0 + c * cw, t0 + (c + 1) * cw);
+			cols[c].shortg += rest * (ov - det[c] * ov / cw) / freew;
+		}
+	}
+	for (int c = 0; c < NCOL; c++) {
+		double b = cw - det[c] - cols[c].shortg;
+		if (b < 0) {
+			cols[c].shortg += b;
+			b = 0;
+		}
+		if (cols[c].shortg < 0)
+			cols[c].shortg = 0;
+		cols[c].busy = b;
+	}
+}
+
+/*
+ * The timeline's columns from a second analysis that keeps every gap of at
+ * least FINE_GAP_NS with its cause: with the default detail threshold (1 ms,
+ * which the findings must share with `gaptrace report`), a launch-bound
+ * capture would have nearly all its idle time in "short gaps" of unknown
+ * cause. It is built and freed before the main analysis (when that one is
+ * not built yet), so the peak memory is the larger of the two, not the sum;
+ * it costs a second read of the traces. Skipped when the caller chose the
+ * gap threshold (min_gap_ns): the main analysis then has what was asked.
+ * GPU indices and windows do not depend on the detail options, so the
+ * columns line up with the main analysis. NULL when skipped or on ENOMEM.
+ */
+#define FINE_GAP_NS 10000ull
+#define FINE_MAX_GAPS 1000000u
+
+static col *fine_cols(gt_export *x, size_t *ngpus)
+{
+	*ngpus = 0;
+	if (x->o.min_gap_ns)
+		return NULL;
+	gt_analysis_opts ao = x->o.analysis;
+	ao.detail_gap_ns = FINE_GAP_NS;
+	ao.max_detail_gaps = FINE_MAX_GAPS;
+	ao.log = NULL;
+	gt_analysis *fa = gt_analysis_new(&ao);
+	if (!fa)
+		return NULL;
+	for (size_t i = 0; i < x->npaths; i++)
+		gt_analysis_add_path(fa, x->paths[i], NULL);
+	col *cols = NULL;
+	if (gt_analysis_finish(fa) == 0) {
+		size_t ng = gt_analysis_ngpus(fa);
+		cols = calloc(ng ? ng * NCOL : 1, sizeof(col));
+		for (size_t g = 0; cols && g < ng; g++)
+			fill_cols(fa, g, cols + g * NCOL);
+		*ngpus = ng;
+	}
+	gt_analysis_free(fa);
+	return cols;
+}
+
+/* A horizontal grid line across the timeline plot at y, with a label left
+ * of the axis and optionally one right of the plot (colors NULL: default). */
+static void grid_line(ex_out *o, double y, const char *left, const char *lcolor,
+		      const char *right, const char *rcolor)
+{
+	LIT(o, "<line class=\"gr\" x1=\"52\" x2=\"944\" y1=\"");
+	ex_fixed(o, y, 1, "0");
+	LIT(o, "\" y2=\"");
+	ex_fixed(o, y, 1, "0");
+	LIT(o, "\"/><text x=\"46\" y=\"");
+	ex_fixed(o, y + 4, 1, "0");
+	LIT(o, "\" text-anchor=\"end\"");
+	if (lcolor) { /* a style: the stylesheet's svg text rule beats a fill attribute */
+		LIT(o, " style=\"fill:");
+		ex_puts(o, lcolor);
+		ex_putc(o, '"');
+	}
+	ex_putc(o, '>');
+	h(o, left);
+	LIT(o, "</text>");
+	if (right) {
+		LIT(o, "<text x=\"948\" y=\"");
+		ex_fixed(o, y + 4, 1, "0");
+		LIT(o, "\" style=\"fill:");
+		ex_puts(o, rcolor ? rcolor : "#59636e");
+		LIT(o, "\">");
+		h(o, right);
+		LIT(o, "</text>");
+	}
+	ex_putc(o, '\n');
+}
+
+/* One stacked layer: the area between lo[] and hi[] (fractions 0..1). */
+static void area(ex_out *o, const double *lo, const double *hi, const char *color, double y0,
+		 double ph)
+{
+	double cw = (double)(TL_X1 - TL_X0) / NCOL;
+	int any = 0;
+	for (int c = 0; c < NCOL && !any; c++)
+		any = hi[c] - lo[c] > 1e-4;
+	if (!any)
+		return;
+	LIT(o, "<path fill=\"");
+	ex_puts(o, color);
+	LIT(o, "\" d=\"M");
+	for (int c = 0; c < NCOL; c++) {
+		double y = y0 + ph * (1 - hi[c]);
+		put_xy(o, TL_X0 + c * cw, y);
+		ex_putc(o, 'L');
+		put_xy(o, TL_X0 + (c + 1) * cw, y);
+		ex_putc(o, 'L');
+	}
+	for (int c = NCOL - 1; c >= 0; c--) {
+		double y = y0 + ph * (1 - lo[c]);
+		put_xy(o, TL_X0 + (c + 1) * cw, y);
+		ex_putc(o, 'L');
+		put_xy(o, TL_X0 + c * cw, y);
+		if (c)
+			ex_putc(o, 'L');
+	}
+	LIT(o, "Z\"/>\n");
+}
+
+static void x_axis(ex_out *o, double span, double y, double ytop)
+{
+	double step = nice_step(span, 8);
+	for (double t = 0; t <= span * 1.0001 && step > 0; t += step) {
+		double x = TL_X0 + (TL_X1 - TL_X0) * (t / span);
+		char b[32];
+		tick_label(b, sizeof(b), t, step);
+		LIT(o, "<line class=\"gr\" x1=\"");
+		ex_fixed(o, x, 1, "0");
+		LIT(o, "\" x2=\"");
+		ex_fixed(o, x, 1, "0");
+		LIT(o, "\" y1=\"");
+		ex_fixed(o, ytop, 1, "0");
+		LIT(o, "\" y2=\"");
+		ex_fixed(o, y, 1, "0");
+		LIT(o, "\"/><text x=\"");
+		ex_fixed(o, x, 1, "0");
+		LIT(o, "\" y=\"");
+		ex_fixed(o, y + 13, 1, "0");
+		LIT(o, "\" text-anchor=\"middle\">");
+		h(o, b);
+		LIT(o, "</text>\n");
+	}
+}
+
+static void timeline(ex_out *o, const gt_analysis *a, size_t gi, const col *cols)
+{
+	const gt_an_gpu *g = gt_analysis_gpu(a, gi);
+	double span = (double)g->window_ns, cw = span / NCOL;
+	const double y0 = 8, ph = TL_PLOT_H;
+	double lo[NCOL], hi[NCOL];
+	LIT(o, "<figure><svg viewBox=\"0 0 960 182\" role=\"img\" aria-label=\"utilization over "
+	       "time\">\n");
+	for (int p = 0; p <= 4; p++) {
+		char lab[8];
+		snprintf(lab, sizeof(lab), "%d%%", p * 25);
+		grid_line(o, y0 + ph * (1 - p / 4.0), lab, NULL, NULL, NULL);
+	}
+	for (int c = 0; c < NCOL; c++) {
+		lo[c] = 0;
+		hi[c] = cw > 0 ? cols[c].busy / cw : 0;
+	}
+	area(o, lo, hi, BUSY_COLOR, y0, ph);
+	for (int k = 0; k < GT_CAUSE_COUNT; k++) {
+		for (int c = 0; c < NCOL; c++) {
+			lo[c] = hi[c];
+			hi[c] += cw > 0 ? cols[c].cause[k] / cw : 0;
+		}
+		area(o, lo, hi, cause_color[k], y0, ph);
+	}
+	for (int c = 0; c < NCOL; c++) {
+		lo[c] = hi[c];
+		hi[c] += cw > 0 ? cols[c].shortg / cw : 0;
+	}
+	area(o, lo, hi, SHORT_COLOR, y0, ph);
+	x_axis(o, span, y0 + ph, y0);
+	LIT(o, "<line class=\"ax\" x1=\"52\" x2=\"944\" y1=\"158\" y2=\"158\"/>\n");
+	/* tooltips: one transparent rectangle per TIP_COLS columns */
+	double pw = (double)(TL_X1 - TL_X0) / NCOL;
+	for (int c0 = 0; c0 < NCOL; c0 += TIP_COLS) {
+		int c1 = c0 + TIP_COLS > NCOL ? NCOL : c0 + TIP_COLS;
+		double busy = 0, cause[GT_CAUSE_COUNT] = {0}, sg = 0, len = (c1 - c0) * cw;
+		for (int c = c0; c < c1; c++) {
+			busy += cols[c].busy;
+			sg += cols[c].shortg;
+			for (int k = 0; k < GT_CAUSE_COUNT; k++)
+				cause[k] += cols[c].cause[k];
+		}
+		char b1[32], b2[32];
+		ex_fmt_dur(b1, sizeof(b1), c0 * cw);
+		ex_fmt_dur(b2, sizeof(b2), c1 * cw);
+		LIT(o, "<rect class=\"tip\" x=\"");
+		ex_fixed(o, TL_X0 + c0 * pw, 1, "0");
+		LIT(o, "\" y=\"8\" width=\"");
+		ex_fixed(o, (c1 - c0) * pw, 1, "0");
+		LIT(o, "\" height=\"150\"><title>");
+		h(o, b1);
+		LIT(o, " to ");
+		h(o, b2);
+		LIT(o, ": busy ");
+		put_pct(o, len > 0 ? busy / len : 0);
+		for (int k = 0; k < GT_CAUSE_COUNT; k++) {
+			if (cause[k] / len < 0.0005)
+				continue;
+			LIT(o, ", ");
+			ex_puts(o, gt_cause_name(k));
+			ex_putc(o, ' ');
+			put_pct(o, cause[k] / len);
+		}
+		if (sg / len >= 0.0005) {
+			LIT(o, ", short gaps ");
+			put_pct(o, sg / len);
+		}
+		LIT(o, "</title></rect>\n");
+	}
+	LIT(o, "</svg><figcaption>Utilization over time (");
+	put_dur(o, span);
+	LIT(o, " window, ");
+	ex_u64(o, NCOL);
+	LIT(o, " columns of ");
+	put_dur(o, cw);
+	LIT(o, "): blue is busy; idle gaps of 10 us or more are colored by cause, shorter ones "
+	       "are light grey. Hover for numbers.</figcaption></figure>\n");
+}
+
+/* NVML: SM clock (left axis) and power (right axis), throttling shaded. */
+static void nvml_chart(ex_out *o, const gt_an_gpu *g, const col *cols)
+{
+	double maxclk = 0, maxpw = 0;
+	int any = 0;
+	for (int c = 0; c < NCOL; c++) {
+		if (cols[c].nclk && cols[c].clk / cols[c].nclk > maxclk)
+			maxclk = cols[c].clk / cols[c].nclk;
+		if (cols[c].npw && cols[c].pw / cols[c].npw > maxpw)
+			maxpw = cols[c].pw / cols[c].npw;
+		any |= cols[c].nsamp != 0;
+	}
+	if (!any)
+		return;
+	if (g->dev.core_clock_khz / 1000.0 > maxclk)
+		maxclk = g->dev.core_clock_khz / 1000.0;
+	double sc = nice_step(maxclk, 4), sp = nice_step(maxpw, 4);
+	maxclk = sc * ceil(maxclk / sc);
+	maxpw = sp * ceil(maxpw / sp);
+	if (maxclk <= 0)
+		maxclk = 1;
+	if (maxpw <= 0)
+		maxpw = 1;
+	const double y0 = 8, ph = 80, pw = (double)(TL_X1 - TL_X0) / NCOL;
+	LIT(o, "<figure><svg viewBox=\"0 0 960 112\" role=\"img\" aria-label=\"clocks and power\">\n");
+	for (int p = 0; p <= 2; p++) {
+		char l[24], r[24];
+		snprintf(l, sizeof(l), "%.0f", maxclk * p / 2.0);
+		snprintf(r, sizeof(r), "%.0f", maxpw * p / 2.0);
+		grid_line(o, y0 + ph * (1 - p / 2.0), l, "#1a7f37", r, "#bc4c00");
+	}
+	for (int c = 0; c < NCOL; c++) { /* throttled columns */
+		if (!cols[c].nthr)
+			continue;
+		LIT(o, "<rect x=\"");
+		ex_fixed(o, TL_X0 + c * pw, 1, "0");
+		LIT(o, "\" y=\"8\" width=\"");
+		ex_fixed(o, pw, 1, "0");
+		LIT(o, "\" height=\"80\" fill=\"#d1242f\" opacity=\"0.18\"/>");
+	}
+	for (int which = 0; which < 2; which++) {
+		LIT(o, "<path fill=\"none\" stroke-width=\"1.5\" stroke=\"");
+		ex_puts(o, which ? "#bc4c00" : "#1a7f37");
+		LIT(o, "\" d=\"");
+		int pen = 0; /* samples are sparse at fine columns: join them */
+		for (int c = 0; c < NCOL; c++) {
+			uint32_t n = which ? cols[c].npw : cols[c].nclk;
+			if (!n)
+				continue;
+			double v = (which ? cols[c].pw : cols[c].clk) / n;
+			double y = y0 + ph * (1 - v / (which ? maxpw : maxclk));
+			ex_putc(o, pen ? 'L' : 'M');
+			put_xy(o, TL_X0 + (c + 0.5) * pw, y);
+			pen = 1;
+		}
+		LIT(o, "\"/>\n");
+	}
+	x_axis(o, (double)g->window_ns, y0 + ph, y0);
+	LIT(o, "</svg><figcaption>NVML: <span style=\"color:#1a7f37\">SM clock (MHz, left)</span>, "
+	       "<span style=\"color:#bc4c00\">power (W, right)</span>; red shading: a "
+	       "throttling clocks-event reason was set.</figcaption></figure>\n");
+}
+
+/* ------------------------------------------------------------ small charts */
+
+#define SC_W 320
+#define SC_H 190
+
+static void bar_rect(ex_out *o, double x, double y, double w, double hh, const char *color)
+{
+	if (hh <= 0.05)
+		return;
+	LIT(o, "<rect x=\"");
+	ex_fixed(o, x, 1, "0");
+	LIT(o, "\" y=\"");
+	ex_fixed(o, y, 1, "0");
+	LIT(o, "\" width=\"");
+	ex_fixed(o, w, 1, "0");
+	LIT(o, "\" height=\"");
+	ex_fixed(o, hh, 1, "0");
+	LIT(o, "\" fill=\"");
+	ex_puts(o, color);
+	LIT(o, "\"/>");
+}
+
+static void util_hist(ex_out *o, const gt_an_gpu *g)
+{
+	const gt_an_util *u = &g->util;
+	uint32_t mx = 0;
+	for (int i = 0; i < GT_UTIL_BINS; i++)
+		if (u->hist[i] > mx)
+			mx = u->hist[i];
+	LIT(o, "<figure><svg viewBox=\"0 0 320 190\" role=\"img\" aria-label=\"utilization "
+	       "distribution\">\n");
+	const double x0 = 34, x1 = 312, y0 = 10, ph = 140, bw = (x1 - x0) / GT_UTIL_BINS;
+	LIT(o, "<line class=\"ax\" x1=\"34\" x2=\"312\" y1=\"150\" y2=\"150\"/>");
+	for (int i = 0; i < GT_UTIL_BINS; i++) {
+		double hh = mx ? ph * u->hist[i] / mx : 0;
+		LIT(o, "<g><title>");
+		ex_u64(o, (uint64_t)i * 10);
+		LIT(o, "-");
+		ex_u64(o, (uint64_t)i * 10 + 10);
+		LIT(o, "% busy: ");
+		ex_u64(o, u->hist[i]);
+		LIT(o, " windows</title>");
+		bar_rect(o, x0 + i * bw + 1, y0 + ph - hh, bw - 2, hh, BUSY_COLOR);
+		LIT(o, "<rect class=\"tip\" x=\"");
+		ex_fixed(o, x0 + i * bw, 1, "0");
+		LIT(o, "\" y=\"10\" width=\"");
+		ex_fixed(o, bw, 1, "0");
+		LIT(o, "\" height=\"140\"/></g>");
+		if (i % 2 == 0) {
+			LIT(o, "<text x=\"");
+			ex_fixed(o, x0 + i * bw, 1, "0");
+			LIT(o, "\" y=\"163\" text-anchor=\"middle\">");
+			ex_u64(o, (uint64_t)i * 10);
+			LIT(o, "%</text>");
+		}
+	}
+	LIT(o, "<text x=\"312\" y=\"163\" text-anchor=\"middle\">100%</text>"
+	       "<text x=\"28\" y=\"18\" text-anchor=\"end\">");
+	ex_u64(o, mx);
+	LIT(o, "</text><text x=\"173\" y=\"183\" text-anchor=\"middle\">p5 ");
+	put_pct(o, u->p5);
+	LIT(o, " · p50 ");
+	put_pct(o, u->p50);
+	LIT(o, " · p95 ");
+	put_pct(o, u->p95);
+	LIT(o, "</text></svg><figcaption>Utilization distribution: ");
+	ex_u64(o, u->nwindows);
+	LIT(o, " windows of ");
+	put_dur(o, (double)u->window_ns);
+	LIT(o, " by busy share.</figcaption></figure>\n");
+}
+
+static void gap_hist(ex_out *o, const gt_an_gpu *g)
+{
+	static const char *const lab[GT_GAP_BINS] = {"<1us", "1us", "10us", "100us",
+						     "1ms", "10ms", "100ms", ">=1s"};
+	uint64_t mx = 0;
+	for (int i = 0; i < GT_GAP_BINS; i++)
+		if (g->gap_hist_ns[i] > mx)
+			mx = g->gap_hist_ns[i];
+	LIT(o, "<figure><svg viewBox=\"0 0 320 190\" role=\"img\" aria-label=\"gap length "
+	       "histogram\">\n");
+	const double x0 = 12, x1 = 312, y0 = 22, ph = 128, bw = (x1 - x0) / GT_GAP_BINS;
+	LIT(o, "<line class=\"ax\" x1=\"12\" x2=\"312\" y1=\"150\" y2=\"150\"/>");
+	for (int i = 0; i < GT_GAP_BINS; i++) {
+		double base = y0 + ph;
+		char b[32];
+		LIT(o, "<g><title>gaps ");
+		ex_puts(o, lab[i]);
+		if (i && i < GT_GAP_BINS - 1) {
+			LIT(o, " to ");
+			ex_puts(o, lab[i + 1]);
+		}
+		LIT(o, ": ");
+		ex_u64(o, g->gap_hist_count[i]);
+		LIT(o, " gaps, ");
+		put_dur(o, (double)g->gap_hist_ns[i]);
+		LIT(o, " idle");
+		for (int k = 0; k < GT_CAUSE_COUNT; k++) {
+			if (!g->gap_hist_cause_ns[i][k])
+				continue;
+			LIT(o, ", ");
+			ex_puts(o, gt_cause_name(k));
+			ex_putc(o, ' ');
+			put_dur(o, (double)g->gap_hist_cause_ns[i][k]);
+		}
+		LIT(o, "</title>");
+		for (int k = 0; k < GT_CAUSE_COUNT && mx; k++) {
+			double hh = ph * (double)g->gap_hist_cause_ns[i][k] / (double)mx;
+			base -= hh;
+			bar_rect(o, x0 + i * bw + 2, base, bw - 4, hh, cause_color[k]);
+		}
+		LIT(o, "<rect class=\"tip\" x=\"");
+		ex_fixed(o, x0 + i * bw, 1, "0");
+		LIT(o, "\" y=\"10\" width=\"");
+		ex_fixed(o, bw, 1, "0");
+		LIT(o, "\" height=\"140\"/></g><text x=\"");
+		ex_fixed(o, x0 + (i + 0.5) * bw, 1, "0");
+		LIT(o, "\" y=\"163\" text-anchor=\"middle\">");
+		ex_puts(o, lab[i]);
+		LIT(o, "</text><text x=\"");
+		ex_fixed(o, x0 + (i + 0.5) * bw, 1, "0");
+		LIT(o, "\" y=\"");
+		ex_fixed(o, base - 3, 1, "0");
+		LIT(o, "\" text-anchor=\"middle\">");
+		fmt_count(b, sizeof(b), g->gap_hist_count[i]);
+		if (g->gap_hist_count[i])
+			ex_puts(o, b);
+		LIT(o, "</text>");
+	}
+	LIT(o, "<text x=\"162\" y=\"183\" text-anchor=\"middle\">gap length (bar: idle time, "
+	       "label: count)</text></svg><figcaption>Idle time by gap length and cause: ");
+	ex_u64(o, g->ngaps);
+	LIT(o, " gaps, median ");
+	put_dur(o, (double)g->gap_len.p50);
+	LIT(o, ", longest ");
+	put_dur(o, (double)g->gap_len.max);
+	LIT(o, ".</figcaption></figure>\n");
+}
+
+static void cause_bars(ex_out *o, const gt_an_gpu *g)
+{
+	uint64_t mx = 0;
+	for (int k = 0; k < GT_CAUSE_COUNT; k++)
+		if (g->cause_ns[k] > mx)
+			mx = g->cause_ns[k];
+	LIT(o, "<figure><svg viewBox=\"0 0 320 190\" role=\"img\" aria-label=\"idle time by "
+	       "cause\">\n");
+	const double x0 = 104, x1 = 250, rh = 22;
+	for (int k = 0; k < GT_CAUSE_COUNT; k++) {
+		double y = 8 + k * rh, w = mx ? (x1 - x0) * (double)g->cause_ns[k] / (double)mx : 0;
+		LIT(o, "<g><title>");
+		ex_puts(o, gt_cause_name(k));
+		LIT(o, ": ");
+		put_dur(o, (double)g->cause_ns[k]);
+		LIT(o, " (");
+		put_pct(o, g->window_ns ? (double)g->cause_ns[k] / (double)g->window_ns : 0);
+		LIT(o, " of wall time) - ");
+		h(o, cause_help[k]);
+		LIT(o, "</title><text x=\"98\" y=\"");
+		ex_fixed(o, y + 14, 1, "0");
+		LIT(o, "\" text-anchor=\"end\">");
+		ex_puts(o, gt_cause_name(k));
+		LIT(o, "</text>");
+		bar_rect(o, x0, y + 3, w, rh - 7, cause_color[k]);
+		LIT(o, "<text x=\"");
+		ex_fixed(o, x0 + w + 4, 1, "0");
+		LIT(o, "\" y=\"");
+		ex_fixed(o, y + 14, 1, "0");
+		LIT(o, "\">");
+		put_pct(o, g->window_ns ? (double)g->cause_ns[k] / (double)g->window_ns : 0);
+		LIT(o, "</text><rect class=\"tip\" x=\"0\" y=\"");
+		ex_fixed(o, y, 1, "0");
+		LIT(o, "\" width=\"320\" height=\"22\"/></g>\n");
+	}
+	LIT(o, "<text x=\"162\" y=\"183\" text-anchor=\"middle\">share of wall time</text>"
+	       "</svg><figcaption>Idle time by cause: ");
+	put_dur(o, (double)g->idle_ns);
+	LIT(o, " idle of ");
+	put_dur(o, (double)g->window_ns);
+	LIT(o, ".</figcaption></figure>\n");
+}
+
+/* ------------------------------------------------------------ NVML */
+
+/* Remember which analysis GPU (by UUID) a trace's device ordinal is. */
+static void map_device(ex_map *dev, const gt_analysis *a, const gt_device *d)
+{
+	for (size_t g = 0; g < gt_analysis_ngpus(a); g++) {
+		const gt_an_gpu *gp = gt_analysis_gpu(a, g);
+		if (gp->uuid_known && !memcmp(gp->dev.uuid, d->uuid, 16)) {
+			uint64_t *v = ex_map_put(dev, d->id, NULL);
+			if (v)
+				*v = g + 1;
+			return;
+		}
+	}
+}
+
+/* Bin the NVML samples of every trace that has some into the columns. */
+static void read_nvml(gt_export *x, const gt_analysis *a, col *cols, uint64_t *problems)
+{
+	uint64_t mask = x->o.analysis.throttle_mask ? x->o.analysis.throttle_mask
+						    : GT_AN_DEFAULT_THROTTLE_MASK;
+	for (size_t ti = 0; ti < gt_analysis_ntraces(a); ti++) {
+		const gt_an_trace *tr = gt_analysis_trace(a, ti);
+		if (!tr->records[GT_REC_NVML])
+			continue;
+		size_t pi;
+		for (pi = 0; pi < x->npaths && strcmp(x->paths[pi], tr->path); pi++)
+			;
+		if (pi == x->npaths)
+			continue;
+		gt_reader *r = ex_reader_open(x, pi, 0, problems);
+		if (!r)
+			continue;
+		gt_clock_map cm;
+		const gt_stream_header *hd = gt_reader_header(r);
+		gt_clock_map_init(&cm, hd);
+		ex_map dev = {0}; /* local ordinal -> gpu + 1 */
+		for (uint32_t k = 0; k < hd->ndevices && k < GT_MAX_DEVICES; k++)
+			map_device(&dev, a, &hd->devices[k]);
+		gt_record rec;
+		while (gt_reader_next(r, &rec) > 0) {
+			if (rec.type == GT_REC_CLOCK) {
+				gt_clock_map_update(&cm, &rec.clock);
+				continue;
+			}
+			if (rec.type == GT_REC_DEVICE) {
+				map_device(&dev, a, &rec.device);
+				continue;
+			}
+			if (rec.type != GT_REC_NVML)
+				continue;
+			const gt_nvml *n = &rec.nvml;
+			uint64_t *v = ex_map_get(&dev, n->device_id);
+			if (!v || !*v)
+				continue;
+			size_t g = *v - 1;
+			const gt_an_gpu *gp = gt_analysis_gpu(a, g);
+			uint64_t ts = gt_clock_map_apply(&cm, n->ts);
+			if (ts < gp->t0 || ts >= gp->t1 || !gp->window_ns)
+				continue;
+			int c = (int)((double)(ts - gp->t0) * NCOL / (double)gp->window_ns);
+			if (c < 0 || c >= NCOL)
+				continue;
+			col *cl = &cols[g * NCOL + (size_t)c];
+			cl->nsamp++;
+			if (n->sm_clock_mhz != UINT32_MAX) {
+				cl->clk += n->sm_clock_mhz;
+				cl->nclk++;
+			}
+			if (n->power_mw != UINT32_MAX) {
+				cl->pw += n->power_mw / 1000.0;
+				cl->npw++;
+			}
+			if (n->clocks_event_reasons != UINT64_MAX && (n->clocks_event_reasons & mask))
+				cl->nthr++;
+		}
+		ex_map_free(&dev);
+		gt_reader_close(r);
+	}
+}
+
+/* ------------------------------------------------------------ tables */
+
+/* A table and its header row; a column name starting with '<' is
+ * left-aligned (the '<' is not shown). */
+static void table_head(ex_out *o, const char *const *cols, size_t n)
+{
+	LIT(o, "<table><tr>");
+	for (size_t i = 0; i < n; i++) {
+		int left = cols[i][0] == '<';
+		ex_puts(o, left ? "<th class=\"l\">" : "<th>");
+		h(o, cols[i] + left);
+		LIT(o, "</th>");
+	}
+	LIT(o, "</tr>\n");
+}
+#define TABLE_HEAD(o, ...)                                                \
+	do {                                                              \
+		static const char *const cols_[] = {__VA_ARGS__};         \
+		table_head((o), cols_, sizeof(cols_) / sizeof(cols_[0])); \
+	} while (0)
+
+static void td_dur(ex_out *o, double ns)
+{
+	LIT(o, "<td>");
+	put_dur(o, ns);
+	LIT(o, "</td>");
+}
+
+static void td_u64(ex_out *o, uint64_t v)
+{
+	LIT(o, "<td>");
+	ex_u64(o, v);
+	LIT(o, "</td>");
+}
+
+static void td_bar(ex_out *o, double frac)
+{
+	LIT(o, "<td><span class=\"bar\" style=\"width:");
+	ex_fixed(o, 60 * (frac < 0 ? 0 : frac > 1 ? 1 : frac), 1, "0");
+	LIT(o, "px\"></span>");
+	put_pct(o, frac);
+	LIT(o, "</td>");
+}
+
+static void kernels_table(ex_out *o, gt_export *x, const gt_analysis *a, size_t gi)
+{
+	const gt_an_gpu *g = gt_analysis_gpu(a, gi);
+	size_t n = 0;
+	const gt_an_kernel *k = gt_analysis_kernels(a, gi, &n);
+	if (!n) {
+		LIT(o, "<p class=\"mut\">No kernels.</p>\n");
+		return;
+	}
+	int mangled = !!(x->o.flags & GT_EXPORT_MANGLED);
+	TABLE_HEAD(o, "<kernel", "share of kernel time", "calls", "total", "mean", "min", "max",
+		   "of wall", "grid x block");
+	size_t rows = n < x->o.top_rows ? n : x->o.top_rows;
+	char full[4096], shrt[1024];
+	for (size_t i = 0; i < rows; i++) {
+		const gt_an_kernel *r = &k[i];
+		const char *mg = gt_analysis_string(a, r->name);
+		ex_kernel_name(mg, 1, mangled, full, sizeof(full));
+		ex_kernel_name(mg, 0, mangled, shrt, sizeof(shrt));
+		LIT(o, "<tr><td class=\"name\" title=\"");
+		h(o, full);
+		LIT(o, "\">");
+		h(o, shrt);
+		if (r->storm)
+			LIT(o, " <span class=\"badge\" title=\"many launches of a tiny kernel\">storm"
+			       "</span>");
+		if (r->small_grid * 2 > r->count && g->dev.sm_count)
+			LIT(o, " <span class=\"badge\" title=\"fewer blocks than SMs on most "
+			       "launches\">small grid</span>");
+		LIT(o, "</td>");
+		td_bar(o, r->share_kernel);
+		td_u64(o, r->count);
+		td_dur(o, (double)r->total_ns);
+		td_dur(o, r->mean_ns);
+		td_dur(o, (double)r->min_ns);
+		td_dur(o, (double)r->max_ns);
+		LIT(o, "<td>");
+		put_pct(o, r->share_wall);
+		LIT(o, "</td><td>");
+		ex_u64(o, r->grid[0]);
+		ex_putc(o, 'x');
+		ex_u64(o, r->grid[1]);
+		ex_putc(o, 'x');
+		ex_u64(o, r->grid[2]);
+		LIT(o, " · ");
+		ex_u64(o, r->block[0]);
+		ex_putc(o, 'x');
+		ex_u64(o, r->block[1]);
+		ex_putc(o, 'x');
+		ex_u64(o, r->block[2]);
+		LIT(o, "</td></tr>\n");
+	}
+	LIT(o, "</table>\n");
+	if (rows < n) {
+		uint64_t rest = 0;
+		for (size_t i = rows; i < n; i++)
+			rest += k[i].total_ns;
+		LIT(o, "<p class=\"mut small\">... and ");
+		ex_u64(o, n - rows);
+		LIT(o, " more kernels (");
+		put_dur(o, (double)rest);
+		LIT(o, ", ");
+		put_pct(o, g->kernel_ns ? (double)rest / (double)g->kernel_ns : 0);
+		LIT(o, " of kernel time).</p>\n");
+	}
+}
+
+static void copies_table(ex_out *o, const gt_analysis *a, size_t gi)
+{
+	size_t n = 0;
+	const gt_an_copy *c = gt_analysis_copies(a, gi, &n);
+	if (!n) {
+		LIT(o, "<p class=\"mut\">No copies or memsets.</p>\n");
+		return;
+	}
+	uint64_t all = 0;
+	for (size_t i = 0; i < n; i++)
+		all += c[i].total_ns;
+	TABLE_HEAD(o, "<kind", "<host memory", "share of copy time", "count", "bytes", "time", "GB/s",
+		   "of wall", "blocking calls");
+	for (size_t i = 0; i < n; i++) {
+		const gt_an_copy *r = &c[i];
+		char b[32];
+		LIT(o, "<tr><td class=\"l\">");
+		ex_puts(o, r->copy_kind == GT_AN_COPY_MEMSET ? "memset" : gt_copy_kind_name(r->copy_kind));
+		LIT(o, "</td><td class=\"l\">");
+		ex_puts(o, gt_mem_kind_name(r->host_kind));
+		LIT(o, "</td>");
+		td_bar(o, all ? (double)r->total_ns / (double)all : 0);
+		td_u64(o, r->count);
+		ex_fmt_bytes(b, sizeof(b), (double)r->bytes);
+		LIT(o, "<td>");
+		ex_puts(o, b);
+		LIT(o, "</td>");
+		td_dur(o, (double)r->total_ns);
+		LIT(o, "<td>");
+		ex_fixed(o, r->gbps, r->gbps < 10 ? 2 : 1, "-");
+		LIT(o, "</td><td>");
+		put_pct(o, r->share_wall);
+		LIT(o, "</td>");
+		td_u64(o, r->blocking);
+		LIT(o, "</tr>\n");
+	}
+	LIT(o, "</table>\n");
+}
+
+static void syncs_table(ex_out *o, gt_export *x, const gt_analysis *a)
+{
+	size_t n = 0;
+	const gt_an_sync *s = gt_analysis_syncs(a, &n);
+	LIT(o, "<h2 id=\"syncs\">Host synchronization</h2>\n");
+	if (!n) {
+		LIT(o, "<p class=\"mut\">No synchronization calls recorded.</p>\n");
+		return;
+	}
+	TABLE_HEAD(o, "<process / thread", "<call", "count", "blocked", "longest");
+	size_t rows = n < x->o.top_rows ? n : x->o.top_rows;
+	for (size_t i = 0; i < rows; i++) {
+		const gt_an_sync *r = &s[i];
+		const char *tn = r->tid ? gt_analysis_thread_name(a, r->trace, r->tid) : NULL;
+		const char *fn = r->name ? gt_analysis_string(a, r->name) : NULL;
+		LIT(o, "<tr><td class=\"l\">pid ");
+		ex_u64(o, r->pid);
+		if (r->tid) {
+			LIT(o, " / tid ");
+			ex_u64(o, r->tid);
+		}
+		if (tn) {
+			LIT(o, " (");
+			h(o, tn);
+			ex_putc(o, ')');
+		}
+		LIT(o, "</td><td class=\"l\">");
+		h(o, fn ? fn : gt_sync_type_name(r->type));
+		LIT(o, "</td>");
+		td_u64(o, r->count);
+		td_dur(o, (double)r->total_ns);
+		td_dur(o, (double)r->max_ns);
+		LIT(o, "</tr>\n");
+	}
+	LIT(o, "</table>\n");
+}
+
+static void inputs_table(ex_out *o, const gt_analysis *a, uint64_t problems)
+{
+	LIT(o, "<h2 id=\"inputs\">Inputs and losses</h2>\n");
+	TABLE_HEAD(o, "<trace", "<process", "records", "read problems", "lost records", "<status");
+	for (size_t i = 0; i < gt_analysis_ntraces(a); i++) {
+		const gt_an_trace *t = gt_analysis_trace(a, i);
+		uint64_t rec = 0, lost = 0;
+		for (int k = 0; k < GT_REC_TYPE_LIMIT; k++)
+			rec += t->records[k];
+		for (int k = 0; k < GT_AN_LOSS_SLOTS; k++)
+			lost += t->loss_count[k];
+		LIT(o, "<tr><td class=\"name\">");
+		h(o, t->path);
+		LIT(o, "</td><td class=\"name\">");
+		if (t->header_ok) {
+			LIT(o, "pid ");
+			ex_u64(o, t->header.pid);
+			LIT(o, " on ");
+			h(o, t->header.hostname);
+			if (t->header.cmdline[0]) {
+				LIT(o, ": ");
+				ex_html_str(o, t->header.cmdline,
+					    strnlen(t->header.cmdline, 160));
+			}
+		}
+		LIT(o, "</td>");
+		td_u64(o, rec);
+		td_u64(o, t->problems + t->rs.bad_frames);
+		td_u64(o, lost);
+		LIT(o, "<td class=\"l\">");
+		if (t->status)
+			h(o, t->error);
+		else if (t->problems)
+			h(o, t->first_problem);
+		else
+			LIT(o, "ok");
+		LIT(o, "</td></tr>\n");
+	}
+	LIT(o, "</table>\n");
+	if (problems) {
+		LIT(o, "<p class=\"warn\">");
+		ex_u64(o, problems);
+		LIT(o, " problem(s) were met reading the traces; what could be read is shown.</p>\n");
+	}
+}
+
+/* ------------------------------------------------------------ findings */
+
+#ifdef GT_EX_HAVE_DIAGNOSIS
+/* Colors of the breakdown parts: findings in rank order, then fixed ones. */
+static const char *const part_color[] = {
+	"#d1242f", "#e8a317", "#8250df", "#1b9aaa", "#9a6700", "#e85aad", "#bc4c00", "#0550ae",
+};
+
+static const char *part_fill(const char *id, size_t i)
+{
+	if (!strcmp(id, "productive"))
+		return BUSY_COLOR;
+	if (!strcmp(id, "idle_other"))
+		return "#afb8c1";
+	if (!strcmp(id, "unknown"))
+		return SHORT_COLOR;
+	return part_color[i % (sizeof(part_color) / sizeof(part_color[0]))];
+}
+
+/* One GPU's wall time as a stacked bar of the diagnosis' parts. */
+static void breakdown(ex_out *o, const gt_diag_gpu *g)
+{
+	LIT(o, "<p><b>GPU ");
+	ex_u64(o, g->gpu);
+	LIT(o, "</b> (");
+	h(o, g->name && g->name[0] ? g->name : "unknown");
+	LIT(o, "): busy <b>");
+	put_pct(o, g->utilization);
+	LIT(o, "</b> of ");
+	put_dur(o, (double)g->window_ns);
+	LIT(o, ", shape <b>");
+	ex_puts(o, gt_diag_shape_name(g->shape));
+	LIT(o, "</b>");
+	if (g->wave.found) {
+		LIT(o, " (period ");
+		put_dur(o, g->wave.period_ns);
+		LIT(o, ", ");
+		put_pct(o, g->wave.idle_share);
+		LIT(o, " idle per period)");
+	}
+	LIT(o, "</p>\n<svg viewBox=\"0 0 960 34\" role=\"img\" aria-label=\"wall time "
+	       "breakdown\">");
+	double x = 0;
+	for (size_t i = 0; i < g->nparts; i++) {
+		const gt_diag_part *pt = &g->parts[i];
+		double w = 960.0 * pt->share;
+		if (w <= 0)
+			continue;
+		LIT(o, "<g><title>");
+		h(o, pt->id);
+		LIT(o, ": ");
+		put_dur(o, (double)pt->ns);
+		LIT(o, " (");
+		put_pct(o, pt->share);
+		LIT(o, " of wall time)</title>");
+		bar_rect(o, x, 2, w, 30, part_fill(pt->id, i));
+		if (w > 70) {
+			LIT(o, "<text x=\"");
+			ex_fixed(o, x + 5, 1, "0");
+			LIT(o, "\" y=\"21\" style=\"fill:");
+			ex_puts(o, strcmp(pt->id, "unknown") ? "#fff" : "#59636e");
+			LIT(o, "\">");
+			h(o, pt->id);
+			LIT(o, " ");
+			put_pct(o, pt->share);
+			LIT(o, "</text>");
+		}
+		LIT(o, "</g>");
+		x += w;
+	}
+	LIT(o, "</svg>\n");
+}
+
+static void finding_card(ex_out *o, const gt_finding *f)
+{
+	LIT(o, "<div class=\"finding ");
+	ex_puts(o, gt_severity_name(f->severity));
+	LIT(o, "\"><div class=\"t\"><span class=\"badge\">#");
+	ex_u64(o, f->rank);
+	LIT(o, "</span><span class=\"badge\" title=\"share of this GPU's wall time the finding "
+	       "explains\">");
+	put_pct(o, f->share);
+	LIT(o, " of GPU ");
+	ex_u64(o, f->gpu);
+	LIT(o, "</span><span class=\"badge\">");
+	ex_puts(o, gt_severity_name(f->severity));
+	LIT(o, "</span>");
+	h(o, f->title);
+	LIT(o, "</div><p class=\"fix\"><b>Fix:</b> ");
+	h(o, f->fix);
+	LIT(o, "</p><details><summary>evidence (");
+	h(o, f->name);
+	LIT(o, ": ");
+	put_dur(o, (double)f->claim_ns);
+	LIT(o, " claimed)</summary><ul class=\"ev\">");
+	for (size_t e = 0; e < f->nevidence; e++) {
+		LIT(o, "<li>");
+		h(o, f->evidence[e]);
+		LIT(o, "</li>");
+	}
+	for (size_t e = 0; e < f->nexamples; e++) {
+		const gt_diag_example *x = &f->examples[e];
+		LIT(o, "<li>example: at +");
+		put_dur(o, (double)x->t_rel_ns);
+		LIT(o, " idle ");
+		put_dur(o, (double)x->len);
+		LIT(o, ", mostly ");
+		ex_puts(o, gt_cause_name(x->main_cause));
+		if (x->tid) {
+			LIT(o, "; thread ");
+			ex_u64(o, x->tid);
+			if (x->thread && x->thread[0]) {
+				LIT(o, " '");
+				h(o, x->thread);
+				ex_putc(o, '\'');
+			}
+			LIT(o, " (pid ");
+			ex_u64(o, x->pid);
+			ex_putc(o, ')');
+		}
+		if (x->last_call && x->last_call[0]) {
+			LIT(o, "; last call ");
+			h(o, x->last_call);
+		}
+		if (x->prev && x->prev[0]) {
+			LIT(o, "; after ");
+			h(o, x->prev);
+		}
+		if (x->next && x->next[0]) {
+			LIT(o, "; then ");
+			h(o, x->next);
+			LIT(o, " on stream ");
+			ex_u64(o, x->stream);
+		}
+		LIT(o, "</li>");
+	}
+	for (size_t k = 0; k < f->nkernels; k++) {
+		const gt_diag_kernel *kr = &f->kernels[k];
+		LIT(o, "<li>kernel <code>");
+		h(o, kr->name);
+		LIT(o, "</code>: ");
+		ex_u64(o, kr->count);
+		LIT(o, " launches, ");
+		put_dur(o, (double)kr->total_ns);
+		LIT(o, " total, mean ");
+		put_dur(o, kr->mean_ns);
+		if (kr->occupancy >= 0) {
+			LIT(o, ", occupancy ");
+			put_pct(o, kr->occupancy);
+		}
+		LIT(o, "</li>");
+	}
+	LIT(o, "</ul></details></div>\n");
+}
+
+/* Finding cards shown before the rest is folded into a <details>. */
+#define FINDINGS_SHOWN 5
+
+/* The findings, first: what to change, ranked, then each GPU's breakdown. */
+static int findings(ex_out *o, gt_export *x)
+{
+	const gt_diagnosis *d = ex_diagnosis(x);
+	LIT(o, "<h2 id=\"findings\">What to change</h2>\n");
+	if (!d) {
+		LIT(o, "<p class=\"warn\">The diagnosis could not run (out of memory).</p>\n");
+		return 0;
+	}
+	size_t n = gt_diagnosis_nfindings(d);
+	if (!n)
+		LIT(o, "<p>No finding: nothing explains a large share of the wall time.</p>\n");
+	/* the first ones in full; many GPUs can repeat the same finding */
+	for (size_t i = 0; i < n; i++) {
+		if (i == FINDINGS_SHOWN) {
+			LIT(o, "<details><summary>");
+			ex_u64(o, n - i);
+			LIT(o, " more findings</summary>\n");
+		}
+		finding_card(o, gt_diagnosis_finding(d, i));
+	}
+	if (n > FINDINGS_SHOWN)
+		LIT(o, "</details>\n");
+	LIT(o, "<h3>Where the wall time went</h3>\n");
+	for (size_t g = 0; g < gt_diagnosis_ngpus(d); g++)
+		breakdown(o, gt_diagnosis_gpu(d, g));
+	for (size_t i = 0; i < gt_diagnosis_nnotes(d); i++) {
+		LIT(o, "<p class=\"mut small\">Note: ");
+		h(o, gt_diagnosis_note(d, i));
+		LIT(o, "</p>\n");
+	}
+	return 1;
+}
+#endif
+
+/* Headline numbers per GPU, shown first. */
+static void summary(ex_out *o, const gt_analysis *a)
+{
+	LIT(o, "<h2 id=\"summary\">Summary</h2>\n");
+	size_t ng = gt_analysis_ngpus(a);
+	if (!ng)
+		LIT(o, "<p class=\"warn\">No GPU activity was found in these traces.</p>\n");
+	for (size_t gi = 0; gi < ng; gi++) {
+		const gt_an_gpu *g = gt_analysis_gpu(a, gi);
+		int top = 0;
+		for (int k = 1; k < GT_CAUSE_COUNT; k++)
+			if (g->cause_ns[k] > g->cause_ns[top])
+				top = k;
+		LIT(o, "<p><b>GPU ");
+		ex_u64(o, gi);
+		LIT(o, "</b> (");
+		h(o, g->dev.name[0] ? g->dev.name : "unknown");
+		LIT(o, ") was busy <b>");
+		put_pct(o, g->utilization);
+		LIT(o, "</b> of its ");
+		put_dur(o, (double)g->window_ns);
+		LIT(o, " window");
+		if (g->idle_ns && g->window_ns) {
+			LIT(o, "; most idle time was <b>");
+			ex_puts(o, gt_cause_name(top));
+			LIT(o, "</b> (");
+			put_pct(o, (double)g->cause_ns[top] / (double)g->window_ns);
+			LIT(o, " of wall time: ");
+			h(o, cause_help[top]);
+			LIT(o, ")");
+		}
+		LIT(o, ".</p>\n");
+	}
+}
+
+/* ------------------------------------------------------------ the page */
+
+static void gpu_section(ex_out *o, gt_export *x, const gt_analysis *a, size_t gi, const col *cols)
+{
+	const gt_an_gpu *g = gt_analysis_gpu(a, gi);
+	char b[64];
+	LIT(o, "<h3 id=\"gpu");
+	ex_u64(o, gi);
+	LIT(o, "\">GPU ");
+	ex_u64(o, gi);
+	LIT(o, ": ");
+	h(o, g->dev.name[0] ? g->dev.name : "unknown device");
+	LIT(o, " <span class=\"mut\">(");
+	ex_u64(o, g->nprocs);
+	ex_puts(o, g->nprocs == 1 ? " process, " : " processes, ");
+	ex_u64(o, g->nstreams);
+	ex_puts(o, g->nstreams == 1 ? " stream)</span></h3>\n" : " streams)</span></h3>\n");
+	LIT(o, "<div class=\"kpis\">");
+	snprintf(b, sizeof(b), "%.1f%%", 100.0 * g->utilization);
+	kpi(o, b, "utilization");
+	ex_fmt_dur(b, sizeof(b), (double)g->window_ns);
+	kpi(o, b, "window");
+	ex_fmt_dur(b, sizeof(b), (double)g->idle_ns);
+	kpi(o, b, "idle");
+	fmt_count(b, sizeof(b), g->ngaps);
+	kpi(o, b, "idle gaps");
+	fmt_count(b, sizeof(b), g->nkernels);
+	kpi(o, b, "kernels");
+	ex_fmt_dur(b, sizeof(b), (double)g->lat_api.p50);
+	kpi(o, b, "launch to start (p50)");
+	if (g->nmemcpy) {
+		ex_fmt_bytes(b, sizeof(b), (double)g->memcpy_bytes);
+		kpi(o, b, "copied");
+	}
+	if (g->throttled_ns) {
+		ex_fmt_dur(b, sizeof(b), (double)g->throttled_ns);
+		kpi(o, b, "busy while throttled");
+	}
+	LIT(o, "</div>\n");
+	if (g->window_ns) {
+		timeline(o, a, gi, cols);
+		nvml_chart(o, g, cols);
+	}
+	LIT(o, "<div class=\"row3\">");
+	util_hist(o, g);
+	gap_hist(o, g);
+	cause_bars(o, g);
+	LIT(o, "</div>\n");
+	(void)x;
+}
+
+static void page_title(gt_export *x, const gt_analysis *a, char *buf, size_t cap)
+{
+	if (x->o.title) {
+		snprintf(buf, cap, "%s", x->o.title);
+		return;
+	}
+	char stem[256];
+	ex_trace_stem(x->npaths ? x->paths[0] : "gaptrace", stem, sizeof(stem));
+	/* a trace directory: name it, not its first file */
+	if (x->npaths > 1 || (x->npaths == 1 && strchr(x->paths[0], '/'))) {
+		const char *p = x->paths[0], *slash = strrchr(p, '/');
+		if (slash && slash > p) {
+			char dir[1024];
+			snprintf(dir, sizeof(dir), "%.*s", (int)(slash - p), p);
+			ex_trace_stem(dir, stem, sizeof(stem));
+		}
+	}
+	snprintf(buf, cap, "%s", stem);
+	(void)a;
+}
+
+int gt_export_html(gt_export *x, FILE *out, gt_export_stats *st)
+{
+	if (!x || !out)
+		return GT_ERR_INVAL;
+	gt_export_stats local = {0};
+	ex_out o;
+	int rc = ex_out_init(&o, out);
+	if (rc)
+		return rc;
+	size_t fine_ng = 0;
+	col *cols = fine_cols(x, &fine_ng);
+	const gt_analysis *a = ex_analysis(x);
+	if (!a) {
+		free(cols);
+		ex_out_finish(&o);
+		return GT_ERR_NOMEM;
+	}
+	size_t ng = gt_analysis_ngpus(a);
+	if (!cols || fine_ng != ng) { /* no fine analysis: the main one's gaps */
+		free(cols);
+		cols = calloc(ng ? ng * NCOL : 1, sizeof(col));
+		if (!cols) {
+			ex_out_finish(&o);
+			return GT_ERR_NOMEM;
+		}
+		for (size_t g = 0; g < ng; g++)
+			fill_cols(a, g, cols + g * NCOL);
+	}
+	read_nvml(x, a, cols, &local.problems);
+
+	char title[512];
+	page_title(x, a, title, sizeof(title));
+	LIT(&o, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+		"<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n"
+		"<meta name=\"generator\" content=\"gaptrace ");
+	ex_puts(&o, gt_version());
+	LIT(&o, "\">\n<title>gaptrace report: ");
+	h(&o, title);
+	LIT(&o, "</title>\n<style>\n");
+	ex_put(&o, css, sizeof(css) - 1);
+	LIT(&o, "</style></head>\n<body><main>\n<header><h1>gaptrace report: ");
+	h(&o, title);
+	LIT(&o, "</h1><p class=\"sub\">");
+	uint64_t t_first = UINT64_MAX, t_last = 0;
+	const char *host = NULL;
+	size_t nread = 0;
+	for (size_t i = 0; i < gt_analysis_ntraces(a); i++) {
+		const gt_an_trace *t = gt_analysis_trace(a, i);
+		if (!t->header_ok)
+			continue;
+		nread++;
+		if (!host)
+			host = t->header.hostname;
+		if (t->t_first && t->t_first < t_first)
+			t_first = t->t_first;
+		if (t->t_last > t_last)
+			t_last = t->t_last;
+	}
+	ex_u64(&o, gt_analysis_ntraces(a));
+	ex_puts(&o, gt_analysis_ntraces(a) == 1 ? " trace" : " traces");
+	if (host && host[0]) {
+		LIT(&o, " from ");
+		h(&o, host);
+	}
+	if (t_last > t_first) {
+		LIT(&o, ", ");
+		put_dur(&o, (double)(t_last - t_first));
+		LIT(&o, " captured");
+	}
+	LIT(&o, ", ");
+	ex_u64(&o, ng);
+	ex_puts(&o, ng == 1 ? " GPU" : " GPUs");
+	LIT(&o, ". Times are wall-clock; shares are of each GPU's window (first to last GPU "
+		"activity).</p></header>\n");
+
+#ifdef GT_EX_HAVE_DIAGNOSIS
+	if (!findings(&o, x))
+		summary(&o, a);
+#else
+	summary(&o, a);
+#endif
+
+	LIT(&o, "<h2 id=\"gpus\">Where the time went, per GPU</h2>\n");
+	if (ng)
+		legend(&o, 1);
+	else
+		LIT(&o, "<p class=\"mut\">No GPU activity or samples in these traces.</p>\n");
+	for (size_t g = 0; g < ng; g++)
+		gpu_section(&o, x, a, g, cols + g * NCOL);
+
+	LIT(&o, "<h2 id=\"kernels\">Top kernels by time</h2>\n");
+	for (size_t g = 0; g < ng; g++) {
+		ex_puts(&o, g ? "<details><summary>" : "<details open><summary>");
+		LIT(&o, "GPU ");
+		ex_u64(&o, g);
+		LIT(&o, "</summary>\n");
+		kernels_table(&o, x, a, g);
+		LIT(&o, "</details>\n");
+	}
+	LIT(&o, "<h2 id=\"copies\">Copies by kind</h2>\n");
+	for (size_t g = 0; g < ng; g++) {
+		ex_puts(&o, g ? "<details><summary>" : "<details open><summary>");
+		LIT(&o, "GPU ");
+		ex_u64(&o, g);
+		LIT(&o, "</summary>\n");
+		copies_table(&o, a, g);
+		LIT(&o, "</details>\n");
+	}
+	syncs_table(&o, x, a);
+	/* this export reads the traces only through the analysis: its
+	 * problems are the ones to report */
+	for (size_t i = 0; i < gt_analysis_ntraces(a); i++) {
+		const gt_an_trace *t = gt_analysis_trace(a, i);
+		local.problems += t->problems + (t->status ? 1 : 0);
+		local.records += t->rs.records;
+		if ((t->status || t->problems) && x->o.analysis.log) {
+			gt_errinfo ei = {.code = t->status ? t->status : GT_ERR_CORRUPT};
+			snprintf(ei.msg, sizeof(ei.msg), "%s", t->status ? t->error : t->first_problem);
+			x->o.analysis.log(x->o.analysis.log_user, t->path, &ei);
+		}
+	}
+	inputs_table(&o, a, local.problems);
+	LIT(&o, "<footer>Made by gaptrace ");
+	ex_puts(&o, gt_version());
+	LIT(&o, ". Utilization = time with a kernel, copy or memset running, over all streams "
+		"and processes. Idle causes: ");
+	for (int k = 0; k < GT_CAUSE_COUNT; k++) {
+		ex_puts(&o, k ? "; <b>" : "<b>");
+		ex_puts(&o, gt_cause_name(k));
+		LIT(&o, "</b>: ");
+		h(&o, cause_help[k]);
+	}
+	LIT(&o, ".</footer>\n</main></body></html>\n");
+	free(cols);
+	rc = ex_out_finish(&o);
+	local.traces = nread;
+	local.bytes = o.bytes;
+	if (st)
+		*st = local;
+	return rc;
+}
+
+/* ------------------------------------------------------------ for `run` */
+
+int gt_export_default_path(const char *trace_path, int format, char *buf, size_t cap)
+{
+	static const char *const in_dir[] = {NULL, "tables.csv", "tables.json", "timeline.json",
+					     "report.html"};
+	static const char *const ext[] = {NULL, ".csv", ".json", ".json", ".html"};
+	struct stat sb;
+	if (format < GT_EXPORT_CSV || format > GT_EXPORT_HTML)
+		return GT_ERR_INVAL;
+	if (!trace_path)
+		trace_path = ".";
+	size_t n = strlen(trace_path);
+	if (stat(trace_path, &sb) == 0 && S_ISDIR(sb.st_mode))
+		return snprintf(buf, cap, "%s%s%s", trace_path,
+				n && trace_path[n - 1] == '/' ? "" : "/", in_dir[format]);
+	if (n > 7 && !strcmp(trace_path + n - 7, ".gtrace"))
+		n -= 7;
+	return snprintf(buf, cap, "%.*s%s", (int)n, trace_path, ext[format]);
+}
+
+int gt_export_html_default_path(const char *trace_path, char *buf, size_t cap)
+{
+	return gt_export_default_path(trace_path, GT_EXPORT_HTML, buf, cap);
+}
+
+int gt_export_html_path(const char *trace_path, const char *out_path, gt_errinfo *ei)
+{
+	char def[4096], tmp[4200];
+	if (ei)
+		memset(ei, 0, sizeof(*ei));
+	if (!trace_path)
+		return GT_ERR_INVAL;
+	if (!out_path) {
+		if ((size_t)gt_export_html_default_path(trace_path, def, sizeof(def)) >= sizeof(def))
+			return GT_ERR_LIMIT;
+		out_path = def;
+	}
+	gt_export *x = gt_export_open(&trace_path, 1, NULL, ei);
+	if (!x)
+		return ei && ei->code ? ei->code : GT_ERR_IO;
+	snprintf(tmp, sizeof(tmp), "%s.partial.%ld", out_path, (long)getpid());
+	FILE *f = fopen(tmp, "w");
+	if (!f) {
+		if (ei) {
+			ei->code = GT_ERR_IO;
+			snprintf(ei->msg, sizeof(ei->msg), "%.180s: %s", tmp, strerror(errno));
+		}
+		gt_export_close(x);
+		return GT_ERR_IO;
+	}
+	int rc = gt_export_html(x, f, NULL);
+	if (fclose(f) != 0 && !rc)
+		rc = errno == ENOSPC ? GT_ERR_FULL : GT_ERR_IO;
+	if (!rc && rename(tmp, out_path) != 0)
+		rc = GT_ERR_IO;
+	if (rc) {
+		unlink(tmp);
+		if (ei) {
+			ei->code = rc;
+			snprintf(ei->msg, sizeof(ei->msg), "writing %.180s: %s", out_path,
+				 gt_strerror(rc));
+		}
+	}
+	gt_export_close(x);
+	return rc;
+}

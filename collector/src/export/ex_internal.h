@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal pieces of the export library (not installed): a buffered output
+ * with fast number formatting and correct escaping for JSON, CSV and HTML,
+ * a sparse bit set for correlation ids, and the shared export state.
+ *
+ * Why our own writer rather than a JSON library: every exporter here writes
+ * a fixed shape (events, rows), so a generator's state machine buys nothing,
+ * and the one hard part - escaping arbitrary bytes, including invalid UTF-8,
+ * into valid JSON/CSV/HTML - is not done by yajl (its generator refuses
+ * invalid UTF-8 instead of repairing it) nor by json-c (which builds a tree,
+ * not a stream). The measurements are in BENCHMARKS.md ("Export").
+ */
+#ifndef GT_EX_INTERNAL_H
+#define GT_EX_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gaptrace/analysis.h"
+#include "gaptrace/export.h"
+#include "gaptrace/format.h"
+
+/* ------------------------------------------------------------ output */
+
+/* A buffered writer over a FILE. Errors are sticky: after a failed write
+ * every call is a no-op and ex_out_finish reports GT_ERR_IO (or
+ * GT_ERR_FULL for ENOSPC/EDQUOT). */
+typedef struct ex_out {
+	FILE *f;
+	char *buf;
+	size_t len, cap;
+	int err;        /* 0 or a gt_err */
+	uint64_t bytes; /* bytes handed to the FILE so far */
+} ex_out;
+
+#define EX_OUT_CAP (1u << 20)
+
+/* Initialize over f. @return 0 or GT_ERR_NOMEM. */
+int ex_out_init(ex_out *o, FILE *f);
+/* Flush the buffer to the FILE (and fflush it) and free the buffer.
+ * @return 0 or the sticky error. */
+int ex_out_finish(ex_out *o);
+/* Write the buffer out; keeps going. */
+void ex_out_flush(ex_out *o);
+
+/* Room for n more bytes: returns where to write them (the caller then
+ * advances o->len). n must be <= EX_OUT_CAP / 2. Never NULL: after an error
+ * it hands out a scratch area whose content is dropped. */
+static inline char *ex_room(ex_out *o, size_t n)
+{
+	if (o->cap - o->len < n)
+		ex_out_flush(o);
+	return o->buf + o->len;
+}
+
+void ex_put(ex_out *o, const char *s, size_t n);
+/* A string literal (only a literal compiles: "" s). */
+#define LIT(o, s) ex_put((o), "" s, sizeof(s) - 1)
+static inline void ex_putc(ex_out *o, char c)
+{
+	*ex_room(o, 1) = c;
+	o->len++;
+}
+/* A NUL-terminated literal or string, written as is. */
+void ex_puts(ex_out *o, const char *s);
+/* printf into the output (for the rare, non-hot cases). */
+void ex_printf(ex_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Decimal digits of v into p (no NUL). @return the length (1..20). */
+size_t ex_fmt_u64(char *p, uint64_t v);
+void ex_u64(ex_out *o, uint64_t v);
+void ex_i64(ex_out *o, int64_t v);
+/* Lower-case hexadecimal digits of v, no prefix. */
+void ex_hex(ex_out *o, uint64_t v);
+/* ns as microseconds with 3 decimals: 1234567 -> "1234.567", -5 -> "-0.005". */
+void ex_us(ex_out *o, int64_t ns);
+/* A finite double with `dec` decimals (0..9), "%.*f" style; NaN or
+ * infinity are written as `nonfinite` (e.g. "null" in JSON, "" in CSV). */
+void ex_fixed(ex_out *o, double v, int dec, const char *nonfinite);
+
+/* ------------------------------------------------------------ escaping */
+
+/*
+ * All three escapers take arbitrary bytes. Bytes that are not part of a
+ * well-formed UTF-8 sequence (RFC 3629: no overlongs, no surrogates, nothing
+ * above U+10FFFF, no truncated sequences) are replaced, one per byte, by
+ * U+FFFD, so the output is always valid UTF-8 whatever the trace holds.
+ */
+
+/* A JSON string with its quotes: " \ and controls escaped (\n, \t, ...,
+ * \u00XX), U+FFFD written as the escape \ufffd. */
+void ex_json_str(ex_out *o, const char *s, size_t n);
+static inline void ex_json_cstr(ex_out *o, const char *s)
+{
+	ex_json_str(o, s ? s : "", s ? __builtin_strlen(s) : 0);
+}
+/* The escaped form into a buffer instead (no quotes): returns a malloc'ed
+ * string and its length in *len, or NULL on ENOMEM. */
+char *ex_json_escape_dup(const char *s, size_t n, size_t *len);
+
+/* An RFC 4180 CSV field: quoted (with "" doubling) when it holds a comma,
+ * quote, CR, LF, or leading/trailing space; other control bytes except TAB
+ * become spaces. */
+void ex_csv_str(ex_out *o, const char *s, size_t n);
+static inline void ex_csv_cstr(ex_out *o, const char *s)
+{
+	ex_csv_str(o, s ? s : "", s ? __builtin_strlen(s) : 0);
+}
+
+/* HTML text or attribute value: & < > " ' escaped; control bytes except
+ * TAB/LF/CR become spaces (they are not allowed in HTML). */
+void ex_html_str(ex_out *o, const char *s, size_t n);
+static inline void ex_html_cstr(ex_out *o, const char *s)
+{
+	ex_html_str(o, s ? s : "", s ? __builtin_strlen(s) : 0);
+}
+
+/* Length of the well-formed UTF-8 sequence at s (1..4), or 0 if the byte
+ * at s does not start one (n >= 1). */
+size_t ex_utf8_len(const unsigned char *s, size_t n);
+
+/* ------------------------------------------------------------ bit set */
+
+/* A sparse set of uint32 values: 4096 lazily allocated pages of 2^20 bits.
+ * Memory is 128 KiB per page touched, so dense small ids (correlation ids
+ * count up from 1) cost one page. */
+typedef struct ex_bits {
+	uint64_t *page[4096];
+	int oom;
+} ex_bits;
+
+void ex_bits_free(ex_bits *b);
+/* Add v. On ENOMEM sets b->oom and drops the value. */
+void ex_bits_set(ex_bits *b, uint32_t v);
+static inline int ex_bits_has(const ex_bits *b, uint32_t v)
+{
+	const uint64_t *p = b->page[v >> 20];
+	return p ? (int)((p[(v & 0xfffffu) >> 6] >> (v & 63)) & 1u) : 0;
+}
+
+/* ------------------------------------------------------------ hash map */
+
+/* Open-addressing map uint64 key -> uint64 value (linear probing,
+ * tombstones). Small per-trace maps: threads, streams, open NVTX ranges. */
+typedef struct ex_map {
+	uint64_t *keys, *vals;
+	uint8_t *state; /* 0 empty, 1 used, 2 deleted */
+	size_t n, used, cap; /* n live, used live + deleted; cap power of two */
+} ex_map;
+
+void ex_map_free(ex_map *m);
+/* Value of key, or NULL. */
+uint64_t *ex_map_get(const ex_map *m, uint64_t key);
+/* Value slot of key, inserted (value 0, *inserted = 1) when absent; NULL on
+ * ENOMEM. */
+uint64_t *ex_map_put(ex_map *m, uint64_t key, int *inserted);
+/* Remove key if present. */
+void ex_map_del(ex_map *m, uint64_t key);
+
+/* A growable byte arena: strings appended, referred to by offset. */
+typedef struct ex_arena {
+	char *p;
+	size_t n, cap;
+	int oom;
+} ex_arena;
+
+/* Append n bytes (+ NUL). @return the offset, or SIZE_MAX on ENOMEM. */
+size_t ex_arena_add(ex_arena *a, const char *s, size_t n);
+/* Append the JSON-escaped, quoted form of s. @return the offset or SIZE_MAX. */
+size_t ex_arena_add_json(ex_arena *a, const char *s, size_t n);
+void ex_arena_free(ex_arena *a);
+
+/* ------------------------------------------------------------ small helpers */
+
+/* "a.b.c/d" -> basename without ".gtrace" and without a trailing slash,
+ * written into buf. */
+void ex_trace_stem(const char *path, char *buf, size_t cap);
+
+/* A duration for people, 3 significant digits: "12.3 us", "1.5 s". */
+void ex_fmt_dur(char *buf, size_t cap, double ns);
+/* Bytes for people (decimal units): "1.5 MB". */
+void ex_fmt_bytes(char *buf, size_t cap, double bytes);
+
+/* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as nvidia-smi names a GPU. */
+void ex_fmt_uuid(const uint8_t *uuid, char *buf, size_t cap);
+
+/* Demangled display name for a kernel: short form unless full (and the
+ * mangled input when mangled). */
+void ex_kernel_name(const char *mangled, int full, int keep_mangled, char *buf, size_t cap);
+
+/* ------------------------------------------------------------ the handle */
+
+/* Where a reader's problems go (one reader is open at a time per handle). */
+typedef struct ex_logctx {
+	struct gt_export *x;
+	const char *path;
+	uint64_t *problems;
+} ex_logctx;
+
+struct gt_export {
+	gt_export_opts o;
+	ex_logctx logctx;
+	char **paths; /* expanded trace files, in the order given (dirs sorted) */
+	size_t npaths;
+	gt_analysis *an;
+	int an_rc;    /* 0 not built yet, 1 built, < 0 failed */
+	struct ex_sums *sums; /* record-derived tables, built on first use */
+	int sums_rc;
+	struct gt_diagnosis *diag; /* findings, built on first use */
+	int diag_rc;
+};
+
+/* Build the analysis on first use. @return it or NULL (x->an_rc < 0). */
+gt_analysis *ex_analysis(gt_export *x);
+
+/* Open trace `i` for reading. With `report` set, problems (open failure,
+ * bad frames, cut tail) go to opts.analysis.log and count in *problems.
+ * @return the reader or NULL (the trace is skipped). */
+gt_reader *ex_reader_open(gt_export *x, size_t i, int report, uint64_t *problems);
+/* Finish reading: report a fatal read error (rc < 0) when `report`. */
+void ex_reader_close(gt_export *x, size_t i, gt_reader *r, int rc, int report,
+		     uint64_t *problems);
+
+/* Name of a gt_note_code ("armed", ...), never NULL. */
+const char *ex_note_name(uint32_t code);
+/* nsys operation name of a copy kind: "[CUDA memcpy Host-to-Device]". */
+const char *ex_copy_op_name(uint32_t copy_kind);
+
+/* The diagnosis of the analysis, built on first use; NULL when this build
+ * has no diagnosis engine or it failed (ENOMEM). */
+const struct gt_diagnosis *ex_diagnosis(gt_export *x);
+
+/* ex_tables.c: the record-derived summaries (freed with the handle). */
+void ex_sums_free(struct ex_sums *s);
+
+#endif

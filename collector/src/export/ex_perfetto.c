@@ -1,0 +1,1033 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Perfetto / chrome://tracing export (Chrome Trace Event JSON).
+ *
+ * Design
+ *   Streamed, one trace at a time, two reads per trace:
+ *   1. a first pass collects what must be known before the first event is
+ *      written: the final clock map (GT_REC_CLOCK refines its slope, and the
+ *      analysis uses the final map, so the gap markers line up with the
+ *      kernels), thread names, the devices, and the correlation ids seen on
+ *      API calls and on GPU work (two sparse bit sets);
+ *   2. the second pass writes one event per record as it is read. A flow
+ *      start ("s") is written at an API call only if some work item carries
+ *      its correlation id, and a flow end ("f") only at the first work item
+ *      whose id was seen on an API call, so every arrow has both ends
+ *      (graph launches get one arrow, to their first node).
+ *   Per-trace state is small: the bit sets (128 KiB per million ids),
+ *   threads, streams, open NVTX ranges, and the escaped names cache.
+ *
+ *   The GPU processes (idle gaps by cause, utilization) come from the
+ *   analysis, NVML counters from the collector's trace. Perfetto keys
+ *   counter tracks by "<name> <arg key>", v1 flows by (id, cat, name), and
+ *   async slices by (cat, id): the events below are shaped for that.
+ *
+ *   Timestamps: microseconds with 3 decimals (exact ns) from a base 1 s
+ *   before the earliest stream header, so every ts is positive and doubles
+ *   keep ns precision for days.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ex_internal.h"
+
+#define PF_GPU_PID_BASE 0x7f000000u
+#define PF_STREAM_TID_BASE 0x40000000u
+#define PF_GAP_TID 1u
+#define PF_FLOW_CAT ",\"cat\":\"launch\",\"name\":\"launch\"}"
+
+
+typedef struct pf_gpu {
+	uint8_t uuid[16];
+	int uuid_known;
+	char name[GT_DEVICE_NAME_MAX];
+	int meta_done;
+} pf_gpu;
+
+typedef struct pf {
+	gt_export *x;
+	ex_out o;
+	gt_export_stats st;
+	const gt_analysis *a;
+	uint64_t base;
+	uint64_t nev;
+	int full, mangled;
+	pf_gpu *gpus;
+	size_t ngpus, gcap;
+	ex_map pids;  /* output pids in use */
+	uint64_t async_id;
+	ex_arena gnames; /* analysis kernel names, escaped */
+	ex_map gname_of; /* analysis string id -> gnames offset + 1 */
+} pf;
+
+typedef struct pf_trace {
+	size_t idx;
+	gt_stream_header h;
+	uint32_t pid;
+	gt_clock_map cm;
+	ex_bits api, work, done;
+	ex_map threads; /* tid -> name offset + 1 (0: none) | 1 << 63 once named */
+	ex_map streams; /* dev << 32 | stream -> track tid */
+	ex_map devs;    /* local ordinal -> gpu index + 1 */
+	ex_map nvtx;    /* open range id -> name offset (in ar) */
+	ex_arena ar;
+	size_t *kname, *rname; /* by string id: offset + 1 in ar, 0 = not yet */
+	uint32_t ncache;
+	uint32_t nstreams;
+	int64_t last;   /* latest relative timestamp written */
+} pf_trace;
+
+#define NAMED (1ull << 63)
+
+/* ------------------------------------------------------------ GPUs */
+
+static int gpu_add(pf *p, const gt_device *d, int uuid_known)
+{
+	if (p->ngpus == p->gcap) {
+		size_t nc = p->gcap ? p->gcap * 2 : 8;
+		pf_gpu *ng = realloc(p->gpus, nc * sizeof(*ng));
+		if (!ng)
+			return -1;
+		p->gpus = ng;
+		p->gcap = nc;
+	}
+	pf_gpu *g = &p->gpus[p->ngpus];
+	memset(g, 0, sizeof(*g));
+	if (d) {
+		memcpy(g->uuid, d->uuid, 16);
+		memcpy(g->name, d->name, sizeof(g->name));
+		g->name[sizeof(g->name) - 1] = 0;
+	}
+	g->uuid_known = uuid_known;
+	return (int)p->ngpus++;
+}
+
+static int uuid_zero(const uint8_t *u)
+{
+	for (int i = 0; i < 16; i++)
+		if (u[i])
+			return 0;
+	return 1;
+}
+
+/* The GPU of a device seen by trace t (by UUID, across traces). */
+static void trace_device(pf *p, pf_trace *t, const gt_device *d)
+{
+	int ins;
+	uint64_t *v = ex_map_put(&t->devs, d->id, &ins);
+	if (!v || !ins)
+		return;
+	int known = !uuid_zero(d->uuid);
+	if (known)
+		for (size_t g = 0; g < p->ngpus; g++)
+			if (p->gpus[g].uuid_known && !memcmp(p->gpus[g].uuid, d->uuid, 16)) {
+				if (!p->gpus[g].name[0])
+					memcpy(p->gpus[g].name, d->name, sizeof(p->gpus[g].name) - 1);
+				*v = g + 1;
+				return;
+			}
+	int g = gpu_add(p, d, known);
+	*v = g < 0 ? 0 : (uint64_t)g + 1;
+}
+
+/* ------------------------------------------------------------ events */
+
+static inline int64_t rel(const pf *p, const pf_trace *t, uint64_t ts)
+{
+	return (int64_t)(gt_clock_map_apply(&t->cm, ts) - p->base);
+}
+
+static void ev_head(pf *p, char ph, uint32_t pid, uint32_t tid, int64_t ts)
+{
+	ex_out *o = &p->o;
+	if (p->nev++)
+		LIT(o, ",\n{\"ph\":\"");
+	else
+		LIT(o, "{\"ph\":\"");
+	ex_putc(o, ph);
+	LIT(o, "\",\"pid\":");
+	ex_u64(o, pid);
+	LIT(o, ",\"tid\":");
+	ex_u64(o, tid);
+	LIT(o, ",\"ts\":");
+	ex_us(o, ts);
+}
+
+/* A metadata event: name is process_name / thread_name / *_sort_index. */
+static void ev_meta_name(pf *p, const char *what, uint32_t pid, uint32_t tid, const char *name,
+			 size_t n)
+{
+	ex_out *o = &p->o;
+	ev_head(p, 'M', pid, tid, 0);
+	LIT(o, ",\"name\":\"");
+	ex_puts(o, what);
+	LIT(o, "\",\"args\":{\"name\":");
+	ex_json_str(o, name, n);
+	LIT(o, "}}");
+}
+
+static void ev_meta_sort(pf *p, const char *what, uint32_t pid, uint32_t tid, int64_t idx)
+{
+	ex_out *o = &p->o;
+	ev_head(p, 'M', pid, tid, 0);
+	LIT(o, ",\"name\":\"");
+	ex_puts(o, what);
+	LIT(o, "\",\"args\":{\"sort_index\":");
+	ex_i64(o, idx);
+	LIT(o, "}}");
+}
+
+static void gpu_meta(pf *p, size_t g)
+{
+	pf_gpu *gp = &p->gpus[g];
+	if (gp->meta_done)
+		return;
+	gp->meta_done = 1;
+	char name[192];
+	int n = snprintf(name, sizeof(name), "GPU %zu: %s", g, gp->name[0] ? gp->name : "unknown");
+	if (gp->uuid_known && n > 0 && (size_t)n < sizeof(name)) {
+		char u[48];
+		ex_fmt_uuid(gp->uuid, u, sizeof(u));
+		snprintf(name + n, sizeof(name) - (size_t)n, " (%s)", u);
+	}
+	uint32_t pid = PF_GPU_PID_BASE + (uint32_t)g;
+	ev_meta_name(p, "process_name", pid, 0, name, strlen(name));
+	ev_meta_sort(p, "process_sort_index", pid, 0, (int64_t)g - 1000);
+}
+
+/* ------------------------------------------------------------ names */
+
+static int cache_grow(pf_trace *t, uint32_t id)
+{
+	if (id < t->ncache)
+		return 0;
+	uint32_t nc = t->ncache ? t->ncache : 256;
+	while (nc <= id)
+		nc *= 2;
+	size_t *k = realloc(t->kname, nc * sizeof(size_t));
+	if (!k)
+		return -1;
+	t->kname = k;
+	size_t *r = realloc(t->rname, nc * sizeof(size_t));
+	if (!r)
+		return -1;
+	t->rname = r;
+	memset(t->kname + t->ncache, 0, (nc - t->ncache) * sizeof(size_t));
+	memset(t->rname + t->ncache, 0, (nc - t->ncache) * sizeof(size_t));
+	t->ncache = nc;
+	return 0;
+}
+
+/* Write the quoted, escaped name of string `id`: a kernel name (demangled
+ * per the options) or a raw one. */
+static void put_name(pf *p, pf_trace *t, gt_reader *r, uint32_t id, int kernel, const char *dflt)
+{
+	const char *s = id ? gt_reader_string(r, id) : NULL;
+	if (!s || cache_grow(t, id) < 0) {
+		if (kernel && s) { /* no cache: demangle every time */
+			char buf[1024];
+			ex_kernel_name(s, p->full, p->mangled, buf, sizeof(buf));
+			ex_json_cstr(&p->o, buf);
+		} else {
+			ex_json_cstr(&p->o, s ? s : dflt);
+		}
+		return;
+	}
+	size_t *slot = kernel ? &t->kname[id] : &t->rname[id];
+	if (!*slot) {
+		size_t off;
+		if (kernel) {
+			char buf[4096];
+			ex_kernel_name(s, p->full, p->mangled, buf, sizeof(buf));
+			off = ex_arena_add_json(&t->ar, buf, strlen(buf));
+		} else {
+			off = ex_arena_add_json(&t->ar, s, strlen(s));
+		}
+		if (off == SIZE_MAX) {
+			ex_json_cstr(&p->o, s);
+			return;
+		}
+		*slot = off + 1;
+	}
+	ex_puts(&p->o, t->ar.p + *slot - 1);
+}
+
+/* Offset (+1) in t->ar of the raw escaped name of id, 0 if none. */
+static size_t raw_name_off(pf *p, pf_trace *t, gt_reader *r, uint32_t id)
+{
+	const char *s = id ? gt_reader_string(r, id) : NULL;
+	if (!s || cache_grow(t, id) < 0)
+		return 0;
+	if (!t->rname[id]) {
+		size_t off = ex_arena_add_json(&t->ar, s, strlen(s));
+		if (off == SIZE_MAX)
+			return 0;
+		t->rname[id] = off + 1;
+	}
+	(void)p;
+	return t->rname[id];
+}
+
+/* ------------------------------------------------------------ tracks */
+
+static uint32_t host_tid(pf *p, pf_trace *t, uint32_t tid)
+{
+	if (!tid)
+		return t->pid;
+	int ins;
+	uint64_t *v = ex_map_put(&t->threads, tid, &ins);
+	if (!v || (*v & NAMED))
+		return tid;
+	uint64_t off = *v;
+	*v |= NAMED;
+	char buf[64];
+	if (off) {
+		const char *nm = t->ar.p + off - 1; /* already escaped and quoted */
+		ex_out *o = &p->o;
+		ev_head(p, 'M', t->pid, tid, 0);
+		LIT(o, ",\"name\":\"thread_name\",\"args\":{\"name\":");
+		ex_puts(o, nm);
+		LIT(o, "}}");
+	} else {
+		int n = snprintf(buf, sizeof(buf), tid == t->h.pid ? "main thread %u" : "thread %u",
+				 tid);
+		ev_meta_name(p, "thread_name", t->pid, tid, buf, (size_t)n);
+	}
+	ev_meta_sort(p, "thread_sort_index", t->pid, tid, 100000000 + (int64_t)(tid & 0xffffff));
+	return tid;
+}
+
+static uint32_t stream_tid(pf *p, pf_trace *t, uint32_t dev, uint32_t stream)
+{
+	int ins;
+	uint64_t *v = ex_map_put(&t->streams, (uint64_t)dev << 32 | stream, &ins);
+	if (!v)
+		return PF_STREAM_TID_BASE;
+	if (!ins)
+		return (uint32_t)*v;
+	uint32_t tid = PF_STREAM_TID_BASE + t->nstreams++;
+	*v = tid;
+	char buf[96];
+	int n = snprintf(buf, sizeof(buf), "GPU %u stream %u", dev, stream);
+	ev_meta_name(p, "thread_name", t->pid, tid, buf, (size_t)n);
+	ev_meta_sort(p, "thread_sort_index", t->pid, tid,
+		     (int64_t)(dev & 0xff) * 1000000 + (stream & 0xfffff));
+	return tid;
+}
+
+/* ------------------------------------------------------------ records */
+
+static void flow(pf *p, pf_trace *t, char ph, uint32_t tid, int64_t ts, uint32_t corr)
+{
+	ex_out *o = &p->o;
+	ev_head(p, ph, t->pid, tid, ts);
+	if (ph == 'f')
+		LIT(o, ",\"bp\":\"e\"");
+	LIT(o, ",\"id\":");
+	ex_u64(o, (uint64_t)(t->idx + 1) << 32 | corr);
+	LIT(o, PF_FLOW_CAT);
+}
+
+static int64_t mid(int64_t s, int64_t e)
+{
+	return e > s ? s + (e - s) / 2 : s;
+}
+
+/* Flow end at a work item, if its launch call is in the trace. */
+static void work_flow(pf *p, pf_trace *t, uint32_t tid, int64_t s, int64_t e, uint32_t corr)
+{
+	if (!corr || !ex_bits_has(&t->api, corr) || ex_bits_has(&t->done, corr))
+		return;
+	ex_bits_set(&t->done, corr);
+	flow(p, t, 'f', tid, mid(s, e), corr);
+	p->st.flows++;
+}
+
+static void slice_head(pf *p, pf_trace *t, uint32_t tid, uint64_t start, uint64_t end,
+		       int64_t *s, int64_t *e)
+{
+	*s = rel(p, t, start);
+	*e = end > start ? rel(p, t, end) : *s;
+	if (*e < *s)
+		*e = *s;
+	ev_head(p, 'X', t->pid, tid, *s);
+	LIT(&p->o, ",\"dur\":");
+	ex_us(&p->o, *e - *s);
+	if (*e > t->last)
+		t->last = *e;
+}
+
+static void put_dim3(ex_out *o, uint32_t x, uint32_t y, uint32_t z)
+{
+	ex_putc(o, '"');
+	ex_u64(o, x);
+	ex_putc(o, 'x');
+	ex_u64(o, y);
+	ex_putc(o, 'x');
+	ex_u64(o, z);
+	ex_putc(o, '"');
+}
+
+static void do_kernel(pf *p, pf_trace *t, gt_reader *r, const gt_kernel *k)
+{
+	ex_out *o = &p->o;
+	uint32_t tid = stream_tid(p, t, k->device_id, k->stream_id);
+	int64_t s, e;
+	slice_head(p, t, tid, k->start, k->end, &s, &e);
+	LIT(o, ",\"cat\":\"kernel\",\"name\":");
+	put_name(p, t, r, k->name_id, 1, "(unnamed kernel)");
+	LIT(o, ",\"args\":{\"grid\":");
+	put_dim3(o, k->grid_x, k->grid_y, k->grid_z);
+	LIT(o, ",\"block\":");
+	put_dim3(o, k->block_x, k->block_y, k->block_z);
+	LIT(o, ",\"registers\":");
+	ex_u64(o, k->registers);
+	LIT(o, ",\"static smem\":");
+	ex_u64(o, k->static_smem);
+	LIT(o, ",\"dynamic smem\":");
+	ex_u64(o, k->dynamic_smem);
+	LIT(o, ",\"correlation\":");
+	ex_u64(o, k->correlation_id);
+	if (k->graph_id) {
+		LIT(o, ",\"graph\":");
+		ex_u64(o, k->graph_id);
+	}
+	if (k->queued && k->queued <= k->start) {
+		LIT(o, ",\"queued ns\":");
+		ex_u64(o, k->start - k->queued);
+	}
+	LIT(o, "}}");
+	work_flow(p, t, tid, s, e, k->correlation_id);
+}
+
+static void do_memcpy(pf *p, pf_trace *t, const gt_memcpy *m)
+{
+	ex_out *o = &p->o;
+	uint32_t tid = stream_tid(p, t, m->device_id, m->stream_id);
+	int64_t s, e;
+	slice_head(p, t, tid, m->start, m->end, &s, &e);
+	LIT(o, ",\"cat\":\"memcpy\",\"name\":\"Memcpy ");
+	ex_puts(o, gt_copy_kind_name(m->copy_kind));
+	LIT(o, "\",\"args\":{\"bytes\":");
+	ex_u64(o, m->bytes);
+	LIT(o, ",\"src\":\"");
+	ex_puts(o, gt_mem_kind_name(m->src_kind));
+	LIT(o, "\",\"dst\":\"");
+	ex_puts(o, gt_mem_kind_name(m->dst_kind));
+	LIT(o, "\",\"GB/s\":");
+	ex_fixed(o, e > s ? (double)m->bytes / (double)(e - s) : 0.0, 3, "0");
+	LIT(o, ",\"correlation\":");
+	ex_u64(o, m->correlation_id);
+	LIT(o, "}}");
+	work_flow(p, t, tid, s, e, m->correlation_id);
+}
+
+static void do_memset(pf *p, pf_trace *t, const gt_memset *m)
+{
+	ex_out *o = &p->o;
+	uint32_t tid = stream_tid(p, t, m->device_id, m->stream_id);
+	int64_t s, e;
+	slice_head(p, t, tid, m->start, m->end, &s, &e);
+	LIT(o, ",\"cat\":\"memset\",\"name\":\"Memset\",\"args\":{\"bytes\":");
+	ex_u64(o, m->bytes);
+	LIT(o, ",\"value\":");
+	ex_u64(o, m->value);
+	LIT(o, ",\"memory\":\"");
+	ex_puts(o, gt_mem_kind_name(m->mem_kind));
+	LIT(o, "\",\"correlation\":");
+	ex_u64(o, m->correlation_id);
+	LIT(o, "}}");
+	work_flow(p, t, tid, s, e, m->correlation_id);
+}
+
+static void do_api(pf *p, pf_trace *t, gt_reader *r, const gt_api *a)
+{
+	ex_out *o = &p->o;
+	uint32_t tid = host_tid(p, t, a->thread_id);
+	int64_t s, e;
+	slice_head(p, t, tid, a->start, a->end, &s, &e);
+	if (a->domain == GT_API_DRIVER)
+		LIT(o, ",\"cat\":\"cuda_driver\",\"name\":");
+	else
+		LIT(o, ",\"cat\":\"cuda_runtime\",\"name\":");
+	if (a->name_id && gt_reader_string(r, a->name_id)) {
+		put_name(p, t, r, a->name_id, 0, "");
+	} else {
+		char buf[32];
+		snprintf(buf, sizeof(buf), "cbid %u", a->cbid);
+		ex_json_cstr(o, buf);
+	}
+	LIT(o, ",\"args\":{\"correlation\":");
+	ex_u64(o, a->correlation_id);
+	if (a->status) {
+		LIT(o, ",\"status\":");
+		ex_u64(o, a->status);
+	}
+	LIT(o, "}}");
+	if (a->correlation_id && ex_bits_has(&t->work, a->correlation_id))
+		flow(p, t, 's', tid, mid(s, e), a->correlation_id);
+}
+
+/* An async slice begin or end ('b' / 'e'); name is written quoted. */
+static void async_ev(pf *p, pf_trace *t, char ph, uint32_t tid, int64_t ts, const char *cat,
+		     const char *qname, uint64_t id)
+{
+	ex_out *o = &p->o;
+	ev_head(p, ph, t->pid, tid, ts);
+	LIT(o, ",\"cat\":\"");
+	ex_puts(o, cat);
+	LIT(o, "\",\"name\":");
+	ex_puts(o, qname);
+	LIT(o, ",\"id\":\"0x");
+	ex_hex(o, id);
+	ex_putc(o, '"');
+	if (ts > t->last)
+		t->last = ts;
+}
+
+static void do_sync(pf *p, pf_trace *t, const gt_sync *y)
+{
+	ex_out *o = &p->o;
+	uint32_t tid = host_tid(p, t, y->thread_id);
+	char qname[64];
+	snprintf(qname, sizeof(qname), "\"sync: %s\"", gt_sync_type_name(y->type));
+	uint64_t id = ++p->async_id;
+	int64_t s = rel(p, t, y->start), e = y->end > y->start ? rel(p, t, y->end) : s;
+	async_ev(p, t, 'b', tid, s, "sync", qname, id);
+	LIT(o, ",\"args\":{\"stream\":");
+	ex_u64(o, y->stream_id);
+	LIT(o, ",\"event\":");
+	ex_u64(o, y->event_id);
+	LIT(o, ",\"correlation\":");
+	ex_u64(o, y->correlation_id);
+	LIT(o, "}}");
+	async_ev(p, t, 'e', tid, e, "sync", qname, id);
+	ex_putc(o, '}');
+}
+
+static void do_overhead(pf *p, pf_trace *t, const gt_overhead *v)
+{
+	ex_out *o = &p->o;
+	uint64_t id = ++p->async_id;
+	int64_t s = rel(p, t, v->start), e = v->end > v->start ? rel(p, t, v->end) : s;
+	async_ev(p, t, 'b', t->pid, s, "overhead", "\"CUPTI overhead\"", id);
+	LIT(o, ",\"args\":{\"kind\":");
+	ex_u64(o, v->kind);
+	LIT(o, ",\"object kind\":");
+	ex_u64(o, v->object_kind);
+	LIT(o, ",\"object id\":");
+	ex_u64(o, v->object_id);
+	LIT(o, "}}");
+	async_ev(p, t, 'e', t->pid, e, "overhead", "\"CUPTI overhead\"", id);
+	ex_putc(o, '}');
+}
+
+static void do_nvtx(pf *p, pf_trace *t, gt_reader *r, const gt_nvtx *n)
+{
+	ex_out *o = &p->o;
+	uint32_t tid = host_tid(p, t, n->thread_id);
+	int64_t ts = rel(p, t, n->ts);
+	if (n->flags & GT_NVTX_INSTANT) {
+		ev_head(p, 'i', t->pid, tid, ts);
+		ex_puts(o, n->thread_id ? ",\"s\":\"t\"" : ",\"s\":\"p\"");
+		LIT(o, ",\"cat\":\"nvtx\",\"name\":");
+		put_name(p, t, r, n->name_id, 0, "(unnamed marker)");
+		ex_putc(o, '}');
+		if (ts > t->last)
+			t->last = ts;
+		return;
+	}
+	if (n->flags & GT_NVTX_START) {
+		size_t off = raw_name_off(p, t, r, n->name_id);
+		if (!off) {
+			off = ex_arena_add(&t->ar, "\"(unnamed range)\"", 17);
+			if (off == SIZE_MAX)
+				return;
+			off++;
+		}
+		int ins;
+		uint64_t *v = off < UINT32_MAX ? ex_map_put(&t->nvtx, n->id, &ins) : NULL;
+		if (!v)
+			return;
+		*v = (uint64_t)off << 32 | tid;
+		async_ev(p, t, 'b', tid, ts, "nvtx", t->ar.p + off - 1, n->id);
+		ex_putc(o, '}');
+	} else if (n->flags & GT_NVTX_END) {
+		uint64_t *v = ex_map_get(&t->nvtx, n->id);
+		if (!v) /* its START is not in the trace (cut or dropped) */
+			return;
+		uint64_t val = *v;
+		ex_map_del(&t->nvtx, n->id);
+		async_ev(p, t, 'e', (uint32_t)val, ts, "nvtx", t->ar.p + (val >> 32) - 1, n->id);
+		ex_putc(o, '}');
+	}
+}
+
+static void close_ranges(pf *p, pf_trace *t)
+{
+	for (size_t i = 0; i < t->nvtx.cap; i++) {
+		if (t->nvtx.state[i] != 1)
+			continue;
+		uint64_t val = t->nvtx.vals[i];
+		async_ev(p, t, 'e', (uint32_t)val, t->last, "nvtx", t->ar.p + (val >> 32) - 1,
+			 t->nvtx.keys[i]);
+		LIT(&p->o, ",\"args\":{\"unterminated\":true}}");
+	}
+}
+
+static void do_loss(pf *p, pf_trace *t, gt_reader *r, const gt_loss *l)
+{
+	ex_out *o = &p->o;
+	int64_t ts = rel(p, t, l->end ? l->end : l->start);
+	ev_head(p, 'i', t->pid, t->pid, ts);
+	LIT(o, ",\"s\":\"p\",\"cat\":\"loss\",\"name\":\"loss: ");
+	ex_puts(o, gt_loss_what_name(l->what));
+	LIT(o, "\",\"args\":{\"count\":");
+	ex_u64(o, l->count);
+	LIT(o, ",\"bytes\":");
+	ex_u64(o, l->bytes);
+	LIT(o, ",\"span us\":");
+	ex_us(o, l->end > l->start ? (int64_t)(l->end - l->start) : 0);
+	const char *why = l->reason_id ? gt_reader_string(r, l->reason_id) : NULL;
+	if (why) {
+		LIT(o, ",\"reason\":");
+		ex_json_cstr(o, why);
+	}
+	LIT(o, "}}");
+}
+
+static void do_note(pf *p, pf_trace *t, gt_reader *r, const gt_note *nt)
+{
+	ex_out *o = &p->o;
+	ev_head(p, 'i', t->pid, t->pid, rel(p, t, nt->ts));
+	LIT(o, ",\"s\":\"p\",\"cat\":\"note\",\"name\":\"note: ");
+	ex_puts(o, ex_note_name(nt->code));
+	LIT(o, "\",\"args\":{\"text\":");
+	const char *txt = nt->text_id ? gt_reader_string(r, nt->text_id) : NULL;
+	ex_json_cstr(o, txt ? txt : "");
+	LIT(o, "}}");
+}
+
+static uint32_t nvml_pid(pf *p, pf_trace *t, uint32_t dev)
+{
+	uint64_t *v = ex_map_get(&t->devs, dev);
+	if (!v || !*v) {
+		gt_device d;
+		memset(&d, 0, sizeof(d));
+		d.id = dev;
+		trace_device(p, t, &d);
+		v = ex_map_get(&t->devs, dev);
+		if (!v || !*v)
+			return PF_GPU_PID_BASE + 0xffffffu;
+	}
+	gpu_meta(p, *v - 1);
+	return PF_GPU_PID_BASE + (uint32_t)(*v - 1);
+}
+
+static void counter(pf *p, uint32_t pid, int64_t ts, const char *name, const char *key, double v,
+		    int dec)
+{
+	ex_out *o = &p->o;
+	ev_head(p, 'C', pid, 0, ts);
+	LIT(o, ",\"name\":\"");
+	ex_puts(o, name);
+	LIT(o, "\",\"args\":{\"");
+	ex_puts(o, key);
+	LIT(o, "\":");
+	ex_fixed(o, v, dec, "0");
+	LIT(o, "}}");
+}
+
+static void do_nvml(pf *p, pf_trace *t, const gt_nvml *n)
+{
+	uint32_t pid = nvml_pid(p, t, n->device_id);
+	int64_t ts = rel(p, t, n->ts);
+	if (n->sm_clock_mhz != UINT32_MAX)
+		counter(p, pid, ts, "SM clock", "MHz", n->sm_clock_mhz, 0);
+	if (n->mem_clock_mhz != UINT32_MAX)
+		counter(p, pid, ts, "memory clock", "MHz", n->mem_clock_mhz, 0);
+	if (n->power_mw != UINT32_MAX)
+		counter(p, pid, ts, "power", "W", n->power_mw / 1000.0, 3);
+	if (n->temp_c != UINT32_MAX)
+		counter(p, pid, ts, "temperature", "C", n->temp_c, 0);
+	if (n->gpu_util != UINT32_MAX)
+		counter(p, pid, ts, "NVML GPU-Util", "%", n->gpu_util, 0);
+	if (n->clocks_event_reasons != UINT64_MAX) {
+		uint64_t mask = p->x->o.analysis.throttle_mask ? p->x->o.analysis.throttle_mask
+							      : GT_AN_DEFAULT_THROTTLE_MASK;
+		counter(p, pid, ts, "throttle reasons", "mask",
+			(double)(n->clocks_event_reasons & mask), 0);
+	}
+}
+
+static void do_nvml_proc(pf *p, pf_trace *t, const gt_nvml_proc *n)
+{
+	uint32_t pid = nvml_pid(p, t, n->device_id);
+	if (n->sm_util == UINT32_MAX)
+		return;
+	char name[48];
+	snprintf(name, sizeof(name), "SM util of pid %u", n->pid);
+	counter(p, pid, rel(p, t, n->ts), name, "%", n->sm_util, 0);
+}
+
+/* ------------------------------------------------------------ a trace */
+
+static void trace_free(pf_trace *t)
+{
+	ex_bits_free(&t->api);
+	ex_bits_free(&t->work);
+	ex_bits_free(&t->done);
+	ex_map_free(&t->threads);
+	ex_map_free(&t->streams);
+	ex_map_free(&t->devs);
+	ex_map_free(&t->nvtx);
+	ex_arena_free(&t->ar);
+	free(t->kname);
+	free(t->rname);
+}
+
+/* First pass: clock map, thread names, devices, correlation ids. */
+static int prepass(pf *p, pf_trace *t, gt_reader *r)
+{
+	gt_record x;
+	int rc;
+	while ((rc = gt_reader_next(r, &x)) > 0) {
+		switch (x.type) {
+		case GT_REC_CLOCK: gt_clock_map_update(&t->cm, &x.clock); break;
+		case GT_REC_API:
+			if (x.api.correlation_id)
+				ex_bits_set(&t->api, x.api.correlation_id);
+			break;
+		case GT_REC_KERNEL:
+			if (x.kernel.correlation_id)
+				ex_bits_set(&t->work, x.kernel.correlation_id);
+			break;
+		case GT_REC_MEMCPY:
+			if (x.memcpy.correlation_id)
+				ex_bits_set(&t->work, x.memcpy.correlation_id);
+			break;
+		case GT_REC_MEMSET:
+			if (x.memset.correlation_id)
+				ex_bits_set(&t->work, x.memset.correlation_id);
+			break;
+		case GT_REC_THREAD: {
+			const char *nm = x.thread.name_id ? gt_reader_string(r, x.thread.name_id)
+							  : NULL;
+			uint64_t *v = nm ? ex_map_put(&t->threads, x.thread.tid, NULL) : NULL;
+			if (v) {
+				size_t off = ex_arena_add_json(&t->ar, nm, strlen(nm));
+				if (off != SIZE_MAX)
+					*v = off + 1;
+			}
+			break;
+		}
+		case GT_REC_DEVICE: trace_device(p, t, &x.device); break;
+		default: break;
+		}
+	}
+	return rc;
+}
+
+static void process_meta(pf *p, pf_trace *t)
+{
+	char name[256];
+	const gt_stream_header *h = &t->h;
+	if (h->producer == GT_PRODUCER_COLLECTOR)
+		snprintf(name, sizeof(name), "gaptrace collector (pid %u)", h->pid);
+	else if (h->cmdline[0])
+		snprintf(name, sizeof(name), "pid %u: %.200s", h->pid, h->cmdline);
+	else
+		snprintf(name, sizeof(name), "pid %u", h->pid);
+	ev_meta_name(p, "process_name", t->pid, 0, name, strlen(name));
+	ev_meta_sort(p, "process_sort_index", t->pid, 0, (int64_t)t->idx);
+}
+
+/* Output pid of a trace: its own, unless another trace used it already
+ * (pid reuse, containers), then a free one above the Linux pid range. */
+static uint32_t pick_pid(pf *p, uint32_t pid)
+{
+	int ins;
+	uint64_t *v = ex_map_put(&p->pids, pid, &ins);
+	if (v && ins)
+		return pid;
+	for (uint32_t alt = 0x10000000u + pid;; alt += 0x01000000u) {
+		v = ex_map_put(&p->pids, alt, &ins);
+		if (!v || ins)
+			return alt;
+	}
+}
+
+static void do_trace(pf *p, size_t idx)
+{
+	gt_export *x = p->x;
+	pf_trace *t = calloc(1, sizeof(*t));
+	if (!t) {
+		p->st.problems++;
+		return;
+	}
+	t->idx = idx;
+	/* problems are reported by the first pass, the second meets the same */
+	gt_reader *r = ex_reader_open(x, idx, 1, &p->st.problems);
+	if (!r) {
+		free(t);
+		return;
+	}
+	t->h = *gt_reader_header(r);
+	gt_clock_map_init(&t->cm, &t->h);
+	for (uint32_t i = 0; i < t->h.ndevices && i < GT_MAX_DEVICES; i++)
+		trace_device(p, t, &t->h.devices[i]);
+	int rc = prepass(p, t, r);
+	ex_reader_close(x, idx, r, rc, 1, &p->st.problems);
+	r = ex_reader_open(x, idx, 0, NULL);
+	if (!r) {
+		trace_free(t);
+		free(t);
+		return;
+	}
+	p->st.traces++;
+	t->pid = pick_pid(p, t->h.pid);
+	process_meta(p, t);
+	gt_record rec;
+	while (gt_reader_next(r, &rec) > 0) {
+		p->st.records++;
+		switch (rec.type) {
+		case GT_REC_KERNEL: do_kernel(p, t, r, &rec.kernel); break;
+		case GT_REC_MEMCPY: do_memcpy(p, t, &rec.memcpy); break;
+		case GT_REC_MEMSET: do_memset(p, t, &rec.memset); break;
+		case GT_REC_API: do_api(p, t, r, &rec.api); break;
+		case GT_REC_SYNC: do_sync(p, t, &rec.sync); break;
+		case GT_REC_NVTX: do_nvtx(p, t, r, &rec.nvtx); break;
+		case GT_REC_OVERHEAD: do_overhead(p, t, &rec.overhead); break;
+		case GT_REC_NVML: do_nvml(p, t, &rec.nvml); break;
+		case GT_REC_NVML_PROC: do_nvml_proc(p, t, &rec.nvml_proc); break;
+		case GT_REC_LOSS: do_loss(p, t, r, &rec.loss); break;
+		case GT_REC_NOTE: do_note(p, t, r, &rec.note); break;
+		case GT_REC_DEVICE: trace_device(p, t, &rec.device); break;
+		default: break;
+		}
+		if (p->o.err)
+			break;
+	}
+	close_ranges(p, t);
+	if (t->api.oom || t->work.oom || t->done.oom || t->ar.oom)
+		p->st.problems++;
+	gt_reader_close(r);
+	trace_free(t);
+	free(t);
+}
+
+/* ------------------------------------------------------------ GPUs */
+
+static const char *cause_color(int c)
+{
+	/* chrome://tracing reserved color names; Perfetto colors by name. */
+	static const char *const col[GT_CAUSE_COUNT] = {
+		"yellow", "terrible", "bad", "rail_load", "thread_state_iowait", "olive", "grey",
+	};
+	return c >= 0 && c < GT_CAUSE_COUNT ? col[c] : "grey";
+}
+
+static void put_an_kernel(pf *p, uint32_t id)
+{
+	int ins;
+	uint64_t *v = ex_map_put(&p->gname_of, id, &ins);
+	if (v && !ins) {
+		ex_puts(&p->o, p->gnames.p + *v - 1);
+		return;
+	}
+	char buf[4096];
+	ex_kernel_name(gt_analysis_string(p->a, id), p->full, p->mangled, buf, sizeof(buf));
+	size_t off = v ? ex_arena_add_json(&p->gnames, buf, strlen(buf)) : SIZE_MAX;
+	if (off == SIZE_MAX) {
+		if (v)
+			ex_map_del(&p->gname_of, id);
+		ex_json_cstr(&p->o, buf);
+		return;
+	}
+	*v = off + 1;
+	ex_puts(&p->o, p->gnames.p + off);
+}
+
+static void gap_event(pf *p, uint32_t pid, const gt_an_gap *g)
+{
+	ex_out *o = &p->o;
+	int64_t s = (int64_t)(g->start - p->base), e = (int64_t)(g->end - p->base);
+	ev_head(p, 'X', pid, PF_GAP_TID, s);
+	LIT(o, ",\"dur\":");
+	ex_us(o, e - s);
+	LIT(o, ",\"cat\":\"gap\",\"name\":\"");
+	ex_puts(o, gt_cause_name(g->main_cause));
+	LIT(o, "\",\"cname\":\"");
+	ex_puts(o, cause_color(g->main_cause));
+	LIT(o, "\",\"args\":{");
+	int first = 1;
+	for (int c = 0; c < GT_CAUSE_COUNT; c++) {
+		if (!g->cause_ns[c])
+			continue;
+		if (!first)
+			ex_putc(o, ',');
+		first = 0;
+		ex_putc(o, '"');
+		ex_puts(o, gt_cause_name(c));
+		LIT(o, " ns\":");
+		ex_u64(o, g->cause_ns[c]);
+	}
+	if (g->next_kind) {
+		ex_puts(o, first ? "\"next\":" : ",\"next\":");
+		first = 0;
+		if (g->next_kind == GT_REC_KERNEL && g->next_name)
+			put_an_kernel(p, g->next_name);
+		else
+			ex_puts(o, g->next_kind == GT_REC_MEMSET ? "\"Memset\"" : "\"Memcpy\"");
+		LIT(o, ",\"next pid\":");
+		ex_u64(o, g->next_pid);
+		LIT(o, ",\"next stream\":");
+		ex_u64(o, g->next_stream);
+	}
+	if (g->feed_tid) {
+		ex_puts(o, first ? "\"feeding tid\":" : ",\"feeding tid\":");
+		first = 0;
+		ex_u64(o, g->feed_tid);
+	}
+	const char *lc = g->last_call_name ? gt_analysis_string(p->a, g->last_call_name) : NULL;
+	if (lc) {
+		ex_puts(o, first ? "\"last call\":" : ",\"last call\":");
+		first = 0;
+		ex_json_cstr(o, lc);
+		if (g->last_call_end) {
+			LIT(o, ",\"last call returned us\":");
+			ex_us(o, (int64_t)(g->last_call_end - p->base));
+		}
+	}
+	LIT(o, "}}");
+}
+
+static void gpu_tracks(pf *p)
+{
+	const gt_analysis *a = p->a;
+	const gt_analysis_opts *ao = gt_analysis_get_opts(a);
+	ex_out *o = &p->o;
+	for (size_t g = 0; g < gt_analysis_ngpus(a) && !o->err; g++) {
+		const gt_an_gpu *gpu = gt_analysis_gpu(a, g);
+		uint32_t pid = PF_GPU_PID_BASE + (uint32_t)g;
+		gpu_meta(p, g);
+		char nm[96], d[32];
+		ex_fmt_dur(d, sizeof(d), (double)ao->detail_gap_ns);
+		int n = snprintf(nm, sizeof(nm), "idle gaps >= %s, by cause", d);
+		ev_meta_name(p, "thread_name", pid, PF_GAP_TID, nm, (size_t)n);
+		size_t ng = 0;
+		const gt_an_gap *gaps = gt_analysis_gaps(a, g, &ng);
+		for (size_t i = 0; i < ng; i++)
+			gap_event(p, pid, &gaps[i]);
+		p->st.gaps += ng;
+		if (ng && ng >= ao->max_detail_gaps) {
+			ev_head(p, 'i', pid, PF_GAP_TID, (int64_t)(gaps[ng - 1].end - p->base));
+			LIT(o, ",\"s\":\"t\",\"cat\":\"gap\",\"name\":\"gap markers stop here (cap ");
+			ex_u64(o, ao->max_detail_gaps);
+			LIT(o, " per GPU)\"}");
+		}
+		size_t ns = 0;
+		const float *ser = gt_analysis_util_series(a, g, &ns);
+		uint64_t w = gpu->util.window_ns;
+		for (size_t i = 0; i < ns && w; i++)
+			counter(p, pid, (int64_t)(gpu->t0 + i * w - p->base), "utilization", "%",
+				ser[i] * 100.0, 1);
+		if (ns && w)
+			counter(p, pid, (int64_t)(gpu->t1 - p->base), "utilization", "%",
+				ser[ns - 1] * 100.0, 1);
+	}
+}
+
+/* ------------------------------------------------------------ entry */
+
+/* 1 s before the earliest instant any trace names. */
+static uint64_t pick_base(pf *p)
+{
+	uint64_t base = UINT64_MAX;
+	for (size_t i = 0; i < p->x->npaths; i++) {
+		gt_reader *r = ex_reader_open(p->x, i, 0, NULL);
+		if (!r)
+			continue;
+		uint64_t rt = gt_reader_header(r)->realtime_ns;
+		if (rt && rt < base)
+			base = rt;
+		gt_reader_close(r);
+	}
+	for (size_t i = 0; p->a && i < gt_analysis_ntraces(p->a); i++) {
+		const gt_an_trace *t = gt_analysis_trace(p->a, i);
+		if (t->t_first && t->t_first < base)
+			base = t->t_first;
+	}
+	for (size_t g = 0; p->a && g < gt_analysis_ngpus(p->a); g++) {
+		const gt_an_gpu *gpu = gt_analysis_gpu(p->a, g);
+		if (gpu->t0 && gpu->t0 < base)
+			base = gpu->t0;
+	}
+	if (base == UINT64_MAX)
+		return 0;
+	base -= base % 1000000; /* a whole ms: readable otherData */
+	return base > 1000000000ull ? base - 1000000000ull : 0;
+}
+
+int gt_export_perfetto(gt_export *x, FILE *out, gt_export_stats *st)
+{
+	if (!x || !out)
+		return GT_ERR_INVAL;
+	pf *p = calloc(1, sizeof(*p));
+	if (!p)
+		return GT_ERR_NOMEM;
+	p->x = x;
+	p->full = !!(x->o.flags & GT_EXPORT_FULL_NAMES);
+	p->mangled = !!(x->o.flags & GT_EXPORT_MANGLED);
+	int rc = ex_out_init(&p->o, out);
+	if (rc) {
+		free(p);
+		return rc;
+	}
+	if (!(x->o.flags & GT_EXPORT_NO_ANALYSIS)) {
+		p->a = ex_analysis(x);
+		if (!p->a)
+			p->st.problems++;
+	}
+	/* GPU i of the analysis is GPU i here, so gaps and streams agree. */
+	for (size_t g = 0; p->a && g < gt_analysis_ngpus(p->a); g++) {
+		const gt_an_gpu *gpu = gt_analysis_gpu(p->a, g);
+		gpu_add(p, &gpu->dev, gpu->uuid_known);
+	}
+	p->base = pick_base(p);
+	LIT(&p->o, "{\"traceEvents\":[\n");
+	if (p->a)
+		gpu_tracks(p);
+	for (size_t i = 0; i < x->npaths && !p->o.err; i++)
+		do_trace(p, i);
+	ex_out *o = &p->o;
+	LIT(o, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"producer\":\"gaptrace ");
+	ex_puts(o, gt_version());
+	LIT(o, "\",\"base_realtime_ns\":");
+	ex_u64(o, p->base);
+	LIT(o, ",\"events\":");
+	ex_u64(o, p->nev);
+	LIT(o, ",\"flows\":");
+	ex_u64(o, p->st.flows);
+	LIT(o, ",\"problems\":");
+	ex_u64(o, p->st.problems);
+	LIT(o, ",\"traces\":[");
+	for (size_t i = 0; i < x->npaths; i++) {
+		if (i)
+			ex_putc(o, ',');
+		ex_json_cstr(o, x->paths[i]);
+	}
+	LIT(o, "]}}\n");
+	rc = ex_out_finish(&p->o);
+	p->st.events = p->nev;
+	p->st.bytes = p->o.bytes;
+	if (st)
+		*st = p->st;
+	free(p->gpus);
+	ex_map_free(&p->pids);
+	ex_map_free(&p->gname_of);
+	ex_arena_free(&p->gnames);
+	free(p);
+	return rc;
+}

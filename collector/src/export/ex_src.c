@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The export handle: inputs expanded to trace files, the shared analysis
+ * (built on first need), and reading traces with problems reported once.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ex_internal.h"
+#ifdef GT_EX_HAVE_DIAGNOSIS
+#include "gaptrace/diagnosis.h"
+#endif
+
+static void set_ei(gt_errinfo *ei, int code, const char *fmt, const char *arg, const char *arg2)
+{
+	if (!ei)
+		return;
+	memset(ei, 0, sizeof(*ei));
+	ei->code = code;
+	snprintf(ei->msg, sizeof(ei->msg), fmt, arg, arg2);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int add_path(gt_export *x, const char *p, size_t *cap)
+{
+	if (x->npaths == *cap) {
+		size_t nc = *cap ? *cap * 2 : 8;
+		char **np = realloc(x->paths, nc * sizeof(*np));
+		if (!np)
+			return GT_ERR_NOMEM;
+		x->paths = np;
+		*cap = nc;
+	}
+	x->paths[x->npaths] = strdup(p);
+	if (!x->paths[x->npaths])
+		return GT_ERR_NOMEM;
+	x->npaths++;
+	return 0;
+}
+
+/* Every *.gtrace of dir, in name order. */
+static int add_dir(gt_export *x, const char *dir, size_t *cap, gt_errinfo *ei)
+{
+	DIR *d = opendir(dir);
+	if (!d) {
+		set_ei(ei, GT_ERR_IO, "%s: %s", dir, strerror(errno));
+		return GT_ERR_IO;
+	}
+	size_t first = x->npaths;
+	int rc = 0;
+	struct dirent *e;
+	while (!rc && (e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		if (n <= 7 || strcmp(e->d_name + n - 7, ".gtrace"))
+			continue;
+		size_t dl = strlen(dir);
+		char *full = malloc(dl + n + 2);
+		if (!full) {
+			rc = GT_ERR_NOMEM;
+			break;
+		}
+		snprintf(full, dl + n + 2, "%s%s%s", dir, dl && dir[dl - 1] == '/' ? "" : "/",
+			 e->d_name);
+		struct stat st;
+		if (stat(full, &st) == 0 && S_ISREG(st.st_mode))
+			rc = add_path(x, full, cap);
+		free(full);
+	}
+	closedir(d);
+	if (rc) {
+		set_ei(ei, rc, "%s: %s", dir, gt_strerror(rc));
+		return rc;
+	}
+	if (x->npaths == first) {
+		set_ei(ei, GT_ERR_IO, "%s: no .gtrace file in this directory%s", dir, "");
+		return GT_ERR_IO;
+	}
+	qsort(x->paths + first, x->npaths - first, sizeof(char *), cmp_str);
+	return 0;
+}
+
+gt_export *gt_export_open(const char *const *paths, size_t npaths, const gt_export_opts *opts,
+			  gt_errinfo *ei)
+{
+	if (ei)
+		memset(ei, 0, sizeof(*ei));
+	if (!paths || !npaths) {
+		set_ei(ei, GT_ERR_INVAL, "no trace given%s%s", "", "");
+		errno = EINVAL;
+		return NULL;
+	}
+	gt_export *x = calloc(1, sizeof(*x));
+	if (!x) {
+		set_ei(ei, GT_ERR_NOMEM, "%s%s", gt_strerror(GT_ERR_NOMEM), "");
+		return NULL;
+	}
+	if (opts)
+		x->o = *opts;
+	if (!x->o.top_rows)
+		x->o.top_rows = GT_EXPORT_DEFAULT_TOP_ROWS;
+	x->o.title = NULL;
+	if (opts && opts->title && !(x->o.title = strdup(opts->title)))
+		goto nomem;
+	size_t cap = 0;
+	for (size_t i = 0; i < npaths; i++) {
+		struct stat st;
+		if (!paths[i] || stat(paths[i], &st) != 0) {
+			set_ei(ei, GT_ERR_IO, "%s: %s", paths[i] ? paths[i] : "(null)",
+			       strerror(paths[i] ? errno : EINVAL));
+			gt_export_close(x);
+			errno = ENOENT;
+			return NULL;
+		}
+		int rc = S_ISDIR(st.st_mode) ? add_dir(x, paths[i], &cap, ei)
+					     : add_path(x, paths[i], &cap);
+		if (rc) {
+			if (rc == GT_ERR_NOMEM)
+				set_ei(ei, rc, "%s%s", gt_strerror(rc), "");
+			gt_export_close(x);
+			return NULL;
+		}
+	}
+	return x;
+nomem:
+	set_ei(ei, GT_ERR_NOMEM, "%s%s", gt_strerror(GT_ERR_NOMEM), "");
+	gt_export_close(x);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void gt_export_close(gt_export *x)
+{
+	if (!x)
+		return;
+	for (size_t i = 0; i < x->npaths; i++)
+		free(x->paths[i]);
+	free(x->paths);
+#ifdef GT_EX_HAVE_DIAGNOSIS
+	gt_diagnosis_free(x->diag);
+#endif
+	gt_analysis_free(x->an);
+	ex_sums_free(x->sums);
+	free((char *)x->o.title);
+	free(x);
+}
+
+size_t gt_export_ntraces(const gt_export *x)
+{
+	return x ? x->npaths : 0;
+}
+
+const char *gt_export_trace_path(const gt_export *x, size_t i)
+{
+	return x && i < x->npaths ? x->paths[i] : NULL;
+}
+
+gt_analysis *ex_analysis(gt_export *x)
+{
+	if (x->an_rc)
+		return x->an_rc > 0 ? x->an : NULL;
+	gt_analysis_opts ao = x->o.analysis;
+	if (x->o.min_gap_ns)
+		ao.detail_gap_ns = x->o.min_gap_ns;
+	if (x->o.max_gaps)
+		ao.max_detail_gaps = x->o.max_gaps;
+	/* Problems are reported by the exporters' own read pass, once. */
+	ao.log = NULL;
+	ao.log_user = NULL;
+	x->an = gt_analysis_new(&ao);
+	if (!x->an) {
+		x->an_rc = GT_ERR_NOMEM;
+		return NULL;
+	}
+	for (size_t i = 0; i < x->npaths; i++) {
+		int rc = gt_analysis_add_path(x->an, x->paths[i], NULL);
+		if (rc == GT_ERR_NOMEM) {
+			x->an_rc = rc;
+			return NULL;
+		}
+	}
+	int rc = gt_analysis_finish(x->an);
+	x->an_rc = rc < 0 ? rc : 1;
+	return rc < 0 ? NULL : x->an;
+}
+
+const struct gt_diagnosis *ex_diagnosis(gt_export *x)
+{
+#ifdef GT_EX_HAVE_DIAGNOSIS
+	if (!x->diag_rc) {
+		const gt_analysis *a = ex_analysis(x);
+		x->diag = a ? gt_diagnose(a, NULL) : NULL;
+		x->diag_rc = x->diag ? 1 : GT_ERR_NOMEM;
+	}
+	return x->diag;
+#else
+	(void)x;
+	return NULL;
+#endif
+}
+
+const gt_analysis *gt_export_analysis(gt_export *x)
+{
+	return x ? ex_analysis(x) : NULL;
+}
+
+/* ------------------------------------------------------------ reading */
+
+static void reader_log(void *user, const gt_errinfo *ei)
+{
+	ex_logctx *c = user;
+	(*c->problems)++;
+	if (c->x->o.analysis.log)
+		c->x->o.analysis.log(c->x->o.analysis.log_user, c->path, ei);
+}
+
+gt_reader *ex_reader_open(gt_export *x, size_t i, int report, uint64_t *problems)
+{
+	gt_reader_opts ro = {0};
+	ro.stop_on_corrupt = x->o.analysis.stop_on_corrupt;
+	gt_errinfo ei;
+	gt_reader *r = gt_reader_open(x->paths[i], &ro, &ei);
+	if (!r) {
+		if (report) {
+			(*problems)++;
+			if (x->o.analysis.log)
+				x->o.analysis.log(x->o.analysis.log_user, x->paths[i], &ei);
+		}
+		return NULL;
+	}
+	if (report) {
+		x->logctx.x = x;
+		x->logctx.path = x->paths[i];
+		x->logctx.problems = problems;
+		gt_reader_set_log(r, reader_log, &x->logctx);
+	}
+	return r;
+}
+
+void ex_reader_close(gt_export *x, size_t i, gt_reader *r, int rc, int report,
+		     uint64_t *problems)
+{
+	if (r && rc < 0 && report) {
+		(*problems)++;
+		if (x->o.analysis.log)
+			x->o.analysis.log(x->o.analysis.log_user, x->paths[i], gt_reader_error(r));
+	}
+	gt_reader_close(r);
+}
+
+/* ------------------------------------------------------------ names */
+
+const char *ex_note_name(uint32_t code)
+{
+	static const char *const names[] = {
+		"info",          "inert",    "cupti_taken",   "armed",         "disarmed",
+		"collector_lost", "profiler_stop", "signal", "fork",   "cupti_version",
+		"config",
+	};
+	return code < sizeof(names) / sizeof(names[0]) ? names[code] : "note";
+}
+
+const char *ex_copy_op_name(uint32_t k)
+{
+	switch (k) {
+	case GT_COPY_HTOD: return "[CUDA memcpy Host-to-Device]";
+	case GT_COPY_DTOH: return "[CUDA memcpy Device-to-Host]";
+	case GT_COPY_HTOA: return "[CUDA memcpy Host-to-Array]";
+	case GT_COPY_ATOH: return "[CUDA memcpy Array-to-Host]";
+	case GT_COPY_ATOA: return "[CUDA memcpy Array-to-Array]";
+	case GT_COPY_ATOD: return "[CUDA memcpy Array-to-Device]";
+	case GT_COPY_DTOA: return "[CUDA memcpy Device-to-Array]";
+	case GT_COPY_DTOD: return "[CUDA memcpy Device-to-Device]";
+	case GT_COPY_HTOH: return "[CUDA memcpy Host-to-Host]";
+	case GT_COPY_PTOP: return "[CUDA memcpy Peer-to-Peer]";
+	default: return "[CUDA memcpy Unknown]";
+	}
+}

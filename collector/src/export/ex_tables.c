@@ -1,0 +1,943 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Stats tables in CSV or JSON: the `nsys stats` reports (cuda_gpu_kern_sum,
+ * cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum, cuda_api_sum,
+ * cuda_gpu_trace) and gaptrace's own (gaptrace_gpu_sum, gaptrace_gaps,
+ * gaptrace_findings).
+ *
+ * The nsys-style summaries are computed from the records themselves, over
+ * every trace and GPU combined as nsys does over one report (the analysis'
+ * tables are per GPU and keep no medians), in one pass shared by the four
+ * summary tables. Median and standard deviation are exact: the durations
+ * (and sizes) of each group are kept, 8 bytes per record, and selected with
+ * quickselect. cuda_gpu_trace is streamed: nothing is kept.
+ */
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ex_internal.h"
+#ifdef GT_EX_HAVE_DIAGNOSIS
+#include "gaptrace/diagnosis.h"
+#endif
+
+/* ------------------------------------------------------------ table writer */
+
+typedef struct tw {
+	ex_out *o;
+	int fmt;
+	const char *const *cols;
+	int ncols, col;
+	uint64_t rows;
+} tw;
+
+static void tw_begin(tw *t, ex_out *o, int fmt, const char *const *cols, int ncols)
+{
+	t->o = o;
+	t->fmt = fmt;
+	t->cols = cols;
+	t->ncols = ncols;
+	t->rows = 0;
+	if (fmt == GT_EXPORT_CSV) {
+		for (int i = 0; i < ncols; i++) {
+			if (i)
+				ex_putc(o, ',');
+			ex_csv_cstr(o, cols[i]);
+		}
+		ex_putc(o, '\n');
+	} else {
+		ex_putc(o, '[');
+	}
+}
+
+static void tw_row(tw *t)
+{
+	t->col = 0;
+	if (t->fmt == GT_EXPORT_JSON)
+		ex_puts(t->o, t->rows ? ",\n{" : "\n{");
+	t->rows++;
+}
+
+static void tw_cell(tw *t)
+{
+	if (t->fmt == GT_EXPORT_CSV) {
+		if (t->col)
+			ex_putc(t->o, ',');
+	} else {
+		if (t->col)
+			ex_putc(t->o, ',');
+		ex_json_cstr(t->o, t->col < t->ncols ? t->cols[t->col] : "?");
+		ex_putc(t->o, ':');
+	}
+	t->col++;
+}
+
+static void tw_end_row(tw *t)
+{
+	ex_putc(t->o, t->fmt == GT_EXPORT_CSV ? '\n' : '}');
+}
+
+static void tw_end(tw *t)
+{
+	if (t->fmt == GT_EXPORT_JSON)
+		ex_puts(t->o, t->rows ? "\n]\n" : "]\n");
+}
+
+static void tw_u64(tw *t, uint64_t v)
+{
+	tw_cell(t);
+	ex_u64(t->o, v);
+}
+
+static void tw_f(tw *t, double v, int dec)
+{
+	tw_cell(t);
+	ex_fixed(t->o, v, dec, t->fmt == GT_EXPORT_CSV ? "" : "null");
+}
+
+static void tw_null(tw *t)
+{
+	tw_cell(t);
+	if (t->fmt == GT_EXPORT_JSON)
+		ex_puts(t->o, "null");
+}
+
+static void tw_str(tw *t, const char *s)
+{
+	tw_cell(t);
+	if (t->fmt == GT_EXPORT_CSV)
+		ex_csv_cstr(t->o, s);
+	else
+		ex_json_cstr(t->o, s);
+}
+
+/* ------------------------------------------------------------ groups */
+
+typedef struct u64vec {
+	uint64_t *p;
+	size_t n, cap;
+} u64vec;
+
+static int vec_push(u64vec *v, uint64_t x)
+{
+	if (v->n == v->cap) {
+		size_t nc = v->cap ? v->cap * 2 : 16;
+		uint64_t *np = realloc(v->p, nc * sizeof(*np));
+		if (!np)
+			return -1;
+		v->p = np;
+		v->cap = nc;
+	}
+	v->p[v->n++] = x;
+	return 0;
+}
+
+/* Values of one column of a summary, kept for the exact median / stddev. */
+typedef struct series {
+	u64vec v;
+	uint64_t total, min, max;
+} series;
+
+/* One row of a summary: durations, and sizes for memory operations. */
+typedef struct grp {
+	char *name;
+	series dur, bytes;
+} grp;
+
+typedef struct grptab {
+	grp *g;
+	size_t n, cap;
+	ex_map by_hash; /* name hash -> index + 1 (chained by probing hash + k) */
+} grptab;
+
+struct ex_sums {
+	grptab kern, api, mem;
+	int oom;
+};
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+/* Group of name (created when new). @return index or -1 on ENOMEM. */
+static long grp_get(grptab *t, const char *name)
+{
+	uint64_t h = hash_str(name);
+	for (uint64_t k = 0;; k++) {
+		int ins;
+		uint64_t *v = ex_map_put(&t->by_hash, h + k, &ins);
+		if (!v)
+			return -1;
+		if (!ins) {
+			if (!strcmp(t->g[*v - 1].name, name))
+				return (long)(*v - 1);
+			continue; /* a 64-bit hash collision: next key */
+		}
+		if (t->n == t->cap) {
+			size_t nc = t->cap ? t->cap * 2 : 64;
+			grp *ng = realloc(t->g, nc * sizeof(*ng));
+			if (!ng) {
+				ex_map_del(&t->by_hash, h + k);
+				return -1;
+			}
+			t->g = ng;
+			t->cap = nc;
+		}
+		grp *g = &t->g[t->n];
+		memset(g, 0, sizeof(*g));
+		g->dur.min = g->bytes.min = UINT64_MAX;
+		g->name = strdup(name);
+		if (!g->name) {
+			ex_map_del(&t->by_hash, h + k);
+			return -1;
+		}
+		*v = ++t->n;
+		return (long)(t->n - 1);
+	}
+}
+
+static int series_add(series *c, uint64_t x)
+{
+	c->total += x;
+	if (x < c->min)
+		c->min = x;
+	if (x > c->max)
+		c->max = x;
+	return vec_push(&c->v, x);
+}
+
+static int grp_add(grp *g, uint64_t dur, int with_bytes, uint64_t bytes)
+{
+	if (series_add(&g->dur, dur) < 0)
+		return -1;
+	return with_bytes ? series_add(&g->bytes, bytes) : 0;
+}
+
+static void grptab_free(grptab *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->g[i].name);
+		free(t->g[i].dur.v.p);
+		free(t->g[i].bytes.v.p);
+	}
+	free(t->g);
+	ex_map_free(&t->by_hash);
+}
+
+void ex_sums_free(struct ex_sums *s)
+{
+	if (!s)
+		return;
+	grptab_free(&s->kern);
+	grptab_free(&s->api);
+	grptab_free(&s->mem);
+	free(s);
+}
+
+/* k-th smallest of v[0..n) (reorders v so that v[0..k) <= v[k] <= v[k+1..n)):
+ * quickselect with a three-way partition (many equal durations are common). */
+static uint64_t select_k(uint64_t *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n; /* the range [lo, hi) holds position k */
+	uint64_t seed = 0x9e3779b97f4a7c15ull ^ n;
+	while (hi - lo > 1) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		uint64_t pv = v[lo + (size_t)((seed >> 33) % (hi - lo))];
+		size_t lt = lo, i = lo, gt = hi;
+		while (i < gt) {
+			uint64_t x = v[i];
+			if (x < pv) {
+				v[i++] = v[lt];
+				v[lt++] = x;
+			} else if (x > pv) {
+				v[i] = v[--gt];
+				v[gt] = x;
+			} else {
+				i++;
+			}
+		}
+		if (k < lt)
+			hi = lt;
+		else if (k >= gt)
+			lo = gt;
+		else
+			return pv;
+	}
+	return v[k];
+}
+
+/* Median (mean of the two middle values for an even count). */
+static double median(u64vec *v)
+{
+	if (!v->n)
+		return 0;
+	size_t n = v->n;
+	uint64_t hi = select_k(v->p, n, n / 2);
+	if (n % 2)
+		return (double)hi;
+	/* the largest of the lower half: after selection it is the max of v[0..n/2) */
+	uint64_t lo = v->p[0];
+	for (size_t i = 1; i < n / 2; i++)
+		if (v->p[i] > lo)
+			lo = v->p[i];
+	return ((double)lo + (double)hi) / 2.0;
+}
+
+/* Sample standard deviation (n - 1), 0 for fewer than 2 values. */
+static double stddev(const u64vec *v, uint64_t total)
+{
+	if (v->n < 2)
+		return 0;
+	double mean = (double)total / (double)v->n, ss = 0;
+	for (size_t i = 0; i < v->n; i++) {
+		double d = (double)v->p[i] - mean;
+		ss += d * d;
+	}
+	return sqrt(ss / (double)(v->n - 1));
+}
+
+/* ------------------------------------------------------------ the pass */
+
+/* Per-trace caches: string id -> group index + 1. */
+typedef struct idcache {
+	uint32_t *k, *a;
+	uint32_t n;
+} idcache;
+
+static uint32_t *cache_slot(idcache *c, uint32_t id, int kernel)
+{
+	if (id >= c->n) {
+		uint32_t nc = c->n ? c->n : 256;
+		while (nc <= id)
+			nc *= 2;
+		uint32_t *nk = realloc(c->k, nc * sizeof(uint32_t));
+		if (!nk)
+			return NULL;
+		c->k = nk;
+		uint32_t *na = realloc(c->a, nc * sizeof(uint32_t));
+		if (!na)
+			return NULL;
+		c->a = na;
+		memset(c->k + c->n, 0, (nc - c->n) * sizeof(uint32_t));
+		memset(c->a + c->n, 0, (nc - c->n) * sizeof(uint32_t));
+		c->n = nc;
+	}
+	return kernel ? &c->k[id] : &c->a[id];
+}
+
+static grp *kern_grp(gt_export *x, struct ex_sums *s, idcache *c, gt_reader *r, uint32_t id)
+{
+	const char *mangled = id ? gt_reader_string(r, id) : NULL;
+	uint32_t *slot = mangled ? cache_slot(c, id, 1) : NULL;
+	if (slot && *slot)
+		return &s->kern.g[*slot - 1];
+	char buf[4096];
+	ex_kernel_name(mangled, 1, !!(x->o.flags & GT_EXPORT_MANGLED), buf, sizeof(buf));
+	long g = grp_get(&s->kern, buf);
+	if (g < 0)
+		return NULL;
+	if (slot)
+		*slot = (uint32_t)g + 1;
+	return &s->kern.g[g];
+}
+
+static grp *api_grp(struct ex_sums *s, idcache *c, gt_reader *r, const gt_api *a)
+{
+	const char *nm = a->name_id ? gt_reader_string(r, a->name_id) : NULL;
+	uint32_t *slot = nm ? cache_slot(c, a->name_id, 0) : NULL;
+	if (slot && *slot)
+		return &s->api.g[*slot - 1];
+	char buf[48];
+	if (!nm) {
+		snprintf(buf, sizeof(buf), "%s cbid %u", a->domain == GT_API_DRIVER ? "driver" : "runtime",
+			 a->cbid);
+		nm = buf;
+	}
+	long g = grp_get(&s->api, nm);
+	if (g < 0)
+		return NULL;
+	if (slot)
+		*slot = (uint32_t)g + 1;
+	return &s->api.g[g];
+}
+
+static int build_sums(gt_export *x, gt_export_stats *st)
+{
+	if (x->sums)
+		return x->sums_rc;
+	struct ex_sums *s = calloc(1, sizeof(*s));
+	if (!s)
+		return GT_ERR_NOMEM;
+	x->sums = s;
+	/* the memory-op groups: copy kinds 0..10 then memset, created in order */
+	for (uint32_t k = 0; k <= GT_COPY_PTOP + 1; k++)
+		if (grp_get(&s->mem, k <= GT_COPY_PTOP ? ex_copy_op_name(k) : "[CUDA memset]") < 0)
+			return x->sums_rc = GT_ERR_NOMEM;
+	for (size_t i = 0; i < x->npaths; i++) {
+		gt_reader *r = ex_reader_open(x, i, 1, &st->problems);
+		if (!r)
+			continue;
+		st->traces++;
+		idcache c = {0};
+		gt_record rec;
+		int rc;
+		while ((rc = gt_reader_next(r, &rec)) > 0) {
+			grp *g = NULL;
+			int bad = 0;
+			st->records++;
+			switch (rec.type) {
+			case GT_REC_KERNEL: {
+				const gt_kernel *k = &rec.kernel;
+				g = kern_grp(x, s, &c, r, k->name_id);
+				bad = !g || grp_add(g, k->end > k->start ? k->end - k->start : 0, 0, 0);
+				break;
+			}
+			case GT_REC_MEMCPY: {
+				const gt_memcpy *m = &rec.memcpy;
+				g = &s->mem.g[m->copy_kind <= GT_COPY_PTOP ? m->copy_kind : 0];
+				bad = grp_add(g, m->end > m->start ? m->end - m->start : 0, 1,
+					      m->bytes);
+				break;
+			}
+			case GT_REC_MEMSET: {
+				const gt_memset *m = &rec.memset;
+				g = &s->mem.g[GT_COPY_PTOP + 1];
+				bad = grp_add(g, m->end > m->start ? m->end - m->start : 0, 1,
+					      m->bytes);
+				break;
+			}
+			case GT_REC_API: {
+				const gt_api *a = &rec.api;
+				g = api_grp(s, &c, r, a);
+				bad = !g || grp_add(g, a->end > a->start ? a->end - a->start : 0, 0, 0);
+				break;
+			}
+			default: break;
+			}
+			if (bad)
+				s->oom = 1;
+		}
+		ex_reader_close(x, i, r, rc, 1, &st->problems);
+		free(c.k);
+		free(c.a);
+		if (s->oom)
+			break;
+	}
+	return x->sums_rc = s->oom ? GT_ERR_NOMEM : 0;
+}
+
+/* Group indexes of t, sorted by total (or btotal) descending, empty ones
+ * dropped. Caller frees. */
+static size_t *sorted(const grptab *t, int by_bytes, size_t *n)
+{
+	size_t *ix = malloc((t->n ? t->n : 1) * sizeof(size_t));
+	*n = 0;
+	if (!ix)
+		return NULL;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->g[i].dur.v.n)
+			ix[(*n)++] = i;
+	/* insertion sort is fine for small tables; use qsort-like merge for big */
+	for (size_t i = 1; i < *n; i++) {
+		size_t v = ix[i], j = i;
+		uint64_t key = by_bytes ? t->g[v].bytes.total : t->g[v].dur.total;
+		while (j > 0) {
+			const grp *p = &t->g[ix[j - 1]];
+			uint64_t pk = by_bytes ? p->bytes.total : p->dur.total;
+			if (pk > key || (pk == key && strcmp(p->name, t->g[v].name) <= 0))
+				break;
+			ix[j] = ix[j - 1];
+			j--;
+		}
+		ix[j] = v;
+	}
+	return ix;
+}
+
+/*
+ * A summary table: [Time (%),] Total, Count, Avg, Med, Min, Max, StdDev,
+ * Name - of the durations, or (by_bytes) of the sizes, of each group.
+ */
+static int write_sum(ex_out *o, int fmt, const grptab *t, int by_bytes, const char *const *cols,
+		     int ncols, gt_export_stats *st)
+{
+	size_t n;
+	size_t *ix = sorted(t, by_bytes, &n);
+	if (!ix)
+		return GT_ERR_NOMEM;
+	uint64_t all = 0;
+	for (size_t i = 0; i < n; i++)
+		all += t->g[ix[i]].dur.total;
+	tw w;
+	tw_begin(&w, o, fmt, cols, ncols);
+	for (size_t i = 0; i < n; i++) {
+		grp *g = &t->g[ix[i]];
+		series *c = by_bytes ? &g->bytes : &g->dur;
+		tw_row(&w);
+		if (!by_bytes)
+			tw_f(&w, all ? 100.0 * (double)c->total / (double)all : 0.0, 1);
+		tw_u64(&w, c->total);
+		tw_u64(&w, c->v.n);
+		tw_f(&w, (double)c->total / (double)c->v.n, 1);
+		tw_f(&w, median(&c->v), 1);
+		tw_u64(&w, c->min);
+		tw_u64(&w, c->max);
+		tw_f(&w, stddev(&c->v, c->total), 1);
+		tw_str(&w, g->name);
+		tw_end_row(&w);
+	}
+	tw_end(&w);
+	st->events += n;
+	free(ix);
+	return 0;
+}
+
+static const char *const cols_kern_sum[] = {
+	"Time (%)", "Total Time (ns)", "Instances", "Avg (ns)", "Med (ns)",
+	"Min (ns)", "Max (ns)", "StdDev (ns)", "Name",
+};
+static const char *const cols_mem_time_sum[] = {
+	"Time (%)", "Total Time (ns)", "Count", "Avg (ns)", "Med (ns)",
+	"Min (ns)", "Max (ns)", "StdDev (ns)", "Operation",
+};
+static const char *const cols_mem_size_sum[] = {
+	"Total (bytes)", "Count", "Avg (bytes)", "Med (bytes)",
+	"Min (bytes)", "Max (bytes)", "StdDev (bytes)", "Operation",
+};
+static const char *const cols_api_sum[] = {
+	"Time (%)", "Total Time (ns)", "Num Calls", "Avg (ns)", "Med (ns)",
+	"Min (ns)", "Max (ns)", "StdDev (ns)", "Name",
+};
+
+/* The four summary tables, indexed by gt_export_table_id. */
+static const struct sumdef {
+	size_t off; /* of the grptab in struct ex_sums */
+	int by_bytes;
+	const char *const *cols;
+	int ncols;
+} sumdefs[] = {
+	[GT_TABLE_KERN_SUM] = {offsetof(struct ex_sums, kern), 0, cols_kern_sum, 9},
+	[GT_TABLE_MEM_TIME_SUM] = {offsetof(struct ex_sums, mem), 0, cols_mem_time_sum, 9},
+	[GT_TABLE_MEM_SIZE_SUM] = {offsetof(struct ex_sums, mem), 1, cols_mem_size_sum, 8},
+	[GT_TABLE_API_SUM] = {offsetof(struct ex_sums, api), 0, cols_api_sum, 9},
+};
+
+/* ------------------------------------------------------------ cuda_gpu_trace */
+
+typedef struct tdev {
+	ex_map names; /* ordinal -> offset + 1 in ar */
+	ex_arena ar;
+} tdev;
+
+static void tdev_add(tdev *d, const gt_device *dev)
+{
+	int ins;
+	uint64_t *v = ex_map_put(&d->names, dev->id, &ins);
+	if (!v || !ins)
+		return;
+	char buf[GT_DEVICE_NAME_MAX + 16];
+	int n = snprintf(buf, sizeof(buf), "%.*s (%u)", GT_DEVICE_NAME_MAX - 1,
+			 dev->name[0] ? dev->name : "GPU", dev->id);
+	size_t off = ex_arena_add(&d->ar, buf, (size_t)n);
+	*v = off == SIZE_MAX ? 0 : off + 1;
+}
+
+static const char *tdev_name(tdev *d, uint32_t id, char *tmp, size_t cap)
+{
+	uint64_t *v = ex_map_get(&d->names, id);
+	if (v && *v)
+		return d->ar.p + *v - 1;
+	snprintf(tmp, cap, "GPU (%u)", id);
+	return tmp;
+}
+
+static int write_gpu_trace(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
+{
+	static const char *const cols[] = {
+		"Start (ns)", "Duration (ns)", "CorrId", "GrdX", "GrdY", "GrdZ", "BlkX", "BlkY", "BlkZ",
+		"Reg/Trd", "StcSMem (bytes)", "DymSMem (bytes)", "Bytes (bytes)",
+		"Throughput (MB/s)", "SrcMemKd", "DstMemKd", "Device", "Ctx", "Strm", "Pid", "Name",
+	};
+	tw w;
+	tw_begin(&w, o, fmt, cols, 21);
+	for (size_t i = 0; i < x->npaths && !o->err; i++) {
+		/* first pass: the final clock map and the device names */
+		gt_reader *r = ex_reader_open(x, i, 1, &st->problems);
+		if (!r)
+			continue;
+		tdev d = {0};
+		gt_clock_map cm;
+		const gt_stream_header *h = gt_reader_header(r);
+		uint32_t pid = h->pid;
+		gt_clock_map_init(&cm, h);
+		for (uint32_t k = 0; k < h->ndevices && k < GT_MAX_DEVICES; k++)
+			tdev_add(&d, &h->devices[k]);
+		gt_record rec;
+		int rc;
+		while ((rc = gt_reader_next(r, &rec)) > 0) {
+			if (rec.type == GT_REC_CLOCK)
+				gt_clock_map_update(&cm, &rec.clock);
+			else if (rec.type == GT_REC_DEVICE)
+				tdev_add(&d, &rec.device);
+		}
+		ex_reader_close(x, i, r, rc, 1, &st->problems);
+		r = ex_reader_open(x, i, 0, NULL);
+		if (!r) {
+			ex_map_free(&d.names);
+			ex_arena_free(&d.ar);
+			continue;
+		}
+		st->traces++;
+		idcache c = {0};
+		while ((rc = gt_reader_next(r, &rec)) > 0 && !o->err) {
+			st->records++;
+			char tmp[48];
+			uint64_t s, e, bytes = 0;
+			uint32_t dev, ctx, strm, corr;
+			if (rec.type == GT_REC_KERNEL) {
+				const gt_kernel *k = &rec.kernel;
+				s = k->start, e = k->end, dev = k->device_id, ctx = k->context_id;
+				strm = k->stream_id, corr = k->correlation_id;
+			} else if (rec.type == GT_REC_MEMCPY) {
+				const gt_memcpy *m = &rec.memcpy;
+				s = m->start, e = m->end, dev = m->device_id, ctx = m->context_id;
+				strm = m->stream_id, corr = m->correlation_id, bytes = m->bytes;
+			} else if (rec.type == GT_REC_MEMSET) {
+				const gt_memset *m = &rec.memset;
+				s = m->start, e = m->end, dev = m->device_id, ctx = m->context_id;
+				strm = m->stream_id, corr = m->correlation_id, bytes = m->bytes;
+			} else {
+				continue;
+			}
+			uint64_t dur = e > s ? e - s : 0;
+			tw_row(&w);
+			tw_u64(&w, gt_clock_map_apply(&cm, s));
+			tw_u64(&w, dur);
+			tw_u64(&w, corr);
+			if (rec.type == GT_REC_KERNEL) {
+				const gt_kernel *k = &rec.kernel;
+				tw_u64(&w, k->grid_x);
+				tw_u64(&w, k->grid_y);
+				tw_u64(&w, k->grid_z);
+				tw_u64(&w, k->block_x);
+				tw_u64(&w, k->block_y);
+				tw_u64(&w, k->block_z);
+				tw_u64(&w, k->registers);
+				tw_u64(&w, k->static_smem);
+				tw_u64(&w, k->dynamic_smem);
+				for (int j = 0; j < 4; j++) /* Bytes .. DstMemKd */
+					tw_null(&w);
+			} else {
+				for (int j = 0; j < 9; j++)
+					tw_null(&w);
+				tw_u64(&w, bytes);
+				/* bytes per ns = GB/s = 1000 MB/s */
+				tw_f(&w, dur ? (double)bytes * 1000.0 / (double)dur : 0.0, 3);
+				if (rec.type == GT_REC_MEMCPY) {
+					tw_str(&w, gt_mem_kind_name(rec.memcpy.src_kind));
+					tw_str(&w, gt_mem_kind_name(rec.memcpy.dst_kind));
+				} else {
+					tw_str(&w, gt_mem_kind_name(rec.memset.mem_kind));
+					tw_null(&w);
+				}
+			}
+			tw_str(&w, tdev_name(&d, dev, tmp, sizeof(tmp)));
+			tw_u64(&w, ctx);
+			tw_u64(&w, strm);
+			tw_u64(&w, pid);
+			if (rec.type == GT_REC_KERNEL) {
+				const char *mg = rec.kernel.name_id
+							 ? gt_reader_string(r, rec.kernel.name_id)
+							 : NULL;
+				uint32_t *slot = mg ? cache_slot(&c, rec.kernel.name_id, 1) : NULL;
+				/* cache the demangled name in the device arena */
+				if (slot && *slot) {
+					tw_str(&w, d.ar.p + *slot - 1);
+				} else {
+					char buf[4096];
+					ex_kernel_name(mg, 1, !!(x->o.flags & GT_EXPORT_MANGLED), buf,
+						       sizeof(buf));
+					tw_str(&w, buf);
+					size_t off = slot ? ex_arena_add(&d.ar, buf, strlen(buf))
+							  : SIZE_MAX;
+					if (slot && off != SIZE_MAX && off < UINT32_MAX)
+						*slot = (uint32_t)off + 1;
+				}
+			} else if (rec.type == GT_REC_MEMCPY) {
+				tw_str(&w, ex_copy_op_name(rec.memcpy.copy_kind));
+			} else {
+				tw_str(&w, "[CUDA memset]");
+			}
+			tw_end_row(&w);
+		}
+		gt_reader_close(r);
+		free(c.k);
+		free(c.a);
+		ex_map_free(&d.names);
+		ex_arena_free(&d.ar);
+	}
+	tw_end(&w);
+	st->events += w.rows;
+	return 0;
+}
+
+/* ------------------------------------------------------------ gaptrace tables */
+
+static int write_gpu_sum(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
+{
+	const gt_analysis *a = ex_analysis(x);
+	if (!a)
+		return GT_ERR_NOMEM;
+	const char *cols[64];
+	int nc = 0;
+	static const char *const head[] = {
+		"GPU", "UUID", "Name", "Start (ns)", "End (ns)", "Window (ns)", "Busy (ns)",
+		"SM Busy (ns)", "Copy Only (ns)", "Idle (ns)", "Utilization (%)",
+		"Util Window (ns)", "Util P5 (%)", "Util P50 (%)", "Util P95 (%)", "Gaps",
+		"Kernels", "Kernel Time (ns)", "Memcpys", "Memcpy Time (ns)", "Memcpy (bytes)",
+		"Memsets", "Throttled (ns)", "NCCL (ns)", "NCCL Exposed (ns)",
+	};
+	char cause_cols[GT_CAUSE_COUNT][48];
+	for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++)
+		cols[nc++] = head[i];
+	for (int c = 0; c < GT_CAUSE_COUNT; c++) {
+		snprintf(cause_cols[c], sizeof(cause_cols[c]), "Idle %s (ns)", gt_cause_name(c));
+		cols[nc++] = cause_cols[c];
+	}
+	tw w;
+	tw_begin(&w, o, fmt, cols, nc);
+	for (size_t g = 0; g < gt_analysis_ngpus(a); g++) {
+		const gt_an_gpu *p = gt_analysis_gpu(a, g);
+		char u[48];
+		ex_fmt_uuid(p->dev.uuid, u, sizeof(u));
+		tw_row(&w);
+		tw_u64(&w, g);
+		if (p->uuid_known)
+			tw_str(&w, u);
+		else
+			tw_null(&w);
+		tw_str(&w, p->dev.name);
+		tw_u64(&w, p->t0);
+		tw_u64(&w, p->t1);
+		tw_u64(&w, p->window_ns);
+		tw_u64(&w, p->busy_ns);
+		tw_u64(&w, p->sm_busy_ns);
+		tw_u64(&w, p->copy_only_ns);
+		tw_u64(&w, p->idle_ns);
+		tw_f(&w, 100.0 * p->utilization, 2);
+		tw_u64(&w, p->util.window_ns);
+		tw_f(&w, 100.0 * p->util.p5, 2);
+		tw_f(&w, 100.0 * p->util.p50, 2);
+		tw_f(&w, 100.0 * p->util.p95, 2);
+		tw_u64(&w, p->ngaps);
+		tw_u64(&w, p->nkernels);
+		tw_u64(&w, p->kernel_ns);
+		tw_u64(&w, p->nmemcpy);
+		tw_u64(&w, p->memcpy_ns);
+		tw_u64(&w, p->memcpy_bytes);
+		tw_u64(&w, p->nmemset);
+		tw_u64(&w, p->throttled_ns);
+		tw_u64(&w, p->comm_ns);
+		tw_u64(&w, p->comm_exposed_ns);
+		for (int c = 0; c < GT_CAUSE_COUNT; c++)
+			tw_u64(&w, p->cause_ns[c]);
+		tw_end_row(&w);
+	}
+	tw_end(&w);
+	st->events += w.rows;
+	return 0;
+}
+
+/* The work item before/after a gap: kernel name, copy or memset, or null. */
+static void tw_work(tw *w, const gt_analysis *a, uint8_t kind, uint32_t name, int mangled)
+{
+	char buf[4096];
+	if (kind == GT_REC_KERNEL) {
+		ex_kernel_name(gt_analysis_string(a, name), 1, mangled, buf, sizeof(buf));
+		tw_str(w, buf);
+	} else if (kind) {
+		tw_str(w, kind == GT_REC_MEMSET ? "[CUDA memset]" : "[CUDA memcpy]");
+	} else {
+		tw_null(w);
+	}
+}
+
+static int write_gaps(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
+{
+	const gt_analysis *a = ex_analysis(x);
+	if (!a)
+		return GT_ERR_NOMEM;
+	const char *cols[64];
+	int nc = 0;
+	static const char *const head[] = {
+		"GPU", "Start (ns)", "End (ns)", "Duration (ns)", "Main Cause",
+	};
+	static const char *const tail[] = {
+		"Next", "Next Pid", "Next Stream", "Prev", "Feeding Tid", "Last Call",
+		"Last Call End (ns)", "Next Launch (ns)",
+	};
+	char cause_cols[GT_CAUSE_COUNT][48];
+	for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++)
+		cols[nc++] = head[i];
+	for (int c = 0; c < GT_CAUSE_COUNT; c++) {
+		snprintf(cause_cols[c], sizeof(cause_cols[c]), "%s (ns)", gt_cause_name(c));
+		cols[nc++] = cause_cols[c];
+	}
+	for (size_t i = 0; i < sizeof(tail) / sizeof(tail[0]); i++)
+		cols[nc++] = tail[i];
+	int mangled = !!(x->o.flags & GT_EXPORT_MANGLED);
+	tw w;
+	tw_begin(&w, o, fmt, cols, nc);
+	for (size_t g = 0; g < gt_analysis_ngpus(a) && !o->err; g++) {
+		size_t n = 0;
+		const gt_an_gap *gaps = gt_analysis_gaps(a, g, &n);
+		for (size_t i = 0; i < n; i++) {
+			const gt_an_gap *p = &gaps[i];
+			tw_row(&w);
+			tw_u64(&w, g);
+			tw_u64(&w, p->start);
+			tw_u64(&w, p->end);
+			tw_u64(&w, p->end - p->start);
+			tw_str(&w, gt_cause_name(p->main_cause));
+			for (int c = 0; c < GT_CAUSE_COUNT; c++)
+				tw_u64(&w, p->cause_ns[c]);
+			tw_work(&w, a, p->next_kind, p->next_name, mangled);
+			if (p->next_kind) {
+				tw_u64(&w, p->next_pid);
+				tw_u64(&w, p->next_stream);
+			} else {
+				tw_null(&w);
+				tw_null(&w);
+			}
+			tw_work(&w, a, p->prev_kind, p->prev_name, mangled);
+			if (p->feed_tid)
+				tw_u64(&w, p->feed_tid);
+			else
+				tw_null(&w);
+			const char *lc = gt_analysis_string(a, p->last_call_name);
+			if (lc)
+				tw_str(&w, lc);
+			else
+				tw_null(&w);
+			if (p->last_call_end)
+				tw_u64(&w, p->last_call_end);
+			else
+				tw_null(&w);
+			if (p->next_launch)
+				tw_u64(&w, p->next_launch);
+			else
+				tw_null(&w);
+			tw_end_row(&w);
+		}
+		st->gaps += n;
+	}
+	tw_end(&w);
+	st->events += w.rows;
+	return 0;
+}
+
+static int write_findings(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
+{
+	static const char *const cols[] = {
+		"Rank", "Finding", "GPU", "Severity", "Share (%)", "Claim (ns)", "Idle Claim (ns)",
+		"Busy Claim (ns)", "Title", "Fix", "Evidence",
+	};
+	tw w;
+	tw_begin(&w, o, fmt, cols, 11);
+#ifdef GT_EX_HAVE_DIAGNOSIS
+	const gt_diagnosis *d = ex_diagnosis(x);
+	if (!d)
+		return GT_ERR_NOMEM;
+	for (size_t i = 0; i < gt_diagnosis_nfindings(d); i++) {
+		const gt_finding *f = gt_diagnosis_finding(d, i);
+		tw_row(&w);
+		tw_u64(&w, f->rank);
+		tw_str(&w, f->name);
+		tw_u64(&w, f->gpu);
+		tw_str(&w, gt_severity_name(f->severity));
+		tw_f(&w, 100.0 * f->share, 2);
+		tw_u64(&w, f->claim_ns);
+		tw_u64(&w, f->idle_claim_ns);
+		tw_u64(&w, f->busy_claim_ns);
+		tw_str(&w, f->title);
+		tw_str(&w, f->fix);
+		/* evidence lines joined with " | " into one cell */
+		size_t len = 1;
+		for (size_t e = 0; e < f->nevidence; e++)
+			len += strlen(f->evidence[e]) + 3;
+		char *ev = malloc(len);
+		if (!ev)
+			return GT_ERR_NOMEM;
+		ev[0] = 0;
+		for (size_t e = 0, n = 0; e < f->nevidence; e++)
+			n += (size_t)snprintf(ev + n, len - n, "%s%s", e ? " | " : "", f->evidence[e]);
+		tw_str(&w, ev);
+		free(ev);
+		tw_end_row(&w);
+	}
+#else
+	(void)x;
+#endif
+	tw_end(&w);
+	st->events += w.rows;
+	return 0;
+}
+
+/* ------------------------------------------------------------ entry */
+
+static const char *const table_names[GT_TABLE_COUNT] = {
+	"cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum", "cuda_api_sum",
+	"cuda_gpu_trace",    "gaptrace_gpu_sum",      "gaptrace_gaps",         "gaptrace_findings",
+};
+
+const char *gt_export_table_name(int table)
+{
+	return table >= 0 && table < GT_TABLE_COUNT ? table_names[table] : NULL;
+}
+
+int gt_export_table_parse(const char *name)
+{
+	for (int i = 0; name && i < GT_TABLE_COUNT; i++)
+		if (!strcmp(name, table_names[i]))
+			return i;
+	return -1;
+}
+
+int gt_export_table(gt_export *x, int table, int format, FILE *out, gt_export_stats *st)
+{
+	gt_export_stats local = {0};
+	if (!x || !out || table < 0 || table >= GT_TABLE_COUNT ||
+	    (format != GT_EXPORT_CSV && format != GT_EXPORT_JSON))
+		return GT_ERR_INVAL;
+	ex_out o;
+	int rc = ex_out_init(&o, out);
+	if (rc)
+		return rc;
+	switch (table) {
+	case GT_TABLE_KERN_SUM:
+	case GT_TABLE_MEM_TIME_SUM:
+	case GT_TABLE_MEM_SIZE_SUM:
+	case GT_TABLE_API_SUM:
+		rc = build_sums(x, &local);
+		if (!rc) {
+			const struct sumdef *d = &sumdefs[table];
+			rc = write_sum(&o, format, (const grptab *)((const char *)x->sums + d->off),
+				       d->by_bytes, d->cols, d->ncols, &local);
+		}
+		break;
+	case GT_TABLE_GPU_TRACE: rc = write_gpu_trace(x, &o, format, &local); break;
+	case GT_TABLE_GPU_SUM: rc = write_gpu_sum(x, &o, format, &local); break;
+	case GT_TABLE_GAPS: rc = write_gaps(x, &o, format, &local); break;
+	default: rc = write_findings(x, &o, format, &local); break;
+	}
+	int wrc = ex_out_finish(&o);
+	local.bytes = o.bytes;
+	if (st)
+		*st = local;
+	return rc ? rc : wrc;
+}

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The main job in one command: install what is missing, build gaptrace, then
+#  - on a machine with an NVIDIA GPU: profile an example program with
+#    `gaptrace run` and print the diagnosis;
+#  - on a machine without one: say so, and analyze a trace recorded on an
+#    NVIDIA H200 that ships with the repository.
+# Usage: scripts/quickstart.sh [EXAMPLE]   (EXAMPLE: a CUDA example name,
+# default sync_host_work; see examples/README.md)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+example=${1:-sync_host_work}
+bundled=${GAPTRACE_QUICKSTART_TRACE:-examples/traces/item_metric}
+jobs=$(nproc 2>/dev/null || echo 2)
+
+GAPTRACE_WITH_CLANG=0 scripts/deps.sh
+have_gpu=0
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+	have_gpu=1
+fi
+have_nvcc=0
+command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ] && have_nvcc=1
+
+build_opts=(-DGAPTRACE_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo)
+if [ $have_gpu = 1 ] && [ $have_nvcc = 1 ]; then
+	export PATH="$PATH:/usr/local/cuda/bin"
+	build_opts+=(-DGAPTRACE_BUILD_EXAMPLES=ON)
+fi
+echo "== building gaptrace (build-quick/)"
+cmake -S . -B build-quick "${build_opts[@]}" >/dev/null
+cmake --build build-quick -j"$jobs" >/dev/null
+gt=build-quick/tools/gaptrace
+
+if [ $have_gpu = 1 ] && [ $have_nvcc = 1 ] && [ -x "build-quick/examples/$example" ]; then
+	out="quickstart-$example"
+	echo "== profiling build-quick/examples/$example with: $gt run -o $out -- ..."
+	"$gt" run --force-overwrite --report text,html -o "$out" -- "build-quick/examples/$example"
+	echo
+	echo "== the full report: $gt report $out"
+	"$gt" report "$out"
+	exit 0
+fi
+
+if [ $have_gpu = 1 ]; then
+	echo "NOTE: an NVIDIA GPU is present but nvcc is not, so the CUDA examples cannot be built."
+	echo "      Profile your own program instead: $gt run -- python3 train.py"
+else
+	echo "NOTE: no NVIDIA GPU on this machine (nvidia-smi -L failed), so nothing can be profiled here."
+fi
+echo "      Analyzing the bundled trace $bundled (recorded on an NVIDIA H200) instead:"
+echo
+"$gt" report "$bundled"

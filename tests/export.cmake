@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: MIT
+# Export tests: a Check suite for the library (exact answers on a small
+# hand-written trace), and python scripts that parse whole outputs of
+# `gaptrace export` on synthetic traces (JSON validity, flow pairs against
+# the records, truncated input, CSV round trip, HTML well-formedness, and a
+# headless Chromium screenshot of the HTML report).
+gaptrace_check_test(test_export export/test_export.c)
+target_link_libraries(test_export PRIVATE gaptrace::export)
+target_include_directories(test_export PRIVATE ${PROJECT_SOURCE_DIR}/collector/src/export)
+
+find_package(Python3 COMPONENTS Interpreter)
+set(_gt_export_check ${CMAKE_CURRENT_SOURCE_DIR}/export/check_export.py)
+foreach(_check perfetto truncated csv html screenshot)
+  if(Python3_Interpreter_FOUND)
+    add_test(NAME export_${_check}
+      COMMAND ${Python3_EXECUTABLE} ${_gt_export_check} ${_check}
+              --gaptrace $<TARGET_FILE:gaptrace>
+              --work ${CMAKE_CURRENT_BINARY_DIR}/export_${_check})
+  else()
+    add_test(NAME export_${_check}
+      COMMAND sh -c "echo 'SKIP: python3 not found, export_${_check} not run'; exit 77")
+  endif()
+  # 77 = skipped (e.g. no Chromium): ctest reports it as skipped, not passed
+  set_tests_properties(export_${_check} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
+endforeach()

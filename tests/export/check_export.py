@@ -1,0 +1,650 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Whole-output checks of `gaptrace export` on synthetic traces.
+
+    check_export.py CHECK --gaptrace BIN --work DIR [--keep PNG]
+
+CHECK is one of:
+  perfetto    the JSON parses (strictly: UTF-8, no NaN); event counts equal the
+              synthetic ground truth; every flow start has exactly one end, the
+              pairs equal the correlation ids found on both sides in the records
+              (read independently with `gaptrace dump`), and both ends sit inside
+              their API call / kernel slice; slices nest on every track; async
+              begins and ends pair; gap markers equal the gaptrace_gaps table
+  truncated   traces cut at many offsets and with corrupt bytes still give
+              closed, valid JSON with paired flows; csv/json/html still work
+  csv         the tables parse; totals equal the analysis and the ground truth;
+              Med/StdDev/Min/Max equal a recomputation from cuda_gpu_trace;
+              CSV and JSON give the same values; units are in the headers
+  html        the report is well-formed, self-contained (no script, no URL),
+              has one timeline per GPU (1 or 8 GPUs), and its size does not grow
+              with the trace
+  screenshot  headless Chromium renders the report (of the first recorded trace
+              under examples/traces/, else of a synthetic one): a PNG of the
+              expected size, not blank, with the chart colors in it. Exits 77
+              (skip) when no Chromium is installed (Debian package: chromium).
+              --keep PATH copies the PNG (how docs/report-synthetic.png is made).
+
+Exit status 0 = pass, 1 = fail, 77 = skipped. Standard library only.
+"""
+import argparse
+import csv
+import glob
+import html.parser
+import io
+import json
+import math
+import os
+import re
+import shutil
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import zlib
+
+SKIP = 77
+G = None
+WORK = None
+
+
+class Fail(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise Fail(msg)
+
+
+def sanitizer_clean(p, what):
+    """An ASan/UBSan report fails the check even when the exit status is one
+    a damaged input may give (sanitizers exit 1 by default)."""
+    for mark in ("AddressSanitizer", "LeakSanitizer", "runtime error:"):
+        check(mark not in p.stderr, "%s: sanitizer report:\n%s" % (what, p.stderr[-3000:]))
+
+
+def run(*args, ok=(0,)):
+    p = subprocess.run([G, *args], capture_output=True, text=True)
+    sanitizer_clean(p, "gaptrace " + " ".join(args))
+    if p.returncode not in ok:
+        raise Fail("gaptrace %s: exit %d\n%s%s" % (" ".join(args), p.returncode, p.stdout, p.stderr))
+    return p
+
+
+def synth(name, preset, *sets):
+    d = os.path.join(WORK, name)
+    shutil.rmtree(d, ignore_errors=True)
+    args = ["synth", "-p", preset, "--json", "-o", d, "-s", "truth=1"]
+    for s in sets:
+        args += ["-s", s]
+    truth = json.loads(run(*args).stdout)
+    return d, truth
+
+
+def strict_json(path):
+    def bad_constant(c):
+        raise Fail("%s: non-standard JSON constant %s" % (path, c))
+
+    with open(path, "rb") as f:
+        raw = f.read()
+    text = raw.decode("utf-8")  # strict: invalid UTF-8 fails the test
+    return json.loads(text, parse_constant=bad_constant)
+
+
+def ns(us):
+    """Perfetto ts/dur (us, 3 decimals) back to integer ns."""
+    return int(round(us * 1000))
+
+
+def export_perfetto(src, out, *extra, ok=(0,)):
+    run("export", "-q", "-f", "perfetto", *extra, "-o", out, src, ok=ok)
+    return strict_json(out)
+
+
+def dump_corrs(trace):
+    """Correlation ids of API calls and of GPU work, read with gaptrace dump."""
+    api, work = set(), set()
+    p = run("dump", trace, ok=(0, 1))
+    for line in p.stdout.splitlines():
+        m = re.search(r"\bcorr=(\d+)", line)
+        if not m or int(m.group(1)) == 0:
+            continue
+        c = int(m.group(1))
+        if line.startswith("api "):
+            api.add(c)
+        elif line.startswith(("kernel ", "memcpy ", "memset ")):
+            work.add(c)
+    return api, work
+
+
+# ---------------------------------------------------------------- perfetto
+
+
+def check_events(doc, src, expect_flows=None):
+    """Structural checks of one Perfetto document; returns the events."""
+    check(isinstance(doc, dict) and isinstance(doc.get("traceEvents"), list), "no traceEvents")
+    ev = doc["traceEvents"]
+    check(doc["otherData"]["events"] == len(ev), "otherData.events != number of events")
+    slices = {}
+    flows = {"s": {}, "f": {}}
+    asyncs = {}
+    for e in ev:
+        ph = e.get("ph")
+        check(ph in ("X", "M", "C", "s", "f", "b", "e", "i"), "unexpected phase %r" % ph)
+        check(isinstance(e.get("pid"), int) and isinstance(e.get("ts"), (int, float)), "bad event %r" % e)
+        check(e["ts"] >= 0, "negative ts in %r" % e)
+        if ph == "X":
+            check(e["dur"] >= 0, "negative dur %r" % e)
+            slices.setdefault((e["pid"], e["tid"]), []).append(e)
+        elif ph in "sf":
+            check(e.get("cat") == "launch" and e.get("name") == "launch", "flow cat/name %r" % e)
+            check(e["id"] not in flows[ph], "flow id %d twice in %s" % (e["id"], ph))
+            flows[ph][e["id"]] = e
+            if ph == "f":
+                check(e.get("bp") == "e", "flow end without bp=e")
+        elif ph in "be":
+            key = (e["pid"], e["cat"], e["id"], e["name"])
+            asyncs[key] = asyncs.get(key, 0) + (1 if ph == "b" else -1)
+        elif ph == "C":
+            for v in e["args"].values():
+                check(isinstance(v, (int, float)) and math.isfinite(v), "counter value %r" % e)
+    check(set(flows["s"]) == set(flows["f"]), "flow starts and ends differ: %d vs %d" %
+          (len(flows["s"]), len(flows["f"])))
+    if expect_flows is not None:
+        check(len(flows["s"]) == expect_flows, "flows %d, expected %d from the records" %
+              (len(flows["s"]), expect_flows))
+    check(all(v == 0 for v in asyncs.values()), "async begin/end do not pair")
+    # slices nest on every track (Perfetto drops partial overlaps)
+    for track, ss in slices.items():
+        ss.sort(key=lambda e: (ns(e["ts"]), -ns(e["dur"])))
+        stack = []
+        for e in ss:
+            s, t = ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])
+            while stack and stack[-1] <= s:
+                stack.pop()
+            check(not stack or t <= stack[-1], "slices overlap on track %r at %r" % (track, e))
+            stack.append(t)
+    # both flow ends inside the slice of their correlation id
+    by_corr = {}
+    for track, ss in slices.items():
+        for e in ss:
+            c = e.get("args", {}).get("correlation")
+            if c:
+                by_corr.setdefault((track, c), []).append(e)
+    for ph, cats in (("s", ("cuda_runtime", "cuda_driver")), ("f", ("kernel", "memcpy", "memset"))):
+        for fid, f in flows[ph].items():
+            t = ns(f["ts"])
+            corr = fid & 0xFFFFFFFF
+            hit = [e for e in by_corr.get(((f["pid"], f["tid"]), corr), [])
+                   if ns(e["ts"]) <= t <= ns(e["ts"]) + ns(e["dur"]) and e["cat"] in cats]
+            check(hit, "flow %s %d is not inside its slice (corr %d)" % (ph, fid, corr))
+    return ev
+
+
+def expected_flows(src):
+    n = 0
+    for t in sorted(glob.glob(os.path.join(src, "*.gtrace"))):
+        api, work = dump_corrs(t)
+        n += len(api & work)
+    return n
+
+
+def cat_count(ev, cat, ph="X"):
+    return sum(1 for e in ev if e.get("ph") == ph and e.get("cat") == cat)
+
+
+def do_perfetto():
+    cases = [
+        ("mixed", "mixed", ["steps=30", "sync_records=1"], []),
+        ("multi", "multi-gpu", ["steps=10"], []),
+        ("launch", "launch-bound", ["steps=20"], []),
+        ("fine", "mixed", ["steps=10"], ["--min-gap", "10us"]),
+    ]
+    for name, preset, sets, opts in cases:
+        src, truth = synth("pf_" + name, preset, *sets)
+        out = os.path.join(WORK, name + ".json")
+        doc = export_perfetto(src, out, *opts)
+        ev = check_events(doc, src, expected_flows(src))
+        check(cat_count(ev, "kernel") == truth["kernels"], "%s: kernels %d != %d" %
+              (name, cat_count(ev, "kernel"), truth["kernels"]))
+        check(cat_count(ev, "memcpy") == truth["memcpys"], "%s: memcpys" % name)
+        api = cat_count(ev, "cuda_runtime") + cat_count(ev, "cuda_driver")
+        check(api == truth["api_calls"], "%s: api calls %d != %d" % (name, api, truth["api_calls"]))
+        gpus = [e for e in ev if e["ph"] == "M" and e["name"] == "process_name"
+                and e["pid"] >= 0x7F000000]
+        check(len(gpus) == len(truth["gpus"]), "%s: %d GPU processes, %d GPUs" %
+              (name, len(gpus), len(truth["gpus"])))
+        util = [e for e in ev if e["ph"] == "C" and e["name"] == "utilization"]
+        check(util and all(0 <= e["args"]["%"] <= 100 for e in util), "%s: utilization" % name)
+        if truth["nvml_samples"]:
+            clk = [e for e in ev if e["ph"] == "C" and e["name"] == "SM clock"]
+            check(len(clk) == truth["nvml_samples"], "%s: %d SM clock samples, %d in truth" %
+                  (name, len(clk), truth["nvml_samples"]))
+        if truth["sync_calls"] and "sync_records=1" in sets:
+            check(cat_count(ev, "sync", "b") == truth["sync_calls"], "%s: sync records" % name)
+        # gap markers == the gaps table at the same threshold
+        gaps = [e for e in ev if e["ph"] == "X" and e["cat"] == "gap"]
+        rows = json.loads(run("export", "-q", "-f", "json", "-r", "gaptrace_gaps", *opts, src).stdout)
+        check(len(gaps) == len(rows), "%s: %d gap markers, %d gap rows" % (name, len(gaps), len(rows)))
+        check(sum(ns(e["dur"]) for e in gaps) == sum(r["Duration (ns)"] for r in rows),
+              "%s: gap durations differ" % name)
+        for e in gaps:
+            check(sum(v for k, v in e["args"].items() if k.endswith(" ns")) == ns(e["dur"]),
+                  "%s: gap causes do not sum to its length: %r" % (name, e))
+        base = doc["otherData"]["base_realtime_ns"]
+        starts = sorted(ns(e["ts"]) + base for e in gaps)
+        check(starts == sorted(r["Start (ns)"] for r in rows), "%s: gap starts differ" % name)
+        # records only: same timeline without the analysis tracks
+        doc2 = export_perfetto(src, out, "--no-analysis")
+        ev2 = check_events(doc2, src, expected_flows(src))
+        check(not any(e.get("cat") == "gap" for e in ev2), "--no-analysis still has gaps")
+        check(cat_count(ev2, "kernel") == truth["kernels"], "--no-analysis kernels")
+        print("ok perfetto %s: %d events, %d flows, %d gaps" %
+              (name, len(ev), len([e for e in ev if e["ph"] == "s"]), len(gaps)))
+
+
+# ---------------------------------------------------------------- truncated
+
+
+def do_truncated():
+    # enough records for several frames, so cuts and flips keep some of them
+    src, truth = synth("tr_src", "mixed", "steps=1200")
+    main = os.path.join(src, "1000.gtrace")
+    data = open(main, "rb").read()
+    n = len(data)
+    cuts = sorted(set([1, 16, 100, 300, n // 10, n // 3, n // 2, (2 * n) // 3, n - 40, n - 1]))
+    variants = [("cut%d" % c, data[:c]) for c in cuts if 0 < c < n]
+    for off in (n // 4, n // 2, (3 * n) // 4):
+        b = bytearray(data)
+        for i in range(16):
+            b[off + i] ^= 0x5A
+        variants.append(("flip%d" % off, bytes(b)))
+    variants.append(("garbage", b"\x00garbage" * 100))
+    full = None
+    for name, blob in variants:
+        d = os.path.join(WORK, "tr_" + name)
+        shutil.rmtree(d, ignore_errors=True)
+        shutil.copytree(src, d)
+        with open(os.path.join(d, "1000.gtrace"), "wb") as f:
+            f.write(blob)
+        out = os.path.join(WORK, "tr_%s.json" % name)
+        p = subprocess.run([G, "export", "-f", "perfetto", "-o", out, d], capture_output=True, text=True)
+        sanitizer_clean(p, name)
+        check(p.returncode in (0, 1), "%s: exit %d: %s" % (name, p.returncode, p.stderr))
+        # exit 1 only when nothing at all could be read
+        check(p.returncode == 0 or "no trace could be read" in p.stderr,
+              "%s: exit 1 with traces read: %s" % (name, p.stderr))
+        check(os.path.exists(out), "%s: no output" % name)
+        doc = strict_json(out)
+        ev = check_events(doc, d, expected_flows(d))
+        check("warning" in p.stderr, "%s: the damage was not reported: %r" % (name, p.stderr))
+        if full is None:
+            full = len(export_perfetto(src, os.path.join(WORK, "tr_full.json"))["traceEvents"])
+        check(len(ev) <= full + 64, "%s: more events than the intact trace" % name)
+        for fmt in ("csv", "json", "html"):
+            q = subprocess.run([G, "export", "-q", "-f", fmt, "-o", out + "." + fmt, d],
+                               capture_output=True, text=True)
+            sanitizer_clean(q, "%s -f %s" % (name, fmt))
+            check(q.returncode == 0, "%s: export -f %s failed: %s" % (name, fmt, q.stderr))
+        json.loads(open(out + ".json", encoding="utf-8").read())
+        check_html_file(out + ".html", None)
+        print("ok truncated %s: %d events" % (name, len(ev)))
+
+
+# ---------------------------------------------------------------- csv
+
+
+def num(s):
+    if s == "":
+        return None
+    try:
+        return int(s)
+    except ValueError:
+        try:
+            return float(s)
+        except ValueError:
+            return s
+
+
+def read_csv(path):
+    with open(path, newline="", encoding="utf-8") as f:
+        rows = list(csv.reader(f))
+    head = rows[0]
+    return head, [dict(zip(head, (num(v) for v in r))) for r in rows[1:]]
+
+
+UNITS = re.compile(r"\((ns|bytes|%|MB/s)\)$")
+UNITLESS = {"Instances", "Count", "Num Calls", "Name", "Operation", "CorrId", "GrdX", "GrdY",
+            "GrdZ", "BlkX", "BlkY", "BlkZ", "Reg/Trd", "SrcMemKd", "DstMemKd", "Device", "Ctx",
+            "Strm", "Pid", "GPU", "UUID", "Gaps", "Kernels", "Memcpys", "Memsets", "Main Cause",
+            "Next", "Next Pid", "Next Stream", "Prev", "Feeding Tid", "Last Call", "Rank", "Title",
+            "Evidence", "Fix", "Severity", "Finding"}
+
+
+def close(a, b, tol):
+    return abs(a - b) <= tol + 1e-9 * abs(b)
+
+
+def do_csv():
+    src, truth = synth("csv_src", "mixed", "steps=40", "kernel_jitter_ns=7777")
+    d = os.path.join(WORK, "csv_out")
+    shutil.rmtree(d, ignore_errors=True)
+    run("export", "-q", "-f", "csv", "-r", "all", "-o", d, src)
+    t = {}
+    for path in sorted(glob.glob(os.path.join(d, "*.csv"))):
+        name = os.path.basename(path)[:-4]
+        head, rows = read_csv(path)
+        for h in head:
+            check(UNITS.search(h) or h in UNITLESS, "%s: column %r has no unit" % (name, h))
+        t[name] = rows
+    check(set(t) >= {"cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum",
+                     "cuda_api_sum", "cuda_gpu_trace", "gaptrace_gpu_sum", "gaptrace_gaps"},
+          "missing tables: %s" % sorted(t))
+    gs = t["gaptrace_gpu_sum"]
+    ks = t["cuda_gpu_kern_sum"]
+    check(sum(r["Instances"] for r in ks) == truth["kernels"], "kernel count")
+    check(sum(r["Total Time (ns)"] for r in ks) == sum(r["Kernel Time (ns)"] for r in gs),
+          "kernel time: kern_sum != analysis")
+    check(close(sum(r["Time (%)"] for r in ks), 100.0, 0.5), "Time (%) does not sum to 100")
+    # Med / StdDev / Min / Max / totals recomputed from the per-kernel rows
+    by = {}
+    for r in t["cuda_gpu_trace"]:
+        if r["GrdX"] is not None:
+            by.setdefault(r["Name"], []).append(r["Duration (ns)"])
+    check(len(by) == len(ks), "kernel names: trace %d, sum %d" % (len(by), len(ks)))
+    for r in ks:
+        v = by[r["Name"]]
+        check(r["Instances"] == len(v) and r["Total Time (ns)"] == sum(v), "%s totals" % r["Name"])
+        check(r["Min (ns)"] == min(v) and r["Max (ns)"] == max(v), "%s min/max" % r["Name"])
+        check(close(r["Med (ns)"], statistics.median(v), 0.05), "%s median %r != %r" %
+              (r["Name"], r["Med (ns)"], statistics.median(v)))
+        sd = statistics.stdev(v) if len(v) > 1 else 0.0
+        check(close(r["StdDev (ns)"], sd, 0.05), "%s stddev %r != %r" % (r["Name"], r["StdDev (ns)"], sd))
+        check(close(r["Avg (ns)"], sum(v) / len(v), 0.05), "%s mean" % r["Name"])
+    mt, ms = t["cuda_gpu_mem_time_sum"], t["cuda_gpu_mem_size_sum"]
+    check(sum(r["Count"] for r in mt) == truth["memcpys"], "memcpy count")
+    check(sum(r["Total Time (ns)"] for r in mt) == sum(r["Memcpy Time (ns)"] for r in gs),
+          "memcpy time: mem_time_sum != analysis")
+    check(sum(r["Total (bytes)"] for r in ms) == sum(r["Memcpy (bytes)"] for r in gs),
+          "memcpy bytes: mem_size_sum != analysis")
+    check(sum(r["Num Calls"] for r in t["cuda_api_sum"]) == truth["api_calls"], "api calls")
+    # the per-GPU table equals the ground truth to the nanosecond
+    for r, g in zip(gs, truth["gpus"]):
+        for col, key in (("Window (ns)", "window_ns"), ("Busy (ns)", "busy_ns"),
+                         ("Idle (ns)", "idle_ns"), ("Gaps", "ngaps")):
+            check(r[col] == g[key], "gpu_sum %s %r != truth %r" % (col, r[col], g[key]))
+        for cause, v in g["causes"].items():
+            check(r["Idle %s (ns)" % cause] == v, "gpu_sum cause %s" % cause)
+    for r in t["gaptrace_gaps"]:
+        causes = sum(v for k, v in r.items() if k.endswith(" (ns)") and k.split(" ")[0] in
+                     truth["gpus"][0]["causes"])
+        check(causes == r["Duration (ns)"] == r["End (ns)"] - r["Start (ns)"], "gap row sums %r" % r)
+    # CSV and JSON carry the same values
+    for name, rows in t.items():
+        js = json.loads(run("export", "-q", "-f", "json", "-r", name, src).stdout)
+        check(len(js) == len(rows), "%s: json %d rows, csv %d" % (name, len(js), len(rows)))
+        for a, b in zip(rows, js):
+            check(list(a) == list(b), "%s: columns differ" % name)
+            for k in a:
+                x, y = a[k], b[k]
+                if isinstance(x, float) or isinstance(y, float):
+                    check(y is not None and close(float(x), float(y), 1e-9), "%s %s: %r vs %r" % (name, k, x, y))
+                else:
+                    check(x == y, "%s %s: csv %r json %r" % (name, k, x, y))
+    # all tables in one JSON object, keyed by report name
+    alljs = json.loads(run("export", "-q", "-f", "json", src).stdout)
+    check("cuda_gpu_kern_sum" in alljs and "cuda_gpu_trace" not in alljs, "default json tables")
+    print("ok csv: %d tables, %d kernels, %d trace rows" % (len(t), len(ks), len(t["cuda_gpu_trace"])))
+
+
+# ---------------------------------------------------------------- html
+
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
+        "track", "wbr"}
+
+
+class WellFormed(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.stack, self.errors, self.tags = [], [], {}
+        self.text = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags[tag] = self.tags.get(tag, 0) + 1
+        for k, v in attrs:
+            if k in ("src", "srcset", "action") or (k in ("href", "xlink:href") and v and not v.startswith("#")):
+                self.errors.append("external reference %s=%r" % (k, v))
+        if tag not in VOID:
+            self.stack.append(tag)
+
+    def handle_startendtag(self, tag, attrs):
+        self.tags[tag] = self.tags.get(tag, 0) + 1
+
+    def handle_endtag(self, tag):
+        if not self.stack or self.stack[-1] != tag:
+            self.errors.append("</%s> closes <%s>" % (tag, self.stack[-1] if self.stack else "nothing"))
+        else:
+            self.stack.pop()
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def check_html_file(path, ngpus):
+    raw = open(path, "rb").read()
+    text = raw.decode("utf-8")
+    check(text.startswith("<!DOCTYPE html>"), "no doctype")
+    for bad in ("<script", "@import", "url(", "http://", "https://", "<link", "<iframe", "<img"):
+        check(bad not in text, "%s: found %r" % (path, bad))
+    p = WellFormed()
+    p.feed(text)
+    p.close()
+    check(not p.errors, "%s: %s" % (path, p.errors[:5]))
+    check(not p.stack, "%s: unclosed %s" % (path, p.stack))
+    check('id="findings"' in text or 'id="summary"' in text, "no findings or summary section")
+    check(text.index('id="gpus"') > text.index('id="findings"' if 'id="findings"' in text
+                                                else 'id="summary"'), "findings are not first")
+    for sec in ("gpus", "kernels", "copies", "syncs", "inputs"):
+        check('id="%s"' % sec in text, "section %s missing" % sec)
+    if ngpus is not None:
+        check(text.count('aria-label="utilization over time"') == ngpus, "timelines != GPUs")
+        check(text.count('aria-label="idle time by cause"') == ngpus, "cause charts != GPUs")
+    return len(raw), "".join(p.text)
+
+
+def same_findings(src, page, text):
+    """The HTML shows the report's findings (same analysis options), in order."""
+    rep = json.loads(run("report", "--json", src).stdout)
+    titles = [f["title"] for f in rep.get("findings", [])]
+    pos = [text.find(t) for t in titles]
+    check(all(p >= 0 for p in pos) and pos == sorted(pos),
+          "%s: findings differ from gaptrace report's: %r" % (page, titles))
+    check(open(page, encoding="utf-8").read().count('<div class="finding ') == len(titles),
+          "%s: number of findings differs from the report" % page)
+    return len(titles)
+
+
+def do_html():
+    src, truth = synth("html1", "compute", "steps=3")
+    out = os.path.join(WORK, "one.html")
+    run("export", "-q", "-f", "html", "-o", out, src)
+    check_html_file(out, 1)
+    src, truth = synth("html8", "multi-gpu", "gpus=8", "steps=20")
+    out = os.path.join(WORK, "eight.html")
+    run("export", "-q", "-f", "html", "-o", out, src)
+    size8, text = check_html_file(out, 8)
+    gs = json.loads(run("export", "-q", "-f", "json", "-r", "gaptrace_gpu_sum", src).stdout)
+    for r in gs:
+        check("%.1f%%" % r["Utilization (%)"] in text, "GPU %d utilization not shown" % r["GPU"])
+    same_findings(src, out, text)
+    sizes = []
+    for steps in (50, 2000):
+        src, truth = synth("html_s%d" % steps, "mixed", "steps=%d" % steps)
+        out = os.path.join(WORK, "mixed%d.html" % steps)
+        run("export", "-q", "-f", "html", "-o", out, src)
+        size, text = check_html_file(out, 1)
+        sizes.append(size)
+        n = same_findings(src, out, text)
+        check(n > 0, "mixed preset: no finding to compare")
+        print("ok html mixed steps=%d: %d kernels, %d bytes" % (steps, truth["kernels"], sizes[-1]))
+    check(sizes[1] < 1.6 * sizes[0] and sizes[1] < 2_000_000, "report grows with the trace: %r" % sizes)
+    print("ok html: 1 GPU, 8 GPUs (%d bytes), size bounded %r" % (size8, sizes))
+
+
+# ---------------------------------------------------------------- screenshot
+
+
+def find_chromium():
+    env = os.environ.get("GAPTRACE_CHROMIUM")
+    if env:
+        return env if shutil.which(env) else None
+    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+        p = shutil.which(name)
+        if p:
+            return p
+    return None
+
+
+def png_pixels(path):
+    """Decode an 8-bit RGB/RGBA non-interlaced PNG: (width, height, rows)."""
+    data = open(path, "rb").read()
+    check(data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG")
+    pos, idat, w = 8, [], None
+    while pos < len(data):
+        length, ctype = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        if ctype == b"IHDR":
+            w, h, depth, color, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            check(depth == 8 and color in (2, 6) and interlace == 0, "PNG kind %d/%d" % (depth, color))
+            bpp = 3 if color == 2 else 4
+        elif ctype == b"IDAT":
+            idat.append(body)
+        pos += 12 + length
+    raw = zlib.decompress(b"".join(idat))
+    stride = w * bpp
+    rows, prev = [], bytearray(stride)
+    for y in range(h):
+        ft = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        if ft == 1:
+            for i in range(bpp, stride):
+                line[i] = (line[i] + line[i - bpp]) & 255
+        elif ft == 2:
+            line = bytearray((a + b) & 255 for a, b in zip(line, prev))
+        elif ft == 3:
+            for i in range(stride):
+                left = line[i - bpp] if i >= bpp else 0
+                line[i] = (line[i] + ((left + prev[i]) >> 1)) & 255
+        elif ft == 4:
+            for i in range(stride):
+                a = line[i - bpp] if i >= bpp else 0
+                b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                pr = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
+                line[i] = (line[i] + pr) & 255
+        rows.append(bytes(line))
+        prev = line
+    return w, h, bpp, rows
+
+
+def recorded_trace():
+    """The first trace directory under examples/traces/ (recorded on the GPU
+    machine), or None while the repository has none."""
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "traces")
+    for d in sorted(glob.glob(os.path.join(root, "*"))):
+        if os.path.isdir(d) and glob.glob(os.path.join(d, "*.gtrace")):
+            return d
+    return None
+
+
+def do_screenshot(keep, trace):
+    chrome = find_chromium()
+    if not chrome:
+        print("SKIP: no Chromium found (install the Debian package 'chromium', or set "
+              "GAPTRACE_CHROMIUM); the HTML report was not rendered")
+        return SKIP
+    src = trace or recorded_trace()
+    page = os.path.join(WORK, "report.html")
+    if src:
+        run("export", "-q", "-f", "html", "-o", page, src)
+    else:
+        src, truth = synth("shot_src", "mixed", "steps=60")
+        run("export", "-q", "-f", "html", "--title", "synthetic trace (gaptrace synth -p mixed)",
+            "-o", page, src)
+    png = os.path.join(WORK, "report.png")
+    if os.path.exists(png):
+        os.unlink(png)
+    width, height = 1280, 1800
+    profile = tempfile.mkdtemp(prefix="gt-chromium-", dir=WORK)
+    cmd = [chrome, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+           "--disable-background-networking", "--disable-component-update", "--disable-sync",
+           "--disable-extensions", "--hide-scrollbars", "--force-device-scale-factor=1",
+           "--user-data-dir=" + profile, "--screenshot=" + png,
+           "--window-size=%d,%d" % (width, height), "file://" + os.path.abspath(page)]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=180)  # chromium, not ours
+    shutil.rmtree(profile, ignore_errors=True)
+    check(os.path.exists(png), "chromium wrote no screenshot (exit %d): %s" % (p.returncode, p.stderr[-2000:]))
+    w, h, bpp, rows = png_pixels(png)
+    check((w, h) == (width, height), "screenshot is %dx%d, expected %dx%d" % (w, h, width, height))
+    colors, nonwhite, total = set(), 0, 0
+    for y in range(0, h, 3):
+        r = rows[y]
+        for x in range(0, w, 3):
+            px = r[x * bpp:x * bpp + 3]
+            colors.add(px)
+            total += 1
+            if px != b"\xff\xff\xff":
+                nonwhite += 1
+
+    def near(c):
+        want = bytes.fromhex(c)
+        return any(all(abs(a - b) <= 6 for a, b in zip(px, want)) for px in colors)
+
+    check(len(colors) >= 64, "screenshot has only %d colors: blank?" % len(colors))
+    check(nonwhite / total >= 0.05, "screenshot is %.1f%% non-white: blank?" % (100 * nonwhite / total))
+    check(near("2f6fbd"), "the busy color of the utilization chart is not in the screenshot")
+    causes = ["e8a317", "d1242f", "8250df", "1b9aaa", "9a6700", "e85aad", "8c959f"]
+    check(sum(near(c) for c in causes) >= 2, "idle-cause colors are not in the screenshot")
+    if keep:
+        shutil.copyfile(png, keep)
+    print("ok screenshot %s: %dx%d, %d colors, %.0f%% non-white" %
+          (png, w, h, len(colors), 100 * nonwhite / total))
+    return 0
+
+
+def main():
+    global G, WORK
+    ap = argparse.ArgumentParser()
+    ap.add_argument("check", choices=["perfetto", "truncated", "csv", "html", "screenshot"])
+    ap.add_argument("--gaptrace", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--keep", help="screenshot: also copy the PNG here")
+    ap.add_argument("--trace", help="screenshot: report of this trace (default: the first "
+                    "directory of examples/traces/, else a synthetic trace)")
+    a = ap.parse_args()
+    G = os.path.abspath(a.gaptrace)
+    WORK = os.path.abspath(a.work)
+    shutil.rmtree(WORK, ignore_errors=True)
+    os.makedirs(WORK)
+    try:
+        if a.check == "perfetto":
+            do_perfetto()
+        elif a.check == "truncated":
+            do_truncated()
+        elif a.check == "csv":
+            do_csv()
+        elif a.check == "html":
+            do_html()
+        else:
+            return do_screenshot(a.keep, a.trace)
+    except Fail as e:
+        print("FAIL %s: %s" % (a.check, e))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

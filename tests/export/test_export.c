@@ -1,0 +1,612 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Check suite for the export library: escaping of arbitrary bytes, number
+ * formatting, the small containers, exact table rows and Perfetto event
+ * counts on a hand-written trace, damaged input, and the HTML paths.
+ * Whole-output validity (JSON parse, flow pairing against the records, CSV
+ * round trip, HTML well-formedness, screenshot) is checked by the python
+ * scripts next to this file.
+ */
+
+#include <check.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ex_internal.h"
+#include "gaptrace/export.h"
+
+/* ------------------------------------------------------------ helpers */
+
+/* Run fn on an ex_out over a memory stream; returns the malloc'ed text. */
+#define CAPTURE(var, body)                                  \
+	char *var = NULL;                                   \
+	do {                                                \
+		size_t len_ = 0;                            \
+		FILE *f_ = open_memstream(&var, &len_);     \
+		ck_assert_ptr_nonnull(f_);                  \
+		ex_out o_;                                  \
+		ck_assert_int_eq(ex_out_init(&o_, f_), 0);  \
+		ex_out *o = &o_;                            \
+		body;                                       \
+		ck_assert_int_eq(ex_out_finish(&o_), 0);    \
+		fclose(f_);                                 \
+	} while (0)
+
+static char *json_of(const char *s, size_t n)
+{
+	CAPTURE(out, ex_json_str(o, s, n));
+	return out;
+}
+
+static char tmpdir[256];
+
+static void make_tmpdir(void)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/gt_export_test.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void rm_tmpdir(void)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static int fd_sink(void *user, const void *buf, size_t len)
+{
+	return fwrite(buf, 1, len, (FILE *)user) == len ? 0 : GT_ERR_IO;
+}
+
+/*
+ * A small trace with hand-computed answers (trace clock == realtime):
+ *   kernels kA x5 (1, 2, 3, 4, 100 us) and kB x2 (10, 20 us), corr 1..7;
+ *   API calls for corr 1..6 and an extra call (corr 50) that launched
+ *   nothing, so 6 launch->kernel flows; kernel corr 7 has no call.
+ *   Two HtoD copies (1000 and 3000 bytes, 1 and 3 us), corr 8, 9, no calls.
+ *   NVTX: START 1, START 2, END 2, END 1, START 3 (never ended), END 99
+ *   (no start), one instant.
+ */
+static void write_small_trace(const char *path)
+{
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	gt_writer *w = gt_writer_new(NULL, fd_sink, f);
+	gt_stream_header h;
+	gt_stream_header_init(&h);
+	h.producer = GT_PRODUCER_INJECT;
+	h.pid = 4242;
+	h.trace_ns = h.realtime_ns = 1000000000000ull;
+	strcpy(h.hostname, "testhost");
+	strcpy(h.cmdline, "python3 train.py");
+	h.ndevices = 1;
+	h.devices[0].id = 0;
+	strcpy(h.devices[0].name, "Test GPU");
+	h.devices[0].sm_count = 132;
+	h.devices[0].uuid[0] = 0x42;
+	ck_assert_int_eq(gt_writer_begin(w, &h), 0);
+	uint32_t ka = gt_writer_intern(w, "kA", 2), kb = gt_writer_intern(w, "kB", 2);
+	uint32_t launch = gt_writer_intern(w, "cudaLaunchKernel", 16);
+	uint32_t rng[3] = {gt_writer_intern(w, "outer", 5), gt_writer_intern(w, "inner", 5),
+			   gt_writer_intern(w, "never ended", 11)};
+	uint64_t t = h.trace_ns + 1000000;
+	const uint64_t dur[7] = {1000, 2000, 3000, 4000, 100000, 10000, 20000};
+	for (uint32_t i = 0; i < 7; i++) {
+		if (i < 6) {
+			gt_api a = {.start = t, .end = t + 500, .thread_id = 4242,
+				    .correlation_id = i + 1, .name_id = launch,
+				    .domain = GT_API_RUNTIME};
+			ck_assert_int_eq(gt_writer_add_api(w, &a), 0);
+		}
+		gt_kernel k = {.start = t + 1000, .end = t + 1000 + dur[i], .stream_id = 7,
+			       .correlation_id = i + 1, .name_id = i < 5 ? ka : kb,
+			       .grid_x = 1, .grid_y = 1, .grid_z = 1, .block_x = 128,
+			       .block_y = 1, .block_z = 1, .registers = 32};
+		ck_assert_int_eq(gt_writer_add_kernel(w, &k), 0);
+		t += 200000;
+	}
+	gt_api extra = {.start = t, .end = t + 300, .thread_id = 4243, .correlation_id = 50,
+			.name_id = launch, .domain = GT_API_RUNTIME};
+	ck_assert_int_eq(gt_writer_add_api(w, &extra), 0);
+	for (uint32_t i = 0; i < 2; i++) {
+		gt_memcpy m = {.start = t + 1000, .end = t + 1000 + (i ? 3000 : 1000),
+			       .bytes = i ? 3000 : 1000, .stream_id = 7, .correlation_id = 8 + i,
+			       .copy_kind = GT_COPY_HTOD, .src_kind = GT_MEM_PINNED,
+			       .dst_kind = GT_MEM_DEVICE};
+		ck_assert_int_eq(gt_writer_add_memcpy(w, &m), 0);
+		t += 10000;
+	}
+	struct {
+		uint64_t id;
+		uint32_t flags, name;
+	} nv[] = {
+		{1, GT_NVTX_START, rng[0]}, {2, GT_NVTX_START, rng[1]}, {2, GT_NVTX_END, 0},
+		{1, GT_NVTX_END, 0},        {3, GT_NVTX_START, rng[2]}, {99, GT_NVTX_END, 0},
+		{0, GT_NVTX_INSTANT, rng[0]},
+	};
+	for (size_t i = 0; i < sizeof(nv) / sizeof(nv[0]); i++) {
+		gt_record r = {.type = GT_REC_NVTX};
+		r.nvtx.ts = h.trace_ns + 1000000 + i * 1000;
+		r.nvtx.id = nv[i].id;
+		r.nvtx.thread_id = 4242;
+		r.nvtx.name_id = nv[i].name;
+		r.nvtx.flags = nv[i].flags;
+		ck_assert_int_eq(gt_writer_add(w, &r), 0);
+	}
+	ck_assert_int_eq(gt_writer_flush(w), 0);
+	gt_writer_free(w);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+static size_t count_str(const char *hay, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* ------------------------------------------------------------ escaping */
+
+START_TEST(json_controls_and_quotes)
+{
+	char *s = json_of("a\"b\\c\n\t\r\b\f\x01\x1f\x7f", 13);
+	ck_assert_str_eq(s, "\"a\\\"b\\\\c\\n\\t\\r\\b\\f\\u0001\\u001f\x7f\"");
+	free(s);
+}
+END_TEST
+
+START_TEST(json_valid_utf8_passes)
+{
+	const char *in = "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf";
+	char *s = json_of(in, strlen(in));
+	char want[64];
+	snprintf(want, sizeof(want), "\"%s\"", in);
+	ck_assert_str_eq(s, want);
+	free(s);
+}
+END_TEST
+
+START_TEST(json_invalid_utf8_replaced)
+{
+	/* lone continuation; overlong C0 AF; surrogate ED A0 80; F5 out of
+	 * range; > U+10FFFF (F4 90 80 80); FF; a cut sequence at the end */
+	const char in[] = "\x80|\xc0\xaf|\xed\xa0\x80|\xf5\x80|\xf4\x90\x80\x80|\xff|\xe2\x82";
+	char *s = json_of(in, sizeof(in) - 1);
+	ck_assert_str_eq(s, "\"\\ufffd|\\ufffd\\ufffd|\\ufffd\\ufffd\\ufffd|\\ufffd\\ufffd|"
+			    "\\ufffd\\ufffd\\ufffd\\ufffd|\\ufffd|\\ufffd\\ufffd\"");
+	free(s);
+}
+END_TEST
+
+START_TEST(json_long_string_not_split)
+{
+	/* 2-byte characters across the escaper's 16 KiB chunks stay whole */
+	size_t n = 40001 * 2 + 1;
+	char *in = malloc(n);
+	in[0] = 'x'; /* shift so chunk edges fall inside a character */
+	for (size_t i = 0; i < 40001; i++)
+		memcpy(in + 1 + 2 * i, "\xc3\xa9", 2);
+	char *s = json_of(in, n);
+	ck_assert_uint_eq(strlen(s), n + 2);
+	ck_assert_ptr_null(strstr(s, "ufffd"));
+	ck_assert_int_eq(memcmp(s + 1, in, n), 0);
+	free(s);
+	free(in);
+}
+END_TEST
+
+START_TEST(csv_fields)
+{
+	CAPTURE(s, {
+		ex_csv_cstr(o, "plain");
+		ex_putc(o, '|');
+		ex_csv_cstr(o, "a,b");
+		ex_putc(o, '|');
+		ex_csv_cstr(o, "say \"hi\"");
+		ex_putc(o, '|');
+		ex_csv_cstr(o, " lead");
+		ex_putc(o, '|');
+		ex_csv_cstr(o, "x\x01y\tz");
+		ex_putc(o, '|');
+		ex_csv_cstr(o, "two\nlines");
+		ex_putc(o, '|');
+		ex_csv_str(o, "bad\xff", 4);
+	});
+	ck_assert_str_eq(s, "plain|\"a,b\"|\"say \"\"hi\"\"\"|\" lead\"|x y\tz|\"two\nlines\"|"
+			    "bad\xef\xbf\xbd");
+	free(s);
+}
+END_TEST
+
+START_TEST(html_text)
+{
+	CAPTURE(s, ex_html_str(o, "<a href='x'>&\"\x01\xc3\xa9\xc3", 18));
+	ck_assert_str_eq(s, "&lt;a href=&#39;x&#39;&gt;&amp;&quot; \xc3\xa9\xef\xbf\xbd");
+	free(s);
+}
+END_TEST
+
+/* ------------------------------------------------------------ numbers */
+
+START_TEST(number_formats)
+{
+	CAPTURE(s, {
+		ex_us(o, 1234567);
+		ex_putc(o, ' ');
+		ex_us(o, -5);
+		ex_putc(o, ' ');
+		ex_us(o, 0);
+		ex_putc(o, ' ');
+		ex_u64(o, UINT64_MAX);
+		ex_putc(o, ' ');
+		ex_i64(o, INT64_MIN);
+		ex_putc(o, ' ');
+		ex_fixed(o, 2.5, 0, "x");
+		ex_putc(o, ' ');
+		ex_fixed(o, -1.25, 1, "x");
+		ex_putc(o, ' ');
+		ex_fixed(o, -0.001, 2, "x");
+		ex_putc(o, ' ');
+		ex_fixed(o, NAN, 2, "null");
+		ex_putc(o, ' ');
+		ex_fixed(o, 12.0, 3, "x");
+		ex_putc(o, ' ');
+		ex_fixed(o, 0.1, 9, "x");
+		ex_putc(o, ' ');
+		ex_hex(o, 0xdeadbeefull);
+	});
+	ck_assert_str_eq(s, "1234.567 -0.005 0.000 18446744073709551615 -9223372036854775808 3 "
+			    "-1.3 0.00 null 12.000 0.100000000 deadbeef");
+	free(s);
+	CAPTURE(big, ex_fixed(o, 1e300, 1, "x"));
+	char want[400];
+	snprintf(want, sizeof(want), "%.1f", 1e300);
+	ck_assert_str_eq(big, want);
+	free(big);
+}
+END_TEST
+
+/* ------------------------------------------------------------ containers */
+
+START_TEST(bits_sparse)
+{
+	ex_bits b;
+	memset(&b, 0, sizeof(b));
+	const uint32_t v[] = {0, 1, 63, 64, 1u << 20, (1u << 20) - 1, UINT32_MAX, 123456789};
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		ck_assert(!ex_bits_has(&b, v[i]));
+		ex_bits_set(&b, v[i]);
+		ck_assert(ex_bits_has(&b, v[i]));
+	}
+	ck_assert(!ex_bits_has(&b, 2));
+	ck_assert(!ex_bits_has(&b, UINT32_MAX - 1));
+	ck_assert(!b.oom);
+	ex_bits_free(&b);
+}
+END_TEST
+
+START_TEST(map_put_get_del)
+{
+	ex_map m = {0};
+	for (uint64_t k = 0; k < 10000; k++) {
+		int ins;
+		uint64_t *v = ex_map_put(&m, k * 7919, &ins);
+		ck_assert_ptr_nonnull(v);
+		ck_assert_int_eq(ins, 1);
+		*v = k;
+	}
+	for (uint64_t k = 0; k < 10000; k += 2)
+		ex_map_del(&m, k * 7919);
+	ck_assert_uint_eq(m.n, 5000);
+	for (uint64_t k = 0; k < 10000; k++) {
+		uint64_t *v = ex_map_get(&m, k * 7919);
+		if (k % 2)
+			ck_assert(v && *v == k);
+		else
+			ck_assert_ptr_null(v);
+	}
+	/* reinsert over tombstones */
+	for (uint64_t k = 0; k < 10000; k += 2) {
+		int ins;
+		uint64_t *v = ex_map_put(&m, k * 7919, &ins);
+		ck_assert(v && ins);
+		*v = k + 1;
+	}
+	ck_assert_uint_eq(m.n, 10000);
+	ck_assert_uint_eq(*ex_map_get(&m, 2 * 7919), 3);
+	ex_map_free(&m);
+}
+END_TEST
+
+/* ------------------------------------------------------------ exports */
+
+static gt_export *open_small(gt_export_opts *opts)
+{
+	char path[512];
+	make_tmpdir();
+	snprintf(path, sizeof(path), "%s/4242.gtrace", tmpdir);
+	write_small_trace(path);
+	const char *paths[] = {tmpdir};
+	gt_errinfo ei;
+	gt_export *x = gt_export_open(paths, 1, opts, &ei);
+	ck_assert_msg(x != NULL, "%s", ei.msg);
+	return x;
+}
+
+static char *table_text(gt_export *x, int table, int fmt, gt_export_stats *st)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	ck_assert_int_eq(gt_export_table(x, table, fmt, f, st), 0);
+	fclose(f);
+	return buf;
+}
+
+START_TEST(kern_sum_exact)
+{
+	gt_export *x = open_small(NULL);
+	gt_export_stats st;
+	char *s = table_text(x, GT_TABLE_KERN_SUM, GT_EXPORT_CSV, &st);
+	/* kA: 1,2,3,4,100 us: mean 22 us, median 3 us, sample stddev
+	 * sqrt(7610e6 / 4) = 43617.66; kB: 10, 20 us: stddev 7071.07;
+	 * Time (%) 110 / 140 = 78.57 */
+	ck_assert_str_eq(s, "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),"
+			    "StdDev (ns),Name\n"
+			    "78.6,110000,5,22000.0,3000.0,1000,100000,43617.7,kA\n"
+			    "21.4,30000,2,15000.0,15000.0,10000,20000,7071.1,kB\n");
+	ck_assert_uint_eq(st.events, 2);
+	ck_assert_uint_eq(st.problems, 0);
+	free(s);
+	s = table_text(x, GT_TABLE_MEM_SIZE_SUM, GT_EXPORT_JSON, NULL);
+	ck_assert_str_eq(s, "[\n{\"Total (bytes)\":4000,\"Count\":2,\"Avg (bytes)\":2000.0,"
+			    "\"Med (bytes)\":2000.0,\"Min (bytes)\":1000,\"Max (bytes)\":3000,"
+			    "\"StdDev (bytes)\":1414.2,\"Operation\":\"[CUDA memcpy Host-to-Device]\"}"
+			    "\n]\n");
+	free(s);
+	s = table_text(x, GT_TABLE_API_SUM, GT_EXPORT_CSV, NULL);
+	ck_assert_str_eq(s, "Time (%),Total Time (ns),Num Calls,Avg (ns),Med (ns),Min (ns),Max (ns),"
+			    "StdDev (ns),Name\n"
+			    "100.0,3300,7,471.4,500.0,300,500,75.6,cudaLaunchKernel\n");
+	free(s);
+	gt_export_close(x);
+	rm_tmpdir();
+}
+END_TEST
+
+START_TEST(gpu_trace_rows)
+{
+	gt_export *x = open_small(NULL);
+	gt_export_stats st;
+	char *s = table_text(x, GT_TABLE_GPU_TRACE, GT_EXPORT_CSV, &st);
+	ck_assert_uint_eq(st.events, 9); /* 7 kernels + 2 copies */
+	ck_assert_uint_eq(count_str(s, "\n"), 10);
+	/* the first kernel: realtime start, geometry, empty copy columns */
+	ck_assert_ptr_nonnull(strstr(s, "\n1000001001000,1000,1,1,1,1,128,1,1,32,0,0,,,,,"
+					"Test GPU (0),0,7,4242,kA\n"));
+	/* a copy: 1000 bytes in 1000 ns = 1000 MB/s */
+	ck_assert_ptr_nonnull(strstr(s, ",1000,8,,,,,,,,,,1000,1000.000,pinned,device,Test GPU (0),0,7,"
+					"4242,[CUDA memcpy Host-to-Device]\n"));
+	free(s);
+	gt_export_close(x);
+	rm_tmpdir();
+}
+END_TEST
+
+static char *perfetto_text(gt_export *x, gt_export_stats *st)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	ck_assert_int_eq(gt_export_perfetto(x, f, st), 0);
+	fclose(f);
+	return buf;
+}
+
+START_TEST(perfetto_counts)
+{
+	gt_export *x = open_small(NULL);
+	gt_export_stats st;
+	char *s = perfetto_text(x, &st);
+	ck_assert_uint_eq(st.flows, 6);
+	ck_assert_uint_eq(count_str(s, "\"ph\":\"s\""), 6);
+	ck_assert_uint_eq(count_str(s, "\"ph\":\"f\",\"pid\""), 6);
+	ck_assert_uint_eq(count_str(s, "\"cat\":\"kernel\""), 7);
+	ck_assert_uint_eq(count_str(s, "\"cat\":\"memcpy\""), 2);
+	ck_assert_uint_eq(count_str(s, "\"cat\":\"cuda_runtime\""), 7);
+	/* NVTX: 3 begins, 3 ends (one closed at the end), END 99 dropped */
+	ck_assert_uint_eq(count_str(s, "\"ph\":\"b\",\"pid\":4242,\"tid\":4242,\"ts\""), 3);
+	ck_assert_uint_eq(count_str(s, "\"ph\":\"e\",\"pid\":4242,\"tid\":4242,\"ts\""), 3);
+	ck_assert_uint_eq(count_str(s, "\"unterminated\":true"), 1);
+	ck_assert_uint_eq(count_str(s, "\"cat\":\"nvtx\",\"name\":\"never ended\""), 2);
+	ck_assert_uint_eq(count_str(s, "\"ph\":\"i\",\"pid\":4242"), 1);
+	ck_assert_ptr_nonnull(strstr(s, "\"name\":\"pid 4242: python3 train.py\""));
+	ck_assert_ptr_nonnull(strstr(s, "\"name\":\"GPU 0 stream 7\""));
+	ck_assert_ptr_nonnull(strstr(s, "\"name\":\"main thread 4242\""));
+	/* the first kernel starts 1.001 ms after the header, base is 1 s before */
+	ck_assert_ptr_nonnull(strstr(s, "\"ts\":1001001.000,\"dur\":1.000,\"cat\":\"kernel\",\"name\":\"kA\""));
+	ck_assert_ptr_nonnull(strstr(s, "\"base_realtime_ns\":999000000000"));
+	size_t n = strlen(s);
+	ck_assert(n > 4 && !strcmp(s + n - 4, "]}}\n"));
+	ck_assert_uint_eq(st.problems, 0);
+	ck_assert_uint_eq(st.traces, 1);
+	ck_assert_uint_eq(st.events, count_str(s, "{\"ph\":"));
+	free(s);
+	gt_export_close(x);
+	rm_tmpdir();
+}
+END_TEST
+
+START_TEST(perfetto_no_analysis)
+{
+	gt_export_opts o = {.flags = GT_EXPORT_NO_ANALYSIS};
+	gt_export *x = open_small(&o);
+	gt_export_stats st;
+	char *s = perfetto_text(x, &st);
+	ck_assert_uint_eq(st.flows, 6);
+	ck_assert_ptr_null(strstr(s, "\"cat\":\"gap\""));
+	ck_assert_ptr_null(strstr(s, "\"name\":\"utilization\""));
+	free(s);
+	gt_export_close(x);
+	rm_tmpdir();
+}
+END_TEST
+
+START_TEST(perfetto_truncated_closes)
+{
+	char path[512];
+	make_tmpdir();
+	snprintf(path, sizeof(path), "%s/4242.gtrace", tmpdir);
+	write_small_trace(path);
+	struct stat sb;
+	ck_assert_int_eq(stat(path, &sb), 0);
+	/* cut inside the only frame: the header survives, no record does */
+	ck_assert_int_eq(truncate(path, sb.st_size - 10), 0);
+	const char *paths[] = {path};
+	gt_export *x = gt_export_open(paths, 1, NULL, NULL);
+	ck_assert_ptr_nonnull(x);
+	gt_export_stats st;
+	char *s = perfetto_text(x, &st);
+	ck_assert_uint_gt(st.problems, 0);
+	size_t n = strlen(s);
+	ck_assert(n > 4 && !strcmp(s + n - 4, "]}}\n"));
+	free(s);
+	gt_export_close(x);
+	/* garbage: not a trace at all */
+	FILE *f = fopen(path, "w");
+	fputs("not a trace", f);
+	fclose(f);
+	x = gt_export_open(paths, 1, NULL, NULL);
+	ck_assert_ptr_nonnull(x);
+	s = perfetto_text(x, &st);
+	ck_assert_uint_eq(st.traces, 0);
+	ck_assert_uint_gt(st.problems, 0);
+	ck_assert_str_eq(s + strlen(s) - 4, "]}}\n");
+	free(s);
+	gt_export_close(x);
+	rm_tmpdir();
+}
+END_TEST
+
+START_TEST(open_errors)
+{
+	gt_errinfo ei;
+	const char *missing[] = {"/nonexistent/gaptrace/trace"};
+	ck_assert_ptr_null(gt_export_open(missing, 1, NULL, &ei));
+	ck_assert_int_eq(ei.code, GT_ERR_IO);
+	ck_assert_ptr_nonnull(strstr(ei.msg, "/nonexistent/gaptrace/trace"));
+	ck_assert_ptr_null(gt_export_open(missing, 0, NULL, &ei));
+	ck_assert_int_eq(ei.code, GT_ERR_INVAL);
+	make_tmpdir();
+	const char *empty[] = {tmpdir};
+	ck_assert_ptr_null(gt_export_open(empty, 1, NULL, &ei));
+	ck_assert_int_eq(ei.code, GT_ERR_IO);
+	ck_assert_ptr_nonnull(strstr(ei.msg, "no .gtrace"));
+	rm_tmpdir();
+	ck_assert_int_eq(gt_export_table_parse("cuda_gpu_kern_sum"), GT_TABLE_KERN_SUM);
+	ck_assert_int_eq(gt_export_table_parse("nope"), -1);
+	ck_assert_str_eq(gt_export_table_name(GT_TABLE_GAPS), "gaptrace_gaps");
+	ck_assert_ptr_null(gt_export_table_name(GT_TABLE_COUNT));
+}
+END_TEST
+
+START_TEST(html_paths)
+{
+	char buf[512], want[600];
+	make_tmpdir();
+	gt_export_html_default_path(tmpdir, buf, sizeof(buf));
+	snprintf(want, sizeof(want), "%s/report.html", tmpdir);
+	ck_assert_str_eq(buf, want);
+	gt_export_html_default_path("runs/a.b.gtrace", buf, sizeof(buf));
+	ck_assert_str_eq(buf, "runs/a.b.html");
+	gt_export_default_path(tmpdir, GT_EXPORT_PERFETTO, buf, sizeof(buf));
+	snprintf(want, sizeof(want), "%s/timeline.json", tmpdir);
+	ck_assert_str_eq(buf, want);
+	gt_export_default_path("x/run.gtrace", GT_EXPORT_PERFETTO, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "x/run.json");
+	ck_assert_int_eq(gt_export_default_path("x", 99, buf, sizeof(buf)), GT_ERR_INVAL);
+	snprintf(want, sizeof(want), "%s/report.html", tmpdir);
+	char path[512];
+	snprintf(path, sizeof(path), "%s/4242.gtrace", tmpdir);
+	write_small_trace(path);
+	gt_errinfo ei;
+	ck_assert_int_eq(gt_export_html_path(tmpdir, NULL, &ei), 0);
+	struct stat sb;
+	ck_assert_int_eq(stat(want, &sb), 0);
+	ck_assert_int_gt(sb.st_size, 1000);
+	/* an output directory that does not exist: an error, nothing left behind */
+	snprintf(path, sizeof(path), "%s/no/such/dir/r.html", tmpdir);
+	ck_assert_int_eq(gt_export_html_path(tmpdir, path, &ei), GT_ERR_IO);
+	ck_assert_ptr_nonnull(strstr(ei.msg, "no/such/dir"));
+	rm_tmpdir();
+}
+END_TEST
+
+START_TEST(html_self_contained)
+{
+	gt_export *x = open_small(NULL);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	gt_export_stats st;
+	ck_assert_int_eq(gt_export_html(x, f, &st), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(buf, "<!DOCTYPE html>"));
+	ck_assert_str_eq(buf + len - 15, "</body></html>\n");
+	ck_assert_ptr_null(strstr(buf, "<script"));
+	ck_assert_ptr_null(strstr(buf, "http://"));
+	ck_assert_ptr_null(strstr(buf, "https://"));
+	ck_assert_ptr_null(strstr(buf, "url("));
+	ck_assert_ptr_null(strstr(buf, " src="));
+	ck_assert_ptr_nonnull(strstr(buf, "GPU 0: Test GPU"));
+	/* grid 1 on 132 SMs: the kernel row carries the small-grid badge */
+	ck_assert_ptr_nonnull(strstr(buf, "title=\"kA\">kA <span class=\"badge\""));
+	ck_assert_uint_eq(st.traces, 1);
+	free(buf);
+	gt_export_close(x);
+	rm_tmpdir();
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("export");
+	TCase *t = tcase_create("escape");
+	tcase_add_test(t, json_controls_and_quotes);
+	tcase_add_test(t, json_valid_utf8_passes);
+	tcase_add_test(t, json_invalid_utf8_replaced);
+	tcase_add_test(t, json_long_string_not_split);
+	tcase_add_test(t, csv_fields);
+	tcase_add_test(t, html_text);
+	tcase_add_test(t, number_formats);
+	tcase_add_test(t, bits_sparse);
+	tcase_add_test(t, map_put_get_del);
+	suite_add_tcase(s, t);
+	t = tcase_create("export");
+	tcase_set_timeout(t, 60);
+	tcase_add_test(t, kern_sum_exact);
+	tcase_add_test(t, gpu_trace_rows);
+	tcase_add_test(t, perfetto_counts);
+	tcase_add_test(t, perfetto_no_analysis);
+	tcase_add_test(t, perfetto_truncated_closes);
+	tcase_add_test(t, open_errors);
+	tcase_add_test(t, html_paths);
+	tcase_add_test(t, html_self_contained);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: MIT
+# Fuzz targets of format/ (one per decoder entry point, plus a writer->reader
+# round trip). Always: a corpus-replay driver per target, run by ctest over
+# tests/fuzz/corpus/<target>/ without libFuzzer. With -DGAPTRACE_BUILD_FUZZ=ON
+# and clang: the libFuzzer binaries fuzz_<target>, built with
+# -fsanitize=fuzzer,address,undefined against an instrumented copy of the
+# format library. Example:
+#   CC=clang cmake -S . -B build-fuzz -DGAPTRACE_BUILD_FUZZ=ON
+#   cmake --build build-fuzz --target fuzz_reader
+#   build-fuzz/tests/fuzz_reader -max_total_time=300 tests/fuzz/corpus/reader
+set(_fuzz_dir ${CMAKE_CURRENT_LIST_DIR})
+set(_fuzz_targets reader header ctl roundtrip)
+
+foreach(t ${_fuzz_targets})
+  add_executable(fuzz_${t}_replay ${_fuzz_dir}/fuzz_${t}.c ${_fuzz_dir}/replay.c)
+  target_link_libraries(fuzz_${t}_replay PRIVATE gaptrace::format)
+  target_include_directories(fuzz_${t}_replay PRIVATE ${PROJECT_SOURCE_DIR}/format/src)
+  add_test(NAME fuzz_${t}_replay COMMAND fuzz_${t}_replay ${_fuzz_dir}/corpus/${t})
+  set_tests_properties(fuzz_${t}_replay PROPERTIES TIMEOUT 300)
+endforeach()
+
+if(GAPTRACE_BUILD_FUZZ)
+  if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "GAPTRACE_BUILD_FUZZ needs clang (CC=clang)")
+  endif()
+  get_target_property(_fmt_sources gaptrace_format SOURCES)
+  list(TRANSFORM _fmt_sources PREPEND ${PROJECT_SOURCE_DIR}/format/)
+  add_library(gaptrace_format_fuzz STATIC ${_fmt_sources})
+  target_include_directories(gaptrace_format_fuzz PUBLIC ${PROJECT_SOURCE_DIR}/format/include)
+  target_link_libraries(gaptrace_format_fuzz PUBLIC PkgConfig::ZSTD Threads::Threads)
+  target_compile_options(gaptrace_format_fuzz PRIVATE
+    -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -g -O1)
+  # CRCs are not checked in this copy (gt_internal.h, GT_CRC_OK): libFuzzer
+  # cannot forge them, and the payload parsers behind them must be reached.
+  target_compile_definitions(gaptrace_format_fuzz PRIVATE FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION)
+  foreach(t ${_fuzz_targets})
+    add_executable(fuzz_${t} ${_fuzz_dir}/fuzz_${t}.c)
+    target_include_directories(fuzz_${t} PRIVATE ${PROJECT_SOURCE_DIR}/format/src)
+    target_compile_options(fuzz_${t} PRIVATE
+      -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -g -O1)
+    target_link_options(fuzz_${t} PRIVATE -fsanitize=fuzzer,address,undefined)
+    target_link_libraries(fuzz_${t} PRIVATE gaptrace_format_fuzz)
+  endforeach()
+endif()

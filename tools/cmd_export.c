@@ -1,0 +1,408 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gaptrace export: traces out to other tools - a Perfetto / chrome://tracing
+ * timeline, `nsys stats`-style tables (CSV or JSON), a self-contained HTML
+ * report.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmds.h"
+#include "gaptrace/export.h"
+
+enum { FMT_PERFETTO = 1, FMT_CSV, FMT_JSON, FMT_HTML };
+
+static struct {
+	int fmt, quiet;
+	const char *output;
+	int tables[GT_TABLE_COUNT];
+	int ntables;
+	gt_export_opts eo;
+} opts;
+
+static const char usage_text[] =
+	"usage: gaptrace export --format FORMAT [options] TRACE...\n"
+	"\n"
+	"Write traces for other tools. TRACE is a trace directory or .gtrace files.\n"
+	"\n"
+	"formats:\n"
+	"  perfetto   Chrome Trace Event JSON for ui.perfetto.dev and chrome://tracing:\n"
+	"             a track per GPU stream and host thread, launch->kernel arrows,\n"
+	"             NVTX, NVML counters, utilization and idle gaps by cause\n"
+	"  csv        stats tables named like `nsys stats` reports; with -o DIR one\n"
+	"             NAME.csv per table, else all to stdout (a '# NAME' line before each)\n"
+	"  json       the same tables as one JSON object {NAME: [rows]} (or one array\n"
+	"             with --report)\n"
+	"  html       one self-contained report file: findings, charts, tables\n"
+	"\n"
+	"  -f, --format FORMAT    perfetto, csv, json or html (required)\n"
+	"  -o, --output PATH      file (perfetto, json, html) or directory (csv); '-' is\n"
+	"                         stdout. Default: perfetto DIR/timeline.json, html\n"
+	"                         DIR/report.html inside the (first) trace directory, or\n"
+	"                         beside a trace file (run.gtrace -> run.json, run.html);\n"
+	"                         csv and json to stdout\n"
+	"  -r, --report NAME      only this table (repeatable); 'all' adds cuda_gpu_trace\n"
+	"                         (one row per kernel/copy), 'list' lists the tables\n"
+	"      --min-gap DUR      shortest idle gap drawn/listed with its cause (default\n"
+	"                         1ms, as `gaptrace report`; ns us ms s). Findings use it\n"
+	"      --max-gaps N       such gaps kept per GPU (default 100000, the earliest)\n"
+	"      --no-analysis      perfetto: records only, no gap/utilization tracks\n"
+	"  -w, --window-ms MS     utilization window (default 10)\n"
+	"      --full-names       full demangled kernel names on the timeline\n"
+	"      --mangled          do not demangle kernel names\n"
+	"      --title TEXT       title of the HTML report\n"
+	"      --strict           stop reading a trace at its first corrupt frame\n"
+	"  -q, --quiet            no progress or warnings on stderr\n"
+	"  -h, --help             this text\n"
+	"\n"
+	"examples:\n"
+	"  gaptrace export -f perfetto run1/ -o run1.json   # open in ui.perfetto.dev\n"
+	"  gaptrace export -f csv -r cuda_gpu_kern_sum run1/\n"
+	"  gaptrace export -f csv run1/ -o run1-stats/\n"
+	"  gaptrace export -f html run1/ -o run1.html\n";
+
+static void log_problem(void *user, const char *label, const gt_errinfo *ei)
+{
+	(void)user;
+	if (!opts.quiet)
+		fprintf(stderr, "gaptrace export: warning: %s: %s\n", label, ei->msg);
+}
+
+static int parse_dur(const char *s, uint64_t *ns)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end == s || errno || v < 0)
+		return -1;
+	double mul = 1;
+	if (!*end || !strcmp(end, "ns"))
+		mul = 1;
+	else if (!strcmp(end, "us"))
+		mul = 1e3;
+	else if (!strcmp(end, "ms"))
+		mul = 1e6;
+	else if (!strcmp(end, "s"))
+		mul = 1e9;
+	else
+		return -1;
+	if (v * mul > 1e18)
+		return -1;
+	*ns = (uint64_t)(v * mul + 0.5);
+	return 0;
+}
+
+static int parse_count(const char *s, unsigned long long max, unsigned long long *v)
+{
+	char *end;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return *s && !*end && !errno && *v && *v <= max ? 0 : -1;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A file written under a temporary name and renamed when complete. */
+typedef struct outfile {
+	FILE *f;
+	char *path, *tmp;
+} outfile;
+
+static int out_open(outfile *o, const char *path)
+{
+	memset(o, 0, sizeof(*o));
+	if (!strcmp(path, "-")) {
+		o->f = stdout;
+		return 0;
+	}
+	size_t n = strlen(path) + 32;
+	o->tmp = malloc(n);
+	o->path = strdup(path);
+	if (!o->tmp || !o->path)
+		goto fail;
+	snprintf(o->tmp, n, "%s.partial.%ld", path, (long)getpid());
+	o->f = fopen(o->tmp, "w");
+	if (!o->f) {
+		fprintf(stderr, "gaptrace export: %s: %s\n", o->tmp, strerror(errno));
+		goto fail;
+	}
+	return 0;
+fail:
+	free(o->tmp);
+	free(o->path);
+	o->tmp = o->path = NULL;
+	return -1;
+}
+
+/* Close; keep the file (rename into place) only when ok. @return 0 or -1. */
+static int out_close(outfile *o, int ok)
+{
+	int rc = 0;
+	if (!o->f)
+		return -1;
+	if (o->f == stdout) {
+		if (fflush(stdout) != 0)
+			rc = -1;
+		o->f = NULL;
+		return rc;
+	}
+	if (fclose(o->f) != 0) {
+		fprintf(stderr, "gaptrace export: %s: %s\n", o->tmp, strerror(errno));
+		ok = 0;
+		rc = -1;
+	}
+	if (ok && rename(o->tmp, o->path) != 0) {
+		fprintf(stderr, "gaptrace export: %s: %s\n", o->path, strerror(errno));
+		rc = -1;
+		ok = 0;
+	}
+	if (!ok)
+		unlink(o->tmp);
+	free(o->tmp);
+	free(o->path);
+	o->f = NULL;
+	return rc;
+}
+
+static void report_stats(const char *what, const char *path, const gt_export_stats *st, double dt)
+{
+	if (opts.quiet)
+		return;
+	fprintf(stderr, "gaptrace export: wrote %s%s%s: %llu traces, %llu records, %llu %s",
+		what, path ? " " : "", path ? path : "", (unsigned long long)st->traces,
+		(unsigned long long)st->records, (unsigned long long)st->events,
+		opts.fmt == FMT_PERFETTO ? "events" : "rows");
+	if (opts.fmt == FMT_PERFETTO)
+		fprintf(stderr, ", %llu flows, %llu gaps", (unsigned long long)st->flows,
+			(unsigned long long)st->gaps);
+	fprintf(stderr, ", %.1f MB in %.2f s", st->bytes / 1e6, dt);
+	if (st->problems)
+		fprintf(stderr, " (%llu problems reading the traces)",
+			(unsigned long long)st->problems);
+	fputc('\n', stderr);
+}
+
+static int add_table(const char *name)
+{
+	if (!strcmp(name, "list")) {
+		for (int t = 0; t < GT_TABLE_COUNT; t++)
+			printf("%s\n", gt_export_table_name(t));
+		exit(0);
+	}
+	if (!strcmp(name, "all")) {
+		opts.ntables = 0;
+		for (int t = 0; t < GT_TABLE_COUNT; t++)
+			opts.tables[opts.ntables++] = t;
+		return 0;
+	}
+	int t = gt_export_table_parse(name);
+	if (t < 0) {
+		fprintf(stderr, "gaptrace export: unknown report '%s' (try --report list)\n", name);
+		return -1;
+	}
+	for (int i = 0; i < opts.ntables; i++)
+		if (opts.tables[i] == t)
+			return 0;
+	if (opts.ntables < GT_TABLE_COUNT)
+		opts.tables[opts.ntables++] = t;
+	return 0;
+}
+
+/* csv/json tables. */
+static int export_tables(gt_export *x)
+{
+	int ret = 1;
+	gt_export_stats st, sum = {0};
+	double t0 = now_s();
+	int to_dir = opts.fmt == FMT_CSV && opts.output && strcmp(opts.output, "-");
+	if (to_dir && mkdir(opts.output, 0777) != 0 && errno != EEXIST) {
+		fprintf(stderr, "gaptrace export: %s: %s\n", opts.output, strerror(errno));
+		return 1;
+	}
+	outfile of = {0};
+	if (!to_dir && out_open(&of, opts.output ? opts.output : "-") < 0)
+		return 1;
+	int one = opts.ntables == 1;
+	if (!to_dir && opts.fmt == FMT_JSON && !one)
+		fputs("{", of.f);
+	for (int i = 0; i < opts.ntables; i++) {
+		int t = opts.tables[i];
+		const char *name = gt_export_table_name(t);
+		outfile tf = {0};
+		FILE *f = of.f;
+		if (to_dir) {
+			char path[4096];
+			snprintf(path, sizeof(path), "%s/%s.csv", opts.output, name);
+			if (out_open(&tf, path) < 0)
+				goto out;
+			f = tf.f;
+		} else if (!one) {
+			if (opts.fmt == FMT_CSV)
+				fprintf(f, "%s# %s\n", i ? "\n" : "", name);
+			else
+				fprintf(f, "%s\n\"%s\":", i ? "," : "", name);
+		}
+		int rc = gt_export_table(x, t, opts.fmt == FMT_CSV ? GT_EXPORT_CSV : GT_EXPORT_JSON,
+					 f, &st);
+		if (to_dir && out_close(&tf, rc == 0) < 0 && rc == 0)
+			rc = GT_ERR_IO;
+		if (rc < 0) {
+			fprintf(stderr, "gaptrace export: %s: %s\n", name, gt_strerror(rc));
+			goto out;
+		}
+		sum.traces = st.traces > sum.traces ? st.traces : sum.traces;
+		sum.records += st.records;
+		sum.events += st.events;
+		sum.bytes += st.bytes;
+		sum.problems += st.problems;
+	}
+	if (!to_dir && opts.fmt == FMT_JSON && !one)
+		fputs("}\n", of.f);
+	ret = 0;
+out:
+	if (!to_dir && out_close(&of, ret == 0) < 0)
+		ret = 1;
+	if (!ret)
+		report_stats(to_dir ? "tables to" : "tables", to_dir ? opts.output : NULL, &sum,
+			     now_s() - t0);
+	return ret;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{"format", required_argument, NULL, 'f'},
+		{"output", required_argument, NULL, 'o'},
+		{"report", required_argument, NULL, 'r'},
+		{"min-gap", required_argument, NULL, 1},
+		{"max-gaps", required_argument, NULL, 2},
+		{"no-analysis", no_argument, NULL, 3},
+		{"window-ms", required_argument, NULL, 'w'},
+		{"full-names", no_argument, NULL, 4},
+		{"mangled", no_argument, NULL, 5},
+		{"title", required_argument, NULL, 6},
+		{"strict", no_argument, NULL, 7},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	int c, ret = 1;
+	unsigned long long v;
+	gt_export *x = NULL;
+	memset(&opts, 0, sizeof(opts));
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "f:o:r:w:qh", lo, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			opts.fmt = !strcmp(optarg, "perfetto") || !strcmp(optarg, "chrome") ? FMT_PERFETTO
+				   : !strcmp(optarg, "csv")  ? FMT_CSV
+				   : !strcmp(optarg, "json") ? FMT_JSON
+				   : !strcmp(optarg, "html") ? FMT_HTML
+							     : -1;
+			if (opts.fmt < 0) {
+				fprintf(stderr, "gaptrace export: unknown format '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'o': opts.output = optarg; break;
+		case 'r':
+			if (add_table(optarg) < 0)
+				return 2;
+			break;
+		case 1:
+			if (parse_dur(optarg, &opts.eo.min_gap_ns) < 0 || !opts.eo.min_gap_ns) {
+				fprintf(stderr, "gaptrace export: bad duration '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 2:
+		case 'w':
+			if (parse_count(optarg, 100000000ull, &v) < 0) {
+				fprintf(stderr, "gaptrace export: bad number '%s'\n", optarg);
+				return 2;
+			}
+			if (c == 2)
+				opts.eo.max_gaps = (uint32_t)v;
+			else
+				opts.eo.analysis.window_ns = v * 1000000ull;
+			break;
+		case 3: opts.eo.flags |= GT_EXPORT_NO_ANALYSIS; break;
+		case 4: opts.eo.flags |= GT_EXPORT_FULL_NAMES; break;
+		case 5: opts.eo.flags |= GT_EXPORT_MANGLED; break;
+		case 6: opts.eo.title = optarg; break;
+		case 7: opts.eo.analysis.stop_on_corrupt = 1; break;
+		case 'q': opts.quiet = 1; break;
+		case 'h': fputs(usage_text, stdout); return 0;
+		default: fputs(usage_text, stderr); return 2;
+		}
+	}
+	if (!opts.fmt || optind >= argc) {
+		fprintf(stderr, "gaptrace export: %s\n\n",
+			!opts.fmt ? "--format is required" : "no TRACE given");
+		fputs(usage_text, stderr);
+		return 2;
+	}
+	if (opts.ntables && (opts.fmt == FMT_PERFETTO || opts.fmt == FMT_HTML)) {
+		fprintf(stderr, "gaptrace export: --report applies to csv and json only\n");
+		return 2;
+	}
+	opts.eo.analysis.log = log_problem;
+	gt_errinfo ei;
+	x = gt_export_open((const char *const *)argv + optind, (size_t)(argc - optind), &opts.eo,
+			   &ei);
+	if (!x) {
+		fprintf(stderr, "gaptrace export: %s\n", ei.msg);
+		return 1;
+	}
+	if (opts.fmt == FMT_CSV || opts.fmt == FMT_JSON) {
+		if (!opts.ntables)
+			for (int t = 0; t < GT_TABLE_COUNT; t++)
+				if (t != GT_TABLE_GPU_TRACE)
+					opts.tables[opts.ntables++] = t;
+		ret = export_tables(x);
+		goto out;
+	}
+	char defpath[4096];
+	if (!opts.output) {
+		if ((size_t)gt_export_default_path(argv[optind],
+						   opts.fmt == FMT_HTML ? GT_EXPORT_HTML
+									: GT_EXPORT_PERFETTO,
+						   defpath, sizeof(defpath)) >= sizeof(defpath)) {
+			fprintf(stderr, "gaptrace export: path too long, use -o\n");
+			goto out;
+		}
+		opts.output = defpath;
+	}
+	outfile of;
+	if (out_open(&of, opts.output) < 0)
+		goto out;
+	gt_export_stats st = {0};
+	double t0 = now_s();
+	int rc = opts.fmt == FMT_HTML ? gt_export_html(x, of.f, &st) : gt_export_perfetto(x, of.f, &st);
+	if (rc < 0)
+		fprintf(stderr, "gaptrace export: %s: %s\n", opts.output, gt_strerror(rc));
+	if (out_close(&of, rc == 0) < 0 || rc < 0)
+		goto out;
+	report_stats(opts.fmt == FMT_HTML ? "report" : "timeline",
+		     strcmp(opts.output, "-") ? opts.output : "to stdout", &st, now_s() - t0);
+	if (!opts.quiet && opts.fmt == FMT_PERFETTO && strcmp(opts.output, "-"))
+		fprintf(stderr, "gaptrace export: open it in https://ui.perfetto.dev (drag the file "
+				"in; nothing is uploaded) or chrome://tracing\n");
+	ret = st.traces ? 0 : 1;
+	if (!st.traces)
+		fprintf(stderr, "gaptrace export: no trace could be read\n");
+out:
+	gt_export_close(x);
+	return ret;
+}
