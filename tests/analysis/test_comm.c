@@ -33,7 +33,8 @@ START_TEST(kernel_names)
 		{"ncclDevKernel_AllReduce_Sum_f32_RING_LL", GT_COLL_ALLREDUCE},
 		{"_Z40ncclDevKernel_AllReduce_Sum_bf16_RING_LL24ncclDevKernelArgsStorageILm4096EE",
 		 GT_COLL_ALLREDUCE},
-		{"ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", GT_COLL_ALLGATHER},
+		{"ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+		 GT_COLL_ALLGATHER},
 		{"ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL", GT_COLL_REDUCESCATTER},
 		{"ncclKernel_Broadcast_RING_LL_Sum_int8_t", GT_COLL_BROADCAST},
 		{"ncclKernel_Reduce_RING_LL_Sum_half", GT_COLL_REDUCE},
@@ -132,7 +133,8 @@ START_TEST(overlap_and_types)
 	ck_assert_uint_eq(g->comm_overlap_ns, 120 * US);
 	ck_assert_uint_eq(g->comm_exposed_ns, 150 * US);
 	ck_assert_uint_eq(g->ncomm, 3);
-	const gt_an_coll *ar = coll_row(a, 0, GT_COLL_ALLREDUCE), *ag = coll_row(a, 0, GT_COLL_ALLGATHER);
+	const gt_an_coll *ar = coll_row(a, 0, GT_COLL_ALLREDUCE),
+			 *ag = coll_row(a, 0, GT_COLL_ALLGATHER);
 	ck_assert_ptr_nonnull(ar);
 	ck_assert_ptr_nonnull(ag);
 	ck_assert_uint_eq(ar->count, 2);
@@ -156,7 +158,8 @@ START_TEST(overlap_and_types)
 	size_t k;
 	const gt_an_kernel *kt = gt_analysis_kernels(a, 0, &k);
 	for (size_t i = 0; i < k; i++)
-		ck_assert_int_eq(kt[i].nccl, strstr(gt_analysis_string(a, kt[i].name), "nccl") != NULL);
+		ck_assert_int_eq(kt[i].nccl,
+				 strstr(gt_analysis_string(a, kt[i].name), "nccl") != NULL);
 	gt_analysis_free(a);
 }
 END_TEST
@@ -281,8 +284,8 @@ static void two_comms(int64_t skew, int *groups2)
 		uint64_t base = T0 + (r < 2 ? 0 : 300 * US); /* trace clock: off is a clock error */
 		for (int k = 0; k < 10; k++) {
 			uint64_t s = base + (uint64_t)k * 1000 * US + (r % 2 ? 10 * US : 0);
-			tb_kernel(&t[r], 0, 13, 0, s, base + (uint64_t)k * 1000 * US + 40 * US +
-						      (uint64_t)r * 100, AR);
+			tb_kernel(&t[r], 0, 13, 0, s,
+				  base + (uint64_t)k * 1000 * US + 40 * US + (uint64_t)r * 100, AR);
 		}
 		tb_end(&t[r]);
 	}
@@ -360,8 +363,12 @@ static uint64_t rnd(void)
 
 START_TEST(random_collectives)
 {
-	static const char *const names[] = {AR, AG, "ncclDevKernel_SendRecv", "ncclDevKernel_Generic",
-					    "nvshmemi_barrier_all_kernel", "_Z4gemmv"};
+	static const char *const names[] = {AR,
+					    AG,
+					    "ncclDevKernel_SendRecv",
+					    "ncclDevKernel_Generic",
+					    "nvshmemi_barrier_all_kernel",
+					    "_Z4gemmv"};
 	rs = 0x2545F4914F6CDD1Dull + (uint64_t)_i * 7919;
 	int np = 2 + (int)(rnd() % 3);
 	/* the collectives all ranks run: when they end, which kernel */
@@ -384,7 +391,7 @@ START_TEST(random_collectives)
 			uint64_t e = ends[k] + rnd() % (5 * US) - (uint64_t)off;
 			uint64_t s0 = e - 1 - rnd() % (300 * US), s1 = e;
 			switch (rnd() % 12) {
-			case 0: continue; /* dropped */
+			case 0: continue;			     /* dropped */
 			case 1: s0 = T0 + rnd() % (100 * MS); break; /* garbage */
 			case 2: s1 = s0 - rnd() % 1000; break;
 			case 3: tb_kernel(&t[p], 0, 7, corr, s0, e, "_Z4gemmv"); continue;
@@ -521,8 +528,9 @@ static void check_ranks(const gt_synth_spec *s)
 		ck_assert_uint_eq(g->late_busy_ns, C->late_busy_ns);
 		uint64_t sum = g->late_busy_ns;
 		for (int c = 0; c < GT_CAUSE_COUNT; c++) {
-			ck_assert_msg(g->late_cause_ns[c] == C->late_cause_ns[c], "rank %u %s: %llu != %llu",
-				      i, gt_cause_name(c), (unsigned long long)g->late_cause_ns[c],
+			ck_assert_msg(g->late_cause_ns[c] == C->late_cause_ns[c],
+				      "rank %u %s: %llu != %llu", i, gt_cause_name(c),
+				      (unsigned long long)g->late_cause_ns[c],
 				      (unsigned long long)C->late_cause_ns[c]);
 			sum += g->late_cause_ns[c];
 		}

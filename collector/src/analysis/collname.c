@@ -12,8 +12,8 @@
 #include "gaptrace/analysis.h"
 
 static const char *const coll_names[GT_COLL_COUNT] = {
-	"Other",     "AllReduce", "AllGather", "ReduceScatter", "Broadcast",
-	"Reduce",    "AllToAll",  "SendRecv",  "Barrier",
+	"Other",  "AllReduce", "AllGather", "ReduceScatter", "Broadcast",
+	"Reduce", "AllToAll",  "SendRecv",  "Barrier",
 };
 
 const char *gt_coll_name(int type)
@@ -28,11 +28,16 @@ static int nccl_word(const char *s)
 		const char *w;
 		int t;
 	} words[] = {
-		{"AllReduce", GT_COLL_ALLREDUCE},         {"AllGather", GT_COLL_ALLGATHER},
-		{"ReduceScatter", GT_COLL_REDUCESCATTER}, {"Broadcast", GT_COLL_BROADCAST},
-		{"AllToAll", GT_COLL_ALLTOALL},           {"AlltoAll", GT_COLL_ALLTOALL},
-		{"SendRecv", GT_COLL_SENDRECV},           {"Send", GT_COLL_SENDRECV},
-		{"Recv", GT_COLL_SENDRECV},               {"Reduce", GT_COLL_REDUCE},
+		{"AllReduce", GT_COLL_ALLREDUCE},
+		{"AllGather", GT_COLL_ALLGATHER},
+		{"ReduceScatter", GT_COLL_REDUCESCATTER},
+		{"Broadcast", GT_COLL_BROADCAST},
+		{"AllToAll", GT_COLL_ALLTOALL},
+		{"AlltoAll", GT_COLL_ALLTOALL},
+		{"SendRecv", GT_COLL_SENDRECV},
+		{"Send", GT_COLL_SENDRECV},
+		{"Recv", GT_COLL_SENDRECV},
+		{"Reduce", GT_COLL_REDUCE},
 	};
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
 		size_t l = strlen(words[i].w);
@@ -75,8 +80,11 @@ static int keyword_type(const char *s)
 int gt_comm_kernel_type(const char *name)
 {
 	static const char *const prefixes[] = {"ncclDevKernel_", "ncclKernel_", "mscclKernel_"};
-	static const char *const others[] = {"nvshmem", "symmetric_memory", "multimem_",
-					     "one_shot_all_reduce", "two_shot_all_reduce",
+	static const char *const others[] = {"nvshmem",
+					     "symmetric_memory",
+					     "multimem_",
+					     "one_shot_all_reduce",
+					     "two_shot_all_reduce",
 					     "cross_device_reduce"};
 	if (!name)
 		return -1;

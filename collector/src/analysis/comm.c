@@ -112,7 +112,7 @@ typedef struct cm_chan {
 typedef struct cm_part {
 	uint32_t trace, gpu, dev, pid;
 	uint32_t rank;
-	uint32_t pci[3];  /* domain, bus, device of its GPU: the rank order */
+	uint32_t pci[3]; /* domain, bus, device of its GPU: the rank order */
 	uint8_t uuid[16];
 } cm_part;
 
@@ -123,7 +123,7 @@ typedef struct cm {
 	an_vec chans; /* cm_chan */
 	an_vec parts; /* cm_part */
 	an_map chmap, pmap;
-	uint32_t *refs;    /* per group: its reference channel */
+	uint32_t *refs;	   /* per group: its reference channel */
 	uint32_t *rank_of; /* per participant: its rank */
 } cm;
 
