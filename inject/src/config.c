@@ -111,7 +111,10 @@ void inj_config_read(inj_config *c)
 	c->debug = env_bool("GAPTRACE_DEBUG");
 	inj_debug_on = c->debug;
 	c->dormant = env_bool("GAPTRACE_DORMANT");
-	c->hold_cupti = env_bool("GAPTRACE_HOLD_CUPTI");
+	/* Default 1: on the H200 (CUDA 13.0, PyTorch 2.11) releasing the slot did
+	 * not let torch.profiler see the GPU either, and it cost us the records. */
+	const char *hc = getenv("GAPTRACE_HOLD_CUPTI");
+	c->hold_cupti = hc && *hc ? env_bool("GAPTRACE_HOLD_CUPTI") : 1;
 
 	c->kinds = GT_KIND_DEFAULT;
 	const char *k = getenv("GAPTRACE_KINDS");

@@ -344,9 +344,9 @@ static int subscribe(void)
 		return -1;
 	}
 	if (!inj_g.cfg.hold_cupti) {
-		/* CUPTI has one subscriber slot. Subscribing above proved that no
-		 * other tool (Nsight, a profiler) holds it; now give it back, so a
-		 * torch.profiler the program starts later works as the user expects.
+		/* GAPTRACE_HOLD_CUPTI=0. CUPTI has one subscriber slot. Subscribing
+		 * above proved that no other tool (Nsight, a profiler) holds it; now
+		 * give it back, so a profiler the program starts later can subscribe.
 		 * The activity API needs no subscriber. We lose the context-destroy
 		 * and cudaProfilerStop flushes (CUPTI itself returns a context's
 		 * buffers when it is destroyed; exit flushes the rest), and a profiler
@@ -354,7 +354,7 @@ static int subscribe(void)
 		 * from us: the encoder detects that (GT_NOTE_CUPTI_TAKEN). */
 		cu->cuptiUnsubscribe(inj_g.sub);
 		inj_g.sub = NULL;
-		inj_debug("CUPTI subscriber slot released (GAPTRACE_HOLD_CUPTI=1 keeps it)");
+		inj_debug("CUPTI subscriber slot released (GAPTRACE_HOLD_CUPTI=0)");
 		return 0;
 	}
 	cu->cuptiEnableCallback(1, inj_g.sub, CUPTI_CB_DOMAIN_RESOURCE,

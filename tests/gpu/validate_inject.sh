@@ -14,8 +14,8 @@
 # printed ("expect": exact, "expect_min": at least; every kernel's and copy's
 # correlation id must match a recorded API call; no loss, no bad frame).
 # Then coexistence: torch.profiler started inside an injected PyTorch
-# process must not crash and must still see the GPU, and our trace must carry
-# a CUPTI-taken note.
+# process must not crash or change the results, and our trace must go on
+# (the profiler's GPU view is reported; CUPTI has one subscriber slot).
 #
 #   tests/gpu/validate_inject.sh       # -> $OUT/validate_inject.txt (+ .tar.gz)
 # Variables: see tests/gpu/lib.sh. Takes ~2-3 minutes on the H200.
@@ -91,8 +91,9 @@ check_mode()
 	result "$c" "$mode" "$exit_s" "$out_s" "$counts_s" "$SECS" "$status"
 }
 
-for c in exact_counts exact_counts_big driver_launch tiny_kernels eager_mlp d2h_storm \
-	slow_loader_fork; do
+# VALIDATE_CASES picks cases (default: all of them; the coexistence check always runs).
+for c in ${VALIDATE_CASES:-exact_counts exact_counts_big driver_launch tiny_kernels eager_mlp \
+	d2h_storm slow_loader_fork}; do
 	log "-- $c"
 	if ! case_cmd "$c"; then
 		result "$c" "-" "-" "-" "-" "-" "ERROR (not built)"
@@ -148,20 +149,19 @@ $GTCHECK notes "$d" >"$WORK/coexist.notes" 2>&1
 sed 's/^/    /' "$WORK/coexist.notes" | tee -a "$LOG"
 $GTCHECK counts "$d" >"$WORK/coexist.counts.json" 2>&1
 log "  trace counts: $(cut -c1-300 "$WORK/coexist.counts.json")"
-# The user's torch.profiler must still see the GPU (gaptrace releases CUPTI's
-# subscriber slot after init), and our trace must say that it lost the records.
+# CUPTI has one subscriber slot and gaptrace keeps it (GAPTRACE_HOLD_CUPTI=1,
+# the default): our trace must go on complete; the profiler's own view is
+# reported (it loses the GPU: Kineto cannot subscribe and says so).
 gpu_ev() { grep -o '"profiler": {"gpu_events": [0-9]*' "$1" | grep -o '[0-9]*$'; }
 ev_base=$(gpu_ev "$WORK/coexist.untraced.stdout"); ev_inj=$(gpu_ev "$WORK/coexist.file.stdout")
-if [ -n "$ev_inj" ] && [ "${ev_inj:-0}" -gt 0 ]; then
-	result "coexist" "profiler GPU events" "-" "-" "${ev_inj} (base ${ev_base:-?})" "-" "PASS"
+result "coexist" "profiler GPU events" "-" "-" "${ev_inj:-none} (base ${ev_base:-?})" "-" "INFO"
+nk=$(grep -o '"kernel": [0-9]*' "$WORK/coexist.counts.json" | grep -o '[0-9]*$')
+if [ "${nk:-0}" -gt 0 ]; then
+	result "coexist" "gaptrace trace" "-" "-" "${nk} kernels" "-" "PASS"
 else
-	result "coexist" "profiler GPU events" "-" "-" "${ev_inj:-none} (base ${ev_base:-?})" "-" "FAIL (torch.profiler lost the GPU)"
+	result "coexist" "gaptrace trace" "-" "-" "no kernels" "-" "FAIL (gaptrace lost the records)"
 fi
-if grep -q '^note code=2 ' "$WORK/coexist.notes"; then
-	result "coexist" "CUPTI-taken note" "-" "-" "present" "-" "PASS"
-else
-	result "coexist" "CUPTI-taken note" "-" "-" "absent" "-" "FAIL (trace does not say CUPTI was taken)"
-fi
+grep -q '^note code=2 ' "$WORK/coexist.notes" && result "coexist" "CUPTI-taken note" "-" "-" "present" "-" "INFO"
 
 log "-- packing stdout/stderr/counts (no traces: see record_traces.sh)"
 mkdir -p "$WORK/validate_inject"

@@ -1249,7 +1249,6 @@ static int app_ctx_profstop(void *a)
 {
 	tctx *t = a;
 	h_env(t->dir);
-	setenv("GAPTRACE_HOLD_CUPTI", "1", 1); /* these flushes need the subscriber slot */
 	if (app_start(t) < 0)
 		return 90;
 	h_all_kinds(10);
@@ -1314,14 +1313,16 @@ static int app_takeover(void *a)
 {
 	tctx *t = a;
 	h_env(t->dir);
+	setenv("GAPTRACE_HOLD_CUPTI", "0", 1);
 	if (app_start(t) < 0)
 		return 90;
 	emit_all(100, 0, 100);
 	mock_flush_thread(); /* these are ours for sure */
 	h_ledger_close();
 	usleep(100000);
-	/* torch.profiler starts: Kineto subscribes (the slot must be free: we
-	 * released it after init) and registers its own buffer callbacks. */
+	/* torch.profiler starts: Kineto subscribes (the slot is free: we released
+	 * it after init, GAPTRACE_HOLD_CUPTI=0) and registers its own buffer
+	 * callbacks. */
 	CUpti_SubscriberHandle ks;
 	if (cuptiSubscribe(&ks, kineto_callback, NULL) != CUPTI_SUCCESS)
 		return 94;
@@ -1355,14 +1356,13 @@ START_TEST(kineto_takeover_is_detected)
 }
 END_TEST
 
-/* GAPTRACE_HOLD_CUPTI=1: we keep the subscriber slot, so a profiler started
- * later cannot subscribe (what torch.profiler reports as
+/* By default we keep the subscriber slot, so a profiler started later cannot
+ * subscribe (what torch.profiler reports as
  * CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) and our trace goes on. */
 static int app_hold(void *a)
 {
 	tctx *t = a;
 	h_env(t->dir);
-	setenv("GAPTRACE_HOLD_CUPTI", "1", 1);
 	if (app_start(t) < 0)
 		return 90;
 	CUpti_SubscriberHandle ks;
