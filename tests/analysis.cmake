@@ -11,3 +11,14 @@ target_compile_definitions(test_report PRIVATE
 
 gaptrace_check_test(test_comm analysis/test_comm.c analysis/tb.c)
 target_link_libraries(test_comm PRIVATE gaptrace::analysis gaptrace_synth)
+
+# Golden reports of traces recorded on the H200 (examples/traces/).
+foreach(_t item_metric periodic_ckpt two_procs)
+  foreach(_m text json)
+    add_test(NAME report_h200_${_t}_${_m}
+      COMMAND ${CMAKE_COMMAND} -DGAPTRACE=$<TARGET_FILE:gaptrace>
+              -DTRACE=${PROJECT_SOURCE_DIR}/examples/traces/${_t}
+              -DGOLDEN=${CMAKE_CURRENT_SOURCE_DIR}/analysis/golden/h200_${_t}.${_m}
+              -DMODE=${_m} -P ${CMAKE_CURRENT_SOURCE_DIR}/analysis/golden_report.cmake)
+  endforeach()
+endforeach()

@@ -103,6 +103,7 @@ typedef struct gctx {
 	const gt_an_proc *primary;
 	uint64_t transfer_weight_all;
 	uint64_t startup_ns, startup_end; /* set aside as start-up */
+	size_t startup_win, startup_gaps;  /* series windows / detailed gaps in it */
 	uint64_t comm_claimed;            /* of comm_exposed_ns, claimed by findings */
 	uint64_t comm_row;                /* set aside as comm_exposed */
 	/* findings of this GPU */
@@ -446,44 +447,47 @@ static void wave_evidence(gctx *c, fbuild *b)
 
 /* ------------------------------------------------------------ rules */
 
-static int cmp_float(const void *a, const void *b)
-{
-	float x = *(const float *)a, y = *(const float *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* Start-up: the detailed gaps that start before the first utilization
- * window reaching startup_util x the 90th percentile of the window
- * utilizations (how busy this program gets when it runs). Their idle time is
- * set aside (breakdown row "startup", not a finding): a one-time cost of
+/* Start-up. Split the utilization series in two where a two-level fit is
+ * best (the split i maximizing i (n - i) (b - a)^2, a and b the mean
+ * utilizations before and after it, as Otsu's threshold). The leading part is
+ * start-up when a <= startup_util x b: the program was far less busy then
+ * than afterwards. The detailed gaps that start before the split are set
+ * aside (breakdown row "startup", not a finding): a one-time cost of
  * initialization (CUDA context, cuBLAS handles, model building, the first
- * batch), not what the program does in its loop. A high percentile, not the
- * median: in a short run the start-up can be most of the window (seen on the
- * H200: 5.7 s of model set-up before 1.8 s of training), and then the median
- * window is idle. */
+ * batch), not what the program does in its loop; shares are then of the rest.
+ * Why not "up to the first busy window": a program's first GPU work is often
+ * the upload of its weights, then seconds of host set-up (seen on the H200:
+ * 4.9 s of idle after the first copies, then 1.8 s of training). A program
+ * without a start-up has a ~ b at every split, and nothing is set aside. */
 static int take_startup(gctx *c)
 {
 	const dg_gpu_in *g = c->g;
 	uint64_t wns = c->gpu->util.window_ns;
-	if (!g->ngaps || g->nseries < 2 || !wns || c->o->startup_util <= 0)
+	size_t n = g->nseries;
+	if (!g->ngaps || n < 10 || !wns || c->o->startup_util <= 0)
 		return 0;
-	size_t full = g->nseries - 1; /* the last window may be partial */
-	float *tmp = malloc(full * sizeof *tmp);
-	if (!tmp)
-		return GT_ERR_NOMEM;
-	memcpy(tmp, g->series, full * sizeof *tmp);
-	qsort(tmp, full, sizeof *tmp, cmp_float);
-	double p90 = tmp[(full * 9) / 10 < full ? (full * 9) / 10 : full - 1];
-	free(tmp);
-	if (p90 <= 0)
+	double total = 0;
+	for (size_t i = 0; i < n; i++)
+		total += g->series[i];
+	double pre = 0, best = 0, best_a = 0, best_b = 0;
+	size_t split = 0;
+	for (size_t i = 1; i + 1 < n; i++) {
+		pre += g->series[i - 1];
+		double a = pre / (double)i, b = (total - pre) / (double)(n - i);
+		double score = (double)i * (double)(n - i) * (b - a) * (b - a);
+		if (b > a && score > best) {
+			best = score;
+			split = i;
+			best_a = a;
+			best_b = b;
+		}
+	}
+	if (!split || best_a > c->o->startup_util * best_b)
 		return 0;
-	size_t i = 0;
-	while (i < g->nseries && g->series[i] < c->o->startup_util * p90)
-		i++;
-	uint64_t ts = c->gpu->t0 + (uint64_t)i * wns;
-	if (!i || i >= g->nseries)
-		return 0;
+	uint64_t ts = c->gpu->t0 + (uint64_t)split * wns;
+	c->startup_win = split;
 	for (size_t k = 0; k < g->ngaps && g->gaps[k].start < ts; k++) {
+		c->startup_gaps = k + 1;
 		for (int cs = 0; cs < GT_CAUSE_COUNT; cs++) {
 			uint64_t v = min_u64(g->gaps[k].cause_ns[cs], c->p.idle[cs]);
 			c->p.idle[cs] -= v;
@@ -1783,14 +1787,23 @@ static int run_gpu(gt_diagnosis *d, const dg_input *in, size_t gi, fbuild ***all
 	if (!c.gap_taken || !c.train || !c.kclaimed || !frac || !occ || !lim)
 		goto out;
 
-	dg_wave_in wi = {.series = g->series, .nseries = g->nseries,
-			 .window_ns = gpu->util.window_ns, .gaps = g->gaps, .ngaps = g->ngaps};
-	if (c.W && dg_wave_detect(&wi, &d->o, &c.wave, c.train) < 0)
-		goto out;
-	dg->wave = c.wave;
-
+	/* Start-up first: the waves are looked for in the steady state only
+	 * (a long initialization gap would otherwise be one more "stall"). */
 	if (c.W && take_startup(&c) < 0)
 		goto out;
+	dg_wave_in wi = {.series = g->series + c.startup_win,
+			 .nseries = g->nseries - c.startup_win,
+			 .window_ns = gpu->util.window_ns,
+			 .gaps = g->gaps + c.startup_gaps,
+			 .ngaps = g->ngaps - c.startup_gaps};
+	if (c.W && dg_wave_detect(&wi, &d->o, &c.wave, c.train + c.startup_gaps) < 0)
+		goto out;
+	dg->wave = c.wave;
+	/* Shares (and min_share) are of the steady state: the window without
+	 * the start-up set aside, so a short run's findings are not diluted by
+	 * its initialization. */
+	const uint64_t W_all = c.W;
+	c.W -= min_u64(c.startup_ns, c.W);
 	if (c.W && gpu->window_ns) {
 		int d2h = 0;
 		rule_other_process(&c);
@@ -1853,6 +1866,8 @@ static int run_gpu(gt_diagnosis *d, const dg_input *in, size_t gi, fbuild ***all
 		parts[np++] = (gt_diag_part){"startup", dg->startup_ns, 0};
 	for (size_t i = 0; i < np; i++)
 		parts[i].share = c.W ? (double)parts[i].ns / (double)c.W : 0;
+	if (dg->startup_ns) /* the start-up row: its share of the whole window */
+		parts[np - 1].share = W_all ? (double)dg->startup_ns / (double)W_all : 0;
 	dg->parts = parts;
 	dg->nparts = np;
 

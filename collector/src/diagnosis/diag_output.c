@@ -121,6 +121,9 @@ int gt_findings_text(const gt_diagnosis *d, FILE *out, unsigned flags)
 			dg_fmt_ns(t, sizeof t, (double)g->parts[k].ns);
 			pct(s, sizeof s, g->parts[k].share);
 			fprintf(out, "  %-22s %7s %10s", g->parts[k].id, s, t);
+			if (!strcmp(g->parts[k].id, "startup"))
+				fputs("  (of the whole window; set aside: the shares above are of "
+				      "the rest)", out);
 			if (!strcmp(g->parts[k].id, "idle_other") && g->idle_other_ns) {
 				fputs("  (", out);
 				int first = 1;
@@ -128,7 +131,8 @@ int gt_findings_text(const gt_diagnosis *d, FILE *out, unsigned flags)
 					if (c == GT_CAUSE_UNKNOWN || !g->idle_other_cause_ns[c])
 						continue;
 					pct(s, sizeof s,
-					    (double)g->idle_other_cause_ns[c] / (double)g->window_ns);
+					    (double)g->idle_other_cause_ns[c] /
+						    (double)(g->window_ns - g->startup_ns));
 					fprintf(out, "%s%s %s", first ? "" : ", ", dg_cause_name(c), s);
 					first = 0;
 				}
