@@ -178,7 +178,7 @@ typedef struct gt_finding {
 	uint32_t gpu;              /**< gt_an_gpu.index */
 	int severity;              /**< gt_severity */
 	unsigned rank;             /**< 1-based position in the ranking */
-	double share;              /**< claim_ns / window_ns of its GPU, 0..1 */
+	double share;              /**< claim_ns / (window_ns - startup_ns) of its GPU, 0..1 */
 	uint64_t claim_ns;         /**< idle_ns + busy_ns claimed */
 	uint64_t idle_claim_ns;    /**< from the idle pools */
 	uint64_t busy_claim_ns;    /**< from the kernel and copy pools */
@@ -245,7 +245,7 @@ typedef struct gt_diag_part {
 	const char *id;         /**< a finding name, or "productive", "idle_other",
 				     "unknown", "startup" */
 	uint64_t ns;
-	double share;           /**< ns / window_ns */
+	double share;           /**< ns / (window_ns - startup_ns); the "startup" part: ns / window_ns */
 } gt_diag_part;
 
 /** Per-GPU result: breakdown (sums to window_ns exactly), shape, wave. */

@@ -1086,7 +1086,9 @@ static void breakdown(ex_out *o, const gt_diag_gpu *g)
 	double x = 0;
 	for (size_t i = 0; i < g->nparts; i++) {
 		const gt_diag_part *pt = &g->parts[i];
-		double w = 960.0 * pt->share;
+		/* widths by time: shares are of the steady state (start-up set
+		 * aside), the bar is the whole window */
+		double w = g->window_ns ? 960.0 * (double)pt->ns / (double)g->window_ns : 0;
 		if (w <= 0)
 			continue;
 		LIT(o, "<g><title>");
@@ -1095,7 +1097,10 @@ static void breakdown(ex_out *o, const gt_diag_gpu *g)
 		put_dur(o, (double)pt->ns);
 		LIT(o, " (");
 		put_pct(o, pt->share);
-		LIT(o, " of wall time)</title>");
+		if (strcmp(pt->id, "startup"))
+			LIT(o, " of the steady state)</title>");
+		else
+			LIT(o, " of the window, set aside)</title>");
 		bar_rect(o, x, 2, w, 30, part_fill(pt->id, i));
 		if (w > 70) {
 			LIT(o, "<text x=\"");
@@ -1414,7 +1419,7 @@ int gt_export_html(gt_export *x, FILE *out, gt_export_stats *st)
 	ex_u64(&o, ng);
 	ex_puts(&o, ng == 1 ? " GPU" : " GPUs");
 	LIT(&o, ". Times are wall-clock; shares are of each GPU's window (first to last GPU "
-		"activity).</p></header>\n");
+		"activity) without its start-up, which is set aside.</p></header>\n");
 
 #ifdef GT_EX_HAVE_DIAGNOSIS
 	if (!findings(&o, x))
