@@ -296,8 +296,12 @@ typedef struct gt_diag_gpu {
  *  launch_bound (or tiny_kernel_storm), not host_busy. */
 #define GT_DIAG_DISPATCH_GAP_NS 100000ull
 /** A kernel is a small-grid kernel when at least this fraction of its
- *  launches have fewer blocks than the GPU has SMs. */
+ *  launches have fewer blocks than the GPU has SMs ... */
 #define GT_DIAG_SMALL_GRID_FRAC 0.5
+/** ... and its smallest launch fills at most this fraction of the SMs (a
+ *  128-block GEMM on 132 SMs leaves 3 % of them idle: not worth a finding;
+ *  seen on the H200). A constant, not a threshold option. */
+#define GT_DIAG_SMALL_GRID_MAX_SM_FRAC 0.5
 /** Theoretical occupancy below this is low (the article: "below 25 %"). */
 #define GT_DIAG_LOW_OCCUPANCY 0.25
 /** d2h_storm: at least this many device-to-host copies ... */

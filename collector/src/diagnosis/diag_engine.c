@@ -1446,7 +1446,8 @@ static void rule_small_grid(gctx *c, double *frac)
 	for (size_t i = 0; i < c->g->nkernels; i++) {
 		const gt_an_kernel *k = &c->g->kernels[i];
 		frac[i] = 0;
-		if (k->nccl || !k->count || c->kclaimed[i] >= 1)
+		if (k->nccl || !k->count || c->kclaimed[i] >= 1 ||
+		    (double)k->min_blocks > GT_DIAG_SMALL_GRID_MAX_SM_FRAC * sms)
 			continue;
 		double f = (double)k->small_grid / (double)k->count;
 		if (f >= c->o->small_grid_frac) {
