@@ -15,9 +15,11 @@ target_link_libraries(test_comm PRIVATE gaptrace::analysis gaptrace_synth)
 # Golden reports of traces recorded on the H200 (examples/traces/).
 foreach(_t item_metric periodic_ckpt two_procs)
   foreach(_m text json)
-    add_test(NAME report_h200_${_t}_${_m}
+    # relative trace path: the report names the files, and the golden must not
+    # depend on where the repository is checked out
+    add_test(NAME report_h200_${_t}_${_m} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
       COMMAND ${CMAKE_COMMAND} -DGAPTRACE=$<TARGET_FILE:gaptrace>
-              -DTRACE=${PROJECT_SOURCE_DIR}/examples/traces/${_t}
+              -DTRACE=examples/traces/${_t}
               -DGOLDEN=${CMAKE_CURRENT_SOURCE_DIR}/analysis/golden/h200_${_t}.${_m}
               -DMODE=${_m} -P ${CMAKE_CURRENT_SOURCE_DIR}/analysis/golden_report.cmake)
   endforeach()
