@@ -32,26 +32,7 @@
 
 #include "gaptrace/analysis.h"
 #include "synth.h"
-
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int has_traces(const char *dir)
-{
-	DIR *d = opendir(dir);
-	if (!d)
-		return 0;
-	struct dirent *e;
-	int n = 0;
-	while ((e = readdir(d)))
-		n += strstr(e->d_name, ".gtrace") != NULL;
-	closedir(d);
-	return n;
-}
+#include "bench_util.h"
 
 /* The child: analyze and report timings through the pipe. */
 static int child(const char *dir, int fd)
@@ -60,15 +41,15 @@ static int child(const char *dir, int fd)
 	CPU_ZERO(&set);
 	CPU_SET(0, &set);
 	sched_setaffinity(0, sizeof(set), &set);
-	double t0 = now();
+	double t0 = bench_now();
 	gt_analysis *a = gt_analysis_new(NULL);
 	gt_errinfo ei;
 	if (!a || gt_analysis_add_path(a, dir, &ei) < 0)
 		return 1;
-	double t1 = now();
+	double t1 = bench_now();
 	if (gt_analysis_finish(a) < 0)
 		return 1;
-	double t2 = now();
+	double t2 = bench_now();
 	unsigned long long recs = 0, bytes = 0;
 	for (size_t i = 0; i < gt_analysis_ntraces(a); i++) {
 		const gt_an_trace *t = gt_analysis_trace(a, i);
@@ -118,7 +99,7 @@ int main(int argc, char **argv)
 		}
 		dir = tmp;
 	}
-	if (!has_traces(dir)) {
+	if (!bench_has_traces(dir)) {
 		gt_synth_spec s;
 		if (gt_synth_preset(preset, &s) < 0) {
 			fprintf(stderr, "unknown preset %s (%s)\n", preset, gt_synth_preset_names());
@@ -129,13 +110,13 @@ int main(int argc, char **argv)
 		s.truth = 0;
 		gt_synth_truth tr;
 		char err[256];
-		double t0 = now();
+		double t0 = bench_now();
 		if (gt_synth_write(&s, dir, &tr, err, sizeof(err)) < 0) {
 			fprintf(stderr, "synth: %s\n", err);
 			return 1;
 		}
 		printf("generated preset %s: %llu records in %u traces, %.2f s\n", preset,
-		       (unsigned long long)tr.records, tr.ntraces, now() - t0);
+		       (unsigned long long)tr.records, tr.ntraces, bench_now() - t0);
 	}
 	double *tot = calloc((size_t)(runs > 0 ? runs : 1), sizeof(double));
 	long best_rss = 0;
@@ -143,7 +124,7 @@ int main(int argc, char **argv)
 		int p[2];
 		if (pipe(p) < 0)
 			return 1;
-		double w0 = now();
+		double w0 = bench_now();
 		pid_t pid = fork();
 		if (pid == 0) {
 			close(p[0]);
@@ -159,7 +140,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "run %d failed\n", r + 1);
 			return 1;
 		}
-		double wall = now() - w0;
+		double wall = bench_now() - w0;
 		double load, fin, util;
 		unsigned long long recs, bytes;
 		if (sscanf(line, "%lf %lf %llu %llu %lf", &load, &fin, &recs, &bytes, &util) != 5)

@@ -31,26 +31,7 @@
 
 #include "gaptrace/export.h"
 #include "synth.h"
-
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int has_traces(const char *dir)
-{
-	DIR *d = opendir(dir);
-	if (!d)
-		return 0;
-	struct dirent *e;
-	int n = 0;
-	while ((e = readdir(d)))
-		n += strstr(e->d_name, ".gtrace") != NULL;
-	closedir(d);
-	return n;
-}
+#include "bench_util.h"
 
 static const char *const modes[] = {"perfetto", "records", "tables", "gpu_trace", "html"};
 #define NMODES (sizeof(modes) / sizeof(modes[0]))
@@ -65,7 +46,7 @@ static int child(const char *dir, int mode, const char *out, int fd)
 	FILE *f = fopen(out, "w");
 	if (!f)
 		return 1;
-	double t0 = now();
+	double t0 = bench_now();
 	gt_export_opts o = {0};
 	if (mode == 1)
 		o.flags |= GT_EXPORT_NO_ANALYSIS;
@@ -93,7 +74,7 @@ static int child(const char *dir, int mode, const char *out, int fd)
 	}
 	if (fclose(f) != 0 || rc < 0)
 		return 1;
-	double t1 = now();
+	double t1 = bench_now();
 	gt_export_close(x);
 	char line[256];
 	int n = snprintf(line, sizeof(line), "%.6f %llu %llu %llu\n", t1 - t0,
@@ -182,7 +163,7 @@ int main(int argc, char **argv)
 		}
 		dir = tmp;
 	}
-	if (!has_traces(dir)) {
+	if (!bench_has_traces(dir)) {
 		gt_synth_spec s;
 		if (gt_synth_preset(preset, &s) < 0) {
 			fprintf(stderr, "unknown preset %s (%s)\n", preset, gt_synth_preset_names());
@@ -193,13 +174,13 @@ int main(int argc, char **argv)
 		s.truth = 0;
 		gt_synth_truth tr;
 		char err[256];
-		double t0 = now();
+		double t0 = bench_now();
 		if (gt_synth_write(&s, dir, &tr, err, sizeof(err)) < 0) {
 			fprintf(stderr, "synth: %s\n", err);
 			return 1;
 		}
 		printf("generated preset %s: %llu records in %u traces, %.2f s\n", preset,
-		       (unsigned long long)tr.records, tr.ntraces, now() - t0);
+		       (unsigned long long)tr.records, tr.ntraces, bench_now() - t0);
 	}
 	printf("| mode | records | events/rows | output | wall (median) | CPU | events/s | "
 	       "output/s | max RSS |\n|---|---|---|---|---|---|---|---|---|\n");
