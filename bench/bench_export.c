@@ -163,25 +163,9 @@ int main(int argc, char **argv)
 		}
 		dir = tmp;
 	}
-	if (!bench_has_traces(dir)) {
-		gt_synth_spec s;
-		if (gt_synth_preset(preset, &s) < 0) {
-			fprintf(stderr, "unknown preset %s (%s)\n", preset, gt_synth_preset_names());
-			return 2;
-		}
-		if (steps > 0)
-			s.steps = (uint32_t)steps;
-		s.truth = 0;
-		gt_synth_truth tr;
-		char err[256];
-		double t0 = bench_now();
-		if (gt_synth_write(&s, dir, &tr, err, sizeof(err)) < 0) {
-			fprintf(stderr, "synth: %s\n", err);
-			return 1;
-		}
-		printf("generated preset %s: %llu records in %u traces, %.2f s\n", preset,
-		       (unsigned long long)tr.records, tr.ntraces, bench_now() - t0);
-	}
+	int grc = bench_ensure_traces(dir, preset, steps);
+	if (grc)
+		return grc;
 	printf("| mode | records | events/rows | output | wall (median) | CPU | events/s | "
 	       "output/s | max RSS |\n|---|---|---|---|---|---|---|---|---|\n");
 	int rc = 0;
