@@ -117,7 +117,7 @@ const char *gt_loss_what_name(uint32_t what)
 {
 	static const char *const names[] = {"unknown",	     "cupti_dropped",	 "buffer_refused",
 					    "frame_dropped", "encode_dropped",	 "unknown_record",
-					    "write_failed",  "string_table_full"};
+					    "write_failed",  "string_table_full", "undelivered"};
 	return what < sizeof(names) / sizeof(names[0]) ? names[what] : "unknown";
 }
 

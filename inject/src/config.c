@@ -104,6 +104,24 @@ int inj_expand_output(const char *pattern, char *out, size_t cap)
 	return 0;
 }
 
+/* How many buffers the pool may hand out at once: GAPTRACE_BUFFERS, else
+ * GAPTRACE_BUFFER_LIMIT_MB of buffers (default: 1/16 of the machine's
+ * memory, between 64 MiB and 1 GiB). Only buffers CUPTI writes cost memory;
+ * the cap is what a burst may take before records are refused (counted). */
+static uint32_t pool_cap(uint32_t buffer_bytes, int *explicit_n)
+{
+	const char *v = getenv("GAPTRACE_BUFFERS");
+	*explicit_n = v && *v;
+	if (*explicit_n)
+		return env_uint("GAPTRACE_BUFFERS", 16, 2, INJ_MAX_BUFFERS);
+	uint64_t mem = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t def_mb = mem / 16 / (1u << 20);
+	def_mb = def_mb < 64 ? 64 : def_mb > 1024 ? 1024 : def_mb;
+	uint64_t mb = env_uint("GAPTRACE_BUFFER_LIMIT_MB", (uint32_t)def_mb, 1, 1u << 20);
+	uint64_t n = (mb << 20) / buffer_bytes;
+	return (uint32_t)(n < 2 ? 2 : n > INJ_MAX_BUFFERS ? INJ_MAX_BUFFERS : n);
+}
+
 void inj_config_read(inj_config *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -125,10 +143,7 @@ void inj_config_read(inj_config *c)
 	}
 
 	c->buffer_bytes = env_uint("GAPTRACE_BUFFER_KB", 4096, 16, 256 * 1024) * 1024u;
-	c->nbuffers = env_uint("GAPTRACE_BUFFERS", 16, 2, INJ_MAX_BUFFERS);
-	/* The pool is one mapping; keep it below 4 GiB. */
-	while ((uint64_t)c->buffer_bytes * c->nbuffers > (4ull << 30) - 4096)
-		c->nbuffers /= 2;
+	c->nbuffers = pool_cap(c->buffer_bytes, &c->nbuffers_explicit);
 	c->flush_ms = env_uint("GAPTRACE_FLUSH_MS", 200, 10, 600000);
 	c->exit_timeout_ms = env_uint("GAPTRACE_EXIT_TIMEOUT_MS", 2000, 0, 600000);
 	c->send_queue_bytes = env_uint("GAPTRACE_SEND_QUEUE_KB", 16384, 64, 1024 * 1024) * 1024u;

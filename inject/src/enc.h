@@ -29,8 +29,11 @@ enum inj_out_mode {
  * rolls back to it, so the next loss record reports those losses again: a
  * loss record is never itself lost silently.
  */
+/** Slots of inj_losses: gt_loss_what values are below this. */
+#define INJ_LOSS_KINDS 16
+
 typedef struct inj_losses {
-	uint64_t count[8], bytes[8], records[8];
+	uint64_t count[INJ_LOSS_KINDS], bytes[INJ_LOSS_KINDS], records[INJ_LOSS_KINDS];
 	uint64_t from; /**< trace time of the last report */
 } inj_losses;
 

@@ -3,12 +3,26 @@
  * The encoder thread: the single owner of the writer and the output.
  *
  * Loop: sleep in poll() on the wake eventfd and the collector socket until
- * the next tick (GAPTRACE_FLUSH_MS); then take requests (flush, final,
- * profiler stop, fork), control messages (ARM/DISARM/FLUSH/BYE), convert
- * completed CUPTI buffers, give them back to the pool, and on each tick ask
- * CUPTI for a default flush, write loss records and flush a frame. Every
- * 2 s a GT_REC_CLOCK pairs the trace clock with the host clocks, and the
- * takeover probe runs (below).
+ * the next tick (GAPTRACE_FLUSH_MS); then take requests (final, fork,
+ * context destroyed, profiler stop), control messages (ARM/DISARM/FLUSH/
+ * BYE), convert the completed CUPTI buffers and give them back to the pool,
+ * and on each tick write loss records and flush a frame. Every 2 s a
+ * GT_REC_CLOCK pairs the trace clock with the host clocks, and the takeover
+ * probe runs (below).
+ *
+ * Flushing: the buffers come to us, we never fetch them. CUPTI's own worker
+ * delivers completed buffers every GAPTRACE_FLUSH_MS (cuptiActivityFlushPeriod,
+ * set at init), and a buffer that fills is completed on the thread that
+ * filled it. 0.1 called cuptiActivityFlushAll(0) from this thread every
+ * tick and deadlocked a transformers generate() loop on the H200 (this
+ * thread in the flush, CUPTI's worker waiting for the driver's lock, the
+ * application's launch waiting for it as a writer): a flush waits for
+ * CUPTI's worker, so no thread of ours calls it while the program runs. The
+ * only flush left is the forced one at the end (exit, SIGTERM/SIGINT), made
+ * on a throw-away thread we wait for with a deadline (final_cupti_flush);
+ * what it did not bring back in time is counted in our own buffers and
+ * written as a GT_LOSS_UNDELIVERED record, as is what CUPTI held when the
+ * process dies of a fault (no CUPTI call at all on that path).
  *
  * Kinds at run time: inj_apply_kinds() turns GT_KIND_* into
  * cuptiActivityEnable/Disable, cuptiActivityEnableRuntimeApi/DriverApi for
@@ -19,9 +33,10 @@
  * cuptiActivityRegisterCallbacks after us): CUPTI then hands every buffer,
  * ours included, to the new client and never asks us again, which looks
  * exactly like an idle program. So when none of our buffers moved for a
- * probe period (10 flush periods, 2 s by default), we make one traced call ourselves (cuDriverGetVersion, its
- * driver API record enabled by cbid) and ask for a default flush: if
- * CUPTI still reaches us, that record comes back in one of our buffers.
+ * probe period (10 flush periods, 2 s by default), we make one traced call
+ * ourselves (cuDriverGetVersion, its driver API record enabled by cbid): if
+ * CUPTI still reaches us, that record comes back in one of our buffers with
+ * CUPTI's next periodic delivery.
  * Three silent probes in a row (about 6 s by default) mean someone else owns the
  * activity callbacks: we say so once on stderr and in a GT_NOTE_CUPTI_TAKEN
  * note, stop probing, keep everything we already have, and note it again
@@ -323,6 +338,7 @@ static void add_start_notes(void)
 /* ------------------------------------------------------------ losses */
 
 static inj_losses L_total, L_committed; /* see enc.h, inj_losses */
+static char undelivered_why[200];
 static uint64_t refused_first_mono, refused_last_mono;
 
 /* Bring the totals up to date from the callbacks' counters and the output. */
@@ -353,7 +369,7 @@ static void emit_losses(void)
 {
 	gather_losses();
 	int any = 0;
-	for (int k = 1; k < 8; k++)
+	for (int k = 1; k < INJ_LOSS_KINDS; k++)
 		any |= L_total.count[k] != L_committed.count[k];
 	if (!any)
 		return;
@@ -400,6 +416,9 @@ static void emit_losses(void)
 	if (DELTA(GT_LOSS_ENCODE_DROPPED))
 		inj_loss(&E, GT_LOSS_ENCODE_DROPPED, from, now, DELTA(GT_LOSS_ENCODE_DROPPED), 0,
 			 "records the encoder had no memory for");
+	if (DELTA(GT_LOSS_UNDELIVERED))
+		inj_loss(&E, GT_LOSS_UNDELIVERED, from, now, DELTA(GT_LOSS_UNDELIVERED), 0, "%s",
+			 undelivered_why);
 	if (DELTA(GT_LOSS_STRING_TABLE_FULL))
 		inj_loss(&E, GT_LOSS_STRING_TABLE_FULL, from, now,
 			 DELTA(GT_LOSS_STRING_TABLE_FULL), 0,
@@ -424,14 +443,94 @@ static void drain(void)
 		L_total.count[GT_LOSS_CUPTI_DROPPED] += d.dropped;
 		if (!quiet)
 			inj_convert_buffer(&E, inj_pool_addr(&inj_g.pool, d.index), (size_t)d.valid);
-		inj_pool_put(&inj_g.pool, d.index);
+		inj_pool_recycle(&inj_g.pool, d.index, (size_t)d.valid);
 	}
 }
 
-static void cupti_flush(int forced)
+static unsigned pool_busy(void)
 {
-	inj_g.cu.cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+	return inj_g.pool.nbuf - inj_pool_free_count(&inj_g.pool);
+}
+
+/* Records in a buffer CUPTI still holds, walked the way CUPTI lays them out
+ * (our buffers start zeroed, so the first zero kind ends them). Only read:
+ * CUPTI may still be writing. */
+static uint64_t count_held_records(const uint8_t *buf, size_t size)
+{
+	uint64_t n = 0;
+	CUpti_Activity *rec = NULL;
+	for (size_t guard = size / 8; guard; guard--) {
+		if (inj_g.cu.cuptiActivityGetNextRecord((uint8_t *)buf, size, &rec) !=
+			    CUPTI_SUCCESS ||
+		    !rec || rec->kind == CUPTI_ACTIVITY_KIND_INVALID)
+			break;
+		n++;
+	}
+	return n;
+}
+
+/* Buffers CUPTI has not given back, and the records in them. */
+static void count_undelivered(uint64_t *buffers, uint64_t *records)
+{
+	*buffers = *records = 0;
+	for (uint32_t i = 0; i < inj_g.pool.nbuf; i++) {
+		if (inj_pool_is_free(&inj_g.pool, i))
+			continue;
+		(*buffers)++;
+		*records += count_held_records(inj_pool_addr(&inj_g.pool, i), inj_g.pool.buf_size);
+	}
+}
+
+static _Atomic int final_flush_done;
+
+static void *final_flush_thread(void *arg)
+{
+	(void)arg;
+	inj_g.cu.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	atomic_store(&final_flush_done, 1);
+	inj_wake();
+	return NULL;
+}
+
+/*
+ * The forced flush at the end, on a thread of its own, converting what it
+ * brings back as it arrives, until it returns or until `until`
+ * (CLOCK_MONOTONIC ns). A flush that never returns (a CUPTI or driver lock
+ * held by a thread that will never let go) then costs the records it would
+ * have brought, which the caller counts - never the exit. @return 1 if the
+ * flush returned in time.
+ */
+static int final_cupti_flush(uint64_t until)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_t t;
+	pthread_attr_t a;
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	int rc = pthread_create(&t, &a, final_flush_thread, NULL);
+	pthread_attr_destroy(&a);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		inj_debug("no thread for the final flush (%s)", strerror(rc));
+		drain();
+		return 0;
+	}
+	while (!atomic_load(&final_flush_done)) {
+		uint64_t now = inj_mono_ns();
+		if (now >= until)
+			break;
+		struct pollfd pf = {.fd = inj_g.wake_fd, .events = POLLIN};
+		if (poll(&pf, 1, (int)((until - now + 999999) / 1000000)) > 0) {
+			uint64_t v;
+			ssize_t r = read(inj_g.wake_fd, &v, sizeof(v));
+			(void)r;
+		}
+		drain();
+	}
 	drain();
+	return atomic_load(&final_flush_done);
 }
 
 /* ------------------------------------------------------------ takeover */
@@ -475,8 +574,8 @@ static void probe(void)
 	int v;
 	canary_fn(&v);
 	P.pending = 1;
-	cupti_flush(0);
-	/* What the flush brought back counts at the next probe. */
+	/* Its record comes back with CUPTI's next periodic delivery, if CUPTI
+	 * still delivers to us: it counts at the next probe. */
 }
 
 /* ------------------------------------------------------------ control */
@@ -495,8 +594,13 @@ static void arm(uint32_t kinds, uint64_t dur_ns, const char *by)
 			 dur_ns ? " (timed)" : "");
 		arm_deadline = dur_ns ? inj_mono_ns() + dur_ns : 0;
 	} else if (before) {
-		cupti_flush(1);
-		inj_note(&E, GT_NOTE_DISARMED, 0, "capture disarmed by %s", by);
+		/* What was recorded before comes with CUPTI's periodic deliveries
+		 * (no flush from this thread: see the top of this file). */
+		drain();
+		inj_note(&E, GT_NOTE_DISARMED, 0,
+			 "capture disarmed by %s; CUPTI still holds %u buffers, delivered within "
+			 "%u ms",
+			 by, pool_busy(), inj_g.cfg.flush_ms);
 		arm_deadline = 0;
 	}
 	inj_debug("kinds now %s (by %s)", kb, by);
@@ -534,7 +638,7 @@ static void handle_ctl(const gt_ctl *m)
 		arm(0, 0, "the collector");
 		break;
 	case GT_CTL_FLUSH:
-		cupti_flush(0);
+		drain();
 		emit_losses();
 		gt_writer_flush(E.w);
 		break;
@@ -557,15 +661,58 @@ static void read_ctl(void)
 
 /* ------------------------------------------------------------ lifecycle */
 
-static void finish(int sig)
+/* Count what CUPTI still holds as lost (GT_LOSS_UNDELIVERED), saying why. */
+static void account_undelivered(const char *why)
 {
+	uint64_t bufs, recs;
+	count_undelivered(&bufs, &recs);
+	if (!recs)
+		return;
+	L_total.count[GT_LOSS_UNDELIVERED] += recs;
+	snprintf(undelivered_why, sizeof(undelivered_why),
+		 "%s: %llu records in %llu CUPTI buffers never delivered", why,
+		 (unsigned long long)recs, (unsigned long long)bufs);
+	inj_log("%s", undelivered_why);
+}
+
+/* A note with what the buffer pool did, for tuning and for the report. */
+static void note_pool(void)
+{
+	inj_note(&E, GT_NOTE_INFO, 0,
+		 "CUPTI buffers: peak %u of %u in use (%u KB each), %llu handed out, %llu "
+		 "refused",
+		 atomic_load(&inj_g.pool.peak_in_use), inj_g.pool.nbuf, inj_g.pool.buf_size / 1024,
+		 (unsigned long long)atomic_load(&inj_g.n_requested),
+		 (unsigned long long)L_total.count[GT_LOSS_BUFFER_REFUSED]);
+}
+
+/*
+ * The end of the stream: exit, a fatal SIGTERM/SIGINT (sig), or a fault
+ * (crash). Each step has a share of the time the exiting thread waits
+ * (final_deadline): the forced flush 60 % of it, then the last frames.
+ */
+static void finish(int sig, int crash)
+{
+	uint64_t now = inj_mono_ns();
 	uint64_t deadline = atomic_load(&inj_g.final_deadline);
 	if (!deadline)
-		deadline = inj_mono_ns() + (uint64_t)inj_g.cfg.exit_timeout_ms * 1000000ull;
+		deadline = now + (uint64_t)inj_g.cfg.exit_timeout_ms * 1000000ull;
 	if (!quiet) {
-		cupti_flush(1);
-		if (sig)
-			inj_note(&E, GT_NOTE_SIGNAL, 0, "flushed on signal %d", sig);
+		if (crash) {
+			drain();
+			char why[64];
+			snprintf(why, sizeof(why), "the process died of signal %d", sig);
+			account_undelivered(why);
+			inj_note(&E, GT_NOTE_SIGNAL, 0,
+				 "fatal signal %d: wrote what gaptrace held; no CUPTI flush", sig);
+		} else {
+			uint64_t until = deadline > now ? now + (deadline - now) * 6 / 10 : now;
+			if (!final_cupti_flush(until))
+				account_undelivered("the final CUPTI flush did not finish in time");
+			if (sig)
+				inj_note(&E, GT_NOTE_SIGNAL, 0, "flushed on signal %d", sig);
+		}
+		note_pool();
 		add_clock();
 		emit_losses();
 		gt_writer_flush(E.w);
@@ -576,12 +723,13 @@ static void finish(int sig)
 	gt_writer_stats st;
 	gt_writer_get_stats(E.w, &st);
 	inj_debug("done: %llu records in %llu frames, %llu bytes%s%s; %llu frames dropped, %llu "
-		  "frames (%llu bytes) not written",
+		  "frames (%llu bytes) not written; buffers: peak %u of %u",
 		  (unsigned long long)st.records, (unsigned long long)st.frames,
 		  (unsigned long long)st.out_bytes, E.out.path[0] ? " to " : "", E.out.path,
 		  (unsigned long long)E.out.frames_dropped,
 		  (unsigned long long)E.out.write_failed_frames,
-		  (unsigned long long)E.out.write_failed_bytes);
+		  (unsigned long long)E.out.write_failed_bytes,
+		  atomic_load(&inj_g.pool.peak_in_use), inj_g.pool.nbuf);
 	int expect = INJ_RUNNING;
 	atomic_compare_exchange_strong(&inj_g.phase, &expect, INJ_FINISHED);
 	ssize_t w;
@@ -624,7 +772,7 @@ static void *encoder_main(void *arg)
 		inj_apply_kinds(0, NULL, 0);
 		atomic_store(&inj_g.phase, INJ_INERT);
 		quiet = 1;
-		finish(0);
+		finish(0, 0);
 		return NULL;
 	}
 	open_output();
@@ -684,24 +832,23 @@ static void *encoder_main(void *arg)
 		}
 		uint32_t req = atomic_exchange(&inj_g.requests, 0);
 		drain();
-		if (req & INJ_REQ_PROFSTOP) {
-			cupti_flush(1);
-			if (!quiet)
-				inj_note(&E, GT_NOTE_PROFILER_STOP, 0, "cudaProfilerStop: flushed");
-		}
-		if (req & (INJ_REQ_FLUSH | INJ_REQ_FORCED))
-			cupti_flush(!!(req & INJ_REQ_FORCED));
+		if ((req & INJ_REQ_PROFSTOP) && !quiet)
+			inj_note(&E, GT_NOTE_PROFILER_STOP, 0,
+				 "cudaProfilerStop: the records before it arrive with CUPTI's next "
+				 "delivery (every %u ms)",
+				 inj_g.cfg.flush_ms);
 		if ((req & INJ_REQ_FORKED) && !quiet)
 			inj_note(&E, GT_NOTE_INFO, 0,
 				 "the process forked (%llu times so far); children are not traced",
 				 (unsigned long long)atomic_load(&inj_g.n_forks));
-		if (req & (INJ_REQ_PROFSTOP | INJ_REQ_FLUSH | INJ_REQ_FORCED | INJ_REQ_CTXDESTROY))
+		if (req & (INJ_REQ_PROFSTOP | INJ_REQ_FLUSH | INJ_REQ_CTXDESTROY))
 			if (!quiet)
 				gt_writer_flush(E.w);
 		if (E.out.lost)
 			fall_back(E.out.lost_why);
 		if (req & INJ_REQ_FINAL) {
-			finish(req & INJ_REQ_SIGNAL ? atomic_load(&inj_g.signal_no) : 0);
+			finish(req & INJ_REQ_SIGNAL ? atomic_load(&inj_g.signal_no) : 0,
+			       !!(req & INJ_REQ_CRASH));
 			return NULL;
 		}
 
@@ -709,7 +856,6 @@ static void *encoder_main(void *arg)
 		if (arm_deadline && now >= arm_deadline)
 			arm(0, 0, "the end of the timed capture");
 		if (now >= next_tick) {
-			cupti_flush(0);
 			if (!quiet) {
 				if (now >= next_clock) {
 					if (applied)

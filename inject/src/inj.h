@@ -8,12 +8,23 @@
  *                    inj_buffer_completed) and the subscriber callback on
  *                    them. They only use the lock-free pool and queue, a few
  *                    atomics and one eventfd write. No allocation, no lock,
- *                    no I/O that can block.
+ *                    no I/O that can block, and no call back into CUPTI.
+ *   CUPTI's worker : CUPTI's own thread delivers completed buffers every
+ *                    GAPTRACE_FLUSH_MS (cuptiActivityFlushPeriod) through the
+ *                    same completion callback.
  *   encoder thread : the one thread that owns everything else: the writer,
  *                    the output (socket or file), the caches, CUPTI activity
- *                    enable/disable at run time, flushes, notes and losses.
+ *                    enable/disable at run time, notes and losses.
  *   exit / signal  : set a request bit, wake the encoder and wait a bounded
  *                    time on a pipe for it to say "done".
+ *
+ * The lock rule (the H200 deadlock of 0.1, see README.md "Flushing"): no
+ * thread of ours ever calls a CUPTI function that waits for CUPTI's worker
+ * or for an application thread - cuptiActivityFlushAll above all - while
+ * the program runs. CUPTI's worker delivers the buffers instead. The one
+ * exception is the forced flush at the very end (exit, a fatal SIGTERM/
+ * SIGINT), made on a throw-away thread the encoder waits for with a
+ * deadline, so that even a flush that never returns cannot hold the exit.
  */
 #ifndef GT_INJ_H
 #define GT_INJ_H
@@ -42,8 +53,9 @@ typedef struct inj_config {
 	int dormant;
 	int hold_cupti;             /**< GAPTRACE_HOLD_CUPTI: keep the CUPTI subscriber slot */
 	uint32_t buffer_bytes;      /**< one CUPTI buffer */
-	uint32_t nbuffers;          /**< pooled buffers */
-	uint32_t flush_ms;
+	uint32_t nbuffers;          /**< most buffers at once (the pool's cap) */
+	int nbuffers_explicit;      /**< GAPTRACE_BUFFERS set (else from the memory limit) */
+	uint32_t flush_ms;          /**< CUPTI's delivery period, and our frame tick */
 	uint32_t exit_timeout_ms;
 	uint32_t send_queue_bytes;  /**< socket frame queue cap */
 	char session[64];
@@ -62,6 +74,14 @@ INJ_HIDDEN void inj_config_read(inj_config *c);
 INJ_HIDDEN int inj_expand_output(const char *pattern, char *out, size_t cap);
 
 /* ------------------------------------------------------------ logging */
+
+/**
+ * Remember which file the process's stderr (fd 2) is at init. Our lines go
+ * to fd 2 only while it is still that file: a daemon that closed fd 2 and
+ * later opened something else there (a socket, its log) never receives a
+ * line of ours, and neither does a descriptor of our own.
+ */
+INJ_HIDDEN void inj_log_init(void);
 
 /** "gaptrace: <msg>\n" on stderr with one write(2). Never allocates. */
 INJ_HIDDEN void inj_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -94,7 +114,9 @@ extern INJ_HIDDEN int inj_debug_on;
 	X(R, cuptiSetThreadIdType)                     \
 	X(O, cuptiActivityEnableRuntimeApi)            \
 	X(O, cuptiActivityEnableDriverApi)             \
-	X(O, cuptiActivityEnableLatencyTimestamps)
+	X(O, cuptiActivityEnableLatencyTimestamps)     \
+	X(O, cuptiActivitySetAttribute)                \
+	X(O, cuptiActivityFlushPeriod)
 
 typedef struct inj_cupti {
 #define X(req, name) __typeof__(&name) name;
@@ -123,6 +145,9 @@ INJ_HIDDEN const char *inj_cupti_err(const inj_cupti *cu, CUptiResult rc);
 
 /* ------------------------------------------------------------ pool and queue */
 
+/** Most buffers a pool can hold (bits of the free bitmap). */
+#define INJ_MAX_BUFFERS 4096
+
 /** One completed buffer handed from CUPTI to the encoder. */
 typedef struct inj_done {
 	uint32_t index;      /**< pool buffer index */
@@ -132,9 +157,19 @@ typedef struct inj_done {
 } inj_done;
 
 /**
- * A bounded pool of equal CUPTI buffers in one mapping, a lock-free free
- * bitmap, and a bounded lock-free MPSC queue of completed buffers. The queue
- * has a slot per buffer, so a push can never find it full.
+ * The CUPTI buffer pool: up to nbuf equal buffers in one address range
+ * reserved at init (MAP_NORESERVE: a buffer costs memory only once CUPTI
+ * writes into it, so the pool grows with demand up to its cap), a lock-free
+ * free bitmap, and a bounded lock-free MPSC queue of completed buffers. The
+ * queue has a slot per buffer, so a push can never find it full.
+ *
+ * Buffers handed to CUPTI are all zero (CUPTI is told so with
+ * CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER and then does not clear
+ * them on the application thread): a buffer never written is untouched
+ * zero pages, and inj_pool_recycle() either clears the bytes a used buffer
+ * held ("warm", at most INJ_POOL_WARM of them kept) or gives its pages back
+ * to the kernel ("cold"). Committed memory therefore stays within
+ * (buffers CUPTI holds + INJ_POOL_WARM) x buffer size.
  */
 typedef struct inj_pool {
 	uint8_t *base;
@@ -142,7 +177,11 @@ typedef struct inj_pool {
 	uint32_t nbuf;
 	uint32_t buf_size;
 	uint32_t nwords;
-	_Atomic uint64_t freemask[16];     /**< bit set = buffer free */
+	_Atomic uint64_t freemask[INJ_MAX_BUFFERS / 64]; /**< bit set = buffer free */
+	uint8_t *warm;                     /**< per buffer: 1 = pages resident, zeroed */
+	_Atomic uint32_t warm_free;        /**< free buffers that are warm */
+	_Atomic uint32_t in_use;           /**< buffers out of the free set now */
+	_Atomic uint32_t peak_in_use;      /**< most ever out at once */
 	/* queue (Vyukov bounded MPMC, used as MPSC) */
 	struct inj_qslot {
 		_Atomic uint64_t seq;
@@ -153,14 +192,26 @@ typedef struct inj_pool {
 	uint64_t qtail;                    /**< next pop position (encoder only) */
 } inj_pool;
 
-#define INJ_MAX_BUFFERS (16 * 64)
+/** Warm (resident, zeroed) free buffers kept for reuse; beyond, pages go back. */
+#define INJ_POOL_WARM 8
 
-/** Map nbuf buffers of size bytes. @return 0 or -1 (errno). */
+/**
+ * Reserve address space for nbuf buffers of size bytes (nothing is
+ * committed). When the range cannot be reserved (strict overcommit), nbuf
+ * is halved until it can (at least 2); p->nbuf says what was kept.
+ * @return 0 or -1 (errno).
+ */
 INJ_HIDDEN int inj_pool_init(inj_pool *p, uint32_t nbuf, uint32_t size);
-/** Take a free buffer (lock-free). @return its index or -1 when none. */
+/** Take a free buffer (lock-free, any thread). @return its index or -1 when none. */
 INJ_HIDDEN int inj_pool_get(inj_pool *p);
-/** Give a buffer back (lock-free). */
+/** Give a buffer back as it is (lock-free; it must still be all zero). */
 INJ_HIDDEN void inj_pool_put(inj_pool *p, uint32_t index);
+/**
+ * Give back a buffer CUPTI filled with `used` bytes (encoder only): clear
+ * them and keep the pages (warm), or return the pages to the kernel when
+ * enough warm buffers are free already.
+ */
+INJ_HIDDEN void inj_pool_recycle(inj_pool *p, uint32_t index, size_t used);
 /** Address of buffer i. */
 static inline uint8_t *inj_pool_addr(const inj_pool *p, uint32_t i)
 {
@@ -170,6 +221,8 @@ static inline uint8_t *inj_pool_addr(const inj_pool *p, uint32_t i)
 INJ_HIDDEN int inj_pool_index(const inj_pool *p, const uint8_t *addr);
 /** Number of buffers currently free. */
 INJ_HIDDEN uint32_t inj_pool_free_count(inj_pool *p);
+/** Is buffer i free (not with CUPTI, not queued)? */
+INJ_HIDDEN int inj_pool_is_free(inj_pool *p, uint32_t i);
 /** Push a completed buffer (lock-free, any thread). */
 INJ_HIDDEN void inj_queue_push(inj_pool *p, const inj_done *d);
 /** Pop one (encoder only). @return 1 with *d filled, 0 when empty. */
@@ -186,13 +239,13 @@ enum inj_phase {
 
 /** Requests to the encoder thread (bits of inj_state.requests). */
 enum {
-	INJ_REQ_FLUSH = 1u << 0,       /**< default flush now */
-	INJ_REQ_FORCED = 1u << 1,      /**< forced flush now */
+	INJ_REQ_FLUSH = 1u << 0,       /**< convert what has arrived and write a frame */
 	INJ_REQ_FINAL = 1u << 2,       /**< final flush and close (exit) */
 	INJ_REQ_SIGNAL = 1u << 3,      /**< ... because of a signal */
 	INJ_REQ_PROFSTOP = 1u << 4,    /**< cudaProfilerStop seen */
 	INJ_REQ_CTXDESTROY = 1u << 5,  /**< a context is being destroyed */
 	INJ_REQ_FORKED = 1u << 6,      /**< the process forked */
+	INJ_REQ_CRASH = 1u << 7,       /**< with FINAL: a fatal signal, no CUPTI call */
 };
 
 typedef struct inj_state {
@@ -245,6 +298,14 @@ INJ_HIDDEN void inj_request(uint32_t bits);
 INJ_HIDDEN uint64_t inj_mono_ns(void);
 /** CLOCK_REALTIME in ns. */
 INJ_HIDDEN uint64_t inj_real_ns(void);
+
+/**
+ * Move fd above the standard descriptors (0-2 may be closed in a daemon:
+ * a descriptor of ours there would receive the program's own output, or
+ * our log lines) and make it close-on-exec. @return the new fd (the old one
+ * is closed), or -1 with fd closed.
+ */
+INJ_HIDDEN int inj_fd_above_stdio(int fd);
 
 /** Register / forget an output fd that a fork child must close (encoder). */
 INJ_HIDDEN void inj_track_fd(int fd);

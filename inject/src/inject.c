@@ -22,9 +22,16 @@
  *             not exist in it. CUDA cannot be used in a fork child anyway; a
  *             child that execs a CUDA program is traced afresh through the
  *             inherited CUDA_INJECTION64_PATH. Every fd we open is CLOEXEC.
- *   context : CONTEXT_DESTROY_STARTING -> forced CUPTI flush on the spot,
- *             while the context still lives.
- *   profiler: cudaProfilerStop / cuProfilerStop -> forced flush + note.
+ *   crash   : SIGSEGV/SIGBUS/SIGFPE/SIGILL/SIGABRT, only where the
+ *             disposition is the default: the encoder writes what it
+ *             holds and a loss record for what CUPTI still held (counted
+ *             in our buffers, never flushed: the crash may be inside CUPTI
+ *             or the driver), bounded; then the process dies the same way.
+ *   context : CONTEXT_DESTROY_STARTING -> wake the encoder; CUPTI itself
+ *             returns a destroyed context's buffers. No flush here: the
+ *             driver may hold the context lock while it calls us.
+ *   profiler: cudaProfilerStop / cuProfilerStop -> a note; the records
+ *             before it arrive with CUPTI's next periodic delivery.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -72,6 +79,23 @@ void inj_request(uint32_t bits)
 {
 	atomic_fetch_or(&inj_g.requests, bits);
 	inj_wake();
+}
+
+int inj_fd_above_stdio(int fd)
+{
+	if (fd < 0)
+		return -1;
+	if (fd > STDERR_FILENO) {
+		int fl = fcntl(fd, F_GETFD);
+		if (fl >= 0 && !(fl & FD_CLOEXEC))
+			fcntl(fd, F_SETFD, fl | FD_CLOEXEC);
+		return fd;
+	}
+	int hi = fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+	int saved = errno;
+	close(fd);
+	errno = saved;
+	return hi;
 }
 
 void inj_track_fd(int fd)
@@ -153,8 +177,9 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
 	if (!running())
 		return;
 	if (dom == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
-		/* Deliver the context's records while it still exists. */
-		inj_g.cu.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+		/* CUPTI completes the context's buffers itself. No flush from
+		 * here: the driver may hold the context lock while it calls us,
+		 * and a flush waits for CUPTI's worker, which may need it. */
 		inj_request(INJ_REQ_CTXDESTROY);
 		return;
 	}
@@ -185,20 +210,27 @@ static void wait_done(uint64_t deadline)
 	}
 }
 
-static void final_flush(int sig)
+/* Ask the encoder for the final flush (once) and wait for it, at most
+ * timeout_ms. Async-signal-safe. */
+static void final_request(int sig, uint32_t extra, uint32_t timeout_ms)
 {
 	if (!running() || !inj_g.encoder_started)
 		return;
-	uint64_t deadline = inj_mono_ns() + (uint64_t)inj_g.cfg.exit_timeout_ms * 1000000ull;
+	uint64_t deadline = inj_mono_ns() + (uint64_t)timeout_ms * 1000000ull;
 	if (!atomic_exchange(&inj_g.final_requested, 1)) {
 		atomic_store(&inj_g.final_deadline, deadline);
 		if (sig)
 			atomic_store(&inj_g.signal_no, sig);
-		inj_request(INJ_REQ_FINAL | (sig ? INJ_REQ_SIGNAL : 0));
+		inj_request(INJ_REQ_FINAL | (sig ? INJ_REQ_SIGNAL : 0) | extra);
 	} else {
 		deadline = atomic_load(&inj_g.final_deadline);
 	}
 	wait_done(deadline);
+}
+
+static void final_flush(int sig)
+{
+	final_request(sig, 0, inj_g.cfg.exit_timeout_ms);
 }
 
 static void on_exit_handler(void)
@@ -263,6 +295,52 @@ static void install_signal(int sig, struct sigaction *prev)
 	if (!(prev->sa_flags & SA_SIGINFO) && prev->sa_handler != SIG_DFL)
 		sa.sa_flags = SA_SIGINFO | (prev->sa_flags & (SA_RESTART | SA_ONSTACK | SA_NODEFER));
 	sigaction(sig, &sa, NULL);
+}
+
+/* Fatal signals. The program is dying of a fault or an abort: write what
+ * we hold and account for what CUPTI still held, then die the same way.
+ * No CUPTI call on this path (the fault may be inside CUPTI or the driver,
+ * holding their locks); at most 1 s (or GAPTRACE_EXIT_TIMEOUT_MS if less). */
+static const int crash_sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+#define N_CRASH_SIGS (int)(sizeof(crash_sigs) / sizeof(crash_sigs[0]))
+static atomic_int crash_once;
+
+static void on_crash(int sig, siginfo_t *si, void *uc)
+{
+	(void)si;
+	(void)uc;
+	int saved = errno;
+	if (!atomic_exchange(&crash_once, 1)) {
+		uint32_t ms = inj_g.cfg.exit_timeout_ms < 1000 ? inj_g.cfg.exit_timeout_ms : 1000;
+		final_request(sig, INJ_REQ_CRASH, ms);
+	}
+	struct sigaction dfl;
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	sigaction(sig, &dfl, NULL);
+	/* Pending until we return; a fault would also recur on return. */
+	raise(sig);
+	errno = saved;
+}
+
+static void install_crash_handlers(void)
+{
+	for (int i = 0; i < N_CRASH_SIGS; i++) {
+		struct sigaction old;
+		if (sigaction(crash_sigs[i], NULL, &old) < 0)
+			continue;
+		/* Only where the program left the default: a program (or a runtime
+		 * such as a JVM) with its own handler keeps it untouched. */
+		if ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
+			continue;
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = on_crash;
+		sigemptyset(&sa.sa_mask);
+		sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+		sigaction(crash_sigs[i], &sa, NULL);
+	}
 }
 
 /* ------------------------------------------------------------ fork */
@@ -366,15 +444,43 @@ static int subscribe(void)
 	return 0;
 }
 
+/* Our wake eventfd and "done" pipe, never on fds 0-2: in a daemon that
+ * closed them, the pipe would otherwise receive the program's (or our own)
+ * output, and exit would read that as "done" (0.1 lost every record so). */
 static int make_fds(void)
 {
-	inj_g.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	inj_g.wake_fd = inj_fd_above_stdio(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
 	int p[2];
 	if (inj_g.wake_fd < 0 || pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
 		return -1;
-	inj_g.done_rd = p[0];
-	inj_g.done_wr = p[1];
-	return 0;
+	inj_g.done_rd = inj_fd_above_stdio(p[0]);
+	inj_g.done_wr = inj_fd_above_stdio(p[1]);
+	return inj_g.done_rd < 0 || inj_g.done_wr < 0 ? -1 : 0;
+}
+
+/* CUPTI settings that must precede the first buffer and the first kind:
+ * our buffers come zeroed (CUPTI then does not clear each one on the
+ * application thread), and CUPTI's own worker delivers completed buffers
+ * every flush period - our threads never call cuptiActivityFlushAll while
+ * the program runs (see inj.h, "the lock rule"). */
+static void set_cupti_attributes(void)
+{
+	const inj_cupti *cu = &inj_g.cu;
+	if (cu->cuptiActivitySetAttribute) {
+		uint8_t zeroed = 1;
+		size_t sz = sizeof(zeroed);
+		CUptiResult rc = cu->cuptiActivitySetAttribute(
+			CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &sz, &zeroed);
+		if (rc != CUPTI_SUCCESS)
+			inj_debug("CUPTI keeps clearing buffers itself: %s", inj_cupti_err(cu, rc));
+	}
+	CUptiResult rc = CUPTI_ERROR_NOT_SUPPORTED;
+	if (cu->cuptiActivityFlushPeriod)
+		rc = cu->cuptiActivityFlushPeriod(inj_g.cfg.flush_ms);
+	if (rc != CUPTI_SUCCESS)
+		inj_log("this CUPTI cannot deliver records periodically (%s): records arrive as "
+			"buffers fill and at exit",
+			inj_cupti_err(cu, rc));
 }
 
 __attribute__((visibility("default"))) int InitializeInjection(void);
@@ -384,6 +490,7 @@ int InitializeInjection(void)
 	static atomic_int once;
 	if (atomic_exchange(&once, 1))
 		return 1;
+	inj_log_init();
 	for (int i = 0; i < 4; i++)
 		inj_g.out_fds[i].fd = -1;
 	inj_config_read(&inj_g.cfg);
@@ -399,7 +506,7 @@ int InitializeInjection(void)
 	}
 	inj_debug("CUPTI %u from %s (%s)", inj_g.cu.version, inj_g.cu.path, inj_g.cu.how);
 	if (inj_pool_init(&inj_g.pool, inj_g.cfg.nbuffers, inj_g.cfg.buffer_bytes) < 0) {
-		snprintf(why, sizeof(why), "cannot map %u CUPTI buffers of %u KB: %s",
+		snprintf(why, sizeof(why), "cannot reserve %u CUPTI buffers of %u KB: %s",
 			 inj_g.cfg.nbuffers, inj_g.cfg.buffer_bytes / 1024, strerror(errno));
 		go_inert(why);
 		return 1;
@@ -413,6 +520,7 @@ int InitializeInjection(void)
 	if (rc != CUPTI_SUCCESS)
 		inj_debug("cuptiSetThreadIdType(SYSTEM): %s", inj_cupti_err(&inj_g.cu, rc));
 	inj_g.cu.cuptiGetTimestamp(&inj_g.start_trace_ns);
+	set_cupti_attributes();
 
 	if (subscribe() < 0) {
 		/* Inert, but leave a trace that says why (encoder in note-only mode). */
@@ -442,5 +550,6 @@ int InitializeInjection(void)
 	pthread_atfork(NULL, atfork_parent, atfork_child);
 	install_signal(SIGTERM, &prev_term);
 	install_signal(SIGINT, &prev_int);
+	install_crash_handlers();
 	return 1;
 }

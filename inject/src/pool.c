@@ -3,10 +3,22 @@
  * The CUPTI buffer pool and the completed-buffer queue: the only structures
  * application threads touch.
  *
- * Pool: nbuf equal buffers carved from one anonymous mapping made at init
- * (MAP_NORESERVE: pages cost memory only once CUPTI writes them). A free
- * bitmap of atomic 64-bit words; taking a buffer is a CAS that clears one
- * bit, giving it back an atomic OR. No lock, no allocation, no syscall.
+ * Pool: up to nbuf equal buffers carved from one anonymous mapping reserved
+ * at init with MAP_NORESERVE, so the pool is elastic: CUPTI gives every
+ * thread that records activity a buffer of its own (per-thread activity
+ * buffers), and a program with many launching threads (JAX/XLA: ~20 seen on
+ * the H200) or a burst CUPTI's worker has not delivered yet simply uses more
+ * of the range; memory is committed only where CUPTI writes. The cap (nbuf x
+ * size) is GAPTRACE_BUFFER_LIMIT_MB; past it a request is refused and
+ * counted, never blocked.
+ *
+ * A free bitmap of atomic 64-bit words: taking a buffer is a CAS that
+ * clears one bit, giving it back an atomic OR. No lock, no allocation, no
+ * syscall on an application thread. The encoder clears what CUPTI wrote
+ * before a buffer goes back (CUPTI is told that our buffers come zeroed, so
+ * it no longer clears 4 MB on the application thread per buffer), or, when
+ * enough warm buffers are free already, returns the pages (MADV_DONTNEED
+ * leaves zero pages behind).
  *
  * Queue: Dmitry Vyukov's bounded MPMC ring with per-slot sequence numbers,
  * used with one consumer (the encoder). Its capacity is the next power of
@@ -21,23 +33,39 @@
 
 #include "inj.h"
 
+static void *reserve(uint32_t *nbuf, uint32_t size, size_t *len)
+{
+	for (;;) {
+		*len = (size_t)*nbuf * size;
+		void *m = mmap(NULL, *len, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (m != MAP_FAILED)
+			return m;
+		if (errno != ENOMEM || *nbuf <= 2)
+			return NULL;
+		*nbuf /= 2; /* strict overcommit counts the whole range: ask less */
+	}
+}
+
 int inj_pool_init(inj_pool *p, uint32_t nbuf, uint32_t size)
 {
 	memset(p, 0, sizeof(*p));
-	if (nbuf < 1 || nbuf > INJ_MAX_BUFFERS || size < 1024 || size % 8) {
+	if (nbuf < 2 || nbuf > INJ_MAX_BUFFERS || size < 1024 || size % 8) {
 		errno = EINVAL;
 		return -1;
 	}
-	size_t len = (size_t)nbuf * size;
-	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (m == MAP_FAILED)
+	size_t len;
+	void *m = reserve(&nbuf, size, &len);
+	if (!m)
 		return -1;
 	uint32_t qcap = 1;
 	while (qcap < nbuf)
 		qcap <<= 1;
 	p->slots = calloc(qcap, sizeof(*p->slots));
-	if (!p->slots) {
+	p->warm = calloc(nbuf, 1);
+	if (!p->slots || !p->warm) {
+		free(p->slots);
+		free(p->warm);
 		munmap(m, len);
 		errno = ENOMEM;
 		return -1;
@@ -59,6 +87,18 @@ int inj_pool_init(inj_pool *p, uint32_t nbuf, uint32_t size)
 	return 0;
 }
 
+static void note_taken(inj_pool *p, uint32_t i)
+{
+	if (p->warm[i])
+		atomic_fetch_sub_explicit(&p->warm_free, 1, memory_order_relaxed);
+	uint32_t n = atomic_fetch_add_explicit(&p->in_use, 1, memory_order_relaxed) + 1;
+	uint32_t pk = atomic_load_explicit(&p->peak_in_use, memory_order_relaxed);
+	while (n > pk && !atomic_compare_exchange_weak_explicit(&p->peak_in_use, &pk, n,
+								memory_order_relaxed,
+								memory_order_relaxed))
+		;
+}
+
 int inj_pool_get(inj_pool *p)
 {
 	for (uint32_t w = 0; w < p->nwords; w++) {
@@ -68,8 +108,11 @@ int inj_pool_get(inj_pool *p)
 			uint64_t want = cur & ~(1ull << bit);
 			if (atomic_compare_exchange_weak_explicit(&p->freemask[w], &cur, want,
 								  memory_order_acquire,
-								  memory_order_relaxed))
-				return (int)(w * 64 + (uint32_t)bit);
+								  memory_order_relaxed)) {
+				uint32_t i = w * 64 + (uint32_t)bit;
+				note_taken(p, i);
+				return (int)i;
+			}
 		}
 	}
 	return -1;
@@ -79,8 +122,31 @@ void inj_pool_put(inj_pool *p, uint32_t index)
 {
 	if (index >= p->nbuf)
 		return;
+	if (p->warm[index])
+		atomic_fetch_add_explicit(&p->warm_free, 1, memory_order_relaxed);
+	atomic_fetch_sub_explicit(&p->in_use, 1, memory_order_relaxed);
 	atomic_fetch_or_explicit(&p->freemask[index / 64], 1ull << (index % 64),
 				 memory_order_release);
+}
+
+void inj_pool_recycle(inj_pool *p, uint32_t index, size_t used)
+{
+	if (index >= p->nbuf)
+		return;
+	uint8_t *b = inj_pool_addr(p, index);
+	if (atomic_load_explicit(&p->warm_free, memory_order_relaxed) < INJ_POOL_WARM) {
+		/* CUPTI writes records from the start; a little slack covers a
+		 * record it began past the valid end. */
+		size_t n = used + 4096 < p->buf_size ? used + 4096 : p->buf_size;
+		memset(b, 0, n);
+		p->warm[index] = 1;
+	} else if (madvise(b, p->buf_size, MADV_DONTNEED) == 0) {
+		p->warm[index] = 0; /* anonymous private pages read back as zeros */
+	} else {
+		memset(b, 0, p->buf_size);
+		p->warm[index] = 1;
+	}
+	inj_pool_put(p, index);
 }
 
 int inj_pool_index(const inj_pool *p, const uint8_t *addr)
@@ -99,6 +165,13 @@ uint32_t inj_pool_free_count(inj_pool *p)
 	for (uint32_t w = 0; w < p->nwords; w++)
 		n += (uint32_t)__builtin_popcountll(atomic_load(&p->freemask[w]));
 	return n;
+}
+
+int inj_pool_is_free(inj_pool *p, uint32_t i)
+{
+	if (i >= p->nbuf)
+		return 1;
+	return (int)((atomic_load(&p->freemask[i / 64]) >> (i % 64)) & 1);
 }
 
 void inj_queue_push(inj_pool *p, const inj_done *d)

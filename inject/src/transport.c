@@ -266,7 +266,7 @@ int inj_out_connect(inj_out *o, const char *path, int explicit_path, uint64_t *k
 {
 	if (!path || !*path || !o->hdr)
 		return 0;
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	int fd = inj_fd_above_stdio(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
 	if (fd < 0)
 		return 0;
 	inj_track_fd(fd);
@@ -464,6 +464,7 @@ int inj_out_open_file(inj_out *o, const char *path)
 				inj_log("%s exists; writing %s", path, o->path);
 		}
 	}
+	fd = inj_fd_above_stdio(fd);
 	int err = errno;
 	if (fd >= 0)
 		inj_track_fd(fd);

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A mock libcupti.so.13 (same SONAME) for CPU-only tests of
- * libgaptrace_inject.so. See mock_cupti.h for the behaviour it scripts.
+ * libgaptrace_inject.so. See mock_cupti.h for the behaviour it scripts,
+ * including the lock model of the driver's context lock and CUPTI's worker.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,7 @@
 typedef struct mbuf {
 	uint8_t *buf;
 	size_t size, used;
+	uint64_t nrec;
 	uint64_t gen; /* 0 = slot free */
 } mbuf;
 
@@ -45,10 +48,26 @@ static struct {
 	mock_stats st;
 } M = {.version = CUPTI_API_VERSION, .subscribe_rc = CUPTI_SUCCESS};
 
+/* The lock model (mock_cupti.h): the driver's context lock and CUPTI's
+ * worker. W.mu/W.cv are the worker's own; the worker takes ctx_lock shared,
+ * then M.lock. Nothing takes them in the other order. */
+static pthread_rwlock_t ctx_lock;
+static struct {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int started;
+	uint32_t period_ms;
+	uint64_t req_seq, done_seq;
+	int req_forced;
+	int hang;
+} W;
+
 static __thread int my_slot = -1;
 static __thread uint64_t my_gen;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void start_worker(void);
 
 static void make_lock(void)
 {
@@ -70,14 +89,29 @@ static void fork_parent(void)
 	pthread_mutex_unlock(&M.lock);
 }
 
+static void make_model_locks(void)
+{
+	pthread_rwlockattr_t a;
+	pthread_rwlockattr_init(&a);
+	/* libcuda's lock lets a waiting writer go first: a new reader waits. */
+	pthread_rwlockattr_setkind_np(&a, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(&ctx_lock, &a);
+	pthread_rwlockattr_destroy(&a);
+	pthread_mutex_init(&W.mu, NULL);
+	pthread_cond_init(&W.cv, NULL);
+}
+
 static void fork_child(void)
 {
 	make_lock();
+	make_model_locks(); /* the child has no worker and takes no lock */
+	W.started = 0;
 }
 
 static void init_lock(void)
 {
 	make_lock();
+	make_model_locks();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
@@ -150,6 +184,12 @@ static int thread_buffer(size_t n)
 		M.st.refused++;
 		return -1;
 	}
+	if (M.st.zeroed_out)
+		for (size_t k = 0; k < size; k++)
+			if (buf[k]) {
+				M.st.dirty_buffers++;
+				break;
+			}
 	for (int i = 0; i < MAX_BUFS; i++)
 		if (!M.bufs[i].gen) {
 			M.bufs[i] = (mbuf){.buf = buf, .size = size, .used = 0, .gen = ++M.next_gen};
@@ -196,6 +236,7 @@ API int mock_emit(const void *rec)
 	memset(b->buf + b->used, 0, n);
 	memcpy(b->buf + b->used, rec, have < n ? have : n);
 	b->used += n;
+	b->nrec++;
 	M.st.stored++;
 	unlock();
 	return 1;
@@ -430,13 +471,25 @@ API CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc 
 	M.done = done;
 	M.st.registrations++;
 	unlock();
+	start_worker(); /* CUPTI starts its worker with the activity API */
 	return CUPTI_SUCCESS;
+}
+
+/* Enabling or disabling a kind on live contexts may need the context: the
+ * lock is taken shared (and waits behind a module load), never across a
+ * wait for the worker. */
+static void ctx_touch(void)
+{
+	pthread_once(&once, init_lock);
+	pthread_rwlock_rdlock(&ctx_lock);
+	pthread_rwlock_unlock(&ctx_lock);
 }
 
 API CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)
 {
 	if ((unsigned)kind >= MAX_KIND || kind == CUPTI_ACTIVITY_KIND_INVALID)
 		return CUPTI_ERROR_INVALID_KIND;
+	ctx_touch();
 	lock();
 	M.kind_on[kind] = 1;
 	unlock();
@@ -447,6 +500,7 @@ API CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind)
 {
 	if ((unsigned)kind >= MAX_KIND || kind == CUPTI_ACTIVITY_KIND_INVALID)
 		return CUPTI_ERROR_INVALID_KIND;
+	ctx_touch();
 	lock();
 	M.kind_on[kind] = 0;
 	/* As documented: the kind overrides the per-cbid settings. */
@@ -490,6 +544,132 @@ API CUptiResult cuptiSetThreadIdType(CUpti_ActivityThreadIdType type)
 	return CUPTI_SUCCESS;
 }
 
+/* Complete the buffers that hold records (forced: every buffer). Called
+ * by the worker with ctx_lock held shared. */
+static uint64_t deliver(int forced)
+{
+	uint64_t n = 0;
+	lock();
+	for (int i = 0; i < MAX_BUFS; i++)
+		if (M.bufs[i].gen && (M.bufs[i].used || forced)) {
+			complete_slot(i);
+			n++;
+		}
+	unlock();
+	return n;
+}
+
+static void *worker_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&W.mu);
+	for (;;) {
+		if (W.done_seq == W.req_seq) {
+			if (W.period_ms) {
+				struct timespec ts;
+				clock_gettime(CLOCK_REALTIME, &ts);
+				uint64_t ns = (uint64_t)ts.tv_nsec + (uint64_t)W.period_ms * 1000000ull;
+				ts.tv_sec += (time_t)(ns / 1000000000ull);
+				ts.tv_nsec = (long)(ns % 1000000000ull);
+				pthread_cond_timedwait(&W.cv, &W.mu, &ts);
+			} else {
+				pthread_cond_wait(&W.cv, &W.mu);
+			}
+		}
+		uint64_t seq = W.req_seq;
+		int forced = W.req_forced;
+		int requested = seq != W.done_seq;
+		W.req_forced = 0;
+		pthread_mutex_unlock(&W.mu);
+		/* Reading the device's timestamps needs the context. */
+		pthread_rwlock_rdlock(&ctx_lock);
+		uint64_t n = deliver(forced);
+		pthread_rwlock_unlock(&ctx_lock);
+		if (!requested) {
+			lock();
+			M.st.worker_deliveries += n;
+			unlock();
+		}
+		pthread_mutex_lock(&W.mu);
+		W.done_seq = seq;
+		pthread_cond_broadcast(&W.cv);
+	}
+	return NULL;
+}
+
+static void start_worker(void)
+{
+	pthread_mutex_lock(&W.mu);
+	if (!W.started) {
+		pthread_t t;
+		pthread_attr_t a;
+		pthread_attr_init(&a);
+		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+		if (pthread_create(&t, &a, worker_main, NULL) == 0)
+			W.started = 1;
+		pthread_attr_destroy(&a);
+	}
+	pthread_mutex_unlock(&W.mu);
+}
+
+API CUptiResult cuptiActivityFlushPeriod(uint32_t ms)
+{
+	lock();
+	M.st.flush_period_ms = ms;
+	unlock();
+	pthread_mutex_lock(&W.mu);
+	W.period_ms = ms;
+	pthread_cond_broadcast(&W.cv);
+	pthread_mutex_unlock(&W.mu);
+	return CUPTI_SUCCESS;
+}
+
+API CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute attr, size_t *size, void *value)
+{
+	if (!size || !value)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	if (attr == CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER) {
+		if (*size != sizeof(uint8_t))
+			return CUPTI_ERROR_INVALID_PARAMETER;
+		lock();
+		M.st.zeroed_out = *(uint8_t *)value ? 1 : 0;
+		unlock();
+	}
+	return CUPTI_SUCCESS;
+}
+
+API uint64_t mock_undelivered(void)
+{
+	uint64_t n = 0;
+	lock();
+	for (int i = 0; i < MAX_BUFS; i++)
+		if (M.bufs[i].gen)
+			n += M.bufs[i].nrec;
+	unlock();
+	return n;
+}
+
+API void mock_set_flush_hang(int hang)
+{
+	W.hang = hang;
+}
+
+API void mock_ctx_launch(int first_time, unsigned hold_us)
+{
+	pthread_once(&once, init_lock);
+	if (first_time)
+		pthread_rwlock_wrlock(&ctx_lock);
+	else
+		pthread_rwlock_rdlock(&ctx_lock);
+	if (hold_us) {
+		struct timespec ts = {.tv_sec = hold_us / 1000000u,
+				      .tv_nsec = (long)(hold_us % 1000000u) * 1000};
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+	}
+	pthread_rwlock_unlock(&ctx_lock);
+}
+
 API CUptiResult cuptiActivityFlushAll(uint32_t flag)
 {
 	lock();
@@ -498,10 +678,23 @@ API CUptiResult cuptiActivityFlushAll(uint32_t flag)
 		M.st.forced_flushes++;
 	if (M.in_destroy)
 		M.st.flushes_in_destroy++;
-	for (int i = 0; i < MAX_BUFS; i++)
-		if (M.bufs[i].gen && (M.bufs[i].used || (flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)))
-			complete_slot(i);
 	unlock();
+	if (W.hang)
+		for (;;)
+			pause();
+	start_worker();
+	/* CUPTI's flush: with the context lock held shared, hand the work to the
+	 * worker and wait until it has delivered. */
+	pthread_rwlock_rdlock(&ctx_lock);
+	pthread_mutex_lock(&W.mu);
+	uint64_t seq = ++W.req_seq;
+	if (flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)
+		W.req_forced = 1;
+	pthread_cond_broadcast(&W.cv);
+	while (W.done_seq < seq)
+		pthread_cond_wait(&W.cv, &W.mu);
+	pthread_mutex_unlock(&W.mu);
+	pthread_rwlock_unlock(&ctx_lock);
 	return CUPTI_SUCCESS;
 }
 

@@ -18,6 +18,20 @@
  * cuptiActivityGetNumDroppedRecords.
  *
  * All functions are thread-safe (one recursive lock; callbacks run under it).
+ *
+ * The lock model (issue 10): the H200 deadlock of gaptrace 0.1, reduced to
+ * what a CPU test can show. The mock driver has a context lock, a
+ * writer-preferring rwlock like libcuda's: a launch takes it shared, the
+ * first launch of a kernel (lazy module loading) takes it exclusive while
+ * the module loads and the queue drains (mock_ctx_launch). CUPTI's worker
+ * thread (started by cuptiActivityRegisterCallbacks) delivers completed
+ * buffers every cuptiActivityFlushPeriod, under the context lock shared
+ * (it reads the device's timestamps). cuptiActivityFlushAll, from any
+ * thread, takes the context lock shared and waits for the worker to
+ * deliver. So a FlushAll racing with a first launch deadlocks: the flusher
+ * holds the lock shared and waits for the worker; the worker waits for the
+ * lock behind the waiting writer; the writer waits for the flusher.
+ * mock_set_flush_hang makes FlushAll never return (a CUPTI that wedges).
  */
 #ifndef MOCK_CUPTI_H
 #define MOCK_CUPTI_H
@@ -46,6 +60,10 @@ typedef struct mock_stats {
 	uint64_t flushes_in_destroy; /**< flushes made inside a context-destroy callback */
 	uint32_t registrations;  /**< cuptiActivityRegisterCallbacks calls */
 	uint32_t subscribers;
+	uint64_t worker_deliveries; /**< buffers the worker completed on its period */
+	uint64_t dirty_buffers;  /**< buffers handed over not all zero (with ZEROED_OUT set) */
+	uint32_t flush_period_ms; /**< cuptiActivityFlushPeriod */
+	uint8_t zeroed_out;      /**< CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER */
 } mock_stats;
 
 /* Configuration, before cuInit. */
@@ -86,6 +104,19 @@ MOCK_API int mock_api_callback(CUpti_CallbackDomain dom, uint32_t cbid, CUpti_Ap
 /** Emit a runtime/driver API activity record for a call just made (if enabled). */
 MOCK_API int mock_api_record(CUpti_CallbackDomain dom, uint32_t cbid, uint64_t start,
 			     uint64_t end, uint32_t correlation);
+
+/**
+ * A kernel launch as the driver's lock sees it: the context lock shared,
+ * or, for the first launch of a kernel (lazy loading), exclusive for
+ * hold_us microseconds (the module loads, the queue drains).
+ */
+MOCK_API void mock_ctx_launch(int first_time, unsigned hold_us);
+
+/** Records written into buffers not completed yet (what CUPTI still holds). */
+MOCK_API uint64_t mock_undelivered(void);
+
+/** Make cuptiActivityFlushAll block forever (1) or behave (0). */
+MOCK_API void mock_set_flush_hang(int hang);
 
 /** CUPTI's clock as the mock reports it (cuptiGetTimestamp). */
 MOCK_API uint64_t mock_now(void);

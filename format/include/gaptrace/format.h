@@ -53,7 +53,7 @@ extern "C" {
  *  whose oldest-compatible major is <= GT_FORMAT_MAJOR. */
 #define GT_FORMAT_MAJOR 1
 /** Format minor version: bumped when record types or columns are appended. */
-#define GT_FORMAT_MINOR 0
+#define GT_FORMAT_MINOR 1
 /** Oldest major version a reader must understand to read what we write. */
 #define GT_FORMAT_OLDEST_MAJOR 1
 
@@ -212,6 +212,8 @@ typedef enum gt_loss_what {
 	GT_LOSS_UNKNOWN_RECORD = 5,    /**< CUPTI records of a kind we do not decode */
 	GT_LOSS_WRITE_FAILED = 6,      /**< bytes that could not be written (disk) */
 	GT_LOSS_STRING_TABLE_FULL = 7, /**< names replaced by id 0 */
+	GT_LOSS_UNDELIVERED = 8,       /**< records CUPTI still held when the producer ended
+					    (fatal signal, final flush past its deadline) (1.1) */
 } gt_loss_what;
 
 /** gt_note.code values: events the report mentions. */
