@@ -42,6 +42,18 @@ target_compile_definitions(test_inject PRIVATE
   MOCK_CUPTI_SO="$<TARGET_FILE:mock_cupti>")
 add_dependencies(test_inject gaptrace_inject)
 set_tests_properties(test_inject PROPERTIES TIMEOUT 1200)
+
+# The lock model and the safety cases of issue 10 (same mock, same harness).
+gaptrace_check_test(test_inject_locks inject/test_inject_locks.c inject/harness.c inject/peer.c)
+target_link_libraries(test_inject_locks PRIVATE mock_cuda mock_cupti gaptrace::format
+  Threads::Threads)
+target_include_directories(test_inject_locks PRIVATE ${PROJECT_SOURCE_DIR}/format/src)
+target_compile_definitions(test_inject_locks PRIVATE
+  INJECT_SO="$<TARGET_FILE:gaptrace_inject>"
+  MOCK_CUPTI_SO="$<TARGET_FILE:mock_cupti>")
+add_dependencies(test_inject_locks gaptrace_inject)
+set_tests_properties(test_inject_locks PROPERTIES TIMEOUT 900)
+set_property(TEST test_inject_locks APPEND PROPERTY ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0")
 # Under ASan, LeakSanitizer at exit of a fork child of a multithreaded app can
 # deadlock on the sanitizer allocator's lock held by another thread at fork
 # time (a sanitizer limitation; glibc malloc is fork-safe). Leak checking is

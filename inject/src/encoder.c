@@ -454,7 +454,8 @@ static unsigned pool_busy(void)
 
 /* Records in a buffer CUPTI still holds, walked the way CUPTI lays them out
  * (our buffers start zeroed, so the first zero kind ends them). Only read:
- * CUPTI may still be writing. */
+ * CUPTI may still be writing. Our own canary calls (filtered from every
+ * trace) are not the program's records and are not counted. */
 static uint64_t count_held_records(const uint8_t *buf, size_t size)
 {
 	uint64_t n = 0;
@@ -464,7 +465,10 @@ static uint64_t count_held_records(const uint8_t *buf, size_t size)
 			    CUPTI_SUCCESS ||
 		    !rec || rec->kind == CUPTI_ACTIVITY_KIND_INVALID)
 			break;
-		n++;
+		int ours = (rec->kind == CUPTI_ACTIVITY_KIND_DRIVER ||
+			    rec->kind == CUPTI_ACTIVITY_KIND_RUNTIME) &&
+			   ((const CUpti_ActivityAPI *)rec)->threadId == E.self_tid;
+		n += !ours;
 	}
 	return n;
 }

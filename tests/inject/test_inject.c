@@ -22,112 +22,7 @@
 #include "harness.h"
 #include "peer.h"
 
-#define APP_TIMEOUT_MS 60000
-
-typedef struct tctx {
-	char dir[256];
-	peer pr;
-	int have_peer;
-	int arg;
-} tctx;
-
-static tctx T;
-
-static void setup(void)
-{
-	memset(&T, 0, sizeof(T));
-	h_mkdtemp(T.dir, sizeof(T.dir));
-	ck_assert(T.dir[0]);
-}
-
-static void teardown(void)
-{
-	if (T.have_peer)
-		peer_stop(&T.pr, 5000);
-	h_rmdir(T.dir);
-}
-
-static char *app_file(const char *name)
-{
-	char p[512];
-	snprintf(p, sizeof(p), "%s/%s", T.dir, name);
-	return h_slurp(p);
-}
-
-static int file_exists(const char *name)
-{
-	char p[512];
-	struct stat st;
-	snprintf(p, sizeof(p), "%s/%s", T.dir, name);
-	return stat(p, &st) == 0;
-}
-
-/* Run fn as the app, expect it to exit with code. */
-static void run_app(int (*fn)(void *), int code)
-{
-	pid_t p = h_spawn(T.dir, fn, &T);
-	ck_assert_int_gt(p, 0);
-	int st = h_wait(p, APP_TIMEOUT_MS);
-	char *err = app_file("app.err");
-	ck_assert_msg(st != -1, "app did not finish in time; stderr:\n%s", err);
-	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == code,
-		      "app status %#x, expected exit %d; stderr:\n%s", st, code, err);
-	free(err);
-}
-
-static void check_all_found(trace_set *ts)
-{
-	size_t n;
-	exp_rec *e = h_read_ledger(T.dir, &n);
-	match_result m;
-	h_match(ts, e, n, &m);
-	ck_assert_msg(n > 0, "empty ledger");
-	ck_assert_msg(m.found == m.expected, "%zu of %zu records found (%zu missing, %zu differ): %s",
-		      m.found, m.expected, m.missing, m.mismatched, m.first_error);
-	free(e);
-}
-
-static void check_clean(trace_set *ts)
-{
-	for (int f = 0; f < ts->nfiles; f++) {
-		ck_assert_msg(ts->st[f].bad_frames == 0, "%s: %llu bad frames", ts->paths[f],
-			      (unsigned long long)ts->st[f].bad_frames);
-		ck_assert_msg(ts->st[f].bad_bytes == 0, "%s: bad bytes", ts->paths[f]);
-	}
-	ck_assert_int_eq(ts->unresolved, 0);
-}
-
-static int gaptrace_lines(const char *err)
-{
-	return h_count_lines(err, "gaptrace: ");
-}
-
-/* ------------------------------------------------------------ file mode */
-
-/* The app's usual start: the ledger, then cuInit (which loads the library). */
-static int app_start(tctx *t)
-{
-	h_ledger_open(t->dir);
-	return h_cuinit() == 1 ? 0 : -1;
-}
-
-/* h_all_kinds for i in [from, to), correlation ids base + 20 i. */
-static int emit_all(uint32_t base, uint32_t from, uint32_t to)
-{
-	int n = 0;
-	for (uint32_t i = from; i < to; i++)
-		n += h_all_kinds(base + i * 20);
-	return n;
-}
-
-/* Read nfiles traces, readable without damage, holding the whole ledger. */
-static void read_complete(trace_set *ts, int nfiles)
-{
-	ck_assert_int_eq(h_read_dir(ts, T.dir), nfiles);
-	check_clean(ts);
-	check_all_found(ts);
-}
-
+#include "suite_util.h"
 
 static int app_all_kinds(void *a)
 {
@@ -645,11 +540,6 @@ END_TEST
 
 /* ------------------------------------------------------------ collector */
 
-static void start_peer(const peer_opts *o)
-{
-	ck_assert_int_eq(peer_start(&T.pr, T.dir, o), 0);
-	T.have_peer = 1;
-}
 
 static int app_collector(void *a)
 {
