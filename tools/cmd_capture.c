@@ -207,10 +207,13 @@ int cmd_capture(int argc, char **argv)
 			opts.pid, path);
 		return 0;
 	}
-	/* The producer flushes on DISARM: wait until its frames stop arriving. */
+	/* After DISARM the records of the capture still come: CUPTI's worker
+	 * delivers completed buffers every flush period (200 ms by default) and
+	 * the producer writes a frame per period. Wait until its frames have
+	 * stopped for 1 s, at most 6 s. */
 	f1 = f0;
 	r1 = r0;
-	for (int i = 0, still = 0; i < 30 && still < 3; i++) {
+	for (int i = 0, still = 0; i < 60 && still < 10; i++) {
 		sleep_ms(100);
 		uint64_t f, r;
 		char p2[512];
