@@ -16,7 +16,10 @@
  *            between launches so that the loads spread over the run;
  *   warm   : a warm kernel in a loop, cudaStreamSynchronize every 16;
  *   copier : cudaMemcpyAsync DtoH of 1 MiB + cudaStreamSynchronize in a loop
- *            (the call that blocks behind a module load in public repros).
+ *            (the call that blocks behind a module load in public repros);
+ *   alloc  : with --malloc-churn 1, cudaMalloc/cudaFree of sizes from 64 KiB
+ *            to 64 MiB in a loop (allocation is the other common driver
+ *            call that may need the context lock for itself mid-run).
  * All counts are printed as "expect" (exact: the trace must hold every one).
  * Runs ~2 s on an H200 (kernel compile of the binary: ~1 min, done once).
  */
@@ -54,7 +57,7 @@ static const std::array<lazy_fn, LAZY_MAX> lazy_table =
 	make_table(std::make_integer_sequence<int, LAZY_MAX>{});
 
 static std::atomic<int> stop{0};
-static std::atomic<long> n_lazy{0}, n_warm{0}, n_copy{0}, n_sync{0};
+static std::atomic<long> n_lazy{0}, n_warm{0}, n_copy{0}, n_sync{0}, n_alloc{0};
 
 static void lazy_thread(float *d, int n, int kernels, int gap_us)
 {
@@ -108,12 +111,25 @@ static void copy_thread(const float *d, float *h, size_t bytes)
 	CK(cudaStreamDestroy(s));
 }
 
+static void alloc_thread(void)
+{
+	size_t size = 64 << 10;
+	while (!stop.load()) {
+		void *p = nullptr;
+		CK(cudaMalloc(&p, size));
+		CK(cudaFree(p));
+		n_alloc++;
+		size = size >= (64u << 20) ? (64 << 10) : size * 2;
+	}
+}
+
 int main(int argc, char **argv)
 {
-	static const char *const known[] = {"--kernels", "--gap-us", NULL};
+	static const char *const known[] = {"--kernels", "--gap-us", "--malloc-churn", NULL};
 	gt_check_args(argc, argv, known);
 	int kernels = (int)gt_arg(argc, argv, "--kernels", LAZY_MAX);
 	int gap_us = (int)gt_arg(argc, argv, "--gap-us", 4000);
+	int churn = (int)gt_arg(argc, argv, "--malloc-churn", 0);
 	if (kernels < 1 || kernels > LAZY_MAX || gap_us < 0) {
 		fprintf(stderr, "lazy_stress: --kernels in [1, %d], --gap-us >= 0\n", LAZY_MAX);
 		return 2;
@@ -132,11 +148,16 @@ int main(int argc, char **argv)
 
 	double t0 = gt_now();
 	std::thread tw(warm_thread, b, n), tc(copy_thread, c, h, copy_bytes);
+	std::thread ta;
+	if (churn)
+		ta = std::thread(alloc_thread);
 	std::thread tl(lazy_thread, a, n, kernels, gap_us);
 	tl.join();
 	stop = 1;
 	tw.join();
 	tc.join();
+	if (churn)
+		ta.join();
 	double wall = gt_now() - t0;
 
 	float probe[4];
@@ -153,8 +174,10 @@ int main(int argc, char **argv)
 	       "\"expect\":{\"kernel\":%ld,\"memset\":3,\"memcpy\":%ld},"
 	       "\"expect_min\":{\"kernel_corr_matched\":%ld},"
 	       "\"expect_finding\":null,"
-	       "\"timing\":{\"wall_s\":%.3f,\"warm_kernels\":%ld,\"copies\":%ld,\"syncs\":%ld}}\n",
-	       n_lazy.load(), sum, kern, n_copy.load() + 1, kern, wall, n_warm.load(), n_copy.load(), n_sync.load());
+	       "\"timing\":{\"wall_s\":%.3f,\"warm_kernels\":%ld,\"copies\":%ld,\"syncs\":%ld,"
+	       "\"allocs\":%ld}}\n",
+	       n_lazy.load(), sum, kern, n_copy.load() + 1, kern, wall, n_warm.load(), n_copy.load(), n_sync.load(),
+	       n_alloc.load());
 	CK(cudaFreeHost(h));
 	CK(cudaFree(a));
 	CK(cudaFree(b));
