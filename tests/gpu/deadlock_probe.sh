@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# tests/gpu/deadlock_probe.sh: find the lock cycle behind the generate() hang
-# of gaptrace 0.1 (issue 10), and try the candidate changes against it.
+# tests/gpu/deadlock_probe.sh: try to reproduce the generate() hang of
+# gaptrace 0.1 (issue 10) and the same workloads under the current library.
 #
-# Each case runs a program injected with a given libgaptrace_inject.so and
-# environment, under a watchdog. A run that outlives HANG_S is a hang: its
+# Each case runs a program injected with a given libgaptrace_inject.so under
+# a watchdog (3x the untraced time). A run that outlives it is a hang: its
 # stacks (cuda-gdb), its lock table (tests/gpu/lockwit, when preloaded) and
 # its threads' kernel wait channels are saved, then it is killed.
 #
-#   OLD=.gpu/old/inject/libgaptrace_inject.so EXP=.gpu/exp/inject/libgaptrace_inject.so \
-#   GT=.gpu/old/tools/gaptrace bash tests/gpu/deadlock_probe.sh
-# Results: $OUT/deadlock_probe.txt (+ the stacks, packed).
+#   OLD=.gpu/old/inject/libgaptrace_inject.so NEW=.gpu/new/inject/libgaptrace_inject.so \
+#   GT=.gpu/new/tools/gaptrace bash tests/gpu/deadlock_probe.sh
+# OLD is 0.1's library (built from commit 81b0d14), NEW the current one.
+# Results: $OUT/deadlock_probe.txt and $OUT/deadlock_probe_cases.tar.gz.
+# PROBE_BUDGET (seconds, default 170) stops it before the device's limit.
+# (Run 1, tests/gpu/results/deadlock_probe.run1.txt, used an experimental
+# build with GAPTRACE_X_* switches for the flush variants; they are gone.)
 set -u
 OUT=$(realpath -m "${OUT:-out}")
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -23,8 +27,11 @@ LOG="$OUT/deadlock_probe.txt"
 PY=${PYTHON:-python3}
 HANG_S=${HANG_S:-45}
 OLD=$(realpath "${OLD:-.gpu/old/inject/libgaptrace_inject.so}")
-EXP=$(realpath "${EXP:-.gpu/exp/inject/libgaptrace_inject.so}")
-GT=$(realpath "${GT:-.gpu/old/tools/gaptrace}")
+NEW=$(realpath "${NEW:-.gpu/new/inject/libgaptrace_inject.so}")
+GT=$(realpath "${GT:-.gpu/new/tools/gaptrace}")
+BUDGET=${PROBE_BUDGET:-170}
+T_START=$(date +%s)
+left() { echo $((BUDGET - ($(date +%s) - T_START))); }
 export PYTHONUNBUFFERED=1
 log() { echo "[$(date +%T)] $*" | tee -a "$LOG"; }
 gcc -O2 -shared -fPIC -o "$W/lockwit.so" tests/gpu/lockwit/lockwit.c -ldl -pthread 2>>"$LOG" ||
@@ -90,50 +97,35 @@ probe()
 }
 
 log "== machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)"
-log "OLD=$OLD EXP=$EXP HANG_S=$HANG_S"
+log "OLD=$OLD NEW=$NEW budget ${BUDGET}s"
 
-GEN=("$PY" examples/torch/hf_generate.py --rounds 6 --new-tokens 48)
-log "-- untraced generate"
-probe gen.untraced - "" "${GEN[@]}"
-HANG_S=$(awk -v s="$LAST_SECS" 'BEGIN { h = 3 * s; if (h < 25) h = 25; printf "%d", h }')
-log "   watchdog for generate: ${HANG_S}s (3x untraced, at least 25)"
-
-log "-- gaptrace 0.1 (periodic cuptiActivityFlushAll(0) from our thread) + lock witness"
-for i in 1 2; do
-	probe "gen.old.lw.$i" "$OLD" "LD_PRELOAD=$W/lockwit.so LOCKWIT_DIR=$W/lw" "${GEN[@]}"
-	[ "$LAST" = HANG ] && break
-done
-
-log "-- no flush from our thread; CUPTI's worker flushes (cuptiActivityFlushPeriod 200 ms)"
-for i in 1 2 3; do
-	probe "gen.noflush.$i" "$EXP" "GAPTRACE_X_NOFLUSH=1 GAPTRACE_X_PERIOD=200 GAPTRACE_X_STATS=1" "${GEN[@]}"
-done
-
-STACKS=0
-log "-- old flush, CUPTI profiling buffers in pinned host memory"
-probe gen.pinned.1 "$EXP" "GAPTRACE_X_PINNED=1 GAPTRACE_X_STATS=1" "${GEN[@]}"
-
-log "-- old flush, per-thread activity buffers off"
-probe gen.global.1 "$EXP" "GAPTRACE_X_PERTHREAD=0 GAPTRACE_X_STATS=1" "${GEN[@]}"
-
-STACKS=1
-LAZY=(.gpu/bin/lazy_stress)
-log "-- lazy-loading stress (CUDA C, 3 threads)"
+LAZY=(.gpu/bin/lazy_stress --malloc-churn 1)
+log "-- lazy-loading stress with allocation churn (CUDA C, 4 threads)"
 HANG_S=60
 probe lazy.untraced - "" "${LAZY[@]}"
-HANG_S=$(awk -v s="$LAST_SECS" 'BEGIN { h = 3 * s; if (h < 20) h = 20; printf "%d", h }')
-log "   watchdog for lazy_stress: ${HANG_S}s"
-for i in 1 2; do
-	probe "lazy.old.$i" "$OLD" "LD_PRELOAD=$W/lockwit.so LOCKWIT_DIR=$W/lw" "${LAZY[@]}"
-	[ "$LAST" = HANG ] && break
+HANG_S=$(awk -v s="$LAST_SECS" 'BEGIN { h = 3 * s; if (h < 15) h = 15; printf "%d", h }')
+log "   watchdog: ${HANG_S}s"
+probe lazy.old.lw.1 "$OLD" "LD_PRELOAD=$W/lockwit.so LOCKWIT_DIR=$W/lw" "${LAZY[@]}"
+for i in 2 3 4; do
+	[ "$(left)" -gt $((HANG_S + 60)) ] || break
+	probe "lazy.old.$i" "$OLD" "" "${LAZY[@]}"
 done
-probe lazy.noflush.1 "$EXP" "GAPTRACE_X_NOFLUSH=1 GAPTRACE_X_PERIOD=200 GAPTRACE_X_STATS=1" "${LAZY[@]}"
+for i in 1 2 3; do
+	[ "$(left)" -gt $((HANG_S + 60)) ] || break
+	probe "lazy.new.$i" "$NEW" "" "${LAZY[@]}"
+done
 
-JAX=("$PY" examples/jax/jit_loop.py --steps 300)
+GEN=("$PY" examples/torch/hf_generate.py --rounds 12 --new-tokens 96)
+log "-- a longer generate() (growing prompts and caches)"
 HANG_S=120
-log "-- JAX: buffers (old flush, stats)"
-probe jax.old.stats "$EXP" "GAPTRACE_X_STATS=1" "${JAX[@]}"
-probe jax.noflush.stats "$EXP" "GAPTRACE_X_NOFLUSH=1 GAPTRACE_X_PERIOD=200 GAPTRACE_X_STATS=1 GAPTRACE_BUFFERS=256 GAPTRACE_BUFFER_KB=1024" "${JAX[@]}"
+[ "$(left)" -gt 90 ] && probe gen.untraced - "" "${GEN[@]}"
+HANG_S=$(awk -v s="${LAST_SECS:-30}" 'BEGIN { h = 3 * s; if (h < 25) h = 25; printf "%d", h }')
+log "   watchdog: ${HANG_S}s"
+for i in 1 2; do
+	[ "$(left)" -gt $((HANG_S + 60)) ] || break
+	probe "gen.old.$i" "$OLD" "" "${GEN[@]}"
+done
+[ "$(left)" -gt $((HANG_S + 30)) ] && probe gen.new.1 "$NEW" "" "${GEN[@]}"
 
 log "== summary"
 printf '%s\n' "${RES[@]}" | tee -a "$LOG"
