@@ -281,7 +281,13 @@ static int app_crash(void *a)
 START_TEST(fatal_signal_dies_the_same_way_and_counts_the_rest)
 {
 	static const int sig[] = {SIGSEGV, SIGABRT};
+	/* Under AddressSanitizer, SIGSEGV is ASan's (its handler is installed
+	 * first, so gaptrace leaves it alone, as it should): test the abort. */
+#if defined(__SANITIZE_ADDRESS__)
+	for (int i = 1; i < 2; i++) {
+#else
 	for (int i = 0; i < 2; i++) {
+#endif
 		T.arg = i;
 		pid_t p = h_spawn(T.dir, app_crash, &T);
 		int st = h_wait(p, APP_TIMEOUT_MS);
@@ -299,12 +305,14 @@ START_TEST(fatal_signal_dies_the_same_way_and_counts_the_rest)
 		snprintf(p2, sizeof(p2), "%s/trace.gtrace", T.dir);
 		unlink(p2);
 	}
+#if !defined(__SANITIZE_ADDRESS__)
 	/* A program with its own SIGSEGV handler keeps it. */
 	T.arg = 2;
 	run_app(app_crash, 7);
 	char *out = app_file("app.out");
 	ck_assert_str_eq(out, "own handler\n");
 	free(out);
+#endif
 }
 END_TEST
 
