@@ -330,7 +330,15 @@ static int app_closed_stdio(void *a)
 	close(2);
 	if (h_cuinit() != 1)
 		return 90;
-	/* The daemon opens its own files; they get fds 0, 1, 2. */
+	/* Once gaptrace has made its descriptors (the trace file is there),
+	 * the daemon opens its own files: they get fds 0, 1, 2. (A descriptor
+	 * is born at the lowest free number and moved above 2 at once; a file
+	 * opened in that very instant by another thread gets the next number.) */
+	char tp[512];
+	snprintf(tp, sizeof(tp), "%s/trace.gtrace", t->dir);
+	for (int i = 0; i < 5000 && access(tp, F_OK) != 0; i++)
+		usleep(1000);
+	usleep(20000); /* ... and moved above 2 */
 	char p[512];
 	int fds[3];
 	for (int i = 0; i < 3; i++) {
