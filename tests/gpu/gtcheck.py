@@ -23,6 +23,9 @@ Subcommands (each prints what it compared; exit 0 = pass, 1 = fail,
                                  check that the finding the example expects ranks
                                  first in `gaptrace report --json` output R
   table TSV                      print a tab-separated file as an aligned table
+  torture-summary TSV            tests/gpu/torture.sh's rows folded per case and mode:
+                                 runs, passed, failed, hangs, skipped, median wall
+                                 time, traced/untraced ratio, capture return time
 
 Traces are read through `gaptrace dump` (option --gaptrace, default
 $GAPTRACE or build-gpu/tools/gaptrace), so this file depends only on the
@@ -466,6 +469,61 @@ def cmd_table(a):
     return 0
 
 
+def cmd_torture_summary(a):
+    """Fold torture.sh's per-run rows (header: case mode rep exit output trace
+    secs ratio cap_tail note status) into one line per case and mode."""
+    try:
+        with open(a.tsv, errors="replace") as f:
+            rows = [line.rstrip("\n").split("\t") for line in f if line.strip()]
+    except OSError as e:
+        print("no table: %s" % e)
+        return 2
+    if not rows:
+        return 0
+    head, body = rows[0], rows[1:]
+    col = {k: i for i, k in enumerate(head)}
+
+    def get(r, k):
+        i = col.get(k)
+        return r[i] if i is not None and i < len(r) else ""
+
+    def num(v):
+        try:
+            return float(v.rstrip("sx"))
+        except ValueError:
+            return None
+
+    def med(xs):
+        xs = sorted(xs)
+        return xs[len(xs) // 2] if xs else None
+
+    groups = collections.OrderedDict()
+    for r in body:
+        groups.setdefault((get(r, "case"), get(r, "mode")), []).append(r)
+    out = [["case", "mode", "runs", "pass", "fail", "hang", "skip", "secs(med)", "x_untraced",
+            "capture_return"]]
+    for (c, m), rs in groups.items():
+        st = [get(r, "status") for r in rs]
+        secs = [x for x in (num(get(r, "secs")) for r in rs) if x is not None]
+        ratio = [x for x in (num(get(r, "ratio")) for r in rs) if x is not None]
+        tail = [x for x in (num(get(r, "cap_tail")) for r in rs) if x is not None]
+        n_pass = sum(1 for x in st if x.startswith(("PASS", "ok")))
+        n_fail = sum(1 for x in st if x.startswith(("FAIL", "ERROR", "TIMEOUT")))
+        n_hang = sum(1 for x in st if "HANG" in x)
+        n_skip = sum(1 for x in st if x.startswith("SKIP"))
+        ms = med(secs)
+        rs_s = "-" if not ratio else "%.2f (max %.2f)" % (med(ratio), max(ratio))
+        tl_s = "-" if not tail else "+%.1fs (max +%.1fs)" % (med(tail), max(tail))
+        out.append([c, m, str(len(rs)), str(n_pass), str(n_fail), str(n_hang), str(n_skip),
+                    "-" if ms is None else "%.1f" % ms, rs_s, tl_s])
+    w = [max(len(r[i]) for r in out) for i in range(len(out[0]))]
+    for j, r in enumerate(out):
+        print("  ".join(r[i].ljust(w[i]) for i in range(len(r))).rstrip())
+        if j == 0:
+            print("  ".join("-" * w[i] for i in range(len(r))))
+    return 0
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--gaptrace", default="")
@@ -502,6 +560,9 @@ def main():
     s.add_argument("--name", default="")
     s.add_argument("--period-tolerance", type=float, default=0.25)
     s.set_defaults(fn=cmd_findings)
+    s = sub.add_parser("torture-summary")
+    s.add_argument("tsv")
+    s.set_defaults(fn=cmd_torture_summary)
     s = sub.add_parser("table")
     s.add_argument("tsv")
     s.set_defaults(fn=cmd_table)
