@@ -22,14 +22,20 @@
 #   capture   GAPTRACE_DORMANT=1 CUDA_INJECTION64_PATH=$INJECT GAPTRACE_SOCKET=S:
 #             one `gaptrace collector --dormant --socket S` runs for the whole
 #             suite; once the program shows in `gaptrace capture --list` (it
-#             connects at cuInit) and CAP_DELAY more has passed, `gaptrace
-#             capture --pid P --duration CAP_DUR` arms it mid-run
-# The hang-prone cases run REPEAT [5] times in each traced mode, the others once.
+#             connects at cuInit; torch.compile cases: once they log their
+#             first step, compiled code loaded) and CAP_DELAY more has
+#             passed, `gaptrace capture --pid P --duration CAP_DUR` arms it
+#             mid-run (a program that ends before is a failed run)
+# The hang-prone cases run REPEAT [5] times in each traced mode, the others
+# once. Every mode of a case runs the same command line and environment
+# (jax_jit: XLA_PYTHON_CLIENT_PREALLOCATE=false, the GPU is shared; the
+# torch.compile cases: TORCHINDUCTOR_COMPILE_THREADS=4, the cores are shared).
 # Checks of every traced run (all at gaptrace's default settings):
 #   - a watchdog: a run longer than 3 x its untraced time (at least HANG_FLOOR
 #     [20] s) is a HANG: its threads (/proc/PID/task/*: comm, wchan, state)
 #     and stacks (cuda-gdb -p PID -batch "thread apply all bt", 90 s at
-#     most) are saved, then its whole session is killed;
+#     most; the first two hangs of a case and mode) are saved, then its
+#     whole session (setsid) is killed;
 #   - exit status and the JSON line (minus "timing") equal the untraced run's
 #     (lazy_stress: "example" and "result" only: its warm/copy loop counts
 #     under "expect" vary run to run);
@@ -41,21 +47,23 @@
 #     duration ("capture_return" = its wall time - CAP_DUR; it includes the
 #     arm request and the wait for the last frames).
 #
-# Lanes: to fit the device's 10-minute limit the cases run in LANES [3]
-# parallel lanes (one GPU, 16 cores), each lane its cases one after the other,
-# every case's modes in the same lane. A case's untraced reference is measured
-# in its lane, so under the same load as its traced runs (the other lanes
-# run meanwhile); wall times and ratios are informational, measured that way.
+# Lanes: to fit the device's 10-minute limit, LANES [4] workers (one GPU, 16
+# cores) take the runs from one queue: every case's warm-up and untraced
+# reference first (largest cases first), then the traced runs rep by rep; a
+# traced run waits for its case's reference. So every run, the references
+# included, runs beside LANES-1 others: the references are measured under the
+# same load as the traced runs. Wall times and ratios are informational.
 # Budget: no run starts when less than its expected time (2 x untraced + 5 s)
 # is left of TIME_BUDGET [420] s; it gets a SKIP row. Watchdogs are cut at
 # TIME_BUDGET + 45 s (such a run is "SKIP (cut)", not a hang), and the stack
-# collection at +105 s: with the packing the suite ends within ~8.5 minutes.
+# collection at +105 s: at worst the suite ends ~9 minutes after it started
+# (a guard stops the lanes at +150 s); without hangs, expect ~5-6 minutes.
 #
 #   bash tests/gpu/torture.sh [case...]      # -> $OUT/torture.txt, $OUT/torture.tar.gz
 # Variables (besides lib.sh's BUILD GAPTRACE INJECT PYTHON CUDA_HOME NVCC):
 #   BIN_DIR [.gpu/bin]  prebuilt CUDA examples (tests/gpu/prebuild.sh); missing
 #                       ones are built with nvcc (lib.sh ex_bin; lazy_stress ~1 min)
-#   REPEAT [5] LANES [3] TIME_BUDGET [420] HANG_FLOOR [20] MODES ["file run capture"]
+#   REPEAT [5] LANES [4] TIME_BUDGET [420] HANG_FLOOR [20] MODES ["file run capture"]
 #   UNTRACED_LIMIT [240] seconds allowed to an untraced or warm-up run
 # The summary (per run, then per case and mode, then the pass/fail line) is
 # printed last; $OUT/torture.tar.gz holds every run's stdout, stderr tail,
@@ -82,7 +90,7 @@ T0_MS=$NOW_MS
 
 BIN_DIR=${BIN_DIR:-.gpu/bin}
 REPEAT=${REPEAT:-5}
-LANES=${LANES:-3}
+LANES=${LANES:-4}
 TIME_BUDGET=${TIME_BUDGET:-420}
 HANG_FLOOR=${HANG_FLOOR:-20}
 UNTRACED_LIMIT=${UNTRACED_LIMIT:-240}
@@ -100,7 +108,8 @@ need_build
 GAPTRACE=$(realpath -m "$GAPTRACE")
 INJECT=$(realpath -m "$INJECT")
 export GAPTRACE
-mkdir -p "$WORK/runs" "$WORK/rows" "$WORK/active"
+mkdir -p "$WORK/runs" "$WORK/active"
+: >"$WORK/rows.tsv"
 log "cases: $CASES"
 log "modes: untraced $MODES; REPEAT=$REPEAT LANES=$LANES TIME_BUDGET=${TIME_BUDGET}s HANG_FLOOR=${HANG_FLOOR}s BIN_DIR=$BIN_DIR"
 log "machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1); $(nproc) cores; debugger: ${GDB:-none}"
@@ -128,17 +137,19 @@ cbin()
 	fi
 }
 
-# case_def NAME [plan]: the case's command (CMD), extra environment for every
+# case_def NAME: the case's command (CMD), extra environment for every
 # mode (CENV), expected seconds per process under lane load (EST), repeats
 # per traced mode (REPS), untraced warm-up first (WARM), check the example's
 # counts (EXACT), keys compared with the untraced output (KEYS, "" = all),
 # capture: a line to wait for on the program's stderr after it connected
 # (CAP_AFTER, "" = none), then a delay (CAP_DELAY_MS), then the capture's
 # duration (CAP_DUR_MS); chosen so that the window falls in the middle of
-# the program's GPU work. With "plan", binaries are not looked up (nor built).
+# the program's GPU work. CUDA programs come from CBIN (resolved once,
+# before the lanes start). Returns 2 for an unknown case, 1 without binary.
+declare -A CBIN
 case_def()
 {
-	local b="" plan=${2:-}
+	local b=""
 	CMD=()
 	CENV=()
 	EST=10 REPS=1 WARM=0 EXACT=0 KEYS="" CAP_DELAY_MS=500 CAP_DUR_MS=1000 CAP_AFTER=""
@@ -146,60 +157,63 @@ case_def()
 	case $1 in
 	hf_generate)
 		CMD=("$PYTHON" "$t/hf_generate.py" --rounds 6 --new-tokens 32)
-		EST=13 REPS=$REPEAT
+		EST=16 REPS=$REPEAT
 		;;
 	resnet_train)
 		CMD=("$PYTHON" "$t/resnet_train.py" --steps 160 --workers 2)
-		EST=10 REPS=$REPEAT EXACT=1
+		EST=11 REPS=$REPEAT EXACT=1
 		;;
 	compile_default)
 		# capture: after the compiled code is loaded (logged after step 1)
 		CMD=("$PYTHON" "$t/compile_step.py" --mode default --steps 3000)
 		# fewer compile workers than cores: the other lanes' timings
 		CENV=(TORCHINDUCTOR_COMPILE_THREADS=4)
-		EST=14 WARM=1 EXACT=1 CAP_AFTER="first step" CAP_DELAY_MS=200
+		EST=10 WARM=1 EXACT=1 CAP_AFTER="first step" CAP_DELAY_MS=200
 		;;
 	compile_reduce_overhead)
 		CMD=("$PYTHON" "$t/compile_step.py" --mode reduce-overhead --steps 3000)
 		CENV=(TORCHINDUCTOR_COMPILE_THREADS=4)
-		EST=14 WARM=1 EXACT=1 CAP_AFTER="first step" CAP_DELAY_MS=200
+		EST=10 WARM=1 EXACT=1 CAP_AFTER="first step" CAP_DELAY_MS=200
 		;;
 	jax_jit)
 		# No preallocation of 75% of the GPU: other lanes share it.
 		CMD=("$PYTHON" examples/jax/jit_loop.py --steps 600)
 		CENV=(XLA_PYTHON_CLIENT_PREALLOCATE=false)
-		EST=10 CAP_DELAY_MS=1000 CAP_DUR_MS=2500
+		EST=9 CAP_DELAY_MS=1000 CAP_DUR_MS=2500
 		;;
 	cupy)
 		CMD=("$PYTHON" examples/cupy/cupy_ops.py --steps 4000)
-		EST=6 WARM=1 EXACT=1
+		EST=5 WARM=1 EXACT=1
 		;;
 	mt_streams)
-		[ "$plan" ] || b=$(cbin mt_streams) || return 1
-		CMD=("${b:-mt_streams}" --iters 2500)
+		b=${CBIN[mt_streams]:-}
+		CMD=("$b" --iters 2500)
 		EST=4 EXACT=1 CAP_DELAY_MS=300
 		;;
 	lazy_stress)
-		[ "$plan" ] || b=$(cbin lazy_stress) || return 1
-		CMD=("${b:-lazy_stress}" --gap-us 8000)
+		b=${CBIN[lazy_stress]:-}
+		CMD=("$b" --gap-us 8000)
 		EST=4 REPS=$REPEAT EXACT=1 KEYS=example,result CAP_DELAY_MS=300
 		;;
 	nvtx_ranges)
-		[ "$plan" ] || b=$(cbin nvtx_ranges) || return 1
-		CMD=("${b:-nvtx_ranges}" --iters 300 --spin-us 10000)
+		b=${CBIN[nvtx_ranges]:-}
+		CMD=("$b" --iters 300 --spin-us 10000)
 		EST=4 EXACT=1 CAP_DELAY_MS=300
 		;;
 	profiler_range)
-		[ "$plan" ] || b=$(cbin profiler_range) || return 1
-		CMD=("${b:-profiler_range}" --rounds 8 --launches 40 --spin-us 4000)
+		b=${CBIN[profiler_range]:-}
+		CMD=("$b" --rounds 8 --launches 40 --spin-us 4000)
 		EST=4 EXACT=1 CAP_DELAY_MS=300
 		;;
 	*) return 2 ;;
 	esac
+	[ "${CMD[0]}" != "" ] || return 1
 	return 0
 }
 
 # ---------------------------------------------------------------- runs
+# A case's reference (job_ref; read back by job_traced).
+BASE_RC=0 BASE_SECS=0 BASE_DIR="" LIMIT=0 EXPECT_S=0
 NMODES=$(wc -w <<<"$MODES")
 SOCK=""
 COLL_PID=""
@@ -294,6 +308,29 @@ capture_driver()
 	rc=$?
 	now_ms
 	echo "rc=$rc connect_ms=$((t_conn - t_launch)) start_ms=$((t_a - t_launch)) wall_ms=$((NOW_MS - t_a))" >"$d/cap.status"
+}
+
+# row CASE MODE REP COLS...: one line of the results table (columns as
+# HEADER from "exit" on), appended to the shared rows file with a sort key
+# (case order, then warm-up, untraced, file, run, capture, then rep).
+row()
+{
+	local c=$1 mode=$2 rep=$3 ci=0 mi=9 x IFS=$' \t\n'
+	shift 3
+	for x in $CASES; do
+		[ "$x" = "$c" ] && break
+		ci=$((ci + 1))
+	done
+	case $mode in
+	warm-up) mi=0 ;;
+	untraced) mi=1 ;;
+	file) mi=2 ;;
+	run) mi=3 ;;
+	capture) mi=4 ;;
+	esac
+	local IFS=$'\t'
+	printf '%03d.%d.%03d\t%s\t%s\t%s\t%s\n' "$ci" "$mi" "$((10#0${rep//[!0-9]/}))" \
+		"$c" "$mode" "$rep" "$*" >>"$WORK/rows.tsv"
 }
 
 # one_run CASE MODE REP LIMIT_S: run the case's command in MODE under the
@@ -404,12 +441,12 @@ check_run()
 	local c=$1 mode=$2 rep=$3 d=$R_DIR
 	local exit_s out_s trace_s="-" tail_s="-" note="" status="PASS" why=()
 	if [ "$R_STATE" = HANG ]; then
-		result "$c" "$mode" "$rep" "-" "-" "-" "$R_SECS" "-" "-" "watchdog $LIMIT s" \
+		row "$c" "$mode" "$rep" "-" "-" "-" "$R_SECS" "-" "-" "watchdog $LIMIT s" \
 			"FAIL (HANG: no exit after ${R_SECS}s)"
 		return
 	fi
 	if [ "$R_STATE" = CUT ]; then
-		result "$c" "$mode" "$rep" "-" "-" "-" "$R_SECS" "-" "-" "budget end" "SKIP (cut)"
+		row "$c" "$mode" "$rep" "-" "-" "-" "$R_SECS" "-" "-" "budget end" "SKIP (cut)"
 		return
 	fi
 	if [ "$R_RC" -eq "$BASE_RC" ]; then exit_s=$R_RC; else
@@ -439,7 +476,7 @@ check_run()
 			tail_s=$(awk -v w="$wall_ms" -v d="$CAP_DUR_MS" 'BEGIN { printf "%.1f", (w - d) / 1000 }')
 		fi
 		if grep -q 'left before the capture ended' "$d/cap.stderr" 2>/dev/null; then
-			note="program ended inside the window"
+			note="exited in window"
 		fi
 		case $st in
 		rc=0*) ;;
@@ -482,10 +519,9 @@ check_run()
 	local ratio
 	ratio=$(awk -v a="$R_SECS" -v b="$BASE_SECS" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')
 	if [ "${#why[@]}" -gt 0 ]; then
-		local IFS=,
-		status="FAIL (${why[*]})"
+		status="FAIL ($(printf '%s, ' "${why[@]}" | sed 's/, $//'))"
 	fi
-	result "$c" "$mode" "$rep" "$exit_s" "$out_s" "$trace_s" "$R_SECS" "$ratio" "$tail_s" \
+	row "$c" "$mode" "$rep" "$exit_s" "$out_s" "$trace_s" "$R_SECS" "$ratio" "$tail_s" \
 		"${note:--}" "$status"
 }
 
@@ -496,98 +532,149 @@ budget_left_for()
 	[ $((NOW_MS + $1 * 1000)) -le "$T_END_MS" ]
 }
 
-# run_case CASE: warm-up, untraced reference, then REPS x each traced mode.
-run_case()
+# ---------------------------------------------------------------- jobs
+# Every run is a job in one queue ($WORK/jobs: "CASE KIND MODE REP" lines,
+# KIND warmup, ref or traced), taken by LANES workers in order, the first
+# eligible one first: a case's reference waits for its warm-up, its traced
+# runs for its reference. A failed warm-up or reference drops the case's
+# remaining jobs (its row says why).
+
+job_warmup()
 {
-	local c=$1 rc
-	RES="$WORK/rows/$c.tsv"
-	: >"$RES"
-	case_def "$c"
-	rc=$?
-	if [ "$rc" -eq 2 ]; then
-		result "$c" - - - - - - - - "unknown case" "ERROR (unknown case)"
+	local c=$1
+	if ! budget_left_for $((EST * 4)); then
+		row "$c" warm-up 0 - - - - - - budget "SKIP (budget)"
+		touch "$WORK/state/$c.failed"
 		return
 	fi
-	if [ "$rc" -ne 0 ]; then
-		result "$c" - - - - - - - - "no binary" "ERROR (not built)"
+	log "-- [$LANE] $c warm-up: $(printf '%q ' "${CENV[@]}" "${CMD[@]}")"
+	one_run "$c" warmup 0 "$UNTRACED_LIMIT"
+	if [ "$R_STATE" != ok ] || [ "$R_RC" -ne 0 ]; then
+		row "$c" warm-up 0 "$R_RC" - - "$R_SECS" - - "$R_STATE" "FAIL (warm-up run failed)"
+		touch "$WORK/state/$c.failed"
 		return
 	fi
-	log "-- [$LANE] $c: $(printf '%q ' "${CMD[@]}")"
-	if [ "$WARM" = 1 ]; then
-		if ! budget_left_for $((EST * 3)); then
-			result "$c" warm-up - - - - - - - "budget" "SKIP (budget)"
-			return
-		fi
-		one_run "$c" warmup 0 "$UNTRACED_LIMIT"
-		if [ "$R_STATE" != ok ] || [ "$R_RC" -ne 0 ]; then
-			result "$c" warm-up 0 "$R_RC" - - "$R_SECS" - - "$R_STATE" "FAIL (warm-up run failed)"
-			return
-		fi
-		result "$c" warm-up 0 "$R_RC" - - "$R_SECS" - - "fills caches" ok
-	fi
-	if ! budget_left_for $((EST * 2)); then
-		result "$c" untraced - - - - - - - "budget" "SKIP (budget)"
-		return
-	fi
-	one_run "$c" untraced 0 "$UNTRACED_LIMIT"
-	BASE_RC=$R_RC
-	BASE_SECS=$R_SECS
-	BASE_DIR=$R_DIR
-	if [ "$R_STATE" != ok ] || [ "$BASE_RC" -ne 0 ]; then
-		result "$c" untraced 0 "$R_RC" - - "$R_SECS" - - "$R_STATE" "FAIL (example itself fails)"
-		return
-	fi
-	local j
-	j=$($GTCHECK example-json "$BASE_DIR/stdout" 2>/dev/null | cut -c1-400)
-	log "  [$LANE] $c reference: $j"
-	result "$c" untraced 0 "$R_RC" reference - "$R_SECS" 1.00 - - ok
-	LIMIT=$(awk -v s="$BASE_SECS" -v f="$HANG_FLOOR" 'BEGIN { h = 3 * s; if (h < f) h = f; printf "%d", h + 0.999 }')
-	local expect_s
-	expect_s=$(awk -v s="$BASE_SECS" 'BEGIN { printf "%d", 2 * s + 5 }')
-	log "  [$LANE] $c: watchdog ${LIMIT}s (3 x ${BASE_SECS}s, at least ${HANG_FLOOR}s)"
-	local rep mode
-	for ((rep = 1; rep <= REPS; rep++)); do
-		for mode in $MODES; do
-			if [ "$mode" = capture ] && [ -z "$SOCK" ]; then
-				result "$c" "$mode" "$rep" - - - - - - "no collector" "ERROR (collector did not start)"
-				continue
-			fi
-			if ! budget_left_for "$expect_s"; then
-				result "$c" "$mode" "$rep" - - - - - - "budget" "SKIP (budget)"
-				continue
-			fi
-			one_run "$c" "$mode" "$rep" "$LIMIT"
-			check_run "$c" "$mode" "$rep"
-		done
-	done
+	row "$c" warm-up 0 "$R_RC" - - "$R_SECS" - - "fills caches" ok
+	touch "$WORK/state/$c.warm"
 }
 
-# ---------------------------------------------------------------- plan
-# Lanes by longest-first: each case's cost is EST x its process count.
-declare -a LANE_CASES LOAD
-for ((i = 0; i < LANES; i++)); do
-	LANE_CASES[i]=""
-	LOAD[i]=0
-done
-plan=$(for c in $CASES; do
-	if case_def "$c" plan; then
-		echo "$((EST * (1 + 3 * WARM + REPS * NMODES))) $c"
-	else
-		echo "0 $c"
+job_ref()
+{
+	local c=$1
+	if ! budget_left_for $((EST * 2)); then
+		row "$c" untraced 0 - - - - - - budget "SKIP (budget)"
+		touch "$WORK/state/$c.failed"
+		return
 	fi
-done | sort -k1,1nr -k2,2)
-while read -r cost c; do
-	[ -n "$c" ] || continue
-	best=0
-	for ((i = 1; i < LANES; i++)); do
-		[ "${LOAD[i]}" -lt "${LOAD[best]}" ] && best=$i
+	log "-- [$LANE] $c: $(printf '%q ' "${CENV[@]}" "${CMD[@]}")"
+	one_run "$c" untraced 0 "$UNTRACED_LIMIT"
+	if [ "$R_STATE" != ok ] || [ "$R_RC" -ne 0 ]; then
+		row "$c" untraced 0 "$R_RC" - - "$R_SECS" - - "$R_STATE" "FAIL (example itself fails)"
+		touch "$WORK/state/$c.failed"
+		return
+	fi
+	local j limit expect_s
+	j=$($GTCHECK example-json "$R_DIR/stdout" 2>/dev/null | cut -c1-400)
+	log "  [$LANE] $c reference: $j"
+	limit=$(awk -v s="$R_SECS" -v f="$HANG_FLOOR" 'BEGIN { h = 3 * s; if (h < f) h = f; printf "%d", h + 0.999 }')
+	expect_s=$(awk -v s="$R_SECS" 'BEGIN { printf "%d", 2 * s + 5 }')
+	log "  [$LANE] $c: watchdog ${limit}s (3 x ${R_SECS}s, at least ${HANG_FLOOR}s)"
+	row "$c" untraced 0 "$R_RC" reference - "$R_SECS" 1.00 - - ok
+	printf 'BASE_RC=%q BASE_SECS=%q BASE_DIR=%q LIMIT=%q EXPECT_S=%q\n' \
+		"$R_RC" "$R_SECS" "$R_DIR" "$limit" "$expect_s" >"$WORK/state/$c.ref.tmp"
+	mv "$WORK/state/$c.ref.tmp" "$WORK/state/$c.ref"
+}
+
+job_traced()
+{
+	local c=$1 mode=$2 rep=$3
+	# shellcheck disable=SC1090 # written by job_ref
+	source "$WORK/state/$c.ref"
+	if [ "$mode" = capture ] && [ -z "$SOCK" ]; then
+		row "$c" "$mode" "$rep" - - - - - - "no collector" "ERROR (collector did not start)"
+		return
+	fi
+	if ! budget_left_for "$EXPECT_S"; then
+		row "$c" "$mode" "$rep" - - - - - - budget "SKIP (budget)"
+		return
+	fi
+	one_run "$c" "$mode" "$rep" "$LIMIT"
+	check_run "$c" "$mode" "$rep"
+}
+
+# eligible "CASE KIND MODE REP": 0 runnable now, 1 not yet, 2 never (dropped).
+eligible()
+{
+	local c k
+	read -r c k _ <<<"$1"
+	[ -e "$WORK/state/$c.failed" ] && return 2
+	case $k in
+	warmup) return 0 ;;
+	ref)
+		case_def "$c" >/dev/null 2>&1
+		[ "$WARM" = 0 ] || [ -e "$WORK/state/$c.warm" ]
+		;;
+	*) [ -e "$WORK/state/$c.ref" ] ;;
+	esac
+}
+
+# take_job: JOB = the first eligible job (removed from the queue), or WAIT
+# when jobs remain that are not eligible yet; returns 1 when none remain.
+take_job()
+{
+	local fd line taken="" waiting="" rc
+	exec {fd}>>"$WORK/jobs.lock"
+	flock "$fd"
+	: >"$WORK/jobs.new"
+	while read -r line; do
+		[ -n "$line" ] || continue
+		if [ -z "$taken" ]; then
+			eligible "$line"
+			rc=$?
+			if [ "$rc" -eq 0 ]; then
+				taken=$line
+				continue
+			fi
+		else
+			eligible "$line"
+			rc=$?
+			[ "$rc" -eq 2 ] || rc=1
+		fi
+		[ "$rc" -eq 2 ] && continue
+		echo "$line" >>"$WORK/jobs.new"
+		waiting=1
+	done <"$WORK/jobs"
+	mv "$WORK/jobs.new" "$WORK/jobs"
+	flock -u "$fd"
+	exec {fd}>&-
+	if [ -n "$taken" ]; then
+		JOB=$taken
+	elif [ -n "$waiting" ]; then
+		JOB=WAIT
+	else
+		return 1
+	fi
+	return 0
+}
+
+# worker: a lane: take jobs until none remain.
+worker()
+{
+	local c k mode rep
+	while take_job; do
+		if [ "$JOB" = WAIT ]; then
+			sleep 0.5
+			continue
+		fi
+		read -r c k mode rep <<<"$JOB"
+		case_def "$c"
+		case $k in
+		warmup) job_warmup "$c" ;;
+		ref) job_ref "$c" ;;
+		traced) job_traced "$c" "$mode" "$rep" ;;
+		esac
 	done
-	LANE_CASES[best]="${LANE_CASES[best]} $c"
-	LOAD[best]=$((LOAD[best] + cost))
-done <<<"$plan"
-for ((i = 0; i < LANES; i++)); do
-	log "lane $i (~${LOAD[i]} s expected):${LANE_CASES[i]}"
-done
+}
 
 # ---------------------------------------------------------------- collector
 if [[ " $MODES " == *" capture "* ]]; then
@@ -637,15 +724,60 @@ if [ "${#pw[@]}" -gt 0 ]; then
 	log "  pre-warm done at $(((NOW_MS - T0_MS) / 1000)) s"
 fi
 
+# ---------------------------------------------------------------- queue
+# CUDA programs: resolved (or built) once, here, not by concurrent lanes.
+for c in $CASES; do
+	case $c in
+	mt_streams | lazy_stress | nvtx_ranges | profiler_range)
+		b=$(cbin "$c") && CBIN[$c]=$b
+		log "binary $c: ${CBIN[$c]:-none}"
+		;;
+	esac
+done
+# Cases by expected cost, largest first (EST x processes); their warm-ups
+# and references first, then the traced runs rep by rep, so that the long
+# cases' runs spread over the lanes.
+mkdir -p "$WORK/state"
+order=$(for c in $CASES; do
+	if case_def "$c" >/dev/null 2>&1; then
+		echo "$((EST * (1 + 4 * WARM + REPS * NMODES))) $c"
+	else
+		echo "0 $c"
+	fi
+done | sort -k1,1nr -k2,2 | awk '{ print $2 }')
+total=0
+: >"$WORK/jobs"
+for c in $order; do
+	case_def "$c" >/dev/null 2>&1
+	rc=$?
+	if [ "$rc" -eq 2 ]; then
+		row "$c" - - - - - - - - "unknown case" "ERROR (unknown case)"
+		continue
+	elif [ "$rc" -ne 0 ]; then
+		row "$c" - - - - - - - - "no binary" "ERROR (not built)"
+		continue
+	fi
+	[ "$WARM" = 1 ] && echo "$c warmup - 0" >>"$WORK/jobs"
+	echo "$c ref - 0" >>"$WORK/jobs"
+	total=$((total + EST * (1 + 4 * WARM + REPS * NMODES)))
+done
+for ((r = 1; r <= REPEAT; r++)); do
+	for c in $order; do
+		case_def "$c" >/dev/null 2>&1 || continue
+		[ "$r" -le "$REPS" ] || continue
+		for mode in $MODES; do
+			echo "$c traced $mode $r" >>"$WORK/jobs"
+		done
+	done
+done
+log "queue: $(wc -l <"$WORK/jobs") runs, ~${total} s of work expected, ~$((total / LANES)) s on $LANES lanes"
+
 # ---------------------------------------------------------------- lanes
 lane_pids=()
 for ((i = 0; i < LANES; i++)); do
-	[ -n "${LANE_CASES[i]}" ] || continue
 	(
 		LANE="L$i"
-		for c in ${LANE_CASES[i]}; do
-			run_case "$c"
-		done
+		worker
 	) &
 	lane_pids+=($!)
 done
@@ -689,18 +821,19 @@ if [ -n "$COLL_PID" ]; then
 fi
 
 # ---------------------------------------------------------------- results
+# Jobs the lanes never took (stopped by the guard) are rows too.
+if [ -s "$WORK/jobs" ]; then
+	while read -r c k mode rep; do
+		[ "$k" = traced ] || mode=$([ "$k" = warmup ] && echo warm-up || echo untraced)
+		row "$c" "$mode" "$rep" - - - - - - "-" "SKIP (not run: lanes stopped)"
+	done <"$WORK/jobs"
+fi
+if [ -f "$WORK/guard_fired" ]; then
+	row guard - 0 - - - - - - "lanes stopped" "FAIL (suite overran TIME_BUDGET + 150 s)"
+fi
 RES="$WORK/torture.results.tsv"
 result_header "${HEADER[@]}"
-for c in $CASES; do
-	if [ -s "$WORK/rows/$c.tsv" ]; then
-		cat "$WORK/rows/$c.tsv" >>"$RES"
-	else
-		result "$c" - - - - - - - - "-" "SKIP (not run: lane stopped)"
-	fi
-done
-if [ -f "$WORK/guard_fired" ]; then
-	result guard - - - - - - - - "lanes stopped" "FAIL (suite overran TIME_BUDGET + 150 s)"
-fi
+LC_ALL=C sort -t $'\t' -k1,1 "$WORK/rows.tsv" 2>/dev/null | cut -f2- >>"$RES"
 
 log "-- packing the runs' logs (traces only of failed runs, small ones)"
 P="$WORK/torture"
@@ -735,6 +868,12 @@ pack torture "$P"
 	echo
 	echo "== torture: per case and mode (secs: wall time of a run, in its lane; x_untraced: traced/untraced)"
 	$GTCHECK torture-summary "$RES"
+	nf=$(tail -n +2 "$RES" | awk -F'\t' '$NF ~ /^(FAIL|ERROR|TIMEOUT)/' | wc -l)
+	if [ "$nf" -gt 0 ]; then
+		echo
+		echo "== torture: the $nf failed runs (first 20; details in torture.tar.gz, one folder per run)"
+		tail -n +2 "$RES" | awk -F'\t' '$NF ~ /^(FAIL|ERROR|TIMEOUT)/ { print "  " $1 "." $2 "." $3 ": " $NF "  [" $6 "]" }' | head -n 20
+	fi
 	now_ms
 	echo
 	echo "suite wall time: $(((NOW_MS - T0_MS) / 1000)) s (TIME_BUDGET ${TIME_BUDGET} s, LANES ${LANES}, REPEAT ${REPEAT})"
