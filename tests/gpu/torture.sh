@@ -351,11 +351,14 @@ one_run()
 			"GAPTRACE_SOCKET=$WORK/no-collector.sock")
 		;;
 	run)
-		envs=("GAPTRACE_INJECT_PATH=$INJECT")
+		# GAPTRACE_OUTPUT: where a producer that loses its collector falls
+		# back to (not the repository root); none is expected
+		envs=("GAPTRACE_INJECT_PATH=$INJECT" "GAPTRACE_OUTPUT=$d/fallback.%p.gtrace")
 		pre=("$GAPTRACE" run -q -o "$d/trace" --)
 		;;
 	capture)
-		envs=("CUDA_INJECTION64_PATH=$INJECT" "GAPTRACE_DORMANT=1" "GAPTRACE_SOCKET=$SOCK")
+		envs=("CUDA_INJECTION64_PATH=$INJECT" "GAPTRACE_DORMANT=1" "GAPTRACE_SOCKET=$SOCK"
+			"GAPTRACE_OUTPUT=$d/fallback.%p.gtrace")
 		;;
 	esac
 	now_ms
@@ -511,6 +514,9 @@ check_run()
 		why+=("no trace")
 	fi
 	[ -f "$d/leftover" ] && note="${note:+$note; }$(cat "$d/leftover") leftover procs killed"
+	if compgen -G "$d/fallback.*.gtrace" >/dev/null; then
+		why+=("collector lost: fallback file")
+	fi
 	local gl
 	gl=$(grep -c '^gaptrace:' "$d/stderr" 2>/dev/null)
 	grep '^gaptrace:' "$d/stderr" 2>/dev/null | grep -v -E 'CUPTI [0-9]+ from|restricted API sets|writing |no collector at|cannot connect|done' |
@@ -850,6 +856,7 @@ for d in "$WORK"/runs/*; do
 		threads.txt stacks.txt leftover; do
 		[ -f "$d/$f" ] && cp "$d/$f" "$q/"
 	done
+	cp "$d"/fallback.*.gtrace "$q/" 2>/dev/null
 	[ -f "$d/stderr" ] && tail -n 300 "$d/stderr" >"$q/stderr.tail"
 	if grep -q -E "^${n%%.*}"$'\t'"$(echo "$n" | cut -d. -f2)"$'\t'"$(echo "$n" | cut -d. -f3)"$'\t.*\tFAIL' "$RES" &&
 		[ "$ntr" -lt 3 ]; then
