@@ -5,17 +5,27 @@
 Subcommands (each prints what it compared; exit 0 = pass, 1 = fail,
 2 = could not check):
   example-json STDOUT            print the example's JSON line found in a stdout file
-  same-output A B                the two stdout files carry the same example result
-                                 (keys example/result/expect/expect_min; timing ignored)
+  same-output [--keys K,K] A B   the two stdout files carry the same example result
+                                 (keys example/result/expect/expect_min, or --keys;
+                                 timing ignored)
   counts TRACE...                record counts of traces (files or directories) as JSON
   check-counts --stdout F TRACE...
                                  compare a trace's counts with the example's "expect"
                                  (exact) and "expect_min" (at least)
   notes TRACE...                 the GT_REC_NOTE records of traces (code and text)
+  torture-check --stdout F [--exact] [--capture] [--json OUT] TRACE...
+                                 tests/gpu/torture.sh's verdict on one run's traces:
+                                 no loss record, no bad/missing frame, no torn tail,
+                                 at least one kernel; --exact: also "expect" (==) and
+                                 "expect_min" (>=) of the example; --capture: an ARMED
+                                 note. Last line: a short summary for the table
   findings --report R --stdout F --name N
                                  check that the finding the example expects ranks
                                  first in `gaptrace report --json` output R
   table TSV                      print a tab-separated file as an aligned table
+  torture-summary TSV            tests/gpu/torture.sh's rows folded per case and mode:
+                                 runs, passed, failed, hangs, skipped, median wall
+                                 time, traced/untraced ratio, capture return time
 
 Traces are read through `gaptrace dump` (option --gaptrace, default
 $GAPTRACE or build-gpu/tools/gaptrace), so this file depends only on the
@@ -57,8 +67,11 @@ def example_json(path):
     return found
 
 
-def comparable(obj):
-    return {k: obj.get(k) for k in ("example", "result", "expect", "expect_min")}
+SAME_KEYS = ("example", "result", "expect", "expect_min")
+
+
+def comparable(obj, keys=SAME_KEYS):
+    return {k: obj.get(k) for k in keys}
 
 
 def cmd_example_json(a):
@@ -75,9 +88,10 @@ def cmd_same_output(a):
     if x is None or y is None:
         print("missing example JSON line: %s" % (a.a if x is None else a.b))
         return 1
-    cx, cy = comparable(x), comparable(y)
+    keys = tuple(k for k in a.keys.split(",") if k) if a.keys else SAME_KEYS
+    cx, cy = comparable(x, keys), comparable(y, keys)
     if cx == cy:
-        print("same result: %s" % json.dumps(cx["result"], sort_keys=True))
+        print("same result: %s" % json.dumps(cx.get("result"), sort_keys=True))
         return 0
     for k in cx:
         if cx[k] != cy[k]:
@@ -90,6 +104,7 @@ def cmd_same_output(a):
 # Traces, through `gaptrace dump`
 # ----------------------------------------------------------------------------
 _SUFFIX = re.compile(r"(_v\d+|_ptsz|_ptds)$")
+_NVTX_NAME = re.compile(r" tid=\d+ (.*)$")
 
 
 def norm_api(name):
@@ -212,6 +227,20 @@ def count_traces(gaptrace, paths, keep_kernels=False):
                 c["loss"] += int(d.get("count", 0))
                 c["loss_records"] += 1
                 c["loss:" + (tok[2] if len(tok) > 2 else "?")] += int(d.get("count", 0))
+            elif t == "nvtx":
+                # nvtx TS id=N flags=F tid=T NAME (NAME "-" on END records)
+                d = kv(tok)
+                try:
+                    flags = int(d.get("flags", "0"))
+                except ValueError:
+                    flags = 0
+                kind = ("instant" if flags & 1 else "start" if flags & 2
+                        else "end" if flags & 4 else "other")
+                c["nvtx"] += 1
+                c["nvtx:" + kind] += 1
+                m = _NVTX_NAME.search(line)
+                if m and kind in ("start", "instant") and m.group(1) != "-":
+                    c["nvtx:" + m.group(1)] += 1
             elif t == "note":
                 d = kv(tok)
                 code = d.get("code", "?")
@@ -279,6 +308,62 @@ def cmd_check_counts(a):
     print("  counts: %s" % json.dumps(dict(sorted(info.items()))))
     print("%d/%d count checks passed" % (len(rows) - len(bad), len(rows)))
     return 1 if bad else 0
+
+
+def cmd_torture_check(a):
+    """One run of tests/gpu/torture.sh: zero loss and whole frames always;
+    the example's exact counts with --exact; an ARMED note with --capture.
+    The last line is short, for the suite's table: "k=N loss=0" when every
+    check passed, else "MISMATCH key got/want ..."."""
+    ex = example_json(a.stdout) if a.stdout else None
+    try:
+        c, notes, _ = count_traces(gaptrace_bin(a), a.traces)
+    except RuntimeError as e:
+        print("error: %s" % e)
+        print("no trace")
+        return 2
+    if a.json:
+        try:
+            with open(a.json, "w") as f:
+                json.dump(dict(sorted(c.items())), f)
+        except OSError as e:
+            print("cannot write %s: %s" % (a.json, e))
+    rows = []  # (key, want text, got, ok)
+    for k in ("loss", "loss_records", "bad_frames", "missing_frames", "tail_bytes"):
+        rows.append((k, "== 0", c.get(k, 0), c.get(k, 0) == 0))
+    rows.append(("traces", ">= 1", c.get("traces", 0), c.get("traces", 0) >= 1))
+    rows.append(("kernel", ">= 1", c.get("kernel", 0), c.get("kernel", 0) >= 1))
+    if a.capture:
+        rows.append(("note:3", ">= 1", c.get("note:3", 0), c.get("note:3", 0) >= 1))
+    if a.exact:
+        if ex is None:
+            rows.append(("example JSON", "present", "none", False))
+        else:
+            for k, v in (ex.get("expect") or {}).items():
+                got = c.get(k, 0)
+                if v == "all" and k.endswith("_corr_matched"):
+                    v = c.get(k[:-len("_corr_matched")], 0)
+                rows.append((k, "== %s" % v, got, got == v))
+            for k, v in (ex.get("expect_min") or {}).items():
+                got = c.get(k, 0)
+                rows.append((k, ">= %s" % v, got, got >= v))
+    w = max(len(r[0]) for r in rows)
+    for k, want, got, ok in rows:
+        print("  %-*s  want %-12s got %-12s %s" % (w, k, want, got, "ok" if ok else "MISMATCH"))
+    for k in sorted(c):
+        if k.startswith("loss:") and c[k]:
+            print("  %s = %d" % (k, c[k]))
+    info = {k: v for k, v in c.items() if k in ("kernel", "memcpy", "memset", "api", "nvtx",
+                                                 "records", "loss", "traces", "kernel_graph",
+                                                 "launch_threads", "note:3", "note:6")}
+    print("  counts: %s" % json.dumps(dict(sorted(info.items()))))
+    bad = [r for r in rows if not r[3]]
+    if bad:
+        print("MISMATCH " + " ".join("%s=%s/%s" % (k, got, want.split()[-1])
+                                     for k, want, got, _ in bad[:4]))
+        return 1
+    print("k=%d loss=0%s" % (c.get("kernel", 0), " exact" if a.exact and ex else ""))
+    return 0
 
 
 # ----------------------------------------------------------------------------
@@ -384,6 +469,61 @@ def cmd_table(a):
     return 0
 
 
+def cmd_torture_summary(a):
+    """Fold torture.sh's per-run rows (header: case mode rep exit output trace
+    secs ratio cap_tail note status) into one line per case and mode."""
+    try:
+        with open(a.tsv, errors="replace") as f:
+            rows = [line.rstrip("\n").split("\t") for line in f if line.strip()]
+    except OSError as e:
+        print("no table: %s" % e)
+        return 2
+    if not rows:
+        return 0
+    head, body = rows[0], rows[1:]
+    col = {k: i for i, k in enumerate(head)}
+
+    def get(r, k):
+        i = col.get(k)
+        return r[i] if i is not None and i < len(r) else ""
+
+    def num(v):
+        try:
+            return float(v.rstrip("sx"))
+        except ValueError:
+            return None
+
+    def med(xs):
+        xs = sorted(xs)
+        return xs[len(xs) // 2] if xs else None
+
+    groups = collections.OrderedDict()
+    for r in body:
+        groups.setdefault((get(r, "case"), get(r, "mode")), []).append(r)
+    out = [["case", "mode", "runs", "pass", "fail", "hang", "skip", "secs(med)", "x_untraced",
+            "capture_return"]]
+    for (c, m), rs in groups.items():
+        st = [get(r, "status") for r in rs]
+        secs = [x for x in (num(get(r, "secs")) for r in rs) if x is not None]
+        ratio = [x for x in (num(get(r, "ratio")) for r in rs) if x is not None]
+        tail = [x for x in (num(get(r, "cap_tail")) for r in rs) if x is not None]
+        n_pass = sum(1 for x in st if x.startswith(("PASS", "ok")))
+        n_fail = sum(1 for x in st if x.startswith(("FAIL", "ERROR", "TIMEOUT")))
+        n_hang = sum(1 for x in st if "HANG" in x)
+        n_skip = sum(1 for x in st if x.startswith("SKIP"))
+        ms = med(secs)
+        rs_s = "-" if not ratio else "%.2f (max %.2f)" % (med(ratio), max(ratio))
+        tl_s = "-" if not tail else "+%.1fs (max +%.1fs)" % (med(tail), max(tail))
+        out.append([c, m, str(len(rs)), str(n_pass), str(n_fail), str(n_hang), str(n_skip),
+                    "-" if ms is None else "%.1f" % ms, rs_s, tl_s])
+    w = [max(len(r[i]) for r in out) for i in range(len(out[0]))]
+    for j, r in enumerate(out):
+        print("  ".join(r[i].ljust(w[i]) for i in range(len(r))).rstrip())
+        if j == 0:
+            print("  ".join("-" * w[i] for i in range(len(r))))
+    return 0
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--gaptrace", default="")
@@ -392,6 +532,8 @@ def main():
     s.add_argument("stdout")
     s.set_defaults(fn=cmd_example_json)
     s = sub.add_parser("same-output")
+    s.add_argument("--keys", default="",
+                   help="comma-separated keys to compare (default: %s)" % ",".join(SAME_KEYS))
     s.add_argument("a")
     s.add_argument("b")
     s.set_defaults(fn=cmd_same_output)
@@ -405,12 +547,22 @@ def main():
     s.add_argument("--stdout", required=True)
     s.add_argument("traces", nargs="+")
     s.set_defaults(fn=cmd_check_counts)
+    s = sub.add_parser("torture-check")
+    s.add_argument("--stdout", default="")
+    s.add_argument("--exact", action="store_true")
+    s.add_argument("--capture", action="store_true")
+    s.add_argument("--json", default="", help="also write the counts here")
+    s.add_argument("traces", nargs="+")
+    s.set_defaults(fn=cmd_torture_check)
     s = sub.add_parser("findings")
     s.add_argument("--report", required=True)
     s.add_argument("--stdout", default="")
     s.add_argument("--name", default="")
     s.add_argument("--period-tolerance", type=float, default=0.25)
     s.set_defaults(fn=cmd_findings)
+    s = sub.add_parser("torture-summary")
+    s.add_argument("tsv")
+    s.set_defaults(fn=cmd_torture_summary)
     s = sub.add_parser("table")
     s.add_argument("tsv")
     s.set_defaults(fn=cmd_table)
