@@ -192,7 +192,7 @@ case_def()
 		;;
 	lazy_stress)
 		b=${CBIN[lazy_stress]:-}
-		CMD=("$b" --gap-us 8000)
+		CMD=("$b" --gap-us 8000 --malloc-churn 1)
 		EST=4 REPS=$REPEAT EXACT=1 KEYS=example,result CAP_DELAY_MS=300
 		;;
 	nvtx_ranges)
