@@ -159,6 +159,14 @@ static void s_throttled(gt_synth_spec *s, gt_diag_opts *o)
 	s->throttle_to_ns = 1000000000000ull;
 }
 
+/* NVML at 10 Hz, gaptrace's default since issue 10: two samples in the
+ * window, the rule and its share hold */
+static void s_throttled_10hz(gt_synth_spec *s, gt_diag_opts *o)
+{
+	s_throttled(s, o);
+	s->nvml_hz = 10;
+}
+
 static void s_two_proc(gt_synth_spec *s, gt_diag_opts *o)
 {
 	gt_synth_preset("two-proc", s);
@@ -287,6 +295,7 @@ static const scase cases[] = {
 	{"periodic_stall", s_periodic, GT_FIND_PERIODIC_STALL, sh_periodic, 1e-9},
 	{"comm_not_overlapped", s_nccl, GT_FIND_COMM_NOT_OVERLAPPED, sh_comm, 1e-9},
 	{"throttled", s_throttled, GT_FIND_THROTTLED, sh_throttled, 1e-9},
+	{"throttled_10hz", s_throttled_10hz, GT_FIND_THROTTLED, sh_throttled, 1e-9},
 	{"other_process", s_two_proc, GT_FIND_OTHER_PROCESS, sh_two_proc, 1e-9},
 	{"no_api_records", s_no_api, -1, sh_none, 0},
 };
@@ -317,6 +326,32 @@ START_TEST(synth_case)
 		}
 	}
 	run_free(&r);
+}
+END_TEST
+
+/* The SM clock while busy when no NVML sample falls in busy time (2 us
+ * kernels, 10 or 100 Hz): the clock of the sample periods that overlap busy
+ * time, weighted by the overlap, not 0 (which skipped the throttled rule's
+ * clock check). Synth's samples read 1400 MHz throttled, 1980 MHz before the
+ * throttle window (the one sample ahead of the first kernel). */
+START_TEST(busy_clock_without_busy_samples)
+{
+	static const uint32_t rates[] = {10, 100};
+	for (int i = 0; i < 2; i++) {
+		gt_synth_spec s;
+		gt_synth_preset("launch-bound", &s);
+		s.steps = 40;
+		s.nvml_hz = rates[i];
+		s.throttle_from_ns = 0;
+		s.throttle_to_ns = 1000000000000ull;
+		run r = {0};
+		run_spec(&r, &s, NULL);
+		const gt_an_gpu *g = gt_analysis_gpu(r.a, 0);
+		ck_assert_uint_gt(g->throttled_ns, 0);
+		ck_assert_msg(g->nvml.sm_clock_mean_mhz >= 1400 && g->nvml.sm_clock_mean_mhz < 1980,
+			      "%u Hz: busy clock %.1f MHz", rates[i], g->nvml.sm_clock_mean_mhz);
+		run_free(&r);
+	}
 }
 END_TEST
 
@@ -539,6 +574,7 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, synth_case, 0, (int)NCASES);
 	tcase_add_test(tc, periodic_period_recovered);
+	tcase_add_test(tc, busy_clock_without_busy_samples);
 	tcase_add_test(tc, d2h_bounds);
 	tcase_add_test(tc, multi_gpu);
 	tcase_add_test(tc, data_parallel_overlap);

@@ -113,6 +113,7 @@ typedef struct sw {
 	uint64_t *nv_end;
 	size_t nnv, nvc, nvc2;
 	uint64_t clk_sum, clk_n;
+	double clk_w_sum, clk_w_ns; /* clock weighted by busy overlap (fallback) */
 	/* busy segments, kept when process views need them */
 	an_vec segs;
 	int keep_segs;
@@ -496,6 +497,11 @@ static int on_seg(sw *S, uint64_t x, uint64_t y)
 		uint64_t r = S->nv[j].reasons;
 		if (r & S->a->o.throttle_mask)
 			g->pub.throttled_ns += b - a;
+		uint32_t ck = S->nv[j].sm_clock;
+		if (ck && ck != UINT32_MAX) {
+			S->clk_w_sum += (double)ck * (double)(b - a);
+			S->clk_w_ns += (double)(b - a);
+		}
 		for (unsigned bit = 0; bit < GT_AN_THROTTLE_BITS; bit++)
 			if (r >> bit & 1)
 				g->pub.throttle_reason_ns[bit] += b - a;
@@ -736,7 +742,13 @@ static void nvml_stats(sw *S)
 	}
 	nv->gpu_util_mean = nu ? util / (double)nu : 0;
 	nv->power_mean_w = np ? power / (double)np : 0;
-	nv->sm_clock_mean_mhz = S->clk_n ? (double)S->clk_sum / (double)S->clk_n : 0;
+	/* The clock of the samples taken while busy; when no sample fell in
+	 * busy time (short busy stretches, a low sampling rate), the clock of
+	 * the sample periods that overlap busy time, weighted by the overlap. */
+	if (S->clk_n)
+		nv->sm_clock_mean_mhz = (double)S->clk_sum / (double)S->clk_n;
+	else
+		nv->sm_clock_mean_mhz = S->clk_w_ns > 0 ? S->clk_w_sum / S->clk_w_ns : 0;
 }
 
 static int sweep_gpu(sw *S, an_item *it, size_t n, const an_nvproc *np, size_t nnp)
@@ -1219,6 +1231,7 @@ int an_sweep(gt_analysis *a)
 		S.nnv = kn - jn;
 		S.nvc = S.nvc2 = 0;
 		S.clk_sum = S.clk_n = 0;
+		S.clk_w_sum = S.clk_w_ns = 0;
 		/* this GPU's waits (items in [starts[gi], starts[gi+1])) and late windows */
 		while (jw < a->comm.waits.n && cw[jw].item < starts[gi])
 			jw++;
