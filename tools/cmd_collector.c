@@ -20,7 +20,7 @@
 static struct {
 	const char *dir;
 	const char *socket;
-	unsigned int nvml_hz;
+	unsigned int nvml_hz, nvml_proc_hz;
 	int dormant;
 	uint32_t kinds;
 	int verbosity; /* 0 quiet, 1 normal, 2 verbose */
@@ -39,7 +39,11 @@ static const char usage_text[] =
 	"                      Default: $XDG_RUNTIME_DIR/gaptrace/collector.sock, else\n"
 	"                      /tmp/gaptrace-<uid>/collector.sock, which is where an\n"
 	"                      injected process looks when GAPTRACE_SOCKET is unset\n"
-	"      --nvml-hz N     NVML samples per second per GPU (default 100, 0 = off)\n"
+	"      --nvml-hz N     NVML samples per second per GPU of clocks, power,\n"
+	"                      temperature, utilization, throttle reasons (default 10,\n"
+	"                      0 = no NVML at all)\n"
+	"      --nvml-proc-hz N  per-process utilization, memory, violation counters\n"
+	"                      and energy per second (default 1, at most --nvml-hz)\n"
 	"      --dormant       producers connect dormant (capture nothing) until armed\n"
 	"                      with `gaptrace capture`\n"
 	"  -k, --kinds K       what producers capture, e.g. default,-nvtx or\n"
@@ -109,6 +113,7 @@ int cmd_collector(int argc, char **argv)
 	static const struct option lo[] = {
 		{"dir", required_argument, NULL, 'd'},  {"socket", required_argument, NULL, 's'},
 		{"nvml-hz", required_argument, NULL, 1}, {"dormant", no_argument, NULL, 2},
+		{"nvml-proc-hz", required_argument, NULL, 3},
 		{"kinds", required_argument, NULL, 'k'}, {"verbose", no_argument, NULL, 'v'},
 		{"quiet", no_argument, NULL, 'q'},       {"help", no_argument, NULL, 'h'},
 		{0},
@@ -116,7 +121,8 @@ int cmd_collector(int argc, char **argv)
 	int c, ret = 1;
 	char defdir[64];
 	memset(&opts, 0, sizeof(opts));
-	opts.nvml_hz = 100;
+	opts.nvml_hz = GT_NVML_DEFAULT_HZ;
+	opts.nvml_proc_hz = GT_NVML_DEFAULT_SLOW_HZ;
 	opts.kinds = GT_KIND_DEFAULT;
 	opts.verbosity = 1;
 	optind = 1;
@@ -124,14 +130,19 @@ int cmd_collector(int argc, char **argv)
 		switch (c) {
 		case 'd': opts.dir = optarg; break;
 		case 's': opts.socket = optarg; break;
-		case 1: {
+		case 1:
+		case 3: {
 			char *end;
 			long v = strtol(optarg, &end, 10);
-			if (*end || v < 0 || v > 10000) {
-				fprintf(stderr, "gaptrace collector: --nvml-hz wants 0..10000\n");
+			if (*end || end == optarg || v < (c == 1 ? 0 : 1) || v > 10000) {
+				fprintf(stderr, "gaptrace collector: %s wants %d..10000\n",
+					c == 1 ? "--nvml-hz" : "--nvml-proc-hz", c == 1 ? 0 : 1);
 				return 2;
 			}
-			opts.nvml_hz = (unsigned int)v;
+			if (c == 1)
+				opts.nvml_hz = (unsigned int)v;
+			else
+				opts.nvml_proc_hz = (unsigned int)v;
 			break;
 		}
 		case 2: opts.dormant = 1; break;
@@ -166,6 +177,7 @@ int cmd_collector(int argc, char **argv)
 		.kinds = opts.kinds,
 		.dormant = opts.dormant,
 		.nvml_hz = opts.nvml_hz,
+		.nvml_proc_hz = opts.nvml_proc_hz,
 		.nvml_lib = getenv("GAPTRACE_NVML_PATH"),
 		.log = log_line,
 		.on_peer = on_peer,

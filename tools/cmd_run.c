@@ -79,7 +79,7 @@ static struct {
 	uint32_t kinds;
 	int quiet;
 	int verbose;
-	unsigned int nvml_hz;
+	unsigned int nvml_hz, nvml_proc_hz;
 	int report; /* REPORT_* bits */
 	uint64_t wait_ns;
 } opts;
@@ -101,7 +101,11 @@ static const char usage_text[] =
 	"      --delay SEC       start capturing only after SEC seconds\n"
 	"  -k, --kinds K         what to capture: default, all, or a list such as\n"
 	"                        kernel,memcpy,runtime or default,-nvtx,+sync\n"
-	"      --nvml-hz N       NVML samples per second per GPU (default 100, 0 = off)\n"
+	"      --nvml-hz N       NVML samples per second per GPU of clocks, power,\n"
+	"                        temperature, utilization, throttle reasons (default\n"
+	"                        10, 0 = no NVML at all)\n"
+	"      --nvml-proc-hz N  per-process utilization, memory, violation counters\n"
+	"                        and energy per second (default 1, at most --nvml-hz)\n"
 	"      --report MODE     text (default): print the summary at the end; html:\n"
 	"                        also write NAME/report.html; text,html; none\n"
 	"      --wait SEC        after the program exits, wait at most SEC for its\n"
@@ -380,6 +384,7 @@ int cmd_run(int argc, char **argv)
 		{"nvml-hz", required_argument, NULL, 4},
 		{"report", required_argument, NULL, 5},
 		{"wait", required_argument, NULL, 6},
+		{"nvml-proc-hz", required_argument, NULL, 7},
 		{"quiet", no_argument, NULL, 'q'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
@@ -388,7 +393,8 @@ int cmd_run(int argc, char **argv)
 	int c;
 	memset(&opts, 0, sizeof(opts));
 	opts.kinds = GT_KIND_DEFAULT;
-	opts.nvml_hz = 100;
+	opts.nvml_hz = GT_NVML_DEFAULT_HZ;
+	opts.nvml_proc_hz = GT_NVML_DEFAULT_SLOW_HZ;
 	opts.report = REPORT_TEXT;
 	opts.wait_ns = 5000000000ull;
 	optind = 1;
@@ -411,14 +417,19 @@ int cmd_run(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case 4: {
+		case 4:
+		case 7: {
 			char *end;
 			long v = strtol(optarg, &end, 10);
-			if (*end || v < 0 || v > 10000) {
-				fprintf(stderr, "gaptrace run: --nvml-hz wants 0..10000\n");
+			if (*end || end == optarg || v < (c == 4 ? 0 : 1) || v > 10000) {
+				fprintf(stderr, "gaptrace run: %s wants %d..10000\n",
+					c == 4 ? "--nvml-hz" : "--nvml-proc-hz", c == 4 ? 0 : 1);
 				return 2;
 			}
-			opts.nvml_hz = (unsigned int)v;
+			if (c == 4)
+				opts.nvml_hz = (unsigned int)v;
+			else
+				opts.nvml_proc_hz = (unsigned int)v;
 			break;
 		}
 		case 5:
@@ -504,6 +515,7 @@ int cmd_run(int argc, char **argv)
 		.dormant = opts.delay_ns != 0,
 		.session = session,
 		.nvml_hz = opts.nvml_hz,
+		.nvml_proc_hz = opts.nvml_proc_hz,
 		.nvml_lib = getenv("GAPTRACE_NVML_PATH"),
 		.log = log_line,
 	};

@@ -183,6 +183,22 @@ static void read_notes(const char *path, notes *n)
 	gt_reader_close(r);
 }
 
+/* The NVML sampler's GT_NOTE_CONFIG text in path ("" when none). */
+static void nvml_config(const char *path, char *out, size_t cap)
+{
+	out[0] = 0;
+	gt_errinfo ei;
+	gt_reader *r = gt_reader_open(path, NULL, &ei);
+	ck_assert_msg(r != NULL, "%s: %s", path, ei.msg);
+	gt_record rec;
+	while (gt_reader_next(r, &rec) > 0)
+		if (rec.type == GT_REC_NOTE && rec.note.code == GT_NOTE_CONFIG) {
+			const char *t = gt_reader_string(r, rec.note.text_id);
+			snprintf(out, cap, "%s", t ? t : "");
+		}
+	gt_reader_close(r);
+}
+
 /* ------------------------------------------------------------ run */
 
 START_TEST(run_keeps_exit_status)
@@ -421,6 +437,20 @@ START_TEST(run_samples_nvml)
 	ck_assert_uint_eq(r.hdr.ndevices, 2);
 	ck_assert_uint_gt(r.records, 2);
 	ck_assert(file_has("err", "nvml.gtrace"));
+	/* the default rates, and both options */
+	char cfg[200];
+	nvml_config("t/nvml.gtrace", cfg, sizeof(cfg));
+	ck_assert_str_eq(cfg, "nvml sampler: 2 GPU(s), 10 Hz; per-process, memory, violation "
+			      "and energy 1 Hz");
+	char *rates[] = {GAPTRACE_BIN, "run", "-q", "-o", "u", "--nvml-hz", "20", "--nvml-proc-hz",
+			 "4", "--", FAKE_PRODUCER, "--frames", "1", NULL};
+	ck_assert_int_eq(run(rates, "out", "err"), 0);
+	nvml_config("u/nvml.gtrace", cfg, sizeof(cfg));
+	ck_assert(strstr(cfg, " 20 Hz;") && strstr(cfg, "energy 4 Hz"));
+	char *bad[] = {GAPTRACE_BIN, "run", "-o", "v", "--nvml-proc-hz", "0", "--", FAKE_PRODUCER,
+		       NULL};
+	ck_assert_int_eq(run(bad, "out", "err"), 2);
+	ck_assert(file_has("err", "--nvml-proc-hz wants 1..10000"));
 	leave_tmp();
 }
 END_TEST

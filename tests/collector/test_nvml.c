@@ -21,7 +21,7 @@
 
 /* ------------------------------------------------------------ in-process table */
 
-static int temp_calls[2];
+static int temp_calls[2], viol_calls[2], proc_calls[2];
 
 static int f_init(void)
 {
@@ -78,6 +78,7 @@ static int f_reasons(void *h, unsigned long long *r)
 }
 static int f_viol(void *h, int policy, gt_nvml_violation *v)
 {
+	viol_calls[dev(h)]++;
 	v->reference_time = 0;
 	v->violation_time = policy == 0 ? 1000 + dev(h) : 2000 + dev(h);
 	return 0;
@@ -85,6 +86,8 @@ static int f_viol(void *h, int policy, gt_nvml_violation *v)
 static int f_proc(void *h, gt_nvml_proc_sample *s, unsigned int *count, unsigned long long last)
 {
 	static unsigned long long ts = 1700000000000000ull;
+	if (s)
+		proc_calls[dev(h)]++;
 	if (last >= ts + 1000)
 		ts = last;
 	if (!s) {
@@ -116,7 +119,10 @@ static const gt_nvml_api table = {
 typedef struct nread {
 	gt_stream_header hdr;
 	int ndevrec, nvml[2], proc[2], notes_unsupported;
+	int slow[2];      /* rows with the slow set (violation counters) read */
 	gt_nvml last[2];
+	gt_nvml last_slow[2];
+	char config[200]; /* the sampler's GT_NOTE_CONFIG text */
 	uint32_t proc_pid[2];
 	uint64_t frames, tail;
 } nread;
@@ -136,6 +142,10 @@ static void read_nvml(const char *path, nread *n)
 			ck_assert_uint_lt(rec.nvml.device_id, 2);
 			n->nvml[rec.nvml.device_id]++;
 			n->last[rec.nvml.device_id] = rec.nvml;
+			if (rec.nvml.power_violation_ns != UINT64_MAX) {
+				n->slow[rec.nvml.device_id]++;
+				n->last_slow[rec.nvml.device_id] = rec.nvml;
+			}
 			break;
 		case GT_REC_NVML_PROC:
 			ck_assert_uint_lt(rec.nvml_proc.device_id, 2);
@@ -146,6 +156,8 @@ static void read_nvml(const char *path, nread *n)
 			const char *t = gt_reader_string(r, rec.note.text_id);
 			if (t && strstr(t, "not supported"))
 				n->notes_unsupported++;
+			if (t && rec.note.code == GT_NOTE_CONFIG)
+				snprintf(n->config, sizeof(n->config), "%s", t);
 			break;
 		}
 		default: break;
@@ -222,7 +234,6 @@ START_TEST(table_samples_read_back)
 	/* values as NVML gave them, UINT*_MAX where not supported */
 	ck_assert_uint_eq(n.last[0].sm_clock_mhz, 1500);
 	ck_assert_uint_eq(n.last[1].sm_clock_mhz, 1501);
-	ck_assert_uint_eq(n.last[0].mem_clock_mhz, 2600);
 	ck_assert_uint_eq(n.last[0].temp_c, 45);
 	ck_assert_uint_eq(n.last[1].temp_c, UINT32_MAX);
 	ck_assert_uint_eq(n.last[0].power_mw, UINT32_MAX);
@@ -231,8 +242,14 @@ START_TEST(table_samples_read_back)
 	ck_assert_uint_eq(n.last[1].gpu_util, 91);
 	ck_assert_uint_eq(n.last[1].mem_util, 30);
 	ck_assert_uint_eq(n.last[1].clocks_event_reasons, 0x20);
-	ck_assert_uint_eq(n.last[1].power_violation_ns, 1001);
-	ck_assert_uint_eq(n.last[1].thermal_violation_ns, 2001);
+	/* the slow set (50 Hz of 200): in about one row of four */
+	ck_assert_int_ge(n.slow[1], 1);
+	ck_assert_int_lt(n.slow[1], n.nvml[1]);
+	ck_assert_int_eq(viol_calls[1], 2 * n.slow[1]);
+	ck_assert_uint_eq(n.last_slow[1].power_violation_ns, 1001);
+	ck_assert_uint_eq(n.last_slow[1].thermal_violation_ns, 2001);
+	ck_assert_uint_eq(n.last_slow[0].mem_clock_mhz, 2600);
+	ck_assert(strstr(n.config, "200 Hz;") && strstr(n.config, "energy 50 Hz"));
 	ck_assert_uint_ge(n.last[0].ts, n.hdr.realtime_ns);
 	/* the unsupported temperature was asked once, not once per sample */
 	ck_assert_int_eq(temp_calls[1], 1);
@@ -272,15 +289,23 @@ START_TEST(dlopen_fake_library)
 	ck_assert_uint_eq(h->devices[0].global_mem_bytes, 143771ull << 20);
 	ck_assert_uint_eq(h->driver_version, 13000);
 	gt_record rec;
-	int nv = 0, np = 0;
+	int nv = 0, np = 0, nslow = 0;
 	while (gt_reader_next(r, &rec) > 0) {
 		if (rec.type == GT_REC_NVML) {
 			nv++;
 			ck_assert_uint_eq(rec.nvml.power_mw, 300000 + rec.nvml.device_id);
 			ck_assert_uint_eq(rec.nvml.temp_c, UINT32_MAX);
 			ck_assert_uint_eq(rec.nvml.clocks_event_reasons, 0x4);
-			ck_assert_uint_eq(rec.nvml.energy_mj, 123456789ull + rec.nvml.device_id);
-			ck_assert_uint_eq(rec.nvml.mem_used_bytes, (1000ull + rec.nvml.device_id) << 20);
+			/* the slow set (default 1 Hz): the first row of each GPU */
+			if (rec.nvml.energy_mj != UINT64_MAX) {
+				nslow++;
+				ck_assert_uint_eq(rec.nvml.energy_mj,
+						  123456789ull + rec.nvml.device_id);
+				ck_assert_uint_eq(rec.nvml.mem_used_bytes,
+						  (1000ull + rec.nvml.device_id) << 20);
+			} else {
+				ck_assert_uint_eq(rec.nvml.mem_used_bytes, UINT64_MAX);
+			}
 		}
 		if (rec.type == GT_REC_NVML_PROC) {
 			np++;
@@ -288,6 +313,7 @@ START_TEST(dlopen_fake_library)
 		}
 	}
 	ck_assert_int_ge(nv, 3);
+	ck_assert_int_eq(nslow, 3);
 	ck_assert_int_ge(np, 2);
 	gt_reader_close(r);
 	tmp_done(tmp);
@@ -353,6 +379,57 @@ START_TEST(disk_full_keeps_whole_frames)
 }
 END_TEST
 
+/* The defaults: GT_NVML_DEFAULT_HZ (10) rows per second of the fast set,
+ * GT_NVML_DEFAULT_SLOW_HZ (1) of the slow set (per-process utilization,
+ * memory, violation counters, energy): ~125 RM calls a second per GPU fewer
+ * than the 100 Hz of every metric that cost the traced program time. */
+START_TEST(default_rates)
+{
+	char path[300];
+	char *tmp = tmp_trace(path, sizeof(path));
+	memset(viol_calls, 0, sizeof(viol_calls));
+	memset(proc_calls, 0, sizeof(proc_calls));
+	gt_nvml_opts o = {.path = path, .api = &table};
+	int err;
+	gt_nvml_sampler *s = gt_nvml_start(&o, &err);
+	ck_assert_ptr_nonnull(s);
+	t_sleep_ms(1250);
+	gt_nvml_stop(s);
+	nread n;
+	read_nvml(path, &n);
+	ck_assert_str_eq(n.config, "nvml sampler: 2 GPU(s), 10 Hz; per-process, memory, "
+				   "violation and energy 1 Hz");
+	/* 10 Hz for 1.25 s: at most 14 rows (a loaded machine makes fewer: late
+	 * samples are skipped, never bunched) */
+	ck_assert_int_ge(n.nvml[0], 3);
+	ck_assert_int_le(n.nvml[0], 14);
+	/* the slow set at t = 0 and t ~ 1 s */
+	ck_assert_int_ge(n.slow[0], 1);
+	ck_assert_int_le(n.slow[0], 2);
+	ck_assert_int_lt(n.slow[0], n.nvml[0]);
+	ck_assert_int_eq(viol_calls[0], 2 * n.slow[0]);
+	ck_assert_int_ge(proc_calls[0], 1);
+	ck_assert_int_le(proc_calls[0], 2);
+	ck_assert_int_ge(n.proc[0], 1);
+	/* a fast row carries the fast set, and all ones where the slow set goes */
+	ck_assert_uint_eq(n.last[0].sm_clock_mhz, 1500);
+	ck_assert_uint_eq(n.last[0].gpu_util, 90);
+	ck_assert_uint_eq(n.last_slow[0].thermal_violation_ns, 2000);
+	tmp_done(tmp);
+
+	/* proc_hz above hz is capped at hz */
+	tmp = tmp_trace(path, sizeof(path));
+	o.hz = 5;
+	o.proc_hz = 50;
+	s = gt_nvml_start(&o, &err);
+	ck_assert_ptr_nonnull(s);
+	gt_nvml_stop(s);
+	read_nvml(path, &n);
+	ck_assert(strstr(n.config, "5 Hz;") && strstr(n.config, "energy 5 Hz"));
+	tmp_done(tmp);
+}
+END_TEST
+
 START_TEST(collector_writes_nvml_gtrace)
 {
 	char *tmp = t_tmpdir("nvml");
@@ -403,6 +480,7 @@ int main(void)
 	tcase_add_test(tc, parse_uuid);
 	tcase_add_test(tc, table_samples_read_back);
 	tcase_add_test(tc, dlopen_fake_library);
+	tcase_add_test(tc, default_rates);
 	tcase_add_test(tc, absent_nvml_says_so_once);
 	tcase_add_test(tc, disk_full_keeps_whole_frames);
 	tcase_add_test(tc, collector_writes_nvml_gtrace);

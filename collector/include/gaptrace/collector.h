@@ -208,11 +208,25 @@ typedef struct gt_nvml_api {
 	int (*cuda_driver_version)(int *v); /**< nvmlSystemGetCudaDriverVersion_v2 */
 } gt_nvml_api;
 
+/**
+ * Default NVML rates. Every NVML query is an ioctl into the kernel driver (an
+ * RPC to the GPU's firmware on GSP GPUs) that serializes with the traced
+ * program's own driver calls, so the sampler asks for little:
+ * GT_NVML_DEFAULT_HZ samples per second of the fast set (SM clock, power,
+ * temperature, utilization, clocks-event reasons: what the analysis reads)
+ * and GT_NVML_DEFAULT_SLOW_HZ of the slow set (per-process utilization,
+ * memory clock, memory used, violation counters, energy).
+ */
+#define GT_NVML_DEFAULT_HZ 10
+#define GT_NVML_DEFAULT_SLOW_HZ 1
+
 /** Options of an NVML sampler; zero-initialize and set what you need. */
 typedef struct gt_nvml_opts {
 	const char *path;       /**< trace file to create (O_EXCL); required */
-	unsigned int hz;        /**< device samples per second; 0 = 100 */
-	unsigned int proc_hz;   /**< per-process queries per second; 0 = min(hz, 10) */
+	unsigned int hz;        /**< fast-set samples per second; 0 = GT_NVML_DEFAULT_HZ */
+	/** slow-set samples per second (per-process utilization, memory,
+	 *  violation counters, energy), at most hz; 0 = GT_NVML_DEFAULT_SLOW_HZ */
+	unsigned int proc_hz;
 	const char *lib;        /**< library to dlopen; NULL = "libnvidia-ml.so.1" */
 	const gt_nvml_api *api; /**< use this table instead of dlopen (tests) */
 	const char *session;    /**< copied into the stream header */
@@ -237,7 +251,8 @@ typedef struct gt_nvml_stats {
  * GT_REC_DEVICE per GPU keyed by the UUID parsed from NVML's "GPU-..."
  * string) and start the sampling thread. Each sample is one GT_REC_NVML row
  * per GPU; a metric NVML does not support reads UINT32_MAX / UINT64_MAX and
- * is not asked again. Frames are flushed about once a second, so a crash
+ * is not asked again, and so do the slow-set fields of a row sampled
+ * between two slow-set samples. Frames are flushed about once a second, so a crash
  * loses at most a second of samples. A failed write (disk full) truncates
  * the file back to its last whole frame, logs once and stops sampling.
  *
@@ -275,7 +290,8 @@ typedef struct gt_collector_opts {
 	unsigned int handshake_timeout_ms; /**< header must arrive within; 0 = 2000 */
 	unsigned int stall_timeout_ms;     /**< a started frame must finish within; 0 = 10000 */
 	unsigned int max_peers;            /**< producers at once; 0 = 1024 */
-	unsigned int nvml_hz;              /**< 0 = no NVML sampling */
+	unsigned int nvml_hz;              /**< 0 = no NVML sampling (gaptrace run and
+					        collector pass GT_NVML_DEFAULT_HZ) */
 	unsigned int nvml_proc_hz;         /**< see gt_nvml_opts.proc_hz */
 	const char *nvml_lib;              /**< see gt_nvml_opts.lib */
 	const gt_nvml_api *nvml_api;       /**< see gt_nvml_opts.api */

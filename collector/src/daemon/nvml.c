@@ -1,10 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The NVML sampler: a thread that reads every GPU's clocks, power,
- * temperature, utilization, clocks-event reasons, violation counters,
- * memory and energy at a fixed rate, plus per-process utilization at a lower
- * rate, and writes them as GT_REC_NVML / GT_REC_NVML_PROC rows to one trace
- * (producer GT_PRODUCER_COLLECTOR, trace clock = CLOCK_REALTIME).
+ * The NVML sampler: a thread that reads every GPU's NVML metrics and writes
+ * them as GT_REC_NVML / GT_REC_NVML_PROC rows to one trace (producer
+ * GT_PRODUCER_COLLECTOR, trace clock = CLOCK_REALTIME).
+ *
+ * Two rates, because every NVML query is an ioctl into the kernel driver
+ * (on GSP GPUs such as the H100/H200 an RPC to the GPU's firmware) that
+ * serializes with the traced process's own driver calls:
+ *   fast (hz, default GT_NVML_DEFAULT_HZ = 10): what the analysis reads -
+ *     SM clock, power, temperature, utilization, clocks-event reasons;
+ *   slow (proc_hz, default GT_NVML_DEFAULT_SLOW_HZ = 1): per-process
+ *     utilization, memory clock, memory used, the violation counters and
+ *     energy (cumulative counters, or buffered by the driver, so a low rate
+ *     loses nothing), written into the fast row of the same instant.
+ * A row whose slow fields were not read this time has them all ones, like a
+ * metric NVML does not support. NVML's own utilization is an average over
+ * 1/6 s to 1 s, so sampling it much faster than 10 Hz only repeats it.
  *
  * NVML is reached only through a gt_nvml_api table: filled with dlsym from
  * libnvidia-ml.so.1, or given by the caller (tests). A metric NVML answers
@@ -310,7 +321,7 @@ static void sample_proc(gt_nvml_sampler *s, uint32_t i)
 	pthread_mutex_unlock(&s->lock);
 }
 
-static void sample_device(gt_nvml_sampler *s, uint32_t i, int with_proc)
+static void sample_device(gt_nvml_sampler *s, uint32_t i, int slow)
 {
 	devstate *d = &s->dev[i];
 	gt_record r = {.type = GT_REC_NVML};
@@ -323,10 +334,10 @@ static void sample_device(gt_nvml_sampler *s, uint32_t i, int with_proc)
 	n->mem_used_bytes = n->energy_mj = UINT64_MAX;
 	unsigned int v;
 	unsigned long long ull;
+	/* fast set: what the analysis reads (clocks while busy, throttle
+	 * reasons, power, temperature, GPU-Util) */
 	if (WANT(clock, M_SMCLK) && ok(s, i, M_SMCLK, s->api.clock(d->h, NVML_CLOCK_SM, &v)))
 		n->sm_clock_mhz = v;
-	if (WANT(clock, M_MEMCLK) && ok(s, i, M_MEMCLK, s->api.clock(d->h, NVML_CLOCK_MEM, &v)))
-		n->mem_clock_mhz = v;
 	if (WANT(power, M_POWER) && ok(s, i, M_POWER, s->api.power(d->h, &v)))
 		n->power_mw = v;
 	if (WANT(temperature, M_TEMP) &&
@@ -340,25 +351,32 @@ static void sample_device(gt_nvml_sampler *s, uint32_t i, int with_proc)
 	if (WANT(clocks_event_reasons, M_REASONS) &&
 	    ok(s, i, M_REASONS, s->api.clocks_event_reasons(d->h, &ull)))
 		n->clocks_event_reasons = ull;
-	gt_nvml_violation vt;
-	if (WANT(violation, M_VIOL_POWER) &&
-	    ok(s, i, M_VIOL_POWER, s->api.violation(d->h, NVML_PERF_POLICY_POWER, &vt)))
-		n->power_violation_ns = vt.violation_time;
-	if (WANT(violation, M_VIOL_THERMAL) &&
-	    ok(s, i, M_VIOL_THERMAL, s->api.violation(d->h, NVML_PERF_POLICY_THERMAL, &vt)))
-		n->thermal_violation_ns = vt.violation_time;
-	gt_nvml_memory mem;
-	if (WANT(memory, M_MEMORY) && ok(s, i, M_MEMORY, s->api.memory(d->h, &mem)))
-		n->mem_used_bytes = mem.used;
-	if (WANT(energy, M_ENERGY) && ok(s, i, M_ENERGY, s->api.energy(d->h, &ull)))
-		n->energy_mj = ull;
+	/* slow set: cumulative counters and slowly changing values */
+	if (slow) {
+		if (WANT(clock, M_MEMCLK) &&
+		    ok(s, i, M_MEMCLK, s->api.clock(d->h, NVML_CLOCK_MEM, &v)))
+			n->mem_clock_mhz = v;
+		gt_nvml_violation vt;
+		if (WANT(violation, M_VIOL_POWER) &&
+		    ok(s, i, M_VIOL_POWER, s->api.violation(d->h, NVML_PERF_POLICY_POWER, &vt)))
+			n->power_violation_ns = vt.violation_time;
+		if (WANT(violation, M_VIOL_THERMAL) &&
+		    ok(s, i, M_VIOL_THERMAL,
+		       s->api.violation(d->h, NVML_PERF_POLICY_THERMAL, &vt)))
+			n->thermal_violation_ns = vt.violation_time;
+		gt_nvml_memory mem;
+		if (WANT(memory, M_MEMORY) && ok(s, i, M_MEMORY, s->api.memory(d->h, &mem)))
+			n->mem_used_bytes = mem.used;
+		if (WANT(energy, M_ENERGY) && ok(s, i, M_ENERGY, s->api.energy(d->h, &ull)))
+			n->energy_mj = ull;
+	}
 	int rc = gt_writer_add(s->w, &r);
 	if (rc == 0) {
 		pthread_mutex_lock(&s->lock);
 		s->st.samples++;
 		pthread_mutex_unlock(&s->lock);
 	}
-	if (with_proc && WANT(process_utilization, M_PROC))
+	if (slow && WANT(process_utilization, M_PROC))
 		sample_proc(s, i);
 }
 
@@ -379,20 +397,22 @@ static void *sampler_main(void *arg)
 {
 	gt_nvml_sampler *s = arg;
 	uint64_t period = 1000000000ull / s->hz;
-	uint64_t proc_period = 1000000000ull / s->proc_hz;
+	uint64_t slow_period = 1000000000ull / s->proc_hz;
 	uint64_t now = gt_now_ns(CLOCK_MONOTONIC);
-	uint64_t next = now, next_proc = now, last_flush = now;
+	uint64_t next = now, next_slow = now, last_flush = now;
 	pthread_mutex_lock(&s->lock);
 	while (!s->stop) {
 		pthread_mutex_unlock(&s->lock);
 		now = gt_now_ns(CLOCK_MONOTONIC);
-		int with_proc = now >= next_proc;
-		if (with_proc)
-			next_proc += proc_period;
-		if (next_proc < now)
-			next_proc = now + proc_period;
+		/* Half a fast period of slack: the slow set rides on the fast
+		 * sample nearest its due time instead of slipping a period. */
+		int slow = now + period / 2 >= next_slow;
+		if (slow)
+			next_slow += slow_period;
+		if (next_slow < now)
+			next_slow = now + slow_period;
 		for (uint32_t i = 0; i < s->ndev; i++)
-			sample_device(s, i, with_proc);
+			sample_device(s, i, slow);
 		now = gt_now_ns(CLOCK_MONOTONIC);
 		if (now - last_flush >= FLUSH_NS) {
 			add_clock(s);
@@ -481,10 +501,10 @@ gt_nvml_sampler *gt_nvml_start(const gt_nvml_opts *o, int *err)
 	s->fd = -1;
 	s->lg.fn = o->log;
 	s->lg.user = o->log_user;
-	s->hz = o->hz ? o->hz : 100;
+	s->hz = o->hz ? o->hz : GT_NVML_DEFAULT_HZ;
 	if (s->hz > 10000)
 		s->hz = 10000;
-	s->proc_hz = o->proc_hz ? o->proc_hz : (s->hz < 10 ? s->hz : 10);
+	s->proc_hz = o->proc_hz ? o->proc_hz : GT_NVML_DEFAULT_SLOW_HZ;
 	if (s->proc_hz > s->hz)
 		s->proc_hz = s->hz;
 	pthread_mutex_init(&s->lock, NULL);
@@ -570,8 +590,9 @@ gt_nvml_sampler *gt_nvml_start(const gt_nvml_opts *o, int *err)
 		gt_writer_add(s->w, &r);
 	}
 	char note[160];
-	snprintf(note, sizeof(note), "nvml sampler: %u GPU(s), %u Hz, per-process %u Hz", s->ndev,
-		 s->hz, s->proc_hz);
+	snprintf(note, sizeof(note),
+		 "nvml sampler: %u GPU(s), %u Hz; per-process, memory, violation and energy %u Hz",
+		 s->ndev, s->hz, s->proc_hz);
 	add_note(s, GT_NOTE_CONFIG, note);
 	add_clock(s);
 	s->st.devices = s->ndev;
@@ -580,8 +601,8 @@ gt_nvml_sampler *gt_nvml_start(const gt_nvml_opts *o, int *err)
 		goto fail_rc;
 	}
 	s->started = 1;
-	gt_logf(&s->lg, GT_LOG_INFO, "NVML: sampling %u GPU(s) at %u Hz into %s", s->ndev, s->hz,
-		s->path);
+	gt_logf(&s->lg, GT_LOG_INFO, "NVML: sampling %u GPU(s) at %u Hz (slow set %u Hz) into %s",
+		s->ndev, s->hz, s->proc_hz, s->path);
 	free(h);
 	return s;
 fail_rc:
