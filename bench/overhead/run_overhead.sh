@@ -20,8 +20,9 @@
 #
 #   bench/overhead/run_overhead.sh          # ~4-5 minutes on the H200
 # -> $OUT/overhead.txt (log + Markdown tables) and $OUT/overhead_raw.tsv.
-# Variables: ROUNDS, N_LAUNCH, MLP_STEPS, CUPTI_LIB (dir of libcupti.so),
-# BENCHES ("tiny_kernels eager_mlp"), and those of tests/gpu/lib.sh.
+# Variables: ROUNDS, N_LAUNCH, MLP_STEPS, BENCHES ("tiny_kernels eager_mlp"),
+# and those of tests/gpu/lib.sh (FLOOR: a prebuilt floor library; CUPTI_LIB:
+# the directory of libcupti.so to build it against).
 source "$(dirname "$0")/../../tests/gpu/lib.sh"
 gt_init overhead
 need_build
@@ -29,27 +30,11 @@ ROUNDS=${ROUNDS:-5}
 N_LAUNCH=${N_LAUNCH:-200000}
 MLP_STEPS=${MLP_STEPS:-400}
 BENCHES=${BENCHES:-tiny_kernels eager_mlp}
-if [ -z "${CUPTI_LIB:-}" ]; then
-	for dir in "$CUDA_HOME/targets/x86_64-linux/lib" "$CUDA_HOME/extras/CUPTI/lib64" "$CUDA_HOME/lib64"; do
-		if [ -e "$dir/libcupti.so" ]; then
-			CUPTI_LIB=$dir
-			break
-		fi
-	done
-fi
-CUPTI_LIB=${CUPTI_LIB:-$CUDA_HOME/lib64}
-FLOOR="$BUILD/bench/libcupti_floor.so"
 RAW="$WORK/overhead_raw.tsv"
 printf 'bench\tarm\tround\tmetric\tvalue\tprocess_s\ttrace_bytes\trc\n' >"$RAW"
 result_header "bench" "arm" "runs ok" "status"
 
-log "-- building $FLOOR against $CUPTI_LIB"
-mkdir -p "$(dirname "$FLOOR")"
-run_logged floor_build cc -std=c11 -D_GNU_SOURCE -O2 -shared -fPIC -fvisibility=hidden \
-	-Wall -Wextra -I"$CUDA_HOME/include" -I"$CUDA_HOME/extras/CUPTI/include" \
-	bench/overhead/libcupti_floor.c -o "$FLOOR" \
-	-L"$CUPTI_LIB" -lcupti -lpthread -Wl,-rpath,"$CUPTI_LIB"
-[ "$RC" -eq 0 ] || log "  no floor library: the floor arm is skipped"
+floor_lib || log "  no floor library: the floor arm is skipped"
 
 arms_for()
 {

@@ -10,8 +10,14 @@ CUPTI floor. Slowdowns are medians of per-round ratios (each arm against
 the same round's reference run, so slow drift of the machine cancels), and
 the ratio of medians is printed beside them. Output is a Markdown table,
 ready for BENCHMARKS.md.
+
+A metric named *_per_s* (a throughput, e.g. tokens_per_s_median) is higher
+when better; its slowdowns are taken on time per unit (reference / arm - 1),
+so a positive slowdown means slower in every table. bench/realworld's
+summarizer imports this module.
 """
 import collections
+import re
 import statistics
 import sys
 
@@ -20,16 +26,31 @@ def pct(x):
     return "n/a" if x is None else "%+.1f%%" % (100 * x)
 
 
-def ratio_stats(rows, arm, ref):
-    """Median of per-round value ratios arm/ref - 1 (None when no pairs)."""
+def higher_is_better(metric):
+    """Is the metric a throughput (bigger = faster)?"""
+    return re.search(r"_per_s(_|$)", metric) is not None
+
+
+def slowdown(value, ref, higher):
+    """How much slower value is than ref (+0.05 = 5 % more time)."""
+    if higher:
+        return ref / value - 1 if value else None
+    return value / ref - 1 if ref else None
+
+
+def ratio_stats(rows, arm, ref, higher=False):
+    """Median of per-round slowdowns of arm against ref (None when no pairs)."""
     by_round = collections.defaultdict(dict)
     for r in rows:
         by_round[r["round"]][r["arm"]] = r["value"]
-    ratios = [d[arm] / d[ref] - 1 for d in by_round.values() if arm in d and ref in d and d[ref]]
+    ratios = [slowdown(d[arm], d[ref], higher) for d in by_round.values()
+              if arm in d and ref in d]
+    ratios = [x for x in ratios if x is not None]
     return statistics.median(ratios) if ratios else None
 
 
-def main(path):
+def load(path):
+    """The good rows (rc 0, a numeric value) of a raw TSV, in file order."""
     rows = []
     with open(path) as f:
         head = f.readline().rstrip("\n").split("\t")
@@ -42,28 +63,56 @@ def main(path):
             if r.get("rc") != "0":
                 continue
             rows.append(r)
+    return rows
+
+
+def by_bench(rows):
     benches = collections.OrderedDict()
     for r in rows:
         benches.setdefault(r["bench"], []).append(r)
+    return benches
+
+
+def bench_stats(rs):
+    """Per arm of one bench's rows: runs, median, min, max, trace MB, slowdown
+    vs untraced and vs floor (medians of per-round ratios), ratio of medians."""
+    unit = rs[0].get("metric", "")
+    higher = higher_is_better(unit)
+    arms = list(collections.OrderedDict((r["arm"], 1) for r in rs))
+    vals = {a: [r["value"] for r in rs if r["arm"] == a] for a in arms}
+    med = {a: statistics.median(v) for a, v in vals.items()}
+    out = collections.OrderedDict()
+    for a in arms:
+        tb = [int(r.get("trace_bytes") or 0) for r in rs if r["arm"] == a]
+        out[a] = {
+            "runs": len(vals[a]), "median": med[a], "min": min(vals[a]), "max": max(vals[a]),
+            "mb": statistics.median(tb) / 1e6 if tb and max(tb) > 0 else 0,
+            "vs_untraced": (ratio_stats(rs, a, "untraced", higher) if a != "untraced" else 0.0)
+            if "untraced" in med else None,
+            "vs_floor": ratio_stats(rs, a, "floor", higher)
+            if "floor" in arms and a not in ("floor", "untraced") else None,
+            "rom": slowdown(med[a], med["untraced"], higher) if med.get("untraced") else None,
+        }
+    return unit, higher, out
+
+
+def print_bench(bench, rs):
+    unit, higher, st = bench_stats(rs)
+    print("\n%s (%s, %s)\n" % (bench, unit, "higher is better; slowdowns on time per unit"
+                               if higher else "lower is better"))
+    print("| arm | runs | median | min | max | vs untraced | vs floor "
+          "| ratio of medians vs untraced | trace MB/run |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for a, s in st.items():
+        print("| %s | %d | %.3f | %.3f | %.3f | %s | %s | %s | %s |" % (
+            a, s["runs"], s["median"], s["min"], s["max"], pct(s["vs_untraced"]),
+            pct(s["vs_floor"]), pct(s["rom"]), "%.2f" % s["mb"] if s["mb"] else "-"))
+
+
+def main(path):
+    benches = by_bench(load(path))
     for bench, rs in benches.items():
-        unit = rs[0].get("metric", "")
-        arms = list(collections.OrderedDict((r["arm"], 1) for r in rs))
-        print("\n%s (%s, lower is better)\n" % (bench, unit))
-        print("| arm | runs | median | min | max | vs untraced | vs floor "
-              "| ratio of medians vs untraced | trace MB/run |")
-        print("|---|---|---|---|---|---|---|---|---|")
-        med = {a: statistics.median([r["value"] for r in rs if r["arm"] == a]) for a in arms}
-        for a in arms:
-            vals = [r["value"] for r in rs if r["arm"] == a]
-            tb = [int(r.get("trace_bytes") or 0) for r in rs if r["arm"] == a]
-            mb = statistics.median(tb) / 1e6 if tb and max(tb) > 0 else 0
-            vs_u = ratio_stats(rs, a, "untraced") if a != "untraced" else 0.0
-            vs_f = (ratio_stats(rs, a, "floor")
-                    if "floor" in arms and a not in ("floor", "untraced") else None)
-            rom = med[a] / med["untraced"] - 1 if med.get("untraced") else None
-            print("| %s | %d | %.3f | %.3f | %.3f | %s | %s | %s | %s |" % (
-                a, len(vals), med[a], min(vals), max(vals), pct(vs_u), pct(vs_f), pct(rom),
-                "%.2f" % mb if mb else "-"))
+        print_bench(bench, rs)
     if not benches:
         print("no good runs in %s" % path)
         return 1

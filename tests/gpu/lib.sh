@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-# tests/gpu/lib.sh: sourced by the scripts in tests/gpu/ (and bench/overhead).
+# tests/gpu/lib.sh: sourced by the scripts in tests/gpu/ (and bench/overhead,
+# bench/realworld).
 #
 # Conventions of every script:
 #   - runs from the repository root (it cd's there itself);
@@ -11,7 +12,8 @@
 # Paths come from variables, all overridable from the environment:
 #   BUILD (build-gpu), GAPTRACE ($BUILD/tools/gaptrace),
 #   INJECT ($BUILD/inject/libgaptrace_inject.so), PYTHON (python3),
-#   CUDA_HOME (/usr/local/cuda), NVCC, STEP_TIMEOUT (seconds per run, 180).
+#   CUDA_HOME (/usr/local/cuda), NVCC, STEP_TIMEOUT (seconds per run, 180),
+#   FLOOR and CUPTI_LIB (floor_lib).
 set -u
 
 _gt_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -139,6 +141,38 @@ need_build()
 		WORK="" bash "$GT_ROOT/tests/gpu/build.sh" >/dev/null 2>&1
 		log "build.sh finished (see $OUT/build.txt)"
 	fi
+}
+
+# floor_lib: the CUPTI floor library (bench/overhead/libcupti_floor.c) in
+# $FLOOR. A FLOOR that names an existing file (a prebuilt library) is used as
+# is; otherwise it is built with cc into $FLOOR (default
+# $BUILD/bench/libcupti_floor.so) against $CUPTI_LIB (the directory of
+# libcupti.so, found under $CUDA_HOME when unset). Returns 1 when there is no
+# floor library.
+floor_lib()
+{
+	if [ -n "${FLOOR:-}" ] && [ -f "$FLOOR" ]; then
+		log "-- floor: prebuilt $FLOOR"
+		return 0
+	fi
+	FLOOR=${FLOOR:-$BUILD/bench/libcupti_floor.so}
+	if [ -z "${CUPTI_LIB:-}" ]; then
+		local dir
+		for dir in "$CUDA_HOME/targets/x86_64-linux/lib" "$CUDA_HOME/extras/CUPTI/lib64" "$CUDA_HOME/lib64"; do
+			if [ -e "$dir/libcupti.so" ]; then
+				CUPTI_LIB=$dir
+				break
+			fi
+		done
+	fi
+	CUPTI_LIB=${CUPTI_LIB:-$CUDA_HOME/lib64}
+	log "-- building $FLOOR against $CUPTI_LIB"
+	mkdir -p "$(dirname "$FLOOR")"
+	run_logged floor_build cc -std=c11 -D_GNU_SOURCE -O2 -shared -fPIC -fvisibility=hidden \
+		-Wall -Wextra -I"$CUDA_HOME/include" -I"$CUDA_HOME/extras/CUPTI/include" \
+		"$GT_ROOT/bench/overhead/libcupti_floor.c" -o "$FLOOR" \
+		-L"$CUPTI_LIB" -lcupti -lpthread -Wl,-rpath,"$CUPTI_LIB"
+	[ "$RC" -eq 0 ] && [ -f "$FLOOR" ]
 }
 
 # trace_env DIR: environment assignments (for `env`) that inject gaptrace
