@@ -39,6 +39,7 @@ def main():
     except ImportError:
         pass
 
+    prof = gc.start_profiler(args)
     dev = gc.setup(args)
     cfg = GPT2Config(n_layer=args.layers)
     if args.init_on == "device":
@@ -74,13 +75,14 @@ def main():
                 tok_s.append(len(new) / dt)
             gc.log("round %d: prompt %d, %d tokens in %.3f s" % (r, plen, len(new), dt))
     wall = time.perf_counter() - t_all
-    timing = {}
+    timing, extra = {}, {}
     if tok_s:
         timing["tokens_per_s_median"] = round(sorted(tok_s)[len(tok_s) // 2], 2)
         timing["tokens_per_s_mean"] = round(sum(tok_s) / len(tok_s), 2)
+    gc.stop_profiler(args, prof, timing, extra)
     gc.emit("hf_generate", args, args.rounds, wall,
             result={"tokens": total, "checksum": check, "rounds": args.rounds},
-            expect_finding=None, timing=timing)
+            expect_finding=None, timing=timing, **extra)
 
 
 if __name__ == "__main__":
