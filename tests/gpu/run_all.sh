@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: MIT
 # tests/gpu/run_all.sh [STAGE...]: run GPU-machine stages in order and end
 # with every stage's summary table (so the last lines of the output say it
-# all). Stages: build validate crosscheck diagnose record overhead.
+# all). Stages: build validate crosscheck diagnose record overhead realworld.
 # Default: build validate crosscheck (~5 min); then, in a second command
 # (each device command may run at most 10 min):
 #   tests/gpu/run_all.sh diagnose record      (~4.5 min)
 #   tests/gpu/run_all.sh overhead             (~5 min)
+#   tests/gpu/run_all.sh realworld            (~7 min, TIME_BUDGET-bounded)
 # Results: $OUT (default ./out): one NAME.txt per stage + a few .tar.gz.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,7 +18,7 @@ PYTHON=${PYTHON:-python3}
 mkdir -p "$OUT"
 cd "$root" || exit 1
 declare -A name=([build]=build [validate]=validate_inject [crosscheck]=crosscheck_torch
-	[diagnose]=diagnose_all [record]=record_traces [overhead]=overhead)
+	[diagnose]=diagnose_all [record]=record_traces [overhead]=overhead [realworld]=realworld)
 [ $# -gt 0 ] || set -- build validate crosscheck
 summary=()
 for s in "$@"; do
@@ -30,7 +31,8 @@ for s in "$@"; do
 	diagnose) bash tests/gpu/diagnose_all.sh ;;
 	record) bash tests/gpu/record_traces.sh ;;
 	overhead) bash bench/overhead/run_overhead.sh ;;
-	*) echo "unknown stage '$s' (build validate crosscheck diagnose record overhead)"; continue ;;
+	realworld) bash bench/realworld/run_realworld.sh ;;
+	*) echo "unknown stage '$s' (build validate crosscheck diagnose record overhead realworld)"; continue ;;
 	esac
 	rc=$?
 	summary+=("$(printf '%-11s exit %-3s %4ss  %s' "$s" "$rc" "$(($(date +%s) - t0))" \
