@@ -196,7 +196,7 @@ if [ "$LAUNCH" = zygote ] && ! start_zygote; then
 	LAUNCH="exec"
 fi
 if [ "$LAUNCH" = zygote ]; then
-	GUESS_HF=8 GUESS_RN=6
+	GUESS_HF=5 GUESS_RN=4
 else
 	GUESS_HF=20 GUESS_RN=14
 fi
