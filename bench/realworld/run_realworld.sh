@@ -172,6 +172,7 @@ start_zygote()
 	done
 	# Does a forked worker honour its CUDA_INJECTION64_PATH?
 	local smoke=(bench/realworld/zygote.py run "$ZSOCK" -- "$SMOKE_SCRIPT")
+	STEP_TIMEOUT=60
 	if [ -n "$FLOOR_ABS" ]; then
 		run_logged zygote_smoke "${CLEAN[@]}" CUDA_INJECTION64_PATH="$FLOOR_ABS" CUPTI_FLOOR_VERBOSE=1 \
 			"$PYTHON" "${smoke[@]}"
@@ -294,7 +295,8 @@ one_run()
 	[ "$arm" = gt_file ] && mkdir -p "$d"
 	arm_cmd "$bench" "$arm" "$d"
 	local left=$((TIME_BUDGET - $(elapsed) - RESERVE))
-	STEP_TIMEOUT=$((left < 180 ? (left > 20 ? left : 20) : 180))
+	# a run takes seconds: 90 s means it hangs (at most what is left)
+	STEP_TIMEOUT=$((left < 90 ? (left > 20 ? left : 20) : 90))
 	run_logged "$id" "${CMD[@]}"
 	local v bytes s
 	v=$(metric_of "$WORK/$id.stdout" "$METRIC")
@@ -349,7 +351,7 @@ for b in $BENCHES; do
 	fi
 	arm_cmd "$b" untraced ""
 	# shellcheck disable=SC2034 # read by run_logged (tests/gpu/lib.sh)
-	STEP_TIMEOUT=180
+	STEP_TIMEOUT=90
 	run_logged "warmup.$b" "${CMD[@]}"
 	log "  warm-up $b: $METRIC=$(metric_of "$WORK/warmup.$b.stdout" "$METRIC") (${SECS} s, not counted)"
 	s=$(awk -v s="$SECS" 'BEGIN { printf "%d", s + 0.999 }')
