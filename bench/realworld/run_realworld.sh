@@ -26,9 +26,9 @@
 # rotated by one each round. One untraced warm-up run per bench comes first
 # (not counted).
 #
-# Launching (LAUNCH): `import torch` + transformers cost 7-10 s per process on
-# the H200 machine, more than the workload; 80 fresh processes do not fit in
-# minutes. LAUNCH=zygote (default) imports them once in a fork server
+# Launching (LAUNCH): a fresh PyTorch process spends most of its 8-12 s on the
+# H200 machine starting (imports above all), more than the workload; 80 fresh
+# processes do not fit in minutes. LAUNCH=zygote (default) imports them once in a fork server
 # (zygote.py) that never touches the GPU driver and forks one worker per run
 # with the run's environment, so CUDA (and CUPTI, and gaptrace) start in the
 # worker as in a fresh process. A smoke run checks that the worker's

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: MIT
 """zygote: a fork server that pays Python's imports once (bench/realworld).
 
-On the H200 machine `import torch` (and transformers) costs 7-10 s per
-process, more than the workload the bench measures; 70 fresh processes would
-not fit in the bench's few minutes. The server imports the heavy modules
+On the H200 machine a fresh PyTorch process spends most of its 8-12 s
+starting (imports above all), more than the workload the bench measures; 80
+fresh processes would not fit in the bench's few minutes. The server imports the heavy modules
 once, WITHOUT touching the GPU driver, and forks one worker per run. Each
 worker gets the client's environment (CUDA_INJECTION64_PATH, GAPTRACE_*, ...),
 working directory, argv and stdin/stdout/stderr, so CUDA starts in the worker
