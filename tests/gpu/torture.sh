@@ -307,7 +307,16 @@ capture_driver()
 		--duration "${CAP_DUR_MS}ms" --socket "$SOCK" >"$d/cap.stdout" 2>"$d/cap.stderr"
 	rc=$?
 	now_ms
-	echo "rc=$rc connect_ms=$((t_conn - t_launch)) start_ms=$((t_a - t_launch)) wall_ms=$((NOW_MS - t_a))" >"$d/cap.status"
+	# What the trace holds when `capture` returns, while the program still
+	# runs: the check compares it with the final trace (records that came
+	# later would break "capture end delivers in bounded time").
+	local alive=0 tp
+	tp=$(head -n 1 "$d/cap.stdout" 2>/dev/null)
+	if kill -0 "$pid" 2>/dev/null && [ -n "$tp" ] && [ -f "$tp" ]; then
+		alive=1
+		cp "$tp" "$d/at_return.gtrace" 2>/dev/null
+	fi
+	echo "rc=$rc connect_ms=$((t_conn - t_launch)) start_ms=$((t_a - t_launch)) wall_ms=$((NOW_MS - t_a)) alive_at_return=$alive" >"$d/cap.status"
 }
 
 # row CASE MODE REP COLS...: one line of the results table (columns as
@@ -496,6 +505,13 @@ check_run()
 		[ -n "$p" ] && tr=("$p")
 		opt=(--capture)
 		log "  [$LANE] $c.capture.$rep: $st; trace ${p:-none}"
+		if [ -f "$d/at_return.gtrace" ] && [ -n "$p" ]; then
+			local k_ret k_fin
+			k_ret=$($GTCHECK counts "$d/at_return.gtrace" 2>/dev/null | grep -o '"kernel": [0-9]*' | grep -o '[0-9]*$')
+			k_fin=$($GTCHECK counts "$p" 2>/dev/null | grep -o '"kernel": [0-9]*' | grep -o '[0-9]*$')
+			note="${note:+$note; }kernels at return ${k_ret:-0}/${k_fin:-0}"
+			[ "${k_ret:-0}" = "${k_fin:-0}" ] || why+=("records after capture returned")
+		fi
 		;;
 	esac
 	[ "$EXACT" = 1 ] && [ "$mode" != capture ] && opt+=(--exact)
