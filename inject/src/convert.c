@@ -426,6 +426,37 @@ static size_t decoded_size(CUpti_ActivityKind k)
 	}
 }
 
+size_t inj_record_size(inj_enc *e, CUpti_ActivityKind kind)
+{
+	if ((unsigned)kind < 64 && e->kind_size[kind])
+		return e->kind_size[kind];
+	if (e->cu->version != CUPTI_API_VERSION)
+		return 0;
+	return (decoded_size(kind) + 7) & ~(size_t)7;
+}
+
+#define BOTH_SET(T, r) (((const T *)(r))->start && ((const T *)(r))->end)
+
+int inj_record_complete(const CUpti_Activity *a, size_t avail)
+{
+	size_t need = decoded_size(a->kind);
+	if (!need || avail < need)
+		return 1; /* not decoded anyway: counted when converted */
+	switch (a->kind) {
+	case CUPTI_ACTIVITY_KIND_KERNEL:
+	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: return BOTH_SET(CUpti_ActivityKernel10, a);
+	case CUPTI_ACTIVITY_KIND_MEMCPY: return BOTH_SET(CUpti_ActivityMemcpy6, a);
+	case CUPTI_ACTIVITY_KIND_MEMCPY2: return BOTH_SET(CUpti_ActivityMemcpyPtoP4, a);
+	case CUPTI_ACTIVITY_KIND_MEMSET: return BOTH_SET(CUpti_ActivityMemset4, a);
+	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: return BOTH_SET(CUpti_ActivitySynchronization2, a);
+	case CUPTI_ACTIVITY_KIND_RUNTIME:
+	case CUPTI_ACTIVITY_KIND_DRIVER: return BOTH_SET(CUpti_ActivityAPI, a);
+	case CUPTI_ACTIVITY_KIND_OVERHEAD: return BOTH_SET(CUpti_ActivityOverhead3, a);
+	case CUPTI_ACTIVITY_KIND_MARKER: return ((const CUpti_ActivityMarker2 *)a)->timestamp != 0;
+	default: return 1; /* NAME, DEVICE, CONTEXT: no timestamps */
+	}
+}
+
 static void convert_one(inj_enc *e, const CUpti_Activity *a, size_t avail)
 {
 	size_t need = decoded_size(a->kind);
@@ -483,7 +514,10 @@ void inj_convert_buffer(inj_enc *e, const uint8_t *buf, size_t valid)
 		if (prev) {
 			if ((const uint8_t *)rec <= (const uint8_t *)prev)
 				break; /* not moving forward: stop rather than loop */
-			convert_one(e, prev, (size_t)((const uint8_t *)rec - (const uint8_t *)prev));
+			size_t sz = (size_t)((const uint8_t *)rec - (const uint8_t *)prev);
+			if ((unsigned)prev->kind < 64 && !e->kind_size[prev->kind] && sz < (1u << 16))
+				e->kind_size[prev->kind] = (uint32_t)sz;
+			convert_one(e, prev, sz);
 		}
 		prev = rec;
 	}

@@ -137,11 +137,55 @@ typedef struct inj_enc {
 	uint64_t unknown, short_recs;       /**< not yet reported */
 	uint32_t unknown_kind_last;
 	uint64_t last_ts;          /**< newest trace timestamp converted */
+	uint32_t kind_size[64];    /**< record size per CUPTI kind, as delivered (0 = not seen) */
 	atomic_int said_short;
 } inj_enc;
 
-/** Convert every record of one CUPTI buffer into the writer. */
+/** Convert every record of one CUPTI buffer into the writer. buf must be
+ *  the start of a record and valid end exactly at a record's end. */
 INJ_HIDDEN void inj_convert_buffer(inj_enc *e, const uint8_t *buf, size_t valid);
+
+/**
+ * Does a record CUPTI wrote hold its final values? Its timestamps are set
+ * (CUPTI fills a kernel's or a copy's start and end in after the launch,
+ * when the device has them); kinds without timestamps, and kinds this build
+ * does not decode, are complete. avail: bytes up to the next record.
+ */
+INJ_HIDDEN int inj_record_complete(const CUpti_Activity *a, size_t avail);
+
+/**
+ * The size CUPTI gives records of kind: as seen in delivered buffers, else
+ * (with the CUPTI this build was made with) the header's struct, rounded
+ * to 8. 0 = unknown.
+ */
+INJ_HIDDEN size_t inj_record_size(inj_enc *e, CUpti_ActivityKind kind);
+
+/* ------------------------------------------------------------ peeking */
+
+/*
+ * Reading the records of buffers CUPTI still holds (peek.c): CUPTI's worker
+ * delivers only full buffers by itself, and a forced flush is what no
+ * thread of ours may call while the program runs; but the buffers are our
+ * memory. A record is taken from a held buffer once it is complete and its
+ * bytes did not change between two looks; the buffer remembers how far it
+ * was read (its frontier), and when CUPTI delivers it, only the rest is
+ * converted. No CUPTI call but cuptiActivityGetNextRecord (a parser), no
+ * lock, nothing written into a held buffer.
+ */
+
+/** Set up the per-buffer state for a pool of nbuf buffers. @return 0 or -1. */
+INJ_HIDDEN int inj_peek_init(uint32_t nbuf);
+/** Bytes of buffer idx already converted by peeking (its frontier). */
+INJ_HIDDEN size_t inj_peek_frontier(uint32_t idx);
+/** Forget buffer idx's peek state (it was delivered and recycled). */
+INJ_HIDDEN void inj_peek_reset(uint32_t idx);
+/**
+ * One look at every held buffer handed to CUPTI at least min_age_ns ago:
+ * convert the complete records whose bytes are unchanged since the last
+ * look, and remember what is still moving. @return records converted;
+ * *pending (may be NULL) gets the records seen but not converted yet.
+ */
+INJ_HIDDEN uint64_t inj_peek(inj_enc *e, inj_pool *pool, uint64_t min_age_ns, uint64_t *pending);
 
 /** Check a gt_writer_add* result: a record the writer could not store for
  *  lack of memory is counted (GT_LOSS_ENCODE_DROPPED) and said once. Sink

@@ -441,8 +441,11 @@ static void drain(void)
 	inj_done d;
 	while (inj_queue_pop(&inj_g.pool, &d)) {
 		L_total.count[GT_LOSS_CUPTI_DROPPED] += d.dropped;
-		if (!quiet)
-			inj_convert_buffer(&E, inj_pool_addr(&inj_g.pool, d.index), (size_t)d.valid);
+		size_t from = inj_peek_frontier(d.index); /* read by peeking already */
+		if (!quiet && d.valid > from)
+			inj_convert_buffer(&E, inj_pool_addr(&inj_g.pool, d.index) + from,
+					   (size_t)d.valid - from);
+		inj_peek_reset(d.index);
 		inj_pool_recycle(&inj_g.pool, d.index, (size_t)d.valid);
 	}
 }
@@ -452,37 +455,17 @@ static unsigned pool_busy(void)
 	return inj_g.pool.nbuf - inj_pool_free_count(&inj_g.pool);
 }
 
-/* Records in a buffer CUPTI still holds, walked the way CUPTI lays them out
- * (our buffers start zeroed, so the first zero kind ends them). Only read:
- * CUPTI may still be writing. Our own canary calls (filtered from every
- * trace) are not the program's records and are not counted. */
-static uint64_t count_held_records(const uint8_t *buf, size_t size)
+/* Take from the buffers CUPTI still holds what is complete, with two looks
+ * gap_ms apart (the bytes must not move in between). @return the records
+ * left in them. */
+static uint64_t peek_all(unsigned gap_ms)
 {
-	uint64_t n = 0;
-	CUpti_Activity *rec = NULL;
-	for (size_t guard = size / 8; guard; guard--) {
-		if (inj_g.cu.cuptiActivityGetNextRecord((uint8_t *)buf, size, &rec) !=
-			    CUPTI_SUCCESS ||
-		    !rec || rec->kind == CUPTI_ACTIVITY_KIND_INVALID)
-			break;
-		int ours = (rec->kind == CUPTI_ACTIVITY_KIND_DRIVER ||
-			    rec->kind == CUPTI_ACTIVITY_KIND_RUNTIME) &&
-			   ((const CUpti_ActivityAPI *)rec)->threadId == E.self_tid;
-		n += !ours;
-	}
-	return n;
-}
-
-/* Buffers CUPTI has not given back, and the records in them. */
-static void count_undelivered(uint64_t *buffers, uint64_t *records)
-{
-	*buffers = *records = 0;
-	for (uint32_t i = 0; i < inj_g.pool.nbuf; i++) {
-		if (inj_pool_is_free(&inj_g.pool, i))
-			continue;
-		(*buffers)++;
-		*records += count_held_records(inj_pool_addr(&inj_g.pool, i), inj_g.pool.buf_size);
-	}
+	uint64_t left = 0;
+	inj_peek(&E, &inj_g.pool, 0, NULL);
+	if (gap_ms)
+		poll(NULL, 0, (int)gap_ms);
+	inj_peek(&E, &inj_g.pool, 0, &left);
+	return left;
 }
 
 static _Atomic int final_flush_done;
@@ -586,6 +569,47 @@ static void probe(void)
 
 static uint64_t arm_deadline;
 
+/* After DISARM: what CUPTI recorded before it comes out of its buffers by
+ * peeking (CUPTI delivers only full buffers by itself), for at most
+ * CAPTURE_DRAIN_NS; then a note says what was read and what is still
+ * incomplete. */
+#define CAPTURE_DRAIN_NS 3000000000ull
+static struct {
+	int active;
+	uint64_t until, next, taken;
+} D;
+
+/* Each tick, while capturing or draining: buffers CUPTI has held for 5 flush
+ * periods (at least 1 s) belong to threads that record slowly or have
+ * stopped; their complete records are taken (peek.c). */
+#define DRAIN_STEP_NS 100000000ull
+
+/* One step of the capture drain (every DRAIN_STEP_NS, whatever the flush
+ * period): two looks make a record stable, so a capture ends ~0.2 s after
+ * DISARM when the program is idle. */
+static void drain_step(uint64_t now)
+{
+	uint64_t left = 0;
+	D.taken += inj_peek(&E, &inj_g.pool, 0, &left);
+	D.next = now + DRAIN_STEP_NS;
+	if (left && now < D.until)
+		return;
+	inj_note(&E, GT_NOTE_INFO, 0,
+		 "capture drained: %llu records read from buffers CUPTI still held; %llu not "
+		 "complete yet (they follow when CUPTI delivers them)",
+		 (unsigned long long)D.taken, (unsigned long long)left);
+	D.active = 0;
+	gt_writer_flush(E.w);
+}
+
+static void peek_tick(void)
+{
+	if (D.active)
+		return;
+	uint64_t age = (uint64_t)inj_g.cfg.flush_ms * 5000000ull;
+	inj_peek(&E, &inj_g.pool, age < 1000000000ull ? 1000000000ull : age, NULL);
+}
+
 static void arm(uint32_t kinds, uint64_t dur_ns, const char *by)
 {
 	uint32_t before = applied;
@@ -597,15 +621,21 @@ static void arm(uint32_t kinds, uint64_t dur_ns, const char *by)
 		inj_note(&E, GT_NOTE_ARMED, 0, "capture armed by %s: kinds=%s%s", by, kb,
 			 dur_ns ? " (timed)" : "");
 		arm_deadline = dur_ns ? inj_mono_ns() + dur_ns : 0;
+		D.active = 0;
 	} else if (before) {
-		/* What was recorded before comes with CUPTI's periodic deliveries
-		 * (no flush from this thread: see the top of this file). */
+		/* What was recorded before is in buffers CUPTI still holds: it is
+		 * read out of them by peeking over the next ticks (no flush from
+		 * this thread: see the top of this file). */
 		drain();
 		inj_note(&E, GT_NOTE_DISARMED, 0,
-			 "capture disarmed by %s; CUPTI still holds %u buffers, delivered within "
-			 "%u ms",
-			 by, pool_busy(), inj_g.cfg.flush_ms);
+			 "capture disarmed by %s; CUPTI still holds %u buffers: their complete "
+			 "records follow",
+			 by, pool_busy());
 		arm_deadline = 0;
+		D.active = 1;
+		D.taken = 0;
+		D.next = inj_mono_ns() + DRAIN_STEP_NS;
+		D.until = D.next + CAPTURE_DRAIN_NS;
 	}
 	inj_debug("kinds now %s (by %s)", kb, by);
 	gt_writer_flush(E.w);
@@ -665,17 +695,17 @@ static void read_ctl(void)
 
 /* ------------------------------------------------------------ lifecycle */
 
-/* Count what CUPTI still holds as lost (GT_LOSS_UNDELIVERED), saying why. */
+/* Take what is complete from the buffers CUPTI still holds, and count the
+ * rest as lost (GT_LOSS_UNDELIVERED), saying why. */
 static void account_undelivered(const char *why)
 {
-	uint64_t bufs, recs;
-	count_undelivered(&bufs, &recs);
+	uint64_t recs = peek_all(5);
 	if (!recs)
 		return;
 	L_total.count[GT_LOSS_UNDELIVERED] += recs;
 	snprintf(undelivered_why, sizeof(undelivered_why),
-		 "%s: %llu records in %llu CUPTI buffers never delivered", why,
-		 (unsigned long long)recs, (unsigned long long)bufs);
+		 "%s: %llu records still in CUPTI's buffers, incomplete or never delivered", why,
+		 (unsigned long long)recs);
 	inj_log("%s", undelivered_why);
 }
 
@@ -820,6 +850,8 @@ static void *encoder_main(void *arg)
 		uint64_t until = next_tick;
 		if (arm_deadline && arm_deadline < until)
 			until = arm_deadline;
+		if (D.active && D.next < until)
+			until = D.next;
 		now = inj_mono_ns();
 		int timeout = until > now ? (int)((until - now + 999999) / 1000000) : 0;
 		int pr = poll(pf, npf, timeout);
@@ -859,8 +891,11 @@ static void *encoder_main(void *arg)
 		now = inj_mono_ns();
 		if (arm_deadline && now >= arm_deadline)
 			arm(0, 0, "the end of the timed capture");
+		if (D.active && now >= D.next && !quiet)
+			drain_step(now);
 		if (now >= next_tick) {
 			if (!quiet) {
+				peek_tick();
 				if (now >= next_clock) {
 					if (applied)
 						add_clock();
@@ -887,7 +922,7 @@ int inj_encoder_init(void)
 	E.out.committed = &L_committed;
 	gt_writer_opts wo = {.zstd_level = 1, .frame_rows = 16384};
 	E.w = gt_writer_new(&wo, inj_out_sink, &E.out);
-	if (!E.w)
+	if (!E.w || inj_peek_init(inj_g.pool.nbuf) < 0)
 		return -1;
 	init_selection();
 	return 0;

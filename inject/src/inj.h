@@ -179,6 +179,7 @@ typedef struct inj_pool {
 	uint32_t nwords;
 	_Atomic uint64_t freemask[INJ_MAX_BUFFERS / 64]; /**< bit set = buffer free */
 	uint8_t *warm;                     /**< per buffer: 1 = pages resident, zeroed */
+	_Atomic uint64_t *handed_ns;       /**< per buffer: when CUPTI got it (CLOCK_MONOTONIC) */
 	_Atomic uint32_t warm_free;        /**< free buffers that are warm */
 	_Atomic uint32_t in_use;           /**< buffers out of the free set now */
 	_Atomic uint32_t peak_in_use;      /**< most ever out at once */

@@ -143,6 +143,7 @@ void CUPTIAPI inj_buffer_requested(uint8_t **buffer, size_t *size, size_t *maxre
 	}
 	*buffer = inj_pool_addr(&inj_g.pool, (uint32_t)i);
 	*size = inj_g.pool.buf_size;
+	atomic_store_explicit(&inj_g.pool.handed_ns[i], inj_mono_ns(), memory_order_relaxed);
 	atomic_fetch_add_explicit(&inj_g.n_requested, 1, memory_order_relaxed);
 }
 

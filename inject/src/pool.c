@@ -63,9 +63,11 @@ int inj_pool_init(inj_pool *p, uint32_t nbuf, uint32_t size)
 		qcap <<= 1;
 	p->slots = calloc(qcap, sizeof(*p->slots));
 	p->warm = calloc(nbuf, 1);
-	if (!p->slots || !p->warm) {
+	p->handed_ns = calloc(nbuf, sizeof(*p->handed_ns));
+	if (!p->slots || !p->warm || !p->handed_ns) {
 		free(p->slots);
 		free(p->warm);
+		free((void *)p->handed_ns);
 		munmap(m, len);
 		errno = ENOMEM;
 		return -1;
