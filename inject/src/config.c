@@ -23,6 +23,13 @@ static int env_bool(const char *name)
 	return v[0] == '1' || v[0] == 'y' || v[0] == 'Y' || v[0] == 't' || v[0] == 'T';
 }
 
+/* A 0/1 setting whose default is def. */
+static int env_flag(const char *name, int def)
+{
+	const char *v = getenv(name);
+	return v && *v ? env_bool(name) : def;
+}
+
 /* An unsigned number in [lo, hi], else def (and a warning). */
 static uint32_t env_uint(const char *name, uint32_t def, uint32_t lo, uint32_t hi)
 {
@@ -145,6 +152,9 @@ void inj_config_read(inj_config *c)
 	c->buffer_bytes = env_uint("GAPTRACE_BUFFER_KB", 4096, 16, 256 * 1024) * 1024u;
 	c->nbuffers = pool_cap(c->buffer_bytes, &c->nbuffers_explicit);
 	c->flush_ms = env_uint("GAPTRACE_FLUSH_MS", 200, 10, 600000);
+	c->cupti_period_ms = env_uint("GAPTRACE_CUPTI_PERIOD_MS", c->flush_ms, 0, 600000);
+	c->cupti_pinned = env_flag("GAPTRACE_CUPTI_PINNED", 1);
+	c->capture_flush = env_flag("GAPTRACE_CAPTURE_FLUSH", 1);
 	c->exit_timeout_ms = env_uint("GAPTRACE_EXIT_TIMEOUT_MS", 2000, 0, 600000);
 	c->send_queue_bytes = env_uint("GAPTRACE_SEND_QUEUE_KB", 16384, 64, 1024 * 1024) * 1024u;
 

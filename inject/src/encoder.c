@@ -19,7 +19,7 @@
  * application's launch waiting for it as a writer): a flush waits for
  * CUPTI's worker, so no thread of ours calls it while the program runs. The
  * only flush left is the forced one at the end (exit, SIGTERM/SIGINT), made
- * on a throw-away thread we wait for with a deadline (final_cupti_flush);
+ * on a throw-away thread we wait for with a deadline (forced_cupti_flush);
  * what it did not bring back in time is counted in our own buffers and
  * written as a GT_LOSS_UNDELIVERED record, as is what CUPTI held when the
  * process dies of a fault (no CUPTI call at all on that path).
@@ -468,13 +468,15 @@ static uint64_t peek_all(unsigned gap_ms)
 	return left;
 }
 
-static _Atomic int final_flush_done;
+/* 0 idle, 1 a forced flush is running on its thread. One at a time: a
+ * flush that never returned is never joined by another. */
+static _Atomic int flush_running;
 
-static void *final_flush_thread(void *arg)
+static void *forced_flush_thread(void *arg)
 {
 	(void)arg;
 	inj_g.cu.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-	atomic_store(&final_flush_done, 1);
+	atomic_store(&flush_running, 0);
 	inj_wake();
 	return NULL;
 }
@@ -487,8 +489,14 @@ static void *final_flush_thread(void *arg)
  * have brought, which the caller counts - never the exit. @return 1 if the
  * flush returned in time.
  */
-static int final_cupti_flush(uint64_t until)
+static int forced_cupti_flush(uint64_t until)
 {
+	int idle = 0;
+	if (!atomic_compare_exchange_strong(&flush_running, &idle, 1)) {
+		inj_debug("a forced flush is still running: not starting another");
+		drain();
+		return 0;
+	}
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -496,15 +504,16 @@ static int final_cupti_flush(uint64_t until)
 	pthread_attr_t a;
 	pthread_attr_init(&a);
 	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-	int rc = pthread_create(&t, &a, final_flush_thread, NULL);
+	int rc = pthread_create(&t, &a, forced_flush_thread, NULL);
 	pthread_attr_destroy(&a);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc != 0) {
-		inj_debug("no thread for the final flush (%s)", strerror(rc));
+		atomic_store(&flush_running, 0);
+		inj_debug("no thread for a forced flush (%s)", strerror(rc));
 		drain();
 		return 0;
 	}
-	while (!atomic_load(&final_flush_done)) {
+	while (atomic_load(&flush_running)) {
 		uint64_t now = inj_mono_ns();
 		if (now >= until)
 			break;
@@ -517,7 +526,7 @@ static int final_cupti_flush(uint64_t until)
 		drain();
 	}
 	drain();
-	return atomic_load(&final_flush_done);
+	return !atomic_load(&flush_running);
 }
 
 /* ------------------------------------------------------------ takeover */
@@ -574,6 +583,9 @@ static uint64_t arm_deadline;
  * CAPTURE_DRAIN_NS; then a note says what was read and what is still
  * incomplete. */
 #define CAPTURE_DRAIN_NS 3000000000ull
+/* The forced flush at the end of a capture (GAPTRACE_CAPTURE_FLUSH) may
+ * take this long before the drain goes on without it. */
+#define CAPTURE_FLUSH_NS 2000000000ull
 static struct {
 	int active;
 	uint64_t until, next, taken;
@@ -626,11 +638,15 @@ static void arm(uint32_t kinds, uint64_t dur_ns, const char *by)
 		/* What was recorded before is in buffers CUPTI still holds: it is
 		 * read out of them by peeking over the next ticks (no flush from
 		 * this thread: see the top of this file). */
+		/* Only with pinned profiling buffers: with device buffers the
+		 * flush wakes the worker whose driver path deadlocked on the H200. */
+		int flushed = inj_g.cfg.capture_flush && inj_g.cfg.cupti_pinned &&
+			      forced_cupti_flush(inj_mono_ns() + CAPTURE_FLUSH_NS);
 		drain();
 		inj_note(&E, GT_NOTE_DISARMED, 0,
-			 "capture disarmed by %s; CUPTI still holds %u buffers: their complete "
-			 "records follow",
-			 by, pool_busy());
+			 "capture disarmed by %s (%s); CUPTI still holds %u buffers: their "
+			 "complete records follow",
+			 by, flushed ? "CUPTI flushed" : "no flush", pool_busy());
 		arm_deadline = 0;
 		D.active = 1;
 		D.taken = 0;
@@ -741,7 +757,7 @@ static void finish(int sig, int crash)
 				 "fatal signal %d: wrote what gaptrace held; no CUPTI flush", sig);
 		} else {
 			uint64_t until = deadline > now ? now + (deadline - now) * 6 / 10 : now;
-			if (!final_cupti_flush(until))
+			if (!forced_cupti_flush(until))
 				account_undelivered("the final CUPTI flush did not finish in time");
 			if (sig)
 				inj_note(&E, GT_NOTE_SIGNAL, 0, "flushed on signal %d", sig);

@@ -55,7 +55,10 @@ typedef struct inj_config {
 	uint32_t buffer_bytes;      /**< one CUPTI buffer */
 	uint32_t nbuffers;          /**< most buffers at once (the pool's cap) */
 	int nbuffers_explicit;      /**< GAPTRACE_BUFFERS set (else from the memory limit) */
-	uint32_t flush_ms;          /**< CUPTI's delivery period, and our frame tick */
+	uint32_t flush_ms;          /**< our frame tick */
+	uint32_t cupti_period_ms;   /**< cuptiActivityFlushPeriod (0 = CUPTI's own heuristics) */
+	int cupti_pinned;           /**< CUPTI's profiling buffers in pinned host memory */
+	int capture_flush;          /**< forced flush (bounded, own thread) at the end of a capture */
 	uint32_t exit_timeout_ms;
 	uint32_t send_queue_bytes;  /**< socket frame queue cap */
 	char session[64];

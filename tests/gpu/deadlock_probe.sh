@@ -8,9 +8,12 @@
 # stacks (cuda-gdb), its lock table (tests/gpu/lockwit, when preloaded) and
 # its threads' kernel wait channels are saved, then it is killed.
 #
-#   OLD=.gpu/old/inject/libgaptrace_inject.so NEW=.gpu/new/inject/libgaptrace_inject.so \
-#   GT=.gpu/new/tools/gaptrace bash tests/gpu/deadlock_probe.sh
-# OLD is 0.1's library (built from commit 81b0d14), NEW the current one.
+#   NEW=.gpu/new/inject/libgaptrace_inject.so GT=.gpu/new/tools/gaptrace \
+#   bash tests/gpu/deadlock_probe.sh
+# NEW is the current library: a longer generate() with CUPTI's profiling
+# buffers in device memory (GAPTRACE_CUPTI_PINNED=0, under the lock witness)
+# and in pinned host memory (the default), and the lazy-loading stress.
+# (Run 3 also had OLD, 0.1's library built from commit 81b0d14.)
 # Results: $OUT/deadlock_probe.txt and $OUT/deadlock_probe_cases.tar.gz.
 # PROBE_BUDGET (seconds, default 170) stops it before the device's limit.
 # (Run 1, tests/gpu/results/deadlock_probe.run1.txt, used an experimental
@@ -99,33 +102,28 @@ probe()
 log "== machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)"
 log "OLD=$OLD NEW=$NEW budget ${BUDGET}s"
 
-LAZY=(.gpu/bin/lazy_stress --malloc-churn 1)
-log "-- lazy-loading stress with allocation churn (CUDA C, 4 threads)"
-HANG_S=60
-probe lazy.untraced - "" "${LAZY[@]}"
-HANG_S=$(awk -v s="$LAST_SECS" 'BEGIN { h = 3 * s; if (h < 15) h = 15; printf "%d", h }')
-log "   watchdog: ${HANG_S}s"
-probe lazy.old.lw.1 "$OLD" "LD_PRELOAD=$W/lockwit.so LOCKWIT_DIR=$W/lw" "${LAZY[@]}"
-for i in 2 3 4; do
-	[ "$(left)" -gt $((HANG_S + 60)) ] || break
-	probe "lazy.old.$i" "$OLD" "" "${LAZY[@]}"
-done
-for i in 1 2 3; do
-	[ "$(left)" -gt $((HANG_S + 60)) ] || break
-	probe "lazy.new.$i" "$NEW" "" "${LAZY[@]}"
-done
-
 GEN=("$PY" examples/torch/hf_generate.py --rounds 12 --new-tokens 96)
 log "-- a longer generate() (growing prompts and caches)"
 HANG_S=120
-[ "$(left)" -gt 90 ] && probe gen.untraced - "" "${GEN[@]}"
+probe gen.untraced - "" "${GEN[@]}"
 HANG_S=$(awk -v s="${LAST_SECS:-30}" 'BEGIN { h = 3 * s; if (h < 25) h = 25; printf "%d", h }')
 log "   watchdog: ${HANG_S}s"
-for i in 1 2; do
-	[ "$(left)" -gt $((HANG_S + 60)) ] || break
-	probe "gen.old.$i" "$OLD" "" "${GEN[@]}"
+# CUPTI's profiling buffers in device memory (CUPTI's default since CUDA
+# 12.0.1): run 3 hung here with no flush of ours. With the lock witness.
+probe gen.devbuf.lw.1 "$NEW" "GAPTRACE_CUPTI_PINNED=0 LD_PRELOAD=$W/lockwit.so LOCKWIT_DIR=$W/lw" "${GEN[@]}"
+# ... and in pinned host memory (gaptrace's default).
+for i in 1 2 3; do
+	[ "$(left)" -gt $((HANG_S + 40)) ] || break
+	probe "gen.pinned.$i" "$NEW" "" "${GEN[@]}"
 done
-[ "$(left)" -gt $((HANG_S + 30)) ] && probe gen.new.1 "$NEW" "" "${GEN[@]}"
+
+LAZY=(.gpu/bin/lazy_stress --malloc-churn 1)
+log "-- lazy-loading stress with allocation churn (CUDA C, 4 threads)"
+HANG_S=30
+for i in 1 2; do
+	[ "$(left)" -gt 45 ] || break
+	probe "lazy.pinned.$i" "$NEW" "" "${LAZY[@]}"
+done
 
 log "== summary"
 printf '%s\n' "${RES[@]}" | tee -a "$LOG"

@@ -17,6 +17,7 @@
  *     output lands in the files it opens there;
  *   - 64 threads with a buffer each: no record refused at default settings.
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -93,30 +94,40 @@ static int app_old_design(void *a)
 {
 	tctx *t = a;
 	h_env(t->dir);
+	/* 0.1 left CUPTI's profiling buffers in device memory (the default) */
+	setenv("GAPTRACE_CUPTI_PINNED", "0", 1);
+	if (t->arg) /* ... and here not even a flush of ours: CUPTI's worker alone */
+		setenv("GAPTRACE_CUPTI_PERIOD_MS", "1", 1);
 	if (app_start(t) < 0)
 		return 90;
 	pthread_t f;
-	pthread_create(&f, NULL, old_encoder_flush, NULL);
+	if (!t->arg)
+		pthread_create(&f, NULL, old_encoder_flush, NULL);
 	for (uint32_t i = 0; i < 20000; i++)
 		first_launch(1000 + i);
 	atomic_store(&stop_flusher, 1);
-	pthread_join(f, NULL);
+	if (!t->arg)
+		pthread_join(f, NULL);
 	h_ledger_close();
 	return 0;
 }
 
 START_TEST(lock_model_hangs_the_0_1_flush)
 {
-	/* Proof that the model reproduces the H200 deadlock: with a periodic
-	 * cuptiActivityFlushAll from a thread of the tracer's, the program
-	 * never finishes. The watchdog (5 s for 20 000 launches of ~25 us)
-	 * kills it. */
-	pid_t p = h_spawn(T.dir, app_old_design, &T);
-	ck_assert_int_gt(p, 0);
-	int st = h_wait(p, 5000);
-	ck_assert_msg(st == -1, "the 0.1 flush pattern did not hang (status %#x): the lock "
-				"model no longer reproduces the deadlock",
-		      st);
+	/* Proof that the model reproduces the H200 deadlocks, with CUPTI's
+	 * profiling buffers in device memory: 0.1's periodic
+	 * cuptiActivityFlushAll from a thread of the tracer's (arg 0), and
+	 * CUPTI's own periodic pass with no flush of ours (arg 1, run 3 on the
+	 * H200). The watchdog (5 s for 20 000 launches of ~25 us) kills them. */
+	for (int i = 0; i < 2; i++) {
+		T.arg = i;
+		pid_t p = h_spawn(T.dir, app_old_design, &T);
+		ck_assert_int_gt(p, 0);
+		int st = h_wait(p, 5000);
+		ck_assert_msg(st == -1, "case %d did not hang (status %#x): the lock model no "
+					"longer reproduces the deadlock",
+			      i, st);
+	}
 }
 END_TEST
 
@@ -166,6 +177,8 @@ static int app_first_launches(void *a)
 		return 92;
 	if (!st.zeroed_out || st.dirty_buffers)
 		return 93;
+	if (!st.pinned) /* CUPTI's profiling buffers in pinned host memory */
+		return 94;
 	return 0;
 }
 
@@ -308,6 +321,9 @@ static int app_capture_drain(void *a)
 	setenv("GAPTRACE_SOCKET", t->pr.sock_path, 1);
 	setenv("GAPTRACE_DORMANT", "1", 1);
 	setenv("GAPTRACE_FLUSH_MS", "600000", 1); /* CUPTI delivers nothing itself */
+	/* arg 0: pinned buffers, the capture ends with a flush; arg 1: device
+	 * buffers, no flush: the records are read out of the held buffers. */
+	setenv("GAPTRACE_CUPTI_PINNED", t->arg ? "0" : "1", 1);
 	if (app_start(t) < 0)
 		return 90;
 	if (peer_wait_frames(&t->pr, 1, 10000) < 1)
@@ -333,28 +349,45 @@ static int app_capture_drain(void *a)
 
 START_TEST(capture_end_delivers_while_the_program_runs)
 {
-	peer_opts o = {.reply = PEER_ACCEPT, .accept_kinds = 0};
-	start_peer(&o);
-	run_app(app_capture_drain, 0);
-	peer_stop(&T.pr, 10000);
-	T.have_peer = 0;
-	trace_set ts;
-	read_complete(&ts, 1);
-	ck_assert_uint_eq(h_count(&ts, GT_REC_KERNEL), 300);
-	char seen[1024] = "";
-	int drained = 0;
-	for (size_t i = 0; i < ts.n; i++)
-		if (ts.recs[i].r.type == GT_REC_NOTE) {
-			const char *n = ts.recs[i].name;
-			if (strstr(n, "capture drained"))
-				drained = strstr(n, "300 records read") && strstr(n, "; 0 not complete");
-			size_t l = strlen(seen);
-			snprintf(seen + l, sizeof(seen) - l, "\n  %.150s", n);
-		}
-	ck_assert_msg(drained, "no 'capture drained: 300 records read ...; 0 not complete' note; "
-			       "notes:%s",
-		      seen);
-	h_trace_free(&ts);
+	for (int arg = 0; arg < 2; arg++) {
+		T.arg = arg;
+		peer_opts o = {.reply = PEER_ACCEPT, .accept_kinds = 0};
+		start_peer(&o);
+		run_app(app_capture_drain, 0);
+		peer_stop(&T.pr, 10000);
+		T.have_peer = 0;
+		trace_set ts;
+		read_complete(&ts, 1);
+		ck_assert_uint_eq(h_count(&ts, GT_REC_KERNEL), 300);
+		/* Everything was written at the end of the capture, while the
+		 * program still ran: by the flush, or read out of the buffers. */
+		char seen[1024] = "";
+		int ok = 0;
+		for (size_t i = 0; i < ts.n; i++)
+			if (ts.recs[i].r.type == GT_REC_NOTE) {
+				const char *n = ts.recs[i].name;
+				if (strstr(n, "capture drained"))
+					ok = strstr(n, "; 0 not complete") &&
+					     strstr(n, arg ? "300 records read" : "0 records read");
+				size_t l = strlen(seen);
+				snprintf(seen + l, sizeof(seen) - l, "\n  %.150s", n);
+			}
+		ck_assert_msg(ok, "case %d: the capture was not complete at its end; notes:%s", arg,
+			      seen);
+		ck_assert_int_eq(h_notes(&ts, GT_NOTE_DISARMED, NULL), 1);
+		h_trace_free(&ts);
+		char p2[512];
+		snprintf(p2, sizeof(p2), "%s/ledger.bin", T.dir);
+		unlink(p2);
+		DIR *d = opendir(T.dir);
+		for (struct dirent *de; d && (de = readdir(d));)
+			if (strstr(de->d_name, ".gtrace")) {
+				snprintf(p2, sizeof(p2), "%s/%s", T.dir, de->d_name);
+				unlink(p2);
+			}
+		if (d)
+			closedir(d);
+	}
 }
 END_TEST
 

@@ -48,10 +48,11 @@ static struct {
 	mock_stats st;
 } M = {.version = CUPTI_API_VERSION, .subscribe_rc = CUPTI_SUCCESS};
 
-/* The lock model (mock_cupti.h): the driver's context lock and CUPTI's
- * worker. W.mu/W.cv are the worker's own; the worker takes ctx_lock shared,
- * then M.lock. Nothing takes them in the other order. */
-static pthread_rwlock_t ctx_lock;
+/* The lock model (mock_cupti.h): two driver locks, taken in opposite orders
+ * by a first launch (ctx_lock, then mod_lock) and by CUPTI's worker when its
+ * profiling buffers are in device memory (mod_lock, then ctx_lock). W.mu/W.cv
+ * are the worker's own; the worker takes M.lock last. */
+static pthread_rwlock_t ctx_lock, mod_lock;
 static struct {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -96,6 +97,7 @@ static void make_model_locks(void)
 	/* libcuda's lock lets a waiting writer go first: a new reader waits. */
 	pthread_rwlockattr_setkind_np(&a, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
 	pthread_rwlock_init(&ctx_lock, &a);
+	pthread_rwlock_init(&mod_lock, &a);
 	pthread_rwlockattr_destroy(&a);
 	pthread_mutex_init(&W.mu, NULL);
 	pthread_cond_init(&W.cv, NULL);
@@ -545,7 +547,7 @@ API CUptiResult cuptiSetThreadIdType(CUpti_ActivityThreadIdType type)
 }
 
 /* Complete the buffers that hold records (forced: every buffer). Called
- * by the worker with ctx_lock held shared. */
+ * by the worker. */
 static uint64_t deliver(int forced)
 {
 	uint64_t n = 0;
@@ -557,6 +559,13 @@ static uint64_t deliver(int forced)
 		}
 	unlock();
 	return n;
+}
+
+static void nap_us(unsigned us)
+{
+	struct timespec ts = {.tv_sec = us / 1000000u, .tv_nsec = (long)(us % 1000000u) * 1000};
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
 }
 
 static void *worker_main(void *arg)
@@ -581,10 +590,21 @@ static void *worker_main(void *arg)
 		int requested = seq != W.done_seq;
 		W.req_forced = 0;
 		pthread_mutex_unlock(&W.mu);
-		/* Reading the device's timestamps needs the context. */
-		pthread_rwlock_rdlock(&ctx_lock);
-		uint64_t n = deliver(forced);
-		pthread_rwlock_unlock(&ctx_lock);
+		uint64_t n;
+		if (M.st.pinned) {
+			/* Timestamps in pinned host memory: read without the driver. */
+			n = deliver(forced);
+		} else {
+			/* Timestamps in device memory: the worker goes through the
+			 * driver, taking its locks in the order opposite to a first
+			 * launch's (what the H200's lock witness recorded). */
+			pthread_rwlock_rdlock(&mod_lock);
+			nap_us(50);
+			pthread_rwlock_rdlock(&ctx_lock);
+			n = deliver(forced);
+			pthread_rwlock_unlock(&ctx_lock);
+			pthread_rwlock_unlock(&mod_lock);
+		}
 		if (!requested) {
 			lock();
 			M.st.worker_deliveries += n;
@@ -635,6 +655,13 @@ API CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute attr, size_t *
 		M.st.zeroed_out = *(uint8_t *)value ? 1 : 0;
 		unlock();
 	}
+	if (attr == CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED) {
+		if (*size != sizeof(uint8_t))
+			return CUPTI_ERROR_INVALID_PARAMETER;
+		lock();
+		M.st.pinned = *(uint8_t *)value ? 1 : 0;
+		unlock();
+	}
 	return CUPTI_SUCCESS;
 }
 
@@ -657,16 +684,17 @@ API void mock_set_flush_hang(int hang)
 API void mock_ctx_launch(int first_time, unsigned hold_us)
 {
 	pthread_once(&once, init_lock);
-	if (first_time)
-		pthread_rwlock_wrlock(&ctx_lock);
-	else
+	if (!first_time) {
 		pthread_rwlock_rdlock(&ctx_lock);
-	if (hold_us) {
-		struct timespec ts = {.tv_sec = hold_us / 1000000u,
-				      .tv_nsec = (long)(hold_us % 1000000u) * 1000};
-		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-			;
+		pthread_rwlock_unlock(&ctx_lock);
+		return;
 	}
+	/* Lazy loading: the context exclusively, then the module registry. */
+	pthread_rwlock_wrlock(&ctx_lock);
+	if (hold_us)
+		nap_us(hold_us);
+	pthread_rwlock_wrlock(&mod_lock);
+	pthread_rwlock_unlock(&mod_lock);
 	pthread_rwlock_unlock(&ctx_lock);
 }
 
@@ -683,9 +711,8 @@ API CUptiResult cuptiActivityFlushAll(uint32_t flag)
 		for (;;)
 			pause();
 	start_worker();
-	/* CUPTI's flush: with the context lock held shared, hand the work to the
-	 * worker and wait until it has delivered. */
-	pthread_rwlock_rdlock(&ctx_lock);
+	/* CUPTI's flush: hand the work to the worker and wait until it has
+	 * delivered (so a flush waits on whatever the worker waits on). */
 	pthread_mutex_lock(&W.mu);
 	uint64_t seq = ++W.req_seq;
 	if (flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)
@@ -694,7 +721,6 @@ API CUptiResult cuptiActivityFlushAll(uint32_t flag)
 	while (W.done_seq < seq)
 		pthread_cond_wait(&W.cv, &W.mu);
 	pthread_mutex_unlock(&W.mu);
-	pthread_rwlock_unlock(&ctx_lock);
 	return CUPTI_SUCCESS;
 }
 

@@ -19,19 +19,21 @@
  *
  * All functions are thread-safe (one recursive lock; callbacks run under it).
  *
- * The lock model (issue 10): the H200 deadlock of gaptrace 0.1, reduced to
- * what a CPU test can show. The mock driver has a context lock, a
- * writer-preferring rwlock like libcuda's: a launch takes it shared, the
- * first launch of a kernel (lazy module loading) takes it exclusive while
- * the module loads and the queue drains (mock_ctx_launch). CUPTI's worker
- * thread (started by cuptiActivityRegisterCallbacks) delivers completed
- * buffers every cuptiActivityFlushPeriod, under the context lock shared
- * (it reads the device's timestamps). cuptiActivityFlushAll, from any
- * thread, takes the context lock shared and waits for the worker to
- * deliver. So a FlushAll racing with a first launch deadlocks: the flusher
- * holds the lock shared and waits for the worker; the worker waits for the
- * lock behind the waiting writer; the writer waits for the flusher.
- * mock_set_flush_hang makes FlushAll never return (a CUPTI that wedges).
+ * The lock model (issue 10): the cycle the lock witness recorded on the
+ * H200 (tests/gpu/results/deadlock_probe.run4.txt), reduced to what a CPU
+ * test can show. The mock driver has a context lock and a module lock,
+ * writer-preferring rwlocks like libcuda's. The first launch of a kernel
+ * (lazy module loading, mock_ctx_launch) takes the context lock exclusively
+ * and then the module lock. CUPTI's worker thread (started by
+ * cuptiActivityRegisterCallbacks) delivers completed buffers every
+ * cuptiActivityFlushPeriod and whenever cuptiActivityFlushAll asks (which
+ * waits for it); when CUPTI's profiling buffers are in device memory (the
+ * default: CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED not set) it
+ * reads them through the driver, taking the module lock and then the
+ * context lock - the opposite order. So the worker's periodic pass, or a
+ * flush that wakes it, deadlocks with a first launch. With pinned host
+ * buffers the worker takes no driver lock. mock_set_flush_hang makes
+ * FlushAll never return (a CUPTI that wedges).
  */
 #ifndef MOCK_CUPTI_H
 #define MOCK_CUPTI_H
@@ -64,6 +66,7 @@ typedef struct mock_stats {
 	uint64_t dirty_buffers;  /**< buffers handed over not all zero (with ZEROED_OUT set) */
 	uint32_t flush_period_ms; /**< cuptiActivityFlushPeriod */
 	uint8_t zeroed_out;      /**< CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER */
+	uint8_t pinned;          /**< CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED */
 } mock_stats;
 
 /* Configuration, before cuInit. */
@@ -106,9 +109,10 @@ MOCK_API int mock_api_record(CUpti_CallbackDomain dom, uint32_t cbid, uint64_t s
 			     uint64_t end, uint32_t correlation);
 
 /**
- * A kernel launch as the driver's lock sees it: the context lock shared,
- * or, for the first launch of a kernel (lazy loading), exclusive for
- * hold_us microseconds (the module loads, the queue drains).
+ * A kernel launch as the driver's locks see it: the context lock shared,
+ * or, for the first launch of a kernel (lazy loading), the context lock
+ * exclusive for hold_us microseconds (the queue drains), then the module
+ * lock.
  */
 MOCK_API void mock_ctx_launch(int first_time, unsigned hold_us);
 
