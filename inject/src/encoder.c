@@ -10,19 +10,21 @@
  * GT_REC_CLOCK pairs the trace clock with the host clocks, and the takeover
  * probe runs (below).
  *
- * Flushing: the buffers come to us, we never fetch them. CUPTI's own worker
- * delivers completed buffers every GAPTRACE_FLUSH_MS (cuptiActivityFlushPeriod,
- * set at init), and a buffer that fills is completed on the thread that
- * filled it. 0.1 called cuptiActivityFlushAll(0) from this thread every
- * tick and deadlocked a transformers generate() loop on the H200 (this
- * thread in the flush, CUPTI's worker waiting for the driver's lock, the
- * application's launch waiting for it as a writer): a flush waits for
- * CUPTI's worker, so no thread of ours calls it while the program runs. The
- * only flush left is the forced one at the end (exit, SIGTERM/SIGINT), made
- * on a throw-away thread we wait for with a deadline (forced_cupti_flush);
- * what it did not bring back in time is counted in our own buffers and
- * written as a GT_LOSS_UNDELIVERED record, as is what CUPTI held when the
- * process dies of a fault (no CUPTI call at all on that path).
+ * Flushing (README.md "Flushing"): CUPTI's worker returns full buffers every
+ * GAPTRACE_CUPTI_PERIOD_MS (cuptiActivityFlushPeriod, set at init), and a
+ * buffer that fills is completed on the thread that filled it. 0.1 called
+ * cuptiActivityFlushAll(0) from this thread every tick; on the H200 the
+ * worker it woke, reading CUPTI's device-memory profiling buffers through
+ * libcuda, deadlocked with the application's first launch of a kernel (two
+ * driver locks in opposite orders; it also happened with no flush of ours).
+ * Now CUPTI's profiling buffers are in pinned host memory, nothing here
+ * flushes while the program runs but one bounded flush at the end of a
+ * capture (forced_cupti_flush, its own thread, a deadline), and what CUPTI
+ * still holds is read out of its buffers (peek.c): slow threads' tails each
+ * tick, a capture's end, the crash and missed-final-flush paths. At exit
+ * the forced flush runs the same way; what it did not bring back in time
+ * and what could not be read is counted (GT_LOSS_UNDELIVERED), as is what
+ * CUPTI held when the process dies of a fault (no CUPTI call on that path).
  *
  * Kinds at run time: inj_apply_kinds() turns GT_KIND_* into
  * cuptiActivityEnable/Disable, cuptiActivityEnableRuntimeApi/DriverApi for

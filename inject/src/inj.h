@@ -18,13 +18,18 @@
  *   exit / signal  : set a request bit, wake the encoder and wait a bounded
  *                    time on a pipe for it to say "done".
  *
- * The lock rule (the H200 deadlock of 0.1, see README.md "Flushing"): no
- * thread of ours ever calls a CUPTI function that waits for CUPTI's worker
- * or for an application thread - cuptiActivityFlushAll above all - while
- * the program runs. CUPTI's worker delivers the buffers instead. The one
- * exception is the forced flush at the very end (exit, a fatal SIGTERM/
- * SIGINT), made on a throw-away thread the encoder waits for with a
- * deadline, so that even a flush that never returns cannot hold the exit.
+ * The lock rule (README.md "Flushing"): on the H200 the application's first
+ * launch of a kernel (lazy loading) and CUPTI's worker, reading CUPTI's
+ * device-memory profiling buffers through libcuda, took two driver locks in
+ * opposite orders and deadlocked - with a flush of ours waking the worker
+ * (0.1), and with none at all. So CUPTI keeps those buffers in pinned host
+ * memory (GAPTRACE_CUPTI_PINNED), no thread of ours calls a CUPTI function
+ * that waits for the worker while the program runs, except one bounded
+ * flush at the end of a capture, and records of buffers CUPTI still holds
+ * are read out of them (peek.c). The forced flush at the very end (exit, a
+ * fatal SIGTERM/SIGINT) runs on a throw-away thread the encoder waits for
+ * with a deadline, so that even a flush that never returns cannot hold the
+ * exit.
  */
 #ifndef GT_INJ_H
 #define GT_INJ_H
