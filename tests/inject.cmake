@@ -31,31 +31,25 @@ set_target_properties(mock_cuda PROPERTIES OUTPUT_NAME cuda SOVERSION 1
   LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/mock_cupti)
 target_link_libraries(mock_cuda PRIVATE mock_cupti ${CMAKE_DL_LIBS} Threads::Threads)
 
-# The suite: forks "apps" that load the real libgaptrace_inject.so through
-# the mock driver, and checks their traces record for record.
-gaptrace_check_test(test_inject inject/test_inject.c inject/harness.c inject/peer.c)
-target_link_libraries(test_inject PRIVATE mock_cuda mock_cupti gaptrace::format
-  Threads::Threads)
-target_include_directories(test_inject PRIVATE ${PROJECT_SOURCE_DIR}/format/src)
-target_compile_definitions(test_inject PRIVATE
-  INJECT_SO="$<TARGET_FILE:gaptrace_inject>"
-  MOCK_CUPTI_SO="$<TARGET_FILE:mock_cupti>")
-add_dependencies(test_inject gaptrace_inject)
-set_tests_properties(test_inject PROPERTIES TIMEOUT 1200)
+# The suites: fork "apps" that load the real libgaptrace_inject.so through
+# the mock driver, and check their traces record for record. Under ASan,
+# LeakSanitizer at exit of a fork child of a multithreaded app can deadlock
+# on the sanitizer allocator's lock held by another thread at fork time (a
+# sanitizer limitation; glibc malloc is fork-safe): leak checking is off for
+# them; addressability and UB checks stay on.
+function(gaptrace_inject_suite name src timeout)
+  gaptrace_check_test(${name} inject/${src} inject/harness.c inject/peer.c)
+  target_link_libraries(${name} PRIVATE mock_cuda mock_cupti gaptrace::format
+    Threads::Threads)
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/format/src)
+  target_compile_definitions(${name} PRIVATE
+    INJECT_SO="$<TARGET_FILE:gaptrace_inject>"
+    MOCK_CUPTI_SO="$<TARGET_FILE:mock_cupti>")
+  add_dependencies(${name} gaptrace_inject)
+  set_tests_properties(${name} PROPERTIES TIMEOUT ${timeout})
+  set_property(TEST ${name} APPEND PROPERTY ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0")
+endfunction()
 
-# The lock model and the safety cases of issue 10 (same mock, same harness).
-gaptrace_check_test(test_inject_locks inject/test_inject_locks.c inject/harness.c inject/peer.c)
-target_link_libraries(test_inject_locks PRIVATE mock_cuda mock_cupti gaptrace::format
-  Threads::Threads)
-target_include_directories(test_inject_locks PRIVATE ${PROJECT_SOURCE_DIR}/format/src)
-target_compile_definitions(test_inject_locks PRIVATE
-  INJECT_SO="$<TARGET_FILE:gaptrace_inject>"
-  MOCK_CUPTI_SO="$<TARGET_FILE:mock_cupti>")
-add_dependencies(test_inject_locks gaptrace_inject)
-set_tests_properties(test_inject_locks PROPERTIES TIMEOUT 900)
-set_property(TEST test_inject_locks APPEND PROPERTY ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0")
-# Under ASan, LeakSanitizer at exit of a fork child of a multithreaded app can
-# deadlock on the sanitizer allocator's lock held by another thread at fork
-# time (a sanitizer limitation; glibc malloc is fork-safe). Leak checking is
-# off for this suite; addressability and UB checks stay on.
-set_property(TEST test_inject APPEND PROPERTY ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0")
+gaptrace_inject_suite(test_inject test_inject.c 1200)
+# The lock model and the safety cases of issue 10.
+gaptrace_inject_suite(test_inject_locks test_inject_locks.c 900)

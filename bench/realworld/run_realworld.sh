@@ -256,20 +256,7 @@ arm_cmd()
 # metric_of STDOUT METRIC: the example's timing[METRIC], or nothing.
 metric_of()
 {
-	"$PYTHON" - "$1" "$2" <<'PY' 2>/dev/null
-import json, sys
-found = None
-for line in open(sys.argv[1], errors="replace"):
-    line = line.strip()
-    if line.startswith("{") and '"example"' in line:
-        try:
-            found = json.loads(line)
-        except ValueError:
-            pass
-v = (found or {}).get("timing", {}).get(sys.argv[2])
-if v is not None:
-    print(v)
-PY
+	$GTCHECK timing "$1" "$2" 2>/dev/null
 }
 
 # guess_s BENCH ARM: seconds a run not seen yet may take: from the bench's

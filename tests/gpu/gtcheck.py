@@ -5,6 +5,7 @@
 Subcommands (each prints what it compared; exit 0 = pass, 1 = fail,
 2 = could not check):
   example-json STDOUT            print the example's JSON line found in a stdout file
+  timing STDOUT KEY              print the example's timing[KEY] (nothing when absent)
   same-output [--keys K,K] A B   the two stdout files carry the same example result
                                  (keys example/result/expect/expect_min, or --keys;
                                  timing ignored)
@@ -72,6 +73,15 @@ SAME_KEYS = ("example", "result", "expect", "expect_min")
 
 def comparable(obj, keys=SAME_KEYS):
     return {k: obj.get(k) for k in keys}
+
+
+def cmd_timing(a):
+    """Print timing[KEY] of the example's JSON line (nothing when absent)."""
+    obj = example_json(a.stdout)
+    v = (obj or {}).get("timing", {}).get(a.key)
+    if v is not None:
+        print(v)
+    return 0
 
 
 def cmd_example_json(a):
@@ -531,6 +541,10 @@ def main():
     s = sub.add_parser("example-json")
     s.add_argument("stdout")
     s.set_defaults(fn=cmd_example_json)
+    s = sub.add_parser("timing")
+    s.add_argument("stdout")
+    s.add_argument("key")
+    s.set_defaults(fn=cmd_timing)
     s = sub.add_parser("same-output")
     s.add_argument("--keys", default="",
                    help="comma-separated keys to compare (default: %s)" % ",".join(SAME_KEYS))

@@ -131,4 +131,30 @@ __attribute__((unused)) static void start_peer(const peer_opts *o)
 	T.have_peer = 1;
 }
 
+/** One test of a suite_run table. */
+typedef struct suite_test {
+	const char *name;
+	const TTest *t;
+} suite_test;
+
+/* Run a Check suite of n tests, one TCase each (fixture, 120 s timeout),
+ * forked. @return the process exit status. */
+__attribute__((unused)) static int suite_run(const char *name, const suite_test *tests, size_t n)
+{
+	Suite *s = suite_create(name);
+	for (size_t i = 0; i < n; i++) {
+		TCase *tc = tcase_create(tests[i].name);
+		tcase_add_checked_fixture(tc, setup, teardown);
+		tcase_set_timeout(tc, 120);
+		tcase_add_test(tc, tests[i].t);
+		suite_add_tcase(s, tc);
+	}
+	SRunner *sr = srunner_create(s);
+	srunner_set_fork_status(sr, CK_FORK);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
 #endif

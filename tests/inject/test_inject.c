@@ -1385,13 +1385,9 @@ START_TEST(file_size_limit_ends_on_a_frame)
 }
 END_TEST
 
-static Suite *inject_suite(void)
+int main(void)
 {
-	Suite *s = suite_create("inject");
-	struct {
-		const char *name;
-		const TTest *t;
-	} tests[] = {
+	const suite_test tests[] = {
 #define T_(x) {#x, x}
 		T_(file_all_kinds),
 		T_(many_threads),
@@ -1430,22 +1426,5 @@ static Suite *inject_suite(void)
 		T_(file_size_limit_ends_on_a_frame),
 #undef T_
 	};
-	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-		TCase *tc = tcase_create(tests[i].name);
-		tcase_add_checked_fixture(tc, setup, teardown);
-		tcase_set_timeout(tc, 120);
-		tcase_add_test(tc, tests[i].t);
-		suite_add_tcase(s, tc);
-	}
-	return s;
-}
-
-int main(void)
-{
-	SRunner *sr = srunner_create(inject_suite());
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return suite_run("inject", tests, sizeof(tests) / sizeof(tests[0]));
 }

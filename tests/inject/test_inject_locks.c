@@ -551,13 +551,9 @@ START_TEST(many_threads_get_buffers_at_default_settings)
 }
 END_TEST
 
-static Suite *locks_suite(void)
+int main(void)
 {
-	Suite *s = suite_create("inject_locks");
-	struct {
-		const char *name;
-		const TTest *t;
-	} tests[] = {
+	const suite_test tests[] = {
 #define T_(x) {#x, x}
 		T_(lock_model_hangs_the_0_1_flush),
 		T_(first_launches_with_gaptrace_do_not_hang),
@@ -570,22 +566,5 @@ static Suite *locks_suite(void)
 		T_(many_threads_get_buffers_at_default_settings),
 #undef T_
 	};
-	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-		TCase *tc = tcase_create(tests[i].name);
-		tcase_add_checked_fixture(tc, setup, teardown);
-		tcase_set_timeout(tc, 120);
-		tcase_add_test(tc, tests[i].t);
-		suite_add_tcase(s, tc);
-	}
-	return s;
-}
-
-int main(void)
-{
-	SRunner *sr = srunner_create(locks_suite());
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return suite_run("inject_locks", tests, sizeof(tests) / sizeof(tests[0]));
 }
