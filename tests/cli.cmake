@@ -14,3 +14,13 @@ target_compile_definitions(test_cli_run PRIVATE
   DUMMY_INJECT="$<TARGET_FILE:dummy_inject>"
   FAKE_NVML_LIB="$<TARGET_FILE:fake_nvml>")
 add_dependencies(test_cli_run gaptrace fake_producer dummy_inject fake_nvml)
+
+# How every command writes its outputs (tools/outfile.h, README "Outputs"):
+# the real binary on synthetic traces and tests/cli/inputs/.
+gaptrace_check_test(test_cli_output cli/test_cli_output.c)
+target_compile_definitions(test_cli_output PRIVATE
+  GAPTRACE_BIN="$<TARGET_FILE:gaptrace>"
+  CLI_INPUTS="${CMAKE_CURRENT_SOURCE_DIR}/cli/inputs")
+add_dependencies(test_cli_output gaptrace)
+gaptrace_check_test(test_outfile cli/test_outfile.c)
+target_link_libraries(test_outfile PRIVATE gaptrace_outfile)

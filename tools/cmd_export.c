@@ -15,11 +15,13 @@
 
 #include "cmds.h"
 #include "gaptrace/export.h"
+#include "outfile.h"
 
 enum { FMT_PERFETTO = 1, FMT_CSV, FMT_JSON, FMT_HTML };
 
 static struct {
 	int fmt, quiet;
+	unsigned out_flags; /* GT_OUTFILE_* */
 	const char *output;
 	int tables[GT_TABLE_COUNT];
 	int ntables;
@@ -58,6 +60,8 @@ static const char usage_text[] =
 	"      --mangled          do not demangle kernel names\n"
 	"      --title TEXT       title of the HTML report\n"
 	"      --strict           stop reading a trace at its first corrupt frame\n"
+	"      --force-overwrite  replace a symbolic link at the output path (the link,\n"
+	"                         never its target; see README, Outputs)\n"
 	"  -q, --quiet            no progress or warnings on stderr\n"
 	"  -h, --help             this text\n"
 	"\n"
@@ -113,66 +117,22 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* A file written under a temporary name and renamed when complete. */
-typedef struct outfile {
-	FILE *f;
-	char *path, *tmp;
-} outfile;
-
-static int out_open(outfile *o, const char *path)
+/* Open an output through the one helper; say why not. */
+static int out_open(gt_outfile *o, const char *path, unsigned flags)
 {
-	memset(o, 0, sizeof(*o));
-	if (!strcmp(path, "-")) {
-		o->f = stdout;
+	if (gt_outfile_open(o, path, flags | opts.out_flags) == 0)
 		return 0;
-	}
-	size_t n = strlen(path) + 32;
-	o->tmp = malloc(n);
-	o->path = strdup(path);
-	if (!o->tmp || !o->path)
-		goto fail;
-	snprintf(o->tmp, n, "%s.partial.%ld", path, (long)getpid());
-	o->f = fopen(o->tmp, "w");
-	if (!o->f) {
-		fprintf(stderr, "gaptrace export: %s: %s\n", o->tmp, strerror(errno));
-		goto fail;
-	}
-	return 0;
-fail:
-	free(o->tmp);
-	free(o->path);
-	o->tmp = o->path = NULL;
+	fprintf(stderr, "gaptrace export: %s\n", o->err);
 	return -1;
 }
 
-/* Close; keep the file (rename into place) only when ok. @return 0 or -1. */
-static int out_close(outfile *o, int ok)
+/* Keep the output (ok) or drop it. @return 0 or -1 (said why). */
+static int out_close(gt_outfile *o, int ok)
 {
-	int rc = 0;
-	if (!o->f)
-		return -1;
-	if (o->f == stdout) {
-		if (fflush(stdout) != 0)
-			rc = -1;
-		o->f = NULL;
-		return rc;
-	}
-	if (fclose(o->f) != 0) {
-		fprintf(stderr, "gaptrace export: %s: %s\n", o->tmp, strerror(errno));
-		ok = 0;
-		rc = -1;
-	}
-	if (ok && rename(o->tmp, o->path) != 0) {
-		fprintf(stderr, "gaptrace export: %s: %s\n", o->path, strerror(errno));
-		rc = -1;
-		ok = 0;
-	}
-	if (!ok)
-		unlink(o->tmp);
-	free(o->tmp);
-	free(o->path);
-	o->f = NULL;
-	return rc;
+	if (gt_outfile_close(o, ok) == 0)
+		return 0;
+	fprintf(stderr, "gaptrace export: %s\n", o->err);
+	return -1;
 }
 
 static void report_stats(const char *what, const char *path, const gt_export_stats *st, double dt)
@@ -230,8 +190,8 @@ static int export_tables(gt_export *x)
 		fprintf(stderr, "gaptrace export: %s: %s\n", opts.output, strerror(errno));
 		return 1;
 	}
-	outfile of = {0};
-	if (!to_dir && out_open(&of, opts.output ? opts.output : "-") < 0)
+	gt_outfile of = {0};
+	if (!to_dir && out_open(&of, opts.output ? opts.output : "-", 0) < 0)
 		return 1;
 	int one = opts.ntables == 1;
 	if (!to_dir && opts.fmt == FMT_JSON && !one)
@@ -239,12 +199,13 @@ static int export_tables(gt_export *x)
 	for (int i = 0; i < opts.ntables; i++) {
 		int t = opts.tables[i];
 		const char *name = gt_export_table_name(t);
-		outfile tf = {0};
+		gt_outfile tf = {0};
 		FILE *f = of.f;
 		if (to_dir) {
 			char path[4096];
-			snprintf(path, sizeof(path), "%s/%s.csv", opts.output, name);
-			if (out_open(&tf, path) < 0)
+			snprintf(path, sizeof(path), "%s%s%s.csv", opts.output,
+				 opts.output[strlen(opts.output) - 1] == '/' ? "" : "/", name);
+			if (out_open(&tf, path, GT_OUTFILE_REGULAR) < 0)
 				goto out;
 			f = tf.f;
 		} else if (!one) {
@@ -256,7 +217,7 @@ static int export_tables(gt_export *x)
 		int rc = gt_export_table(x, t, opts.fmt == FMT_CSV ? GT_EXPORT_CSV : GT_EXPORT_JSON,
 					 f, &st);
 		if (to_dir && out_close(&tf, rc == 0) < 0 && rc == 0)
-			rc = GT_ERR_IO;
+			goto out; /* said why */
 		if (rc < 0) {
 			fprintf(stderr, "gaptrace export: %s: %s\n", name, gt_strerror(rc));
 			goto out;
@@ -293,6 +254,7 @@ int cmd_export(int argc, char **argv)
 		{"mangled", no_argument, NULL, 5},
 		{"title", required_argument, NULL, 6},
 		{"strict", no_argument, NULL, 7},
+		{"force-overwrite", no_argument, NULL, 8},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
@@ -342,6 +304,7 @@ int cmd_export(int argc, char **argv)
 		case 5: opts.eo.flags |= GT_EXPORT_MANGLED; break;
 		case 6: opts.eo.title = optarg; break;
 		case 7: opts.eo.analysis.stop_on_corrupt = 1; break;
+		case 8: opts.out_flags |= GT_OUTFILE_FORCE; break;
 		case 'q': opts.quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: fputs(usage_text, stderr); return 2;
@@ -384,8 +347,8 @@ int cmd_export(int argc, char **argv)
 		}
 		opts.output = defpath;
 	}
-	outfile of;
-	if (out_open(&of, opts.output) < 0)
+	gt_outfile of;
+	if (out_open(&of, opts.output, 0) < 0)
 		goto out;
 	gt_export_stats st = {0};
 	double t0 = now_s();

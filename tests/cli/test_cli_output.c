@@ -1,0 +1,431 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Check suite: how the gaptrace commands write their outputs (README.md,
+ * "Outputs"; tools/outfile.h). Drives the real binary on synthetic traces
+ * and the crafted inputs of tests/cli/inputs/: never through a link, never
+ * replacing a device, FIFO or socket, atomic replace (a full disk keeps the
+ * old file), errors that name the user's path, nothing on stdout for input
+ * that could not be read.
+ *
+ * Tests that need root (mknod) say "skipped" and pass without it.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------ helpers */
+
+static char g_tmp[256];		      /* the test's directory; it works in g_tmp/w */
+static char g_outp[300], g_errp[300]; /* where a run's stdout and stderr go */
+
+static const char *bin(void)
+{
+	const char *b = getenv("GAPTRACE_TEST_BIN"); /* to run the suite on another build */
+	return b && *b ? b : GAPTRACE_BIN;
+}
+
+static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(p);
+}
+
+static void setup(void)
+{
+	snprintf(g_tmp, sizeof(g_tmp), "/tmp/gt-cliout-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(g_tmp));
+	snprintf(g_outp, sizeof(g_outp), "%s/run.out", g_tmp);
+	snprintf(g_errp, sizeof(g_errp), "%s/run.err", g_tmp);
+	ck_assert_int_eq(chdir(g_tmp), 0);
+	ck_assert_int_eq(mkdir("w", 0755), 0);
+	ck_assert_int_eq(chdir("w"), 0);
+}
+
+static void teardown(void)
+{
+	if (chdir("/") == 0)
+		nftw(g_tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+typedef struct res {
+	int code; /* exit status, or 128 + signal */
+	char out[1 << 16];
+	char err[1 << 14];
+	size_t nout;
+} res;
+
+static rlim_t g_fsize;		/* RLIMIT_FSIZE of the next run (0 = none) */
+static void (*g_prehook)(void); /* runs in the child before exec */
+
+static void slurp(const char *path, char *buf, size_t cap, size_t *n)
+{
+	size_t k = 0;
+	FILE *f = fopen(path, "rb");
+	if (f) {
+		k = fread(buf, 1, cap - 1, f);
+		fclose(f);
+	}
+	buf[k] = 0;
+	if (n)
+		*n = k;
+}
+
+static pid_t spawn_gt(char **argv)
+{
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int o = open(g_outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int e = open(g_errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
+			_exit(126);
+		if (g_fsize) {
+			struct rlimit rl = {g_fsize, g_fsize};
+			signal(SIGXFSZ, SIG_IGN);
+			setrlimit(RLIMIT_FSIZE, &rl);
+		}
+		if (g_prehook)
+			g_prehook();
+		execv(bin(), argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+static int wait_gt(pid_t pid, res *r)
+{
+	int status;
+	for (int i = 0; i < 6000; i++) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			goto done;
+		usleep(10000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	ck_abort_msg("gaptrace did not exit within 60 s");
+done:
+	r->code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	slurp(g_outp, r->out, sizeof(r->out), &r->nout);
+	slurp(g_errp, r->err, sizeof(r->err), NULL);
+	g_fsize = 0;
+	g_prehook = NULL;
+	return r->code;
+}
+
+/* Run gaptrace with the NULL-terminated arguments; r gets its outputs. */
+static int gt(res *r, ...)
+{
+	char *argv[64];
+	int n = 0;
+	va_list ap;
+	va_start(ap, r);
+	argv[n++] = (char *)"gaptrace";
+	for (char *a; n < 63 && (a = va_arg(ap, char *));)
+		argv[n++] = a;
+	va_end(ap);
+	argv[n] = NULL;
+	return wait_gt(spawn_gt(argv), r);
+}
+
+static res R;
+
+#define GT(...) gt(&R, __VA_ARGS__, (char *)NULL)
+#define OK(...) ck_assert_msg(GT(__VA_ARGS__) == 0, "exit %d: %s", R.code, R.err)
+
+/* A small synthetic trace directory "tr" (and optional preset sets). */
+static void make_trace(void)
+{
+	OK("synth", "-q", "-p", "mixed", "-s", "steps=30", "-o", "tr");
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+static int file_is(const char *path, const char *text)
+{
+	char buf[4096];
+	slurp(path, buf, sizeof(buf), NULL);
+	return !strcmp(buf, text);
+}
+
+static mode_t ltype(const char *path)
+{
+	struct stat st;
+	return lstat(path, &st) == 0 ? st.st_mode & S_IFMT : 0;
+}
+
+static off_t fsize(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 ? st.st_size : -1;
+}
+
+/* Names in dir ".": none may be a left-over temporary (".NAME.XXXXXXXX",
+ * "NAME.partial.PID", "NAME.recover-XXXXXX"). */
+static void no_leftovers(const char *dir)
+{
+	DIR *d = opendir(dir);
+	ck_assert_ptr_nonnull(d);
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		const char *n = e->d_name;
+		if (!strcmp(n, ".") || !strcmp(n, ".."))
+			continue;
+		ck_assert_msg(n[0] != '.' && !strstr(n, ".partial.") && !strstr(n, ".recover-"),
+			      "left-over temporary %s/%s", dir, n);
+	}
+	closedir(d);
+}
+
+static int count(const char *hay, const char *needle)
+{
+	int n = 0;
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+static int have_mknod(const char *path, unsigned maj, unsigned min)
+{
+	if (mknod(path, S_IFCHR | 0666, makedev(maj, min)) == 0)
+		return 1;
+	fprintf(stderr, "skipped: mknod %s: %s (needs root)\n", path, strerror(errno));
+	return 0;
+}
+
+/* ------------------------------------------------------------ export */
+
+/* As root, `export -o /dev/full` replaced the device node with a file. */
+START_TEST(export_device_written_in_place)
+{
+	make_trace();
+	if (!have_mknod("full", 1, 7) || !have_mknod("null", 1, 3))
+		return;
+	ck_assert_int_ne(GT("export", "-f", "perfetto", "-o", "full", "tr"), 0);
+	ck_assert_msg(strstr(R.err, "full"), "%s", R.err);
+	ck_assert_int_eq(ltype("full"), S_IFCHR);
+	OK("export", "-f", "perfetto", "-o", "null", "tr");
+	ck_assert_int_eq(ltype("null"), S_IFCHR);
+	OK("export", "-f", "html", "-o", "null", "tr");
+	ck_assert_int_eq(ltype("null"), S_IFCHR);
+	no_leftovers(".");
+}
+END_TEST
+
+/* A FIFO the user named gets the data; it is not replaced by a file. */
+START_TEST(export_fifo_streamed)
+{
+	make_trace();
+	ck_assert_int_eq(mkfifo("p", 0600), 0);
+	int fd = open("p", O_RDONLY | O_NONBLOCK);
+	ck_assert_int_ge(fd, 0);
+	char *argv[] = {"gaptrace", "export", "-q", "-f", "perfetto", "-o", "p", "tr", NULL};
+	pid_t pid = spawn_gt(argv);
+	char got[256] = "", buf[65536];
+	size_t n = 0;
+	int status = -1;
+	for (int i = 0; i < 6000; i++) {
+		ssize_t k = read(fd, buf, sizeof(buf));
+		if (k > 0) {
+			if (!n)
+				memcpy(got, buf,
+				       (size_t)k < sizeof(got) ? (size_t)k : sizeof(got) - 1);
+			n += (size_t)k;
+			continue;
+		}
+		if (status >= 0)
+			break; /* exited and drained */
+		if (waitpid(pid, &status, WNOHANG) != pid)
+			status = -1;
+		usleep(5000);
+	}
+	close(fd);
+	ck_assert_msg(status >= 0, "gaptrace did not exit");
+	ck_assert_int_eq(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
+	got[sizeof(got) - 1] = 0;
+	ck_assert_msg(n > 100 && got[0] == '{' && strstr(got, "traceEvents"), "read %zu bytes", n);
+	ck_assert_int_eq(ltype("p"), S_IFIFO);
+	no_leftovers(".");
+}
+END_TEST
+
+START_TEST(export_socket_and_dir_refused)
+{
+	make_trace();
+	int s = socket(AF_UNIX, SOCK_STREAM, 0);
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	ck_assert_int_lt(strlen(g_tmp) + 8, sizeof(a.sun_path));
+	memcpy(a.sun_path, g_tmp, strlen(g_tmp));
+	memcpy(a.sun_path + strlen(g_tmp), "/w/sock", 8);
+	ck_assert_int_eq(bind(s, (struct sockaddr *)&a, sizeof(a)), 0);
+	ck_assert_int_ne(GT("export", "-f", "perfetto", "-o", "sock", "tr"), 0);
+	ck_assert_msg(strstr(R.err, "sock: is a socket"), "%s", R.err);
+	ck_assert_int_eq(ltype("sock"), S_IFSOCK);
+	ck_assert_str_eq(R.out, "");
+	close(s);
+	ck_assert_int_eq(mkdir("d", 0755), 0);
+	ck_assert_int_ne(GT("export", "-f", "html", "-o", "d", "tr"), 0);
+	ck_assert_msg(strstr(R.err, "d: is a directory"), "%s", R.err);
+	ck_assert_int_eq(ltype("d"), S_IFDIR);
+	no_leftovers(".");
+	no_leftovers("d");
+}
+END_TEST
+
+/* A link at -o is refused; --force-overwrite replaces the link, not its target. */
+START_TEST(export_link_refused_or_replaced)
+{
+	make_trace();
+	write_file("victim", "precious\n");
+	ck_assert_int_eq(symlink("victim", "link"), 0);
+	ck_assert_int_ne(GT("export", "-f", "perfetto", "-o", "link", "tr"), 0);
+	ck_assert_msg(strstr(R.err, "link: is a symbolic link"), "%s", R.err);
+	ck_assert_int_eq(ltype("link"), S_IFLNK);
+	ck_assert(file_is("victim", "precious\n"));
+	OK("export", "-q", "--force-overwrite", "-f", "perfetto", "-o", "link", "tr");
+	ck_assert_int_eq(ltype("link"), S_IFREG);
+	ck_assert_int_gt(fsize("link"), 100);
+	ck_assert(file_is("victim", "precious\n"));
+	no_leftovers(".");
+}
+END_TEST
+
+static void plant_partial(void)
+{
+	/* the temporary name the export used to open with fopen("w") */
+	char name[64];
+	snprintf(name, sizeof(name), "out.json.partial.%ld", (long)getpid());
+	if (symlink("victim", name) != 0)
+		_exit(125);
+}
+
+/* A link planted at a predictable temporary name redirected the write. */
+START_TEST(export_planted_temporary)
+{
+	make_trace();
+	write_file("victim", "precious\n");
+	g_prehook = plant_partial;
+	OK("export", "-q", "-f", "perfetto", "-o", "out.json", "tr");
+	ck_assert(file_is("victim", "precious\n"));
+	ck_assert_int_eq(ltype("out.json"), S_IFREG);
+	ck_assert_int_gt(fsize("out.json"), 100);
+}
+END_TEST
+
+/* The error names the path given, not a temporary. */
+START_TEST(export_error_names_the_path)
+{
+	make_trace();
+	ck_assert_int_ne(GT("export", "-f", "json", "-o", "nope/x.json", "tr"), 0);
+	ck_assert_msg(strstr(R.err, "nope/x.json: No such file or directory"), "%s", R.err);
+	ck_assert_msg(count(R.err, "nope/") == 1, "a temporary name leaked: %s", R.err);
+	ck_assert_int_ne(GT("export", "-f", "perfetto", "-o", "nope/x.json", "tr"), 0);
+	ck_assert_msg(count(R.err, "nope/") == 1 && strstr(R.err, "nope/x.json"), "%s", R.err);
+}
+END_TEST
+
+/* Replace keeps the mode; a write cut by a full disk keeps the old file. */
+START_TEST(export_atomic_replace)
+{
+	OK("synth", "-q", "-p", "mixed", "-s", "steps=300", "-o", "tr");
+	write_file("out.json", "old\n");
+	ck_assert_int_eq(chmod("out.json", 0640), 0);
+	OK("export", "-q", "-f", "perfetto", "-o", "out.json", "tr");
+	struct stat st;
+	ck_assert_int_eq(stat("out.json", &st), 0);
+	ck_assert_int_eq(st.st_mode & 0777, 0640);
+	ck_assert_int_gt(st.st_size, 8192);
+	write_file("out.json", "old\n");
+	g_fsize = 4096;
+	ck_assert_int_ne(GT("export", "-q", "-f", "perfetto", "-o", "out.json", "tr"), 0);
+	ck_assert_msg(strstr(R.err, "out.json"), "%s", R.err);
+	ck_assert(file_is("out.json", "old\n"));
+	g_fsize = 4096;
+	ck_assert_int_ne(GT("export", "-q", "-f", "html", "-o", "out.json", "tr"), 0);
+	ck_assert(file_is("out.json", "old\n"));
+	no_leftovers(".");
+}
+END_TEST
+
+/* /dev/fd/N and /proc/self/fd/N name the descriptor. */
+START_TEST(export_fd_names)
+{
+	make_trace();
+	OK("export", "-q", "-f", "json", "-r", "cuda_api_sum", "-o", "/dev/fd/1", "tr");
+	ck_assert_msg(R.out[0] == '[', "%s", R.out);
+	OK("export", "-q", "-f", "json", "-r", "cuda_api_sum", "-o", "/proc/self/fd/1", "tr");
+	ck_assert_msg(R.out[0] == '[', "%s", R.out);
+	OK("export", "-q", "-f", "json", "-r", "cuda_api_sum", "-o", "-", "tr");
+	ck_assert_msg(R.out[0] == '[', "%s", R.out);
+}
+END_TEST
+
+/* /dev/stdout is a link: as root, the old export replaced it with a file.
+ * Its own case, so the suite can run against an old build without it. */
+START_TEST(export_dev_stdout)
+{
+	make_trace();
+	OK("export", "-q", "-f", "perfetto", "-o", "/dev/stdout", "tr");
+	ck_assert_msg(R.out[0] == '{' && strstr(R.out, "traceEvents"), "%.200s", R.out);
+	ck_assert_int_eq(ltype("/dev/stdout"), S_IFLNK);
+	OK("export", "-q", "-f", "json", "-o", "/dev/stderr", "tr");
+	ck_assert_msg(strstr(R.err, "cuda_gpu_kern_sum"), "%.200s", R.err);
+}
+END_TEST
+
+/* ------------------------------------------------------------ suite */
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("cli_output");
+	TCase *t = tcase_create("export");
+	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_set_timeout(t, 120);
+	tcase_add_test(t, export_device_written_in_place);
+	tcase_add_test(t, export_fifo_streamed);
+	tcase_add_test(t, export_socket_and_dir_refused);
+	tcase_add_test(t, export_link_refused_or_replaced);
+	tcase_add_test(t, export_planted_temporary);
+	tcase_add_test(t, export_error_names_the_path);
+	tcase_add_test(t, export_atomic_replace);
+	tcase_add_test(t, export_fd_names);
+	suite_add_tcase(s, t);
+
+	t = tcase_create("devstdout");
+	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_set_timeout(t, 60);
+	tcase_add_test(t, export_dev_stdout);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
