@@ -12,9 +12,11 @@
 #include "cmds.h"
 #include "gaptrace/analysis.h"
 #include "gaptrace/diagnosis.h"
+#include "outfile.h"
 
 static struct {
 	int json, quiet, strict, capture;
+	unsigned out_flags; /* GT_OUTFILE_* */
 	const char *output;
 	gt_report_opts ro;
 	gt_analysis_opts ao;
@@ -30,7 +32,10 @@ static const char usage_text[] =
 	"several processes are combined per GPU.\n"
 	"\n"
 	"  -j, --json             every number as JSON (schema gaptrace.report/1)\n"
-	"  -o, --output FILE      write to FILE instead of stdout\n"
+	"  -o, --output FILE      write to FILE instead of stdout (replaced only when\n"
+	"                         complete; see README, Outputs)\n"
+	"      --force-overwrite  replace a symbolic link at FILE (the link, never\n"
+	"                         its target)\n"
 	"  -k, --top-kernels N    rows of the kernel table (default 20)\n"
 	"  -g, --top-gaps N       longest gaps listed (default 5)\n"
 	"  -w, --window-ms MS     utilization window (default 10)\n"
@@ -78,6 +83,7 @@ int cmd_report(int argc, char **argv)
 		{"strict", no_argument, NULL, 5},
 		{"threshold", required_argument, NULL, 't'},
 		{"no-findings", no_argument, NULL, 6},
+		{"force-overwrite", no_argument, NULL, 7},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
@@ -85,7 +91,7 @@ int cmd_report(int argc, char **argv)
 	int c, ret = 1;
 	unsigned long long v;
 	gt_analysis *a = NULL;
-	FILE *out = stdout;
+	gt_outfile of;
 	memset(&opts, 0, sizeof(opts));
 	gt_diag_opts_init(&opts.dopts);
 	opts.ro.diag = &opts.dopts;
@@ -116,6 +122,7 @@ int cmd_report(int argc, char **argv)
 		case 3: opts.ro.flags |= GT_REPORT_MANGLED; break;
 		case 5: opts.ao.stop_on_corrupt = 1; break;
 		case 6: opts.ro.flags |= GT_REPORT_NO_FINDINGS; break;
+		case 7: opts.out_flags |= GT_OUTFILE_FORCE; break;
 		case 't': {
 			char err[1024], val[64];
 			if (!strcmp(optarg, "help")) {
@@ -173,27 +180,24 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "gaptrace report: analysis failed: %s\n", gt_strerror(rc));
 		goto out;
 	}
-	if (opts.output) {
-		out = fopen(opts.output, "w");
-		if (!out) {
-			perror(opts.output);
-			out = stdout;
-			goto out;
-		}
-	}
-	rc = opts.json ? gt_report_json(a, out, &opts.ro) : gt_report_text(a, out, &opts.ro);
-	if (rc < 0) {
-		fprintf(stderr, "gaptrace report: writing the report failed: %s\n", gt_strerror(rc));
+	if (!readable) {
+		/* nothing on stdout, no file: a script must not take this for a report */
+		fprintf(stderr, "gaptrace report: no trace could be read\n");
 		goto out;
 	}
-	ret = readable ? 0 : 1;
-	if (!readable)
-		fprintf(stderr, "gaptrace report: no trace could be read\n");
-out:
-	if (out != stdout && fclose(out) != 0 && ret == 0) {
-		perror(opts.output);
-		ret = 1;
+	if (gt_outfile_open(&of, opts.output ? opts.output : "-", opts.out_flags) < 0) {
+		fprintf(stderr, "gaptrace report: %s\n", of.err);
+		goto out;
 	}
+	rc = opts.json ? gt_report_json(a, of.f, &opts.ro) : gt_report_text(a, of.f, &opts.ro);
+	if (rc < 0)
+		fprintf(stderr, "gaptrace report: %s: writing the report failed: %s\n",
+			opts.output ? opts.output : "stdout", gt_strerror(rc));
+	if (gt_outfile_close(&of, rc == 0) < 0)
+		fprintf(stderr, "gaptrace report: %s\n", of.err);
+	else if (rc == 0)
+		ret = 0;
+out:
 	gt_analysis_free(a);
 	return ret;
 }

@@ -395,6 +395,68 @@ START_TEST(export_dev_stdout)
 }
 END_TEST
 
+/* ------------------------------------------------------------ report */
+
+START_TEST(report_link_refused_or_replaced)
+{
+	make_trace();
+	write_file("victim", "precious\n");
+	ck_assert_int_eq(symlink("victim", "link"), 0);
+	ck_assert_int_ne(GT("report", "-o", "link", "tr"), 0);
+	ck_assert_msg(strstr(R.err, "link: is a symbolic link"), "%s", R.err);
+	ck_assert(file_is("victim", "precious\n"));
+	ck_assert_int_eq(ltype("link"), S_IFLNK);
+	OK("report", "--force-overwrite", "-o", "link", "tr");
+	ck_assert_int_eq(ltype("link"), S_IFREG);
+	ck_assert_int_gt(fsize("link"), 100);
+	ck_assert(file_is("victim", "precious\n"));
+	ck_assert_str_eq(R.out, "");
+	no_leftovers(".");
+}
+END_TEST
+
+/* A full disk (RLIMIT_FSIZE, SIGXFSZ ignored: writes fail with EFBIG) left
+ * a truncated report; now the old file stays and the exit is non-zero. */
+START_TEST(report_disk_full_keeps_old)
+{
+	make_trace();
+	write_file("r.txt", "old\n");
+	g_fsize = 100;
+	ck_assert_int_ne(GT("report", "-o", "r.txt", "tr"), 0);
+	ck_assert_msg(strstr(R.err, "r.txt: "), "%s", R.err);
+	ck_assert(file_is("r.txt", "old\n"));
+	g_fsize = 100;
+	ck_assert_int_ne(GT("report", "--json", "-o", "r.txt", "tr"), 0);
+	ck_assert(file_is("r.txt", "old\n"));
+	no_leftovers(".");
+	OK("report", "--json", "-o", "r.txt", "tr");
+	ck_assert_int_gt(fsize("r.txt"), 1000);
+	/* streaming to a full device fails too */
+	ck_assert_int_ne(GT("report", "-o", "/dev/full", "tr"), 0);
+	ck_assert_msg(strstr(R.err, "/dev/full: "), "%s", R.err);
+}
+END_TEST
+
+static const char *const unreadable[] = {CLI_INPUTS "/not_a_trace.gtrace",
+					 CLI_INPUTS "/header_cut.gtrace",
+					 CLI_INPUTS "/empty.gtrace"};
+
+/* A report of nothing was printed for input that could not be read. */
+START_TEST(report_unreadable_prints_nothing)
+{
+	for (size_t i = 0; i < sizeof(unreadable) / sizeof(unreadable[0]); i++) {
+		const char *in = unreadable[i];
+		ck_assert_int_eq(GT("report", in), 1);
+		ck_assert_msg(R.nout == 0, "%s: stdout: %.200s", in, R.out);
+		ck_assert_msg(strstr(R.err, "no trace could be read"), "%s", R.err);
+		ck_assert_int_eq(GT("report", "--json", "-o", "r.json", in), 1);
+		ck_assert_int_eq(R.nout, 0);
+		ck_assert_int_eq(ltype("r.json"), 0);
+	}
+	no_leftovers(".");
+}
+END_TEST
+
 /* ------------------------------------------------------------ suite */
 
 static Suite *suite(void)
@@ -411,6 +473,14 @@ static Suite *suite(void)
 	tcase_add_test(t, export_error_names_the_path);
 	tcase_add_test(t, export_atomic_replace);
 	tcase_add_test(t, export_fd_names);
+	suite_add_tcase(s, t);
+
+	t = tcase_create("report");
+	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_set_timeout(t, 120);
+	tcase_add_test(t, report_link_refused_or_replaced);
+	tcase_add_test(t, report_disk_full_keeps_old);
+	tcase_add_test(t, report_unreadable_prints_nothing);
 	suite_add_tcase(s, t);
 
 	t = tcase_create("devstdout");
