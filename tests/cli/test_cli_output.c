@@ -457,6 +457,94 @@ START_TEST(report_unreadable_prints_nothing)
 }
 END_TEST
 
+/* ------------------------------------------------------------ recover */
+
+static int same_bytes(const char *a, const char *b, size_t *n)
+{
+	static char x[1 << 20], y[1 << 20];
+	size_t nx, ny;
+	slurp(a, x, sizeof(x), &nx);
+	slurp(b, y, sizeof(y), &ny);
+	*n = nx;
+	return nx == ny && !memcmp(x, y, nx);
+}
+
+/* As root, recover -o replaced a device node; -o LINK replaced the link. */
+START_TEST(recover_never_replaces_what_is_not_a_file)
+{
+	make_trace();
+	write_file("victim", "precious\n");
+	ck_assert_int_eq(symlink("victim", "link"), 0);
+	ck_assert_int_ne(GT("recover", "-o", "link", "tr/1000.gtrace"), 0);
+	ck_assert_msg(strstr(R.err, "link: is a symbolic link"), "%s", R.err);
+	ck_assert_int_eq(ltype("link"), S_IFLNK);
+	ck_assert_str_eq(R.out, "");
+	OK("recover", "--force-overwrite", "-o", "link", "tr/1000.gtrace");
+	ck_assert_int_eq(ltype("link"), S_IFREG);
+	ck_assert(file_is("victim", "precious\n"));
+	size_t n;
+	ck_assert(same_bytes("link", "tr/1000.gtrace", &n));
+	no_leftovers(".");
+	if (!have_mknod("full", 1, 7) || !have_mknod("null", 1, 3))
+		return;
+	ck_assert_int_ne(GT("recover", "-o", "full", "tr/1000.gtrace"), 0);
+	ck_assert_msg(strstr(R.err, "full: write failed"), "%s", R.err);
+	ck_assert_int_eq(ltype("full"), S_IFCHR);
+	OK("recover", "-o", "null", "tr/1000.gtrace");
+	ck_assert_int_eq(ltype("null"), S_IFCHR);
+	no_leftovers(".");
+}
+END_TEST
+
+/* -o - streams the clean trace; the summary then goes to stderr. */
+START_TEST(recover_to_stdout)
+{
+	make_trace();
+	OK("recover", "-o", "-", "tr/1000.gtrace");
+	ck_assert_int_eq(ltype("-"), 0);
+	write_file("got", "");
+	FILE *f = fopen("got", "wb");
+	ck_assert_uint_eq(fwrite(R.out, 1, R.nout, f), R.nout);
+	fclose(f);
+	size_t n;
+	ck_assert_msg(same_bytes("got", "tr/1000.gtrace", &n), "%zu bytes on stdout", R.nout);
+	ck_assert_msg(strstr(R.err, "kept"), "%s", R.err);
+}
+END_TEST
+
+/* Errors name each path once, and never a temporary. */
+START_TEST(recover_errors)
+{
+	make_trace();
+	ck_assert_int_ne(GT("recover", "-o", "nope/x", "tr/1000.gtrace"), 0);
+	ck_assert_msg(strstr(R.err, "nope/x: No such file or directory"), "%s", R.err);
+	ck_assert_msg(count(R.err, "nope/") == 1, "%s", R.err);
+	ck_assert_int_ne(GT("recover", "-o", "out", "missing.gtrace"), 0);
+	ck_assert_msg(count(R.err, "missing.gtrace") == 1, "path twice: %s", R.err);
+	/* the output is the input under another name */
+	ck_assert_int_eq(GT("recover", "-o", "./tr/1000.gtrace", "tr/1000.gtrace"), 2);
+	ck_assert_msg(strstr(R.err, "output is the input"), "%s", R.err);
+	ck_assert_int_eq(link("tr/1000.gtrace", "hard"), 0);
+	ck_assert_int_eq(GT("recover", "-o", "hard", "tr/1000.gtrace"), 2);
+	/* disk full: the old file stays, the message names it */
+	write_file("out", "old\n");
+	g_fsize = 200;
+	ck_assert_int_ne(GT("recover", "-o", "out", "tr/1000.gtrace"), 0);
+	ck_assert_msg(strstr(R.err, "out: write failed: File too large"), "%s", R.err);
+	ck_assert_msg(!strstr(R.err, ".recover-") && count(R.err, "/") == 0, "%s", R.err);
+	ck_assert(file_is("out", "old\n"));
+	ck_assert_str_eq(R.out, "");
+	no_leftovers(".");
+	for (size_t i = 0; i < sizeof(unreadable) / sizeof(unreadable[0]); i++) {
+		ck_assert_int_eq(GT("recover", "-o", "r.gtrace", unreadable[i]), 1);
+		ck_assert_int_eq(R.nout, 0);
+		ck_assert_int_eq(ltype("r.gtrace"), 0);
+		ck_assert_msg(count(R.err, "/inputs/") == 1, "%s", R.err);
+	}
+	no_leftovers(".");
+}
+END_TEST
+
 /* ------------------------------------------------------------ suite */
 
 static Suite *suite(void)
@@ -481,6 +569,14 @@ static Suite *suite(void)
 	tcase_add_test(t, report_link_refused_or_replaced);
 	tcase_add_test(t, report_disk_full_keeps_old);
 	tcase_add_test(t, report_unreadable_prints_nothing);
+	suite_add_tcase(s, t);
+
+	t = tcase_create("recover");
+	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_set_timeout(t, 120);
+	tcase_add_test(t, recover_never_replaces_what_is_not_a_file);
+	tcase_add_test(t, recover_to_stdout);
+	tcase_add_test(t, recover_errors);
 	suite_add_tcase(s, t);
 
 	t = tcase_create("devstdout");
