@@ -3,13 +3,17 @@
  * gaptrace synth: write a synthetic trace directory with known ground truth
  * (tests, benchmarks, demos of `gaptrace report`).
  */
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmds.h"
+#include "outfile.h"
 #include "synth.h"
 
 static const char usage_text[] =
@@ -18,7 +22,10 @@ static const char usage_text[] =
 	"Write a synthetic trace directory (one <pid>.gtrace per simulated process and\n"
 	"nvml.gtrace) and print its ground truth: busy time, idle time per cause, counts.\n"
 	"\n"
-	"  -o, --output DIR     directory to write (created if missing)\n"
+	"  -o, --output DIR     directory to write (created if missing; each trace\n"
+	"                       file replaced only when complete, see README, Outputs)\n"
+	"      --force-overwrite  replace symbolic links at the traces' names (the\n"
+	"                       links, never their targets)\n"
 	"  -p, --preset NAME    start from a preset (default: compute). Presets:\n"
 	"                       %s\n"
 	"  -s, --set KEY=VALUE  override one field of the spec (repeatable); keys:\n"
@@ -63,28 +70,72 @@ static const struct {
 	F("late_steps", late_steps, U32), F("coll_broadcast", coll_broadcast, INT),
 };
 
-static int set_field(gt_synth_spec *s, const char *kv)
+/* One --set KEY=VALUE, strictly: whole numbers in the field's range (no sign
+ * on unsigned fields: strtoul would wrap "-1"), finite non-negative reals.
+ * @return 0, or -1 with why in msg. */
+static int set_field(gt_synth_spec *s, const char *kv, char *msg, size_t cap)
 {
 	const char *eq = strchr(kv, '=');
-	if (!eq)
+	size_t i, n = eq ? (size_t)(eq - kv) : strlen(kv);
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		if (strlen(fields[i].name) == n && !strncmp(fields[i].name, kv, n))
+			break;
+	if (i == sizeof(fields) / sizeof(fields[0])) {
+		snprintf(msg, cap, "unknown key '%.*s' (see --help for the keys)", (int)n, kv);
 		return -1;
-	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
-		if (strlen(fields[i].name) != (size_t)(eq - kv) ||
-		    strncmp(fields[i].name, kv, (size_t)(eq - kv)))
-			continue;
-		char *end;
-		const char *v = eq + 1;
-		void *p = (char *)s + fields[i].off;
-		switch (fields[i].kind) {
-		case U32: *(uint32_t *)p = (uint32_t)strtoul(v, &end, 0); break;
-		case U64: *(uint64_t *)p = strtoull(v, &end, 0); break;
-		case I64: *(int64_t *)p = strtoll(v, &end, 0); break;
-		case INT: *(int *)p = (int)strtol(v, &end, 0); break;
-		default: *(double *)p = strtod(v, &end); break;
-		}
-		return *v && !*end ? 0 : -1;
 	}
-	return -1;
+	if (!eq) {
+		snprintf(msg, cap, "%s needs a value: %s=VALUE", fields[i].name, fields[i].name);
+		return -1;
+	}
+	const char *v = eq + 1, *range;
+	char *end = NULL;
+	void *p = (char *)s + fields[i].off;
+	int ok = 0;
+	errno = 0;
+	switch (fields[i].kind) {
+	case U32:
+	case U64: {
+		range = fields[i].kind == U32 ? "a whole number 0..4294967295"
+					      : "a whole number 0..18446744073709551615";
+		if (*v < '0' || *v > '9')
+			break;
+		unsigned long long x = strtoull(v, &end, 0);
+		ok = !errno && !*end && (fields[i].kind == U64 || x <= UINT32_MAX);
+		if (ok && fields[i].kind == U32)
+			*(uint32_t *)p = (uint32_t)x;
+		else if (ok)
+			*(uint64_t *)p = x;
+		break;
+	}
+	case I64:
+	case INT: {
+		range = fields[i].kind == INT ? "a whole number -2147483648..2147483647"
+					      : "a whole number (64-bit, signed)";
+		if (!(*v == '-' || (*v >= '0' && *v <= '9')))
+			break;
+		long long x = strtoll(v, &end, 0);
+		ok = !errno && !*end && (fields[i].kind == I64 || (x >= INT_MIN && x <= INT_MAX));
+		if (ok && fields[i].kind == INT)
+			*(int *)p = (int)x;
+		else if (ok)
+			*(int64_t *)p = x;
+		break;
+	}
+	default: {
+		range = "a finite number >= 0";
+		if (!(*v == '.' || (*v >= '0' && *v <= '9')))
+			break;
+		double x = strtod(v, &end);
+		ok = !errno && !*end && isfinite(x) && x >= 0;
+		if (ok)
+			*(double *)p = x;
+		break;
+	}
+	}
+	if (!ok)
+		snprintf(msg, cap, "%s must be %s, not '%s'", fields[i].name, range, v);
+	return ok ? 0 : -1;
 }
 
 static void usage(FILE *f)
@@ -110,11 +161,13 @@ int cmd_synth(int argc, char **argv)
 		{"output", required_argument, NULL, 'o'}, {"preset", required_argument, NULL, 'p'},
 		{"set", required_argument, NULL, 's'},    {"json", no_argument, NULL, 1},
 		{"quiet", no_argument, NULL, 'q'},        {"help", no_argument, NULL, 'h'},
+		{"force-overwrite", no_argument, NULL, 2},
 		{0},
 	};
 	const char *out = NULL, *preset = "compute";
 	const char *sets[64];
 	int nsets = 0, json = 0, quiet = 0, c;
+	unsigned out_flags = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:p:s:qh", lo, NULL)) != -1) {
 		switch (c) {
@@ -128,6 +181,7 @@ int cmd_synth(int argc, char **argv)
 			sets[nsets++] = optarg;
 			break;
 		case 1: json = 1; break;
+		case 2: out_flags |= GT_OUTFILE_FORCE; break;
 		case 'q': quiet = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -143,15 +197,16 @@ int cmd_synth(int argc, char **argv)
 			gt_synth_preset_names());
 		return 2;
 	}
-	for (int i = 0; i < nsets; i++)
-		if (set_field(&spec, sets[i]) < 0) {
-			fprintf(stderr, "gaptrace synth: bad --set '%s' (see --help for the keys)\n",
-				sets[i]);
+	for (int i = 0; i < nsets; i++) {
+		char msg[256];
+		if (set_field(&spec, sets[i], msg, sizeof(msg)) < 0) {
+			fprintf(stderr, "gaptrace synth: bad --set '%s': %s\n", sets[i], msg);
 			return 2;
 		}
+	}
 	gt_synth_truth truth;
 	char err[512];
-	int rc = gt_synth_write(&spec, out, &truth, err, sizeof(err));
+	int rc = gt_synth_write_opts(&spec, out, out_flags, &truth, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "gaptrace synth: %s\n", err[0] ? err : gt_strerror(rc));
 		return 1;

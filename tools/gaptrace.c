@@ -3,6 +3,7 @@
  * gaptrace: the command-line front end. Dispatches to one cmd_*.c per
  * subcommand.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,15 +14,23 @@ static const struct {
 	const char *name;
 	gt_cmd_fn fn;
 	const char *help;
+	/* Writes its outputs with outfile.h and starts no program: SIGXFSZ is
+	 * ignored, so a file-size limit (ulimit -f) is a write error the command
+	 * reports and cleans up after (old file kept, temporary removed), not a
+	 * kill that leaves the temporary behind. Not for `run`: an ignored
+	 * signal would be inherited by the traced program. */
+	int writes;
 } cmds[] = {
-	{"run", cmd_run, "run a program with GPU tracing and print the summary"},
-	{"report", cmd_report, "explain where GPU time went: utilization, idle causes, kernels"},
-	{"collector", cmd_collector, "run the side-car collector (daemon)"},
-	{"capture", cmd_capture, "capture a live process through the collector for a while"},
-	{"dump", cmd_dump, "print the records of a trace as text"},
-	{"export", cmd_export, "write a Perfetto timeline, nsys-style tables or an HTML report"},
-	{"recover", cmd_recover, "rewrite a damaged trace, keeping every good frame"},
-	{"synth", cmd_synth, "write a synthetic trace directory with known ground truth"},
+	{"run", cmd_run, "run a program with GPU tracing and print the summary", 0},
+	{"report", cmd_report, "explain where GPU time went: utilization, idle causes, kernels",
+	 1},
+	{"collector", cmd_collector, "run the side-car collector (daemon)", 0},
+	{"capture", cmd_capture, "capture a live process through the collector for a while", 0},
+	{"dump", cmd_dump, "print the records of a trace as text", 0},
+	{"export", cmd_export, "write a Perfetto timeline, nsys-style tables or an HTML report",
+	 1},
+	{"recover", cmd_recover, "rewrite a damaged trace, keeping every good frame", 1},
+	{"synth", cmd_synth, "write a synthetic trace directory with known ground truth", 1},
 };
 
 static void usage(FILE *f)
@@ -47,8 +56,11 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (!strcmp(argv[1], cmds[i].name))
+		if (!strcmp(argv[1], cmds[i].name)) {
+			if (cmds[i].writes)
+				signal(SIGXFSZ, SIG_IGN);
 			return cmds[i].fn(argc - 1, argv + 1);
+		}
 	fprintf(stderr, "gaptrace: unknown command '%s'\n\n", argv[1]);
 	usage(stderr);
 	return 2;

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "synth.h"
 
 enum { L_HOST, L_TURN, L_LAUNCH, L_COPY, L_SYNC };
@@ -66,7 +67,8 @@ typedef struct proc {
 	uint32_t pid;
 	int64_t off; /* realtime - trace clock */
 	gt_writer *w;
-	int fd;
+	gt_outfile out; /* the trace file, put in place when complete */
+	int fd;         /* out.fd while open, else -1 */
 	uint32_t corr, seq;
 	uint64_t tail[GT_SYNTH_MAX_GPUS][MAX_STREAMS];
 	uint64_t dep[GT_SYNTH_MAX_GPUS][MAX_STREAMS];
@@ -102,6 +104,7 @@ typedef struct sim {
 	vec items;
 	uint64_t rng;
 	int err;
+	unsigned out_flags; /* GT_OUTFILE_* of every file */
 	uint8_t uuid[GT_SYNTH_MAX_GPUS][16];
 } sim;
 
@@ -604,14 +607,19 @@ static void fill_device(sim *S, gt_device *d, uint32_t g)
 	d->pci_bus = 0x18 + g;
 }
 
-static int open_out(const char *dir, const char *name, char *err, size_t errcap)
+/* DIR/NAME through the output helper: a new file renamed into place when
+ * complete, never through a link or into a FIFO already at that name. */
+static int open_out(const char *dir, const char *name, unsigned flags, gt_outfile *o, char *err,
+		    size_t errcap)
 {
 	char path[4096];
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		snprintf(err, errcap, "%s: %s", path, strerror(errno));
-	return fd;
+	size_t n = strlen(dir);
+	snprintf(path, sizeof(path), "%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/", name);
+	if (gt_outfile_open(o, path, flags | GT_OUTFILE_REGULAR | GT_OUTFILE_NO_SYNC) < 0) {
+		snprintf(err, errcap, "%s", o->err);
+		return -1;
+	}
+	return o->fd;
 }
 
 static uint32_t intern(gt_writer *w, const char *s)
@@ -627,7 +635,7 @@ static int open_proc(sim *S, uint32_t i, uint32_t pid, int64_t off, uint64_t tra
 	P->pid = pid;
 	P->off = off;
 	snprintf(name, sizeof(name), "%u.gtrace", pid);
-	P->fd = open_out(dir, name, err, errcap);
+	P->fd = open_out(dir, name, S->out_flags, &P->out, err, errcap);
 	if (P->fd < 0)
 		return GT_ERR_IO;
 	P->w = gt_writer_new(NULL, gt_sink_fd, &P->fd);
@@ -676,7 +684,9 @@ static int open_proc(sim *S, uint32_t i, uint32_t pid, int64_t off, uint64_t tra
 	return gt_writer_add(P->w, &r);
 }
 
-static int close_proc(sim *S, proc *P, uint64_t last)
+/* Finish a trace; keep = 0 drops it (a rank whose trace is missing). On a
+ * failure err names the file. */
+static int close_proc(sim *S, proc *P, uint64_t last, int keep, char *err, size_t errcap)
 {
 	int rc = 0;
 	if (P->w) {
@@ -694,8 +704,13 @@ static int close_proc(sim *S, proc *P, uint64_t last)
 		gt_writer_free(P->w);
 		P->w = NULL;
 	}
-	if (P->fd >= 0 && close(P->fd) < 0 && !rc)
-		rc = GT_ERR_IO;
+	err[0] = 0;
+	if (P->fd >= 0) {
+		if (gt_outfile_close(&P->out, keep && rc == 0) < 0) {
+			snprintf(err, errcap, "%s", P->out.err);
+			rc = GT_ERR_IO;
+		}
+	}
 	P->fd = -1;
 	return rc;
 }
@@ -1271,12 +1286,13 @@ static int write_nvml(sim *S, const char *dir, uint64_t first, uint64_t last, ui
 		      char *err, size_t errcap)
 {
 	const gt_synth_spec *s = S->s;
-	int fd = open_out(dir, "nvml.gtrace", err, errcap);
+	gt_outfile o;
+	int fd = open_out(dir, "nvml.gtrace", S->out_flags, &o, err, errcap);
 	if (fd < 0)
 		return GT_ERR_IO;
 	gt_writer *w = gt_writer_new(NULL, gt_sink_fd, &fd);
 	if (!w) {
-		close(fd);
+		gt_outfile_close(&o, 0);
 		return GT_ERR_NOMEM;
 	}
 	uint64_t P = 1000000000ull / s->nvml_hz;
@@ -1327,8 +1343,12 @@ static int write_nvml(sim *S, const char *dir, uint64_t first, uint64_t last, ui
 	gt_writer_get_stats(w, &st);
 	S->t->records += st.records;
 	gt_writer_free(w);
-	if (close(fd) < 0 && !rc)
+	if (rc < 0)
+		snprintf(err, errcap, "%s/nvml.gtrace: writing failed: %s", dir, gt_strerror(rc));
+	if (gt_outfile_close(&o, rc == 0) < 0) {
+		snprintf(err, errcap, "%s", o.err);
 		rc = GT_ERR_IO;
+	}
 	S->t->ntraces++;
 	*ts_out = ts;
 	*thr_out = thr;
@@ -1339,6 +1359,12 @@ static int write_nvml(sim *S, const char *dir, uint64_t first, uint64_t last, ui
 
 int gt_synth_write(const gt_synth_spec *spec, const char *dir, gt_synth_truth *truth, char *err,
 		   size_t errcap)
+{
+	return gt_synth_write_opts(spec, dir, 0, truth, err, errcap);
+}
+
+int gt_synth_write_opts(const gt_synth_spec *spec, const char *dir, unsigned out_flags,
+			gt_synth_truth *truth, char *err, size_t errcap)
 {
 	gt_synth_truth tt;
 	sim *S = calloc(1, sizeof(*S));
@@ -1361,6 +1387,7 @@ int gt_synth_write(const gt_synth_spec *spec, const char *dir, gt_synth_truth *t
 		return GT_ERR_NOMEM;
 	S->s = spec;
 	S->t = truth;
+	S->out_flags = out_flags;
 	S->rng = spec->seed * 2654435761u + 88172645463325252ull;
 	S->items.esz = sizeof(witem);
 	for (uint32_t p = 0; p < MAX_PROCS; p++)
@@ -1476,7 +1503,7 @@ int gt_synth_write(const gt_synth_spec *spec, const char *dir, gt_synth_truth *t
 simulated:
 	if (S->err) {
 		rc = S->err;
-		snprintf(err, errcap, "writing the traces failed: %s", gt_strerror(rc));
+		snprintf(err, errcap, "%s: writing the traces failed: %s", dir, gt_strerror(rc));
 		goto out;
 	}
 	if (spec->losses) {
@@ -1513,17 +1540,24 @@ simulated:
 			if (S->th[i].proc == p && S->th[i].h > lt)
 				lt = S->th[i].h;
 		uint64_t before = S->t->records;
-		int e = close_proc(S, &S->p[p], lt);
+		int missing = spec->ranks && spec->missing_rank == p + 1;
+		char e_msg[512];
+		int e = close_proc(S, &S->p[p], lt, !missing, e_msg, sizeof(e_msg));
 		if (e < 0 && !rc) {
 			rc = e;
-			snprintf(err, errcap, "closing trace %u failed: %s", S->p[p].pid,
-				 gt_strerror(e));
+			if (e_msg[0])
+				snprintf(err, errcap, "%s", e_msg);
+			else
+				snprintf(err, errcap, "%s/%u.gtrace: writing failed: %s", dir,
+					 S->p[p].pid, gt_strerror(e));
 		}
-		if (spec->ranks && spec->missing_rank == p + 1) {
-			/* the rank whose trace is missing */
+		if (missing) {
+			/* the rank whose trace is missing: no file of an earlier run either */
 			char path[4096];
+			struct stat st;
 			snprintf(path, sizeof(path), "%s/%u.gtrace", dir, S->p[p].pid);
-			unlink(path);
+			if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+				unlink(path);
 			S->t->records = before;
 		}
 	}
@@ -1550,11 +1584,13 @@ simulated:
 		memcpy(truth->gpu[g].uuid, S->uuid[g], 16);
 	truth->storm_kernels = (uint64_t)spec->storm_kernels * spec->steps * spec->gpus;
 out:
+	if (rc < 0 && !err[0])
+		snprintf(err, errcap, "%s: writing the traces failed: %s", dir, gt_strerror(rc));
 	for (uint32_t p = 0; p < MAX_PROCS; p++) {
 		if (S->p[p].w)
 			gt_writer_free(S->p[p].w);
 		if (S->p[p].fd >= 0)
-			close(S->p[p].fd);
+			gt_outfile_close(&S->p[p].out, 0); /* a failed run leaves no file */
 	}
 	for (uint32_t i = 0; i < S->nth; i++)
 		free(S->th[i].segs.p);

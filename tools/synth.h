@@ -209,13 +209,21 @@ int gt_synth_preset(const char *name, gt_synth_spec *s);
 const char *gt_synth_preset_names(void);
 
 /**
- * Write the traces into dir (created if missing; existing .gtrace files of
- * the same names are overwritten) and fill *truth (may be NULL; the GPU
- * figures need spec->truth). err gets a message on failure.
+ * Write the traces into dir (created if missing) and fill *truth (may be
+ * NULL; the GPU figures need spec->truth). err gets a message on failure.
+ * Each file is written by the rules of every gaptrace output (outfile.h):
+ * a new file renamed over <pid>.gtrace when complete (an existing one is
+ * replaced; a failed run leaves the earlier files as they were), never
+ * through a link, never into a FIFO or device at that name (refused).
  * @return 0 or a negative gt_err.
  */
 int gt_synth_write(const gt_synth_spec *s, const char *dir, gt_synth_truth *truth, char *err,
 		   size_t errcap);
+
+/** gt_synth_write with GT_OUTFILE_* flags for its files (GT_OUTFILE_FORCE:
+ *  a link at a trace's name is replaced, never followed). */
+int gt_synth_write_opts(const gt_synth_spec *s, const char *dir, unsigned out_flags,
+			gt_synth_truth *truth, char *err, size_t errcap);
 
 /** Print the truth as text (json = 0) or one JSON object (json = 1). */
 void gt_synth_truth_print(const gt_synth_truth *t, FILE *f, int json);

@@ -71,6 +71,7 @@ typedef struct res {
 	size_t nout;
 } res;
 
+static int g_xfsz_dfl;		/* leave SIGXFSZ at its default in the next run */
 static rlim_t g_fsize;		/* RLIMIT_FSIZE of the next run (0 = none) */
 static void (*g_prehook)(void); /* runs in the child before exec */
 
@@ -98,7 +99,7 @@ static pid_t spawn_gt(char **argv)
 			_exit(126);
 		if (g_fsize) {
 			struct rlimit rl = {g_fsize, g_fsize};
-			signal(SIGXFSZ, SIG_IGN);
+			signal(SIGXFSZ, g_xfsz_dfl ? SIG_DFL : SIG_IGN);
 			setrlimit(RLIMIT_FSIZE, &rl);
 		}
 		if (g_prehook)
@@ -125,6 +126,7 @@ done:
 	slurp(g_outp, r->out, sizeof(r->out), &r->nout);
 	slurp(g_errp, r->err, sizeof(r->err), NULL);
 	g_fsize = 0;
+	g_xfsz_dfl = 0;
 	g_prehook = NULL;
 	return r->code;
 }
@@ -545,6 +547,84 @@ START_TEST(recover_errors)
 }
 END_TEST
 
+/* ------------------------------------------------------------ synth */
+
+/* synth -o DIR opened DIR/<pid>.gtrace with O_TRUNC, through a link. */
+START_TEST(synth_link_in_dir)
+{
+	write_file("victim", "precious\n");
+	ck_assert_int_eq(mkdir("out", 0755), 0);
+	ck_assert_int_eq(symlink("../victim", "out/1000.gtrace"), 0);
+	ck_assert_int_ne(GT("synth", "-q", "-o", "out"), 0);
+	ck_assert_msg(strstr(R.err, "out/1000.gtrace: is a symbolic link"), "%s", R.err);
+	ck_assert(file_is("victim", "precious\n"));
+	ck_assert_int_eq(ltype("out/1000.gtrace"), S_IFLNK);
+	no_leftovers("out");
+	OK("synth", "-q", "--force-overwrite", "-o", "out");
+	ck_assert_int_eq(ltype("out/1000.gtrace"), S_IFREG);
+	ck_assert(file_is("victim", "precious\n"));
+	/* a FIFO there is not a trace file: refused, not waited on */
+	ck_assert_int_eq(unlink("out/1000.gtrace"), 0);
+	ck_assert_int_eq(mkfifo("out/1000.gtrace", 0600), 0);
+	ck_assert_int_ne(GT("synth", "-q", "-o", "out"), 0);
+	ck_assert_msg(strstr(R.err, "out/1000.gtrace: is a FIFO"), "%s", R.err);
+	ck_assert_int_eq(ltype("out/1000.gtrace"), S_IFIFO);
+	no_leftovers("out");
+}
+END_TEST
+
+/* A full disk keeps the traces of the previous run whole. */
+START_TEST(synth_disk_full)
+{
+	OK("synth", "-q", "-p", "mixed", "-o", "out");
+	OK("synth", "-q", "-p", "mixed", "-o", "ref");
+	g_fsize = 2000;
+	ck_assert_int_ne(GT("synth", "-q", "-p", "mixed", "-s", "steps=500", "-o", "out"), 0);
+	ck_assert_msg(strstr(R.err, "gaptrace synth: out"), "%s", R.err);
+	size_t n;
+	ck_assert(same_bytes("out/1000.gtrace", "ref/1000.gtrace", &n));
+	ck_assert_int_gt(n, 2000);
+	no_leftovers("out");
+	/* SIGXFSZ at its default (a shell's ulimit -f): gaptrace ignores it, so
+	 * the limit is a write error it reports and cleans up after, not a kill */
+	g_fsize = 2000;
+	g_xfsz_dfl = 1;
+	ck_assert_int_eq(GT("synth", "-q", "-p", "mixed", "-s", "steps=500", "-o", "out"), 1);
+	ck_assert(same_bytes("out/1000.gtrace", "ref/1000.gtrace", &n));
+	no_leftovers("out");
+	make_trace();
+	g_fsize = 100;
+	g_xfsz_dfl = 1;
+	ck_assert_int_eq(GT("report", "-o", "r.txt", "tr"), 1);
+	no_leftovers(".");
+}
+END_TEST
+
+/* --set values that wrapped or were read leniently. */
+START_TEST(synth_set_strict)
+{
+	static const char *const bad[] = {
+		"steps=-1",	   "steps=4294967296",
+		"gpus=4294967297", "steps=+3",
+		"steps= 3",	   "steps=3x",
+		"steps=",	   "seed=-1",
+		"sync=2147483648", "copy_gbps=nan",
+		"copy_gbps=-1",	   "copy_gbps=inf",
+		"nosuch=1",	   "steps",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_msg(GT("synth", "-q", "-s", bad[i], "-o", "out") == 2, "%s: exit %d: %s",
+			      bad[i], R.code, R.err);
+		ck_assert_msg(strstr(R.err, "--set"), "%s: %s", bad[i], R.err);
+		ck_assert_int_eq(ltype("out"), 0);
+	}
+	ck_assert_int_eq(GT("synth", "-q", "-s", "steps=-1", "-o", "out"), 2);
+	ck_assert_msg(strstr(R.err, "steps") && strstr(R.err, "0..4294967295"), "%s", R.err);
+	OK("synth", "-q", "-s", "steps=0x10", "-s", "p2_clock_offset_ns=-5000", "-s",
+	   "copy_gbps=12.5", "-s", "seed=18446744073709551615", "-o", "out");
+}
+END_TEST
+
 /* ------------------------------------------------------------ suite */
 
 static Suite *suite(void)
@@ -577,6 +657,14 @@ static Suite *suite(void)
 	tcase_add_test(t, recover_never_replaces_what_is_not_a_file);
 	tcase_add_test(t, recover_to_stdout);
 	tcase_add_test(t, recover_errors);
+	suite_add_tcase(s, t);
+
+	t = tcase_create("synth");
+	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_set_timeout(t, 150);
+	tcase_add_test(t, synth_link_in_dir);
+	tcase_add_test(t, synth_disk_full);
+	tcase_add_test(t, synth_set_strict);
 	suite_add_tcase(s, t);
 
 	t = tcase_create("devstdout");
