@@ -37,15 +37,19 @@ static const char usage_text[] =
 	"  perfetto   Chrome Trace Event JSON for ui.perfetto.dev and chrome://tracing:\n"
 	"             a track per GPU stream and host thread, launch->kernel arrows,\n"
 	"             NVTX, NVML counters, utilization and idle gaps by cause\n"
-	"  csv        stats tables named like `nsys stats` reports; with -o DIR one\n"
-	"             NAME.csv per table, else all to stdout (a '# NAME' line before each)\n"
+	"  csv        stats tables named like `nsys stats` reports: -o DIR/ (or a\n"
+	"             directory that exists) writes one NAME.csv per table; -o FILE\n"
+	"             takes one table (-r NAME); without -o, all to stdout (a '# NAME'\n"
+	"             line before each)\n"
 	"  json       the same tables as one JSON object {NAME: [rows]} (or one array\n"
 	"             with --report)\n"
 	"  html       one self-contained report file: findings, charts, tables\n"
 	"\n"
 	"  -f, --format FORMAT    perfetto, csv, json or html (required)\n"
-	"  -o, --output PATH      file (perfetto, json, html) or directory (csv); '-' is\n"
-	"                         stdout. Default: perfetto DIR/timeline.json, html\n"
+	"  -o, --output PATH      file, or directory for csv tables (see above); '-' is\n"
+	"                         stdout. A file is replaced only when complete, never\n"
+	"                         through a link; a FIFO or device is written in place\n"
+	"                         (README, Outputs). Default: perfetto DIR/timeline.json, html\n"
 	"                         DIR/report.html inside the (first) trace directory, or\n"
 	"                         beside a trace file (run.gtrace -> run.json, run.html);\n"
 	"                         csv and json to stdout\n"
@@ -179,13 +183,21 @@ static int add_table(const char *name)
 	return 0;
 }
 
-/* csv/json tables. */
+/* The csv output rule: -o DIR/ or a directory that exists is a folder of
+ * tables; anything else takes the tables as one stream, which for a file
+ * means one table (a file of several CSV tables is no CSV file). */
+static int tables_to_dir(void)
+{
+	return opts.fmt == FMT_CSV && opts.output && gt_outfile_is_dir(opts.output);
+}
+
+/* csv/json tables. @return the exit status. */
 static int export_tables(gt_export *x)
 {
 	int ret = 1;
 	gt_export_stats st, sum = {0};
 	double t0 = now_s();
-	int to_dir = opts.fmt == FMT_CSV && opts.output && strcmp(opts.output, "-");
+	int to_dir = tables_to_dir();
 	if (to_dir && mkdir(opts.output, 0777) != 0 && errno != EEXIST) {
 		fprintf(stderr, "gaptrace export: %s: %s\n", opts.output, strerror(errno));
 		return 1;
@@ -194,6 +206,14 @@ static int export_tables(gt_export *x)
 	if (!to_dir && out_open(&of, opts.output ? opts.output : "-", 0) < 0)
 		return 1;
 	int one = opts.ntables == 1;
+	if (!to_dir && opts.fmt == FMT_CSV && !one && !of.stream) {
+		gt_outfile_close(&of, 0);
+		fprintf(stderr,
+			"gaptrace export: -o %s: %d tables go to a directory: -o %s/ writes one "
+			"NAME.csv per table; -r NAME picks one table for a file\n",
+			opts.output, opts.ntables, opts.output);
+		return 2;
+	}
 	if (!to_dir && opts.fmt == FMT_JSON && !one)
 		fputs("{", of.f);
 	for (int i = 0; i < opts.ntables; i++) {
@@ -238,6 +258,34 @@ out:
 		report_stats(to_dir ? "tables to" : "tables", to_dir ? opts.output : NULL, &sum,
 			     now_s() - t0);
 	return ret;
+}
+
+/* How many of the traces have a stream header that reads. With none, every
+ * reason is said and nothing is written: a script must not take an empty
+ * table or timeline for a result. */
+static size_t readable_traces(const gt_export *x)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < gt_export_ntraces(x); i++) {
+		gt_errinfo ei;
+		gt_reader *r = gt_reader_open(gt_export_trace_path(x, i), NULL, &ei);
+		n += r != NULL;
+		gt_reader_close(r);
+	}
+	if (n)
+		return n;
+	for (size_t i = 0; i < gt_export_ntraces(x); i++) {
+		const char *p = gt_export_trace_path(x, i);
+		gt_errinfo ei;
+		gt_reader_close(gt_reader_open(p, NULL, &ei));
+		size_t l = strlen(p);
+		if (!strncmp(ei.msg, p, l) && ei.msg[l] == ':')
+			fprintf(stderr, "gaptrace export: %s\n", ei.msg);
+		else
+			fprintf(stderr, "gaptrace export: %s: %s\n", p, ei.msg);
+	}
+	fprintf(stderr, "gaptrace export: no trace could be read\n");
+	return 0;
 }
 
 int cmd_export(int argc, char **argv)
@@ -328,6 +376,8 @@ int cmd_export(int argc, char **argv)
 		fprintf(stderr, "gaptrace export: %s\n", ei.msg);
 		return 1;
 	}
+	if (!readable_traces(x))
+		goto out;
 	if (opts.fmt == FMT_CSV || opts.fmt == FMT_JSON) {
 		if (!opts.ntables)
 			for (int t = 0; t < GT_TABLE_COUNT; t++)
@@ -362,9 +412,7 @@ int cmd_export(int argc, char **argv)
 	if (!opts.quiet && opts.fmt == FMT_PERFETTO && strcmp(opts.output, "-"))
 		fprintf(stderr, "gaptrace export: open it in https://ui.perfetto.dev (drag the file "
 				"in; nothing is uploaded) or chrome://tracing\n");
-	ret = st.traces ? 0 : 1;
-	if (!st.traces)
-		fprintf(stderr, "gaptrace export: no trace could be read\n");
+	ret = 0;
 out:
 	gt_export_close(x);
 	return ret;

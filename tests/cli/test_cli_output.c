@@ -397,6 +397,96 @@ START_TEST(export_dev_stdout)
 }
 END_TEST
 
+/* export -f csv/json exited 0 on input it could not read, and every format
+ * wrote its output (or stdout) anyway. */
+START_TEST(export_unreadable_writes_nothing)
+{
+	static const char *const names[] = {"not_a_trace.gtrace", "header_cut.gtrace",
+					    "empty.gtrace"};
+	static const char *const fmts[] = {"csv", "json", "perfetto", "html"};
+	ck_assert_int_eq(mkdir("in", 0755), 0);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char src[512], dst[512];
+		snprintf(src, sizeof(src), "%s/%s", CLI_INPUTS, names[i]);
+		snprintf(dst, sizeof(dst), "in/%s", names[i]);
+		char buf[256];
+		size_t n;
+		slurp(src, buf, sizeof(buf), &n);
+		FILE *f = fopen(dst, "wb");
+		ck_assert_ptr_nonnull(f);
+		ck_assert_uint_eq(fwrite(buf, 1, n, f), n);
+		fclose(f);
+	}
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		for (size_t k = 0; k < sizeof(fmts) / sizeof(fmts[0]); k++) {
+			char in[512];
+			snprintf(in, sizeof(in), "in/%s", names[i]);
+			ck_assert_msg(GT("export", "-f", fmts[k], in) == 1, "%s %s: exit %d",
+				      fmts[k], names[i], R.code);
+			ck_assert_msg(R.nout == 0, "%s %s: stdout %.100s", fmts[k], names[i],
+				      R.out);
+			ck_assert_msg(strstr(R.err, "no trace could be read"), "%s", R.err);
+			ck_assert_int_eq(GT("export", "-f", fmts[k], "-o", "o.out", in), 1);
+			ck_assert_int_eq(ltype("o.out"), 0);
+		}
+	/* the directory: nothing written beside the inputs either */
+	ck_assert_int_eq(GT("export", "-f", "html", "in"), 1);
+	DIR *d = opendir("in");
+	int n = 0;
+	for (struct dirent *e; (e = readdir(d));)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	ck_assert_int_eq(n, 3);
+	ck_assert_int_eq(GT("export", "-f", "csv", "-o", "t/", "in"), 1);
+	ck_assert_int_eq(ltype("t"), 0);
+	no_leftovers(".");
+}
+END_TEST
+
+static void csv_head_is(const char *path, const char *head)
+{
+	char buf[4096];
+	slurp(path, buf, sizeof(buf), NULL);
+	ck_assert_msg(!strncmp(buf, head, strlen(head)), "%s: %.100s", path, buf);
+}
+
+/* export -f csv -o file.csv made a directory. The rule now: -o DIR/ or an
+ * existing directory is a folder of tables; -o FILE takes one table. */
+START_TEST(export_csv_output_rule)
+{
+	make_trace();
+	ck_assert_int_eq(GT("export", "-f", "csv", "-o", "file.csv", "tr"), 2);
+	ck_assert_msg(strstr(R.err, "file.csv") && strstr(R.err, "-r NAME") &&
+			      strstr(R.err, "file.csv/"),
+		      "%s", R.err);
+	ck_assert_int_eq(ltype("file.csv"), 0);
+	OK("export", "-q", "-f", "csv", "-r", "cuda_api_sum", "-o", "one.csv", "tr");
+	ck_assert_int_eq(ltype("one.csv"), S_IFREG);
+	csv_head_is("one.csv", "Time (%),");
+	OK("export", "-q", "-f", "csv", "-o", "tables/", "tr");
+	ck_assert_int_eq(ltype("tables"), S_IFDIR);
+	csv_head_is("tables/cuda_gpu_kern_sum.csv", "Time (%),");
+	ck_assert_int_eq(ltype("tables/cuda_gpu_trace.csv"), 0);
+	OK("export", "-q", "-f", "csv", "-r", "all", "-o", "tables", "tr");
+	ck_assert_int_eq(ltype("tables/cuda_gpu_trace.csv"), S_IFREG);
+	no_leftovers("tables");
+	/* a link among the tables is refused like any other */
+	write_file("victim", "precious\n");
+	ck_assert_int_eq(unlink("tables/cuda_api_sum.csv"), 0);
+	ck_assert_int_eq(symlink("../victim", "tables/cuda_api_sum.csv"), 0);
+	ck_assert_int_ne(GT("export", "-q", "-f", "csv", "-o", "tables", "tr"), 0);
+	ck_assert_msg(strstr(R.err, "tables/cuda_api_sum.csv: is a symbolic link"), "%s", R.err);
+	ck_assert(file_is("victim", "precious\n"));
+	/* several tables to stdout keep their '# NAME' lines */
+	OK("export", "-q", "-f", "csv", "tr");
+	ck_assert_msg(!strncmp(R.out, "# cuda_gpu_kern_sum\n", 20), "%.100s", R.out);
+	/* json is one file: a directory is refused */
+	ck_assert_int_ne(GT("export", "-f", "json", "-o", "tables", "tr"), 0);
+	ck_assert_msg(strstr(R.err, "tables: is a directory"), "%s", R.err);
+	no_leftovers(".");
+}
+END_TEST
+
 /* ------------------------------------------------------------ report */
 
 START_TEST(report_link_refused_or_replaced)
@@ -641,6 +731,8 @@ static Suite *suite(void)
 	tcase_add_test(t, export_error_names_the_path);
 	tcase_add_test(t, export_atomic_replace);
 	tcase_add_test(t, export_fd_names);
+	tcase_add_test(t, export_unreadable_writes_nothing);
+	tcase_add_test(t, export_csv_output_rule);
 	suite_add_tcase(s, t);
 
 	t = tcase_create("report");

@@ -284,7 +284,9 @@ def do_truncated():
             full = len(export_perfetto(src, os.path.join(WORK, "tr_full.json"))["traceEvents"])
         check(len(ev) <= full + 64, "%s: more events than the intact trace" % name)
         for fmt in ("csv", "json", "html"):
-            q = subprocess.run([G, "export", "-q", "-f", fmt, "-o", out + "." + fmt, d],
+            # csv: several tables go to a directory (-o DIR/)
+            q = subprocess.run([G, "export", "-q", "-f", fmt, "-o",
+                                out + "." + fmt + ("/" if fmt == "csv" else ""), d],
                                capture_output=True, text=True)
             sanitizer_clean(q, "%s -f %s" % (name, fmt))
             check(q.returncode == 0, "%s: export -f %s failed: %s" % (name, fmt, q.stderr))
@@ -331,7 +333,7 @@ def do_csv():
     src, truth = synth("csv_src", "mixed", "steps=40", "kernel_jitter_ns=7777")
     d = os.path.join(WORK, "csv_out")
     shutil.rmtree(d, ignore_errors=True)
-    run("export", "-q", "-f", "csv", "-r", "all", "-o", d, src)
+    run("export", "-q", "-f", "csv", "-r", "all", "-o", d + "/", src)
     t = {}
     for path in sorted(glob.glob(os.path.join(d, "*.csv"))):
         name = os.path.basename(path)[:-4]
