@@ -264,8 +264,11 @@ static void free_all(gt_outfile *o)
 	o->fd = -1;
 }
 
-/* What is at PATH now, and whether an atomic write may replace it. */
-static int check_target(gt_outfile *o, int *regular)
+/* What is at PATH now, and whether an atomic write may replace it:
+ * *regular = 1 (a regular file, its permission bits in *perm), 0 (nothing,
+ * or a link with FORCE), -1 (a device or FIFO to write in place).
+ * @return 0, or -1 (refused, o->err says why). */
+static int check_target(gt_outfile *o, int *regular, unsigned *perm)
 {
 	struct stat st;
 	*regular = 0;
@@ -276,6 +279,7 @@ static int check_target(gt_outfile *o, int *regular)
 	}
 	if (S_ISREG(st.st_mode)) {
 		*regular = 1;
+		*perm = st.st_mode & 0777;
 		return 0;
 	}
 	if (S_ISLNK(st.st_mode)) {
@@ -322,20 +326,14 @@ int gt_outfile_open(gt_outfile *o, const char *path, unsigned flags)
 		goto out;
 	}
 	int regular;
-	if (check_target(o, &regular) < 0)
+	if (check_target(o, &regular, &o->perm) < 0)
 		goto out;
 	if (regular < 0) {
 		if (!(flags & GT_OUTFILE_STAGED) || stage_for_stream(o) == 0)
 			rc = open_stream_path(o);
 		goto out;
 	}
-	if (regular) {
-		struct stat st;
-		if (lstat(path, &st) == 0) {
-			o->perm = st.st_mode & 0777;
-			o->keep_perm = 1;
-		}
-	}
+	o->keep_perm = regular;
 	rc = flags & GT_OUTFILE_STAGED ? open_staged_dir(o) : open_atomic(o);
 out:
 	if (rc < 0) {
@@ -389,7 +387,8 @@ static void sync_dir_of(const char *path)
 static int put_in_place(gt_outfile *o, const char *src)
 {
 	int regular;
-	if (check_target(o, &regular) < 0)
+	unsigned perm;
+	if (check_target(o, &regular, &perm) < 0)
 		return -1;
 	if (regular < 0)
 		return fail(o, "%s: became a device or FIFO while being written; not replaced",
