@@ -90,7 +90,7 @@ static void fill_random(char *p, size_t n)
 		p[i] = cs[rb[i] % (sizeof(cs) - 1)];
 }
 
-/* "DIR/.BASE." + room for the random part, for a temporary beside path. */
+/* "DIR/.BASE." with room for 8 more characters, for a temporary beside path. */
 static char *sibling_prefix(const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -116,15 +116,10 @@ static int create_failed(gt_outfile *o, int e)
 /* The new file beside PATH, under a name nobody could have planted. */
 static int open_atomic(gt_outfile *o)
 {
-	char *pre = sibling_prefix(o->path);
-	if (!pre)
+	o->tmp = sibling_prefix(o->path);
+	if (!o->tmp)
 		return fail(o, "%s: out of memory", o->path);
-	size_t pl = strlen(pre);
-	o->tmp = realloc(pre, pl + 9);
-	if (!o->tmp) {
-		free(pre);
-		return fail(o, "%s: out of memory", o->path);
-	}
+	size_t pl = strlen(o->tmp);
 	int fd = -1;
 	for (int tries = 0; fd < 0 && tries < 100; tries++) {
 		fill_random(o->tmp + pl, 8);
@@ -152,16 +147,10 @@ static int open_atomic(gt_outfile *o)
 /* Staged: a private directory beside PATH; the library writes DIR/BASE. */
 static int open_staged_dir(gt_outfile *o)
 {
-	char *pre = sibling_prefix(o->path);
-	if (!pre)
+	o->tmpdir = sibling_prefix(o->path);
+	if (!o->tmpdir)
 		return fail(o, "%s: out of memory", o->path);
-	size_t pl = strlen(pre);
-	o->tmpdir = realloc(pre, pl + 7);
-	if (!o->tmpdir) {
-		free(pre);
-		return fail(o, "%s: out of memory", o->path);
-	}
-	memcpy(o->tmpdir + pl, "XXXXXX", 7);
+	strcat(o->tmpdir, "XXXXXX");
 	if (!mkdtemp(o->tmpdir)) {
 		int e = errno;
 		free(o->tmpdir);
