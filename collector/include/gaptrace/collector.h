@@ -34,7 +34,8 @@
  *                                  K: gt_kinds_format names), then "ok N"
  *     stats                       "ok peers=N total=N refused=N dropped=N
  *                                  frames=N records=N bytes=N gaps=N
- *                                  unwritten=N nvml=N"
+ *                                  unwritten=N nvml=N max=N" (max: see
+ *                                  gt_collector_stats.peers_max)
  *     arm <pid|all> <kinds> <ns>  send GT_CTL_ARM(kinds, ns) (kinds in
  *                                 gt_kinds_parse syntax, no spaces; ns = 0:
  *                                 until disarmed) -> "ok N" (producers told)
@@ -289,7 +290,8 @@ typedef struct gt_collector_opts {
 	const char *session;     /**< informational; logged, and copied into nvml.gtrace */
 	unsigned int handshake_timeout_ms; /**< header must arrive within; 0 = 2000 */
 	unsigned int stall_timeout_ms;     /**< a started frame must finish within; 0 = 10000 */
-	unsigned int max_peers;            /**< producers at once; 0 = 1024 */
+	unsigned int max_peers;            /**< producers at once; 0 = 1024 (lowered
+					        to what RLIMIT_NOFILE allows) */
 	unsigned int nvml_hz;              /**< 0 = no NVML sampling (gaptrace run and
 					        collector pass GT_NVML_DEFAULT_HZ) */
 	unsigned int nvml_proc_hz;         /**< see gt_nvml_opts.proc_hz */
@@ -315,6 +317,8 @@ typedef struct gt_collector_stats {
 	uint64_t frames_unwritten; /**< verified frames not written (disk full) */
 	uint64_t nvml_samples;     /**< GT_REC_NVML rows written */
 	uint32_t nvml_devices;     /**< GPUs sampled (0: NVML off or absent) */
+	uint32_t peers_max;        /**< producers served at once: max_peers, lowered to
+				        what RLIMIT_NOFILE allows (see gt_collector_new) */
 } gt_collector_stats;
 
 typedef struct gt_collector gt_collector;
@@ -327,6 +331,20 @@ typedef struct gt_collector gt_collector;
  * producer socket and control.sock (a stale socket file left by a dead
  * collector is replaced; a live one gives GT_ERR_INVAL "already running"),
  * create the trace directory, start the NVML sampler when nvml_hz > 0.
+ *
+ * Descriptor limit: an accepted producer holds two descriptors (socket and
+ * trace file). From RLIMIT_NOFILE's soft limit and the descriptors open at
+ * this call, the collector derives how many producers it serves at once
+ * (at most max_peers; gt_collector_stats.peers_max), how many control
+ * connections (at most 32) and how many refusals it holds for their answer
+ * (at most 16). A producer over the cap gets MISMATCH "collector full" (or,
+ * when 16 refusals already wait, its connection is closed at once); either
+ * way it writes its own trace file. The first time says so once in the log.
+ * Should the process run out of descriptors all the same (the host program
+ * took them), waiting connections are closed at once with the help of a
+ * spare descriptor, accepting pauses until the next 100 ms tick, and the
+ * log says so once: the loop never spins and stays responsive.
+ *
  * @return the collector, or NULL with *ei filled (ei may be NULL).
  */
 GT_API gt_collector *gt_collector_new(const gt_collector_opts *opts, gt_errinfo *ei);

@@ -29,8 +29,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -41,6 +43,9 @@
 #define READ_BUDGET (8u << 20)     /* bytes per peer per wakeup: fairness */
 #define OUT_MAX (1u << 20)         /* unsent bytes queued to one peer */
 #define MAX_CONTROL 32             /* control connections at once */
+#define REFUSE_HOLD 16             /* refused producers held for their MISMATCH */
+#define FD_SLACK 8                 /* descriptors left to the host program */
+#define ACCEPT_BATCH 64            /* accepts per wakeup: the loop stays responsive */
 #define CONTROL_IDLE_NS (60ull * 1000000000ull)
 #define TICK_NS (100ull * 1000000ull)
 #define IDLE_FREE_NS (1000ull * 1000000ull)
@@ -58,6 +63,8 @@ typedef struct peer {
 	int discard;          /* file stopped after a write error */
 	int accepted;         /* handshake accepted (counts as active) */
 	int armed_by_accept;  /* got kinds in ACCEPT during a timed `arm all` */
+	int refusing;         /* held only to be refused (counted in nrefusing) */
+	int quiet_refusal;    /* "collector full": logged once, not per connection */
 	uint32_t uid, cred_pid;
 	size_t info;          /* index into c->infos (producers) */
 	uint64_t id;
@@ -95,7 +102,12 @@ struct gt_collector {
 
 	peer *peers;     /* live connections */
 	peer *graveyard; /* dead, freed between batches */
-	uint32_t nproducers, ncontrol;
+	uint32_t nproducers, ncontrol; /* producers: accepted or in the handshake */
+	uint32_t nrefusing;            /* connections held only to be refused */
+	uint32_t max_producers, max_control, refuse_hold; /* from the fd limit */
+	uint64_t fd_limit;             /* RLIMIT_NOFILE soft limit at start */
+	int said_full, said_emfile;
+	int listen_paused;             /* accepting paused until the next tick */
 	uint32_t accept_kinds;
 	uint64_t window_end; /* CLOCK_MONOTONIC ns, 0 = none */
 	uint64_t next_id, last_tick;
@@ -246,7 +258,10 @@ static void peer_end(gt_collector *c, peer *p, int state, const char *reason)
 		c->ncontrol--;
 		return;
 	}
-	c->nproducers--;
+	if (p->refusing)
+		c->nrefusing--;
+	else
+		c->nproducers--;
 	gt_peer_info snapshot;
 	pthread_mutex_lock(&c->lock);
 	gt_peer_info *in = info_of(c, p);
@@ -313,8 +328,12 @@ static void refuse(gt_collector *c, peer *p, const char *why)
 {
 	send_ctl(c, p, GT_CTL_MISMATCH, (uint64_t)GT_FORMAT_MAJOR << 16 | GT_FORMAT_MINOR,
 		 GT_FORMAT_OLDEST_MAJOR, why);
-	log_refusal(c, "connection #%llu (pid %u, uid %u): refused: %s",
-		    (unsigned long long)p->id, p->cred_pid, p->uid, why);
+	if (p->quiet_refusal)
+		gt_logf(&c->lg, GT_LOG_DEBUG, "connection #%llu (pid %u): refused: %s",
+			(unsigned long long)p->id, p->cred_pid, why);
+	else
+		log_refusal(c, "connection #%llu (pid %u, uid %u): refused: %s",
+			    (unsigned long long)p->id, p->cred_pid, p->uid, why);
 	peer_end(c, p, GT_PEER_REFUSED, why);
 }
 
@@ -860,13 +879,13 @@ static void control_request(gt_collector *c, char *line, strbuf *out)
 		gt_collector_get_stats(c, &st);
 		sb_printf(out,
 			  "ok peers=%u total=%llu refused=%llu dropped=%llu frames=%llu "
-			  "records=%llu bytes=%llu gaps=%llu unwritten=%llu nvml=%llu\n",
+			  "records=%llu bytes=%llu gaps=%llu unwritten=%llu nvml=%llu max=%u\n",
 			  st.peers_active, (unsigned long long)st.peers_total,
 			  (unsigned long long)st.peers_refused, (unsigned long long)st.peers_dropped,
 			  (unsigned long long)st.frames, (unsigned long long)st.records,
 			  (unsigned long long)st.bytes, (unsigned long long)st.seq_gaps,
 			  (unsigned long long)st.frames_unwritten,
-			  (unsigned long long)st.nvml_samples);
+			  (unsigned long long)st.nvml_samples, st.peers_max);
 		return;
 	}
 	if (!strcmp(verb, "arm")) {
@@ -1007,46 +1026,144 @@ static int info_add(gt_collector *c, peer *p)
 	return 0;
 }
 
+/* Count connections refused without a peer record (closed at once). */
+static void count_refused(gt_collector *c, uint64_t n)
+{
+	pthread_mutex_lock(&c->lock);
+	c->st.peers_refused += n;
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* Stop (or restart) watching the listening sockets. Paused, connections wait
+ * in the kernel's listen queue until the next tick. */
+static void listen_pause(gt_collector *c, int pause)
+{
+	if (c->listen_paused == pause)
+		return;
+	uint32_t ev = pause ? 0 : EPOLLIN;
+	ep_set(c, EPOLL_CTL_MOD, c->listen_fd, ev, &c->tag_listen);
+	ep_set(c, EPOLL_CTL_MOD, c->ctl_fd, ev, &c->tag_ctl);
+	c->listen_paused = pause;
+}
+
+/*
+ * accept4() failed with EMFILE/ENFILE: the process has no descriptor left
+ * (the caps below keep us under our limit, so the host program, NVML or
+ * another thread took them). accept4 fails before it looks at the queue, so
+ * calling it again would spin. Close the spare descriptor, accept and close
+ * what waits (the producer sees the collector close during its handshake
+ * and writes its own trace file), take the spare back, and pause accepting
+ * until the next tick.
+ */
+static void shed_queue(gt_collector *c, int lfd, int err)
+{
+	uint64_t shed = 0;
+	for (int i = 0; i < ACCEPT_BATCH && c->spare_fd >= 0; i++) {
+		close(c->spare_fd);
+		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd >= 0)
+			close(fd);
+		c->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			break;
+		shed++;
+	}
+	count_refused(c, shed);
+	if (!c->said_emfile) {
+		c->said_emfile = 1;
+		gt_logf(&c->lg, GT_LOG_WARN,
+			"out of file descriptors (%s; RLIMIT_NOFILE %llu, %u producers "
+			"connected): new connections are closed at once and those producers "
+			"write their own trace files, until descriptors are free again (said once)",
+			strerror(err), (unsigned long long)c->fd_limit, c->nproducers);
+	}
+	listen_pause(c, 1);
+}
+
+/* Why a new connection must be refused ("" = serve it). Sets *quiet for
+ * the refusals that are logged once rather than per connection. */
+static void refusal_reason(gt_collector *c, peer *p, int type, char *why, size_t cap, int *quiet)
+{
+	why[0] = 0;
+	*quiet = 0;
+	if (!gt_peer_uid_ok(p->uid)) {
+		snprintf(why, cap, "uid %u may not connect (only uid %u or root)", p->uid,
+			 (unsigned)geteuid());
+		return;
+	}
+	if (type != P_PRODUCER || c->nproducers < c->max_producers)
+		return;
+	snprintf(why, cap, "collector full (%u producers connected)", c->nproducers);
+	*quiet = 1;
+	if (!c->said_full) {
+		c->said_full = 1;
+		gt_logf(&c->lg, GT_LOG_WARN,
+			"producer limit reached: %u connected (max_peers %u; RLIMIT_NOFILE %llu "
+			"allows %u); more producers are refused and write their own trace files "
+			"(said once)",
+			c->nproducers, c->o.max_peers, (unsigned long long)c->fd_limit,
+			c->max_producers);
+	}
+}
+
 static void accept_all(gt_collector *c, int lfd, int type)
 {
-	for (;;) {
+	for (int i = 0; i < ACCEPT_BATCH; i++) {
 		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
-			if ((errno == EMFILE || errno == ENFILE) && c->spare_fd >= 0) {
-				/* Out of descriptors: use the spare one to accept and close
-				 * the connection, so the listen queue does not spin us. */
-				close(c->spare_fd);
-				c->spare_fd = -1;
-				int f2 = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-				if (f2 >= 0)
-					close(f2);
-				c->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-				log_refusal(c, "out of file descriptors: a connection was refused");
-				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return;
+			if (errno == EMFILE || errno == ENFILE) {
+				shed_queue(c, lfd, errno);
+				return;
 			}
-			if (errno != EAGAIN && errno != EWOULDBLOCK)
-				gt_logf(&c->lg, GT_LOG_ERROR, "accept: %s", strerror(errno));
+			/* ENOMEM, ENOBUFS...: try again at the next tick, do not spin */
+			log_refusal(c, "accept: %s", strerror(errno));
+			listen_pause(c, 1);
 			return;
 		}
-		if (type == P_CONTROL && c->ncontrol >= MAX_CONTROL) {
+		if (type == P_CONTROL && c->ncontrol >= c->max_control) {
 			close(fd);
-			log_refusal(c, "control connection refused: %d already open", MAX_CONTROL);
+			log_refusal(c, "control connection refused: %u already open", c->max_control);
 			continue;
 		}
 		peer *p = peer_new(c, fd, type);
-		if (!p || (type == P_PRODUCER && info_add(c, p) < 0)) {
-			if (p) {
-				peer_unlink(c, p);
-				peer_free(p);
-			}
+		if (!p) {
 			close(fd);
+			count_refused(c, type == P_PRODUCER);
 			gt_logf(&c->lg, GT_LOG_ERROR, "out of memory: a connection was refused");
 			continue;
 		}
+		char why[128];
+		int quiet;
+		refusal_reason(c, p, type, why, sizeof(why), &quiet);
+		if (why[0] && type == P_PRODUCER && c->nrefusing >= c->refuse_hold) {
+			/* Too many refusals waiting for their header already: close at
+			 * once, the producer falls back to its file all the same. */
+			peer_unlink(c, p);
+			peer_free(p);
+			close(fd);
+			count_refused(c, 1);
+			if (!quiet)
+				log_refusal(c, "connection refused: %s", why);
+			continue;
+		}
+		if (type == P_PRODUCER && info_add(c, p) < 0) {
+			peer_unlink(c, p);
+			peer_free(p);
+			close(fd);
+			count_refused(c, 1);
+			gt_logf(&c->lg, GT_LOG_ERROR, "out of memory: a connection was refused");
+			continue;
+		}
+		p->refusing = why[0] && type == P_PRODUCER;
+		p->quiet_refusal = quiet;
 		if (type == P_CONTROL)
 			c->ncontrol++;
+		else if (p->refusing)
+			c->nrefusing++;
 		else
 			c->nproducers++;
 		if (ep_set(c, EPOLL_CTL_ADD, fd, EPOLLIN, p) != 0) {
@@ -1057,14 +1174,6 @@ static void accept_all(gt_collector *c, int lfd, int type)
 		/* A refused producer still gets its MISMATCH where the protocol
 		 * puts the answer (after its header, or at the handshake timeout),
 		 * so it falls back to a file at once; nothing it sends is used. */
-		char why[128];
-		why[0] = 0;
-		if (!gt_peer_uid_ok(p->uid))
-			snprintf(why, sizeof(why), "uid %u may not connect (only uid %u or root)",
-				 p->uid, (unsigned)geteuid());
-		else if (type == P_PRODUCER && c->nproducers > c->o.max_peers)
-			snprintf(why, sizeof(why), "collector full (%u producers connected)",
-				 c->o.max_peers);
 		if (why[0] && type == P_CONTROL) {
 			log_refusal(c, "control connection (pid %u): refused: %s", p->cred_pid, why);
 			peer_end(c, p, GT_PEER_REFUSED, why);
@@ -1081,6 +1190,7 @@ static void tick(gt_collector *c, uint64_t now)
 	if (now - c->last_tick < TICK_NS)
 		return;
 	c->last_tick = now;
+	listen_pause(c, 0);
 	if (c->window_end && now >= c->window_end) {
 		c->window_end = 0;
 		c->accept_kinds = 0;
@@ -1204,6 +1314,58 @@ void gt_collector_stop(gt_collector *c)
 }
 
 /* ------------------------------------------------------------ create / close */
+
+/* Descriptors open in this process now (/proc/self/fd; 16 when unknown). */
+static uint64_t open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	if (!d)
+		return 16;
+	uint64_t n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n ? n - 1 : 16; /* the directory's own descriptor */
+}
+
+static uint32_t clamp_u32(uint64_t v, uint32_t lo, uint32_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : (uint32_t)v;
+}
+
+/*
+ * Caps from the descriptor limit, so that the collector never runs out of
+ * descriptors by itself: an accepted producer holds two (socket, trace
+ * file), a refusal held for its answer one, a control connection one. What
+ * is open now (ours, the host program's, NVML's) and FD_SLACK stay outside.
+ */
+static void fd_budget(gt_collector *c)
+{
+	struct rlimit rl;
+	uint64_t lim = 1024;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
+		lim = rl.rlim_cur == RLIM_INFINITY ? (1u << 20) : (uint64_t)rl.rlim_cur;
+	c->fd_limit = lim;
+	uint64_t used = open_fds() + FD_SLACK;
+	uint64_t avail = lim > used ? lim - used : 0;
+	c->max_control = clamp_u32(avail / 8, 1, MAX_CONTROL);
+	c->refuse_hold = clamp_u32(avail / 16, 1, REFUSE_HOLD);
+	uint64_t rest = avail > (uint64_t)c->max_control + c->refuse_hold
+				? avail - c->max_control - c->refuse_hold
+				: 0;
+	c->max_producers = clamp_u32(rest / 2, 0, c->o.max_peers);
+	if (c->max_producers < c->o.max_peers)
+		gt_logf(&c->lg, c->max_producers ? GT_LOG_INFO : GT_LOG_ERROR,
+			"RLIMIT_NOFILE %llu with %llu descriptors in use: at most %u producers at "
+			"once",
+			(unsigned long long)lim, (unsigned long long)(used - FD_SLACK),
+			c->max_producers);
+	pthread_mutex_lock(&c->lock);
+	c->st.peers_max = c->max_producers;
+	pthread_mutex_unlock(&c->lock);
+}
 
 static int mkdir_trace(const char *dir, gt_errinfo *ei)
 {
@@ -1337,6 +1499,7 @@ gt_collector *gt_collector_new(const gt_collector_opts *opts, gt_errinfo *ei)
 				c->nvml_path = xstrdup(path);
 		}
 	}
+	fd_budget(c);
 	return c;
 fail:
 	gt_collector_close(c);
