@@ -64,6 +64,14 @@ static void daemon_start(daemon_t *d, rlim_t nofile)
 		int out = open("/dev/null", O_WRONLY | O_CLOEXEC);
 		if (fd < 0 || out < 0 || dup2(fd, 2) < 0 || dup2(out, 1) < 0)
 			_exit(126);
+		/* Under ASan, freed memory sits in a quarantine (256 MB) and RSS
+		 * would grow with any churn: the soak measures the collector's
+		 * own bookkeeping, so turn the quarantine off. */
+		const char *asan = getenv("ASAN_OPTIONS");
+		char opt[512];
+		snprintf(opt, sizeof(opt), "%s%squarantine_size_mb=0", asan ? asan : "",
+			 asan && asan[0] ? ":" : "");
+		setenv("ASAN_OPTIONS", opt, 1);
 		if (nofile) {
 			struct rlimit rl = {.rlim_cur = nofile, .rlim_max = nofile};
 			if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
@@ -127,6 +135,40 @@ static long cpu_ticks(pid_t pid)
 		return -1;
 	return (long)(ut + st);
 }
+
+/* Open descriptors of pid. */
+static int count_fds(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return -1;
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* VmRSS of pid in KiB. */
+static long rss_kb(pid_t pid)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	long kb = -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmRSS:", 6))
+			kb = strtol(line + 6, NULL, 10);
+	fclose(f);
+	return kb;
+}
+
 
 static int file_count(const char *path, const char *needle)
 {
@@ -322,6 +364,107 @@ START_TEST(fds_exhausted_by_host_sheds_and_recovers)
 }
 END_TEST
 
+
+/* ------------------------------------------------------------ soak */
+
+#define SOAK_WARMUP 3000
+#define SOAK_MIN 6000    /* cycles after warm-up for growth to show */
+#define SOAK_MAX 40000
+#define SOAK_MS 20000
+
+/* Wait until no producer is connected and the descriptor count is steady
+ * (a control connection of ours may still be open for a moment). */
+static int settle_fds(daemon_t *d, int want)
+{
+	int n = -1;
+	for (int i = 0; i < 300; i++) {
+		if (stat_of(d->ctl, "peers") == 0) {
+			t_sleep_ms(30);
+			n = count_fds(d->pid);
+			if (want < 0 ? n == count_fds(d->pid) : n == want)
+				return n;
+		}
+		t_sleep_ms(10);
+	}
+	return n;
+}
+
+static void unlink_traces(const char *dir)
+{
+	DIR *dp = opendir(dir);
+	if (!dp)
+		return;
+	struct dirent *e;
+	char path[600];
+	while ((e = readdir(dp)) != NULL)
+		if (strstr(e->d_name, ".gtrace")) {
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			unlink(path);
+		}
+	closedir(dp);
+}
+
+/* One connection: three in four stream a frame and close, one in four
+ * closes before its header (refused). @return 1 when accepted. */
+static int soak_cycle(daemon_t *d, int i)
+{
+	if (i % 4 == 3) {
+		int fd = raw_connect(d->sock);
+		ck_assert_int_ge(fd, 0);
+		close(fd);
+		return 0;
+	}
+	tp p;
+	int r = tp_connect(&p, d->sock, 200000 + (uint32_t)i, 3000);
+	ck_assert_msg(r == GT_CTL_ACCEPT, "cycle %d: %d", i, r);
+	ck_assert_int_eq(tp_send_frames(&p, 1, 5), 0);
+	tp_close(&p);
+	return 1;
+}
+
+START_TEST(connect_close_soak_memory_and_fds_flat)
+{
+	daemon_t d;
+	daemon_start(&d, 0);
+	int i = 0, accepted = 0;
+	for (; i < SOAK_WARMUP; i++) {
+		accepted += soak_cycle(&d, i);
+		if (i % 1000 == 999)
+			unlink_traces(d.dir);
+	}
+	int fd0 = settle_fds(&d, -1);
+	long rss0 = rss_kb(d.pid);
+	ck_assert_int_gt(fd0, 0);
+	ck_assert_int_gt(rss0, 0);
+	uint64_t t0 = mono_ms();
+	for (; i < SOAK_MAX && mono_ms() - t0 < SOAK_MS; i++) {
+		accepted += soak_cycle(&d, i);
+		if (i % 1000 == 999)
+			unlink_traces(d.dir);
+	}
+	int cycles = i - SOAK_WARMUP;
+	int fd1 = settle_fds(&d, fd0);
+	long rss1 = rss_kb(d.pid);
+	fprintf(stderr, "soak: %d cycles in %.1f s after warm-up: RSS %ld -> %ld KiB, fds %d -> %d\n",
+		cycles, (double)(mono_ms() - t0) / 1000, rss0, rss1, fd0, fd1);
+	ck_assert_msg(cycles >= SOAK_MIN, "only %d cycles in %d ms: too slow to tell", cycles,
+		      SOAK_MS);
+	ck_assert_int_eq(fd1, fd0);
+	/* ~1 KiB per connection would be 8+ MiB here */
+	ck_assert_msg(rss1 - rss0 < 2048, "RSS grew %ld KiB over %d connections", rss1 - rss0,
+		      cycles);
+	ck_assert_int_eq(stat_of(d.ctl, "total"), accepted);
+	ck_assert_int_eq(stat_of(d.ctl, "refused"), i - accepted);
+	/* what `list` and gt_collector_peers keep is bounded too */
+	char reply[4096];
+	ck_assert_int_eq(gt_control_request(d.ctl, "list", reply, sizeof(reply), 3000, NULL), 0);
+	ck_assert_str_eq(reply, "ok 0\n");
+	int st = daemon_stop(&d);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	daemon_done(&d);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("collector_limits");
@@ -329,6 +472,10 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, fd_limit_refuses_politely_and_stays_responsive);
 	tcase_add_test(tc, fds_exhausted_by_host_sheds_and_recovers);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("soak");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, connect_close_soak_memory_and_fds_flat);
 	suite_add_tcase(s, tc);
 	return s;
 }

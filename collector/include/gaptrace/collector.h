@@ -369,9 +369,15 @@ GT_API void gt_collector_close(gt_collector *c);
 /** Copy the totals. Thread-safe. */
 GT_API void gt_collector_get_stats(gt_collector *c, gt_collector_stats *st);
 
+/** Ended connections whose gt_peer_info gt_collector_peers still returns. */
+#define GT_PEER_HISTORY 256
+
 /**
- * Copy up to cap peer records (every connection since start, in connection
- * order, including refused ones) into out. Thread-safe.
+ * Copy up to cap peer records into out, in connection order: every
+ * producer connected now (in the handshake included) and the last
+ * GT_PEER_HISTORY connections that ended (refused ones included). Older
+ * ones are forgotten, so the collector's memory does not grow with the
+ * number of connections it served. Thread-safe.
  * @return the number of records there are (may exceed cap).
  */
 GT_API size_t gt_collector_peers(gt_collector *c, gt_peer_info *out, size_t cap);

@@ -15,6 +15,10 @@
  *   drops its peer.
  * - Peers are never freed while an epoll batch may still name them: a dead
  *   peer goes to a graveyard list emptied between batches.
+ * - Memory does not grow with the number of connections served: a
+ *   producer's info lives in a slot that is reused once it ends, and only the
+ *   last GT_PEER_HISTORY ended infos are kept (a ring), so a daemon that
+ *   serves connections for months stays at the size of its busiest moment.
  * - Counters the other threads read (stats, peer infos, the command queue)
  *   live under one mutex; everything else belongs to the loop thread.
  * - A write error on a trace file (disk full) truncates that file back to
@@ -66,7 +70,7 @@ typedef struct peer {
 	int refusing;         /* held only to be refused (counted in nrefusing) */
 	int quiet_refusal;    /* "collector full": logged once, not per connection */
 	uint32_t uid, cred_pid;
-	size_t info;          /* index into c->infos (producers) */
+	size_t info;          /* slot in c->infos (producers) */
 	uint64_t id;
 	uint8_t *buf;
 	size_t len, pos, cap; /* unconsumed input is buf[pos..len) */
@@ -114,9 +118,12 @@ struct gt_collector {
 	uint64_t refuse_sec, refuse_logged, refuse_suppressed;
 	gt_stream_header hdr; /* scratch for handshakes */
 
-	pthread_mutex_t lock; /* guards infos, st, cmds */
-	gt_peer_info *infos;
-	size_t ninfos, infocap;
+	pthread_mutex_t lock; /* guards infos, hist, st, cmds */
+	gt_peer_info *infos;  /* slots of live producer connections (id 0 = free) */
+	size_t *free_slots;   /* stack of free slot indexes */
+	size_t ninfos, infocap, nfree;
+	gt_peer_info *hist;   /* ring of the last GT_PEER_HISTORY ended infos */
+	size_t hist_next, hist_len;
 	gt_collector_stats st;
 	cmd *cmds, **cmds_tail;
 
@@ -141,6 +148,21 @@ static void copy_cut(char *dst, size_t cap, const char *src)
 static gt_peer_info *info_of(gt_collector *c, peer *p)
 {
 	return &c->infos[p->info];
+}
+
+/* A producer ended: keep its info in the history ring, free its slot.
+ * Caller holds c->lock. */
+static void info_retire(gt_collector *c, peer *p)
+{
+	gt_peer_info *in = info_of(c, p);
+	if (c->hist) {
+		c->hist[c->hist_next] = *in;
+		c->hist_next = (c->hist_next + 1) % GT_PEER_HISTORY;
+		if (c->hist_len < GT_PEER_HISTORY)
+			c->hist_len++;
+	}
+	in->id = 0;
+	c->free_slots[c->nfree++] = p->info;
 }
 
 static void wake(gt_collector *c)
@@ -278,6 +300,7 @@ static void peer_end(gt_collector *c, peer *p, int state, const char *reason)
 		c->st.peers_refused++;
 	}
 	snapshot = *in;
+	info_retire(c, p);
 	pthread_mutex_unlock(&c->lock);
 	if (p->accepted && c->o.on_peer)
 		c->o.on_peer(c->o.peer_user, GT_PEER_DISCONNECTED, &snapshot);
@@ -999,21 +1022,24 @@ static peer *peer_new(gt_collector *c, int fd, int type)
 	return p;
 }
 
-/* Register a producer's info slot (every connection gets one). */
+/* Give a producer connection an info slot: a free one, else a new one. */
 static int info_add(gt_collector *c, peer *p)
 {
 	pthread_mutex_lock(&c->lock);
-	if (c->ninfos == c->infocap) {
+	if (!c->nfree && c->ninfos == c->infocap) {
 		size_t nc = c->infocap ? c->infocap * 2 : 64;
 		gt_peer_info *ni = realloc(c->infos, nc * sizeof(*ni));
-		if (!ni) {
+		if (ni)
+			c->infos = ni;
+		size_t *nf = ni ? realloc(c->free_slots, nc * sizeof(*nf)) : NULL;
+		if (!nf) {
 			pthread_mutex_unlock(&c->lock);
 			return GT_ERR_NOMEM;
 		}
-		c->infos = ni;
+		c->free_slots = nf;
 		c->infocap = nc;
 	}
-	p->info = c->ninfos++;
+	p->info = c->nfree ? c->free_slots[--c->nfree] : c->ninfos++;
 	gt_peer_info *in = &c->infos[p->info];
 	memset(in, 0, sizeof(*in));
 	in->id = p->id;
@@ -1394,6 +1420,7 @@ gt_collector *gt_collector_new(const gt_collector_opts *opts, gt_errinfo *ei)
 	c->dir_fd = c->listen_fd = c->ctl_fd = c->wake_fd = c->ep = c->spare_fd = -1;
 	pthread_mutex_init(&c->lock, NULL);
 	c->cmds_tail = &c->cmds;
+	c->hist = calloc(GT_PEER_HISTORY, sizeof(*c->hist));
 	c->lg.fn = opts->log;
 	c->lg.user = opts->log_user;
 	if (!c->o.handshake_timeout_ms)
@@ -1423,7 +1450,8 @@ gt_collector *gt_collector_new(const gt_collector_opts *opts, gt_errinfo *ei)
 	c->ctl_path = xstrdup(ctl);
 	c->session = xstrdup(opts->session ? opts->session : "");
 	c->sock_dir = xstrdup(sock);
-	if (!c->trace_dir || !c->sock_path || !c->ctl_path || !c->sock_dir || !c->session) {
+	if (!c->trace_dir || !c->sock_path || !c->ctl_path || !c->sock_dir || !c->session ||
+	    !c->hist) {
 		gt_ei_set(ei, GT_ERR_NOMEM, "out of memory");
 		goto fail;
 	}
@@ -1571,6 +1599,8 @@ void gt_collector_close(gt_collector *c)
 	}
 	pthread_mutex_destroy(&c->lock);
 	free(c->infos);
+	free(c->free_slots);
+	free(c->hist);
 	free(c->trace_dir);
 	free(c->sock_path);
 	free(c->ctl_path);
@@ -1598,15 +1628,34 @@ void gt_collector_get_stats(gt_collector *c, gt_collector_stats *st)
 	}
 }
 
+static int by_id(const void *a, const void *b)
+{
+	uint64_t x = ((const gt_peer_info *)a)->id, y = ((const gt_peer_info *)b)->id;
+	return x < y ? -1 : x > y;
+}
+
 size_t gt_collector_peers(gt_collector *c, gt_peer_info *out, size_t cap)
 {
 	if (!c)
 		return 0;
 	pthread_mutex_lock(&c->lock);
-	size_t n = c->ninfos;
-	if (out && cap)
-		memcpy(out, c->infos, (n < cap ? n : cap) * sizeof(*out));
+	size_t live = c->ninfos - c->nfree, n = c->hist_len + live;
+	gt_peer_info *all = out && cap ? malloc((n ? n : 1) * sizeof(*all)) : NULL;
+	if (all) {
+		size_t k = 0;
+		for (size_t i = 0; i < c->hist_len; i++)
+			all[k++] = c->hist[(c->hist_next + GT_PEER_HISTORY - c->hist_len + i) %
+					   GT_PEER_HISTORY];
+		for (size_t i = 0; i < c->ninfos; i++)
+			if (c->infos[i].id)
+				all[k++] = c->infos[i];
+	}
 	pthread_mutex_unlock(&c->lock);
+	if (!all)
+		return n;
+	qsort(all, n, sizeof(*all), by_id);
+	memcpy(out, all, (n < cap ? n : cap) * sizeof(*out));
+	free(all);
 	return n;
 }
 
