@@ -82,6 +82,8 @@ static struct {
 	unsigned int nvml_hz, nvml_proc_hz;
 	int report; /* REPORT_* bits */
 	uint64_t wait_ns;
+	int share_group;
+	uint32_t gid;
 } opts;
 
 static const char usage_text[] =
@@ -92,10 +94,13 @@ static const char usage_text[] =
 	"CUDA_INJECTION64_PATH into NAME/<pid>.gtrace, and the GPUs are sampled\n"
 	"through NVML into NAME/nvml.gtrace. The program's stdin, stdout and stderr\n"
 	"are its own; gaptrace writes only to stderr. The exit status is the\n"
-	"program's (128+N when signal N killed it).\n"
+	"program's (128+N when signal N killed it). Traces are private: NAME is\n"
+	"created 0700 and the files 0600 (see --group).\n"
 	"\n"
 	"  -o, --output NAME     trace directory (default gaptrace-YYYYmmdd-HHMMSS)\n"
 	"      --force-overwrite replace the traces in an existing NAME\n"
+	"      --group GROUP     share the traces with GROUP (a name or a gid you are\n"
+	"                        in): NAME 0750, files 0640, owned by GROUP\n"
 	"      --duration SEC    capture for SEC seconds, then stop capturing (the\n"
 	"                        program runs on); accepts 10s, 500ms, 2m\n"
 	"      --delay SEC       start capturing only after SEC seconds\n"
@@ -119,7 +124,8 @@ static const char usage_text[] =
 	"\n"
 	"examples:\n"
 	"  gaptrace run -o mlp -- python train.py --epochs 1\n"
-	"  gaptrace run --delay 20s --duration 10s -- ./server --port 8000\n";
+	"  gaptrace run --delay 20s --duration 10s -- ./server --port 8000\n"
+	"  gaptrace run --group mlteam -o /shared/runs/r1 -- python train.py\n";
 
 /* ------------------------------------------------------------ stderr */
 
@@ -385,6 +391,7 @@ int cmd_run(int argc, char **argv)
 		{"report", required_argument, NULL, 5},
 		{"wait", required_argument, NULL, 6},
 		{"nvml-proc-hz", required_argument, NULL, 7},
+		{"group", required_argument, NULL, 8},
 		{"quiet", no_argument, NULL, 'q'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
@@ -443,6 +450,15 @@ int cmd_run(int argc, char **argv)
 			if (parse_secs("--wait", optarg, &opts.wait_ns) < 0)
 				return 2;
 			break;
+		case 8: {
+			char why[256];
+			if (gt_group_parse(optarg, &opts.gid, why, sizeof(why)) < 0) {
+				fprintf(stderr, "gaptrace run: --group: %s\n", why);
+				return 2;
+			}
+			opts.share_group = 1;
+			break;
+		}
 		case 'q': opts.quiet = 1; break;
 		case 'v': opts.verbose = 1; break;
 		case 'h': fputs(usage_text, stdout); return 0;
@@ -518,6 +534,8 @@ int cmd_run(int argc, char **argv)
 		.nvml_proc_hz = opts.nvml_proc_hz,
 		.nvml_lib = getenv("GAPTRACE_NVML_PATH"),
 		.log = log_line,
+		.share_group = opts.share_group,
+		.group_gid = opts.gid,
 	};
 	gt_errinfo ei = {0};
 	int ret = 1;

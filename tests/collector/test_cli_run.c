@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -560,6 +561,97 @@ START_TEST(collector_and_capture)
 }
 END_TEST
 
+
+/* ------------------------------------------------------------ permissions */
+
+static void expect_mode(const char *path, unsigned mode)
+{
+	struct stat st;
+	ck_assert_msg(stat(path, &st) == 0, "%s: %s", path, strerror(errno));
+	ck_assert_msg((st.st_mode & 07777) == mode, "%s: mode %04o, want %04o", path,
+		      (unsigned)(st.st_mode & 07777), mode);
+}
+
+/* The mode of every per-process trace in dir must be `mode`. */
+static int expect_trace_modes(const char *dir, unsigned mode)
+{
+	DIR *dp = opendir(dir);
+	ck_assert_ptr_nonnull(dp);
+	struct dirent *e;
+	int n = 0;
+	while ((e = readdir(dp)) != NULL) {
+		if (!strstr(e->d_name, ".gtrace"))
+			continue;
+		char path[600];
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		expect_mode(path, mode);
+		n++;
+	}
+	closedir(dp);
+	return n;
+}
+
+START_TEST(run_traces_private)
+{
+	enter_tmp();
+	umask(022);
+	setenv("GAPTRACE_NVML_PATH", FAKE_NVML_LIB, 1);
+	char *argv[] = {GAPTRACE_BIN, "run", "-q", "-o", "t", "--", FAKE_PRODUCER, "--frames",
+			"1", NULL};
+	ck_assert_int_eq(run(argv, "out", "err"), 0);
+	expect_mode("t", 0700);
+	ck_assert_int_eq(expect_trace_modes("t", 0600), 2); /* the process and nvml.gtrace */
+
+	/* --group shares them: 0750 / 0640, that group */
+	struct group *g = getgrgid(getegid());
+	ck_assert_ptr_nonnull(g);
+	char *shared[] = {GAPTRACE_BIN, "run", "-q", "-o", "u", "--group", g->gr_name, "--",
+			  FAKE_PRODUCER, "--frames", "1", NULL};
+	ck_assert_int_eq(run(shared, "out", "err"), 0);
+	expect_mode("u", 0750);
+	ck_assert_int_eq(expect_trace_modes("u", 0640), 2);
+
+	char *bad[] = {GAPTRACE_BIN, "run", "-o", "v", "--group", "no-such-group-gt", "--",
+		       FAKE_PRODUCER, NULL};
+	ck_assert_int_eq(run(bad, "out", "err"), 2);
+	ck_assert(file_has("err", "no group named 'no-such-group-gt'"));
+	ck_assert_int_ne(access("v", F_OK), 0);
+	leave_tmp();
+}
+END_TEST
+
+START_TEST(collector_group_option)
+{
+	enter_tmp();
+	umask(077);
+	struct group *g = getgrgid(getegid());
+	ck_assert_ptr_nonnull(g);
+	char sock[400];
+	snprintf(sock, sizeof(sock), "%s/s/collector.sock", g_tmp);
+	char *coll[] = {GAPTRACE_BIN, "collector", "--dir", "d", "--socket", sock, "--group",
+			g->gr_name, "--nvml-hz", "0", NULL};
+	pid_t cpid = spawn(coll, NULL, "cout", "cerr", -1);
+	for (int i = 0; i < 200 && access(sock, F_OK) != 0; i++)
+		t_sleep_ms(10);
+	setenv("GAPTRACE_SOCKET", sock, 1);
+	char *prod[] = {FAKE_PRODUCER, "--frames", "1", NULL};
+	ck_assert_int_eq(run(prod, "pout", "perr"), 0);
+	unsetenv("GAPTRACE_SOCKET");
+	kill(cpid, SIGINT);
+	int st = wait_exit(cpid, 5000);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	expect_mode("d", 0750);
+	ck_assert_int_eq(expect_trace_modes("d", 0640), 1);
+
+	char *bad[] = {GAPTRACE_BIN, "collector", "--dir", "e", "--group", "no-such-group-gt",
+		       NULL};
+	ck_assert_int_eq(run(bad, "out", "err"), 2);
+	ck_assert(file_has("err", "no group named 'no-such-group-gt'"));
+	umask(022);
+	leave_tmp();
+}
+END_TEST
+
 START_TEST(help_texts_have_examples)
 {
 	const char *cmds[] = {"run", "collector", "capture"};
@@ -590,10 +682,12 @@ int main(void)
 	tcase_add_test(tc, run_delay_arms_later);
 	tcase_add_test(tc, run_samples_nvml);
 	tcase_add_test(tc, run_progress_on_a_tty);
+	tcase_add_test(tc, run_traces_private);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("daemon");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, collector_and_capture);
+	tcase_add_test(tc, collector_group_option);
 	tcase_add_test(tc, help_texts_have_examples);
 	suite_add_tcase(s, tc);
 	return t_run_suite(s);

@@ -7,6 +7,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <linux/capability.h>
 #include <pthread.h>
 #include <signal.h>
@@ -702,6 +703,89 @@ START_TEST(disk_full_stops_one_file_only)
 }
 END_TEST
 
+
+/* ------------------------------------------------------------ permissions */
+
+static void expect_mode(const char *path, unsigned mode, gid_t gid)
+{
+	struct stat st;
+	ck_assert_msg(stat(path, &st) == 0, "%s: %s", path, strerror(errno));
+	ck_assert_msg((st.st_mode & 07777) == mode, "%s: mode %04o, want %04o", path,
+		      (unsigned)(st.st_mode & 07777), mode);
+	ck_assert_uint_eq(st.st_gid, gid);
+}
+
+START_TEST(traces_private_by_default)
+{
+	tcoll t;
+	tc_init(&t);
+	umask(022); /* the usual umask would make them world-readable */
+	tc_start(&t);
+	tp p;
+	ck_assert_int_eq(tp_connect(&p, t.sock, 3131, 2000), GT_CTL_ACCEPT);
+	ck_assert_int_eq(tp_send_frames(&p, 1, 10), 0);
+	tp_close(&p);
+	tc_stop(&t);
+	char path[400];
+	trace_path(&t, 3131, path, sizeof(path));
+	expect_mode(t.trace, 0700, getegid());
+	expect_mode(path, 0600, getegid());
+	tc_done(&t);
+}
+END_TEST
+
+START_TEST(traces_shared_with_group)
+{
+	tcoll t;
+	tc_init(&t);
+	umask(077); /* sharing asked for explicitly: the umask does not undo it */
+	t.o.share_group = 1;
+	t.o.group_gid = (uint32_t)getegid();
+	tc_start(&t);
+	tp p;
+	ck_assert_int_eq(tp_connect(&p, t.sock, 3132, 2000), GT_CTL_ACCEPT);
+	tp_close(&p);
+	tc_stop(&t);
+	char path[400];
+	trace_path(&t, 3132, path, sizeof(path));
+	expect_mode(t.trace, 0750, getegid());
+	expect_mode(path, 0640, getegid());
+	umask(022);
+	tc_done(&t);
+}
+END_TEST
+
+START_TEST(group_names_parse)
+{
+	uint32_t gid = 12345;
+	char why[200];
+	struct group *g = getgrgid(getegid());
+	ck_assert_ptr_nonnull(g);
+	ck_assert_int_eq(gt_group_parse(g->gr_name, &gid, why, sizeof(why)), 0);
+	ck_assert_uint_eq(gid, getegid());
+	char num[32];
+	snprintf(num, sizeof(num), "%u", (unsigned)getegid());
+	ck_assert_int_eq(gt_group_parse(num, &gid, why, sizeof(why)), 0);
+	ck_assert_uint_eq(gid, getegid());
+	ck_assert_int_eq(gt_group_parse("no-such-group-gt", &gid, why, sizeof(why)), GT_ERR_INVAL);
+	ck_assert_ptr_nonnull(strstr(why, "no group named"));
+	ck_assert_int_eq(gt_group_parse("", &gid, why, sizeof(why)), GT_ERR_INVAL);
+	/* a group we are not in is refused (root may use any): as nobody */
+	pid_t kid = fork();
+	ck_assert_int_ge(kid, 0);
+	if (kid == 0) {
+		if (geteuid() == 0 && (setgroups(0, NULL) != 0 || setgid(65534) != 0 ||
+				       setuid(65534) != 0))
+			_exit(2);
+		int rc = gt_group_parse("4000000", &gid, why, sizeof(why));
+		_exit(rc == GT_ERR_INVAL && strstr(why, "not a member") ? 0 : 1);
+	}
+	int st;
+	ck_assert_int_eq(waitpid(kid, &st, 0), kid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+}
+END_TEST
+
 /* ------------------------------------------------------------ control */
 
 static void ctl_ok(tcoll *t, const char *req, char *reply, size_t cap)
@@ -929,6 +1013,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, repeated_pid_gets_suffix);
 	tcase_add_test(tc, collector_full_refuses);
 	tcase_add_test(tc, disk_full_stops_one_file_only);
+	tcase_add_test(tc, traces_private_by_default);
+	tcase_add_test(tc, traces_shared_with_group);
+	tcase_add_test(tc, group_names_parse);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("control");

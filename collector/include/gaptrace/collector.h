@@ -233,6 +233,10 @@ typedef struct gt_nvml_opts {
 	const char *session;    /**< copied into the stream header */
 	gt_log_fn log;          /**< may be NULL */
 	void *log_user;
+	/** 0: the file is created 0600 (private). 1: 0640, owned by group
+	 *  group_gid (see gt_collector_opts.share_group). */
+	int share_group;
+	uint32_t group_gid;
 } gt_nvml_opts;
 
 typedef struct gt_nvml_sampler gt_nvml_sampler;
@@ -283,7 +287,7 @@ GT_API int gt_nvml_parse_uuid(const char *s, uint8_t out[16]);
 
 /** Collector options; zero-initialize and set what you need. */
 typedef struct gt_collector_opts {
-	const char *trace_dir;   /**< required; created (0755 & ~umask) when missing */
+	const char *trace_dir;   /**< required; created when missing (see share_group) */
 	const char *socket_path; /**< NULL = gt_collector_default_socket() */
 	uint32_t kinds;          /**< GT_KIND_* new producers are told to capture; 0 = default */
 	int dormant;             /**< 1: new producers are told kinds 0 (until `arm all`) */
@@ -301,6 +305,17 @@ typedef struct gt_collector_opts {
 	void *log_user;
 	gt_peer_fn on_peer;                /**< may be NULL */
 	void *peer_user;
+	/**
+	 * Who may read the traces. 0 (default): private, like perf and
+	 * Perfetto traces: the trace directory is created 0700 and every file
+	 * in it (per-process traces, nvml.gtrace) 0600, whatever the umask.
+	 * 1: shared with group group_gid: the directory is created 0750 and the
+	 * files 0640, all owned by that group (the caller must be in it, or be
+	 * root: gt_group_parse checks). A trace directory that already exists
+	 * keeps its owner and mode; only the files follow this rule.
+	 */
+	int share_group;
+	uint32_t group_gid;
 } gt_collector_opts;
 
 /** Totals of a collector (gt_collector_get_stats). */
@@ -426,6 +441,15 @@ GT_API int gt_collector_control_for(const char *socket_path, char *buf, size_t c
  */
 GT_API int gt_control_request(const char *control_path, const char *request, char *reply,
 			      size_t cap, unsigned int timeout_ms, gt_errinfo *ei);
+
+/**
+ * Resolve a group for gt_collector_opts.share_group: a name from the group
+ * database or a numeric gid. The caller must be a member (effective or
+ * supplementary group), unless it runs as root.
+ * @return 0 and *gid, or GT_ERR_INVAL with a sentence in why ("no group
+ *         named 'x'", "not a member of group x (gid N)").
+ */
+GT_API int gt_group_parse(const char *name, uint32_t *gid, char *why, size_t cap);
 
 /**
  * Parse a duration: "10s", "500ms", "250us", "100ns", "2m", "1h", "1.5s",

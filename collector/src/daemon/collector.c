@@ -398,7 +398,19 @@ static int write_all(int fd, const uint8_t *p, size_t n)
 	return 0;
 }
 
-/* Create <dir>/<pid>.gtrace, or <pid>-N.gtrace when taken. */
+/* Give a new file or directory its group and exact mode when the traces
+ * are shared (the umask may have taken the group bits). @return 0 or -errno. */
+static int share_fd(gt_collector *c, int fd, mode_t mode)
+{
+	if (!c->o.share_group)
+		return 0;
+	if (fchown(fd, (uid_t)-1, (gid_t)c->o.group_gid) != 0 || fchmod(fd, mode) != 0)
+		return -errno;
+	return 0;
+}
+
+/* Create <dir>/<pid>.gtrace, or <pid>-N.gtrace when taken: 0600, or 0640
+ * for the trace group. */
 static int create_trace_file(gt_collector *c, uint32_t pid, char *path, size_t cap)
 {
 	char name[64];
@@ -407,8 +419,15 @@ static int create_trace_file(gt_collector *c, uint32_t pid, char *path, size_t c
 			snprintf(name, sizeof(name), "%u.gtrace", pid);
 		else
 			snprintf(name, sizeof(name), "%u-%u.gtrace", pid, n);
-		int fd = openat(c->dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		mode_t mode = c->o.share_group ? 0640 : 0600;
+		int fd = openat(c->dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
 		if (fd >= 0) {
+			int rc = share_fd(c, fd, mode);
+			if (rc < 0) {
+				close(fd);
+				unlinkat(c->dir_fd, name, 0);
+				return rc;
+			}
 			snprintf(path, cap, "%s/%s", c->trace_dir, name);
 			return fd;
 		}
@@ -1393,16 +1412,34 @@ static void fd_budget(gt_collector *c)
 	pthread_mutex_unlock(&c->lock);
 }
 
-static int mkdir_trace(const char *dir, gt_errinfo *ei)
+/* Create the trace directory (0700, or 0750 for the trace group) unless
+ * it exists; an existing one keeps its mode (its files are private all the
+ * same). Then open it as c->dir_fd. */
+static int mkdir_trace(gt_collector *c, gt_errinfo *ei)
 {
+	const char *dir = c->trace_dir;
+	mode_t mode = c->o.share_group ? 0750 : 0700;
+	int created = mkdir(dir, mode) == 0;
+	if (!created && errno != EEXIST)
+		return gt_ei_set(ei, GT_ERR_IO, "trace directory %s: cannot create: %s", dir,
+				 strerror(errno));
+	c->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (c->dir_fd < 0)
+		return gt_ei_set(ei, errno == ENOTDIR ? GT_ERR_INVAL : GT_ERR_IO,
+				 "trace directory %s: %s", dir,
+				 errno == ENOTDIR ? "not a directory" : strerror(errno));
+	int rc = created ? share_fd(c, c->dir_fd, mode) : 0;
+	if (rc < 0)
+		return gt_ei_set(ei, GT_ERR_IO, "trace directory %s: cannot give it to group %u: %s",
+				 dir, c->o.group_gid, strerror(-rc));
 	struct stat st;
-	if (mkdir(dir, 0755) == 0 || errno == EEXIST) {
-		if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
-			return 0;
-		return gt_ei_set(ei, GT_ERR_INVAL, "trace directory %s: not a directory", dir);
-	}
-	return gt_ei_set(ei, GT_ERR_IO, "trace directory %s: cannot create: %s", dir,
-			 strerror(errno));
+	if (!created && c->o.share_group && fstat(c->dir_fd, &st) == 0 &&
+	    (st.st_gid != (gid_t)c->o.group_gid || (st.st_mode & 0050) != 0050))
+		gt_logf(&c->lg, GT_LOG_WARN,
+			"trace directory %s exists (mode %04o, group %u): its traces are given to "
+			"group %u, but the directory does not let that group in",
+			dir, (unsigned)(st.st_mode & 07777), (unsigned)st.st_gid, c->o.group_gid);
+	return 0;
 }
 
 gt_collector *gt_collector_new(const gt_collector_opts *opts, gt_errinfo *ei)
@@ -1472,13 +1509,8 @@ gt_collector *gt_collector_new(const gt_collector_opts *opts, gt_errinfo *ei)
 	}
 	if (gt_private_dir(c->sock_dir, &c->sock_dir_created, ei) < 0)
 		goto fail;
-	if (mkdir_trace(c->trace_dir, ei) < 0)
+	if (mkdir_trace(c, ei) < 0)
 		goto fail;
-	c->dir_fd = open(c->trace_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (c->dir_fd < 0) {
-		gt_ei_set(ei, GT_ERR_IO, "trace directory %s: %s", c->trace_dir, strerror(errno));
-		goto fail;
-	}
 	c->ep = epoll_create1(EPOLL_CLOEXEC);
 	c->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	c->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -1520,7 +1552,9 @@ gt_collector *gt_collector_new(const gt_collector_opts *opts, gt_errinfo *ei)
 					   .api = opts->nvml_api,
 					   .session = c->session,
 					   .log = opts->log,
-					   .log_user = opts->log_user};
+					   .log_user = opts->log_user,
+					   .share_group = opts->share_group,
+					   .group_gid = opts->group_gid};
 			int err = 0;
 			c->nvml = gt_nvml_start(&no, &err);
 			if (c->nvml)
