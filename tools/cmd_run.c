@@ -102,8 +102,9 @@ static const char usage_text[] =
 	"      --group GROUP     share the traces with GROUP (a name or a gid you are\n"
 	"                        in): NAME 0750, files 0640, owned by GROUP\n"
 	"      --duration SEC    capture for SEC seconds, then stop capturing (the\n"
-	"                        program runs on); accepts 10s, 500ms, 2m\n"
-	"      --delay SEC       start capturing only after SEC seconds\n"
+	"                        program runs on); accepts 10s, 500ms, 2m, 1h, from\n"
+	"                        1 ms to 366 days (omit it for the whole run)\n"
+	"      --delay SEC       start capturing only after SEC seconds (0 = at once)\n"
 	"  -k, --kinds K         what to capture: default, all, or a list such as\n"
 	"                        kernel,memcpy,runtime or default,-nvtx,+sync\n"
 	"      --nvml-hz N       NVML samples per second per GPU of clocks, power,\n"
@@ -370,10 +371,15 @@ static double secs_since(const struct timespec *t0)
 
 /* ------------------------------------------------------------ main */
 
-static int parse_secs(const char *what, const char *arg, uint64_t *ns)
+/* A duration option: 1 ms .. 366 days (gt_duration_arg), or a literal 0
+ * where allow_zero. Each is capped, so --delay + --duration cannot wrap. */
+static int parse_secs(const char *what, const char *arg, int allow_zero, uint64_t *ns)
 {
-	if (gt_duration_parse(arg, ns) < 0) {
-		fprintf(stderr, "gaptrace run: bad %s '%s' (e.g. 10s, 500ms)\n", what, arg);
+	char why[256];
+	if (gt_duration_arg(arg, allow_zero, ns, why, sizeof(why)) < 0) {
+		fprintf(stderr, "gaptrace run: %s: %s%s\n", what, why,
+			!strcmp(what, "--duration") ? "; omit --duration to capture the whole run"
+						    : "");
 		return -1;
 	}
 	return 0;
@@ -411,11 +417,11 @@ int cmd_run(int argc, char **argv)
 		case 'o': opts.output = optarg; break;
 		case 1: opts.force = 1; break;
 		case 2:
-			if (parse_secs("--duration", optarg, &opts.duration_ns) < 0)
+			if (parse_secs("--duration", optarg, 0, &opts.duration_ns) < 0)
 				return 2;
 			break;
 		case 3:
-			if (parse_secs("--delay", optarg, &opts.delay_ns) < 0)
+			if (parse_secs("--delay", optarg, 1, &opts.delay_ns) < 0)
 				return 2;
 			break;
 		case 'k':
@@ -447,7 +453,7 @@ int cmd_run(int argc, char **argv)
 			}
 			break;
 		case 6:
-			if (parse_secs("--wait", optarg, &opts.wait_ns) < 0)
+			if (parse_secs("--wait", optarg, 1, &opts.wait_ns) < 0)
 				return 2;
 			break;
 		case 8: {

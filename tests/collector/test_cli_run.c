@@ -652,6 +652,42 @@ START_TEST(collector_group_option)
 }
 END_TEST
 
+START_TEST(durations_checked)
+{
+	enter_tmp();
+	static const struct {
+		const char *opt, *val, *msg;
+	} bad[] = {
+		{"--duration", "1e-12", "shorter than 1 ms"}, /* was: the whole run */
+		{"--duration", "0", "--duration"},
+		{"--duration", "1.7e10", "longer than"},
+		{"--delay", "1.7e10", "longer than"}, /* delay + duration wrapped */
+		{"--delay", "0.1ms", "shorter than 1 ms"},
+		{"--wait", "1e300", "--wait"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *argv[] = {GAPTRACE_BIN, "run", "-o", "t", (char *)bad[i].opt,
+				(char *)bad[i].val, "--", FAKE_PRODUCER, NULL};
+		ck_assert_msg(run(argv, "out", "err") == 2, "%s %s accepted", bad[i].opt,
+			      bad[i].val);
+		ck_assert_msg(file_has("err", bad[i].msg), "%s %s: message lacks '%s'",
+			      bad[i].opt, bad[i].val, bad[i].msg);
+		ck_assert_int_ne(access("t", F_OK), 0); /* refused before anything ran */
+	}
+	char *cap0[] = {GAPTRACE_BIN, "capture", "--pid", "1", "--duration", "1e-12", NULL};
+	ck_assert_int_eq(run(cap0, "out", "err"), 2);
+	ck_assert(file_has("err", "shorter than 1 ms"));
+	char *cap1[] = {GAPTRACE_BIN, "capture", "--pid", "1", "--duration", "1e15", NULL};
+	ck_assert_int_eq(run(cap1, "out", "err"), 2);
+	ck_assert(file_has("err", "longer than"));
+	/* a zero delay is no delay */
+	char *ok[] = {GAPTRACE_BIN, "run", "-q", "-o", "t", "--nvml-hz", "0", "--delay", "0",
+		      "--", FAKE_PRODUCER, "--frames", "1", NULL};
+	ck_assert_int_eq(run(ok, "out", "err"), 0);
+	leave_tmp();
+}
+END_TEST
+
 START_TEST(help_texts_have_examples)
 {
 	const char *cmds[] = {"run", "collector", "capture"};
@@ -683,6 +719,7 @@ int main(void)
 	tcase_add_test(tc, run_samples_nvml);
 	tcase_add_test(tc, run_progress_on_a_tty);
 	tcase_add_test(tc, run_traces_private);
+	tcase_add_test(tc, durations_checked);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("daemon");
 	tcase_set_timeout(tc, 60);

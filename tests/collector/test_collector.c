@@ -969,6 +969,75 @@ START_TEST(close_drains_and_says_bye)
 }
 END_TEST
 
+static void ctl_err(tcoll *t, const char *req, const char *needle)
+{
+	char reply[512];
+	gt_errinfo ei = {0};
+	int rc = gt_control_request(t->ctl, req, reply, sizeof(reply), 3000, &ei);
+	ck_assert_msg(rc == GT_ERR_GENERIC, "'%s' answered %d: %s", req, rc, reply);
+	ck_assert_msg(strstr(reply, needle) != NULL, "'%s': '%s' lacks '%s'", req, reply, needle);
+}
+
+START_TEST(control_arm_rejects_absurd_durations)
+{
+	tcoll t;
+	tc_init(&t);
+	t.o.dormant = 1;
+	tc_start(&t);
+	tp p;
+	ck_assert_int_eq(tp_connect(&p, t.sock, 4343, 2000), GT_CTL_ACCEPT);
+	/* 2^64-1 ns used to wrap now + duration: the window ended at once */
+	ctl_err(&t, "arm all default 18446744073709551615", "longer than");
+	ctl_err(&t, "arm 4343 default 18446744073709551615", "longer than");
+	ctl_err(&t, "arm all default 999999", "shorter than 1 ms");
+	ck_assert_int_eq(gt_collector_arm(t.c, 0, GT_KIND_DEFAULT, UINT64_MAX), GT_ERR_INVAL);
+	ck_assert_int_eq(gt_collector_arm(t.c, 0, GT_KIND_DEFAULT, 10), GT_ERR_INVAL);
+	gt_ctl m;
+	ck_assert_int_eq(tp_read_ctl(&p, &m, 300), 0); /* nothing was sent */
+	/* the longest accepted window stays open */
+	char reply[512], req[128];
+	snprintf(req, sizeof(req), "arm all default %llu", (unsigned long long)GT_DURATION_MAX_NS);
+	ctl_ok(&t, req, reply, sizeof(reply));
+	ck_assert_int_eq(tp_read_ctl(&p, &m, 2000), 1);
+	ck_assert_int_eq(m.type, GT_CTL_ARM);
+	ck_assert_uint_eq(m.arg1, GT_DURATION_MAX_NS);
+	t_sleep_ms(300); /* a few ticks: no DISARM follows */
+	ck_assert_int_eq(tp_read_ctl(&p, &m, 200), 0);
+	ctl_ok(&t, "list", reply, sizeof(reply));
+	ck_assert_ptr_nonnull(strstr(reply, "peer 4343 armed"));
+	ctl_ok(&t, "arm all default 0", reply, sizeof(reply)); /* 0: until disarmed */
+	tp_close(&p);
+	tc_done(&t);
+}
+END_TEST
+
+START_TEST(duration_args_checked)
+{
+	uint64_t ns = 7;
+	char why[200];
+	ck_assert_int_eq(gt_duration_arg("30s", 0, &ns, why, sizeof(why)), 0);
+	ck_assert_uint_eq(ns, 30000000000ull);
+	ck_assert_int_eq(gt_duration_arg("1ms", 0, &ns, why, sizeof(why)), 0);
+	ck_assert_int_eq(gt_duration_arg("1e-12", 0, &ns, why, sizeof(why)), GT_ERR_INVAL);
+	ck_assert_ptr_nonnull(strstr(why, "shorter than 1 ms"));
+	ck_assert_int_eq(gt_duration_arg("0.5ms", 1, &ns, why, sizeof(why)), GT_ERR_INVAL);
+	ck_assert_int_eq(gt_duration_arg("0", 0, &ns, why, sizeof(why)), GT_ERR_INVAL);
+	ck_assert_ptr_nonnull(strstr(why, "0"));
+	ck_assert_int_eq(gt_duration_arg("0", 1, &ns, why, sizeof(why)), 0);
+	ck_assert_uint_eq(ns, 0);
+	ck_assert_int_eq(gt_duration_arg("0s", 1, &ns, why, sizeof(why)), 0);
+	ck_assert_int_eq(gt_duration_arg("1.7e10", 0, &ns, why, sizeof(why)), GT_ERR_INVAL);
+	ck_assert_ptr_nonnull(strstr(why, "longer than"));
+	ck_assert_int_eq(gt_duration_arg("1e300", 0, &ns, why, sizeof(why)), GT_ERR_INVAL);
+	ck_assert_ptr_nonnull(strstr(why, "longer than"));
+	ck_assert_int_eq(gt_duration_arg("366d", 0, &ns, why, sizeof(why)), GT_ERR_INVAL);
+	ck_assert_ptr_nonnull(strstr(why, "not a duration"));
+	ck_assert_int_eq(gt_duration_arg("8784h", 0, &ns, why, sizeof(why)), 0);
+	ck_assert_uint_eq(ns, GT_DURATION_MAX_NS);
+	ck_assert_int_eq(gt_duration_arg("8785h", 0, &ns, why, sizeof(why)), GT_ERR_INVAL);
+}
+END_TEST
+
 START_TEST(duration_parse)
 {
 	uint64_t ns;
@@ -1026,6 +1095,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, stop_from_signal_handler);
 	tcase_add_test(tc, close_drains_and_says_bye);
 	tcase_add_test(tc, duration_parse);
+	tcase_add_test(tc, control_arm_rejects_absurd_durations);
+	tcase_add_test(tc, duration_args_checked);
 	suite_add_tcase(s, tc);
 	return s;
 }

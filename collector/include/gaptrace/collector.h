@@ -38,7 +38,8 @@
  *                                  gt_collector_stats.peers_max)
  *     arm <pid|all> <kinds> <ns>  send GT_CTL_ARM(kinds, ns) (kinds in
  *                                 gt_kinds_parse syntax, no spaces; ns = 0:
- *                                 until disarmed) -> "ok N" (producers told)
+ *                                 until disarmed, else 1 ms..366 days:
+ *                                 gt_duration_ok) -> "ok N" (producers told)
  *     disarm <pid|all>            send GT_CTL_DISARM -> "ok N"
  *     flush <pid|all>             send GT_CTL_FLUSH -> "ok N"
  *
@@ -401,7 +402,8 @@ GT_API size_t gt_collector_peers(gt_collector *c, gt_peer_info *out, size_t cap)
  * Queue an arm / disarm / flush for the producers with this pid (0 = all,
  * with the "all" semantics of the control protocol). Applied by the loop
  * thread soon after; thread-safe, not async-signal-safe.
- * @return 0, GT_ERR_NOMEM, or GT_ERR_CLOSED after close began.
+ * @return 0, GT_ERR_INVAL (arm: duration_ns fails gt_duration_ok),
+ *         GT_ERR_NOMEM, or GT_ERR_CLOSED after close began.
  */
 GT_API int gt_collector_arm(gt_collector *c, uint32_t pid, uint32_t kinds, uint64_t duration_ns);
 GT_API int gt_collector_disarm(gt_collector *c, uint32_t pid);
@@ -456,6 +458,25 @@ GT_API int gt_group_parse(const char *name, uint32_t *gid, char *why, size_t cap
  * or a bare number of seconds. @return 0 and *ns, or GT_ERR_INVAL.
  */
 GT_API int gt_duration_parse(const char *s, uint64_t *ns);
+
+/** Shortest non-zero duration the commands, `arm` and gt_collector_arm take. */
+#define GT_DURATION_MIN_NS 1000000ull /* 1 ms */
+/** Longest: 366 days. Anything longer is a typo, and the cap keeps every
+ *  "now + duration" (the collector's, the producers') far from overflowing. */
+#define GT_DURATION_MAX_NS (366ull * 24 * 3600 * 1000000000ull)
+
+/**
+ * A duration typed by a person (a command-line option): gt_duration_parse,
+ * then checked: between GT_DURATION_MIN_NS and GT_DURATION_MAX_NS, or a
+ * literal zero when allow_zero ("0", "0s"; "1e-12" is not zero, it is
+ * shorter than 1 ms). Callers add what 0 would have meant to the message.
+ * @return 0 and *ns, or GT_ERR_INVAL with a sentence in why.
+ */
+GT_API int gt_duration_arg(const char *s, int allow_zero, uint64_t *ns, char *why, size_t cap);
+
+/** Is ns a valid capture window for `arm` / gt_collector_arm: 0 (until
+ *  disarmed), or GT_DURATION_MIN_NS..GT_DURATION_MAX_NS? */
+GT_API int gt_duration_ok(uint64_t ns);
 
 #ifdef __cplusplus
 }

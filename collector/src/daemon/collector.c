@@ -790,6 +790,8 @@ static int queue_cmd(gt_collector *c, int op, uint32_t pid, uint32_t kinds, uint
 
 int gt_collector_arm(gt_collector *c, uint32_t pid, uint32_t kinds, uint64_t duration_ns)
 {
+	if (!gt_duration_ok(duration_ns))
+		return GT_ERR_INVAL;
 	return queue_cmd(c, OP_ARM, pid, kinds, duration_ns);
 }
 
@@ -941,6 +943,12 @@ static void control_request(gt_collector *c, char *line, strbuf *out)
 		dur = strtoull(a3, &end, 10);
 		if (errno || *end || a3[0] == '-') {
 			sb_printf(out, "error bad duration '%s' (nanoseconds)\n", a3);
+			return;
+		}
+		if (!gt_duration_ok(dur)) {
+			sb_printf(out, "error duration %s ns is %s (0 = until disarmed, else 1 ms "
+				       "to 366 days)\n",
+				  a3, dur < GT_DURATION_MIN_NS ? "shorter than 1 ms" : "longer than 366 days");
 			return;
 		}
 		if (!kinds) {
