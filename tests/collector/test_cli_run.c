@@ -311,6 +311,103 @@ START_TEST(run_forwards_signals)
 }
 END_TEST
 
+/* Start argv as the leader of a new process group (like a shell job). */
+static pid_t spawn_group(char *const argv[], const char *out, const char *err)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawnattr_t at;
+	posix_spawnattr_init(&at);
+	posix_spawnattr_setpgroup(&at, 0);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+	pid_t pid;
+	int rc = posix_spawn(&pid, argv[0], &fa, &at, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	ck_assert_msg(rc == 0, "spawn %s: %s", argv[0], strerror(rc));
+	return pid;
+}
+
+/* How many times the program counted signal sig (fake_producer --count-signals). */
+static int count_sig(const char *path, int sig)
+{
+	size_t len = 0;
+	char *s = slurp(path, &len);
+	int n = 0;
+	for (size_t i = 0; s && i < len; i++)
+		n += (unsigned char)s[i] == sig;
+	free(s);
+	return n;
+}
+
+START_TEST(run_group_signal_delivered_once)
+{
+	enter_tmp();
+	char *argv[] = {GAPTRACE_BIN, "run", "-o", "t", "--nvml-hz", "0", "--", FAKE_PRODUCER,
+			"--count-signals", "sigs", "--frames", "1", "--sleep-ms", "5000", NULL};
+	pid_t pid = spawn_group(argv, "out", "err");
+	for (int i = 0; i < 500 && access("sigs", F_OK) != 0; i++)
+		t_sleep_ms(10);
+	ck_assert_int_eq(access("sigs", F_OK), 0);
+	t_sleep_ms(200);
+	/* to the whole process group (kill -USR2 -PGID, a batch scheduler,
+	 * systemd's control-group kill): the program got it already */
+	ck_assert_int_eq(kill(-pid, SIGUSR2), 0);
+	/* to gaptrace alone: forwarded, once */
+	t_sleep_ms(700);
+	ck_assert_int_eq(kill(pid, SIGUSR1), 0);
+	t_sleep_ms(700);
+	ck_assert_int_eq(kill(-pid, SIGHUP), 0);
+	int st = wait_exit(pid, 15000);
+	ck_assert(WIFEXITED(st));
+	ck_assert_int_eq(WEXITSTATUS(st), 0);
+	ck_assert_int_eq(count_sig("sigs", SIGUSR2), 1);
+	ck_assert_int_eq(count_sig("sigs", SIGUSR1), 1);
+	ck_assert_int_eq(count_sig("sigs", SIGHUP), 1);
+	leave_tmp();
+}
+END_TEST
+
+START_TEST(run_waits_for_late_descendants)
+{
+	enter_tmp();
+	/* the program exits at once; its child starts "CUDA" 1.5 s later */
+	char *argv[] = {GAPTRACE_BIN, "run", "-o", "t", "--nvml-hz", "0", "--", FAKE_PRODUCER,
+			"--late-child", "1500", "--frames", "2", NULL};
+	ck_assert_int_eq(run(argv, "out", "err"), 0);
+	dirsum d;
+	sum_dir("t", &d);
+	ck_assert_int_eq(d.files, 1);
+	ck_assert_uint_eq(d.frames, 2);
+	ck_assert(file_has("err", "trace in t/: 1 process(es)"));
+
+	/* past --wait: said, and the late one's own file lands in the trace
+	 * directory (GAPTRACE_OUTPUT), not in its working directory */
+	char *late[] = {GAPTRACE_BIN, "run", "-o", "u", "--nvml-hz", "0", "--wait", "500ms", "--",
+			FAKE_PRODUCER, "--late-child", "2500", "--frames", "3", NULL};
+	ck_assert_int_eq(run(late, "out", "err"), 0);
+	ck_assert(file_has("err", "1 descendant process(es) still running"));
+	for (int i = 0; i < 500; i++) {
+		sum_dir("u", &d);
+		if (d.frames == 3)
+			break;
+		t_sleep_ms(10);
+	}
+	ck_assert_int_eq(d.files, 1);
+	ck_assert_uint_eq(d.frames, 3);
+	DIR *dp = opendir(".");
+	struct dirent *e;
+	while ((e = readdir(dp)) != NULL)
+		ck_assert_msg(!strstr(e->d_name, ".gtrace"), "%s in the working directory",
+			      e->d_name);
+	closedir(dp);
+	leave_tmp();
+}
+END_TEST
+
 START_TEST(run_writes_html_report)
 {
 	enter_tmp();
@@ -712,6 +809,8 @@ int main(void)
 	tcase_add_test(tc, run_captures_forked_children);
 	tcase_add_test(tc, run_stdout_stdin_untouched);
 	tcase_add_test(tc, run_forwards_signals);
+	tcase_add_test(tc, run_group_signal_delivered_once);
+	tcase_add_test(tc, run_waits_for_late_descendants);
 	tcase_add_test(tc, run_output_rules);
 	tcase_add_test(tc, run_writes_html_report);
 	tcase_add_test(tc, run_duration_disarms);
