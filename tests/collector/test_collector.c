@@ -5,6 +5,7 @@
  * the control socket and arm/disarm relay, stop and close.
  */
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -786,6 +787,69 @@ START_TEST(group_names_parse)
 }
 END_TEST
 
+/* ------------------------------------------------------------ descriptors */
+
+static int open_fd_count(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	ck_assert_ptr_nonnull(d);
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n - 1; /* the directory's own */
+}
+
+/* Everything a collector and its clients (gaptrace capture) open is closed
+ * again: producers accepted and refused, NVML, control requests answered,
+ * refused, timed out, or sent nowhere. */
+START_TEST(no_descriptor_leaks)
+{
+	gt_collector_stats st;
+	tcoll t;
+	tc_init(&t);
+	char mute[300];
+	snprintf(mute, sizeof(mute), "%s/mute.sock", t.tmp);
+	int base = open_fd_count();
+	t.o.max_peers = 1;
+	t.o.nvml_hz = 10;
+	t.o.nvml_lib = FAKE_NVML_LIB;
+	tc_start(&t);
+	ck_assert_ptr_nonnull(gt_collector_nvml_path(t.c));
+	tp a, b;
+	ck_assert_int_eq(tp_connect(&a, t.sock, 8101, 2000), GT_CTL_ACCEPT);
+	ck_assert_int_eq(tp_connect(&b, t.sock, 8102, 2000), GT_CTL_MISMATCH); /* full */
+	tp_close(&b);
+	ck_assert_int_eq(tp_send_frames(&a, 2, 10), 0);
+	char reply[4096];
+	gt_errinfo ei;
+	for (int i = 0; i < 50; i++) {
+		ck_assert_int_eq(gt_control_request(t.ctl, "list", reply, sizeof(reply), 3000, &ei), 0);
+		ck_assert_int_eq(gt_control_request(t.ctl, "arm 8101 default 1000000000", reply,
+						    sizeof(reply), 3000, &ei), 0);
+		ck_assert_int_eq(gt_control_request(t.ctl, "disarm 4242", reply, sizeof(reply), 3000,
+						    &ei), GT_ERR_GENERIC);
+		ck_assert_int_lt(gt_control_request(mute, "list", reply, sizeof(reply), 3000, &ei), 0);
+	}
+	/* a server that never answers: the request times out */
+	int lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	ck_assert_uint_lt(strlen(mute), sizeof(sa.sun_path));
+	memcpy(sa.sun_path, mute, strlen(mute) + 1);
+	ck_assert_int_eq(bind(lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(listen(lfd, 8), 0);
+	ck_assert_int_eq(gt_control_request(mute, "list", reply, sizeof(reply), 100, &ei),
+			 GT_ERR_AGAIN);
+	close(lfd);
+	tp_close(&a);
+	WAIT_STATS(&t, 3000, st.peers_active == 0);
+	tc_stop(&t);
+	ck_assert_int_eq(open_fd_count(), base);
+	tc_done(&t);
+}
+END_TEST
+
 /* ------------------------------------------------------------ control */
 
 static void ctl_ok(tcoll *t, const char *req, char *reply, size_t cap)
@@ -1085,6 +1149,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, traces_private_by_default);
 	tcase_add_test(tc, traces_shared_with_group);
 	tcase_add_test(tc, group_names_parse);
+	tcase_add_test(tc, no_descriptor_leaks);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("control");

@@ -405,9 +405,19 @@ static void unlink_traces(const char *dir)
 }
 
 /* One connection: three in four stream a frame and close, one in four
- * closes before its header (refused). @return 1 when accepted. */
+ * closes before its header (refused); every 250th cycle also does what
+ * `gaptrace capture` does on the control socket. @return 1 when accepted. */
 static int soak_cycle(daemon_t *d, int i)
 {
+	if (i % 250 == 0) {
+		char reply[4096];
+		ck_assert_int_eq(gt_control_request(d->ctl, "list", reply, sizeof(reply), 3000,
+						    NULL), 0);
+		ck_assert_int_eq(gt_control_request(d->ctl, "arm all default 1000000000", reply,
+						    sizeof(reply), 3000, NULL), 0);
+		ck_assert_int_eq(gt_control_request(d->ctl, "disarm all", reply, sizeof(reply),
+						    3000, NULL), 0);
+	}
 	if (i % 4 == 3) {
 		int fd = raw_connect(d->sock);
 		ck_assert_int_ge(fd, 0);
