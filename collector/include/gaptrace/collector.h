@@ -19,7 +19,9 @@
  *   owned by the effective uid with no group/other permission bits, else
  *   gt_collector_new refuses it. A peer is served only when SO_PEERCRED says
  *   it runs as the same uid or as root. The control socket `control.sock`
- *   lives beside the producer socket, under the same rules.
+ *   lives beside the producer socket, under the same rules. Traces are
+ *   private (directory 0700, files 0600) unless share_group gives them to
+ *   one group (0750 / 0640).
  *
  * Control protocol (control.sock, unix SOCK_STREAM, text)
  *   A client sends request lines (at most GT_CONTROL_LINE_MAX bytes, ending
