@@ -1243,6 +1243,8 @@ static void tick(gt_collector *c, uint64_t now)
 	if (now - c->last_tick < TICK_NS)
 		return;
 	c->last_tick = now;
+	if (c->spare_fd < 0) /* lost to a racing thread while shedding: take it back */
+		c->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	listen_pause(c, 0);
 	if (c->window_end && now >= c->window_end) {
 		c->window_end = 0;
