@@ -34,7 +34,8 @@ static const char usage_text[] =
 	"GAPTRACE_DORMANT=1 and it costs nothing until armed.\n"
 	"\n"
 	"  -p, --pid PID        the process to capture\n"
-	"  -d, --duration D     how long: 10s, 500ms, 2m (default 10s)\n"
+	"  -d, --duration D     how long: 10s, 500ms, 2m, 1h; 1 ms to 366 days\n"
+	"                       (default 10s)\n"
 	"  -k, --kinds K        what to capture (default: default; see gaptrace collector)\n"
 	"  -s, --socket PATH    the collector's producer socket (default: the default\n"
 	"                       socket, as for gaptrace collector)\n"
@@ -122,13 +123,14 @@ int cmd_capture(int argc, char **argv)
 			opts.pid = (uint32_t)v;
 			break;
 		}
-		case 'd':
-			if (gt_duration_parse(optarg, &opts.duration_ns) < 0 || !opts.duration_ns) {
-				fprintf(stderr, "gaptrace capture: bad --duration '%s' (e.g. 30s)\n",
-					optarg);
+		case 'd': {
+			char why[256];
+			if (gt_duration_arg(optarg, 0, &opts.duration_ns, why, sizeof(why)) < 0) {
+				fprintf(stderr, "gaptrace capture: --duration: %s\n", why);
 				return 2;
 			}
 			break;
+		}
 		case 'k': {
 			uint32_t k;
 			if (gt_kinds_parse(optarg, &k) < 0 || !k || strchr(optarg, ' ')) {

@@ -23,6 +23,8 @@ static struct {
 	unsigned int nvml_hz, nvml_proc_hz;
 	int dormant;
 	uint32_t kinds;
+	int share_group;
+	uint32_t gid;
 	int verbosity; /* 0 quiet, 1 normal, 2 verbose */
 } opts;
 
@@ -32,7 +34,8 @@ static const char usage_text[] =
 	"Run the side-car collector. Traced processes (libgaptrace_inject.so) connect\n"
 	"to its socket; each gets DIR/<pid>.gtrace, written frame by frame, and the\n"
 	"GPUs are sampled through NVML into DIR/nvml.gtrace. One line is printed per\n"
-	"process connecting and leaving. Runs until SIGINT or SIGTERM.\n"
+	"process connecting and leaving. Runs until SIGINT or SIGTERM. Traces are\n"
+	"private: DIR is created 0700 and the files 0600 (see --group).\n"
 	"\n"
 	"  -d, --dir DIR       trace directory (default gaptrace-YYYYmmdd-HHMMSS)\n"
 	"  -s, --socket PATH   producer socket; its directory must be private (0700).\n"
@@ -48,6 +51,8 @@ static const char usage_text[] =
 	"                      with `gaptrace capture`\n"
 	"  -k, --kinds K       what producers capture, e.g. default,-nvtx or\n"
 	"                      kernel,memcpy,runtime (default: default)\n"
+	"      --group NAME    share the traces with group NAME (a name or a gid you\n"
+	"                      are in): DIR 0750, files 0640, owned by that group\n"
 	"  -v, --verbose       log connection details\n"
 	"  -q, --quiet         print errors only\n"
 	"  -h, --help          this text\n"
@@ -59,7 +64,8 @@ static const char usage_text[] =
 	"  gaptrace collector --dir /var/tmp/gt --dormant &\n"
 	"  GAPTRACE_DORMANT=1 CUDA_INJECTION64_PATH=$PWD/lib/gaptrace/libgaptrace_inject.so \\\n"
 	"      python serve.py &\n"
-	"  gaptrace capture --pid $! --duration 30s\n";
+	"  gaptrace capture --pid $! --duration 30s\n"
+	"  gaptrace collector --dir /var/tmp/gt --group gpuusers   # readable by gpuusers\n";
 
 static gt_collector *g_coll;
 
@@ -116,6 +122,7 @@ int cmd_collector(int argc, char **argv)
 		{"nvml-proc-hz", required_argument, NULL, 3},
 		{"kinds", required_argument, NULL, 'k'}, {"verbose", no_argument, NULL, 'v'},
 		{"quiet", no_argument, NULL, 'q'},       {"help", no_argument, NULL, 'h'},
+		{"group", required_argument, NULL, 4},
 		{0},
 	};
 	int c, ret = 1;
@@ -146,6 +153,15 @@ int cmd_collector(int argc, char **argv)
 			break;
 		}
 		case 2: opts.dormant = 1; break;
+		case 4: {
+			char why[256];
+			if (gt_group_parse(optarg, &opts.gid, why, sizeof(why)) < 0) {
+				fprintf(stderr, "gaptrace collector: --group: %s\n", why);
+				return 2;
+			}
+			opts.share_group = 1;
+			break;
+		}
 		case 'k':
 			if (gt_kinds_parse(optarg, &opts.kinds) < 0 || !opts.kinds) {
 				fprintf(stderr, "gaptrace collector: bad --kinds '%s'\n", optarg);
@@ -181,6 +197,8 @@ int cmd_collector(int argc, char **argv)
 		.nvml_lib = getenv("GAPTRACE_NVML_PATH"),
 		.log = log_line,
 		.on_peer = on_peer,
+		.share_group = opts.share_group,
+		.group_gid = opts.gid,
 	};
 	gt_errinfo ei = {0};
 	g_coll = gt_collector_new(&co, &ei);

@@ -4,7 +4,9 @@
  * libgaptrace_inject.so, for `gaptrace run` / `capture` tests on machines
  * without a GPU. It connects to $GAPTRACE_SOCKET like the injection library,
  * streams kernel records while armed, writes GT_NOTE_ARMED / DISARMED notes
- * when the collector arms/disarms it, and otherwise behaves as told:
+ * when the collector arms/disarms it; with no collector it writes its
+ * stream to $GAPTRACE_OUTPUT (%p = pid) like the library falls back to its
+ * file; and otherwise behaves as told:
  *
  *   --frames N      send N frames of --rows R kernels at once (default 3 x 100)
  *   --run-ms MS     instead: run MS, sending rows every 20 ms while armed
@@ -13,9 +15,16 @@
  *   --cat           copy stdin to stdout
  *   --sleep-ms MS   sleep before exiting
  *   --usr1-exit C   exit with C on SIGUSR1
+ *   --count-signals FILE  append one byte (the signal number) to FILE for
+ *                   each INT TERM HUP QUIT USR1 USR2 received, which do not
+ *                   end it; FILE is created first thing
+ *   --late-child MS  fork a child that waits MS, then connects and streams
+ *                   like the parent (after the parent, not waiting, exits)
  *   --signal S      raise signal S at the end
  *   --exit C        exit status (default 0)
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +36,14 @@
 #include "tproducer.h"
 
 static int usr1_code = -1;
+static int count_fd = -1;
+
+static void on_counted(int sig)
+{
+	unsigned char b = (unsigned char)sig;
+	ssize_t n = write(count_fd, &b, 1);
+	(void)n;
+}
 
 static void on_usr1(int sig)
 {
@@ -97,11 +114,57 @@ static void run_armed(tp *p, int run_ms, int rows)
 	gt_writer_flush(p->w);
 }
 
+static int fd_sink(void *user, const void *buf, size_t len)
+{
+	const char *p = buf;
+	while (len) {
+		ssize_t n = write(*(int *)user, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return GT_ERR_IO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* No collector: write the stream to $GAPTRACE_OUTPUT (only %p expanded). */
+static void write_own_file(int frames, int rows)
+{
+	const char *out = getenv("GAPTRACE_OUTPUT");
+	if (!out || !*out)
+		return;
+	char path[1024];
+	size_t k = 0;
+	for (const char *c = out; *c && k + 16 < sizeof(path); c++) {
+		if (c[0] == '%' && c[1] == 'p') {
+			k += (size_t)snprintf(path + k, sizeof(path) - k, "%d", (int)getpid());
+			c++;
+		} else {
+			path[k++] = *c;
+		}
+	}
+	path[k] = 0;
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	tp p = {.fd = -1};
+	p.w = gt_writer_new(NULL, fd_sink, &fd);
+	gt_stream_header h;
+	tp_header(&h, 0);
+	if (p.w && gt_writer_begin(p.w, &h) == 0)
+		tp_send_frames(&p, frames, rows);
+	gt_writer_free(p.w);
+	close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	int frames = 3, rows = 100, run_ms = 0, nfork = 0, sleep_ms = 0, sig = 0, code = 0;
 	long print_bytes = 0;
-	int cat = 0;
+	int cat = 0, late_ms = -1;
+	const char *count_path = NULL;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "0";
 		if (!strcmp(a, "--cat")) {
@@ -127,6 +190,10 @@ int main(int argc, char **argv)
 			sig = atoi(v);
 		else if (!strcmp(a, "--exit"))
 			code = atoi(v);
+		else if (!strcmp(a, "--count-signals"))
+			count_path = v;
+		else if (!strcmp(a, "--late-child"))
+			late_ms = atoi(v);
 		else {
 			fprintf(stderr, "fake_producer: unknown option %s\n", a);
 			return 100;
@@ -134,6 +201,34 @@ int main(int argc, char **argv)
 	}
 	if (usr1_code >= 0)
 		signal(SIGUSR1, on_usr1);
+	if (count_path) {
+		static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+		struct sigaction sa = {.sa_handler = on_counted};
+		sigemptyset(&sa.sa_mask);
+		for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+			sigaction(sigs[i], &sa, NULL);
+		count_fd = open(count_path, O_WRONLY | O_CREAT | O_APPEND | O_TRUNC, 0644);
+		if (count_fd < 0)
+			return 101;
+	}
+	if (late_ms >= 0) {
+		/* the child outlives us: it streams after we exit (its stream is
+		 * the parent's: --frames, --rows) */
+		pid_t pid = fork();
+		if (pid == 0) {
+			struct timespec ts = {.tv_sec = late_ms / 1000,
+					      .tv_nsec = (late_ms % 1000) * 1000000L};
+			while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+				;
+			print_bytes = 0;
+			cat = 0;
+			sig = 0;
+			code = 0;
+			sleep_ms = 0;
+		} else {
+			return code;
+		}
+	}
 	pid_t kids[64];
 	int nk = 0;
 	for (int k = 0; k < nfork && k < 64; k++) {
@@ -172,12 +267,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fake_producer %d: no collector (%d)\n", (int)getpid(), r);
 		if (sock)
 			tp_close(&p);
+		write_own_file(frames, rows);
 	}
 	for (int k = 0; k < nk; k++)
 		waitpid(kids[k], NULL, 0);
 	if (sleep_ms) {
 		struct timespec ts = {.tv_sec = sleep_ms / 1000, .tv_nsec = (sleep_ms % 1000) * 1000000L};
-		nanosleep(&ts, NULL);
+		/* counted signals interrupt the sleep, but do not end it */
+		while (nanosleep(&ts, &ts) != 0 && errno == EINTR && count_fd >= 0)
+			;
 	}
 	if (sig)
 		raise(sig);

@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -310,6 +311,103 @@ START_TEST(run_forwards_signals)
 }
 END_TEST
 
+/* Start argv as the leader of a new process group (like a shell job). */
+static pid_t spawn_group(char *const argv[], const char *out, const char *err)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawnattr_t at;
+	posix_spawnattr_init(&at);
+	posix_spawnattr_setpgroup(&at, 0);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+	pid_t pid;
+	int rc = posix_spawn(&pid, argv[0], &fa, &at, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	ck_assert_msg(rc == 0, "spawn %s: %s", argv[0], strerror(rc));
+	return pid;
+}
+
+/* How many times the program counted signal sig (fake_producer --count-signals). */
+static int count_sig(const char *path, int sig)
+{
+	size_t len = 0;
+	char *s = slurp(path, &len);
+	int n = 0;
+	for (size_t i = 0; s && i < len; i++)
+		n += (unsigned char)s[i] == sig;
+	free(s);
+	return n;
+}
+
+START_TEST(run_group_signal_delivered_once)
+{
+	enter_tmp();
+	char *argv[] = {GAPTRACE_BIN, "run", "-o", "t", "--nvml-hz", "0", "--", FAKE_PRODUCER,
+			"--count-signals", "sigs", "--frames", "1", "--sleep-ms", "5000", NULL};
+	pid_t pid = spawn_group(argv, "out", "err");
+	for (int i = 0; i < 500 && access("sigs", F_OK) != 0; i++)
+		t_sleep_ms(10);
+	ck_assert_int_eq(access("sigs", F_OK), 0);
+	t_sleep_ms(200);
+	/* to the whole process group (kill -USR2 -PGID, a batch scheduler,
+	 * systemd's control-group kill): the program got it already */
+	ck_assert_int_eq(kill(-pid, SIGUSR2), 0);
+	/* to gaptrace alone: forwarded, once */
+	t_sleep_ms(700);
+	ck_assert_int_eq(kill(pid, SIGUSR1), 0);
+	t_sleep_ms(700);
+	ck_assert_int_eq(kill(-pid, SIGHUP), 0);
+	int st = wait_exit(pid, 15000);
+	ck_assert(WIFEXITED(st));
+	ck_assert_int_eq(WEXITSTATUS(st), 0);
+	ck_assert_int_eq(count_sig("sigs", SIGUSR2), 1);
+	ck_assert_int_eq(count_sig("sigs", SIGUSR1), 1);
+	ck_assert_int_eq(count_sig("sigs", SIGHUP), 1);
+	leave_tmp();
+}
+END_TEST
+
+START_TEST(run_waits_for_late_descendants)
+{
+	enter_tmp();
+	/* the program exits at once; its child starts "CUDA" 1.5 s later */
+	char *argv[] = {GAPTRACE_BIN, "run", "-o", "t", "--nvml-hz", "0", "--", FAKE_PRODUCER,
+			"--late-child", "1500", "--frames", "2", NULL};
+	ck_assert_int_eq(run(argv, "out", "err"), 0);
+	dirsum d;
+	sum_dir("t", &d);
+	ck_assert_int_eq(d.files, 1);
+	ck_assert_uint_eq(d.frames, 2);
+	ck_assert(file_has("err", "trace in t/: 1 process(es)"));
+
+	/* past --wait: said, and the late one's own file lands in the trace
+	 * directory (GAPTRACE_OUTPUT), not in its working directory */
+	char *late[] = {GAPTRACE_BIN, "run", "-o", "u", "--nvml-hz", "0", "--wait", "500ms", "--",
+			FAKE_PRODUCER, "--late-child", "2500", "--frames", "3", NULL};
+	ck_assert_int_eq(run(late, "out", "err"), 0);
+	ck_assert(file_has("err", "1 descendant process(es) still running"));
+	for (int i = 0; i < 500; i++) {
+		sum_dir("u", &d);
+		if (d.frames == 3)
+			break;
+		t_sleep_ms(10);
+	}
+	ck_assert_int_eq(d.files, 1);
+	ck_assert_uint_eq(d.frames, 3);
+	DIR *dp = opendir(".");
+	struct dirent *e;
+	while ((e = readdir(dp)) != NULL)
+		ck_assert_msg(!strstr(e->d_name, ".gtrace"), "%s in the working directory",
+			      e->d_name);
+	closedir(dp);
+	leave_tmp();
+}
+END_TEST
+
 START_TEST(run_writes_html_report)
 {
 	enter_tmp();
@@ -560,6 +658,133 @@ START_TEST(collector_and_capture)
 }
 END_TEST
 
+
+/* ------------------------------------------------------------ permissions */
+
+static void expect_mode(const char *path, unsigned mode)
+{
+	struct stat st;
+	ck_assert_msg(stat(path, &st) == 0, "%s: %s", path, strerror(errno));
+	ck_assert_msg((st.st_mode & 07777) == mode, "%s: mode %04o, want %04o", path,
+		      (unsigned)(st.st_mode & 07777), mode);
+}
+
+/* The mode of every per-process trace in dir must be `mode`. */
+static int expect_trace_modes(const char *dir, unsigned mode)
+{
+	DIR *dp = opendir(dir);
+	ck_assert_ptr_nonnull(dp);
+	struct dirent *e;
+	int n = 0;
+	while ((e = readdir(dp)) != NULL) {
+		if (!strstr(e->d_name, ".gtrace"))
+			continue;
+		char path[600];
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		expect_mode(path, mode);
+		n++;
+	}
+	closedir(dp);
+	return n;
+}
+
+START_TEST(run_traces_private)
+{
+	enter_tmp();
+	umask(022);
+	setenv("GAPTRACE_NVML_PATH", FAKE_NVML_LIB, 1);
+	char *argv[] = {GAPTRACE_BIN, "run", "-q", "-o", "t", "--", FAKE_PRODUCER, "--frames",
+			"1", NULL};
+	ck_assert_int_eq(run(argv, "out", "err"), 0);
+	expect_mode("t", 0700);
+	ck_assert_int_eq(expect_trace_modes("t", 0600), 2); /* the process and nvml.gtrace */
+
+	/* --group shares them: 0750 / 0640, that group */
+	struct group *g = getgrgid(getegid());
+	ck_assert_ptr_nonnull(g);
+	char *shared[] = {GAPTRACE_BIN, "run", "-q", "-o", "u", "--group", g->gr_name, "--",
+			  FAKE_PRODUCER, "--frames", "1", NULL};
+	ck_assert_int_eq(run(shared, "out", "err"), 0);
+	expect_mode("u", 0750);
+	ck_assert_int_eq(expect_trace_modes("u", 0640), 2);
+
+	char *bad[] = {GAPTRACE_BIN, "run", "-o", "v", "--group", "no-such-group-gt", "--",
+		       FAKE_PRODUCER, NULL};
+	ck_assert_int_eq(run(bad, "out", "err"), 2);
+	ck_assert(file_has("err", "no group named 'no-such-group-gt'"));
+	ck_assert_int_ne(access("v", F_OK), 0);
+	leave_tmp();
+}
+END_TEST
+
+START_TEST(collector_group_option)
+{
+	enter_tmp();
+	umask(077);
+	struct group *g = getgrgid(getegid());
+	ck_assert_ptr_nonnull(g);
+	char sock[400];
+	snprintf(sock, sizeof(sock), "%s/s/collector.sock", g_tmp);
+	char *coll[] = {GAPTRACE_BIN, "collector", "--dir", "d", "--socket", sock, "--group",
+			g->gr_name, "--nvml-hz", "0", NULL};
+	pid_t cpid = spawn(coll, NULL, "cout", "cerr", -1);
+	for (int i = 0; i < 200 && access(sock, F_OK) != 0; i++)
+		t_sleep_ms(10);
+	setenv("GAPTRACE_SOCKET", sock, 1);
+	char *prod[] = {FAKE_PRODUCER, "--frames", "1", NULL};
+	ck_assert_int_eq(run(prod, "pout", "perr"), 0);
+	unsetenv("GAPTRACE_SOCKET");
+	kill(cpid, SIGINT);
+	int st = wait_exit(cpid, 5000);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	expect_mode("d", 0750);
+	ck_assert_int_eq(expect_trace_modes("d", 0640), 1);
+
+	char *bad[] = {GAPTRACE_BIN, "collector", "--dir", "e", "--group", "no-such-group-gt",
+		       NULL};
+	ck_assert_int_eq(run(bad, "out", "err"), 2);
+	ck_assert(file_has("err", "no group named 'no-such-group-gt'"));
+	umask(022);
+	leave_tmp();
+}
+END_TEST
+
+START_TEST(durations_checked)
+{
+	enter_tmp();
+	static const struct {
+		const char *opt, *val, *msg;
+	} bad[] = {
+		{"--duration", "1e-12", "shorter than 1 ms"}, /* was: the whole run */
+		{"--duration", "0", "--duration"},
+		{"--duration", "1.7e10", "longer than"},
+		{"--delay", "1.7e10", "longer than"}, /* delay + duration wrapped */
+		{"--delay", "0.1ms", "shorter than 1 ms"},
+		{"--wait", "1e300", "--wait"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *argv[] = {GAPTRACE_BIN, "run", "-o", "t", (char *)bad[i].opt,
+				(char *)bad[i].val, "--", FAKE_PRODUCER, NULL};
+		ck_assert_msg(run(argv, "out", "err") == 2, "%s %s accepted", bad[i].opt,
+			      bad[i].val);
+		ck_assert_msg(file_has("err", bad[i].msg), "%s %s: message lacks '%s'",
+			      bad[i].opt, bad[i].val, bad[i].msg);
+		ck_assert_int_ne(access("t", F_OK), 0); /* refused before anything ran */
+	}
+	char *cap0[] = {GAPTRACE_BIN, "capture", "--pid", "1", "--duration", "1e-12", NULL};
+	ck_assert_int_eq(run(cap0, "out", "err"), 2);
+	ck_assert(file_has("err", "shorter than 1 ms"));
+	char *cap1[] = {GAPTRACE_BIN, "capture", "--pid", "1", "--duration", "1e15", NULL};
+	ck_assert_int_eq(run(cap1, "out", "err"), 2);
+	ck_assert(file_has("err", "longer than"));
+	/* a zero delay is no delay */
+	char *ok[] = {GAPTRACE_BIN, "run", "-q", "-o", "t", "--nvml-hz", "0", "--delay", "0",
+		      "--", FAKE_PRODUCER, "--frames", "1", NULL};
+	ck_assert_int_eq(run(ok, "out", "err"), 0);
+	leave_tmp();
+}
+END_TEST
+
 START_TEST(help_texts_have_examples)
 {
 	const char *cmds[] = {"run", "collector", "capture"};
@@ -584,16 +809,21 @@ int main(void)
 	tcase_add_test(tc, run_captures_forked_children);
 	tcase_add_test(tc, run_stdout_stdin_untouched);
 	tcase_add_test(tc, run_forwards_signals);
+	tcase_add_test(tc, run_group_signal_delivered_once);
+	tcase_add_test(tc, run_waits_for_late_descendants);
 	tcase_add_test(tc, run_output_rules);
 	tcase_add_test(tc, run_writes_html_report);
 	tcase_add_test(tc, run_duration_disarms);
 	tcase_add_test(tc, run_delay_arms_later);
 	tcase_add_test(tc, run_samples_nvml);
 	tcase_add_test(tc, run_progress_on_a_tty);
+	tcase_add_test(tc, run_traces_private);
+	tcase_add_test(tc, durations_checked);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("daemon");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, collector_and_capture);
+	tcase_add_test(tc, collector_group_option);
 	tcase_add_test(tc, help_texts_have_examples);
 	suite_add_tcase(s, tc);
 	return t_run_suite(s);

@@ -5,8 +5,10 @@
  * the control socket and arm/disarm relay, stop and close.
  */
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <linux/capability.h>
 #include <pthread.h>
 #include <signal.h>
@@ -702,6 +704,152 @@ START_TEST(disk_full_stops_one_file_only)
 }
 END_TEST
 
+
+/* ------------------------------------------------------------ permissions */
+
+static void expect_mode(const char *path, unsigned mode, gid_t gid)
+{
+	struct stat st;
+	ck_assert_msg(stat(path, &st) == 0, "%s: %s", path, strerror(errno));
+	ck_assert_msg((st.st_mode & 07777) == mode, "%s: mode %04o, want %04o", path,
+		      (unsigned)(st.st_mode & 07777), mode);
+	ck_assert_uint_eq(st.st_gid, gid);
+}
+
+START_TEST(traces_private_by_default)
+{
+	tcoll t;
+	tc_init(&t);
+	umask(022); /* the usual umask would make them world-readable */
+	tc_start(&t);
+	tp p;
+	ck_assert_int_eq(tp_connect(&p, t.sock, 3131, 2000), GT_CTL_ACCEPT);
+	ck_assert_int_eq(tp_send_frames(&p, 1, 10), 0);
+	tp_close(&p);
+	tc_stop(&t);
+	char path[400];
+	trace_path(&t, 3131, path, sizeof(path));
+	expect_mode(t.trace, 0700, getegid());
+	expect_mode(path, 0600, getegid());
+	tc_done(&t);
+}
+END_TEST
+
+START_TEST(traces_shared_with_group)
+{
+	tcoll t;
+	tc_init(&t);
+	umask(077); /* sharing asked for explicitly: the umask does not undo it */
+	t.o.share_group = 1;
+	t.o.group_gid = (uint32_t)getegid();
+	tc_start(&t);
+	tp p;
+	ck_assert_int_eq(tp_connect(&p, t.sock, 3132, 2000), GT_CTL_ACCEPT);
+	tp_close(&p);
+	tc_stop(&t);
+	char path[400];
+	trace_path(&t, 3132, path, sizeof(path));
+	expect_mode(t.trace, 0750, getegid());
+	expect_mode(path, 0640, getegid());
+	umask(022);
+	tc_done(&t);
+}
+END_TEST
+
+START_TEST(group_names_parse)
+{
+	uint32_t gid = 12345;
+	char why[200];
+	struct group *g = getgrgid(getegid());
+	ck_assert_ptr_nonnull(g);
+	ck_assert_int_eq(gt_group_parse(g->gr_name, &gid, why, sizeof(why)), 0);
+	ck_assert_uint_eq(gid, getegid());
+	char num[32];
+	snprintf(num, sizeof(num), "%u", (unsigned)getegid());
+	ck_assert_int_eq(gt_group_parse(num, &gid, why, sizeof(why)), 0);
+	ck_assert_uint_eq(gid, getegid());
+	ck_assert_int_eq(gt_group_parse("no-such-group-gt", &gid, why, sizeof(why)), GT_ERR_INVAL);
+	ck_assert_ptr_nonnull(strstr(why, "no group named"));
+	ck_assert_int_eq(gt_group_parse("", &gid, why, sizeof(why)), GT_ERR_INVAL);
+	/* a group we are not in is refused (root may use any): as nobody */
+	pid_t kid = fork();
+	ck_assert_int_ge(kid, 0);
+	if (kid == 0) {
+		if (geteuid() == 0 && (setgroups(0, NULL) != 0 || setgid(65534) != 0 ||
+				       setuid(65534) != 0))
+			_exit(2);
+		int rc = gt_group_parse("4000000", &gid, why, sizeof(why));
+		_exit(rc == GT_ERR_INVAL && strstr(why, "not a member") ? 0 : 1);
+	}
+	int st;
+	ck_assert_int_eq(waitpid(kid, &st, 0), kid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+}
+END_TEST
+
+/* ------------------------------------------------------------ descriptors */
+
+static int open_fd_count(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	ck_assert_ptr_nonnull(d);
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n - 1; /* the directory's own */
+}
+
+/* Everything a collector and its clients (gaptrace capture) open is closed
+ * again: producers accepted and refused, NVML, control requests answered,
+ * refused, timed out, or sent nowhere. */
+START_TEST(no_descriptor_leaks)
+{
+	gt_collector_stats st;
+	tcoll t;
+	tc_init(&t);
+	char mute[300];
+	snprintf(mute, sizeof(mute), "%s/mute.sock", t.tmp);
+	int base = open_fd_count();
+	t.o.max_peers = 1;
+	t.o.nvml_hz = 10;
+	t.o.nvml_lib = FAKE_NVML_LIB;
+	tc_start(&t);
+	ck_assert_ptr_nonnull(gt_collector_nvml_path(t.c));
+	tp a, b;
+	ck_assert_int_eq(tp_connect(&a, t.sock, 8101, 2000), GT_CTL_ACCEPT);
+	ck_assert_int_eq(tp_connect(&b, t.sock, 8102, 2000), GT_CTL_MISMATCH); /* full */
+	tp_close(&b);
+	ck_assert_int_eq(tp_send_frames(&a, 2, 10), 0);
+	char reply[4096];
+	gt_errinfo ei;
+	for (int i = 0; i < 50; i++) {
+		ck_assert_int_eq(gt_control_request(t.ctl, "list", reply, sizeof(reply), 3000, &ei), 0);
+		ck_assert_int_eq(gt_control_request(t.ctl, "arm 8101 default 1000000000", reply,
+						    sizeof(reply), 3000, &ei), 0);
+		ck_assert_int_eq(gt_control_request(t.ctl, "disarm 4242", reply, sizeof(reply), 3000,
+						    &ei), GT_ERR_GENERIC);
+		ck_assert_int_lt(gt_control_request(mute, "list", reply, sizeof(reply), 3000, &ei), 0);
+	}
+	/* a server that never answers: the request times out */
+	int lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	ck_assert_uint_lt(strlen(mute), sizeof(sa.sun_path));
+	memcpy(sa.sun_path, mute, strlen(mute) + 1);
+	ck_assert_int_eq(bind(lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(listen(lfd, 8), 0);
+	ck_assert_int_eq(gt_control_request(mute, "list", reply, sizeof(reply), 100, &ei),
+			 GT_ERR_AGAIN);
+	close(lfd);
+	tp_close(&a);
+	WAIT_STATS(&t, 3000, st.peers_active == 0);
+	tc_stop(&t);
+	ck_assert_int_eq(open_fd_count(), base);
+	tc_done(&t);
+}
+END_TEST
+
 /* ------------------------------------------------------------ control */
 
 static void ctl_ok(tcoll *t, const char *req, char *reply, size_t cap)
@@ -885,6 +1033,75 @@ START_TEST(close_drains_and_says_bye)
 }
 END_TEST
 
+static void ctl_err(tcoll *t, const char *req, const char *needle)
+{
+	char reply[512];
+	gt_errinfo ei = {0};
+	int rc = gt_control_request(t->ctl, req, reply, sizeof(reply), 3000, &ei);
+	ck_assert_msg(rc == GT_ERR_GENERIC, "'%s' answered %d: %s", req, rc, reply);
+	ck_assert_msg(strstr(reply, needle) != NULL, "'%s': '%s' lacks '%s'", req, reply, needle);
+}
+
+START_TEST(control_arm_rejects_absurd_durations)
+{
+	tcoll t;
+	tc_init(&t);
+	t.o.dormant = 1;
+	tc_start(&t);
+	tp p;
+	ck_assert_int_eq(tp_connect(&p, t.sock, 4343, 2000), GT_CTL_ACCEPT);
+	/* 2^64-1 ns used to wrap now + duration: the window ended at once */
+	ctl_err(&t, "arm all default 18446744073709551615", "longer than");
+	ctl_err(&t, "arm 4343 default 18446744073709551615", "longer than");
+	ctl_err(&t, "arm all default 999999", "shorter than 1 ms");
+	ck_assert_int_eq(gt_collector_arm(t.c, 0, GT_KIND_DEFAULT, UINT64_MAX), GT_ERR_INVAL);
+	ck_assert_int_eq(gt_collector_arm(t.c, 0, GT_KIND_DEFAULT, 10), GT_ERR_INVAL);
+	gt_ctl m;
+	ck_assert_int_eq(tp_read_ctl(&p, &m, 300), 0); /* nothing was sent */
+	/* the longest accepted window stays open */
+	char reply[512], req[128];
+	snprintf(req, sizeof(req), "arm all default %llu", (unsigned long long)GT_DURATION_MAX_NS);
+	ctl_ok(&t, req, reply, sizeof(reply));
+	ck_assert_int_eq(tp_read_ctl(&p, &m, 2000), 1);
+	ck_assert_int_eq(m.type, GT_CTL_ARM);
+	ck_assert_uint_eq(m.arg1, GT_DURATION_MAX_NS);
+	t_sleep_ms(300); /* a few ticks: no DISARM follows */
+	ck_assert_int_eq(tp_read_ctl(&p, &m, 200), 0);
+	ctl_ok(&t, "list", reply, sizeof(reply));
+	ck_assert_ptr_nonnull(strstr(reply, "peer 4343 armed"));
+	ctl_ok(&t, "arm all default 0", reply, sizeof(reply)); /* 0: until disarmed */
+	tp_close(&p);
+	tc_done(&t);
+}
+END_TEST
+
+START_TEST(duration_args_checked)
+{
+	uint64_t ns = 7;
+	char why[200];
+	ck_assert_int_eq(gt_duration_arg("30s", 0, &ns, why, sizeof(why)), 0);
+	ck_assert_uint_eq(ns, 30000000000ull);
+	ck_assert_int_eq(gt_duration_arg("1ms", 0, &ns, why, sizeof(why)), 0);
+	ck_assert_int_eq(gt_duration_arg("1e-12", 0, &ns, why, sizeof(why)), GT_ERR_INVAL);
+	ck_assert_ptr_nonnull(strstr(why, "shorter than 1 ms"));
+	ck_assert_int_eq(gt_duration_arg("0.5ms", 1, &ns, why, sizeof(why)), GT_ERR_INVAL);
+	ck_assert_int_eq(gt_duration_arg("0", 0, &ns, why, sizeof(why)), GT_ERR_INVAL);
+	ck_assert_ptr_nonnull(strstr(why, "0"));
+	ck_assert_int_eq(gt_duration_arg("0", 1, &ns, why, sizeof(why)), 0);
+	ck_assert_uint_eq(ns, 0);
+	ck_assert_int_eq(gt_duration_arg("0s", 1, &ns, why, sizeof(why)), 0);
+	ck_assert_int_eq(gt_duration_arg("1.7e10", 0, &ns, why, sizeof(why)), GT_ERR_INVAL);
+	ck_assert_ptr_nonnull(strstr(why, "longer than"));
+	ck_assert_int_eq(gt_duration_arg("1e300", 0, &ns, why, sizeof(why)), GT_ERR_INVAL);
+	ck_assert_ptr_nonnull(strstr(why, "longer than"));
+	ck_assert_int_eq(gt_duration_arg("366d", 0, &ns, why, sizeof(why)), GT_ERR_INVAL);
+	ck_assert_ptr_nonnull(strstr(why, "not a duration"));
+	ck_assert_int_eq(gt_duration_arg("8784h", 0, &ns, why, sizeof(why)), 0);
+	ck_assert_uint_eq(ns, GT_DURATION_MAX_NS);
+	ck_assert_int_eq(gt_duration_arg("8785h", 0, &ns, why, sizeof(why)), GT_ERR_INVAL);
+}
+END_TEST
+
 START_TEST(duration_parse)
 {
 	uint64_t ns;
@@ -929,6 +1146,10 @@ static Suite *suite(void)
 	tcase_add_test(tc, repeated_pid_gets_suffix);
 	tcase_add_test(tc, collector_full_refuses);
 	tcase_add_test(tc, disk_full_stops_one_file_only);
+	tcase_add_test(tc, traces_private_by_default);
+	tcase_add_test(tc, traces_shared_with_group);
+	tcase_add_test(tc, group_names_parse);
+	tcase_add_test(tc, no_descriptor_leaks);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("control");
@@ -939,6 +1160,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, stop_from_signal_handler);
 	tcase_add_test(tc, close_drains_and_says_bye);
 	tcase_add_test(tc, duration_parse);
+	tcase_add_test(tc, control_arm_rejects_absurd_durations);
+	tcase_add_test(tc, duration_args_checked);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gaptrace/collector.h"
@@ -217,6 +218,9 @@ START_TEST(table_samples_read_back)
 	ck_assert_int_eq(err, 0);
 	t_sleep_ms(300);
 	gt_nvml_stop(s);
+	struct stat fst;
+	ck_assert_int_eq(stat(path, &fst), 0);
+	ck_assert_uint_eq(fst.st_mode & 0777, 0600); /* private by default */
 
 	nread n;
 	read_nvml(path, &n);
@@ -259,6 +263,26 @@ START_TEST(table_samples_read_back)
 	ck_assert_uint_eq(n.proc_pid[0], 7000);
 	ck_assert_uint_eq(n.proc_pid[1], 7001);
 	ck_assert_uint_eq(n.tail, 0);
+	tmp_done(tmp);
+}
+END_TEST
+
+START_TEST(file_shared_with_group)
+{
+	char path[300];
+	char *tmp = tmp_trace(path, sizeof(path));
+	umask(077);
+	gt_nvml_opts o = {.path = path, .hz = 50, .api = &table, .share_group = 1,
+			  .group_gid = (uint32_t)getegid()};
+	int err = 1;
+	gt_nvml_sampler *s = gt_nvml_start(&o, &err);
+	ck_assert_ptr_nonnull(s);
+	gt_nvml_stop(s);
+	umask(022);
+	struct stat st;
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 0777, 0640);
+	ck_assert_uint_eq(st.st_gid, getegid());
 	tmp_done(tmp);
 }
 END_TEST
@@ -479,6 +503,7 @@ int main(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, parse_uuid);
 	tcase_add_test(tc, table_samples_read_back);
+	tcase_add_test(tc, file_shared_with_group);
 	tcase_add_test(tc, dlopen_fake_library);
 	tcase_add_test(tc, default_rates);
 	tcase_add_test(tc, absent_nvml_says_so_once);

@@ -19,7 +19,9 @@
  *   owned by the effective uid with no group/other permission bits, else
  *   gt_collector_new refuses it. A peer is served only when SO_PEERCRED says
  *   it runs as the same uid or as root. The control socket `control.sock`
- *   lives beside the producer socket, under the same rules.
+ *   lives beside the producer socket, under the same rules. Traces are
+ *   private (directory 0700, files 0600) unless share_group gives them to
+ *   one group (0750 / 0640).
  *
  * Control protocol (control.sock, unix SOCK_STREAM, text)
  *   A client sends request lines (at most GT_CONTROL_LINE_MAX bytes, ending
@@ -34,10 +36,12 @@
  *                                  K: gt_kinds_format names), then "ok N"
  *     stats                       "ok peers=N total=N refused=N dropped=N
  *                                  frames=N records=N bytes=N gaps=N
- *                                  unwritten=N nvml=N"
+ *                                  unwritten=N nvml=N max=N" (max: see
+ *                                  gt_collector_stats.peers_max)
  *     arm <pid|all> <kinds> <ns>  send GT_CTL_ARM(kinds, ns) (kinds in
  *                                 gt_kinds_parse syntax, no spaces; ns = 0:
- *                                 until disarmed) -> "ok N" (producers told)
+ *                                 until disarmed, else 1 ms..366 days:
+ *                                 gt_duration_ok) -> "ok N" (producers told)
  *     disarm <pid|all>            send GT_CTL_DISARM -> "ok N"
  *     flush <pid|all>             send GT_CTL_FLUSH -> "ok N"
  *
@@ -232,6 +236,10 @@ typedef struct gt_nvml_opts {
 	const char *session;    /**< copied into the stream header */
 	gt_log_fn log;          /**< may be NULL */
 	void *log_user;
+	/** 0: the file is created 0600 (private). 1: 0640, owned by group
+	 *  group_gid (see gt_collector_opts.share_group). */
+	int share_group;
+	uint32_t group_gid;
 } gt_nvml_opts;
 
 typedef struct gt_nvml_sampler gt_nvml_sampler;
@@ -282,14 +290,15 @@ GT_API int gt_nvml_parse_uuid(const char *s, uint8_t out[16]);
 
 /** Collector options; zero-initialize and set what you need. */
 typedef struct gt_collector_opts {
-	const char *trace_dir;   /**< required; created (0755 & ~umask) when missing */
+	const char *trace_dir;   /**< required; created when missing (see share_group) */
 	const char *socket_path; /**< NULL = gt_collector_default_socket() */
 	uint32_t kinds;          /**< GT_KIND_* new producers are told to capture; 0 = default */
 	int dormant;             /**< 1: new producers are told kinds 0 (until `arm all`) */
 	const char *session;     /**< informational; logged, and copied into nvml.gtrace */
 	unsigned int handshake_timeout_ms; /**< header must arrive within; 0 = 2000 */
 	unsigned int stall_timeout_ms;     /**< a started frame must finish within; 0 = 10000 */
-	unsigned int max_peers;            /**< producers at once; 0 = 1024 */
+	unsigned int max_peers;            /**< producers at once; 0 = 1024 (lowered
+					        to what RLIMIT_NOFILE allows) */
 	unsigned int nvml_hz;              /**< 0 = no NVML sampling (gaptrace run and
 					        collector pass GT_NVML_DEFAULT_HZ) */
 	unsigned int nvml_proc_hz;         /**< see gt_nvml_opts.proc_hz */
@@ -299,6 +308,17 @@ typedef struct gt_collector_opts {
 	void *log_user;
 	gt_peer_fn on_peer;                /**< may be NULL */
 	void *peer_user;
+	/**
+	 * Who may read the traces. 0 (default): private, like perf and
+	 * Perfetto traces: the trace directory is created 0700 and every file
+	 * in it (per-process traces, nvml.gtrace) 0600, whatever the umask.
+	 * 1: shared with group group_gid: the directory is created 0750 and the
+	 * files 0640, all owned by that group (the caller must be in it, or be
+	 * root: gt_group_parse checks). A trace directory that already exists
+	 * keeps its owner and mode; only the files follow this rule.
+	 */
+	int share_group;
+	uint32_t group_gid;
 } gt_collector_opts;
 
 /** Totals of a collector (gt_collector_get_stats). */
@@ -315,6 +335,8 @@ typedef struct gt_collector_stats {
 	uint64_t frames_unwritten; /**< verified frames not written (disk full) */
 	uint64_t nvml_samples;     /**< GT_REC_NVML rows written */
 	uint32_t nvml_devices;     /**< GPUs sampled (0: NVML off or absent) */
+	uint32_t peers_max;        /**< producers served at once: max_peers, lowered to
+				        what RLIMIT_NOFILE allows (see gt_collector_new) */
 } gt_collector_stats;
 
 typedef struct gt_collector gt_collector;
@@ -327,6 +349,20 @@ typedef struct gt_collector gt_collector;
  * producer socket and control.sock (a stale socket file left by a dead
  * collector is replaced; a live one gives GT_ERR_INVAL "already running"),
  * create the trace directory, start the NVML sampler when nvml_hz > 0.
+ *
+ * Descriptor limit: an accepted producer holds two descriptors (socket and
+ * trace file). From RLIMIT_NOFILE's soft limit and the descriptors open at
+ * this call, the collector derives how many producers it serves at once
+ * (at most max_peers; gt_collector_stats.peers_max), how many control
+ * connections (at most 32) and how many refusals it holds for their answer
+ * (at most 16). A producer over the cap gets MISMATCH "collector full" (or,
+ * when 16 refusals already wait, its connection is closed at once); either
+ * way it writes its own trace file. The first time says so once in the log.
+ * Should the process run out of descriptors all the same (the host program
+ * took them), waiting connections are closed at once with the help of a
+ * spare descriptor, accepting pauses until the next 100 ms tick, and the
+ * log says so once: the loop never spins and stays responsive.
+ *
  * @return the collector, or NULL with *ei filled (ei may be NULL).
  */
 GT_API gt_collector *gt_collector_new(const gt_collector_opts *opts, gt_errinfo *ei);
@@ -351,9 +387,15 @@ GT_API void gt_collector_close(gt_collector *c);
 /** Copy the totals. Thread-safe. */
 GT_API void gt_collector_get_stats(gt_collector *c, gt_collector_stats *st);
 
+/** Ended connections whose gt_peer_info gt_collector_peers still returns. */
+#define GT_PEER_HISTORY 256
+
 /**
- * Copy up to cap peer records (every connection since start, in connection
- * order, including refused ones) into out. Thread-safe.
+ * Copy up to cap peer records into out, in connection order: every
+ * producer connected now (in the handshake included) and the last
+ * GT_PEER_HISTORY connections that ended (refused ones included). Older
+ * ones are forgotten, so the collector's memory does not grow with the
+ * number of connections it served. Thread-safe.
  * @return the number of records there are (may exceed cap).
  */
 GT_API size_t gt_collector_peers(gt_collector *c, gt_peer_info *out, size_t cap);
@@ -362,7 +404,8 @@ GT_API size_t gt_collector_peers(gt_collector *c, gt_peer_info *out, size_t cap)
  * Queue an arm / disarm / flush for the producers with this pid (0 = all,
  * with the "all" semantics of the control protocol). Applied by the loop
  * thread soon after; thread-safe, not async-signal-safe.
- * @return 0, GT_ERR_NOMEM, or GT_ERR_CLOSED after close began.
+ * @return 0, GT_ERR_INVAL (arm: duration_ns fails gt_duration_ok),
+ *         GT_ERR_NOMEM, or GT_ERR_CLOSED after close began.
  */
 GT_API int gt_collector_arm(gt_collector *c, uint32_t pid, uint32_t kinds, uint64_t duration_ns);
 GT_API int gt_collector_disarm(gt_collector *c, uint32_t pid);
@@ -404,10 +447,38 @@ GT_API int gt_control_request(const char *control_path, const char *request, cha
 			      size_t cap, unsigned int timeout_ms, gt_errinfo *ei);
 
 /**
+ * Resolve a group for gt_collector_opts.share_group: a name from the group
+ * database or a numeric gid. The caller must be a member (effective or
+ * supplementary group), unless it runs as root.
+ * @return 0 and *gid, or GT_ERR_INVAL with a sentence in why ("no group
+ *         named 'x'", "not a member of group x (gid N)").
+ */
+GT_API int gt_group_parse(const char *name, uint32_t *gid, char *why, size_t cap);
+
+/**
  * Parse a duration: "10s", "500ms", "250us", "100ns", "2m", "1h", "1.5s",
  * or a bare number of seconds. @return 0 and *ns, or GT_ERR_INVAL.
  */
 GT_API int gt_duration_parse(const char *s, uint64_t *ns);
+
+/** Shortest non-zero duration the commands, `arm` and gt_collector_arm take. */
+#define GT_DURATION_MIN_NS 1000000ull /* 1 ms */
+/** Longest: 366 days. Anything longer is a typo, and the cap keeps every
+ *  "now + duration" (the collector's, the producers') far from overflowing. */
+#define GT_DURATION_MAX_NS (366ull * 24 * 3600 * 1000000000ull)
+
+/**
+ * A duration typed by a person (a command-line option): gt_duration_parse,
+ * then checked: between GT_DURATION_MIN_NS and GT_DURATION_MAX_NS, or a
+ * literal zero when allow_zero ("0", "0s"; "1e-12" is not zero, it is
+ * shorter than 1 ms). Callers add what 0 would have meant to the message.
+ * @return 0 and *ns, or GT_ERR_INVAL with a sentence in why.
+ */
+GT_API int gt_duration_arg(const char *s, int allow_zero, uint64_t *ns, char *why, size_t cap);
+
+/** Is ns a valid capture window for `arm` / gt_collector_arm: 0 (until
+ *  disarmed), or GT_DURATION_MIN_NS..GT_DURATION_MAX_NS? */
+GT_API int gt_duration_ok(uint64_t ns);
 
 #ifdef __cplusplus
 }

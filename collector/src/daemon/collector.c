@@ -15,6 +15,10 @@
  *   drops its peer.
  * - Peers are never freed while an epoll batch may still name them: a dead
  *   peer goes to a graveyard list emptied between batches.
+ * - Memory does not grow with the number of connections served: a
+ *   producer's info lives in a slot that is reused once it ends, and only the
+ *   last GT_PEER_HISTORY ended infos are kept (a ring), so a daemon that
+ *   serves connections for months stays at the size of its busiest moment.
  * - Counters the other threads read (stats, peer infos, the command queue)
  *   live under one mutex; everything else belongs to the loop thread.
  * - A write error on a trace file (disk full) truncates that file back to
@@ -29,8 +33,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -41,6 +47,9 @@
 #define READ_BUDGET (8u << 20)     /* bytes per peer per wakeup: fairness */
 #define OUT_MAX (1u << 20)         /* unsent bytes queued to one peer */
 #define MAX_CONTROL 32             /* control connections at once */
+#define REFUSE_HOLD 16             /* refused producers held for their MISMATCH */
+#define FD_SLACK 8                 /* descriptors left to the host program */
+#define ACCEPT_BATCH 64            /* accepts per wakeup: the loop stays responsive */
 #define CONTROL_IDLE_NS (60ull * 1000000000ull)
 #define TICK_NS (100ull * 1000000ull)
 #define IDLE_FREE_NS (1000ull * 1000000ull)
@@ -58,8 +67,10 @@ typedef struct peer {
 	int discard;          /* file stopped after a write error */
 	int accepted;         /* handshake accepted (counts as active) */
 	int armed_by_accept;  /* got kinds in ACCEPT during a timed `arm all` */
+	int refusing;         /* held only to be refused (counted in nrefusing) */
+	int quiet_refusal;    /* "collector full": logged once, not per connection */
 	uint32_t uid, cred_pid;
-	size_t info;          /* index into c->infos (producers) */
+	size_t info;          /* slot in c->infos (producers) */
 	uint64_t id;
 	uint8_t *buf;
 	size_t len, pos, cap; /* unconsumed input is buf[pos..len) */
@@ -95,16 +106,24 @@ struct gt_collector {
 
 	peer *peers;     /* live connections */
 	peer *graveyard; /* dead, freed between batches */
-	uint32_t nproducers, ncontrol;
+	uint32_t nproducers, ncontrol; /* producers: accepted or in the handshake */
+	uint32_t nrefusing;            /* connections held only to be refused */
+	uint32_t max_producers, max_control, refuse_hold; /* from the fd limit */
+	uint64_t fd_limit;             /* RLIMIT_NOFILE soft limit at start */
+	int said_full, said_emfile;
+	int listen_paused;             /* accepting paused until the next tick */
 	uint32_t accept_kinds;
 	uint64_t window_end; /* CLOCK_MONOTONIC ns, 0 = none */
 	uint64_t next_id, last_tick;
 	uint64_t refuse_sec, refuse_logged, refuse_suppressed;
 	gt_stream_header hdr; /* scratch for handshakes */
 
-	pthread_mutex_t lock; /* guards infos, st, cmds */
-	gt_peer_info *infos;
-	size_t ninfos, infocap;
+	pthread_mutex_t lock; /* guards infos, hist, st, cmds */
+	gt_peer_info *infos;  /* slots of live producer connections (id 0 = free) */
+	size_t *free_slots;   /* stack of free slot indexes */
+	size_t ninfos, infocap, nfree;
+	gt_peer_info *hist;   /* ring of the last GT_PEER_HISTORY ended infos */
+	size_t hist_next, hist_len;
 	gt_collector_stats st;
 	cmd *cmds, **cmds_tail;
 
@@ -129,6 +148,21 @@ static void copy_cut(char *dst, size_t cap, const char *src)
 static gt_peer_info *info_of(gt_collector *c, peer *p)
 {
 	return &c->infos[p->info];
+}
+
+/* A producer ended: keep its info in the history ring, free its slot.
+ * Caller holds c->lock. */
+static void info_retire(gt_collector *c, peer *p)
+{
+	gt_peer_info *in = info_of(c, p);
+	if (c->hist) {
+		c->hist[c->hist_next] = *in;
+		c->hist_next = (c->hist_next + 1) % GT_PEER_HISTORY;
+		if (c->hist_len < GT_PEER_HISTORY)
+			c->hist_len++;
+	}
+	in->id = 0;
+	c->free_slots[c->nfree++] = p->info;
 }
 
 static void wake(gt_collector *c)
@@ -246,7 +280,10 @@ static void peer_end(gt_collector *c, peer *p, int state, const char *reason)
 		c->ncontrol--;
 		return;
 	}
-	c->nproducers--;
+	if (p->refusing)
+		c->nrefusing--;
+	else
+		c->nproducers--;
 	gt_peer_info snapshot;
 	pthread_mutex_lock(&c->lock);
 	gt_peer_info *in = info_of(c, p);
@@ -263,6 +300,7 @@ static void peer_end(gt_collector *c, peer *p, int state, const char *reason)
 		c->st.peers_refused++;
 	}
 	snapshot = *in;
+	info_retire(c, p);
 	pthread_mutex_unlock(&c->lock);
 	if (p->accepted && c->o.on_peer)
 		c->o.on_peer(c->o.peer_user, GT_PEER_DISCONNECTED, &snapshot);
@@ -313,8 +351,12 @@ static void refuse(gt_collector *c, peer *p, const char *why)
 {
 	send_ctl(c, p, GT_CTL_MISMATCH, (uint64_t)GT_FORMAT_MAJOR << 16 | GT_FORMAT_MINOR,
 		 GT_FORMAT_OLDEST_MAJOR, why);
-	log_refusal(c, "connection #%llu (pid %u, uid %u): refused: %s",
-		    (unsigned long long)p->id, p->cred_pid, p->uid, why);
+	if (p->quiet_refusal)
+		gt_logf(&c->lg, GT_LOG_DEBUG, "connection #%llu (pid %u): refused: %s",
+			(unsigned long long)p->id, p->cred_pid, why);
+	else
+		log_refusal(c, "connection #%llu (pid %u, uid %u): refused: %s",
+			    (unsigned long long)p->id, p->cred_pid, p->uid, why);
 	peer_end(c, p, GT_PEER_REFUSED, why);
 }
 
@@ -356,7 +398,19 @@ static int write_all(int fd, const uint8_t *p, size_t n)
 	return 0;
 }
 
-/* Create <dir>/<pid>.gtrace, or <pid>-N.gtrace when taken. */
+/* Give a new file or directory its group and exact mode when the traces
+ * are shared (the umask may have taken the group bits). @return 0 or -errno. */
+static int share_fd(gt_collector *c, int fd, mode_t mode)
+{
+	if (!c->o.share_group)
+		return 0;
+	if (fchown(fd, (uid_t)-1, (gid_t)c->o.group_gid) != 0 || fchmod(fd, mode) != 0)
+		return -errno;
+	return 0;
+}
+
+/* Create <dir>/<pid>.gtrace, or <pid>-N.gtrace when taken: 0600, or 0640
+ * for the trace group. */
 static int create_trace_file(gt_collector *c, uint32_t pid, char *path, size_t cap)
 {
 	char name[64];
@@ -365,8 +419,15 @@ static int create_trace_file(gt_collector *c, uint32_t pid, char *path, size_t c
 			snprintf(name, sizeof(name), "%u.gtrace", pid);
 		else
 			snprintf(name, sizeof(name), "%u-%u.gtrace", pid, n);
-		int fd = openat(c->dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		mode_t mode = c->o.share_group ? 0640 : 0600;
+		int fd = openat(c->dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
 		if (fd >= 0) {
+			int rc = share_fd(c, fd, mode);
+			if (rc < 0) {
+				close(fd);
+				unlinkat(c->dir_fd, name, 0);
+				return rc;
+			}
 			snprintf(path, cap, "%s/%s", c->trace_dir, name);
 			return fd;
 		}
@@ -729,6 +790,8 @@ static int queue_cmd(gt_collector *c, int op, uint32_t pid, uint32_t kinds, uint
 
 int gt_collector_arm(gt_collector *c, uint32_t pid, uint32_t kinds, uint64_t duration_ns)
 {
+	if (!gt_duration_ok(duration_ns))
+		return GT_ERR_INVAL;
 	return queue_cmd(c, OP_ARM, pid, kinds, duration_ns);
 }
 
@@ -860,13 +923,13 @@ static void control_request(gt_collector *c, char *line, strbuf *out)
 		gt_collector_get_stats(c, &st);
 		sb_printf(out,
 			  "ok peers=%u total=%llu refused=%llu dropped=%llu frames=%llu "
-			  "records=%llu bytes=%llu gaps=%llu unwritten=%llu nvml=%llu\n",
+			  "records=%llu bytes=%llu gaps=%llu unwritten=%llu nvml=%llu max=%u\n",
 			  st.peers_active, (unsigned long long)st.peers_total,
 			  (unsigned long long)st.peers_refused, (unsigned long long)st.peers_dropped,
 			  (unsigned long long)st.frames, (unsigned long long)st.records,
 			  (unsigned long long)st.bytes, (unsigned long long)st.seq_gaps,
 			  (unsigned long long)st.frames_unwritten,
-			  (unsigned long long)st.nvml_samples);
+			  (unsigned long long)st.nvml_samples, st.peers_max);
 		return;
 	}
 	if (!strcmp(verb, "arm")) {
@@ -880,6 +943,12 @@ static void control_request(gt_collector *c, char *line, strbuf *out)
 		dur = strtoull(a3, &end, 10);
 		if (errno || *end || a3[0] == '-') {
 			sb_printf(out, "error bad duration '%s' (nanoseconds)\n", a3);
+			return;
+		}
+		if (!gt_duration_ok(dur)) {
+			sb_printf(out, "error duration %s ns is %s (0 = until disarmed, else 1 ms "
+				       "to 366 days)\n",
+				  a3, dur < GT_DURATION_MIN_NS ? "shorter than 1 ms" : "longer than 366 days");
 			return;
 		}
 		if (!kinds) {
@@ -980,21 +1049,24 @@ static peer *peer_new(gt_collector *c, int fd, int type)
 	return p;
 }
 
-/* Register a producer's info slot (every connection gets one). */
+/* Give a producer connection an info slot: a free one, else a new one. */
 static int info_add(gt_collector *c, peer *p)
 {
 	pthread_mutex_lock(&c->lock);
-	if (c->ninfos == c->infocap) {
+	if (!c->nfree && c->ninfos == c->infocap) {
 		size_t nc = c->infocap ? c->infocap * 2 : 64;
 		gt_peer_info *ni = realloc(c->infos, nc * sizeof(*ni));
-		if (!ni) {
+		if (ni)
+			c->infos = ni;
+		size_t *nf = ni ? realloc(c->free_slots, nc * sizeof(*nf)) : NULL;
+		if (!nf) {
 			pthread_mutex_unlock(&c->lock);
 			return GT_ERR_NOMEM;
 		}
-		c->infos = ni;
+		c->free_slots = nf;
 		c->infocap = nc;
 	}
-	p->info = c->ninfos++;
+	p->info = c->nfree ? c->free_slots[--c->nfree] : c->ninfos++;
 	gt_peer_info *in = &c->infos[p->info];
 	memset(in, 0, sizeof(*in));
 	in->id = p->id;
@@ -1007,46 +1079,144 @@ static int info_add(gt_collector *c, peer *p)
 	return 0;
 }
 
+/* Count connections refused without a peer record (closed at once). */
+static void count_refused(gt_collector *c, uint64_t n)
+{
+	pthread_mutex_lock(&c->lock);
+	c->st.peers_refused += n;
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* Stop (or restart) watching the listening sockets. Paused, connections wait
+ * in the kernel's listen queue until the next tick. */
+static void listen_pause(gt_collector *c, int pause)
+{
+	if (c->listen_paused == pause)
+		return;
+	uint32_t ev = pause ? 0 : EPOLLIN;
+	ep_set(c, EPOLL_CTL_MOD, c->listen_fd, ev, &c->tag_listen);
+	ep_set(c, EPOLL_CTL_MOD, c->ctl_fd, ev, &c->tag_ctl);
+	c->listen_paused = pause;
+}
+
+/*
+ * accept4() failed with EMFILE/ENFILE: the process has no descriptor left
+ * (the caps below keep us under our limit, so the host program, NVML or
+ * another thread took them). accept4 fails before it looks at the queue, so
+ * calling it again would spin. Close the spare descriptor, accept and close
+ * what waits (the producer sees the collector close during its handshake
+ * and writes its own trace file), take the spare back, and pause accepting
+ * until the next tick.
+ */
+static void shed_queue(gt_collector *c, int lfd, int err)
+{
+	uint64_t shed = 0;
+	for (int i = 0; i < ACCEPT_BATCH && c->spare_fd >= 0; i++) {
+		close(c->spare_fd);
+		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd >= 0)
+			close(fd);
+		c->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			break;
+		shed++;
+	}
+	count_refused(c, shed);
+	if (!c->said_emfile) {
+		c->said_emfile = 1;
+		gt_logf(&c->lg, GT_LOG_WARN,
+			"out of file descriptors (%s; RLIMIT_NOFILE %llu, %u producers "
+			"connected): new connections are closed at once and those producers "
+			"write their own trace files, until descriptors are free again (said once)",
+			strerror(err), (unsigned long long)c->fd_limit, c->nproducers);
+	}
+	listen_pause(c, 1);
+}
+
+/* Why a new connection must be refused ("" = serve it). Sets *quiet for
+ * the refusals that are logged once rather than per connection. */
+static void refusal_reason(gt_collector *c, peer *p, int type, char *why, size_t cap, int *quiet)
+{
+	why[0] = 0;
+	*quiet = 0;
+	if (!gt_peer_uid_ok(p->uid)) {
+		snprintf(why, cap, "uid %u may not connect (only uid %u or root)", p->uid,
+			 (unsigned)geteuid());
+		return;
+	}
+	if (type != P_PRODUCER || c->nproducers < c->max_producers)
+		return;
+	snprintf(why, cap, "collector full (%u producers connected)", c->nproducers);
+	*quiet = 1;
+	if (!c->said_full) {
+		c->said_full = 1;
+		gt_logf(&c->lg, GT_LOG_WARN,
+			"producer limit reached: %u connected (max_peers %u; RLIMIT_NOFILE %llu "
+			"allows %u); more producers are refused and write their own trace files "
+			"(said once)",
+			c->nproducers, c->o.max_peers, (unsigned long long)c->fd_limit,
+			c->max_producers);
+	}
+}
+
 static void accept_all(gt_collector *c, int lfd, int type)
 {
-	for (;;) {
+	for (int i = 0; i < ACCEPT_BATCH; i++) {
 		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
-			if ((errno == EMFILE || errno == ENFILE) && c->spare_fd >= 0) {
-				/* Out of descriptors: use the spare one to accept and close
-				 * the connection, so the listen queue does not spin us. */
-				close(c->spare_fd);
-				c->spare_fd = -1;
-				int f2 = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-				if (f2 >= 0)
-					close(f2);
-				c->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-				log_refusal(c, "out of file descriptors: a connection was refused");
-				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return;
+			if (errno == EMFILE || errno == ENFILE) {
+				shed_queue(c, lfd, errno);
+				return;
 			}
-			if (errno != EAGAIN && errno != EWOULDBLOCK)
-				gt_logf(&c->lg, GT_LOG_ERROR, "accept: %s", strerror(errno));
+			/* ENOMEM, ENOBUFS...: try again at the next tick, do not spin */
+			log_refusal(c, "accept: %s", strerror(errno));
+			listen_pause(c, 1);
 			return;
 		}
-		if (type == P_CONTROL && c->ncontrol >= MAX_CONTROL) {
+		if (type == P_CONTROL && c->ncontrol >= c->max_control) {
 			close(fd);
-			log_refusal(c, "control connection refused: %d already open", MAX_CONTROL);
+			log_refusal(c, "control connection refused: %u already open", c->max_control);
 			continue;
 		}
 		peer *p = peer_new(c, fd, type);
-		if (!p || (type == P_PRODUCER && info_add(c, p) < 0)) {
-			if (p) {
-				peer_unlink(c, p);
-				peer_free(p);
-			}
+		if (!p) {
 			close(fd);
+			count_refused(c, type == P_PRODUCER);
 			gt_logf(&c->lg, GT_LOG_ERROR, "out of memory: a connection was refused");
 			continue;
 		}
+		char why[128];
+		int quiet;
+		refusal_reason(c, p, type, why, sizeof(why), &quiet);
+		if (why[0] && type == P_PRODUCER && c->nrefusing >= c->refuse_hold) {
+			/* Too many refusals waiting for their header already: close at
+			 * once, the producer falls back to its file all the same. */
+			peer_unlink(c, p);
+			peer_free(p);
+			close(fd);
+			count_refused(c, 1);
+			if (!quiet)
+				log_refusal(c, "connection refused: %s", why);
+			continue;
+		}
+		if (type == P_PRODUCER && info_add(c, p) < 0) {
+			peer_unlink(c, p);
+			peer_free(p);
+			close(fd);
+			count_refused(c, 1);
+			gt_logf(&c->lg, GT_LOG_ERROR, "out of memory: a connection was refused");
+			continue;
+		}
+		p->refusing = why[0] && type == P_PRODUCER;
+		p->quiet_refusal = quiet;
 		if (type == P_CONTROL)
 			c->ncontrol++;
+		else if (p->refusing)
+			c->nrefusing++;
 		else
 			c->nproducers++;
 		if (ep_set(c, EPOLL_CTL_ADD, fd, EPOLLIN, p) != 0) {
@@ -1057,14 +1227,6 @@ static void accept_all(gt_collector *c, int lfd, int type)
 		/* A refused producer still gets its MISMATCH where the protocol
 		 * puts the answer (after its header, or at the handshake timeout),
 		 * so it falls back to a file at once; nothing it sends is used. */
-		char why[128];
-		why[0] = 0;
-		if (!gt_peer_uid_ok(p->uid))
-			snprintf(why, sizeof(why), "uid %u may not connect (only uid %u or root)",
-				 p->uid, (unsigned)geteuid());
-		else if (type == P_PRODUCER && c->nproducers > c->o.max_peers)
-			snprintf(why, sizeof(why), "collector full (%u producers connected)",
-				 c->o.max_peers);
 		if (why[0] && type == P_CONTROL) {
 			log_refusal(c, "control connection (pid %u): refused: %s", p->cred_pid, why);
 			peer_end(c, p, GT_PEER_REFUSED, why);
@@ -1081,6 +1243,9 @@ static void tick(gt_collector *c, uint64_t now)
 	if (now - c->last_tick < TICK_NS)
 		return;
 	c->last_tick = now;
+	if (c->spare_fd < 0) /* lost to a racing thread while shedding: take it back */
+		c->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	listen_pause(c, 0);
 	if (c->window_end && now >= c->window_end) {
 		c->window_end = 0;
 		c->accept_kinds = 0;
@@ -1205,16 +1370,86 @@ void gt_collector_stop(gt_collector *c)
 
 /* ------------------------------------------------------------ create / close */
 
-static int mkdir_trace(const char *dir, gt_errinfo *ei)
+/* Descriptors open in this process now (/proc/self/fd; 16 when unknown). */
+static uint64_t open_fds(void)
 {
+	DIR *d = opendir("/proc/self/fd");
+	if (!d)
+		return 16;
+	uint64_t n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n ? n - 1 : 16; /* the directory's own descriptor */
+}
+
+static uint32_t clamp_u32(uint64_t v, uint32_t lo, uint32_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : (uint32_t)v;
+}
+
+/*
+ * Caps from the descriptor limit, so that the collector never runs out of
+ * descriptors by itself: an accepted producer holds two (socket, trace
+ * file), a refusal held for its answer one, a control connection one. What
+ * is open now (ours, the host program's, NVML's) and FD_SLACK stay outside.
+ */
+static void fd_budget(gt_collector *c)
+{
+	struct rlimit rl;
+	uint64_t lim = 1024;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
+		lim = rl.rlim_cur == RLIM_INFINITY ? (1u << 20) : (uint64_t)rl.rlim_cur;
+	c->fd_limit = lim;
+	uint64_t used = open_fds() + FD_SLACK;
+	uint64_t avail = lim > used ? lim - used : 0;
+	c->max_control = clamp_u32(avail / 8, 1, MAX_CONTROL);
+	c->refuse_hold = clamp_u32(avail / 16, 1, REFUSE_HOLD);
+	uint64_t rest = avail > (uint64_t)c->max_control + c->refuse_hold
+				? avail - c->max_control - c->refuse_hold
+				: 0;
+	c->max_producers = clamp_u32(rest / 2, 0, c->o.max_peers);
+	if (c->max_producers < c->o.max_peers)
+		gt_logf(&c->lg, c->max_producers ? GT_LOG_INFO : GT_LOG_ERROR,
+			"RLIMIT_NOFILE %llu with %llu descriptors in use: at most %u producers at "
+			"once",
+			(unsigned long long)lim, (unsigned long long)(used - FD_SLACK),
+			c->max_producers);
+	pthread_mutex_lock(&c->lock);
+	c->st.peers_max = c->max_producers;
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* Create the trace directory (0700, or 0750 for the trace group) unless
+ * it exists; an existing one keeps its mode (its files are private all the
+ * same). Then open it as c->dir_fd. */
+static int mkdir_trace(gt_collector *c, gt_errinfo *ei)
+{
+	const char *dir = c->trace_dir;
+	mode_t mode = c->o.share_group ? 0750 : 0700;
+	int created = mkdir(dir, mode) == 0;
+	if (!created && errno != EEXIST)
+		return gt_ei_set(ei, GT_ERR_IO, "trace directory %s: cannot create: %s", dir,
+				 strerror(errno));
+	c->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (c->dir_fd < 0)
+		return gt_ei_set(ei, errno == ENOTDIR ? GT_ERR_INVAL : GT_ERR_IO,
+				 "trace directory %s: %s", dir,
+				 errno == ENOTDIR ? "not a directory" : strerror(errno));
+	int rc = created ? share_fd(c, c->dir_fd, mode) : 0;
+	if (rc < 0)
+		return gt_ei_set(ei, GT_ERR_IO, "trace directory %s: cannot give it to group %u: %s",
+				 dir, c->o.group_gid, strerror(-rc));
 	struct stat st;
-	if (mkdir(dir, 0755) == 0 || errno == EEXIST) {
-		if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
-			return 0;
-		return gt_ei_set(ei, GT_ERR_INVAL, "trace directory %s: not a directory", dir);
-	}
-	return gt_ei_set(ei, GT_ERR_IO, "trace directory %s: cannot create: %s", dir,
-			 strerror(errno));
+	if (!created && c->o.share_group && fstat(c->dir_fd, &st) == 0 &&
+	    (st.st_gid != (gid_t)c->o.group_gid || (st.st_mode & 0050) != 0050))
+		gt_logf(&c->lg, GT_LOG_WARN,
+			"trace directory %s exists (mode %04o, group %u): its traces are given to "
+			"group %u, but the directory does not let that group in",
+			dir, (unsigned)(st.st_mode & 07777), (unsigned)st.st_gid, c->o.group_gid);
+	return 0;
 }
 
 gt_collector *gt_collector_new(const gt_collector_opts *opts, gt_errinfo *ei)
@@ -1232,6 +1467,7 @@ gt_collector *gt_collector_new(const gt_collector_opts *opts, gt_errinfo *ei)
 	c->dir_fd = c->listen_fd = c->ctl_fd = c->wake_fd = c->ep = c->spare_fd = -1;
 	pthread_mutex_init(&c->lock, NULL);
 	c->cmds_tail = &c->cmds;
+	c->hist = calloc(GT_PEER_HISTORY, sizeof(*c->hist));
 	c->lg.fn = opts->log;
 	c->lg.user = opts->log_user;
 	if (!c->o.handshake_timeout_ms)
@@ -1261,7 +1497,8 @@ gt_collector *gt_collector_new(const gt_collector_opts *opts, gt_errinfo *ei)
 	c->ctl_path = xstrdup(ctl);
 	c->session = xstrdup(opts->session ? opts->session : "");
 	c->sock_dir = xstrdup(sock);
-	if (!c->trace_dir || !c->sock_path || !c->ctl_path || !c->sock_dir || !c->session) {
+	if (!c->trace_dir || !c->sock_path || !c->ctl_path || !c->sock_dir || !c->session ||
+	    !c->hist) {
 		gt_ei_set(ei, GT_ERR_NOMEM, "out of memory");
 		goto fail;
 	}
@@ -1282,13 +1519,8 @@ gt_collector *gt_collector_new(const gt_collector_opts *opts, gt_errinfo *ei)
 	}
 	if (gt_private_dir(c->sock_dir, &c->sock_dir_created, ei) < 0)
 		goto fail;
-	if (mkdir_trace(c->trace_dir, ei) < 0)
+	if (mkdir_trace(c, ei) < 0)
 		goto fail;
-	c->dir_fd = open(c->trace_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (c->dir_fd < 0) {
-		gt_ei_set(ei, GT_ERR_IO, "trace directory %s: %s", c->trace_dir, strerror(errno));
-		goto fail;
-	}
 	c->ep = epoll_create1(EPOLL_CLOEXEC);
 	c->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	c->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -1330,13 +1562,16 @@ gt_collector *gt_collector_new(const gt_collector_opts *opts, gt_errinfo *ei)
 					   .api = opts->nvml_api,
 					   .session = c->session,
 					   .log = opts->log,
-					   .log_user = opts->log_user};
+					   .log_user = opts->log_user,
+					   .share_group = opts->share_group,
+					   .group_gid = opts->group_gid};
 			int err = 0;
 			c->nvml = gt_nvml_start(&no, &err);
 			if (c->nvml)
 				c->nvml_path = xstrdup(path);
 		}
 	}
+	fd_budget(c);
 	return c;
 fail:
 	gt_collector_close(c);
@@ -1408,6 +1643,8 @@ void gt_collector_close(gt_collector *c)
 	}
 	pthread_mutex_destroy(&c->lock);
 	free(c->infos);
+	free(c->free_slots);
+	free(c->hist);
 	free(c->trace_dir);
 	free(c->sock_path);
 	free(c->ctl_path);
@@ -1435,15 +1672,34 @@ void gt_collector_get_stats(gt_collector *c, gt_collector_stats *st)
 	}
 }
 
+static int by_id(const void *a, const void *b)
+{
+	uint64_t x = ((const gt_peer_info *)a)->id, y = ((const gt_peer_info *)b)->id;
+	return x < y ? -1 : x > y;
+}
+
 size_t gt_collector_peers(gt_collector *c, gt_peer_info *out, size_t cap)
 {
 	if (!c)
 		return 0;
 	pthread_mutex_lock(&c->lock);
-	size_t n = c->ninfos;
-	if (out && cap)
-		memcpy(out, c->infos, (n < cap ? n : cap) * sizeof(*out));
+	size_t live = c->ninfos - c->nfree, n = c->hist_len + live;
+	gt_peer_info *all = out && cap ? malloc((n ? n : 1) * sizeof(*all)) : NULL;
+	if (all) {
+		size_t k = 0;
+		for (size_t i = 0; i < c->hist_len; i++)
+			all[k++] = c->hist[(c->hist_next + GT_PEER_HISTORY - c->hist_len + i) %
+					   GT_PEER_HISTORY];
+		for (size_t i = 0; i < c->ninfos; i++)
+			if (c->infos[i].id)
+				all[k++] = c->infos[i];
+	}
 	pthread_mutex_unlock(&c->lock);
+	if (!all)
+		return n;
+	qsort(all, n, sizeof(*all), by_id);
+	memcpy(out, all, (n < cap ? n : cap) * sizeof(*out));
+	free(all);
 	return n;
 }
 

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -49,6 +50,51 @@ int gt_duration_parse(const char *s, uint64_t *ns)
 	if (r >= 1.8e19)
 		return GT_ERR_INVAL;
 	*ns = (uint64_t)(r + 0.5);
+	return 0;
+}
+
+/* gt_duration_parse stays as it is (what it accepts is its contract); the
+ * range a person may mean is checked here. */
+int gt_duration_ok(uint64_t ns)
+{
+	return ns == 0 || (ns >= GT_DURATION_MIN_NS && ns <= GT_DURATION_MAX_NS);
+}
+
+int gt_duration_arg(const char *s, int allow_zero, uint64_t *ns, char *why, size_t cap)
+{
+	uint64_t v;
+	if (gt_duration_parse(s, &v) < 0) {
+		/* a well-formed positive number the parser refused is too large */
+		static const char *const units[] = {"", "s", "ms", "us", "ns", "m", "min", "h"};
+		char *end = NULL;
+		double d = s ? strtod(s, &end) : 0;
+		int unit = 0;
+		for (size_t i = 0; s && end != s && i < sizeof(units) / sizeof(units[0]); i++)
+			unit |= !strcmp(end, units[i]);
+		if (unit && d > 0 && !isnan(d))
+			snprintf(why, cap, "'%s' is longer than 366 days", s);
+		else
+			snprintf(why, cap, "'%s' is not a duration (e.g. 10s, 500ms, 2m, 1h)",
+				 s ? s : "");
+		return GT_ERR_INVAL;
+	}
+	if (v == 0 && strtod(s, NULL) == 0) {
+		if (allow_zero) {
+			*ns = 0;
+			return 0;
+		}
+		snprintf(why, cap, "'%s' is no time at all: at least 1 ms", s);
+		return GT_ERR_INVAL;
+	}
+	if (v < GT_DURATION_MIN_NS) {
+		snprintf(why, cap, "'%s' is shorter than 1 ms", s);
+		return GT_ERR_INVAL;
+	}
+	if (v > GT_DURATION_MAX_NS) {
+		snprintf(why, cap, "'%s' is longer than 366 days", s);
+		return GT_ERR_INVAL;
+	}
+	*ns = v;
 	return 0;
 }
 

@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "daemon_internal.h"
@@ -558,7 +559,16 @@ gt_nvml_sampler *gt_nvml_start(const gt_nvml_opts *o, int *err)
 		goto fail_rc;
 	}
 	s->path = strdup(o->path);
-	s->fd = open(o->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	mode_t mode = o->share_group ? 0640 : 0600; /* private unless shared */
+	s->fd = open(o->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	if (s->fd >= 0 && o->share_group &&
+	    (fchown(s->fd, (uid_t)-1, (gid_t)o->group_gid) != 0 || fchmod(s->fd, mode) != 0)) {
+		int e = errno;
+		close(s->fd);
+		unlink(o->path);
+		s->fd = -1;
+		errno = e;
+	}
 	if (!s->path || s->fd < 0) {
 		gt_logf(&s->lg, GT_LOG_ERROR, "%s: cannot create: %s", o->path, strerror(errno));
 		rc = GT_ERR_IO;

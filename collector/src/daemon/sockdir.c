@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,4 +187,55 @@ int gt_collector_control_for(const char *socket_path, char *buf, size_t cap)
 		n = snprintf(buf, cap, "%.*s/control.sock", (int)(slash - socket_path),
 			     socket_path);
 	return n < 0 || (size_t)n >= cap ? GT_ERR_LIMIT : n;
+}
+
+/* Is gid our effective group or one of our supplementary groups? */
+static int in_group(gid_t gid)
+{
+	if (gid == getegid())
+		return 1;
+	int n = getgroups(0, NULL);
+	if (n <= 0)
+		return 0;
+	gid_t *list = calloc((size_t)n, sizeof(*list));
+	if (!list)
+		return 0;
+	n = getgroups(n, list);
+	int yes = 0;
+	for (int i = 0; i < n && !yes; i++)
+		yes = list[i] == gid;
+	free(list);
+	return yes;
+}
+
+int gt_group_parse(const char *name, uint32_t *gid, char *why, size_t cap)
+{
+	if (!name || !name[0]) {
+		snprintf(why, cap, "empty group name");
+		return GT_ERR_INVAL;
+	}
+	struct group gr, *res = NULL;
+	char buf[16384];
+	gid_t g;
+	if (getgrnam_r(name, &gr, buf, sizeof(buf), &res) == 0 && res) {
+		g = res->gr_gid;
+	} else {
+		char *end;
+		errno = 0;
+		unsigned long v = strtoul(name, &end, 10);
+		if (errno || *end || end == name || name[0] == '-' || v >= (gid_t)-1) {
+			snprintf(why, cap, "no group named '%s'", name);
+			return GT_ERR_INVAL;
+		}
+		g = (gid_t)v;
+	}
+	if (geteuid() != 0 && !in_group(g)) {
+		snprintf(why, cap,
+			 "not a member of group %s (gid %u): traces can only be given to a group "
+			 "you are in",
+			 name, (unsigned)g);
+		return GT_ERR_INVAL;
+	}
+	*gid = (uint32_t)g;
+	return 0;
 }
