@@ -436,7 +436,7 @@ void inj_out_close_socket(inj_out *o)
 
 static int open_excl(const char *path)
 {
-	return open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	return open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 }
 
 int inj_out_open_file(inj_out *o, const char *path)

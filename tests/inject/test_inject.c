@@ -73,7 +73,14 @@ START_TEST(file_all_kinds)
 	free(out);
 	free(err);
 	h_trace_free(&ts);
+	/* Traces are private: the file is the user's alone. */
+	char tp[512];
+	struct stat tst;
+	snprintf(tp, sizeof(tp), "%s/trace.gtrace", T.dir);
+	ck_assert_int_eq(stat(tp, &tst), 0);
+	ck_assert_uint_eq(tst.st_mode & 0777, 0600);
 }
+
 END_TEST
 
 static int app_threads(void *a)
