@@ -40,7 +40,12 @@ static char *string(P *p)
 	if (p->i >= p->n || p->s[p->i] != '"')
 		return p->bad = 1, NULL;
 	p->i++;
-	char *out = malloc(p->n - p->i + 1);
+	/* the decoded string is never longer than its source: size it to that
+	 * (not to the rest of the document, which made big documents quadratic) */
+	size_t e = p->i;
+	while (e < p->n && p->s[e] != '"')
+		e += p->s[e] == '\\' ? 2 : 1;
+	char *out = malloc(e - p->i + 1);
 	size_t o = 0;
 	while (out && p->i < p->n && p->s[p->i] != '"') {
 		unsigned char c = (unsigned char)p->s[p->i++];
