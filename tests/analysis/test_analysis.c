@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "gaptrace/analysis.h"
+#include "gaptrace/diagnosis.h"
 #include "synth.h"
 #include "tb.h"
 
@@ -996,6 +997,55 @@ START_TEST(hostile_values)
 }
 END_TEST
 
+/* Launch geometry that overflows (threads per block past 2^32 - 1, blocks
+ * past 2^64 - 1, shared memory past 2^32 - 1) is dropped where it is read,
+ * once, and counted; the kernel's time still counts. The occupancy rule of
+ * the diagnosis divided by zero on the first one (SIGFPE). */
+START_TEST(hostile_geometry)
+{
+	tb t;
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
+	t.h.devices[0].max_threads_per_sm = 2048; /* not written: the header is out */
+	static const uint32_t geo[3][8] = {
+		/* grid x y z, block x y z, static, dynamic smem */
+		{264, 1, 1, 65536, 65536, 2, 0, 0},
+		{0xffffffffu, 0xffffffffu, 0xffffffffu, 128, 1, 1, 0, 0},
+		{264, 1, 1, 128, 1, 1, 0xffffffffu, 1},
+	};
+	for (int i = 0; i < 3; i++) {
+		gt_record r = {.type = GT_REC_KERNEL};
+		gt_kernel *k = &r.kernel;
+		k->start = T0 + (uint64_t)i * 10000;
+		k->end = k->start + 9000;
+		k->correlation_id = (uint32_t)i + 1;
+		k->name_id = tb_str(&t, "_Z4hugev");
+		k->grid_x = geo[i][0], k->grid_y = geo[i][1], k->grid_z = geo[i][2];
+		k->block_x = geo[i][3], k->block_y = geo[i][4], k->block_z = geo[i][5];
+		k->static_smem = geo[i][6], k->dynamic_smem = geo[i][7];
+		k->registers = 64;
+		tb_rec(&t, &r);
+	}
+	tb_kernel(&t, 0, 7, 9, T0 + 40000, T0 + 49000, "_Z4hugev"); /* 264 x 128 */
+	gt_analysis *a = one(&t, NULL);
+	const gt_an_trace *tr = gt_analysis_trace(a, 0);
+	ck_assert_uint_eq(tr->problems, 3);
+	ck_assert_ptr_nonnull(strstr(tr->first_problem, "kernel geometry ignored"));
+	size_t n;
+	const gt_an_kernel *k = gt_analysis_kernels(a, 0, &n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(k[0].count, 4);
+	ck_assert_uint_eq(k[0].total_ns, 4 * 9000);
+	ck_assert_uint_eq(k[0].min_threads, 0);
+	ck_assert_uint_eq(k[0].max_threads, 128);
+	ck_assert_uint_eq(k[0].max_blocks, 264);
+	ck_assert_uint_eq(k[0].smem, 1024);
+	gt_diagnosis *d = gt_diagnose(a, NULL);
+	ck_assert_ptr_nonnull(d);
+	gt_diagnosis_free(d);
+	gt_analysis_free(a);
+}
+END_TEST
+
 START_TEST(paths_and_misuse)
 {
 	gt_analysis *a = gt_analysis_new(NULL);
@@ -1193,6 +1243,7 @@ static Suite *suite(void)
 	tcase_add_test(c, corrupt_frame);
 	tcase_add_test(c, newer_major_and_garbage);
 	tcase_add_test(c, hostile_values);
+	tcase_add_test(c, hostile_geometry);
 	tcase_add_test(c, paths_and_misuse);
 	tcase_add_loop_test(c, random_records, 0, 40);
 	suite_add_tcase(s, c);
