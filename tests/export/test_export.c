@@ -443,6 +443,78 @@ START_TEST(perfetto_counts)
 }
 END_TEST
 
+/* A trace of kernels (start, end pairs on stream 7 of device 0, trace clock
+ * = realtime) at path. */
+static void write_kernels(const char *path, const uint64_t (*se)[2], size_t n)
+{
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	gt_writer *w = gt_writer_new(NULL, fd_sink, f);
+	gt_stream_header h;
+	gt_stream_header_init(&h);
+	h.producer = GT_PRODUCER_INJECT;
+	h.pid = 4242;
+	h.trace_ns = h.realtime_ns = 1000000000000ull;
+	h.ndevices = 1;
+	h.devices[0].uuid[0] = 0x42;
+	ck_assert_int_eq(gt_writer_begin(w, &h), 0);
+	uint32_t name = gt_writer_intern(w, "kA", 2);
+	for (size_t i = 0; i < n; i++) {
+		gt_kernel k = {.start = se[i][0], .end = se[i][1], .stream_id = 7,
+			       .correlation_id = (uint32_t)i + 1, .name_id = name};
+		ck_assert_int_eq(gt_writer_add_kernel(w, &k), 0);
+	}
+	ck_assert_int_eq(gt_writer_flush(w), 0);
+	gt_writer_free(w);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+static gt_export *open_kernels(const uint64_t (*se)[2], size_t n, const gt_export_opts *o)
+{
+	char path[512];
+	make_tmpdir();
+	snprintf(path, sizeof(path), "%s/4242.gtrace", tmpdir);
+	write_kernels(path, se, n);
+	const char *paths[] = {path};
+	gt_errinfo ei;
+	gt_export *x = gt_export_open(paths, 1, o, &ei);
+	ck_assert_msg(x != NULL, "%s", ei.msg);
+	return x;
+}
+
+/* Work 2^63 ns apart spreads over the 4 M utilization windows the analysis
+ * allows (windows of ~37 min, all ~0 % busy): the counter is written where
+ * it changes and at the end, not once per window (hundreds of MB). */
+START_TEST(perfetto_util_counter_follows_changes)
+{
+	static const uint64_t se[][2] = {
+		{2000000000000ull, 2000010000000ull},
+		{(1ull << 63) + 1000000000000ull, (1ull << 63) + 1000000000000ull + 5000000},
+	};
+	gt_export *x = open_kernels(se, 2, NULL);
+	gt_export_stats st;
+	char *s = perfetto_text(x, &st);
+	size_t n = count_str(s, "\"name\":\"utilization\"");
+	ck_assert_uint_ge(n, 2);
+	ck_assert_uint_le(n, 6);
+	ck_assert_uint_lt(strlen(s), 100000);
+	free(s);
+	gt_export_close(x);
+	rm_tmpdir();
+	/* a busy then idle then busy GPU: one value per change */
+	static const uint64_t se2[][2] = {
+		{2000000000000ull, 2000100000000ull}, /* 100 ms busy: 10 windows of 100 % */
+		{2000500000000ull, 2000600000000ull}, /* 400 ms idle, 100 ms busy */
+	};
+	x = open_kernels(se2, 2, NULL);
+	s = perfetto_text(x, &st);
+	ck_assert_uint_eq(count_str(s, "\"name\":\"utilization\""), 4); /* 100, 0, 100, end */
+	free(s);
+	gt_export_close(x);
+	rm_tmpdir();
+}
+END_TEST
+
 START_TEST(perfetto_no_analysis)
 {
 	gt_export_opts o = {.flags = GT_EXPORT_NO_ANALYSIS};
@@ -593,6 +665,7 @@ static Suite *suite(void)
 	tcase_add_test(t, kern_sum_exact);
 	tcase_add_test(t, gpu_trace_rows);
 	tcase_add_test(t, perfetto_counts);
+	tcase_add_test(t, perfetto_util_counter_follows_changes);
 	tcase_add_test(t, perfetto_no_analysis);
 	tcase_add_test(t, perfetto_truncated_closes);
 	tcase_add_test(t, open_errors);

@@ -27,6 +27,7 @@
  *   keep ns precision for days.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -903,6 +904,29 @@ static void gap_event(pf *p, uint32_t pid, const gt_an_gap *g)
 	LIT(o, "}}");
 }
 
+/*
+ * The utilization counter: a value where it changes (to the 0.1 % shown),
+ * and the last one again at the end of the window. A counter holds its
+ * value until the next sample, so this draws the same track as one event
+ * per window, and its size follows the activity, not the length of the
+ * window (up to 4 M windows for a trace whose timestamps are far apart).
+ */
+static void util_counter(pf *p, uint32_t pid, const gt_an_gpu *gpu, const float *ser, size_t ns)
+{
+	uint64_t w = gpu->util.window_ns;
+	long last = -1;
+	for (size_t i = 0; i < ns && w; i++) {
+		long v = lround(ser[i] * 1000.0);
+		if (v == last)
+			continue;
+		last = v;
+		uint64_t off = i * w; /* <= t1 - t0: i < ns */
+		counter(p, pid, (int64_t)(gpu->t0 + off - p->base), "utilization", "%", ser[i] * 100.0, 1);
+	}
+	if (ns && w)
+		counter(p, pid, (int64_t)(gpu->t1 - p->base), "utilization", "%", ser[ns - 1] * 100.0, 1);
+}
+
 static void gpu_tracks(pf *p)
 {
 	const gt_analysis *a = p->a;
@@ -929,13 +953,7 @@ static void gpu_tracks(pf *p)
 		}
 		size_t ns = 0;
 		const float *ser = gt_analysis_util_series(a, g, &ns);
-		uint64_t w = gpu->util.window_ns;
-		for (size_t i = 0; i < ns && w; i++)
-			counter(p, pid, (int64_t)(gpu->t0 + i * w - p->base), "utilization", "%",
-				ser[i] * 100.0, 1);
-		if (ns && w)
-			counter(p, pid, (int64_t)(gpu->t1 - p->base), "utilization", "%",
-				ser[ns - 1] * 100.0, 1);
+		util_counter(p, pid, gpu, ser, ns);
 	}
 }
 
