@@ -515,6 +515,32 @@ START_TEST(perfetto_util_counter_follows_changes)
 }
 END_TEST
 
+/* Timestamps anywhere in u64: relative times are clamped so that no
+ * duration overflows (UBSan: signed overflow in the gap events) or comes
+ * out negative, and the JSON stays well-formed. */
+START_TEST(perfetto_far_timestamps)
+{
+	static const uint64_t se[][2] = {
+		{2000000000000ull, 2000010000000ull},
+		{(1ull << 63) + 12345, (1ull << 63) + 2000000},
+		{UINT64_MAX - 5000000000ull, UINT64_MAX - 1000},
+		{1, 2},
+	};
+	gt_export_opts o = {.min_gap_ns = 1};
+	gt_export *x = open_kernels(se, 4, &o);
+	gt_export_stats st;
+	char *s = perfetto_text(x, &st);
+	ck_assert_uint_ge(count_str(s, "\"cat\":\"gap\""), 2);
+	ck_assert_uint_eq(count_str(s, "\"dur\":-"), 0);
+	ck_assert_uint_eq(count_str(s, "\"ts\":-"), 0);
+	size_t n = strlen(s);
+	ck_assert(n > 4 && !strcmp(s + n - 4, "]}}\n"));
+	free(s);
+	gt_export_close(x);
+	rm_tmpdir();
+}
+END_TEST
+
 START_TEST(perfetto_no_analysis)
 {
 	gt_export_opts o = {.flags = GT_EXPORT_NO_ANALYSIS};
@@ -666,6 +692,7 @@ static Suite *suite(void)
 	tcase_add_test(t, gpu_trace_rows);
 	tcase_add_test(t, perfetto_counts);
 	tcase_add_test(t, perfetto_util_counter_follows_changes);
+	tcase_add_test(t, perfetto_far_timestamps);
 	tcase_add_test(t, perfetto_no_analysis);
 	tcase_add_test(t, perfetto_truncated_closes);
 	tcase_add_test(t, open_errors);
