@@ -1046,6 +1046,54 @@ START_TEST(hostile_geometry)
 }
 END_TEST
 
+/* Utilization windows follow the activity recorded, not the distance
+ * between timestamps: two kernels 2^62 ns apart made 4 M windows (16 MB of
+ * series, 30 MB of JSON report) per GPU, on each of up to 64 K GPUs. */
+START_TEST(windows_follow_activity)
+{
+	tb t;
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
+	tb_kernel(&t, 0, 7, 1, T0, T0 + 1000, NULL);
+	tb_kernel(&t, 0, 7, 2, T0 + (1ull << 62), T0 + (1ull << 62) + 1000, NULL);
+	gt_analysis *a = one(&t, NULL);
+	size_t n;
+	gt_analysis_util_series(a, 0, &n);
+	ck_assert_uint_le(n, 1u << 16);
+	ck_assert_uint_gt(n, 1u << 15);
+	ck_assert_uint_eq(gt_analysis_gpu(a, 0)->util.window_ns % GT_AN_DEFAULT_WINDOW_NS, 0);
+	gt_analysis_free(a);
+
+	/* 512 GPUs (two processes, 256 ordinals each, no UUID): 16 M windows in all */
+	a = gt_analysis_new(NULL);
+	for (uint32_t p = 0; p < 2; p++) {
+		tb_begin(&t, 10 + p, GT_PRODUCER_INJECT, 0, 0, NULL);
+		for (uint32_t d = 0; d < 256; d++) {
+			tb_kernel(&t, d, 7, 1, T0, T0 + 1000, NULL);
+			tb_kernel(&t, d, 7, 2, T0 + (1ull << 62), T0 + (1ull << 62) + 1000, NULL);
+		}
+		ck_assert_int_eq(tb_add(a, &t, "t.gtrace"), 1);
+	}
+	finish(a);
+	ck_assert_uint_eq(gt_analysis_ngpus(a), 512);
+	uint64_t total = 0;
+	for (size_t g = 0; g < 512; g++) {
+		gt_analysis_util_series(a, g, &n);
+		total += n;
+	}
+	ck_assert_uint_le(total, 1u << 24);
+	gt_analysis_free(a);
+
+	/* 17 min of steady work (102 400 windows, more than 64 K): 10 ms windows */
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
+	for (uint64_t i = 0; i < 2048; i++)
+		tb_kernel(&t, 0, 7, (uint32_t)i + 1, T0 + i * 500000000ull,
+			  T0 + i * 500000000ull + 1000, NULL);
+	a = one(&t, NULL);
+	ck_assert_uint_eq(gt_analysis_gpu(a, 0)->util.window_ns, GT_AN_DEFAULT_WINDOW_NS);
+	gt_analysis_free(a);
+}
+END_TEST
+
 START_TEST(paths_and_misuse)
 {
 	gt_analysis *a = gt_analysis_new(NULL);
@@ -1244,6 +1292,7 @@ static Suite *suite(void)
 	tcase_add_test(c, newer_major_and_garbage);
 	tcase_add_test(c, hostile_values);
 	tcase_add_test(c, hostile_geometry);
+	tcase_add_test(c, windows_follow_activity);
 	tcase_add_test(c, paths_and_misuse);
 	tcase_add_loop_test(c, random_records, 0, 40);
 	suite_add_tcase(s, c);

@@ -263,7 +263,10 @@ typedef struct gt_an_dist {
  * Utilization over fixed windows of window_ns, from the GPU's window start.
  * The statistics use the full windows only (the last, partial window is in
  * the series but not here), unless there is no full window, then the one
- * partial window. Fractions are 0..1.
+ * partial window. Fractions are 0..1. window_ns is opts.window_ns, doubled
+ * as often as needed to keep at most 4 M windows per GPU, 16 M over all
+ * GPUs, and 64 per work item or NVML sample of the GPU (never fewer than
+ * 64 K: a window of under 11 min at 10 ms keeps its 10 ms windows).
  */
 typedef struct gt_an_util {
 	uint64_t window_ns;
