@@ -301,8 +301,10 @@ static const uint8_t *hx_block(const uint8_t *p, const uint8_t *end)
 			hx(d + 6 * i, 6, "  column %u %s: %s, %u bytes", i, cn ? cn : "(unknown)",
 			   codec_name(d[6 * i]), len[i]);
 	}
-	/* values of every column, kept for REL references (small blocks only) */
-	uint64_t *vals = rows * ncols <= (1u << 20) ? calloc(rows * ncols + 1, 8) : NULL;
+	/* values of every column, kept for REL references (small blocks only;
+	 * rows comes from the input: rows * ncols must not wrap) */
+	uint64_t *vals = rows <= (1u << 20) / (ncols ? ncols : 1) ? calloc(rows * ncols + 1, 8)
+								 : NULL;
 	for (unsigned i = 0; i < ncols; i++) {
 		const char *cn = gt_rec_col_name(type, i, NULL);
 		unsigned codec = d[6 * i], ref = d[6 * i + 1];
