@@ -35,6 +35,34 @@ static jnode *node(jtype t)
 	return n;
 }
 
+/* Length of the well-formed UTF-8 sequence at s (RFC 3629), 0 if none. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned c = s[0], lo = 0x80, hi = 0xbf;
+	size_t k;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf) {
+		k = 2;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		k = 3;
+		lo = c == 0xe0 ? 0xa0 : 0x80;
+		hi = c == 0xed ? 0x9f : 0xbf;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		k = 4;
+		lo = c == 0xf0 ? 0x90 : 0x80;
+		hi = c == 0xf4 ? 0x8f : 0xbf;
+	} else {
+		return 0;
+	}
+	if (n < k || s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t j = 2; j < k; j++)
+		if ((s[j] & 0xc0) != 0x80)
+			return 0;
+	return k;
+}
+
 static char *string(P *p)
 {
 	if (p->i >= p->n || p->s[p->i] != '"')
@@ -51,6 +79,15 @@ static char *string(P *p)
 		unsigned char c = (unsigned char)p->s[p->i++];
 		if (c < 0x20)
 			goto bad;
+		if (c >= 0x80) { /* RFC 8259: JSON text is UTF-8 */
+			size_t k = utf8_len((const unsigned char *)p->s + p->i - 1, p->n - p->i + 1);
+			if (!k)
+				goto bad;
+			memcpy(out + o, p->s + p->i - 1, k);
+			o += k;
+			p->i += k - 1;
+			continue;
+		}
 		if (c != '\\') {
 			out[o++] = (char)c;
 			continue;

@@ -710,6 +710,30 @@ GT_API size_t gt_demangle(const char *name, char *buf, size_t cap);
 GT_API size_t gt_kernel_short_name(const char *name, char *buf, size_t cap);
 
 /* ------------------------------------------------------------------ */
+/* JSON strings                                                        */
+/* ------------------------------------------------------------------ */
+
+/**
+ * The one JSON string writer of the reports, the findings and the exports.
+ * Any bytes in: " \ and control characters are escaped (\n, \t, ...,
+ * \u00XX), well-formed UTF-8 (RFC 3629: no overlongs, surrogates or values
+ * past U+10FFFF) is copied, and every other byte is replaced by \ufffd, so
+ * the output is valid JSON and valid UTF-8 whatever a trace's names hold.
+ */
+
+/** Escape n bytes of s into dst (room for 6 * n bytes), without quotes.
+ *  @return the length written (no NUL). Thread-safe. */
+GT_API size_t gt_json_escape(char *dst, const char *s, size_t n);
+
+/** Write n bytes of s to out as a JSON string, quotes included.
+ *  @return 0, or GT_ERR_IO when out is in error. */
+GT_API int gt_json_string(FILE *out, const char *s, size_t n);
+
+/** Length (1..4) of the well-formed UTF-8 sequence at s, or 0 if the byte
+ *  at s does not start one; n >= 1 bytes are readable. */
+GT_API size_t gt_utf8_len(const unsigned char *s, size_t n);
+
+/* ------------------------------------------------------------------ */
 /* Reports                                                             */
 /* ------------------------------------------------------------------ */
 

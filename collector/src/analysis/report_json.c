@@ -91,22 +91,11 @@ static void j_sep(jw *j, const char *key)
 		fprintf(j->f, "\"%s\":", key);
 }
 
+/* Names are a trace's bytes: gt_json_string writes valid JSON and UTF-8
+ * whatever they hold (jsonstr.c, shared with the findings and exports). */
 static void j_esc(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", f);
-		else if (*p == '\t')
-			fputs("\\t", f);
-		else if (*p < 0x20 || *p == 0x7f)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
+	gt_json_string(f, s, strlen(s));
 }
 
 static void j_open(jw *j, const char *key, char c)
