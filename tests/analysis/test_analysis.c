@@ -15,6 +15,7 @@
 #include "gaptrace/diagnosis.h"
 #include "synth.h"
 #include "tb.h"
+#include "test_format_util.h"
 
 #define LAUNCH "cudaLaunchKernel"
 
@@ -1094,6 +1095,37 @@ START_TEST(windows_follow_activity)
 }
 END_TEST
 
+/* CONST columns make rows free: 4 frames of 2^20 kernels in ~100 bytes each
+ * were 4 M records (a 3.5 kB trace made `report` use 527 MB). A frame holds
+ * at most 1024 records per byte (GT_FRAME_MAX_RECORDS_PER_BYTE); such frames
+ * are damage, skipped and reported with their offset. */
+START_TEST(records_follow_bytes)
+{
+	membuf m = {0}, pl = {0};
+	size_t hl = tf_put_header(&m);
+	tf_col c[8] = {0};
+	tf_col_const(&c[0], T0);
+	for (int i = 1; i < 8; i++)
+		tf_col_const(&c[i], (uint64_t)i);
+	tf_put_block(&pl, GT_REC_KERNEL, 1u << 20, c, 8);
+	for (uint64_t f = 0; f < 4; f++)
+		tf_put_frame(&m, &pl, 1u << 20, f);
+	gt_analysis *a = gt_analysis_new(NULL);
+	gt_errinfo ei;
+	ck_assert_int_eq(gt_analysis_add_mem(a, m.p, m.len, "const.gtrace", &ei), 1);
+	finish(a);
+	const gt_an_trace *tr = gt_analysis_trace(a, 0);
+	ck_assert_uint_eq(tr->records[GT_REC_KERNEL], 0);
+	ck_assert_uint_eq(tr->rs.bad_bytes, m.len - hl);
+	ck_assert_uint_eq(tr->rs.first_bad_offset, hl);
+	ck_assert_ptr_nonnull(strstr(tr->first_problem, "decoder"));
+	gt_analysis_free(a);
+	tf_col_free(c, 8);
+	mb_free(&m);
+	mb_free(&pl);
+}
+END_TEST
+
 START_TEST(paths_and_misuse)
 {
 	gt_analysis *a = gt_analysis_new(NULL);
@@ -1293,6 +1325,7 @@ static Suite *suite(void)
 	tcase_add_test(c, hostile_values);
 	tcase_add_test(c, hostile_geometry);
 	tcase_add_test(c, windows_follow_activity);
+	tcase_add_test(c, records_follow_bytes);
 	tcase_add_test(c, paths_and_misuse);
 	tcase_add_loop_test(c, random_records, 0, 40);
 	suite_add_tcase(s, c);

@@ -303,6 +303,12 @@ START_TEST(generate)
 		tf_put_block(&pl, GT_REC_KERNEL, 1ull << 61, k, 8);
 		one_frame(&m, &pl, 1);
 		save("block_rows_wrap", &m, GT_ERR_LIMIT, "2^61 rows of 8 columns (product wraps)");
+		/* 2^17 kernels in a 94-byte frame: CONST columns make rows free */
+		pl.len = m.len = 0;
+		tf_put_block(&pl, GT_REC_KERNEL, 1u << 17, k, 8);
+		one_frame(&m, &pl, 1u << 17);
+		save("frame_records_per_byte", &m, GT_ERR_LIMIT,
+		     "2^17 records in a 94-byte frame (over 1024 per byte)");
 		tf_col_free(k, 8);
 		pl.len = m.len = 0;
 		mb_u8(&pl, GT_REC_KERNEL);

@@ -75,6 +75,12 @@ extern "C" {
 #define GT_ZSTD_WINDOW_LOG_MAX 24
 /** Largest number of records (rows of all blocks) in one frame (decoder cap). */
 #define GT_FRAME_MAX_RECORDS (1u << 22)
+/** Most records per byte of a frame, its 32-byte header included: a frame
+ *  holds at most GT_FRAME_MAX_RECORDS_PER_BYTE * (32 + comp_len) records
+ *  (decoder cap, FORMAT.md section 4), so records follow the bytes of the
+ *  input (a block of CONST columns would otherwise hold 2^20 rows in ~80
+ *  bytes). Any frame of up to 32768 records passes. */
+#define GT_FRAME_MAX_RECORDS_PER_BYTE 1024u
 /** String ids are < GT_MAX_STRINGS: a writer interns at most this many - 1
  *  strings, and it is the reader's default string table cap. */
 #define GT_MAX_STRINGS (1u << 22)
@@ -609,7 +615,8 @@ typedef int (*gt_sink_fn)(void *user, const void *buf, size_t len);
 typedef struct gt_writer_opts {
 	int zstd_level;         /**< 0 = default (1); negative = zstd "fast" levels */
 	uint32_t frame_rows;    /**< record rows per frame before an automatic flush;
-				     0 = 32768, at most 1 << 20 */
+				     0 = 32768, at most 32768 (every frame then passes
+				     GT_FRAME_MAX_RECORDS_PER_BYTE whatever its size) */
 	uint32_t max_strings;   /**< intern table cap (strings); 0 = 1 << 20,
 				     at most GT_MAX_STRINGS - 1 */
 	uint64_t max_string_bytes; /**< intern table cap (bytes); 0 = 256 MiB */
