@@ -76,6 +76,8 @@ struct gt_reader {
 	uint64_t frame_off;
 	uint64_t expect_seq;
 	int have_seq;
+	uint64_t in_size;  /* bytes of the input when known (file, memory), else 0 */
+	uint64_t accepted; /* records of the frames loaded (the record budget) */
 
 	/* current block */
 	uint32_t btype, bknown, brows, bdone;
@@ -241,6 +243,7 @@ static gt_reader *reader_new(const gt_reader_opts *opts)
 		r->o.max_strings = GT_MAX_STRINGS;
 	r->fd = -1;
 	r->st.first_bad_offset = UINT64_MAX;
+	r->st.budget_offset = UINT64_MAX;
 	r->tail_at = NO_TAIL;
 	r->vals = malloc(sizeof(*r->vals) * GT_BLOCK_MAX_COLS);
 	r->ptrs = malloc(sizeof(*r->ptrs) * GT_BLOCK_MAX_COLS);
@@ -292,6 +295,9 @@ gt_reader *gt_reader_open_fd(int fd, const gt_reader_opts *opts, gt_errinfo *ei)
 		return NULL;
 	}
 	r->fd = fd;
+	struct stat sb;
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0)
+		r->in_size = (uint64_t)sb.st_size;
 	r->icap = IBUF_MIN;
 	r->ibuf = malloc(r->icap);
 	if (!r->ibuf) {
@@ -330,6 +336,7 @@ gt_reader *gt_reader_open_mem(const void *buf, size_t len, const gt_reader_opts 
 	r->is_mem = 1;
 	r->ibuf = buf ? (uint8_t *)buf : empty;
 	r->ilen = buf ? len : 0;
+	r->in_size = r->ilen;
 	return finish_open(r, ei);
 }
 
@@ -670,6 +677,39 @@ static const char *frame_payload(gt_reader *r, const gt_frame_info *fi, const ui
 	return NULL;
 }
 
+/* Would loading this frame (ending at byte end) pass the record budget?
+ * Once a frame did, every later one does. */
+static int over_budget(const gt_reader *r, const gt_frame_info *fi, uint64_t end)
+{
+	uint64_t k = r->o.max_records_per_byte;
+	if (!k)
+		return 0;
+	if (r->st.budget_frames)
+		return 1;
+	uint64_t size = r->in_size > end ? r->in_size : end;
+	uint64_t budget = size > UINT64_MAX / k ? UINT64_MAX : size * k;
+	return fi->nrecords > budget || r->accepted > budget - fi->nrecords;
+}
+
+/* A good frame over the budget: counted, not read; the log hears of the
+ * first one (not damage: first_bad_offset and the last error stay). */
+static void budget_skip(gt_reader *r, const gt_frame_info *fi, uint64_t off)
+{
+	if (!r->st.budget_frames++) {
+		r->st.budget_offset = off;
+		if (r->log) {
+			gt_errinfo ei = {.code = GT_ERR_LIMIT, .offset = off};
+			snprintf(ei.msg, sizeof(ei.msg),
+				 "byte %llu: record budget reached (%u records per byte of input, "
+				 "%llu records read): the frames from here on are not read",
+				 (unsigned long long)off, r->o.max_records_per_byte,
+				 (unsigned long long)r->accepted);
+			r->log(r->log_user, &ei);
+		}
+	}
+	r->st.budget_records += fi->nrecords;
+}
+
 /*
  * Load the next good frame (r->bp/bend). @return 1 loaded, 0 end of stream,
  * <0 fatal error (I/O, or any problem with stop_on_corrupt).
@@ -735,6 +775,13 @@ static int next_frame(gt_reader *r)
 		}
 		/* The CRC holds, so the frame's length is trustworthy. */
 		settle_region(r, 0);
+		if (over_budget(r, &fi, off + flen)) {
+			consume(r, flen);
+			budget_skip(r, &fi, off);
+			r->have_seq = 1;
+			r->expect_seq = fi.seq + 1;
+			continue;
+		}
 		int code;
 		size_t boff;
 		const char *why = frame_payload(r, &fi, h + GT_FRAME_HEADER_SIZE, &code, &boff);
@@ -766,6 +813,7 @@ static int next_frame(gt_reader *r)
 		r->have_seq = 1;
 		r->expect_seq = fi.seq + 1;
 		r->st.frames++;
+		r->accepted += fi.nrecords;
 		r->frame_off = off;
 		return 1;
 	}

@@ -1126,6 +1126,67 @@ START_TEST(records_follow_bytes)
 }
 END_TEST
 
+/* 30 frames of 32768 CONST-coded kernels (348 records per byte, under the
+ * frame cap): the analysis reads at most 256 records per byte of trace
+ * (opts.max_records_per_byte), counts the frames past that and the reports
+ * say what was not read, first. */
+static void const_frames(membuf *m, unsigned nframes, uint32_t rows)
+{
+	membuf pl = {0};
+	tf_put_header(m);
+	tf_col c[8] = {0};
+	tf_col_const(&c[0], T0);
+	for (int i = 1; i < 8; i++)
+		tf_col_const(&c[i], (uint64_t)i);
+	tf_put_block(&pl, GT_REC_KERNEL, rows, c, 8);
+	for (uint64_t f = 0; f < nframes; f++)
+		tf_put_frame(m, &pl, rows, f);
+	tf_col_free(c, 8);
+	mb_free(&pl);
+}
+
+START_TEST(record_budget)
+{
+	membuf m = {0};
+	const_frames(&m, 30, 32768);
+	size_t hl = (size_t)gt_stream_header_peek_len(m.p, m.len), fl = (m.len - hl) / 30;
+	uint64_t budget = 256 * (uint64_t)m.len, nread = budget / 32768;
+	gt_analysis *a = gt_analysis_new(NULL);
+	gt_errinfo ei;
+	ck_assert_int_eq(gt_analysis_add_mem(a, m.p, m.len, "dense.gtrace", &ei), 1);
+	finish(a);
+	const gt_an_trace *tr = gt_analysis_trace(a, 0);
+	ck_assert_uint_eq(tr->records[GT_REC_KERNEL], nread * 32768);
+	ck_assert_uint_eq(tr->rs.frames, nread);
+	ck_assert_uint_eq(tr->rs.budget_frames, 30 - nread);
+	ck_assert_uint_eq(tr->rs.budget_records, (30 - nread) * 32768);
+	ck_assert_uint_eq(tr->rs.budget_offset, hl + nread * fl);
+	ck_assert_uint_eq(tr->rs.bad_frames, 0);
+	ck_assert_uint_eq(tr->rs.bytes, m.len);
+	ck_assert_ptr_nonnull(strstr(tr->first_problem, "record budget"));
+	char *txt = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&txt, &len);
+	ck_assert_int_eq(gt_report_text(a, f, NULL), 0);
+	fclose(f);
+	ck_assert_msg(!strncmp(txt, "NOT ALL READ: dense.gtrace: ", 28), "%.200s", txt);
+	ck_assert_ptr_nonnull(strstr(txt, "not read: "));
+	ck_assert_ptr_nonnull(strstr(txt, "dense.gtrace: only partly read: "));
+	free(txt);
+	gt_analysis_free(a);
+	/* no budget: everything */
+	gt_analysis_opts o = {.max_records_per_byte = UINT32_MAX};
+	a = gt_analysis_new(&o);
+	ck_assert_int_eq(gt_analysis_add_mem(a, m.p, m.len, "dense.gtrace", &ei), 1);
+	finish(a);
+	tr = gt_analysis_trace(a, 0);
+	ck_assert_uint_eq(tr->records[GT_REC_KERNEL], 30 * 32768);
+	ck_assert_uint_eq(tr->rs.budget_frames, 0);
+	gt_analysis_free(a);
+	mb_free(&m);
+}
+END_TEST
+
 START_TEST(paths_and_misuse)
 {
 	gt_analysis *a = gt_analysis_new(NULL);
@@ -1326,6 +1387,7 @@ static Suite *suite(void)
 	tcase_add_test(c, hostile_geometry);
 	tcase_add_test(c, windows_follow_activity);
 	tcase_add_test(c, records_follow_bytes);
+	tcase_add_test(c, record_budget);
 	tcase_add_test(c, paths_and_misuse);
 	tcase_add_loop_test(c, random_records, 0, 40);
 	suite_add_tcase(s, c);

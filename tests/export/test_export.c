@@ -19,6 +19,7 @@
 
 #include "ex_internal.h"
 #include "gaptrace/export.h"
+#include "test_format_util.h"
 
 /* ------------------------------------------------------------ helpers */
 
@@ -541,6 +542,48 @@ START_TEST(perfetto_far_timestamps)
 }
 END_TEST
 
+/* A trace past the record budget (30 frames of 32768 CONST-coded kernels,
+ * 348 records per byte): the timeline and the tables hold the records the
+ * analysis read (256 per byte of trace), not 983040. */
+START_TEST(record_budget)
+{
+	membuf m = {0}, pl = {0};
+	tf_put_header(&m);
+	tf_col c[8] = {0};
+	tf_col_const(&c[0], 2000000000000ull);
+	for (int i = 1; i < 8; i++)
+		tf_col_const(&c[i], (uint64_t)i);
+	tf_put_block(&pl, GT_REC_KERNEL, 32768, c, 8);
+	for (uint64_t f = 0; f < 30; f++)
+		tf_put_frame(&m, &pl, 32768, f);
+	uint64_t nread = 256 * (uint64_t)m.len / 32768 * 32768;
+	char path[512];
+	make_tmpdir();
+	snprintf(path, sizeof(path), "%s/dense.gtrace", tmpdir);
+	FILE *f = fopen(path, "w");
+	ck_assert_uint_eq(fwrite(m.p, 1, m.len, f), m.len);
+	fclose(f);
+	const char *paths[] = {path};
+	gt_export_opts o = {.flags = GT_EXPORT_NO_ANALYSIS};
+	gt_export *x = gt_export_open(paths, 1, &o, NULL);
+	ck_assert_ptr_nonnull(x);
+	gt_export_stats st;
+	f = fopen("/dev/null", "w");
+	ck_assert_int_eq(gt_export_perfetto(x, f, &st), 0);
+	ck_assert_uint_eq(st.records, nread);
+	ck_assert_uint_gt(st.problems, 0);
+	memset(&st, 0, sizeof(st));
+	ck_assert_int_eq(gt_export_table(x, GT_TABLE_GPU_TRACE, GT_EXPORT_CSV, f, &st), 0);
+	ck_assert_uint_eq(st.records, nread);
+	fclose(f);
+	gt_export_close(x);
+	rm_tmpdir();
+	tf_col_free(c, 8);
+	mb_free(&m);
+	mb_free(&pl);
+}
+END_TEST
+
 START_TEST(perfetto_no_analysis)
 {
 	gt_export_opts o = {.flags = GT_EXPORT_NO_ANALYSIS};
@@ -693,6 +736,7 @@ static Suite *suite(void)
 	tcase_add_test(t, perfetto_counts);
 	tcase_add_test(t, perfetto_util_counter_follows_changes);
 	tcase_add_test(t, perfetto_far_timestamps);
+	tcase_add_test(t, record_budget);
 	tcase_add_test(t, perfetto_no_analysis);
 	tcase_add_test(t, perfetto_truncated_closes);
 	tcase_add_test(t, open_errors);

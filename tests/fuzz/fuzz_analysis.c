@@ -3,7 +3,7 @@
  * Fuzz target: bytes as traces (fuzz_trace.h: up to 4, checksums made
  * right) through the analysis, the diagnosis and both reports. Properties
  * checked besides "no crash, leak or UB, and memory bounded by the input":
- * at most 1024 records read per byte of a trace, the analysis' accounting
+ * at most 256 records read per byte of a trace, the analysis' accounting
  * identities (busy + idle = window, the causes add
  * up to idle, per process and per gap too), and the JSON report and the
  * findings' JSON parse as JSON and are valid UTF-8 whatever the names hold.
@@ -82,13 +82,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(gt_analysis_add_mem(a, t[i].p, t[i].len, "fuzz.gtrace", &ei) == 1);
 	}
 	ft_free(t, nt);
-	/* what is read follows the bytes (GT_FRAME_MAX_RECORDS_PER_BYTE) */
+	/* what is read follows the bytes (the record budget, within the frame
+	 * cap GT_FRAME_MAX_RECORDS_PER_BYTE) */
 	for (size_t i = 0; i < gt_analysis_ntraces(a); i++) {
 		const gt_an_trace *tr = gt_analysis_trace(a, i);
 		uint64_t n = 0;
 		for (int k = 0; k < GT_REC_TYPE_LIMIT; k++)
 			n += tr->records[k];
-		CHECK(n <= (uint64_t)GT_FRAME_MAX_RECORDS_PER_BYTE * tr->rs.bytes);
+		CHECK(n <= (uint64_t)GT_AN_DEFAULT_RECORDS_PER_BYTE * tr->rs.bytes);
 	}
 	CHECK(gt_analysis_finish(a) == 0);
 	for (size_t g = 0; g < gt_analysis_ngpus(a); g++)

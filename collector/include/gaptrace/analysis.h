@@ -146,6 +146,15 @@ enum {
  */
 #define GT_AN_DEFAULT_THROTTLE_MASK 0xECull
 
+/**
+ * Default record budget (gt_analysis_opts.max_records_per_byte): 256 records
+ * per byte of trace. Recorded traces take 2-5 bytes per record, the most
+ * regular synthetic ones about 1/150 byte; a crafted one can reach 1024 per
+ * byte (GT_FRAME_MAX_RECORDS_PER_BYTE), and the analysis keeps ~50 bytes per
+ * record.
+ */
+#define GT_AN_DEFAULT_RECORDS_PER_BYTE 256u
+
 /** Default gt_analysis_opts.coll_tol_ns: 1 ms. */
 #define GT_AN_DEFAULT_COLL_TOL_NS 1000000ull
 
@@ -176,6 +185,13 @@ typedef struct gt_analysis_opts {
 					 collective's kernels on different ranks differ
 					 by at most this (clock skew between processes);
 					 0 = GT_AN_DEFAULT_COLL_TOL_NS */
+	uint32_t max_records_per_byte; /**< record budget: at most this many records
+					 are read per byte of each trace (so over all of
+					 them: memory follows the size of the input); the
+					 frames past it are counted, not read, and the
+					 reports say so (gt_an_trace.rs.budget_*).
+					 0 = GT_AN_DEFAULT_RECORDS_PER_BYTE; UINT32_MAX
+					 is in effect no budget */
 } gt_analysis_opts;
 
 /* ------------------------------------------------------------------ */

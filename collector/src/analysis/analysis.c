@@ -54,6 +54,8 @@ gt_analysis *gt_analysis_new(const gt_analysis_opts *opts)
 		o->tiny_kernel_ns = GT_AN_DEFAULT_TINY_KERNEL_NS;
 	if (!o->throttle_mask)
 		o->throttle_mask = GT_AN_DEFAULT_THROTTLE_MASK;
+	if (!o->max_records_per_byte)
+		o->max_records_per_byte = GT_AN_DEFAULT_RECORDS_PER_BYTE;
 	an_vec_init(&a->traces, sizeof(an_trace *));
 	an_vec_init(&a->items, sizeof(an_item));
 	an_vec_init(&a->srcs, sizeof(an_src));
@@ -219,7 +221,8 @@ static int add_reader(gt_analysis *a, gt_reader *r, const gt_errinfo *open_err, 
 
 static int add_file(gt_analysis *a, const char *path, gt_errinfo *ei)
 {
-	gt_reader_opts ro = {.stop_on_corrupt = a->o.stop_on_corrupt};
+	gt_reader_opts ro = {.stop_on_corrupt = a->o.stop_on_corrupt,
+			     .max_records_per_byte = a->o.max_records_per_byte};
 	gt_errinfo oe = {0};
 	gt_reader *r = gt_reader_open(path, &ro, &oe);
 	return add_reader(a, r, &oe, path, ei);
@@ -294,7 +297,8 @@ int gt_analysis_add_mem(gt_analysis *a, const void *buf, size_t len, const char 
 	if (a->finished)
 		return seterr(ei, GT_ERR_INVAL, "%s: %s", label ? label : "(memory)",
 			      "analysis already finished");
-	gt_reader_opts ro = {.stop_on_corrupt = a->o.stop_on_corrupt};
+	gt_reader_opts ro = {.stop_on_corrupt = a->o.stop_on_corrupt,
+			     .max_records_per_byte = a->o.max_records_per_byte};
 	gt_errinfo oe = {0};
 	gt_reader *r = gt_reader_open_mem(buf, len, &ro, &oe);
 	return add_reader(a, r, &oe, label, ei);

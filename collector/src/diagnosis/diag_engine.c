@@ -1959,6 +1959,13 @@ static void notes(gt_diagnosis *d, const dg_input *in)
 		if (tr->status)
 			add_note(d, dg_printf(&d->ar, "%s: only partly read (%s)", tr->path,
 					      tr->error));
+		if (tr->rs.budget_frames)
+			add_note(d, dg_printf(&d->ar,
+					      "%s: only partly read: %llu records from byte %llu on "
+					      "were over the record budget (records per byte of "
+					      "trace); the findings are of the part read",
+					      tr->path, (unsigned long long)tr->rs.budget_records,
+					      (unsigned long long)tr->rs.budget_offset));
 		for (uint32_t k = 0; k < tr->nnotes; k++)
 			if (tr->notes[k].code == GT_NOTE_CUPTI_TAKEN)
 				add_note(d, dg_printf(&d->ar,

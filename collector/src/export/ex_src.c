@@ -224,6 +224,11 @@ gt_reader *ex_reader_open(gt_export *x, size_t i, int report, uint64_t *problems
 {
 	gt_reader_opts ro = {0};
 	ro.stop_on_corrupt = x->o.analysis.stop_on_corrupt;
+	/* the analysis' record budget: the timeline and the tables show the
+	 * records the analysis read */
+	ro.max_records_per_byte = x->o.analysis.max_records_per_byte
+					  ? x->o.analysis.max_records_per_byte
+					  : GT_AN_DEFAULT_RECORDS_PER_BYTE;
 	gt_errinfo ei;
 	gt_reader *r = gt_reader_open(x->paths[i], &ro, &ei);
 	if (!r) {

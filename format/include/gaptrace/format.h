@@ -742,6 +742,19 @@ typedef struct gt_reader_opts {
 	int stop_on_corrupt;     /**< 1: stop at the first bad frame; 0: resync and go on */
 	uint64_t max_string_bytes; /**< total interned bytes cap; 0 = 512 MiB */
 	uint32_t max_strings;    /**< interned strings cap; 0 = 1 << 22 */
+	/**
+	 * Record budget, for readers that keep what they read (0 = none): at
+	 * most this many records per byte of the input (its size when known: a
+	 * regular file or a memory buffer; else the bytes read up to the end of
+	 * the frame at hand). The first frame that would pass it and every frame
+	 * after it are checked (checksum, sequence number) and counted
+	 * (gt_reader_stats.budget_*), but their records are not returned; the
+	 * log callback hears of it once, with the offset. Not an error, in
+	 * strict mode either. A frame itself holds at most
+	 * GT_FRAME_MAX_RECORDS_PER_BYTE records per byte: this is for callers
+	 * whose memory grows with the records (the analysis uses 256).
+	 */
+	uint32_t max_records_per_byte;
 } gt_reader_opts;
 
 /** What a reader has seen so far (final after gt_reader_next returns 0). */
@@ -759,6 +772,10 @@ typedef struct gt_reader_stats {
 	uint64_t skipped_blocks; /**< blocks of unknown record types skipped */
 	uint64_t first_bad_offset; /**< offset of the first problem, or UINT64_MAX */
 	uint64_t strings_dropped;  /**< strings not kept: id or table caps exceeded */
+	uint64_t budget_frames;    /**< good frames not read: over the record budget
+				        (gt_reader_opts.max_records_per_byte) */
+	uint64_t budget_records;   /**< the records of those frames (their headers') */
+	uint64_t budget_offset;    /**< offset of the first of them, or UINT64_MAX */
 } gt_reader_stats;
 
 /**
