@@ -637,10 +637,19 @@ int cmd_dump(int argc, char **argv)
 			break;
 	}
 	const gt_reader_stats *st = gt_reader_get_stats(r);
+	if (st->dup_frames)
+		printf("# DUPLICATES SKIPPED: %" PRIu64 " frames had been read already (frames "
+		       "written twice, or a file appended to itself)\n",
+		       st->dup_frames);
+	if (st->backward_frames)
+		printf("# OUT OF ORDER: %" PRIu64 " frames came after frames with higher sequence "
+		       "numbers (two streams in one file?)\n",
+		       st->backward_frames);
 	printf("# frames=%" PRIu64 " records=%" PRIu64 " bad_frames=%" PRIu64 " bad_bytes=%" PRIu64
-	       " tail_bytes=%" PRIu64 " missing_frames=%" PRIu64 " bytes=%" PRIu64 "\n",
+	       " tail_bytes=%" PRIu64 " missing_frames=%" PRIu64 " bytes=%" PRIu64
+	       " dup_frames=%" PRIu64 " backward_frames=%" PRIu64 "\n",
 	       st->frames, st->records, st->bad_frames, st->bad_bytes, st->tail_bytes,
-	       st->seq_missing, st->bytes);
+	       st->seq_missing, st->bytes, st->dup_frames, st->backward_frames);
 	if (rc < 0) {
 		fprintf(stderr, "gaptrace dump: %s: %s\n", argv[optind], gt_reader_error(r)->msg);
 		goto out;

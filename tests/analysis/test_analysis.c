@@ -1187,6 +1187,88 @@ START_TEST(record_budget)
 }
 END_TEST
 
+/* The same frames twice - every frame written twice in one file, the same
+ * trace given twice, a copy of it - are counted once (they doubled every
+ * count), and the report says so first; a stream continued in a second file
+ * (disjoint frames, same header) is read whole. */
+static gt_analysis *analyze_bufs(const membuf *b, int n)
+{
+	gt_analysis *a = gt_analysis_new(NULL);
+	gt_errinfo ei;
+	for (int i = 0; i < n; i++)
+		ck_assert_int_eq(gt_analysis_add_mem(a, b[i].p, b[i].len, i ? "b.gtrace" : "a.gtrace",
+						     &ei),
+				 1);
+	return finish(a);
+}
+
+START_TEST(duplicates_counted_once)
+{
+	tb t;
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
+	for (uint32_t i = 0; i < 12; i++) {
+		tb_api(&t, 7, i + 1, T0 + i * 10000, T0 + i * 10000 + 2000, LAUNCH);
+		tb_kernel(&t, 0, 7, i + 1, T0 + i * 10000 + 3000, T0 + i * 10000 + 8000, NULL);
+		if (i % 4 == 3)
+			tb_flush(&t);
+	}
+	tb_end(&t);
+	membuf m = {0};
+	mb_put(&m, t.buf, t.len);
+	tb_free(&t);
+	size_t off[16];
+	unsigned nf = tf_frame_offsets(&m, off, 15);
+	ck_assert_uint_eq(nf, 3);
+
+	gt_analysis *a = analyze_bufs(&m, 1);
+	uint64_t nk = gt_analysis_gpu(a, 0)->nkernels, busy = gt_analysis_gpu(a, 0)->busy_ns;
+	ck_assert_uint_eq(nk, 12);
+	gt_analysis_free(a);
+
+	membuf b[2] = {{0}, {0}};
+	mb_put(&b[0], m.p, off[0]); /* every frame twice */
+	for (unsigned i = 0; i < nf; i++)
+		for (int k = 0; k < 2; k++)
+			mb_put(&b[0], m.p + off[i], off[i + 1] - off[i]);
+	a = analyze_bufs(b, 1);
+	ck_assert_uint_eq(gt_analysis_gpu(a, 0)->nkernels, nk);
+	ck_assert_uint_eq(gt_analysis_gpu(a, 0)->busy_ns, busy);
+	ck_assert_uint_eq(gt_analysis_trace(a, 0)->rs.dup_frames, nf);
+	char *txt = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&txt, &len);
+	ck_assert_int_eq(gt_report_text(a, f, NULL), 0);
+	fclose(f);
+	ck_assert_msg(!strncmp(txt, "DUPLICATES SKIPPED: a.gtrace: 3 frames", 38), "%.100s", txt);
+	free(txt);
+	gt_analysis_free(a);
+
+	b[0].len = 0; /* the same trace twice */
+	mb_put(&b[0], m.p, m.len);
+	mb_put(&b[1], m.p, m.len);
+	a = analyze_bufs(b, 2);
+	ck_assert_uint_eq(gt_analysis_gpu(a, 0)->nkernels, nk);
+	ck_assert_uint_eq(gt_analysis_trace(a, 0)->rs.dup_frames, 0);
+	ck_assert_uint_eq(gt_analysis_trace(a, 1)->rs.dup_frames, nf);
+	ck_assert_uint_eq(gt_analysis_trace(a, 1)->records[GT_REC_KERNEL], 0);
+	gt_analysis_free(a);
+
+	b[0].len = b[1].len = 0; /* frame 0 in a file, 1..2 in its fallback file */
+	mb_put(&b[0], m.p, off[1]);
+	mb_put(&b[1], m.p, off[0]);
+	mb_put(&b[1], m.p + off[1], m.len - off[1]);
+	a = analyze_bufs(b, 2);
+	/* (no UUID in these headers: a GPU per trace) */
+	ck_assert_uint_eq(gt_analysis_ngpus(a), 2);
+	ck_assert_uint_eq(gt_analysis_gpu(a, 0)->nkernels + gt_analysis_gpu(a, 1)->nkernels, nk);
+	ck_assert_uint_eq(gt_analysis_trace(a, 1)->rs.dup_frames, 0);
+	gt_analysis_free(a);
+	mb_free(&b[0]);
+	mb_free(&b[1]);
+	mb_free(&m);
+}
+END_TEST
+
 START_TEST(paths_and_misuse)
 {
 	gt_analysis *a = gt_analysis_new(NULL);
@@ -1388,6 +1470,7 @@ static Suite *suite(void)
 	tcase_add_test(c, windows_follow_activity);
 	tcase_add_test(c, records_follow_bytes);
 	tcase_add_test(c, record_budget);
+	tcase_add_test(c, duplicates_counted_once);
 	tcase_add_test(c, paths_and_misuse);
 	tcase_add_loop_test(c, random_records, 0, 40);
 	suite_add_tcase(s, c);

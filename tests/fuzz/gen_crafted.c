@@ -262,6 +262,53 @@ static void const_amplification(void)
 	free(b.p);
 }
 
+static int sink_twice(void *user, const void *p, size_t n)
+{
+	buf *b = user;
+	put(b, p, n);
+	if (b->len > n) /* a frame (the header is the first call) */
+		put(b, p, n);
+	return 0;
+}
+
+/* Every frame written twice, then the whole file again: each frame's
+ * records were counted four times, silently. */
+static void frames_duplicated(void)
+{
+	buf b = {0};
+	gt_writer_opts wo = {.frame_rows = 4};
+	gt_writer *w = gt_writer_new(&wo, sink_twice, &b);
+	gt_stream_header h;
+	gt_stream_header_init(&h);
+	h.producer = GT_PRODUCER_INJECT;
+	h.pid = 4343;
+	h.trace_ns = h.realtime_ns = 1764670000000000000ull;
+	h.ndevices = 1;
+	h.devices[0].uuid[0] = 0x11;
+	if (!w || gt_writer_begin(w, &h) < 0)
+		abort();
+	for (uint32_t i = 0; i < 12; i++) {
+		gt_api a = {0};
+		a.start = h.trace_ns + i * 100000ull;
+		a.end = a.start + 2000;
+		a.thread_id = 9;
+		a.correlation_id = i + 1;
+		a.domain = GT_API_RUNTIME;
+		a.name_id = gt_writer_intern(w, "cudaLaunchKernel", 16);
+		if (gt_writer_add_api(w, &a) < 0)
+			abort();
+		kernel(w, a.start + 5000, a.start + 60000, i + 1, "_Z4stepv", 256, 1, 1);
+	}
+	end(w);
+	size_t n = b.len;
+	buf c = {0};
+	put(&c, b.p, n);
+	put(&c, b.p, n);
+	save("frames-duplicated", &c);
+	free(b.p);
+	free(c.p);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -274,5 +321,6 @@ int main(int argc, char **argv)
 	comm_sendrecv_only();
 	non_utf8_names();
 	const_amplification();
+	frames_duplicated();
 	return 0;
 }

@@ -73,6 +73,7 @@ gt_analysis *gt_analysis_new(const gt_analysis_opts *opts)
 	an_vec_init(&a->comm.groups, sizeof(gt_an_comm_group));
 	an_vec_init(&a->comm.waits, sizeof(an_cwait));
 	an_vec_init(&a->comm.late, sizeof(an_span));
+	an_vec_init(&a->seen, sizeof(gt_seqset *));
 	if (an_strtab_init(&a->st) < 0) {
 		free(a);
 		errno = ENOMEM;
@@ -120,9 +121,18 @@ static void gpu_free(an_gpu *g)
 	free(g);
 }
 
+static void free_seen(gt_analysis *a)
+{
+	for (size_t i = 0; i < a->seen.n; i++)
+		gt_seqset_free(*AN_AT(&a->seen, gt_seqset *, i));
+	an_vec_free(&a->seen);
+	an_map_free(&a->streams);
+}
+
 /* Arrays only needed while building. */
 static void free_work(gt_analysis *a)
 {
+	free_seen(a);
 	an_vec_free(&a->items);
 	an_vec_free(&a->srcs);
 	an_vec_free(&a->syncrec);
@@ -158,6 +168,7 @@ void gt_analysis_free(gt_analysis *a)
 	an_vec_free(&a->syncs);
 	an_comm_free(&a->comm);
 	an_strtab_free(&a->st);
+	free_seen(a);
 	free(a);
 }
 
@@ -194,6 +205,48 @@ static an_trace *new_trace(gt_analysis *a, const char *label)
 	return t;
 }
 
+/*
+ * The frames already read of r's stream, shared by every reader of it: a
+ * stream is its header's identity (producer, pid, ppid, the clock triple,
+ * host, session, command). Two files of one stream (a trace continued in a
+ * fallback file) have disjoint frames and are both read whole; the same
+ * file given twice, or a copy, is read once: its frames are duplicates.
+ * NULL on ENOMEM (the reader then only sees its own duplicates).
+ */
+static gt_seqset *stream_seen(gt_analysis *a, const gt_stream_header *h)
+{
+	uint64_t x = 0xcbf29ce484222325ull; /* FNV-1a */
+#define MIX(p, n)                                                   \
+	for (size_t i_ = 0; i_ < (n); i_++)                         \
+		x = (x ^ ((const uint8_t *)(p))[i_]) * 0x100000001b3ull;
+	uint64_t v[6] = {h->producer, h->pid, h->ppid, h->trace_ns, h->realtime_ns,
+			 h->monotonic_ns};
+	MIX(v, sizeof(v));
+	MIX(h->hostname, strnlen(h->hostname, sizeof(h->hostname)) + 1);
+	MIX(h->session, strnlen(h->session, sizeof(h->session)) + 1);
+	MIX(h->cmdline, strnlen(h->cmdline, sizeof(h->cmdline)));
+#undef MIX
+	if (x == UINT64_MAX)
+		x--;
+	uint32_t *slot;
+	int rc = an_map_get_or_add(&a->streams, x, &slot);
+	if (rc < 0)
+		return NULL;
+	if (rc == 0)
+		return *slot < a->seen.n ? *AN_AT(&a->seen, gt_seqset *, *slot) : NULL;
+	gt_seqset **p = an_vec_push(&a->seen);
+	gt_seqset *s = p ? gt_seqset_new() : NULL;
+	if (!s) {
+		if (p)
+			a->seen.n--;
+		*slot = UINT32_MAX; /* no set for this stream */
+		return NULL;
+	}
+	*p = s;
+	*slot = (uint32_t)(a->seen.n - 1);
+	return s;
+}
+
 /* Read one opened (or failed) reader into a new trace entry. */
 static int add_reader(gt_analysis *a, gt_reader *r, const gt_errinfo *open_err, const char *label,
 		      gt_errinfo *ei)
@@ -210,6 +263,7 @@ static int add_reader(gt_analysis *a, gt_reader *r, const gt_errinfo *open_err, 
 		snprintf(t->pub.error, sizeof(t->pub.error), "%s", open_err->msg);
 		return 1;
 	}
+	gt_reader_share_seqs(r, stream_seen(a, gt_reader_header(r)));
 	int rc = an_load_reader(a, r, t);
 	gt_reader_close(r);
 	if (rc < 0) {

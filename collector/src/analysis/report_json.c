@@ -61,7 +61,8 @@
  *               records, bad_frames, bad_bytes, tail_bytes, missing_frames,
  *               skipped_blocks, first_bad_offset, budget_frames,
  *               budget_records, budget_offset (frames not read: over the
- *               record budget)}, problems, first_problem,
+ *               record budget), dup_frames (skipped: read already),
+ *               backward_frames (out of order, read)}, problems, first_problem,
  *               losses: {<what>: {count, bytes}}, overhead: {count, ns},
  *               unmatched, api_calls, notes: [{ts, code, text}]}]
  * }
@@ -602,6 +603,8 @@ static void j_trace(jw *j, const an_trace *tr)
 		j_u64(j, "budget_offset", t->rs.budget_offset);
 	else
 		j_str(j, "budget_offset", NULL);
+	j_u64(j, "dup_frames", t->rs.dup_frames);
+	j_u64(j, "backward_frames", t->rs.backward_frames);
 	j_close(j, '}');
 	j_u64(j, "problems", t->problems);
 	j_str(j, "first_problem", t->problems ? t->first_problem : NULL);

@@ -585,6 +585,13 @@ static int an_traces_section(const gt_analysis *a, FILE *f)
 				   ", over the record budget (%u records per byte)\n",
 				t->rs.budget_frames, t->rs.budget_records, t->rs.budget_offset,
 				a->o.max_records_per_byte), bad++;
+		if (t->rs.dup_frames)
+			fprintf(f, "    %" PRIu64 " duplicate frames skipped (read already)\n",
+				t->rs.dup_frames), bad++;
+		if (t->rs.backward_frames)
+			fprintf(f, "    %" PRIu64 " frames out of order (sequence numbers going "
+				   "backward)\n",
+				t->rs.backward_frames), bad++;
 		if (t->problems && t->first_problem[0])
 			fprintf(f, "    %" PRIu64 " problem%s, first: %s\n", t->problems,
 				t->problems == 1 ? "" : "s", t->first_problem);
@@ -654,7 +661,8 @@ static void headline(const gt_analysis *a, FILE *f)
 	fprintf(f, "), %zu GPU%s\n\n", a->gpus.n, a->gpus.n == 1 ? "" : "s");
 }
 
-/* What of the input was not read, first: every figure after it depends on it. */
+/* What of the input was not read, or was read once where it was there
+ * twice, first: every figure after it depends on it. */
 static void not_read(const gt_analysis *a, FILE *f)
 {
 	int any = 0;
@@ -667,6 +675,16 @@ static void not_read(const gt_analysis *a, FILE *f)
 				   "figures below are of the part read\n",
 				t->path, t->rs.budget_frames, t->rs.budget_records,
 				t->rs.budget_offset, a->o.max_records_per_byte), any = 1;
+		if (t->rs.dup_frames)
+			fprintf(f, "DUPLICATES SKIPPED: %s: %" PRIu64 " frames had been read already "
+				   "(frames written twice, or the same trace given twice) and were not "
+				   "counted again\n",
+				t->path, t->rs.dup_frames), any = 1;
+		if (t->rs.backward_frames)
+			fprintf(f, "OUT OF ORDER: %s: %" PRIu64 " frames came after frames with "
+				   "higher sequence numbers (two streams in one file?); they were "
+				   "read\n",
+				t->path, t->rs.backward_frames), any = 1;
 	}
 	if (any)
 		fputc('\n', f);

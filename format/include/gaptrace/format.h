@@ -776,6 +776,13 @@ typedef struct gt_reader_stats {
 				        (gt_reader_opts.max_records_per_byte) */
 	uint64_t budget_records;   /**< the records of those frames (their headers') */
 	uint64_t budget_offset;    /**< offset of the first of them, or UINT64_MAX */
+	uint64_t dup_frames;       /**< good frames skipped: their sequence number was
+				        read already (a frame written twice, a file
+				        appended to itself, the same stream read twice
+				        through a shared gt_seqset) */
+	uint64_t backward_frames;  /**< good frames read whose sequence number is lower
+				        than the frame before (out of order, or two
+				        streams in one file); no stream writes them */
 } gt_reader_stats;
 
 /**
@@ -818,6 +825,26 @@ GT_API const gt_stream_header *gt_reader_header(const gt_reader *r);
  *         gt_reader_error() describing it.
  */
 GT_API int gt_reader_next(gt_reader *r, gt_record *rec);
+
+/**
+ * The sequence numbers of the frames read from one stream. A frame whose
+ * number a reader finds in its set was read already: it is skipped as a
+ * duplicate (gt_reader_stats.dup_frames) and its records are not returned.
+ * Each reader has its own set; readers of the files of one stream (a trace
+ * continued in a fallback file, the same file given twice, a copy of it)
+ * can share one, so no frame is read twice across them. Not thread-safe:
+ * the readers sharing a set are used one after the other.
+ */
+typedef struct gt_seqset gt_seqset;
+
+/** A new, empty set (NULL on ENOMEM). */
+GT_API gt_seqset *gt_seqset_new(void);
+/** Free a set (accepts NULL); no reader may use it any more. */
+GT_API void gt_seqset_free(gt_seqset *s);
+/** Make r use s (shared, owned by the caller, which keeps it alive until r
+ *  is closed) instead of its own set; call before the first gt_reader_next.
+ *  NULL goes back to the reader's own set. */
+GT_API void gt_reader_share_seqs(gt_reader *r, gt_seqset *s);
 
 /** Interned string by id, NUL terminated, valid until close; NULL if unknown. */
 GT_API const char *gt_reader_string(const gt_reader *r, uint32_t id);
