@@ -584,6 +584,37 @@ START_TEST(record_budget)
 }
 END_TEST
 
+/* The same file named twice (its directory and itself, or its path twice)
+ * is exported once: its kernels were drawn and counted twice. */
+static void count_log(void *user, const char *label, const gt_errinfo *ei)
+{
+	(void)label;
+	(void)ei;
+	(*(int *)user)++;
+}
+
+START_TEST(same_file_twice)
+{
+	char path[512];
+	make_tmpdir();
+	snprintf(path, sizeof(path), "%s/4242.gtrace", tmpdir);
+	write_small_trace(path);
+	const char *paths[] = {tmpdir, path, path};
+	int logged = 0;
+	gt_export_opts o = {.analysis = {.log = count_log, .log_user = &logged}};
+	gt_export *x = gt_export_open(paths, 3, &o, NULL);
+	ck_assert_ptr_nonnull(x);
+	ck_assert_uint_eq(gt_export_ntraces(x), 1);
+	ck_assert_int_eq(logged, 2);
+	gt_export_stats st;
+	char *s = perfetto_text(x, &st);
+	ck_assert_uint_eq(count_str(s, "\"cat\":\"kernel\""), 7);
+	free(s);
+	gt_export_close(x);
+	rm_tmpdir();
+}
+END_TEST
+
 START_TEST(perfetto_no_analysis)
 {
 	gt_export_opts o = {.flags = GT_EXPORT_NO_ANALYSIS};
@@ -737,6 +768,7 @@ static Suite *suite(void)
 	tcase_add_test(t, perfetto_util_counter_follows_changes);
 	tcase_add_test(t, perfetto_far_timestamps);
 	tcase_add_test(t, record_budget);
+	tcase_add_test(t, same_file_twice);
 	tcase_add_test(t, perfetto_no_analysis);
 	tcase_add_test(t, perfetto_truncated_closes);
 	tcase_add_test(t, open_errors);

@@ -86,6 +86,68 @@ static int add_dir(gt_export *x, const char *dir, size_t *cap, gt_errinfo *ei)
 	return 0;
 }
 
+typedef struct fid {
+	dev_t dev;
+	ino_t ino;
+	size_t i;
+} fid;
+
+static int cmp_fid(const void *a, const void *b)
+{
+	const fid *x = a, *y = b;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/*
+ * The same file named twice (a path given twice, a directory and a file in
+ * it, a hard link) is exported once: its records would be drawn and counted
+ * twice. The later names are dropped and the log hears of each. (A copy of
+ * a trace under another inode is not caught here; the analysis, which the
+ * gap tracks and the per-GPU tables come from, reads it once.)
+ */
+static int drop_same_files(gt_export *x)
+{
+	if (x->npaths < 2)
+		return 0;
+	fid *f = malloc(x->npaths * sizeof(*f));
+	if (!f)
+		return GT_ERR_NOMEM;
+	size_t n = 0;
+	for (size_t i = 0; i < x->npaths; i++) {
+		struct stat st;
+		if (stat(x->paths[i], &st) == 0)
+			f[n++] = (fid){st.st_dev, st.st_ino, i};
+	}
+	qsort(f, n, sizeof(*f), cmp_fid);
+	size_t first = 0; /* the first name of the current file: kept */
+	for (size_t k = 1; k < n; k++) {
+		if (f[k].dev != f[first].dev || f[k].ino != f[first].ino) {
+			first = k;
+			continue;
+		}
+		size_t i = f[k].i;
+		if (x->o.analysis.log) {
+			gt_errinfo e = {.code = GT_ERR_INVAL};
+			snprintf(e.msg, sizeof(e.msg), "the same file as %s: exported once",
+				 x->paths[f[first].i]);
+			x->o.analysis.log(x->o.analysis.log_user, x->paths[i], &e);
+		}
+		free(x->paths[i]);
+		x->paths[i] = NULL;
+	}
+	free(f);
+	size_t o = 0;
+	for (size_t i = 0; i < x->npaths; i++)
+		if (x->paths[i])
+			x->paths[o++] = x->paths[i];
+	x->npaths = o;
+	return 0;
+}
+
 gt_export *gt_export_open(const char *const *paths, size_t npaths, const gt_export_opts *opts,
 			  gt_errinfo *ei)
 {
@@ -127,6 +189,8 @@ gt_export *gt_export_open(const char *const *paths, size_t npaths, const gt_expo
 			return NULL;
 		}
 	}
+	if (drop_same_files(x) < 0)
+		goto nomem;
 	return x;
 nomem:
 	set_ei(ei, GT_ERR_NOMEM, "%s%s", gt_strerror(GT_ERR_NOMEM), "");
