@@ -10,12 +10,14 @@
  * decoder; FORMAT.md's example dump is its output.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include "cmds.h"
@@ -387,9 +389,13 @@ static void hx_payload(const uint8_t *p, const uint8_t *end)
 
 static int hex_dump(const char *path)
 {
-	FILE *f = fopen(path, "rb");
+	gt_errinfo ei;
+	int fd = gt_trace_file_open(path, &ei); /* never blocks on a FIFO */
+	FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
 	if (!f) {
-		perror(path);
+		if (fd >= 0)
+			close(fd);
+		fprintf(stderr, "gaptrace dump: %s\n", fd >= 0 ? strerror(errno) : ei.msg);
 		return 1;
 	}
 	uint8_t *b = NULL;

@@ -400,11 +400,9 @@ gt_reader *gt_reader_open_fd(int fd, const gt_reader_opts *opts, gt_errinfo *ei)
 
 gt_reader *gt_reader_open(const char *path, const gt_reader_opts *opts, gt_errinfo *ei)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		gt_seterr(ei, GT_ERR_IO, 0, "%s: %s", path, strerror(errno));
+	int fd = gt_trace_file_open(path, ei); /* a FIFO would block open(2) */
+	if (fd < 0)
 		return NULL;
-	}
 	gt_reader *r = gt_reader_open_fd(fd, opts, ei);
 	if (!r) {
 		close(fd);

@@ -615,6 +615,32 @@ START_TEST(same_file_twice)
 }
 END_TEST
 
+/* A FIFO named *.gtrace in a trace directory hung the export (open(2) of
+ * a FIFO waits for a writer); it is refused at once, as a problem. */
+START_TEST(fifo_in_directory)
+{
+	char path[512];
+	make_tmpdir();
+	snprintf(path, sizeof(path), "%s/4242.gtrace", tmpdir);
+	write_small_trace(path);
+	snprintf(path, sizeof(path), "%s/fifo.gtrace", tmpdir);
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	const char *paths[] = {tmpdir};
+	int logged = 0;
+	gt_export_opts o = {.analysis = {.log = count_log, .log_user = &logged}};
+	gt_export *x = gt_export_open(paths, 1, &o, NULL);
+	ck_assert_ptr_nonnull(x);
+	gt_export_stats st;
+	char *s = perfetto_text(x, &st);
+	ck_assert_uint_eq(st.traces, 1);
+	ck_assert_uint_ge(st.problems, 1);
+	ck_assert_uint_eq(count_str(s, "\"cat\":\"kernel\""), 7);
+	free(s);
+	gt_export_close(x);
+	rm_tmpdir();
+}
+END_TEST
+
 START_TEST(perfetto_no_analysis)
 {
 	gt_export_opts o = {.flags = GT_EXPORT_NO_ANALYSIS};
@@ -769,6 +795,7 @@ static Suite *suite(void)
 	tcase_add_test(t, perfetto_far_timestamps);
 	tcase_add_test(t, record_budget);
 	tcase_add_test(t, same_file_twice);
+	tcase_add_test(t, fifo_in_directory);
 	tcase_add_test(t, perfetto_no_analysis);
 	tcase_add_test(t, perfetto_truncated_closes);
 	tcase_add_test(t, open_errors);

@@ -1063,6 +1063,82 @@ START_TEST(golden_inputs_dump)
 }
 END_TEST
 
+/* ------------------------------------------------------------ files */
+
+/* A FIFO given as a trace (open(2) waits for a writer: every reading
+ * command hung), a directory or a device is refused at once, with a message
+ * that says what it is. */
+START_TEST(reader_refuses_non_regular)
+{
+	make_tmpdir();
+	char fifo[512], dir[512];
+	snprintf(fifo, sizeof(fifo), "%s/pipe.gtrace", tmpdir);
+	snprintf(dir, sizeof(dir), "%s/sub.gtrace", tmpdir);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	ck_assert_int_eq(mkdir(dir, 0700), 0);
+	gt_errinfo ei;
+	ck_assert_ptr_null(gt_reader_open(fifo, NULL, &ei));
+	ck_assert_int_eq(ei.code, GT_ERR_INVAL);
+	ck_assert_msg(strstr(ei.msg, "FIFO") && strstr(ei.msg, fifo), "%s", ei.msg);
+	ck_assert_ptr_null(gt_reader_open(dir, NULL, &ei));
+	ck_assert_msg(strstr(ei.msg, "a directory"), "%s", ei.msg);
+	ck_assert_ptr_null(gt_reader_open("/dev/null", NULL, &ei));
+	ck_assert_msg(strstr(ei.msg, "character device"), "%s", ei.msg);
+	ck_assert_int_eq(gt_trace_file_open(fifo, &ei), GT_ERR_INVAL);
+	ck_assert_int_eq(gt_trace_file_open("/nonexistent/x.gtrace", &ei), GT_ERR_IO);
+	ck_assert_int_eq(gt_trace_recover(fifo, dir, NULL, &ei), GT_ERR_INVAL);
+	/* a regular file opens, and its fd blocks again */
+	membuf m = {0};
+	small_trace(&m);
+	char reg[512];
+	snprintf(reg, sizeof(reg), "%s/b.gtrace", tmpdir);
+	write_file(reg, m.p, m.len);
+	int fd = gt_trace_file_open(reg, &ei);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fcntl(fd, F_GETFL) & O_NONBLOCK, 0);
+	close(fd);
+	/* the directory walk lists every *.gtrace, in name order */
+	char **names;
+	size_t n;
+	ck_assert_int_eq(gt_trace_dir_list(tmpdir, &names, &n, &ei), 0);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_str_eq(names[0], reg);
+	ck_assert_str_eq(names[1], fifo);
+	ck_assert_str_eq(names[2], dir);
+	gt_trace_dir_free(names, n);
+	ck_assert_int_eq(gt_trace_dir_list("/nonexistent", &names, &n, &ei), GT_ERR_IO);
+	rmdir(dir);
+	mb_free(&m);
+	rm_tmpdir();
+}
+END_TEST
+
+/* The CLI on a FIFO, alone or in a trace directory: an answer at once. */
+START_TEST(cli_fifo)
+{
+	make_tmpdir();
+	membuf m = {0}, out = {0};
+	small_trace(&m);
+	char fifo[512], reg[512];
+	snprintf(fifo, sizeof(fifo), "%s/a.gtrace", tmpdir);
+	snprintf(reg, sizeof(reg), "%s/b.gtrace", tmpdir);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	write_file(reg, m.p, m.len);
+	ck_assert_int_eq(run_cli(&out, "dump", fifo, NULL, NULL), 1);
+	ck_assert_msg(strstr((char *)out.p, "FIFO"), "%s", (char *)out.p);
+	ck_assert_int_eq(run_cli(&out, "dump", "--hex", fifo, NULL), 1);
+	ck_assert_msg(strstr((char *)out.p, "FIFO"), "%s", (char *)out.p);
+	ck_assert_int_eq(run_cli(&out, "report", fifo, NULL, NULL), 1);
+	ck_assert_msg(strstr((char *)out.p, "FIFO"), "%s", (char *)out.p);
+	ck_assert_int_eq(run_cli(&out, "report", tmpdir, NULL, NULL), 0);
+	ck_assert_msg(strstr((char *)out.p, "FIFO"), "%s", (char *)out.p);
+	ck_assert_msg(strstr((char *)out.p, "b.gtrace: pid 42"), "%s", (char *)out.p);
+	mb_free(&m);
+	mb_free(&out);
+	rm_tmpdir();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("format_damage");
@@ -1098,6 +1174,12 @@ int main(void)
 	tcase_add_test(tc, dump_duplicates);
 	tcase_add_test(tc, golden_invalid_inputs);
 	tcase_add_test(tc, golden_inputs_dump);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("files"); /* a FIFO hung these: fail fast */
+	tcase_set_timeout(tc, 20);
+	tcase_add_test(tc, reader_refuses_non_regular);
+	tcase_add_test(tc, cli_fifo);
 	suite_add_tcase(s, tc);
 
 	return tf_run(s);

@@ -282,11 +282,6 @@ static int add_file(gt_analysis *a, const char *path, gt_errinfo *ei)
 	return add_reader(a, r, &oe, path, ei);
 }
 
-static int cmp_str(const void *x, const void *y)
-{
-	return strcmp(*(char *const *)x, *(char *const *)y);
-}
-
 int gt_analysis_add_path(gt_analysis *a, const char *path, gt_errinfo *ei)
 {
 	if (a->finished)
@@ -296,39 +291,12 @@ int gt_analysis_add_path(gt_analysis *a, const char *path, gt_errinfo *ei)
 		return seterr(ei, GT_ERR_IO, "%s: %s", path, strerror(errno));
 	if (!S_ISDIR(sb.st_mode))
 		return add_file(a, path, ei);
-	DIR *d = opendir(path);
-	if (!d)
-		return seterr(ei, GT_ERR_IO, "%s: %s", path, strerror(errno));
 	char **names = NULL;
-	size_t n = 0, cap = 0;
-	int rc = 0;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		size_t l = strlen(de->d_name);
-		if (l < 8 || strcmp(de->d_name + l - 7, ".gtrace") || de->d_name[0] == '.')
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 16;
-			char **nn = realloc(names, cap * sizeof(*nn));
-			if (!nn) {
-				rc = GT_ERR_NOMEM;
-				break;
-			}
-			names = nn;
-		}
-		size_t pl = strlen(path);
-		char *full = malloc(pl + l + 2);
-		if (!full) {
-			rc = GT_ERR_NOMEM;
-			break;
-		}
-		snprintf(full, pl + l + 2, "%s%s%s", path, pl && path[pl - 1] == '/' ? "" : "/",
-			 de->d_name);
-		names[n++] = full;
-	}
-	closedir(d);
-	if (!rc)
-		an_qsort(names, n, sizeof(*names), cmp_str);
+	size_t n = 0;
+	gt_errinfo de;
+	int rc = gt_trace_dir_list(path, &names, &n, &de);
+	if (rc < 0)
+		return seterr(ei, rc, "%s%s", de.msg, "");
 	int added = 0;
 	for (size_t i = 0; i < n && !rc; i++) {
 		int x = add_file(a, names[i], ei);
@@ -337,11 +305,7 @@ int gt_analysis_add_path(gt_analysis *a, const char *path, gt_errinfo *ei)
 		else
 			added += x;
 	}
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-	if (rc == GT_ERR_NOMEM)
-		return seterr(ei, rc, "%s: %s", path, "out of memory");
+	gt_trace_dir_free(names, n);
 	return rc < 0 ? rc : added;
 }
 

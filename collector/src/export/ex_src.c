@@ -3,7 +3,6 @@
  * The export handle: inputs expanded to trace files, the shared analysis
  * (built on first need), and reading traces with problems reported once.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,11 +22,6 @@ static void set_ei(gt_errinfo *ei, int code, const char *fmt, const char *arg, c
 	snprintf(ei->msg, sizeof(ei->msg), fmt, arg, arg2);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static int add_path(gt_export *x, const char *p, size_t *cap)
 {
 	if (x->npaths == *cap) {
@@ -45,44 +39,29 @@ static int add_path(gt_export *x, const char *p, size_t *cap)
 	return 0;
 }
 
-/* Every *.gtrace of dir, in name order. */
+/* Every *.gtrace of dir, in name order (gt_trace_dir_list: the one walk;
+ * one that is not a regular file, a FIFO say, is refused when it is read). */
 static int add_dir(gt_export *x, const char *dir, size_t *cap, gt_errinfo *ei)
 {
-	DIR *d = opendir(dir);
-	if (!d) {
-		set_ei(ei, GT_ERR_IO, "%s: %s", dir, strerror(errno));
-		return GT_ERR_IO;
+	char **names = NULL;
+	size_t n = 0;
+	gt_errinfo de;
+	int rc = gt_trace_dir_list(dir, &names, &n, &de);
+	if (rc < 0) {
+		set_ei(ei, rc, "%s%s", de.msg, "");
+		return rc;
 	}
-	size_t first = x->npaths;
-	int rc = 0;
-	struct dirent *e;
-	while (!rc && (e = readdir(d))) {
-		size_t n = strlen(e->d_name);
-		if (n <= 7 || strcmp(e->d_name + n - 7, ".gtrace"))
-			continue;
-		size_t dl = strlen(dir);
-		char *full = malloc(dl + n + 2);
-		if (!full) {
-			rc = GT_ERR_NOMEM;
-			break;
-		}
-		snprintf(full, dl + n + 2, "%s%s%s", dir, dl && dir[dl - 1] == '/' ? "" : "/",
-			 e->d_name);
-		struct stat st;
-		if (stat(full, &st) == 0 && S_ISREG(st.st_mode))
-			rc = add_path(x, full, cap);
-		free(full);
-	}
-	closedir(d);
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = add_path(x, names[i], cap);
+	gt_trace_dir_free(names, n);
 	if (rc) {
 		set_ei(ei, rc, "%s: %s", dir, gt_strerror(rc));
 		return rc;
 	}
-	if (x->npaths == first) {
+	if (!n) {
 		set_ei(ei, GT_ERR_IO, "%s: no .gtrace file in this directory%s", dir, "");
 		return GT_ERR_IO;
 	}
-	qsort(x->paths + first, x->npaths - first, sizeof(char *), cmp_str);
 	return 0;
 }
 

@@ -794,8 +794,34 @@ typedef void (*gt_reader_log_fn)(void *user, const gt_errinfo *ei);
 typedef struct gt_reader gt_reader;
 
 /**
+ * Open a trace file for reading without ever blocking on it: a FIFO (whose
+ * open(2) waits for a writer), a directory, a socket or a device is refused
+ * at once (GT_ERR_INVAL, the message says what it is); only regular files
+ * (or symbolic links to them) are opened. The returned fd is in blocking
+ * mode, O_CLOEXEC; the caller closes it.
+ * @return the fd, or a negative gt_err with *ei filled (GT_ERR_IO and the
+ *         strerror text when open or fstat fails).
+ */
+GT_API int gt_trace_file_open(const char *path, gt_errinfo *ei);
+
+/**
+ * The trace files of a directory: every entry named `*.gtrace` not starting
+ * with '.', as "dir/name", in name order (regular or not: opening them says
+ * what is wrong with one that is not). The one directory walk of the tools.
+ * @return 0 with *paths and *n set (free with gt_trace_dir_free; *n may be
+ *         0), or a negative gt_err with *ei filled (the directory cannot be
+ *         read, GT_ERR_NOMEM).
+ */
+GT_API int gt_trace_dir_list(const char *dir, char ***paths, size_t *n, gt_errinfo *ei);
+
+/** Free what gt_trace_dir_list returned (accepts NULL). */
+GT_API void gt_trace_dir_free(char **paths, size_t n);
+
+/**
  * Open a trace file and read its header. @return NULL on failure with *ei
- * filled (a missing file gives GT_ERR_IO and the strerror text).
+ * filled (a missing file gives GT_ERR_IO and the strerror text; a FIFO or
+ * anything else that is not a regular file GT_ERR_INVAL, at once: see
+ * gt_trace_file_open).
  */
 GT_API gt_reader *gt_reader_open(const char *path, const gt_reader_opts *opts, gt_errinfo *ei);
 
