@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -34,11 +35,12 @@ static struct {
 static const char usage_text[] =
 	"usage: gaptrace dump [options] TRACE\n"
 	"\n"
-	"Print every record of a trace, one per line.\n"
+	"Print every record of a trace, one per line. TRACE is a .gtrace file or a\n"
+	"trace directory (each of its traces in turn, after a '== path' line).\n"
 	"\n"
 	"  -s, --stats        print only the header and read statistics\n"
 	"  -t, --type NAME    only records of this type (kernel, api, memcpy, ...)\n"
-	"  -n, --limit N      stop after N records\n"
+	"  -n, --limit N      stop after N records (in all; 0: header and statistics)\n"
 	"      --strict       stop at the first corrupt frame (exit 1)\n"
 	"      --hex          annotated hex dump of every byte (FORMAT.md's layout)\n"
 	"  -h, --help         this text\n"
@@ -580,52 +582,15 @@ static int hex_dump(const char *path)
 	return 0;
 }
 
-int cmd_dump(int argc, char **argv)
+/* Dump one trace file. @return 0, or 1 when it could not be (fully) read. */
+static int dump_one(const char *path, long *printed)
 {
-	static const struct option lo[] = {
-		{"stats", no_argument, NULL, 's'},
-		{"type", required_argument, NULL, 't'},
-		{"limit", required_argument, NULL, 'n'},
-		{"strict", no_argument, NULL, 1},
-		{"hex", no_argument, NULL, 2},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
-	int c, ret = 1;
-	gt_reader *r = NULL;
-	memset(&opts, 0, sizeof(opts));
-	opts.limit = -1;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "st:n:h", lo, NULL)) != -1) {
-		switch (c) {
-		case 's': opts.stats_only = 1; break;
-		case 't':
-			opts.type = type_by_name(optarg);
-			if (!opts.type) {
-				fprintf(stderr, "gaptrace dump: unknown record type '%s'\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 'n': opts.limit = strtol(optarg, NULL, 10); break;
-		case 1: opts.strict = 1; break;
-		case 2: opts.hex = 1; break;
-		case 'h': fputs(usage_text, stdout); return 0;
-		default: fputs(usage_text, stderr); return 2;
-		}
-	}
-	if (optind != argc - 1) {
-		fputs(usage_text, stderr);
-		return 2;
-	}
-	if (opts.hex)
-		return hex_dump(argv[optind]);
 	gt_reader_opts ro = {.stop_on_corrupt = opts.strict};
 	gt_errinfo ei = {0};
-	r = gt_reader_open(argv[optind], &ro, &ei);
+	gt_reader *r = gt_reader_open(path, &ro, &ei);
 	if (!r) {
-		fprintf(stderr, "gaptrace dump: %s: %s\n", argv[optind], ei.msg);
-		goto out;
+		fprintf(stderr, "gaptrace dump: %s\n", ei.msg);
+		return 1;
 	}
 	gt_reader_set_log(r, log_problem, NULL);
 	const gt_stream_header *h = gt_reader_header(r);
@@ -633,14 +598,13 @@ int cmd_dump(int argc, char **argv)
 	       h->major, h->minor, h->producer, h->pid, h->hostname, h->producer_version,
 	       h->ndevices, h->cmdline);
 	gt_record rec;
-	long n = 0;
-	int rc;
-	while ((rc = gt_reader_next(r, &rec)) > 0) {
+	int rc = 0;
+	/* the limit is checked before reading: -n 0 prints (and reads) none */
+	while (!(opts.limit >= 0 && *printed >= opts.limit) && (rc = gt_reader_next(r, &rec)) > 0) {
 		if (opts.stats_only || (opts.type && rec.type != opts.type))
 			continue;
 		print_record(r, &rec);
-		if (opts.limit >= 0 && ++n >= opts.limit)
-			break;
+		++*printed;
 	}
 	const gt_reader_stats *st = gt_reader_get_stats(r);
 	if (st->dup_frames)
@@ -656,12 +620,114 @@ int cmd_dump(int argc, char **argv)
 	       " dup_frames=%" PRIu64 " backward_frames=%" PRIu64 "\n",
 	       st->frames, st->records, st->bad_frames, st->bad_bytes, st->tail_bytes,
 	       st->seq_missing, st->bytes, st->dup_frames, st->backward_frames);
+	int ret = 0;
 	if (rc < 0) {
-		fprintf(stderr, "gaptrace dump: %s: %s\n", argv[optind], gt_reader_error(r)->msg);
-		goto out;
+		fprintf(stderr, "gaptrace dump: %s: %s\n", path, gt_reader_error(r)->msg);
+		ret = 1;
 	}
-	ret = 0;
-out:
 	gt_reader_close(r);
+	return ret;
+}
+
+/* "unknown record type 'x'; the types are: string, device, ..." */
+static void unknown_type(const char *name)
+{
+	fprintf(stderr, "gaptrace dump: unknown record type '%s'; the types are:", name);
+	const char *sep = " ";
+	for (uint32_t t = 1; t < GT_REC_TYPE_LIMIT; t++) {
+		const char *n = gt_rec_type_name(t);
+		if (n) {
+			fprintf(stderr, "%s%s", sep, n);
+			sep = ", ";
+		}
+	}
+	fputc('\n', stderr);
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{"stats", no_argument, NULL, 's'},
+		{"type", required_argument, NULL, 't'},
+		{"limit", required_argument, NULL, 'n'},
+		{"strict", no_argument, NULL, 1},
+		{"hex", no_argument, NULL, 2},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	int c, ret = 0;
+	char **paths = NULL, *one[1];
+	size_t npaths = 0;
+	int listed = 0;
+	memset(&opts, 0, sizeof(opts));
+	opts.limit = -1;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "st:n:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 's': opts.stats_only = 1; break;
+		case 't':
+			opts.type = type_by_name(optarg);
+			if (!opts.type) {
+				unknown_type(optarg);
+				return 2;
+			}
+			break;
+		case 'n': {
+			char *end;
+			errno = 0;
+			opts.limit = strtol(optarg, &end, 10);
+			if (!*optarg || *end || errno || opts.limit < 0) {
+				fprintf(stderr, "gaptrace dump: bad record count '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		}
+		case 1: opts.strict = 1; break;
+		case 2: opts.hex = 1; break;
+		case 'h': fputs(usage_text, stdout); return 0;
+		default: fputs(usage_text, stderr); return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		fputs(usage_text, stderr);
+		return 2;
+	}
+	/* a trace directory, as `report` takes: each of its traces in turn */
+	const char *arg = argv[optind];
+	struct stat sb;
+	if (stat(arg, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		gt_errinfo ei;
+		if (gt_trace_dir_list(arg, &paths, &npaths, &ei) < 0) {
+			fprintf(stderr, "gaptrace dump: %s\n", ei.msg);
+			return 1;
+		}
+		if (!npaths) {
+			fprintf(stderr, "gaptrace dump: %s: no .gtrace file in this directory\n", arg);
+			free(paths);
+			return 1;
+		}
+		listed = 1;
+	} else {
+		one[0] = argv[optind];
+		paths = one;
+		npaths = 1;
+	}
+	long printed = 0;
+	for (size_t i = 0; i < npaths; i++) {
+		if (listed)
+			printf("%s== %s\n", i ? "\n" : "", paths[i]);
+		int rc = opts.hex ? hex_dump(paths[i]) : dump_one(paths[i], &printed);
+		if (rc)
+			ret = rc;
+		if (opts.limit >= 0 && printed >= opts.limit && !opts.hex)
+			break;
+	}
+	if (listed)
+		gt_trace_dir_free(paths, npaths);
+	/* a result is only a result if it was written (a full disk, a closed pipe) */
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "gaptrace dump: writing the output failed: %s\n", strerror(errno));
+		ret = 1;
+	}
 	return ret;
 }

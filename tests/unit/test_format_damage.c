@@ -1000,6 +1000,74 @@ START_TEST(dump_duplicates)
 }
 END_TEST
 
+/* Lines of out that are not '#' comments or "== path" headers: records. */
+static int record_lines(const membuf *out)
+{
+	int n = 0;
+	for (const char *l = (const char *)out->p; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : l)
+		n += *l != '#' && *l != '\n' && strncmp(l, "== ", 3) && strncmp(l, "gaptrace", 8);
+	return n;
+}
+
+/* dump: -n counts before printing (-n 0 printed one record), bad numbers
+ * and types are refused (with the list of types), a trace directory is
+ * dumped trace by trace (it was refused), and a failed write of the output
+ * is a failure (exit status was 0). */
+START_TEST(dump_cli)
+{
+	make_tmpdir();
+	membuf m = {0}, out = {0};
+	small_trace(&m);
+	char a[512], b[512];
+	snprintf(a, sizeof(a), "%s/a.gtrace", tmpdir);
+	snprintf(b, sizeof(b), "%s/b.gtrace", tmpdir);
+	write_file(a, m.p, m.len);
+	write_file(b, m.p, m.len);
+	ck_assert_int_eq(run_cli(&out, "dump", "-n", "0", a), 0);
+	ck_assert_int_eq(record_lines(&out), 0);
+	ck_assert_msg(strstr((char *)out.p, "# frames="), "%s", (char *)out.p);
+	ck_assert_int_eq(run_cli(&out, "dump", "-n", "3", a), 0);
+	ck_assert_int_eq(record_lines(&out), 3);
+	ck_assert_int_eq(run_cli(&out, "dump", "-n", "-1", a), 2);
+	ck_assert_int_eq(run_cli(&out, "dump", "-n", "x", a), 2);
+	ck_assert_int_eq(run_cli(&out, "dump", "-t", "kernels", a), 2);
+	ck_assert_msg(strstr((char *)out.p, "unknown record type 'kernels'") &&
+			      strstr((char *)out.p, "kernel, memcpy"),
+		      "%s", (char *)out.p);
+	ck_assert_int_eq(run_cli(&out, "dump", "-t", "kernel", a), 0);
+	ck_assert_int_eq(record_lines(&out), 30);
+	/* a directory: each trace, after a header line */
+	ck_assert_int_eq(run_cli(&out, "dump", "-s", tmpdir, NULL), 0);
+	char want[600];
+	snprintf(want, sizeof(want), "== %s\n", a);
+	ck_assert_msg(strstr((char *)out.p, want), "%s", (char *)out.p);
+	snprintf(want, sizeof(want), "== %s\n", b);
+	ck_assert_msg(strstr((char *)out.p, want), "%s", (char *)out.p);
+	ck_assert_int_eq(run_cli(&out, "dump", "-tkernel", "-n40", tmpdir), 0);
+	ck_assert_int_eq(record_lines(&out), 40);
+	ck_assert_int_eq(run_cli(&out, "dump", "--hex", tmpdir, NULL), 0);
+	ck_assert_msg(strstr((char *)out.p, want), "%s", (char *)out.p);
+	/* stdout on a full disk */
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int fd = open("/dev/full", O_WRONLY);
+		dup2(fd, 1);
+		int nul = open("/dev/null", O_WRONLY);
+		dup2(nul, 2);
+		execl(GAPTRACE_BIN, "gaptrace", "dump", a, (char *)NULL);
+		_exit(127);
+	}
+	int status;
+	waitpid(pid, &status, 0);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 1);
+	mb_free(&m);
+	mb_free(&out);
+	rm_tmpdir();
+}
+END_TEST
+
 /* ------------------------------------------------------------ golden */
 
 START_TEST(golden_invalid_inputs)
@@ -1172,6 +1240,7 @@ int main(void)
 	tcase_add_test(tc, recover_errors);
 	tcase_add_test(tc, recover_cli);
 	tcase_add_test(tc, dump_duplicates);
+	tcase_add_test(tc, dump_cli);
 	tcase_add_test(tc, golden_invalid_inputs);
 	tcase_add_test(tc, golden_inputs_dump);
 	suite_add_tcase(s, tc);
