@@ -135,10 +135,16 @@ static jnode *value(P *p, int depth);
 
 static int add_kid(jnode *n, jnode *k)
 {
-	jnode **kk = realloc(n->kids, (n->nkids + 1) * sizeof(*kk));
-	if (!kk)
-		return -1;
-	n->kids = kk;
+	/* room for the smallest power of two >= max(nkids, 4), grown when full:
+	 * growing by one made long arrays quadratic where realloc copies (as
+	 * ASan's always does) */
+	size_t c = n->nkids;
+	if (c == 0 || (c >= 4 && !(c & (c - 1)))) {
+		jnode **kk = realloc(n->kids, (c ? 2 * c : 4) * sizeof(*kk));
+		if (!kk)
+			return -1;
+		n->kids = kk;
+	}
 	n->kids[n->nkids++] = k;
 	return 0;
 }
