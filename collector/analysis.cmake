@@ -13,6 +13,7 @@ add_library(gaptrace_analysis STATIC
   src/analysis/tables.c
   src/analysis/analysis.c
   src/analysis/demangle.c
+  src/analysis/jsonstr.c
   src/analysis/report_text.c
   src/analysis/report_json.c)
 add_library(gaptrace::analysis ALIAS gaptrace_analysis)

@@ -3,6 +3,9 @@
 # report golden files (regenerate: GT_UPDATE_GOLDEN=1 ctest -R test_report).
 gaptrace_check_test(test_analysis analysis/test_analysis.c analysis/tb.c)
 target_link_libraries(test_analysis PRIVATE gaptrace::analysis gaptrace_synth)
+# hand-made frames (tests/unit/test_format_util.h) for hostile input
+target_include_directories(test_analysis PRIVATE ${PROJECT_SOURCE_DIR}/tests/unit
+                           ${PROJECT_SOURCE_DIR}/format/src)
 
 gaptrace_check_test(test_report analysis/test_report.c analysis/tb.c analysis/minijson.c)
 target_link_libraries(test_report PRIVATE gaptrace::analysis gaptrace_synth m)

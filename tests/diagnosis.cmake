@@ -5,7 +5,8 @@ get_property(_gt_diag_core GLOBAL PROPERTY GT_DIAG_CORE_SOURCES)
 get_property(_gt_diag_dir GLOBAL PROPERTY GT_DIAG_SRC_DIR)
 if(_gt_diag_core)
   gaptrace_check_test(test_diag_engine diagnosis/test_diag_engine.c ${_gt_diag_core}
-                      ${PROJECT_SOURCE_DIR}/collector/src/analysis/collname.c)
+                      ${PROJECT_SOURCE_DIR}/collector/src/analysis/collname.c
+                      ${PROJECT_SOURCE_DIR}/collector/src/analysis/jsonstr.c)
   target_include_directories(test_diag_engine PRIVATE ${PROJECT_SOURCE_DIR}/collector/include
                              ${_gt_diag_dir} ${CMAKE_CURRENT_SOURCE_DIR}/diagnosis)
   target_link_libraries(test_diag_engine PRIVATE gaptrace::format m)

@@ -10,12 +10,15 @@
  * decoder; FORMAT.md's example dump is its output.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include "cmds.h"
@@ -32,11 +35,12 @@ static struct {
 static const char usage_text[] =
 	"usage: gaptrace dump [options] TRACE\n"
 	"\n"
-	"Print every record of a trace, one per line.\n"
+	"Print every record of a trace, one per line. TRACE is a .gtrace file or a\n"
+	"trace directory (each of its traces in turn, after a '== path' line).\n"
 	"\n"
 	"  -s, --stats        print only the header and read statistics\n"
 	"  -t, --type NAME    only records of this type (kernel, api, memcpy, ...)\n"
-	"  -n, --limit N      stop after N records\n"
+	"  -n, --limit N      stop after N records (in all; 0: header and statistics)\n"
 	"      --strict       stop at the first corrupt frame (exit 1)\n"
 	"      --hex          annotated hex dump of every byte (FORMAT.md's layout)\n"
 	"  -h, --help         this text\n"
@@ -301,8 +305,10 @@ static const uint8_t *hx_block(const uint8_t *p, const uint8_t *end)
 			hx(d + 6 * i, 6, "  column %u %s: %s, %u bytes", i, cn ? cn : "(unknown)",
 			   codec_name(d[6 * i]), len[i]);
 	}
-	/* values of every column, kept for REL references (small blocks only) */
-	uint64_t *vals = rows * ncols <= (1u << 20) ? calloc(rows * ncols + 1, 8) : NULL;
+	/* values of every column, kept for REL references (small blocks only;
+	 * rows comes from the input: rows * ncols must not wrap) */
+	uint64_t *vals = rows <= (1u << 20) / (ncols ? ncols : 1) ? calloc(rows * ncols + 1, 8)
+								 : NULL;
 	for (unsigned i = 0; i < ncols; i++) {
 		const char *cn = gt_rec_col_name(type, i, NULL);
 		unsigned codec = d[6 * i], ref = d[6 * i + 1];
@@ -385,9 +391,13 @@ static void hx_payload(const uint8_t *p, const uint8_t *end)
 
 static int hex_dump(const char *path)
 {
-	FILE *f = fopen(path, "rb");
+	gt_errinfo ei;
+	int fd = gt_trace_file_open(path, &ei); /* never blocks on a FIFO */
+	FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
 	if (!f) {
-		perror(path);
+		if (fd >= 0)
+			close(fd);
+		fprintf(stderr, "gaptrace dump: %s\n", fd >= 0 ? strerror(errno) : ei.msg);
 		return 1;
 	}
 	uint8_t *b = NULL;
@@ -572,6 +582,68 @@ static int hex_dump(const char *path)
 	return 0;
 }
 
+/* Dump one trace file. @return 0, or 1 when it could not be (fully) read. */
+static int dump_one(const char *path, long *printed)
+{
+	gt_reader_opts ro = {.stop_on_corrupt = opts.strict};
+	gt_errinfo ei = {0};
+	gt_reader *r = gt_reader_open(path, &ro, &ei);
+	if (!r) {
+		fprintf(stderr, "gaptrace dump: %s\n", ei.msg);
+		return 1;
+	}
+	gt_reader_set_log(r, log_problem, NULL);
+	const gt_stream_header *h = gt_reader_header(r);
+	printf("# format %u.%u producer=%u pid=%u host=%s version=\"%s\" devices=%u cmd=\"%s\"\n",
+	       h->major, h->minor, h->producer, h->pid, h->hostname, h->producer_version,
+	       h->ndevices, h->cmdline);
+	gt_record rec;
+	int rc = 0;
+	/* the limit is checked before reading: -n 0 prints (and reads) none */
+	while (!(opts.limit >= 0 && *printed >= opts.limit) && (rc = gt_reader_next(r, &rec)) > 0) {
+		if (opts.stats_only || (opts.type && rec.type != opts.type))
+			continue;
+		print_record(r, &rec);
+		++*printed;
+	}
+	const gt_reader_stats *st = gt_reader_get_stats(r);
+	if (st->dup_frames)
+		printf("# DUPLICATES SKIPPED: %" PRIu64 " frames had been read already (frames "
+		       "written twice, or a file appended to itself)\n",
+		       st->dup_frames);
+	if (st->backward_frames)
+		printf("# OUT OF ORDER: %" PRIu64 " frames came after frames with higher sequence "
+		       "numbers (two streams in one file?)\n",
+		       st->backward_frames);
+	printf("# frames=%" PRIu64 " records=%" PRIu64 " bad_frames=%" PRIu64 " bad_bytes=%" PRIu64
+	       " tail_bytes=%" PRIu64 " missing_frames=%" PRIu64 " bytes=%" PRIu64
+	       " dup_frames=%" PRIu64 " backward_frames=%" PRIu64 "\n",
+	       st->frames, st->records, st->bad_frames, st->bad_bytes, st->tail_bytes,
+	       st->seq_missing, st->bytes, st->dup_frames, st->backward_frames);
+	int ret = 0;
+	if (rc < 0) {
+		fprintf(stderr, "gaptrace dump: %s: %s\n", path, gt_reader_error(r)->msg);
+		ret = 1;
+	}
+	gt_reader_close(r);
+	return ret;
+}
+
+/* "unknown record type 'x'; the types are: string, device, ..." */
+static void unknown_type(const char *name)
+{
+	fprintf(stderr, "gaptrace dump: unknown record type '%s'; the types are:", name);
+	const char *sep = " ";
+	for (uint32_t t = 1; t < GT_REC_TYPE_LIMIT; t++) {
+		const char *n = gt_rec_type_name(t);
+		if (n) {
+			fprintf(stderr, "%s%s", sep, n);
+			sep = ", ";
+		}
+	}
+	fputc('\n', stderr);
+}
+
 int cmd_dump(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -583,8 +655,10 @@ int cmd_dump(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
-	int c, ret = 1;
-	gt_reader *r = NULL;
+	int c, ret = 0;
+	char **paths = NULL, *one[1];
+	size_t npaths = 0;
+	int listed = 0;
 	memset(&opts, 0, sizeof(opts));
 	opts.limit = -1;
 	optind = 1;
@@ -594,12 +668,20 @@ int cmd_dump(int argc, char **argv)
 		case 't':
 			opts.type = type_by_name(optarg);
 			if (!opts.type) {
-				fprintf(stderr, "gaptrace dump: unknown record type '%s'\n",
-					optarg);
+				unknown_type(optarg);
 				return 2;
 			}
 			break;
-		case 'n': opts.limit = strtol(optarg, NULL, 10); break;
+		case 'n': {
+			char *end;
+			errno = 0;
+			opts.limit = strtol(optarg, &end, 10);
+			if (!*optarg || *end || errno || opts.limit < 0) {
+				fprintf(stderr, "gaptrace dump: bad record count '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		}
 		case 1: opts.strict = 1; break;
 		case 2: opts.hex = 1; break;
 		case 'h': fputs(usage_text, stdout); return 0;
@@ -610,41 +692,42 @@ int cmd_dump(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return 2;
 	}
-	if (opts.hex)
-		return hex_dump(argv[optind]);
-	gt_reader_opts ro = {.stop_on_corrupt = opts.strict};
-	gt_errinfo ei = {0};
-	r = gt_reader_open(argv[optind], &ro, &ei);
-	if (!r) {
-		fprintf(stderr, "gaptrace dump: %s: %s\n", argv[optind], ei.msg);
-		goto out;
+	/* a trace directory, as `report` takes: each of its traces in turn */
+	const char *arg = argv[optind];
+	struct stat sb;
+	if (stat(arg, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		gt_errinfo ei;
+		if (gt_trace_dir_list(arg, &paths, &npaths, &ei) < 0) {
+			fprintf(stderr, "gaptrace dump: %s\n", ei.msg);
+			return 1;
+		}
+		if (!npaths) {
+			fprintf(stderr, "gaptrace dump: %s: no .gtrace file in this directory\n", arg);
+			free(paths);
+			return 1;
+		}
+		listed = 1;
+	} else {
+		one[0] = argv[optind];
+		paths = one;
+		npaths = 1;
 	}
-	gt_reader_set_log(r, log_problem, NULL);
-	const gt_stream_header *h = gt_reader_header(r);
-	printf("# format %u.%u producer=%u pid=%u host=%s version=\"%s\" devices=%u cmd=\"%s\"\n",
-	       h->major, h->minor, h->producer, h->pid, h->hostname, h->producer_version,
-	       h->ndevices, h->cmdline);
-	gt_record rec;
-	long n = 0;
-	int rc;
-	while ((rc = gt_reader_next(r, &rec)) > 0) {
-		if (opts.stats_only || (opts.type && rec.type != opts.type))
-			continue;
-		print_record(r, &rec);
-		if (opts.limit >= 0 && ++n >= opts.limit)
+	long printed = 0;
+	for (size_t i = 0; i < npaths; i++) {
+		if (listed)
+			printf("%s== %s\n", i ? "\n" : "", paths[i]);
+		int rc = opts.hex ? hex_dump(paths[i]) : dump_one(paths[i], &printed);
+		if (rc)
+			ret = rc;
+		if (opts.limit >= 0 && printed >= opts.limit && !opts.hex)
 			break;
 	}
-	const gt_reader_stats *st = gt_reader_get_stats(r);
-	printf("# frames=%" PRIu64 " records=%" PRIu64 " bad_frames=%" PRIu64 " bad_bytes=%" PRIu64
-	       " tail_bytes=%" PRIu64 " missing_frames=%" PRIu64 " bytes=%" PRIu64 "\n",
-	       st->frames, st->records, st->bad_frames, st->bad_bytes, st->tail_bytes,
-	       st->seq_missing, st->bytes);
-	if (rc < 0) {
-		fprintf(stderr, "gaptrace dump: %s: %s\n", argv[optind], gt_reader_error(r)->msg);
-		goto out;
+	if (listed)
+		gt_trace_dir_free(paths, npaths);
+	/* a result is only a result if it was written (a full disk, a closed pipe) */
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "gaptrace dump: writing the output failed: %s\n", strerror(errno));
+		ret = 1;
 	}
-	ret = 0;
-out:
-	gt_reader_close(r);
 	return ret;
 }

@@ -42,6 +42,11 @@
 #define DEFAULT_MAX_STRING_BYTES (512ull << 20)
 #define NO_TAIL UINT64_MAX
 
+struct gt_seqset {
+	uint64_t (*iv)[2]; /* [lo, hi] intervals (see seq_add) */
+	size_t n, cap;
+};
+
 typedef struct colstate {
 	uint8_t codec, ref, filled; /* filled: CONST values already in vals */
 	const uint8_t *p, *end;
@@ -76,6 +81,12 @@ struct gt_reader {
 	uint64_t frame_off;
 	uint64_t expect_seq;
 	int have_seq;
+	uint64_t in_size;  /* bytes of the input when known (file, memory), else 0 */
+	uint64_t accepted; /* records of the frames loaded (the record budget) */
+	uint64_t dup_bytes; /* bytes of the duplicate frames skipped */
+	gt_seqset own_seen; /* sequence numbers of the frames read... */
+	gt_seqset *seen;    /* ...here, or in a set shared with other readers */
+	uint64_t first_seq; /* of the first frame read (have_seq) */
 
 	/* current block */
 	uint32_t btype, bknown, brows, bdone;
@@ -138,6 +149,86 @@ const char *gt_rec_col_name(uint32_t type, unsigned i, int *is_bytes)
 	if (is_bytes)
 		*is_bytes = d[i].is_bytes;
 	return d[i].name;
+}
+
+/* ------------------------------------------------------------ sequence numbers */
+
+/*
+ * The sequence numbers of the frames read, as sorted, disjoint, non-adjacent
+ * intervals: a stream read in order is one interval, plus one per gap. At
+ * most SEQ_MAX_RUNS intervals (1 MiB); past that, a number that would start
+ * a new one is not kept (a duplicate of it would go unnoticed: never is a
+ * frame that was not read taken for a duplicate).
+ */
+#define SEQ_MAX_RUNS 65536u
+
+/* Index of the first interval whose hi >= v (n when none). */
+static size_t seq_find(const gt_seqset *s, uint64_t v)
+{
+	size_t lo = 0, hi = s->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->iv[mid][1] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int seq_has(const gt_seqset *s, uint64_t v)
+{
+	size_t i = seq_find(s, v);
+	return i < s->n && s->iv[i][0] <= v;
+}
+
+static void seq_add(gt_seqset *s, uint64_t v)
+{
+	size_t i = seq_find(s, v);
+	if (i < s->n && s->iv[i][0] <= v)
+		return;
+	int joins_prev = i > 0 && s->iv[i - 1][1] + 1 == v;
+	int joins_next = i < s->n && v + 1 == s->iv[i][0];
+	if (joins_prev && joins_next) {
+		s->iv[i - 1][1] = s->iv[i][1];
+		memmove(s->iv + i, s->iv + i + 1, (s->n - i - 1) * sizeof(*s->iv));
+		s->n--;
+		return;
+	}
+	if (joins_prev) {
+		s->iv[i - 1][1] = v;
+		return;
+	}
+	if (joins_next) {
+		s->iv[i][0] = v;
+		return;
+	}
+	if (s->n == s->cap) {
+		size_t nc = s->cap ? s->cap * 2 : 16;
+		if (nc > SEQ_MAX_RUNS)
+			return;
+		void *p = realloc(s->iv, nc * sizeof(*s->iv));
+		if (!p)
+			return;
+		s->iv = p;
+		s->cap = nc;
+	}
+	memmove(s->iv + i + 1, s->iv + i, (s->n - i) * sizeof(*s->iv));
+	s->iv[i][0] = s->iv[i][1] = v;
+	s->n++;
+}
+
+gt_seqset *gt_seqset_new(void)
+{
+	return calloc(1, sizeof(gt_seqset));
+}
+
+void gt_seqset_free(gt_seqset *s)
+{
+	if (!s)
+		return;
+	free(s->iv);
+	free(s);
 }
 
 /* ------------------------------------------------------------ problems */
@@ -241,6 +332,8 @@ static gt_reader *reader_new(const gt_reader_opts *opts)
 		r->o.max_strings = GT_MAX_STRINGS;
 	r->fd = -1;
 	r->st.first_bad_offset = UINT64_MAX;
+	r->st.budget_offset = UINT64_MAX;
+	r->seen = &r->own_seen;
 	r->tail_at = NO_TAIL;
 	r->vals = malloc(sizeof(*r->vals) * GT_BLOCK_MAX_COLS);
 	r->ptrs = malloc(sizeof(*r->ptrs) * GT_BLOCK_MAX_COLS);
@@ -292,6 +385,9 @@ gt_reader *gt_reader_open_fd(int fd, const gt_reader_opts *opts, gt_errinfo *ei)
 		return NULL;
 	}
 	r->fd = fd;
+	struct stat sb;
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0)
+		r->in_size = (uint64_t)sb.st_size;
 	r->icap = IBUF_MIN;
 	r->ibuf = malloc(r->icap);
 	if (!r->ibuf) {
@@ -304,11 +400,9 @@ gt_reader *gt_reader_open_fd(int fd, const gt_reader_opts *opts, gt_errinfo *ei)
 
 gt_reader *gt_reader_open(const char *path, const gt_reader_opts *opts, gt_errinfo *ei)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		gt_seterr(ei, GT_ERR_IO, 0, "%s: %s", path, strerror(errno));
+	int fd = gt_trace_file_open(path, ei); /* a FIFO would block open(2) */
+	if (fd < 0)
 		return NULL;
-	}
 	gt_reader *r = gt_reader_open_fd(fd, opts, ei);
 	if (!r) {
 		close(fd);
@@ -330,6 +424,7 @@ gt_reader *gt_reader_open_mem(const void *buf, size_t len, const gt_reader_opts 
 	r->is_mem = 1;
 	r->ibuf = buf ? (uint8_t *)buf : empty;
 	r->ilen = buf ? len : 0;
+	r->in_size = r->ilen;
 	return finish_open(r, ei);
 }
 
@@ -347,8 +442,14 @@ void gt_reader_close(gt_reader *r)
 	free(r->raw);
 	free(r->vals);
 	free(r->ptrs);
+	free(r->own_seen.iv);
 	ZSTD_freeDCtx(r->dctx);
 	free(r);
+}
+
+void gt_reader_share_seqs(gt_reader *r, gt_seqset *s)
+{
+	r->seen = s ? s : &r->own_seen;
 }
 
 void gt_reader_set_log(gt_reader *r, gt_reader_log_fn fn, void *user)
@@ -670,6 +771,39 @@ static const char *frame_payload(gt_reader *r, const gt_frame_info *fi, const ui
 	return NULL;
 }
 
+/* Would loading this frame (ending at byte end) pass the record budget?
+ * Once a frame did, every later one does. */
+static int over_budget(const gt_reader *r, const gt_frame_info *fi, uint64_t end)
+{
+	uint64_t k = r->o.max_records_per_byte;
+	if (!k)
+		return 0;
+	if (r->st.budget_frames)
+		return 1;
+	uint64_t size = r->in_size > end ? r->in_size : end;
+	uint64_t budget = size > UINT64_MAX / k ? UINT64_MAX : size * k;
+	return fi->nrecords > budget || r->accepted > budget - fi->nrecords;
+}
+
+/* A good frame over the budget: counted, not read; the log hears of the
+ * first one (not damage: first_bad_offset and the last error stay). */
+static void budget_skip(gt_reader *r, const gt_frame_info *fi, uint64_t off)
+{
+	if (!r->st.budget_frames++) {
+		r->st.budget_offset = off;
+		if (r->log) {
+			gt_errinfo ei = {.code = GT_ERR_LIMIT, .offset = off};
+			snprintf(ei.msg, sizeof(ei.msg),
+				 "byte %llu: record budget reached (%u records per byte of input, "
+				 "%llu records read): the frames from here on are not read",
+				 (unsigned long long)off, r->o.max_records_per_byte,
+				 (unsigned long long)r->accepted);
+			r->log(r->log_user, &ei);
+		}
+	}
+	r->st.budget_records += fi->nrecords;
+}
+
 /*
  * Load the next good frame (r->bp/bend). @return 1 loaded, 0 end of stream,
  * <0 fatal error (I/O, or any problem with stop_on_corrupt).
@@ -735,6 +869,34 @@ static int next_frame(gt_reader *r)
 		}
 		/* The CRC holds, so the frame's length is trustworthy. */
 		settle_region(r, 0);
+		if (seq_has(r->seen, fi.seq)) {
+			/* A frame read already (written twice, or the same stream
+			 * read twice): its records would be counted twice. */
+			if (r->o.stop_on_corrupt) {
+				problem(r, GT_ERR_CORRUPT, off,
+					"byte %llu: frame %llu was already read (duplicate)",
+					(unsigned long long)off, (unsigned long long)fi.seq);
+				return GT_ERR_CORRUPT;
+			}
+			consume(r, flen);
+			r->dup_bytes += flen;
+			if (!r->st.dup_frames++)
+				problem(r, GT_ERR_CORRUPT, off,
+					"byte %llu: frame %llu was already read: skipped as a "
+					"duplicate (the count of further ones is in the statistics)",
+					(unsigned long long)off, (unsigned long long)fi.seq);
+			continue;
+		}
+		if (over_budget(r, &fi, off + flen)) {
+			consume(r, flen);
+			budget_skip(r, &fi, off);
+			if (!r->have_seq)
+				r->first_seq = fi.seq;
+			if (!r->have_seq || fi.seq >= r->expect_seq)
+				r->expect_seq = fi.seq + 1;
+			r->have_seq = 1;
+			continue;
+		}
 		int code;
 		size_t boff;
 		const char *why = frame_payload(r, &fi, h + GT_FRAME_HEADER_SIZE, &code, &boff);
@@ -762,10 +924,36 @@ static int next_frame(gt_reader *r)
 				"or damaged)",
 				(unsigned long long)off, (unsigned long long)r->expect_seq,
 				(unsigned long long)fi.seq - 1);
+		} else if (r->have_seq && fi.seq < r->expect_seq) {
+			/* out of order: not read yet, so read (a frame once counted
+			 * missing is not missing any more), but a stream never does it */
+			if (r->o.stop_on_corrupt) {
+				problem(r, GT_ERR_CORRUPT, off,
+					"byte %llu: frame %llu comes after frame %llu (sequence "
+					"numbers go backward)",
+					(unsigned long long)off, (unsigned long long)fi.seq,
+					(unsigned long long)r->expect_seq - 1);
+				r->bp = r->bend = NULL;
+				return GT_ERR_CORRUPT;
+			}
+			if (fi.seq >= r->first_seq && r->st.seq_missing)
+				r->st.seq_missing--;
+			if (!r->st.backward_frames++)
+				problem(r, GT_ERR_CORRUPT, off,
+					"byte %llu: frame %llu comes after frame %llu: sequence "
+					"numbers go backward (frames out of order, or two streams "
+					"in one file?)",
+					(unsigned long long)off, (unsigned long long)fi.seq,
+					(unsigned long long)r->expect_seq - 1);
 		}
+		if (!r->have_seq)
+			r->first_seq = fi.seq;
+		seq_add(r->seen, fi.seq);
+		if (!r->have_seq || fi.seq >= r->expect_seq)
+			r->expect_seq = fi.seq + 1;
 		r->have_seq = 1;
-		r->expect_seq = fi.seq + 1;
 		r->st.frames++;
+		r->accepted += fi.nrecords;
 		r->frame_off = off;
 		return 1;
 	}
@@ -1029,9 +1217,9 @@ int gt_trace_recover(const char *in_path, const char *out_path, gt_recover_stats
 	}
 	if (rc < 0 && ei->code == 0)
 		gt_seterr(ei, rc, r->err.offset, "%s", r->err.msg);
-	st->frames_dropped = r->st.bad_frames;
+	st->frames_dropped = r->st.bad_frames + r->st.dup_frames;
 	st->bytes_in = r->st.bytes;
-	st->bytes_lost = r->st.bad_bytes + r->st.tail_bytes;
+	st->bytes_lost = r->st.bad_bytes + r->st.tail_bytes + r->dup_bytes;
 	gt_reader_close(r);
 	if (rc == 0 && fsync(fd) < 0)
 		rc = gt_seterr(ei, GT_ERR_IO, st->bytes_out, "%s: fsync: %s", tmpname,

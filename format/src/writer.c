@@ -141,8 +141,11 @@ gt_writer *gt_writer_new(const gt_writer_opts *opts, gt_sink_fn sink, void *user
 		w->o.zstd_level = 1;
 	if (w->o.frame_rows == 0)
 		w->o.frame_rows = DEFAULT_FRAME_ROWS;
-	if (w->o.frame_rows > GT_BLOCK_MAX_ROWS)
-		w->o.frame_rows = GT_BLOCK_MAX_ROWS;
+	/* at most 32768 rows: then every frame passes the readers' cap of 1024
+	 * records per byte of a frame (GT_FRAME_MAX_RECORDS_PER_BYTE), even one
+	 * of identical records that compresses to nothing */
+	if (w->o.frame_rows > GT_FRAME_MAX_RECORDS_PER_BYTE * GT_FRAME_HEADER_SIZE)
+		w->o.frame_rows = GT_FRAME_MAX_RECORDS_PER_BYTE * GT_FRAME_HEADER_SIZE;
 	if (w->o.max_strings == 0 || w->o.max_strings > GT_MAX_STRINGS)
 		w->o.max_strings = w->o.max_strings ? GT_MAX_STRINGS : DEFAULT_MAX_STRINGS;
 	if (w->o.max_string_bytes == 0)

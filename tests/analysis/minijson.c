@@ -35,17 +35,59 @@ static jnode *node(jtype t)
 	return n;
 }
 
+/* Length of the well-formed UTF-8 sequence at s (RFC 3629), 0 if none. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned c = s[0], lo = 0x80, hi = 0xbf;
+	size_t k;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf) {
+		k = 2;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		k = 3;
+		lo = c == 0xe0 ? 0xa0 : 0x80;
+		hi = c == 0xed ? 0x9f : 0xbf;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		k = 4;
+		lo = c == 0xf0 ? 0x90 : 0x80;
+		hi = c == 0xf4 ? 0x8f : 0xbf;
+	} else {
+		return 0;
+	}
+	if (n < k || s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t j = 2; j < k; j++)
+		if ((s[j] & 0xc0) != 0x80)
+			return 0;
+	return k;
+}
+
 static char *string(P *p)
 {
 	if (p->i >= p->n || p->s[p->i] != '"')
 		return p->bad = 1, NULL;
 	p->i++;
-	char *out = malloc(p->n - p->i + 1);
+	/* the decoded string is never longer than its source: size it to that
+	 * (not to the rest of the document, which made big documents quadratic) */
+	size_t e = p->i;
+	while (e < p->n && p->s[e] != '"')
+		e += p->s[e] == '\\' ? 2 : 1;
+	char *out = malloc(e - p->i + 1);
 	size_t o = 0;
 	while (out && p->i < p->n && p->s[p->i] != '"') {
 		unsigned char c = (unsigned char)p->s[p->i++];
 		if (c < 0x20)
 			goto bad;
+		if (c >= 0x80) { /* RFC 8259: JSON text is UTF-8 */
+			size_t k = utf8_len((const unsigned char *)p->s + p->i - 1, p->n - p->i + 1);
+			if (!k)
+				goto bad;
+			memcpy(out + o, p->s + p->i - 1, k);
+			o += k;
+			p->i += k - 1;
+			continue;
+		}
 		if (c != '\\') {
 			out[o++] = (char)c;
 			continue;
@@ -93,10 +135,16 @@ static jnode *value(P *p, int depth);
 
 static int add_kid(jnode *n, jnode *k)
 {
-	jnode **kk = realloc(n->kids, (n->nkids + 1) * sizeof(*kk));
-	if (!kk)
-		return -1;
-	n->kids = kk;
+	/* room for the smallest power of two >= max(nkids, 4), grown when full:
+	 * growing by one made long arrays quadratic where realloc copies (as
+	 * ASan's always does) */
+	size_t c = n->nkids;
+	if (c == 0 || (c >= 4 && !(c & (c - 1)))) {
+		jnode **kk = realloc(n->kids, (c ? 2 * c : 4) * sizeof(*kk));
+		if (!kk)
+			return -1;
+		n->kids = kk;
+	}
 	n->kids[n->nkids++] = k;
 	return 0;
 }

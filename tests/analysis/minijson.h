@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * minijson: a strict little JSON parser for the report tests (RFC 8259
- * grammar; numbers kept as text so 64-bit integers compare exactly).
+ * grammar, strings UTF-8; numbers kept as text so 64-bit integers compare
+ * exactly).
  */
 #ifndef GT_TEST_MINIJSON_H
 #define GT_TEST_MINIJSON_H

@@ -12,8 +12,10 @@
 #include <unistd.h>
 
 #include "gaptrace/analysis.h"
+#include "gaptrace/diagnosis.h"
 #include "synth.h"
 #include "tb.h"
+#include "test_format_util.h"
 
 #define LAUNCH "cudaLaunchKernel"
 
@@ -996,6 +998,277 @@ START_TEST(hostile_values)
 }
 END_TEST
 
+/* Launch geometry that overflows (threads per block past 2^32 - 1, blocks
+ * past 2^64 - 1, shared memory past 2^32 - 1) is dropped where it is read,
+ * once, and counted; the kernel's time still counts. The occupancy rule of
+ * the diagnosis divided by zero on the first one (SIGFPE). */
+START_TEST(hostile_geometry)
+{
+	tb t;
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
+	t.h.devices[0].max_threads_per_sm = 2048; /* not written: the header is out */
+	static const uint32_t geo[3][8] = {
+		/* grid x y z, block x y z, static, dynamic smem */
+		{264, 1, 1, 65536, 65536, 2, 0, 0},
+		{0xffffffffu, 0xffffffffu, 0xffffffffu, 128, 1, 1, 0, 0},
+		{264, 1, 1, 128, 1, 1, 0xffffffffu, 1},
+	};
+	for (int i = 0; i < 3; i++) {
+		gt_record r = {.type = GT_REC_KERNEL};
+		gt_kernel *k = &r.kernel;
+		k->start = T0 + (uint64_t)i * 10000;
+		k->end = k->start + 9000;
+		k->correlation_id = (uint32_t)i + 1;
+		k->name_id = tb_str(&t, "_Z4hugev");
+		k->grid_x = geo[i][0], k->grid_y = geo[i][1], k->grid_z = geo[i][2];
+		k->block_x = geo[i][3], k->block_y = geo[i][4], k->block_z = geo[i][5];
+		k->static_smem = geo[i][6], k->dynamic_smem = geo[i][7];
+		k->registers = 64;
+		tb_rec(&t, &r);
+	}
+	tb_kernel(&t, 0, 7, 9, T0 + 40000, T0 + 49000, "_Z4hugev"); /* 264 x 128 */
+	gt_analysis *a = one(&t, NULL);
+	const gt_an_trace *tr = gt_analysis_trace(a, 0);
+	ck_assert_uint_eq(tr->problems, 3);
+	ck_assert_ptr_nonnull(strstr(tr->first_problem, "kernel geometry ignored"));
+	size_t n;
+	const gt_an_kernel *k = gt_analysis_kernels(a, 0, &n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(k[0].count, 4);
+	ck_assert_uint_eq(k[0].total_ns, 4 * 9000);
+	ck_assert_uint_eq(k[0].min_threads, 0);
+	ck_assert_uint_eq(k[0].max_threads, 128);
+	ck_assert_uint_eq(k[0].max_blocks, 264);
+	ck_assert_uint_eq(k[0].smem, 1024);
+	gt_diagnosis *d = gt_diagnose(a, NULL);
+	ck_assert_ptr_nonnull(d);
+	gt_diagnosis_free(d);
+	gt_analysis_free(a);
+}
+END_TEST
+
+/* Utilization windows follow the activity recorded, not the distance
+ * between timestamps: two kernels 2^62 ns apart made 4 M windows (16 MB of
+ * series, 30 MB of JSON report) per GPU, on each of up to 64 K GPUs. */
+START_TEST(windows_follow_activity)
+{
+	tb t;
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
+	tb_kernel(&t, 0, 7, 1, T0, T0 + 1000, NULL);
+	tb_kernel(&t, 0, 7, 2, T0 + (1ull << 62), T0 + (1ull << 62) + 1000, NULL);
+	gt_analysis *a = one(&t, NULL);
+	size_t n;
+	gt_analysis_util_series(a, 0, &n);
+	ck_assert_uint_le(n, 1u << 16);
+	ck_assert_uint_gt(n, 1u << 15);
+	ck_assert_uint_eq(gt_analysis_gpu(a, 0)->util.window_ns % GT_AN_DEFAULT_WINDOW_NS, 0);
+	gt_analysis_free(a);
+
+	/* 512 GPUs (two processes, 256 ordinals each, no UUID): 16 M windows in all */
+	a = gt_analysis_new(NULL);
+	for (uint32_t p = 0; p < 2; p++) {
+		tb_begin(&t, 10 + p, GT_PRODUCER_INJECT, 0, 0, NULL);
+		for (uint32_t d = 0; d < 256; d++) {
+			tb_kernel(&t, d, 7, 1, T0, T0 + 1000, NULL);
+			tb_kernel(&t, d, 7, 2, T0 + (1ull << 62), T0 + (1ull << 62) + 1000, NULL);
+		}
+		ck_assert_int_eq(tb_add(a, &t, "t.gtrace"), 1);
+	}
+	finish(a);
+	ck_assert_uint_eq(gt_analysis_ngpus(a), 512);
+	uint64_t total = 0;
+	for (size_t g = 0; g < 512; g++) {
+		gt_analysis_util_series(a, g, &n);
+		total += n;
+	}
+	ck_assert_uint_le(total, 1u << 24);
+	gt_analysis_free(a);
+
+	/* 17 min of steady work (102 400 windows, more than 64 K): 10 ms windows */
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
+	for (uint64_t i = 0; i < 2048; i++)
+		tb_kernel(&t, 0, 7, (uint32_t)i + 1, T0 + i * 500000000ull,
+			  T0 + i * 500000000ull + 1000, NULL);
+	a = one(&t, NULL);
+	ck_assert_uint_eq(gt_analysis_gpu(a, 0)->util.window_ns, GT_AN_DEFAULT_WINDOW_NS);
+	gt_analysis_free(a);
+}
+END_TEST
+
+/* CONST columns make rows free: 4 frames of 2^20 kernels in ~100 bytes each
+ * were 4 M records (a 3.5 kB trace made `report` use 527 MB). A frame holds
+ * at most 1024 records per byte (GT_FRAME_MAX_RECORDS_PER_BYTE); such frames
+ * are damage, skipped and reported with their offset. */
+START_TEST(records_follow_bytes)
+{
+	membuf m = {0}, pl = {0};
+	size_t hl = tf_put_header(&m);
+	tf_col c[8] = {0};
+	tf_col_const(&c[0], T0);
+	for (int i = 1; i < 8; i++)
+		tf_col_const(&c[i], (uint64_t)i);
+	tf_put_block(&pl, GT_REC_KERNEL, 1u << 20, c, 8);
+	for (uint64_t f = 0; f < 4; f++)
+		tf_put_frame(&m, &pl, 1u << 20, f);
+	gt_analysis *a = gt_analysis_new(NULL);
+	gt_errinfo ei;
+	ck_assert_int_eq(gt_analysis_add_mem(a, m.p, m.len, "const.gtrace", &ei), 1);
+	finish(a);
+	const gt_an_trace *tr = gt_analysis_trace(a, 0);
+	ck_assert_uint_eq(tr->records[GT_REC_KERNEL], 0);
+	ck_assert_uint_eq(tr->rs.bad_bytes, m.len - hl);
+	ck_assert_uint_eq(tr->rs.first_bad_offset, hl);
+	ck_assert_ptr_nonnull(strstr(tr->first_problem, "decoder"));
+	gt_analysis_free(a);
+	tf_col_free(c, 8);
+	mb_free(&m);
+	mb_free(&pl);
+}
+END_TEST
+
+/* 30 frames of 32768 CONST-coded kernels (348 records per byte, under the
+ * frame cap): the analysis reads at most 256 records per byte of trace
+ * (opts.max_records_per_byte), counts the frames past that and the reports
+ * say what was not read, first. */
+static void const_frames(membuf *m, unsigned nframes, uint32_t rows)
+{
+	membuf pl = {0};
+	tf_put_header(m);
+	tf_col c[8] = {0};
+	tf_col_const(&c[0], T0);
+	for (int i = 1; i < 8; i++)
+		tf_col_const(&c[i], (uint64_t)i);
+	tf_put_block(&pl, GT_REC_KERNEL, rows, c, 8);
+	for (uint64_t f = 0; f < nframes; f++)
+		tf_put_frame(m, &pl, rows, f);
+	tf_col_free(c, 8);
+	mb_free(&pl);
+}
+
+START_TEST(record_budget)
+{
+	membuf m = {0};
+	const_frames(&m, 30, 32768);
+	size_t hl = (size_t)gt_stream_header_peek_len(m.p, m.len), fl = (m.len - hl) / 30;
+	uint64_t budget = 256 * (uint64_t)m.len, nread = budget / 32768;
+	gt_analysis *a = gt_analysis_new(NULL);
+	gt_errinfo ei;
+	ck_assert_int_eq(gt_analysis_add_mem(a, m.p, m.len, "dense.gtrace", &ei), 1);
+	finish(a);
+	const gt_an_trace *tr = gt_analysis_trace(a, 0);
+	ck_assert_uint_eq(tr->records[GT_REC_KERNEL], nread * 32768);
+	ck_assert_uint_eq(tr->rs.frames, nread);
+	ck_assert_uint_eq(tr->rs.budget_frames, 30 - nread);
+	ck_assert_uint_eq(tr->rs.budget_records, (30 - nread) * 32768);
+	ck_assert_uint_eq(tr->rs.budget_offset, hl + nread * fl);
+	ck_assert_uint_eq(tr->rs.bad_frames, 0);
+	ck_assert_uint_eq(tr->rs.bytes, m.len);
+	ck_assert_ptr_nonnull(strstr(tr->first_problem, "record budget"));
+	char *txt = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&txt, &len);
+	ck_assert_int_eq(gt_report_text(a, f, NULL), 0);
+	fclose(f);
+	ck_assert_msg(!strncmp(txt, "NOT ALL READ: dense.gtrace: ", 28), "%.200s", txt);
+	ck_assert_ptr_nonnull(strstr(txt, "not read: "));
+	ck_assert_ptr_nonnull(strstr(txt, "dense.gtrace: only partly read: "));
+	free(txt);
+	gt_analysis_free(a);
+	/* no budget: everything */
+	gt_analysis_opts o = {.max_records_per_byte = UINT32_MAX};
+	a = gt_analysis_new(&o);
+	ck_assert_int_eq(gt_analysis_add_mem(a, m.p, m.len, "dense.gtrace", &ei), 1);
+	finish(a);
+	tr = gt_analysis_trace(a, 0);
+	ck_assert_uint_eq(tr->records[GT_REC_KERNEL], 30 * 32768);
+	ck_assert_uint_eq(tr->rs.budget_frames, 0);
+	gt_analysis_free(a);
+	mb_free(&m);
+}
+END_TEST
+
+/* The same frames twice - every frame written twice in one file, the same
+ * trace given twice, a copy of it - are counted once (they doubled every
+ * count), and the report says so first; a stream continued in a second file
+ * (disjoint frames, same header) is read whole. */
+static gt_analysis *analyze_bufs(const membuf *b, int n)
+{
+	gt_analysis *a = gt_analysis_new(NULL);
+	gt_errinfo ei;
+	for (int i = 0; i < n; i++)
+		ck_assert_int_eq(gt_analysis_add_mem(a, b[i].p, b[i].len, i ? "b.gtrace" : "a.gtrace",
+						     &ei),
+				 1);
+	return finish(a);
+}
+
+START_TEST(duplicates_counted_once)
+{
+	tb t;
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
+	for (uint32_t i = 0; i < 12; i++) {
+		tb_api(&t, 7, i + 1, T0 + i * 10000, T0 + i * 10000 + 2000, LAUNCH);
+		tb_kernel(&t, 0, 7, i + 1, T0 + i * 10000 + 3000, T0 + i * 10000 + 8000, NULL);
+		if (i % 4 == 3)
+			tb_flush(&t);
+	}
+	tb_end(&t);
+	membuf m = {0};
+	mb_put(&m, t.buf, t.len);
+	tb_free(&t);
+	size_t off[16];
+	unsigned nf = tf_frame_offsets(&m, off, 15);
+	ck_assert_uint_eq(nf, 3);
+
+	gt_analysis *a = analyze_bufs(&m, 1);
+	uint64_t nk = gt_analysis_gpu(a, 0)->nkernels, busy = gt_analysis_gpu(a, 0)->busy_ns;
+	ck_assert_uint_eq(nk, 12);
+	gt_analysis_free(a);
+
+	membuf b[2] = {{0}, {0}};
+	mb_put(&b[0], m.p, off[0]); /* every frame twice */
+	for (unsigned i = 0; i < nf; i++)
+		for (int k = 0; k < 2; k++)
+			mb_put(&b[0], m.p + off[i], off[i + 1] - off[i]);
+	a = analyze_bufs(b, 1);
+	ck_assert_uint_eq(gt_analysis_gpu(a, 0)->nkernels, nk);
+	ck_assert_uint_eq(gt_analysis_gpu(a, 0)->busy_ns, busy);
+	ck_assert_uint_eq(gt_analysis_trace(a, 0)->rs.dup_frames, nf);
+	char *txt = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&txt, &len);
+	ck_assert_int_eq(gt_report_text(a, f, NULL), 0);
+	fclose(f);
+	ck_assert_msg(!strncmp(txt, "DUPLICATES SKIPPED: a.gtrace: 3 frames", 38), "%.100s", txt);
+	free(txt);
+	gt_analysis_free(a);
+
+	b[0].len = 0; /* the same trace twice */
+	mb_put(&b[0], m.p, m.len);
+	mb_put(&b[1], m.p, m.len);
+	a = analyze_bufs(b, 2);
+	ck_assert_uint_eq(gt_analysis_gpu(a, 0)->nkernels, nk);
+	ck_assert_uint_eq(gt_analysis_trace(a, 0)->rs.dup_frames, 0);
+	ck_assert_uint_eq(gt_analysis_trace(a, 1)->rs.dup_frames, nf);
+	ck_assert_uint_eq(gt_analysis_trace(a, 1)->records[GT_REC_KERNEL], 0);
+	gt_analysis_free(a);
+
+	b[0].len = b[1].len = 0; /* frame 0 in a file, 1..2 in its fallback file */
+	mb_put(&b[0], m.p, off[1]);
+	mb_put(&b[1], m.p, off[0]);
+	mb_put(&b[1], m.p + off[1], m.len - off[1]);
+	a = analyze_bufs(b, 2);
+	/* (no UUID in these headers: a GPU per trace) */
+	ck_assert_uint_eq(gt_analysis_ngpus(a), 2);
+	ck_assert_uint_eq(gt_analysis_gpu(a, 0)->nkernels + gt_analysis_gpu(a, 1)->nkernels, nk);
+	ck_assert_uint_eq(gt_analysis_trace(a, 1)->rs.dup_frames, 0);
+	gt_analysis_free(a);
+	mb_free(&b[0]);
+	mb_free(&b[1]);
+	mb_free(&m);
+}
+END_TEST
+
 START_TEST(paths_and_misuse)
 {
 	gt_analysis *a = gt_analysis_new(NULL);
@@ -1193,6 +1466,11 @@ static Suite *suite(void)
 	tcase_add_test(c, corrupt_frame);
 	tcase_add_test(c, newer_major_and_garbage);
 	tcase_add_test(c, hostile_values);
+	tcase_add_test(c, hostile_geometry);
+	tcase_add_test(c, windows_follow_activity);
+	tcase_add_test(c, records_follow_bytes);
+	tcase_add_test(c, record_budget);
+	tcase_add_test(c, duplicates_counted_once);
 	tcase_add_test(c, paths_and_misuse);
 	tcase_add_loop_test(c, random_records, 0, 40);
 	suite_add_tcase(s, c);

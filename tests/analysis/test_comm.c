@@ -350,6 +350,30 @@ START_TEST(clip_window)
 }
 END_TEST
 
+/* Point-to-point kernels only: communication, but no collective to match
+ * (the matching copied zero kernels from NULL: UBSan). */
+START_TEST(sendrecv_only)
+{
+	tb t[2];
+	uint8_t u[2][1] = {{1}, {2}};
+	for (int r = 0; r < 2; r++) {
+		tb_begin(&t[r], 100 + (uint32_t)r, GT_PRODUCER_INJECT, 0, 1, u[r]);
+		for (int k = 0; k < 3; k++)
+			tb_kernel(&t[r], 0, 13, 0, T0 + (uint64_t)k * MS, T0 + (uint64_t)k * MS + 500 * US,
+				  "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)");
+		tb_end(&t[r]);
+	}
+	gt_analysis *a = analyze(t, 2, NULL);
+	size_t n;
+	ck_assert_ptr_null(gt_analysis_ranks(a, &n));
+	ck_assert_uint_eq(n, 0);
+	gt_analysis_collectives(a, &n);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_uint_eq(gt_analysis_gpu(a, 0)->ncomm, 3);
+	gt_analysis_free(a);
+}
+END_TEST
+
 /*
  * Random collectives of 2-4 processes (random streams, types, overlaps on one
  * stream, unsorted and garbage times, random clock offsets, compute kernels
@@ -617,6 +641,7 @@ static Suite *suite(void)
 	tcase_add_test(c, match_two_ranks);
 	tcase_add_test(c, communicators_and_skew);
 	tcase_add_test(c, clip_window);
+	tcase_add_test(c, sendrecv_only);
 	tcase_add_loop_test(c, random_collectives, 0, 40);
 	suite_add_tcase(s, c);
 	c = tcase_create("synthetic");

@@ -181,6 +181,48 @@ START_TEST(json_escaping_and_bad_traces)
 }
 END_TEST
 
+/* Names that are not UTF-8 (a trace holds bytes) still make valid JSON:
+ * every byte outside a well-formed sequence becomes U+FFFD (written
+ * \ufffd), valid UTF-8 stays as it is. The JSON report wrote them raw. */
+START_TEST(json_non_utf8_names)
+{
+	static const char *const bad[] = {"_Z3bad\x80v", "k\xc0\x80", "k\xed\xa0\x80",
+					  "k\xf5\x80\x80\x80", "cut\xe2\x82", "ok\xe2\x82\xac"};
+	static const char *const want[] = {"_Z3bad?v", "k??", "k???", "k????", "cut??",
+					   "ok\xe2\x82\xac"};
+	gt_analysis *a = gt_analysis_new(NULL);
+	tb t;
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
+	for (int i = 0; i < 6; i++) {
+		uint64_t s0 = T0 + (uint64_t)i * 3000000;
+		tb_kernel(&t, 0, 7, (uint32_t)i + 1, s0, s0 + 1000000 * (uint64_t)(6 - i), bad[i]);
+		tb_api(&t, 77, (uint32_t)i + 1, s0 - 5000, s0 - 2000, "cudaLaunchKernel");
+	}
+	gt_record th = {.type = GT_REC_THREAD};
+	th.thread.tid = 77;
+	th.thread.name_id = tb_str(&t, "py\xfe\xff");
+	tb_rec(&t, &th);
+	ck_assert_int_eq(tb_add(a, &t, "bad\xffpath.gtrace"), 1);
+	ck_assert_int_eq(gt_analysis_finish(a), 0);
+	gt_report_opts ro = {.flags = GT_REPORT_MANGLED};
+	size_t len;
+	char *txt = render(a, 1, &ro, &len);
+	size_t err = 0;
+	jnode *j = json_parse(txt, len, &err);
+	ck_assert_msg(j != NULL, "JSON invalid at byte %zu: %.60s", err, txt + err);
+	ck_assert_uint_eq(json_len(j, "gpus.0.kernels"), 6);
+	for (int i = 0; i < 6; i++) {
+		char path[64];
+		snprintf(path, sizeof(path), "gpus.0.kernels.%d.mangled", i);
+		ck_assert_str_eq(json_str(j, path), want[i]);
+	}
+	ck_assert_str_eq(json_str(j, "traces.0.path"), "bad?path.gtrace");
+	json_free(j);
+	free(txt);
+	gt_analysis_free(a);
+}
+END_TEST
+
 START_TEST(summary)
 {
 	gt_synth_spec s;
@@ -283,6 +325,7 @@ static Suite *suite(void)
 	tcase_add_test(c, text_golden);
 	tcase_add_test(c, json_golden_and_parsed);
 	tcase_add_test(c, json_escaping_and_bad_traces);
+	tcase_add_test(c, json_non_utf8_names);
 	tcase_add_test(c, summary);
 	tcase_add_test(c, text_partial_input);
 	tcase_add_test(c, names);

@@ -1178,6 +1178,32 @@ START_TEST(occupancy)
 }
 END_TEST
 
+/* Any u32 the caller passes: (2^32 - 1 + 31) / 32 warps per block wrapped
+ * to 0 and divided by it (SIGFPE); huge registers, shared memory or warp
+ * sizes must not overflow either. Such a block fits no SM. */
+START_TEST(occupancy_extreme_inputs)
+{
+	gt_device d;
+	sc_h200(&d);
+	gt_occupancy oc;
+	ck_assert_int_eq(gt_occupancy_compute(&d, UINT32_MAX, 32, 0, &oc), 0);
+	ck_assert(oc.occupancy == 0);
+	ck_assert_int_eq(gt_occupancy_compute(&d, UINT32_MAX, UINT32_MAX, UINT32_MAX, &oc), 0);
+	ck_assert(oc.occupancy == 0);
+	ck_assert_int_eq(gt_occupancy_compute(&d, 256, UINT32_MAX, UINT32_MAX, &oc), 0);
+	ck_assert(oc.occupancy == 0);
+	d.warp_size = UINT32_MAX;
+	ck_assert_int_eq(gt_occupancy_compute(&d, UINT32_MAX, 1, 1, &oc), 0);
+	ck_assert(oc.occupancy < 0); /* a warp larger than the SM: limits unknown */
+	d.warp_size = 1;
+	d.max_threads_per_sm = UINT32_MAX;
+	d.max_blocks_per_sm = UINT32_MAX;
+	d.max_regs_per_block = UINT32_MAX;
+	ck_assert_int_eq(gt_occupancy_compute(&d, UINT32_MAX, UINT32_MAX, UINT32_MAX, &oc), 0);
+	ck_assert(oc.occupancy >= 0 && oc.occupancy <= 1);
+}
+END_TEST
+
 /* ------------------------------------------------------------ output */
 
 static char *capture(const gt_diagnosis *d, int json, unsigned flags)
@@ -1333,6 +1359,7 @@ static Suite *suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("occupancy");
 	tcase_add_test(tc, occupancy);
+	tcase_add_test(tc, occupancy_extreme_inputs);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("output");
 	tcase_add_test(tc, text_leads_with_fix);

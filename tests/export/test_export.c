@@ -19,6 +19,7 @@
 
 #include "ex_internal.h"
 #include "gaptrace/export.h"
+#include "test_format_util.h"
 
 /* ------------------------------------------------------------ helpers */
 
@@ -443,6 +444,203 @@ START_TEST(perfetto_counts)
 }
 END_TEST
 
+/* A trace of kernels (start, end pairs on stream 7 of device 0, trace clock
+ * = realtime) at path. */
+static void write_kernels(const char *path, const uint64_t (*se)[2], size_t n)
+{
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	gt_writer *w = gt_writer_new(NULL, fd_sink, f);
+	gt_stream_header h;
+	gt_stream_header_init(&h);
+	h.producer = GT_PRODUCER_INJECT;
+	h.pid = 4242;
+	h.trace_ns = h.realtime_ns = 1000000000000ull;
+	h.ndevices = 1;
+	h.devices[0].uuid[0] = 0x42;
+	ck_assert_int_eq(gt_writer_begin(w, &h), 0);
+	uint32_t name = gt_writer_intern(w, "kA", 2);
+	for (size_t i = 0; i < n; i++) {
+		gt_kernel k = {.start = se[i][0], .end = se[i][1], .stream_id = 7,
+			       .correlation_id = (uint32_t)i + 1, .name_id = name};
+		ck_assert_int_eq(gt_writer_add_kernel(w, &k), 0);
+	}
+	ck_assert_int_eq(gt_writer_flush(w), 0);
+	gt_writer_free(w);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+static gt_export *open_kernels(const uint64_t (*se)[2], size_t n, const gt_export_opts *o)
+{
+	char path[512];
+	make_tmpdir();
+	snprintf(path, sizeof(path), "%s/4242.gtrace", tmpdir);
+	write_kernels(path, se, n);
+	const char *paths[] = {path};
+	gt_errinfo ei;
+	gt_export *x = gt_export_open(paths, 1, o, &ei);
+	ck_assert_msg(x != NULL, "%s", ei.msg);
+	return x;
+}
+
+/* Work 2^63 ns apart spreads over the 4 M utilization windows the analysis
+ * allows (windows of ~37 min, all ~0 % busy): the counter is written where
+ * it changes and at the end, not once per window (hundreds of MB). */
+START_TEST(perfetto_util_counter_follows_changes)
+{
+	static const uint64_t se[][2] = {
+		{2000000000000ull, 2000010000000ull},
+		{(1ull << 63) + 1000000000000ull, (1ull << 63) + 1000000000000ull + 5000000},
+	};
+	gt_export *x = open_kernels(se, 2, NULL);
+	gt_export_stats st;
+	char *s = perfetto_text(x, &st);
+	size_t n = count_str(s, "\"name\":\"utilization\"");
+	ck_assert_uint_ge(n, 2);
+	ck_assert_uint_le(n, 6);
+	ck_assert_uint_lt(strlen(s), 100000);
+	free(s);
+	gt_export_close(x);
+	rm_tmpdir();
+	/* a busy then idle then busy GPU: one value per change */
+	static const uint64_t se2[][2] = {
+		{2000000000000ull, 2000100000000ull}, /* 100 ms busy: 10 windows of 100 % */
+		{2000500000000ull, 2000600000000ull}, /* 400 ms idle, 100 ms busy */
+	};
+	x = open_kernels(se2, 2, NULL);
+	s = perfetto_text(x, &st);
+	ck_assert_uint_eq(count_str(s, "\"name\":\"utilization\""), 4); /* 100, 0, 100, end */
+	free(s);
+	gt_export_close(x);
+	rm_tmpdir();
+}
+END_TEST
+
+/* Timestamps anywhere in u64: relative times are clamped so that no
+ * duration overflows (UBSan: signed overflow in the gap events) or comes
+ * out negative, and the JSON stays well-formed. */
+START_TEST(perfetto_far_timestamps)
+{
+	static const uint64_t se[][2] = {
+		{2000000000000ull, 2000010000000ull},
+		{(1ull << 63) + 12345, (1ull << 63) + 2000000},
+		{UINT64_MAX - 5000000000ull, UINT64_MAX - 1000},
+		{1, 2},
+	};
+	gt_export_opts o = {.min_gap_ns = 1};
+	gt_export *x = open_kernels(se, 4, &o);
+	gt_export_stats st;
+	char *s = perfetto_text(x, &st);
+	ck_assert_uint_ge(count_str(s, "\"cat\":\"gap\""), 2);
+	ck_assert_uint_eq(count_str(s, "\"dur\":-"), 0);
+	ck_assert_uint_eq(count_str(s, "\"ts\":-"), 0);
+	size_t n = strlen(s);
+	ck_assert(n > 4 && !strcmp(s + n - 4, "]}}\n"));
+	free(s);
+	gt_export_close(x);
+	rm_tmpdir();
+}
+END_TEST
+
+/* A trace past the record budget (30 frames of 32768 CONST-coded kernels,
+ * 348 records per byte): the timeline and the tables hold the records the
+ * analysis read (256 per byte of trace), not 983040. */
+START_TEST(record_budget)
+{
+	membuf m = {0}, pl = {0};
+	tf_put_header(&m);
+	tf_col c[8] = {0};
+	tf_col_const(&c[0], 2000000000000ull);
+	for (int i = 1; i < 8; i++)
+		tf_col_const(&c[i], (uint64_t)i);
+	tf_put_block(&pl, GT_REC_KERNEL, 32768, c, 8);
+	for (uint64_t f = 0; f < 30; f++)
+		tf_put_frame(&m, &pl, 32768, f);
+	uint64_t nread = 256 * (uint64_t)m.len / 32768 * 32768;
+	char path[512];
+	make_tmpdir();
+	snprintf(path, sizeof(path), "%s/dense.gtrace", tmpdir);
+	FILE *f = fopen(path, "w");
+	ck_assert_uint_eq(fwrite(m.p, 1, m.len, f), m.len);
+	fclose(f);
+	const char *paths[] = {path};
+	gt_export_opts o = {.flags = GT_EXPORT_NO_ANALYSIS};
+	gt_export *x = gt_export_open(paths, 1, &o, NULL);
+	ck_assert_ptr_nonnull(x);
+	gt_export_stats st;
+	f = fopen("/dev/null", "w");
+	ck_assert_int_eq(gt_export_perfetto(x, f, &st), 0);
+	ck_assert_uint_eq(st.records, nread);
+	ck_assert_uint_gt(st.problems, 0);
+	memset(&st, 0, sizeof(st));
+	ck_assert_int_eq(gt_export_table(x, GT_TABLE_GPU_TRACE, GT_EXPORT_CSV, f, &st), 0);
+	ck_assert_uint_eq(st.records, nread);
+	fclose(f);
+	gt_export_close(x);
+	rm_tmpdir();
+	tf_col_free(c, 8);
+	mb_free(&m);
+	mb_free(&pl);
+}
+END_TEST
+
+/* The same file named twice (its directory and itself, or its path twice)
+ * is exported once: its kernels were drawn and counted twice. */
+static void count_log(void *user, const char *label, const gt_errinfo *ei)
+{
+	(void)label;
+	(void)ei;
+	(*(int *)user)++;
+}
+
+START_TEST(same_file_twice)
+{
+	char path[512];
+	make_tmpdir();
+	snprintf(path, sizeof(path), "%s/4242.gtrace", tmpdir);
+	write_small_trace(path);
+	const char *paths[] = {tmpdir, path, path};
+	int logged = 0;
+	gt_export_opts o = {.analysis = {.log = count_log, .log_user = &logged}};
+	gt_export *x = gt_export_open(paths, 3, &o, NULL);
+	ck_assert_ptr_nonnull(x);
+	ck_assert_uint_eq(gt_export_ntraces(x), 1);
+	ck_assert_int_eq(logged, 2);
+	gt_export_stats st;
+	char *s = perfetto_text(x, &st);
+	ck_assert_uint_eq(count_str(s, "\"cat\":\"kernel\""), 7);
+	free(s);
+	gt_export_close(x);
+	rm_tmpdir();
+}
+END_TEST
+
+/* A FIFO named *.gtrace in a trace directory hung the export (open(2) of
+ * a FIFO waits for a writer); it is refused at once, as a problem. */
+START_TEST(fifo_in_directory)
+{
+	char path[512];
+	make_tmpdir();
+	snprintf(path, sizeof(path), "%s/4242.gtrace", tmpdir);
+	write_small_trace(path);
+	snprintf(path, sizeof(path), "%s/fifo.gtrace", tmpdir);
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	const char *paths[] = {tmpdir};
+	int logged = 0;
+	gt_export_opts o = {.analysis = {.log = count_log, .log_user = &logged}};
+	gt_export *x = gt_export_open(paths, 1, &o, NULL);
+	ck_assert_ptr_nonnull(x);
+	gt_export_stats st;
+	char *s = perfetto_text(x, &st);
+	ck_assert_uint_eq(st.traces, 1);
+	ck_assert_uint_ge(st.problems, 1);
+	ck_assert_uint_eq(count_str(s, "\"cat\":\"kernel\""), 7);
+	free(s);
+	gt_export_close(x);
+	rm_tmpdir();
+}
+END_TEST
+
 START_TEST(perfetto_no_analysis)
 {
 	gt_export_opts o = {.flags = GT_EXPORT_NO_ANALYSIS};
@@ -593,6 +791,11 @@ static Suite *suite(void)
 	tcase_add_test(t, kern_sum_exact);
 	tcase_add_test(t, gpu_trace_rows);
 	tcase_add_test(t, perfetto_counts);
+	tcase_add_test(t, perfetto_util_counter_follows_changes);
+	tcase_add_test(t, perfetto_far_timestamps);
+	tcase_add_test(t, record_budget);
+	tcase_add_test(t, same_file_twice);
+	tcase_add_test(t, fifo_in_directory);
 	tcase_add_test(t, perfetto_no_analysis);
 	tcase_add_test(t, perfetto_truncated_closes);
 	tcase_add_test(t, open_errors);

@@ -8,15 +8,32 @@
 #   CC=clang cmake -S . -B build-fuzz -DGAPTRACE_BUILD_FUZZ=ON
 #   cmake --build build-fuzz --target fuzz_reader
 #   build-fuzz/tests/fuzz_reader -max_total_time=300 tests/fuzz/corpus/reader
+#
+# fuzz_analysis and fuzz_export feed bytes as traces to the analysis, the
+# diagnosis, the reports and the exporters (fuzz_trace.h); their fuzz builds
+# use instrumented copies of those libraries too.
 set(_fuzz_dir ${CMAKE_CURRENT_LIST_DIR})
 set(_fuzz_targets reader header ctl roundtrip)
+set(_fuzz_trace_targets)
+if(TARGET gaptrace_analysis)
+  list(APPEND _fuzz_trace_targets analysis)
+endif()
+if(TARGET gaptrace_export)
+  list(APPEND _fuzz_trace_targets export)
+endif()
+set(_fuzz_minijson ${PROJECT_SOURCE_DIR}/tests/analysis/minijson.c)
 
-foreach(t ${_fuzz_targets})
+foreach(t ${_fuzz_targets} ${_fuzz_trace_targets})
   add_executable(fuzz_${t}_replay ${_fuzz_dir}/fuzz_${t}.c ${_fuzz_dir}/replay.c)
   target_link_libraries(fuzz_${t}_replay PRIVATE gaptrace::format)
   target_include_directories(fuzz_${t}_replay PRIVATE ${PROJECT_SOURCE_DIR}/format/src)
   add_test(NAME fuzz_${t}_replay COMMAND fuzz_${t}_replay ${_fuzz_dir}/corpus/${t})
   set_tests_properties(fuzz_${t}_replay PROPERTIES TIMEOUT 300)
+endforeach()
+foreach(t ${_fuzz_trace_targets})
+  target_sources(fuzz_${t}_replay PRIVATE ${_fuzz_minijson})
+  target_include_directories(fuzz_${t}_replay PRIVATE ${PROJECT_SOURCE_DIR}/tests/analysis)
+  target_link_libraries(fuzz_${t}_replay PRIVATE gaptrace::${t})
 endforeach()
 
 if(GAPTRACE_BUILD_FUZZ)
@@ -33,7 +50,27 @@ if(GAPTRACE_BUILD_FUZZ)
   # CRCs are not checked in this copy (gt_internal.h, GT_CRC_OK): libFuzzer
   # cannot forge them, and the payload parsers behind them must be reached.
   target_compile_definitions(gaptrace_format_fuzz PRIVATE FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION)
-  foreach(t ${_fuzz_targets})
+  # instrumented copies of the analysis (with the diagnosis) and the exporters
+  foreach(lib analysis export)
+    if(NOT TARGET gaptrace_${lib})
+      continue()
+    endif()
+    get_target_property(_srcs gaptrace_${lib} SOURCES)
+    list(TRANSFORM _srcs PREPEND ${PROJECT_SOURCE_DIR}/collector/ REGEX "^src/")
+    add_library(gaptrace_${lib}_fuzz STATIC ${_srcs})
+    target_include_directories(gaptrace_${lib}_fuzz PUBLIC ${PROJECT_SOURCE_DIR}/collector/include)
+    target_compile_options(gaptrace_${lib}_fuzz PRIVATE
+      -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -g -O1)
+    get_target_property(_defs gaptrace_${lib} COMPILE_DEFINITIONS)
+    if(_defs)
+      target_compile_definitions(gaptrace_${lib}_fuzz PRIVATE ${_defs})
+    endif()
+  endforeach()
+  target_link_libraries(gaptrace_analysis_fuzz PUBLIC gaptrace_format_fuzz ${CMAKE_DL_LIBS} m)
+  if(TARGET gaptrace_export_fuzz)
+    target_link_libraries(gaptrace_export_fuzz PUBLIC gaptrace_analysis_fuzz m)
+  endif()
+  foreach(t ${_fuzz_targets} ${_fuzz_trace_targets})
     add_executable(fuzz_${t} ${_fuzz_dir}/fuzz_${t}.c)
     target_include_directories(fuzz_${t} PRIVATE ${PROJECT_SOURCE_DIR}/format/src)
     target_compile_options(fuzz_${t} PRIVATE
@@ -41,4 +78,14 @@ if(GAPTRACE_BUILD_FUZZ)
     target_link_options(fuzz_${t} PRIVATE -fsanitize=fuzzer,address,undefined)
     target_link_libraries(fuzz_${t} PRIVATE gaptrace_format_fuzz)
   endforeach()
+  foreach(t ${_fuzz_trace_targets})
+    target_sources(fuzz_${t} PRIVATE ${_fuzz_minijson})
+    target_include_directories(fuzz_${t} PRIVATE ${PROJECT_SOURCE_DIR}/tests/analysis)
+    target_link_libraries(fuzz_${t} PRIVATE gaptrace_${t}_fuzz)
+  endforeach()
 endif()
+
+# Regenerates the crafted inputs of corpus/{analysis,export}/ (by hand, when
+# a case is added: build/tests/gen_crafted tests/fuzz/corpus).
+add_executable(gen_crafted ${_fuzz_dir}/gen_crafted.c)
+target_link_libraries(gen_crafted PRIVATE gaptrace::format)

@@ -32,6 +32,8 @@ static int run_file(const char *path)
 		return -1;
 	}
 	fclose(f);
+	/* the input a crash or a failed CHECK belongs to is the last one named */
+	fprintf(stderr, "%s\n", path);
 	LLVMFuzzerTestOneInput(b, (size_t)n);
 	free(b);
 	return 0;

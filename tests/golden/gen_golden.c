@@ -294,6 +294,22 @@ START_TEST(generate)
 		mb_varint(&pl, 0);
 		one_frame(&m, &pl, GT_BLOCK_MAX_ROWS + 1);
 		save("block_too_many_rows", &m, GT_ERR_LIMIT, "rows over 1 << 20");
+		/* 2^61 rows of 8 CONST columns: rows * ncols wraps to 0 (dump --hex
+		 * sized its value table with that product: heap overflow) */
+		tf_col k[8] = {0};
+		for (unsigned i = 0; i < 8; i++)
+			tf_col_const(&k[i], i);
+		pl.len = m.len = 0;
+		tf_put_block(&pl, GT_REC_KERNEL, 1ull << 61, k, 8);
+		one_frame(&m, &pl, 1);
+		save("block_rows_wrap", &m, GT_ERR_LIMIT, "2^61 rows of 8 columns (product wraps)");
+		/* 2^17 kernels in a 94-byte frame: CONST columns make rows free */
+		pl.len = m.len = 0;
+		tf_put_block(&pl, GT_REC_KERNEL, 1u << 17, k, 8);
+		one_frame(&m, &pl, 1u << 17);
+		save("frame_records_per_byte", &m, GT_ERR_LIMIT,
+		     "2^17 records in a 94-byte frame (over 1024 per byte)");
+		tf_col_free(k, 8);
 		pl.len = m.len = 0;
 		mb_u8(&pl, GT_REC_KERNEL);
 		mb_u8(&pl, GT_BLOCK_MAX_COLS + 1);

@@ -608,7 +608,7 @@ END_TEST
 START_TEST(frame_budget_bounds_records)
 {
 	membuf m = {0};
-	gt_writer_opts o = {.frame_rows = 1u << 30}; /* clamped to 1 << 20 */
+	gt_writer_opts o = {.frame_rows = 1u << 30}; /* clamped to 32768 */
 	gt_writer *w = tf_writer(&m, &o);
 	uint64_t s = 5;
 	gt_record rec;
@@ -632,6 +632,36 @@ START_TEST(frame_budget_bounds_records)
 	ck_assert_int_eq(tf_drain(m.p, m.len, 1, &d), 0);
 	ck_assert_uint_eq(d.records, 150000);
 	mb_free(&m);
+}
+END_TEST
+
+/* Identical records compress to almost nothing; the writer keeps frames at
+ * <= 32768 rows, so they still pass the readers' cap of 1024 records per
+ * frame byte (GT_FRAME_MAX_RECORDS_PER_BYTE), compressed or not. */
+START_TEST(identical_records_pass_records_per_byte)
+{
+	for (int nc = 0; nc < 2; nc++) {
+		membuf m = {0};
+		gt_writer_opts o = {.frame_rows = 1u << 20, .no_compress = nc};
+		gt_writer *w = tf_writer(&m, &o);
+		gt_record r = {.type = GT_REC_NOTE};
+		r.note.ts = 5;
+		for (int i = 0; i < 100000; i++)
+			ck_assert_int_eq(gt_writer_add(w, &r), 0);
+		ck_assert_int_eq(gt_writer_flush(w), 0);
+		gt_writer_free(w);
+		size_t off[16];
+		unsigned nf = tf_frame_offsets(&m, off, 15);
+		ck_assert_uint_eq(nf, 4);
+		for (unsigned i = 0; i < nf; i++)
+			ck_assert_uint_le(tf_frame_records(&m, off[i]),
+					  GT_FRAME_MAX_RECORDS_PER_BYTE * (off[i + 1] - off[i]));
+		drain d;
+		ck_assert_int_eq(tf_drain(m.p, m.len, 1, &d), 0);
+		ck_assert_int_eq(d.rc, 0);
+		ck_assert_uint_eq(d.by_type[GT_REC_NOTE], 100000);
+		mb_free(&m);
+	}
 }
 END_TEST
 
@@ -1399,6 +1429,7 @@ int main(void)
 	tcase_add_test(tc, string_table_caps);
 	tcase_add_test(tc, big_strings_respect_frame_caps);
 	tcase_add_test(tc, frame_budget_bounds_records);
+	tcase_add_test(tc, identical_records_pass_records_per_byte);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("writer");

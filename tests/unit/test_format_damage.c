@@ -554,18 +554,125 @@ START_TEST(sequence_gaps_counted)
 	drain d;
 	ck_assert_int_eq(tf_drain(m.p, m.len, 0, &d), 0);
 	ck_assert_uint_eq(d.records, 6);
-	/* 2..4 missing, then 3 goes backwards (not a gap), then 4..8 */
-	ck_assert_uint_eq(d.st.seq_missing, 3 + 5);
-	ck_assert_int_eq(d.nlog, 2);
+	/* 2..4 missing; then 3 goes backwards: read (it was not), no longer
+	 * missing, counted and reported; then 7..8: 2, 4, 7, 8 were never seen */
+	ck_assert_uint_eq(d.st.seq_missing, 4);
+	ck_assert_uint_eq(d.st.backward_frames, 1);
+	ck_assert_uint_eq(d.st.dup_frames, 0);
+	ck_assert_int_eq(d.nlog, 3);
 	ck_assert(strstr(d.log[0].msg, "frames 2..4 are missing") != NULL);
-	ck_assert(strstr(d.log[1].msg, "frames 4..8 are missing") != NULL);
-	/* strict readers count gaps too: they are losses, not corruption */
+	ck_assert(strstr(d.log[1].msg, "frame 3 comes after frame 6") != NULL);
+	ck_assert(strstr(d.log[2].msg, "frames 7..8 are missing") != NULL);
+	/* strict readers count gaps too: they are losses, not corruption; but
+	 * no stream goes backward */
 	ck_assert_int_eq(tf_drain(m.p, m.len, 1, &d), 0);
-	ck_assert_int_eq(d.rc, 0);
-	ck_assert_uint_eq(d.st.seq_missing, 8);
+	ck_assert_int_eq(d.rc, GT_ERR_CORRUPT);
+	ck_assert_uint_eq(d.records, 4);
+	ck_assert_uint_eq(d.st.seq_missing, 3);
+	ck_assert(strstr(d.err.msg, "sequence numbers go backward") != NULL);
 	tf_col_free(c, 1);
 	mb_free(&m);
 	mb_free(&pl);
+}
+END_TEST
+
+/* Every frame written twice: the second copies are skipped (their records
+ * were counted twice), counted and reported once; a strict reader stops at
+ * the first. The same with a file appended to itself: the second header is
+ * damage, every frame after it a duplicate. */
+START_TEST(duplicate_frames_skipped)
+{
+	membuf m = {0}, twice = {0};
+	small_trace(&m);
+	size_t off[MAXF + 1];
+	uint64_t total;
+	unsigned nf = tf_frame_layout(&m, off, MAXF, &total);
+	mb_put(&twice, m.p, off[0]);
+	for (unsigned i = 0; i < nf; i++)
+		for (int k = 0; k < 2; k++)
+			mb_put(&twice, m.p + off[i], off[i + 1] - off[i]);
+	drain d;
+	ck_assert_int_eq(tf_drain(twice.p, twice.len, 0, &d), 0);
+	ck_assert_int_eq(d.rc, 0);
+	ck_assert_uint_eq(d.records, total);
+	ck_assert_uint_eq(d.st.frames, nf);
+	ck_assert_uint_eq(d.st.dup_frames, nf);
+	ck_assert_uint_eq(d.st.backward_frames, 0);
+	ck_assert_uint_eq(d.st.seq_missing, 0);
+	ck_assert_uint_eq(d.st.bad_frames, 0);
+	ck_assert_uint_eq(d.st.bytes, twice.len);
+	ck_assert_int_eq(d.nlog, 1);
+	ck_assert_msg(strstr(d.log[0].msg, "frame 0 was already read") != NULL, "%s", d.log[0].msg);
+	ck_assert_uint_eq(d.log[0].offset, off[1]);
+	ck_assert_int_eq(tf_drain(twice.p, twice.len, 1, &d), 0);
+	ck_assert_int_eq(d.rc, GT_ERR_CORRUPT);
+	ck_assert_uint_eq(d.err.offset, off[1]);
+	ck_assert(strstr(d.err.msg, "duplicate") != NULL);
+
+	twice.len = 0;
+	mb_put(&twice, m.p, m.len);
+	mb_put(&twice, m.p, m.len); /* cat t.gtrace t.gtrace */
+	ck_assert_int_eq(tf_drain(twice.p, twice.len, 0, &d), 0);
+	ck_assert_uint_eq(d.records, total);
+	ck_assert_uint_eq(d.st.dup_frames, nf);
+	ck_assert_uint_eq(d.st.bad_frames, 1);
+	ck_assert_uint_eq(d.st.bad_bytes, off[0]);
+	mb_free(&m);
+	mb_free(&twice);
+}
+END_TEST
+
+/* Readers sharing a gt_seqset read each frame of a stream once: the same
+ * file twice gives its records once; a stream continued in a second file
+ * (disjoint numbers) is read whole. */
+START_TEST(shared_seqset)
+{
+	membuf m = {0}, a = {0}, b = {0};
+	small_trace(&m);
+	size_t off[MAXF + 1];
+	uint64_t total;
+	unsigned nf = tf_frame_layout(&m, off, MAXF, &total);
+	ck_assert_uint_ge(nf, 3);
+	gt_seqset *set = gt_seqset_new();
+	ck_assert_ptr_nonnull(set);
+	uint64_t got = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		gt_reader *r = gt_reader_open_mem(m.p, m.len, NULL, NULL);
+		ck_assert_ptr_nonnull(r);
+		gt_reader_share_seqs(r, set);
+		gt_record rec;
+		while (gt_reader_next(r, &rec) > 0)
+			got++;
+		ck_assert_uint_eq(gt_reader_get_stats(r)->dup_frames, pass ? nf : 0);
+		gt_reader_close(r);
+	}
+	ck_assert_uint_eq(got, total);
+	gt_seqset_free(set);
+	/* frames 0..1 in one file, the rest in another, read in either order */
+	mb_put(&a, m.p, off[2]);
+	mb_put(&b, m.p, off[0]);
+	mb_put(&b, m.p + off[2], m.len - off[2]);
+	for (int order = 0; order < 2; order++) {
+		set = gt_seqset_new();
+		got = 0;
+		for (int k = 0; k < 2; k++) {
+			const membuf *x = (k ^ order) ? &b : &a;
+			gt_reader *r = gt_reader_open_mem(x->p, x->len, NULL, NULL);
+			gt_reader_share_seqs(r, set);
+			gt_record rec;
+			while (gt_reader_next(r, &rec) > 0)
+				got++;
+			const gt_reader_stats *st = gt_reader_get_stats(r);
+			ck_assert_uint_eq(st->dup_frames + st->backward_frames + st->seq_missing, 0);
+			gt_reader_close(r);
+		}
+		ck_assert_uint_eq(got, total);
+		gt_seqset_free(set);
+	}
+	gt_seqset_free(NULL);
+	mb_free(&m);
+	mb_free(&a);
+	mb_free(&b);
 }
 END_TEST
 
@@ -625,6 +732,39 @@ static int tmpdir_entries(void)
 	closedir(d);
 	return n;
 }
+
+/* recover keeps one copy of each frame: a file with every frame twice
+ * comes back as the original */
+START_TEST(recover_drops_duplicates)
+{
+	make_tmpdir();
+	membuf m = {0}, twice = {0}, out = {0};
+	small_trace(&m);
+	size_t off[MAXF + 1];
+	unsigned nf = tf_frame_offsets(&m, off, MAXF);
+	mb_put(&twice, m.p, off[0]);
+	for (unsigned i = 0; i < nf; i++)
+		for (int k = 0; k < 2; k++)
+			mb_put(&twice, m.p + off[i], off[i + 1] - off[i]);
+	char in[512], op[512];
+	snprintf(in, sizeof(in), "%s/twice.gtrace", tmpdir);
+	snprintf(op, sizeof(op), "%s/once.gtrace", tmpdir);
+	write_file(in, twice.p, twice.len);
+	gt_recover_stats st;
+	gt_errinfo ei;
+	ck_assert_int_eq(gt_trace_recover(in, op, &st, &ei), 0);
+	ck_assert_uint_eq(st.frames_kept, nf);
+	ck_assert_uint_eq(st.frames_dropped, nf);
+	ck_assert_uint_eq(st.bytes_lost, twice.len - m.len);
+	read_file(op, &out);
+	ck_assert_uint_eq(out.len, m.len);
+	ck_assert(!memcmp(out.p, m.p, m.len));
+	mb_free(&m);
+	mb_free(&twice);
+	mb_free(&out);
+	rm_tmpdir();
+}
+END_TEST
 
 START_TEST(recover_cut_file)
 {
@@ -830,6 +970,104 @@ START_TEST(recover_cli)
 }
 END_TEST
 
+/* `gaptrace dump` says when frames were skipped as duplicates, in a line of
+ * its own and in the statistics line. */
+START_TEST(dump_duplicates)
+{
+	make_tmpdir();
+	membuf m = {0}, twice = {0}, out = {0};
+	small_trace(&m);
+	size_t off[MAXF + 1];
+	unsigned nf = tf_frame_offsets(&m, off, MAXF);
+	mb_put(&twice, m.p, off[0]);
+	for (unsigned i = 0; i < nf; i++)
+		for (int k = 0; k < 2; k++)
+			mb_put(&twice, m.p + off[i], off[i + 1] - off[i]);
+	char in[512], want[128];
+	snprintf(in, sizeof(in), "%s/twice.gtrace", tmpdir);
+	write_file(in, twice.p, twice.len);
+	ck_assert_int_eq(run_cli(&out, "dump", "-s", in, NULL), 0);
+	snprintf(want, sizeof(want), "# DUPLICATES SKIPPED: %u frames", nf);
+	ck_assert_msg(strstr((char *)out.p, want), "%s", (char *)out.p);
+	snprintf(want, sizeof(want), "dup_frames=%u backward_frames=0", nf);
+	ck_assert_msg(strstr((char *)out.p, want), "%s", (char *)out.p);
+	ck_assert_int_eq(run_cli(&out, "dump", "--strict", in, NULL), 1);
+	ck_assert_msg(strstr((char *)out.p, "duplicate"), "%s", (char *)out.p);
+	mb_free(&m);
+	mb_free(&twice);
+	mb_free(&out);
+	rm_tmpdir();
+}
+END_TEST
+
+/* Lines of out that are not '#' comments or "== path" headers: records. */
+static int record_lines(const membuf *out)
+{
+	int n = 0;
+	for (const char *l = (const char *)out->p; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : l)
+		n += *l != '#' && *l != '\n' && strncmp(l, "== ", 3) && strncmp(l, "gaptrace", 8);
+	return n;
+}
+
+/* dump: -n counts before printing (-n 0 printed one record), bad numbers
+ * and types are refused (with the list of types), a trace directory is
+ * dumped trace by trace (it was refused), and a failed write of the output
+ * is a failure (exit status was 0). */
+START_TEST(dump_cli)
+{
+	make_tmpdir();
+	membuf m = {0}, out = {0};
+	small_trace(&m);
+	char a[512], b[512];
+	snprintf(a, sizeof(a), "%s/a.gtrace", tmpdir);
+	snprintf(b, sizeof(b), "%s/b.gtrace", tmpdir);
+	write_file(a, m.p, m.len);
+	write_file(b, m.p, m.len);
+	ck_assert_int_eq(run_cli(&out, "dump", "-n", "0", a), 0);
+	ck_assert_int_eq(record_lines(&out), 0);
+	ck_assert_msg(strstr((char *)out.p, "# frames="), "%s", (char *)out.p);
+	ck_assert_int_eq(run_cli(&out, "dump", "-n", "3", a), 0);
+	ck_assert_int_eq(record_lines(&out), 3);
+	ck_assert_int_eq(run_cli(&out, "dump", "-n", "-1", a), 2);
+	ck_assert_int_eq(run_cli(&out, "dump", "-n", "x", a), 2);
+	ck_assert_int_eq(run_cli(&out, "dump", "-t", "kernels", a), 2);
+	ck_assert_msg(strstr((char *)out.p, "unknown record type 'kernels'") &&
+			      strstr((char *)out.p, "kernel, memcpy"),
+		      "%s", (char *)out.p);
+	ck_assert_int_eq(run_cli(&out, "dump", "-t", "kernel", a), 0);
+	ck_assert_int_eq(record_lines(&out), 30);
+	/* a directory: each trace, after a header line */
+	ck_assert_int_eq(run_cli(&out, "dump", "-s", tmpdir, NULL), 0);
+	char want[600];
+	snprintf(want, sizeof(want), "== %s\n", a);
+	ck_assert_msg(strstr((char *)out.p, want), "%s", (char *)out.p);
+	snprintf(want, sizeof(want), "== %s\n", b);
+	ck_assert_msg(strstr((char *)out.p, want), "%s", (char *)out.p);
+	ck_assert_int_eq(run_cli(&out, "dump", "-tkernel", "-n40", tmpdir), 0);
+	ck_assert_int_eq(record_lines(&out), 40);
+	ck_assert_int_eq(run_cli(&out, "dump", "--hex", tmpdir, NULL), 0);
+	ck_assert_msg(strstr((char *)out.p, want), "%s", (char *)out.p);
+	/* stdout on a full disk */
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int fd = open("/dev/full", O_WRONLY);
+		dup2(fd, 1);
+		int nul = open("/dev/null", O_WRONLY);
+		dup2(nul, 2);
+		execl(GAPTRACE_BIN, "gaptrace", "dump", a, (char *)NULL);
+		_exit(127);
+	}
+	int status;
+	waitpid(pid, &status, 0);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 1);
+	mb_free(&m);
+	mb_free(&out);
+	rm_tmpdir();
+}
+END_TEST
+
 /* ------------------------------------------------------------ golden */
 
 START_TEST(golden_invalid_inputs)
@@ -866,6 +1104,109 @@ START_TEST(golden_invalid_inputs)
 }
 END_TEST
 
+/* `gaptrace dump`, strict or not, and `dump --hex` (a second decoder,
+ * written from FORMAT.md) end normally on every golden input: exit 0 or 1,
+ * never a signal (dump --hex overflowed its value table on block_rows_wrap). */
+START_TEST(golden_inputs_dump)
+{
+	FILE *f = fopen(GOLDEN_DIR "/EXPECTED", "r");
+	ck_assert_ptr_nonnull(f);
+	char line[512];
+	membuf out = {0};
+	while (fgets(line, sizeof(line), f)) {
+		char name[128], path[512];
+		int code;
+		if (line[0] == '#' || sscanf(line, "%127s %d", name, &code) != 2)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s.bin", GOLDEN_DIR, name);
+		int rc = run_cli(&out, "dump", "--hex", path, NULL);
+		ck_assert_msg(rc == 0 || rc == 1, "dump --hex %s: status %d", name, rc);
+		rc = run_cli(&out, "dump", path, NULL, NULL);
+		ck_assert_msg(rc == 0 || rc == 1, "dump %s: status %d", name, rc);
+		rc = run_cli(&out, "dump", "--strict", path, NULL);
+		ck_assert_msg(rc == 1, "dump --strict %s: status %d", name, rc);
+	}
+	fclose(f);
+	mb_free(&out);
+}
+END_TEST
+
+/* ------------------------------------------------------------ files */
+
+/* A FIFO given as a trace (open(2) waits for a writer: every reading
+ * command hung), a directory or a device is refused at once, with a message
+ * that says what it is. */
+START_TEST(reader_refuses_non_regular)
+{
+	make_tmpdir();
+	char fifo[512], dir[512];
+	snprintf(fifo, sizeof(fifo), "%s/pipe.gtrace", tmpdir);
+	snprintf(dir, sizeof(dir), "%s/sub.gtrace", tmpdir);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	ck_assert_int_eq(mkdir(dir, 0700), 0);
+	gt_errinfo ei;
+	ck_assert_ptr_null(gt_reader_open(fifo, NULL, &ei));
+	ck_assert_int_eq(ei.code, GT_ERR_INVAL);
+	ck_assert_msg(strstr(ei.msg, "FIFO") && strstr(ei.msg, fifo), "%s", ei.msg);
+	ck_assert_ptr_null(gt_reader_open(dir, NULL, &ei));
+	ck_assert_msg(strstr(ei.msg, "a directory"), "%s", ei.msg);
+	ck_assert_ptr_null(gt_reader_open("/dev/null", NULL, &ei));
+	ck_assert_msg(strstr(ei.msg, "character device"), "%s", ei.msg);
+	ck_assert_int_eq(gt_trace_file_open(fifo, &ei), GT_ERR_INVAL);
+	ck_assert_int_eq(gt_trace_file_open("/nonexistent/x.gtrace", &ei), GT_ERR_IO);
+	ck_assert_int_eq(gt_trace_recover(fifo, dir, NULL, &ei), GT_ERR_INVAL);
+	/* a regular file opens, and its fd blocks again */
+	membuf m = {0};
+	small_trace(&m);
+	char reg[512];
+	snprintf(reg, sizeof(reg), "%s/b.gtrace", tmpdir);
+	write_file(reg, m.p, m.len);
+	int fd = gt_trace_file_open(reg, &ei);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fcntl(fd, F_GETFL) & O_NONBLOCK, 0);
+	close(fd);
+	/* the directory walk lists every *.gtrace, in name order */
+	char **names;
+	size_t n;
+	ck_assert_int_eq(gt_trace_dir_list(tmpdir, &names, &n, &ei), 0);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_str_eq(names[0], reg);
+	ck_assert_str_eq(names[1], fifo);
+	ck_assert_str_eq(names[2], dir);
+	gt_trace_dir_free(names, n);
+	ck_assert_int_eq(gt_trace_dir_list("/nonexistent", &names, &n, &ei), GT_ERR_IO);
+	rmdir(dir);
+	mb_free(&m);
+	rm_tmpdir();
+}
+END_TEST
+
+/* The CLI on a FIFO, alone or in a trace directory: an answer at once. */
+START_TEST(cli_fifo)
+{
+	make_tmpdir();
+	membuf m = {0}, out = {0};
+	small_trace(&m);
+	char fifo[512], reg[512];
+	snprintf(fifo, sizeof(fifo), "%s/a.gtrace", tmpdir);
+	snprintf(reg, sizeof(reg), "%s/b.gtrace", tmpdir);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	write_file(reg, m.p, m.len);
+	ck_assert_int_eq(run_cli(&out, "dump", fifo, NULL, NULL), 1);
+	ck_assert_msg(strstr((char *)out.p, "FIFO"), "%s", (char *)out.p);
+	ck_assert_int_eq(run_cli(&out, "dump", "--hex", fifo, NULL), 1);
+	ck_assert_msg(strstr((char *)out.p, "FIFO"), "%s", (char *)out.p);
+	ck_assert_int_eq(run_cli(&out, "report", fifo, NULL, NULL), 1);
+	ck_assert_msg(strstr((char *)out.p, "FIFO"), "%s", (char *)out.p);
+	ck_assert_int_eq(run_cli(&out, "report", tmpdir, NULL, NULL), 0);
+	ck_assert_msg(strstr((char *)out.p, "FIFO"), "%s", (char *)out.p);
+	ck_assert_msg(strstr((char *)out.p, "b.gtrace: pid 42"), "%s", (char *)out.p);
+	mb_free(&m);
+	mb_free(&out);
+	rm_tmpdir();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("format_damage");
@@ -886,16 +1227,28 @@ int main(void)
 	tcase_add_test(tc, fewer_columns_read_as_zero);
 	tcase_add_test(tc, reserved_bits_rejected);
 	tcase_add_test(tc, sequence_gaps_counted);
+	tcase_add_test(tc, duplicate_frames_skipped);
+	tcase_add_test(tc, shared_seqset);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("recover");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, recover_cut_file);
+	tcase_add_test(tc, recover_drops_duplicates);
 	tcase_add_test(tc, recover_corrupt_file);
 	tcase_add_test(tc, recover_keeps_unknown_header_fields);
 	tcase_add_test(tc, recover_errors);
 	tcase_add_test(tc, recover_cli);
+	tcase_add_test(tc, dump_duplicates);
+	tcase_add_test(tc, dump_cli);
 	tcase_add_test(tc, golden_invalid_inputs);
+	tcase_add_test(tc, golden_inputs_dump);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("files"); /* a FIFO hung these: fail fast */
+	tcase_set_timeout(tc, 20);
+	tcase_add_test(tc, reader_refuses_non_regular);
+	tcase_add_test(tc, cli_fifo);
 	suite_add_tcase(s, tc);
 
 	return tf_run(s);

@@ -146,6 +146,15 @@ enum {
  */
 #define GT_AN_DEFAULT_THROTTLE_MASK 0xECull
 
+/**
+ * Default record budget (gt_analysis_opts.max_records_per_byte): 256 records
+ * per byte of trace. Recorded traces take 2-5 bytes per record, the most
+ * regular synthetic ones about 1/150 byte; a crafted one can reach 1024 per
+ * byte (GT_FRAME_MAX_RECORDS_PER_BYTE), and the analysis keeps ~50 bytes per
+ * record.
+ */
+#define GT_AN_DEFAULT_RECORDS_PER_BYTE 256u
+
 /** Default gt_analysis_opts.coll_tol_ns: 1 ms. */
 #define GT_AN_DEFAULT_COLL_TOL_NS 1000000ull
 
@@ -176,6 +185,13 @@ typedef struct gt_analysis_opts {
 					 collective's kernels on different ranks differ
 					 by at most this (clock skew between processes);
 					 0 = GT_AN_DEFAULT_COLL_TOL_NS */
+	uint32_t max_records_per_byte; /**< record budget: at most this many records
+					 are read per byte of each trace (so over all of
+					 them: memory follows the size of the input); the
+					 frames past it are counted, not read, and the
+					 reports say so (gt_an_trace.rs.budget_*).
+					 0 = GT_AN_DEFAULT_RECORDS_PER_BYTE; UINT32_MAX
+					 is in effect no budget */
 } gt_analysis_opts;
 
 /* ------------------------------------------------------------------ */
@@ -263,7 +279,10 @@ typedef struct gt_an_dist {
  * Utilization over fixed windows of window_ns, from the GPU's window start.
  * The statistics use the full windows only (the last, partial window is in
  * the series but not here), unless there is no full window, then the one
- * partial window. Fractions are 0..1.
+ * partial window. Fractions are 0..1. window_ns is opts.window_ns, doubled
+ * as often as needed to keep at most 4 M windows per GPU, 16 M over all
+ * GPUs, and 64 per work item or NVML sample of the GPU (never fewer than
+ * 64 K: a window of under 11 min at 10 ms keeps its 10 ms windows).
  */
 typedef struct gt_an_util {
 	uint64_t window_ns;
@@ -705,6 +724,30 @@ GT_API size_t gt_demangle(const char *name, char *buf, size_t cap);
  * Same buffer rules as gt_demangle. @return the length written.
  */
 GT_API size_t gt_kernel_short_name(const char *name, char *buf, size_t cap);
+
+/* ------------------------------------------------------------------ */
+/* JSON strings                                                        */
+/* ------------------------------------------------------------------ */
+
+/**
+ * The one JSON string writer of the reports, the findings and the exports.
+ * Any bytes in: " \ and control characters are escaped (\n, \t, ...,
+ * \u00XX), well-formed UTF-8 (RFC 3629: no overlongs, surrogates or values
+ * past U+10FFFF) is copied, and every other byte is replaced by \ufffd, so
+ * the output is valid JSON and valid UTF-8 whatever a trace's names hold.
+ */
+
+/** Escape n bytes of s into dst (room for 6 * n bytes), without quotes.
+ *  @return the length written (no NUL). Thread-safe. */
+GT_API size_t gt_json_escape(char *dst, const char *s, size_t n);
+
+/** Write n bytes of s to out as a JSON string, quotes included.
+ *  @return 0, or GT_ERR_IO when out is in error. */
+GT_API int gt_json_string(FILE *out, const char *s, size_t n);
+
+/** Length (1..4) of the well-formed UTF-8 sequence at s, or 0 if the byte
+ *  at s does not start one; n >= 1 bytes are readable. */
+GT_API size_t gt_utf8_len(const unsigned char *s, size_t n);
 
 /* ------------------------------------------------------------------ */
 /* Reports                                                             */

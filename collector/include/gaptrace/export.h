@@ -172,7 +172,8 @@ GT_API const gt_analysis *gt_export_analysis(gt_export *x);
  *      color; chrome://tracing also gets a cname), args: the ns of every
  *      cause, the work that ended it, the feeding thread, its last call;
  *      an instant marks where the gap cap (max_gaps) stopped the markers;
- *    - counters "utilization %" (gt_analysis_util_series, per window) and,
+ *    - counters "utilization %" (gt_analysis_util_series: a value at each
+ *      window where it changes, to the 0.1 % shown, and at the end) and,
  *      from the NVML samples (nvml.gtrace), "SM clock MHz", "memory clock
  *      MHz", "power W", "temperature C", "NVML GPU-Util %", "throttle
  *      reasons mask" (the reasons of analysis.throttle_mask), and "SM util

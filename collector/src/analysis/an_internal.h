@@ -342,6 +342,10 @@ struct gt_analysis {
 	uint8_t *name_cls; /* by global string id: API class + 1, 0 = unknown */
 	size_t name_cls_cap;
 	an_comm comm;   /* communication across GPUs */
+	/* the frames read of each stream (several files can hold one stream:
+	 * a fallback file, the same file twice): stream identity -> index */
+	an_map streams;
+	an_vec seen;    /* gt_seqset *, by index */
 };
 
 /* sort.c: stable LSD radix sorts on the 64-bit start (only the digits that

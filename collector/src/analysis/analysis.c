@@ -54,6 +54,8 @@ gt_analysis *gt_analysis_new(const gt_analysis_opts *opts)
 		o->tiny_kernel_ns = GT_AN_DEFAULT_TINY_KERNEL_NS;
 	if (!o->throttle_mask)
 		o->throttle_mask = GT_AN_DEFAULT_THROTTLE_MASK;
+	if (!o->max_records_per_byte)
+		o->max_records_per_byte = GT_AN_DEFAULT_RECORDS_PER_BYTE;
 	an_vec_init(&a->traces, sizeof(an_trace *));
 	an_vec_init(&a->items, sizeof(an_item));
 	an_vec_init(&a->srcs, sizeof(an_src));
@@ -71,6 +73,7 @@ gt_analysis *gt_analysis_new(const gt_analysis_opts *opts)
 	an_vec_init(&a->comm.groups, sizeof(gt_an_comm_group));
 	an_vec_init(&a->comm.waits, sizeof(an_cwait));
 	an_vec_init(&a->comm.late, sizeof(an_span));
+	an_vec_init(&a->seen, sizeof(gt_seqset *));
 	if (an_strtab_init(&a->st) < 0) {
 		free(a);
 		errno = ENOMEM;
@@ -118,9 +121,18 @@ static void gpu_free(an_gpu *g)
 	free(g);
 }
 
+static void free_seen(gt_analysis *a)
+{
+	for (size_t i = 0; i < a->seen.n; i++)
+		gt_seqset_free(*AN_AT(&a->seen, gt_seqset *, i));
+	an_vec_free(&a->seen);
+	an_map_free(&a->streams);
+}
+
 /* Arrays only needed while building. */
 static void free_work(gt_analysis *a)
 {
+	free_seen(a);
 	an_vec_free(&a->items);
 	an_vec_free(&a->srcs);
 	an_vec_free(&a->syncrec);
@@ -156,6 +168,7 @@ void gt_analysis_free(gt_analysis *a)
 	an_vec_free(&a->syncs);
 	an_comm_free(&a->comm);
 	an_strtab_free(&a->st);
+	free_seen(a);
 	free(a);
 }
 
@@ -192,6 +205,48 @@ static an_trace *new_trace(gt_analysis *a, const char *label)
 	return t;
 }
 
+/*
+ * The frames already read of r's stream, shared by every reader of it: a
+ * stream is its header's identity (producer, pid, ppid, the clock triple,
+ * host, session, command). Two files of one stream (a trace continued in a
+ * fallback file) have disjoint frames and are both read whole; the same
+ * file given twice, or a copy, is read once: its frames are duplicates.
+ * NULL on ENOMEM (the reader then only sees its own duplicates).
+ */
+static gt_seqset *stream_seen(gt_analysis *a, const gt_stream_header *h)
+{
+	uint64_t x = 0xcbf29ce484222325ull; /* FNV-1a */
+#define MIX(p, n)                                                   \
+	for (size_t i_ = 0; i_ < (n); i_++)                         \
+		x = (x ^ ((const uint8_t *)(p))[i_]) * 0x100000001b3ull;
+	uint64_t v[6] = {h->producer, h->pid, h->ppid, h->trace_ns, h->realtime_ns,
+			 h->monotonic_ns};
+	MIX(v, sizeof(v));
+	MIX(h->hostname, strnlen(h->hostname, sizeof(h->hostname)) + 1);
+	MIX(h->session, strnlen(h->session, sizeof(h->session)) + 1);
+	MIX(h->cmdline, strnlen(h->cmdline, sizeof(h->cmdline)));
+#undef MIX
+	if (x == UINT64_MAX)
+		x--;
+	uint32_t *slot;
+	int rc = an_map_get_or_add(&a->streams, x, &slot);
+	if (rc < 0)
+		return NULL;
+	if (rc == 0)
+		return *slot < a->seen.n ? *AN_AT(&a->seen, gt_seqset *, *slot) : NULL;
+	gt_seqset **p = an_vec_push(&a->seen);
+	gt_seqset *s = p ? gt_seqset_new() : NULL;
+	if (!s) {
+		if (p)
+			a->seen.n--;
+		*slot = UINT32_MAX; /* no set for this stream */
+		return NULL;
+	}
+	*p = s;
+	*slot = (uint32_t)(a->seen.n - 1);
+	return s;
+}
+
 /* Read one opened (or failed) reader into a new trace entry. */
 static int add_reader(gt_analysis *a, gt_reader *r, const gt_errinfo *open_err, const char *label,
 		      gt_errinfo *ei)
@@ -208,6 +263,7 @@ static int add_reader(gt_analysis *a, gt_reader *r, const gt_errinfo *open_err, 
 		snprintf(t->pub.error, sizeof(t->pub.error), "%s", open_err->msg);
 		return 1;
 	}
+	gt_reader_share_seqs(r, stream_seen(a, gt_reader_header(r)));
 	int rc = an_load_reader(a, r, t);
 	gt_reader_close(r);
 	if (rc < 0) {
@@ -219,15 +275,11 @@ static int add_reader(gt_analysis *a, gt_reader *r, const gt_errinfo *open_err, 
 
 static int add_file(gt_analysis *a, const char *path, gt_errinfo *ei)
 {
-	gt_reader_opts ro = {.stop_on_corrupt = a->o.stop_on_corrupt};
+	gt_reader_opts ro = {.stop_on_corrupt = a->o.stop_on_corrupt,
+			     .max_records_per_byte = a->o.max_records_per_byte};
 	gt_errinfo oe = {0};
 	gt_reader *r = gt_reader_open(path, &ro, &oe);
 	return add_reader(a, r, &oe, path, ei);
-}
-
-static int cmp_str(const void *x, const void *y)
-{
-	return strcmp(*(char *const *)x, *(char *const *)y);
 }
 
 int gt_analysis_add_path(gt_analysis *a, const char *path, gt_errinfo *ei)
@@ -239,39 +291,12 @@ int gt_analysis_add_path(gt_analysis *a, const char *path, gt_errinfo *ei)
 		return seterr(ei, GT_ERR_IO, "%s: %s", path, strerror(errno));
 	if (!S_ISDIR(sb.st_mode))
 		return add_file(a, path, ei);
-	DIR *d = opendir(path);
-	if (!d)
-		return seterr(ei, GT_ERR_IO, "%s: %s", path, strerror(errno));
 	char **names = NULL;
-	size_t n = 0, cap = 0;
-	int rc = 0;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		size_t l = strlen(de->d_name);
-		if (l < 8 || strcmp(de->d_name + l - 7, ".gtrace") || de->d_name[0] == '.')
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 16;
-			char **nn = realloc(names, cap * sizeof(*nn));
-			if (!nn) {
-				rc = GT_ERR_NOMEM;
-				break;
-			}
-			names = nn;
-		}
-		size_t pl = strlen(path);
-		char *full = malloc(pl + l + 2);
-		if (!full) {
-			rc = GT_ERR_NOMEM;
-			break;
-		}
-		snprintf(full, pl + l + 2, "%s%s%s", path, pl && path[pl - 1] == '/' ? "" : "/",
-			 de->d_name);
-		names[n++] = full;
-	}
-	closedir(d);
-	if (!rc)
-		an_qsort(names, n, sizeof(*names), cmp_str);
+	size_t n = 0;
+	gt_errinfo de;
+	int rc = gt_trace_dir_list(path, &names, &n, &de);
+	if (rc < 0)
+		return seterr(ei, rc, "%s%s", de.msg, "");
 	int added = 0;
 	for (size_t i = 0; i < n && !rc; i++) {
 		int x = add_file(a, names[i], ei);
@@ -280,11 +305,7 @@ int gt_analysis_add_path(gt_analysis *a, const char *path, gt_errinfo *ei)
 		else
 			added += x;
 	}
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-	if (rc == GT_ERR_NOMEM)
-		return seterr(ei, rc, "%s: %s", path, "out of memory");
+	gt_trace_dir_free(names, n);
 	return rc < 0 ? rc : added;
 }
 
@@ -294,7 +315,8 @@ int gt_analysis_add_mem(gt_analysis *a, const void *buf, size_t len, const char 
 	if (a->finished)
 		return seterr(ei, GT_ERR_INVAL, "%s: %s", label ? label : "(memory)",
 			      "analysis already finished");
-	gt_reader_opts ro = {.stop_on_corrupt = a->o.stop_on_corrupt};
+	gt_reader_opts ro = {.stop_on_corrupt = a->o.stop_on_corrupt,
+			     .max_records_per_byte = a->o.max_records_per_byte};
 	gt_errinfo oe = {0};
 	gt_reader *r = gt_reader_open_mem(buf, len, &ro, &oe);
 	return add_reader(a, r, &oe, label, ei);

@@ -363,7 +363,8 @@ static int collect(cm *M, const size_t *starts)
 	const cm_k *k = M->ks.p;
 	for (size_t i = 0; i < nk; i++)
 		tmp[ch[k[i].chan].k0 + fill[k[i].chan]++] = k[i];
-	memcpy(M->ks.p, tmp, nk * sizeof(*tmp));
+	if (nk) /* no collective kernel (point-to-point only): ks.p is NULL */
+		memcpy(M->ks.p, tmp, nk * sizeof(*tmp));
 	free(tmp);
 	free(fill);
 	/* by end within a channel: the same order as by start on a stream that

@@ -829,9 +829,24 @@ static int sweep_gpu(sw *S, an_item *it, size_t n, const an_nvproc *np, size_t n
 	g->pub.window_ns = t1 - t0;
 	g->pub.nprocs = (uint32_t)nprocs;
 
-	/* utilization windows: at most 4 M of them */
+	/*
+	 * Utilization windows: opts.window_ns, doubled until there are at most
+	 * 4 M of them, 16 M over all GPUs, and 64 per work item or NVML sample
+	 * of the GPU (at least 64 K: 11 min of 10 ms windows). The series and
+	 * what is written from it then follow the activity recorded, not how
+	 * far apart its timestamps are (two kernels 2^63 ns apart gave 4 M
+	 * windows, on each of up to 64 K GPUs).
+	 */
+	uint64_t maxw = 64 * ((uint64_t)n + S->nnv);
+	if (maxw < (1u << 16))
+		maxw = 1u << 16;
+	if (maxw > (1u << 22))
+		maxw = 1u << 22;
+	uint64_t share = (1u << 24) / (a->gpus.n ? a->gpus.n : 1);
+	if (maxw > share)
+		maxw = share > 16 ? share : 16;
 	S->wlen = a->o.window_ns;
-	while ((t1 - t0) / S->wlen >= (1u << 22))
+	while ((t1 - t0) / S->wlen >= maxw)
 		S->wlen *= 2;
 	S->nwin = (size_t)((t1 - t0 + S->wlen - 1) / S->wlen);
 	S->wbusy = calloc(S->nwin ? S->nwin : 1, sizeof(*S->wbusy));

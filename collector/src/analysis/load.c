@@ -227,24 +227,58 @@ static int clipped(ld *L, uint64_t s, uint64_t e)
 	return 0;
 }
 
-static void bad_record(ld *L, const char *what)
+/* A value the analysis cannot use: counted as a problem of the trace. */
+static void bad_value(ld *L, const char *prefix, const char *what)
 {
 	an_trace *t = L->t;
 	if (!t->pub.problems++)
 		snprintf(t->pub.first_problem, sizeof(t->pub.first_problem),
-			 "record skipped: %s (near byte %llu)", what,
+			 "%s: %s (near byte %llu)", prefix, what,
 			 (unsigned long long)gt_reader_get_stats(L->r)->bytes);
+}
+
+static void bad_record(ld *L, const char *what)
+{
+	bad_value(L, "record skipped", what);
+}
+
+/*
+ * Launch geometry, range-checked here, once, so that what reads it later
+ * (the kernel table, the diagnosis' grid and occupancy rules, the reports)
+ * can multiply without overflowing: threads per block (x*y*z) must fit a
+ * u32, blocks per grid (x*y*z) a u64, and static + dynamic shared memory a
+ * u32. No GPU launched anything larger; a record that claims it keeps its
+ * time but loses its geometry (all 0: unknown), and counts as a problem.
+ */
+static int geometry_ok(const gt_kernel *k)
+{
+	uint64_t threads = (uint64_t)k->block_x * k->block_y, blocks = (uint64_t)k->grid_x * k->grid_y;
+	return !__builtin_mul_overflow(threads, k->block_z, &threads) && threads <= UINT32_MAX &&
+	       !__builtin_mul_overflow(blocks, k->grid_z, &blocks) &&
+	       (uint64_t)k->static_smem + k->dynamic_smem <= UINT32_MAX;
 }
 
 /* ------------------------------------------------------------ records */
 
-static int add_kernel(ld *L, const gt_kernel *k)
+static int add_kernel(ld *L, const gt_kernel *k0)
 {
 	gt_analysis *a = L->a;
-	an_tdev *td = tdev(L, k->device_id);
-	if (!td || !k->start) {
+	an_tdev *td = tdev(L, k0->device_id);
+	if (!td || !k0->start) {
 		bad_record(L, !td ? "kernel on a device ordinal beyond 255" : "kernel with start 0");
 		return 0;
+	}
+	gt_kernel kc;
+	const gt_kernel *k = k0;
+	if (!geometry_ok(k0)) {
+		bad_value(L, "kernel geometry ignored",
+			  "more than 2^32 - 1 threads per block, 2^64 - 1 blocks or 2^32 - 1 "
+			  "bytes of shared memory");
+		kc = *k0;
+		kc.grid_x = kc.grid_y = kc.grid_z = 0;
+		kc.block_x = kc.block_y = kc.block_z = 0;
+		kc.static_smem = kc.dynamic_smem = 0;
+		k = &kc;
 	}
 	uint64_t end = k->end < k->start ? k->start : k->end;
 	if (clipped(L, k->start, end))

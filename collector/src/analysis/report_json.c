@@ -10,7 +10,8 @@
  *   "schema": "gaptrace.report/1", "gaptrace": "<version>",
  *   "options": {window_ns, top_gaps, detail_gap_ns, max_detail_gaps,
  *               storm_min_calls, storm_max_mean_ns, tiny_kernel_ns,
- *               throttle_mask, window_mode: "activity"|"capture", from_ns, to_ns},
+ *               throttle_mask, window_mode: "activity"|"capture", from_ns, to_ns,
+ *               max_records_per_byte},
  *   "gpus": [{
  *     index, uuid ("GPU-..." or null), name, sm_count, cc, device_id,
  *     t0, t1, window_ns, busy_ns, sm_busy_ns, copy_only_ns, idle_ns, utilization,
@@ -58,7 +59,10 @@
  *               cmdline, format: "M.m", session, cupti_version, driver_version,
  *               t_first, t_last, records: {<type>: n}, reader: {bytes, frames,
  *               records, bad_frames, bad_bytes, tail_bytes, missing_frames,
- *               skipped_blocks, first_bad_offset}, problems, first_problem,
+ *               skipped_blocks, first_bad_offset, budget_frames,
+ *               budget_records, budget_offset (frames not read: over the
+ *               record budget), dup_frames (skipped: read already),
+ *               backward_frames (out of order, read)}, problems, first_problem,
  *               losses: {<what>: {count, bytes}}, overhead: {count, ns},
  *               unmatched, api_calls, notes: [{ts, code, text}]}]
  * }
@@ -91,22 +95,11 @@ static void j_sep(jw *j, const char *key)
 		fprintf(j->f, "\"%s\":", key);
 }
 
+/* Names are a trace's bytes: gt_json_string writes valid JSON and UTF-8
+ * whatever they hold (jsonstr.c, shared with the findings and exports). */
 static void j_esc(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", f);
-		else if (*p == '\t')
-			fputs("\\t", f);
-		else if (*p < 0x20 || *p == 0x7f)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
+	gt_json_string(f, s, strlen(s));
 }
 
 static void j_open(jw *j, const char *key, char c)
@@ -604,6 +597,14 @@ static void j_trace(jw *j, const an_trace *tr)
 		j_str(j, "first_bad_offset", NULL);
 	else
 		j_u64(j, "first_bad_offset", t->rs.first_bad_offset);
+	j_u64(j, "budget_frames", t->rs.budget_frames);
+	j_u64(j, "budget_records", t->rs.budget_records);
+	if (t->rs.budget_frames)
+		j_u64(j, "budget_offset", t->rs.budget_offset);
+	else
+		j_str(j, "budget_offset", NULL);
+	j_u64(j, "dup_frames", t->rs.dup_frames);
+	j_u64(j, "backward_frames", t->rs.backward_frames);
 	j_close(j, '}');
 	j_u64(j, "problems", t->problems);
 	j_str(j, "first_problem", t->problems ? t->first_problem : NULL);
@@ -664,6 +665,7 @@ int gt_report_json(const gt_analysis *a, FILE *f, const gt_report_opts *in)
 	j_str(&j, "window_mode", ao->window_mode == GT_WINDOW_CAPTURE ? "capture" : "activity");
 	j_u64(&j, "from_ns", ao->from_ns);
 	j_u64(&j, "to_ns", ao->to_ns);
+	j_u64(&j, "max_records_per_byte", ao->max_records_per_byte);
 	j_close(&j, '}');
 	j_open(&j, "gpus", '[');
 	for (size_t i = 0; i < a->gpus.n; i++)

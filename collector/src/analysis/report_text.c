@@ -580,6 +580,18 @@ static int an_traces_section(const gt_analysis *a, FILE *f)
 		if (t->rs.seq_missing)
 			fprintf(f, "    %" PRIu64 " frames missing by sequence number (dropped)\n",
 				t->rs.seq_missing), bad++;
+		if (t->rs.budget_frames)
+			fprintf(f, "    not read: %" PRIu64 " frames (%" PRIu64 " records) from byte %" PRIu64
+				   ", over the record budget (%u records per byte)\n",
+				t->rs.budget_frames, t->rs.budget_records, t->rs.budget_offset,
+				a->o.max_records_per_byte), bad++;
+		if (t->rs.dup_frames)
+			fprintf(f, "    %" PRIu64 " duplicate frames skipped (read already)\n",
+				t->rs.dup_frames), bad++;
+		if (t->rs.backward_frames)
+			fprintf(f, "    %" PRIu64 " frames out of order (sequence numbers going "
+				   "backward)\n",
+				t->rs.backward_frames), bad++;
 		if (t->problems && t->first_problem[0])
 			fprintf(f, "    %" PRIu64 " problem%s, first: %s\n", t->problems,
 				t->problems == 1 ? "" : "s", t->first_problem);
@@ -649,12 +661,42 @@ static void headline(const gt_analysis *a, FILE *f)
 	fprintf(f, "), %zu GPU%s\n\n", a->gpus.n, a->gpus.n == 1 ? "" : "s");
 }
 
+/* What of the input was not read, or was read once where it was there
+ * twice, first: every figure after it depends on it. */
+static void not_read(const gt_analysis *a, FILE *f)
+{
+	int any = 0;
+	for (size_t i = 0; i < a->traces.n; i++) {
+		const gt_an_trace *t = &an_tr(a, i)->pub;
+		if (t->rs.budget_frames)
+			fprintf(f, "NOT ALL READ: %s: %" PRIu64 " frames (%" PRIu64
+				   " records) from byte %" PRIu64 " on were not read: more than %u "
+				   "records per byte of trace (a crafted or damaged trace?); the "
+				   "figures below are of the part read\n",
+				t->path, t->rs.budget_frames, t->rs.budget_records,
+				t->rs.budget_offset, a->o.max_records_per_byte), any = 1;
+		if (t->rs.dup_frames)
+			fprintf(f, "DUPLICATES SKIPPED: %s: %" PRIu64 " frames had been read already "
+				   "(frames written twice, or the same trace given twice) and were not "
+				   "counted again\n",
+				t->path, t->rs.dup_frames), any = 1;
+		if (t->rs.backward_frames)
+			fprintf(f, "OUT OF ORDER: %s: %" PRIu64 " frames came after frames with "
+				   "higher sequence numbers (two streams in one file?); they were "
+				   "read\n",
+				t->path, t->rs.backward_frames), any = 1;
+	}
+	if (any)
+		fputc('\n', f);
+}
+
 int gt_report_text(const gt_analysis *a, FILE *f, const gt_report_opts *in)
 {
 	if (!a->finished)
 		return GT_ERR_INVAL;
 	gt_report_opts o;
 	an_report_opts(in, &o);
+	not_read(a, f);
 	if (!(o.flags & GT_REPORT_NO_FINDINGS)) { /* lead with what to change */
 		gt_diagnosis *d = gt_diagnose(a, o.diag);
 		if (d) {
@@ -743,17 +785,21 @@ int an_report_summary(const gt_analysis *a, FILE *f)
 			   " collectives; the others waited %s for it\n",
 			worst->rank, worst->gpu, worst->pid, worst->last, worst->collectives,
 			an_fmt_ns(b1, sizeof(b1), worst->cost_ns));
-	uint64_t lost = 0, cut = 0, bad = 0;
+	uint64_t lost = 0, cut = 0, bad = 0, unread = 0;
 	for (size_t i = 0; i < a->traces.n; i++) {
 		const gt_an_trace *t = &an_tr(a, i)->pub;
 		for (int w = 0; w < GT_AN_LOSS_SLOTS; w++)
 			lost += t->loss_count[w];
 		cut += t->rs.tail_bytes;
 		bad += t->rs.bad_frames + (t->header_ok ? 0 : 1);
+		unread += t->rs.budget_records;
 	}
 	if (lost || cut || bad)
 		fprintf(f, "  losses: %" PRIu64 " records dropped, %" PRIu64 " bad frames/traces, %" PRIu64
 			   " bytes cut; see gaptrace report\n", lost, bad, cut);
+	if (unread)
+		fprintf(f, "  not read: %" PRIu64 " records over the record budget; see gaptrace "
+			   "report\n", unread);
 	fflush(f);
 	return ferror(f) ? GT_ERR_IO : 0;
 }

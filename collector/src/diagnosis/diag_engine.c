@@ -1792,10 +1792,11 @@ static int run_gpu(gt_diagnosis *d, const dg_input *in, size_t gi, fbuild ***all
 	 * (a long initialization gap would otherwise be one more "stall"). */
 	if (c.W && take_startup(&c) < 0)
 		goto out;
-	dg_wave_in wi = {.series = g->series + c.startup_win,
+	/* (no arithmetic on the NULL of an empty series or gap list) */
+	dg_wave_in wi = {.series = g->series ? g->series + c.startup_win : NULL,
 			 .nseries = g->nseries - c.startup_win,
 			 .window_ns = gpu->util.window_ns,
-			 .gaps = g->gaps + c.startup_gaps,
+			 .gaps = g->gaps ? g->gaps + c.startup_gaps : NULL,
 			 .ngaps = g->ngaps - c.startup_gaps};
 	if (c.W && dg_wave_detect(&wi, &d->o, &c.wave, c.train + c.startup_gaps) < 0)
 		goto out;
@@ -1958,6 +1959,13 @@ static void notes(gt_diagnosis *d, const dg_input *in)
 		if (tr->status)
 			add_note(d, dg_printf(&d->ar, "%s: only partly read (%s)", tr->path,
 					      tr->error));
+		if (tr->rs.budget_frames)
+			add_note(d, dg_printf(&d->ar,
+					      "%s: only partly read: %llu records from byte %llu on "
+					      "were over the record budget (records per byte of "
+					      "trace); the findings are of the part read",
+					      tr->path, (unsigned long long)tr->rs.budget_records,
+					      (unsigned long long)tr->rs.budget_offset));
 		for (uint32_t k = 0; k < tr->nnotes; k++)
 			if (tr->notes[k].code == GT_NOTE_CUPTI_TAKEN)
 				add_note(d, dg_printf(&d->ar,

@@ -29,7 +29,8 @@ int gt_occupancy_compute(const gt_device *dev, uint32_t threads, uint32_t regs, 
 	if (!dev->max_threads_per_sm || !dev->max_blocks_per_sm || !threads)
 		return 0;
 	uint32_t max_warps = dev->max_threads_per_sm / warp;
-	uint32_t wpb = (threads + warp - 1) / warp;
+	/* 64-bit: (2^32 - 1 threads + 31) / 32 must not wrap to 0 warps */
+	uint64_t wpb = ((uint64_t)threads + warp - 1) / warp;
 	out->max_warps_per_sm = max_warps;
 	if (!max_warps)
 		return 0;
@@ -43,7 +44,8 @@ int gt_occupancy_compute(const gt_device *dev, uint32_t threads, uint32_t regs, 
 	if (regs && dev->max_regs_per_sm) {
 		uint64_t per_warp = round_up((uint64_t)regs * warp, 256);
 		uint64_t b = (dev->max_regs_per_sm / per_warp) / wpb;
-		if (dev->max_regs_per_block && per_warp * wpb > dev->max_regs_per_block)
+		/* per_warp * wpb > max_regs_per_block, without overflowing */
+		if (dev->max_regs_per_block && wpb > dev->max_regs_per_block / per_warp)
 			b = 0;
 		if (b < blocks) {
 			blocks = b;

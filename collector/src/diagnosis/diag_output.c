@@ -169,24 +169,11 @@ int gt_findings_text(const gt_diagnosis *d, FILE *out, unsigned flags)
 
 /* ------------------------------------------------------------ JSON */
 
+/* gt_json_string: the one JSON string writer (valid UTF-8 whatever the
+ * names of the trace hold). */
 static void jstr(FILE *out, const char *s)
 {
-	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-		switch (*p) {
-		case '"': fputs("\\\"", out); break;
-		case '\\': fputs("\\\\", out); break;
-		case '\n': fputs("\\n", out); break;
-		case '\r': fputs("\\r", out); break;
-		case '\t': fputs("\\t", out); break;
-		default:
-			if (*p < 0x20)
-				fprintf(out, "\\u%04x", *p);
-			else
-				fputc(*p, out);
-		}
-	}
-	fputc('"', out);
+	gt_json_string(out, s ? s : "", s ? strlen(s) : 0);
 }
 
 static void jnum(FILE *out, double v)

@@ -89,7 +89,8 @@ void ex_fixed(ex_out *o, double v, int dec, const char *nonfinite);
  * U+FFFD, so the output is always valid UTF-8 whatever the trace holds.
  */
 
-/* A JSON string with its quotes: " \ and controls escaped (\n, \t, ...,
+/* A JSON string with its quotes, escaped by gt_json_escape (analysis.h:
+ * the one JSON string writer): " \ and controls escaped (\n, \t, ...,
  * \u00XX), U+FFFD written as the escape \ufffd. */
 void ex_json_str(ex_out *o, const char *s, size_t n);
 static inline void ex_json_cstr(ex_out *o, const char *s)
@@ -117,9 +118,6 @@ static inline void ex_html_cstr(ex_out *o, const char *s)
 	ex_html_str(o, s ? s : "", s ? __builtin_strlen(s) : 0);
 }
 
-/* Length of the well-formed UTF-8 sequence at s (1..4), or 0 if the byte
- * at s does not start one (n >= 1). */
-size_t ex_utf8_len(const unsigned char *s, size_t n);
 
 /* ------------------------------------------------------------ bit set */
 

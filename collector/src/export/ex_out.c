@@ -220,33 +220,8 @@ void ex_fixed(ex_out *o, double v, int dec, const char *nonfinite)
 	o->len += n;
 }
 
-/* ------------------------------------------------------------ UTF-8 */
+/* ------------------------------------------------------------ escaping */
 
-size_t ex_utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned c = s[0];
-	if (c < 0x80)
-		return 1;
-	if (c < 0xc2 || c > 0xf4)
-		return 0;
-	if (c < 0xe0)
-		return n >= 2 && (s[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (c < 0xf0) {
-		if (n < 3 || (s[2] & 0xc0) != 0x80)
-			return 0;
-		unsigned lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
-		return s[1] >= lo && s[1] <= hi ? 3 : 0;
-	}
-	if (n < 4 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80)
-		return 0;
-	unsigned lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
-	return s[1] >= lo && s[1] <= hi ? 4 : 0;
-}
-
-/* ------------------------------------------------------------ JSON */
-
-/* 1: the byte needs attention in a JSON string. */
-static unsigned char json_special[256];
 /* 1: CSV needs quoting for it; 2: replaced by a space. */
 static unsigned char csv_special[256];
 /* 1: HTML escape or replacement needed. */
@@ -255,7 +230,6 @@ static unsigned char html_special[256];
 __attribute__((constructor)) static void init_tables(void)
 {
 	for (int c = 0; c < 256; c++) {
-		json_special[c] = c < 0x20 || c == '"' || c == '\\' || c >= 0x80;
 		csv_special[c] = c == ',' || c == '"' || c == '\n' || c == '\r' ? 1
 				 : (c < 0x20 && c != '\t') || c == 0x7f ? 2
 				 : c >= 0x80 ? 3
@@ -264,56 +238,6 @@ __attribute__((constructor)) static void init_tables(void)
 				  (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f ||
 				  c >= 0x80;
 	}
-}
-
-/* Escape into dst (room for 6*n bytes); returns the length. */
-static size_t json_escape(char *dst, const unsigned char *s, size_t n)
-{
-	static const char hex[] = "0123456789abcdef";
-	char *d = dst;
-	size_t i = 0;
-	while (i < n) {
-		size_t j = i;
-		while (j < n && !json_special[s[j]])
-			j++;
-		memcpy(d, s + i, j - i);
-		d += j - i;
-		i = j;
-		if (i >= n)
-			break;
-		unsigned c = s[i];
-		if (c >= 0x80) {
-			size_t k = ex_utf8_len(s + i, n - i);
-			if (k) {
-				memcpy(d, s + i, k);
-				d += k;
-				i += k;
-			} else {
-				memcpy(d, "\\ufffd", 6);
-				d += 6;
-				i++;
-			}
-			continue;
-		}
-		*d++ = '\\';
-		switch (c) {
-		case '"': *d++ = '"'; break;
-		case '\\': *d++ = '\\'; break;
-		case '\n': *d++ = 'n'; break;
-		case '\r': *d++ = 'r'; break;
-		case '\t': *d++ = 't'; break;
-		case '\b': *d++ = 'b'; break;
-		case '\f': *d++ = 'f'; break;
-		default:
-			*d++ = 'u';
-			*d++ = '0';
-			*d++ = '0';
-			*d++ = hex[c >> 4];
-			*d++ = hex[c & 15];
-		}
-		i++;
-	}
-	return (size_t)(d - dst);
 }
 
 void ex_json_str(ex_out *o, const char *s, size_t n)
@@ -329,7 +253,7 @@ void ex_json_str(ex_out *o, const char *s, size_t n)
 			for (int back = 0; back < 3 && (u[k] & 0xc0) == 0x80; back++)
 				k--;
 		}
-		o->len += json_escape(ex_room(o, 6 * k), u, k);
+		o->len += gt_json_escape(ex_room(o, 6 * k), (const char *)u, k);
 		u += k;
 		n -= k;
 	}
@@ -341,7 +265,7 @@ char *ex_json_escape_dup(const char *s, size_t n, size_t *len)
 	char *d = malloc(6 * n + 1);
 	if (!d)
 		return NULL;
-	*len = json_escape(d, (const unsigned char *)s, n);
+	*len = gt_json_escape(d, s, n);
 	d[*len] = 0;
 	return d;
 }
@@ -350,7 +274,7 @@ char *ex_json_escape_dup(const char *s, size_t n, size_t *len)
  * invalid byte; advances *i. */
 static void put_utf8(ex_out *o, const unsigned char *s, size_t n, size_t *i)
 {
-	size_t k = ex_utf8_len(s + *i, n - *i);
+	size_t k = gt_utf8_len(s + *i, n - *i);
 	if (k) {
 		ex_put(o, (const char *)s + *i, k);
 		*i += k;
@@ -663,7 +587,7 @@ size_t ex_arena_add_json(ex_arena *a, const char *s, size_t n)
 	size_t off = a->n;
 	char *d = a->p + off;
 	d[0] = '"';
-	size_t k = json_escape(d + 1, (const unsigned char *)s, n);
+	size_t k = gt_json_escape(d + 1, s, n);
 	d[k + 1] = '"';
 	d[k + 2] = 0;
 	a->n += k + 3;

@@ -27,6 +27,7 @@
  *   keep ns precision for days.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,9 +134,29 @@ static void trace_device(pf *p, pf_trace *t, const gt_device *d)
 
 /* ------------------------------------------------------------ events */
 
+/*
+ * A realtime instant relative to the base, in ns, clamped to +-(2^62 - 1) (146
+ * years): a trace's timestamps can be any u64, and every difference of two
+ * relative times (durations, midpoints) must fit an int64.
+ */
+#define PF_REL_MAX (((int64_t)1 << 62) - 1)
+static inline int64_t rel_abs(const pf *p, uint64_t rt)
+{
+	if (rt >= p->base)
+		return rt - p->base > (uint64_t)PF_REL_MAX ? PF_REL_MAX : (int64_t)(rt - p->base);
+	return p->base - rt > (uint64_t)PF_REL_MAX ? -PF_REL_MAX : -(int64_t)(p->base - rt);
+}
+
 static inline int64_t rel(const pf *p, const pf_trace *t, uint64_t ts)
 {
-	return (int64_t)(gt_clock_map_apply(&t->cm, ts) - p->base);
+	return rel_abs(p, gt_clock_map_apply(&t->cm, ts));
+}
+
+/* A span of u64 ns as a non-negative int64 duration (clamped). */
+static inline int64_t span_ns(uint64_t start, uint64_t end)
+{
+	return end <= start ? 0 : end - start > (uint64_t)PF_REL_MAX ? PF_REL_MAX
+								   : (int64_t)(end - start);
 }
 
 static void ev_head(pf *p, char ph, uint32_t pid, uint32_t tid, int64_t ts)
@@ -588,7 +609,7 @@ static void do_loss(pf *p, pf_trace *t, gt_reader *r, const gt_loss *l)
 	LIT(o, ",\"bytes\":");
 	ex_u64(o, l->bytes);
 	LIT(o, ",\"span us\":");
-	ex_us(o, l->end > l->start ? (int64_t)(l->end - l->start) : 0);
+	ex_us(o, span_ns(l->start, l->end));
 	const char *why = l->reason_id ? gt_reader_string(r, l->reason_id) : NULL;
 	if (why) {
 		LIT(o, ",\"reason\":");
@@ -852,7 +873,7 @@ static void put_an_kernel(pf *p, uint32_t id)
 static void gap_event(pf *p, uint32_t pid, const gt_an_gap *g)
 {
 	ex_out *o = &p->o;
-	int64_t s = (int64_t)(g->start - p->base), e = (int64_t)(g->end - p->base);
+	int64_t s = rel_abs(p, g->start), e = rel_abs(p, g->end);
 	ev_head(p, 'X', pid, PF_GAP_TID, s);
 	LIT(o, ",\"dur\":");
 	ex_us(o, e - s);
@@ -897,10 +918,33 @@ static void gap_event(pf *p, uint32_t pid, const gt_an_gap *g)
 		ex_json_cstr(o, lc);
 		if (g->last_call_end) {
 			LIT(o, ",\"last call returned us\":");
-			ex_us(o, (int64_t)(g->last_call_end - p->base));
+			ex_us(o, rel_abs(p, g->last_call_end));
 		}
 	}
 	LIT(o, "}}");
+}
+
+/*
+ * The utilization counter: a value where it changes (to the 0.1 % shown),
+ * and the last one again at the end of the window. A counter holds its
+ * value until the next sample, so this draws the same track as one event
+ * per window, and its size follows the activity, not the length of the
+ * window (up to 4 M windows for a trace whose timestamps are far apart).
+ */
+static void util_counter(pf *p, uint32_t pid, const gt_an_gpu *gpu, const float *ser, size_t ns)
+{
+	uint64_t w = gpu->util.window_ns;
+	long last = -1;
+	for (size_t i = 0; i < ns && w; i++) {
+		long v = lround(ser[i] * 1000.0);
+		if (v == last)
+			continue;
+		last = v;
+		uint64_t off = i * w; /* <= t1 - t0: i < ns */
+		counter(p, pid, rel_abs(p, gpu->t0 + off), "utilization", "%", ser[i] * 100.0, 1);
+	}
+	if (ns && w)
+		counter(p, pid, rel_abs(p, gpu->t1), "utilization", "%", ser[ns - 1] * 100.0, 1);
 }
 
 static void gpu_tracks(pf *p)
@@ -922,20 +966,14 @@ static void gpu_tracks(pf *p)
 			gap_event(p, pid, &gaps[i]);
 		p->st.gaps += ng;
 		if (ng && ng >= ao->max_detail_gaps) {
-			ev_head(p, 'i', pid, PF_GAP_TID, (int64_t)(gaps[ng - 1].end - p->base));
+			ev_head(p, 'i', pid, PF_GAP_TID, rel_abs(p, gaps[ng - 1].end));
 			LIT(o, ",\"s\":\"t\",\"cat\":\"gap\",\"name\":\"gap markers stop here (cap ");
 			ex_u64(o, ao->max_detail_gaps);
 			LIT(o, " per GPU)\"}");
 		}
 		size_t ns = 0;
 		const float *ser = gt_analysis_util_series(a, g, &ns);
-		uint64_t w = gpu->util.window_ns;
-		for (size_t i = 0; i < ns && w; i++)
-			counter(p, pid, (int64_t)(gpu->t0 + i * w - p->base), "utilization", "%",
-				ser[i] * 100.0, 1);
-		if (ns && w)
-			counter(p, pid, (int64_t)(gpu->t1 - p->base), "utilization", "%",
-				ser[ns - 1] * 100.0, 1);
+		util_counter(p, pid, gpu, ser, ns);
 	}
 }
 

@@ -3,7 +3,6 @@
  * The export handle: inputs expanded to trace files, the shared analysis
  * (built on first need), and reading traces with problems reported once.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,11 +22,6 @@ static void set_ei(gt_errinfo *ei, int code, const char *fmt, const char *arg, c
 	snprintf(ei->msg, sizeof(ei->msg), fmt, arg, arg2);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static int add_path(gt_export *x, const char *p, size_t *cap)
 {
 	if (x->npaths == *cap) {
@@ -45,44 +39,91 @@ static int add_path(gt_export *x, const char *p, size_t *cap)
 	return 0;
 }
 
-/* Every *.gtrace of dir, in name order. */
+/* Every *.gtrace of dir, in name order (gt_trace_dir_list: the one walk;
+ * one that is not a regular file, a FIFO say, is refused when it is read). */
 static int add_dir(gt_export *x, const char *dir, size_t *cap, gt_errinfo *ei)
 {
-	DIR *d = opendir(dir);
-	if (!d) {
-		set_ei(ei, GT_ERR_IO, "%s: %s", dir, strerror(errno));
-		return GT_ERR_IO;
+	char **names = NULL;
+	size_t n = 0;
+	gt_errinfo de;
+	int rc = gt_trace_dir_list(dir, &names, &n, &de);
+	if (rc < 0) {
+		set_ei(ei, rc, "%s%s", de.msg, "");
+		return rc;
 	}
-	size_t first = x->npaths;
-	int rc = 0;
-	struct dirent *e;
-	while (!rc && (e = readdir(d))) {
-		size_t n = strlen(e->d_name);
-		if (n <= 7 || strcmp(e->d_name + n - 7, ".gtrace"))
-			continue;
-		size_t dl = strlen(dir);
-		char *full = malloc(dl + n + 2);
-		if (!full) {
-			rc = GT_ERR_NOMEM;
-			break;
-		}
-		snprintf(full, dl + n + 2, "%s%s%s", dir, dl && dir[dl - 1] == '/' ? "" : "/",
-			 e->d_name);
-		struct stat st;
-		if (stat(full, &st) == 0 && S_ISREG(st.st_mode))
-			rc = add_path(x, full, cap);
-		free(full);
-	}
-	closedir(d);
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = add_path(x, names[i], cap);
+	gt_trace_dir_free(names, n);
 	if (rc) {
 		set_ei(ei, rc, "%s: %s", dir, gt_strerror(rc));
 		return rc;
 	}
-	if (x->npaths == first) {
+	if (!n) {
 		set_ei(ei, GT_ERR_IO, "%s: no .gtrace file in this directory%s", dir, "");
 		return GT_ERR_IO;
 	}
-	qsort(x->paths + first, x->npaths - first, sizeof(char *), cmp_str);
+	return 0;
+}
+
+typedef struct fid {
+	dev_t dev;
+	ino_t ino;
+	size_t i;
+} fid;
+
+static int cmp_fid(const void *a, const void *b)
+{
+	const fid *x = a, *y = b;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/*
+ * The same file named twice (a path given twice, a directory and a file in
+ * it, a hard link) is exported once: its records would be drawn and counted
+ * twice. The later names are dropped and the log hears of each. (A copy of
+ * a trace under another inode is not caught here; the analysis, which the
+ * gap tracks and the per-GPU tables come from, reads it once.)
+ */
+static int drop_same_files(gt_export *x)
+{
+	if (x->npaths < 2)
+		return 0;
+	fid *f = malloc(x->npaths * sizeof(*f));
+	if (!f)
+		return GT_ERR_NOMEM;
+	size_t n = 0;
+	for (size_t i = 0; i < x->npaths; i++) {
+		struct stat st;
+		if (stat(x->paths[i], &st) == 0)
+			f[n++] = (fid){st.st_dev, st.st_ino, i};
+	}
+	qsort(f, n, sizeof(*f), cmp_fid);
+	size_t first = 0; /* the first name of the current file: kept */
+	for (size_t k = 1; k < n; k++) {
+		if (f[k].dev != f[first].dev || f[k].ino != f[first].ino) {
+			first = k;
+			continue;
+		}
+		size_t i = f[k].i;
+		if (x->o.analysis.log) {
+			gt_errinfo e = {.code = GT_ERR_INVAL};
+			snprintf(e.msg, sizeof(e.msg), "the same file as %s: exported once",
+				 x->paths[f[first].i]);
+			x->o.analysis.log(x->o.analysis.log_user, x->paths[i], &e);
+		}
+		free(x->paths[i]);
+		x->paths[i] = NULL;
+	}
+	free(f);
+	size_t o = 0;
+	for (size_t i = 0; i < x->npaths; i++)
+		if (x->paths[i])
+			x->paths[o++] = x->paths[i];
+	x->npaths = o;
 	return 0;
 }
 
@@ -127,6 +168,8 @@ gt_export *gt_export_open(const char *const *paths, size_t npaths, const gt_expo
 			return NULL;
 		}
 	}
+	if (drop_same_files(x) < 0)
+		goto nomem;
 	return x;
 nomem:
 	set_ei(ei, GT_ERR_NOMEM, "%s%s", gt_strerror(GT_ERR_NOMEM), "");
@@ -224,6 +267,11 @@ gt_reader *ex_reader_open(gt_export *x, size_t i, int report, uint64_t *problems
 {
 	gt_reader_opts ro = {0};
 	ro.stop_on_corrupt = x->o.analysis.stop_on_corrupt;
+	/* the analysis' record budget: the timeline and the tables show the
+	 * records the analysis read */
+	ro.max_records_per_byte = x->o.analysis.max_records_per_byte
+					  ? x->o.analysis.max_records_per_byte
+					  : GT_AN_DEFAULT_RECORDS_PER_BYTE;
 	gt_errinfo ei;
 	gt_reader *r = gt_reader_open(x->paths[i], &ro, &ei);
 	if (!r) {

@@ -75,6 +75,12 @@ extern "C" {
 #define GT_ZSTD_WINDOW_LOG_MAX 24
 /** Largest number of records (rows of all blocks) in one frame (decoder cap). */
 #define GT_FRAME_MAX_RECORDS (1u << 22)
+/** Most records per byte of a frame, its 32-byte header included: a frame
+ *  holds at most GT_FRAME_MAX_RECORDS_PER_BYTE * (32 + comp_len) records
+ *  (decoder cap, FORMAT.md section 4), so records follow the bytes of the
+ *  input (a block of CONST columns would otherwise hold 2^20 rows in ~80
+ *  bytes). Any frame of up to 32768 records passes. */
+#define GT_FRAME_MAX_RECORDS_PER_BYTE 1024u
 /** String ids are < GT_MAX_STRINGS: a writer interns at most this many - 1
  *  strings, and it is the reader's default string table cap. */
 #define GT_MAX_STRINGS (1u << 22)
@@ -609,7 +615,8 @@ typedef int (*gt_sink_fn)(void *user, const void *buf, size_t len);
 typedef struct gt_writer_opts {
 	int zstd_level;         /**< 0 = default (1); negative = zstd "fast" levels */
 	uint32_t frame_rows;    /**< record rows per frame before an automatic flush;
-				     0 = 32768, at most 1 << 20 */
+				     0 = 32768, at most 32768 (every frame then passes
+				     GT_FRAME_MAX_RECORDS_PER_BYTE whatever its size) */
 	uint32_t max_strings;   /**< intern table cap (strings); 0 = 1 << 20,
 				     at most GT_MAX_STRINGS - 1 */
 	uint64_t max_string_bytes; /**< intern table cap (bytes); 0 = 256 MiB */
@@ -735,6 +742,19 @@ typedef struct gt_reader_opts {
 	int stop_on_corrupt;     /**< 1: stop at the first bad frame; 0: resync and go on */
 	uint64_t max_string_bytes; /**< total interned bytes cap; 0 = 512 MiB */
 	uint32_t max_strings;    /**< interned strings cap; 0 = 1 << 22 */
+	/**
+	 * Record budget, for readers that keep what they read (0 = none): at
+	 * most this many records per byte of the input (its size when known: a
+	 * regular file or a memory buffer; else the bytes read up to the end of
+	 * the frame at hand). The first frame that would pass it and every frame
+	 * after it are checked (checksum, sequence number) and counted
+	 * (gt_reader_stats.budget_*), but their records are not returned; the
+	 * log callback hears of it once, with the offset. Not an error, in
+	 * strict mode either. A frame itself holds at most
+	 * GT_FRAME_MAX_RECORDS_PER_BYTE records per byte: this is for callers
+	 * whose memory grows with the records (the analysis uses 256).
+	 */
+	uint32_t max_records_per_byte;
 } gt_reader_opts;
 
 /** What a reader has seen so far (final after gt_reader_next returns 0). */
@@ -752,6 +772,17 @@ typedef struct gt_reader_stats {
 	uint64_t skipped_blocks; /**< blocks of unknown record types skipped */
 	uint64_t first_bad_offset; /**< offset of the first problem, or UINT64_MAX */
 	uint64_t strings_dropped;  /**< strings not kept: id or table caps exceeded */
+	uint64_t budget_frames;    /**< good frames not read: over the record budget
+				        (gt_reader_opts.max_records_per_byte) */
+	uint64_t budget_records;   /**< the records of those frames (their headers') */
+	uint64_t budget_offset;    /**< offset of the first of them, or UINT64_MAX */
+	uint64_t dup_frames;       /**< good frames skipped: their sequence number was
+				        read already (a frame written twice, a file
+				        appended to itself, the same stream read twice
+				        through a shared gt_seqset) */
+	uint64_t backward_frames;  /**< good frames read whose sequence number is lower
+				        than the frame before (out of order, or two
+				        streams in one file); no stream writes them */
 } gt_reader_stats;
 
 /**
@@ -763,8 +794,34 @@ typedef void (*gt_reader_log_fn)(void *user, const gt_errinfo *ei);
 typedef struct gt_reader gt_reader;
 
 /**
+ * Open a trace file for reading without ever blocking on it: a FIFO (whose
+ * open(2) waits for a writer), a directory, a socket or a device is refused
+ * at once (GT_ERR_INVAL, the message says what it is); only regular files
+ * (or symbolic links to them) are opened. The returned fd is in blocking
+ * mode, O_CLOEXEC; the caller closes it.
+ * @return the fd, or a negative gt_err with *ei filled (GT_ERR_IO and the
+ *         strerror text when open or fstat fails).
+ */
+GT_API int gt_trace_file_open(const char *path, gt_errinfo *ei);
+
+/**
+ * The trace files of a directory: every entry named `*.gtrace` not starting
+ * with '.', as "dir/name", in name order (regular or not: opening them says
+ * what is wrong with one that is not). The one directory walk of the tools.
+ * @return 0 with *paths and *n set (free with gt_trace_dir_free; *n may be
+ *         0), or a negative gt_err with *ei filled (the directory cannot be
+ *         read, GT_ERR_NOMEM).
+ */
+GT_API int gt_trace_dir_list(const char *dir, char ***paths, size_t *n, gt_errinfo *ei);
+
+/** Free what gt_trace_dir_list returned (accepts NULL). */
+GT_API void gt_trace_dir_free(char **paths, size_t n);
+
+/**
  * Open a trace file and read its header. @return NULL on failure with *ei
- * filled (a missing file gives GT_ERR_IO and the strerror text).
+ * filled (a missing file gives GT_ERR_IO and the strerror text; a FIFO or
+ * anything else that is not a regular file GT_ERR_INVAL, at once: see
+ * gt_trace_file_open).
  */
 GT_API gt_reader *gt_reader_open(const char *path, const gt_reader_opts *opts, gt_errinfo *ei);
 
@@ -794,6 +851,26 @@ GT_API const gt_stream_header *gt_reader_header(const gt_reader *r);
  *         gt_reader_error() describing it.
  */
 GT_API int gt_reader_next(gt_reader *r, gt_record *rec);
+
+/**
+ * The sequence numbers of the frames read from one stream. A frame whose
+ * number a reader finds in its set was read already: it is skipped as a
+ * duplicate (gt_reader_stats.dup_frames) and its records are not returned.
+ * Each reader has its own set; readers of the files of one stream (a trace
+ * continued in a fallback file, the same file given twice, a copy of it)
+ * can share one, so no frame is read twice across them. Not thread-safe:
+ * the readers sharing a set are used one after the other.
+ */
+typedef struct gt_seqset gt_seqset;
+
+/** A new, empty set (NULL on ENOMEM). */
+GT_API gt_seqset *gt_seqset_new(void);
+/** Free a set (accepts NULL); no reader may use it any more. */
+GT_API void gt_seqset_free(gt_seqset *s);
+/** Make r use s (shared, owned by the caller, which keeps it alive until r
+ *  is closed) instead of its own set; call before the first gt_reader_next.
+ *  NULL goes back to the reader's own set. */
+GT_API void gt_reader_share_seqs(gt_reader *r, gt_seqset *s);
 
 /** Interned string by id, NUL terminated, valid until close; NULL if unknown. */
 GT_API const char *gt_reader_string(const gt_reader *r, uint32_t id);

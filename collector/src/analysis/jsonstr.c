@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The one JSON string writer of the reports, the findings and the exports
+ * (gt_json_escape, gt_json_string; the exporters' buffered output calls
+ * gt_json_escape too). A trace's names are bytes: kernel names are mangled
+ * C++ and ASCII, but nothing stops a trace from holding anything, so every
+ * byte that is not part of a well-formed UTF-8 sequence becomes U+FFFD and
+ * the output is valid JSON and valid UTF-8 whatever the input.
+ */
+#include <string.h>
+
+#include "gaptrace/analysis.h"
+
+size_t gt_utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned c = s[0];
+	if (c < 0x80)
+		return 1;
+	if (c < 0xc2 || c > 0xf4)
+		return 0;
+	if (c < 0xe0)
+		return n >= 2 && (s[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (c < 0xf0) {
+		if (n < 3 || (s[2] & 0xc0) != 0x80)
+			return 0;
+		unsigned lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+		return s[1] >= lo && s[1] <= hi ? 3 : 0;
+	}
+	if (n < 4 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80)
+		return 0;
+	unsigned lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+	return s[1] >= lo && s[1] <= hi ? 4 : 0;
+}
+
+/* 1: the byte needs attention in a JSON string. */
+static inline int json_special(unsigned char c)
+{
+	return c < 0x20 || c == '"' || c == '\\' || c >= 0x80;
+}
+
+size_t gt_json_escape(char *dst, const char *src, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)src;
+	char *d = dst;
+	size_t i = 0;
+	while (i < n) {
+		size_t j = i;
+		while (j < n && !json_special(s[j]))
+			j++;
+		memcpy(d, s + i, j - i);
+		d += j - i;
+		i = j;
+		if (i >= n)
+			break;
+		unsigned c = s[i];
+		if (c >= 0x80) {
+			size_t k = gt_utf8_len(s + i, n - i);
+			if (k) {
+				memcpy(d, s + i, k);
+				d += k;
+				i += k;
+			} else {
+				memcpy(d, "\\ufffd", 6);
+				d += 6;
+				i++;
+			}
+			continue;
+		}
+		*d++ = '\\';
+		switch (c) {
+		case '"': *d++ = '"'; break;
+		case '\\': *d++ = '\\'; break;
+		case '\n': *d++ = 'n'; break;
+		case '\r': *d++ = 'r'; break;
+		case '\t': *d++ = 't'; break;
+		case '\b': *d++ = 'b'; break;
+		case '\f': *d++ = 'f'; break;
+		default:
+			*d++ = 'u';
+			*d++ = '0';
+			*d++ = '0';
+			*d++ = hex[c >> 4];
+			*d++ = hex[c & 15];
+		}
+		i++;
+	}
+	return (size_t)(d - dst);
+}
+
+int gt_json_string(FILE *out, const char *s, size_t n)
+{
+	char buf[6 * 1024];
+	const unsigned char *u = (const unsigned char *)s;
+	fputc('"', out);
+	while (n) {
+		/* chunks of at most 1024 bytes, never splitting a UTF-8 sequence */
+		size_t k = n;
+		if (k > 1024) {
+			k = 1024;
+			for (int back = 0; back < 3 && (u[k] & 0xc0) == 0x80; back++)
+				k--;
+		}
+		fwrite(buf, 1, gt_json_escape(buf, (const char *)u, k), out);
+		u += k;
+		n -= k;
+	}
+	fputc('"', out);
+	return ferror(out) ? GT_ERR_IO : 0;
+}
