@@ -62,6 +62,7 @@
 
 #include "gaptrace/analysis.h"
 #include "gaptrace/export.h"
+#include "outfile.h"
 
 /* --report bits */
 enum { REPORT_TEXT = 1, REPORT_HTML = 2 };
@@ -414,6 +415,45 @@ static int count_self_files(const char *dir)
 	}
 	closedir(d);
 	return n;
+}
+
+/*
+ * --report html: the trace directory exported as HTML to
+ * gt_export_html_default_path(dir) (DIR/report.html) through the output
+ * helper (an atomic replace under an unpredictable temporary name, never
+ * through a link; --force-overwrite replaces a link there, never its
+ * target). path gets where; err a message on failure.
+ */
+static int write_html_report(const char *dir, int force, char *path, size_t cap, char *err,
+			     size_t errcap)
+{
+	gt_errinfo ei = {0};
+	if ((size_t)gt_export_html_default_path(dir, path, cap) >= cap) {
+		snprintf(err, errcap, "%s/: the path of report.html is too long", dir);
+		return -1;
+	}
+	gt_export *x = gt_export_open(&dir, 1, NULL, &ei);
+	if (!x) {
+		snprintf(err, errcap, "%s", ei.msg[0] ? ei.msg : "no trace could be read");
+		return -1;
+	}
+	gt_outfile of;
+	int rc = gt_outfile_open(&of, path, GT_OUTFILE_REGULAR | (force ? GT_OUTFILE_FORCE : 0));
+	if (rc == 0) {
+		int xrc = gt_export_html(x, of.f, NULL);
+		if (xrc < 0) {
+			gt_outfile_close(&of, 0);
+			snprintf(err, errcap, "writing %.400s: %s", path, gt_strerror(xrc));
+			rc = -1;
+		} else if (gt_outfile_close(&of, 1) < 0) {
+			snprintf(err, errcap, "%s", of.err);
+			rc = -1;
+		}
+	} else {
+		snprintf(err, errcap, "%s", of.err);
+	}
+	gt_export_close(x);
+	return rc;
 }
 
 static void *collector_thread(void *arg)
@@ -1016,11 +1056,9 @@ int cmd_run(int argc, char **argv)
 			say("the summary could not be made; traces are in %s/", opts.output);
 		if (opts.report & REPORT_HTML) {
 			/* A file the user asked for: its failure is said even with -q. */
-			gt_errinfo hei = {0};
-			char html[4096];
-			gt_export_html_default_path(opts.output, html, sizeof(html));
-			if (gt_export_html_path(opts.output, NULL, &hei) < 0)
-				say("the HTML report could not be written: %s", hei.msg);
+			char html[4096], herr[GT_OUTFILE_ERRLEN + 64];
+			if (write_html_report(opts.output, opts.force, html, sizeof(html), herr, sizeof(herr)) < 0)
+				say("the HTML report could not be written: %s", herr);
 			else if (!opts.quiet)
 				say("HTML report: %s", html);
 		}

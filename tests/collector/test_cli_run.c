@@ -428,6 +428,31 @@ START_TEST(run_writes_html_report)
 
 	char *bad[] = {GAPTRACE_BIN, "run", "--report", "pdf", "--", FAKE_PRODUCER, NULL};
 	ck_assert_int_eq(run(bad, "out", "err"), 2);
+
+	/* report.html is written by the output helper: never through a link
+	 * planted in the trace directory (--force-overwrite, which lets run use
+	 * an existing NAME, replaces the link itself), no temporary left
+	 * behind */
+	ck_assert_int_eq(mkdir("v", 0700), 0);
+	FILE *vf = fopen("victim", "w");
+	fputs("keep me\n", vf);
+	fclose(vf);
+	ck_assert_int_eq(symlink("../victim", "v/report.html"), 0);
+	char *linked[] = {GAPTRACE_BIN, "run", "-q", "--force-overwrite", "--report", "html",
+			  "-o", "v", "--nvml-hz", "0", "--", FAKE_PRODUCER, "--frames", "2", NULL};
+	ck_assert_int_eq(run(linked, "out", "err"), 0);
+	ck_assert(file_has("victim", "keep me"));
+	ck_assert(!file_has("victim", "<html"));
+	struct stat lsb;
+	ck_assert_int_eq(lstat("v/report.html", &lsb), 0);
+	ck_assert(S_ISREG(lsb.st_mode));
+	ck_assert(file_has("v/report.html", "</html>"));
+	DIR *dp = opendir("v");
+	struct dirent *e;
+	while ((e = readdir(dp)) != NULL)
+		ck_assert_msg(!strstr(e->d_name, "report.html.") && !strstr(e->d_name, "partial"),
+			      "%s left in the trace directory", e->d_name);
+	closedir(dp);
 	leave_tmp();
 }
 END_TEST

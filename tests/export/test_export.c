@@ -729,19 +729,6 @@ START_TEST(html_paths)
 	gt_export_default_path("x/run.gtrace", GT_EXPORT_PERFETTO, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "x/run.json");
 	ck_assert_int_eq(gt_export_default_path("x", 99, buf, sizeof(buf)), GT_ERR_INVAL);
-	snprintf(want, sizeof(want), "%s/report.html", tmpdir);
-	char path[512];
-	snprintf(path, sizeof(path), "%s/4242.gtrace", tmpdir);
-	write_small_trace(path);
-	gt_errinfo ei;
-	ck_assert_int_eq(gt_export_html_path(tmpdir, NULL, &ei), 0);
-	struct stat sb;
-	ck_assert_int_eq(stat(want, &sb), 0);
-	ck_assert_int_gt(sb.st_size, 1000);
-	/* an output directory that does not exist: an error, nothing left behind */
-	snprintf(path, sizeof(path), "%s/no/such/dir/r.html", tmpdir);
-	ck_assert_int_eq(gt_export_html_path(tmpdir, path, &ei), GT_ERR_IO);
-	ck_assert_ptr_nonnull(strstr(ei.msg, "no/such/dir"));
 	rm_tmpdir();
 }
 END_TEST

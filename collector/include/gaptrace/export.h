@@ -297,17 +297,7 @@ GT_API int gt_export_table(gt_export *x, int table, int format, FILE *out, gt_ex
 GT_API int gt_export_html(gt_export *x, FILE *out, gt_export_stats *st);
 
 /**
- * The report `gaptrace run --report html` writes: export the trace
- * directory (or trace file) trace_path as HTML to out_path, or, when
- * out_path is NULL, to gt_export_html_default_path(trace_path). The file is
- * written under a temporary name in the same directory and renamed when
- * complete, so out_path is never half-written. Default options.
- * @return 0 or a negative gt_err with ei filled (may be NULL).
- */
-GT_API int gt_export_html_path(const char *trace_path, const char *out_path, gt_errinfo *ei);
-
-/**
- * Where gt_export_html_path writes by default: "<dir>/report.html" for a
+ * Where `gaptrace run --report html` writes: "<dir>/report.html" for a
  * trace directory, "<file without .gtrace>.html" for a trace file
  * (gt_export_default_path with GT_EXPORT_HTML). Writes into buf (always NUL
  * terminated when cap > 0).
