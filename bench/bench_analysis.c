@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 #include "gaptrace/analysis.h"
-#include "synth.h"
+#include "gaptrace/synth.h"
 #include "bench_util.h"
 
 /* The child: analyze and report timings through the pipe. */

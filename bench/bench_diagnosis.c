@@ -23,7 +23,7 @@
 
 #include "gaptrace/analysis.h"
 #include "gaptrace/diagnosis.h"
-#include "synth.h"
+#include "gaptrace/synth.h"
 #include "diag_tmpdir.h"
 
 static double now(void)

@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "gaptrace/export.h"
-#include "synth.h"
+#include "gaptrace/synth.h"
 #include "bench_util.h"
 
 static const char *const modes[] = {"perfetto", "records", "tables", "gpu_trace", "html"};

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "synth.h"
+#include "gaptrace/synth.h"
 
 /** CLOCK_MONOTONIC in seconds. */
 static inline double bench_now(void)

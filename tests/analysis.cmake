@@ -2,18 +2,18 @@
 # Analysis: exact answers on hand-made and synthetic traces, damaged input,
 # report golden files (regenerate: GT_UPDATE_GOLDEN=1 ctest -R test_report).
 gaptrace_check_test(test_analysis analysis/test_analysis.c analysis/tb.c)
-target_link_libraries(test_analysis PRIVATE gaptrace::analysis gaptrace_synth)
+target_link_libraries(test_analysis PRIVATE gaptrace::report gaptrace::synth)
 # hand-made frames (tests/unit/test_format_util.h) for hostile input
 target_include_directories(test_analysis PRIVATE ${PROJECT_SOURCE_DIR}/tests/unit
                            ${PROJECT_SOURCE_DIR}/format/src)
 
 gaptrace_check_test(test_report analysis/test_report.c analysis/tb.c analysis/minijson.c)
-target_link_libraries(test_report PRIVATE gaptrace::analysis gaptrace_synth m)
+target_link_libraries(test_report PRIVATE gaptrace::report gaptrace::synth m)
 target_compile_definitions(test_report PRIVATE
   GT_TEST_GOLDEN="${CMAKE_CURRENT_SOURCE_DIR}/analysis/golden")
 
 gaptrace_check_test(test_comm analysis/test_comm.c analysis/tb.c)
-target_link_libraries(test_comm PRIVATE gaptrace::analysis gaptrace_synth)
+target_link_libraries(test_comm PRIVATE gaptrace::report gaptrace::synth)
 
 # Golden reports of traces recorded on the H200 (examples/traces/).
 foreach(_t item_metric periodic_ckpt two_procs)

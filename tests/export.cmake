@@ -6,7 +6,7 @@
 # headless Chromium screenshot of the HTML report).
 gaptrace_check_test(test_export export/test_export.c)
 target_link_libraries(test_export PRIVATE gaptrace::export)
-target_include_directories(test_export PRIVATE ${PROJECT_SOURCE_DIR}/collector/src/export
+target_include_directories(test_export PRIVATE ${PROJECT_SOURCE_DIR}/collector/export/src
                            ${PROJECT_SOURCE_DIR}/tests/unit ${PROJECT_SOURCE_DIR}/format/src)
 
 find_package(Python3 COMPONENTS Interpreter)

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cmds.h"
-#include "gaptrace/analysis.h"
+#include "gaptrace/report.h"
 #include "gaptrace/diagnosis.h"
 #include "outfile.h"
 

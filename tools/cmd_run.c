@@ -60,7 +60,7 @@
 #include "cmds.h"
 #include "gaptrace/collector.h"
 
-#include "gaptrace/analysis.h"
+#include "gaptrace/report.h"
 #include "gaptrace/export.h"
 #include "outfile.h"
 

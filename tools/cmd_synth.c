@@ -14,7 +14,7 @@
 
 #include "cmds.h"
 #include "outfile.h"
-#include "synth.h"
+#include "gaptrace/synth.h"
 
 static const char usage_text[] =
 	"usage: gaptrace synth [options] -o DIR\n"

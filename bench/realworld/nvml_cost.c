@@ -13,7 +13,7 @@
  * Output: one line per query (median, p90, max in microseconds), then the
  * driver time per second per GPU of the old default (every query at 100 Hz,
  * per-process utilization at 10 Hz) and of the new one (fast set 10 Hz,
- * slow set 1 Hz; collector/src/daemon/nvml.c).
+ * slow set 1 Hz; collector/daemon/src/nvml.c).
  *
  * Build: cc -O2 -o nvml_cost nvml_cost.c -ldl
  */

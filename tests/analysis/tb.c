@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "synth.h"
+#include "gaptrace/synth.h"
 #include "tb.h"
 
 static int mem_sink(void *user, const void *buf, size_t len)

@@ -12,8 +12,9 @@
 #include <unistd.h>
 
 #include "gaptrace/analysis.h"
+#include "gaptrace/report.h"
 #include "gaptrace/diagnosis.h"
-#include "synth.h"
+#include "gaptrace/synth.h"
 #include "tb.h"
 #include "test_format_util.h"
 

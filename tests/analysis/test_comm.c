@@ -13,7 +13,8 @@
 #include <string.h>
 
 #include "gaptrace/analysis.h"
-#include "synth.h"
+#include "gaptrace/report.h"
+#include "gaptrace/synth.h"
 #include "tb.h"
 
 #define AR "ncclDevKernel_AllReduce_Sum_f32_RING_LL"

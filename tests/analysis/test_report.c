@@ -14,8 +14,9 @@
 #include <unistd.h>
 
 #include "gaptrace/analysis.h"
+#include "gaptrace/report.h"
 #include "minijson.h"
-#include "synth.h"
+#include "gaptrace/synth.h"
 #include "tb.h"
 
 /* The "mixed" preset, read from memory under stable labels. */

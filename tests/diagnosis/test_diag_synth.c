@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * End-to-end check of the findings engine: the synthetic generator
- * (tools/synth.h) writes a trace directory with a known ground truth, the
+ * (tools/synth/include/gaptrace/synth.h) writes a trace directory with a known ground truth, the
  * real analysis reads it, gt_diagnose explains it. For each cause the
  * expected finding must rank first with the share the ground truth gives
  * (exact where the claim is exactly a ground-truth quantity).
@@ -18,8 +18,9 @@
 #include <unistd.h>
 
 #include "gaptrace/analysis.h"
+#include "gaptrace/report.h"
 #include "gaptrace/diagnosis.h"
-#include "synth.h"
+#include "gaptrace/synth.h"
 #include "diag_tmpdir.h"
 
 typedef struct run {

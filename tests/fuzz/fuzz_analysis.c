@@ -16,6 +16,7 @@
 #include "fuzz_check.h"
 #include "fuzz_trace.h"
 #include "gaptrace/analysis.h"
+#include "gaptrace/report.h"
 #include "gaptrace/diagnosis.h"
 #include "minijson.h"
 

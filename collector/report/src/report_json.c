@@ -75,7 +75,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "report.h"
+#include "rp_internal.h"
 #include "gaptrace/diagnosis.h"
 
 typedef struct jw {

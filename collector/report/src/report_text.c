@@ -13,7 +13,7 @@
 
 #include "an_internal.h"
 #include "gaptrace/diagnosis.h"
-#include "report.h"
+#include "rp_internal.h"
 
 /* ------------------------------------------------------------ formatting */
 

@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "outfile.h"
-#include "synth.h"
+#include "gaptrace/synth.h"
 
 enum { L_HOST, L_TURN, L_LAUNCH, L_COPY, L_SYNC };
 enum { K_KERNEL = 1, K_MEMCPY = 2 };

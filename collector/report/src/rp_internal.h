@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* Helpers shared by the text and JSON reports (internal). */
-#ifndef GT_AN_REPORT_H
-#define GT_AN_REPORT_H
+#ifndef GT_RP_INTERNAL_H
+#define GT_RP_INTERNAL_H
 
 #include <stdio.h>
 
 #include "an_internal.h"
+#include "gaptrace/report.h"
 
 const char *an_fmt_ns(char *b, size_t cap, uint64_t ns);
 const char *an_fmt_bytes(char *b, size_t cap, uint64_t n);

@@ -9,9 +9,7 @@
 #include <sys/stat.h>
 
 #include "ex_internal.h"
-#ifdef GT_EX_HAVE_DIAGNOSIS
 #include "gaptrace/diagnosis.h"
-#endif
 
 static void set_ei(gt_errinfo *ei, int code, const char *fmt, const char *arg, const char *arg2)
 {
@@ -185,9 +183,7 @@ void gt_export_close(gt_export *x)
 	for (size_t i = 0; i < x->npaths; i++)
 		free(x->paths[i]);
 	free(x->paths);
-#ifdef GT_EX_HAVE_DIAGNOSIS
 	gt_diagnosis_free(x->diag);
-#endif
 	gt_analysis_free(x->an);
 	ex_sums_free(x->sums);
 	free((char *)x->o.title);
@@ -235,17 +231,12 @@ gt_analysis *ex_analysis(gt_export *x)
 
 const struct gt_diagnosis *ex_diagnosis(gt_export *x)
 {
-#ifdef GT_EX_HAVE_DIAGNOSIS
 	if (!x->diag_rc) {
 		const gt_analysis *a = ex_analysis(x);
 		x->diag = a ? gt_diagnose(a, NULL) : NULL;
 		x->diag_rc = x->diag ? 1 : GT_ERR_NOMEM;
 	}
 	return x->diag;
-#else
-	(void)x;
-	return NULL;
-#endif
 }
 
 const gt_analysis *gt_export_analysis(gt_export *x)

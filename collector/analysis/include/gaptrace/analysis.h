@@ -21,7 +21,7 @@
  *   - idle  = window - busy, as a list of gaps. Every nanosecond of every gap
  *     is given exactly one gt_cause, so the causes sum to idle_ns exactly.
  *     How a cause is chosen is documented in the design block of
- *     collector/src/analysis/gaps.c and summarised at gt_cause below.
+ *     collector/analysis/src/gaps.c and summarised at gt_cause below.
  *   - throttled and comm_exposed are accounted on *busy* time (see the
  *     fields), never mixed into the idle causes.
  *
@@ -620,7 +620,7 @@ GT_API const gt_an_coll *gt_analysis_colls(const gt_analysis *a, size_t gpu, siz
  * process that is the local rank. The NCCL rank itself is not recorded.
  *
  * How collectives are matched across ranks (details in the design block of
- * collector/src/analysis/comm.c): the collective kernels of a rank on one
+ * collector/analysis/src/comm.c): the collective kernels of a rank on one
  * stream form a sequence (NCCL runs the collectives of a communicator in the
  * same order on every rank, and a stream runs them one after the other).
  * Sequences of different ranks are paired (one per rank, a "group"), and
@@ -748,56 +748,6 @@ GT_API int gt_json_string(FILE *out, const char *s, size_t n);
 /** Length (1..4) of the well-formed UTF-8 sequence at s, or 0 if the byte
  *  at s does not start one; n >= 1 bytes are readable. */
 GT_API size_t gt_utf8_len(const unsigned char *s, size_t n);
-
-/* ------------------------------------------------------------------ */
-/* Reports                                                             */
-/* ------------------------------------------------------------------ */
-
-/** gt_report_opts.flags */
-enum {
-	GT_REPORT_FULL_NAMES = 1u << 0, /**< full demangled kernel names (text) */
-	GT_REPORT_MANGLED = 1u << 1,    /**< do not demangle */
-	GT_REPORT_NO_TRACES = 1u << 2,  /**< text: omit the per-trace section */
-	GT_REPORT_NO_FINDINGS = 1u << 3, /**< do not lead with the findings (diagnosis.h) */
-};
-
-struct gt_diag_opts;
-
-/** Report options; zero-initialize: 0 takes the default. */
-typedef struct gt_report_opts {
-	uint32_t top_kernels; /**< rows of the kernel table; 0 = 20 */
-	uint32_t top_gaps;    /**< longest gaps listed in text; 0 = 5 */
-	uint32_t width;       /**< text width (kernel names get the rest); 0 = 120 */
-	uint32_t flags;       /**< GT_REPORT_* */
-	const struct gt_diag_opts *diag; /**< thresholds of the findings the reports
-					      lead with (gaptrace/diagnosis.h); NULL =
-					      defaults */
-} gt_report_opts;
-
-/**
- * Write the human report: per GPU utilization (mean and distribution),
- * where the idle time went (by cause, share of wall time), longest gaps,
- * top kernels, copies, then syncs, losses and read problems of all traces.
- * opts may be NULL. @return 0, or GT_ERR_IO when writing failed,
- * GT_ERR_INVAL before gt_analysis_finish.
- */
-GT_API int gt_report_text(const gt_analysis *a, FILE *out, const gt_report_opts *opts);
-
-/**
- * Write every number of the analysis as one JSON object (schema
- * "gaptrace.report/1", documented in collector/src/analysis/report_json.c).
- * Times are integers in ns; names are demangled unless GT_REPORT_MANGLED
- * ("mangled" keeps the original). @return as gt_report_text.
- */
-GT_API int gt_report_json(const gt_analysis *a, FILE *out, const gt_report_opts *opts);
-
-/**
- * The end-of-run summary printed by `gaptrace run`: analyze every trace of
- * trace_dir (or one trace file) and write a short text summary (per GPU:
- * utilization, idle causes, top kernels; losses) to out.
- * @return 0, or a negative gt_err (the reason is also written to out).
- */
-GT_API int gt_report_summary(const char *trace_dir, FILE *out);
 
 #ifdef __cplusplus
 }

@@ -29,9 +29,7 @@
 #include <unistd.h>
 
 #include "ex_internal.h"
-#ifdef GT_EX_HAVE_DIAGNOSIS
 #include "gaptrace/diagnosis.h"
-#endif
 
 
 /* Timeline geometry (SVG user units; the SVG scales to the page width). */
@@ -1043,7 +1041,6 @@ static void inputs_table(ex_out *o, const gt_analysis *a, uint64_t problems)
 
 /* ------------------------------------------------------------ findings */
 
-#ifdef GT_EX_HAVE_DIAGNOSIS
 /* Colors of the breakdown parts: findings in rank order, then fixed ones. */
 static const char *const part_color[] = {
 	"#d1242f", "#e8a317", "#8250df", "#1b9aaa", "#9a6700", "#e85aad", "#bc4c00", "#0550ae",
@@ -1237,7 +1234,6 @@ static int findings(ex_out *o, gt_export *x)
 	}
 	return 1;
 }
-#endif
 
 /* Headline numbers per GPU, shown first. */
 static void summary(ex_out *o, const gt_analysis *a)
@@ -1421,12 +1417,8 @@ int gt_export_html(gt_export *x, FILE *out, gt_export_stats *st)
 	LIT(&o, ". Times are wall-clock; shares are of each GPU's window (first to last GPU "
 		"activity) without its start-up, which is set aside.</p></header>\n");
 
-#ifdef GT_EX_HAVE_DIAGNOSIS
 	if (!findings(&o, x))
 		summary(&o, a);
-#else
-	summary(&o, a);
-#endif
 
 	LIT(&o, "<h2 id=\"gpus\">Where the time went, per GPU</h2>\n");
 	if (ng)

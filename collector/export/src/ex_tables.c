@@ -18,9 +18,7 @@
 #include <string.h>
 
 #include "ex_internal.h"
-#ifdef GT_EX_HAVE_DIAGNOSIS
 #include "gaptrace/diagnosis.h"
-#endif
 
 /* ------------------------------------------------------------ table writer */
 
@@ -849,7 +847,6 @@ static int write_findings(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
 	};
 	tw w;
 	tw_begin(&w, o, fmt, cols, 11);
-#ifdef GT_EX_HAVE_DIAGNOSIS
 	const gt_diagnosis *d = ex_diagnosis(x);
 	if (!d)
 		return GT_ERR_NOMEM;
@@ -880,9 +877,6 @@ static int write_findings(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
 		free(ev);
 		tw_end_row(&w);
 	}
-#else
-	(void)x;
-#endif
 	tw_end(&w);
 	st->events += w.rows;
 	return 0;

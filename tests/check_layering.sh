@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# tests/check_layering.sh SRCDIR: the libraries' dependencies go one way.
+#
+#   format    <- analysis <- diagnosis <- report, export
+#   format    <- collector (the daemon)      format <- inject
+#   analysis  <- synth                       tools: everything
+#
+# Each library may include only the public headers (gaptrace/X.h) of the
+# libraries below it and its own internal headers, never another library's
+# internal header. The build enforces most of this already (a target sees
+# only the include directories of what it links); this check also reads the
+# sources, so a stray include path cannot hide a wrong-way include. One
+# exception is named below: the reports still read the analysis' internal
+# tables. Prints every violation; exits 1 if any.
+set -u
+root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
+cd "$root" || exit 2
+bad=0
+
+# lib dir | public headers it may include | internal headers of others it may include
+rules=(
+	"format|format|"
+	"inject|format|"
+	"collector/daemon|format collector|"
+	"collector/analysis|format analysis|"
+	"collector/diagnosis|format analysis diagnosis|"
+	"collector/report|format analysis diagnosis report|an_internal.h"
+	"collector/export|format analysis diagnosis export|"
+	"tools/synth|format analysis synth|"
+)
+# internal headers and the library that owns them
+owner_of()
+{
+	case "$1" in
+	an_internal.h) echo collector/analysis ;;
+	diag_internal.h) echo collector/diagnosis ;;
+	ex_internal.h) echo collector/export ;;
+	rp_internal.h) echo collector/report ;;
+	daemon_internal.h) echo collector/daemon ;;
+	gt_internal.h) echo format ;;
+	inj.h | enc.h) echo inject ;;
+	*) echo "" ;;
+	esac
+}
+
+for rule in "${rules[@]}"; do
+	IFS='|' read -r dir pubs extra <<<"$rule"
+	[ -d "$dir" ] || {
+		echo "check_layering: no $dir (the layout changed: update this script)"
+		bad=1
+		continue
+	}
+	while IFS= read -r hit; do
+		file=${hit%%:*}
+		inc=$(sed -n 's/.*#include "\([^"]*\)".*/\1/p' <<<"${hit#*:}")
+		case "$inc" in
+		gaptrace/*.h)
+			name=${inc#gaptrace/}
+			name=${name%.h}
+			if ! grep -qw -- "$name" <<<"$pubs"; then
+				echo "$file: includes $inc: $dir may use only: $pubs"
+				bad=1
+			fi
+			;;
+		*)
+			own=$(owner_of "$(basename "$inc")")
+			if [ -n "$own" ] && [ "$own" != "$dir" ] && ! grep -qw -- "$(basename "$inc")" <<<"$extra"; then
+				echo "$file: includes $inc, internal to $own"
+				bad=1
+			fi
+			;;
+		esac
+	done < <(grep -rn --include='*.c' --include='*.h' '#include "' "$dir" | sed 's/:[0-9]*:/:/')
+done
+# no public header left outside its library
+for h in $(find collector tools format inject -path '*/include/gaptrace/*.h' 2>/dev/null); do
+	case "$h" in
+	format/include/gaptrace/format.h | collector/daemon/include/gaptrace/collector.h | \
+		collector/analysis/include/gaptrace/analysis.h | \
+		collector/diagnosis/include/gaptrace/diagnosis.h | \
+		collector/report/include/gaptrace/report.h | collector/export/include/gaptrace/export.h | \
+		tools/synth/include/gaptrace/synth.h) ;;
+	*)
+		echo "$h: a public header this check does not know (add its library's rule)"
+		bad=1
+		;;
+	esac
+done
+[ "$bad" = 0 ] && echo "check_layering: every library includes only what it may"
+exit "$bad"
