@@ -17,8 +17,8 @@
  *   latency  cuptiActivityEnableLatencyTimestamps(1) (queued/submitted)
  *   sync     SYNCHRONIZATION (not in the default)
  *   api-all  all RUNTIME and DRIVER records instead of the restricted sets
- * The restricted cbid lists follow DESIGN.md ("kernels + RUNTIME restricted
- * ... to the launch/copy/sync cbids") plus the CUDA 13 entry points
+ * The restricted cbid lists follow DESIGN.md ("Measured facts", restricted
+ * RUNTIME: the launch/copy/sync callback ids) plus the CUDA 13 entry points
  * (__cudaLaunchKernel is what <<<>>> calls with nvcc 13) and the driver-side
  * twins. KEEP IN SYNC with the injection library's list.
  *

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
-"""eager_mlp: the eager PyTorch MLP training step that DESIGN.md uses as its
-overhead reference (~75 kernels and ~800 runtime API calls per step, ~2 ms
+"""eager_mlp: the eager PyTorch MLP training step that DESIGN.md ("Measured
+facts") uses as its overhead reference (~75 kernels and ~830 runtime API
+calls per step, ~2 ms
 per step on an H200: launch-bound eager mode).
 
 Model: --layers [8] Linear(--width [1024]) + ReLU, 10 classes, batch

@@ -2,11 +2,12 @@
 /*
  * The output of the encoder thread: the collector socket or the trace file.
  *
- * Socket (protocol in HELPERS.md / format.h): connect, send the stream
- * header, wait at most 1 s for ACCEPT or MISMATCH, then send frames with
- * non-blocking MSG_NOSIGNAL sends. Frames that do not fit in the socket go
- * to a bounded queue of whole frames; when the queue is full the new frame
- * is dropped and counted (GT_LOSS_FRAME_DROPPED), never a partial frame.
+ * Socket (protocol in format/FORMAT.md section 9 and format.h): connect,
+ * send the stream header, wait at most 1 s for ACCEPT or MISMATCH, then send
+ * frames with non-blocking MSG_NOSIGNAL sends. Frames that do not fit in the
+ * socket go to a bounded queue of whole frames; when the queue is full the
+ * new frame is dropped and counted (GT_LOSS_FRAME_DROPPED), never a partial
+ * frame.
  * A send error or EOF marks the socket lost; the encoder then switches to
  * the file (inj_out_close_socket + inj_out_open_file).
  *

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A minimal producer for tests: speaks the socket protocol of HELPERS.md the
- * way libgaptrace_inject.so does (stream header, wait for the answer, frames
- * from gt_writer, control messages back), plus raw byte helpers for hostile
- * peers. Used by the Check suites and by the fake_producer program.
+ * A minimal producer for tests: speaks the socket protocol of
+ * format/FORMAT.md (section 9) the way libgaptrace_inject.so does (stream
+ * header, wait for the answer, frames from gt_writer, control messages
+ * back), plus raw byte helpers for hostile peers. Used by the Check suites
+ * and by the fake_producer program.
  */
 #ifndef GT_TPRODUCER_H
 #define GT_TPRODUCER_H

@@ -52,7 +52,7 @@ PY
 echo "$torch_info" | sed 's/^/  /' | tee -a "$LOG"
 result "pytorch" "$(echo "$torch_info" | head -1)" "ok"
 tcupti=$(echo "$torch_info" | grep -c 'torch-side libcupti' || true)
-result "libcupti (PyTorch wheel)" "$tcupti found (one per process wins: see DESIGN.md)" "ok"
+result "libcupti (PyTorch wheel)" "$tcupti found (one per process wins: see DESIGN.md, \"Measured facts\")" "ok"
 
 log "-- configure"
 gen=()

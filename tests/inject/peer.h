@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * peer.h - a minimal collector for the inject tests, speaking the socket
- * protocol of HELPERS.md: read the stream header, answer ACCEPT (or
+ * protocol of format/FORMAT.md (section 9): read the stream header, answer ACCEPT (or
  * MISMATCH, or nothing), append every verified frame unchanged to a file,
  * and send control messages (ARM/DISARM/FLUSH/BYE) on command. It runs in
  * its own process (fork) so that a test can SIGKILL it mid-run.

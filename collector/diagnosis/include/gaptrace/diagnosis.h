@@ -4,7 +4,9 @@
  * into a ranked list of findings ("what to change"), each with the share of
  * wall time it explains, its evidence and a concrete fix.
  *
- * Part of the library gaptrace_analysis (CMake alias gaptrace::analysis).
+ * Library gaptrace::diagnosis (collector/diagnosis/), on top of
+ * gaptrace::analysis; the reports (gaptrace/report.h) and the exports
+ * (gaptrace/export.h) build on it.
  * DIAGNOSIS.md at the repository root is the catalogue: every finding, its
  * trigger, thresholds, evidence and fix.
  *
@@ -18,7 +20,7 @@
  * plus the article's four shapes of low utilization (gt_diag_shape).
  *
  * Wall-time breakdown (how shares are computed; the exact rules are in
- * DIAGNOSIS.md and in the design block of src/diagnosis/diag_engine.c)
+ * DIAGNOSIS.md and in the design block of collector/diagnosis/src/diag_engine.c)
  *   For each GPU the analysis gives its window W = busy + idle, and splits
  *   idle exactly into causes (gt_an_gpu.cause_ns). The engine starts with
  *   these disjoint pools of nanoseconds:
