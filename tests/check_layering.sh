@@ -10,9 +10,8 @@
 # libraries below it and its own internal headers, never another library's
 # internal header. The build enforces most of this already (a target sees
 # only the include directories of what it links); this check also reads the
-# sources, so a stray include path cannot hide a wrong-way include. One
-# exception is named below: the reports still read the analysis' internal
-# tables. Prints every violation; exits 1 if any.
+# sources, so a stray include path cannot hide a wrong-way include. Prints
+# every violation; exits 1 if any.
 set -u
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$root" || exit 2
@@ -25,7 +24,7 @@ rules=(
 	"collector/daemon|format collector|"
 	"collector/analysis|format analysis|"
 	"collector/diagnosis|format analysis diagnosis|"
-	"collector/report|format analysis diagnosis report|an_internal.h"
+	"collector/report|format analysis diagnosis report|"
 	"collector/export|format analysis diagnosis export|"
 	"tools/synth|format analysis synth|"
 )

@@ -1280,9 +1280,13 @@ START_TEST(paths_and_misuse)
 	ck_assert_int_eq(gt_analysis_add_path(a, tb_tmpdir, &ei), 0); /* empty dir */
 	tb_rmtmp();
 	ck_assert_ptr_null(gt_analysis_gpu(a, 0));
+	ck_assert_int_eq(gt_analysis_is_finished(a), 0);
 	ck_assert_int_eq(gt_report_text(a, stdout, NULL), GT_ERR_INVAL);
+	ck_assert_int_eq(gt_report_json(a, stdout, NULL), GT_ERR_INVAL);
 	finish(a);
+	ck_assert_int_eq(gt_analysis_is_finished(a), 1);
 	ck_assert_int_eq(gt_analysis_finish(a), GT_ERR_INVAL);
+	ck_assert_int_eq(gt_analysis_is_finished(a), 1); /* a second finish changes nothing */
 	ck_assert_int_eq(gt_analysis_add_mem(a, "x", 1, NULL, &ei), GT_ERR_INVAL);
 	ck_assert_uint_eq(gt_analysis_ngpus(a), 0);
 	gt_analysis_free(a);

@@ -62,9 +62,7 @@ if(GAPTRACE_BUILD_FUZZ)
     set(_fuzz_prev gaptrace_${lib}_fuzz)
   endforeach()
   # report and export both sit on the diagnosis; the chain above puts export
-  # on report, which it does not need but does no harm. The reports read the
-  # analysis' internal tables (collector/report/CMakeLists.txt).
-  target_include_directories(gaptrace_report_fuzz PRIVATE ${PROJECT_SOURCE_DIR}/collector/analysis/src)
+  # on report, which it does not need but does no harm.
   foreach(t ${_fuzz_targets} ${_fuzz_trace_targets})
     add_executable(fuzz_${t} ${_fuzz_dir}/fuzz_${t}.c)
     target_include_directories(fuzz_${t} PRIVATE ${PROJECT_SOURCE_DIR}/format/src)

@@ -346,6 +346,11 @@ int gt_analysis_finish(gt_analysis *a)
 
 /* ------------------------------------------------------------ accessors */
 
+int gt_analysis_is_finished(const gt_analysis *a)
+{
+	return a->finished;
+}
+
 size_t gt_analysis_ntraces(const gt_analysis *a)
 {
 	return a->traces.n;

@@ -203,15 +203,17 @@ static void j_gap(jw *j, const gt_analysis *a, const gt_an_gap *g, uint32_t flag
 	j_u64(j, "launch_start", g->next_launch);
 	j_close(j, '}');
 	j_u64(j, "feed_tid", g->feed_tid);
-	j_str(j, "last_call", an_strtab_get(&a->st, g->last_call_name));
+	j_str(j, "last_call", gt_analysis_string(a, g->last_call_name));
 	j_u64(j, "last_call_end", g->last_call_end);
 	j_close(j, '}');
 }
 
 /* Communication of one GPU. */
-static void j_comm_gpu(jw *j, const gt_analysis *a, const an_gpu *g, uint32_t flags)
+static void j_comm_gpu(jw *j, const gt_analysis *a, const gt_an_gpu *G, uint32_t flags)
 {
-	const gt_an_gpu *G = &g->pub;
+	size_t ncoll, nwait;
+	const gt_an_coll *colls = gt_analysis_colls(a, G->index, &ncoll);
+	const gt_an_wait *waits = gt_analysis_waits(a, G->index, &nwait);
 	j_open(j, "comm", '{');
 	j_u64(j, "kernels", G->ncomm);
 	j_u64(j, "comm_ns", G->comm_ns);
@@ -221,8 +223,8 @@ static void j_comm_gpu(jw *j, const gt_analysis *a, const an_gpu *g, uint32_t fl
 	j_u64(j, "wait_ns", G->comm_wait_ns);
 	j_u64(j, "wait_exposed_ns", G->comm_wait_exposed_ns);
 	j_open(j, "types", '[');
-	for (size_t i = 0; i < g->colls.n; i++) {
-		const gt_an_coll *c = AN_AT(&g->colls, gt_an_coll, i);
+	for (size_t i = 0; i < ncoll; i++) {
+		const gt_an_coll *c = &colls[i];
 		j_open(j, NULL, '{');
 		j_str(j, "type", gt_coll_name((int)c->type));
 		j_name(j, a, "name", c->name, flags);
@@ -239,8 +241,8 @@ static void j_comm_gpu(jw *j, const gt_analysis *a, const an_gpu *g, uint32_t fl
 	}
 	j_close(j, ']');
 	j_open(j, "waits", '[');
-	for (size_t i = 0; i < g->waits.n; i++) {
-		const gt_an_wait *w = AN_AT(&g->waits, gt_an_wait, i);
+	for (size_t i = 0; i < nwait; i++) {
+		const gt_an_wait *w = &waits[i];
 		j_open(j, NULL, '{');
 		j_u64(j, "rank", w->rank);
 		j_u64(j, "count", w->count);
@@ -325,10 +327,10 @@ static void j_comm(jw *j, const gt_analysis *a, uint32_t flags)
 	j_close(j, '}');
 }
 
-static void j_gpu(jw *j, const gt_analysis *a, const an_gpu *g, uint32_t flags)
+static void j_gpu(jw *j, const gt_analysis *a, const gt_an_gpu *G, uint32_t flags)
 {
-	const gt_an_gpu *G = &g->pub;
 	char b[4096];
+	size_t n;
 	j_open(j, NULL, '{');
 	j_u64(j, "index", G->index);
 	if (G->uuid_known) {
@@ -365,7 +367,7 @@ static void j_gpu(jw *j, const gt_analysis *a, const an_gpu *g, uint32_t flags)
 	j_close(j, '}');
 	j_u64(j, "comm_ns", G->comm_ns);
 	j_u64(j, "comm_exposed_ns", G->comm_exposed_ns);
-	j_comm_gpu(j, a, g, flags);
+	j_comm_gpu(j, a, G, flags);
 	j_open(j, "counts", '{');
 	j_u64(j, "kernels", G->nkernels);
 	j_u64(j, "kernel_ns", G->kernel_ns);
@@ -418,9 +420,10 @@ static void j_gpu(jw *j, const gt_analysis *a, const an_gpu *g, uint32_t flags)
 		j_u64(j, NULL, U->hist[i]);
 	j_close(j, ']');
 	j_open(j, "series", '[');
-	for (size_t i = 0; i < g->nseries; i++) {
+	const float *series = gt_analysis_util_series(a, G->index, &n);
+	for (size_t i = 0; i < n; i++) {
 		j_sep(j, NULL);
-		fprintf(j->f, "%.4f", (double)g->series[i]);
+		fprintf(j->f, "%.4f", (double)series[i]);
 	}
 	j_close(j, ']');
 	j_close(j, '}');
@@ -444,8 +447,9 @@ static void j_gpu(jw *j, const gt_analysis *a, const an_gpu *g, uint32_t flags)
 	j_close(j, '}');
 
 	j_open(j, "processes", '[');
-	for (size_t i = 0; i < g->procs.n; i++) {
-		const gt_an_proc *p = AN_AT(&g->procs, gt_an_proc, i);
+	const gt_an_proc *procs = gt_analysis_procs(a, G->index, &n);
+	for (size_t i = 0; i < n; i++) {
+		const gt_an_proc *p = &procs[i];
 		j_open(j, NULL, '{');
 		j_u64(j, "pid", p->pid);
 		j_u64(j, "trace", p->trace);
@@ -462,21 +466,24 @@ static void j_gpu(jw *j, const gt_analysis *a, const an_gpu *g, uint32_t flags)
 	j_close(j, ']');
 
 	j_open(j, "longest_gaps", '[');
-	for (size_t i = 0; i < g->longest.n; i++)
-		j_gap(j, a, AN_AT(&g->longest, gt_an_gap, i), flags);
+	const gt_an_gap *gaps = gt_analysis_longest_gaps(a, G->index, &n);
+	for (size_t i = 0; i < n; i++)
+		j_gap(j, a, &gaps[i], flags);
 	j_close(j, ']');
 	j_open(j, "detailed_gaps", '[');
-	for (size_t i = 0; i < g->gaps.n; i++)
-		j_gap(j, a, AN_AT(&g->gaps, gt_an_gap, i), flags);
+	gaps = gt_analysis_gaps(a, G->index, &n);
+	for (size_t i = 0; i < n; i++)
+		j_gap(j, a, &gaps[i], flags);
 	j_close(j, ']');
 
 	j_open(j, "kernels", '[');
-	for (size_t i = 0; i < g->kernels.n; i++) {
-		const gt_an_kernel *k = AN_AT(&g->kernels, gt_an_kernel, i);
+	const gt_an_kernel *kernels = gt_analysis_kernels(a, G->index, &n);
+	for (size_t i = 0; i < n; i++) {
+		const gt_an_kernel *k = &kernels[i];
 		j_open(j, NULL, '{');
 		j_name(j, a, "name", k->name, flags);
 		j_str(j, "short_name", an_kernel_label(a, k->name, flags, 1, b, sizeof(b)));
-		j_str(j, "mangled", an_strtab_get(&a->st, k->name));
+		j_str(j, "mangled", gt_analysis_string(a, k->name));
 		j_u64(j, "count", k->count);
 		j_u64(j, "total_ns", k->total_ns);
 		j_dbl(j, "mean_ns", k->mean_ns);
@@ -517,8 +524,9 @@ static void j_gpu(jw *j, const gt_analysis *a, const an_gpu *g, uint32_t flags)
 	j_close(j, ']');
 
 	j_open(j, "copies", '[');
-	for (size_t i = 0; i < g->copies.n; i++) {
-		const gt_an_copy *c = AN_AT(&g->copies, gt_an_copy, i);
+	const gt_an_copy *copies = gt_analysis_copies(a, G->index, &n);
+	for (size_t i = 0; i < n; i++) {
+		const gt_an_copy *c = &copies[i];
 		j_open(j, NULL, '{');
 		j_str(j, "kind", c->copy_kind == GT_AN_COPY_MEMSET ? "memset"
 								 : gt_copy_kind_name(c->copy_kind));
@@ -544,9 +552,8 @@ static void j_gpu(jw *j, const gt_analysis *a, const an_gpu *g, uint32_t flags)
 	j_close(j, '}');
 }
 
-static void j_trace(jw *j, const an_trace *tr)
+static void j_trace(jw *j, const gt_an_trace *t)
 {
-	const gt_an_trace *t = &tr->pub;
 	char b[64];
 	j_open(j, NULL, '{');
 	j_str(j, "path", t->path);
@@ -638,12 +645,12 @@ static void j_trace(jw *j, const an_trace *tr)
 
 int gt_report_json(const gt_analysis *a, FILE *f, const gt_report_opts *in)
 {
-	if (!a->finished)
+	if (!gt_analysis_is_finished(a))
 		return GT_ERR_INVAL;
 	gt_report_opts o;
 	an_report_opts(in, &o);
 	jw j = {.f = f};
-	const gt_analysis_opts *ao = &a->o;
+	const gt_analysis_opts *ao = gt_analysis_get_opts(a);
 	j_open(&j, NULL, '{');
 	if (!(o.flags & GT_REPORT_NO_FINDINGS)) { /* findings first: "findings", "diagnosis" */
 		gt_diagnosis *d = gt_diagnose(a, o.diag);
@@ -668,20 +675,22 @@ int gt_report_json(const gt_analysis *a, FILE *f, const gt_report_opts *in)
 	j_u64(&j, "max_records_per_byte", ao->max_records_per_byte);
 	j_close(&j, '}');
 	j_open(&j, "gpus", '[');
-	for (size_t i = 0; i < a->gpus.n; i++)
-		j_gpu(&j, a, an_gp(a, i), o.flags);
+	for (size_t i = 0; i < gt_analysis_ngpus(a); i++)
+		j_gpu(&j, a, gt_analysis_gpu(a, i), o.flags);
 	j_close(&j, ']');
 	j_comm(&j, a, o.flags);
 	j_open(&j, "syncs", '[');
-	for (size_t i = 0; i < a->syncs.n; i++) {
-		const gt_an_sync *s = AN_AT(&a->syncs, gt_an_sync, i);
+	size_t nsyncs;
+	const gt_an_sync *syncs = gt_analysis_syncs(a, &nsyncs);
+	for (size_t i = 0; i < nsyncs; i++) {
+		const gt_an_sync *s = &syncs[i];
 		j_open(&j, NULL, '{');
 		j_u64(&j, "pid", s->pid);
 		j_u64(&j, "trace", s->trace);
 		j_u64(&j, "tid", s->tid);
 		j_str(&j, "thread", gt_analysis_thread_name(a, s->trace, s->tid));
 		j_str(&j, "type", gt_sync_type_name(s->type));
-		j_str(&j, "name", an_strtab_get(&a->st, s->name));
+		j_str(&j, "name", gt_analysis_string(a, s->name));
 		j_str(&j, "source", s->source == GT_AN_SYNC_FROM_RECORDS ? "records" : "api");
 		j_u64(&j, "count", s->count);
 		j_u64(&j, "total_ns", s->total_ns);
@@ -690,8 +699,8 @@ int gt_report_json(const gt_analysis *a, FILE *f, const gt_report_opts *in)
 	}
 	j_close(&j, ']');
 	j_open(&j, "traces", '[');
-	for (size_t i = 0; i < a->traces.n; i++)
-		j_trace(&j, an_tr(a, i));
+	for (size_t i = 0; i < gt_analysis_ntraces(a); i++)
+		j_trace(&j, gt_analysis_trace(a, i));
 	j_close(&j, ']');
 	j_close(&j, '}');
 	fputc('\n', f);

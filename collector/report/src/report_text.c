@@ -11,7 +11,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "an_internal.h"
 #include "gaptrace/diagnosis.h"
 #include "rp_internal.h"
 
@@ -75,7 +74,7 @@ static double pct(uint64_t x, uint64_t of)
 const char *an_kernel_label(const gt_analysis *a, uint32_t name, uint32_t flags, int shortform,
 			    char *buf, size_t cap)
 {
-	const char *s = an_strtab_get(&a->st, name);
+	const char *s = gt_analysis_string(a, name);
 	if (!s)
 		s = "(unnamed)";
 	if (flags & GT_REPORT_MANGLED) {
@@ -164,9 +163,8 @@ static const char *item_label(const gt_analysis *a, uint8_t kind, uint32_t name,
 	return b;
 }
 
-static void gpu_header(const gt_analysis *a, const an_gpu *g, FILE *f, const gt_report_opts *o)
+static void gpu_header(const gt_analysis *a, const gt_an_gpu *G, FILE *f, const gt_report_opts *o)
 {
-	const gt_an_gpu *G = &g->pub;
 	char u[64], b1[32], b2[32], b3[48];
 	if (G->uuid_known)
 		an_fmt_uuid(u, sizeof(u), G->dev.uuid);
@@ -205,9 +203,8 @@ static void gpu_header(const gt_analysis *a, const an_gpu *g, FILE *f, const gt_
 	}
 }
 
-static void idle_section(const gt_analysis *a, const an_gpu *g, FILE *f)
+static void idle_section(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 {
-	const gt_an_gpu *G = &g->pub;
 	char b1[32], b2[32], b3[32];
 	(void)a;
 	fprintf(f, "Idle         %.1f %% (%s) in %" PRIu64 " gaps, median %s, longest %s\n",
@@ -264,12 +261,14 @@ static void span_state(FILE *f, uint64_t len, uint64_t busy, const uint64_t *cau
 
 /* Communication vs compute of one GPU, by collective type; whom it waited
  * for and, when its rank was late, what it did meanwhile. */
-static void comm_section(const gt_analysis *a, const an_gpu *g, FILE *f)
+static void comm_section(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 {
-	const gt_an_gpu *G = &g->pub;
 	char b1[32], b2[32], b3[32], b4[32];
 	if (!G->comm_ns)
 		return;
+	size_t ncoll, nwait;
+	const gt_an_coll *colls = gt_analysis_colls(a, G->index, &ncoll);
+	const gt_an_wait *waits = gt_analysis_waits(a, G->index, &nwait);
 	fprintf(f, "Comm         %s in %" PRIu64 " communication kernels: %s overlapped with compute, "
 		   "%s exposed (%.1f %% of the window)\n",
 		an_fmt_ns(b1, sizeof(b1), G->comm_ns), G->ncomm,
@@ -277,8 +276,8 @@ static void comm_section(const gt_analysis *a, const an_gpu *g, FILE *f)
 		an_fmt_ns(b3, sizeof(b3), G->comm_exposed_ns), pct(G->comm_exposed_ns, G->window_ns));
 	fprintf(f, "  %-14s %7s %10s %10s %10s %8s %12s\n", "type", "count", "total", "exposed", "mean",
 		"matched", "waited");
-	for (size_t i = 0; i < g->colls.n; i++) {
-		const gt_an_coll *c = AN_AT(&g->colls, gt_an_coll, i);
+	for (size_t i = 0; i < ncoll; i++) {
+		const gt_an_coll *c = &colls[i];
 		fprintf(f, "  %-14s %7" PRIu64 " %10s %10s %10s %8" PRIu64 " %12s\n",
 			gt_coll_name((int)c->type), c->count, an_fmt_ns(b1, sizeof(b1), c->total_ns),
 			an_fmt_ns(b2, sizeof(b2), c->exposed_ns),
@@ -287,8 +286,8 @@ static void comm_section(const gt_analysis *a, const an_gpu *g, FILE *f)
 	}
 	size_t nr;
 	const gt_an_rank *rk = gt_analysis_ranks(a, &nr);
-	for (size_t i = 0; i < g->waits.n && i < 3; i++) {
-		const gt_an_wait *w = AN_AT(&g->waits, gt_an_wait, i);
+	for (size_t i = 0; i < nwait && i < 3; i++) {
+		const gt_an_wait *w = &waits[i];
 		fprintf(f, "  waited for rank %u (GPU %u, pid %u): %s at %" PRIu64 " collectives, %s of it "
 			   "exposed, longest %s\n",
 			w->rank, w->rank < nr ? rk[w->rank].gpu : 0, w->rank < nr ? rk[w->rank].pid : 0,
@@ -305,9 +304,8 @@ static void comm_section(const gt_analysis *a, const an_gpu *g, FILE *f)
 	}
 }
 
-static void busy_side(const gt_analysis *a, const an_gpu *g, FILE *f)
+static void busy_side(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 {
-	const gt_an_gpu *G = &g->pub;
 	char b1[32], b2[32], b3[32], b4[32];
 	if (G->throttled_ns || G->nvml.samples) {
 		fprintf(f, "Clocks       throttled %s (%.1f %% of busy)", an_fmt_ns(b1, sizeof(b1),
@@ -327,7 +325,7 @@ static void busy_side(const gt_analysis *a, const an_gpu *g, FILE *f)
 				G->dev.core_clock_khz / 1000);
 		fputc('\n', f);
 	}
-	comm_section(a, g, f);
+	comm_section(a, G, f);
 	if (G->lat_api.count) {
 		fprintf(f, "Launch       API call -> kernel start: median %s, p90 %s, p99 %s",
 			an_fmt_ns(b1, sizeof(b1), G->lat_api.p50), an_fmt_ns(b2, sizeof(b2), G->lat_api.p90),
@@ -340,16 +338,19 @@ static void busy_side(const gt_analysis *a, const an_gpu *g, FILE *f)
 	if (G->tiny_kernels)
 		fprintf(f, "Tiny kernels %" PRIu64 " kernels under %s (%.0f %% of launches)%s\n",
 			G->tiny_kernels,
-			an_fmt_ns(b1, sizeof(b1), a->o.tiny_kernel_ns), pct(G->tiny_kernels, G->nkernels),
+			an_fmt_ns(b1, sizeof(b1), gt_analysis_get_opts(a)->tiny_kernel_ns),
+			pct(G->tiny_kernels, G->nkernels),
 			G->storm_kernels ? ", storms flagged in the kernel table" : "");
 }
 
-static void gaps_section(const gt_analysis *a, const an_gpu *g, FILE *f, const gt_report_opts *o)
+static void gaps_section(const gt_analysis *a, const gt_an_gpu *G, FILE *f, const gt_report_opts *o)
 {
-	size_t n = g->longest.n < o->top_gaps ? g->longest.n : o->top_gaps;
+	size_t n;
+	const gt_an_gap *gp = gt_analysis_longest_gaps(a, G->index, &n);
+	if (n > o->top_gaps)
+		n = o->top_gaps;
 	if (!n)
 		return;
-	const gt_an_gap *gp = g->longest.p;
 	char b1[32], b2[32], nx[160], pv[160];
 	fprintf(f, "Longest gaps (start from window start)\n");
 	for (size_t i = 0; i < n; i++) {
@@ -358,45 +359,49 @@ static void gaps_section(const gt_analysis *a, const an_gpu *g, FILE *f, const g
 		item_label(a, gp[i].prev_kind, gp[i].prev_name, o->flags, pv, sizeof(pv));
 		item_label(a, gp[i].next_kind, gp[i].next_name, o->flags, nx, sizeof(nx));
 		fprintf(f, "  %2zu  +%-10s %10s  %-15s %3.0f%%  %s -> %s", i + 1,
-			an_fmt_ns(b1, sizeof(b1), gp[i].start - g->pub.t0),
+			an_fmt_ns(b1, sizeof(b1), gp[i].start - G->t0),
 			an_fmt_ns(b2, sizeof(b2), len), gt_cause_name(mc),
 			pct(gp[i].cause_ns[mc], len), pv, nx);
 		if (gp[i].feed_tid) {
-			const char *ln = an_strtab_get(&a->st, gp[i].last_call_name);
+			const char *ln = gt_analysis_string(a, gp[i].last_call_name);
 			fprintf(f, " (tid %u%s%s)", gp[i].feed_tid, ln ? ", after " : "", ln ? ln : "");
 		}
 		fputc('\n', f);
 	}
 }
 
-static void procs_section(const gt_analysis *a, const an_gpu *g, FILE *f)
+static void procs_section(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 {
-	if (g->procs.n < 2)
+	size_t np;
+	const gt_an_proc *procs = gt_analysis_procs(a, G->index, &np);
+	if (np < 2)
 		return;
 	char b1[32];
 	fprintf(f, "Processes    busy      idle:");
 	for (int c = 0; c < GT_CAUSE_COUNT; c++)
 		fprintf(f, " %s", gt_cause_name(c));
 	fputc('\n', f);
-	for (size_t i = 0; i < g->procs.n; i++) {
-		const gt_an_proc *p = AN_AT(&g->procs, gt_an_proc, i);
-		fprintf(f, "  pid %-7u %5.1f %%  %s:", p->pid, pct(p->busy_ns, g->pub.window_ns),
+	for (size_t i = 0; i < np; i++) {
+		const gt_an_proc *p = &procs[i];
+		fprintf(f, "  pid %-7u %5.1f %%  %s:", p->pid, pct(p->busy_ns, G->window_ns),
 			an_fmt_ns(b1, sizeof(b1), p->idle_ns));
 		for (int c = 0; c < GT_CAUSE_COUNT; c++)
-			fprintf(f, " %.1f%%", pct(p->cause_ns[c], g->pub.window_ns));
-		fprintf(f, "  %s\n", an_tr(a, p->trace)->pub.header.cmdline);
+			fprintf(f, " %.1f%%", pct(p->cause_ns[c], G->window_ns));
+		fprintf(f, "  %s\n", gt_analysis_trace(a, p->trace)->header.cmdline);
 	}
 }
 
-static void kernels_section(const gt_analysis *a, const an_gpu *g, FILE *f, const gt_report_opts *o)
+static void kernels_section(const gt_analysis *a, const gt_an_gpu *G, FILE *f,
+			    const gt_report_opts *o)
 {
-	if (!g->kernels.n)
+	size_t nk;
+	const gt_an_kernel *k = gt_analysis_kernels(a, G->index, &nk);
+	if (!nk)
 		return;
-	const gt_an_kernel *k = g->kernels.p;
-	size_t n = g->kernels.n < o->top_kernels ? g->kernels.n : o->top_kernels;
+	size_t n = nk < o->top_kernels ? nk : o->top_kernels;
 	char b1[32], b2[32], b3[32], b4[32], nm[512], geo[48];
 	fprintf(f, "Top kernels  %zu of %zu names, %" PRIu64 " launches, %s of kernel time\n", n,
-		g->kernels.n, g->pub.nkernels, an_fmt_ns(b1, sizeof(b1), g->pub.kernel_ns));
+		nk, G->nkernels, an_fmt_ns(b1, sizeof(b1), G->kernel_ns));
 	fprintf(f, "  %9s %6s %8s %9s %9s %9s %14s %4s %6s  %s\n", "total", "wall", "count", "mean",
 		"min", "max", "blocks x thr", "regs", "smem", "name");
 	int namew = (int)o->width - 78;
@@ -420,18 +425,19 @@ static void kernels_section(const gt_analysis *a, const an_gpu *g, FILE *f, cons
 	}
 }
 
-static void copies_section(const an_gpu *g, FILE *f)
+static void copies_section(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 {
-	if (!g->copies.n)
+	size_t nc;
+	const gt_an_copy *c = gt_analysis_copies(a, G->index, &nc);
+	if (!nc)
 		return;
-	const gt_an_copy *c = g->copies.p;
 	char b1[32], b2[32], b3[32];
-	fprintf(f, "Copies       %" PRIu64 " copies (%s, %s), %" PRIu64 " memsets\n", g->pub.nmemcpy,
-		an_fmt_bytes(b1, sizeof(b1), g->pub.memcpy_bytes),
-		an_fmt_ns(b2, sizeof(b2), g->pub.memcpy_ns), g->pub.nmemset);
+	fprintf(f, "Copies       %" PRIu64 " copies (%s, %s), %" PRIu64 " memsets\n", G->nmemcpy,
+		an_fmt_bytes(b1, sizeof(b1), G->memcpy_bytes),
+		an_fmt_ns(b2, sizeof(b2), G->memcpy_ns), G->nmemset);
 	fprintf(f, "  %-7s %-9s %8s %11s %10s %9s %6s %9s %10s\n", "kind", "host mem", "count", "bytes",
 		"time", "GB/s", "wall", "blocking", "API time");
-	for (size_t i = 0; i < g->copies.n; i++) {
+	for (size_t i = 0; i < nc; i++) {
 		const char *kind = c[i].copy_kind == GT_AN_COPY_MEMSET ? "memset"
 									: gt_copy_kind_name(c[i].copy_kind);
 		fprintf(f, "  %-7s %-9s %8" PRIu64 " %11s %10s %9.1f %5.1f%% %9" PRIu64 " %10s\n", kind,
@@ -467,9 +473,11 @@ static void ranks_section(const gt_analysis *a, FILE *f)
 		unmatched += gr[i].unmatched;
 		multi += gr[i].nranks > 1;
 	}
-	for (size_t i = 0; i < a->gpus.n; i++)
-		if (an_gp(a, i)->pub.window_ns && an_gp(a, i)->pub.t0 < t0)
-			t0 = an_gp(a, i)->pub.t0;
+	for (size_t i = 0; i < gt_analysis_ngpus(a); i++) {
+		const gt_an_gpu *G = gt_analysis_gpu(a, i);
+		if (G->window_ns && G->t0 < t0)
+			t0 = G->t0;
+	}
 	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
 	fprintf(f, "== Ranks: %zu collectives matched across %zu ranks (%zu group%s of ranks running "
 		   "the same collectives; %" PRIu64 " kernels matched with no other rank)\n",
@@ -519,22 +527,24 @@ static void ranks_section(const gt_analysis *a, FILE *f)
 
 static void syncs_section(const gt_analysis *a, FILE *f)
 {
-	if (!a->syncs.n)
+	size_t ns;
+	const gt_an_sync *s = gt_analysis_syncs(a, &ns);
+	if (!ns)
 		return;
-	const gt_an_sync *s = a->syncs.p;
 	char b1[32], b2[32];
-	size_t n = a->syncs.n < 10 ? a->syncs.n : 10;
-	fprintf(f, "== Host synchronization (time the host was blocked; %zu rows)\n", a->syncs.n);
+	size_t n = ns < 10 ? ns : 10;
+	fprintf(f, "== Host synchronization (time the host was blocked; %zu rows)\n", ns);
 	fprintf(f, "  %-8s %-8s %-16s %-24s %8s %10s %10s  %s\n", "pid", "tid", "thread", "call", "count",
 		"total", "max", "from");
 	for (size_t i = 0; i < n; i++) {
 		const char *tn = gt_analysis_thread_name(a, s[i].trace, s[i].tid);
-		const char *nm = an_strtab_get(&a->st, s[i].name);
+		const char *nm = gt_analysis_string(a, s[i].name);
 		fprintf(f, "  %-8u %-8u %-16.16s %-24.24s %8" PRIu64 " %10s %10s  %s\n", s[i].pid, s[i].tid,
 			tn ? tn : "-", nm ? nm : gt_sync_type_name(s[i].type), s[i].count,
 			an_fmt_ns(b1, sizeof(b1), s[i].total_ns), an_fmt_ns(b2, sizeof(b2), s[i].max_ns),
 			s[i].source == GT_AN_SYNC_FROM_RECORDS ? "sync records" : "API calls");
 	}
+	fputc('\n', f);
 }
 
 static const char *producer_name(uint32_t p)
@@ -551,11 +561,12 @@ static const char *producer_name(uint32_t p)
  * report a problem. */
 static int an_traces_section(const gt_analysis *a, FILE *f)
 {
+	uint32_t budget = gt_analysis_get_opts(a)->max_records_per_byte;
 	char b1[32];
 	int bad = 0;
 	fprintf(f, "== Traces, losses and overhead\n");
-	for (size_t i = 0; i < a->traces.n; i++) {
-		const gt_an_trace *t = &an_tr(a, i)->pub;
+	for (size_t i = 0; i < gt_analysis_ntraces(a); i++) {
+		const gt_an_trace *t = gt_analysis_trace(a, i);
 		uint64_t nrec = 0;
 		for (int k = 0; k < GT_REC_TYPE_LIMIT; k++)
 			nrec += t->records[k];
@@ -584,7 +595,7 @@ static int an_traces_section(const gt_analysis *a, FILE *f)
 			fprintf(f, "    not read: %" PRIu64 " frames (%" PRIu64 " records) from byte %" PRIu64
 				   ", over the record budget (%u records per byte)\n",
 				t->rs.budget_frames, t->rs.budget_records, t->rs.budget_offset,
-				a->o.max_records_per_byte), bad++;
+				budget), bad++;
 		if (t->rs.dup_frames)
 			fprintf(f, "    %" PRIu64 " duplicate frames skipped (read already)\n",
 				t->rs.dup_frames), bad++;
@@ -643,8 +654,8 @@ void an_report_opts(const gt_report_opts *in, gt_report_opts *o)
 static void headline(const gt_analysis *a, FILE *f)
 {
 	size_t procs = 0, coll = 0, bad = 0;
-	for (size_t i = 0; i < a->traces.n; i++) {
-		const gt_an_trace *t = &an_tr(a, i)->pub;
+	for (size_t i = 0; i < gt_analysis_ntraces(a); i++) {
+		const gt_an_trace *t = gt_analysis_trace(a, i);
 		if (!t->header_ok)
 			bad++;
 		else if (t->header.producer == GT_PRODUCER_COLLECTOR)
@@ -652,29 +663,31 @@ static void headline(const gt_analysis *a, FILE *f)
 		else
 			procs++;
 	}
-	fprintf(f, "gaptrace report: %zu trace%s (%zu process%s", a->traces.n,
-		a->traces.n == 1 ? "" : "s", procs, procs == 1 ? "" : "es");
+	size_t ntraces = gt_analysis_ntraces(a), ngpus = gt_analysis_ngpus(a);
+	fprintf(f, "gaptrace report: %zu trace%s (%zu process%s", ntraces,
+		ntraces == 1 ? "" : "s", procs, procs == 1 ? "" : "es");
 	if (coll)
 		fprintf(f, ", %zu NVML", coll);
 	if (bad)
 		fprintf(f, ", %zu unreadable", bad);
-	fprintf(f, "), %zu GPU%s\n\n", a->gpus.n, a->gpus.n == 1 ? "" : "s");
+	fprintf(f, "), %zu GPU%s\n\n", ngpus, ngpus == 1 ? "" : "s");
 }
 
 /* What of the input was not read, or was read once where it was there
  * twice, first: every figure after it depends on it. */
 static void not_read(const gt_analysis *a, FILE *f)
 {
+	uint32_t budget = gt_analysis_get_opts(a)->max_records_per_byte;
 	int any = 0;
-	for (size_t i = 0; i < a->traces.n; i++) {
-		const gt_an_trace *t = &an_tr(a, i)->pub;
+	for (size_t i = 0; i < gt_analysis_ntraces(a); i++) {
+		const gt_an_trace *t = gt_analysis_trace(a, i);
 		if (t->rs.budget_frames)
 			fprintf(f, "NOT ALL READ: %s: %" PRIu64 " frames (%" PRIu64
 				   " records) from byte %" PRIu64 " on were not read: more than %u "
 				   "records per byte of trace (a crafted or damaged trace?); the "
 				   "figures below are of the part read\n",
 				t->path, t->rs.budget_frames, t->rs.budget_records,
-				t->rs.budget_offset, a->o.max_records_per_byte), any = 1;
+				t->rs.budget_offset, budget), any = 1;
 		if (t->rs.dup_frames)
 			fprintf(f, "DUPLICATES SKIPPED: %s: %" PRIu64 " frames had been read already "
 				   "(frames written twice, or the same trace given twice) and were not "
@@ -692,7 +705,7 @@ static void not_read(const gt_analysis *a, FILE *f)
 
 int gt_report_text(const gt_analysis *a, FILE *f, const gt_report_opts *in)
 {
-	if (!a->finished)
+	if (!gt_analysis_is_finished(a))
 		return GT_ERR_INVAL;
 	gt_report_opts o;
 	an_report_opts(in, &o);
@@ -706,25 +719,24 @@ int gt_report_text(const gt_analysis *a, FILE *f, const gt_report_opts *in)
 		gt_diagnosis_free(d);
 	}
 	headline(a, f);
-	for (size_t i = 0; i < a->gpus.n; i++) {
-		const an_gpu *g = an_gp(a, i);
-		gpu_header(a, g, f, &o);
-		if (!g->pub.window_ns)
+	size_t ngpus = gt_analysis_ngpus(a);
+	for (size_t i = 0; i < ngpus; i++) {
+		const gt_an_gpu *G = gt_analysis_gpu(a, i);
+		gpu_header(a, G, f, &o);
+		if (!G->window_ns)
 			continue;
-		idle_section(a, g, f);
-		busy_side(a, g, f);
-		gaps_section(a, g, f, &o);
-		procs_section(a, g, f);
-		kernels_section(a, g, f, &o);
-		copies_section(g, f);
+		idle_section(a, G, f);
+		busy_side(a, G, f);
+		gaps_section(a, G, f, &o);
+		procs_section(a, G, f);
+		kernels_section(a, G, f, &o);
+		copies_section(a, G, f);
 		fputc('\n', f);
 	}
-	if (!a->gpus.n)
+	if (!ngpus)
 		fprintf(f, "No GPU work or samples in these traces.\n\n");
 	ranks_section(a, f);
 	syncs_section(a, f);
-	if (a->syncs.n)
-		fputc('\n', f);
 	if (!(o.flags & GT_REPORT_NO_TRACES))
 		an_traces_section(a, f);
 	fflush(f);
@@ -740,9 +752,9 @@ int an_report_summary(const gt_analysis *a, FILE *f)
 	if (d)
 		gt_findings_text(d, f, GT_FINDINGS_HEADLINES);
 	gt_diagnosis_free(d);
-	for (size_t i = 0; i < a->gpus.n; i++) {
-		const an_gpu *g = an_gp(a, i);
-		const gt_an_gpu *G = &g->pub;
+	size_t ngpus = gt_analysis_ngpus(a);
+	for (size_t i = 0; i < ngpus; i++) {
+		const gt_an_gpu *G = gt_analysis_gpu(a, i);
 		if (!G->window_ns)
 			continue;
 		fprintf(f, "GPU %u %s: %.1f %% busy over %s (per %s: median %.0f %%, p5 %.0f %%, "
@@ -767,12 +779,13 @@ int an_report_summary(const gt_analysis *a, FILE *f)
 				   "running (%s waiting for late ranks)\n",
 				pct(G->comm_ns, G->window_ns), pct(G->comm_exposed_ns, G->window_ns),
 				an_fmt_ns(b1, sizeof(b1), G->comm_wait_ns));
-		const gt_an_kernel *k = g->kernels.p;
-		for (size_t j = 0; j < g->kernels.n && j < 3; j++)
+		size_t nk;
+		const gt_an_kernel *k = gt_analysis_kernels(a, i, &nk);
+		for (size_t j = 0; j < nk && j < 3; j++)
 			fprintf(f, "  kernel %5.1f %% x%-8" PRIu64 " %s\n", 100 * k[j].share_wall,
 				k[j].count, an_kernel_label(a, k[j].name, 0, 1, nm, 72));
 	}
-	if (!a->gpus.n)
+	if (!ngpus)
 		fprintf(f, "No GPU work recorded.\n");
 	size_t nr;
 	const gt_an_rank *rk = gt_analysis_ranks(a, &nr);
@@ -786,8 +799,8 @@ int an_report_summary(const gt_analysis *a, FILE *f)
 			worst->rank, worst->gpu, worst->pid, worst->last, worst->collectives,
 			an_fmt_ns(b1, sizeof(b1), worst->cost_ns));
 	uint64_t lost = 0, cut = 0, bad = 0, unread = 0;
-	for (size_t i = 0; i < a->traces.n; i++) {
-		const gt_an_trace *t = &an_tr(a, i)->pub;
+	for (size_t i = 0; i < gt_analysis_ntraces(a); i++) {
+		const gt_an_trace *t = gt_analysis_trace(a, i);
 		for (int w = 0; w < GT_AN_LOSS_SLOTS; w++)
 			lost += t->loss_count[w];
 		cut += t->rs.tail_bytes;

@@ -5,7 +5,6 @@
 
 #include <stdio.h>
 
-#include "an_internal.h"
 #include "gaptrace/report.h"
 
 const char *an_fmt_ns(char *b, size_t cap, uint64_t ns);

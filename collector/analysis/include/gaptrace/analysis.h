@@ -241,6 +241,14 @@ GT_API int gt_analysis_add_mem(gt_analysis *a, const void *buf, size_t len, cons
  */
 GT_API int gt_analysis_finish(gt_analysis *a);
 
+/**
+ * Whether the results may be read: 1 once gt_analysis_finish has returned
+ * 0, else 0 (before it, or after it failed). The accessors below give
+ * nothing (NULL / 0) until then; the reports and exports refuse such an
+ * analysis with GT_ERR_INVAL.
+ */
+GT_API int gt_analysis_is_finished(const gt_analysis *a);
+
 /* ------------------------------------------------------------------ */
 /* Results                                                             */
 /* ------------------------------------------------------------------ */
