@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The main job in one command: install what is missing, build gaptrace, then
+# The main job in one command: install what is missing, build gaptrace,
+# install it into a local prefix (.local/ in the repository, or
+# $GAPTRACE_PREFIX: bin/gaptrace, lib/gaptrace/libgaptrace_inject.so, ...),
+# then, with that gaptrace:
 #  - on a machine with an NVIDIA GPU: profile an example program with
 #    `gaptrace run` and print the diagnosis;
 #  - on a machine without one: say so, and analyze a trace recorded on an
 #    NVIDIA H200 that ships with the repository.
+# It ends with the line that puts gaptrace on your PATH.
 # Usage: scripts/quickstart.sh [EXAMPLE]   (EXAMPLE: a CUDA example name,
 # default sync_host_work; see examples/README.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 example=${1:-sync_host_work}
+prefix=${GAPTRACE_PREFIX:-$PWD/.local}
+case $prefix in /*) ;; *) prefix=$PWD/$prefix ;; esac
 bundled=${GAPTRACE_QUICKSTART_TRACE:-examples/traces/item_metric}
 jobs=$(nproc 2>/dev/null || echo 2)
 
@@ -29,7 +35,8 @@ fi
 have_nvcc=0
 command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ] && have_nvcc=1
 
-build_opts=(-DGAPTRACE_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo)
+build_opts=(-DGAPTRACE_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	-DCMAKE_INSTALL_PREFIX="$prefix")
 if [ $have_gpu = 1 ] && [ $have_nvcc = 1 ]; then
 	export PATH="$PATH:/usr/local/cuda/bin"
 	build_opts+=(-DGAPTRACE_BUILD_EXAMPLES=ON)
@@ -37,24 +44,38 @@ fi
 echo "== building gaptrace (build-quick/)"
 cmake -S . -B build-quick "${build_opts[@]}" >/dev/null
 cmake --build build-quick -j"$jobs" >/dev/null
-gt=build-quick/tools/gaptrace
+echo "== installing gaptrace into $prefix"
+cmake --install build-quick --prefix "$prefix" >/dev/null
+export PATH="$prefix/bin:$PATH"
+path_line="export PATH=\"$prefix/bin:\$PATH\""
+abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; } # for the lines we print
 
 if [ $have_gpu = 1 ] && [ $have_nvcc = 1 ] && [ -x "build-quick/examples/$example" ]; then
 	out="quickstart-$example"
-	echo "== profiling build-quick/examples/$example with: $gt run -o $out -- ..."
-	"$gt" run --force-overwrite --report text,html -o "$out" -- "build-quick/examples/$example"
+	echo "== profiling build-quick/examples/$example with: gaptrace run -o $out -- ..."
+	gaptrace run --force-overwrite --report text,html -o "$out" -- "build-quick/examples/$example"
 	echo
-	echo "== the full report: $gt report $out"
-	"$gt" report "$out"
+	echo "== the full report: gaptrace report $out"
+	gaptrace report "$out"
+	echo
+	echo "== gaptrace is installed in $prefix; to use it from your shell:"
+	echo "      $path_line"
+	echo "      gaptrace report $(abs "$out")   # the report again"
+	echo "      gaptrace run -- python3 train.py  # your own program"
 	exit 0
 fi
 
 if [ $have_gpu = 1 ]; then
 	echo "NOTE: an NVIDIA GPU is present but nvcc is not, so the CUDA examples cannot be built."
-	echo "      Profile your own program instead: $gt run -- python3 train.py"
+	echo "      Profile your own program instead (see the last lines)."
 else
 	echo "NOTE: no NVIDIA GPU on this machine (nvidia-smi -L failed), so nothing can be profiled here."
 fi
 echo "      Analyzing the bundled trace $bundled (recorded on an NVIDIA H200) instead:"
 echo
-"$gt" report "$bundled"
+gaptrace report "$bundled"
+echo
+echo "== gaptrace is installed in $prefix; to use it from your shell:"
+echo "      $path_line"
+echo "      gaptrace report $(abs "$bundled")   # this report again"
+echo "      gaptrace run -- python3 train.py   # on a machine with an NVIDIA GPU"

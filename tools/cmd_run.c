@@ -64,6 +64,14 @@
 #include "gaptrace/export.h"
 #include "outfile.h"
 
+/* The install location of the injection library relative to the directory
+ * of the gaptrace binary: the build computes it from GNUInstallDirs
+ * (../lib/gaptrace for most prefixes, ../lib/<multiarch>/gaptrace for /usr
+ * on Debian), the same directory `cmake --install` puts the library in. */
+#ifndef GAPTRACE_INJECT_RELDIR
+#define GAPTRACE_INJECT_RELDIR "../lib/gaptrace"
+#endif
+
 /* --report bits */
 enum { REPORT_TEXT = 1, REPORT_HTML = 2 };
 
@@ -144,7 +152,8 @@ static const char usage_text[] =
 	"NAME/<pid>-self.gtrace itself.\n"
 	"\n"
 	"The injection library is $GAPTRACE_INJECT_PATH, else found next to the\n"
-	"gaptrace binary (../inject/ in a build tree, ../lib/gaptrace/ installed).\n"
+	"gaptrace binary: ../inject/ in a build tree, " GAPTRACE_INJECT_RELDIR "/ installed\n"
+	"(cmake --install puts it there).\n"
 	"\n"
 	"examples:\n"
 	"  gaptrace run -o mlp -- python train.py --epochs 1\n"
@@ -243,8 +252,9 @@ static int find_inject(char *out, size_t cap)
 		char *slash = strrchr(self, '/');
 		if (slash)
 			*slash = 0;
-		static const char *const rel[] = {"../inject/libgaptrace_inject.so",
-						  "../lib/gaptrace/libgaptrace_inject.so"};
+		static const char *const rel[] = {
+			"../inject/libgaptrace_inject.so",
+			GAPTRACE_INJECT_RELDIR "/libgaptrace_inject.so"};
 		for (size_t i = 0; i < 2; i++) {
 			char cand[PATH_MAX + 64];
 			snprintf(cand, sizeof(cand), "%s/%s", self, rel[i]);
