@@ -154,15 +154,6 @@ uint8_t *tb_slurp(const char *path, size_t *len)
 	return b;
 }
 
-int tb_run(Suite *s)
-{
-	SRunner *r = srunner_create(s);
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
-
 gt_analysis *tb_synth_analysis(const gt_synth_spec *s, gt_synth_truth *tr)
 {
 	char err[256];

@@ -61,9 +61,6 @@ static inline uint64_t tb_xorshift(uint64_t *state)
 	return *state = x;
 }
 
-/* Run a Check suite; the exit status for main. */
-int tb_run(Suite *s);
-
 /* Base of every hand-made timestamp (a start of 0 is invalid). */
 #define T0 1000000000ull
 

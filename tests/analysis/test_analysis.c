@@ -16,6 +16,7 @@
 #include "synth.h"
 #include "tb.h"
 #include "test_format_util.h"
+#include "gt_test.h"
 
 #define LAUNCH "cudaLaunchKernel"
 
@@ -1479,5 +1480,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	return tb_run(suite());
+	return gt_suite_run(suite());
 }

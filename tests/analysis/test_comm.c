@@ -15,6 +15,7 @@
 #include "gaptrace/analysis.h"
 #include "synth.h"
 #include "tb.h"
+#include "gt_test.h"
 
 #define AR "ncclDevKernel_AllReduce_Sum_f32_RING_LL"
 #define AG "_Z30ncclDevKernel_AllGather_RING_LL24ncclDevKernelArgsStorageILm4096EE"
@@ -654,5 +655,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	return tb_run(suite());
+	return gt_suite_run(suite());
 }

@@ -17,6 +17,7 @@
 #include "minijson.h"
 #include "synth.h"
 #include "tb.h"
+#include "gt_test.h"
 
 /* The "mixed" preset, read from memory under stable labels. */
 static gt_analysis *mixed(void)
@@ -335,5 +336,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	return tb_run(suite());
+	return gt_suite_run(suite());
 }

@@ -10,6 +10,7 @@
  * Tests that need root (mknod) say "skipped" and pass without it.
  */
 #include <check.h>
+#include "gt_test.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -769,9 +770,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return gt_suite_run(suite());
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "outfile.h"
+#include "gt_test.h"
 
 static char g_tmp[256];
 
@@ -270,9 +271,5 @@ int main(void)
 	tcase_add_test(t, staged_stream);
 	tcase_add_test(t, is_dir);
 	suite_add_tcase(s, t);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return gt_suite_run(s);
 }

@@ -20,6 +20,7 @@
 
 #include "gaptrace/collector.h"
 #include "tproducer.h"
+#include "gt_test.h"
 
 extern char **environ;
 
@@ -851,5 +852,5 @@ int main(void)
 	tcase_add_test(tc, collector_group_option);
 	tcase_add_test(tc, help_texts_have_examples);
 	suite_add_tcase(s, tc);
-	return t_run_suite(s);
+	return gt_suite_run(s);
 }

@@ -27,6 +27,7 @@
 
 #include "gaptrace/collector.h"
 #include "tproducer.h"
+#include "gt_test.h"
 
 #ifndef GAPTRACE_BIN
 #define GAPTRACE_BIN "gaptrace"
@@ -1168,5 +1169,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	return t_run_suite(suite());
+	return gt_suite_run(suite());
 }

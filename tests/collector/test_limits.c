@@ -25,6 +25,7 @@
 
 #include "gaptrace/collector.h"
 #include "tproducer.h"
+#include "gt_test.h"
 
 #ifndef GAPTRACE_BIN
 #define GAPTRACE_BIN "gaptrace"
@@ -496,5 +497,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	return t_run_suite(suite());
+	return gt_suite_run(suite());
 }

@@ -15,6 +15,7 @@
 
 #include "gaptrace/collector.h"
 #include "tproducer.h"
+#include "gt_test.h"
 
 #ifndef FAKE_NVML_LIB
 #define FAKE_NVML_LIB "libfakenvml.so"
@@ -510,5 +511,5 @@ int main(void)
 	tcase_add_test(tc, disk_full_keeps_whole_frames);
 	tcase_add_test(tc, collector_writes_nvml_gtrace);
 	suite_add_tcase(s, tc);
-	return t_run_suite(s);
+	return gt_suite_run(s);
 }

@@ -219,15 +219,6 @@ void make_stream(tbuf *b, uint32_t pid, int nframes, int rows)
 #include <ftw.h>
 #include <pthread.h>
 
-int t_run_suite(Suite *s)
-{
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
-
 char *t_tmpdir(const char *tag)
 {
 	char *p = malloc(256);

@@ -96,9 +96,5 @@ typedef struct tread {
 } tread;
 int t_read_trace(const char *path, tread *out);
 
-/** Run a Check suite (CK_FORK from the environment); @return exit status. */
-struct Suite;
-int t_run_suite(struct Suite *s);
-
 /** Milliseconds sleep. */
 void t_sleep_ms(int ms);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "diag_scenario.h"
+#include "gt_test.h"
 
 /* ------------------------------------------------------------ invariants */
 
@@ -1370,9 +1371,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return gt_suite_run(suite());
 }

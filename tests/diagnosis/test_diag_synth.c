@@ -21,6 +21,7 @@
 #include "gaptrace/diagnosis.h"
 #include "synth.h"
 #include "diag_tmpdir.h"
+#include "gt_test.h"
 
 typedef struct run {
 	char dir[64];
@@ -586,9 +587,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return gt_suite_run(suite());
 }

@@ -20,6 +20,7 @@
 #include "ex_internal.h"
 #include "gaptrace/export.h"
 #include "test_format_util.h"
+#include "gt_test.h"
 
 /* ------------------------------------------------------------ helpers */
 
@@ -794,9 +795,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return gt_suite_run(suite());
 }

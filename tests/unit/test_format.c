@@ -19,6 +19,7 @@
 
 #include "schema.h"
 #include "test_format_util.h"
+#include "gt_test.h"
 
 /* --------------------------------------------------- per-type generators */
 
@@ -1459,5 +1460,5 @@ int main(void)
 	tcase_add_test(tc, names_and_strerror);
 	suite_add_tcase(s, tc);
 
-	return tf_run(s);
+	return gt_suite_run(s);
 }

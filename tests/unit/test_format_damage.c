@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "test_format_util.h"
+#include "gt_test.h"
 
 /* A small multi-frame trace of several types: strings, kernels, API calls,
  * a memcpy, a loss record. Frames of 8 records. */
@@ -1251,5 +1252,5 @@ int main(void)
 	tcase_add_test(tc, cli_fifo);
 	suite_add_tcase(s, tc);
 
-	return tf_run(s);
+	return gt_suite_run(s);
 }

@@ -21,6 +21,7 @@
 
 #include "schema.h"
 #include "test_format_util.h"
+#include "gt_test.h"
 
 #ifndef FORMAT_MD
 #error "FORMAT_MD must name format/FORMAT.md"
@@ -449,10 +450,12 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, constants_match);
 	}
 	suite_add_tcase(s, tc);
+	if (!gen)
+		return gt_suite_run(s);
+	/* --write-example: a tool run, in this process, quiet */
 	SRunner *sr = srunner_create(s);
-	if (gen)
-		srunner_set_fork_status(sr, CK_NOFORK);
-	srunner_run_all(sr, gen ? CK_SILENT : CK_NORMAL);
+	srunner_set_fork_status(sr, CK_NOFORK);
+	srunner_run_all(sr, CK_SILENT);
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;

@@ -298,17 +298,6 @@ TF_UNUSED static unsigned tf_frame_layout(const membuf *m, size_t *off, unsigned
 	return nf;
 }
 
-/* Run a suite (CK_FORK from the environment, as ctest sets it); the exit
- * status of a test program. */
-TF_UNUSED static int tf_run(Suite *s)
-{
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
-
 /* Column descriptors (codec, ref) of the first block of `type` in the first
  * frame of a stream; returns the block's column count, 0 if none. */
 TF_UNUSED static unsigned tf_first_block_desc(const membuf *m, uint8_t type, uint8_t *codec,
