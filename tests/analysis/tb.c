@@ -6,6 +6,7 @@
 
 #include "synth.h"
 #include "tb.h"
+#include "gt_test.h"
 
 static int mem_sink(void *user, const void *buf, size_t len)
 {
@@ -126,15 +127,12 @@ char tb_tmpdir[32];
 
 void tb_mktmp(void)
 {
-	snprintf(tb_tmpdir, sizeof(tb_tmpdir), "/tmp/gt-test-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tb_tmpdir));
+	ck_assert_int_eq(gt_tmpdir_in(tb_tmpdir, sizeof(tb_tmpdir), "test"), 0);
 }
 
 void tb_rmtmp(void)
 {
-	char cmd[64];
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tb_tmpdir);
-	ck_assert_int_eq(system(cmd), 0);
+	gt_rmtree(tb_tmpdir);
 }
 
 uint8_t *tb_slurp(const char *path, size_t *len)

@@ -38,7 +38,8 @@ void tb_end(tb *t);
 int tb_add(gt_analysis *a, tb *t, const char *label);
 void tb_free(tb *t);
 
-/* A fresh temporary directory in tb_tmpdir (mkdtemp), and its removal. */
+/* A fresh temporary directory in tb_tmpdir (gt_tmpdir_in: fails the case if
+ * $TMPDIR/gt-test-XXXXXX does not fit), and its removal. */
 extern char tb_tmpdir[32];
 void tb_mktmp(void);
 void tb_rmtmp(void);

@@ -40,18 +40,9 @@ static const char *bin(void)
 	return b && *b ? b : GAPTRACE_BIN;
 }
 
-static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
-
 static void setup(void)
 {
-	snprintf(g_tmp, sizeof(g_tmp), "/tmp/gt-cliout-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(g_tmp));
+	ck_assert_int_eq(gt_tmpdir_in(g_tmp, sizeof(g_tmp), "cliout"), 0);
 	snprintf(g_outp, sizeof(g_outp), "%s/run.out", g_tmp);
 	snprintf(g_errp, sizeof(g_errp), "%s/run.err", g_tmp);
 	ck_assert_int_eq(chdir(g_tmp), 0);
@@ -62,7 +53,7 @@ static void setup(void)
 static void teardown(void)
 {
 	if (chdir("/") == 0)
-		nftw(g_tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+		gt_rmtree(g_tmp);
 }
 
 typedef struct res {

@@ -19,25 +19,16 @@
 
 static char g_tmp[256];
 
-static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
-
 static void setup(void)
 {
-	snprintf(g_tmp, sizeof(g_tmp), "/tmp/gt-outfile-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(g_tmp));
+	ck_assert_int_eq(gt_tmpdir_in(g_tmp, sizeof(g_tmp), "outfile"), 0);
 	ck_assert_int_eq(chdir(g_tmp), 0);
 }
 
 static void teardown(void)
 {
 	if (chdir("/") == 0)
-		nftw(g_tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+		gt_rmtree(g_tmp);
 }
 
 static void write_file(const char *path, const char *text)

@@ -55,7 +55,7 @@ static void *run_thread(void *arg)
 static void tc_init(tcoll *t)
 {
 	memset(t, 0, sizeof(*t));
-	t->tmp = t_tmpdir("col");
+	t->tmp = gt_tmpdir("col");
 	ck_assert_ptr_nonnull(t->tmp);
 	snprintf(t->trace, sizeof(t->trace), "%s/trace", t->tmp);
 	snprintf(t->sock, sizeof(t->sock), "%s/sock/collector.sock", t->tmp);
@@ -92,7 +92,7 @@ static void tc_done(tcoll *t)
 {
 	if (t->c)
 		tc_stop(t);
-	t_rmtree(t->tmp);
+	gt_rmtree(t->tmp);
 	free(t->tmp);
 }
 

@@ -219,32 +219,6 @@ void make_stream(tbuf *b, uint32_t pid, int nframes, int rows)
 #include <ftw.h>
 #include <pthread.h>
 
-char *t_tmpdir(const char *tag)
-{
-	char *p = malloc(256);
-	snprintf(p, 256, "/tmp/gt-%s-XXXXXX", tag);
-	if (!mkdtemp(p)) {
-		free(p);
-		return NULL;
-	}
-	return p;
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
-void t_rmtree(const char *path)
-{
-	if (path)
-		nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 static pthread_mutex_t tlog_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void tlog_fn(void *user, int level, const char *msg)

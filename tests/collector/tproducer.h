@@ -72,12 +72,6 @@ void tp_header(gt_stream_header *h, uint32_t pid);
 
 /* ---- shared test support ------------------------------------------ */
 
-/** mkdtemp under /tmp; returns a malloc'd path. */
-char *t_tmpdir(const char *tag);
-
-/** rm -rf path (used at the end of a test). */
-void t_rmtree(const char *path);
-
 /** A log sink collecting lines (thread-safe); use with gt_log_fn. */
 typedef struct tlog {
 	char text[65536];

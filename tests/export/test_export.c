@@ -49,15 +49,12 @@ static char tmpdir[256];
 
 static void make_tmpdir(void)
 {
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/gt_export_test.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+	ck_assert_int_eq(gt_tmpdir_in(tmpdir, sizeof(tmpdir), "export"), 0);
 }
 
 static void rm_tmpdir(void)
 {
-	char cmd[512];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	ck_assert_int_eq(system(cmd), 0);
+	gt_rmtree(tmpdir);
 }
 
 static int fd_sink(void *user, const void *buf, size_t len)

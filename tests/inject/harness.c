@@ -985,26 +985,3 @@ int h_count_lines(const char *text, const char *prefix)
 	return c;
 }
 
-void h_mkdtemp(char *out, size_t cap)
-{
-	const char *t = getenv("TMPDIR");
-	snprintf(out, cap, "%s/gt-inject-XXXXXX", t && *t ? t : "/tmp");
-	if (!mkdtemp(out))
-		out[0] = 0;
-}
-
-void h_rmdir(const char *dir)
-{
-	DIR *d = opendir(dir);
-	if (!d)
-		return;
-	struct dirent *e;
-	char p[4096];
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-			snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-			unlink(p);
-		}
-	closedir(d);
-	rmdir(dir);
-}

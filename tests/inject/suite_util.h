@@ -32,7 +32,7 @@ static tctx T;
 static void setup(void)
 {
 	memset(&T, 0, sizeof(T));
-	h_mkdtemp(T.dir, sizeof(T.dir));
+	gt_tmpdir_in(T.dir, sizeof(T.dir), "inject");
 	ck_assert(T.dir[0]);
 }
 
@@ -40,7 +40,7 @@ static void teardown(void)
 {
 	if (T.have_peer)
 		peer_stop(&T.pr, 5000);
-	h_rmdir(T.dir);
+	gt_rmtree(T.dir);
 }
 
 static char *app_file(const char *name)

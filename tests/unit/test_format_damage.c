@@ -683,23 +683,12 @@ static char tmpdir[256];
 
 static void make_tmpdir(void)
 {
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/gt_damage_XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+	ck_assert_int_eq(gt_tmpdir_in(tmpdir, sizeof(tmpdir), "damage"), 0);
 }
 
 static void rm_tmpdir(void)
 {
-	DIR *d = opendir(tmpdir);
-	struct dirent *e;
-	char p[512];
-	while (d && (e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-			snprintf(p, sizeof(p), "%s/%s", tmpdir, e->d_name);
-			unlink(p);
-		}
-	if (d)
-		closedir(d);
-	rmdir(tmpdir);
+	gt_rmtree(tmpdir);
 }
 
 static void write_file(const char *path, const void *p, size_t n)
