@@ -52,16 +52,6 @@ gt_analysis *tb_synth_analysis(const struct gt_synth_spec *s, struct gt_synth_tr
 /* Read a whole file (NUL terminated); NULL if it cannot be opened. */
 uint8_t *tb_slurp(const char *path, size_t *len);
 
-/* xorshift64: the next pseudo-random number of *state (not 0). */
-static inline uint64_t tb_xorshift(uint64_t *state)
-{
-	uint64_t x = *state;
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	return *state = x;
-}
-
 /* Base of every hand-made timestamp (a start of 0 is invalid). */
 #define T0 1000000000ull
 

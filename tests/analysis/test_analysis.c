@@ -1300,7 +1300,7 @@ static uint64_t rng_state;
 
 static uint64_t rnd(void)
 {
-	return tb_xorshift(&rng_state);
+	return gt_rand(&rng_state);
 }
 
 /* A timestamp: mostly plausible, sometimes extreme. */

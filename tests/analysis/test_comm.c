@@ -383,7 +383,7 @@ END_TEST
 static uint64_t rs;
 static uint64_t rnd(void)
 {
-	return tb_xorshift(&rs);
+	return gt_rand(&rs);
 }
 
 START_TEST(random_collectives)

@@ -17,6 +17,7 @@
 #include "gt_internal.h"
 #include "schema.h"
 
+#include "gt_test.h"
 #include "harness.h"
 
 const char *const h_kernel_names[H_NKERNEL_NAMES] = {
@@ -161,10 +162,8 @@ static int emit(const void *rec, const gt_record *want, const char *name, const 
  * real ones (a few bytes each), not like a counter. */
 static uint64_t noise(uint32_t corr)
 {
-	uint64_t z = corr + 0x9e3779b97f4a7c15ull;
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	uint64_t s = corr;
+	return gt_rand(&s);
 }
 
 /* Timestamps: distinct and increasing per correlation id, in the mock's clock. */

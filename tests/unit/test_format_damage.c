@@ -210,19 +210,19 @@ START_TEST(random_damage_never_crashes)
 	for (int iter = 0; iter < 300; iter++) {
 		size_t len = m.len;
 		memcpy(b, m.p, len);
-		int ops = 1 + (int)(tf_rand(&s) % 4);
+		int ops = 1 + (int)(gt_rand(&s) % 4);
 		for (int o = 0; o < ops; o++) {
-			size_t at = (size_t)(tf_rand(&s) % len), n = 1 + tf_rand(&s) % 64;
-			switch (tf_rand(&s) % 5) {
+			size_t at = (size_t)(gt_rand(&s) % len), n = 1 + gt_rand(&s) % 64;
+			switch (gt_rand(&s) % 5) {
 			case 0: /* overwrite with noise */
 				for (size_t k = at; k < at + n && k < len; k++)
-					b[k] = (uint8_t)tf_rand(&s);
+					b[k] = (uint8_t)gt_rand(&s);
 				break;
 			case 1: /* insert noise */
 				if (len + n < cap) {
 					memmove(b + at + n, b + at, len - at);
 					for (size_t k = at; k < at + n; k++)
-						b[k] = (uint8_t)tf_rand(&s);
+						b[k] = (uint8_t)gt_rand(&s);
 					len += n;
 				}
 				break;

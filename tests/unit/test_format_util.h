@@ -336,13 +336,4 @@ TF_UNUSED static unsigned tf_first_block_desc(const membuf *m, uint8_t type, uin
 	return found;
 }
 
-/* Deterministic PRNG (splitmix64). */
-TF_UNUSED static uint64_t tf_rand(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 #endif
