@@ -40,14 +40,12 @@ void tb_begin(tb *t, uint32_t pid, uint32_t producer, int64_t off, int ndev, con
 	t->h.ndevices = (uint32_t)ndev;
 	for (int i = 0; i < ndev; i++) {
 		gt_device *d = &t->h.devices[i];
-		d->id = (uint32_t)i;
+		gt_h200_device(d, (uint32_t)i);
+		memset(d->uuid, 0, sizeof(d->uuid));
 		if (uuids && uuids[i]) {
 			d->uuid[0] = uuids[i];
 			d->uuid[15] = 0xee;
 		}
-		snprintf(d->name, sizeof(d->name), "Test GPU");
-		d->sm_count = 132;
-		d->core_clock_khz = 1980000;
 	}
 	gt_writer_begin(t->w, &t->h);
 }

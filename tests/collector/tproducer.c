@@ -13,6 +13,7 @@
 
 #include "gaptrace/collector.h"
 #include "tproducer.h"
+#include "gt_test.h"
 
 static int sock_sink(void *user, const void *buf, size_t len)
 {
@@ -120,9 +121,7 @@ void tp_header(gt_stream_header *h, uint32_t pid)
 	snprintf(h->hostname, sizeof(h->hostname), "testhost");
 	snprintf(h->cmdline, sizeof(h->cmdline), "tproducer %u", h->pid);
 	h->ndevices = 1;
-	snprintf(h->devices[0].name, sizeof(h->devices[0].name), "Fake GPU");
-	h->devices[0].sm_count = 132;
-	h->devices[0].uuid[0] = 0x5a;
+	gt_h200_device(&h->devices[0], 0);
 }
 
 int tp_connect(tp *t, const char *sock, uint32_t pid, int timeout_ms)

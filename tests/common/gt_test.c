@@ -131,7 +131,7 @@ void gt_h200_device(gt_device *d, uint32_t id)
 	d->max_regs_per_sm = 65536;
 	d->max_regs_per_block = 65536;
 	d->max_smem_per_sm = 233472;
-	d->max_smem_per_block = 49152;
+	d->max_smem_per_block = 232448;
 	d->max_threads_per_block = 1024;
 	d->warp_size = 32;
 }

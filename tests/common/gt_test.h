@@ -88,16 +88,19 @@ static inline uint64_t gt_rand(uint64_t *state)
 /** The H200 of the fixture (the recorded traces in examples/traces/). */
 #define GT_H200_NAME "NVIDIA H200"
 #define GT_H200_SMS 132
-#define GT_H200_GLOBAL_MEM 150109880320ull /* bytes, CUDA's totalGlobalMem */
+#define GT_H200_GLOBAL_MEM 150754820096ull /* bytes, NVML's memory total */
 
 /**
- * Fill *d with the device record of an NVIDIA H200 as CUPTI reports it on
- * the machine that recorded examples/traces/ (compute capability 9.0, 132
- * SMs, 150109880320 bytes of global memory, 60 MiB L2, 2048 threads and 32
- * blocks per SM, 228 KiB shared memory per SM, 48 KiB per block), plus the
- * memory clock (3201 MHz, from NVML) and bus width (6144 bits). The UUID is
- * 0x10 0x11 ... 0x1f and the PCI location zero: tests that need distinct
- * devices set id and uuid themselves.
+ * Fill *d with the device record of the NVIDIA H200 that recorded
+ * examples/traces/ (the values of its device records there, and of
+ * FORMAT.md's example stream): compute capability 9.0, 132 SMs, SM clock
+ * 1980 MHz, memory clock 3201 MHz, 6144-bit bus, 150754820096 bytes of
+ * memory (NVML's total; CUDA's totalGlobalMem on the same GPU is
+ * 150109880320), 60 MiB L2, per SM 2048 threads, 32 blocks, 65536 registers
+ * and 228 KiB shared memory, per block 1024 threads, 65536 registers and
+ * 227 KiB opt-in shared memory (the field's meaning in format.h), warp 32.
+ * The UUID is 0x10 0x11 ... 0x1f and the PCI location zero: tests that need
+ * distinct devices set id and uuid themselves.
  */
 void gt_h200_device(gt_device *d, uint32_t id);
 

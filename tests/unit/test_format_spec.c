@@ -56,26 +56,7 @@ static void example_stream(membuf *m)
 	strcpy(h.producer_version, "gaptrace 0.1.0");
 	h.ndevices = 1;
 	gt_device *d = &h.devices[0];
-	d->id = 0;
-	for (int i = 0; i < 16; i++)
-		d->uuid[i] = (uint8_t)(0x10 + i);
-	strcpy(d->name, "NVIDIA H200");
-	d->cc_major = 9;
-	d->cc_minor = 0;
-	d->sm_count = 132;
-	d->core_clock_khz = 1980000;
-	d->mem_clock_khz = 3201000;
-	d->mem_bus_width_bits = 6144;
-	d->global_mem_bytes = 150754820096ull;
-	d->l2_bytes = 62914560;
-	d->max_threads_per_sm = 2048;
-	d->max_blocks_per_sm = 32;
-	d->max_regs_per_sm = 65536;
-	d->max_regs_per_block = 65536;
-	d->max_smem_per_sm = 233472;
-	d->max_smem_per_block = 232448;
-	d->max_threads_per_block = 1024;
-	d->warp_size = 32;
+	gt_h200_device(d, 0);
 	d->pci_bus = 0x19;
 	ck_assert_int_eq(gt_writer_begin(w, &h), 0);
 

@@ -15,6 +15,7 @@
 
 #include "gaptrace/format.h"
 #include "gt_internal.h"
+#include "gt_test.h"
 
 #define TF_UNUSED __attribute__((unused))
 
@@ -107,9 +108,7 @@ TF_UNUSED static void tf_header_init(gt_stream_header *h)
 	strcpy(h->cmdline, "python train.py");
 	strcpy(h->producer_version, "gaptrace test");
 	h->ndevices = 1;
-	strcpy(h->devices[0].name, "NVIDIA H200");
-	h->devices[0].sm_count = 132;
-	h->devices[0].uuid[0] = 0xab;
+	gt_h200_device(&h->devices[0], 0);
 }
 
 /* A writer on a membuf, its header already written. */
