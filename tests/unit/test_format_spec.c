@@ -315,7 +315,7 @@ START_TEST(hex_dump_text_is_the_tools_output)
 	char *e = strstr(md, "\n```\n<!-- hexdump:end -->");
 	ck_assert(b && e && b < e);
 	b += strlen("<!-- hexdump:begin -->\n```text\n");
-	if (getenv("GT_UPDATE_GOLDEN")) {
+	if (gt_update_golden()) {
 		/* Regenerate section 13 from the tool's output. */
 		FILE *f = fopen(FORMAT_MD, "w");
 		ck_assert_ptr_nonnull(f);
