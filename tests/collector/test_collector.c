@@ -197,10 +197,8 @@ END_TEST
 
 START_TEST(sockdir_refuse_other_owner)
 {
-	if (geteuid() != 0) {
-		fprintf(stderr, "sockdir_refuse_other_owner: skipped (needs root to chown)\n");
-		return;
-	}
+	if (geteuid() != 0)
+		GT_SKIP("sockdir_refuse_other_owner: needs root to chown");
 	tcoll t;
 	tc_init(&t);
 	char dir[320];
@@ -562,11 +560,8 @@ static int become_other_uid(void)
 START_TEST(other_uid_refused)
 {
 	gt_collector_stats st;
-	if (geteuid() != 0) {
-		fprintf(stderr, "other_uid_refused: skipped (needs root to run a peer as "
-				"another uid)\n");
-		return;
-	}
+	if (geteuid() != 0)
+		GT_SKIP("other_uid_refused: needs root to run a peer as another uid");
 	tcoll t;
 	tc_init(&t);
 	tc_start(&t);
@@ -584,8 +579,8 @@ START_TEST(other_uid_refused)
 	waitpid(kid, &status, 0);
 	ck_assert(WIFEXITED(status));
 	if (WEXITSTATUS(status) == 77) {
-		fprintf(stderr, "other_uid_refused: skipped (cannot drop to uid 65534 keeping "
-				"CAP_DAC_OVERRIDE here)\n");
+		gt_skip("other_uid_refused: cannot drop to uid 65534 keeping CAP_DAC_OVERRIDE "
+			"here");
 		tc_done(&t);
 		return;
 	}
