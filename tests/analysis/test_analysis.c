@@ -1432,6 +1432,7 @@ static Suite *suite(void)
 {
 	Suite *s = suite_create("analysis");
 	TCase *c = tcase_create("causes");
+	tcase_set_timeout(c, 30);
 	tcase_add_test(c, host_busy_and_latency);
 	tcase_add_test(c, overlap_streams_unknown);
 	tcase_add_test(c, copy_only);
@@ -1443,6 +1444,7 @@ static Suite *suite(void)
 	tcase_add_test(c, two_processes);
 	suite_add_tcase(s, c);
 	c = tcase_create("identity");
+	tcase_set_timeout(c, 30);
 	tcase_add_test(c, gpus_by_uuid);
 	tcase_add_test(c, nvml_throttle);
 	tcase_add_test(c, nvml_other_process);
@@ -1451,6 +1453,7 @@ static Suite *suite(void)
 	tcase_add_test(c, capture_window_and_clip);
 	suite_add_tcase(s, c);
 	c = tcase_create("tables");
+	tcase_set_timeout(c, 30);
 	tcase_add_test(c, kernel_table_and_storm);
 	tcase_add_test(c, sync_records_preferred);
 	tcase_add_test(c, ledger);

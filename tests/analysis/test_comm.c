@@ -637,6 +637,7 @@ static Suite *suite(void)
 {
 	Suite *s = suite_create("comm");
 	TCase *c = tcase_create("hand-made");
+	tcase_set_timeout(c, 30);
 	tcase_add_test(c, kernel_names);
 	tcase_add_test(c, overlap_and_types);
 	tcase_add_test(c, match_two_ranks);

@@ -251,6 +251,7 @@ int main(void)
 {
 	Suite *s = suite_create("outfile");
 	TCase *t = tcase_create("outfile");
+	tcase_set_timeout(t, 30);
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_add_test(t, new_file_appears_on_close);
 	tcase_add_test(t, replace_keeps_mode_discard_keeps_old);

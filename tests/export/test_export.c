@@ -758,6 +758,7 @@ static Suite *suite(void)
 {
 	Suite *s = suite_create("export");
 	TCase *t = tcase_create("escape");
+	tcase_set_timeout(t, 30);
 	tcase_add_test(t, json_controls_and_quotes);
 	tcase_add_test(t, json_valid_utf8_passes);
 	tcase_add_test(t, json_invalid_utf8_replaced);

@@ -378,6 +378,7 @@ int main(int argc, char **argv)
 	dir = argv[1];
 	Suite *s = suite_create("gen_golden");
 	TCase *tc = tcase_create("gen");
+	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, generate);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);

@@ -1412,6 +1412,7 @@ int main(void)
 {
 	Suite *s = suite_create("format");
 	TCase *tc = tcase_create("codecs");
+	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, crc32c_known_values);
 	tcase_add_test(tc, varint_edges);
 	tcase_add_test(tc, rel_is_a_bijection);
@@ -1434,6 +1435,7 @@ int main(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("writer");
+	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, refused_frames_keep_names);
 	tcase_add_test(tc, sink_full_then_recovers);
 	tcase_add_test(tc, resend_strings_requeues_all);
@@ -1442,6 +1444,7 @@ int main(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("header");
+	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, header_roundtrip_full);
 	tcase_add_test(tc, header_version_rules);
 	tcase_add_test(tc, header_from_newer_minor);

@@ -1212,6 +1212,7 @@ int main(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("compat");
+	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, unknown_types_skipped_by_size);
 	tcase_add_test(tc, extra_unknown_columns);
 	tcase_add_test(tc, fewer_columns_read_as_zero);

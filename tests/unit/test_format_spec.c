@@ -421,6 +421,7 @@ int main(int argc, char **argv)
 	int gen = argc == 3 && !strcmp(argv[1], "--write-example");
 	Suite *s = suite_create("format_spec");
 	TCase *tc = tcase_create("spec");
+	tcase_set_timeout(tc, 30);
 	if (gen) {
 		example_path = argv[2];
 		tcase_add_test(tc, write_example);
