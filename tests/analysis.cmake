@@ -25,5 +25,6 @@ foreach(_t item_metric periodic_ckpt two_procs)
               -DTRACE=examples/traces/${_t}
               -DGOLDEN=${CMAKE_CURRENT_SOURCE_DIR}/analysis/golden/h200_${_t}.${_m}
               -DMODE=${_m} -P ${CMAKE_CURRENT_SOURCE_DIR}/analysis/golden_report.cmake)
+    set_tests_properties(report_h200_${_t}_${_m} PROPERTIES TIMEOUT 120)
   endforeach()
 endforeach()

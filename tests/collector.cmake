@@ -3,6 +3,7 @@
 # socket protocol like libgaptrace_inject.so (used by suites and programs).
 add_library(gt_tproducer STATIC collector/tproducer.c)
 target_link_libraries(gt_tproducer PUBLIC gaptrace::format gaptrace::collector PkgConfig::CHECK)
+target_link_libraries(gt_tproducer PUBLIC gt_testcommon)
 
 gaptrace_check_test(test_collector collector/test_collector.c)
 target_link_libraries(test_collector PRIVATE gt_tproducer gaptrace::collector Threads::Threads)

@@ -20,6 +20,7 @@ add_dependencies(test_format_damage gaptrace)
 # Regenerates tests/golden/*.bin (by hand, when a case is added).
 add_executable(gen_golden golden/gen_golden.c)
 target_link_libraries(gen_golden PRIVATE gaptrace::format PkgConfig::CHECK)
+target_link_libraries(gen_golden PRIVATE gt_testcommon)
 target_include_directories(gen_golden PRIVATE ${_fmt_src} ${CMAKE_CURRENT_SOURCE_DIR}/unit)
 
 # FORMAT.md must match the code: field tables, the example hex dump, caps.

@@ -8,6 +8,7 @@ endif()
 add_test(NAME inject_exports
   COMMAND ${CMAKE_COMMAND} -DLIB=$<TARGET_FILE:gaptrace_inject>
           -P ${CMAKE_CURRENT_SOURCE_DIR}/inject/check_exports.cmake)
+set_tests_properties(inject_exports PROPERTIES TIMEOUT 60)
 
 # The mock libcupti.so.13 (SONAME libcupti.so.13) and mock libcuda.so.1.
 set(_mock ${CMAKE_CURRENT_SOURCE_DIR}/mock_cupti)

@@ -6,6 +6,7 @@
 
 #include "gaptrace/synth.h"
 #include "tb.h"
+#include "gt_test.h"
 
 static int mem_sink(void *user, const void *buf, size_t len)
 {
@@ -39,14 +40,12 @@ void tb_begin(tb *t, uint32_t pid, uint32_t producer, int64_t off, int ndev, con
 	t->h.ndevices = (uint32_t)ndev;
 	for (int i = 0; i < ndev; i++) {
 		gt_device *d = &t->h.devices[i];
-		d->id = (uint32_t)i;
+		gt_h200_device(d, (uint32_t)i);
+		memset(d->uuid, 0, sizeof(d->uuid));
 		if (uuids && uuids[i]) {
 			d->uuid[0] = uuids[i];
 			d->uuid[15] = 0xee;
 		}
-		snprintf(d->name, sizeof(d->name), "Test GPU");
-		d->sm_count = 132;
-		d->core_clock_khz = 1980000;
 	}
 	gt_writer_begin(t->w, &t->h);
 }
@@ -126,15 +125,12 @@ char tb_tmpdir[32];
 
 void tb_mktmp(void)
 {
-	snprintf(tb_tmpdir, sizeof(tb_tmpdir), "/tmp/gt-test-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tb_tmpdir));
+	ck_assert_int_eq(gt_tmpdir_in(tb_tmpdir, sizeof(tb_tmpdir), "test"), 0);
 }
 
 void tb_rmtmp(void)
 {
-	char cmd[64];
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tb_tmpdir);
-	ck_assert_int_eq(system(cmd), 0);
+	gt_rmtree(tb_tmpdir);
 }
 
 uint8_t *tb_slurp(const char *path, size_t *len)
@@ -152,15 +148,6 @@ uint8_t *tb_slurp(const char *path, size_t *len)
 	fclose(f);
 	*len = (size_t)n;
 	return b;
-}
-
-int tb_run(Suite *s)
-{
-	SRunner *r = srunner_create(s);
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
 gt_analysis *tb_synth_analysis(const gt_synth_spec *s, gt_synth_truth *tr)

@@ -38,7 +38,8 @@ void tb_end(tb *t);
 int tb_add(gt_analysis *a, tb *t, const char *label);
 void tb_free(tb *t);
 
-/* A fresh temporary directory in tb_tmpdir (mkdtemp), and its removal. */
+/* A fresh temporary directory in tb_tmpdir (gt_tmpdir_in: fails the case if
+ * $TMPDIR/gt-test-XXXXXX does not fit), and its removal. */
 extern char tb_tmpdir[32];
 void tb_mktmp(void);
 void tb_rmtmp(void);
@@ -50,19 +51,6 @@ gt_analysis *tb_synth_analysis(const struct gt_synth_spec *s, struct gt_synth_tr
 
 /* Read a whole file (NUL terminated); NULL if it cannot be opened. */
 uint8_t *tb_slurp(const char *path, size_t *len);
-
-/* xorshift64: the next pseudo-random number of *state (not 0). */
-static inline uint64_t tb_xorshift(uint64_t *state)
-{
-	uint64_t x = *state;
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	return *state = x;
-}
-
-/* Run a Check suite; the exit status for main. */
-int tb_run(Suite *s);
 
 /* Base of every hand-made timestamp (a start of 0 is invalid). */
 #define T0 1000000000ull

@@ -17,6 +17,7 @@
 #include "gaptrace/synth.h"
 #include "tb.h"
 #include "test_format_util.h"
+#include "gt_test.h"
 
 #define LAUNCH "cudaLaunchKernel"
 
@@ -1304,7 +1305,7 @@ static uint64_t rng_state;
 
 static uint64_t rnd(void)
 {
-	return tb_xorshift(&rng_state);
+	return gt_rand(&rng_state);
 }
 
 /* A timestamp: mostly plausible, sometimes extreme. */
@@ -1436,6 +1437,7 @@ static Suite *suite(void)
 {
 	Suite *s = suite_create("analysis");
 	TCase *c = tcase_create("causes");
+	tcase_set_timeout(c, 30);
 	tcase_add_test(c, host_busy_and_latency);
 	tcase_add_test(c, overlap_streams_unknown);
 	tcase_add_test(c, copy_only);
@@ -1447,6 +1449,7 @@ static Suite *suite(void)
 	tcase_add_test(c, two_processes);
 	suite_add_tcase(s, c);
 	c = tcase_create("identity");
+	tcase_set_timeout(c, 30);
 	tcase_add_test(c, gpus_by_uuid);
 	tcase_add_test(c, nvml_throttle);
 	tcase_add_test(c, nvml_other_process);
@@ -1455,6 +1458,7 @@ static Suite *suite(void)
 	tcase_add_test(c, capture_window_and_clip);
 	suite_add_tcase(s, c);
 	c = tcase_create("tables");
+	tcase_set_timeout(c, 30);
 	tcase_add_test(c, kernel_table_and_storm);
 	tcase_add_test(c, sync_records_preferred);
 	tcase_add_test(c, ledger);
@@ -1484,5 +1488,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	return tb_run(suite());
+	return gt_suite_run(suite());
 }

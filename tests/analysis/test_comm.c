@@ -16,6 +16,7 @@
 #include "gaptrace/report.h"
 #include "gaptrace/synth.h"
 #include "tb.h"
+#include "gt_test.h"
 
 #define AR "ncclDevKernel_AllReduce_Sum_f32_RING_LL"
 #define AG "_Z30ncclDevKernel_AllGather_RING_LL24ncclDevKernelArgsStorageILm4096EE"
@@ -383,7 +384,7 @@ END_TEST
 static uint64_t rs;
 static uint64_t rnd(void)
 {
-	return tb_xorshift(&rs);
+	return gt_rand(&rs);
 }
 
 START_TEST(random_collectives)
@@ -637,6 +638,7 @@ static Suite *suite(void)
 {
 	Suite *s = suite_create("comm");
 	TCase *c = tcase_create("hand-made");
+	tcase_set_timeout(c, 30);
 	tcase_add_test(c, kernel_names);
 	tcase_add_test(c, overlap_and_types);
 	tcase_add_test(c, match_two_ranks);
@@ -655,5 +657,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	return tb_run(suite());
+	return gt_suite_run(suite());
 }

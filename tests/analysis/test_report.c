@@ -18,6 +18,7 @@
 #include "minijson.h"
 #include "gaptrace/synth.h"
 #include "tb.h"
+#include "gt_test.h"
 
 /* The "mixed" preset, read from memory under stable labels. */
 static gt_analysis *mixed(void)
@@ -56,25 +57,7 @@ static void golden(const char *name, const char *txt, size_t len)
 {
 	char path[512];
 	snprintf(path, sizeof(path), "%s/%s", GT_TEST_GOLDEN, name);
-	if (getenv("GT_UPDATE_GOLDEN")) {
-		FILE *f = fopen(path, "w");
-		ck_assert_ptr_nonnull(f);
-		fwrite(txt, 1, len, f);
-		fclose(f);
-		return;
-	}
-	size_t glen;
-	char *g = (char *)tb_slurp(path, &glen);
-	ck_assert_msg(g != NULL, "missing golden file %s (GT_UPDATE_GOLDEN=1 makes it)", path);
-	if (glen != len || memcmp(g, txt, len)) {
-		size_t i = 0;
-		while (i < len && i < glen && g[i] == txt[i])
-			i++;
-		size_t from = i > 80 ? i - 80 : 0;
-		ck_abort_msg("%s differs at byte %zu:\n--- golden\n%.200s\n--- got\n%.200s", name, i,
-			     g + from, txt + from);
-	}
-	free(g);
+	gt_golden_check(path, txt, len);
 }
 
 START_TEST(text_golden)
@@ -336,5 +319,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	return tb_run(suite());
+	return gt_suite_run(suite());
 }

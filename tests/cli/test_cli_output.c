@@ -7,9 +7,10 @@
  * old file), errors that name the user's path, nothing on stdout for input
  * that could not be read.
  *
- * Tests that need root (mknod) say "skipped" and pass without it.
+ * Tests that need root (mknod) report a skip (gt_skip) without it.
  */
 #include <check.h>
+#include "gt_test.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -39,18 +40,9 @@ static const char *bin(void)
 	return b && *b ? b : GAPTRACE_BIN;
 }
 
-static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
-
 static void setup(void)
 {
-	snprintf(g_tmp, sizeof(g_tmp), "/tmp/gt-cliout-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(g_tmp));
+	ck_assert_int_eq(gt_tmpdir_in(g_tmp, sizeof(g_tmp), "cliout"), 0);
 	snprintf(g_outp, sizeof(g_outp), "%s/run.out", g_tmp);
 	snprintf(g_errp, sizeof(g_errp), "%s/run.err", g_tmp);
 	ck_assert_int_eq(chdir(g_tmp), 0);
@@ -61,7 +53,7 @@ static void setup(void)
 static void teardown(void)
 {
 	if (chdir("/") == 0)
-		nftw(g_tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+		gt_rmtree(g_tmp);
 }
 
 typedef struct res {
@@ -209,11 +201,13 @@ static int count(const char *hay, const char *needle)
 	return n;
 }
 
+/* Make a device node, or report the running case skipped (the caller then
+ * returns: the device-node checks cannot run without root). */
 static int have_mknod(const char *path, unsigned maj, unsigned min)
 {
 	if (mknod(path, S_IFCHR | 0666, makedev(maj, min)) == 0)
 		return 1;
-	fprintf(stderr, "skipped: mknod %s: %s (needs root)\n", path, strerror(errno));
+	gt_skip("mknod %s: %s (needs root)", path, strerror(errno));
 	return 0;
 }
 
@@ -769,9 +763,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return gt_suite_run(suite());
 }

@@ -15,28 +15,20 @@
 #include <unistd.h>
 
 #include "outfile.h"
+#include "gt_test.h"
 
 static char g_tmp[256];
 
-static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
-
 static void setup(void)
 {
-	snprintf(g_tmp, sizeof(g_tmp), "/tmp/gt-outfile-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(g_tmp));
+	ck_assert_int_eq(gt_tmpdir_in(g_tmp, sizeof(g_tmp), "outfile"), 0);
 	ck_assert_int_eq(chdir(g_tmp), 0);
 }
 
 static void teardown(void)
 {
 	if (chdir("/") == 0)
-		nftw(g_tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+		gt_rmtree(g_tmp);
 }
 
 static void write_file(const char *path, const char *text)
@@ -259,6 +251,7 @@ int main(void)
 {
 	Suite *s = suite_create("outfile");
 	TCase *t = tcase_create("outfile");
+	tcase_set_timeout(t, 30);
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_add_test(t, new_file_appears_on_close);
 	tcase_add_test(t, replace_keeps_mode_discard_keeps_old);
@@ -270,9 +263,5 @@ int main(void)
 	tcase_add_test(t, staged_stream);
 	tcase_add_test(t, is_dir);
 	suite_add_tcase(s, t);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return gt_suite_run(s);
 }

@@ -20,6 +20,7 @@
 
 #include "gaptrace/collector.h"
 #include "tproducer.h"
+#include "gt_test.h"
 
 extern char **environ;
 
@@ -29,7 +30,7 @@ static char *g_tmp;
 
 static void enter_tmp(void)
 {
-	g_tmp = t_tmpdir("cli");
+	g_tmp = gt_tmpdir("cli");
 	ck_assert_ptr_nonnull(g_tmp);
 	ck_assert_int_eq(chdir(g_tmp), 0);
 	setenv("GAPTRACE_INJECT_PATH", DUMMY_INJECT, 1);
@@ -41,7 +42,7 @@ static void enter_tmp(void)
 static void leave_tmp(void)
 {
 	ck_assert_int_eq(chdir("/"), 0);
-	t_rmtree(g_tmp);
+	gt_rmtree(g_tmp);
 	free(g_tmp);
 }
 
@@ -851,5 +852,5 @@ int main(void)
 	tcase_add_test(tc, collector_group_option);
 	tcase_add_test(tc, help_texts_have_examples);
 	suite_add_tcase(s, tc);
-	return t_run_suite(s);
+	return gt_suite_run(s);
 }

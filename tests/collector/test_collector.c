@@ -27,6 +27,7 @@
 
 #include "gaptrace/collector.h"
 #include "tproducer.h"
+#include "gt_test.h"
 
 #ifndef GAPTRACE_BIN
 #define GAPTRACE_BIN "gaptrace"
@@ -54,7 +55,7 @@ static void *run_thread(void *arg)
 static void tc_init(tcoll *t)
 {
 	memset(t, 0, sizeof(*t));
-	t->tmp = t_tmpdir("col");
+	t->tmp = gt_tmpdir("col");
 	ck_assert_ptr_nonnull(t->tmp);
 	snprintf(t->trace, sizeof(t->trace), "%s/trace", t->tmp);
 	snprintf(t->sock, sizeof(t->sock), "%s/sock/collector.sock", t->tmp);
@@ -91,7 +92,7 @@ static void tc_done(tcoll *t)
 {
 	if (t->c)
 		tc_stop(t);
-	t_rmtree(t->tmp);
+	gt_rmtree(t->tmp);
 	free(t->tmp);
 }
 
@@ -196,10 +197,8 @@ END_TEST
 
 START_TEST(sockdir_refuse_other_owner)
 {
-	if (geteuid() != 0) {
-		fprintf(stderr, "sockdir_refuse_other_owner: skipped (needs root to chown)\n");
-		return;
-	}
+	if (geteuid() != 0)
+		GT_SKIP("sockdir_refuse_other_owner: needs root to chown");
 	tcoll t;
 	tc_init(&t);
 	char dir[320];
@@ -561,11 +560,8 @@ static int become_other_uid(void)
 START_TEST(other_uid_refused)
 {
 	gt_collector_stats st;
-	if (geteuid() != 0) {
-		fprintf(stderr, "other_uid_refused: skipped (needs root to run a peer as "
-				"another uid)\n");
-		return;
-	}
+	if (geteuid() != 0)
+		GT_SKIP("other_uid_refused: needs root to run a peer as another uid");
 	tcoll t;
 	tc_init(&t);
 	tc_start(&t);
@@ -583,8 +579,8 @@ START_TEST(other_uid_refused)
 	waitpid(kid, &status, 0);
 	ck_assert(WIFEXITED(status));
 	if (WEXITSTATUS(status) == 77) {
-		fprintf(stderr, "other_uid_refused: skipped (cannot drop to uid 65534 keeping "
-				"CAP_DAC_OVERRIDE here)\n");
+		gt_skip("other_uid_refused: cannot drop to uid 65534 keeping CAP_DAC_OVERRIDE "
+			"here");
 		tc_done(&t);
 		return;
 	}
@@ -1168,5 +1164,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	return t_run_suite(suite());
+	return gt_suite_run(suite());
 }

@@ -25,6 +25,7 @@
 
 #include "gaptrace/collector.h"
 #include "tproducer.h"
+#include "gt_test.h"
 
 #ifndef GAPTRACE_BIN
 #define GAPTRACE_BIN "gaptrace"
@@ -50,7 +51,7 @@ static uint64_t mono_ms(void)
 static void daemon_start(daemon_t *d, rlim_t nofile)
 {
 	memset(d, 0, sizeof(*d));
-	d->tmp = t_tmpdir("lim");
+	d->tmp = gt_tmpdir("lim");
 	ck_assert_ptr_nonnull(d->tmp);
 	snprintf(d->dir, sizeof(d->dir), "%s/d", d->tmp);
 	snprintf(d->sock, sizeof(d->sock), "%s/s/collector.sock", d->tmp);
@@ -111,7 +112,7 @@ static void daemon_done(daemon_t *d)
 		kill(d->pid, SIGKILL);
 		waitpid(d->pid, NULL, 0);
 	}
-	t_rmtree(d->tmp);
+	gt_rmtree(d->tmp);
 	free(d->tmp);
 }
 
@@ -281,7 +282,7 @@ END_TEST
  * serves again when descriptors come back. */
 START_TEST(fds_exhausted_by_host_sheds_and_recovers)
 {
-	char *tmp = t_tmpdir("emf");
+	char *tmp = gt_tmpdir("emf");
 	char trace[300], sock[300], ctl[300];
 	snprintf(trace, sizeof(trace), "%s/trace", tmp);
 	snprintf(sock, sizeof(sock), "%s/sock/collector.sock", tmp);
@@ -359,7 +360,7 @@ START_TEST(fds_exhausted_by_host_sheds_and_recovers)
 	int st;
 	ck_assert_int_eq(waitpid(kid, &st, 0), kid);
 	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status %d", st);
-	t_rmtree(tmp);
+	gt_rmtree(tmp);
 	free(tmp);
 }
 END_TEST
@@ -496,5 +497,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	return t_run_suite(suite());
+	return gt_suite_run(suite());
 }

@@ -15,6 +15,7 @@
 
 #include "gaptrace/collector.h"
 #include "tproducer.h"
+#include "gt_test.h"
 
 #ifndef FAKE_NVML_LIB
 #define FAKE_NVML_LIB "libfakenvml.so"
@@ -172,7 +173,7 @@ static void read_nvml(const char *path, nread *n)
 /* A fresh directory (returned, to remove) and nvml.gtrace inside it. */
 static char *tmp_trace(char *path, size_t cap)
 {
-	char *tmp = t_tmpdir("nvml");
+	char *tmp = gt_tmpdir("nvml");
 	ck_assert_ptr_nonnull(tmp);
 	snprintf(path, cap, "%s/nvml.gtrace", tmp);
 	return tmp;
@@ -180,7 +181,7 @@ static char *tmp_trace(char *path, size_t cap)
 
 static void tmp_done(char *tmp)
 {
-	t_rmtree(tmp);
+	gt_rmtree(tmp);
 	free(tmp);
 }
 
@@ -456,7 +457,7 @@ END_TEST
 
 START_TEST(collector_writes_nvml_gtrace)
 {
-	char *tmp = t_tmpdir("nvml");
+	char *tmp = gt_tmpdir("nvml");
 	char trace[300], sock[300];
 	snprintf(trace, sizeof(trace), "%s/trace", tmp);
 	snprintf(sock, sizeof(sock), "%s/s/collector.sock", tmp);
@@ -510,5 +511,5 @@ int main(void)
 	tcase_add_test(tc, disk_full_keeps_whole_frames);
 	tcase_add_test(tc, collector_writes_nvml_gtrace);
 	suite_add_tcase(s, tc);
-	return t_run_suite(s);
+	return gt_suite_run(s);
 }

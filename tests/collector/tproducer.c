@@ -13,6 +13,7 @@
 
 #include "gaptrace/collector.h"
 #include "tproducer.h"
+#include "gt_test.h"
 
 static int sock_sink(void *user, const void *buf, size_t len)
 {
@@ -120,9 +121,7 @@ void tp_header(gt_stream_header *h, uint32_t pid)
 	snprintf(h->hostname, sizeof(h->hostname), "testhost");
 	snprintf(h->cmdline, sizeof(h->cmdline), "tproducer %u", h->pid);
 	h->ndevices = 1;
-	snprintf(h->devices[0].name, sizeof(h->devices[0].name), "Fake GPU");
-	h->devices[0].sm_count = 132;
-	h->devices[0].uuid[0] = 0x5a;
+	gt_h200_device(&h->devices[0], 0);
 }
 
 int tp_connect(tp *t, const char *sock, uint32_t pid, int timeout_ms)
@@ -218,41 +217,6 @@ void make_stream(tbuf *b, uint32_t pid, int nframes, int rows)
 #include <check.h>
 #include <ftw.h>
 #include <pthread.h>
-
-int t_run_suite(Suite *s)
-{
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
-
-char *t_tmpdir(const char *tag)
-{
-	char *p = malloc(256);
-	snprintf(p, 256, "/tmp/gt-%s-XXXXXX", tag);
-	if (!mkdtemp(p)) {
-		free(p);
-		return NULL;
-	}
-	return p;
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
-void t_rmtree(const char *path)
-{
-	if (path)
-		nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
 
 static pthread_mutex_t tlog_lock = PTHREAD_MUTEX_INITIALIZER;
 

@@ -73,12 +73,6 @@ void tp_header(gt_stream_header *h, uint32_t pid);
 
 /* ---- shared test support ------------------------------------------ */
 
-/** mkdtemp under /tmp; returns a malloc'd path. */
-char *t_tmpdir(const char *tag);
-
-/** rm -rf path (used at the end of a test). */
-void t_rmtree(const char *path);
-
 /** A log sink collecting lines (thread-safe); use with gt_log_fn. */
 typedef struct tlog {
 	char text[65536];
@@ -96,10 +90,6 @@ typedef struct tread {
 	gt_stream_header hdr;
 } tread;
 int t_read_trace(const char *path, tread *out);
-
-/** Run a Check suite (CK_FORK from the environment); @return exit status. */
-struct Suite;
-int t_run_suite(struct Suite *s);
 
 /** Milliseconds sleep. */
 void t_sleep_ms(int ms);

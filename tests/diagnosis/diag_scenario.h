@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "diag_internal.h"
+#include "gt_test.h"
 
 #define SC_MAX_GAPS 4096
 #define SC_MAX_K 32
@@ -52,21 +53,7 @@ typedef struct scen {
 
 static inline void sc_h200(gt_device *d)
 {
-	memset(d, 0, sizeof *d);
-	strcpy(d->name, "NVIDIA H200");
-	d->cc_major = 9;
-	d->sm_count = 132;
-	d->core_clock_khz = 1980000;
-	d->mem_clock_khz = 2619000;
-	d->mem_bus_width_bits = 6144;
-	d->max_threads_per_sm = 2048;
-	d->max_blocks_per_sm = 32;
-	d->max_regs_per_sm = 65536;
-	d->max_regs_per_block = 65536;
-	d->max_smem_per_sm = 233472;
-	d->max_smem_per_block = 232448;
-	d->max_threads_per_block = 1024;
-	d->warp_size = 32;
+	gt_h200_device(d, 0);
 }
 
 static size_t sc_kname(void *user, uint32_t id, char *buf, size_t cap)

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "diag_scenario.h"
+#include "gt_test.h"
 
 /* ------------------------------------------------------------ invariants */
 
@@ -1333,9 +1334,11 @@ static Suite *suite(void)
 {
 	Suite *s = suite_create("diagnosis_engine");
 	TCase *tc = tcase_create("cases");
+	tcase_set_timeout(tc, 30);
 	tcase_add_loop_test(tc, table_case, 0, (int)NCASES);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("details");
+	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, sync_evidence);
 	tcase_add_test(tc, periodic_wave_recovered);
 	tcase_add_test(tc, startup_row);
@@ -1348,20 +1351,24 @@ static Suite *suite(void)
 	tcase_add_test(tc, straggler_evidence);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("thresholds");
+	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, threshold_parse);
 	tcase_add_test(tc, threshold_roundtrip);
 	tcase_add_test(tc, names);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("waves");
+	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, acf_square_wave);
 	tcase_add_test(tc, acf_noisy_sine_long);
 	tcase_add_test(tc, gap_train_with_outliers);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("occupancy");
+	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, occupancy);
 	tcase_add_test(tc, occupancy_extreme_inputs);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("output");
+	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, text_leads_with_fix);
 	tcase_add_test(tc, json_output);
 	suite_add_tcase(s, tc);
@@ -1370,9 +1377,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return gt_suite_run(suite());
 }

@@ -15,7 +15,7 @@
 #include "gaptrace/analysis.h"
 #include "gaptrace/diagnosis.h"
 #include "gaptrace/synth.h"
-#include "diag_tmpdir.h"
+#include "gt_test.h"
 
 typedef struct row {
 	char trace[512];
@@ -58,13 +58,12 @@ static void load_rows(void)
 START_TEST(golden_row)
 {
 	const row *r = &rows[_i];
-	char tmp[64] = "", path[1024];
+	char tmp[256] = "", path[1024];
 	if (!strncmp(r->trace, "synth:", 6)) {
 		gt_synth_spec s;
 		ck_assert_msg(gt_synth_preset(r->trace + 6, &s) == 0, "line %d: no preset %s",
 			      r->line, r->trace + 6);
-		strcpy(tmp, "/tmp/gt-golden-XXXXXX");
-		ck_assert_ptr_nonnull(mkdtemp(tmp));
+		ck_assert_int_eq(gt_tmpdir_in(tmp, sizeof(tmp), "golden"), 0);
 		ck_assert_int_eq(gt_synth_write(&s, tmp, NULL, NULL, 0), 0);
 		snprintf(path, sizeof path, "%s", tmp);
 	} else {
@@ -96,7 +95,7 @@ START_TEST(golden_row)
 	gt_diagnosis_free(d);
 	gt_analysis_free(a);
 	if (tmp[0])
-		diag_rm_dir(tmp);
+		gt_rmtree(tmp);
 }
 END_TEST
 
@@ -108,9 +107,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, golden_row, 0, nrows);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed || !nrows ? EXIT_FAILURE : EXIT_SUCCESS;
+	if (!nrows)
+		return EXIT_FAILURE;
+	return gt_suite_run(s);
 }

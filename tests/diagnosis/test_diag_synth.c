@@ -21,10 +21,10 @@
 #include "gaptrace/report.h"
 #include "gaptrace/diagnosis.h"
 #include "gaptrace/synth.h"
-#include "diag_tmpdir.h"
+#include "gt_test.h"
 
 typedef struct run {
-	char dir[64];
+	char dir[256];
 	gt_synth_truth truth;
 	gt_analysis *a;
 	gt_diagnosis *d;
@@ -33,8 +33,7 @@ typedef struct run {
 static void run_spec(run *r, const gt_synth_spec *s, const gt_diag_opts *o)
 {
 	char err[256];
-	strcpy(r->dir, "/tmp/gt-diag-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(r->dir));
+	ck_assert_int_eq(gt_tmpdir_in(r->dir, sizeof(r->dir), "diag"), 0);
 	ck_assert_msg(gt_synth_write(s, r->dir, &r->truth, err, sizeof err) == 0, "synth: %s", err);
 	r->a = gt_analysis_new(NULL);
 	gt_errinfo ei;
@@ -58,7 +57,7 @@ static void run_free(run *r)
 {
 	gt_diagnosis_free(r->d);
 	gt_analysis_free(r->a);
-	diag_rm_dir(r->dir);
+	gt_rmtree(r->dir);
 }
 
 /* The truth of the analysis's GPU i (matched by UUID). */
@@ -587,9 +586,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return gt_suite_run(suite());
 }

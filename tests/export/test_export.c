@@ -20,6 +20,7 @@
 #include "ex_internal.h"
 #include "gaptrace/export.h"
 #include "test_format_util.h"
+#include "gt_test.h"
 
 /* ------------------------------------------------------------ helpers */
 
@@ -48,15 +49,12 @@ static char tmpdir[256];
 
 static void make_tmpdir(void)
 {
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/gt_export_test.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+	ck_assert_int_eq(gt_tmpdir_in(tmpdir, sizeof(tmpdir), "export"), 0);
 }
 
 static void rm_tmpdir(void)
 {
-	char cmd[512];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	ck_assert_int_eq(system(cmd), 0);
+	gt_rmtree(tmpdir);
 }
 
 static int fd_sink(void *user, const void *buf, size_t len)
@@ -86,10 +84,7 @@ static void write_small_trace(const char *path)
 	strcpy(h.hostname, "testhost");
 	strcpy(h.cmdline, "python3 train.py");
 	h.ndevices = 1;
-	h.devices[0].id = 0;
-	strcpy(h.devices[0].name, "Test GPU");
-	h.devices[0].sm_count = 132;
-	h.devices[0].uuid[0] = 0x42;
+	gt_h200_device(&h.devices[0], 0);
 	ck_assert_int_eq(gt_writer_begin(w, &h), 0);
 	uint32_t ka = gt_writer_intern(w, "kA", 2), kb = gt_writer_intern(w, "kB", 2);
 	uint32_t launch = gt_writer_intern(w, "cudaLaunchKernel", 16);
@@ -390,9 +385,9 @@ START_TEST(gpu_trace_rows)
 	ck_assert_uint_eq(count_str(s, "\n"), 10);
 	/* the first kernel: realtime start, geometry, empty copy columns */
 	ck_assert_ptr_nonnull(strstr(s, "\n1000001001000,1000,1,1,1,1,128,1,1,32,0,0,,,,,"
-					"Test GPU (0),0,7,4242,kA\n"));
+					"NVIDIA H200 (0),0,7,4242,kA\n"));
 	/* a copy: 1000 bytes in 1000 ns = 1000 MB/s */
-	ck_assert_ptr_nonnull(strstr(s, ",1000,8,,,,,,,,,,1000,1000.000,pinned,device,Test GPU (0),0,7,"
+	ck_assert_ptr_nonnull(strstr(s, ",1000,8,,,,,,,,,,1000,1000.000,pinned,device,NVIDIA H200 (0),0,7,"
 					"4242,[CUDA memcpy Host-to-Device]\n"));
 	free(s);
 	gt_export_close(x);
@@ -749,7 +744,7 @@ START_TEST(html_self_contained)
 	ck_assert_ptr_null(strstr(buf, "https://"));
 	ck_assert_ptr_null(strstr(buf, "url("));
 	ck_assert_ptr_null(strstr(buf, " src="));
-	ck_assert_ptr_nonnull(strstr(buf, "GPU 0: Test GPU"));
+	ck_assert_ptr_nonnull(strstr(buf, "GPU 0: NVIDIA H200"));
 	/* grid 1 on 132 SMs: the kernel row carries the small-grid badge */
 	ck_assert_ptr_nonnull(strstr(buf, "title=\"kA\">kA <span class=\"badge\""));
 	ck_assert_uint_eq(st.traces, 1);
@@ -763,6 +758,7 @@ static Suite *suite(void)
 {
 	Suite *s = suite_create("export");
 	TCase *t = tcase_create("escape");
+	tcase_set_timeout(t, 30);
 	tcase_add_test(t, json_controls_and_quotes);
 	tcase_add_test(t, json_valid_utf8_passes);
 	tcase_add_test(t, json_invalid_utf8_replaced);
@@ -794,9 +790,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return gt_suite_run(suite());
 }

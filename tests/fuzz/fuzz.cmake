@@ -82,3 +82,4 @@ endif()
 # a case is added: build/tests/gen_crafted tests/fuzz/corpus).
 add_executable(gen_crafted ${_fuzz_dir}/gen_crafted.c)
 target_link_libraries(gen_crafted PRIVATE gaptrace::format)
+target_link_libraries(gen_crafted PRIVATE gt_testcommon)

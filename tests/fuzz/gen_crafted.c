@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "gaptrace/format.h"
+#include "gt_test.h"
 
 typedef struct buf {
 	uint8_t *p;
@@ -59,7 +60,8 @@ static void save(const char *name, const buf *b)
 	printf("crafted-%s: %zu bytes\n", name, b->len);
 }
 
-/* A process on one H200 (sm 132, 2048 threads, 32 blocks per SM). */
+/* A process on one H200 (tests/common's fixture: 132 SMs, 2048 threads and
+ * 32 blocks per SM). */
 static gt_writer *begin(buf *b, const gt_writer_opts *wo)
 {
 	gt_stream_header h;
@@ -72,19 +74,7 @@ static gt_writer *begin(buf *b, const gt_writer_opts *wo)
 	h.kinds = GT_KIND_DEFAULT;
 	strcpy(h.hostname, "gpu1");
 	h.ndevices = 1;
-	gt_device *d = &h.devices[0];
-	strcpy(d->name, "NVIDIA H200");
-	d->uuid[0] = 0x10;
-	d->cc_major = 9;
-	d->sm_count = 132;
-	d->max_threads_per_sm = 2048;
-	d->max_blocks_per_sm = 32;
-	d->max_regs_per_sm = 65536;
-	d->max_regs_per_block = 65536;
-	d->max_smem_per_sm = 233472;
-	d->max_smem_per_block = 232448;
-	d->max_threads_per_block = 1024;
-	d->warp_size = 32;
+	gt_h200_device(&h.devices[0], 0);
 	gt_writer *w = gt_writer_new(wo, sink, b);
 	if (!w || gt_writer_begin(w, &h) < 0)
 		abort();

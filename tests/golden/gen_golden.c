@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include "gt_test.h"
 #include "test_format_util.h"
 
 static const char *dir;
@@ -168,7 +169,7 @@ START_TEST(generate)
 		uint8_t src[3000];
 		uint64_t s = 9;
 		for (size_t i = 0; i < sizeof(src); i++)
-			src[i] = (uint8_t)("abcdefgh"[tf_rand(&s) % 8]);
+			src[i] = (uint8_t)("abcdefgh"[gt_rand(&s) % 8]);
 		uint8_t z[4096], out[3000];
 		size_t a = ZSTD_compress(z, sizeof(z), src, sizeof(src), 1);
 		size_t at = 0;
@@ -377,6 +378,7 @@ int main(int argc, char **argv)
 	dir = argv[1];
 	Suite *s = suite_create("gen_golden");
 	TCase *tc = tcase_create("gen");
+	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, generate);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);

@@ -17,6 +17,7 @@
 #include "gt_internal.h"
 #include "schema.h"
 
+#include "gt_test.h"
 #include "harness.h"
 
 const char *const h_kernel_names[H_NKERNEL_NAMES] = {
@@ -161,10 +162,8 @@ static int emit(const void *rec, const gt_record *want, const char *name, const 
  * real ones (a few bytes each), not like a counter. */
 static uint64_t noise(uint32_t corr)
 {
-	uint64_t z = corr + 0x9e3779b97f4a7c15ull;
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	uint64_t s = corr;
+	return gt_rand(&s);
 }
 
 /* Timestamps: distinct and increasing per correlation id, in the mock's clock. */
@@ -388,47 +387,36 @@ int h_overhead(uint64_t start)
 
 int h_device(uint32_t id)
 {
+	/* the fixture as CUPTI carries it (no memory clock, bus width, PCI) */
+	gt_record g = {.type = GT_REC_DEVICE};
+	gt_device *o = &g.device;
+	gt_h200_device(o, id);
+	o->mem_clock_khz = 0;
+	o->mem_bus_width_bits = 0;
+	for (int i = 0; i < 16; i++)
+		o->uuid[i] = (uint8_t)(0xa0 + i + id);
 	CUpti_ActivityDevice5 d;
 	memset(&d, 0, sizeof(d));
 	d.kind = CUPTI_ACTIVITY_KIND_DEVICE;
 	d.id = id;
-	d.name = "NVIDIA H200 (mock)";
-	d.computeCapabilityMajor = 9;
-	d.computeCapabilityMinor = 0;
-	d.numMultiprocessors = 132;
-	d.coreClockRate = 1980000;
-	d.globalMemorySize = 150ull << 30;
+	d.name = GT_H200_NAME; /* a literal: the mock delivers the record later */
+	d.computeCapabilityMajor = o->cc_major;
+	d.computeCapabilityMinor = o->cc_minor;
+	d.numMultiprocessors = o->sm_count;
+	d.coreClockRate = o->core_clock_khz;
+	d.globalMemorySize = o->global_mem_bytes;
 	d.globalMemoryBandwidth = 4800000000ull;
-	d.l2CacheSize = 60 << 20;
-	d.numThreadsPerWarp = 32;
-	d.maxWarpsPerMultiprocessor = 64;
-	d.maxBlocksPerMultiprocessor = 32;
-	d.maxRegistersPerMultiprocessor = 65536;
-	d.maxRegistersPerBlock = 65536;
-	d.maxSharedMemoryPerMultiprocessor = 233472;
-	d.maxSharedMemoryPerBlock = 49152;
-	d.maxThreadsPerBlock = 1024;
+	d.l2CacheSize = o->l2_bytes;
+	d.numThreadsPerWarp = o->warp_size;
+	d.maxWarpsPerMultiprocessor = o->max_threads_per_sm / o->warp_size;
+	d.maxBlocksPerMultiprocessor = o->max_blocks_per_sm;
+	d.maxRegistersPerMultiprocessor = o->max_regs_per_sm;
+	d.maxRegistersPerBlock = o->max_regs_per_block;
+	d.maxSharedMemoryPerMultiprocessor = o->max_smem_per_sm;
+	d.maxSharedMemoryPerBlock = o->max_smem_per_block;
+	d.maxThreadsPerBlock = o->max_threads_per_block;
 	d.numMemcpyEngines = 7;
-	for (int i = 0; i < 16; i++)
-		d.uuid.bytes[i] = (char)(0xa0 + i + id);
-	gt_record g = {.type = GT_REC_DEVICE};
-	gt_device *o = &g.device;
-	o->id = id;
-	memcpy(o->uuid, d.uuid.bytes, 16);
-	snprintf(o->name, sizeof(o->name), "%s", d.name);
-	o->cc_major = 9;
-	o->sm_count = 132;
-	o->core_clock_khz = 1980000;
-	o->global_mem_bytes = 150ull << 30;
-	o->l2_bytes = 60 << 20;
-	o->max_threads_per_sm = 2048;
-	o->max_blocks_per_sm = 32;
-	o->max_regs_per_sm = 65536;
-	o->max_regs_per_block = 65536;
-	o->max_smem_per_sm = 233472;
-	o->max_smem_per_block = 49152;
-	o->max_threads_per_block = 1024;
-	o->warp_size = 32;
+	memcpy(d.uuid.bytes, o->uuid, 16);
 	return emit(&d, &g, NULL, NULL);
 }
 
@@ -985,26 +973,3 @@ int h_count_lines(const char *text, const char *prefix)
 	return c;
 }
 
-void h_mkdtemp(char *out, size_t cap)
-{
-	const char *t = getenv("TMPDIR");
-	snprintf(out, cap, "%s/gt-inject-XXXXXX", t && *t ? t : "/tmp");
-	if (!mkdtemp(out))
-		out[0] = 0;
-}
-
-void h_rmdir(const char *dir)
-{
-	DIR *d = opendir(dir);
-	if (!d)
-		return;
-	struct dirent *e;
-	char p[4096];
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-			snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-			unlink(p);
-		}
-	closedir(d);
-	rmdir(dir);
-}

@@ -138,9 +138,5 @@ int h_wait(pid_t pid, int timeout_ms);
 char *h_slurp(const char *path);
 /** Count the lines of text that start with prefix. */
 int h_count_lines(const char *text, const char *prefix);
-/** A fresh directory under TMPDIR. */
-void h_mkdtemp(char *out, size_t cap);
-/** Remove a directory made by h_mkdtemp. */
-void h_rmdir(const char *dir);
 
 #endif

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "gt_test.h"
 #include "harness.h"
 #include "peer.h"
 
@@ -31,7 +32,7 @@ static tctx T;
 static void setup(void)
 {
 	memset(&T, 0, sizeof(T));
-	h_mkdtemp(T.dir, sizeof(T.dir));
+	gt_tmpdir_in(T.dir, sizeof(T.dir), "inject");
 	ck_assert(T.dir[0]);
 }
 
@@ -39,7 +40,7 @@ static void teardown(void)
 {
 	if (T.have_peer)
 		peer_stop(&T.pr, 5000);
-	h_rmdir(T.dir);
+	gt_rmtree(T.dir);
 }
 
 static char *app_file(const char *name)
@@ -138,7 +139,8 @@ typedef struct suite_test {
 } suite_test;
 
 /* Run a Check suite of n tests, one TCase each (fixture, 120 s timeout),
- * forked. @return the process exit status. */
+ * forked (the apps they spawn need it), through gt_suite_run.
+ * @return the process exit status. */
 __attribute__((unused)) static int suite_run(const char *name, const suite_test *tests, size_t n)
 {
 	Suite *s = suite_create(name);
@@ -149,12 +151,8 @@ __attribute__((unused)) static int suite_run(const char *name, const suite_test 
 		tcase_add_test(tc, tests[i].t);
 		suite_add_tcase(s, tc);
 	}
-	SRunner *sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	setenv("CK_FORK", "yes", 1);
+	return gt_suite_run(s);
 }
 
 #endif

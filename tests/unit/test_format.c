@@ -19,6 +19,7 @@
 
 #include "schema.h"
 #include "test_format_util.h"
+#include "gt_test.h"
 
 /* --------------------------------------------------- per-type generators */
 
@@ -30,7 +31,7 @@ static uint64_t pick(int mode, uint64_t *s, size_t width)
 		return 0;
 	if (mode == 1)
 		return max;
-	uint64_t v = tf_rand(s) >> (tf_rand(s) % 64);
+	uint64_t v = gt_rand(s) >> (gt_rand(s) % 64);
 	return v & max;
 }
 
@@ -38,14 +39,14 @@ static uint64_t pick(int mode, uint64_t *s, size_t width)
 #define SET_STR(x, field)
 #define SET_UUID(x, field)              \
 	for (int i_ = 0; i_ < 16; i_++) \
-		(x)->field[i_] = mode == 0 ? 0 : mode == 1 ? 0xff : (uint8_t)tf_rand(s);
+		(x)->field[i_] = mode == 0 ? 0 : mode == 1 ? 0xff : (uint8_t)gt_rand(s);
 #define SET_NAME(x, field)                                                 \
 	{                                                                  \
 		size_t l_ = mode == 0	? 0                                \
 			    : mode == 1 ? GT_DEVICE_NAME_MAX - 1           \
-					: tf_rand(s) % GT_DEVICE_NAME_MAX; \
+					: gt_rand(s) % GT_DEVICE_NAME_MAX; \
 		for (size_t i_ = 0; i_ < l_; i_++)                         \
-			(x)->field[i_] = (char)(' ' + tf_rand(s) % 95);    \
+			(x)->field[i_] = (char)(' ' + gt_rand(s) % 95);    \
 		(x)->field[l_] = 0;                                        \
 	}
 #define SET_COL(x, kind, field, codec) SET_##kind(x, field)
@@ -121,7 +122,7 @@ START_TEST(crc32c_known_values)
 	uint8_t buf[300];
 	uint64_t s = 7;
 	for (size_t i = 0; i < sizeof(buf); i++)
-		buf[i] = (uint8_t)tf_rand(&s);
+		buf[i] = (uint8_t)gt_rand(&s);
 	for (size_t off = 0; off < 8; off++)
 		for (size_t len = 0; len + off <= sizeof(buf); len += 1 + len / 8) {
 			ck_assert_uint_eq(gt_crc32c(0, buf + off, len),
@@ -191,7 +192,7 @@ START_TEST(rel_is_a_bijection)
 					UINT64_MAX};
 	uint64_t s = 99;
 	for (size_t ri = 0; ri < sizeof(refs) / sizeof(refs[0]) + 50; ri++) {
-		uint64_t ref = ri < sizeof(refs) / sizeof(refs[0]) ? refs[ri] : tf_rand(&s);
+		uint64_t ref = ri < sizeof(refs) / sizeof(refs[0]) ? refs[ri] : gt_rand(&s);
 		/* values around 0, ref, ref + 2^63 and UINT64_MAX: all distinct codes */
 		uint64_t vals[64], enc[64];
 		unsigned n = 0;
@@ -211,7 +212,7 @@ START_TEST(rel_is_a_bijection)
 				ck_assert(vals[i] == vals[j] || enc[i] != enc[j]);
 		/* and decode is the inverse on codes too (it is onto) */
 		for (int k = 0; k < 200; k++) {
-			uint64_t e = k < 100 ? (uint64_t)k : tf_rand(&s);
+			uint64_t e = k < 100 ? (uint64_t)k : gt_rand(&s);
 			ck_assert_uint_eq(gt_rel_encode(gt_rel_decode(e, ref), ref), e);
 		}
 	}
@@ -324,18 +325,18 @@ START_TEST(roundtrip_random_seeded)
 	for (size_t i = 0; i < n; i++) {
 		uint32_t t;
 		do
-			t = all_types[tf_rand(&s) % NTYPES];
+			t = all_types[gt_rand(&s) % NTYPES];
 		while (t == GT_REC_STRING);
 		set_record(&recs[i], t, 2, &s);
 		/* realistic runs: monotonic-ish timestamps so DELTA/REL get exercised
 		 * with small values too */
-		if (t == GT_REC_KERNEL && tf_rand(&s) % 2) {
+		if (t == GT_REC_KERNEL && gt_rand(&s) % 2) {
 			recs[i].kernel.start = 1000000 + i * 1000;
-			recs[i].kernel.end = recs[i].kernel.start + tf_rand(&s) % 100000;
+			recs[i].kernel.end = recs[i].kernel.start + gt_rand(&s) % 100000;
 		}
 	}
-	gt_writer_opts o = {.frame_rows = 1 + (uint32_t)(tf_rand(&s) % 5000),
-			    .zstd_level = (int)(tf_rand(&s) % 8) - 4};
+	gt_writer_opts o = {.frame_rows = 1 + (uint32_t)(gt_rand(&s) % 5000),
+			    .zstd_level = (int)(gt_rand(&s) % 8) - 4};
 	roundtrip(recs, n, &o);
 	free(recs);
 }
@@ -353,19 +354,19 @@ START_TEST(codec_choice_paths)
 		gt_kernel *k = &recs[i].kernel;
 		/* irregular gaps, short varying durations: end is cheapest REL start */
 		k->start = (i ? recs[i - 1].kernel.start : 1000000000ull) + 5000 +
-			   tf_rand(&s) % 100000;
-		k->end = k->start + tf_rand(&s) % 2000;
+			   gt_rand(&s) % 100000;
+		k->end = k->start + gt_rand(&s) % 2000;
 		/* queued: a launch cadence (DELTA); submitted a few hundred ns
 		 * after it (REL to queued, column 2) */
-		k->queued = 900000000ull + (uint64_t)i * 20000 + tf_rand(&s) % 64;
-		k->submitted = k->queued + 300 + tf_rand(&s) % 16;
+		k->queued = 900000000ull + (uint64_t)i * 20000 + gt_rand(&s) % 64;
+		k->submitted = k->queued + 300 + gt_rand(&s) % 16;
 		/* lazy columns that flip in a later chunk: graph_node_id constant
 		 * for 300 rows then unrelated (PLAIN), correlation_id constant for
 		 * 600 rows then counting (DELTA) */
-		k->graph_node_id = i < 300 ? 5 : (i % 2 ? 1ull << 60 : 0) + tf_rand(&s) % 1000;
+		k->graph_node_id = i < 300 ? 5 : (i % 2 ? 1ull << 60 : 0) + gt_rand(&s) % 1000;
 		k->correlation_id = i < 600 ? 7 : 1000 + (uint32_t)i * 3;
 		k->grid_x = 132;			      /* CONST */
-		k->registers = (uint32_t)(tf_rand(&s) % 200); /* PLAIN */
+		k->registers = (uint32_t)(gt_rand(&s) % 200); /* PLAIN */
 	}
 	membuf m = {0};
 	gt_writer *w = tf_writer(&m, NULL);
@@ -405,7 +406,7 @@ START_TEST(long_lazy_runs)
 		gt_kernel *k = &recs[i].kernel;
 		k->start = (uint64_t)i * 1000;
 		k->end = k->start + 10;
-		k->queued = i < 5000 ? UINT64_MAX : tf_rand(&s);        /* -> PLAIN */
+		k->queued = i < 5000 ? UINT64_MAX : gt_rand(&s);        /* -> PLAIN */
 		k->submitted = i < 5000 ? UINT64_MAX - 1 : UINT64_MAX - 1 + (uint64_t)i; /* -> DELTA */
 		k->graph_node_id = i < 5999 ? (1ull << 63) : 7; /* flips on the very last row */
 	}
@@ -581,7 +582,7 @@ START_TEST(big_strings_respect_frame_caps)
 	uint64_t seed = 3;
 	for (int i = 0; i < 300; i++) {
 		for (size_t j = 0; j < GT_STRING_MAX; j++)
-			s[j] = (char)tf_rand(&seed);
+			s[j] = (char)gt_rand(&seed);
 		ck_assert_uint_eq(gt_writer_intern(w, s, GT_STRING_MAX), (uint32_t)i + 1);
 	}
 	gt_kernel k = {.start = 1, .end = 2, .name_id = 300};
@@ -1411,6 +1412,7 @@ int main(void)
 {
 	Suite *s = suite_create("format");
 	TCase *tc = tcase_create("codecs");
+	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, crc32c_known_values);
 	tcase_add_test(tc, varint_edges);
 	tcase_add_test(tc, rel_is_a_bijection);
@@ -1433,6 +1435,7 @@ int main(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("writer");
+	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, refused_frames_keep_names);
 	tcase_add_test(tc, sink_full_then_recovers);
 	tcase_add_test(tc, resend_strings_requeues_all);
@@ -1441,6 +1444,7 @@ int main(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("header");
+	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, header_roundtrip_full);
 	tcase_add_test(tc, header_version_rules);
 	tcase_add_test(tc, header_from_newer_minor);
@@ -1459,5 +1463,5 @@ int main(void)
 	tcase_add_test(tc, names_and_strerror);
 	suite_add_tcase(s, tc);
 
-	return tf_run(s);
+	return gt_suite_run(s);
 }

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "test_format_util.h"
+#include "gt_test.h"
 
 /* A small multi-frame trace of several types: strings, kernels, API calls,
  * a memcpy, a loss record. Frames of 8 records. */
@@ -209,19 +210,19 @@ START_TEST(random_damage_never_crashes)
 	for (int iter = 0; iter < 300; iter++) {
 		size_t len = m.len;
 		memcpy(b, m.p, len);
-		int ops = 1 + (int)(tf_rand(&s) % 4);
+		int ops = 1 + (int)(gt_rand(&s) % 4);
 		for (int o = 0; o < ops; o++) {
-			size_t at = (size_t)(tf_rand(&s) % len), n = 1 + tf_rand(&s) % 64;
-			switch (tf_rand(&s) % 5) {
+			size_t at = (size_t)(gt_rand(&s) % len), n = 1 + gt_rand(&s) % 64;
+			switch (gt_rand(&s) % 5) {
 			case 0: /* overwrite with noise */
 				for (size_t k = at; k < at + n && k < len; k++)
-					b[k] = (uint8_t)tf_rand(&s);
+					b[k] = (uint8_t)gt_rand(&s);
 				break;
 			case 1: /* insert noise */
 				if (len + n < cap) {
 					memmove(b + at + n, b + at, len - at);
 					for (size_t k = at; k < at + n; k++)
-						b[k] = (uint8_t)tf_rand(&s);
+						b[k] = (uint8_t)gt_rand(&s);
 					len += n;
 				}
 				break;
@@ -682,23 +683,12 @@ static char tmpdir[256];
 
 static void make_tmpdir(void)
 {
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/gt_damage_XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+	ck_assert_int_eq(gt_tmpdir_in(tmpdir, sizeof(tmpdir), "damage"), 0);
 }
 
 static void rm_tmpdir(void)
 {
-	DIR *d = opendir(tmpdir);
-	struct dirent *e;
-	char p[512];
-	while (d && (e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-			snprintf(p, sizeof(p), "%s/%s", tmpdir, e->d_name);
-			unlink(p);
-		}
-	if (d)
-		closedir(d);
-	rmdir(tmpdir);
+	gt_rmtree(tmpdir);
 }
 
 static void write_file(const char *path, const void *p, size_t n)
@@ -1222,6 +1212,7 @@ int main(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("compat");
+	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, unknown_types_skipped_by_size);
 	tcase_add_test(tc, extra_unknown_columns);
 	tcase_add_test(tc, fewer_columns_read_as_zero);
@@ -1251,5 +1242,5 @@ int main(void)
 	tcase_add_test(tc, cli_fifo);
 	suite_add_tcase(s, tc);
 
-	return tf_run(s);
+	return gt_suite_run(s);
 }

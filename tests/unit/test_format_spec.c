@@ -21,6 +21,7 @@
 
 #include "schema.h"
 #include "test_format_util.h"
+#include "gt_test.h"
 
 #ifndef FORMAT_MD
 #error "FORMAT_MD must name format/FORMAT.md"
@@ -55,26 +56,7 @@ static void example_stream(membuf *m)
 	strcpy(h.producer_version, "gaptrace 0.1.0");
 	h.ndevices = 1;
 	gt_device *d = &h.devices[0];
-	d->id = 0;
-	for (int i = 0; i < 16; i++)
-		d->uuid[i] = (uint8_t)(0x10 + i);
-	strcpy(d->name, "NVIDIA H200");
-	d->cc_major = 9;
-	d->cc_minor = 0;
-	d->sm_count = 132;
-	d->core_clock_khz = 1980000;
-	d->mem_clock_khz = 3201000;
-	d->mem_bus_width_bits = 6144;
-	d->global_mem_bytes = 150754820096ull;
-	d->l2_bytes = 62914560;
-	d->max_threads_per_sm = 2048;
-	d->max_blocks_per_sm = 32;
-	d->max_regs_per_sm = 65536;
-	d->max_regs_per_block = 65536;
-	d->max_smem_per_sm = 233472;
-	d->max_smem_per_block = 232448;
-	d->max_threads_per_block = 1024;
-	d->warp_size = 32;
+	gt_h200_device(d, 0);
 	d->pci_bus = 0x19;
 	ck_assert_int_eq(gt_writer_begin(w, &h), 0);
 
@@ -333,7 +315,7 @@ START_TEST(hex_dump_text_is_the_tools_output)
 	char *e = strstr(md, "\n```\n<!-- hexdump:end -->");
 	ck_assert(b && e && b < e);
 	b += strlen("<!-- hexdump:begin -->\n```text\n");
-	if (getenv("GT_UPDATE_GOLDEN")) {
+	if (gt_update_golden()) {
 		/* Regenerate section 13 from the tool's output. */
 		FILE *f = fopen(FORMAT_MD, "w");
 		ck_assert_ptr_nonnull(f);
@@ -439,6 +421,7 @@ int main(int argc, char **argv)
 	int gen = argc == 3 && !strcmp(argv[1], "--write-example");
 	Suite *s = suite_create("format_spec");
 	TCase *tc = tcase_create("spec");
+	tcase_set_timeout(tc, 30);
 	if (gen) {
 		example_path = argv[2];
 		tcase_add_test(tc, write_example);
@@ -449,10 +432,12 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, constants_match);
 	}
 	suite_add_tcase(s, tc);
+	if (!gen)
+		return gt_suite_run(s);
+	/* --write-example: a tool run, in this process, quiet */
 	SRunner *sr = srunner_create(s);
-	if (gen)
-		srunner_set_fork_status(sr, CK_NOFORK);
-	srunner_run_all(sr, gen ? CK_SILENT : CK_NORMAL);
+	srunner_set_fork_status(sr, CK_NOFORK);
+	srunner_run_all(sr, CK_SILENT);
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;

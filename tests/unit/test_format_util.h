@@ -15,6 +15,7 @@
 
 #include "gaptrace/format.h"
 #include "gt_internal.h"
+#include "gt_test.h"
 
 #define TF_UNUSED __attribute__((unused))
 
@@ -107,9 +108,7 @@ TF_UNUSED static void tf_header_init(gt_stream_header *h)
 	strcpy(h->cmdline, "python train.py");
 	strcpy(h->producer_version, "gaptrace test");
 	h->ndevices = 1;
-	strcpy(h->devices[0].name, "NVIDIA H200");
-	h->devices[0].sm_count = 132;
-	h->devices[0].uuid[0] = 0xab;
+	gt_h200_device(&h->devices[0], 0);
 }
 
 /* A writer on a membuf, its header already written. */
@@ -298,17 +297,6 @@ TF_UNUSED static unsigned tf_frame_layout(const membuf *m, size_t *off, unsigned
 	return nf;
 }
 
-/* Run a suite (CK_FORK from the environment, as ctest sets it); the exit
- * status of a test program. */
-TF_UNUSED static int tf_run(Suite *s)
-{
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
-
 /* Column descriptors (codec, ref) of the first block of `type` in the first
  * frame of a stream; returns the block's column count, 0 if none. */
 TF_UNUSED static unsigned tf_first_block_desc(const membuf *m, uint8_t type, uint8_t *codec,
@@ -345,15 +333,6 @@ TF_UNUSED static unsigned tf_first_block_desc(const membuf *m, uint8_t type, uin
 	}
 	free(raw);
 	return found;
-}
-
-/* Deterministic PRNG (splitmix64). */
-TF_UNUSED static uint64_t tf_rand(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
 }
 
 #endif
