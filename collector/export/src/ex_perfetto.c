@@ -957,7 +957,7 @@ static void gpu_tracks(pf *p)
 		uint32_t pid = PF_GPU_PID_BASE + (uint32_t)g;
 		gpu_meta(p, g);
 		char nm[96], d[32];
-		ex_fmt_dur(d, sizeof(d), (double)ao->detail_gap_ns);
+		gt_fmt_ns(d, sizeof(d), (double)ao->detail_gap_ns);
 		int n = snprintf(nm, sizeof(nm), "idle gaps >= %s, by cause", d);
 		ev_meta_name(p, "thread_name", pid, PF_GAP_TID, nm, (size_t)n);
 		size_t ng = 0;
