@@ -6,6 +6,7 @@
  * the same quantity.
  */
 #include <check.h>
+#include <regex.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,15 +120,18 @@ START_TEST(api_names)
 }
 END_TEST
 
-/* What the reports print through f, into a string (caller frees). */
+/* What a report or export prints, into a string (caller frees): 0 the text
+ * report, 1 the HTML, 2 the cuda_api_sum table (CSV), 3 Perfetto. */
 static char *capture(gt_export *x, int html)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	ck_assert_ptr_nonnull(f);
-	int rc = html ? gt_export_html(x, f, NULL)
-		      : gt_report_text(gt_export_analysis(x), f, NULL);
+	int rc = html == 1   ? gt_export_html(x, f, NULL)
+		 : html == 2 ? gt_export_table(x, GT_TABLE_API_SUM, GT_EXPORT_CSV, f, NULL)
+		 : html == 3 ? gt_export_perfetto(x, f, NULL)
+			     : gt_report_text(gt_export_analysis(x), f, NULL);
 	ck_assert_int_ge(rc, 0);
 	fclose(f);
 	return buf;
@@ -159,6 +163,28 @@ START_TEST(text_and_html_agree)
 }
 END_TEST
 
+/* No output a person reads keeps CUPTI's version suffix: the trace's API
+ * names carry it ("cudaLaunchKernel_v7000"), the text report, the CSV
+ * tables and the Perfetto slices drop it alike. */
+START_TEST(api_names_clean_everywhere)
+{
+	const char *path = GT_TEST_TRACES "/item_metric";
+	gt_export *x = gt_export_open(&path, 1, NULL, NULL);
+	ck_assert_ptr_nonnull(x);
+	regex_t re;
+	ck_assert_int_eq(regcomp(&re, "[A-Za-z]_v[0-9]{4,5}[^0-9]", REG_EXTENDED | REG_NOSUB), 0);
+	for (int k = 0; k < 4; k++) {
+		char *out = capture(x, k);
+		/* the HTML names API calls only in findings, which may not name one */
+		ck_assert_msg(k == 1 || strstr(out, "cudaLaunchKernel"), "output %d has no API names", k);
+		ck_assert_msg(regexec(&re, out, 0, NULL, 0) != 0, "output %d keeps a _vNNNN suffix", k);
+		free(out);
+	}
+	regfree(&re);
+	gt_export_close(x);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("units");
@@ -168,6 +194,7 @@ int main(void)
 	tcase_add_test(tc, small_buffers);
 	tcase_add_test(tc, api_names);
 	tcase_add_test(tc, text_and_html_agree);
+	tcase_add_test(tc, api_names_clean_everywhere);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
