@@ -1454,8 +1454,9 @@ int gt_export_html(gt_export *x, FILE *out, gt_export_stats *st)
 		local.problems += t->problems + (t->status ? 1 : 0);
 		local.records += t->rs.records;
 		if ((t->status || t->problems) && x->o.analysis.log) {
-			gt_errinfo ei = {.code = t->status ? t->status : GT_ERR_CORRUPT};
-			snprintf(ei.msg, sizeof(ei.msg), "%s", t->status ? t->error : t->first_problem);
+			gt_errinfo ei;
+			gt_errinfo_set(&ei, t->status ? t->status : GT_ERR_CORRUPT, 0, "%s",
+				       t->status ? t->error : t->first_problem);
 			x->o.analysis.log(x->o.analysis.log_user, t->path, &ei);
 		}
 	}
