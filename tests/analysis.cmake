@@ -28,3 +28,10 @@ foreach(_t item_metric periodic_ckpt two_procs)
     set_tests_properties(report_h200_${_t}_${_m} PROPERTIES TIMEOUT 120)
   endforeach()
 endforeach()
+
+# The one human-units formatter and API-name cleaner; the text and HTML
+# reports of one trace agree on a figure.
+gaptrace_check_test(test_units analysis/test_units.c)
+target_link_libraries(test_units PRIVATE gaptrace::report gaptrace::export)
+target_compile_definitions(test_units PRIVATE
+  GT_TEST_TRACES="${PROJECT_SOURCE_DIR}/examples/traces")

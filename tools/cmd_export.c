@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "gaptrace/analysis.h"
 #include "gaptrace/export.h"
 #include "outfile.h"
 
@@ -151,7 +152,9 @@ static void report_stats(const char *what, const char *path, const gt_export_sta
 	if (opts.fmt == FMT_PERFETTO)
 		fprintf(stderr, ", %llu flows, %llu gaps", (unsigned long long)st->flows,
 			(unsigned long long)st->gaps);
-	fprintf(stderr, ", %.1f MB in %.2f s", st->bytes / 1e6, dt);
+	char b1[32], b2[32];
+	fprintf(stderr, ", %s in %s", gt_fmt_bytes(b1, sizeof(b1), (double)st->bytes),
+		gt_fmt_ns(b2, sizeof(b2), dt * 1e9));
 	if (st->problems)
 		fprintf(stderr, " (%llu problems reading the traces)",
 			(unsigned long long)st->problems);

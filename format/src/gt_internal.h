@@ -240,8 +240,4 @@ GT_HIDDEN uint32_t gt_crc32c_sw(uint32_t crc, const void *buf, size_t len);
 #define GT_CRC_OK(computed, stored) ((computed) == (stored))
 #endif
 
-/** Set an errinfo (when non-NULL) and return code. */
-GT_HIDDEN int gt_seterr(gt_errinfo *ei, int code, uint64_t offset, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
 #endif /* GT_INTERNAL_H */

@@ -30,7 +30,7 @@ const char *gt_version(void)
 	return GAPTRACE_VERSION;
 }
 
-int gt_seterr(gt_errinfo *ei, int code, uint64_t offset, const char *fmt, ...)
+int gt_errinfo_set(gt_errinfo *ei, int code, uint64_t offset, const char *fmt, ...)
 {
 	if (ei) {
 		ei->code = code;
@@ -371,31 +371,31 @@ int gt_stream_header_decode(const uint8_t *buf, size_t len, gt_stream_header *h,
 {
 	int total = gt_stream_header_peek_len(buf, len);
 	if (total == GT_ERR_MAGIC)
-		return gt_seterr(ei, total, 0, "byte 0: not a gaptrace stream (bad magic)");
+		return gt_errinfo_set(ei, total, 0, "byte 0: not a gaptrace stream (bad magic)");
 	if (total == GT_ERR_AGAIN || (total > 0 && (size_t)total > len))
-		return gt_seterr(ei, GT_ERR_TRUNCATED, len,
+		return gt_errinfo_set(ei, GT_ERR_TRUNCATED, len,
 				 "byte %zu: stream header is cut (%zu of %d bytes)", len, len,
 				 total > 0 ? total : HDR_PREFIX);
 	if (total < 0)
-		return gt_seterr(ei, total, 16, "byte 16: stream header length invalid (%s)",
+		return gt_errinfo_set(ei, total, 16, "byte 16: stream header length invalid (%s)",
 				 gt_strerror(total));
 	uint16_t major = gt_load_le16(buf + 8), minor = gt_load_le16(buf + 10);
 	uint16_t oldest = gt_load_le16(buf + 12);
 	if (oldest > GT_FORMAT_MAJOR)
-		return gt_seterr(
+		return gt_errinfo_set(
 			ei, GT_ERR_VERSION, 8,
 			"byte 8: stream is format %u.%u and needs a reader of major >= %u; "
 			"this reader is %u.%u (upgrade gaptrace)",
 			major, minor, oldest, GT_FORMAT_MAJOR, GT_FORMAT_MINOR);
 	uint32_t crc = gt_load_le32(buf + total - 4);
 	if (!GT_CRC_OK(gt_crc32c(0, buf, (size_t)total - 4), crc))
-		return gt_seterr(ei, GT_ERR_CHECKSUM, (uint64_t)total - 4,
+		return gt_errinfo_set(ei, GT_ERR_CHECKSUM, (uint64_t)total - 4,
 				 "byte %d: stream header checksum mismatch", total - 4);
 	if (gt_load_le16(buf + 14) != 0)
-		return gt_seterr(ei, GT_ERR_RESERVED, 14,
+		return gt_errinfo_set(ei, GT_ERR_RESERVED, 14,
 				 "byte 14: header flags are reserved, not 0");
 	if (oldest == 0 || oldest > major)
-		return gt_seterr(
+		return gt_errinfo_set(
 			ei, GT_ERR_CORRUPT, 8,
 			"byte 8: version %u.%u with oldest compatible major %u is impossible",
 			major, minor, oldest);
@@ -421,12 +421,12 @@ int gt_stream_header_decode(const uint8_t *buf, size_t len, gt_stream_header *h,
 	size_t pos = HDR_PREFIX + fixed, end = (size_t)total - 4;
 	while (pos < end) {
 		if (end - pos < 4)
-			return gt_seterr(ei, GT_ERR_CORRUPT, pos, "byte %zu: header field cut",
+			return gt_errinfo_set(ei, GT_ERR_CORRUPT, pos, "byte %zu: header field cut",
 					 pos);
 		uint16_t tag = gt_load_le16(buf + pos), n = gt_load_le16(buf + pos + 2);
 		const uint8_t *v = buf + pos + 4;
 		if (n > end - pos - 4)
-			return gt_seterr(ei, GT_ERR_CORRUPT, pos,
+			return gt_errinfo_set(ei, GT_ERR_CORRUPT, pos,
 					 "byte %zu: header field %u overruns the header", pos, tag);
 		switch (tag) {
 		case TAG_HOSTNAME: copy_str(h->hostname, sizeof(h->hostname), v, n); break;
@@ -437,10 +437,10 @@ int gt_stream_header_decode(const uint8_t *buf, size_t len, gt_stream_header *h,
 		case TAG_SESSION: copy_str(h->session, sizeof(h->session), v, n); break;
 		case TAG_DEVICE: {
 			if (n < 2 || gt_load_le16(v) > n - 2)
-				return gt_seterr(ei, GT_ERR_CORRUPT, pos,
+				return gt_errinfo_set(ei, GT_ERR_CORRUPT, pos,
 						 "byte %zu: device entry malformed", pos);
 			if (h->ndevices >= GT_MAX_DEVICES)
-				return gt_seterr(ei, GT_ERR_LIMIT, pos,
+				return gt_errinfo_set(ei, GT_ERR_LIMIT, pos,
 						 "byte %zu: more than %d devices", pos,
 						 GT_MAX_DEVICES);
 			gt_device *d = &h->devices[h->ndevices++];

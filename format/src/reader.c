@@ -350,12 +350,12 @@ static int read_header(gt_reader *r, gt_errinfo *ei)
 {
 	int rc = need(r, 24);
 	if (rc < 0)
-		return gt_seterr(ei, rc, 0, "byte 0: read failed: %s", strerror(errno));
+		return gt_errinfo_set(ei, rc, 0, "byte 0: read failed: %s", strerror(errno));
 	int total = gt_stream_header_peek_len(r->ibuf + r->ipos, avail(r));
 	if (total > 0) {
 		rc = need(r, (size_t)total);
 		if (rc < 0)
-			return gt_seterr(ei, rc, 0, "byte 0: read failed: %s", strerror(errno));
+			return gt_errinfo_set(ei, rc, 0, "byte 0: read failed: %s", strerror(errno));
 	}
 	rc = gt_stream_header_decode(r->ibuf + r->ipos, avail(r), &r->hdr, ei);
 	if (rc < 0)
@@ -381,7 +381,7 @@ gt_reader *gt_reader_open_fd(int fd, const gt_reader_opts *opts, gt_errinfo *ei)
 {
 	gt_reader *r = reader_new(opts);
 	if (!r) {
-		gt_seterr(ei, GT_ERR_NOMEM, 0, "out of memory");
+		gt_errinfo_set(ei, GT_ERR_NOMEM, 0, "out of memory");
 		return NULL;
 	}
 	r->fd = fd;
@@ -392,7 +392,7 @@ gt_reader *gt_reader_open_fd(int fd, const gt_reader_opts *opts, gt_errinfo *ei)
 	r->ibuf = malloc(r->icap);
 	if (!r->ibuf) {
 		gt_reader_close(r);
-		gt_seterr(ei, GT_ERR_NOMEM, 0, "out of memory");
+		gt_errinfo_set(ei, GT_ERR_NOMEM, 0, "out of memory");
 		return NULL;
 	}
 	return finish_open(r, ei);
@@ -417,7 +417,7 @@ gt_reader *gt_reader_open_mem(const void *buf, size_t len, const gt_reader_opts 
 {
 	gt_reader *r = reader_new(opts);
 	if (!r) {
-		gt_seterr(ei, GT_ERR_NOMEM, 0, "out of memory");
+		gt_errinfo_set(ei, GT_ERR_NOMEM, 0, "out of memory");
 		return NULL;
 	}
 	static uint8_t empty[1]; /* never NULL: NULL + 0 is undefined in C */
@@ -1169,11 +1169,11 @@ int gt_trace_recover(const char *in_path, const char *out_path, gt_recover_stats
 		ei = &e2;
 	memset(ei, 0, sizeof(*ei));
 	if (!in_path || !out_path)
-		return gt_seterr(ei, GT_ERR_INVAL, 0, "no input or output path");
+		return gt_errinfo_set(ei, GT_ERR_INVAL, 0, "no input or output path");
 	struct stat sin, sout;
 	if (stat(in_path, &sin) == 0 && stat(out_path, &sout) == 0 && sin.st_dev == sout.st_dev &&
 	    sin.st_ino == sout.st_ino)
-		return gt_seterr(ei, GT_ERR_INVAL, 0, "%s: output is the input file", out_path);
+		return gt_errinfo_set(ei, GT_ERR_INVAL, 0, "%s: output is the input file", out_path);
 	gt_reader *r = gt_reader_open(in_path, NULL, ei);
 	if (!r)
 		return ei->code;
@@ -1181,12 +1181,12 @@ int gt_trace_recover(const char *in_path, const char *out_path, gt_recover_stats
 	int n = snprintf(tmpname, sizeof(tmpname), "%s.recover-XXXXXX", out_path);
 	if (n < 0 || (size_t)n >= sizeof(tmpname)) {
 		gt_reader_close(r);
-		return gt_seterr(ei, GT_ERR_INVAL, 0, "output path too long");
+		return gt_errinfo_set(ei, GT_ERR_INVAL, 0, "output path too long");
 	}
 	int fd = mkstemp(tmpname);
 	if (fd < 0) {
 		gt_reader_close(r);
-		return gt_seterr(ei, GT_ERR_IO, 0, "%s: %s", tmpname, strerror(errno));
+		return gt_errinfo_set(ei, GT_ERR_IO, 0, "%s: %s", tmpname, strerror(errno));
 	}
 	if (fstat(r->fd, &sin) == 0)
 		(void)fchmod(fd, sin.st_mode & 0777);
@@ -1194,7 +1194,7 @@ int gt_trace_recover(const char *in_path, const char *out_path, gt_recover_stats
 	 * in the input buffer: nothing was read past it yet. */
 	int rc = gt_sink_fd(&fd, r->ibuf + r->ipos - r->hdr_len, r->hdr_len);
 	if (rc < 0)
-		gt_seterr(ei, rc, 0, "%s: write failed: %s", tmpname, strerror(errno));
+		gt_errinfo_set(ei, rc, 0, "%s: write failed: %s", tmpname, strerror(errno));
 	else
 		st->bytes_out += r->hdr_len;
 
@@ -1207,7 +1207,7 @@ int gt_trace_recover(const char *in_path, const char *out_path, gt_recover_stats
 		const uint8_t *fb = r->ibuf + r->ipos - flen;
 		rc = gt_sink_fd(&fd, fb, (size_t)flen);
 		if (rc < 0) {
-			gt_seterr(ei, rc, st->bytes_out, "%s: write failed: %s", tmpname,
+			gt_errinfo_set(ei, rc, st->bytes_out, "%s: write failed: %s", tmpname,
 				  strerror(errno));
 			break;
 		}
@@ -1216,17 +1216,17 @@ int gt_trace_recover(const char *in_path, const char *out_path, gt_recover_stats
 		r->bp = r->bend; /* records are not needed */
 	}
 	if (rc < 0 && ei->code == 0)
-		gt_seterr(ei, rc, r->err.offset, "%s", r->err.msg);
+		gt_errinfo_set(ei, rc, r->err.offset, "%s", r->err.msg);
 	st->frames_dropped = r->st.bad_frames + r->st.dup_frames;
 	st->bytes_in = r->st.bytes;
 	st->bytes_lost = r->st.bad_bytes + r->st.tail_bytes + r->dup_bytes;
 	gt_reader_close(r);
 	if (rc == 0 && fsync(fd) < 0)
-		rc = gt_seterr(ei, GT_ERR_IO, st->bytes_out, "%s: fsync: %s", tmpname,
+		rc = gt_errinfo_set(ei, GT_ERR_IO, st->bytes_out, "%s: fsync: %s", tmpname,
 			       strerror(errno));
 	close(fd);
 	if (rc == 0 && rename(tmpname, out_path) < 0)
-		rc = gt_seterr(ei, GT_ERR_IO, 0, "rename to %s: %s", out_path, strerror(errno));
+		rc = gt_errinfo_set(ei, GT_ERR_IO, 0, "rename to %s: %s", out_path, strerror(errno));
 	if (rc < 0)
 		unlink(tmpname);
 	return rc < 0 ? rc : 0;

@@ -33,19 +33,19 @@ static const char *kind_of(mode_t m)
 int gt_trace_file_open(const char *path, gt_errinfo *ei)
 {
 	if (!path)
-		return gt_seterr(ei, GT_ERR_INVAL, 0, "no path");
+		return gt_errinfo_set(ei, GT_ERR_INVAL, 0, "no path");
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
-		return gt_seterr(ei, GT_ERR_IO, 0, "%s: %s", path, strerror(errno));
+		return gt_errinfo_set(ei, GT_ERR_IO, 0, "%s: %s", path, strerror(errno));
 	struct stat sb;
 	if (fstat(fd, &sb) < 0) {
 		int e = errno;
 		close(fd);
-		return gt_seterr(ei, GT_ERR_IO, 0, "%s: %s", path, strerror(e));
+		return gt_errinfo_set(ei, GT_ERR_IO, 0, "%s: %s", path, strerror(e));
 	}
 	if (!S_ISREG(sb.st_mode)) {
 		close(fd);
-		return gt_seterr(ei, GT_ERR_INVAL, 0,
+		return gt_errinfo_set(ei, GT_ERR_INVAL, 0,
 				 "%s: %s, not a trace file (only regular files are read)", path,
 				 kind_of(sb.st_mode));
 	}
@@ -53,7 +53,7 @@ int gt_trace_file_open(const char *path, gt_errinfo *ei)
 	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
 		int e = errno;
 		close(fd);
-		return gt_seterr(ei, GT_ERR_IO, 0, "%s: %s", path, strerror(e));
+		return gt_errinfo_set(ei, GT_ERR_IO, 0, "%s: %s", path, strerror(e));
 	}
 	return fd;
 }
@@ -78,7 +78,7 @@ int gt_trace_dir_list(const char *dir, char ***out, size_t *nout, gt_errinfo *ei
 	*nout = 0;
 	DIR *d = opendir(dir);
 	if (!d)
-		return gt_seterr(ei, GT_ERR_IO, 0, "%s: %s", dir, strerror(errno));
+		return gt_errinfo_set(ei, GT_ERR_IO, 0, "%s: %s", dir, strerror(errno));
 	char **names = NULL;
 	size_t n = 0, cap = 0, dl = strlen(dir);
 	int rc = 0;
@@ -112,7 +112,7 @@ int gt_trace_dir_list(const char *dir, char ***out, size_t *nout, gt_errinfo *ei
 	closedir(d);
 	if (rc < 0) {
 		gt_trace_dir_free(names, n);
-		return gt_seterr(ei, rc, 0, "%s: out of memory", dir);
+		return gt_errinfo_set(ei, rc, 0, "%s: out of memory", dir);
 	}
 	if (n)
 		qsort(names, n, sizeof(*names), cmp_str);

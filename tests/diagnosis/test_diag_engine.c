@@ -700,7 +700,7 @@ START_TEST(sync_evidence)
 	b_sync(s, NULL);
 	gt_diagnosis *d = run(s, NULL);
 	const gt_finding *f = gt_diagnosis_finding(d, 0);
-	ck_assert_ptr_nonnull(strstr(f->title, "150 ms"));
+	ck_assert_ptr_nonnull(strstr(f->title, "150.00 ms"));
 	ck_assert_ptr_nonnull(strstr(f->title, "cudaStreamSynchronize"));
 	ck_assert_ptr_nonnull(strstr(f->title, "python"));
 	ck_assert_uint_eq(f->nexamples, 3);
@@ -759,8 +759,8 @@ START_TEST(periodic_wave_recovered)
 	/* it claimed exactly the stalls' turnaround and host time */
 	ck_assert_uint_eq(f->cause_claim_ns[GT_CAUSE_SYNC_TURNAROUND], 10 * 200 * MS);
 	ck_assert_uint_eq(f->cause_claim_ns[GT_CAUSE_HOST_BUSY], 10 * 100 * MS);
-	ck_assert_ptr_nonnull(strstr(f->title, "every 2.00 s"));
-	ck_assert_ptr_nonnull(strstr(f->title, "300 ms"));
+	ck_assert_ptr_nonnull(strstr(f->title, "every 2.000 s"));
+	ck_assert_ptr_nonnull(strstr(f->title, "300.00 ms"));
 	ck_assert_uint_eq(f->nexamples, 3);
 	ck_assert_uint_eq(f->examples[0].len, 300 * MS);
 	gt_diagnosis_free(d);

@@ -172,16 +172,6 @@ void gt_analysis_free(gt_analysis *a)
 	free(a);
 }
 
-static int seterr(gt_errinfo *ei, int code, const char *fmt, const char *arg, const char *arg2)
-{
-	if (ei) {
-		ei->code = code;
-		ei->offset = 0;
-		snprintf(ei->msg, sizeof(ei->msg), fmt, arg, arg2);
-	}
-	return code;
-}
-
 static an_trace *new_trace(gt_analysis *a, const char *label)
 {
 	if (a->traces.n >= AN_MAX_TRACES)
@@ -254,8 +244,8 @@ static int add_reader(gt_analysis *a, gt_reader *r, const gt_errinfo *open_err, 
 	an_trace *t = new_trace(a, label);
 	if (!t) {
 		gt_reader_close(r);
-		return seterr(ei, a->traces.n >= AN_MAX_TRACES ? GT_ERR_LIMIT : GT_ERR_NOMEM,
-			      "%s: %s", label ? label : "(memory)",
+		return gt_errinfo_set(ei, a->traces.n >= AN_MAX_TRACES ? GT_ERR_LIMIT : GT_ERR_NOMEM,
+				      0, "%s: %s", label ? label : "(memory)",
 			      a->traces.n >= AN_MAX_TRACES ? "too many traces" : "out of memory");
 	}
 	if (!r) {
@@ -268,7 +258,7 @@ static int add_reader(gt_analysis *a, gt_reader *r, const gt_errinfo *open_err, 
 	gt_reader_close(r);
 	if (rc < 0) {
 		a->oom = 1;
-		return seterr(ei, rc, "%s: %s", t->path, gt_strerror(rc));
+		return gt_errinfo_set(ei, rc, 0, "%s: %s", t->path, gt_strerror(rc));
 	}
 	return 1;
 }
@@ -285,10 +275,10 @@ static int add_file(gt_analysis *a, const char *path, gt_errinfo *ei)
 int gt_analysis_add_path(gt_analysis *a, const char *path, gt_errinfo *ei)
 {
 	if (a->finished)
-		return seterr(ei, GT_ERR_INVAL, "%s: %s", path, "analysis already finished");
+		return gt_errinfo_set(ei, GT_ERR_INVAL, 0, "%s: analysis already finished", path);
 	struct stat sb;
 	if (stat(path, &sb) < 0)
-		return seterr(ei, GT_ERR_IO, "%s: %s", path, strerror(errno));
+		return gt_errinfo_set(ei, GT_ERR_IO, 0, "%s: %s", path, strerror(errno));
 	if (!S_ISDIR(sb.st_mode))
 		return add_file(a, path, ei);
 	char **names = NULL;
@@ -296,7 +286,7 @@ int gt_analysis_add_path(gt_analysis *a, const char *path, gt_errinfo *ei)
 	gt_errinfo de;
 	int rc = gt_trace_dir_list(path, &names, &n, &de);
 	if (rc < 0)
-		return seterr(ei, rc, "%s%s", de.msg, "");
+		return gt_errinfo_set(ei, rc, 0, "%s", de.msg);
 	int added = 0;
 	for (size_t i = 0; i < n && !rc; i++) {
 		int x = add_file(a, names[i], ei);
@@ -313,7 +303,7 @@ int gt_analysis_add_mem(gt_analysis *a, const void *buf, size_t len, const char 
 			gt_errinfo *ei)
 {
 	if (a->finished)
-		return seterr(ei, GT_ERR_INVAL, "%s: %s", label ? label : "(memory)",
+		return gt_errinfo_set(ei, GT_ERR_INVAL, 0, "%s: %s", label ? label : "(memory)",
 			      "analysis already finished");
 	gt_reader_opts ro = {.stop_on_corrupt = a->o.stop_on_corrupt,
 			     .max_records_per_byte = a->o.max_records_per_byte};

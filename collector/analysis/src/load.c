@@ -137,22 +137,21 @@ static uint32_t gname(ld *L, uint32_t id)
 
 /*
  * Name of an API call, without CUPTI's version suffix
- * ("cudaStreamSynchronize_v3020" -> "cudaStreamSynchronize"): the suffix
- * says which ABI version of the call ran, which no reader of a report needs.
- * The trace's id is remapped once, so later calls cost one lookup.
+ * ("cudaStreamSynchronize_v3020" -> "cudaStreamSynchronize"; the rule is
+ * gt_api_name_len's): the suffix says which ABI version of the call ran,
+ * which no reader of a report needs. The trace's id is remapped once, so
+ * later calls cost one lookup.
  */
 static uint32_t api_gname(ld *L, uint32_t id)
 {
 	uint32_t g = gname(L, id);
 	const char *s = g ? an_strtab_get(&L->a->st, g) : NULL;
-	if (!s || strncmp(s, "cu", 2) != 0)
+	if (!s)
 		return g;
-	size_t n = strlen(s), d = n;
-	while (d > 0 && s[d - 1] >= '0' && s[d - 1] <= '9')
-		d--;
-	if (d == n || d < 3 || s[d - 1] != 'v' || s[d - 2] != '_')
+	size_t d = gt_api_name_len(s);
+	if (d == strlen(s))
 		return g;
-	uint32_t h = an_strtab_intern(&L->a->st, s, d - 2);
+	uint32_t h = an_strtab_intern(&L->a->st, s, d);
 	if (h)
 		L->t->smap[id] = h;
 	return h ? h : g;

@@ -35,9 +35,8 @@ GT_HIDDEN void gt_logf(const gt_logger *lg, int level, const char *fmt, ...)
 GT_HIDDEN void gt_vlogf(const gt_logger *lg, int level, const char *fmt, va_list ap)
 	__attribute__((format(printf, 3, 0)));
 
-/** Fill ei (when non-NULL) and return code. */
-GT_HIDDEN int gt_ei_set(gt_errinfo *ei, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+/** Fill ei (when non-NULL) and return code: gt_errinfo_set, offset 0. */
+#define gt_ei_set(ei, code, ...) gt_errinfo_set((ei), (code), 0, __VA_ARGS__)
 
 /**
  * Make `dir` a private directory: create it 0700 when missing (*created =

@@ -37,19 +37,6 @@ void gt_logf(const gt_logger *lg, int level, const char *fmt, ...)
 	va_end(ap);
 }
 
-int gt_ei_set(gt_errinfo *ei, int code, const char *fmt, ...)
-{
-	if (ei) {
-		ei->code = code;
-		ei->offset = 0;
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(ei->msg, sizeof(ei->msg), fmt, ap);
-		va_end(ap);
-	}
-	return code;
-}
-
 int gt_peer_uid_ok(uint32_t uid)
 {
 	return uid == 0 || uid == (uint32_t)geteuid();

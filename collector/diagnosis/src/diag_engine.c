@@ -438,7 +438,7 @@ static void wave_evidence(gctx *c, fbuild *b)
 	if (!c->wave.found || c->wave.is_stall)
 		return;
 	char p[32];
-	dg_fmt_ns(p, sizeof p, c->wave.period_ns);
+	gt_fmt_ns(p, sizeof p, c->wave.period_ns);
 	ev(c, b, "utilization is a wave with a period of %s (confidence %.2f); %.0f%% of each "
 		 "period is idle",
 	   p, c->wave.confidence, c->wave.idle_share * 100);
@@ -539,7 +539,7 @@ static void rule_other_process(gctx *c)
 		   "contexts of different processes are time-sliced on the GPU: each one's "
 		   "utilization is stuck at a fraction of the whole");
 	} else {
-		dg_fmt_ns(t1, sizeof t1, (double)b->f.idle_claim_ns);
+		gt_fmt_ns(t1, sizeof t1, (double)b->f.idle_claim_ns);
 		title(c, b,
 		      "An untraced process used this GPU during %.0f%% of the time (%s) this "
 		      "program left it idle",
@@ -628,32 +628,32 @@ static void rule_straggler(gctx *c)
 	const gt_an_trace *lt = trace_at(c, R->trace);
 	char t1[32], t2[32], t3[32], t4[32];
 	uint64_t mean = R->last ? R->late_ns / R->last : 0;
-	dg_fmt_ns(t1, sizeof t1, (double)mean);
+	gt_fmt_ns(t1, sizeof t1, (double)mean);
 	title(c, b,
 	      "Rank %u (GPU %u, pid %u) is a straggler: %.0f%% of the time ranks wait at "
 	      "collectives is for it (%s late on average, %llu times); this GPU waits for it %.0f%% "
 	      "of the time",
 	      R->rank, R->gpu, R->pid, 100.0 * (double)R->cost_ns / (double)all, t1,
 	      (unsigned long long)R->last, 100.0 * b->f.share);
-	dg_fmt_ns(t2, sizeof t2, (double)R->late_max_ns);
-	dg_fmt_ns(t3, sizeof t3, (double)R->late.p50);
-	dg_fmt_ns(t4, sizeof t4, (double)R->late.p90);
+	gt_fmt_ns(t2, sizeof t2, (double)R->late_max_ns);
+	gt_fmt_ns(t3, sizeof t3, (double)R->late.p50);
+	gt_fmt_ns(t4, sizeof t4, (double)R->late.p90);
 	ev(c, b,
 	   "rank %u%s%.60s%s arrived last at %llu of the %llu collectives it took part in; late by "
 	   "%s on average (median %s, p90 %s), %s at most (at +%.6f s)",
 	   R->rank, lt && lt->header_ok ? " (" : "", lt && lt->header_ok ? lt->header.cmdline : "",
 	   lt && lt->header_ok ? ")" : "", (unsigned long long)R->last,
 	   (unsigned long long)R->collectives, t1, t3, t4, t2, rel_s(c, R->late_max_at));
-	dg_fmt_ns(t1, sizeof t1, (double)w->wait_ns);
-	dg_fmt_ns(t2, sizeof t2, (double)w->exposed_ns);
-	dg_fmt_ns(t3, sizeof t3, (double)w->max_ns);
+	gt_fmt_ns(t1, sizeof t1, (double)w->wait_ns);
+	gt_fmt_ns(t2, sizeof t2, (double)w->exposed_ns);
+	gt_fmt_ns(t3, sizeof t3, (double)w->max_ns);
 	if (me)
 		ev(c, b,
 		   "this GPU (rank %u) spent %s inside collectives waiting for it, at %llu of them "
 		   "(longest %s); %s of it with no compute kernel running",
 		   me->rank, t1, (unsigned long long)w->count, t3, t2);
-	dg_fmt_ns(t1, sizeof t1, (double)R->cost_ns);
-	dg_fmt_ns(t2, sizeof t2, (double)all);
+	gt_fmt_ns(t1, sizeof t1, (double)R->cost_ns);
+	gt_fmt_ns(t2, sizeof t2, (double)all);
 	ev(c, b, "all ranks together waited %s for rank %u, of %s waited at collectives in all", t1,
 	   R->rank, t2);
 	metric(b, "wait_share", (double)R->cost_ns / (double)all);
@@ -680,7 +680,7 @@ static void rule_straggler(gctx *c)
 					      100.0 * (double)lg->late_cause_ns[ord[k]] /
 						      (double)lg->late_ns);
 		}
-		dg_fmt_ns(t1, sizeof t1, (double)lg->late_ns);
+		gt_fmt_ns(t1, sizeof t1, (double)lg->late_ns);
 		ev(c, b,
 		   "while the others waited (%s in all), rank %u's GPU was busy %.0f%% of the time "
 		   "and idle %.0f%%%s%s%s: %s",
@@ -693,8 +693,8 @@ static void rule_straggler(gctx *c)
 	}
 	for (size_t i = 0; i < c->in->nranks && i < 8; i++) {
 		const gt_an_rank *r = &c->in->ranks[i];
-		dg_fmt_ns(t1, sizeof t1, (double)r->late_ns);
-		dg_fmt_ns(t2, sizeof t2, (double)r->waited_ns);
+		gt_fmt_ns(t1, sizeof t1, (double)r->late_ns);
+		gt_fmt_ns(t2, sizeof t2, (double)r->waited_ns);
 		ev(c, b, "rank %u (GPU %u, pid %u): last at %llu of %llu, late %s in total; waited %s",
 		   r->rank, r->gpu, r->pid, (unsigned long long)r->last,
 		   (unsigned long long)r->collectives, t1, t2);
@@ -743,8 +743,8 @@ static void rule_comm(gctx *c)
 		return;
 	c->comm_claimed += b->f.kernel_claim_ns;
 	char t1[32], t2[32], names[128];
-	dg_fmt_ns(t1, sizeof t1, (double)gpu->comm_exposed_ns);
-	dg_fmt_ns(t2, sizeof t2, (double)gpu->comm_ns);
+	gt_fmt_ns(t1, sizeof t1, (double)gpu->comm_exposed_ns);
+	gt_fmt_ns(t2, sizeof t2, (double)gpu->comm_ns);
 	coll_names(c, names, sizeof names);
 	title(c, b,
 	      "Communication is not overlapped with compute: collectives (%s) run with no compute "
@@ -757,22 +757,22 @@ static void rule_comm(gctx *c)
 	for (size_t i = 0; i < c->g->ncolls && i < 6; i++) {
 		const gt_an_coll *x = &c->g->colls[i];
 		char a1[32], a2[32], a3[32];
-		dg_fmt_ns(a1, sizeof a1, (double)x->total_ns);
-		dg_fmt_ns(a2, sizeof a2, (double)x->exposed_ns);
-		dg_fmt_ns(a3, sizeof a3, x->mean_ns);
+		gt_fmt_ns(a1, sizeof a1, (double)x->total_ns);
+		gt_fmt_ns(a2, sizeof a2, (double)x->exposed_ns);
+		gt_fmt_ns(a3, sizeof a3, x->mean_ns);
 		ev(c, b, "%s: %llu kernels, %s, %s of it alone on the GPU (%.0f%%), %s each on average",
 		   gt_coll_name((int)x->type), (unsigned long long)x->count, a1, a2,
 		   x->busy_ns ? 100.0 * (double)x->exposed_ns / (double)x->busy_ns : 0, a3);
 	}
 	if (gpu->comm_wait_exposed_ns) {
-		dg_fmt_ns(t1, sizeof t1, (double)gpu->comm_wait_exposed_ns);
+		gt_fmt_ns(t1, sizeof t1, (double)gpu->comm_wait_exposed_ns);
 		ev(c, b,
 		   "%s of the exposed time is spent waiting inside collectives for the last rank to "
 		   "arrive%s",
 		   t1, c->comm_claimed > b->f.kernel_claim_ns ? " (see the straggler finding)" : "");
 	}
 	if (b->f.cause_claim_ns[GT_CAUSE_DEPENDENCY]) {
-		dg_fmt_ns(t1, sizeof t1, (double)b->f.cause_claim_ns[GT_CAUSE_DEPENDENCY]);
+		gt_fmt_ns(t1, sizeof t1, (double)b->f.cause_claim_ns[GT_CAUSE_DEPENDENCY]);
 		ev(c, b, "idle %s with work queued behind events/other GPUs (dependency)", t1);
 	}
 	for (size_t i = 0; i < c->g->nkernels; i++)
@@ -820,8 +820,8 @@ static void rule_periodic_stall(gctx *c)
 		if (c->train[i] && !c->gap_taken[i])
 			c->gap_taken[i] = 1;
 	char p[32], s[32];
-	dg_fmt_ns(p, sizeof p, c->wave.period_ns);
-	dg_fmt_ns(s, sizeof s, (double)c->wave.stall_ns);
+	gt_fmt_ns(p, sizeof p, c->wave.period_ns);
+	gt_fmt_ns(s, sizeof s, (double)c->wave.stall_ns);
 	title(c, b, "The GPU stalls every %s for %s (%.0f%% of each period), %u times", p, s,
 	      100.0 * c->wave.idle_share, c->wave.nstalls);
 	ev(c, b, "periodic wave: period %s, confidence %.2f (%s%s%s), first stall at +%.3f s", p,
@@ -881,8 +881,8 @@ static void rule_data_loader(gctx *c)
 	}
 	char m[32], by[32];
 	double mean = n ? (double)b->f.idle_claim_ns / (double)n : 0;
-	dg_fmt_ns(m, sizeof m, mean);
-	dg_fmt_bytes(by, sizeof by, h2d_n ? (double)h2d_bytes / (double)h2d_n : 0);
+	gt_fmt_ns(m, sizeof m, mean);
+	gt_fmt_bytes(by, sizeof by, h2d_n ? (double)h2d_bytes / (double)h2d_n : 0);
 	title(c, b,
 	      "The GPU waits for input data: %llu times the host worked ~%s outside CUDA, then "
 	      "copied the next batch to the GPU",
@@ -944,14 +944,14 @@ static void rule_d2h_storm(gctx *c, int *fired)
 		return;
 	*fired = 1;
 	char by[32], tt[32];
-	dg_fmt_bytes(by, sizeof by, (double)bytes / (double)n);
-	dg_fmt_ns(tt, sizeof tt, (double)t);
+	gt_fmt_bytes(by, sizeof by, (double)bytes / (double)n);
+	gt_fmt_ns(tt, sizeof tt, (double)t);
 	title(c, b,
 	      "%llu device-to-host copies (%s each) and the host waiting on them take %.0f%% of "
 	      "the time",
 	      (unsigned long long)n, by, 100.0 * b->f.share);
 	ev(c, b, "DtoH copies: %llu, %s in total, %s of copy time (%.1f%% of the window), %.2f GB/s",
-	   (unsigned long long)n, (dg_fmt_bytes(by, sizeof by, (double)bytes), by), tt,
+	   (unsigned long long)n, (gt_fmt_bytes(by, sizeof by, (double)bytes), by), tt,
 	   100.0 * (double)t / (double)c->W, t ? (double)bytes / (double)t : 0);
 	if (blocking)
 		ev(c, b, "%llu of them blocked the calling thread until the copy ended%s",
@@ -966,7 +966,7 @@ static void rule_d2h_storm(gctx *c, int *fired)
 		}
 	}
 	if (b->f.cause_claim_ns[GT_CAUSE_SYNC_TURNAROUND]) {
-		dg_fmt_ns(tt, sizeof tt, (double)b->f.cause_claim_ns[GT_CAUSE_SYNC_TURNAROUND]);
+		gt_fmt_ns(tt, sizeof tt, (double)b->f.cause_claim_ns[GT_CAUSE_SYNC_TURNAROUND]);
 		ev(c, b, "after the copies the host returned and did not launch new work for %s", tt);
 	}
 	cause_arg a = {.causes = (1u << GT_CAUSE_SYNC_TURNAROUND) | (1u << GT_CAUSE_TRANSFER),
@@ -1014,7 +1014,7 @@ static void rule_pageable(gctx *c, int d2h_fired)
 		return;
 	char by[32], tt[32];
 	double gbps = t ? (double)bytes / (double)t : 0;
-	dg_fmt_bytes(by, sizeof by, (double)bytes / (double)n);
+	gt_fmt_bytes(by, sizeof by, (double)bytes / (double)n);
 	title(c, b,
 	      "%llu copies use pageable host memory (%s each, %.1f GB/s): they block the host and "
 	      "idle the GPU %.0f%% of the time",
@@ -1025,8 +1025,8 @@ static void rule_pageable(gctx *c, int d2h_fired)
 			continue;
 		if (r->copy_kind != GT_COPY_HTOD && r->copy_kind != GT_COPY_DTOH)
 			continue;
-		dg_fmt_bytes(by, sizeof by, (double)r->bytes);
-		dg_fmt_ns(tt, sizeof tt, (double)r->total_ns);
+		gt_fmt_bytes(by, sizeof by, (double)r->bytes);
+		gt_fmt_ns(tt, sizeof tt, (double)r->total_ns);
 		ev(c, b, "%s pageable: %llu copies, %s, %s on the copy engine, %.2f GB/s, %llu "
 			 "blocking; first at +%.6f s (pid %u, stream %u)",
 		   gt_copy_kind_name(r->copy_kind), (unsigned long long)r->count, by, tt, r->gbps,
@@ -1037,7 +1037,7 @@ static void rule_pageable(gctx *c, int d2h_fired)
 		ev(c, b, "pinned copies of this run reached %.2f GB/s",
 		   (double)pin_bytes / (double)pin_t);
 	if (b->f.cause_claim_ns[GT_CAUSE_TRANSFER]) {
-		dg_fmt_ns(tt, sizeof tt, (double)b->f.cause_claim_ns[GT_CAUSE_TRANSFER]);
+		gt_fmt_ns(tt, sizeof tt, (double)b->f.cause_claim_ns[GT_CAUSE_TRANSFER]);
 		ev(c, b, "the host spent %s inside copy calls while no copy ran (staging through a "
 			 "bounce buffer)",
 		   tt);
@@ -1070,14 +1070,14 @@ static void rule_transfer_bound(gctx *c)
 		bytes += c->g->copies[i].bytes;
 	}
 	char by[32], tt[32];
-	dg_fmt_bytes(by, sizeof by, (double)bytes);
+	gt_fmt_bytes(by, sizeof by, (double)bytes);
 	title(c, b,
 	      "Data copies keep the SMs idle %.0f%% of the time (%llu copies, %s)",
 	      100.0 * b->f.share, (unsigned long long)n, by);
 	for (size_t i = 0; i < c->g->ncopies && i < 4; i++) {
 		const gt_an_copy *r = &c->g->copies[i];
-		dg_fmt_bytes(by, sizeof by, (double)r->bytes);
-		dg_fmt_ns(tt, sizeof tt, (double)r->total_ns);
+		gt_fmt_bytes(by, sizeof by, (double)r->bytes);
+		gt_fmt_ns(tt, sizeof tt, (double)r->total_ns);
 		if (r->copy_kind == GT_AN_COPY_MEMSET)
 			ev(c, b, "memset: %llu, %s, %s", (unsigned long long)r->count, by, tt);
 		else
@@ -1113,7 +1113,7 @@ static fbuild *claim_rest(gctx *c, int id, int cause, uint64_t *n, double *mean,
 	fbuild *b = commit(c, id, &cl);
 	if (b) {
 		gap_stats(c, 1u << cause, 0, n, mean);
-		dg_fmt_ns(m, mcap, *mean);
+		gt_fmt_ns(m, mcap, *mean);
 	}
 	return b;
 }
@@ -1160,7 +1160,7 @@ static void rule_sync_turnaround(gctx *c)
 		if (!sync_row_here(c, s) || s->type == GT_SYNC_STREAM_WAIT)
 			continue;
 		k++;
-		dg_fmt_ns(tt, sizeof tt, (double)s->total_ns);
+		gt_fmt_ns(tt, sizeof tt, (double)s->total_ns);
 		const char *tn = tname(c, s->trace, s->tid);
 		ev(c, b, "%s: %llu calls, host blocked %s, pid %u thread %u%s%s%s",
 		   s->name ? sname(c, s->name) : gt_sync_type_name(s->type),
@@ -1293,7 +1293,7 @@ static void rule_tiny_storm(gctx *c)
 		if (is_storm(c, &c->g->kernels[i]))
 			c->kclaimed[i] = 1;
 	char m[32], lat[32], nb[NAME_CAP];
-	dg_fmt_ns(m, sizeof m, (double)st / (double)sn);
+	gt_fmt_ns(m, sizeof m, (double)st / (double)sn);
 	const gt_an_kernel *big = NULL;
 	for (size_t i = 0; i < c->g->nkernels; i++)
 		if (is_storm(c, &c->g->kernels[i]) && (!big || c->g->kernels[i].count > big->count))
@@ -1305,7 +1305,7 @@ static void rule_tiny_storm(gctx *c)
 	      kname(c, big->name, nb, sizeof nb), (unsigned long long)big->count);
 	ev(c, b, "%llu kernel names launched more than %llu times with a mean under %s", 
 	   (unsigned long long)nstorm, (unsigned long long)c->o->storm_min_calls,
-	   (dg_fmt_ns(lat, sizeof lat, (double)c->o->tiny_kernel_ns), lat));
+	   (gt_fmt_ns(lat, sizeof lat, (double)c->o->tiny_kernel_ns), lat));
 	ev(c, b, "their launches are %.0f%% of all %llu kernel launches; they run %.1f%% of the "
 		 "window, the GPU idles %.1f%% waiting on launch calls and %.1f%% on host work "
 		 "between launches (gaps < %.3g us)",
@@ -1315,7 +1315,7 @@ static void rule_tiny_storm(gctx *c)
 	   100.0 * (double)b->f.cause_claim_ns[GT_CAUSE_HOST_BUSY] / (double)c->W,
 	   (double)c->o->dispatch_gap_ns / 1e3);
 	if (c->gpu->lat_api.count) {
-		dg_fmt_ns(lat, sizeof lat, (double)c->gpu->lat_api.p50);
+		gt_fmt_ns(lat, sizeof lat, (double)c->gpu->lat_api.p50);
 		ev(c, b, "launch call to kernel start: median %s", lat);
 	}
 	if (c->gpu->graph_kernels)
@@ -1336,7 +1336,7 @@ static void rule_tiny_storm(gctx *c)
 	    "(optimizer foreach=True/fused=True, fused layer norm/attention); in your own CUDA "
 	    "code, merge the small kernels or process a whole batch per launch.",
 	    kname(c, big->name, nb, sizeof nb), (unsigned long long)big->count,
-	    (dg_fmt_ns(lat, sizeof lat, big->mean_ns), lat));
+	    (gt_fmt_ns(lat, sizeof lat, big->mean_ns), lat));
 }
 
 static void rule_launch_bound(gctx *c)
@@ -1350,7 +1350,7 @@ static void rule_launch_bound(gctx *c)
 	const gt_an_gpu *gpu = c->gpu;
 	char m[32], lat[32];
 	double mean = gpu->nkernels ? (double)gpu->kernel_ns / (double)gpu->nkernels : 0;
-	dg_fmt_ns(m, sizeof m, mean);
+	gt_fmt_ns(m, sizeof m, mean);
 	ev(c, b, "idle %.1f%% of the window inside launch calls or launch latency, %.1f%% on host "
 		 "work between launches (gaps < %.3g us: Python/framework dispatch)",
 	   100.0 * (double)b->f.cause_claim_ns[GT_CAUSE_LAUNCH_BOUND] / (double)c->W,
@@ -1361,18 +1361,18 @@ static void rule_launch_bound(gctx *c)
 	      "launches the next one",
 	      (unsigned long long)gpu->nkernels, m);
 	if (gpu->lat_api.count) {
-		dg_fmt_ns(lat, sizeof lat, (double)gpu->lat_api.p50);
+		gt_fmt_ns(lat, sizeof lat, (double)gpu->lat_api.p50);
 		ev(c, b, "launch call to kernel start: median %s, p90 %s", lat,
-		   (dg_fmt_ns(m, sizeof m, (double)gpu->lat_api.p90), m));
+		   (gt_fmt_ns(m, sizeof m, (double)gpu->lat_api.p90), m));
 		metric(b, "launch_p50_ns", (double)gpu->lat_api.p50);
 	}
 	if (gpu->lat_queued.count) {
-		dg_fmt_ns(lat, sizeof lat, (double)gpu->lat_queued.p50);
+		gt_fmt_ns(lat, sizeof lat, (double)gpu->lat_queued.p50);
 		ev(c, b, "queued to start: median %s", lat);
 	}
 	ev(c, b, "%.1f%% of kernels are shorter than %s",
 	   100.0 * (double)gpu->tiny_kernels / (double)(gpu->nkernels ? gpu->nkernels : 1),
-	   (dg_fmt_ns(m, sizeof m, (double)c->o->tiny_kernel_ns), m));
+	   (gt_fmt_ns(m, sizeof m, (double)c->o->tiny_kernel_ns), m));
 	kernels_by_count(c, b, 0);
 	metric(b, "launches", (double)gpu->nkernels);
 	metric(b, "mean_kernel_ns", mean);
@@ -1406,7 +1406,7 @@ static void rule_dependency(gctx *c)
 		    (s->type != GT_SYNC_STREAM_WAIT && s->type != GT_SYNC_EVENT))
 			continue;
 		k++;
-		dg_fmt_ns(tt, sizeof tt, (double)s->total_ns);
+		gt_fmt_ns(tt, sizeof tt, (double)s->total_ns);
 		ev(c, b, "%s: %llu calls, %s, pid %u thread %u",
 		   s->name ? sname(c, s->name) : gt_sync_type_name(s->type),
 		   (unsigned long long)s->count, tt, s->pid, s->tid);
@@ -1473,7 +1473,7 @@ static void rule_small_grid(gctx *c, double *frac)
 		double f = frac[i] > 1 - c->kclaimed[i] ? 1 - c->kclaimed[i] : frac[i];
 		c->kclaimed[i] += f;
 		if (b->nk < c->o->max_kernels && b->nk < MAX_K) {
-			dg_fmt_ns(tt, sizeof tt, (double)k->total_ns);
+			gt_fmt_ns(tt, sizeof tt, (double)k->total_ns);
 			ev(c, b, "%s: %llu launches, %llu-%llu blocks x %u-%u threads on %u SMs, %s",
 			   kname(c, k->name, nb, sizeof nb), (unsigned long long)k->count,
 			   (unsigned long long)k->min_blocks, (unsigned long long)k->max_blocks,
@@ -1557,7 +1557,7 @@ static void rule_low_occupancy(gctx *c, double *frac, double *occ, int *lim)
 		}
 		c->kclaimed[i] = 1;
 		if (b->nk < c->o->max_kernels && b->nk < MAX_K) {
-			dg_fmt_ns(tt, sizeof tt, (double)k->total_ns);
+			gt_fmt_ns(tt, sizeof tt, (double)k->total_ns);
 			ev(c, b, "%s: occupancy %.0f%% limited by %s (%u threads/block, %u registers/"
 				 "thread, %u B shared/block), %llu launches, %s",
 			   kname(c, k->name, nb, sizeof nb), 100.0 * occ[i],
@@ -1662,7 +1662,7 @@ static void rule_throttled(gctx *c)
 			continue;
 		char one[64], tt[32];
 		reason_names(1ull << i, one, sizeof one);
-		dg_fmt_ns(tt, sizeof tt, (double)gpu->throttle_reason_ns[i]);
+		gt_fmt_ns(tt, sizeof tt, (double)gpu->throttle_reason_ns[i]);
 		ev(c, b, "%s: %s of busy time", one, tt);
 	}
 	if (gpu->nvml.samples)
@@ -1936,7 +1936,7 @@ static void notes(gt_diagnosis *d, const dg_input *in)
 						      : 0));
 		if (g->window_ns && g->wave.found && !g->wave.is_stall) {
 			char p[32];
-			dg_fmt_ns(p, sizeof p, g->wave.period_ns);
+			gt_fmt_ns(p, sizeof p, g->wave.period_ns);
 			add_note(d, dg_printf(&d->ar,
 					      "GPU %u: utilization repeats every %s (%.0f%% idle per "
 					      "period, confidence %.2f): a per-step pattern, its time "

@@ -124,9 +124,7 @@ double dg_acf_period(const float *s, size_t n, double min_acf, unsigned min_peri
 /* ------------------------------------------------------------ misc */
 
 const char *dg_cause_name(int cause);
-/* "1.23 s", "456 ms", "12.3 us", "850 ns" */
-void dg_fmt_ns(char *buf, size_t cap, double ns);
-/* "12.3 MB", "4 KB" (decimal units) */
-void dg_fmt_bytes(char *buf, size_t cap, double bytes);
+/* Durations and bytes print through gt_fmt_ns / gt_fmt_bytes (analysis.h),
+ * the formatter every output shares. */
 
 #endif

@@ -378,27 +378,3 @@ const char *dg_cause_name(int cause)
 		"dependency", "other_process", "unknown"};
 	return cause >= 0 && cause < GT_CAUSE_COUNT ? n[cause] : "?";
 }
-
-void dg_fmt_ns(char *buf, size_t cap, double ns)
-{
-	if (ns >= 1e9)
-		snprintf(buf, cap, "%.2f s", ns / 1e9);
-	else if (ns >= 1e6)
-		snprintf(buf, cap, "%.3g ms", ns / 1e6);
-	else if (ns >= 1e3)
-		snprintf(buf, cap, "%.3g us", ns / 1e3);
-	else
-		snprintf(buf, cap, "%.0f ns", ns);
-}
-
-void dg_fmt_bytes(char *buf, size_t cap, double b)
-{
-	if (b >= 1e9)
-		snprintf(buf, cap, "%.3g GB", b / 1e9);
-	else if (b >= 1e6)
-		snprintf(buf, cap, "%.3g MB", b / 1e6);
-	else if (b >= 1e3)
-		snprintf(buf, cap, "%.3g KB", b / 1e3);
-	else
-		snprintf(buf, cap, "%.0f B", b);
-}

@@ -21,12 +21,12 @@ static void pct(char *buf, size_t cap, double share)
 static void gpu_line(FILE *out, const gt_diag_gpu *g)
 {
 	char w[32];
-	dg_fmt_ns(w, sizeof w, (double)g->window_ns);
+	gt_fmt_ns(w, sizeof w, (double)g->window_ns);
 	fprintf(out, "GPU %u (%s): busy %.1f%% of %s, shape %s", g->gpu, g->name[0] ? g->name : "?",
 		100.0 * g->utilization, w, gt_diag_shape_name(g->shape));
 	if (g->wave.found) {
 		char p[32];
-		dg_fmt_ns(p, sizeof p, g->wave.period_ns);
+		gt_fmt_ns(p, sizeof p, g->wave.period_ns);
 		fprintf(out, " (period %s, %.0f%% idle per period)", p, 100.0 * g->wave.idle_share);
 	}
 }
@@ -34,7 +34,7 @@ static void gpu_line(FILE *out, const gt_diag_gpu *g)
 static void text_example(FILE *out, const gt_diag_example *e)
 {
 	char len[32];
-	dg_fmt_ns(len, sizeof len, (double)e->len);
+	gt_fmt_ns(len, sizeof len, (double)e->len);
 	fprintf(out, "      at +%.6f s: idle %s, mostly %s", (double)e->t_rel_ns / 1e9, len,
 		dg_cause_name(e->main_cause));
 	if (e->tid)
@@ -52,8 +52,8 @@ static void text_example(FILE *out, const gt_diag_example *e)
 static void text_kernel(FILE *out, const gt_diag_kernel *k)
 {
 	char tot[32], mean[32];
-	dg_fmt_ns(tot, sizeof tot, (double)k->total_ns);
-	dg_fmt_ns(mean, sizeof mean, k->mean_ns);
+	gt_fmt_ns(tot, sizeof tot, (double)k->total_ns);
+	gt_fmt_ns(mean, sizeof mean, k->mean_ns);
 	fprintf(out, "      %-48.48s x%-8" PRIu64 " %9s total, %9s mean", k->name, k->count, tot,
 		mean);
 	if (k->blocks)
@@ -118,7 +118,7 @@ int gt_findings_text(const gt_diagnosis *d, FILE *out, unsigned flags)
 		fputs(":\n", out);
 		for (size_t k = 0; k < g->nparts; k++) {
 			char t[32];
-			dg_fmt_ns(t, sizeof t, (double)g->parts[k].ns);
+			gt_fmt_ns(t, sizeof t, (double)g->parts[k].ns);
 			pct(s, sizeof s, g->parts[k].share);
 			fprintf(out, "  %-22s %7s %10s", g->parts[k].id, s, t);
 			if (!strcmp(g->parts[k].id, "startup"))

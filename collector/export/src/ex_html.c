@@ -77,7 +77,7 @@ static void fmt_count(char *b, size_t cap, uint64_t v)
 static void put_dur(ex_out *o, double ns)
 {
 	char b[32];
-	ex_fmt_dur(b, sizeof(b), ns);
+	gt_fmt_ns(b, sizeof(b), ns);
 	ex_puts(o, b);
 }
 
@@ -443,8 +443,8 @@ static void timeline(ex_out *o, const gt_analysis *a, size_t gi, const col *cols
 				cause[k] += cols[c].cause[k];
 		}
 		char b1[32], b2[32];
-		ex_fmt_dur(b1, sizeof(b1), c0 * cw);
-		ex_fmt_dur(b2, sizeof(b2), c1 * cw);
+		gt_fmt_ns(b1, sizeof(b1), c0 * cw);
+		gt_fmt_ns(b2, sizeof(b2), c1 * cw);
 		LIT(o, "<rect class=\"tip\" x=\"");
 		ex_fixed(o, TL_X0 + c0 * pw, 1, "0");
 		LIT(o, "\" y=\"8\" width=\"");
@@ -940,7 +940,7 @@ static void copies_table(ex_out *o, const gt_analysis *a, size_t gi)
 		LIT(o, "</td>");
 		td_bar(o, all ? (double)r->total_ns / (double)all : 0);
 		td_u64(o, r->count);
-		ex_fmt_bytes(b, sizeof(b), (double)r->bytes);
+		gt_fmt_bytes(b, sizeof(b), (double)r->bytes);
 		LIT(o, "<td>");
 		ex_puts(o, b);
 		LIT(o, "</td>");
@@ -1290,22 +1290,22 @@ static void gpu_section(ex_out *o, gt_export *x, const gt_analysis *a, size_t gi
 	LIT(o, "<div class=\"kpis\">");
 	snprintf(b, sizeof(b), "%.1f%%", 100.0 * g->utilization);
 	kpi(o, b, "utilization");
-	ex_fmt_dur(b, sizeof(b), (double)g->window_ns);
+	gt_fmt_ns(b, sizeof(b), (double)g->window_ns);
 	kpi(o, b, "window");
-	ex_fmt_dur(b, sizeof(b), (double)g->idle_ns);
+	gt_fmt_ns(b, sizeof(b), (double)g->idle_ns);
 	kpi(o, b, "idle");
 	fmt_count(b, sizeof(b), g->ngaps);
 	kpi(o, b, "idle gaps");
 	fmt_count(b, sizeof(b), g->nkernels);
 	kpi(o, b, "kernels");
-	ex_fmt_dur(b, sizeof(b), (double)g->lat_api.p50);
+	gt_fmt_ns(b, sizeof(b), (double)g->lat_api.p50);
 	kpi(o, b, "launch to start (p50)");
 	if (g->nmemcpy) {
-		ex_fmt_bytes(b, sizeof(b), (double)g->memcpy_bytes);
+		gt_fmt_bytes(b, sizeof(b), (double)g->memcpy_bytes);
 		kpi(o, b, "copied");
 	}
 	if (g->throttled_ns) {
-		ex_fmt_dur(b, sizeof(b), (double)g->throttled_ns);
+		gt_fmt_ns(b, sizeof(b), (double)g->throttled_ns);
 		kpi(o, b, "busy while throttled");
 	}
 	LIT(o, "</div>\n");
@@ -1454,8 +1454,9 @@ int gt_export_html(gt_export *x, FILE *out, gt_export_stats *st)
 		local.problems += t->problems + (t->status ? 1 : 0);
 		local.records += t->rs.records;
 		if ((t->status || t->problems) && x->o.analysis.log) {
-			gt_errinfo ei = {.code = t->status ? t->status : GT_ERR_CORRUPT};
-			snprintf(ei.msg, sizeof(ei.msg), "%s", t->status ? t->error : t->first_problem);
+			gt_errinfo ei;
+			gt_errinfo_set(&ei, t->status ? t->status : GT_ERR_CORRUPT, 0, "%s",
+				       t->status ? t->error : t->first_problem);
 			x->o.analysis.log(x->o.analysis.log_user, t->path, &ei);
 		}
 	}

@@ -176,10 +176,8 @@ void ex_arena_free(ex_arena *a);
  * written into buf. */
 void ex_trace_stem(const char *path, char *buf, size_t cap);
 
-/* A duration for people, 3 significant digits: "12.3 us", "1.5 s". */
-void ex_fmt_dur(char *buf, size_t cap, double ns);
-/* Bytes for people (decimal units): "1.5 MB". */
-void ex_fmt_bytes(char *buf, size_t cap, double bytes);
+/* Durations and bytes for people: gt_fmt_ns / gt_fmt_bytes (analysis.h),
+ * the formatter every output shares. */
 
 /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as nvidia-smi names a GPU. */
 void ex_fmt_uuid(const uint8_t *uuid, char *buf, size_t cap);

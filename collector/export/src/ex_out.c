@@ -377,32 +377,7 @@ void ex_bits_set(ex_bits *b, uint32_t v)
 	(*pp)[(v & 0xfffffu) >> 6] |= 1ull << (v & 63);
 }
 
-/* ------------------------------------------------------------ human units */
-
-void ex_fmt_dur(char *b, size_t cap, double ns)
-{
-	double a = fabs(ns);
-	if (a < 1e3)
-		snprintf(b, cap, "%.0f ns", ns);
-	else if (a < 1e6)
-		snprintf(b, cap, "%.3g us", ns / 1e3);
-	else if (a < 1e9)
-		snprintf(b, cap, "%.3g ms", ns / 1e6);
-	else
-		snprintf(b, cap, "%.3g s", ns / 1e9);
-}
-
-void ex_fmt_bytes(char *b, size_t cap, double v)
-{
-	if (v < 1e3)
-		snprintf(b, cap, "%.0f B", v);
-	else if (v < 1e6)
-		snprintf(b, cap, "%.3g kB", v / 1e3);
-	else if (v < 1e9)
-		snprintf(b, cap, "%.3g MB", v / 1e6);
-	else
-		snprintf(b, cap, "%.3g GB", v / 1e9);
-}
+/* ------------------------------------------------------------ identifiers */
 
 void ex_fmt_uuid(const uint8_t *u, char *buf, size_t cap)
 {

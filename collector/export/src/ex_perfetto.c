@@ -73,7 +73,8 @@ typedef struct pf_trace {
 	ex_map devs;    /* local ordinal -> gpu index + 1 */
 	ex_map nvtx;    /* open range id -> name offset (in ar) */
 	ex_arena ar;
-	size_t *kname, *rname; /* by string id: offset + 1 in ar, 0 = not yet */
+	/* by string id: offset + 1 in ar, 0 = not yet; kernel, raw, API names */
+	size_t *kname, *rname, *aname;
 	uint32_t ncache;
 	uint32_t nstreams;
 	int64_t last;   /* latest relative timestamp written */
@@ -234,28 +235,38 @@ static int cache_grow(pf_trace *t, uint32_t id)
 	if (!r)
 		return -1;
 	t->rname = r;
+	size_t *a = realloc(t->aname, nc * sizeof(size_t));
+	if (!a)
+		return -1;
+	t->aname = a;
 	memset(t->kname + t->ncache, 0, (nc - t->ncache) * sizeof(size_t));
 	memset(t->rname + t->ncache, 0, (nc - t->ncache) * sizeof(size_t));
+	memset(t->aname + t->ncache, 0, (nc - t->ncache) * sizeof(size_t));
 	t->ncache = nc;
 	return 0;
 }
 
-/* Write the quoted, escaped name of string `id`: a kernel name (demangled
- * per the options) or a raw one. */
-static void put_name(pf *p, pf_trace *t, gt_reader *r, uint32_t id, int kernel, const char *dflt)
+/* Write the quoted, escaped name of string `id`: a kernel name (what 1,
+ * demangled per the options), an API call's (2, without CUPTI's version
+ * suffix: gt_api_name_len) or a raw one (0). */
+static void put_name(pf *p, pf_trace *t, gt_reader *r, uint32_t id, int what, const char *dflt)
 {
+	int kernel = what == 1, api = what == 2;
 	const char *s = id ? gt_reader_string(r, id) : NULL;
 	if (!s || cache_grow(t, id) < 0) {
 		if (kernel && s) { /* no cache: demangle every time */
 			char buf[1024];
 			ex_kernel_name(s, p->full, p->mangled, buf, sizeof(buf));
 			ex_json_cstr(&p->o, buf);
+		} else if (s && api) {
+			char buf[1024];
+			ex_json_cstr(&p->o, gt_api_name_clean(s, buf, sizeof(buf)));
 		} else {
 			ex_json_cstr(&p->o, s ? s : dflt);
 		}
 		return;
 	}
-	size_t *slot = kernel ? &t->kname[id] : &t->rname[id];
+	size_t *slot = kernel ? &t->kname[id] : api ? &t->aname[id] : &t->rname[id];
 	if (!*slot) {
 		size_t off;
 		if (kernel) {
@@ -263,7 +274,7 @@ static void put_name(pf *p, pf_trace *t, gt_reader *r, uint32_t id, int kernel, 
 			ex_kernel_name(s, p->full, p->mangled, buf, sizeof(buf));
 			off = ex_arena_add_json(&t->ar, buf, strlen(buf));
 		} else {
-			off = ex_arena_add_json(&t->ar, s, strlen(s));
+			off = ex_arena_add_json(&t->ar, s, api ? gt_api_name_len(s) : strlen(s));
 		}
 		if (off == SIZE_MAX) {
 			ex_json_cstr(&p->o, s);
@@ -473,7 +484,7 @@ static void do_api(pf *p, pf_trace *t, gt_reader *r, const gt_api *a)
 	else
 		LIT(o, ",\"cat\":\"cuda_runtime\",\"name\":");
 	if (a->name_id && gt_reader_string(r, a->name_id)) {
-		put_name(p, t, r, a->name_id, 0, "");
+		put_name(p, t, r, a->name_id, 2, "");
 	} else {
 		char buf[32];
 		snprintf(buf, sizeof(buf), "cbid %u", a->cbid);
@@ -706,6 +717,7 @@ static void trace_free(pf_trace *t)
 	ex_arena_free(&t->ar);
 	free(t->kname);
 	free(t->rname);
+	free(t->aname);
 }
 
 /* First pass: clock map, thread names, devices, correlation ids. */
@@ -957,7 +969,7 @@ static void gpu_tracks(pf *p)
 		uint32_t pid = PF_GPU_PID_BASE + (uint32_t)g;
 		gpu_meta(p, g);
 		char nm[96], d[32];
-		ex_fmt_dur(d, sizeof(d), (double)ao->detail_gap_ns);
+		gt_fmt_ns(d, sizeof(d), (double)ao->detail_gap_ns);
 		int n = snprintf(nm, sizeof(nm), "idle gaps >= %s, by cause", d);
 		ev_meta_name(p, "thread_name", pid, PF_GAP_TID, nm, (size_t)n);
 		size_t ng = 0;

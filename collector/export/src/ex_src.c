@@ -11,15 +11,6 @@
 #include "ex_internal.h"
 #include "gaptrace/diagnosis.h"
 
-static void set_ei(gt_errinfo *ei, int code, const char *fmt, const char *arg, const char *arg2)
-{
-	if (!ei)
-		return;
-	memset(ei, 0, sizeof(*ei));
-	ei->code = code;
-	snprintf(ei->msg, sizeof(ei->msg), fmt, arg, arg2);
-}
-
 static int add_path(gt_export *x, const char *p, size_t *cap)
 {
 	if (x->npaths == *cap) {
@@ -46,18 +37,18 @@ static int add_dir(gt_export *x, const char *dir, size_t *cap, gt_errinfo *ei)
 	gt_errinfo de;
 	int rc = gt_trace_dir_list(dir, &names, &n, &de);
 	if (rc < 0) {
-		set_ei(ei, rc, "%s%s", de.msg, "");
+		gt_errinfo_set(ei, rc, 0, "%s", de.msg);
 		return rc;
 	}
 	for (size_t i = 0; i < n && !rc; i++)
 		rc = add_path(x, names[i], cap);
 	gt_trace_dir_free(names, n);
 	if (rc) {
-		set_ei(ei, rc, "%s: %s", dir, gt_strerror(rc));
+		gt_errinfo_set(ei, rc, 0, "%s: %s", dir, gt_strerror(rc));
 		return rc;
 	}
 	if (!n) {
-		set_ei(ei, GT_ERR_IO, "%s: no .gtrace file in this directory%s", dir, "");
+		gt_errinfo_set(ei, GT_ERR_IO, 0, "%s: no .gtrace file in this directory", dir);
 		return GT_ERR_IO;
 	}
 	return 0;
@@ -108,9 +99,9 @@ static int drop_same_files(gt_export *x)
 		}
 		size_t i = f[k].i;
 		if (x->o.analysis.log) {
-			gt_errinfo e = {.code = GT_ERR_INVAL};
-			snprintf(e.msg, sizeof(e.msg), "the same file as %s: exported once",
-				 x->paths[f[first].i]);
+			gt_errinfo e;
+			gt_errinfo_set(&e, GT_ERR_INVAL, 0, "the same file as %s: exported once",
+				       x->paths[f[first].i]);
 			x->o.analysis.log(x->o.analysis.log_user, x->paths[i], &e);
 		}
 		free(x->paths[i]);
@@ -131,13 +122,13 @@ gt_export *gt_export_open(const char *const *paths, size_t npaths, const gt_expo
 	if (ei)
 		memset(ei, 0, sizeof(*ei));
 	if (!paths || !npaths) {
-		set_ei(ei, GT_ERR_INVAL, "no trace given%s%s", "", "");
+		gt_errinfo_set(ei, GT_ERR_INVAL, 0, "no trace given");
 		errno = EINVAL;
 		return NULL;
 	}
 	gt_export *x = calloc(1, sizeof(*x));
 	if (!x) {
-		set_ei(ei, GT_ERR_NOMEM, "%s%s", gt_strerror(GT_ERR_NOMEM), "");
+		gt_errinfo_set(ei, GT_ERR_NOMEM, 0, "%s", gt_strerror(GT_ERR_NOMEM));
 		return NULL;
 	}
 	if (opts)
@@ -151,7 +142,7 @@ gt_export *gt_export_open(const char *const *paths, size_t npaths, const gt_expo
 	for (size_t i = 0; i < npaths; i++) {
 		struct stat st;
 		if (!paths[i] || stat(paths[i], &st) != 0) {
-			set_ei(ei, GT_ERR_IO, "%s: %s", paths[i] ? paths[i] : "(null)",
+			gt_errinfo_set(ei, GT_ERR_IO, 0, "%s: %s", paths[i] ? paths[i] : "(null)",
 			       strerror(paths[i] ? errno : EINVAL));
 			gt_export_close(x);
 			errno = ENOENT;
@@ -161,7 +152,7 @@ gt_export *gt_export_open(const char *const *paths, size_t npaths, const gt_expo
 					     : add_path(x, paths[i], &cap);
 		if (rc) {
 			if (rc == GT_ERR_NOMEM)
-				set_ei(ei, rc, "%s%s", gt_strerror(rc), "");
+				gt_errinfo_set(ei, rc, 0, "%s", gt_strerror(rc));
 			gt_export_close(x);
 			return NULL;
 		}
@@ -170,7 +161,7 @@ gt_export *gt_export_open(const char *const *paths, size_t npaths, const gt_expo
 		goto nomem;
 	return x;
 nomem:
-	set_ei(ei, GT_ERR_NOMEM, "%s%s", gt_strerror(GT_ERR_NOMEM), "");
+	gt_errinfo_set(ei, GT_ERR_NOMEM, 0, "%s", gt_strerror(GT_ERR_NOMEM));
 	gt_export_close(x);
 	errno = ENOMEM;
 	return NULL;

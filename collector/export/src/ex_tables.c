@@ -350,13 +350,13 @@ static grp *api_grp(struct ex_sums *s, idcache *c, gt_reader *r, const gt_api *a
 	uint32_t *slot = nm ? cache_slot(c, a->name_id, 0) : NULL;
 	if (slot && *slot)
 		return &s->api.g[*slot - 1];
-	char buf[48];
-	if (!nm) {
+	char buf[256];
+	if (!nm)
 		snprintf(buf, sizeof(buf), "%s cbid %u", a->domain == GT_API_DRIVER ? "driver" : "runtime",
 			 a->cbid);
-		nm = buf;
-	}
-	long g = grp_get(&s->api, nm);
+	else
+		gt_api_name_clean(nm, buf, sizeof(buf));
+	long g = grp_get(&s->api, buf);
 	if (g < 0)
 		return NULL;
 	if (slot)

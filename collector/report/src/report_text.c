@@ -16,34 +16,6 @@
 
 /* ------------------------------------------------------------ formatting */
 
-const char *an_fmt_ns(char *b, size_t cap, uint64_t ns)
-{
-	double v = (double)ns;
-	if (ns < 1000)
-		snprintf(b, cap, "%" PRIu64 " ns", ns);
-	else if (ns < 1000000)
-		snprintf(b, cap, "%.1f us", v / 1e3);
-	else if (ns < 1000000000)
-		snprintf(b, cap, "%.2f ms", v / 1e6);
-	else
-		snprintf(b, cap, "%.3f s", v / 1e9);
-	return b;
-}
-
-const char *an_fmt_bytes(char *b, size_t cap, uint64_t n)
-{
-	double v = (double)n;
-	if (n < 1024)
-		snprintf(b, cap, "%" PRIu64 " B", n);
-	else if (n < (1ull << 20))
-		snprintf(b, cap, "%.1f KiB", v / 1024);
-	else if (n < (1ull << 30))
-		snprintf(b, cap, "%.1f MiB", v / (1 << 20));
-	else
-		snprintf(b, cap, "%.2f GiB", v / (1 << 30));
-	return b;
-}
-
 const char *an_fmt_utc(char *b, size_t cap, uint64_t ns)
 {
 	time_t s = (time_t)(ns / 1000000000ull);

@@ -120,6 +120,18 @@ typedef struct gt_errinfo {
 	char msg[256];    /**< human-readable, names the offset and the structure */
 } gt_errinfo;
 
+/**
+ * The one setter of a gt_errinfo, for every library and the CLI: when ei is
+ * non-NULL, sets code, offset and msg (printf-style, cut to fit); returns
+ * code either way, so `return gt_errinfo_set(ei, GT_ERR_IO, 0, "%s: %s",
+ * path, strerror(errno));` reads as one step. Thread-safe.
+ */
+GT_API int gt_errinfo_set(gt_errinfo *ei, int code, uint64_t offset, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 4, 5)))
+#endif
+	;
+
 /* ------------------------------------------------------------------ */
 /* Enumerations shared by the producer and the analysis                */
 /* ------------------------------------------------------------------ */

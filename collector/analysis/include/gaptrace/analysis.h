@@ -734,6 +734,47 @@ GT_API size_t gt_demangle(const char *name, char *buf, size_t cap);
 GT_API size_t gt_kernel_short_name(const char *name, char *buf, size_t cap);
 
 /* ------------------------------------------------------------------ */
+/* Human units and API names                                           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The one formatter of every figure a person reads - the text report, the
+ * findings' evidence, the HTML report, the tables' labels - so the same
+ * quantity prints the same everywhere. Both write into buf (always NUL
+ * terminated when cap > 0; 32 bytes hold any result), return buf, and are
+ * thread-safe. The unit is chosen on the rounded value: a figure never
+ * prints as "1024.0 KiB" or "1000.0 us".
+ */
+
+/** Bytes in IEC units: "0 B" .. "1023 B", then "1.0 KiB", "80.8 MiB"
+ *  (one decimal), "1.50 GiB", "2.00 TiB", ... up to EiB (two decimals).
+ *  A fraction below 1024 rounds to whole bytes; negative values print as
+ *  "-5 B". */
+GT_API const char *gt_fmt_bytes(char *buf, size_t cap, double bytes);
+
+/** A duration in nanoseconds: "850 ns", "12.3 us", "4.56 ms", "1.234 s"
+ *  (below a minute), "2 min 05.3 s" (below an hour), "3 h 07 min".
+ *  Negative values carry a "-"; fractions of a nanosecond round. */
+GT_API const char *gt_fmt_ns(char *buf, size_t cap, double ns);
+
+/*
+ * API names as people read them. CUPTI names a call with the ABI version
+ * that ran ("cudaLaunchKernel_v7000", "cudaStreamSynchronize_v3020",
+ * "cuMemcpyAsync_ptsz_v11000"); the rule: a trailing "_v" followed by 4 or
+ * 5 decimal digits, after at least one character, is dropped. Anything else
+ * is a real part of the name and stays: "cuMemAlloc_v2" (the driver's own
+ * symbol), "foo_v123", "foo_v123456", "_v3020".
+ */
+
+/** Length of name without its CUPTI version suffix (strlen(name) if it has
+ *  none; 0 for NULL). */
+GT_API size_t gt_api_name_len(const char *name);
+
+/** name without its version suffix into buf (NUL terminated when cap > 0,
+ *  cut to cap - 1 bytes). @return buf. */
+GT_API const char *gt_api_name_clean(const char *name, char *buf, size_t cap);
+
+/* ------------------------------------------------------------------ */
 /* JSON strings                                                        */
 /* ------------------------------------------------------------------ */
 

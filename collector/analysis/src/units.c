@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The one human-units formatter (bytes, durations) and the one API-name
+ * cleaner of every output: the text and JSON reports, the findings'
+ * evidence, the HTML report, the tables and the Perfetto trace. Two copies
+ * drift, and a user then reads "80.8 MiB" in one file and "84.8 MB" in
+ * another for the same copies.
+ *
+ * Each unit is chosen on the rounded value, so a figure never prints as
+ * "1024.0 KiB" or "1000.0 us": it moves to the next unit instead.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gaptrace/analysis.h"
+
+const char *gt_fmt_bytes(char *buf, size_t cap, double bytes)
+{
+	static const char *const unit[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+	static const int prec[] = {1, 1, 2, 2, 2, 2};
+	if (!buf || !cap)
+		return buf;
+	if (!(bytes >= 0) || bytes < 1023.5) { /* negative or NaN: printed as is */
+		snprintf(buf, cap, "%.0f B", bytes);
+		return buf;
+	}
+	double v = bytes / 1024;
+	size_t u = 0, last = sizeof(unit) / sizeof(unit[0]) - 1;
+	/* the next unit when this one would round to 1024 */
+	while (u < last && v >= 1024 - 0.5 * pow(10, -prec[u])) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, cap, "%.*f %s", prec[u], v, unit[u]);
+	return buf;
+}
+
+/* Minutes and hours: whole seconds and minutes read better than 3723.456 s,
+ * and nothing that long needs milliseconds. */
+static void fmt_long(char *buf, size_t cap, const char *sign, double ns)
+{
+	if (ns < 3599.95e9) {
+		uint64_t ds = (uint64_t)(ns / 1e8 + 0.5); /* tenths of a second */
+		snprintf(buf, cap, "%s%" PRIu64 " min %02" PRIu64 ".%" PRIu64 " s", sign, ds / 600,
+			 ds % 600 / 10, ds % 10);
+		return;
+	}
+	double m = floor(ns / 60e9 + 0.5);
+	if (m >= 1.8e19) { /* past uint64_t: hours only */
+		snprintf(buf, cap, "%s%.0f h", sign, floor(m / 60));
+		return;
+	}
+	uint64_t mi = (uint64_t)m;
+	snprintf(buf, cap, "%s%" PRIu64 " h %02" PRIu64 " min", sign, mi / 60, mi % 60);
+}
+
+const char *gt_fmt_ns(char *buf, size_t cap, double ns)
+{
+	if (!buf || !cap)
+		return buf;
+	if (ns != ns) {
+		snprintf(buf, cap, "? ns");
+		return buf;
+	}
+	const char *sign = ns < 0 ? "-" : "";
+	double a = fabs(ns);
+	if (a < 999.5)
+		snprintf(buf, cap, "%s%.0f ns", sign, a);
+	else if (a < 999.95e3)
+		snprintf(buf, cap, "%s%.1f us", sign, a / 1e3);
+	else if (a < 999.995e6)
+		snprintf(buf, cap, "%s%.2f ms", sign, a / 1e6);
+	else if (a < 59.9995e9)
+		snprintf(buf, cap, "%s%.3f s", sign, a / 1e9);
+	else
+		fmt_long(buf, cap, sign, a);
+	return buf;
+}
+
+size_t gt_api_name_len(const char *name)
+{
+	if (!name)
+		return 0;
+	size_t n = strlen(name), d = n;
+	while (d > 0 && n - d <= 5 && name[d - 1] >= '0' && name[d - 1] <= '9')
+		d--;
+	size_t digits = n - d;
+	if (digits < 4 || digits > 5 || d < 3 || name[d - 1] != 'v' || name[d - 2] != '_')
+		return n;
+	return d - 2;
+}
+
+const char *gt_api_name_clean(const char *name, char *buf, size_t cap)
+{
+	if (!buf || !cap)
+		return buf;
+	size_t n = gt_api_name_len(name);
+	if (n >= cap)
+		n = cap - 1;
+	if (n)
+		memcpy(buf, name, n);
+	buf[n] = '\0';
+	return buf;
+}

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The one human-units formatter and the one API-name cleaner
+ * (gaptrace/analysis.h): exact strings at every unit boundary, and one
+ * trace whose text report and HTML report print the same byte figure for
+ * the same quantity.
+ */
+#include <check.h>
+#include <regex.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gaptrace/analysis.h"
+#include "gaptrace/export.h"
+#include "gaptrace/report.h"
+
+static const char *B(double v)
+{
+	static char b[64];
+	return gt_fmt_bytes(b, sizeof(b), v);
+}
+
+static const char *T(double v)
+{
+	static char b[64];
+	return gt_fmt_ns(b, sizeof(b), v);
+}
+
+static const char *C(const char *s)
+{
+	static char b[64];
+	return gt_api_name_clean(s, b, sizeof(b));
+}
+
+START_TEST(bytes_boundaries)
+{
+	ck_assert_str_eq(B(0), "0 B");
+	ck_assert_str_eq(B(1), "1 B");
+	ck_assert_str_eq(B(1023), "1023 B");
+	ck_assert_str_eq(B(1024), "1.0 KiB");
+	ck_assert_str_eq(B(1536), "1.5 KiB");
+	/* the unit is chosen on the rounded value: never "1024.0 KiB" */
+	ck_assert_str_eq(B(1048524), "1023.9 KiB");
+	ck_assert_str_eq(B((1 << 20) - 1), "1.0 MiB");
+	ck_assert_str_eq(B(1 << 20), "1.0 MiB");
+	ck_assert_str_eq(B(84.8e6), "80.9 MiB");
+	ck_assert_str_eq(B((1u << 30) - 1), "1.00 GiB");
+	ck_assert_str_eq(B(1.5 * (1u << 30)), "1.50 GiB");
+	ck_assert_str_eq(B(1099511627776.0), "1.00 TiB");
+	ck_assert_str_eq(B(1125899906842624.0), "1.00 PiB");
+	ck_assert_str_eq(B((double)UINT64_MAX), "16.00 EiB");
+	ck_assert_str_eq(B(1e30), "867361737988.40 EiB"); /* past EiB: stays in EiB */
+	ck_assert_str_eq(B(-5), "-5 B");
+}
+END_TEST
+
+START_TEST(ns_boundaries)
+{
+	ck_assert_str_eq(T(0), "0 ns");
+	ck_assert_str_eq(T(1), "1 ns");
+	ck_assert_str_eq(T(999), "999 ns");
+	ck_assert_str_eq(T(1000), "1.0 us");
+	ck_assert_str_eq(T(12345), "12.3 us");
+	ck_assert_str_eq(T(999949), "999.9 us");
+	ck_assert_str_eq(T(999950), "1.00 ms");
+	ck_assert_str_eq(T(1e6), "1.00 ms");
+	ck_assert_str_eq(T(999994999), "999.99 ms");
+	ck_assert_str_eq(T(999995000), "1.000 s");
+	ck_assert_str_eq(T(1e9), "1.000 s");
+	ck_assert_str_eq(T(59.999e9), "59.999 s");
+	ck_assert_str_eq(T(59.9995e9), "1 min 00.0 s");
+	ck_assert_str_eq(T(60e9), "1 min 00.0 s");
+	ck_assert_str_eq(T(125.34e9), "2 min 05.3 s");
+	ck_assert_str_eq(T(3599.9e9), "59 min 59.9 s");
+	ck_assert_str_eq(T(3600e9), "1 h 00 min");
+	ck_assert_str_eq(T(3723e9), "1 h 02 min");
+	ck_assert_str_eq(T(100 * 3600e9 + 59 * 60e9), "100 h 59 min");
+	ck_assert_str_eq(T((double)UINT64_MAX), "5124095 h 35 min");
+	ck_assert_str_eq(T(-1500), "-1.5 us");
+	ck_assert_str_eq(T(0.4), "0 ns");
+}
+END_TEST
+
+START_TEST(small_buffers)
+{
+	char b[6];
+	ck_assert_ptr_eq(gt_fmt_bytes(b, sizeof(b), 84.8e6), b);
+	ck_assert_str_eq(b, "80.9 ");
+	ck_assert_ptr_eq(gt_fmt_ns(b, 0, 5), b); /* cap 0: nothing written */
+	ck_assert_str_eq(b, "80.9 ");
+	ck_assert_ptr_eq(gt_api_name_clean("cudaFree_v3020", b, sizeof(b)), b);
+	ck_assert_str_eq(b, "cudaF");
+}
+END_TEST
+
+START_TEST(api_names)
+{
+	ck_assert_str_eq(C("cudaLaunchKernel_v7000"), "cudaLaunchKernel");
+	ck_assert_str_eq(C("cudaStreamSynchronize_v3020"), "cudaStreamSynchronize");
+	ck_assert_str_eq(C("cuMemcpyAsync_ptsz_v11000"), "cuMemcpyAsync_ptsz");
+	ck_assert_str_eq(C("cudaLaunchKernel"), "cudaLaunchKernel");
+	/* not CUPTI's suffix: fewer than 4 or more than 5 digits, no "_v",
+	 * nothing before it, or digits not at the end */
+	ck_assert_str_eq(C("cuMemAlloc_v2"), "cuMemAlloc_v2");
+	ck_assert_str_eq(C("foo_v2"), "foo_v2");
+	ck_assert_str_eq(C("foo_v123"), "foo_v123");
+	ck_assert_str_eq(C("foo_v123456"), "foo_v123456");
+	ck_assert_str_eq(C("foo_V1234"), "foo_V1234");
+	ck_assert_str_eq(C("foov1234"), "foov1234");
+	ck_assert_str_eq(C("foo_v1234x"), "foo_v1234x");
+	ck_assert_str_eq(C("_v3020"), "_v3020");
+	ck_assert_str_eq(C("x_v3020"), "x");
+	ck_assert_str_eq(C(""), "");
+	ck_assert_str_eq(C(NULL), "");
+	ck_assert_uint_eq(gt_api_name_len("cudaMalloc_v3020"), 10);
+	ck_assert_uint_eq(gt_api_name_len("nvtxRangePush_v1"), 16);
+	ck_assert_uint_eq(gt_api_name_len(NULL), 0);
+}
+END_TEST
+
+/* What a report or export prints, into a string (caller frees): 0 the text
+ * report, 1 the HTML, 2 the cuda_api_sum table (CSV), 3 Perfetto. */
+static char *capture(gt_export *x, int html)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	ck_assert_ptr_nonnull(f);
+	int rc = html == 1   ? gt_export_html(x, f, NULL)
+		 : html == 2 ? gt_export_table(x, GT_TABLE_API_SUM, GT_EXPORT_CSV, f, NULL)
+		 : html == 3 ? gt_export_perfetto(x, f, NULL)
+			     : gt_report_text(gt_export_analysis(x), f, NULL);
+	ck_assert_int_ge(rc, 0);
+	fclose(f);
+	return buf;
+}
+
+/* The copies of one trace: the text report and the HTML print the same
+ * figure ("80.8 MiB" here and "84.8 MB" there was the bug). */
+START_TEST(text_and_html_agree)
+{
+	const char *path = GT_TEST_TRACES "/periodic_ckpt";
+	gt_export *x = gt_export_open(&path, 1, NULL, NULL);
+	ck_assert_ptr_nonnull(x);
+	const gt_analysis *a = gt_export_analysis(x);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_uint_ge(gt_analysis_ngpus(a), 1);
+	const gt_an_gpu *g = gt_analysis_gpu(a, 0);
+	ck_assert_uint_gt(g->memcpy_bytes, 1u << 20);
+	char want[32];
+	gt_fmt_bytes(want, sizeof(want), (double)g->memcpy_bytes);
+	char *text = capture(x, 0), *html = capture(x, 1);
+	ck_assert_msg(strstr(text, want), "text report lacks %s", want);
+	ck_assert_msg(strstr(html, want), "HTML report lacks %s", want);
+	/* and neither prints decimal units */
+	ck_assert_ptr_null(strstr(text, " MB"));
+	ck_assert_ptr_null(strstr(html, " MB"));
+	free(text);
+	free(html);
+	gt_export_close(x);
+}
+END_TEST
+
+/* No output a person reads keeps CUPTI's version suffix: the trace's API
+ * names carry it ("cudaLaunchKernel_v7000"), the text report, the CSV
+ * tables and the Perfetto slices drop it alike. */
+START_TEST(api_names_clean_everywhere)
+{
+	const char *path = GT_TEST_TRACES "/item_metric";
+	gt_export *x = gt_export_open(&path, 1, NULL, NULL);
+	ck_assert_ptr_nonnull(x);
+	regex_t re;
+	ck_assert_int_eq(regcomp(&re, "[A-Za-z]_v[0-9]{4,5}[^0-9]", REG_EXTENDED | REG_NOSUB), 0);
+	for (int k = 0; k < 4; k++) {
+		char *out = capture(x, k);
+		/* the HTML names API calls only in findings, which may not name one */
+		ck_assert_msg(k == 1 || strstr(out, "cudaLaunchKernel"), "output %d has no API names", k);
+		ck_assert_msg(regexec(&re, out, 0, NULL, 0) != 0, "output %d keeps a _vNNNN suffix", k);
+		free(out);
+	}
+	regfree(&re);
+	gt_export_close(x);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("units");
+	TCase *tc = tcase_create("units");
+	tcase_add_test(tc, bytes_boundaries);
+	tcase_add_test(tc, ns_boundaries);
+	tcase_add_test(tc, small_buffers);
+	tcase_add_test(tc, api_names);
+	tcase_add_test(tc, text_and_html_agree);
+	tcase_add_test(tc, api_names_clean_everywhere);
+	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+}
