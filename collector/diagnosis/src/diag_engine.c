@@ -35,10 +35,11 @@
  * row "comm_exposed" (collectives alone on the GPU are not productive), so
  * no later kernel rule can take it.
  *
- * Claim order: other_process, straggler, comm_not_overlapped, periodic_stall,
- * slow_data_loader, d2h_storm, pageable_copies, transfer_bound,
- * tiny_kernel_storm, launch_bound, sync_turnaround, host_busy,
- * dependency_wait, small_grid, low_occupancy, throttled (last: it takes
+ * Claim order (the table rules[]): other_process, straggler,
+ * comm_not_overlapped, periodic_stall, slow_data_loader, d2h_storm,
+ * pageable_copies, transfer_bound, tiny_kernel_storm, launch_bound,
+ * sync_turnaround, host_busy, dependency_wait, small_grid, low_occupancy,
+ * throttled (last: it takes
  * throttled_ns/busy_ns of whatever busy time is left, i.e. throttling is
  * assumed spread evenly over the busy time).
  *
@@ -106,6 +107,11 @@ typedef struct gctx {
 	size_t startup_win, startup_gaps;  /* series windows / detailed gaps in it */
 	uint64_t comm_claimed;            /* of comm_exposed_ns, claimed by findings */
 	uint64_t comm_row;                /* set aside as comm_exposed */
+	/* what a rule leaves for later ones */
+	int d2h_fired;                    /* d2h_storm made a finding */
+	double *frac;                     /* per kernel row: fraction small_grid claimed */
+	double *occ;                      /* per kernel row: occupancy (low_occupancy) */
+	int *lim;                         /* per kernel row: occupancy limiter */
 	/* findings of this GPU */
 	fbuild **fb;
 	size_t nfb, fbcap;
@@ -906,8 +912,9 @@ static void rule_data_loader(gctx *c)
 	    "does something else between steps, find it with py-spy dump --pid <pid>.");
 }
 
-static void rule_d2h_storm(gctx *c, int *fired)
+static void rule_d2h_storm(gctx *c)
 {
+	int *fired = &c->d2h_fired;
 	uint64_t n = 0, t = 0, bytes = 0, w = 0, blocking = 0;
 	int pageable = 0;
 	for (size_t i = 0; i < c->g->ncopies; i++) {
@@ -984,8 +991,9 @@ static void rule_d2h_storm(gctx *c, int *fired)
 	    "is used.");
 }
 
-static void rule_pageable(gctx *c, int d2h_fired)
+static void rule_pageable(gctx *c)
 {
+	int d2h_fired = c->d2h_fired;
 	uint64_t n = 0, t = 0, bytes = 0, w = 0, pin_t = 0, pin_bytes = 0;
 	for (size_t i = 0; i < c->g->ncopies; i++) {
 		const gt_an_copy *r = &c->g->copies[i];
@@ -1437,8 +1445,9 @@ static uint64_t kernel_claim(const gctx *c, const double *frac)
 	return scale_u64((uint64_t)(t + 0.5), c->kscale);
 }
 
-static void rule_small_grid(gctx *c, double *frac)
+static void rule_small_grid(gctx *c)
 {
+	double *frac = c->frac;
 	uint32_t sms = c->gpu->dev.sm_count;
 	if (!sms)
 		return;
@@ -1509,8 +1518,10 @@ static int is_tuned_kernel(const char *name)
 	return 0;
 }
 
-static void rule_low_occupancy(gctx *c, double *frac, double *occ, int *lim)
+static void rule_low_occupancy(gctx *c)
 {
+	double *frac = c->frac, *occ = c->occ;
+	int *lim = c->lim;
 	const gt_device *dev = &c->gpu->dev;
 	size_t nk = 0;
 	char nb[NAME_CAP];
@@ -1682,6 +1693,47 @@ static void rule_throttled(gctx *c)
 	    "Nothing in the program changes this.");
 }
 
+/* Exposed communication that neither straggler nor comm_not_overlapped
+ * claimed is not productive time: set aside from the kernel pool as the
+ * breakdown row comm_exposed, so no later kernel rule can take it. */
+static void set_aside_comm(gctx *c)
+{
+	const gt_an_gpu *gpu = c->gpu;
+	if (gpu->comm_exposed_ns > c->comm_claimed) {
+		c->comm_row = min_u64(gpu->comm_exposed_ns - c->comm_claimed, c->p.kern);
+		c->p.kern -= c->comm_row;
+	}
+}
+
+/* One step of the claim order: a rule, or a set-aside (id -1). */
+typedef struct rule {
+	int id;               /* the finding (gt_finding_id) the rule may make */
+	void (*run)(gctx *c);
+} rule;
+
+/* The claim order (specific before generic; the design note above says
+ * why): run_gpu walks it from the top, each step taking from the pools
+ * what the steps before it left. */
+static const rule rules[] = {
+	{GT_FIND_OTHER_PROCESS, rule_other_process},
+	{GT_FIND_STRAGGLER, rule_straggler},
+	{GT_FIND_COMM_NOT_OVERLAPPED, rule_comm},
+	{-1, set_aside_comm}, /* the breakdown row comm_exposed */
+	{GT_FIND_PERIODIC_STALL, rule_periodic_stall},
+	{GT_FIND_SLOW_DATA_LOADER, rule_data_loader},
+	{GT_FIND_D2H_STORM, rule_d2h_storm},
+	{GT_FIND_PAGEABLE_COPIES, rule_pageable},
+	{GT_FIND_TRANSFER_BOUND, rule_transfer_bound},
+	{GT_FIND_TINY_KERNEL_STORM, rule_tiny_storm},
+	{GT_FIND_LAUNCH_BOUND, rule_launch_bound},
+	{GT_FIND_SYNC_TURNAROUND, rule_sync_turnaround},
+	{GT_FIND_HOST_BUSY, rule_host_busy},
+	{GT_FIND_DEPENDENCY_WAIT, rule_dependency},
+	{GT_FIND_SMALL_GRID, rule_small_grid},
+	{GT_FIND_LOW_OCCUPANCY, rule_low_occupancy},
+	{GT_FIND_THROTTLED, rule_throttled},
+};
+
 /* ------------------------------------------------------------ per GPU */
 
 static void add_note(gt_diagnosis *d, const char *msg)
@@ -1787,6 +1839,9 @@ static int run_gpu(gt_diagnosis *d, const dg_input *in, size_t gi, fbuild ***all
 	int rc = GT_ERR_NOMEM;
 	if (!c.gap_taken || !c.train || !c.kclaimed || !frac || !occ || !lim)
 		goto out;
+	c.frac = frac;
+	c.occ = occ;
+	c.lim = lim;
 
 	/* Start-up first: the waves are looked for in the steady state only
 	 * (a long initialization gap would otherwise be one more "stall"). */
@@ -1806,30 +1861,9 @@ static int run_gpu(gt_diagnosis *d, const dg_input *in, size_t gi, fbuild ***all
 	 * its initialization. */
 	const uint64_t W_all = c.W;
 	c.W -= min_u64(c.startup_ns, c.W);
-	if (c.W && gpu->window_ns) {
-		int d2h = 0;
-		rule_other_process(&c);
-		rule_straggler(&c);
-		rule_comm(&c);
-		/* exposed communication nobody claimed is not productive time */
-		if (gpu->comm_exposed_ns > c.comm_claimed) {
-			c.comm_row = min_u64(gpu->comm_exposed_ns - c.comm_claimed, c.p.kern);
-			c.p.kern -= c.comm_row;
-		}
-		rule_periodic_stall(&c);
-		rule_data_loader(&c);
-		rule_d2h_storm(&c, &d2h);
-		rule_pageable(&c, d2h);
-		rule_transfer_bound(&c);
-		rule_tiny_storm(&c);
-		rule_launch_bound(&c);
-		rule_sync_turnaround(&c);
-		rule_host_busy(&c);
-		rule_dependency(&c);
-		rule_small_grid(&c, frac);
-		rule_low_occupancy(&c, frac, occ, lim);
-		rule_throttled(&c);
-	}
+	if (c.W && gpu->window_ns)
+		for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
+			rules[i].run(&c);
 	if (c.oom)
 		goto out;
 
