@@ -199,6 +199,101 @@ static int shape_of(const dg_ctx *c, const gt_diag_gpu *dg)
 	return GT_SHAPE_IRREGULAR;
 }
 
+/* Fills the pools of one GPU from its analysis (the window W, idle per
+ * cause, kernel and copy time; a note when they do not add up to W), the
+ * row scales and the primary process. */
+static void gpu_pools(dg_ctx *c, gt_diag_gpu *dg)
+{
+	gt_diagnosis *d = c->d;
+	const dg_gpu_in *g = c->g;
+	const gt_an_gpu *gpu = c->gpu;
+	c->W = gpu->window_ns;
+	for (int k = 0; k < GT_CAUSE_COUNT; k++)
+		c->p.idle[k] = gpu->cause_ns[k];
+	c->p.kern = gpu->sm_busy_ns;
+	c->p.copy = gpu->copy_only_ns;
+	/* Guard against an inconsistent input: the pools must add up to W. */
+	uint64_t sum = c->p.kern + c->p.copy;
+	for (int k = 0; k < GT_CAUSE_COUNT; k++)
+		sum += c->p.idle[k];
+	if (sum != c->W) {
+		if (sum < c->W)
+			c->p.idle[GT_CAUSE_UNKNOWN] += c->W - sum;
+		else
+			c->W = sum;
+		dg->window_ns = c->W;
+		if (c->W)
+			add_note(d, dg_printf(&d->ar,
+					      "GPU %u: the analysis's busy + idle causes (%llu ns) "
+					      "differ from its window (%llu ns); the difference is "
+					      "counted as unknown",
+					      gpu->index, (unsigned long long)sum,
+					      (unsigned long long)gpu->window_ns));
+	}
+	c->kscale = gpu->kernel_ns ? (double)gpu->sm_busy_ns / (double)gpu->kernel_ns : 0;
+	if (c->kscale > 1)
+		c->kscale = 1;
+	uint64_t cs = gpu->memcpy_ns + gpu->memset_ns;
+	c->cscale = cs ? (double)gpu->copy_only_ns / (double)cs : 0;
+	if (c->cscale > 1)
+		c->cscale = 1;
+	for (size_t i = 0; i < g->ncopies; i++)
+		c->transfer_weight_all += dg_transfer_weight(&g->copies[i]);
+	for (size_t i = 0; i < g->nprocs; i++)
+		if (!c->primary || g->procs[i].busy_ns > c->primary->busy_ns)
+			c->primary = &g->procs[i];
+}
+
+/* The breakdown of one GPU after the rules: what is left of the pools, the
+ * shape, and the parts (findings by share, then the rows comm_exposed,
+ * productive, idle_other, unknown, startup). W_all: the window with the
+ * start-up. @return 0 or GT_ERR_NOMEM. */
+static int gpu_breakdown(dg_ctx *c, gt_diag_gpu *dg, uint64_t W_all)
+{
+	gt_diagnosis *d = c->d;
+	dg->productive_ns = c->p.kern + c->p.copy;
+	dg->startup_ns = c->startup_ns;
+	dg->startup_end = c->startup_end;
+	dg->comm_exposed_ns = c->comm_row;
+	dg->unknown_ns = c->p.idle[GT_CAUSE_UNKNOWN];
+	for (int k = 0; k < GT_CAUSE_COUNT; k++) {
+		dg->idle_other_cause_ns[k] = c->p.idle[k];
+		if (k != GT_CAUSE_UNKNOWN)
+			dg->idle_other_ns += c->p.idle[k];
+	}
+	dg->nfindings = (uint32_t)c->nfb;
+	dg->shape = shape_of(c, dg);
+	gt_diag_part *parts = dg_alloc(&d->ar, (c->nfb + 5) * sizeof *parts);
+	if (!parts)
+		return GT_ERR_NOMEM;
+	size_t np = 0;
+	for (size_t i = 0; i < c->nfb; i++) {
+		/* insertion by share, stable */
+		size_t pos = np;
+		while (pos > 0 && parts[pos - 1].ns < c->fb[i]->f.claim_ns)
+			pos--;
+		memmove(&parts[pos + 1], &parts[pos], (np - pos) * sizeof *parts);
+		parts[pos] = (gt_diag_part){c->fb[i]->f.name, c->fb[i]->f.claim_ns, 0};
+		np++;
+	}
+	if (dg->comm_exposed_ns)
+		parts[np++] = (gt_diag_part){"comm_exposed", dg->comm_exposed_ns, 0};
+	parts[np++] = (gt_diag_part){"productive", dg->productive_ns, 0};
+	parts[np++] = (gt_diag_part){"idle_other", dg->idle_other_ns, 0};
+	parts[np++] = (gt_diag_part){"unknown", dg->unknown_ns, 0};
+	if (dg->startup_ns)
+		parts[np++] = (gt_diag_part){"startup", dg->startup_ns, 0};
+	for (size_t i = 0; i < np; i++)
+		parts[i].share = c->W ? (double)parts[i].ns / (double)c->W : 0;
+	if (dg->startup_ns) /* the start-up row: its share of the whole window */
+		parts[np - 1].share = W_all ? (double)dg->startup_ns / (double)W_all : 0;
+	dg->parts = parts;
+	dg->nparts = np;
+	return 0;
+}
+
+/* One GPU: its pools, start-up and wave, the rules in claim order, its
+ * breakdown; its findings are appended to *all (nall of allcap). */
 static int run_gpu(gt_diagnosis *d, const dg_input *in, size_t gi, dg_fbuild ***all, size_t *nall,
 		   size_t *allcap)
 {
@@ -210,41 +305,7 @@ static int run_gpu(gt_diagnosis *d, const dg_input *in, size_t gi, dg_fbuild ***
 	dg->name = dg_strdup(&d->ar, gpu->dev.name);
 	dg->window_ns = gpu->window_ns;
 	dg->utilization = gpu->utilization;
-	c.W = gpu->window_ns;
-	for (int k = 0; k < GT_CAUSE_COUNT; k++)
-		c.p.idle[k] = gpu->cause_ns[k];
-	c.p.kern = gpu->sm_busy_ns;
-	c.p.copy = gpu->copy_only_ns;
-	/* Guard against an inconsistent input: the pools must add up to W. */
-	uint64_t sum = c.p.kern + c.p.copy;
-	for (int k = 0; k < GT_CAUSE_COUNT; k++)
-		sum += c.p.idle[k];
-	if (sum != c.W) {
-		if (sum < c.W)
-			c.p.idle[GT_CAUSE_UNKNOWN] += c.W - sum;
-		else
-			c.W = sum;
-		dg->window_ns = c.W;
-		if (c.W)
-			add_note(d, dg_printf(&d->ar,
-					      "GPU %u: the analysis's busy + idle causes (%llu ns) "
-					      "differ from its window (%llu ns); the difference is "
-					      "counted as unknown",
-					      gpu->index, (unsigned long long)sum,
-					      (unsigned long long)gpu->window_ns));
-	}
-	c.kscale = gpu->kernel_ns ? (double)gpu->sm_busy_ns / (double)gpu->kernel_ns : 0;
-	if (c.kscale > 1)
-		c.kscale = 1;
-	uint64_t cs = gpu->memcpy_ns + gpu->memset_ns;
-	c.cscale = cs ? (double)gpu->copy_only_ns / (double)cs : 0;
-	if (c.cscale > 1)
-		c.cscale = 1;
-	for (size_t i = 0; i < g->ncopies; i++)
-		c.transfer_weight_all += dg_transfer_weight(&g->copies[i]);
-	for (size_t i = 0; i < g->nprocs; i++)
-		if (!c.primary || g->procs[i].busy_ns > c.primary->busy_ns)
-			c.primary = &g->procs[i];
+	gpu_pools(&c, dg);
 
 	size_t ng = g->ngaps ? g->ngaps : 1, nk = g->nkernels ? g->nkernels : 1;
 	c.gap_taken = calloc(ng, 1);
@@ -283,45 +344,8 @@ static int run_gpu(gt_diagnosis *d, const dg_input *in, size_t gi, dg_fbuild ***
 	if (c.oom)
 		goto out;
 
-	/* breakdown */
-	dg->productive_ns = c.p.kern + c.p.copy;
-	dg->startup_ns = c.startup_ns;
-	dg->startup_end = c.startup_end;
-	dg->comm_exposed_ns = c.comm_row;
-	dg->unknown_ns = c.p.idle[GT_CAUSE_UNKNOWN];
-	for (int k = 0; k < GT_CAUSE_COUNT; k++) {
-		dg->idle_other_cause_ns[k] = c.p.idle[k];
-		if (k != GT_CAUSE_UNKNOWN)
-			dg->idle_other_ns += c.p.idle[k];
-	}
-	dg->nfindings = (uint32_t)c.nfb;
-	dg->shape = shape_of(&c, dg);
-	gt_diag_part *parts = dg_alloc(&d->ar, (c.nfb + 5) * sizeof *parts);
-	if (!parts)
+	if (gpu_breakdown(&c, dg, W_all) < 0)
 		goto out;
-	size_t np = 0;
-	for (size_t i = 0; i < c.nfb; i++) {
-		/* insertion by share, stable */
-		size_t pos = np;
-		while (pos > 0 && parts[pos - 1].ns < c.fb[i]->f.claim_ns)
-			pos--;
-		memmove(&parts[pos + 1], &parts[pos], (np - pos) * sizeof *parts);
-		parts[pos] = (gt_diag_part){c.fb[i]->f.name, c.fb[i]->f.claim_ns, 0};
-		np++;
-	}
-	if (dg->comm_exposed_ns)
-		parts[np++] = (gt_diag_part){"comm_exposed", dg->comm_exposed_ns, 0};
-	parts[np++] = (gt_diag_part){"productive", dg->productive_ns, 0};
-	parts[np++] = (gt_diag_part){"idle_other", dg->idle_other_ns, 0};
-	parts[np++] = (gt_diag_part){"unknown", dg->unknown_ns, 0};
-	if (dg->startup_ns)
-		parts[np++] = (gt_diag_part){"startup", dg->startup_ns, 0};
-	for (size_t i = 0; i < np; i++)
-		parts[i].share = c.W ? (double)parts[i].ns / (double)c.W : 0;
-	if (dg->startup_ns) /* the start-up row: its share of the whole window */
-		parts[np - 1].share = W_all ? (double)dg->startup_ns / (double)W_all : 0;
-	dg->parts = parts;
-	dg->nparts = np;
 
 	/* hand the findings over */
 	if (*nall + c.nfb > *allcap) {
