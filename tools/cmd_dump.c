@@ -389,7 +389,9 @@ static void hx_payload(const uint8_t *p, const uint8_t *end)
 	}
 }
 
-static int hex_dump(const char *path)
+/* Reads the whole file at path into a malloc'd buffer (*out, *outlen).
+ * @return 0, or 1 after saying why on stderr. */
+static int read_whole(const char *path, uint8_t **out, size_t *outlen)
 {
 	gt_errinfo ei;
 	int fd = gt_trace_file_open(path, &ei); /* never blocks on a FIFO */
@@ -419,18 +421,63 @@ static int hex_dump(const char *path)
 		len += k;
 	}
 	fclose(f);
-	hx_base = b;
-	hx_bias = 0;
-	const uint8_t *p = b, *end = b + len;
-	printf("offset    bytes                                            field\n");
-	int hl = gt_stream_header_peek_len(b, len);
-	if (hl <= 0 || (size_t)hl > len) {
-		hx(b, len, "not a complete stream header (%s)",
-		   gt_strerror(hl <= 0 ? hl : GT_ERR_TRUNCATED));
-		free(b);
-		return 1;
+	*out = b;
+	*outlen = len;
+	return 0;
+}
+
+/* The value of a device field (tag 16) of the stream header: n bytes at v,
+ * its fixed part length first. */
+static void hx_device(const uint8_t *v, unsigned n)
+{
+	unsigned df = le16(v);
+	hx(v, 2, "  device fixed part length %u", df);
+	static const char *const dn[] = {"id",
+					 "cc_major",
+					 "cc_minor",
+					 "sm_count",
+					 "core_clock_khz",
+					 "mem_clock_khz",
+					 "mem_bus_width_bits",
+					 "global_mem_bytes (u64)",
+					 "l2_bytes",
+					 "max_threads_per_sm",
+					 "max_blocks_per_sm",
+					 "max_regs_per_sm",
+					 "max_regs_per_block",
+					 "max_smem_per_sm",
+					 "max_smem_per_block",
+					 "max_threads_per_block",
+					 "warp_size",
+					 "pci_domain",
+					 "pci_bus",
+					 "pci_device"};
+	const uint8_t *e = v + 2;
+	if (df >= 100) {
+		hx(e, 4, "  %s %u", dn[0], le32(e));
+		hx(e + 4, 16, "  uuid");
+		unsigned o = 20;
+		for (unsigned i = 1; i < 20; i++) {
+			if (i == 7) {
+				hx(e + o, 8, "  %s %" PRIu64, dn[i], le64(e + o));
+				o += 8;
+			} else {
+				hx(e + o, 4, "  %s %u", dn[i], le32(e + o));
+				o += 4;
+			}
+		}
+		if (df > 100)
+			hx(e + 100, df - 100, "  device fields of a newer minor");
+	} else if (df) {
+		hx(e, df, "  device fields (short)");
 	}
-	/* stream header */
+	if (n - 2 - df)
+		hx(e + df, n - 2 - df, "  name %s", quote(e + df, n - 2 - df));
+}
+
+/* The stream header, hl bytes at p: prefix, fixed fields, TLV fields, CRC. */
+static void hx_stream_header(const uint8_t *p, int hl)
+{
 	hx(p, 8, "stream magic \\x89 G T R \\r \\n \\x1a \\n");
 	hx(p + 8, 2, "major version %u", le16(p + 8));
 	hx(p + 10, 2, "minor version %u", le16(p + 10));
@@ -470,114 +517,96 @@ static int hex_dump(const char *path)
 						      : "unknown";
 		hx(x, 4, "field: tag %u (%s), %u bytes", tag, tn, n);
 		const uint8_t *v = x + 4;
-		if (tag == 16 && n >= 2 && le16(v) <= n - 2u) {
-			unsigned df = le16(v);
-			hx(v, 2, "  device fixed part length %u", df);
-			static const char *const dn[] = {"id",
-							 "cc_major",
-							 "cc_minor",
-							 "sm_count",
-							 "core_clock_khz",
-							 "mem_clock_khz",
-							 "mem_bus_width_bits",
-							 "global_mem_bytes (u64)",
-							 "l2_bytes",
-							 "max_threads_per_sm",
-							 "max_blocks_per_sm",
-							 "max_regs_per_sm",
-							 "max_regs_per_block",
-							 "max_smem_per_sm",
-							 "max_smem_per_block",
-							 "max_threads_per_block",
-							 "warp_size",
-							 "pci_domain",
-							 "pci_bus",
-							 "pci_device"};
-			const uint8_t *e = v + 2;
-			if (df >= 100) {
-				hx(e, 4, "  %s %u", dn[0], le32(e));
-				hx(e + 4, 16, "  uuid");
-				unsigned o = 20;
-				for (unsigned i = 1; i < 20; i++) {
-					if (i == 7) {
-						hx(e + o, 8, "  %s %" PRIu64, dn[i], le64(e + o));
-						o += 8;
-					} else {
-						hx(e + o, 4, "  %s %u", dn[i], le32(e + o));
-						o += 4;
-					}
-				}
-				if (df > 100)
-					hx(e + 100, df - 100, "  device fields of a newer minor");
-			} else if (df) {
-				hx(e, df, "  device fields (short)");
-			}
-			if (n - 2 - df)
-				hx(e + df, n - 2 - df, "  name %s", quote(e + df, n - 2 - df));
-		} else if (n) {
+		if (tag == 16 && n >= 2 && le16(v) <= n - 2u)
+			hx_device(v, n);
+		else if (n)
 			hx(v, n, "  %s", quote(v, n));
-		}
 		x += 4 + n;
 	}
 	if (x < hend)
 		hx(x, (size_t)(hend - x), "malformed header fields");
 	uint32_t crc = gt_crc32c(0, p, (size_t)hl - 4);
 	hx(hend, 4, "header CRC32C 0x%08x (%s)", le32(hend), crc == le32(hend) ? "ok" : "BAD");
-	p += hl;
+}
 
-	/* frames */
-	while (p < end) {
-		if (end - p < 32 || le32(p) != 0x52465447u) {
-			hx(p, (size_t)(end - p), "not a frame: %zu bytes to the end",
-			   (size_t)(end - p));
-			break;
-		}
-		uint32_t clen = le32(p + 4), rlen = le32(p + 8), fl = le16(p + 24);
-		hx(p, 4, "frame magic \"GTFR\"");
-		hx(p + 4, 4, "payload length %u", clen);
-		hx(p + 8, 4, "payload length uncompressed %u", rlen);
-		hx(p + 12, 4, "records %u", le32(p + 12));
-		hx(p + 16, 8, "sequence number %" PRIu64, le64(p + 16));
-		hx(p + 24, 2, "flags 0x%x (%s)", fl, fl & 1 ? "zstd" : "uncompressed");
-		hx(p + 26, 2, "reserved, 0");
-		const uint8_t *pl = p + 32;
-		int cut = clen > (size_t)(end - pl);
-		uint32_t c = gt_crc32c(gt_crc32c(0, p, 28), pl, cut ? 0 : clen);
-		hx(p + 28, 4, "CRC32C of bytes 0..27 and the payload 0x%08x (%s)", le32(p + 28),
-		   cut		       ? "cut"
-		   : c == le32(p + 28) ? "ok"
-				       : "BAD");
-		if (cut) {
-			hx(pl, (size_t)(end - pl),
-			   "payload, cut: the trace ends inside this frame");
-			break;
-		}
-		if (!(fl & 1)) {
-			hx_payload(pl, pl + clen);
-		} else {
-			if (clen)
-				hx(pl, clen, "zstd frame (RFC 8878), decompressed below");
-			uint8_t *raw = rlen <= GT_FRAME_MAX_RAW ? malloc(rlen + 1) : NULL;
-			size_t got = raw ? ZSTD_decompress(raw, rlen, pl, clen) : 0;
-			if (raw && !ZSTD_isError(got) && got == rlen) {
-				const uint8_t *sb = hx_base;
-				uint64_t sbias = hx_bias;
-				printf("          -- payload of the frame above after "
-				       "decompression; "
-				       "offsets from its start --\n");
-				hx_base = raw;
-				hx_bias = 0;
-				hx_payload(raw, raw + rlen);
-				hx_base = sb;
-				hx_bias = sbias;
-				printf("          -- end of the decompressed payload --\n");
-			} else {
-				printf("          -- payload does not decompress --\n");
-			}
-			free(raw);
-		}
-		p = pl + clen;
+/* One frame at p, the file ending at end: its header, then its payload
+ * (decompressed when zstd). @return the next frame, or NULL to stop. */
+static const uint8_t *hx_frame(const uint8_t *p, const uint8_t *end)
+{
+	if (end - p < 32 || le32(p) != 0x52465447u) {
+		hx(p, (size_t)(end - p), "not a frame: %zu bytes to the end", (size_t)(end - p));
+		return NULL;
 	}
+	uint32_t clen = le32(p + 4), rlen = le32(p + 8), fl = le16(p + 24);
+	hx(p, 4, "frame magic \"GTFR\"");
+	hx(p + 4, 4, "payload length %u", clen);
+	hx(p + 8, 4, "payload length uncompressed %u", rlen);
+	hx(p + 12, 4, "records %u", le32(p + 12));
+	hx(p + 16, 8, "sequence number %" PRIu64, le64(p + 16));
+	hx(p + 24, 2, "flags 0x%x (%s)", fl, fl & 1 ? "zstd" : "uncompressed");
+	hx(p + 26, 2, "reserved, 0");
+	const uint8_t *pl = p + 32;
+	int cut = clen > (size_t)(end - pl);
+	uint32_t c = gt_crc32c(gt_crc32c(0, p, 28), pl, cut ? 0 : clen);
+	hx(p + 28, 4, "CRC32C of bytes 0..27 and the payload 0x%08x (%s)", le32(p + 28),
+	   cut		       ? "cut"
+	   : c == le32(p + 28) ? "ok"
+			       : "BAD");
+	if (cut) {
+		hx(pl, (size_t)(end - pl), "payload, cut: the trace ends inside this frame");
+		return NULL;
+	}
+	if (!(fl & 1)) {
+		hx_payload(pl, pl + clen);
+	} else {
+		if (clen)
+			hx(pl, clen, "zstd frame (RFC 8878), decompressed below");
+		uint8_t *raw = rlen <= GT_FRAME_MAX_RAW ? malloc(rlen + 1) : NULL;
+		size_t got = raw ? ZSTD_decompress(raw, rlen, pl, clen) : 0;
+		if (raw && !ZSTD_isError(got) && got == rlen) {
+			const uint8_t *sb = hx_base;
+			uint64_t sbias = hx_bias;
+			printf("          -- payload of the frame above after "
+			       "decompression; "
+			       "offsets from its start --\n");
+			hx_base = raw;
+			hx_bias = 0;
+			hx_payload(raw, raw + rlen);
+			hx_base = sb;
+			hx_bias = sbias;
+			printf("          -- end of the decompressed payload --\n");
+		} else {
+			printf("          -- payload does not decompress --\n");
+		}
+		free(raw);
+	}
+	return pl + clen;
+}
+
+/* Annotated hex dump of one trace file: the stream header field by field,
+ * then every frame and its records. @return 0, or 1 when it could not be
+ * read or has no complete stream header. */
+static int hex_dump(const char *path)
+{
+	uint8_t *b;
+	size_t len;
+	if (read_whole(path, &b, &len))
+		return 1;
+	hx_base = b;
+	hx_bias = 0;
+	const uint8_t *p = b, *end = b + len;
+	printf("offset    bytes                                            field\n");
+	int hl = gt_stream_header_peek_len(b, len);
+	if (hl <= 0 || (size_t)hl > len) {
+		hx(b, len, "not a complete stream header (%s)",
+		   gt_strerror(hl <= 0 ? hl : GT_ERR_TRUNCATED));
+		free(b);
+		return 1;
+	}
+	hx_stream_header(p, hl);
+	p += hl;
+	while (p && p < end)
+		p = hx_frame(p, end);
 	free(b);
 	return 0;
 }

@@ -729,7 +729,33 @@ static int parse_secs(const char *what, const char *arg, int allow_zero, uint64_
 	return 0;
 }
 
-int cmd_run(int argc, char **argv)
+/* One run: what its steps (parse, prepare, start, spawn, wait, finish)
+ * share, and what run_cleanup undoes. */
+struct run {
+	char **prog;
+	char inject[PATH_MAX];
+	char defout[64];
+	char sockdir[PATH_MAX], sock[PATH_MAX + 32];
+	char session[64];
+	char self_out[PATH_MAX + 32];
+	sigset_t fwd, oldmask;
+	struct sigaction old_pipe;
+	int sfd;
+	gt_collector *coll;
+	pthread_t th;
+	int th_started;
+	pid_t child;
+	char **env;
+	size_t env_own;
+	struct timespec t0;
+	/* the wait */
+	int status, exited, armed_at_delay, disarmed, descendants;
+	double t_exit;
+};
+
+/* Parses the options into opts. Returns -1 to go on, else the exit status
+ * to return at once (0 after --help, 2 for a usage error). */
+static int run_parse(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{"output", required_argument, NULL, 'o'},
@@ -820,67 +846,78 @@ int cmd_run(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return 2;
 	}
-	char **prog = argv + optind;
+	return -1;
+}
 
-	char inject[PATH_MAX];
-	if (find_inject(inject, sizeof(inject)) < 0)
+/* Finds the injection library and the program, makes the trace directory,
+ * a fresh socket directory and the session name. Returns -1 to go on, else
+ * the exit status (nothing to undo yet). */
+static int run_prepare(struct run *r)
+{
+	if (find_inject(r->inject, sizeof(r->inject)) < 0)
 		return 1;
-	int rc = check_program(prog[0]);
+	int rc = check_program(r->prog[0]);
 	if (rc)
 		return rc;
-	char defout[64];
 	if (!opts.output) {
 		time_t now = time(NULL);
-		strftime(defout, sizeof(defout), "gaptrace-%Y%m%d-%H%M%S", localtime(&now));
-		opts.output = defout;
+		strftime(r->defout, sizeof(r->defout), "gaptrace-%Y%m%d-%H%M%S", localtime(&now));
+		opts.output = r->defout;
 	}
 	if (prepare_output(opts.output) < 0)
 		return 1;
 
 	/* A fresh private socket directory: runs never meet each other. */
-	char sockdir[PATH_MAX], sock[PATH_MAX + 32];
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
-	snprintf(sockdir, sizeof(sockdir), "%s/gaptrace-run-XXXXXX",
+	snprintf(r->sockdir, sizeof(r->sockdir), "%s/gaptrace-run-XXXXXX",
 		 xdg && xdg[0] == '/' && access(xdg, W_OK) == 0 ? xdg : "/tmp");
-	if (!mkdtemp(sockdir)) {
-		fprintf(stderr, "gaptrace run: cannot create a socket directory %s: %s\n", sockdir,
-			strerror(errno));
+	if (!mkdtemp(r->sockdir)) {
+		fprintf(stderr, "gaptrace run: cannot create a socket directory %s: %s\n",
+			r->sockdir, strerror(errno));
 		return 1;
 	}
-	snprintf(sock, sizeof(sock), "%s/collector.sock", sockdir);
-	char session[64];
+	snprintf(r->sock, sizeof(r->sock), "%s/collector.sock", r->sockdir);
 	const char *base = strrchr(opts.output, '/');
-	snprintf(session, sizeof(session), "%.40s-%d", base ? base + 1 : opts.output,
+	snprintf(r->session, sizeof(r->session), "%.40s-%d", base ? base + 1 : opts.output,
 		 (int)getpid());
+	return -1;
+}
 
-	/* Block the signals we forward (and SIGCHLD) before any thread exists,
-	 * so every thread inherits the mask and only the signalfd sees them. */
-	sigset_t fwd, oldmask;
-	sigemptyset(&fwd);
+/* Blocks the signals we forward (and SIGCHLD) before any thread exists, so
+ * every thread inherits the mask and only the signalfd sees them; ignores
+ * SIGPIPE; raises the open-file limit. */
+static void run_block_signals(struct run *r)
+{
+	sigemptyset(&r->fwd);
 	static const int fwd_sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 	for (size_t i = 0; i < sizeof(fwd_sigs) / sizeof(fwd_sigs[0]); i++)
-		sigaddset(&fwd, fwd_sigs[i]);
-	sigaddset(&fwd, SIGCHLD);
-	pthread_sigmask(SIG_BLOCK, &fwd, &oldmask);
-	struct sigaction old_pipe, ign = {.sa_handler = SIG_IGN};
+		sigaddset(&r->fwd, fwd_sigs[i]);
+	sigaddset(&r->fwd, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, &r->fwd, &r->oldmask);
+	struct sigaction ign = {.sa_handler = SIG_IGN};
 	sigemptyset(&ign.sa_mask);
-	sigaction(SIGPIPE, &ign, &old_pipe);
-	int sfd = signalfd(-1, &fwd, SFD_CLOEXEC | SFD_NONBLOCK);
-	fwd_start(&fwd); /* before any thread of ours */
+	sigaction(SIGPIPE, &ign, &r->old_pipe);
+	r->sfd = signalfd(-1, &r->fwd, SFD_CLOEXEC | SFD_NONBLOCK);
+	fwd_start(&r->fwd); /* before any thread of ours */
 
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
 		struct rlimit raised = {.rlim_cur = rl.rlim_max, .rlim_max = rl.rlim_max};
 		setrlimit(RLIMIT_NOFILE, &raised);
 	}
+}
 
+/* Starts the collector and its thread, and builds the program's
+ * environment. Returns 0, or -1 after saying why. */
+static int run_start_collector(struct run *r)
+{
 	progress_on = !opts.quiet && isatty(STDERR_FILENO);
 	gt_collector_opts co = {
 		.trace_dir = opts.output,
-		.socket_path = sock,
+		.socket_path = r->sock,
 		.kinds = opts.kinds,
 		.dormant = opts.delay_ns != 0,
-		.session = session,
+		.session = r->session,
 		.nvml_hz = opts.nvml_hz,
 		.nvml_proc_hz = opts.nvml_proc_hz,
 		.nvml_lib = getenv("GAPTRACE_NVML_PATH"),
@@ -889,219 +926,282 @@ int cmd_run(int argc, char **argv)
 		.group_gid = opts.gid,
 	};
 	gt_errinfo ei = {0};
-	int ret = 1;
-	pid_t child = -1;
-	pthread_t th;
-	int th_started = 0;
-	char **env = NULL;
-	size_t env_own = 0;
-	gt_collector *coll = gt_collector_new(&co, &ei);
-	if (!coll) {
+	r->coll = gt_collector_new(&co, &ei);
+	if (!r->coll) {
 		fprintf(stderr, "gaptrace run: %s\n", ei.msg);
-		goto out;
+		return -1;
 	}
-	if (sfd < 0 || pthread_create(&th, NULL, collector_thread, coll) != 0) {
+	if (r->sfd < 0 || pthread_create(&r->th, NULL, collector_thread, r->coll) != 0) {
 		fprintf(stderr, "gaptrace run: cannot start the collector: %s\n", strerror(errno));
-		goto out;
+		return -1;
 	}
-	th_started = 1;
-	char self_out[PATH_MAX + 32];
-	if (self_output(opts.output, self_out, sizeof(self_out)) < 0) {
+	r->th_started = 1;
+	if (self_output(opts.output, r->self_out, sizeof(r->self_out)) < 0) {
 		fprintf(stderr, "gaptrace run: %s: %s\n", opts.output, strerror(errno));
-		goto out;
+		return -1;
 	}
-	env = child_env(&env_own, inject, sock, session, self_out);
-	if (!env) {
+	r->env = child_env(&r->env_own, r->inject, r->sock, r->session, r->self_out);
+	if (!r->env) {
 		fprintf(stderr, "gaptrace run: out of memory\n");
-		goto out;
+		return -1;
 	}
+	return 0;
+}
 
-	/* The program gets our original signal mask, and SIGPIPE back as it was. */
+/* Starts the program with our original signal mask and SIGPIPE as it was,
+ * and becomes the subreaper of what it leaves behind. Returns 0, or the
+ * exit status when it cannot start (127 not found, else 126). */
+static int run_spawn(struct run *r)
+{
 	posix_spawnattr_t attr;
 	posix_spawnattr_init(&attr);
-	posix_spawnattr_setsigmask(&attr, &oldmask);
+	posix_spawnattr_setsigmask(&attr, &r->oldmask);
 	sigset_t def;
 	sigemptyset(&def);
-	if (old_pipe.sa_handler == SIG_DFL)
+	if (r->old_pipe.sa_handler == SIG_DFL)
 		sigaddset(&def, SIGPIPE);
 	posix_spawnattr_setsigdefault(&attr, &def);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 	/* Processes the program leaves behind become ours: we see them live. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	int serr = posix_spawnp(&child, prog[0], NULL, &attr, prog, env);
+	clock_gettime(CLOCK_MONOTONIC, &r->t0);
+	int serr = posix_spawnp(&r->child, r->prog[0], NULL, &attr, r->prog, r->env);
 	posix_spawnattr_destroy(&attr);
 	if (serr) {
-		fprintf(stderr, "gaptrace run: cannot run %s: %s\n", prog[0], strerror(serr));
-		ret = serr == ENOENT ? 127 : 126;
-		child = -1;
-		goto out;
+		fprintf(stderr, "gaptrace run: cannot run %s: %s\n", r->prog[0], strerror(serr));
+		r->child = -1;
+		return serr == ENOENT ? 127 : 126;
 	}
+	return 0;
+}
 
-	/* Wait for the program; then, at most --wait, for its descendants and
-	 * the traces still streaming. */
-	int status = 0, exited = 0, armed_at_delay = 0, disarmed = 0, descendants = 0;
-	double t_exit = 0, last_progress = -1;
+/* While the program runs: arms the capture after --delay, ends it after
+ * --duration. */
+static void run_capture_window(struct run *r, double el, uint64_t cap_end)
+{
+	if (opts.delay_ns && !r->armed_at_delay && el * 1e9 >= (double)opts.delay_ns) {
+		r->armed_at_delay = 1;
+		/* With a duration, the collector also ends the window for
+		 * processes that join late. */
+		gt_collector_arm(r->coll, 0, opts.kinds, opts.duration_ns);
+		if (!opts.quiet)
+			say("capture armed after %.1f s", el);
+	}
+	if (cap_end && !r->disarmed && el * 1e9 >= (double)cap_end) {
+		r->disarmed = 1;
+		if (!opts.delay_ns)
+			gt_collector_disarm(r->coll, 0);
+		if (!opts.quiet)
+			say("capture stopped after %.1f s; the program runs on", el);
+	}
+}
+
+/* After the program exited: 1 when the wait is over (no traced process or
+ * descendant left, or --wait spent, said), else 0. */
+static int run_wait_over(struct run *r, double el)
+{
+	gt_collector_stats st;
+	gt_collector_get_stats(r->coll, &st);
+	if (st.peers_active == 0 && st.peers_pending == 0 && !r->descendants)
+		return 1;
+	if ((el - r->t_exit) * 1e9 >= (double)opts.wait_ns) {
+		int kids = r->descendants ? count_children() : 0;
+		if (!opts.quiet && kids > 0)
+			say("%d descendant process(es) still running after the program "
+			    "ended (%u traced): closing the traces; one that starts CUDA "
+			    "from now on writes %s/<pid>-self.gtrace",
+			    kids, st.peers_active, opts.output);
+		else if (!opts.quiet && st.peers_active)
+			say("%u traced process(es) still running after the program "
+			    "ended: closing their traces",
+			    st.peers_active);
+		return 1;
+	}
+	return 0;
+}
+
+/* Reaps the program and the descendants reparented to us; any child left
+ * (the sentinel is gone once the program exited) means a descendant still
+ * lives. */
+static void run_reap(struct run *r)
+{
+	for (;;) {
+		int ws;
+		pid_t w = waitpid(-1, &ws, WNOHANG);
+		if (w <= 0) {
+			r->descendants = w == 0;
+			break;
+		}
+		if (w == fw.sentinel)
+			fw.sentinel = -1;
+		if (w == r->child && !r->exited) {
+			r->status = ws;
+			r->exited = 1;
+			r->t_exit = secs_since(&r->t0);
+			fwd_stop();
+		}
+	}
+}
+
+/* Waits for the program; then, at most --wait, for its descendants and the
+ * traces still streaming. Forwards signals and shows the progress line. */
+static void run_wait(struct run *r)
+{
+	double last_progress = -1;
 	uint64_t cap_end = opts.duration_ns ? opts.delay_ns + opts.duration_ns : 0;
 	for (;;) {
-		double el = secs_since(&t0);
-		if (!exited) {
-			if (opts.delay_ns && !armed_at_delay && el * 1e9 >= (double)opts.delay_ns) {
-				armed_at_delay = 1;
-				/* With a duration, the collector also ends the window for
-				 * processes that join late. */
-				gt_collector_arm(coll, 0, opts.kinds, opts.duration_ns);
-				if (!opts.quiet)
-					say("capture armed after %.1f s", el);
-			}
-			if (cap_end && !disarmed && el * 1e9 >= (double)cap_end) {
-				disarmed = 1;
-				if (!opts.delay_ns)
-					gt_collector_disarm(coll, 0);
-				if (!opts.quiet)
-					say("capture stopped after %.1f s; the program runs on", el);
-			}
-		} else {
-			gt_collector_stats st;
-			gt_collector_get_stats(coll, &st);
-			if (st.peers_active == 0 && st.peers_pending == 0 && !descendants)
-				break;
-			if ((el - t_exit) * 1e9 >= (double)opts.wait_ns) {
-				int kids = descendants ? count_children() : 0;
-				if (!opts.quiet && kids > 0)
-					say("%d descendant process(es) still running after the program "
-					    "ended (%u traced): closing the traces; one that starts CUDA "
-					    "from now on writes %s/<pid>-self.gtrace",
-					    kids, st.peers_active, opts.output);
-				else if (!opts.quiet && st.peers_active)
-					say("%u traced process(es) still running after the program "
-					    "ended: closing their traces",
-					    st.peers_active);
-				break;
-			}
-		}
+		double el = secs_since(&r->t0);
+		if (!r->exited)
+			run_capture_window(r, el, cap_end);
+		else if (run_wait_over(r, el))
+			break;
 		if (progress_on && el - last_progress >= 0.5) { /* at most 2 refreshes/s */
-			progress(coll, el);
+			progress(r->coll, el);
 			last_progress = el;
 		}
 		/* Sleep until the next thing to do: a signal, a tick, the delay,
 		 * the end of the capture window, a signal to forward. */
-		double next = el + (exited ? 0.05 : 0.25);
-		if (!exited && opts.delay_ns && !armed_at_delay && (double)opts.delay_ns / 1e9 < next)
+		double next = el + (r->exited ? 0.05 : 0.25);
+		if (!r->exited && opts.delay_ns && !r->armed_at_delay &&
+		    (double)opts.delay_ns / 1e9 < next)
 			next = (double)opts.delay_ns / 1e9;
-		if (!exited && cap_end && !disarmed && (double)cap_end / 1e9 < next)
+		if (!r->exited && cap_end && !r->disarmed && (double)cap_end / 1e9 < next)
 			next = (double)cap_end / 1e9;
 		int wait_ms = fwd_next_ms(next > el ? (int)((next - el) * 1000) + 1 : 0);
-		struct pollfd pfd[2] = {{.fd = sfd, .events = POLLIN},
+		struct pollfd pfd[2] = {{.fd = r->sfd, .events = POLLIN},
 					{.fd = fw.rfd, .events = POLLIN}};
 		int pr = poll(pfd, fw.rfd >= 0 ? 2 : 1, wait_ms);
 		if (pr < 0 && errno != EINTR)
 			break;
 		struct signalfd_siginfo si;
-		while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		while (read(r->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 			if (si.ssi_signo == SIGCHLD)
 				continue; /* reaped below */
-			if (exited)
-				t_exit = -1e9; /* an interrupt while we wait: stop waiting */
+			if (r->exited)
+				r->t_exit = -1e9; /* an interrupt while we wait: stop waiting */
 			else
-				fwd_signal(child, &si);
+				fwd_signal(r->child, &si);
 		}
-		if (!exited)
-			fwd_poll(child);
-		/* Reap the program and the descendants reparented to us; any
-		 * child left (the sentinel is gone once the program exited)
-		 * means a descendant still lives. */
-		for (;;) {
-			int ws;
-			pid_t w = waitpid(-1, &ws, WNOHANG);
-			if (w <= 0) {
-				descendants = w == 0;
-				break;
-			}
-			if (w == fw.sentinel)
-				fw.sentinel = -1;
-			if (w == child && !exited) {
-				status = ws;
-				exited = 1;
-				t_exit = secs_since(&t0);
-				fwd_stop();
-			}
-		}
+		if (!r->exited)
+			fwd_poll(r->child);
+		run_reap(r);
 	}
-	progress_clear();
-	gt_collector_stop(coll);
-	pthread_join(th, NULL);
-	th_started = 0;
+}
 
-	if (WIFSIGNALED(status))
-		ret = 128 + WTERMSIG(status);
+/* What the collector received, then the reports asked for. The analysis
+ * reads the files: the collector is closed first (the NVML sampler flushes
+ * its last frame on close). */
+static void run_report(struct run *r)
+{
+	gt_collector_stats st;
+	gt_collector_get_stats(r->coll, &st);
+	char rec[32], bytes[32];
+	human(st.records, rec, sizeof(rec));
+	human(st.bytes, bytes, sizeof(bytes));
+	if (!opts.quiet)
+		say("trace in %s/: %" PRIu64 " process(es), %s records, %sB%s%s", opts.output,
+		    st.peers_total, rec, bytes,
+		    gt_collector_nvml_path(r->coll) ? ", GPU samples in " : "",
+		    gt_collector_nvml_path(r->coll) ? "nvml.gtrace" : "");
+	if (!opts.quiet && (drops_of(&st) || st.peers_refused))
+		say("%" PRIu64 " frame(s) dropped, %" PRIu64 " producer(s) refused",
+		    drops_of(&st), st.peers_refused);
+	int selfs = count_self_files(opts.output);
+	if (!opts.quiet && selfs)
+		say("%d process(es) could not stream and wrote their own trace into %s/ "
+		    "(<pid>-self.gtrace)",
+		    selfs, opts.output);
+	gt_collector_close(r->coll);
+	r->coll = NULL;
+	if (!opts.quiet && (opts.report & REPORT_TEXT) &&
+	    gt_report_summary(opts.output, stderr) < 0)
+		say("the summary could not be made; traces are in %s/", opts.output);
+	if (opts.report & REPORT_HTML) {
+		/* A file the user asked for: its failure is said even with -q. */
+		char html[4096], herr[GT_OUTFILE_ERRLEN + 64];
+		if (write_html_report(opts.output, opts.force, html, sizeof(html), herr,
+				      sizeof(herr)) < 0)
+			say("the HTML report could not be written: %s", herr);
+		else if (!opts.quiet)
+			say("HTML report: %s", html);
+	}
+	if (!opts.quiet)
+		say("`gaptrace report %s` for the analysis", opts.output);
+}
+
+/* Stops the collector, reports, says how the program ended. Returns the
+ * program's exit status (128+N when signal N killed it). */
+static int run_finish(struct run *r)
+{
+	int ret;
+	progress_clear();
+	gt_collector_stop(r->coll);
+	pthread_join(r->th, NULL);
+	r->th_started = 0;
+
+	if (WIFSIGNALED(r->status))
+		ret = 128 + WTERMSIG(r->status);
 	else
-		ret = WEXITSTATUS(status);
-	if (opts.report) {
-		/* What the collector received, then the analysis. The analysis
-		 * reads the files: close them first (the NVML sampler flushes its
-		 * last frame on close). */
-		gt_collector_stats st;
-		gt_collector_get_stats(coll, &st);
-		char rec[32], bytes[32];
-		human(st.records, rec, sizeof(rec));
-		human(st.bytes, bytes, sizeof(bytes));
-		if (!opts.quiet)
-			say("trace in %s/: %" PRIu64 " process(es), %s records, %sB%s%s", opts.output,
-		    st.peers_total, rec, bytes, gt_collector_nvml_path(coll) ? ", GPU samples in " : "",
-		    gt_collector_nvml_path(coll) ? "nvml.gtrace" : "");
-		if (!opts.quiet && (drops_of(&st) || st.peers_refused))
-			say("%" PRIu64 " frame(s) dropped, %" PRIu64 " producer(s) refused",
-			    drops_of(&st), st.peers_refused);
-		int selfs = count_self_files(opts.output);
-		if (!opts.quiet && selfs)
-			say("%d process(es) could not stream and wrote their own trace into %s/ "
-			    "(<pid>-self.gtrace)",
-			    selfs, opts.output);
-		gt_collector_close(coll);
-		coll = NULL;
-		if (!opts.quiet && (opts.report & REPORT_TEXT) &&
-		    gt_report_summary(opts.output, stderr) < 0)
-			say("the summary could not be made; traces are in %s/", opts.output);
-		if (opts.report & REPORT_HTML) {
-			/* A file the user asked for: its failure is said even with -q. */
-			char html[4096], herr[GT_OUTFILE_ERRLEN + 64];
-			if (write_html_report(opts.output, opts.force, html, sizeof(html), herr, sizeof(herr)) < 0)
-				say("the HTML report could not be written: %s", herr);
-			else if (!opts.quiet)
-				say("HTML report: %s", html);
-		}
-		if (!opts.quiet)
-			say("`gaptrace report %s` for the analysis", opts.output);
-	}
+		ret = WEXITSTATUS(r->status);
+	if (opts.report)
+		run_report(r);
 	if (!opts.quiet) {
-		if (WIFSIGNALED(status))
-			say("%s was killed by signal %d (%s); exit status %d", prog[0],
-			    WTERMSIG(status), strsignal(WTERMSIG(status)), ret);
+		if (WIFSIGNALED(r->status))
+			say("%s was killed by signal %d (%s); exit status %d", r->prog[0],
+			    WTERMSIG(r->status), strsignal(WTERMSIG(r->status)), ret);
 		else if (ret)
-			say("%s exited with status %d", prog[0], ret);
+			say("%s exited with status %d", r->prog[0], ret);
 	}
-out:
-	if (th_started) {
-		if (child > 0) {
+	return ret;
+}
+
+/* Undoes run_block_signals and run_start_collector, on every path. */
+static void run_cleanup(struct run *r)
+{
+	if (r->th_started) {
+		if (r->child > 0) {
 			/* Never leave the program behind if we fail after starting it. */
-			waitpid(child, NULL, 0);
+			waitpid(r->child, NULL, 0);
 		}
-		gt_collector_stop(coll);
-		pthread_join(th, NULL);
+		gt_collector_stop(r->coll);
+		pthread_join(r->th, NULL);
 	}
 	fwd_stop();
-	gt_collector_close(coll);
-	rmdir(sockdir);
-	if (env) {
-		for (char **e = env + env_own; *e; e++)
+	gt_collector_close(r->coll);
+	rmdir(r->sockdir);
+	if (r->env) {
+		for (char **e = r->env + r->env_own; *e; e++)
 			free(*e);
-		free(env);
+		free(r->env);
 	}
-	if (sfd >= 0)
-		close(sfd);
-	sigaction(SIGPIPE, &old_pipe, NULL);
-	pthread_sigmask(SIG_SETMASK, &oldmask, NULL);
+	if (r->sfd >= 0)
+		close(r->sfd);
+	sigaction(SIGPIPE, &r->old_pipe, NULL);
+	pthread_sigmask(SIG_SETMASK, &r->oldmask, NULL);
+}
+
+/* gaptrace run: parse, prepare, start the collector, spawn the program,
+ * wait for it and its traces, finish (reports, exit status). */
+int cmd_run(int argc, char **argv)
+{
+	struct run r;
+	int ret = run_parse(argc, argv);
+	if (ret >= 0)
+		return ret;
+	memset(&r, 0, sizeof(r));
+	r.prog = argv + optind;
+	r.child = -1;
+	if ((ret = run_prepare(&r)) >= 0)
+		return ret;
+	run_block_signals(&r);
+	ret = 1;
+	if (run_start_collector(&r) < 0)
+		goto out;
+	if ((ret = run_spawn(&r)) != 0)
+		goto out;
+	run_wait(&r);
+	ret = run_finish(&r);
+out:
+	run_cleanup(&r);
 	return ret;
 }

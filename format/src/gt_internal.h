@@ -67,6 +67,13 @@ static inline void gt_store_le64(uint8_t *p, uint64_t v)
 	gt_store_le32(p + 4, (uint32_t)(v >> 32));
 }
 
+/* Length of s, at most cap (s need not be terminated within cap). */
+static inline size_t gt_bounded_strlen(const char *s, size_t cap)
+{
+	const char *z = memchr(s, 0, cap);
+	return z ? (size_t)(z - s) : cap;
+}
+
 /** Longest LEB128 encoding of a uint64_t. */
 #define GT_VARINT_MAX 10
 

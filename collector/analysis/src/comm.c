@@ -449,15 +449,126 @@ static int group(cm *M, uint32_t *ngroups)
 	return 0;
 }
 
+/* One group being built: its members (the reference first), and for each
+ * member m and reference kernel i the member's kernel matched to it. */
+typedef struct grp {
+	uint32_t gid;
+	gt_an_comm_group *G;
+	const uint32_t *mem;
+	size_t nm;
+	const size_t *inv; /* inv[m * nr + i]: index in ks, or SIZE_MAX */
+	size_t nr;
+} grp;
+
+/* 3. One collective: reference kernel i of the group and the member kernels
+ * matched to it; its first and last rank, each rank's wait for the last,
+ * the late rank's lateness and late window. */
+static int build_collective(cm *M, const grp *g, size_t i, an_hist *late)
+{
+	gt_analysis *a = M->a;
+	an_comm *C = &a->comm;
+	const cm_chan *ch = M->chans.p;
+	const cm_part *parts = M->parts.p;
+	const uint32_t *rk_of = M->rank_of;
+	const cm_k *K = M->ks.p;
+	gt_an_comm_group *G = g->G;
+	const uint32_t *mem = g->mem;
+	const size_t *inv = g->inv;
+	size_t nm = g->nm, nr = g->nr;
+	uint32_t gid = g->gid;
+	uint32_t present = 0, fr = 0, lr_ = 0;
+	uint64_t s_min = UINT64_MAX, s_max = 0, e_max = 0;
+	size_t last = 0;
+	for (size_t m = 0; m < nm; m++) {
+		size_t kx = inv[m * nr + i];
+		if (kx == SIZE_MAX)
+			continue;
+		uint32_t r = rk_of[ch[mem[m]].part];
+		present++;
+		/* ties: the lower rank is first and last */
+		if (K[kx].start < s_min || (K[kx].start == s_min && r < fr)) {
+			s_min = K[kx].start;
+			fr = r;
+		}
+		if (K[kx].start > s_max || (K[kx].start == s_max && r < lr_)) {
+			s_max = K[kx].start;
+			lr_ = r;
+			last = m;
+		}
+		if (K[kx].end > e_max)
+			e_max = K[kx].end;
+	}
+	if (present < 2) {
+		G->unmatched += present;
+		return 0;
+	}
+	G->matched++;
+	const cm_k *lk = &K[inv[last * nr + i]];
+	uint32_t lp = lr_; /* the late rank */
+	gt_an_collective *col = an_vec_push(&C->colls);
+	if (!col)
+		return GT_ERR_NOMEM;
+	col->first_start = s_min;
+	col->last_start = s_max;
+	col->end = e_max;
+	col->type = lk->type;
+	col->group = gid;
+	col->seq = (uint32_t)i;
+	col->nranks = present;
+	col->first_rank = fr;
+	col->last_rank = lp;
+	col->name = an_strtab_canon(&a->st, AN_AT(&a->items, an_item, lk->item)->name);
+	uint64_t cost = 0;
+	for (size_t m = 0; m < nm; m++) {
+		size_t kx = inv[m * nr + i];
+		if (kx == SIZE_MAX)
+			continue;
+		const cm_part *p = &parts[ch[mem[m]].part];
+		gt_an_rank *rk = AN_AT(&C->ranks, gt_an_rank, rk_of[ch[mem[m]].part]);
+		an_gpu *gp = an_gp(a, p->gpu);
+		uint64_t w = s_max - K[kx].start;
+		rk->collectives++;
+		rk->waited_ns += w;
+		gp->coll_matched[K[kx].type]++;
+		gp->coll_wait[K[kx].type] += w;
+		cost += w;
+		if (!w)
+			continue;
+		an_cwait *cw = an_vec_push(&C->waits);
+		if (!cw)
+			return GT_ERR_NOMEM;
+		cw->item = K[kx].item;
+		cw->until = s_max;
+		cw->rank = lp;
+	}
+	if (s_max == s_min)
+		return 0;
+	gt_an_rank *lr = AN_AT(&C->ranks, gt_an_rank, lp);
+	uint64_t lateness = s_max - s_min;
+	lr->last++;
+	lr->late_ns += lateness;
+	lr->cost_ns += cost;
+	if (lateness > lr->late_max_ns) {
+		lr->late_max_ns = lateness;
+		lr->late_max_at = s_min;
+	}
+	AN_TRY(an_hist_add(&late[lp], lateness));
+	an_span *sp = an_vec_push(&C->late);
+	if (!sp)
+		return GT_ERR_NOMEM;
+	sp->a = s_min;
+	sp->b = s_max;
+	sp->gpu = lr->gpu;
+	return 0;
+}
+
 /* 2.-3. Align one group's members to its reference and build its collectives. */
 static int build_group(cm *M, uint32_t gid, an_hist *late)
 {
 	gt_analysis *a = M->a;
 	an_comm *C = &a->comm;
 	cm_chan *ch = M->chans.p;
-	const cm_part *parts = M->parts.p;
 	const uint32_t *rk_of = M->rank_of;
-	const cm_k *K = M->ks.p;
 	size_t nc = M->chans.n, nm = 0;
 	for (size_t c = 0; c < nc; c++)
 		nm += ch[c].group == gid;
@@ -506,98 +617,10 @@ static int build_group(cm *M, uint32_t gid, an_hist *late)
 			if (mt[j] != SIZE_MAX)
 				inv[m * nr + mt[j]] = X->k0 + j;
 	}
-	for (size_t i = 0; i < nr; i++) {
-		uint32_t present = 0, fr = 0, lr_ = 0;
-		uint64_t s_min = UINT64_MAX, s_max = 0, e_max = 0;
-		size_t last = 0;
-		for (size_t m = 0; m < nm; m++) {
-			size_t kx = inv[m * nr + i];
-			if (kx == SIZE_MAX)
-				continue;
-			uint32_t r = rk_of[ch[mem[m]].part];
-			present++;
-			/* ties: the lower rank is first and last */
-			if (K[kx].start < s_min || (K[kx].start == s_min && r < fr)) {
-				s_min = K[kx].start;
-				fr = r;
-			}
-			if (K[kx].start > s_max || (K[kx].start == s_max && r < lr_)) {
-				s_max = K[kx].start;
-				lr_ = r;
-				last = m;
-			}
-			if (K[kx].end > e_max)
-				e_max = K[kx].end;
-		}
-		if (present < 2) {
-			G->unmatched += present;
-			continue;
-		}
-		G->matched++;
-		const cm_k *lk = &K[inv[last * nr + i]];
-		uint32_t lp = lr_; /* the late rank */
-		gt_an_collective *col = an_vec_push(&C->colls);
-		if (!col) {
-			rc = GT_ERR_NOMEM;
+	grp gr = {.gid = gid, .G = G, .mem = mem, .nm = nm, .inv = inv, .nr = nr};
+	for (size_t i = 0; i < nr; i++)
+		if ((rc = build_collective(M, &gr, i, late)) < 0)
 			goto out;
-		}
-		col->first_start = s_min;
-		col->last_start = s_max;
-		col->end = e_max;
-		col->type = lk->type;
-		col->group = gid;
-		col->seq = (uint32_t)i;
-		col->nranks = present;
-		col->first_rank = fr;
-		col->last_rank = lp;
-		col->name = an_strtab_canon(&a->st, AN_AT(&a->items, an_item, lk->item)->name);
-		uint64_t cost = 0;
-		for (size_t m = 0; m < nm; m++) {
-			size_t kx = inv[m * nr + i];
-			if (kx == SIZE_MAX)
-				continue;
-			const cm_part *p = &parts[ch[mem[m]].part];
-			gt_an_rank *rk = AN_AT(&C->ranks, gt_an_rank, rk_of[ch[mem[m]].part]);
-			an_gpu *gp = an_gp(a, p->gpu);
-			uint64_t w = s_max - K[kx].start;
-			rk->collectives++;
-			rk->waited_ns += w;
-			gp->coll_matched[K[kx].type]++;
-			gp->coll_wait[K[kx].type] += w;
-			cost += w;
-			if (!w)
-				continue;
-			an_cwait *cw = an_vec_push(&C->waits);
-			if (!cw) {
-				rc = GT_ERR_NOMEM;
-				goto out;
-			}
-			cw->item = K[kx].item;
-			cw->until = s_max;
-			cw->rank = lp;
-		}
-		if (s_max == s_min)
-			continue;
-		gt_an_rank *lr = AN_AT(&C->ranks, gt_an_rank, lp);
-		uint64_t lateness = s_max - s_min;
-		lr->last++;
-		lr->late_ns += lateness;
-		lr->cost_ns += cost;
-		if (lateness > lr->late_max_ns) {
-			lr->late_max_ns = lateness;
-			lr->late_max_at = s_min;
-		}
-		if ((rc = an_hist_add(&late[lp], lateness)) < 0)
-			goto out;
-		an_span *sp = an_vec_push(&C->late);
-		if (!sp) {
-			rc = GT_ERR_NOMEM;
-			goto out;
-		}
-		sp->a = s_min;
-		sp->b = s_max;
-		sp->gpu = lr->gpu;
-	}
 	/* member kernels matched to no reference kernel */
 	for (size_t m = 1; m < nm; m++) {
 		size_t hit = 0;

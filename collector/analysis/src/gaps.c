@@ -751,53 +751,67 @@ static void nvml_stats(sw *S)
 		nv->sm_clock_mean_mhz = S->clk_w_ns > 0 ? S->clk_w_sum / S->clk_w_ns : 0;
 }
 
-static int sweep_gpu(sw *S, an_item *it, size_t n, const an_nvproc *np, size_t nnp)
+/* One GPU's sweep: the state its steps share (sweep_gpu frees it). */
+typedef struct gsw {
+	an_item *it;
+	size_t n;
+	/* processes on this GPU: trace -> slot, their views and pids */
+	uint32_t *slot;
+	view *pv;
+	uint32_t *pids;
+	size_t nprocs;
+	an_map streams;
+	uint64_t last_key;
+	/* communication probes: per type, per rank waited for, all waits */
+	tstat ts[GT_COLL_COUNT];
+	probe *pw, pall;
+	uint64_t *wcount, *wmax;
+	uint32_t *act;
+	size_t nact, cwi;
+	uint32_t tmask;
+	/* the GPU view; all kernels, compute kernels, communication kernels */
+	view G;
+	kunion ku_all, ku_comp, ku_nccl;
+	uint64_t tiny;
+} gsw;
+
+/* Allocates the per-rank wait probes and lists the ranks this GPU waited for. */
+static int comm_probes_init(sw *S, gsw *L)
+{
+	size_t nranks = S->a->comm.ranks.n;
+	L->tmask = S->g->comm_types;
+	if (!S->ncw)
+		return 0;
+	L->pw = calloc(nranks, sizeof(*L->pw));
+	L->wcount = calloc(nranks, sizeof(*L->wcount));
+	L->wmax = calloc(nranks, sizeof(*L->wmax));
+	L->act = calloc(nranks, sizeof(*L->act));
+	if (!L->pw || !L->wcount || !L->wmax || !L->act)
+		return GT_ERR_NOMEM;
+	for (size_t k = 0; k < S->ncw; k++)
+		if (!L->wcount[S->cw[k].rank]++)
+			L->act[L->nact++] = S->cw[k].rank;
+	memset(L->wcount, 0, nranks * sizeof(*L->wcount));
+	return 0;
+}
+
+/* Numbers the processes on this GPU (trace -> slot) and sets the window. */
+static int sweep_window(sw *S, gsw *L)
 {
 	gt_analysis *a = S->a;
 	an_gpu *g = S->g;
-	size_t nt = a->traces.n;
-	int rc = 0;
-	uint32_t *slot = NULL;
-	view *pv = NULL;
-	uint32_t *pids = NULL;
-	an_map streams = {0};
-	size_t nprocs = 0;
-	/* communication probes: per type, per rank waited for, all waits */
-	tstat ts[GT_COLL_COUNT];
-	memset(ts, 0, sizeof(ts));
-	size_t nranks = a->comm.ranks.n;
-	probe *pw = NULL, pall = {0};
-	uint64_t *wcount = NULL, *wmax = NULL;
-	uint32_t *act = NULL;
-	size_t nact = 0, cwi = 0;
-	uint32_t tmask = g->comm_types;
-	if (S->ncw) {
-		pw = calloc(nranks, sizeof(*pw));
-		wcount = calloc(nranks, sizeof(*wcount));
-		wmax = calloc(nranks, sizeof(*wmax));
-		act = calloc(nranks, sizeof(*act));
-		if (!pw || !wcount || !wmax || !act) {
-			rc = GT_ERR_NOMEM;
-			goto out;
-		}
-		for (size_t k = 0; k < S->ncw; k++)
-			if (!wcount[S->cw[k].rank]++)
-				act[nact++] = S->cw[k].rank;
-		memset(wcount, 0, nranks * sizeof(*wcount));
-	}
-
-	/* processes on this GPU, and the window */
-	slot = malloc((nt ? nt : 1) * sizeof(*slot));
-	if (!slot) {
-		rc = GT_ERR_NOMEM;
-		goto out;
-	}
+	size_t nt = a->traces.n, n = L->n;
+	const an_item *it = L->it;
+	uint32_t *slot = malloc((nt ? nt : 1) * sizeof(*slot));
+	if (!slot)
+		return GT_ERR_NOMEM;
+	L->slot = slot;
 	memset(slot, 0xff, (nt ? nt : 1) * sizeof(*slot));
 	uint64_t t0 = UINT64_MAX, t1 = 0;
 	for (size_t i = 0; i < n; i++) {
 		uint16_t tr = S->srcs[it[i].src].trace;
 		if (slot[tr] == AN_NONE)
-			slot[tr] = (uint32_t)nprocs++;
+			slot[tr] = (uint32_t)L->nprocs++;
 		if (it[i].start < t0)
 			t0 = it[i].start;
 		if (it[i].end > t1)
@@ -827,16 +841,22 @@ static int sweep_gpu(sw *S, an_item *it, size_t n, const an_nvproc *np, size_t n
 	g->pub.t0 = t0;
 	g->pub.t1 = t1;
 	g->pub.window_ns = t1 - t0;
-	g->pub.nprocs = (uint32_t)nprocs;
+	g->pub.nprocs = (uint32_t)L->nprocs;
+	return 0;
+}
 
-	/*
-	 * Utilization windows: opts.window_ns, doubled until there are at most
-	 * 4 M of them, 16 M over all GPUs, and 64 per work item or NVML sample
-	 * of the GPU (at least 64 K: 11 min of 10 ms windows). The series and
-	 * what is written from it then follow the activity recorded, not how
-	 * far apart its timestamps are (two kernels 2^63 ns apart gave 4 M
-	 * windows, on each of up to 64 K GPUs).
-	 */
+/*
+ * Utilization windows: opts.window_ns, doubled until there are at most
+ * 4 M of them, 16 M over all GPUs, and 64 per work item or NVML sample
+ * of the GPU (at least 64 K: 11 min of 10 ms windows). The series and
+ * what is written from it then follow the activity recorded, not how
+ * far apart its timestamps are (two kernels 2^63 ns apart gave 4 M
+ * windows, on each of up to 64 K GPUs).
+ */
+static int util_windows(sw *S, size_t n)
+{
+	gt_analysis *a = S->a;
+	uint64_t t0 = S->t0, t1 = S->t1;
 	uint64_t maxw = 64 * ((uint64_t)n + S->nnv);
 	if (maxw < (1u << 16))
 		maxw = 1u << 16;
@@ -850,17 +870,15 @@ static int sweep_gpu(sw *S, an_item *it, size_t n, const an_nvproc *np, size_t n
 		S->wlen *= 2;
 	S->nwin = (size_t)((t1 - t0 + S->wlen - 1) / S->wlen);
 	S->wbusy = calloc(S->nwin ? S->nwin : 1, sizeof(*S->wbusy));
-	if (!S->wbusy) {
-		rc = GT_ERR_NOMEM;
-		goto out;
-	}
+	return S->wbusy ? 0 : GT_ERR_NOMEM;
+}
 
-	/* NVML sample periods: until the next sample, at most 1 s */
+/* NVML sample periods: until the next sample, at most 1 s. */
+static int nvml_periods(sw *S)
+{
 	S->nv_end = malloc((S->nnv ? S->nnv : 1) * sizeof(*S->nv_end));
-	if (!S->nv_end) {
-		rc = GT_ERR_NOMEM;
-		goto out;
-	}
+	if (!S->nv_end)
+		return GT_ERR_NOMEM;
 	for (size_t j = 0; j < S->nnv; j++) {
 		uint64_t d;
 		if (j + 1 < S->nnv)
@@ -871,200 +889,250 @@ static int sweep_gpu(sw *S, an_item *it, size_t n, const an_nvproc *np, size_t n
 			d = 10000000ull;
 		S->nv_end[j] = S->nv[j].ts + (d < 1000000000ull ? d : 1000000000ull);
 	}
+	return 0;
+}
 
-	/* views */
-	pv = calloc(nprocs ? nprocs : 1, sizeof(*pv));
-	pids = calloc(nprocs ? nprocs : 1, sizeof(*pids));
-	if (!pv || !pids) {
-		rc = GT_ERR_NOMEM;
-		goto out;
-	}
+/* Lists the GPU's processes, sets up their views and the GPU-view cover. */
+static int build_views(sw *S, gsw *L, const an_nvproc *np, size_t nnp)
+{
+	gt_analysis *a = S->a;
+	an_gpu *g = S->g;
+	size_t nt = a->traces.n, nprocs = L->nprocs;
+	L->pv = calloc(nprocs ? nprocs : 1, sizeof(*L->pv));
+	L->pids = calloc(nprocs ? nprocs : 1, sizeof(*L->pids));
+	if (!L->pv || !L->pids)
+		return GT_ERR_NOMEM;
 	for (size_t t = 0; t < nt; t++) {
-		if (slot[t] == AN_NONE)
+		if (L->slot[t] == AN_NONE)
 			continue;
 		gt_an_proc *p = an_vec_push(&g->procs);
-		if (!p) {
-			rc = GT_ERR_NOMEM;
-			goto out;
-		}
+		if (!p)
+			return GT_ERR_NOMEM;
 		p->trace = (uint32_t)t;
 		p->pid = an_tr(a, t)->pub.header.pid;
-		pids[slot[t]] = p->pid;
+		L->pids[L->slot[t]] = p->pid;
 	}
 	for (size_t k = 0; k < nprocs; k++) {
 		gt_an_proc *p = AN_AT(&g->procs, gt_an_proc, k);
-		pv[slot[p->trace]].proc = p;
-		pv[slot[p->trace]].cur_end = t0;
+		L->pv[L->slot[p->trace]].proc = p;
+		L->pv[L->slot[p->trace]].cur_end = S->t0;
 	}
 	an_vec_init(&S->segs, sizeof(seg));
 	an_vec_init(&S->ocover, sizeof(seg));
 	S->keep_segs = nprocs > 1;
-	if ((rc = build_ocover(S, np, nnp, pids, nprocs)) < 0)
-		goto out;
+	return build_ocover(S, np, nnp, L->pids, nprocs);
+}
 
-	view G = {.cur_end = t0};
-	kunion ku_all = {0}, ku_comp = {0}, ku_nccl = {0};
-	uint64_t tiny = a->o.tiny_kernel_ns;
-	uint64_t last_key = UINT64_MAX;
-	for (size_t i = 0; i < n; i++) {
-		an_item *x = &it[i];
-		if (x->end <= t0 && x->start < t0)
-			continue;
-		if (x->start >= t1 && t1 > t0)
-			continue;
-		uint64_t s = x->start > t0 ? x->start : t0;
-		uint64_t e = x->end < t1 ? x->end : t1;
-		if (e < s)
-			e = s;
-		uint16_t xtr = S->srcs[x->src].trace;
-		view *P = &pv[slot[xtr]];
-
-		/* counts (whole items) */
-		uint64_t d = x->end - x->start;
-		gt_an_proc *pp = P->proc;
-		if (x->kind == AN_K_KERNEL) {
-			g->pub.nkernels++;
-			g->pub.kernel_ns += d;
-			pp->nkernels++;
-			pp->kernel_ns += d;
-			if (d < tiny) {
-				g->pub.tiny_kernels++;
-				g->pub.tiny_kernel_ns += d;
-			}
-			if (x->flags & AN_IF_GRAPH)
-				g->pub.graph_kernels++;
-			uint32_t nm = an_strtab_canon(&a->st, x->name);
-			int ct = nm < S->nctype ? S->ctype[nm] : 0;
-			ku_add(&ku_all, s, e);
-			if (!ct) {
-				ku_add(&ku_comp, s, e);
-				for (uint32_t m = tmask; m; m &= m - 1)
-					ku_add(&ts[__builtin_ctz(m)].p.v, s, e);
-				for (size_t k = 0; k < nact; k++)
-					ku_add(&pw[act[k]].v, s, e);
-				if (nact)
-					ku_add(&pall.v, s, e);
-			} else {
-				tstat *T = &ts[ct - 1];
-				ku_add(&ku_nccl, s, e);
-				ku_add(&T->p.u, s, e);
-				ku_add(&T->p.v, s, e);
-				if (!T->count++) {
-					T->min = d;
-					T->name = nm;
-				}
-				T->total += d;
-				T->min = d < T->min ? d : T->min;
-				T->max = d > T->max ? d : T->max;
-				/* its wait for the last rank, if matched */
-				size_t gidx = g->i0 + i;
-				while (cwi < S->ncw && S->cw[cwi].item < gidx)
-					cwi++;
-				if (cwi < S->ncw && S->cw[cwi].item == gidx) {
-					const an_cwait *w = &S->cw[cwi];
-					uint64_t we = w->until < e ? w->until : e;
-					if (we > s) {
-						ku_add(&pw[w->rank].u, s, we);
-						ku_add(&pw[w->rank].v, s, we);
-						ku_add(&pall.u, s, we);
-						ku_add(&pall.v, s, we);
-						wcount[w->rank]++;
-						if (we - s > wmax[w->rank])
-							wmax[w->rank] = we - s;
-					}
-				}
-			}
-			if (x->cc != AN_NONE && !(x->flags & AN_IF_GRAPH)) {
-				const an_call *L = &S->calls[x->cc];
-				if (x->start >= L->start)
-					AN_TRY_GOTO(an_hist_add(&g->lat_api, x->start - L->start));
-				AN_TRY_GOTO(an_hist_add(&g->lat_api_end,
-							x->start > L->end ? x->start - L->end : 0));
-			}
-		} else if (x->kind == AN_K_MEMCPY) {
-			g->pub.nmemcpy++;
-			g->pub.memcpy_ns += d;
-			pp->nmemcpy++;
-			pp->memcpy_ns += d;
-		} else {
-			g->pub.nmemset++;
-			g->pub.memset_ns += d;
-		}
-		if (x->cc == AN_NONE)
-			g->pub.unmatched++;
-		uint64_t skey = (uint64_t)xtr << 32 | x->stream;
-		if (skey != last_key) {
-			uint32_t *sl;
-			if (an_map_get_or_add(&streams, skey, &sl) < 0) {
-				rc = GT_ERR_NOMEM;
-				goto out;
-			}
-			last_key = skey;
-		}
-
-		/* GPU view */
-		if (!G.started || s > G.cur_end) {
-			if (s > G.cur_end)
-				AN_TRY_GOTO(on_gap(S, &G, 1, G.cur_end, s, G.prev, x, (seg){0, 0}));
-			if (G.started)
-				AN_TRY_GOTO(on_seg(S, G.seg_start, G.cur_end));
-			G.seg_start = s;
-			G.started = 1;
-		}
-		/* process view */
-		if (nprocs > 1) {
-			if (s > P->cur_end)
-				AN_TRY_GOTO(on_gap(S, P, 0, P->cur_end, s, P->prev, x,
-						   (seg){G.seg_start, G.cur_end}));
-			if (!P->started || s > P->cur_end) {
-				if (P->started)
-					P->busy += P->cur_end - P->seg_start;
-				P->seg_start = s;
-				P->started = 1;
-			}
-			if (e > P->cur_end) {
-				P->cur_end = e;
-				P->prev = x;
-			}
-		}
-		if (e > G.cur_end || !G.prev) {
-			if (e > G.cur_end)
-				G.cur_end = e;
-			G.prev = x;
+/* A collective kernel: its type's statistics and probe, and its wait for the
+ * last rank, if matched. */
+static void count_coll_kernel(sw *S, gsw *L, size_t i, uint64_t s, uint64_t e, uint32_t nm,
+			      int ct)
+{
+	const an_item *x = &L->it[i];
+	uint64_t d = x->end - x->start;
+	tstat *T = &L->ts[ct - 1];
+	ku_add(&L->ku_nccl, s, e);
+	ku_add(&T->p.u, s, e);
+	ku_add(&T->p.v, s, e);
+	if (!T->count++) {
+		T->min = d;
+		T->name = nm;
+	}
+	T->total += d;
+	T->min = d < T->min ? d : T->min;
+	T->max = d > T->max ? d : T->max;
+	size_t gidx = S->g->i0 + i;
+	while (L->cwi < S->ncw && S->cw[L->cwi].item < gidx)
+		L->cwi++;
+	if (L->cwi < S->ncw && S->cw[L->cwi].item == gidx) {
+		const an_cwait *w = &S->cw[L->cwi];
+		uint64_t we = w->until < e ? w->until : e;
+		if (we > s) {
+			ku_add(&L->pw[w->rank].u, s, we);
+			ku_add(&L->pw[w->rank].v, s, we);
+			ku_add(&L->pall.u, s, we);
+			ku_add(&L->pall.v, s, we);
+			L->wcount[w->rank]++;
+			if (we - s > L->wmax[w->rank])
+				L->wmax[w->rank] = we - s;
 		}
 	}
-	if (G.started)
-		AN_TRY_GOTO(on_seg(S, G.seg_start, G.cur_end));
-	if (n && G.cur_end < t1)
-		AN_TRY_GOTO(on_gap(S, &G, 1, G.cur_end, t1, G.prev, NULL, (seg){0, 0}));
-	for (size_t k = 0; nprocs > 1 && k < nprocs; k++) {
-		view *P = &pv[k];
+}
+
+/* A kernel: its counts, the kernel unions and probes, its launch latency. */
+static int count_kernel(sw *S, gsw *L, size_t i, uint64_t s, uint64_t e, gt_an_proc *pp)
+{
+	an_gpu *g = S->g;
+	const an_item *x = &L->it[i];
+	uint64_t d = x->end - x->start;
+	g->pub.nkernels++;
+	g->pub.kernel_ns += d;
+	pp->nkernels++;
+	pp->kernel_ns += d;
+	if (d < L->tiny) {
+		g->pub.tiny_kernels++;
+		g->pub.tiny_kernel_ns += d;
+	}
+	if (x->flags & AN_IF_GRAPH)
+		g->pub.graph_kernels++;
+	uint32_t nm = an_strtab_canon(&S->a->st, x->name);
+	int ct = nm < S->nctype ? S->ctype[nm] : 0;
+	ku_add(&L->ku_all, s, e);
+	if (!ct) {
+		ku_add(&L->ku_comp, s, e);
+		for (uint32_t m = L->tmask; m; m &= m - 1)
+			ku_add(&L->ts[__builtin_ctz(m)].p.v, s, e);
+		for (size_t k = 0; k < L->nact; k++)
+			ku_add(&L->pw[L->act[k]].v, s, e);
+		if (L->nact)
+			ku_add(&L->pall.v, s, e);
+	} else {
+		count_coll_kernel(S, L, i, s, e, nm, ct);
+	}
+	if (x->cc != AN_NONE && !(x->flags & AN_IF_GRAPH)) {
+		const an_call *c = &S->calls[x->cc];
+		if (x->start >= c->start)
+			AN_TRY(an_hist_add(&g->lat_api, x->start - c->start));
+		AN_TRY(an_hist_add(&g->lat_api_end, x->start > c->end ? x->start - c->end : 0));
+	}
+	return 0;
+}
+
+/* Counts one item whole (not clipped to the window): per kind, per process,
+ * unmatched, its stream. */
+static int count_item(sw *S, gsw *L, size_t i, uint64_t s, uint64_t e, uint16_t xtr,
+		      gt_an_proc *pp)
+{
+	an_gpu *g = S->g;
+	const an_item *x = &L->it[i];
+	uint64_t d = x->end - x->start;
+	if (x->kind == AN_K_KERNEL) {
+		AN_TRY(count_kernel(S, L, i, s, e, pp));
+	} else if (x->kind == AN_K_MEMCPY) {
+		g->pub.nmemcpy++;
+		g->pub.memcpy_ns += d;
+		pp->nmemcpy++;
+		pp->memcpy_ns += d;
+	} else {
+		g->pub.nmemset++;
+		g->pub.memset_ns += d;
+	}
+	if (x->cc == AN_NONE)
+		g->pub.unmatched++;
+	uint64_t skey = (uint64_t)xtr << 32 | x->stream;
+	if (skey != L->last_key) {
+		uint32_t *sl;
+		if (an_map_get_or_add(&L->streams, skey, &sl) < 0)
+			return GT_ERR_NOMEM;
+		L->last_key = skey;
+	}
+	return 0;
+}
+
+/* Advances the GPU view and, with several processes, the item's process
+ * view over [s, e): a start past a view's end opens a gap before it. */
+static int advance_views(sw *S, gsw *L, const an_item *x, view *P, uint64_t s, uint64_t e)
+{
+	view *G = &L->G;
+	if (!G->started || s > G->cur_end) {
+		if (s > G->cur_end)
+			AN_TRY(on_gap(S, G, 1, G->cur_end, s, G->prev, x, (seg){0, 0}));
+		if (G->started)
+			AN_TRY(on_seg(S, G->seg_start, G->cur_end));
+		G->seg_start = s;
+		G->started = 1;
+	}
+	if (L->nprocs > 1) {
+		if (s > P->cur_end)
+			AN_TRY(on_gap(S, P, 0, P->cur_end, s, P->prev, x,
+				      (seg){G->seg_start, G->cur_end}));
+		if (!P->started || s > P->cur_end) {
+			if (P->started)
+				P->busy += P->cur_end - P->seg_start;
+			P->seg_start = s;
+			P->started = 1;
+		}
+		if (e > P->cur_end) {
+			P->cur_end = e;
+			P->prev = x;
+		}
+	}
+	if (e > G->cur_end || !G->prev) {
+		if (e > G->cur_end)
+			G->cur_end = e;
+		G->prev = x;
+	}
+	return 0;
+}
+
+/* One work item of the sweep: clipped to the window, counted, then the
+ * views advanced over it. */
+static int sweep_item(sw *S, gsw *L, size_t i)
+{
+	const an_item *x = &L->it[i];
+	uint64_t t0 = S->t0, t1 = S->t1;
+	if (x->end <= t0 && x->start < t0)
+		return 0;
+	if (x->start >= t1 && t1 > t0)
+		return 0;
+	uint64_t s = x->start > t0 ? x->start : t0;
+	uint64_t e = x->end < t1 ? x->end : t1;
+	if (e < s)
+		e = s;
+	uint16_t xtr = S->srcs[x->src].trace;
+	view *P = &L->pv[L->slot[xtr]];
+	AN_TRY(count_item(S, L, i, s, e, xtr, P->proc));
+	return advance_views(S, L, x, P, s, e);
+}
+
+/* Closes the views after the last item: the last busy segment, the
+ * trailing idle of the GPU and of each process. */
+static int close_views(sw *S, gsw *L)
+{
+	view *G = &L->G;
+	uint64_t t1 = S->t1;
+	if (G->started)
+		AN_TRY(on_seg(S, G->seg_start, G->cur_end));
+	if (L->n && G->cur_end < t1)
+		AN_TRY(on_gap(S, G, 1, G->cur_end, t1, G->prev, NULL, (seg){0, 0}));
+	for (size_t k = 0; L->nprocs > 1 && k < L->nprocs; k++) {
+		view *P = &L->pv[k];
 		if (P->started)
 			P->busy += P->cur_end - P->seg_start;
 		if (P->cur_end < t1)
-			AN_TRY_GOTO(on_gap(S, P, 0, P->cur_end, t1, P->prev, NULL, (seg){0, 0}));
+			AN_TRY(on_gap(S, P, 0, P->cur_end, t1, P->prev, NULL, (seg){0, 0}));
 	}
+	return 0;
+}
 
-	/* totals */
-	g->pub.sm_busy_ns = ku_total(&ku_all);
+/* The GPU's totals: busy, idle and its causes, compute and communication. */
+static void busy_totals(sw *S, gsw *L)
+{
+	an_gpu *g = S->g;
+	g->pub.sm_busy_ns = ku_total(&L->ku_all);
 	g->pub.copy_only_ns = g->pub.busy_ns - g->pub.sm_busy_ns;
 	g->pub.idle_ns = g->pub.window_ns - g->pub.busy_ns;
 	g->pub.utilization = g->pub.window_ns ? (double)g->pub.busy_ns / (double)g->pub.window_ns : 0;
-	memcpy(g->pub.cause_ns, G.cause, sizeof(G.cause));
-	g->pub.ngaps = G.ngaps;
-	g->pub.compute_ns = ku_total(&ku_comp);
-	g->pub.comm_ns = ku_total(&ku_nccl);
+	memcpy(g->pub.cause_ns, L->G.cause, sizeof(L->G.cause));
+	g->pub.ngaps = L->G.ngaps;
+	g->pub.compute_ns = ku_total(&L->ku_comp);
+	g->pub.comm_ns = ku_total(&L->ku_nccl);
 	g->pub.comm_exposed_ns = g->pub.comm_ns ? g->pub.sm_busy_ns - g->pub.compute_ns : 0;
 	g->pub.comm_overlap_ns = g->pub.comm_ns - g->pub.comm_exposed_ns;
+}
+
+/* The communication tables: one row per collective type, one per rank
+ * waited for (both sorted), the wait totals and the late windows. */
+static int comm_totals(sw *S, gsw *L)
+{
+	an_gpu *g = S->g;
 	for (int t = 0; t < GT_COLL_COUNT; t++) {
-		const tstat *T = &ts[t];
+		const tstat *T = &L->ts[t];
 		if (!T->count)
 			continue;
 		gt_an_coll *r = an_vec_push(&g->colls);
-		if (!r) {
-			rc = GT_ERR_NOMEM;
-			goto out;
-		}
+		if (!r)
+			return GT_ERR_NOMEM;
 		g->pub.ncomm += T->count;
 		r->type = (uint32_t)t;
 		r->name = T->name;
@@ -1079,43 +1147,48 @@ static int sweep_gpu(sw *S, an_item *it, size_t n, const an_nvproc *np, size_t n
 		r->wait_ns = g->coll_wait[t];
 	}
 	an_qsort(g->colls.p, g->colls.n, sizeof(gt_an_coll), cmp_coll_row);
-	for (size_t k = 0; k < nact; k++) {
-		uint32_t r = act[k];
-		if (!wcount[r])
+	for (size_t k = 0; k < L->nact; k++) {
+		uint32_t r = L->act[k];
+		if (!L->wcount[r])
 			continue;
 		gt_an_wait *w = an_vec_push(&g->waits);
-		if (!w) {
-			rc = GT_ERR_NOMEM;
-			goto out;
-		}
+		if (!w)
+			return GT_ERR_NOMEM;
 		w->rank = r;
-		w->count = wcount[r];
-		w->wait_ns = ku_total(&pw[r].u);
-		w->exposed_ns = exposed(&pw[r], g->pub.compute_ns);
-		w->max_ns = wmax[r];
+		w->count = L->wcount[r];
+		w->wait_ns = ku_total(&L->pw[r].u);
+		w->exposed_ns = exposed(&L->pw[r], g->pub.compute_ns);
+		w->max_ns = L->wmax[r];
 	}
 	an_qsort(g->waits.p, g->waits.n, sizeof(gt_an_wait), cmp_wait_row);
-	if (nact) {
-		g->pub.comm_wait_ns = ku_total(&pall.u);
-		g->pub.comm_wait_exposed_ns = exposed(&pall, g->pub.compute_ns);
+	if (L->nact) {
+		g->pub.comm_wait_ns = ku_total(&L->pall.u);
+		g->pub.comm_wait_exposed_ns = exposed(&L->pall, g->pub.compute_ns);
 	}
 	for (size_t w = 0; w < S->nlate; w++) {
-		uint64_t wa = S->late[w].a > t0 ? S->late[w].a : t0;
-		uint64_t wb = S->late[w].b < t1 ? S->late[w].b : t1;
+		uint64_t wa = S->late[w].a > S->t0 ? S->late[w].a : S->t0;
+		uint64_t wb = S->late[w].b < S->t1 ? S->late[w].b : S->t1;
 		if (wb > wa)
 			g->pub.late_ns += wb - wa;
 	}
 	g->pub.late_busy_ns = S->late_busy;
 	memcpy(g->pub.late_cause_ns, S->late_cause, sizeof(S->late_cause));
-	g->pub.nstreams = (uint32_t)streams.n;
-	for (size_t k = 0; k < nprocs; k++) {
-		view *P = &pv[k];
+	return 0;
+}
+
+/* The process table: each process's busy time and idle causes (with one
+ * process, the GPU's), sorted. */
+static void proc_totals(sw *S, gsw *L)
+{
+	an_gpu *g = S->g;
+	for (size_t k = 0; k < L->nprocs; k++) {
+		view *P = &L->pv[k];
 		gt_an_proc *p = P->proc;
-		if (nprocs == 1) {
+		if (L->nprocs == 1) {
 			/* one process: its view is the GPU's */
 			p->busy_ns = g->pub.busy_ns;
-			memcpy(p->cause_ns, G.cause, sizeof(G.cause));
-			p->ngaps = G.ngaps;
+			memcpy(p->cause_ns, L->G.cause, sizeof(L->G.cause));
+			p->ngaps = L->G.ngaps;
 		} else {
 			p->busy_ns = P->busy;
 			memcpy(p->cause_ns, P->cause, sizeof(P->cause));
@@ -1124,6 +1197,68 @@ static int sweep_gpu(sw *S, an_item *it, size_t n, const an_nvproc *np, size_t n
 		p->idle_ns = g->pub.window_ns - p->busy_ns;
 	}
 	an_qsort(g->procs.p, g->procs.n, sizeof(gt_an_proc), cmp_proc);
+}
+
+/* The utilization series, one value per window. */
+static int util_series(sw *S)
+{
+	an_gpu *g = S->g;
+	g->series = malloc((S->nwin ? S->nwin : 1) * sizeof(float));
+	if (!g->series)
+		return GT_ERR_NOMEM;
+	g->nseries = S->nwin;
+	for (size_t w = 0; w < S->nwin; w++) {
+		uint64_t ws = S->t0 + (uint64_t)w * S->wlen;
+		uint64_t we = ws + S->wlen < S->t1 ? ws + S->wlen : S->t1;
+		g->series[w] = we > ws ? (float)((double)S->wbusy[w] / (double)(we - ws)) : 0.0f;
+	}
+	return 0;
+}
+
+/* The longest gaps, kept in a heap, sorted longest first. */
+static void sort_longest(an_gpu *g)
+{
+	gt_an_gap *h = g->longest.p;
+	size_t m = g->longest.n;
+	while (m > 1) {
+		gt_an_gap t = h[0];
+		h[0] = h[m - 1];
+		h[m - 1] = t;
+		heap_down(h, --m, 0);
+	}
+}
+
+/*
+ * One GPU: its window and processes, then every work item in start order
+ * (counts, kernel unions and probes, the GPU and process views that open
+ * the gaps), then the tables and statistics. `it` holds the GPU's n items,
+ * `np` its nnp NVML per-process samples.
+ */
+static int sweep_gpu(sw *S, an_item *it, size_t n, const an_nvproc *np, size_t nnp)
+{
+	an_gpu *g = S->g;
+	int rc = 0;
+	gsw L;
+	memset(&L, 0, sizeof(L));
+	L.it = it;
+	L.n = n;
+	AN_TRY_GOTO(comm_probes_init(S, &L));
+	AN_TRY_GOTO(sweep_window(S, &L));
+	AN_TRY_GOTO(util_windows(S, n));
+	AN_TRY_GOTO(nvml_periods(S));
+	AN_TRY_GOTO(build_views(S, &L, np, nnp));
+
+	L.G = (view){.cur_end = S->t0};
+	L.tiny = S->a->o.tiny_kernel_ns;
+	L.last_key = UINT64_MAX;
+	for (size_t i = 0; i < n; i++)
+		AN_TRY_GOTO(sweep_item(S, &L, i));
+	AN_TRY_GOTO(close_views(S, &L));
+
+	busy_totals(S, &L);
+	AN_TRY_GOTO(comm_totals(S, &L));
+	g->pub.nstreams = (uint32_t)L.streams.n;
+	proc_totals(S, &L);
 	an_hist_summary(&g->gaplen, &g->pub.gap_len);
 	an_hist_summary(&g->lat_api, &g->pub.lat_api);
 	an_hist_summary(&g->lat_api_end, &g->pub.lat_api_end);
@@ -1131,37 +1266,17 @@ static int sweep_gpu(sw *S, an_item *it, size_t n, const an_nvproc *np, size_t n
 	an_hist_summary(&g->lat_submitted, &g->pub.lat_submitted);
 	util_stats(S);
 	nvml_stats(S);
-	g->series = malloc((S->nwin ? S->nwin : 1) * sizeof(float));
-	if (!g->series) {
-		rc = GT_ERR_NOMEM;
-		goto out;
-	}
-	g->nseries = S->nwin;
-	for (size_t w = 0; w < S->nwin; w++) {
-		uint64_t ws = t0 + (uint64_t)w * S->wlen;
-		uint64_t we = ws + S->wlen < t1 ? ws + S->wlen : t1;
-		g->series[w] = we > ws ? (float)((double)S->wbusy[w] / (double)(we - ws)) : 0.0f;
-	}
-	/* longest gaps: longest first */
-	{
-		gt_an_gap *h = g->longest.p;
-		size_t m = g->longest.n;
-		while (m > 1) {
-			gt_an_gap t = h[0];
-			h[0] = h[m - 1];
-			h[m - 1] = t;
-			heap_down(h, --m, 0);
-		}
-	}
+	AN_TRY_GOTO(util_series(S));
+	sort_longest(g);
 out:
-	free(slot);
-	free(pv);
-	free(pids);
-	free(pw);
-	free(wcount);
-	free(wmax);
-	free(act);
-	an_map_free(&streams);
+	free(L.slot);
+	free(L.pv);
+	free(L.pids);
+	free(L.pw);
+	free(L.wcount);
+	free(L.wmax);
+	free(L.act);
+	an_map_free(&L.streams);
 	free(S->wbusy);
 	S->wbusy = NULL;
 	free(S->nv_end);

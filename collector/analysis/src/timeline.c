@@ -32,12 +32,6 @@
 		if (rc < 0)           \
 			goto out;     \
 	} while (0)
-#define TRY_OUT2(e)                   \
-	do {                          \
-		rc = (e);             \
-		if (rc < 0)           \
-			goto out2;    \
-	} while (0)
 
 /* ------------------------------------------------------------ clocks */
 
@@ -319,50 +313,55 @@ static int sync_row(gt_analysis *a, an_map *m, uint32_t trace, uint32_t tid, uin
 	return 0;
 }
 
-int an_build_calls(gt_analysis *a)
+/* Groups the calls by thread, then sorts each thread's calls by start. */
+static int sort_calls_by_thread(gt_analysis *a)
 {
-	size_t n = a->calls.n, nt = a->traces.n;
+	size_t n = a->calls.n;
 	an_call *c = a->calls.p;
-	an_thread *th = a->threads.p;
-	corrmap *maps = calloc(nt ? nt : 1, sizeof(*maps));
-	uint64_t *per_trace = calloc(nt ? nt : 1, sizeof(*per_trace));
-	int rc = 0;
-	if (!maps || !per_trace) {
-		rc = GT_ERR_NOMEM;
-		goto out;
-	}
-	if (n) {
-		/* group by thread, then sort each thread's calls by start */
-		an_call *tmp = malloc(n * sizeof(an_call));
-		size_t nthr = a->threads.n, *st = malloc((nthr + 1) * sizeof(*st));
-		if (!tmp || !st) {
-			free(tmp);
-			free(st);
-			rc = GT_ERR_NOMEM;
-			goto out;
-		}
-		rc = an_part_calls(c, n, tmp, (uint32_t)nthr, st);
-		for (size_t t = 0; t < nthr && !rc; t++)
-			rc = an_sort_calls(c + st[t], st[t + 1] - st[t], tmp + st[t]);
+	if (!n)
+		return 0;
+	an_call *tmp = malloc(n * sizeof(an_call));
+	size_t nthr = a->threads.n, *st = malloc((nthr + 1) * sizeof(*st));
+	if (!tmp || !st) {
 		free(tmp);
 		free(st);
-		if (rc)
-			goto out;
+		return GT_ERR_NOMEM;
 	}
-	for (size_t i = 0; i < n; i++)
+	int rc = an_part_calls(c, n, tmp, (uint32_t)nthr, st);
+	for (size_t t = 0; t < nthr && !rc; t++)
+		rc = an_sort_calls(c + st[t], st[t + 1] - st[t], tmp + st[t]);
+	free(tmp);
+	free(st);
+	return rc;
+}
+
+/* Gives each trace's correlation map a direct table when its largest
+ * correlation id is small for its number of calls (else it hashes). */
+static int size_corr_maps(gt_analysis *a, corrmap *maps, uint64_t *per_trace)
+{
+	const an_call *c = a->calls.p;
+	for (size_t i = 0; i < a->calls.n; i++)
 		per_trace[c[i].trace]++;
-	for (size_t t = 0; t < nt; t++) {
+	for (size_t t = 0; t < a->traces.n; t++) {
 		uint32_t mc = an_tr(a, t)->max_corr;
 		if ((uint64_t)mc <= 16 * per_trace[t] + (1u << 20)) {
 			maps[t].ndirect = mc + 1;
 			maps[t].direct = calloc((size_t)mc + 1, sizeof(uint32_t));
-			if (!maps[t].direct) {
-				rc = GT_ERR_NOMEM;
-				goto out;
-			}
+			if (!maps[t].direct)
+				return GT_ERR_NOMEM;
 		}
 	}
-	/* Classify by name, fold nested calls into outer ones, compact. */
+	return 0;
+}
+
+/* Classifies the calls by name, folds nested calls into outer ones and
+ * compacts each thread's outer calls to [c0, c1); every correlation id goes
+ * to its outer call in maps. */
+static int fold_calls(gt_analysis *a, corrmap *maps)
+{
+	size_t n = a->calls.n;
+	an_call *c = a->calls.p;
+	an_thread *th = a->threads.p;
 	size_t k = 0;
 	for (size_t i = 0; i < n;) {
 		uint32_t thr = c[i].thr;
@@ -386,7 +385,7 @@ int an_build_calls(gt_analysis *a)
 						c[ko].flags = (uint8_t)(c[ko].flags | (x.flags & AN_CF_ASYNC));
 					}
 					if (x.corr)
-						TRY_OUT(corrmap_put(&maps[x.trace], x.corr, (uint32_t)ko));
+						AN_TRY(corrmap_put(&maps[x.trace], x.corr, (uint32_t)ko));
 					continue;
 				}
 				x.start = oe;
@@ -396,13 +395,21 @@ int an_build_calls(gt_analysis *a)
 			ko = k++;
 			oe = x.end;
 			if (x.corr)
-				TRY_OUT(corrmap_put(&maps[x.trace], x.corr, (uint32_t)ko));
+				AN_TRY(corrmap_put(&maps[x.trace], x.corr, (uint32_t)ko));
 		}
 		th[thr].c1 = k;
 		i = j;
 	}
 	a->calls.n = k;
-	/* Join work to its launching call. */
+	return 0;
+}
+
+/* Joins each work item to its launching call (it->cc: the call's index);
+ * copies and memsets mark their call matched, blocking when it returned
+ * after them. */
+static void join_items(gt_analysis *a, corrmap *maps)
+{
+	an_call *c = a->calls.p;
 	for (size_t i = 0; i < a->items.n; i++) {
 		an_item *it = AN_AT(&a->items, an_item, i);
 		uint32_t tr = AN_AT(&a->srcs, an_src, it->src)->trace;
@@ -422,8 +429,14 @@ int an_build_calls(gt_analysis *a)
 				g->blocking++;
 		}
 	}
+}
 
-	/* Carry the host state forward along each thread. */
+/* Carries the host state forward along each thread: blocking copies, the
+ * turnaround after a sync or a blocking copy, a launch after a stream wait. */
+static void carry_host_state(gt_analysis *a)
+{
+	an_call *c = a->calls.p;
+	const an_thread *th = a->threads.p;
 	for (size_t t = 0; t < a->threads.n; t++) {
 		int turn = 0, waitp = 0;
 		for (size_t i = th[t].c0; i < th[t].c1; i++) {
@@ -458,8 +471,14 @@ int an_build_calls(gt_analysis *a)
 				x->flags |= AN_CF_TURN;
 		}
 	}
+}
 
-	/* Synchronization: sync records when a trace has them, else sync calls. */
+/* Synchronization: sync records when a trace has them, else sync calls. */
+static int sync_table(gt_analysis *a, corrmap *maps)
+{
+	const an_call *c = a->calls.p;
+	const an_thread *th = a->threads.p;
+	int rc = 0;
 	an_map sm = {0};
 	for (size_t i = 0; i < a->syncrec.n; i++) {
 		const an_syncrec *s = AN_AT(&a->syncrec, an_syncrec, i);
@@ -471,25 +490,53 @@ int an_build_calls(gt_analysis *a)
 			if (ci != AN_NONE)
 				tid = th[c[ci].thr].tid;
 		}
-		TRY_OUT2(sync_row(a, &sm, s->trace, tid, s->type, GT_AN_SYNC_FROM_RECORDS, 0,
-				      s->end - s->start));
+		TRY_OUT(sync_row(a, &sm, s->trace, tid, s->type, GT_AN_SYNC_FROM_RECORDS, 0,
+				 s->end - s->start));
 	}
-	for (size_t i = 0; i < k; i++) {
+	for (size_t i = 0; i < a->calls.n; i++) {
 		const an_call *x = &c[i];
 		if (x->cls != AN_C_SYNC || an_tr(a, x->trace)->nsyncrec)
 			continue;
-		TRY_OUT2(sync_row(a, &sm, x->trace, th[x->thr].tid,
-				      sync_type_of(an_strtab_get(&a->st, x->name)), GT_AN_SYNC_FROM_API,
-				      an_strtab_canon(&a->st, x->name), x->end - x->start));
+		TRY_OUT(sync_row(a, &sm, x->trace, th[x->thr].tid,
+				 sync_type_of(an_strtab_get(&a->st, x->name)), GT_AN_SYNC_FROM_API,
+				 an_strtab_canon(&a->st, x->name), x->end - x->start));
 	}
+out:
+	an_map_free(&sm);
+	return rc;
+}
+
+/*
+ * The calls' timeline: calls sorted per thread, classified and folded into
+ * outer calls; work joined to its launching call; the host state carried
+ * along each thread; the sync table; the example thread of each kernel row
+ * (the thread of its first launch).
+ */
+int an_build_calls(gt_analysis *a)
+{
+	size_t nt = a->traces.n;
+	const an_call *c = a->calls.p;
+	const an_thread *th = a->threads.p;
+	corrmap *maps = calloc(nt ? nt : 1, sizeof(*maps));
+	uint64_t *per_trace = calloc(nt ? nt : 1, sizeof(*per_trace));
+	int rc = 0;
+	if (!maps || !per_trace) {
+		rc = GT_ERR_NOMEM;
+		goto out;
+	}
+	if ((rc = sort_calls_by_thread(a)) != 0)
+		goto out;
+	TRY_OUT(size_corr_maps(a, maps, per_trace));
+	TRY_OUT(fold_calls(a, maps));
+	join_items(a, maps);
+	carry_host_state(a);
+	TRY_OUT(sync_table(a, maps));
 	/* Example threads of kernels: the thread of their first launch. */
 	for (size_t i = 0; i < a->kagg.n; i++) {
 		an_kagg *g = AN_AT(&a->kagg, an_kagg, i);
 		uint32_t ci = g->first_corr ? corrmap_get(&maps[g->trace], g->first_corr) : AN_NONE;
 		g->first_corr = ci == AN_NONE ? 0 : th[c[ci].thr].tid;
 	}
-out2:
-	an_map_free(&sm);
 out:
 	if (maps)
 		for (size_t t = 0; t < nt; t++)

@@ -121,6 +121,172 @@ int dg_wave_detect(const dg_wave_in *in, const gt_diag_opts *o, gt_diag_wave *ou
 double dg_acf_period(const float *s, size_t n, double min_acf, unsigned min_periods,
 		     double *acf);
 
+/* ------------------------------------------------------------ engine */
+
+/*
+ * The engine's own structures, shared by diag_engine.c (the per-GPU driver
+ * and the rule table), diag_claim.c (the claim machinery and the helpers
+ * that fill a finding in) and the rule families diag_rules_*.c. The design
+ * note atop diag_engine.c says how the pools and claims add up.
+ */
+
+#define DG_MAX_EV 16   /* evidence lines per finding */
+#define DG_MAX_M 16    /* metrics per finding */
+#define DG_MAX_EX 16   /* example gaps per finding */
+#define DG_MAX_K 16    /* kernels per finding */
+#define DG_NAME_CAP 256
+
+/* What is left to claim of one GPU's window: idle ns per cause, ns with a
+ * kernel running, ns with copies only. */
+typedef struct dg_pools {
+	uint64_t idle[GT_CAUSE_COUNT];
+	uint64_t kern, copy;
+} dg_pools;
+
+/* A finding under construction. */
+typedef struct dg_fbuild {
+	gt_finding f;
+	const char *ev[DG_MAX_EV];
+	size_t nev;
+	gt_diag_metric m[DG_MAX_M];
+	size_t nm;
+	gt_diag_example ex[DG_MAX_EX];
+	size_t nex;
+	gt_diag_kernel k[DG_MAX_K];
+	size_t nk;
+} dg_fbuild;
+
+/* Per-GPU context. */
+typedef struct dg_ctx {
+	const dg_input *in;
+	const dg_gpu_in *g;
+	const gt_an_gpu *gpu;
+	const gt_diag_opts *o;
+	gt_diagnosis *d;
+	dg_pools p;
+	uint64_t W;
+	double kscale, cscale;
+	uint8_t *gap_taken;  /* per detailed gap: 1 periodic stall, 2 data loader, 3 startup */
+	uint8_t *train;      /* per detailed gap: in the wave's gap train */
+	double *kclaimed;    /* per kernel row: fraction of its time claimed */
+	gt_diag_wave wave;
+	const gt_an_proc *primary;
+	uint64_t transfer_weight_all;
+	uint64_t startup_ns, startup_end; /* set aside as start-up */
+	size_t startup_win, startup_gaps;  /* series windows / detailed gaps in it */
+	uint64_t comm_claimed;            /* of comm_exposed_ns, claimed by findings */
+	uint64_t comm_row;                /* set aside as comm_exposed */
+	/* what a rule leaves for later ones */
+	int d2h_fired;                    /* d2h_storm made a finding */
+	double *frac;                     /* per kernel row: fraction small_grid claimed */
+	double *occ;                      /* per kernel row: occupancy (low_occupancy) */
+	int *lim;                         /* per kernel row: occupancy limiter */
+	/* findings of this GPU */
+	dg_fbuild **fb;
+	size_t nfb, fbcap;
+	int oom;
+} dg_ctx;
+
+/* Predicate over detailed gaps. */
+typedef struct dg_cause_arg {
+	uint32_t causes; /* bit mask of gt_cause: the gap's main cause is one of them */
+	int taken;       /* -1 any, else gap_taken must equal it */
+	int prev_copy;   /* 1: the work before the gap was a memcpy */
+} dg_cause_arg;
+
+/* What a rule asks of each pool (dg_commit caps it to what is left). */
+typedef struct dg_claim {
+	uint64_t idle[GT_CAUSE_COUNT];
+	uint64_t kern, copy;
+} dg_claim;
+
+/* The smaller of a and b. */
+static inline uint64_t dg_min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* v scaled by f >= 0, rounded, saturating at UINT64_MAX. */
+static inline uint64_t dg_scale_u64(uint64_t v, double f)
+{
+	if (f <= 0 || v == 0)
+		return 0;
+	double r = (double)v * f;
+	return r >= 1.8e19 ? UINT64_MAX : (uint64_t)(r + 0.5);
+}
+
+/* -------- claims (diag_claim.c) */
+
+/* Cap a claim to the pools; if it reaches min_share, take it and start a
+ * finding (owned by c->fb). @return the new finding or NULL (not a finding,
+ * disabled, or OOM: c->oom). */
+dg_fbuild *dg_commit(dg_ctx *c, int id, dg_claim *cl);
+/* The finding's title and fix, printf-style, copied into the arena. */
+void dg_title(dg_ctx *c, dg_fbuild *b, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void dg_fix(dg_ctx *c, dg_fbuild *b, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* One evidence line (at most DG_MAX_EV; more are dropped). */
+void dg_ev(dg_ctx *c, dg_fbuild *b, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* One metric (at most DG_MAX_M). */
+void dg_metric(dg_fbuild *b, const char *key, double v);
+/* A kernel row shown with the finding; blocks: the grid to show, 0 = the
+ * first launch's. dg_add_kernel: with blocks 0. */
+void dg_add_kernel_grid(dg_ctx *c, dg_fbuild *b, const gt_an_kernel *k, double occ,
+			uint64_t blocks);
+void dg_add_kernel(dg_ctx *c, dg_fbuild *b, const gt_an_kernel *k, double occ);
+/* One example gap shown with the finding. */
+void dg_add_example(dg_ctx *c, dg_fbuild *b, const gt_an_gap *g);
+/* Keep the indices of the k largest keys, largest first: insert index i
+ * with key v into pick/keys (n entries). @return the new count. */
+size_t dg_topk_insert(size_t *pick, uint64_t *keys, size_t n, size_t k, size_t i, uint64_t v);
+/* Add up to max_examples of the longest detailed gaps matching a; with no
+ * detailed gaps, the longest gaps (analysis list) whose main cause matches. */
+void dg_examples(dg_ctx *c, dg_fbuild *b, const dg_cause_arg *a);
+/* Examples of the longest gaps whose main cause is in mask and that no
+ * gap-level rule (periodic stall, data loader) claimed. */
+void dg_cause_examples(dg_ctx *c, dg_fbuild *b, uint32_t mask);
+/* Count and mean of cause ns over detailed gaps whose main cause is in mask. */
+void dg_gap_stats(const dg_ctx *c, uint32_t mask, int taken, uint64_t *n, double *mean_ns);
+/* Share of the TRANSFER idle cause attributable to copy row r. */
+uint64_t dg_transfer_weight(const gt_an_copy *r);
+/* The wave's period as evidence and metric, when the GPU's utilization is a
+ * wave (not a periodic stall). */
+void dg_wave_evidence(dg_ctx *c, dg_fbuild *b);
+/* Names for the output: a kernel's short name into buf ("kernel" when
+ * unknown), an API string, a thread ("" when unknown). */
+const char *dg_kname(const dg_ctx *c, uint32_t id, char *buf, size_t cap);
+const char *dg_sname(const dg_ctx *c, uint32_t id);
+const char *dg_tname(const dg_ctx *c, uint32_t trace, uint32_t tid);
+/* Seconds from the capture start. */
+double dg_rel_s(const dg_ctx *c, uint64_t t);
+
+/* -------- rules, in claim order (rules[] in diag_engine.c) */
+
+/* diag_rules_others.c: the GPU waits on someone else */
+void dg_rule_other_process(dg_ctx *c);
+void dg_rule_straggler(dg_ctx *c);
+void dg_rule_comm(dg_ctx *c);
+/* diag_rules_stall.c: gap-level rules */
+void dg_rule_periodic_stall(dg_ctx *c);
+void dg_rule_data_loader(dg_ctx *c);
+/* diag_rules_copy.c: copies */
+void dg_rule_d2h_storm(dg_ctx *c);
+void dg_rule_pageable(dg_ctx *c);
+void dg_rule_transfer_bound(dg_ctx *c);
+/* diag_rules_launch.c: launches */
+void dg_rule_tiny_storm(dg_ctx *c);
+void dg_rule_launch_bound(dg_ctx *c);
+/* diag_rules_host.c: host-side idle causes */
+void dg_rule_sync_turnaround(dg_ctx *c);
+void dg_rule_host_busy(dg_ctx *c);
+void dg_rule_dependency(dg_ctx *c);
+/* diag_rules_kernel.c: the kernel pool */
+void dg_rule_small_grid(dg_ctx *c);
+void dg_rule_low_occupancy(dg_ctx *c);
+void dg_rule_throttled(dg_ctx *c);
+
 /* ------------------------------------------------------------ misc */
 
 const char *dg_cause_name(int cause);

@@ -1363,6 +1363,203 @@ int gt_synth_write(const gt_synth_spec *spec, const char *dir, gt_synth_truth *t
 	return gt_synth_write_opts(spec, dir, 0, truth, err, errcap);
 }
 
+/* Checks the spec and makes the output directory. @return 0, or
+ * GT_ERR_INVAL / GT_ERR_IO with the reason in err. */
+static int check_spec(const gt_synth_spec *spec, const char *dir, char *err, size_t errcap)
+{
+	if (spec->gpus < 1 || spec->gpus > GT_SYNTH_MAX_GPUS || spec->streams < 1 ||
+	    spec->streams > MAX_STREAMS || (spec->nvml_hz && spec->nvml_hz > 1000000)) {
+		snprintf(err, errcap, "bad spec: gpus 1..%d, streams 1..%d", GT_SYNTH_MAX_GPUS,
+			 MAX_STREAMS);
+		return GT_ERR_INVAL;
+	}
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		snprintf(err, errcap, "%s: %s", dir, strerror(errno));
+		return GT_ERR_IO;
+	}
+	if (spec->ranks && (spec->ranks < 2 || spec->ranks > GT_SYNTH_MAX_GPUS ||
+			    spec->gpus != spec->ranks || spec->streams < 2 || spec->second_proc ||
+			    spec->cross_wait)) {
+		snprintf(err, errcap, "bad spec: ranks 2..%d need gpus = ranks, streams >= 2, no "
+				      "second_proc or cross_wait", GT_SYNTH_MAX_GPUS);
+		return GT_ERR_INVAL;
+	}
+	return 0;
+}
+
+/* A multi-rank run: one process per rank (pid 2000 + r, its own trace
+ * clock, the same realtime start), one thread each, then the steps. */
+static int sim_ranks(sim *S, const char *dir, uint64_t trace0, int64_t off1, char *err,
+		     size_t errcap)
+{
+	const gt_synth_spec *spec = S->s;
+	gt_synth_truth *truth = S->t;
+	int rc = 0;
+	truth->nranks = spec->ranks;
+	for (uint32_t r = 0; r < spec->ranks && !rc; r++) {
+		int64_t d = (int64_t)r * 1000003;
+		rc = open_proc(S, r, 2000 + r, off1 + d, trace0 - (uint64_t)d, spec->gpus, dir, err,
+			       errcap);
+		truth->rank[r].pid = 2000 + r;
+		truth->rank[r].present = spec->missing_rank != r + 1;
+	}
+	if (rc)
+		return rc;
+	truth->ntraces = spec->ranks - (spec->missing_rank ? 1 : 0);
+	for (uint32_t r = 0; r < spec->ranks; r++) {
+		thread *T = &S->th[S->nth++];
+		T->proc = r;
+		T->gpu = r;
+		T->tid = 2000 + r;
+		T->h = trace0 - (uint64_t)r * 1000003 + 1000000;
+		T->segs.esz = sizeof(seg);
+		gt_record x = {.type = GT_REC_THREAD};
+		x.thread.pid = 2000 + r;
+		x.thread.tid = T->tid;
+		x.thread.name_id = intern(S->p[r].w, "pt_main_thread");
+		x.thread.ts = T->h;
+		if (spec->missing_rank != r + 1 && (rc = gt_writer_add(S->p[r].w, &x)) < 0)
+			return rc;
+	}
+	for (uint32_t step = 0; step < spec->steps && !S->err; step++)
+		rank_step(S, step);
+	for (uint32_t r = 0; r < spec->ranks; r++)
+		S->p[r].mute = 0;
+	return 0;
+}
+
+/* A single-rank run: process 1 (one thread per GPU) and, with second_proc,
+ * process 2 on GPU 0, then the steps. *ev0 (the caller frees it): per step,
+ * the event GPU 0 records for the other GPUs to wait on (cross_wait). */
+static int sim_procs(sim *S, const char *dir, uint64_t trace0, int64_t off1, uint64_t **ev0,
+		     char *err, size_t errcap)
+{
+	const gt_synth_spec *spec = S->s;
+	int rc = open_proc(S, 0, 1000, off1, trace0, spec->gpus, dir, err, errcap);
+	if (!rc && spec->second_proc)
+		rc = open_proc(S, 1, 1001, off1 + spec->p2_clock_offset_ns,
+			       trace0 - (uint64_t)spec->p2_clock_offset_ns, 1, dir, err, errcap);
+	if (rc)
+		return rc;
+	S->t->ntraces = S->nprocs;
+
+	/* threads: one per GPU for process 1, one for process 2 */
+	for (uint32_t g = 0; g < spec->gpus; g++) {
+		thread *T = &S->th[S->nth++];
+		T->proc = 0;
+		T->gpu = g;
+		T->tid = 1000 + g;
+		T->h = trace0 + 1000000;
+		T->segs.esz = sizeof(seg);
+		gt_record r = {.type = GT_REC_THREAD};
+		r.thread.pid = 1000;
+		r.thread.tid = T->tid;
+		char nm[32];
+		snprintf(nm, sizeof(nm), g ? "worker-%u" : "python3", g);
+		r.thread.name_id = intern(S->p[0].w, nm);
+		r.thread.ts = T->h;
+		if ((rc = gt_writer_add(S->p[0].w, &r)) < 0)
+			return rc;
+	}
+	if (spec->second_proc) {
+		thread *T = &S->th[S->nth++];
+		T->proc = 1;
+		T->gpu = 0;
+		T->tid = 1001;
+		/* same realtime start as process 1 + p2_start_ns */
+		T->h = trace0 + 1000000 + spec->p2_start_ns - (uint64_t)spec->p2_clock_offset_ns;
+		T->segs.esz = sizeof(seg);
+	}
+	*ev0 = calloc(spec->steps ? spec->steps : 1, sizeof(**ev0));
+	if (!*ev0)
+		return GT_ERR_NOMEM;
+	for (uint32_t step = 0; step < spec->steps && !S->err; step++)
+		for (uint32_t g = 0; g < spec->gpus; g++)
+			main_step(S, &S->th[g], step, *ev0);
+	if (spec->second_proc)
+		for (uint32_t step = 0; step < spec->steps && !S->err; step++)
+			p2_step(S, &S->th[spec->gpus]);
+	return 0;
+}
+
+/* The activity span of all threads in realtime, for the NVML samples. */
+static void activity_span(const sim *S, uint64_t trace0, int64_t off1, uint64_t *first_out,
+			  uint64_t *last_out)
+{
+	const gt_synth_spec *spec = S->s;
+	uint64_t first = UINT64_MAX, last = 0;
+	for (uint32_t i = 0; i < S->nth; i++) {
+		const thread *T = &S->th[i];
+		const proc *P = &S->p[T->proc];
+		uint64_t st = (T->proc && !spec->ranks ? trace0 + 1000000 + spec->p2_start_ns
+						       : trace0 + 1000000) + (uint64_t)off1;
+		uint64_t en = T->h + (uint64_t)P->off;
+		uint64_t mt = max_tail(P, T->gpu, spec->streams) + (uint64_t)P->off;
+		if (mt > en)
+			en = mt;
+		if (st < first)
+			first = st;
+		if (en > last)
+			last = en;
+	}
+	*first_out = first;
+	*last_out = last;
+}
+
+/* Closes every process's trace (a missing rank's is removed, with any file
+ * of an earlier run). @return 0, or the first error, said in err. */
+static int close_procs(sim *S, const char *dir, char *err, size_t errcap)
+{
+	const gt_synth_spec *spec = S->s;
+	int rc = 0;
+	for (uint32_t p = 0; p < S->nprocs; p++) {
+		uint64_t lt = 0;
+		for (uint32_t i = 0; i < S->nth; i++)
+			if (S->th[i].proc == p && S->th[i].h > lt)
+				lt = S->th[i].h;
+		uint64_t before = S->t->records;
+		int missing = spec->ranks && spec->missing_rank == p + 1;
+		char e_msg[512];
+		int e = close_proc(S, &S->p[p], lt, !missing, e_msg, sizeof(e_msg));
+		if (e < 0 && !rc) {
+			rc = e;
+			if (e_msg[0])
+				snprintf(err, errcap, "%s", e_msg);
+			else
+				snprintf(err, errcap, "%s/%u.gtrace: writing failed: %s", dir,
+					 S->p[p].pid, gt_strerror(e));
+		}
+		if (missing) {
+			/* the rank whose trace is missing: no file of an earlier run either */
+			char path[4096];
+			struct stat st;
+			snprintf(path, sizeof(path), "%s/%u.gtrace", dir, S->p[p].pid);
+			if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+				unlink(path);
+			S->t->records = before;
+		}
+	}
+	return rc;
+}
+
+/* Frees the simulation; a trace still open is discarded (a failed run
+ * leaves no file). */
+static void sim_free(sim *S)
+{
+	for (uint32_t p = 0; p < MAX_PROCS; p++) {
+		if (S->p[p].w)
+			gt_writer_free(S->p[p].w);
+		if (S->p[p].fd >= 0)
+			gt_outfile_close(&S->p[p].out, 0); /* a failed run leaves no file */
+	}
+	for (uint32_t i = 0; i < S->nth; i++)
+		free(S->th[i].segs.p);
+	free(S->items.p);
+	free(S->cwaits.p);
+	free(S->clates.p);
+	free(S);
+}
+
 int gt_synth_write_opts(const gt_synth_spec *spec, const char *dir, unsigned out_flags,
 			gt_synth_truth *truth, char *err, size_t errcap)
 {
@@ -1393,25 +1590,9 @@ int gt_synth_write_opts(const gt_synth_spec *spec, const char *dir, unsigned out
 	for (uint32_t p = 0; p < MAX_PROCS; p++)
 		S->p[p].fd = -1;
 	S->cwaits.esz = S->clates.esz = sizeof(cwin);
-	if (spec->gpus < 1 || spec->gpus > GT_SYNTH_MAX_GPUS || spec->streams < 1 ||
-	    spec->streams > MAX_STREAMS || (spec->nvml_hz && spec->nvml_hz > 1000000)) {
-		snprintf(err, errcap, "bad spec: gpus 1..%d, streams 1..%d", GT_SYNTH_MAX_GPUS,
-			 MAX_STREAMS);
+	if ((rc = check_spec(spec, dir, err, errcap)) < 0) {
 		free(S);
-		return GT_ERR_INVAL;
-	}
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-		snprintf(err, errcap, "%s: %s", dir, strerror(errno));
-		free(S);
-		return GT_ERR_IO;
-	}
-	if (spec->ranks && (spec->ranks < 2 || spec->ranks > GT_SYNTH_MAX_GPUS ||
-			    spec->gpus != spec->ranks || spec->streams < 2 || spec->second_proc ||
-			    spec->cross_wait)) {
-		snprintf(err, errcap, "bad spec: ranks 2..%d need gpus = ranks, streams >= 2, no "
-				      "second_proc or cross_wait", GT_SYNTH_MAX_GPUS);
-		free(S);
-		return GT_ERR_INVAL;
+		return rc;
 	}
 	truth->ngpus = spec->gpus;
 	for (uint32_t g = 0; g < spec->gpus; g++)
@@ -1420,87 +1601,12 @@ int gt_synth_write_opts(const gt_synth_spec *spec, const char *dir, unsigned out
 	const uint64_t trace0 = 1000000000000ull;               /* process 1 clock at start */
 	const int64_t off1 = (int64_t)(1700000000000000000ull - trace0); /* realtime - trace */
 	S->nprocs = spec->ranks ? spec->ranks : spec->second_proc ? 2 : 1;
-	if (spec->ranks) {
-		/* rank r: pid 2000 + r, its own trace clock, the same realtime start */
-		truth->nranks = spec->ranks;
-		for (uint32_t r = 0; r < spec->ranks && !rc; r++) {
-			int64_t d = (int64_t)r * 1000003;
-			rc = open_proc(S, r, 2000 + r, off1 + d, trace0 - (uint64_t)d, spec->gpus,
-				       dir, err, errcap);
-			truth->rank[r].pid = 2000 + r;
-			truth->rank[r].present = spec->missing_rank != r + 1;
-		}
-		if (rc)
-			goto out;
-		truth->ntraces = spec->ranks - (spec->missing_rank ? 1 : 0);
-		for (uint32_t r = 0; r < spec->ranks; r++) {
-			thread *T = &S->th[S->nth++];
-			T->proc = r;
-			T->gpu = r;
-			T->tid = 2000 + r;
-			T->h = trace0 - (uint64_t)r * 1000003 + 1000000;
-			T->segs.esz = sizeof(seg);
-			gt_record x = {.type = GT_REC_THREAD};
-			x.thread.pid = 2000 + r;
-			x.thread.tid = T->tid;
-			x.thread.name_id = intern(S->p[r].w, "pt_main_thread");
-			x.thread.ts = T->h;
-			if (spec->missing_rank != r + 1 && (rc = gt_writer_add(S->p[r].w, &x)) < 0)
-				goto out;
-		}
-		for (uint32_t step = 0; step < spec->steps && !S->err; step++)
-			rank_step(S, step);
-		for (uint32_t r = 0; r < spec->ranks; r++)
-			S->p[r].mute = 0;
-		goto simulated;
-	}
-	rc = open_proc(S, 0, 1000, off1, trace0, spec->gpus, dir, err, errcap);
-	if (!rc && spec->second_proc)
-		rc = open_proc(S, 1, 1001, off1 + spec->p2_clock_offset_ns,
-			       trace0 - (uint64_t)spec->p2_clock_offset_ns, 1, dir, err, errcap);
+	if (spec->ranks)
+		rc = sim_ranks(S, dir, trace0, off1, err, errcap);
+	else
+		rc = sim_procs(S, dir, trace0, off1, &ev0, err, errcap);
 	if (rc)
 		goto out;
-	truth->ntraces = S->nprocs;
-
-	/* threads: one per GPU for process 1, one for process 2 */
-	for (uint32_t g = 0; g < spec->gpus; g++) {
-		thread *T = &S->th[S->nth++];
-		T->proc = 0;
-		T->gpu = g;
-		T->tid = 1000 + g;
-		T->h = trace0 + 1000000;
-		T->segs.esz = sizeof(seg);
-		gt_record r = {.type = GT_REC_THREAD};
-		r.thread.pid = 1000;
-		r.thread.tid = T->tid;
-		char nm[32];
-		snprintf(nm, sizeof(nm), g ? "worker-%u" : "python3", g);
-		r.thread.name_id = intern(S->p[0].w, nm);
-		r.thread.ts = T->h;
-		if ((rc = gt_writer_add(S->p[0].w, &r)) < 0)
-			goto out;
-	}
-	if (spec->second_proc) {
-		thread *T = &S->th[S->nth++];
-		T->proc = 1;
-		T->gpu = 0;
-		T->tid = 1001;
-		/* same realtime start as process 1 + p2_start_ns */
-		T->h = trace0 + 1000000 + spec->p2_start_ns - (uint64_t)spec->p2_clock_offset_ns;
-		T->segs.esz = sizeof(seg);
-	}
-	ev0 = calloc(spec->steps ? spec->steps : 1, sizeof(*ev0));
-	if (!ev0) {
-		rc = GT_ERR_NOMEM;
-		goto out;
-	}
-	for (uint32_t step = 0; step < spec->steps && !S->err; step++)
-		for (uint32_t g = 0; g < spec->gpus; g++)
-			main_step(S, &S->th[g], step, ev0);
-	if (spec->second_proc)
-		for (uint32_t step = 0; step < spec->steps && !S->err; step++)
-			p2_step(S, &S->th[spec->gpus]);
-simulated:
 	if (S->err) {
 		rc = S->err;
 		snprintf(err, errcap, "%s: writing the traces failed: %s", dir, gt_strerror(rc));
@@ -1517,51 +1623,10 @@ simulated:
 			goto out;
 		truth->losses = spec->losses;
 	}
-	/* activity span in realtime, for the NVML samples */
-	uint64_t first = UINT64_MAX, last = 0, gpu0_t0 = UINT64_MAX;
-	for (uint32_t i = 0; i < S->nth; i++) {
-		const thread *T = &S->th[i];
-		const proc *P = &S->p[T->proc];
-		uint64_t st = (T->proc && !spec->ranks ? trace0 + 1000000 + spec->p2_start_ns
-						       : trace0 + 1000000) + (uint64_t)off1;
-		uint64_t en = T->h + (uint64_t)P->off;
-		uint64_t mt = max_tail(P, T->gpu, spec->streams) + (uint64_t)P->off;
-		if (mt > en)
-			en = mt;
-		if (st < first)
-			first = st;
-		if (en > last)
-			last = en;
-	}
+	uint64_t first, last, gpu0_t0;
+	activity_span(S, trace0, off1, &first, &last);
 	gpu0_t0 = first;
-	for (uint32_t p = 0; p < S->nprocs; p++) {
-		uint64_t lt = 0;
-		for (uint32_t i = 0; i < S->nth; i++)
-			if (S->th[i].proc == p && S->th[i].h > lt)
-				lt = S->th[i].h;
-		uint64_t before = S->t->records;
-		int missing = spec->ranks && spec->missing_rank == p + 1;
-		char e_msg[512];
-		int e = close_proc(S, &S->p[p], lt, !missing, e_msg, sizeof(e_msg));
-		if (e < 0 && !rc) {
-			rc = e;
-			if (e_msg[0])
-				snprintf(err, errcap, "%s", e_msg);
-			else
-				snprintf(err, errcap, "%s/%u.gtrace: writing failed: %s", dir,
-					 S->p[p].pid, gt_strerror(e));
-		}
-		if (missing) {
-			/* the rank whose trace is missing: no file of an earlier run either */
-			char path[4096];
-			struct stat st;
-			snprintf(path, sizeof(path), "%s/%u.gtrace", dir, S->p[p].pid);
-			if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
-				unlink(path);
-			S->t->records = before;
-		}
-	}
-	if (rc)
+	if ((rc = close_procs(S, dir, err, errcap)) != 0)
 		goto out;
 	if (spec->nvml_hz) {
 		/* throttle window relative to GPU 0's first work */
@@ -1586,21 +1651,10 @@ simulated:
 out:
 	if (rc < 0 && !err[0])
 		snprintf(err, errcap, "%s: writing the traces failed: %s", dir, gt_strerror(rc));
-	for (uint32_t p = 0; p < MAX_PROCS; p++) {
-		if (S->p[p].w)
-			gt_writer_free(S->p[p].w);
-		if (S->p[p].fd >= 0)
-			gt_outfile_close(&S->p[p].out, 0); /* a failed run leaves no file */
-	}
-	for (uint32_t i = 0; i < S->nth; i++)
-		free(S->th[i].segs.p);
-	free(S->items.p);
-	free(S->cwaits.p);
-	free(S->clates.p);
+	sim_free(S);
 	free(nv_ts);
 	free(nv_thr);
 	free(ev0);
-	free(S);
 	return rc;
 }
 

@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Kernel rules, over what is left of the kernel pool: grids too small to
+ * fill the GPU (small_grid), low theoretical occupancy (low_occupancy), and
+ * last, clocks throttled while busy (throttled).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "diag_internal.h"
+
+/* Name patterns of vendor-tuned kernels whose low theoretical occupancy is
+ * by design (big register/shared-memory tiles): never low_occupancy. */
+static const char *const tuned_kernels[] = {
+	"gemm", "Gemm", "GEMM", "cutlass", "cublas", "xmma", "nvjet", "wgmma", "flash",
+	"Flash", "cudnn", "sm90_", "sm80_", "sm100_", "ampere_", "hopper_", "volta_",
+	"turing_", "fmha", "attention", "conv2d", "implicit_convolve", "magma", NULL,
+};
+
+/* Claim part of the kernel pool for kernels matching a rule. frac[i] is the
+ * fraction of kernel i's time wanted (0 = none). */
+static uint64_t kernel_claim(const dg_ctx *c, const double *frac)
+{
+	double t = 0;
+	for (size_t i = 0; i < c->g->nkernels; i++) {
+		double f = frac[i];
+		if (f > 1 - c->kclaimed[i])
+			f = 1 - c->kclaimed[i];
+		if (f > 0)
+			t += (double)c->g->kernels[i].total_ns * f;
+	}
+	return dg_scale_u64((uint64_t)(t + 0.5), c->kscale);
+}
+
+/* small_grid: kernels whose grids cannot fill the SMs. */
+void dg_rule_small_grid(dg_ctx *c)
+{
+	double *frac = c->frac;
+	uint32_t sms = c->gpu->dev.sm_count;
+	if (!sms)
+		return;
+	size_t nk = 0;
+	for (size_t i = 0; i < c->g->nkernels; i++) {
+		const gt_an_kernel *k = &c->g->kernels[i];
+		frac[i] = 0;
+		if (k->nccl || !k->count || c->kclaimed[i] >= 1 ||
+		    (double)k->min_blocks > GT_DIAG_SMALL_GRID_MAX_SM_FRAC * sms)
+			continue;
+		double f = (double)k->small_grid / (double)k->count;
+		if (f >= c->o->small_grid_frac) {
+			frac[i] = f;
+			nk++;
+		}
+	}
+	if (!nk)
+		return;
+	dg_claim cl = {0};
+	cl.kern = kernel_claim(c, frac);
+	dg_fbuild *b = dg_commit(c, GT_FIND_SMALL_GRID, &cl);
+	if (!b)
+		return;
+	const gt_an_kernel *top = NULL;
+	char nb[DG_NAME_CAP], tt[32];
+	for (size_t i = 0; i < c->g->nkernels; i++) {
+		if (frac[i] <= 0)
+			continue;
+		const gt_an_kernel *k = &c->g->kernels[i];
+		if (!top)
+			top = k; /* rows are by total time */
+		double f = frac[i] > 1 - c->kclaimed[i] ? 1 - c->kclaimed[i] : frac[i];
+		c->kclaimed[i] += f;
+		if (b->nk < c->o->max_kernels && b->nk < DG_MAX_K) {
+			gt_fmt_ns(tt, sizeof tt, (double)k->total_ns);
+			dg_ev(c, b, "%s: %llu launches, %llu-%llu blocks x %u-%u threads on %u SMs, %s",
+			   dg_kname(c, k->name, nb, sizeof nb), (unsigned long long)k->count,
+			   (unsigned long long)k->min_blocks, (unsigned long long)k->max_blocks,
+			   k->min_threads, k->max_threads, sms, tt);
+			dg_add_kernel_grid(c, b, k, -1, k->min_blocks);
+		}
+	}
+	uint64_t blocks = top->min_blocks ? top->min_blocks
+					  : (uint64_t)top->grid[0] * top->grid[1] * top->grid[2];
+	double pct = 100.0 * (double)(blocks < sms ? blocks : sms) / sms;
+	dg_title(c, b,
+	      "Grids too small for the GPU: %s runs as few as %llu blocks on %u SMs (at most "
+	      "%.0f%% of the SMs busy), %.0f%% of the time in such launches",
+	      dg_kname(c, top->name, nb, sizeof nb), (unsigned long long)blocks, sms, pct,
+	      100.0 * b->f.share);
+	dg_metric(b, "kernels", (double)nk);
+	dg_metric(b, "blocks", (double)blocks);
+	dg_metric(b, "sm_count", sms);
+	dg_metric(b, "launches", (double)top->count);
+	dg_fix(c, b,
+	    "Give %s more parallelism: launch at least a few blocks per SM (grid >= 2-4 x %u "
+	    "blocks, grid-stride loops sized to the SM count), split the work further (split-K "
+	    "for GEMMs, more rows per batch), increase the batch size, or run independent small "
+	    "kernels concurrently on several streams / in one CUDA graph.",
+	    dg_kname(c, top->name, nb, sizeof nb), sms);
+}
+
+/* Whether a kernel name matches tuned_kernels. */
+static int is_tuned_kernel(const char *name)
+{
+	for (size_t i = 0; tuned_kernels[i]; i++)
+		if (strstr(name, tuned_kernels[i]))
+			return 1;
+	return 0;
+}
+
+/* low_occupancy: kernels of low theoretical occupancy, tuned ones aside. */
+void dg_rule_low_occupancy(dg_ctx *c)
+{
+	double *frac = c->frac, *occ = c->occ;
+	int *lim = c->lim;
+	const gt_device *dev = &c->gpu->dev;
+	size_t nk = 0;
+	char nb[DG_NAME_CAP];
+	for (size_t i = 0; i < c->g->nkernels; i++) {
+		const gt_an_kernel *k = &c->g->kernels[i];
+		frac[i] = 0;
+		occ[i] = -1;
+		lim[i] = 0;
+		if (k->nccl || !k->count || c->kclaimed[i] >= 1)
+			continue;
+		uint32_t threads = k->block[0] * k->block[1] * k->block[2];
+		if (!threads)
+			threads = k->max_threads;
+		gt_occupancy oc;
+		if (gt_occupancy_compute(dev, threads, k->registers, k->smem, &oc) < 0 ||
+		    oc.occupancy < 0 || oc.occupancy >= c->o->low_occupancy)
+			continue;
+		if (is_tuned_kernel(dg_kname(c, k->name, nb, sizeof nb)))
+			continue;
+		occ[i] = oc.occupancy;
+		lim[i] = oc.limiter;
+		frac[i] = 1;
+		nk++;
+	}
+	if (!nk)
+		return;
+	dg_claim cl = {0};
+	cl.kern = kernel_claim(c, frac);
+	dg_fbuild *b = dg_commit(c, GT_FIND_LOW_OCCUPANCY, &cl);
+	if (!b)
+		return;
+	const gt_an_kernel *top = NULL;
+	double top_occ = 0;
+	int top_lim = 0;
+	char tt[32];
+	for (size_t i = 0; i < c->g->nkernels; i++) {
+		if (frac[i] <= 0)
+			continue;
+		const gt_an_kernel *k = &c->g->kernels[i];
+		if (!top) {
+			top = k;
+			top_occ = occ[i];
+			top_lim = lim[i];
+		}
+		c->kclaimed[i] = 1;
+		if (b->nk < c->o->max_kernels && b->nk < DG_MAX_K) {
+			gt_fmt_ns(tt, sizeof tt, (double)k->total_ns);
+			dg_ev(c, b, "%s: occupancy %.0f%% limited by %s (%u threads/block, %u registers/"
+				 "thread, %u B shared/block), %llu launches, %s",
+			   dg_kname(c, k->name, nb, sizeof nb), 100.0 * occ[i],
+			   gt_occupancy_limiter_name(lim[i]), k->block[0] * k->block[1] * k->block[2],
+			   k->registers, k->smem, (unsigned long long)k->count, tt);
+			dg_add_kernel(c, b, k, occ[i]);
+		}
+	}
+	dg_ev(c, b, "device: %u threads, %u blocks, %u registers, %u B shared memory per SM",
+	   dev->max_threads_per_sm, dev->max_blocks_per_sm, dev->max_regs_per_sm,
+	   dev->max_smem_per_sm);
+	dg_title(c, b,
+	      "Low occupancy: %s can keep only %.0f%% of the SM's warps resident (limited by %s), "
+	      "%.0f%% of the time",
+	      dg_kname(c, top->name, nb, sizeof nb), 100.0 * top_occ,
+	      gt_occupancy_limiter_name(top_lim), 100.0 * b->f.share);
+	dg_metric(b, "kernels", (double)nk);
+	dg_metric(b, "occupancy", top_occ);
+	dg_metric(b, "registers", top->registers);
+	dg_metric(b, "smem", top->smem);
+	dg_metric(b, "threads", top->block[0] * top->block[1] * top->block[2]);
+	const char *how = top_lim == GT_OCC_LIMIT_REGS
+				  ? "cap registers with __launch_bounds__(threads, minBlocks) or "
+				    "-maxrregcount, and move rarely used values to shared memory"
+			  : top_lim == GT_OCC_LIMIT_SMEM
+				  ? "use less shared memory per block (smaller tiles, or fewer "
+				    "pipeline stages)"
+			  : top_lim == GT_OCC_LIMIT_BLOCKS
+				  ? "use bigger blocks (128-256 threads): the per-SM block limit is "
+				    "reached with warps to spare"
+				  : "use a block size that fills the SM (128-256 threads per block)";
+	dg_fix(c, b,
+	    "Raise the resident warps of %s: %s. Check the achieved occupancy with ncu "
+	    "--kernel-name regex:%.40s --launch-count 3 --section Occupancy.",
+	    dg_kname(c, top->name, nb, sizeof nb), how, dg_kname(c, top->name, nb, sizeof nb));
+}
+
+/* The throttle reasons of mask m, by name, into buf. */
+static void reason_names(uint64_t m, char *buf, size_t cap)
+{
+	static const struct {
+		uint64_t bit;
+		const char *name;
+	} r[] = {{0x4, "SW power cap"},      {0x8, "HW slowdown"},
+		 {0x20, "SW thermal slowdown"}, {0x40, "HW thermal slowdown"},
+		 {0x80, "HW power brake"},     {0x2, "application clocks"},
+		 {0x10, "sync boost"},         {0x100, "display clocks"}};
+	size_t n = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < sizeof r / sizeof r[0] && n < cap; i++)
+		if (m & r[i].bit)
+			n += (size_t)snprintf(buf + n, cap - n, "%s%s", n ? ", " : "", r[i].name);
+	if (!buf[0])
+		snprintf(buf, cap, "reason mask 0x%llx", (unsigned long long)m);
+}
+
+/* throttled: the share of the busy time left with clocks throttled. */
+void dg_rule_throttled(dg_ctx *c)
+{
+	const gt_an_gpu *gpu = c->gpu;
+	if (!gpu->throttled_ns || !gpu->busy_ns)
+		return;
+	double f = (double)gpu->throttled_ns / (double)gpu->busy_ns;
+	if (f > 1)
+		f = 1;
+	double maxclk = gpu->dev.core_clock_khz ? gpu->dev.core_clock_khz / 1000.0
+						: (double)gpu->nvml.sm_clock_max_mhz;
+	double deficit = -1;
+	if (maxclk > 0 && gpu->nvml.sm_clock_mean_mhz > 0)
+		deficit = 1 - gpu->nvml.sm_clock_mean_mhz / maxclk;
+	/* reasons other than the SW power cap (bit 2): thermal, HW slowdown,
+	 * power brake */
+	int hard = 0;
+	for (int i = 0; i < GT_AN_THROTTLE_BITS; i++)
+		if (i != 2 && gpu->throttle_reason_ns[i])
+			hard = 1;
+	double need = hard ? c->o->throttle_min_deficit : c->o->power_cap_min_deficit;
+	if (deficit >= 0 && deficit < need)
+		return;
+	dg_claim cl = {0};
+	cl.kern = dg_scale_u64(c->p.kern, f);
+	cl.copy = dg_scale_u64(c->p.copy, f);
+	dg_fbuild *b = dg_commit(c, GT_FIND_THROTTLED, &cl);
+	if (!b)
+		return;
+	uint64_t mask = 0;
+	for (int i = 0; i < GT_AN_THROTTLE_BITS; i++)
+		if (gpu->throttle_reason_ns[i])
+			mask |= 1ull << i;
+	if (!mask)
+		mask = gpu->nvml.reasons_seen & GT_AN_DEFAULT_THROTTLE_MASK;
+	char rn[256];
+	reason_names(mask, rn, sizeof rn);
+	if (deficit >= 0)
+		dg_title(c, b,
+		      "The GPU was throttled (%s) during %.0f%% of its busy time: SM clock %.0f of "
+		      "%.0f MHz",
+		      rn, 100.0 * f, gpu->nvml.sm_clock_mean_mhz, maxclk);
+	else
+		dg_title(c, b, "The GPU was throttled (%s) during %.0f%% of its busy time", rn,
+		      100.0 * f);
+	for (int i = 0; i < GT_AN_THROTTLE_BITS; i++) {
+		if (!gpu->throttle_reason_ns[i])
+			continue;
+		char one[64], tt[32];
+		reason_names(1ull << i, one, sizeof one);
+		gt_fmt_ns(tt, sizeof tt, (double)gpu->throttle_reason_ns[i]);
+		dg_ev(c, b, "%s: %s of busy time", one, tt);
+	}
+	if (gpu->nvml.samples)
+		dg_ev(c, b, "NVML (%llu samples): SM clock %.0f MHz mean while busy (min %u, max %u), "
+			 "power %.0f W mean, temperature up to %u C",
+		   (unsigned long long)gpu->nvml.samples, gpu->nvml.sm_clock_mean_mhz,
+		   gpu->nvml.sm_clock_min_mhz, gpu->nvml.sm_clock_max_mhz, gpu->nvml.power_mean_w,
+		   gpu->nvml.temp_max_c);
+	dg_metric(b, "throttled_ns", (double)gpu->throttled_ns);
+	dg_metric(b, "sm_clock_mhz", gpu->nvml.sm_clock_mean_mhz);
+	dg_metric(b, "max_clock_mhz", maxclk);
+	dg_metric(b, "reasons", (double)mask);
+	dg_fix(c, b,
+	    "Check why the clocks drop: nvidia-smi -q -d PERFORMANCE,POWER,TEMPERATURE. Power "
+	    "cap: restore the default power limit (nvidia-smi -pl) or the node's power policy; "
+	    "thermal: fix cooling/airflow and fan settings; application clocks: nvidia-smi -rac. "
+	    "Nothing in the program changes this.");
+}
