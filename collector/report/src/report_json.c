@@ -327,11 +327,10 @@ static void j_comm(jw *j, const gt_analysis *a, uint32_t flags)
 	j_close(j, '}');
 }
 
-static void j_gpu(jw *j, const gt_analysis *a, const gt_an_gpu *G, uint32_t flags)
+/* the GPU, its window, busy/idle and causes, throttling */
+static void j_gpu_identity(jw *j, const gt_an_gpu *G)
 {
-	char b[4096];
-	size_t n;
-	j_open(j, NULL, '{');
+	char b[64];
 	j_u64(j, "index", G->index);
 	if (G->uuid_known) {
 		an_fmt_uuid(b, sizeof(b), G->dev.uuid);
@@ -365,9 +364,11 @@ static void j_gpu(jw *j, const gt_analysis *a, const gt_an_gpu *G, uint32_t flag
 		j_u64(j, k, G->throttle_reason_ns[bit]);
 	}
 	j_close(j, '}');
-	j_u64(j, "comm_ns", G->comm_ns);
-	j_u64(j, "comm_exposed_ns", G->comm_exposed_ns);
-	j_comm_gpu(j, a, G, flags);
+}
+
+/* "counts": work items of the GPU */
+static void j_gpu_counts(jw *j, const gt_an_gpu *G)
+{
 	j_open(j, "counts", '{');
 	j_u64(j, "kernels", G->nkernels);
 	j_u64(j, "kernel_ns", G->kernel_ns);
@@ -386,7 +387,11 @@ static void j_gpu(jw *j, const gt_analysis *a, const gt_an_gpu *G, uint32_t flag
 	j_u64(j, "streams", G->nstreams);
 	j_u64(j, "processes", G->nprocs);
 	j_close(j, '}');
+}
 
+/* "gaps": count, length distribution, histogram by cause */
+static void j_gpu_gaps(jw *j, const gt_an_gpu *G)
+{
 	j_open(j, "gaps", '{');
 	j_u64(j, "count", G->ngaps);
 	j_dist(j, "length", &G->gap_len);
@@ -401,7 +406,12 @@ static void j_gpu(jw *j, const gt_analysis *a, const gt_an_gpu *G, uint32_t flag
 	}
 	j_close(j, ']');
 	j_close(j, '}');
+}
 
+/* "utilization_windows": the distribution and the series */
+static void j_gpu_util(jw *j, const gt_analysis *a, const gt_an_gpu *G)
+{
+	size_t n;
 	const gt_an_util *U = &G->util;
 	j_open(j, "utilization_windows", '{');
 	j_u64(j, "window_ns", U->window_ns);
@@ -427,7 +437,11 @@ static void j_gpu(jw *j, const gt_analysis *a, const gt_an_gpu *G, uint32_t flag
 	}
 	j_close(j, ']');
 	j_close(j, '}');
+}
 
+/* "launch_latency" and "nvml" */
+static void j_gpu_latency_nvml(jw *j, const gt_an_gpu *G)
+{
 	j_open(j, "launch_latency", '{');
 	j_dist(j, "api_start", &G->lat_api);
 	j_dist(j, "api_end", &G->lat_api_end);
@@ -445,7 +459,12 @@ static void j_gpu(jw *j, const gt_analysis *a, const gt_an_gpu *G, uint32_t flag
 	j_u64(j, "temp_max_c", G->nvml.temp_max_c);
 	j_u64(j, "reasons_seen", G->nvml.reasons_seen);
 	j_close(j, '}');
+}
 
+/* "processes": each process's view of the GPU */
+static void j_gpu_procs(jw *j, const gt_analysis *a, const gt_an_gpu *G)
+{
+	size_t n;
 	j_open(j, "processes", '[');
 	const gt_an_proc *procs = gt_analysis_procs(a, G->index, &n);
 	for (size_t i = 0; i < n; i++) {
@@ -464,7 +483,12 @@ static void j_gpu(jw *j, const gt_analysis *a, const gt_an_gpu *G, uint32_t flag
 		j_close(j, '}');
 	}
 	j_close(j, ']');
+}
 
+/* "longest_gaps" and "detailed_gaps" */
+static void j_gpu_gap_lists(jw *j, const gt_analysis *a, const gt_an_gpu *G, uint32_t flags)
+{
+	size_t n;
 	j_open(j, "longest_gaps", '[');
 	const gt_an_gap *gaps = gt_analysis_longest_gaps(a, G->index, &n);
 	for (size_t i = 0; i < n; i++)
@@ -475,7 +499,13 @@ static void j_gpu(jw *j, const gt_analysis *a, const gt_an_gpu *G, uint32_t flag
 	for (size_t i = 0; i < n; i++)
 		j_gap(j, a, &gaps[i], flags);
 	j_close(j, ']');
+}
 
+/* "kernels": the kernel table */
+static void j_gpu_kernels(jw *j, const gt_analysis *a, const gt_an_gpu *G, uint32_t flags)
+{
+	char b[4096];
+	size_t n;
 	j_open(j, "kernels", '[');
 	const gt_an_kernel *kernels = gt_analysis_kernels(a, G->index, &n);
 	for (size_t i = 0; i < n; i++) {
@@ -522,7 +552,12 @@ static void j_gpu(jw *j, const gt_analysis *a, const gt_an_gpu *G, uint32_t flag
 		j_close(j, '}');
 	}
 	j_close(j, ']');
+}
 
+/* "copies": the copy and memset table */
+static void j_gpu_copies(jw *j, const gt_analysis *a, const gt_an_gpu *G)
+{
+	size_t n;
 	j_open(j, "copies", '[');
 	const gt_an_copy *copies = gt_analysis_copies(a, G->index, &n);
 	for (size_t i = 0; i < n; i++) {
@@ -549,6 +584,24 @@ static void j_gpu(jw *j, const gt_analysis *a, const gt_an_gpu *G, uint32_t flag
 		j_close(j, '}');
 	}
 	j_close(j, ']');
+}
+
+/* One GPU's object of "gpus". */
+static void j_gpu(jw *j, const gt_analysis *a, const gt_an_gpu *G, uint32_t flags)
+{
+	j_open(j, NULL, '{');
+	j_gpu_identity(j, G);
+	j_u64(j, "comm_ns", G->comm_ns);
+	j_u64(j, "comm_exposed_ns", G->comm_exposed_ns);
+	j_comm_gpu(j, a, G, flags);
+	j_gpu_counts(j, G);
+	j_gpu_gaps(j, G);
+	j_gpu_util(j, a, G);
+	j_gpu_latency_nvml(j, G);
+	j_gpu_procs(j, a, G);
+	j_gpu_gap_lists(j, a, G, flags);
+	j_gpu_kernels(j, a, G, flags);
+	j_gpu_copies(j, a, G);
 	j_close(j, '}');
 }
 
