@@ -226,8 +226,7 @@ typedef struct an_trace {
 	uint64_t capture_start; /* trace clock: stream header, or the first ARMED note */
 	int armed;
 	/* local string id -> global id */
-	uint32_t *smap;
-	uint32_t smap_cap;
+	gt_slots smap;   /* uint32 by trace string id: global string id, 0 = not yet */
 	/* local thread id -> global thread index */
 	an_map tmap;
 	an_tdev *devs; /* [AN_MAX_DEV], allocated on demand */
@@ -312,8 +311,7 @@ struct gt_analysis {
 	an_map cmap;    /* cagg key -> index */
 	gt_vec gpus;    /* an_gpu* */
 	gt_vec syncs;   /* gt_an_sync, final */
-	uint8_t *name_cls; /* by global string id: API class + 1, 0 = unknown */
-	size_t name_cls_cap;
+	gt_slots name_cls; /* uint8 by global string id: API class + 1, 0 = unknown */
 	an_comm comm;   /* communication across GPUs */
 	/* the frames read of each stream (several files can hold one stream:
 	 * a fallback file, the same file twice): stream identity -> index */

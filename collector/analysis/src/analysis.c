@@ -37,6 +37,7 @@ gt_analysis *gt_analysis_new(const gt_analysis_opts *opts)
 	}
 	if (opts)
 		a->o = *opts;
+	gt_slots_init(&a->name_cls, sizeof(uint8_t));
 	gt_analysis_opts *o = &a->o;
 	if (!o->window_ns)
 		o->window_ns = GT_AN_DEFAULT_WINDOW_NS;
@@ -87,7 +88,7 @@ static void trace_free(an_trace *t)
 	if (!t)
 		return;
 	free(t->path);
-	free(t->smap);
+	gt_slots_free(&t->smap);
 	an_map_free(&t->tmap);
 	if (t->devs) {
 		for (uint32_t d = 0; d < AN_MAX_DEV; d++) {
@@ -141,9 +142,7 @@ static void free_work(gt_analysis *a)
 	an_map_free(&a->kmap);
 	gt_vec_free(&a->cagg);
 	an_map_free(&a->cmap);
-	free(a->name_cls);
-	a->name_cls = NULL;
-	a->name_cls_cap = 0;
+	gt_slots_free(&a->name_cls);
 	free(a->comm.type);
 	a->comm.type = NULL;
 	a->comm.ntype = 0;
@@ -186,6 +185,7 @@ static an_trace *new_trace(gt_analysis *a, const char *label)
 	t->path = strdup(label ? label : "(memory)");
 	gt_vec_init(&t->notes, sizeof(gt_an_note));
 	gt_vec_init(&t->note_ids, sizeof(uint32_t));
+	gt_slots_init(&t->smap, sizeof(uint32_t));
 	if (!t->path) {
 		a->traces.n--;
 		trace_free(t);

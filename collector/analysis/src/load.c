@@ -75,23 +75,14 @@ uint8_t an_api_class(gt_analysis *a, uint32_t name, uint32_t domain, uint32_t cb
 	const char *s = name ? gt_strtab_get(&a->st, name) : NULL;
 	if (!s)
 		return class_of_cbid(domain, cbid, async);
-	if (name >= a->name_cls_cap) {
-		size_t nc = a->name_cls_cap ? a->name_cls_cap : 256;
-		while (nc <= name)
-			nc *= 2;
-		uint8_t *p = realloc(a->name_cls, nc);
-		if (!p) {
-			return class_of_name(s, async);
-		}
-		memset(p + a->name_cls_cap, 0, nc - a->name_cls_cap);
-		a->name_cls = p;
-		a->name_cls_cap = nc;
-	}
-	uint8_t v = a->name_cls[name];
+	uint8_t *slot = gt_slots_at(&a->name_cls, name);
+	if (!slot)
+		return class_of_name(s, async);
+	uint8_t v = *slot;
 	if (!v) {
 		uint8_t as;
 		v = (uint8_t)(0x80 | class_of_name(s, &as) | (as ? 0x40 : 0));
-		a->name_cls[name] = v;
+		*slot = v;
 	}
 	*async = (v & 0x40) != 0;
 	return v & 0x0f;
@@ -112,26 +103,14 @@ static uint32_t gname(ld *L, uint32_t id)
 	an_trace *t = L->t;
 	if (!id)
 		return 0;
-	if (id >= t->smap_cap) {
-		uint32_t nc = t->smap_cap ? t->smap_cap : 1024;
-		while (nc <= id) {
-			if (nc > (1u << 30))
-				return 0;
-			nc *= 2;
-		}
-		uint32_t *p = realloc(t->smap, (size_t)nc * sizeof(*p));
-		if (!p)
-			return 0;
-		memset(p + t->smap_cap, 0, (size_t)(nc - t->smap_cap) * sizeof(*p));
-		t->smap = p;
-		t->smap_cap = nc;
-	}
-	uint32_t g = t->smap[id];
-	if (g)
-		return g;
+	uint32_t *slot = gt_slots_at(&t->smap, id);
+	if (!slot)
+		return 0;
+	if (*slot)
+		return *slot;
 	const char *s = gt_reader_string(L->r, id);
-	g = s ? gt_strtab_intern(&L->a->st, s, strlen(s)) : gt_strtab_placeholder(&L->a->st);
-	t->smap[id] = g;
+	uint32_t g = s ? gt_strtab_intern(&L->a->st, s, strlen(s)) : gt_strtab_placeholder(&L->a->st);
+	*slot = g;
 	return g;
 }
 
@@ -152,8 +131,9 @@ static uint32_t api_gname(ld *L, uint32_t id)
 	if (d == strlen(s))
 		return g;
 	uint32_t h = gt_strtab_intern(&L->a->st, s, d);
-	if (h)
-		L->t->smap[id] = h;
+	uint32_t *slot = h ? gt_slots_at(&L->t->smap, id) : NULL;
+	if (slot)
+		*slot = h;
 	return h ? h : g;
 }
 
@@ -647,8 +627,8 @@ int an_load_reader(gt_analysis *a, gt_reader *r, an_trace *t)
 		snprintf(t->pub.error, sizeof(t->pub.error), "%s", ei->msg);
 	}
 	/* Names referenced before their string record: resolve now. */
-	for (uint32_t id = 1; id < t->smap_cap; id++) {
-		uint32_t g = t->smap[id];
+	for (uint32_t id = 1; id < t->smap.cap; id++) {
+		uint32_t g = *(uint32_t *)gt_slots_at(&t->smap, id);
 		if (g && !gt_strtab_get(&a->st, g)) {
 			const char *s = gt_reader_string(r, id);
 			if (s)

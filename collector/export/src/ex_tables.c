@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "ex_internal.h"
+#include "gaptrace/containers.h"
 #include "gaptrace/diagnosis.h"
 
 /* ------------------------------------------------------------ table writer */
@@ -301,31 +302,28 @@ static double stddev(const u64vec *v, uint64_t total)
 
 /* ------------------------------------------------------------ the pass */
 
-/* Per-trace caches: string id -> group index + 1. */
+/* Per-trace caches: string id -> group index + 1 (uint32), for kernel
+ * names and API names. */
 typedef struct idcache {
-	uint32_t *k, *a;
-	uint32_t n;
+	gt_slots k, a;
 } idcache;
 
+static void cache_init(idcache *c)
+{
+	gt_slots_init(&c->k, sizeof(uint32_t));
+	gt_slots_init(&c->a, sizeof(uint32_t));
+}
+
+static void cache_free(idcache *c)
+{
+	gt_slots_free(&c->k);
+	gt_slots_free(&c->a);
+}
+
+/* The slot of id, or NULL (no memory): the caller goes without a cache. */
 static uint32_t *cache_slot(idcache *c, uint32_t id, int kernel)
 {
-	if (id >= c->n) {
-		uint32_t nc = c->n ? c->n : 256;
-		while (nc <= id)
-			nc *= 2;
-		uint32_t *nk = realloc(c->k, nc * sizeof(uint32_t));
-		if (!nk)
-			return NULL;
-		c->k = nk;
-		uint32_t *na = realloc(c->a, nc * sizeof(uint32_t));
-		if (!na)
-			return NULL;
-		c->a = na;
-		memset(c->k + c->n, 0, (nc - c->n) * sizeof(uint32_t));
-		memset(c->a + c->n, 0, (nc - c->n) * sizeof(uint32_t));
-		c->n = nc;
-	}
-	return kernel ? &c->k[id] : &c->a[id];
+	return gt_slots_at(kernel ? &c->k : &c->a, id);
 }
 
 static grp *kern_grp(gt_export *x, struct ex_sums *s, idcache *c, gt_reader *r, uint32_t id)
@@ -381,7 +379,8 @@ static int build_sums(gt_export *x, gt_export_stats *st)
 		if (!r)
 			continue;
 		st->traces++;
-		idcache c = {0};
+		idcache c;
+		cache_init(&c);
 		gt_record rec;
 		int rc;
 		while ((rc = gt_reader_next(r, &rec)) > 0) {
@@ -421,8 +420,7 @@ static int build_sums(gt_export *x, gt_export_stats *st)
 				s->oom = 1;
 		}
 		ex_reader_close(x, i, r, rc, 1, &st->problems);
-		free(c.k);
-		free(c.a);
+		cache_free(&c);
 		if (s->oom)
 			break;
 	}
@@ -591,7 +589,8 @@ static int write_gpu_trace(gt_export *x, ex_out *o, int fmt, gt_export_stats *st
 			continue;
 		}
 		st->traces++;
-		idcache c = {0};
+		idcache c;
+		cache_init(&c);
 		while ((rc = gt_reader_next(r, &rec)) > 0 && !o->err) {
 			st->records++;
 			char tmp[48];
@@ -674,8 +673,7 @@ static int write_gpu_trace(gt_export *x, ex_out *o, int fmt, gt_export_stats *st
 			tw_end_row(&w);
 		}
 		gt_reader_close(r);
-		free(c.k);
-		free(c.a);
+		cache_free(&c);
 		ex_map_free(&d.names);
 		ex_arena_free(&d.ar);
 	}
