@@ -55,8 +55,7 @@ typedef struct pf {
 	uint64_t base;
 	uint64_t nev;
 	int full, mangled;
-	pf_gpu *gpus;
-	size_t ngpus, gcap;
+	gt_vec gpus; /* pf_gpu */
 	ex_map pids;  /* output pids in use */
 	uint64_t async_id;
 	ex_arena gnames; /* analysis kernel names, escaped */
@@ -86,23 +85,16 @@ typedef struct pf_trace {
 
 static int gpu_add(pf *p, const gt_device *d, int uuid_known)
 {
-	if (p->ngpus == p->gcap) {
-		size_t nc = p->gcap ? p->gcap * 2 : 8;
-		pf_gpu *ng = realloc(p->gpus, nc * sizeof(*ng));
-		if (!ng)
-			return -1;
-		p->gpus = ng;
-		p->gcap = nc;
-	}
-	pf_gpu *g = &p->gpus[p->ngpus];
-	memset(g, 0, sizeof(*g));
+	pf_gpu *g = gt_vec_push(&p->gpus);
+	if (!g)
+		return -1;
 	if (d) {
 		memcpy(g->uuid, d->uuid, 16);
 		memcpy(g->name, d->name, sizeof(g->name));
 		g->name[sizeof(g->name) - 1] = 0;
 	}
 	g->uuid_known = uuid_known;
-	return (int)p->ngpus++;
+	return (int)p->gpus.n - 1;
 }
 
 static int uuid_zero(const uint8_t *u)
@@ -122,13 +114,15 @@ static void trace_device(pf *p, pf_trace *t, const gt_device *d)
 		return;
 	int known = !uuid_zero(d->uuid);
 	if (known)
-		for (size_t g = 0; g < p->ngpus; g++)
-			if (p->gpus[g].uuid_known && !memcmp(p->gpus[g].uuid, d->uuid, 16)) {
-				if (!p->gpus[g].name[0])
-					memcpy(p->gpus[g].name, d->name, sizeof(p->gpus[g].name) - 1);
+		for (size_t g = 0; g < p->gpus.n; g++) {
+			pf_gpu *gp = GT_VEC_AT(&p->gpus, pf_gpu, g);
+			if (gp->uuid_known && !memcmp(gp->uuid, d->uuid, 16)) {
+				if (!gp->name[0])
+					memcpy(gp->name, d->name, sizeof(gp->name) - 1);
 				*v = g + 1;
 				return;
 			}
+		}
 	int g = gpu_add(p, d, known);
 	*v = g < 0 ? 0 : (uint64_t)g + 1;
 }
@@ -202,7 +196,7 @@ static void ev_meta_sort(pf *p, const char *what, uint32_t pid, uint32_t tid, in
 
 static void gpu_meta(pf *p, size_t g)
 {
-	pf_gpu *gp = &p->gpus[g];
+	pf_gpu *gp = GT_VEC_AT(&p->gpus, pf_gpu, g);
 	if (gp->meta_done)
 		return;
 	gp->meta_done = 1;
@@ -1006,6 +1000,7 @@ int gt_export_perfetto(gt_export *x, FILE *out, gt_export_stats *st)
 	if (!p)
 		return GT_ERR_NOMEM;
 	p->x = x;
+	gt_vec_init(&p->gpus, sizeof(pf_gpu));
 	p->full = !!(x->o.flags & GT_EXPORT_FULL_NAMES);
 	p->mangled = !!(x->o.flags & GT_EXPORT_MANGLED);
 	int rc = ex_out_init(&p->o, out);
@@ -1052,7 +1047,7 @@ int gt_export_perfetto(gt_export *x, FILE *out, gt_export_stats *st)
 	p->st.bytes = p->o.bytes;
 	if (st)
 		*st = p->st;
-	free(p->gpus);
+	gt_vec_free(&p->gpus);
 	ex_map_free(&p->pids);
 	ex_map_free(&p->gname_of);
 	ex_arena_free(&p->gnames);
