@@ -35,3 +35,11 @@ gaptrace_check_test(test_units analysis/test_units.c)
 target_link_libraries(test_units PRIVATE gaptrace::report gaptrace::export)
 target_compile_definitions(test_units PRIVATE
   GT_TEST_TRACES="${PROJECT_SOURCE_DIR}/examples/traces")
+
+# The shared containers (gaptrace/containers.h): growth, zeroing, the
+# allocation-failure paths (2^60-byte requests, which ASan must refuse by
+# returning NULL), interning.
+gaptrace_check_test(test_containers analysis/test_containers.c)
+target_link_libraries(test_containers PRIVATE gaptrace::common)
+set_tests_properties(test_containers PROPERTIES TIMEOUT 60
+  ENVIRONMENT "CK_FORK=yes;ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1")

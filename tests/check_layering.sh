@@ -2,9 +2,12 @@
 # SPDX-License-Identifier: MIT
 # tests/check_layering.sh SRCDIR: the libraries' dependencies go one way.
 #
-#   format    <- analysis <- diagnosis <- report, export
+#   format    <- common <- analysis <- diagnosis <- report, export
 #   format    <- collector (the daemon)      format <- inject
 #   analysis  <- synth                       tools: everything
+#
+# common (collector/common, gaptrace/containers.h) is internal: the shared
+# containers, for the libraries above it.
 #
 # Each library may include only the public headers (gaptrace/X.h) of the
 # libraries below it and its own internal headers, never another library's
@@ -22,11 +25,12 @@ rules=(
 	"format|format|"
 	"inject|format|"
 	"collector/daemon|format collector|"
-	"collector/analysis|format analysis|"
-	"collector/diagnosis|format analysis diagnosis|"
-	"collector/report|format analysis diagnosis report|"
-	"collector/export|format analysis diagnosis export|"
-	"tools/synth|format analysis synth|"
+	"collector/common|format containers|"
+	"collector/analysis|format containers analysis|"
+	"collector/diagnosis|format containers analysis diagnosis|"
+	"collector/report|format containers analysis diagnosis report|"
+	"collector/export|format containers analysis diagnosis export|"
+	"tools/synth|format containers analysis synth|"
 )
 # internal headers and the library that owns them
 owner_of()
@@ -76,6 +80,7 @@ done
 for h in $(find collector tools format inject -path '*/include/gaptrace/*.h' 2>/dev/null); do
 	case "$h" in
 	format/include/gaptrace/format.h | collector/daemon/include/gaptrace/collector.h | \
+		collector/common/include/gaptrace/containers.h | \
 		collector/analysis/include/gaptrace/analysis.h | \
 		collector/diagnosis/include/gaptrace/diagnosis.h | \
 		collector/report/include/gaptrace/report.h | collector/export/include/gaptrace/export.h | \

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 
 #include "gaptrace/analysis.h"
+#include "gaptrace/containers.h"
 #include "gaptrace/format.h"
 
 #define AN_NONE UINT32_MAX
@@ -30,47 +31,10 @@
 #define AN_MAX_TRACES 65535u
 #define AN_MAX_DEV 256u /* local device ordinals above this are refused */
 
-/* ------------------------------------------------------------ vectors */
+/* ------------------------------------------------------------ vectors, strings */
 
-/* A growable array of fixed-size elements. */
-typedef struct an_vec {
-	void *p;
-	size_t n, cap, esz;
-} an_vec;
-
-void an_vec_init(an_vec *v, size_t esz);
-void an_vec_free(an_vec *v);
-/* Pointer to a new zeroed element at the end, or NULL (ENOMEM). */
-void *an_vec_push(an_vec *v);
-int an_vec_reserve(an_vec *v, size_t n);
-#define AN_AT(v, T, i) (&((T *)(v)->p)[i])
-
-/* ------------------------------------------------------------ strings */
-
-/* Global string table: equal texts share one id; id 0 = none. Placeholder
- * ids (text not known yet) may later get a text, and become aliases when
- * the text already has an id. */
-typedef struct an_strtab {
-	char **text;      /* by id */
-	uint32_t *alias;  /* by id: canonical id (itself when not an alias) */
-	uint32_t n, cap;  /* n = next id */
-	uint32_t *slots;  /* hash slots: id, 0 = empty */
-	uint32_t nslots;
-} an_strtab;
-
-int an_strtab_init(an_strtab *t);
-void an_strtab_free(an_strtab *t);
-/* Intern text (len bytes). @return id > 0, or 0 on allocation failure. */
-uint32_t an_strtab_intern(an_strtab *t, const char *s, size_t len);
-/* A new id without text. @return id > 0 or 0. */
-uint32_t an_strtab_placeholder(an_strtab *t);
-/* Give a placeholder its text; makes it an alias when the text exists. */
-int an_strtab_set(an_strtab *t, uint32_t id, const char *s);
-static inline uint32_t an_strtab_canon(const an_strtab *t, uint32_t id)
-{
-	return id && id < t->n ? t->alias[id] : 0;
-}
-const char *an_strtab_get(const an_strtab *t, uint32_t id);
+/* gt_vec (growable arrays), gt_slots (per-trace string id -> global id)
+ * and gt_strtab (the global string table) come from gaptrace/containers.h. */
 
 /* ------------------------------------------------------------ hashing */
 
@@ -253,13 +217,12 @@ typedef struct an_trace {
 	uint64_t capture_start; /* trace clock: stream header, or the first ARMED note */
 	int armed;
 	/* local string id -> global id */
-	uint32_t *smap;
-	uint32_t smap_cap;
+	gt_slots smap;   /* uint32 by trace string id: global string id, 0 = not yet */
 	/* local thread id -> global thread index */
 	an_map tmap;
 	an_tdev *devs; /* [AN_MAX_DEV], allocated on demand */
-	an_vec notes;  /* gt_an_note, text filled at finish */
-	an_vec note_ids; /* uint32 global string ids for the notes */
+	gt_vec notes;  /* gt_an_note, text filled at finish */
+	gt_vec note_ids; /* uint32 global string ids for the notes */
 	uint64_t nsyncrec; /* non-wait sync records */
 	uint32_t max_corr;
 } an_trace;
@@ -286,11 +249,11 @@ typedef struct an_comm {
 	uint8_t *type;  /* by canonical string id: 0 compute, else gt_coll_type + 1 */
 	size_t ntype;
 	int any;        /* some string is a communication kernel's name */
-	an_vec ranks;   /* gt_an_rank, by rank */
-	an_vec colls;   /* gt_an_collective, by first start */
-	an_vec groups;  /* gt_an_comm_group */
-	an_vec waits;   /* an_cwait, by item */
-	an_vec late;    /* an_span: windows in which a GPU's rank was late, by GPU and start */
+	gt_vec ranks;   /* gt_an_rank, by rank */
+	gt_vec colls;   /* gt_an_collective, by first start */
+	gt_vec groups;  /* gt_an_comm_group */
+	gt_vec waits;   /* an_cwait, by item */
+	gt_vec late;    /* an_span: windows in which a GPU's rank was late, by GPU and start */
 } an_comm;
 
 /* Classify every string as compute or a collective type (comm->type). */
@@ -303,11 +266,11 @@ void an_comm_free(an_comm *c);
 typedef struct an_gpu {
 	gt_an_gpu pub;
 	uint64_t key;   /* uuid hash, or trace/ordinal when unknown */
-	an_vec procs;   /* gt_an_proc */
-	an_vec gaps;    /* gt_an_gap, detailed */
-	an_vec longest; /* gt_an_gap, heap then sorted */
-	an_vec kernels; /* gt_an_kernel */
-	an_vec copies;  /* gt_an_copy */
+	gt_vec procs;   /* gt_an_proc */
+	gt_vec gaps;    /* gt_an_gap, detailed */
+	gt_vec longest; /* gt_an_gap, heap then sorted */
+	gt_vec kernels; /* gt_an_kernel */
+	gt_vec copies;  /* gt_an_copy */
 	float *series;
 	size_t nseries;
 	an_hist lat_api, lat_api_end, lat_queued, lat_submitted, gaplen;
@@ -316,36 +279,35 @@ typedef struct an_gpu {
 	uint32_t comm_types;                  /* bit per gt_coll_type run here */
 	uint64_t coll_matched[GT_COLL_COUNT]; /* kernels matched across ranks */
 	uint64_t coll_wait[GT_COLL_COUNT];    /* their waits for the last rank */
-	an_vec colls;   /* gt_an_coll */
-	an_vec waits;   /* gt_an_wait */
+	gt_vec colls;   /* gt_an_coll */
+	gt_vec waits;   /* gt_an_wait */
 } an_gpu;
 
 struct gt_analysis {
 	gt_analysis_opts o;
 	int finished;
 	int oom;
-	an_strtab st;
-	an_vec traces;  /* an_trace* */
-	an_vec items;   /* an_item */
-	an_vec srcs;    /* an_src */
-	an_vec calls;   /* an_call: raw, then outer only */
-	an_vec syncrec; /* an_syncrec */
-	an_vec nvml;    /* an_nvml */
-	an_vec nvproc;  /* an_nvproc */
-	an_vec threads; /* an_thread */
-	an_vec kagg;    /* an_kagg */
+	gt_strtab st;
+	gt_vec traces;  /* an_trace* */
+	gt_vec items;   /* an_item */
+	gt_vec srcs;    /* an_src */
+	gt_vec calls;   /* an_call: raw, then outer only */
+	gt_vec syncrec; /* an_syncrec */
+	gt_vec nvml;    /* an_nvml */
+	gt_vec nvproc;  /* an_nvproc */
+	gt_vec threads; /* an_thread */
+	gt_vec kagg;    /* an_kagg */
 	an_map kmap;    /* kagg key -> index */
-	an_vec cagg;    /* an_cagg */
+	gt_vec cagg;    /* an_cagg */
 	an_map cmap;    /* cagg key -> index */
-	an_vec gpus;    /* an_gpu* */
-	an_vec syncs;   /* gt_an_sync, final */
-	uint8_t *name_cls; /* by global string id: API class + 1, 0 = unknown */
-	size_t name_cls_cap;
+	gt_vec gpus;    /* an_gpu* */
+	gt_vec syncs;   /* gt_an_sync, final */
+	gt_slots name_cls; /* uint8 by global string id: API class + 1, 0 = unknown */
 	an_comm comm;   /* communication across GPUs */
 	/* the frames read of each stream (several files can hold one stream:
 	 * a fallback file, the same file twice): stream identity -> index */
 	an_map streams;
-	an_vec seen;    /* gt_seqset *, by index */
+	gt_vec seen;    /* gt_seqset *, by index */
 };
 
 /* sort.c: stable LSD radix sorts on the 64-bit start (only the digits that

@@ -37,6 +37,7 @@ gt_analysis *gt_analysis_new(const gt_analysis_opts *opts)
 	}
 	if (opts)
 		a->o = *opts;
+	gt_slots_init(&a->name_cls, sizeof(uint8_t));
 	gt_analysis_opts *o = &a->o;
 	if (!o->window_ns)
 		o->window_ns = GT_AN_DEFAULT_WINDOW_NS;
@@ -56,25 +57,25 @@ gt_analysis *gt_analysis_new(const gt_analysis_opts *opts)
 		o->throttle_mask = GT_AN_DEFAULT_THROTTLE_MASK;
 	if (!o->max_records_per_byte)
 		o->max_records_per_byte = GT_AN_DEFAULT_RECORDS_PER_BYTE;
-	an_vec_init(&a->traces, sizeof(an_trace *));
-	an_vec_init(&a->items, sizeof(an_item));
-	an_vec_init(&a->srcs, sizeof(an_src));
-	an_vec_init(&a->calls, sizeof(an_call));
-	an_vec_init(&a->syncrec, sizeof(an_syncrec));
-	an_vec_init(&a->nvml, sizeof(an_nvml));
-	an_vec_init(&a->nvproc, sizeof(an_nvproc));
-	an_vec_init(&a->threads, sizeof(an_thread));
-	an_vec_init(&a->kagg, sizeof(an_kagg));
-	an_vec_init(&a->cagg, sizeof(an_cagg));
-	an_vec_init(&a->gpus, sizeof(an_gpu *));
-	an_vec_init(&a->syncs, sizeof(gt_an_sync));
-	an_vec_init(&a->comm.ranks, sizeof(gt_an_rank));
-	an_vec_init(&a->comm.colls, sizeof(gt_an_collective));
-	an_vec_init(&a->comm.groups, sizeof(gt_an_comm_group));
-	an_vec_init(&a->comm.waits, sizeof(an_cwait));
-	an_vec_init(&a->comm.late, sizeof(an_span));
-	an_vec_init(&a->seen, sizeof(gt_seqset *));
-	if (an_strtab_init(&a->st) < 0) {
+	gt_vec_init(&a->traces, sizeof(an_trace *));
+	gt_vec_init(&a->items, sizeof(an_item));
+	gt_vec_init(&a->srcs, sizeof(an_src));
+	gt_vec_init(&a->calls, sizeof(an_call));
+	gt_vec_init(&a->syncrec, sizeof(an_syncrec));
+	gt_vec_init(&a->nvml, sizeof(an_nvml));
+	gt_vec_init(&a->nvproc, sizeof(an_nvproc));
+	gt_vec_init(&a->threads, sizeof(an_thread));
+	gt_vec_init(&a->kagg, sizeof(an_kagg));
+	gt_vec_init(&a->cagg, sizeof(an_cagg));
+	gt_vec_init(&a->gpus, sizeof(an_gpu *));
+	gt_vec_init(&a->syncs, sizeof(gt_an_sync));
+	gt_vec_init(&a->comm.ranks, sizeof(gt_an_rank));
+	gt_vec_init(&a->comm.colls, sizeof(gt_an_collective));
+	gt_vec_init(&a->comm.groups, sizeof(gt_an_comm_group));
+	gt_vec_init(&a->comm.waits, sizeof(an_cwait));
+	gt_vec_init(&a->comm.late, sizeof(an_span));
+	gt_vec_init(&a->seen, sizeof(gt_seqset *));
+	if (gt_strtab_init(&a->st) < 0) {
 		free(a);
 		errno = ENOMEM;
 		return NULL;
@@ -87,7 +88,7 @@ static void trace_free(an_trace *t)
 	if (!t)
 		return;
 	free(t->path);
-	free(t->smap);
+	gt_slots_free(&t->smap);
 	an_map_free(&t->tmap);
 	if (t->devs) {
 		for (uint32_t d = 0; d < AN_MAX_DEV; d++) {
@@ -96,8 +97,8 @@ static void trace_free(an_trace *t)
 		}
 		free(t->devs);
 	}
-	an_vec_free(&t->notes);
-	an_vec_free(&t->note_ids);
+	gt_vec_free(&t->notes);
+	gt_vec_free(&t->note_ids);
 	free(t);
 }
 
@@ -105,13 +106,13 @@ static void gpu_free(an_gpu *g)
 {
 	if (!g)
 		return;
-	an_vec_free(&g->procs);
-	an_vec_free(&g->gaps);
-	an_vec_free(&g->longest);
-	an_vec_free(&g->kernels);
-	an_vec_free(&g->copies);
-	an_vec_free(&g->colls);
-	an_vec_free(&g->waits);
+	gt_vec_free(&g->procs);
+	gt_vec_free(&g->gaps);
+	gt_vec_free(&g->longest);
+	gt_vec_free(&g->kernels);
+	gt_vec_free(&g->copies);
+	gt_vec_free(&g->colls);
+	gt_vec_free(&g->waits);
 	free(g->series);
 	an_hist_free(&g->lat_api);
 	an_hist_free(&g->lat_api_end);
@@ -124,8 +125,8 @@ static void gpu_free(an_gpu *g)
 static void free_seen(gt_analysis *a)
 {
 	for (size_t i = 0; i < a->seen.n; i++)
-		gt_seqset_free(*AN_AT(&a->seen, gt_seqset *, i));
-	an_vec_free(&a->seen);
+		gt_seqset_free(*GT_VEC_AT(&a->seen, gt_seqset *, i));
+	gt_vec_free(&a->seen);
 	an_map_free(&a->streams);
 }
 
@@ -133,22 +134,20 @@ static void free_seen(gt_analysis *a)
 static void free_work(gt_analysis *a)
 {
 	free_seen(a);
-	an_vec_free(&a->items);
-	an_vec_free(&a->srcs);
-	an_vec_free(&a->syncrec);
-	an_vec_free(&a->nvproc);
-	an_vec_free(&a->kagg);
+	gt_vec_free(&a->items);
+	gt_vec_free(&a->srcs);
+	gt_vec_free(&a->syncrec);
+	gt_vec_free(&a->nvproc);
+	gt_vec_free(&a->kagg);
 	an_map_free(&a->kmap);
-	an_vec_free(&a->cagg);
+	gt_vec_free(&a->cagg);
 	an_map_free(&a->cmap);
-	free(a->name_cls);
-	a->name_cls = NULL;
-	a->name_cls_cap = 0;
+	gt_slots_free(&a->name_cls);
 	free(a->comm.type);
 	a->comm.type = NULL;
 	a->comm.ntype = 0;
-	an_vec_free(&a->comm.waits);
-	an_vec_free(&a->comm.late);
+	gt_vec_free(&a->comm.waits);
+	gt_vec_free(&a->comm.late);
 }
 
 void gt_analysis_free(gt_analysis *a)
@@ -157,17 +156,17 @@ void gt_analysis_free(gt_analysis *a)
 		return;
 	for (size_t i = 0; i < a->traces.n; i++)
 		trace_free(an_tr(a, i));
-	an_vec_free(&a->traces);
+	gt_vec_free(&a->traces);
 	for (size_t i = 0; i < a->gpus.n; i++)
 		gpu_free(an_gp(a, i));
-	an_vec_free(&a->gpus);
+	gt_vec_free(&a->gpus);
 	free_work(a);
-	an_vec_free(&a->calls);
-	an_vec_free(&a->nvml);
-	an_vec_free(&a->threads);
-	an_vec_free(&a->syncs);
+	gt_vec_free(&a->calls);
+	gt_vec_free(&a->nvml);
+	gt_vec_free(&a->threads);
+	gt_vec_free(&a->syncs);
 	an_comm_free(&a->comm);
-	an_strtab_free(&a->st);
+	gt_strtab_free(&a->st);
 	free_seen(a);
 	free(a);
 }
@@ -177,15 +176,16 @@ static an_trace *new_trace(gt_analysis *a, const char *label)
 	if (a->traces.n >= AN_MAX_TRACES)
 		return NULL;
 	an_trace *t = calloc(1, sizeof(*t));
-	an_trace **slot = t ? an_vec_push(&a->traces) : NULL;
+	an_trace **slot = t ? gt_vec_push(&a->traces) : NULL;
 	if (!slot) {
 		free(t);
 		return NULL;
 	}
 	*slot = t;
 	t->path = strdup(label ? label : "(memory)");
-	an_vec_init(&t->notes, sizeof(gt_an_note));
-	an_vec_init(&t->note_ids, sizeof(uint32_t));
+	gt_vec_init(&t->notes, sizeof(gt_an_note));
+	gt_vec_init(&t->note_ids, sizeof(uint32_t));
+	gt_slots_init(&t->smap, sizeof(uint32_t));
 	if (!t->path) {
 		a->traces.n--;
 		trace_free(t);
@@ -223,8 +223,8 @@ static gt_seqset *stream_seen(gt_analysis *a, const gt_stream_header *h)
 	if (rc < 0)
 		return NULL;
 	if (rc == 0)
-		return *slot < a->seen.n ? *AN_AT(&a->seen, gt_seqset *, *slot) : NULL;
-	gt_seqset **p = an_vec_push(&a->seen);
+		return *slot < a->seen.n ? *GT_VEC_AT(&a->seen, gt_seqset *, *slot) : NULL;
+	gt_seqset **p = gt_vec_push(&a->seen);
 	gt_seqset *s = p ? gt_seqset_new() : NULL;
 	if (!s) {
 		if (p)
@@ -402,7 +402,7 @@ const float *gt_analysis_util_series(const gt_analysis *a, size_t gpu, size_t *n
 
 const char *gt_analysis_string(const gt_analysis *a, uint32_t id)
 {
-	return an_strtab_get(&a->st, id);
+	return gt_strtab_get(&a->st, id);
 }
 
 const char *gt_analysis_thread_name(const gt_analysis *a, uint32_t trace, uint32_t tid)
@@ -412,7 +412,7 @@ const char *gt_analysis_thread_name(const gt_analysis *a, uint32_t trace, uint32
 	const uint32_t *v = an_map_find(&an_tr(a, trace)->tmap, tid);
 	if (!v)
 		return NULL;
-	return an_strtab_get(&a->st, AN_AT(&a->threads, an_thread, *v)->name);
+	return gt_strtab_get(&a->st, GT_VEC_AT(&a->threads, an_thread, *v)->name);
 }
 
 const gt_analysis_opts *gt_analysis_get_opts(const gt_analysis *a)

@@ -119,9 +119,9 @@ typedef struct cm_part {
 typedef struct cm {
 	gt_analysis *a;
 	uint64_t tol;
-	an_vec ks;    /* cm_k */
-	an_vec chans; /* cm_chan */
-	an_vec parts; /* cm_part */
+	gt_vec ks;    /* cm_k */
+	gt_vec chans; /* cm_chan */
+	gt_vec parts; /* cm_part */
 	an_map chmap, pmap;
 	uint32_t *refs;	   /* per group: its reference channel */
 	uint32_t *rank_of; /* per participant: its rank */
@@ -291,7 +291,7 @@ static int collect(cm *M, const size_t *starts)
 			const an_item *x = &it[i];
 			if (x->kind != AN_K_KERNEL)
 				continue;
-			uint32_t nm = an_strtab_canon(&a->st, x->name);
+			uint32_t nm = gt_strtab_canon(&a->st, x->name);
 			if (nm >= a->comm.ntype || !ty[nm])
 				continue;
 			uint8_t t = (uint8_t)(ty[nm] - 1);
@@ -308,7 +308,7 @@ static int collect(cm *M, const size_t *starts)
 			if (rc < 0)
 				return rc;
 			if (rc == 1) {
-				cm_part *p = an_vec_push(&M->parts);
+				cm_part *p = gt_vec_push(&M->parts);
 				if (!p)
 					return GT_ERR_NOMEM;
 				*slot = (uint32_t)(M->parts.n - 1);
@@ -326,7 +326,7 @@ static int collect(cm *M, const size_t *starts)
 			if (rc < 0)
 				return rc;
 			if (rc == 1) {
-				cm_chan *c = an_vec_push(&M->chans);
+				cm_chan *c = gt_vec_push(&M->chans);
 				if (!c)
 					return GT_ERR_NOMEM;
 				*slot = (uint32_t)(M->chans.n - 1);
@@ -334,7 +334,7 @@ static int collect(cm *M, const size_t *starts)
 				c->stream = x->stream;
 				c->group = AN_NONE;
 			}
-			cm_k *k = an_vec_push(&M->ks);
+			cm_k *k = gt_vec_push(&M->ks);
 			if (!k)
 				return GT_ERR_NOMEM;
 			k->start = x->start;
@@ -342,7 +342,7 @@ static int collect(cm *M, const size_t *starts)
 			k->item = i;
 			k->chan = *slot;
 			k->type = t;
-			AN_AT(&M->chans, cm_chan, *slot)->n++;
+			GT_VEC_AT(&M->chans, cm_chan, *slot)->n++;
 		}
 	}
 	/* group by channel, stable (each channel's kernels stay in start order) */
@@ -505,7 +505,7 @@ static int build_collective(cm *M, const grp *g, size_t i, an_hist *late)
 	G->matched++;
 	const cm_k *lk = &K[inv[last * nr + i]];
 	uint32_t lp = lr_; /* the late rank */
-	gt_an_collective *col = an_vec_push(&C->colls);
+	gt_an_collective *col = gt_vec_push(&C->colls);
 	if (!col)
 		return GT_ERR_NOMEM;
 	col->first_start = s_min;
@@ -517,14 +517,14 @@ static int build_collective(cm *M, const grp *g, size_t i, an_hist *late)
 	col->nranks = present;
 	col->first_rank = fr;
 	col->last_rank = lp;
-	col->name = an_strtab_canon(&a->st, AN_AT(&a->items, an_item, lk->item)->name);
+	col->name = gt_strtab_canon(&a->st, GT_VEC_AT(&a->items, an_item, lk->item)->name);
 	uint64_t cost = 0;
 	for (size_t m = 0; m < nm; m++) {
 		size_t kx = inv[m * nr + i];
 		if (kx == SIZE_MAX)
 			continue;
 		const cm_part *p = &parts[ch[mem[m]].part];
-		gt_an_rank *rk = AN_AT(&C->ranks, gt_an_rank, rk_of[ch[mem[m]].part]);
+		gt_an_rank *rk = GT_VEC_AT(&C->ranks, gt_an_rank, rk_of[ch[mem[m]].part]);
 		an_gpu *gp = an_gp(a, p->gpu);
 		uint64_t w = s_max - K[kx].start;
 		rk->collectives++;
@@ -534,7 +534,7 @@ static int build_collective(cm *M, const grp *g, size_t i, an_hist *late)
 		cost += w;
 		if (!w)
 			continue;
-		an_cwait *cw = an_vec_push(&C->waits);
+		an_cwait *cw = gt_vec_push(&C->waits);
 		if (!cw)
 			return GT_ERR_NOMEM;
 		cw->item = K[kx].item;
@@ -543,7 +543,7 @@ static int build_collective(cm *M, const grp *g, size_t i, an_hist *late)
 	}
 	if (s_max == s_min)
 		return 0;
-	gt_an_rank *lr = AN_AT(&C->ranks, gt_an_rank, lp);
+	gt_an_rank *lr = GT_VEC_AT(&C->ranks, gt_an_rank, lp);
 	uint64_t lateness = s_max - s_min;
 	lr->last++;
 	lr->late_ns += lateness;
@@ -553,7 +553,7 @@ static int build_collective(cm *M, const grp *g, size_t i, an_hist *late)
 		lr->late_max_at = s_min;
 	}
 	AN_TRY(an_hist_add(&late[lp], lateness));
-	an_span *sp = an_vec_push(&C->late);
+	an_span *sp = gt_vec_push(&C->late);
 	if (!sp)
 		return GT_ERR_NOMEM;
 	sp->a = s_min;
@@ -591,7 +591,7 @@ static int build_group(cm *M, uint32_t gid, an_hist *late)
 		if (ch[mem[m]].n > maxn)
 			maxn = ch[mem[m]].n;
 	size_t *mt = malloc(maxn * sizeof(*mt));
-	gt_an_comm_group *G = an_vec_push(&C->groups);
+	gt_an_comm_group *G = gt_vec_push(&C->groups);
 	int rc = 0;
 	if (!inv || !mt || !G) {
 		rc = GT_ERR_NOMEM;
@@ -609,7 +609,7 @@ static int build_group(cm *M, uint32_t gid, an_hist *late)
 		const cm_chan *X = &ch[mem[m]];
 		G->kernels += X->n;
 		if (nm > 1)
-			AN_AT(&C->ranks, gt_an_rank, rk_of[X->part])->groups++;
+			GT_VEC_AT(&C->ranks, gt_an_rank, rk_of[X->part])->groups++;
 		if (!m)
 			continue;
 		align(M, R, X, mt);
@@ -643,9 +643,9 @@ int an_comm_match(gt_analysis *a, const size_t *starts)
 	memset(&M, 0, sizeof(M));
 	M.a = a;
 	M.tol = a->o.coll_tol_ns ? a->o.coll_tol_ns : GT_AN_DEFAULT_COLL_TOL_NS;
-	an_vec_init(&M.ks, sizeof(cm_k));
-	an_vec_init(&M.chans, sizeof(cm_chan));
-	an_vec_init(&M.parts, sizeof(cm_part));
+	gt_vec_init(&M.ks, sizeof(cm_k));
+	gt_vec_init(&M.chans, sizeof(cm_chan));
+	gt_vec_init(&M.parts, sizeof(cm_part));
 	an_hist *late = NULL;
 	cm_part *order = NULL;
 	uint32_t ng = 0;
@@ -659,7 +659,7 @@ int an_comm_match(gt_analysis *a, const size_t *starts)
 	late = calloc(np, sizeof(*late));
 	order = malloc(np * sizeof(*order));
 	M.rank_of = malloc(np * sizeof(*M.rank_of));
-	if (!late || !order || !M.rank_of || an_vec_reserve(&C->ranks, np) < 0) {
+	if (!late || !order || !M.rank_of || gt_vec_reserve(&C->ranks, np) < 0) {
 		rc = GT_ERR_NOMEM;
 		goto out;
 	}
@@ -669,7 +669,7 @@ int an_comm_match(gt_analysis *a, const size_t *starts)
 	an_qsort(order, np, sizeof(*order), cmp_part);
 	for (size_t r = 0; r < np; r++) {
 		M.rank_of[order[r].rank] = (uint32_t)r;
-		gt_an_rank *x = an_vec_push(&C->ranks);
+		gt_an_rank *x = gt_vec_push(&C->ranks);
 		x->rank = (uint32_t)r;
 		x->trace = order[r].trace;
 		x->pid = order[r].pid;
@@ -677,8 +677,8 @@ int an_comm_match(gt_analysis *a, const size_t *starts)
 		x->dev_id = order[r].dev;
 	}
 	for (size_t c = 0; c < M.chans.n; c++) {
-		const cm_chan *x = AN_AT(&M.chans, cm_chan, c);
-		AN_AT(&C->ranks, gt_an_rank, M.rank_of[x->part])->kernels += x->n;
+		const cm_chan *x = GT_VEC_AT(&M.chans, cm_chan, c);
+		GT_VEC_AT(&C->ranks, gt_an_rank, M.rank_of[x->part])->kernels += x->n;
 	}
 	rc = group(&M, &ng);
 	for (uint32_t g = 0; g < ng && rc == 0; g++)
@@ -686,7 +686,7 @@ int an_comm_match(gt_analysis *a, const size_t *starts)
 	if (rc < 0)
 		goto out;
 	for (size_t r = 0; r < np; r++)
-		an_hist_summary(&late[r], &AN_AT(&C->ranks, gt_an_rank, r)->late);
+		an_hist_summary(&late[r], &GT_VEC_AT(&C->ranks, gt_an_rank, r)->late);
 	an_qsort(C->colls.p, C->colls.n, sizeof(gt_an_collective), cmp_coll);
 	an_qsort(C->waits.p, C->waits.n, sizeof(an_cwait), cmp_wait);
 	/* groups largest first; collectives name their group by its new index */
@@ -732,9 +732,9 @@ out:
 	free(late);
 	free(order);
 	free(M.rank_of);
-	an_vec_free(&M.ks);
-	an_vec_free(&M.chans);
-	an_vec_free(&M.parts);
+	gt_vec_free(&M.ks);
+	gt_vec_free(&M.chans);
+	gt_vec_free(&M.parts);
 	an_map_free(&M.chmap);
 	an_map_free(&M.pmap);
 	free(M.refs);
@@ -745,11 +745,11 @@ void an_comm_free(an_comm *C)
 {
 	free(C->type);
 	C->type = NULL;
-	an_vec_free(&C->ranks);
-	an_vec_free(&C->colls);
-	an_vec_free(&C->groups);
-	an_vec_free(&C->waits);
-	an_vec_free(&C->late);
+	gt_vec_free(&C->ranks);
+	gt_vec_free(&C->colls);
+	gt_vec_free(&C->groups);
+	gt_vec_free(&C->waits);
+	gt_vec_free(&C->late);
 }
 
 /* ------------------------------------------------------------ accessors */

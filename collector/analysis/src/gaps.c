@@ -115,10 +115,10 @@ typedef struct sw {
 	uint64_t clk_sum, clk_n;
 	double clk_w_sum, clk_w_ns; /* clock weighted by busy overlap (fallback) */
 	/* busy segments, kept when process views need them */
-	an_vec segs;
+	gt_vec segs;
 	int keep_segs;
 	/* GPU-view cover: untraced processes (NVML per-process samples) */
-	an_vec ocover;
+	gt_vec ocover;
 	/* gap keeping */
 	uint64_t detail_min;
 	uint32_t max_detail, top;
@@ -327,11 +327,11 @@ static uint8_t rec_kind(const an_item *it)
 
 static void fill_evidence(sw *S, gt_an_gap *gp, const an_item *prev, const an_item *next)
 {
-	const an_strtab *st = &S->a->st;
+	const gt_strtab *st = &S->a->st;
 	gp->next_kind = rec_kind(next);
 	gp->prev_kind = rec_kind(prev);
 	if (next) {
-		gp->next_name = next->kind == AN_K_KERNEL ? an_strtab_canon(st, next->name) : 0;
+		gp->next_name = next->kind == AN_K_KERNEL ? gt_strtab_canon(st, next->name) : 0;
 		gp->next_stream = next->stream;
 		gp->next_trace = S->srcs[next->src].trace;
 		gp->next_pid = an_tr(S->a, gp->next_trace)->pub.header.pid;
@@ -339,7 +339,7 @@ static void fill_evidence(sw *S, gt_an_gap *gp, const an_item *prev, const an_it
 			gp->next_launch = S->calls[next->cc].start;
 	}
 	if (prev) {
-		gp->prev_name = prev->kind == AN_K_KERNEL ? an_strtab_canon(st, prev->name) : 0;
+		gp->prev_name = prev->kind == AN_K_KERNEL ? gt_strtab_canon(st, prev->name) : 0;
 		gp->prev_stream = prev->stream;
 	}
 	uint32_t thr = feeder(S, next, prev);
@@ -355,7 +355,7 @@ static void fill_evidence(sw *S, gt_an_gap *gp, const an_item *prev, const an_it
 		const an_call *c = &S->calls[--p];
 		if (c->cls == AN_C_LAUNCH || c->cls == AN_C_COPY || c->cls == AN_C_MEMSET ||
 		    c->cls == AN_C_SYNC) {
-			gp->last_call_name = an_strtab_canon(st, c->name);
+			gp->last_call_name = gt_strtab_canon(st, c->name);
 			gp->last_call_end = c->end;
 			break;
 		}
@@ -391,13 +391,13 @@ static int keep_gap(sw *S, const gt_an_gap *gp, const an_item *prev, const an_it
 	uint64_t len = gp->end - gp->start;
 	int detail = len >= S->detail_min && g->gaps.n < S->max_detail;
 	int top = S->top && (g->longest.n < S->top ||
-			     gap_less(AN_AT(&g->longest, gt_an_gap, 0), gp));
+			     gap_less(GT_VEC_AT(&g->longest, gt_an_gap, 0), gp));
 	if (!detail && !top)
 		return 0;
 	gt_an_gap full = *gp;
 	fill_evidence(S, &full, prev, next);
 	if (detail) {
-		gt_an_gap *d = an_vec_push(&g->gaps);
+		gt_an_gap *d = gt_vec_push(&g->gaps);
 		if (!d)
 			return GT_ERR_NOMEM;
 		*d = full;
@@ -405,7 +405,7 @@ static int keep_gap(sw *S, const gt_an_gap *gp, const an_item *prev, const an_it
 	if (top) {
 		gt_an_gap *h = g->longest.p;
 		if (g->longest.n < S->top) {
-			gt_an_gap *d = an_vec_push(&g->longest);
+			gt_an_gap *d = gt_vec_push(&g->longest);
 			if (!d)
 				return GT_ERR_NOMEM;
 			*d = full;
@@ -516,7 +516,7 @@ static int on_seg(sw *S, uint64_t x, uint64_t y)
 		}
 	}
 	if (S->keep_segs) {
-		seg *s = an_vec_push(&S->segs);
+		seg *s = gt_vec_push(&S->segs);
 		if (!s)
 			return GT_ERR_NOMEM;
 		s->a = x;
@@ -645,7 +645,7 @@ static int build_ocover(sw *S, const an_nvproc *np, size_t n, const uint32_t *pi
 			}
 		if (d > 1000000000ull)
 			d = 1000000000ull;
-		seg *c = an_vec_push(&S->ocover);
+		seg *c = gt_vec_push(&S->ocover);
 		if (!c)
 			return GT_ERR_NOMEM;
 		c->a = s->ts > d ? s->ts - d : 0;
@@ -905,7 +905,7 @@ static int build_views(sw *S, gsw *L, const an_nvproc *np, size_t nnp)
 	for (size_t t = 0; t < nt; t++) {
 		if (L->slot[t] == AN_NONE)
 			continue;
-		gt_an_proc *p = an_vec_push(&g->procs);
+		gt_an_proc *p = gt_vec_push(&g->procs);
 		if (!p)
 			return GT_ERR_NOMEM;
 		p->trace = (uint32_t)t;
@@ -913,12 +913,12 @@ static int build_views(sw *S, gsw *L, const an_nvproc *np, size_t nnp)
 		L->pids[L->slot[t]] = p->pid;
 	}
 	for (size_t k = 0; k < nprocs; k++) {
-		gt_an_proc *p = AN_AT(&g->procs, gt_an_proc, k);
+		gt_an_proc *p = GT_VEC_AT(&g->procs, gt_an_proc, k);
 		L->pv[L->slot[p->trace]].proc = p;
 		L->pv[L->slot[p->trace]].cur_end = S->t0;
 	}
-	an_vec_init(&S->segs, sizeof(seg));
-	an_vec_init(&S->ocover, sizeof(seg));
+	gt_vec_init(&S->segs, sizeof(seg));
+	gt_vec_init(&S->ocover, sizeof(seg));
 	S->keep_segs = nprocs > 1;
 	return build_ocover(S, np, nnp, L->pids, nprocs);
 }
@@ -975,7 +975,7 @@ static int count_kernel(sw *S, gsw *L, size_t i, uint64_t s, uint64_t e, gt_an_p
 	}
 	if (x->flags & AN_IF_GRAPH)
 		g->pub.graph_kernels++;
-	uint32_t nm = an_strtab_canon(&S->a->st, x->name);
+	uint32_t nm = gt_strtab_canon(&S->a->st, x->name);
 	int ct = nm < S->nctype ? S->ctype[nm] : 0;
 	ku_add(&L->ku_all, s, e);
 	if (!ct) {
@@ -1130,7 +1130,7 @@ static int comm_totals(sw *S, gsw *L)
 		const tstat *T = &L->ts[t];
 		if (!T->count)
 			continue;
-		gt_an_coll *r = an_vec_push(&g->colls);
+		gt_an_coll *r = gt_vec_push(&g->colls);
 		if (!r)
 			return GT_ERR_NOMEM;
 		g->pub.ncomm += T->count;
@@ -1151,7 +1151,7 @@ static int comm_totals(sw *S, gsw *L)
 		uint32_t r = L->act[k];
 		if (!L->wcount[r])
 			continue;
-		gt_an_wait *w = an_vec_push(&g->waits);
+		gt_an_wait *w = gt_vec_push(&g->waits);
 		if (!w)
 			return GT_ERR_NOMEM;
 		w->rank = r;
@@ -1281,8 +1281,8 @@ out:
 	S->wbusy = NULL;
 	free(S->nv_end);
 	S->nv_end = NULL;
-	an_vec_free(&S->segs);
-	an_vec_free(&S->ocover);
+	gt_vec_free(&S->segs);
+	gt_vec_free(&S->ocover);
 	return rc;
 }
 
@@ -1382,7 +1382,7 @@ int an_sweep(gt_analysis *a)
 		S.late_busy = 0;
 		memset(S.late_cause, 0, sizeof(S.late_cause));
 		jl = kl;
-		an_item *items = a->items.p ? AN_AT(&a->items, an_item, starts[gi]) : NULL;
+		an_item *items = a->items.p ? GT_VEC_AT(&a->items, an_item, starts[gi]) : NULL;
 		rc = sweep_gpu(&S, items, starts[gi + 1] - starts[gi], np ? np + jp : NULL, kp - jp);
 		if (rc < 0)
 			goto out2;

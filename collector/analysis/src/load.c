@@ -71,27 +71,18 @@ static uint8_t class_of_cbid(uint32_t domain, uint32_t cbid, uint8_t *async)
 
 uint8_t an_api_class(gt_analysis *a, uint32_t name, uint32_t domain, uint32_t cbid, uint8_t *async)
 {
-	name = an_strtab_canon(&a->st, name);
-	const char *s = name ? an_strtab_get(&a->st, name) : NULL;
+	name = gt_strtab_canon(&a->st, name);
+	const char *s = name ? gt_strtab_get(&a->st, name) : NULL;
 	if (!s)
 		return class_of_cbid(domain, cbid, async);
-	if (name >= a->name_cls_cap) {
-		size_t nc = a->name_cls_cap ? a->name_cls_cap : 256;
-		while (nc <= name)
-			nc *= 2;
-		uint8_t *p = realloc(a->name_cls, nc);
-		if (!p) {
-			return class_of_name(s, async);
-		}
-		memset(p + a->name_cls_cap, 0, nc - a->name_cls_cap);
-		a->name_cls = p;
-		a->name_cls_cap = nc;
-	}
-	uint8_t v = a->name_cls[name];
+	uint8_t *slot = gt_slots_at(&a->name_cls, name);
+	if (!slot)
+		return class_of_name(s, async);
+	uint8_t v = *slot;
 	if (!v) {
 		uint8_t as;
 		v = (uint8_t)(0x80 | class_of_name(s, &as) | (as ? 0x40 : 0));
-		a->name_cls[name] = v;
+		*slot = v;
 	}
 	*async = (v & 0x40) != 0;
 	return v & 0x0f;
@@ -112,26 +103,14 @@ static uint32_t gname(ld *L, uint32_t id)
 	an_trace *t = L->t;
 	if (!id)
 		return 0;
-	if (id >= t->smap_cap) {
-		uint32_t nc = t->smap_cap ? t->smap_cap : 1024;
-		while (nc <= id) {
-			if (nc > (1u << 30))
-				return 0;
-			nc *= 2;
-		}
-		uint32_t *p = realloc(t->smap, (size_t)nc * sizeof(*p));
-		if (!p)
-			return 0;
-		memset(p + t->smap_cap, 0, (size_t)(nc - t->smap_cap) * sizeof(*p));
-		t->smap = p;
-		t->smap_cap = nc;
-	}
-	uint32_t g = t->smap[id];
-	if (g)
-		return g;
+	uint32_t *slot = gt_slots_at(&t->smap, id);
+	if (!slot)
+		return 0;
+	if (*slot)
+		return *slot;
 	const char *s = gt_reader_string(L->r, id);
-	g = s ? an_strtab_intern(&L->a->st, s, strlen(s)) : an_strtab_placeholder(&L->a->st);
-	t->smap[id] = g;
+	uint32_t g = s ? gt_strtab_intern(&L->a->st, s, strlen(s)) : gt_strtab_placeholder(&L->a->st);
+	*slot = g;
 	return g;
 }
 
@@ -145,15 +124,16 @@ static uint32_t gname(ld *L, uint32_t id)
 static uint32_t api_gname(ld *L, uint32_t id)
 {
 	uint32_t g = gname(L, id);
-	const char *s = g ? an_strtab_get(&L->a->st, g) : NULL;
+	const char *s = g ? gt_strtab_get(&L->a->st, g) : NULL;
 	if (!s)
 		return g;
 	size_t d = gt_api_name_len(s);
 	if (d == strlen(s))
 		return g;
-	uint32_t h = an_strtab_intern(&L->a->st, s, d);
-	if (h)
-		L->t->smap[id] = h;
+	uint32_t h = gt_strtab_intern(&L->a->st, s, d);
+	uint32_t *slot = h ? gt_slots_at(&L->t->smap, id) : NULL;
+	if (slot)
+		*slot = h;
 	return h ? h : g;
 }
 
@@ -177,7 +157,7 @@ static uint32_t src_of(ld *L, an_tdev *td, uint32_t dev)
 		return td->src - 1;
 	if (L->a->srcs.n >= AN_MAX_SRCS)
 		return AN_NONE;
-	an_src *x = an_vec_push(&L->a->srcs);
+	an_src *x = gt_vec_push(&L->a->srcs);
 	if (!x)
 		return AN_NONE;
 	x->trace = L->ti;
@@ -193,7 +173,7 @@ static uint32_t thread_index(ld *L, uint32_t tid)
 	if (rc < 0)
 		return AN_NONE;
 	if (rc == 1) {
-		an_thread *th = an_vec_push(&L->a->threads);
+		an_thread *th = gt_vec_push(&L->a->threads);
 		if (!th)
 			return AN_NONE;
 		th->tid = tid;
@@ -288,7 +268,7 @@ static int add_kernel(ld *L, const gt_kernel *k0)
 		return 0;
 	}
 	uint32_t name = gname(L, k->name_id);
-	an_item *it = an_vec_push(&a->items);
+	an_item *it = gt_vec_push(&a->items);
 	if (!it)
 		return GT_ERR_NOMEM;
 	it->start = k->start;
@@ -316,7 +296,7 @@ static int add_kernel(ld *L, const gt_kernel *k0)
 	uint64_t blocks = (uint64_t)k->grid_x * k->grid_y * k->grid_z;
 	uint32_t threads = k->block_x * k->block_y * k->block_z;
 	if (rc == 1) {
-		g = an_vec_push(&a->kagg);
+		g = gt_vec_push(&a->kagg);
 		if (!g)
 			return GT_ERR_NOMEM;
 		*slot = (uint32_t)(a->kagg.n - 1);
@@ -329,7 +309,7 @@ static int add_kernel(ld *L, const gt_kernel *k0)
 		g->trace = L->ti;
 		g->dev = (uint16_t)k->device_id;
 	} else {
-		g = AN_AT(&a->kagg, an_kagg, *slot);
+		g = GT_VEC_AT(&a->kagg, an_kagg, *slot);
 	}
 	g->count++;
 	g->total += d;
@@ -395,7 +375,7 @@ static int add_copy(ld *L, uint8_t kind, uint32_t dev, uint32_t stream, uint32_t
 		return rc;
 	an_cagg *c;
 	if (rc == 1) {
-		c = an_vec_push(&a->cagg);
+		c = gt_vec_push(&a->cagg);
 		if (!c)
 			return GT_ERR_NOMEM;
 		*slot = (uint32_t)(a->cagg.n - 1);
@@ -406,9 +386,9 @@ static int add_copy(ld *L, uint8_t kind, uint32_t dev, uint32_t stream, uint32_t
 		c->min = UINT64_MAX;
 		c->first_start = UINT64_MAX;
 	} else {
-		c = AN_AT(&a->cagg, an_cagg, *slot);
+		c = GT_VEC_AT(&a->cagg, an_cagg, *slot);
 	}
-	an_item *it = an_vec_push(&a->items);
+	an_item *it = gt_vec_push(&a->items);
 	if (!it)
 		return GT_ERR_NOMEM;
 	it->start = start;
@@ -460,7 +440,7 @@ static int add_api(ld *L, const gt_api *x)
 	uint32_t thr = thread_index(L, x->thread_id);
 	if (thr == AN_NONE)
 		return GT_ERR_NOMEM;
-	an_call *c = an_vec_push(&a->calls);
+	an_call *c = gt_vec_push(&a->calls);
 	if (!c)
 		return GT_ERR_NOMEM;
 	c->start = x->start;
@@ -500,7 +480,7 @@ static int add_record(ld *L, const gt_record *x)
 			return GT_ERR_NOMEM;
 		uint32_t nm = gname(L, x->thread.name_id);
 		if (nm)
-			AN_AT(&a->threads, an_thread, thr)->name = nm;
+			GT_VEC_AT(&a->threads, an_thread, thr)->name = nm;
 		return 0;
 	}
 	case GT_REC_CLOCK: gt_clock_map_update(&t->cmap, &x->clock); return 0;
@@ -519,7 +499,7 @@ static int add_record(ld *L, const gt_record *x)
 		const gt_sync *s = &x->sync;
 		if (!s->start || clipped(L, s->start, s->end))
 			return 0;
-		an_syncrec *r = an_vec_push(&a->syncrec);
+		an_syncrec *r = gt_vec_push(&a->syncrec);
 		if (!r)
 			return GT_ERR_NOMEM;
 		r->start = s->start;
@@ -545,7 +525,7 @@ static int add_record(ld *L, const gt_record *x)
 			bad_record(L, "NVML sample with ts 0 or a device beyond 255");
 			return 0;
 		}
-		an_nvml *s = an_vec_push(&a->nvml);
+		an_nvml *s = gt_vec_push(&a->nvml);
 		if (!s)
 			return GT_ERR_NOMEM;
 		s->ts = n->ts;
@@ -565,7 +545,7 @@ static int add_record(ld *L, const gt_record *x)
 		const gt_nvml_proc *n = &x->nvml_proc;
 		if (!n->ts || n->device_id >= AN_MAX_DEV)
 			return 0;
-		an_nvproc *s = an_vec_push(&a->nvproc);
+		an_nvproc *s = gt_vec_push(&a->nvproc);
 		if (!s)
 			return GT_ERR_NOMEM;
 		s->ts = n->ts;
@@ -582,8 +562,8 @@ static int add_record(ld *L, const gt_record *x)
 		return 0;
 	}
 	case GT_REC_NOTE: {
-		gt_an_note *n = an_vec_push(&t->notes);
-		uint32_t *id = an_vec_push(&t->note_ids);
+		gt_an_note *n = gt_vec_push(&t->notes);
+		uint32_t *id = gt_vec_push(&t->note_ids);
 		if (!n || !id)
 			return GT_ERR_NOMEM;
 		n->ts = x->note.ts;
@@ -647,12 +627,12 @@ int an_load_reader(gt_analysis *a, gt_reader *r, an_trace *t)
 		snprintf(t->pub.error, sizeof(t->pub.error), "%s", ei->msg);
 	}
 	/* Names referenced before their string record: resolve now. */
-	for (uint32_t id = 1; id < t->smap_cap; id++) {
-		uint32_t g = t->smap[id];
-		if (g && !an_strtab_get(&a->st, g)) {
+	for (uint32_t id = 1; id < t->smap.cap; id++) {
+		uint32_t g = *(uint32_t *)gt_slots_at(&t->smap, id);
+		if (g && !gt_strtab_get(&a->st, g)) {
 			const char *s = gt_reader_string(r, id);
 			if (s)
-				AN_TRY(an_strtab_set(&a->st, g, s));
+				AN_TRY(gt_strtab_set(&a->st, g, s));
 		}
 	}
 	return 0;

@@ -54,19 +54,19 @@ static int kernels(gt_analysis *a)
 	an_map m = {0};
 	int rc = 0;
 	for (size_t i = 0; i < a->kagg.n; i++) {
-		const an_kagg *k = AN_AT(&a->kagg, an_kagg, i);
+		const an_kagg *k = GT_VEC_AT(&a->kagg, an_kagg, i);
 		uint32_t gi = gpu_of(a, k->trace, k->dev);
 		if (gi == AN_NONE)
 			continue;
 		an_gpu *g = an_gp(a, gi);
-		uint32_t name = an_strtab_canon(&a->st, k->name);
+		uint32_t name = gt_strtab_canon(&a->st, k->name);
 		uint32_t *slot;
 		rc = an_map_get_or_add(&m, (uint64_t)gi << 32 | name, &slot);
 		if (rc < 0)
 			goto out;
 		gt_an_kernel *r;
 		if (rc == 1) {
-			r = an_vec_push(&g->kernels);
+			r = gt_vec_push(&g->kernels);
 			if (!r) {
 				rc = GT_ERR_NOMEM;
 				goto out;
@@ -78,7 +78,7 @@ static int kernels(gt_analysis *a)
 			r->min_threads = UINT32_MAX;
 			r->first_start = UINT64_MAX;
 		} else {
-			r = AN_AT(&g->kernels, gt_an_kernel, *slot);
+			r = GT_VEC_AT(&g->kernels, gt_an_kernel, *slot);
 		}
 		rc = 0;
 		r->count += k->count;
@@ -118,7 +118,7 @@ static int kernels(gt_analysis *a)
 		for (size_t i = 0; i < g->kernels.n; i++)
 			ksum += r[i].total_ns;
 		for (size_t i = 0; i < g->kernels.n; i++) {
-			const char *nm = an_strtab_get(&a->st, r[i].name);
+			const char *nm = gt_strtab_get(&a->st, r[i].name);
 			r[i].mean_ns = (double)r[i].total_ns / (double)r[i].count;
 			r[i].share_wall = g->pub.window_ns ? (double)r[i].total_ns / (double)g->pub.window_ns
 							   : 0;
@@ -145,7 +145,7 @@ static int copies(gt_analysis *a)
 	an_map m = {0};
 	int rc = 0;
 	for (size_t i = 0; i < a->cagg.n; i++) {
-		const an_cagg *c = AN_AT(&a->cagg, an_cagg, i);
+		const an_cagg *c = GT_VEC_AT(&a->cagg, an_cagg, i);
 		uint32_t gi = gpu_of(a, c->trace, c->dev);
 		if (gi == AN_NONE)
 			continue;
@@ -157,7 +157,7 @@ static int copies(gt_analysis *a)
 			goto out;
 		gt_an_copy *r;
 		if (rc == 1) {
-			r = an_vec_push(&g->copies);
+			r = gt_vec_push(&g->copies);
 			if (!r) {
 				rc = GT_ERR_NOMEM;
 				goto out;
@@ -168,7 +168,7 @@ static int copies(gt_analysis *a)
 			r->min_ns = UINT64_MAX;
 			r->first_start = UINT64_MAX;
 		} else {
-			r = AN_AT(&g->copies, gt_an_copy, *slot);
+			r = GT_VEC_AT(&g->copies, gt_an_copy, *slot);
 		}
 		rc = 0;
 		r->count += c->count;

@@ -51,37 +51,37 @@ static void align_clocks(gt_analysis *a)
 	size_t nt = a->traces.n;
 	const an_src *src = a->srcs.p;
 	for (size_t i = 0; i < a->items.n; i++) {
-		an_item *it = AN_AT(&a->items, an_item, i);
+		an_item *it = GT_VEC_AT(&a->items, an_item, i);
 		const an_trace *t = an_tr(a, src[it->src].trace);
 		it->start = conv(t, it->start);
 		it->end = conv(t, it->end);
 	}
 	for (size_t i = 0; i < a->calls.n; i++) {
-		an_call *c = AN_AT(&a->calls, an_call, i);
+		an_call *c = GT_VEC_AT(&a->calls, an_call, i);
 		const an_trace *t = an_tr(a, c->trace);
 		c->start = conv(t, c->start);
 		c->end = conv(t, c->end);
 	}
 	for (size_t i = 0; i < a->syncrec.n; i++) {
-		an_syncrec *s = AN_AT(&a->syncrec, an_syncrec, i);
+		an_syncrec *s = GT_VEC_AT(&a->syncrec, an_syncrec, i);
 		const an_trace *t = an_tr(a, s->trace);
 		s->start = conv(t, s->start);
 		s->end = conv(t, s->end);
 	}
 	for (size_t i = 0; i < a->nvml.n; i++) {
-		an_nvml *s = AN_AT(&a->nvml, an_nvml, i);
+		an_nvml *s = GT_VEC_AT(&a->nvml, an_nvml, i);
 		s->ts = conv(an_tr(a, s->trace), s->ts);
 	}
 	for (size_t i = 0; i < a->nvproc.n; i++) {
-		an_nvproc *s = AN_AT(&a->nvproc, an_nvproc, i);
+		an_nvproc *s = GT_VEC_AT(&a->nvproc, an_nvproc, i);
 		s->ts = conv(an_tr(a, s->trace), s->ts);
 	}
 	for (size_t i = 0; i < a->kagg.n; i++) {
-		an_kagg *k = AN_AT(&a->kagg, an_kagg, i);
+		an_kagg *k = GT_VEC_AT(&a->kagg, an_kagg, i);
 		k->first_start = conv(an_tr(a, k->trace), k->first_start);
 	}
 	for (size_t i = 0; i < a->cagg.n; i++) {
-		an_cagg *c = AN_AT(&a->cagg, an_cagg, i);
+		an_cagg *c = GT_VEC_AT(&a->cagg, an_cagg, i);
 		c->first_start = conv(an_tr(a, c->trace), c->first_start);
 	}
 	for (size_t i = 0; i < nt; i++) {
@@ -95,7 +95,7 @@ static void align_clocks(gt_analysis *a)
 		uint32_t *ids = t->note_ids.p;
 		for (size_t j = 0; j < t->notes.n; j++) {
 			n[j].ts = conv(t, n[j].ts);
-			const char *s = an_strtab_get(&a->st, ids[j]);
+			const char *s = gt_strtab_get(&a->st, ids[j]);
 			n[j].text = s ? s : "";
 		}
 		t->pub.notes = n;
@@ -132,7 +132,7 @@ static uint32_t gpu_for(gt_analysis *a, an_trace *t, uint16_t ti, uint32_t dev)
 		}
 	}
 	an_gpu *x = calloc(1, sizeof(*x));
-	an_gpu **slot = x ? an_vec_push(&a->gpus) : NULL;
+	an_gpu **slot = x ? gt_vec_push(&a->gpus) : NULL;
 	if (!slot) {
 		free(x);
 		return AN_NONE;
@@ -145,13 +145,13 @@ static uint32_t gpu_for(gt_analysis *a, an_trace *t, uint16_t ti, uint32_t dev)
 		x->pub.dev = td->dev;
 	else
 		x->pub.dev.id = dev;
-	an_vec_init(&x->procs, sizeof(gt_an_proc));
-	an_vec_init(&x->gaps, sizeof(gt_an_gap));
-	an_vec_init(&x->longest, sizeof(gt_an_gap));
-	an_vec_init(&x->kernels, sizeof(gt_an_kernel));
-	an_vec_init(&x->copies, sizeof(gt_an_copy));
-	an_vec_init(&x->colls, sizeof(gt_an_coll));
-	an_vec_init(&x->waits, sizeof(gt_an_wait));
+	gt_vec_init(&x->procs, sizeof(gt_an_proc));
+	gt_vec_init(&x->gaps, sizeof(gt_an_gap));
+	gt_vec_init(&x->longest, sizeof(gt_an_gap));
+	gt_vec_init(&x->kernels, sizeof(gt_an_kernel));
+	gt_vec_init(&x->copies, sizeof(gt_an_copy));
+	gt_vec_init(&x->colls, sizeof(gt_an_coll));
+	gt_vec_init(&x->waits, sizeof(gt_an_wait));
 	td->gpu = (uint32_t)x->pub.index + 1;
 	return x->pub.index;
 }
@@ -161,20 +161,20 @@ int an_resolve_gpus(gt_analysis *a)
 	align_clocks(a);
 	/* in order of first appearance: work (its pairs are in load order), then NVML */
 	for (size_t i = 0; i < a->srcs.n; i++) {
-		an_src *x = AN_AT(&a->srcs, an_src, i);
+		an_src *x = GT_VEC_AT(&a->srcs, an_src, i);
 		x->gpu = gpu_for(a, an_tr(a, x->trace), x->trace, x->dev);
 		if (x->gpu == AN_NONE)
 			return GT_ERR_NOMEM;
 	}
 	for (size_t i = 0; i < a->nvml.n; i++) {
-		an_nvml *s = AN_AT(&a->nvml, an_nvml, i);
+		an_nvml *s = GT_VEC_AT(&a->nvml, an_nvml, i);
 		uint32_t g = gpu_for(a, an_tr(a, s->trace), s->trace, s->dev);
 		if (g == AN_NONE)
 			return GT_ERR_NOMEM;
 		s->dev = (uint16_t)g;
 	}
 	for (size_t i = 0; i < a->nvproc.n; i++) {
-		an_nvproc *s = AN_AT(&a->nvproc, an_nvproc, i);
+		an_nvproc *s = GT_VEC_AT(&a->nvproc, an_nvproc, i);
 		uint32_t g = gpu_for(a, an_tr(a, s->trace), s->trace, s->dev);
 		if (g == AN_NONE)
 			return GT_ERR_NOMEM;
@@ -286,7 +286,7 @@ static int sync_row(gt_analysis *a, an_map *m, uint32_t trace, uint32_t tid, uin
 		if (rc < 0)
 			return rc;
 		if (rc == 1) {
-			s = an_vec_push(&a->syncs);
+			s = gt_vec_push(&a->syncs);
 			if (!s)
 				return GT_ERR_NOMEM;
 			*slot = (uint32_t)(a->syncs.n - 1);
@@ -298,7 +298,7 @@ static int sync_row(gt_analysis *a, an_map *m, uint32_t trace, uint32_t tid, uin
 			s->name = name;
 			break;
 		}
-		s = AN_AT(&a->syncs, gt_an_sync, *slot);
+		s = GT_VEC_AT(&a->syncs, gt_an_sync, *slot);
 		if (s->trace == trace && s->tid == tid && s->type == type && s->name == name &&
 		    s->source == source)
 			break;
@@ -411,8 +411,8 @@ static void join_items(gt_analysis *a, corrmap *maps)
 {
 	an_call *c = a->calls.p;
 	for (size_t i = 0; i < a->items.n; i++) {
-		an_item *it = AN_AT(&a->items, an_item, i);
-		uint32_t tr = AN_AT(&a->srcs, an_src, it->src)->trace;
+		an_item *it = GT_VEC_AT(&a->items, an_item, i);
+		uint32_t tr = GT_VEC_AT(&a->srcs, an_src, it->src)->trace;
 		uint32_t ci = it->cc ? corrmap_get(&maps[tr], it->cc) : AN_NONE;
 		it->cc = ci;
 		if (ci == AN_NONE) {
@@ -423,7 +423,7 @@ static void join_items(gt_analysis *a, corrmap *maps)
 			c[ci].flags |= AN_CF_MATCHED;
 			if (it->end <= c[ci].end)
 				c[ci].flags |= AN_CF_BLOCKING;
-			an_cagg *g = AN_AT(&a->cagg, an_cagg, it->name);
+			an_cagg *g = GT_VEC_AT(&a->cagg, an_cagg, it->name);
 			g->api_ns += c[ci].end - c[ci].start;
 			if (it->end <= c[ci].end)
 				g->blocking++;
@@ -481,7 +481,7 @@ static int sync_table(gt_analysis *a, corrmap *maps)
 	int rc = 0;
 	an_map sm = {0};
 	for (size_t i = 0; i < a->syncrec.n; i++) {
-		const an_syncrec *s = AN_AT(&a->syncrec, an_syncrec, i);
+		const an_syncrec *s = GT_VEC_AT(&a->syncrec, an_syncrec, i);
 		if (s->type == GT_SYNC_STREAM_WAIT)
 			continue;
 		uint32_t tid = s->tid;
@@ -498,8 +498,8 @@ static int sync_table(gt_analysis *a, corrmap *maps)
 		if (x->cls != AN_C_SYNC || an_tr(a, x->trace)->nsyncrec)
 			continue;
 		TRY_OUT(sync_row(a, &sm, x->trace, th[x->thr].tid,
-				 sync_type_of(an_strtab_get(&a->st, x->name)), GT_AN_SYNC_FROM_API,
-				 an_strtab_canon(&a->st, x->name), x->end - x->start));
+				 sync_type_of(gt_strtab_get(&a->st, x->name)), GT_AN_SYNC_FROM_API,
+				 gt_strtab_canon(&a->st, x->name), x->end - x->start));
 	}
 out:
 	an_map_free(&sm);
@@ -533,7 +533,7 @@ int an_build_calls(gt_analysis *a)
 	TRY_OUT(sync_table(a, maps));
 	/* Example threads of kernels: the thread of their first launch. */
 	for (size_t i = 0; i < a->kagg.n; i++) {
-		an_kagg *g = AN_AT(&a->kagg, an_kagg, i);
+		an_kagg *g = GT_VEC_AT(&a->kagg, an_kagg, i);
 		uint32_t ci = g->first_corr ? corrmap_get(&maps[g->trace], g->first_corr) : AN_NONE;
 		g->first_corr = ci == AN_NONE ? 0 : th[c[ci].thr].tid;
 	}

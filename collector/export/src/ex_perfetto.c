@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "ex_internal.h"
+#include "gaptrace/containers.h"
 
 #define PF_GPU_PID_BASE 0x7f000000u
 #define PF_STREAM_TID_BASE 0x40000000u
@@ -54,8 +55,7 @@ typedef struct pf {
 	uint64_t base;
 	uint64_t nev;
 	int full, mangled;
-	pf_gpu *gpus;
-	size_t ngpus, gcap;
+	gt_vec gpus; /* pf_gpu */
 	ex_map pids;  /* output pids in use */
 	uint64_t async_id;
 	ex_arena gnames; /* analysis kernel names, escaped */
@@ -73,9 +73,8 @@ typedef struct pf_trace {
 	ex_map devs;    /* local ordinal -> gpu index + 1 */
 	ex_map nvtx;    /* open range id -> name offset (in ar) */
 	ex_arena ar;
-	/* by string id: offset + 1 in ar, 0 = not yet; kernel, raw, API names */
-	size_t *kname, *rname, *aname;
-	uint32_t ncache;
+	/* size_t by string id: offset + 1 in ar, 0 = not yet; kernel, raw, API names */
+	gt_slots kname, rname, aname;
 	uint32_t nstreams;
 	int64_t last;   /* latest relative timestamp written */
 } pf_trace;
@@ -86,23 +85,16 @@ typedef struct pf_trace {
 
 static int gpu_add(pf *p, const gt_device *d, int uuid_known)
 {
-	if (p->ngpus == p->gcap) {
-		size_t nc = p->gcap ? p->gcap * 2 : 8;
-		pf_gpu *ng = realloc(p->gpus, nc * sizeof(*ng));
-		if (!ng)
-			return -1;
-		p->gpus = ng;
-		p->gcap = nc;
-	}
-	pf_gpu *g = &p->gpus[p->ngpus];
-	memset(g, 0, sizeof(*g));
+	pf_gpu *g = gt_vec_push(&p->gpus);
+	if (!g)
+		return -1;
 	if (d) {
 		memcpy(g->uuid, d->uuid, 16);
 		memcpy(g->name, d->name, sizeof(g->name));
 		g->name[sizeof(g->name) - 1] = 0;
 	}
 	g->uuid_known = uuid_known;
-	return (int)p->ngpus++;
+	return (int)p->gpus.n - 1;
 }
 
 static int uuid_zero(const uint8_t *u)
@@ -122,13 +114,15 @@ static void trace_device(pf *p, pf_trace *t, const gt_device *d)
 		return;
 	int known = !uuid_zero(d->uuid);
 	if (known)
-		for (size_t g = 0; g < p->ngpus; g++)
-			if (p->gpus[g].uuid_known && !memcmp(p->gpus[g].uuid, d->uuid, 16)) {
-				if (!p->gpus[g].name[0])
-					memcpy(p->gpus[g].name, d->name, sizeof(p->gpus[g].name) - 1);
+		for (size_t g = 0; g < p->gpus.n; g++) {
+			pf_gpu *gp = GT_VEC_AT(&p->gpus, pf_gpu, g);
+			if (gp->uuid_known && !memcmp(gp->uuid, d->uuid, 16)) {
+				if (!gp->name[0])
+					memcpy(gp->name, d->name, sizeof(gp->name) - 1);
 				*v = g + 1;
 				return;
 			}
+		}
 	int g = gpu_add(p, d, known);
 	*v = g < 0 ? 0 : (uint64_t)g + 1;
 }
@@ -202,7 +196,7 @@ static void ev_meta_sort(pf *p, const char *what, uint32_t pid, uint32_t tid, in
 
 static void gpu_meta(pf *p, size_t g)
 {
-	pf_gpu *gp = &p->gpus[g];
+	pf_gpu *gp = GT_VEC_AT(&p->gpus, pf_gpu, g);
 	if (gp->meta_done)
 		return;
 	gp->meta_done = 1;
@@ -220,32 +214,6 @@ static void gpu_meta(pf *p, size_t g)
 
 /* ------------------------------------------------------------ names */
 
-static int cache_grow(pf_trace *t, uint32_t id)
-{
-	if (id < t->ncache)
-		return 0;
-	uint32_t nc = t->ncache ? t->ncache : 256;
-	while (nc <= id)
-		nc *= 2;
-	size_t *k = realloc(t->kname, nc * sizeof(size_t));
-	if (!k)
-		return -1;
-	t->kname = k;
-	size_t *r = realloc(t->rname, nc * sizeof(size_t));
-	if (!r)
-		return -1;
-	t->rname = r;
-	size_t *a = realloc(t->aname, nc * sizeof(size_t));
-	if (!a)
-		return -1;
-	t->aname = a;
-	memset(t->kname + t->ncache, 0, (nc - t->ncache) * sizeof(size_t));
-	memset(t->rname + t->ncache, 0, (nc - t->ncache) * sizeof(size_t));
-	memset(t->aname + t->ncache, 0, (nc - t->ncache) * sizeof(size_t));
-	t->ncache = nc;
-	return 0;
-}
-
 /* Write the quoted, escaped name of string `id`: a kernel name (what 1,
  * demangled per the options), an API call's (2, without CUPTI's version
  * suffix: gt_api_name_len) or a raw one (0). */
@@ -253,7 +221,8 @@ static void put_name(pf *p, pf_trace *t, gt_reader *r, uint32_t id, int what, co
 {
 	int kernel = what == 1, api = what == 2;
 	const char *s = id ? gt_reader_string(r, id) : NULL;
-	if (!s || cache_grow(t, id) < 0) {
+	size_t *slot = s ? gt_slots_at(kernel ? &t->kname : api ? &t->aname : &t->rname, id) : NULL;
+	if (!slot) {
 		if (kernel && s) { /* no cache: demangle every time */
 			char buf[1024];
 			ex_kernel_name(s, p->full, p->mangled, buf, sizeof(buf));
@@ -266,7 +235,6 @@ static void put_name(pf *p, pf_trace *t, gt_reader *r, uint32_t id, int what, co
 		}
 		return;
 	}
-	size_t *slot = kernel ? &t->kname[id] : api ? &t->aname[id] : &t->rname[id];
 	if (!*slot) {
 		size_t off;
 		if (kernel) {
@@ -289,16 +257,17 @@ static void put_name(pf *p, pf_trace *t, gt_reader *r, uint32_t id, int what, co
 static size_t raw_name_off(pf *p, pf_trace *t, gt_reader *r, uint32_t id)
 {
 	const char *s = id ? gt_reader_string(r, id) : NULL;
-	if (!s || cache_grow(t, id) < 0)
+	size_t *slot = s ? gt_slots_at(&t->rname, id) : NULL;
+	if (!slot)
 		return 0;
-	if (!t->rname[id]) {
+	if (!*slot) {
 		size_t off = ex_arena_add_json(&t->ar, s, strlen(s));
 		if (off == SIZE_MAX)
 			return 0;
-		t->rname[id] = off + 1;
+		*slot = off + 1;
 	}
 	(void)p;
-	return t->rname[id];
+	return *slot;
 }
 
 /* ------------------------------------------------------------ tracks */
@@ -715,9 +684,9 @@ static void trace_free(pf_trace *t)
 	ex_map_free(&t->devs);
 	ex_map_free(&t->nvtx);
 	ex_arena_free(&t->ar);
-	free(t->kname);
-	free(t->rname);
-	free(t->aname);
+	gt_slots_free(&t->kname);
+	gt_slots_free(&t->rname);
+	gt_slots_free(&t->aname);
 }
 
 /* First pass: clock map, thread names, devices, correlation ids. */
@@ -800,6 +769,9 @@ static void do_trace(pf *p, size_t idx)
 		return;
 	}
 	t->idx = idx;
+	gt_slots_init(&t->kname, sizeof(size_t));
+	gt_slots_init(&t->rname, sizeof(size_t));
+	gt_slots_init(&t->aname, sizeof(size_t));
 	/* problems are reported by the first pass, the second meets the same */
 	gt_reader *r = ex_reader_open(x, idx, 1, &p->st.problems);
 	if (!r) {
@@ -1028,6 +1000,7 @@ int gt_export_perfetto(gt_export *x, FILE *out, gt_export_stats *st)
 	if (!p)
 		return GT_ERR_NOMEM;
 	p->x = x;
+	gt_vec_init(&p->gpus, sizeof(pf_gpu));
 	p->full = !!(x->o.flags & GT_EXPORT_FULL_NAMES);
 	p->mangled = !!(x->o.flags & GT_EXPORT_MANGLED);
 	int rc = ex_out_init(&p->o, out);
@@ -1074,7 +1047,7 @@ int gt_export_perfetto(gt_export *x, FILE *out, gt_export_stats *st)
 	p->st.bytes = p->o.bytes;
 	if (st)
 		*st = p->st;
-	free(p->gpus);
+	gt_vec_free(&p->gpus);
 	ex_map_free(&p->pids);
 	ex_map_free(&p->gname_of);
 	ex_arena_free(&p->gnames);

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "ex_internal.h"
+#include "gaptrace/containers.h"
 #include "gaptrace/diagnosis.h"
 
 /* ------------------------------------------------------------ table writer */
@@ -112,41 +113,21 @@ static void tw_str(tw *t, const char *s)
 
 /* ------------------------------------------------------------ groups */
 
-typedef struct u64vec {
-	uint64_t *p;
-	size_t n, cap;
-} u64vec;
-
-static int vec_push(u64vec *v, uint64_t x)
-{
-	if (v->n == v->cap) {
-		size_t nc = v->cap ? v->cap * 2 : 16;
-		uint64_t *np = realloc(v->p, nc * sizeof(*np));
-		if (!np)
-			return -1;
-		v->p = np;
-		v->cap = nc;
-	}
-	v->p[v->n++] = x;
-	return 0;
-}
-
 /* Values of one column of a summary, kept for the exact median / stddev. */
 typedef struct series {
-	u64vec v;
+	gt_vec v; /* uint64_t */
 	uint64_t total, min, max;
 } series;
 
 /* One row of a summary: durations, and sizes for memory operations. */
 typedef struct grp {
-	char *name;
+	const char *name; /* owned by the grptab's names */
 	series dur, bytes;
 } grp;
 
 typedef struct grptab {
-	grp *g;
-	size_t n, cap;
-	ex_map by_hash; /* name hash -> index + 1 (chained by probing hash + k) */
+	gt_vec g;         /* grp, in order of first appearance */
+	gt_strtab names;  /* name -> string id = group index + 1 */
 } grptab;
 
 struct ex_sums {
@@ -154,49 +135,33 @@ struct ex_sums {
 	int oom;
 };
 
-static uint64_t hash_str(const char *s)
+static void grptab_init(grptab *t)
 {
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
+	gt_vec_init(&t->g, sizeof(grp));
+}
+
+static grp *grps(const grptab *t)
+{
+	return t->g.p;
 }
 
 /* Group of name (created when new). @return index or -1 on ENOMEM. */
 static long grp_get(grptab *t, const char *name)
 {
-	uint64_t h = hash_str(name);
-	for (uint64_t k = 0;; k++) {
-		int ins;
-		uint64_t *v = ex_map_put(&t->by_hash, h + k, &ins);
-		if (!v)
-			return -1;
-		if (!ins) {
-			if (!strcmp(t->g[*v - 1].name, name))
-				return (long)(*v - 1);
-			continue; /* a 64-bit hash collision: next key */
-		}
-		if (t->n == t->cap) {
-			size_t nc = t->cap ? t->cap * 2 : 64;
-			grp *ng = realloc(t->g, nc * sizeof(*ng));
-			if (!ng) {
-				ex_map_del(&t->by_hash, h + k);
-				return -1;
-			}
-			t->g = ng;
-			t->cap = nc;
-		}
-		grp *g = &t->g[t->n];
-		memset(g, 0, sizeof(*g));
-		g->dur.min = g->bytes.min = UINT64_MAX;
-		g->name = strdup(name);
-		if (!g->name) {
-			ex_map_del(&t->by_hash, h + k);
-			return -1;
-		}
-		*v = ++t->n;
-		return (long)(t->n - 1);
-	}
+	/* room first: a name interned is a group pushed, ids stay index + 1 */
+	if (gt_vec_reserve(&t->g, t->g.n + 1) < 0)
+		return -1;
+	uint32_t id = gt_strtab_intern(&t->names, name, strlen(name));
+	if (!id)
+		return -1;
+	if (id <= t->g.n)
+		return (long)id - 1;
+	grp *g = gt_vec_push(&t->g);
+	g->name = gt_strtab_get(&t->names, id);
+	gt_vec_init(&g->dur.v, sizeof(uint64_t));
+	gt_vec_init(&g->bytes.v, sizeof(uint64_t));
+	g->dur.min = g->bytes.min = UINT64_MAX;
+	return (long)(t->g.n - 1);
 }
 
 static int series_add(series *c, uint64_t x)
@@ -206,7 +171,11 @@ static int series_add(series *c, uint64_t x)
 		c->min = x;
 	if (x > c->max)
 		c->max = x;
-	return vec_push(&c->v, x);
+	uint64_t *e = gt_vec_push(&c->v);
+	if (!e)
+		return -1;
+	*e = x;
+	return 0;
 }
 
 static int grp_add(grp *g, uint64_t dur, int with_bytes, uint64_t bytes)
@@ -218,13 +187,12 @@ static int grp_add(grp *g, uint64_t dur, int with_bytes, uint64_t bytes)
 
 static void grptab_free(grptab *t)
 {
-	for (size_t i = 0; i < t->n; i++) {
-		free(t->g[i].name);
-		free(t->g[i].dur.v.p);
-		free(t->g[i].bytes.v.p);
+	for (size_t i = 0; i < t->g.n; i++) {
+		gt_vec_free(&grps(t)[i].dur.v);
+		gt_vec_free(&grps(t)[i].bytes.v);
 	}
-	free(t->g);
-	ex_map_free(&t->by_hash);
+	gt_vec_free(&t->g);
+	gt_strtab_free(&t->names);
 }
 
 void ex_sums_free(struct ex_sums *s)
@@ -270,30 +238,32 @@ static uint64_t select_k(uint64_t *v, size_t n, size_t k)
 }
 
 /* Median (mean of the two middle values for an even count). */
-static double median(u64vec *v)
+static double median(gt_vec *v)
 {
 	if (!v->n)
 		return 0;
 	size_t n = v->n;
-	uint64_t hi = select_k(v->p, n, n / 2);
+	uint64_t *p = v->p;
+	uint64_t hi = select_k(p, n, n / 2);
 	if (n % 2)
 		return (double)hi;
 	/* the largest of the lower half: after selection it is the max of v[0..n/2) */
-	uint64_t lo = v->p[0];
+	uint64_t lo = p[0];
 	for (size_t i = 1; i < n / 2; i++)
-		if (v->p[i] > lo)
-			lo = v->p[i];
+		if (p[i] > lo)
+			lo = p[i];
 	return ((double)lo + (double)hi) / 2.0;
 }
 
 /* Sample standard deviation (n - 1), 0 for fewer than 2 values. */
-static double stddev(const u64vec *v, uint64_t total)
+static double stddev(const gt_vec *v, uint64_t total)
 {
 	if (v->n < 2)
 		return 0;
+	const uint64_t *p = v->p;
 	double mean = (double)total / (double)v->n, ss = 0;
 	for (size_t i = 0; i < v->n; i++) {
-		double d = (double)v->p[i] - mean;
+		double d = (double)p[i] - mean;
 		ss += d * d;
 	}
 	return sqrt(ss / (double)(v->n - 1));
@@ -301,31 +271,28 @@ static double stddev(const u64vec *v, uint64_t total)
 
 /* ------------------------------------------------------------ the pass */
 
-/* Per-trace caches: string id -> group index + 1. */
+/* Per-trace caches: string id -> group index + 1 (uint32), for kernel
+ * names and API names. */
 typedef struct idcache {
-	uint32_t *k, *a;
-	uint32_t n;
+	gt_slots k, a;
 } idcache;
 
+static void cache_init(idcache *c)
+{
+	gt_slots_init(&c->k, sizeof(uint32_t));
+	gt_slots_init(&c->a, sizeof(uint32_t));
+}
+
+static void cache_free(idcache *c)
+{
+	gt_slots_free(&c->k);
+	gt_slots_free(&c->a);
+}
+
+/* The slot of id, or NULL (no memory): the caller goes without a cache. */
 static uint32_t *cache_slot(idcache *c, uint32_t id, int kernel)
 {
-	if (id >= c->n) {
-		uint32_t nc = c->n ? c->n : 256;
-		while (nc <= id)
-			nc *= 2;
-		uint32_t *nk = realloc(c->k, nc * sizeof(uint32_t));
-		if (!nk)
-			return NULL;
-		c->k = nk;
-		uint32_t *na = realloc(c->a, nc * sizeof(uint32_t));
-		if (!na)
-			return NULL;
-		c->a = na;
-		memset(c->k + c->n, 0, (nc - c->n) * sizeof(uint32_t));
-		memset(c->a + c->n, 0, (nc - c->n) * sizeof(uint32_t));
-		c->n = nc;
-	}
-	return kernel ? &c->k[id] : &c->a[id];
+	return gt_slots_at(kernel ? &c->k : &c->a, id);
 }
 
 static grp *kern_grp(gt_export *x, struct ex_sums *s, idcache *c, gt_reader *r, uint32_t id)
@@ -333,7 +300,7 @@ static grp *kern_grp(gt_export *x, struct ex_sums *s, idcache *c, gt_reader *r, 
 	const char *mangled = id ? gt_reader_string(r, id) : NULL;
 	uint32_t *slot = mangled ? cache_slot(c, id, 1) : NULL;
 	if (slot && *slot)
-		return &s->kern.g[*slot - 1];
+		return &grps(&s->kern)[*slot - 1];
 	char buf[4096];
 	ex_kernel_name(mangled, 1, !!(x->o.flags & GT_EXPORT_MANGLED), buf, sizeof(buf));
 	long g = grp_get(&s->kern, buf);
@@ -341,7 +308,7 @@ static grp *kern_grp(gt_export *x, struct ex_sums *s, idcache *c, gt_reader *r, 
 		return NULL;
 	if (slot)
 		*slot = (uint32_t)g + 1;
-	return &s->kern.g[g];
+	return &grps(&s->kern)[g];
 }
 
 static grp *api_grp(struct ex_sums *s, idcache *c, gt_reader *r, const gt_api *a)
@@ -349,7 +316,7 @@ static grp *api_grp(struct ex_sums *s, idcache *c, gt_reader *r, const gt_api *a
 	const char *nm = a->name_id ? gt_reader_string(r, a->name_id) : NULL;
 	uint32_t *slot = nm ? cache_slot(c, a->name_id, 0) : NULL;
 	if (slot && *slot)
-		return &s->api.g[*slot - 1];
+		return &grps(&s->api)[*slot - 1];
 	char buf[256];
 	if (!nm)
 		snprintf(buf, sizeof(buf), "%s cbid %u", a->domain == GT_API_DRIVER ? "driver" : "runtime",
@@ -361,7 +328,7 @@ static grp *api_grp(struct ex_sums *s, idcache *c, gt_reader *r, const gt_api *a
 		return NULL;
 	if (slot)
 		*slot = (uint32_t)g + 1;
-	return &s->api.g[g];
+	return &grps(&s->api)[g];
 }
 
 static int build_sums(gt_export *x, gt_export_stats *st)
@@ -372,6 +339,9 @@ static int build_sums(gt_export *x, gt_export_stats *st)
 	if (!s)
 		return GT_ERR_NOMEM;
 	x->sums = s;
+	grptab_init(&s->kern);
+	grptab_init(&s->api);
+	grptab_init(&s->mem);
 	/* the memory-op groups: copy kinds 0..10 then memset, created in order */
 	for (uint32_t k = 0; k <= GT_COPY_PTOP + 1; k++)
 		if (grp_get(&s->mem, k <= GT_COPY_PTOP ? ex_copy_op_name(k) : "[CUDA memset]") < 0)
@@ -381,7 +351,8 @@ static int build_sums(gt_export *x, gt_export_stats *st)
 		if (!r)
 			continue;
 		st->traces++;
-		idcache c = {0};
+		idcache c;
+		cache_init(&c);
 		gt_record rec;
 		int rc;
 		while ((rc = gt_reader_next(r, &rec)) > 0) {
@@ -397,14 +368,14 @@ static int build_sums(gt_export *x, gt_export_stats *st)
 			}
 			case GT_REC_MEMCPY: {
 				const gt_memcpy *m = &rec.memcpy;
-				g = &s->mem.g[m->copy_kind <= GT_COPY_PTOP ? m->copy_kind : 0];
+				g = &grps(&s->mem)[m->copy_kind <= GT_COPY_PTOP ? m->copy_kind : 0];
 				bad = grp_add(g, m->end > m->start ? m->end - m->start : 0, 1,
 					      m->bytes);
 				break;
 			}
 			case GT_REC_MEMSET: {
 				const gt_memset *m = &rec.memset;
-				g = &s->mem.g[GT_COPY_PTOP + 1];
+				g = &grps(&s->mem)[GT_COPY_PTOP + 1];
 				bad = grp_add(g, m->end > m->start ? m->end - m->start : 0, 1,
 					      m->bytes);
 				break;
@@ -421,8 +392,7 @@ static int build_sums(gt_export *x, gt_export_stats *st)
 				s->oom = 1;
 		}
 		ex_reader_close(x, i, r, rc, 1, &st->problems);
-		free(c.k);
-		free(c.a);
+		cache_free(&c);
 		if (s->oom)
 			break;
 	}
@@ -433,21 +403,21 @@ static int build_sums(gt_export *x, gt_export_stats *st)
  * dropped. Caller frees. */
 static size_t *sorted(const grptab *t, int by_bytes, size_t *n)
 {
-	size_t *ix = malloc((t->n ? t->n : 1) * sizeof(size_t));
+	size_t *ix = malloc((t->g.n ? t->g.n : 1) * sizeof(size_t));
 	*n = 0;
 	if (!ix)
 		return NULL;
-	for (size_t i = 0; i < t->n; i++)
-		if (t->g[i].dur.v.n)
+	for (size_t i = 0; i < t->g.n; i++)
+		if (grps(t)[i].dur.v.n)
 			ix[(*n)++] = i;
 	/* insertion sort is fine for small tables; use qsort-like merge for big */
 	for (size_t i = 1; i < *n; i++) {
 		size_t v = ix[i], j = i;
-		uint64_t key = by_bytes ? t->g[v].bytes.total : t->g[v].dur.total;
+		uint64_t key = by_bytes ? grps(t)[v].bytes.total : grps(t)[v].dur.total;
 		while (j > 0) {
-			const grp *p = &t->g[ix[j - 1]];
+			const grp *p = &grps(t)[ix[j - 1]];
 			uint64_t pk = by_bytes ? p->bytes.total : p->dur.total;
-			if (pk > key || (pk == key && strcmp(p->name, t->g[v].name) <= 0))
+			if (pk > key || (pk == key && strcmp(p->name, grps(t)[v].name) <= 0))
 				break;
 			ix[j] = ix[j - 1];
 			j--;
@@ -470,11 +440,11 @@ static int write_sum(ex_out *o, int fmt, const grptab *t, int by_bytes, const ch
 		return GT_ERR_NOMEM;
 	uint64_t all = 0;
 	for (size_t i = 0; i < n; i++)
-		all += t->g[ix[i]].dur.total;
+		all += grps(t)[ix[i]].dur.total;
 	tw w;
 	tw_begin(&w, o, fmt, cols, ncols);
 	for (size_t i = 0; i < n; i++) {
-		grp *g = &t->g[ix[i]];
+		grp *g = &grps(t)[ix[i]];
 		series *c = by_bytes ? &g->bytes : &g->dur;
 		tw_row(&w);
 		if (!by_bytes)
@@ -591,7 +561,8 @@ static int write_gpu_trace(gt_export *x, ex_out *o, int fmt, gt_export_stats *st
 			continue;
 		}
 		st->traces++;
-		idcache c = {0};
+		idcache c;
+		cache_init(&c);
 		while ((rc = gt_reader_next(r, &rec)) > 0 && !o->err) {
 			st->records++;
 			char tmp[48];
@@ -674,8 +645,7 @@ static int write_gpu_trace(gt_export *x, ex_out *o, int fmt, gt_export_stats *st
 			tw_end_row(&w);
 		}
 		gt_reader_close(r);
-		free(c.k);
-		free(c.a);
+		cache_free(&c);
 		ex_map_free(&d.names);
 		ex_arena_free(&d.ar);
 	}

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "outfile.h"
+#include "gaptrace/containers.h"
 #include "gaptrace/synth.h"
 
 enum { L_HOST, L_TURN, L_LAUNCH, L_COPY, L_SYNC };
@@ -40,26 +41,6 @@ typedef struct witem {
 	uint32_t proc, seq, thr;
 	uint8_t kind, dep, nccl, gpu;
 } witem;
-
-typedef struct vec {
-	void *p;
-	size_t n, cap, esz;
-} vec;
-
-static void *vpush(vec *v)
-{
-	if (v->n == v->cap) {
-		size_t nc = v->cap ? v->cap * 2 : 256;
-		void *p = realloc(v->p, nc * v->esz);
-		if (!p)
-			return NULL;
-		v->p = p;
-		v->cap = nc;
-	}
-	void *e = (char *)v->p + v->n++ * v->esz;
-	memset(e, 0, v->esz);
-	return e;
-}
 
 #define MAX_STREAMS 64
 
@@ -90,7 +71,7 @@ typedef struct thread {
 	uint64_t h;
 	int after;   /* last launch/copy/sync was a sync or a blocking copy */
 	int waitp;   /* a stream wait came since the last submission */
-	vec segs;
+	gt_vec segs;
 } thread;
 
 typedef struct sim {
@@ -98,10 +79,10 @@ typedef struct sim {
 	gt_synth_truth *t;
 	proc p[MAX_PROCS];
 	uint32_t nprocs;
-	vec cwaits, clates; /* cwin: multi-rank truth */
+	gt_vec cwaits, clates; /* cwin: multi-rank truth */
 	thread th[GT_SYNTH_MAX_GPUS + 1];
 	uint32_t nth;
-	vec items;
+	gt_vec items;
 	uint64_t rng;
 	int err;
 	unsigned out_flags; /* GT_OUTFILE_* of every file */
@@ -130,7 +111,7 @@ static void logseg(sim *S, thread *T, uint64_t a, uint64_t b, uint8_t label)
 {
 	if (!S->s->truth || b <= a)
 		return;
-	seg *x = vpush(&T->segs);
+	seg *x = gt_vec_push(&T->segs);
 	if (!x)
 		return fail(S, GT_ERR_NOMEM);
 	x->a = a;
@@ -175,7 +156,7 @@ static void log_item(sim *S, thread *T, uint8_t kind, uint64_t start, uint64_t e
 	P->seq++;
 	if (!S->s->truth || P->mute)
 		return;
-	witem *w = vpush(&S->items);
+	witem *w = gt_vec_push(&S->items);
 	if (!w)
 		return fail(S, GT_ERR_NOMEM);
 	w->start = start + (uint64_t)P->off;
@@ -433,11 +414,11 @@ static void wait_compute(sim *S, thread *T, uint32_t stream, uint64_t until)
 	P->dep[T->gpu][stream] = until;
 }
 
-static void add_cwin(sim *S, vec *v, uint64_t a, uint64_t b, uint32_t gpu, uint32_t rank)
+static void add_cwin(sim *S, gt_vec *v, uint64_t a, uint64_t b, uint32_t gpu, uint32_t rank)
 {
 	if (!S->s->truth)
 		return;
-	cwin *w = vpush(v);
+	cwin *w = gt_vec_push(v);
 	if (!w)
 		return fail(S, GT_ERR_NOMEM);
 	w->a = a;
@@ -963,9 +944,9 @@ static uint64_t iv_inter(const iv *x, size_t nx, const iv *y, size_t ny)
 	return s;
 }
 
-/* Windows of vec v (cwin) on GPU g (and for rank `rank` unless UINT32_MAX),
+/* Windows of vector v (cwin) on GPU g (and for rank `rank` unless UINT32_MAX),
  * clipped to [t0, t1), plus the n0 intervals already in out; united. */
-static size_t pick_windows(const vec *v, uint32_t g, uint32_t rank, uint64_t t0, uint64_t t1, iv *out,
+static size_t pick_windows(const gt_vec *v, uint32_t g, uint32_t rank, uint64_t t0, uint64_t t1, iv *out,
 			   size_t n0)
 {
 	const cwin *w = v->p;
@@ -1553,10 +1534,10 @@ static void sim_free(sim *S)
 			gt_outfile_close(&S->p[p].out, 0); /* a failed run leaves no file */
 	}
 	for (uint32_t i = 0; i < S->nth; i++)
-		free(S->th[i].segs.p);
-	free(S->items.p);
-	free(S->cwaits.p);
-	free(S->clates.p);
+		gt_vec_free(&S->th[i].segs);
+	gt_vec_free(&S->items);
+	gt_vec_free(&S->cwaits);
+	gt_vec_free(&S->clates);
 	free(S);
 }
 

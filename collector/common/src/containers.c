@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The shared containers (gaptrace/containers.h). Growth is amortized
+ * (vectors by 1.5x, slot arrays and hash tables by 2x); nothing allocates
+ * per element except a string table's texts.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gaptrace/containers.h"
+#include "gaptrace/format.h"
+
+/* ---------------------------------------------------------------- gt_vec */
+
+void gt_vec_init(gt_vec *v, size_t esz)
+{
+	memset(v, 0, sizeof(*v));
+	v->esz = esz;
+}
+
+void gt_vec_free(gt_vec *v)
+{
+	free(v->p);
+	v->p = NULL;
+	v->n = v->cap = 0;
+}
+
+int gt_vec_reserve(gt_vec *v, size_t n)
+{
+	if (n <= v->cap)
+		return 0;
+	size_t nc = v->cap ? v->cap : 64;
+	while (nc < n)
+		nc += nc / 2 + 64;
+	void *p = realloc(v->p, nc * v->esz);
+	if (!p)
+		return GT_ERR_NOMEM;
+	v->p = p;
+	v->cap = nc;
+	return 0;
+}
+
+void *gt_vec_push(gt_vec *v)
+{
+	if (v->n == v->cap && gt_vec_reserve(v, v->n + 1) < 0)
+		return NULL;
+	void *e = (char *)v->p + v->n * v->esz;
+	memset(e, 0, v->esz);
+	v->n++;
+	return e;
+}
+
+/* ---------------------------------------------------------------- gt_slots */
+
+void gt_slots_init(gt_slots *s, size_t esz)
+{
+	memset(s, 0, sizeof(*s));
+	s->esz = esz;
+}
+
+void gt_slots_free(gt_slots *s)
+{
+	free(s->p);
+	s->p = NULL;
+	s->cap = 0;
+}
+
+void *gt_slots_at(gt_slots *s, uint32_t id)
+{
+	if (id >= GT_SLOTS_MAX_ID)
+		return NULL;
+	if (id >= s->cap) {
+		size_t nc = s->cap ? s->cap : 256;
+		while (nc <= id)
+			nc *= 2;
+		char *p = realloc(s->p, nc * s->esz);
+		if (!p)
+			return NULL;
+		memset(p + s->cap * s->esz, 0, (nc - s->cap) * s->esz);
+		s->p = p;
+		s->cap = nc;
+	}
+	return (char *)s->p + (size_t)id * s->esz;
+}
+
+/* ---------------------------------------------------------------- gt_strtab */
+
+static uint64_t hash_str(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (uint8_t)s[i]) * 1099511628211ull;
+	return h;
+}
+
+int gt_strtab_init(gt_strtab *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->cap = 256;
+	t->text = calloc(t->cap, sizeof(*t->text));
+	t->alias = calloc(t->cap, sizeof(*t->alias));
+	t->nslots = 512;
+	t->slots = calloc(t->nslots, sizeof(*t->slots));
+	t->n = 1;
+	if (!t->text || !t->alias || !t->slots) {
+		gt_strtab_free(t);
+		return GT_ERR_NOMEM;
+	}
+	return 0;
+}
+
+void gt_strtab_free(gt_strtab *t)
+{
+	if (t->text)
+		for (uint32_t i = 0; i < t->n; i++)
+			free(t->text[i]);
+	free(t->text);
+	free(t->alias);
+	free(t->slots);
+	memset(t, 0, sizeof(*t));
+}
+
+static int strtab_grow_ids(gt_strtab *t)
+{
+	if (t->n < t->cap)
+		return 0;
+	uint32_t nc = t->cap * 2;
+	char **tx = realloc(t->text, (size_t)nc * sizeof(*tx));
+	if (!tx)
+		return GT_ERR_NOMEM;
+	t->text = tx;
+	uint32_t *al = realloc(t->alias, (size_t)nc * sizeof(*al));
+	if (!al)
+		return GT_ERR_NOMEM;
+	t->alias = al;
+	t->cap = nc;
+	return 0;
+}
+
+/* Slot of text s in the hash, or of the empty slot where it would go. */
+static uint32_t *strtab_slot(const gt_strtab *t, const char *s, size_t len)
+{
+	uint32_t mask = t->nslots - 1;
+	uint32_t i = (uint32_t)hash_str(s, len) & mask;
+	for (;;) {
+		uint32_t id = t->slots[i];
+		if (!id)
+			return &t->slots[i];
+		const char *x = t->text[id];
+		if (x && strlen(x) == len && !memcmp(x, s, len))
+			return &t->slots[i];
+		i = (i + 1) & mask;
+	}
+}
+
+static int strtab_rehash(gt_strtab *t)
+{
+	if ((uint64_t)(t->n + 1) * 2 < t->nslots)
+		return 0;
+	uint32_t ns = t->nslots * 2;
+	uint32_t *sl = calloc(ns, sizeof(*sl));
+	if (!sl)
+		return GT_ERR_NOMEM;
+	free(t->slots);
+	t->slots = sl;
+	t->nslots = ns;
+	for (uint32_t id = 1; id < t->n; id++) {
+		if (!t->text[id] || t->alias[id] != id)
+			continue;
+		*strtab_slot(t, t->text[id], strlen(t->text[id])) = id;
+	}
+	return 0;
+}
+
+uint32_t gt_strtab_intern(gt_strtab *t, const char *s, size_t len)
+{
+	if (!t->slots && gt_strtab_init(t) < 0)
+		return 0;
+	uint32_t *slot = strtab_slot(t, s, len);
+	if (*slot)
+		return *slot;
+	if (strtab_grow_ids(t) < 0 || strtab_rehash(t) < 0)
+		return 0;
+	char *c = malloc(len + 1);
+	if (!c)
+		return 0;
+	memcpy(c, s, len);
+	c[len] = 0;
+	uint32_t id = t->n++;
+	t->text[id] = c;
+	t->alias[id] = id;
+	*strtab_slot(t, s, len) = id;
+	return id;
+}
+
+uint32_t gt_strtab_placeholder(gt_strtab *t)
+{
+	if ((!t->slots && gt_strtab_init(t) < 0) || strtab_grow_ids(t) < 0)
+		return 0;
+	uint32_t id = t->n++;
+	t->text[id] = NULL;
+	t->alias[id] = id;
+	return id;
+}
+
+int gt_strtab_set(gt_strtab *t, uint32_t id, const char *s)
+{
+	if (!id || id >= t->n || t->text[id])
+		return 0;
+	size_t len = strlen(s);
+	uint32_t *slot = strtab_slot(t, s, len);
+	if (*slot) {
+		t->alias[id] = *slot;
+		return 0;
+	}
+	if (strtab_rehash(t) < 0)
+		return GT_ERR_NOMEM;
+	char *c = strdup(s);
+	if (!c)
+		return GT_ERR_NOMEM;
+	t->text[id] = c;
+	*strtab_slot(t, s, len) = id;
+	return 0;
+}
+
+const char *gt_strtab_get(const gt_strtab *t, uint32_t id)
+{
+	if (!id || id >= t->n)
+		return NULL;
+	return t->text[t->alias[id]];
+}
