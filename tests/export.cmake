@@ -5,7 +5,7 @@
 # the records, truncated input, CSV round trip, HTML well-formedness, and a
 # headless Chromium screenshot of the HTML report).
 gaptrace_check_test(test_export export/test_export.c)
-target_link_libraries(test_export PRIVATE gaptrace::export)
+target_link_libraries(test_export PRIVATE gaptrace::export gaptrace::common)
 target_include_directories(test_export PRIVATE ${PROJECT_SOURCE_DIR}/collector/export/src
                            ${PROJECT_SOURCE_DIR}/tests/unit ${PROJECT_SOURCE_DIR}/format/src)
 

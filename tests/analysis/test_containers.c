@@ -178,6 +178,45 @@ START_TEST(strtab_placeholders_alias)
 }
 END_TEST
 
+START_TEST(map_put_get_del)
+{
+	/* every key allowed, tombstones reused, the count exact */
+	gt_map m = {0};
+	int ins0;
+	uint64_t *z = gt_map_put(&m, UINT64_MAX, &ins0);
+	ck_assert(z && ins0);
+	gt_map_del(&m, UINT64_MAX);
+	ck_assert_ptr_null(gt_map_get(&m, UINT64_MAX));
+	for (uint64_t k = 0; k < 10000; k++) {
+		int ins;
+		uint64_t *v = gt_map_put(&m, k * 7919, &ins);
+		ck_assert_ptr_nonnull(v);
+		ck_assert_int_eq(ins, 1);
+		*v = k;
+	}
+	for (uint64_t k = 0; k < 10000; k += 2)
+		gt_map_del(&m, k * 7919);
+	ck_assert_uint_eq(m.n, 5000);
+	for (uint64_t k = 0; k < 10000; k++) {
+		uint64_t *v = gt_map_get(&m, k * 7919);
+		if (k % 2)
+			ck_assert(v && *v == k);
+		else
+			ck_assert_ptr_null(v);
+	}
+	/* reinsert over tombstones */
+	for (uint64_t k = 0; k < 10000; k += 2) {
+		int ins;
+		uint64_t *v = gt_map_put(&m, k * 7919, &ins);
+		ck_assert(v && ins);
+		*v = k + 1;
+	}
+	ck_assert_uint_eq(m.n, 10000);
+	ck_assert_uint_eq(*gt_map_get(&m, 2 * 7919), 3);
+	gt_map_free(&m);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("containers");
@@ -190,6 +229,7 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, slots_grow_and_zero);
 	tcase_add_test(tc, slots_nomem_leaves_it);
+	tcase_add_test(tc, map_put_get_del);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("strtab");
 	tcase_set_timeout(tc, 30);

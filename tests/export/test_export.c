@@ -287,39 +287,6 @@ START_TEST(bits_sparse)
 }
 END_TEST
 
-START_TEST(map_put_get_del)
-{
-	ex_map m = {0};
-	for (uint64_t k = 0; k < 10000; k++) {
-		int ins;
-		uint64_t *v = ex_map_put(&m, k * 7919, &ins);
-		ck_assert_ptr_nonnull(v);
-		ck_assert_int_eq(ins, 1);
-		*v = k;
-	}
-	for (uint64_t k = 0; k < 10000; k += 2)
-		ex_map_del(&m, k * 7919);
-	ck_assert_uint_eq(m.n, 5000);
-	for (uint64_t k = 0; k < 10000; k++) {
-		uint64_t *v = ex_map_get(&m, k * 7919);
-		if (k % 2)
-			ck_assert(v && *v == k);
-		else
-			ck_assert_ptr_null(v);
-	}
-	/* reinsert over tombstones */
-	for (uint64_t k = 0; k < 10000; k += 2) {
-		int ins;
-		uint64_t *v = ex_map_put(&m, k * 7919, &ins);
-		ck_assert(v && ins);
-		*v = k + 1;
-	}
-	ck_assert_uint_eq(m.n, 10000);
-	ck_assert_uint_eq(*ex_map_get(&m, 2 * 7919), 3);
-	ex_map_free(&m);
-}
-END_TEST
-
 /* ------------------------------------------------------------ exports */
 
 static gt_export *open_small(gt_export_opts *opts)
@@ -767,7 +734,6 @@ static Suite *suite(void)
 	tcase_add_test(t, html_text);
 	tcase_add_test(t, number_formats);
 	tcase_add_test(t, bits_sparse);
-	tcase_add_test(t, map_put_get_del);
 	suite_add_tcase(s, t);
 	t = tcase_create("export");
 	tcase_set_timeout(t, 60);

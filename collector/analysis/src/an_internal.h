@@ -38,19 +38,14 @@
 
 /* ------------------------------------------------------------ hashing */
 
-/* Open-addressing map u64 key -> u32 value. Key UINT64_MAX is reserved. */
-typedef struct an_map {
-	uint64_t *keys;
-	uint32_t *vals;
-	size_t n, cap; /* cap is a power of two */
-} an_map;
-
-void an_map_free(an_map *m);
-/* Find or insert: *val is the stored value; returns 1 if inserted (store
- * the value through *slot), 0 if found, <0 on ENOMEM. */
-int an_map_get_or_add(an_map *m, uint64_t key, uint32_t **slot);
-/* @return pointer to the value or NULL. */
-uint32_t *an_map_find(const an_map *m, uint64_t key);
+/* The slot of key in m (gt_map, gaptrace/containers.h), added with value 0
+ * when absent. @return 1 if added, 0 if found, GT_ERR_NOMEM. */
+static inline int an_map_slot(gt_map *m, uint64_t key, uint64_t **slot)
+{
+	int added = 0;
+	*slot = gt_map_put(m, key, &added);
+	return *slot ? added : GT_ERR_NOMEM;
+}
 
 static inline uint64_t an_mix64(uint64_t x)
 {
@@ -219,7 +214,7 @@ typedef struct an_trace {
 	/* local string id -> global id */
 	gt_slots smap;   /* uint32 by trace string id: global string id, 0 = not yet */
 	/* local thread id -> global thread index */
-	an_map tmap;
+	gt_map tmap;
 	an_tdev *devs; /* [AN_MAX_DEV], allocated on demand */
 	gt_vec notes;  /* gt_an_note, text filled at finish */
 	gt_vec note_ids; /* uint32 global string ids for the notes */
@@ -297,16 +292,16 @@ struct gt_analysis {
 	gt_vec nvproc;  /* an_nvproc */
 	gt_vec threads; /* an_thread */
 	gt_vec kagg;    /* an_kagg */
-	an_map kmap;    /* kagg key -> index */
+	gt_map kmap;    /* kagg key -> index */
 	gt_vec cagg;    /* an_cagg */
-	an_map cmap;    /* cagg key -> index */
+	gt_map cmap;    /* cagg key -> index */
 	gt_vec gpus;    /* an_gpu* */
 	gt_vec syncs;   /* gt_an_sync, final */
 	gt_slots name_cls; /* uint8 by global string id: API class + 1, 0 = unknown */
 	an_comm comm;   /* communication across GPUs */
 	/* the frames read of each stream (several files can hold one stream:
 	 * a fallback file, the same file twice): stream identity -> index */
-	an_map streams;
+	gt_map streams;
 	gt_vec seen;    /* gt_seqset *, by index */
 };
 

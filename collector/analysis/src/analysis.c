@@ -89,7 +89,7 @@ static void trace_free(an_trace *t)
 		return;
 	free(t->path);
 	gt_slots_free(&t->smap);
-	an_map_free(&t->tmap);
+	gt_map_free(&t->tmap);
 	if (t->devs) {
 		for (uint32_t d = 0; d < AN_MAX_DEV; d++) {
 			an_hist_free(&t->devs[d].lat_queued);
@@ -127,7 +127,7 @@ static void free_seen(gt_analysis *a)
 	for (size_t i = 0; i < a->seen.n; i++)
 		gt_seqset_free(*GT_VEC_AT(&a->seen, gt_seqset *, i));
 	gt_vec_free(&a->seen);
-	an_map_free(&a->streams);
+	gt_map_free(&a->streams);
 }
 
 /* Arrays only needed while building. */
@@ -139,9 +139,9 @@ static void free_work(gt_analysis *a)
 	gt_vec_free(&a->syncrec);
 	gt_vec_free(&a->nvproc);
 	gt_vec_free(&a->kagg);
-	an_map_free(&a->kmap);
+	gt_map_free(&a->kmap);
 	gt_vec_free(&a->cagg);
-	an_map_free(&a->cmap);
+	gt_map_free(&a->cmap);
 	gt_slots_free(&a->name_cls);
 	free(a->comm.type);
 	a->comm.type = NULL;
@@ -218,8 +218,8 @@ static gt_seqset *stream_seen(gt_analysis *a, const gt_stream_header *h)
 #undef MIX
 	if (x == UINT64_MAX)
 		x--;
-	uint32_t *slot;
-	int rc = an_map_get_or_add(&a->streams, x, &slot);
+	uint64_t *slot;
+	int rc = an_map_slot(&a->streams, x, &slot);
 	if (rc < 0)
 		return NULL;
 	if (rc == 0)
@@ -409,7 +409,7 @@ const char *gt_analysis_thread_name(const gt_analysis *a, uint32_t trace, uint32
 {
 	if (trace >= a->traces.n)
 		return NULL;
-	const uint32_t *v = an_map_find(&an_tr(a, trace)->tmap, tid);
+	const uint64_t *v = gt_map_get(&an_tr(a, trace)->tmap, tid);
 	if (!v)
 		return NULL;
 	return gt_strtab_get(&a->st, GT_VEC_AT(&a->threads, an_thread, *v)->name);

@@ -122,7 +122,7 @@ typedef struct cm {
 	gt_vec ks;    /* cm_k */
 	gt_vec chans; /* cm_chan */
 	gt_vec parts; /* cm_part */
-	an_map chmap, pmap;
+	gt_map chmap, pmap;
 	uint32_t *refs;	   /* per group: its reference channel */
 	uint32_t *rank_of; /* per participant: its rank */
 } cm;
@@ -303,8 +303,8 @@ static int collect(cm *M, const size_t *starts)
 			if (a->o.to_ns && x->start >= a->o.to_ns)
 				continue;
 			uint32_t tr = src[x->src].trace;
-			uint32_t *slot;
-			int rc = an_map_get_or_add(&M->pmap, (uint64_t)tr << 32 | g, &slot);
+			uint64_t *slot;
+			int rc = an_map_slot(&M->pmap, (uint64_t)tr << 32 | g, &slot);
 			if (rc < 0)
 				return rc;
 			if (rc == 1) {
@@ -322,7 +322,7 @@ static int collect(cm *M, const size_t *starts)
 				memcpy(p->uuid, G->pub.dev.uuid, 16);
 			}
 			uint32_t part = *slot;
-			rc = an_map_get_or_add(&M->chmap, (uint64_t)part << 32 | x->stream, &slot);
+			rc = an_map_slot(&M->chmap, (uint64_t)part << 32 | x->stream, &slot);
 			if (rc < 0)
 				return rc;
 			if (rc == 1) {
@@ -735,8 +735,8 @@ out:
 	gt_vec_free(&M.ks);
 	gt_vec_free(&M.chans);
 	gt_vec_free(&M.parts);
-	an_map_free(&M.chmap);
-	an_map_free(&M.pmap);
+	gt_map_free(&M.chmap);
+	gt_map_free(&M.pmap);
 	free(M.refs);
 	return rc;
 }

@@ -760,7 +760,7 @@ typedef struct gsw {
 	view *pv;
 	uint32_t *pids;
 	size_t nprocs;
-	an_map streams;
+	gt_map streams;
 	uint64_t last_key;
 	/* communication probes: per type, per rank waited for, all waits */
 	tstat ts[GT_COLL_COUNT];
@@ -1021,8 +1021,8 @@ static int count_item(sw *S, gsw *L, size_t i, uint64_t s, uint64_t e, uint16_t 
 		g->pub.unmatched++;
 	uint64_t skey = (uint64_t)xtr << 32 | x->stream;
 	if (skey != L->last_key) {
-		uint32_t *sl;
-		if (an_map_get_or_add(&L->streams, skey, &sl) < 0)
+		uint64_t *sl;
+		if (an_map_slot(&L->streams, skey, &sl) < 0)
 			return GT_ERR_NOMEM;
 		L->last_key = skey;
 	}
@@ -1276,7 +1276,7 @@ out:
 	free(L.wcount);
 	free(L.wmax);
 	free(L.act);
-	an_map_free(&L.streams);
+	gt_map_free(&L.streams);
 	free(S->wbusy);
 	S->wbusy = NULL;
 	free(S->nv_end);

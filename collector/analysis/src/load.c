@@ -168,8 +168,8 @@ static uint32_t src_of(ld *L, an_tdev *td, uint32_t dev)
 
 static uint32_t thread_index(ld *L, uint32_t tid)
 {
-	uint32_t *slot;
-	int rc = an_map_get_or_add(&L->t->tmap, tid, &slot);
+	uint64_t *slot;
+	int rc = an_map_slot(&L->t->tmap, tid, &slot);
 	if (rc < 0)
 		return AN_NONE;
 	if (rc == 1) {
@@ -288,8 +288,8 @@ static int add_kernel(ld *L, const gt_kernel *k0)
 		AN_TRY(an_hist_add(&td->lat_submitted, k->start - k->submitted));
 
 	uint64_t key = ((uint64_t)L->ti << 40) | ((uint64_t)k->device_id << 32) | name;
-	uint32_t *slot;
-	int rc = an_map_get_or_add(&a->kmap, key, &slot);
+	uint64_t *slot;
+	int rc = an_map_slot(&a->kmap, key, &slot);
 	if (rc < 0)
 		return rc;
 	an_kagg *g;
@@ -369,8 +369,8 @@ static int add_copy(ld *L, uint8_t kind, uint32_t dev, uint32_t stream, uint32_t
 	}
 	uint64_t key = ((uint64_t)L->ti << 40) | ((uint64_t)dev << 32) |
 		       ((uint64_t)copy_kind << 8) | host_kind;
-	uint32_t *slot;
-	int rc = an_map_get_or_add(&a->cmap, key, &slot);
+	uint64_t *slot;
+	int rc = an_map_slot(&a->cmap, key, &slot);
 	if (rc < 0)
 		return rc;
 	an_cagg *c;

@@ -51,7 +51,7 @@ static int cmp_sync(const void *x, const void *y)
 
 static int kernels(gt_analysis *a)
 {
-	an_map m = {0};
+	gt_map m = {0};
 	int rc = 0;
 	for (size_t i = 0; i < a->kagg.n; i++) {
 		const an_kagg *k = GT_VEC_AT(&a->kagg, an_kagg, i);
@@ -60,8 +60,8 @@ static int kernels(gt_analysis *a)
 			continue;
 		an_gpu *g = an_gp(a, gi);
 		uint32_t name = gt_strtab_canon(&a->st, k->name);
-		uint32_t *slot;
-		rc = an_map_get_or_add(&m, (uint64_t)gi << 32 | name, &slot);
+		uint64_t *slot;
+		rc = an_map_slot(&m, (uint64_t)gi << 32 | name, &slot);
 		if (rc < 0)
 			goto out;
 		gt_an_kernel *r;
@@ -136,13 +136,13 @@ static int kernels(gt_analysis *a)
 		an_qsort(r, g->kernels.n, sizeof(*r), cmp_kernel);
 	}
 out:
-	an_map_free(&m);
+	gt_map_free(&m);
 	return rc;
 }
 
 static int copies(gt_analysis *a)
 {
-	an_map m = {0};
+	gt_map m = {0};
 	int rc = 0;
 	for (size_t i = 0; i < a->cagg.n; i++) {
 		const an_cagg *c = GT_VEC_AT(&a->cagg, an_cagg, i);
@@ -150,8 +150,8 @@ static int copies(gt_analysis *a)
 		if (gi == AN_NONE)
 			continue;
 		an_gpu *g = an_gp(a, gi);
-		uint32_t *slot;
-		rc = an_map_get_or_add(&m, (uint64_t)gi << 32 | (uint32_t)c->copy_kind << 8 | c->host_kind,
+		uint64_t *slot;
+		rc = an_map_slot(&m, (uint64_t)gi << 32 | (uint32_t)c->copy_kind << 8 | c->host_kind,
 				       &slot);
 		if (rc < 0)
 			goto out;
@@ -202,7 +202,7 @@ static int copies(gt_analysis *a)
 		an_qsort(r, g->copies.n, sizeof(*r), cmp_copy);
 	}
 out:
-	an_map_free(&m);
+	gt_map_free(&m);
 	return rc;
 }
 

@@ -224,13 +224,13 @@ int an_order_items(gt_analysis *a, size_t *gpu_starts)
 typedef struct corrmap {
 	uint32_t *direct; /* by corr, value+1 */
 	uint32_t ndirect;
-	an_map hash;
+	gt_map hash;
 } corrmap;
 
 static void corrmap_free(corrmap *m)
 {
 	free(m->direct);
-	an_map_free(&m->hash);
+	gt_map_free(&m->hash);
 }
 
 /* Store corr -> idx unless corr already has a call (the outermost, earliest wins). */
@@ -241,8 +241,8 @@ static int corrmap_put(corrmap *m, uint32_t corr, uint32_t idx)
 			m->direct[corr] = idx + 1;
 		return 0;
 	}
-	uint32_t *slot;
-	int rc = an_map_get_or_add(&m->hash, corr, &slot);
+	uint64_t *slot;
+	int rc = an_map_slot(&m->hash, corr, &slot);
 	if (rc == 1)
 		*slot = idx;
 	return rc < 0 ? rc : 0;
@@ -252,7 +252,7 @@ static uint32_t corrmap_get(const corrmap *m, uint32_t corr)
 {
 	if (m->direct)
 		return corr < m->ndirect && m->direct[corr] ? m->direct[corr] - 1 : AN_NONE;
-	const uint32_t *v = an_map_find(&m->hash, corr);
+	const uint64_t *v = gt_map_get(&m->hash, corr);
 	return v ? *v : AN_NONE;
 }
 
@@ -270,19 +270,19 @@ static uint32_t sync_type_of(const char *s)
 	return GT_SYNC_UNKNOWN;
 }
 
-static int sync_row(gt_analysis *a, an_map *m, uint32_t trace, uint32_t tid, uint32_t type,
+static int sync_row(gt_analysis *a, gt_map *m, uint32_t trace, uint32_t tid, uint32_t type,
 		    uint32_t source, uint32_t name, uint64_t dur)
 {
 	uint64_t key = an_mix64(((uint64_t)trace << 32 | tid) ^ an_mix64((uint64_t)type << 40 |
 									    (uint64_t)source << 32 | name));
-	uint32_t *slot;
+	uint64_t *slot;
 	int rc;
 	gt_an_sync *s;
 	if (key == UINT64_MAX)
 		key = 0;
 	/* linear probe over colliding keys with different fields */
 	for (;;) {
-		rc = an_map_get_or_add(m, key, &slot);
+		rc = an_map_slot(m, key, &slot);
 		if (rc < 0)
 			return rc;
 		if (rc == 1) {
@@ -479,7 +479,7 @@ static int sync_table(gt_analysis *a, corrmap *maps)
 	const an_call *c = a->calls.p;
 	const an_thread *th = a->threads.p;
 	int rc = 0;
-	an_map sm = {0};
+	gt_map sm = {0};
 	for (size_t i = 0; i < a->syncrec.n; i++) {
 		const an_syncrec *s = GT_VEC_AT(&a->syncrec, an_syncrec, i);
 		if (s->type == GT_SYNC_STREAM_WAIT)
@@ -502,7 +502,7 @@ static int sync_table(gt_analysis *a, corrmap *maps)
 				 gt_strtab_canon(&a->st, x->name), x->end - x->start));
 	}
 out:
-	an_map_free(&sm);
+	gt_map_free(&sm);
 	return rc;
 }
 

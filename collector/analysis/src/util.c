@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Building blocks of the analysis: a u64->u32 hash map, log-bucket
- * histograms and a radix sort (growable arrays and the string table are
+ * Building blocks of the analysis: log-bucket histograms and a radix sort
+ * (growable arrays, the hash map and the string table are
  * gaptrace/containers.h's). All bounded, none allocates per element beyond
  * amortized growth.
  */
@@ -10,75 +10,6 @@
 #include <string.h>
 
 #include "an_internal.h"
-
-/* ---------------------------------------------------------------- map */
-
-void an_map_free(an_map *m)
-{
-	free(m->keys);
-	free(m->vals);
-	memset(m, 0, sizeof(*m));
-}
-
-static int map_grow(an_map *m)
-{
-	size_t nc = m->cap ? m->cap * 2 : 64;
-	uint64_t *k = malloc(nc * sizeof(*k));
-	uint32_t *v = malloc(nc * sizeof(*v));
-	if (!k || !v) {
-		free(k);
-		free(v);
-		return GT_ERR_NOMEM;
-	}
-	memset(k, 0xff, nc * sizeof(*k));
-	for (size_t i = 0; i < m->cap; i++) {
-		if (m->keys[i] == UINT64_MAX)
-			continue;
-		size_t j = an_mix64(m->keys[i]) & (nc - 1);
-		while (k[j] != UINT64_MAX)
-			j = (j + 1) & (nc - 1);
-		k[j] = m->keys[i];
-		v[j] = m->vals[i];
-	}
-	free(m->keys);
-	free(m->vals);
-	m->keys = k;
-	m->vals = v;
-	m->cap = nc;
-	return 0;
-}
-
-int an_map_get_or_add(an_map *m, uint64_t key, uint32_t **slot)
-{
-	if ((m->n + 1) * 4 >= m->cap * 3 && map_grow(m) < 0)
-		return GT_ERR_NOMEM;
-	size_t mask = m->cap - 1, j = an_mix64(key) & mask;
-	while (m->keys[j] != UINT64_MAX) {
-		if (m->keys[j] == key) {
-			*slot = &m->vals[j];
-			return 0;
-		}
-		j = (j + 1) & mask;
-	}
-	m->keys[j] = key;
-	m->vals[j] = 0;
-	m->n++;
-	*slot = &m->vals[j];
-	return 1;
-}
-
-uint32_t *an_map_find(const an_map *m, uint64_t key)
-{
-	if (!m->cap)
-		return NULL;
-	size_t mask = m->cap - 1, j = an_mix64(key) & mask;
-	while (m->keys[j] != UINT64_MAX) {
-		if (m->keys[j] == key)
-			return &m->vals[j];
-		j = (j + 1) & mask;
-	}
-	return NULL;
-}
 
 /* ---------------------------------------------------------------- histograms */
 

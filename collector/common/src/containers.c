@@ -229,3 +229,97 @@ const char *gt_strtab_get(const gt_strtab *t, uint32_t id)
 		return NULL;
 	return t->text[t->alias[id]];
 }
+
+/* ------------------------------------------------------------ hash map */
+
+void gt_map_free(gt_map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	free(m->state);
+	memset(m, 0, sizeof(*m));
+}
+
+static size_t map_slot(uint64_t key, size_t mask)
+{
+	key ^= key >> 33;
+	key *= 0xff51afd7ed558ccdull;
+	key ^= key >> 33;
+	return (size_t)key & mask;
+}
+
+uint64_t *gt_map_get(const gt_map *m, uint64_t key)
+{
+	if (!m->cap)
+		return NULL;
+	size_t mask = m->cap - 1;
+	for (size_t i = map_slot(key, mask);; i = (i + 1) & mask) {
+		if (m->state[i] == 0)
+			return NULL;
+		if (m->state[i] == 1 && m->keys[i] == key)
+			return &m->vals[i];
+	}
+}
+
+static int map_grow(gt_map *m)
+{
+	size_t ncap = m->cap ? m->cap * 2 : 64;
+	if (m->n * 4 < m->cap) /* mostly tombstones: rehash at the same size */
+		ncap = m->cap;
+	gt_map nm = {0};
+	nm.keys = malloc(ncap * sizeof(uint64_t));
+	nm.vals = malloc(ncap * sizeof(uint64_t));
+	nm.state = calloc(ncap, 1);
+	if (!nm.keys || !nm.vals || !nm.state) {
+		gt_map_free(&nm);
+		return -1;
+	}
+	nm.cap = ncap;
+	for (size_t i = 0; i < m->cap; i++) {
+		if (m->state[i] != 1)
+			continue;
+		size_t j = map_slot(m->keys[i], ncap - 1);
+		while (nm.state[j])
+			j = (j + 1) & (ncap - 1);
+		nm.state[j] = 1;
+		nm.keys[j] = m->keys[i];
+		nm.vals[j] = m->vals[i];
+		nm.n++;
+	}
+	nm.used = nm.n;
+	gt_map_free(m);
+	*m = nm;
+	return 0;
+}
+
+uint64_t *gt_map_put(gt_map *m, uint64_t key, int *inserted)
+{
+	uint64_t *v = gt_map_get(m, key);
+	if (inserted)
+		*inserted = 0;
+	if (v)
+		return v;
+	if ((m->used + 1) * 4 > m->cap * 3 && map_grow(m) < 0)
+		return NULL;
+	size_t mask = m->cap - 1, i = map_slot(key, mask);
+	while (m->state[i] == 1)
+		i = (i + 1) & mask;
+	if (m->state[i] == 0)
+		m->used++;
+	m->state[i] = 1;
+	m->keys[i] = key;
+	m->vals[i] = 0;
+	m->n++;
+	if (inserted)
+		*inserted = 1;
+	return &m->vals[i];
+}
+
+void gt_map_del(gt_map *m, uint64_t key)
+{
+	uint64_t *v = gt_map_get(m, key);
+	if (v) {
+		m->state[v - m->vals] = 2;
+		m->n--;
+	}
+}

@@ -728,12 +728,12 @@ static void cause_bars(ex_out *o, const gt_an_gpu *g)
 /* ------------------------------------------------------------ NVML */
 
 /* Remember which analysis GPU (by UUID) a trace's device ordinal is. */
-static void map_device(ex_map *dev, const gt_analysis *a, const gt_device *d)
+static void map_device(gt_map *dev, const gt_analysis *a, const gt_device *d)
 {
 	for (size_t g = 0; g < gt_analysis_ngpus(a); g++) {
 		const gt_an_gpu *gp = gt_analysis_gpu(a, g);
 		if (gp->uuid_known && !memcmp(gp->dev.uuid, d->uuid, 16)) {
-			uint64_t *v = ex_map_put(dev, d->id, NULL);
+			uint64_t *v = gt_map_put(dev, d->id, NULL);
 			if (v)
 				*v = g + 1;
 			return;
@@ -761,7 +761,7 @@ static void read_nvml(gt_export *x, const gt_analysis *a, col *cols, uint64_t *p
 		gt_clock_map cm;
 		const gt_stream_header *hd = gt_reader_header(r);
 		gt_clock_map_init(&cm, hd);
-		ex_map dev = {0}; /* local ordinal -> gpu + 1 */
+		gt_map dev = {0}; /* local ordinal -> gpu + 1 */
 		for (uint32_t k = 0; k < hd->ndevices && k < GT_MAX_DEVICES; k++)
 			map_device(&dev, a, &hd->devices[k]);
 		gt_record rec;
@@ -777,7 +777,7 @@ static void read_nvml(gt_export *x, const gt_analysis *a, col *cols, uint64_t *p
 			if (rec.type != GT_REC_NVML)
 				continue;
 			const gt_nvml *n = &rec.nvml;
-			uint64_t *v = ex_map_get(&dev, n->device_id);
+			uint64_t *v = gt_map_get(&dev, n->device_id);
 			if (!v || !*v)
 				continue;
 			size_t g = *v - 1;
@@ -801,7 +801,7 @@ static void read_nvml(gt_export *x, const gt_analysis *a, col *cols, uint64_t *p
 			if (n->clocks_event_reasons != UINT64_MAX && (n->clocks_event_reasons & mask))
 				cl->nthr++;
 		}
-		ex_map_free(&dev);
+		gt_map_free(&dev);
 		gt_reader_close(r);
 	}
 }

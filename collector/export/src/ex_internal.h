@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "gaptrace/analysis.h"
+#include "gaptrace/containers.h"
 #include "gaptrace/export.h"
 #include "gaptrace/format.h"
 
@@ -137,25 +138,6 @@ static inline int ex_bits_has(const ex_bits *b, uint32_t v)
 	const uint64_t *p = b->page[v >> 20];
 	return p ? (int)((p[(v & 0xfffffu) >> 6] >> (v & 63)) & 1u) : 0;
 }
-
-/* ------------------------------------------------------------ hash map */
-
-/* Open-addressing map uint64 key -> uint64 value (linear probing,
- * tombstones). Small per-trace maps: threads, streams, open NVTX ranges. */
-typedef struct ex_map {
-	uint64_t *keys, *vals;
-	uint8_t *state; /* 0 empty, 1 used, 2 deleted */
-	size_t n, used, cap; /* n live, used live + deleted; cap power of two */
-} ex_map;
-
-void ex_map_free(ex_map *m);
-/* Value of key, or NULL. */
-uint64_t *ex_map_get(const ex_map *m, uint64_t key);
-/* Value slot of key, inserted (value 0, *inserted = 1) when absent; NULL on
- * ENOMEM. */
-uint64_t *ex_map_put(ex_map *m, uint64_t key, int *inserted);
-/* Remove key if present. */
-void ex_map_del(ex_map *m, uint64_t key);
 
 /* A growable byte arena: strings appended, referred to by offset. */
 typedef struct ex_arena {

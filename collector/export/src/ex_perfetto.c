@@ -56,10 +56,10 @@ typedef struct pf {
 	uint64_t nev;
 	int full, mangled;
 	gt_vec gpus; /* pf_gpu */
-	ex_map pids;  /* output pids in use */
+	gt_map pids;  /* output pids in use */
 	uint64_t async_id;
 	ex_arena gnames; /* analysis kernel names, escaped */
-	ex_map gname_of; /* analysis string id -> gnames offset + 1 */
+	gt_map gname_of; /* analysis string id -> gnames offset + 1 */
 } pf;
 
 typedef struct pf_trace {
@@ -68,10 +68,10 @@ typedef struct pf_trace {
 	uint32_t pid;
 	gt_clock_map cm;
 	ex_bits api, work, done;
-	ex_map threads; /* tid -> name offset + 1 (0: none) | 1 << 63 once named */
-	ex_map streams; /* dev << 32 | stream -> track tid */
-	ex_map devs;    /* local ordinal -> gpu index + 1 */
-	ex_map nvtx;    /* open range id -> name offset (in ar) */
+	gt_map threads; /* tid -> name offset + 1 (0: none) | 1 << 63 once named */
+	gt_map streams; /* dev << 32 | stream -> track tid */
+	gt_map devs;    /* local ordinal -> gpu index + 1 */
+	gt_map nvtx;    /* open range id -> name offset (in ar) */
 	ex_arena ar;
 	/* size_t by string id: offset + 1 in ar, 0 = not yet; kernel, raw, API names */
 	gt_slots kname, rname, aname;
@@ -109,7 +109,7 @@ static int uuid_zero(const uint8_t *u)
 static void trace_device(pf *p, pf_trace *t, const gt_device *d)
 {
 	int ins;
-	uint64_t *v = ex_map_put(&t->devs, d->id, &ins);
+	uint64_t *v = gt_map_put(&t->devs, d->id, &ins);
 	if (!v || !ins)
 		return;
 	int known = !uuid_zero(d->uuid);
@@ -277,7 +277,7 @@ static uint32_t host_tid(pf *p, pf_trace *t, uint32_t tid)
 	if (!tid)
 		return t->pid;
 	int ins;
-	uint64_t *v = ex_map_put(&t->threads, tid, &ins);
+	uint64_t *v = gt_map_put(&t->threads, tid, &ins);
 	if (!v || (*v & NAMED))
 		return tid;
 	uint64_t off = *v;
@@ -302,7 +302,7 @@ static uint32_t host_tid(pf *p, pf_trace *t, uint32_t tid)
 static uint32_t stream_tid(pf *p, pf_trace *t, uint32_t dev, uint32_t stream)
 {
 	int ins;
-	uint64_t *v = ex_map_put(&t->streams, (uint64_t)dev << 32 | stream, &ins);
+	uint64_t *v = gt_map_put(&t->streams, (uint64_t)dev << 32 | stream, &ins);
 	if (!v)
 		return PF_STREAM_TID_BASE;
 	if (!ins)
@@ -548,18 +548,18 @@ static void do_nvtx(pf *p, pf_trace *t, gt_reader *r, const gt_nvtx *n)
 			off++;
 		}
 		int ins;
-		uint64_t *v = off < UINT32_MAX ? ex_map_put(&t->nvtx, n->id, &ins) : NULL;
+		uint64_t *v = off < UINT32_MAX ? gt_map_put(&t->nvtx, n->id, &ins) : NULL;
 		if (!v)
 			return;
 		*v = (uint64_t)off << 32 | tid;
 		async_ev(p, t, 'b', tid, ts, "nvtx", t->ar.p + off - 1, n->id);
 		ex_putc(o, '}');
 	} else if (n->flags & GT_NVTX_END) {
-		uint64_t *v = ex_map_get(&t->nvtx, n->id);
+		uint64_t *v = gt_map_get(&t->nvtx, n->id);
 		if (!v) /* its START is not in the trace (cut or dropped) */
 			return;
 		uint64_t val = *v;
-		ex_map_del(&t->nvtx, n->id);
+		gt_map_del(&t->nvtx, n->id);
 		async_ev(p, t, 'e', (uint32_t)val, ts, "nvtx", t->ar.p + (val >> 32) - 1, n->id);
 		ex_putc(o, '}');
 	}
@@ -612,13 +612,13 @@ static void do_note(pf *p, pf_trace *t, gt_reader *r, const gt_note *nt)
 
 static uint32_t nvml_pid(pf *p, pf_trace *t, uint32_t dev)
 {
-	uint64_t *v = ex_map_get(&t->devs, dev);
+	uint64_t *v = gt_map_get(&t->devs, dev);
 	if (!v || !*v) {
 		gt_device d;
 		memset(&d, 0, sizeof(d));
 		d.id = dev;
 		trace_device(p, t, &d);
-		v = ex_map_get(&t->devs, dev);
+		v = gt_map_get(&t->devs, dev);
 		if (!v || !*v)
 			return PF_GPU_PID_BASE + 0xffffffu;
 	}
@@ -679,10 +679,10 @@ static void trace_free(pf_trace *t)
 	ex_bits_free(&t->api);
 	ex_bits_free(&t->work);
 	ex_bits_free(&t->done);
-	ex_map_free(&t->threads);
-	ex_map_free(&t->streams);
-	ex_map_free(&t->devs);
-	ex_map_free(&t->nvtx);
+	gt_map_free(&t->threads);
+	gt_map_free(&t->streams);
+	gt_map_free(&t->devs);
+	gt_map_free(&t->nvtx);
 	ex_arena_free(&t->ar);
 	gt_slots_free(&t->kname);
 	gt_slots_free(&t->rname);
@@ -716,7 +716,7 @@ static int prepass(pf *p, pf_trace *t, gt_reader *r)
 		case GT_REC_THREAD: {
 			const char *nm = x.thread.name_id ? gt_reader_string(r, x.thread.name_id)
 							  : NULL;
-			uint64_t *v = nm ? ex_map_put(&t->threads, x.thread.tid, NULL) : NULL;
+			uint64_t *v = nm ? gt_map_put(&t->threads, x.thread.tid, NULL) : NULL;
 			if (v) {
 				size_t off = ex_arena_add_json(&t->ar, nm, strlen(nm));
 				if (off != SIZE_MAX)
@@ -750,11 +750,11 @@ static void process_meta(pf *p, pf_trace *t)
 static uint32_t pick_pid(pf *p, uint32_t pid)
 {
 	int ins;
-	uint64_t *v = ex_map_put(&p->pids, pid, &ins);
+	uint64_t *v = gt_map_put(&p->pids, pid, &ins);
 	if (v && ins)
 		return pid;
 	for (uint32_t alt = 0x10000000u + pid;; alt += 0x01000000u) {
-		v = ex_map_put(&p->pids, alt, &ins);
+		v = gt_map_put(&p->pids, alt, &ins);
 		if (!v || ins)
 			return alt;
 	}
@@ -836,7 +836,7 @@ static const char *cause_color(int c)
 static void put_an_kernel(pf *p, uint32_t id)
 {
 	int ins;
-	uint64_t *v = ex_map_put(&p->gname_of, id, &ins);
+	uint64_t *v = gt_map_put(&p->gname_of, id, &ins);
 	if (v && !ins) {
 		ex_puts(&p->o, p->gnames.p + *v - 1);
 		return;
@@ -846,7 +846,7 @@ static void put_an_kernel(pf *p, uint32_t id)
 	size_t off = v ? ex_arena_add_json(&p->gnames, buf, strlen(buf)) : SIZE_MAX;
 	if (off == SIZE_MAX) {
 		if (v)
-			ex_map_del(&p->gname_of, id);
+			gt_map_del(&p->gname_of, id);
 		ex_json_cstr(&p->o, buf);
 		return;
 	}
@@ -1048,8 +1048,8 @@ int gt_export_perfetto(gt_export *x, FILE *out, gt_export_stats *st)
 	if (st)
 		*st = p->st;
 	gt_vec_free(&p->gpus);
-	ex_map_free(&p->pids);
-	ex_map_free(&p->gname_of);
+	gt_map_free(&p->pids);
+	gt_map_free(&p->gname_of);
 	ex_arena_free(&p->gnames);
 	free(p);
 	return rc;

@@ -498,14 +498,14 @@ static const struct sumdef {
 /* ------------------------------------------------------------ cuda_gpu_trace */
 
 typedef struct tdev {
-	ex_map names; /* ordinal -> offset + 1 in ar */
+	gt_map names; /* ordinal -> offset + 1 in ar */
 	ex_arena ar;
 } tdev;
 
 static void tdev_add(tdev *d, const gt_device *dev)
 {
 	int ins;
-	uint64_t *v = ex_map_put(&d->names, dev->id, &ins);
+	uint64_t *v = gt_map_put(&d->names, dev->id, &ins);
 	if (!v || !ins)
 		return;
 	char buf[GT_DEVICE_NAME_MAX + 16];
@@ -517,7 +517,7 @@ static void tdev_add(tdev *d, const gt_device *dev)
 
 static const char *tdev_name(tdev *d, uint32_t id, char *tmp, size_t cap)
 {
-	uint64_t *v = ex_map_get(&d->names, id);
+	uint64_t *v = gt_map_get(&d->names, id);
 	if (v && *v)
 		return d->ar.p + *v - 1;
 	snprintf(tmp, cap, "GPU (%u)", id);
@@ -556,7 +556,7 @@ static int write_gpu_trace(gt_export *x, ex_out *o, int fmt, gt_export_stats *st
 		ex_reader_close(x, i, r, rc, 1, &st->problems);
 		r = ex_reader_open(x, i, 0, NULL);
 		if (!r) {
-			ex_map_free(&d.names);
+			gt_map_free(&d.names);
 			ex_arena_free(&d.ar);
 			continue;
 		}
@@ -646,7 +646,7 @@ static int write_gpu_trace(gt_export *x, ex_out *o, int fmt, gt_export_stats *st
 		}
 		gt_reader_close(r);
 		cache_free(&c);
-		ex_map_free(&d.names);
+		gt_map_free(&d.names);
 		ex_arena_free(&d.ar);
 	}
 	tw_end(&w);

@@ -11,6 +11,8 @@
  *              "id -> what we computed for it", 0 meaning "not yet"
  *   gt_strtab  a string table: equal bytes get one id (1, 2, ... in order
  *              of first appearance; 0 = none), texts kept until freed
+ *   gt_map     a hash map uint64 key -> uint64 value (open addressing,
+ *              linear probing, deletion by tombstone)
  *
  * None is thread-safe; each belongs to one user at a time. Every one starts
  * zeroed or from its init, and its free leaves it empty and reusable; free
@@ -102,5 +104,24 @@ static inline uint32_t gt_strtab_canon(const gt_strtab *t, uint32_t id)
 /* The NUL-terminated text of id (through its alias), NULL for 0, an
  * unknown id or a placeholder without text. Owned by t. */
 const char *gt_strtab_get(const gt_strtab *t, uint32_t id);
+
+/* ------------------------------------------------------------ gt_map */
+
+/* A hash map uint64 key -> uint64 value; every key allowed. */
+typedef struct gt_map {
+	uint64_t *keys, *vals;
+	uint8_t *state;	     /* 0 empty, 1 used, 2 deleted */
+	size_t n, used, cap; /* n live, used live + deleted; cap 0 or a power of two */
+} gt_map;
+
+/* Frees the table; m stays usable, empty. */
+void gt_map_free(gt_map *m);
+/* The value of key, or NULL. The pointer is valid until the next put. */
+uint64_t *gt_map_get(const gt_map *m, uint64_t key);
+/* The value slot of key; when absent, inserted with value 0 and *inserted
+ * = 1 (inserted may be NULL). @return NULL on ENOMEM (m unchanged). */
+uint64_t *gt_map_put(gt_map *m, uint64_t key, int *inserted);
+/* Removes key if present. */
+void gt_map_del(gt_map *m, uint64_t key);
 
 #endif /* GAPTRACE_CONTAINERS_H */
