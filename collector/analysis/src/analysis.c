@@ -12,7 +12,7 @@
 
 static const char *const cause_names[GT_CAUSE_COUNT] = {
 	"host_busy", "sync_turnaround", "launch_bound", "transfer",
-	"dependency", "other_process", "unknown",
+	"dependency", "other_process", "unknown", "startup",
 };
 
 const char *gt_cause_name(int cause)
@@ -54,6 +54,8 @@ gt_analysis *gt_analysis_new(const gt_analysis_opts *opts)
 		o->tiny_kernel_ns = GT_AN_DEFAULT_TINY_KERNEL_NS;
 	if (!o->throttle_mask)
 		o->throttle_mask = GT_AN_DEFAULT_THROTTLE_MASK;
+	if (o->startup_util == 0)
+		o->startup_util = GT_AN_DEFAULT_STARTUP_UTIL;
 	if (!o->max_records_per_byte)
 		o->max_records_per_byte = GT_AN_DEFAULT_RECORDS_PER_BYTE;
 	an_vec_init(&a->traces, sizeof(an_trace *));

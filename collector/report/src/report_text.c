@@ -70,6 +70,7 @@ static const char *const cause_help[GT_CAUSE_COUNT] = {
 	"work queued behind an event / another device",
 	"another process's work on this GPU",
 	"no API records to explain it",
+	"start-up: before the first busy stretch",
 };
 
 /* Names of NVML clocks-event reason bits. */
@@ -179,7 +180,9 @@ static void idle_section(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 {
 	char b1[32], b2[32], b3[32];
 	(void)a;
-	fprintf(f, "Idle         %.1f %% (%s) in %" PRIu64 " gaps, median %s, longest %s\n",
+	fprintf(f,
+		"Idle         %.1f %% of the window (%s) in %" PRIu64
+		" gaps, median %s, longest %s; by cause, %% of the window:\n",
 		pct(G->idle_ns, G->window_ns), an_fmt_ns(b1, sizeof(b1), G->idle_ns), G->ngaps,
 		an_fmt_ns(b2, sizeof(b2), G->gap_len.p50), an_fmt_ns(b3, sizeof(b3), G->gap_len.max));
 	if (!G->idle_ns)

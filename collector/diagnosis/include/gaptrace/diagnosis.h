@@ -344,11 +344,12 @@ typedef struct gt_diag_gpu {
 #define GT_DIAG_FLAT_MAX_SPREAD 0.25
 /** ... and mean utilization below this. */
 #define GT_DIAG_LOW_UTIL 0.50
-/** Start-up: the window is split in two where a two-level fit of the
- *  utilization series is best; the leading part is start-up when its mean
- *  utilization is at most this fraction of the rest's. The idle gaps that
- *  start in it are set aside, and shares are of the rest. 0: off. */
-#define GT_DIAG_STARTUP_UTIL 0.25
+/** Start-up: the analysis decides it (gt_analysis_opts.startup_util, cause
+ *  GT_CAUSE_STARTUP); this threshold is the value a program using both
+ *  libraries hands it (the CLI does: `--threshold startup_util=0` turns the
+ *  start-up off). The engine sets the start-up idle aside; shares are of the
+ *  rest. */
+#define GT_DIAG_STARTUP_UTIL GT_AN_DEFAULT_STARTUP_UTIL
 /** straggler: of all the time ranks spent waiting inside collectives for the
  *  last one to arrive, at least this share was waiting for one rank (else the
  *  waits are jitter spread over the ranks, and stay in comm_not_overlapped). */
