@@ -12,7 +12,7 @@
 
 static const char *const cause_names[GT_CAUSE_COUNT] = {
 	"host_busy", "sync_turnaround", "launch_bound", "transfer",
-	"dependency", "other_process", "unknown", "startup",
+	"dependency", "other_process", "unknown", "startup", "data_lost",
 };
 
 const char *gt_cause_name(int cause)
@@ -100,6 +100,7 @@ static void trace_free(an_trace *t)
 	}
 	an_vec_free(&t->notes);
 	an_vec_free(&t->note_ids);
+	an_vec_free(&t->holes);
 	free(t);
 }
 
@@ -188,6 +189,7 @@ static an_trace *new_trace(gt_analysis *a, const char *label)
 	t->path = strdup(label ? label : "(memory)");
 	an_vec_init(&t->notes, sizeof(gt_an_note));
 	an_vec_init(&t->note_ids, sizeof(uint32_t));
+	an_vec_init(&t->holes, sizeof(an_hole));
 	if (!t->path) {
 		a->traces.n--;
 		trace_free(t);

@@ -134,6 +134,8 @@ typedef struct sw {
 	an_vec ocover;
 	/* start-up: gaps beginning before this are GT_CAUSE_STARTUP (0: none) */
 	uint64_t startup_until;
+	/* lost data of the GPU's traces: sorted disjoint spans (realtime) */
+	an_vec holes;
 	/* gap keeping */
 	uint64_t detail_min;
 	uint32_t max_detail, top;
@@ -228,9 +230,9 @@ static uint32_t feeder(const sw *S, const an_item *next, const an_item *prev)
 	return AN_NONE;
 }
 
-/* Charge [x, y), a piece of the gap starting at g0, not covered by others. */
-static void attribute(sw *S, uint64_t x, uint64_t y, uint64_t g0, const an_item *next,
-		      const an_item *prev, uint64_t *cause)
+/* Charge [x, y), a piece of the gap starting at g0 with no lost data. */
+static void attribute_known(sw *S, uint64_t x, uint64_t y, uint64_t g0, const an_item *next,
+			    const an_item *prev, uint64_t *cause)
 {
 	if (g0 < S->startup_until) {
 		cause[GT_CAUSE_STARTUP] += y - x;
@@ -253,6 +255,35 @@ static void attribute(sw *S, uint64_t x, uint64_t y, uint64_t g0, const an_item 
 	}
 	if (x < m)
 		walk(S, thr, x, m, g0, cause);
+}
+
+/* Charge [x, y), a piece of the gap starting at g0, not covered by others:
+ * what overlaps lost data is data_lost (nothing is known of it: the records
+ * of the work or of the host calls may be what was lost), the rest by the
+ * evidence. */
+static void attribute(sw *S, uint64_t x, uint64_t y, uint64_t g0, const an_item *next,
+		      const an_item *prev, uint64_t *cause)
+{
+	const seg *h = S->holes.p;
+	size_t lo = 0, hi = S->holes.n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (h[mid].b <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t j = lo; x < y && j < S->holes.n && h[j].a < y; j++) {
+		if (h[j].a > x) {
+			attribute_known(S, x, h[j].a, g0, next, prev, cause);
+			x = h[j].a;
+		}
+		uint64_t e = h[j].b < y ? h[j].b : y;
+		cause[GT_CAUSE_DATA_LOST] += e - x;
+		x = e;
+	}
+	if (x < y)
+		attribute_known(S, x, y, g0, next, prev, cause);
 }
 
 /* Charge [x, y) given sorted disjoint cover intervals (plus one extra). */
@@ -944,6 +975,7 @@ static int build_views(sw *S, gsw *L, const an_nvproc *np, size_t nnp)
 		L->pv[L->slot[p->trace]].cur_end = S->t0;
 	}
 	an_vec_init(&S->segs, sizeof(seg));
+	an_vec_init(&S->holes, sizeof(seg));
 	an_vec_init(&S->ocover, sizeof(seg));
 	S->keep_segs = nprocs > 1;
 	return build_ocover(S, np, nnp, L->pids, nprocs);
@@ -1241,6 +1273,42 @@ static int util_series(sw *S)
 	return 0;
 }
 
+/* The lost-data spans of the traces using this GPU, in realtime, sorted
+ * and merged (S->holes). */
+static int gpu_holes(sw *S, gsw *L)
+{
+	gt_analysis *a = S->a;
+	S->holes.n = 0;
+	for (size_t t = 0; t < a->traces.n; t++) {
+		const an_trace *tr = an_tr(a, t);
+		if (L->slot[t] == AN_NONE)
+			continue;
+		const an_hole *h = tr->holes.p;
+		for (size_t k = 0; k < tr->holes.n; k++) {
+			seg *d = an_vec_push(&S->holes);
+			if (!d)
+				return GT_ERR_NOMEM;
+			d->a = gt_clock_map_apply(&tr->cmap, h[k].a);
+			d->b = h[k].b == UINT64_MAX ? UINT64_MAX : gt_clock_map_apply(&tr->cmap, h[k].b);
+			if (d->b < d->a)
+				S->holes.n--;
+		}
+	}
+	seg *v = S->holes.p;
+	an_qsort(v, S->holes.n, sizeof(seg), cmp_seg);
+	size_t m = 0;
+	for (size_t k = 0; k < S->holes.n; k++) {
+		if (m && v[k].a <= v[m - 1].b) {
+			if (v[k].b > v[m - 1].b)
+				v[m - 1].b = v[k].b;
+		} else {
+			v[m++] = v[k];
+		}
+	}
+	S->holes.n = m;
+	return 0;
+}
+
 /* The utilization of window w of wb (as util_series). */
 static float win_util(const sw *S, const uint64_t *wb, size_t w)
 {
@@ -1344,6 +1412,7 @@ static int sweep_gpu(sw *S, an_item *it, size_t n, const an_nvproc *np, size_t n
 	AN_TRY_GOTO(startup_split(S, &L));
 	AN_TRY_GOTO(nvml_periods(S));
 	AN_TRY_GOTO(build_views(S, &L, np, nnp));
+	AN_TRY_GOTO(gpu_holes(S, &L));
 
 	L.G = (view){.cur_end = S->t0};
 	L.tiny = S->a->o.tiny_kernel_ns;
@@ -1380,6 +1449,7 @@ out:
 	S->nv_end = NULL;
 	an_vec_free(&S->segs);
 	an_vec_free(&S->ocover);
+	an_vec_free(&S->holes);
 	return rc;
 }
 

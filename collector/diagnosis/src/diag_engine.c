@@ -223,10 +223,11 @@ static int gpu_breakdown(dg_ctx *c, gt_diag_gpu *dg, uint64_t W_all)
 	dg->startup_ns = c->startup_ns;
 	dg->startup_end = c->startup_end;
 	dg->comm_exposed_ns = c->comm_row;
-	dg->unknown_ns = c->p.idle[GT_CAUSE_UNKNOWN];
+	/* no evidence, or none left (data lost): both unknown */
+	dg->unknown_ns = c->p.idle[GT_CAUSE_UNKNOWN] + c->p.idle[GT_CAUSE_DATA_LOST];
 	for (int k = 0; k < GT_CAUSE_COUNT; k++) {
 		dg->idle_other_cause_ns[k] = c->p.idle[k];
-		if (k != GT_CAUSE_UNKNOWN)
+		if (k != GT_CAUSE_UNKNOWN && k != GT_CAUSE_DATA_LOST)
 			dg->idle_other_ns += c->p.idle[k];
 	}
 	dg->nfindings = (uint32_t)c->nfb;
@@ -361,13 +362,22 @@ static void notes(gt_diagnosis *d, const dg_input *in)
 	for (size_t i = 0; i < d->ngpus; i++) {
 		const gt_diag_gpu *g = &d->gpus[i];
 		const gt_an_gpu *gpu = in->gpus[i].gpu;
-		if (g->window_ns && (double)g->unknown_ns >= 0.1 * (double)g->window_ns)
+		uint64_t lost = g->idle_other_cause_ns[GT_CAUSE_DATA_LOST];
+		if (lost)
+			add_note(d, dg_printf(&d->ar,
+					      "GPU %u: %.1f%% of the window (%.3f s) is idle time over "
+					      "lost or unreadable trace data: unknown (data lost), "
+					      "claimed by no finding",
+					      g->gpu, 100.0 * (double)lost / (double)g->window_ns,
+					      (double)lost / 1e9));
+		if (g->window_ns && (double)(g->unknown_ns - lost) >= 0.1 * (double)g->window_ns)
 			add_note(d, dg_printf(&d->ar,
 					      "GPU %u: %.0f%% of the window is idle for no known "
 					      "reason (%llu work items have no launch API record): "
 					      "capture the runtime/driver API kinds (the default) to "
 					      "explain it",
-					      g->gpu, 100.0 * (double)g->unknown_ns / (double)g->window_ns,
+					      g->gpu,
+					      100.0 * (double)(g->unknown_ns - lost) / (double)g->window_ns,
 					      (unsigned long long)gpu->unmatched));
 		if (g->startup_ns)
 			add_note(d, dg_printf(&d->ar,

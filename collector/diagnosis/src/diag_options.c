@@ -376,6 +376,6 @@ const char *dg_cause_name(int cause)
 {
 	static const char *const n[GT_CAUSE_COUNT] = {
 		"host_busy", "sync_turnaround", "launch_bound", "transfer",
-		"dependency", "other_process", "unknown", "startup"};
+		"dependency", "other_process", "unknown", "startup", "data_lost"};
 	return cause >= 0 && cause < GT_CAUSE_COUNT ? n[cause] : "?";
 }

@@ -138,7 +138,8 @@ int gt_findings_text(const gt_diagnosis *d, FILE *out, unsigned flags)
 				fputs("  (", out);
 				int first = 1;
 				for (int c = 0; c < GT_CAUSE_COUNT; c++) {
-					if (c == GT_CAUSE_UNKNOWN || !g->idle_other_cause_ns[c])
+					if (c == GT_CAUSE_UNKNOWN || c == GT_CAUSE_DATA_LOST ||
+					    !g->idle_other_cause_ns[c])
 						continue;
 					pct(s, sizeof s,
 					    (double)g->idle_other_cause_ns[c] /
@@ -147,6 +148,11 @@ int gt_findings_text(const gt_diagnosis *d, FILE *out, unsigned flags)
 					first = 0;
 				}
 				fputs(": below the thresholds)", out);
+			}
+			if (!strcmp(g->parts[k].id, "unknown") &&
+			    g->idle_other_cause_ns[GT_CAUSE_DATA_LOST]) {
+				gt_fmt_ns(t, sizeof t, (double)g->idle_other_cause_ns[GT_CAUSE_DATA_LOST]);
+				fprintf(out, "  (%s of it over lost data: unknown (data lost))", t);
 			}
 			fputc('\n', out);
 		}
@@ -322,7 +328,8 @@ int gt_findings_json_members(const gt_diagnosis *d, FILE *out, unsigned flags)
 		fputs("], \"idle_other_causes\": {", out);
 		int first = 1;
 		for (int c = 0; c < GT_CAUSE_COUNT; c++) {
-			if (c == GT_CAUSE_UNKNOWN || !g->idle_other_cause_ns[c])
+			if (c == GT_CAUSE_UNKNOWN || c == GT_CAUSE_DATA_LOST ||
+			    !g->idle_other_cause_ns[c])
 				continue;
 			fprintf(out, "%s\"%s\": %" PRIu64, first ? "" : ", ", dg_cause_name(c),
 				g->idle_other_cause_ns[c]);

@@ -49,6 +49,7 @@ static const char *const cause_color[GT_CAUSE_COUNT] = {
 	"#e85aad", /* other_process */
 	"#8c959f", /* unknown */
 	"#c8d1da", /* startup */
+	"#57606a", /* data_lost */
 };
 #define BUSY_COLOR "#2f6fbd"
 #define SHORT_COLOR "#e3e8ee"
@@ -62,6 +63,7 @@ static const char *const cause_help[GT_CAUSE_COUNT] = {
 	"another process used the GPU",
 	"no evidence (no API records for the work)",
 	"start-up: initialization before the first busy stretch (set aside)",
+	"unknown (data lost): the trace lost or could not read this time's records",
 };
 
 /* ------------------------------------------------------------ formatting */

@@ -102,6 +102,13 @@ extern "C" {
  *    (opts.startup_util; design block of gaps.c). A one-time cost of
  *    initialization, not what the program's loop does: the diagnosis sets it
  *    aside and takes its shares of the rest (the "steady state").
+ *  - GT_CAUSE_DATA_LOST, "unknown (data lost)": right after other_process,
+ *    every instant that overlaps data lost from a trace of the GPU: a frame
+ *    the reader skipped (damaged) or never saw (missing sequence numbers), a
+ *    cut or unread tail, from the last record time before the problem to
+ *    the earliest of the next good frame.
+ *    The lost records may be the very work or host calls that would explain
+ *    the instant, so no host cause may claim it.
  */
 typedef enum gt_cause {
 	GT_CAUSE_HOST_BUSY = 0,
@@ -112,7 +119,8 @@ typedef enum gt_cause {
 	GT_CAUSE_OTHER_PROCESS = 5,
 	GT_CAUSE_UNKNOWN = 6,
 	GT_CAUSE_STARTUP = 7,
-	GT_CAUSE_COUNT = 8,
+	GT_CAUSE_DATA_LOST = 8,
+	GT_CAUSE_COUNT = 9,
 } gt_cause;
 
 /** Stable snake_case name of a cause ("host_busy", ...); "?" if out of range. */

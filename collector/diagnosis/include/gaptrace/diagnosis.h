@@ -258,7 +258,8 @@ typedef struct gt_diag_gpu {
 	double utilization;
 	uint64_t productive_ns; /**< busy time no finding claimed */
 	uint64_t idle_other_ns; /**< idle time of known causes no finding claimed */
-	uint64_t unknown_ns;    /**< idle time of cause unknown no finding claimed */
+	uint64_t unknown_ns;    /**< idle time of cause unknown or data_lost no finding
+				     claimed (idle_other_cause_ns[] splits it) */
 	uint64_t startup_ns;    /**< idle time set aside as start-up (before steady state) */
 	uint64_t startup_end;   /**< realtime ns where start-up ends, 0 if none */
 	uint64_t idle_other_cause_ns[GT_CAUSE_COUNT]; /**< idle_other by cause (+unknown) */
