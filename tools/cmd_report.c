@@ -151,6 +151,8 @@ int cmd_report(int argc, char **argv)
 	if (opts.ro.top_gaps && opts.ro.top_gaps > 20)
 		opts.ao.top_gaps = opts.ro.top_gaps;
 	opts.ao.log = log_problem;
+	/* the start-up is the analysis's (a cause); its threshold is set with the others */
+	opts.ao.startup_util = opts.dopts.startup_util > 0 ? opts.dopts.startup_util : -1;
 	a = gt_analysis_new(&opts.ao);
 	if (!a) {
 		fprintf(stderr, "gaptrace report: out of memory\n");

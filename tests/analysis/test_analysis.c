@@ -544,8 +544,9 @@ START_TEST(capture_window_and_clip)
 	tb_kernel(&t, 0, 7, 2, T0 + 3000, T0 + 4000, NULL);
 	tb_api(&t, 7, 3, T0 + 5000, T0 + 6000, "cudaDeviceSynchronize");
 	tb_end(&t);
-	/* capture: from the stream header (T0/2) to the last record */
-	gt_analysis_opts o = {.window_mode = GT_WINDOW_CAPTURE};
+	/* capture: from the stream header (T0/2) to the last record; no
+	 * start-up (that long idle lead is one: below) */
+	gt_analysis_opts o = {.window_mode = GT_WINDOW_CAPTURE, .startup_util = -1};
 	gt_analysis *a = gt_analysis_new(&o);
 	gt_errinfo ei;
 	ck_assert_int_eq(gt_analysis_add_mem(a, t.buf, t.len, "t", &ei), 1);
@@ -561,6 +562,27 @@ START_TEST(capture_window_and_clip)
 	 * middle: 500 host + 500 launch; trailing: 1000 host after the launch,
 	 * 1000 dependency (a sync that began in the gap) */
 	check_causes(g->cause_ns, T0 / 2 + 100 + 500 + 1000, 0, 900 + 500, 0, 1000, 0, 0);
+	ck_assert_uint_eq(g->cause_ns[GT_CAUSE_STARTUP], 0);
+	gt_analysis_free(a);
+	/* with the start-up on (the default): the idle lead of T0/2 is the
+	 * start-up, all of it, whatever the host did then; the gaps after it
+	 * keep their causes, and every output reads the same split */
+	o.startup_util = 0;
+	a = gt_analysis_new(&o);
+	ck_assert_int_eq(gt_analysis_add_mem(a, t.buf, t.len, "t", &ei), 1);
+	finish(a);
+	g = gt_analysis_gpu(a, 0);
+	check_causes(g->cause_ns, 500 + 1000, 0, 500, 0, 1000, 0, 0);
+	ck_assert_uint_eq(g->cause_ns[GT_CAUSE_STARTUP], T0 / 2 + 1000);
+	ck_assert_uint_eq(sum7(g->cause_ns), g->idle_ns);
+	ck_assert_uint_eq(g->startup_end, T0 + 1000);
+	ck_assert_uint_le(g->startup_until, T0 + 1000);
+	ck_assert_uint_gt(g->startup_until, T0 / 2);
+	size_t nl;
+	const gt_an_gap *lg = gt_analysis_longest_gaps(a, 0, &nl);
+	ck_assert_uint_eq(nl, 3);
+	ck_assert_uint_eq(lg[0].main_cause, GT_CAUSE_STARTUP);
+	ck_assert_uint_eq(lg[0].cause_ns[GT_CAUSE_STARTUP], T0 / 2 + 1000);
 	gt_analysis_free(a);
 	/* clipped to [T0+1500, T0+3500) */
 	gt_analysis_opts c = {.from_ns = T0 + 1500, .to_ns = T0 + 3500};

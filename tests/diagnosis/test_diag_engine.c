@@ -105,23 +105,35 @@ static void b_healthy(scen *s, gt_diag_opts *o)
 	s->gpu.nvml.sm_clock_max_mhz = 1980;
 }
 
-/* a healthy run after 1.5 s of initialization (one host-busy gap at the
- * start): the start-up is set aside, no finding */
-static void b_startup(scen *s, gt_diag_opts *o)
+/* A healthy run after 1.5 s of initialization (one gap at the start), as
+ * the analysis gives it: with its start-up (cause startup, the 150 windows
+ * of it), or with startup_util=0 (the gap is host_busy). */
+static void startup_run(scen *s, gt_diag_opts *o, int cause)
 {
 	(void)o;
 	b_healthy(s, o);
-	sc_idle(s, GT_CAUSE_HOST_BUSY, 1500 * MS);
-	sc_gap(s, 1 * MS, 1500 * MS, GT_CAUSE_HOST_BUSY);
+	sc_idle(s, cause, 1500 * MS);
+	sc_gap(s, 1 * MS, 1500 * MS, cause);
 	s->nseries = (size_t)(s->gpu.window_ns / (10 * MS)) + 1;
 	s->series = calloc(s->nseries, sizeof(float));
 	for (size_t i = 0; i < s->nseries; i++)
 		s->series[i] = i < 150 ? 0.0f : 0.97f;
+	if (cause == GT_CAUSE_STARTUP) {
+		s->gpu.startup_windows = 150;
+		s->gpu.startup_until = T0 + 1500 * MS;
+		s->gpu.startup_end = T0 + 1501 * MS;
+	}
+}
+
+/* the start-up is set aside, no finding */
+static void b_startup(scen *s, gt_diag_opts *o)
+{
+	startup_run(s, o, GT_CAUSE_STARTUP);
 }
 
 static void o_startup_off(scen *s, gt_diag_opts *o)
 {
-	b_startup(s, o);
+	startup_run(s, o, GT_CAUSE_HOST_BUSY);
 	ck_assert_int_eq(gt_diag_set_threshold(o, "startup_util=0", NULL, 0), 0);
 }
 

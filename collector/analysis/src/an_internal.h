@@ -220,7 +220,14 @@ typedef struct an_trace {
 	gt_vec note_ids; /* uint32 global string ids for the notes */
 	uint64_t nsyncrec; /* non-wait sync records */
 	uint32_t max_corr;
+	gt_vec holes;      /* an_hole: spans whose records were lost (trace clock) */
 } an_trace;
+
+/* A span of a trace whose records were lost or unreadable (trace clock;
+ * b == UINT64_MAX: to the end of the trace). */
+typedef struct an_hole {
+	uint64_t a, b;
+} an_hole;
 
 /* ------------------------------------------------------------ communication */
 

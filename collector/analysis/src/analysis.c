@@ -12,7 +12,7 @@
 
 static const char *const cause_names[GT_CAUSE_COUNT] = {
 	"host_busy", "sync_turnaround", "launch_bound", "transfer",
-	"dependency", "other_process", "unknown",
+	"dependency", "other_process", "unknown", "startup", "data_lost",
 };
 
 const char *gt_cause_name(int cause)
@@ -55,6 +55,8 @@ gt_analysis *gt_analysis_new(const gt_analysis_opts *opts)
 		o->tiny_kernel_ns = GT_AN_DEFAULT_TINY_KERNEL_NS;
 	if (!o->throttle_mask)
 		o->throttle_mask = GT_AN_DEFAULT_THROTTLE_MASK;
+	if (o->startup_util == 0)
+		o->startup_util = GT_AN_DEFAULT_STARTUP_UTIL;
 	if (!o->max_records_per_byte)
 		o->max_records_per_byte = GT_AN_DEFAULT_RECORDS_PER_BYTE;
 	gt_vec_init(&a->traces, sizeof(an_trace *));
@@ -99,6 +101,7 @@ static void trace_free(an_trace *t)
 	}
 	gt_vec_free(&t->notes);
 	gt_vec_free(&t->note_ids);
+	gt_vec_free(&t->holes);
 	free(t);
 }
 
@@ -186,6 +189,7 @@ static an_trace *new_trace(gt_analysis *a, const char *label)
 	gt_vec_init(&t->notes, sizeof(gt_an_note));
 	gt_vec_init(&t->note_ids, sizeof(uint32_t));
 	gt_slots_init(&t->smap, sizeof(uint32_t));
+	gt_vec_init(&t->holes, sizeof(an_hole));
 	if (!t->path) {
 		a->traces.n--;
 		trace_free(t);

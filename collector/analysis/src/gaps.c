@@ -53,6 +53,19 @@
  * Within a gap, the instants before L.end are charged to F even when F was
  * doing something useful elsewhere: the GPU waited for that thread.
  *
+ * Start-up comes first, after other_process: every instant of a gap that
+ * begins before `startup_until` is start-up. That instant is found before
+ * the sweep (startup_split) from the utilization series: the split i of the
+ * n windows maximizing i (n - i) (b - a)^2, a and b the mean utilizations
+ * before and after it (Otsu's threshold), is the end of start-up when
+ * a <= opts.startup_util x b: the program was far less busy then than
+ * afterwards. A one-time cost of initialization (CUDA context, cuBLAS
+ * handles, model building, the first batch) is not what the loop does, so
+ * no host cause may claim it (the H200 item_metric trace: 5 s of set-up
+ * after the weights' upload, all of it "sync_turnaround" before). Why not
+ * "up to the first busy window": a program's first GPU work is often that
+ * upload. A program without a start-up has a ~ b at every split.
+ *
  * Trailing idle (capture window) has no E: F is the thread of the last
  * item and rule 2 does not apply. Between the kernels of one CUDA graph
  * launch, L is the graph launch, long returned: rule 2 calls the wait
@@ -119,6 +132,10 @@ typedef struct sw {
 	int keep_segs;
 	/* GPU-view cover: untraced processes (NVML per-process samples) */
 	gt_vec ocover;
+	/* start-up: gaps beginning before this are GT_CAUSE_STARTUP (0: none) */
+	uint64_t startup_until;
+	/* lost data of the GPU's traces: sorted disjoint spans (realtime) */
+	gt_vec holes;
 	/* gap keeping */
 	uint64_t detail_min;
 	uint32_t max_detail, top;
@@ -213,10 +230,14 @@ static uint32_t feeder(const sw *S, const an_item *next, const an_item *prev)
 	return AN_NONE;
 }
 
-/* Charge [x, y), a piece of the gap starting at g0, not covered by others. */
-static void attribute(sw *S, uint64_t x, uint64_t y, uint64_t g0, const an_item *next,
-		      const an_item *prev, uint64_t *cause)
+/* Charge [x, y), a piece of the gap starting at g0 with no lost data. */
+static void attribute_known(sw *S, uint64_t x, uint64_t y, uint64_t g0, const an_item *next,
+			    const an_item *prev, uint64_t *cause)
 {
+	if (g0 < S->startup_until) {
+		cause[GT_CAUSE_STARTUP] += y - x;
+		return;
+	}
 	uint32_t thr = feeder(S, next, prev);
 	if (thr == AN_NONE) {
 		cause[GT_CAUSE_UNKNOWN] += y - x;
@@ -234,6 +255,35 @@ static void attribute(sw *S, uint64_t x, uint64_t y, uint64_t g0, const an_item 
 	}
 	if (x < m)
 		walk(S, thr, x, m, g0, cause);
+}
+
+/* Charge [x, y), a piece of the gap starting at g0, not covered by others:
+ * what overlaps lost data is data_lost (nothing is known of it: the records
+ * of the work or of the host calls may be what was lost), the rest by the
+ * evidence. */
+static void attribute(sw *S, uint64_t x, uint64_t y, uint64_t g0, const an_item *next,
+		      const an_item *prev, uint64_t *cause)
+{
+	const seg *h = S->holes.p;
+	size_t lo = 0, hi = S->holes.n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (h[mid].b <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t j = lo; x < y && j < S->holes.n && h[j].a < y; j++) {
+		if (h[j].a > x) {
+			attribute_known(S, x, h[j].a, g0, next, prev, cause);
+			x = h[j].a;
+		}
+		uint64_t e = h[j].b < y ? h[j].b : y;
+		cause[GT_CAUSE_DATA_LOST] += e - x;
+		x = e;
+	}
+	if (x < y)
+		attribute_known(S, x, y, g0, next, prev, cause);
 }
 
 /* Charge [x, y) given sorted disjoint cover intervals (plus one extra). */
@@ -452,6 +502,8 @@ static int on_gap(sw *S, view *V, int gpu_view, uint64_t x, uint64_t y, const an
 			split(S, S->ocover.p, S->ocover.n, (seg){0, 0}, la, lb, x, next, prev,
 			      S->late_cause);
 	an_gpu *g = S->g;
+	if (x < S->startup_until)
+		g->pub.startup_end = y;
 	unsigned b = gap_bin(len);
 	g->pub.gap_hist_count[b]++;
 	g->pub.gap_hist_ns[b] += len;
@@ -468,6 +520,18 @@ static int on_gap(sw *S, view *V, int gpu_view, uint64_t x, uint64_t y, const an
 
 /* ------------------------------------------------------------ busy segments */
 
+/* Adds the busy piece [x, y) to the utilization windows wb. */
+static void win_add(const sw *S, uint64_t *wb, uint64_t x, uint64_t y)
+{
+	size_t w = (size_t)((x - S->t0) / S->wlen);
+	for (uint64_t t = x; t < y && w < S->nwin; w++) {
+		uint64_t we = S->t0 + (uint64_t)(w + 1) * S->wlen;
+		uint64_t e = y < we ? y : we;
+		wb[w] += e - t;
+		t = e;
+	}
+}
+
 static int on_seg(sw *S, uint64_t x, uint64_t y)
 {
 	an_gpu *g = S->g;
@@ -478,14 +542,7 @@ static int on_seg(sw *S, uint64_t x, uint64_t y)
 	uint64_t la, lb;
 	for (size_t w = late_first(S, &S->late_seg, x); late_piece(S, w, x, y, &la, &lb); w++)
 		S->late_busy += lb - la;
-	/* utilization windows */
-	size_t w = (size_t)((x - S->t0) / S->wlen);
-	for (uint64_t t = x; t < y && w < S->nwin; w++) {
-		uint64_t we = S->t0 + (uint64_t)(w + 1) * S->wlen;
-		uint64_t e = y < we ? y : we;
-		S->wbusy[w] += e - t;
-		t = e;
-	}
+	win_add(S, S->wbusy, x, y);
 	/* NVML: throttle reasons over busy time; clocks of busy samples */
 	while (S->nvc < S->nnv && S->nv_end[S->nvc] <= x)
 		S->nvc++;
@@ -918,6 +975,7 @@ static int build_views(sw *S, gsw *L, const an_nvproc *np, size_t nnp)
 		L->pv[L->slot[p->trace]].cur_end = S->t0;
 	}
 	gt_vec_init(&S->segs, sizeof(seg));
+	gt_vec_init(&S->holes, sizeof(seg));
 	gt_vec_init(&S->ocover, sizeof(seg));
 	S->keep_segs = nprocs > 1;
 	return build_ocover(S, np, nnp, L->pids, nprocs);
@@ -1215,6 +1273,112 @@ static int util_series(sw *S)
 	return 0;
 }
 
+/* The lost-data spans of the traces using this GPU, in realtime, sorted
+ * and merged (S->holes). */
+static int gpu_holes(sw *S, gsw *L)
+{
+	gt_analysis *a = S->a;
+	S->holes.n = 0;
+	for (size_t t = 0; t < a->traces.n; t++) {
+		const an_trace *tr = an_tr(a, t);
+		if (L->slot[t] == AN_NONE)
+			continue;
+		const an_hole *h = tr->holes.p;
+		for (size_t k = 0; k < tr->holes.n; k++) {
+			seg *d = gt_vec_push(&S->holes);
+			if (!d)
+				return GT_ERR_NOMEM;
+			d->a = gt_clock_map_apply(&tr->cmap, h[k].a);
+			d->b = h[k].b == UINT64_MAX ? UINT64_MAX : gt_clock_map_apply(&tr->cmap, h[k].b);
+			if (d->b < d->a)
+				S->holes.n--;
+		}
+	}
+	seg *v = S->holes.p;
+	an_qsort(v, S->holes.n, sizeof(seg), cmp_seg);
+	size_t m = 0;
+	for (size_t k = 0; k < S->holes.n; k++) {
+		if (m && v[k].a <= v[m - 1].b) {
+			if (v[k].b > v[m - 1].b)
+				v[m - 1].b = v[k].b;
+		} else {
+			v[m++] = v[k];
+		}
+	}
+	S->holes.n = m;
+	return 0;
+}
+
+/* The utilization of window w of wb (as util_series). */
+static float win_util(const sw *S, const uint64_t *wb, size_t w)
+{
+	uint64_t ws = S->t0 + (uint64_t)w * S->wlen;
+	uint64_t we = ws + S->wlen < S->t1 ? ws + S->wlen : S->t1;
+	return we > ws ? (float)((double)wb[w] / (double)(we - ws)) : 0.0f;
+}
+
+/* Start-up, before the sweep (design block above): the busy union of the
+ * items clipped as sweep_item does, its utilization windows, and the
+ * two-level split; sets S->startup_until and the GPU's startup_windows. */
+static int startup_split(sw *S, gsw *L)
+{
+	an_gpu *g = S->g;
+	size_t n = S->nwin;
+	S->startup_until = 0;
+	if (S->a->o.startup_util <= 0 || n < 10 || !L->n)
+		return 0;
+	uint64_t *wb = calloc(n, sizeof(*wb));
+	if (!wb)
+		return GT_ERR_NOMEM;
+	uint64_t a = 0, b = 0;
+	int open = 0;
+	for (size_t i = 0; i < L->n; i++) {
+		const an_item *x = &L->it[i];
+		if ((x->end <= S->t0 && x->start < S->t0) || (x->start >= S->t1 && S->t1 > S->t0))
+			continue;
+		uint64_t s = x->start > S->t0 ? x->start : S->t0;
+		uint64_t e = x->end < S->t1 ? x->end : S->t1;
+		if (e < s)
+			e = s;
+		if (open && s > b) {
+			win_add(S, wb, a, b);
+			open = 0;
+		}
+		if (!open) {
+			a = s;
+			b = e;
+			open = 1;
+		} else if (e > b) {
+			b = e;
+		}
+	}
+	if (open)
+		win_add(S, wb, a, b);
+	double total = 0;
+	for (size_t i = 0; i < n; i++)
+		total += win_util(S, wb, i);
+	double pre = 0, best = 0, best_a = 0, best_b = 0;
+	size_t split = 0;
+	for (size_t i = 1; i + 1 < n; i++) {
+		pre += win_util(S, wb, i - 1);
+		double ma = pre / (double)i, mb = (total - pre) / (double)(n - i);
+		double score = (double)i * (double)(n - i) * (mb - ma) * (mb - ma);
+		if (mb > ma && score > best) {
+			best = score;
+			split = i;
+			best_a = ma;
+			best_b = mb;
+		}
+	}
+	free(wb);
+	if (!split || best_a > S->a->o.startup_util * best_b)
+		return 0;
+	S->startup_until = S->t0 + (uint64_t)split * S->wlen;
+	g->pub.startup_until = S->startup_until;
+	g->pub.startup_windows = (uint32_t)split;
+	return 0;
+}
+
 /* The longest gaps, kept in a heap, sorted longest first. */
 static void sort_longest(an_gpu *g)
 {
@@ -1245,8 +1409,10 @@ static int sweep_gpu(sw *S, an_item *it, size_t n, const an_nvproc *np, size_t n
 	AN_TRY_GOTO(comm_probes_init(S, &L));
 	AN_TRY_GOTO(sweep_window(S, &L));
 	AN_TRY_GOTO(util_windows(S, n));
+	AN_TRY_GOTO(startup_split(S, &L));
 	AN_TRY_GOTO(nvml_periods(S));
 	AN_TRY_GOTO(build_views(S, &L, np, nnp));
+	AN_TRY_GOTO(gpu_holes(S, &L));
 
 	L.G = (view){.cur_end = S->t0};
 	L.tiny = S->a->o.tiny_kernel_ns;
@@ -1283,6 +1449,7 @@ out:
 	S->nv_end = NULL;
 	gt_vec_free(&S->segs);
 	gt_vec_free(&S->ocover);
+	gt_vec_free(&S->holes);
 	return rc;
 }
 

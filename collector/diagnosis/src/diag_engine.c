@@ -7,8 +7,8 @@
  *     idle[c]  = gt_an_gpu.cause_ns[c]   for each cause c (exact)
  *     kernel   = sm_busy_ns              (some kernel running)
  *     copy     = copy_only_ns            (copies/memsets only)
- * First the idle time of the gaps before the steady state is set aside as
- * start-up (take_startup). Then rules run in a fixed claim order (specific
+ * First the start-up idle (GT_CAUSE_STARTUP, found by the analysis) is set
+ * aside (take_startup). Then rules run in a fixed claim order (specific
  * before generic, below). Each
  * rule computes how many ns it wants from each pool, the claim is capped to
  * what the pool still holds, and if the capped total reaches min_share of W
@@ -55,56 +55,24 @@
 
 #include "diag_internal.h"
 
-/* Start-up. Split the utilization series in two where a two-level fit is
- * best (the split i maximizing i (n - i) (b - a)^2, a and b the mean
- * utilizations before and after it, as Otsu's threshold). The leading part is
- * start-up when a <= startup_util x b: the program was far less busy then
- * than afterwards. The detailed gaps that start before the split are set
- * aside (breakdown row "startup", not a finding): a one-time cost of
- * initialization (CUDA context, cuBLAS handles, model building, the first
- * batch), not what the program does in its loop; shares are then of the rest.
- * Why not "up to the first busy window": a program's first GPU work is often
- * the upload of its weights, then seconds of host set-up (seen on the H200:
- * 4.9 s of idle after the first copies, then 1.8 s of training). A program
- * without a start-up has a ~ b at every split, and nothing is set aside. */
-static int take_startup(dg_ctx *c)
+/* Start-up: the analysis found it (GT_CAUSE_STARTUP, design block of its
+ * gaps.c) and gave its idle time that cause, so every output agrees. It is
+ * set aside here (breakdown row "startup", not a finding): a one-time cost
+ * of initialization, not what the program does in its loop; shares are
+ * then of the rest (the steady state). The waves are looked for after it. */
+static void take_startup(dg_ctx *c)
 {
 	const dg_gpu_in *g = c->g;
-	uint64_t wns = c->gpu->util.window_ns;
-	size_t n = g->nseries;
-	if (!g->ngaps || n < 10 || !wns || c->o->startup_util <= 0)
-		return 0;
-	double total = 0;
-	for (size_t i = 0; i < n; i++)
-		total += g->series[i];
-	double pre = 0, best = 0, best_a = 0, best_b = 0;
-	size_t split = 0;
-	for (size_t i = 1; i + 1 < n; i++) {
-		pre += g->series[i - 1];
-		double a = pre / (double)i, b = (total - pre) / (double)(n - i);
-		double score = (double)i * (double)(n - i) * (b - a) * (b - a);
-		if (b > a && score > best) {
-			best = score;
-			split = i;
-			best_a = a;
-			best_b = b;
-		}
-	}
-	if (!split || best_a > c->o->startup_util * best_b)
-		return 0;
-	uint64_t ts = c->gpu->t0 + (uint64_t)split * wns;
-	c->startup_win = split;
-	for (size_t k = 0; k < g->ngaps && g->gaps[k].start < ts; k++) {
+	c->startup_ns = c->p.idle[GT_CAUSE_STARTUP];
+	c->p.idle[GT_CAUSE_STARTUP] = 0;
+	if (!c->startup_ns)
+		return;
+	c->startup_end = c->gpu->startup_end;
+	c->startup_win = c->gpu->startup_windows < g->nseries ? c->gpu->startup_windows : g->nseries;
+	for (size_t k = 0; k < g->ngaps && g->gaps[k].start < c->gpu->startup_until; k++) {
 		c->startup_gaps = k + 1;
-		for (int cs = 0; cs < GT_CAUSE_COUNT; cs++) {
-			uint64_t v = dg_min_u64(g->gaps[k].cause_ns[cs], c->p.idle[cs]);
-			c->p.idle[cs] -= v;
-			c->startup_ns += v;
-		}
 		c->gap_taken[k] = 3;
-		c->startup_end = g->gaps[k].end;
 	}
-	return 0;
 }
 
 /* Exposed communication that neither straggler nor comm_not_overlapped
@@ -255,10 +223,11 @@ static int gpu_breakdown(dg_ctx *c, gt_diag_gpu *dg, uint64_t W_all)
 	dg->startup_ns = c->startup_ns;
 	dg->startup_end = c->startup_end;
 	dg->comm_exposed_ns = c->comm_row;
-	dg->unknown_ns = c->p.idle[GT_CAUSE_UNKNOWN];
+	/* no evidence, or none left (data lost): both unknown */
+	dg->unknown_ns = c->p.idle[GT_CAUSE_UNKNOWN] + c->p.idle[GT_CAUSE_DATA_LOST];
 	for (int k = 0; k < GT_CAUSE_COUNT; k++) {
 		dg->idle_other_cause_ns[k] = c->p.idle[k];
-		if (k != GT_CAUSE_UNKNOWN)
+		if (k != GT_CAUSE_UNKNOWN && k != GT_CAUSE_DATA_LOST)
 			dg->idle_other_ns += c->p.idle[k];
 	}
 	dg->nfindings = (uint32_t)c->nfb;
@@ -322,8 +291,8 @@ static int run_gpu(gt_diagnosis *d, const dg_input *in, size_t gi, dg_fbuild ***
 
 	/* Start-up first: the waves are looked for in the steady state only
 	 * (a long initialization gap would otherwise be one more "stall"). */
-	if (c.W && take_startup(&c) < 0)
-		goto out;
+	if (c.W)
+		take_startup(&c);
 	/* (no arithmetic on the NULL of an empty series or gap list) */
 	dg_wave_in wi = {.series = g->series ? g->series + c.startup_win : NULL,
 			 .nseries = g->nseries - c.startup_win,
@@ -393,13 +362,22 @@ static void notes(gt_diagnosis *d, const dg_input *in)
 	for (size_t i = 0; i < d->ngpus; i++) {
 		const gt_diag_gpu *g = &d->gpus[i];
 		const gt_an_gpu *gpu = in->gpus[i].gpu;
-		if (g->window_ns && (double)g->unknown_ns >= 0.1 * (double)g->window_ns)
+		uint64_t lost = g->idle_other_cause_ns[GT_CAUSE_DATA_LOST];
+		if (lost)
+			add_note(d, dg_printf(&d->ar,
+					      "GPU %u: %.1f%% of the window (%.3f s) is idle time over "
+					      "lost or unreadable trace data: unknown (data lost), "
+					      "claimed by no finding",
+					      g->gpu, 100.0 * (double)lost / (double)g->window_ns,
+					      (double)lost / 1e9));
+		if (g->window_ns && (double)(g->unknown_ns - lost) >= 0.1 * (double)g->window_ns)
 			add_note(d, dg_printf(&d->ar,
 					      "GPU %u: %.0f%% of the window is idle for no known "
 					      "reason (%llu work items have no launch API record): "
 					      "capture the runtime/driver API kinds (the default) to "
 					      "explain it",
-					      g->gpu, 100.0 * (double)g->unknown_ns / (double)g->window_ns,
+					      g->gpu,
+					      100.0 * (double)(g->unknown_ns - lost) / (double)g->window_ns,
 					      (unsigned long long)gpu->unmatched));
 		if (g->startup_ns)
 			add_note(d, dg_printf(&d->ar,

@@ -98,7 +98,8 @@ static const th_row rows[] = {
 	TH(flat_max_spread, GT_DIAG_T_SHARE, "shape low_flat: window utilization p95-p5 at most"),
 	TH(low_util, GT_DIAG_T_SHARE, "shape low_flat: mean utilization below this"),
 	TH(startup_util, GT_DIAG_T_SHARE,
-	   "start-up: a leading stretch at most this busy relative to the rest (0: off)"),
+	   "start-up: a leading stretch at most this busy relative to the rest (0: off; "
+	   "read by the analysis)"),
 	TH(straggler_wait_share, GT_DIAG_T_SHARE,
 	   "straggler: at least this share of all waits at collectives is for one rank"),
 	TH32(max_examples, "example gaps kept per finding"),
@@ -375,6 +376,6 @@ const char *dg_cause_name(int cause)
 {
 	static const char *const n[GT_CAUSE_COUNT] = {
 		"host_busy", "sync_turnaround", "launch_bound", "transfer",
-		"dependency", "other_process", "unknown"};
+		"dependency", "other_process", "unknown", "startup", "data_lost"};
 	return cause >= 0 && cause < GT_CAUSE_COUNT ? n[cause] : "?";
 }

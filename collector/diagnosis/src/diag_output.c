@@ -29,6 +29,14 @@ static void gpu_line(FILE *out, const gt_diag_gpu *g)
 		gt_fmt_ns(p, sizeof p, g->wave.period_ns);
 		fprintf(out, " (period %s, %.0f%% idle per period)", p, 100.0 * g->wave.idle_share);
 	}
+	/* the denominator of every share that follows */
+	if (g->startup_ns && g->startup_ns < g->window_ns) {
+		char ss[32], st[32];
+		gt_fmt_ns(ss, sizeof ss, (double)(g->window_ns - g->startup_ns));
+		gt_fmt_ns(st, sizeof st, (double)g->startup_ns);
+		fprintf(out, "; shares are of the %s steady state (%s of start-up set aside)", ss,
+			st);
+	}
 }
 
 static void text_example(FILE *out, const gt_diag_example *e)
@@ -116,19 +124,22 @@ int gt_findings_text(const gt_diagnosis *d, FILE *out, unsigned flags)
 		fprintf(out, "\nWhere the wall time went, ");
 		gpu_line(out, g);
 		fputs(":\n", out);
+		char w[32];
+		gt_fmt_ns(w, sizeof w, (double)g->window_ns);
 		for (size_t k = 0; k < g->nparts; k++) {
 			char t[32];
 			gt_fmt_ns(t, sizeof t, (double)g->parts[k].ns);
 			pct(s, sizeof s, g->parts[k].share);
 			fprintf(out, "  %-22s %7s %10s", g->parts[k].id, s, t);
 			if (!strcmp(g->parts[k].id, "startup"))
-				fputs("  (of the whole window; set aside: the shares above are of "
-				      "the rest)", out);
+				fprintf(out, "  (of the %s window; set aside: the shares above are of "
+					"the rest)", w);
 			if (!strcmp(g->parts[k].id, "idle_other") && g->idle_other_ns) {
 				fputs("  (", out);
 				int first = 1;
 				for (int c = 0; c < GT_CAUSE_COUNT; c++) {
-					if (c == GT_CAUSE_UNKNOWN || !g->idle_other_cause_ns[c])
+					if (c == GT_CAUSE_UNKNOWN || c == GT_CAUSE_DATA_LOST ||
+					    !g->idle_other_cause_ns[c])
 						continue;
 					pct(s, sizeof s,
 					    (double)g->idle_other_cause_ns[c] /
@@ -137,6 +148,11 @@ int gt_findings_text(const gt_diagnosis *d, FILE *out, unsigned flags)
 					first = 0;
 				}
 				fputs(": below the thresholds)", out);
+			}
+			if (!strcmp(g->parts[k].id, "unknown") &&
+			    g->idle_other_cause_ns[GT_CAUSE_DATA_LOST]) {
+				gt_fmt_ns(t, sizeof t, (double)g->idle_other_cause_ns[GT_CAUSE_DATA_LOST]);
+				fprintf(out, "  (%s of it over lost data: unknown (data lost))", t);
 			}
 			fputc('\n', out);
 		}
@@ -312,7 +328,8 @@ int gt_findings_json_members(const gt_diagnosis *d, FILE *out, unsigned flags)
 		fputs("], \"idle_other_causes\": {", out);
 		int first = 1;
 		for (int c = 0; c < GT_CAUSE_COUNT; c++) {
-			if (c == GT_CAUSE_UNKNOWN || !g->idle_other_cause_ns[c])
+			if (c == GT_CAUSE_UNKNOWN || c == GT_CAUSE_DATA_LOST ||
+			    !g->idle_other_cause_ns[c])
 				continue;
 			fprintf(out, "%s\"%s\": %" PRIu64, first ? "" : ", ", dg_cause_name(c),
 				g->idle_other_cause_ns[c]);

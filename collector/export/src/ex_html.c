@@ -48,6 +48,8 @@ static const char *const cause_color[GT_CAUSE_COUNT] = {
 	"#9a6700", /* dependency */
 	"#e85aad", /* other_process */
 	"#8c959f", /* unknown */
+	"#c8d1da", /* startup */
+	"#57606a", /* data_lost */
 };
 #define BUSY_COLOR "#2f6fbd"
 #define SHORT_COLOR "#e3e8ee"
@@ -60,6 +62,8 @@ static const char *const cause_help[GT_CAUSE_COUNT] = {
 	"queued work waited on an event, another stream or another GPU",
 	"another process used the GPU",
 	"no evidence (no API records for the work)",
+	"start-up: initialization before the first busy stretch (set aside)",
+	"unknown (data lost): the trace lost or could not read this time's records",
 };
 
 /* ------------------------------------------------------------ formatting */

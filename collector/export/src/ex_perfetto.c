@@ -829,6 +829,7 @@ static const char *cause_color(int c)
 	/* chrome://tracing reserved color names; Perfetto colors by name. */
 	static const char *const col[GT_CAUSE_COUNT] = {
 		"yellow", "terrible", "bad", "rail_load", "thread_state_iowait", "olive", "grey",
+		"white", "black",
 	};
 	return c >= 0 && c < GT_CAUSE_COUNT ? col[c] : "grey";
 }

@@ -16,7 +16,8 @@
  *     index, uuid ("GPU-..." or null), name, sm_count, cc, device_id,
  *     t0, t1, window_ns, busy_ns, sm_busy_ns, copy_only_ns, idle_ns, utilization,
  *     causes: {host_busy, sync_turnaround, launch_bound, transfer,
- *              dependency, other_process, unknown},           (sum = idle_ns)
+ *              dependency, other_process, unknown, startup},  (sum = idle_ns;
+ *              keys are only ever added: "startup" came in 1 without a bump)
  *     throttled_ns, throttle_reasons: {<reason>: ns}, comm_ns, comm_exposed_ns,
  *     comm: {kernels, comm_ns, compute_ns, overlap_ns, exposed_ns, wait_ns,
  *            wait_exposed_ns,

@@ -70,6 +70,8 @@ static const char *const cause_help[GT_CAUSE_COUNT] = {
 	"work queued behind an event / another device",
 	"another process's work on this GPU",
 	"no API records to explain it",
+	"start-up: before the first busy stretch",
+	"unknown (data lost): records of this time were lost or unreadable",
 };
 
 /* Names of NVML clocks-event reason bits. */
@@ -179,7 +181,9 @@ static void idle_section(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 {
 	char b1[32], b2[32], b3[32];
 	(void)a;
-	fprintf(f, "Idle         %.1f %% (%s) in %" PRIu64 " gaps, median %s, longest %s\n",
+	fprintf(f,
+		"Idle         %.1f %% of the window (%s) in %" PRIu64
+		" gaps, median %s, longest %s; by cause, %% of the window:\n",
 		pct(G->idle_ns, G->window_ns), an_fmt_ns(b1, sizeof(b1), G->idle_ns), G->ngaps,
 		an_fmt_ns(b2, sizeof(b2), G->gap_len.p50), an_fmt_ns(b3, sizeof(b3), G->gap_len.max));
 	if (!G->idle_ns)
@@ -670,6 +674,31 @@ static void not_read(const gt_analysis *a, FILE *f)
 				   "higher sequence numbers (two streams in one file?); they were "
 				   "read\n",
 				t->path, t->rs.backward_frames), any = 1;
+	}
+	/* lost data: what the reader stepped over, the loss records, and the
+	 * idle time over it (cause data_lost, claimed by no finding) */
+	for (size_t i = 0; i < gt_analysis_ntraces(a); i++) {
+		const gt_an_trace *t = gt_analysis_trace(a, i);
+		uint64_t lost = 0;
+		for (int w = 0; w < GT_AN_LOSS_SLOTS; w++)
+			lost += t->loss_count[w];
+		if (!t->rs.bad_frames && !t->rs.seq_missing && !t->rs.tail_bytes && !lost)
+			continue;
+		char b[32];
+		fprintf(f, "DATA LOST: %s: %" PRIu64 " damaged places (%s) skipped, %" PRIu64
+			   " frames missing, %" PRIu64 " bytes cut at the end, %" PRIu64
+			   " records dropped by the producer\n",
+			t->path, t->rs.bad_frames, an_fmt_bytes(b, sizeof(b), t->rs.bad_bytes),
+			t->rs.seq_missing, t->rs.tail_bytes, lost), any = 1;
+	}
+	for (size_t i = 0; i < gt_analysis_ngpus(a); i++) {
+		const gt_an_gpu *G = gt_analysis_gpu(a, i);
+		char b[32];
+		if (G->cause_ns[GT_CAUSE_DATA_LOST])
+			fprintf(f, "DATA LOST: GPU %u: %s of idle time (%.1f %% of the window) lies "
+				   "over the lost data: its cause is unknown (data lost)\n",
+				G->index, an_fmt_ns(b, sizeof(b), G->cause_ns[GT_CAUSE_DATA_LOST]),
+				pct(G->cause_ns[GT_CAUSE_DATA_LOST], G->window_ns)), any = 1;
 	}
 	if (any)
 		fputc('\n', f);

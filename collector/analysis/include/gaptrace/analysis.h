@@ -96,6 +96,19 @@ extern "C" {
  *    I/O, logging).
  *  - GT_CAUSE_UNKNOWN: no evidence (no API records for E, or no work after
  *    the gap and none before it with a known thread).
+ *  - GT_CAUSE_STARTUP: before all of the above but other_process, every
+ *    instant of a gap that begins in the GPU's start-up (gt_an_gpu.
+ *    startup_until): the leading stretch far less busy than the rest
+ *    (opts.startup_util; design block of gaps.c). A one-time cost of
+ *    initialization, not what the program's loop does: the diagnosis sets it
+ *    aside and takes its shares of the rest (the "steady state").
+ *  - GT_CAUSE_DATA_LOST, "unknown (data lost)": right after other_process,
+ *    every instant that overlaps data lost from a trace of the GPU: a frame
+ *    the reader skipped (damaged) or never saw (missing sequence numbers), a
+ *    cut or unread tail, from the last record time before the problem to
+ *    the earliest of the next good frame.
+ *    The lost records may be the very work or host calls that would explain
+ *    the instant, so no host cause may claim it.
  */
 typedef enum gt_cause {
 	GT_CAUSE_HOST_BUSY = 0,
@@ -105,7 +118,9 @@ typedef enum gt_cause {
 	GT_CAUSE_DEPENDENCY = 4,
 	GT_CAUSE_OTHER_PROCESS = 5,
 	GT_CAUSE_UNKNOWN = 6,
-	GT_CAUSE_COUNT = 7,
+	GT_CAUSE_STARTUP = 7,
+	GT_CAUSE_DATA_LOST = 8,
+	GT_CAUSE_COUNT = 9,
 } gt_cause;
 
 /** Stable snake_case name of a cause ("host_busy", ...); "?" if out of range. */
@@ -155,6 +170,10 @@ enum {
  */
 #define GT_AN_DEFAULT_RECORDS_PER_BYTE 256u
 
+/** Default gt_analysis_opts.startup_util: a leading stretch is start-up when
+ *  its mean utilization is at most 25 % of the rest's. */
+#define GT_AN_DEFAULT_STARTUP_UTIL 0.25
+
 /** Default gt_analysis_opts.coll_tol_ns: 1 ms. */
 #define GT_AN_DEFAULT_COLL_TOL_NS 1000000ull
 
@@ -192,6 +211,10 @@ typedef struct gt_analysis_opts {
 					 reports say so (gt_an_trace.rs.budget_*).
 					 0 = GT_AN_DEFAULT_RECORDS_PER_BYTE; UINT32_MAX
 					 is in effect no budget */
+	double startup_util;        /**< start-up (GT_CAUSE_STARTUP): a leading stretch
+					 whose mean utilization is at most this fraction
+					 of the rest's; 0 = GT_AN_DEFAULT_STARTUP_UTIL,
+					 < 0 = no start-up */
 } gt_analysis_opts;
 
 /* ------------------------------------------------------------------ */
@@ -374,6 +397,12 @@ typedef struct gt_an_gpu {
 	uint64_t late_busy_ns;   /**< of late_ns, this GPU busy (any work) */
 	uint64_t late_cause_ns[GT_CAUSE_COUNT]; /**< of late_ns, idle by cause
 						     (late_busy_ns + these = late_ns) */
+
+	/* start-up (cause_ns[GT_CAUSE_STARTUP]; all 0 when there is none) */
+	uint64_t startup_until;  /**< gaps beginning before this are start-up: the
+				      window start + startup_windows util windows */
+	uint64_t startup_end;    /**< end of the last start-up gap (realtime ns) */
+	uint32_t startup_windows;/**< utilization windows (util.window_ns) in it */
 } gt_an_gpu;
 
 /**

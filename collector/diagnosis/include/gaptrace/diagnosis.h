@@ -258,7 +258,8 @@ typedef struct gt_diag_gpu {
 	double utilization;
 	uint64_t productive_ns; /**< busy time no finding claimed */
 	uint64_t idle_other_ns; /**< idle time of known causes no finding claimed */
-	uint64_t unknown_ns;    /**< idle time of cause unknown no finding claimed */
+	uint64_t unknown_ns;    /**< idle time of cause unknown or data_lost no finding
+				     claimed (idle_other_cause_ns[] splits it) */
 	uint64_t startup_ns;    /**< idle time set aside as start-up (before steady state) */
 	uint64_t startup_end;   /**< realtime ns where start-up ends, 0 if none */
 	uint64_t idle_other_cause_ns[GT_CAUSE_COUNT]; /**< idle_other by cause (+unknown) */
@@ -344,11 +345,12 @@ typedef struct gt_diag_gpu {
 #define GT_DIAG_FLAT_MAX_SPREAD 0.25
 /** ... and mean utilization below this. */
 #define GT_DIAG_LOW_UTIL 0.50
-/** Start-up: the window is split in two where a two-level fit of the
- *  utilization series is best; the leading part is start-up when its mean
- *  utilization is at most this fraction of the rest's. The idle gaps that
- *  start in it are set aside, and shares are of the rest. 0: off. */
-#define GT_DIAG_STARTUP_UTIL 0.25
+/** Start-up: the analysis decides it (gt_analysis_opts.startup_util, cause
+ *  GT_CAUSE_STARTUP); this threshold is the value a program using both
+ *  libraries hands it (the CLI does: `--threshold startup_util=0` turns the
+ *  start-up off). The engine sets the start-up idle aside; shares are of the
+ *  rest. */
+#define GT_DIAG_STARTUP_UTIL GT_AN_DEFAULT_STARTUP_UTIL
 /** straggler: of all the time ranks spent waiting inside collectives for the
  *  last one to arrive, at least this share was waiting for one rank (else the
  *  waits are jitter spread over the ranks, and stay in comm_not_overlapped). */
