@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "gaptrace/analysis.h"
 
@@ -76,6 +77,19 @@ const char *gt_fmt_ns(char *buf, size_t cap, double ns)
 		snprintf(buf, cap, "%s%.3f s", sign, a / 1e9);
 	else
 		fmt_long(buf, cap, sign, a);
+	return buf;
+}
+
+const char *gt_fmt_utc(char *buf, size_t cap, uint64_t ns)
+{
+	time_t s = (time_t)(ns / 1000000000ull);
+	struct tm tm;
+	char d[32];
+	if (!gmtime_r(&s, &tm) || !strftime(d, sizeof(d), "%Y-%m-%d %H:%M:%S", &tm)) {
+		snprintf(buf, cap, "?");
+		return buf;
+	}
+	snprintf(buf, cap, "%s.%03u UTC", d, (unsigned)(ns % 1000000000ull / 1000000));
 	return buf;
 }
 

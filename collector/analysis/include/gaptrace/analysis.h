@@ -508,6 +508,16 @@ GT_API size_t gt_analysis_ntraces(const gt_analysis *a);
 /** Trace i (0 <= i < ntraces), or NULL. */
 GT_API const gt_an_trace *gt_analysis_trace(const gt_analysis *a, size_t i);
 
+/**
+ * The one time origin of every output: the capture start, realtime ns. It
+ * is the earliest traced process's first ARMED note (a capture armed later,
+ * gaptrace capture), else its stream header's instant (the collector's NVML
+ * trace does not count), else the earliest GPU window start (t0). Every
+ * relative time a report, finding, chart or table prints ("+1.234 s") is
+ * from it; the reports print it once. 0 before gt_analysis_finish.
+ */
+GT_API uint64_t gt_analysis_time_origin(const gt_analysis *a);
+
 /** Number of GPUs with activity or samples, in order of first appearance. */
 GT_API size_t gt_analysis_ngpus(const gt_analysis *a);
 /** GPU i, or NULL (also NULL before gt_analysis_finish). */
@@ -751,6 +761,10 @@ GT_API size_t gt_kernel_short_name(const char *name, char *buf, size_t cap);
  *  A fraction below 1024 rounds to whole bytes; negative values print as
  *  "-5 B". */
 GT_API const char *gt_fmt_bytes(char *buf, size_t cap, double bytes);
+
+/** A realtime instant (ns since the epoch) as "2026-01-02 03:04:05.678 UTC"
+ *  (milliseconds, truncated); "?" when it cannot be converted. */
+GT_API const char *gt_fmt_utc(char *buf, size_t cap, uint64_t ns);
 
 /** A duration in nanoseconds: "850 ns", "12.3 us", "4.56 ms", "1.234 s"
  *  (below a minute), "2 min 05.3 s" (below an hour), "3 h 07 min".
