@@ -246,6 +246,38 @@ START_TEST(one_time_origin)
 }
 END_TEST
 
+/* two_procs: the process names were cut at the right (".../examples/
+ * torch/two_p"), so the two workers could not be told apart; the finding's share did not say whose view it was. */
+START_TEST(process_labels)
+{
+	const char *a = "/opt/v/bin/python3 /w/ex/two_procs.py --worker --worker-id 0 --seed 0",
+		   *b = "/opt/v/bin/python3 /w/ex/two_procs.py --worker --worker-id 1 --seed 0";
+	const char *all[] = {a, b};
+	char buf[96];
+	ck_assert_str_eq(gt_proc_label(buf, sizeof(buf), 12, a, all, 2),
+			 "12 python3 two_procs.py ... --worker-id 0 ...");
+	ck_assert_str_eq(gt_proc_label(buf, sizeof(buf), 13, b, all, 2),
+			 "13 python3 two_procs.py ... --worker-id 1 ...");
+	ck_assert_str_eq(gt_proc_label(buf, sizeof(buf), 7, "/usr/bin/python train.py --rank 1", NULL, 0),
+			 "7 python train.py --rank 1");
+	ck_assert_str_eq(gt_proc_label(buf, 16, 7, "/usr/bin/python train.py --rank 1", NULL, 0),
+			 "....py --rank 1"); /* 15 chars: the end kept */
+	ck_assert_str_eq(gt_proc_label(buf, sizeof(buf), 9, "", NULL, 0), "9");
+	const char *path = GT_TEST_TRACES "/two_procs";
+	gt_export *x = gt_export_open(&path, 1, NULL, NULL);
+	ck_assert_ptr_nonnull(x);
+	char *text = capture(x, 0);
+	ck_assert_ptr_null(strstr(text, "two_p)"));
+	ck_assert_msg(strstr(text, "seen from pid 3865 python3 two_procs.py ... --worker-id 1 ..."),
+		      "%.600s", text);
+	ck_assert_ptr_nonnull(strstr(text, "- pid 3864 python3 two_procs.py ... --worker-id 0 ...:"));
+	ck_assert_ptr_nonnull(strstr(text, "Processes    each process's view, % of the GPU window"));
+	ck_assert_ptr_nonnull(strstr(text, "pid 3864 python3 two_procs.py ... --worker-id 0 ...\n"));
+	free(text);
+	gt_export_close(x);
+}
+END_TEST
+
 /* No output a person reads keeps CUPTI's version suffix: the trace's API
  * names carry it ("cudaLaunchKernel_v7000"), the text report, the CSV
  * tables and the Perfetto slices drop it alike. */
@@ -279,6 +311,7 @@ int main(void)
 	tcase_add_test(tc, text_and_html_agree);
 	tcase_add_test(tc, api_names_clean_everywhere);
 	tcase_add_test(tc, one_time_origin);
+	tcase_add_test(tc, process_labels);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);

@@ -343,18 +343,28 @@ static void procs_section(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 	const gt_an_proc *procs = gt_analysis_procs(a, G->index, &np);
 	if (np < 2)
 		return;
-	char b1[32];
-	fprintf(f, "Processes    busy      idle:");
+	char b1[32], b2[32], who[160];
+	const char *cmd[64];
+	size_t nc = np < 64 ? np : 64;
+	for (size_t i = 0; i < nc; i++)
+		cmd[i] = gt_analysis_trace(a, procs[i].trace)->header.cmdline;
+	/* each process's own view: its busy time and why it was idle, as shares
+	 * of this GPU's whole window (the GPU's idle table counts only the time
+	 * no process ran, so a process waiting for another is not in it) */
+	fprintf(f, "Processes    each process's view, %% of the GPU window (%s)\n",
+		an_fmt_ns(b2, sizeof(b2), G->window_ns));
+	fprintf(f, "  %7s %10s:", "busy", "idle");
 	for (int c = 0; c < GT_CAUSE_COUNT; c++)
 		fprintf(f, " %s", gt_cause_name(c));
 	fputc('\n', f);
 	for (size_t i = 0; i < np; i++) {
 		const gt_an_proc *p = &procs[i];
-		fprintf(f, "  pid %-7u %5.1f %%  %s:", p->pid, pct(p->busy_ns, G->window_ns),
+		fprintf(f, "  %5.1f %% %10s:", pct(p->busy_ns, G->window_ns),
 			an_fmt_ns(b1, sizeof(b1), p->idle_ns));
 		for (int c = 0; c < GT_CAUSE_COUNT; c++)
 			fprintf(f, " %.1f%%", pct(p->cause_ns[c], G->window_ns));
-		fprintf(f, "  %s\n", gt_analysis_trace(a, p->trace)->header.cmdline);
+		gt_proc_label(who, sizeof(who), p->pid, cmd[i < nc ? i : 0], cmd, nc);
+		fprintf(f, "  pid %s\n", who);
 	}
 }
 

@@ -788,6 +788,17 @@ GT_API size_t gt_api_name_len(const char *name);
  *  cut to cap - 1 bytes). @return buf. */
 GT_API const char *gt_api_name_clean(const char *name, char *buf, size_t cap);
 
+/**
+ * A process as people tell it apart: "1234 python3 train.py ... --rank 1".
+ * The program and script lose their directories; when others (n command
+ * lines of the processes shown beside it, cmdline may be among them) differ
+ * from cmdline, the tokens that differ are kept (with the option naming
+ * them) and the common rest becomes "...". What does not fit in cap is cut
+ * from the left ("...--rank 1"), never from the right. Writes buf, returns it.
+ */
+GT_API const char *gt_proc_label(char *buf, size_t cap, uint32_t pid, const char *cmdline,
+				 const char *const *others, size_t n);
+
 /* ------------------------------------------------------------------ */
 /* JSON strings                                                        */
 /* ------------------------------------------------------------------ */
