@@ -21,6 +21,7 @@ gaptrace_check_test(test_cli_output cli/test_cli_output.c)
 target_compile_definitions(test_cli_output PRIVATE
   GAPTRACE_BIN="$<TARGET_FILE:gaptrace>"
   CLI_INPUTS="${CMAKE_CURRENT_SOURCE_DIR}/cli/inputs")
+target_link_libraries(test_cli_output PRIVATE gaptrace::format)
 add_dependencies(test_cli_output gaptrace)
 gaptrace_check_test(test_outfile cli/test_outfile.c)
 target_link_libraries(test_outfile PRIVATE gaptrace_outfile)

@@ -16,6 +16,7 @@
 #include "cmds.h"
 #include "gaptrace/analysis.h"
 #include "gaptrace/export.h"
+#include "onecapture.h"
 #include "outfile.h"
 
 enum { FMT_PERFETTO = 1, FMT_CSV, FMT_JSON, FMT_HTML };
@@ -32,7 +33,8 @@ static struct {
 static const char usage_text[] =
 	"usage: gaptrace export --format FORMAT [options] TRACE...\n"
 	"\n"
-	"Write traces for other tools. TRACE is a trace directory or .gtrace files.\n"
+	"Write traces for other tools. TRACE is a trace directory or .gtrace files of\n"
+	"one capture (traces of separate captures are refused, as by `gaptrace report`).\n"
 	"\n"
 	"formats:\n"
 	"  perfetto   Chrome Trace Event JSON for ui.perfetto.dev and chrome://tracing:\n"
@@ -70,6 +72,9 @@ static const char usage_text[] =
 	"                         never its target; see README, Outputs)\n"
 	"  -q, --quiet            no progress or warnings on stderr\n"
 	"  -h, --help             this text\n"
+	"\n"
+	"exit status: 0 written; 1 no trace could be read (nothing written); 2 bad\n"
+	"usage, or traces of separate captures; 3 the output could not be written\n"
 	"\n"
 	"examples:\n"
 	"  gaptrace export -f perfetto run1/ -o run1.json   # open in ui.perfetto.dev\n"
@@ -198,17 +203,17 @@ static int tables_to_dir(void)
 /* csv/json tables. @return the exit status. */
 static int export_tables(gt_export *x)
 {
-	int ret = 1;
+	int ret = GT_EXIT_FAILED;
 	gt_export_stats st, sum = {0};
 	double t0 = now_s();
 	int to_dir = tables_to_dir();
 	if (to_dir && mkdir(opts.output, 0777) != 0 && errno != EEXIST) {
 		fprintf(stderr, "gaptrace export: %s: %s\n", opts.output, strerror(errno));
-		return 1;
+		return GT_EXIT_FAILED;
 	}
 	gt_outfile of = {0};
 	if (!to_dir && out_open(&of, opts.output ? opts.output : "-", 0) < 0)
-		return 1;
+		return GT_EXIT_FAILED;
 	int one = opts.ntables == 1;
 	if (!to_dir && opts.fmt == FMT_CSV && !one && !of.stream) {
 		gt_outfile_close(&of, 0);
@@ -216,7 +221,7 @@ static int export_tables(gt_export *x)
 			"gaptrace export: -o %s: %d tables go to a directory: -o %s/ writes one "
 			"NAME.csv per table; -r NAME picks one table for a file\n",
 			opts.output, opts.ntables, opts.output);
-		return 2;
+		return GT_EXIT_USAGE;
 	}
 	if (!to_dir && opts.fmt == FMT_JSON && !one)
 		fputs("{", of.f);
@@ -254,10 +259,10 @@ static int export_tables(gt_export *x)
 	}
 	if (!to_dir && opts.fmt == FMT_JSON && !one)
 		fputs("}\n", of.f);
-	ret = 0;
+	ret = GT_EXIT_OK;
 out:
 	if (!to_dir && out_close(&of, ret == 0) < 0)
-		ret = 1;
+		ret = GT_EXIT_FAILED;
 	if (!ret)
 		report_stats(to_dir ? "tables to" : "tables", to_dir ? opts.output : NULL, &sum,
 			     now_s() - t0);
@@ -382,6 +387,21 @@ int cmd_export(int argc, char **argv)
 	}
 	if (!readable_traces(x))
 		goto out;
+	ret = GT_EXIT_FAILED; /* from here on, what fails is the output */
+	if (!(opts.eo.flags & GT_EXPORT_NO_ANALYSIS)) {
+		char why[2048];
+		const gt_analysis *a = gt_export_analysis(x);
+		if (!a) {
+			fprintf(stderr, "gaptrace export: out of memory\n");
+			ret = GT_EXIT_FAILED;
+			goto out;
+		}
+		if (gt_cli_one_capture(a, why, sizeof(why)) < 0) {
+			fprintf(stderr, "gaptrace export: %s; export them one at a time\n", why);
+			ret = GT_EXIT_USAGE;
+			goto out;
+		}
+	}
 	if (opts.fmt == FMT_CSV || opts.fmt == FMT_JSON) {
 		if (!opts.ntables)
 			for (int t = 0; t < GT_TABLE_COUNT; t++)

@@ -12,6 +12,7 @@
 #include "cmds.h"
 #include "gaptrace/report.h"
 #include "gaptrace/diagnosis.h"
+#include "onecapture.h"
 #include "outfile.h"
 
 static struct {
@@ -29,7 +30,9 @@ static const char usage_text[] =
 	"Explain a capture: how busy each GPU was (mean and distribution), where the idle\n"
 	"time went (by cause), the longest gaps, top kernels, copies, syncs and losses.\n"
 	"TRACE is a trace directory (gaptrace run -o DIR) or .gtrace files; traces of\n"
-	"several processes are combined per GPU.\n"
+	"several processes of one capture are combined per GPU. Traces of separate\n"
+	"captures (another session, host or time) are refused: report them one at a\n"
+	"time (comparing two captures, `gaptrace diff`, is planned).\n"
 	"\n"
 	"  -j, --json             every number as JSON (schema gaptrace.report/1)\n"
 	"  -o, --output FILE      write to FILE instead of stdout (replaced only when\n"
@@ -49,6 +52,13 @@ static const char usage_text[] =
 	"      --no-findings      do not lead with the findings\n"
 	"  -q, --quiet            no warnings about damaged input on stderr\n"
 	"  -h, --help             this text\n"
+	"\n"
+	"exit status:\n"
+	"  0  the report was written\n"
+	"  1  no trace could be read (none found, or none readable): nothing is\n"
+	"     printed on stdout and no file is written\n"
+	"  2  bad usage, or traces of separate captures\n"
+	"  3  the report could not be made or written (out of memory, write error)\n"
 	"\n"
 	"examples:\n"
 	"  gaptrace report run1/\n"
@@ -88,8 +98,9 @@ int cmd_report(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
-	int c, ret = 1;
+	int c, ret = GT_EXIT_FAILED;
 	unsigned long long v;
+	char why[2048];
 	gt_analysis *a = NULL;
 	gt_outfile of;
 	memset(&opts, 0, sizeof(opts));
@@ -165,6 +176,8 @@ int cmd_report(int argc, char **argv)
 		int n = gt_analysis_add_path(a, argv[i], &ei);
 		if (n < 0) {
 			fprintf(stderr, "gaptrace report: %s\n", ei.msg);
+			if (n != GT_ERR_NOMEM)
+				ret = GT_EXIT_NO_INPUT;
 			goto out;
 		}
 		if (n == 0 && !opts.quiet)
@@ -185,6 +198,15 @@ int cmd_report(int argc, char **argv)
 	if (!readable) {
 		/* nothing on stdout, no file: a script must not take this for a report */
 		fprintf(stderr, "gaptrace report: no trace could be read\n");
+		ret = GT_EXIT_NO_INPUT;
+		goto out;
+	}
+	if (gt_cli_one_capture(a, why, sizeof(why)) < 0) {
+		fprintf(stderr,
+			"gaptrace report: %s; report them one at a time (comparing two captures, "
+			"`gaptrace diff`, is planned)\n",
+			why);
+		ret = GT_EXIT_USAGE;
 		goto out;
 	}
 	if (gt_outfile_open(&of, opts.output ? opts.output : "-", opts.out_flags) < 0) {
@@ -198,7 +220,7 @@ int cmd_report(int argc, char **argv)
 	if (gt_outfile_close(&of, rc == 0) < 0)
 		fprintf(stderr, "gaptrace report: %s\n", of.err);
 	else if (rc == 0)
-		ret = 0;
+		ret = GT_EXIT_OK;
 out:
 	gt_analysis_free(a);
 	return ret;

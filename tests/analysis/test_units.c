@@ -163,6 +163,121 @@ START_TEST(text_and_html_agree)
 }
 END_TEST
 
+/* Offsets ("+1.954423 s") of the lines of text after a line starting with
+ * head, up to the first line that matches neither prefix: count of them. */
+static int offsets(const char *text, const char *head, const char *prefix, char out[][32], int cap)
+{
+	const char *p = strstr(text, head);
+	int n = 0;
+	ck_assert_msg(p, "no '%s' in the report", head);
+	for (p = strchr(p, '\n'); p && n < cap; p = strchr(p + 1, '\n')) {
+		const char *l = p + 1;
+		if (strncmp(l, prefix, strlen(prefix)))
+			break;
+		const char *plus = strchr(l, '+');
+		ck_assert_ptr_nonnull(plus);
+		size_t k = strcspn(plus, "s") + 1;
+		ck_assert_uint_lt(k, 32);
+		memcpy(out[n], plus, k);
+		out[n++][k] = 0;
+	}
+	return n;
+}
+
+/* "examples (time from capture start)" placed the periodic stall at
+ * +1.954 s and "Longest gaps (start from window start)" at +1.600 s; the
+ * HTML axes started at 0 at the window start. One origin now, printed once
+ * (text, HTML, JSON), and the same gap has the same offset everywhere. */
+START_TEST(one_time_origin)
+{
+	const char *path = GT_TEST_TRACES "/periodic_stall";
+	gt_export *x = gt_export_open(&path, 1, NULL, NULL);
+	ck_assert_ptr_nonnull(x);
+	const gt_analysis *a = gt_export_analysis(x);
+	uint64_t origin = gt_analysis_time_origin(a);
+	const gt_an_gpu *g = gt_analysis_gpu(a, 0);
+	ck_assert_uint_gt(origin, 0);
+	ck_assert_uint_lt(origin, g->t0); /* the process started before its first kernel */
+	char utc[48], want[96];
+	ck_assert_str_eq(gt_fmt_utc(utc, sizeof(utc), 1767225600123456789ull),
+			 "2026-01-01 00:00:00.123 UTC");
+	gt_fmt_utc(utc, sizeof(utc), origin);
+	char *text = capture(x, 0), *html = capture(x, 1);
+	snprintf(want, sizeof(want), "Times are from the capture start = %s\n", utc);
+	ck_assert_msg(strstr(text, want), "text lacks '%s'", want);
+	snprintf(want, sizeof(want), "Times (+s) are from the capture start = %s", utc);
+	ck_assert_msg(strstr(html, want), "HTML lacks '%s'", want);
+	char ex[8][32], lg[8][32];
+	int nex = offsets(text, "    examples (time from capture start):", "      at +", ex, 8);
+	int nlg = offsets(text, "Longest gaps (start from capture start)", "  ", lg, 8);
+	ck_assert_int_eq(nex, 3);
+	ck_assert_int_eq(nlg, 5);
+	for (int i = 0; i < nex; i++) {
+		int found = 0;
+		for (int k = 0; k < nlg; k++)
+			found |= !strcmp(ex[i], lg[k]);
+		ck_assert_msg(found, "example at %s is not among the longest gaps", ex[i]);
+	}
+	/* the longest gap, computed here */
+	size_t n;
+	const gt_an_gap *gp = gt_analysis_longest_gaps(a, 0, &n);
+	ck_assert_uint_ge(n, 1);
+	snprintf(want, sizeof(want), "+%.6f s", (double)(gp[0].start - origin) / 1e9);
+	ck_assert_str_eq(lg[0], want);
+	/* the utilization chart's first tick is at or after the window's offset */
+	const char *tick = strstr(html, "text-anchor=\"middle\">+");
+	ck_assert_ptr_nonnull(tick);
+	double v = strtod(tick + strlen("text-anchor=\"middle\">+"), NULL);
+	ck_assert_msg(v * 1e6 >= (double)(g->t0 - origin) * 0.999, "first tick +%g ms", v);
+	/* JSON: the origin is the diagnosis' capture start */
+	char *js = NULL;
+	size_t jl = 0;
+	FILE *f = open_memstream(&js, &jl);
+	ck_assert_int_eq(gt_report_json(a, f, NULL), 0);
+	fclose(f);
+	snprintf(want, sizeof(want), "\"time_origin_ns\":%llu", (unsigned long long)origin);
+	ck_assert_msg(strstr(js, want), "JSON lacks %s", want);
+	snprintf(want, sizeof(want), "\"capture_start_ns\": %llu", (unsigned long long)origin);
+	ck_assert_msg(strstr(js, want), "JSON lacks %s", want);
+	free(js);
+	free(text);
+	free(html);
+	gt_export_close(x);
+}
+END_TEST
+
+/* two_procs: the process names were cut at the right (".../examples/
+ * torch/two_p"), so the two workers could not be told apart; the finding's share did not say whose view it was. */
+START_TEST(process_labels)
+{
+	const char *a = "/opt/v/bin/python3 /w/ex/two_procs.py --worker --worker-id 0 --seed 0",
+		   *b = "/opt/v/bin/python3 /w/ex/two_procs.py --worker --worker-id 1 --seed 0";
+	const char *all[] = {a, b};
+	char buf[96];
+	ck_assert_str_eq(gt_proc_label(buf, sizeof(buf), 12, a, all, 2),
+			 "12 python3 two_procs.py ... --worker-id 0 ...");
+	ck_assert_str_eq(gt_proc_label(buf, sizeof(buf), 13, b, all, 2),
+			 "13 python3 two_procs.py ... --worker-id 1 ...");
+	ck_assert_str_eq(gt_proc_label(buf, sizeof(buf), 7, "/usr/bin/python train.py --rank 1", NULL, 0),
+			 "7 python train.py --rank 1");
+	ck_assert_str_eq(gt_proc_label(buf, 16, 7, "/usr/bin/python train.py --rank 1", NULL, 0),
+			 "....py --rank 1"); /* 15 chars: the end kept */
+	ck_assert_str_eq(gt_proc_label(buf, sizeof(buf), 9, "", NULL, 0), "9");
+	const char *path = GT_TEST_TRACES "/two_procs";
+	gt_export *x = gt_export_open(&path, 1, NULL, NULL);
+	ck_assert_ptr_nonnull(x);
+	char *text = capture(x, 0);
+	ck_assert_ptr_null(strstr(text, "two_p)"));
+	ck_assert_msg(strstr(text, "seen from pid 3865 python3 two_procs.py ... --worker-id 1 ..."),
+		      "%.600s", text);
+	ck_assert_ptr_nonnull(strstr(text, "- pid 3864 python3 two_procs.py ... --worker-id 0 ...:"));
+	ck_assert_ptr_nonnull(strstr(text, "Processes    each process's view, % of the GPU window"));
+	ck_assert_ptr_nonnull(strstr(text, "pid 3864 python3 two_procs.py ... --worker-id 0 ...\n"));
+	free(text);
+	gt_export_close(x);
+}
+END_TEST
+
 /* No output a person reads keeps CUPTI's version suffix: the trace's API
  * names carry it ("cudaLaunchKernel_v7000"), the text report, the CSV
  * tables and the Perfetto slices drop it alike. */
@@ -195,6 +310,8 @@ int main(void)
 	tcase_add_test(tc, api_names);
 	tcase_add_test(tc, text_and_html_agree);
 	tcase_add_test(tc, api_names_clean_everywhere);
+	tcase_add_test(tc, one_time_origin);
+	tcase_add_test(tc, process_labels);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);

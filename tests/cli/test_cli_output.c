@@ -29,6 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gaptrace/format.h"
+
 /* ------------------------------------------------------------ helpers */
 
 static char g_tmp[256];		      /* the test's directory; it works in g_tmp/w */
@@ -543,6 +545,130 @@ START_TEST(report_unreadable_prints_nothing)
 }
 END_TEST
 
+/* Bad input printed "No findings" (or "findings": []) on stdout with the
+ * error on stderr only; now nothing is printed and the exit status says why. */
+START_TEST(report_bad_input_exit_status)
+{
+	static const char *const fmts[] = {NULL, "--json"};
+	ck_assert_int_eq(mkdir("empty", 0755), 0);
+	write_file("README", "gaptrace traces live here\n");
+	FILE *f = fopen("random.gtrace", "wb");
+	ck_assert_ptr_nonnull(f);
+	uint64_t st = 7;
+	for (int i = 0; i < 512; i++) {
+		uint64_t x = gt_rand(&st);
+		ck_assert_uint_eq(fwrite(&x, sizeof(x), 1, f), 1);
+	}
+	ck_assert_int_eq(fclose(f), 0);
+	const char *const in[] = {"empty", "README", "random.gtrace", "missing"};
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++)
+		for (size_t k = 0; k < 2; k++) {
+			int rc = fmts[k] ? GT("report", fmts[k], in[i]) : GT("report", in[i]);
+			ck_assert_msg(rc == 1, "%s %s: exit %d", in[i], fmts[k] ? fmts[k] : "", rc);
+			ck_assert_msg(R.nout == 0, "%s: stdout: %.200s", in[i], R.out);
+			ck_assert_msg(!strstr(R.err, "No findings"), "%s", R.err);
+		}
+	/* the codes are documented */
+	OK("report", "--help");
+	ck_assert_msg(strstr(R.out, "exit status:") && strstr(R.out, "  1  no trace could be read") &&
+			      strstr(R.out, "  2  bad usage, or traces of separate captures"),
+		      "%s", R.out);
+	ck_assert_int_eq(GT("report", "--width", "x", "empty"), 2);
+	ck_assert_int_eq(R.nout, 0);
+}
+END_TEST
+
+/* A trace file of one process: host, collector session, and a kernel every
+ * millisecond for 100 ms from `realtime` (ns since the epoch). */
+static void capture_trace(const char *path, uint32_t pid, const char *host, const char *session,
+			  uint64_t realtime)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ck_assert_int_ge(fd, 0);
+	gt_writer *w = gt_writer_new(NULL, gt_sink_fd, &fd);
+	ck_assert_ptr_nonnull(w);
+	gt_stream_header h;
+	gt_stream_header_init(&h);
+	h.producer = GT_PRODUCER_INJECT;
+	h.pid = pid;
+	h.trace_ns = 1000000000ull;
+	h.realtime_ns = realtime;
+	snprintf(h.hostname, sizeof(h.hostname), "%s", host);
+	snprintf(h.session, sizeof(h.session), "%s", session);
+	snprintf(h.cmdline, sizeof(h.cmdline), "python train.py");
+	h.ndevices = 1;
+	gt_h200_device(&h.devices[0], 0);
+	ck_assert_int_eq(gt_writer_begin(w, &h), 0);
+	uint32_t name = gt_writer_intern(w, "gemm", 4);
+	for (uint32_t i = 0; i < 100; i++) {
+		gt_kernel k = {.start = h.trace_ns + i * 1000000ull,
+			       .end = h.trace_ns + i * 1000000ull + 600000,
+			       .correlation_id = i + 1,
+			       .name_id = name,
+			       .stream_id = 7,
+			       .grid_x = 132,
+			       .block_x = 256};
+		ck_assert_int_eq(gt_writer_add_kernel(w, &k), 0);
+	}
+	ck_assert_int_eq(gt_writer_flush(w), 0);
+	gt_writer_free(w);
+	ck_assert_int_eq(close(fd), 0);
+}
+
+/* `report runA runB` of two separate recordings merged them into one
+ * window (the time between them reported as idle). Traces of one capture
+ * still combine. */
+START_TEST(report_separate_captures_refused)
+{
+	const uint64_t day = 86400ull * 1000000000ull, t0 = 1767225600ull * 1000000000ull;
+	ck_assert_int_eq(mkdir("a", 0755), 0);
+	ck_assert_int_eq(mkdir("b", 0755), 0);
+	/* one capture: two processes of one session */
+	capture_trace("a/100.gtrace", 100, "node1", "run-1", t0);
+	capture_trace("a/101.gtrace", 101, "node1", "run-1", t0 + 20000000);
+	OK("report", "-q", "a");
+	ck_assert_int_gt(R.nout, 100);
+	OK("report", "-q", "a/100.gtrace", "a/101.gtrace");
+	/* another session, same host and even the same time */
+	capture_trace("b/200.gtrace", 200, "node1", "run-2", t0);
+	const char *const modes[][2] = {{"a", "b"}, {"a/100.gtrace", "b/200.gtrace"}};
+	for (int m = 0; m < 2; m++) {
+		ck_assert_int_eq(GT("report", modes[m][0], modes[m][1]), 2);
+		ck_assert_msg(R.nout == 0, "stdout: %.200s", R.out);
+		ck_assert_msg(strstr(R.err, "run-1") && strstr(R.err, "run-2") &&
+				      strstr(R.err, "separate captures") &&
+				      strstr(R.err, "gaptrace diff"),
+			      "%s", R.err);
+		ck_assert_int_eq(GT("report", "--json", "-o", "r.json", modes[m][0], modes[m][1]), 2);
+		ck_assert_int_eq(ltype("r.json"), 0);
+		ck_assert_int_eq(GT("export", "-f", "html", "-o", "r.html", modes[m][0], modes[m][1]),
+				 2);
+		ck_assert_msg(strstr(R.err, "separate captures"), "%s", R.err);
+		ck_assert_int_eq(ltype("r.html"), 0);
+	}
+	/* another host */
+	capture_trace("b/200.gtrace", 200, "node2", "run-1", t0);
+	ck_assert_int_eq(GT("report", "a", "b"), 2);
+	ck_assert_msg(strstr(R.err, "node1") && strstr(R.err, "node2") &&
+			      strstr(R.err, "different hosts"),
+		      "%s", R.err);
+	/* no session (file mode): a day apart is another capture ... */
+	capture_trace("a/100.gtrace", 100, "node1", "", t0);
+	capture_trace("a/101.gtrace", 101, "node1", "", t0 + 20000000);
+	capture_trace("b/200.gtrace", 200, "node1", "", t0 + day);
+	OK("report", "-q", "a");
+	ck_assert_int_eq(GT("report", "a", "b"), 2);
+	ck_assert_msg(strstr(R.err, "does not overlap in time") && strstr(R.err, "2026-01-01") &&
+			      strstr(R.err, "2026-01-02"),
+		      "%s", R.err);
+	ck_assert_int_eq(R.nout, 0);
+	/* ... and overlapping ones are one */
+	capture_trace("b/200.gtrace", 200, "node1", "", t0 + 50000000);
+	OK("report", "-q", "a", "b");
+	no_leftovers(".");
+}
+END_TEST
+
 /* ------------------------------------------------------------ recover */
 
 static int same_bytes(const char *a, const char *b, size_t *n)
@@ -679,7 +805,7 @@ START_TEST(synth_disk_full)
 	make_trace();
 	g_fsize = 100;
 	g_xfsz_dfl = 1;
-	ck_assert_int_eq(GT("report", "-o", "r.txt", "tr"), 1);
+	ck_assert_int_eq(GT("report", "-o", "r.txt", "tr"), 3); /* could not be written */
 	no_leftovers(".");
 }
 END_TEST
@@ -735,6 +861,8 @@ static Suite *suite(void)
 	tcase_add_test(t, report_link_refused_or_replaced);
 	tcase_add_test(t, report_disk_full_keeps_old);
 	tcase_add_test(t, report_unreadable_prints_nothing);
+	tcase_add_test(t, report_bad_input_exit_status);
+	tcase_add_test(t, report_separate_captures_refused);
 	suite_add_tcase(s, t);
 
 	t = tcase_create("recover");

@@ -355,6 +355,33 @@ const gt_an_trace *gt_analysis_trace(const gt_analysis *a, size_t i)
 	return i < a->traces.n ? &an_tr(a, i)->pub : NULL;
 }
 
+uint64_t gt_analysis_time_origin(const gt_analysis *a)
+{
+	uint64_t o = 0;
+	if (!a->finished)
+		return 0;
+	for (size_t i = 0; i < a->traces.n; i++) {
+		const gt_an_trace *t = &an_tr(a, i)->pub;
+		if (!t->header_ok || t->header.producer == GT_PRODUCER_COLLECTOR)
+			continue;
+		uint64_t start = t->header.realtime_ns;
+		for (uint32_t k = 0; k < t->nnotes; k++)
+			if (t->notes[k].code == GT_NOTE_ARMED) {
+				start = t->notes[k].ts;
+				break;
+			}
+		if (start && (!o || start < o))
+			o = start;
+	}
+	if (!o)
+		for (size_t i = 0; i < a->gpus.n; i++) {
+			uint64_t t0 = an_gp(a, i)->pub.t0;
+			if (t0 && (!o || t0 < o))
+				o = t0;
+		}
+	return o;
+}
+
 size_t gt_analysis_ngpus(const gt_analysis *a)
 {
 	return a->finished ? a->gpus.n : 0;

@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "gaptrace/analysis.h"
 
@@ -79,6 +80,19 @@ const char *gt_fmt_ns(char *buf, size_t cap, double ns)
 	return buf;
 }
 
+const char *gt_fmt_utc(char *buf, size_t cap, uint64_t ns)
+{
+	time_t s = (time_t)(ns / 1000000000ull);
+	struct tm tm;
+	char d[32];
+	if (!gmtime_r(&s, &tm) || !strftime(d, sizeof(d), "%Y-%m-%d %H:%M:%S", &tm)) {
+		snprintf(buf, cap, "?");
+		return buf;
+	}
+	snprintf(buf, cap, "%s.%03u UTC", d, (unsigned)(ns % 1000000000ull / 1000000));
+	return buf;
+}
+
 size_t gt_api_name_len(const char *name)
 {
 	if (!name)
@@ -102,5 +116,101 @@ const char *gt_api_name_clean(const char *name, char *buf, size_t cap)
 	if (n)
 		memcpy(buf, name, n);
 	buf[n] = '\0';
+	return buf;
+}
+
+/* ------------------------------------------------------------ processes */
+
+#define LABEL_TOKENS 64
+
+static size_t tokens(const char *s, const char **tok, size_t *len)
+{
+	size_t n = 0;
+	while (s && *s && n < LABEL_TOKENS) {
+		while (*s == ' ')
+			s++;
+		if (!*s)
+			break;
+		tok[n] = s;
+		while (*s && *s != ' ')
+			s++;
+		len[n] = (size_t)(s - tok[n]);
+		n++;
+	}
+	return n;
+}
+
+static int same_tok(const char *a, size_t la, const char *b, size_t lb)
+{
+	return la == lb && !memcmp(a, b, la);
+}
+
+/* The last path component of a token. */
+static void base_tok(const char **t, size_t *l)
+{
+	for (size_t i = *l; i > 0; i--)
+		if ((*t)[i - 1] == '/') {
+			*l -= i;
+			*t += i;
+			return;
+		}
+}
+
+const char *gt_proc_label(char *buf, size_t cap, uint32_t pid, const char *cmdline,
+			  const char *const *others, size_t n)
+{
+	const char *tok[LABEL_TOKENS], *ot[LABEL_TOKENS];
+	size_t len[LABEL_TOKENS], ol[LABEL_TOKENS];
+	char out[2048];
+	size_t nt = tokens(cmdline, tok, len), lo = nt, hi = 0, k = 0;
+	/* the differing range [lo, hi) against every other command line */
+	for (size_t i = 0; i < n; i++) {
+		if (!others[i] || others[i] == cmdline || !strcmp(others[i], cmdline ? cmdline : ""))
+			continue;
+		size_t no = tokens(others[i], ot, ol), p = 0, q = 0;
+		while (p < nt && p < no && same_tok(tok[p], len[p], ot[p], ol[p]))
+			p++;
+		while (q < nt - p && q < no - p &&
+		       same_tok(tok[nt - 1 - q], len[nt - 1 - q], ot[no - 1 - q], ol[no - 1 - q]))
+			q++;
+		if (p < lo)
+			lo = p;
+		if (nt - q > hi)
+			hi = nt - q;
+	}
+	if (lo > 0 && lo < nt && lo < hi && tok[lo - 1][0] == '-')
+		lo--; /* the option that names the differing value */
+	/* the program and its script (the first argument not an option) */
+	size_t head = nt > 1 && tok[1][0] != '-' ? 2 : nt ? 1 : 0;
+	if (lo >= hi) /* nothing differs: the whole line */
+		lo = head, hi = nt;
+	if (lo < head)
+		lo = head;
+	k = (size_t)snprintf(out, sizeof(out), "%u", pid);
+	for (size_t i = 0; i < nt && k < sizeof(out) - 8; i++) {
+		const char *t = tok[i];
+		size_t l = len[i];
+		if (i < head)
+			base_tok(&t, &l);
+		else if (i < lo || i >= hi) {
+			if (i == lo - 1 || i == hi) /* one "..." per run of skipped tokens */
+				k += (size_t)snprintf(out + k, sizeof(out) - k, " ...");
+			continue;
+		}
+		k += (size_t)snprintf(out + k, sizeof(out) - k, " %.*s", (int)l, t);
+	}
+	if (k >= sizeof(out))
+		k = sizeof(out) - 1;
+	if (!cap)
+		return buf;
+	if (k < cap) {
+		memcpy(buf, out, k + 1);
+	} else if (cap > 4) { /* cut from the left: the end tells processes apart */
+		memcpy(buf, "...", 3);
+		memcpy(buf + 3, out + k - (cap - 4), cap - 4);
+		buf[cap - 1] = 0;
+	} else {
+		buf[0] = 0;
+	}
 	return buf;
 }

@@ -83,23 +83,10 @@ gt_diagnosis *gt_diagnose(const gt_analysis *a, const gt_diag_opts *opts)
 	in.syncs = gt_analysis_syncs(a, &in.nsyncs);
 	if (!in.syncs)
 		in.nsyncs = 0;
-	for (size_t i = 0; i < ntraces; i++) {
-		const gt_an_trace *t = gt_analysis_trace(a, i);
-		traces[i] = t;
-		/* the capture starts with the earliest traced process: its first
-		 * ARMED note (capture armed later, e.g. gaptrace capture), else its
-		 * stream header */
-		if (!t || !t->header_ok || t->header.producer == GT_PRODUCER_COLLECTOR)
-			continue;
-		uint64_t start = t->header.realtime_ns;
-		for (uint32_t k = 0; k < t->nnotes; k++)
-			if (t->notes[k].code == GT_NOTE_ARMED) {
-				start = t->notes[k].ts;
-				break;
-			}
-		if (start && (!in.capture_start || start < in.capture_start))
-			in.capture_start = start;
-	}
+	for (size_t i = 0; i < ntraces; i++)
+		traces[i] = gt_analysis_trace(a, i);
+	/* the one origin of every relative time (the reports print it) */
+	in.capture_start = gt_analysis_time_origin(a);
 	const gt_analysis_opts *ao = gt_analysis_get_opts(a);
 	in.detail_gap_ns = ao ? ao->detail_gap_ns : GT_AN_DEFAULT_DETAIL_GAP_NS;
 	for (unsigned b = 0; b < GT_GAP_BINS; b++)

@@ -33,28 +33,38 @@ void dg_rule_other_process(dg_ctx *c)
 		return;
 	char t1[32];
 	if (c->primary && c->g->nprocs >= 2) {
+		/* names that tell the processes apart: pid + what differs in
+		 * their command lines */
+		const char *cmd[8];
+		char who[8][96], me[96];
+		size_t np = c->g->nprocs < 8 ? c->g->nprocs : 8;
+		for (size_t i = 0; i < np; i++) {
+			const gt_an_trace *t = trace_at(c, c->g->procs[i].trace);
+			cmd[i] = t && t->header_ok ? t->header.cmdline : "";
+		}
+		for (size_t i = 0; i < np; i++)
+			gt_proc_label(who[i], sizeof who[i], c->g->procs[i].pid, cmd[i], cmd, np);
 		const gt_an_trace *pt = trace_at(c, c->primary->trace);
+		gt_proc_label(me, sizeof me, c->primary->pid,
+			      pt && pt->header_ok ? pt->header.cmdline : "", cmd, np);
 		dg_title(c, b,
-		      "%zu processes share this GPU: %.0f%% of the time it ran other processes' "
-		      "work while pid %u%s%.60s%s had none queued",
-		      c->g->nprocs, 100.0 * (double)b->f.busy_claim_ns / (double)c->W,
-		      c->primary->pid, pt && pt->header_ok ? " (" : "",
-		      pt && pt->header_ok ? pt->header.cmdline : "",
-		      pt && pt->header_ok ? ")" : "");
-		for (size_t i = 0; i < c->g->nprocs && i < 8; i++) {
+		      "%zu processes share this GPU: seen from pid %s, %.0f%% of the time (start-up "
+		      "set aside) the GPU ran other processes' work while it had none queued",
+		      c->g->nprocs, me, 100.0 * (double)b->f.busy_claim_ns / (double)c->W);
+		for (size_t i = 0; i < np; i++) {
 			const gt_an_proc *p = &c->g->procs[i];
-			const gt_an_trace *t = trace_at(c, p->trace);
 			dg_ev(c, b,
-			   "pid %u%s%.60s%s: busy %.1f%% of the window, waited for other "
-			   "processes %.1f%%, %llu kernels",
-			   p->pid, t && t->header_ok ? " (" : "", t && t->header_ok ? t->header.cmdline : "",
-			   t && t->header_ok ? ")" : "", 100.0 * (double)p->busy_ns / (double)c->W,
+			   "pid %s: its own work kept the GPU busy %.1f%% of the time, and it waited "
+			   "while other processes ran %.1f%% (shares of this GPU's window without "
+			   "start-up, as every share here), %llu kernels",
+			   who[i], 100.0 * (double)p->busy_ns / (double)c->W,
 			   100.0 * (double)p->cause_ns[GT_CAUSE_OTHER_PROCESS] / (double)c->W,
 			   (unsigned long long)p->nkernels);
 		}
 		dg_ev(c, b,
 		   "contexts of different processes are time-sliced on the GPU: each one's "
-		   "utilization is stuck at a fraction of the whole");
+		   "utilization is stuck at a fraction of the whole; the GPU itself was busy then, "
+		   "so its idle table shows no other_process time");
 	} else {
 		gt_fmt_ns(t1, sizeof t1, (double)b->f.idle_claim_ns);
 		dg_title(c, b,

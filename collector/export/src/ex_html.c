@@ -378,13 +378,18 @@ static void area(ex_out *o, const double *lo, const double *hi, const char *colo
 	LIT(o, "Z\"/>\n");
 }
 
-static void x_axis(ex_out *o, double span, double y, double ytop)
+/* The time axis of a GPU's window, which starts off ns after the time
+ * origin (gt_analysis_time_origin): ticks at round offsets from the origin,
+ * labelled "+1.5 s" like every other time of the report. */
+static void x_axis(ex_out *o, double off, double span, double y, double ytop)
 {
 	double step = nice_step(span, 8);
-	for (double t = 0; t <= span * 1.0001 && step > 0; t += step) {
-		double x = TL_X0 + (TL_X1 - TL_X0) * (t / span);
+	for (double t = ceil(off / step - 1e-4) * step; t <= off + span * 1.0001 && step > 0 && span > 0;
+	     t += step) {
+		double x = TL_X0 + (TL_X1 - TL_X0) * ((t - off) / span);
 		char b[32];
-		tick_label(b, sizeof(b), t, step);
+		b[0] = t < -step / 2 ? '-' : '+';
+		tick_label(b + 1, sizeof(b) - 1, fabs(t) < step / 2 ? 0 : fabs(t), step);
 		LIT(o, "<line class=\"gr\" x1=\"");
 		ex_fixed(o, x, 1, "0");
 		LIT(o, "\" x2=\"");
@@ -433,7 +438,8 @@ static void timeline(ex_out *o, const gt_analysis *a, size_t gi, const col *cols
 		hi[c] += cw > 0 ? cols[c].shortg / cw : 0;
 	}
 	area(o, lo, hi, SHORT_COLOR, y0, ph);
-	x_axis(o, span, y0 + ph, y0);
+	double off = (double)(int64_t)(g->t0 - gt_analysis_time_origin(a));
+	x_axis(o, off, span, y0 + ph, y0);
 	LIT(o, "<line class=\"ax\" x1=\"52\" x2=\"944\" y1=\"158\" y2=\"158\"/>\n");
 	/* tooltips: one transparent rectangle per TIP_COLS columns */
 	double pw = (double)(TL_X1 - TL_X0) / NCOL;
@@ -447,8 +453,9 @@ static void timeline(ex_out *o, const gt_analysis *a, size_t gi, const col *cols
 				cause[k] += cols[c].cause[k];
 		}
 		char b1[32], b2[32];
-		gt_fmt_ns(b1, sizeof(b1), c0 * cw);
-		gt_fmt_ns(b2, sizeof(b2), c1 * cw);
+		b1[0] = b2[0] = '+';
+		gt_fmt_ns(b1 + 1, sizeof(b1) - 1, off + c0 * cw);
+		gt_fmt_ns(b2 + 1, sizeof(b2) - 1, off + c1 * cw);
 		LIT(o, "<rect class=\"tip\" x=\"");
 		ex_fixed(o, TL_X0 + c0 * pw, 1, "0");
 		LIT(o, "\" y=\"8\" width=\"");
@@ -484,7 +491,7 @@ static void timeline(ex_out *o, const gt_analysis *a, size_t gi, const col *cols
 }
 
 /* NVML: SM clock (left axis) and power (right axis), throttling shaded. */
-static void nvml_chart(ex_out *o, const gt_an_gpu *g, const col *cols)
+static void nvml_chart(ex_out *o, const gt_analysis *a, const gt_an_gpu *g, const col *cols)
 {
 	double maxclk = 0, maxpw = 0;
 	int any = 0;
@@ -540,7 +547,8 @@ static void nvml_chart(ex_out *o, const gt_an_gpu *g, const col *cols)
 		}
 		LIT(o, "\"/>\n");
 	}
-	x_axis(o, (double)g->window_ns, y0 + ph, y0);
+	x_axis(o, (double)(int64_t)(g->t0 - gt_analysis_time_origin(a)), (double)g->window_ns,
+	       y0 + ph, y0);
 	LIT(o, "</svg><figcaption>NVML: <span style=\"color:#1a7f37\">SM clock (MHz, left)</span>, "
 	       "<span style=\"color:#bc4c00\">power (W, right)</span>; red shading: a "
 	       "throttling clocks-event reason was set.</figcaption></figure>\n");
@@ -1315,7 +1323,7 @@ static void gpu_section(ex_out *o, gt_export *x, const gt_analysis *a, size_t gi
 	LIT(o, "</div>\n");
 	if (g->window_ns) {
 		timeline(o, a, gi, cols);
-		nvml_chart(o, g, cols);
+		nvml_chart(o, a, g, cols);
 	}
 	LIT(o, "<div class=\"row3\">");
 	util_hist(o, g);
@@ -1418,7 +1426,10 @@ int gt_export_html(gt_export *x, FILE *out, gt_export_stats *st)
 	LIT(&o, ", ");
 	ex_u64(&o, ng);
 	ex_puts(&o, ng == 1 ? " GPU" : " GPUs");
-	LIT(&o, ". Times are wall-clock; shares are of each GPU's window (first to last GPU "
+	LIT(&o, ". Times (+s) are from the capture start = ");
+	char utc[48];
+	h(&o, gt_fmt_utc(utc, sizeof(utc), gt_analysis_time_origin(a)));
+	LIT(&o, "; shares are of each GPU's window (first to last GPU "
 		"activity) without its start-up, which is set aside.</p></header>\n");
 
 	if (!findings(&o, x))

@@ -8,6 +8,8 @@
  *
  * {
  *   "schema": "gaptrace.report/1", "gaptrace": "<version>",
+ *   "time_origin_ns": the capture start, realtime ns (gt_analysis_time_origin):
+ *               what the text, HTML and findings' "+s" offsets are from,
  *   "options": {window_ns, top_gaps, detail_gap_ns, max_detail_gaps,
  *               storm_min_calls, storm_max_mean_ns, tiny_kernel_ns,
  *               throttle_mask, window_mode: "activity"|"capture", from_ns, to_ns,
@@ -714,6 +716,7 @@ int gt_report_json(const gt_analysis *a, FILE *f, const gt_report_opts *in)
 	}
 	j_str(&j, "schema", "gaptrace.report/1");
 	j_str(&j, "gaptrace", gt_version());
+	j_u64(&j, "time_origin_ns", gt_analysis_time_origin(a));
 	j_open(&j, "options", '{');
 	j_u64(&j, "window_ns", ao->window_ns);
 	j_u64(&j, "top_gaps", ao->top_gaps);

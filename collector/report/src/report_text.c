@@ -16,17 +16,11 @@
 
 /* ------------------------------------------------------------ formatting */
 
-const char *an_fmt_utc(char *b, size_t cap, uint64_t ns)
+/* t as "+1.234567 s" from the time origin (gt_analysis_time_origin). */
+static const char *rel_s(char *b, size_t cap, const gt_analysis *a, uint64_t t)
 {
-	time_t s = (time_t)(ns / 1000000000ull);
-	struct tm tm;
-	if (!gmtime_r(&s, &tm)) {
-		snprintf(b, cap, "?");
-		return b;
-	}
-	char d[32];
-	strftime(d, sizeof(d), "%Y-%m-%d %H:%M:%S", &tm);
-	snprintf(b, cap, "%s.%03u UTC", d, (unsigned)(ns % 1000000000ull / 1000000));
+	uint64_t o = gt_analysis_time_origin(a);
+	snprintf(b, cap, "%c%.6f s", t >= o ? '+' : '-', (double)(t >= o ? t - o : o - t) / 1e9);
 	return b;
 }
 
@@ -139,7 +133,7 @@ static const char *item_label(const gt_analysis *a, uint8_t kind, uint32_t name,
 
 static void gpu_header(const gt_analysis *a, const gt_an_gpu *G, FILE *f, const gt_report_opts *o)
 {
-	char u[64], b1[32], b2[32], b3[48];
+	char u[64], b1[32], b2[32], b3[48], b4[32];
 	if (G->uuid_known)
 		an_fmt_uuid(u, sizeof(u), G->dev.uuid);
 	else
@@ -155,8 +149,9 @@ static void gpu_header(const gt_analysis *a, const gt_an_gpu *G, FILE *f, const 
 		return;
 	}
 	(void)o;
-	fprintf(f, "Window       %s from %s, %u process%s, %u stream%s\n",
-		an_fmt_ns(b1, sizeof(b1), G->window_ns), an_fmt_utc(b3, sizeof(b3), G->t0), G->nprocs,
+	fprintf(f, "Window       %s from %s (%s), %u process%s, %u stream%s\n",
+		an_fmt_ns(b1, sizeof(b1), G->window_ns), rel_s(b4, sizeof(b4), a, G->t0),
+		an_fmt_utc(b3, sizeof(b3), G->t0), G->nprocs,
 		G->nprocs == 1 ? "" : "es", G->nstreams, G->nstreams == 1 ? "" : "s");
 	fprintf(f, "Utilization  %.1f %% busy (%s): kernels %.1f %%, copies only %.1f %%",
 		100.0 * G->utilization, an_fmt_ns(b2, sizeof(b2), G->busy_ns),
@@ -328,14 +323,14 @@ static void gaps_section(const gt_analysis *a, const gt_an_gpu *G, FILE *f, cons
 	if (!n)
 		return;
 	char b1[32], b2[32], nx[160], pv[160];
-	fprintf(f, "Longest gaps (start from window start)\n");
+	fprintf(f, "Longest gaps (start from capture start)\n");
 	for (size_t i = 0; i < n; i++) {
 		uint64_t len = gp[i].end - gp[i].start;
 		int mc = gp[i].main_cause;
 		item_label(a, gp[i].prev_kind, gp[i].prev_name, o->flags, pv, sizeof(pv));
 		item_label(a, gp[i].next_kind, gp[i].next_name, o->flags, nx, sizeof(nx));
-		fprintf(f, "  %2zu  +%-10s %10s  %-15s %3.0f%%  %s -> %s", i + 1,
-			an_fmt_ns(b1, sizeof(b1), gp[i].start - G->t0),
+		fprintf(f, "  %2zu  %-11s %10s  %-15s %3.0f%%  %s -> %s", i + 1,
+			rel_s(b1, sizeof(b1), a, gp[i].start),
 			an_fmt_ns(b2, sizeof(b2), len), gt_cause_name(mc),
 			pct(gp[i].cause_ns[mc], len), pv, nx);
 		if (gp[i].feed_tid) {
@@ -352,18 +347,28 @@ static void procs_section(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 	const gt_an_proc *procs = gt_analysis_procs(a, G->index, &np);
 	if (np < 2)
 		return;
-	char b1[32];
-	fprintf(f, "Processes    busy      idle:");
+	char b1[32], b2[32], who[160];
+	const char *cmd[64];
+	size_t nc = np < 64 ? np : 64;
+	for (size_t i = 0; i < nc; i++)
+		cmd[i] = gt_analysis_trace(a, procs[i].trace)->header.cmdline;
+	/* each process's own view: its busy time and why it was idle, as shares
+	 * of this GPU's whole window (the GPU's idle table counts only the time
+	 * no process ran, so a process waiting for another is not in it) */
+	fprintf(f, "Processes    each process's view, %% of the GPU window (%s)\n",
+		an_fmt_ns(b2, sizeof(b2), G->window_ns));
+	fprintf(f, "  %7s %10s:", "busy", "idle");
 	for (int c = 0; c < GT_CAUSE_COUNT; c++)
 		fprintf(f, " %s", gt_cause_name(c));
 	fputc('\n', f);
 	for (size_t i = 0; i < np; i++) {
 		const gt_an_proc *p = &procs[i];
-		fprintf(f, "  pid %-7u %5.1f %%  %s:", p->pid, pct(p->busy_ns, G->window_ns),
+		fprintf(f, "  %5.1f %% %10s:", pct(p->busy_ns, G->window_ns),
 			an_fmt_ns(b1, sizeof(b1), p->idle_ns));
 		for (int c = 0; c < GT_CAUSE_COUNT; c++)
 			fprintf(f, " %.1f%%", pct(p->cause_ns[c], G->window_ns));
-		fprintf(f, "  %s\n", gt_analysis_trace(a, p->trace)->header.cmdline);
+		gt_proc_label(who, sizeof(who), p->pid, cmd[i < nc ? i : 0], cmd, nc);
+		fprintf(f, "  pid %s\n", who);
 	}
 }
 
@@ -443,16 +448,11 @@ static void ranks_section(const gt_analysis *a, FILE *f)
 	const gt_an_collective *c = gt_analysis_collectives(a, &nc);
 	if (nr < 2)
 		return;
-	uint64_t unmatched = 0, t0 = UINT64_MAX;
+	uint64_t unmatched = 0;
 	size_t multi = 0;
 	for (size_t i = 0; i < ng; i++) {
 		unmatched += gr[i].unmatched;
 		multi += gr[i].nranks > 1;
-	}
-	for (size_t i = 0; i < gt_analysis_ngpus(a); i++) {
-		const gt_an_gpu *G = gt_analysis_gpu(a, i);
-		if (G->window_ns && G->t0 < t0)
-			t0 = G->t0;
 	}
 	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
 	fprintf(f, "== Ranks: %zu collectives matched across %zu ranks (%zu group%s of ranks running "
@@ -468,8 +468,8 @@ static void ranks_section(const gt_analysis *a, FILE *f)
 		"others wait", "it waited");
 	for (size_t i = 0; i < nr; i++) {
 		snprintf(b4, sizeof(b4), "-");
-		if (r[i].last && r[i].late_max_at >= t0)
-			snprintf(b4, sizeof(b4), "+%.6f s", (double)(r[i].late_max_at - t0) / 1e9);
+		if (r[i].last)
+			rel_s(b4, sizeof(b4), a, r[i].late_max_at);
 		fprintf(f, "  %4u %4u %-8u %7" PRIu64 " %7" PRIu64 " %6" PRIu64 " %10s %10s %10s %12s %12s %12s\n",
 			r[i].rank, r[i].gpu, r[i].pid, r[i].kernels, r[i].collectives, r[i].last,
 			an_fmt_ns(b1, sizeof(b1), r[i].late_ns),
@@ -490,12 +490,12 @@ static void ranks_section(const gt_analysis *a, FILE *f)
 			}
 		}
 	}
-	fprintf(f, "  latest arrivals (from the first GPU's window start):");
+	fprintf(f, "  latest arrivals (from capture start):");
 	for (size_t p = 0; p < k && top[p]; p++) {
 		if (top[p]->last_start == top[p]->first_start)
 			break;
-		fprintf(f, "%s +%.6f s %s rank %u late by %s", p ? ";" : "",
-			(double)(top[p]->first_start - t0) / 1e9, gt_coll_name((int)top[p]->type),
+		fprintf(f, "%s %s %s rank %u late by %s", p ? ";" : "",
+			rel_s(b2, sizeof(b2), a, top[p]->first_start), gt_coll_name((int)top[p]->type),
 			top[p]->last_rank, an_fmt_ns(b1, sizeof(b1), top[p]->last_start - top[p]->first_start));
 	}
 	fprintf(f, "\n\n");
@@ -646,7 +646,11 @@ static void headline(const gt_analysis *a, FILE *f)
 		fprintf(f, ", %zu NVML", coll);
 	if (bad)
 		fprintf(f, ", %zu unreadable", bad);
-	fprintf(f, "), %zu GPU%s\n\n", ngpus, ngpus == 1 ? "" : "s");
+	fprintf(f, "), %zu GPU%s\n", ngpus, ngpus == 1 ? "" : "s");
+	/* the one origin of every "+s" time, the findings' above included */
+	char utc[48];
+	fprintf(f, "Times are from the capture start = %s\n\n",
+		an_fmt_utc(utc, sizeof(utc), gt_analysis_time_origin(a)));
 }
 
 /* What of the input was not read, or was read once where it was there

@@ -10,7 +10,7 @@
 /* The reports' names for the one formatter (gaptrace/analysis.h). */
 #define an_fmt_ns(b, cap, ns) gt_fmt_ns((b), (cap), (double)(ns))
 #define an_fmt_bytes(b, cap, n) gt_fmt_bytes((b), (cap), (double)(n))
-const char *an_fmt_utc(char *b, size_t cap, uint64_t ns);
+#define an_fmt_utc(b, cap, ns) gt_fmt_utc((b), (cap), (ns))
 void an_fmt_uuid(char *b, size_t cap, const uint8_t *u);
 /* Kernel name for display: demangled (unless GT_REPORT_MANGLED), short
  * form when shortform and not GT_REPORT_FULL_NAMES. */

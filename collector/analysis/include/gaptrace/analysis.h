@@ -537,6 +537,16 @@ GT_API size_t gt_analysis_ntraces(const gt_analysis *a);
 /** Trace i (0 <= i < ntraces), or NULL. */
 GT_API const gt_an_trace *gt_analysis_trace(const gt_analysis *a, size_t i);
 
+/**
+ * The one time origin of every output: the capture start, realtime ns. It
+ * is the earliest traced process's first ARMED note (a capture armed later,
+ * gaptrace capture), else its stream header's instant (the collector's NVML
+ * trace does not count), else the earliest GPU window start (t0). Every
+ * relative time a report, finding, chart or table prints ("+1.234 s") is
+ * from it; the reports print it once. 0 before gt_analysis_finish.
+ */
+GT_API uint64_t gt_analysis_time_origin(const gt_analysis *a);
+
 /** Number of GPUs with activity or samples, in order of first appearance. */
 GT_API size_t gt_analysis_ngpus(const gt_analysis *a);
 /** GPU i, or NULL (also NULL before gt_analysis_finish). */
@@ -781,6 +791,10 @@ GT_API size_t gt_kernel_short_name(const char *name, char *buf, size_t cap);
  *  "-5 B". */
 GT_API const char *gt_fmt_bytes(char *buf, size_t cap, double bytes);
 
+/** A realtime instant (ns since the epoch) as "2026-01-02 03:04:05.678 UTC"
+ *  (milliseconds, truncated); "?" when it cannot be converted. */
+GT_API const char *gt_fmt_utc(char *buf, size_t cap, uint64_t ns);
+
 /** A duration in nanoseconds: "850 ns", "12.3 us", "4.56 ms", "1.234 s"
  *  (below a minute), "2 min 05.3 s" (below an hour), "3 h 07 min".
  *  Negative values carry a "-"; fractions of a nanosecond round. */
@@ -802,6 +816,17 @@ GT_API size_t gt_api_name_len(const char *name);
 /** name without its version suffix into buf (NUL terminated when cap > 0,
  *  cut to cap - 1 bytes). @return buf. */
 GT_API const char *gt_api_name_clean(const char *name, char *buf, size_t cap);
+
+/**
+ * A process as people tell it apart: "1234 python3 train.py ... --rank 1".
+ * The program and script lose their directories; when others (n command
+ * lines of the processes shown beside it, cmdline may be among them) differ
+ * from cmdline, the tokens that differ are kept (with the option naming
+ * them) and the common rest becomes "...". What does not fit in cap is cut
+ * from the left ("...--rank 1"), never from the right. Writes buf, returns it.
+ */
+GT_API const char *gt_proc_label(char *buf, size_t cap, uint32_t pid, const char *cmdline,
+				 const char *const *others, size_t n);
 
 /* ------------------------------------------------------------------ */
 /* JSON strings                                                        */
