@@ -787,6 +787,55 @@ START_TEST(storm_names_kernels)
 }
 END_TEST
 
+/* A CUDA graph of tiny kernels replayed thousands of times (issue 13, item
+ * 8): the storm is inside the graph, so the advice is to fuse its nodes, never
+ * to capture the step in a graph (it already is). */
+START_TEST(storm_in_graph)
+{
+	scen *s = sc_new(10 * SEC);
+	b_storm(s, NULL);
+	s->kernels[0].graph_count = s->kernels[0].count;
+	s->gpu.graph_kernels = s->kernels[0].count;
+	gt_diagnosis *d = run(s, NULL);
+	const gt_finding *f = gt_diagnosis_finding(d, 0);
+	ck_assert_int_eq(f->id, GT_FIND_TINY_KERNEL_STORM);
+	ck_assert_uint_eq(f->kernel_claim_ns, 2000 * MS);
+	ck_assert_ptr_nonnull(strstr(f->title, "CUDA graph"));
+	ck_assert_ptr_null(strstr(f->fix, "capture"));
+	ck_assert_ptr_null(strstr(f->fix, "CUDAGraph"));
+	ck_assert_ptr_null(strstr(f->fix, "reduce-overhead"));
+	ck_assert_ptr_nonnull(strstr(f->fix, "fuse"));
+	ck_assert_ptr_nonnull(strstr(f->fix, "per-node"));
+	int said = 0;
+	for (size_t i = 0; i < f->nevidence; i++)
+		said |= strstr(f->evidence[i], "100% of the storm launches come from CUDA graphs") != NULL;
+	ck_assert_msg(said, "graph share not in the evidence");
+	gt_diagnosis_free(d);
+	/* the same storm half from graphs, half from plain launches: the
+	 * capture advice stays, for the plain half */
+	s->kernels[0].graph_count = s->kernels[0].count / 4;
+	s->gpu.graph_kernels = s->kernels[0].graph_count;
+	d = run(s, NULL);
+	f = gt_diagnosis_finding(d, 0);
+	ck_assert_int_eq(f->id, GT_FIND_TINY_KERNEL_STORM);
+	ck_assert_ptr_nonnull(strstr(f->fix, "CUDA graph"));
+	ck_assert_ptr_null(strstr(f->title, "inside CUDA graphs"));
+	gt_diagnosis_free(d);
+	sc_free(s);
+	/* launch-bound with the kernels from graphs: no capture advice either */
+	s = sc_new(10 * SEC);
+	b_launch(s, NULL);
+	s->gpu.graph_kernels = s->gpu.nkernels;
+	d = run(s, NULL);
+	f = gt_diagnosis_finding(d, 0);
+	ck_assert_int_eq(f->id, GT_FIND_LAUNCH_BOUND);
+	ck_assert_ptr_null(strstr(f->fix, "capture"));
+	ck_assert_ptr_nonnull(strstr(f->fix, "already run from CUDA graphs"));
+	gt_diagnosis_free(d);
+	sc_free(s);
+}
+END_TEST
+
 START_TEST(low_occupancy_skips_tuned)
 {
 	scen *s = sc_new(10 * SEC);
@@ -1343,6 +1392,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, periodic_wave_recovered);
 	tcase_add_test(tc, startup_row);
 	tcase_add_test(tc, storm_names_kernels);
+	tcase_add_test(tc, storm_in_graph);
 	tcase_add_test(tc, low_occupancy_skips_tuned);
 	tcase_add_test(tc, concurrent_kernels_scaled);
 	tcase_add_test(tc, inconsistent_input_noted);
