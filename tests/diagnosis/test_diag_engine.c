@@ -753,7 +753,11 @@ START_TEST(periodic_wave_recovered)
 	ck_assert(fabs(g->wave.period_ns - 2e9) < 1e3);
 	ck_assert_uint_eq(g->wave.nstalls, 10);
 	ck_assert_uint_eq(g->wave.stall_ns, 300 * MS);
-	ck_assert(fabs(g->wave.idle_share - 0.15) < 1e-9);
+	ck_assert(fabs(g->wave.stall_share - 0.15) < 1e-9);
+	/* no series: idle over the 9 periods [1.9 s, 19.9 s) from the detailed
+	 * gaps: 9 stalls of 300 ms + 135 per-step gaps of 2 ms = 2.97 s */
+	ck_assert(fabs(g->wave.idle_periods - 9) < 1e-9);
+	ck_assert(fabs(g->wave.idle_share - 2.97 / 18) < 1e-9);
 	const gt_finding *f = gt_diagnosis_find(d, GT_FIND_PERIODIC_STALL);
 	ck_assert_ptr_nonnull(f);
 	/* it claimed exactly the stalls' turnaround and host time */
@@ -1144,6 +1148,45 @@ START_TEST(acf_noisy_sine_long)
 }
 END_TEST
 
+/* Issue 13, item 10: tiny_ops printed "busy 1.9% ... 1% idle per period":
+ * the idle share was the periodic gap's length over the period. 1.2 ms host
+ * gaps every 200 ms on a GPU busy 12 % of every 10 ms window: the GPU is 88 %
+ * idle over the 4 periods found, and the gap alone is 0.6 % of its period. */
+START_TEST(wave_idle_share_adds_up)
+{
+	gt_an_gap gaps[5];
+	for (int p = 0; p < 5; p++)
+		gaps[p] = (gt_an_gap){.start = T0 + 50 * MS + (uint64_t)p * 200 * MS,
+				      .end = T0 + 50 * MS + (uint64_t)p * 200 * MS + 1200000};
+	float series[100];
+	for (int i = 0; i < 100; i++)
+		series[i] = 0.12f;
+	gt_diag_opts o;
+	gt_diag_opts_init(&o);
+	dg_wave_in wi = {.series = series, .nseries = 100, .window_ns = 10 * MS, .t0 = T0,
+			 .gaps = gaps, .ngaps = 5};
+	gt_diag_wave w;
+	ck_assert_int_eq(dg_wave_detect(&wi, &o, &w, NULL), 0);
+	ck_assert(w.found);
+	ck_assert(fabs(w.period_ns - 200e6) < 1);
+	ck_assert(fabs(w.stall_share - 0.006) < 1e-9);
+	ck_assert(fabs(w.idle_periods - 4) < 1e-9);
+	/* the windows wholly inside [50 ms, 850 ms): 80 of them, 88 % idle */
+	ck_assert(fabs(w.idle_share - 0.88) < 1e-6);
+	/* the same from the autocorrelation alone (a square wave, 40 % busy):
+	 * the idle share is that of the whole periods of the series */
+	float sq[400];
+	for (int i = 0; i < 400; i++)
+		sq[i] = i % 20 < 8 ? 1.0f : 0.0f;
+	dg_wave_in wa = {.series = sq, .nseries = 400, .window_ns = 10 * MS, .t0 = T0};
+	ck_assert_int_eq(dg_wave_detect(&wa, &o, &w, NULL), 0);
+	ck_assert(w.found);
+	ck_assert_msg(fabs(w.period_ns - 200e6) < 2e6, "period %g", w.period_ns);
+	ck_assert_msg(fabs(w.idle_share - 0.6) < 0.01, "idle %g over %g", w.idle_share, w.idle_periods);
+	ck_assert(w.idle_periods >= 19);
+}
+END_TEST
+
 START_TEST(gap_train_with_outliers)
 {
 	/* 12 stalls of 200 ms every 1.5 s, one 500 ms startup gap at 0 and
@@ -1411,6 +1454,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, acf_square_wave);
 	tcase_add_test(tc, acf_noisy_sine_long);
 	tcase_add_test(tc, gap_train_with_outliers);
+	tcase_add_test(tc, wave_idle_share_adds_up);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("occupancy");
 	tcase_set_timeout(tc, 30);

@@ -102,6 +102,7 @@ typedef struct dg_wave_in {
 	const float *series;
 	size_t nseries;
 	uint64_t window_ns;
+	uint64_t t0;            /* realtime ns of series[0] */
 	const gt_an_gap *gaps;  /* detailed gaps, time order */
 	size_t ngaps;
 } dg_wave_in;

@@ -231,7 +231,15 @@ typedef struct gt_diag_wave {
 	double period_ns;       /**< the period */
 	double confidence;      /**< 0..1: autocorrelation at the period (ACF) or the
 				     fraction of regular spacings (gaps only) */
-	double idle_share;      /**< share of each period the GPU is idle */
+	double idle_share;      /**< share of the time the GPU is idle over the whole
+				     periods found (idle_periods of them: from the
+				     first periodic gap to the last, or from the start
+				     of the steady state for the ACF), from the
+				     utilization series (the detailed gaps without
+				     it); consistent with the window's utilization */
+	double idle_periods;    /**< periods idle_share was measured over */
+	double stall_share;     /**< stall_ns / period_ns: the periodic gap's own
+				     share of its period (gaps source; 0 otherwise) */
 	uint64_t stall_ns;      /**< median length of the periodic gaps (gaps source) */
 	uint32_t nstalls;       /**< periodic gaps found (gaps source) */
 	uint64_t first_stall;   /**< realtime ns of the first periodic gap, 0 if none */
