@@ -263,6 +263,8 @@ static void json_finding(FILE *out, const gt_finding *f, unsigned flags)
 			fputs("null", out);
 		else
 			jnum(out, kk->occupancy);
+		if (kk->claim_ns)
+			fprintf(out, ", \"claim_ns\": %" PRIu64, kk->claim_ns);
 		fputc('}', out);
 	}
 	fputs("], \"fix\": ", out);

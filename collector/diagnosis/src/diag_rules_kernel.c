@@ -32,7 +32,32 @@ static uint64_t kernel_claim(const dg_ctx *c, const double *frac)
 	return dg_scale_u64((uint64_t)(t + 0.5), c->kscale);
 }
 
-/* small_grid: kernels whose grids cannot fill the SMs. */
+/* What small_grid claims of kernel i: its small-launch fraction (less what
+ * was claimed before) of its time, scaled to the busy time; in ns. */
+static uint64_t kernel_part(const dg_ctx *c, size_t i, double frac)
+{
+	double f = frac > 1 - c->kclaimed[i] ? 1 - c->kclaimed[i] : frac;
+	if (f <= 0)
+		return 0;
+	return dg_scale_u64((uint64_t)((double)c->g->kernels[i].total_ns * f + 0.5), c->kscale);
+}
+
+int gt_diag_small_grid_kernel(const gt_an_kernel *k, uint32_t sms, const gt_diag_opts *opts)
+{
+	gt_diag_opts def;
+	if (!opts) {
+		gt_diag_opts_init(&def);
+		opts = &def;
+	}
+	if (!k || !sms || k->nccl || !k->count || dg_is_storm(opts, k) ||
+	    (double)k->min_blocks > GT_DIAG_SMALL_GRID_MAX_SM_FRAC * sms)
+		return 0;
+	return (double)k->small_grid / (double)k->count >= opts->small_grid_frac;
+}
+
+/* small_grid: kernels whose grids cannot fill the SMs. The claim is the sum
+ * of the kernels' parts, and the evidence lists them (the largest, then
+ * "and N more" with the rest), so that the evidence adds up to the claim. */
 void dg_rule_small_grid(dg_ctx *c)
 {
 	double *frac = c->frac;
@@ -40,25 +65,24 @@ void dg_rule_small_grid(dg_ctx *c)
 	if (!sms)
 		return;
 	size_t nk = 0;
+	dg_claim cl = {0};
 	for (size_t i = 0; i < c->g->nkernels; i++) {
 		const gt_an_kernel *k = &c->g->kernels[i];
 		frac[i] = 0;
-		if (k->nccl || !k->count || c->kclaimed[i] >= 1 ||
-		    (double)k->min_blocks > GT_DIAG_SMALL_GRID_MAX_SM_FRAC * sms)
+		if (c->kclaimed[i] >= 1 || !gt_diag_small_grid_kernel(k, sms, c->o))
 			continue;
-		double f = (double)k->small_grid / (double)k->count;
-		if (f >= c->o->small_grid_frac) {
-			frac[i] = f;
-			nk++;
-		}
+		frac[i] = (double)k->small_grid / (double)k->count;
+		cl.kern += kernel_part(c, i, frac[i]);
+		nk++;
 	}
 	if (!nk)
 		return;
-	dg_claim cl = {0};
-	cl.kern = kernel_claim(c, frac);
 	dg_fbuild *b = dg_commit(c, GT_FIND_SMALL_GRID, &cl);
 	if (!b)
 		return;
+	/* the pool may have capped the claim: the parts left take what there is,
+	 * in row order (by total time) */
+	uint64_t left = b->f.kernel_claim_ns, rest = 0, nrest = 0;
 	const gt_an_kernel *top = NULL;
 	char nb[DG_NAME_CAP], tt[32];
 	for (size_t i = 0; i < c->g->nkernels; i++) {
@@ -67,17 +91,33 @@ void dg_rule_small_grid(dg_ctx *c)
 		const gt_an_kernel *k = &c->g->kernels[i];
 		if (!top)
 			top = k; /* rows are by total time */
+		uint64_t part = dg_min_u64(kernel_part(c, i, frac[i]), left);
+		left -= part;
 		double f = frac[i] > 1 - c->kclaimed[i] ? 1 - c->kclaimed[i] : frac[i];
 		c->kclaimed[i] += f;
 		if (b->nk < c->o->max_kernels && b->nk < DG_MAX_K) {
-			gt_fmt_ns(tt, sizeof tt, (double)k->total_ns);
-			dg_ev(c, b, "%s: %llu launches, %llu-%llu blocks x %u-%u threads on %u SMs, %s",
-			   dg_kname(c, k->name, nb, sizeof nb), (unsigned long long)k->count,
-			   (unsigned long long)k->min_blocks, (unsigned long long)k->max_blocks,
-			   k->min_threads, k->max_threads, sms, tt);
+			gt_fmt_ns(tt, sizeof tt, (double)part);
+			dg_ev(c, b, "%s: %s in %llu of %llu launches below %u blocks (%llu-%llu blocks "
+				 "x %u-%u threads)",
+			   dg_kname(c, k->name, nb, sizeof nb), tt, (unsigned long long)k->small_grid,
+			   (unsigned long long)k->count, sms, (unsigned long long)k->min_blocks,
+			   (unsigned long long)k->max_blocks, k->min_threads, k->max_threads);
 			dg_add_kernel_grid(c, b, k, -1, k->min_blocks);
+			b->k[b->nk - 1].claim_ns = part;
+		} else {
+			rest += part;
+			nrest++;
 		}
 	}
+	if (nrest) {
+		gt_fmt_ns(tt, sizeof tt, (double)rest);
+		dg_ev(c, b, "and %llu more kernel%s: %s", (unsigned long long)nrest,
+		   nrest == 1 ? "" : "s", tt);
+	}
+	gt_fmt_ns(tt, sizeof tt, (double)b->f.kernel_claim_ns);
+	dg_ev(c, b, "%llu kernel%s whose grids fill at most half of the %u SMs: %s%s",
+	   (unsigned long long)nk, nk == 1 ? "" : "s", sms, tt,
+	   c->kscale < 1 ? " (kernel time scaled to the busy time: kernels overlap)" : "");
 	uint64_t blocks = top->min_blocks ? top->min_blocks
 					  : (uint64_t)top->grid[0] * top->grid[1] * top->grid[2];
 	double pct = 100.0 * (double)(blocks < sms ? blocks : sms) / sms;
@@ -90,6 +130,8 @@ void dg_rule_small_grid(dg_ctx *c)
 	dg_metric(b, "blocks", (double)blocks);
 	dg_metric(b, "sm_count", sms);
 	dg_metric(b, "launches", (double)top->count);
+	dg_metric(b, "rest_kernels", (double)nrest);
+	dg_metric(b, "rest_kernel_ns", (double)rest);
 	dg_fix(c, b,
 	    "Give %s more parallelism: launch at least a few blocks per SM (grid >= 2-4 x %u "
 	    "blocks, grid-stride loops sized to the SM count), split the work further (split-K "

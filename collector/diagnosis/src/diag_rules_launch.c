@@ -20,10 +20,14 @@ static uint64_t dispatch_host_ns(const dg_ctx *c)
 	return ns;
 }
 
-/* Whether a kernel row is part of a tiny-kernel storm. */
+int dg_is_storm(const gt_diag_opts *o, const gt_an_kernel *k)
+{
+	return !k->nccl && k->count > o->storm_min_calls && k->mean_ns < (double)o->tiny_kernel_ns;
+}
+
 static int is_storm(const dg_ctx *c, const gt_an_kernel *k)
 {
-	return !k->nccl && k->count > c->o->storm_min_calls && k->mean_ns < (double)c->o->tiny_kernel_ns;
+	return dg_is_storm(c->o, k);
 }
 
 /* Name the kernels with the most launches (storm kernels only, or all). */

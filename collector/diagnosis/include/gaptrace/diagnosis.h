@@ -171,6 +171,8 @@ typedef struct gt_diag_kernel {
 	uint32_t registers;        /**< per thread */
 	uint32_t smem;             /**< bytes per block */
 	double occupancy;          /**< theoretical, 0..1; < 0 when unknown */
+	uint64_t claim_ns;         /**< what of the finding's kernel claim comes from
+				        this kernel (small_grid; 0 for the others) */
 } gt_diag_kernel;
 
 /** One finding. */
@@ -489,6 +491,18 @@ GT_API int gt_occupancy_compute(const gt_device *dev, uint32_t threads, uint32_t
 
 /** "warps", "blocks", "registers", "shared memory", or "unknown". */
 GT_API const char *gt_occupancy_limiter_name(int limiter);
+
+/**
+ * Whether a kernel row is a *small-grid* kernel on a GPU of sm_count SMs: the
+ * small_grid finding's trigger, the one test every output tags kernels with
+ * (text report, HTML): not NCCL, not a tiny-kernel storm kernel (opts'
+ * storm_min_calls / tiny_kernel_ns), at least opts.small_grid_frac of its
+ * launches below sm_count blocks, and its smallest launch filling at most
+ * GT_DIAG_SMALL_GRID_MAX_SM_FRAC of the SMs. opts NULL = the defaults.
+ * @return 1 or 0 (0 also for NULL k or sm_count 0).
+ */
+GT_API int gt_diag_small_grid_kernel(const gt_an_kernel *k, uint32_t sm_count,
+				     const gt_diag_opts *opts);
 
 /* ------------------------------------------------------------------ */
 /* Running the diagnosis                                               */
