@@ -526,6 +526,28 @@ static void b_power_cap_low(scen *s, gt_diag_opts *o)
 	s->gpu.nvml.sm_clock_mean_mhz = 1400;
 }
 
+/* Issue 13, item 7: a large GEMM loop on the H200 at 652 W, SM clock 1469 of
+ * 1980 MHz (26 % below), only the SW power cap, at the default 700 W limit:
+ * healthy and compute-bound, no finding (a note says so) */
+static void b_power_cap_default_limit(scen *s, gt_diag_opts *o)
+{
+	b_healthy(s, o);
+	s->gpu.nvml.sm_clock_mean_mhz = 1469;
+	s->gpu.nvml.power_mean_w = 652;
+	s->gpu.nvml.power_limit_mw = 700000;
+	s->gpu.nvml.default_power_limit_mw = 700000;
+}
+
+/* the limit lowered to 500 of 700 W: a finding from a 10 % deficit on
+ * (1700 of 1980 MHz is 14 % below; without the limits, 25 % was needed) */
+static void b_power_limit_lowered(scen *s, gt_diag_opts *o)
+{
+	b_healthy(s, o);
+	s->gpu.nvml.sm_clock_mean_mhz = 1700;
+	s->gpu.nvml.power_limit_mw = 500000;
+	s->gpu.nvml.default_power_limit_mw = 700000;
+}
+
 /* a thermal reason with a 12 % deficit is a finding */
 static void b_thermal(scen *s, gt_diag_opts *o)
 {
@@ -591,6 +613,9 @@ static const dcase cases[] = {
 	{"power_cap_min_deficit=1%", o_throttle_deficit, 10 * SEC, GT_FIND_THROTTLED, 0.97, -1, -1},
 	{"power_cap_at_full_load", b_power_cap_load, 10 * SEC, -1, 0, -1, GT_SHAPE_HEALTHY},
 	{"power_cap_lowered", b_power_cap_low, 10 * SEC, GT_FIND_THROTTLED, 0.97, -1, -1},
+	{"power_cap_default_limit", b_power_cap_default_limit, 10 * SEC, -1, 0, -1,
+	 GT_SHAPE_HEALTHY},
+	{"power_limit_lowered", b_power_limit_lowered, 10 * SEC, GT_FIND_THROTTLED, 0.97, -1, -1},
 	{"thermal", b_thermal, 10 * SEC, GT_FIND_THROTTLED, 0.97, -1, -1},
 };
 #define NCASES (sizeof cases / sizeof cases[0])
@@ -835,6 +860,59 @@ START_TEST(storm_in_graph)
 	ck_assert_int_eq(f->id, GT_FIND_LAUNCH_BOUND);
 	ck_assert_ptr_null(strstr(f->fix, "capture"));
 	ck_assert_ptr_nonnull(strstr(f->fix, "already run from CUDA graphs"));
+	gt_diagnosis_free(d);
+	sc_free(s);
+}
+END_TEST
+
+/* The power limits decide (issue 13, item 7): at the default limit the SW
+ * power cap is a note; a lowered limit names the default to restore; thermal
+ * at the default limit is still a finding, with no power-limit advice;
+ * without recorded limits the fix asks to compare them. */
+START_TEST(throttle_power_limits)
+{
+	scen *s = sc_new(10 * SEC);
+	b_power_cap_default_limit(s, NULL);
+	gt_diagnosis *d = run(s, NULL);
+	ck_assert_ptr_null(gt_diagnosis_find(d, GT_FIND_THROTTLED));
+	int noted = 0;
+	for (size_t i = 0; i < gt_diagnosis_nnotes(d); i++) {
+		const char *n = gt_diagnosis_note(d, i);
+		noted |= strstr(n, "default power limit (700 W, drawing 652 W") && strstr(n, "1469 of 1980 MHz") &&
+			 strstr(n, "not faulty");
+	}
+	ck_assert_msg(noted, "no note on the default power limit");
+	gt_diagnosis_free(d);
+	sc_free(s);
+
+	s = sc_new(10 * SEC);
+	b_power_limit_lowered(s, NULL);
+	d = run(s, NULL);
+	const gt_finding *f = gt_diagnosis_find(d, GT_FIND_THROTTLED);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(strstr(f->title, "power limit lowered to 500 of 700 W"));
+	ck_assert_ptr_nonnull(strstr(f->fix, "nvidia-smi -pl 700"));
+	ck_assert_ptr_null(strstr(f->fix, "Thermal"));
+	gt_diagnosis_free(d);
+	sc_free(s);
+
+	s = sc_new(10 * SEC);
+	b_thermal(s, NULL);
+	s->gpu.nvml.power_limit_mw = s->gpu.nvml.default_power_limit_mw = 700000;
+	d = run(s, NULL);
+	f = gt_diagnosis_find(d, GT_FIND_THROTTLED);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(strstr(f->fix, "cooling"));
+	ck_assert_ptr_null(strstr(f->fix, "nvidia-smi -pl"));
+	gt_diagnosis_free(d);
+	sc_free(s);
+
+	s = sc_new(10 * SEC);
+	b_power_cap_low(s, NULL); /* no limits recorded, 29 % below */
+	d = run(s, NULL);
+	f = gt_diagnosis_find(d, GT_FIND_THROTTLED);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(strstr(f->fix, "compare Current and Default Power Limit"));
 	gt_diagnosis_free(d);
 	sc_free(s);
 }
@@ -1436,6 +1514,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, startup_row);
 	tcase_add_test(tc, storm_names_kernels);
 	tcase_add_test(tc, storm_in_graph);
+	tcase_add_test(tc, throttle_power_limits);
 	tcase_add_test(tc, low_occupancy_skips_tuned);
 	tcase_add_test(tc, concurrent_kernels_scaled);
 	tcase_add_test(tc, inconsistent_input_noted);

@@ -150,6 +150,14 @@ static const rule rules[] = {
 
 /* ------------------------------------------------------------ per GPU */
 
+static void add_note(gt_diagnosis *d, const char *msg);
+
+void dg_note(dg_ctx *c, const char *msg)
+{
+	if (msg)
+		add_note(c->d, msg);
+}
+
 /* Append a note to the diagnosis (dropped on OOM: the arena says so). */
 static void add_note(gt_diagnosis *d, const char *msg)
 {

@@ -285,6 +285,9 @@ void dg_rule_host_busy(dg_ctx *c);
 void dg_rule_dependency(dg_ctx *c);
 /* diag_rules_kernel.c: the kernel pool */
 void dg_rule_small_grid(dg_ctx *c);
+/* Add a note (information, not a finding) to the diagnosis; msg lives in
+ * the arena (dg_printf). */
+void dg_note(dg_ctx *c, const char *msg);
 /* Whether a kernel row is part of a tiny-kernel storm (opts' thresholds). */
 int dg_is_storm(const gt_diag_opts *o, const gt_an_kernel *k);
 void dg_rule_low_occupancy(dg_ctx *c);

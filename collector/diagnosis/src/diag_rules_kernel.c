@@ -4,6 +4,7 @@
  * fill the GPU (small_grid), low theoretical occupancy (low_occupancy), and
  * last, clocks throttled while busy (throttled).
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -257,7 +258,48 @@ static void reason_names(uint64_t m, char *buf, size_t cap)
 		snprintf(buf, cap, "reason mask 0x%llx", (unsigned long long)m);
 }
 
-/* throttled: the share of the busy time left with clocks throttled. */
+/* Append to a NUL-terminated buffer (truncating). */
+static void appendf(char *buf, size_t cap, const char *fmt, ...)
+{
+	size_t n = strlen(buf);
+	if (n + 1 >= cap)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf + n, cap - n, fmt, ap);
+	va_end(ap);
+}
+
+/* A GPU whose power limit was lowered: enforced below 99 % of the default. */
+#define LOWERED_LIMIT_FRAC 0.99
+
+/* The power limits as text ("enforced 500 W, default 700 W"), or "". */
+static void limits_text(const gt_an_nvml *nv, char *buf, size_t cap)
+{
+	buf[0] = 0;
+	if (nv->power_limit_mw && nv->default_power_limit_mw)
+		snprintf(buf, cap, "power limit %.0f W enforced, %.0f W default",
+			 nv->power_limit_mw / 1000.0, nv->default_power_limit_mw / 1000.0);
+}
+
+/* Only the SW power cap, at the default power limit: by design under full
+ * load, and no finding; say so in a note. */
+static void note_at_default_limit(dg_ctx *c, double f, double maxclk)
+{
+	const gt_an_gpu *gpu = c->gpu;
+	dg_note(c, dg_printf(&c->d->ar,
+			     "GPU %u: held to its default power limit (%.0f W, drawing %.0f W on "
+			     "average) during %.0f%% of its busy time, SM clock %.0f of %.0f MHz: "
+			     "a fully loaded GPU lowers its clock to stay within the limit by "
+			     "design; it is compute-bound, not faulty (informational)",
+			     gpu->index, gpu->nvml.default_power_limit_mw / 1000.0,
+			     gpu->nvml.power_mean_w, 100.0 * f, gpu->nvml.sm_clock_mean_mhz, maxclk));
+}
+
+/* throttled: the share of the busy time left with clocks throttled. With
+ * the power limits known (format 1.2), the SW power cap alone is a finding
+ * only when the limit was lowered; without them, only with a deficit of at
+ * least power_cap_min_deficit, and the fix asks to compare the limits. */
 void dg_rule_throttled(dg_ctx *c)
 {
 	const gt_an_gpu *gpu = c->gpu;
@@ -277,7 +319,16 @@ void dg_rule_throttled(dg_ctx *c)
 	for (int i = 0; i < GT_AN_THROTTLE_BITS; i++)
 		if (i != 2 && gpu->throttle_reason_ns[i])
 			hard = 1;
-	double need = hard ? c->o->throttle_min_deficit : c->o->power_cap_min_deficit;
+	const gt_an_nvml *nv = &gpu->nvml;
+	int limits = nv->power_limit_mw && nv->default_power_limit_mw;
+	int lowered = limits && (double)nv->power_limit_mw <
+					LOWERED_LIMIT_FRAC * (double)nv->default_power_limit_mw;
+	if (!hard && limits && !lowered) {
+		if (deficit < 0 || deficit >= c->o->throttle_min_deficit)
+			note_at_default_limit(c, f, maxclk);
+		return;
+	}
+	double need = hard || lowered ? c->o->throttle_min_deficit : c->o->power_cap_min_deficit;
 	if (deficit >= 0 && deficit < need)
 		return;
 	dg_claim cl = {0};
@@ -292,16 +343,21 @@ void dg_rule_throttled(dg_ctx *c)
 			mask |= 1ull << i;
 	if (!mask)
 		mask = gpu->nvml.reasons_seen & GT_AN_DEFAULT_THROTTLE_MASK;
-	char rn[256];
+	char rn[256], lim[96];
 	reason_names(mask, rn, sizeof rn);
+	limits_text(nv, lim, sizeof lim);
+	char low[96] = "";
+	if (lowered)
+		snprintf(low, sizeof low, "; power limit lowered to %.0f of %.0f W",
+			 nv->power_limit_mw / 1000.0, nv->default_power_limit_mw / 1000.0);
 	if (deficit >= 0)
 		dg_title(c, b,
 		      "The GPU was throttled (%s) during %.0f%% of its busy time: SM clock %.0f of "
-		      "%.0f MHz",
-		      rn, 100.0 * f, gpu->nvml.sm_clock_mean_mhz, maxclk);
+		      "%.0f MHz%s",
+		      rn, 100.0 * f, gpu->nvml.sm_clock_mean_mhz, maxclk, low);
 	else
-		dg_title(c, b, "The GPU was throttled (%s) during %.0f%% of its busy time", rn,
-		      100.0 * f);
+		dg_title(c, b, "The GPU was throttled (%s) during %.0f%% of its busy time%s", rn,
+		      100.0 * f, low);
 	for (int i = 0; i < GT_AN_THROTTLE_BITS; i++) {
 		if (!gpu->throttle_reason_ns[i])
 			continue;
@@ -316,13 +372,35 @@ void dg_rule_throttled(dg_ctx *c)
 		   (unsigned long long)gpu->nvml.samples, gpu->nvml.sm_clock_mean_mhz,
 		   gpu->nvml.sm_clock_min_mhz, gpu->nvml.sm_clock_max_mhz, gpu->nvml.power_mean_w,
 		   gpu->nvml.temp_max_c);
+	dg_ev(c, b, "%s",
+	   lim[0] ? lim : "power limits not in the NVML samples (traces before format 1.2 have none)");
 	dg_metric(b, "throttled_ns", (double)gpu->throttled_ns);
 	dg_metric(b, "sm_clock_mhz", gpu->nvml.sm_clock_mean_mhz);
 	dg_metric(b, "max_clock_mhz", maxclk);
 	dg_metric(b, "reasons", (double)mask);
-	dg_fix(c, b,
-	    "Check why the clocks drop: nvidia-smi -q -d PERFORMANCE,POWER,TEMPERATURE. Power "
-	    "cap: restore the default power limit (nvidia-smi -pl) or the node's power policy; "
-	    "thermal: fix cooling/airflow and fan settings; application clocks: nvidia-smi -rac. "
-	    "Nothing in the program changes this.");
+	if (limits) {
+		dg_metric(b, "power_limit_w", nv->power_limit_mw / 1000.0);
+		dg_metric(b, "default_power_limit_w", nv->default_power_limit_mw / 1000.0);
+	}
+	char fix[1024] = "";
+	appendf(fix, sizeof fix, "Check why the clocks drop: nvidia-smi -q -d "
+				 "PERFORMANCE,POWER,TEMPERATURE. ");
+	if (lowered)
+		appendf(fix, sizeof fix,
+			"The power limit was lowered: restore it (nvidia-smi -pl %.0f) or ask for "
+			"the node's power policy to be changed. ",
+			nv->default_power_limit_mw / 1000.0);
+	else if (!limits && (mask & 0x4))
+		appendf(fix, sizeof fix,
+			"Power cap: compare Current and Default Power Limit; if it was lowered, "
+			"restore it (nvidia-smi -pl); at the default limit a fully loaded GPU "
+			"holds its clock below boost by design (compute-bound, nothing to fix). ");
+	if (hard)
+		appendf(fix, sizeof fix,
+			"Thermal or hardware slowdown: fix cooling/airflow and fan settings, check "
+			"the power supply (HW slowdown, power brake). ");
+	if (mask & 0x2)
+		appendf(fix, sizeof fix, "Application clocks: nvidia-smi -rac. ");
+	appendf(fix, sizeof fix, "Nothing in the program changes this.");
+	dg_fix(c, b, "%s", fix);
 }
