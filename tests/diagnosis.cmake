@@ -19,3 +19,9 @@ target_include_directories(test_diag_golden PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/
 target_compile_definitions(test_diag_golden PRIVATE
   GT_DIAG_GOLDEN_TSV="${CMAKE_CURRENT_SOURCE_DIR}/diagnosis/golden.tsv"
   GT_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+
+# One truth in every output, on the bundled traces: small_grid's evidence adds
+# up to its claim; text and HTML tag the same kernels.
+gaptrace_check_test(test_diag_outputs diagnosis/test_diag_outputs.c)
+target_link_libraries(test_diag_outputs PRIVATE gaptrace::report gaptrace::export)
+target_compile_definitions(test_diag_outputs PRIVATE GT_SOURCE_DIR="${PROJECT_SOURCE_DIR}")

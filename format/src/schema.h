@@ -179,7 +179,9 @@
 	X(T, U, power_violation_ns, DELTA)   \
 	X(T, U, thermal_violation_ns, DELTA) \
 	X(T, U, mem_used_bytes, PLAIN)       \
-	X(T, U, energy_mj, DELTA)
+	X(T, U, energy_mj, DELTA)            \
+	X(T, U, power_limit_mw, PLAIN)       \
+	X(T, U, default_power_limit_mw, PLAIN)
 
 #define GT_COLS_NVML_PROC(X, T)      \
 	X(T, U, ts, DELTA)           \

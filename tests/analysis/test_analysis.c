@@ -389,9 +389,12 @@ START_TEST(gpus_by_uuid)
 }
 END_TEST
 
-static void nvml_sample(tb *t, uint32_t dev, uint64_t ts, uint64_t reasons, uint32_t clk)
+static void nvml_sample_lim(tb *t, uint32_t dev, uint64_t ts, uint64_t reasons, uint32_t clk,
+			    uint32_t limit, uint32_t deflt)
 {
 	gt_record r = {.type = GT_REC_NVML};
+	r.nvml.power_limit_mw = limit;
+	r.nvml.default_power_limit_mw = deflt;
 	r.nvml.ts = ts;
 	r.nvml.device_id = dev;
 	r.nvml.sm_clock_mhz = clk;
@@ -400,6 +403,12 @@ static void nvml_sample(tb *t, uint32_t dev, uint64_t ts, uint64_t reasons, uint
 	r.nvml.temp_c = 70;
 	r.nvml.clocks_event_reasons = reasons;
 	tb_rec(t, &r);
+}
+
+/* a fast-set sample: the power limits not read this time */
+static void nvml_sample(tb *t, uint32_t dev, uint64_t ts, uint64_t reasons, uint32_t clk)
+{
+	nvml_sample_lim(t, dev, ts, reasons, clk, UINT32_MAX, UINT32_MAX);
 }
 
 /* NVML: throttle reasons over busy time; a GPU with samples but no work. */
@@ -420,11 +429,13 @@ START_TEST(nvml_throttle)
 	d.device.id = 1;
 	d.device.uuid[0] = 0xD4;
 	tb_rec(&t, &d);
-	nvml_sample(&t, 0, T0 + 500, 0, 1980);
+	/* power limits (slow set) on two samples, one outside the window: the
+	 * lowest enforced one and the default, from all samples */
+	nvml_sample_lim(&t, 0, T0 + 500, 0, 1980, 600000, 700000);
 	nvml_sample(&t, 0, T0 + 1500, 0x4, 1500);
-	nvml_sample(&t, 0, T0 + 2500, 0x40 | 0x1, 1300);
+	nvml_sample_lim(&t, 0, T0 + 2500, 0x40 | 0x1, 1300, 650000, 700000);
 	nvml_sample(&t, 0, T0 + 3500, 0, 1980);
-	nvml_sample(&t, 1, T0 + 500, 0, 1980);
+	nvml_sample_lim(&t, 1, T0 + 500, 0, 1980, 0, 0); /* an older stream: unknown */
 	ck_assert_int_eq(tb_add(a, &t, "nvml.gtrace"), 1);
 	finish(a);
 	ck_assert_uint_eq(gt_analysis_ngpus(a), 2);
@@ -439,7 +450,11 @@ START_TEST(nvml_throttle)
 	ck_assert_uint_eq(g->nvml.temp_max_c, 70);
 	ck_assert(g->nvml.gpu_util_mean == 90.0);
 	ck_assert_uint_eq(g->nvml.reasons_seen, 0x45);
+	ck_assert_uint_eq(g->nvml.power_limit_mw, 600000);
+	ck_assert_uint_eq(g->nvml.default_power_limit_mw, 700000);
 	const gt_an_gpu *e = gt_analysis_gpu(a, 1);
+	ck_assert_uint_eq(e->nvml.power_limit_mw, 0);
+	ck_assert_uint_eq(e->nvml.default_power_limit_mw, 0);
 	ck_assert_uint_eq(e->dev.uuid[0], 0xD4);
 	ck_assert_uint_eq(e->window_ns, 0);
 	ck_assert_uint_eq(e->busy_ns, 0);

@@ -115,7 +115,7 @@ static const gt_nvml_api table = {
 	.clocks_event_reasons = f_reasons,
 	.violation = f_viol,
 	.process_utilization = f_proc,
-	/* power, memory, energy: absent -> not supported */
+	/* power, memory, energy, power limits: absent -> not supported */
 };
 
 typedef struct nread {
@@ -328,8 +328,14 @@ START_TEST(dlopen_fake_library)
 						  123456789ull + rec.nvml.device_id);
 				ck_assert_uint_eq(rec.nvml.mem_used_bytes,
 						  (1000ull + rec.nvml.device_id) << 20);
+				/* power limits (slow set): GPU 1's lowered */
+				ck_assert_uint_eq(rec.nvml.default_power_limit_mw, 700000);
+				ck_assert_uint_eq(rec.nvml.power_limit_mw,
+						  rec.nvml.device_id == 1 ? 500000 : 700000);
 			} else {
 				ck_assert_uint_eq(rec.nvml.mem_used_bytes, UINT64_MAX);
+				ck_assert_uint_eq(rec.nvml.power_limit_mw, UINT32_MAX);
+				ck_assert_uint_eq(rec.nvml.default_power_limit_mw, UINT32_MAX);
 			}
 		}
 		if (rec.type == GT_REC_NVML_PROC) {

@@ -538,6 +538,28 @@ static void b_power_cap_low(scen *s, gt_diag_opts *o)
 	s->gpu.nvml.sm_clock_mean_mhz = 1400;
 }
 
+/* Issue 13, item 7: a large GEMM loop on the H200 at 652 W, SM clock 1469 of
+ * 1980 MHz (26 % below), only the SW power cap, at the default 700 W limit:
+ * healthy and compute-bound, no finding (a note says so) */
+static void b_power_cap_default_limit(scen *s, gt_diag_opts *o)
+{
+	b_healthy(s, o);
+	s->gpu.nvml.sm_clock_mean_mhz = 1469;
+	s->gpu.nvml.power_mean_w = 652;
+	s->gpu.nvml.power_limit_mw = 700000;
+	s->gpu.nvml.default_power_limit_mw = 700000;
+}
+
+/* the limit lowered to 500 of 700 W: a finding from a 10 % deficit on
+ * (1700 of 1980 MHz is 14 % below; without the limits, 25 % was needed) */
+static void b_power_limit_lowered(scen *s, gt_diag_opts *o)
+{
+	b_healthy(s, o);
+	s->gpu.nvml.sm_clock_mean_mhz = 1700;
+	s->gpu.nvml.power_limit_mw = 500000;
+	s->gpu.nvml.default_power_limit_mw = 700000;
+}
+
 /* a thermal reason with a 12 % deficit is a finding */
 static void b_thermal(scen *s, gt_diag_opts *o)
 {
@@ -603,6 +625,9 @@ static const dcase cases[] = {
 	{"power_cap_min_deficit=1%", o_throttle_deficit, 10 * SEC, GT_FIND_THROTTLED, 0.97, -1, -1},
 	{"power_cap_at_full_load", b_power_cap_load, 10 * SEC, -1, 0, -1, GT_SHAPE_HEALTHY},
 	{"power_cap_lowered", b_power_cap_low, 10 * SEC, GT_FIND_THROTTLED, 0.97, -1, -1},
+	{"power_cap_default_limit", b_power_cap_default_limit, 10 * SEC, -1, 0, -1,
+	 GT_SHAPE_HEALTHY},
+	{"power_limit_lowered", b_power_limit_lowered, 10 * SEC, GT_FIND_THROTTLED, 0.97, -1, -1},
 	{"thermal", b_thermal, 10 * SEC, GT_FIND_THROTTLED, 0.97, -1, -1},
 };
 #define NCASES (sizeof cases / sizeof cases[0])
@@ -765,7 +790,11 @@ START_TEST(periodic_wave_recovered)
 	ck_assert(fabs(g->wave.period_ns - 2e9) < 1e3);
 	ck_assert_uint_eq(g->wave.nstalls, 10);
 	ck_assert_uint_eq(g->wave.stall_ns, 300 * MS);
-	ck_assert(fabs(g->wave.idle_share - 0.15) < 1e-9);
+	ck_assert(fabs(g->wave.stall_share - 0.15) < 1e-9);
+	/* no series: idle over the 9 periods [1.9 s, 19.9 s) from the detailed
+	 * gaps: 9 stalls of 300 ms + 135 per-step gaps of 2 ms = 2.97 s */
+	ck_assert(fabs(g->wave.idle_periods - 9) < 1e-9);
+	ck_assert(fabs(g->wave.idle_share - 2.97 / 18) < 1e-9);
 	const gt_finding *f = gt_diagnosis_find(d, GT_FIND_PERIODIC_STALL);
 	ck_assert_ptr_nonnull(f);
 	/* it claimed exactly the stalls' turnaround and host time */
@@ -794,6 +823,108 @@ START_TEST(storm_names_kernels)
 	ck_assert_ptr_nonnull(strstr(f->fix, "vectorized_elementwise_kernel<4, ...> alone ran 500000 times"));
 	/* storm kernels are not also blamed for their small grid */
 	ck_assert(gt_diagnosis_find(d, GT_FIND_SMALL_GRID) == NULL);
+	gt_diagnosis_free(d);
+	sc_free(s);
+}
+END_TEST
+
+/* A CUDA graph of tiny kernels replayed thousands of times (issue 13, item
+ * 8): the storm is inside the graph, so the advice is to fuse its nodes, never
+ * to capture the step in a graph (it already is). */
+START_TEST(storm_in_graph)
+{
+	scen *s = sc_new(10 * SEC);
+	b_storm(s, NULL);
+	s->kernels[0].graph_count = s->kernels[0].count;
+	s->gpu.graph_kernels = s->kernels[0].count;
+	gt_diagnosis *d = run(s, NULL);
+	const gt_finding *f = gt_diagnosis_finding(d, 0);
+	ck_assert_int_eq(f->id, GT_FIND_TINY_KERNEL_STORM);
+	ck_assert_uint_eq(f->kernel_claim_ns, 2000 * MS);
+	ck_assert_ptr_nonnull(strstr(f->title, "CUDA graph"));
+	ck_assert_ptr_null(strstr(f->fix, "capture"));
+	ck_assert_ptr_null(strstr(f->fix, "CUDAGraph"));
+	ck_assert_ptr_null(strstr(f->fix, "reduce-overhead"));
+	ck_assert_ptr_nonnull(strstr(f->fix, "fuse"));
+	ck_assert_ptr_nonnull(strstr(f->fix, "per-node"));
+	int said = 0;
+	for (size_t i = 0; i < f->nevidence; i++)
+		said |= strstr(f->evidence[i], "100% of the storm launches come from CUDA graphs") != NULL;
+	ck_assert_msg(said, "graph share not in the evidence");
+	gt_diagnosis_free(d);
+	/* the same storm half from graphs, half from plain launches: the
+	 * capture advice stays, for the plain half */
+	s->kernels[0].graph_count = s->kernels[0].count / 4;
+	s->gpu.graph_kernels = s->kernels[0].graph_count;
+	d = run(s, NULL);
+	f = gt_diagnosis_finding(d, 0);
+	ck_assert_int_eq(f->id, GT_FIND_TINY_KERNEL_STORM);
+	ck_assert_ptr_nonnull(strstr(f->fix, "CUDA graph"));
+	ck_assert_ptr_null(strstr(f->title, "inside CUDA graphs"));
+	gt_diagnosis_free(d);
+	sc_free(s);
+	/* launch-bound with the kernels from graphs: no capture advice either */
+	s = sc_new(10 * SEC);
+	b_launch(s, NULL);
+	s->gpu.graph_kernels = s->gpu.nkernels;
+	d = run(s, NULL);
+	f = gt_diagnosis_finding(d, 0);
+	ck_assert_int_eq(f->id, GT_FIND_LAUNCH_BOUND);
+	ck_assert_ptr_null(strstr(f->fix, "capture"));
+	ck_assert_ptr_nonnull(strstr(f->fix, "already run from CUDA graphs"));
+	gt_diagnosis_free(d);
+	sc_free(s);
+}
+END_TEST
+
+/* The power limits decide (issue 13, item 7): at the default limit the SW
+ * power cap is a note; a lowered limit names the default to restore; thermal
+ * at the default limit is still a finding, with no power-limit advice;
+ * without recorded limits the fix asks to compare them. */
+START_TEST(throttle_power_limits)
+{
+	scen *s = sc_new(10 * SEC);
+	b_power_cap_default_limit(s, NULL);
+	gt_diagnosis *d = run(s, NULL);
+	ck_assert_ptr_null(gt_diagnosis_find(d, GT_FIND_THROTTLED));
+	int noted = 0;
+	for (size_t i = 0; i < gt_diagnosis_nnotes(d); i++) {
+		const char *n = gt_diagnosis_note(d, i);
+		noted |= strstr(n, "default power limit (700 W, drawing 652 W") && strstr(n, "1469 of 1980 MHz") &&
+			 strstr(n, "not faulty");
+	}
+	ck_assert_msg(noted, "no note on the default power limit");
+	gt_diagnosis_free(d);
+	sc_free(s);
+
+	s = sc_new(10 * SEC);
+	b_power_limit_lowered(s, NULL);
+	d = run(s, NULL);
+	const gt_finding *f = gt_diagnosis_find(d, GT_FIND_THROTTLED);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(strstr(f->title, "power limit lowered to 500 of 700 W"));
+	ck_assert_ptr_nonnull(strstr(f->fix, "nvidia-smi -pl 700"));
+	ck_assert_ptr_null(strstr(f->fix, "Thermal"));
+	gt_diagnosis_free(d);
+	sc_free(s);
+
+	s = sc_new(10 * SEC);
+	b_thermal(s, NULL);
+	s->gpu.nvml.power_limit_mw = s->gpu.nvml.default_power_limit_mw = 700000;
+	d = run(s, NULL);
+	f = gt_diagnosis_find(d, GT_FIND_THROTTLED);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(strstr(f->fix, "cooling"));
+	ck_assert_ptr_null(strstr(f->fix, "nvidia-smi -pl"));
+	gt_diagnosis_free(d);
+	sc_free(s);
+
+	s = sc_new(10 * SEC);
+	b_power_cap_low(s, NULL); /* no limits recorded, 29 % below */
+	d = run(s, NULL);
+	f = gt_diagnosis_find(d, GT_FIND_THROTTLED);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(strstr(f->fix, "compare Current and Default Power Limit"));
 	gt_diagnosis_free(d);
 	sc_free(s);
 }
@@ -1107,6 +1238,45 @@ START_TEST(acf_noisy_sine_long)
 }
 END_TEST
 
+/* Issue 13, item 10: tiny_ops printed "busy 1.9% ... 1% idle per period":
+ * the idle share was the periodic gap's length over the period. 1.2 ms host
+ * gaps every 200 ms on a GPU busy 12 % of every 10 ms window: the GPU is 88 %
+ * idle over the 4 periods found, and the gap alone is 0.6 % of its period. */
+START_TEST(wave_idle_share_adds_up)
+{
+	gt_an_gap gaps[5];
+	for (int p = 0; p < 5; p++)
+		gaps[p] = (gt_an_gap){.start = T0 + 50 * MS + (uint64_t)p * 200 * MS,
+				      .end = T0 + 50 * MS + (uint64_t)p * 200 * MS + 1200000};
+	float series[100];
+	for (int i = 0; i < 100; i++)
+		series[i] = 0.12f;
+	gt_diag_opts o;
+	gt_diag_opts_init(&o);
+	dg_wave_in wi = {.series = series, .nseries = 100, .window_ns = 10 * MS, .t0 = T0,
+			 .gaps = gaps, .ngaps = 5};
+	gt_diag_wave w;
+	ck_assert_int_eq(dg_wave_detect(&wi, &o, &w, NULL), 0);
+	ck_assert(w.found);
+	ck_assert(fabs(w.period_ns - 200e6) < 1);
+	ck_assert(fabs(w.stall_share - 0.006) < 1e-9);
+	ck_assert(fabs(w.idle_periods - 4) < 1e-9);
+	/* the windows wholly inside [50 ms, 850 ms): 80 of them, 88 % idle */
+	ck_assert(fabs(w.idle_share - 0.88) < 1e-6);
+	/* the same from the autocorrelation alone (a square wave, 40 % busy):
+	 * the idle share is that of the whole periods of the series */
+	float sq[400];
+	for (int i = 0; i < 400; i++)
+		sq[i] = i % 20 < 8 ? 1.0f : 0.0f;
+	dg_wave_in wa = {.series = sq, .nseries = 400, .window_ns = 10 * MS, .t0 = T0};
+	ck_assert_int_eq(dg_wave_detect(&wa, &o, &w, NULL), 0);
+	ck_assert(w.found);
+	ck_assert_msg(fabs(w.period_ns - 200e6) < 2e6, "period %g", w.period_ns);
+	ck_assert_msg(fabs(w.idle_share - 0.6) < 0.01, "idle %g over %g", w.idle_share, w.idle_periods);
+	ck_assert(w.idle_periods >= 19);
+}
+END_TEST
+
 START_TEST(gap_train_with_outliers)
 {
 	/* 12 stalls of 200 ms every 1.5 s, one 500 ms startup gap at 0 and
@@ -1355,6 +1525,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, periodic_wave_recovered);
 	tcase_add_test(tc, startup_row);
 	tcase_add_test(tc, storm_names_kernels);
+	tcase_add_test(tc, storm_in_graph);
+	tcase_add_test(tc, throttle_power_limits);
 	tcase_add_test(tc, low_occupancy_skips_tuned);
 	tcase_add_test(tc, concurrent_kernels_scaled);
 	tcase_add_test(tc, inconsistent_input_noted);
@@ -1373,6 +1545,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, acf_square_wave);
 	tcase_add_test(tc, acf_noisy_sine_long);
 	tcase_add_test(tc, gap_train_with_outliers);
+	tcase_add_test(tc, wave_idle_share_adds_up);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("occupancy");
 	tcase_set_timeout(tc, 30);

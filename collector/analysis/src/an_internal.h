@@ -153,6 +153,7 @@ typedef struct an_nvml {
 	uint64_t ts;
 	uint64_t reasons;
 	uint32_t sm_clock, power_mw, temp_c, gpu_util;
+	uint32_t power_limit_mw, default_power_limit_mw; /* 0 or UINT32_MAX: unknown */
 	uint16_t trace, dev; /* dev: local, then GPU index */
 } an_nvml;
 

@@ -776,6 +776,12 @@ static void nvml_stats(sw *S)
 	uint64_t nu = 0, np = 0;
 	for (size_t j = 0; j < S->nnv; j++) {
 		const an_nvml *s = &S->nv[j];
+		if (s->power_limit_mw && s->power_limit_mw != UINT32_MAX &&
+		    (!nv->power_limit_mw || s->power_limit_mw < nv->power_limit_mw))
+			nv->power_limit_mw = s->power_limit_mw;
+		if (s->default_power_limit_mw && s->default_power_limit_mw != UINT32_MAX &&
+		    s->default_power_limit_mw > nv->default_power_limit_mw)
+			nv->default_power_limit_mw = s->default_power_limit_mw;
 		if (S->t1 > S->t0 && (s->ts < S->t0 || s->ts >= S->t1))
 			continue;
 		nv->samples++;

@@ -540,6 +540,8 @@ static int add_record(ld *L, const gt_record *x)
 		s->power_mw = n->power_mw;
 		s->temp_c = n->temp_c;
 		s->gpu_util = n->gpu_util;
+		s->power_limit_mw = n->power_limit_mw;
+		s->default_power_limit_mw = n->default_power_limit_mw;
 		s->trace = L->ti;
 		s->dev = (uint16_t)n->device_id;
 		if (!tdev(L, n->device_id))

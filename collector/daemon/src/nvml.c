@@ -10,9 +10,11 @@
  *   fast (hz, default GT_NVML_DEFAULT_HZ = 10): what the analysis reads -
  *     SM clock, power, temperature, utilization, clocks-event reasons;
  *   slow (proc_hz, default GT_NVML_DEFAULT_SLOW_HZ = 1): per-process
- *     utilization, memory clock, memory used, the violation counters and
+ *     utilization, memory clock, memory used, the violation counters,
  *     energy (cumulative counters, or buffered by the driver, so a low rate
- *     loses nothing), written into the fast row of the same instant.
+ *     loses nothing) and the enforced and default power limits (they change
+ *     only by an administrator's hand), written into the fast row of the
+ *     same instant.
  * A row whose slow fields were not read this time has them all ones, like a
  * metric NVML does not support. NVML's own utilization is an average over
  * 1/6 s to 1 s, so sampling it much faster than 10 Hz only repeats it.
@@ -50,12 +52,15 @@ enum {
 	M_MEMORY,
 	M_ENERGY,
 	M_PROC,
+	M_PLIMIT,
+	M_PLIMIT_DEFAULT,
 	M_COUNT
 };
 
 static const char *const metric_names[M_COUNT] = {
 	"sm clock", "memory clock", "power", "temperature", "utilization", "clocks-event reasons",
 	"power violation", "thermal violation", "memory used", "energy", "process utilization",
+	"power limit", "default power limit",
 };
 
 /* NVML enum values we pass. */
@@ -181,6 +186,8 @@ static int load_nvml(gt_nvml_sampler *s, const char *lib)
 		"nvmlDeviceGetCurrentClocksThrottleReasons");
 	resolve(s->dl, &a->violation, "nvmlDeviceGetViolationStatus", NULL);
 	resolve(s->dl, &a->energy, "nvmlDeviceGetTotalEnergyConsumption", NULL);
+	resolve(s->dl, &a->power_limit, "nvmlDeviceGetEnforcedPowerLimit", NULL);
+	resolve(s->dl, &a->default_power_limit, "nvmlDeviceGetPowerManagementDefaultLimit", NULL);
 	resolve(s->dl, &a->process_utilization, "nvmlDeviceGetProcessUtilization", NULL);
 	resolve(s->dl, &a->cuda_driver_version, "nvmlSystemGetCudaDriverVersion_v2",
 		"nvmlSystemGetCudaDriverVersion");
@@ -333,6 +340,7 @@ static void sample_device(gt_nvml_sampler *s, uint32_t i, int slow)
 	n->gpu_util = n->mem_util = UINT32_MAX;
 	n->clocks_event_reasons = n->power_violation_ns = n->thermal_violation_ns = UINT64_MAX;
 	n->mem_used_bytes = n->energy_mj = UINT64_MAX;
+	n->power_limit_mw = n->default_power_limit_mw = UINT32_MAX;
 	unsigned int v;
 	unsigned long long ull;
 	/* fast set: what the analysis reads (clocks while busy, throttle
@@ -370,6 +378,14 @@ static void sample_device(gt_nvml_sampler *s, uint32_t i, int slow)
 			n->mem_used_bytes = mem.used;
 		if (WANT(energy, M_ENERGY) && ok(s, i, M_ENERGY, s->api.energy(d->h, &ull)))
 			n->energy_mj = ull;
+		/* the limits tell a GPU held to its default limit under full
+		 * load (by design) from one whose limit was lowered */
+		if (WANT(power_limit, M_PLIMIT) &&
+		    ok(s, i, M_PLIMIT, s->api.power_limit(d->h, &v)))
+			n->power_limit_mw = v;
+		if (WANT(default_power_limit, M_PLIMIT_DEFAULT) &&
+		    ok(s, i, M_PLIMIT_DEFAULT, s->api.default_power_limit(d->h, &v)))
+			n->default_power_limit_mw = v;
 	}
 	int rc = gt_writer_add(s->w, &r);
 	if (rc == 0) {

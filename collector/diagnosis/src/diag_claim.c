@@ -285,8 +285,8 @@ void dg_wave_evidence(dg_ctx *c, dg_fbuild *b)
 		return;
 	char p[32];
 	gt_fmt_ns(p, sizeof p, c->wave.period_ns);
-	dg_ev(c, b, "utilization is a wave with a period of %s (confidence %.2f); %.0f%% of each "
-		 "period is idle",
-	   p, c->wave.confidence, c->wave.idle_share * 100);
+	dg_ev(c, b, "utilization is a wave with a period of %s (confidence %.2f); over the %.0f "
+		 "periods found the GPU is idle %.0f%% of the time",
+	   p, c->wave.confidence, c->wave.idle_periods, c->wave.idle_share * 100);
 	dg_metric(b, "period_ns", c->wave.period_ns);
 }

@@ -118,6 +118,14 @@ static const rule rules[] = {
 
 /* ------------------------------------------------------------ per GPU */
 
+static void add_note(gt_diagnosis *d, const char *msg);
+
+void dg_note(dg_ctx *c, const char *msg)
+{
+	if (msg)
+		add_note(c->d, msg);
+}
+
 /* Append a note to the diagnosis (dropped on OOM: the arena says so). */
 static void add_note(gt_diagnosis *d, const char *msg)
 {
@@ -297,6 +305,7 @@ static int run_gpu(gt_diagnosis *d, const dg_input *in, size_t gi, dg_fbuild ***
 	dg_wave_in wi = {.series = g->series ? g->series + c.startup_win : NULL,
 			 .nseries = g->nseries - c.startup_win,
 			 .window_ns = gpu->util.window_ns,
+			 .t0 = gpu->t0 + (uint64_t)c.startup_win * gpu->util.window_ns,
 			 .gaps = g->gaps ? g->gaps + c.startup_gaps : NULL,
 			 .ngaps = g->ngaps - c.startup_gaps};
 	if (c.W && dg_wave_detect(&wi, &d->o, &c.wave, c.train + c.startup_gaps) < 0)
@@ -393,10 +402,11 @@ static void notes(gt_diagnosis *d, const dg_input *in)
 			char p[32];
 			gt_fmt_ns(p, sizeof p, g->wave.period_ns);
 			add_note(d, dg_printf(&d->ar,
-					      "GPU %u: utilization repeats every %s (%.0f%% idle per "
-					      "period, confidence %.2f): a per-step pattern, its time "
-					      "is in the findings of its causes",
-					      g->gpu, p, 100.0 * g->wave.idle_share, g->wave.confidence));
+					      "GPU %u: utilization repeats every %s (%.0f%% idle over "
+					      "%.0f periods, confidence %.2f): a per-step pattern, its "
+					      "time is in the findings of its causes",
+					      g->gpu, p, 100.0 * g->wave.idle_share,
+					      g->wave.idle_periods, g->wave.confidence));
 		}
 	}
 	for (size_t t = 0; t < in->ntraces; t++) {

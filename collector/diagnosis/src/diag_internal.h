@@ -102,6 +102,7 @@ typedef struct dg_wave_in {
 	const float *series;
 	size_t nseries;
 	uint64_t window_ns;
+	uint64_t t0;            /* realtime ns of series[0] */
 	const gt_an_gap *gaps;  /* detailed gaps, time order */
 	size_t ngaps;
 } dg_wave_in;
@@ -284,6 +285,11 @@ void dg_rule_host_busy(dg_ctx *c);
 void dg_rule_dependency(dg_ctx *c);
 /* diag_rules_kernel.c: the kernel pool */
 void dg_rule_small_grid(dg_ctx *c);
+/* Add a note (information, not a finding) to the diagnosis; msg lives in
+ * the arena (dg_printf). */
+void dg_note(dg_ctx *c, const char *msg);
+/* Whether a kernel row is part of a tiny-kernel storm (opts' thresholds). */
+int dg_is_storm(const gt_diag_opts *o, const gt_an_kernel *k);
 void dg_rule_low_occupancy(dg_ctx *c);
 void dg_rule_throttled(dg_ctx *c);
 

@@ -27,7 +27,10 @@ static void gpu_line(FILE *out, const gt_diag_gpu *g)
 	if (g->wave.found) {
 		char p[32];
 		gt_fmt_ns(p, sizeof p, g->wave.period_ns);
-		fprintf(out, " (period %s, %.0f%% idle per period)", p, 100.0 * g->wave.idle_share);
+		char sp[32];
+		gt_fmt_ns(sp, sizeof sp, g->wave.idle_periods * g->wave.period_ns);
+		fprintf(out, " (period %s, %.0f%% idle over the %.0f periods found, %s)", p,
+			100.0 * g->wave.idle_share, g->wave.idle_periods, sp);
 	}
 	/* the denominator of every share that follows */
 	if (g->startup_ns && g->startup_ns < g->window_ns) {
@@ -276,6 +279,8 @@ static void json_finding(FILE *out, const gt_finding *f, unsigned flags)
 			fputs("null", out);
 		else
 			jnum(out, kk->occupancy);
+		if (kk->claim_ns)
+			fprintf(out, ", \"claim_ns\": %" PRIu64, kk->claim_ns);
 		fputc('}', out);
 	}
 	fputs("], \"fix\": ", out);
@@ -311,6 +316,10 @@ int gt_findings_json_members(const gt_diagnosis *d, FILE *out, unsigned flags)
 			jnum(out, g->wave.confidence);
 			fputs(", \"idle_share\": ", out);
 			jnum(out, g->wave.idle_share);
+			fputs(", \"idle_periods\": ", out);
+			jnum(out, g->wave.idle_periods);
+			fputs(", \"stall_share\": ", out);
+			jnum(out, g->wave.stall_share);
 			fprintf(out,
 				", \"from_gaps\": %s, \"from_acf\": %s, \"stall_ns\": %" PRIu64
 				", \"stalls\": %u, \"is_stall\": %s",

@@ -4,6 +4,7 @@
  * fill the GPU (small_grid), low theoretical occupancy (low_occupancy), and
  * last, clocks throttled while busy (throttled).
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,7 +33,32 @@ static uint64_t kernel_claim(const dg_ctx *c, const double *frac)
 	return dg_scale_u64((uint64_t)(t + 0.5), c->kscale);
 }
 
-/* small_grid: kernels whose grids cannot fill the SMs. */
+/* What small_grid claims of kernel i: its small-launch fraction (less what
+ * was claimed before) of its time, scaled to the busy time; in ns. */
+static uint64_t kernel_part(const dg_ctx *c, size_t i, double frac)
+{
+	double f = frac > 1 - c->kclaimed[i] ? 1 - c->kclaimed[i] : frac;
+	if (f <= 0)
+		return 0;
+	return dg_scale_u64((uint64_t)((double)c->g->kernels[i].total_ns * f + 0.5), c->kscale);
+}
+
+int gt_diag_small_grid_kernel(const gt_an_kernel *k, uint32_t sms, const gt_diag_opts *opts)
+{
+	gt_diag_opts def;
+	if (!opts) {
+		gt_diag_opts_init(&def);
+		opts = &def;
+	}
+	if (!k || !sms || k->nccl || !k->count || dg_is_storm(opts, k) ||
+	    (double)k->min_blocks > GT_DIAG_SMALL_GRID_MAX_SM_FRAC * sms)
+		return 0;
+	return (double)k->small_grid / (double)k->count >= opts->small_grid_frac;
+}
+
+/* small_grid: kernels whose grids cannot fill the SMs. The claim is the sum
+ * of the kernels' parts, and the evidence lists them (the largest, then
+ * "and N more" with the rest), so that the evidence adds up to the claim. */
 void dg_rule_small_grid(dg_ctx *c)
 {
 	double *frac = c->frac;
@@ -40,25 +66,24 @@ void dg_rule_small_grid(dg_ctx *c)
 	if (!sms)
 		return;
 	size_t nk = 0;
+	dg_claim cl = {0};
 	for (size_t i = 0; i < c->g->nkernels; i++) {
 		const gt_an_kernel *k = &c->g->kernels[i];
 		frac[i] = 0;
-		if (k->nccl || !k->count || c->kclaimed[i] >= 1 ||
-		    (double)k->min_blocks > GT_DIAG_SMALL_GRID_MAX_SM_FRAC * sms)
+		if (c->kclaimed[i] >= 1 || !gt_diag_small_grid_kernel(k, sms, c->o))
 			continue;
-		double f = (double)k->small_grid / (double)k->count;
-		if (f >= c->o->small_grid_frac) {
-			frac[i] = f;
-			nk++;
-		}
+		frac[i] = (double)k->small_grid / (double)k->count;
+		cl.kern += kernel_part(c, i, frac[i]);
+		nk++;
 	}
 	if (!nk)
 		return;
-	dg_claim cl = {0};
-	cl.kern = kernel_claim(c, frac);
 	dg_fbuild *b = dg_commit(c, GT_FIND_SMALL_GRID, &cl);
 	if (!b)
 		return;
+	/* the pool may have capped the claim: the parts left take what there is,
+	 * in row order (by total time) */
+	uint64_t left = b->f.kernel_claim_ns, rest = 0, nrest = 0;
 	const gt_an_kernel *top = NULL;
 	char nb[DG_NAME_CAP], tt[32];
 	for (size_t i = 0; i < c->g->nkernels; i++) {
@@ -67,17 +92,33 @@ void dg_rule_small_grid(dg_ctx *c)
 		const gt_an_kernel *k = &c->g->kernels[i];
 		if (!top)
 			top = k; /* rows are by total time */
+		uint64_t part = dg_min_u64(kernel_part(c, i, frac[i]), left);
+		left -= part;
 		double f = frac[i] > 1 - c->kclaimed[i] ? 1 - c->kclaimed[i] : frac[i];
 		c->kclaimed[i] += f;
 		if (b->nk < c->o->max_kernels && b->nk < DG_MAX_K) {
-			gt_fmt_ns(tt, sizeof tt, (double)k->total_ns);
-			dg_ev(c, b, "%s: %llu launches, %llu-%llu blocks x %u-%u threads on %u SMs, %s",
-			   dg_kname(c, k->name, nb, sizeof nb), (unsigned long long)k->count,
-			   (unsigned long long)k->min_blocks, (unsigned long long)k->max_blocks,
-			   k->min_threads, k->max_threads, sms, tt);
+			gt_fmt_ns(tt, sizeof tt, (double)part);
+			dg_ev(c, b, "%s: %s in %llu of %llu launches below %u blocks (%llu-%llu blocks "
+				 "x %u-%u threads)",
+			   dg_kname(c, k->name, nb, sizeof nb), tt, (unsigned long long)k->small_grid,
+			   (unsigned long long)k->count, sms, (unsigned long long)k->min_blocks,
+			   (unsigned long long)k->max_blocks, k->min_threads, k->max_threads);
 			dg_add_kernel_grid(c, b, k, -1, k->min_blocks);
+			b->k[b->nk - 1].claim_ns = part;
+		} else {
+			rest += part;
+			nrest++;
 		}
 	}
+	if (nrest) {
+		gt_fmt_ns(tt, sizeof tt, (double)rest);
+		dg_ev(c, b, "and %llu more kernel%s: %s", (unsigned long long)nrest,
+		   nrest == 1 ? "" : "s", tt);
+	}
+	gt_fmt_ns(tt, sizeof tt, (double)b->f.kernel_claim_ns);
+	dg_ev(c, b, "%llu kernel%s whose grids fill at most half of the %u SMs: %s%s",
+	   (unsigned long long)nk, nk == 1 ? "" : "s", sms, tt,
+	   c->kscale < 1 ? " (kernel time scaled to the busy time: kernels overlap)" : "");
 	uint64_t blocks = top->min_blocks ? top->min_blocks
 					  : (uint64_t)top->grid[0] * top->grid[1] * top->grid[2];
 	double pct = 100.0 * (double)(blocks < sms ? blocks : sms) / sms;
@@ -90,6 +131,8 @@ void dg_rule_small_grid(dg_ctx *c)
 	dg_metric(b, "blocks", (double)blocks);
 	dg_metric(b, "sm_count", sms);
 	dg_metric(b, "launches", (double)top->count);
+	dg_metric(b, "rest_kernels", (double)nrest);
+	dg_metric(b, "rest_kernel_ns", (double)rest);
 	dg_fix(c, b,
 	    "Give %s more parallelism: launch at least a few blocks per SM (grid >= 2-4 x %u "
 	    "blocks, grid-stride loops sized to the SM count), split the work further (split-K "
@@ -215,7 +258,48 @@ static void reason_names(uint64_t m, char *buf, size_t cap)
 		snprintf(buf, cap, "reason mask 0x%llx", (unsigned long long)m);
 }
 
-/* throttled: the share of the busy time left with clocks throttled. */
+/* Append to a NUL-terminated buffer (truncating). */
+static void appendf(char *buf, size_t cap, const char *fmt, ...)
+{
+	size_t n = strlen(buf);
+	if (n + 1 >= cap)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf + n, cap - n, fmt, ap);
+	va_end(ap);
+}
+
+/* A GPU whose power limit was lowered: enforced below 99 % of the default. */
+#define LOWERED_LIMIT_FRAC 0.99
+
+/* The power limits as text ("enforced 500 W, default 700 W"), or "". */
+static void limits_text(const gt_an_nvml *nv, char *buf, size_t cap)
+{
+	buf[0] = 0;
+	if (nv->power_limit_mw && nv->default_power_limit_mw)
+		snprintf(buf, cap, "power limit %.0f W enforced, %.0f W default",
+			 nv->power_limit_mw / 1000.0, nv->default_power_limit_mw / 1000.0);
+}
+
+/* Only the SW power cap, at the default power limit: by design under full
+ * load, and no finding; say so in a note. */
+static void note_at_default_limit(dg_ctx *c, double f, double maxclk)
+{
+	const gt_an_gpu *gpu = c->gpu;
+	dg_note(c, dg_printf(&c->d->ar,
+			     "GPU %u: held to its default power limit (%.0f W, drawing %.0f W on "
+			     "average) during %.0f%% of its busy time, SM clock %.0f of %.0f MHz: "
+			     "a fully loaded GPU lowers its clock to stay within the limit by "
+			     "design; it is compute-bound, not faulty (informational)",
+			     gpu->index, gpu->nvml.default_power_limit_mw / 1000.0,
+			     gpu->nvml.power_mean_w, 100.0 * f, gpu->nvml.sm_clock_mean_mhz, maxclk));
+}
+
+/* throttled: the share of the busy time left with clocks throttled. With
+ * the power limits known (format 1.2), the SW power cap alone is a finding
+ * only when the limit was lowered; without them, only with a deficit of at
+ * least power_cap_min_deficit, and the fix asks to compare the limits. */
 void dg_rule_throttled(dg_ctx *c)
 {
 	const gt_an_gpu *gpu = c->gpu;
@@ -235,7 +319,16 @@ void dg_rule_throttled(dg_ctx *c)
 	for (int i = 0; i < GT_AN_THROTTLE_BITS; i++)
 		if (i != 2 && gpu->throttle_reason_ns[i])
 			hard = 1;
-	double need = hard ? c->o->throttle_min_deficit : c->o->power_cap_min_deficit;
+	const gt_an_nvml *nv = &gpu->nvml;
+	int limits = nv->power_limit_mw && nv->default_power_limit_mw;
+	int lowered = limits && (double)nv->power_limit_mw <
+					LOWERED_LIMIT_FRAC * (double)nv->default_power_limit_mw;
+	if (!hard && limits && !lowered) {
+		if (deficit < 0 || deficit >= c->o->throttle_min_deficit)
+			note_at_default_limit(c, f, maxclk);
+		return;
+	}
+	double need = hard || lowered ? c->o->throttle_min_deficit : c->o->power_cap_min_deficit;
 	if (deficit >= 0 && deficit < need)
 		return;
 	dg_claim cl = {0};
@@ -250,16 +343,21 @@ void dg_rule_throttled(dg_ctx *c)
 			mask |= 1ull << i;
 	if (!mask)
 		mask = gpu->nvml.reasons_seen & GT_AN_DEFAULT_THROTTLE_MASK;
-	char rn[256];
+	char rn[256], lim[96];
 	reason_names(mask, rn, sizeof rn);
+	limits_text(nv, lim, sizeof lim);
+	char low[96] = "";
+	if (lowered)
+		snprintf(low, sizeof low, "; power limit lowered to %.0f of %.0f W",
+			 nv->power_limit_mw / 1000.0, nv->default_power_limit_mw / 1000.0);
 	if (deficit >= 0)
 		dg_title(c, b,
 		      "The GPU was throttled (%s) during %.0f%% of its busy time: SM clock %.0f of "
-		      "%.0f MHz",
-		      rn, 100.0 * f, gpu->nvml.sm_clock_mean_mhz, maxclk);
+		      "%.0f MHz%s",
+		      rn, 100.0 * f, gpu->nvml.sm_clock_mean_mhz, maxclk, low);
 	else
-		dg_title(c, b, "The GPU was throttled (%s) during %.0f%% of its busy time", rn,
-		      100.0 * f);
+		dg_title(c, b, "The GPU was throttled (%s) during %.0f%% of its busy time%s", rn,
+		      100.0 * f, low);
 	for (int i = 0; i < GT_AN_THROTTLE_BITS; i++) {
 		if (!gpu->throttle_reason_ns[i])
 			continue;
@@ -274,13 +372,35 @@ void dg_rule_throttled(dg_ctx *c)
 		   (unsigned long long)gpu->nvml.samples, gpu->nvml.sm_clock_mean_mhz,
 		   gpu->nvml.sm_clock_min_mhz, gpu->nvml.sm_clock_max_mhz, gpu->nvml.power_mean_w,
 		   gpu->nvml.temp_max_c);
+	dg_ev(c, b, "%s",
+	   lim[0] ? lim : "power limits not in the NVML samples (traces before format 1.2 have none)");
 	dg_metric(b, "throttled_ns", (double)gpu->throttled_ns);
 	dg_metric(b, "sm_clock_mhz", gpu->nvml.sm_clock_mean_mhz);
 	dg_metric(b, "max_clock_mhz", maxclk);
 	dg_metric(b, "reasons", (double)mask);
-	dg_fix(c, b,
-	    "Check why the clocks drop: nvidia-smi -q -d PERFORMANCE,POWER,TEMPERATURE. Power "
-	    "cap: restore the default power limit (nvidia-smi -pl) or the node's power policy; "
-	    "thermal: fix cooling/airflow and fan settings; application clocks: nvidia-smi -rac. "
-	    "Nothing in the program changes this.");
+	if (limits) {
+		dg_metric(b, "power_limit_w", nv->power_limit_mw / 1000.0);
+		dg_metric(b, "default_power_limit_w", nv->default_power_limit_mw / 1000.0);
+	}
+	char fix[1024] = "";
+	appendf(fix, sizeof fix, "Check why the clocks drop: nvidia-smi -q -d "
+				 "PERFORMANCE,POWER,TEMPERATURE. ");
+	if (lowered)
+		appendf(fix, sizeof fix,
+			"The power limit was lowered: restore it (nvidia-smi -pl %.0f) or ask for "
+			"the node's power policy to be changed. ",
+			nv->default_power_limit_mw / 1000.0);
+	else if (!limits && (mask & 0x4))
+		appendf(fix, sizeof fix,
+			"Power cap: compare Current and Default Power Limit; if it was lowered, "
+			"restore it (nvidia-smi -pl); at the default limit a fully loaded GPU "
+			"holds its clock below boost by design (compute-bound, nothing to fix). ");
+	if (hard)
+		appendf(fix, sizeof fix,
+			"Thermal or hardware slowdown: fix cooling/airflow and fan settings, check "
+			"the power supply (HW slowdown, power brake). ");
+	if (mask & 0x2)
+		appendf(fix, sizeof fix, "Application clocks: nvidia-smi -rac. ");
+	appendf(fix, sizeof fix, "Nothing in the program changes this.");
+	dg_fix(c, b, "%s", fix);
 }

@@ -20,10 +20,14 @@ static uint64_t dispatch_host_ns(const dg_ctx *c)
 	return ns;
 }
 
-/* Whether a kernel row is part of a tiny-kernel storm. */
+int dg_is_storm(const gt_diag_opts *o, const gt_an_kernel *k)
+{
+	return !k->nccl && k->count > o->storm_min_calls && k->mean_ns < (double)o->tiny_kernel_ns;
+}
+
 static int is_storm(const dg_ctx *c, const gt_an_kernel *k)
 {
-	return !k->nccl && k->count > c->o->storm_min_calls && k->mean_ns < (double)c->o->tiny_kernel_ns;
+	return dg_is_storm(c->o, k);
 }
 
 /* Name the kernels with the most launches (storm kernels only, or all). */
@@ -68,14 +72,25 @@ void dg_rule_tiny_storm(dg_ctx *c)
 	char m[32], lat[32], nb[DG_NAME_CAP];
 	gt_fmt_ns(m, sizeof m, (double)st / (double)sn);
 	const gt_an_kernel *big = NULL;
-	for (size_t i = 0; i < c->g->nkernels; i++)
-		if (is_storm(c, &c->g->kernels[i]) && (!big || c->g->kernels[i].count > big->count))
-			big = &c->g->kernels[i];
+	uint64_t sg = 0; /* storm launches from CUDA graphs */
+	for (size_t i = 0; i < c->g->nkernels; i++) {
+		const gt_an_kernel *k = &c->g->kernels[i];
+		if (!is_storm(c, k))
+			continue;
+		sg += k->graph_count < k->count ? k->graph_count : k->count;
+		if (!big || k->count > big->count)
+			big = k;
+	}
+	/* Mostly replayed from graphs: launches are already one per graph, the
+	 * cost left is the per-node overhead, and capturing is no advice. */
+	int in_graph = 2 * sg >= sn;
 	dg_title(c, b,
-	      "Tiny-kernel storm: %llu launches of %llu kernel%s averaging %s (most: %s x%llu); "
-	      "launch overhead exceeds the work",
-	      (unsigned long long)sn, (unsigned long long)nstorm, nstorm == 1 ? "" : "s", m,
-	      dg_kname(c, big->name, nb, sizeof nb), (unsigned long long)big->count);
+	      "Tiny-kernel storm%s: %llu launches of %llu kernel%s averaging %s (most: %s x%llu); "
+	      "%s overhead exceeds the work",
+	      in_graph ? " inside CUDA graphs" : "", (unsigned long long)sn,
+	      (unsigned long long)nstorm, nstorm == 1 ? "" : "s", m,
+	      dg_kname(c, big->name, nb, sizeof nb), (unsigned long long)big->count,
+	      in_graph ? "per-node" : "launch");
 	dg_ev(c, b, "%llu kernel names launched more than %llu times with a mean under %s", 
 	   (unsigned long long)nstorm, (unsigned long long)c->o->storm_min_calls,
 	   (gt_fmt_ns(lat, sizeof lat, (double)c->o->tiny_kernel_ns), lat));
@@ -91,25 +106,40 @@ void dg_rule_tiny_storm(dg_ctx *c)
 		gt_fmt_ns(lat, sizeof lat, (double)c->gpu->lat_api.p50);
 		dg_ev(c, b, "launch call to kernel start: median %s", lat);
 	}
-	if (c->gpu->graph_kernels)
-		dg_ev(c, b, "%llu kernels already come from CUDA graphs",
+	if (sg)
+		dg_ev(c, b, "%.0f%% of the storm launches come from CUDA graphs (%llu of %llu; %llu "
+			 "graph kernels on this GPU)",
+		   100.0 * (double)sg / (double)sn, (unsigned long long)sg, (unsigned long long)sn,
 		   (unsigned long long)c->gpu->graph_kernels);
 	/* kernels by launch count */
 	kernels_by_count(c, b, 1);
 	dg_metric(b, "kernels", (double)nstorm);
 	dg_metric(b, "launches", (double)sn);
+	dg_metric(b, "graph_launches", (double)sg);
 	dg_metric(b, "mean_kernel_ns", (double)st / (double)sn);
 	if (c->gpu->lat_api.count)
 		dg_metric(b, "launch_p50_ns", (double)c->gpu->lat_api.p50);
-	dg_fix(c, b,
-	    "Launch fewer, bigger kernels (%s alone ran %llu times, %s each): torch.compile(model) "
-	    "fuses elementwise chains (mode=\"reduce-overhead\" also replays them as a CUDA "
-	    "graph); capture the repeated step in a CUDA graph (torch.cuda.CUDAGraph / "
-	    "cudaStreamBeginCapture) so its launches become one graph launch; use fused ops "
-	    "(optimizer foreach=True/fused=True, fused layer norm/attention); in your own CUDA "
-	    "code, merge the small kernels or process a whole batch per launch.",
-	    dg_kname(c, big->name, nb, sizeof nb), (unsigned long long)big->count,
-	    (gt_fmt_ns(lat, sizeof lat, big->mean_ns), lat));
+	gt_fmt_ns(lat, sizeof lat, big->mean_ns);
+	dg_kname(c, big->name, nb, sizeof nb);
+	if (in_graph)
+		dg_fix(c, b,
+		    "The kernels already run from CUDA graphs, so launches are not the cost: each "
+		    "graph node still pays a per-node scheduling overhead of a few microseconds, as "
+		    "much as these kernels run (%s ran %llu times, %s each). Put fewer, bigger "
+		    "nodes in the graph: fuse the small operations before capturing (torch.compile's "
+		    "default mode fuses elementwise chains; fused optimizers foreach=True/fused=True, "
+		    "fused layer norm/attention), process a whole batch or all parameters per kernel "
+		    "(multi-tensor apply), and in your own CUDA code merge consecutive small kernels.",
+		    nb, (unsigned long long)big->count, lat);
+	else
+		dg_fix(c, b,
+		    "Launch fewer, bigger kernels (%s alone ran %llu times, %s each): torch.compile(model) "
+		    "fuses elementwise chains (mode=\"reduce-overhead\" also replays them as a CUDA "
+		    "graph); capture the repeated step in a CUDA graph (torch.cuda.CUDAGraph / "
+		    "cudaStreamBeginCapture) so its launches become one graph launch; use fused ops "
+		    "(optimizer foreach=True/fused=True, fused layer norm/attention); in your own CUDA "
+		    "code, merge the small kernels or process a whole batch per launch.",
+		    nb, (unsigned long long)big->count, lat);
 }
 
 /* launch_bound: idle time spent launching. */
@@ -150,10 +180,24 @@ void dg_rule_launch_bound(dg_ctx *c)
 	kernels_by_count(c, b, 0);
 	dg_metric(b, "launches", (double)gpu->nkernels);
 	dg_metric(b, "mean_kernel_ns", mean);
-	dg_fix(c, b,
-	    "Cut the per-kernel CPU cost: capture the repeated launch sequence in a CUDA graph "
-	    "(torch.cuda.CUDAGraph, torch.compile(mode=\"reduce-overhead\"), "
-	    "cudaStreamBeginCapture/cudaGraphLaunch), fuse small operations, and give each "
-	    "launch more work (larger batch or tile). Avoid per-launch host work such as "
-	    "allocations and Python logic between kernels.");
+	if (gpu->graph_kernels) {
+		dg_ev(c, b, "%.0f%% of kernels come from CUDA graphs (%llu)",
+		   100.0 * (double)gpu->graph_kernels / (double)(gpu->nkernels ? gpu->nkernels : 1),
+		   (unsigned long long)gpu->graph_kernels);
+		dg_metric(b, "graph_kernels", (double)gpu->graph_kernels);
+	}
+	if (2 * gpu->graph_kernels >= gpu->nkernels && gpu->nkernels)
+		dg_fix(c, b,
+		    "Most kernels already run from CUDA graphs: the GPU waits for the next graph "
+		    "launch. Put more of the step in each graph (several iterations, or the "
+		    "optimizer step too), so fewer graph launches are needed, move host work "
+		    "between graph launches off the critical path, and fuse the small nodes "
+		    "(torch.compile's default mode, fused ops) so each node does more work.");
+	else
+		dg_fix(c, b,
+		    "Cut the per-kernel CPU cost: capture the repeated launch sequence in a CUDA graph "
+		    "(torch.cuda.CUDAGraph, torch.compile(mode=\"reduce-overhead\"), "
+		    "cudaStreamBeginCapture/cudaGraphLaunch), fuse small operations, and give each "
+		    "launch more work (larger batch or tile). Avoid per-launch host work such as "
+		    "allocations and Python logic between kernels.");
 }

@@ -41,7 +41,7 @@ void dg_rule_periodic_stall(dg_ctx *c)
 	gt_fmt_ns(p, sizeof p, c->wave.period_ns);
 	gt_fmt_ns(s, sizeof s, (double)c->wave.stall_ns);
 	dg_title(c, b, "The GPU stalls every %s for %s (%.0f%% of each period), %u times", p, s,
-	      100.0 * c->wave.idle_share, c->wave.nstalls);
+	      100.0 * c->wave.stall_share, c->wave.nstalls);
 	dg_ev(c, b, "periodic wave: period %s, confidence %.2f (%s%s%s), first stall at +%.3f s", p,
 	   c->wave.confidence, c->wave.source & GT_WAVE_FROM_GAPS ? "gap spacing" : "",
 	   c->wave.source == (GT_WAVE_FROM_GAPS | GT_WAVE_FROM_ACF) ? " + " : "",
@@ -54,6 +54,7 @@ void dg_rule_periodic_stall(dg_ctx *c)
 	dg_metric(b, "period_ns", c->wave.period_ns);
 	dg_metric(b, "stall_ns", (double)c->wave.stall_ns);
 	dg_metric(b, "stalls", c->wave.nstalls);
+	dg_metric(b, "stall_share", c->wave.stall_share);
 	dg_metric(b, "idle_share_per_period", c->wave.idle_share);
 	dg_metric(b, "confidence", c->wave.confidence);
 	dg_fix(c, b,

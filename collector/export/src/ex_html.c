@@ -872,6 +872,7 @@ static void kernels_table(ex_out *o, gt_export *x, const gt_analysis *a, size_t 
 		return;
 	}
 	int mangled = !!(x->o.flags & GT_EXPORT_MANGLED);
+	const gt_diag_opts *dopts = gt_diagnosis_opts(ex_diagnosis(x)); /* the findings' */
 	TABLE_HEAD(o, "<kernel", "share of kernel time", "calls", "total", "mean", "min", "max",
 		   "of wall", "grid x block");
 	size_t rows = n < x->o.top_rows ? n : x->o.top_rows;
@@ -888,9 +889,9 @@ static void kernels_table(ex_out *o, gt_export *x, const gt_analysis *a, size_t 
 		if (r->storm)
 			LIT(o, " <span class=\"badge\" title=\"many launches of a tiny kernel\">storm"
 			       "</span>");
-		if (r->small_grid * 2 > r->count && g->dev.sm_count)
-			LIT(o, " <span class=\"badge\" title=\"fewer blocks than SMs on most "
-			       "launches\">small grid</span>");
+		if (gt_diag_small_grid_kernel(r, g->dev.sm_count, dopts))
+			LIT(o, " <span class=\"badge\" title=\"grids that fill at most half of the "
+			       "SMs (the small_grid finding's test)\">small grid</span>");
 		LIT(o, "</td>");
 		td_bar(o, r->share_kernel);
 		td_u64(o, r->count);

@@ -402,7 +402,8 @@ static void kernels_section(const gt_analysis *a, const gt_an_gpu *G, FILE *f,
 			an_fmt_ns(b2, sizeof(b2), (uint64_t)(k[i].mean_ns + 0.5)),
 			an_fmt_ns(b3, sizeof(b3), k[i].min_ns), an_fmt_ns(b4, sizeof(b4), k[i].max_ns),
 			geo, k[i].registers, k[i].smem, nm, k[i].storm ? "  [storm]" : "",
-			k[i].small_grid ? "  [grid < SMs]" : "");
+			gt_diag_small_grid_kernel(&k[i], G->dev.sm_count, o->diag) ? "  [small grid]"
+										    : "");
 	}
 }
 

@@ -53,7 +53,7 @@ extern "C" {
  *  whose oldest-compatible major is <= GT_FORMAT_MAJOR. */
 #define GT_FORMAT_MAJOR 1
 /** Format minor version: bumped when record types or columns are appended. */
-#define GT_FORMAT_MINOR 1
+#define GT_FORMAT_MINOR 2
 /** Oldest major version a reader must understand to read what we write. */
 #define GT_FORMAT_OLDEST_MAJOR 1
 
@@ -450,6 +450,8 @@ typedef struct gt_nvml {
 	uint64_t thermal_violation_ns; /**< cumulative */
 	uint64_t mem_used_bytes;
 	uint64_t energy_mj;            /**< cumulative since driver load */
+	uint32_t power_limit_mw;       /**< enforced power limit (format 1.2; 0 in older streams) */
+	uint32_t default_power_limit_mw; /**< the board's default limit (format 1.2; 0 in older) */
 } gt_nvml;
 
 /** GT_REC_NVML_PROC: one per-process utilization sample. */

@@ -332,6 +332,10 @@ typedef struct gt_an_nvml {
 	double power_mean_w;
 	uint32_t temp_max_c;
 	uint64_t reasons_seen;    /**< OR of every clocks-event reason mask */
+	/** Power limits (format 1.2 samples; 0 = unknown), over all samples of the
+	 *  GPU, not only its window (they are sampled at the slow rate and change
+	 *  only by hand): the lowest enforced limit seen, and the default one. */
+	uint32_t power_limit_mw, default_power_limit_mw;
 } gt_an_nvml;
 
 /** One GPU (device UUID), all traced processes combined. */

@@ -210,6 +210,9 @@ typedef struct gt_nvml_api {
 	int (*process_utilization)(void *dev, gt_nvml_proc_sample *s, unsigned int *count,
 				   unsigned long long last_seen_us);
 	int (*cuda_driver_version)(int *v); /**< nvmlSystemGetCudaDriverVersion_v2 */
+	int (*power_limit)(void *dev, unsigned int *mw); /**< nvmlDeviceGetEnforcedPowerLimit */
+	/** nvmlDeviceGetPowerManagementDefaultLimit */
+	int (*default_power_limit)(void *dev, unsigned int *mw);
 } gt_nvml_api;
 
 /**
@@ -219,7 +222,7 @@ typedef struct gt_nvml_api {
  * GT_NVML_DEFAULT_HZ samples per second of the fast set (SM clock, power,
  * temperature, utilization, clocks-event reasons: what the analysis reads)
  * and GT_NVML_DEFAULT_SLOW_HZ of the slow set (per-process utilization,
- * memory clock, memory used, violation counters, energy).
+ * memory clock, memory used, violation counters, energy, power limits).
  */
 #define GT_NVML_DEFAULT_HZ 10
 #define GT_NVML_DEFAULT_SLOW_HZ 1

@@ -171,6 +171,8 @@ typedef struct gt_diag_kernel {
 	uint32_t registers;        /**< per thread */
 	uint32_t smem;             /**< bytes per block */
 	double occupancy;          /**< theoretical, 0..1; < 0 when unknown */
+	uint64_t claim_ns;         /**< what of the finding's kernel claim comes from
+				        this kernel (small_grid; 0 for the others) */
 } gt_diag_kernel;
 
 /** One finding. */
@@ -231,7 +233,15 @@ typedef struct gt_diag_wave {
 	double period_ns;       /**< the period */
 	double confidence;      /**< 0..1: autocorrelation at the period (ACF) or the
 				     fraction of regular spacings (gaps only) */
-	double idle_share;      /**< share of each period the GPU is idle */
+	double idle_share;      /**< share of the time the GPU is idle over the whole
+				     periods found (idle_periods of them: from the
+				     first periodic gap to the last, or from the start
+				     of the steady state for the ACF), from the
+				     utilization series (the detailed gaps without
+				     it); consistent with the window's utilization */
+	double idle_periods;    /**< periods idle_share was measured over */
+	double stall_share;     /**< stall_ns / period_ns: the periodic gap's own
+				     share of its period (gaps source; 0 otherwise) */
 	uint64_t stall_ns;      /**< median length of the periodic gaps (gaps source) */
 	uint32_t nstalls;       /**< periodic gaps found (gaps source) */
 	uint64_t first_stall;   /**< realtime ns of the first periodic gap, 0 if none */
@@ -483,6 +493,18 @@ GT_API int gt_occupancy_compute(const gt_device *dev, uint32_t threads, uint32_t
 
 /** "warps", "blocks", "registers", "shared memory", or "unknown". */
 GT_API const char *gt_occupancy_limiter_name(int limiter);
+
+/**
+ * Whether a kernel row is a *small-grid* kernel on a GPU of sm_count SMs: the
+ * small_grid finding's trigger, the one test every output tags kernels with
+ * (text report, HTML): not NCCL, not a tiny-kernel storm kernel (opts'
+ * storm_min_calls / tiny_kernel_ns), at least opts.small_grid_frac of its
+ * launches below sm_count blocks, and its smallest launch filling at most
+ * GT_DIAG_SMALL_GRID_MAX_SM_FRAC of the SMs. opts NULL = the defaults.
+ * @return 1 or 0 (0 also for NULL k or sm_count 0).
+ */
+GT_API int gt_diag_small_grid_kernel(const gt_an_kernel *k, uint32_t sm_count,
+				     const gt_diag_opts *opts);
 
 /* ------------------------------------------------------------------ */
 /* Running the diagnosis                                               */
