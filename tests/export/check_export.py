@@ -18,7 +18,10 @@ CHECK is one of:
               CSV and JSON give the same values; units are in the headers
   html        the report is well-formed, self-contained (no script, no URL),
               has one timeline per GPU (1 or 8 GPUs), and its size does not grow
-              with the trace
+              with the trace; on every bundled trace (examples/traces/) its
+              "where the wall time went" bar and table show the text report's
+              parts, shares and denominator, and each id has one color on the
+              whole page
   screenshot  headless Chromium renders the report (of the first recorded trace
               under examples/traces/, else of a synthetic one): a PNG of the
               expected size, not blank, with the chart colors in it. Exits 77
@@ -492,6 +495,7 @@ def do_html():
     for r in gs:
         check("%.1f%%" % r["Utilization (%)"] in text, "GPU %d utilization not shown" % r["GPU"])
     same_findings(src, out, text)
+    check(check_wall(src, out) == 8, "eight.html: not 8 breakdowns")
     sizes = []
     for steps in (50, 2000):
         src, truth = synth("html_s%d" % steps, "mixed", "steps=%d" % steps)
@@ -504,6 +508,114 @@ def do_html():
         print("ok html mixed steps=%d: %d kernels, %d bytes" % (steps, truth["kernels"], sizes[-1]))
     check(sizes[1] < 1.6 * sizes[0] and sizes[1] < 2_000_000, "report grows with the trace: %r" % sizes)
     print("ok html: 1 GPU, 8 GPUs (%d bytes), size bounded %r" % (size8, sizes))
+    do_wall()
+
+
+WALL_HEAD = "Where the wall time went, "
+LABEL_W = 6.8  # SVG units per character of an 11px label, as ex_html.c assumes
+
+
+def text_breakdowns(src):
+    """{gpu: (caption, [(id, share, time)])} from `gaptrace report`'s "Where
+    the wall time went" blocks."""
+    res, cur = {}, None
+    for line in run("report", src).stdout.splitlines():
+        m = re.match(r"Where the wall time went, GPU (\d+) ", line)
+        if m:
+            cur = int(m.group(1))
+            check(line.endswith(":"), "unexpected breakdown header %r" % line)
+            res[cur] = (line[len(WALL_HEAD):-1], [])
+            continue
+        m = re.match(r"  (\S+) +(\d+\.\d%) +(\S+ \S+)(  \(.*\))?$", line) if cur is not None else None
+        if m:
+            res[cur][1].append(m.groups()[:3])
+        else:
+            cur = None
+    return res
+
+
+def check_wall(src, page):
+    """The HTML breakdown of every GPU equals the text report's: caption (and
+    so its denominator), part ids, shares and times in order; each bar segment
+    is a part with its share as its width and the table's color; labels fit."""
+    want = text_breakdowns(src)
+    check(want, "%s: the text report has no breakdown" % src)
+    text = open(page, encoding="utf-8").read()
+    figs = {int(g): body for g, body in
+            re.findall(r'<figure class="wall" data-gpu="(\d+)">(.*?)</figure>', text, re.S)}
+    check(sorted(figs) == sorted(want), "%s: breakdowns for GPUs %r, text has %r" %
+          (page, sorted(figs), sorted(want)))
+    for gpu, (head, parts) in want.items():
+        body = figs[gpu]
+        where = "%s GPU %d" % (page, gpu)
+        cap = re.search(r"<figcaption>(.*?)</figcaption>", body, re.S).group(1)
+        denom = html.unescape(re.search(r'<b class="denom">(.*?)</b>', cap).group(1))
+        cap = html.unescape(re.sub(r"<[^>]+>", "", cap))
+        win = re.search(r"busy \d+\.\d% of (\S+ \S+),", head).group(1)
+        m = re.search(r"; (shares are of the (\S+ \S+) steady state \(.* of start-up set aside\))$", head)
+        if m:
+            check(cap == head, "%s: caption %r, text %r" % (where, cap, head))
+            check(denom == m.group(1), "%s: denominator %r, text %r" % (where, denom, m.group(1)))
+            of = "the %s steady state" % m.group(2)
+        else:
+            check(cap == head + "; shares are of the %s window" % win,
+                  "%s: caption %r, text %r" % (where, cap, head))
+            check(denom == "shares are of the %s window" % win, "%s: denominator %r" % (where, denom))
+            of = "the %s window" % win
+        rows = [(i, c, html.unescape(sh), html.unescape(t)) for i, c, sh, t in re.findall(
+            r'<tr data-part="([^"]+)"><td class="l"><i class="sw" data-id="\1" '
+            r'style="background:(#[0-9a-f]{6})"></i>\1</td><td>([^<]*)</td><td>([^<]*)</td>', body)]
+        check([(i, sh, t) for i, c, sh, t in rows] == [tuple(p) for p in parts],
+              "%s: table %r, text %r" % (where, rows, parts))
+        color = {i: c for i, c, sh, t in rows}
+        check(len(set(color.values())) == len(color), "%s: two parts share a color: %r" % (where, color))
+        segs = re.findall(r'<g><title>([^<]*)</title><rect data-id="([^"]+)" x="([\d.]+)" '
+                          r'y="([\d.]+)" width="([\d.]+)" height="[\d.]+" fill="(#[0-9a-f]{6})"/>'
+                          r'(?:<text [^>]*>([^<]*)</text>)?</g>', body)
+        share = {i: sh for i, sh, t in parts}
+        drawn, steady_w = set(), 0.0
+        for title, i, x, y, w, fill, label in segs:
+            title, w = html.unescape(title), float(w)
+            check(i in color, "%s: segment %r is no part of the text" % (where, i))
+            check(fill == color[i], "%s: %s drawn %s, table says %s" % (where, i, fill, color[i]))
+            seg_of = "the %s window" % win if i == "startup" else of
+            check(title.startswith("%s: %s of %s, " % (i, share[i], seg_of)) or
+                  (i == "startup" and title.startswith("startup %s of %s" % (share[i], seg_of))),
+                  "%s: segment title %r (share %s of %s)" % (where, title, share[i], seg_of))
+            check(abs(w / 960 - float(share[i][:-1]) / 100) <= 0.0006,
+                  "%s: %s is %.1f units wide for %s" % (where, i, w, share[i]))
+            check(float(y) == 38.0 if i == "startup" else float(y) == 2.0,
+                  "%s: %s not on its bar" % (where, i))
+            if i != "startup":
+                steady_w += w
+                if label:
+                    check(LABEL_W * len(html.unescape(label)) + 10 <= w,
+                          "%s: label %r clipped in %.1f units" % (where, label, w))
+            drawn.add(i)
+        for i, sh, t in parts:
+            check((i in drawn) == (t != "0 ns"), "%s: part %s (%s) drawn: %r" % (where, i, t, i in drawn))
+        check(abs(steady_w - 960) <= 0.1 * len(segs) + 0.5, "%s: the bar is %.1f units" % (where, steady_w))
+    # one color per id on the whole page: bars, tables, legends, charts
+    ids = {}
+    for i, c in re.findall(r'data-id="([^"]+)"[^>]*?(?:fill="|background:)(#[0-9a-f]{6})', text):
+        ids.setdefault(i, set()).add(c)
+    multi = {i: c for i, c in ids.items() if len(c) > 1}
+    check(not multi, "%s: ids drawn in several colors: %r" % (page, multi))
+    return len(want)
+
+
+def do_wall():
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "traces")
+    traces = sorted(d for d in glob.glob(os.path.join(root, "*"))
+                    if os.path.isdir(d) and glob.glob(os.path.join(d, "*.gtrace")))
+    names = {os.path.basename(d) for d in traces}
+    check({"item_metric", "two_procs", "periodic_ckpt"} <= names, "bundled traces missing: %r" % names)
+    for d in traces:
+        out = os.path.join(WORK, "wall_%s.html" % os.path.basename(d))
+        run("export", "-q", "-f", "html", "-o", out, d)
+        check_html_file(out, None)
+        n = check_wall(d, out)
+        print("ok html wall time %s: %d GPU(s) as in the text report" % (os.path.basename(d), n))
 
 
 # ---------------------------------------------------------------- screenshot

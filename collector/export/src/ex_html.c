@@ -40,19 +40,58 @@
 #define TL_PLOT_H 150
 #define TIP_COLS 10 /* columns per tooltip rectangle */
 
-static const char *const cause_color[GT_CAUSE_COUNT] = {
-	"#e8a317", /* host_busy */
-	"#d1242f", /* sync_turnaround */
-	"#8250df", /* launch_bound */
-	"#1b9aaa", /* transfer */
-	"#9a6700", /* dependency */
-	"#e85aad", /* other_process */
-	"#8c959f", /* unknown */
-	"#c8d1da", /* startup */
-	"#57606a", /* data_lost */
-};
+/* One color per id, for every mark and legend of the page: the idle causes
+ * (gt_cause_name), the wall-time breakdown's parts (finding ids and the fixed
+ * parts of gt_diag_part), "busy" and "short gaps". A finding named like a cause
+ * (host_busy, sync_turnaround, launch_bound, other_process) is that cause's
+ * time, so it has that cause's color, as have dependency_wait (dependency),
+ * transfer_bound (transfer) and productive (busy). Within one chart every id
+ * has a color of its own; tests/export/check_export.py checks that each id has
+ * one color on the whole page. */
 #define BUSY_COLOR "#2f6fbd"
 #define SHORT_COLOR "#e3e8ee"
+static const struct {
+	const char *id, *color;
+} palette[] = {
+	/* idle causes, in gt_cause order */
+	{"host_busy", "#e8a317"},
+	{"sync_turnaround", "#d1242f"},
+	{"launch_bound", "#8250df"},
+	{"transfer", "#1b9aaa"},
+	{"dependency", "#9a6700"},
+	{"other_process", "#e85aad"},
+	{"unknown", "#8c959f"},
+	{"startup", "#c8d1da"},
+	{"data_lost", "#57606a"},
+	/* busy, and the fixed parts of the breakdown */
+	{"busy", BUSY_COLOR},
+	{"short gaps", SHORT_COLOR},
+	{"productive", BUSY_COLOR},
+	{"idle_other", "#c4b48c"},
+	{"comm_exposed", "#d2a8ff"},
+	/* the other finding ids */
+	{"dependency_wait", "#9a6700"},
+	{"transfer_bound", "#1b9aaa"},
+	{"throttled", "#bc4c00"},
+	{"periodic_stall", "#116329"},
+	{"slow_data_loader", "#2da44e"},
+	{"tiny_kernel_storm", "#0a3069"},
+	{"small_grid", "#54aeff"},
+	{"low_occupancy", "#fb8f44"},
+	{"d2h_storm", "#0b5563"},
+	{"pageable_copies", "#7fd1d9"},
+	{"comm_not_overlapped", "#953800"},
+	{"straggler", "#ff8182"},
+};
+#define OTHER_COLOR "#afb8c1" /* an id the table does not know yet */
+
+static const char *color_of(const char *id)
+{
+	for (size_t i = 0; i < sizeof(palette) / sizeof(palette[0]); i++)
+		if (!strcmp(palette[i].id, id))
+			return palette[i].color;
+	return OTHER_COLOR;
+}
 
 static const char *const cause_help[GT_CAUSE_COUNT] = {
 	"no thread was in CUDA: Python, data loading, I/O, logging",
@@ -165,26 +204,40 @@ static const char css[] =
 	"background:var(--card);border:1px solid var(--bd);margin-right:6px;vertical-align:1px}\n"
 	"details>summary{cursor:pointer;color:var(--mut)}ul.ev{margin:4px 0 0 18px;padding:0}\n"
 	".warn{background:#fff8c5;border:1px solid #d4a72c66;border-radius:6px;padding:6px 10px}\n"
-	"footer{margin-top:36px;color:var(--mut);font-size:12px}\n";
+	"footer{margin-top:36px;color:var(--mut);font-size:12px}\n"
+	"figure.wall figcaption{color:var(--fg);font-size:13px;margin:4px 0 6px}\n"
+	"table.parts{width:auto;font-size:12px;margin-top:6px}table.parts td.l:last-child{"
+	"white-space:normal;color:var(--mut)}\n";
+
+/* A legend's color swatch of an id (its class and data-id let tests match it). */
+static void swatch(ex_out *o, const char *id)
+{
+	LIT(o, "<i class=\"sw\" data-id=\"");
+	h(o, id);
+	LIT(o, "\" style=\"background:");
+	ex_puts(o, color_of(id));
+	LIT(o, "\"></i>");
+}
+
+static void legend_item(ex_out *o, const char *id, const char *help)
+{
+	LIT(o, "<span title=\"");
+	h(o, help);
+	LIT(o, "\">");
+	swatch(o, id);
+	h(o, id);
+	LIT(o, "</span>");
+}
 
 static void legend(ex_out *o, int with_busy)
 {
 	LIT(o, "<div class=\"legend\">");
 	if (with_busy)
-		LIT(o, "<span title=\"some kernel, copy or memset was running\"><i class=\"sw\" "
-		       "style=\"background:" BUSY_COLOR "\"></i>busy</span>");
-	for (int c = 0; c < GT_CAUSE_COUNT; c++) {
-		LIT(o, "<span title=\"");
-		h(o, cause_help[c]);
-		LIT(o, "\"><i class=\"sw\" style=\"background:");
-		ex_puts(o, cause_color[c]);
-		LIT(o, "\"></i>");
-		ex_puts(o, gt_cause_name(c));
-		LIT(o, "</span>");
-	}
+		legend_item(o, "busy", "some kernel, copy or memset was running");
+	for (int c = 0; c < GT_CAUSE_COUNT; c++)
+		legend_item(o, gt_cause_name(c), cause_help[c]);
 	if (with_busy)
-		LIT(o, "<span title=\"idle time in gaps shorter than the detail threshold\"><i "
-		       "class=\"sw\" style=\"background:" SHORT_COLOR "\"></i>short gaps</span>");
+		legend_item(o, "short gaps", "idle time in gaps shorter than the detail threshold");
 	LIT(o, "</div>\n");
 }
 
@@ -348,7 +401,7 @@ static void grid_line(ex_out *o, double y, const char *left, const char *lcolor,
 }
 
 /* One stacked layer: the area between lo[] and hi[] (fractions 0..1). */
-static void area(ex_out *o, const double *lo, const double *hi, const char *color, double y0,
+static void area(ex_out *o, const double *lo, const double *hi, const char *id, double y0,
 		 double ph)
 {
 	double cw = (double)(TL_X1 - TL_X0) / NCOL;
@@ -357,8 +410,10 @@ static void area(ex_out *o, const double *lo, const double *hi, const char *colo
 		any = hi[c] - lo[c] > 1e-4;
 	if (!any)
 		return;
-	LIT(o, "<path fill=\"");
-	ex_puts(o, color);
+	LIT(o, "<path data-id=\"");
+	h(o, id);
+	LIT(o, "\" fill=\"");
+	ex_puts(o, color_of(id));
 	LIT(o, "\" d=\"M");
 	for (int c = 0; c < NCOL; c++) {
 		double y = y0 + ph * (1 - hi[c]);
@@ -425,19 +480,19 @@ static void timeline(ex_out *o, const gt_analysis *a, size_t gi, const col *cols
 		lo[c] = 0;
 		hi[c] = cw > 0 ? cols[c].busy / cw : 0;
 	}
-	area(o, lo, hi, BUSY_COLOR, y0, ph);
+	area(o, lo, hi, "busy", y0, ph);
 	for (int k = 0; k < GT_CAUSE_COUNT; k++) {
 		for (int c = 0; c < NCOL; c++) {
 			lo[c] = hi[c];
 			hi[c] += cw > 0 ? cols[c].cause[k] / cw : 0;
 		}
-		area(o, lo, hi, cause_color[k], y0, ph);
+		area(o, lo, hi, gt_cause_name(k), y0, ph);
 	}
 	for (int c = 0; c < NCOL; c++) {
 		lo[c] = hi[c];
 		hi[c] += cw > 0 ? cols[c].shortg / cw : 0;
 	}
-	area(o, lo, hi, SHORT_COLOR, y0, ph);
+	area(o, lo, hi, "short gaps", y0, ph);
 	double off = (double)(int64_t)(g->t0 - gt_analysis_time_origin(a));
 	x_axis(o, off, span, y0 + ph, y0);
 	LIT(o, "<line class=\"ax\" x1=\"52\" x2=\"944\" y1=\"158\" y2=\"158\"/>\n");
@@ -559,11 +614,14 @@ static void nvml_chart(ex_out *o, const gt_analysis *a, const gt_an_gpu *g, cons
 #define SC_W 320
 #define SC_H 190
 
-static void bar_rect(ex_out *o, double x, double y, double w, double hh, const char *color)
+/* A rectangle in the color of id (palette), marked with it. */
+static void bar_rect(ex_out *o, double x, double y, double w, double hh, const char *id)
 {
 	if (hh <= 0.05)
 		return;
-	LIT(o, "<rect x=\"");
+	LIT(o, "<rect data-id=\"");
+	h(o, id);
+	LIT(o, "\" x=\"");
 	ex_fixed(o, x, 1, "0");
 	LIT(o, "\" y=\"");
 	ex_fixed(o, y, 1, "0");
@@ -572,7 +630,7 @@ static void bar_rect(ex_out *o, double x, double y, double w, double hh, const c
 	LIT(o, "\" height=\"");
 	ex_fixed(o, hh, 1, "0");
 	LIT(o, "\" fill=\"");
-	ex_puts(o, color);
+	ex_puts(o, color_of(id));
 	LIT(o, "\"/>");
 }
 
@@ -596,7 +654,7 @@ static void util_hist(ex_out *o, const gt_an_gpu *g)
 		LIT(o, "% busy: ");
 		ex_u64(o, u->hist[i]);
 		LIT(o, " windows</title>");
-		bar_rect(o, x0 + i * bw + 1, y0 + ph - hh, bw - 2, hh, BUSY_COLOR);
+		bar_rect(o, x0 + i * bw + 1, y0 + ph - hh, bw - 2, hh, "busy");
 		LIT(o, "<rect class=\"tip\" x=\"");
 		ex_fixed(o, x0 + i * bw, 1, "0");
 		LIT(o, "\" y=\"10\" width=\"");
@@ -664,7 +722,7 @@ static void gap_hist(ex_out *o, const gt_an_gpu *g)
 		for (int k = 0; k < GT_CAUSE_COUNT && mx; k++) {
 			double hh = ph * (double)g->gap_hist_cause_ns[i][k] / (double)mx;
 			base -= hh;
-			bar_rect(o, x0 + i * bw + 2, base, bw - 4, hh, cause_color[k]);
+			bar_rect(o, x0 + i * bw + 2, base, bw - 4, hh, gt_cause_name(k));
 		}
 		LIT(o, "<rect class=\"tip\" x=\"");
 		ex_fixed(o, x0 + i * bw, 1, "0");
@@ -702,7 +760,8 @@ static void cause_bars(ex_out *o, const gt_an_gpu *g)
 			mx = g->cause_ns[k];
 	LIT(o, "<figure><svg viewBox=\"0 0 320 190\" role=\"img\" aria-label=\"idle time by "
 	       "cause\">\n");
-	const double x0 = 104, x1 = 250, rh = 22;
+	/* every cause a row above the axis label at y 183 */
+	const double x0 = 104, x1 = 250, rh = 18;
 	for (int k = 0; k < GT_CAUSE_COUNT; k++) {
 		double y = 8 + k * rh, w = mx ? (x1 - x0) * (double)g->cause_ns[k] / (double)mx : 0;
 		LIT(o, "<g><title>");
@@ -711,25 +770,25 @@ static void cause_bars(ex_out *o, const gt_an_gpu *g)
 		put_dur(o, (double)g->cause_ns[k]);
 		LIT(o, " (");
 		put_pct(o, g->window_ns ? (double)g->cause_ns[k] / (double)g->window_ns : 0);
-		LIT(o, " of wall time) - ");
+		LIT(o, " of the window) - ");
 		h(o, cause_help[k]);
 		LIT(o, "</title><text x=\"98\" y=\"");
-		ex_fixed(o, y + 14, 1, "0");
+		ex_fixed(o, y + 13, 1, "0");
 		LIT(o, "\" text-anchor=\"end\">");
 		ex_puts(o, gt_cause_name(k));
 		LIT(o, "</text>");
-		bar_rect(o, x0, y + 3, w, rh - 7, cause_color[k]);
+		bar_rect(o, x0, y + 3, w, rh - 7, gt_cause_name(k));
 		LIT(o, "<text x=\"");
 		ex_fixed(o, x0 + w + 4, 1, "0");
 		LIT(o, "\" y=\"");
-		ex_fixed(o, y + 14, 1, "0");
+		ex_fixed(o, y + 13, 1, "0");
 		LIT(o, "\">");
 		put_pct(o, g->window_ns ? (double)g->cause_ns[k] / (double)g->window_ns : 0);
 		LIT(o, "</text><rect class=\"tip\" x=\"0\" y=\"");
 		ex_fixed(o, y, 1, "0");
-		LIT(o, "\" width=\"320\" height=\"22\"/></g>\n");
+		LIT(o, "\" width=\"320\" height=\"18\"/></g>\n");
 	}
-	LIT(o, "<text x=\"162\" y=\"183\" text-anchor=\"middle\">share of wall time</text>"
+	LIT(o, "<text x=\"162\" y=\"183\" text-anchor=\"middle\">share of the window</text>"
 	       "</svg><figcaption>Idle time by cause: ");
 	put_dur(o, (double)g->idle_ns);
 	LIT(o, " idle of ");
@@ -1054,79 +1113,192 @@ static void inputs_table(ex_out *o, const gt_analysis *a, uint64_t problems)
 
 /* ------------------------------------------------------------ findings */
 
-/* Colors of the breakdown parts: findings in rank order, then fixed ones. */
-static const char *const part_color[] = {
-	"#d1242f", "#e8a317", "#8250df", "#1b9aaa", "#9a6700", "#e85aad", "#bc4c00", "#0550ae",
-};
-
-static const char *part_fill(const char *id, size_t i)
+/* A share as the text report prints it (one decimal, printf rounding). */
+static void put_share(ex_out *o, double share)
 {
-	if (!strcmp(id, "productive"))
-		return BUSY_COLOR;
-	if (!strcmp(id, "idle_other"))
-		return "#afb8c1";
-	if (!strcmp(id, "unknown"))
-		return SHORT_COLOR;
-	return part_color[i % (sizeof(part_color) / sizeof(part_color[0]))];
+	ex_printf(o, "%.1f%%", 100.0 * share);
 }
 
-/* One GPU's wall time as a stacked bar of the diagnosis' parts. */
+/* Width (SVG units of the 11px text) a label needs, with a margin. */
+static double label_w(const char *s)
+{
+	return 6.8 * (double)strlen(s) + 10;
+}
+
+/* One segment of a breakdown bar: a marked rectangle, its tooltip, and its
+ * label when the label fits inside (else the table below names it). */
+static void part_seg(ex_out *o, const gt_diag_part *pt, double x, double y, double w, double hh,
+		     const char *of)
+{
+	char lab[80];
+	snprintf(lab, sizeof(lab), "%s %.1f%%", pt->id, 100.0 * pt->share);
+	LIT(o, "<g><title>");
+	h(o, pt->id);
+	LIT(o, ": ");
+	put_share(o, pt->share);
+	LIT(o, " of ");
+	h(o, of);
+	LIT(o, ", ");
+	put_dur(o, (double)pt->ns);
+	LIT(o, "</title>");
+	bar_rect(o, x, y, w, hh, pt->id);
+	if (w >= label_w(lab)) {
+		/* light parts get dark text */
+		int dark = !strcmp(pt->id, "startup") || !strcmp(pt->id, "idle_other") ||
+			   !strcmp(pt->id, "small_grid") || !strcmp(pt->id, "pageable_copies") ||
+			   !strcmp(pt->id, "comm_exposed") || !strcmp(pt->id, "straggler") ||
+			   !strcmp(pt->id, "low_occupancy");
+		LIT(o, "<text x=\"");
+		ex_fixed(o, x + 5, 1, "0");
+		LIT(o, "\" y=\"");
+		ex_fixed(o, y + hh / 2 + 4, 1, "0");
+		LIT(o, "\" style=\"fill:");
+		ex_puts(o, dark ? "#1f2328" : "#fff");
+		LIT(o, "\">");
+		h(o, lab);
+		LIT(o, "</text>");
+	}
+	LIT(o, "</g>");
+}
+
+/* The breakdown's table: every part, in the bar's order, with its color, its
+ * share, its time and what the text report says of it. */
+static void parts_table(ex_out *o, const gt_diag_gpu *g, const char *win)
+{
+	LIT(o, "<table class=\"parts\"><tr><th class=\"l\">part</th><th>share</th><th>time</th>"
+	       "<th class=\"l\">of</th></tr>\n");
+	for (size_t i = 0; i < g->nparts; i++) {
+		const gt_diag_part *pt = &g->parts[i];
+		int su = !strcmp(pt->id, "startup");
+		LIT(o, "<tr data-part=\"");
+		h(o, pt->id);
+		LIT(o, "\"><td class=\"l\">");
+		swatch(o, pt->id);
+		h(o, pt->id);
+		LIT(o, "</td><td>");
+		put_share(o, pt->share);
+		LIT(o, "</td><td>");
+		put_dur(o, (double)pt->ns);
+		LIT(o, "</td><td class=\"l\">");
+		if (su) {
+			LIT(o, "of the ");
+			h(o, win);
+			LIT(o, " window; set aside: the other shares are of the rest");
+		} else {
+			ex_puts(o, g->startup_ns ? "of the steady state" : "of the window");
+		}
+		if (!strcmp(pt->id, "idle_other") && g->idle_other_ns) {
+			int first = 1;
+			LIT(o, " (");
+			for (int c = 0; c < GT_CAUSE_COUNT; c++) {
+				if (c == GT_CAUSE_UNKNOWN || c == GT_CAUSE_DATA_LOST ||
+				    !g->idle_other_cause_ns[c])
+					continue;
+				ex_puts(o, first ? "" : ", ");
+				ex_puts(o, gt_cause_name(c));
+				ex_putc(o, ' ');
+				put_share(o, (double)g->idle_other_cause_ns[c] /
+						     (double)(g->window_ns - g->startup_ns));
+				first = 0;
+			}
+			LIT(o, ": below the thresholds)");
+		}
+		if (!strcmp(pt->id, "unknown") && g->idle_other_cause_ns[GT_CAUSE_DATA_LOST]) {
+			LIT(o, " (");
+			put_dur(o, (double)g->idle_other_cause_ns[GT_CAUSE_DATA_LOST]);
+			LIT(o, " of it over lost data)");
+		}
+		LIT(o, "</td></tr>\n");
+	}
+	LIT(o, "</table>\n");
+}
+
+/* One GPU's wall time as the text report's "Where the wall time went": the
+ * same parts (gt_diag_gpu.parts), shares and denominator. The main bar is the
+ * steady state (the window less start-up), so each segment's width is its
+ * share; start-up, whose share is of the whole window, has a thin bar of its
+ * own below, the width of the window. */
 static void breakdown(ex_out *o, const gt_diag_gpu *g)
 {
-	LIT(o, "<p><b>GPU ");
+	char win[32], ss[32], st[32], of[64];
+	uint64_t steady = g->startup_ns < g->window_ns ? g->window_ns - g->startup_ns : 0;
+	gt_fmt_ns(win, sizeof(win), (double)g->window_ns);
+	gt_fmt_ns(ss, sizeof(ss), (double)steady);
+	gt_fmt_ns(st, sizeof(st), (double)g->startup_ns);
+	LIT(o, "<figure class=\"wall\" data-gpu=\"");
 	ex_u64(o, g->gpu);
-	LIT(o, "</b> (");
-	h(o, g->name && g->name[0] ? g->name : "unknown");
-	LIT(o, "): busy <b>");
-	put_pct(o, g->utilization);
-	LIT(o, "</b> of ");
-	put_dur(o, (double)g->window_ns);
-	LIT(o, ", shape <b>");
+	LIT(o, "\"><figcaption>GPU ");
+	ex_u64(o, g->gpu);
+	LIT(o, " (");
+	h(o, g->name && g->name[0] ? g->name : "?");
+	LIT(o, "): busy ");
+	put_share(o, g->utilization);
+	LIT(o, " of ");
+	h(o, win);
+	LIT(o, ", shape ");
 	ex_puts(o, gt_diag_shape_name(g->shape));
-	LIT(o, "</b>");
 	if (g->wave.found) {
 		LIT(o, " (period ");
 		put_dur(o, g->wave.period_ns);
-		LIT(o, ", ");
-		put_pct(o, g->wave.idle_share);
-		LIT(o, " idle per period)");
+		ex_printf(o, ", %.0f%% idle per period)", 100.0 * g->wave.idle_share);
 	}
-	LIT(o, "</p>\n<svg viewBox=\"0 0 960 34\" role=\"img\" aria-label=\"wall time "
-	       "breakdown\">");
+	LIT(o, "; <b class=\"denom\">");
+	if (g->startup_ns && steady) {
+		snprintf(of, sizeof(of), "the %s steady state", ss);
+		LIT(o, "shares are of the ");
+		h(o, ss);
+		LIT(o, " steady state (");
+		h(o, st);
+		LIT(o, " of start-up set aside)");
+	} else {
+		snprintf(of, sizeof(of), "the %s window", win);
+		LIT(o, "shares are of the ");
+		h(o, win);
+		LIT(o, " window");
+	}
+	LIT(o, "</b></figcaption>\n");
+	const gt_diag_part *su = NULL;
+	int thin = g->startup_ns && steady;
+	LIT(o, "<svg viewBox=\"0 0 960 ");
+	ex_puts(o, thin ? "52" : "34");
+	LIT(o, "\" role=\"img\" aria-label=\"wall time breakdown\">");
 	double x = 0;
 	for (size_t i = 0; i < g->nparts; i++) {
 		const gt_diag_part *pt = &g->parts[i];
-		/* widths by time: shares are of the steady state (start-up set
-		 * aside), the bar is the whole window */
-		double w = g->window_ns ? 960.0 * (double)pt->ns / (double)g->window_ns : 0;
+		if (!strcmp(pt->id, "startup")) {
+			su = pt;
+			continue;
+		}
+		double w = steady ? 960.0 * (double)pt->ns / (double)steady : 0;
 		if (w <= 0)
 			continue;
-		LIT(o, "<g><title>");
-		h(o, pt->id);
-		LIT(o, ": ");
-		put_dur(o, (double)pt->ns);
-		LIT(o, " (");
-		put_pct(o, pt->share);
-		if (strcmp(pt->id, "startup"))
-			LIT(o, " of the steady state)</title>");
-		else
-			LIT(o, " of the window, set aside)</title>");
-		bar_rect(o, x, 2, w, 30, part_fill(pt->id, i));
-		if (w > 70) {
-			LIT(o, "<text x=\"");
-			ex_fixed(o, x + 5, 1, "0");
-			LIT(o, "\" y=\"21\" style=\"fill:");
-			ex_puts(o, strcmp(pt->id, "unknown") ? "#fff" : "#59636e");
-			LIT(o, "\">");
-			h(o, pt->id);
-			LIT(o, " ");
-			put_pct(o, pt->share);
-			LIT(o, "</text>");
-		}
-		LIT(o, "</g>");
+		part_seg(o, pt, x, 2, w, 30, of);
 		x += w;
 	}
+	if (thin && su) {
+		char lab[96];
+		double w = 960.0 * (double)su->ns / (double)g->window_ns;
+		snprintf(lab, sizeof(lab), "startup %.1f%% of the %s window, set aside", 100.0 * su->share,
+			 win);
+		snprintf(of, sizeof(of), "the %s window", win);
+		LIT(o, "<rect x=\"0\" y=\"38\" width=\"960\" height=\"12\" fill=\"#fff\" "
+		       "stroke=\"#d1d9e0\"/>");
+		LIT(o, "<g><title>");
+		h(o, lab);
+		LIT(o, ", ");
+		h(o, st);
+		LIT(o, "</title>");
+		bar_rect(o, 0, 38, w, 12, "startup");
+		LIT(o, "<text x=\"");
+		/* after the segment when it fits there, else inside it */
+		ex_fixed(o, 960 - w >= label_w(lab) ? w + 5 : 5, 1, "0");
+		LIT(o, "\" y=\"48\" style=\"fill:#1f2328\">");
+		h(o, lab);
+		LIT(o, "</text></g>");
+	}
 	LIT(o, "</svg>\n");
+	parts_table(o, g, win);
+	LIT(o, "</figure>\n");
 }
 
 static void finding_card(ex_out *o, const gt_finding *f)
@@ -1239,7 +1411,8 @@ static int findings(ex_out *o, gt_export *x)
 		LIT(o, "</details>\n");
 	LIT(o, "<h3>Where the wall time went</h3>\n");
 	for (size_t g = 0; g < gt_diagnosis_ngpus(d); g++)
-		breakdown(o, gt_diagnosis_gpu(d, g));
+		if (gt_diagnosis_gpu(d, g)->window_ns)
+			breakdown(o, gt_diagnosis_gpu(d, g));
 	for (size_t i = 0; i < gt_diagnosis_nnotes(d); i++) {
 		LIT(o, "<p class=\"mut small\">Note: ");
 		h(o, gt_diagnosis_note(d, i));
