@@ -18,27 +18,46 @@ static void pct(char *buf, size_t cap, double share)
 	snprintf(buf, cap, "%.1f%%", 100.0 * share);
 }
 
+int gt_diag_gpu_headline(const gt_diag_gpu *g, char *buf, size_t cap)
+{
+	char w[32], p[32], sp[32];
+	gt_fmt_ns(w, sizeof w, (double)g->window_ns);
+	int n = snprintf(buf, cap, "GPU %u (%s): busy %.1f%% of %s, shape %s", g->gpu,
+			 g->name[0] ? g->name : "?", 100.0 * g->utilization, w,
+			 gt_diag_shape_name(g->shape));
+	if (n < 0 || !g->wave.found)
+		return n;
+	gt_fmt_ns(p, sizeof p, g->wave.period_ns);
+	gt_fmt_ns(sp, sizeof sp, g->wave.idle_periods * g->wave.period_ns);
+	size_t at = (size_t)n < cap ? (size_t)n : cap ? cap - 1 : 0;
+	int m = snprintf(cap ? buf + at : buf, cap - at,
+			 " (period %s, %.0f%% idle over the %.0f periods found, %s)", p,
+			 100.0 * g->wave.idle_share, g->wave.idle_periods, sp);
+	return m < 0 ? m : n + m;
+}
+
+int gt_diag_gpu_denominator(const gt_diag_gpu *g, char *buf, size_t cap)
+{
+	char a[32], b[32];
+	if (g->startup_ns && g->startup_ns < g->window_ns) {
+		gt_fmt_ns(a, sizeof a, (double)(g->window_ns - g->startup_ns));
+		gt_fmt_ns(b, sizeof b, (double)g->startup_ns);
+		return snprintf(buf, cap, "shares are of the %s steady state (%s of start-up set aside)",
+				a, b);
+	}
+	gt_fmt_ns(a, sizeof a, (double)g->window_ns);
+	return snprintf(buf, cap, "shares are of the %s window", a);
+}
+
+/* The GPU's headline, and the denominator when start-up was set aside. */
 static void gpu_line(FILE *out, const gt_diag_gpu *g)
 {
-	char w[32];
-	gt_fmt_ns(w, sizeof w, (double)g->window_ns);
-	fprintf(out, "GPU %u (%s): busy %.1f%% of %s, shape %s", g->gpu, g->name[0] ? g->name : "?",
-		100.0 * g->utilization, w, gt_diag_shape_name(g->shape));
-	if (g->wave.found) {
-		char p[32];
-		gt_fmt_ns(p, sizeof p, g->wave.period_ns);
-		char sp[32];
-		gt_fmt_ns(sp, sizeof sp, g->wave.idle_periods * g->wave.period_ns);
-		fprintf(out, " (period %s, %.0f%% idle over the %.0f periods found, %s)", p,
-			100.0 * g->wave.idle_share, g->wave.idle_periods, sp);
-	}
-	/* the denominator of every share that follows */
+	char line[512];
+	gt_diag_gpu_headline(g, line, sizeof line);
+	fputs(line, out);
 	if (g->startup_ns && g->startup_ns < g->window_ns) {
-		char ss[32], st[32];
-		gt_fmt_ns(ss, sizeof ss, (double)(g->window_ns - g->startup_ns));
-		gt_fmt_ns(st, sizeof st, (double)g->startup_ns);
-		fprintf(out, "; shares are of the %s steady state (%s of start-up set aside)", ss,
-			st);
+		gt_diag_gpu_denominator(g, line, sizeof line);
+		fprintf(out, "; %s", line);
 	}
 }
 

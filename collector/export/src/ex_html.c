@@ -1227,35 +1227,17 @@ static void breakdown(ex_out *o, const gt_diag_gpu *g)
 	gt_fmt_ns(st, sizeof(st), (double)g->startup_ns);
 	LIT(o, "<figure class=\"wall\" data-gpu=\"");
 	ex_u64(o, g->gpu);
-	LIT(o, "\"><figcaption>GPU ");
-	ex_u64(o, g->gpu);
-	LIT(o, " (");
-	h(o, g->name && g->name[0] ? g->name : "?");
-	LIT(o, "): busy ");
-	put_share(o, g->utilization);
-	LIT(o, " of ");
-	h(o, win);
-	LIT(o, ", shape ");
-	ex_puts(o, gt_diag_shape_name(g->shape));
-	if (g->wave.found) {
-		LIT(o, " (period ");
-		put_dur(o, g->wave.period_ns);
-		ex_printf(o, ", %.0f%% idle per period)", 100.0 * g->wave.idle_share);
-	}
+	LIT(o, "\"><figcaption>");
+	char line[512];
+	gt_diag_gpu_headline(g, line, sizeof(line));
+	h(o, line);
 	LIT(o, "; <b class=\"denom\">");
-	if (g->startup_ns && steady) {
+	gt_diag_gpu_denominator(g, line, sizeof(line));
+	h(o, line);
+	if (g->startup_ns && steady)
 		snprintf(of, sizeof(of), "the %s steady state", ss);
-		LIT(o, "shares are of the ");
-		h(o, ss);
-		LIT(o, " steady state (");
-		h(o, st);
-		LIT(o, " of start-up set aside)");
-	} else {
+	else
 		snprintf(of, sizeof(of), "the %s window", win);
-		LIT(o, "shares are of the ");
-		h(o, win);
-		LIT(o, " window");
-	}
 	LIT(o, "</b></figcaption>\n");
 	const gt_diag_part *su = NULL;
 	int thin = g->startup_ns && steady;

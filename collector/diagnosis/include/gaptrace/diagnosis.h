@@ -559,6 +559,22 @@ GT_API const gt_diag_opts *gt_diagnosis_opts(const gt_diagnosis *d);
 /* Output                                                              */
 /* ------------------------------------------------------------------ */
 
+/**
+ * The headline of GPU g, as every output prints it: "GPU 0 (NVIDIA H200):
+ * busy 5.5% of 6.641 s, shape wave (period 5.92 ms, 71% idle over the 202
+ * periods found, 1.192 s)". Writes at most cap bytes, NUL-terminated.
+ * @return the length it needed (like snprintf).
+ */
+GT_API int gt_diag_gpu_headline(const gt_diag_gpu *g, char *buf, size_t cap);
+
+/**
+ * What the shares of GPU g are of, as every output prints it: "shares are
+ * of the 1.214 s steady state (5.426 s of start-up set aside)" when
+ * start-up was set aside, else "shares are of the 6.641 s window".
+ * @return the length it needed (like snprintf).
+ */
+GT_API int gt_diag_gpu_denominator(const gt_diag_gpu *g, char *buf, size_t cap);
+
 /** Flags of gt_findings_text / gt_findings_json_members. */
 enum {
 	GT_FINDINGS_BRIEF = 1u << 0,   /**< text: titles, fixes and breakdown only */
