@@ -55,15 +55,28 @@ uint32_t tb_str(tb *t, const char *s)
 	return gt_writer_intern(t->w, s, strlen(s));
 }
 
-void tb_kernel(tb *t, uint32_t dev, uint32_t stream, uint32_t corr, uint64_t start, uint64_t end,
-	       const char *name)
+static void kernel_rec(tb *t, uint32_t dev, uint32_t stream, uint32_t corr, uint64_t start,
+		       uint64_t end, uint64_t queued, const char *name)
 {
-	gt_kernel k = {.start = start, .end = end, .device_id = dev, .context_id = 1,
+	gt_kernel k = {.start = start, .end = end, .queued = queued, .device_id = dev,
+		       .context_id = 1,
 		       .stream_id = stream, .correlation_id = corr,
 		       .name_id = tb_str(t, name ? name : "_Z6kernelv"), .grid_x = 264, .grid_y = 1,
 		       .grid_z = 1, .block_x = 128, .block_y = 1, .block_z = 1, .registers = 40,
 		       .static_smem = 1024};
 	gt_writer_add_kernel(t->w, &k);
+}
+
+void tb_kernel(tb *t, uint32_t dev, uint32_t stream, uint32_t corr, uint64_t start, uint64_t end,
+	       const char *name)
+{
+	kernel_rec(t, dev, stream, corr, start, end, 0, name);
+}
+
+void tb_kernel_q(tb *t, uint32_t dev, uint32_t stream, uint32_t corr, uint64_t start,
+		 uint64_t end, uint64_t queued)
+{
+	kernel_rec(t, dev, stream, corr, start, end, queued, NULL);
 }
 
 void tb_api(tb *t, uint32_t tid, uint32_t corr, uint64_t start, uint64_t end, const char *name)

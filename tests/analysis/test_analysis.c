@@ -115,6 +115,84 @@ START_TEST(host_busy_and_latency)
 }
 END_TEST
 
+/* Queued timestamps (issue 13, item 6): once the next kernel is queued and
+ * past the GPU's launch latency, the host has done its part; the rest of
+ * the gap is GPU-side (dependency). */
+
+/* Queued before the gap began: the whole gap is GPU-side, although the
+ * launch call returned long before (it used to be launch latency). No
+ * kernel was launched onto the idle GPU: the latency is 0. */
+START_TEST(queued_before_gap)
+{
+	tb t;
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
+	tb_api(&t, 7, 1, T0 + 100, T0 + 200, LAUNCH);
+	tb_kernel_q(&t, 0, 7, 1, T0 + 1000, T0 + 2000, T0 + 150);
+	tb_api(&t, 7, 2, T0 + 500, T0 + 600, LAUNCH);
+	tb_kernel_q(&t, 0, 7, 2, T0 + 3000, T0 + 4000, T0 + 550);
+	gt_analysis *a = one(&t, NULL);
+	const gt_an_gpu *g = gt_analysis_gpu(a, 0);
+	ck_assert_uint_eq(g->ngaps, 1);
+	check_causes(g->cause_ns, 0, 0, 0, 0, 1000, 0, 0);
+	size_t n;
+	const gt_an_gap *gp = gt_analysis_longest_gaps(a, 0, &n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(gp->main_cause, GT_CAUSE_DEPENDENCY);
+	gt_analysis_free(a);
+}
+END_TEST
+
+/* Queued mid-gap: before R = queued + latency today's rules, after it
+ * GPU-side. Nine gaps launch onto the idle GPU with queued -> start 100
+ * (host 400, launch call 100, latency 50 each), the tenth waits 1550 after
+ * queued: the latency is the 90th percentile of the ten, 100, so that gap
+ * is host 400, call 100, latency 50 until R, then GPU-side 1450. */
+START_TEST(queued_mid_gap)
+{
+	tb t;
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
+	tb_api(&t, 7, 1, T0 + 100, T0 + 200, LAUNCH);
+	tb_kernel_q(&t, 0, 7, 1, T0 + 1000, T0 + 2000, T0 + 150);
+	uint64_t e = T0 + 2000;
+	for (uint32_t k = 0; k < 10; k++) {
+		uint64_t start = e + (k < 9 ? 550 : 2000);
+		tb_api(&t, 7, 2 + k, e + 400, e + 500, LAUNCH);
+		tb_kernel_q(&t, 0, 7, 2 + k, start, start + 1000, e + 450);
+		e = start + 1000;
+	}
+	gt_analysis *a = one(&t, NULL);
+	const gt_an_gpu *g = gt_analysis_gpu(a, 0);
+	ck_assert_uint_eq(g->ngaps, 10);
+	check_causes(g->cause_ns, 10 * 400, 0, 10 * 150, 0, 1450, 0, 0);
+	ck_assert_uint_eq(sum7(g->cause_ns), g->idle_ns);
+	size_t n;
+	const gt_an_gap *gp = gt_analysis_longest_gaps(a, 0, &n);
+	ck_assert_uint_eq(gp->end - gp->start, 2000);
+	ck_assert_uint_eq(gp->cause_ns[GT_CAUSE_DEPENDENCY], 1450);
+	ck_assert_uint_eq(gp->cause_ns[GT_CAUSE_LAUNCH_BOUND], 150);
+	ck_assert_uint_eq(gp->cause_ns[GT_CAUSE_HOST_BUSY], 400);
+	gt_analysis_free(a);
+}
+END_TEST
+
+/* No usable queued timestamp (unknown, or after the kernel's start: bad
+ * data): today's rules, as in host_busy_and_latency. */
+START_TEST(queued_unknown)
+{
+	for (int bad = 0; bad < 2; bad++) {
+		tb t;
+		tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
+		tb_api(&t, 7, 1, T0 + 100, T0 + 200, LAUNCH);
+		tb_kernel_q(&t, 0, 7, 1, T0 + 1000, T0 + 2000, 0);
+		tb_api(&t, 7, 2, T0 + 2500, T0 + 2600, LAUNCH);
+		tb_kernel_q(&t, 0, 7, 2, T0 + 3000, T0 + 4000, bad ? T0 + 3500 : 0);
+		gt_analysis *a = one(&t, NULL);
+		check_causes(gt_analysis_gpu(a, 0)->cause_ns, 500, 0, 500, 0, 0, 0, 0);
+		gt_analysis_free(a);
+	}
+}
+END_TEST
+
 /* Overlapping kernels on two streams; no API records: unknown. */
 START_TEST(overlap_streams_unknown)
 {
@@ -1481,6 +1559,9 @@ static Suite *suite(void)
 	tcase_add_test(c, sync_turnaround);
 	tcase_add_test(c, sync_inside_gap);
 	tcase_add_test(c, stream_wait_dependency);
+	tcase_add_test(c, queued_before_gap);
+	tcase_add_test(c, queued_mid_gap);
+	tcase_add_test(c, queued_unknown);
 	tcase_add_test(c, transfer_blocking_copy);
 	tcase_add_test(c, nested_calls);
 	tcase_add_test(c, two_processes);

@@ -95,6 +95,8 @@ enum { /* an_item.flags */
  * radix sort. */
 typedef struct an_item {
 	uint64_t start, end;
+	uint64_t queued; /* kernels: CUPTI's queued time (the host had done its part
+			    of E by then); 0 unknown, or not at or before start */
 	uint32_t name;   /* kernels: global string id; copies: index of their an_cagg */
 	uint32_t stream;
 	uint32_t cc;     /* correlation id while loading; after the join the index of
@@ -103,7 +105,7 @@ typedef struct an_item {
 	uint8_t kind;
 	uint8_t flags;
 } an_item;
-_Static_assert(sizeof(an_item) == 32, "an_item is 32 bytes");
+_Static_assert(sizeof(an_item) == 40, "an_item is 40 bytes");
 
 /* A (trace, local device ordinal) pair that has work, and its GPU. */
 typedef struct an_src {

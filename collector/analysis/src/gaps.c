@@ -33,10 +33,24 @@
  *      the other processes' work on this GPU; in the GPU view, t inside an
  *      NVML per-process sample period in which an untraced process used
  *      the GPU  -> other_process.
- *   2. t >= L.end (E was submitted and has not started): launch latency ->
+ *   2. t >= R = Q + lambda: Q is E's queued time (CUPTI's `queued`,
+ *      kernels only, when known and not after E's start), lambda the GPU's
+ *      launch latency (idle_latency: the usual queued -> start of kernels
+ *      launched onto the idle GPU). From R on
+ *      E was queued, past the latency, and the GPU could have started it
+ *      but did not -> dependency (GPU-side: an event, another stream, the
+ *      GPU's own scheduling). A gap whose next kernel was queued a latency
+ *      before it began is GPU-side whole; the host could only have filled
+ *      the part before R, charged by 3 and 4 as without queued times.
+ *      Why not from Q: on an idle GPU every kernel waits about lambda
+ *      after Q; that wait is the launch latency a late launch exposes (the
+ *      H200 tiny_kernels trace: with everything after Q GPU-side, 76 % of
+ *      its window became "dependency"; with lambda its least queued ->
+ *      start, jitter still made 6.4 %).
+ *   3. t >= L.end (E was submitted and has not started): launch latency ->
  *      launch_bound, or dependency when a stream-wait call came on F
  *      between its previous launch and L (E waits on an event).
- *   3. otherwise, what F was doing at t (its outer calls are disjoint and
+ *   4. otherwise, what F was doing at t (its outer calls are disjoint and
  *      sorted, found by a galloping search from a per-thread cursor):
  *        in a launch call, or a non-blocking copy/memset submission
  *                                                      -> launch_bound
@@ -47,9 +61,11 @@
  *        outside CUDA or in another call, after a sync or a blocking copy
  *        with no launch/submission since               -> sync_turnaround
  *        outside CUDA or in another call, otherwise    -> host_busy
- * Why this order: once E is submitted the host has done its part, so what
- * F does later cannot explain the wait (rule 2 before 3); work of another
- * process is a fact about the GPU, stronger than any host inference (1).
+ * Why this order: once E is queued, and once it is submitted, the host has
+ * done its part, so what F does later cannot explain the wait (rules 2 and
+ * 3 before 4); the queued time is the GPU's own record of it, stronger than
+ * the call's return (2 before 3); work of another process is a fact about
+ * the GPU, stronger than any host inference (1).
  * Within a gap, the instants before L.end are charged to F even when F was
  * doing something useful elsewhere: the GPU waited for that thread.
  *
@@ -67,8 +83,10 @@
  * upload. A program without a start-up has a ~ b at every split.
  *
  * Trailing idle (capture window) has no E: F is the thread of the last
- * item and rule 2 does not apply. Between the kernels of one CUDA graph
- * launch, L is the graph launch, long returned: rule 2 calls the wait
+ * item and rules 2 and 3 do not apply. Copies and memsets carry no queued
+ * time: rule 2 never applies to them. Between the kernels of one CUDA
+ * graph launch, L is the graph launch, long returned: rule 2 calls the wait
+ * GPU-side when the kernels carry a queued time, else rule 3 calls it
  * launch latency.
  *
  * Cost: O(items) for the sweep plus, per gap, a cursor step on F's calls
@@ -89,6 +107,12 @@
 typedef struct seg {
 	uint64_t a, b;
 } seg;
+
+static int cmp_u64_asc(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return a < b ? -1 : a > b;
+}
 
 /* One timeline view: the whole GPU, or one process on it. */
 typedef struct view {
@@ -132,6 +156,8 @@ typedef struct sw {
 	int keep_segs;
 	/* GPU-view cover: untraced processes (NVML per-process samples) */
 	gt_vec ocover;
+	/* the GPU's launch latency lambda (rule 2, idle_latency) */
+	uint64_t qlat;
 	/* start-up: gaps beginning before this are GT_CAUSE_STARTUP (0: none) */
 	uint64_t startup_until;
 	/* lost data of the GPU's traces: sorted disjoint spans (realtime) */
@@ -237,6 +263,15 @@ static void attribute_known(sw *S, uint64_t x, uint64_t y, uint64_t g0, const an
 	if (g0 < S->startup_until) {
 		cause[GT_CAUSE_STARTUP] += y - x;
 		return;
+	}
+	if (next && next->queued && next->queued + S->qlat < y) {
+		/* ready: queued and past the launch latency, yet not started */
+		uint64_t r = next->queued + S->qlat;
+		uint64_t from = r > x ? r : x;
+		cause[GT_CAUSE_DEPENDENCY] += y - from;
+		y = from;
+		if (x >= y)
+			return;
 	}
 	uint32_t thr = feeder(S, next, prev);
 	if (thr == AN_NONE) {
@@ -1385,6 +1420,38 @@ static int startup_split(sw *S, gsw *L)
 	return 0;
 }
 
+/* The GPU's launch latency lambda (design block, rule 2): the 90th
+ * percentile (nearest rank) of queued -> start over the kernels launched
+ * onto an idle GPU (they start a gap and were queued after it began: no
+ * queue ahead of them, their wait is the latency alone). Why the 90th: the
+ * latency jitters (the H200 tiny_kernels trace: queued -> start median
+ * 3.9 us, least well under it); a kernel's wait within the usual latency
+ * is launch latency, not the GPU holding back queued work. 0: none seen. */
+static int idle_latency(sw *S, gsw *L)
+{
+	S->qlat = 0;
+	if (L->n < 2)
+		return 0;
+	uint64_t *v = malloc(L->n * sizeof(*v));
+	if (!v)
+		return GT_ERR_NOMEM;
+	size_t m = 0;
+	uint64_t cur = L->it[0].end;
+	for (size_t i = 1; i < L->n; i++) {
+		const an_item *x = &L->it[i];
+		if (x->start > cur && x->queued >= cur && x->queued)
+			v[m++] = x->start - x->queued;
+		if (x->end > cur)
+			cur = x->end;
+	}
+	if (m) {
+		an_qsort(v, m, sizeof(*v), cmp_u64_asc);
+		S->qlat = v[(9 * m + 9) / 10 - 1];
+	}
+	free(v);
+	return 0;
+}
+
 /* The longest gaps, kept in a heap, sorted longest first. */
 static void sort_longest(an_gpu *g)
 {
@@ -1416,6 +1483,7 @@ static int sweep_gpu(sw *S, an_item *it, size_t n, const an_nvproc *np, size_t n
 	AN_TRY_GOTO(sweep_window(S, &L));
 	AN_TRY_GOTO(util_windows(S, n));
 	AN_TRY_GOTO(startup_split(S, &L));
+	AN_TRY_GOTO(idle_latency(S, &L));
 	AN_TRY_GOTO(nvml_periods(S));
 	AN_TRY_GOTO(build_views(S, &L, np, nnp));
 	AN_TRY_GOTO(gpu_holes(S, &L));

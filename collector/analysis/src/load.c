@@ -279,6 +279,7 @@ static int add_kernel(ld *L, const gt_kernel *k0)
 		return GT_ERR_NOMEM;
 	it->start = k->start;
 	it->end = end;
+	it->queued = k->queued <= k->start ? k->queued : 0;
 	it->cc = k->correlation_id;
 	it->name = name;
 	it->stream = k->stream_id;

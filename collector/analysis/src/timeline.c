@@ -55,6 +55,7 @@ static void align_clocks(gt_analysis *a)
 		const an_trace *t = an_tr(a, src[it->src].trace);
 		it->start = conv(t, it->start);
 		it->end = conv(t, it->end);
+		it->queued = conv(t, it->queued);
 	}
 	for (size_t i = 0; i < a->calls.n; i++) {
 		an_call *c = GT_VEC_AT(&a->calls, an_call, i);

@@ -37,6 +37,7 @@ typedef struct seg {
 typedef struct witem {
 	uint64_t start, end; /* realtime */
 	uint64_t launch_end; /* realtime; 0 = none */
+	uint64_t queued;     /* realtime; 0 = none (kernels: their record's queued) */
 	uint64_t bytes;
 	uint32_t proc, seq, thr;
 	uint8_t kind, dep, nccl, gpu;
@@ -87,6 +88,7 @@ typedef struct sim {
 	int err;
 	unsigned out_flags; /* GT_OUTFILE_* of every file */
 	uint8_t uuid[GT_SYNTH_MAX_GPUS][16];
+	uint64_t qlat; /* truth: the GPU's launch latency (idle_latency) */
 } sim;
 
 static uint64_t rnd(sim *S)
@@ -162,6 +164,9 @@ static void log_item(sim *S, thread *T, uint8_t kind, uint64_t start, uint64_t e
 	w->start = start + (uint64_t)P->off;
 	w->end = end + (uint64_t)P->off;
 	w->launch_end = launch_end ? launch_end + (uint64_t)P->off : 0;
+	/* the kernel records carry queued = the launch's return (kernel(),
+	 * the collectives), which the analysis reads when not after start */
+	w->queued = kind == K_KERNEL && launch_end && launch_end <= start ? w->launch_end : 0;
 	w->bytes = bytes;
 	w->proc = T->proc;
 	w->seq = P->seq;
@@ -714,6 +719,39 @@ typedef struct iv {
 	uint64_t a, b;
 } iv;
 
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* The GPU's launch latency as the analysis estimates it (gaps.c,
+ * idle_latency): the 90th percentile (nearest rank) of queued -> start of
+ * the kernels that start a gap and were queued after it began. */
+static int idle_latency(sim *S, const witem *it, size_t n)
+{
+	S->qlat = 0;
+	if (n < 2)
+		return 0;
+	uint64_t *v = malloc(n * sizeof(*v));
+	if (!v)
+		return GT_ERR_NOMEM;
+	size_t m = 0;
+	uint64_t cur = it[0].end;
+	for (size_t i = 1; i < n; i++) {
+		if (it[i].start > cur && it[i].queued >= cur && it[i].queued)
+			v[m++] = it[i].start - it[i].queued;
+		if (it[i].end > cur)
+			cur = it[i].end;
+	}
+	if (m) {
+		qsort(v, m, sizeof(*v), cmp_u64);
+		S->qlat = v[(9 * m + 9) / 10 - 1];
+	}
+	free(v);
+	return 0;
+}
+
 /* Cause of host label x for an instant of a gap that began at g0. */
 static int label_cause(const seg *sg, uint64_t g0)
 {
@@ -765,6 +803,16 @@ static void charge_thread(const sim *S, uint32_t thr, uint64_t x, uint64_t y, ui
 static void charge(const sim *S, uint64_t x, uint64_t y, uint64_t g0, const witem *next,
 		   const witem *prev, uint64_t *cause)
 {
+	if (next && next->queued && next->queued + S->qlat < y) {
+		/* queued and past the GPU's launch latency: GPU-side, as the
+		 * analysis (gaps.c rule 2) */
+		uint64_t r = next->queued + S->qlat;
+		uint64_t from = r > x ? r : x;
+		cause[GT_CAUSE_DEPENDENCY] += y - from;
+		y = from;
+		if (x >= y)
+			return;
+	}
 	if (S->s->no_api || (!next && !prev)) {
 		cause[GT_CAUSE_UNKNOWN] += y - x;
 		return;
@@ -1028,6 +1076,11 @@ static int compute_truth(sim *S, uint64_t *nv_ts, uint64_t nv_period, size_t nnv
 		}
 		uint64_t t0 = it[0].start, t1 = 0;
 		uint32_t procs_seen = 0;
+		if (idle_latency(S, it, n) < 0) {
+			free(u);
+			free(cov);
+			return GT_ERR_NOMEM;
+		}
 		for (size_t i = 0; i < n; i++) {
 			if (it[i].end > t1)
 				t1 = it[i].end;

@@ -76,6 +76,16 @@ extern "C" {
  *  - GT_CAUSE_OTHER_PROCESS: (process views only, gt_an_proc) another traced
  *    process's work ran on the GPU at t; (GPU view) NVML per-process samples
  *    show an untraced process using the GPU at t.
+ *  - from R = Q + lambda on, Q the kernel record's CUPTI `queued` time of
+ *    E (when known and not after E's start), lambda the GPU's launch
+ *    latency (the 90th percentile of queued -> start over the kernels
+ *    launched onto the idle GPU): GT_CAUSE_DEPENDENCY, GPU-side. The host
+ *    had done its part and the GPU could have started E but did not (an
+ *    event, another stream, another GPU, its own scheduling). A gap whose
+ *    next kernel was queued a latency before the gap began is GPU-side
+ *    whole; only the part before R follows the rules below (the part the
+ *    host could have filled; the wait of up to lambda after Q is the launch
+ *    latency a late launch exposes).
  *  - once L has returned and E has not started: GT_CAUSE_DEPENDENCY when E's
  *    stream was told to wait on an event (cudaStreamWaitEvent / a
  *    stream-wait sync record since the previous work on that stream),
