@@ -646,6 +646,28 @@ END_TEST
 
 /* ------------------------------------------------------------ details */
 
+/* Throttled, but no SM clock was read while busy: the evidence says so
+ * rather than "SM clock 0 MHz". */
+START_TEST(throttled_no_busy_clock)
+{
+	scen *s = sc_new(10 * SEC);
+	b_throttled(s, NULL);
+	s->gpu.nvml.sm_clock_mean_mhz = 0;
+	gt_diagnosis *d = run(s, NULL);
+	const gt_finding *f = gt_diagnosis_find(d, GT_FIND_THROTTLED);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_msg(!strstr(f->title, " 0 of"), "%s", f->title);
+	int said = 0;
+	for (size_t i = 0; i < f->nevidence; i++) {
+		ck_assert_msg(!strstr(f->evidence[i], " 0 MHz"), "%s", f->evidence[i]);
+		said += strstr(f->evidence[i], "no SM clock sample while busy") != NULL;
+	}
+	ck_assert_int_eq(said, 1);
+	gt_diagnosis_free(d);
+	sc_free(s);
+}
+END_TEST
+
 START_TEST(straggler_evidence)
 {
 	scen *s = sc_new(10 * SEC);
@@ -1361,6 +1383,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, empty_input);
 	tcase_add_test(tc, random_inputs_sum);
 	tcase_add_test(tc, straggler_evidence);
+	tcase_add_test(tc, throttled_no_busy_clock);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("thresholds");
 	tcase_set_timeout(tc, 30);

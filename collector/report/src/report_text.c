@@ -290,10 +290,14 @@ static void busy_side(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 				an_fmt_ns(b1, sizeof(b1), G->throttle_reason_ns[b]));
 			first = 0;
 		}
-		if (G->nvml.sm_clock_max_mhz)
+		/* a mean of 0: no sample (period) fell in busy time, not a stopped clock */
+		if (G->nvml.sm_clock_max_mhz && G->nvml.sm_clock_mean_mhz > 0)
 			fprintf(f, "; SM clock %.0f MHz while busy (max seen %u, device max %u)",
 				G->nvml.sm_clock_mean_mhz, G->nvml.sm_clock_max_mhz,
 				G->dev.core_clock_khz / 1000);
+		else if (G->nvml.sm_clock_max_mhz)
+			fprintf(f, "; SM clock: no NVML sample while busy (max seen %u, device max %u)",
+				G->nvml.sm_clock_max_mhz, G->dev.core_clock_khz / 1000);
 		fputc('\n', f);
 	}
 	comm_section(a, G, f);

@@ -327,7 +327,8 @@ typedef struct gt_an_util {
 typedef struct gt_an_nvml {
 	uint64_t samples;
 	double gpu_util_mean;     /**< NVML "GPU-Util" %, the sampled figure users see */
-	double sm_clock_mean_mhz; /**< over samples taken while the GPU was busy */
+	double sm_clock_mean_mhz; /**< over samples taken while the GPU was busy; 0 when no
+				       sample (period) fell in busy time */
 	uint32_t sm_clock_min_mhz, sm_clock_max_mhz;
 	double power_mean_w;
 	uint32_t temp_max_c;
