@@ -95,6 +95,27 @@ START_TEST(small_buffers)
 }
 END_TEST
 
+/* Rates through the bytes formatter; the device note's raw bandwidth (CUPTI
+ * kB/s, 1000 bytes) through it too, other notes untouched. */
+START_TEST(rates_and_notes)
+{
+	char b[128];
+	ck_assert_str_eq(gt_fmt_rate(b, sizeof(b), 512), "512 B/s");
+	ck_assert_str_eq(gt_fmt_rate(b, sizeof(b), 12.0 * 1024 * 1024), "12.0 MiB/s");
+	ck_assert_str_eq(gt_fmt_rate(b, sizeof(b), 4814304000.0 * 1000), "4.38 TiB/s");
+	const char *dev = "device 0: global memory bandwidth 4814304000 KB/s, 3 copy engines, ecc 1";
+	ck_assert_ptr_eq(gt_note_text(b, sizeof(b), dev), b);
+	ck_assert_str_eq(b, "device 0: global memory bandwidth 4.38 TiB/s, 3 copy engines, ecc 1");
+	const char *other[] = {"global memory bandwidth high", "global memory bandwidth 12 MB/s",
+			       "CUPTI 12.4", ""};
+	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++)
+		ck_assert_ptr_eq(gt_note_text(b, sizeof(b), other[i]), other[i]);
+	ck_assert_str_eq(gt_note_text(b, sizeof(b), NULL), "");
+	char s[20]; /* cut, never overrun */
+	ck_assert_str_eq(gt_note_text(s, sizeof(s), dev), "device 0: global me");
+}
+END_TEST
+
 START_TEST(api_names)
 {
 	ck_assert_str_eq(C("cudaLaunchKernel_v7000"), "cudaLaunchKernel");
@@ -308,6 +329,7 @@ int main(void)
 	tcase_add_test(tc, ns_boundaries);
 	tcase_add_test(tc, small_buffers);
 	tcase_add_test(tc, api_names);
+	tcase_add_test(tc, rates_and_notes);
 	tcase_add_test(tc, text_and_html_agree);
 	tcase_add_test(tc, api_names_clean_everywhere);
 	tcase_add_test(tc, one_time_origin);

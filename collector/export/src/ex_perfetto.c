@@ -606,7 +606,8 @@ static void do_note(pf *p, pf_trace *t, gt_reader *r, const gt_note *nt)
 	ex_puts(o, ex_note_name(nt->code));
 	LIT(o, "\",\"args\":{\"text\":");
 	const char *txt = nt->text_id ? gt_reader_string(r, nt->text_id) : NULL;
-	ex_json_cstr(o, txt ? txt : "");
+	char nb[512];
+	ex_json_cstr(o, gt_note_text(nb, sizeof(nb), txt));
 	LIT(o, "}}");
 }
 

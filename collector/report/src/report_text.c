@@ -605,12 +605,13 @@ static int an_traces_section(const gt_analysis *a, FILE *f)
 			if (nt->code == GT_NOTE_ARMED || nt->code == GT_NOTE_DISARMED ||
 			    nt->code == GT_NOTE_CONFIG || nt->code == GT_NOTE_CUPTI_VERSION)
 				continue;
+			char nb[512];
 			fprintf(f, "    note: %s%s\n",
 				nt->code == GT_NOTE_CUPTI_TAKEN ? "CUPTI was taken over by another "
 								  "profiler; records stop there: "
 				: nt->code == GT_NOTE_INERT ? "gaptrace went inert: "
 							    : "",
-				nt->text);
+				gt_note_text(nb, sizeof(nb), nt->text));
 		}
 	}
 	return bad;

@@ -792,6 +792,19 @@ GT_API size_t gt_kernel_short_name(const char *name, char *buf, size_t cap);
  *  "-5 B". */
 GT_API const char *gt_fmt_bytes(char *buf, size_t cap, double bytes);
 
+/** A rate in bytes per second, in the units of gt_fmt_bytes with "/s":
+ *  "4.38 TiB/s", "12.0 MiB/s", "512 B/s". */
+GT_API const char *gt_fmt_rate(char *buf, size_t cap, double bytes_per_s);
+
+/** A note's text (gt_an_note.text, a GT_REC_NOTE string) as people read it:
+ *  figures the injection library recorded raw are printed through the
+ *  formatters above. Today one: the device note's "global memory bandwidth
+ *  N KB/s" (CUPTI's globalMemoryBandwidth, in kB/s = 1000 bytes/s) becomes
+ *  "global memory bandwidth 4.38 TiB/s" (written into buf, cut to cap).
+ *  @return buf when rewritten, else text itself ("" for NULL), never cut.
+ *  JSON outputs keep the note as recorded. */
+GT_API const char *gt_note_text(char *buf, size_t cap, const char *text);
+
 /** A realtime instant (ns since the epoch) as "2026-01-02 03:04:05.678 UTC"
  *  (milliseconds, truncated); "?" when it cannot be converted. */
 GT_API const char *gt_fmt_utc(char *buf, size_t cap, uint64_t ns);
