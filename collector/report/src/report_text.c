@@ -723,7 +723,7 @@ int gt_report_text(const gt_analysis *a, FILE *f, const gt_report_opts *in)
 	if (!(o.flags & GT_REPORT_NO_FINDINGS)) { /* lead with what to change */
 		gt_diagnosis *d = gt_diagnose(a, o.diag);
 		if (d) {
-			gt_findings_text(d, f, 0);
+			gt_findings_text_width(d, f, 0, o.width);
 			fputs("\n", f);
 		}
 		gt_diagnosis_free(d);
@@ -760,7 +760,7 @@ int an_report_summary(const gt_analysis *a, FILE *f)
 	an_report_opts(NULL, &o);
 	gt_diagnosis *d = gt_diagnose(a, NULL); /* lead with what to change */
 	if (d)
-		gt_findings_text(d, f, GT_FINDINGS_HEADLINES);
+		gt_findings_text_width(d, f, GT_FINDINGS_HEADLINES, o.width);
 	gt_diagnosis_free(d);
 	size_t ngpus = gt_analysis_ngpus(a);
 	for (size_t i = 0; i < ngpus; i++) {
