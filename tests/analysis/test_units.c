@@ -158,6 +158,43 @@ static char *capture(gt_export *x, int html)
 	return buf;
 }
 
+/* One of anything is singular in the text report and the HTML of every
+ * bundled trace ("1 rows", "(1 times)", "1 copies" were printed). */
+START_TEST(plurals)
+{
+	ck_assert_str_eq(gt_plural(1, "row", "rows"), "row");
+	ck_assert_str_eq(gt_plural(0, "row", "rows"), "rows");
+	ck_assert_str_eq(gt_plural(2, "copy", "copies"), "copies");
+	static const char *const names[] = {"d2h_storm", "eager_mlp", "exact_counts",
+					    "healthy_compute", "healthy_matmul", "item_metric",
+					    "pageable_h2d", "periodic_ckpt", "periodic_stall",
+					    "slow_loader", "small_grid", "sync_host_work",
+					    "tiny_kernels", "tiny_ops", "two_procs"};
+	regex_t re;
+	ck_assert_int_eq(regcomp(&re,
+				 "[^0-9.,]1 (rows|times|copies|memsets|names|windows|frames|records|"
+				 "gaps|launches|calls)[^a-z]",
+				 REG_EXTENDED),
+			 0);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char path[512];
+		snprintf(path, sizeof(path), "%s/%s", GT_TEST_TRACES, names[i]);
+		const char *pp = path;
+		gt_export *x = gt_export_open(&pp, 1, NULL, NULL);
+		ck_assert_ptr_nonnull(x);
+		for (int html = 0; html <= 1; html++) {
+			char *out = capture(x, html);
+			regmatch_t m;
+			ck_assert_msg(regexec(&re, out, 1, &m, 0) != 0, "%s: \"%.*s\"", names[i],
+				      (int)(m.rm_eo - m.rm_so), out + m.rm_so);
+			free(out);
+		}
+		gt_export_close(x);
+	}
+	regfree(&re);
+}
+END_TEST
+
 /* The copies of one trace: the text report and the HTML print the same
  * figure ("80.8 MiB" here and "84.8 MB" there was the bug). */
 START_TEST(text_and_html_agree)
@@ -343,6 +380,7 @@ int main(void)
 	tcase_add_test(tc, small_buffers);
 	tcase_add_test(tc, api_names);
 	tcase_add_test(tc, rates_and_notes);
+	tcase_add_test(tc, plurals);
 	tcase_add_test(tc, text_and_html_agree);
 	tcase_add_test(tc, api_names_clean_everywhere);
 	tcase_add_test(tc, one_time_origin);

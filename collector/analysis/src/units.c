@@ -39,6 +39,11 @@ const char *gt_fmt_bytes(char *buf, size_t cap, double bytes)
 	return buf;
 }
 
+const char *gt_plural(uint64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
 const char *gt_fmt_rate(char *buf, size_t cap, double bytes_per_s)
 {
 	if (!buf || !cap)

@@ -792,6 +792,10 @@ GT_API size_t gt_kernel_short_name(const char *name, char *buf, size_t cap);
  *  "-5 B". */
 GT_API const char *gt_fmt_bytes(char *buf, size_t cap, double bytes);
 
+/** one when n is 1, else many: "1 row", "2 rows", "0 rows", "1 copy",
+ *  "3 copies". Every count a person reads goes through it. */
+GT_API const char *gt_plural(uint64_t n, const char *one, const char *many);
+
 /** A rate in bytes per second, in the units of gt_fmt_bytes with "/s":
  *  "4.38 TiB/s", "12.0 MiB/s", "512 B/s". */
 GT_API const char *gt_fmt_rate(char *buf, size_t cap, double bytes_per_s);
