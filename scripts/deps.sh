@@ -17,8 +17,45 @@ for p in "${pkgs[@]}"; do
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 echo "deps: installing ${missing[*]}" >&2
+if ! command -v apt-get >/dev/null; then
+	echo "deps: apt-get not found: install ${missing[*]} by hand" >&2
+	exit 1
+fi
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+
+# Another apt or dpkg (unattended-upgrades on a fresh machine) may hold the
+# lock. apt-get install can wait for the dpkg lock (DPkg::Lock::Timeout) but
+# apt-get update does not wait for the lists lock, so wait here for either:
+# retry while apt says the lock is held, up to GAPTRACE_DEPS_LOCK_WAIT seconds
+# (default 600), saying so every 30 s.
+lock_wait=${GAPTRACE_DEPS_LOCK_WAIT:-600}
+lock_poll=${GAPTRACE_DEPS_LOCK_POLL:-5}
+apt_get() {
+	local out rc waited=0 said=-30
+	out=$(mktemp)
+	while :; do
+		rc=0
+		$sudo apt-get -o DPkg::Lock::Timeout=0 "$@" >"$out" 2>&1 || rc=$?
+		if [ $rc -ne 0 ] && [ "$waited" -lt "$lock_wait" ] &&
+			grep -qiE "could not get lock|unable to lock|unable to acquire the dpkg" "$out"; then
+			if [ $((waited - said)) -ge 30 ]; then
+				echo "deps: another package manager holds the apt/dpkg lock;" \
+					"waiting for it (${waited}s of at most ${lock_wait}s)" >&2
+				said=$waited
+			fi
+			sleep "$lock_poll"
+			waited=$((waited + lock_poll))
+			continue
+		fi
+		cat "$out" >&2
+		rm -f "$out"
+		if [ $rc -ne 0 ]; then
+			echo "deps: apt-get $1 failed (exit $rc); not installed: ${missing[*]}" >&2
+		fi
+		return $rc
+	done
+}
+apt_get update -qq
+apt_get install -y -qq --no-install-recommends "${missing[@]}"

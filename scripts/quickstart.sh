@@ -24,7 +24,8 @@ if ! scripts/deps.sh build; then
 	if command -v cmake >/dev/null && pkg-config --exists libzstd; then
 		echo "deps: could not install packages, but cmake and libzstd are present: going on" >&2
 	else
-		echo "deps: cmake, pkg-config and libzstd-dev are needed to build gaptrace" >&2
+		echo "deps: installing packages failed (scripts/deps.sh said why above);" \
+			"gaptrace needs cmake, pkg-config and libzstd-dev to build" >&2
 		exit 1
 	fi
 fi

@@ -541,6 +541,42 @@ START_TEST(nvml_throttle)
 }
 END_TEST
 
+/* NVML samples, none while the GPU was busy: the report says so, not
+ * "SM clock 0 MHz while busy". */
+START_TEST(nvml_no_busy_sample)
+{
+	gt_analysis *a = gt_analysis_new(NULL);
+	const uint8_t u[1] = {0xA1};
+	tb t;
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, u);
+	tb_kernel(&t, 0, 7, 1, T0 + 1000, T0 + 2000, NULL);
+	tb_kernel(&t, 0, 7, 2, T0 + 5000, T0 + 6000, NULL);
+	ck_assert_int_eq(tb_add(a, &t, "10.gtrace"), 1);
+	tb_begin(&t, 99, GT_PRODUCER_COLLECTOR, 0, 0, NULL);
+	gt_record d = {.type = GT_REC_DEVICE};
+	d.device.id = 0;
+	d.device.uuid[0] = 0xA1;
+	d.device.uuid[15] = 0xee;
+	tb_rec(&t, &d);
+	nvml_sample(&t, 0, T0 + 3000, 0, 1980);	      /* in the idle stretch */
+	nvml_sample(&t, 0, T0 + 4000, 0, UINT32_MAX); /* clock not read */
+	ck_assert_int_eq(tb_add(a, &t, "nvml.gtrace"), 1);
+	finish(a);
+	const gt_an_gpu *g = gt_analysis_gpu(a, 0);
+	ck_assert_uint_eq(g->nvml.sm_clock_max_mhz, 1980);
+	ck_assert(g->nvml.sm_clock_mean_mhz == 0);
+	char *txt = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&txt, &len);
+	ck_assert_int_eq(gt_report_text(a, f, NULL), 0);
+	fclose(f);
+	ck_assert_msg(!strstr(txt, "0 MHz while busy"), "%s", txt);
+	ck_assert_msg(strstr(txt, "SM clock: no NVML sample while busy (max seen 1980"), "%s", txt);
+	free(txt);
+	gt_analysis_free(a);
+}
+END_TEST
+
 static void nvml_proc(tb *t, uint64_t ts, uint32_t pid, uint32_t util)
 {
 	gt_record r = {.type = GT_REC_NVML_PROC};
@@ -1570,6 +1606,7 @@ static Suite *suite(void)
 	tcase_set_timeout(c, 30);
 	tcase_add_test(c, gpus_by_uuid);
 	tcase_add_test(c, nvml_throttle);
+	tcase_add_test(c, nvml_no_busy_sample);
 	tcase_add_test(c, nvml_other_process);
 	tcase_add_test(c, capture_from_armed);
 	tcase_add_test(c, empty_trace);

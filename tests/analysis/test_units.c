@@ -95,6 +95,27 @@ START_TEST(small_buffers)
 }
 END_TEST
 
+/* Rates through the bytes formatter; the device note's raw bandwidth (CUPTI
+ * kB/s, 1000 bytes) through it too, other notes untouched. */
+START_TEST(rates_and_notes)
+{
+	char b[128];
+	ck_assert_str_eq(gt_fmt_rate(b, sizeof(b), 512), "512 B/s");
+	ck_assert_str_eq(gt_fmt_rate(b, sizeof(b), 12.0 * 1024 * 1024), "12.0 MiB/s");
+	ck_assert_str_eq(gt_fmt_rate(b, sizeof(b), 4814304000.0 * 1000), "4.38 TiB/s");
+	const char *dev = "device 0: global memory bandwidth 4814304000 KB/s, 3 copy engines, ecc 1";
+	ck_assert_ptr_eq(gt_note_text(b, sizeof(b), dev), b);
+	ck_assert_str_eq(b, "device 0: global memory bandwidth 4.38 TiB/s, 3 copy engines, ecc 1");
+	const char *other[] = {"global memory bandwidth high", "global memory bandwidth 12 MB/s",
+			       "CUPTI 12.4", ""};
+	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++)
+		ck_assert_ptr_eq(gt_note_text(b, sizeof(b), other[i]), other[i]);
+	ck_assert_str_eq(gt_note_text(b, sizeof(b), NULL), "");
+	char s[20]; /* cut, never overrun */
+	ck_assert_str_eq(gt_note_text(s, sizeof(s), dev), "device 0: global me");
+}
+END_TEST
+
 START_TEST(api_names)
 {
 	ck_assert_str_eq(C("cudaLaunchKernel_v7000"), "cudaLaunchKernel");
@@ -136,6 +157,43 @@ static char *capture(gt_export *x, int html)
 	fclose(f);
 	return buf;
 }
+
+/* One of anything is singular in the text report and the HTML of every
+ * bundled trace ("1 rows", "(1 times)", "1 copies" were printed). */
+START_TEST(plurals)
+{
+	ck_assert_str_eq(gt_plural(1, "row", "rows"), "row");
+	ck_assert_str_eq(gt_plural(0, "row", "rows"), "rows");
+	ck_assert_str_eq(gt_plural(2, "copy", "copies"), "copies");
+	static const char *const names[] = {"d2h_storm", "eager_mlp", "exact_counts",
+					    "healthy_compute", "healthy_matmul", "item_metric",
+					    "pageable_h2d", "periodic_ckpt", "periodic_stall",
+					    "slow_loader", "small_grid", "sync_host_work",
+					    "tiny_kernels", "tiny_ops", "two_procs"};
+	regex_t re;
+	ck_assert_int_eq(regcomp(&re,
+				 "[^0-9.,]1 (rows|times|copies|memsets|names|windows|frames|records|"
+				 "gaps|launches|calls)[^a-z]",
+				 REG_EXTENDED),
+			 0);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char path[512];
+		snprintf(path, sizeof(path), "%s/%s", GT_TEST_TRACES, names[i]);
+		const char *pp = path;
+		gt_export *x = gt_export_open(&pp, 1, NULL, NULL);
+		ck_assert_ptr_nonnull(x);
+		for (int html = 0; html <= 1; html++) {
+			char *out = capture(x, html);
+			regmatch_t m;
+			ck_assert_msg(regexec(&re, out, 1, &m, 0) != 0, "%s: \"%.*s\"", names[i],
+				      (int)(m.rm_eo - m.rm_so), out + m.rm_so);
+			free(out);
+		}
+		gt_export_close(x);
+	}
+	regfree(&re);
+}
+END_TEST
 
 /* The copies of one trace: the text report and the HTML print the same
  * figure ("80.8 MiB" here and "84.8 MB" there was the bug). */
@@ -268,8 +326,21 @@ START_TEST(process_labels)
 	ck_assert_ptr_nonnull(x);
 	char *text = capture(x, 0);
 	ck_assert_ptr_null(strstr(text, "two_p)"));
-	ck_assert_msg(strstr(text, "seen from pid 3865 python3 two_procs.py ... --worker-id 1 ..."),
+	/* the finding's title, its wrapped lines (report --width) joined */
+	char *one = strdup(text), *w = one;
+	for (const char *r = text; *r; r++) {
+		if (*r == '\n' && r[1] == ' ') {
+			*w++ = ' ';
+			while (r[1] == ' ')
+				r++;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = 0;
+	ck_assert_msg(strstr(one, "seen from pid 3865 python3 two_procs.py ... --worker-id 1 ..."),
 		      "%.600s", text);
+	free(one);
 	ck_assert_ptr_nonnull(strstr(text, "- pid 3864 python3 two_procs.py ... --worker-id 0 ...:"));
 	ck_assert_ptr_nonnull(strstr(text, "Processes    each process's view, % of the GPU window"));
 	ck_assert_ptr_nonnull(strstr(text, "pid 3864 python3 two_procs.py ... --worker-id 0 ...\n"));
@@ -308,6 +379,8 @@ int main(void)
 	tcase_add_test(tc, ns_boundaries);
 	tcase_add_test(tc, small_buffers);
 	tcase_add_test(tc, api_names);
+	tcase_add_test(tc, rates_and_notes);
+	tcase_add_test(tc, plurals);
 	tcase_add_test(tc, text_and_html_agree);
 	tcase_add_test(tc, api_names_clean_everywhere);
 	tcase_add_test(tc, one_time_origin);

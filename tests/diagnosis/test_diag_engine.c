@@ -671,6 +671,84 @@ END_TEST
 
 /* ------------------------------------------------------------ details */
 
+/* Words of s with every run of spaces and newlines made one space. */
+static void squeeze(char *s)
+{
+	char *w = s;
+	for (char *r = s; *r; r++)
+		if (!(*r == ' ' || *r == '\n') || (w > s && w[-1] != ' '))
+			*w++ = (*r == '\n') ? ' ' : *r;
+	*w = 0;
+}
+
+/* --width: the headlines (GPU line, findings, fixes) wrap to the width and
+ * lose no word; width 0 is gt_findings_text. */
+START_TEST(headlines_wrap_to_width)
+{
+	scen *s = sc_new(10 * SEC);
+	b_throttled(s, NULL);
+	gt_diagnosis *d = run(s, NULL);
+	char *wide = NULL, *narrow = NULL, *plain = NULL;
+	size_t lw = 0, ln = 0, lp = 0;
+	FILE *f = open_memstream(&wide, &lw);
+	ck_assert_int_eq(gt_findings_text_width(d, f, GT_FINDINGS_HEADLINES, 0), 0);
+	fclose(f);
+	f = open_memstream(&plain, &lp);
+	ck_assert_int_eq(gt_findings_text(d, f, GT_FINDINGS_HEADLINES), 0);
+	fclose(f);
+	ck_assert_str_eq(wide, plain);
+	f = open_memstream(&narrow, &ln);
+	ck_assert_int_eq(gt_findings_text_width(d, f, GT_FINDINGS_HEADLINES, 60), 0);
+	fclose(f);
+	size_t longest = 0, lines = 0, cur = 0;
+	for (const char *p = wide; *p; p++, cur++)
+		if (*p == '\n') {
+			longest = cur > longest ? cur : longest;
+			cur = (size_t)-1;
+		}
+	ck_assert_uint_gt(longest, 60); /* something to wrap */
+	longest = cur = 0;
+	for (const char *p = narrow; *p; p++, cur++)
+		if (*p == '\n') {
+			longest = cur > longest ? cur : longest;
+			cur = (size_t)-1;
+			lines++;
+		}
+	ck_assert_msg(longest <= 60, "a line of %zu columns:\n%s", longest, narrow);
+	ck_assert_uint_gt(lines, 4);
+	squeeze(wide);
+	squeeze(narrow);
+	ck_assert_str_eq(narrow, wide);
+	free(wide);
+	free(narrow);
+	free(plain);
+	gt_diagnosis_free(d);
+	sc_free(s);
+}
+END_TEST
+
+/* Throttled, but no SM clock was read while busy: the evidence says so
+ * rather than "SM clock 0 MHz". */
+START_TEST(throttled_no_busy_clock)
+{
+	scen *s = sc_new(10 * SEC);
+	b_throttled(s, NULL);
+	s->gpu.nvml.sm_clock_mean_mhz = 0;
+	gt_diagnosis *d = run(s, NULL);
+	const gt_finding *f = gt_diagnosis_find(d, GT_FIND_THROTTLED);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_msg(!strstr(f->title, " 0 of"), "%s", f->title);
+	int said = 0;
+	for (size_t i = 0; i < f->nevidence; i++) {
+		ck_assert_msg(!strstr(f->evidence[i], " 0 MHz"), "%s", f->evidence[i]);
+		said += strstr(f->evidence[i], "no SM clock sample while busy") != NULL;
+	}
+	ck_assert_int_eq(said, 1);
+	gt_diagnosis_free(d);
+	sc_free(s);
+}
+END_TEST
+
 START_TEST(straggler_evidence)
 {
 	scen *s = sc_new(10 * SEC);
@@ -1533,6 +1611,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, empty_input);
 	tcase_add_test(tc, random_inputs_sum);
 	tcase_add_test(tc, straggler_evidence);
+	tcase_add_test(tc, throttled_no_busy_clock);
+	tcase_add_test(tc, headlines_wrap_to_width);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("thresholds");
 	tcase_set_timeout(tc, 30);

@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -35,6 +36,42 @@ const char *gt_fmt_bytes(char *buf, size_t cap, double bytes)
 		u++;
 	}
 	snprintf(buf, cap, "%.*f %s", prec[u], v, unit[u]);
+	return buf;
+}
+
+const char *gt_plural(uint64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+const char *gt_fmt_rate(char *buf, size_t cap, double bytes_per_s)
+{
+	if (!buf || !cap)
+		return buf;
+	char b[32];
+	gt_fmt_bytes(b, sizeof(b), bytes_per_s);
+	snprintf(buf, cap, "%s/s", b);
+	return buf;
+}
+
+const char *gt_note_text(char *buf, size_t cap, const char *text)
+{
+	static const char key[] = "global memory bandwidth ";
+	if (!text)
+		text = "";
+	if (!buf || !cap)
+		return text;
+	const char *k = strstr(text, key);
+	const char *num = k ? k + sizeof(key) - 1 : NULL;
+	char *end = NULL;
+	unsigned long long kb = 0;
+	if (num && *num >= '0' && *num <= '9')
+		kb = strtoull(num, &end, 10);
+	if (!end || strncmp(end, " KB/s", 5))
+		return text;
+	char r[40];
+	gt_fmt_rate(r, sizeof(r), (double)kb * 1000.0);
+	snprintf(buf, cap, "%.*s%s%s", (int)(num - text), text, r, end + 5);
 	return buf;
 }
 

@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "diag_internal.h"
@@ -93,18 +94,77 @@ static void text_kernel(FILE *out, const gt_diag_kernel *k)
 	fputc('\n', out);
 }
 
+/* One finding or fix line: head (its first columns), then text wrapped at
+ * spaces to width columns, continuation lines indented by indent spaces; a
+ * word longer than a line is cut there. width 0: one line, as it is. */
+static void wrapped(FILE *out, unsigned width, size_t indent, const char *head, const char *text)
+{
+	size_t col = strlen(head);
+	fputs(head, out);
+	if (!width || col + strlen(text) <= width) {
+		fprintf(out, "%s\n", text);
+		return;
+	}
+	const char *p = text;
+	while (*p) {
+		size_t room = width > col ? width - col : 1;
+		size_t n = strlen(p);
+		if (n > room) {
+			size_t cut = room;
+			while (cut > 0 && p[cut] != ' ')
+				cut--;
+			n = cut ? cut : room; /* no space: cut the word */
+		}
+		fprintf(out, "%.*s\n", (int)n, p);
+		p += n;
+		while (*p == ' ')
+			p++;
+		if (*p)
+			fprintf(out, "%*s", (int)indent, "");
+		col = indent;
+	}
+}
+
+/* head, the GPU line and tail, wrapped as the findings are. */
+static void gpu_line_wrapped(FILE *out, unsigned width, const char *head, const gt_diag_gpu *g,
+			     const char *tail)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = width ? open_memstream(&buf, &len) : NULL;
+	if (!m) { /* no wrapping, or no memory for it: as it is */
+		fputs(head, out);
+		gpu_line(out, g);
+		fprintf(out, "%s\n", tail);
+		return;
+	}
+	gpu_line(m, g);
+	fputs(tail, m);
+	fclose(m);
+	wrapped(out, width, 4, head, buf ? buf : "");
+	free(buf);
+}
+
 int gt_findings_text(const gt_diagnosis *d, FILE *out, unsigned flags)
+{
+	return gt_findings_text_width(d, out, flags, 0);
+}
+
+int gt_findings_text_width(const gt_diagnosis *d, FILE *out, unsigned flags, unsigned width)
 {
 	if (!d || !out)
 		return GT_ERR_INVAL;
+	if (width < 40)
+		width = 0;
 	char s[32];
 	size_t nf = d->nfindings;
 	/* line 1: what this is about */
 	if (nf) {
 		if (d->ngpus == 1) {
-			fprintf(out, "What to change (%zu finding%s) - ", nf, nf == 1 ? "" : "s");
-			gpu_line(out, &d->gpus[0]);
-			fputc('\n', out);
+			char head[64];
+			snprintf(head, sizeof head, "What to change (%zu finding%s) - ", nf,
+				 nf == 1 ? "" : "s");
+			gpu_line_wrapped(out, width, head, &d->gpus[0], "");
 		} else {
 			fprintf(out, "What to change: %zu finding%s on %zu GPUs, largest share first\n",
 				nf, nf == 1 ? "" : "s", d->ngpus);
@@ -112,11 +172,8 @@ int gt_findings_text(const gt_diagnosis *d, FILE *out, unsigned flags)
 	} else {
 		fprintf(out, "No findings: nothing explains %.0f%% or more of the wall time.\n",
 			100.0 * d->o.min_share);
-		for (size_t i = 0; i < d->ngpus; i++) {
-			fputs("  ", out);
-			gpu_line(out, &d->gpus[i]);
-			fputc('\n', out);
-		}
+		for (size_t i = 0; i < d->ngpus; i++)
+			gpu_line_wrapped(out, width, "  ", &d->gpus[i], "");
 	}
 	/* lines 2..: findings with their fixes; the same finding on another GPU
 	 * (data-parallel ranks are alike) gets one short line */
@@ -132,9 +189,11 @@ int gt_findings_text(const gt_diagnosis *d, FILE *out, unsigned flags)
 				gt_severity_name(f->severity), f->name, f->gpu, same->rank, same->gpu);
 			continue;
 		}
-		fprintf(out, "%2u. %6s [%s] %s (GPU %u): %s\n", f->rank, s,
-			gt_severity_name(f->severity), f->name, f->gpu, f->title);
-		fprintf(out, "    fix: %s\n", f->fix);
+		char head[160];
+		snprintf(head, sizeof head, "%2u. %6s [%s] %s (GPU %u): ", f->rank, s,
+			 gt_severity_name(f->severity), f->name, f->gpu);
+		wrapped(out, width, 8, head, f->title);
+		wrapped(out, width, 9, "    fix: ", f->fix);
 	}
 	if (flags & GT_FINDINGS_HEADLINES)
 		return ferror(out) ? GT_ERR_IO : 0;
@@ -143,9 +202,8 @@ int gt_findings_text(const gt_diagnosis *d, FILE *out, unsigned flags)
 		const gt_diag_gpu *g = &d->gpus[i];
 		if (!g->window_ns)
 			continue;
-		fprintf(out, "\nWhere the wall time went, ");
-		gpu_line(out, g);
-		fputs(":\n", out);
+		fputc('\n', out);
+		gpu_line_wrapped(out, width, "Where the wall time went, ", g, ":");
 		char w[32];
 		gt_fmt_ns(w, sizeof w, (double)g->window_ns);
 		for (size_t k = 0; k < g->nparts; k++) {

@@ -65,8 +65,8 @@ void dg_rule_sync_turnaround(dg_ctx *c)
 	if (n)
 		dg_title(c, b,
 		      "After each synchronize the host takes ~%s before launching more work (%llu "
-		      "times%s%s%s%s)",
-		      m, (unsigned long long)n, *call ? ", " : "", call, *thr ? " on thread " : "",
+		      "%s%s%s%s%s)",
+		      m, (unsigned long long)n, gt_plural(n, "time", "times"), *call ? ", " : "", call, *thr ? " on thread " : "",
 		      thr);
 	else
 		dg_title(c, b,
@@ -80,9 +80,9 @@ void dg_rule_sync_turnaround(dg_ctx *c)
 		k++;
 		gt_fmt_ns(tt, sizeof tt, (double)s->total_ns);
 		const char *tn = dg_tname(c, s->trace, s->tid);
-		dg_ev(c, b, "%s: %llu calls, host blocked %s, pid %u thread %u%s%s%s",
+		dg_ev(c, b, "%s: %llu %s, host blocked %s, pid %u thread %u%s%s%s",
 		   s->name ? dg_sname(c, s->name) : gt_sync_type_name(s->type),
-		   (unsigned long long)s->count, tt, s->pid, s->tid, *tn ? " (" : "", tn,
+		   (unsigned long long)s->count, gt_plural(s->count, "call", "calls"), tt, s->pid, s->tid, *tn ? " (" : "", tn,
 		   *tn ? ")" : "");
 	}
 	if (n)
@@ -121,9 +121,10 @@ void dg_rule_host_busy(dg_ctx *c)
 		}
 	if (n)
 		dg_title(c, b,
-		      "The host%s%s%s is busy outside CUDA ~%s at a time (%llu times) while the GPU "
+		      "The host%s%s%s is busy outside CUDA ~%s at a time (%llu %s) while the GPU "
 		      "has nothing queued",
-		      *thr ? " thread '" : "", thr, *thr ? "'" : "", m, (unsigned long long)n);
+		      *thr ? " thread '" : "", thr, *thr ? "'" : "", m, (unsigned long long)n,
+		      gt_plural(n, "time", "times"));
 	else
 		dg_title(c, b,
 		      "The host%s%s%s is busy outside CUDA while the GPU has nothing queued (%.0f%% "
@@ -178,9 +179,9 @@ void dg_rule_dependency(dg_ctx *c)
 			continue;
 		k++;
 		gt_fmt_ns(tt, sizeof tt, (double)s->total_ns);
-		dg_ev(c, b, "%s: %llu calls, %s, pid %u thread %u",
+		dg_ev(c, b, "%s: %llu %s, %s, pid %u thread %u",
 		   s->name ? dg_sname(c, s->name) : gt_sync_type_name(s->type),
-		   (unsigned long long)s->count, tt, s->pid, s->tid);
+		   (unsigned long long)s->count, gt_plural(s->count, "call", "calls"), tt, s->pid, s->tid);
 	}
 	dg_cause_examples(c, b, 1u << GT_CAUSE_DEPENDENCY);
 	dg_metric(b, "gaps", (double)n);

@@ -366,12 +366,17 @@ void dg_rule_throttled(dg_ctx *c)
 		gt_fmt_ns(tt, sizeof tt, (double)gpu->throttle_reason_ns[i]);
 		dg_ev(c, b, "%s: %s of busy time", one, tt);
 	}
-	if (gpu->nvml.samples)
+	if (gpu->nvml.samples && gpu->nvml.sm_clock_mean_mhz > 0)
 		dg_ev(c, b, "NVML (%llu samples): SM clock %.0f MHz mean while busy (min %u, max %u), "
 			 "power %.0f W mean, temperature up to %u C",
 		   (unsigned long long)gpu->nvml.samples, gpu->nvml.sm_clock_mean_mhz,
 		   gpu->nvml.sm_clock_min_mhz, gpu->nvml.sm_clock_max_mhz, gpu->nvml.power_mean_w,
 		   gpu->nvml.temp_max_c);
+	else if (gpu->nvml.samples) /* a mean of 0: no clock read while busy */
+		dg_ev(c, b, "NVML (%llu samples): no SM clock sample while busy (min %u, max %u "
+			 "seen), power %.0f W mean, temperature up to %u C",
+		   (unsigned long long)gpu->nvml.samples, gpu->nvml.sm_clock_min_mhz,
+		   gpu->nvml.sm_clock_max_mhz, gpu->nvml.power_mean_w, gpu->nvml.temp_max_c);
 	dg_ev(c, b, "%s",
 	   lim[0] ? lim : "power limits not in the NVML samples (traces before format 1.2 have none)");
 	dg_metric(b, "throttled_ns", (double)gpu->throttled_ns);

@@ -653,7 +653,7 @@ static void util_hist(ex_out *o, const gt_an_gpu *g)
 		ex_u64(o, (uint64_t)i * 10 + 10);
 		LIT(o, "% busy: ");
 		ex_u64(o, u->hist[i]);
-		LIT(o, " windows</title>");
+		ex_puts(o, gt_plural(u->hist[i], " window</title>", " windows</title>"));
 		bar_rect(o, x0 + i * bw + 1, y0 + ph - hh, bw - 2, hh, "busy");
 		LIT(o, "<rect class=\"tip\" x=\"");
 		ex_fixed(o, x0 + i * bw, 1, "0");
@@ -679,7 +679,7 @@ static void util_hist(ex_out *o, const gt_an_gpu *g)
 	put_pct(o, u->p95);
 	LIT(o, "</text></svg><figcaption>Utilization distribution: ");
 	ex_u64(o, u->nwindows);
-	LIT(o, " windows of ");
+	ex_puts(o, gt_plural(u->nwindows, " window of ", " windows of "));
 	put_dur(o, (double)u->window_ns);
 	LIT(o, " by busy share.</figcaption></figure>\n");
 }
@@ -707,7 +707,7 @@ static void gap_hist(ex_out *o, const gt_an_gpu *g)
 		}
 		LIT(o, ": ");
 		ex_u64(o, g->gap_hist_count[i]);
-		LIT(o, " gaps, ");
+		ex_puts(o, gt_plural(g->gap_hist_count[i], " gap, ", " gaps, "));
 		put_dur(o, (double)g->gap_hist_ns[i]);
 		LIT(o, " idle");
 		for (int k = 0; k < GT_CAUSE_COUNT; k++) {
@@ -745,7 +745,7 @@ static void gap_hist(ex_out *o, const gt_an_gpu *g)
 	LIT(o, "<text x=\"162\" y=\"183\" text-anchor=\"middle\">gap length (bar: idle time, "
 	       "label: count)</text></svg><figcaption>Idle time by gap length and cause: ");
 	ex_u64(o, g->ngaps);
-	LIT(o, " gaps, median ");
+	ex_puts(o, gt_plural(g->ngaps, " gap, median ", " gaps, median "));
 	put_dur(o, (double)g->gap_len.p50);
 	LIT(o, ", longest ");
 	put_dur(o, (double)g->gap_len.max);

@@ -10,9 +10,11 @@
  *      kernels), thread names, the devices, and the correlation ids seen on
  *      API calls and on GPU work (two sparse bit sets);
  *   2. the second pass writes one event per record as it is read. A flow
- *      start ("s") is written at an API call only if some work item carries
- *      its correlation id, and a flow end ("f") only at the first work item
- *      whose id was seen on an API call, so every arrow has both ends
+ *      start ("s") is written 1 ns into an API call (never after the work
+ *      it launched, which may run while the call goes on) only if some work
+ *      item carries its correlation id, and a flow end ("f") only at the
+ *      first work item whose id was seen on an API call, so every arrow has
+ *      both ends
  *      (graph launches get one arrow, to their first node).
  *   Per-trace state is small: the bit sets (128 KiB per million ids),
  *   threads, streams, open NVTX ranges, and the escaped names cache.
@@ -466,8 +468,12 @@ static void do_api(pf *p, pf_trace *t, gt_reader *r, const gt_api *a)
 		ex_u64(o, a->status);
 	}
 	LIT(o, "}}");
+	/* The arrow leaves 1 ns into the call (inside its slice, where the
+	 * viewer binds it), not at its middle: the work may start and even end
+	 * while a long call still runs (the thread preempted after the launch),
+	 * and an arrow from the middle then pointed backwards in time. */
 	if (a->correlation_id && ex_bits_has(&t->work, a->correlation_id))
-		flow(p, t, 's', tid, mid(s, e), a->correlation_id);
+		flow(p, t, 's', tid, e > s ? s + 1 : s, a->correlation_id);
 }
 
 /* An async slice begin or end ('b' / 'e'); name is written quoted. */
@@ -606,7 +612,8 @@ static void do_note(pf *p, pf_trace *t, gt_reader *r, const gt_note *nt)
 	ex_puts(o, ex_note_name(nt->code));
 	LIT(o, "\",\"args\":{\"text\":");
 	const char *txt = nt->text_id ? gt_reader_string(r, nt->text_id) : NULL;
-	ex_json_cstr(o, txt ? txt : "");
+	char nb[512];
+	ex_json_cstr(o, gt_note_text(nb, sizeof(nb), txt));
 	LIT(o, "}}");
 }
 

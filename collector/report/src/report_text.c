@@ -162,9 +162,10 @@ static void gpu_header(const gt_analysis *a, const gt_an_gpu *G, FILE *f, const 
 	const gt_an_util *U = &G->util;
 	if (U->nwindows) {
 		fprintf(f, "  per %s  p5 %.0f%%  p25 %.0f%%  median %.0f%%  p75 %.0f%%  p95 %.0f%%"
-			   "  (%u windows, stddev %.0f%%)\n",
+			   "  (%u %s, stddev %.0f%%)\n",
 			an_fmt_ns(b1, sizeof(b1), U->window_ns), 100 * U->p5, 100 * U->p25,
-			100 * U->p50, 100 * U->p75, 100 * U->p95, U->nwindows, 100 * U->stddev);
+			100 * U->p50, 100 * U->p75, 100 * U->p95, U->nwindows,
+			gt_plural(U->nwindows, "window", "windows"), 100 * U->stddev);
 		fprintf(f, "  windows    ");
 		for (int i = 0; i < GT_UTIL_BINS; i++)
 			fprintf(f, " %d%%:%u", i * 10, U->hist[i]);
@@ -290,10 +291,14 @@ static void busy_side(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 				an_fmt_ns(b1, sizeof(b1), G->throttle_reason_ns[b]));
 			first = 0;
 		}
-		if (G->nvml.sm_clock_max_mhz)
+		/* a mean of 0: no sample (period) fell in busy time, not a stopped clock */
+		if (G->nvml.sm_clock_max_mhz && G->nvml.sm_clock_mean_mhz > 0)
 			fprintf(f, "; SM clock %.0f MHz while busy (max seen %u, device max %u)",
 				G->nvml.sm_clock_mean_mhz, G->nvml.sm_clock_max_mhz,
 				G->dev.core_clock_khz / 1000);
+		else if (G->nvml.sm_clock_max_mhz)
+			fprintf(f, "; SM clock: no NVML sample while busy (max seen %u, device max %u)",
+				G->nvml.sm_clock_max_mhz, G->dev.core_clock_khz / 1000);
 		fputc('\n', f);
 	}
 	comm_section(a, G, f);
@@ -381,8 +386,9 @@ static void kernels_section(const gt_analysis *a, const gt_an_gpu *G, FILE *f,
 		return;
 	size_t n = nk < o->top_kernels ? nk : o->top_kernels;
 	char b1[32], b2[32], b3[32], b4[32], nm[512], geo[48];
-	fprintf(f, "Top kernels  %zu of %zu names, %" PRIu64 " launches, %s of kernel time\n", n,
-		nk, G->nkernels, an_fmt_ns(b1, sizeof(b1), G->kernel_ns));
+	fprintf(f, "Top kernels  %zu of %zu %s, %" PRIu64 " %s, %s of kernel time\n", n,
+		nk, gt_plural(nk, "name", "names"), G->nkernels,
+		gt_plural(G->nkernels, "launch", "launches"), an_fmt_ns(b1, sizeof(b1), G->kernel_ns));
 	fprintf(f, "  %9s %6s %8s %9s %9s %9s %14s %4s %6s  %s\n", "total", "wall", "count", "mean",
 		"min", "max", "blocks x thr", "regs", "smem", "name");
 	int namew = (int)o->width - 78;
@@ -414,9 +420,11 @@ static void copies_section(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 	if (!nc)
 		return;
 	char b1[32], b2[32], b3[32];
-	fprintf(f, "Copies       %" PRIu64 " copies (%s, %s), %" PRIu64 " memsets\n", G->nmemcpy,
+	fprintf(f, "Copies       %" PRIu64 " %s (%s, %s), %" PRIu64 " %s\n", G->nmemcpy,
+		gt_plural(G->nmemcpy, "copy", "copies"),
 		an_fmt_bytes(b1, sizeof(b1), G->memcpy_bytes),
-		an_fmt_ns(b2, sizeof(b2), G->memcpy_ns), G->nmemset);
+		an_fmt_ns(b2, sizeof(b2), G->memcpy_ns), G->nmemset,
+		gt_plural(G->nmemset, "memset", "memsets"));
 	fprintf(f, "  %-7s %-9s %8s %11s %10s %9s %6s %9s %10s\n", "kind", "host mem", "count", "bytes",
 		"time", "GB/s", "wall", "blocking", "API time");
 	for (size_t i = 0; i < nc; i++) {
@@ -510,7 +518,8 @@ static void syncs_section(const gt_analysis *a, FILE *f)
 		return;
 	char b1[32], b2[32];
 	size_t n = ns < 10 ? ns : 10;
-	fprintf(f, "== Host synchronization (time the host was blocked; %zu rows)\n", ns);
+	fprintf(f, "== Host synchronization (time the host was blocked; %zu %s)\n", ns,
+		gt_plural(ns, "row", "rows"));
 	fprintf(f, "  %-8s %-8s %-16s %-24s %8s %10s %10s  %s\n", "pid", "tid", "thread", "call", "count",
 		"total", "max", "from");
 	for (size_t i = 0; i < n; i++) {
@@ -552,8 +561,10 @@ static int an_traces_section(const gt_analysis *a, FILE *f)
 			bad++;
 			continue;
 		}
-		fprintf(f, "  %s: pid %u (%s), %" PRIu64 " records in %" PRIu64 " frames, %s\n", t->path,
-			t->header.pid, producer_name(t->header.producer), nrec, t->rs.frames,
+		fprintf(f, "  %s: pid %u (%s), %" PRIu64 " %s in %" PRIu64 " %s, %s\n", t->path,
+			t->header.pid, producer_name(t->header.producer), nrec,
+			gt_plural(nrec, "record", "records"), t->rs.frames,
+			gt_plural(t->rs.frames, "frame", "frames"),
 			an_fmt_bytes(b1, sizeof(b1), t->rs.bytes));
 		if (t->status)
 			fprintf(f, "    reading stopped: %s\n", t->error), bad++;
@@ -602,12 +613,13 @@ static int an_traces_section(const gt_analysis *a, FILE *f)
 			if (nt->code == GT_NOTE_ARMED || nt->code == GT_NOTE_DISARMED ||
 			    nt->code == GT_NOTE_CONFIG || nt->code == GT_NOTE_CUPTI_VERSION)
 				continue;
+			char nb[512];
 			fprintf(f, "    note: %s%s\n",
 				nt->code == GT_NOTE_CUPTI_TAKEN ? "CUPTI was taken over by another "
 								  "profiler; records stop there: "
 				: nt->code == GT_NOTE_INERT ? "gaptrace went inert: "
 							    : "",
-				nt->text);
+				gt_note_text(nb, sizeof(nb), nt->text));
 		}
 	}
 	return bad;
@@ -719,7 +731,7 @@ int gt_report_text(const gt_analysis *a, FILE *f, const gt_report_opts *in)
 	if (!(o.flags & GT_REPORT_NO_FINDINGS)) { /* lead with what to change */
 		gt_diagnosis *d = gt_diagnose(a, o.diag);
 		if (d) {
-			gt_findings_text(d, f, 0);
+			gt_findings_text_width(d, f, 0, o.width);
 			fputs("\n", f);
 		}
 		gt_diagnosis_free(d);
@@ -756,7 +768,7 @@ int an_report_summary(const gt_analysis *a, FILE *f)
 	an_report_opts(NULL, &o);
 	gt_diagnosis *d = gt_diagnose(a, NULL); /* lead with what to change */
 	if (d)
-		gt_findings_text(d, f, GT_FINDINGS_HEADLINES);
+		gt_findings_text_width(d, f, GT_FINDINGS_HEADLINES, o.width);
 	gt_diagnosis_free(d);
 	size_t ngpus = gt_analysis_ngpus(a);
 	for (size_t i = 0; i < ngpus; i++) {

@@ -337,7 +337,8 @@ typedef struct gt_an_util {
 typedef struct gt_an_nvml {
 	uint64_t samples;
 	double gpu_util_mean;     /**< NVML "GPU-Util" %, the sampled figure users see */
-	double sm_clock_mean_mhz; /**< over samples taken while the GPU was busy */
+	double sm_clock_mean_mhz; /**< over samples taken while the GPU was busy; 0 when no
+				       sample (period) fell in busy time */
 	uint32_t sm_clock_min_mhz, sm_clock_max_mhz;
 	double power_mean_w;
 	uint32_t temp_max_c;
@@ -804,6 +805,23 @@ GT_API size_t gt_kernel_short_name(const char *name, char *buf, size_t cap);
  *  A fraction below 1024 rounds to whole bytes; negative values print as
  *  "-5 B". */
 GT_API const char *gt_fmt_bytes(char *buf, size_t cap, double bytes);
+
+/** one when n is 1, else many: "1 row", "2 rows", "0 rows", "1 copy",
+ *  "3 copies". Every count a person reads goes through it. */
+GT_API const char *gt_plural(uint64_t n, const char *one, const char *many);
+
+/** A rate in bytes per second, in the units of gt_fmt_bytes with "/s":
+ *  "4.38 TiB/s", "12.0 MiB/s", "512 B/s". */
+GT_API const char *gt_fmt_rate(char *buf, size_t cap, double bytes_per_s);
+
+/** A note's text (gt_an_note.text, a GT_REC_NOTE string) as people read it:
+ *  figures the injection library recorded raw are printed through the
+ *  formatters above. Today one: the device note's "global memory bandwidth
+ *  N KB/s" (CUPTI's globalMemoryBandwidth, in kB/s = 1000 bytes/s) becomes
+ *  "global memory bandwidth 4.38 TiB/s" (written into buf, cut to cap).
+ *  @return buf when rewritten, else text itself ("" for NULL), never cut.
+ *  JSON outputs keep the note as recorded. */
+GT_API const char *gt_note_text(char *buf, size_t cap, const char *text);
 
 /** A realtime instant (ns since the epoch) as "2026-01-02 03:04:05.678 UTC"
  *  (milliseconds, truncated); "?" when it cannot be converted. */

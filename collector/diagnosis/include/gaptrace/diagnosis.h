@@ -595,6 +595,16 @@ enum {
 GT_API int gt_findings_text(const gt_diagnosis *d, FILE *out, unsigned flags);
 
 /**
+ * As gt_findings_text, with the finding and fix lines wrapped at spaces to
+ * at most width columns (continuation lines indented under the text; a word
+ * longer than a line is cut). width 0, or below 40, wraps nothing: that is
+ * gt_findings_text. The report passes gt_report_opts.width.
+ * @return as gt_findings_text.
+ */
+GT_API int gt_findings_text_width(const gt_diagnosis *d, FILE *out, unsigned flags,
+				  unsigned width);
+
+/**
  * Write the diagnosis as JSON object *members* (no surrounding braces), so a
  * report can put them first in its own object:
  *   "findings": [ {"id", "gpu", "rank", "title", "share", "severity",
