@@ -758,10 +758,13 @@ static void cause_bars(ex_out *o, const gt_an_gpu *g)
 	for (int k = 0; k < GT_CAUSE_COUNT; k++)
 		if (g->cause_ns[k] > mx)
 			mx = g->cause_ns[k];
-	LIT(o, "<figure><svg viewBox=\"0 0 320 190\" role=\"img\" aria-label=\"idle time by "
-	       "cause\">\n");
-	/* every cause a row above the axis label at y 183 */
 	const double x0 = 104, x1 = 250, rh = 18;
+	/* as tall as its rows: a fixed 190 clipped data_lost and drew the axis
+	 * label over startup once those became causes of their own */
+	const double axis_y = 8 + GT_CAUSE_COUNT * rh + 12;
+	LIT(o, "<figure><svg viewBox=\"0 0 320 ");
+	ex_fixed(o, axis_y + 7, 0, "0");
+	LIT(o, "\" role=\"img\" aria-label=\"idle time by cause\">\n");
 	for (int k = 0; k < GT_CAUSE_COUNT; k++) {
 		double y = 8 + k * rh, w = mx ? (x1 - x0) * (double)g->cause_ns[k] / (double)mx : 0;
 		LIT(o, "<g><title>");
@@ -788,7 +791,9 @@ static void cause_bars(ex_out *o, const gt_an_gpu *g)
 		ex_fixed(o, y, 1, "0");
 		LIT(o, "\" width=\"320\" height=\"18\"/></g>\n");
 	}
-	LIT(o, "<text x=\"162\" y=\"183\" text-anchor=\"middle\">share of the window</text>"
+	LIT(o, "<text x=\"162\" y=\"");
+	ex_fixed(o, axis_y, 0, "0");
+	LIT(o, "\" text-anchor=\"middle\">share of the window</text>"
 	       "</svg><figcaption>Idle time by cause: ");
 	put_dur(o, (double)g->idle_ns);
 	LIT(o, " idle of ");

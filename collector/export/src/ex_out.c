@@ -421,14 +421,13 @@ void ex_kernel_name(const char *mangled, int full, int keep_mangled, char *buf, 
 		gt_demangle(mangled, buf, cap);
 		return;
 	}
-	char *tmp = malloc(cap);
-	if (!tmp) {
-		snprintf(buf, cap, "%s", mangled);
-		return;
-	}
-	gt_demangle(mangled, tmp, cap);
+	/* Demangle in full before shortening, whatever the caller's cap: a
+	 * demangled name cut at cap loses the closing ')' of its parameter list
+	 * and the short form then kept the parameters (HTML's 1 KiB label
+	 * differed from report's). Same buffer as an_kernel_label. */
+	char tmp[4096];
+	gt_demangle(mangled, tmp, sizeof(tmp));
 	gt_kernel_short_name(tmp, buf, cap);
-	free(tmp);
 }
 
 /* ------------------------------------------------------------ arena */
