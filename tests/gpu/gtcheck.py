@@ -419,6 +419,24 @@ def id_matches(got, want):
     return got == want or any(got.startswith(want + s) for s in "._:/")
 
 
+def check_absent_and_first(report, absent, first):
+    """"PASS", or why not: a finding whose id the example lists in
+    "expect_absent" was reported, or the first finding's title lacks
+    expect_first["title_has"] / its fix contains expect_first["fix_lacks"]."""
+    bad = [f.get("id") for f in findings_of(report)
+           if any(id_matches(f.get("id"), w) for w in absent)]
+    if bad:
+        return "FAIL (reported %s)" % ",".join(bad)
+    f = findings_of(report)
+    if first and f:
+        title, fix = str(f[0].get("title", "")), str(f[0].get("fix", ""))
+        if first.get("title_has") and first["title_has"] not in title:
+            return "FAIL (title lacks '%s')" % first["title_has"]
+        if first.get("fix_lacks") and first["fix_lacks"].lower() in fix.lower():
+            return "FAIL (fix says '%s')" % first["fix_lacks"]
+    return "PASS"
+
+
 def cmd_findings(a):
     ex = example_json(a.stdout) if a.stdout else None
     name = a.name or (ex or {}).get("example", "?")
@@ -437,8 +455,11 @@ def cmd_findings(a):
     share_s = "%.1f%%" % (100 * share) if isinstance(share, (int, float)) else "-"
     got_s = got if got else "none"
     period_s = "-"
-    if want is None:
+    absent = ex.get("expect_absent") or []
+    if want is None and not absent:
         status = "SKIP (not a diagnosis example)"
+    elif want is None:
+        status = "PASS"
     elif want == []:
         n = len(findings_of(report))
         status = "PASS" if n == 0 else "FAIL (false alarm: %d findings)" % n
@@ -455,6 +476,10 @@ def cmd_findings(a):
                 period_s = "%.0f/%.0f ms" % (per, exp_period)
                 if abs(per - exp_period) > a.period_tolerance * exp_period:
                     status = "FAIL (period)"
+    if status.startswith("PASS"):
+        status = check_absent_and_first(report, absent, ex.get("expect_first"))
+    if absent:
+        want_s += " (not %s)" % "|".join(absent)
     print("%s\t%s\t%s\t%s\t%s\t%s" % (name, want_s, got_s, share_s, period_s, status))
     return 0 if status.startswith(("PASS", "SKIP")) else 1
 
