@@ -915,10 +915,24 @@ START_TEST(storm_in_graph)
 	b_storm(s, NULL);
 	s->kernels[0].graph_count = s->kernels[0].count;
 	s->gpu.graph_kernels = s->kernels[0].count;
+	/* between graph nodes the next one is already queued: 3 s of the
+	 * launch-bound idle is dependency in gaps < 10 us, 1 s in 1-10 ms gaps
+	 * (a real wait, not node overhead) */
+	s->gpu.cause_ns[GT_CAUSE_LAUNCH_BOUND] -= 4000 * MS;
+	s->gpu.idle_ns -= 4000 * MS;
+	sc_idle(s, GT_CAUSE_DEPENDENCY, 4000 * MS);
+	s->gpu.gap_hist_cause_ns[1][GT_CAUSE_DEPENDENCY] = 3000 * MS;
+	s->gpu.gap_hist_cause_ns[4][GT_CAUSE_DEPENDENCY] = 1000 * MS;
 	gt_diagnosis *d = run(s, NULL);
 	const gt_finding *f = gt_diagnosis_finding(d, 0);
 	ck_assert_int_eq(f->id, GT_FIND_TINY_KERNEL_STORM);
 	ck_assert_uint_eq(f->kernel_claim_ns, 2000 * MS);
+	/* the node gaps are the storm's; the long dependency waits are not */
+	ck_assert_uint_eq(f->cause_claim_ns[GT_CAUSE_DEPENDENCY], 3000 * MS);
+	ck_assert_uint_eq(f->cause_claim_ns[GT_CAUSE_LAUNCH_BOUND], 3000 * MS);
+	const gt_finding *dw = gt_diagnosis_find(d, GT_FIND_DEPENDENCY_WAIT);
+	ck_assert_ptr_nonnull(dw);
+	ck_assert_uint_eq(dw->cause_claim_ns[GT_CAUSE_DEPENDENCY], 1000 * MS);
 	ck_assert_ptr_nonnull(strstr(f->title, "CUDA graph"));
 	ck_assert_ptr_null(strstr(f->fix, "capture"));
 	ck_assert_ptr_null(strstr(f->fix, "CUDAGraph"));
@@ -1355,6 +1369,37 @@ START_TEST(wave_idle_share_adds_up)
 }
 END_TEST
 
+/* A bf16 GEMM loop on the H200 printed "shape wave (period 22.05 ms, 97%
+ * idle over the 2 periods found, 48.43 ms)" for 3 gaps at the end of a
+ * 3.5 s run busy the rest of the time: a train that spans under half of the
+ * steady state is not the run's shape. */
+START_TEST(wave_train_must_cover)
+{
+	gt_an_gap gaps[3];
+	for (int p = 0; p < 3; p++)
+		gaps[p] = (gt_an_gap){.start = T0 + 3400 * MS + (uint64_t)p * 22 * MS,
+				      .end = T0 + 3400 * MS + (uint64_t)p * 22 * MS + 20 * MS};
+	float series[350];
+	for (int i = 0; i < 350; i++)
+		series[i] = 1.0f;
+	gt_diag_opts o;
+	gt_diag_opts_init(&o);
+	uint8_t train[3] = {1, 1, 1};
+	dg_wave_in wi = {.series = series, .nseries = 350, .window_ns = 10 * MS, .t0 = T0,
+			 .gaps = gaps, .ngaps = 3};
+	gt_diag_wave w;
+	ck_assert_int_eq(dg_wave_detect(&wi, &o, &w, train), 0);
+	ck_assert(!w.found);
+	ck_assert(!train[0] && !train[1] && !train[2]);
+	/* the same train over a 80 ms series is most of it: a wave */
+	wi.t0 = T0 + 3400 * MS;
+	wi.nseries = 8;
+	ck_assert_int_eq(dg_wave_detect(&wi, &o, &w, train), 0);
+	ck_assert(w.found);
+	ck_assert(fabs(w.period_ns - 22e6) < 1);
+}
+END_TEST
+
 START_TEST(gap_train_with_outliers)
 {
 	/* 12 stalls of 200 ms every 1.5 s, one 500 ms startup gap at 0 and
@@ -1604,6 +1649,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, startup_row);
 	tcase_add_test(tc, storm_names_kernels);
 	tcase_add_test(tc, storm_in_graph);
+	tcase_add_test(tc, wave_train_must_cover);
 	tcase_add_test(tc, throttle_power_limits);
 	tcase_add_test(tc, low_occupancy_skips_tuned);
 	tcase_add_test(tc, concurrent_kernels_scaled);

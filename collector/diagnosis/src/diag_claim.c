@@ -31,6 +31,11 @@ const char *dg_sname(const dg_ctx *c, uint32_t id)
 	return s ? s : "";
 }
 
+const char *dg_of_w(const dg_ctx *c)
+{
+	return c->startup_ns ? "of the steady state" : "of the window";
+}
+
 /* A thread's name, "" when unknown. */
 const char *dg_tname(const dg_ctx *c, uint32_t trace, uint32_t tid)
 {

@@ -259,6 +259,9 @@ void dg_wave_evidence(dg_ctx *c, dg_fbuild *b);
  * unknown), an API string, a thread ("" when unknown). */
 const char *dg_kname(const dg_ctx *c, uint32_t id, char *buf, size_t cap);
 const char *dg_sname(const dg_ctx *c, uint32_t id);
+/* "of the steady state" when start-up was set aside, else "of the window":
+ * the words for the denominator W of every share in a finding. */
+const char *dg_of_w(const dg_ctx *c);
 const char *dg_tname(const dg_ctx *c, uint32_t trace, uint32_t tid);
 /* Seconds from the capture start. */
 double dg_rel_s(const dg_ctx *c, uint64_t t);

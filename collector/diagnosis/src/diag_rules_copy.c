@@ -78,9 +78,9 @@ void dg_rule_d2h_storm(dg_ctx *c)
 	      "%llu device-to-host copies (%s each) and the host waiting on them take %.0f%% of "
 	      "the time",
 	      (unsigned long long)n, by, 100.0 * b->f.share);
-	dg_ev(c, b, "DtoH copies: %llu, %s in total, %s of copy time (%.1f%% of the window), %.2f GB/s",
+	dg_ev(c, b, "DtoH copies: %llu, %s in total, %s of copy time (%.1f%% %s), %.2f GB/s",
 	   (unsigned long long)n, (gt_fmt_bytes(by, sizeof by, (double)bytes), by), tt,
-	   100.0 * (double)t / (double)c->W, t ? (double)bytes / (double)t : 0);
+	   100.0 * (double)t / (double)c->W, dg_of_w(c), t ? (double)bytes / (double)t : 0);
 	if (blocking)
 		dg_ev(c, b, "%llu of them blocked the calling thread until the copy ended%s",
 		   (unsigned long long)blocking, pageable ? " (pageable host memory)" : "");

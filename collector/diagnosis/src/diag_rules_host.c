@@ -134,7 +134,7 @@ void dg_rule_host_busy(dg_ctx *c)
 		dg_ev(c, b, "%llu idle gaps >= %.3g ms are mostly host work, ~%s each",
 		   (unsigned long long)n, (double)c->in->detail_gap_ns / 1e6, m);
 	dg_ev(c, b, "host-busy idle in gaps by length: <10us %.1f%%, 10us-1ms %.1f%%, >=1ms %.1f%% "
-		 "of the window",
+		 "%s",
 	   100.0 * (double)(c->gpu->gap_hist_cause_ns[0][GT_CAUSE_HOST_BUSY] +
 			    c->gpu->gap_hist_cause_ns[1][GT_CAUSE_HOST_BUSY]) / (double)c->W,
 	   100.0 * (double)(c->gpu->gap_hist_cause_ns[2][GT_CAUSE_HOST_BUSY] +
@@ -142,7 +142,8 @@ void dg_rule_host_busy(dg_ctx *c)
 	   100.0 * (double)(c->gpu->gap_hist_cause_ns[4][GT_CAUSE_HOST_BUSY] +
 			    c->gpu->gap_hist_cause_ns[5][GT_CAUSE_HOST_BUSY] +
 			    c->gpu->gap_hist_cause_ns[6][GT_CAUSE_HOST_BUSY] +
-			    c->gpu->gap_hist_cause_ns[7][GT_CAUSE_HOST_BUSY]) / (double)c->W);
+			    c->gpu->gap_hist_cause_ns[7][GT_CAUSE_HOST_BUSY]) / (double)c->W,
+	   dg_of_w(c));
 	dg_wave_evidence(c, b);
 	dg_cause_examples(c, b, 1u << GT_CAUSE_HOST_BUSY);
 	dg_metric(b, "gaps", (double)n);

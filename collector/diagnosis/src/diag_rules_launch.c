@@ -6,16 +6,18 @@
 
 #include "diag_internal.h"
 
-/* Host-busy idle time in gaps shorter than dispatch_gap_ns (whole
- * histogram bins only): the host's per-launch overhead between kernels
- * (Python, framework dispatch), which makes a run launch-bound. */
-static uint64_t dispatch_host_ns(const dg_ctx *c)
+/* Idle time of one cause in gaps shorter than dispatch_gap_ns (whole
+ * histogram bins only). For host_busy: the host's per-launch overhead
+ * between kernels (Python, framework dispatch), which makes a run
+ * launch-bound. For dependency inside a graph storm: the gaps between
+ * graph nodes that were already queued (the graph's per-node scheduling). */
+static uint64_t short_gap_ns(const dg_ctx *c, int cause)
 {
 	uint64_t ns = 0;
 	for (unsigned b = 0; b < GT_GAP_BINS; b++) {
 		uint64_t hi = b + 1 < GT_GAP_BINS ? c->in->gap_bin_floor[b + 1] : UINT64_MAX;
 		if (hi && hi <= c->o->dispatch_gap_ns)
-			ns += c->gpu->gap_hist_cause_ns[b][GT_CAUSE_HOST_BUSY];
+			ns += c->gpu->gap_hist_cause_ns[b][cause];
 	}
 	return ns;
 }
@@ -56,21 +58,6 @@ void dg_rule_tiny_storm(dg_ctx *c)
 	}
 	if (!nstorm)
 		return;
-	dg_claim cl = {0};
-	cl.kern = dg_scale_u64(st, c->kscale);
-	if (c->gpu->nkernels &&
-	    (double)sn >= c->o->storm_launch_frac * (double)c->gpu->nkernels) {
-		cl.idle[GT_CAUSE_LAUNCH_BOUND] = c->p.idle[GT_CAUSE_LAUNCH_BOUND];
-		cl.idle[GT_CAUSE_HOST_BUSY] = dispatch_host_ns(c);
-	}
-	dg_fbuild *b = dg_commit(c, GT_FIND_TINY_KERNEL_STORM, &cl);
-	if (!b)
-		return;
-	for (size_t i = 0; i < c->g->nkernels; i++)
-		if (is_storm(c, &c->g->kernels[i]))
-			c->kclaimed[i] = 1;
-	char m[32], lat[32], nb[DG_NAME_CAP];
-	gt_fmt_ns(m, sizeof m, (double)st / (double)sn);
 	const gt_an_kernel *big = NULL;
 	uint64_t sg = 0; /* storm launches from CUDA graphs */
 	for (size_t i = 0; i < c->g->nkernels; i++) {
@@ -84,6 +71,25 @@ void dg_rule_tiny_storm(dg_ctx *c)
 	/* Mostly replayed from graphs: launches are already one per graph, the
 	 * cost left is the per-node overhead, and capturing is no advice. */
 	int in_graph = 2 * sg >= sn;
+	dg_claim cl = {0};
+	cl.kern = dg_scale_u64(st, c->kscale);
+	if (c->gpu->nkernels &&
+	    (double)sn >= c->o->storm_launch_frac * (double)c->gpu->nkernels) {
+		cl.idle[GT_CAUSE_LAUNCH_BOUND] = c->p.idle[GT_CAUSE_LAUNCH_BOUND];
+		cl.idle[GT_CAUSE_HOST_BUSY] = short_gap_ns(c, GT_CAUSE_HOST_BUSY);
+		/* the short gaps between already-queued graph nodes are the
+		 * per-node overhead the title names, not a wait on an event */
+		if (in_graph)
+			cl.idle[GT_CAUSE_DEPENDENCY] = short_gap_ns(c, GT_CAUSE_DEPENDENCY);
+	}
+	dg_fbuild *b = dg_commit(c, GT_FIND_TINY_KERNEL_STORM, &cl);
+	if (!b)
+		return;
+	for (size_t i = 0; i < c->g->nkernels; i++)
+		if (is_storm(c, &c->g->kernels[i]))
+			c->kclaimed[i] = 1;
+	char m[32], lat[32], nb[DG_NAME_CAP];
+	gt_fmt_ns(m, sizeof m, (double)st / (double)sn);
 	dg_title(c, b,
 	      "Tiny-kernel storm%s: %llu launches of %llu kernel%s averaging %s (most: %s x%llu); "
 	      "%s overhead exceeds the work",
@@ -94,14 +100,19 @@ void dg_rule_tiny_storm(dg_ctx *c)
 	dg_ev(c, b, "%llu kernel names launched more than %llu times with a mean under %s", 
 	   (unsigned long long)nstorm, (unsigned long long)c->o->storm_min_calls,
 	   (gt_fmt_ns(lat, sizeof lat, (double)c->o->tiny_kernel_ns), lat));
-	dg_ev(c, b, "their launches are %.0f%% of all %llu kernel launches; they run %.1f%% of the "
-		 "window, the GPU idles %.1f%% waiting on launch calls and %.1f%% on host work "
+	dg_ev(c, b, "their launches are %.0f%% of all %llu kernel launches; they run %.1f%% %s, "
+		 "the GPU idles %.1f%% waiting on launch calls and %.1f%% on host work "
 		 "between launches (gaps < %.3g us)",
 	   100.0 * (double)sn / (double)(c->gpu->nkernels ? c->gpu->nkernels : 1),
 	   (unsigned long long)c->gpu->nkernels, 100.0 * (double)b->f.kernel_claim_ns / (double)c->W,
-	   100.0 * (double)b->f.cause_claim_ns[GT_CAUSE_LAUNCH_BOUND] / (double)c->W,
+	   dg_of_w(c), 100.0 * (double)b->f.cause_claim_ns[GT_CAUSE_LAUNCH_BOUND] / (double)c->W,
 	   100.0 * (double)b->f.cause_claim_ns[GT_CAUSE_HOST_BUSY] / (double)c->W,
 	   (double)c->o->dispatch_gap_ns / 1e3);
+	if (b->f.cause_claim_ns[GT_CAUSE_DEPENDENCY])
+		dg_ev(c, b, "the GPU idles %.1f%% %s between graph nodes that were already "
+			 "queued (gaps < %.3g us): the graph's per-node scheduling",
+		   100.0 * (double)b->f.cause_claim_ns[GT_CAUSE_DEPENDENCY] / (double)c->W, dg_of_w(c),
+		   (double)c->o->dispatch_gap_ns / 1e3);
 	if (c->gpu->lat_api.count) {
 		gt_fmt_ns(lat, sizeof lat, (double)c->gpu->lat_api.p50);
 		dg_ev(c, b, "launch call to kernel start: median %s", lat);
@@ -147,7 +158,7 @@ void dg_rule_launch_bound(dg_ctx *c)
 {
 	dg_claim cl = {0};
 	cl.idle[GT_CAUSE_LAUNCH_BOUND] = c->p.idle[GT_CAUSE_LAUNCH_BOUND];
-	cl.idle[GT_CAUSE_HOST_BUSY] = dispatch_host_ns(c);
+	cl.idle[GT_CAUSE_HOST_BUSY] = short_gap_ns(c, GT_CAUSE_HOST_BUSY);
 	dg_fbuild *b = dg_commit(c, GT_FIND_LAUNCH_BOUND, &cl);
 	if (!b)
 		return;
@@ -155,9 +166,9 @@ void dg_rule_launch_bound(dg_ctx *c)
 	char m[32], lat[32];
 	double mean = gpu->nkernels ? (double)gpu->kernel_ns / (double)gpu->nkernels : 0;
 	gt_fmt_ns(m, sizeof m, mean);
-	dg_ev(c, b, "idle %.1f%% of the window inside launch calls or launch latency, %.1f%% on host "
+	dg_ev(c, b, "idle %.1f%% %s inside launch calls or launch latency, %.1f%% on host "
 		 "work between launches (gaps < %.3g us: Python/framework dispatch)",
-	   100.0 * (double)b->f.cause_claim_ns[GT_CAUSE_LAUNCH_BOUND] / (double)c->W,
+	   100.0 * (double)b->f.cause_claim_ns[GT_CAUSE_LAUNCH_BOUND] / (double)c->W, dg_of_w(c),
 	   100.0 * (double)b->f.cause_claim_ns[GT_CAUSE_HOST_BUSY] / (double)c->W,
 	   (double)c->o->dispatch_gap_ns / 1e3);
 	dg_title(c, b,
