@@ -39,6 +39,11 @@
 #define PF_GPU_PID_BASE 0x7f000000u
 #define PF_STREAM_TID_BASE 0x40000000u
 #define PF_GAP_TID 1u
+/* Tracks per stream at most: work that overlaps the previous item on its
+ * stream (programmatic dependent launch lets a kernel start before the one
+ * before it ends) goes to the stream's next track, since Perfetto drops
+ * slices that overlap without nesting. */
+#define PF_MAX_LANES 8
 #define PF_FLOW_CAT ",\"cat\":\"launch\",\"name\":\"launch\"}"
 
 
@@ -71,7 +76,8 @@ typedef struct pf_trace {
 	gt_clock_map cm;
 	ex_bits api, work, done;
 	gt_map threads; /* tid -> name offset + 1 (0: none) | 1 << 63 once named */
-	gt_map streams; /* dev << 32 | stream -> track tid */
+	gt_map streams; /* dev << 32 | stream -> index + 1 of its first lane */
+	gt_vec lanes;   /* pf_lane */
 	gt_map devs;    /* local ordinal -> gpu index + 1 */
 	gt_map nvtx;    /* open range id -> name offset (in ar) */
 	ex_arena ar;
@@ -82,6 +88,14 @@ typedef struct pf_trace {
 } pf_trace;
 
 #define NAMED (1ull << 63)
+
+/* One track of a stream: its tid, the end of its latest slice, and the
+ * index + 1 in pf_trace.lanes of the stream's next track (0: none). */
+typedef struct pf_lane {
+	uint32_t tid;
+	uint32_t next;
+	int64_t end;
+} pf_lane;
 
 /* ------------------------------------------------------------ GPUs */
 
@@ -301,22 +315,53 @@ static uint32_t host_tid(pf *p, pf_trace *t, uint32_t tid)
 	return tid;
 }
 
-static uint32_t stream_tid(pf *p, pf_trace *t, uint32_t dev, uint32_t stream)
+/* A new track for a stream (lane 0: the stream's own). @return its index
+ * + 1 in t->lanes, or 0 on ENOMEM. */
+static uint32_t lane_new(pf *p, pf_trace *t, uint32_t dev, uint32_t stream, unsigned lane)
+{
+	pf_lane *l = gt_vec_push(&t->lanes);
+	if (!l)
+		return 0;
+	l->tid = PF_STREAM_TID_BASE + t->nstreams++;
+	l->end = INT64_MIN;
+	char buf[128];
+	int n = lane ? snprintf(buf, sizeof(buf), "GPU %u stream %u (overlapping work %u)", dev,
+				stream, lane)
+		     : snprintf(buf, sizeof(buf), "GPU %u stream %u", dev, stream);
+	ev_meta_name(p, "thread_name", t->pid, l->tid, buf, (size_t)n);
+	ev_meta_sort(p, "thread_sort_index", t->pid, l->tid,
+		     (int64_t)(dev & 0xff) * 1000000 + (int64_t)(stream & 0xfffff) * 10 + lane);
+	return (uint32_t)t->lanes.n;
+}
+
+/* The track of a work item from s to e (relative ns) on a stream: the
+ * stream's first track whose latest slice ended by s, a new one when none
+ * did (up to PF_MAX_LANES, then the last). */
+static uint32_t stream_tid(pf *p, pf_trace *t, uint32_t dev, uint32_t stream, int64_t s,
+			   int64_t e)
 {
 	int ins;
 	uint64_t *v = gt_map_put(&t->streams, (uint64_t)dev << 32 | stream, &ins);
 	if (!v)
 		return PF_STREAM_TID_BASE;
-	if (!ins)
-		return (uint32_t)*v;
-	uint32_t tid = PF_STREAM_TID_BASE + t->nstreams++;
-	*v = tid;
-	char buf[96];
-	int n = snprintf(buf, sizeof(buf), "GPU %u stream %u", dev, stream);
-	ev_meta_name(p, "thread_name", t->pid, tid, buf, (size_t)n);
-	ev_meta_sort(p, "thread_sort_index", t->pid, tid,
-		     (int64_t)(dev & 0xff) * 1000000 + (stream & 0xfffff));
-	return tid;
+	if (ins && !(*v = lane_new(p, t, dev, stream, 0)))
+		return PF_STREAM_TID_BASE;
+	uint32_t i = (uint32_t)*v;
+	for (unsigned lane = 0;; lane++) {
+		pf_lane *l = GT_VEC_AT(&t->lanes, pf_lane, i - 1);
+		if (s >= l->end || lane + 1 == PF_MAX_LANES) {
+			if (e > l->end)
+				l->end = e;
+			return l->tid;
+		}
+		if (!l->next) {
+			uint32_t n = lane_new(p, t, dev, stream, lane + 1);
+			if (!n)
+				return l->tid;
+			GT_VEC_AT(&t->lanes, pf_lane, i - 1)->next = n; /* the push may move l */
+		}
+		i = GT_VEC_AT(&t->lanes, pf_lane, i - 1)->next;
+	}
 }
 
 /* ------------------------------------------------------------ records */
@@ -347,18 +392,36 @@ static void work_flow(pf *p, pf_trace *t, uint32_t tid, int64_t s, int64_t e, ui
 	p->st.flows++;
 }
 
-static void slice_head(pf *p, pf_trace *t, uint32_t tid, uint64_t start, uint64_t end,
-		       int64_t *s, int64_t *e)
+/* Relative start and end of a slice (end >= start). */
+static void slice_span(const pf *p, const pf_trace *t, uint64_t start, uint64_t end, int64_t *s,
+		       int64_t *e)
 {
 	*s = rel(p, t, start);
 	*e = end > start ? rel(p, t, end) : *s;
 	if (*e < *s)
 		*e = *s;
+}
+
+static void slice_head(pf *p, pf_trace *t, uint32_t tid, uint64_t start, uint64_t end,
+		       int64_t *s, int64_t *e)
+{
+	slice_span(p, t, start, end, s, e);
 	ev_head(p, 'X', t->pid, tid, *s);
 	LIT(&p->o, ",\"dur\":");
 	ex_us(&p->o, *e - *s);
 	if (*e > t->last)
 		t->last = *e;
+}
+
+/* The head of a complete slice on a stream: picks its track. @return the
+ * track's tid. */
+static uint32_t work_head(pf *p, pf_trace *t, uint32_t dev, uint32_t stream, uint64_t start,
+			  uint64_t end, int64_t *s, int64_t *e)
+{
+	slice_span(p, t, start, end, s, e);
+	uint32_t tid = stream_tid(p, t, dev, stream, *s, *e);
+	slice_head(p, t, tid, start, end, s, e);
+	return tid;
 }
 
 static void put_dim3(ex_out *o, uint32_t x, uint32_t y, uint32_t z)
@@ -375,9 +438,8 @@ static void put_dim3(ex_out *o, uint32_t x, uint32_t y, uint32_t z)
 static void do_kernel(pf *p, pf_trace *t, gt_reader *r, const gt_kernel *k)
 {
 	ex_out *o = &p->o;
-	uint32_t tid = stream_tid(p, t, k->device_id, k->stream_id);
 	int64_t s, e;
-	slice_head(p, t, tid, k->start, k->end, &s, &e);
+	uint32_t tid = work_head(p, t, k->device_id, k->stream_id, k->start, k->end, &s, &e);
 	LIT(o, ",\"cat\":\"kernel\",\"name\":");
 	put_name(p, t, r, k->name_id, 1, "(unnamed kernel)");
 	LIT(o, ",\"args\":{\"grid\":");
@@ -407,9 +469,8 @@ static void do_kernel(pf *p, pf_trace *t, gt_reader *r, const gt_kernel *k)
 static void do_memcpy(pf *p, pf_trace *t, const gt_memcpy *m)
 {
 	ex_out *o = &p->o;
-	uint32_t tid = stream_tid(p, t, m->device_id, m->stream_id);
 	int64_t s, e;
-	slice_head(p, t, tid, m->start, m->end, &s, &e);
+	uint32_t tid = work_head(p, t, m->device_id, m->stream_id, m->start, m->end, &s, &e);
 	LIT(o, ",\"cat\":\"memcpy\",\"name\":\"Memcpy ");
 	ex_puts(o, gt_copy_kind_name(m->copy_kind));
 	LIT(o, "\",\"args\":{\"bytes\":");
@@ -429,9 +490,8 @@ static void do_memcpy(pf *p, pf_trace *t, const gt_memcpy *m)
 static void do_memset(pf *p, pf_trace *t, const gt_memset *m)
 {
 	ex_out *o = &p->o;
-	uint32_t tid = stream_tid(p, t, m->device_id, m->stream_id);
 	int64_t s, e;
-	slice_head(p, t, tid, m->start, m->end, &s, &e);
+	uint32_t tid = work_head(p, t, m->device_id, m->stream_id, m->start, m->end, &s, &e);
 	LIT(o, ",\"cat\":\"memset\",\"name\":\"Memset\",\"args\":{\"bytes\":");
 	ex_u64(o, m->bytes);
 	LIT(o, ",\"value\":");
@@ -688,6 +748,7 @@ static void trace_free(pf_trace *t)
 	ex_bits_free(&t->done);
 	gt_map_free(&t->threads);
 	gt_map_free(&t->streams);
+	gt_vec_free(&t->lanes);
 	gt_map_free(&t->devs);
 	gt_map_free(&t->nvtx);
 	ex_arena_free(&t->ar);
@@ -776,6 +837,7 @@ static void do_trace(pf *p, size_t idx)
 		return;
 	}
 	t->idx = idx;
+	gt_vec_init(&t->lanes, sizeof(pf_lane));
 	gt_slots_init(&t->kname, sizeof(size_t));
 	gt_slots_init(&t->rname, sizeof(size_t));
 	gt_slots_init(&t->aname, sizeof(size_t));
