@@ -5,11 +5,17 @@ runs ahead of the GPU, so the next kernel is usually queued before a gap
 between kernels begins; such gaps are GPU-side (dependency / scheduling),
 not the host's launches.
 
-Model: 4 x (Conv2d 3x3 -> BatchNorm -> ReLU), channels --channels [64], on
---batch [64] images of 32x32, then a pooled Linear head; SGD with momentum.
+Model: 4 x (Conv2d 3x3 -> BatchNorm -> ReLU), channels --channels [128], on
+--batch [512] images of 32x32, then a pooled Linear head; SGD with momentum.
+The GPU work per step (~10 ms on an H200) outlasts the host's ~3 ms of
+Python and launches, so the queue stays full. --host-bound runs the same
+loop with --batch 64 --channels 64: the GPU work per step is then shorter
+than the host's and the loop is truly launch-bound (the contrast case:
+there launch_bound must be found).
 
 Expected diagnosis: no launch_bound finding (the host is not the cause of
-these gaps); which finding, if any, ranks first is not fixed here.
+these gaps); which finding, if any, ranks first is not fixed here. With
+--host-bound: launch_bound (or its tiny-kernel storm) first.
 Runs ~4 s (+ start-up) on an H200.
 """
 import time
@@ -19,10 +25,14 @@ import gt_common as gc
 
 def main():
     p = gc.make_parser(__doc__.splitlines()[0], seconds=4.0)
-    p.add_argument("--channels", type=int, default=64)
-    p.add_argument("--batch", type=int, default=64)
+    p.add_argument("--channels", type=int, default=128)
+    p.add_argument("--batch", type=int, default=512)
     p.add_argument("--log-every", type=int, default=100)
+    p.add_argument("--host-bound", action="store_true",
+                   help="batch 64, 64 channels: less GPU work per step than host work")
     args = p.parse_args()
+    if args.host_bound:
+        args.batch, args.channels = 64, 64
 
     import torch
     import torch.nn as nn
@@ -57,7 +67,8 @@ def main():
     wall = time.perf_counter() - t0
     gc.emit("conv_train", args, n, wall, samples_per_step=args.batch,
             result={"loss_finite": final == final},
-            expect_finding=None, expect_absent=["launch_bound"],
+            expect_finding=["launch_bound", "tiny_kernel_storm"] if args.host_bound else None,
+            expect_absent=[] if args.host_bound else ["launch_bound"],
             timing={"ms_per_step": round(wall * 1e3 / n, 3) if n else 0})
 
 
