@@ -39,7 +39,7 @@
 #define PF_GPU_PID_BASE 0x7f000000u
 #define PF_STREAM_TID_BASE 0x40000000u
 #define PF_GAP_TID 1u
-/* Tracks per stream at most: work that overlaps the previous item on its
+/* Tracks per stream at most: work that overlaps earlier work on its
  * stream (programmatic dependent launch lets a kernel start before the one
  * before it ends) goes to the stream's next track, since Perfetto drops
  * slices that overlap without nesting. */
@@ -76,8 +76,10 @@ typedef struct pf_trace {
 	gt_clock_map cm;
 	ex_bits api, work, done;
 	gt_map threads; /* tid -> name offset + 1 (0: none) | 1 << 63 once named */
-	gt_map streams; /* dev << 32 | stream -> index + 1 of its first lane */
-	gt_vec lanes;   /* pf_lane */
+	gt_map streams; /* dev << 32 | stream -> track tid of lane 0 */
+	gt_vec items;   /* pf_work, the prepass's, freed after it */
+	gt_map lane;    /* work_key() of an item not on lane 0 -> its lane */
+	gt_map lane_tid; /* dev << 32 | stream, lane << 56 -> track tid of lanes >= 1 */
 	gt_map devs;    /* local ordinal -> gpu index + 1 */
 	gt_map nvtx;    /* open range id -> name offset (in ar) */
 	ex_arena ar;
@@ -89,13 +91,13 @@ typedef struct pf_trace {
 
 #define NAMED (1ull << 63)
 
-/* One track of a stream: its tid, the end of its latest slice, and the
- * index + 1 in pf_trace.lanes of the stream's next track (0: none). */
-typedef struct pf_lane {
-	uint32_t tid;
-	uint32_t next;
-	int64_t end;
-} pf_lane;
+/* A work item of the prepass: its stream key (dev << 32 | stream) and
+ * times, sorted to find the items that overlap an earlier one on their
+ * stream (records arrive out of time order: CUPTI delivers buffers of
+ * different threads and kinds separately). */
+typedef struct pf_work {
+	uint64_t key, start, end;
+} pf_work;
 
 /* ------------------------------------------------------------ GPUs */
 
@@ -315,53 +317,89 @@ static uint32_t host_tid(pf *p, pf_trace *t, uint32_t tid)
 	return tid;
 }
 
-/* A new track for a stream (lane 0: the stream's own). @return its index
- * + 1 in t->lanes, or 0 on ENOMEM. */
-static uint32_t lane_new(pf *p, pf_trace *t, uint32_t dev, uint32_t stream, unsigned lane)
+/* The key of a work item in t->lane: its stream and times, mixed. */
+static uint64_t work_key(uint64_t key, uint64_t start, uint64_t end)
 {
-	pf_lane *l = gt_vec_push(&t->lanes);
-	if (!l)
-		return 0;
-	l->tid = PF_STREAM_TID_BASE + t->nstreams++;
-	l->end = INT64_MIN;
+	uint64_t h = key * 0x9e3779b97f4a7c15ull ^ start;
+	h = (h ^ (h >> 31)) * 0xbf58476d1ce4e5b9ull ^ end;
+	return h ^ (h >> 29);
+}
+
+static int work_cmp(const void *a, const void *b)
+{
+	const pf_work *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* After the prepass: sort the work items by stream and start and put each
+ * on the first lane of its stream whose latest item ended by its start
+ * (greedy interval colouring, at most PF_MAX_LANES lanes, then the last);
+ * items off lane 0 are remembered in t->lane. Frees t->items. */
+static void assign_lanes(pf_trace *t)
+{
+	pf_work *w = t->items.p;
+	if (t->items.n)
+		qsort(w, t->items.n, sizeof *w, work_cmp);
+	uint64_t end[PF_MAX_LANES];
+	for (size_t i = 0; i < t->items.n; i++) {
+		if (!i || w[i].key != w[i - 1].key)
+			memset(end, 0, sizeof end);
+		unsigned l = 0;
+		while (l + 1 < PF_MAX_LANES && w[i].start < end[l])
+			l++;
+		if (w[i].end > end[l])
+			end[l] = w[i].end;
+		uint64_t *v = l ? gt_map_put(&t->lane, work_key(w[i].key, w[i].start, w[i].end), NULL)
+				: NULL;
+		if (v)
+			*v = l;
+	}
+	gt_vec_free(&t->items);
+}
+
+/* Remembers a work item in the prepass (best effort: without memory the
+ * item stays on its stream's first track). */
+static void work_add(pf_trace *t, uint32_t dev, uint32_t stream, uint64_t start, uint64_t end)
+{
+	pf_work *w = gt_vec_push(&t->items);
+	if (w)
+		*w = (pf_work){(uint64_t)dev << 32 | stream, start, end > start ? end : start};
+}
+
+/* The track of a stream's lane, named and sorted on first use. */
+static uint32_t lane_tid(pf *p, pf_trace *t, uint32_t dev, uint32_t stream, unsigned lane)
+{
+	int ins;
+	uint64_t key = (uint64_t)dev << 32 | stream;
+	uint64_t *v = lane ? gt_map_put(&t->lane_tid, key ^ (uint64_t)lane << 56, &ins)
+			   : gt_map_put(&t->streams, key, &ins);
+	if (!v)
+		return PF_STREAM_TID_BASE;
+	if (!ins)
+		return (uint32_t)*v;
+	uint32_t tid = PF_STREAM_TID_BASE + t->nstreams++;
+	*v = tid;
 	char buf[128];
 	int n = lane ? snprintf(buf, sizeof(buf), "GPU %u stream %u (overlapping work %u)", dev,
 				stream, lane)
 		     : snprintf(buf, sizeof(buf), "GPU %u stream %u", dev, stream);
-	ev_meta_name(p, "thread_name", t->pid, l->tid, buf, (size_t)n);
-	ev_meta_sort(p, "thread_sort_index", t->pid, l->tid,
-		     (int64_t)(dev & 0xff) * 1000000 + (int64_t)(stream & 0xfffff) * 10 + lane);
-	return (uint32_t)t->lanes.n;
+	ev_meta_name(p, "thread_name", t->pid, tid, buf, (size_t)n);
+	ev_meta_sort(p, "thread_sort_index", t->pid, tid,
+		     (int64_t)(dev & 0xff) * 10000000 + (int64_t)(stream & 0xfffff) * 10 + lane);
+	return tid;
 }
 
-/* The track of a work item from s to e (relative ns) on a stream: the
- * stream's first track whose latest slice ended by s, a new one when none
- * did (up to PF_MAX_LANES, then the last). */
-static uint32_t stream_tid(pf *p, pf_trace *t, uint32_t dev, uint32_t stream, int64_t s,
-			   int64_t e)
+/* The track of a work item on a stream: lane 0, or the lane the prepass
+ * gave it when it overlaps earlier work there. */
+static uint32_t stream_tid(pf *p, pf_trace *t, uint32_t dev, uint32_t stream, uint64_t start,
+			   uint64_t end)
 {
-	int ins;
-	uint64_t *v = gt_map_put(&t->streams, (uint64_t)dev << 32 | stream, &ins);
-	if (!v)
-		return PF_STREAM_TID_BASE;
-	if (ins && !(*v = lane_new(p, t, dev, stream, 0)))
-		return PF_STREAM_TID_BASE;
-	uint32_t i = (uint32_t)*v;
-	for (unsigned lane = 0;; lane++) {
-		pf_lane *l = GT_VEC_AT(&t->lanes, pf_lane, i - 1);
-		if (s >= l->end || lane + 1 == PF_MAX_LANES) {
-			if (e > l->end)
-				l->end = e;
-			return l->tid;
-		}
-		if (!l->next) {
-			uint32_t n = lane_new(p, t, dev, stream, lane + 1);
-			if (!n)
-				return l->tid;
-			GT_VEC_AT(&t->lanes, pf_lane, i - 1)->next = n; /* the push may move l */
-		}
-		i = GT_VEC_AT(&t->lanes, pf_lane, i - 1)->next;
-	}
+	uint64_t *l = t->lane.n ? gt_map_get(&t->lane, work_key((uint64_t)dev << 32 | stream, start,
+							      end > start ? end : start))
+				: NULL;
+	return lane_tid(p, t, dev, stream, l ? (unsigned)*l : 0);
 }
 
 /* ------------------------------------------------------------ records */
@@ -418,8 +456,7 @@ static void slice_head(pf *p, pf_trace *t, uint32_t tid, uint64_t start, uint64_
 static uint32_t work_head(pf *p, pf_trace *t, uint32_t dev, uint32_t stream, uint64_t start,
 			  uint64_t end, int64_t *s, int64_t *e)
 {
-	slice_span(p, t, start, end, s, e);
-	uint32_t tid = stream_tid(p, t, dev, stream, *s, *e);
+	uint32_t tid = stream_tid(p, t, dev, stream, start, end);
 	slice_head(p, t, tid, start, end, s, e);
 	return tid;
 }
@@ -748,7 +785,9 @@ static void trace_free(pf_trace *t)
 	ex_bits_free(&t->done);
 	gt_map_free(&t->threads);
 	gt_map_free(&t->streams);
-	gt_vec_free(&t->lanes);
+	gt_vec_free(&t->items);
+	gt_map_free(&t->lane);
+	gt_map_free(&t->lane_tid);
 	gt_map_free(&t->devs);
 	gt_map_free(&t->nvtx);
 	ex_arena_free(&t->ar);
@@ -772,14 +811,20 @@ static int prepass(pf *p, pf_trace *t, gt_reader *r)
 		case GT_REC_KERNEL:
 			if (x.kernel.correlation_id)
 				ex_bits_set(&t->work, x.kernel.correlation_id);
+			work_add(t, x.kernel.device_id, x.kernel.stream_id, x.kernel.start,
+				 x.kernel.end);
 			break;
 		case GT_REC_MEMCPY:
 			if (x.memcpy.correlation_id)
 				ex_bits_set(&t->work, x.memcpy.correlation_id);
+			work_add(t, x.memcpy.device_id, x.memcpy.stream_id, x.memcpy.start,
+				 x.memcpy.end);
 			break;
 		case GT_REC_MEMSET:
 			if (x.memset.correlation_id)
 				ex_bits_set(&t->work, x.memset.correlation_id);
+			work_add(t, x.memset.device_id, x.memset.stream_id, x.memset.start,
+				 x.memset.end);
 			break;
 		case GT_REC_THREAD: {
 			const char *nm = x.thread.name_id ? gt_reader_string(r, x.thread.name_id)
@@ -837,7 +882,7 @@ static void do_trace(pf *p, size_t idx)
 		return;
 	}
 	t->idx = idx;
-	gt_vec_init(&t->lanes, sizeof(pf_lane));
+	gt_vec_init(&t->items, sizeof(pf_work));
 	gt_slots_init(&t->kname, sizeof(size_t));
 	gt_slots_init(&t->rname, sizeof(size_t));
 	gt_slots_init(&t->aname, sizeof(size_t));
@@ -853,6 +898,7 @@ static void do_trace(pf *p, size_t idx)
 		trace_device(p, t, &t->h.devices[i]);
 	int rc = prepass(p, t, r);
 	ex_reader_close(x, idx, r, rc, 1, &p->st.problems);
+	assign_lanes(t);
 	r = ex_reader_open(x, idx, 0, NULL);
 	if (!r) {
 		trace_free(t);
