@@ -6,6 +6,7 @@
  * the same quantity.
  */
 #include <check.h>
+#include <math.h>
 #include <regex.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -342,7 +343,31 @@ START_TEST(process_labels)
 		      "%.600s", text);
 	free(one);
 	ck_assert_ptr_nonnull(strstr(text, "- pid 3864 python3 two_procs.py ... --worker-id 0 ...:"));
-	ck_assert_ptr_nonnull(strstr(text, "Processes    each process's view, % of the GPU window"));
+	/* one denominator: the pid's busy and waiting shares in the finding
+	 * are the ones in the Processes table (issue 13, item 4) */
+	ck_assert_ptr_nonnull(strstr(text, "Processes    each process's view, % of the GPU's "));
+	const char *ev = strstr(text, "- pid 3864 python3 two_procs.py ... --worker-id 0 ...:");
+	double fb = 0, fw = 0;
+	ck_assert(ev && sscanf(strstr(ev, "busy ") + 5, "%lf", &fb) == 1);
+	ck_assert(sscanf(strstr(ev, "processes ran ") + 14, "%lf", &fw) == 1);
+	const char *row = strstr(text, "pid 3864 python3 two_procs.py ... --worker-id 0 ...\n");
+	ck_assert_ptr_nonnull(row);
+	while (row > text && row[-1] != '\n')
+		row--;
+	double tb = 0, tc[GT_CAUSE_COUNT] = {0};
+	ck_assert(sscanf(row, " %lf", &tb) == 1);
+	const char *q = strchr(row, ':');
+	ck_assert_ptr_nonnull(q);
+	q++;
+	for (int c = 0; c < GT_CAUSE_COUNT; c++) {
+		char *end;
+		tc[c] = strtod(q, &end);
+		ck_assert_msg(end != q && *end == '%', "cause %d of the row: %.200s", c, row);
+		q = end + 1;
+	}
+	ck_assert_msg(fabs(fb - tb) < 0.051, "finding busy %.1f%% vs table %.1f%%", fb, tb);
+	ck_assert_msg(fabs(fw - tc[GT_CAUSE_OTHER_PROCESS]) < 0.051,
+		      "finding waiting %.1f%% vs table %.1f%%", fw, tc[GT_CAUSE_OTHER_PROCESS]);
 	ck_assert_ptr_nonnull(strstr(text, "pid 3864 python3 two_procs.py ... --worker-id 0 ...\n"));
 	free(text);
 	gt_export_close(x);

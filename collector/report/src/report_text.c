@@ -357,21 +357,32 @@ static void procs_section(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 	size_t nc = np < 64 ? np : 64;
 	for (size_t i = 0; i < nc; i++)
 		cmd[i] = gt_analysis_trace(a, procs[i].trace)->header.cmdline;
-	/* each process's own view: its busy time and why it was idle, as shares
-	 * of this GPU's whole window (the GPU's idle table counts only the time
-	 * no process ran, so a process waiting for another is not in it) */
-	fprintf(f, "Processes    each process's view, %% of the GPU window (%s)\n",
-		an_fmt_ns(b2, sizeof(b2), G->window_ns));
+	/* each process's own view: its busy time and why it was idle (the
+	 * GPU's idle table counts only the time no process ran, so a process
+	 * waiting for another is not in it). The shares are of the denominator
+	 * of the findings, which quote them: the GPU's window less its start-up
+	 * (no process ran then, so every process's view has that start-up). */
+	uint64_t su = G->cause_ns[GT_CAUSE_STARTUP];
+	uint64_t W = G->window_ns > su ? G->window_ns - su : 0;
+	if (su)
+		fprintf(f, "Processes    each process's view, %% of the GPU's %s steady state (%s of "
+			   "start-up set aside, as in the findings)\n",
+			an_fmt_ns(b2, sizeof(b2), W), an_fmt_ns(b1, sizeof(b1), su));
+	else
+		fprintf(f, "Processes    each process's view, %% of the GPU window (%s)\n",
+			an_fmt_ns(b2, sizeof(b2), W));
 	fprintf(f, "  %7s %10s:", "busy", "idle");
 	for (int c = 0; c < GT_CAUSE_COUNT; c++)
 		fprintf(f, " %s", gt_cause_name(c));
 	fputc('\n', f);
 	for (size_t i = 0; i < np; i++) {
 		const gt_an_proc *p = &procs[i];
-		fprintf(f, "  %5.1f %% %10s:", pct(p->busy_ns, G->window_ns),
-			an_fmt_ns(b1, sizeof(b1), p->idle_ns));
+		uint64_t ps = p->cause_ns[GT_CAUSE_STARTUP] < su ? p->cause_ns[GT_CAUSE_STARTUP] : su;
+		fprintf(f, "  %5.1f %% %10s:", pct(p->busy_ns, W),
+			an_fmt_ns(b1, sizeof(b1), p->idle_ns - ps));
 		for (int c = 0; c < GT_CAUSE_COUNT; c++)
-			fprintf(f, " %.1f%%", pct(p->cause_ns[c], G->window_ns));
+			fprintf(f, " %.1f%%",
+				pct(p->cause_ns[c] - (c == GT_CAUSE_STARTUP ? ps : 0), W));
 		gt_proc_label(who, sizeof(who), p->pid, cmd[i < nc ? i : 0], cmd, nc);
 		fprintf(f, "  pid %s\n", who);
 	}
