@@ -145,6 +145,11 @@ def pct(text):
     return Printed(text.strip(), float(m.group(1)) / 100, decimals_tol(m.group(1)) / 100 + 1e-9)
 
 
+def watts(num):
+    """'700' (printed as '700 W') -> 700 +- half the last digit."""
+    return Printed(num + " W", float(num), decimals_tol(num))
+
+
 def exact(v):
     return Printed(str(v), v, 0)
 
@@ -169,7 +174,16 @@ def parse_text(out):
     gpus, findings, breakdown = {}, [], {}
     g = None
     section = None
+    power = {}
     for line in out.splitlines():
+        # power limits in the notes and the throttling evidence
+        m = re.search(r"GPU (\d+): held to its default power limit \(([\d.]+) W", line)
+        if m:
+            power[int(m.group(1))] = {"default": watts(m.group(2))}
+        m = re.search(r"power limit (?:lowered to )?([\d.]+) (?:W enforced, |of )([\d.]+) W", line)
+        if m and g is None and findings:
+            power.setdefault(findings[-1]["gpu"], {}).update(
+                {"enforced": watts(m.group(1)), "default": watts(m.group(2))})
         m = re.match(r"\s*(\d+)\.\s+([\d.]+%)\s+\[(\w+)\]\s+(\w+)\s+\(GPU (\d+)\)", line)
         if m and section is None:
             findings.append({"rank": int(m.group(1)), "share": pct(m.group(2)),
@@ -211,6 +225,22 @@ def parse_text(out):
                 g["causes"][m.group(1)] = dur(m.group(2))
                 continue
             section = ("gpu", None)
+        m = re.match(r"Processes\s+each process's view, % of the GPU(?:'s ([\d.]+ \w+) steady state"
+                     r"| window \(([\d.]+ \w+)\))", line)
+        if m:
+            g["procs_denom"] = dur(m.group(1) or m.group(2))
+            g["procs"] = {}
+            section = ("procs", None)
+            continue
+        if section[0] == "procs":
+            m = re.match(r"\s+([\d.]+) %\s+[\d.]+ \w+:((?: [\d.]+%)+)\s+pid (\d+)", line)
+            if m:
+                g["procs"][int(m.group(3))] = {
+                    "busy": pct(m.group(1) + "%"),
+                    "causes": [pct(x) for x in m.group(2).split()]}
+                continue
+            if not line.lstrip().startswith("busy"):
+                section = ("gpu", None)
         if line.startswith("Top kernels"):
             section = ("kernels", None)
             continue
@@ -223,7 +253,7 @@ def parse_text(out):
                                      "name": m.group(3)})
                 continue
             section = ("gpu", None)
-    return {"gpus": gpus, "findings": findings, "breakdown": breakdown}
+    return {"gpus": gpus, "findings": findings, "breakdown": breakdown, "power": power}
 
 
 def parse_json(out):
@@ -391,6 +421,43 @@ def cmp_startup(M, tr, J, T, C, H):
                html_wall=hb["ns"] if hb else (exact(0) if gi in H["wall"] else None))
 
 
+def cmp_processes(M, tr, J, T, C, H):
+    """The Processes table: each pid's busy and idle shares, of the GPU's
+    window less its start-up (the findings' denominator)."""
+    for gi, g in J["gpus"].items():
+        t = T["gpus"].get(gi, {})
+        if len(g.get("processes", [])) < 2 or "procs" not in t:
+            continue
+        su = g["causes"]["startup"]
+        W = g["window_ns"] - su
+        M.same(tr, gi, "processes denominator", W, text=t["procs_denom"])
+        for p in g["processes"]:
+            row = t["procs"].get(p["pid"])
+            if row is None:
+                M.add(tr, gi, "process %d row" % p["pid"], json=p["busy_ns"], text=None)
+                continue
+            M.same(tr, gi, "process %d busy share" % p["pid"], p["busy_ns"] / W, text=row["busy"])
+            for k, (cause, ns) in enumerate(p["causes"].items()):
+                if cause == "startup":
+                    ns -= min(ns, su)
+                M.same(tr, gi, "process %d %s share" % (p["pid"], cause), ns / W,
+                       text=row["causes"][k] if k < len(row["causes"]) else None)
+
+
+def cmp_power(M, tr, J, T, C, H):
+    """Power limits: the text's note or evidence and the JSON nvml block."""
+    for gi, g in J["gpus"].items():
+        nv = g.get("nvml", {})
+        t = T["power"].get(gi)
+        if t is None:
+            continue
+        M.same(tr, gi, "default power limit W", nv.get("default_power_limit_mw", 0) / 1000.0,
+               text=t["default"])
+        if "enforced" in t:
+            M.same(tr, gi, "enforced power limit W", nv.get("power_limit_mw", 0) / 1000.0,
+                   text=t["enforced"])
+
+
 def cmp_findings(M, tr, J, T, C, H):
     jf = J["findings"]
     key = [(f["rank"], f["id"], f["gpu"]) for f in jf]
@@ -494,7 +561,8 @@ def check_one(M, name, d):
         "-o", out + "/all.json", d)
     P_default, P_all = parse_perfetto(out + "/default.json"), parse_perfetto(out + "/all.json")
     before = (len(M.fail), len(M.xfail), M.checked)
-    for cmp in (cmp_window_busy_idle, cmp_causes, cmp_startup, cmp_findings, cmp_kernels):
+    for cmp in (cmp_window_busy_idle, cmp_causes, cmp_startup, cmp_findings, cmp_kernels,
+                cmp_processes, cmp_power):
         cmp(M, name, J, T, C, H)
     cmp_perfetto(M, name, J, P_all, P_default)
     cmp_html_colours(M, name, H)

@@ -13,7 +13,7 @@
  *   "options": {window_ns, top_gaps, detail_gap_ns, max_detail_gaps,
  *               storm_min_calls, storm_max_mean_ns, tiny_kernel_ns,
  *               throttle_mask, window_mode: "activity"|"capture", from_ns, to_ns,
- *               max_records_per_byte},
+ *               max_records_per_byte, startup_util},
  *   "gpus": [{
  *     index, uuid ("GPU-..." or null), name, sm_count, cc, device_id,
  *     t0, t1, window_ns, busy_ns, sm_busy_ns, copy_only_ns, idle_ns, utilization,
@@ -36,7 +36,8 @@
  *              p25, p50, p75, p95, histogram: [10 counts], series: [...]},
  *     launch_latency: {api_start: DIST, api_end: DIST, queued: DIST, submitted: DIST},
  *     nvml: {samples, gpu_util_mean, sm_clock_mean_mhz, sm_clock_min_mhz,
- *            sm_clock_max_mhz, power_mean_w, temp_max_c, reasons_seen},
+ *            sm_clock_max_mhz, power_mean_w, temp_max_c, reasons_seen,
+ *            power_limit_mw, default_power_limit_mw (0: not sampled)},
  *     processes: [{pid, trace, busy_ns, idle_ns, causes, gaps, kernels,
  *                  kernel_ns, memcpys, memcpy_ns}],
  *     longest_gaps: [GAP], detailed_gaps: [GAP],
@@ -461,6 +462,8 @@ static void j_gpu_latency_nvml(jw *j, const gt_an_gpu *G)
 	j_dbl(j, "power_mean_w", G->nvml.power_mean_w);
 	j_u64(j, "temp_max_c", G->nvml.temp_max_c);
 	j_u64(j, "reasons_seen", G->nvml.reasons_seen);
+	j_u64(j, "power_limit_mw", G->nvml.power_limit_mw);
+	j_u64(j, "default_power_limit_mw", G->nvml.default_power_limit_mw);
 	j_close(j, '}');
 }
 
@@ -730,6 +733,7 @@ int gt_report_json(const gt_analysis *a, FILE *f, const gt_report_opts *in)
 	j_u64(&j, "from_ns", ao->from_ns);
 	j_u64(&j, "to_ns", ao->to_ns);
 	j_u64(&j, "max_records_per_byte", ao->max_records_per_byte);
+	j_dbl(&j, "startup_util", ao->startup_util);
 	j_close(&j, '}');
 	j_open(&j, "gpus", '[');
 	for (size_t i = 0; i < gt_analysis_ngpus(a); i++)
