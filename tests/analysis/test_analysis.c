@@ -861,6 +861,42 @@ START_TEST(ledger)
 }
 END_TEST
 
+/* Issue 13, item 5: the span of a loss that lost timeline records at a
+ * known time is a hole; idle time in it is data_lost, not a host cause.
+ * CUPTI's drop count has a span too, but only of when it was read: no hole. */
+START_TEST(loss_spans_are_holes)
+{
+	for (int refused = 0; refused < 2; refused++) {
+		tb t;
+		tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
+		tb_kernel(&t, 0, 7, 1, T0 + 1000, T0 + 2000, NULL);
+		tb_kernel(&t, 0, 7, 2, T0 + 1002000, T0 + 1003000, NULL);
+		gt_record r = {.type = GT_REC_LOSS};
+		r.loss.what = GT_LOSS_CUPTI_DROPPED;
+		r.loss.count = 9;
+		r.loss.start = T0 + 600000;
+		r.loss.end = T0 + 900000;
+		tb_rec(&t, &r);
+		if (refused) {
+			r.loss.what = GT_LOSS_BUFFER_REFUSED;
+			r.loss.count = 1;
+			r.loss.start = T0 + 200000;
+			r.loss.end = T0 + 600000;
+			tb_rec(&t, &r);
+		}
+		gt_analysis *a = one(&t, NULL);
+		const gt_an_gpu *g = gt_analysis_gpu(a, 0);
+		ck_assert_uint_eq(g->idle_ns, 1000000);
+		ck_assert_uint_eq(g->cause_ns[GT_CAUSE_DATA_LOST], refused ? 400000 : 0);
+		uint64_t sum = 0;
+		for (int c = 0; c < GT_CAUSE_COUNT; c++)
+			sum += g->cause_ns[c];
+		ck_assert_uint_eq(sum, g->idle_ns);
+		gt_analysis_free(a);
+	}
+}
+END_TEST
+
 /* ------------------------------------------------------------ synthetic truth */
 
 static void check_truth(const gt_synth_spec *s)
@@ -1617,6 +1653,7 @@ static Suite *suite(void)
 	tcase_add_test(c, kernel_table_and_storm);
 	tcase_add_test(c, sync_records_preferred);
 	tcase_add_test(c, ledger);
+	tcase_add_test(c, loss_spans_are_holes);
 	suite_add_tcase(s, c);
 	c = tcase_create("synthetic");
 	tcase_set_timeout(c, 120);

@@ -468,6 +468,39 @@ static int add_api(ld *L, const gt_api *x)
 	return 0;
 }
 
+/* Adds the hole [x, y) of lost records to the trace (nothing if empty). */
+static int add_hole(ld *L, uint64_t x, uint64_t y)
+{
+	if (y <= x)
+		return 0;
+	an_hole *h = gt_vec_push(&L->t->holes);
+	if (!h)
+		return GT_ERR_NOMEM;
+	h->a = x;
+	h->b = y;
+	return 0;
+}
+
+/* Whether a loss record's span is a hole in the timeline: the kinds that
+ * lose activity records at a known time (buffers refused while CUPTI had
+ * records to write, frames the producer dropped or could not write,
+ * records the encoder dropped, records CUPTI still held at the end), with
+ * a non-empty span. Not CUPTI's own drop count: it is read when a buffer
+ * comes back, long after the records' times, so its span says when it was
+ * learned, not where the records were; nor the kinds that lose no
+ * timeline (undecoded record kinds, names). */
+static int loss_is_hole(const gt_loss *l)
+{
+	switch (l->what) {
+	case GT_LOSS_BUFFER_REFUSED:
+	case GT_LOSS_FRAME_DROPPED:
+	case GT_LOSS_ENCODE_DROPPED:
+	case GT_LOSS_WRITE_FAILED:
+	case GT_LOSS_UNDELIVERED: return l->start && l->end > l->start;
+	default: return 0;
+	}
+}
+
 static int add_record(ld *L, const gt_record *x)
 {
 	gt_analysis *a = L->a;
@@ -568,7 +601,7 @@ static int add_record(ld *L, const gt_record *x)
 		uint32_t w = x->loss.what < GT_AN_LOSS_SLOTS ? x->loss.what : 0;
 		t->pub.loss_count[w] += x->loss.count;
 		t->pub.loss_bytes[w] += x->loss.bytes;
-		return 0;
+		return loss_is_hole(&x->loss) ? add_hole(L, x->loss.start, x->loss.end) : 0;
 	}
 	case GT_REC_NOTE: {
 		gt_an_note *n = gt_vec_push(&t->notes);
@@ -587,19 +620,6 @@ static int add_record(ld *L, const gt_record *x)
 	}
 	default: return 0;
 	}
-}
-
-/* Adds the hole [x, y) of lost records to the trace (nothing if empty). */
-static int add_hole(ld *L, uint64_t x, uint64_t y)
-{
-	if (y <= x)
-		return 0;
-	an_hole *h = gt_vec_push(&L->t->holes);
-	if (!h)
-		return GT_ERR_NOMEM;
-	h->a = x;
-	h->b = y;
-	return 0;
 }
 
 /* The time span of a record that has one (trace clock), else 0. */
@@ -622,9 +642,8 @@ static int rec_span(const gt_record *x, uint64_t *s, uint64_t *e)
 
 /* Follows the holes around one record (before add_record): the first good
  * frame after a problem bounds the hole by its earliest time; the frame
- * after that closes it. (Loss records' spans are not holes yet: CUPTI's
- * drops are counted per buffer, and the synthetic truth does not model
- * them; see the report of issue 13.) */
+ * after that closes it. (Loss records' spans are holes of their own, see
+ * loss_is_hole.) */
 static int track_holes(ld *L, const gt_record *x)
 {
 	uint64_t frames = gt_reader_get_stats(L->r)->frames;
