@@ -473,6 +473,10 @@ static void convert_one(inj_enc *e, const CUpti_Activity *a, size_t avail)
 			     avail, (int)a->kind, need);
 		return;
 	}
+	if (!inj_record_complete(a, avail)) {
+		e->incomplete++; /* never guess its times: counted as undelivered */
+		return;
+	}
 	e->records++;
 	switch (a->kind) {
 	case CUPTI_ACTIVITY_KIND_KERNEL:

@@ -135,6 +135,9 @@ typedef struct inj_enc {
 	uint64_t nomem;            /**< records the writer had no memory for */
 	atomic_int said_nomem;
 	uint64_t unknown, short_recs;       /**< not yet reported */
+	uint64_t incomplete;                /**< records without their timestamps (a forced
+					       flush delivers activities not yet ended):
+					       dropped, counted as undelivered */
 	uint32_t unknown_kind_last;
 	uint64_t last_ts;          /**< newest trace timestamp converted */
 	uint32_t kind_size[64];    /**< record size per CUPTI kind, as delivered (0 = not seen) */

@@ -340,8 +340,26 @@ static void add_start_notes(void)
 /* ------------------------------------------------------------ losses */
 
 static inj_losses L_total, L_committed; /* see enc.h, inj_losses */
-static char undelivered_why[200];
+static char undelivered_why[320];
 static uint64_t refused_first_mono, refused_last_mono;
+
+/* Records the converter dropped for lack of timestamps (a forced flush
+ * delivers activities not yet ended) are undelivered: add the new ones to
+ * the count and say so in the reason. */
+static void gather_incomplete(void)
+{
+	static uint64_t seen;
+	if (E.incomplete <= seen)
+		return;
+	uint64_t k = E.incomplete - seen;
+	seen = E.incomplete;
+	L_total.count[GT_LOSS_UNDELIVERED] += k;
+	size_t len = strlen(undelivered_why);
+	snprintf(undelivered_why + len, sizeof(undelivered_why) - len,
+		 "%s%llu records delivered incomplete (a forced flush: the activity had not "
+		 "ended), dropped",
+		 len ? "; " : "", (unsigned long long)k);
+}
 
 /* Bring the totals up to date from the callbacks' counters and the output. */
 static void gather_losses(void)
@@ -365,6 +383,7 @@ static void gather_losses(void)
 	L_total.count[GT_LOSS_UNKNOWN_RECORD] = E.unknown + E.short_recs;
 	L_total.count[GT_LOSS_STRING_TABLE_FULL] = gt_writer_strings_dropped(E.w);
 	L_total.count[GT_LOSS_ENCODE_DROPPED] = E.nomem;
+	gather_incomplete();
 }
 
 static void emit_losses(void)
@@ -418,9 +437,11 @@ static void emit_losses(void)
 	if (DELTA(GT_LOSS_ENCODE_DROPPED))
 		inj_loss(&E, GT_LOSS_ENCODE_DROPPED, from, now, DELTA(GT_LOSS_ENCODE_DROPPED), 0,
 			 "records the encoder had no memory for");
-	if (DELTA(GT_LOSS_UNDELIVERED))
+	if (DELTA(GT_LOSS_UNDELIVERED)) {
 		inj_loss(&E, GT_LOSS_UNDELIVERED, from, now, DELTA(GT_LOSS_UNDELIVERED), 0, "%s",
 			 undelivered_why);
+		undelivered_why[0] = 0;
+	}
 	if (DELTA(GT_LOSS_STRING_TABLE_FULL))
 		inj_loss(&E, GT_LOSS_STRING_TABLE_FULL, from, now,
 			 DELTA(GT_LOSS_STRING_TABLE_FULL), 0,

@@ -279,6 +279,36 @@ START_TEST(final_flush_that_never_returns_is_bounded_and_counted)
 }
 END_TEST
 
+/* A final flush that works forces out the buffers CUPTI holds, with the
+ * records of activities not yet ended (no timestamps): they are dropped
+ * and counted as undelivered, never written with zero times. */
+static int app_flush_incomplete(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	setenv("GAPTRACE_FLUSH_MS", "600000", 1); /* nothing delivered by the worker */
+	if (app_start(t) < 0)
+		return 90;
+	for (uint32_t i = 0; i < 100; i++)
+		h_kernel(10 + i, 1, i, 0);
+	for (uint32_t i = 0; i < 25; i++)
+		incomplete_kernel(5000 + i);
+	h_ledger_close();
+	printf("exiting\n");
+	return 5;
+}
+
+START_TEST(forced_flush_drops_incomplete_records)
+{
+	run_app(app_flush_incomplete, 5);
+	trace_set ts;
+	read_complete(&ts, 1);
+	ck_assert_uint_eq(h_count(&ts, GT_REC_KERNEL), 100);
+	ck_assert_uint_eq(h_loss_sum(&ts, GT_LOSS_UNDELIVERED), 25);
+	h_trace_free(&ts);
+}
+END_TEST
+
 /* ------------------------------------------------------------ peeking */
 
 static int app_peek_then_deliver(void *a)
@@ -559,6 +589,7 @@ int main(void)
 		T_(first_launches_with_gaptrace_do_not_hang),
 		T_(arm_and_disarm_during_first_launches),
 		T_(final_flush_that_never_returns_is_bounded_and_counted),
+		T_(forced_flush_drops_incomplete_records),
 		T_(peeked_records_are_never_doubled),
 		T_(capture_end_delivers_while_the_program_runs),
 		T_(fatal_signal_dies_the_same_way_and_counts_the_rest),
