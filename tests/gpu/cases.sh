@@ -7,7 +7,7 @@
 # shellcheck disable=SC2034 # used by the scripts that source this file
 DIAG_CASES="tiny_kernels small_grid pageable_h2d periodic_stall sync_host_work healthy_compute
 tiny_ops eager_mlp item_metric d2h_storm slow_loader periodic_ckpt two_procs two_procs_hidden
-healthy_matmul conv_train conv_host gemm_power graph_storm"
+healthy_matmul conv_train conv_host gemm_power graph_storm low_occupancy membw"
 
 # example_cmd NAME full|small: set CMD to the command line of a suite case.
 # Returns 1 when the example cannot be built.
@@ -49,6 +49,10 @@ example_cmd()
 	healthy_matmul.small) CMD=("$PYTHON" "$t/healthy_matmul.py" --seconds 1.5) ;;
 	conv_train.full) CMD=("$PYTHON" "$t/conv_train.py") ;;
 	conv_train.small) CMD=("$PYTHON" "$t/conv_train.py" --seconds 1.5) ;;
+	low_occupancy.full) b=$(ex_bin low_occupancy) && CMD=("$b") ;;
+	low_occupancy.small) b=$(ex_bin low_occupancy) && CMD=("$b" --seconds 1) ;;
+	membw.full) CMD=("$PYTHON" "$t/membw.py") ;;
+	membw.small) CMD=("$PYTHON" "$t/membw.py" --seconds 2) ;;
 	conv_host.full) CMD=("$PYTHON" "$t/conv_train.py" --host-bound) ;;
 	conv_host.small) CMD=("$PYTHON" "$t/conv_train.py" --host-bound --seconds 1.5) ;;
 	gemm_power.full) CMD=("$PYTHON" "$t/gemm_power.py") ;;
