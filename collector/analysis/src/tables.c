@@ -128,6 +128,8 @@ static int kernels(gt_analysis *a)
 			int ct = gt_comm_kernel_type(nm);
 			r[i].nccl = ct >= 0;
 			r[i].coll = (uint8_t)(ct >= 0 ? ct : 0);
+			for (int q = 0; q < GT_GPM_PERCENT_COUNT; q++)
+				r[i].gpm[q] = -1; /* until the counters are attributed */
 			if (r[i].storm) {
 				g->pub.storm_kernels += r[i].count;
 				g->pub.storm_kernel_ns += r[i].total_ns;

@@ -349,6 +349,40 @@ typedef struct gt_an_nvml {
 	uint32_t power_limit_mw, default_power_limit_mw;
 } gt_an_nvml;
 
+/** The GPU hardware counters (NVML GPU Performance Monitoring, GPM: Hopper
+ *  and newer, per GPU, read by the collector), by index. The first
+ *  GT_GPM_PERCENT_COUNT are percentages 0..100, the rest bytes per second. */
+typedef enum gt_gpm_metric {
+	GT_GPM_SM_ACTIVE = 0,    /**< SMs with at least one warp resident (SM_UTIL) */
+	GT_GPM_SM_OCCUPANCY = 1, /**< resident warps / max warps, over the SMs (achieved) */
+	GT_GPM_TENSOR = 2,       /**< any tensor pipe active */
+	GT_GPM_FP16 = 3,         /**< FP16 pipe active */
+	GT_GPM_FP32 = 4,         /**< FP32 pipe active */
+	GT_GPM_FP64 = 5,         /**< FP64 pipe active */
+	GT_GPM_DRAM_BW = 6,      /**< DRAM bandwidth used, % of the peak */
+	GT_GPM_PERCENT_COUNT = 7,
+	GT_GPM_PCIE_RX = 7,      /**< bytes/s received over PCIe */
+	GT_GPM_PCIE_TX = 8,
+	GT_GPM_NVLINK_RX = 9,    /**< bytes/s over all NVLinks */
+	GT_GPM_NVLINK_TX = 10,
+	GT_GPM_COUNT = 11
+} gt_gpm_metric;
+
+/** One GPM metric of one GPU over its window. */
+typedef struct gt_an_gpm_stat {
+	uint64_t ns;          /**< window time covered by readings of it; 0: never read */
+	double mean;          /**< time-weighted mean over the covered time */
+	double mean_busy;     /**< weighted by the GPU's busy time in each reading: the
+				   level the work itself ran at (-1: no busy reading) */
+	double p5, p50, p95;  /**< over the readings (time-weighted), the distribution */
+} gt_an_gpm_stat;
+
+/** The GPM counters of one GPU (all zero when none were read). */
+typedef struct gt_an_gpm {
+	uint64_t readings;             /**< readings overlapping the window */
+	gt_an_gpm_stat m[GT_GPM_COUNT];
+} gt_an_gpm;
+
 /** One GPU (device UUID), all traced processes combined. */
 typedef struct gt_an_gpu {
 	uint32_t index;          /**< position in gt_analysis_gpu() */
@@ -398,6 +432,7 @@ typedef struct gt_an_gpu {
 	gt_an_dist lat_submitted; /**< submitted -> start (when recorded) */
 
 	gt_an_nvml nvml;
+	gt_an_gpm gpm;           /**< hardware counters; gpm.readings 0 when not read */
 
 	/* communication (multi-GPU; all 0 without communication kernels) */
 	uint64_t ncomm;          /**< communication kernels */
@@ -483,6 +518,13 @@ typedef struct gt_an_kernel {
 	uint8_t nccl;            /**< a communication kernel (gt_comm_kernel_type >= 0:
 				      NCCL/RCCL, MSCCL, NVSHMEM, symmetric memory) */
 	uint8_t coll;            /**< its gt_coll_type when nccl is 1 */
+	/** GPM percentages attributed to this kernel: the readings overlapping its
+	 *  launches, weighted by the overlap (approximate when other kernels ran
+	 *  in the same readings: see gpm_shared). -1 where not read. */
+	float gpm[GT_GPM_PERCENT_COUNT];
+	uint64_t gpm_ns;         /**< kernel time covered by readings */
+	double gpm_shared;       /**< share of that time whose readings also covered other
+				      kernels' work (0: exact, 1: all shared) */
 } gt_an_kernel;
 
 /** gt_an_copy.copy_kind for the memset row. */
