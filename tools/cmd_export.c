@@ -164,6 +164,11 @@ static void report_stats(const char *what, const char *path, const gt_export_sta
 		fprintf(stderr, " (%llu problems reading the traces)",
 			(unsigned long long)st->problems);
 	fputc('\n', stderr);
+	if (st->clipped || st->dropped)
+		fprintf(stderr,
+			"gaptrace export: before the capture start (the time origin): %llu events "
+			"clipped to it, %llu counter samples dropped\n",
+			(unsigned long long)st->clipped, (unsigned long long)st->dropped);
 }
 
 static int add_table(const char *name)

@@ -31,6 +31,10 @@ comparison), with JSON as the reference:
   Perfetto gaps          gap track totals by cause, with --min-gap 1ns = JSON
                          causes (ns, from the args); at the default 1 ms = the
                          JSON gap histogram's buckets of 1 ms and more
+  time origin            Perfetto otherData.time_origin_ns = JSON
+                         time_origin_ns (ns); every Perfetto ts >= 0; each of
+                         JSON's longest gaps starts at a gap of the
+                         --min-gap 1ns track, ts = start - origin (to the ns)
   HTML colours           each wall-time bar segment has its legend colour
 
 Numbers printed in ns are compared exactly; others to their printed rounding
@@ -262,7 +266,7 @@ def parse_json(out):
     gpus = {g["index"]: g for g in d["gpus"]}
     breakdown = {b["gpu"]: {e["id"]: e for e in b["breakdown"]} for b in d["diagnosis"]["gpus"]}
     return {"gpus": gpus, "findings": d["findings"], "breakdown": breakdown,
-            "detail_gap_ns": d["options"]["detail_gap_ns"]}
+            "detail_gap_ns": d["options"]["detail_gap_ns"], "origin": d["time_origin_ns"]}
 
 
 def parse_csv(outdir):
@@ -337,9 +341,11 @@ def parse_html(path):
 
 def parse_perfetto(path):
     """export -f perfetto: per GPU, the gap track's ns by cause (from each gap's
-    args, '<cause> ns')."""
+    args, '<cause> ns'), its gaps' starts (ns from the origin); the origin and
+    the earliest ts (ns)."""
     with open(path, encoding="utf-8") as f:
-        ev = json.load(f)["traceEvents"]
+        doc = json.load(f)
+    ev = doc["traceEvents"]
     gpu_of_pid = {}
     for e in ev:
         if e.get("ph") == "M" and e.get("name") == "process_name":
@@ -347,12 +353,15 @@ def parse_perfetto(path):
             if m:
                 gpu_of_pid[e["pid"]] = int(m.group(1))
     tot = collections.defaultdict(collections.Counter)
+    starts = collections.defaultdict(set)
     for e in ev:
         if e.get("ph") == "X" and e.get("cat") == "gap":
+            starts[gpu_of_pid[e["pid"]]].add(int(round(e["ts"] * 1000)))
             for k, v in e["args"].items():
                 if k.endswith(" ns"):
                     tot[gpu_of_pid[e["pid"]]][k[:-3]] += v
-    return tot
+    return {"causes": tot, "starts": starts, "origin": doc["otherData"].get("time_origin_ns"),
+            "min_ts": min((int(round(e["ts"] * 1000)) for e in ev), default=0)}
 
 
 # ---------------------------------------------------------------- comparisons
@@ -516,6 +525,17 @@ def cmp_kernels(M, tr, J, T, C, H):
 
 
 def cmp_perfetto(M, tr, J, P_all, P_default):
+    for P, what in ((P_all, "every gap"), (P_default, "default")):
+        M.same(tr, "*", "perfetto time origin (%s)" % what, J["origin"],
+               perfetto=P["origin"] and exact(P["origin"]))
+        M.same(tr, "*", "perfetto earliest ts >= 0 (%s)" % what, 0,
+               perfetto=exact(min(P["min_ts"], 0)))
+    for gi, g in J["gpus"].items():
+        for lg in g["longest_gaps"]:
+            rel = lg["start"] - J["origin"]
+            M.same(tr, gi, "perfetto gap at +%d ns from the origin" % rel, rel,
+                   perfetto=exact(rel) if rel in P_all["starts"].get(gi, ()) else None)
+    P_all, P_default = P_all["causes"], P_default["causes"]
     for gi, g in J["gpus"].items():
         for cause, ns in g["causes"].items():
             M.same(tr, gi, "perfetto gap track %s (every gap)" % cause, ns,

@@ -127,7 +127,7 @@ def dump_corrs(trace):
 # ---------------------------------------------------------------- perfetto
 
 
-def check_events(doc, src, expect_flows=None, negative_ts_ok=False):
+def check_events(doc, src, expect_flows=None):
     """Structural checks of one Perfetto document; returns the events."""
     check(isinstance(doc, dict) and isinstance(doc.get("traceEvents"), list), "no traceEvents")
     ev = doc["traceEvents"]
@@ -139,7 +139,7 @@ def check_events(doc, src, expect_flows=None, negative_ts_ok=False):
         ph = e.get("ph")
         check(ph in ("X", "M", "C", "s", "f", "b", "e", "i"), "unexpected phase %r" % ph)
         check(isinstance(e.get("pid"), int) and isinstance(e.get("ts"), (int, float)), "bad event %r" % e)
-        check(e["ts"] >= 0 or negative_ts_ok, "negative ts in %r" % e)
+        check(e["ts"] >= 0, "negative ts in %r" % e)
         if ph == "X":
             check(e["dur"] >= 0, "negative dur %r" % e)
             slices.setdefault((e["pid"], e["tid"]), []).append(e)
@@ -228,9 +228,19 @@ def do_perfetto():
         util = [e for e in ev if e["ph"] == "C" and e["name"] == "utilization"]
         check(util and all(0 <= e["args"]["%"] <= 100 for e in util), "%s: utilization" % name)
         if truth["nvml_samples"]:
+            # the samples from before the time origin (the synthetic sampler
+            # starts before the processes) are dropped and counted
             clk = [e for e in ev if e["ph"] == "C" and e["name"] == "SM clock"]
-            check(len(clk) == truth["nvml_samples"], "%s: %d SM clock samples, %d in truth" %
-                  (name, len(clk), truth["nvml_samples"]))
+            nv = [int(l.split()[1]) for l in run("dump", os.path.join(src, "nvml.gtrace")).stdout.splitlines()
+                  if l.startswith("nvml ")]
+            check(len(nv) == truth["nvml_samples"], "%s: %d NVML samples, %d in truth" %
+                  (name, len(nv), truth["nvml_samples"]))
+            origin = doc["otherData"]["time_origin_ns"]
+            kept = sum(t >= origin for t in nv)
+            check(len(clk) == kept, "%s: %d SM clock samples, %d of %d at or after the origin" %
+                  (name, len(clk), kept, len(nv)))
+            check(doc["otherData"]["before_origin"]["dropped"] >= len(nv) - kept,
+                  "%s: dropped samples not counted" % name)
         if truth["sync_calls"] and "sync_records=1" in sets:
             check(cat_count(ev, "sync", "b") == truth["sync_calls"], "%s: sync records" % name)
         # gap markers == the gaps table at the same threshold
@@ -258,11 +268,24 @@ def do_perfetto():
     for src in sorted(glob.glob(os.path.join(EXAMPLES, "*", ""))):
         name = os.path.basename(os.path.dirname(src))
         doc = export_perfetto(src, os.path.join(WORK, "ex_" + name + ".json"))
-        # negative_ts_ok: NVML per-process samples (recorded on healthy_matmul)
-        # can predate the base picked from the headers; a bug of its own, open
-        ev = check_events(doc, src, negative_ts_ok=True)
-        print("ok perfetto examples/traces/%s: %d events, %d flows" %
-              (name, len(ev), len([e for e in ev if e["ph"] == "s"])))
+        ev = check_events(doc, src)
+        # one time origin: the report's capture start, also without the
+        # analysis; what predates it (the collector's NVML samples from
+        # before the process started) is counted, never at a negative ts
+        origin = json.loads(run("report", "-q", "--json", src).stdout)["time_origin_ns"]
+        od = doc["otherData"]
+        check(od["time_origin_ns"] == origin == od["base_realtime_ns"],
+              "%s: perfetto origin %r, report's %r" % (name, od["time_origin_ns"], origin))
+        bo = od["before_origin"]
+        doc2 = export_perfetto(src, os.path.join(WORK, "ex_" + name + "_na.json"), "--no-analysis")
+        check_events(doc2, src)
+        check(doc2["otherData"]["time_origin_ns"] == origin,
+              "%s: --no-analysis origin %r, report's %r" % (name, doc2["otherData"]["time_origin_ns"], origin))
+        check(doc2["otherData"]["before_origin"] == bo, "%s: --no-analysis before_origin %r != %r" %
+              (name, doc2["otherData"]["before_origin"], bo))
+        print("ok perfetto examples/traces/%s: %d events, %d flows, before the origin %d clipped, "
+              "%d dropped" % (name, len(ev), len([e for e in ev if e["ph"] == "s"]),
+                              bo["clipped"], bo["dropped"]))
 
 
 # ---------------------------------------------------------------- truncated

@@ -392,9 +392,14 @@ START_TEST(perfetto_counts)
 	ck_assert_ptr_nonnull(strstr(s, "\"name\":\"pid 4242: python3 train.py\""));
 	ck_assert_ptr_nonnull(strstr(s, "\"name\":\"GPU 0 stream 7\""));
 	ck_assert_ptr_nonnull(strstr(s, "\"name\":\"main thread 4242\""));
-	/* the first kernel starts 1.001 ms after the header, base is 1 s before */
-	ck_assert_ptr_nonnull(strstr(s, "\"ts\":1001001.000,\"dur\":1.000,\"cat\":\"kernel\",\"name\":\"kA\""));
-	ck_assert_ptr_nonnull(strstr(s, "\"base_realtime_ns\":999000000000"));
+	/* the first kernel starts 1.001 ms after the header, the time origin
+	 * (the capture start: no ARMED note, so the header's instant) */
+	ck_assert_ptr_nonnull(strstr(s, "\"ts\":1001.000,\"dur\":1.000,\"cat\":\"kernel\",\"name\":\"kA\""));
+	ck_assert_ptr_nonnull(strstr(s, "\"time_origin_ns\":1000000000000,"));
+	ck_assert_ptr_nonnull(strstr(s, "\"base_realtime_ns\":1000000000000,"));
+	ck_assert_ptr_nonnull(strstr(s, "\"before_origin\":{\"clipped\":0,\"dropped\":0}"));
+	ck_assert_uint_eq(st.clipped, 0);
+	ck_assert_uint_eq(st.dropped, 0);
 	size_t n = strlen(s);
 	ck_assert(n > 4 && !strcmp(s + n - 4, "]}}\n"));
 	ck_assert_uint_eq(st.problems, 0);
@@ -444,6 +449,86 @@ static gt_export *open_kernels(const uint64_t (*se)[2], size_t n, const gt_expor
 	ck_assert_msg(x != NULL, "%s", ei.msg);
 	return x;
 }
+
+/* A capture armed 2 ms after its stream began (trace clock = realtime):
+ * the time origin is the ARMED note, as in the reports. A kernel that
+ * straddles it keeps its part after it, one before it is clipped to 0 ns,
+ * an NVML sample before it is dropped, the utilization holding at the
+ * origin is written at it; every ts is >= 0, all counted.
+ * With and without the analysis: the same origin. */
+static void write_armed_late(const char *path)
+{
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	gt_writer *w = gt_writer_new(NULL, fd_sink, f);
+	gt_stream_header h;
+	gt_stream_header_init(&h);
+	h.producer = GT_PRODUCER_INJECT;
+	h.pid = 4242;
+	h.trace_ns = h.realtime_ns = 1000000000000ull;
+	h.ndevices = 1;
+	h.devices[0].uuid[0] = 0x42;
+	ck_assert_int_eq(gt_writer_begin(w, &h), 0);
+	uint32_t name = gt_writer_intern(w, "kA", 2);
+	gt_record r = {.type = GT_REC_NOTE};
+	r.note.ts = h.trace_ns + 2000000;
+	r.note.code = GT_NOTE_ARMED;
+	ck_assert_int_eq(gt_writer_add(w, &r), 0);
+	static const uint64_t se[][2] = {{100000, 500000}, {1000000, 3000000}, {4000000, 5000000}};
+	for (size_t i = 0; i < 3; i++) {
+		gt_kernel k = {.start = h.trace_ns + se[i][0], .end = h.trace_ns + se[i][1],
+			       .stream_id = 7, .correlation_id = (uint32_t)i + 1, .name_id = name};
+		ck_assert_int_eq(gt_writer_add_kernel(w, &k), 0);
+	}
+	for (uint64_t t = 1000000; t <= 3000000; t += 2000000) {
+		gt_record n = {.type = GT_REC_NVML};
+		memset(&n.nvml, 0xff, sizeof(n.nvml));
+		n.nvml.ts = h.trace_ns + t;
+		n.nvml.device_id = 0;
+		n.nvml.sm_clock_mhz = 1980;
+		ck_assert_int_eq(gt_writer_add(w, &n), 0);
+	}
+	ck_assert_int_eq(gt_writer_flush(w), 0);
+	gt_writer_free(w);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+START_TEST(perfetto_origin_is_capture_start)
+{
+	char path[512];
+	make_tmpdir();
+	snprintf(path, sizeof(path), "%s/4242.gtrace", tmpdir);
+	write_armed_late(path);
+	const char *paths[] = {path};
+	for (int na = 0; na < 2; na++) {
+		gt_export_opts o = {.flags = na ? GT_EXPORT_NO_ANALYSIS : 0};
+		gt_export *x = gt_export_open(paths, 1, &o, NULL);
+		ck_assert_ptr_nonnull(x);
+		if (!na)
+			ck_assert_uint_eq(gt_analysis_time_origin(gt_export_analysis(x)),
+					  1000002000000ull);
+		gt_export_stats st;
+		char *s = perfetto_text(x, &st);
+		ck_assert_ptr_nonnull(strstr(s, "\"time_origin_ns\":1000002000000,"));
+		ck_assert_ptr_nonnull(strstr(s, "\"ts\":0.000,\"dur\":0.000,\"cat\":\"kernel\""));
+		ck_assert_ptr_nonnull(strstr(s, "\"ts\":0.000,\"dur\":1000.000,\"cat\":\"kernel\""));
+		ck_assert_ptr_nonnull(strstr(s, "\"ts\":2000.000,\"dur\":1000.000,\"cat\":\"kernel\""));
+		ck_assert_uint_eq(count_str(s, "\"name\":\"SM clock\""), 1);
+		ck_assert_ptr_nonnull(strstr(s, "\"ts\":1000.000,\"name\":\"SM clock\""));
+		ck_assert_ptr_null(strstr(s, "\"ts\":-"));
+		/* the analysis' window starts at the first kernel: the utilization
+		 * holding at the origin is written at 0 */
+		ck_assert_uint_eq(st.clipped, na ? 2 : 3);
+		ck_assert_uint_eq(st.dropped, 1);
+		ck_assert_ptr_nonnull(strstr(s, na ? "\"before_origin\":{\"clipped\":2,\"dropped\":1}"
+						   : "\"before_origin\":{\"clipped\":3,\"dropped\":1}"));
+		ck_assert_ptr_nonnull(na ? s : strstr(s, "\"ts\":0.000,\"name\":\"utilization\""));
+		free(s);
+		gt_export_close(x);
+	}
+	rm_tmpdir();
+}
+END_TEST
 
 /* Work 2^63 ns apart spreads over the 4 M utilization windows the analysis
  * allows (windows of ~37 min, all ~0 % busy): the counter is written where
@@ -740,6 +825,7 @@ static Suite *suite(void)
 	tcase_add_test(t, kern_sum_exact);
 	tcase_add_test(t, gpu_trace_rows);
 	tcase_add_test(t, perfetto_counts);
+	tcase_add_test(t, perfetto_origin_is_capture_start);
 	tcase_add_test(t, perfetto_util_counter_follows_changes);
 	tcase_add_test(t, perfetto_far_timestamps);
 	tcase_add_test(t, record_budget);

@@ -24,9 +24,18 @@
  *   counter tracks by "<name> <arg key>", v1 flows by (id, cat, name), and
  *   async slices by (cat, id): the events below are shaped for that.
  *
- *   Timestamps: microseconds with 3 decimals (exact ns) from a base 1 s
- *   before the earliest stream header, so every ts is positive and doubles
- *   keep ns precision for days.
+ *   Timestamps: microseconds with 3 decimals (exact ns) from the time
+ *   origin of every output, the capture start (gt_analysis_time_origin;
+ *   without the analysis, origin_scan() applies the same rule), so a ts
+ *   reads like the reports' "+1.234567 s" and doubles keep ns precision for
+ *   days. What the traces hold from before the origin (the collector's NVML
+ *   samples from before the traced process started, the process's notes
+ *   written just before its ARMED note, NVML per-process samples the driver
+ *   dates seconds back) is not moved into negative time: counter samples
+ *   from before it are dropped (the analysis ignores NVML samples outside
+ *   the window too), every other event is clipped to it (a slice keeps its
+ *   part after the origin, an instant is placed at 0); both are counted
+ *   (otherData.before_origin, gt_export_stats), so every ts is >= 0.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -165,6 +174,15 @@ static inline int64_t rel(const pf *p, const pf_trace *t, uint64_t ts)
 	return rel_abs(p, gt_clock_map_apply(&t->cm, ts));
 }
 
+/* A relative time before the origin moves to it (counted). */
+static inline int64_t clip(pf *p, int64_t ts)
+{
+	if (ts >= 0)
+		return ts;
+	p->st.clipped++;
+	return 0;
+}
+
 /* A span of u64 ns as a non-negative int64 duration (clamped). */
 static inline int64_t span_ns(uint64_t start, uint64_t end)
 {
@@ -185,7 +203,7 @@ static void ev_head(pf *p, char ph, uint32_t pid, uint32_t tid, int64_t ts)
 	LIT(o, ",\"tid\":");
 	ex_u64(o, tid);
 	LIT(o, ",\"ts\":");
-	ex_us(o, ts);
+	ex_us(o, clip(p, ts));
 }
 
 /* A metadata event: name is process_name / thread_name / *_sort_index. */
@@ -430,14 +448,18 @@ static void work_flow(pf *p, pf_trace *t, uint32_t tid, int64_t s, int64_t e, ui
 	p->st.flows++;
 }
 
-/* Relative start and end of a slice (end >= start). */
-static void slice_span(const pf *p, const pf_trace *t, uint64_t start, uint64_t end, int64_t *s,
+/* Relative start and end of a slice (0 <= start <= end): the part before
+ * the origin is clipped (the flow ends then stay inside the slice). */
+static void slice_span(pf *p, const pf_trace *t, uint64_t start, uint64_t end, int64_t *s,
 		       int64_t *e)
 {
 	*s = rel(p, t, start);
 	*e = end > start ? rel(p, t, end) : *s;
 	if (*e < *s)
 		*e = *s;
+	*s = clip(p, *s);
+	if (*e < 0)
+		*e = 0;
 }
 
 static void slice_head(pf *p, pf_trace *t, uint32_t tid, uint64_t start, uint64_t end,
@@ -704,13 +726,18 @@ static void do_loss(pf *p, pf_trace *t, gt_reader *r, const gt_loss *l)
 static void do_note(pf *p, pf_trace *t, gt_reader *r, const gt_note *nt)
 {
 	ex_out *o = &p->o;
-	ev_head(p, 'i', t->pid, t->pid, rel(p, t, nt->ts));
+	int64_t ts = rel(p, t, nt->ts);
+	ev_head(p, 'i', t->pid, t->pid, ts);
 	LIT(o, ",\"s\":\"p\",\"cat\":\"note\",\"name\":\"note: ");
 	ex_puts(o, ex_note_name(nt->code));
 	LIT(o, "\",\"args\":{\"text\":");
 	const char *txt = nt->text_id ? gt_reader_string(r, nt->text_id) : NULL;
 	char nb[512];
 	ex_json_cstr(o, gt_note_text(nb, sizeof(nb), txt));
+	if (ts < 0) { /* written at the origin: say when it was */
+		LIT(o, ",\"us before the origin\":");
+		ex_us(o, -ts);
+	}
 	LIT(o, "}}");
 }
 
@@ -730,10 +757,17 @@ static uint32_t nvml_pid(pf *p, pf_trace *t, uint32_t dev)
 	return PF_GPU_PID_BASE + (uint32_t)(*v - 1);
 }
 
+/* A counter sample; one from before the origin is dropped (counted): it
+ * describes a time outside the capture, and clipped to 0 it would stand for
+ * the value at the capture start, which the next sample may contradict. */
 static void counter(pf *p, uint32_t pid, int64_t ts, const char *name, const char *key, double v,
 		    int dec)
 {
 	ex_out *o = &p->o;
+	if (ts < 0) {
+		p->st.dropped++;
+		return;
+	}
 	ev_head(p, 'C', pid, 0, ts);
 	LIT(o, ",\"name\":\"");
 	ex_puts(o, name);
@@ -974,6 +1008,8 @@ static void gap_event(pf *p, uint32_t pid, const gt_an_gap *g)
 {
 	ex_out *o = &p->o;
 	int64_t s = rel_abs(p, g->start), e = rel_abs(p, g->end);
+	s = clip(p, s);
+	e = e < s ? s : e;
 	ev_head(p, 'X', pid, PF_GAP_TID, s);
 	LIT(o, ",\"dur\":");
 	ex_us(o, e - s);
@@ -1030,21 +1066,37 @@ static void gap_event(pf *p, uint32_t pid, const gt_an_gap *g)
  * value until the next sample, so this draws the same track as one event
  * per window, and its size follows the activity, not the length of the
  * window (up to 4 M windows for a trace whose timestamps are far apart).
+ * A window that starts before the time origin (work recorded before the
+ * capture was armed): the value holding at the origin is written at 0
+ * (clipped), the earlier changes are dropped.
  */
 static void util_counter(pf *p, uint32_t pid, const gt_an_gpu *gpu, const float *ser, size_t ns)
 {
 	uint64_t w = gpu->util.window_ns;
 	long last = -1;
-	for (size_t i = 0; i < ns && w; i++) {
-		long v = lround(ser[i] * 1000.0);
-		if (v == last)
+	size_t held = SIZE_MAX; /* the change before the origin, not yet written */
+	for (size_t i = 0; i <= ns && w && ns; i++) {
+		int end = i == ns;
+		long v = end ? last : lround(ser[i] * 1000.0);
+		if (v == last && !end)
 			continue;
 		last = v;
-		uint64_t off = i * w; /* <= t1 - t0: i < ns */
-		counter(p, pid, rel_abs(p, gpu->t0 + off), "utilization", "%", ser[i] * 100.0, 1);
+		/* i * w <= t1 - t0 for i < ns */
+		int64_t ts = rel_abs(p, end ? gpu->t1 : gpu->t0 + i * w);
+		if (ts < 0 && !end) {
+			p->st.dropped += held != SIZE_MAX;
+			held = i;
+			continue;
+		}
+		if (held != SIZE_MAX && ts > 0) {
+			p->st.clipped++;
+			counter(p, pid, 0, "utilization", "%", ser[held] * 100.0, 1);
+		} else if (held != SIZE_MAX) {
+			p->st.dropped++;
+		}
+		held = SIZE_MAX;
+		counter(p, pid, ts, "utilization", "%", ser[end ? ns - 1 : i] * 100.0, 1);
 	}
-	if (ns && w)
-		counter(p, pid, rel_abs(p, gpu->t1), "utilization", "%", ser[ns - 1] * 100.0, 1);
 }
 
 static void gpu_tracks(pf *p)
@@ -1079,33 +1131,83 @@ static void gpu_tracks(pf *p)
 
 /* ------------------------------------------------------------ entry */
 
-/* 1 s before the earliest instant any trace names. */
+/*
+ * The capture start of one trace by gt_analysis_time_origin's rule, without
+ * the analysis: its first ARMED note (mapped with the trace's final clock
+ * map, as the analysis maps it), else its stream header's instant; 0 for
+ * the collector's trace. *first gets the earliest work item's start (the
+ * rule's last resort, the earliest GPU window start).
+ */
+static uint64_t trace_start(gt_reader *r, uint64_t *first)
+{
+	const gt_stream_header *h = gt_reader_header(r);
+	gt_clock_map cm;
+	gt_clock_map_init(&cm, h);
+	uint64_t armed = 0, work = UINT64_MAX;
+	int have_armed = 0;
+	gt_record x;
+	while (gt_reader_next(r, &x) > 0) {
+		uint64_t s = 0;
+		switch (x.type) {
+		case GT_REC_CLOCK: gt_clock_map_update(&cm, &x.clock); break;
+		case GT_REC_NOTE:
+			if (x.note.code == GT_NOTE_ARMED && !have_armed) {
+				have_armed = 1;
+				armed = x.note.ts;
+			}
+			break;
+		case GT_REC_KERNEL: s = x.kernel.start; break;
+		case GT_REC_MEMCPY: s = x.memcpy.start; break;
+		case GT_REC_MEMSET: s = x.memset.start; break;
+		default: break;
+		}
+		if (s && s < work)
+			work = s;
+	}
+	if (work != UINT64_MAX && gt_clock_map_apply(&cm, work) < *first)
+		*first = gt_clock_map_apply(&cm, work);
+	if (h->producer == GT_PRODUCER_COLLECTOR)
+		return 0;
+	if (have_armed)
+		return armed ? gt_clock_map_apply(&cm, armed) : 0;
+	return h->realtime_ns;
+}
+
+/* gt_analysis_time_origin's capture start for an export without the
+ * analysis (one more read of each trace). */
+static uint64_t origin_scan(pf *p)
+{
+	uint64_t o = 0, first = UINT64_MAX;
+	for (size_t i = 0; i < p->x->npaths; i++) {
+		gt_reader *r = ex_reader_open(p->x, i, 0, NULL);
+		if (!r)
+			continue;
+		uint64_t start = trace_start(r, &first);
+		gt_reader_close(r);
+		if (start && (!o || start < o))
+			o = start;
+	}
+	return o ? o : first != UINT64_MAX ? first : 0;
+}
+
+/* The time origin: the capture start, the one every output uses; else
+ * (no trace says when it started) the earliest stream header. */
 static uint64_t pick_base(pf *p)
 {
-	uint64_t base = UINT64_MAX;
+	uint64_t o = p->a ? gt_analysis_time_origin(p->a) : origin_scan(p);
+	if (o)
+		return o;
+	o = UINT64_MAX;
 	for (size_t i = 0; i < p->x->npaths; i++) {
 		gt_reader *r = ex_reader_open(p->x, i, 0, NULL);
 		if (!r)
 			continue;
 		uint64_t rt = gt_reader_header(r)->realtime_ns;
-		if (rt && rt < base)
-			base = rt;
+		if (rt && rt < o)
+			o = rt;
 		gt_reader_close(r);
 	}
-	for (size_t i = 0; p->a && i < gt_analysis_ntraces(p->a); i++) {
-		const gt_an_trace *t = gt_analysis_trace(p->a, i);
-		if (t->t_first && t->t_first < base)
-			base = t->t_first;
-	}
-	for (size_t g = 0; p->a && g < gt_analysis_ngpus(p->a); g++) {
-		const gt_an_gpu *gpu = gt_analysis_gpu(p->a, g);
-		if (gpu->t0 && gpu->t0 < base)
-			base = gpu->t0;
-	}
-	if (base == UINT64_MAX)
-		return 0;
-	base -= base % 1000000; /* a whole ms: readable otherData */
-	return base > 1000000000ull ? base - 1000000000ull : 0;
+	return o == UINT64_MAX ? 0 : o;
 }
 
 int gt_export_perfetto(gt_export *x, FILE *out, gt_export_stats *st)
@@ -1143,8 +1245,15 @@ int gt_export_perfetto(gt_export *x, FILE *out, gt_export_stats *st)
 	ex_out *o = &p->o;
 	LIT(o, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"producer\":\"gaptrace ");
 	ex_puts(o, gt_version());
-	LIT(o, "\",\"base_realtime_ns\":");
+	LIT(o, "\",\"time_origin_ns\":");
 	ex_u64(o, p->base);
+	LIT(o, ",\"base_realtime_ns\":");
+	ex_u64(o, p->base);
+	LIT(o, ",\"before_origin\":{\"clipped\":");
+	ex_u64(o, p->st.clipped);
+	LIT(o, ",\"dropped\":");
+	ex_u64(o, p->st.dropped);
+	ex_putc(o, '}');
 	LIT(o, ",\"events\":");
 	ex_u64(o, p->nev);
 	LIT(o, ",\"flows\":");

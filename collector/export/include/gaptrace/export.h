@@ -108,6 +108,10 @@ typedef struct gt_export_stats {
 	uint64_t gaps;     /**< perfetto / gaps table: idle gaps written */
 	uint64_t bytes;    /**< bytes written */
 	uint64_t problems; /**< problems met reading the traces (see the log) */
+	uint64_t clipped;  /**< perfetto: events from before the time origin
+				written at it (a slice keeps its part after it) */
+	uint64_t dropped;  /**< perfetto: counter samples from before the time
+				origin left out */
 } gt_export_stats;
 
 /* ------------------------------------------------------------------ */
@@ -179,11 +183,18 @@ GT_API const gt_analysis *gt_export_analysis(gt_export *x);
  *      reasons mask" (the reasons of analysis.throttle_mask), and "SM util
  *      of pid N %" per process sample.
  *
- * Timestamps are microseconds (3 decimals, so ns resolution) from a base
- * 1 s before the earliest instant of the traces (their stream headers and
- * first records), so every ts is positive; otherData.base_realtime_ns
- * holds it (CLOCK_REALTIME ns): ts_us * 1000 + base = realtime ns. Clocks
- * are mapped with each trace's final gt_clock_map, as the analysis does.
+ * Timestamps are microseconds (3 decimals, so ns resolution) from the one
+ * time origin of every output, the capture start (gt_analysis_time_origin;
+ * with GT_EXPORT_NO_ANALYSIS the same rule, read from the traces), so a ts
+ * of 1234567.0 is the reports' "+1.234567 s"; otherData.time_origin_ns
+ * (= the report JSON's time_origin_ns) and otherData.base_realtime_ns hold
+ * it (CLOCK_REALTIME ns): ts_us * 1000 + origin = realtime ns. Every ts is
+ * >= 0: counter samples from before the origin (NVML samples the collector
+ * took before the traced process started) are dropped, every other event
+ * from before it is clipped to it (a slice keeps its part after the origin,
+ * an instant is written at 0); otherData.before_origin and st->clipped,
+ * st->dropped count them. Clocks are mapped with each trace's final
+ * gt_clock_map, as the analysis does.
  *
  * Streaming: each trace is read twice (a first pass collects its clock
  * records, thread names and the correlation ids of both sides so that flow
