@@ -155,7 +155,8 @@ static void report_stats(const char *what, const char *path, const gt_export_sta
 		path ? " " : "", path ? path : "", (unsigned long long)st->traces,
 		gt_plural(st->traces, "trace", "traces"), (unsigned long long)st->records,
 		gt_plural(st->records, "record", "records"), (unsigned long long)st->events,
-		pf ? gt_plural(st->events, "event", "events") : gt_plural(st->events, "row", "rows"));
+		pf ? gt_plural(st->events, "event", "events")
+		   : gt_plural(st->events, "row", "rows"));
 	if (pf)
 		fprintf(stderr, ", %llu %s, %llu %s", (unsigned long long)st->flows,
 			gt_plural(st->flows, "flow", "flows"), (unsigned long long)st->gaps,
