@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "cmds.h"
+#include "gaptrace/analysis.h"
 #include "gaptrace/collector.h"
 
 static struct {
@@ -228,8 +229,9 @@ int cmd_capture(int argc, char **argv)
 	}
 	printf("%s\n", path);
 	fprintf(stderr,
-		"gaptrace capture: captured pid %u for %.1f s: %" PRIu64 " frames, %" PRIu64
-		" records arrived; trace: %s\n",
-		opts.pid, secs, f1 - f0, r1 - r0, path);
+		"gaptrace capture: captured pid %u for %.1f s: %" PRIu64 " %s, %" PRIu64
+		" %s arrived; trace: %s\n",
+		opts.pid, secs, f1 - f0, gt_plural(f1 - f0, "frame", "frames"), r1 - r0,
+		gt_plural(r1 - r0, "record", "records"), path);
 	return 0;
 }

@@ -150,19 +150,23 @@ static void report_stats(const char *what, const char *path, const gt_export_sta
 {
 	if (opts.quiet)
 		return;
-	fprintf(stderr, "gaptrace export: wrote %s%s%s: %llu traces, %llu records, %llu %s",
-		what, path ? " " : "", path ? path : "", (unsigned long long)st->traces,
-		(unsigned long long)st->records, (unsigned long long)st->events,
-		opts.fmt == FMT_PERFETTO ? "events" : "rows");
-	if (opts.fmt == FMT_PERFETTO)
-		fprintf(stderr, ", %llu flows, %llu gaps", (unsigned long long)st->flows,
-			(unsigned long long)st->gaps);
+	int pf = opts.fmt == FMT_PERFETTO;
+	fprintf(stderr, "gaptrace export: wrote %s%s%s: %llu %s, %llu %s, %llu %s", what,
+		path ? " " : "", path ? path : "", (unsigned long long)st->traces,
+		gt_plural(st->traces, "trace", "traces"), (unsigned long long)st->records,
+		gt_plural(st->records, "record", "records"), (unsigned long long)st->events,
+		pf ? gt_plural(st->events, "event", "events")
+		   : gt_plural(st->events, "row", "rows"));
+	if (pf)
+		fprintf(stderr, ", %llu %s, %llu %s", (unsigned long long)st->flows,
+			gt_plural(st->flows, "flow", "flows"), (unsigned long long)st->gaps,
+			gt_plural(st->gaps, "gap", "gaps"));
 	char b1[32], b2[32];
 	fprintf(stderr, ", %s in %s", gt_fmt_bytes(b1, sizeof(b1), (double)st->bytes),
 		gt_fmt_ns(b2, sizeof(b2), dt * 1e9));
 	if (st->problems)
-		fprintf(stderr, " (%llu problems reading the traces)",
-			(unsigned long long)st->problems);
+		fprintf(stderr, " (%llu %s reading the traces)", (unsigned long long)st->problems,
+			gt_plural(st->problems, "problem", "problems"));
 	fputc('\n', stderr);
 	if (st->clipped || st->dropped)
 		fprintf(stderr,

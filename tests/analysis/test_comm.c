@@ -271,6 +271,60 @@ START_TEST(match_two_ranks)
 }
 END_TEST
 
+/* One collective of two ranks, and one AllReduce rank 0 ran alone: the
+ * report's Comm, waits, Ranks and "arrived last" lines and the summary's
+ * ranks line say "1 collective", "1 communication kernel", "1 kernel"
+ * (issue 13, item 12). */
+START_TEST(report_plurals_of_one)
+{
+	tb t[2];
+	uint8_t u0[1] = {1}, u1[1] = {2};
+	tb_begin(&t[0], 100, GT_PRODUCER_INJECT, 0, 1, u0);
+	tb_kernel(&t[0], 0, 7, 0, T0, T0 + 200 * US, "_Z4gemmv");
+	tb_kernel(&t[0], 0, 13, 0, T0 + 100 * US, T0 + 300 * US, AR);
+	tb_kernel(&t[0], 0, 13, 0, T0 + 400 * US, T0 + 500 * US, AR);
+	tb_end(&t[0]);
+	tb_begin(&t[1], 200, GT_PRODUCER_INJECT, 0, 1, u1);
+	tb_kernel(&t[1], 0, 7, 0, T0, T0 + 50 * US, "_Z4gemmv");
+	tb_kernel(&t[1], 0, 21, 0, T0 + 250 * US, T0 + 300500, AR);
+	tb_end(&t[1]);
+	tb_mktmp();
+	for (int i = 0; i < 2; i++) {
+		char path[128];
+		snprintf(path, sizeof(path), "%s/%d.gtrace", tb_tmpdir, 100 * (i + 1));
+		FILE *f = fopen(path, "wb");
+		ck_assert_ptr_nonnull(f);
+		ck_assert_uint_eq(fwrite(t[i].buf, 1, t[i].len, f), t[i].len);
+		ck_assert_int_eq(fclose(f), 0);
+	}
+	gt_analysis *a = analyze(t, 2, NULL);
+	char *txt = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&txt, &len);
+	ck_assert_int_eq(gt_report_text(a, f, NULL), 0);
+	fclose(f);
+	static const char *const want[] = {
+		" in 1 communication kernel: ", "): 150.0 us at 1 collective, ",
+		"arrived last at 1 of 1 collective, ",
+		"== Ranks: 1 collective matched across 2 ranks (1 group of ranks running the same "
+		"collectives; 1 kernel matched with no other rank)"};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!strstr(txt, want[i])) {
+			fputs(txt, stderr);
+			ck_abort_msg("no \"%s\" in the report (printed above)", want[i]);
+		}
+	free(txt);
+	gt_analysis_free(a);
+	txt = NULL;
+	f = open_memstream(&txt, &len);
+	ck_assert_int_eq(gt_report_summary(tb_tmpdir, f), 0);
+	fclose(f);
+	ck_assert_msg(strstr(txt, "arrived last at 1 of 1 collective; "), "%s", txt);
+	free(txt);
+	tb_rmtmp();
+}
+END_TEST
+
 /*
  * Four ranks in two communicators, {0,1} and {2,3}, each on its stream 13,
  * running at different moments; and rank 3's clock 50 ms off in a second
@@ -642,6 +696,7 @@ static Suite *suite(void)
 	tcase_add_test(c, kernel_names);
 	tcase_add_test(c, overlap_and_types);
 	tcase_add_test(c, match_two_ranks);
+	tcase_add_test(c, report_plurals_of_one);
 	tcase_add_test(c, communicators_and_skew);
 	tcase_add_test(c, clip_window);
 	tcase_add_test(c, sendrecv_only);

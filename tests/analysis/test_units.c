@@ -174,7 +174,7 @@ START_TEST(plurals)
 	regex_t re;
 	ck_assert_int_eq(regcomp(&re,
 				 "[^0-9.,]1 (rows|times|copies|memsets|names|windows|frames|records|"
-				 "gaps|launches|calls)[^a-z]",
+				 "gaps|launches|calls|kernels|findings|problems|traces|GPUs)[^a-z]",
 				 REG_EXTENDED),
 			 0);
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {

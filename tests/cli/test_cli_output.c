@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <regex.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -333,6 +334,34 @@ START_TEST(export_planted_temporary)
 END_TEST
 
 /* The error names the path given, not a temporary. */
+/* The export summary: a count of one is singular ("1 traces", "1 rows",
+ * "1 flows", "1 gaps" were printed; issue 13, item 12). */
+START_TEST(export_summary_plurals)
+{
+	regex_t re;
+	ck_assert_int_eq(regcomp(&re,
+				 "[^0-9.,]1 (traces|records|events|rows|flows|gaps|problems)[^a-z]",
+				 REG_EXTENDED | REG_NOSUB),
+			 0);
+	/* two steps of host work: one idle gap between them */
+	OK("synth", "-q", "-p", "host", "-s", "steps=2", "-s", "kernels=1", "-s", "nvml_hz=0",
+	   "-o", "tr");
+	OK("export", "-f", "perfetto", "-o", "p.json", "tr/1000.gtrace");
+	ck_assert_msg(strstr(R.err, ": 1 trace, ") && strstr(R.err, ", 1 gap, "), "%s", R.err);
+	ck_assert_msg(regexec(&re, R.err, 0, NULL, 0) != 0, "%s", R.err);
+	/* one step: one launch, one flow, one kernel row */
+	OK("synth", "-q", "-p", "host", "-s", "steps=1", "-s", "kernels=1", "-s", "nvml_hz=0",
+	   "-o", "t1");
+	OK("export", "-f", "perfetto", "-o", "p1.json", "t1/1000.gtrace");
+	ck_assert_msg(strstr(R.err, ", 1 flow, "), "%s", R.err);
+	ck_assert_msg(regexec(&re, R.err, 0, NULL, 0) != 0, "%s", R.err);
+	OK("export", "-f", "csv", "-r", "cuda_gpu_kern_sum", "-o", "k.csv", "t1/1000.gtrace");
+	ck_assert_msg(strstr(R.err, ", 1 row, "), "%s", R.err);
+	ck_assert_msg(regexec(&re, R.err, 0, NULL, 0) != 0, "%s", R.err);
+	regfree(&re);
+}
+END_TEST
+
 START_TEST(export_error_names_the_path)
 {
 	make_trace();
@@ -849,6 +878,7 @@ static Suite *suite(void)
 	tcase_add_test(t, export_link_refused_or_replaced);
 	tcase_add_test(t, export_planted_temporary);
 	tcase_add_test(t, export_error_names_the_path);
+	tcase_add_test(t, export_summary_plurals);
 	tcase_add_test(t, export_atomic_replace);
 	tcase_add_test(t, export_fd_names);
 	tcase_add_test(t, export_unreadable_writes_nothing);

@@ -648,6 +648,8 @@ START_TEST(collector_and_capture)
 	snprintf(want, sizeof(want), "d/%d.gtrace\n", (int)ppid);
 	ck_assert_msg(file_has("capout", want), "capture printed no path");
 	ck_assert(file_has("caperr", "captured pid"));
+	/* a count of one is singular (issue 13, item 12) */
+	ck_assert(!file_has("caperr", " 1 frames,") && !file_has("caperr", " 1 records arrived"));
 
 	char *list[] = {GAPTRACE_BIN, "capture", "--list", "--socket", sock, NULL};
 	ck_assert_int_eq(run(list, "listout", "err"), 0);

@@ -11,6 +11,7 @@
  */
 #include <check.h>
 #include <math.h>
+#include <regex.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1553,6 +1554,221 @@ static void check_json(const char *s)
 	ck_assert(!in_str);
 }
 
+/* ------------------------------------------------------------ plurals */
+
+/* Every finding and note with a count of exactly one says it in the
+ * singular ("1 idle gap >= 1 ms is", not "1 idle gaps >= 1 ms are"). */
+static void one_gap(scen *s, int cause)
+{
+	s->ngaps = 1;
+	s->gaps[0].cause_ns[cause] = s->gaps[0].end - s->gaps[0].start;
+}
+
+static void p_sync(scen *s, gt_diag_opts *o)
+{
+	b_sync(s, o);
+	one_gap(s, GT_CAUSE_SYNC_TURNAROUND);
+	s->syncs[0].count = 1;
+}
+
+static void p_host(scen *s, gt_diag_opts *o)
+{
+	b_host_busy(s, o);
+	one_gap(s, GT_CAUSE_HOST_BUSY);
+}
+
+static void p_loader(scen *s, gt_diag_opts *o)
+{
+	b_loader(s, o);
+	one_gap(s, GT_CAUSE_HOST_BUSY);
+	s->copies[0].count = 1;
+	o->min_share = 0.01; /* the one gap's 1.2 % */
+}
+
+static void p_dependency(scen *s, gt_diag_opts *o)
+{
+	b_dependency(s, o);
+	sc_gap(s, 100 * MS, 50 * MS, GT_CAUSE_DEPENDENCY);
+	s->syncs[s->nsyncs++] = (gt_an_sync){.trace = 0, .pid = 100, .tid = 4242,
+					     .type = GT_SYNC_EVENT, .source = GT_AN_SYNC_FROM_API,
+					     .name = 1, .count = 1, .total_ns = MS, .max_ns = MS};
+}
+
+/* one launch of one tiny kernel from a CUDA graph (storm_min_calls=0) */
+static void p_storm(scen *s, gt_diag_opts *o)
+{
+	sc_busy(s, 5000, 0);
+	sc_idle(s, GT_CAUSE_LAUNCH_BOUND, 10 * SEC - 5000);
+	gt_an_kernel *k = sc_kernel(s, "tiny_op", 1, 5000, 1, 1);
+	k->graph_count = 1;
+	s->gpu.graph_kernels = 1;
+	o->storm_min_calls = 0;
+}
+
+/* the storm's threshold of one launch: "more than 1 time" */
+static void p_storm_min(scen *s, gt_diag_opts *o)
+{
+	b_storm(s, o);
+	o->storm_min_calls = 1;
+}
+
+static void p_small_grid(scen *s, gt_diag_opts *o)
+{
+	b_small_grid(s, o);
+	gt_an_kernel *k = &s->kernels[0];
+	k->count = k->small_grid = 1;
+	k->grid[0] = k->block[0] = 1;
+	k->min_blocks = k->max_blocks = 1;
+	k->min_threads = k->max_threads = 1;
+}
+
+static void p_low_occ(scen *s, gt_diag_opts *o)
+{
+	b_low_occ(s, o);
+	s->kernels[0].count = 1;
+}
+
+static void p_throttled(scen *s, gt_diag_opts *o)
+{
+	b_throttled(s, o);
+	s->gpu.nvml.samples = 1;
+}
+
+static void p_other(scen *s, gt_diag_opts *o)
+{
+	b_other_traced(s, o);
+	s->procs[0].nkernels = 1;
+}
+
+static void p_straggler(scen *s, gt_diag_opts *o)
+{
+	b_straggler(s, o);
+	s->ranks[1].last = s->ranks[1].collectives = 1;
+}
+
+static void p_comm(scen *s, gt_diag_opts *o)
+{
+	b_comm(s, o);
+	s->colls[s->ncolls++] = (gt_an_coll){.type = GT_COLL_ALLREDUCE, .count = 1,
+					     .total_ns = 3000 * MS, .mean_ns = 3000.0 * MS,
+					     .busy_ns = 3000 * MS, .exposed_ns = 3000 * MS};
+}
+
+static void p_d2h(scen *s, gt_diag_opts *o)
+{
+	b_d2h(s, o);
+	s->copies[0].count = s->copies[0].blocking = 1;
+	o->d2h_min_count = 1;
+}
+
+static void p_pageable(scen *s, gt_diag_opts *o)
+{
+	b_pageable(s, o);
+	s->copies[0].count = 1;
+}
+
+static void p_transfer(scen *s, gt_diag_opts *o)
+{
+	b_transfer(s, o);
+	s->copies[0].count = 1;
+}
+
+/* notes: one unmatched work item, one lost record, one record over budget */
+static void p_notes(scen *s, gt_diag_opts *o)
+{
+	(void)o;
+	sc_busy(s, 8000 * MS, 0);
+	sc_idle(s, GT_CAUSE_UNKNOWN, 2000 * MS);
+	sc_kernel(s, "step_kernel", 1000, 8000 * MS, 4096, 256);
+	s->gpu.unmatched = 1;
+	s->trace.loss_count[0] = 1;
+	s->trace.rs.budget_frames = s->trace.rs.budget_records = 1;
+	s->trace.rs.budget_offset = 4096;
+}
+
+typedef struct pcase {
+	const char *name;
+	void (*build)(scen *, gt_diag_opts *);
+	const char *want[3]; /* what the text must say */
+} pcase;
+
+static const pcase pcases[] = {
+	{"sync", p_sync, {"1 idle gap >= 1 ms is mostly turnaround", "1 call,"}},
+	{"host", p_host, {"1 idle gap >= 1 ms is mostly host work", "(1 time)"}},
+	{"loader",
+	 p_loader,
+	 {"input data: 1 time the host", "1 idle gap >= 1 ms ends with",
+	  "1 host-to-device copy,"}},
+	{"dependency", p_dependency, {"1 idle gap >= 1 ms is mostly dependency", "1 call,"}},
+	{"storm",
+	 p_storm,
+	 {"1 launch of 1 kernel averaging", "(1 of 1; 1 graph kernel on", "ran 1 time,"}},
+	{"storm_min", p_storm_min, {"1 kernel name launched more than 1 time with"}},
+	{"small_grid",
+	 p_small_grid,
+	 {"in 1 of 1 launch below", "as few as 1 block on", ", 1 block x 1 thread"}},
+	{"low_occ", p_low_occ, {"), 1 launch, "}},
+	{"throttled", p_throttled, {"NVML (1 sample)"}},
+	{"other", p_other, {"start-up, as every share here), 1 kernel"}},
+	{"straggler", p_straggler, {"late on average, 1 time)", "at 1 of the 1 collective it"}},
+	{"comm", p_comm, {"AllReduce: 1 kernel,"}},
+	{"d2h", p_d2h, {"1 device-to-host copy (", "1 of them blocked"}},
+	{"pageable", p_pageable, {"1 copy uses pageable", "it blocks the host", "pageable: 1 copy,"}},
+	{"transfer", p_transfer, {"(1 copy, ", "pinned: 1 copy,"}},
+	{"notes",
+	 p_notes,
+	 {"(1 work item has no launch API record)", "1 record or frame was lost",
+	  "1 record from byte 4096 on was over"}},
+};
+
+START_TEST(plurals_of_one)
+{
+	const pcase *pc = &pcases[_i];
+	scen *s = sc_new(10 * SEC);
+	gt_diag_opts o;
+	gt_diag_opts_init(&o);
+	pc->build(s, &o);
+	gt_diagnosis *d = dg_run(sc_input(s), &o);
+	ck_assert_ptr_nonnull(d);
+	char *t = capture(d, 0, 0);
+	for (int k = 0; k < 3 && pc->want[k]; k++)
+		ck_assert_msg(strstr(t, pc->want[k]), "%s: no \"%s\" in:\n%s", pc->name, pc->want[k],
+			      t);
+	regex_t re;
+	ck_assert_int_eq(regcomp(&re,
+				 "(^|[^0-9.,-])1 (times|calls|launches|gaps|idle gaps|kernels|kernel "
+				 "names|copies|device-to-host copies|host-to-device copies|blocks|"
+				 "threads|samples|collectives|work items|records|periods|findings)"
+				 "[^a-z]",
+				 REG_EXTENDED),
+			 0);
+	regmatch_t m;
+	ck_assert_msg(regexec(&re, t, 1, &m, 0) != 0, "%s: \"%.*s\"", pc->name,
+		      (int)(m.rm_eo - m.rm_so), t + m.rm_so);
+	regfree(&re);
+	free(t);
+	gt_diagnosis_free(d);
+	sc_free(s);
+}
+END_TEST
+
+/* The GPU headline of a wave found over one period. */
+START_TEST(headline_one_period)
+{
+	gt_diag_gpu g = {.gpu = 0, .name = "H200", .window_ns = 10 * SEC, .utilization = 0.5};
+	g.wave.found = 1;
+	g.wave.period_ns = 5.0 * SEC;
+	g.wave.idle_periods = 1.2;
+	g.wave.idle_share = 0.5;
+	char b[256];
+	ck_assert_int_gt(gt_diag_gpu_headline(&g, b, sizeof b), 0);
+	ck_assert_msg(strstr(b, "over the 1 period found"), "%s", b);
+	g.wave.idle_periods = 2;
+	ck_assert_int_gt(gt_diag_gpu_headline(&g, b, sizeof b), 0);
+	ck_assert_msg(strstr(b, "over the 2 periods found"), "%s", b);
+}
+END_TEST
+
 START_TEST(text_leads_with_fix)
 {
 	scen *s = sc_new(10 * SEC);
@@ -1682,6 +1898,8 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, text_leads_with_fix);
 	tcase_add_test(tc, json_output);
+	tcase_add_loop_test(tc, plurals_of_one, 0, (int)(sizeof pcases / sizeof pcases[0]));
+	tcase_add_test(tc, headline_one_period);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -6,6 +6,7 @@
  * metrics, kernels, examples of gaps. The design note atop diag_engine.c
  * says how the pools and the claims add up to the window.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -291,7 +292,9 @@ void dg_wave_evidence(dg_ctx *c, dg_fbuild *b)
 	char p[32];
 	gt_fmt_ns(p, sizeof p, c->wave.period_ns);
 	dg_ev(c, b, "utilization is a wave with a period of %s (confidence %.2f); over the %.0f "
-		 "periods found the GPU is idle %.0f%% of the time",
-	   p, c->wave.confidence, c->wave.idle_periods, c->wave.idle_share * 100);
+		 "%s found the GPU is idle %.0f%% of the time",
+	   p, c->wave.confidence, c->wave.idle_periods,
+	   gt_plural((uint64_t)nearbyint(c->wave.idle_periods), "period", "periods"),
+	   c->wave.idle_share * 100);
 	dg_metric(b, "period_ns", c->wave.period_ns);
 }

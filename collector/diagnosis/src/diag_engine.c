@@ -382,12 +382,13 @@ static void notes(gt_diagnosis *d, const dg_input *in)
 		if (g->window_ns && (double)(g->unknown_ns - lost) >= 0.1 * (double)g->window_ns)
 			add_note(d, dg_printf(&d->ar,
 					      "GPU %u: %.0f%% of the window is idle for no known "
-					      "reason (%llu work items have no launch API record): "
+					      "reason (%llu work %s no launch API record): "
 					      "capture the runtime/driver API kinds (the default) to "
 					      "explain it",
 					      g->gpu,
 					      100.0 * (double)(g->unknown_ns - lost) / (double)g->window_ns,
-					      (unsigned long long)gpu->unmatched));
+					      (unsigned long long)gpu->unmatched,
+					      gt_plural(gpu->unmatched, "item has", "items have")));
 		if (g->startup_ns)
 			add_note(d, dg_printf(&d->ar,
 					      "GPU %u: %.1f%% of the window (%.3f s) is start-up idle "
@@ -403,10 +404,13 @@ static void notes(gt_diagnosis *d, const dg_input *in)
 			gt_fmt_ns(p, sizeof p, g->wave.period_ns);
 			add_note(d, dg_printf(&d->ar,
 					      "GPU %u: utilization repeats every %s (%.0f%% idle over "
-					      "%.0f periods, confidence %.2f): a per-step pattern, its "
+					      "%.0f %s, confidence %.2f): a per-step pattern, its "
 					      "time is in the findings of its causes",
 					      g->gpu, p, 100.0 * g->wave.idle_share,
-					      g->wave.idle_periods, g->wave.confidence));
+					      g->wave.idle_periods,
+					      gt_plural((uint64_t)nearbyint(g->wave.idle_periods),
+							"period", "periods"),
+					      g->wave.confidence));
 		}
 	}
 	for (size_t t = 0; t < in->ntraces; t++) {
@@ -418,19 +422,23 @@ static void notes(gt_diagnosis *d, const dg_input *in)
 			lost += tr->loss_count[k];
 		if (lost)
 			add_note(d, dg_printf(&d->ar,
-					      "%s: %llu records or frames were lost while tracing; "
+					      "%s: %llu %s lost while tracing; "
 					      "shares may be understated where they are missing",
-					      tr->path, (unsigned long long)lost));
+					      tr->path, (unsigned long long)lost,
+					      gt_plural(lost, "record or frame was",
+							"records or frames were")));
 		if (tr->status)
 			add_note(d, dg_printf(&d->ar, "%s: only partly read (%s)", tr->path,
 					      tr->error));
 		if (tr->rs.budget_frames)
 			add_note(d, dg_printf(&d->ar,
-					      "%s: only partly read: %llu records from byte %llu on "
-					      "were over the record budget (records per byte of "
+					      "%s: only partly read: %llu %s from byte %llu on "
+					      "%s over the record budget (records per byte of "
 					      "trace); the findings are of the part read",
 					      tr->path, (unsigned long long)tr->rs.budget_records,
-					      (unsigned long long)tr->rs.budget_offset));
+					      gt_plural(tr->rs.budget_records, "record", "records"),
+					      (unsigned long long)tr->rs.budget_offset,
+					      gt_plural(tr->rs.budget_records, "was", "were")));
 		for (uint32_t k = 0; k < tr->nnotes; k++)
 			if (tr->notes[k].code == GT_NOTE_CUPTI_TAKEN)
 				add_note(d, dg_printf(&d->ar,

@@ -32,8 +32,10 @@ int gt_diag_gpu_headline(const gt_diag_gpu *g, char *buf, size_t cap)
 	gt_fmt_ns(sp, sizeof sp, g->wave.idle_periods * g->wave.period_ns);
 	size_t at = (size_t)n < cap ? (size_t)n : cap ? cap - 1 : 0;
 	int m = snprintf(cap ? buf + at : buf, cap - at,
-			 " (period %s, %.0f%% idle over the %.0f periods found, %s)", p,
-			 100.0 * g->wave.idle_share, g->wave.idle_periods, sp);
+			 " (period %s, %.0f%% idle over the %.0f %s found, %s)", p,
+			 100.0 * g->wave.idle_share, g->wave.idle_periods,
+			 gt_plural((uint64_t)nearbyint(g->wave.idle_periods), "period", "periods"),
+			 sp);
 	return m < 0 ? m : n + m;
 }
 
@@ -88,7 +90,9 @@ static void text_kernel(FILE *out, const gt_diag_kernel *k)
 	fprintf(out, "      %-48.48s x%-8" PRIu64 " %9s total, %9s mean", k->name, k->count, tot,
 		mean);
 	if (k->blocks)
-		fprintf(out, ", %" PRIu64 " blocks x %u threads", k->blocks, k->threads);
+		fprintf(out, ", %" PRIu64 " %s x %u %s", k->blocks,
+			gt_plural(k->blocks, "block", "blocks"), k->threads,
+			gt_plural(k->threads, "thread", "threads"));
 	if (k->occupancy >= 0)
 		fprintf(out, ", occupancy %.0f%%", 100.0 * k->occupancy);
 	fputc('\n', out);
@@ -162,12 +166,12 @@ int gt_findings_text_width(const gt_diagnosis *d, FILE *out, unsigned flags, uns
 	if (nf) {
 		if (d->ngpus == 1) {
 			char head[64];
-			snprintf(head, sizeof head, "What to change (%zu finding%s) - ", nf,
-				 nf == 1 ? "" : "s");
+			snprintf(head, sizeof head, "What to change (%zu %s) - ", nf,
+				 gt_plural(nf, "finding", "findings"));
 			gpu_line_wrapped(out, width, head, &d->gpus[0], "");
 		} else {
-			fprintf(out, "What to change: %zu finding%s on %zu GPUs, largest share first\n",
-				nf, nf == 1 ? "" : "s", d->ngpus);
+			fprintf(out, "What to change: %zu %s on %zu GPUs, largest share first\n",
+				nf, gt_plural(nf, "finding", "findings"), d->ngpus);
 		}
 	} else {
 		fprintf(out, "No findings: nothing explains %.0f%% or more of the wall time.\n",

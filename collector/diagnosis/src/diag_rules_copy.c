@@ -75,9 +75,9 @@ void dg_rule_d2h_storm(dg_ctx *c)
 	gt_fmt_bytes(by, sizeof by, (double)bytes / (double)n);
 	gt_fmt_ns(tt, sizeof tt, (double)t);
 	dg_title(c, b,
-	      "%llu device-to-host copies (%s each) and the host waiting on them take %.0f%% of "
+	      "%llu device-to-host %s (%s each) and the host waiting on them take %.0f%% of "
 	      "the time",
-	      (unsigned long long)n, by, 100.0 * b->f.share);
+	      (unsigned long long)n, gt_plural(n, "copy", "copies"), by, 100.0 * b->f.share);
 	dg_ev(c, b, "DtoH copies: %llu, %s in total, %s of copy time (%.1f%% %s), %.2f GB/s",
 	   (unsigned long long)n, (gt_fmt_bytes(by, sizeof by, (double)bytes), by), tt,
 	   100.0 * (double)t / (double)c->W, dg_of_w(c), t ? (double)bytes / (double)t : 0);
@@ -146,9 +146,10 @@ void dg_rule_pageable(dg_ctx *c)
 	double gbps = t ? (double)bytes / (double)t : 0;
 	gt_fmt_bytes(by, sizeof by, (double)bytes / (double)n);
 	dg_title(c, b,
-	      "%llu copies use pageable host memory (%s each, %.1f GB/s): they block the host and "
+	      "%llu %s pageable host memory (%s each, %.1f GB/s): %s the host and "
 	      "idle the GPU %.0f%% of the time",
-	      (unsigned long long)n, by, gbps, 100.0 * b->f.share);
+	      (unsigned long long)n, gt_plural(n, "copy uses", "copies use"), by, gbps,
+	      gt_plural(n, "it blocks", "they block"), 100.0 * b->f.share);
 	for (size_t i = 0; i < c->g->ncopies; i++) {
 		const gt_an_copy *r = &c->g->copies[i];
 		if (r->host_kind != GT_MEM_PAGEABLE || (d2h_fired && r->copy_kind == GT_COPY_DTOH))
@@ -157,9 +158,10 @@ void dg_rule_pageable(dg_ctx *c)
 			continue;
 		gt_fmt_bytes(by, sizeof by, (double)r->bytes);
 		gt_fmt_ns(tt, sizeof tt, (double)r->total_ns);
-		dg_ev(c, b, "%s pageable: %llu copies, %s, %s on the copy engine, %.2f GB/s, %llu "
+		dg_ev(c, b, "%s pageable: %llu %s, %s, %s on the copy engine, %.2f GB/s, %llu "
 			 "blocking; first at +%.6f s (pid %u, stream %u)",
-		   gt_copy_kind_name(r->copy_kind), (unsigned long long)r->count, by, tt, r->gbps,
+		   gt_copy_kind_name(r->copy_kind), (unsigned long long)r->count,
+		   gt_plural(r->count, "copy", "copies"), by, tt, r->gbps,
 		   (unsigned long long)r->blocking, dg_rel_s(c, r->first_start), r->ex_pid,
 		   r->ex_stream);
 	}
@@ -203,8 +205,8 @@ void dg_rule_transfer_bound(dg_ctx *c)
 	char by[32], tt[32];
 	gt_fmt_bytes(by, sizeof by, (double)bytes);
 	dg_title(c, b,
-	      "Data copies keep the SMs idle %.0f%% of the time (%llu copies, %s)",
-	      100.0 * b->f.share, (unsigned long long)n, by);
+	      "Data copies keep the SMs idle %.0f%% of the time (%llu %s, %s)",
+	      100.0 * b->f.share, (unsigned long long)n, gt_plural(n, "copy", "copies"), by);
 	for (size_t i = 0; i < c->g->ncopies && i < 4; i++) {
 		const gt_an_copy *r = &c->g->copies[i];
 		gt_fmt_bytes(by, sizeof by, (double)r->bytes);
@@ -212,9 +214,10 @@ void dg_rule_transfer_bound(dg_ctx *c)
 		if (r->copy_kind == GT_AN_COPY_MEMSET)
 			dg_ev(c, b, "memset: %llu, %s, %s", (unsigned long long)r->count, by, tt);
 		else
-			dg_ev(c, b, "%s %s: %llu copies, %s, %s, %.2f GB/s",
+			dg_ev(c, b, "%s %s: %llu %s, %s, %s, %.2f GB/s",
 			   gt_copy_kind_name(r->copy_kind), gt_mem_kind_name(r->host_kind),
-			   (unsigned long long)r->count, by, tt, r->gbps);
+			   (unsigned long long)r->count, gt_plural(r->count, "copy", "copies"), by,
+			   tt, r->gbps);
 	}
 	const gt_device *dv = &c->gpu->dev;
 	if (dv->mem_clock_khz && dv->mem_bus_width_bits)

@@ -86,8 +86,9 @@ void dg_rule_sync_turnaround(dg_ctx *c)
 		   *tn ? ")" : "");
 	}
 	if (n)
-		dg_ev(c, b, "%llu idle gaps >= %.3g ms are mostly turnaround, ~%s each",
-		   (unsigned long long)n, (double)c->in->detail_gap_ns / 1e6, m);
+		dg_ev(c, b, "%llu idle %s >= %.3g ms %s mostly turnaround, ~%s each",
+		   (unsigned long long)n, gt_plural(n, "gap", "gaps"),
+		   (double)c->in->detail_gap_ns / 1e6, gt_plural(n, "is", "are"), m);
 	dg_wave_evidence(c, b);
 	dg_cause_examples(c, b, 1u << GT_CAUSE_SYNC_TURNAROUND);
 	dg_metric(b, "gaps", (double)n);
@@ -131,8 +132,9 @@ void dg_rule_host_busy(dg_ctx *c)
 		      "of the time, in short gaps)",
 		      *thr ? " thread '" : "", thr, *thr ? "'" : "", 100.0 * b->f.share);
 	if (n)
-		dg_ev(c, b, "%llu idle gaps >= %.3g ms are mostly host work, ~%s each",
-		   (unsigned long long)n, (double)c->in->detail_gap_ns / 1e6, m);
+		dg_ev(c, b, "%llu idle %s >= %.3g ms %s mostly host work, ~%s each",
+		   (unsigned long long)n, gt_plural(n, "gap", "gaps"),
+		   (double)c->in->detail_gap_ns / 1e6, gt_plural(n, "is", "are"), m);
 	dg_ev(c, b, "host-busy idle in gaps by length: <10us %.1f%%, 10us-1ms %.1f%%, >=1ms %.1f%% "
 		 "%s",
 	   100.0 * (double)(c->gpu->gap_hist_cause_ns[0][GT_CAUSE_HOST_BUSY] +
@@ -171,8 +173,9 @@ void dg_rule_dependency(dg_ctx *c)
 	      "submitted, the GPU had nothing it was allowed to run)",
 	      100.0 * b->f.share);
 	if (n)
-		dg_ev(c, b, "%llu idle gaps >= %.3g ms are mostly dependency waits, ~%s each",
-		   (unsigned long long)n, (double)c->in->detail_gap_ns / 1e6, m);
+		dg_ev(c, b, "%llu idle %s >= %.3g ms %s mostly dependency waits, ~%s each",
+		   (unsigned long long)n, gt_plural(n, "gap", "gaps"),
+		   (double)c->in->detail_gap_ns / 1e6, gt_plural(n, "is", "are"), m);
 	for (size_t i = 0, k = 0; i < c->in->nsyncs && k < 3; i++) {
 		const gt_an_sync *s = &c->in->syncs[i];
 		if (!sync_row_here(c, s) ||

@@ -98,10 +98,11 @@ void dg_rule_small_grid(dg_ctx *c)
 		c->kclaimed[i] += f;
 		if (b->nk < c->o->max_kernels && b->nk < DG_MAX_K) {
 			gt_fmt_ns(tt, sizeof tt, (double)part);
-			dg_ev(c, b, "%s: %s in %llu of %llu launches below %u blocks (%llu-%llu blocks "
+			dg_ev(c, b, "%s: %s in %llu of %llu %s below %u blocks (%llu-%llu blocks "
 				 "x %u-%u threads)",
 			   dg_kname(c, k->name, nb, sizeof nb), tt, (unsigned long long)k->small_grid,
-			   (unsigned long long)k->count, sms, (unsigned long long)k->min_blocks,
+			   (unsigned long long)k->count, gt_plural(k->count, "launch", "launches"),
+			   sms, (unsigned long long)k->min_blocks,
 			   (unsigned long long)k->max_blocks, k->min_threads, k->max_threads);
 			dg_add_kernel_grid(c, b, k, -1, k->min_blocks);
 			b->k[b->nk - 1].claim_ns = part;
@@ -112,20 +113,21 @@ void dg_rule_small_grid(dg_ctx *c)
 	}
 	if (nrest) {
 		gt_fmt_ns(tt, sizeof tt, (double)rest);
-		dg_ev(c, b, "and %llu more kernel%s: %s", (unsigned long long)nrest,
-		   nrest == 1 ? "" : "s", tt);
+		dg_ev(c, b, "and %llu more %s: %s", (unsigned long long)nrest,
+		   gt_plural(nrest, "kernel", "kernels"), tt);
 	}
 	gt_fmt_ns(tt, sizeof tt, (double)b->f.kernel_claim_ns);
-	dg_ev(c, b, "%llu kernel%s whose grids fill at most half of the %u SMs: %s%s",
-	   (unsigned long long)nk, nk == 1 ? "" : "s", sms, tt,
+	dg_ev(c, b, "%llu %s whose grids fill at most half of the %u SMs: %s%s",
+	   (unsigned long long)nk, gt_plural(nk, "kernel", "kernels"), sms, tt,
 	   c->kscale < 1 ? " (kernel time scaled to the busy time: kernels overlap)" : "");
 	uint64_t blocks = top->min_blocks ? top->min_blocks
 					  : (uint64_t)top->grid[0] * top->grid[1] * top->grid[2];
 	double pct = 100.0 * (double)(blocks < sms ? blocks : sms) / sms;
 	dg_title(c, b,
-	      "Grids too small for the GPU: %s runs as few as %llu blocks on %u SMs (at most "
+	      "Grids too small for the GPU: %s runs as few as %llu %s on %u SMs (at most "
 	      "%.0f%% of the SMs busy), %.0f%% of the time in such launches",
-	      dg_kname(c, top->name, nb, sizeof nb), (unsigned long long)blocks, sms, pct,
+	      dg_kname(c, top->name, nb, sizeof nb), (unsigned long long)blocks,
+	      gt_plural(blocks, "block", "blocks"), sms, pct,
 	      100.0 * b->f.share);
 	dg_metric(b, "kernels", (double)nk);
 	dg_metric(b, "blocks", (double)blocks);
@@ -203,10 +205,11 @@ void dg_rule_low_occupancy(dg_ctx *c)
 		if (b->nk < c->o->max_kernels && b->nk < DG_MAX_K) {
 			gt_fmt_ns(tt, sizeof tt, (double)k->total_ns);
 			dg_ev(c, b, "%s: occupancy %.0f%% limited by %s (%u threads/block, %u registers/"
-				 "thread, %u B shared/block), %llu launches, %s",
+				 "thread, %u B shared/block), %llu %s, %s",
 			   dg_kname(c, k->name, nb, sizeof nb), 100.0 * occ[i],
 			   gt_occupancy_limiter_name(lim[i]), k->block[0] * k->block[1] * k->block[2],
-			   k->registers, k->smem, (unsigned long long)k->count, tt);
+			   k->registers, k->smem, (unsigned long long)k->count,
+			   gt_plural(k->count, "launch", "launches"), tt);
 			dg_add_kernel(c, b, k, occ[i]);
 		}
 	}
@@ -367,15 +370,17 @@ void dg_rule_throttled(dg_ctx *c)
 		dg_ev(c, b, "%s: %s of busy time", one, tt);
 	}
 	if (gpu->nvml.samples && gpu->nvml.sm_clock_mean_mhz > 0)
-		dg_ev(c, b, "NVML (%llu samples): SM clock %.0f MHz mean while busy (min %u, max %u), "
+		dg_ev(c, b, "NVML (%llu %s): SM clock %.0f MHz mean while busy (min %u, max %u), "
 			 "power %.0f W mean, temperature up to %u C",
-		   (unsigned long long)gpu->nvml.samples, gpu->nvml.sm_clock_mean_mhz,
+		   (unsigned long long)gpu->nvml.samples,
+		   gt_plural(gpu->nvml.samples, "sample", "samples"), gpu->nvml.sm_clock_mean_mhz,
 		   gpu->nvml.sm_clock_min_mhz, gpu->nvml.sm_clock_max_mhz, gpu->nvml.power_mean_w,
 		   gpu->nvml.temp_max_c);
 	else if (gpu->nvml.samples) /* a mean of 0: no clock read while busy */
-		dg_ev(c, b, "NVML (%llu samples): no SM clock sample while busy (min %u, max %u "
+		dg_ev(c, b, "NVML (%llu %s): no SM clock sample while busy (min %u, max %u "
 			 "seen), power %.0f W mean, temperature up to %u C",
-		   (unsigned long long)gpu->nvml.samples, gpu->nvml.sm_clock_min_mhz,
+		   (unsigned long long)gpu->nvml.samples,
+		   gt_plural(gpu->nvml.samples, "sample", "samples"), gpu->nvml.sm_clock_min_mhz,
 		   gpu->nvml.sm_clock_max_mhz, gpu->nvml.power_mean_w, gpu->nvml.temp_max_c);
 	dg_ev(c, b, "%s",
 	   lim[0] ? lim : "power limits not in the NVML samples (traces before format 1.2 have none)");

@@ -91,20 +91,24 @@ void dg_rule_tiny_storm(dg_ctx *c)
 	char m[32], lat[32], nb[DG_NAME_CAP];
 	gt_fmt_ns(m, sizeof m, (double)st / (double)sn);
 	dg_title(c, b,
-	      "Tiny-kernel storm%s: %llu launches of %llu kernel%s averaging %s (most: %s x%llu); "
+	      "Tiny-kernel storm%s: %llu %s of %llu %s averaging %s (most: %s x%llu); "
 	      "%s overhead exceeds the work",
 	      in_graph ? " inside CUDA graphs" : "", (unsigned long long)sn,
-	      (unsigned long long)nstorm, nstorm == 1 ? "" : "s", m,
+	      gt_plural(sn, "launch", "launches"), (unsigned long long)nstorm,
+	      gt_plural(nstorm, "kernel", "kernels"), m,
 	      dg_kname(c, big->name, nb, sizeof nb), (unsigned long long)big->count,
 	      in_graph ? "per-node" : "launch");
-	dg_ev(c, b, "%llu kernel names launched more than %llu times with a mean under %s", 
-	   (unsigned long long)nstorm, (unsigned long long)c->o->storm_min_calls,
+	dg_ev(c, b, "%llu kernel %s launched more than %llu %s with a mean under %s",
+	   (unsigned long long)nstorm, gt_plural(nstorm, "name", "names"),
+	   (unsigned long long)c->o->storm_min_calls,
+	   gt_plural(c->o->storm_min_calls, "time", "times"),
 	   (gt_fmt_ns(lat, sizeof lat, (double)c->o->tiny_kernel_ns), lat));
-	dg_ev(c, b, "their launches are %.0f%% of all %llu kernel launches; they run %.1f%% %s, "
+	dg_ev(c, b, "their launches are %.0f%% of all %llu kernel %s; they run %.1f%% %s, "
 		 "the GPU idles %.1f%% waiting on launch calls and %.1f%% on host work "
 		 "between launches (gaps < %.3g us)",
 	   100.0 * (double)sn / (double)(c->gpu->nkernels ? c->gpu->nkernels : 1),
-	   (unsigned long long)c->gpu->nkernels, 100.0 * (double)b->f.kernel_claim_ns / (double)c->W,
+	   (unsigned long long)c->gpu->nkernels, gt_plural(c->gpu->nkernels, "launch", "launches"),
+	   100.0 * (double)b->f.kernel_claim_ns / (double)c->W,
 	   dg_of_w(c), 100.0 * (double)b->f.cause_claim_ns[GT_CAUSE_LAUNCH_BOUND] / (double)c->W,
 	   100.0 * (double)b->f.cause_claim_ns[GT_CAUSE_HOST_BUSY] / (double)c->W,
 	   (double)c->o->dispatch_gap_ns / 1e3);
@@ -119,9 +123,10 @@ void dg_rule_tiny_storm(dg_ctx *c)
 	}
 	if (sg)
 		dg_ev(c, b, "%.0f%% of the storm launches come from CUDA graphs (%llu of %llu; %llu "
-			 "graph kernels on this GPU)",
+			 "graph %s on this GPU)",
 		   100.0 * (double)sg / (double)sn, (unsigned long long)sg, (unsigned long long)sn,
-		   (unsigned long long)c->gpu->graph_kernels);
+		   (unsigned long long)c->gpu->graph_kernels,
+		   gt_plural(c->gpu->graph_kernels, "kernel", "kernels"));
 	/* kernels by launch count */
 	kernels_by_count(c, b, 1);
 	dg_metric(b, "kernels", (double)nstorm);
@@ -136,21 +141,23 @@ void dg_rule_tiny_storm(dg_ctx *c)
 		dg_fix(c, b,
 		    "The kernels already run from CUDA graphs, so launches are not the cost: each "
 		    "graph node still pays a per-node scheduling overhead of a few microseconds, as "
-		    "much as these kernels run (%s ran %llu times, %s each). Put fewer, bigger "
+		    "much as these kernels run (%s ran %llu %s, %s each). Put fewer, bigger "
 		    "nodes in the graph: fuse the small operations before capturing (torch.compile's "
 		    "default mode fuses elementwise chains; fused optimizers foreach=True/fused=True, "
 		    "fused layer norm/attention), process a whole batch or all parameters per kernel "
 		    "(multi-tensor apply), and in your own CUDA code merge consecutive small kernels.",
-		    nb, (unsigned long long)big->count, lat);
+		    nb, (unsigned long long)big->count, gt_plural(big->count, "time", "times"),
+		    lat);
 	else
 		dg_fix(c, b,
-		    "Launch fewer, bigger kernels (%s alone ran %llu times, %s each): torch.compile(model) "
+		    "Launch fewer, bigger kernels (%s alone ran %llu %s, %s each): torch.compile(model) "
 		    "fuses elementwise chains (mode=\"reduce-overhead\" also replays them as a CUDA "
 		    "graph); capture the repeated step in a CUDA graph (torch.cuda.CUDAGraph / "
 		    "cudaStreamBeginCapture) so its launches become one graph launch; use fused ops "
 		    "(optimizer foreach=True/fused=True, fused layer norm/attention); in your own CUDA "
 		    "code, merge the small kernels or process a whole batch per launch.",
-		    nb, (unsigned long long)big->count, lat);
+		    nb, (unsigned long long)big->count, gt_plural(big->count, "time", "times"),
+		    lat);
 }
 
 /* launch_bound: idle time spent launching. */

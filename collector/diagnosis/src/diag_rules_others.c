@@ -56,10 +56,11 @@ void dg_rule_other_process(dg_ctx *c)
 			dg_ev(c, b,
 			   "pid %s: its own work kept the GPU busy %.1f%% of the time, and it waited "
 			   "while other processes ran %.1f%% (shares of this GPU's window without "
-			   "start-up, as every share here), %llu kernels",
+			   "start-up, as every share here), %llu %s",
 			   who[i], 100.0 * (double)p->busy_ns / (double)c->W,
 			   100.0 * (double)p->cause_ns[GT_CAUSE_OTHER_PROCESS] / (double)c->W,
-			   (unsigned long long)p->nkernels);
+			   (unsigned long long)p->nkernels,
+			   gt_plural(p->nkernels, "kernel", "kernels"));
 		}
 		dg_ev(c, b,
 		   "contexts of different processes are time-sliced on the GPU: each one's "
@@ -159,19 +160,21 @@ void dg_rule_straggler(dg_ctx *c)
 	gt_fmt_ns(t1, sizeof t1, (double)mean);
 	dg_title(c, b,
 	      "Rank %u (GPU %u, pid %u) is a straggler: %.0f%% of the time ranks wait at "
-	      "collectives is for it (%s late on average, %llu times); this GPU waits for it %.0f%% "
+	      "collectives is for it (%s late on average, %llu %s); this GPU waits for it %.0f%% "
 	      "of the time",
 	      R->rank, R->gpu, R->pid, 100.0 * (double)R->cost_ns / (double)all, t1,
-	      (unsigned long long)R->last, 100.0 * b->f.share);
+	      (unsigned long long)R->last, gt_plural(R->last, "time", "times"), 100.0 * b->f.share);
 	gt_fmt_ns(t2, sizeof t2, (double)R->late_max_ns);
 	gt_fmt_ns(t3, sizeof t3, (double)R->late.p50);
 	gt_fmt_ns(t4, sizeof t4, (double)R->late.p90);
 	dg_ev(c, b,
-	   "rank %u%s%.60s%s arrived last at %llu of the %llu collectives it took part in; late by "
+	   "rank %u%s%.60s%s arrived last at %llu of the %llu %s it took part in; late by "
 	   "%s on average (median %s, p90 %s), %s at most (at +%.6f s)",
 	   R->rank, lt && lt->header_ok ? " (" : "", lt && lt->header_ok ? lt->header.cmdline : "",
 	   lt && lt->header_ok ? ")" : "", (unsigned long long)R->last,
-	   (unsigned long long)R->collectives, t1, t3, t4, t2, dg_rel_s(c, R->late_max_at));
+	   (unsigned long long)R->collectives,
+	   gt_plural(R->collectives, "collective", "collectives"), t1, t3, t4, t2,
+	   dg_rel_s(c, R->late_max_at));
 	gt_fmt_ns(t1, sizeof t1, (double)w->wait_ns);
 	gt_fmt_ns(t2, sizeof t2, (double)w->exposed_ns);
 	gt_fmt_ns(t3, sizeof t3, (double)w->max_ns);
@@ -289,8 +292,9 @@ void dg_rule_comm(dg_ctx *c)
 		gt_fmt_ns(a1, sizeof a1, (double)x->total_ns);
 		gt_fmt_ns(a2, sizeof a2, (double)x->exposed_ns);
 		gt_fmt_ns(a3, sizeof a3, x->mean_ns);
-		dg_ev(c, b, "%s: %llu kernels, %s, %s of it alone on the GPU (%.0f%%), %s each on average",
-		   gt_coll_name((int)x->type), (unsigned long long)x->count, a1, a2,
+		dg_ev(c, b, "%s: %llu %s, %s, %s of it alone on the GPU (%.0f%%), %s each on average",
+		   gt_coll_name((int)x->type), (unsigned long long)x->count,
+		   gt_plural(x->count, "kernel", "kernels"), a1, a2,
 		   x->busy_ns ? 100.0 * (double)x->exposed_ns / (double)x->busy_ns : 0, a3);
 	}
 	if (gpu->comm_wait_exposed_ns) {

@@ -40,8 +40,9 @@ void dg_rule_periodic_stall(dg_ctx *c)
 	char p[32], s[32];
 	gt_fmt_ns(p, sizeof p, c->wave.period_ns);
 	gt_fmt_ns(s, sizeof s, (double)c->wave.stall_ns);
-	dg_title(c, b, "The GPU stalls every %s for %s (%.0f%% of each period), %u times", p, s,
-	      100.0 * c->wave.stall_share, c->wave.nstalls);
+	dg_title(c, b, "The GPU stalls every %s for %s (%.0f%% of each period), %u %s", p, s,
+	      100.0 * c->wave.stall_share, c->wave.nstalls,
+	      gt_plural(c->wave.nstalls, "time", "times"));
 	dg_ev(c, b, "periodic wave: period %s, confidence %.2f (%s%s%s), first stall at +%.3f s", p,
 	   c->wave.confidence, c->wave.source & GT_WAVE_FROM_GAPS ? "gap spacing" : "",
 	   c->wave.source == (GT_WAVE_FROM_GAPS | GT_WAVE_FROM_ACF) ? " + " : "",
@@ -104,13 +105,15 @@ void dg_rule_data_loader(dg_ctx *c)
 	gt_fmt_ns(m, sizeof m, mean);
 	gt_fmt_bytes(by, sizeof by, h2d_n ? (double)h2d_bytes / (double)h2d_n : 0);
 	dg_title(c, b,
-	      "The GPU waits for input data: %llu times the host worked ~%s outside CUDA, then "
+	      "The GPU waits for input data: %llu %s the host worked ~%s outside CUDA, then "
 	      "copied the next batch to the GPU",
-	      (unsigned long long)n, m);
-	dg_ev(c, b, "%llu idle gaps >= %.3g ms end with a host-to-device copy; host busy %s on average "
-		 "before it",
-	   (unsigned long long)n, (double)c->in->detail_gap_ns / 1e6, m);
-	dg_ev(c, b, "%llu host-to-device copies, %s each on average", (unsigned long long)h2d_n, by);
+	      (unsigned long long)n, gt_plural(n, "time", "times"), m);
+	dg_ev(c, b, "%llu idle %s >= %.3g ms %s with a host-to-device copy; host busy %s on "
+		 "average before it",
+	   (unsigned long long)n, gt_plural(n, "gap", "gaps"), (double)c->in->detail_gap_ns / 1e6,
+	   gt_plural(n, "ends", "end"), m);
+	dg_ev(c, b, "%llu host-to-device %s, %s each on average", (unsigned long long)h2d_n,
+	   gt_plural(h2d_n, "copy", "copies"), by);
 	dg_wave_evidence(c, b);
 	dg_cause_arg a = {.causes = 1u << GT_CAUSE_HOST_BUSY, .taken = 2};
 	dg_examples(c, b, &a);

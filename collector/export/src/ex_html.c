@@ -986,7 +986,7 @@ static void kernels_table(ex_out *o, gt_export *x, const gt_analysis *a, size_t 
 			rest += k[i].total_ns;
 		LIT(o, "<p class=\"mut small\">... and ");
 		ex_u64(o, n - rows);
-		LIT(o, " more kernels (");
+		ex_puts(o, gt_plural(n - rows, " more kernel (", " more kernels ("));
 		put_dur(o, (double)rest);
 		LIT(o, ", ");
 		put_pct(o, g->kernel_ns ? (double)rest / (double)g->kernel_ns : 0);
@@ -1112,7 +1112,8 @@ static void inputs_table(ex_out *o, const gt_analysis *a, uint64_t problems)
 	if (problems) {
 		LIT(o, "<p class=\"warn\">");
 		ex_u64(o, problems);
-		LIT(o, " problem(s) were met reading the traces; what could be read is shown.</p>\n");
+		ex_puts(o, gt_plural(problems, " problem was", " problems were"));
+		LIT(o, " met reading the traces; what could be read is shown.</p>\n");
 	}
 }
 
@@ -1357,7 +1358,7 @@ static void finding_card(ex_out *o, const gt_finding *f)
 		h(o, kr->name);
 		LIT(o, "</code>: ");
 		ex_u64(o, kr->count);
-		LIT(o, " launches, ");
+		ex_puts(o, gt_plural(kr->count, " launch, ", " launches, "));
 		put_dur(o, (double)kr->total_ns);
 		LIT(o, " total, mean ");
 		put_dur(o, kr->mean_ns);
@@ -1390,7 +1391,8 @@ static int findings(ex_out *o, gt_export *x)
 		if (i == FINDINGS_SHOWN) {
 			LIT(o, "<details><summary>");
 			ex_u64(o, n - i);
-			LIT(o, " more findings</summary>\n");
+			ex_puts(o, gt_plural(n - i, " more finding</summary>\n",
+					     " more findings</summary>\n"));
 		}
 		finding_card(o, gt_diagnosis_finding(d, i));
 	}
@@ -1457,9 +1459,9 @@ static void gpu_section(ex_out *o, gt_export *x, const gt_analysis *a, size_t gi
 	h(o, g->dev.name[0] ? g->dev.name : "unknown device");
 	LIT(o, " <span class=\"mut\">(");
 	ex_u64(o, g->nprocs);
-	ex_puts(o, g->nprocs == 1 ? " process, " : " processes, ");
+	ex_puts(o, gt_plural(g->nprocs, " process, ", " processes, "));
 	ex_u64(o, g->nstreams);
-	ex_puts(o, g->nstreams == 1 ? " stream)</span></h3>\n" : " streams)</span></h3>\n");
+	ex_puts(o, gt_plural(g->nstreams, " stream)</span></h3>\n", " streams)</span></h3>\n"));
 	LIT(o, "<div class=\"kpis\">");
 	snprintf(b, sizeof(b), "%.1f%%", 100.0 * g->utilization);
 	kpi(o, b, "utilization");
@@ -1574,7 +1576,7 @@ int gt_export_html(gt_export *x, FILE *out, gt_export_stats *st)
 			t_last = t->t_last;
 	}
 	ex_u64(&o, gt_analysis_ntraces(a));
-	ex_puts(&o, gt_analysis_ntraces(a) == 1 ? " trace" : " traces");
+	ex_puts(&o, gt_plural(gt_analysis_ntraces(a), " trace", " traces"));
 	if (host && host[0]) {
 		LIT(&o, " from ");
 		h(&o, host);
@@ -1586,7 +1588,7 @@ int gt_export_html(gt_export *x, FILE *out, gt_export_stats *st)
 	}
 	LIT(&o, ", ");
 	ex_u64(&o, ng);
-	ex_puts(&o, ng == 1 ? " GPU" : " GPUs");
+	ex_puts(&o, gt_plural(ng, " GPU", " GPUs"));
 	LIT(&o, ". Times (+s) are from the capture start = ");
 	char utc[48];
 	h(&o, gt_fmt_utc(utc, sizeof(utc), gt_analysis_time_origin(a)));

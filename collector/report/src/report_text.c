@@ -143,8 +143,9 @@ static void gpu_header(const gt_analysis *a, const gt_an_gpu *G, FILE *f, const 
 	if (!G->window_ns) {
 		fprintf(f, "No traced GPU work on this device");
 		if (G->nvml.samples)
-			fprintf(f, " (%" PRIu64 " NVML samples, GPU-Util mean %.0f %%)",
-				G->nvml.samples, G->nvml.gpu_util_mean);
+			fprintf(f, " (%" PRIu64 " NVML %s, GPU-Util mean %.0f %%)", G->nvml.samples,
+				gt_plural(G->nvml.samples, "sample", "samples"),
+				G->nvml.gpu_util_mean);
 		fprintf(f, ".\n\n");
 		return;
 	}
@@ -152,7 +153,7 @@ static void gpu_header(const gt_analysis *a, const gt_an_gpu *G, FILE *f, const 
 	fprintf(f, "Window       %s from %s (%s), %u process%s, %u stream%s\n",
 		an_fmt_ns(b1, sizeof(b1), G->window_ns), rel_s(b4, sizeof(b4), a, G->t0),
 		an_fmt_utc(b3, sizeof(b3), G->t0), G->nprocs,
-		G->nprocs == 1 ? "" : "es", G->nstreams, G->nstreams == 1 ? "" : "s");
+		gt_plural(G->nprocs, "", "es"), G->nstreams, gt_plural(G->nstreams, "", "s"));
 	fprintf(f, "Utilization  %.1f %% busy (%s): kernels %.1f %%, copies only %.1f %%",
 		100.0 * G->utilization, an_fmt_ns(b2, sizeof(b2), G->busy_ns),
 		pct(G->sm_busy_ns, G->window_ns), pct(G->copy_only_ns, G->window_ns));
@@ -179,8 +180,9 @@ static void idle_section(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 	(void)a;
 	fprintf(f,
 		"Idle         %.1f %% of the window (%s) in %" PRIu64
-		" gaps, median %s, longest %s; by cause, %% of the window:\n",
+		" %s, median %s, longest %s; by cause, %% of the window:\n",
 		pct(G->idle_ns, G->window_ns), an_fmt_ns(b1, sizeof(b1), G->idle_ns), G->ngaps,
+		gt_plural(G->ngaps, "gap", "gaps"),
 		an_fmt_ns(b2, sizeof(b2), G->gap_len.p50), an_fmt_ns(b3, sizeof(b3), G->gap_len.max));
 	if (!G->idle_ns)
 		return;
@@ -241,9 +243,10 @@ static void comm_section(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 	size_t ncoll, nwait;
 	const gt_an_coll *colls = gt_analysis_colls(a, G->index, &ncoll);
 	const gt_an_wait *waits = gt_analysis_waits(a, G->index, &nwait);
-	fprintf(f, "Comm         %s in %" PRIu64 " communication kernels: %s overlapped with compute, "
+	fprintf(f, "Comm         %s in %" PRIu64 " communication %s: %s overlapped with compute, "
 		   "%s exposed (%.1f %% of the window)\n",
 		an_fmt_ns(b1, sizeof(b1), G->comm_ns), G->ncomm,
+		gt_plural(G->ncomm, "kernel", "kernels"),
 		an_fmt_ns(b2, sizeof(b2), G->comm_overlap_ns),
 		an_fmt_ns(b3, sizeof(b3), G->comm_exposed_ns), pct(G->comm_exposed_ns, G->window_ns));
 	fprintf(f, "  %-14s %7s %10s %10s %10s %8s %12s\n", "type", "count", "total", "exposed", "mean",
@@ -260,17 +263,20 @@ static void comm_section(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 	const gt_an_rank *rk = gt_analysis_ranks(a, &nr);
 	for (size_t i = 0; i < nwait && i < 3; i++) {
 		const gt_an_wait *w = &waits[i];
-		fprintf(f, "  waited for rank %u (GPU %u, pid %u): %s at %" PRIu64 " collectives, %s of it "
+		fprintf(f, "  waited for rank %u (GPU %u, pid %u): %s at %" PRIu64 " %s, %s of it "
 			   "exposed, longest %s\n",
 			w->rank, w->rank < nr ? rk[w->rank].gpu : 0, w->rank < nr ? rk[w->rank].pid : 0,
 			an_fmt_ns(b1, sizeof(b1), w->wait_ns), w->count,
+			gt_plural(w->count, "collective", "collectives"),
 			an_fmt_ns(b2, sizeof(b2), w->exposed_ns), an_fmt_ns(b3, sizeof(b3), w->max_ns));
 	}
 	const gt_an_rank *me = rank_of_gpu(a, G->index);
 	if (me && me->last && G->late_ns) {
 		fprintf(f, "  rank %u (this GPU) arrived last at %" PRIu64 " of %" PRIu64
-			   " collectives, %s after the first rank in total; in those windows this GPU was ",
-			me->rank, me->last, me->collectives, an_fmt_ns(b1, sizeof(b1), me->late_ns));
+			   " %s, %s after the first rank in total; in those windows this GPU was ",
+			me->rank, me->last, me->collectives,
+			gt_plural(me->collectives, "collective", "collectives"),
+			an_fmt_ns(b1, sizeof(b1), me->late_ns));
 		span_state(f, G->late_ns, G->late_busy_ns, G->late_cause_ns);
 		fputc('\n', f);
 	}
@@ -312,8 +318,8 @@ static void busy_side(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 		fputc('\n', f);
 	}
 	if (G->tiny_kernels)
-		fprintf(f, "Tiny kernels %" PRIu64 " kernels under %s (%.0f %% of launches)%s\n",
-			G->tiny_kernels,
+		fprintf(f, "Tiny kernels %" PRIu64 " %s under %s (%.0f %% of launches)%s\n",
+			G->tiny_kernels, gt_plural(G->tiny_kernels, "kernel", "kernels"),
 			an_fmt_ns(b1, sizeof(b1), gt_analysis_get_opts(a)->tiny_kernel_ns),
 			pct(G->tiny_kernels, G->nkernels),
 			G->storm_kernels ? ", storms flagged in the kernel table" : "");
@@ -475,9 +481,11 @@ static void ranks_section(const gt_analysis *a, FILE *f)
 		multi += gr[i].nranks > 1;
 	}
 	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
-	fprintf(f, "== Ranks: %zu collectives matched across %zu ranks (%zu group%s of ranks running "
-		   "the same collectives; %" PRIu64 " kernels matched with no other rank)\n",
-		nc, nr, multi, multi == 1 ? "" : "s", unmatched);
+	fprintf(f, "== Ranks: %zu %s matched across %zu ranks (%zu %s of ranks running "
+		   "the same collectives; %" PRIu64 " %s matched with no other rank)\n",
+		nc, gt_plural(nc, "collective", "collectives"), nr, multi,
+		gt_plural(multi, "group", "groups"), unmatched,
+		gt_plural(unmatched, "kernel", "kernels"));
 	if (!nc) {
 		fprintf(f, "  no collective could be matched across ranks: they never end together "
 			   "(clocks apart by more than the tolerance, or unrelated communicators)\n\n");
@@ -580,42 +588,53 @@ static int an_traces_section(const gt_analysis *a, FILE *f)
 		if (t->status)
 			fprintf(f, "    reading stopped: %s\n", t->error), bad++;
 		if (t->rs.tail_bytes)
-			fprintf(f, "    cut short: the last %" PRIu64 " bytes were an incomplete frame "
+			fprintf(f, "    cut short: the last %" PRIu64 " %s an incomplete frame "
 				   "(process killed?); everything before was read\n",
-				t->rs.tail_bytes), bad++;
+				t->rs.tail_bytes,
+				gt_plural(t->rs.tail_bytes, "byte was", "bytes were")), bad++;
 		if (t->rs.bad_frames || t->rs.bad_bytes)
-			fprintf(f, "    corrupt: %" PRIu64 " frames / %" PRIu64 " bytes skipped; first at "
+			fprintf(f, "    corrupt: %" PRIu64 " %s / %" PRIu64 " %s skipped; first at "
 				   "byte %" PRIu64 "\n",
-				t->rs.bad_frames, t->rs.bad_bytes, t->rs.first_bad_offset), bad++;
+				t->rs.bad_frames, gt_plural(t->rs.bad_frames, "frame", "frames"),
+				t->rs.bad_bytes, gt_plural(t->rs.bad_bytes, "byte", "bytes"),
+				t->rs.first_bad_offset), bad++;
 		if (t->rs.seq_missing)
-			fprintf(f, "    %" PRIu64 " frames missing by sequence number (dropped)\n",
-				t->rs.seq_missing), bad++;
+			fprintf(f, "    %" PRIu64 " %s missing by sequence number (dropped)\n",
+				t->rs.seq_missing, gt_plural(t->rs.seq_missing, "frame", "frames")),
+				bad++;
 		if (t->rs.budget_frames)
-			fprintf(f, "    not read: %" PRIu64 " frames (%" PRIu64 " records) from byte %" PRIu64
-				   ", over the record budget (%u records per byte)\n",
-				t->rs.budget_frames, t->rs.budget_records, t->rs.budget_offset,
-				budget), bad++;
+			fprintf(f, "    not read: %" PRIu64 " %s (%" PRIu64 " %s) from byte "
+				   "%" PRIu64 ", over the record budget (%u records per byte)\n",
+				t->rs.budget_frames,
+				gt_plural(t->rs.budget_frames, "frame", "frames"),
+				t->rs.budget_records,
+				gt_plural(t->rs.budget_records, "record", "records"),
+				t->rs.budget_offset, budget), bad++;
 		if (t->rs.dup_frames)
-			fprintf(f, "    %" PRIu64 " duplicate frames skipped (read already)\n",
-				t->rs.dup_frames), bad++;
+			fprintf(f, "    %" PRIu64 " duplicate %s skipped (read already)\n",
+				t->rs.dup_frames, gt_plural(t->rs.dup_frames, "frame", "frames")),
+				bad++;
 		if (t->rs.backward_frames)
-			fprintf(f, "    %" PRIu64 " frames out of order (sequence numbers going "
+			fprintf(f, "    %" PRIu64 " %s out of order (sequence numbers going "
 				   "backward)\n",
-				t->rs.backward_frames), bad++;
+				t->rs.backward_frames,
+				gt_plural(t->rs.backward_frames, "frame", "frames")), bad++;
 		if (t->problems && t->first_problem[0])
-			fprintf(f, "    %" PRIu64 " problem%s, first: %s\n", t->problems,
-				t->problems == 1 ? "" : "s", t->first_problem);
+			fprintf(f, "    %" PRIu64 " %s, first: %s\n", t->problems,
+				gt_plural(t->problems, "problem", "problems"), t->first_problem);
 		for (int w = 0; w < GT_AN_LOSS_SLOTS; w++)
 			if (t->loss_count[w] || t->loss_bytes[w])
 				fprintf(f, "    LOST: %s %" PRIu64 " (%s)\n", gt_loss_what_name((uint32_t)w),
 					t->loss_count[w], an_fmt_bytes(b1, sizeof(b1), t->loss_bytes[w])),
 					bad++;
 		if (t->overhead_count)
-			fprintf(f, "    CUPTI overhead: %" PRIu64 " spans, %s\n", t->overhead_count,
+			fprintf(f, "    CUPTI overhead: %" PRIu64 " %s, %s\n", t->overhead_count,
+				gt_plural(t->overhead_count, "span", "spans"),
 				an_fmt_ns(b1, sizeof(b1), t->overhead_ns));
 		if (t->unmatched && t->api_calls)
-			fprintf(f, "    %" PRIu64 " GPU work items without their launch call "
-				   "(causes of their gaps are less certain)\n", t->unmatched);
+			fprintf(f, "    %" PRIu64 " GPU work %s without their launch call "
+				   "(causes of their gaps are less certain)\n", t->unmatched,
+				gt_plural(t->unmatched, "item", "items"));
 		if (!t->api_calls && (t->records[GT_REC_KERNEL] || t->records[GT_REC_MEMCPY]))
 			fprintf(f, "    no API records: idle causes are unknown (capture the runtime "
 				   "kind)\n");
@@ -665,12 +684,12 @@ static void headline(const gt_analysis *a, FILE *f)
 	}
 	size_t ntraces = gt_analysis_ntraces(a), ngpus = gt_analysis_ngpus(a);
 	fprintf(f, "gaptrace report: %zu trace%s (%zu process%s", ntraces,
-		ntraces == 1 ? "" : "s", procs, procs == 1 ? "" : "es");
+		gt_plural(ntraces, "", "s"), procs, gt_plural(procs, "", "es"));
 	if (coll)
 		fprintf(f, ", %zu NVML", coll);
 	if (bad)
 		fprintf(f, ", %zu unreadable", bad);
-	fprintf(f, "), %zu GPU%s\n", ngpus, ngpus == 1 ? "" : "s");
+	fprintf(f, "), %zu GPU%s\n", ngpus, gt_plural(ngpus, "", "s"));
 	/* the one origin of every "+s" time, the findings' above included */
 	char utc[48];
 	fprintf(f, "Times are from the capture start = %s\n\n",
@@ -686,22 +705,30 @@ static void not_read(const gt_analysis *a, FILE *f)
 	for (size_t i = 0; i < gt_analysis_ntraces(a); i++) {
 		const gt_an_trace *t = gt_analysis_trace(a, i);
 		if (t->rs.budget_frames)
-			fprintf(f, "NOT ALL READ: %s: %" PRIu64 " frames (%" PRIu64
-				   " records) from byte %" PRIu64 " on were not read: more than %u "
+			fprintf(f, "NOT ALL READ: %s: %" PRIu64 " %s (%" PRIu64
+				   " %s) from byte %" PRIu64 " on %s not read: more than %u "
 				   "records per byte of trace (a crafted or damaged trace?); the "
 				   "figures below are of the part read\n",
-				t->path, t->rs.budget_frames, t->rs.budget_records,
-				t->rs.budget_offset, budget), any = 1;
+				t->path, t->rs.budget_frames,
+				gt_plural(t->rs.budget_frames, "frame", "frames"),
+				t->rs.budget_records,
+				gt_plural(t->rs.budget_records, "record", "records"),
+				t->rs.budget_offset, gt_plural(t->rs.budget_frames, "was", "were"),
+				budget), any = 1;
 		if (t->rs.dup_frames)
-			fprintf(f, "DUPLICATES SKIPPED: %s: %" PRIu64 " frames had been read already "
-				   "(frames written twice, or the same trace given twice) and were not "
-				   "counted again\n",
-				t->path, t->rs.dup_frames), any = 1;
+			fprintf(f, "DUPLICATES SKIPPED: %s: %" PRIu64 " %s had been read already "
+				   "(frames written twice, or the same trace given twice) and %s "
+				   "not counted again\n",
+				t->path, t->rs.dup_frames,
+				gt_plural(t->rs.dup_frames, "frame", "frames"),
+				gt_plural(t->rs.dup_frames, "was", "were")), any = 1;
 		if (t->rs.backward_frames)
-			fprintf(f, "OUT OF ORDER: %s: %" PRIu64 " frames came after frames with "
-				   "higher sequence numbers (two streams in one file?); they were "
+			fprintf(f, "OUT OF ORDER: %s: %" PRIu64 " %s came after frames with "
+				   "higher sequence numbers (two streams in one file?); %s "
 				   "read\n",
-				t->path, t->rs.backward_frames), any = 1;
+				t->path, t->rs.backward_frames,
+				gt_plural(t->rs.backward_frames, "frame", "frames"),
+				gt_plural(t->rs.backward_frames, "it was", "they were")), any = 1;
 	}
 	/* lost data: what the reader stepped over, the loss records, and the
 	 * idle time over it (cause data_lost, claimed by no finding) */
@@ -713,11 +740,14 @@ static void not_read(const gt_analysis *a, FILE *f)
 		if (!t->rs.bad_frames && !t->rs.seq_missing && !t->rs.tail_bytes && !lost)
 			continue;
 		char b[32];
-		fprintf(f, "DATA LOST: %s: %" PRIu64 " damaged places (%s) skipped, %" PRIu64
-			   " frames missing, %" PRIu64 " bytes cut at the end, %" PRIu64
-			   " records dropped by the producer\n",
-			t->path, t->rs.bad_frames, an_fmt_bytes(b, sizeof(b), t->rs.bad_bytes),
-			t->rs.seq_missing, t->rs.tail_bytes, lost), any = 1;
+		fprintf(f, "DATA LOST: %s: %" PRIu64 " damaged %s (%s) skipped, %" PRIu64
+			   " %s missing, %" PRIu64 " %s cut at the end, %" PRIu64
+			   " %s dropped by the producer\n",
+			t->path, t->rs.bad_frames, gt_plural(t->rs.bad_frames, "place", "places"),
+			an_fmt_bytes(b, sizeof(b), t->rs.bad_bytes), t->rs.seq_missing,
+			gt_plural(t->rs.seq_missing, "frame", "frames"), t->rs.tail_bytes,
+			gt_plural(t->rs.tail_bytes, "byte", "bytes"), lost,
+			gt_plural(lost, "record", "records")), any = 1;
 	}
 	for (size_t i = 0; i < gt_analysis_ngpus(a); i++) {
 		const gt_an_gpu *G = gt_analysis_gpu(a, i);
@@ -824,8 +854,9 @@ int an_report_summary(const gt_analysis *a, FILE *f)
 			worst = &rk[i];
 	if (nr > 1 && worst)
 		fprintf(f, "ranks: rank %u (GPU %u, pid %u) arrived last at %" PRIu64 " of %" PRIu64
-			   " collectives; the others waited %s for it\n",
+			   " %s; the others waited %s for it\n",
 			worst->rank, worst->gpu, worst->pid, worst->last, worst->collectives,
+			gt_plural(worst->collectives, "collective", "collectives"),
 			an_fmt_ns(b1, sizeof(b1), worst->cost_ns));
 	uint64_t lost = 0, cut = 0, bad = 0, unread = 0;
 	for (size_t i = 0; i < gt_analysis_ntraces(a); i++) {
@@ -837,11 +868,14 @@ int an_report_summary(const gt_analysis *a, FILE *f)
 		unread += t->rs.budget_records;
 	}
 	if (lost || cut || bad)
-		fprintf(f, "  losses: %" PRIu64 " records dropped, %" PRIu64 " bad frames/traces, %" PRIu64
-			   " bytes cut; see gaptrace report\n", lost, bad, cut);
+		fprintf(f, "  losses: %" PRIu64 " %s dropped, %" PRIu64 " bad %s, %" PRIu64
+			   " %s cut; see gaptrace report\n",
+			lost, gt_plural(lost, "record", "records"), bad,
+			gt_plural(bad, "frame/trace", "frames/traces"), cut,
+			gt_plural(cut, "byte", "bytes"));
 	if (unread)
-		fprintf(f, "  not read: %" PRIu64 " records over the record budget; see gaptrace "
-			   "report\n", unread);
+		fprintf(f, "  not read: %" PRIu64 " %s over the record budget; see gaptrace "
+			   "report\n", unread, gt_plural(unread, "record", "records"));
 	fflush(f);
 	return ferror(f) ? GT_ERR_IO : 0;
 }
