@@ -107,22 +107,41 @@ extern "C" __global__ void gt_burn(float *buf, int n, int iters)
 	}
 }
 
+/* GPU time of the work queued on a stream between gt_timer_start and
+ * gt_timer_stop, by two events. */
+struct gt_timer {
+	cudaEvent_t a, b;
+	cudaStream_t s;
+};
+
+static inline void gt_timer_start(gt_timer *t, cudaStream_t s)
+{
+	t->s = s;
+	CK(cudaEventCreate(&t->a));
+	CK(cudaEventCreate(&t->b));
+	CK(cudaEventRecord(t->a, s));
+}
+
+/* Waits for the work; returns its GPU time in ms. */
+static inline float gt_timer_stop(gt_timer *t)
+{
+	float ms = 0;
+	CK(cudaGetLastError());
+	CK(cudaEventRecord(t->b, t->s));
+	CK(cudaEventSynchronize(t->b));
+	CK(cudaEventElapsedTime(&ms, t->a, t->b));
+	CK(cudaEventDestroy(t->a));
+	CK(cudaEventDestroy(t->b));
+	return ms;
+}
+
 /* Time one gt_burn launch (ms) with events on stream s. */
 static inline float gt_time_burn(float *buf, int n, int iters, int grid, int block, cudaStream_t s)
 {
-	cudaEvent_t a, b;
-	float ms = 0;
-	CK(cudaEventCreate(&a));
-	CK(cudaEventCreate(&b));
-	CK(cudaEventRecord(a, s));
+	gt_timer t;
+	gt_timer_start(&t, s);
 	gt_burn<<<grid, block, 0, s>>>(buf, n, iters);
-	CK(cudaGetLastError());
-	CK(cudaEventRecord(b, s));
-	CK(cudaEventSynchronize(b));
-	CK(cudaEventElapsedTime(&ms, a, b));
-	CK(cudaEventDestroy(a));
-	CK(cudaEventDestroy(b));
-	return ms;
+	return gt_timer_stop(&t);
 }
 
 /*

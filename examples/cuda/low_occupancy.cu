@@ -35,20 +35,11 @@ extern "C" __global__ void gt_chase(const unsigned *next, unsigned n, int steps,
 static float time_chase(const unsigned *next, unsigned n, int steps, unsigned *out, int grid,
 			int block, size_t smem, cudaStream_t s, long launches)
 {
-	cudaEvent_t a, b;
-	float ms = 0;
-	CK(cudaEventCreate(&a));
-	CK(cudaEventCreate(&b));
-	CK(cudaEventRecord(a, s));
+	gt_timer t;
+	gt_timer_start(&t, s);
 	for (long i = 0; i < launches; i++)
 		gt_chase<<<grid, block, smem, s>>>(next, n, steps, out);
-	CK(cudaGetLastError());
-	CK(cudaEventRecord(b, s));
-	CK(cudaEventSynchronize(b));
-	CK(cudaEventElapsedTime(&ms, a, b));
-	CK(cudaEventDestroy(a));
-	CK(cudaEventDestroy(b));
-	return ms / (float)launches;
+	return gt_timer_stop(&t) / (float)launches;
 }
 
 int main(int argc, char **argv)
