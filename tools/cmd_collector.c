@@ -20,7 +20,7 @@
 static struct {
 	const char *dir;
 	const char *socket;
-	unsigned int nvml_hz, nvml_proc_hz;
+	unsigned int nvml_hz, nvml_proc_hz, gpm_hz;
 	int dormant;
 	uint32_t kinds;
 	int share_group;
@@ -47,6 +47,9 @@ static const char usage_text[] =
 	"                      0 = no NVML at all)\n"
 	"      --nvml-proc-hz N  per-process utilization, memory, violation counters\n"
 	"                      and energy per second (default 1, at most --nvml-hz)\n"
+	"      --gpm-hz N      GPM hardware counters (SM activity and occupancy,\n"
+	"                      tensor/FP pipes, DRAM, PCIe, NVLink) per second per GPU,\n"
+	"                      Hopper or newer (default 10, at most 10, 0 = off)\n"
 	"      --dormant       producers connect dormant (capture nothing) until armed\n"
 	"                      with `gaptrace capture`\n"
 	"  -k, --kinds K       what producers capture, e.g. default,-nvtx or\n"
@@ -123,6 +126,7 @@ int cmd_collector(int argc, char **argv)
 		{"kinds", required_argument, NULL, 'k'}, {"verbose", no_argument, NULL, 'v'},
 		{"quiet", no_argument, NULL, 'q'},       {"help", no_argument, NULL, 'h'},
 		{"group", required_argument, NULL, 4},
+		{"gpm-hz", required_argument, NULL, 5},
 		{0},
 	};
 	int c, ret = 1;
@@ -130,6 +134,7 @@ int cmd_collector(int argc, char **argv)
 	memset(&opts, 0, sizeof(opts));
 	opts.nvml_hz = GT_NVML_DEFAULT_HZ;
 	opts.nvml_proc_hz = GT_NVML_DEFAULT_SLOW_HZ;
+	opts.gpm_hz = GT_GPM_DEFAULT_HZ;
 	opts.kinds = GT_KIND_DEFAULT;
 	opts.verbosity = 1;
 	optind = 1;
@@ -153,6 +158,10 @@ int cmd_collector(int argc, char **argv)
 			break;
 		}
 		case 2: opts.dormant = 1; break;
+		case 5:
+			if (parse_gpm_hz("gaptrace collector", optarg, &opts.gpm_hz) < 0)
+				return 2;
+			break;
 		case 4: {
 			char why[256];
 			if (gt_group_parse(optarg, &opts.gid, why, sizeof(why)) < 0) {
@@ -194,6 +203,8 @@ int cmd_collector(int argc, char **argv)
 		.dormant = opts.dormant,
 		.nvml_hz = opts.nvml_hz,
 		.nvml_proc_hz = opts.nvml_proc_hz,
+		.gpm_hz = opts.gpm_hz,
+		.gpm_off = opts.gpm_hz == 0,
 		.nvml_lib = getenv("GAPTRACE_NVML_PATH"),
 		.log = log_line,
 		.on_peer = on_peer,

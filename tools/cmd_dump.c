@@ -60,6 +60,37 @@ static const char *S(const gt_reader *r, uint32_t id)
 	return s ? s : "-";
 }
 
+/* A GPM percentage (hundredths) as "42.50%", "-" when not read. */
+static const char *pct(char *buf, size_t cap, uint32_t v)
+{
+	if (v == UINT32_MAX)
+		return "-";
+	snprintf(buf, cap, "%u.%02u%%", v / 100, v % 100);
+	return buf;
+}
+
+/* A GPM rate in bytes/s, "-" when not read. */
+static const char *rate(char *buf, size_t cap, uint64_t v)
+{
+	if (v == UINT64_MAX)
+		return "-";
+	snprintf(buf, cap, "%" PRIu64, v);
+	return buf;
+}
+
+static void print_gpm(const gt_gpm *g)
+{
+	char b[11][32];
+	printf("gpm %" PRIu64 " +%" PRIu64 " dev=%u sm=%s occ=%s tensor=%s fp16=%s fp32=%s "
+	       "fp64=%s dram=%s pcie_rx=%s pcie_tx=%s nvlink_rx=%s nvlink_tx=%s\n",
+	       g->start, g->end - g->start, g->device_id, pct(b[0], 32, g->sm_util),
+	       pct(b[1], 32, g->sm_occupancy), pct(b[2], 32, g->tensor_util),
+	       pct(b[3], 32, g->fp16_util), pct(b[4], 32, g->fp32_util),
+	       pct(b[5], 32, g->fp64_util), pct(b[6], 32, g->dram_bw_util),
+	       rate(b[7], 32, g->pcie_rx_bps), rate(b[8], 32, g->pcie_tx_bps),
+	       rate(b[9], 32, g->nvlink_rx_bps), rate(b[10], 32, g->nvlink_tx_bps));
+}
+
 static void print_record(const gt_reader *r, const gt_record *x)
 {
 	switch (x->type) {
@@ -137,6 +168,7 @@ static void print_record(const gt_reader *r, const gt_record *x)
 		printf("nvml_proc %" PRIu64 " dev=%u pid=%u sm=%u%%\n", x->nvml_proc.ts,
 		       x->nvml_proc.device_id, x->nvml_proc.pid, x->nvml_proc.sm_util);
 		break;
+	case GT_REC_GPM: print_gpm(&x->gpm); break;
 	case GT_REC_LOSS:
 		printf("loss %" PRIu64 "..%" PRIu64 " %s count=%" PRIu64 " bytes=%" PRIu64 " %s\n",
 		       x->loss.start, x->loss.end, gt_loss_what_name(x->loss.what), x->loss.count,

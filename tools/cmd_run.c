@@ -103,7 +103,7 @@ static struct {
 	uint32_t kinds;
 	int quiet;
 	int verbose;
-	unsigned int nvml_hz, nvml_proc_hz;
+	unsigned int nvml_hz, nvml_proc_hz, gpm_hz;
 	int report; /* REPORT_* bits */
 	uint64_t wait_ns;
 	int share_group;
@@ -136,6 +136,9 @@ static const char usage_text[] =
 	"                        10, 0 = no NVML at all)\n"
 	"      --nvml-proc-hz N  per-process utilization, memory, violation counters\n"
 	"                        and energy per second (default 1, at most --nvml-hz)\n"
+	"      --gpm-hz N        GPM hardware counters (SM activity and occupancy,\n"
+	"                        tensor/FP pipes, DRAM, PCIe, NVLink) per second per\n"
+	"                        GPU, Hopper or newer (default 10, at most 10, 0 = off)\n"
 	"      --report MODE     text (default): print the summary at the end; html:\n"
 	"                        also write NAME/report.html; text,html; none\n"
 	"      --wait SEC        after the program exits, wait at most SEC for the\n"
@@ -767,6 +770,7 @@ static int run_parse(int argc, char **argv)
 		{"report", required_argument, NULL, 5},
 		{"wait", required_argument, NULL, 6},
 		{"nvml-proc-hz", required_argument, NULL, 7},
+		{"gpm-hz", required_argument, NULL, 9},
 		{"group", required_argument, NULL, 8},
 		{"quiet", no_argument, NULL, 'q'},
 		{"verbose", no_argument, NULL, 'v'},
@@ -778,6 +782,7 @@ static int run_parse(int argc, char **argv)
 	opts.kinds = GT_KIND_DEFAULT;
 	opts.nvml_hz = GT_NVML_DEFAULT_HZ;
 	opts.nvml_proc_hz = GT_NVML_DEFAULT_SLOW_HZ;
+	opts.gpm_hz = GT_GPM_DEFAULT_HZ;
 	opts.report = REPORT_TEXT;
 	opts.wait_ns = 5000000000ull;
 	optind = 1;
@@ -815,6 +820,10 @@ static int run_parse(int argc, char **argv)
 				opts.nvml_proc_hz = (unsigned int)v;
 			break;
 		}
+		case 9:
+			if (parse_gpm_hz("gaptrace run", optarg, &opts.gpm_hz) < 0)
+				return 2;
+			break;
 		case 5:
 			if (parse_report(optarg, &opts.report) < 0) {
 				fprintf(stderr, "gaptrace run: --report wants text, html, text,html "
@@ -920,6 +929,8 @@ static int run_start_collector(struct run *r)
 		.session = r->session,
 		.nvml_hz = opts.nvml_hz,
 		.nvml_proc_hz = opts.nvml_proc_hz,
+		.gpm_hz = opts.gpm_hz,
+		.gpm_off = opts.gpm_hz == 0,
 		.nvml_lib = getenv("GAPTRACE_NVML_PATH"),
 		.log = log_line,
 		.share_group = opts.share_group,

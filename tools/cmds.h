@@ -28,4 +28,8 @@ int cmd_synth(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 
+/** --gpm-hz of `run` and `collector`: 0 (off) to GT_GPM_MAX_HZ. Returns 0, or
+ *  -1 after printing "CMD: --gpm-hz wants 0..10" on stderr. */
+int parse_gpm_hz(const char *cmd, const char *arg, unsigned int *hz);
+
 #endif

@@ -5,9 +5,11 @@
  */
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmds.h"
+#include "gaptrace/collector.h"
 #include "gaptrace/format.h"
 
 static const struct {
@@ -32,6 +34,19 @@ static const struct {
 	{"recover", cmd_recover, "rewrite a damaged trace, keeping every good frame", 1},
 	{"synth", cmd_synth, "write a synthetic trace directory with known ground truth", 1},
 };
+
+int parse_gpm_hz(const char *cmd, const char *arg, unsigned int *hz)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+	if (*end || end == arg || v < 0 || v > GT_GPM_MAX_HZ) {
+		fprintf(stderr, "%s: --gpm-hz wants 0..%d (GPM needs 100 ms between samples)\n",
+			cmd, GT_GPM_MAX_HZ);
+		return -1;
+	}
+	*hz = (unsigned int)v;
+	return 0;
+}
 
 static void usage(FILE *f)
 {

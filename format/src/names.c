@@ -37,6 +37,7 @@ const char *gt_rec_type_name(uint32_t type)
 	case GT_REC_OVERHEAD: return "overhead";
 	case GT_REC_NVML: return "nvml";
 	case GT_REC_NVML_PROC: return "nvml_proc";
+	case GT_REC_GPM: return "gpm";
 	case GT_REC_LOSS: return "loss";
 	case GT_REC_NOTE: return "note";
 	default: return NULL;

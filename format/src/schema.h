@@ -190,6 +190,22 @@
 	X(T, U, sm_util, PLAIN)      \
 	X(T, U, mem_util, PLAIN)
 
+#define GT_COLS_GPM(X, T)            \
+	X(T, U, start, DELTA)        \
+	X(T, U, end, REL)            \
+	X(T, U, device_id, PLAIN)    \
+	X(T, U, sm_util, PLAIN)      \
+	X(T, U, sm_occupancy, PLAIN) \
+	X(T, U, tensor_util, PLAIN)  \
+	X(T, U, fp16_util, PLAIN)    \
+	X(T, U, fp32_util, PLAIN)    \
+	X(T, U, fp64_util, PLAIN)    \
+	X(T, U, dram_bw_util, PLAIN) \
+	X(T, U, pcie_rx_bps, PLAIN)  \
+	X(T, U, pcie_tx_bps, PLAIN)  \
+	X(T, U, nvlink_rx_bps, PLAIN) \
+	X(T, U, nvlink_tx_bps, PLAIN)
+
 #define GT_COLS_LOSS(X, T)           \
 	X(T, U, start, DELTA)        \
 	X(T, U, end, REL)            \
@@ -224,6 +240,7 @@
 	R(OVERHEAD, overhead, gt_overhead, GT_COLS_OVERHEAD)      \
 	R(NVML, nvml, gt_nvml, GT_COLS_NVML)                      \
 	R(NVML_PROC, nvml_proc, gt_nvml_proc, GT_COLS_NVML_PROC)  \
+	R(GPM, gpm, gt_gpm, GT_COLS_GPM)                          \
 	R(LOSS, loss, gt_loss, GT_COLS_LOSS)                      \
 	R(NOTE, note, gt_note, GT_COLS_NOTE)
 

@@ -541,6 +541,46 @@ START_TEST(nvml_throttle)
 }
 END_TEST
 
+/* GPM rows (format 1.3) in the collector's trace are read and counted by
+ * type, and change nothing else yet: the same GPUs, window and busy time as
+ * without them, whatever their values (a device no other record names, an
+ * interval ending before it starts, a start of 0). */
+START_TEST(gpm_rows_counted_only)
+{
+	gt_analysis *a[2];
+	for (int with = 0; with < 2; with++) {
+		a[with] = gt_analysis_new(NULL);
+		const uint8_t u[1] = {0xA1};
+		tb t;
+		tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, u);
+		tb_kernel(&t, 0, 7, 1, T0 + 1000, T0 + 3000, NULL);
+		ck_assert_int_eq(tb_add(a[with], &t, "10.gtrace"), 1);
+		tb_begin(&t, 99, GT_PRODUCER_COLLECTOR, 0, 0, NULL);
+		nvml_sample(&t, 0, T0 + 1500, 0, 1980);
+		for (uint32_t i = 0; with && i < 3; i++) {
+			gt_record r = {.type = GT_REC_GPM};
+			r.gpm.start = i == 2 ? 0 : T0 + 500 + i * 1000;
+			r.gpm.end = i == 1 ? T0 : T0 + 5000;
+			r.gpm.device_id = i == 2 ? 7 : 0;
+			r.gpm.sm_util = 9000;
+			r.gpm.pcie_rx_bps = UINT64_MAX;
+			tb_rec(&t, &r);
+		}
+		ck_assert_int_eq(tb_add(a[with], &t, "nvml.gtrace"), 1);
+		finish(a[with]);
+	}
+	ck_assert_uint_eq(gt_analysis_trace(a[1], 1)->records[GT_REC_GPM], 3);
+	ck_assert_uint_eq(gt_analysis_trace(a[0], 1)->records[GT_REC_GPM], 0);
+	ck_assert_uint_eq(gt_analysis_ngpus(a[1]), gt_analysis_ngpus(a[0]));
+	const gt_an_gpu *g0 = gt_analysis_gpu(a[0], 0), *g1 = gt_analysis_gpu(a[1], 0);
+	ck_assert_uint_eq(g1->window_ns, g0->window_ns);
+	ck_assert_uint_eq(g1->busy_ns, g0->busy_ns);
+	ck_assert_uint_eq(g1->nvml.samples, g0->nvml.samples);
+	gt_analysis_free(a[0]);
+	gt_analysis_free(a[1]);
+}
+END_TEST
+
 /* NVML samples, none while the GPU was busy: the report says so, not
  * "SM clock 0 MHz while busy". */
 START_TEST(nvml_no_busy_sample)
@@ -1643,6 +1683,7 @@ static Suite *suite(void)
 	tcase_add_test(c, gpus_by_uuid);
 	tcase_add_test(c, nvml_throttle);
 	tcase_add_test(c, nvml_no_busy_sample);
+	tcase_add_test(c, gpm_rows_counted_only);
 	tcase_add_test(c, nvml_other_process);
 	tcase_add_test(c, capture_from_armed);
 	tcase_add_test(c, empty_trace);

@@ -5,6 +5,8 @@
  * values. Environment: FAKE_NVML_GPUS (default 2), FAKE_NVML_INIT_FAIL=1.
  * Temperature answers NOT_SUPPORTED and nvmlDeviceGetPciInfo_v3 /
  * nvmlDeviceGetCudaComputeCapability are absent, to exercise both paths.
+ * GPM: every GPU but #2 supports it, with fixed metric values (SM activity
+ * 50 + GPU %, PCIe rx 2 MiB/s, the rest not supported).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -169,5 +171,76 @@ API int nvmlDeviceGetProcessUtilization(void *h, proc_t *s, unsigned int *count,
 API int nvmlSystemGetCudaDriverVersion_v2(int *v)
 {
 	*v = 13000;
+	return 0;
+}
+
+/* ------------------------------------------------------------ GPM */
+
+typedef struct {
+	void *handle;
+} gpm_sample_t;
+typedef struct {
+	unsigned int version, supported;
+} gpm_support_t;
+typedef struct {
+	unsigned int id;
+	int ret;
+	double value;
+	char *names[3];
+} gpm_metric_t;
+typedef struct {
+	unsigned int version, num;
+	gpm_sample_t s1, s2;
+	gpm_metric_t m[98]; /* R520's NVML_GPM_METRIC_MAX */
+} gpm_get_t;
+
+API int nvmlDeviceGetMigMode(void *h, unsigned int *cur, unsigned int *pend)
+{
+	(void)h;
+	*cur = *pend = 0;
+	return 0;
+}
+
+API int nvmlGpmQueryDeviceSupport(void *h, gpm_support_t *s)
+{
+	if (s->version != 1)
+		return 2; /* INVALID_ARGUMENT */
+	s->supported = idx(h) != 2;
+	return 0;
+}
+
+API int nvmlGpmSampleAlloc(gpm_sample_t *s)
+{
+	s->handle = calloc(1, sizeof(unsigned));
+	return s->handle ? 0 : 2;
+}
+
+API int nvmlGpmSampleFree(gpm_sample_t s)
+{
+	free(s.handle);
+	return 0;
+}
+
+API int nvmlGpmSampleGet(void *h, gpm_sample_t s)
+{
+	*(unsigned *)s.handle = idx(h) + 1;
+	return 0;
+}
+
+API int nvmlGpmMetricsGet(gpm_get_t *g)
+{
+	if (g->version != 1 || g->num > 98 || !g->s1.handle || !g->s2.handle)
+		return 2;
+	unsigned d = *(unsigned *)g->s2.handle - 1;
+	for (unsigned j = 0; j < g->num; j++) {
+		gpm_metric_t *m = &g->m[j];
+		m->ret = 0;
+		if (m->id == 2) /* SM_UTIL */
+			m->value = 50.0 + d;
+		else if (m->id == 21) /* PCIE_RX_PER_SEC, MiB/s */
+			m->value = 2.0;
+		else
+			m->ret = 3; /* NOT_SUPPORTED */
+	}
 	return 0;
 }

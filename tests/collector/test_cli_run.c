@@ -565,12 +565,21 @@ START_TEST(run_samples_nvml)
 	char cfg[200];
 	nvml_config("t/nvml.gtrace", cfg, sizeof(cfg));
 	ck_assert_str_eq(cfg, "nvml sampler: 2 GPU(s), 10 Hz; per-process, memory, violation "
-			      "and energy 1 Hz");
+			      "and energy 1 Hz; GPM 10 Hz");
 	char *rates[] = {GAPTRACE_BIN, "run", "-q", "-o", "u", "--nvml-hz", "20", "--nvml-proc-hz",
-			 "4", "--", FAKE_PRODUCER, "--frames", "1", NULL};
+			 "4", "--gpm-hz", "4", "--", FAKE_PRODUCER, "--frames", "1", NULL};
 	ck_assert_int_eq(run(rates, "out", "err"), 0);
 	nvml_config("u/nvml.gtrace", cfg, sizeof(cfg));
-	ck_assert(strstr(cfg, " 20 Hz;") && strstr(cfg, "energy 4 Hz"));
+	ck_assert(strstr(cfg, " 20 Hz;") && strstr(cfg, "energy 4 Hz; GPM 4 Hz"));
+	char *nogpm[] = {GAPTRACE_BIN, "run", "-q", "-o", "w", "--gpm-hz", "0", "--",
+			 FAKE_PRODUCER, "--frames", "1", NULL};
+	ck_assert_int_eq(run(nogpm, "out", "err"), 0);
+	nvml_config("w/nvml.gtrace", cfg, sizeof(cfg));
+	ck_assert(strstr(cfg, "; GPM 0 Hz") != NULL);
+	char *badgpm[] = {GAPTRACE_BIN, "run", "-o", "x", "--gpm-hz", "11", "--", FAKE_PRODUCER,
+			  NULL};
+	ck_assert_int_eq(run(badgpm, "out", "err"), 2);
+	ck_assert(file_has("err", "--gpm-hz wants 0..10"));
 	char *bad[] = {GAPTRACE_BIN, "run", "-o", "v", "--nvml-proc-hz", "0", "--", FAKE_PRODUCER,
 		       NULL};
 	ck_assert_int_eq(run(bad, "out", "err"), 2);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gaptrace/collector.h"
@@ -297,7 +298,7 @@ START_TEST(dlopen_fake_library)
 	int err;
 	gt_nvml_sampler *s = gt_nvml_start(&o, &err);
 	ck_assert_msg(s != NULL, "start failed: %d", err);
-	t_sleep_ms(50);
+	t_sleep_ms(250); /* two GPM rounds at least */
 	gt_nvml_stats st;
 	gt_nvml_get_stats(s, &st);
 	ck_assert_uint_eq(st.devices, 3);
@@ -314,7 +315,7 @@ START_TEST(dlopen_fake_library)
 	ck_assert_uint_eq(h->devices[0].global_mem_bytes, 143771ull << 20);
 	ck_assert_uint_eq(h->driver_version, 13000);
 	gt_record rec;
-	int nv = 0, np = 0, nslow = 0;
+	int nv = 0, np = 0, nslow = 0, ngpm[2] = {0}, nogpm2 = 0;
 	while (gt_reader_next(r, &rec) > 0) {
 		if (rec.type == GT_REC_NVML) {
 			nv++;
@@ -342,7 +343,23 @@ START_TEST(dlopen_fake_library)
 			np++;
 			ck_assert(rec.nvml_proc.pid == 111 || rec.nvml_proc.pid == 222);
 		}
+		/* GPM through the dlsym'd nvmlGpm* functions: GPUs 0 and 1 */
+		if (rec.type == GT_REC_GPM) {
+			ck_assert_uint_lt(rec.gpm.device_id, 2);
+			ngpm[rec.gpm.device_id]++;
+			ck_assert_uint_eq(rec.gpm.sm_util, 5000 + 100 * rec.gpm.device_id);
+			ck_assert_uint_eq(rec.gpm.pcie_rx_bps, 2097152);
+			ck_assert_uint_eq(rec.gpm.dram_bw_util, UINT32_MAX);
+			ck_assert_uint_ge(rec.gpm.end - rec.gpm.start, 100000000ull);
+		}
+		const char *t = rec.type == GT_REC_NOTE ? gt_reader_string(r, rec.note.text_id)
+							 : NULL;
+		if (t && strstr(t, "no GPM counters on device 2: nvmlGpmQueryDeviceSupport says"))
+			nogpm2++;
 	}
+	ck_assert_int_ge(ngpm[0], 1);
+	ck_assert_int_ge(ngpm[1], 1);
+	ck_assert_int_eq(nogpm2, 1);
 	ck_assert_int_ge(nv, 3);
 	ck_assert_int_eq(nslow, 3);
 	ck_assert_int_ge(np, 2);
@@ -429,7 +446,7 @@ START_TEST(default_rates)
 	nread n;
 	read_nvml(path, &n);
 	ck_assert_str_eq(n.config, "nvml sampler: 2 GPU(s), 10 Hz; per-process, memory, "
-				   "violation and energy 1 Hz");
+				   "violation and energy 1 Hz; GPM 10 Hz");
 	/* 10 Hz for 1.25 s: at most 14 rows (a loaded machine makes fewer: late
 	 * samples are skipped, never bunched) */
 	ck_assert_int_ge(n.nvml[0], 3);
@@ -458,6 +475,378 @@ START_TEST(default_rates)
 	read_nvml(path, &n);
 	ck_assert(strstr(n.config, "5 Hz;") && strstr(n.config, "energy 5 Hz"));
 	tmp_done(tmp);
+}
+END_TEST
+
+/* ------------------------------------------------------------ GPM mock */
+
+/* A sample buffer of the mock: which GPU it was last filled from, and when
+ * (CLOCK_MONOTONIC ns). */
+typedef struct msample {
+	unsigned int dev;
+	uint64_t mono;
+	int filled;
+} msample;
+
+static struct {
+	int supported[2];     /* nvmlGpmQueryDeviceSupport's answer per GPU */
+	int query_rc;         /* its return code */
+	int fail_after[2];    /* nvmlGpmMetricsGet fails after this many calls (0: never) */
+	int metrics_calls[2], sample_calls[2];
+	int allocs, frees;    /* nvmlGpmSampleAlloc / Free calls */
+	int closer_than_100ms; /* metric requests over samples < 100 ms apart */
+	int misordered;       /* sample1 not older than sample2, or from another GPU */
+	int mig[2];           /* nvmlDeviceGetMigMode's current mode */
+} gm;
+
+static void gm_reset(void)
+{
+	memset(&gm, 0, sizeof(gm));
+	gm.supported[0] = gm.supported[1] = 1;
+}
+
+static int g_query(void *h, gt_nvml_gpm_support *s)
+{
+	ck_assert_uint_eq(s->version, GT_NVML_GPM_SUPPORT_VERSION);
+	if (gm.query_rc)
+		return gm.query_rc;
+	s->is_supported = (unsigned int)gm.supported[dev(h)];
+	return 0;
+}
+
+static int g_alloc(gt_nvml_gpm_sample *s)
+{
+	s->handle = calloc(1, sizeof(msample));
+	gm.allocs++;
+	return s->handle ? 0 : 2;
+}
+
+static int g_free(gt_nvml_gpm_sample s)
+{
+	free(s.handle);
+	gm.frees++;
+	return 0;
+}
+
+static int g_get(void *h, gt_nvml_gpm_sample s)
+{
+	msample *m = s.handle;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	m->dev = dev(h);
+	m->mono = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	m->filled = 1;
+	gm.sample_calls[dev(h)]++;
+	return 0;
+}
+
+/* GPU d's values: SM 42.5 %, occupancy 33.333 %, tensor 0, FP16 100 %,
+ * FP32 12.345 % (rounds to 1235), FP64 not supported, DRAM 7.5 + d %,
+ * PCIe rx 100 MiB/s, tx 0.5 MiB/s, NVLink rx not supported, tx 1 MiB/s. */
+static void g_fill(gt_nvml_gpm_metric *m, unsigned int d)
+{
+	m->nvml_return = 0;
+	switch (m->metric_id) {
+	case GT_NVML_GPM_SM_UTIL: m->value = 42.5; break;
+	case GT_NVML_GPM_SM_OCCUPANCY: m->value = 33.333; break;
+	case GT_NVML_GPM_ANY_TENSOR_UTIL: m->value = 0.0; break;
+	case GT_NVML_GPM_FP16_UTIL: m->value = 100.0; break;
+	case GT_NVML_GPM_FP32_UTIL: m->value = 12.345; break;
+	case GT_NVML_GPM_DRAM_BW_UTIL: m->value = 7.5 + d; break;
+	case GT_NVML_GPM_PCIE_RX_PER_SEC: m->value = 100.0; break;
+	case GT_NVML_GPM_PCIE_TX_PER_SEC: m->value = 0.5; break;
+	case GT_NVML_GPM_NVLINK_TOTAL_TX_PER_SEC: m->value = 1.0; break;
+	default: m->nvml_return = GT_NVML_ERROR_NOT_SUPPORTED; break;
+	}
+}
+
+static int g_metrics(gt_nvml_gpm_metrics_get *q)
+{
+	ck_assert_uint_eq(q->version, GT_NVML_GPM_METRICS_GET_VERSION);
+	const msample *a = q->sample1.handle, *b = q->sample2.handle;
+	if (!a->filled || !b->filled || a->dev != b->dev || a->mono >= b->mono)
+		gm.misordered++;
+	if (b->mono - a->mono < 100000000ull)
+		gm.closer_than_100ms++;
+	unsigned int d = b->dev;
+	gm.metrics_calls[d]++;
+	if (gm.fail_after[d] && gm.metrics_calls[d] > gm.fail_after[d])
+		return 999; /* NVML_ERROR_UNKNOWN */
+	ck_assert_uint_le(q->num_metrics, GT_NVML_GPM_METRICS_CAP);
+	for (unsigned int j = 0; j < q->num_metrics; j++)
+		g_fill(&q->metrics[j], d);
+	return 0;
+}
+
+static int g_mig(void *h, unsigned int *cur, unsigned int *pend)
+{
+	*cur = (unsigned int)gm.mig[dev(h)];
+	*pend = *cur;
+	return 0;
+}
+
+/* The table above with GPM. */
+static gt_nvml_api gpm_table(void)
+{
+	gt_nvml_api a = table;
+	a.gpm_query_support = g_query;
+	a.gpm_sample_alloc = g_alloc;
+	a.gpm_sample_free = g_free;
+	a.gpm_sample_get = g_get;
+	a.gpm_metrics_get = g_metrics;
+	a.mig_mode = g_mig;
+	return a;
+}
+
+typedef struct gread {
+	int rows[2], notes_gpm[2], notes_metric, nvml[2];
+	gt_gpm first[2], last[2];
+	int chained[2];        /* rows whose start is the previous row's end */
+	uint64_t min_len_ns;   /* shortest interval */
+	char note[2][200];     /* the "no GPM counters" note of each GPU */
+	char config[200];
+} gread;
+
+static void read_gpm(const char *path, gread *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->min_len_ns = UINT64_MAX;
+	gt_reader *r = gt_reader_open(path, NULL, NULL);
+	ck_assert_ptr_nonnull(r);
+	gt_record rec;
+	while (gt_reader_next(r, &rec) > 0) {
+		if (rec.type == GT_REC_NVML)
+			g->nvml[rec.nvml.device_id]++;
+		if (rec.type == GT_REC_GPM) {
+			uint32_t d = rec.gpm.device_id;
+			ck_assert_uint_lt(d, 2);
+			ck_assert_uint_gt(rec.gpm.end, rec.gpm.start);
+			if (rec.gpm.end - rec.gpm.start < g->min_len_ns)
+				g->min_len_ns = rec.gpm.end - rec.gpm.start;
+			if (g->rows[d] && rec.gpm.start == g->last[d].end)
+				g->chained[d]++;
+			if (!g->rows[d]++)
+				g->first[d] = rec.gpm;
+			g->last[d] = rec.gpm;
+		}
+		if (rec.type != GT_REC_NOTE)
+			continue;
+		const char *t = gt_reader_string(r, rec.note.text_id);
+		unsigned int d;
+		if (t && sscanf(t, "gpm: no GPM counters on device %u", &d) == 1 && d < 2) {
+			g->notes_gpm[d]++;
+			snprintf(g->note[d], sizeof(g->note[d]), "%s", t);
+		}
+		if (t && strstr(t, "not read on device"))
+			g->notes_metric++;
+		if (t && rec.note.code == GT_NOTE_CONFIG)
+			snprintf(g->config, sizeof(g->config), "%s", t);
+	}
+	gt_reader_close(r);
+}
+
+/* Run a sampler on api for ms milliseconds; the trace read back into g. */
+static void gpm_run(const gt_nvml_api *api, unsigned int gpm_hz, int ms, gread *g,
+		    gt_nvml_stats *st)
+{
+	char path[300];
+	char *tmp = tmp_trace(path, sizeof(path));
+	gt_nvml_opts o = {.path = path, .hz = 20, .gpm_hz = gpm_hz, .api = api};
+	int err;
+	gt_nvml_sampler *s = gt_nvml_start(&o, &err);
+	ck_assert_ptr_nonnull(s);
+	t_sleep_ms(ms);
+	gt_nvml_get_stats(s, st);
+	gt_nvml_stop(s);
+	read_gpm(path, g);
+	tmp_done(tmp);
+}
+
+/* (a) A GPU with GPM: one row per period with the metrics NVML gave, in
+ * fixed point, between two samples at least 100 ms apart, each row starting
+ * where the previous ended; both buffers freed at the end. */
+START_TEST(gpm_supported_rows)
+{
+	gm_reset();
+	gt_nvml_api api = gpm_table();
+	gread g;
+	gt_nvml_stats st;
+	gpm_run(&api, 0, 650, &g, &st);
+	ck_assert_uint_eq(st.gpm_devices, 2);
+	ck_assert_str_eq(g.config, "nvml sampler: 2 GPU(s), 20 Hz; per-process, memory, "
+				   "violation and energy 1 Hz; GPM 10 Hz");
+	/* 10 Hz for 0.65 s: the first sample opens, then up to 6 rows */
+	ck_assert_int_ge(g.rows[0], 3);
+	ck_assert_int_le(g.rows[0], 6);
+	ck_assert_int_eq(g.rows[0], gm.metrics_calls[0]);
+	ck_assert_int_eq(gm.sample_calls[0], g.rows[0] + 1);
+	ck_assert_int_eq(g.chained[0], g.rows[0] - 1);
+	ck_assert_int_eq(g.chained[1], g.rows[1] - 1);
+	ck_assert_uint_ge(g.min_len_ns, 100000000ull);
+	ck_assert_int_eq(gm.closer_than_100ms, 0);
+	ck_assert_int_eq(gm.misordered, 0);
+	ck_assert_uint_ge(st.gpm_samples, 4); /* read before the last rows */
+	ck_assert_uint_le(st.gpm_samples, (uint64_t)(g.rows[0] + g.rows[1]));
+	const gt_gpm *r = &g.last[1];
+	ck_assert_uint_eq(r->sm_util, 4250);
+	ck_assert_uint_eq(r->sm_occupancy, 3333);
+	ck_assert_uint_eq(r->tensor_util, 0);
+	ck_assert_uint_eq(r->fp16_util, 10000);
+	ck_assert_uint_eq(r->fp32_util, 1235);
+	ck_assert_uint_eq(r->fp64_util, UINT32_MAX);
+	ck_assert_uint_eq(r->dram_bw_util, 850);
+	ck_assert_uint_eq(g.last[0].dram_bw_util, 750);
+	ck_assert_uint_eq(r->pcie_rx_bps, 104857600);
+	ck_assert_uint_eq(r->pcie_tx_bps, 524288);
+	ck_assert_uint_eq(r->nvlink_rx_bps, UINT64_MAX);
+	ck_assert_uint_eq(r->nvlink_tx_bps, 1048576);
+	/* FP64 and NVLink rx: one note each per GPU, not one per row */
+	ck_assert_int_eq(g.notes_metric, 4);
+	ck_assert_int_eq(g.notes_gpm[0] + g.notes_gpm[1], 0);
+	ck_assert_int_eq(gm.allocs, 4);
+	ck_assert_int_eq(gm.frees, 4);
+}
+END_TEST
+
+/* The floor: a rate above 10 Hz is lowered to 10 Hz (GPM's 100 ms). */
+START_TEST(gpm_rate_floor)
+{
+	gm_reset();
+	gt_nvml_api api = gpm_table();
+	gread g;
+	gt_nvml_stats st;
+	gpm_run(&api, 1000, 450, &g, &st);
+	ck_assert(strstr(g.config, "; GPM 10 Hz") != NULL);
+	ck_assert_int_le(g.rows[0], 4);
+	ck_assert_uint_ge(g.min_len_ns, 100000000ull);
+	ck_assert_int_eq(gm.closer_than_100ms, 0);
+	/* and a slower one is kept: 4 Hz, 250 ms apart */
+	gm_reset();
+	gpm_run(&api, 4, 650, &g, &st);
+	ck_assert(strstr(g.config, "; GPM 4 Hz") != NULL);
+	ck_assert_int_ge(g.rows[0], 1);
+	ck_assert_int_le(g.rows[0], 2);
+	ck_assert_uint_ge(g.min_len_ns, 250000000ull);
+}
+END_TEST
+
+/* (b) nvmlGpmQueryDeviceSupport says no on GPU 1: one note, no GPM row and
+ * no sample buffer there, its NVML samples and GPU 0's GPM go on. MIG on a
+ * GPU and gpm_off too. */
+START_TEST(gpm_unsupported_gpu)
+{
+	gm_reset();
+	gm.supported[1] = 0;
+	gt_nvml_api api = gpm_table();
+	gread g;
+	gt_nvml_stats st;
+	gpm_run(&api, 0, 450, &g, &st);
+	ck_assert_uint_eq(st.gpm_devices, 1);
+	ck_assert_int_eq(g.notes_gpm[1], 1);
+	ck_assert(strstr(g.note[1], "says unsupported") != NULL);
+	ck_assert_int_eq(g.notes_gpm[0], 0);
+	ck_assert_int_eq(g.rows[1], 0);
+	ck_assert_int_eq(gm.sample_calls[1], 0);
+	ck_assert_int_ge(g.rows[0], 2);
+	ck_assert_int_ge(g.nvml[1], 5);
+	ck_assert_int_eq(gm.allocs, 2);
+	ck_assert_int_eq(gm.frees, 2);
+
+	/* no permission to query: the same, saying so */
+	gm_reset();
+	gm.query_rc = GT_NVML_ERROR_NO_PERMISSION;
+	gpm_run(&api, 0, 150, &g, &st);
+	ck_assert_int_eq(g.notes_gpm[0], 1);
+	ck_assert_int_eq(g.notes_gpm[1], 1);
+	ck_assert(strstr(g.note[0], "nvmlGpmQueryDeviceSupport failed (NVML error 4, no "
+				    "permission)") != NULL);
+	ck_assert_int_eq(g.rows[0] + g.rows[1], 0);
+	ck_assert_int_ge(g.nvml[0], 2);
+
+	/* MIG on GPU 0 */
+	gm_reset();
+	gm.mig[0] = 1;
+	gpm_run(&api, 0, 250, &g, &st);
+	ck_assert_int_eq(g.notes_gpm[0], 1);
+	ck_assert(strstr(g.note[0], "MIG") != NULL);
+	ck_assert_int_eq(g.rows[0], 0);
+	ck_assert_int_ge(g.rows[1], 1);
+
+	/* GPM turned off: no call, no note */
+	gm_reset();
+	char path[300];
+	char *tmp = tmp_trace(path, sizeof(path));
+	gt_nvml_opts o = {.path = path, .hz = 20, .gpm_off = 1, .api = &api};
+	int err;
+	gt_nvml_sampler *s = gt_nvml_start(&o, &err);
+	ck_assert_ptr_nonnull(s);
+	t_sleep_ms(150);
+	gt_nvml_stop(s);
+	read_gpm(path, &g);
+	ck_assert(strstr(g.config, "; GPM 0 Hz") != NULL);
+	ck_assert_int_eq(g.notes_gpm[0] + g.notes_gpm[1] + g.rows[0] + g.rows[1], 0);
+	ck_assert_int_eq(gm.allocs + gm.sample_calls[0], 0);
+	tmp_done(tmp);
+}
+END_TEST
+
+/* (c) An older libnvidia-ml without the nvmlGpm* functions: one note per
+ * GPU, nothing else changes. */
+START_TEST(gpm_functions_missing)
+{
+	gread g;
+	gt_nvml_stats st;
+	gt_nvml_api api = table;
+	gpm_run(&api, 0, 250, &g, &st);
+	ck_assert_uint_eq(st.gpm_devices, 0);
+	ck_assert_int_eq(g.notes_gpm[0], 1);
+	ck_assert_int_eq(g.notes_gpm[1], 1);
+	ck_assert(strstr(g.note[1], "no nvmlGpm* functions") != NULL);
+	ck_assert_int_eq(g.rows[0] + g.rows[1], 0);
+	ck_assert_int_ge(g.nvml[0], 3);
+	/* one of the five missing is the same */
+	gm_reset();
+	api = gpm_table();
+	api.gpm_metrics_get = NULL;
+	gpm_run(&api, 0, 250, &g, &st);
+	ck_assert_int_eq(g.notes_gpm[0], 1);
+	ck_assert_int_eq(g.rows[0] + g.rows[1], 0);
+	ck_assert_int_eq(gm.allocs, 0);
+}
+END_TEST
+
+/* (d) nvmlGpmMetricsGet fails on GPU 0 from its third call: one note, GPM
+ * stops there (2 rows, no more calls), GPU 1 goes on, buffers freed. */
+START_TEST(gpm_fails_mid_run)
+{
+	gm_reset();
+	gm.fail_after[0] = 2;
+	gt_nvml_api api = gpm_table();
+	gread g;
+	gt_nvml_stats st;
+	gpm_run(&api, 0, 750, &g, &st);
+	ck_assert_uint_eq(st.gpm_devices, 1);
+	ck_assert_int_eq(g.rows[0], 2);
+	ck_assert_int_eq(gm.metrics_calls[0], 3);
+	ck_assert_int_eq(gm.sample_calls[0], 4);
+	ck_assert_int_eq(g.notes_gpm[0], 1);
+	ck_assert(strstr(g.note[0], "nvmlGpmMetricsGet failed (NVML error 999") != NULL);
+	ck_assert_int_eq(g.notes_gpm[1], 0);
+	ck_assert_int_ge(g.rows[1], 4);
+	ck_assert_int_eq(gm.allocs, 4);
+	ck_assert_int_eq(gm.frees, 4);
+	ck_assert_int_ge(g.nvml[0], 10);
+
+	/* failing on both: the sampler goes on with NVML alone */
+	gm_reset();
+	gm.fail_after[0] = gm.fail_after[1] = 1;
+	gpm_run(&api, 0, 550, &g, &st);
+	ck_assert_uint_eq(st.gpm_devices, 0);
+	ck_assert_int_eq(g.rows[0] + g.rows[1], 2);
+	ck_assert_int_eq(g.notes_gpm[0] + g.notes_gpm[1], 2);
+	ck_assert_int_eq(gm.metrics_calls[0], 2);
+	ck_assert_int_eq(gm.frees, 4);
+	ck_assert_int_ge(g.nvml[1], 8);
 }
 END_TEST
 
@@ -517,5 +906,13 @@ int main(void)
 	tcase_add_test(tc, disk_full_keeps_whole_frames);
 	tcase_add_test(tc, collector_writes_nvml_gtrace);
 	suite_add_tcase(s, tc);
+	TCase *tg = tcase_create("gpm");
+	tcase_set_timeout(tg, 30);
+	tcase_add_test(tg, gpm_supported_rows);
+	tcase_add_test(tg, gpm_rate_floor);
+	tcase_add_test(tg, gpm_unsupported_gpu);
+	tcase_add_test(tg, gpm_functions_missing);
+	tcase_add_test(tg, gpm_fails_mid_run);
+	suite_add_tcase(s, tg);
 	return gt_suite_run(s);
 }

@@ -299,6 +299,37 @@ static void frames_duplicated(void)
 	free(c.p);
 }
 
+/* GPM rows (format 1.3) beside kernels: zero, sentinel and maximal values,
+ * an interval ending before it starts, a start of 0, a device beyond the
+ * header's; the analysis counts them and must read around them. */
+static void gpm_extremes(void)
+{
+	buf b = {0};
+	gt_writer *w = begin(&b, NULL);
+	kernel(w, 1000100000ull, 1000200000ull, 1, "k", 256, 1, 1);
+	static const uint64_t se[][2] = {{1000000000ull, 1000100000ull},
+					 {1000100000ull, 1000000000ull},
+					 {0, 1000300000ull},
+					 {UINT64_MAX - 1, UINT64_MAX}};
+	for (unsigned i = 0; i < 4; i++) {
+		gt_record r = {.type = GT_REC_GPM};
+		gt_gpm *g = &r.gpm;
+		g->start = se[i][0];
+		g->end = se[i][1];
+		g->device_id = i == 3 ? UINT32_MAX : i;
+		uint32_t p = i == 0 ? 0 : i == 1 ? UINT32_MAX : i == 2 ? 10000 : UINT32_MAX - 1;
+		uint64_t q = i == 0 ? 0 : i == 1 ? UINT64_MAX : UINT64_MAX - 1;
+		g->sm_util = g->sm_occupancy = g->tensor_util = g->fp16_util = p;
+		g->fp32_util = g->fp64_util = g->dram_bw_util = p;
+		g->pcie_rx_bps = g->pcie_tx_bps = g->nvlink_rx_bps = g->nvlink_tx_bps = q;
+		if (gt_writer_add(w, &r) < 0)
+			abort();
+	}
+	end(w);
+	save("gpm-extremes", &b);
+	free(b.p);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -312,5 +343,6 @@ int main(int argc, char **argv)
 	non_utf8_names();
 	const_amplification();
 	frames_duplicated();
+	gpm_extremes();
 	return 0;
 }

@@ -414,6 +414,76 @@ START_TEST(unknown_types_skipped_by_size)
 }
 END_TEST
 
+/* The gpm record (type 34, format 1.3) to a 1.2 reader, which does not know
+ * the type: the bytes of a real gpm block, as this writer makes them (REL
+ * and u64 columns, all-ones sentinels), under a type number this reader
+ * does not know either, are skipped whole by their length and counted; the
+ * frames around them read as before. */
+START_TEST(gpm_block_skipped_by_older_reader)
+{
+	membuf w = {0};
+	gt_writer_opts o = {.no_compress = 1};
+	gt_writer *wr = tf_writer(&w, &o);
+	for (int i = 0; i < 3; i++) {
+		gt_record r = {.type = GT_REC_GPM};
+		r.gpm = (gt_gpm){.start = 1700000000000000000ull + i * 100000000ull,
+				 .end = 1700000000100000000ull + i * 100000000ull,
+				 .device_id = (uint32_t)i,
+				 .sm_util = i ? UINT32_MAX : 4250,
+				 .dram_bw_util = 10000,
+				 .pcie_rx_bps = i ? UINT64_MAX : 104857600,
+				 .nvlink_tx_bps = UINT64_MAX};
+		ck_assert_int_eq(gt_writer_add(wr, &r), 0);
+	}
+	ck_assert_int_eq(gt_writer_flush(wr), 0);
+	gt_writer_free(wr);
+	size_t off[4];
+	ck_assert_uint_eq(tf_frame_offsets(&w, off, 3), 1);
+	membuf gpm = {0}; /* the frame's payload: one block of type 34 */
+	mb_put(&gpm, w.p + off[0] + GT_FRAME_HEADER_SIZE, off[1] - off[0] - GT_FRAME_HEADER_SIZE);
+	ck_assert_uint_eq(gpm.p[0], GT_REC_GPM);
+
+	membuf m = {0}, pl = {0};
+	tf_put_header(&m);
+	uint64_t v[2] = {111, 222};
+	tf_col c[1] = {0};
+	tf_col_plain(&c[0], v, 2);
+	tf_put_block(&pl, GT_REC_KERNEL, 2, c, 1);
+	tf_put_frame(&m, &pl, 2, 0);
+	tf_put_frame(&m, &gpm, 3, 1); /* as written: this reader knows type 34 */
+	gpm.p[0] = 35;                 /* the same bytes to a reader without it */
+	tf_put_block(&gpm, GT_REC_KERNEL, 2, c, 1);
+	tf_put_frame(&m, &gpm, 5, 2);
+	tf_col_free(c, 1);
+	gt_reader *r = gt_reader_open_mem(m.p, m.len, NULL, NULL);
+	gt_record rec;
+	int nk = 0, ng = 0;
+	while (gt_reader_next(r, &rec) > 0) {
+		if (rec.type == GT_REC_KERNEL) {
+			ck_assert_uint_eq(rec.kernel.start, nk++ % 2 ? 222 : 111);
+			continue;
+		}
+		ck_assert_uint_eq(rec.type, GT_REC_GPM);
+		ck_assert_uint_eq(rec.gpm.device_id, (uint32_t)ng);
+		ck_assert_uint_eq(rec.gpm.end - rec.gpm.start, 100000000ull);
+		ck_assert_uint_eq(rec.gpm.sm_util, ng ? UINT32_MAX : 4250);
+		ck_assert_uint_eq(rec.gpm.pcie_rx_bps, ng ? UINT64_MAX : 104857600);
+		ck_assert_uint_eq(rec.gpm.nvlink_tx_bps, UINT64_MAX);
+		ng++;
+	}
+	ck_assert_int_eq(nk, 4);
+	ck_assert_int_eq(ng, 3);
+	const gt_reader_stats *st = gt_reader_get_stats(r);
+	ck_assert_uint_eq(st->skipped_blocks, 1);
+	ck_assert_uint_eq(st->bad_frames, 0);
+	gt_reader_close(r);
+	mb_free(&w);
+	mb_free(&gpm);
+	mb_free(&m);
+	mb_free(&pl);
+}
+END_TEST
+
 /* A newer writer appended columns (with a codec this reader does not know):
  * the known columns read as usual. */
 START_TEST(extra_unknown_columns)
@@ -1214,6 +1284,7 @@ int main(void)
 	tc = tcase_create("compat");
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, unknown_types_skipped_by_size);
+	tcase_add_test(tc, gpm_block_skipped_by_older_reader);
 	tcase_add_test(tc, extra_unknown_columns);
 	tcase_add_test(tc, fewer_columns_read_as_zero);
 	tcase_add_test(tc, reserved_bits_rejected);

@@ -1558,6 +1558,8 @@ gt_collector *gt_collector_new(const gt_collector_opts *opts, gt_errinfo *ei)
 			gt_nvml_opts no = {.path = path,
 					   .hz = opts->nvml_hz,
 					   .proc_hz = opts->nvml_proc_hz,
+					   .gpm_hz = opts->gpm_hz,
+					   .gpm_off = opts->gpm_off,
 					   .lib = opts->nvml_lib,
 					   .api = opts->nvml_api,
 					   .session = c->session,

@@ -24,11 +24,21 @@
  * NOT_SUPPORTED for (or whose function is missing) is written as
  * UINT32_MAX / UINT64_MAX and never asked again on that GPU, so an
  * unsupported metric costs one call in total, not one per sample.
+ *
+ * GPM (gpm_hz, default GT_GPM_DEFAULT_HZ = 10, never above 10): per GPU two
+ * GPM sample buffers; every 1/gpm_hz s a new sample, the metrics between it
+ * and the previous one (nvmlGpmMetricsGet), one GT_REC_GPM row with both
+ * sample times, and the new sample becomes the previous. The next round is
+ * scheduled 1/gpm_hz after the previous round ended, so two samples of a GPU
+ * are never closer than NVML's 100 ms. A GPU without GPM (functions missing
+ * in an older libnvidia-ml, unsupported GPU, MIG, no permission, any error,
+ * at start or later) gets one note saying why and no more GPM calls.
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,8 +82,20 @@ enum {
 	NVML_PERF_POLICY_THERMAL = 1,
 };
 
+/* GPM state of one GPU. */
+typedef struct gpmstate {
+	int on;                     /* reading this GPU's counters */
+	int have_prev;              /* smp[cur] holds the previous sample */
+	int cur;                    /* index of the previous sample */
+	int nalloc;                 /* buffers allocated in smp[] */
+	gt_nvml_gpm_sample smp[2];
+	uint64_t prev_ts;           /* CLOCK_REALTIME of the previous sample */
+	uint32_t metric_noted;      /* metrics whose failure was noted (bit j) */
+} gpmstate;
+
 typedef struct devstate {
 	void *h;
+	gpmstate gpm;
 	uint8_t unsupported[M_COUNT];
 	uint8_t failed_logged[M_COUNT];
 	unsigned long long last_seen_us;
@@ -85,7 +107,8 @@ struct gt_nvml_sampler {
 	gt_nvml_api api;
 	void *dl;
 	gt_logger lg;
-	unsigned int hz, proc_hz;
+	unsigned int hz, proc_hz, gpm_hz;
+	gt_nvml_gpm_metrics_get *gpm_q; /* the nvmlGpmMetricsGet request (big) */
 	int fd;
 	uint64_t file_off;
 	int write_err;
@@ -191,6 +214,12 @@ static int load_nvml(gt_nvml_sampler *s, const char *lib)
 	resolve(s->dl, &a->process_utilization, "nvmlDeviceGetProcessUtilization", NULL);
 	resolve(s->dl, &a->cuda_driver_version, "nvmlSystemGetCudaDriverVersion_v2",
 		"nvmlSystemGetCudaDriverVersion");
+	resolve(s->dl, &a->gpm_query_support, "nvmlGpmQueryDeviceSupport", NULL);
+	resolve(s->dl, &a->gpm_sample_alloc, "nvmlGpmSampleAlloc", NULL);
+	resolve(s->dl, &a->gpm_sample_free, "nvmlGpmSampleFree", NULL);
+	resolve(s->dl, &a->gpm_sample_get, "nvmlGpmSampleGet", NULL);
+	resolve(s->dl, &a->gpm_metrics_get, "nvmlGpmMetricsGet", NULL);
+	resolve(s->dl, &a->mig_mode, "nvmlDeviceGetMigMode", NULL);
 	if (!a->init || !a->device_count || !a->device_handle) {
 		gt_logf(&s->lg, GT_LOG_WARN,
 			"NVML not available (%s lacks nvmlInit/nvmlDeviceGetCount): no GPU samples",
@@ -397,6 +426,235 @@ static void sample_device(gt_nvml_sampler *s, uint32_t i, int slow)
 		sample_proc(s, i);
 }
 
+/* ------------------------------------------------------------ GPM */
+
+/* The metrics of a GT_REC_GPM row, in request order. */
+enum {
+	G_SM,
+	G_OCC,
+	G_TENSOR,
+	G_FP16,
+	G_FP32,
+	G_FP64,
+	G_DRAM,
+	G_PCIE_RX,
+	G_PCIE_TX,
+	G_NVLINK_RX,
+	G_NVLINK_TX,
+	G_COUNT
+};
+
+static const struct {
+	unsigned int id;
+	const char *name;
+} gpm_metrics[G_COUNT] = {
+	{GT_NVML_GPM_SM_UTIL, "SM activity"},
+	{GT_NVML_GPM_SM_OCCUPANCY, "SM occupancy"},
+	{GT_NVML_GPM_ANY_TENSOR_UTIL, "tensor activity"},
+	{GT_NVML_GPM_FP16_UTIL, "FP16 activity"},
+	{GT_NVML_GPM_FP32_UTIL, "FP32 activity"},
+	{GT_NVML_GPM_FP64_UTIL, "FP64 activity"},
+	{GT_NVML_GPM_DRAM_BW_UTIL, "DRAM bandwidth"},
+	{GT_NVML_GPM_PCIE_RX_PER_SEC, "PCIe rx"},
+	{GT_NVML_GPM_PCIE_TX_PER_SEC, "PCIe tx"},
+	{GT_NVML_GPM_NVLINK_TOTAL_RX_PER_SEC, "NVLink rx"},
+	{GT_NVML_GPM_NVLINK_TOTAL_TX_PER_SEC, "NVLink tx"},
+};
+
+static const char *nvml_error_text(int rc)
+{
+	switch (rc) {
+	case GT_NVML_ERROR_NOT_SUPPORTED: return "not supported";
+	case GT_NVML_ERROR_NO_PERMISSION: return "no permission";
+	default: return "error";
+	}
+}
+
+static void gpm_free_samples(gt_nvml_sampler *s, gpmstate *g)
+{
+	for (int k = 0; k < g->nalloc; k++)
+		if (s->api.gpm_sample_free)
+			s->api.gpm_sample_free(g->smp[k]);
+	g->nalloc = 0;
+	g->have_prev = 0;
+}
+
+/* Turn GPM off on device i, with the one note that says why. */
+static void gpm_off(gt_nvml_sampler *s, uint32_t i, const char *why)
+{
+	gpmstate *g = &s->dev[i].gpm;
+	char text[200];
+	snprintf(text, sizeof(text), "gpm: no GPM counters on device %u: %s", i, why);
+	add_note(s, GT_NOTE_INFO, text);
+	gt_logf(&s->lg, GT_LOG_DEBUG, "%s", text);
+	if (g->on) {
+		g->on = 0;
+		pthread_mutex_lock(&s->lock);
+		s->st.gpm_devices--;
+		pthread_mutex_unlock(&s->lock);
+	}
+	gpm_free_samples(s, g);
+}
+
+/* An NVML call of GPU i failed: turn GPM off there, saying which and why. */
+static void gpm_fail(gt_nvml_sampler *s, uint32_t i, const char *call, int rc)
+{
+	char why[120];
+	snprintf(why, sizeof(why), "%s failed (NVML error %d, %s)", call, rc,
+		 nvml_error_text(rc));
+	gpm_off(s, i, why);
+}
+
+static int gpm_functions_present(const gt_nvml_api *a)
+{
+	return a->gpm_query_support && a->gpm_sample_alloc && a->gpm_sample_free &&
+	       a->gpm_sample_get && a->gpm_metrics_get;
+}
+
+/* Decide whether GPU i's GPM counters are read, and allocate its samples. */
+static void gpm_setup(gt_nvml_sampler *s, uint32_t i)
+{
+	gpmstate *g = &s->dev[i].gpm;
+	void *h = s->dev[i].h;
+	if (!gpm_functions_present(&s->api)) {
+		gpm_off(s, i, "libnvidia-ml has no nvmlGpm* functions (driver older than R520)");
+		return;
+	}
+	unsigned int cur = 0, pend = 0;
+	if (s->api.mig_mode && s->api.mig_mode(h, &cur, &pend) == GT_NVML_SUCCESS && cur == 1) {
+		gpm_off(s, i, "MIG is enabled (per-instance GPM is not read)");
+		return;
+	}
+	gt_nvml_gpm_support sup = {.version = GT_NVML_GPM_SUPPORT_VERSION};
+	int rc = s->api.gpm_query_support(h, &sup);
+	if (rc != GT_NVML_SUCCESS) {
+		gpm_fail(s, i, "nvmlGpmQueryDeviceSupport", rc);
+		return;
+	}
+	if (!sup.is_supported) {
+		gpm_off(s, i, "nvmlGpmQueryDeviceSupport says unsupported (GPM needs a Hopper or newer "
+			      "data-center GPU)");
+		return;
+	}
+	for (; g->nalloc < 2; g->nalloc++) {
+		rc = s->api.gpm_sample_alloc(&g->smp[g->nalloc]);
+		if (rc != GT_NVML_SUCCESS) {
+			gpm_fail(s, i, "nvmlGpmSampleAlloc", rc);
+			return;
+		}
+	}
+	g->on = 1;
+	s->st.gpm_devices++;
+}
+
+/* NVML's double as hundredths of a percent, or bytes/s from MiB/s (scale
+ * 1048576); all ones for a value that is not a number or is negative. */
+static uint64_t gpm_fixed(double v, double scale, uint64_t none)
+{
+	if (!(v >= 0.0))
+		return none;
+	double x = v * scale + 0.5;
+	return x >= (double)none ? none - 1 : (uint64_t)x;
+}
+
+/* Fill one row from the answered request; note each metric's first failure. */
+static void gpm_fill(gt_nvml_sampler *s, uint32_t i, gt_gpm *r)
+{
+	gpmstate *g = &s->dev[i].gpm;
+	uint64_t v[G_COUNT];
+	for (int j = 0; j < G_COUNT; j++) {
+		const gt_nvml_gpm_metric *m = &s->gpm_q->metrics[j];
+		int pct = j < G_PCIE_RX;
+		uint64_t none = pct ? UINT32_MAX : UINT64_MAX;
+		v[j] = m->nvml_return == GT_NVML_SUCCESS
+			       ? gpm_fixed(m->value, pct ? 100.0 : 1048576.0, none)
+			       : none;
+		if (m->nvml_return != GT_NVML_SUCCESS && !(g->metric_noted & (1u << j))) {
+			g->metric_noted |= 1u << j;
+			char text[160];
+			snprintf(text, sizeof(text), "gpm: %s not read on device %u (NVML error %d, %s)",
+				 gpm_metrics[j].name, i, m->nvml_return,
+				 nvml_error_text(m->nvml_return));
+			add_note(s, GT_NOTE_INFO, text);
+		}
+	}
+	r->sm_util = (uint32_t)v[G_SM];
+	r->sm_occupancy = (uint32_t)v[G_OCC];
+	r->tensor_util = (uint32_t)v[G_TENSOR];
+	r->fp16_util = (uint32_t)v[G_FP16];
+	r->fp32_util = (uint32_t)v[G_FP32];
+	r->fp64_util = (uint32_t)v[G_FP64];
+	r->dram_bw_util = (uint32_t)v[G_DRAM];
+	r->pcie_rx_bps = v[G_PCIE_RX];
+	r->pcie_tx_bps = v[G_PCIE_TX];
+	r->nvlink_rx_bps = v[G_NVLINK_RX];
+	r->nvlink_tx_bps = v[G_NVLINK_TX];
+}
+
+/* The metrics between the previous sample and the new one (index k), as a
+ * row. @return 0, or -1 after turning GPM off on this GPU. */
+static int gpm_row(gt_nvml_sampler *s, uint32_t i, int k, uint64_t ts)
+{
+	gpmstate *g = &s->dev[i].gpm;
+	gt_nvml_gpm_metrics_get *q = s->gpm_q;
+	memset(q, 0, offsetof(gt_nvml_gpm_metrics_get, metrics) + G_COUNT * sizeof(q->metrics[0]));
+	q->version = GT_NVML_GPM_METRICS_GET_VERSION;
+	q->num_metrics = G_COUNT;
+	q->sample1 = g->smp[g->cur];
+	q->sample2 = g->smp[k];
+	for (int j = 0; j < G_COUNT; j++)
+		q->metrics[j].metric_id = gpm_metrics[j].id;
+	int rc = s->api.gpm_metrics_get(q);
+	if (rc != GT_NVML_SUCCESS) {
+		gpm_fail(s, i, "nvmlGpmMetricsGet", rc);
+		return -1;
+	}
+	gt_record r = {.type = GT_REC_GPM};
+	r.gpm.start = g->prev_ts;
+	r.gpm.end = ts;
+	r.gpm.device_id = i;
+	gpm_fill(s, i, &r.gpm);
+	if (gt_writer_add(s->w, &r) == 0) {
+		pthread_mutex_lock(&s->lock);
+		s->st.gpm_samples++;
+		pthread_mutex_unlock(&s->lock);
+	}
+	return 0;
+}
+
+/* One GPM round on GPU i: a new sample, and a row when there was one before. */
+static void gpm_sample_device(gt_nvml_sampler *s, uint32_t i)
+{
+	gpmstate *g = &s->dev[i].gpm;
+	int k = g->have_prev ? 1 - g->cur : g->cur;
+	uint64_t t0 = gt_now_ns(CLOCK_REALTIME);
+	int rc = s->api.gpm_sample_get(s->dev[i].h, g->smp[k]);
+	uint64_t t1 = gt_now_ns(CLOCK_REALTIME);
+	if (rc != GT_NVML_SUCCESS) {
+		gpm_fail(s, i, "nvmlGpmSampleGet", rc);
+		return;
+	}
+	uint64_t ts = t0 + (t1 - t0) / 2; /* the sample's time: mid-call */
+	if (g->have_prev && gpm_row(s, i, k, ts) < 0)
+		return;
+	g->have_prev = 1;
+	g->cur = k;
+	g->prev_ts = ts;
+}
+
+/* One GPM round on every GPU that has it. @return GPUs still on. */
+static uint32_t gpm_round(gt_nvml_sampler *s)
+{
+	uint32_t on = 0;
+	for (uint32_t i = 0; i < s->ndev; i++) {
+		if (!s->dev[i].gpm.on)
+			continue;
+		gpm_sample_device(s, i);
+		on += s->dev[i].gpm.on ? 1u : 0u;
+	}
+	return on;
+}
+
 static int flush(gt_nvml_sampler *s)
 {
 	int rc = gt_writer_flush(s->w);
@@ -410,40 +668,76 @@ static int flush(gt_nvml_sampler *s)
 	return rc;
 }
 
+/* The sampling thread's schedule (CLOCK_MONOTONIC ns). */
+typedef struct sched {
+	uint64_t period, slow_period, gpm_period; /* gpm_period 0: no GPM round */
+	uint64_t next, next_slow, next_gpm, last_flush;
+} sched;
+
+/* The fast set of every GPU (with the slow set when due); plans the next. */
+static void fast_round(gt_nvml_sampler *s, sched *c, uint64_t now)
+{
+	/* Half a fast period of slack: the slow set rides on the fast
+	 * sample nearest its due time instead of slipping a period. */
+	int slow = now + c->period / 2 >= c->next_slow;
+	if (slow)
+		c->next_slow += c->slow_period;
+	if (c->next_slow < now)
+		c->next_slow = now + c->slow_period;
+	for (uint32_t i = 0; i < s->ndev; i++)
+		sample_device(s, i, slow);
+	c->next += c->period;
+	now = gt_now_ns(CLOCK_MONOTONIC);
+	if (c->next < now)
+		c->next = now; /* NVML was slower than the period: skip, do not burst */
+}
+
+/* A GPM round when due. The next one is a whole period after this one
+ * ended, so two samples of a GPU are at least gpm_period apart. */
+static void gpm_due(gt_nvml_sampler *s, sched *c, uint64_t now)
+{
+	if (!c->gpm_period || now < c->next_gpm)
+		return;
+	if (!gpm_round(s)) {
+		c->gpm_period = 0; /* no GPU left with GPM */
+		return;
+	}
+	c->next_gpm = gt_now_ns(CLOCK_MONOTONIC) + c->gpm_period;
+}
+
+/* Flush about once a second. @return -1 when writing failed for good. */
+static int flush_due(gt_nvml_sampler *s, sched *c)
+{
+	uint64_t now = gt_now_ns(CLOCK_MONOTONIC);
+	if (now - c->last_flush < FLUSH_NS)
+		return 0;
+	add_clock(s);
+	c->last_flush = now;
+	return flush(s) < 0 && s->write_err ? -1 : 0;
+}
+
 static void *sampler_main(void *arg)
 {
 	gt_nvml_sampler *s = arg;
-	uint64_t period = 1000000000ull / s->hz;
-	uint64_t slow_period = 1000000000ull / s->proc_hz;
 	uint64_t now = gt_now_ns(CLOCK_MONOTONIC);
-	uint64_t next = now, next_slow = now, last_flush = now;
+	sched c = {.period = 1000000000ull / s->hz,
+		   .slow_period = 1000000000ull / s->proc_hz,
+		   .gpm_period = s->gpm_hz && s->st.gpm_devices ? 1000000000ull / s->gpm_hz : 0,
+		   .next = now, .next_slow = now, .next_gpm = now, .last_flush = now};
 	pthread_mutex_lock(&s->lock);
 	while (!s->stop) {
 		pthread_mutex_unlock(&s->lock);
 		now = gt_now_ns(CLOCK_MONOTONIC);
-		/* Half a fast period of slack: the slow set rides on the fast
-		 * sample nearest its due time instead of slipping a period. */
-		int slow = now + period / 2 >= next_slow;
-		if (slow)
-			next_slow += slow_period;
-		if (next_slow < now)
-			next_slow = now + slow_period;
-		for (uint32_t i = 0; i < s->ndev; i++)
-			sample_device(s, i, slow);
-		now = gt_now_ns(CLOCK_MONOTONIC);
-		if (now - last_flush >= FLUSH_NS) {
-			add_clock(s);
-			last_flush = now;
-			if (flush(s) < 0 && s->write_err) {
-				pthread_mutex_lock(&s->lock);
-				break;
-			}
+		if (now >= c.next)
+			fast_round(s, &c, now);
+		gpm_due(s, &c, now);
+		if (flush_due(s, &c) < 0) {
+			pthread_mutex_lock(&s->lock);
+			break;
 		}
-		next += period;
-		if (next < now)
-			next = now; /* NVML was slower than the period: skip, do not burst */
-		struct timespec ts = {.tv_sec = (time_t)(next / 1000000000ull),
-				      .tv_nsec = (long)(next % 1000000000ull)};
+		uint64_t wake = c.gpm_period && c.next_gpm < c.next ? c.next_gpm : c.next;
+		struct timespec ts = {.tv_sec = (time_t)(wake / 1000000000ull),
+				      .tv_nsec = (long)(wake % 1000000000ull)};
 		pthread_mutex_lock(&s->lock);
 		while (!s->stop && pthread_cond_timedwait(&s->cv, &s->lock, &ts) != ETIMEDOUT)
 			;
@@ -492,9 +786,37 @@ static void read_device(gt_nvml_sampler *s, uint32_t i, gt_device *g)
 		g->global_mem_bytes = m.total;
 }
 
+/* GPM on every GPU that has it (gpm_hz 0: none, and no note). */
+static void gpm_start(gt_nvml_sampler *s)
+{
+	if (!s->gpm_hz)
+		return;
+	s->gpm_q = malloc(sizeof(*s->gpm_q));
+	for (uint32_t i = 0; i < s->ndev; i++) {
+		if (s->gpm_q)
+			gpm_setup(s, i);
+		else
+			gpm_off(s, i, "out of memory");
+	}
+}
+
 static void cmdline_of_self(char *buf, size_t cap)
 {
 	snprintf(buf, cap, "gaptrace collector (NVML sampler)");
+}
+
+/* The three rates from the options, defaults and caps applied. */
+static void set_rates(gt_nvml_sampler *s, const gt_nvml_opts *o)
+{
+	s->hz = o->hz ? o->hz : GT_NVML_DEFAULT_HZ;
+	if (s->hz > 10000)
+		s->hz = 10000;
+	s->proc_hz = o->proc_hz ? o->proc_hz : GT_NVML_DEFAULT_SLOW_HZ;
+	if (s->proc_hz > s->hz)
+		s->proc_hz = s->hz;
+	s->gpm_hz = o->gpm_off ? 0 : o->gpm_hz ? o->gpm_hz : GT_GPM_DEFAULT_HZ;
+	if (s->gpm_hz > GT_GPM_MAX_HZ)
+		s->gpm_hz = GT_GPM_MAX_HZ; /* the floor: >= 100 ms between samples */
 }
 
 gt_nvml_sampler *gt_nvml_start(const gt_nvml_opts *o, int *err)
@@ -518,12 +840,7 @@ gt_nvml_sampler *gt_nvml_start(const gt_nvml_opts *o, int *err)
 	s->fd = -1;
 	s->lg.fn = o->log;
 	s->lg.user = o->log_user;
-	s->hz = o->hz ? o->hz : GT_NVML_DEFAULT_HZ;
-	if (s->hz > 10000)
-		s->hz = 10000;
-	s->proc_hz = o->proc_hz ? o->proc_hz : GT_NVML_DEFAULT_SLOW_HZ;
-	if (s->proc_hz > s->hz)
-		s->proc_hz = s->hz;
+	set_rates(s, o);
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
@@ -615,11 +932,13 @@ gt_nvml_sampler *gt_nvml_start(const gt_nvml_opts *o, int *err)
 		r.device = h->devices[i];
 		gt_writer_add(s->w, &r);
 	}
-	char note[160];
+	char note[200];
 	snprintf(note, sizeof(note),
-		 "nvml sampler: %u GPU(s), %u Hz; per-process, memory, violation and energy %u Hz",
-		 s->ndev, s->hz, s->proc_hz);
+		 "nvml sampler: %u GPU(s), %u Hz; per-process, memory, violation and energy %u Hz; "
+		 "GPM %u Hz",
+		 s->ndev, s->hz, s->proc_hz, s->gpm_hz);
 	add_note(s, GT_NOTE_CONFIG, note);
+	gpm_start(s);
 	add_clock(s);
 	s->st.devices = s->ndev;
 	if (pthread_create(&s->th, NULL, sampler_main, s) != 0) {
@@ -627,8 +946,9 @@ gt_nvml_sampler *gt_nvml_start(const gt_nvml_opts *o, int *err)
 		goto fail_rc;
 	}
 	s->started = 1;
-	gt_logf(&s->lg, GT_LOG_INFO, "NVML: sampling %u GPU(s) at %u Hz (slow set %u Hz) into %s",
-		s->ndev, s->hz, s->proc_hz, s->path);
+	gt_logf(&s->lg, GT_LOG_INFO,
+		"NVML: sampling %u GPU(s) at %u Hz (slow set %u Hz, GPM %u Hz on %u) into %s",
+		s->ndev, s->hz, s->proc_hz, s->gpm_hz, s->st.gpm_devices, s->path);
 	free(h);
 	return s;
 fail_rc:
@@ -664,12 +984,15 @@ void gt_nvml_stop(gt_nvml_sampler *s)
 	}
 	if (s->fd >= 0)
 		close(s->fd);
+	for (uint32_t i = 0; i < GT_MAX_DEVICES; i++) {
+		free(s->dev[i].ps);
+		gpm_free_samples(s, &s->dev[i].gpm); /* before nvmlShutdown */
+	}
+	free(s->gpm_q);
 	if (s->inited && s->api.shutdown)
 		s->api.shutdown();
 	if (s->dl)
 		dlclose(s->dl);
-	for (uint32_t i = 0; i < GT_MAX_DEVICES; i++)
-		free(s->dev[i].ps);
 	pthread_cond_destroy(&s->cv);
 	pthread_mutex_destroy(&s->lock);
 	free(s->path);

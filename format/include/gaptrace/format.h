@@ -53,7 +53,7 @@ extern "C" {
  *  whose oldest-compatible major is <= GT_FORMAT_MAJOR. */
 #define GT_FORMAT_MAJOR 1
 /** Format minor version: bumped when record types or columns are appended. */
-#define GT_FORMAT_MINOR 2
+#define GT_FORMAT_MINOR 3
 /** Oldest major version a reader must understand to read what we write. */
 #define GT_FORMAT_OLDEST_MAJOR 1
 
@@ -153,6 +153,7 @@ typedef enum gt_rec_type {
 	GT_REC_OVERHEAD = 22,  /**< gt_overhead: CUPTI/driver overhead span */
 	GT_REC_NVML = 32,      /**< gt_nvml: device sample */
 	GT_REC_NVML_PROC = 33, /**< gt_nvml_proc: per-process sample */
+	GT_REC_GPM = 34,       /**< gt_gpm: GPM counters over an interval (format 1.3) */
 	GT_REC_LOSS = 48,      /**< gt_loss: data that was lost */
 	GT_REC_NOTE = 49,      /**< gt_note: an event worth telling the user */
 } gt_rec_type;
@@ -463,6 +464,30 @@ typedef struct gt_nvml_proc {
 	uint32_t mem_util; /**< percent */
 } gt_nvml_proc;
 
+/**
+ * GT_REC_GPM: one NVML GPM (GPU Performance Monitoring) reading of one GPU,
+ * the hardware counters between two GPM samples taken at `start` and `end`
+ * (format 1.3). Percentages are in hundredths of a percent (0..10000: 4250
+ * = 42.50 %), rates in bytes per second. A metric not read is UINT32_MAX /
+ * UINT64_MAX, as in gt_nvml.
+ */
+typedef struct gt_gpm {
+	uint64_t start;         /**< first sample (trace clock) */
+	uint64_t end;           /**< second sample */
+	uint32_t device_id;     /**< gt_device.id in this stream */
+	uint32_t sm_util;       /**< SM activity, 0.01 % (NVML_GPM_METRIC_SM_UTIL) */
+	uint32_t sm_occupancy;  /**< resident warps vs the maximum, 0.01 % */
+	uint32_t tensor_util;   /**< any tensor pipe, 0.01 % */
+	uint32_t fp16_util;     /**< non-tensor FP16 pipe, 0.01 % */
+	uint32_t fp32_util;     /**< non-tensor FP32 pipe, 0.01 % */
+	uint32_t fp64_util;     /**< non-tensor FP64 pipe, 0.01 % */
+	uint32_t dram_bw_util;  /**< DRAM bandwidth vs the maximum, 0.01 % */
+	uint64_t pcie_rx_bps;   /**< PCIe to the GPU, bytes/s */
+	uint64_t pcie_tx_bps;   /**< PCIe from the GPU, bytes/s */
+	uint64_t nvlink_rx_bps; /**< NVLink, all links, received, bytes/s */
+	uint64_t nvlink_tx_bps; /**< NVLink, all links, sent, bytes/s */
+} gt_gpm;
+
 /** GT_REC_LOSS: something was lost. Every report prints these. */
 typedef struct gt_loss {
 	uint64_t start, end; /**< span over which it happened (trace clock) */
@@ -498,6 +523,7 @@ typedef struct gt_record {
 		gt_overhead overhead;
 		gt_nvml nvml;
 		gt_nvml_proc nvml_proc;
+		gt_gpm gpm;
 		gt_loss loss;
 		gt_note note;
 	};

@@ -171,10 +171,64 @@ typedef struct gt_nvml_pci {
 	char bus_id[32];
 } gt_nvml_pci;
 
+/** nvmlGpmSample_t: a GPM sample buffer (nvmlGpmSampleAlloc). */
+typedef struct gt_nvml_gpm_sample {
+	void *handle;
+} gt_nvml_gpm_sample;
+
+/** nvmlGpmSupport_t */
+typedef struct gt_nvml_gpm_support {
+	unsigned int version;      /**< IN: GT_NVML_GPM_SUPPORT_VERSION */
+	unsigned int is_supported; /**< OUT: isSupportedDevice */
+} gt_nvml_gpm_support;
+
+/** nvmlGpmMetric_t */
+typedef struct gt_nvml_gpm_metric {
+	unsigned int metric_id; /**< IN: NVML_GPM_METRIC_* */
+	int nvml_return;        /**< OUT: 0 when value is valid */
+	double value;           /**< OUT */
+	struct {
+		char *short_name, *long_name, *unit;
+	} info;                 /**< OUT, may be NULL */
+} gt_nvml_gpm_metric;
+
+/** Room for metrics in gt_nvml_gpm_metrics_get: NVML's own array is
+ *  NVML_GPM_METRIC_MAX long (98 in R520, 333 in R550) and grows with new
+ *  drivers; ours is larger, so a driver newer than this header never
+ *  reaches past it. Only num_metrics entries are read and written. */
+#define GT_NVML_GPM_METRICS_CAP 1024
+
+/** nvmlGpmMetricsGet_t */
+typedef struct gt_nvml_gpm_metrics_get {
+	unsigned int version;     /**< IN: GT_NVML_GPM_METRICS_GET_VERSION */
+	unsigned int num_metrics; /**< IN: entries of metrics[] to fill */
+	gt_nvml_gpm_sample sample1, sample2; /**< IN: the older and the newer sample */
+	gt_nvml_gpm_metric metrics[GT_NVML_GPM_METRICS_CAP];
+} gt_nvml_gpm_metrics_get;
+
+#define GT_NVML_GPM_SUPPORT_VERSION 1     /**< NVML_GPM_SUPPORT_VERSION */
+#define GT_NVML_GPM_METRICS_GET_VERSION 1 /**< NVML_GPM_METRICS_GET_VERSION */
+
+/** The NVML_GPM_METRIC_* ids the sampler reads (nvmlGpmMetricId_t values). */
+enum {
+	GT_NVML_GPM_SM_UTIL = 2,
+	GT_NVML_GPM_SM_OCCUPANCY = 3,
+	GT_NVML_GPM_ANY_TENSOR_UTIL = 5,
+	GT_NVML_GPM_DRAM_BW_UTIL = 10,
+	GT_NVML_GPM_FP64_UTIL = 11,
+	GT_NVML_GPM_FP32_UTIL = 12,
+	GT_NVML_GPM_FP16_UTIL = 13,
+	GT_NVML_GPM_PCIE_TX_PER_SEC = 20, /**< MiB/s */
+	GT_NVML_GPM_PCIE_RX_PER_SEC = 21, /**< MiB/s */
+	GT_NVML_GPM_NVLINK_TOTAL_RX_PER_SEC = 60, /**< MiB/s */
+	GT_NVML_GPM_NVLINK_TOTAL_TX_PER_SEC = 61, /**< MiB/s */
+};
+
 /** NVML return codes the sampler distinguishes (nvmlReturn_t values). */
 enum {
 	GT_NVML_SUCCESS = 0,
 	GT_NVML_ERROR_NOT_SUPPORTED = 3,
+	GT_NVML_ERROR_NO_PERMISSION = 4,
 	GT_NVML_ERROR_NOT_FOUND = 6,
 	GT_NVML_ERROR_INSUFFICIENT_SIZE = 7,
 };
@@ -213,6 +267,16 @@ typedef struct gt_nvml_api {
 	int (*power_limit)(void *dev, unsigned int *mw); /**< nvmlDeviceGetEnforcedPowerLimit */
 	/** nvmlDeviceGetPowerManagementDefaultLimit */
 	int (*default_power_limit)(void *dev, unsigned int *mw);
+	/* GPM (R520 and later drivers; Hopper and newer data-center GPUs).
+	 * All five are needed; any one NULL turns GPM off. */
+	/** nvmlGpmQueryDeviceSupport */
+	int (*gpm_query_support)(void *dev, gt_nvml_gpm_support *s);
+	int (*gpm_sample_alloc)(gt_nvml_gpm_sample *s); /**< nvmlGpmSampleAlloc */
+	int (*gpm_sample_free)(gt_nvml_gpm_sample s);   /**< nvmlGpmSampleFree */
+	int (*gpm_sample_get)(void *dev, gt_nvml_gpm_sample s); /**< nvmlGpmSampleGet */
+	int (*gpm_metrics_get)(gt_nvml_gpm_metrics_get *m);   /**< nvmlGpmMetricsGet */
+	/** nvmlDeviceGetMigMode (current, pending; 1 = enabled); NULL: no MIG */
+	int (*mig_mode)(void *dev, unsigned int *current, unsigned int *pending);
 } gt_nvml_api;
 
 /**
@@ -226,6 +290,15 @@ typedef struct gt_nvml_api {
  */
 #define GT_NVML_DEFAULT_HZ 10
 #define GT_NVML_DEFAULT_SLOW_HZ 1
+/**
+ * GPM readings (GT_REC_GPM rows) per second per GPU: default and maximum.
+ * NVML computes GPM metrics between two samples that must be at least
+ * 100 ms apart, so the rate is never above 10 Hz (a larger request is
+ * lowered to it), and successive samples of a GPU are always >= 1/gpm_hz
+ * apart, scheduling delays included.
+ */
+#define GT_GPM_DEFAULT_HZ 10
+#define GT_GPM_MAX_HZ 10
 
 /** Options of an NVML sampler; zero-initialize and set what you need. */
 typedef struct gt_nvml_opts {
@@ -234,6 +307,10 @@ typedef struct gt_nvml_opts {
 	/** slow-set samples per second (per-process utilization, memory,
 	 *  violation counters, energy), at most hz; 0 = GT_NVML_DEFAULT_SLOW_HZ */
 	unsigned int proc_hz;
+	/** GPM readings per second per GPU; 0 = GT_GPM_DEFAULT_HZ, at most
+	 *  GT_GPM_MAX_HZ (GPM needs >= 100 ms between samples) */
+	unsigned int gpm_hz;
+	int gpm_off;            /**< 1: no GPM readings at all */
 	const char *lib;        /**< library to dlopen; NULL = "libnvidia-ml.so.1" */
 	const gt_nvml_api *api; /**< use this table instead of dlopen (tests) */
 	const char *session;    /**< copied into the stream header */
@@ -252,6 +329,8 @@ typedef struct gt_nvml_stats {
 	uint32_t devices;      /**< GPUs sampled */
 	uint64_t samples;      /**< GT_REC_NVML rows written */
 	uint64_t proc_samples; /**< GT_REC_NVML_PROC rows written */
+	uint64_t gpm_samples;  /**< GT_REC_GPM rows written */
+	uint32_t gpm_devices;  /**< GPUs whose GPM counters are read now */
 	uint64_t frames;       /**< frames written */
 	int write_error;       /**< gt_err of the write that stopped the file, or 0 */
 } gt_nvml_stats;
@@ -263,7 +342,11 @@ typedef struct gt_nvml_stats {
  * string) and start the sampling thread. Each sample is one GT_REC_NVML row
  * per GPU; a metric NVML does not support reads UINT32_MAX / UINT64_MAX and
  * is not asked again, and so do the slow-set fields of a row sampled
- * between two slow-set samples. Frames are flushed about once a second, so a crash
+ * between two slow-set samples. Where the GPU supports GPM, one GT_REC_GPM
+ * row per GPU per 1/gpm_hz s holds its hardware counters between two GPM
+ * samples; where it does not (functions missing, unsupported GPU, MIG, no
+ * permission, any error, then or later), one note says why and GPM stays off
+ * on that GPU: never an error. Frames are flushed about once a second, so a crash
  * loses at most a second of samples. A failed write (disk full) truncates
  * the file back to its last whole frame, logs once and stops sampling.
  *
@@ -305,6 +388,8 @@ typedef struct gt_collector_opts {
 	unsigned int nvml_hz;              /**< 0 = no NVML sampling (gaptrace run and
 					        collector pass GT_NVML_DEFAULT_HZ) */
 	unsigned int nvml_proc_hz;         /**< see gt_nvml_opts.proc_hz */
+	unsigned int gpm_hz;               /**< see gt_nvml_opts.gpm_hz */
+	int gpm_off;                       /**< see gt_nvml_opts.gpm_off */
 	const char *nvml_lib;              /**< see gt_nvml_opts.lib */
 	const gt_nvml_api *nvml_api;       /**< see gt_nvml_opts.api */
 	gt_log_fn log;                     /**< may be NULL (nothing is logged) */
