@@ -6,6 +6,7 @@
  * ground truth against the analysis, and damaged input.
  */
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -578,6 +579,86 @@ START_TEST(gpm_rows_counted_only)
 	ck_assert_uint_eq(g1->nvml.samples, g0->nvml.samples);
 	gt_analysis_free(a[0]);
 	gt_analysis_free(a[1]);
+}
+END_TEST
+
+static void gpm_reading(tb *t, uint64_t s, uint64_t e, uint32_t sm, uint32_t tensor,
+			uint32_t dram)
+{
+	gt_record r = {.type = GT_REC_GPM};
+	r.gpm.start = s;
+	r.gpm.end = e;
+	r.gpm.sm_util = sm;
+	r.gpm.sm_occupancy = UINT32_MAX; /* not read */
+	r.gpm.tensor_util = tensor;
+	r.gpm.fp16_util = r.gpm.fp32_util = r.gpm.fp64_util = 0;
+	r.gpm.dram_bw_util = dram;
+	r.gpm.pcie_rx_bps = 1000;
+	r.gpm.pcie_tx_bps = r.gpm.nvlink_rx_bps = r.gpm.nvlink_tx_bps = UINT64_MAX;
+	tb_rec(t, &r);
+}
+
+/* GPM readings (issue 14): clipped to the window, time- and busy-weighted,
+ * their distribution, and each kernel's share of them by overlap, marked
+ * shared where another kernel ran in the same reading. The collector's
+ * trace names the GPU by UUID only (no NVML sample). */
+START_TEST(gpm_counters)
+{
+	gt_analysis *a = gt_analysis_new(NULL);
+	const uint8_t u[1] = {0xA1};
+	tb t;
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, u);
+	tb_kernel(&t, 0, 7, 1, T0 + 100, T0 + 350, "memk");
+	tb_kernel(&t, 0, 7, 2, T0 + 380, T0 + 390, "other");
+	tb_kernel(&t, 0, 7, 3, T0 + 500, T0 + 700, "compk");
+	ck_assert_int_eq(tb_add(a, &t, "10.gtrace"), 1);
+	tb_begin(&t, 99, GT_PRODUCER_COLLECTOR, 0, 0, NULL);
+	gt_record d = {.type = GT_REC_DEVICE};
+	d.device.id = 0;
+	d.device.uuid[0] = 0xA1;
+	d.device.uuid[15] = 0xee;
+	tb_rec(&t, &d);
+	gpm_reading(&t, T0, T0 + 400, 9000, 500, 8000);        /* memk + other */
+	gpm_reading(&t, T0 + 400, T0 + 800, 9500, 7000, 1000); /* compk */
+	gpm_reading(&t, T0 + 800, T0 + 900, 0, 0, 0);          /* after the window */
+	ck_assert_int_eq(tb_add(a, &t, "nvml.gtrace"), 1);
+	finish(a);
+	ck_assert_uint_eq(gt_analysis_ngpus(a), 1);
+	const gt_an_gpu *g = gt_analysis_gpu(a, 0);
+	ck_assert_uint_eq(g->t0, T0 + 100);
+	ck_assert_uint_eq(g->t1, T0 + 700);
+	ck_assert_uint_eq(g->gpm.readings, 2);
+	const gt_an_gpm_stat *dr = &g->gpm.m[GT_GPM_DRAM_BW];
+	/* 300 ns of each reading in the window; busy 260 and 200 ns */
+	ck_assert_uint_eq(dr->ns, 600);
+	ck_assert(fabs(dr->mean - 45.0) < 1e-9);
+	ck_assert(fabs(dr->mean_busy - (80.0 * 260 + 10.0 * 200) / 460) < 1e-9);
+	ck_assert(dr->p5 == 10.0 && dr->p50 == 10.0 && dr->p95 == 80.0);
+	ck_assert(fabs(g->gpm.m[GT_GPM_TENSOR].mean_busy - (5.0 * 260 + 70.0 * 200) / 460) < 1e-9);
+	ck_assert_uint_eq(g->gpm.m[GT_GPM_SM_OCCUPANCY].ns, 0); /* never read */
+	ck_assert(g->gpm.m[GT_GPM_PCIE_RX].mean == 1000.0);
+	ck_assert_uint_eq(g->gpm.m[GT_GPM_NVLINK_TX].ns, 0);
+	size_t nk;
+	const gt_an_kernel *k = gt_analysis_kernels(a, 0, &nk);
+	ck_assert_uint_eq(nk, 3);
+	int seen = 0;
+	for (size_t i = 0; i < nk; i++) {
+		const char *nm = gt_analysis_string(a, k[i].name);
+		if (!strcmp(nm, "memk")) {
+			ck_assert_uint_eq(k[i].gpm_ns, 250);
+			ck_assert(k[i].gpm[GT_GPM_DRAM_BW] == 80.0f);
+			ck_assert(k[i].gpm_shared == 1.0); /* "other" ran in its reading */
+			seen |= 1;
+		} else if (!strcmp(nm, "compk")) {
+			ck_assert_uint_eq(k[i].gpm_ns, 200);
+			ck_assert(k[i].gpm[GT_GPM_TENSOR] == 70.0f);
+			ck_assert(k[i].gpm_shared == 0.0);
+			ck_assert(k[i].gpm[GT_GPM_SM_OCCUPANCY] == -1.0f);
+			seen |= 2;
+		}
+	}
+	ck_assert_int_eq(seen, 3);
+	gt_analysis_free(a);
 }
 END_TEST
 
@@ -1684,6 +1765,7 @@ static Suite *suite(void)
 	tcase_add_test(c, nvml_throttle);
 	tcase_add_test(c, nvml_no_busy_sample);
 	tcase_add_test(c, gpm_rows_counted_only);
+	tcase_add_test(c, gpm_counters);
 	tcase_add_test(c, nvml_other_process);
 	tcase_add_test(c, capture_from_armed);
 	tcase_add_test(c, empty_trace);

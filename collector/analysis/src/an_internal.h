@@ -159,6 +159,14 @@ typedef struct an_nvml {
 	uint16_t trace, dev; /* dev: local, then GPU index */
 } an_nvml;
 
+/* A GT_REC_GPM reading: the counters of one GPU between two samples. */
+typedef struct an_gpm {
+	uint64_t start, end;         /* trace clock, then realtime */
+	double v[GT_GPM_COUNT];      /* percent or bytes/s; < 0 not read */
+	uint16_t trace, dev;         /* dev: local, then GPU index (AN_GPM_NO_GPU: none) */
+} an_gpm;
+#define AN_GPM_NO_GPU 0xffffu
+
 /* A GT_REC_NVML_PROC sample. */
 typedef struct an_nvproc {
 	uint64_t ts;
@@ -300,6 +308,7 @@ struct gt_analysis {
 	gt_vec syncrec; /* an_syncrec */
 	gt_vec nvml;    /* an_nvml */
 	gt_vec nvproc;  /* an_nvproc */
+	gt_vec gpm;     /* an_gpm */
 	gt_vec threads; /* an_thread */
 	gt_vec kagg;    /* an_kagg */
 	gt_map kmap;    /* kagg key -> index */
@@ -338,6 +347,10 @@ int an_order_items(gt_analysis *a, size_t *gpu_starts);
 int an_build_calls(gt_analysis *a);
 int an_sweep(gt_analysis *a);
 int an_tables(gt_analysis *a);
+/* gpm.c: the GPM counters of every GPU (gt_an_gpu.gpm) and their
+ * attribution to its kernel rows; after an_tables, while the items exist.
+ * @return 0 or GT_ERR_NOMEM. */
+int an_gpm_finish(gt_analysis *a);
 
 static inline an_trace *an_tr(const gt_analysis *a, size_t i)
 {

@@ -65,6 +65,7 @@ gt_analysis *gt_analysis_new(const gt_analysis_opts *opts)
 	gt_vec_init(&a->calls, sizeof(an_call));
 	gt_vec_init(&a->syncrec, sizeof(an_syncrec));
 	gt_vec_init(&a->nvml, sizeof(an_nvml));
+	gt_vec_init(&a->gpm, sizeof(an_gpm));
 	gt_vec_init(&a->nvproc, sizeof(an_nvproc));
 	gt_vec_init(&a->threads, sizeof(an_thread));
 	gt_vec_init(&a->kagg, sizeof(an_kagg));
@@ -166,6 +167,7 @@ void gt_analysis_free(gt_analysis *a)
 	free_work(a);
 	gt_vec_free(&a->calls);
 	gt_vec_free(&a->nvml);
+	gt_vec_free(&a->gpm);
 	gt_vec_free(&a->threads);
 	gt_vec_free(&a->syncs);
 	an_comm_free(&a->comm);
@@ -329,6 +331,8 @@ int gt_analysis_finish(gt_analysis *a)
 		rc = an_sweep(a);
 	if (!rc)
 		rc = an_tables(a);
+	if (!rc)
+		rc = an_gpm_finish(a);
 	free_work(a);
 	if (rc < 0) {
 		a->oom = 1;

@@ -468,6 +468,32 @@ static int add_api(ld *L, const gt_api *x)
 	return 0;
 }
 
+/* A GT_REC_GPM reading (ignored without its interval or device). */
+static int add_gpm(ld *L, const gt_gpm *g)
+{
+	if (!g->start || g->end <= g->start || g->device_id >= AN_MAX_DEV)
+		return 0;
+	an_gpm *s = gt_vec_push(&L->a->gpm);
+	if (!s)
+		return GT_ERR_NOMEM;
+	const uint32_t pc[GT_GPM_PERCENT_COUNT] = {g->sm_util,   g->sm_occupancy, g->tensor_util,
+						   g->fp16_util, g->fp32_util,    g->fp64_util,
+						   g->dram_bw_util};
+	const uint64_t bps[GT_GPM_COUNT - GT_GPM_PERCENT_COUNT] = {
+		g->pcie_rx_bps, g->pcie_tx_bps, g->nvlink_rx_bps, g->nvlink_tx_bps};
+	for (int m = 0; m < GT_GPM_PERCENT_COUNT; m++)
+		s->v[m] = pc[m] == UINT32_MAX || pc[m] > 10000 ? -1 : pc[m] / 100.0;
+	for (int m = GT_GPM_PERCENT_COUNT; m < GT_GPM_COUNT; m++)
+		s->v[m] = bps[m - GT_GPM_PERCENT_COUNT] == UINT64_MAX
+				  ? -1
+				  : (double)bps[m - GT_GPM_PERCENT_COUNT];
+	s->start = g->start;
+	s->end = g->end;
+	s->trace = L->ti;
+	s->dev = (uint16_t)g->device_id;
+	return tdev(L, g->device_id) ? 0 : GT_ERR_NOMEM;
+}
+
 /* Adds the hole [x, y) of lost records to the trace (nothing if empty). */
 static int add_hole(ld *L, uint64_t x, uint64_t y)
 {
@@ -583,6 +609,7 @@ static int add_record(ld *L, const gt_record *x)
 		span(t, n->ts, n->ts);
 		return 0;
 	}
+	case GT_REC_GPM: return add_gpm(L, &x->gpm);
 	case GT_REC_NVML_PROC: {
 		const gt_nvml_proc *n = &x->nvml_proc;
 		if (!n->ts || n->device_id >= AN_MAX_DEV)

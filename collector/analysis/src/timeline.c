@@ -77,6 +77,11 @@ static void align_clocks(gt_analysis *a)
 		an_nvproc *s = GT_VEC_AT(&a->nvproc, an_nvproc, i);
 		s->ts = conv(an_tr(a, s->trace), s->ts);
 	}
+	for (size_t i = 0; i < a->gpm.n; i++) {
+		an_gpm *s = GT_VEC_AT(&a->gpm, an_gpm, i);
+		s->start = conv(an_tr(a, s->trace), s->start);
+		s->end = conv(an_tr(a, s->trace), s->end);
+	}
 	for (size_t i = 0; i < a->kagg.n; i++) {
 		an_kagg *k = GT_VEC_AT(&a->kagg, an_kagg, i);
 		k->first_start = conv(an_tr(a, k->trace), k->first_start);
@@ -157,6 +162,26 @@ static uint32_t gpu_for(gt_analysis *a, an_trace *t, uint16_t ti, uint32_t dev)
 	return x->pub.index;
 }
 
+/* The GPU a trace's device is, among the GPUs already made (by its work,
+ * NVML samples, or another trace naming the same UUID), or AN_NONE. GPM
+ * readings join a GPU this way; alone they make none. */
+static uint32_t existing_gpu(const gt_analysis *a, const an_trace *t, uint32_t dev)
+{
+	const an_tdev *td = t->devs ? &t->devs[dev] : NULL;
+	if (!td)
+		return AN_NONE;
+	if (td->gpu)
+		return td->gpu - 1;
+	if (!td->known || uuid_zero(td->dev.uuid))
+		return AN_NONE;
+	for (size_t g = 0; g < a->gpus.n; g++) {
+		const an_gpu *x = an_gp(a, g);
+		if (x->pub.uuid_known && !memcmp(x->pub.dev.uuid, td->dev.uuid, 16))
+			return (uint32_t)g;
+	}
+	return AN_NONE;
+}
+
 int an_resolve_gpus(gt_analysis *a)
 {
 	align_clocks(a);
@@ -180,6 +205,11 @@ int an_resolve_gpus(gt_analysis *a)
 		if (g == AN_NONE)
 			return GT_ERR_NOMEM;
 		s->dev = (uint16_t)g;
+	}
+	for (size_t i = 0; i < a->gpm.n; i++) {
+		an_gpm *s = GT_VEC_AT(&a->gpm, an_gpm, i);
+		uint32_t g = existing_gpu(a, an_tr(a, s->trace), s->dev);
+		s->dev = g != AN_NONE ? (uint16_t)g : AN_GPM_NO_GPU;
 	}
 	if (a->gpus.n > UINT16_MAX - 1)
 		return GT_ERR_LIMIT;
