@@ -361,6 +361,58 @@ START_TEST(plurals_of_one)
 }
 END_TEST
 
+/* GPM counters (issue 14) in the text report's per-GPU section and the
+ * JSON: while busy, the distribution, the rates; each kernel's share. */
+START_TEST(gpm_outputs)
+{
+	gt_analysis *a = gt_analysis_new(NULL);
+	const uint8_t u[1] = {0xA1};
+	tb t;
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, u);
+	tb_kernel(&t, 0, 7, 1, T0 + 100, T0 + 350, "memk");
+	tb_kernel(&t, 0, 7, 2, T0 + 500, T0 + 700, "compk");
+	ck_assert_int_eq(tb_add(a, &t, "10.gtrace"), 1);
+	tb_begin(&t, 99, GT_PRODUCER_COLLECTOR, 0, 0, NULL);
+	gt_record d = {.type = GT_REC_DEVICE};
+	d.device.id = 0;
+	d.device.uuid[0] = 0xA1;
+	d.device.uuid[15] = 0xee; /* tb_begin's UUID */
+	tb_rec(&t, &d);
+	for (int i = 0; i < 2; i++) {
+		gt_record r = {.type = GT_REC_GPM};
+		r.gpm.start = T0 + (uint64_t)i * 400;
+		r.gpm.end = r.gpm.start + 400;
+		r.gpm.sm_util = 9800;
+		r.gpm.sm_occupancy = i ? 2000 : 8400;
+		r.gpm.tensor_util = r.gpm.fp16_util = r.gpm.fp32_util = UINT32_MAX;
+		r.gpm.fp64_util = UINT32_MAX;
+		r.gpm.dram_bw_util = i ? 1000 : 8700;
+		r.gpm.pcie_rx_bps = 1ull << 30;
+		r.gpm.pcie_tx_bps = r.gpm.nvlink_rx_bps = r.gpm.nvlink_tx_bps = UINT64_MAX;
+		tb_rec(&t, &r);
+	}
+	ck_assert_int_eq(tb_add(a, &t, "nvml.gtrace"), 1);
+	ck_assert_int_eq(gt_analysis_finish(a), 0);
+	size_t len;
+	char *txt = render(a, 0, NULL, &len);
+	/* busy 250 ns at 87 %, 200 ns at 10 % */
+	ck_assert_msg(strstr(txt, "Counters     GPM, 2 readings; while busy: SM active 98 %, "
+				  "occupancy 56 %, DRAM bandwidth 53 %\n"), "%s", txt);
+	ck_assert_msg(strstr(txt, "over the window (p5 / median / p95): SM active 98 / 98 / 98 %, "
+				  "occupancy 20 / 20 / 84 %, DRAM bandwidth 10 / 10 / 87 %, PCIe rx "
+				  "1.00 GiB/s mean\n"), "%s", txt);
+	ck_assert_ptr_null(strstr(txt, "tensor pipe"));
+	free(txt);
+	char *js = render(a, 1, NULL, &len);
+	ck_assert_ptr_nonnull(strstr(js, "\"gpm\":{\"readings\":2,\"metrics\":{\"sm_active\":"));
+	ck_assert_ptr_nonnull(strstr(js, "\"gpm\":{\"covered_ns\":250,\"shared\":0,"
+					 "\"sm_active\":98,\"sm_occupancy\":84,\"dram_bw\":87}"));
+	ck_assert_ptr_null(strstr(js, "\"tensor\":"));
+	free(js);
+	gt_analysis_free(a);
+}
+END_TEST
+
 START_TEST(names)
 {
 	char b[512];
@@ -402,6 +454,7 @@ static Suite *suite(void)
 	tcase_add_test(c, summary);
 	tcase_add_test(c, text_partial_input);
 	tcase_add_test(c, plurals_of_one);
+	tcase_add_test(c, gpm_outputs);
 	tcase_add_test(c, names);
 	suite_add_tcase(s, c);
 	return s;

@@ -251,3 +251,27 @@ const char *gt_proc_label(char *buf, size_t cap, uint32_t pid, const char *cmdli
 	}
 	return buf;
 }
+
+static const char *const gpm_names[GT_GPM_COUNT][2] = {
+	[GT_GPM_SM_ACTIVE] = {"sm_active", "SM active"},
+	[GT_GPM_SM_OCCUPANCY] = {"sm_occupancy", "occupancy"},
+	[GT_GPM_TENSOR] = {"tensor", "tensor pipe"},
+	[GT_GPM_FP16] = {"fp16", "FP16 pipe"},
+	[GT_GPM_FP32] = {"fp32", "FP32 pipe"},
+	[GT_GPM_FP64] = {"fp64", "FP64 pipe"},
+	[GT_GPM_DRAM_BW] = {"dram_bw", "DRAM bandwidth"},
+	[GT_GPM_PCIE_RX] = {"pcie_rx", "PCIe rx"},
+	[GT_GPM_PCIE_TX] = {"pcie_tx", "PCIe tx"},
+	[GT_GPM_NVLINK_RX] = {"nvlink_rx", "NVLink rx"},
+	[GT_GPM_NVLINK_TX] = {"nvlink_tx", "NVLink tx"},
+};
+
+const char *gt_gpm_metric_name(int metric)
+{
+	return metric >= 0 && metric < GT_GPM_COUNT ? gpm_names[metric][0] : "?";
+}
+
+const char *gt_gpm_metric_label(int metric)
+{
+	return metric >= 0 && metric < GT_GPM_COUNT ? gpm_names[metric][1] : "?";
+}

@@ -38,6 +38,9 @@
  *     nvml: {samples, gpu_util_mean, sm_clock_mean_mhz, sm_clock_min_mhz,
  *            sm_clock_max_mhz, power_mean_w, temp_max_c, reasons_seen,
  *            power_limit_mw, default_power_limit_mw (0: not sampled)},
+ *     gpm: {readings, metrics: {METRIC: {ns, mean, mean_busy (-1: no busy
+ *            reading), p5, p50, p95}}} (GPU hardware counters; METRIC one
+ *            of gt_gpm_metric_name's ids, only those read; percent or B/s),
  *     processes: [{pid, trace, busy_ns, idle_ns, causes, gaps, kernels,
  *                  kernel_ns, memcpys, memcpy_ns}],
  *     longest_gaps: [GAP], detailed_gaps: [GAP],
@@ -45,7 +48,8 @@
  *                max_ns, share_wall, share_kernel, grid, block, registers,
  *                smem, min_blocks, max_blocks, min_threads, max_threads,
  *                small_grid, graph_count, first_start, example: {pid, trace,
- *                stream, tid}, storm, nccl, coll (collective type or null)}],
+ *                stream, tid}, storm, nccl, coll (collective type or null),
+ *                gpm: null or {covered_ns, shared, METRIC: percent, ...}}],
  *     copies: [{kind, host_mem, count, bytes, total_ns, min_ns, max_ns, gbps,
  *               share_wall, api_ns, blocking, first_start,
  *               example: {pid, trace, stream}}]
@@ -508,6 +512,45 @@ static void j_gpu_gap_lists(jw *j, const gt_analysis *a, const gt_an_gpu *G, uin
 }
 
 /* "kernels": the kernel table */
+/* "gpm" of a kernel row: its share of the counters by overlap, or null */
+static void j_kernel_gpm(jw *j, const gt_an_kernel *k)
+{
+	if (!k->gpm_ns) {
+		j_str(j, "gpm", NULL);
+		return;
+	}
+	j_open(j, "gpm", '{');
+	j_u64(j, "covered_ns", k->gpm_ns);
+	j_dbl(j, "shared", k->gpm_shared);
+	for (int m = 0; m < GT_GPM_PERCENT_COUNT; m++)
+		if (k->gpm[m] >= 0)
+			j_dbl(j, gt_gpm_metric_name(m), k->gpm[m]);
+	j_close(j, '}');
+}
+
+/* "gpm": the GPU's hardware counters (metrics never read are left out) */
+static void j_gpu_gpm(jw *j, const gt_an_gpu *G)
+{
+	j_open(j, "gpm", '{');
+	j_u64(j, "readings", G->gpm.readings);
+	j_open(j, "metrics", '{');
+	for (int m = 0; m < GT_GPM_COUNT; m++) {
+		const gt_an_gpm_stat *s = &G->gpm.m[m];
+		if (!s->ns)
+			continue;
+		j_open(j, gt_gpm_metric_name(m), '{');
+		j_u64(j, "ns", s->ns);
+		j_dbl(j, "mean", s->mean);
+		j_dbl(j, "mean_busy", s->mean_busy);
+		j_dbl(j, "p5", s->p5);
+		j_dbl(j, "p50", s->p50);
+		j_dbl(j, "p95", s->p95);
+		j_close(j, '}');
+	}
+	j_close(j, '}');
+	j_close(j, '}');
+}
+
 static void j_gpu_kernels(jw *j, const gt_analysis *a, const gt_an_gpu *G, uint32_t flags)
 {
 	char b[4096];
@@ -555,6 +598,7 @@ static void j_gpu_kernels(jw *j, const gt_analysis *a, const gt_an_gpu *G, uint3
 		j_sep(j, "nccl");
 		fputs(k->nccl ? "true" : "false", j->f);
 		j_str(j, "coll", k->nccl ? gt_coll_name(k->coll) : NULL);
+		j_kernel_gpm(j, k);
 		j_close(j, '}');
 	}
 	j_close(j, ']');
@@ -604,6 +648,7 @@ static void j_gpu(jw *j, const gt_analysis *a, const gt_an_gpu *G, uint32_t flag
 	j_gpu_gaps(j, G);
 	j_gpu_util(j, a, G);
 	j_gpu_latency_nvml(j, G);
+	j_gpu_gpm(j, G);
 	j_gpu_procs(j, a, G);
 	j_gpu_gap_lists(j, a, G, flags);
 	j_gpu_kernels(j, a, G, flags);

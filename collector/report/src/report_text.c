@@ -282,6 +282,40 @@ static void comm_section(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 	}
 }
 
+/* "Counters": the GPU's hardware counters (GPM) while it was busy, then
+ * their distribution over the window, then the links' rates. */
+static void gpm_section(const gt_an_gpu *G, FILE *f)
+{
+	if (!G->gpm.readings)
+		return;
+	char b1[32];
+	fprintf(f, "Counters     GPM, %" PRIu64 " %s; while busy:", G->gpm.readings,
+		gt_plural(G->gpm.readings, "reading", "readings"));
+	int first = 1;
+	for (int m = 0; m < GT_GPM_PERCENT_COUNT; m++) {
+		const gt_an_gpm_stat *s = &G->gpm.m[m];
+		if (!s->ns || s->mean_busy < 0)
+			continue;
+		fprintf(f, "%s %s %.0f %%", first ? "" : ",", gt_gpm_metric_label(m), s->mean_busy);
+		first = 0;
+	}
+	fprintf(f, "%s\n             over the window (p5 / median / p95):", first ? " -" : "");
+	first = 1;
+	for (int m = 0; m < GT_GPM_COUNT; m++) {
+		const gt_an_gpm_stat *s = &G->gpm.m[m];
+		if (!s->ns)
+			continue;
+		if (m < GT_GPM_PERCENT_COUNT)
+			fprintf(f, "%s %s %.0f / %.0f / %.0f %%", first ? "" : ",",
+				gt_gpm_metric_label(m), s->p5, s->p50, s->p95);
+		else
+			fprintf(f, "%s %s %s mean", first ? "" : ",", gt_gpm_metric_label(m),
+				gt_fmt_rate(b1, sizeof(b1), s->mean));
+		first = 0;
+	}
+	fputc('\n', f);
+}
+
 static void busy_side(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 {
 	char b1[32], b2[32], b3[32], b4[32];
@@ -307,6 +341,7 @@ static void busy_side(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 				G->nvml.sm_clock_max_mhz, G->dev.core_clock_khz / 1000);
 		fputc('\n', f);
 	}
+	gpm_section(G, f);
 	comm_section(a, G, f);
 	if (G->lat_api.count) {
 		fprintf(f, "Launch       API call -> kernel start: median %s, p90 %s, p99 %s",

@@ -856,6 +856,14 @@ GT_API const char *gt_plural(uint64_t n, const char *one, const char *many);
  *  "4.38 TiB/s", "12.0 MiB/s", "512 B/s". */
 GT_API const char *gt_fmt_rate(char *buf, size_t cap, double bytes_per_s);
 
+/** A GPM metric's id in machine outputs ("sm_active", "sm_occupancy",
+ *  "tensor", "fp16", "fp32", "fp64", "dram_bw", "pcie_rx", "pcie_tx",
+ *  "nvlink_rx", "nvlink_tx"), or "?" for a value outside gt_gpm_metric. */
+GT_API const char *gt_gpm_metric_name(int metric);
+/** A GPM metric as people read it ("SM active", "DRAM bandwidth", "PCIe rx"),
+ *  or "?". */
+GT_API const char *gt_gpm_metric_label(int metric);
+
 /** A note's text (gt_an_note.text, a GT_REC_NOTE string) as people read it:
  *  figures the injection library recorded raw are printed through the
  *  formatters above. Today one: the device note's "global memory bandwidth
