@@ -2351,7 +2351,7 @@ START_TEST(counter_notes)
 	d = run(s, NULL);
 	ck_assert(has_note(d, "GPU 0: busy 97% of the window, but its busy time could not be "
 			      "checked for memory or compute limits: the GPU's counters were not "
-			      "read (NVML GPM needs a Hopper or newer GPU)",
+			      "read (NVML GPM needs a Hopper or newer GPU; older traces have none)",
 			   NULL));
 	gt_diagnosis_free(d);
 	sc_free(s);

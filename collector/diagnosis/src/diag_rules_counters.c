@@ -294,7 +294,7 @@ void dg_counter_notes(dg_ctx *c, const gt_diag_gpu *dg)
 					     "GPU %u: busy %.0f%% of the window, but its busy time "
 					     "could not be checked for memory or compute limits: the "
 					     "GPU's counters were not read (NVML GPM needs a Hopper or "
-					     "newer GPU)",
+					     "newer GPU; older traces have none)",
 					     gpu->index, 100.0 * gpu->utilization));
 		return;
 	}
