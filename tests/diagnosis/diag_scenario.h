@@ -164,6 +164,8 @@ static inline gt_an_kernel *sc_kernel(scen *s, const char *name, uint64_t count,
 	k->min_threads = k->max_threads = threads;
 	k->registers = 32;
 	k->small_grid = blocks < s->gpu.dev.sm_count ? count : 0;
+	for (int q = 0; q < GT_GPM_PERCENT_COUNT; q++)
+		k->gpm[q] = -1; /* as the analysis: not read until attributed */
 	s->gpu.nkernels += count;
 	s->gpu.kernel_ns += total;
 	if (total / count < 10000) {
@@ -201,6 +203,44 @@ static inline gt_an_proc *sc_proc(scen *s, uint32_t pid, uint64_t busy)
 	p->idle_ns = s->gpu.window_ns - busy;
 	s->gpu.nprocs = (uint32_t)s->nprocs;
 	return p;
+}
+
+/* The GPU's counters (NVML GPM) were read: n readings over the window, no
+ * metric set yet (sc_gpm_gpu, sc_gpm_kernel). */
+static inline void sc_gpm(scen *s, uint64_t readings)
+{
+	s->gpu.gpm.readings = readings;
+}
+
+/* One GPU-level GPM percentage: covering the window, mean_busy (and mean)
+ * v, distribution p5/p50/p95 over the readings. */
+static inline void sc_gpm_gpu(scen *s, int m, double v, double p5, double p50, double p95)
+{
+	gt_an_gpm_stat *st = &s->gpu.gpm.m[m];
+	st->ns = s->gpu.window_ns;
+	st->mean = st->mean_busy = v;
+	st->p5 = p5;
+	st->p50 = p50;
+	st->p95 = p95;
+}
+
+/* The percentages attributed to kernel k (-1: not read), its whole time
+ * covered by readings, `shared` of it shared with other kernels. */
+typedef struct sc_kgpm {
+	double sm_active, occupancy, tensor, fp16, fp32, fp64, dram;
+} sc_kgpm;
+
+static inline void sc_gpm_kernel(gt_an_kernel *k, sc_kgpm v, double shared)
+{
+	k->gpm[GT_GPM_SM_ACTIVE] = (float)v.sm_active;
+	k->gpm[GT_GPM_SM_OCCUPANCY] = (float)v.occupancy;
+	k->gpm[GT_GPM_TENSOR] = (float)v.tensor;
+	k->gpm[GT_GPM_FP16] = (float)v.fp16;
+	k->gpm[GT_GPM_FP32] = (float)v.fp32;
+	k->gpm[GT_GPM_FP64] = (float)v.fp64;
+	k->gpm[GT_GPM_DRAM_BW] = (float)v.dram;
+	k->gpm_ns = k->total_ns;
+	k->gpm_shared = shared;
 }
 
 /* Fill the derived fields and the dg_input. */

@@ -569,6 +569,164 @@ static void b_thermal(scen *s, gt_diag_opts *o)
 	s->gpu.throttle_reason_ns[6] = 4000 * MS;
 }
 
+/* ------------------------------------------------------------ GPU counters */
+
+/* Issue 14, the article's production story: busy 95 %, but the largest
+ * kernel moves data at 90 % of the DRAM peak with its pipes idle (FP32
+ * 12 %, SMs active 20 %): memory_bound claims its 6 s. The other kernel
+ * computes (FP32 70 %, DRAM 30 %). GPU while busy: DRAM 72 % (p5 20 %,
+ * median 85 %, p95 93 %), SMs active 40 %, FP32 30 %. */
+static void b_membound(scen *s, gt_diag_opts *o)
+{
+	(void)o;
+	sc_busy(s, 9500 * MS, 0);
+	sc_idle(s, GT_CAUSE_HOST_BUSY, 500 * MS);
+	gt_an_kernel *k = sc_kernel(s, "vectorized_elementwise_kernel", 1000, 6000 * MS, 4096, 256);
+	sc_gpm_kernel(k, (sc_kgpm){20, 60, 0, 3, 12, 0, 90}, 0.2);
+	k = sc_kernel(s, "fused_mlp_kernel", 1000, 3500 * MS, 4096, 256);
+	sc_gpm_kernel(k, (sc_kgpm){95, 50, 0, 0, 70, 0, 30}, 0.2);
+	sc_gpm(s, 95);
+	sc_gpm_gpu(s, GT_GPM_DRAM_BW, 72, 20, 85, 93);
+	sc_gpm_gpu(s, GT_GPM_SM_ACTIVE, 40, 15, 30, 97);
+	sc_gpm_gpu(s, GT_GPM_SM_OCCUPANCY, 35, 10, 40, 55);
+	sc_gpm_gpu(s, GT_GPM_TENSOR, 0, 0, 0, 0);
+	sc_gpm_gpu(s, GT_GPM_FP16, 2, 0, 1, 4);
+	sc_gpm_gpu(s, GT_GPM_FP32, 30, 5, 12, 72);
+	sc_gpm_gpu(s, GT_GPM_FP64, 0, 0, 0, 0);
+}
+
+/* DRAM at exactly membound_dram (60 %) qualifies ... */
+static void b_membound_dram_at(scen *s, gt_diag_opts *o)
+{
+	b_membound(s, o);
+	s->kernels[0].gpm[GT_GPM_DRAM_BW] = 60;
+}
+
+/* ... just below it does not */
+static void b_membound_dram_below(scen *s, gt_diag_opts *o)
+{
+	b_membound(s, o);
+	s->kernels[0].gpm[GT_GPM_DRAM_BW] = 59.9f;
+}
+
+/* a compute pipe at exactly membound_compute (30 %) is not idle ... */
+static void b_membound_pipe_at(scen *s, gt_diag_opts *o)
+{
+	b_membound(s, o);
+	s->kernels[0].gpm[GT_GPM_TENSOR] = 30;
+}
+
+/* ... just below it is */
+static void b_membound_pipe_below(scen *s, gt_diag_opts *o)
+{
+	b_membound(s, o);
+	s->kernels[0].gpm[GT_GPM_TENSOR] = 29.9f;
+}
+
+/* the thresholds move the line */
+static void o_membound_dram(scen *s, gt_diag_opts *o)
+{
+	b_membound(s, o);
+	ck_assert_int_eq(gt_diag_set_threshold(o, "membound_dram=95%", NULL, 0), 0);
+}
+
+static void o_membound_compute(scen *s, gt_diag_opts *o)
+{
+	b_membound(s, o);
+	ck_assert_int_eq(gt_diag_set_threshold(o, "membound_compute=10%", NULL, 0), 0);
+}
+
+/* the same kernels without readings (gpm.readings 0): nothing changes */
+static void b_membound_no_gpm(scen *s, gt_diag_opts *o)
+{
+	b_membound(s, o);
+	s->gpu.gpm.readings = 0;
+}
+
+/* the kernel was never covered by a reading: not attributed */
+static void b_membound_uncovered(scen *s, gt_diag_opts *o)
+{
+	b_membound(s, o);
+	s->kernels[0].gpm_ns = 0;
+}
+
+/* the memory-bound kernel is NCCL: communication, not this finding */
+static void b_membound_nccl(scen *s, gt_diag_opts *o)
+{
+	b_membound(s, o);
+	s->kernels[0].nccl = 1;
+}
+
+/* b_low_occ with counters: my_heavy_kernel achieves 10 % on busy SMs,
+ * agreeing with its 12.5 % theoretical occupancy */
+static void b_low_occ_gpm(scen *s, gt_diag_opts *o)
+{
+	b_low_occ(s, o);
+	sc_gpm(s, 90);
+	sc_gpm_gpu(s, GT_GPM_SM_ACTIVE, 93, 80, 95, 99);
+	sc_gpm_kernel(&s->kernels[0], (sc_kgpm){95, 10, 0, 0, 20, 0, 15}, 0.1);
+	sc_gpm_kernel(&s->kernels[1], (sc_kgpm){90, 12, 60, 20, 10, 0, 40}, 0.1);
+}
+
+/* the counters measured exactly low_occupancy (25 %) achieved: the
+ * theoretical claim is dropped (host_busy, 10 %, is then first) ... */
+static void b_low_occ_achieved_at(scen *s, gt_diag_opts *o)
+{
+	b_low_occ_gpm(s, o);
+	s->kernels[0].gpm[GT_GPM_SM_OCCUPANCY] = 25;
+}
+
+/* ... just below it, kept */
+static void b_low_occ_achieved_below(scen *s, gt_diag_opts *o)
+{
+	b_low_occ_gpm(s, o);
+	s->kernels[0].gpm[GT_GPM_SM_OCCUPANCY] = 24.9f;
+}
+
+/* theoretical occupancy unknown (no block size recorded): low achieved
+ * occupancy on SMs active 95 % qualifies ... */
+static void b_low_occ_unknown(scen *s, gt_diag_opts *o)
+{
+	b_low_occ_gpm(s, o);
+	gt_an_kernel *k = &s->kernels[0];
+	k->block[0] = k->block[1] = k->block[2] = 0;
+	k->min_threads = k->max_threads = 0;
+}
+
+/* ... not when the SMs are active less than occupancy_sm_active (80 %) ... */
+static void b_low_occ_unknown_idle_sms(scen *s, gt_diag_opts *o)
+{
+	b_low_occ_unknown(s, o);
+	s->kernels[0].gpm[GT_GPM_SM_ACTIVE] = 79.9f;
+}
+
+/* ... nor with an achieved occupancy of at least low_occupancy ... */
+static void b_low_occ_unknown_high(scen *s, gt_diag_opts *o)
+{
+	b_low_occ_unknown(s, o);
+	s->kernels[0].gpm[GT_GPM_SM_OCCUPANCY] = 25;
+}
+
+/* ... nor without readings (as before the counters) */
+static void b_low_occ_unknown_no_gpm(scen *s, gt_diag_opts *o)
+{
+	b_low_occ_unknown(s, o);
+	s->gpu.gpm.readings = 0;
+}
+
+/* a GEMM loop with the tensor pipe active 75 % of the busy time: healthy,
+ * compute-bound (a note), no finding */
+static void b_compute_bound(scen *s, gt_diag_opts *o)
+{
+	b_healthy(s, o);
+	sc_gpm(s, 97);
+	sc_gpm_gpu(s, GT_GPM_SM_ACTIVE, 98, 95, 99, 100);
+	sc_gpm_gpu(s, GT_GPM_TENSOR, 75, 60, 77, 82);
+	sc_gpm_gpu(s, GT_GPM_FP32, 8, 5, 8, 10);
+	sc_gpm_gpu(s, GT_GPM_DRAM_BW, 35, 20, 35, 45);
+	sc_gpm_kernel(&s->kernels[0], (sc_kgpm){98, 12, 75, 0, 8, 0, 35}, 0);
+}
+
 typedef struct dcase {
 	const char *name;
 	void (*build)(scen *s, gt_diag_opts *o);
@@ -630,6 +788,34 @@ static const dcase cases[] = {
 	 GT_SHAPE_HEALTHY},
 	{"power_limit_lowered", b_power_limit_lowered, 10 * SEC, GT_FIND_THROTTLED, 0.97, -1, -1},
 	{"thermal", b_thermal, 10 * SEC, GT_FIND_THROTTLED, 0.97, -1, -1},
+	/* GPU counters (issue 14) */
+	{"memory_bound", b_membound, 10 * SEC, GT_FIND_MEMORY_BOUND, 0.6, -1, GT_SHAPE_BUSY_SLOW},
+	{"membound_dram_at", b_membound_dram_at, 10 * SEC, GT_FIND_MEMORY_BOUND, 0.6, -1,
+	 GT_SHAPE_BUSY_SLOW},
+	{"membound_dram_below", b_membound_dram_below, 10 * SEC, -1, 0, -1, GT_SHAPE_HEALTHY},
+	{"membound_pipe_at", b_membound_pipe_at, 10 * SEC, -1, 0, -1, GT_SHAPE_HEALTHY},
+	{"membound_pipe_below", b_membound_pipe_below, 10 * SEC, GT_FIND_MEMORY_BOUND, 0.6, -1,
+	 GT_SHAPE_BUSY_SLOW},
+	{"membound_dram=95%", o_membound_dram, 10 * SEC, -1, 0, -1, GT_SHAPE_HEALTHY},
+	{"membound_compute=10%", o_membound_compute, 10 * SEC, -1, 0, -1, GT_SHAPE_HEALTHY},
+	{"membound_no_gpm", b_membound_no_gpm, 10 * SEC, -1, 0, -1, GT_SHAPE_HEALTHY},
+	{"membound_uncovered", b_membound_uncovered, 10 * SEC, -1, 0, -1, GT_SHAPE_HEALTHY},
+	{"membound_nccl", b_membound_nccl, 10 * SEC, -1, 0, -1, GT_SHAPE_HEALTHY},
+	{"low_occupancy_gpm", b_low_occ_gpm, 10 * SEC, GT_FIND_LOW_OCCUPANCY, 0.7, GT_FIND_HOST_BUSY,
+	 GT_SHAPE_BUSY_SLOW},
+	{"low_occupancy_achieved_at", b_low_occ_achieved_at, 10 * SEC, GT_FIND_HOST_BUSY, 0.1, -1,
+	 GT_SHAPE_BUSY},
+	{"low_occupancy_achieved_below", b_low_occ_achieved_below, 10 * SEC, GT_FIND_LOW_OCCUPANCY,
+	 0.7, GT_FIND_HOST_BUSY, GT_SHAPE_BUSY_SLOW},
+	{"low_occupancy_unknown", b_low_occ_unknown, 10 * SEC, GT_FIND_LOW_OCCUPANCY, 0.7,
+	 GT_FIND_HOST_BUSY, GT_SHAPE_BUSY_SLOW},
+	{"low_occupancy_unknown_idle_sms", b_low_occ_unknown_idle_sms, 10 * SEC, GT_FIND_HOST_BUSY,
+	 0.1, -1, GT_SHAPE_BUSY},
+	{"low_occupancy_unknown_high", b_low_occ_unknown_high, 10 * SEC, GT_FIND_HOST_BUSY, 0.1, -1,
+	 GT_SHAPE_BUSY},
+	{"low_occupancy_unknown_no_gpm", b_low_occ_unknown_no_gpm, 10 * SEC, GT_FIND_HOST_BUSY, 0.1,
+	 -1, GT_SHAPE_BUSY},
+	{"compute_bound", b_compute_bound, 10 * SEC, -1, 0, -1, GT_SHAPE_HEALTHY},
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 
@@ -1210,6 +1396,10 @@ START_TEST(threshold_parse)
 	ck_assert_uint_eq(o.stall_min_period_ns, 2 * SEC);
 	ck_assert_int_eq(gt_diag_set_threshold(&o, "storm_min_calls=500", err, sizeof err), 0);
 	ck_assert_uint_eq(o.storm_min_calls, 500);
+	ck_assert_int_eq(gt_diag_set_threshold(&o, "membound_dram=70%", err, sizeof err), 0);
+	ck_assert(fabs(o.membound_dram - 0.7) < 1e-12);
+	ck_assert_int_eq(gt_diag_set_threshold(&o, "occupancy_sm_active=0.5", err, sizeof err), 0);
+	ck_assert(fabs(o.occupancy_sm_active - 0.5) < 1e-12);
 	ck_assert_int_eq(gt_diag_set_threshold(&o, "max_examples=7", err, sizeof err), 0);
 	ck_assert_uint_eq(o.max_examples, 7);
 	ck_assert_int_eq(gt_diag_set_threshold(&o, "disable=small_grid,low_occupancy", err,
@@ -1281,6 +1471,10 @@ START_TEST(names)
 	ck_assert_str_eq(gt_diag_shape_name(99), "?");
 	ck_assert_str_eq(gt_finding_name(GT_FIND_SYNC_TURNAROUND), "sync_turnaround");
 	ck_assert_str_eq(gt_finding_name(GT_FIND_PERIODIC_STALL), "periodic_stall");
+	/* appended: the earlier ids keep their values */
+	ck_assert_int_eq(GT_FIND_STRAGGLER, 15);
+	ck_assert_int_eq(GT_FIND_MEMORY_BOUND, 16);
+	ck_assert_str_eq(gt_finding_name(GT_FIND_MEMORY_BOUND), "memory_bound");
 }
 END_TEST
 
@@ -1851,6 +2045,346 @@ START_TEST(json_output)
 }
 END_TEST
 
+/* ------------------------------------------------------------ GPU counters */
+
+/* Whether some note of d contains every one of the strings (NULL-ended). */
+static int has_note(const gt_diagnosis *d, const char *a, const char *b)
+{
+	for (size_t i = 0; i < gt_diagnosis_nnotes(d); i++) {
+		const char *n = gt_diagnosis_note(d, i);
+		if (strstr(n, a) && (!b || strstr(n, b)))
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether some evidence line of f contains s. */
+static int has_ev(const gt_finding *f, const char *s)
+{
+	for (size_t i = 0; i < f->nevidence; i++)
+		if (strstr(f->evidence[i], s))
+			return 1;
+	return 0;
+}
+
+/* A metric of f by key; NAN when absent. */
+static double metric(const gt_finding *f, const char *key)
+{
+	for (size_t i = 0; i < f->nmetrics; i++)
+		if (!strcmp(f->metrics[i].key, key))
+			return f->metrics[i].value;
+	return NAN;
+}
+
+/* memory_bound: title, evidence (the GPU's DRAM distribution, SMs active,
+ * pipes, the kernel's attributed counters), metrics, and a fix that names
+ * the kernel and gives an ncu command line. */
+START_TEST(membound_evidence)
+{
+	scen *s = sc_new(10 * SEC);
+	b_membound(s, NULL);
+	gt_diagnosis *d = run(s, NULL);
+	const gt_finding *f = gt_diagnosis_finding(d, 0);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(f->id, GT_FIND_MEMORY_BOUND);
+	ck_assert_str_eq(f->name, "memory_bound");
+	ck_assert_uint_eq(f->kernel_claim_ns, 6000 * MS);
+	ck_assert_uint_eq(f->idle_claim_ns, 0);
+	ck_assert_ptr_nonnull(strstr(f->title, "Memory-bound: vectorized_elementwise_kernel moves "
+					       "data at 90% of the DRAM bandwidth peak while the "
+					       "compute pipes are at most 12% busy (FP32), 60% of "
+					       "the time"));
+	ck_assert_ptr_null(strstr(f->title, "approximate"));
+	ck_assert(has_ev(f, "DRAM bandwidth of the GPU while busy: 72% of the peak on average; "
+			    "over its 95 readings"));
+	ck_assert(has_ev(f, "p5 20%, median 85%, p95 93%: the distribution, not the average"));
+	ck_assert(has_ev(f, "SMs active 40% of the time; compute pipes active: tensor 0%, FP16 2%, "
+			    "FP32 30%, FP64 0%"));
+	ck_assert(has_ev(f, "vectorized_elementwise_kernel: DRAM 90% of the peak, busiest compute "
+			    "pipe FP32 12%, SMs active 20%, achieved occupancy 60%"));
+	ck_assert(!has_ev(f, "fused_mlp_kernel"));
+	ck_assert(!has_ev(f, "approximate"));
+	ck_assert_uint_eq(f->nkernels, 1);
+	ck_assert_str_eq(f->kernels[0].name, "vectorized_elementwise_kernel");
+	ck_assert(fabs(metric(f, "dram_bw") - 0.72) < 1e-9);
+	ck_assert(fabs(metric(f, "dram_bw_p5") - 0.20) < 1e-9);
+	ck_assert(fabs(metric(f, "dram_bw_p95") - 0.93) < 1e-9);
+	ck_assert(fabs(metric(f, "sm_active") - 0.40) < 1e-9);
+	ck_assert(fabs(metric(f, "compute_pipe") - 0.30) < 1e-9);
+	ck_assert(fabs(metric(f, "kernel_dram_bw") - 0.90) < 1e-6);
+	ck_assert(fabs(metric(f, "kernel_compute_pipe") - 0.12) < 1e-6);
+	ck_assert(fabs(metric(f, "gpm_shared") - 0.2) < 1e-9);
+	ck_assert(metric(f, "kernels") == 1 && metric(f, "readings") == 95);
+	ck_assert_ptr_nonnull(strstr(f->fix, "in vectorized_elementwise_kernel: fuse"));
+	ck_assert_ptr_nonnull(strstr(f->fix, "torch.compile"));
+	ck_assert_ptr_nonnull(strstr(f->fix, "bf16, fp8"));
+	ck_assert_ptr_nonnull(strstr(f->fix, "in-place"));
+	ck_assert_ptr_nonnull(strstr(f->fix, "arithmetic intensity"));
+	ck_assert_ptr_nonnull(strstr(f->fix, "ncu --kernel-name regex:vectorized_elementwise_kernel "
+					     "--launch-count 1"));
+	/* the GPU-level pipes are at 30 %: not compute-bound, and counters were read */
+	ck_assert(!has_note(d, "compute-bound", NULL));
+	ck_assert(!has_note(d, "counters were not read", NULL));
+	char *j = capture(d, 1, 0);
+	check_json(j);
+	ck_assert_ptr_nonnull(strstr(j, "{\"id\": \"memory_bound\", \"gpu\": 0"));
+	ck_assert_ptr_nonnull(strstr(j, "\"membound_dram\": \"60%\""));
+	ck_assert_ptr_nonnull(strstr(j, "\"dram_bw_p95\": 0.93"));
+	free(j);
+	gt_diagnosis_free(d);
+	sc_free(s);
+}
+END_TEST
+
+/* When the kernels' readings also covered other kernels' work, the title
+ * and the evidence say the attribution is approximate. */
+START_TEST(membound_approximate)
+{
+	scen *s = sc_new(10 * SEC);
+	b_membound(s, NULL);
+	s->kernels[0].gpm_shared = 0.7;
+	gt_diagnosis *d = run(s, NULL);
+	const gt_finding *f = gt_diagnosis_finding(d, 0);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(f->id, GT_FIND_MEMORY_BOUND);
+	ck_assert_ptr_nonnull(strstr(f->title, "(counter attribution approximate)"));
+	ck_assert(has_ev(f, "the attribution is approximate: the counters are read per GPU, not "
+			    "per kernel, and 70% of these kernels' covered time was in readings "
+			    "that also covered other kernels"));
+	ck_assert(has_ev(f, "(approximate: its readings also covered other kernels)"));
+	ck_assert(fabs(metric(f, "gpm_shared") - 0.7) < 1e-9);
+	gt_diagnosis_free(d);
+	sc_free(s);
+}
+END_TEST
+
+/* Two memory-bound kernels: both named in the title count, the evidence
+ * and the fix; the claim is their time. */
+START_TEST(membound_two_kernels)
+{
+	scen *s = sc_new(10 * SEC);
+	b_membound(s, NULL);
+	s->kernels[1].gpm[GT_GPM_FP32] = 10;
+	s->kernels[1].gpm[GT_GPM_DRAM_BW] = 80;
+	gt_diagnosis *d = run(s, NULL);
+	const gt_finding *f = gt_diagnosis_finding(d, 0);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(f->id, GT_FIND_MEMORY_BOUND);
+	ck_assert(fabs(f->share - 0.95) < 1e-9);
+	ck_assert_ptr_nonnull(strstr(f->title, "vectorized_elementwise_kernel and 1 more kernel "
+					       "move data"));
+	ck_assert(has_ev(f, "fused_mlp_kernel: DRAM 80% of the peak"));
+	ck_assert(has_ev(f, "2 kernels at >= 60% of the DRAM peak with every compute pipe below "
+			    "30%: 9.500 s of kernel time"));
+	ck_assert_ptr_nonnull(strstr(f->fix, "vectorized_elementwise_kernel and fused_mlp_kernel"));
+	gt_diagnosis_free(d);
+	sc_free(s);
+}
+END_TEST
+
+/* The text and JSON of a diagnosis, concatenated. */
+static char *outputs(scen *s)
+{
+	gt_diagnosis *d = run(s, NULL);
+	char *t = capture(d, 0, 0), *j = capture(d, 1, 0);
+	size_t n = strlen(t) + strlen(j) + 1;
+	char *all = malloc(n);
+	snprintf(all, n, "%s%s", t, j);
+	free(t);
+	free(j);
+	gt_diagnosis_free(d);
+	return all;
+}
+
+/* Without readings (gpm.readings 0) the attributed numbers are ignored: the
+ * text and JSON are those of the same run with no counter field set. */
+START_TEST(no_gpm_unchanged)
+{
+	static void (*const builds[])(scen *, gt_diag_opts *) = {
+		b_membound, b_low_occ_gpm, b_low_occ_achieved_at, b_low_occ_unknown, b_compute_bound,
+	};
+	for (size_t i = 0; i < sizeof builds / sizeof builds[0]; i++) {
+		scen *a = sc_new(10 * SEC), *b = sc_new(10 * SEC);
+		builds[i](a, NULL);
+		a->gpu.gpm.readings = 0;
+		builds[i](b, NULL);
+		memset(&b->gpu.gpm, 0, sizeof b->gpu.gpm);
+		for (size_t k = 0; k < b->nkernels; k++) {
+			for (int q = 0; q < GT_GPM_PERCENT_COUNT; q++)
+				b->kernels[k].gpm[q] = -1;
+			b->kernels[k].gpm_ns = 0;
+			b->kernels[k].gpm_shared = 0;
+		}
+		char *oa = outputs(a), *ob = outputs(b);
+		ck_assert_str_eq(oa, ob);
+		ck_assert_ptr_null(strstr(oa, "memory_bound\","));
+		ck_assert_ptr_null(strstr(oa, "GPU counters"));
+		ck_assert_ptr_null(strstr(oa, "% achieved"));
+		ck_assert_ptr_null(strstr(oa, "compute-bound"));
+		free(oa);
+		free(ob);
+		sc_free(a);
+		sc_free(b);
+	}
+}
+END_TEST
+
+/* low_occupancy with the counters: the achieved occupancy in the evidence,
+ * title and metrics; the fix gives the ncu command line for the kernel. */
+START_TEST(low_occupancy_achieved)
+{
+	scen *s = sc_new(10 * SEC);
+	b_low_occ_gpm(s, NULL);
+	gt_diagnosis *d = run(s, NULL);
+	const gt_finding *f = gt_diagnosis_finding(d, 0);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(f->id, GT_FIND_LOW_OCCUPANCY);
+	ck_assert(has_ev(f, "my_heavy_kernel: occupancy 12% limited by registers (256 "
+			    "threads/block, 255 registers/thread, 0 B shared/block), 1000 launches, "
+			    "7.000 s; GPU counters: achieved occupancy 10%, SMs active 95%"));
+	ck_assert_ptr_nonnull(strstr(f->title, "(limited by registers; 10% achieved)"));
+	ck_assert(fabs(metric(f, "achieved_occupancy") - 0.10) < 1e-6);
+	ck_assert(fabs(metric(f, "sm_active") - 0.95) < 1e-6);
+	ck_assert(fabs(metric(f, "occupancy") - 0.125) < 1e-9);
+	ck_assert_ptr_nonnull(strstr(f->fix, "ncu --kernel-name regex:my_heavy_kernel --launch-count "
+					     "1 --section Occupancy --section LaunchStats <your "
+					     "program>"));
+	ck_assert(!has_note(d, "not reported as low_occupancy", NULL));
+	gt_diagnosis_free(d);
+	sc_free(s);
+
+	/* shared readings: approximate */
+	s = sc_new(10 * SEC);
+	b_low_occ_gpm(s, NULL);
+	s->kernels[0].gpm_shared = 0.6;
+	d = run(s, NULL);
+	f = gt_diagnosis_finding(d, 0);
+	ck_assert(has_ev(f, "SMs active 95% (approximate: 60% of its covered time shared with "
+			    "other kernels)"));
+	gt_diagnosis_free(d);
+	sc_free(s);
+
+	/* without counters: the ncu command line, no achieved occupancy */
+	s = sc_new(10 * SEC);
+	b_low_occ(s, NULL);
+	d = run(s, NULL);
+	f = gt_diagnosis_finding(d, 0);
+	ck_assert_ptr_nonnull(strstr(f->fix, "ncu --kernel-name regex:my_heavy_kernel --launch-count "
+					     "1 --section Occupancy --section LaunchStats <your "
+					     "program>"));
+	ck_assert(isnan(metric(f, "achieved_occupancy")));
+	ck_assert(!has_ev(f, "GPU counters"));
+	ck_assert_ptr_null(strstr(f->title, "achieved"));
+	gt_diagnosis_free(d);
+	sc_free(s);
+}
+END_TEST
+
+/* Theoretical and achieved occupancy agree both ways: a high achieved
+ * occupancy drops the theoretical claim (a note says so); an unknown
+ * theoretical one with a low achieved occupancy on busy SMs qualifies. */
+START_TEST(low_occupancy_agreement)
+{
+	scen *s = sc_new(10 * SEC);
+	b_low_occ_achieved_at(s, NULL);
+	gt_diagnosis *d = run(s, NULL);
+	ck_assert_ptr_null(gt_diagnosis_find(d, GT_FIND_LOW_OCCUPANCY));
+	ck_assert(has_note(d, "GPU 0: my_heavy_kernel has a low theoretical occupancy, but the GPU "
+			      "counters measured 25% achieved",
+			   "not reported as low_occupancy"));
+	gt_diagnosis_free(d);
+	sc_free(s);
+
+	s = sc_new(10 * SEC);
+	b_low_occ_unknown(s, NULL);
+	d = run(s, NULL);
+	const gt_finding *f = gt_diagnosis_finding(d, 0);
+	ck_assert_int_eq(f->id, GT_FIND_LOW_OCCUPANCY);
+	ck_assert_ptr_nonnull(strstr(f->title, "Low occupancy: my_heavy_kernel keeps only 10% of "
+					       "the SM's warps resident on SMs active 95% of the "
+					       "time (GPU counters"));
+	ck_assert(has_ev(f, "my_heavy_kernel: theoretical occupancy unknown"));
+	ck_assert(has_ev(f, "GPU counters: achieved occupancy 10%, SMs active 95%"));
+	ck_assert(isnan(metric(f, "occupancy")));
+	ck_assert(fabs(metric(f, "achieved_occupancy") - 0.10) < 1e-6);
+	ck_assert(f->kernels[0].occupancy < 0);
+	ck_assert_ptr_nonnull(strstr(f->fix, "find what limits it"));
+	ck_assert_ptr_nonnull(strstr(f->fix, "--section Occupancy --section LaunchStats"));
+	gt_diagnosis_free(d);
+	sc_free(s);
+}
+END_TEST
+
+/* Notes: compute-bound from compute_bound_pipe (60 %) on; a busy GPU
+ * without counters says its busy time was not checked; neither otherwise. */
+START_TEST(counter_notes)
+{
+	scen *s = sc_new(10 * SEC);
+	b_compute_bound(s, NULL);
+	gt_diagnosis *d = run(s, NULL);
+	ck_assert_uint_eq(gt_diagnosis_nfindings(d), 0);
+	ck_assert(has_note(d, "GPU 0: compute-bound: the tensor pipe was active 75% of the busy "
+			      "time (GPU counters, 97 readings, SMs active 98%)",
+			   "the pipes are busy; nothing to fix at this level"));
+	ck_assert(!has_note(d, "counters were not read", NULL));
+	gt_diagnosis_free(d);
+	sc_free(s);
+
+	s = sc_new(10 * SEC);
+	b_compute_bound(s, NULL);
+	sc_gpm_gpu(s, GT_GPM_TENSOR, 59.9, 50, 60, 70);
+	d = run(s, NULL);
+	ck_assert(!has_note(d, "compute-bound", NULL));
+	gt_diagnosis_free(d);
+	sc_free(s);
+
+	s = sc_new(10 * SEC);
+	b_compute_bound(s, NULL);
+	sc_gpm_gpu(s, GT_GPM_TENSOR, 60, 50, 60, 70);
+	d = run(s, NULL);
+	ck_assert(has_note(d, "compute-bound: the tensor pipe was active 60%", NULL));
+	gt_diagnosis_free(d);
+	sc_free(s);
+
+	s = sc_new(10 * SEC);
+	b_healthy(s, NULL); /* busy 97 %, no counters */
+	d = run(s, NULL);
+	ck_assert(has_note(d, "GPU 0: busy 97% of the window, but its busy time could not be "
+			      "checked for memory or compute limits: the GPU's counters were not "
+			      "read (NVML GPM needs a Hopper or newer GPU; older traces have none)",
+			   NULL));
+	gt_diagnosis_free(d);
+	sc_free(s);
+
+	/* not busy (an idle-side finding, 40 % busy), or busy-side findings: no note */
+	static void (*const quiet[])(scen *, gt_diag_opts *) = {b_sync, b_low_occ, b_throttled};
+	for (size_t i = 0; i < sizeof quiet / sizeof quiet[0]; i++) {
+		s = sc_new(10 * SEC);
+		quiet[i](s, NULL);
+		d = run(s, NULL);
+		ck_assert_msg(!has_note(d, "counters were not read", NULL), "case %zu", i);
+		gt_diagnosis_free(d);
+		sc_free(s);
+	}
+}
+END_TEST
+
+/* The ncu kernel argument: plain names as they are, others quoted with
+ * their regex characters escaped. */
+START_TEST(ncu_kernel_arg)
+{
+	char buf[600];
+	dg_ncu_kernel_arg("my_heavy_kernel", buf, sizeof buf);
+	ck_assert_str_eq(buf, "--kernel-name regex:my_heavy_kernel");
+	dg_ncu_kernel_arg("at::native::elementwise_kernel<float>", buf, sizeof buf);
+	ck_assert_str_eq(buf, "--kernel-name 'regex:at::native::elementwise_kernel<float>'");
+	dg_ncu_kernel_arg("k(a.b)*", buf, sizeof buf);
+	ck_assert_str_eq(buf, "--kernel-name 'regex:k\\(a\\.b\\)\\*'");
+	dg_ncu_kernel_arg("it's", buf, sizeof buf);
+	ck_assert_str_eq(buf, "--kernel-name 'regex:it.s'");
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("diagnosis_engine");
@@ -1876,6 +2410,18 @@ static Suite *suite(void)
 	tcase_add_test(tc, throttled_no_busy_clock);
 	tcase_add_test(tc, headlines_wrap_to_width);
 	suite_add_tcase(s, tc);
+	tc = tcase_create("counters");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, membound_evidence);
+	tcase_add_test(tc, membound_approximate);
+	tcase_add_test(tc, membound_two_kernels);
+	tcase_add_test(tc, no_gpm_unchanged);
+	tcase_add_test(tc, low_occupancy_achieved);
+	tcase_add_test(tc, low_occupancy_agreement);
+	tcase_add_test(tc, counter_notes);
+	tcase_add_test(tc, ncu_kernel_arg);
+	suite_add_tcase(s, tc);
+
 	tc = tcase_create("thresholds");
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, threshold_parse);

@@ -205,6 +205,21 @@ void dg_gap_stats(const dg_ctx *c, uint32_t mask, int taken, uint64_t *n, double
 	*mean_ns = cnt ? (double)sum / (double)cnt : 0;
 }
 
+/* Claim part of the kernel pool for kernels matching a rule. frac[i] is the
+ * fraction of kernel i's time wanted (0 = none). */
+uint64_t dg_kernel_claim(const dg_ctx *c, const double *frac)
+{
+	double t = 0;
+	for (size_t i = 0; i < c->g->nkernels; i++) {
+		double f = frac[i];
+		if (f > 1 - c->kclaimed[i])
+			f = 1 - c->kclaimed[i];
+		if (f > 0)
+			t += (double)c->g->kernels[i].total_ns * f;
+	}
+	return dg_scale_u64((uint64_t)(t + 0.5), c->kscale);
+}
+
 /* Cap a claim to the pools; if it reaches min_share, take it and start a
  * finding. @return the new finding or NULL (not a finding, or OOM). */
 dg_fbuild *dg_commit(dg_ctx *c, int id, dg_claim *cl)

@@ -39,6 +39,7 @@
  * comm_not_overlapped, periodic_stall, slow_data_loader, d2h_storm,
  * pageable_copies, transfer_bound, tiny_kernel_storm, launch_bound,
  * sync_turnaround, host_busy, dependency_wait, small_grid, low_occupancy,
+ * memory_bound (GPU counters: the article's step 5 after kernel geometry),
  * throttled (last: it takes
  * throttled_ns/busy_ns of whatever busy time is left, i.e. throttling is
  * assumed spread evenly over the busy time).
@@ -113,6 +114,7 @@ static const rule rules[] = {
 	{GT_FIND_DEPENDENCY_WAIT, dg_rule_dependency},
 	{GT_FIND_SMALL_GRID, dg_rule_small_grid},
 	{GT_FIND_LOW_OCCUPANCY, dg_rule_low_occupancy},
+	{GT_FIND_MEMORY_BOUND, dg_rule_memory_bound},
 	{GT_FIND_THROTTLED, dg_rule_throttled},
 };
 
@@ -324,6 +326,7 @@ static int run_gpu(gt_diagnosis *d, const dg_input *in, size_t gi, dg_fbuild ***
 
 	if (gpu_breakdown(&c, dg, W_all) < 0)
 		goto out;
+	dg_counter_notes(&c, dg);
 
 	/* hand the findings over */
 	if (*nall + c.nfb > *allcap) {

@@ -265,6 +265,28 @@ const char *dg_of_w(const dg_ctx *c);
 const char *dg_tname(const dg_ctx *c, uint32_t trace, uint32_t tid);
 /* Seconds from the capture start. */
 double dg_rel_s(const dg_ctx *c, uint64_t t);
+/* What a kernel-pool rule claims: sum over kernel rows of frac[i] (capped to
+ * what earlier rules left of the row, 1 - kclaimed[i]) of its time, scaled
+ * to the busy time (kscale). */
+uint64_t dg_kernel_claim(const dg_ctx *c, const double *frac);
+
+/* -------- GPU counters (NVML GPM; diag_rules_counters.c) */
+
+/* A GPM percentage (0..100) attributed to kernel k, or -1 when the GPU's
+ * counters were not read, the kernel was not covered or the metric not read. */
+double dg_kernel_gpm(const dg_ctx *c, const gt_an_kernel *k, int metric);
+/* A GPM percentage of the GPU while busy (mean_busy; the mean when no
+ * reading overlapped busy time), or -1 when not read. */
+double dg_gpu_gpm_busy(const dg_ctx *c, int metric);
+/* The highest compute pipe (tensor, FP16, FP32, FP64) of kernel k (k NULL:
+ * of the GPU while busy), -1 when none was read; *which gets its name. */
+double dg_compute_pipe(const dg_ctx *c, const gt_an_kernel *k, const char **which);
+/* "--kernel-name regex:NAME" for ncu, the name's regex characters escaped
+ * and the argument quoted for the shell when needed. */
+void dg_ncu_kernel_arg(const char *name, char *buf, size_t cap);
+/* Notes on the GPU's counters after its breakdown (shape known): compute-
+ * bound (informational), or a busy GPU whose counters were not read. */
+void dg_counter_notes(dg_ctx *c, const gt_diag_gpu *dg);
 
 /* -------- rules, in claim order (rules[] in diag_engine.c) */
 
@@ -294,6 +316,8 @@ void dg_note(dg_ctx *c, const char *msg);
 /* Whether a kernel row is part of a tiny-kernel storm (opts' thresholds). */
 int dg_is_storm(const gt_diag_opts *o, const gt_an_kernel *k);
 void dg_rule_low_occupancy(dg_ctx *c);
+/* diag_rules_counters.c: the GPU's counters */
+void dg_rule_memory_bound(dg_ctx *c);
 void dg_rule_throttled(dg_ctx *c);
 
 /* ------------------------------------------------------------ misc */

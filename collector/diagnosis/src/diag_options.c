@@ -48,6 +48,10 @@ void gt_diag_opts_init(gt_diag_opts *o)
 	o->max_kernels = GT_DIAG_MAX_KERNELS;
 	o->disabled = 0;
 	o->straggler_wait_share = GT_DIAG_STRAGGLER_WAIT_SHARE;
+	o->membound_dram = GT_DIAG_MEMBOUND_DRAM;
+	o->membound_compute = GT_DIAG_MEMBOUND_COMPUTE;
+	o->compute_bound_pipe = GT_DIAG_COMPUTE_BOUND_PIPE;
+	o->occupancy_sm_active = GT_DIAG_OCCUPANCY_SM_ACTIVE;
 }
 
 /* ------------------------------------------------------------ the table */
@@ -102,6 +106,17 @@ static const th_row rows[] = {
 	   "read by the analysis)"),
 	TH(straggler_wait_share, GT_DIAG_T_SHARE,
 	   "straggler: at least this share of all waits at collectives is for one rank"),
+	TH(membound_dram, GT_DIAG_T_SHARE,
+	   "memory_bound: a kernel's DRAM bandwidth (GPU counters) at least this share of the "
+	   "peak ..."),
+	TH(membound_compute, GT_DIAG_T_SHARE,
+	   "... while its busiest compute pipe (tensor/FP16/FP32/FP64) is active below this"),
+	TH(compute_bound_pipe, GT_DIAG_T_SHARE,
+	   "note compute-bound: the tensor or an FP pipe active at least this share of the "
+	   "busy time (GPU counters)"),
+	TH(occupancy_sm_active, GT_DIAG_T_SHARE,
+	   "low_occupancy without a theoretical value: achieved occupancy (GPU counters) below "
+	   "low_occupancy while the SMs are active at least this share"),
 	TH32(max_examples, "example gaps kept per finding"),
 	TH32(max_kernels, "kernels named per finding"),
 	{{"disable", GT_DIAG_T_LIST, "comma-separated finding ids never to report"},
@@ -335,6 +350,7 @@ static const char *const finding_names[GT_FIND_COUNT] = {
 	[GT_FIND_TRANSFER_BOUND] = "transfer_bound",
 	[GT_FIND_COMM_NOT_OVERLAPPED] = "comm_not_overlapped",
 	[GT_FIND_STRAGGLER] = "straggler",
+	[GT_FIND_MEMORY_BOUND] = "memory_bound",
 };
 
 const char *gt_finding_name(int id)

@@ -18,21 +18,6 @@ static const char *const tuned_kernels[] = {
 	"turing_", "fmha", "attention", "conv2d", "implicit_convolve", "magma", NULL,
 };
 
-/* Claim part of the kernel pool for kernels matching a rule. frac[i] is the
- * fraction of kernel i's time wanted (0 = none). */
-static uint64_t kernel_claim(const dg_ctx *c, const double *frac)
-{
-	double t = 0;
-	for (size_t i = 0; i < c->g->nkernels; i++) {
-		double f = frac[i];
-		if (f > 1 - c->kclaimed[i])
-			f = 1 - c->kclaimed[i];
-		if (f > 0)
-			t += (double)c->g->kernels[i].total_ns * f;
-	}
-	return dg_scale_u64((uint64_t)(t + 0.5), c->kscale);
-}
-
 /* What small_grid claims of kernel i: its small-launch fraction (less what
  * was claimed before) of its time, scaled to the busy time; in ns. */
 static uint64_t kernel_part(const dg_ctx *c, size_t i, double frac)
@@ -152,80 +137,137 @@ static int is_tuned_kernel(const char *name)
 	return 0;
 }
 
-/* low_occupancy: kernels of low theoretical occupancy, tuned ones aside. */
-void dg_rule_low_occupancy(dg_ctx *c)
+/* Whether kernel row i is a low_occupancy kernel (occ[i], lim[i] set:
+ * theoretical occupancy, -1 unknown, and its limiter). Its theoretical
+ * occupancy is below low_occupancy, unless the GPU's counters measured an
+ * achieved occupancy of at least low_occupancy (the counters say it is not
+ * a problem: *dropped is set); or, the theoretical one unknown, the
+ * counters measured an achieved occupancy below low_occupancy on SMs active
+ * at least occupancy_sm_active of the time (busy SMs, few warps: not a grid
+ * too small). Tuned kernels never are. */
+static int low_occ_kernel(dg_ctx *c, size_t i, int *dropped)
 {
-	double *frac = c->frac, *occ = c->occ;
-	int *lim = c->lim;
-	const gt_device *dev = &c->gpu->dev;
-	size_t nk = 0;
+	const gt_an_kernel *k = &c->g->kernels[i];
+	const double lo = c->o->low_occupancy;
 	char nb[DG_NAME_CAP];
-	for (size_t i = 0; i < c->g->nkernels; i++) {
-		const gt_an_kernel *k = &c->g->kernels[i];
-		frac[i] = 0;
-		occ[i] = -1;
-		lim[i] = 0;
-		if (k->nccl || !k->count || c->kclaimed[i] >= 1)
-			continue;
-		uint32_t threads = k->block[0] * k->block[1] * k->block[2];
-		if (!threads)
-			threads = k->max_threads;
-		gt_occupancy oc;
-		if (gt_occupancy_compute(dev, threads, k->registers, k->smem, &oc) < 0 ||
-		    oc.occupancy < 0 || oc.occupancy >= c->o->low_occupancy)
-			continue;
-		if (is_tuned_kernel(dg_kname(c, k->name, nb, sizeof nb)))
-			continue;
-		occ[i] = oc.occupancy;
-		lim[i] = oc.limiter;
-		frac[i] = 1;
-		nk++;
+	c->occ[i] = -1;
+	c->lim[i] = GT_OCC_LIMIT_NONE;
+	*dropped = 0;
+	if (k->nccl || !k->count || c->kclaimed[i] >= 1)
+		return 0;
+	uint32_t threads = k->block[0] * k->block[1] * k->block[2];
+	if (!threads)
+		threads = k->max_threads;
+	gt_occupancy oc;
+	if (gt_occupancy_compute(&c->gpu->dev, threads, k->registers, k->smem, &oc) < 0)
+		oc.occupancy = -1;
+	double ach = dg_kernel_gpm(c, k, GT_GPM_SM_OCCUPANCY);
+	if (oc.occupancy >= 0 && oc.occupancy >= lo)
+		return 0;
+	if (oc.occupancy < 0 &&
+	    (ach < 0 || ach >= 100 * lo - 1e-9 ||
+	     dg_kernel_gpm(c, k, GT_GPM_SM_ACTIVE) < 100 * c->o->occupancy_sm_active - 1e-9))
+		return 0;
+	if (is_tuned_kernel(dg_kname(c, k->name, nb, sizeof nb)))
+		return 0;
+	if (oc.occupancy >= 0 && ach >= 100 * lo - 1e-9) {
+		*dropped = 1;
+		return 0;
 	}
-	if (!nk)
+	c->occ[i] = oc.occupancy;
+	c->lim[i] = oc.occupancy >= 0 ? oc.limiter : GT_OCC_LIMIT_NONE;
+	return 1;
+}
+
+/* The counters' view of kernel k for a low_occupancy evidence line
+ * ("; GPU counters: achieved occupancy 10%, SMs active 95%"), "" without. */
+static void achieved_text(dg_ctx *c, const gt_an_kernel *k, char *buf, size_t cap)
+{
+	double ach = dg_kernel_gpm(c, k, GT_GPM_SM_OCCUPANCY);
+	double sma = dg_kernel_gpm(c, k, GT_GPM_SM_ACTIVE);
+	buf[0] = 0;
+	if (ach < 0)
 		return;
-	dg_claim cl = {0};
-	cl.kern = kernel_claim(c, frac);
-	dg_fbuild *b = dg_commit(c, GT_FIND_LOW_OCCUPANCY, &cl);
-	if (!b)
-		return;
-	const gt_an_kernel *top = NULL;
-	double top_occ = 0;
-	int top_lim = 0;
-	char tt[32];
-	for (size_t i = 0; i < c->g->nkernels; i++) {
-		if (frac[i] <= 0)
-			continue;
-		const gt_an_kernel *k = &c->g->kernels[i];
-		if (!top) {
-			top = k;
-			top_occ = occ[i];
-			top_lim = lim[i];
-		}
-		c->kclaimed[i] = 1;
-		if (b->nk < c->o->max_kernels && b->nk < DG_MAX_K) {
-			gt_fmt_ns(tt, sizeof tt, (double)k->total_ns);
-			dg_ev(c, b, "%s: occupancy %.0f%% limited by %s (%u threads/block, %u registers/"
-				 "thread, %u B shared/block), %llu %s, %s",
-			   dg_kname(c, k->name, nb, sizeof nb), 100.0 * occ[i],
-			   gt_occupancy_limiter_name(lim[i]), k->block[0] * k->block[1] * k->block[2],
-			   k->registers, k->smem, (unsigned long long)k->count,
-			   gt_plural(k->count, "launch", "launches"), tt);
-			dg_add_kernel(c, b, k, occ[i]);
-		}
-	}
-	dg_ev(c, b, "device: %u threads, %u blocks, %u registers, %u B shared memory per SM",
-	   dev->max_threads_per_sm, dev->max_blocks_per_sm, dev->max_regs_per_sm,
-	   dev->max_smem_per_sm);
-	dg_title(c, b,
-	      "Low occupancy: %s can keep only %.0f%% of the SM's warps resident (limited by %s), "
-	      "%.0f%% of the time",
-	      dg_kname(c, top->name, nb, sizeof nb), 100.0 * top_occ,
-	      gt_occupancy_limiter_name(top_lim), 100.0 * b->f.share);
+	size_t n = (size_t)snprintf(buf, cap, "; GPU counters: achieved occupancy %.0f%%", ach);
+	if (sma >= 0 && n < cap)
+		n += (size_t)snprintf(buf + n, cap - n, ", SMs active %.0f%%", sma);
+	if (k->gpm_shared >= GT_DIAG_GPM_SHARED_APPROX && n < cap)
+		snprintf(buf + n, cap - n, " (approximate: %.0f%% of its covered time shared with "
+					   "other kernels)",
+			 100 * k->gpm_shared);
+}
+
+/* One evidence line of a low_occupancy kernel. */
+static void low_occ_line(dg_ctx *c, dg_fbuild *b, size_t i)
+{
+	const gt_an_kernel *k = &c->g->kernels[i];
+	char nb[DG_NAME_CAP], tt[32], ach[160];
+	gt_fmt_ns(tt, sizeof tt, (double)k->total_ns);
+	achieved_text(c, k, ach, sizeof ach);
+	if (c->occ[i] >= 0)
+		dg_ev(c, b, "%s: occupancy %.0f%% limited by %s (%u threads/block, %u registers/"
+			 "thread, %u B shared/block), %llu %s, %s%s",
+		   dg_kname(c, k->name, nb, sizeof nb), 100.0 * c->occ[i],
+		   gt_occupancy_limiter_name(c->lim[i]), k->block[0] * k->block[1] * k->block[2],
+		   k->registers, k->smem, (unsigned long long)k->count,
+		   gt_plural(k->count, "launch", "launches"), tt, ach);
+	else
+		dg_ev(c, b, "%s: theoretical occupancy unknown (launch configuration or device limits "
+			 "not recorded), %llu %s, %s%s",
+		   dg_kname(c, k->name, nb, sizeof nb), (unsigned long long)k->count,
+		   gt_plural(k->count, "launch", "launches"), tt, ach);
+}
+
+/* A note naming the kernels whose low theoretical occupancy the counters
+ * contradict (first: the largest). */
+static void note_dropped(dg_ctx *c, const gt_an_kernel *k, size_t n)
+{
+	char nb[DG_NAME_CAP], more[48] = "";
+	if (n > 1)
+		snprintf(more, sizeof more, " (and %zu more %s)", n - 1,
+			 gt_plural(n - 1, "kernel", "kernels"));
+	dg_note(c, dg_printf(&c->d->ar,
+			     "GPU %u: %s%s has a low theoretical occupancy, but the GPU counters "
+			     "measured %.0f%% achieved (at least low_occupancy %.0f%%): not reported "
+			     "as low_occupancy",
+			     c->gpu->index, dg_kname(c, k->name, nb, sizeof nb), more,
+			     dg_kernel_gpm(c, k, GT_GPM_SM_OCCUPANCY), 100 * c->o->low_occupancy));
+}
+
+/* The title, metrics and fix of low_occupancy, from its largest kernel. */
+static void low_occ_summary(dg_ctx *c, dg_fbuild *b, size_t nk, size_t ti)
+{
+	const gt_an_kernel *top = &c->g->kernels[ti];
+	double top_occ = c->occ[ti], ach = dg_kernel_gpm(c, top, GT_GPM_SM_OCCUPANCY);
+	int top_lim = c->lim[ti];
+	char nb[DG_NAME_CAP], meas[48] = "";
+	if (ach >= 0)
+		snprintf(meas, sizeof meas, "; %.0f%% achieved", ach);
+	if (top_occ >= 0)
+		dg_title(c, b,
+		      "Low occupancy: %s can keep only %.0f%% of the SM's warps resident (limited by "
+		      "%s%s), %.0f%% of the time",
+		      dg_kname(c, top->name, nb, sizeof nb), 100.0 * top_occ,
+		      gt_occupancy_limiter_name(top_lim), meas, 100.0 * b->f.share);
+	else
+		dg_title(c, b,
+		      "Low occupancy: %s keeps only %.0f%% of the SM's warps resident on SMs active "
+		      "%.0f%% of the time (GPU counters; its launch limits are unknown), %.0f%% of "
+		      "the time",
+		      dg_kname(c, top->name, nb, sizeof nb), ach,
+		      dg_kernel_gpm(c, top, GT_GPM_SM_ACTIVE), 100.0 * b->f.share);
 	dg_metric(b, "kernels", (double)nk);
-	dg_metric(b, "occupancy", top_occ);
+	if (top_occ >= 0)
+		dg_metric(b, "occupancy", top_occ);
 	dg_metric(b, "registers", top->registers);
 	dg_metric(b, "smem", top->smem);
 	dg_metric(b, "threads", top->block[0] * top->block[1] * top->block[2]);
+	if (ach >= 0) {
+		dg_metric(b, "achieved_occupancy", ach / 100);
+		double sma = dg_kernel_gpm(c, top, GT_GPM_SM_ACTIVE);
+		if (sma >= 0)
+			dg_metric(b, "sm_active", sma / 100);
+	}
 	const char *how = top_lim == GT_OCC_LIMIT_REGS
 				  ? "cap registers with __launch_bounds__(threads, minBlocks) or "
 				    "-maxrregcount, and move rarely used values to shared memory"
@@ -235,11 +277,60 @@ void dg_rule_low_occupancy(dg_ctx *c)
 			  : top_lim == GT_OCC_LIMIT_BLOCKS
 				  ? "use bigger blocks (128-256 threads): the per-SM block limit is "
 				    "reached with warps to spare"
-				  : "use a block size that fills the SM (128-256 threads per block)";
+			  : top_lim == GT_OCC_LIMIT_WARPS
+				  ? "use a block size that fills the SM (128-256 threads per block)"
+				  : "find what limits it (registers, shared memory or the block size: "
+				    "ncu's Occupancy and LaunchStats sections say which) and relieve "
+				    "it (__launch_bounds__ or -maxrregcount, smaller tiles, 128-256 "
+				    "threads per block)";
+	char arg[2 * DG_NAME_CAP + 32];
+	dg_ncu_kernel_arg(dg_kname(c, top->name, nb, sizeof nb), arg, sizeof arg);
 	dg_fix(c, b,
-	    "Raise the resident warps of %s: %s. Check the achieved occupancy with ncu "
-	    "--kernel-name regex:%.40s --launch-count 3 --section Occupancy.",
-	    dg_kname(c, top->name, nb, sizeof nb), how, dg_kname(c, top->name, nb, sizeof nb));
+	    "Raise the resident warps of %s: %s. Check the achieved occupancy and the limiter with "
+	    "ncu %s --launch-count 1 --section Occupancy --section LaunchStats <your program>.",
+	    dg_kname(c, top->name, nb, sizeof nb), how, arg);
+}
+
+/* low_occupancy: kernels of low theoretical occupancy, tuned ones aside,
+ * agreeing with the achieved occupancy when the GPU's counters were read
+ * (low_occ_kernel). */
+void dg_rule_low_occupancy(dg_ctx *c)
+{
+	double *frac = c->frac;
+	const gt_device *dev = &c->gpu->dev;
+	size_t nk = 0, ndrop = 0, first_drop = 0;
+	for (size_t i = 0; i < c->g->nkernels; i++) {
+		int dropped;
+		frac[i] = low_occ_kernel(c, i, &dropped);
+		nk += frac[i] > 0;
+		if (dropped && !ndrop++)
+			first_drop = i;
+	}
+	if (ndrop)
+		note_dropped(c, &c->g->kernels[first_drop], ndrop);
+	if (!nk)
+		return;
+	dg_claim cl = {0};
+	cl.kern = dg_kernel_claim(c, frac);
+	dg_fbuild *b = dg_commit(c, GT_FIND_LOW_OCCUPANCY, &cl);
+	if (!b)
+		return;
+	size_t ti = SIZE_MAX;
+	for (size_t i = 0; i < c->g->nkernels; i++) {
+		if (frac[i] <= 0)
+			continue;
+		if (ti == SIZE_MAX)
+			ti = i; /* rows are by total time */
+		c->kclaimed[i] = 1;
+		if (b->nk < c->o->max_kernels && b->nk < DG_MAX_K) {
+			low_occ_line(c, b, i);
+			dg_add_kernel(c, b, &c->g->kernels[i], c->occ[i]);
+		}
+	}
+	dg_ev(c, b, "device: %u threads, %u blocks, %u registers, %u B shared memory per SM",
+	   dev->max_threads_per_sm, dev->max_blocks_per_sm, dev->max_regs_per_sm,
+	   dev->max_smem_per_sm);
+	low_occ_summary(c, b, nk, ti);
 }
 
 /* The throttle reasons of mask m, by name, into buf. */

@@ -82,6 +82,7 @@ static const struct {
 	{"pageable_copies", "#7fd1d9"},
 	{"comm_not_overlapped", "#953800"},
 	{"straggler", "#ff8182"},
+	{"memory_bound", "#8250df"},
 };
 #define OTHER_COLOR "#afb8c1" /* an id the table does not know yet */
 

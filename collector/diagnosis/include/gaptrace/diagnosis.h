@@ -15,8 +15,9 @@
  *   1. throttled?  2. kernel time vs idle time  3. idle: which host cause
  *   (sync turnaround, host busy, data loading, launch bound, transfers,
  *   dependencies, another process)  4. busy but slow: tiny kernels, small
- *   grids, low occupancy, copies  5. copy bandwidth  6. multi-GPU
- *   communication not overlapped with compute.
+ *   grids, low occupancy, copies  5. copy bandwidth, and the kernels'
+ *   DRAM bandwidth when the GPU's counters were read (memory_bound)
+ *   6. multi-GPU communication not overlapped with compute.
  * plus the article's four shapes of low utilization (gt_diag_shape).
  *
  * Wall-time breakdown (how shares are computed; the exact rules are in
@@ -117,7 +118,10 @@ typedef enum gt_finding_id {
 	GT_FIND_COMM_NOT_OVERLAPPED = 14,/**< "comm_not_overlapped": NCCL with no compute */
 	GT_FIND_STRAGGLER = 15,          /**< "straggler": a rank arrives last at the collectives
 					      and this GPU waits for it */
-	GT_FIND_COUNT = 16,
+	/* 5. memory bandwidth (GPU counters; appended: the ids above keep their values) */
+	GT_FIND_MEMORY_BOUND = 16,       /**< "memory_bound": busy kernels near the DRAM bandwidth
+					      peak with the compute pipes idle (NVML GPM) */
+	GT_FIND_COUNT = 17,
 } gt_finding_id;
 
 /** Stable snake_case id of a finding ("launch_bound"); "?" when out of range. */
@@ -365,6 +369,23 @@ typedef struct gt_diag_gpu {
  *  last one to arrive, at least this share was waiting for one rank (else the
  *  waits are jitter spread over the ranks, and stay in comm_not_overlapped). */
 #define GT_DIAG_STRAGGLER_WAIT_SHARE 0.6
+/** memory_bound (GPU counters, NVML GPM): a kernel's attributed DRAM
+ *  bandwidth is at least this fraction of the peak ... */
+#define GT_DIAG_MEMBOUND_DRAM 0.60
+/** ... while its busiest compute pipe (tensor, FP16, FP32, FP64) is active
+ *  less than this fraction of the time. */
+#define GT_DIAG_MEMBOUND_COMPUTE 0.30
+/** A note (not a finding) says the GPU is compute-bound when its tensor or
+ *  an FP pipe is active at least this fraction of its busy time. */
+#define GT_DIAG_COMPUTE_BOUND_PIPE 0.60
+/** low_occupancy from the counters alone (theoretical occupancy unknown):
+ *  the kernel's achieved occupancy is below low_occupancy while its SMs are
+ *  active at least this fraction of the time (not a grid too small). */
+#define GT_DIAG_OCCUPANCY_SM_ACTIVE 0.80
+/** A kernel's counter attribution is called approximate when at least this
+ *  share of its covered time was in readings that also covered other kernels
+ *  (gt_an_kernel.gpm_shared). A constant, not a threshold option. */
+#define GT_DIAG_GPM_SHARED_APPROX 0.5
 /** Example gaps kept per finding. */
 #define GT_DIAG_MAX_EXAMPLES 3u
 /** Kernels named per finding. */
@@ -405,6 +426,10 @@ typedef struct gt_diag_opts {
 	uint32_t max_kernels;
 	uint32_t disabled;   /**< bit (1u << gt_finding_id): never report that finding */
 	double straggler_wait_share;
+	double membound_dram;        /**< GT_DIAG_MEMBOUND_DRAM */
+	double membound_compute;     /**< GT_DIAG_MEMBOUND_COMPUTE */
+	double compute_bound_pipe;   /**< GT_DIAG_COMPUTE_BOUND_PIPE */
+	double occupancy_sm_active;  /**< GT_DIAG_OCCUPANCY_SM_ACTIVE */
 } gt_diag_opts;
 
 /** Fill every field with its default (GT_DIAG_*). */
