@@ -58,7 +58,8 @@ static const char usage_text[] =
 	"                         (run.gtrace -> run.json, run.html); csv and json to\n"
 	"                         stdout\n"
 	"  -r, --report NAME      only this table (repeatable); 'all' adds cuda_gpu_trace\n"
-	"                         (one row per kernel/copy), 'list' lists the tables\n"
+	"                         (one row per kernel/copy) and the GPM tables when no\n"
+	"                         GPU has GPM readings, 'list' lists the tables\n"
 	"      --min-gap DUR      shortest idle gap drawn/listed with its cause (default\n"
 	"                         1ms, as `gaptrace report`; ns us ms s). Findings use it\n"
 	"      --max-gaps N       such gaps kept per GPU (default 100000, the earliest)\n"
@@ -198,6 +199,21 @@ static int add_table(const char *name)
 			return 0;
 	if (opts.ntables < GT_TABLE_COUNT)
 		opts.tables[opts.ntables++] = t;
+	return 0;
+}
+
+/* The tables written without -r: all but cuda_gpu_trace (one row per
+ * record), and the GPM tables only when some GPU has GPM readings. */
+static int default_table(gt_export *x, int t)
+{
+	if (t == GT_TABLE_GPU_TRACE)
+		return 0;
+	if (t != GT_TABLE_GPM && t != GT_TABLE_GPM_KERNELS)
+		return 1;
+	const gt_analysis *a = gt_export_analysis(x);
+	for (size_t g = 0; a && g < gt_analysis_ngpus(a); g++)
+		if (gt_analysis_gpu(a, g)->gpm.readings)
+			return 1;
 	return 0;
 }
 
@@ -414,7 +430,7 @@ int cmd_export(int argc, char **argv)
 	if (opts.fmt == FMT_CSV || opts.fmt == FMT_JSON) {
 		if (!opts.ntables)
 			for (int t = 0; t < GT_TABLE_COUNT; t++)
-				if (t != GT_TABLE_GPU_TRACE)
+				if (default_table(x, t))
 					opts.tables[opts.ntables++] = t;
 		ret = export_tables(x);
 		goto out;

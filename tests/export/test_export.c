@@ -806,6 +806,221 @@ START_TEST(html_self_contained)
 }
 END_TEST
 
+/* ------------------------------------------------------------ GPM */
+
+/* A GPM reading of device 0 from a ms to b ms after the header; sm, tensor,
+ * dram in hundredths of a percent; occupancy, PCIe tx and NVLink not read. */
+static void gpm_add(gt_writer *w, uint64_t base, double a, double b, uint32_t sm,
+		    uint32_t tensor, uint32_t dram, uint64_t rx)
+{
+	gt_record r = {.type = GT_REC_GPM};
+	memset(&r.gpm, 0xff, sizeof(r.gpm));
+	r.gpm.start = base + (uint64_t)(a * 1e6);
+	r.gpm.end = base + (uint64_t)(b * 1e6);
+	r.gpm.device_id = 0;
+	r.gpm.sm_util = sm;
+	r.gpm.tensor_util = tensor;
+	r.gpm.fp16_util = r.gpm.fp32_util = r.gpm.fp64_util = 0;
+	r.gpm.dram_bw_util = dram;
+	r.gpm.pcie_rx_bps = rx;
+	ck_assert_int_eq(gt_writer_add(w, &r), 0);
+}
+
+/*
+ * Armed 2 ms after the header (the time origin); kernels kA 2.1-2.5 ms and
+ * kB 3-4 ms; GPM readings 0.5-1.5 ms (before the origin: dropped),
+ * 1.5-2.5 ms (straddles it: written at 0), 2.5-3.5 ms (then nothing: its
+ * values again at its end).
+ */
+static void write_gpm_trace(const char *path)
+{
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	gt_writer *w = gt_writer_new(NULL, fd_sink, f);
+	gt_stream_header h;
+	gt_stream_header_init(&h);
+	h.producer = GT_PRODUCER_INJECT;
+	h.pid = 4242;
+	h.trace_ns = h.realtime_ns = 1000000000000ull;
+	h.ndevices = 1;
+	h.devices[0].uuid[0] = 0x42;
+	ck_assert_int_eq(gt_writer_begin(w, &h), 0);
+	gt_record r = {.type = GT_REC_NOTE};
+	r.note.ts = h.trace_ns + 2000000;
+	r.note.code = GT_NOTE_ARMED;
+	ck_assert_int_eq(gt_writer_add(w, &r), 0);
+	uint32_t nm[2] = {gt_writer_intern(w, "kA", 2), gt_writer_intern(w, "kB", 2)};
+	static const uint64_t se[][2] = {{2100000, 2500000}, {3000000, 4000000}};
+	for (size_t i = 0; i < 2; i++) {
+		gt_kernel k = {.start = h.trace_ns + se[i][0], .end = h.trace_ns + se[i][1],
+			       .stream_id = 7, .correlation_id = (uint32_t)i + 1, .name_id = nm[i]};
+		ck_assert_int_eq(gt_writer_add_kernel(w, &k), 0);
+	}
+	gpm_add(w, h.trace_ns, 0.5, 1.5, 1000, 0, 0, 5);
+	gpm_add(w, h.trace_ns, 1.5, 2.5, 9000, 500, 8000, 1000);
+	gpm_add(w, h.trace_ns, 2.5, 3.5, 9500, 7000, 1000, 3000);
+	ck_assert_int_eq(gt_writer_flush(w), 0);
+	gt_writer_free(w);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+static gt_export *open_gpm(const gt_export_opts *o)
+{
+	char path[512];
+	make_tmpdir();
+	snprintf(path, sizeof(path), "%s/4242.gtrace", tmpdir);
+	write_gpm_trace(path);
+	const char *paths[] = {path};
+	gt_errinfo ei;
+	gt_export *x = gt_export_open(paths, 1, o, &ei);
+	ck_assert_msg(x != NULL, "%s", ei.msg);
+	return x;
+}
+
+#define GPM_EV(ts, name, key, v) "\"ts\":" ts ",\"name\":\"" name "\",\"args\":{\"" key "\":" v "}"
+
+/* Perfetto: a track per metric read, values at the readings' starts
+ * relative to the origin, the straddling one at 0, the one before the
+ * origin dropped, the last one again at its end; with and without the
+ * analysis. */
+START_TEST(perfetto_gpm_tracks)
+{
+	for (int na = 0; na < 2; na++) {
+		gt_export_opts o = {.flags = na ? GT_EXPORT_NO_ANALYSIS : 0};
+		gt_export *x = open_gpm(&o);
+		gt_export_stats st;
+		char *s = perfetto_text(x, &st);
+		ck_assert_ptr_nonnull(strstr(s, "\"time_origin_ns\":1000002000000,"));
+		ck_assert_uint_eq(count_str(s, "\"name\":\"SM active\""), 3);
+		ck_assert_ptr_nonnull(strstr(s, GPM_EV("0.000", "SM active", "%", "90.00")));
+		ck_assert_ptr_nonnull(strstr(s, GPM_EV("500.000", "SM active", "%", "95.00")));
+		ck_assert_ptr_nonnull(strstr(s, GPM_EV("1500.000", "SM active", "%", "95.00")));
+		ck_assert_ptr_nonnull(strstr(s, GPM_EV("0.000", "tensor pipe", "%", "5.00")));
+		ck_assert_ptr_nonnull(strstr(s, GPM_EV("500.000", "DRAM bandwidth", "%", "10.00")));
+		ck_assert_ptr_nonnull(strstr(s, GPM_EV("500.000", "FP64 pipe", "%", "0.00")));
+		ck_assert_ptr_nonnull(strstr(s, GPM_EV("500.000", "PCIe rx", "B/s", "3000")));
+		ck_assert_ptr_nonnull(strstr(s, "{\"ph\":\"C\",\"pid\":2130706432,\"tid\":0,"
+						GPM_EV("500.000", "SM active", "%", "95.00")));
+		ck_assert_uint_eq(count_str(s, "\"name\":\"PCIe rx\""), 3);
+		ck_assert_ptr_null(strstr(s, "SM occupancy"));
+		ck_assert_ptr_null(strstr(s, "PCIe tx"));
+		ck_assert_ptr_null(strstr(s, "NVLink"));
+		ck_assert_ptr_null(strstr(s, "\"ts\":-"));
+		ck_assert_uint_eq(st.dropped, 7); /* the first reading's 7 metrics */
+		ck_assert_uint_eq(st.clipped, 7); /* the second's, at 0 */
+		free(s);
+		gt_export_close(x);
+		rm_tmpdir();
+	}
+}
+END_TEST
+
+static void check_gpm_cell(const char *csv, const char *row_start, double v)
+{
+	char want[64];
+	snprintf(want, sizeof(want), ",%.4f,", v);
+	const char *row = strstr(csv, row_start);
+	ck_assert_ptr_nonnull(row);
+	const char *end = strchr(row + 1, '\n');
+	const char *hit = strstr(row, want);
+	ck_assert_msg(hit && hit < end, "%s not in the row", want);
+}
+
+/* gaptrace_gpm equals the analysis; gaptrace_gpm_kernels the kernel rows'. */
+START_TEST(tables_gpm)
+{
+	gt_export *x = open_gpm(NULL);
+	const gt_an_gpu *g = gt_analysis_gpu(gt_export_analysis(x), 0);
+	ck_assert_uint_eq(g->gpm.readings, 2);
+	gt_export_stats st;
+	char *s = table_text(x, GT_TABLE_GPM, GT_EXPORT_CSV, &st);
+	ck_assert_uint_eq(st.events, 1);
+	ck_assert_ptr_nonnull(strstr(s, "GPU,UUID,Name,Readings,SM Active Covered (ns),"
+					"SM Active Mean (%),SM Active Busy Mean (%),SM Active P5 (%),"
+					"SM Active P50 (%),SM Active P95 (%),SM Occupancy Covered (ns),"));
+	ck_assert_ptr_nonnull(strstr(s, "NVLink TX P95 (MB/s)\n0,GPU-42"));
+	/* 400 us of the second reading and 1 ms of the third in the window;
+	 * occupancy never read: six empty cells */
+	ck_assert_ptr_nonnull(strstr(s, ",2,1400000,93.5714,"));
+	ck_assert_ptr_nonnull(strstr(s, ",95.0000,,,,,,,1400000,"));
+	for (int m = 0; m < GT_GPM_PERCENT_COUNT; m++)
+		if (g->gpm.m[m].ns) {
+			check_gpm_cell(s, "\n0,", g->gpm.m[m].mean);
+			check_gpm_cell(s, "\n0,", g->gpm.m[m].mean_busy);
+		}
+	ck_assert_ptr_nonnull(strstr(s, ",1400000,0.002429,0.002111,0.001000,0.003000,0.003000,"));
+	free(s);
+	s = table_text(x, GT_TABLE_GPM_KERNELS, GT_EXPORT_CSV, &st);
+	ck_assert_str_eq(s, "GPU,Total Time (ns),Covered (ns),Shared (%),SM Active (%),"
+			    "SM Occupancy (%),Tensor (%),FP16 (%),FP32 (%),FP64 (%),DRAM BW (%),Name\n"
+			    "0,1000000,500000,0.00,95.0000,,70.0000,0.0000,0.0000,0.0000,10.0000,kB\n"
+			    "0,400000,400000,0.00,90.0000,,5.0000,0.0000,0.0000,0.0000,80.0000,kA\n");
+	ck_assert_uint_eq(st.events, 2);
+	free(s);
+	gt_export_close(x);
+	rm_tmpdir();
+}
+END_TEST
+
+static char *html_of(gt_export *x)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	ck_assert_int_eq(gt_export_html(x, f, NULL), 0);
+	fclose(f);
+	return buf;
+}
+
+/* HTML: the chart (lines of the metrics read, under the NVML chart's place)
+ * and the table of means and distribution. */
+START_TEST(html_gpm)
+{
+	gt_export *x = open_gpm(NULL);
+	char *s = html_of(x);
+	const char *fig = strstr(s, "<figure class=\"gpm\">");
+	ck_assert_ptr_nonnull(fig);
+	ck_assert_ptr_nonnull(strstr(s, "aria-label=\"utilization over time\"") < fig ? fig : NULL);
+	ck_assert_ptr_nonnull(strstr(fig, "<path data-id=\"SM active\" fill=\"none\""));
+	ck_assert_ptr_nonnull(strstr(fig, "<path data-id=\"tensor pipe\""));
+	ck_assert_ptr_nonnull(strstr(fig, "<path data-id=\"DRAM bandwidth\""));
+	ck_assert_ptr_null(strstr(s, "data-id=\"SM occupancy\""));
+	const char *tab = strstr(s, "<table class=\"gpm\"");
+	ck_assert_ptr_nonnull(tab);
+	ck_assert_ptr_nonnull(strstr(tab, "2 readings"));
+	ck_assert_ptr_nonnull(strstr(tab, "<td class=\"l\">SM active</td><td>92.8%</td><td>93.6%</td>"
+					  "<td>90.0%</td><td>95.0%</td><td>95.0%</td><td>1.40 ms</td>"));
+	ck_assert_ptr_nonnull(strstr(tab, "<td class=\"l\">PCIe rx</td>"));
+	ck_assert_ptr_null(strstr(tab, "SM occupancy"));
+	free(s);
+	gt_export_close(x);
+	rm_tmpdir();
+}
+END_TEST
+
+/* Without GPM readings none of it appears. */
+START_TEST(no_gpm_no_output)
+{
+	gt_export *x = open_small(NULL);
+	char *s = html_of(x);
+	ck_assert_ptr_null(strstr(s, "class=\"gpm\""));
+	free(s);
+	gt_export_stats st;
+	s = perfetto_text(x, &st);
+	ck_assert_ptr_null(strstr(s, "SM active"));
+	free(s);
+	s = table_text(x, GT_TABLE_GPM, GT_EXPORT_CSV, &st);
+	ck_assert_uint_eq(st.events, 0);
+	ck_assert_uint_eq(count_str(s, "\n"), 1);
+	free(s);
+	s = table_text(x, GT_TABLE_GPM_KERNELS, GT_EXPORT_JSON, &st);
+	ck_assert_str_eq(s, "[]\n");
+	free(s);
+	gt_export_close(x);
+	rm_tmpdir();
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("export");
@@ -836,6 +1051,10 @@ static Suite *suite(void)
 	tcase_add_test(t, open_errors);
 	tcase_add_test(t, html_paths);
 	tcase_add_test(t, html_self_contained);
+	tcase_add_test(t, perfetto_gpm_tracks);
+	tcase_add_test(t, tables_gpm);
+	tcase_add_test(t, html_gpm);
+	tcase_add_test(t, no_gpm_no_output);
 	suite_add_tcase(s, t);
 	return s;
 }

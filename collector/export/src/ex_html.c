@@ -4,7 +4,8 @@
  *
  * Design
  *   Everything shown comes from the analysis (and the diagnosis when this
- *   build has it), plus NVML samples read from the traces that hold them.
+ *   build has it), plus NVML samples and GPM readings read from the traces
+ *   that hold them.
  *   The page size does not grow with the trace: time series are binned into
  *   a fixed number of columns, tables are capped at opts.top_rows.
  *
@@ -82,7 +83,12 @@ static const struct {
 	{"pageable_copies", "#7fd1d9"},
 	{"comm_not_overlapped", "#953800"},
 	{"straggler", "#ff8182"},
-	{"memory_bound", "#8250df"},
+	{"memory_bound", "#0969da"},
+	/* the GPM chart's lines (ex_gpm_defs' track names) */
+	{"SM active", "#0550ae"},
+	{"SM occupancy", "#8250df"},
+	{"tensor pipe", "#1a7f37"},
+	{"DRAM bandwidth", "#bc4c00"},
 };
 #define OTHER_COLOR "#afb8c1" /* an id the table does not know yet */
 
@@ -260,7 +266,13 @@ typedef struct col {
 	/* NVML */
 	double clk, pw;
 	uint32_t nclk, npw, nthr, nsamp;
+	/* GPM, the charted metrics (gpm_chart_m): value x ns, and ns */
+	double gpm[4], gpmw[4];
 } col;
+
+/* The GPM metrics of the chart, in drawing order. */
+static const int gpm_chart_m[4] = {GT_GPM_SM_ACTIVE, GT_GPM_SM_OCCUPANCY, GT_GPM_TENSOR,
+				   GT_GPM_DRAM_BW};
 
 static double overlap(double a0, double a1, double b0, double b1)
 {
@@ -610,6 +622,69 @@ static void nvml_chart(ex_out *o, const gt_analysis *a, const gt_an_gpu *g, cons
 	       "throttling clocks-event reason was set.</figcaption></figure>\n");
 }
 
+/* GPM: the charted metrics' time-weighted values per column, 0..100 %, a
+ * line per metric broken where no reading covers a column. */
+static void gpm_line(ex_out *o, const col *cols, int k, double y0, double ph)
+{
+	const char *id = ex_gpm_defs[gpm_chart_m[k]].track;
+	double pw = (double)(TL_X1 - TL_X0) / NCOL;
+	LIT(o, "<path data-id=\"");
+	h(o, id);
+	LIT(o, "\" fill=\"none\" stroke-width=\"1.5\" stroke=\"");
+	ex_puts(o, color_of(id));
+	LIT(o, "\" d=\"");
+	int pen = 0;
+	for (int c = 0; c < NCOL; c++) {
+		if (cols[c].gpmw[k] <= 0) {
+			pen = 0;
+			continue;
+		}
+		double v = cols[c].gpm[k] / cols[c].gpmw[k];
+		double y = y0 + ph * (1 - (v > 100 ? 1 : v < 0 ? 0 : v / 100));
+		ex_putc(o, pen ? 'L' : 'M');
+		put_xy(o, TL_X0 + c * pw, y);
+		ex_putc(o, 'L');
+		put_xy(o, TL_X0 + (c + 1) * pw, y);
+		pen = 1;
+	}
+	LIT(o, "\"/>\n");
+}
+
+static void gpm_chart(ex_out *o, const gt_analysis *a, const gt_an_gpu *g, const col *cols)
+{
+	int drawn[4] = {0}, any = 0;
+	for (int c = 0; c < NCOL; c++)
+		for (int k = 0; k < 4; k++)
+			drawn[k] |= cols[c].gpmw[k] > 0;
+	for (int k = 0; k < 4; k++)
+		any |= drawn[k];
+	if (!any)
+		return;
+	const double y0 = 8, ph = 80;
+	LIT(o, "<figure class=\"gpm\"><svg viewBox=\"0 0 960 112\" role=\"img\" "
+	       "aria-label=\"GPU hardware counters\">\n");
+	for (int p = 0; p <= 2; p++) {
+		char l[8];
+		snprintf(l, sizeof(l), "%d%%", p * 50);
+		grid_line(o, y0 + ph * (1 - p / 2.0), l, NULL, NULL, NULL);
+	}
+	for (int k = 0; k < 4; k++)
+		if (drawn[k])
+			gpm_line(o, cols, k, y0, ph);
+	x_axis(o, (double)(int64_t)(g->t0 - gt_analysis_time_origin(a)), (double)g->window_ns,
+	       y0 + ph, y0);
+	LIT(o, "</svg><figcaption><span class=\"legend\">");
+	for (int k = 0; k < 4; k++) {
+		if (!drawn[k])
+			continue;
+		swatch(o, ex_gpm_defs[gpm_chart_m[k]].track);
+		h(o, ex_gpm_defs[gpm_chart_m[k]].track);
+		ex_putc(o, ' ');
+	}
+	LIT(o, "</span> GPM hardware counters (% of the GPU, time-weighted per column; no line "
+	       "where no reading covers the time).</figcaption></figure>\n");
+}
+
 /* ------------------------------------------------------------ small charts */
 
 #define SC_W 320
@@ -818,14 +893,42 @@ static void map_device(gt_map *dev, const gt_analysis *a, const gt_device *d)
 	}
 }
 
-/* Bin the NVML samples of every trace that has some into the columns. */
+/* Spread a GPM reading's charted metrics over the columns it covers, by
+ * overlap (the analysis' rule: a reading's value holds over [start, end)). */
+static void bin_gpm(const gt_analysis *a, gt_map *dev, const gt_clock_map *cm, const gt_gpm *r,
+		    col *cols)
+{
+	uint64_t *v = gt_map_get(dev, r->device_id);
+	if (!v || !*v)
+		return;
+	const gt_an_gpu *gp = gt_analysis_gpu(a, *v - 1);
+	double t0 = (double)gp->t0, cw = (double)gp->window_ns / NCOL;
+	double s = (double)gt_clock_map_apply(cm, r->start), e = (double)gt_clock_map_apply(cm, r->end);
+	if (cw <= 0 || e <= t0 || s >= (double)gp->t1 || e <= s)
+		return;
+	int c0 = (int)floor((s - t0) / cw), c1 = (int)floor((e - t0) / cw);
+	c0 = c0 < 0 ? 0 : c0;
+	c1 = c1 >= NCOL ? NCOL - 1 : c1;
+	col *gc = cols + (*v - 1) * NCOL;
+	for (int k = 0; k < 4; k++) {
+		double val = ex_gpm_value(r, gpm_chart_m[k]);
+		for (int c = c0; c <= c1 && val >= 0; c++) {
+			double ov = overlap(s, e, t0 + c * cw, t0 + (c + 1) * cw);
+			gc[c].gpm[k] += val * ov;
+			gc[c].gpmw[k] += ov;
+		}
+	}
+}
+
+/* Bin the NVML samples and GPM readings of every trace that has some into
+ * the columns. */
 static void read_nvml(gt_export *x, const gt_analysis *a, col *cols, uint64_t *problems)
 {
 	uint64_t mask = x->o.analysis.throttle_mask ? x->o.analysis.throttle_mask
 						    : GT_AN_DEFAULT_THROTTLE_MASK;
 	for (size_t ti = 0; ti < gt_analysis_ntraces(a); ti++) {
 		const gt_an_trace *tr = gt_analysis_trace(a, ti);
-		if (!tr->records[GT_REC_NVML])
+		if (!tr->records[GT_REC_NVML] && !tr->records[GT_REC_GPM])
 			continue;
 		size_t pi;
 		for (pi = 0; pi < x->npaths && strcmp(x->paths[pi], tr->path); pi++)
@@ -849,6 +952,10 @@ static void read_nvml(gt_export *x, const gt_analysis *a, col *cols, uint64_t *p
 			}
 			if (rec.type == GT_REC_DEVICE) {
 				map_device(&dev, a, &rec.device);
+				continue;
+			}
+			if (rec.type == GT_REC_GPM) {
+				bin_gpm(a, &dev, &cm, &rec.gpm, cols);
 				continue;
 			}
 			if (rec.type != GT_REC_NVML)
@@ -1446,6 +1553,51 @@ static void summary(ex_out *o, const gt_analysis *a)
 	}
 }
 
+static void td_gpm(ex_out *o, int m, double v)
+{
+	char b[32];
+	if (v < 0)
+		snprintf(b, sizeof(b), "-");
+	else if (m < GT_GPM_PERCENT_COUNT)
+		snprintf(b, sizeof(b), "%.1f%%", v);
+	else
+		gt_fmt_rate(b, sizeof(b), v);
+	LIT(o, "<td>");
+	h(o, b);
+	LIT(o, "</td>");
+}
+
+/* GPM: per metric read, the means and the distribution. */
+static void gpm_table(ex_out *o, const gt_an_gpu *g)
+{
+	if (!g->gpm.readings)
+		return;
+	LIT(o, "<table class=\"gpm\" style=\"width:auto\"><caption class=\"mut small\">GPM "
+	       "hardware counters: ");
+	ex_u64(o, g->gpm.readings);
+	ex_puts(o, gt_plural(g->gpm.readings, " reading", " readings"));
+	LIT(o, "; while busy = weighted by the busy time in each reading</caption>");
+	TABLE_HEAD(o, "<metric", "while busy", "mean", "p5", "p50", "p95", "covered");
+	for (int m = 0; m < GT_GPM_COUNT; m++) {
+		const gt_an_gpm_stat *q = &g->gpm.m[m];
+		if (!q->ns)
+			continue;
+		LIT(o, "<tr data-gpm=\"");
+		ex_u64(o, (uint64_t)m);
+		LIT(o, "\"><td class=\"l\">");
+		h(o, ex_gpm_defs[m].track);
+		LIT(o, "</td>");
+		td_gpm(o, m, q->mean_busy);
+		td_gpm(o, m, q->mean);
+		td_gpm(o, m, q->p5);
+		td_gpm(o, m, q->p50);
+		td_gpm(o, m, q->p95);
+		td_dur(o, (double)q->ns);
+		LIT(o, "</tr>\n");
+	}
+	LIT(o, "</table>\n");
+}
+
 /* ------------------------------------------------------------ the page */
 
 static void gpu_section(ex_out *o, gt_export *x, const gt_analysis *a, size_t gi, const col *cols)
@@ -1488,7 +1640,9 @@ static void gpu_section(ex_out *o, gt_export *x, const gt_analysis *a, size_t gi
 	if (g->window_ns) {
 		timeline(o, a, gi, cols);
 		nvml_chart(o, a, g, cols);
+		gpm_chart(o, a, g, cols);
 	}
+	gpm_table(o, g);
 	LIT(o, "<div class=\"row3\">");
 	util_hist(o, g);
 	gap_hist(o, g);

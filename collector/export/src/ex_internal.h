@@ -168,6 +168,20 @@ void ex_fmt_uuid(const uint8_t *uuid, char *buf, size_t cap);
  * mangled input when mangled). */
 void ex_kernel_name(const char *mangled, int full, int keep_mangled, char *buf, size_t cap);
 
+/* ------------------------------------------------------------ GPM */
+
+/* The GPM metrics of gt_gpm_metric, in its order: the Perfetto track name
+ * and its unit ("SM active", "%"), the table column stem ("SM Active"), and
+ * the HTML chart id (palette). */
+typedef struct ex_gpm_def {
+	const char *track, *unit, *col;
+} ex_gpm_def;
+extern const ex_gpm_def ex_gpm_defs[GT_GPM_COUNT];
+
+/* Metric m of one reading: a percentage (0..100) or bytes/s; -1 when not
+ * read (all ones). */
+double ex_gpm_value(const gt_gpm *g, int m);
+
 /* ------------------------------------------------------------ the handle */
 
 /* Where a reader's problems go (one reader is open at a time per handle). */

@@ -96,6 +96,7 @@ typedef struct pf_trace {
 	gt_slots kname, rname, aname;
 	uint32_t nstreams;
 	int64_t last;   /* latest relative timestamp written */
+	gt_vec gpm;     /* gt_gpm: the last GPM reading of each device */
 } pf_trace;
 
 #define NAMED (1ull << 63)
@@ -810,6 +811,61 @@ static void do_nvml_proc(pf *p, pf_trace *t, const gt_nvml_proc *n)
 	counter(p, pid, rel(p, t, n->ts), name, "%", n->sm_util, 0);
 }
 
+/*
+ * GPM readings (issue 14): one counter track per metric read ("SM active
+ * %", ..., "NVLink tx B/s"; a metric not read writes nothing). A reading
+ * holds its values over [start, end): they are written at start, and a
+ * counter holds its value until the next sample, so back-to-back readings
+ * draw each value over its reading. Where the next reading of the device
+ * does not begin at a reading's end (a pause, the last reading), its values
+ * are written again at its end, as the utilization counter ends its window.
+ * The origin rule of counters: a reading that straddles the origin holds at
+ * it, so its values are written at 0 (clipped); one that ended before the
+ * origin is dropped (counted per sample, like NVML samples).
+ */
+static void gpm_values(pf *p, pf_trace *t, const gt_gpm *g, uint64_t at)
+{
+	uint32_t pid = nvml_pid(p, t, g->device_id);
+	int64_t ts = rel(p, t, at);
+	int straddles = ts < 0 && at == g->start && rel(p, t, g->end) > 0;
+	for (int m = 0; m < GT_GPM_COUNT; m++) {
+		double v = ex_gpm_value(g, m);
+		if (v < 0)
+			continue;
+		p->st.clipped += straddles;
+		counter(p, pid, straddles ? 0 : ts, ex_gpm_defs[m].track, ex_gpm_defs[m].unit, v,
+			m < GT_GPM_PERCENT_COUNT ? 2 : 0);
+	}
+}
+
+static void do_gpm(pf *p, pf_trace *t, const gt_gpm *g)
+{
+	gt_gpm *last = NULL;
+	for (size_t i = 0; i < t->gpm.n && !last; i++)
+		if (GT_VEC_AT(&t->gpm, gt_gpm, i)->device_id == g->device_id)
+			last = GT_VEC_AT(&t->gpm, gt_gpm, i);
+	if (last && last->end < g->start)
+		gpm_values(p, t, last, last->end);
+	if (!last)
+		last = gt_vec_push(&t->gpm);
+	if (!last) {
+		p->st.problems++;
+		return;
+	}
+	*last = *g;
+	gpm_values(p, t, g, g->start);
+}
+
+/* Each device's last reading ends its tracks. */
+static void gpm_close_all(pf *p, pf_trace *t)
+{
+	for (size_t i = 0; i < t->gpm.n; i++) {
+		const gt_gpm *g = GT_VEC_AT(&t->gpm, gt_gpm, i);
+		if (g->end > g->start)
+			gpm_values(p, t, g, g->end);
+	}
+}
+
 /* ------------------------------------------------------------ a trace */
 
 static void trace_free(pf_trace *t)
@@ -828,6 +884,7 @@ static void trace_free(pf_trace *t)
 	gt_slots_free(&t->kname);
 	gt_slots_free(&t->rname);
 	gt_slots_free(&t->aname);
+	gt_vec_free(&t->gpm);
 }
 
 /* First pass: clock map, thread names, devices, correlation ids. */
@@ -917,6 +974,7 @@ static void do_trace(pf *p, size_t idx)
 	}
 	t->idx = idx;
 	gt_vec_init(&t->items, sizeof(pf_work));
+	gt_vec_init(&t->gpm, sizeof(gt_gpm));
 	gt_slots_init(&t->kname, sizeof(size_t));
 	gt_slots_init(&t->rname, sizeof(size_t));
 	gt_slots_init(&t->aname, sizeof(size_t));
@@ -955,6 +1013,7 @@ static void do_trace(pf *p, size_t idx)
 		case GT_REC_OVERHEAD: do_overhead(p, t, &rec.overhead); break;
 		case GT_REC_NVML: do_nvml(p, t, &rec.nvml); break;
 		case GT_REC_NVML_PROC: do_nvml_proc(p, t, &rec.nvml_proc); break;
+		case GT_REC_GPM: do_gpm(p, t, &rec.gpm); break;
 		case GT_REC_LOSS: do_loss(p, t, r, &rec.loss); break;
 		case GT_REC_NOTE: do_note(p, t, r, &rec.note); break;
 		case GT_REC_DEVICE: trace_device(p, t, &rec.device); break;
@@ -964,6 +1023,7 @@ static void do_trace(pf *p, size_t idx)
 			break;
 	}
 	close_ranges(p, t);
+	gpm_close_all(p, t);
 	if (t->api.oom || t->work.oom || t->done.oom || t->ar.oom)
 		p->st.problems++;
 	gt_reader_close(r);

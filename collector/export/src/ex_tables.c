@@ -3,7 +3,7 @@
  * Stats tables in CSV or JSON: the `nsys stats` reports (cuda_gpu_kern_sum,
  * cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum, cuda_api_sum,
  * cuda_gpu_trace) and gaptrace's own (gaptrace_gpu_sum, gaptrace_gaps,
- * gaptrace_findings).
+ * gaptrace_findings, gaptrace_gpm, gaptrace_gpm_kernels).
  *
  * The nsys-style summaries are computed from the records themselves, over
  * every trace and GPU combined as nsys does over one report (the analysis'
@@ -852,11 +852,135 @@ static int write_findings(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
 	return 0;
 }
 
+/* ------------------------------------------------------------ GPM tables */
+
+#define GPM_STATS 6 /* per metric: covered, mean, busy mean, p5, p50, p95 */
+static const char *const gpm_stat_col[GPM_STATS] = {"Covered", "Mean", "Busy Mean", "P5", "P50",
+						    "P95"};
+
+/* A statistic of the analysis (percent or bytes/s) in the table's unit. */
+static void tw_gpm(tw *w, int m, double v)
+{
+	if (v < 0)
+		tw_null(w);
+	else if (m < GT_GPM_PERCENT_COUNT)
+		tw_f(w, v, 4);
+	else
+		tw_f(w, v / 1e6, 6);
+}
+
+static void gpm_row(tw *w, size_t g, const gt_an_gpu *p)
+{
+	char u[48];
+	ex_fmt_uuid(p->dev.uuid, u, sizeof(u));
+	tw_row(w);
+	tw_u64(w, g);
+	if (p->uuid_known)
+		tw_str(w, u);
+	else
+		tw_null(w);
+	tw_str(w, p->dev.name);
+	tw_u64(w, p->gpm.readings);
+	for (int m = 0; m < GT_GPM_COUNT; m++) {
+		const gt_an_gpm_stat *q = &p->gpm.m[m];
+		if (!q->ns) {
+			for (int k = 0; k < GPM_STATS; k++)
+				tw_null(w);
+			continue;
+		}
+		tw_u64(w, q->ns);
+		tw_gpm(w, m, q->mean);
+		tw_gpm(w, m, q->mean_busy);
+		tw_gpm(w, m, q->p5);
+		tw_gpm(w, m, q->p50);
+		tw_gpm(w, m, q->p95);
+	}
+	tw_end_row(w);
+}
+
+static int write_gpm(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
+{
+	const gt_analysis *a = ex_analysis(x);
+	if (!a)
+		return GT_ERR_NOMEM;
+	static const char *const head[] = {"GPU", "UUID", "Name", "Readings"};
+	const char *cols[4 + GT_GPM_COUNT * GPM_STATS];
+	char names[GT_GPM_COUNT * GPM_STATS][48];
+	int nc = 0;
+	for (int i = 0; i < 4; i++)
+		cols[nc++] = head[i];
+	for (int m = 0; m < GT_GPM_COUNT; m++)
+		for (int k = 0; k < GPM_STATS; k++) {
+			char *b = names[m * GPM_STATS + k];
+			snprintf(b, sizeof(names[0]), "%s %s (%s)", ex_gpm_defs[m].col, gpm_stat_col[k],
+				 !k ? "ns" : m < GT_GPM_PERCENT_COUNT ? "%" : "MB/s");
+			cols[nc++] = b;
+		}
+	tw w;
+	tw_begin(&w, o, fmt, cols, nc);
+	for (size_t g = 0; g < gt_analysis_ngpus(a); g++) {
+		const gt_an_gpu *p = gt_analysis_gpu(a, g);
+		if (p->gpm.readings)
+			gpm_row(&w, g, p);
+	}
+	tw_end(&w);
+	st->events += w.rows;
+	return 0;
+}
+
+static void gpm_kernel_row(tw *w, const gt_analysis *a, size_t g, const gt_an_kernel *k,
+			   int mangled)
+{
+	char buf[4096];
+	tw_row(w);
+	tw_u64(w, g);
+	tw_u64(w, k->total_ns);
+	tw_u64(w, k->gpm_ns);
+	tw_f(w, 100.0 * k->gpm_shared, 2);
+	for (int m = 0; m < GT_GPM_PERCENT_COUNT; m++)
+		tw_gpm(w, m, k->gpm[m]);
+	ex_kernel_name(gt_analysis_string(a, k->name), 1, mangled, buf, sizeof(buf));
+	tw_str(w, buf);
+	tw_end_row(w);
+}
+
+static int write_gpm_kernels(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
+{
+	const gt_analysis *a = ex_analysis(x);
+	if (!a)
+		return GT_ERR_NOMEM;
+	const char *cols[5 + GT_GPM_PERCENT_COUNT];
+	char names[GT_GPM_PERCENT_COUNT][48];
+	int nc = 0;
+	static const char *const head[] = {"GPU", "Total Time (ns)", "Covered (ns)", "Shared (%)"};
+	for (int i = 0; i < 4; i++)
+		cols[nc++] = head[i];
+	for (int m = 0; m < GT_GPM_PERCENT_COUNT; m++) {
+		snprintf(names[m], sizeof(names[m]), "%s (%%)", ex_gpm_defs[m].col);
+		cols[nc++] = names[m];
+	}
+	cols[nc++] = "Name";
+	tw w;
+	tw_begin(&w, o, fmt, cols, nc);
+	int mangled = (x->o.flags & GT_EXPORT_MANGLED) != 0;
+	for (size_t g = 0; g < gt_analysis_ngpus(a); g++) {
+		size_t nk = 0;
+		const gt_an_kernel *k = gt_analysis_kernels(a, g, &nk);
+		for (size_t i = 0; i < nk; i++)
+			if (k[i].gpm_ns)
+				gpm_kernel_row(&w, a, g, &k[i], mangled);
+	}
+	tw_end(&w);
+	st->events += w.rows;
+	return 0;
+}
+
 /* ------------------------------------------------------------ entry */
 
 static const char *const table_names[GT_TABLE_COUNT] = {
 	"cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum", "cuda_api_sum",
 	"cuda_gpu_trace",    "gaptrace_gpu_sum",      "gaptrace_gaps",         "gaptrace_findings",
+	"gaptrace_gpm",      "gaptrace_gpm_kernels",
 };
 
 const char *gt_export_table_name(int table)
@@ -897,6 +1021,8 @@ int gt_export_table(gt_export *x, int table, int format, FILE *out, gt_export_st
 	case GT_TABLE_GPU_TRACE: rc = write_gpu_trace(x, &o, format, &local); break;
 	case GT_TABLE_GPU_SUM: rc = write_gpu_sum(x, &o, format, &local); break;
 	case GT_TABLE_GAPS: rc = write_gaps(x, &o, format, &local); break;
+	case GT_TABLE_GPM: rc = write_gpm(x, &o, format, &local); break;
+	case GT_TABLE_GPM_KERNELS: rc = write_gpm_kernels(x, &o, format, &local); break;
 	default: rc = write_findings(x, &o, format, &local); break;
 	}
 	int wrc = ex_out_finish(&o);

@@ -181,7 +181,16 @@ GT_API const gt_analysis *gt_export_analysis(gt_export *x);
  *      from the NVML samples (nvml.gtrace), "SM clock MHz", "memory clock
  *      MHz", "power W", "temperature C", "NVML GPU-Util %", "throttle
  *      reasons mask" (the reasons of analysis.throttle_mask), and "SM util
- *      of pid N %" per process sample.
+ *      of pid N %" per process sample;
+ *    - from the GPM readings (hardware counters, format 1.3), one counter
+ *      per metric read: "SM active %", "SM occupancy %", "tensor pipe %",
+ *      "FP16 pipe %", "FP32 pipe %", "FP64 pipe %", "DRAM bandwidth %",
+ *      "PCIe rx B/s", "PCIe tx B/s", "NVLink rx B/s", "NVLink tx B/s"
+ *      (a metric not read has no track). A reading's values are written at
+ *      its start and hold until the next reading's; where no reading of the
+ *      GPU follows at its end (a pause, the last one) they are written again
+ *      at its end. A reading that straddles the time origin is written at
+ *      0 (clipped), one that ended before it is dropped.
  *
  * Timestamps are microseconds (3 decimals, so ns resolution) from the one
  * time origin of every output, the capture start (gt_analysis_time_origin;
@@ -241,6 +250,25 @@ GT_API int gt_export_perfetto(gt_export *x, FILE *out, gt_export_stats *st);
  *     at most max_gaps per GPU), with its cause split and evidence.
  * GT_TABLE_FINDINGS "gaptrace_findings": the diagnosis' findings (empty
  *     when this build has no diagnosis).
+ * GT_TABLE_GPM "gaptrace_gpm": the GPM hardware counters (NVML GPU
+ *     Performance Monitoring, gt_an_gpu.gpm), one row per GPU that has
+ *     readings: GPU, UUID, Name, Readings, then per metric (column stems
+ *     "SM Active", "SM Occupancy", "Tensor", "FP16", "FP32", "FP64",
+ *     "DRAM BW" in (%), "PCIe RX", "PCIe TX", "NVLink RX", "NVLink TX" in
+ *     (MB/s)) "<stem> Covered (ns)" (window time covered by its readings),
+ *     "<stem> Mean", "<stem> Busy Mean" (weighted by the busy time in each
+ *     reading), "<stem> P5", "<stem> P50", "<stem> P95"; empty cells for a
+ *     metric never read (or, Busy Mean, no busy reading).
+ * GT_TABLE_GPM_KERNELS "gaptrace_gpm_kernels": the GPM percentages
+ *     attributed to each kernel (gt_an_kernel.gpm), one row per GPU and
+ *     kernel name with kernel time covered by readings, in the analysis'
+ *     order (total time): GPU, Total Time (ns), Covered (ns), Shared (%)
+ *     (share of the covered time whose readings also covered other kernels:
+ *     the values are then the mix's), "<stem> (%)" for the seven percent
+ *     metrics (empty: not read), Name. Not columns of cuda_gpu_kern_sum,
+ *     which keeps nsys' columns over all GPUs.
+ * Both are left out of the default set of `gaptrace export -f csv/json`
+ * when no GPU has GPM readings.
  *
  * Med and StdDev are exact (median of the values, the lower middle when the
  * count is even; population standard deviation).
@@ -254,7 +282,9 @@ typedef enum gt_export_table_id {
 	GT_TABLE_GPU_SUM = 5,
 	GT_TABLE_GAPS = 6,
 	GT_TABLE_FINDINGS = 7,
-	GT_TABLE_COUNT = 8,
+	GT_TABLE_GPM = 8,
+	GT_TABLE_GPM_KERNELS = 9,
+	GT_TABLE_COUNT = 10,
 } gt_export_table_id;
 
 /** Report name of a table ("cuda_gpu_kern_sum"), or NULL if out of range. */
@@ -299,6 +329,9 @@ GT_API int gt_export_table(gt_export *x, int table, int format, FILE *out, gt_ex
  * SVG <title> elements give the tooltips). Sections: findings (or, without
  * a diagnosis, the headline numbers), then per GPU: utilization over time
  * with the idle time colored by cause and NVML clocks/power below it, the
+ * GPM hardware counters below that when the GPU has readings (SM active, SM
+ * occupancy, tensor pipe, DRAM bandwidth per column, and a table of every
+ * metric read: mean while busy, mean, p5/p50/p95, covered time), the
  * utilization distribution, the gap-length histogram by cause, idle time by
  * cause; then top kernels by time, copies by kind, the loss ledger and the
  * inputs. Series are downsampled to the chart width and tables capped at
