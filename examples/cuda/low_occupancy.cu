@@ -10,7 +10,7 @@
  * Each thread walks a dependent chain of loads through a 64 MiB table: with
  * so few warps nothing hides the memory latency. At the end the same work
  * with only the shared memory it uses (one word a thread; 16 blocks per SM
-resident) is timed for contrast.
+ * resident) is timed for contrast.
  *
  * Options [defaults]: --block N [32], --smem-kb K [100], --blocks-per-sm B [16],
  * --steps S [2048] (dependent loads per thread), --seconds T [3].
