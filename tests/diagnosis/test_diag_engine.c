@@ -1665,6 +1665,13 @@ START_TEST(occupancy)
 	ck_assert_int_eq(gt_occupancy_compute(&d, 256, 32, 100 * 1024, &oc), 0);
 	ck_assert(fabs(oc.occupancy - 0.25) < 1e-12);
 	ck_assert_int_eq(oc.limiter, GT_OCC_LIMIT_SMEM);
+	/* one-warp blocks of 100 KiB with CUPTI's per-block limit, the
+	 * default 48 KiB: the kernel opted in to more, 2 fit (it was 0) */
+	d.max_smem_per_block = 49152;
+	ck_assert_int_eq(gt_occupancy_compute(&d, 32, 24, 100 * 1024, &oc), 0);
+	ck_assert_uint_eq(oc.blocks_per_sm, 2);
+	ck_assert(fabs(oc.occupancy - 2.0 / 64) < 1e-12);
+	ck_assert_int_eq(oc.limiter, GT_OCC_LIMIT_SMEM);
 	/* cannot launch: too many registers for one block */
 	ck_assert_int_eq(gt_occupancy_compute(&d, 1024, 255, 0, &oc), 0);
 	ck_assert(oc.occupancy == 0);

@@ -985,8 +985,10 @@ START_TEST(html_gpm)
 	ck_assert_ptr_nonnull(strstr(fig, "<path data-id=\"tensor pipe\""));
 	ck_assert_ptr_nonnull(strstr(fig, "<path data-id=\"DRAM bandwidth\""));
 	ck_assert_ptr_null(strstr(s, "data-id=\"SM occupancy\""));
-	const char *tab = strstr(s, "<table class=\"gpm\"");
+	const char *tab = strstr(s, "<p class=\"mut small gpm\">");
 	ck_assert_ptr_nonnull(tab);
+	/* its table is one table, not one inside another (seen on an H200 trace) */
+	ck_assert_ptr_nonnull(strstr(tab, "</p>\n<table><tr>"));
 	ck_assert_ptr_nonnull(strstr(tab, "2 readings"));
 	ck_assert_ptr_nonnull(strstr(tab, "<td class=\"l\">SM active</td><td>92.8%</td><td>93.6%</td>"
 					  "<td>90.0%</td><td>95.0%</td><td>95.0%</td><td>1.40 ms</td>"));

@@ -1572,11 +1572,11 @@ static void gpm_table(ex_out *o, const gt_an_gpu *g)
 {
 	if (!g->gpm.readings)
 		return;
-	LIT(o, "<table class=\"gpm\" style=\"width:auto\"><caption class=\"mut small\">GPM "
-	       "hardware counters: ");
+	/* TABLE_HEAD opens the table: the caption is a paragraph above it */
+	LIT(o, "<p class=\"mut small gpm\">GPM hardware counters: ");
 	ex_u64(o, g->gpm.readings);
 	ex_puts(o, gt_plural(g->gpm.readings, " reading", " readings"));
-	LIT(o, "; while busy = weighted by the busy time in each reading</caption>");
+	LIT(o, "; while busy = weighted by the busy time in each reading</p>\n");
 	TABLE_HEAD(o, "<metric", "while busy", "mean", "p5", "p50", "p95", "covered");
 	for (int m = 0; m < GT_GPM_COUNT; m++) {
 		const gt_an_gpm_stat *q = &g->gpm.m[m];

@@ -313,7 +313,7 @@ typedef struct gt_device {
 	uint32_t max_regs_per_sm;
 	uint32_t max_regs_per_block;
 	uint32_t max_smem_per_sm;       /**< bytes */
-	uint32_t max_smem_per_block;    /**< bytes, opt-in maximum */
+	uint32_t max_smem_per_block;    /**< bytes: CUPTI's maxSharedMemoryPerBlock (kernels may opt in to more) */
 	uint32_t max_threads_per_block;
 	uint32_t warp_size;
 	uint32_t pci_domain, pci_bus, pci_device;
