@@ -600,6 +600,7 @@ static gt_nvml_api gpm_table(void)
 
 typedef struct gread {
 	int rows[2], notes_gpm[2], notes_metric, nvml[2];
+	int cost_rows[2];      /* the readings the end note of each GPU counts (-1: none) */
 	gt_gpm first[2], last[2];
 	int chained[2];        /* rows whose start is the previous row's end */
 	uint64_t min_len_ns;   /* shortest interval */
@@ -611,6 +612,7 @@ static void read_gpm(const char *path, gread *g)
 {
 	memset(g, 0, sizeof(*g));
 	g->min_len_ns = UINT64_MAX;
+	g->cost_rows[0] = g->cost_rows[1] = -1;
 	gt_reader *r = gt_reader_open(path, NULL, NULL);
 	ck_assert_ptr_nonnull(r);
 	gt_record rec;
@@ -639,6 +641,10 @@ static void read_gpm(const char *path, gread *g)
 		}
 		if (t && strstr(t, "not read on device"))
 			g->notes_metric++;
+		int n;
+		if (t && sscanf(t, "gpm: device %u: %d reading", &d, &n) == 2 && d < 2 &&
+		    strstr(t, "the GPM calls took"))
+			g->cost_rows[d] = n;
 		if (t && rec.note.code == GT_NOTE_CONFIG)
 			snprintf(g->config, sizeof(g->config), "%s", t);
 	}
@@ -703,6 +709,9 @@ START_TEST(gpm_supported_rows)
 	/* FP64 and NVLink rx: one note each per GPU, not one per row */
 	ck_assert_int_eq(g.notes_metric, 4);
 	ck_assert_int_eq(g.notes_gpm[0] + g.notes_gpm[1], 0);
+	/* the end note says what reading them cost, and of how many readings */
+	ck_assert_int_eq(g.cost_rows[0], g.rows[0]);
+	ck_assert_int_eq(g.cost_rows[1], g.rows[1]);
 	ck_assert_int_eq(gm.allocs, 4);
 	ck_assert_int_eq(gm.frees, 4);
 }
@@ -746,6 +755,7 @@ START_TEST(gpm_unsupported_gpu)
 	ck_assert(strstr(g.note[1], "says unsupported") != NULL);
 	ck_assert_int_eq(g.notes_gpm[0], 0);
 	ck_assert_int_eq(g.rows[1], 0);
+	ck_assert_int_eq(g.cost_rows[1], -1); /* nothing read, no cost note */
 	ck_assert_int_eq(gm.sample_calls[1], 0);
 	ck_assert_int_ge(g.rows[0], 2);
 	ck_assert_int_ge(g.nvml[1], 5);

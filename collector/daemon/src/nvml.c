@@ -91,6 +91,8 @@ typedef struct gpmstate {
 	gt_nvml_gpm_sample smp[2];
 	uint64_t prev_ts;           /* CLOCK_REALTIME of the previous sample */
 	uint32_t metric_noted;      /* metrics whose failure was noted (bit j) */
+	uint64_t rows;              /* readings written */
+	uint64_t call_ns;           /* time inside nvmlGpmSampleGet + MetricsGet */
 } gpmstate;
 
 typedef struct devstate {
@@ -604,7 +606,9 @@ static int gpm_row(gt_nvml_sampler *s, uint32_t i, int k, uint64_t ts)
 	q->sample2 = g->smp[k];
 	for (int j = 0; j < G_COUNT; j++)
 		q->metrics[j].metric_id = gpm_metrics[j].id;
+	uint64_t c0 = gt_now_ns(CLOCK_MONOTONIC);
 	int rc = s->api.gpm_metrics_get(q);
+	g->call_ns += gt_now_ns(CLOCK_MONOTONIC) - c0;
 	if (rc != GT_NVML_SUCCESS) {
 		gpm_fail(s, i, "nvmlGpmMetricsGet", rc);
 		return -1;
@@ -615,6 +619,7 @@ static int gpm_row(gt_nvml_sampler *s, uint32_t i, int k, uint64_t ts)
 	r.gpm.device_id = i;
 	gpm_fill(s, i, &r.gpm);
 	if (gt_writer_add(s->w, &r) == 0) {
+		g->rows++;
 		pthread_mutex_lock(&s->lock);
 		s->st.gpm_samples++;
 		pthread_mutex_unlock(&s->lock);
@@ -630,6 +635,7 @@ static void gpm_sample_device(gt_nvml_sampler *s, uint32_t i)
 	uint64_t t0 = gt_now_ns(CLOCK_REALTIME);
 	int rc = s->api.gpm_sample_get(s->dev[i].h, g->smp[k]);
 	uint64_t t1 = gt_now_ns(CLOCK_REALTIME);
+	g->call_ns += t1 > t0 ? t1 - t0 : 0;
 	if (rc != GT_NVML_SUCCESS) {
 		gpm_fail(s, i, "nvmlGpmSampleGet", rc);
 		return;
@@ -640,6 +646,26 @@ static void gpm_sample_device(gt_nvml_sampler *s, uint32_t i)
 	g->have_prev = 1;
 	g->cur = k;
 	g->prev_ts = ts;
+}
+
+/* At the end, per GPU whose counters were read: what reading them cost,
+ * the time the sampler spent inside the GPM calls (driver time the traced
+ * program may have waited behind). */
+static void gpm_cost_notes(gt_nvml_sampler *s)
+{
+	for (uint32_t i = 0; i < s->ndev; i++) {
+		const gpmstate *g = &s->dev[i].gpm;
+		if (!g->rows)
+			continue;
+		char text[200];
+		double per = (double)g->call_ns / (double)g->rows;
+		snprintf(text, sizeof(text),
+			 "gpm: device %u: %llu %s; the GPM calls took %.1f us a reading, %.3f ms "
+			 "a second at %u Hz",
+			 i, (unsigned long long)g->rows, g->rows == 1 ? "reading" : "readings",
+			 per / 1e3, per * s->gpm_hz / 1e6, s->gpm_hz);
+		add_note(s, GT_NOTE_INFO, text);
+	}
 }
 
 /* One GPM round on every GPU that has it. @return GPUs still on. */
@@ -977,6 +1003,7 @@ void gt_nvml_stop(gt_nvml_sampler *s)
 	}
 	if (s->w) {
 		if (s->started && !s->write_err) {
+			gpm_cost_notes(s);
 			add_clock(s);
 			flush(s);
 		}
