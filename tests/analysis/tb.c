@@ -175,3 +175,12 @@ gt_analysis *tb_synth_analysis(const gt_synth_spec *s, gt_synth_truth *tr)
 	ck_assert_int_eq(gt_analysis_finish(a), 0);
 	return a;
 }
+
+void tb_device(tb *t, uint32_t id, uint8_t uuid0)
+{
+	gt_record d = {.type = GT_REC_DEVICE};
+	d.device.id = id;
+	d.device.uuid[0] = uuid0;
+	d.device.uuid[15] = 0xee;
+	tb_rec(t, &d);
+}

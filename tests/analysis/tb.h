@@ -33,6 +33,9 @@ void tb_api(tb *t, uint32_t tid, uint32_t corr, uint64_t start, uint64_t end, co
 void tb_copy(tb *t, uint32_t dev, uint32_t stream, uint32_t corr, uint64_t start, uint64_t end,
 	     uint64_t bytes, uint8_t kind, uint8_t host_kind, int async);
 void tb_rec(tb *t, const gt_record *r);
+/* A GT_REC_DEVICE record: device id with tb_begin's UUID for byte 0 uuid0
+ * (uuid[0] = uuid0, uuid[15] = 0xee), as a collector trace names a GPU. */
+void tb_device(tb *t, uint32_t id, uint8_t uuid0);
 /* End the current frame (the next records go to a new one). */
 void tb_flush(tb *t);
 /* Flush; the bytes are in t->buf/t->len. */

@@ -613,11 +613,7 @@ START_TEST(gpm_counters)
 	tb_kernel(&t, 0, 7, 3, T0 + 500, T0 + 700, "compk");
 	ck_assert_int_eq(tb_add(a, &t, "10.gtrace"), 1);
 	tb_begin(&t, 99, GT_PRODUCER_COLLECTOR, 0, 0, NULL);
-	gt_record d = {.type = GT_REC_DEVICE};
-	d.device.id = 0;
-	d.device.uuid[0] = 0xA1;
-	d.device.uuid[15] = 0xee;
-	tb_rec(&t, &d);
+	tb_device(&t, 0, 0xA1);
 	gpm_reading(&t, T0, T0 + 400, 9000, 500, 8000);        /* memk + other */
 	gpm_reading(&t, T0 + 400, T0 + 800, 9500, 7000, 1000); /* compk */
 	gpm_reading(&t, T0 + 800, T0 + 900, 0, 0, 0);          /* after the window */

@@ -373,11 +373,7 @@ START_TEST(gpm_outputs)
 	tb_kernel(&t, 0, 7, 2, T0 + 500, T0 + 700, "compk");
 	ck_assert_int_eq(tb_add(a, &t, "10.gtrace"), 1);
 	tb_begin(&t, 99, GT_PRODUCER_COLLECTOR, 0, 0, NULL);
-	gt_record d = {.type = GT_REC_DEVICE};
-	d.device.id = 0;
-	d.device.uuid[0] = 0xA1;
-	d.device.uuid[15] = 0xee; /* tb_begin's UUID */
-	tb_rec(&t, &d);
+	tb_device(&t, 0, 0xA1);
 	for (int i = 0; i < 2; i++) {
 		gt_record r = {.type = GT_REC_GPM};
 		r.gpm.start = T0 + (uint64_t)i * 400;
