@@ -344,8 +344,9 @@ static char undelivered_why[320];
 static uint64_t refused_first_mono, refused_last_mono;
 
 /* Records the converter dropped for lack of timestamps (a forced flush
- * delivers activities not yet ended) are undelivered: add the new ones to
- * the count and say so in the reason. */
+ * delivers activities not yet ended) are undelivered while a capture runs:
+ * add the new ones to the count and say so in the reason. With no capture
+ * armed (dormant, after a capture ended) they belong to none: not lost. */
 static void gather_incomplete(void)
 {
 	static uint64_t seen;
@@ -353,6 +354,8 @@ static void gather_incomplete(void)
 		return;
 	uint64_t k = E.incomplete - seen;
 	seen = E.incomplete;
+	if (!applied)
+		return;
 	L_total.count[GT_LOSS_UNDELIVERED] += k;
 	size_t len = strlen(undelivered_why);
 	snprintf(undelivered_why + len, sizeof(undelivered_why) - len,
@@ -663,13 +666,21 @@ static void arm(uint32_t kinds, uint64_t dur_ns, const char *by)
 		 * this thread: see the top of this file). */
 		/* Only with pinned profiling buffers: with device buffers the
 		 * flush wakes the worker whose driver path deadlocked on the H200. */
+		uint64_t inc0 = E.incomplete;
 		int flushed = inj_g.cfg.capture_flush && inj_g.cfg.cupti_pinned &&
 			      forced_cupti_flush(inj_mono_ns() + CAPTURE_FLUSH_NS);
 		drain();
+		/* Records the flush handed over without their end: activities still
+		 * running at the capture end, which ends before they do. They are
+		 * outside the capture, not lost (at exit they are: undelivered). */
+		uint64_t running = E.incomplete - inc0;
+		E.incomplete = inc0;
 		inj_note(&E, GT_NOTE_DISARMED, 0,
 			 "capture disarmed by %s (%s); CUPTI still holds %u buffers: their "
-			 "complete records follow",
-			 by, flushed ? "CUPTI flushed" : "no flush", pool_busy());
+			 "complete records follow; %llu activities still running at the end "
+			 "are left out",
+			 by, flushed ? "CUPTI flushed" : "no flush", pool_busy(),
+			 (unsigned long long)running);
 		arm_deadline = 0;
 		D.active = 1;
 		D.taken = 0;

@@ -365,6 +365,10 @@ static int app_capture_drain(void *a)
 		return 91;
 	for (uint32_t i = 0; i < 300; i++)
 		h_kernel(100 + i, 7, i, 0);
+	/* with the flush (the default, pinned buffers): 20 still running when
+	 * the capture ends; the flush hands them over without an end */
+	for (uint32_t i = 0; !t->arg && i < 20; i++)
+		incomplete_kernel(5000 + i);
 	peer_cmd(&t->pr, "disarm");
 	if (!h_wait_until(kernel_off, 10000))
 		return 92;
@@ -405,6 +409,10 @@ START_TEST(capture_end_delivers_while_the_program_runs)
 		ck_assert_msg(ok, "case %d: the capture was not complete at its end; notes:%s", arg,
 			      seen);
 		ck_assert_int_eq(h_notes(&ts, GT_NOTE_DISARMED, NULL), 1);
+		/* activities still running at the capture end are outside it: not
+		 * written with zero times, not counted as lost (seen on the H200:
+		 * JAX, NVTX and cudaProfilerStop captures reported 22-46 lost) */
+		ck_assert_uint_eq(h_loss_sum(&ts, GT_LOSS_UNDELIVERED), 0);
 		h_trace_free(&ts);
 		char p2[512];
 		snprintf(p2, sizeof(p2), "%s/ledger.bin", T.dir);
