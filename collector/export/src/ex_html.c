@@ -413,6 +413,17 @@ static void grid_line(ex_out *o, double y, const char *left, const char *lcolor,
 	ex_putc(o, '\n');
 }
 
+/* Grid lines at 0 %, 100/steps %, ... 100 % of a plot from y0 (top) ph
+ * high, labelled on the left. */
+static void pct_grid(ex_out *o, double y0, double ph, int steps)
+{
+	for (int p = 0; p <= steps; p++) {
+		char lab[8];
+		snprintf(lab, sizeof(lab), "%d%%", p * 100 / steps);
+		grid_line(o, y0 + ph * (1 - (double)p / steps), lab, NULL, NULL, NULL);
+	}
+}
+
 /* One stacked layer: the area between lo[] and hi[] (fractions 0..1). */
 static void area(ex_out *o, const double *lo, const double *hi, const char *id, double y0,
 		 double ph)
@@ -484,11 +495,7 @@ static void timeline(ex_out *o, const gt_analysis *a, size_t gi, const col *cols
 	double lo[NCOL], hi[NCOL];
 	LIT(o, "<figure><svg viewBox=\"0 0 960 182\" role=\"img\" aria-label=\"utilization over "
 	       "time\">\n");
-	for (int p = 0; p <= 4; p++) {
-		char lab[8];
-		snprintf(lab, sizeof(lab), "%d%%", p * 25);
-		grid_line(o, y0 + ph * (1 - p / 4.0), lab, NULL, NULL, NULL);
-	}
+	pct_grid(o, y0, ph, 4);
 	for (int c = 0; c < NCOL; c++) {
 		lo[c] = 0;
 		hi[c] = cw > 0 ? cols[c].busy / cw : 0;
@@ -663,11 +670,7 @@ static void gpm_chart(ex_out *o, const gt_analysis *a, const gt_an_gpu *g, const
 	const double y0 = 8, ph = 80;
 	LIT(o, "<figure class=\"gpm\"><svg viewBox=\"0 0 960 112\" role=\"img\" "
 	       "aria-label=\"GPU hardware counters\">\n");
-	for (int p = 0; p <= 2; p++) {
-		char l[8];
-		snprintf(l, sizeof(l), "%d%%", p * 50);
-		grid_line(o, y0 + ph * (1 - p / 2.0), l, NULL, NULL, NULL);
-	}
+	pct_grid(o, y0, ph, 2);
 	for (int k = 0; k < 4; k++)
 		if (drawn[k])
 			gpm_line(o, cols, k, y0, ph);
