@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gaptrace/collector.h"
@@ -81,6 +82,26 @@ static int wait_exit(pid_t pid, int ms)
 	waitpid(pid, &status, 0);
 	ck_abort_msg("process %d did not exit within %d ms", (int)pid, ms);
 	return -1;
+}
+
+/* Wait (at most 15 s by the clock) until the collector whose control socket is ctl answers
+ * "list": it listens on its data socket before its control socket, so a producer started
+ * after this connects. The socket file alone is not enough: it exists between bind and
+ * listen, and a loaded machine can take seconds to get there (a CI run failed so). */
+static void wait_collector(const char *ctl)
+{
+	char reply[4096] = "";
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		if (gt_control_request(ctl, "list", reply, sizeof(reply), 1000, NULL) == 0)
+			return;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec > 15)
+			break;
+		t_sleep_ms(10);
+	}
+	ck_abort_msg("the collector at %s never answered", ctl);
 }
 
 /* Run to completion; @return the exit code (128+sig when signalled). */
@@ -634,14 +655,13 @@ START_TEST(collector_and_capture)
 	char *coll[] = {GAPTRACE_BIN, "collector", "--dir", "d", "--socket", sock, "--dormant",
 			"--nvml-hz", "0", NULL};
 	pid_t cpid = spawn(coll, NULL, "cout", "cerr", -1);
-	for (int i = 0; i < 200 && access(sock, F_OK) != 0; i++)
-		t_sleep_ms(10);
-	setenv("GAPTRACE_SOCKET", sock, 1);
-	char *prod[] = {FAKE_PRODUCER, "--run-ms", "2500", "--rows", "5", NULL};
-	pid_t ppid = spawn(prod, NULL, "pout", "perr", -1);
-	unsetenv("GAPTRACE_SOCKET");
 	char ctl[400], reply[4096] = "", want[64];
 	snprintf(ctl, sizeof(ctl), "%s/s/control.sock", g_tmp);
+	wait_collector(ctl);
+	setenv("GAPTRACE_SOCKET", sock, 1);
+	char *prod[] = {FAKE_PRODUCER, "--run-ms", "4000", "--rows", "5", NULL};
+	pid_t ppid = spawn(prod, NULL, "pout", "perr", -1);
+	unsetenv("GAPTRACE_SOCKET");
 	snprintf(want, sizeof(want), "peer %d ", (int)ppid);
 	for (int i = 0; i < 500 && !strstr(reply, want); i++) {
 		t_sleep_ms(10);
@@ -765,8 +785,9 @@ START_TEST(collector_group_option)
 	char *coll[] = {GAPTRACE_BIN, "collector", "--dir", "d", "--socket", sock, "--group",
 			g->gr_name, "--nvml-hz", "0", NULL};
 	pid_t cpid = spawn(coll, NULL, "cout", "cerr", -1);
-	for (int i = 0; i < 200 && access(sock, F_OK) != 0; i++)
-		t_sleep_ms(10);
+	char ctl[400];
+	snprintf(ctl, sizeof(ctl), "%s/s/control.sock", g_tmp);
+	wait_collector(ctl);
 	setenv("GAPTRACE_SOCKET", sock, 1);
 	char *prod[] = {FAKE_PRODUCER, "--frames", "1", NULL};
 	ck_assert_int_eq(run(prod, "pout", "perr"), 0);
