@@ -80,15 +80,16 @@ static const char *rate(char *buf, size_t cap, uint64_t v)
 
 static void print_gpm(const gt_gpm *g)
 {
-	char b[11][32];
+	char b[12][32];
 	printf("gpm %" PRIu64 " +%" PRIu64 " dev=%u sm=%s occ=%s tensor=%s fp16=%s fp32=%s "
-	       "fp64=%s dram=%s pcie_rx=%s pcie_tx=%s nvlink_rx=%s nvlink_tx=%s\n",
+	       "fp64=%s dram=%s pcie_rx=%s pcie_tx=%s nvlink_rx=%s nvlink_tx=%s pcie_link=%s\n",
 	       g->start, g->end - g->start, g->device_id, pct(b[0], 32, g->sm_util),
 	       pct(b[1], 32, g->sm_occupancy), pct(b[2], 32, g->tensor_util),
 	       pct(b[3], 32, g->fp16_util), pct(b[4], 32, g->fp32_util),
 	       pct(b[5], 32, g->fp64_util), pct(b[6], 32, g->dram_bw_util),
 	       rate(b[7], 32, g->pcie_rx_bps), rate(b[8], 32, g->pcie_tx_bps),
-	       rate(b[9], 32, g->nvlink_rx_bps), rate(b[10], 32, g->nvlink_tx_bps));
+	       rate(b[9], 32, g->nvlink_rx_bps), rate(b[10], 32, g->nvlink_tx_bps),
+	       rate(b[11], 32, g->pcie_link_bps));
 }
 
 static void print_record(const gt_reader *r, const gt_record *x)

@@ -204,7 +204,8 @@
 	X(T, U, pcie_rx_bps, PLAIN)  \
 	X(T, U, pcie_tx_bps, PLAIN)  \
 	X(T, U, nvlink_rx_bps, PLAIN) \
-	X(T, U, nvlink_tx_bps, PLAIN)
+	X(T, U, nvlink_tx_bps, PLAIN) \
+	X(T, U, pcie_link_bps, PLAIN)
 
 #define GT_COLS_LOSS(X, T)           \
 	X(T, U, start, DELTA)        \

@@ -385,6 +385,8 @@ START_TEST(gpm_outputs)
 		r.gpm.dram_bw_util = i ? 1000 : 8700;
 		r.gpm.pcie_rx_bps = 1ull << 30;
 		r.gpm.pcie_tx_bps = r.gpm.nvlink_rx_bps = r.gpm.nvlink_tx_bps = UINT64_MAX;
+		/* the link known in one reading: the GPU's capacity */
+		r.gpm.pcie_link_bps = i ? UINT64_MAX : 31507692308ull;
 		tb_rec(&t, &r);
 	}
 	ck_assert_int_eq(tb_add(a, &t, "nvml.gtrace"), 1);
@@ -396,11 +398,12 @@ START_TEST(gpm_outputs)
 				  "occupancy 56 %, DRAM bandwidth 53 %\n"), "%s", txt);
 	ck_assert_msg(strstr(txt, "over the window (p5 / median / p95): SM active 98 / 98 / 98 %, "
 				  "occupancy 20 / 20 / 84 %, DRAM bandwidth 10 / 10 / 87 %, PCIe rx "
-				  "1.00 GiB/s mean\n"), "%s", txt);
+				  "1.00 GiB/s mean of a 29.34 GiB/s link\n"), "%s", txt);
 	ck_assert_ptr_null(strstr(txt, "tensor pipe"));
 	free(txt);
 	char *js = render(a, 1, NULL, &len);
-	ck_assert_ptr_nonnull(strstr(js, "\"gpm\":{\"readings\":2,\"metrics\":{\"sm_active\":"));
+	ck_assert_ptr_nonnull(strstr(js, "\"gpm\":{\"readings\":2,\"pcie_link_bps\":31507692308,"
+					 "\"metrics\":{\"sm_active\":"));
 	ck_assert_ptr_nonnull(strstr(js, "\"gpm\":{\"covered_ns\":250,\"shared\":0,"
 					 "\"sm_active\":98,\"sm_occupancy\":84,\"dram_bw\":87}"));
 	ck_assert_ptr_null(strstr(js, "\"tensor\":"));

@@ -497,6 +497,7 @@ static struct {
 	int closer_than_100ms; /* metric requests over samples < 100 ms apart */
 	int misordered;       /* sample1 not older than sample2, or from another GPU */
 	int mig[2];           /* nvmlDeviceGetMigMode's current mode */
+	int link_calls;       /* nvmlDeviceGetCurrPcieLink* calls */
 } gm;
 
 static void gm_reset(void)
@@ -582,6 +583,22 @@ static int g_mig(void *h, unsigned int *cur, unsigned int *pend)
 {
 	*cur = (unsigned int)gm.mig[dev(h)];
 	*pend = *cur;
+	return 0;
+}
+
+/* GPU 0: a gen 4 x16 link; GPU 1: generation unreadable. */
+static int g_link_gen(void *h, unsigned int *gen)
+{
+	gm.link_calls++;
+	*gen = 4;
+	return dev(h) ? GT_NVML_ERROR_NOT_SUPPORTED : 0;
+}
+
+static int g_link_width(void *h, unsigned int *width)
+{
+	(void)h;
+	gm.link_calls++;
+	*width = 16;
 	return 0;
 }
 
@@ -698,6 +715,8 @@ START_TEST(gpm_supported_rows)
 	gt_nvml_api api = gpm_table();
 	gread g;
 	gt_nvml_stats st;
+	api.pcie_link_gen = g_link_gen;
+	api.pcie_link_width = g_link_width;
 	double ms = gpm_run(&api, 0, 650, 6, 0, &g, &st);
 	ck_assert_uint_eq(st.gpm_devices, 2);
 	ck_assert_str_eq(g.config, "nvml sampler: 2 GPU(s), 20 Hz; per-process, memory, "
@@ -727,6 +746,13 @@ START_TEST(gpm_supported_rows)
 	ck_assert_uint_eq(r->pcie_tx_bps, 524288);
 	ck_assert_uint_eq(r->nvlink_rx_bps, UINT64_MAX);
 	ck_assert_uint_eq(r->nvlink_tx_bps, 1048576);
+	/* the link: gen 4 x16 = 16e9 * 128/130 * 16 / 8 bytes/s on GPU 0, unknown
+	 * where the generation fails; read once a second, not once a row */
+	ck_assert_uint_eq(g.first[0].pcie_link_bps, 31507692308ull);
+	ck_assert_uint_eq(g.last[0].pcie_link_bps, 31507692308ull);
+	ck_assert_uint_eq(r->pcie_link_bps, UINT64_MAX);
+	/* two GPUs, two calls (generation, width) each, at most once a second */
+	ck_assert_int_le(gm.link_calls, 4 * (1 + (int)(ms / 1000)));
 	/* FP64 and NVLink rx: one note each per GPU, not one per row */
 	ck_assert_int_eq(g.notes_metric, 4);
 	ck_assert_int_eq(g.notes_gpm[0] + g.notes_gpm[1], 0);
@@ -735,6 +761,22 @@ START_TEST(gpm_supported_rows)
 	ck_assert_int_eq(g.cost_rows[1], g.rows[1]);
 	ck_assert_int_eq(gm.allocs, 4);
 	ck_assert_int_eq(gm.frees, 4);
+}
+END_TEST
+
+/* The link capacity per direction: gen 1/2 with 8b/10b, gen 3 on with
+ * 128b/130b; unknown outside gen 1..6 or a width of 0. */
+START_TEST(pcie_link_capacity)
+{
+	ck_assert_uint_eq(gt_pcie_link_bps(4, 16), 31507692308ull); /* 16e9*128/130*16/8 */
+	ck_assert_uint_eq(gt_pcie_link_bps(1, 16), 4000000000ull);
+	ck_assert_uint_eq(gt_pcie_link_bps(2, 8), 4000000000ull);
+	ck_assert_uint_eq(gt_pcie_link_bps(3, 16), 15753846154ull);
+	ck_assert_uint_eq(gt_pcie_link_bps(5, 16), 63015384615ull);
+	ck_assert_uint_eq(gt_pcie_link_bps(6, 16), 126030769231ull);
+	ck_assert_uint_eq(gt_pcie_link_bps(0, 16), UINT64_MAX);
+	ck_assert_uint_eq(gt_pcie_link_bps(7, 16), UINT64_MAX);
+	ck_assert_uint_eq(gt_pcie_link_bps(4, 0), UINT64_MAX);
 }
 END_TEST
 
@@ -750,6 +792,8 @@ START_TEST(gpm_rate_floor)
 	ck_assert_int_le(g.rows[0], (int)(ms / 100));
 	ck_assert_uint_ge(g.min_len_ns, 100000000ull);
 	ck_assert_int_eq(gm.closer_than_100ms, 0);
+	/* no nvmlDeviceGetCurrPcieLink* functions: the link is unknown */
+	ck_assert_uint_eq(g.last[0].pcie_link_bps, UINT64_MAX);
 	/* and a slower one is kept: 4 Hz, 250 ms apart */
 	gm_reset();
 	ms = gpm_run(&api, 4, 650, 2, 0, &g, &st);
@@ -939,6 +983,7 @@ int main(void)
 	suite_add_tcase(s, tc);
 	TCase *tg = tcase_create("gpm");
 	tcase_set_timeout(tg, 30);
+	tcase_add_test(tg, pcie_link_capacity);
 	tcase_add_test(tg, gpm_supported_rows);
 	tcase_add_test(tg, gpm_rate_floor);
 	tcase_add_test(tg, gpm_unsupported_gpu);

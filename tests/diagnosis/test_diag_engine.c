@@ -2322,6 +2322,112 @@ START_TEST(low_occupancy_agreement)
 }
 END_TEST
 
+/* b_pageable with the GPU's counters: n readings, PCIe rx (host-to-device)
+ * rx_bps while busy, the link's capacity link_bps (0 unknown). */
+static void b_pageable_pcie(scen *s, double rx_bps, uint64_t link_bps)
+{
+	b_pageable(s, NULL);
+	sc_gpm(s, 90);
+	sc_gpm_gpu(s, GT_GPM_PCIE_RX, rx_bps, rx_bps, rx_bps, rx_bps);
+	s->gpu.gpm.pcie_link_bps = link_bps;
+}
+
+/* pageable_copies with the PCIe counters and a known link (gen 4 x16,
+ * 31.5 GB/s): at least pcie_link_share (33 %) of it, the link is the limit
+ * (and the fix says so); below, pinning would let the copies use it. No
+ * counters, or no known link: the text is what it was. */
+START_TEST(pageable_pcie_link)
+{
+	const uint64_t link = 31507692308ull; /* 16e9 * 128/130 * 16 / 8 */
+	scen *s = sc_new(10 * SEC);
+	b_pageable(s, NULL);
+	gt_diagnosis *d = run(s, NULL);
+	char *plain = capture(d, 0, 0);
+	const gt_finding *f = gt_diagnosis_find(d, GT_FIND_PAGEABLE_COPIES);
+	ck_assert_ptr_nonnull(f);
+	ck_assert(!has_ev(f, "PCIe"));
+	ck_assert(isnan(metric(f, "pcie_link_share")));
+	gt_diagnosis_free(d);
+	sc_free(s);
+
+	s = sc_new(10 * SEC); /* counters, but the link unknown: unchanged */
+	b_pageable_pcie(s, 12e9, 0);
+	d = run(s, NULL);
+	char *t = capture(d, 0, 0);
+	ck_assert_str_eq(t, plain);
+	free(t);
+	gt_diagnosis_free(d);
+	sc_free(s);
+
+	s = sc_new(10 * SEC); /* 12 GB/s: 38 % of the link */
+	b_pageable_pcie(s, 12e9, link);
+	d = run(s, NULL);
+	f = gt_diagnosis_find(d, GT_FIND_PAGEABLE_COPIES);
+	ck_assert(has_ev(f, "PCIe host-to-device 12.00 GB/s while copying (GPU counters), 38% "
+			    "of the link's 31.5 GB/s per direction"));
+	ck_assert(has_ev(f, "at 38% of the link (at least 33%) the link, not the pageable "
+			    "staging, is the limit"));
+	ck_assert(!has_ev(f, "device-to-host"));
+	ck_assert(fabs(metric(f, "pcie_link_share") - 12e9 / (double)link) < 1e-9);
+	ck_assert_ptr_nonnull(strstr(f->fix, "already fill the PCIe link"));
+	ck_assert_ptr_null(strstr(f->fix, "cudaMallocHost"));
+	gt_diagnosis_free(d);
+	sc_free(s);
+
+	s = sc_new(10 * SEC); /* 3 GB/s: 10 %, far below */
+	b_pageable_pcie(s, 3e9, link);
+	d = run(s, NULL);
+	f = gt_diagnosis_find(d, GT_FIND_PAGEABLE_COPIES);
+	ck_assert(has_ev(f, "PCIe host-to-device 3.00 GB/s while copying (GPU counters), 10% of"));
+	ck_assert(has_ev(f, "far below the link (under 33%): pinned memory would let the copies "
+			    "use it"));
+	ck_assert(!has_ev(f, "is the limit"));
+	ck_assert_ptr_nonnull(strstr(f->fix, "cudaMallocHost"));
+	gt_diagnosis_free(d);
+	sc_free(s);
+
+	/* the threshold is an option: at 5 %, 10 % of the link is the limit */
+	gt_diag_opts o;
+	gt_diag_opts_init(&o);
+	char err[128];
+	ck_assert_int_eq(gt_diag_set_threshold(&o, "pcie_link_share=5%", err, sizeof err), 0);
+	s = sc_new(10 * SEC);
+	b_pageable_pcie(s, 3e9, link);
+	d = run(s, &o);
+	f = gt_diagnosis_find(d, GT_FIND_PAGEABLE_COPIES);
+	ck_assert(has_ev(f, "at 10% of the link (at least 5%) the link"));
+	gt_diagnosis_free(d);
+	sc_free(s);
+	free(plain);
+}
+END_TEST
+
+/* transfer_bound with the PCIe counters: the traffic as a share of the
+ * link, for the directions that copied; nothing without a known link. */
+START_TEST(transfer_pcie_link)
+{
+	scen *s = sc_new(10 * SEC);
+	b_transfer(s, NULL);
+	sc_gpm(s, 90);
+	sc_gpm_gpu(s, GT_GPM_PCIE_RX, 20e9, 20e9, 20e9, 20e9);
+	sc_gpm_gpu(s, GT_GPM_PCIE_TX, 1e9, 1e9, 1e9, 1e9);
+	gt_diagnosis *d = run(s, NULL);
+	const gt_finding *f = gt_diagnosis_find(d, GT_FIND_TRANSFER_BOUND);
+	ck_assert_ptr_nonnull(f);
+	ck_assert(!has_ev(f, "PCIe"));
+	gt_diagnosis_free(d);
+	s->gpu.gpm.pcie_link_bps = 31507692308ull;
+	d = run(s, NULL);
+	f = gt_diagnosis_find(d, GT_FIND_TRANSFER_BOUND);
+	ck_assert(has_ev(f, "PCIe host-to-device 20.00 GB/s while copying (GPU counters), 63% "
+			    "of the link's 31.5 GB/s per direction"));
+	ck_assert(!has_ev(f, "device-to-host")); /* no DtoH copies */
+	ck_assert(fabs(metric(f, "pcie_link_share") - 20e9 / 31507692308.0) < 1e-9);
+	gt_diagnosis_free(d);
+	sc_free(s);
+}
+END_TEST
+
 /* Notes: compute-bound from compute_bound_pipe (60 %) on; a busy GPU
  * without counters says its busy time was not checked; neither otherwise. */
 START_TEST(counter_notes)
@@ -2426,6 +2532,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, low_occupancy_achieved);
 	tcase_add_test(tc, low_occupancy_agreement);
 	tcase_add_test(tc, counter_notes);
+	tcase_add_test(tc, pageable_pcie_link);
+	tcase_add_test(tc, transfer_pcie_link);
 	tcase_add_test(tc, ncu_kernel_arg);
 	suite_add_tcase(s, tc);
 

@@ -322,6 +322,7 @@ static void gpm_extremes(void)
 		g->sm_util = g->sm_occupancy = g->tensor_util = g->fp16_util = p;
 		g->fp32_util = g->fp64_util = g->dram_bw_util = p;
 		g->pcie_rx_bps = g->pcie_tx_bps = g->nvlink_rx_bps = g->nvlink_tx_bps = q;
+		g->pcie_link_bps = q;
 		if (gt_writer_add(w, &r) < 0)
 			abort();
 	}

@@ -432,7 +432,8 @@ START_TEST(gpm_block_skipped_by_older_reader)
 				 .sm_util = i ? UINT32_MAX : 4250,
 				 .dram_bw_util = 10000,
 				 .pcie_rx_bps = i ? UINT64_MAX : 104857600,
-				 .nvlink_tx_bps = UINT64_MAX};
+				 .nvlink_tx_bps = UINT64_MAX,
+				 .pcie_link_bps = i ? UINT64_MAX : 31507692308ull};
 		ck_assert_int_eq(gt_writer_add(wr, &r), 0);
 	}
 	ck_assert_int_eq(gt_writer_flush(wr), 0);
@@ -469,6 +470,7 @@ START_TEST(gpm_block_skipped_by_older_reader)
 		ck_assert_uint_eq(rec.gpm.sm_util, ng ? UINT32_MAX : 4250);
 		ck_assert_uint_eq(rec.gpm.pcie_rx_bps, ng ? UINT64_MAX : 104857600);
 		ck_assert_uint_eq(rec.gpm.nvlink_tx_bps, UINT64_MAX);
+		ck_assert_uint_eq(rec.gpm.pcie_link_bps, ng ? UINT64_MAX : 31507692308ull);
 		ng++;
 	}
 	ck_assert_int_eq(nk, 4);

@@ -163,6 +163,7 @@ typedef struct an_nvml {
 typedef struct an_gpm {
 	uint64_t start, end;         /* trace clock, then realtime */
 	double v[GT_GPM_COUNT];      /* percent or bytes/s; < 0 not read */
+	uint64_t link_bps;           /* PCIe link capacity per direction; 0 unknown */
 	uint16_t trace, dev;         /* dev: local, then GPU index (AN_GPM_NO_GPU: none) */
 } an_gpm;
 #define AN_GPM_NO_GPU 0xffffu

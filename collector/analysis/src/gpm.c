@@ -218,6 +218,8 @@ static int gpu_gpm(gt_analysis *a, an_gpu *g, const an_gpm *r, size_t n)
 			x[i].win = overlap(r[i].start, r[i].end, g->pub.t0, g->pub.t1);
 			x[i].name = NO_NAME;
 			g->pub.gpm.readings += x[i].win > 0;
+			if (x[i].win && r[i].link_bps > g->pub.gpm.pcie_link_bps)
+				g->pub.gpm.pcie_link_bps = r[i].link_bps;
 		}
 		busy_per_reading(it, ni, r, x, n);
 		for (int m = 0; m < GT_GPM_COUNT; m++)

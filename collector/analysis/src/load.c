@@ -487,6 +487,7 @@ static int add_gpm(ld *L, const gt_gpm *g)
 		s->v[m] = bps[m - GT_GPM_PERCENT_COUNT] == UINT64_MAX
 				  ? -1
 				  : (double)bps[m - GT_GPM_PERCENT_COUNT];
+	s->link_bps = g->pcie_link_bps == UINT64_MAX ? 0 : g->pcie_link_bps;
 	s->start = g->start;
 	s->end = g->end;
 	s->trace = L->ti;

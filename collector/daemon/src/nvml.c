@@ -93,6 +93,8 @@ typedef struct gpmstate {
 	uint32_t metric_noted;      /* metrics whose failure was noted (bit j) */
 	uint64_t rows;              /* readings written */
 	uint64_t call_ns;           /* time inside nvmlGpmSampleGet + MetricsGet */
+	uint64_t link_bps;          /* PCIe link capacity per direction (UINT64_MAX unknown) */
+	uint64_t link_read_ns;      /* CLOCK_MONOTONIC of its last reading (0: never) */
 } gpmstate;
 
 typedef struct devstate {
@@ -222,6 +224,8 @@ static int load_nvml(gt_nvml_sampler *s, const char *lib)
 	resolve(s->dl, &a->gpm_sample_get, "nvmlGpmSampleGet", NULL);
 	resolve(s->dl, &a->gpm_metrics_get, "nvmlGpmMetricsGet", NULL);
 	resolve(s->dl, &a->mig_mode, "nvmlDeviceGetMigMode", NULL);
+	resolve(s->dl, &a->pcie_link_gen, "nvmlDeviceGetCurrPcieLinkGeneration", NULL);
+	resolve(s->dl, &a->pcie_link_width, "nvmlDeviceGetCurrPcieLinkWidth", NULL);
 	if (!a->init || !a->device_count || !a->device_handle) {
 		gt_logf(&s->lg, GT_LOG_WARN,
 			"NVML not available (%s lacks nvmlInit/nvmlDeviceGetCount): no GPU samples",
@@ -593,6 +597,40 @@ static void gpm_fill(gt_nvml_sampler *s, uint32_t i, gt_gpm *r)
 	r->nvlink_tx_bps = v[G_NVLINK_TX];
 }
 
+/* A PCIe link's capacity per direction in bytes/s: generation gen's
+ * transfer rate (2.5 and 5 GT/s with 8b/10b for gen 1 and 2; 8, 16, 32, 64
+ * GT/s with 128b/130b for gen 3 to 6) times width lanes, over 8 bits,
+ * rounded; UINT64_MAX for a generation or width outside those. */
+uint64_t gt_pcie_link_bps(unsigned int gen, unsigned int width)
+{
+	static const uint64_t mts[] = {0, 2500, 5000, 8000, 16000, 32000, 64000};
+	if (gen < 1 || gen > 6 || width < 1 || width > 32)
+		return UINT64_MAX;
+	uint64_t num = gen <= 2 ? 8 : 128, den = gen <= 2 ? 10 : 130;
+	uint64_t bits = mts[gen] * 1000000ull * num * width; /* < 2^64 for x32 gen6 */
+	return (bits + den * 4) / (den * 8);
+}
+
+/* GPU i's link capacity for its row: NVML's current generation and width,
+ * read again at most once a second (the link may train down while idle and
+ * up again under load; two ioctls a second at most). */
+static uint64_t gpm_link(gt_nvml_sampler *s, uint32_t i)
+{
+	gpmstate *g = &s->dev[i].gpm;
+	uint64_t now = gt_now_ns(CLOCK_MONOTONIC);
+	if (g->link_read_ns && now - g->link_read_ns < 1000000000ull)
+		return g->link_bps;
+	g->link_read_ns = now ? now : 1;
+	g->link_bps = UINT64_MAX;
+	unsigned int gen = 0, width = 0;
+	if (!s->api.pcie_link_gen || !s->api.pcie_link_width ||
+	    s->api.pcie_link_gen(s->dev[i].h, &gen) != GT_NVML_SUCCESS ||
+	    s->api.pcie_link_width(s->dev[i].h, &width) != GT_NVML_SUCCESS)
+		return g->link_bps;
+	g->link_bps = gt_pcie_link_bps(gen, width);
+	return g->link_bps;
+}
+
 /* The metrics between the previous sample and the new one (index k), as a
  * row. @return 0, or -1 after turning GPM off on this GPU. */
 static int gpm_row(gt_nvml_sampler *s, uint32_t i, int k, uint64_t ts)
@@ -618,6 +656,7 @@ static int gpm_row(gt_nvml_sampler *s, uint32_t i, int k, uint64_t ts)
 	r.gpm.end = ts;
 	r.gpm.device_id = i;
 	gpm_fill(s, i, &r.gpm);
+	r.gpm.pcie_link_bps = gpm_link(s, i);
 	if (gt_writer_add(s->w, &r) == 0) {
 		g->rows++;
 		pthread_mutex_lock(&s->lock);

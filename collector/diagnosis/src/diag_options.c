@@ -52,6 +52,7 @@ void gt_diag_opts_init(gt_diag_opts *o)
 	o->membound_compute = GT_DIAG_MEMBOUND_COMPUTE;
 	o->compute_bound_pipe = GT_DIAG_COMPUTE_BOUND_PIPE;
 	o->occupancy_sm_active = GT_DIAG_OCCUPANCY_SM_ACTIVE;
+	o->pcie_link_share = GT_DIAG_PCIE_LINK_SHARE;
 }
 
 /* ------------------------------------------------------------ the table */
@@ -117,6 +118,9 @@ static const th_row rows[] = {
 	TH(occupancy_sm_active, GT_DIAG_T_SHARE,
 	   "low_occupancy without a theoretical value: achieved occupancy (GPU counters) below "
 	   "low_occupancy while the SMs are active at least this share"),
+	TH(pcie_link_share, GT_DIAG_T_SHARE,
+	   "pageable_copies: PCIe traffic while copying (GPU counters) at least this share of "
+	   "the link's capacity: the link, not the staging, is the limit"),
 	TH32(max_examples, "example gaps kept per finding"),
 	TH32(max_kernels, "kernels named per finding"),
 	{{"disable", GT_DIAG_T_LIST, "comma-separated finding ids never to report"},

@@ -32,6 +32,41 @@ static uint64_t copies_total_ns(const dg_ctx *c)
 	return t;
 }
 
+/* The GPU's PCIe traffic in one direction while busy (GPM counters), in
+ * bytes/s; -1 without readings of it or without a known link. */
+static double pcie_busy_bps(const dg_ctx *c, int metric)
+{
+	const gt_an_gpm *g = &c->gpu->gpm;
+	const gt_an_gpm_stat *m = &g->m[metric];
+	if (!g->readings || !g->pcie_link_bps || !m->ns)
+		return -1;
+	return m->mean_busy >= 0 ? m->mean_busy : m->mean;
+}
+
+/* Evidence per copy direction in dirs (bit 1 << gt_copy_kind: HtoD is the
+ * GPU's PCIe rx, DtoH its tx): its PCIe traffic while copying as a share of
+ * the link. @return the largest share, or -1 when none was said. */
+static double pcie_link_ev(dg_ctx *c, dg_fbuild *b, unsigned dirs)
+{
+	static const struct {
+		int kind, metric;
+		const char *name;
+	} d[] = {{GT_COPY_HTOD, GT_GPM_PCIE_RX, "host-to-device"},
+		 {GT_COPY_DTOH, GT_GPM_PCIE_TX, "device-to-host"}};
+	double link = (double)c->gpu->gpm.pcie_link_bps, best = -1;
+	for (size_t i = 0; i < sizeof d / sizeof d[0]; i++) {
+		double v = pcie_busy_bps(c, d[i].metric);
+		if (!(dirs & (1u << d[i].kind)) || v < 0)
+			continue;
+		double sh = v / link;
+		dg_ev(c, b, "PCIe %s %.2f GB/s while copying (GPU counters), %.0f%% of the link's "
+			 "%.1f GB/s per direction",
+		   d[i].name, v / 1e9, 100.0 * sh, link / 1e9);
+		best = sh > best ? sh : best;
+	}
+	return best;
+}
+
 /* d2h_storm: many small device-to-host copies (DIAGNOSIS.md). */
 void dg_rule_d2h_storm(dg_ctx *c)
 {
@@ -117,6 +152,7 @@ void dg_rule_pageable(dg_ctx *c)
 {
 	int d2h_fired = c->d2h_fired;
 	uint64_t n = 0, t = 0, bytes = 0, w = 0, pin_t = 0, pin_bytes = 0;
+	unsigned dirs = 0;
 	for (size_t i = 0; i < c->g->ncopies; i++) {
 		const gt_an_copy *r = &c->g->copies[i];
 		if (d2h_fired && r->copy_kind == GT_COPY_DTOH)
@@ -133,6 +169,7 @@ void dg_rule_pageable(dg_ctx *c)
 		t += r->total_ns;
 		bytes += r->bytes;
 		w += dg_transfer_weight(r);
+		dirs |= 1u << r->copy_kind;
 	}
 	if (!n)
 		return;
@@ -174,18 +211,38 @@ void dg_rule_pageable(dg_ctx *c)
 			 "bounce buffer)",
 		   tt);
 	}
+	double link = pcie_link_ev(c, b, dirs);
+	int link_bound = link >= c->o->pcie_link_share;
+	if (link_bound)
+		dg_ev(c, b, "at %.0f%% of the link (at least %.0f%%) the link, not the pageable "
+			 "staging, is the limit: pinning alone gains little",
+		   100.0 * link, 100.0 * c->o->pcie_link_share);
+	else if (link >= 0)
+		dg_ev(c, b, "far below the link (under %.0f%%): pinned memory would let the copies "
+			 "use it",
+		   100.0 * c->o->pcie_link_share);
 	dg_cause_examples(c, b, 1u << GT_CAUSE_TRANSFER);
 	dg_metric(b, "copies", (double)n);
 	dg_metric(b, "bytes", (double)bytes);
 	dg_metric(b, "gbps", gbps);
 	if (pin_t)
 		dg_metric(b, "pinned_gbps", (double)pin_bytes / (double)pin_t);
-	dg_fix(c, b,
-	    "Allocate the host side pinned: cudaMallocHost/cudaHostAlloc (or cudaHostRegister an "
-	    "existing buffer), tensor.pin_memory(), DataLoader(pin_memory=True); then copy with "
-	    "cudaMemcpyAsync / .to(device, non_blocking=True) so the copy overlaps compute. For "
-	    "inference, reuse one pinned staging buffer per request slot and batch requests "
-	    "into fewer, larger copies.");
+	if (link >= 0)
+		dg_metric(b, "pcie_link_share", link);
+	if (link_bound)
+		dg_fix(c, b,
+		    "The copies already fill the PCIe link: move fewer bytes and hide the rest. "
+		    "Batch them into fewer, larger copies, overlap them with compute "
+		    "(cudaMemcpyAsync / .to(device, non_blocking=True) on a separate stream), and "
+		    "keep the data on the GPU between steps instead of sending it again.");
+	else
+		dg_fix(c, b,
+		    "Allocate the host side pinned: cudaMallocHost/cudaHostAlloc (or cudaHostRegister "
+		    "an existing buffer), tensor.pin_memory(), DataLoader(pin_memory=True); then copy "
+		    "with "
+		    "cudaMemcpyAsync / .to(device, non_blocking=True) so the copy overlaps compute. "
+		    "For inference, reuse one pinned staging buffer per request slot and batch "
+		    "requests into fewer, larger copies.");
 }
 
 /* transfer_bound: the copies and their host staging. */
@@ -198,9 +255,12 @@ void dg_rule_transfer_bound(dg_ctx *c)
 	if (!b)
 		return;
 	uint64_t n = 0, bytes = 0;
+	unsigned dirs = 0;
 	for (size_t i = 0; i < c->g->ncopies; i++) {
 		n += c->g->copies[i].count;
 		bytes += c->g->copies[i].bytes;
+		if (c->g->copies[i].count && c->g->copies[i].copy_kind < 32)
+			dirs |= 1u << c->g->copies[i].copy_kind;
 	}
 	char by[32], tt[32];
 	gt_fmt_bytes(by, sizeof by, (double)bytes);
@@ -224,10 +284,13 @@ void dg_rule_transfer_bound(dg_ctx *c)
 		dg_ev(c, b, "device memory peak is ~%.0f GB/s; host links are far slower, so every byte "
 			 "kept on the GPU counts",
 		   (double)dv->mem_clock_khz * 1e3 * 2 * dv->mem_bus_width_bits / 8 / 1e9);
+	double link = pcie_link_ev(c, b, dirs);
 	dg_cause_examples(c, b, 1u << GT_CAUSE_TRANSFER);
 	dg_metric(b, "copies", (double)n);
 	dg_metric(b, "bytes", (double)bytes);
 	dg_metric(b, "copy_only_ns", (double)b->f.copy_claim_ns);
+	if (link >= 0)
+		dg_metric(b, "pcie_link_share", link);
 	dg_fix(c, b,
 	    "Move less data and overlap what remains: batch small requests into larger copies, "
 	    "keep tensors resident on the GPU between steps, do preprocessing (resize, normalize, "

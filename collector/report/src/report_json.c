@@ -533,6 +533,7 @@ static void j_gpu_gpm(jw *j, const gt_an_gpu *G)
 {
 	j_open(j, "gpm", '{');
 	j_u64(j, "readings", G->gpm.readings);
+	j_u64(j, "pcie_link_bps", G->gpm.pcie_link_bps);
 	j_open(j, "metrics", '{');
 	for (int m = 0; m < GT_GPM_COUNT; m++) {
 		const gt_an_gpm_stat *s = &G->gpm.m[m];

@@ -311,6 +311,9 @@ static void gpm_section(const gt_an_gpu *G, FILE *f)
 		else
 			fprintf(f, "%s %s %s mean", first ? "" : ",", gt_gpm_metric_label(m),
 				gt_fmt_rate(b1, sizeof(b1), s->mean));
+		if ((m == GT_GPM_PCIE_RX || m == GT_GPM_PCIE_TX) && G->gpm.pcie_link_bps)
+			fprintf(f, " of a %s link",
+				gt_fmt_rate(b1, sizeof(b1), (double)G->gpm.pcie_link_bps));
 		first = 0;
 	}
 	fputc('\n', f);

@@ -486,6 +486,9 @@ typedef struct gt_gpm {
 	uint64_t pcie_tx_bps;   /**< PCIe from the GPU, bytes/s */
 	uint64_t nvlink_rx_bps; /**< NVLink, all links, received, bytes/s */
 	uint64_t nvlink_tx_bps; /**< NVLink, all links, sent, bytes/s */
+	/** the PCIe link's capacity per direction, bytes/s, from its current
+	 *  generation and width (encoding overhead removed); UINT64_MAX unknown */
+	uint64_t pcie_link_bps;
 } gt_gpm;
 
 /** GT_REC_LOSS: something was lost. Every report prints these. */

@@ -381,6 +381,11 @@ typedef struct gt_an_gpm_stat {
 typedef struct gt_an_gpm {
 	uint64_t readings;             /**< readings overlapping the window */
 	gt_an_gpm_stat m[GT_GPM_COUNT];
+	/** the PCIe link's capacity per direction, bytes/s (gt_gpm.pcie_link_bps):
+	 *  the largest known over the readings overlapping the window (an idle
+	 *  link may train down to a lower generation; the copies see the trained
+	 *  one); 0 unknown */
+	uint64_t pcie_link_bps;
 } gt_an_gpm;
 
 /** One GPU (device UUID), all traced processes combined. */

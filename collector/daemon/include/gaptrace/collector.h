@@ -277,6 +277,10 @@ typedef struct gt_nvml_api {
 	int (*gpm_metrics_get)(gt_nvml_gpm_metrics_get *m);   /**< nvmlGpmMetricsGet */
 	/** nvmlDeviceGetMigMode (current, pending; 1 = enabled); NULL: no MIG */
 	int (*mig_mode)(void *dev, unsigned int *current, unsigned int *pending);
+	/** nvmlDeviceGetCurrPcieLinkGeneration (1..6); NULL or failing: link unknown */
+	int (*pcie_link_gen)(void *dev, unsigned int *gen);
+	/** nvmlDeviceGetCurrPcieLinkWidth (lanes); NULL or failing: link unknown */
+	int (*pcie_link_width)(void *dev, unsigned int *width);
 } gt_nvml_api;
 
 /**
@@ -299,6 +303,15 @@ typedef struct gt_nvml_api {
  */
 #define GT_GPM_DEFAULT_HZ 10
 #define GT_GPM_MAX_HZ 10
+
+/**
+ * A PCIe link's capacity per direction in bytes/s, as the sampler writes
+ * it in gt_gpm.pcie_link_bps: the generation's transfer rate (gen 1 2.5 and
+ * gen 2 5 GT/s, 8b/10b; gen 3 8, gen 4 16, gen 5 32, gen 6 64 GT/s,
+ * 128b/130b) times the lanes, over 8, rounded (gen 4 x16: 31507692308).
+ * UINT64_MAX for a generation outside 1..6 or a width outside 1..32.
+ */
+uint64_t gt_pcie_link_bps(unsigned int gen, unsigned int width);
 
 /** Options of an NVML sampler; zero-initialize and set what you need. */
 typedef struct gt_nvml_opts {

@@ -382,6 +382,10 @@ typedef struct gt_diag_gpu {
  *  the kernel's achieved occupancy is below low_occupancy while its SMs are
  *  active at least this fraction of the time (not a grid too small). */
 #define GT_DIAG_OCCUPANCY_SM_ACTIVE 0.80
+/** pageable_copies with the GPU's counters and a known PCIe link: copies
+ *  moving at least this share of the link's capacity are limited by the
+ *  link, not by the pageable staging ("pcie_link_share"). */
+#define GT_DIAG_PCIE_LINK_SHARE 0.33
 /** A kernel's counter attribution is called approximate when at least this
  *  share of its covered time was in readings that also covered other kernels
  *  (gt_an_kernel.gpm_shared). A constant, not a threshold option. */
@@ -430,6 +434,7 @@ typedef struct gt_diag_opts {
 	double membound_compute;     /**< GT_DIAG_MEMBOUND_COMPUTE */
 	double compute_bound_pipe;   /**< GT_DIAG_COMPUTE_BOUND_PIPE */
 	double occupancy_sm_active;  /**< GT_DIAG_OCCUPANCY_SM_ACTIVE */
+	double pcie_link_share;      /**< GT_DIAG_PCIE_LINK_SHARE */
 } gt_diag_opts;
 
 /** Fill every field with its default (GT_DIAG_*). */
