@@ -418,7 +418,7 @@ static void grid_line(ex_out *o, double y, const char *left, const char *lcolor,
 static void pct_grid(ex_out *o, double y0, double ph, int steps)
 {
 	for (int p = 0; p <= steps; p++) {
-		char lab[8];
+		char lab[16];
 		snprintf(lab, sizeof(lab), "%d%%", p * 100 / steps);
 		grid_line(o, y0 + ph * (1 - (double)p / steps), lab, NULL, NULL, NULL);
 	}
