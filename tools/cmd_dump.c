@@ -92,6 +92,42 @@ static void print_gpm(const gt_gpm *g)
 	       rate(b[11], 32, g->pcie_link_bps));
 }
 
+static const char *const stack_triggers[] = {"?", "wait", "resume", "sampled"};
+
+static void print_frame(const gt_reader *r, const gt_frame *f)
+{
+	if (f->kind == GT_FRAME_NATIVE)
+		printf("frame stack=%u #%u native pc=0x%" PRIx64 "\n", f->stack_id, f->index, f->pc);
+	else
+		printf("frame stack=%u #%u python %s:%u %s\n", f->stack_id, f->index,
+		       S(r, f->file_id), f->line, S(r, f->func_id));
+}
+
+/* The 1.4 host-stack records. */
+static void print_stack_record(const gt_reader *r, const gt_record *x)
+{
+	switch (x->type) {
+	case GT_REC_STACK:
+		printf("stack id=%u frames=%u flags=0x%x\n", x->stack.id, x->stack.nframes,
+		       x->stack.flags);
+		break;
+	case GT_REC_FRAME: print_frame(r, &x->frame); break;
+	case GT_REC_STACK_SAMPLE: {
+		const gt_stack_sample *s = &x->stack_sample;
+		printf("stack_sample %" PRIu64 " +%" PRIu64 " tid=%u corr=%u stack=%u %s cbid=%u "
+		       "domain=%u\n",
+		       s->ts, s->dur, s->thread_id, s->correlation_id, s->stack_id,
+		       stack_triggers[s->trigger < 4 ? s->trigger : 0], s->cbid, s->domain);
+		break;
+	}
+	default:
+		printf("module %" PRIu64 " 0x%" PRIx64 "-0x%" PRIx64 " off=0x%" PRIx64 " %s\n",
+		       x->module.ts, x->module.start, x->module.end, x->module.offset,
+		       S(r, x->module.path_id));
+		break;
+	}
+}
+
 static void print_record(const gt_reader *r, const gt_record *x)
 {
 	switch (x->type) {
@@ -170,6 +206,10 @@ static void print_record(const gt_reader *r, const gt_record *x)
 		       x->nvml_proc.device_id, x->nvml_proc.pid, x->nvml_proc.sm_util);
 		break;
 	case GT_REC_GPM: print_gpm(&x->gpm); break;
+	case GT_REC_STACK:
+	case GT_REC_FRAME:
+	case GT_REC_STACK_SAMPLE:
+	case GT_REC_MODULE: print_stack_record(r, x); break;
 	case GT_REC_LOSS:
 		printf("loss %" PRIu64 "..%" PRIu64 " %s count=%" PRIu64 " bytes=%" PRIu64 " %s\n",
 		       x->loss.start, x->loss.end, gt_loss_what_name(x->loss.what), x->loss.count,

@@ -38,6 +38,10 @@ const char *gt_rec_type_name(uint32_t type)
 	case GT_REC_NVML: return "nvml";
 	case GT_REC_NVML_PROC: return "nvml_proc";
 	case GT_REC_GPM: return "gpm";
+	case GT_REC_STACK: return "stack";
+	case GT_REC_FRAME: return "frame";
+	case GT_REC_STACK_SAMPLE: return "stack_sample";
+	case GT_REC_MODULE: return "module";
 	case GT_REC_LOSS: return "loss";
 	case GT_REC_NOTE: return "note";
 	default: return NULL;

@@ -207,6 +207,37 @@
 	X(T, U, nvlink_tx_bps, PLAIN) \
 	X(T, U, pcie_link_bps, PLAIN)
 
+#define GT_COLS_STACK(X, T)          \
+	X(T, U, id, DELTA)           \
+	X(T, U, nframes, PLAIN)      \
+	X(T, U, flags, PLAIN)
+
+#define GT_COLS_FRAME(X, T)          \
+	X(T, U, stack_id, DELTA)     \
+	X(T, U, index, PLAIN)        \
+	X(T, U, kind, PLAIN)         \
+	X(T, U, pc, PLAIN)           \
+	X(T, U, file_id, PLAIN)      \
+	X(T, U, func_id, PLAIN)      \
+	X(T, U, line, PLAIN)
+
+#define GT_COLS_STACK_SAMPLE(X, T)       \
+	X(T, U, ts, DELTA)               \
+	X(T, U, dur, PLAIN)              \
+	X(T, U, thread_id, PLAIN)        \
+	X(T, U, correlation_id, DELTA)   \
+	X(T, U, stack_id, PLAIN)         \
+	X(T, U, trigger, PLAIN)          \
+	X(T, U, cbid, PLAIN)             \
+	X(T, U, domain, PLAIN)
+
+#define GT_COLS_MODULE(X, T)         \
+	X(T, U, ts, DELTA)           \
+	X(T, U, start, PLAIN)        \
+	X(T, U, end, PLAIN)          \
+	X(T, U, offset, PLAIN)       \
+	X(T, U, path_id, PLAIN)
+
 #define GT_COLS_LOSS(X, T)           \
 	X(T, U, start, DELTA)        \
 	X(T, U, end, REL)            \
@@ -242,6 +273,10 @@
 	R(NVML, nvml, gt_nvml, GT_COLS_NVML)                      \
 	R(NVML_PROC, nvml_proc, gt_nvml_proc, GT_COLS_NVML_PROC)  \
 	R(GPM, gpm, gt_gpm, GT_COLS_GPM)                          \
+	R(STACK, stack, gt_stack, GT_COLS_STACK)                  \
+	R(FRAME, frame, gt_frame, GT_COLS_FRAME)                  \
+	R(STACK_SAMPLE, stack_sample, gt_stack_sample, GT_COLS_STACK_SAMPLE) \
+	R(MODULE, module, gt_module, GT_COLS_MODULE)              \
 	R(LOSS, loss, gt_loss, GT_COLS_LOSS)                      \
 	R(NOTE, note, gt_note, GT_COLS_NOTE)
 

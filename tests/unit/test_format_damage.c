@@ -452,7 +452,7 @@ START_TEST(gpm_block_skipped_by_older_reader)
 	tf_put_block(&pl, GT_REC_KERNEL, 2, c, 1);
 	tf_put_frame(&m, &pl, 2, 0);
 	tf_put_frame(&m, &gpm, 3, 1); /* as written: this reader knows type 34 */
-	gpm.p[0] = 35;                 /* the same bytes to a reader without it */
+	gpm.p[0] = 47;                 /* the same bytes to a reader without it */
 	tf_put_block(&gpm, GT_REC_KERNEL, 2, c, 1);
 	tf_put_frame(&m, &gpm, 5, 2);
 	tf_col_free(c, 1);

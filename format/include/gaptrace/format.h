@@ -53,7 +53,7 @@ extern "C" {
  *  whose oldest-compatible major is <= GT_FORMAT_MAJOR. */
 #define GT_FORMAT_MAJOR 1
 /** Format minor version: bumped when record types or columns are appended. */
-#define GT_FORMAT_MINOR 3
+#define GT_FORMAT_MINOR 4
 /** Oldest major version a reader must understand to read what we write. */
 #define GT_FORMAT_OLDEST_MAJOR 1
 
@@ -154,6 +154,10 @@ typedef enum gt_rec_type {
 	GT_REC_NVML = 32,      /**< gt_nvml: device sample */
 	GT_REC_NVML_PROC = 33, /**< gt_nvml_proc: per-process sample */
 	GT_REC_GPM = 34,       /**< gt_gpm: GPM counters over an interval (format 1.3) */
+	GT_REC_STACK = 35,     /**< gt_stack: a distinct host call stack (format 1.4) */
+	GT_REC_FRAME = 36,     /**< gt_frame: one frame of a gt_stack (format 1.4) */
+	GT_REC_STACK_SAMPLE = 37, /**< gt_stack_sample: a call that had that stack (1.4) */
+	GT_REC_MODULE = 38,    /**< gt_module: an executable mapping of the process (1.4) */
 	GT_REC_LOSS = 48,      /**< gt_loss: data that was lost */
 	GT_REC_NOTE = 49,      /**< gt_note: an event worth telling the user */
 } gt_rec_type;
@@ -491,6 +495,80 @@ typedef struct gt_gpm {
 	uint64_t pcie_link_bps;
 } gt_gpm;
 
+/** gt_stack.flags bits. */
+enum {
+	GT_STACK_NATIVE_CUT = 1u << 0,  /**< native frames stopped at the depth cap */
+	GT_STACK_PYTHON_CUT = 1u << 1,  /**< Python frames stopped at a cap (depth, time) */
+	GT_STACK_PYTHON_FAULT = 1u << 2, /**< a Python frame could not be read: the
+					      frames kept are those read before it */
+	GT_STACK_NATIVE_NONE = 1u << 3, /**< no native frames (unwinder absent or failed) */
+};
+
+/** gt_frame.kind values. */
+enum {
+	GT_FRAME_NATIVE = 1, /**< a return address (pc) of the process */
+	GT_FRAME_PYTHON = 2, /**< a CPython frame: file, function, line */
+};
+
+/** gt_stack_sample.trigger values: why the stack was taken. */
+enum {
+	GT_STACK_AT_WAIT = 1,   /**< a synchronizing or blocking call that lasted at
+				     least the threshold (stack taken as it returned) */
+	GT_STACK_AT_RESUME = 2, /**< a launch/copy/sync call after at least the
+				     threshold of host time without one on its thread */
+	GT_STACK_SAMPLED = 3,   /**< one launch in N (GAPTRACE_STACK_SAMPLE) */
+};
+
+/**
+ * GT_REC_STACK: one distinct host call stack (format 1.4). Its frames follow
+ * as GT_REC_FRAME rows with the same id; a stack is written once per stream
+ * and referred to by id from GT_REC_STACK_SAMPLE.
+ */
+typedef struct gt_stack {
+	uint32_t id;      /**< unique within the stream, never 0 */
+	uint32_t nframes; /**< frames written for it (native + Python) */
+	uint32_t flags;   /**< GT_STACK_* */
+} gt_stack;
+
+/**
+ * GT_REC_FRAME: one frame of a stack, innermost first within each kind:
+ * the native frames (index 0..) then the Python frames. A native frame is a
+ * return address, symbolised by the reader with the GT_REC_MODULE records;
+ * a Python frame carries its own file, function and line.
+ */
+typedef struct gt_frame {
+	uint32_t stack_id; /**< gt_stack.id */
+	uint32_t index;    /**< 0 = innermost frame of the stack */
+	uint32_t kind;     /**< GT_FRAME_* */
+	uint64_t pc;       /**< native: the address; Python: 0 */
+	uint32_t file_id;  /**< Python: string id of the file name; native: 0 */
+	uint32_t func_id;  /**< Python: string id of the function; native: 0 */
+	uint32_t line;     /**< Python: line number (0 unknown); native: 0 */
+} gt_frame;
+
+/** GT_REC_STACK_SAMPLE: one API call whose host stack was taken (format 1.4). */
+typedef struct gt_stack_sample {
+	uint64_t ts;             /**< when the call began (trace clock) */
+	uint64_t dur;            /**< AT_WAIT: the call's length; AT_RESUME: the host
+				      time before it without a call; SAMPLED: 0 */
+	uint32_t thread_id;      /**< OS thread id */
+	uint32_t correlation_id; /**< the gt_api record of the call (same domain) */
+	uint32_t stack_id;       /**< gt_stack.id */
+	uint32_t trigger;        /**< GT_STACK_AT_* */
+	uint32_t cbid;           /**< CUPTI callback id of the call */
+	uint32_t domain;         /**< gt_api_domain */
+} gt_stack_sample;
+
+/** GT_REC_MODULE: an executable file mapping of the traced process (format
+ *  1.4), as /proc/self/maps showed it, so native frames can be symbolised. */
+typedef struct gt_module {
+	uint64_t ts;      /**< when it was read (trace clock) */
+	uint64_t start;   /**< first address of the mapping */
+	uint64_t end;     /**< one past its last address */
+	uint64_t offset;  /**< file offset of `start` */
+	uint32_t path_id; /**< string id of the file's path */
+} gt_module;
+
 /** GT_REC_LOSS: something was lost. Every report prints these. */
 typedef struct gt_loss {
 	uint64_t start, end; /**< span over which it happened (trace clock) */
@@ -527,6 +605,10 @@ typedef struct gt_record {
 		gt_nvml nvml;
 		gt_nvml_proc nvml_proc;
 		gt_gpm gpm;
+		gt_stack stack;
+		gt_frame frame;
+		gt_stack_sample stack_sample;
+		gt_module module;
 		gt_loss loss;
 		gt_note note;
 	};
