@@ -54,3 +54,5 @@ endfunction()
 gaptrace_inject_suite(test_inject test_inject.c 1200)
 # The lock model and the safety cases of issue 10.
 gaptrace_inject_suite(test_inject_locks test_inject_locks.c 900)
+# Host call stacks (issue 15).
+gaptrace_inject_suite(test_inject_stacks test_inject_stacks.c 300)

@@ -158,6 +158,13 @@ void inj_config_read(inj_config *c)
 	c->exit_timeout_ms = env_uint("GAPTRACE_EXIT_TIMEOUT_MS", 2000, 0, 600000);
 	c->send_queue_bytes = env_uint("GAPTRACE_SEND_QUEUE_KB", 16384, 64, 1024 * 1024) * 1024u;
 
+	c->stacks = env_bool("GAPTRACE_STACKS");
+	c->stack_wait_us = env_uint("GAPTRACE_STACK_WAIT_US", 1000, 1, 600000000);
+	c->stack_resume_us = env_uint("GAPTRACE_STACK_RESUME_US", 1000, 1, 600000000);
+	c->stack_sample = env_uint("GAPTRACE_STACK_SAMPLE", 0, 0, 1000000000);
+	c->stack_depth = env_uint("GAPTRACE_STACK_DEPTH", 48, 4, INJ_STACK_NATIVE_MAX);
+	c->stack_python = env_flag("GAPTRACE_STACK_PYTHON", 1);
+
 	const char *s = getenv("GAPTRACE_SESSION");
 	if (s)
 		copy_str(c->session, sizeof(c->session), s);

@@ -56,6 +56,7 @@
 #include <unistd.h>
 
 #include "enc.h"
+#include "stacks.h"
 
 #define CLOCK_PERIOD_NS 2000000000ull
 #define PROBE_FAILS 3
@@ -220,6 +221,7 @@ int inj_apply_kinds(uint32_t want, char *why, size_t cap)
 	if (E.canary_cbid)
 		inj_g.cu.cuptiActivityEnableDriverApi(E.canary_cbid, want ? 1 : 0);
 	applied = want & ~failed;
+	inj_stacks_arm(applied != 0);
 	return 0;
 }
 
@@ -474,6 +476,7 @@ static void drain(void)
 		inj_peek_reset(d.index);
 		inj_pool_recycle(&inj_g.pool, d.index, (size_t)d.valid);
 	}
+	inj_stacks_drain(&E, quiet, mono_to_trace);
 }
 
 static unsigned pool_busy(void)
@@ -796,6 +799,8 @@ static void finish(int sig, int crash)
 			if (sig)
 				inj_note(&E, GT_NOTE_SIGNAL, 0, "flushed on signal %d", sig);
 		}
+		inj_stacks_drain(&E, 0, mono_to_trace);
+		inj_stacks_note(&E);
 		note_pool();
 		add_clock();
 		emit_losses();

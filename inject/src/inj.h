@@ -49,6 +49,9 @@
 
 /* ------------------------------------------------------------ config */
 
+/** Most native frames a host stack keeps (GAPTRACE_STACK_DEPTH's ceiling). */
+#define INJ_STACK_NATIVE_MAX 128
+
 /** Effective configuration, read once from the environment (config.c). */
 typedef struct inj_config {
 	char socket_path[108];      /**< sun_path; "" = none */
@@ -70,6 +73,12 @@ typedef struct inj_config {
 	int debug;
 	int disable;
 	char cupti_path[PATH_MAX];  /**< GAPTRACE_CUPTI_PATH, or "" */
+	int stacks;                 /**< GAPTRACE_STACKS: host call stacks (stacks.c) */
+	uint32_t stack_wait_us;     /**< GAPTRACE_STACK_WAIT_US: a sync/copy this long */
+	uint32_t stack_resume_us;   /**< GAPTRACE_STACK_RESUME_US: host time this long */
+	uint32_t stack_sample;      /**< GAPTRACE_STACK_SAMPLE: 1 launch in N (0 off) */
+	uint32_t stack_depth;       /**< GAPTRACE_STACK_DEPTH: native frames at most */
+	int stack_python;           /**< GAPTRACE_STACK_PYTHON: CPython frames too */
 } inj_config;
 
 /** Read the GAPTRACE_* variables into *c (warnings go to stderr once). */

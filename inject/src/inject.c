@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "inj.h"
+#include "stacks.h"
 
 inj_state inj_g = {.wake_fd = -1, .done_rd = -1, .done_wr = -1};
 
@@ -176,6 +177,8 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
 {
 	(void)ud;
 	if (!running())
+		return;
+	if (inj_stacks_on_api(dom, cbid, data))
 		return;
 	if (dom == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
 		/* CUPTI completes the context's buffers itself. No flush from
@@ -550,6 +553,7 @@ int InitializeInjection(void)
 		return 1;
 	}
 	route_nvtx();
+	inj_stacks_init();
 	atomic_store(&inj_g.phase, INJ_RUNNING);
 	/* Device and context records cost nothing per operation; always on. */
 	inj_g.cu.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE);

@@ -348,20 +348,33 @@ API int mock_context_destroy(uint32_t context_id)
 	return fired;
 }
 
-API int mock_api_callback(CUpti_CallbackDomain dom, uint32_t cbid, CUpti_ApiCallbackSite site)
+API int mock_api_callback_corr(CUpti_CallbackDomain dom, uint32_t cbid,
+			       CUpti_ApiCallbackSite site, uint32_t correlation)
 {
 	lock();
-	int fired = 0;
+	CUpti_CallbackFunc cb = NULL;
+	void *ud = NULL;
 	if (M.cb && (unsigned)dom < 8 && cbid < MAX_CBID && M.cb_on[dom][cbid]) {
-		CUpti_CallbackData cd;
-		memset(&cd, 0, sizeof(cd));
-		cd.callbackSite = site;
-		cd.functionName = "mock";
-		M.cb(M.cb_ud, dom, cbid, &cd);
-		fired = 1;
+		cb = M.cb;
+		ud = M.cb_ud;
 	}
 	unlock();
-	return fired;
+	if (!cb)
+		return 0;
+	/* Called without the mock's lock, as CUPTI calls it on the calling
+	 * thread: several threads can be in their callbacks at once. */
+	CUpti_CallbackData cd;
+	memset(&cd, 0, sizeof(cd));
+	cd.callbackSite = site;
+	cd.functionName = "mock";
+	cd.correlationId = correlation;
+	cb(ud, dom, cbid, &cd);
+	return 1;
+}
+
+API int mock_api_callback(CUpti_CallbackDomain dom, uint32_t cbid, CUpti_ApiCallbackSite site)
+{
+	return mock_api_callback_corr(dom, cbid, site, 0);
 }
 
 API int mock_api_record(CUpti_CallbackDomain dom, uint32_t cbid, uint64_t start, uint64_t end,

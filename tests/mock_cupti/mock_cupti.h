@@ -104,6 +104,11 @@ MOCK_API int mock_context_destroy(uint32_t context_id);
 /** Fire an API callback at site (if enabled). @return 1 if fired. */
 MOCK_API int mock_api_callback(CUpti_CallbackDomain dom, uint32_t cbid, CUpti_ApiCallbackSite site);
 
+/** The same with the call's correlation id in the callback data, fired
+ *  outside the mock's lock (threads may be in callbacks at once). */
+MOCK_API int mock_api_callback_corr(CUpti_CallbackDomain dom, uint32_t cbid,
+				    CUpti_ApiCallbackSite site, uint32_t correlation);
+
 /** Emit a runtime/driver API activity record for a call just made (if enabled). */
 MOCK_API int mock_api_record(CUpti_CallbackDomain dom, uint32_t cbid, uint64_t start,
 			     uint64_t end, uint32_t correlation);

@@ -1,0 +1,456 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stacks.c - host call stacks of the calls that make the GPU or the host
+ * wait. The design is in stacks.h; the record types in format/FORMAT.md
+ * (types 35-38).
+ */
+#include <dlfcn.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "enc.h"
+#include "stacks.h"
+
+#define RING_SLOTS 256u       /* stacks waiting for the encoder; a power of 2 */
+#define CBID_MAX 2048u        /* call ids above are never ours */
+#define MAX_STACKS (1u << 20) /* distinct stacks one stream writes at most */
+#define MAX_MODULES 4096u
+#define MAPS_REREAD_NS 1000000000ull
+
+typedef struct slot {
+	_Atomic uint64_t seq;
+	uint64_t mono, dur;
+	uint32_t tid, corr, cbid, domain, trigger, flags;
+	uint32_t npc;
+	uint64_t pc[INJ_STACK_NATIVE_MAX];
+} slot;
+
+/* Calls of interest, by domain (0 runtime, 1 driver): bit sets over cbids. */
+typedef struct cbset {
+	uint64_t bits[2][CBID_MAX / 64];
+} cbset;
+
+static struct {
+	int on;
+	_Atomic int armed;
+	slot *slots;
+	_Atomic uint64_t head;
+	uint64_t tail; /* encoder only */
+	int (*backtrace)(void **, int);
+	char native_why[160];
+	uint64_t wait_ns, resume_ns;
+	uint32_t sample, depth;
+	cbset wait, launch, any;
+	_Atomic uint64_t taken[4], dropped;
+} S;
+
+/* Per thread, initial-exec: no allocation on first touch in a dlopen'ed library. */
+typedef struct tstate {
+	uint64_t enter, last_exit;
+	uint32_t depth, nlaunch, corr, cbid, dom, tid;
+} tstate;
+static __thread tstate T __attribute__((tls_model("initial-exec")));
+
+static int has(const cbset *s, int d, uint32_t cbid)
+{
+	return cbid < CBID_MAX && (s->bits[d][cbid / 64] >> (cbid % 64) & 1);
+}
+
+static void put(cbset *s, int d, uint32_t cbid)
+{
+	if (cbid < CBID_MAX)
+		s->bits[d][cbid / 64] |= 1ull << (cbid % 64);
+}
+
+/* ------------------------------------------------------------ init */
+
+static const char *const wait_names[] = {
+	"cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize",
+	"cudaThreadSynchronize", "cudaMemcpy", "cuStreamSynchronize", "cuCtxSynchronize",
+	"cuEventSynchronize", "cuMemcpy",
+};
+static const char *const launch_names[] = {
+	"cudaLaunch", "__cudaLaunch", "cudaGraphLaunch", "cudaMemset",
+	"cuLaunch", "cuGraphLaunch", "cuMemset",
+};
+
+static int prefixed(const char *s, const char *const *pre, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strncmp(s, pre[i], strlen(pre[i])))
+			return 1;
+	return 0;
+}
+
+/* Put the domain's calls into the sets, by name (new cbids of a newer CUPTI
+ * are found too), and enable their callbacks. */
+static void select_domain(CUpti_CallbackDomain dom, int d)
+{
+	for (uint32_t cbid = 1; cbid < CBID_MAX; cbid++) {
+		const char *name = NULL;
+		if (inj_g.cu.cuptiGetCallbackName(dom, cbid, &name) != CUPTI_SUCCESS || !name)
+			continue;
+		int w = prefixed(name, wait_names, sizeof(wait_names) / sizeof(wait_names[0]));
+		int l = prefixed(name, launch_names, sizeof(launch_names) / sizeof(launch_names[0]));
+		if (!w && !l)
+			continue;
+		if (inj_g.cu.cuptiEnableCallback(1, inj_g.sub, dom, cbid) != CUPTI_SUCCESS)
+			continue;
+		put(&S.any, d, cbid);
+		if (w)
+			put(&S.wait, d, cbid);
+		if (l)
+			put(&S.launch, d, cbid);
+	}
+}
+
+/* libunwind, found at run time: a program without it still runs, with
+ * Python frames only. */
+static void load_unwinder(void)
+{
+	void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+	if (h)
+		*(void **)&S.backtrace = dlsym(h, "unw_backtrace");
+	if (!S.backtrace)
+		snprintf(S.native_why, sizeof(S.native_why), "%s",
+			 h ? "libunwind.so.8 has no unw_backtrace"
+			   : "libunwind.so.8 not found (Debian/Ubuntu: libunwind8)");
+}
+
+static int ring_init(void)
+{
+	size_t len = sizeof(slot) * RING_SLOTS;
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		       -1, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	S.slots = p;
+	for (uint32_t i = 0; i < RING_SLOTS; i++)
+		atomic_store(&S.slots[i].seq, i);
+	return 0;
+}
+
+int inj_stacks_init(void)
+{
+	const inj_config *c = &inj_g.cfg;
+	if (!c->stacks)
+		return 0;
+	if (!inj_g.sub) {
+		inj_log("GAPTRACE_STACKS=1 needs the CUPTI subscriber (GAPTRACE_HOLD_CUPTI=0 gave "
+			"it back): no call stacks");
+		return 0;
+	}
+	if (ring_init() < 0) {
+		inj_log("cannot reserve the call-stack ring: no call stacks");
+		return 0;
+	}
+	S.wait_ns = (uint64_t)c->stack_wait_us * 1000ull;
+	S.resume_ns = (uint64_t)c->stack_resume_us * 1000ull;
+	S.sample = c->stack_sample;
+	S.depth = c->stack_depth;
+	load_unwinder();
+	select_domain(CUPTI_CB_DOMAIN_RUNTIME_API, 0);
+	select_domain(CUPTI_CB_DOMAIN_DRIVER_API, 1);
+	S.on = 1;
+	inj_debug("call stacks on: wait %u us, resume %u us, 1 launch in %u, native %s",
+		  c->stack_wait_us, c->stack_resume_us, c->stack_sample,
+		  S.backtrace ? "libunwind" : S.native_why);
+	return 1;
+}
+
+void inj_stacks_arm(int on)
+{
+	atomic_store_explicit(&S.armed, on && S.on, memory_order_relaxed);
+}
+
+/* ------------------------------------------------------------ application threads */
+
+/* Claim a ring slot (Vyukov bounded queue). @return NULL when full. */
+static slot *claim(uint64_t *pos_out)
+{
+	uint64_t pos = atomic_load_explicit(&S.head, memory_order_relaxed);
+	for (;;) {
+		slot *sl = &S.slots[pos & (RING_SLOTS - 1)];
+		uint64_t seq = atomic_load_explicit(&sl->seq, memory_order_acquire);
+		int64_t dif = (int64_t)(seq - pos);
+		if (dif == 0) {
+			if (atomic_compare_exchange_weak_explicit(&S.head, &pos, pos + 1,
+								  memory_order_relaxed,
+								  memory_order_relaxed)) {
+				*pos_out = pos;
+				return sl;
+			}
+		} else if (dif < 0) {
+			return NULL;
+		} else {
+			pos = atomic_load_explicit(&S.head, memory_order_relaxed);
+		}
+	}
+}
+
+static void take(uint32_t trigger, uint64_t mono, uint64_t dur)
+{
+	uint64_t pos;
+	slot *sl = claim(&pos);
+	if (!sl) {
+		atomic_fetch_add_explicit(&S.dropped, 1, memory_order_relaxed);
+		return;
+	}
+	if (!T.tid)
+		T.tid = (uint32_t)syscall(SYS_gettid);
+	sl->mono = mono;
+	sl->dur = dur;
+	sl->tid = T.tid;
+	sl->corr = T.corr;
+	sl->cbid = T.cbid;
+	sl->domain = T.dom ? GT_API_DRIVER : GT_API_RUNTIME;
+	sl->trigger = trigger;
+	sl->flags = 0;
+	int n = S.backtrace ? S.backtrace((void **)sl->pc, (int)S.depth) : 0;
+	sl->npc = n > 0 ? (uint32_t)n : 0;
+	if (!sl->npc)
+		sl->flags |= GT_STACK_NATIVE_NONE;
+	else if (sl->npc >= S.depth)
+		sl->flags |= GT_STACK_NATIVE_CUT;
+	atomic_fetch_add_explicit(&S.taken[trigger], 1, memory_order_relaxed);
+	atomic_store_explicit(&sl->seq, pos + 1, memory_order_release);
+}
+
+static void on_enter(int d, uint32_t cbid, const CUpti_CallbackData *cd)
+{
+	if (T.depth++ != 0)
+		return; /* a call inside a call of ours (runtime -> driver) */
+	uint64_t now = inj_mono_ns();
+	T.enter = now;
+	T.corr = cd->correlationId;
+	T.cbid = cbid;
+	T.dom = (uint32_t)d;
+	if (!atomic_load_explicit(&S.armed, memory_order_relaxed))
+		return;
+	if (T.last_exit && now - T.last_exit >= S.resume_ns) {
+		take(GT_STACK_AT_RESUME, now, now - T.last_exit);
+	} else if (S.sample && has(&S.launch, d, cbid) && ++T.nlaunch >= S.sample) {
+		T.nlaunch = 0;
+		take(GT_STACK_SAMPLED, now, 0);
+	}
+}
+
+static void on_exit_call(void)
+{
+	if (T.depth == 0)
+		return; /* its enter came before the callbacks were on */
+	if (--T.depth != 0)
+		return;
+	uint64_t now = inj_mono_ns();
+	if (atomic_load_explicit(&S.armed, memory_order_relaxed) && has(&S.wait, (int)T.dom, T.cbid) &&
+	    now - T.enter >= S.wait_ns)
+		take(GT_STACK_AT_WAIT, T.enter, now - T.enter);
+	T.last_exit = now;
+}
+
+int inj_stacks_on_api(CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const CUpti_CallbackData *cd)
+{
+	int d = dom == CUPTI_CB_DOMAIN_DRIVER_API;
+	if (!S.on || (dom != CUPTI_CB_DOMAIN_RUNTIME_API && !d) || !has(&S.any, d, cbid) || !cd)
+		return 0;
+	if (cd->callbackSite == CUPTI_API_ENTER)
+		on_enter(d, cbid, cd);
+	else
+		on_exit_call();
+	return 1;
+}
+
+/* ------------------------------------------------------------ encoder */
+
+typedef struct dedup {
+	uint64_t *hash; /* 0 = empty */
+	uint32_t *id;
+	uint32_t cap, n, next_id;
+} dedup;
+
+typedef struct module {
+	uint64_t start, end;
+} module;
+
+static dedup D;
+static module mods[MAX_MODULES];
+static uint32_t nmods;
+static uint64_t maps_read_at, n_distinct_full;
+
+static uint64_t slot_hash(const slot *sl)
+{
+	uint64_t h = 1469598103934665603ull;
+	const uint8_t *p = (const uint8_t *)sl->pc;
+	for (size_t i = 0; i < sl->npc * sizeof(uint64_t); i++)
+		h = (h ^ p[i]) * 1099511628211ull;
+	h = (h ^ sl->flags) * 1099511628211ull;
+	return h ? h : 1;
+}
+
+static int dedup_grow(void)
+{
+	uint32_t cap = D.cap ? D.cap * 2 : 1024;
+	uint64_t *hash = calloc(cap, sizeof(*hash));
+	uint32_t *id = calloc(cap, sizeof(*id));
+	if (!hash || !id) {
+		free(hash);
+		free(id);
+		return -1;
+	}
+	for (uint32_t i = 0; i < D.cap; i++) {
+		if (!D.hash[i])
+			continue;
+		uint32_t j = (uint32_t)D.hash[i] & (cap - 1);
+		while (hash[j])
+			j = (j + 1) & (cap - 1);
+		hash[j] = D.hash[i];
+		id[j] = D.id[i];
+	}
+	free(D.hash);
+	free(D.id);
+	D.hash = hash;
+	D.id = id;
+	D.cap = cap;
+	return 0;
+}
+
+/* The id of stack h: *fresh = 1 when it is new (the caller writes it).
+ * 0 when the table is full or out of memory (the sample has no stack). */
+static uint32_t dedup_id(uint64_t h, int *fresh)
+{
+	*fresh = 0;
+	if ((D.n + 1) * 2 > D.cap && (D.n >= MAX_STACKS || dedup_grow() < 0))
+		return 0;
+	uint32_t j = (uint32_t)h & (D.cap - 1);
+	while (D.hash[j] && D.hash[j] != h)
+		j = (j + 1) & (D.cap - 1);
+	if (D.hash[j])
+		return D.id[j];
+	D.hash[j] = h;
+	D.id[j] = ++D.next_id;
+	D.n++;
+	*fresh = 1;
+	return D.id[j];
+}
+
+static int covered(uint64_t pc)
+{
+	for (uint32_t i = 0; i < nmods; i++)
+		if (pc >= mods[i].start && pc < mods[i].end)
+			return 1;
+	return 0;
+}
+
+static int known_module(uint64_t start, uint64_t end)
+{
+	for (uint32_t i = 0; i < nmods; i++)
+		if (mods[i].start == start && mods[i].end == end)
+			return 1;
+	return 0;
+}
+
+/* One line of /proc/self/maps: an executable file mapping not written yet
+ * becomes a GT_REC_MODULE. */
+static void module_line(inj_enc *e, const char *line, uint64_t ts)
+{
+	unsigned long long start, end, off;
+	char perms[8];
+	int path_at = 0;
+	if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &off, &path_at) < 4 ||
+	    !path_at || perms[2] != 'x' || line[path_at] != '/' || nmods >= MAX_MODULES ||
+	    known_module(start, end))
+		return;
+	const char *path = line + path_at;
+	size_t len = strcspn(path, "\n");
+	mods[nmods++] = (module){start, end};
+	gt_record r = {.type = GT_REC_MODULE};
+	r.module = (gt_module){.ts = ts, .start = start, .end = end, .offset = off,
+			       .path_id = gt_writer_intern(e->w, path, len)};
+	inj_added(e, gt_writer_add(e->w, &r));
+}
+
+/* Write the executable mappings not written yet (at most once a second). */
+static void read_maps(inj_enc *e, uint64_t ts)
+{
+	uint64_t now = inj_mono_ns();
+	if (maps_read_at && now - maps_read_at < MAPS_REREAD_NS)
+		return;
+	maps_read_at = now;
+	FILE *f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return;
+	char line[4352];
+	while (fgets(line, sizeof(line), f))
+		module_line(e, line, ts);
+	fclose(f);
+}
+
+static void write_stack(inj_enc *e, const slot *sl, uint32_t id, uint64_t ts)
+{
+	gt_record r = {.type = GT_REC_STACK};
+	r.stack = (gt_stack){.id = id, .nframes = sl->npc, .flags = sl->flags};
+	inj_added(e, gt_writer_add(e->w, &r));
+	int need_maps = 0;
+	for (uint32_t i = 0; i < sl->npc; i++) {
+		gt_record f = {.type = GT_REC_FRAME};
+		f.frame = (gt_frame){.stack_id = id, .index = i, .kind = GT_FRAME_NATIVE,
+				     .pc = sl->pc[i]};
+		inj_added(e, gt_writer_add(e->w, &f));
+		need_maps |= !covered(sl->pc[i]);
+	}
+	if (need_maps)
+		read_maps(e, ts);
+}
+
+static void write_slot(inj_enc *e, const slot *sl, uint64_t (*mono_to_trace)(uint64_t))
+{
+	uint64_t ts = mono_to_trace(sl->mono);
+	int fresh;
+	uint32_t id = dedup_id(slot_hash(sl), &fresh);
+	if (!id)
+		n_distinct_full++;
+	else if (fresh)
+		write_stack(e, sl, id, ts);
+	gt_record r = {.type = GT_REC_STACK_SAMPLE};
+	r.stack_sample = (gt_stack_sample){.ts = ts, .dur = sl->dur, .thread_id = sl->tid,
+					   .correlation_id = sl->corr, .stack_id = id,
+					   .trigger = sl->trigger, .cbid = sl->cbid,
+					   .domain = sl->domain};
+	inj_added(e, gt_writer_add(e->w, &r));
+}
+
+void inj_stacks_drain(inj_enc *e, int quiet, uint64_t (*mono_to_trace)(uint64_t))
+{
+	if (!S.on)
+		return;
+	for (;;) {
+		slot *sl = &S.slots[S.tail & (RING_SLOTS - 1)];
+		if (atomic_load_explicit(&sl->seq, memory_order_acquire) != S.tail + 1)
+			return;
+		if (!quiet)
+			write_slot(e, sl, mono_to_trace);
+		atomic_store_explicit(&sl->seq, S.tail + RING_SLOTS, memory_order_release);
+		S.tail++;
+	}
+}
+
+void inj_stacks_note(inj_enc *e)
+{
+	if (!S.on)
+		return;
+	uint64_t w = atomic_load(&S.taken[GT_STACK_AT_WAIT]);
+	uint64_t r = atomic_load(&S.taken[GT_STACK_AT_RESUME]);
+	uint64_t s = atomic_load(&S.taken[GT_STACK_SAMPLED]);
+	inj_note(e, GT_NOTE_INFO, 0,
+		 "stacks: %" PRIu64 " taken, %u distinct, %" PRIu64 " dropped (ring full), %" PRIu64
+		 " without an id (table full); %" PRIu64 " at waits of %u us or more, %" PRIu64
+		 " at resumes after %u us or more, %" PRIu64 " sampled; native frames: %s",
+		 w + r + s, D.n, atomic_load(&S.dropped), n_distinct_full, w,
+		 inj_g.cfg.stack_wait_us, r, inj_g.cfg.stack_resume_us, s,
+		 S.backtrace ? "libunwind" : S.native_why);
+}

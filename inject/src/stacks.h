@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stacks.h - host call stacks of the calls that make the GPU or the host
+ * wait (issue 15; stacks.c). Off unless GAPTRACE_STACKS=1.
+ *
+ * Where stacks are taken, on the application thread, from CUPTI's API
+ * callbacks of the launch, copy and synchronize calls (runtime and driver;
+ * the outermost call of a thread only: a runtime call's own driver calls
+ * are part of it):
+ *   wait    a synchronizing or copy call that lasted at least
+ *           GAPTRACE_STACK_WAIT_US (default 1000): taken as it returns;
+ *   resume  a launch/copy/sync call after at least GAPTRACE_STACK_RESUME_US
+ *           (default 1000) of host time without one on that thread: the
+ *           call that ends the host's stretch (and so the GPU's gap);
+ *   sampled one launch in GAPTRACE_STACK_SAMPLE (default 0: off).
+ * What is taken: the native return addresses (libunwind's unw_backtrace,
+ * libunwind.so.8 dlopen'ed at init: no link-time dependency, absent = no
+ * native frames, said once), at most GAPTRACE_STACK_DEPTH. The stack goes
+ * into a fixed ring of slots (lock-free, MPSC; a full ring drops the stack
+ * and counts it) and the encoder thread deduplicates, writes the stack
+ * once (GT_REC_STACK + GT_REC_FRAME rows), a GT_REC_STACK_SAMPLE per call,
+ * and the process's executable mappings (GT_REC_MODULE) when a stack holds
+ * an address no module written so far covers. Symbols are the reader's job.
+ *
+ * On the application thread: no allocation, no lock, no syscall but
+ * clock_gettime; per-thread state in initial-exec TLS (a few words).
+ */
+#ifndef GT_INJ_STACKS_H
+#define GT_INJ_STACKS_H
+
+#include "inj.h"
+
+struct inj_enc;
+
+/**
+ * Set up stacks when GAPTRACE_STACKS=1 (init, after subscribing): the ring,
+ * libunwind, the call sets, and the CUPTI API callbacks of those calls.
+ * Needs the subscriber (GAPTRACE_HOLD_CUPTI=0 has none: said once, off).
+ * @return 1 on, 0 off (not asked for, or not possible: said why).
+ */
+INJ_HIDDEN int inj_stacks_init(void);
+
+/** Take stacks (1) or not (0): on while a capture is armed. Any thread. */
+INJ_HIDDEN void inj_stacks_arm(int on);
+
+/**
+ * The subscriber callback's share for the runtime and driver API domains
+ * (application thread). @return 1 when the callback was one of ours.
+ */
+INJ_HIDDEN int inj_stacks_on_api(CUpti_CallbackDomain dom, CUpti_CallbackId cbid,
+				 const CUpti_CallbackData *cd);
+
+/**
+ * Encoder thread: write what the ring holds (stacks new to this stream,
+ * their samples, the modules their addresses need). quiet = drop them
+ * (nothing is being written). mono_to_trace converts the slots' times.
+ */
+INJ_HIDDEN void inj_stacks_drain(struct inj_enc *e, int quiet, uint64_t (*mono_to_trace)(uint64_t));
+
+/** Encoder thread, at the end: one note with what was taken and skipped. */
+INJ_HIDDEN void inj_stacks_note(struct inj_enc *e);
+
+#endif /* GT_INJ_STACKS_H */

@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Check suite "inject_stacks": host call stacks (issue 15), the real
+ * libgaptrace_inject.so driven through the mock CUPTI's API callbacks:
+ *
+ *   - off by default: no API callback enabled, no stack record;
+ *   - on: a long sync gets a "wait" sample (its duration and correlation),
+ *     a short one none; a runtime copy with the driver call it makes inside
+ *     gets one sample, the outer call's; a launch after host time gets a
+ *     "resume" sample; one launch in N is sampled; the same call site gives
+ *     one stack, another site another; every native frame lies in a module
+ *     record; the end note adds up;
+ *   - many threads at once, every launch sampled: what was taken is what
+ *     was written, and taken + dropped is every launch;
+ *   - GAPTRACE_HOLD_CUPTI=0 has no subscriber: said once, no stacks.
+ */
+#include <inttypes.h>
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "suite_util.h"
+
+static void sleep_us(unsigned us)
+{
+	struct timespec ts = {.tv_sec = us / 1000000u, .tv_nsec = (long)(us % 1000000u) * 1000};
+	nanosleep(&ts, NULL);
+}
+
+/* One API call as CUPTI shows it: enter, hold_us inside, exit. */
+static void call(int driver, const char *name, uint32_t corr, unsigned hold_us)
+{
+	CUpti_CallbackDomain dom = driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
+	uint32_t cbid = h_cbid(name, driver);
+	mock_api_callback_corr(dom, cbid, CUPTI_API_ENTER, corr);
+	if (hold_us)
+		sleep_us(hold_us);
+	mock_api_callback_corr(dom, cbid, CUPTI_API_EXIT, corr);
+}
+
+/* Two call sites: each returns to its own address, so each has its stack. */
+__attribute__((noinline)) static void site_a(uint32_t corr)
+{
+	call(0, "cudaStreamSynchronize_v3020", corr, 3000);
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) static void site_b(uint32_t corr)
+{
+	call(0, "cudaDeviceSynchronize_v3020", corr, 3000);
+	__asm__ volatile("" ::: "memory");
+}
+
+static void stack_env(void)
+{
+	setenv("GAPTRACE_STACKS", "1", 1);
+	setenv("GAPTRACE_STACK_WAIT_US", "1000", 1);
+	setenv("GAPTRACE_STACK_RESUME_US", "5000", 1);
+	setenv("GAPTRACE_STACK_SAMPLE", "4", 1);
+}
+
+static int app_stacks(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	stack_env();
+	if (app_start(t) < 0)
+		return 90;
+	uint32_t sync = h_cbid("cudaStreamSynchronize_v3020", 0);
+	if (!mock_callback_enabled(CUPTI_CB_DOMAIN_RUNTIME_API, sync))
+		return 91;
+	static volatile uint32_t three = 3; /* a loop the compiler cannot unroll into 3 sites */
+	for (uint32_t i = 0; i < three; i++)
+		site_a(100 + i); /* 3 waits of ~3 ms, one stack */
+	site_b(200);          /* 1 wait, another stack */
+	call(0, "cudaStreamSynchronize_v3020", 300, 0); /* short: no stack */
+	/* a runtime copy and, inside it, its driver call: one sample, the outer's */
+	uint32_t rt = h_cbid("cudaMemcpy_v3020", 0), dr = h_cbid("cuMemcpyDtoH_v2", 1);
+	mock_api_callback_corr(CUPTI_CB_DOMAIN_RUNTIME_API, rt, CUPTI_API_ENTER, 400);
+	call(1, "cuMemcpyDtoH_v2", 401, 2000);
+	mock_api_callback_corr(CUPTI_CB_DOMAIN_RUNTIME_API, rt, CUPTI_API_EXIT, 400);
+	(void)dr;
+	sleep_us(20000); /* host time: the next launch resumes */
+	call(0, "cudaLaunchKernel_v7000", 500, 0);
+	for (uint32_t i = 1; i <= 8; i++) /* launches 4 and 8 are sampled */
+		call(0, "cudaLaunchKernel_v7000", 500 + i, 0);
+	h_ledger_close();
+	return 0;
+}
+
+typedef struct stk {
+	uint32_t id, nframes, flags;
+} stk;
+
+/* The samples of a trace, by correlation id (0 = none). */
+static const gt_stack_sample *sample_of(const trace_set *ts, uint32_t corr)
+{
+	for (size_t i = 0; i < ts->n; i++)
+		if (ts->recs[i].r.type == GT_REC_STACK_SAMPLE &&
+		    ts->recs[i].r.stack_sample.correlation_id == corr)
+			return &ts->recs[i].r.stack_sample;
+	return NULL;
+}
+
+/* Every native frame of every stack lies in a module record. */
+static void check_modules_cover(const trace_set *ts)
+{
+	size_t frames = 0;
+	for (size_t i = 0; i < ts->n; i++) {
+		const gt_record *r = &ts->recs[i].r;
+		if (r->type != GT_REC_FRAME || r->frame.kind != GT_FRAME_NATIVE)
+			continue;
+		frames++;
+		int in = 0;
+		for (size_t j = 0; j < ts->n && !in; j++) {
+			const gt_record *m = &ts->recs[j].r;
+			in = m->type == GT_REC_MODULE && r->frame.pc >= m->module.start &&
+			     r->frame.pc < m->module.end;
+		}
+		ck_assert_msg(in, "frame 0x%" PRIx64 " of stack %u in no module", r->frame.pc,
+			      r->frame.stack_id);
+	}
+	ck_assert_uint_gt(frames, 0);
+}
+
+static const char *stacks_note(const trace_set *ts)
+{
+	for (size_t i = 0; i < ts->n; i++)
+		if (ts->recs[i].r.type == GT_REC_NOTE && !strncmp(ts->recs[i].name, "stacks:", 7))
+			return ts->recs[i].name;
+	return NULL;
+}
+
+START_TEST(stacks_at_waits_resumes_and_samples)
+{
+	run_app(app_stacks, 0);
+	trace_set ts;
+	ck_assert_int_eq(h_read_dir(&ts, T.dir), 1);
+	const gt_stack_sample *a[3], *b = sample_of(&ts, 200);
+	for (int i = 0; i < 3; i++) {
+		a[i] = sample_of(&ts, 100 + (uint32_t)i);
+		ck_assert_ptr_nonnull(a[i]);
+		ck_assert_uint_eq(a[i]->trigger, GT_STACK_AT_WAIT);
+		ck_assert_uint_ge(a[i]->dur, 3000000);
+		ck_assert_uint_eq(a[i]->stack_id, a[0]->stack_id); /* one site, one stack */
+		ck_assert_uint_eq(a[i]->domain, GT_API_RUNTIME);
+	}
+	ck_assert_ptr_nonnull(b);
+	ck_assert_uint_ne(b->stack_id, a[0]->stack_id);
+	ck_assert_ptr_null(sample_of(&ts, 300)); /* a short sync */
+	const gt_stack_sample *cp = sample_of(&ts, 400);
+	ck_assert_ptr_nonnull(cp);
+	ck_assert_uint_ge(cp->dur, 2000000);
+	ck_assert_ptr_null(sample_of(&ts, 401)); /* the copy's own driver call */
+	const gt_stack_sample *res = sample_of(&ts, 500);
+	ck_assert_ptr_nonnull(res);
+	ck_assert_uint_eq(res->trigger, GT_STACK_AT_RESUME);
+	ck_assert_uint_ge(res->dur, 20000000);
+	for (uint32_t i = 1; i <= 8; i++) {
+		const gt_stack_sample *s = sample_of(&ts, 500 + i);
+		ck_assert_msg(!!s == (i % 4 == 0), "launch %u sampled: %d", i, !!s);
+		if (s)
+			ck_assert_uint_eq(s->trigger, GT_STACK_SAMPLED);
+	}
+	ck_assert_uint_eq(h_count(&ts, GT_REC_STACK_SAMPLE), 3 + 1 + 1 + 1 + 2);
+	const char *note = stacks_note(&ts);
+	ck_assert_ptr_nonnull(note);
+	ck_assert_msg(strstr(note, "stacks: 8 taken, ") && strstr(note, " 0 dropped"), "%s", note);
+	ck_assert_uint_eq(h_count(&ts, GT_REC_STACK), (size_t)atoi(strstr(note, "taken, ") + 7));
+	if (strstr(note, "native frames: libunwind") || h_count(&ts, GT_REC_FRAME))
+		check_modules_cover(&ts);
+	else
+		ck_assert_msg(0, "no native frames on a machine with libunwind8: %s", note);
+	h_trace_free(&ts);
+}
+END_TEST
+
+static int app_off(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	if (t->arg) { /* on, but without the subscriber */
+		stack_env();
+		setenv("GAPTRACE_HOLD_CUPTI", "0", 1);
+	}
+	if (app_start(t) < 0)
+		return 90;
+	if (mock_callback_enabled(CUPTI_CB_DOMAIN_RUNTIME_API,
+				  h_cbid("cudaStreamSynchronize_v3020", 0)))
+		return 91;
+	site_a(100);
+	h_ledger_close();
+	return 0;
+}
+
+START_TEST(stacks_off_unless_asked_and_possible)
+{
+	for (int i = 0; i < 2; i++) {
+		T.arg = i;
+		run_app(app_off, 0);
+		trace_set ts;
+		ck_assert_int_eq(h_read_dir(&ts, T.dir), 1);
+		ck_assert_uint_eq(h_count(&ts, GT_REC_STACK_SAMPLE), 0);
+		ck_assert_uint_eq(h_count(&ts, GT_REC_STACK), 0);
+		ck_assert_ptr_null(stacks_note(&ts));
+		h_trace_free(&ts);
+		char *err = app_file("app.err");
+		ck_assert_int_eq(!!strstr(err, "needs the CUPTI subscriber"), i);
+		free(err);
+		gt_rmtree(T.dir);
+		mkdir(T.dir, 0700);
+	}
+}
+END_TEST
+
+static void *launcher(void *p)
+{
+	uint32_t base = (uint32_t)(uintptr_t)p;
+	for (uint32_t i = 0; i < 2000; i++)
+		call(0, "cudaLaunchKernel_v7000", base + i, 0);
+	return NULL;
+}
+
+static int app_busy(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	stack_env();
+	setenv("GAPTRACE_STACK_SAMPLE", "1", 1);
+	setenv("GAPTRACE_STACK_RESUME_US", "600000000", 1);
+	if (app_start(t) < 0)
+		return 90;
+	pthread_t th[4];
+	for (int i = 0; i < 4; i++)
+		pthread_create(&th[i], NULL, launcher, (void *)(uintptr_t)(100000u * (uint32_t)(i + 1)));
+	for (int i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	h_ledger_close();
+	return 0;
+}
+
+START_TEST(ring_full_is_counted_exactly)
+{
+	run_app(app_busy, 0);
+	trace_set ts;
+	ck_assert_int_eq(h_read_dir(&ts, T.dir), 1);
+	const char *note = stacks_note(&ts);
+	ck_assert_ptr_nonnull(note);
+	unsigned long long taken = 0, dropped = 0;
+	unsigned distinct = 0;
+	ck_assert_int_eq(sscanf(note, "stacks: %llu taken, %u distinct, %llu dropped", &taken,
+				&distinct, &dropped),
+			 3);
+	ck_assert_uint_eq(taken + dropped, 8000);
+	ck_assert_uint_eq(h_count(&ts, GT_REC_STACK_SAMPLE), taken);
+	ck_assert_uint_eq(h_count(&ts, GT_REC_STACK), distinct);
+	ck_assert_uint_ge(distinct, 1);
+	h_trace_free(&ts);
+}
+END_TEST
+
+int main(void)
+{
+	const suite_test tests[] = {
+#define T_(x) {#x, x}
+		T_(stacks_at_waits_resumes_and_samples),
+		T_(stacks_off_unless_asked_and_possible),
+		T_(ring_full_is_counted_exactly),
+#undef T_
+	};
+	return suite_run("inject_stacks", tests, sizeof(tests) / sizeof(tests[0]));
+}
