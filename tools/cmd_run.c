@@ -108,6 +108,7 @@ static struct {
 	uint64_t wait_ns;
 	int share_group;
 	uint32_t gid;
+	int stacks; /* --stacks: GAPTRACE_STACKS=1 for the program */
 } opts;
 
 static const char usage_text[] =
@@ -139,6 +140,10 @@ static const char usage_text[] =
 	"      --gpm-hz N        GPM hardware counters (SM activity and occupancy,\n"
 	"                        tensor/FP pipes, DRAM, PCIe, NVLink) per second per\n"
 	"                        GPU, Hopper or newer (default 10, at most 10, 0 = off)\n"
+	"      --stacks          take host call stacks (native and Python) at the calls\n"
+	"                        that make the GPU or the host wait, so the report names\n"
+	"                        the lines of code behind idle time (GAPTRACE_STACKS=1;\n"
+	"                        thresholds: inject/README.md, \"Host call stacks\")\n"
 	"      --report MODE     text (default): print the summary at the end; html:\n"
 	"                        also write NAME/report.html; text,html; none\n"
 	"      --wait SEC        after the program exits, wait at most SEC for the\n"
@@ -358,10 +363,11 @@ static char **child_env(size_t *own, const char *inject, const char *sock, const
 	static const char *const ours[] = {"CUDA_INJECTION64_PATH=", "GAPTRACE_SOCKET=",
 					   "GAPTRACE_KINDS=",        "GAPTRACE_SESSION=",
 					   "GAPTRACE_DORMANT=",      "GAPTRACE_OUTPUT="};
+	/* GAPTRACE_STACKS is the program's own unless --stacks says 1. */
 	size_t n = 0;
 	while (environ[n])
 		n++;
-	char **env = calloc(n + 9, sizeof(*env));
+	char **env = calloc(n + 10, sizeof(*env));
 	if (!env)
 		return NULL;
 	size_t k = 0;
@@ -390,6 +396,8 @@ static char **child_env(size_t *own, const char *inject, const char *sock, const
 	    asprintf(&env[k++], "GAPTRACE_OUTPUT=%s", output) < 0)
 		return NULL;
 	if (opts.delay_ns && asprintf(&env[k++], "GAPTRACE_DORMANT=1") < 0)
+		return NULL;
+	if (opts.stacks && asprintf(&env[k++], "GAPTRACE_STACKS=1") < 0)
 		return NULL;
 	env[k] = NULL;
 	return env;
@@ -772,6 +780,7 @@ static int run_parse(int argc, char **argv)
 		{"nvml-proc-hz", required_argument, NULL, 7},
 		{"gpm-hz", required_argument, NULL, 9},
 		{"group", required_argument, NULL, 8},
+		{"stacks", no_argument, NULL, 10},
 		{"quiet", no_argument, NULL, 'q'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
@@ -844,6 +853,7 @@ static int run_parse(int argc, char **argv)
 			opts.share_group = 1;
 			break;
 		}
+		case 10: opts.stacks = 1; break;
 		case 'q': opts.quiet = 1; break;
 		case 'v': opts.verbose = 1; break;
 		case 'h': fputs(usage_text, stdout); return 0;

@@ -244,6 +244,24 @@ START_TEST(run_keeps_exit_status)
 }
 END_TEST
 
+/* --stacks asks the program's injection library for call stacks; without it
+ * the program's own GAPTRACE_STACKS is left alone. */
+START_TEST(run_stacks_option)
+{
+	enter_tmp();
+	char *on[] = {GAPTRACE_BIN, "run", "-q", "-o", "t", "--nvml-hz", "0", "--stacks", "--",
+		      "/bin/sh", "-c", "echo S=${GAPTRACE_STACKS-unset}", NULL};
+	ck_assert_int_eq(run(on, "out", "err"), 0);
+	ck_assert(file_has("out", "S=1\n"));
+	char *off[] = {GAPTRACE_BIN, "run", "-q", "-o", "u", "--nvml-hz", "0", "--",
+		       "/bin/sh", "-c", "echo S=${GAPTRACE_STACKS-unset}", NULL};
+	unsetenv("GAPTRACE_STACKS");
+	ck_assert_int_eq(run(off, "out", "err"), 0);
+	ck_assert(file_has("out", "S=unset\n"));
+	leave_tmp();
+}
+END_TEST
+
 START_TEST(run_killed_by_signal)
 {
 	enter_tmp();
@@ -863,6 +881,7 @@ int main(void)
 	TCase *tc = tcase_create("run");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, run_keeps_exit_status);
+	tcase_add_test(tc, run_stacks_option);
 	tcase_add_test(tc, run_killed_by_signal);
 	tcase_add_test(tc, run_captures_forked_children);
 	tcase_add_test(tc, run_stdout_stdin_untouched);
