@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gaptrace/analysis.h"
 #include "suite_util.h"
 
 static void sleep_us(unsigned us)
@@ -259,6 +260,73 @@ START_TEST(ring_full_is_counted_exactly)
 }
 END_TEST
 
+/* A gap of GPU 0 as the analysis sees it: kernel 10000, then (host work) a
+ * sync 11000 that returns, host work, and launch 12000 of the next kernel.
+ * The sync's stack explains the turnaround, the launch's the host work. */
+static int app_gap(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	stack_env();
+	if (app_start(t) < 0)
+		return 90;
+	uint32_t lk = h_cbid("cudaLaunchKernel_v7000", 0);
+	uint32_t sy = h_cbid("cudaStreamSynchronize_v3020", 0);
+	h_api(0, lk, 10000);
+	h_kernel(10000, 7, 0, 0);
+	call(0, "cudaStreamSynchronize_v3020", 11000, 1500); /* a wait: its stack */
+	h_api(0, sy, 11000);
+	site_b(0);                                         /* a wait elsewhere, no gap */
+	sleep_us(6000);
+	call(0, "cudaLaunchKernel_v7000", 12000, 0);       /* a resume: its stack */
+	h_api(0, lk, 12000);
+	h_kernel(12000, 7, 0, 0);
+	h_ledger_close();
+	return 0;
+}
+
+START_TEST(gap_tied_to_its_call_sites)
+{
+	run_app(app_gap, 0);
+	gt_analysis *an = gt_analysis_new(NULL);
+	ck_assert_ptr_nonnull(an);
+	ck_assert_int_ge(gt_analysis_add_path(an, T.dir, NULL), 1);
+	ck_assert_int_eq(gt_analysis_finish(an), 0);
+	ck_assert_uint_ge(gt_analysis_nstacks(an), 3);
+	size_t n;
+	const gt_an_site *s = gt_analysis_sites(an, 0, &n);
+	ck_assert_uint_eq(n, 2);
+	int waited = -1, resumed = -1;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i].roles == GT_SITE_WAITED)
+			waited = (int)i;
+		if (s[i].roles == GT_SITE_RESUMED)
+			resumed = (int)i;
+	}
+	ck_assert_int_ge(waited, 0);
+	ck_assert_int_ge(resumed, 0);
+	ck_assert_uint_gt(s[waited].cause_ns[GT_CAUSE_SYNC_TURNAROUND], 0);
+	ck_assert_uint_gt(s[resumed].cause_ns[GT_CAUSE_HOST_BUSY], 0);
+	ck_assert_uint_eq(s[waited].cause_ns[GT_CAUSE_HOST_BUSY], 0);
+	ck_assert_uint_eq(s[resumed].cause_ns[GT_CAUSE_SYNC_TURNAROUND], 0);
+	/* every ns of the tied causes is tied: both calls had stacks */
+	uint64_t elig[GT_CAUSE_COUNT], tied[GT_CAUSE_COUNT];
+	gt_analysis_site_coverage(an, 0, elig, tied);
+	for (int c = 0; c < GT_CAUSE_COUNT; c++)
+		ck_assert_uint_eq(elig[c], tied[c]);
+	const gt_an_gpu *G = gt_analysis_gpu(an, 0);
+	ck_assert_uint_eq(s[0].total_ns + s[1].total_ns,
+			  G->cause_ns[GT_CAUSE_SYNC_TURNAROUND] + G->cause_ns[GT_CAUSE_HOST_BUSY] +
+				  G->cause_ns[GT_CAUSE_LAUNCH_BOUND] +
+				  G->cause_ns[GT_CAUSE_DEPENDENCY] + G->cause_ns[GT_CAUSE_TRANSFER]);
+	/* the site is the test's own code, not the mock's or gaptrace's */
+	char lab[256];
+	gt_analysis_site_label(an, s[waited].stack, lab, sizeof(lab));
+	ck_assert_msg(strstr(lab, "test_inject_stacks"), "site %s", lab);
+	gt_analysis_free(an);
+}
+END_TEST
+
 int main(void)
 {
 	const suite_test tests[] = {
@@ -266,6 +334,7 @@ int main(void)
 		T_(stacks_at_waits_resumes_and_samples),
 		T_(stacks_off_unless_asked_and_possible),
 		T_(ring_full_is_counted_exactly),
+		T_(gap_tied_to_its_call_sites),
 #undef T_
 	};
 	return suite_run("inject_stacks", tests, sizeof(tests) / sizeof(tests[0]));

@@ -295,7 +295,54 @@ typedef struct an_gpu {
 	uint64_t coll_wait[GT_COLL_COUNT];    /* their waits for the last rank */
 	gt_vec colls;   /* gt_an_coll */
 	gt_vec waits;   /* gt_an_wait */
+	/* host call sites (stacks.c) */
+	gt_vec sites;   /* gt_an_site */
+	gt_map sitemap; /* stack index -> sites index + 1 */
+	uint64_t site_elig[GT_CAUSE_COUNT], site_tied[GT_CAUSE_COUNT];
 } an_gpu;
+
+/* ------------------------------------------------------------ host stacks (stacks.c) */
+
+typedef struct an_sframe {
+	uint32_t trace, stack_id, index;
+	gt_an_frame f;
+} an_sframe;
+
+typedef struct an_rawstack {
+	uint32_t trace, id, flags;
+} an_rawstack;
+
+typedef struct an_ssample {
+	uint32_t trace, corr, stack_id, trigger;
+} an_ssample;
+
+typedef struct an_module {
+	uint64_t start, end, offset;
+	uint32_t trace, path; /* path: global string id */
+} an_module;
+
+typedef struct an_stacks {
+	gt_vec raw, frames, samples, modules; /* as loaded */
+	gt_vec stacks;  /* gt_an_stack, after an_stacks_index */
+	gt_an_frame *fr;
+	gt_map bykey;   /* trace << 32 | stack id -> stacks index + 1 */
+	gt_map bycorr;  /* trace << 32 | correlation id -> stacks index + 1 */
+} an_stacks;
+
+/* Loading: one record of types 35-38, string ids already global. */
+int an_stacks_add(gt_analysis *a, uint32_t trace, const gt_record *x);
+/* After loading, before the sweep: stacks with their frames and sites,
+ * and the lookup by correlation id. */
+int an_stacks_index(gt_analysis *a);
+/* The sweep, for each gap of GPU g: tie its host causes to the stacks of
+ * the thread's last call before it (before, may be NULL) and of the call
+ * that launched the work ending it (after, may be NULL). */
+int an_stacks_gap(gt_analysis *a, an_gpu *g, const an_call *before, const an_call *after,
+		  const uint64_t cause_ns[GT_CAUSE_COUNT]);
+/* After the sweep: each GPU's sites, most idle time first. */
+int an_stacks_finish(gt_analysis *a);
+void an_stacks_free(an_stacks *s);
+void an_stacks_gpu_free(an_gpu *g);
 
 struct gt_analysis {
 	gt_analysis_opts o;
@@ -323,6 +370,7 @@ struct gt_analysis {
 	 * a fallback file, the same file twice): stream identity -> index */
 	gt_map streams;
 	gt_vec seen;    /* gt_seqset *, by index */
+	an_stacks stk;  /* host call stacks (format 1.4) */
 };
 
 /* sort.c: stable LSD radix sorts on the 64-bit start (only the digits that

@@ -117,6 +117,7 @@ static void gpu_free(an_gpu *g)
 	gt_vec_free(&g->copies);
 	gt_vec_free(&g->colls);
 	gt_vec_free(&g->waits);
+	an_stacks_gpu_free(g);
 	free(g->series);
 	an_hist_free(&g->lat_api);
 	an_hist_free(&g->lat_api_end);
@@ -171,6 +172,7 @@ void gt_analysis_free(gt_analysis *a)
 	gt_vec_free(&a->threads);
 	gt_vec_free(&a->syncs);
 	an_comm_free(&a->comm);
+	an_stacks_free(&a->stk);
 	gt_strtab_free(&a->st);
 	free_seen(a);
 	free(a);
@@ -328,7 +330,11 @@ int gt_analysis_finish(gt_analysis *a)
 	if (!rc)
 		rc = an_build_calls(a);
 	if (!rc)
+		rc = an_stacks_index(a);
+	if (!rc)
 		rc = an_sweep(a);
+	if (!rc)
+		rc = an_stacks_finish(a);
 	if (!rc)
 		rc = an_tables(a);
 	if (!rc)

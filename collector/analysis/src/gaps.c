@@ -410,6 +410,8 @@ static uint8_t rec_kind(const an_item *it)
 					 : GT_REC_MEMSET;
 }
 
+static const an_call *last_call(sw *S, uint32_t thr, uint64_t x);
+
 static void fill_evidence(sw *S, gt_an_gap *gp, const an_item *prev, const an_item *next)
 {
 	const gt_strtab *st = &S->a->st;
@@ -431,20 +433,44 @@ static void fill_evidence(sw *S, gt_an_gap *gp, const an_item *prev, const an_it
 	if (thr == AN_NONE)
 		return;
 	gp->feed_tid = S->th[thr].tid;
+	const an_call *c = last_call(S, thr, gp->start);
+	if (c) {
+		gp->last_call_name = gt_strtab_canon(st, c->name);
+		gp->last_call_end = c->end;
+	}
+}
+
+/* The feeding thread's last launch/copy/sync call begun before x (the
+ * call in progress at x counts), or NULL. */
+static const an_call *last_call(sw *S, uint32_t thr, uint64_t x)
+{
 	size_t c0 = S->th[thr].c0, c1 = S->th[thr].c1;
-	size_t p = first_after(S, thr, gp->start);
-	/* the call in progress at the gap start counts as the last one */
-	if (p < c1 && S->calls[p].start <= gp->start)
+	size_t p = first_after(S, thr, x);
+	if (p < c1 && S->calls[p].start <= x)
 		p++;
 	for (int n = 0; p > c0 && n < 256; n++) {
 		const an_call *c = &S->calls[--p];
 		if (c->cls == AN_C_LAUNCH || c->cls == AN_C_COPY || c->cls == AN_C_MEMSET ||
-		    c->cls == AN_C_SYNC) {
-			gp->last_call_name = gt_strtab_canon(st, c->name);
-			gp->last_call_end = c->end;
-			break;
-		}
+		    c->cls == AN_C_SYNC)
+			return c;
 	}
+	return NULL;
+}
+
+/* Tie the gap's host causes to the stacks of its deciding calls. */
+static int gap_sites(sw *S, const gt_an_gap *gp, const an_item *prev, const an_item *next)
+{
+	if (!S->a->stk.stacks.n)
+		return 0;
+	uint32_t thr = feeder(S, next, prev);
+	const an_call *after = next && next->cc != AN_NONE ? &S->calls[next->cc] : NULL;
+	/* the last call before the one that ended the gap: the sync or copy the
+	 * host returned from (it may have begun before the gap or inside it) */
+	uint64_t x = after && after->start ? after->start - 1 : gp->end;
+	const an_call *before = thr == AN_NONE ? NULL : last_call(S, thr, x);
+	if (before == after)
+		before = NULL;
+	return an_stacks_gap(S->a, S->g, before, after, gp->cause_ns);
 }
 
 static int gap_less(const gt_an_gap *x, const gt_an_gap *y)
@@ -550,6 +576,7 @@ static int on_gap(sw *S, view *V, int gpu_view, uint64_t x, uint64_t y, const an
 	}
 	gp.main_cause = (uint8_t)mc;
 	AN_TRY(an_hist_add(&g->gaplen, len));
+	AN_TRY(gap_sites(S, &gp, prev, next));
 	return keep_gap(S, &gp, prev, next);
 }
 

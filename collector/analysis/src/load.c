@@ -611,6 +611,19 @@ static int add_record(ld *L, const gt_record *x)
 		return 0;
 	}
 	case GT_REC_GPM: return add_gpm(L, &x->gpm);
+	case GT_REC_STACK:
+	case GT_REC_STACK_SAMPLE: return an_stacks_add(a, L->ti, x);
+	case GT_REC_FRAME: {
+		gt_record y = *x;
+		y.frame.file_id = gname(L, x->frame.file_id);
+		y.frame.func_id = gname(L, x->frame.func_id);
+		return an_stacks_add(a, L->ti, &y);
+	}
+	case GT_REC_MODULE: {
+		gt_record y = *x;
+		y.module.path_id = gname(L, x->module.path_id);
+		return an_stacks_add(a, L->ti, &y);
+	}
 	case GT_REC_NVML_PROC: {
 		const gt_nvml_proc *n = &x->nvml_proc;
 		if (!n->ts || n->device_id >= AN_MAX_DEV)

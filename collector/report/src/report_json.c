@@ -638,6 +638,50 @@ static void j_gpu_copies(jw *j, const gt_analysis *a, const gt_an_gpu *G)
 }
 
 /* One GPU's object of "gpus". */
+/* "call_sites" (only when the traces carry host stacks): the GPU's idle time
+ * tied to call sites, most first, with each site's frames. */
+static void j_gpu_sites(jw *j, const gt_analysis *a, const gt_an_gpu *G)
+{
+	size_t n;
+	const gt_an_site *s = gt_analysis_sites(a, G->index, &n);
+	if (!gt_analysis_nstacks(a))
+		return;
+	uint64_t elig[GT_CAUSE_COUNT], tied[GT_CAUSE_COUNT];
+	gt_analysis_site_coverage(a, G->index, elig, tied);
+	j_open(j, "call_site_coverage", '{');
+	for (int c = 0; c < GT_CAUSE_COUNT; c++)
+		if (elig[c]) {
+			j_open(j, gt_cause_name(c), '{');
+			j_u64(j, "idle_ns", elig[c]);
+			j_u64(j, "tied_ns", tied[c]);
+			j_close(j, '}');
+		}
+	j_close(j, '}');
+	char b[1024];
+	j_open(j, "call_sites", '[');
+	for (size_t i = 0; i < n && i < 50; i++) {
+		const gt_an_stack *k = gt_analysis_stack(a, s[i].stack);
+		j_open(j, NULL, '{');
+		gt_analysis_site_label(a, s[i].stack, b, sizeof(b));
+		j_str(j, "site", b);
+		j_u64(j, "stack", s[i].stack);
+		j_u64(j, "pid", gt_analysis_trace(a, k->trace)->header.pid);
+		j_str(j, "role", s[i].roles == GT_SITE_RESUMED ? "resumed"
+				 : s[i].roles == GT_SITE_WAITED ? "waited" : "both");
+		j_u64(j, "gaps", s[i].gaps);
+		j_u64(j, "idle_ns", s[i].total_ns);
+		j_causes(j, "causes", s[i].cause_ns);
+		j_open(j, "frames", '[');
+		for (uint32_t f = 0; f < k->nframes; f++) {
+			gt_analysis_frame_text(a, s[i].stack, f, b, sizeof(b));
+			j_str(j, NULL, b);
+		}
+		j_close(j, ']');
+		j_close(j, '}');
+	}
+	j_close(j, ']');
+}
+
 static void j_gpu(jw *j, const gt_analysis *a, const gt_an_gpu *G, uint32_t flags)
 {
 	j_open(j, NULL, '{');
@@ -654,6 +698,7 @@ static void j_gpu(jw *j, const gt_analysis *a, const gt_an_gpu *G, uint32_t flag
 	j_gpu_gap_lists(j, a, G, flags);
 	j_gpu_kernels(j, a, G, flags);
 	j_gpu_copies(j, a, G);
+	j_gpu_sites(j, a, G);
 	j_close(j, '}');
 }
 

@@ -567,6 +567,38 @@ static void ranks_section(const gt_analysis *a, FILE *f)
 	fprintf(f, "\n\n");
 }
 
+/* "Call sites": the code behind each GPU's host-side idle time (host stacks). */
+static void sites_section(const gt_analysis *a, FILE *f)
+{
+	if (!gt_analysis_nstacks(a))
+		return;
+	char b1[32], lab[512];
+	fprintf(f, "== Call sites behind idle time (host stacks: where a sync or copy returned "
+		   "before the gap, or where the host resumed after it)\n");
+	for (size_t gi = 0; gi < gt_analysis_ngpus(a); gi++) {
+		const gt_an_gpu *G = gt_analysis_gpu(a, gi);
+		size_t n;
+		const gt_an_site *s = gt_analysis_sites(a, gi, &n);
+		uint64_t elig[GT_CAUSE_COUNT], tied[GT_CAUSE_COUNT], e = 0, t = 0;
+		gt_analysis_site_coverage(a, gi, elig, tied);
+		for (int c = 0; c < GT_CAUSE_COUNT; c++)
+			e += elig[c], t += tied[c];
+		fprintf(f, "  GPU %u: %s of host-side idle time (%.1f %%) tied to %zu %s\n",
+			G->index, an_fmt_ns(b1, sizeof(b1), t), pct(t, e), n,
+			gt_plural(n, "site", "sites"));
+		for (size_t i = 0; i < n && i < 10; i++) {
+			int ord[GT_CAUSE_COUNT];
+			cause_order(s[i].cause_ns, ord);
+			gt_analysis_site_label(a, s[i].stack, lab, sizeof(lab));
+			fprintf(f, "    %10s %5.1f %% of idle  %-16s %-8s %s\n",
+				an_fmt_ns(b1, sizeof(b1), s[i].total_ns), pct(s[i].total_ns, G->idle_ns),
+				gt_cause_name(ord[0]),
+				s[i].roles == GT_SITE_RESUMED ? "resumed" : "waited", lab);
+		}
+	}
+	fputc('\n', f);
+}
+
 static void syncs_section(const gt_analysis *a, FILE *f)
 {
 	size_t ns;
@@ -833,6 +865,7 @@ int gt_report_text(const gt_analysis *a, FILE *f, const gt_report_opts *in)
 	if (!ngpus)
 		fprintf(f, "No GPU work or samples in these traces.\n\n");
 	ranks_section(a, f);
+	sites_section(a, f);
 	syncs_section(a, f);
 	if (!(o.flags & GT_REPORT_NO_TRACES))
 		an_traces_section(a, f);

@@ -621,6 +621,77 @@ GT_API const gt_an_proc *gt_analysis_procs(const gt_analysis *a, size_t gpu, siz
  *  at opts.max_detail_gaps, earliest first). */
 GT_API const gt_an_gap *gt_analysis_gaps(const gt_analysis *a, size_t gpu, size_t *n);
 
+/* ------------------------------------------------------------------ */
+/* Host call stacks (format 1.4; issue 15)                             */
+/* ------------------------------------------------------------------ */
+
+/** One frame of a host stack. Native: pc (symbolise with gt_analysis_frame_text);
+ *  Python: file and func are analysis string ids, line 0 unknown. */
+typedef struct gt_an_frame {
+	uint32_t kind;   /**< GT_FRAME_NATIVE / GT_FRAME_PYTHON */
+	uint32_t file, func, line;
+	uint64_t pc;
+} gt_an_frame;
+
+/** A distinct host stack of one traced process. */
+typedef struct gt_an_stack {
+	uint32_t trace;   /**< index of its gt_an_trace */
+	uint32_t flags;   /**< GT_STACK_* */
+	uint32_t nframes; /**< native frames first (innermost first), then Python */
+	uint32_t site;    /**< index into frames of the call site shown to people
+			       (gt_analysis_site_label), UINT32_MAX when none */
+	const gt_an_frame *frames;
+	uint64_t samples; /**< calls that had it */
+} gt_an_stack;
+
+/** How an idle gap was tied to a call site. */
+enum {
+	GT_SITE_WAITED = 1u << 0,  /**< the thread's last call before the gap (a sync or
+				       copy returned there): sync turnaround, transfer,
+				       dependency */
+	GT_SITE_RESUMED = 1u << 1, /**< the call that launched the work ending the gap
+				       (the host resumed there): host busy, launch bound */
+};
+
+/**
+ * Idle time of one GPU tied to one call site (a stack): per cause, the
+ * nanoseconds of gaps whose deciding call had that stack. Causes other than
+ * host_busy, sync_turnaround, launch_bound, transfer and dependency are never
+ * tied to a site.
+ */
+typedef struct gt_an_site {
+	uint32_t stack;     /**< index for gt_analysis_stack */
+	uint32_t roles;     /**< GT_SITE_* seen */
+	uint64_t gaps;      /**< gaps tied to it */
+	uint64_t total_ns;  /**< sum of cause_ns */
+	uint64_t cause_ns[GT_CAUSE_COUNT];
+} gt_an_site;
+
+/** Distinct stacks over all traces (0 when the traces carry none). */
+GT_API size_t gt_analysis_nstacks(const gt_analysis *a);
+/** Stack i, or NULL. */
+GT_API const gt_an_stack *gt_analysis_stack(const gt_analysis *a, size_t i);
+/** Call sites of GPU `gpu`, most idle time first. */
+GT_API const gt_an_site *gt_analysis_sites(const gt_analysis *a, size_t gpu, size_t *n);
+/**
+ * Idle time of GPU `gpu` per cause that stacks could have explained (the
+ * causes above, in gaps whose deciding call was traced) and how much of it
+ * was tied to a site: the coverage the report states.
+ */
+GT_API void gt_analysis_site_coverage(const gt_analysis *a, size_t gpu,
+				      uint64_t eligible_ns[GT_CAUSE_COUNT],
+				      uint64_t tied_ns[GT_CAUSE_COUNT]);
+/**
+ * Text of frame f of stack i: Python "file:line func"; native
+ * "func+0xoff (module)" when symbolised, else "module+0xoff" or "0xpc".
+ * @return the length it needed (like snprintf).
+ */
+GT_API int gt_analysis_frame_text(const gt_analysis *a, size_t i, uint32_t f, char *buf,
+				  size_t cap);
+/** The call site of stack i as people read it: its site frame's text
+ *  ("train.py:42 train_step"), "?" when it has none. @return like snprintf. */
+GT_API int gt_analysis_site_label(const gt_analysis *a, size_t i, char *buf, size_t cap);
+
 /** The opts.top_gaps longest gaps of GPU `gpu`, longest first. */
 GT_API const gt_an_gap *gt_analysis_longest_gaps(const gt_analysis *a, size_t gpu, size_t *n);
 

@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Host call stacks (format 1.4, issue 15): the stacks the injection library
+ * took at waits, resumes and sampled launches, tied to the idle gaps they
+ * explain.
+ *
+ * A gap's host causes are tied to one call, by correlation id:
+ *   - sync turnaround, transfer, dependency: the feeding thread's last
+ *     launch/copy/sync call before the call that ended the gap (where a
+ *     sync or copy returned; it may have begun before the gap or in it);
+ *   - host busy, launch bound: the call that launched the work that ended
+ *     the gap (where the host resumed);
+ * each falling back to the other call when its own has no stack. The other
+ * causes (other process, start-up, unknown, data lost) are never tied: no
+ * call of this process explains them.
+ *
+ * The site shown to people is the innermost frame of the program's own
+ * code: the innermost Python frame outside site-packages, dist-packages
+ * and the standard library, else the innermost Python frame; without
+ * Python frames, the innermost native frame outside the CUDA libraries,
+ * CUPTI, libunwind, the C library and gaptrace itself.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "an_internal.h"
+
+#define KEY(trace, id) ((uint64_t)(trace) << 32 | (uint32_t)(id))
+
+static const an_module *module_of(const gt_analysis *a, uint32_t trace, uint64_t pc)
+{
+	const an_stacks *s = &a->stk;
+	for (size_t i = 0; i < s->modules.n; i++) {
+		const an_module *m = GT_VEC_AT(&s->modules, an_module, i);
+		if (m->trace == trace && pc >= m->start && pc < m->end)
+			return m;
+	}
+	return NULL;
+}
+
+int an_stacks_add(gt_analysis *a, uint32_t trace, const gt_record *x)
+{
+	an_stacks *s = &a->stk;
+	if (!s->raw.esz) {
+		gt_vec_init(&s->raw, sizeof(an_rawstack));
+		gt_vec_init(&s->frames, sizeof(an_sframe));
+		gt_vec_init(&s->samples, sizeof(an_ssample));
+		gt_vec_init(&s->modules, sizeof(an_module));
+		gt_vec_init(&s->stacks, sizeof(gt_an_stack));
+	}
+	void *p = NULL;
+	switch (x->type) {
+	case GT_REC_STACK:
+		if (!x->stack.id)
+			return 0;
+		if (!(p = gt_vec_push(&s->raw)))
+			return GT_ERR_NOMEM;
+		*(an_rawstack *)p = (an_rawstack){trace, x->stack.id, x->stack.flags};
+		return 0;
+	case GT_REC_FRAME: {
+		const gt_frame *f = &x->frame;
+		if (f->kind != GT_FRAME_NATIVE && f->kind != GT_FRAME_PYTHON)
+			return 0;
+		if (!(p = gt_vec_push(&s->frames)))
+			return GT_ERR_NOMEM;
+		*(an_sframe *)p = (an_sframe){trace, f->stack_id, f->index,
+					      {f->kind, f->file_id, f->func_id, f->line, f->pc}};
+		return 0;
+	}
+	case GT_REC_STACK_SAMPLE:
+		if (!(p = gt_vec_push(&s->samples)))
+			return GT_ERR_NOMEM;
+		*(an_ssample *)p = (an_ssample){trace, x->stack_sample.correlation_id,
+						x->stack_sample.stack_id, x->stack_sample.trigger};
+		return 0;
+	default:
+		if (x->module.end <= x->module.start)
+			return 0;
+		if (!(p = gt_vec_push(&s->modules)))
+			return GT_ERR_NOMEM;
+		*(an_module *)p = (an_module){x->module.start, x->module.end, x->module.offset,
+					      trace, x->module.path_id};
+		return 0;
+	}
+}
+
+/* ------------------------------------------------------------ sites */
+
+static const char *base_name(const char *p)
+{
+	const char *b = strrchr(p, '/');
+	return b ? b + 1 : p;
+}
+
+static int library_file(const char *f)
+{
+	return strstr(f, "/site-packages/") || strstr(f, "/dist-packages/") ||
+	       strstr(f, "/lib/python3") || !strncmp(f, "<frozen", 7);
+}
+
+static int runtime_module(const char *path)
+{
+	static const char *const libs[] = {"libgaptrace", "libcupti", "libcuda", "libcudart",
+					   "libunwind", "libc.so", "libc-", "libpthread",
+					   "ld-linux", "libstdc++", "libnvidia"};
+	const char *b = base_name(path);
+	for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++)
+		if (!strncmp(b, libs[i], strlen(libs[i])))
+			return 1;
+	return 0;
+}
+
+/* The frame shown for stack k (see the design block), or UINT32_MAX. */
+static uint32_t pick_site(const gt_analysis *a, const gt_an_stack *k)
+{
+	uint32_t py = UINT32_MAX, nat = UINT32_MAX;
+	for (uint32_t i = 0; i < k->nframes; i++) {
+		const gt_an_frame *f = &k->frames[i];
+		if (f->kind == GT_FRAME_PYTHON) {
+			const char *file = gt_strtab_get(&a->st, f->file);
+			if (py == UINT32_MAX)
+				py = i;
+			if (file && !library_file(file))
+				return i;
+		} else if (nat == UINT32_MAX) {
+			const an_module *m = module_of(a, k->trace, f->pc);
+			const char *path = m ? gt_strtab_get(&a->st, m->path) : NULL;
+			if (path && !runtime_module(path))
+				nat = i;
+		}
+	}
+	return py != UINT32_MAX ? py : nat;
+}
+
+static int frame_order(const void *x, const void *y)
+{
+	const an_sframe *p = x, *q = y;
+	uint64_t kp = KEY(p->trace, p->stack_id), kq = KEY(q->trace, q->stack_id);
+	if (kp != kq)
+		return kp < kq ? -1 : 1;
+	return p->index < q->index ? -1 : p->index > q->index;
+}
+
+/* Group the frames by stack; each raw stack becomes a gt_an_stack. */
+static int build_stacks(gt_analysis *a)
+{
+	an_stacks *s = &a->stk;
+	an_sframe *fr = s->frames.p;
+	qsort(fr, s->frames.n, sizeof(*fr), frame_order);
+	if (s->frames.n && !(s->fr = malloc(s->frames.n * sizeof(*s->fr))))
+		return GT_ERR_NOMEM;
+	for (size_t i = 0; i < s->frames.n; i++)
+		s->fr[i] = fr[i].f;
+	for (size_t i = 0; i < s->raw.n; i++) {
+		const an_rawstack *r = GT_VEC_AT(&s->raw, an_rawstack, i);
+		int ins;
+		uint64_t *slot = gt_map_put(&s->bykey, KEY(r->trace, r->id), &ins);
+		if (!slot)
+			return GT_ERR_NOMEM;
+		if (!ins)
+			continue; /* the same stack twice (a stream read twice) */
+		gt_an_stack *k = gt_vec_push(&s->stacks);
+		if (!k)
+			return GT_ERR_NOMEM;
+		*slot = s->stacks.n;
+		k->trace = r->trace;
+		k->flags = r->flags;
+		/* its frames: the run of (trace, id) in the sorted array */
+		size_t lo = 0, hi = s->frames.n;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (KEY(fr[mid].trace, fr[mid].stack_id) < KEY(r->trace, r->id))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		size_t e = lo;
+		while (e < s->frames.n && KEY(fr[e].trace, fr[e].stack_id) == KEY(r->trace, r->id))
+			e++;
+		k->frames = s->fr ? s->fr + lo : NULL;
+		k->nframes = (uint32_t)(e - lo);
+		k->site = pick_site(a, k);
+	}
+	return 0;
+}
+
+int an_stacks_index(gt_analysis *a)
+{
+	an_stacks *s = &a->stk;
+	if (!s->raw.n)
+		return 0;
+	AN_TRY(build_stacks(a));
+	for (size_t i = 0; i < s->samples.n; i++) {
+		const an_ssample *m = GT_VEC_AT(&s->samples, an_ssample, i);
+		uint64_t *k = gt_map_get(&s->bykey, KEY(m->trace, m->stack_id));
+		if (!k)
+			continue; /* a sample without its stack (table full, or lost) */
+		gt_an_stack *st = GT_VEC_AT(&s->stacks, gt_an_stack, *k - 1);
+		st->samples++;
+		uint64_t idx = *k;
+		uint64_t *c = gt_map_put(&s->bycorr, KEY(m->trace, m->corr), NULL);
+		if (!c)
+			return GT_ERR_NOMEM;
+		*c = idx;
+	}
+	return 0;
+}
+
+static uint32_t stack_of(const gt_analysis *a, const an_call *c)
+{
+	if (!c)
+		return 0;
+	uint64_t *k = gt_map_get(&a->stk.bycorr, KEY(c->trace, c->corr));
+	return k ? (uint32_t)*k : 0;
+}
+
+static int tie(an_gpu *g, uint32_t stack1, uint32_t role, int c, uint64_t ns)
+{
+	int ins;
+	uint64_t *slot = gt_map_put(&g->sitemap, stack1, &ins);
+	if (!slot)
+		return GT_ERR_NOMEM;
+	if (ins) {
+		if (!g->sites.esz)
+			gt_vec_init(&g->sites, sizeof(gt_an_site));
+		gt_an_site *n = gt_vec_push(&g->sites);
+		if (!n)
+			return GT_ERR_NOMEM;
+		n->stack = stack1 - 1;
+		*slot = g->sites.n;
+	}
+	gt_an_site *site = GT_VEC_AT(&g->sites, gt_an_site, *slot - 1);
+	site->roles |= role;
+	site->cause_ns[c] += ns;
+	site->total_ns += ns;
+	return 0;
+}
+
+int an_stacks_gap(gt_analysis *a, an_gpu *g, const an_call *before, const an_call *after,
+		  const uint64_t cause_ns[GT_CAUSE_COUNT])
+{
+	static const int tied_causes[] = {GT_CAUSE_SYNC_TURNAROUND, GT_CAUSE_TRANSFER,
+					  GT_CAUSE_DEPENDENCY, GT_CAUSE_HOST_BUSY,
+					  GT_CAUSE_LAUNCH_BOUND};
+	if (!a->stk.stacks.n)
+		return 0;
+	uint32_t sb = stack_of(a, before), sa = stack_of(a, after);
+	uint32_t seen = 0;
+	for (size_t i = 0; i < sizeof(tied_causes) / sizeof(tied_causes[0]); i++) {
+		int c = tied_causes[i];
+		if (!cause_ns[c])
+			continue;
+		int resume = c == GT_CAUSE_HOST_BUSY || c == GT_CAUSE_LAUNCH_BOUND;
+		uint32_t k = resume ? (sa ? sa : sb) : (sb ? sb : sa);
+		if (before || after)
+			g->site_elig[c] += cause_ns[c];
+		if (!k)
+			continue;
+		uint32_t role = k == sa && (resume || !sb) ? GT_SITE_RESUMED : GT_SITE_WAITED;
+		AN_TRY(tie(g, k, role, c, cause_ns[c]));
+		g->site_tied[c] += cause_ns[c];
+		seen |= 1u << (k == sa);
+	}
+	for (int w = 0; w < 2; w++)
+		if (seen >> w & 1) {
+			uint64_t *slot = gt_map_get(&g->sitemap, w ? sa : sb);
+			if (slot)
+				GT_VEC_AT(&g->sites, gt_an_site, *slot - 1)->gaps++;
+		}
+	return 0;
+}
+
+static int site_order(const void *x, const void *y)
+{
+	const gt_an_site *p = x, *q = y;
+	if (p->total_ns != q->total_ns)
+		return p->total_ns > q->total_ns ? -1 : 1;
+	return p->stack < q->stack ? -1 : p->stack > q->stack;
+}
+
+int an_stacks_finish(gt_analysis *a)
+{
+	for (size_t i = 0; i < a->gpus.n; i++) {
+		an_gpu *g = an_gp(a, i);
+		if (g->sites.n)
+			qsort(g->sites.p, g->sites.n, sizeof(gt_an_site), site_order);
+		gt_map_free(&g->sitemap);
+	}
+	return 0;
+}
+
+void an_stacks_free(an_stacks *s)
+{
+	gt_vec_free(&s->raw);
+	gt_vec_free(&s->frames);
+	gt_vec_free(&s->samples);
+	gt_vec_free(&s->modules);
+	gt_vec_free(&s->stacks);
+	free(s->fr);
+	s->fr = NULL;
+	gt_map_free(&s->bykey);
+	gt_map_free(&s->bycorr);
+}
+
+void an_stacks_gpu_free(an_gpu *g)
+{
+	gt_vec_free(&g->sites);
+	gt_map_free(&g->sitemap);
+}
+
+/* ------------------------------------------------------------ accessors */
+
+size_t gt_analysis_nstacks(const gt_analysis *a)
+{
+	return a->stk.stacks.n;
+}
+
+const gt_an_stack *gt_analysis_stack(const gt_analysis *a, size_t i)
+{
+	return i < a->stk.stacks.n ? GT_VEC_AT(&a->stk.stacks, gt_an_stack, i) : NULL;
+}
+
+const gt_an_site *gt_analysis_sites(const gt_analysis *a, size_t gpu, size_t *n)
+{
+	*n = 0;
+	if (gpu >= a->gpus.n)
+		return NULL;
+	const an_gpu *g = an_gp(a, gpu);
+	*n = g->sites.n;
+	return g->sites.p;
+}
+
+void gt_analysis_site_coverage(const gt_analysis *a, size_t gpu,
+			       uint64_t eligible_ns[GT_CAUSE_COUNT], uint64_t tied_ns[GT_CAUSE_COUNT])
+{
+	memset(eligible_ns, 0, sizeof(uint64_t) * GT_CAUSE_COUNT);
+	memset(tied_ns, 0, sizeof(uint64_t) * GT_CAUSE_COUNT);
+	if (gpu >= a->gpus.n)
+		return;
+	const an_gpu *g = an_gp(a, gpu);
+	memcpy(eligible_ns, g->site_elig, sizeof(g->site_elig));
+	memcpy(tied_ns, g->site_tied, sizeof(g->site_tied));
+}
+
+static int native_text(const gt_analysis *a, const gt_an_stack *k, const gt_an_frame *f,
+		       char *buf, size_t cap)
+{
+	const an_module *m = module_of(a, k->trace, f->pc);
+	const char *path = m ? gt_strtab_get(&a->st, m->path) : NULL;
+	if (!path)
+		return snprintf(buf, cap, "0x%llx", (unsigned long long)f->pc);
+	return snprintf(buf, cap, "%s+0x%llx", base_name(path),
+			(unsigned long long)(f->pc - m->start + m->offset));
+}
+
+int gt_analysis_frame_text(const gt_analysis *a, size_t i, uint32_t f, char *buf, size_t cap)
+{
+	const gt_an_stack *k = gt_analysis_stack(a, i);
+	if (!k || f >= k->nframes)
+		return snprintf(buf, cap, "?");
+	const gt_an_frame *fr = &k->frames[f];
+	if (fr->kind == GT_FRAME_NATIVE)
+		return native_text(a, k, fr, buf, cap);
+	const char *file = gt_strtab_get(&a->st, fr->file);
+	const char *func = gt_strtab_get(&a->st, fr->func);
+	if (fr->line)
+		return snprintf(buf, cap, "%s:%u %s", file ? base_name(file) : "?", fr->line,
+				func ? func : "?");
+	return snprintf(buf, cap, "%s %s", file ? base_name(file) : "?", func ? func : "?");
+}
+
+int gt_analysis_site_label(const gt_analysis *a, size_t i, char *buf, size_t cap)
+{
+	const gt_an_stack *k = gt_analysis_stack(a, i);
+	if (!k || k->site == UINT32_MAX)
+		return snprintf(buf, cap, "?");
+	return gt_analysis_frame_text(a, i, k->site, buf, cap);
+}
