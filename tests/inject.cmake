@@ -56,4 +56,4 @@ gaptrace_inject_suite(test_inject test_inject.c 1200)
 gaptrace_inject_suite(test_inject_locks test_inject_locks.c 900)
 # Host call stacks (issue 15).
 gaptrace_inject_suite(test_inject_stacks test_inject_stacks.c 300)
-target_link_libraries(test_inject_stacks PRIVATE gaptrace::analysis)
+target_link_libraries(test_inject_stacks PRIVATE gaptrace::analysis gaptrace::diagnosis)

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "gaptrace/analysis.h"
+#include "gaptrace/diagnosis.h"
 #include "suite_util.h"
 
 static void sleep_us(unsigned us)
@@ -323,6 +324,18 @@ START_TEST(gap_tied_to_its_call_sites)
 	char lab[256];
 	gt_analysis_site_label(an, s[waited].stack, lab, sizeof(lab));
 	ck_assert_msg(strstr(lab, "test_inject_stacks"), "site %s", lab);
+	/* and the finding names it, in its evidence and its fix */
+	gt_diagnosis *d = gt_diagnose(an, NULL);
+	ck_assert_ptr_nonnull(d);
+	const gt_finding *f = gt_diagnosis_find(d, GT_FIND_SYNC_TURNAROUND);
+	ck_assert_ptr_nonnull(f);
+	int named = 0;
+	for (size_t i = 0; i < f->nevidence; i++)
+		named += !strncmp(f->evidence[i], "call site: ", 11) &&
+			 strstr(f->evidence[i], lab) && strstr(f->evidence[i], "100% of this idle");
+	ck_assert_int_eq(named, 1);
+	ck_assert_msg(strstr(f->fix, "Start at ") && strstr(f->fix, lab), "%s", f->fix);
+	gt_diagnosis_free(d);
 	gt_analysis_free(an);
 }
 END_TEST

@@ -32,6 +32,11 @@ static const char *thread_cb(void *user, uint32_t trace, uint32_t tid)
 	return gt_analysis_thread_name(user, trace, tid);
 }
 
+static void site_cb(void *user, uint32_t stack, char *buf, size_t cap)
+{
+	gt_analysis_site_label(user, stack, buf, cap);
+}
+
 gt_diagnosis *gt_diagnose(const gt_analysis *a, const gt_diag_opts *opts)
 {
 	if (!a) {
@@ -50,7 +55,7 @@ gt_diagnosis *gt_diagnose(const gt_analysis *a, const gt_diag_opts *opts)
 	}
 	dg_input in = {.gpus = gpus, .ngpus = ngpus, .traces = traces, .ntraces = ntraces,
 		       .user = (void *)a, .kernel_name = kernel_name_cb, .string = string_cb,
-		       .thread_name = thread_cb};
+		       .thread_name = thread_cb, .site_label = site_cb};
 	for (size_t i = 0; i < ngpus; i++) {
 		dg_gpu_in *g = &gpus[i];
 		g->gpu = gt_analysis_gpu(a, i);
@@ -62,6 +67,9 @@ gt_diagnosis *gt_diagnose(const gt_analysis *a, const gt_diag_opts *opts)
 		g->series = gt_analysis_util_series(a, i, &g->nseries);
 		g->colls = gt_analysis_colls(a, i, &g->ncolls);
 		g->waits = gt_analysis_waits(a, i, &g->nwaits);
+		g->sites = gt_analysis_sites(a, i, &g->nsites);
+		if (!g->sites)
+			g->nsites = 0;
 		if (!g->colls)
 			g->ncolls = 0;
 		if (!g->waits)

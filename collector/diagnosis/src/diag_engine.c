@@ -323,6 +323,7 @@ static int run_gpu(gt_diagnosis *d, const dg_input *in, size_t gi, dg_fbuild ***
 			rules[i].run(&c);
 	if (c.oom)
 		goto out;
+	dg_site_evidence(&c);
 
 	if (gpu_breakdown(&c, dg, W_all) < 0)
 		goto out;

@@ -38,6 +38,8 @@ typedef struct dg_gpu_in {
 	size_t ncolls;
 	const gt_an_wait *waits;    /* waits for late ranks, largest exposed first */
 	size_t nwaits;
+	const gt_an_site *sites;    /* call sites behind idle time, most first */
+	size_t nsites;
 } dg_gpu_in;
 
 typedef struct dg_input {
@@ -60,6 +62,8 @@ typedef struct dg_input {
 	const char *(*string)(void *user, uint32_t id);
 	/* Name of thread tid of trace `trace`. */
 	const char *(*thread_name)(void *user, uint32_t trace, uint32_t tid);
+	/* The call site of host stack `stack` ("train.py:42 train_step"). */
+	void (*site_label)(void *user, uint32_t stack, char *buf, size_t cap);
 } dg_input;
 
 /* Run the engine. @return the diagnosis, or NULL (errno ENOMEM). */
@@ -255,6 +259,12 @@ uint64_t dg_transfer_weight(const gt_an_copy *r);
 /* The wave's period as evidence and metric, when the GPU's utilization is a
  * wave (not a periodic stall). */
 void dg_wave_evidence(dg_ctx *c, dg_fbuild *b);
+
+/* Call sites (diag_sites.c): for each host-side finding of the GPU, its
+ * top call sites as evidence ("call site: train.py:42 train_step: 61% of
+ * this finding's idle time, the sync returned there"), the top one in the
+ * fix, and a note when the traces carry stacks but none explains it. */
+void dg_site_evidence(dg_ctx *c);
 /* Names for the output: a kernel's short name into buf ("kernel" when
  * unknown), an API string, a thread ("" when unknown). */
 const char *dg_kname(const dg_ctx *c, uint32_t id, char *buf, size_t cap);
