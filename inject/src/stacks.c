@@ -219,6 +219,10 @@ static void take(uint32_t trigger, uint64_t mono, uint64_t dur)
 		sl->flags |= GT_STACK_NATIVE_CUT;
 	atomic_fetch_add_explicit(&S.taken[trigger], 1, memory_order_relaxed);
 	atomic_store_explicit(&sl->seq, pos + 1, memory_order_release);
+	/* every half ring, wake the encoder (one eventfd write): a burst of
+	 * stacks is written before the ring fills, not at the next tick */
+	if ((pos & (RING_SLOTS / 2 - 1)) == RING_SLOTS / 2 - 1)
+		inj_wake();
 }
 
 static void on_enter(int d, uint32_t cbid, const CUpti_CallbackData *cd)

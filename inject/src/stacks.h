@@ -23,7 +23,9 @@
  * an address no module written so far covers. Symbols are the reader's job.
  *
  * On the application thread: no allocation, no lock, no syscall but
- * clock_gettime; per-thread state in initial-exec TLS (a few words).
+ * clock_gettime, gettid once per thread, and one eventfd write per half
+ * ring of stacks (the encoder's wake-up); per-thread state in initial-exec
+ * TLS (a few words).
  */
 #ifndef GT_INJ_STACKS_H
 #define GT_INJ_STACKS_H
