@@ -23,6 +23,7 @@
 
 #include "gaptrace/analysis.h"
 #include "gt_test.h"
+#include "telf.h"
 
 /* ------------------------------------------------------------ this process */
 
@@ -136,105 +137,6 @@ END_TEST
 
 /* ------------------------------------------------------------ hand-made ELF files */
 
-typedef struct tfn {
-	const char *name;
-	uint64_t addr, size;
-	int bind;
-} tfn;
-
-typedef struct telf {
-	uint64_t seg_off, seg_vaddr; /* the one PT_LOAD */
-	const tfn *fn;
-	int nfn;
-	uint32_t symtab_type;	 /* SHT_SYMTAB, SHT_DYNSYM, or 0 for none */
-	const char *debuglink;	 /* .gnu_debuglink, or NULL */
-	const uint8_t *build_id; /* .note.gnu.build-id, or NULL */
-	size_t build_id_len;
-} telf;
-
-/* Section indexes of telf_build's files. */
-enum { TS_NULL, TS_SYMS, TS_STR, TS_SHSTR, TS_LINK, TS_NOTE, TS_COUNT };
-
-static size_t put(uint8_t *b, size_t *o, const void *p, size_t n)
-{
-	size_t at = *o;
-	memcpy(b + at, p, n);
-	*o = (at + n + 7) & ~(size_t)7;
-	return at;
-}
-
-/* An ELF64 file as described; its section headers come last. @return size. */
-static size_t telf_build(const telf *t, uint8_t *b, size_t cap)
-{
-	memset(b, 0, cap);
-	size_t o = sizeof(Elf64_Ehdr) + sizeof(Elf64_Phdr);
-	char str[1024] = "";
-	size_t strn = 1, name_at[16];
-	for (int i = 0; i < t->nfn; i++) {
-		name_at[i] = strn;
-		strn += (size_t)sprintf(str + strn, "%s", t->fn[i].name) + 1;
-	}
-	size_t str_off = put(b, &o, str, strn);
-	Elf64_Sym syms[17] = {{0}};
-	for (int i = 0; i < t->nfn; i++)
-		syms[i + 1] = (Elf64_Sym){.st_name = (uint32_t)name_at[i],
-					  .st_info = ELF64_ST_INFO(t->fn[i].bind, STT_FUNC),
-					  .st_shndx = 1,
-					  .st_value = t->fn[i].addr,
-					  .st_size = t->fn[i].size};
-	size_t syms_size = (size_t)(t->nfn + 1) * sizeof(Elf64_Sym);
-	size_t syms_off = put(b, &o, syms, syms_size);
-	static const char shstr[] = "\0.syms\0.strtab\0.shstrtab\0.gnu_debuglink\0.note";
-	size_t shstr_off = put(b, &o, shstr, sizeof(shstr));
-	uint8_t link[264] = {0};
-	size_t link_n = t->debuglink ? (strlen(t->debuglink) + 4) & ~(size_t)3 : 0;
-	if (t->debuglink)
-		memcpy(link, t->debuglink, strlen(t->debuglink)); /* the CRC: 4 zero bytes */
-	size_t link_off = put(b, &o, link, link_n + 4);
-	uint8_t note[12 + 4 + 64] = {0};
-	Elf64_Nhdr nh = {4, (uint32_t)t->build_id_len, NT_GNU_BUILD_ID};
-	memcpy(note, &nh, sizeof(nh));
-	memcpy(note + 12, "GNU", 4);
-	if (t->build_id)
-		memcpy(note + 16, t->build_id, t->build_id_len);
-	size_t note_n = t->build_id ? 16 + ((t->build_id_len + 3) & ~(size_t)3) : 0;
-	size_t note_off = put(b, &o, note, note_n + 1);
-	Elf64_Shdr sh[TS_COUNT] = {{0}};
-	sh[TS_SYMS] = (Elf64_Shdr){1,	     t->symtab_type ? t->symtab_type : SHT_PROGBITS,
-				   0,	     0,
-				   syms_off, syms_size,
-				   TS_STR,   1,
-				   8,	     sizeof(Elf64_Sym)};
-	sh[TS_STR] = (Elf64_Shdr){7, SHT_STRTAB, 0, 0, str_off, strn, 0, 0, 1, 0};
-	sh[TS_SHSTR] = (Elf64_Shdr){15, SHT_STRTAB, 0, 0, shstr_off, sizeof(shstr), 0, 0, 1, 0};
-	sh[TS_LINK] = (Elf64_Shdr){
-		25, t->debuglink ? SHT_PROGBITS : SHT_NULL, 0, 0, link_off, link_n + 4, 0, 0, 4, 0};
-	sh[TS_NOTE] = (Elf64_Shdr){
-		40, t->build_id ? SHT_NOTE : SHT_NULL, 0, 0, note_off, note_n, 0, 0, 4, 0};
-	size_t sh_off = put(b, &o, sh, sizeof(sh));
-	Elf64_Ehdr eh = {.e_type = ET_DYN,
-			 .e_machine = EM_X86_64,
-			 .e_version = EV_CURRENT,
-			 .e_phoff = sizeof(Elf64_Ehdr),
-			 .e_shoff = sh_off,
-			 .e_ehsize = sizeof(Elf64_Ehdr),
-			 .e_phentsize = sizeof(Elf64_Phdr),
-			 .e_phnum = 1,
-			 .e_shentsize = sizeof(Elf64_Shdr),
-			 .e_shnum = TS_COUNT,
-			 .e_shstrndx = TS_SHSTR};
-	memcpy(eh.e_ident, ELFMAG, SELFMAG);
-	eh.e_ident[EI_CLASS] = ELFCLASS64;
-	eh.e_ident[EI_DATA] = ELFDATA2LSB;
-	eh.e_ident[EI_VERSION] = EV_CURRENT;
-	memcpy(b, &eh, sizeof(eh));
-	Elf64_Phdr ph = {PT_LOAD,      PF_R | PF_X, t->seg_off, t->seg_vaddr,
-			 t->seg_vaddr, 0x100000,    0x100000,	0x1000};
-	memcpy(b + sizeof(eh), &ph, sizeof(ph));
-	ck_assert_uint_le(o, cap);
-	return o;
-}
-
 static void write_file(const char *path, const void *p, size_t n)
 {
 	FILE *f = fopen(path, "wb");
@@ -273,7 +175,7 @@ START_TEST(handmade_elf)
 	char *dir = gt_tmpdir("sym");
 	ck_assert_ptr_nonnull(dir);
 	char path[512];
-	static uint8_t b[8192];
+	static uint8_t b[TELF_CAP];
 	snprintf(path, sizeof(path), "%s/libhand.so", dir);
 	telf t = {0, 0, fns, NFNS, SHT_SYMTAB, NULL, NULL, 0};
 	write_file(path, b, telf_build(&t, b, sizeof(b)));
@@ -326,7 +228,7 @@ START_TEST(debuglink)
 	char *dir = gt_tmpdir("sym");
 	ck_assert_ptr_nonnull(dir);
 	char path[512];
-	static uint8_t b[8192];
+	static uint8_t b[TELF_CAP];
 	static const uint8_t id_a[20] = {0xa1, 0xa2, 0xa3}, id_b[20] = {0xb1, 0xb2, 0xb3};
 	static const tfn dyn[] = {{"exported", 0x1000, 0x100, STB_GLOBAL}};
 	static const tfn full[] = {{"exported", 0x1000, 0x80, STB_GLOBAL},
@@ -367,7 +269,7 @@ END_TEST
 
 /* ------------------------------------------------------------ hostile ELF files */
 
-static uint8_t good[8192];
+static uint8_t good[TELF_CAP];
 static size_t good_n;
 
 /* The good file: one function "foo" at 0x1000 (.symtab). */
@@ -556,7 +458,7 @@ static const damage damages[] = {
 START_TEST(hostile_damage)
 {
 	char *dir = gt_tmpdir("sym");
-	static uint8_t b[8192];
+	static uint8_t b[TELF_CAP];
 	for (size_t i = 0; i < sizeof(damages) / sizeof(damages[0]); i++) {
 		memcpy(b, good, good_n);
 		damages[i].apply(b);
@@ -572,7 +474,7 @@ END_TEST
 START_TEST(hostile_random)
 {
 	char *dir = gt_tmpdir("sym");
-	static uint8_t b[8192];
+	static uint8_t b[TELF_CAP];
 	uint64_t seed = 15;
 	int found = 0;
 	for (int i = 0; i < 3000; i++) {
