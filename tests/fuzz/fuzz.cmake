@@ -50,10 +50,11 @@ if(GAPTRACE_BUILD_FUZZ)
   # CRCs are not checked in this copy (gt_internal.h, GT_CRC_OK): libFuzzer
   # cannot forge them, and the payload parsers behind them must be reached.
   target_compile_definitions(gaptrace_format_fuzz PRIVATE FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION)
-  # instrumented copies of the analysis, the diagnosis, the reports and the
+  # instrumented copies of the shared containers, the analysis, the
+  # diagnosis, the reports and the
   # exporters (their sources are absolute paths), linked like the originals
   set(_fuzz_prev gaptrace_format_fuzz)
-  foreach(lib analysis diagnosis report export)
+  foreach(lib common analysis diagnosis report export)
     get_target_property(_srcs gaptrace_${lib} SOURCES)
     get_target_property(_dir gaptrace_${lib} SOURCE_DIR)
     list(TRANSFORM _srcs PREPEND ${_dir}/ REGEX "^src/")
