@@ -2,8 +2,8 @@
 /*
  * The native-frame symbolizer (gt_symbolizer, gaptrace/analysis.h):
  *  - self: this process's own /proc/self/maps, and the exact names of a
- *    static function of this program, getpid of libc and gt_strerror of
- *    libgaptrace_format.so (dlopen'ed);
+ *    static function of this program, getpid of libc, gt_strerror of
+ *    libgaptrace_format.so (dlopen'ed) and a destructor of libstdc++;
  *  - modules without a file, unknown pcs, other processes;
  *  - hand-made ELF files (written here into a gt_tmpdir): PIE-like and
  *    non-PIE segments, aliases, a mangled name, return addresses, a
@@ -95,6 +95,28 @@ START_TEST(self_functions)
 	ck_assert_ptr_null(y.module);
 	gt_symbolizer_free(s);
 	ck_assert_int_eq(sym_probe_local(1), 4);
+	dlclose(h);
+}
+END_TEST
+
+/* A C++ function of libstdc++ (the library gt_demangle loads), by its
+ * demangled name: .dynsym of a stripped library, or its debug file's. */
+START_TEST(self_cxx)
+{
+	char d[64];
+	gt_demangle("_ZNSt9exceptionD2Ev", d, sizeof(d));
+	void *h = dlopen("libstdc++.so.6", RTLD_NOW | RTLD_NOLOAD);
+	if (!h || !strcmp(d, "_ZNSt9exceptionD2Ev"))
+		GT_SKIP("libstdc++.so.6 not loaded by gt_demangle (no demangler here)");
+	void *dtor = dlsym(h, "_ZNSt9exceptionD2Ev");
+	ck_assert_ptr_nonnull(dtor);
+	gt_symbolizer *s = gt_symbolizer_new();
+	add_self_maps(s, 5);
+	gt_symbol y;
+	ck_assert_int_eq(gt_symbolize(s, 5, (uint64_t)(uintptr_t)dtor, 0, &y), GT_SYM_FUNCTION);
+	ck_assert_str_eq(y.name, "std::exception::~exception()");
+	ck_assert_ptr_nonnull(strstr(y.module_name, "libstdc++"));
+	gt_symbolizer_free(s);
 	dlclose(h);
 }
 END_TEST
@@ -498,6 +520,7 @@ int main(void)
 	Suite *s = suite_create("symbolize");
 	TCase *tc = tcase_create("self");
 	tcase_add_test(tc, self_functions);
+	tcase_add_test(tc, self_cxx);
 	tcase_add_test(tc, missing_and_unknown);
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
