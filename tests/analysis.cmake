@@ -43,3 +43,12 @@ gaptrace_check_test(test_containers analysis/test_containers.c)
 target_link_libraries(test_containers PRIVATE gaptrace::common)
 set_tests_properties(test_containers PROPERTIES TIMEOUT 60
   ENVIRONMENT "CK_FORK=yes;ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1")
+
+# The native-frame symbolizer: this test program's own functions, libc's
+# and libgaptrace_format.so's by exact name; hand-made and hostile ELF files.
+gaptrace_check_test(test_symbolize analysis/test_symbolize.c)
+target_link_libraries(test_symbolize PRIVATE gaptrace::analysis ${CMAKE_DL_LIBS})
+target_compile_definitions(test_symbolize PRIVATE
+  GT_FORMAT_SO="$<TARGET_FILE:gaptrace_format_shared>")
+add_dependencies(test_symbolize gaptrace_format_shared)
+set_tests_properties(test_symbolize PROPERTIES TIMEOUT 120)

@@ -15,12 +15,14 @@
 set(_fuzz_dir ${CMAKE_CURRENT_LIST_DIR})
 set(_fuzz_targets reader header ctl roundtrip)
 set(_fuzz_trace_targets analysis export)
+# fuzz_symbolize: bytes as an ELF file to the native-frame symbolizer
+set(_fuzz_elf_targets symbolize)
 # the library each trace target exercises (it brings what it builds on)
 set(_fuzz_lib_analysis report)
 set(_fuzz_lib_export export)
 set(_fuzz_minijson ${PROJECT_SOURCE_DIR}/tests/analysis/minijson.c)
 
-foreach(t ${_fuzz_targets} ${_fuzz_trace_targets})
+foreach(t ${_fuzz_targets} ${_fuzz_trace_targets} ${_fuzz_elf_targets})
   add_executable(fuzz_${t}_replay ${_fuzz_dir}/fuzz_${t}.c ${_fuzz_dir}/replay.c)
   target_link_libraries(fuzz_${t}_replay PRIVATE gaptrace::format)
   target_include_directories(fuzz_${t}_replay PRIVATE ${PROJECT_SOURCE_DIR}/format/src)
@@ -32,6 +34,7 @@ foreach(t ${_fuzz_trace_targets})
   target_include_directories(fuzz_${t}_replay PRIVATE ${PROJECT_SOURCE_DIR}/tests/analysis)
   target_link_libraries(fuzz_${t}_replay PRIVATE gaptrace::${_fuzz_lib_${t}})
 endforeach()
+target_link_libraries(fuzz_symbolize_replay PRIVATE gaptrace::analysis)
 
 if(GAPTRACE_BUILD_FUZZ)
   if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
@@ -47,10 +50,11 @@ if(GAPTRACE_BUILD_FUZZ)
   # CRCs are not checked in this copy (gt_internal.h, GT_CRC_OK): libFuzzer
   # cannot forge them, and the payload parsers behind them must be reached.
   target_compile_definitions(gaptrace_format_fuzz PRIVATE FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION)
-  # instrumented copies of the analysis, the diagnosis, the reports and the
+  # instrumented copies of the shared containers, the analysis, the
+  # diagnosis, the reports and the
   # exporters (their sources are absolute paths), linked like the originals
   set(_fuzz_prev gaptrace_format_fuzz)
-  foreach(lib analysis diagnosis report export)
+  foreach(lib common analysis diagnosis report export)
     get_target_property(_srcs gaptrace_${lib} SOURCES)
     get_target_property(_dir gaptrace_${lib} SOURCE_DIR)
     list(TRANSFORM _srcs PREPEND ${_dir}/ REGEX "^src/")
@@ -63,7 +67,7 @@ if(GAPTRACE_BUILD_FUZZ)
   endforeach()
   # report and export both sit on the diagnosis; the chain above puts export
   # on report, which it does not need but does no harm.
-  foreach(t ${_fuzz_targets} ${_fuzz_trace_targets})
+  foreach(t ${_fuzz_targets} ${_fuzz_trace_targets} ${_fuzz_elf_targets})
     add_executable(fuzz_${t} ${_fuzz_dir}/fuzz_${t}.c)
     target_include_directories(fuzz_${t} PRIVATE ${PROJECT_SOURCE_DIR}/format/src)
     target_compile_options(fuzz_${t} PRIVATE
@@ -76,10 +80,12 @@ if(GAPTRACE_BUILD_FUZZ)
     target_include_directories(fuzz_${t} PRIVATE ${PROJECT_SOURCE_DIR}/tests/analysis)
     target_link_libraries(fuzz_${t} PRIVATE gaptrace_${_fuzz_lib_${t}}_fuzz)
   endforeach()
+  target_link_libraries(fuzz_symbolize PRIVATE gaptrace_analysis_fuzz)
 endif()
 
-# Regenerates the crafted inputs of corpus/{analysis,export}/ (by hand, when
+# Regenerates the crafted inputs of corpus/{analysis,export,symbolize}/ (by hand, when
 # a case is added: build/tests/gen_crafted tests/fuzz/corpus).
 add_executable(gen_crafted ${_fuzz_dir}/gen_crafted.c)
 target_link_libraries(gen_crafted PRIVATE gaptrace::format)
 target_link_libraries(gen_crafted PRIVATE gt_testcommon)
+target_include_directories(gen_crafted PRIVATE ${PROJECT_SOURCE_DIR}/tests/analysis)

@@ -11,6 +11,9 @@
  * ASan+UBSan in the sanitizer build; the suites that test each fix build
  * the same inputs with the same functions where they check more than
  * "no crash".
+ *
+ * It also writes the seeds of fuzz_symbolize (corpus/symbolize/crafted-*):
+ * small ELF files of tests/analysis/telf.h, the files test_symbolize reads.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,6 +22,7 @@
 
 #include "gaptrace/format.h"
 #include "gt_test.h"
+#include "telf.h"
 
 typedef struct buf {
 	uint8_t *p;
@@ -143,7 +147,8 @@ static void comm_sendrecv_only(void)
 	gt_writer *w = begin(&b, NULL);
 	for (uint32_t i = 0; i < 4; i++)
 		kernel(w, 2000000000ull + i * 100000ull, 2000000000ull + i * 100000ull + 50000,
-		       i + 1, "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)", 512, 1, 1);
+		       i + 1, "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)", 512, 1,
+		       1);
 	end(w);
 	save("comm-sendrecv-only", &b);
 	free(b.p);
@@ -155,8 +160,8 @@ static void comm_sendrecv_only(void)
 static void non_utf8_names(void)
 {
 	static const char *const names[] = {
-		"_Z3bad\x80v", "k\xc0\x80", "k\xed\xa0\x80", "k\xf5\x80\x80\x80", "cut\xe2\x82",
-		"ctl\x01\x1f\x7f\"\\", "ok\xe2\x82\xac",
+		"_Z3bad\x80v", "k\xc0\x80",	      "k\xed\xa0\x80",	"k\xf5\x80\x80\x80",
+		"cut\xe2\x82", "ctl\x01\x1f\x7f\"\\", "ok\xe2\x82\xac",
 	};
 	buf b = {0};
 	gt_writer *w = begin(&b, NULL);
@@ -331,6 +336,43 @@ static void gpm_extremes(void)
 	free(b.p);
 }
 
+/* ELF files for fuzz_symbolize: functions in .symtab (aliases, a mangled
+ * name); a stripped file (.dynsym, debug link, build id); a non-PIE one
+ * whose segment is linked at 0x401000 from file offset 0x1000 (as the
+ * target maps it). */
+static void elf_seeds(void)
+{
+	static const tfn fns[] = {
+		{"foo", 0x1000, 0x20, STB_GLOBAL},
+		{"_ZN2gt4test3fooEv", 0x1020, 0x10, STB_GLOBAL},
+		{"__bar", 0x1040, 0x10, STB_GLOBAL},
+		{"bar", 0x1040, 0x10, STB_WEAK},
+		{"local_fn", 0x1050, 0x8, STB_LOCAL},
+	};
+	static const tfn abs_fn[] = {{"main", 0x401010, 0x40, STB_GLOBAL}};
+	static const uint8_t id[20] = {0xa1, 0xa2, 0xa3};
+	const struct {
+		const char *name;
+		telf t;
+	} seeds[] = {
+		{"elf-symtab", {0, 0, fns, 5, SHT_SYMTAB, NULL, NULL, 0}},
+		{"elf-stripped", {0, 0, fns, 1, SHT_DYNSYM, "x.debug", id, sizeof(id)}},
+		{"elf-nonpie", {0x1000, 0x401000, abs_fn, 1, SHT_SYMTAB, NULL, NULL, 0}},
+	};
+	static uint8_t b[TELF_CAP];
+	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
+		size_t n = telf_build(&seeds[i].t, b, sizeof(b));
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/symbolize/crafted-%s", out_dir, seeds[i].name);
+		FILE *f = fopen(path, "wb");
+		if (!f || fwrite(b, 1, n, f) != n || fclose(f) != 0) {
+			fprintf(stderr, "%s: %s\n", path, strerror(errno));
+			exit(1);
+		}
+		printf("crafted-%s: %zu bytes\n", seeds[i].name, n);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -345,5 +387,6 @@ int main(int argc, char **argv)
 	const_amplification();
 	frames_duplicated();
 	gpm_extremes();
+	elf_seeds();
 	return 0;
 }

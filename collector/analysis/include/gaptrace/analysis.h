@@ -906,6 +906,115 @@ GT_API size_t gt_demangle(const char *name, char *buf, size_t cap);
 GT_API size_t gt_kernel_short_name(const char *name, char *buf, size_t cap);
 
 /* ------------------------------------------------------------------ */
+/* Native frames: symbols of host call stacks                          */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A symbolizer turns the native return addresses (pcs) of a traced
+ * process's call stacks into function names, after the fact and outside
+ * that process, by reading the ELF files its mappings name. The caller
+ * hands it the module map the trace recorded (per process, every executable
+ * mapping: start, end, file offset, path - the r-xp lines of
+ * /proc/PID/maps) and then asks for pcs.
+ *
+ *     gt_symbolizer *s = gt_symbolizer_new();
+ *     gt_symbolizer_add_module(s, pid, 0x7f0000001000, 0x7f0000090000,
+ *                              0x1000, "/usr/lib/libfoo.so");  // each one
+ *     gt_symbol sym;
+ *     for (i = 0; i < nframes; i++)
+ *             gt_symbolize(s, pid, pc[i], i ? GT_SYM_RETURN_ADDRESS : 0, &sym);
+ *     gt_symbolizer_free(s);
+ *
+ * What it reads: ELF64 little-endian files (executables, PIE or not, and
+ * shared objects). The functions are the STT_FUNC and STT_GNU_IFUNC symbols
+ * of non-zero size of .symtab; for a file without one, of the .symtab of
+ * its separate debug file (by build id under
+ * /usr/lib/debug/.build-id/xx/yyyy.debug, else by .gnu_debuglink next to
+ * the file, in its .debug/ directory or under /usr/lib/debug/DIR/; a debug
+ * file with a build id other than the file's is not used; the debuglink
+ * CRC is not checked); else of .dynsym. Among symbols at one address
+ * the name with the fewest leading underscores wins, then global over weak
+ * over local ("getpid", not "__getpid"). Names are demangled (gt_demangle).
+ * No line numbers (that would need DWARF), no inlined frames.
+ *
+ * Files are read lazily, once per path (the first gt_symbolize that needs
+ * one), as hostile input: a missing, unreadable, truncated or corrupt file,
+ * a path that is not absolute ("[vdso]") or that /proc/PID/maps marked
+ * " (deleted)" gives no symbols, never a crash or a read past its end, and
+ * its frames still read "libfoo.so+0x1a2b". A file replaced on disk since
+ * the trace was taken cannot be detected (the trace has no build ids):
+ * its names may then be wrong. The symbol tables of all files together are
+ * capped at 1 GiB (a file past the cap gives no symbols).
+ *
+ * Thread safety: none; a symbolizer belongs to one thread at a time
+ * (gt_symbolize reads files and sorts on first use).
+ */
+typedef struct gt_symbolizer gt_symbolizer;
+
+/** Longest name gt_symbol holds (longer demangled names are cut). */
+#define GT_SYMBOL_NAME_MAX 512
+
+/** One resolved pc (gt_symbolize). */
+typedef struct gt_symbol {
+	/** path of the module as given to gt_symbolizer_add_module, NULL when
+	 *  the pc is in no module; owned by the symbolizer, valid until
+	 *  gt_symbolizer_free */
+	const char *module;
+	/** the basename of module (points into it), NULL with it */
+	const char *module_name;
+	/** file offset of pc in the module (the "+0x..." of module+0xOFF) */
+	uint64_t module_offset;
+	/** pc - the function's start (GT_SYM_FUNCTION), else 0 */
+	uint64_t offset;
+	/** GT_SYM_FUNCTION: the demangled function name; GT_SYM_MODULE:
+	 *  "module_name+0xOFF" (module_offset); GT_SYM_UNKNOWN: "0xPC" */
+	char name[GT_SYMBOL_NAME_MAX];
+} gt_symbol;
+
+/** What gt_symbolize found (its non-negative return values). */
+enum {
+	GT_SYM_FUNCTION = 0, /**< module and function */
+	GT_SYM_MODULE = 1,   /**< module only: no file, no symbol there */
+	GT_SYM_UNKNOWN = 2,  /**< no module of that process holds pc */
+};
+
+/** gt_symbolize flag: pc is a return address (every frame but the
+ *  innermost): the call that made it is at pc - 1, which is what is looked
+ *  up (pc itself may be the first byte of the next function, after a call
+ *  that does not return). Offsets are still given for pc. */
+#define GT_SYM_RETURN_ADDRESS 1u
+
+/** An empty symbolizer. @return it (free with gt_symbolizer_free), or NULL
+ *  on ENOMEM. */
+GT_API gt_symbolizer *gt_symbolizer_new(void);
+
+/** Free s and every table it read. Accepts NULL. */
+GT_API void gt_symbolizer_free(gt_symbolizer *s);
+
+/**
+ * Add one executable mapping of process pid: [start, end) maps the file at
+ * path from file_offset on. Several processes may share a symbolizer (pid
+ * tells their maps apart); a path is read once for all. Nothing is read
+ * here. When mappings of one process overlap, a pc belongs to the one with
+ * the highest start at or below it (the one added last, for equal starts).
+ * path is copied.
+ * @return 0, GT_ERR_INVAL (NULL s or path, start >= end, the range
+ *         overflows), GT_ERR_LIMIT (2^24 mappings), GT_ERR_NOMEM.
+ */
+GT_API int gt_symbolizer_add_module(gt_symbolizer *s, uint32_t pid, uint64_t start, uint64_t end,
+				    uint64_t file_offset, const char *path);
+
+/**
+ * Resolve pc of process pid into *out (always filled, see gt_symbol).
+ * flags: 0 or GT_SYM_RETURN_ADDRESS. The first call after modules were
+ * added sorts them; the first pc of a module reads its file.
+ * @return GT_SYM_FUNCTION, GT_SYM_MODULE, GT_SYM_UNKNOWN, or GT_ERR_INVAL
+ *         (NULL s or out).
+ */
+GT_API int gt_symbolize(gt_symbolizer *s, uint32_t pid, uint64_t pc, unsigned flags,
+			gt_symbol *out);
+
+/* ------------------------------------------------------------------ */
 /* Human units and API names                                           */
 /* ------------------------------------------------------------------ */
 
