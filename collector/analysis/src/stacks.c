@@ -185,12 +185,52 @@ static int build_stacks(gt_analysis *a)
 	return 0;
 }
 
+/* Native frames to text, once: "name+0xoff (module)" or the symbolizer's
+ * "module+0xoff" / "0xpc"; func gets it, file the module's path. */
+static int symbolise(gt_analysis *a)
+{
+	an_stacks *s = &a->stk;
+	gt_symbolizer *sym = gt_symbolizer_new();
+	if (!sym)
+		return GT_ERR_NOMEM;
+	for (size_t i = 0; i < s->modules.n; i++) {
+		const an_module *m = GT_VEC_AT(&s->modules, an_module, i);
+		const char *path = gt_strtab_get(&a->st, m->path);
+		if (path)
+			gt_symbolizer_add_module(sym, m->trace, m->start, m->end, m->offset, path);
+	}
+	int rc = 0;
+	for (size_t i = 0; i < s->stacks.n && !rc; i++) {
+		gt_an_stack *k = GT_VEC_AT(&s->stacks, gt_an_stack, i);
+		for (uint32_t f = 0; f < k->nframes && !rc; f++) {
+			gt_an_frame *fr = (gt_an_frame *)&k->frames[f];
+			if (fr->kind != GT_FRAME_NATIVE)
+				continue;
+			gt_symbol out;
+			char b[GT_SYMBOL_NAME_MAX + 300];
+			int r = gt_symbolize(sym, k->trace, fr->pc, f ? GT_SYM_RETURN_ADDRESS : 0, &out);
+			if (r == GT_SYM_FUNCTION)
+				snprintf(b, sizeof b, "%s+0x%llx (%s)", out.name,
+					 (unsigned long long)out.offset, out.module_name);
+			else
+				snprintf(b, sizeof b, "%s", out.name);
+			fr->func = gt_strtab_intern(&a->st, b, strlen(b));
+			if (out.module)
+				fr->file = gt_strtab_intern(&a->st, out.module, strlen(out.module));
+			rc = fr->func ? 0 : GT_ERR_NOMEM;
+		}
+	}
+	gt_symbolizer_free(sym);
+	return rc;
+}
+
 int an_stacks_index(gt_analysis *a)
 {
 	an_stacks *s = &a->stk;
 	if (!s->raw.n)
 		return 0;
 	AN_TRY(build_stacks(a));
+	AN_TRY(symbolise(a));
 	for (size_t i = 0; i < s->samples.n; i++) {
 		const an_ssample *m = GT_VEC_AT(&s->samples, an_ssample, i);
 		uint64_t *k = gt_map_get(&s->bykey, KEY(m->trace, m->stack_id));
@@ -343,15 +383,12 @@ void gt_analysis_site_coverage(const gt_analysis *a, size_t gpu,
 	memcpy(tied_ns, g->site_tied, sizeof(g->site_tied));
 }
 
-static int native_text(const gt_analysis *a, const gt_an_stack *k, const gt_an_frame *f,
-		       char *buf, size_t cap)
+static int native_text(const gt_analysis *a, const gt_an_frame *f, char *buf, size_t cap)
 {
-	const an_module *m = module_of(a, k->trace, f->pc);
-	const char *path = m ? gt_strtab_get(&a->st, m->path) : NULL;
-	if (!path)
+	const char *t = f->func ? gt_strtab_get(&a->st, f->func) : NULL;
+	if (!t)
 		return snprintf(buf, cap, "0x%llx", (unsigned long long)f->pc);
-	return snprintf(buf, cap, "%s+0x%llx", base_name(path),
-			(unsigned long long)(f->pc - m->start + m->offset));
+	return snprintf(buf, cap, "%s", t);
 }
 
 int gt_analysis_frame_text(const gt_analysis *a, size_t i, uint32_t f, char *buf, size_t cap)
@@ -361,7 +398,7 @@ int gt_analysis_frame_text(const gt_analysis *a, size_t i, uint32_t f, char *buf
 		return snprintf(buf, cap, "?");
 	const gt_an_frame *fr = &k->frames[f];
 	if (fr->kind == GT_FRAME_NATIVE)
-		return native_text(a, k, fr, buf, cap);
+		return native_text(a, fr, buf, cap);
 	const char *file = gt_strtab_get(&a->st, fr->file);
 	const char *func = gt_strtab_get(&a->st, fr->func);
 	if (fr->line)

@@ -625,8 +625,10 @@ GT_API const gt_an_gap *gt_analysis_gaps(const gt_analysis *a, size_t gpu, size_
 /* Host call stacks (format 1.4; issue 15)                             */
 /* ------------------------------------------------------------------ */
 
-/** One frame of a host stack. Native: pc (symbolise with gt_analysis_frame_text);
- *  Python: file and func are analysis string ids, line 0 unknown. */
+/** One frame of a host stack. Native: pc, and func = its symbol as text
+ *  ("name+0xoff", or "module+0xoff" / "0xpc" when unknown; gt_symbolize),
+ *  file = its module's path; Python: file and func as recorded, line 0
+ *  unknown. file and func are analysis string ids (0 = none). */
 typedef struct gt_an_frame {
 	uint32_t kind;   /**< GT_FRAME_NATIVE / GT_FRAME_PYTHON */
 	uint32_t file, func, line;
@@ -682,8 +684,10 @@ GT_API void gt_analysis_site_coverage(const gt_analysis *a, size_t gpu,
 				      uint64_t eligible_ns[GT_CAUSE_COUNT],
 				      uint64_t tied_ns[GT_CAUSE_COUNT]);
 /**
- * Text of frame f of stack i: Python "file:line func"; native
- * "func+0xoff (module)" when symbolised, else "module+0xoff" or "0xpc".
+ * Text of frame f of stack i: Python "file:line func" (file's base name);
+ * native "func+0xoff (module)" when symbolised, else "module+0xoff" or
+ * "0xpc". Native frames are symbolised once, when the analysis finishes,
+ * from the trace's module records and the files on this machine.
  * @return the length it needed (like snprintf).
  */
 GT_API int gt_analysis_frame_text(const gt_analysis *a, size_t i, uint32_t f, char *buf,
