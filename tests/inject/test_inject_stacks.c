@@ -324,6 +324,12 @@ START_TEST(gap_tied_to_its_call_sites)
 	char lab[256];
 	gt_analysis_site_label(an, s[waited].stack, lab, sizeof(lab));
 	ck_assert_msg(strstr(lab, "test_inject_stacks"), "site %s", lab);
+	/* the gap itself names both */
+	size_t ng;
+	const gt_an_gap *gaps = gt_analysis_gaps(an, 0, &ng);
+	ck_assert_uint_eq(ng, 1);
+	ck_assert_uint_eq(gaps[0].site_waited, s[waited].stack + 1);
+	ck_assert_uint_eq(gaps[0].site_resumed, s[resumed].stack + 1);
 	/* and the finding names it, in its evidence and its fix */
 	gt_diagnosis *d = gt_diagnose(an, NULL);
 	ck_assert_ptr_nonnull(d);

@@ -457,8 +457,9 @@ static const an_call *last_call(sw *S, uint32_t thr, uint64_t x)
 	return NULL;
 }
 
-/* Tie the gap's host causes to the stacks of its deciding calls. */
-static int gap_sites(sw *S, const gt_an_gap *gp, const an_item *prev, const an_item *next)
+/* Tie the gap's host causes to the stacks of its deciding calls (and
+ * note them in the gap, for the gap lists). */
+static int gap_sites(sw *S, gt_an_gap *gp, const an_item *prev, const an_item *next)
 {
 	if (!S->a->stk.stacks.n)
 		return 0;
@@ -470,6 +471,8 @@ static int gap_sites(sw *S, const gt_an_gap *gp, const an_item *prev, const an_i
 	const an_call *before = thr == AN_NONE ? NULL : last_call(S, thr, x);
 	if (before == after)
 		before = NULL;
+	gp->site_waited = an_stacks_of_call(S->a, before);
+	gp->site_resumed = an_stacks_of_call(S->a, after);
 	return an_stacks_gap(S->a, S->g, before, after, gp->cause_ns);
 }
 

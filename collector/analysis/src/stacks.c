@@ -247,7 +247,7 @@ int an_stacks_index(gt_analysis *a)
 	return 0;
 }
 
-static uint32_t stack_of(const gt_analysis *a, const an_call *c)
+uint32_t an_stacks_of_call(const gt_analysis *a, const an_call *c)
 {
 	if (!c)
 		return 0;
@@ -285,7 +285,7 @@ int an_stacks_gap(gt_analysis *a, an_gpu *g, const an_call *before, const an_cal
 					  GT_CAUSE_LAUNCH_BOUND};
 	if (!a->stk.stacks.n)
 		return 0;
-	uint32_t sb = stack_of(a, before), sa = stack_of(a, after);
+	uint32_t sb = an_stacks_of_call(a, before), sa = an_stacks_of_call(a, after);
 	uint32_t seen = 0;
 	for (size_t i = 0; i < sizeof(tied_causes) / sizeof(tied_causes[0]); i++) {
 		int c = tied_causes[i];

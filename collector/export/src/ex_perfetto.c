@@ -1064,6 +1064,24 @@ static void put_an_kernel(pf *p, uint32_t id)
 	ex_puts(&p->o, p->gnames.p + off);
 }
 
+/* The gap's call sites (host stacks) as args: where a sync or copy returned
+ * before it, where the host resumed after it. */
+static void gap_sites(pf *p, const gt_an_gap *g, int first)
+{
+	char b[1024];
+	for (int w = 0; w < 2; w++) {
+		uint32_t k = w ? g->site_resumed : g->site_waited;
+		if (!k)
+			continue;
+		gt_analysis_site_label(p->a, k - 1, b, sizeof b);
+		ex_puts(&p->o, first ? "\"" : ",\"");
+		first = 0;
+		ex_puts(&p->o, w ? "host resumed at" : "sync/copy returned at");
+		LIT(&p->o, "\":");
+		ex_json_cstr(&p->o, b);
+	}
+}
+
 static void gap_event(pf *p, uint32_t pid, const gt_an_gap *g)
 {
 	ex_out *o = &p->o;
@@ -1117,6 +1135,7 @@ static void gap_event(pf *p, uint32_t pid, const gt_an_gap *g)
 			ex_us(o, rel_abs(p, g->last_call_end));
 		}
 	}
+	gap_sites(p, g, first);
 	LIT(o, "}}");
 }
 

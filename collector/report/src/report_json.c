@@ -213,6 +213,15 @@ static void j_gap(jw *j, const gt_analysis *a, const gt_an_gap *g, uint32_t flag
 	j_u64(j, "feed_tid", g->feed_tid);
 	j_str(j, "last_call", gt_analysis_string(a, g->last_call_name));
 	j_u64(j, "last_call_end", g->last_call_end);
+	if (gt_analysis_nstacks(a)) { /* only when the traces carry host stacks */
+		char b[1024];
+		for (int w = 0; w < 2; w++) {
+			uint32_t k = w ? g->site_resumed : g->site_waited;
+			if (k)
+				gt_analysis_site_label(a, k - 1, b, sizeof b);
+			j_str(j, w ? "site_resumed" : "site_waited", k ? b : NULL);
+		}
+	}
 	j_close(j, '}');
 }
 

@@ -500,6 +500,9 @@ typedef struct gt_an_gap {
 				      gap start (it may still run into the gap) */
 	uint64_t last_call_end;  /**< when it returned (realtime ns), 0 unknown */
 	uint64_t next_launch;    /**< start of the call that launched next, 0 unknown */
+	uint32_t site_waited;    /**< host stack of the last call before the one that
+				      ended the gap (gt_analysis_stack index + 1), 0 none */
+	uint32_t site_resumed;   /**< host stack of the call that launched next, + 1; 0 none */
 } gt_an_gap;
 
 /** Per kernel name, per GPU. */
