@@ -1,0 +1,666 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pystack.c - the calling thread's CPython frames, read without the Python
+ * C API (pystack.h says what and why).
+ *
+ * Design
+ *   The chain: PyGILState_GetThisThreadState() -> PyThreadState -> the
+ *   innermost frame (3.10 tstate->frame; 3.11/3.12 tstate->cframe->
+ *   current_frame; 3.13 tstate->current_frame) -> previous ... Each frame
+ *   names its code object (f_code / f_executable) and where it is (3.10
+ *   f_lasti, an index of 2-byte code units; 3.11/3.12 prev_instr and 3.13
+ *   instr_ptr, pointers into the code object's own co_code_adaptive). The
+ *   code object gives the file, the (qualified) name and the line table.
+ *
+ *   Only the walking thread changes its own frame chain, and it is inside
+ *   our callback, so the chain holds still while we read it, GIL or not;
+ *   every object reached from a live frame is kept alive by that frame.
+ *   What can still be wrong is our idea of the layout (an unknown patch
+ *   release, a damaged interpreter): hence every read goes through
+ *   process_vm_readv on our own pid, which fails with EFAULT instead of
+ *   faulting, and every code object's type is checked against PyCode_Type.
+ *
+ *   Cost: about four reads (syscalls) per frame - the frame; the code
+ *   object; the headers of its file name, name and line table; their bytes.
+ *   A frame running the same code as the frame before it (recursion) reuses
+ *   all of it, and a file name already copied is not copied again.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* process_vm_readv */
+#endif
+#include "pystack.h"
+#include "pystack_layout.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+INJ_HIDDEN inj_py_counters inj_py_count;
+
+static const inj_py_layout py_rows[] = {
+	INJ_PY_LAYOUT_310, INJ_PY_LAYOUT_311, INJ_PY_LAYOUT_312, INJ_PY_LAYOUT_313,
+};
+
+/* Written once by inj_py_init, read by the walks after `ready`. */
+static struct {
+	inj_py_layout L;
+	uintptr_t code_type;          /* &PyCode_Type */
+	void *(*this_tstate)(void);   /* PyGILState_GetThisThreadState */
+} py;
+static _Atomic int py_ready;
+static _Atomic uint64_t py_time_cap_ns = INJ_PY_TIME_CAP_NS;
+static inj_py_test_hooks py_hooks;
+
+void inj_py_set_test_hooks(const inj_py_test_hooks *h)
+{
+	memset(&py_hooks, 0, sizeof py_hooks);
+	if (h)
+		py_hooks = *h;
+}
+
+void inj_py_set_time_cap_ns(uint64_t ns)
+{
+	atomic_store_explicit(&py_time_cap_ns, ns, memory_order_relaxed);
+}
+
+/* ------------------------------------------------------------ safe reads */
+
+/* Read n (address, length) pairs at once. @return 0 when every byte came. */
+static int safe_readv(pid_t pid, struct iovec *local, struct iovec *remote, int n)
+{
+	size_t want = 0;
+	ssize_t got;
+
+	if (py_hooks.no_vm_readv) {
+		errno = EPERM;
+		return -1;
+	}
+	for (int i = 0; i < n; i++)
+		want += local[i].iov_len;
+	got = process_vm_readv(pid, local, (unsigned long)n, remote, (unsigned long)n, 0);
+	return got == (ssize_t)want ? 0 : -1;
+}
+
+static int safe_read(pid_t pid, void *dst, uintptr_t src, size_t len)
+{
+	struct iovec l = { dst, len }, r = { (void *)src, len };
+
+	return safe_readv(pid, &l, &r, 1);
+}
+
+static uint64_t ld64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static uint32_t ld32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* ------------------------------------------------------------ line tables */
+
+/*
+ * 3.10 co_linetable: (bytecode delta: unsigned byte, line delta: signed
+ * byte) pairs, -128 = "no line" for that range without moving the line.
+ * `byteoff` is the instruction's byte offset (f_lasti * 2).
+ */
+static uint32_t line_310(const uint8_t *t, size_t n, int32_t first, int64_t byteoff)
+{
+	int64_t end = 0;
+	int32_t line = first;
+
+	if (byteoff < 0)
+		return first > 0 ? (uint32_t)first : 0;
+	for (size_t i = 0; i + 1 < n; i += 2) {
+		int64_t start = end;
+		int8_t d = (int8_t)t[i + 1];
+		int32_t cur = -1;
+
+		end += t[i];
+		if (d != -128) {
+			line += d;
+			cur = line;
+		}
+		if (byteoff >= start && byteoff < end)
+			return cur > 0 ? (uint32_t)cur : 0;
+	}
+	return 0;
+}
+
+/* A varint of the location table: 6-bit groups, 0x40 = more follow. */
+static uint32_t loc_varint(const uint8_t *t, size_t n, size_t *i)
+{
+	uint32_t v = 0;
+	unsigned shift = 0;
+
+	while (*i < n && shift < 32) {
+		uint8_t b = t[(*i)++];
+
+		v |= (uint32_t)(b & 63) << shift;
+		shift += 6;
+		if (!(b & 64))
+			break;
+	}
+	return v;
+}
+
+static int32_t loc_svarint(const uint8_t *t, size_t n, size_t i)
+{
+	uint32_t v = loc_varint(t, n, &i);
+
+	return (v & 1) ? -(int32_t)(v >> 1) : (int32_t)(v >> 1);
+}
+
+/*
+ * 3.11-3.13 location table (CPython's Objects/locations.md): entries that
+ * start with a byte whose top bit is set; bits 3-6 are the form, bits 0-2
+ * the number of code units covered minus one. Forms 10-12 move the line by
+ * 0-2; 13 (no columns) and 14 (long) by the signed varint that follows; 15
+ * has no line; 0-9 (short) stay on the line. `unit` is the instruction's
+ * index in code units; negative means "not started" (the first line).
+ */
+static uint32_t line_loc(const uint8_t *t, size_t n, int32_t first, int64_t unit)
+{
+	int64_t end = 0;
+	int32_t line = first;
+	size_t i = 0;
+
+	if (unit < 0)
+		return first > 0 ? (uint32_t)first : 0;
+	while (i < n) {
+		uint8_t b = t[i];
+		unsigned form = (b >> 3) & 15;
+		int64_t start = end;
+
+		if (!(b & 128)) {
+			i++;
+			continue;
+		}
+		if (form == 13 || form == 14)
+			line += loc_svarint(t, n, i + 1);
+		else if (form >= 10 && form <= 12)
+			line += (int32_t)form - 10;
+		end += (b & 7) + 1;
+		if (unit >= start && unit < end)
+			return form == 15 || line <= 0 ? 0 : (uint32_t)line;
+		for (i++; i < n && !(t[i] & 128); i++)
+			;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ text */
+
+/* Append n bytes + NUL to out->text. @return its offset, or of "" when full. */
+static uint16_t text_put(inj_py_stack *out, const char *pre, const char *s, size_t n)
+{
+	size_t np = strlen(pre);
+	uint32_t at = out->text_used;
+
+	if (at + np + n + 1 > INJ_PY_TEXT_BYTES) {
+		out->truncated |= INJ_PY_TRUNC_TEXT;
+		return (uint16_t)(INJ_PY_TEXT_BYTES - 1); /* always "" */
+	}
+	memcpy(out->text + at, pre, np);
+	memcpy(out->text + at + np, s, n);
+	out->text[at + np + n] = '\0';
+	out->text_used = (uint32_t)(at + np + n + 1);
+	return (uint16_t)at;
+}
+
+/*
+ * A string's bytes as UTF-8 into buf (cap bytes at most, no NUL): ASCII as
+ * is, latin-1 (kind 1) encoded; anything else is "?". `from_end` keeps the
+ * end of a long string (paths), else its start. @return the length.
+ */
+static size_t to_utf8(const uint8_t *s, size_t n, int latin1, char *buf, size_t cap, int from_end)
+{
+	size_t need = 0, k = 0, i = 0;
+
+	if (!latin1) {
+		if (n > cap)
+			s += from_end ? n - cap : 0, n = cap;
+		memcpy(buf, s, n);
+		return n;
+	}
+	if (from_end) { /* the longest tail that fits */
+		for (i = n; i > 0 && need + 1 + (s[i - 1] >= 128) <= cap; i--)
+			need += 1 + (s[i - 1] >= 128);
+	}
+	for (; i < n; i++) {
+		if (s[i] < 128) {
+			if (k + 1 > cap)
+				break;
+			buf[k++] = (char)s[i];
+		} else {
+			if (k + 2 > cap)
+				break;
+			buf[k++] = (char)(0xc0 | (s[i] >> 6));
+			buf[k++] = (char)(0x80 | (s[i] & 63));
+		}
+	}
+	return k;
+}
+
+/* ------------------------------------------------------------ the walk */
+
+/* What one walk knows about the code object it resolved last. */
+typedef struct py_code {
+	uintptr_t addr;         /* 0 = none */
+	int32_t firstlineno;
+	int32_t firsttraceable; /* 3.11+: first instruction a traceback counts */
+	uint16_t file, func;    /* offsets in out->text */
+	uint32_t lt_len;        /* bytes of lt[] */
+	uint8_t lt[INJ_PY_LINETABLE_MAX];
+} py_code;
+
+#define PY_FILE_CACHE 8
+
+typedef struct py_walk {
+	pid_t pid;
+	const inj_py_layout *L;
+	inj_py_stack *out;
+	struct {
+		uintptr_t obj;
+		uint16_t off;
+	} files[PY_FILE_CACHE]; /* file name objects already in text[] */
+	unsigned nfiles;
+	py_code code;
+} py_walk;
+
+/* Where a str's characters are and how to read them. */
+typedef struct py_str {
+	int readable;   /* compact, and ASCII or latin-1 */
+	int latin1;
+	int cut;        /* only part of it is read */
+	size_t nread;   /* characters read */
+	uint8_t buf[INJ_PY_FILE_MAX > INJ_PY_FUNC_MAX ? INJ_PY_FILE_MAX : INJ_PY_FUNC_MAX];
+} py_str;
+
+/* From a str's header, the range to read (at most max characters). */
+static void str_plan(const inj_py_layout *L, const uint8_t *hdr, uintptr_t obj, size_t max,
+		     int from_end, py_str *s, struct iovec *local, struct iovec *remote)
+{
+	int64_t len = (int64_t)ld64(hdr + L->u_length);
+	uint32_t state = ld32(hdr + L->u_state);
+	unsigned kind = (state >> L->u_kind_shift) & 7;
+	int compact = (state >> L->u_compact_bit) & 1, ascii = (state >> L->u_ascii_bit) & 1;
+	uintptr_t data = obj + (ascii ? L->u_ascii_size : L->u_compact_size);
+
+	s->readable = compact && kind == 1 && len >= 0;
+	s->latin1 = !ascii;
+	s->nread = s->readable ? ((size_t)len < max ? (size_t)len : max) : 0;
+	s->cut = s->readable && (size_t)len > max;
+	if (s->cut && from_end)
+		data += (size_t)len - max;
+	local->iov_base = s->buf;
+	local->iov_len = s->nread;
+	remote->iov_base = (void *)data;
+	remote->iov_len = s->nread;
+}
+
+static uint16_t str_put(py_walk *w, const py_str *s, int from_end)
+{
+	char tmp[INJ_PY_FILE_MAX + 4];
+	size_t cap = from_end ? INJ_PY_FILE_MAX : INJ_PY_FUNC_MAX, n;
+
+	if (!s->readable)
+		return text_put(w->out, "", "?", 1);
+	n = to_utf8(s->buf, s->nread, s->latin1, tmp, cap - (s->cut && from_end ? 3 : 0), from_end);
+	return text_put(w->out, s->cut && from_end ? "..." : "", tmp, n);
+}
+
+static int file_cached(py_walk *w, uintptr_t obj)
+{
+	for (unsigned i = 0; i < w->nfiles; i++)
+		if (w->files[i].obj == obj) {
+			w->code.file = w->files[i].off;
+			return 1;
+		}
+	return 0;
+}
+
+/*
+ * Read the names and the line table of the code object whose first co_read
+ * bytes are cb: one read for the three headers, one for their contents.
+ */
+static int read_code_strings(py_walk *w, const uint8_t *cb)
+{
+	const inj_py_layout *L = w->L;
+	uintptr_t fo = ld64(cb + L->co_filename), lo = ld64(cb + L->co_linetable);
+	uintptr_t no = ld64(cb + (L->co_qualname ? L->co_qualname : L->co_name));
+	uint8_t hf[64], hn[64], hl[64];
+	struct iovec lv[3], rv[3];
+	int have_file = file_cached(w, fo), k = 0;
+	py_str file, name;
+	int64_t ltlen;
+
+	if (!have_file) {
+		lv[k] = (struct iovec){ hf, L->u_ascii_size };
+		rv[k++] = (struct iovec){ (void *)fo, L->u_ascii_size };
+	}
+	lv[k] = (struct iovec){ hn, L->u_ascii_size };
+	rv[k++] = (struct iovec){ (void *)no, L->u_ascii_size };
+	lv[k] = (struct iovec){ hl, L->by_sval };
+	rv[k++] = (struct iovec){ (void *)lo, L->by_sval };
+	if (safe_readv(w->pid, lv, rv, k))
+		return -1;
+	ltlen = (int64_t)ld64(hl + L->by_size);
+	w->code.lt_len = ltlen < 0 ? 0 : ltlen > INJ_PY_LINETABLE_MAX ? INJ_PY_LINETABLE_MAX : (uint32_t)ltlen;
+	k = 0;
+	if (!have_file)
+		str_plan(L, hf, fo, INJ_PY_FILE_MAX, 1, &file, &lv[k], &rv[k]), k++;
+	str_plan(L, hn, no, INJ_PY_FUNC_MAX, 0, &name, &lv[k], &rv[k]), k++;
+	lv[k] = (struct iovec){ w->code.lt, w->code.lt_len };
+	rv[k++] = (struct iovec){ (void *)(lo + L->by_sval), w->code.lt_len };
+	if (safe_readv(w->pid, lv, rv, k))
+		return -1;
+	if (!have_file) {
+		w->code.file = str_put(w, &file, 1);
+		if (w->nfiles < PY_FILE_CACHE)
+			w->files[w->nfiles].obj = fo, w->files[w->nfiles++].off = w->code.file;
+	}
+	w->code.func = str_put(w, &name, 0);
+	return 0;
+}
+
+/* Make w->code describe the code object at addr. @return 1, 0 = not a code object, -1 fault. */
+static int resolve_code(py_walk *w, uintptr_t addr)
+{
+	const inj_py_layout *L = w->L;
+	uint8_t cb[256];
+
+	w->code.addr = 0;
+	if (L->co_read > sizeof cb || safe_read(w->pid, cb, addr, L->co_read))
+		return -1;
+	if (ld64(cb + 8) != py.code_type) /* ob_type */
+		return 0;
+	w->code.firstlineno = (int32_t)ld32(cb + L->co_firstlineno);
+	w->code.firsttraceable = L->co_firsttraceable ? (int32_t)ld32(cb + L->co_firsttraceable) : 0;
+	if (read_code_strings(w, cb))
+		return -1;
+	w->code.addr = addr;
+	return 1;
+}
+
+/* One frame at fr: record it or skip it. @return 0, or -1 on a fault. */
+static int one_frame(py_walk *w, uintptr_t fr, uintptr_t *next)
+{
+	const inj_py_layout *L = w->L;
+	inj_py_stack *out = w->out;
+	uint8_t fb[128];
+	uintptr_t code;
+	uint32_t line;
+	int owner = -1, rc;
+
+	if (L->fr_read > sizeof fb || safe_read(w->pid, fb, fr, L->fr_read))
+		return -1;
+	*next = ld64(fb + L->fr_previous);
+	code = ld64(fb + L->fr_code);
+	if (L->family != INJ_PY_FAM_310) {
+		owner = fb[L->fr_owner];
+		if (owner == L->fr_owner_cstack)
+			return 0; /* a shim of the C stack: no Python code */
+	}
+	if (code == 0)
+		return 0;
+	if (code != w->code.addr && (rc = resolve_code(w, code)) <= 0)
+		return rc; /* a fault, or not a code object: skipped */
+	if (L->family == INJ_PY_FAM_310) {
+		int32_t lasti = (int32_t)ld32(fb + L->fr_instr);
+
+		line = line_310(w->code.lt, w->code.lt_len, w->code.firstlineno,
+				lasti < 0 ? -1 : (int64_t)lasti * 2);
+	} else {
+		int64_t unit = (int64_t)(ld64(fb + L->fr_instr) - (code + L->co_code_adaptive)) / 2;
+
+		if (owner != L->fr_owner_generator && unit < w->code.firsttraceable)
+			return 0; /* not started yet: tracebacks skip it too */
+		line = line_loc(w->code.lt, w->code.lt_len, w->code.firstlineno, unit);
+	}
+	out->frame[out->nframes++] = (inj_py_frame){ line, w->code.file, w->code.func };
+	return 0;
+}
+
+/* The innermost frame of the thread state at ts (0 = none). @return 0 or -1. */
+static int first_frame(py_walk *w, uintptr_t ts, uintptr_t *fr)
+{
+	uint8_t b[8];
+
+	if (safe_read(w->pid, b, ts + w->L->ts_frame, 8))
+		return -1;
+	*fr = ld64(b);
+	if (w->L->family == INJ_PY_FAM_311 || w->L->family == INJ_PY_FAM_312) {
+		if (*fr == 0)
+			return 0; /* no _PyCFrame */
+		if (safe_read(w->pid, b, *fr + w->L->cframe_current, 8))
+			return -1;
+		*fr = ld64(b);
+	}
+	return 0;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* Follow the chain from fr. @return 0 or -1 on a fault. */
+static int walk_chain(py_walk *w, uintptr_t fr)
+{
+	uint64_t cap = atomic_load_explicit(&py_time_cap_ns, memory_order_relaxed);
+	uint64_t t0 = cap ? mono_ns() : 0;
+	inj_py_stack *out = w->out;
+
+	/* Skipped frames take steps but no slot: bound the steps too, so a
+	 * damaged chain that loops cannot hold the thread. */
+	for (unsigned step = 0; fr; step++) {
+		if (out->nframes == INJ_PY_MAX_FRAMES || step == 16 * INJ_PY_MAX_FRAMES) {
+			out->truncated |= INJ_PY_TRUNC_DEPTH;
+			break;
+		}
+		if (cap && step && step % 8 == 0 && mono_ns() - t0 > cap) {
+			out->truncated |= INJ_PY_TRUNC_TIME;
+			break;
+		}
+		if (one_frame(w, fr, &fr))
+			return -1;
+	}
+	return 0;
+}
+
+int inj_py_walk_tstate(uintptr_t ts, inj_py_stack *out)
+{
+	py_walk w;
+	uintptr_t fr = 0;
+	int rc;
+
+	out->nframes = out->truncated = out->text_used = 0;
+	out->text[INJ_PY_TEXT_BYTES - 1] = '\0';
+	if (!atomic_load_explicit(&py_ready, memory_order_acquire))
+		return INJ_PY_UNSUPPORTED;
+	atomic_fetch_add_explicit(&inj_py_count.walks, 1, memory_order_relaxed);
+	if (ts == 0)
+		return 0;
+	w.pid = getpid(); /* not cached: a fork child must read itself */
+	w.L = &py.L;
+	w.out = out;
+	w.nfiles = 0;
+	w.code.addr = 0;
+	rc = first_frame(&w, ts, &fr);
+	if (rc == 0)
+		rc = walk_chain(&w, fr);
+	if (out->truncated)
+		atomic_fetch_add_explicit(&inj_py_count.truncated, 1, memory_order_relaxed);
+	if (rc < 0) {
+		atomic_fetch_add_explicit(&inj_py_count.faults, 1, memory_order_relaxed);
+		return INJ_PY_FAULT;
+	}
+	return (int)out->nframes;
+}
+
+int inj_py_walk(inj_py_stack *out)
+{
+	if (!atomic_load_explicit(&py_ready, memory_order_acquire)) {
+		out->nframes = out->truncated = out->text_used = 0;
+		return INJ_PY_UNSUPPORTED;
+	}
+	return inj_py_walk_tstate((uintptr_t)py.this_tstate(), out);
+}
+
+/* ------------------------------------------------------------ init */
+
+/* PY_VERSION_HEX of the interpreter in this process. @return 0 or -1 (why). */
+static int py_version(pid_t pid, uint32_t *hex, char *why, size_t cap)
+{
+	const char *(*get_version)(void);
+	void *sym;
+	unsigned major = 0, minor = 0, micro = 0;
+	uint64_t v = 0;
+
+	if (py_hooks.version_hex) {
+		*hex = py_hooks.version_hex;
+		return 0;
+	}
+	sym = dlsym(RTLD_DEFAULT, "Py_Version"); /* 3.11+: const unsigned long */
+	if (sym && safe_read(pid, &v, (uintptr_t)sym, sizeof(unsigned long)) == 0) {
+		*hex = (uint32_t)v;
+		return 0;
+	}
+	/* 3.10 and older: the version string (static, built once). */
+	*(void **)&get_version = dlsym(RTLD_DEFAULT, "Py_GetVersion");
+	if (!get_version) {
+		snprintf(why, cap, "no Python in this process");
+		return -1;
+	}
+	if (sscanf(get_version(), "%u.%u.%u", &major, &minor, &micro) < 2) {
+		snprintf(why, cap, "Python of an unknown version in this process");
+		return -1;
+	}
+	*hex = major << 24 | minor << 16 | micro << 8;
+	return 0;
+}
+
+/* Pairs (table field, its _Py_DebugOffsets field) that 3.13 publishes. */
+#define PY_DEBUG_FIELDS(X) X(ts_frame, dbg_ts_current_frame) X(fr_previous, dbg_fr_previous) \
+	X(fr_code, dbg_fr_executable) X(fr_instr, dbg_fr_instr_ptr) X(fr_owner, dbg_fr_owner) \
+	X(co_filename, dbg_co_filename) X(co_name, dbg_co_name) X(co_qualname, dbg_co_qualname) \
+	X(co_linetable, dbg_co_linetable) X(co_firstlineno, dbg_co_firstlineno) \
+	X(co_code_adaptive, dbg_co_code_adaptive) X(by_size, dbg_by_size) X(by_sval, dbg_by_sval) \
+	X(u_state, dbg_u_state) X(u_length, dbg_u_length) X(u_ascii_size, dbg_u_ascii_size)
+
+#define PY_MAX2(a, b) ((a) > (b) ? (a) : (b))
+
+/* fr_read / co_read from the field offsets (as pystack_offsets.c does). */
+static void py_read_extents(inj_py_layout *L)
+{
+	L->fr_read = PY_MAX2(PY_MAX2(L->fr_previous + 8, L->fr_code + 8),
+			     PY_MAX2(L->fr_instr + 8, L->fr_owner + 1));
+	L->co_read = PY_MAX2(PY_MAX2(PY_MAX2(L->co_filename + 8, L->co_name + 8),
+				     PY_MAX2(L->co_linetable + 8, L->co_firstlineno + 4)),
+			     PY_MAX2(L->co_qualname + 8, L->co_firsttraceable + 4));
+}
+
+/*
+ * 3.13: take the offsets the interpreter publishes at the start of
+ * _PyRuntime (_Py_DebugOffsets, for debuggers) over the table, and say
+ * whether they agreed. @return 0, or -1 with why[] (free-threaded, none).
+ */
+static int py_debug_offsets(pid_t pid, inj_py_layout *L, uint32_t hex, char *note, size_t cap)
+{
+	void *rt = dlsym(RTLD_DEFAULT, "_PyRuntime");
+	uint8_t d[1024];
+	unsigned differ = 0;
+	uint64_t v;
+
+	if (!rt || L->dbg_read > sizeof d || safe_read(pid, d, (uintptr_t)rt, L->dbg_read) ||
+	    memcmp(d, "xdebugpy", 8) != 0) {
+		snprintf(note, cap, "CPython 3.%u without readable _Py_DebugOffsets is not supported",
+			 (hex >> 16) & 255);
+		return -1;
+	}
+	if ((ld64(d + L->dbg_version) >> 16) != hex >> 16) {
+		snprintf(note, cap, "_Py_DebugOffsets of version 0x%llx in CPython 0x%x",
+			 (unsigned long long)ld64(d + L->dbg_version), hex);
+		return -1;
+	}
+	if (ld64(d + L->dbg_free_threaded)) {
+		snprintf(note, cap, "free-threaded CPython 3.%ut is not supported", (hex >> 16) & 255);
+		return -1;
+	}
+#define X(f, dbg)                                                   \
+	v = ld64(d + L->dbg);                                       \
+	if (v > 0xffff || v + 8 > 1024) {                           \
+		snprintf(note, cap, "_Py_DebugOffsets: " #dbg " = %llu out of range", \
+			 (unsigned long long)v);                    \
+		return -1;                                          \
+	}                                                           \
+	differ += v != L->f;                                        \
+	L->f = (uint16_t)v;
+	PY_DEBUG_FIELDS(X)
+#undef X
+	py_read_extents(L);
+	snprintf(note, cap, "_Py_DebugOffsets %s the table%s", differ ? "differ from" : "agree with",
+		 differ ? " (the interpreter's used)" : "");
+	return 0;
+}
+
+/* Can process_vm_readv read this process? A known local is read back. */
+static int py_probe_vm_readv(pid_t pid, char *why, size_t cap)
+{
+	volatile uint64_t here = 0x6761707472616365ull; /* "gaptrace" */
+	uint64_t got = 0;
+
+	if (safe_read(pid, &got, (uintptr_t)&here, sizeof got) == 0 && got == here)
+		return 0;
+	snprintf(why, cap, "process_vm_readv cannot read this process (%s)", strerror(errno));
+	return -1;
+}
+
+int inj_py_init(char *why, size_t cap)
+{
+	pid_t pid = getpid();
+	uint32_t hex = 0;
+	unsigned minor;
+	char note[160] = "table";
+
+	if (py_version(pid, &hex, why, cap))
+		return -1;
+	minor = (hex >> 16) & 255;
+	if (hex >> 24 != 3 || minor < 10 || minor > 13) {
+		snprintf(why, cap, "CPython %u.%u is not supported (3.10-3.13 are)", hex >> 24, minor);
+		return -1;
+	}
+	*(void **)&py.this_tstate = dlsym(RTLD_DEFAULT, "PyGILState_GetThisThreadState");
+	py.code_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyCode_Type");
+	if (!py.this_tstate || !py.code_type) {
+		snprintf(why, cap, "CPython 3.%u without PyGILState_GetThisThreadState or PyCode_Type",
+			 minor);
+		return -1;
+	}
+	if (py_probe_vm_readv(pid, why, cap))
+		return -1;
+	py.L = py_rows[minor - 10];
+	if (py.L.dbg_read && py_debug_offsets(pid, &py.L, hex, note, sizeof note)) {
+		snprintf(why, cap, "%s", note);
+		return -1;
+	}
+	snprintf(why, cap, "CPython %u.%u.%u, %s", hex >> 24, minor, (hex >> 8) & 255, note);
+	atomic_store_explicit(&py_ready, 1, memory_order_release);
+	return 0;
+}
