@@ -164,7 +164,7 @@ static int32_t loc_svarint(const uint8_t *t, size_t n, size_t i)
 }
 
 /*
- * 3.11-3.13 location table (CPython's Objects/locations.md): entries that
+ * 3.11-3.13 location table (as CPython's sources document it, Objects/): entries that
  * start with a byte whose top bit is set; bits 3-6 are the form, bits 0-2
  * the number of code units covered minus one. Forms 10-12 move the line by
  * 0-2; 13 (no columns) and 14 (long) by the signed varint that follows; 15
