@@ -256,17 +256,22 @@ static size_t to_utf8(const uint8_t *s, size_t n, int latin1, char *buf, size_t 
 
 /* ------------------------------------------------------------ the walk */
 
+#define PY_FRAME_READ 128 /* most bytes of a frame read (fr_read) */
+#define PY_CODE_READ 256  /* most bytes of a code object read (co_read) */
+#define PY_HDR_READ 64    /* most bytes of a str or bytes header (u_ascii_size, by_sval) */
+#define PY_STR_SPAN 256   /* a str read from its start at once: header + text */
+#define PY_PAGE 4096u
+#define PY_FILE_CACHE 8
+
 /* What one walk knows about the code object it resolved last. */
 typedef struct py_code {
 	uintptr_t addr;         /* 0 = none */
 	int32_t firstlineno;
 	int32_t firsttraceable; /* 3.11+: first instruction a traceback counts */
 	uint16_t file, func;    /* offsets in out->text */
-	uint32_t lt_len;        /* bytes of lt[] */
-	uint8_t lt[INJ_PY_LINETABLE_MAX];
+	uint32_t lt_len;        /* bytes of the line table, at ltbuf + by_sval */
+	uint8_t ltbuf[PY_HDR_READ + INJ_PY_LINETABLE_MAX]; /* the bytes object from its start */
 } py_code;
-
-#define PY_FILE_CACHE 8
 
 typedef struct py_walk {
 	pid_t pid;
@@ -280,46 +285,81 @@ typedef struct py_walk {
 	py_code code;
 } py_walk;
 
-/* Where a str's characters are and how to read them. */
+/* A str read from its start: its header and, when they fit, its characters. */
 typedef struct py_str {
-	int readable;   /* compact, and ASCII or latin-1 */
-	int latin1;
-	int cut;        /* only part of it is read */
-	size_t nread;   /* characters read */
-	uint8_t buf[INJ_PY_FILE_MAX > INJ_PY_FUNC_MAX ? INJ_PY_FILE_MAX : INJ_PY_FUNC_MAX];
+	uintptr_t obj;
+	size_t max;             /* characters wanted */
+	int from_end;           /* keep the end of a long one (paths) */
+	size_t got;             /* bytes of raw[] read */
+	uint8_t raw[PY_STR_SPAN];
+	int readable;           /* compact, and ASCII or latin-1 */
+	int latin1, cut;
+	size_t nread;           /* characters at text */
+	const uint8_t *text;    /* in raw[], or buf[] after a second read */
+	uint8_t buf[PY_STR_SPAN];
 } py_str;
 
-/* From a str's header, the range to read (at most max characters). */
-static void str_plan(const inj_py_layout *L, const uint8_t *hdr, uintptr_t obj, size_t max,
-		     int from_end, py_str *s, struct iovec *local, struct iovec *remote)
+/*
+ * How much of an object to read from addr at once: what is wanted, but not
+ * past the end of the page it starts in (a guess beyond the object must not
+ * touch another mapping), and never less than its header.
+ */
+static size_t py_span(uintptr_t addr, size_t header, size_t want)
 {
-	int64_t len = (int64_t)ld64(hdr + L->u_length);
-	uint32_t state = ld32(hdr + L->u_state);
+	size_t to_page = PY_PAGE - (addr & (PY_PAGE - 1));
+	size_t n = want < to_page ? want : to_page;
+
+	return n < header ? header : n;
+}
+
+static void str_start(py_str *s, const inj_py_layout *L, uintptr_t obj, size_t max, int from_end,
+		      struct iovec *l, struct iovec *r)
+{
+	s->obj = obj;
+	s->max = max;
+	s->from_end = from_end;
+	s->got = py_span(obj, L->u_ascii_size, L->u_compact_size + max);
+	*l = (struct iovec){ s->raw, s->got };
+	*r = (struct iovec){ (void *)obj, s->got };
+}
+
+/*
+ * From a str's header, where its characters are. @return 1 when they are
+ * not all in raw[] (l/r then describe the read into buf[]), else 0.
+ */
+static int str_plan(const inj_py_layout *L, py_str *s, struct iovec *l, struct iovec *r)
+{
+	int64_t len = (int64_t)ld64(s->raw + L->u_length);
+	uint32_t state = ld32(s->raw + L->u_state);
 	unsigned kind = (state >> L->u_kind_shift) & 7;
 	int compact = (state >> L->u_compact_bit) & 1, ascii = (state >> L->u_ascii_bit) & 1;
-	uintptr_t data = obj + (ascii ? L->u_ascii_size : L->u_compact_size);
+	size_t start = ascii ? L->u_ascii_size : L->u_compact_size;
 
 	s->readable = compact && kind == 1 && len >= 0;
 	s->latin1 = !ascii;
-	s->nread = s->readable ? ((size_t)len < max ? (size_t)len : max) : 0;
-	s->cut = s->readable && (size_t)len > max;
-	if (s->cut && from_end)
-		data += (size_t)len - max;
-	local->iov_base = s->buf;
-	local->iov_len = s->nread;
-	remote->iov_base = (void *)data;
-	remote->iov_len = s->nread;
+	s->nread = s->readable ? ((uint64_t)len < s->max ? (size_t)len : s->max) : 0;
+	s->cut = s->readable && (uint64_t)len > s->max;
+	if (s->cut && s->from_end)
+		start += (size_t)len - s->max;
+	s->text = s->raw + start;
+	if (!s->readable || start + s->nread <= s->got)
+		return 0;
+	s->text = s->buf;
+	*l = (struct iovec){ s->buf, s->nread };
+	*r = (struct iovec){ (void *)(s->obj + start), s->nread };
+	return 1;
 }
 
-static uint16_t str_put(py_walk *w, const py_str *s, int from_end)
+static uint16_t str_put(py_walk *w, const py_str *s)
 {
 	char tmp[INJ_PY_FILE_MAX + 4];
-	size_t cap = from_end ? INJ_PY_FILE_MAX : INJ_PY_FUNC_MAX, n;
+	size_t cap = s->from_end ? INJ_PY_FILE_MAX : INJ_PY_FUNC_MAX, n;
+	int dots = s->cut && s->from_end;
 
 	if (!s->readable)
 		return text_put(w->out, "", "?", 1);
-	n = to_utf8(s->buf, s->nread, s->latin1, tmp, cap - (s->cut && from_end ? 3 : 0), from_end);
-	return text_put(w->out, s->cut && from_end ? "..." : "", tmp, n);
+	n = to_utf8(s->text, s->nread, s->latin1, tmp, cap - (dots ? 3 : 0), s->from_end);
+	return text_put(w->out, dots ? "..." : "", tmp, n);
 }
 
 static int file_cached(py_walk *w, uintptr_t obj)
@@ -333,58 +373,57 @@ static int file_cached(py_walk *w, uintptr_t obj)
 }
 
 /*
- * Read the names and the line table of the code object whose first co_read
- * bytes are cb: one read for the three headers, one for their contents.
+ * The file name, name and line table of the code object whose first
+ * co_read bytes are cb: one read of each object from its start (header and,
+ * usually, all that is needed), a second only for what did not fit.
  */
 static int read_code_strings(py_walk *w, const uint8_t *cb)
 {
 	const inj_py_layout *L = w->L;
 	uintptr_t fo = ld64(cb + L->co_filename), lo = ld64(cb + L->co_linetable);
 	uintptr_t no = ld64(cb + (L->co_qualname ? L->co_qualname : L->co_name));
-	uint8_t hf[64], hn[64], hl[64];
-	struct iovec lv[3], rv[3];
+	size_t ltgot = py_span(lo, L->by_sval, L->by_sval + INJ_PY_LINETABLE_MAX), need;
 	int have_file = file_cached(w, fo), k = 0;
+	struct iovec lv[3], rv[3];
 	py_str file, name;
 	int64_t ltlen;
 
-	if (!have_file) {
-		lv[k] = (struct iovec){ hf, L->u_ascii_size };
-		rv[k++] = (struct iovec){ (void *)fo, L->u_ascii_size };
-	}
-	lv[k] = (struct iovec){ hn, L->u_ascii_size };
-	rv[k++] = (struct iovec){ (void *)no, L->u_ascii_size };
-	lv[k] = (struct iovec){ hl, L->by_sval };
-	rv[k++] = (struct iovec){ (void *)lo, L->by_sval };
+	if (!have_file)
+		str_start(&file, L, fo, INJ_PY_FILE_MAX, 1, &lv[k], &rv[k]), k++;
+	str_start(&name, L, no, INJ_PY_FUNC_MAX, 0, &lv[k], &rv[k]), k++;
+	lv[k] = (struct iovec){ w->code.ltbuf, ltgot };
+	rv[k++] = (struct iovec){ (void *)lo, ltgot };
 	if (safe_readv(w->pid, lv, rv, k))
 		return -1;
-	ltlen = (int64_t)ld64(hl + L->by_size);
+	ltlen = (int64_t)ld64(w->code.ltbuf + L->by_size);
 	w->code.lt_len = ltlen < 0 ? 0 : ltlen > INJ_PY_LINETABLE_MAX ? INJ_PY_LINETABLE_MAX : (uint32_t)ltlen;
 	k = 0;
 	if (!have_file)
-		str_plan(L, hf, fo, INJ_PY_FILE_MAX, 1, &file, &lv[k], &rv[k]), k++;
-	str_plan(L, hn, no, INJ_PY_FUNC_MAX, 0, &name, &lv[k], &rv[k]), k++;
-	lv[k] = (struct iovec){ w->code.lt, w->code.lt_len };
-	rv[k++] = (struct iovec){ (void *)(lo + L->by_sval), w->code.lt_len };
-	if (safe_readv(w->pid, lv, rv, k))
+		k += str_plan(L, &file, &lv[k], &rv[k]);
+	k += str_plan(L, &name, &lv[k], &rv[k]);
+	need = L->by_sval + w->code.lt_len;
+	if (need > ltgot) {
+		lv[k] = (struct iovec){ w->code.ltbuf + ltgot, need - ltgot };
+		rv[k++] = (struct iovec){ (void *)(lo + ltgot), need - ltgot };
+	}
+	if (k && safe_readv(w->pid, lv, rv, k))
 		return -1;
 	if (!have_file) {
-		w->code.file = str_put(w, &file, 1);
+		w->code.file = str_put(w, &file);
 		if (w->nfiles < PY_FILE_CACHE)
 			w->files[w->nfiles].obj = fo, w->files[w->nfiles++].off = w->code.file;
 	}
-	w->code.func = str_put(w, &name, 0);
+	w->code.func = str_put(w, &name);
 	return 0;
 }
 
-/* Make w->code describe the code object at addr. @return 1, 0 = not a code object, -1 fault. */
-static int resolve_code(py_walk *w, uintptr_t addr)
+/* Make w->code describe the code object at addr, whose first bytes are cb.
+ * @return 1, 0 = not a code object, -1 fault. */
+static int use_code(py_walk *w, uintptr_t addr, const uint8_t *cb)
 {
 	const inj_py_layout *L = w->L;
-	uint8_t cb[256];
 
 	w->code.addr = 0;
-	if (L->co_read > sizeof cb || safe_read(w->pid, cb, addr, L->co_read))
-		return -1;
 	if (ld64(cb + 8) != py.code_type) /* ob_type */
 		return 0;
 	w->code.firstlineno = (int32_t)ld32(cb + L->co_firstlineno);
@@ -395,43 +434,65 @@ static int resolve_code(py_walk *w, uintptr_t addr)
 	return 1;
 }
 
-/* One frame at fr: record it or skip it. @return 0, or -1 on a fault. */
-static int one_frame(py_walk *w, uintptr_t fr, uintptr_t *next)
+/* Record the frame whose bytes are fb, running code w->code. */
+static void record(py_walk *w, const uint8_t *fb, uintptr_t code, int owner)
 {
 	const inj_py_layout *L = w->L;
+	const uint8_t *lt = w->code.ltbuf + L->by_sval;
 	inj_py_stack *out = w->out;
-	uint8_t fb[128];
-	uintptr_t code;
 	uint32_t line;
-	int owner = -1, rc;
 
-	if (L->fr_read > sizeof fb || safe_read(w->pid, fb, fr, L->fr_read))
-		return -1;
-	*next = ld64(fb + L->fr_previous);
-	code = ld64(fb + L->fr_code);
-	if (L->family != INJ_PY_FAM_310) {
-		owner = fb[L->fr_owner];
-		if (owner == L->fr_owner_cstack)
-			return 0; /* a shim of the C stack: no Python code */
-	}
-	if (code == 0)
-		return 0;
-	if (code != w->code.addr && (rc = resolve_code(w, code)) <= 0)
-		return rc; /* a fault, or not a code object: skipped */
 	if (L->family == INJ_PY_FAM_310) {
 		int32_t lasti = (int32_t)ld32(fb + L->fr_instr);
 
-		line = line_310(w->code.lt, w->code.lt_len, w->code.firstlineno,
+		line = line_310(lt, w->code.lt_len, w->code.firstlineno,
 				lasti < 0 ? -1 : (int64_t)lasti * 2);
 	} else {
 		int64_t unit = (int64_t)(ld64(fb + L->fr_instr) - (code + L->co_code_adaptive)) / 2;
 
 		if (owner != L->fr_owner_generator && unit < w->code.firsttraceable)
-			return 0; /* not started yet: tracebacks skip it too */
-		line = line_loc(w->code.lt, w->code.lt_len, w->code.firstlineno, unit);
+			return; /* not started yet: tracebacks skip it too */
+		line = line_loc(lt, w->code.lt_len, w->code.firstlineno, unit);
 	}
 	out->frame[out->nframes++] = (inj_py_frame){ line, w->code.file, w->code.func };
-	return 0;
+}
+
+/*
+ * The frame whose bytes are fb: record it or skip it. Its code object and
+ * the next frame (into nb) are read in one call. @return 1 when nb holds
+ * the next frame, 0 at the end of the chain, -1 on a fault.
+ */
+static int one_frame(py_walk *w, const uint8_t *fb, uint8_t *nb)
+{
+	const inj_py_layout *L = w->L;
+	uintptr_t next = ld64(fb + L->fr_previous), code = ld64(fb + L->fr_code);
+	int owner = L->family == INJ_PY_FAM_310 ? -1 : fb[L->fr_owner];
+	int skip = code == 0 || owner == L->fr_owner_cstack; /* a shim of the C stack */
+	int need_code = !skip && code != w->code.addr, k = 0, next_bad = 0, rc;
+	uint8_t cb[PY_CODE_READ];
+	struct iovec lv[2], rv[2];
+
+	if (need_code) {
+		lv[k] = (struct iovec){ cb, L->co_read };
+		rv[k++] = (struct iovec){ (void *)code, L->co_read };
+	}
+	if (next) {
+		lv[k] = (struct iovec){ nb, L->fr_read };
+		rv[k++] = (struct iovec){ (void *)next, L->fr_read };
+	}
+	if (k && safe_readv(w->pid, lv, rv, k)) { /* which one: read them alone */
+		if (need_code && safe_read(w->pid, cb, code, L->co_read))
+			return -1;
+		next_bad = next && safe_read(w->pid, nb, next, L->fr_read);
+	}
+	if (need_code && (rc = use_code(w, code, cb)) <= 0) {
+		if (rc < 0)
+			return -1;
+		skip = 1; /* not a code object */
+	}
+	if (!skip)
+		record(w, fb, code, owner);
+	return next_bad ? -1 : next != 0;
 }
 
 /* The innermost frame of the thread state at ts (0 = none). @return 0 or -1. */
@@ -466,22 +527,28 @@ static int walk_chain(py_walk *w, uintptr_t fr)
 	uint64_t cap = atomic_load_explicit(&py_time_cap_ns, memory_order_relaxed);
 	uint64_t t0 = cap ? mono_ns() : 0;
 	inj_py_stack *out = w->out;
+	uint8_t fb[2][PY_FRAME_READ];
+	int cur = 0, rc;
 
+	if (fr == 0)
+		return 0;
+	if (safe_read(w->pid, fb[0], fr, w->L->fr_read))
+		return -1;
 	/* Skipped frames take steps but no slot: bound the steps too, so a
 	 * damaged chain that loops cannot hold the thread. */
-	for (unsigned step = 0; fr; step++) {
+	for (unsigned step = 0;; step++, cur ^= 1) {
 		if (out->nframes == INJ_PY_MAX_FRAMES || step == 16 * INJ_PY_MAX_FRAMES) {
 			out->truncated |= INJ_PY_TRUNC_DEPTH;
-			break;
+			return 0;
 		}
 		if (cap && step && step % 8 == 0 && mono_ns() - t0 > cap) {
 			out->truncated |= INJ_PY_TRUNC_TIME;
-			break;
+			return 0;
 		}
-		if (one_frame(w, fr, &fr))
-			return -1;
+		rc = one_frame(w, fb[cur], fb[cur ^ 1]);
+		if (rc <= 0)
+			return rc;
 	}
-	return 0;
 }
 
 int inj_py_walk_tstate(uintptr_t ts, inj_py_stack *out)
@@ -620,6 +687,16 @@ static int py_debug_offsets(pid_t pid, inj_py_layout *L, uint32_t hex, char *not
 	return 0;
 }
 
+/* Do the offsets fit the buffers of a walk? (A published one could be odd.) */
+static int py_layout_fits(const inj_py_layout *L)
+{
+	return L->fr_read <= PY_FRAME_READ && L->co_read <= PY_CODE_READ &&
+	       L->by_sval <= PY_HDR_READ && L->by_size + 8 <= L->by_sval &&
+	       L->u_ascii_size <= PY_HDR_READ && L->u_state + 4 <= L->u_ascii_size &&
+	       L->u_length + 8 <= L->u_ascii_size &&
+	       L->u_compact_size + INJ_PY_FILE_MAX <= PY_STR_SPAN;
+}
+
 /* Can process_vm_readv read this process? A known local is read back. */
 static int py_probe_vm_readv(pid_t pid, char *why, size_t cap)
 {
@@ -658,6 +735,10 @@ int inj_py_init(char *why, size_t cap)
 	py.L = py_rows[minor - 10];
 	if (py.L.dbg_read && py_debug_offsets(pid, &py.L, hex, note, sizeof note)) {
 		snprintf(why, cap, "%s", note);
+		return -1;
+	}
+	if (!py_layout_fits(&py.L)) {
+		snprintf(why, cap, "CPython 3.%u: offsets beyond what a walk reads (%s)", minor, note);
 		return -1;
 	}
 	snprintf(why, cap, "CPython %u.%u.%u, %s", hex >> 24, minor, (hex >> 8) & 255, note);
