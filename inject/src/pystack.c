@@ -112,30 +112,43 @@ static uint32_t ld32(const uint8_t *p)
 /* ------------------------------------------------------------ line tables */
 
 /*
+ * The line tables are scanned in chunks (a long one is read a piece at a
+ * time); py_lines is the scan's state between chunks. Each scanner reads
+ * whole entries of t[0..n) until the entry holding `pos`. @return 1 with
+ * *line set (0 = the entry has no line), 0 when more table is needed
+ * (*used = the bytes of whole entries consumed), -1 at the table's end.
+ */
+typedef struct py_lines {
+	int64_t end;  /* where the next entry's range starts */
+	int32_t line; /* the line computed so far */
+} py_lines;
+
+/*
  * 3.10 co_linetable: (bytecode delta: unsigned byte, line delta: signed
  * byte) pairs, -128 = "no line" for that range without moving the line.
- * `byteoff` is the instruction's byte offset (f_lasti * 2).
+ * `pos` is the instruction's byte offset (f_lasti * 2).
  */
-static uint32_t line_310(const uint8_t *t, size_t n, int32_t first, int64_t byteoff)
+static int lines_310(py_lines *st, const uint8_t *t, size_t n, int64_t pos, uint32_t *line,
+		     size_t *used)
 {
-	int64_t end = 0;
-	int32_t line = first;
+	size_t i;
 
-	if (byteoff < 0)
-		return first > 0 ? (uint32_t)first : 0;
-	for (size_t i = 0; i + 1 < n; i += 2) {
-		int64_t start = end;
+	for (i = 0; i + 1 < n; i += 2) {
+		int64_t start = st->end;
 		int8_t d = (int8_t)t[i + 1];
 		int32_t cur = -1;
 
-		end += t[i];
+		st->end += t[i];
 		if (d != -128) {
-			line += d;
-			cur = line;
+			st->line += d;
+			cur = st->line;
 		}
-		if (byteoff >= start && byteoff < end)
-			return cur > 0 ? (uint32_t)cur : 0;
+		if (pos >= start && pos < st->end) {
+			*line = cur > 0 ? (uint32_t)cur : 0;
+			return 1;
+		}
 	}
+	*used = i;
 	return 0;
 }
 
@@ -164,40 +177,44 @@ static int32_t loc_svarint(const uint8_t *t, size_t n, size_t i)
 }
 
 /*
- * 3.11-3.13 location table (as CPython's sources document it, Objects/): entries that
- * start with a byte whose top bit is set; bits 3-6 are the form, bits 0-2
- * the number of code units covered minus one. Forms 10-12 move the line by
- * 0-2; 13 (no columns) and 14 (long) by the signed varint that follows; 15
- * has no line; 0-9 (short) stay on the line. `unit` is the instruction's
- * index in code units; negative means "not started" (the first line).
+ * 3.11-3.13 location table (as CPython's sources document it, Objects/):
+ * entries start with a byte whose top bit is set; bits 3-6 are the form,
+ * bits 0-2 the number of code units covered minus one. Forms 10-12 move the
+ * line by 0-2; 13 (no columns) and 14 (long) by the signed varint that
+ * follows; 15 has no line; 0-9 (short) stay on the line. `pos` is the
+ * instruction's index in code units. `last`: t ends where the table does
+ * (else an entry that reaches the end of t may go on in the next chunk).
  */
-static uint32_t line_loc(const uint8_t *t, size_t n, int32_t first, int64_t unit)
+static int lines_loc(py_lines *st, const uint8_t *t, size_t n, int last, int64_t pos,
+		     uint32_t *line, size_t *used)
 {
-	int64_t end = 0;
-	int32_t line = first;
-	size_t i = 0;
+	size_t i = 0, j;
 
-	if (unit < 0)
-		return first > 0 ? (uint32_t)first : 0;
 	while (i < n) {
 		uint8_t b = t[i];
 		unsigned form = (b >> 3) & 15;
-		int64_t start = end;
+		int64_t start = st->end;
 
-		if (!(b & 128)) {
-			i++;
+		for (j = i + 1; j < n && !(t[j] & 128); j++)
+			;
+		if (!(b & 128)) { /* not an entry's start: resynchronize */
+			i = j;
 			continue;
 		}
+		if (j == n && !last)
+			break;
 		if (form == 13 || form == 14)
-			line += loc_svarint(t, n, i + 1);
+			st->line += loc_svarint(t, j, i + 1);
 		else if (form >= 10 && form <= 12)
-			line += (int32_t)form - 10;
-		end += (b & 7) + 1;
-		if (unit >= start && unit < end)
-			return form == 15 || line <= 0 ? 0 : (uint32_t)line;
-		for (i++; i < n && !(t[i] & 128); i++)
-			;
+			st->line += (int32_t)form - 10;
+		st->end += (b & 7) + 1;
+		if (pos >= start && pos < st->end) {
+			*line = form == 15 || st->line <= 0 ? 0 : (uint32_t)st->line;
+			return 1;
+		}
+		i = j;
 	}
+	*used = i;
 	return 0;
 }
 
@@ -262,6 +279,7 @@ static size_t to_utf8(const uint8_t *s, size_t n, int latin1, char *buf, size_t 
 #define PY_STR_SPAN 256   /* a str read from its start at once: header + text */
 #define PY_PAGE 4096u
 #define PY_FILE_CACHE 8
+#define PY_LT_CHUNK 4096  /* line table bytes read at once */
 
 /* What one walk knows about the code object it resolved last. */
 typedef struct py_code {
@@ -269,8 +287,10 @@ typedef struct py_code {
 	int32_t firstlineno;
 	int32_t firsttraceable; /* 3.11+: first instruction a traceback counts */
 	uint16_t file, func;    /* offsets in out->text */
-	uint32_t lt_len;        /* bytes of the line table, at ltbuf + by_sval */
-	uint8_t ltbuf[PY_HDR_READ + INJ_PY_LINETABLE_MAX]; /* the bytes object from its start */
+	uint32_t lt_len;        /* bytes of the line table's first chunk, at ltbuf + by_sval */
+	uint32_t lt_total;      /* bytes of the line table scanned at most */
+	uintptr_t lt_obj;       /* the line table (a bytes object) */
+	uint8_t ltbuf[PY_HDR_READ + PY_LT_CHUNK]; /* the bytes object from its start */
 } py_code;
 
 typedef struct py_walk {
@@ -382,7 +402,7 @@ static int read_code_strings(py_walk *w, const uint8_t *cb)
 	const inj_py_layout *L = w->L;
 	uintptr_t fo = ld64(cb + L->co_filename), lo = ld64(cb + L->co_linetable);
 	uintptr_t no = ld64(cb + (L->co_qualname ? L->co_qualname : L->co_name));
-	size_t ltgot = py_span(lo, L->by_sval, L->by_sval + INJ_PY_LINETABLE_MAX), need;
+	size_t ltgot = py_span(lo, L->by_sval, L->by_sval + PY_LT_CHUNK), need;
 	int have_file = file_cached(w, fo), k = 0;
 	struct iovec lv[3], rv[3];
 	py_str file, name;
@@ -396,7 +416,9 @@ static int read_code_strings(py_walk *w, const uint8_t *cb)
 	if (safe_readv(w->pid, lv, rv, k))
 		return -1;
 	ltlen = (int64_t)ld64(w->code.ltbuf + L->by_size);
-	w->code.lt_len = ltlen < 0 ? 0 : ltlen > INJ_PY_LINETABLE_MAX ? INJ_PY_LINETABLE_MAX : (uint32_t)ltlen;
+	w->code.lt_obj = lo;
+	w->code.lt_total = ltlen < 0 ? 0 : ltlen > INJ_PY_LINETABLE_MAX ? INJ_PY_LINETABLE_MAX : (uint32_t)ltlen;
+	w->code.lt_len = w->code.lt_total < PY_LT_CHUNK ? w->code.lt_total : PY_LT_CHUNK;
 	k = 0;
 	if (!have_file)
 		k += str_plan(L, &file, &lv[k], &rv[k]);
@@ -434,27 +456,58 @@ static int use_code(py_walk *w, uintptr_t addr, const uint8_t *cb)
 	return 1;
 }
 
+/*
+ * The line of position pos (a byte offset for 3.10, a code unit after) in
+ * w->code: its line table's first chunk is in ltbuf, the rest is read a
+ * chunk at a time. A table that cannot be read further gives line 0.
+ */
+static uint32_t frame_line(py_walk *w, uintptr_t lt_obj, int64_t pos)
+{
+	const inj_py_layout *L = w->L;
+	py_lines st = { 0, w->code.firstlineno };
+	const uint8_t *t = w->code.ltbuf + L->by_sval;
+	size_t n = w->code.lt_len, off = 0, used = 0, total = w->code.lt_total;
+	uint8_t chunk[PY_LT_CHUNK];
+	uint32_t line = 0;
+	int rc;
+
+	if (pos < 0) /* not started: its first line */
+		return w->code.firstlineno > 0 ? (uint32_t)w->code.firstlineno : 0;
+	for (;;) {
+		int last = off + n >= total;
+
+		rc = L->family == INJ_PY_FAM_310 ? lines_310(&st, t, n, pos, &line, &used)
+						 : lines_loc(&st, t, n, last, pos, &line, &used);
+		if (rc == 1)
+			return line;
+		if (last || used == 0)
+			return 0;
+		off += used;
+		n = total - off < PY_LT_CHUNK ? total - off : PY_LT_CHUNK;
+		if (safe_read(w->pid, chunk, lt_obj + L->by_sval + off, n))
+			return 0;
+		t = chunk;
+	}
+}
+
 /* Record the frame whose bytes are fb, running code w->code. */
 static void record(py_walk *w, const uint8_t *fb, uintptr_t code, int owner)
 {
 	const inj_py_layout *L = w->L;
-	const uint8_t *lt = w->code.ltbuf + L->by_sval;
 	inj_py_stack *out = w->out;
-	uint32_t line;
+	int64_t pos;
 
 	if (L->family == INJ_PY_FAM_310) {
 		int32_t lasti = (int32_t)ld32(fb + L->fr_instr);
 
-		line = line_310(lt, w->code.lt_len, w->code.firstlineno,
-				lasti < 0 ? -1 : (int64_t)lasti * 2);
+		pos = lasti < 0 ? -1 : (int64_t)lasti * 2;
 	} else {
-		int64_t unit = (int64_t)(ld64(fb + L->fr_instr) - (code + L->co_code_adaptive)) / 2;
-
-		if (owner != L->fr_owner_generator && unit < w->code.firsttraceable)
+		pos = (int64_t)(ld64(fb + L->fr_instr) - (code + L->co_code_adaptive)) / 2;
+		if (owner != L->fr_owner_generator && pos < w->code.firsttraceable)
 			return; /* not started yet: tracebacks skip it too */
-		line = line_loc(lt, w->code.lt_len, w->code.firstlineno, unit);
 	}
-	out->frame[out->nframes++] = (inj_py_frame){ line, w->code.file, w->code.func };
+	out->frame[out->nframes++] =
+		(inj_py_frame){ frame_line(w, w->code.lt_obj, pos), w->code.file, w->code.func };
 }
 
 /*

@@ -26,6 +26,7 @@ import pystack_mod  # noqa: E402
 
 SO = sys.argv[1]
 MAX_FRAMES = 48
+FILE_MAX, FUNC_MAX, LINETABLE_MAX = 160, 96, 65536
 TRUNC_DEPTH, TRUNC_TIME = 1, 2
 FAULT = -1
 failures = []
@@ -159,6 +160,15 @@ def case_module():
           "module: the other file's name and line")
 
 
+def case_loop():
+    total = 0
+    for i in range(3):
+        total += (
+            i * 2)
+        got = walk() if i == 2 else None
+    same("loop (a line after a backward jump)", got)
+
+
 def case_deep():
     got = recurse(100)
     same("deep", got, depth=MAX_FRAMES)
@@ -181,8 +191,39 @@ def case_gil_held():
 def case_time_cap():
     lib.probe_set_time_cap_ns(1)
     got = recurse(40)
-    lib.probe_set_time_cap_ns(200000)
+    lib.probe_set_time_cap_ns(0)
     check(got[1] & TRUNC_TIME and got[0] <= 8, "time cap 1 ns: %d frames, truncated by time" % got[0])
+
+
+def case_names():
+    """Long paths keep their end, long names their start; latin-1 is UTF-8, wider text '?'."""
+    long_path = "/" + "d" * 300 + "/tail_of_the_path.py"
+    long_name = "f" * 150
+    src = ("def caf\u00e9(w):\n    return w()\n"
+           "def \u51fd\u6570(w):\n    return w()\n"
+           "def %s(w):\n    return w()\n" % long_name)
+    g = {}
+    exec(compile(src, long_path, "exec"), g)
+    _, _, latin, _ = g["caf\u00e9"](walk)
+    _, _, wide, _ = g["\u51fd\u6570"](walk)
+    _, _, longf, _ = g[long_name](walk)
+    want_file = "..." + long_path[-(FILE_MAX - 3):]
+    check(latin[1][0] == want_file, "names: a 321-byte path keeps its last %d bytes after '...'" % (FILE_MAX - 3))
+    check(latin[1][1:] == ("caf\u00e9", 2), "names: a latin-1 name in UTF-8 (%r)" % (latin[1][1:],))
+    check(wide[1][1:] == ("?", 4), "names: a name beyond latin-1 is '?' (%r)" % (wide[1][1:],))
+    check(longf[1][1:] == ("f" * FUNC_MAX, 6), "names: a 150-byte name keeps its first %d" % FUNC_MAX)
+
+
+def case_long_tables():
+    """Line tables past a page need a second read; past 64 KiB the line is 0."""
+    for n in (300, 3000, 14000):
+        src = "def big(w):\n" + "    x = 1\n" * n + "    return w()\n"
+        g = {}
+        exec(compile(src, "<big%d>" % n, "exec"), g)
+        _, _, frames, exp = g["big"](walk)
+        table = len(g["big"].__code__.co_linetable)
+        want = exp[1][2] if table <= LINETABLE_MAX else 0
+        check(frames[1][2] == want, "line table of %d bytes: line %d (want %d)" % (table, frames[1][2], want))
 
 
 def case_fault():
@@ -250,8 +291,11 @@ def main():
         print("SKIP: " + why.value.decode())
         return 77
     check(rc == 0, "init")
-    for case in (case_nested, case_method, case_lambda, case_generator, case_module, case_deep,
-                 case_thread, case_gil_held, case_time_cap, case_fault, case_refusals):
+    # No time bound but in case_time_cap: what a walk finds must not depend
+    # on how busy the machine is.
+    lib.probe_set_time_cap_ns(0)
+    for case in (case_nested, case_method, case_lambda, case_generator, case_module, case_loop, case_deep,
+                 case_thread, case_gil_held, case_names, case_long_tables, case_time_cap, case_fault, case_refusals):
         case()
     print("%d failure(s)" % len(failures))
     return 1 if failures else 0
