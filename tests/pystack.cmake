@@ -71,3 +71,10 @@ if(NOT _seen)
   set_tests_properties(pystack_python PROPERTIES TIMEOUT 60 SKIP_RETURN_CODE 77)
 endif()
 message(STATUS "pystack tests: CPython ${_seen}")
+
+# The module in a process without Python: refusals, line-table scanners,
+# text rules (includes pystack.c for its static functions).
+gaptrace_check_test(test_pystack pystack/test_pystack.c)
+target_include_directories(test_pystack PRIVATE ${PROJECT_SOURCE_DIR}/inject/src)
+target_link_libraries(test_pystack PRIVATE ${CMAKE_DL_LIBS})
+set_tests_properties(test_pystack PROPERTIES TIMEOUT 60)
