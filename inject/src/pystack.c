@@ -70,6 +70,14 @@ void inj_py_set_time_cap_ns(uint64_t ns)
 
 /* ------------------------------------------------------------ safe reads */
 
+#ifdef PYSTACK_COUNT_READS
+/* The bench's build counts its reads (bench/pystack_bench.c); never the library's. */
+_Atomic uint64_t pystack_reads;
+#define COUNT_READ() atomic_fetch_add_explicit(&pystack_reads, 1, memory_order_relaxed)
+#else
+#define COUNT_READ() ((void)0)
+#endif
+
 /* Read n (address, length) pairs at once. @return 0 when every byte came. */
 static int safe_readv(pid_t pid, struct iovec *local, struct iovec *remote, int n)
 {
@@ -82,6 +90,7 @@ static int safe_readv(pid_t pid, struct iovec *local, struct iovec *remote, int 
 	}
 	for (int i = 0; i < n; i++)
 		want += local[i].iov_len;
+	COUNT_READ();
 	got = process_vm_readv(pid, local, (unsigned long)n, remote, (unsigned long)n, 0);
 	return got == (ssize_t)want ? 0 : -1;
 }
