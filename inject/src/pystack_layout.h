@@ -7,7 +7,17 @@
  * against that version's own headers (offsetof/sizeof, bit positions found
  * by setting the bit fields); never typed by hand. tests/inject/ compiles
  * the same program against whatever headers the machine has and fails when
- * a row differs (ctest pystack_layout_3NN).
+ * a row differs (ctest pystack_layout_<version>).
+ *
+ * The committed rows: CPython 3.10.13, 3.11.7, 3.12.1 and 3.13.0 (pyenv
+ * builds of the tags v3.10.13, v3.11.7, v3.12.1, v3.13.0), by
+ *   inject/tools/pystack_offsets.sh \
+ *     $(pyenv root)/versions/3.10.13/include/python3.10 \
+ *     $(pyenv root)/versions/3.11.7/include/python3.11 \
+ *     $(pyenv root)/versions/3.12.1/include/python3.12 \
+ *     $(pyenv root)/versions/3.13.0/include/python3.13 \
+ *     > inject/src/pystack_layout_rows.h
+ * (gcc 12, x86_64). Checked since against Debian 12's 3.11.2 headers too.
  */
 #ifndef GT_PYSTACK_LAYOUT_H
 #define GT_PYSTACK_LAYOUT_H
