@@ -77,4 +77,6 @@ message(STATUS "pystack tests: CPython ${_seen}")
 gaptrace_check_test(test_pystack pystack/test_pystack.c)
 target_include_directories(test_pystack PRIVATE ${PROJECT_SOURCE_DIR}/inject/src)
 target_link_libraries(test_pystack PRIVATE ${CMAKE_DL_LIBS})
+# dlsym(RTLD_DEFAULT, "_PyRuntime") finds the suite's stand-in
+set_target_properties(test_pystack PROPERTIES ENABLE_EXPORTS ON)
 set_tests_properties(test_pystack PROPERTIES TIMEOUT 60)

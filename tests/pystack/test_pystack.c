@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_pystack.c - inject/src/pystack.c in a process without Python: the
- * refusal, walks without init, the line-table scanners on hand-made tables
+ * refusal, walks without init, 3.13's _Py_DebugOffsets (agreeing,
+ * differing, free-threaded, damaged) on a stand-in _PyRuntime, the
+ * line-table scanners on hand-made tables
  * (every form of the location table, resumed at every chunk split) and the
  * text rules. The walks of real interpreters are pystack_check.py's.
  *
@@ -12,6 +14,64 @@
 
 #include "gt_test.h"
 #include "pystack.c"
+
+/* A stand-in for 3.13's _PyRuntime, found by dlsym (the suite exports its
+ * symbols): only its leading _Py_DebugOffsets matter. */
+__attribute__((visibility("default"))) uint8_t _PyRuntime[1024];
+
+static void st64(size_t off, uint64_t v)
+{
+	memcpy(_PyRuntime + off, &v, 8);
+}
+
+/* _Py_DebugOffsets holding the 3.13 row's own values. */
+static void fake_runtime(const inj_py_layout *L, uint64_t version, uint64_t free_threaded)
+{
+	memset(_PyRuntime, 0, sizeof _PyRuntime);
+	memcpy(_PyRuntime, "xdebugpy", 8);
+	st64(L->dbg_version, version);
+	st64(L->dbg_free_threaded, free_threaded);
+#define X(f, dbg) st64(L->dbg, L->f);
+	PY_DEBUG_FIELDS(X)
+#undef X
+}
+
+START_TEST(debug_offsets_313)
+{
+	const inj_py_layout row = py_rows[3];
+	inj_py_layout L = row;
+	char note[160];
+	pid_t pid = getpid();
+
+	ck_assert_uint_eq(row.minor, 13);
+	fake_runtime(&row, 0x030d00f0, 0);
+	ck_assert_int_eq(py_debug_offsets(pid, &L, 0x030d00f0, note, sizeof note), 0);
+	ck_assert_str_eq(note, "_Py_DebugOffsets agree with the table");
+	ck_assert(memcmp(&L, &row, sizeof L) == 0);
+
+	/* a patch release that moved a field: the interpreter's offset wins */
+	st64(row.dbg_co_qualname, row.co_qualname + 8u);
+	ck_assert_int_eq(py_debug_offsets(pid, &L, 0x030d05f0, note, sizeof note), 0);
+	ck_assert_str_eq(note, "_Py_DebugOffsets differ from the table (the interpreter's used)");
+	ck_assert_uint_eq(L.co_qualname, row.co_qualname + 8u);
+
+	L = row;
+	fake_runtime(&row, 0x030d00f0, 1);
+	ck_assert_int_eq(py_debug_offsets(pid, &L, 0x030d00f0, note, sizeof note), -1);
+	ck_assert_str_eq(note, "free-threaded CPython 3.13t is not supported");
+	fake_runtime(&row, 0x030c00f0, 0);
+	ck_assert_int_eq(py_debug_offsets(pid, &L, 0x030d00f0, note, sizeof note), -1);
+	ck_assert_str_eq(note, "_Py_DebugOffsets of version 0x30c00f0 in CPython 0x30d00f0");
+	fake_runtime(&row, 0x030d00f0, 0);
+	_PyRuntime[0] = 'y';
+	ck_assert_int_eq(py_debug_offsets(pid, &L, 0x030d00f0, note, sizeof note), -1);
+	ck_assert_str_eq(note, "CPython 3.13 without readable _Py_DebugOffsets is not supported");
+	fake_runtime(&row, 0x030d00f0, 0);
+	st64(row.dbg_fr_owner, 1u << 20);
+	ck_assert_int_eq(py_debug_offsets(pid, &L, 0x030d00f0, note, sizeof note), -1);
+	ck_assert_str_eq(note, "_Py_DebugOffsets: dbg_fr_owner = 1048576 out of range");
+}
+END_TEST
 
 START_TEST(no_python_refused)
 {
@@ -164,6 +224,7 @@ int main(void)
 	tcase_add_test(tc, no_python_refused);
 	tcase_add_test(tc, fake_version_without_symbols);
 	tcase_add_test(tc, vm_readv_probe);
+	tcase_add_test(tc, debug_offsets_313);
 	tcase_add_test(tc, location_table_forms);
 	tcase_add_test(tc, linetable_310);
 	tcase_add_test(tc, text_rules);
