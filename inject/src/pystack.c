@@ -583,6 +583,13 @@ static uint64_t mono_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
+/* Is the frame in fb the last one, and a shim of the C stack? */
+static int last_shim(const inj_py_layout *L, const uint8_t *fb)
+{
+	return L->family != INJ_PY_FAM_310 && fb[L->fr_owner] == L->fr_owner_cstack &&
+	       ld64(fb + L->fr_previous) == 0;
+}
+
 /* Follow the chain from fr. @return 0 or -1 on a fault. */
 static int walk_chain(py_walk *w, uintptr_t fr)
 {
@@ -600,7 +607,8 @@ static int walk_chain(py_walk *w, uintptr_t fr)
 	 * damaged chain that loops cannot hold the thread. */
 	for (unsigned step = 0;; step++, cur ^= 1) {
 		if (out->nframes == INJ_PY_MAX_FRAMES || step == 16 * INJ_PY_MAX_FRAMES) {
-			out->truncated |= INJ_PY_TRUNC_DEPTH;
+			if (!last_shim(w->L, fb[cur])) /* (3.12+ end in a shim: not cut) */
+				out->truncated |= INJ_PY_TRUNC_DEPTH;
 			return 0;
 		}
 		if (cap && step && step % 8 == 0 && mono_ns() - t0 > cap) {

@@ -175,6 +175,21 @@ def case_deep():
     check(got[1] & TRUNC_DEPTH, "deep: truncated by depth")
 
 
+def depth_exact(target):
+    """Walk from a stack of exactly `target` frames."""
+    base = len(expected(sys._getframe()))  # this frame and its callers
+    return recurse(target - base - 2)  # walk() + (n + 1) recurse() frames
+
+
+def case_exact_cap():
+    got = depth_exact(MAX_FRAMES)
+    same("exactly %d frames" % MAX_FRAMES, got)
+    check(got[1] == 0, "exactly %d frames: not truncated (%d)" % (MAX_FRAMES, got[1]))
+    got = depth_exact(MAX_FRAMES + 1)
+    same("%d frames" % (MAX_FRAMES + 1), got, depth=MAX_FRAMES)
+    check(got[1] == TRUNC_DEPTH, "%d frames: truncated by depth" % (MAX_FRAMES + 1))
+
+
 def case_thread():
     res = []
     t = threading.Thread(target=lambda: res.append(outer()))
@@ -294,7 +309,7 @@ def main():
     # No time bound but in case_time_cap: what a walk finds must not depend
     # on how busy the machine is.
     lib.probe_set_time_cap_ns(0)
-    for case in (case_nested, case_method, case_lambda, case_generator, case_module, case_loop, case_deep,
+    for case in (case_nested, case_method, case_lambda, case_generator, case_module, case_loop, case_deep, case_exact_cap,
                  case_thread, case_gil_held, case_names, case_long_tables, case_time_cap, case_fault, case_refusals):
         case()
     print("%d failure(s)" % len(failures))
