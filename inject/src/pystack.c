@@ -20,10 +20,16 @@
  *   process_vm_readv on our own pid, which fails with EFAULT instead of
  *   faulting, and every code object's type is checked against PyCode_Type.
  *
- *   Cost: about four reads (syscalls) per frame - the frame; the code
- *   object; the headers of its file name, name and line table; their bytes.
- *   A frame running the same code as the frame before it (recursion) reuses
- *   all of it, and a file name already copied is not copied again.
+ *   Cost: reads (process_vm_readv calls), and within a read its ranges.
+ *   A frame with a new code object takes two: the code object's first
+ *   bytes together with the next frame; then its file name, name and line
+ *   table, each read from its start with enough after the header for the
+ *   usual text (a third read only for what did not fit: long names, line
+ *   tables past the first page or past 4 KiB, read a chunk at a time). A
+ *   frame running the same code as the frame before it (recursion) takes
+ *   one, and a file name already copied in this walk is not read again.
+ *   Nothing is kept between walks: a code object may be freed and its
+ *   address reused once its frames are gone.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* process_vm_readv */
