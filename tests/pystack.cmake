@@ -55,6 +55,16 @@ foreach(_py ${GAPTRACE_PYSTACK_PYTHONS})
   list(APPEND _seen ${_ver})
   add_test(NAME pystack_py_${_ver} COMMAND ${_py} ${_ps}/pystack_check.py $<TARGET_FILE:pystack_probe>)
   set_tests_properties(pystack_py_${_ver} PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
+  # The whole path in a real interpreter: the injection library loaded by the
+  # mock driver into CPython, a sync from a known line, the trace's Python
+  # frames (issue 15). Not under the sanitizers: the interpreter has no
+  # sanitizer runtime to load the instrumented library into.
+  if(TARGET gaptrace_inject AND TARGET mock_cuda AND NOT GAPTRACE_SANITIZE)
+    add_test(NAME stacks_python_${_ver} COMMAND ${_py}
+      ${CMAKE_CURRENT_SOURCE_DIR}/inject/stacks_python.py $<TARGET_FILE:gaptrace>
+      $<TARGET_FILE:mock_cuda> $<TARGET_FILE:mock_cupti> $<TARGET_FILE:gaptrace_inject>)
+    set_tests_properties(stacks_python_${_ver} PROPERTIES TIMEOUT 120)
+  endif()
   if(EXISTS ${_inc}/internal/pycore_frame.h OR (_ver MATCHES "^3\\.10\\." AND EXISTS ${_inc}/cpython/frameobject.h))
     set(_t pystack_layout_${_ver})
     string(REPLACE "." "_" _tgt ${_t})

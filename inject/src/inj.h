@@ -79,6 +79,7 @@ typedef struct inj_config {
 	uint32_t stack_sample;      /**< GAPTRACE_STACK_SAMPLE: 1 launch in N (0 off) */
 	uint32_t stack_depth;       /**< GAPTRACE_STACK_DEPTH: native frames at most */
 	int stack_python;           /**< GAPTRACE_STACK_PYTHON: CPython frames too */
+	uint32_t stack_max_per_s;   /**< GAPTRACE_STACK_MAX_PER_S: per thread */
 } inj_config;
 
 /** Read the GAPTRACE_* variables into *c (warnings go to stderr once). */

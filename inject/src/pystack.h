@@ -103,7 +103,7 @@ static inline const char *inj_py_func(const inj_py_stack *s, uint32_t i)
  * why[] has the one-line reason: "no Python in this process", "CPython 3.9
  * is not supported (3.10-3.13 are)", "free-threaded CPython 3.13t is not
  * supported", "process_vm_readv cannot read this process (...)". Whether to
- * call it at all (GAPTRACE_PYSTACKS=0) is the caller's choice.
+ * call it at all (GAPTRACE_STACK_PYTHON=0) is the caller's choice.
  */
 INJ_HIDDEN int inj_py_init(char *why, size_t cap);
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "enc.h"
+#include "pystack.h"
 #include "stacks.h"
 
 #define RING_SLOTS 256u       /* stacks waiting for the encoder; a power of 2 */
@@ -28,6 +29,7 @@ typedef struct slot {
 	uint32_t tid, corr, cbid, domain, trigger, flags;
 	uint32_t npc;
 	uint64_t pc[INJ_STACK_NATIVE_MAX];
+	inj_py_stack py; /* py.nframes = 0: none */
 } slot;
 
 /* Calls of interest, by domain (0 runtime, 1 driver): bit sets over cbids. */
@@ -43,16 +45,19 @@ static struct {
 	uint64_t tail; /* encoder only */
 	int (*backtrace)(void **, int);
 	char native_why[160];
+	int py;             /* CPython frames are read */
+	char py_what[200];  /* what inj_py_init found, or why not */
+	uint32_t max_per_s; /* stacks per thread per second at most */
 	uint64_t wait_ns, resume_ns;
 	uint32_t sample, depth;
 	cbset wait, launch, any;
-	_Atomic uint64_t taken[4], dropped;
+	_Atomic uint64_t taken[4], dropped, limited, py_faults;
 } S;
 
 /* Per thread, initial-exec: no allocation on first touch in a dlopen'ed library. */
 typedef struct tstate {
-	uint64_t enter, last_exit;
-	uint32_t depth, nlaunch, corr, cbid, dom, tid;
+	uint64_t enter, last_exit, rate_sec;
+	uint32_t depth, nlaunch, corr, cbid, dom, tid, rate_n;
 } tstate;
 static __thread tstate T __attribute__((tls_model("initial-exec")));
 
@@ -153,13 +158,18 @@ int inj_stacks_init(void)
 	S.resume_ns = (uint64_t)c->stack_resume_us * 1000ull;
 	S.sample = c->stack_sample;
 	S.depth = c->stack_depth;
+	S.max_per_s = c->stack_max_per_s;
 	load_unwinder();
+	if (!c->stack_python)
+		snprintf(S.py_what, sizeof(S.py_what), "off (GAPTRACE_STACK_PYTHON=0)");
+	else
+		S.py = inj_py_init(S.py_what, sizeof(S.py_what)) == 0;
 	select_domain(CUPTI_CB_DOMAIN_RUNTIME_API, 0);
 	select_domain(CUPTI_CB_DOMAIN_DRIVER_API, 1);
 	S.on = 1;
-	inj_debug("call stacks on: wait %u us, resume %u us, 1 launch in %u, native %s",
+	inj_debug("call stacks on: wait %u us, resume %u us, 1 launch in %u, native %s, Python %s",
 		  c->stack_wait_us, c->stack_resume_us, c->stack_sample,
-		  S.backtrace ? "libunwind" : S.native_why);
+		  S.backtrace ? "libunwind" : S.native_why, S.py_what);
 	return 1;
 }
 
@@ -193,9 +203,44 @@ static slot *claim(uint64_t *pos_out)
 	}
 }
 
+/* The per-thread budget (GAPTRACE_STACK_MAX_PER_S): 1 while it lasts. */
+static int within_budget(uint64_t mono)
+{
+	uint64_t sec = mono / 1000000000ull;
+	if (sec != T.rate_sec) {
+		T.rate_sec = sec;
+		T.rate_n = 0;
+	}
+	if (T.rate_n >= S.max_per_s) {
+		atomic_fetch_add_explicit(&S.limited, 1, memory_order_relaxed);
+		return 0;
+	}
+	T.rate_n++;
+	return 1;
+}
+
+/* The Python frames of the calling thread into the slot. */
+static void take_python(slot *sl)
+{
+	sl->py.nframes = 0;
+	if (!S.py)
+		return;
+	int n = inj_py_walk(&sl->py);
+	if (n == INJ_PY_FAULT) {
+		sl->flags |= GT_STACK_PYTHON_FAULT;
+		atomic_fetch_add_explicit(&S.py_faults, 1, memory_order_relaxed);
+	} else if (n < 0) {
+		sl->py.nframes = 0;
+	}
+	if (sl->py.truncated)
+		sl->flags |= GT_STACK_PYTHON_CUT;
+}
+
 static void take(uint32_t trigger, uint64_t mono, uint64_t dur)
 {
 	uint64_t pos;
+	if (!within_budget(inj_mono_ns()))
+		return;
 	slot *sl = claim(&pos);
 	if (!sl) {
 		atomic_fetch_add_explicit(&S.dropped, 1, memory_order_relaxed);
@@ -217,6 +262,7 @@ static void take(uint32_t trigger, uint64_t mono, uint64_t dur)
 		sl->flags |= GT_STACK_NATIVE_NONE;
 	else if (sl->npc >= S.depth)
 		sl->flags |= GT_STACK_NATIVE_CUT;
+	take_python(sl);
 	atomic_fetch_add_explicit(&S.taken[trigger], 1, memory_order_relaxed);
 	atomic_store_explicit(&sl->seq, pos + 1, memory_order_release);
 	/* every half ring, wake the encoder (one eventfd write): a burst of
@@ -286,13 +332,24 @@ static module mods[MAX_MODULES];
 static uint32_t nmods;
 static uint64_t maps_read_at, n_distinct_full;
 
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 1099511628211ull;
+	return h;
+}
+
 static uint64_t slot_hash(const slot *sl)
 {
-	uint64_t h = 1469598103934665603ull;
-	const uint8_t *p = (const uint8_t *)sl->pc;
-	for (size_t i = 0; i < sl->npc * sizeof(uint64_t); i++)
-		h = (h ^ p[i]) * 1099511628211ull;
-	h = (h ^ sl->flags) * 1099511628211ull;
+	uint64_t h = fnv(1469598103934665603ull, sl->pc, sl->npc * sizeof(uint64_t));
+	for (uint32_t i = 0; i < sl->py.nframes; i++) {
+		const char *f = inj_py_file(&sl->py, i), *g = inj_py_func(&sl->py, i);
+		h = fnv(h, &sl->py.frame[i].line, sizeof(uint32_t));
+		h = fnv(h, f, strlen(f) + 1);
+		h = fnv(h, g, strlen(g) + 1);
+	}
+	h = fnv(h, &sl->flags, sizeof(sl->flags));
 	return h ? h : 1;
 }
 
@@ -394,11 +451,25 @@ static void read_maps(inj_enc *e, uint64_t ts)
 	fclose(f);
 }
 
+static void write_python(inj_enc *e, const slot *sl, uint32_t id)
+{
+	for (uint32_t i = 0; i < sl->py.nframes; i++) {
+		const char *file = inj_py_file(&sl->py, i), *func = inj_py_func(&sl->py, i);
+		gt_record f = {.type = GT_REC_FRAME};
+		f.frame = (gt_frame){.stack_id = id, .index = sl->npc + i, .kind = GT_FRAME_PYTHON,
+				     .file_id = gt_writer_intern(e->w, file, strlen(file)),
+				     .func_id = gt_writer_intern(e->w, func, strlen(func)),
+				     .line = sl->py.frame[i].line};
+		inj_added(e, gt_writer_add(e->w, &f));
+	}
+}
+
 static void write_stack(inj_enc *e, const slot *sl, uint32_t id, uint64_t ts)
 {
 	gt_record r = {.type = GT_REC_STACK};
-	r.stack = (gt_stack){.id = id, .nframes = sl->npc, .flags = sl->flags};
+	r.stack = (gt_stack){.id = id, .nframes = sl->npc + sl->py.nframes, .flags = sl->flags};
 	inj_added(e, gt_writer_add(e->w, &r));
+	write_python(e, sl, id);
 	int need_maps = 0;
 	for (uint32_t i = 0; i < sl->npc; i++) {
 		gt_record f = {.type = GT_REC_FRAME};
@@ -452,9 +523,11 @@ void inj_stacks_note(inj_enc *e)
 	uint64_t s = atomic_load(&S.taken[GT_STACK_SAMPLED]);
 	inj_note(e, GT_NOTE_INFO, 0,
 		 "stacks: %" PRIu64 " taken, %u distinct, %" PRIu64 " dropped (ring full), %" PRIu64
+		 " over the budget of %u a second per thread, %" PRIu64
 		 " without an id (table full); %" PRIu64 " at waits of %u us or more, %" PRIu64
-		 " at resumes after %u us or more, %" PRIu64 " sampled; native frames: %s",
-		 w + r + s, D.n, atomic_load(&S.dropped), n_distinct_full, w,
-		 inj_g.cfg.stack_wait_us, r, inj_g.cfg.stack_resume_us, s,
-		 S.backtrace ? "libunwind" : S.native_why);
+		 " at resumes after %u us or more, %" PRIu64
+		 " sampled; native frames: %s; Python frames: %s (%" PRIu64 " unreadable)",
+		 w + r + s, D.n, atomic_load(&S.dropped), atomic_load(&S.limited), S.max_per_s,
+		 n_distinct_full, w, inj_g.cfg.stack_wait_us, r, inj_g.cfg.stack_resume_us, s,
+		 S.backtrace ? "libunwind" : S.native_why, S.py_what, atomic_load(&S.py_faults));
 }

@@ -167,7 +167,9 @@ START_TEST(stacks_at_waits_resumes_and_samples)
 	ck_assert_uint_eq(h_count(&ts, GT_REC_STACK_SAMPLE), 3 + 1 + 1 + 1 + 2);
 	const char *note = stacks_note(&ts);
 	ck_assert_ptr_nonnull(note);
-	ck_assert_msg(strstr(note, "stacks: 8 taken, ") && strstr(note, " 0 dropped"), "%s", note);
+	ck_assert_msg(strstr(note, "stacks: 8 taken, ") && strstr(note, " 0 dropped") &&
+			      strstr(note, " 0 over the budget"),
+		      "%s", note);
 	ck_assert_uint_eq(h_count(&ts, GT_REC_STACK), (size_t)atoi(strstr(note, "taken, ") + 7));
 	if (strstr(note, "native frames: libunwind") || h_count(&ts, GT_REC_FRAME))
 		check_modules_cover(&ts);
@@ -230,6 +232,8 @@ static int app_busy(void *a)
 	stack_env();
 	setenv("GAPTRACE_STACK_SAMPLE", "1", 1);
 	setenv("GAPTRACE_STACK_RESUME_US", "600000000", 1);
+	/* t->arg 0: no budget to speak of (the ring fills); 1: 5 a second */
+	setenv("GAPTRACE_STACK_MAX_PER_S", t->arg ? "5" : "1000000", 1);
 	if (app_start(t) < 0)
 		return 90;
 	pthread_t th[4];
@@ -241,23 +245,43 @@ static int app_busy(void *a)
 	return 0;
 }
 
+/* The note's counts (its first 160 characters are in found_rec). */
+static void note_counts(const trace_set *ts, unsigned long long *taken, unsigned *distinct,
+			unsigned long long *dropped, unsigned long long *limited)
+{
+	const char *note = stacks_note(ts);
+	ck_assert_ptr_nonnull(note);
+	ck_assert_int_eq(sscanf(note,
+				"stacks: %llu taken, %u distinct, %llu dropped (ring full), %llu over",
+				taken, distinct, dropped, limited),
+			 4);
+}
+
 START_TEST(ring_full_is_counted_exactly)
 {
-	run_app(app_busy, 0);
-	trace_set ts;
-	ck_assert_int_eq(h_read_dir(&ts, T.dir), 1);
-	const char *note = stacks_note(&ts);
-	ck_assert_ptr_nonnull(note);
-	unsigned long long taken = 0, dropped = 0;
-	unsigned distinct = 0;
-	ck_assert_int_eq(sscanf(note, "stacks: %llu taken, %u distinct, %llu dropped", &taken,
-				&distinct, &dropped),
-			 3);
-	ck_assert_uint_eq(taken + dropped, 8000);
-	ck_assert_uint_eq(h_count(&ts, GT_REC_STACK_SAMPLE), taken);
-	ck_assert_uint_eq(h_count(&ts, GT_REC_STACK), distinct);
-	ck_assert_uint_ge(distinct, 1);
-	h_trace_free(&ts);
+	for (int i = 0; i < 2; i++) {
+		T.arg = i;
+		run_app(app_busy, 0);
+		trace_set ts;
+		ck_assert_int_eq(h_read_dir(&ts, T.dir), 1);
+		unsigned long long taken = 0, dropped = 0, limited = 0;
+		unsigned distinct = 0;
+		note_counts(&ts, &taken, &distinct, &dropped, &limited);
+		ck_assert_uint_eq(taken + dropped + limited, 8000);
+		if (i == 0) {
+			ck_assert_uint_eq(limited, 0);
+		} else {
+			/* 4 threads, 5 a second each: the run spans a few seconds at most */
+			ck_assert_uint_le(taken, 4 * 5 * 8);
+			ck_assert_uint_ge(limited, 8000 - 4 * 5 * 8);
+		}
+		ck_assert_uint_eq(h_count(&ts, GT_REC_STACK_SAMPLE), taken);
+		ck_assert_uint_eq(h_count(&ts, GT_REC_STACK), distinct);
+		ck_assert_uint_ge(distinct, 1);
+		h_trace_free(&ts);
+		gt_rmtree(T.dir);
+		mkdir(T.dir, 0700);
+	}
 }
 END_TEST
 

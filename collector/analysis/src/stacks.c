@@ -224,6 +224,22 @@ static int symbolise(gt_analysis *a)
 	return rc;
 }
 
+/* Each stack's site text, interned: the key of its call site. */
+static int label_stacks(gt_analysis *a)
+{
+	an_stacks *s = &a->stk;
+	char b[1024];
+	for (size_t i = 0; i < s->stacks.n; i++) {
+		gt_an_stack *k = GT_VEC_AT(&s->stacks, gt_an_stack, i);
+		if (k->site == UINT32_MAX)
+			continue;
+		gt_analysis_frame_text(a, i, k->site, b, sizeof b);
+		if (!(k->label = gt_strtab_intern(&a->st, b, strlen(b))))
+			return GT_ERR_NOMEM;
+	}
+	return 0;
+}
+
 int an_stacks_index(gt_analysis *a)
 {
 	an_stacks *s = &a->stk;
@@ -231,6 +247,7 @@ int an_stacks_index(gt_analysis *a)
 		return 0;
 	AN_TRY(build_stacks(a));
 	AN_TRY(symbolise(a));
+	AN_TRY(label_stacks(a));
 	for (size_t i = 0; i < s->samples.n; i++) {
 		const an_ssample *m = GT_VEC_AT(&s->samples, an_ssample, i);
 		uint64_t *k = gt_map_get(&s->bykey, KEY(m->trace, m->stack_id));
@@ -255,10 +272,19 @@ uint32_t an_stacks_of_call(const gt_analysis *a, const an_call *c)
 	return k ? (uint32_t)*k : 0;
 }
 
-static int tie(an_gpu *g, uint32_t stack1, uint32_t role, int c, uint64_t ns)
+/* The key of stack1's site in a GPU's site map: its label, or the stack
+ * itself when it has no site frame. */
+static uint64_t site_key(const gt_analysis *a, uint32_t stack1)
+{
+	const gt_an_stack *k = GT_VEC_AT(&a->stk.stacks, gt_an_stack, stack1 - 1);
+	return k->label ? k->label : (1ull << 32) | stack1;
+}
+
+static int tie(const gt_analysis *a, an_gpu *g, uint32_t stack1, uint32_t role, int c,
+	       uint64_t ns)
 {
 	int ins;
-	uint64_t *slot = gt_map_put(&g->sitemap, stack1, &ins);
+	uint64_t *slot = gt_map_put(&g->sitemap, site_key(a, stack1), &ins);
 	if (!slot)
 		return GT_ERR_NOMEM;
 	if (ins) {
@@ -298,13 +324,13 @@ int an_stacks_gap(gt_analysis *a, an_gpu *g, const an_call *before, const an_cal
 		if (!k)
 			continue;
 		uint32_t role = k == sa && (resume || !sb) ? GT_SITE_RESUMED : GT_SITE_WAITED;
-		AN_TRY(tie(g, k, role, c, cause_ns[c]));
+		AN_TRY(tie(a, g, k, role, c, cause_ns[c]));
 		g->site_tied[c] += cause_ns[c];
 		seen |= 1u << (k == sa);
 	}
 	for (int w = 0; w < 2; w++)
 		if (seen >> w & 1) {
-			uint64_t *slot = gt_map_get(&g->sitemap, w ? sa : sb);
+			uint64_t *slot = gt_map_get(&g->sitemap, site_key(a, w ? sa : sb));
 			if (slot)
 				GT_VEC_AT(&g->sites, gt_an_site, *slot - 1)->gaps++;
 		}
@@ -412,5 +438,7 @@ int gt_analysis_site_label(const gt_analysis *a, size_t i, char *buf, size_t cap
 	const gt_an_stack *k = gt_analysis_stack(a, i);
 	if (!k || k->site == UINT32_MAX)
 		return snprintf(buf, cap, "?");
+	if (k->label)
+		return snprintf(buf, cap, "%s", gt_strtab_get(&a->st, k->label));
 	return gt_analysis_frame_text(a, i, k->site, buf, cap);
 }

@@ -647,6 +647,8 @@ typedef struct gt_an_stack {
 			       (gt_analysis_site_label), UINT32_MAX when none */
 	const gt_an_frame *frames;
 	uint64_t samples; /**< calls that had it */
+	uint32_t label;   /**< analysis string id of its site's text
+			       (gt_analysis_site_label), 0 when it has no site */
 } gt_an_stack;
 
 /** How an idle gap was tied to a call site. */
@@ -659,13 +661,15 @@ enum {
 };
 
 /**
- * Idle time of one GPU tied to one call site (a stack): per cause, the
- * nanoseconds of gaps whose deciding call had that stack. Causes other than
+ * Idle time of one GPU tied to one call site: per cause, the nanoseconds of
+ * gaps whose deciding call had a stack with that site (stacks whose site
+ * frame reads the same, e.g. one Python line reached through different
+ * native paths, are one site). Causes other than
  * host_busy, sync_turnaround, launch_bound, transfer and dependency are never
  * tied to a site.
  */
 typedef struct gt_an_site {
-	uint32_t stack;     /**< index for gt_analysis_stack */
+	uint32_t stack;     /**< index for gt_analysis_stack: the first stack seen there */
 	uint32_t roles;     /**< GT_SITE_* seen */
 	uint64_t gaps;      /**< gaps tied to it */
 	uint64_t total_ns;  /**< sum of cause_ns */
