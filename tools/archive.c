@@ -59,14 +59,14 @@ int gt_archive_list(const char *dir, char ***names)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
-	char **v = NULL, p[PATH_MAX + 300];
+	char **v = NULL, p[PATH_MAX + 300], rep[PATH_MAX + 320];
 	int n = 0, cap = 0;
 	if (!d)
 		return -1;
 	while ((e = readdir(d)) != NULL) {
 		if (e->d_name[0] == '.' ||
 		    (size_t)snprintf(p, sizeof(p), "%s/%s", dir, e->d_name) >= sizeof(p) ||
-		    gt_archive_entry_report(p, p, sizeof(p)) < 0)
+		    gt_archive_entry_report(p, rep, sizeof(rep)) < 0)
 			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 16;
@@ -458,10 +458,13 @@ int gt_archive_store(const gt_archive_req *r, char *entry, size_t cap)
 		remove_tree(tmp, 1);
 		goto out;
 	}
-	if (t.bytes > r->max_bytes)
-		fprintf(stderr, "%s: archive: the trace (%" PRIu64 " MiB) is over the budget (%" PRIu64
-				" MiB, --archive-max-mb): only the report and meta were kept\n",
-			r->cmd, t.bytes >> 20, r->max_bytes >> 20);
+	if (t.bytes > r->max_bytes) {
+		char b1[32], b2[32];
+		fprintf(stderr, "%s: archive: the trace (%s) is over the budget (%s, "
+				"--archive-max-mb): only the report and meta were kept\n",
+			r->cmd, gt_fmt_bytes(b1, sizeof(b1), (double)t.bytes),
+			gt_fmt_bytes(b2, sizeof(b2), (double)r->max_bytes));
+	}
 	ret = GT_EXIT_OK;
 out:
 	tfiles_free(&t);

@@ -50,7 +50,7 @@ static void list_entry(const char *dir, const char *name)
 				   : NULL;
 	free(json);
 	if (!s) {
-		printf("%-44s (report unreadable)\n", name);
+		printf("%-36s (report unreadable)\n", name);
 		return;
 	}
 	uint64_t wall = 0, busy = 0, win = 0;
@@ -68,7 +68,7 @@ static void list_entry(const char *dir, const char *name)
 	char gpu[64] = "-";
 	if (s->ngpus)
 		snprintf(gpu, sizeof(gpu), "%.40s%s", s->gpus[0].name, s->ngpus > 1 ? " +more" : "");
-	printf("%-44s %-23.23s %-24.24s %-24.24s %10s %5.1f%%  %s\n", name,
+	printf("%-36.36s %-19.19s %-36.36s %-16.16s %10s %5.1f%%  %s\n", name,
 	       gt_fmt_utc(t, sizeof(t), s->time_origin_ns), *s->cmdline ? s->cmdline : "-", gpu,
 	       gt_fmt_ns(w, sizeof(w), (double)wall), win ? 100.0 * (double)busy / win : 0.0, top);
 	gt_diff_stats_free(s);
@@ -113,7 +113,7 @@ int cmd_history(int argc, char **argv)
 		fprintf(stderr, "gaptrace history: %s: %m\n", argv[optind]);
 		return GT_EXIT_NO_INPUT;
 	}
-	printf("%-44s %-23s %-24s %-24s %10s %6s  %s\n", "ENTRY", "CAPTURED", "COMMAND", "GPU",
+	printf("%-36s %-19s %-36s %-16s %10s %6s  %s\n", "ENTRY", "CAPTURED (UTC)", "COMMAND", "GPU",
 	       "WALL", "BUSY", "TOP FINDING");
 	for (int i = opts.last && (unsigned long)n > opts.last ? n - (int)opts.last : 0; i < n; i++)
 		list_entry(argv[optind], names[i]);

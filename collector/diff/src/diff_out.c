@@ -122,7 +122,9 @@ static void row_ns(FILE *f, const char *label, double b, double n)
 	char x[32], y[32], z[32];
 	fprintf(f, "  %-28s %12s %12s %12s", label, gt_fmt_ns(x, sizeof(x), b),
 		gt_fmt_ns(y, sizeof(y), n), gt_fmt_ns(z, sizeof(z), n - b));
-	if (b > 0)
+	if (b > 0 && n / b > 10)
+		fprintf(f, "  x%.0f", n / b);
+	else if (b > 0)
 		fprintf(f, "  %+.1f %%", 100 * (n / b - 1));
 	fputc('\n', f);
 }
