@@ -197,46 +197,50 @@ static int compare_pair(gt_diff *d, gt_diff_gpu *p)
 	return 0;
 }
 
-/* The GPU of side s that pairs with g: same UUID, else same position. */
-static const gt_diff_gpu_stats *partner(const gt_diff_stats *s, const gt_diff_gpu_stats *g,
-					size_t pos)
+/* The GPU of NEW that pairs with BASE's g, not used yet: pass 0 the same
+ * UUID; pass 1 (GPUs left over: another machine, no UUID) the next one in
+ * order. NULL when none. */
+static const gt_diff_gpu_stats *partner(const gt_diff_stats *n, const gt_diff_gpu_stats *g,
+					const char *used, int pass)
 {
-	if (*g->uuid)
-		for (size_t i = 0; i < s->ngpus; i++)
-			if (!strcmp(s->gpus[i].uuid, g->uuid))
-				return &s->gpus[i];
-	return pos < s->ngpus ? &s->gpus[pos] : NULL;
+	for (size_t i = 0; i < n->ngpus; i++)
+		if (!used[i] && (pass || (*g->uuid && !strcmp(n->gpus[i].uuid, g->uuid))))
+			return &n->gpus[i];
+	return NULL;
 }
 
+static void add_row(gt_diff *d, const gt_diff_gpu_stats *b, const gt_diff_gpu_stats *n)
+{
+	gt_diff_gpu *p = &d->gpus[d->ngpus++];
+	p->base = b;
+	p->new_ = n;
+	p->top_cause = -1;
+	p->spread = -1;
+}
+
+/* Rows: the pairs in BASE's order, then NEW's GPUs left over. */
 static int pair_gpus(gt_diff *d)
 {
 	const gt_diff_stats *b = d->base, *n = d->new_;
 	char *used = calloc(n->ngpus + 1, 1);
+	const gt_diff_gpu_stats **match = calloc(b->ngpus + 1, sizeof(*match));
 	d->gpus = calloc(b->ngpus + n->ngpus + 1, sizeof(*d->gpus));
-	if (!used || !d->gpus) {
+	if (!used || !match || !d->gpus) {
 		free(used);
+		free(match);
 		return -1;
 	}
-	for (size_t i = 0; i < b->ngpus; i++) {
-		const gt_diff_gpu_stats *m = partner(n, &b->gpus[i], i);
-		if (m && used[m - n->gpus])
-			m = NULL;
-		gt_diff_gpu *p = &d->gpus[d->ngpus++];
-		p->base = &b->gpus[i];
-		p->new_ = m;
-		p->top_cause = -1;
-		p->spread = -1;
-		if (m)
-			used[m - n->gpus] = 1;
-	}
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < b->ngpus; i++)
+			if (!match[i] && (match[i] = partner(n, &b->gpus[i], used, pass)))
+				used[match[i] - n->gpus] = 1;
+	for (size_t i = 0; i < b->ngpus; i++)
+		add_row(d, &b->gpus[i], match[i]);
 	for (size_t i = 0; i < n->ngpus; i++)
-		if (!used[i]) {
-			gt_diff_gpu *p = &d->gpus[d->ngpus++];
-			p->new_ = &n->gpus[i];
-			p->top_cause = -1;
-			p->spread = -1;
-		}
+		if (!used[i])
+			add_row(d, NULL, &n->gpus[i]);
 	free(used);
+	free(match);
 	return 0;
 }
 

@@ -22,7 +22,8 @@
  *     gt_diff_free(d); gt_diff_stats_free(n); gt_diff_stats_free(b);
  *
  * The model (the exact rules are in the design block of src/diff.c)
- *   GPUs are paired by UUID when both sides have it, else by position.
+ *   GPUs are paired by UUID, then the GPUs left over in order (another
+ *   machine: other UUIDs).
  *   For each pair the "unit" is the detected period (gt_diag_wave) when
  *   both sides have one, else a unit of GPU work (one busy second). The
  *   slowdown is the relative change of wall time per unit; it splits
