@@ -21,9 +21,9 @@ static const char usage_text[] =
 	"usage: gaptrace history [options] ARCHIVE\n"
 	"\n"
 	"List the archived runs of ARCHIVE (written by gaptrace run --archive or\n"
-	"gaptrace archive), oldest first: the entry, when it was captured, the\n"
-	"command, the GPU, the wall time (the longest GPU window), how busy the GPUs\n"
-	"were, and the largest finding. Compare two with gaptrace diff ENTRY ENTRY,\n"
+	"gaptrace archive), oldest first: the entry, when it was captured, the GPU,\n"
+	"the wall time (the longest GPU window), how busy the GPUs were, the largest\n"
+	"finding and the command. Compare two with gaptrace diff ENTRY ENTRY,\n"
 	"or the latest with gaptrace diff --baseline ARCHIVE NEW.\n"
 	"\n"
 	"  -n, --last N    only the N latest runs\n"
@@ -68,9 +68,10 @@ static void list_entry(const char *dir, const char *name)
 	char gpu[64] = "-";
 	if (s->ngpus)
 		snprintf(gpu, sizeof(gpu), "%.40s%s", s->gpus[0].name, s->ngpus > 1 ? " +more" : "");
-	printf("%-36.36s %-19.19s %-36.36s %-16.16s %10s %5.1f%%  %s\n", name,
-	       gt_fmt_utc(t, sizeof(t), s->time_origin_ns), *s->cmdline ? s->cmdline : "-", gpu,
-	       gt_fmt_ns(w, sizeof(w), (double)wall), win ? 100.0 * (double)busy / win : 0.0, top);
+	printf("%-36s %-19.19s %-16.16s %10s %5.1f%%  %-22s %s\n", name,
+	       gt_fmt_utc(t, sizeof(t), s->time_origin_ns), gpu,
+	       gt_fmt_ns(w, sizeof(w), (double)wall), win ? 100.0 * (double)busy / win : 0.0, top,
+	       *s->cmdline ? s->cmdline : "-");
 	gt_diff_stats_free(s);
 }
 
@@ -113,8 +114,8 @@ int cmd_history(int argc, char **argv)
 		fprintf(stderr, "gaptrace history: %s: %m\n", argv[optind]);
 		return GT_EXIT_NO_INPUT;
 	}
-	printf("%-36s %-19s %-36s %-16s %10s %6s  %s\n", "ENTRY", "CAPTURED (UTC)", "COMMAND", "GPU",
-	       "WALL", "BUSY", "TOP FINDING");
+	printf("%-36s %-19s %-16s %10s %6s  %-22s %s\n", "ENTRY", "CAPTURED (UTC)", "GPU", "WALL",
+	       "BUSY", "TOP FINDING", "COMMAND");
 	for (int i = opts.last && (unsigned long)n > opts.last ? n - (int)opts.last : 0; i < n; i++)
 		list_entry(argv[optind], names[i]);
 	gt_archive_list_free(names, n);

@@ -32,7 +32,7 @@ static const char usage_text[] =
 	"TRACE is a trace directory (gaptrace run -o DIR) or .gtrace files; traces of\n"
 	"several processes of one capture are combined per GPU. Traces of separate\n"
 	"captures (another session, host or time) are refused: report them one at a\n"
-	"time (comparing two captures, `gaptrace diff`, is planned).\n"
+	"time, or compare two with `gaptrace diff BASE NEW`.\n"
 	"\n"
 	"  -j, --json             every number as JSON (schema gaptrace.report/1)\n"
 	"  -o, --output FILE      write to FILE instead of stdout (replaced only when\n"
@@ -203,8 +203,8 @@ int cmd_report(int argc, char **argv)
 	}
 	if (gt_cli_one_capture(a, why, sizeof(why)) < 0) {
 		fprintf(stderr,
-			"gaptrace report: %s; report them one at a time (comparing two captures, "
-			"`gaptrace diff`, is planned)\n",
+			"gaptrace report: %s; report them one at a time, or compare two with "
+			"`gaptrace diff BASE NEW`\n",
 			why);
 		ret = GT_EXIT_USAGE;
 		goto out;
