@@ -18,6 +18,9 @@
 
 enum { FMT_TEXT, FMT_JSON, FMT_HTML };
 
+/* ao is the analysis options of trace inputs, taken as `report` takes them,
+ * so an option that selects what is analyzed (a window, a slice) is one
+ * line here too. */
 static struct {
 	int format, quiet, gate_on;
 	double gate;
@@ -54,6 +57,8 @@ static const char usage_text[] =
 	"  -t, --threshold N=V    a threshold of the findings, for trace inputs (as\n"
 	"                         gaptrace report --threshold)\n"
 	"  -w, --window-ms MS     utilization window for trace inputs (default 10)\n"
+	"      --capture          trace inputs: window = whole capture (as report)\n"
+	"      --strict           trace inputs: stop at a trace's first corrupt frame\n"
 	"  -q, --quiet            no warnings about damaged input on stderr\n"
 	"  -h, --help             this text\n"
 	"\n"
@@ -129,6 +134,8 @@ static int parse_opt(int c)
 			return GT_EXIT_USAGE;
 		}
 		return -1;
+	case 4: opts.ao.window_mode = GT_WINDOW_CAPTURE; return -1;
+	case 5: opts.ao.stop_on_corrupt = 1; return -1;
 	case 'q': opts.quiet = 1; return -1;
 	case 'h': fputs(usage_text, stdout); return GT_EXIT_OK;
 	default: fputs(usage_text, stderr); return GT_EXIT_USAGE;
@@ -147,6 +154,8 @@ static int parse(int argc, char **argv)
 		{"top-kernels", required_argument, NULL, 'k'},
 		{"threshold", required_argument, NULL, 't'},
 		{"window-ms", required_argument, NULL, 'w'},
+		{"capture", no_argument, NULL, 4},
+		{"strict", no_argument, NULL, 5},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
@@ -195,8 +204,9 @@ static int side_json(const char *path, char **json, size_t *len)
 		fprintf(stderr, "gaptrace diff: %s: %m\n", path);
 		return GT_EXIT_NO_INPUT;
 	}
-	gt_cli_rj_opts o = {.cmd = "gaptrace diff", .ao = &opts.ao, .dopts = &opts.dopts,
-			    .quiet = opts.quiet};
+	char cmd[4200]; /* messages name the input: there are two */
+	snprintf(cmd, sizeof(cmd), "gaptrace diff: %s", path);
+	gt_cli_rj_opts o = {.cmd = cmd, .ao = &opts.ao, .dopts = &opts.dopts, .quiet = opts.quiet};
 	return gt_cli_report_json(path, &o, json, len, NULL);
 }
 

@@ -23,12 +23,15 @@ static void log_problem(void *user, const char *label, const gt_errinfo *ei)
 static int add_traces(gt_analysis *a, const char *path, const gt_cli_rj_opts *o, int *readable)
 {
 	gt_errinfo ei = {0};
+	size_t before = gt_analysis_ntraces(a);
 	int n = gt_analysis_add_path(a, path, &ei);
 	if (n < 0) {
 		fprintf(stderr, "%s: %s\n", o->cmd, ei.msg);
 		return n == GT_ERR_NOMEM ? GT_EXIT_FAILED : GT_EXIT_NO_INPUT;
 	}
-	for (size_t t = 0; t < gt_analysis_ntraces(a); t++) {
+	if (n == 0 && !o->quiet)
+		fprintf(stderr, "%s: warning: %s: no .gtrace files\n", o->cmd, path);
+	for (size_t t = before; t < gt_analysis_ntraces(a); t++) {
 		const gt_an_trace *tr = gt_analysis_trace(a, t);
 		*readable += tr->header_ok;
 		if (tr->status && !o->quiet)
@@ -37,7 +40,7 @@ static int add_traces(gt_analysis *a, const char *path, const gt_cli_rj_opts *o,
 	return 0;
 }
 
-static int finish(gt_analysis *a, const char *path, const gt_cli_rj_opts *o, int readable)
+static int finish(gt_analysis *a, const gt_cli_rj_opts *o, int readable)
 {
 	char why[2048];
 	int rc = gt_analysis_finish(a);
@@ -46,28 +49,26 @@ static int finish(gt_analysis *a, const char *path, const gt_cli_rj_opts *o, int
 		return GT_EXIT_FAILED;
 	}
 	if (!readable) {
-		fprintf(stderr, "%s: %s: no trace could be read\n", o->cmd, path);
+		/* nothing on stdout, no file: a script must not take this for a result */
+		fprintf(stderr, "%s: no trace could be read\n", o->cmd);
 		return GT_EXIT_NO_INPUT;
 	}
 	if (gt_cli_one_capture(a, why, sizeof(why)) < 0) {
-		fprintf(stderr, "%s: %s: %s\n", o->cmd, path, why);
+		fprintf(stderr, "%s: %s%s\n", o->cmd, why, o->separate_hint ? o->separate_hint : "");
 		return GT_EXIT_USAGE;
 	}
 	return 0;
 }
 
-int gt_cli_report_json(const char *path, const gt_cli_rj_opts *o, char **json, size_t *len,
-		       gt_analysis **keep)
+int gt_cli_load(char *const *paths, int npaths, const gt_cli_rj_opts *o, gt_analysis **out)
 {
 	gt_analysis_opts ao = o->ao ? *o->ao : (gt_analysis_opts){0};
-	gt_report_opts ro = {.diag = o->dopts};
-	int readable = 0, ret = GT_EXIT_FAILED;
-	*json = NULL;
-	*len = 0;
+	int readable = 0, ret = 0;
+	*out = NULL;
 	quiet_log = o->quiet;
 	ao.log = log_problem;
 	ao.log_user = (void *)o->cmd;
-	/* the start-up is the analysis's; its threshold is the findings' (as report) */
+	/* the start-up is the analysis's; its threshold is set with the findings' */
 	if (o->dopts)
 		ao.startup_util = o->dopts->startup_util > 0 ? o->dopts->startup_util : -1;
 	gt_analysis *a = gt_analysis_new(&ao);
@@ -75,25 +76,40 @@ int gt_cli_report_json(const char *path, const gt_cli_rj_opts *o, char **json, s
 		fprintf(stderr, "%s: out of memory\n", o->cmd);
 		return GT_EXIT_FAILED;
 	}
-	if ((ret = add_traces(a, path, o, &readable)) || (ret = finish(a, path, o, readable)))
-		goto out;
+	for (int i = 0; i < npaths && !ret; i++)
+		ret = add_traces(a, paths[i], o, &readable);
+	if (ret || (ret = finish(a, o, readable))) {
+		gt_analysis_free(a);
+		return ret;
+	}
+	*out = a;
+	return 0;
+}
+
+int gt_cli_report_json(const char *path, const gt_cli_rj_opts *o, char **json, size_t *len,
+		       gt_analysis **keep)
+{
+	gt_report_opts ro = {.diag = o->dopts};
+	gt_analysis *a = NULL;
+	*json = NULL;
+	*len = 0;
+	int ret = gt_cli_load((char *const[]){(char *)path}, 1, o, &a);
+	if (ret)
+		return ret;
 	FILE *m = open_memstream(json, len);
 	int rc = m ? gt_report_json(a, m, &ro) : GT_ERR_NOMEM;
 	if ((m && fclose(m) != 0) || rc < 0) {
 		fprintf(stderr, "%s: making the report of %s failed\n", o->cmd, path);
 		free(*json);
 		*json = NULL;
-		ret = GT_EXIT_FAILED;
-		goto out;
+		gt_analysis_free(a);
+		return GT_EXIT_FAILED;
 	}
-	ret = 0;
-	if (keep) {
+	if (keep)
 		*keep = a;
-		a = NULL;
-	}
-out:
-	gt_analysis_free(a);
-	return ret;
+	else
+		gt_analysis_free(a);
+	return 0;
 }
 
 int gt_cli_slurp(const char *path, size_t max, char **buf, size_t *len)

@@ -12,13 +12,29 @@
 #include "gaptrace/analysis.h"
 #include "gaptrace/diagnosis.h"
 
-/** What gt_cli_report_json needs besides the path. */
+/** How traces are read: gt_cli_load, gt_cli_report_json. */
 typedef struct gt_cli_rj_opts {
 	const char *cmd;            /**< "gaptrace diff": prefix of every message */
 	const gt_analysis_opts *ao; /**< NULL: defaults */
-	const gt_diag_opts *dopts;  /**< NULL: defaults */
+	const gt_diag_opts *dopts;  /**< NULL: defaults; its startup_util is the
+				         analysis's start-up threshold */
 	int quiet;                  /**< no warnings about damaged input */
+	const char *separate_hint;  /**< said after the reason when the traces are of
+				         separate captures ("; report them ..."); NULL: none */
 } gt_cli_rj_opts;
+
+/**
+ * Read the traces of paths (trace directories or .gtrace files) into a new
+ * finished analysis, as every command that reads traces does: problems of
+ * the traces are said on stderr (unless quiet), and the traces must be of
+ * one capture (onecapture.h). On success *a is the analysis (the caller
+ * frees it with gt_analysis_free); on failure *a is NULL and nothing was
+ * written on stdout.
+ * @return 0; GT_EXIT_NO_INPUT when no trace could be read (or a path cannot
+ *         be used); GT_EXIT_USAGE for traces of separate captures;
+ *         GT_EXIT_FAILED (out of memory, the analysis failed).
+ */
+int gt_cli_load(char *const *paths, int npaths, const gt_cli_rj_opts *o, gt_analysis **a);
 
 /**
  * Analyze the traces at path and write their JSON report (gaptrace.report/1,

@@ -103,7 +103,8 @@ typedef struct gt_diff_gpu_stats {
 typedef struct gt_diff_stats {
 	const char *label;     /**< what it was read from (a path), never NULL */
 	const char *version;   /**< gaptrace version that wrote the report */
-	uint64_t time_origin_ns; /**< capture start, realtime ns */
+	uint64_t time_origin_ns; /**< capture start, realtime ns (read through a
+				      double: within 256 ns) */
 	const char *host;      /**< hostname of its first trace, "" unknown */
 	const char *cmdline;   /**< command line of its first trace, "" unknown */
 	uint64_t losses;       /**< records lost, all traces (sum of loss counts) */
