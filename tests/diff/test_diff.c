@@ -27,13 +27,27 @@ extern char **environ;
 
 /* ------------------------------------------------------------ library */
 
-/* A report of one GPU: window, busy, host_busy and sync_turnaround ns, a
- * period (0: none), the utilization's stddev over `windows` windows, and
- * the findings array's members. Caller frees. */
-static char *report(double window, double busy, double host, double sync, double period,
-		    double stddev, unsigned windows, const char *findings, const char *uuid)
+/* A utilization series of n 10 ms windows swinging +-amp around u, window
+ * by window (the first is the GPU's window start), as JSON members. */
+static char *series(double u, double amp, unsigned n)
 {
-	char *s = NULL;
+	size_t cap = 64 + 16 * (size_t)n, len;
+	char *s = malloc(cap);
+	len = (size_t)snprintf(s, cap, "\"window_ns\":10000000,\"series\":[");
+	for (unsigned i = 0; i < n; i++)
+		len += (size_t)snprintf(s + len, cap - len, "%s%.4f", i ? "," : "",
+					u + (i % 2 ? -amp : amp));
+	snprintf(s + len, cap - len, "]");
+	return s;
+}
+
+/* A report of one GPU: window, busy, host_busy and sync_turnaround ns, a
+ * period (0: none), a utilization series of `windows` windows swinging
+ * +-amp, and the findings array's members. Caller frees. */
+static char *report(double window, double busy, double host, double sync, double period,
+		    double amp, unsigned windows, const char *findings, const char *uuid)
+{
+	char *s = NULL, *ser = series(busy / window, amp, windows);
 	int n = asprintf(
 		&s,
 		"{\"schema\":\"gaptrace.report/1\",\"gaptrace\":\"t\",\"time_origin_ns\":1,"
@@ -43,12 +57,13 @@ static char *report(double window, double busy, double host, double sync, double
 		"\"gpus\":[{\"index\":0,\"name\":\"G\",\"uuid\":\"%s\",\"window_ns\":%.0f,"
 		"\"busy_ns\":%.0f,\"idle_ns\":%.0f,\"utilization\":%g,"
 		"\"causes\":{\"host_busy\":%.0f,\"sync_turnaround\":%.0f},"
-		"\"utilization_windows\":{\"stddev\":%g,\"windows\":%u},"
+		"\"utilization_windows\":{%s},"
 		"\"kernels\":[{\"short_name\":\"k\",\"count\":10,\"total_ns\":%.0f}]}],"
 		"\"traces\":[{\"hostname\":\"h\",\"cmdline\":\"prog\"}]}",
 		findings, period > 0 ? "true" : "false", period, uuid, window, busy, host + sync,
-		busy / window, host, sync, stddev, windows, busy);
+		busy / window, host, sync, ser, busy);
 	ck_assert_int_gt(n, 0);
+	free(ser);
 	return s;
 }
 
@@ -110,7 +125,7 @@ END_TEST
 
 START_TEST(noise_within_spread)
 {
-	/* utilization varies +-0.5 over 100 periods per side: +20 % is noise */
+	/* utilization varies +-0.5 from period to period: +20 % is noise */
 	gt_diff_stats *b = parse(report(1e9, 6e8, 3e8, 1e8, 1e7, 0.5, 100, "", "GPU-a"));
 	gt_diff_stats *n = parse(report(1.2e9, 6e8, 5e8, 1e8, 1.2e7, 0.5, 120, "", "GPU-a"));
 	gt_diff *d = gt_diff_new(b, n, NULL);

@@ -18,14 +18,18 @@
  * busy time per period): the cause with the largest change is the one that
  * cost the most time, and the verdict names it.
  *
- * Noise: a run's own variation is the window-to-window standard deviation
- * of its utilization. Divided by the square root of the samples that vary
- * independently (the periods when a period is known: the windows inside
- * one period move together; else the windows), it is the standard error of
- * the run's utilization, and so (relatively) of its time per unit. Two
- * standard errors of the difference, sqrt(rb^2 + rn^2), is the spread; a
+ * Noise: a run's own variation, measured by batch means. Its utilization
+ * series (the report's, one value per window) over the steady state is cut
+ * into batches: one period each when the unit is the period (so the
+ * variation is from step to step, not the busy/idle swing inside a step),
+ * else 20 equal batches (long enough that neighbouring batches hardly move
+ * together). The standard deviation of the batch means over the square
+ * root of their number, relative to their mean, is the standard error of
+ * the run's utilization, and so (relatively) of its time per unit: with the
+ * same busy time per unit, time per unit is busy / utilization. Two
+ * standard errors of the difference, 2 sqrt(rb^2 + rn^2), is the spread; a
  * change smaller than it is reported as within the run-to-run spread. With
- * fewer than 2 windows on a side nothing is claimed (spread -1).
+ * fewer than 2 batches on a side nothing is claimed (spread -1).
  */
 #include <errno.h>
 #include <math.h>
@@ -54,13 +58,37 @@ double gt_diff_units(const gt_diff_gpu *p, const gt_diff_gpu_stats *g)
 	return (double)g->busy_ns;
 }
 
-/* Relative standard error of a side's time per unit, or -1 unknown. */
+/* Relative standard error of a side's time per unit, from the batch means
+ * of its steady-state utilization series (design block); -1 unknown. */
 static double rel_se(const gt_diff_gpu *p, const gt_diff_gpu_stats *g)
 {
-	double n = p->unit == GT_DIFF_UNIT_PERIOD ? gt_diff_units(p, g) : g->util_windows;
-	if (g->util_windows < 2 || g->utilization <= 0 || n < 2)
+	if (!g->util_window_ns || !g->nutil)
 		return -1;
-	return g->util_stddev / g->utilization / sqrt(n);
+	/* the start-up stretch is at least its idle time long */
+	size_t skip = (size_t)((g->cause_ns[GT_CAUSE_STARTUP] + g->util_window_ns - 1) /
+			       g->util_window_ns);
+	size_t n = g->nutil > skip + 1 ? g->nutil - skip - 1 : 0; /* the last is partial */
+	size_t per = p->unit == GT_DIFF_UNIT_PERIOD
+			     ? (size_t)llround(g->period_ns / (double)g->util_window_ns)
+			     : n / 20;
+	per = per ? per : 1;
+	size_t nb = n / per;
+	if (nb < 2)
+		return -1;
+	double sum = 0, sq = 0;
+	for (size_t b = 0; b < nb; b++) {
+		double m = 0;
+		for (size_t i = 0; i < per; i++)
+			m += g->util[skip + b * per + i];
+		m /= (double)per;
+		sum += m;
+		sq += m * m;
+	}
+	double mean = sum / (double)nb;
+	double var = (sq - sum * mean) / (double)(nb - 1);
+	if (mean <= 0)
+		return -1;
+	return sqrt(var > 0 ? var : 0) / mean / sqrt((double)nb);
 }
 
 static void compare_times(gt_diff_gpu *p)

@@ -71,7 +71,7 @@ static void write_verdict(FILE *f, const gt_diff *d, const gt_diff_gpu *p)
 		fprintf(f, "; finding %s %s (%.1f %% -> %.1f %%)", lf->id,
 			gt_diff_status_name(lf->status), 100 * lf->base_share,
 			100 * lf->new_share);
-	if (p->within_spread)
+	if (p->within_spread && fabs(p->slowdown) >= 0.0005)
 		fprintf(f, " - within the run-to-run spread (+-%.1f %%)", 100 * p->spread);
 	else if (p->spread >= 0)
 		fprintf(f, " (run-to-run spread +-%.1f %%)", 100 * p->spread);
@@ -157,8 +157,8 @@ static void text_times(FILE *f, const gt_diff_gpu *p)
 		fprintf(f, "  run-to-run spread of the time per unit: +-%.1f %% (change %+.1f %%%s)\n",
 			100 * p->spread, 100 * p->slowdown, p->within_spread ? ", within it" : "");
 	else
-		fprintf(f, "  run-to-run spread: not measurable (fewer than 2 utilization "
-			   "windows)\n");
+		fprintf(f, "  run-to-run spread: not measurable (too short for 2 batches of "
+			   "utilization windows)\n");
 }
 
 static void text_findings(FILE *f, const gt_diff_gpu *p)

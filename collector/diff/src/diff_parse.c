@@ -179,6 +179,21 @@ static void read_copies(const cJSON *jg, gt_diff_gpu_stats *g)
 	}
 }
 
+static int read_series(side *sd, const cJSON *u, gt_diff_gpu_stats *g)
+{
+	const cJSON *v, *all = obj(u, "series");
+	size_t n = (size_t)cJSON_GetArraySize(all), i = 0;
+	float *f = n ? keep(sd, calloc(n, sizeof(*f))) : NULL;
+	if (n && !f)
+		return -1;
+	cJSON_ArrayForEach(v, all)
+		f[i++] = cJSON_IsNumber(v) ? (float)v->valuedouble : 0;
+	g->util_window_ns = u64(u, "window_ns");
+	g->util = f;
+	g->nutil = n;
+	return 0;
+}
+
 static int read_gpu(side *sd, const cJSON *root, const cJSON *jg, gt_diff_gpu_stats *g)
 {
 	g->index = (uint32_t)u64(jg, "index");
@@ -190,9 +205,8 @@ static int read_gpu(side *sd, const cJSON *root, const cJSON *jg, gt_diff_gpu_st
 	g->utilization = num(jg, "utilization");
 	for (int c = 0; c < GT_CAUSE_COUNT; c++)
 		g->cause_ns[c] = u64(obj(jg, "causes"), gt_cause_name(c));
-	const cJSON *u = obj(jg, "utilization_windows");
-	g->util_stddev = num(u, "stddev");
-	g->util_windows = (uint32_t)u64(u, "windows");
+	if (read_series(sd, obj(jg, "utilization_windows"), g) < 0)
+		return -1;
 	const cJSON *lat = obj(jg, "launch_latency");
 	g->lat_api_p50_ns = u64(obj(lat, "api_start"), "p50");
 	g->lat_queued_p50_ns = u64(obj(lat, "queued"), "p50");

@@ -29,12 +29,13 @@
  *   slowdown is the relative change of wall time per unit; it splits
  *   exactly into the change of each idle cause per unit (and of the busy
  *   time per period), so the cause that grew most is the one that cost the
- *   most. The spread is what the runs themselves say of their noise: the
- *   window-to-window standard deviation of utilization, divided by the
- *   square root of the independent samples (periods when known, else
- *   utilization windows), combined over both sides as 2 standard errors of
- *   the relative change. A change inside it is said to be within the
- *   run-to-run spread; nothing else is claimed about noise.
+ *   most. The spread is what the runs themselves say of their noise: each
+ *   run's steady-state utilization series is cut into batches (one period
+ *   each when the unit is the period, else 20 equal batches), and the
+ *   standard error of the batch means, relative to their mean, is that run's
+ *   noise; 2 standard errors of the difference of the two is the spread. A
+ *   change inside it is said to be within the run-to-run spread; with fewer
+ *   than 2 batches on a side nothing is claimed about noise.
  *
  * Ownership: a gt_diff_stats owns its strings; a gt_diff points into the
  * two gt_diff_stats it was made from, which must outlive it.
@@ -84,8 +85,9 @@ typedef struct gt_diff_gpu_stats {
 	uint64_t window_ns, busy_ns, idle_ns;
 	double utilization;    /**< busy / window */
 	uint64_t cause_ns[GT_CAUSE_COUNT]; /**< idle by gt_cause */
-	double util_stddev;    /**< window-to-window standard deviation of utilization */
-	uint32_t util_windows; /**< utilization windows it is over */
+	uint64_t util_window_ns; /**< length of a utilization window */
+	size_t nutil;          /**< utilization of each window from the GPU's start */
+	const float *util;     /**< (the report's series), busy fraction 0..1 */
 	int period_found;      /**< the diagnosis detected a period (wave) */
 	double period_ns;      /**< that period, else 0 */
 	const char *shape;     /**< gt_diag_shape_name, "" when unknown */
