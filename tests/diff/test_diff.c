@@ -137,6 +137,19 @@ START_TEST(noise_within_spread)
 	gt_diff_free(d);
 	gt_diff_stats_free(n);
 	gt_diff_stats_free(b);
+	/* the same swing inside each 20 ms period (busy, then idle) is the step's
+	 * shape, not noise: every period's mean is the same */
+	b = parse(report(1e9, 6e8, 3e8, 1e8, 2e7, 0.4, 100, "", "GPU-a"));
+	n = parse(report(1.2e9, 6e8, 5e8, 1e8, 2.4e7, 0.4, 120, "", "GPU-a"));
+	d = gt_diff_new(b, n, NULL);
+	p = gt_diff_gpu_at(d, 0);
+	ck_assert_int_eq(p->unit, GT_DIFF_UNIT_PERIOD);
+	ck_assert(p->spread >= 0 && p->spread < 0.01);
+	ck_assert(!p->within_spread);
+	ck_assert_int_eq(gt_diff_regressed(d, 0.05), 1);
+	gt_diff_free(d);
+	gt_diff_stats_free(n);
+	gt_diff_stats_free(b);
 	/* one window: no spread can be measured, none is claimed */
 	b = parse(report(1e9, 6e8, 3e8, 1e8, 0, 0, 1, "", ""));
 	n = parse(report(1.2e9, 6e8, 5e8, 1e8, 0, 0, 1, "", ""));
