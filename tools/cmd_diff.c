@@ -47,7 +47,7 @@ static const char usage_text[] =
 	"  -b, --baseline DIR     BASE is the latest entry of the archive DIR (or DIR\n"
 	"                         itself when it is one entry)\n"
 	"      --gate PCT         exit 4 when NEW is slower than BASE by more than PCT\n"
-	"                         on a GPU (e.g. 5%% or 0.05) and that is not within\n"
+	"                         on a GPU (e.g. 5% or 0.05) and that is not within\n"
 	"                         the run-to-run spread\n"
 	"  -j, --json             the diff as JSON (schema " GT_DIFF_SCHEMA ")\n"
 	"      --html             the diff as a self-contained HTML page\n"
