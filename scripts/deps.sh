@@ -7,9 +7,11 @@
 set -eu
 pkgs=(build-essential cmake pkg-config libzstd-dev)
 if [ "${1:-test}" != build ]; then
-	# check/libsubunit: unit tests; libunwind: optional; python3: export
-	# checks; chromium + fonts-liberation: the HTML report screenshot test.
-	pkgs+=(check libsubunit-dev libunwind-dev python3 chromium fonts-liberation)
+	# check/libsubunit: unit tests; libunwind: optional; libcjson: optional,
+	# gaptrace diff/history read saved reports with it (test_diff needs it);
+	# python3: export checks; chromium + fonts-liberation: the HTML report
+	# screenshot test.
+	pkgs+=(check libsubunit-dev libunwind-dev libcjson-dev python3 chromium fonts-liberation)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

@@ -4,7 +4,7 @@
 #
 #   format    <- common <- analysis <- diagnosis <- report, export
 #   format    <- collector (the daemon)      format <- inject
-#   analysis  <- synth                       tools: everything
+#   analysis  <- synth, diff                 tools: everything
 #
 # common (collector/common, gaptrace/containers.h) is internal: the shared
 # containers, for the libraries above it.
@@ -30,6 +30,7 @@ rules=(
 	"collector/diagnosis|format containers analysis diagnosis|"
 	"collector/report|format containers analysis diagnosis report|"
 	"collector/export|format containers analysis diagnosis export|"
+	"collector/diff|format analysis diff|"
 	"tools/synth|format containers analysis synth|"
 )
 # internal headers and the library that owns them
@@ -40,6 +41,7 @@ owner_of()
 	diag_internal.h) echo collector/diagnosis ;;
 	ex_internal.h) echo collector/export ;;
 	rp_internal.h) echo collector/report ;;
+	diff_internal.h) echo collector/diff ;;
 	daemon_internal.h) echo collector/daemon ;;
 	gt_internal.h) echo format ;;
 	inj.h | enc.h) echo inject ;;
@@ -84,6 +86,7 @@ for h in $(find collector tools format inject -path '*/include/gaptrace/*.h' 2>/
 		collector/analysis/include/gaptrace/analysis.h | \
 		collector/diagnosis/include/gaptrace/diagnosis.h | \
 		collector/report/include/gaptrace/report.h | collector/export/include/gaptrace/export.h | \
+		collector/diff/include/gaptrace/diff.h | \
 		tools/synth/include/gaptrace/synth.h) ;;
 	*)
 		echo "$h: a public header this check does not know (add its library's rule)"

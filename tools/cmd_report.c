@@ -12,8 +12,8 @@
 #include "cmds.h"
 #include "gaptrace/report.h"
 #include "gaptrace/diagnosis.h"
-#include "onecapture.h"
 #include "outfile.h"
+#include "report_mem.h"
 
 static struct {
 	int json, quiet, strict, capture;
@@ -32,7 +32,7 @@ static const char usage_text[] =
 	"TRACE is a trace directory (gaptrace run -o DIR) or .gtrace files; traces of\n"
 	"several processes of one capture are combined per GPU. Traces of separate\n"
 	"captures (another session, host or time) are refused: report them one at a\n"
-	"time (comparing two captures, `gaptrace diff`, is planned).\n"
+	"time, or compare two with `gaptrace diff BASE NEW`.\n"
 	"\n"
 	"  -j, --json             every number as JSON (schema gaptrace.report/1)\n"
 	"  -o, --output FILE      write to FILE instead of stdout (replaced only when\n"
@@ -64,13 +64,6 @@ static const char usage_text[] =
 	"  gaptrace report run1/\n"
 	"  gaptrace report --json run1/ > run1.json\n";
 
-static void log_problem(void *user, const char *label, const gt_errinfo *ei)
-{
-	(void)user;
-	if (!opts.quiet)
-		fprintf(stderr, "gaptrace report: warning: %s: %s\n", label, ei->msg);
-}
-
 static int number(const char *s, unsigned long long *v)
 {
 	char *end;
@@ -98,9 +91,8 @@ int cmd_report(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
-	int c, ret = GT_EXIT_FAILED;
+	int c, rc, ret = GT_EXIT_FAILED;
 	unsigned long long v;
-	char why[2048];
 	gt_analysis *a = NULL;
 	gt_outfile of;
 	memset(&opts, 0, sizeof(opts));
@@ -161,54 +153,13 @@ int cmd_report(int argc, char **argv)
 	}
 	if (opts.ro.top_gaps && opts.ro.top_gaps > 20)
 		opts.ao.top_gaps = opts.ro.top_gaps;
-	opts.ao.log = log_problem;
-	/* the start-up is the analysis's (a cause); its threshold is set with the others */
-	opts.ao.startup_util = opts.dopts.startup_util > 0 ? opts.dopts.startup_util : -1;
-	a = gt_analysis_new(&opts.ao);
-	if (!a) {
-		fprintf(stderr, "gaptrace report: out of memory\n");
+	gt_cli_rj_opts lo_opts = {.cmd = "gaptrace report", .ao = &opts.ao, .dopts = &opts.dopts,
+				  .quiet = opts.quiet,
+				  .separate_hint = "; report them one at a time, or compare two "
+						   "with `gaptrace diff BASE NEW`"};
+	if ((ret = gt_cli_load(argv + optind, argc - optind, &lo_opts, &a)) != 0)
 		goto out;
-	}
-	int readable = 0;
-	for (int i = optind; i < argc; i++) {
-		gt_errinfo ei = {0};
-		size_t before = gt_analysis_ntraces(a);
-		int n = gt_analysis_add_path(a, argv[i], &ei);
-		if (n < 0) {
-			fprintf(stderr, "gaptrace report: %s\n", ei.msg);
-			if (n != GT_ERR_NOMEM)
-				ret = GT_EXIT_NO_INPUT;
-			goto out;
-		}
-		if (n == 0 && !opts.quiet)
-			fprintf(stderr, "gaptrace report: warning: %s: no .gtrace files\n", argv[i]);
-		for (size_t t = before; t < gt_analysis_ntraces(a); t++) {
-			const gt_an_trace *tr = gt_analysis_trace(a, t);
-			if (tr->header_ok)
-				readable++;
-			if (tr->status && !opts.quiet)
-				fprintf(stderr, "gaptrace report: %s: %s\n", tr->path, tr->error);
-		}
-	}
-	int rc = gt_analysis_finish(a);
-	if (rc < 0) {
-		fprintf(stderr, "gaptrace report: analysis failed: %s\n", gt_strerror(rc));
-		goto out;
-	}
-	if (!readable) {
-		/* nothing on stdout, no file: a script must not take this for a report */
-		fprintf(stderr, "gaptrace report: no trace could be read\n");
-		ret = GT_EXIT_NO_INPUT;
-		goto out;
-	}
-	if (gt_cli_one_capture(a, why, sizeof(why)) < 0) {
-		fprintf(stderr,
-			"gaptrace report: %s; report them one at a time (comparing two captures, "
-			"`gaptrace diff`, is planned)\n",
-			why);
-		ret = GT_EXIT_USAGE;
-		goto out;
-	}
+	ret = GT_EXIT_FAILED;
 	if (gt_outfile_open(&of, opts.output ? opts.output : "-", opts.out_flags) < 0) {
 		fprintf(stderr, "gaptrace report: %s\n", of.err);
 		goto out;

@@ -57,6 +57,7 @@
 #include <dirent.h>
 #include <unistd.h>
 
+#include "archive.h"
 #include "cmds.h"
 #include "gaptrace/collector.h"
 
@@ -109,6 +110,8 @@ static struct {
 	int share_group;
 	uint32_t gid;
 	int stacks; /* --stacks: GAPTRACE_STACKS=1 for the program */
+	const char *archive;     /* --archive DIR, else $GAPTRACE_ARCHIVE */
+	uint64_t archive_max;    /* bytes of trace an entry keeps */
 } opts;
 
 static const char usage_text[] =
@@ -149,6 +152,13 @@ static const char usage_text[] =
 	"      --wait SEC        after the program exits, wait at most SEC for the\n"
 	"                        processes it left running and for traces still\n"
 	"                        streaming (default 5s, 0 = not at all)\n"
+	"      --archive DIR     at the end, file the run into the archive DIR (default\n"
+	"                        $GAPTRACE_ARCHIVE): its JSON report, command line,\n"
+	"                        host, GPUs, driver, git revision of the current\n"
+	"                        directory and the trace when within --archive-max-mb\n"
+	"                        (see gaptrace history, gaptrace diff --baseline)\n"
+	"      --archive-max-mb N  keep the trace in the archive only when at most N\n"
+	"                        MiB (default 64; 0: the report and meta only)\n"
 	"  -q, --quiet           print nothing (no progress, no summary)\n"
 	"  -v, --verbose         more detail from the collector\n"
 	"  -h, --help            this text\n"
@@ -780,7 +790,9 @@ static int run_parse(int argc, char **argv)
 		{"nvml-proc-hz", required_argument, NULL, 7},
 		{"gpm-hz", required_argument, NULL, 9},
 		{"group", required_argument, NULL, 8},
-		{"stacks", no_argument, NULL, 10},
+		{"archive", required_argument, NULL, 10},
+		{"archive-max-mb", required_argument, NULL, 11},
+		{"stacks", no_argument, NULL, 12},
 		{"quiet", no_argument, NULL, 'q'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
@@ -794,6 +806,8 @@ static int run_parse(int argc, char **argv)
 	opts.gpm_hz = GT_GPM_DEFAULT_HZ;
 	opts.report = REPORT_TEXT;
 	opts.wait_ns = 5000000000ull;
+	opts.archive = getenv("GAPTRACE_ARCHIVE");
+	opts.archive_max = (uint64_t)GT_ARCHIVE_DEFAULT_MAX_MB << 20;
 	optind = 1;
 	/* '+': stop at the program's name, its options are its own. */
 	while ((c = getopt_long(argc, argv, "+o:k:qvh", lo, NULL)) != -1) {
@@ -853,7 +867,12 @@ static int run_parse(int argc, char **argv)
 			opts.share_group = 1;
 			break;
 		}
-		case 10: opts.stacks = 1; break;
+		case 10: opts.archive = optarg; break;
+		case 11:
+			if (gt_cli_archive_mb("gaptrace run", optarg, &opts.archive_max) < 0)
+				return 2;
+			break;
+		case 12: opts.stacks = 1; break;
 		case 'q': opts.quiet = 1; break;
 		case 'v': opts.verbose = 1; break;
 		case 'h': fputs(usage_text, stdout); return 0;
@@ -1150,6 +1169,23 @@ static void run_report(struct run *r)
 		say("`gaptrace report %s` for the analysis", opts.output);
 }
 
+/* Files the run into the archive (--archive). A failure is said, and does
+ * not change the exit status: that is the program's. */
+static void run_archive(struct run *r)
+{
+	char cmdline[4096] = "", entry[8192];
+	size_t n = 0;
+	for (char **a = r->prog; *a && n + 1 < sizeof(cmdline); a++)
+		n += (size_t)snprintf(cmdline + n, sizeof(cmdline) - n, "%s%s", n ? " " : "", *a);
+	gt_archive_req req = {.cmd = "gaptrace run", .trace = opts.output, .dir = opts.archive,
+			      .command = cmdline, .max_bytes = opts.archive_max,
+			      .quiet = opts.quiet};
+	if (gt_archive_store(&req, entry, sizeof(entry)) != 0)
+		say("the run could not be archived in %s", opts.archive);
+	else if (!opts.quiet)
+		say("archived as %s", entry);
+}
+
 /* Stops the collector, reports, says how the program ended. Returns the
  * program's exit status (128+N when signal N killed it). */
 static int run_finish(struct run *r)
@@ -1166,6 +1202,12 @@ static int run_finish(struct run *r)
 		ret = WEXITSTATUS(r->status);
 	if (opts.report)
 		run_report(r);
+	if (opts.archive && *opts.archive) {
+		/* the NVML sampler flushes its last frame on close (as run_report) */
+		gt_collector_close(r->coll);
+		r->coll = NULL;
+		run_archive(r);
+	}
 	if (!opts.quiet) {
 		if (WIFSIGNALED(r->status))
 			say("%s was killed by signal %d (%s); exit status %d", r->prog[0],

@@ -7,13 +7,17 @@
 #ifndef GAPTRACE_CMDS_H
 #define GAPTRACE_CMDS_H
 
-/* Exit statuses of the commands that read traces (report, export); each
+#include <stdint.h>
+
+/* Exit statuses of the commands that read traces (report, export, diff,
+ * history, archive); each
  * --help lists them, and README.md ("Outputs"). */
 enum {
 	GT_EXIT_OK = 0,       /* the output was written */
 	GT_EXIT_NO_INPUT = 1, /* nothing could be read: nothing on stdout, no file */
 	GT_EXIT_USAGE = 2,    /* bad options, or traces of separate captures */
 	GT_EXIT_FAILED = 3,   /* the output could not be made or written */
+	GT_EXIT_GATE = 4,     /* diff --gate: NEW regressed beyond the threshold */
 };
 
 /** Entry point of a subcommand: argv[0] is the subcommand name. Returns the exit status. */
@@ -27,6 +31,13 @@ int cmd_capture(int argc, char **argv);
 int cmd_synth(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_history(int argc, char **argv);
+int cmd_archive(int argc, char **argv);
+
+/** --archive-max-mb of `run` and `archive`: MiB into bytes. Returns 0, or -1
+ *  after saying why on stderr (prefixed by cmd). */
+int gt_cli_archive_mb(const char *cmd, const char *arg, uint64_t *bytes);
 
 /** --gpm-hz of `run` and `collector`: 0 (off) to GT_GPM_MAX_HZ. Returns 0, or
  *  -1 after printing "CMD: --gpm-hz wants 0..10" on stderr. */

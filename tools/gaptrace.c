@@ -31,6 +31,9 @@ static const struct {
 	{"dump", cmd_dump, "print the records of a trace as text", 0},
 	{"export", cmd_export, "write a Perfetto timeline, nsys-style tables or an HTML report",
 	 1},
+	{"diff", cmd_diff, "compare two runs: what got slower and why; a gate for CI", 1},
+	{"history", cmd_history, "list the runs of an archive with their headline numbers", 0},
+	{"archive", cmd_archive, "file a trace into a run archive (report, meta, capped trace)", 1},
 	{"recover", cmd_recover, "rewrite a damaged trace, keeping every good frame", 1},
 	{"synth", cmd_synth, "write a synthetic trace directory with known ground truth", 1},
 };

@@ -861,6 +861,66 @@ START_TEST(durations_checked)
 }
 END_TEST
 
+/* The entries of an archive directory: how many, and the one that kept a
+ * trace ("" when none did). */
+static void archive_entries(const char *dir, int *n, char *with_trace, size_t cap)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	*n = 0;
+	with_trace[0] = 0;
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)) != NULL) {
+		char p[1024];
+		if (e->d_name[0] == '.')
+			continue;
+		(*n)++;
+		snprintf(p, sizeof(p), "%s/%s/trace", dir, e->d_name);
+		if (access(p, F_OK) == 0)
+			snprintf(with_trace, cap, "%s/%s", dir, e->d_name);
+	}
+	closedir(d);
+}
+
+START_TEST(run_archives_the_run)
+{
+	enter_tmp();
+	char *argv[] = {GAPTRACE_BIN, "run", "-o", "t", "--nvml-hz", "0", "--archive", "runs", "--",
+			FAKE_PRODUCER, "--frames", "2", "--exit", "3", NULL};
+	ck_assert_int_eq(run(argv, "out", "err"), 3); /* the program's status, archived or not */
+	ck_assert(file_has("err", "archived as runs/"));
+	int n;
+	char entry[1024], p[1200];
+	archive_entries("runs", &n, entry, sizeof(entry));
+	ck_assert_int_eq(n, 1);
+	ck_assert_str_ne(entry, "");
+	snprintf(p, sizeof(p), "%s/meta.json", entry);
+	ck_assert(file_has(p, "\"schema\": \"gaptrace.archive/1\""));
+	ck_assert(file_has(p, "fake_producer --frames 2 --exit 3"));
+	ck_assert(file_has(p, "\"kept\": true"));
+	snprintf(p, sizeof(p), "%s/report.json", entry);
+	ck_assert(file_has(p, "\"schema\":\"gaptrace.report/1\""));
+	dirsum d;
+	snprintf(p, sizeof(p), "%s/trace", entry);
+	sum_dir(p, &d);
+	ck_assert_int_eq(d.files, 1);
+	ck_assert_uint_eq(d.kernels, 200);
+	/* $GAPTRACE_ARCHIVE, and a budget the trace does not fit: report and meta only */
+	setenv("GAPTRACE_ARCHIVE", "runs", 1);
+	char *argv2[] = {GAPTRACE_BIN, "run", "-o", "t2", "--nvml-hz", "0", "--report", "none",
+			 "--archive-max-mb", "0", "--", FAKE_PRODUCER, "--frames", "2", NULL};
+	ck_assert_int_eq(run(argv2, "out", "err"), 0);
+	unsetenv("GAPTRACE_ARCHIVE");
+	ck_assert(file_has("err", "over the budget"));
+	archive_entries("runs", &n, p, sizeof(p));
+	ck_assert_int_eq(n, 2);
+	ck_assert_str_eq(p, entry); /* the new one kept no trace */
+	char *bad[] = {GAPTRACE_BIN, "run", "--archive-max-mb", "x", "--", FAKE_PRODUCER, NULL};
+	ck_assert_int_eq(run(bad, "out", "err"), 2);
+	leave_tmp();
+}
+END_TEST
+
 START_TEST(help_texts_have_examples)
 {
 	const char *cmds[] = {"run", "collector", "capture"};
@@ -896,6 +956,7 @@ int main(void)
 	tcase_add_test(tc, run_progress_on_a_tty);
 	tcase_add_test(tc, run_traces_private);
 	tcase_add_test(tc, durations_checked);
+	tcase_add_test(tc, run_archives_the_run);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("daemon");
 	tcase_set_timeout(tc, 60);

@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gaptrace/diff.h - compare two runs: what changed between a BASE capture
+ * and a NEW one, per GPU, led by a one-sentence verdict ("NEW is 57.6 %
+ * slower per unit of GPU work on GPU 0 (busy 33.2 % -> 21.1 %):
+ * sync_turnaround +57.3 % ..."), with a gate for CI.
+ *
+ * Library gaptrace::diff (collector/diff/), on top of gaptrace::analysis
+ * (cause names, the unit formatters, the JSON string writer). It reads the
+ * JSON report (schema "gaptrace.report/1", gaptrace/report.h) of each side,
+ * with cJSON (libcjson, optional at build time: gt_diff_json_supported()).
+ * A caller with traces makes their JSON report first (gaptrace diff does it
+ * in memory), so a trace, a saved report and an archived run (gaptrace run
+ * --archive) are compared by the one same code.
+ *
+ *     gt_diff_stats *b = gt_diff_stats_parse(json_b, len_b, "BASE", err, sizeof err);
+ *     gt_diff_stats *n = gt_diff_stats_parse(json_n, len_n, "NEW", err, sizeof err);
+ *     gt_diff *d = gt_diff_new(b, n, NULL);
+ *     puts(gt_diff_verdict(d));
+ *     gt_diff_text(d, stdout);
+ *     int bad = gt_diff_regressed(d, 0.05);    // the CI gate: > 5 % slower
+ *     gt_diff_free(d); gt_diff_stats_free(n); gt_diff_stats_free(b);
+ *
+ * The model (the exact rules are in the design block of src/diff.c)
+ *   GPUs are paired by UUID, then the GPUs left over in order (another
+ *   machine: other UUIDs).
+ *   For each pair the "unit" is the detected period (gt_diag_wave) when
+ *   both sides have one, else a unit of GPU work (one busy second). The
+ *   slowdown is the relative change of wall time per unit; it splits
+ *   exactly into the change of each idle cause per unit (and of the busy
+ *   time per period), so the cause that grew most is the one that cost the
+ *   most. The spread is what the runs themselves say of their noise: each
+ *   run's steady-state utilization series is cut into batches (one period
+ *   each when the unit is the period, else 20 equal batches), and the
+ *   standard error of the batch means, relative to their mean, is that run's
+ *   noise; 2 standard errors of the difference of the two is the spread. A
+ *   change inside it is said to be within the run-to-run spread; with fewer
+ *   than 2 batches on a side nothing is claimed about noise.
+ *
+ * Ownership: a gt_diff_stats owns its strings; a gt_diff points into the
+ * two gt_diff_stats it was made from, which must outlive it.
+ * Thread safety: none shared; each object is used by one thread at a time.
+ * Errors: 0 or a negative gt_err (gaptrace/format.h); NULL with errno.
+ * Library code never prints except into the FILE * handed to an output.
+ */
+#ifndef GAPTRACE_DIFF_H
+#define GAPTRACE_DIFF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gaptrace/analysis.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Schema name of gt_diff_json's output. */
+#define GT_DIFF_SCHEMA "gaptrace.diff/1"
+
+/* ------------------------------------------------------------------ */
+/* One side: the numbers a diff compares, read from a JSON report       */
+/* ------------------------------------------------------------------ */
+
+/** A kernel name's totals on one GPU. */
+typedef struct gt_diff_kernel {
+	const char *name;      /**< short demangled name (the report's short_name) */
+	uint64_t count, total_ns;
+} gt_diff_kernel;
+
+/** A finding of one GPU (the report's "findings"). */
+typedef struct gt_diff_finding {
+	const char *id;        /**< stable finding id ("host_busy") */
+	const char *title;
+	double share;          /**< of the GPU's steady state, 0..1 */
+	uint64_t claim_ns;
+} gt_diff_finding;
+
+/** One GPU of one side. */
+typedef struct gt_diff_gpu_stats {
+	uint32_t index;        /**< the report's GPU index */
+	const char *name;      /**< device name, "" when unknown */
+	const char *uuid;      /**< "GPU-...", "" when unknown */
+	uint64_t window_ns, busy_ns, idle_ns;
+	double utilization;    /**< busy / window */
+	uint64_t cause_ns[GT_CAUSE_COUNT]; /**< idle by gt_cause */
+	uint64_t util_window_ns; /**< length of a utilization window */
+	size_t nutil;          /**< utilization of each window from the GPU's start */
+	const float *util;     /**< (the report's series), busy fraction 0..1 */
+	int period_found;      /**< the diagnosis detected a period (wave) */
+	double period_ns;      /**< that period, else 0 */
+	const char *shape;     /**< gt_diag_shape_name, "" when unknown */
+	size_t nfindings;
+	const gt_diff_finding *findings; /**< by share, largest first */
+	size_t nkernels;
+	const gt_diff_kernel *kernels;   /**< as the report lists them */
+	uint64_t copies, copy_bytes, copy_ns; /**< memcpy rows (memsets excluded) */
+	uint64_t pageable_bytes;         /**< of copy_bytes, with pageable host memory */
+	uint64_t lat_api_p50_ns;         /**< launch call start -> kernel start, median */
+	uint64_t lat_queued_p50_ns;      /**< queued -> start, median (0: not recorded) */
+} gt_diff_gpu_stats;
+
+/** One side of a diff. */
+typedef struct gt_diff_stats {
+	const char *label;     /**< what it was read from (a path), never NULL */
+	const char *version;   /**< gaptrace version that wrote the report */
+	uint64_t time_origin_ns; /**< capture start, realtime ns (read through a
+				      double: within 256 ns) */
+	const char *host;      /**< hostname of its first trace, "" unknown */
+	const char *cmdline;   /**< command line of its first trace, "" unknown */
+	uint64_t losses;       /**< records lost, all traces (sum of loss counts) */
+	uint32_t ntraces;
+	size_t ngpus;
+	const gt_diff_gpu_stats *gpus;
+} gt_diff_stats;
+
+/** 1 when this build reads JSON reports (cJSON was found), else 0. */
+GT_API int gt_diff_json_supported(void);
+
+/**
+ * Read a JSON report (schema gaptrace.report/1, findings included: a
+ * report made without --no-findings) from len bytes of text. label is
+ * copied (NULL: "").
+ * @return the side (free with gt_diff_stats_free), or NULL with errno set
+ *         (EINVAL: not JSON, another schema, or this build has no JSON
+ *         reader; ENOMEM) and a message in err (cap bytes, may be NULL).
+ */
+GT_API gt_diff_stats *gt_diff_stats_parse(const char *text, size_t len, const char *label,
+					  char *err, size_t cap);
+
+/** Free a side (accepts NULL). */
+GT_API void gt_diff_stats_free(gt_diff_stats *s);
+
+/* ------------------------------------------------------------------ */
+/* The comparison                                                      */
+/* ------------------------------------------------------------------ */
+
+/** Units a GPU pair is compared in (gt_diff_gpu.unit). */
+enum {
+	GT_DIFF_UNIT_WORK = 0,   /**< per unit of GPU work: wall time / busy time */
+	GT_DIFF_UNIT_PERIOD = 1, /**< per detected period (both sides have one) */
+};
+
+/** What became of a finding (gt_diff_fchange.status). */
+enum {
+	GT_DIFF_SAME = 0,     /**< present in both, share within 1 point */
+	GT_DIFF_APPEARED = 1, /**< only in NEW */
+	GT_DIFF_GONE = 2,     /**< only in BASE */
+	GT_DIFF_GREW = 3,
+	GT_DIFF_SHRANK = 4,
+};
+
+/** "same", "appeared", "gone", "grew", "shrank"; "?" out of range. */
+GT_API const char *gt_diff_status_name(int status);
+
+/** A finding of a GPU pair, in either side. */
+typedef struct gt_diff_fchange {
+	const char *id;
+	const char *title;     /**< NEW's title, else BASE's */
+	double base_share, new_share; /**< 0 when absent */
+	int status;            /**< GT_DIFF_* */
+} gt_diff_fchange;
+
+/** A kernel name of a GPU pair. */
+typedef struct gt_diff_kchange {
+	const char *name;
+	uint64_t base_count, new_count;
+	uint64_t base_ns, new_ns;
+	double delta_unit_ns;  /**< change of its time per unit (period or busy second) */
+} gt_diff_kchange;
+
+/** One GPU pair (or a GPU of one side only). */
+typedef struct gt_diff_gpu {
+	const gt_diff_gpu_stats *base, *new_; /**< NULL: only in the other side */
+	int unit;              /**< GT_DIFF_UNIT_* */
+	double base_unit_ns, new_unit_ns; /**< wall time per unit: the period, or
+					     window/busy (ns of wall per busy ns) */
+	double slowdown;       /**< new_unit / base_unit - 1 (0.18: 18 % slower) */
+	double spread;         /**< the run-to-run spread of slowdown (>= 0), or -1
+				    when it cannot be measured */
+	int within_spread;     /**< |slowdown| < spread */
+	double cause_delta[GT_CAUSE_COUNT]; /**< change of each cause per unit, as a
+					       fraction of base_unit (they and
+					       busy_delta sum to slowdown) */
+	double busy_delta;     /**< change of busy time per unit, same scale (0
+				    per unit of work, by definition) */
+	int top_cause;         /**< the cause whose cause_delta is largest, or -1 */
+	size_t nfindings;
+	const gt_diff_fchange *findings; /**< largest |change| first */
+	size_t nkernels;
+	const gt_diff_kchange *kernels;  /**< by added time per unit, largest first */
+} gt_diff_gpu;
+
+/** Diff options; zero-initialize (NULL = defaults). */
+typedef struct gt_diff_opts {
+	uint32_t top_kernels;  /**< kernel rows in the outputs; 0 = 5 */
+} gt_diff_opts;
+
+typedef struct gt_diff gt_diff;
+
+/**
+ * Compare base with new_. Both must outlive the diff.
+ * @return the diff (free with gt_diff_free), or NULL with errno ENOMEM or
+ *         EINVAL (a NULL side).
+ */
+GT_API gt_diff *gt_diff_new(const gt_diff_stats *base, const gt_diff_stats *new_,
+			    const gt_diff_opts *opts);
+
+/** Free a diff (accepts NULL). */
+GT_API void gt_diff_free(gt_diff *d);
+
+/** Number of GPU rows: the pairs, then the GPUs of one side only. */
+GT_API size_t gt_diff_ngpus(const gt_diff *d);
+
+/** GPU row i, or NULL. */
+GT_API const gt_diff_gpu *gt_diff_gpu_at(const gt_diff *d, size_t i);
+
+/**
+ * The verdict, one sentence, about the pair that slowed down most (or, when
+ * none did, the one that sped up most): "NEW is 18.0 % slower per period on
+ * GPU 0 (5.92 ms -> 6.99 ms): host_busy +0.98 ms per period (...)". Says
+ * "within the run-to-run spread (+-N %)" when the change is inside it.
+ * Never NULL; valid until gt_diff_free.
+ */
+GT_API const char *gt_diff_verdict(const gt_diff *d);
+
+/** The largest slowdown over the GPU pairs (negative: every pair got
+ *  faster); 0 when no GPU is in both sides. */
+GT_API double gt_diff_worst_slowdown(const gt_diff *d);
+
+/**
+ * The CI gate: 1 when a GPU pair slowed down by more than threshold (a
+ * fraction: 0.05 = 5 %) and that change is not within the run-to-run
+ * spread, else 0.
+ */
+GT_API int gt_diff_regressed(const gt_diff *d, double threshold);
+
+/**
+ * The human diff: the verdict first, then per GPU the unit time, wall time,
+ * utilization, idle causes per unit, findings (appeared / gone / grew /
+ * shrank), kernels by added time, copies (bytes, bandwidth, pageable share),
+ * launch latency, and the losses of both sides.
+ * @return 0, or GT_ERR_IO when writing failed, GT_ERR_INVAL for NULL args.
+ */
+GT_API int gt_diff_text(const gt_diff *d, FILE *out);
+
+/**
+ * The same as one JSON object, schema GT_DIFF_SCHEMA:
+ *   {"schema": "gaptrace.diff/1", "gaptrace": VERSION, "verdict": "...",
+ *    "worst_slowdown": X,
+ *    "base": SIDE, "new": SIDE,   SIDE = {label, host, cmdline,
+ *            time_origin_ns, traces, losses, gaptrace}
+ *    "gpus": [{base_gpu, new_gpu (index or null), name, unit: "period"|"work",
+ *              base_unit_ns, new_unit_ns, slowdown, spread (null: unknown),
+ *              within_spread, busy_delta, top_cause (name or null),
+ *              causes: {CAUSE: {base_ns, new_ns, delta}},
+ *              wall: {base_ns, new_ns}, utilization: {base, new},
+ *              findings: [{id, title, status, base_share, new_share}],
+ *              kernels: [{name, base_count, new_count, base_ns, new_ns,
+ *                         delta_unit_ns}],
+ *              copies: {base: COPY, new: COPY}, COPY = {count, bytes, ns,
+ *                         gbps, pageable_share},
+ *              launch_latency: {base_api_p50_ns, new_api_p50_ns,
+ *                         base_queued_p50_ns, new_queued_p50_ns}}]}
+ * Fractions are 0..1 (slowdown, spread and deltas relative to BASE's unit).
+ * @return as gt_diff_text.
+ */
+GT_API int gt_diff_json(const gt_diff *d, FILE *out);
+
+/** The same as a self-contained HTML page (no script, no external file).
+ *  @return as gt_diff_text. */
+GT_API int gt_diff_html(const gt_diff *d, FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GAPTRACE_DIFF_H */

@@ -1,0 +1,370 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The comparison of two sides (gaptrace/diff.h).
+ *
+ * Design. Both sides are reduced to the same unit before anything is
+ * compared, because two captures rarely cover the same amount of work:
+ *   - the detected period (the diagnosis's wave) when both sides have one:
+ *     the period is the time per step-like unit, and every quantity is
+ *     taken per period (total / number of periods in the steady state);
+ *   - else a unit of GPU work: wall time per busy time, and every quantity
+ *     per busy nanosecond. When both runs do the same GPU work, the wall
+ *     time they need is in that ratio.
+ * The steady state (window minus the start-up the analysis set aside) is
+ * used on both sides: start-up is a one-time cost, not what the loop does.
+ * In both units  unit = busy/unit + sum over causes of cause/unit  exactly
+ * (the causes sum to the idle time), so the relative change of the unit,
+ * the slowdown, splits exactly into the changes of each cause (and of the
+ * busy time per period): the cause with the largest change is the one that
+ * cost the most time, and the verdict names it.
+ *
+ * Noise: a run's own variation, measured by batch means. Its utilization
+ * series (the report's, one value per window) over the steady state is cut
+ * into batches: one period each when the unit is the period (so the
+ * variation is from step to step, not the busy/idle swing inside a step),
+ * else 20 equal batches (long enough that neighbouring batches hardly move
+ * together). The standard deviation of the batch means over the square
+ * root of their number, relative to their mean, is the standard error of
+ * the run's utilization, and so (relatively) of its time per unit: with the
+ * same busy time per unit, time per unit is busy / utilization. Two
+ * standard errors of the difference, 2 sqrt(rb^2 + rn^2), is the spread; a
+ * change smaller than it is reported as within the run-to-run spread. With
+ * fewer than 2 batches on a side nothing is claimed (spread -1).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff_internal.h"
+
+const char *gt_diff_status_name(int status)
+{
+	static const char *const n[] = {"same", "appeared", "gone", "grew", "shrank"};
+	return status >= 0 && status < 5 ? n[status] : "?";
+}
+
+/* Steady-state window: the window less its start-up idle time. */
+static double steady_ns(const gt_diff_gpu_stats *g)
+{
+	return (double)(g->window_ns - g->cause_ns[GT_CAUSE_STARTUP]);
+}
+
+/* Units (periods or busy ns) in a side's steady state; 0 when none. */
+double gt_diff_units(const gt_diff_gpu *p, const gt_diff_gpu_stats *g)
+{
+	if (p->unit == GT_DIFF_UNIT_PERIOD)
+		return g->period_ns > 0 ? steady_ns(g) / g->period_ns : 0;
+	return (double)g->busy_ns;
+}
+
+/* Relative standard error of a side's time per unit, from the batch means
+ * of its steady-state utilization series (design block); -1 unknown. */
+static double rel_se(const gt_diff_gpu *p, const gt_diff_gpu_stats *g)
+{
+	if (!g->util_window_ns || !g->nutil)
+		return -1;
+	/* the start-up stretch is at least its idle time long */
+	size_t skip = (size_t)((g->cause_ns[GT_CAUSE_STARTUP] + g->util_window_ns - 1) /
+			       g->util_window_ns);
+	size_t n = g->nutil > skip + 1 ? g->nutil - skip - 1 : 0; /* the last is partial */
+	size_t per = p->unit == GT_DIFF_UNIT_PERIOD
+			     ? (size_t)llround(g->period_ns / (double)g->util_window_ns)
+			     : n / 20;
+	per = per ? per : 1;
+	size_t nb = n / per;
+	if (nb < 2)
+		return -1;
+	double sum = 0, sq = 0;
+	for (size_t b = 0; b < nb; b++) {
+		double m = 0;
+		for (size_t i = 0; i < per; i++)
+			m += g->util[skip + b * per + i];
+		m /= (double)per;
+		sum += m;
+		sq += m * m;
+	}
+	double mean = sum / (double)nb;
+	double var = (sq - sum * mean) / (double)(nb - 1);
+	if (mean <= 0)
+		return -1;
+	return sqrt(var > 0 ? var : 0) / mean / sqrt((double)nb);
+}
+
+static void compare_times(gt_diff_gpu *p)
+{
+	const gt_diff_gpu_stats *b = p->base, *n = p->new_;
+	double ub = gt_diff_units(p, b), un = gt_diff_units(p, n);
+	p->top_cause = -1;
+	p->spread = -1;
+	if (ub <= 0 || un <= 0)
+		return;
+	p->base_unit_ns = steady_ns(b) / ub;
+	p->new_unit_ns = steady_ns(n) / un;
+	p->slowdown = p->new_unit_ns / p->base_unit_ns - 1;
+	p->busy_delta = ((double)n->busy_ns / un - (double)b->busy_ns / ub) / p->base_unit_ns;
+	double best = 0;
+	for (int c = 0; c < GT_CAUSE_COUNT; c++) {
+		if (c == GT_CAUSE_STARTUP)
+			continue;
+		p->cause_delta[c] = ((double)n->cause_ns[c] / un - (double)b->cause_ns[c] / ub) /
+				    p->base_unit_ns;
+		double d = p->slowdown >= 0 ? p->cause_delta[c] : -p->cause_delta[c];
+		if (d > best) {
+			best = d;
+			p->top_cause = c;
+		}
+	}
+	double rb = rel_se(p, b), rn = rel_se(p, n);
+	if (rb >= 0 && rn >= 0) {
+		p->spread = 2 * sqrt(rb * rb + rn * rn);
+		p->within_spread = fabs(p->slowdown) < p->spread;
+	}
+}
+
+static const gt_diff_finding *find_finding(const gt_diff_gpu_stats *g, const char *id)
+{
+	for (size_t i = 0; i < g->nfindings; i++)
+		if (!strcmp(g->findings[i].id, id))
+			return &g->findings[i];
+	return NULL;
+}
+
+static int by_change(const void *x, const void *y)
+{
+	const gt_diff_fchange *a = x, *b = y;
+	double da = fabs(a->new_share - a->base_share), db = fabs(b->new_share - b->base_share);
+	return da < db ? 1 : da > db ? -1 : strcmp(a->id, b->id);
+}
+
+static int compare_findings(gt_diff_gpu *p, gt_diff_fchange *v)
+{
+	size_t n = 0;
+	for (int side = 0; side < 2; side++) {
+		const gt_diff_gpu_stats *g = side ? p->new_ : p->base;
+		const gt_diff_gpu_stats *o = side ? p->base : p->new_;
+		for (size_t i = 0; i < g->nfindings; i++) {
+			const gt_diff_finding *f = &g->findings[i], *f2 = find_finding(o, f->id);
+			if (side && f2)
+				continue; /* already paired from BASE */
+			gt_diff_fchange *c = &v[n++];
+			c->id = f->id;
+			c->title = side || !f2 ? f->title : f2->title;
+			c->base_share = side ? 0 : f->share;
+			c->new_share = side ? f->share : f2 ? f2->share : 0;
+			double d = c->new_share - c->base_share;
+			c->status = !f2 ? (side ? GT_DIFF_APPEARED : GT_DIFF_GONE)
+				  : d > 0.01 ? GT_DIFF_GREW
+				  : d < -0.01 ? GT_DIFF_SHRANK : GT_DIFF_SAME;
+		}
+	}
+	qsort(v, n, sizeof(*v), by_change);
+	p->findings = v;
+	p->nfindings = n;
+	return 0;
+}
+
+static const gt_diff_kernel *find_kernel(const gt_diff_gpu_stats *g, const char *name)
+{
+	for (size_t i = 0; i < g->nkernels; i++)
+		if (!strcmp(g->kernels[i].name, name))
+			return &g->kernels[i];
+	return NULL;
+}
+
+static int by_added(const void *x, const void *y)
+{
+	const gt_diff_kchange *a = x, *b = y;
+	return a->delta_unit_ns < b->delta_unit_ns ? 1 : a->delta_unit_ns > b->delta_unit_ns ? -1
+											     : 0;
+}
+
+static void compare_kernels(gt_diff_gpu *p, gt_diff_kchange *v, size_t top)
+{
+	size_t n = 0;
+	double ub = gt_diff_units(p, p->base), un = gt_diff_units(p, p->new_);
+	double scale = p->unit == GT_DIFF_UNIT_PERIOD ? 1 : 1e9; /* per period, per busy s */
+	for (int side = 0; side < 2; side++) {
+		const gt_diff_gpu_stats *g = side ? p->new_ : p->base;
+		const gt_diff_gpu_stats *o = side ? p->base : p->new_;
+		for (size_t i = 0; i < g->nkernels; i++) {
+			const gt_diff_kernel *k = &g->kernels[i], *k2 = find_kernel(o, k->name);
+			if (side && k2)
+				continue;
+			const gt_diff_kernel *kb = side ? NULL : k, *kn = side ? k : k2;
+			gt_diff_kchange *c = &v[n++];
+			c->name = k->name;
+			c->base_count = kb ? kb->count : 0;
+			c->new_count = kn ? kn->count : 0;
+			c->base_ns = kb ? kb->total_ns : 0;
+			c->new_ns = kn ? kn->total_ns : 0;
+			c->delta_unit_ns = scale * ((un > 0 ? (double)c->new_ns / un : 0) -
+						    (ub > 0 ? (double)c->base_ns / ub : 0));
+		}
+	}
+	qsort(v, n, sizeof(*v), by_added);
+	p->kernels = v;
+	p->nkernels = n < top ? n : top;
+}
+
+/* Fill pair p (both sides present). */
+static int compare_pair(gt_diff *d, gt_diff_gpu *p)
+{
+	const gt_diff_gpu_stats *b = p->base, *n = p->new_;
+	p->unit = b->period_found && n->period_found ? GT_DIFF_UNIT_PERIOD : GT_DIFF_UNIT_WORK;
+	compare_times(p);
+	gt_diff_fchange *fv = calloc(b->nfindings + n->nfindings + 1, sizeof(*fv));
+	gt_diff_kchange *kv = calloc(b->nkernels + n->nkernels + 1, sizeof(*kv));
+	if (!fv || !kv) {
+		free(fv);
+		free(kv);
+		return -1;
+	}
+	compare_findings(p, fv);
+	compare_kernels(p, kv, d->top_kernels);
+	return 0;
+}
+
+/* The GPU of NEW that pairs with BASE's g, not used yet: pass 0 the same
+ * UUID; pass 1 (GPUs left over: another machine, no UUID) the next one in
+ * order. NULL when none. */
+static const gt_diff_gpu_stats *partner(const gt_diff_stats *n, const gt_diff_gpu_stats *g,
+					const char *used, int pass)
+{
+	for (size_t i = 0; i < n->ngpus; i++)
+		if (!used[i] && (pass || (*g->uuid && !strcmp(n->gpus[i].uuid, g->uuid))))
+			return &n->gpus[i];
+	return NULL;
+}
+
+static void add_row(gt_diff *d, const gt_diff_gpu_stats *b, const gt_diff_gpu_stats *n)
+{
+	gt_diff_gpu *p = &d->gpus[d->ngpus++];
+	p->base = b;
+	p->new_ = n;
+	p->top_cause = -1;
+	p->spread = -1;
+}
+
+/* Rows: the pairs in BASE's order, then NEW's GPUs left over. */
+static int pair_gpus(gt_diff *d)
+{
+	const gt_diff_stats *b = d->base, *n = d->new_;
+	char *used = calloc(n->ngpus + 1, 1);
+	const gt_diff_gpu_stats **match = calloc(b->ngpus + 1, sizeof(*match));
+	d->gpus = calloc(b->ngpus + n->ngpus + 1, sizeof(*d->gpus));
+	if (!used || !match || !d->gpus) {
+		free(used);
+		free(match);
+		return -1;
+	}
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < b->ngpus; i++)
+			if (!match[i] && (match[i] = partner(n, &b->gpus[i], used, pass)))
+				used[match[i] - n->gpus] = 1;
+	for (size_t i = 0; i < b->ngpus; i++)
+		add_row(d, &b->gpus[i], match[i]);
+	for (size_t i = 0; i < n->ngpus; i++)
+		if (!used[i])
+			add_row(d, NULL, &n->gpus[i]);
+	free(used);
+	free(match);
+	return 0;
+}
+
+gt_diff *gt_diff_new(const gt_diff_stats *base, const gt_diff_stats *new_,
+		     const gt_diff_opts *opts)
+{
+	if (!base || !new_) {
+		errno = EINVAL;
+		return NULL;
+	}
+	gt_diff *d = calloc(1, sizeof(*d));
+	if (!d)
+		goto nomem;
+	d->base = base;
+	d->new_ = new_;
+	d->top_kernels = opts && opts->top_kernels ? opts->top_kernels : 5;
+	if (pair_gpus(d) < 0)
+		goto nomem;
+	for (size_t i = 0; i < d->ngpus; i++)
+		if (d->gpus[i].base && d->gpus[i].new_ && compare_pair(d, &d->gpus[i]) < 0)
+			goto nomem;
+	if (gt_diff_make_verdict(d) < 0)
+		goto nomem;
+	return d;
+nomem:
+	gt_diff_free(d);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void gt_diff_free(gt_diff *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->ngpus; i++) {
+		free((void *)d->gpus[i].findings);
+		free((void *)d->gpus[i].kernels);
+	}
+	free(d->gpus);
+	free(d->verdict);
+	free(d);
+}
+
+size_t gt_diff_ngpus(const gt_diff *d)
+{
+	return d ? d->ngpus : 0;
+}
+
+const gt_diff_gpu *gt_diff_gpu_at(const gt_diff *d, size_t i)
+{
+	return d && i < d->ngpus ? &d->gpus[i] : NULL;
+}
+
+const char *gt_diff_verdict(const gt_diff *d)
+{
+	return d && d->verdict ? d->verdict : "";
+}
+
+/* The pair the verdict is about: the largest slowdown, else (all faster)
+ * the largest speed-up; NULL when no GPU is in both sides. */
+const gt_diff_gpu *gt_diff_headline_gpu(const gt_diff *d)
+{
+	const gt_diff_gpu *best = NULL;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < d->ngpus; i++) {
+			const gt_diff_gpu *p = &d->gpus[i];
+			if (!p->base || !p->new_ || p->base_unit_ns <= 0)
+				continue;
+			if (!pass && (!best || p->slowdown > best->slowdown))
+				best = p; /* pass 0: the worst */
+			else if (pass && best->slowdown <= 0 && p->slowdown < best->slowdown)
+				best = p; /* pass 1: none slower: the best */
+		}
+	return best;
+}
+
+double gt_diff_worst_slowdown(const gt_diff *d)
+{
+	double w = 0;
+	int any = 0;
+	for (size_t i = 0; d && i < d->ngpus; i++) {
+		const gt_diff_gpu *p = &d->gpus[i];
+		if (p->base && p->new_ && p->base_unit_ns > 0 && (!any || p->slowdown > w)) {
+			w = p->slowdown;
+			any = 1;
+		}
+	}
+	return w;
+}
+
+int gt_diff_regressed(const gt_diff *d, double threshold)
+{
+	for (size_t i = 0; d && i < d->ngpus; i++) {
+		const gt_diff_gpu *p = &d->gpus[i];
+		if (p->base && p->new_ && p->slowdown > threshold && !p->within_spread)
+			return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The outputs of a diff: the verdict sentence, the text, the JSON
+ * (gaptrace.diff/1, documented at gt_diff_json) and the HTML page. Every
+ * figure goes through the analysis's formatters (gt_fmt_ns, gt_fmt_bytes,
+ * gt_fmt_rate) and every string through its JSON writer.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff_internal.h"
+
+static const char *gpu_name(const gt_diff_gpu *p)
+{
+	const gt_diff_gpu_stats *g = p->new_ ? p->new_ : p->base;
+	return *g->name ? g->name : "unknown GPU";
+}
+
+static uint32_t gpu_index(const gt_diff_gpu *p)
+{
+	return p->new_ ? p->new_->index : p->base->index;
+}
+
+/* A change of time per unit, as a person reads it: "+1.10 ms per period",
+ * "+57.3 % of BASE's time" (fraction of BASE's unit). */
+static void unit_delta(FILE *f, const gt_diff_gpu *p, double frac)
+{
+	char b[32];
+	if (p->unit == GT_DIFF_UNIT_PERIOD)
+		fprintf(f, "%s%s per period", frac < 0 ? "-" : "+",
+			gt_fmt_ns(b, sizeof(b), fabs(frac) * p->base_unit_ns));
+	else
+		fprintf(f, "%+.1f %% of BASE's time", 100 * frac);
+}
+
+/* The finding that moved most in the verdict's direction, or NULL. */
+static const gt_diff_fchange *lead_finding(const gt_diff_gpu *p)
+{
+	for (size_t i = 0; i < p->nfindings; i++) {
+		int s = p->findings[i].status;
+		if (p->slowdown >= 0 ? s == GT_DIFF_GREW || s == GT_DIFF_APPEARED
+				     : s == GT_DIFF_SHRANK || s == GT_DIFF_GONE)
+			return &p->findings[i];
+	}
+	return NULL;
+}
+
+static void write_verdict(FILE *f, const gt_diff *d, const gt_diff_gpu *p)
+{
+	char b1[32], b2[32];
+	const char *per = p->unit == GT_DIFF_UNIT_PERIOD ? "per period" : "per unit of GPU work";
+	if (fabs(p->slowdown) < 0.0005)
+		fprintf(f, "NEW is as fast as BASE %s on GPU %u", per, gpu_index(p));
+	else
+		fprintf(f, "NEW is %.1f %% %s %s on GPU %u", 100 * fabs(p->slowdown),
+			p->slowdown > 0 ? "slower" : "faster", per, gpu_index(p));
+	if (p->unit == GT_DIFF_UNIT_PERIOD)
+		fprintf(f, " (%s -> %s)", gt_fmt_ns(b1, sizeof(b1), p->base_unit_ns),
+			gt_fmt_ns(b2, sizeof(b2), p->new_unit_ns));
+	else
+		fprintf(f, " (busy %.1f %% -> %.1f %% of the steady state)",
+			100 / p->base_unit_ns, 100 / p->new_unit_ns);
+	if (p->top_cause >= 0 && fabs(p->slowdown) >= 0.0005) {
+		fprintf(f, ": %s ", gt_cause_name(p->top_cause));
+		unit_delta(f, p, p->cause_delta[p->top_cause]);
+	}
+	const gt_diff_fchange *lf = lead_finding(p);
+	if (lf && fabs(p->slowdown) >= 0.0005)
+		fprintf(f, "; finding %s %s (%.1f %% -> %.1f %%)", lf->id,
+			gt_diff_status_name(lf->status), 100 * lf->base_share,
+			100 * lf->new_share);
+	if (p->within_spread && fabs(p->slowdown) >= 0.0005)
+		fprintf(f, " - within the run-to-run spread (+-%.1f %%)", 100 * p->spread);
+	else if (p->spread >= 0)
+		fprintf(f, " (run-to-run spread +-%.1f %%)", 100 * p->spread);
+	size_t pairs = 0, slower = 0;
+	for (size_t i = 0; i < d->ngpus; i++)
+		if (d->gpus[i].base && d->gpus[i].new_) {
+			pairs++;
+			slower += d->gpus[i].slowdown > 0.0005 && !d->gpus[i].within_spread;
+		}
+	if (pairs > 1)
+		fprintf(f, "; slower on %zu of %zu GPUs", slower, pairs);
+	fputc('.', f);
+}
+
+int gt_diff_make_verdict(gt_diff *d)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return -1;
+	const gt_diff_gpu *p = gt_diff_headline_gpu(d);
+	if (p)
+		write_verdict(f, d, p);
+	else
+		fputs("BASE and NEW have no GPU with activity in common: nothing to compare.", f);
+	if (fclose(f) != 0) {
+		free(buf);
+		return -1;
+	}
+	d->verdict = buf;
+	return 0;
+}
+
+/* ------------------------------------------------------------ text */
+
+static void side_line(FILE *f, const char *tag, const gt_diff_stats *s)
+{
+	char t[48];
+	fprintf(f, "%-4s %s: captured %s on %s, %" PRIu32 " %s, %zu GPU%s%s%s\n", tag, s->label,
+		gt_fmt_utc(t, sizeof(t), s->time_origin_ns), *s->host ? s->host : "?",
+		s->ntraces, s->ntraces == 1 ? "trace" : "traces", s->ngpus,
+		s->ngpus == 1 ? "" : "s", *s->cmdline ? "\n     command: " : "", s->cmdline);
+}
+
+static void row_ns(FILE *f, const char *label, double b, double n)
+{
+	char x[32], y[32], z[32];
+	fprintf(f, "  %-28s %12s %12s %12s", label, gt_fmt_ns(x, sizeof(x), b),
+		gt_fmt_ns(y, sizeof(y), n), gt_fmt_ns(z, sizeof(z), n - b));
+	if (b > 0 && n / b > 10)
+		fprintf(f, "  x%.0f", n / b);
+	else if (b > 0)
+		fprintf(f, "  %+.1f %%", 100 * (n / b - 1));
+	fputc('\n', f);
+}
+
+static void text_times(FILE *f, const gt_diff_gpu *p)
+{
+	const gt_diff_gpu_stats *b = p->base, *n = p->new_;
+	double ub = gt_diff_units(p, b), un = gt_diff_units(p, n);
+	double scale = p->unit == GT_DIFF_UNIT_PERIOD ? 1 : 1e9;
+	fprintf(f, "  %-28s %12s %12s %12s\n", "", "BASE", "NEW", "change");
+	row_ns(f, "wall time (window)", (double)b->window_ns, (double)n->window_ns);
+	if (p->unit == GT_DIFF_UNIT_PERIOD)
+		row_ns(f, "period", p->base_unit_ns, p->new_unit_ns);
+	else
+		row_ns(f, "wall per busy second", p->base_unit_ns * 1e9, p->new_unit_ns * 1e9);
+	fprintf(f, "  %-28s %11.1f%% %11.1f%% %+10.1f pts\n", "utilization",
+		100 * b->utilization, 100 * n->utilization, 100 * (n->utilization - b->utilization));
+	fprintf(f, "  %s\n", p->unit == GT_DIFF_UNIT_PERIOD ? "per period:"
+							  : "per second of GPU work:");
+	row_ns(f, "  busy", scale * (double)b->busy_ns / ub, scale * (double)n->busy_ns / un);
+	for (int c = 0; c < GT_CAUSE_COUNT; c++) {
+		if (c == GT_CAUSE_STARTUP || (!b->cause_ns[c] && !n->cause_ns[c]))
+			continue;
+		char lab[40];
+		snprintf(lab, sizeof(lab), "  %s", gt_cause_name(c));
+		row_ns(f, lab, scale * (double)b->cause_ns[c] / ub,
+		       scale * (double)n->cause_ns[c] / un);
+	}
+	if (p->spread >= 0)
+		fprintf(f, "  run-to-run spread of the time per unit: +-%.1f %% (change %+.1f %%%s)\n",
+			100 * p->spread, 100 * p->slowdown, p->within_spread ? ", within it" : "");
+	else
+		fprintf(f, "  run-to-run spread: not measurable (too short for 2 batches of "
+			   "utilization windows)\n");
+}
+
+static void text_findings(FILE *f, const gt_diff_gpu *p)
+{
+	fprintf(f, "  findings:%s\n", p->nfindings ? "" : " none on either side");
+	for (size_t i = 0; i < p->nfindings; i++) {
+		const gt_diff_fchange *c = &p->findings[i];
+		fprintf(f, "    %-8s %-22s %5.1f%% -> %5.1f%%  %s\n", gt_diff_status_name(c->status),
+			c->id, 100 * c->base_share, 100 * c->new_share, c->title);
+	}
+}
+
+static void text_kernels(FILE *f, const gt_diff_gpu *p)
+{
+	char x[32], y[32], z[32];
+	fprintf(f, "  kernels by added time %s:\n",
+		p->unit == GT_DIFF_UNIT_PERIOD ? "per period" : "per second of GPU work");
+	for (size_t i = 0; i < p->nkernels; i++) {
+		const gt_diff_kchange *k = &p->kernels[i];
+		fprintf(f, "    %s%-9s  %" PRIu64 " -> %" PRIu64 " launches, %s -> %s total  %.60s\n",
+			k->delta_unit_ns < 0 ? "-" : "+",
+			gt_fmt_ns(z, sizeof(z), fabs(k->delta_unit_ns)), k->base_count,
+			k->new_count, gt_fmt_ns(x, sizeof(x), (double)k->base_ns),
+			gt_fmt_ns(y, sizeof(y), (double)k->new_ns), k->name);
+	}
+}
+
+static void copy_text(FILE *f, const gt_diff_gpu_stats *g)
+{
+	char b[32], r[32];
+	if (!g->copies) {
+		fputs("none", f);
+		return;
+	}
+	fprintf(f, "%" PRIu64 ", %s at %s, %.0f %% pageable", g->copies,
+		gt_fmt_bytes(b, sizeof(b), (double)g->copy_bytes),
+		gt_fmt_rate(r, sizeof(r), g->copy_ns ? 1e9 * (double)g->copy_bytes / g->copy_ns : 0),
+		g->copy_bytes ? 100.0 * (double)g->pageable_bytes / g->copy_bytes : 0);
+}
+
+static void text_io(FILE *f, const gt_diff_gpu *p)
+{
+	char x[32], y[32];
+	fputs("  copies: BASE ", f);
+	copy_text(f, p->base);
+	fputs("; NEW ", f);
+	copy_text(f, p->new_);
+	fprintf(f, "\n  launch latency (call -> kernel start, median): %s -> %s",
+		gt_fmt_ns(x, sizeof(x), (double)p->base->lat_api_p50_ns),
+		gt_fmt_ns(y, sizeof(y), (double)p->new_->lat_api_p50_ns));
+	if (p->base->lat_queued_p50_ns || p->new_->lat_queued_p50_ns)
+		fprintf(f, "; queued -> start %s -> %s",
+			gt_fmt_ns(x, sizeof(x), (double)p->base->lat_queued_p50_ns),
+			gt_fmt_ns(y, sizeof(y), (double)p->new_->lat_queued_p50_ns));
+	fputc('\n', f);
+}
+
+static void text_gpu(FILE *f, const gt_diff_gpu *p)
+{
+	if (!p->base || !p->new_) {
+		fprintf(f, "\n== GPU %u (%s): only in %s\n", gpu_index(p), gpu_name(p),
+			p->base ? "BASE" : "NEW");
+		return;
+	}
+	fprintf(f, "\n== GPU %u (%s) vs BASE GPU %u, compared %s\n", p->new_->index, gpu_name(p),
+		p->base->index,
+		p->unit == GT_DIFF_UNIT_PERIOD ? "per period (both have one)"
+					       : "per unit of GPU work (no period detected on both sides)");
+	if (p->base_unit_ns <= 0) {
+		fputs("  no busy time on a side: nothing to compare\n", f);
+		return;
+	}
+	text_times(f, p);
+	text_findings(f, p);
+	text_kernels(f, p);
+	text_io(f, p);
+}
+
+int gt_diff_text(const gt_diff *d, FILE *out)
+{
+	if (!d || !out)
+		return GT_ERR_INVAL;
+	fprintf(out, "%s\n\n", d->verdict);
+	side_line(out, "BASE", d->base);
+	side_line(out, "NEW", d->new_);
+	for (size_t i = 0; i < d->ngpus; i++)
+		text_gpu(out, &d->gpus[i]);
+	fprintf(out, "\nlosses: BASE %" PRIu64 " records, NEW %" PRIu64 " records%s\n",
+		d->base->losses, d->new_->losses,
+		d->base->losses || d->new_->losses ? " (a side that lost records may be "
+						     "incomplete)"
+						   : "");
+	return ferror(out) ? GT_ERR_IO : 0;
+}
+
+/* ------------------------------------------------------------ HTML */
+
+static void html_escape(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		switch (*s) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default: fputc(*s, f);
+		}
+}
+
+int gt_diff_html(const gt_diff *d, FILE *out)
+{
+	if (!d || !out)
+		return GT_ERR_INVAL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m)
+		return GT_ERR_NOMEM;
+	int rc = gt_diff_text(d, m);
+	if (fclose(m) != 0 || rc < 0) {
+		free(buf);
+		return rc < 0 ? rc : GT_ERR_NOMEM;
+	}
+	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>gaptrace diff</title>\n"
+	      "<style>body{font-family:sans-serif;margin:2em}h1{font-size:1.2em}"
+	      "pre{background:#f6f6f6;padding:1em;overflow-x:auto}</style></head><body>\n<h1>",
+	      out);
+	html_escape(out, d->verdict);
+	fputs("</h1>\n<pre>", out);
+	html_escape(out, buf + strlen(d->verdict) + 2);
+	fputs("</pre>\n</body></html>\n", out);
+	free(buf);
+	return ferror(out) ? GT_ERR_IO : 0;
+}

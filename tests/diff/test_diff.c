@@ -1,0 +1,520 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Check suite of the diff (collector/diff, gaptrace/diff.h) and of the
+ * commands around it: `gaptrace diff`, `archive`, `history`.
+ *   library: hand-made JSON reports with exact answers (the split of the
+ *            slowdown by cause, the spread, finding states, GPU pairing).
+ *   cli:     the real binary on synthetic traces with a known regression
+ *            and on the recorded pair examples/traces/conv_train (BASE) and
+ *            conv_host (NEW: the same program with --host-bound).
+ */
+#include <check.h>
+#include <fcntl.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gaptrace/diff.h"
+#include "gt_test.h"
+#include "minijson.h"
+
+extern char **environ;
+
+/* ------------------------------------------------------------ library */
+
+/* A utilization series of n 10 ms windows swinging +-amp around u, window
+ * by window (the first is the GPU's window start), as JSON members. */
+static char *series(double u, double amp, unsigned n)
+{
+	size_t cap = 64 + 16 * (size_t)n, len;
+	char *s = malloc(cap);
+	len = (size_t)snprintf(s, cap, "\"window_ns\":10000000,\"series\":[");
+	for (unsigned i = 0; i < n; i++)
+		len += (size_t)snprintf(s + len, cap - len, "%s%.4f", i ? "," : "",
+					u + (i % 2 ? -amp : amp));
+	snprintf(s + len, cap - len, "]");
+	return s;
+}
+
+/* A report of one GPU: window, busy, host_busy and sync_turnaround ns, a
+ * period (0: none), a utilization series of `windows` windows swinging
+ * +-amp, and the findings array's members. Caller frees. */
+static char *report(double window, double busy, double host, double sync, double period,
+		    double amp, unsigned windows, const char *findings, const char *uuid)
+{
+	char *s = NULL, *ser = series(busy / window, amp, windows);
+	int n = asprintf(
+		&s,
+		"{\"schema\":\"gaptrace.report/1\",\"gaptrace\":\"t\",\"time_origin_ns\":1,"
+		"\"findings\":[%s],"
+		"\"diagnosis\":{\"gpus\":[{\"gpu\":0,\"shape\":\"wave\",\"wave\":{\"found\":%s,"
+		"\"period_ns\":%.0f}}]},"
+		"\"gpus\":[{\"index\":0,\"name\":\"G\",\"uuid\":\"%s\",\"window_ns\":%.0f,"
+		"\"busy_ns\":%.0f,\"idle_ns\":%.0f,\"utilization\":%g,"
+		"\"causes\":{\"host_busy\":%.0f,\"sync_turnaround\":%.0f},"
+		"\"utilization_windows\":{%s},"
+		"\"kernels\":[{\"short_name\":\"k\",\"count\":10,\"total_ns\":%.0f}]}],"
+		"\"traces\":[{\"hostname\":\"h\",\"cmdline\":\"prog\"}]}",
+		findings, period > 0 ? "true" : "false", period, uuid, window, busy, host + sync,
+		busy / window, host, sync, ser, busy);
+	ck_assert_int_gt(n, 0);
+	free(ser);
+	return s;
+}
+
+static gt_diff_stats *parse(char *json)
+{
+	char err[256];
+	gt_diff_stats *s = gt_diff_stats_parse(json, strlen(json), "x", err, sizeof(err));
+	ck_assert_msg(s != NULL, "parse: %s", err);
+	free(json);
+	return s;
+}
+
+START_TEST(period_slowdown_split_by_cause)
+{
+	/* 100 periods each: 10 ms -> 12 ms, host_busy 3 ms -> 5 ms per period */
+	gt_diff_stats *b = parse(report(1e9, 6e8, 3e8, 1e8, 1e7, 0.01, 100, "", "GPU-a"));
+	gt_diff_stats *n = parse(report(1.2e9, 6e8, 5e8, 1e8, 1.2e7, 0.01, 120, "", "GPU-a"));
+	gt_diff *d = gt_diff_new(b, n, NULL);
+	ck_assert_ptr_nonnull(d);
+	const gt_diff_gpu *p = gt_diff_gpu_at(d, 0);
+	ck_assert_int_eq(p->unit, GT_DIFF_UNIT_PERIOD);
+	ck_assert_double_eq_tol(p->slowdown, 0.2, 1e-9);
+	ck_assert_int_eq(p->top_cause, GT_CAUSE_HOST_BUSY);
+	ck_assert_double_eq_tol(p->cause_delta[GT_CAUSE_HOST_BUSY], 0.2, 1e-9);
+	double sum = p->busy_delta;
+	for (int c = 0; c < GT_CAUSE_COUNT; c++)
+		sum += p->cause_delta[c];
+	ck_assert_double_eq_tol(sum, p->slowdown, 1e-9);
+	ck_assert(!p->within_spread);
+	const char *v = gt_diff_verdict(d);
+	ck_assert_msg(strstr(v, "NEW is 20.0 % slower per period on GPU 0") == v, "%s", v);
+	ck_assert_msg(strstr(v, ": host_busy +2.00 ms per period"), "%s", v);
+	ck_assert_int_eq(gt_diff_regressed(d, 0.05), 1);
+	ck_assert_int_eq(gt_diff_regressed(d, 0.25), 0);
+	gt_diff_free(d);
+	gt_diff_stats_free(n);
+	gt_diff_stats_free(b);
+}
+END_TEST
+
+START_TEST(work_unit_without_period)
+{
+	/* same busy time, twice the sync turnaround: per unit of GPU work */
+	gt_diff_stats *b = parse(report(1e9, 5e8, 0, 5e8, 0, 0.01, 100, "", ""));
+	gt_diff_stats *n = parse(report(1.5e9, 5e8, 0, 1e9, 1e7, 0.01, 150, "", ""));
+	gt_diff *d = gt_diff_new(b, n, NULL);
+	const gt_diff_gpu *p = gt_diff_gpu_at(d, 0);
+	ck_assert_int_eq(p->unit, GT_DIFF_UNIT_WORK); /* a period on one side only */
+	ck_assert_double_eq_tol(p->slowdown, 0.5, 1e-9);
+	ck_assert_double_eq_tol(p->busy_delta, 0, 1e-12);
+	ck_assert_int_eq(p->top_cause, GT_CAUSE_SYNC_TURNAROUND);
+	ck_assert_msg(strstr(gt_diff_verdict(d), "sync_turnaround +50.0 % of BASE's time"), "%s",
+		      gt_diff_verdict(d));
+	gt_diff_free(d);
+	gt_diff_stats_free(n);
+	gt_diff_stats_free(b);
+}
+END_TEST
+
+START_TEST(noise_within_spread)
+{
+	/* utilization varies +-0.5 from period to period: +20 % is noise */
+	gt_diff_stats *b = parse(report(1e9, 6e8, 3e8, 1e8, 1e7, 0.5, 100, "", "GPU-a"));
+	gt_diff_stats *n = parse(report(1.2e9, 6e8, 5e8, 1e8, 1.2e7, 0.5, 120, "", "GPU-a"));
+	gt_diff *d = gt_diff_new(b, n, NULL);
+	const gt_diff_gpu *p = gt_diff_gpu_at(d, 0);
+	ck_assert(p->spread > 0.2);
+	ck_assert(p->within_spread);
+	ck_assert(strstr(gt_diff_verdict(d), "within the run-to-run spread"));
+	ck_assert_int_eq(gt_diff_regressed(d, 0.05), 0);
+	gt_diff_free(d);
+	gt_diff_stats_free(n);
+	gt_diff_stats_free(b);
+	/* the same swing inside each 20 ms period (busy, then idle) is the step's
+	 * shape, not noise: every period's mean is the same */
+	b = parse(report(1e9, 6e8, 3e8, 1e8, 2e7, 0.4, 100, "", "GPU-a"));
+	n = parse(report(1.2e9, 6e8, 5e8, 1e8, 2.4e7, 0.4, 120, "", "GPU-a"));
+	d = gt_diff_new(b, n, NULL);
+	p = gt_diff_gpu_at(d, 0);
+	ck_assert_int_eq(p->unit, GT_DIFF_UNIT_PERIOD);
+	ck_assert(p->spread >= 0 && p->spread < 0.01);
+	ck_assert(!p->within_spread);
+	ck_assert_int_eq(gt_diff_regressed(d, 0.05), 1);
+	gt_diff_free(d);
+	gt_diff_stats_free(n);
+	gt_diff_stats_free(b);
+	/* one window: no spread can be measured, none is claimed */
+	b = parse(report(1e9, 6e8, 3e8, 1e8, 0, 0, 1, "", ""));
+	n = parse(report(1.2e9, 6e8, 5e8, 1e8, 0, 0, 1, "", ""));
+	d = gt_diff_new(b, n, NULL);
+	ck_assert_double_eq(gt_diff_gpu_at(d, 0)->spread, -1);
+	ck_assert(!strstr(gt_diff_verdict(d), "spread"));
+	gt_diff_free(d);
+	gt_diff_stats_free(n);
+	gt_diff_stats_free(b);
+}
+END_TEST
+
+#define FIND(id, share) "{\"id\":\"" id "\",\"gpu\":0,\"share\":" share ",\"title\":\"t\"}"
+
+START_TEST(finding_states)
+{
+	gt_diff_stats *b = parse(report(1e9, 6e8, 3e8, 1e8, 0, 0.01, 100,
+					FIND("host_busy", "0.3") "," FIND("small_grid", "0.2") ","
+					FIND("launch_bound", "0.2") "," FIND("throttled", "0.1"),
+					""));
+	gt_diff_stats *n = parse(report(1e9, 6e8, 3e8, 1e8, 0, 0.01, 100,
+					FIND("host_busy", "0.5") "," FIND("small_grid", "0.1") ","
+					FIND("launch_bound", "0.205") "," FIND("d2h_storm", "0.1"),
+					""));
+	gt_diff *d = gt_diff_new(b, n, NULL);
+	const gt_diff_gpu *p = gt_diff_gpu_at(d, 0);
+	ck_assert_uint_eq(p->nfindings, 5);
+	static const struct {
+		const char *id;
+		int status;
+	} want[] = {{"host_busy", GT_DIFF_GREW},     {"small_grid", GT_DIFF_SHRANK},
+		    {"launch_bound", GT_DIFF_SAME},  {"throttled", GT_DIFF_GONE},
+		    {"d2h_storm", GT_DIFF_APPEARED}};
+	for (size_t w = 0; w < 5; w++) {
+		size_t i = 0;
+		while (i < p->nfindings && strcmp(p->findings[i].id, want[w].id))
+			i++;
+		ck_assert_msg(i < p->nfindings, "%s missing", want[w].id);
+		ck_assert_str_eq(gt_diff_status_name(p->findings[i].status),
+				 gt_diff_status_name(want[w].status));
+	}
+	ck_assert_str_eq(p->findings[0].id, "host_busy"); /* the largest change first */
+	gt_diff_free(d);
+	gt_diff_stats_free(n);
+	gt_diff_stats_free(b);
+}
+END_TEST
+
+START_TEST(gpus_paired_by_uuid)
+{
+	char *two = NULL;
+	const char *fmt = "{\"schema\":\"gaptrace.report/1\",\"findings\":[],\"gpus\":["
+			  "{\"index\":0,\"uuid\":\"%s\",\"window_ns\":100,\"busy_ns\":%d},"
+			  "{\"index\":1,\"uuid\":\"%s\",\"window_ns\":100,\"busy_ns\":%d}]}";
+	ck_assert_int_gt(asprintf(&two, fmt, "GPU-a", 50, "GPU-b", 80), 0);
+	gt_diff_stats *b = parse(two);
+	ck_assert_int_gt(asprintf(&two, fmt, "GPU-b", 40, "GPU-c", 50), 0);
+	gt_diff_stats *n = parse(two);
+	gt_diff *d = gt_diff_new(b, n, NULL);
+	/* b pairs with b (UUID), then the GPUs left over in order: a with c */
+	ck_assert_uint_eq(gt_diff_ngpus(d), 2);
+	ck_assert_str_eq(gt_diff_gpu_at(d, 0)->new_->uuid, "GPU-c");
+	ck_assert_double_eq_tol(gt_diff_gpu_at(d, 0)->slowdown, 0, 1e-9);
+	ck_assert_str_eq(gt_diff_gpu_at(d, 1)->new_->uuid, "GPU-b");
+	ck_assert_double_eq_tol(gt_diff_gpu_at(d, 1)->slowdown, 1.0, 1e-9); /* 80 -> 40 busy */
+	ck_assert_double_eq_tol(gt_diff_worst_slowdown(d), 1.0, 1e-9);
+	gt_diff_free(d);
+	gt_diff_stats_free(n);
+	/* a GPU more in NEW is listed as NEW's only */
+	ck_assert_int_gt(asprintf(&two, fmt, "GPU-b", 40, "GPU-a", 50), 0);
+	n = parse(two);
+	gt_diff_stats *one = parse(strdup("{\"schema\":\"gaptrace.report/1\",\"gpus\":["
+					  "{\"index\":0,\"uuid\":\"GPU-a\",\"window_ns\":100,"
+					  "\"busy_ns\":50}]}"));
+	d = gt_diff_new(one, n, NULL);
+	ck_assert_uint_eq(gt_diff_ngpus(d), 2);
+	ck_assert_str_eq(gt_diff_gpu_at(d, 0)->new_->uuid, "GPU-a");
+	ck_assert_ptr_null(gt_diff_gpu_at(d, 1)->base);
+	gt_diff_stats_free(one);
+	gt_diff_free(d);
+	gt_diff_stats_free(n);
+	gt_diff_stats_free(b);
+}
+END_TEST
+
+START_TEST(bad_reports_refused)
+{
+	char err[256];
+	const char *bad[] = {"", "not json", "[1,2]", "{\"schema\":\"gaptrace.diff/1\"}"};
+	for (size_t i = 0; i < 4; i++) {
+		gt_diff_stats *s = gt_diff_stats_parse(bad[i], strlen(bad[i]), "x", err, sizeof(err));
+		ck_assert_ptr_null(s);
+		ck_assert(err[0]);
+	}
+	ck_assert(strstr(err, "gaptrace.report/1"));
+	ck_assert_ptr_null(gt_diff_new(NULL, NULL, NULL));
+}
+END_TEST
+
+/* ------------------------------------------------------------ cli */
+
+static char *g_tmp;
+
+static void enter_tmp(void)
+{
+	g_tmp = gt_tmpdir("diff");
+	ck_assert_ptr_nonnull(g_tmp);
+	ck_assert_int_eq(chdir(g_tmp), 0);
+	unsetenv("GAPTRACE_ARCHIVE");
+}
+
+static void leave_tmp(void)
+{
+	ck_assert_int_eq(chdir("/"), 0);
+	gt_rmtree(g_tmp);
+	free(g_tmp);
+}
+
+/* Run argv (NULL-terminated) with stdout to "out", stderr to "err". */
+static int run(char *const argv[])
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, "out", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_addopen(&fa, 2, "err", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	pid_t pid;
+	int st, rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	ck_assert_int_eq(rc, 0);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+#define RUN(...) run((char *const[]){GAPTRACE_BIN, __VA_ARGS__, NULL})
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	ck_assert_msg(f != NULL, "%s missing", path);
+	char *buf = calloc(1, 1 << 22);
+	size_t n = fread(buf, 1, (1 << 22) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	return buf;
+}
+
+static int has(const char *path, const char *needle)
+{
+	char *s = slurp(path);
+	int r = strstr(s, needle) != NULL;
+	free(s);
+	return r;
+}
+
+static off_t size_of(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 ? st.st_size : -1;
+}
+
+/* BASE and NEW: the sync preset, NEW with a longer turnaround after each sync. */
+static void synth_pair(void)
+{
+	ck_assert_int_eq(RUN("synth", "-q", "-p", "sync", "-s", "steps=100", "-o", "base"), 0);
+	ck_assert_int_eq(RUN("synth", "-q", "-p", "sync", "-s", "steps=100", "-s",
+			     "turnaround_ns=1500000", "-o", "new"),
+			 0);
+}
+
+START_TEST(synth_regression_named_first)
+{
+	enter_tmp();
+	synth_pair();
+	ck_assert_int_eq(RUN("diff", "base", "new"), 0);
+	char *out = slurp("out");
+	ck_assert_msg(strncmp(out, "NEW is ", 7) == 0, "%s", out);
+	char *colon = strchr(out, ':');
+	ck_assert(strstr(out, "slower") && strstr(out, "slower") < colon);
+	ck_assert_msg(colon && strncmp(colon, ": sync_turnaround +", 19) == 0, "%s", out);
+	free(out);
+	/* the other way round: faster, the same cause shrank */
+	ck_assert_int_eq(RUN("diff", "new", "base"), 0);
+	ck_assert(has("out", "faster"));
+	ck_assert(has("out", ": sync_turnaround -"));
+	leave_tmp();
+}
+END_TEST
+
+START_TEST(recorded_pair_named_first)
+{
+	enter_tmp();
+	ck_assert_int_eq(RUN("diff", EXAMPLE_TRACES "/conv_train", EXAMPLE_TRACES "/conv_host"), 0);
+	char *out = slurp("out");
+	char *colon = strchr(out, ':');
+	/* conv_host is conv_train with host work added to each step */
+	ck_assert_msg(strncmp(out, "NEW is ", 7) == 0 && strstr(out, "slower") < colon, "%s", out);
+	ck_assert_msg(strncmp(colon, ": host_busy +", 13) == 0, "%s", out);
+	free(out);
+	leave_tmp();
+}
+END_TEST
+
+START_TEST(gate_exit_statuses)
+{
+	enter_tmp();
+	synth_pair();
+	ck_assert_int_eq(RUN("diff", "--gate", "5%", "base", "new"), 4);
+	ck_assert(has("err", "gate"));
+	ck_assert(has("out", "NEW is")); /* the diff is written all the same */
+	ck_assert_int_eq(RUN("diff", "--gate", "5%", "new", "base"), 0);
+	ck_assert_int_eq(RUN("diff", "--gate", "0.05", "base", "base"), 0);
+	ck_assert_int_eq(RUN("diff", "--gate", "1000%", "base", "new"), 0);
+	ck_assert_int_eq(RUN("diff", "--gate", "five", "base", "new"), 2);
+	ck_assert_int_eq(RUN("diff", "base"), 2);
+	ck_assert_int_eq(RUN("diff", "base", "new", "more"), 2);
+	/* an input that cannot be read: 1 and nothing on stdout */
+	ck_assert_int_eq(RUN("diff", "--gate", "5%", "base", "missing"), 1);
+	ck_assert_int_eq(size_of("out"), 0);
+	mkdir("empty", 0700);
+	ck_assert_int_eq(RUN("diff", "empty", "new"), 1);
+	ck_assert_int_eq(size_of("out"), 0);
+	FILE *f = fopen("bad.json", "w");
+	fputs("{\"schema\":\"other\"}", f);
+	fclose(f);
+	ck_assert_int_eq(RUN("diff", "bad.json", "new"), 1);
+	ck_assert(has("err", "gaptrace.report/1"));
+	leave_tmp();
+}
+END_TEST
+
+START_TEST(json_schema_and_inputs)
+{
+	enter_tmp();
+	synth_pair();
+	ck_assert_int_eq(RUN("diff", "--json", "-o", "d.json", "base", "new"), 0);
+	char *s = slurp("d.json");
+	size_t eo = 0;
+	jnode *j = json_parse(s, strlen(s), &eo);
+	ck_assert_msg(j != NULL, "bad JSON at %zu", eo);
+	ck_assert_str_eq(json_str(j, "schema"), "gaptrace.diff/1");
+	ck_assert_str_eq(json_str(j, "gpus.0.top_cause"), "sync_turnaround");
+	ck_assert_str_eq(json_str(j, "gpus.0.unit"), "work");
+	double sum = json_dbl(j, "gpus.0.busy_delta");
+	const char *causes[] = {"host_busy", "sync_turnaround", "launch_bound", "transfer",
+				"dependency", "other_process", "unknown", "data_lost"};
+	for (size_t i = 0; i < 8; i++) {
+		char path[64];
+		snprintf(path, sizeof(path), "gpus.0.causes.%s.delta", causes[i]);
+		sum += json_dbl(j, path);
+	}
+	ck_assert_double_eq_tol(sum, json_dbl(j, "gpus.0.slowdown"), 1e-4);
+	ck_assert(json_dbl(j, "worst_slowdown") > 0.05);
+	json_free(j);
+	/* a saved report compares as its traces do */
+	char *verdict = slurp("d.json");
+	ck_assert_int_eq(RUN("report", "--json", "-o", "base.json", "base"), 0);
+	ck_assert_int_eq(RUN("diff", "base", "new"), 0);
+	char *a = slurp("out");
+	ck_assert_int_eq(RUN("diff", "base.json", "new"), 0);
+	char *b = slurp("out");
+	ck_assert_int_eq(strcspn(a, "\n"), strcspn(b, "\n"));
+	ck_assert(strncmp(a, b, strcspn(a, "\n")) == 0);
+	free(a);
+	free(b);
+	free(verdict);
+	free(s);
+	/* HTML */
+	ck_assert_int_eq(RUN("diff", "--html", "-o", "d.html", "base", "new"), 0);
+	ck_assert(has("d.html", "<!DOCTYPE html>"));
+	ck_assert(has("d.html", "sync_turnaround"));
+	leave_tmp();
+}
+END_TEST
+
+START_TEST(archive_round_trip)
+{
+	enter_tmp();
+	synth_pair();
+	ck_assert_int_eq(RUN("archive", "--to", "runs", "base"), 0);
+	char *entry1 = slurp("out");
+	entry1[strcspn(entry1, "\n")] = 0;
+	ck_assert_msg(strncmp(entry1, "runs/", 5) == 0, "%s", entry1);
+	char p[4096];
+	snprintf(p, sizeof(p), "%s/meta.json", entry1);
+	ck_assert(has(p, "\"schema\": \"gaptrace.archive/1\""));
+	ck_assert(has(p, "\"kept\": true"));
+	snprintf(p, sizeof(p), "%s/trace", entry1);
+	ck_assert_int_gt(size_of(p), 0);
+	/* over the budget: the report and meta only */
+	setenv("GAPTRACE_ARCHIVE", "runs", 1);
+	ck_assert_int_eq(RUN("archive", "--archive-max-mb", "0", "new"), 0);
+	unsetenv("GAPTRACE_ARCHIVE");
+	ck_assert(has("err", "over the budget"));
+	char *entry2 = slurp("out");
+	entry2[strcspn(entry2, "\n")] = 0;
+	ck_assert_str_ne(entry1, entry2);
+	snprintf(p, sizeof(p), "%s/trace", entry2);
+	ck_assert_int_eq(size_of(p), -1);
+	snprintf(p, sizeof(p), "%s/meta.json", entry2);
+	ck_assert(has(p, "\"kept\": false"));
+	/* history: both, oldest first */
+	ck_assert_int_eq(RUN("history", "runs"), 0);
+	char *h = slurp("out");
+	char *l1 = strstr(h, entry1 + 5), *l2 = strstr(h, entry2 + 5);
+	ck_assert(l1 && l2 && l1 < l2);
+	ck_assert(strstr(h, "sync_turnaround"));
+	free(h);
+	/* the archived reports compare as the traces do */
+	ck_assert_int_eq(RUN("diff", "base", "new"), 0);
+	char *a = slurp("out");
+	ck_assert_int_eq(RUN("diff", entry1, entry2), 0);
+	char *b = slurp("out");
+	ck_assert(strncmp(a, b, strcspn(a, "\n")) == 0);
+	/* --baseline: the latest entry (NEW's) */
+	ck_assert_int_eq(RUN("diff", "--baseline", "runs", "base"), 0);
+	ck_assert(has("out", "faster"));
+	ck_assert_int_eq(RUN("diff", "--baseline", entry1, "--gate", "5%", "new"), 4);
+	ck_assert_int_eq(RUN("diff", "--baseline", "nowhere", "new"), 1);
+	ck_assert_int_eq(RUN("history", "nowhere"), 1);
+	free(a);
+	free(b);
+	free(entry1);
+	free(entry2);
+	leave_tmp();
+}
+END_TEST
+
+START_TEST(help_texts)
+{
+	enter_tmp();
+	const char *cmds[] = {"diff", "history", "archive"};
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_eq(RUN((char *)cmds[i], "--help"), 0);
+		ck_assert(has("out", "usage: gaptrace "));
+		ck_assert(has("out", "example"));
+	}
+	ck_assert(has("out", "GAPTRACE_ARCHIVE"));
+	ck_assert_int_eq(RUN("archive", "base"), 2); /* no archive named */
+	leave_tmp();
+}
+END_TEST
+
+int main(void)
+{
+	if (!gt_diff_json_supported())
+		gt_skip_suite("built without libcjson: the diff cannot read reports");
+	Suite *s = suite_create("diff");
+	TCase *tc = tcase_create("library");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, period_slowdown_split_by_cause);
+	tcase_add_test(tc, work_unit_without_period);
+	tcase_add_test(tc, noise_within_spread);
+	tcase_add_test(tc, finding_states);
+	tcase_add_test(tc, gpus_paired_by_uuid);
+	tcase_add_test(tc, bad_reports_refused);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("cli");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, synth_regression_named_first);
+	tcase_add_test(tc, recorded_pair_named_first);
+	tcase_add_test(tc, gate_exit_statuses);
+	tcase_add_test(tc, json_schema_and_inputs);
+	tcase_add_test(tc, archive_round_trip);
+	tcase_add_test(tc, help_texts);
+	suite_add_tcase(s, tc);
+	return gt_suite_run(s);
+}

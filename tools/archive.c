@@ -1,0 +1,474 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The run archive (archive.h). An entry is written into a hidden temporary
+ * directory next to where it goes and renamed into place once complete, so
+ * `history` and `diff --baseline` never see half an entry. The git revision
+ * comes from `git rev-parse HEAD` run as a child in the current directory,
+ * waited for at most 5 s; no git, no repository or a slow one only leave
+ * the field null.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "archive.h"
+#include "cmds.h"
+#include "outfile.h"
+#include "report_mem.h"
+
+/* ------------------------------------------------------------ reading */
+
+static int is_dir(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int gt_archive_entry_report(const char *path, char *buf, size_t cap)
+{
+	struct stat st;
+	if (!is_dir(path) || (size_t)snprintf(buf, cap, "%s/report.json", path) >= cap)
+		return -1;
+	return stat(buf, &st) == 0 && S_ISREG(st.st_mode) ? 0 : -1;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void gt_archive_list_free(char **names, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+int gt_archive_list(const char *dir, char ***names)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char **v = NULL, p[PATH_MAX + 300], rep[PATH_MAX + 320];
+	int n = 0, cap = 0;
+	if (!d)
+		return -1;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.' ||
+		    (size_t)snprintf(p, sizeof(p), "%s/%s", dir, e->d_name) >= sizeof(p) ||
+		    gt_archive_entry_report(p, rep, sizeof(rep)) < 0)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			char **nv = realloc(v, (size_t)cap * sizeof(*v));
+			if (!nv)
+				break;
+			v = nv;
+		}
+		if (!(v[n] = strdup(e->d_name)))
+			break;
+		n++;
+	}
+	closedir(d);
+	if (e) {
+		gt_archive_list_free(v, n);
+		errno = ENOMEM;
+		return -1;
+	}
+	qsort(v, (size_t)n, sizeof(*v), by_name);
+	*names = v;
+	return n;
+}
+
+int gt_archive_resolve(const char *dir, char *entry, size_t cap)
+{
+	char rep[PATH_MAX + 16], **names;
+	if (gt_archive_entry_report(dir, rep, sizeof(rep)) == 0) {
+		snprintf(entry, cap, "%s", dir);
+		return 0;
+	}
+	int n = gt_archive_list(dir, &names);
+	if (n <= 0) {
+		snprintf(entry, cap, "%s", n < 0 ? strerror(errno) : "no archived run in it");
+		if (n == 0)
+			free(names);
+		return -1;
+	}
+	snprintf(entry, cap, "%s/%s", dir, names[n - 1]);
+	gt_archive_list_free(names, n);
+	return 0;
+}
+
+/* ------------------------------------------------------------ git */
+
+/* `git rev-parse HEAD` in the cwd into buf; "" when it cannot be had. */
+static void git_revision(char *buf, size_t cap)
+{
+	int fd[2];
+	buf[0] = 0;
+	if (pipe2(fd, O_CLOEXEC) < 0)
+		return;
+	pid_t pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+		dup2(null, 0);
+		dup2(null, 2);
+		dup2(fd[1], 1);
+		execlp("git", "git", "rev-parse", "HEAD", (char *)NULL);
+		_exit(127);
+	}
+	close(fd[1]);
+	size_t n = 0;
+	struct pollfd p = {.fd = fd[0], .events = POLLIN};
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (pid > 0 && n + 1 < cap) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		long left = 5000 - ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
+		if (left <= 0 || poll(&p, 1, (int)left) <= 0)
+			break;
+		ssize_t r = read(fd[0], buf + n, cap - 1 - n);
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd[0]);
+	int status = 1;
+	for (int i = 0; pid > 0 && i < 500; i++) { /* its output ended: let it exit */
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			pid = 0;
+			break;
+		}
+		nanosleep(&(struct timespec){0, 10000000}, NULL);
+	}
+	if (pid > 0) {
+		kill(pid, SIGKILL); /* too slow: no revision */
+		waitpid(pid, NULL, 0);
+		status = 1;
+	}
+	buf[n] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || strlen(buf) < 7)
+		buf[0] = 0;
+}
+
+/* ------------------------------------------------------------ writing */
+
+/* The *.gtrace files of a trace path (a directory or one file), total bytes. */
+typedef struct tfiles {
+	char **path;
+	size_t n;
+	uint64_t bytes;
+} tfiles;
+
+static void tfiles_free(tfiles *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->path[i]);
+	free(t->path);
+}
+
+static int tfiles_add(tfiles *t, const char *path)
+{
+	struct stat st;
+	char **v = realloc(t->path, (t->n + 1) * sizeof(*v));
+	if (!v)
+		return -1;
+	t->path = v;
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	if (!(v[t->n] = strdup(path)))
+		return -1;
+	t->n++;
+	t->bytes += (uint64_t)st.st_size;
+	return 0;
+}
+
+static int tfiles_of(const char *trace, tfiles *t)
+{
+	memset(t, 0, sizeof(*t));
+	if (!is_dir(trace))
+		return tfiles_add(t, trace);
+	DIR *d = opendir(trace);
+	struct dirent *e;
+	char p[PATH_MAX + 300];
+	if (!d)
+		return -1;
+	while ((e = readdir(d)) != NULL) {
+		size_t l = strlen(e->d_name);
+		if (l > 7 && !strcmp(e->d_name + l - 7, ".gtrace") &&
+		    (size_t)snprintf(p, sizeof(p), "%s/%s", trace, e->d_name) < sizeof(p) &&
+		    tfiles_add(t, p) < 0)
+			break;
+	}
+	closedir(d);
+	return e ? -1 : 0;
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY | O_CLOEXEC), ok = 0;
+	int out = in < 0 ? -1 : open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (out >= 0) {
+		ssize_t r;
+		ok = 1;
+		while (ok && (r = read(in, buf, sizeof(buf))) != 0)
+			ok = r > 0 && write(out, buf, (size_t)r) == r;
+		ok = close(out) == 0 && ok;
+	}
+	if (in >= 0)
+		close(in);
+	return ok ? 0 : -1;
+}
+
+/* Copies the trace files into tmp/trace when they fit; *kept says so. */
+static int keep_trace(const char *tmp, const tfiles *t, uint64_t max, int *kept)
+{
+	char dir[PATH_MAX], p[PATH_MAX + 300];
+	*kept = 0;
+	if (t->bytes > max || !t->n)
+		return 0;
+	snprintf(dir, sizeof(dir), "%s/trace", tmp);
+	if (mkdir(dir, 0700) < 0)
+		return -1;
+	for (size_t i = 0; i < t->n; i++) {
+		const char *b = strrchr(t->path[i], '/');
+		snprintf(p, sizeof(p), "%s/%s", dir, b ? b + 1 : t->path[i]);
+		if (copy_file(t->path[i], p) < 0)
+			return -1;
+	}
+	*kept = 1;
+	return 0;
+}
+
+/* Letters, digits, '.', '_' and '-' of s (at most cap - 1), else '_'. */
+static void clean_name(char *buf, size_t cap, const char *s, size_t n)
+{
+	size_t i;
+	for (i = 0; i < n && i + 1 < cap && s[i]; i++) {
+		char c = s[i];
+		buf[i] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+				 c == '.' || c == '_' || c == '-'
+			 ? c
+			 : '_';
+	}
+	buf[i] = 0;
+	if (!i)
+		snprintf(buf, cap, "run");
+}
+
+/* The program's name of a command line: its first word, without directories. */
+static void program_name(char *buf, size_t cap, const char *cmdline)
+{
+	size_t n = strcspn(cmdline, " ");
+	const char *s = cmdline;
+	for (size_t i = 0; i < n; i++)
+		if (cmdline[i] == '/')
+			s = cmdline + i + 1;
+	clean_name(buf, cap, s, n - (size_t)(s - cmdline));
+}
+
+/* "DIR/YYYYmmdd-HHMMSS-HOST-PROG" (UTC) for the first name not taken. */
+static int entry_name(const char *dir, const char *command, time_t now, char *out, size_t cap)
+{
+	char host[256] = "", h[64], prog[64], stamp[32];
+	struct tm tm;
+	gethostname(host, sizeof(host) - 1);
+	clean_name(h, sizeof(h), host, strcspn(host, "."));
+	program_name(prog, sizeof(prog), command);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", gmtime_r(&now, &tm));
+	for (int i = 1; i < 1000; i++) {
+		char suf[16] = "";
+		if (i > 1)
+			snprintf(suf, sizeof(suf), "-%d", i);
+		if ((size_t)snprintf(out, cap, "%s/%s-%s-%s%s", dir, stamp, h, prog, suf) >= cap)
+			return -1;
+		if (access(out, F_OK) < 0 && errno == ENOENT)
+			return 0;
+	}
+	return -1;
+}
+
+/* Removes a directory two levels deep (an unfinished entry). */
+static void remove_tree(const char *dir, int depth)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char p[PATH_MAX + 300];
+	while (d && (e = readdir(d)) != NULL) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+		if (depth > 0 && is_dir(p))
+			remove_tree(p, depth - 1);
+		else
+			unlink(p);
+	}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
+static void jkey(FILE *f, const char *key, const char *v)
+{
+	fprintf(f, ",\n  \"%s\": ", key);
+	if (v)
+		gt_json_string(f, v, strlen(v));
+	else
+		fputs("null", f);
+}
+
+static void meta_gpus(FILE *f, const gt_analysis *a)
+{
+	fputs(",\n  \"gpus\": [", f);
+	for (size_t i = 0; i < gt_analysis_ngpus(a); i++) {
+		const gt_an_gpu *g = gt_analysis_gpu(a, i);
+		const uint8_t *u = g->dev.uuid;
+		char uuid[64] = "";
+		if (g->uuid_known)
+			snprintf(uuid, sizeof(uuid),
+				 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+				 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11],
+				 u[12], u[13], u[14], u[15]);
+		fprintf(f, "%s{\"index\": %" PRIu32 ", \"name\": ", i ? ", " : "", g->index);
+		gt_json_string(f, g->dev.name, strnlen(g->dev.name, sizeof(g->dev.name)));
+		fputs(", \"uuid\": ", f);
+		if (*uuid)
+			gt_json_string(f, uuid, strlen(uuid));
+		else
+			fputs("null", f);
+		fputc('}', f);
+	}
+	fputc(']', f);
+}
+
+/* The first traced process's header (not the collector's NVML trace). */
+static const gt_stream_header *first_header(const gt_analysis *a)
+{
+	const gt_stream_header *any = NULL;
+	for (size_t i = 0; i < gt_analysis_ntraces(a); i++) {
+		const gt_an_trace *t = gt_analysis_trace(a, i);
+		if (!t->header_ok)
+			continue;
+		if (!any)
+			any = &t->header;
+		if (t->header.cmdline[0] && strstr(t->path, "nvml.gtrace") == NULL)
+			return &t->header;
+	}
+	return any;
+}
+
+typedef struct meta {
+	const gt_archive_req *r;
+	const char *command;
+	const gt_analysis *a;
+	const tfiles *t;
+	int kept;
+	time_t now;
+} meta;
+
+static int write_meta(const char *path, const meta *m)
+{
+	char created[32], rev[128], cwd[PATH_MAX], host[256] = "";
+	struct tm tm;
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	strftime(created, sizeof(created), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&m->now, &tm));
+	git_revision(rev, sizeof(rev));
+	gethostname(host, sizeof(host) - 1);
+	const gt_stream_header *h = first_header(m->a);
+	fputs("{\n  \"schema\": \"gaptrace.archive/1\"", f);
+	jkey(f, "gaptrace", GAPTRACE_VERSION);
+	jkey(f, "created", created);
+	jkey(f, "command", m->command);
+	jkey(f, "cwd", getcwd(cwd, sizeof(cwd)) ? cwd : NULL);
+	jkey(f, "host", host);
+	jkey(f, "git_revision", *rev ? rev : NULL);
+	jkey(f, "source", m->r->trace);
+	meta_gpus(f, m->a);
+	fprintf(f, ",\n  \"driver_version\": %" PRIu32 ",\n  \"cupti_version\": %" PRIu32,
+		h ? h->driver_version : 0, h ? h->cupti_version : 0);
+	fprintf(f, ",\n  \"trace\": {\"kept\": %s, \"files\": %zu, \"bytes\": %" PRIu64
+		   ", \"budget_bytes\": %" PRIu64 "}\n}\n",
+		m->kept ? "true" : "false", m->t->n, m->t->bytes, m->r->max_bytes);
+	int bad = ferror(f);
+	return fclose(f) == 0 && !bad ? 0 : -1;
+}
+
+static int write_file(const char *path, const char *data, size_t len)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	int ok = fwrite(data, 1, len, f) == len;
+	return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+/* Fills the temporary entry tmp: report, trace, meta. */
+static int fill_entry(const char *tmp, const meta *m0, const char *json, size_t len)
+{
+	char p[PATH_MAX + 32];
+	meta m = *m0;
+	snprintf(p, sizeof(p), "%s/report.json", tmp);
+	if (write_file(p, json, len) < 0 || keep_trace(tmp, m.t, m.r->max_bytes, &m.kept) < 0)
+		return -1;
+	snprintf(p, sizeof(p), "%s/meta.json", tmp);
+	return write_meta(p, &m);
+}
+
+int gt_archive_store(const gt_archive_req *r, char *entry, size_t cap)
+{
+	gt_cli_rj_opts o = {.cmd = r->cmd, .dopts = r->dopts, .quiet = r->quiet};
+	gt_analysis *a = NULL;
+	char *json = NULL, tmp[PATH_MAX];
+	size_t len = 0;
+	tfiles t = {0};
+	int ret = gt_cli_report_json(r->trace, &o, &json, &len, &a);
+	if (ret)
+		return ret;
+	const gt_stream_header *h = first_header(a);
+	meta m = {.r = r, .a = a, .t = &t, .now = time(NULL),
+		  .command = r->command ? r->command : h ? h->cmdline : ""};
+	ret = GT_EXIT_FAILED;
+	if (mkdir(r->dir, 0777) < 0 && errno != EEXIST) {
+		fprintf(stderr, "%s: archive %s: %s\n", r->cmd, r->dir, strerror(errno));
+		goto out;
+	}
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s/.new-XXXXXX", r->dir) >= sizeof(tmp) ||
+	    !mkdtemp(tmp) || tfiles_of(r->trace, &t) < 0) {
+		fprintf(stderr, "%s: archive %s: %s\n", r->cmd, r->dir, strerror(errno));
+		goto out;
+	}
+	if (fill_entry(tmp, &m, json, len) < 0 || entry_name(r->dir, m.command, m.now, entry, cap) < 0 ||
+	    rename(tmp, entry) < 0) {
+		fprintf(stderr, "%s: archive %s: writing the entry failed: %s\n", r->cmd, r->dir,
+			strerror(errno));
+		remove_tree(tmp, 1);
+		goto out;
+	}
+	if (t.bytes > r->max_bytes) {
+		char b1[32], b2[32];
+		fprintf(stderr, "%s: archive: the trace (%s) is over the budget (%s, "
+				"--archive-max-mb): only the report and meta were kept\n",
+			r->cmd, gt_fmt_bytes(b1, sizeof(b1), (double)t.bytes),
+			gt_fmt_bytes(b2, sizeof(b2), (double)r->max_bytes));
+	}
+	ret = GT_EXIT_OK;
+out:
+	tfiles_free(&t);
+	free(json);
+	gt_analysis_free(a);
+	return ret;
+}

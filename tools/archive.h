@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * archive.h - the run archive: one dated directory per archived run under
+ * an archive directory, for `gaptrace run --archive`, `gaptrace archive`,
+ * `gaptrace history` and `gaptrace diff --baseline`.
+ *
+ *   DIR/YYYYmmdd-HHMMSS-HOST-PROGRAM/     (UTC; -2, -3 ... when taken)
+ *       report.json    the JSON report (gaptrace.report/1)
+ *       meta.json      gaptrace.archive/1: command, cwd, host, git revision
+ *                      of the cwd, GPUs, driver, what of the trace was kept
+ *       trace/         the *.gtrace files, when they fit the size budget
+ *
+ * An entry is a directory holding report.json; names sort by time.
+ */
+#ifndef GAPTRACE_ARCHIVE_H
+#define GAPTRACE_ARCHIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gaptrace/diagnosis.h"
+
+/** Default size budget of an entry's trace (--archive-max-mb): 64 MiB. */
+#define GT_ARCHIVE_DEFAULT_MAX_MB 64u
+
+/** What to archive. */
+typedef struct gt_archive_req {
+	const char *cmd;        /**< message prefix, e.g. "gaptrace run" */
+	const char *trace;      /**< trace directory or .gtrace file */
+	const char *dir;        /**< the archive directory (created if missing) */
+	const char *command;    /**< command line run; NULL: the trace's own */
+	uint64_t max_bytes;     /**< the trace is kept only if it fits this */
+	int quiet;              /**< no warnings about damaged input */
+	const gt_diag_opts *dopts; /**< NULL: defaults */
+} gt_archive_req;
+
+/**
+ * Archive one run: analyze the trace, write a new entry (report, meta, the
+ * trace within the budget), and put its path into entry (cap bytes).
+ * Problems are said on stderr. @return 0, or an exit status (GT_EXIT_*).
+ */
+int gt_archive_store(const gt_archive_req *r, char *entry, size_t cap);
+
+/** When path is an entry, put path/report.json into buf. @return 0, else -1. */
+int gt_archive_entry_report(const char *path, char *buf, size_t cap);
+
+/**
+ * The entry to compare with: dir itself when it is an entry, else its
+ * latest entry. @return 0 with the path in entry, or -1 with the reason in
+ * entry instead.
+ */
+int gt_archive_resolve(const char *dir, char *entry, size_t cap);
+
+/**
+ * The entries of dir, oldest first: *names gets malloc'ed names (free with
+ * gt_archive_list_free). @return the count, or -1 with errno.
+ */
+int gt_archive_list(const char *dir, char ***names);
+
+/** Free what gt_archive_list returned. */
+void gt_archive_list_free(char **names, int n);
+
+#endif

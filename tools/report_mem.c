@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/* The JSON report of traces, in memory (report_mem.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "gaptrace/report.h"
+#include "onecapture.h"
+#include "report_mem.h"
+
+static int quiet_log;
+
+static void log_problem(void *user, const char *label, const gt_errinfo *ei)
+{
+	if (!quiet_log)
+		fprintf(stderr, "%s: warning: %s: %s\n", (const char *)user, label, ei->msg);
+}
+
+/* Adds path to a; returns 0 or an exit status. *readable counts the traces
+ * whose header could be read. */
+static int add_traces(gt_analysis *a, const char *path, const gt_cli_rj_opts *o, int *readable)
+{
+	gt_errinfo ei = {0};
+	size_t before = gt_analysis_ntraces(a);
+	int n = gt_analysis_add_path(a, path, &ei);
+	if (n < 0) {
+		fprintf(stderr, "%s: %s\n", o->cmd, ei.msg);
+		return n == GT_ERR_NOMEM ? GT_EXIT_FAILED : GT_EXIT_NO_INPUT;
+	}
+	if (n == 0 && !o->quiet)
+		fprintf(stderr, "%s: warning: %s: no .gtrace files\n", o->cmd, path);
+	for (size_t t = before; t < gt_analysis_ntraces(a); t++) {
+		const gt_an_trace *tr = gt_analysis_trace(a, t);
+		*readable += tr->header_ok;
+		if (tr->status && !o->quiet)
+			fprintf(stderr, "%s: %s: %s\n", o->cmd, tr->path, tr->error);
+	}
+	return 0;
+}
+
+static int finish(gt_analysis *a, const gt_cli_rj_opts *o, int readable)
+{
+	char why[2048];
+	int rc = gt_analysis_finish(a);
+	if (rc < 0) {
+		fprintf(stderr, "%s: analysis failed: %s\n", o->cmd, gt_strerror(rc));
+		return GT_EXIT_FAILED;
+	}
+	if (!readable) {
+		/* nothing on stdout, no file: a script must not take this for a result */
+		fprintf(stderr, "%s: no trace could be read\n", o->cmd);
+		return GT_EXIT_NO_INPUT;
+	}
+	if (gt_cli_one_capture(a, why, sizeof(why)) < 0) {
+		fprintf(stderr, "%s: %s%s\n", o->cmd, why, o->separate_hint ? o->separate_hint : "");
+		return GT_EXIT_USAGE;
+	}
+	return 0;
+}
+
+int gt_cli_load(char *const *paths, int npaths, const gt_cli_rj_opts *o, gt_analysis **out)
+{
+	gt_analysis_opts ao = o->ao ? *o->ao : (gt_analysis_opts){0};
+	int readable = 0, ret = 0;
+	*out = NULL;
+	quiet_log = o->quiet;
+	ao.log = log_problem;
+	ao.log_user = (void *)o->cmd;
+	/* the start-up is the analysis's; its threshold is set with the findings' */
+	if (o->dopts)
+		ao.startup_util = o->dopts->startup_util > 0 ? o->dopts->startup_util : -1;
+	gt_analysis *a = gt_analysis_new(&ao);
+	if (!a) {
+		fprintf(stderr, "%s: out of memory\n", o->cmd);
+		return GT_EXIT_FAILED;
+	}
+	for (int i = 0; i < npaths && !ret; i++)
+		ret = add_traces(a, paths[i], o, &readable);
+	if (ret || (ret = finish(a, o, readable))) {
+		gt_analysis_free(a);
+		return ret;
+	}
+	*out = a;
+	return 0;
+}
+
+int gt_cli_report_json(const char *path, const gt_cli_rj_opts *o, char **json, size_t *len,
+		       gt_analysis **keep)
+{
+	gt_report_opts ro = {.diag = o->dopts};
+	gt_analysis *a = NULL;
+	*json = NULL;
+	*len = 0;
+	int ret = gt_cli_load((char *const[]){(char *)path}, 1, o, &a);
+	if (ret)
+		return ret;
+	FILE *m = open_memstream(json, len);
+	int rc = m ? gt_report_json(a, m, &ro) : GT_ERR_NOMEM;
+	if ((m && fclose(m) != 0) || rc < 0) {
+		fprintf(stderr, "%s: making the report of %s failed\n", o->cmd, path);
+		free(*json);
+		*json = NULL;
+		gt_analysis_free(a);
+		return GT_EXIT_FAILED;
+	}
+	if (keep)
+		*keep = a;
+	else
+		gt_analysis_free(a);
+	return 0;
+}
+
+int gt_cli_slurp(const char *path, size_t max, char **buf, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *b = NULL;
+	size_t n = 0, cap = 0;
+	if (!f)
+		return -1;
+	for (;;) {
+		if (cap - n < 65536) {
+			cap = cap ? cap * 2 : 65536;
+			char *nb = cap > max + 1 ? NULL : realloc(b, cap);
+			if (!nb) {
+				errno = cap > max + 1 ? EFBIG : ENOMEM;
+				break;
+			}
+			b = nb;
+		}
+		size_t r = fread(b + n, 1, cap - n - 1, f);
+		n += r;
+		if (r == 0) {
+			if (ferror(f))
+				break;
+			fclose(f);
+			b[n] = 0;
+			*buf = b;
+			*len = n;
+			return 0;
+		}
+	}
+	int e = errno;
+	fclose(f);
+	free(b);
+	errno = e;
+	return -1;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report_mem.h - the JSON report of a trace directory (or .gtrace file),
+ * made in memory: what `gaptrace diff` compares and what an archive entry
+ * keeps. The traces are read and checked as `gaptrace report` does.
+ */
+#ifndef GAPTRACE_REPORT_MEM_H
+#define GAPTRACE_REPORT_MEM_H
+
+#include <stddef.h>
+
+#include "gaptrace/analysis.h"
+#include "gaptrace/diagnosis.h"
+
+/** How traces are read: gt_cli_load, gt_cli_report_json. */
+typedef struct gt_cli_rj_opts {
+	const char *cmd;            /**< "gaptrace diff": prefix of every message */
+	const gt_analysis_opts *ao; /**< NULL: defaults */
+	const gt_diag_opts *dopts;  /**< NULL: defaults; its startup_util is the
+				         analysis's start-up threshold */
+	int quiet;                  /**< no warnings about damaged input */
+	const char *separate_hint;  /**< said after the reason when the traces are of
+				         separate captures ("; report them ..."); NULL: none */
+} gt_cli_rj_opts;
+
+/**
+ * Read the traces of paths (trace directories or .gtrace files) into a new
+ * finished analysis, as every command that reads traces does: problems of
+ * the traces are said on stderr (unless quiet), and the traces must be of
+ * one capture (onecapture.h). On success *a is the analysis (the caller
+ * frees it with gt_analysis_free); on failure *a is NULL and nothing was
+ * written on stdout.
+ * @return 0; GT_EXIT_NO_INPUT when no trace could be read (or a path cannot
+ *         be used); GT_EXIT_USAGE for traces of separate captures;
+ *         GT_EXIT_FAILED (out of memory, the analysis failed).
+ */
+int gt_cli_load(char *const *paths, int npaths, const gt_cli_rj_opts *o, gt_analysis **a);
+
+/**
+ * Analyze the traces at path and write their JSON report (gaptrace.report/1,
+ * findings included) into a malloc'ed buffer (*json, NUL terminated, *len
+ * bytes; the caller frees it). When a is not NULL the finished analysis is
+ * handed over too (the caller frees it with gt_analysis_free).
+ * Problems are said on stderr, prefixed by o->cmd.
+ * @return 0; GT_EXIT_NO_INPUT when no trace could be read; GT_EXIT_USAGE for
+ *         traces of separate captures; GT_EXIT_FAILED (out of memory).
+ */
+int gt_cli_report_json(const char *path, const gt_cli_rj_opts *o, char **json, size_t *len,
+		       gt_analysis **a);
+
+/** Read a whole file into a malloc'ed, NUL-terminated buffer (at most
+ *  max bytes). @return 0, or -1 with errno (EFBIG when over max). */
+int gt_cli_slurp(const char *path, size_t max, char **buf, size_t *len);
+
+#endif
