@@ -14,6 +14,7 @@
 #include "gaptrace/diagnosis.h"
 #include "onecapture.h"
 #include "outfile.h"
+#include "slice.h"
 
 static struct {
 	int json, quiet, strict, capture;
@@ -22,6 +23,7 @@ static struct {
 	gt_report_opts ro;
 	gt_analysis_opts ao;
 	gt_diag_opts dopts;
+	gt_slice slice;
 } opts;
 
 static const char usage_text[] =
@@ -52,17 +54,30 @@ static const char usage_text[] =
 	"      --no-findings      do not lead with the findings\n"
 	"  -q, --quiet            no warnings about damaged input on stderr\n"
 	"  -h, --help             this text\n"
+	"\n";
+
+static const char usage_tail[] =
 	"\n"
 	"exit status:\n"
 	"  0  the report was written\n"
-	"  1  no trace could be read (none found, or none readable): nothing is\n"
-	"     printed on stdout and no file is written\n"
+	"  1  no trace could be read (none found, or none readable), or the slice\n"
+	"     kept no GPU activity: nothing is printed on stdout and no file is\n"
+	"     written\n"
 	"  2  bad usage, or traces of separate captures\n"
 	"  3  the report could not be made or written (out of memory, write error)\n"
 	"\n"
 	"examples:\n"
 	"  gaptrace report run1/\n"
-	"  gaptrace report --json run1/ > run1.json\n";
+	"  gaptrace report --json run1/ > run1.json\n"
+	"  gaptrace report --from 2s --to 5s --gpu 0 run1/\n"
+	"  gaptrace report --range train_step --skip-startup run1/\n";
+
+static void usage(FILE *f)
+{
+	fputs(usage_text, f);
+	fputs(gt_slice_usage, f);
+	fputs(usage_tail, f);
+}
 
 static void log_problem(void *user, const char *label, const gt_errinfo *ei)
 {
@@ -96,6 +111,7 @@ int cmd_report(int argc, char **argv)
 		{"force-overwrite", no_argument, NULL, 7},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
+		GT_SLICE_LONG_OPTIONS,
 		{0},
 	};
 	int c, ret = GT_EXIT_FAILED;
@@ -151,12 +167,17 @@ int cmd_report(int argc, char **argv)
 			break;
 		}
 		case 'q': opts.quiet = 1; break;
-		case 'h': fputs(usage_text, stdout); return 0;
-		default: fputs(usage_text, stderr); return 2;
+		case 'h': usage(stdout); return 0;
+		default:
+			switch (gt_slice_parse(&opts.slice, c, optarg, "gaptrace report")) {
+			case 1: break;
+			case 0: usage(stderr); return 2;
+			default: return 2;
+			}
 		}
 	}
 	if (optind >= argc) {
-		fputs(usage_text, stderr);
+		usage(stderr);
 		return 2;
 	}
 	if (opts.ro.top_gaps && opts.ro.top_gaps > 20)
@@ -164,6 +185,11 @@ int cmd_report(int argc, char **argv)
 	opts.ao.log = log_problem;
 	/* the start-up is the analysis's (a cause); its threshold is set with the others */
 	opts.ao.startup_util = opts.dopts.startup_util > 0 ? opts.dopts.startup_util : -1;
+	ret = gt_slice_resolve(&opts.slice, &opts.ao, (const char *const *)argv + optind,
+			       (size_t)(argc - optind), "gaptrace report");
+	if (ret)
+		return ret;
+	ret = GT_EXIT_FAILED;
 	a = gt_analysis_new(&opts.ao);
 	if (!a) {
 		fprintf(stderr, "gaptrace report: out of memory\n");
@@ -197,7 +223,15 @@ int cmd_report(int argc, char **argv)
 	}
 	if (!readable) {
 		/* nothing on stdout, no file: a script must not take this for a report */
-		fprintf(stderr, "gaptrace report: no trace could be read\n");
+		if (opts.slice.pid)
+			fprintf(stderr, "gaptrace report: no trace of pid %u could be read\n",
+				opts.slice.pid);
+		else
+			fprintf(stderr, "gaptrace report: no trace could be read\n");
+		ret = GT_EXIT_NO_INPUT;
+		goto out;
+	}
+	if (gt_slice_kept_nothing(a, "gaptrace report")) {
 		ret = GT_EXIT_NO_INPUT;
 		goto out;
 	}

@@ -245,8 +245,8 @@ static int gpu_matches(const an_gpu *g, size_t index, const char *want)
 	const char *p = want;
 	while (isdigit((unsigned char)*p))
 		p++;
-	if (*want && !*p)
-		return strtoull(want, NULL, 10) == index;
+	if (*want && !*p && strtoull(want, NULL, 10) == index)
+		return 1;
 	if (!g->pub.uuid_known)
 		return 0;
 	char u[48];
@@ -305,6 +305,9 @@ int an_slice_gpu(gt_analysis *a)
 		return 0;
 	a->slice.gpu_set = 1;
 	uint32_t k = AN_NONE;
+	for (size_t g = 0; g < a->gpus.n && k == AN_NONE; g++) /* the index first */
+		if (gpu_matches(an_gp(a, g), g, a->o.gpu) == 1 && !an_gp(a, g)->pub.uuid_known)
+			k = (uint32_t)g;
 	for (size_t g = 0; g < a->gpus.n && k == AN_NONE; g++)
 		if (gpu_matches(an_gp(a, g), g, a->o.gpu))
 			k = (uint32_t)g;
