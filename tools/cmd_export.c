@@ -18,6 +18,7 @@
 #include "gaptrace/export.h"
 #include "onecapture.h"
 #include "outfile.h"
+#include "slice.h"
 
 enum { FMT_PERFETTO = 1, FMT_CSV, FMT_JSON, FMT_HTML };
 
@@ -28,6 +29,7 @@ static struct {
 	int tables[GT_TABLE_COUNT];
 	int ntables;
 	gt_export_opts eo;
+	gt_slice slice;
 } opts;
 
 static const char usage_text[] =
@@ -73,15 +75,27 @@ static const char usage_text[] =
 	"                         never its target; see README, Outputs)\n"
 	"  -q, --quiet            no progress or warnings on stderr\n"
 	"  -h, --help             this text\n"
+	"\n";
+
+static const char usage_tail[] =
 	"\n"
-	"exit status: 0 written; 1 no trace could be read (nothing written); 2 bad\n"
-	"usage, or traces of separate captures; 3 the output could not be written\n"
+	"exit status: 0 written; 1 no trace could be read, or the slice kept no GPU\n"
+	"activity (nothing written); 2 bad usage, or traces of separate captures; 3 the\n"
+	"output could not be written\n"
 	"\n"
 	"examples:\n"
 	"  gaptrace export -f perfetto run1/ -o run1.json   # open in ui.perfetto.dev\n"
 	"  gaptrace export -f csv -r cuda_gpu_kern_sum run1/\n"
 	"  gaptrace export -f csv run1/ -o run1-stats/\n"
-	"  gaptrace export -f html run1/ -o run1.html\n";
+	"  gaptrace export -f html run1/ -o run1.html\n"
+	"  gaptrace export -f csv -r steps --range train_step run1/\n";
+
+static void usage(FILE *f)
+{
+	fputs(usage_text, f);
+	fputs(gt_slice_usage, f);
+	fputs(usage_tail, f);
+}
 
 static void log_problem(void *user, const char *label, const gt_errinfo *ei)
 {
@@ -208,9 +222,17 @@ static int default_table(gt_export *x, int t)
 {
 	if (t == GT_TABLE_GPU_TRACE)
 		return 0;
+	const gt_analysis *a = gt_export_analysis(x);
+	size_t n = 0;
+	if (t == GT_TABLE_NVTX_SUM)
+		return a && gt_analysis_nvtx_sum(a, &n) != NULL;
+	if (t == GT_TABLE_STEPS) {
+		for (size_t g = 0; a && g < gt_analysis_ngpus(a) && !n; g++)
+			gt_analysis_steps(a, g, &n, NULL);
+		return n > 0;
+	}
 	if (t != GT_TABLE_GPM && t != GT_TABLE_GPM_KERNELS)
 		return 1;
-	const gt_analysis *a = gt_export_analysis(x);
 	for (size_t g = 0; a && g < gt_analysis_ngpus(a); g++)
 		if (gt_analysis_gpu(a, g)->gpm.readings)
 			return 1;
@@ -339,6 +361,7 @@ int cmd_export(int argc, char **argv)
 		{"force-overwrite", no_argument, NULL, 8},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
+		GT_SLICE_LONG_OPTIONS,
 		{0},
 	};
 	int c, ret = 1;
@@ -388,14 +411,19 @@ int cmd_export(int argc, char **argv)
 		case 7: opts.eo.analysis.stop_on_corrupt = 1; break;
 		case 8: opts.out_flags |= GT_OUTFILE_FORCE; break;
 		case 'q': opts.quiet = 1; break;
-		case 'h': fputs(usage_text, stdout); return 0;
-		default: fputs(usage_text, stderr); return 2;
+		case 'h': usage(stdout); return 0;
+		default:
+			switch (gt_slice_parse(&opts.slice, c, optarg, "gaptrace export")) {
+			case 1: break;
+			case 0: usage(stderr); return 2;
+			default: return 2;
+			}
 		}
 	}
 	if (!opts.fmt || optind >= argc) {
 		fprintf(stderr, "gaptrace export: %s\n\n",
 			!opts.fmt ? "--format is required" : "no TRACE given");
-		fputs(usage_text, stderr);
+		usage(stderr);
 		return 2;
 	}
 	if (opts.ntables && (opts.fmt == FMT_PERFETTO || opts.fmt == FMT_HTML)) {
@@ -403,6 +431,11 @@ int cmd_export(int argc, char **argv)
 		return 2;
 	}
 	opts.eo.analysis.log = log_problem;
+	ret = gt_slice_resolve(&opts.slice, &opts.eo.analysis, (const char *const *)argv + optind,
+			       (size_t)(argc - optind), "gaptrace export");
+	if (ret)
+		return ret;
+	ret = 1;
 	gt_errinfo ei;
 	x = gt_export_open((const char *const *)argv + optind, (size_t)(argc - optind), &opts.eo,
 			   &ei);
@@ -419,6 +452,10 @@ int cmd_export(int argc, char **argv)
 		if (!a) {
 			fprintf(stderr, "gaptrace export: out of memory\n");
 			ret = GT_EXIT_FAILED;
+			goto out;
+		}
+		if (gt_slice_kept_nothing(a, "gaptrace export")) {
+			ret = GT_EXIT_NO_INPUT;
 			goto out;
 		}
 		if (gt_cli_one_capture(a, why, sizeof(why)) < 0) {
