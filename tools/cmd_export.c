@@ -344,6 +344,25 @@ static size_t readable_traces(const gt_export *x)
 	return 0;
 }
 
+/* The analysis the exports draw on: one capture, a slice that kept
+ * something. @return 0, or the exit status after saying why. */
+static int check_analysis(gt_export *x)
+{
+	char why[2048];
+	const gt_analysis *a = gt_export_analysis(x);
+	if (!a) {
+		fprintf(stderr, "gaptrace export: out of memory\n");
+		return GT_EXIT_FAILED;
+	}
+	if (gt_slice_kept_nothing(a, "gaptrace export"))
+		return GT_EXIT_NO_INPUT;
+	if (gt_cli_one_capture(a, why, sizeof(why)) < 0) {
+		fprintf(stderr, "gaptrace export: %s; export them one at a time\n", why);
+		return GT_EXIT_USAGE;
+	}
+	return 0;
+}
+
 int cmd_export(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -446,24 +465,9 @@ int cmd_export(int argc, char **argv)
 	if (!readable_traces(x))
 		goto out;
 	ret = GT_EXIT_FAILED; /* from here on, what fails is the output */
-	if (!(opts.eo.flags & GT_EXPORT_NO_ANALYSIS)) {
-		char why[2048];
-		const gt_analysis *a = gt_export_analysis(x);
-		if (!a) {
-			fprintf(stderr, "gaptrace export: out of memory\n");
-			ret = GT_EXIT_FAILED;
-			goto out;
-		}
-		if (gt_slice_kept_nothing(a, "gaptrace export")) {
-			ret = GT_EXIT_NO_INPUT;
-			goto out;
-		}
-		if (gt_cli_one_capture(a, why, sizeof(why)) < 0) {
-			fprintf(stderr, "gaptrace export: %s; export them one at a time\n", why);
-			ret = GT_EXIT_USAGE;
-			goto out;
-		}
-	}
+	if (!(opts.eo.flags & GT_EXPORT_NO_ANALYSIS) && (ret = check_analysis(x)) != 0)
+		goto out;
+	ret = GT_EXIT_FAILED;
 	if (opts.fmt == FMT_CSV || opts.fmt == FMT_JSON) {
 		if (!opts.ntables)
 			for (int t = 0; t < GT_TABLE_COUNT; t++)

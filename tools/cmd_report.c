@@ -93,6 +93,32 @@ static int number(const char *s, unsigned long long *v)
 	return *s && !*end ? 0 : -1;
 }
 
+/* Reads the TRACE arguments; counts the readable traces. @return 0, or the
+ * exit status after saying why. */
+static int add_inputs(gt_analysis *a, char **paths, int npaths, int *readable)
+{
+	for (int i = 0; i < npaths; i++) {
+		gt_errinfo ei = {0};
+		size_t before = gt_analysis_ntraces(a);
+		int n = gt_analysis_add_path(a, paths[i], &ei);
+		if (n < 0) {
+			fprintf(stderr, "gaptrace report: %s\n", ei.msg);
+			return n != GT_ERR_NOMEM ? GT_EXIT_NO_INPUT : GT_EXIT_FAILED;
+		}
+		/* (a trace of another process than --pid's is not read: no warning) */
+		if (n == 0 && !opts.quiet && !opts.slice.pid)
+			fprintf(stderr, "gaptrace report: warning: %s: no .gtrace files\n", paths[i]);
+		for (size_t t = before; t < gt_analysis_ntraces(a); t++) {
+			const gt_an_trace *tr = gt_analysis_trace(a, t);
+			if (tr->header_ok)
+				++*readable;
+			if (tr->status && !opts.quiet)
+				fprintf(stderr, "gaptrace report: %s: %s\n", tr->path, tr->error);
+		}
+	}
+	return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -196,26 +222,9 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	int readable = 0;
-	for (int i = optind; i < argc; i++) {
-		gt_errinfo ei = {0};
-		size_t before = gt_analysis_ntraces(a);
-		int n = gt_analysis_add_path(a, argv[i], &ei);
-		if (n < 0) {
-			fprintf(stderr, "gaptrace report: %s\n", ei.msg);
-			if (n != GT_ERR_NOMEM)
-				ret = GT_EXIT_NO_INPUT;
-			goto out;
-		}
-		if (n == 0 && !opts.quiet)
-			fprintf(stderr, "gaptrace report: warning: %s: no .gtrace files\n", argv[i]);
-		for (size_t t = before; t < gt_analysis_ntraces(a); t++) {
-			const gt_an_trace *tr = gt_analysis_trace(a, t);
-			if (tr->header_ok)
-				readable++;
-			if (tr->status && !opts.quiet)
-				fprintf(stderr, "gaptrace report: %s: %s\n", tr->path, tr->error);
-		}
-	}
+	if ((ret = add_inputs(a, argv + optind, argc - optind, &readable)) != 0)
+		goto out;
+	ret = GT_EXIT_FAILED;
 	int rc = gt_analysis_finish(a);
 	if (rc < 0) {
 		fprintf(stderr, "gaptrace report: analysis failed: %s\n", gt_strerror(rc));

@@ -982,7 +982,7 @@ static int write_steps(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
 	const gt_analysis *a = ex_analysis(x);
 	if (!a)
 		return GT_ERR_NOMEM;
-	static const char *const head[] = {"GPU", "Step", "PID", "Start (ns)", "End (ns)",
+	static const char *const head[] = {"GPU", "Step", "Pid", "Start (ns)", "End (ns)",
 					   "Duration (ns)", "Busy (ns)", "Idle (ns)", "Top Cause"};
 	const char *cols[32];
 	char cause_cols[GT_CAUSE_COUNT][48];

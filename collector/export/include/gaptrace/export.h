@@ -271,7 +271,7 @@ GT_API int gt_export_perfetto(gt_export *x, FILE *out, gt_export_stats *st);
  * when no GPU has GPM readings.
  *
  * GT_TABLE_STEPS "gaptrace_steps": the steps of every GPU (gt_analysis_steps),
- *     one row per step: GPU, Step, PID, Start (ns), End (ns), Duration (ns),
+ *     one row per step: GPU, Step, Pid, Start (ns), End (ns), Duration (ns),
  *     Busy (ns), Idle (ns), Top Cause (empty: no idle), then "Idle <cause>
  *     (ns)" per cause (they sum to Idle).
  * GT_TABLE_NVTX_SUM "nvtx_sum": NVTX ranges by name, nsys's nvtx_sum
