@@ -249,16 +249,30 @@ static gt_seqset *stream_seen(gt_analysis *a, const gt_stream_header *h)
 	return s;
 }
 
-/* --pid: a traced process other than opts.pid is not read (the
- * collector's NVML trace is); its start still counts for the time origin,
- * so that times stay those of the whole capture. */
-static int skip_pid(gt_analysis *a, const gt_stream_header *h)
+/* --pid: a traced process other than opts.pid is not analysed (the
+ * collector's NVML trace is); its capture start still counts for the time
+ * origin (gt_analysis_time_origin's rule: its first ARMED note through its
+ * final clock map, else its header's instant), so that times stay those of
+ * the whole capture: only its clock and note records are read. */
+static int skip_pid(gt_analysis *a, gt_reader *r)
 {
+	const gt_stream_header *h = gt_reader_header(r);
 	if (!a->o.pid || h->producer == GT_PRODUCER_COLLECTOR || h->pid == a->o.pid)
 		return 0;
 	a->slice.traces_skipped++;
-	if (h->realtime_ns && (!a->skipped_origin || h->realtime_ns < a->skipped_origin))
-		a->skipped_origin = h->realtime_ns;
+	gt_clock_map cm;
+	gt_clock_map_init(&cm, h);
+	uint64_t armed = 0, start = h->realtime_ns;
+	gt_record x;
+	while (gt_reader_next(r, &x) > 0)
+		if (x.type == GT_REC_CLOCK)
+			gt_clock_map_update(&cm, &x.clock);
+		else if (x.type == GT_REC_NOTE && x.note.code == GT_NOTE_ARMED && x.note.ts && !armed)
+			armed = x.note.ts;
+	if (armed)
+		start = gt_clock_map_apply(&cm, armed);
+	if (start && (!a->skipped_origin || start < a->skipped_origin))
+		a->skipped_origin = start;
 	return 1;
 }
 
@@ -278,7 +292,7 @@ static int add_reader(gt_analysis *a, gt_reader *r, const gt_errinfo *open_err, 
 		snprintf(t->pub.error, sizeof(t->pub.error), "%s", open_err->msg);
 		return 1;
 	}
-	if (skip_pid(a, gt_reader_header(r))) {
+	if (skip_pid(a, r)) {
 		gt_reader_close(r);
 		a->traces.n--;
 		trace_free(t);

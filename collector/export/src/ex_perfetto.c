@@ -997,12 +997,22 @@ static void do_trace(pf *p, size_t idx)
 		free(t);
 		return;
 	}
+	ex_slice sl;
+	ex_slice_begin(x, &sl, &t->h);
+	if (sl.skip) { /* --pid: another process, not on the timeline */
+		gt_reader_close(r);
+		trace_free(t);
+		free(t);
+		return;
+	}
 	p->st.traces++;
 	t->pid = pick_pid(p, t->h.pid);
 	process_meta(p, t);
 	gt_record rec;
 	while (gt_reader_next(r, &rec) > 0) {
 		p->st.records++;
+		if (!ex_slice_keep(&sl, &rec))
+			continue;
 		switch (rec.type) {
 		case GT_REC_KERNEL: do_kernel(p, t, r, &rec.kernel); break;
 		case GT_REC_MEMCPY: do_memcpy(p, t, &rec.memcpy); break;

@@ -355,10 +355,14 @@ static int build_sums(gt_export *x, gt_export_stats *st)
 		cache_init(&c);
 		gt_record rec;
 		int rc;
+		ex_slice sl;
+		ex_slice_begin(x, &sl, gt_reader_header(r));
 		while ((rc = gt_reader_next(r, &rec)) > 0) {
 			grp *g = NULL;
 			int bad = 0;
 			st->records++;
+			if (!ex_slice_keep(&sl, &rec))
+				continue;
 			switch (rec.type) {
 			case GT_REC_KERNEL: {
 				const gt_kernel *k = &rec.kernel;
@@ -563,8 +567,12 @@ static int write_gpu_trace(gt_export *x, ex_out *o, int fmt, gt_export_stats *st
 		st->traces++;
 		idcache c;
 		cache_init(&c);
+		ex_slice sl;
+		ex_slice_begin(x, &sl, gt_reader_header(r));
 		while ((rc = gt_reader_next(r, &rec)) > 0 && !o->err) {
 			st->records++;
+			if (!ex_slice_keep(&sl, &rec))
+				continue;
 			char tmp[48];
 			uint64_t s, e, bytes = 0;
 			uint32_t dev, ctx, strm, corr;
