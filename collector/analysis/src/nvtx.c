@@ -12,6 +12,9 @@
  * their own "thread". A step is detected among depth-0 ranges (steps.c).
  */
 #include <ctype.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -352,4 +355,48 @@ void an_slice_totals(gt_analysis *a)
 const gt_an_slice *gt_analysis_slice(const gt_analysis *a)
 {
 	return a->finished ? &a->slice : NULL;
+}
+
+/* Appends to buf[*n..cap). */
+static void put(char *buf, size_t cap, size_t *n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (*n < cap) {
+		int k = vsnprintf(buf + *n, cap - *n, fmt, ap);
+		*n += k > 0 ? (size_t)k : 0;
+	}
+	va_end(ap);
+}
+
+static const char *rel(char *b, size_t cap, uint64_t o, uint64_t t)
+{
+	snprintf(b, cap, "%c%.6f s", t >= o ? '+' : '-', (double)(t >= o ? t - o : o - t) / 1e9);
+	return b;
+}
+
+const char *gt_analysis_slice_text(const gt_analysis *a, char *buf, size_t cap)
+{
+	const gt_an_slice *s = gt_analysis_slice(a);
+	if (!s || !s->sliced || !cap)
+		return NULL;
+	uint64_t o = gt_analysis_time_origin(a);
+	char x[48], y[48], d[32];
+	size_t n = 0;
+	buf[0] = 0;
+	put(buf, cap, &n, "%s .. %s", s->from_ns ? rel(x, sizeof(x), o, s->from_ns) : "the start",
+	    s->to_ns ? rel(y, sizeof(y), o, s->to_ns) : "the end");
+	if (s->from_ns && s->to_ns)
+		put(buf, cap, &n, " of the capture (%s)",
+		    gt_fmt_ns(d, sizeof(d), (double)(s->to_ns - s->from_ns)));
+	if (s->pid)
+		put(buf, cap, &n, ", pid %u (%u other %s not read)", s->pid, s->traces_skipped,
+		    gt_plural(s->traces_skipped, "trace", "traces"));
+	if (s->gpu_set)
+		put(buf, cap, &n, ", GPU %u of %u (shown as GPU 0)", s->gpu_index, s->gpus_total);
+	put(buf, cap, &n, "; %" PRIu64 " of %" PRIu64 " %s kept", s->kernels_kept, s->kernels_total,
+	    gt_plural(s->kernels_total, "kernel", "kernels"));
+	if (*s->what)
+		put(buf, cap, &n, " (%s)", s->what);
+	return buf;
 }

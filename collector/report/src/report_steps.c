@@ -21,25 +21,9 @@ static const char *rel(char *b, size_t cap, const gt_analysis *a, uint64_t t)
 
 void an_text_slice(const gt_analysis *a, FILE *f)
 {
-	const gt_an_slice *s = gt_analysis_slice(a);
-	if (!s || !s->sliced)
-		return;
-	char x[48], y[48], d[32];
-	fprintf(f, "slice: %s .. %s",
-		s->from_ns ? rel(x, sizeof(x), a, s->from_ns) : "the start",
-		s->to_ns ? rel(y, sizeof(y), a, s->to_ns) : "the end");
-	if (s->from_ns && s->to_ns)
-		fprintf(f, " of the capture (%s)", an_fmt_ns(d, sizeof(d), s->to_ns - s->from_ns));
-	if (s->pid)
-		fprintf(f, ", pid %u (%u other %s not read)", s->pid, s->traces_skipped,
-			gt_plural(s->traces_skipped, "trace", "traces"));
-	if (s->gpu_set)
-		fprintf(f, ", GPU %u of %u (shown as GPU 0)", s->gpu_index, s->gpus_total);
-	fprintf(f, "; %" PRIu64 " of %" PRIu64 " %s kept", s->kernels_kept, s->kernels_total,
-		gt_plural(s->kernels_total, "kernel", "kernels"));
-	if (*s->what)
-		fprintf(f, " (%s)", s->what);
-	fputc('\n', f);
+	char b[1024];
+	if (gt_analysis_slice_text(a, b, sizeof(b)))
+		fprintf(f, "slice: %s\n", b);
 }
 
 static const char *source_name(int source)

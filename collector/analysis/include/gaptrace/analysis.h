@@ -702,6 +702,16 @@ GT_API uint64_t gt_analysis_nvtx_window(const gt_analysis *a, const char *name, 
 GT_API const gt_an_slice *gt_analysis_slice(const gt_analysis *a);
 
 /**
+ * What the slice kept, as people read it (the one wording of the text and
+ * HTML reports): "+2.000000 s .. +5.000000 s of the capture (3.000 s), pid
+ * 1234 (1 other trace not read), GPU 1 of 2 (shown as GPU 0); 12345 of
+ * 20000 kernels kept (--from 2s --to 5s ...)"; times from
+ * gt_analysis_time_origin. Written into buf (cut to cap). @return buf, or
+ * NULL (buf untouched) when the analysis is not sliced.
+ */
+GT_API const char *gt_analysis_slice_text(const gt_analysis *a, char *buf, size_t cap);
+
+/**
  * NVTX ranges by name, like nsys's nvtx_sum: ranges (START and END paired
  * by id, of every trace read; ranges never ended are left out) that
  * overlap the analysis's span (the earliest GPU window start to the latest
