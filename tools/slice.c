@@ -180,7 +180,7 @@ static uint64_t startup_end(const gt_analysis *a)
 }
 
 /* from/to from what the first reading found; 0 or a GT_EXIT_*. */
-static int from_first_pass(const gt_slice *s, const gt_analysis *a, uint64_t *from, uint64_t *to,
+static int from_first_pass(gt_slice *s, const gt_analysis *a, uint64_t *from, uint64_t *to,
 			   const char *cmd)
 {
 	uint64_t o = gt_analysis_time_origin(a);
@@ -204,11 +204,14 @@ static int from_first_pass(const gt_slice *s, const gt_analysis *a, uint64_t *fr
 		uint64_t e = startup_end(a);
 		if (e > *from)
 			*from = e;
+		size_t n = strlen(s->what);
+		if (!e) /* say so: the slice line would otherwise seem to ignore it */
+			snprintf(s->what + n, sizeof(s->what) - n, " (no start-up found)");
 	}
 	return 0;
 }
 
-int gt_slice_resolve(const gt_slice *s, gt_analysis_opts *ao, const char *const *paths,
+int gt_slice_resolve(gt_slice *s, gt_analysis_opts *ao, const char *const *paths,
 		     size_t n, const char *cmd)
 {
 	uint64_t from = 0, to = 0;

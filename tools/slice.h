@@ -78,14 +78,16 @@ int gt_slice_parse(gt_slice *s, int c, const char *arg, const char *cmd);
 
 /**
  * Resolve s into ao (from_ns/to_ns absolute, pid, gpu, step_range,
- * slice_what), reading the n paths first when that needs it. ao's other
+ * slice_what: ao keeps pointers into s, which must outlive the analysis;
+ * s->what gets a note when --skip-startup found no start-up), reading the
+ * n paths first when that needs it. ao's other
  * fields are used for that first reading. @return 0; GT_EXIT_USAGE (the
  * bounds cross); GT_EXIT_NO_INPUT when the slice keeps nothing that can be
  * known before (no NVTX range of that name, --from past the end): in both
  * cases after printing why on stderr, prefixed by cmd; GT_EXIT_FAILED (out
  * of memory).
  */
-int gt_slice_resolve(const gt_slice *s, gt_analysis_opts *ao, const char *const *paths,
+int gt_slice_resolve(gt_slice *s, gt_analysis_opts *ao, const char *const *paths,
 		     size_t n, const char *cmd);
 
 /**
