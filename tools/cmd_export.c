@@ -23,7 +23,7 @@
 enum { FMT_PERFETTO = 1, FMT_CSV, FMT_JSON, FMT_HTML };
 
 static struct {
-	int fmt, quiet;
+	int fmt, quiet, mute;
 	unsigned out_flags; /* GT_OUTFILE_* */
 	const char *output;
 	int tables[GT_TABLE_COUNT];
@@ -100,7 +100,7 @@ static void usage(FILE *f)
 static void log_problem(void *user, const char *label, const gt_errinfo *ei)
 {
 	(void)user;
-	if (!opts.quiet)
+	if (!opts.quiet && !opts.mute)
 		fprintf(stderr, "gaptrace export: warning: %s: %s\n", label, ei->msg);
 }
 
@@ -363,6 +363,38 @@ static int check_analysis(gt_export *x)
 	return 0;
 }
 
+/* The export handle of the n paths into *x, its analysis checked; with
+ * steps from the utilization period, read a second time with it. @return
+ * 0, or the exit status after saying why (the caller closes *x). */
+static int open_inputs(gt_export **x, const char *const *paths, size_t n)
+{
+	gt_errinfo ei;
+	int ret;
+	*x = gt_export_open(paths, n, &opts.eo, &ei);
+	if (!*x) {
+		fprintf(stderr, "gaptrace export: %s\n", ei.msg);
+		return GT_EXIT_NO_INPUT;
+	}
+	if (!readable_traces(*x))
+		return GT_EXIT_NO_INPUT;
+	if (opts.eo.flags & GT_EXPORT_NO_ANALYSIS)
+		return 0;
+	if ((ret = check_analysis(*x)) != 0)
+		return ret;
+	if (!gt_slice_period(&opts.slice, gt_export_analysis(*x), NULL, &opts.eo.analysis))
+		return 0;
+	gt_export_close(*x);
+	*x = gt_export_open(paths, n, &opts.eo, &ei);
+	opts.mute = 1; /* the analysis's warnings were given; the records' are not yet */
+	const gt_analysis *a = *x ? gt_export_analysis(*x) : NULL;
+	opts.mute = 0;
+	if (!a) {
+		fprintf(stderr, "gaptrace export: %s\n", *x ? "out of memory" : ei.msg);
+		return GT_EXIT_FAILED;
+	}
+	return 0;
+}
+
 int cmd_export(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -454,20 +486,9 @@ int cmd_export(int argc, char **argv)
 			       (size_t)(argc - optind), "gaptrace export");
 	if (ret)
 		return ret;
-	ret = 1;
-	gt_errinfo ei;
-	x = gt_export_open((const char *const *)argv + optind, (size_t)(argc - optind), &opts.eo,
-			   &ei);
-	if (!x) {
-		fprintf(stderr, "gaptrace export: %s\n", ei.msg);
-		return 1;
-	}
-	if (!readable_traces(x))
+	if ((ret = open_inputs(&x, (const char *const *)argv + optind, (size_t)(argc - optind))))
 		goto out;
 	ret = GT_EXIT_FAILED; /* from here on, what fails is the output */
-	if (!(opts.eo.flags & GT_EXPORT_NO_ANALYSIS) && (ret = check_analysis(x)) != 0)
-		goto out;
-	ret = GT_EXIT_FAILED;
 	if (opts.fmt == FMT_CSV || opts.fmt == FMT_JSON) {
 		if (!opts.ntables)
 			for (int t = 0; t < GT_TABLE_COUNT; t++)

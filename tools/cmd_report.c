@@ -119,6 +119,35 @@ static int add_inputs(gt_analysis *a, char **paths, int npaths, int *readable)
 	return 0;
 }
 
+/* The analysis of the TRACE arguments with opts.ao into *out. @return 0, or
+ * the exit status after saying why (*out is freed by the caller). */
+static int analyze(gt_analysis **out, char **paths, int npaths)
+{
+	gt_analysis *a = *out = gt_analysis_new(&opts.ao);
+	if (!a) {
+		fprintf(stderr, "gaptrace report: out of memory\n");
+		return GT_EXIT_FAILED;
+	}
+	int readable = 0, ret = add_inputs(a, paths, npaths, &readable);
+	if (ret)
+		return ret;
+	int rc = gt_analysis_finish(a);
+	if (rc < 0) {
+		fprintf(stderr, "gaptrace report: analysis failed: %s\n", gt_strerror(rc));
+		return GT_EXIT_FAILED;
+	}
+	if (!readable) {
+		/* nothing on stdout, no file: a script must not take this for a report */
+		if (opts.slice.pid)
+			fprintf(stderr, "gaptrace report: no trace of pid %u could be read\n",
+				opts.slice.pid);
+		else
+			fprintf(stderr, "gaptrace report: no trace could be read\n");
+		return GT_EXIT_NO_INPUT;
+	}
+	return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -215,31 +244,16 @@ int cmd_report(int argc, char **argv)
 			       (size_t)(argc - optind), "gaptrace report");
 	if (ret)
 		return ret;
+	if ((ret = analyze(&a, argv + optind, argc - optind)) != 0)
+		goto out;
+	/* steps from the utilization period: a second reading with it */
+	if (gt_slice_period(&opts.slice, a, &opts.dopts, &opts.ao)) {
+		gt_analysis_free(a);
+		opts.quiet = 1; /* its warnings were given */
+		if ((ret = analyze(&a, argv + optind, argc - optind)) != 0)
+			goto out;
+	}
 	ret = GT_EXIT_FAILED;
-	a = gt_analysis_new(&opts.ao);
-	if (!a) {
-		fprintf(stderr, "gaptrace report: out of memory\n");
-		goto out;
-	}
-	int readable = 0;
-	if ((ret = add_inputs(a, argv + optind, argc - optind, &readable)) != 0)
-		goto out;
-	ret = GT_EXIT_FAILED;
-	int rc = gt_analysis_finish(a);
-	if (rc < 0) {
-		fprintf(stderr, "gaptrace report: analysis failed: %s\n", gt_strerror(rc));
-		goto out;
-	}
-	if (!readable) {
-		/* nothing on stdout, no file: a script must not take this for a report */
-		if (opts.slice.pid)
-			fprintf(stderr, "gaptrace report: no trace of pid %u could be read\n",
-				opts.slice.pid);
-		else
-			fprintf(stderr, "gaptrace report: no trace could be read\n");
-		ret = GT_EXIT_NO_INPUT;
-		goto out;
-	}
 	if (gt_slice_kept_nothing(a, "gaptrace report")) {
 		ret = GT_EXIT_NO_INPUT;
 		goto out;
@@ -256,7 +270,7 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "gaptrace report: %s\n", of.err);
 		goto out;
 	}
-	rc = opts.json ? gt_report_json(a, of.f, &opts.ro) : gt_report_text(a, of.f, &opts.ro);
+	int rc = opts.json ? gt_report_json(a, of.f, &opts.ro) : gt_report_text(a, of.f, &opts.ro);
 	if (rc < 0)
 		fprintf(stderr, "gaptrace report: %s: writing the report failed: %s\n",
 			opts.output ? opts.output : "stdout", gt_strerror(rc));

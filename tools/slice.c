@@ -28,7 +28,10 @@ const char gt_slice_usage[] =
 	"      --range NAME       from the first start to the last end of the NVTX\n"
 	"                         ranges NAME (or NAME#N: ProfilerStep#N)\n"
 	"      --skip-startup     begin where the start-up ends\n"
-	"      --step-range NAME  the NVTX range of one step (default: detected)\n";
+	"      --step-range NAME  the NVTX range of one step (default: detected)\n"
+	"      --step-period P    without NVTX step ranges, steps of P (350ms), 'auto'\n"
+	"                         (default: the utilization period found, if any;\n"
+	"                         the traces are read twice then) or 'off'\n";
 
 /* "1.5s", "200ms", "250us", "100ns", "2min" -> ns. */
 static int parse_rel(const char *s, uint64_t *ns)
@@ -138,6 +141,12 @@ int gt_slice_parse(gt_slice *s, int c, const char *arg, const char *cmd)
 		else
 			s->step_range = arg;
 		return 1;
+	case GT_SLICE_OPT_STEP_PERIOD:
+		s->period_off = !strcmp(arg, "off");
+		if (!s->period_off && strcmp(arg, "auto") &&
+		    (parse_rel(arg, &s->period_ns) < 0 || s->period_ns < 1000))
+			return bad(cmd, "step-period", arg, "a duration of 1us or more, auto or off");
+		return 1;
 	case GT_SLICE_OPT_SKIP_STARTUP:
 		s->skip_startup = 1;
 		add_what(s, "skip-startup", NULL);
@@ -246,6 +255,31 @@ int gt_slice_resolve(gt_slice *s, gt_analysis_opts *ao, const char *const *paths
 	ao->from_ns = from;
 	ao->to_ns = to;
 	return 0;
+}
+
+int gt_slice_period(const gt_slice *s, const gt_analysis *a, const gt_diag_opts *dopts,
+		    gt_analysis_opts *ao)
+{
+	size_t n;
+	if (s->period_off || ao->step_period_ns)
+		return 0;
+	for (size_t g = 0; g < gt_analysis_ngpus(a); g++)
+		if (gt_analysis_steps(a, g, &n, NULL))
+			return 0; /* NVTX steps */
+	if (s->period_ns) {
+		ao->step_period_ns = s->period_ns;
+		return 1;
+	}
+	gt_diagnosis *d = gt_diagnose(a, dopts);
+	for (size_t g = 0; d && g < gt_diagnosis_ngpus(d) && !ao->step_period_ns; g++) {
+		const gt_diag_wave *w = &gt_diagnosis_gpu(d, g)->wave;
+		if (w->found && w->period_ns >= 1000) {
+			ao->step_period_ns = (uint64_t)(w->period_ns + 0.5);
+			ao->step_phase_ns = w->first_stall;
+		}
+	}
+	gt_diagnosis_free(d);
+	return ao->step_period_ns != 0;
 }
 
 int gt_slice_kept_nothing(const gt_analysis *a, const char *cmd)

@@ -16,6 +16,10 @@
  *   --skip-startup       from where the start-up ends (the latest end over
  *                        the GPUs kept)
  *   --step-range NAME    the NVTX range that is one step (default: detected)
+ *   --step-period P      without NVTX step ranges, steps of P ("350ms"), or
+ *                        "auto" (the default: the utilization period the
+ *                        diagnosis finds, which reads the traces again), or
+ *                        "off"
  *
  * --from/--to relative, --range and --skip-startup need a first analysis
  * of the traces (the origin, the ranges, the start-up), so the traces are
@@ -29,6 +33,7 @@
 #include <stdint.h>
 
 #include "gaptrace/analysis.h"
+#include "gaptrace/diagnosis.h"
 
 /** The getopt_long values of the slicing options (above any short option). */
 enum {
@@ -39,6 +44,7 @@ enum {
 	GT_SLICE_OPT_RANGE,
 	GT_SLICE_OPT_SKIP_STARTUP,
 	GT_SLICE_OPT_STEP_RANGE,
+	GT_SLICE_OPT_STEP_PERIOD,
 };
 
 /** The option table entries, for a command's struct option array. */
@@ -49,7 +55,8 @@ enum {
 	{"gpu", required_argument, NULL, GT_SLICE_OPT_GPU},                        \
 	{"range", required_argument, NULL, GT_SLICE_OPT_RANGE},                    \
 	{"skip-startup", no_argument, NULL, GT_SLICE_OPT_SKIP_STARTUP},            \
-	{"step-range", required_argument, NULL, GT_SLICE_OPT_STEP_RANGE}
+	{"step-range", required_argument, NULL, GT_SLICE_OPT_STEP_RANGE},          \
+	{"step-period", required_argument, NULL, GT_SLICE_OPT_STEP_PERIOD}
 
 /** Their lines for a command's --help. */
 extern const char gt_slice_usage[];
@@ -66,6 +73,8 @@ typedef struct gt_slice {
 	uint32_t pid;
 	const char *gpu, *range, *step_range;
 	int skip_startup;
+	int period_off;     /**< --step-period off */
+	uint64_t period_ns; /**< --step-period DUR; 0 = auto */
 	char what[512]; /**< the options as given, for gt_analysis_opts.slice_what */
 } gt_slice;
 
@@ -89,6 +98,16 @@ int gt_slice_parse(gt_slice *s, int c, const char *arg, const char *cmd);
  */
 int gt_slice_resolve(gt_slice *s, gt_analysis_opts *ao, const char *const *paths,
 		     size_t n, const char *cmd);
+
+/**
+ * Steps from the period, after the analysis a (made with ao): when no GPU
+ * of a has NVTX steps, sets ao->step_period_ns (and step_phase_ns) from
+ * --step-period, or with "auto" from the first GPU whose utilization the
+ * diagnosis (dopts; NULL = defaults) finds periodic. @return 1 when ao got a
+ * period (read the traces again with ao), else 0.
+ */
+int gt_slice_period(const gt_slice *s, const gt_analysis *a, const gt_diag_opts *dopts,
+		    gt_analysis_opts *ao);
 
 /**
  * After the analysis: a slice that kept no GPU activity. Prints why on

@@ -136,6 +136,41 @@ START_TEST(step_range_named)
 }
 END_TEST
 
+/* Without step ranges: periods (what gaptrace report passes when the
+ * diagnosis found one). Whole periods inside the window, each busy + idle =
+ * the period, the most idle first. */
+START_TEST(period_steps)
+{
+	gt_synth_truth tr;
+	gt_analysis_opts o = {.step_period_ns = 10 * MS};
+	gt_analysis *a = synth("periodic", &o, &tr);
+	const gt_an_gpu *G = gt_analysis_gpu(a, 0);
+	size_t n, idx[2];
+	gt_an_steps in;
+	const gt_an_step *s = gt_analysis_steps(a, 0, &n, &in);
+	ck_assert_int_eq(in.source, GT_STEPS_PERIOD);
+	ck_assert_uint_eq(in.period_ns, 10 * MS);
+	ck_assert_uint_eq(in.name, 0);
+	ck_assert_uint_eq(n, G->window_ns / (10 * MS));
+	ck_assert_uint_eq(s[0].start, G->t0);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_uint_eq(s[i].dur_ns, 10 * MS);
+		ck_assert_uint_eq(s[i].busy_ns + s[i].idle_ns, 10 * MS);
+		ck_assert_uint_eq(s[i].pid, 0);
+	}
+	ck_assert_uint_eq(gt_analysis_slowest_steps(a, 0, idx, 2), 2);
+	ck_assert_uint_ge(s[idx[0]].idle_ns, s[idx[1]].idle_ns);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_uint_le(s[i].idle_ns, s[idx[0]].idle_ns);
+	gt_analysis_free(a);
+	/* NVTX step ranges win over a period */
+	a = synth("steps", &o, &tr);
+	gt_analysis_steps(a, 0, &n, &in);
+	ck_assert_int_eq(in.source, GT_STEPS_NVTX_AUTO);
+	gt_analysis_free(a);
+}
+END_TEST
+
 /* ------------------------------------------------------------ slices */
 
 START_TEST(slice_pid)
@@ -244,6 +279,7 @@ static Suite *suite(void)
 	tcase_add_test(c, steps_detected);
 	tcase_add_test(c, nvtx_sum_table);
 	tcase_add_test(c, step_range_named);
+	tcase_add_test(c, period_steps);
 	suite_add_tcase(s, c);
 	c = tcase_create("slices");
 	tcase_set_timeout(c, 30);

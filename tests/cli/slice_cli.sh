@@ -75,4 +75,12 @@ for a, b in zip(steps, g["steps"]["items"]):
     assert int(a["Duration (ns)"]) == b["dur_ns"] and int(a["Busy (ns)"]) == b["busy_ns"]
 assert [x["Range"] for x in rows["nvtx_sum"]] == [x["name"] for x in r["nvtx_sum"]["ranges"]]
 PY
+# steps from the utilization period (no NVTX ranges), or not
+"$G" synth -p periodic -o "$D/per" > /dev/null || fail "synth periodic"
+"$G" report "$D/per" | grep -q "^Steps .* x period .*(no NVTX step ranges: the utilization period)" ||
+	fail "no period steps: $("$G" report "$D/per" | grep -i '^steps\|shape')"
+"$G" report --step-period off "$D/per" | grep -q "^Steps" && fail "--step-period off"
+"$G" report --step-period 10ms "$D/per" | grep -q "^Steps .* x period 10.00 ms" || fail "--step-period 10ms"
+"$G" report --step-period 1ns "$D/per" > /dev/null 2>&1
+[ $? -eq 2 ] || fail "--step-period 1ns: want exit 2"
 echo "slice_cli: ok"

@@ -311,6 +311,7 @@ typedef struct an_gpu {
 	gt_vec steps;   /* gt_an_step, by start, not overlapping */
 	gt_an_steps steps_info;
 	size_t step_busy_cur, step_gap_cur; /* sweep cursors */
+	int step_period;  /* its steps are periods (GT_STEPS_PERIOD) */
 } an_gpu;
 
 struct gt_analysis {

@@ -1502,9 +1502,9 @@ static int sweep_gpu(sw *S, an_item *it, size_t n, const an_nvproc *np, size_t n
 	L.n = n;
 	AN_TRY_GOTO(comm_probes_init(S, &L));
 	AN_TRY_GOTO(sweep_window(S, &L));
-	AN_TRY_GOTO(an_steps_gpu(S->a, g, L.slot));
 	AN_TRY_GOTO(util_windows(S, n));
 	AN_TRY_GOTO(startup_split(S, &L));
+	AN_TRY_GOTO(an_steps_gpu(S->a, g, L.slot));
 	AN_TRY_GOTO(idle_latency(S, &L));
 	AN_TRY_GOTO(nvml_periods(S));
 	AN_TRY_GOTO(build_views(S, &L, np, nnp));

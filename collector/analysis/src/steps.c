@@ -15,8 +15,10 @@
  * again over the steps it overlaps with the gap rules (so a step's causes
  * are the analysis's causes, clipped to it, to the ns).
  *
- * Why no steps from the utilization period when there are no ranges: the
- * period is found by the diagnosis, after the sweep this accounting needs.
+ * Without step ranges, steps can be periods (opts.step_period_ns): the
+ * period is found by the diagnosis, after the sweep this accounting needs,
+ * so the CLI reads the traces again with the period it found
+ * (tools/slice.c, gt_slice_period).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -97,12 +99,39 @@ static int is_step(gt_analysis *a, const an_gpu *g, const uint32_t *slot, const 
 	return an_name_matches(gt_strtab_get(&a->st, r->name), a->step_key);
 }
 
+/* GT_STEPS_PERIOD: the whole periods inside the window, boundaries at the
+ * phase + k periods. */
+static int period_steps(gt_analysis *a, an_gpu *g)
+{
+	uint64_t P = a->o.step_period_ns, t1 = g->pub.t1;
+	/* the steady state: a start-up is no step */
+	uint64_t t0 = g->pub.startup_until > g->pub.t0 ? g->pub.startup_until : g->pub.t0;
+	uint64_t b = a->o.step_phase_ns ? a->o.step_phase_ns : t0;
+	if (b > t0)
+		b -= (b - t0) / P * P; /* the first boundary at or after t0 */
+	else if (b < t0)
+		b += (t0 - b + P - 1) / P * P;
+	for (; b + P <= t1 && g->steps.n < (1u << 24); b += P) {
+		gt_an_step *s = gt_vec_push(&g->steps);
+		if (!s)
+			return GT_ERR_NOMEM;
+		memset(s, 0, sizeof(*s));
+		s->index = (uint32_t)(g->steps.n - 1);
+		s->start = b;
+		s->end = b + P;
+		s->dur_ns = P;
+	}
+	g->step_period = g->steps.n > 0;
+	return 0;
+}
+
 int an_steps_gpu(gt_analysis *a, an_gpu *g, const uint32_t *slot)
 {
 	g->steps.n = 0;
 	g->step_busy_cur = g->step_gap_cur = 0;
+	g->step_period = 0;
 	if (a->step_source == GT_STEPS_NONE)
-		return 0;
+		return a->o.step_period_ns && g->pub.window_ns ? period_steps(a, g) : 0;
 	const an_range *r = a->ranges.p;
 	for (size_t i = 0; i < a->ranges.n; i++) {
 		if (!is_step(a, g, slot, &r[i]))
@@ -156,12 +185,15 @@ static int steps_summary(gt_analysis *a, an_gpu *g)
 	gt_an_step *s = g->steps.p;
 	size_t n = g->steps.n;
 	memset(info, 0, sizeof(*info));
-	info->source = n ? a->step_source : GT_STEPS_NONE;
+	info->source = !n ? GT_STEPS_NONE : g->step_period ? GT_STEPS_PERIOD : a->step_source;
 	if (!n)
 		return 0;
-	info->name = gt_strtab_intern(&a->st, a->step_key, strlen(a->step_key));
+	if (g->step_period)
+		info->period_ns = a->o.step_period_ns;
+	else
+		info->name = gt_strtab_intern(&a->st, a->step_key, strlen(a->step_key));
 	uint64_t *d = malloc(n * sizeof(*d));
-	if (!d || !info->name) {
+	if (!d || (!info->name && !g->step_period)) {
 		free(d);
 		return GT_ERR_NOMEM;
 	}
@@ -209,14 +241,23 @@ const gt_an_step *gt_analysis_steps(const gt_analysis *a, size_t gpu, size_t *n,
 	return *n ? g->steps.p : NULL;
 }
 
+/* What makes a step slow: its length, or for periods (all one length)
+ * its idle time. */
+static uint64_t slowness(const gt_an_step *s, int period)
+{
+	return period ? s->idle_ns : s->dur_ns;
+}
+
 size_t gt_analysis_slowest_steps(const gt_analysis *a, size_t gpu, size_t *idx, size_t k)
 {
 	size_t n, m = 0;
-	const gt_an_step *s = gt_analysis_steps(a, gpu, &n, NULL);
-	/* insertion into the k slowest, longest first, ties by index */
+	gt_an_steps in;
+	const gt_an_step *s = gt_analysis_steps(a, gpu, &n, &in);
+	int per = in.source == GT_STEPS_PERIOD;
+	/* insertion into the k slowest, slowest first, ties by index */
 	for (size_t i = 0; i < n; i++) {
 		size_t j = m < k ? m++ : k;
-		while (j > 0 && s[idx[j - 1]].dur_ns < s[i].dur_ns) {
+		while (j > 0 && slowness(&s[idx[j - 1]], per) < slowness(&s[i], per)) {
 			if (j < k)
 				idx[j] = idx[j - 1];
 			j--;

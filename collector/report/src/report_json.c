@@ -66,7 +66,8 @@
  *            kernels_total, kernels_kept}   (only when sliced: gt_an_slice)
  *   "nvtx_sum": {span_ns, ranges: [{name, count, total_ns, mean_ns, median_ns,
  *            min_ns, max_ns, share}]}       (only with NVTX ranges)
- *   gpus[].steps: {source, range, count, median_ns, p90_ns, min_ns, max_ns,
+ *   gpus[].steps: {source (nvtx, nvtx_detected, period), range (null for
+ *            period), period_ns (0 unless period), count, median_ns, p90_ns, min_ns, max_ns,
  *            total_ns, busy_ns, items: [{index, pid, start, end, dur_ns,
  *            busy_ns, idle_ns, causes, top_cause}]}   (only with steps)
  *   "syncs": [{pid, trace, tid, thread, type, name, source, count, total_ns, max_ns}],
@@ -654,8 +655,11 @@ static void j_gpu_steps(jw *j, const gt_analysis *a, const gt_an_gpu *G)
 	if (!n)
 		return;
 	j_open(j, "steps", '{');
-	j_str(j, "source", in.source == GT_STEPS_NVTX ? "nvtx" : "nvtx_detected");
+	j_str(j, "source", in.source == GT_STEPS_NVTX    ? "nvtx"
+			   : in.source == GT_STEPS_PERIOD ? "period"
+							  : "nvtx_detected");
 	j_str(j, "range", gt_analysis_string(a, in.name));
+	j_u64(j, "period_ns", in.period_ns);
 	j_u64(j, "count", in.count);
 	j_u64(j, "median_ns", in.median_ns);
 	j_u64(j, "p90_ns", in.p90_ns);

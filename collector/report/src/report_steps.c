@@ -28,7 +28,9 @@ void an_text_slice(const gt_analysis *a, FILE *f)
 
 static const char *source_name(int source)
 {
-	return source == GT_STEPS_NVTX ? "NVTX, --step-range" : "NVTX, detected";
+	return source == GT_STEPS_NVTX    ? "NVTX, --step-range"
+	       : source == GT_STEPS_PERIOD ? "no NVTX step ranges: the utilization period"
+					   : "NVTX, detected";
 }
 
 static void slow_step(const gt_analysis *a, const gt_an_step *s, const gt_an_steps *in, FILE *f)
@@ -36,7 +38,7 @@ static void slow_step(const gt_analysis *a, const gt_an_step *s, const gt_an_ste
 	char x[48], d[32], c[32];
 	fprintf(f, "  #%-5u %s  %10s", s->index, rel(x, sizeof(x), a, s->start),
 		an_fmt_ns(d, sizeof(d), s->dur_ns));
-	if (in->median_ns)
+	if (in->median_ns && in->source != GT_STEPS_PERIOD)
 		fprintf(f, " (%.1fx median)", (double)s->dur_ns / (double)in->median_ns);
 	fprintf(f, "  busy %.0f%%", s->dur_ns ? 100.0 * (double)s->busy_ns / (double)s->dur_ns : 0);
 	if (s->top_cause < GT_CAUSE_COUNT)
@@ -54,8 +56,10 @@ void an_text_steps(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 	const gt_an_step *s = gt_analysis_steps(a, G->index, &n, &in);
 	if (!n)
 		return;
-	char m[32], p[32], x[32];
+	char m[32], p[32], x[32], per[48];
 	const char *name = gt_analysis_string(a, in.name);
+	if (in.source == GT_STEPS_PERIOD)
+		name = strcat(strcpy(per, "period "), an_fmt_ns(x, sizeof(x), in.period_ns));
 	fprintf(f, "Steps        %" PRIu64 " x %s (%s): median %s, p90 %s, max %s; GPU busy %.1f %% "
 		   "of the step time\n",
 		in.count, name ? name : "?", source_name(in.source),
@@ -63,7 +67,8 @@ void an_text_steps(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 		an_fmt_ns(x, sizeof(x), in.max_ns),
 		in.total_ns ? 100.0 * (double)in.busy_ns / (double)in.total_ns : 0.0);
 	size_t k = gt_analysis_slowest_steps(a, G->index, idx, SLOWEST);
-	fprintf(f, "  slowest (step, start, length, GPU busy, its largest idle cause):\n");
+	fprintf(f, "  %s (step, start, length, GPU busy, its largest idle cause):\n",
+		in.source == GT_STEPS_PERIOD ? "most idle" : "slowest");
 	for (size_t i = 0; i < k; i++)
 		slow_step(a, &s[idx[i]], &in, f);
 }

@@ -240,6 +240,12 @@ typedef struct gt_analysis_opts {
 					 "--from 2s --range train_step"); NULL = "" */
 	const char *step_range;     /**< NVTX range name of a step (gt_analysis_steps);
 					 NULL = detect it */
+	uint64_t step_period_ns;    /**< without NVTX step ranges: steps of this length
+					 (the utilization period the diagnosis found:
+					 gaptrace report re-reads the traces with it);
+					 0 = none */
+	uint64_t step_phase_ns;     /**< realtime ns of one step boundary (the first
+					 periodic gap); 0 = each GPU's window start */
 } gt_analysis_opts;
 
 /* ------------------------------------------------------------------ */
@@ -740,11 +746,15 @@ enum {
 	GT_STEPS_NVTX_AUTO = 2,  /**< detected: torch's "ProfilerStep#N" ranges, else
 				      the top-level range name with at least 3
 				      instances and the largest total time */
+	GT_STEPS_PERIOD = 3,     /**< no step ranges: windows of opts.step_period_ns
+				      from a boundary at opts.step_phase_ns, the whole
+				      ones inside the GPU window after its start-up
+				      (gt_an_gpu.startup_until) */
 };
 
 /**
  * One step (iteration) on one GPU: an instance of the step range of a
- * process that used the GPU. busy and idle are counted inside the GPU's
+ * process that used the GPU, or one period (GT_STEPS_PERIOD; pid 0). busy and idle are counted inside the GPU's
  * window only (a step that began before the first GPU activity has the
  * time before it in neither); idle is split by the gap causes of the
  * analysis (gt_cause), clipped to the step, to the ns.
@@ -763,8 +773,10 @@ typedef struct gt_an_step {
 /** The steps of one GPU, summarised. */
 typedef struct gt_an_steps {
 	int source;              /**< GT_STEPS_* */
-	uint32_t name;           /**< string id of the step range name (torch's
-				      "ProfilerStep#N": the first one's) */
+	uint32_t name;           /**< string id of the step range name ("ProfilerStep"
+				      for torch's "ProfilerStep#N"); 0 for
+				      GT_STEPS_PERIOD */
+	uint64_t period_ns;      /**< GT_STEPS_PERIOD: the period */
 	uint64_t count;
 	uint64_t median_ns, p90_ns, max_ns, min_ns; /**< of dur_ns, exact (nearest rank) */
 	uint64_t total_ns, busy_ns; /**< sums over the steps */
@@ -781,7 +793,8 @@ GT_API const gt_an_step *gt_analysis_steps(const gt_analysis *a, size_t gpu, siz
 
 /**
  * Indices into gt_analysis_steps of up to k slowest steps of GPU `gpu`,
- * longest first (ties: earlier first), into idx. @return how many.
+ * longest first (GT_STEPS_PERIOD, all of one length: the most idle first;
+ * ties: earlier first), into idx. @return how many.
  */
 GT_API size_t gt_analysis_slowest_steps(const gt_analysis *a, size_t gpu, size_t *idx, size_t k);
 
