@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "an_internal.h"
 
@@ -241,16 +242,19 @@ uint64_t gt_analysis_nvtx_span(const gt_analysis *a)
 
 /* ------------------------------------------------------------ the GPU filter */
 
-/* Does GPU g match opts.gpu: its index, or a prefix of its UUID (with or
- * without "GPU-", any case)? */
-static int gpu_matches(const an_gpu *g, size_t index, const char *want)
+/* Is want a number equal to index? */
+static int index_matches(size_t index, const char *want)
 {
 	const char *p = want;
 	while (isdigit((unsigned char)*p))
 		p++;
-	if (*want && !*p && strtoull(want, NULL, 10) == index)
-		return 1;
-	if (!g->pub.uuid_known)
+	return *want && !*p && strtoull(want, NULL, 10) == index;
+}
+
+/* Is want a prefix of GPU g's UUID (with or without "GPU-", any case)? */
+static int uuid_matches(const an_gpu *g, const char *want)
+{
+	if (!g->pub.uuid_known || !*want)
 		return 0;
 	char u[48];
 	const uint8_t *b = g->pub.dev.uuid;
@@ -258,7 +262,7 @@ static int gpu_matches(const an_gpu *g, size_t index, const char *want)
 		 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12],
 		 b[13], b[14], b[15]);
 	const char *h = strncasecmp(want, "GPU-", 4) ? u + 4 : u;
-	return *want && !strncasecmp(h, want, strlen(want));
+	return !strncasecmp(h, want, strlen(want));
 }
 
 /* Keeps only what belongs to GPU k (AN_NONE: nothing), now GPU 0. */
@@ -309,10 +313,10 @@ int an_slice_gpu(gt_analysis *a)
 	a->slice.gpu_set = 1;
 	uint32_t k = AN_NONE;
 	for (size_t g = 0; g < a->gpus.n && k == AN_NONE; g++) /* the index first */
-		if (gpu_matches(an_gp(a, g), g, a->o.gpu) == 1 && !an_gp(a, g)->pub.uuid_known)
+		if (index_matches(g, a->o.gpu))
 			k = (uint32_t)g;
 	for (size_t g = 0; g < a->gpus.n && k == AN_NONE; g++)
-		if (gpu_matches(an_gp(a, g), g, a->o.gpu))
+		if (uuid_matches(an_gp(a, g), a->o.gpu))
 			k = (uint32_t)g;
 	keep_gpu_samples(a, k);
 	keep_gpu_items(a, k);
