@@ -37,6 +37,13 @@ grep -q "^slice: +0.002000 s .. +0.005000 s of the capture (3.00 ms), GPU 0 of 1
 	fail "slice line: $(grep '^slice' "$D/r.txt")"
 grep -q "^Window .* from +0.00[2-4][0-9]* s" "$D/r.txt" || fail "window: $(grep '^Window' "$D/r.txt")"
 
+# absolute bounds: ISO UTC and realtime ns (the bundled trace's origin is
+# 2026-12-02 11:47:58.866782924 UTC = 1796212078866782924 ns)
+"$G" report --from @2026-12-02T11:47:59.5Z --to @1796212081866782924 "$T" > "$D/abs.txt" ||
+	fail "absolute bounds"
+grep -q "^slice: +0.633217 s .. +3.000000 s of the capture" "$D/abs.txt" ||
+	fail "absolute slice line: $(grep '^slice' "$D/abs.txt")"
+
 # --range: the steps, from the first start to the last end
 "$G" report --range train_step -j "$D/st" > "$D/r.json" || fail "report --range"
 python3 - "$D/r.json" <<'PY' || fail "JSON of --range"
