@@ -25,3 +25,10 @@ target_link_libraries(test_cli_output PRIVATE gaptrace::format)
 add_dependencies(test_cli_output gaptrace)
 gaptrace_check_test(test_outfile cli/test_outfile.c)
 target_link_libraries(test_outfile PRIVATE gaptrace_outfile)
+
+# The slicing options of report and export (tools/slice.c): the slice line,
+# exit statuses, and text/JSON/CSV of one slice agreeing (needs python3).
+add_test(NAME slice_cli
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/cli/slice_cli.sh $<TARGET_FILE:gaptrace>
+          ${PROJECT_SOURCE_DIR}/examples/traces/two_procs)
+set_tests_properties(slice_cli PROPERTIES TIMEOUT 120)

@@ -18,16 +18,18 @@
 #include "gaptrace/export.h"
 #include "onecapture.h"
 #include "outfile.h"
+#include "slice.h"
 
 enum { FMT_PERFETTO = 1, FMT_CSV, FMT_JSON, FMT_HTML };
 
 static struct {
-	int fmt, quiet;
+	int fmt, quiet, mute;
 	unsigned out_flags; /* GT_OUTFILE_* */
 	const char *output;
 	int tables[GT_TABLE_COUNT];
 	int ntables;
 	gt_export_opts eo;
+	gt_slice slice;
 } opts;
 
 static const char usage_text[] =
@@ -73,20 +75,32 @@ static const char usage_text[] =
 	"                         never its target; see README, Outputs)\n"
 	"  -q, --quiet            no progress or warnings on stderr\n"
 	"  -h, --help             this text\n"
+	"\n";
+
+static const char usage_tail[] =
 	"\n"
-	"exit status: 0 written; 1 no trace could be read (nothing written); 2 bad\n"
-	"usage, or traces of separate captures; 3 the output could not be written\n"
+	"exit status: 0 written; 1 no trace could be read, or the slice kept no GPU\n"
+	"activity (nothing written); 2 bad usage, or traces of separate captures; 3 the\n"
+	"output could not be written\n"
 	"\n"
 	"examples:\n"
 	"  gaptrace export -f perfetto run1/ -o run1.json   # open in ui.perfetto.dev\n"
 	"  gaptrace export -f csv -r cuda_gpu_kern_sum run1/\n"
 	"  gaptrace export -f csv run1/ -o run1-stats/\n"
-	"  gaptrace export -f html run1/ -o run1.html\n";
+	"  gaptrace export -f html run1/ -o run1.html\n"
+	"  gaptrace export -f csv -r steps --range train_step run1/\n";
+
+static void usage(FILE *f)
+{
+	fputs(usage_text, f);
+	fputs(gt_slice_usage, f);
+	fputs(usage_tail, f);
+}
 
 static void log_problem(void *user, const char *label, const gt_errinfo *ei)
 {
 	(void)user;
-	if (!opts.quiet)
+	if (!opts.quiet && !opts.mute)
 		fprintf(stderr, "gaptrace export: warning: %s: %s\n", label, ei->msg);
 }
 
@@ -208,9 +222,17 @@ static int default_table(gt_export *x, int t)
 {
 	if (t == GT_TABLE_GPU_TRACE)
 		return 0;
+	const gt_analysis *a = gt_export_analysis(x);
+	size_t n = 0;
+	if (t == GT_TABLE_NVTX_SUM)
+		return a && gt_analysis_nvtx_sum(a, &n) != NULL;
+	if (t == GT_TABLE_STEPS) {
+		for (size_t g = 0; a && g < gt_analysis_ngpus(a) && !n; g++)
+			gt_analysis_steps(a, g, &n, NULL);
+		return n > 0;
+	}
 	if (t != GT_TABLE_GPM && t != GT_TABLE_GPM_KERNELS)
 		return 1;
-	const gt_analysis *a = gt_export_analysis(x);
 	for (size_t g = 0; a && g < gt_analysis_ngpus(a); g++)
 		if (gt_analysis_gpu(a, g)->gpm.readings)
 			return 1;
@@ -322,6 +344,57 @@ static size_t readable_traces(const gt_export *x)
 	return 0;
 }
 
+/* The analysis the exports draw on: one capture, a slice that kept
+ * something. @return 0, or the exit status after saying why. */
+static int check_analysis(gt_export *x)
+{
+	char why[2048];
+	const gt_analysis *a = gt_export_analysis(x);
+	if (!a) {
+		fprintf(stderr, "gaptrace export: out of memory\n");
+		return GT_EXIT_FAILED;
+	}
+	if (gt_slice_kept_nothing(a, "gaptrace export"))
+		return GT_EXIT_NO_INPUT;
+	if (gt_cli_one_capture(a, why, sizeof(why)) < 0) {
+		fprintf(stderr, "gaptrace export: %s; export them one at a time\n", why);
+		return GT_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* The export handle of the n paths into *x, its analysis checked; with
+ * steps from the utilization period, read a second time with it. @return
+ * 0, or the exit status after saying why (the caller closes *x). */
+static int open_inputs(gt_export **x, const char *const *paths, size_t n)
+{
+	gt_errinfo ei;
+	int ret;
+	*x = gt_export_open(paths, n, &opts.eo, &ei);
+	if (!*x) {
+		fprintf(stderr, "gaptrace export: %s\n", ei.msg);
+		return GT_EXIT_NO_INPUT;
+	}
+	if (!readable_traces(*x))
+		return GT_EXIT_NO_INPUT;
+	if (opts.eo.flags & GT_EXPORT_NO_ANALYSIS)
+		return 0;
+	if ((ret = check_analysis(*x)) != 0)
+		return ret;
+	if (!gt_slice_period(&opts.slice, gt_export_analysis(*x), NULL, &opts.eo.analysis))
+		return 0;
+	gt_export_close(*x);
+	*x = gt_export_open(paths, n, &opts.eo, &ei);
+	opts.mute = 1; /* the analysis's warnings were given; the records' are not yet */
+	const gt_analysis *a = *x ? gt_export_analysis(*x) : NULL;
+	opts.mute = 0;
+	if (!a) {
+		fprintf(stderr, "gaptrace export: %s\n", *x ? "out of memory" : ei.msg);
+		return GT_EXIT_FAILED;
+	}
+	return 0;
+}
+
 int cmd_export(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -339,6 +412,7 @@ int cmd_export(int argc, char **argv)
 		{"force-overwrite", no_argument, NULL, 8},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
+		GT_SLICE_LONG_OPTIONS,
 		{0},
 	};
 	int c, ret = 1;
@@ -388,14 +462,19 @@ int cmd_export(int argc, char **argv)
 		case 7: opts.eo.analysis.stop_on_corrupt = 1; break;
 		case 8: opts.out_flags |= GT_OUTFILE_FORCE; break;
 		case 'q': opts.quiet = 1; break;
-		case 'h': fputs(usage_text, stdout); return 0;
-		default: fputs(usage_text, stderr); return 2;
+		case 'h': usage(stdout); return 0;
+		default:
+			switch (gt_slice_parse(&opts.slice, c, optarg, "gaptrace export")) {
+			case 1: break;
+			case 0: usage(stderr); return 2;
+			default: return 2;
+			}
 		}
 	}
 	if (!opts.fmt || optind >= argc) {
 		fprintf(stderr, "gaptrace export: %s\n\n",
 			!opts.fmt ? "--format is required" : "no TRACE given");
-		fputs(usage_text, stderr);
+		usage(stderr);
 		return 2;
 	}
 	if (opts.ntables && (opts.fmt == FMT_PERFETTO || opts.fmt == FMT_HTML)) {
@@ -403,30 +482,13 @@ int cmd_export(int argc, char **argv)
 		return 2;
 	}
 	opts.eo.analysis.log = log_problem;
-	gt_errinfo ei;
-	x = gt_export_open((const char *const *)argv + optind, (size_t)(argc - optind), &opts.eo,
-			   &ei);
-	if (!x) {
-		fprintf(stderr, "gaptrace export: %s\n", ei.msg);
-		return 1;
-	}
-	if (!readable_traces(x))
+	ret = gt_slice_resolve(&opts.slice, &opts.eo.analysis, (const char *const *)argv + optind,
+			       (size_t)(argc - optind), "gaptrace export");
+	if (ret)
+		return ret;
+	if ((ret = open_inputs(&x, (const char *const *)argv + optind, (size_t)(argc - optind))))
 		goto out;
 	ret = GT_EXIT_FAILED; /* from here on, what fails is the output */
-	if (!(opts.eo.flags & GT_EXPORT_NO_ANALYSIS)) {
-		char why[2048];
-		const gt_analysis *a = gt_export_analysis(x);
-		if (!a) {
-			fprintf(stderr, "gaptrace export: out of memory\n");
-			ret = GT_EXIT_FAILED;
-			goto out;
-		}
-		if (gt_cli_one_capture(a, why, sizeof(why)) < 0) {
-			fprintf(stderr, "gaptrace export: %s; export them one at a time\n", why);
-			ret = GT_EXIT_USAGE;
-			goto out;
-		}
-	}
 	if (opts.fmt == FMT_CSV || opts.fmt == FMT_JSON) {
 		if (!opts.ntables)
 			for (int t = 0; t < GT_TABLE_COUNT; t++)

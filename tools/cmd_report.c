@@ -12,8 +12,9 @@
 #include "cmds.h"
 #include "gaptrace/report.h"
 #include "gaptrace/diagnosis.h"
+#include "onecapture.h"
 #include "outfile.h"
-#include "report_mem.h"
+#include "slice.h"
 
 static struct {
 	int json, quiet, strict, capture;
@@ -22,6 +23,7 @@ static struct {
 	gt_report_opts ro;
 	gt_analysis_opts ao;
 	gt_diag_opts dopts;
+	gt_slice slice;
 } opts;
 
 static const char usage_text[] =
@@ -52,23 +54,98 @@ static const char usage_text[] =
 	"      --no-findings      do not lead with the findings\n"
 	"  -q, --quiet            no warnings about damaged input on stderr\n"
 	"  -h, --help             this text\n"
+	"\n";
+
+static const char usage_tail[] =
 	"\n"
 	"exit status:\n"
 	"  0  the report was written\n"
-	"  1  no trace could be read (none found, or none readable): nothing is\n"
-	"     printed on stdout and no file is written\n"
+	"  1  no trace could be read (none found, or none readable), or the slice\n"
+	"     kept no GPU activity: nothing is printed on stdout and no file is\n"
+	"     written\n"
 	"  2  bad usage, or traces of separate captures\n"
 	"  3  the report could not be made or written (out of memory, write error)\n"
 	"\n"
 	"examples:\n"
 	"  gaptrace report run1/\n"
-	"  gaptrace report --json run1/ > run1.json\n";
+	"  gaptrace report --json run1/ > run1.json\n"
+	"  gaptrace report --from 2s --to 5s --gpu 0 run1/\n"
+	"  gaptrace report --range train_step --skip-startup run1/\n";
+
+static void usage(FILE *f)
+{
+	fputs(usage_text, f);
+	fputs(gt_slice_usage, f);
+	fputs(usage_tail, f);
+}
+
+static void log_problem(void *user, const char *label, const gt_errinfo *ei)
+{
+	(void)user;
+	if (!opts.quiet)
+		fprintf(stderr, "gaptrace report: warning: %s: %s\n", label, ei->msg);
+}
 
 static int number(const char *s, unsigned long long *v)
 {
 	char *end;
 	*v = strtoull(s, &end, 10);
 	return *s && !*end ? 0 : -1;
+}
+
+/* Reads the TRACE arguments; counts the readable traces. @return 0, or the
+ * exit status after saying why. */
+static int add_inputs(gt_analysis *a, char **paths, int npaths, int *readable)
+{
+	for (int i = 0; i < npaths; i++) {
+		gt_errinfo ei = {0};
+		size_t before = gt_analysis_ntraces(a);
+		int n = gt_analysis_add_path(a, paths[i], &ei);
+		if (n < 0) {
+			fprintf(stderr, "gaptrace report: %s\n", ei.msg);
+			return n != GT_ERR_NOMEM ? GT_EXIT_NO_INPUT : GT_EXIT_FAILED;
+		}
+		/* (a trace of another process than --pid's is not read: no warning) */
+		if (n == 0 && !opts.quiet && !opts.slice.pid)
+			fprintf(stderr, "gaptrace report: warning: %s: no .gtrace files\n", paths[i]);
+		for (size_t t = before; t < gt_analysis_ntraces(a); t++) {
+			const gt_an_trace *tr = gt_analysis_trace(a, t);
+			if (tr->header_ok)
+				++*readable;
+			if (tr->status && !opts.quiet)
+				fprintf(stderr, "gaptrace report: %s: %s\n", tr->path, tr->error);
+		}
+	}
+	return 0;
+}
+
+/* The analysis of the TRACE arguments with opts.ao into *out. @return 0, or
+ * the exit status after saying why (*out is freed by the caller). */
+static int analyze(gt_analysis **out, char **paths, int npaths)
+{
+	gt_analysis *a = *out = gt_analysis_new(&opts.ao);
+	if (!a) {
+		fprintf(stderr, "gaptrace report: out of memory\n");
+		return GT_EXIT_FAILED;
+	}
+	int readable = 0, ret = add_inputs(a, paths, npaths, &readable);
+	if (ret)
+		return ret;
+	int rc = gt_analysis_finish(a);
+	if (rc < 0) {
+		fprintf(stderr, "gaptrace report: analysis failed: %s\n", gt_strerror(rc));
+		return GT_EXIT_FAILED;
+	}
+	if (!readable) {
+		/* nothing on stdout, no file: a script must not take this for a report */
+		if (opts.slice.pid)
+			fprintf(stderr, "gaptrace report: no trace of pid %u could be read\n",
+				opts.slice.pid);
+		else
+			fprintf(stderr, "gaptrace report: no trace could be read\n");
+		return GT_EXIT_NO_INPUT;
+	}
+	return 0;
 }
 
 int cmd_report(int argc, char **argv)
@@ -89,10 +166,12 @@ int cmd_report(int argc, char **argv)
 		{"force-overwrite", no_argument, NULL, 7},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
+		GT_SLICE_LONG_OPTIONS,
 		{0},
 	};
-	int c, rc, ret = GT_EXIT_FAILED;
+	int c, ret = GT_EXIT_FAILED;
 	unsigned long long v;
+	char why[2048];
 	gt_analysis *a = NULL;
 	gt_outfile of;
 	memset(&opts, 0, sizeof(opts));
@@ -143,28 +222,55 @@ int cmd_report(int argc, char **argv)
 			break;
 		}
 		case 'q': opts.quiet = 1; break;
-		case 'h': fputs(usage_text, stdout); return 0;
-		default: fputs(usage_text, stderr); return 2;
+		case 'h': usage(stdout); return 0;
+		default:
+			switch (gt_slice_parse(&opts.slice, c, optarg, "gaptrace report")) {
+			case 1: break;
+			case 0: usage(stderr); return 2;
+			default: return 2;
+			}
 		}
 	}
 	if (optind >= argc) {
-		fputs(usage_text, stderr);
+		usage(stderr);
 		return 2;
 	}
 	if (opts.ro.top_gaps && opts.ro.top_gaps > 20)
 		opts.ao.top_gaps = opts.ro.top_gaps;
-	gt_cli_rj_opts lo_opts = {.cmd = "gaptrace report", .ao = &opts.ao, .dopts = &opts.dopts,
-				  .quiet = opts.quiet,
-				  .separate_hint = "; report them one at a time, or compare two "
-						   "with `gaptrace diff BASE NEW`"};
-	if ((ret = gt_cli_load(argv + optind, argc - optind, &lo_opts, &a)) != 0)
+	opts.ao.log = log_problem;
+	/* the start-up is the analysis's (a cause); its threshold is set with the others */
+	opts.ao.startup_util = opts.dopts.startup_util > 0 ? opts.dopts.startup_util : -1;
+	ret = gt_slice_resolve(&opts.slice, &opts.ao, (const char *const *)argv + optind,
+			       (size_t)(argc - optind), "gaptrace report");
+	if (ret)
+		return ret;
+	if ((ret = analyze(&a, argv + optind, argc - optind)) != 0)
 		goto out;
+	/* steps from the utilization period: a second reading with it */
+	if (gt_slice_period(&opts.slice, a, &opts.dopts, &opts.ao)) {
+		gt_analysis_free(a);
+		opts.quiet = 1; /* its warnings were given */
+		if ((ret = analyze(&a, argv + optind, argc - optind)) != 0)
+			goto out;
+	}
 	ret = GT_EXIT_FAILED;
+	if (gt_slice_kept_nothing(a, "gaptrace report")) {
+		ret = GT_EXIT_NO_INPUT;
+		goto out;
+	}
+	if (gt_cli_one_capture(a, why, sizeof(why)) < 0) {
+		fprintf(stderr,
+			"gaptrace report: %s; report them one at a time, or compare two with "
+			"`gaptrace diff BASE NEW`\n",
+			why);
+		ret = GT_EXIT_USAGE;
+		goto out;
+	}
 	if (gt_outfile_open(&of, opts.output ? opts.output : "-", opts.out_flags) < 0) {
 		fprintf(stderr, "gaptrace report: %s\n", of.err);
 		goto out;
 	}
-	rc = opts.json ? gt_report_json(a, of.f, &opts.ro) : gt_report_text(a, of.f, &opts.ro);
+	int rc = opts.json ? gt_report_json(a, of.f, &opts.ro) : gt_report_text(a, of.f, &opts.ro);
 	if (rc < 0)
 		fprintf(stderr, "gaptrace report: %s: writing the report failed: %s\n",
 			opts.output ? opts.output : "stdout", gt_strerror(rc));

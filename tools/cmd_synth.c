@@ -68,6 +68,7 @@ static const struct {
 	F("straggler", straggler, U32), F("straggler_ns", straggler_ns, U64),
 	F("missing_rank", missing_rank, U32), F("late_rank", late_rank, U32),
 	F("late_steps", late_steps, U32), F("coll_broadcast", coll_broadcast, INT),
+	F("nvtx_steps", nvtx_steps, INT), F("slow_step", slow_step, U32), F("slow_ns", slow_ns, U64),
 };
 
 /* One --set KEY=VALUE, strictly: whole numbers in the field's range (no sign

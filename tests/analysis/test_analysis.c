@@ -1091,7 +1091,7 @@ static void check_truth(const gt_synth_spec *s)
 static const char *const presets[] = {"compute", "host",     "sync",      "launch-bound",
 				      "copies",  "pinned",   "multi-gpu", "two-proc",
 				      "periodic", "mixed",   "ddp",       "ddp-exposed",
-				      "ddp-straggler"};
+				      "ddp-straggler", "steps"};
 
 START_TEST(synth_presets)
 {

@@ -99,16 +99,27 @@ def synth_presets():
     return m.group(1).split()
 
 
+# Sliced inputs (tools/slice.c): every output of one slice must agree too.
+SLICES = [
+    ("slice:two_procs", "two_procs", ["--from", "1s", "--to", "2.5s", "--pid", "3864"]),
+    ("slice:periodic_ckpt", "periodic_ckpt", ["--skip-startup", "--gpu", "0"]),
+    ("slice:synth-steps", "synth:steps", ["--range", "train_step", "--from", "3ms"]),
+]
+
+
 def inputs(traces_dir):
-    """(name, trace directory) for every bundled trace and synthetic preset."""
+    """(name, trace directory, slicing options) for every bundled trace and
+    synthetic preset, and the sliced inputs."""
     out = []
     for d in sorted(glob.glob(os.path.join(traces_dir, "*", ""))):
-        out.append((os.path.basename(os.path.dirname(d)), d))
+        out.append((os.path.basename(os.path.dirname(d)), d, ()))
     for p in synth_presets():
         d = os.path.join(WORK, "synth-" + p)
         shutil.rmtree(d, ignore_errors=True)
         run("synth", "-q", "-p", p, *sum((["-s", kv] for kv in PRESET_SETS.get(p, [])), []), "-o", d)
-        out.append(("synth:" + p, d))
+        out.append(("synth:" + p, d, ()))
+    dirs = {n: d for n, d, _ in out}
+    out += [(n, dirs[src], sl) for n, src, sl in SLICES if src in dirs]
     return out
 
 
@@ -561,24 +572,25 @@ def cmp_html_colours(M, tr, H):
 
 # ---------------------------------------------------------------- driver
 
-def check_one(M, name, d):
+def check_one(M, name, d, sl=()):
+    """sl: slicing options given to every command (a sliced input)."""
     out = os.path.join(WORK, re.sub(r"[^\w.-]", "_", name))
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
     # the findings and breakdown read unwrapped (--width 100000); the kernel
     # table at the default width, as a user sees it (its names are cut to it)
-    T = parse_text(run("report", "-q", "--width", "100000", d).stdout)
-    T_default = parse_text(run("report", "-q", d).stdout)
+    T = parse_text(run("report", "-q", "--width", "100000", *sl, d).stdout)
+    T_default = parse_text(run("report", "-q", *sl, d).stdout)
     for gi, g in T["gpus"].items():
         g["kernels"] = T_default["gpus"].get(gi, {}).get("kernels", [])
-    J = parse_json(run("report", "-q", "--json", d).stdout)
-    run("export", "-q", "-f", "csv", "-r", "all", "-o", out + "/csv/", d)
+    J = parse_json(run("report", "-q", "--json", *sl, d).stdout)
+    run("export", "-q", "-f", "csv", "-r", "all", "-o", out + "/csv/", *sl, d)
     C = parse_csv(out + "/csv")
-    run("export", "-q", "-f", "html", "-o", out + "/report.html", d)
+    run("export", "-q", "-f", "html", "-o", out + "/report.html", *sl, d)
     H = parse_html(out + "/report.html")
-    run("export", "-q", "-f", "perfetto", "-o", out + "/default.json", d)
+    run("export", "-q", "-f", "perfetto", "-o", out + "/default.json", *sl, d)
     run("export", "-q", "-f", "perfetto", "--min-gap", "1ns", "--max-gaps", "100000000",
-        "-o", out + "/all.json", d)
+        "-o", out + "/all.json", *sl, d)
     P_default, P_all = parse_perfetto(out + "/default.json"), parse_perfetto(out + "/all.json")
     before = (len(M.fail), len(M.xfail), M.checked)
     for cmp in (cmp_window_busy_idle, cmp_causes, cmp_startup, cmp_findings, cmp_kernels,
@@ -604,12 +616,12 @@ def main():
     os.makedirs(WORK, exist_ok=True)
     M = Mismatches()
     try:
-        todo = [(n, d) for n, d in inputs(a.traces) if not a.only or a.only in n]
+        todo = [x for x in inputs(a.traces) if not a.only or a.only in x[0]]
         if not todo:
             print("SKIP: no inputs")
             return SKIP
-        for name, d in todo:
-            check_one(M, name, d)
+        for name, d, sl in todo:
+            check_one(M, name, d, sl)
     except Fail as e:
         print("FAIL:", e)
         return 1

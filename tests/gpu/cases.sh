@@ -7,7 +7,7 @@
 # shellcheck disable=SC2034 # used by the scripts that source this file
 DIAG_CASES="tiny_kernels small_grid pageable_h2d periodic_stall sync_host_work healthy_compute
 tiny_ops eager_mlp item_metric d2h_storm slow_loader periodic_ckpt two_procs two_procs_hidden
-healthy_matmul conv_train conv_host gemm_power graph_storm low_occupancy membw"
+healthy_matmul conv_train conv_host gemm_power graph_storm low_occupancy membw nvtx_steps"
 
 # example_cmd NAME full|small: set CMD to the command line of a suite case.
 # Returns 1 when the example cannot be built.
@@ -59,6 +59,8 @@ example_cmd()
 	gemm_power.small) CMD=("$PYTHON" "$t/gemm_power.py" --seconds 3) ;;
 	graph_storm.full) CMD=("$PYTHON" "$t/graph_storm.py") ;;
 	graph_storm.small) CMD=("$PYTHON" "$t/graph_storm.py" --steps 400) ;;
+	nvtx_steps.full) b=$(ex_bin nvtx_steps) && CMD=("$b" --steps 200 --slow-step 150) ;;
+	nvtx_steps.small) b=$(ex_bin nvtx_steps) && CMD=("$b") ;;
 	*) return 1 ;;
 	esac
 	[ "${#CMD[@]}" -gt 0 ]

@@ -437,6 +437,28 @@ def check_absent_and_first(report, absent, first):
     return "PASS"
 
 
+def check_steps(report, ex):
+    """The step table and nvtx_sum against an example's expect_steps,
+    expect_slowest_step and expect_nvtx (examples/cuda/nvtx_steps.cu)."""
+    gpus = report.get("gpus") or [{}]
+    st = gpus[0].get("steps")
+    if not st:
+        return "FAIL (no steps)"
+    if st.get("count") != ex["expect_steps"]:
+        return "FAIL (steps %s, want %s)" % (st.get("count"), ex["expect_steps"])
+    want = ex.get("expect_slowest_step")
+    if isinstance(want, int) and want >= 0:
+        slow = max(st["items"], key=lambda x: x["dur_ns"])
+        if slow["index"] != want or slow.get("top_cause") != "host_busy":
+            return "FAIL (slowest step %s %s, want %s host_busy)" % (
+                slow["index"], slow.get("top_cause"), want)
+    got = {r["name"]: r["count"] for r in (report.get("nvtx_sum") or {}).get("ranges", [])}
+    for name, n in (ex.get("expect_nvtx") or {}).items():
+        if got.get(name) != n:
+            return "FAIL (nvtx_sum %s: %s, want %s)" % (name, got.get(name), n)
+    return "PASS"
+
+
 def cmd_findings(a):
     ex = example_json(a.stdout) if a.stdout else None
     name = a.name or (ex or {}).get("example", "?")
@@ -456,7 +478,9 @@ def cmd_findings(a):
     got_s = got if got else "none"
     period_s = "-"
     absent = ex.get("expect_absent") or []
-    if want is None and not absent:
+    if want is None and "expect_steps" in ex:
+        status = check_steps(report, ex)
+    elif want is None and not absent:
         status = "SKIP (not a diagnosis example)"
     elif want is None:
         status = "PASS"

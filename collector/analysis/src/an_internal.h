@@ -233,7 +233,19 @@ typedef struct an_trace {
 	uint64_t nsyncrec; /* non-wait sync records */
 	uint32_t max_corr;
 	gt_vec holes;      /* an_hole: spans whose records were lost (trace clock) */
+	gt_map nvtx_open;  /* NVTX range id -> index in a->ranges + 1, while open */
 } an_trace;
+
+/* An NVTX range (nvtx.c): trace clock while loading, realtime after
+ * an_nvtx_finish; end 0 while open (dropped at finish if never closed). */
+typedef struct an_range {
+	uint64_t start, end;
+	uint32_t name; /* global string id */
+	uint32_t tid;
+	uint16_t trace;
+	uint16_t depth; /* ranges of its thread still open at its start */
+	uint32_t pad;
+} an_range;
 
 /* A span of a trace whose records were lost or unreadable (trace clock;
  * b == UINT64_MAX: to the end of the trace). */
@@ -299,6 +311,11 @@ typedef struct an_gpu {
 	gt_vec sites;   /* gt_an_site */
 	gt_map sitemap; /* stack index -> sites index + 1 */
 	uint64_t site_elig[GT_CAUSE_COUNT], site_tied[GT_CAUSE_COUNT];
+	/* steps (steps.c) */
+	gt_vec steps;   /* gt_an_step, by start, not overlapping */
+	gt_an_steps steps_info;
+	size_t step_busy_cur, step_gap_cur; /* sweep cursors */
+	int step_period;  /* its steps are periods (GT_STEPS_PERIOD) */
 } an_gpu;
 
 /* ------------------------------------------------------------ host stacks (stacks.c) */
@@ -373,6 +390,14 @@ struct gt_analysis {
 	gt_map streams;
 	gt_vec seen;    /* gt_seqset *, by index */
 	an_stacks stk;  /* host call stacks (format 1.4) */
+	/* NVTX ranges, slices, steps (nvtx.c, steps.c) */
+	gt_vec ranges;  /* an_range, by (trace, tid, start) after finish */
+	gt_vec nvsum;   /* gt_an_nvtx_sum */
+	uint64_t nvspan;
+	uint64_t skipped_origin; /* earliest header instant of the traces skipped by pid */
+	gt_an_slice slice;
+	int step_source;  /* GT_STEPS_* chosen for every GPU */
+	char step_key[256]; /* the step range name matched (exact or key#N) */
 };
 
 /* sort.c: stable LSD radix sorts on the 64-bit start (only the digits that
@@ -385,6 +410,22 @@ int an_sort_calls(an_call *b, size_t n, an_call *tmp);
 int an_part_items(an_item *b, size_t n, an_item *tmp, uint32_t nkeys, size_t *starts,
 		  const an_src *srcs);
 int an_part_calls(an_call *b, size_t n, an_call *tmp, uint32_t nkeys, size_t *starts);
+
+/* nvtx.c: ranges (loading, clocks, depth), the nvtx_sum table, the name rule
+ * of gt_analysis_nvtx_window; steps.c: steps per GPU and their accounting in
+ * the sweep. */
+int an_nvtx_add(gt_analysis *a, an_trace *t, uint16_t ti, const gt_nvtx *n, uint32_t name);
+int an_nvtx_finish(gt_analysis *a);
+int an_nvtx_table(gt_analysis *a);
+int an_name_matches(const char *name, const char *key);
+int an_slice_gpu(gt_analysis *a);
+void an_slice_totals(gt_analysis *a);
+int an_steps_choose(gt_analysis *a);
+int an_steps_gpu(gt_analysis *a, an_gpu *g, const uint32_t *slot);
+void an_steps_busy(an_gpu *g, uint64_t x, uint64_t y);
+int an_steps_finish(gt_analysis *a);
+uint64_t an_traces_origin(const gt_analysis *a);
+void an_gpu_free(an_gpu *g);
 
 /* load.c */
 int an_load_reader(gt_analysis *a, gt_reader *r, an_trace *t);

@@ -78,6 +78,8 @@ gt_analysis *gt_analysis_new(const gt_analysis_opts *opts)
 	gt_vec_init(&a->comm.waits, sizeof(an_cwait));
 	gt_vec_init(&a->comm.late, sizeof(an_span));
 	gt_vec_init(&a->seen, sizeof(gt_seqset *));
+	gt_vec_init(&a->ranges, sizeof(an_range));
+	gt_vec_init(&a->nvsum, sizeof(gt_an_nvtx_sum));
 	if (gt_strtab_init(&a->st) < 0) {
 		free(a);
 		errno = ENOMEM;
@@ -103,10 +105,11 @@ static void trace_free(an_trace *t)
 	gt_vec_free(&t->notes);
 	gt_vec_free(&t->note_ids);
 	gt_vec_free(&t->holes);
+	gt_map_free(&t->nvtx_open);
 	free(t);
 }
 
-static void gpu_free(an_gpu *g)
+void an_gpu_free(an_gpu *g)
 {
 	if (!g)
 		return;
@@ -118,6 +121,7 @@ static void gpu_free(an_gpu *g)
 	gt_vec_free(&g->colls);
 	gt_vec_free(&g->waits);
 	an_stacks_gpu_free(g);
+	gt_vec_free(&g->steps);
 	free(g->series);
 	an_hist_free(&g->lat_api);
 	an_hist_free(&g->lat_api_end);
@@ -163,7 +167,7 @@ void gt_analysis_free(gt_analysis *a)
 		trace_free(an_tr(a, i));
 	gt_vec_free(&a->traces);
 	for (size_t i = 0; i < a->gpus.n; i++)
-		gpu_free(an_gp(a, i));
+		an_gpu_free(an_gp(a, i));
 	gt_vec_free(&a->gpus);
 	free_work(a);
 	gt_vec_free(&a->calls);
@@ -173,6 +177,8 @@ void gt_analysis_free(gt_analysis *a)
 	gt_vec_free(&a->syncs);
 	an_comm_free(&a->comm);
 	an_stacks_free(&a->stk);
+	gt_vec_free(&a->ranges);
+	gt_vec_free(&a->nvsum);
 	gt_strtab_free(&a->st);
 	free_seen(a);
 	free(a);
@@ -245,6 +251,33 @@ static gt_seqset *stream_seen(gt_analysis *a, const gt_stream_header *h)
 	return s;
 }
 
+/* --pid: a traced process other than opts.pid is not analysed (the
+ * collector's NVML trace is); its capture start still counts for the time
+ * origin (gt_analysis_time_origin's rule: its first ARMED note through its
+ * final clock map, else its header's instant), so that times stay those of
+ * the whole capture: only its clock and note records are read. */
+static int skip_pid(gt_analysis *a, gt_reader *r)
+{
+	const gt_stream_header *h = gt_reader_header(r);
+	if (!a->o.pid || h->producer == GT_PRODUCER_COLLECTOR || h->pid == a->o.pid)
+		return 0;
+	a->slice.traces_skipped++;
+	gt_clock_map cm;
+	gt_clock_map_init(&cm, h);
+	uint64_t armed = 0, start = h->realtime_ns;
+	gt_record x;
+	while (gt_reader_next(r, &x) > 0)
+		if (x.type == GT_REC_CLOCK)
+			gt_clock_map_update(&cm, &x.clock);
+		else if (x.type == GT_REC_NOTE && x.note.code == GT_NOTE_ARMED && x.note.ts && !armed)
+			armed = x.note.ts;
+	if (armed)
+		start = gt_clock_map_apply(&cm, armed);
+	if (start && (!a->skipped_origin || start < a->skipped_origin))
+		a->skipped_origin = start;
+	return 1;
+}
+
 /* Read one opened (or failed) reader into a new trace entry. */
 static int add_reader(gt_analysis *a, gt_reader *r, const gt_errinfo *open_err, const char *label,
 		      gt_errinfo *ei)
@@ -260,6 +293,12 @@ static int add_reader(gt_analysis *a, gt_reader *r, const gt_errinfo *open_err, 
 		t->pub.status = open_err->code ? open_err->code : GT_ERR_GENERIC;
 		snprintf(t->pub.error, sizeof(t->pub.error), "%s", open_err->msg);
 		return 1;
+	}
+	if (skip_pid(a, r)) {
+		gt_reader_close(r);
+		a->traces.n--;
+		trace_free(t);
+		return 0;
 	}
 	gt_reader_share_seqs(r, stream_seen(a, gt_reader_header(r)));
 	int rc = an_load_reader(a, r, t);
@@ -328,6 +367,12 @@ int gt_analysis_finish(gt_analysis *a)
 		return GT_ERR_NOMEM;
 	int rc = an_resolve_gpus(a);
 	if (!rc)
+		rc = an_slice_gpu(a);
+	if (!rc)
+		rc = an_nvtx_finish(a);
+	if (!rc)
+		rc = an_steps_choose(a);
+	if (!rc)
 		rc = an_build_calls(a);
 	if (!rc)
 		rc = an_stacks_index(a);
@@ -339,6 +384,12 @@ int gt_analysis_finish(gt_analysis *a)
 		rc = an_tables(a);
 	if (!rc)
 		rc = an_gpm_finish(a);
+	if (!rc)
+		rc = an_nvtx_table(a);
+	if (!rc)
+		rc = an_steps_finish(a);
+	if (!rc)
+		an_slice_totals(a);
 	free_work(a);
 	if (rc < 0) {
 		a->oom = 1;
@@ -367,9 +418,23 @@ const gt_an_trace *gt_analysis_trace(const gt_analysis *a, size_t i)
 
 uint64_t gt_analysis_time_origin(const gt_analysis *a)
 {
-	uint64_t o = 0;
 	if (!a->finished)
 		return 0;
+	uint64_t o = an_traces_origin(a);
+	if (!o)
+		for (size_t i = 0; i < a->gpus.n; i++) {
+			uint64_t t0 = an_gp(a, i)->pub.t0;
+			if (t0 && (!o || t0 < o))
+				o = t0;
+		}
+	return o;
+}
+
+/* The capture start from the traces' headers and ARMED notes (0: none);
+ * the traces skipped by --pid count by their header. */
+uint64_t an_traces_origin(const gt_analysis *a)
+{
+	uint64_t o = a->skipped_origin;
 	for (size_t i = 0; i < a->traces.n; i++) {
 		const gt_an_trace *t = &an_tr(a, i)->pub;
 		if (!t->header_ok || t->header.producer == GT_PRODUCER_COLLECTOR)
@@ -383,12 +448,6 @@ uint64_t gt_analysis_time_origin(const gt_analysis *a)
 		if (start && (!o || start < o))
 			o = start;
 	}
-	if (!o)
-		for (size_t i = 0; i < a->gpus.n; i++) {
-			uint64_t t0 = an_gp(a, i)->pub.t0;
-			if (t0 && (!o || t0 < o))
-				o = t0;
-		}
 	return o;
 }
 

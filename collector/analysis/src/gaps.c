@@ -542,6 +542,25 @@ static int keep_gap(sw *S, const gt_an_gap *gp, const an_item *prev, const an_it
 
 /* A gap [x, y) of view V; `open` is the GPU's open busy segment (process
  * views only: others' work = closed busy segments + the open one). */
+/* The parts of the GPU-view gap [x, y) inside steps (steps.c), charged to
+ * them by the same rules; steps come in time order, as the gaps do. */
+static void step_gap(sw *S, uint64_t x, uint64_t y, const an_item *next, const an_item *prev)
+{
+	an_gpu *g = S->g;
+	gt_an_step *st = g->steps.p;
+	size_t k = g->step_gap_cur, n = g->steps.n;
+	while (k < n && st[k].end <= x)
+		k++;
+	g->step_gap_cur = k;
+	for (; k < n && st[k].start < y; k++) {
+		uint64_t a = st[k].start > x ? st[k].start : x;
+		uint64_t b = st[k].end < y ? st[k].end : y;
+		if (b > a)
+			split(S, S->ocover.p, S->ocover.n, (seg){0, 0}, a, b, x, next, prev,
+			      st[k].cause_ns);
+	}
+}
+
 static int on_gap(sw *S, view *V, int gpu_view, uint64_t x, uint64_t y, const an_item *prev,
 		  const an_item *next, seg open)
 {
@@ -566,6 +585,7 @@ static int on_gap(sw *S, view *V, int gpu_view, uint64_t x, uint64_t y, const an
 			split(S, S->ocover.p, S->ocover.n, (seg){0, 0}, la, lb, x, next, prev,
 			      S->late_cause);
 	an_gpu *g = S->g;
+	step_gap(S, x, y, next, prev);
 	if (x < S->startup_until)
 		g->pub.startup_end = y;
 	unsigned b = gap_bin(len);
@@ -603,6 +623,7 @@ static int on_seg(sw *S, uint64_t x, uint64_t y)
 	if (y <= x)
 		return 0;
 	g->pub.busy_ns += y - x;
+	an_steps_busy(g, x, y);
 	/* busy inside windows where this GPU's rank was late */
 	uint64_t la, lb;
 	for (size_t w = late_first(S, &S->late_seg, x); late_piece(S, w, x, y, &la, &lb); w++)
@@ -1513,6 +1534,7 @@ static int sweep_gpu(sw *S, an_item *it, size_t n, const an_nvproc *np, size_t n
 	AN_TRY_GOTO(sweep_window(S, &L));
 	AN_TRY_GOTO(util_windows(S, n));
 	AN_TRY_GOTO(startup_split(S, &L));
+	AN_TRY_GOTO(an_steps_gpu(S->a, g, L.slot));
 	AN_TRY_GOTO(idle_latency(S, &L));
 	AN_TRY_GOTO(nvml_periods(S));
 	AN_TRY_GOTO(build_views(S, &L, np, nnp));

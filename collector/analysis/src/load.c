@@ -644,6 +644,10 @@ static int add_record(ld *L, const gt_record *x)
 		t->pub.loss_bytes[w] += x->loss.bytes;
 		return loss_is_hole(&x->loss) ? add_hole(L, x->loss.start, x->loss.end) : 0;
 	}
+	case GT_REC_NVTX:
+		return (x->nvtx.flags & (GT_NVTX_START | GT_NVTX_END))
+			       ? an_nvtx_add(a, t, L->ti, &x->nvtx, gname(L, x->nvtx.name_id))
+			       : 0;
 	case GT_REC_NOTE: {
 		gt_an_note *n = gt_vec_push(&t->notes);
 		uint32_t *id = gt_vec_push(&t->note_ids);

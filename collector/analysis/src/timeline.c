@@ -158,6 +158,7 @@ static uint32_t gpu_for(gt_analysis *a, an_trace *t, uint16_t ti, uint32_t dev)
 	gt_vec_init(&x->copies, sizeof(gt_an_copy));
 	gt_vec_init(&x->colls, sizeof(gt_an_coll));
 	gt_vec_init(&x->waits, sizeof(gt_an_wait));
+	gt_vec_init(&x->steps, sizeof(gt_an_step));
 	td->gpu = (uint32_t)x->pub.index + 1;
 	return x->pub.index;
 }

@@ -1751,7 +1751,14 @@ int gt_export_html(gt_export *x, FILE *out, gt_export_stats *st)
 	char utc[48];
 	h(&o, gt_fmt_utc(utc, sizeof(utc), gt_analysis_time_origin(a)));
 	LIT(&o, "; shares are of each GPU's window (first to last GPU "
-		"activity) without its start-up, which is set aside.</p></header>\n");
+		"activity) without its start-up, which is set aside.</p>\n");
+	char sl[1024];
+	if (gt_analysis_slice_text(a, sl, sizeof(sl))) {
+		LIT(&o, "<p class=\"slice\">Slice: ");
+		h(&o, sl);
+		LIT(&o, "</p>\n");
+	}
+	LIT(&o, "</header>\n");
 
 	if (!findings(&o, x))
 		summary(&o, a);

@@ -215,6 +215,31 @@ gt_reader *ex_reader_open(gt_export *x, size_t i, int report, uint64_t *problems
 void ex_reader_close(gt_export *x, size_t i, gt_reader *r, int rc, int report,
 		     uint64_t *problems);
 
+/*
+ * The slice (gt_analysis_opts pid, gpu, from_ns/to_ns) for the exports that
+ * read records themselves (the timeline, the record tables): the analysis's
+ * rules, so every output of one slice shows the same records. A trace of
+ * another process is left out whole; a timed record is left out when it
+ * begins at or after to_ns or ends at or before from_ns (realtime, through
+ * the trace's clock map, as the analysis clips while reading); a device
+ * record (work, NVML, GPM) of another GPU than the one kept (by UUID) is
+ * left out.
+ */
+typedef struct ex_slice {
+	int on;               /* any of the filters */
+	int skip;             /* the whole trace is left out */
+	uint64_t from, to;
+	int gpu;              /* filter by GPU: uuid is the kept one's */
+	uint8_t uuid[16];
+	uint8_t dev[256];     /* by local device ordinal: 0 unknown, 1 kept, 2 not */
+	gt_clock_map cm;
+} ex_slice;
+/* Begin a trace (its header). */
+void ex_slice_begin(gt_export *x, ex_slice *s, const gt_stream_header *h);
+/* 1 to keep record r, 0 to leave it out; CLOCK and DEVICE records update s
+ * (and are kept). */
+int ex_slice_keep(ex_slice *s, const gt_record *r);
+
 /* Name of a gt_note_code ("armed", ...), never NULL. */
 const char *ex_note_name(uint32_t code);
 /* nsys operation name of a copy kind: "[CUDA memcpy Host-to-Device]". */

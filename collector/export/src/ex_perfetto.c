@@ -109,6 +109,32 @@ typedef struct pf_work {
 	uint64_t key, start, end;
 } pf_work;
 
+/* otherData.slice: what a sliced export kept (the JSON report's "slice"). */
+static void slice_meta(ex_out *o, const gt_analysis *a)
+{
+	const gt_an_slice *s = a ? gt_analysis_slice(a) : NULL;
+	if (!s || !s->sliced)
+		return;
+	LIT(o, ",\"slice\":{\"asked\":");
+	ex_json_cstr(o, s->what);
+	LIT(o, ",\"from_ns\":");
+	ex_u64(o, s->from_ns);
+	LIT(o, ",\"to_ns\":");
+	ex_u64(o, s->to_ns);
+	LIT(o, ",\"pid\":");
+	ex_u64(o, s->pid);
+	LIT(o, ",\"gpu\":");
+	if (s->gpu_set)
+		ex_u64(o, s->gpu_index);
+	else
+		LIT(o, "null");
+	LIT(o, ",\"kernels_total\":");
+	ex_u64(o, s->kernels_total);
+	LIT(o, ",\"kernels_kept\":");
+	ex_u64(o, s->kernels_kept);
+	ex_putc(o, '}');
+}
+
 /* ------------------------------------------------------------ GPUs */
 
 static int gpu_add(pf *p, const gt_device *d, int uuid_known)
@@ -997,12 +1023,22 @@ static void do_trace(pf *p, size_t idx)
 		free(t);
 		return;
 	}
+	ex_slice sl;
+	ex_slice_begin(x, &sl, &t->h);
+	if (sl.skip) { /* --pid: another process, not on the timeline */
+		gt_reader_close(r);
+		trace_free(t);
+		free(t);
+		return;
+	}
 	p->st.traces++;
 	t->pid = pick_pid(p, t->h.pid);
 	process_meta(p, t);
 	gt_record rec;
 	while (gt_reader_next(r, &rec) > 0) {
 		p->st.records++;
+		if (!ex_slice_keep(&sl, &rec))
+			continue;
 		switch (rec.type) {
 		case GT_REC_KERNEL: do_kernel(p, t, r, &rec.kernel); break;
 		case GT_REC_MEMCPY: do_memcpy(p, t, &rec.memcpy); break;
@@ -1339,6 +1375,7 @@ int gt_export_perfetto(gt_export *x, FILE *out, gt_export_stats *st)
 	ex_u64(o, p->st.flows);
 	LIT(o, ",\"problems\":");
 	ex_u64(o, p->st.problems);
+	slice_meta(o, p->a);
 	LIT(o, ",\"traces\":[");
 	for (size_t i = 0; i < x->npaths; i++) {
 		if (i)

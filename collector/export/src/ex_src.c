@@ -284,6 +284,84 @@ void ex_reader_close(gt_export *x, size_t i, gt_reader *r, int rc, int report,
 	gt_reader_close(r);
 }
 
+/* ------------------------------------------------------------ the slice */
+
+static void slice_device(ex_slice *s, const gt_device *d)
+{
+	if (d->id < 256)
+		s->dev[d->id] = memcmp(d->uuid, s->uuid, 16) ? 2 : 1;
+}
+
+void ex_slice_begin(gt_export *x, ex_slice *s, const gt_stream_header *h)
+{
+	const gt_analysis_opts *o = &x->o.analysis;
+	memset(s, 0, sizeof(*s));
+	s->from = o->from_ns;
+	s->to = o->to_ns;
+	s->skip = o->pid && h->producer != GT_PRODUCER_COLLECTOR && h->pid != o->pid;
+	gt_clock_map_init(&s->cm, h);
+	if (o->gpu) {
+		const gt_analysis *a = ex_analysis(x);
+		const gt_an_gpu *g = a ? gt_analysis_gpu(a, 0) : NULL;
+		s->gpu = 1;
+		if (g && g->uuid_known)
+			memcpy(s->uuid, g->dev.uuid, 16);
+		for (uint32_t i = 0; i < h->ndevices && i < GT_MAX_DEVICES; i++)
+			slice_device(s, &h->devices[i]);
+	}
+	s->on = s->skip || s->from || s->to || s->gpu;
+}
+
+/* The span and device of a record; 0 when it has no time. */
+static int rec_span(const gt_record *r, uint64_t *a, uint64_t *b, int64_t *dev)
+{
+	*dev = -1;
+	switch (r->type) {
+	case GT_REC_KERNEL: *a = r->kernel.start, *b = r->kernel.end, *dev = r->kernel.device_id; break;
+	case GT_REC_MEMCPY: *a = r->memcpy.start, *b = r->memcpy.end, *dev = r->memcpy.device_id; break;
+	case GT_REC_MEMSET: *a = r->memset.start, *b = r->memset.end, *dev = r->memset.device_id; break;
+	case GT_REC_API: *a = r->api.start, *b = r->api.end; break;
+	case GT_REC_SYNC: *a = r->sync.start, *b = r->sync.end; break;
+	case GT_REC_OVERHEAD: *a = r->overhead.start, *b = r->overhead.end; break;
+	case GT_REC_NVTX: *a = *b = r->nvtx.ts; break;
+	case GT_REC_NVML: *a = *b = r->nvml.ts, *dev = r->nvml.device_id; break;
+	case GT_REC_NVML_PROC: *a = *b = r->nvml_proc.ts, *dev = r->nvml_proc.device_id; break;
+	case GT_REC_GPM: *a = r->gpm.start, *b = r->gpm.end, *dev = r->gpm.device_id; break;
+	default: return 0;
+	}
+	return 1;
+}
+
+int ex_slice_keep(ex_slice *s, const gt_record *r)
+{
+	if (!s->on)
+		return 1;
+	if (s->skip)
+		return 0;
+	if (r->type == GT_REC_CLOCK) {
+		gt_clock_map_update(&s->cm, &r->clock);
+		return 1;
+	}
+	if (r->type == GT_REC_DEVICE) {
+		if (s->gpu)
+			slice_device(s, &r->device);
+		return 1;
+	}
+	uint64_t a, b;
+	int64_t dev;
+	if (!rec_span(r, &a, &b, &dev))
+		return 1;
+	if (s->gpu && dev >= 0 && (dev >= 256 || s->dev[dev] != 1))
+		return 0;
+	/* NVTX ends and starts are instants: an instant at from is kept */
+	int instant = a == b;
+	if (s->to && gt_clock_map_apply(&s->cm, a) >= s->to)
+		return 0;
+	if (s->from && gt_clock_map_apply(&s->cm, b) < s->from + !instant)
+		return 0;
+	return 1;
+}
+
 /* ------------------------------------------------------------ names */
 
 const char *ex_note_name(uint32_t code)

@@ -355,10 +355,14 @@ static int build_sums(gt_export *x, gt_export_stats *st)
 		cache_init(&c);
 		gt_record rec;
 		int rc;
+		ex_slice sl;
+		ex_slice_begin(x, &sl, gt_reader_header(r));
 		while ((rc = gt_reader_next(r, &rec)) > 0) {
 			grp *g = NULL;
 			int bad = 0;
 			st->records++;
+			if (!ex_slice_keep(&sl, &rec))
+				continue;
 			switch (rec.type) {
 			case GT_REC_KERNEL: {
 				const gt_kernel *k = &rec.kernel;
@@ -563,8 +567,12 @@ static int write_gpu_trace(gt_export *x, ex_out *o, int fmt, gt_export_stats *st
 		st->traces++;
 		idcache c;
 		cache_init(&c);
+		ex_slice sl;
+		ex_slice_begin(x, &sl, gt_reader_header(r));
 		while ((rc = gt_reader_next(r, &rec)) > 0 && !o->err) {
 			st->records++;
+			if (!ex_slice_keep(&sl, &rec))
+				continue;
 			char tmp[48];
 			uint64_t s, e, bytes = 0;
 			uint32_t dev, ctx, strm, corr;
@@ -975,12 +983,87 @@ static int write_gpm_kernels(gt_export *x, ex_out *o, int fmt, gt_export_stats *
 	return 0;
 }
 
+/* ------------------------------------------------------------ steps, NVTX */
+
+static int write_steps(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
+{
+	const gt_analysis *a = ex_analysis(x);
+	if (!a)
+		return GT_ERR_NOMEM;
+	static const char *const head[] = {"GPU", "Step", "Pid", "Start (ns)", "End (ns)",
+					   "Duration (ns)", "Busy (ns)", "Idle (ns)", "Top Cause"};
+	const char *cols[32];
+	char cause_cols[GT_CAUSE_COUNT][48];
+	int nc = 0;
+	for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++)
+		cols[nc++] = head[i];
+	for (int c = 0; c < GT_CAUSE_COUNT; c++) {
+		snprintf(cause_cols[c], sizeof(cause_cols[c]), "Idle %s (ns)", gt_cause_name(c));
+		cols[nc++] = cause_cols[c];
+	}
+	tw w;
+	tw_begin(&w, o, fmt, cols, nc);
+	for (size_t g = 0; g < gt_analysis_ngpus(a); g++) {
+		size_t n;
+		const gt_an_step *s = gt_analysis_steps(a, g, &n, NULL);
+		for (size_t i = 0; i < n; i++) {
+			tw_row(&w);
+			tw_u64(&w, g);
+			tw_u64(&w, s[i].index);
+			tw_u64(&w, s[i].pid);
+			tw_u64(&w, s[i].start);
+			tw_u64(&w, s[i].end);
+			tw_u64(&w, s[i].dur_ns);
+			tw_u64(&w, s[i].busy_ns);
+			tw_u64(&w, s[i].idle_ns);
+			if (s[i].top_cause < GT_CAUSE_COUNT)
+				tw_str(&w, gt_cause_name(s[i].top_cause));
+			else
+				tw_null(&w);
+			for (int c = 0; c < GT_CAUSE_COUNT; c++)
+				tw_u64(&w, s[i].cause_ns[c]);
+			tw_end_row(&w);
+		}
+	}
+	tw_end(&w);
+	st->events += w.rows;
+	return 0;
+}
+
+static int write_nvtx_sum(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
+{
+	const gt_analysis *a = ex_analysis(x);
+	if (!a)
+		return GT_ERR_NOMEM;
+	static const char *const cols[] = {"Time (%)", "Total Time (ns)", "Instances", "Avg (ns)",
+					   "Med (ns)", "Min (ns)", "Max (ns)", "Range"};
+	size_t n;
+	const gt_an_nvtx_sum *r = gt_analysis_nvtx_sum(a, &n);
+	tw w;
+	tw_begin(&w, o, fmt, cols, (int)(sizeof(cols) / sizeof(cols[0])));
+	for (size_t i = 0; i < n; i++) {
+		tw_row(&w);
+		tw_f(&w, 100.0 * r[i].share, 1);
+		tw_u64(&w, r[i].total_ns);
+		tw_u64(&w, r[i].count);
+		tw_f(&w, r[i].mean_ns, 1);
+		tw_u64(&w, r[i].median_ns);
+		tw_u64(&w, r[i].min_ns);
+		tw_u64(&w, r[i].max_ns);
+		tw_str(&w, gt_analysis_string(a, r[i].name));
+		tw_end_row(&w);
+	}
+	tw_end(&w);
+	st->events += w.rows;
+	return 0;
+}
+
 /* ------------------------------------------------------------ entry */
 
 static const char *const table_names[GT_TABLE_COUNT] = {
 	"cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum", "cuda_api_sum",
 	"cuda_gpu_trace",    "gaptrace_gpu_sum",      "gaptrace_gaps",         "gaptrace_findings",
-	"gaptrace_gpm",      "gaptrace_gpm_kernels",
+	"gaptrace_gpm",      "gaptrace_gpm_kernels",  "gaptrace_steps",        "nvtx_sum",
 };
 
 const char *gt_export_table_name(int table)
@@ -1023,6 +1106,8 @@ int gt_export_table(gt_export *x, int table, int format, FILE *out, gt_export_st
 	case GT_TABLE_GAPS: rc = write_gaps(x, &o, format, &local); break;
 	case GT_TABLE_GPM: rc = write_gpm(x, &o, format, &local); break;
 	case GT_TABLE_GPM_KERNELS: rc = write_gpm_kernels(x, &o, format, &local); break;
+	case GT_TABLE_STEPS: rc = write_steps(x, &o, format, &local); break;
+	case GT_TABLE_NVTX_SUM: rc = write_nvtx_sum(x, &o, format, &local); break;
 	default: rc = write_findings(x, &o, format, &local); break;
 	}
 	int wrc = ex_out_finish(&o);

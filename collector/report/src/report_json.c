@@ -62,6 +62,14 @@
  *            collectives: {count, listed, items: [{type, name, group, seq,
  *                      ranks, first_rank, last_rank, first_start, last_start,
  *                      end, lateness_ns}]}}   (items: the first 100 000)
+ *   "slice": {asked, from_ns, to_ns, pid, traces_skipped, gpu, gpus_total,
+ *            kernels_total, kernels_kept}   (only when sliced: gt_an_slice)
+ *   "nvtx_sum": {span_ns, ranges: [{name, count, total_ns, mean_ns, median_ns,
+ *            min_ns, max_ns, share}]}       (only with NVTX ranges)
+ *   gpus[].steps: {source (nvtx, nvtx_detected, period), range (null for
+ *            period), period_ns (0 unless period), count, median_ns, p90_ns, min_ns, max_ns,
+ *            total_ns, busy_ns, items: [{index, pid, start, end, dur_ns,
+ *            busy_ns, idle_ns, causes, top_cause}]}   (only with steps)
  *   "syncs": [{pid, trace, tid, thread, type, name, source, count, total_ns, max_ns}],
  *   "traces": [{path, status, error, header_ok, pid, ppid, producer, hostname,
  *               cmdline, format: "M.m", session, cupti_version, driver_version,
@@ -691,6 +699,46 @@ static void j_gpu_sites(jw *j, const gt_analysis *a, const gt_an_gpu *G)
 	j_close(j, ']');
 }
 
+/* gpus[].steps: only when the GPU has steps */
+static void j_gpu_steps(jw *j, const gt_analysis *a, const gt_an_gpu *G)
+{
+	size_t n;
+	gt_an_steps in;
+	const gt_an_step *s = gt_analysis_steps(a, G->index, &n, &in);
+	if (!n)
+		return;
+	j_open(j, "steps", '{');
+	j_str(j, "source", in.source == GT_STEPS_NVTX    ? "nvtx"
+			   : in.source == GT_STEPS_PERIOD ? "period"
+							  : "nvtx_detected");
+	j_str(j, "range", gt_analysis_string(a, in.name));
+	j_u64(j, "period_ns", in.period_ns);
+	j_u64(j, "count", in.count);
+	j_u64(j, "median_ns", in.median_ns);
+	j_u64(j, "p90_ns", in.p90_ns);
+	j_u64(j, "min_ns", in.min_ns);
+	j_u64(j, "max_ns", in.max_ns);
+	j_u64(j, "total_ns", in.total_ns);
+	j_u64(j, "busy_ns", in.busy_ns);
+	j_open(j, "items", '[');
+	for (size_t i = 0; i < n; i++) {
+		j_open(j, NULL, '{');
+		j_u64(j, "index", s[i].index);
+		j_u64(j, "pid", s[i].pid);
+		j_u64(j, "start", s[i].start);
+		j_u64(j, "end", s[i].end);
+		j_u64(j, "dur_ns", s[i].dur_ns);
+		j_u64(j, "busy_ns", s[i].busy_ns);
+		j_u64(j, "idle_ns", s[i].idle_ns);
+		j_causes(j, "causes", s[i].cause_ns);
+		j_str(j, "top_cause", s[i].top_cause < GT_CAUSE_COUNT ? gt_cause_name(s[i].top_cause)
+								      : NULL);
+		j_close(j, '}');
+	}
+	j_close(j, ']');
+	j_close(j, '}');
+}
+
 static void j_gpu(jw *j, const gt_analysis *a, const gt_an_gpu *G, uint32_t flags)
 {
 	j_open(j, NULL, '{');
@@ -708,6 +756,55 @@ static void j_gpu(jw *j, const gt_analysis *a, const gt_an_gpu *G, uint32_t flag
 	j_gpu_kernels(j, a, G, flags);
 	j_gpu_copies(j, a, G);
 	j_gpu_sites(j, a, G);
+	j_gpu_steps(j, a, G);
+	j_close(j, '}');
+}
+
+/* "slice": only when sliced */
+static void j_slice(jw *j, const gt_analysis *a)
+{
+	const gt_an_slice *s = gt_analysis_slice(a);
+	if (!s || !s->sliced)
+		return;
+	j_open(j, "slice", '{');
+	j_str(j, "asked", s->what);
+	j_u64(j, "from_ns", s->from_ns);
+	j_u64(j, "to_ns", s->to_ns);
+	j_u64(j, "pid", s->pid);
+	j_u64(j, "traces_skipped", s->traces_skipped);
+	if (s->gpu_set)
+		j_u64(j, "gpu", s->gpu_index);
+	else
+		j_str(j, "gpu", NULL);
+	j_u64(j, "gpus_total", s->gpus_total);
+	j_u64(j, "kernels_total", s->kernels_total);
+	j_u64(j, "kernels_kept", s->kernels_kept);
+	j_close(j, '}');
+}
+
+/* "nvtx_sum": only when there are NVTX ranges */
+static void j_nvtx(jw *j, const gt_analysis *a)
+{
+	size_t n;
+	const gt_an_nvtx_sum *r = gt_analysis_nvtx_sum(a, &n);
+	if (!n)
+		return;
+	j_open(j, "nvtx_sum", '{');
+	j_u64(j, "span_ns", gt_analysis_nvtx_span(a));
+	j_open(j, "ranges", '[');
+	for (size_t i = 0; i < n; i++) {
+		j_open(j, NULL, '{');
+		j_str(j, "name", gt_analysis_string(a, r[i].name));
+		j_u64(j, "count", r[i].count);
+		j_u64(j, "total_ns", r[i].total_ns);
+		j_dbl(j, "mean_ns", r[i].mean_ns);
+		j_u64(j, "median_ns", r[i].median_ns);
+		j_u64(j, "min_ns", r[i].min_ns);
+		j_u64(j, "max_ns", r[i].max_ns);
+		j_dbl(j, "share", r[i].share);
+		j_close(j, '}');
+	}
+	j_close(j, ']');
 	j_close(j, '}');
 }
 
@@ -820,6 +917,7 @@ int gt_report_json(const gt_analysis *a, FILE *f, const gt_report_opts *in)
 	j_str(&j, "schema", "gaptrace.report/1");
 	j_str(&j, "gaptrace", gt_version());
 	j_u64(&j, "time_origin_ns", gt_analysis_time_origin(a));
+	j_slice(&j, a);
 	j_open(&j, "options", '{');
 	j_u64(&j, "window_ns", ao->window_ns);
 	j_u64(&j, "top_gaps", ao->top_gaps);
@@ -840,6 +938,7 @@ int gt_report_json(const gt_analysis *a, FILE *f, const gt_report_opts *in)
 		j_gpu(&j, a, gt_analysis_gpu(a, i), o.flags);
 	j_close(&j, ']');
 	j_comm(&j, a, o.flags);
+	j_nvtx(&j, a);
 	j_open(&j, "syncs", '[');
 	size_t nsyncs;
 	const gt_an_sync *syncs = gt_analysis_syncs(a, &nsyncs);

@@ -762,8 +762,10 @@ static void headline(const gt_analysis *a, FILE *f)
 	fprintf(f, "), %zu GPU%s\n", ngpus, gt_plural(ngpus, "", "s"));
 	/* the one origin of every "+s" time, the findings' above included */
 	char utc[48];
-	fprintf(f, "Times are from the capture start = %s\n\n",
+	fprintf(f, "Times are from the capture start = %s\n",
 		an_fmt_utc(utc, sizeof(utc), gt_analysis_time_origin(a)));
+	an_text_slice(a, f);
+	fputc('\n', f);
 }
 
 /* What of the input was not read, or was read once where it was there
@@ -855,6 +857,7 @@ int gt_report_text(const gt_analysis *a, FILE *f, const gt_report_opts *in)
 		if (!G->window_ns)
 			continue;
 		idle_section(a, G, f);
+		an_text_steps(a, G, f);
 		busy_side(a, G, f);
 		gaps_section(a, G, f, &o);
 		procs_section(a, G, f);
@@ -866,6 +869,7 @@ int gt_report_text(const gt_analysis *a, FILE *f, const gt_report_opts *in)
 		fprintf(f, "No GPU work or samples in these traces.\n\n");
 	ranks_section(a, f);
 	sites_section(a, f);
+	an_text_nvtx(a, f, 20);
 	syncs_section(a, f);
 	if (!(o.flags & GT_REPORT_NO_TRACES))
 		an_traces_section(a, f);

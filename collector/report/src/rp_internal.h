@@ -19,5 +19,11 @@ const char *an_kernel_label(const gt_analysis *a, uint32_t name, uint32_t flags,
 const char *an_reason_name(unsigned bit);
 void an_report_opts(const gt_report_opts *in, gt_report_opts *o);
 int an_report_summary(const gt_analysis *a, FILE *f);
+/* report_steps.c: the slice line (nothing when not sliced), the Steps
+ * section of a GPU (nothing without steps), the NVTX range table (its top
+ * rows; nothing without ranges). */
+void an_text_slice(const gt_analysis *a, FILE *f);
+void an_text_steps(const gt_analysis *a, const gt_an_gpu *G, FILE *f);
+void an_text_nvtx(const gt_analysis *a, FILE *f, size_t top);
 
 #endif

@@ -56,6 +56,7 @@ typedef struct proc {
 	uint64_t dep[GT_SYNTH_MAX_GPUS][MAX_STREAMS];
 	uint32_t nm_launch, nm_memcpy, nm_memcpy_async, nm_sync, nm_wait, nm_record;
 	uint32_t nm_kernel[3], nm_tiny, nm_nccl, nm_bcast;
+	uint32_t nm_step, nm_fwd, nvtx_id;
 	int mute;    /* multi-rank: records are not written (not captured) */
 } proc;
 
@@ -328,10 +329,41 @@ static void other_call(sim *S, thread *T, uint32_t name, uint32_t cbid, uint64_t
 
 /* ------------------------------------------------------------ programs */
 
+static uint32_t intern(gt_writer *w, const char *s)
+{
+	return gt_writer_intern(w, s, strlen(s));
+}
+
+/* An NVTX range start (name != 0: returns its id) or end (id) at T->h. */
+static uint64_t nvtx(sim *S, thread *T, uint32_t name, uint64_t id)
+{
+	proc *P = &S->p[T->proc];
+	gt_record r = {.type = GT_REC_NVTX};
+	r.nvtx.ts = T->h;
+	r.nvtx.id = name ? ++P->nvtx_id : id;
+	r.nvtx.thread_id = T->tid;
+	r.nvtx.name_id = name;
+	r.nvtx.flags = name ? GT_NVTX_START : GT_NVTX_END;
+	int rc = gt_writer_add(P->w, &r);
+	if (rc < 0)
+		fail(S, rc);
+	return r.nvtx.id;
+}
+
+static int nvtx_on(const sim *S, const thread *T)
+{
+	return S->s->nvtx_steps && T->proc == 0 && T->gpu == 0;
+}
+
 static void main_step(sim *S, thread *T, uint32_t step, uint64_t *ev0)
 {
 	const gt_synth_spec *s = S->s;
 	proc *P = &S->p[T->proc];
+	if (nvtx_on(S, T) && !P->nm_step) {
+		P->nm_step = intern(P->w, "train_step");
+		P->nm_fwd = intern(P->w, "forward");
+	}
+	uint64_t step_id = nvtx_on(S, T) ? nvtx(S, T, P->nm_step, 0) : 0;
 	for (uint32_t i = 0; i < s->h2d_copies; i++) {
 		if (s->h2d_pageable)
 			blocking_copy(S, T, GT_COPY_HTOD, s->h2d_bytes, s->staging_ns,
@@ -344,12 +376,15 @@ static void main_step(sim *S, thread *T, uint32_t step, uint64_t *ev0)
 		T->waitp = 1;
 		P->dep[T->gpu][0] = ev0[step];
 	}
+	uint64_t fwd_id = nvtx_on(S, T) ? nvtx(S, T, P->nm_fwd, 0) : 0;
 	for (uint32_t k = 0; k < s->kernels; k++) {
 		uint64_t d = s->kernel_ns + (s->kernel_jitter_ns ? rnd(S) % s->kernel_jitter_ns : 0);
 		int nccl = s->nccl && k == s->kernels - 1;
 		kernel(S, T, k % s->streams, d, s->launch_ns,
 		       nccl ? P->nm_nccl : P->nm_kernel[k % 3], 264, nccl);
 	}
+	if (fwd_id)
+		nvtx(S, T, 0, fwd_id);
 	if (T->gpu == 0 && s->cross_wait) {
 		other_call(S, T, P->nm_record, 135, 1500);
 		ev0[step] = P->tail[0][0];
@@ -360,12 +395,16 @@ static void main_step(sim *S, thread *T, uint32_t step, uint64_t *ev0)
 		host(S, T, s->stall_ns);
 	if (s->host_ns)
 		host(S, T, s->host_ns + (rnd(S) % 1000));
+	if (s->slow_step && step == s->slow_step - 1)
+		host(S, T, s->slow_ns);
 	for (uint32_t i = 0; i < s->d2h_copies; i++)
 		blocking_copy(S, T, GT_COPY_DTOH, s->d2h_bytes, 1000, GT_MEM_PAGEABLE);
 	if (s->sync)
 		sync_call(S, T);
 	if (s->turnaround_ns)
 		host(S, T, s->turnaround_ns);
+	if (step_id)
+		nvtx(S, T, 0, step_id);
 }
 
 static void p2_step(sim *S, thread *T)
@@ -606,11 +645,6 @@ static int open_out(const char *dir, const char *name, unsigned flags, gt_outfil
 		return -1;
 	}
 	return o->fd;
-}
-
-static uint32_t intern(gt_writer *w, const char *s)
-{
-	return gt_writer_intern(w, s, strlen(s));
 }
 
 static int open_proc(sim *S, uint32_t i, uint32_t pid, int64_t off, uint64_t trace0,
@@ -1174,7 +1208,7 @@ void gt_synth_defaults(gt_synth_spec *s)
 const char *gt_synth_preset_names(void)
 {
 	return "compute host sync launch-bound copies pinned multi-gpu two-proc periodic mixed bench "
-	       "ddp ddp-exposed ddp-straggler";
+	       "ddp ddp-exposed ddp-straggler steps";
 }
 
 int gt_synth_preset(const char *name, gt_synth_spec *s)
@@ -1285,6 +1319,17 @@ int gt_synth_preset(const char *name, gt_synth_spec *s)
 			s->straggler = 3; /* rank 2 */
 			s->straggler_ns = 3000000;
 		}
+	} else if (!strcmp(name, "steps")) {
+		/* an NVTX-annotated loop: 12 x train_step (8 x 50 us kernels in a
+		 * nested "forward", 300 us of host work, sync, 100 us turnaround),
+		 * step 8 (index 7) slow by 5 ms of host work before its sync */
+		s->steps = 12;
+		s->host_ns = 300000;
+		s->sync = 1;
+		s->turnaround_ns = 100000;
+		s->nvtx_steps = 1;
+		s->slow_step = 8;
+		s->slow_ns = 5000000;
 	} else if (!strcmp(name, "bench")) {
 		/* ~10 M records: 5 M kernels + 5 M launch calls + a few syncs */
 		s->streams = 4;

@@ -225,6 +225,27 @@ typedef struct gt_analysis_opts {
 					 whose mean utilization is at most this fraction
 					 of the rest's; 0 = GT_AN_DEFAULT_STARTUP_UTIL,
 					 < 0 = no start-up */
+	/* Slicing (gaptrace report/export --pid/--gpu; the CLI resolves its
+	 * other slicing options into from_ns/to_ns: tools/slice.h). What was
+	 * kept: gt_analysis_slice. */
+	uint32_t pid;               /**< only the traces of this process are read (the
+					 collector's NVML trace too); 0 = all */
+	const char *gpu;            /**< only this GPU: "N", the index the unsliced
+					 report gives it (order of first appearance),
+					 or a prefix of its UUID ("GPU-52027fe8" or
+					 "52027fe8", case-insensitive); NULL = all.
+					 The GPU kept is GPU 0 of the results */
+	const char *slice_what;     /**< how the slice was asked for, as the user
+					 said it (copied into gt_an_slice.what; e.g.
+					 "--from 2s --range train_step"); NULL = "" */
+	const char *step_range;     /**< NVTX range name of a step (gt_analysis_steps);
+					 NULL = detect it */
+	uint64_t step_period_ns;    /**< without NVTX step ranges: steps of this length
+					 (the utilization period the diagnosis found:
+					 gaptrace report re-reads the traces with it);
+					 0 = none */
+	uint64_t step_phase_ns;     /**< realtime ns of one step boundary (the first
+					 periodic gap); 0 = each GPU's window start */
 } gt_analysis_opts;
 
 /* ------------------------------------------------------------------ */
@@ -731,6 +752,133 @@ GT_API const char *gt_analysis_thread_name(const gt_analysis *a, uint32_t trace,
 
 /** The options in effect (defaults filled in). */
 GT_API const gt_analysis_opts *gt_analysis_get_opts(const gt_analysis *a);
+
+/* ------------------------------------------------------------------ */
+/* Slices, NVTX ranges and steps                                       */
+/* ------------------------------------------------------------------ */
+
+/**
+ * What a sliced analysis kept (gt_analysis_opts from_ns/to_ns, pid, gpu,
+ * slice_what). sliced is 0 when no slicing option was given.
+ */
+typedef struct gt_an_slice {
+	int sliced;              /**< from_ns, to_ns, pid, gpu or slice_what was set */
+	int empty;               /**< the slice kept no GPU activity */
+	uint64_t from_ns, to_ns; /**< the clip, realtime ns (0: none on that side) */
+	uint32_t pid;            /**< the pid kept, 0 all */
+	uint32_t traces_skipped; /**< traces of other processes, not read */
+	int gpu_set;             /**< a GPU was chosen (opts.gpu) ... */
+	int gpu_found;           /**< ... and found */
+	uint32_t gpu_index;      /**< its index among the GPUs of the capture */
+	uint32_t gpus_total;     /**< GPUs of the capture before the GPU filter */
+	uint64_t kernels_total;  /**< kernel records read (of the traces read) */
+	uint64_t kernels_kept;   /**< kernels counted in the GPU windows */
+	const char *what;        /**< opts.slice_what, never NULL */
+} gt_an_slice;
+
+/**
+ * The first start and last end (realtime ns) of the NVTX ranges named
+ * `name` (exactly, or "name#N" for digits N: torch's "ProfilerStep#3" for
+ * "ProfilerStep") into *from / *to. @return how many ranges matched (0:
+ * none, *from and *to untouched).
+ */
+GT_API uint64_t gt_analysis_nvtx_window(const gt_analysis *a, const char *name, uint64_t *from,
+					uint64_t *to);
+
+/** What the slice kept; never NULL after gt_analysis_finish (zero when no
+ *  slicing was asked), NULL before. */
+GT_API const gt_an_slice *gt_analysis_slice(const gt_analysis *a);
+
+/**
+ * What the slice kept, as people read it (the one wording of the text and
+ * HTML reports): "+2.000000 s .. +5.000000 s of the capture (3.000 s), pid
+ * 1234 (1 other trace not read), GPU 1 of 2 (shown as GPU 0); 12345 of
+ * 20000 kernels kept (--from 2s --to 5s ...)"; times from
+ * gt_analysis_time_origin. Written into buf (cut to cap). @return buf, or
+ * NULL (buf untouched) when the analysis is not sliced.
+ */
+GT_API const char *gt_analysis_slice_text(const gt_analysis *a, char *buf, size_t cap);
+
+/**
+ * NVTX ranges by name, like nsys's nvtx_sum: ranges (START and END paired
+ * by id, of every trace read; ranges never ended are left out) that
+ * overlap the analysis's span (the earliest GPU window start to the latest
+ * end; every range when there is no GPU window). Times are whole range
+ * lengths, not clipped to the span.
+ */
+typedef struct gt_an_nvtx_sum {
+	uint32_t name;           /**< string id of the range name */
+	uint64_t count;
+	uint64_t total_ns, min_ns, max_ns, median_ns; /**< median: the lower middle */
+	double mean_ns;
+	double share;            /**< total_ns / the span (can exceed 1: nesting,
+				      several threads) */
+} gt_an_nvtx_sum;
+
+/** NVTX range names by total time, largest first; NULL/0 when none. */
+GT_API const gt_an_nvtx_sum *gt_analysis_nvtx_sum(const gt_analysis *a, size_t *n);
+
+/** The span gt_analysis_nvtx_sum's shares are of (ns; 0 when no window). */
+GT_API uint64_t gt_analysis_nvtx_span(const gt_analysis *a);
+
+/** Where the steps came from (gt_an_steps.source). */
+enum {
+	GT_STEPS_NONE = 0,       /**< no step ranges found */
+	GT_STEPS_NVTX = 1,       /**< the ranges named opts.step_range */
+	GT_STEPS_NVTX_AUTO = 2,  /**< detected: torch's "ProfilerStep#N" ranges, else
+				      the top-level range name with at least 3
+				      instances and the largest total time */
+	GT_STEPS_PERIOD = 3,     /**< no step ranges: windows of opts.step_period_ns
+				      from a boundary at opts.step_phase_ns, the whole
+				      ones inside the GPU window after its start-up
+				      (gt_an_gpu.startup_until) */
+};
+
+/**
+ * One step (iteration) on one GPU: an instance of the step range of a
+ * process that used the GPU, or one period (GT_STEPS_PERIOD; pid 0). busy and idle are counted inside the GPU's
+ * window only (a step that began before the first GPU activity has the
+ * time before it in neither); idle is split by the gap causes of the
+ * analysis (gt_cause), clipped to the step, to the ns.
+ */
+typedef struct gt_an_step {
+	uint32_t index;          /**< 0.., in start order */
+	uint32_t pid;
+	uint64_t start, end;     /**< realtime ns: the range */
+	uint64_t dur_ns;         /**< end - start */
+	uint64_t busy_ns;        /**< GPU busy inside it (and the window) */
+	uint64_t idle_ns;        /**< GPU idle inside it (and the window) */
+	uint64_t cause_ns[GT_CAUSE_COUNT]; /**< idle by cause, sums to idle_ns */
+	uint8_t top_cause;       /**< the largest cause_ns (GT_CAUSE_COUNT: no idle) */
+} gt_an_step;
+
+/** The steps of one GPU, summarised. */
+typedef struct gt_an_steps {
+	int source;              /**< GT_STEPS_* */
+	uint32_t name;           /**< string id of the step range name ("ProfilerStep"
+				      for torch's "ProfilerStep#N"); 0 for
+				      GT_STEPS_PERIOD */
+	uint64_t period_ns;      /**< GT_STEPS_PERIOD: the period */
+	uint64_t count;
+	uint64_t median_ns, p90_ns, max_ns, min_ns; /**< of dur_ns, exact (nearest rank) */
+	uint64_t total_ns, busy_ns; /**< sums over the steps */
+} gt_an_steps;
+
+/**
+ * Steps of GPU `gpu`, in start order; *info (may be NULL) gets the summary.
+ * How the step range is chosen: opts.step_range when set (exact name, or
+ * a name followed by '#' and digits for every "NAME#N"), else detected
+ * (GT_STEPS_NVTX_AUTO). Only ranges of the processes that used the GPU.
+ */
+GT_API const gt_an_step *gt_analysis_steps(const gt_analysis *a, size_t gpu, size_t *n,
+					   gt_an_steps *info);
+
+/**
+ * Indices into gt_analysis_steps of up to k slowest steps of GPU `gpu`,
+ * longest first (GT_STEPS_PERIOD, all of one length: the most idle first;
+ * ties: earlier first), into idx. @return how many.
+ */
+GT_API size_t gt_analysis_slowest_steps(const gt_analysis *a, size_t gpu, size_t *idx, size_t k);
 
 /* ------------------------------------------------------------------ */
 /* Communication across GPUs (NCCL and other collectives)              */

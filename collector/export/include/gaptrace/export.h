@@ -270,6 +270,16 @@ GT_API int gt_export_perfetto(gt_export *x, FILE *out, gt_export_stats *st);
  * Both are left out of the default set of `gaptrace export -f csv/json`
  * when no GPU has GPM readings.
  *
+ * GT_TABLE_STEPS "gaptrace_steps": the steps of every GPU (gt_analysis_steps),
+ *     one row per step: GPU, Step, Pid, Start (ns), End (ns), Duration (ns),
+ *     Busy (ns), Idle (ns), Top Cause (empty: no idle), then "Idle <cause>
+ *     (ns)" per cause (they sum to Idle).
+ * GT_TABLE_NVTX_SUM "nvtx_sum": NVTX ranges by name, nsys's nvtx_sum
+ *     columns (gt_analysis_nvtx_sum): Time (%) (of the span of the GPU
+ *     windows), Total Time (ns), Instances, Avg (ns), Med (ns), Min (ns),
+ *     Max (ns), Range.
+ * Both are left out of the default set when empty (no NVTX ranges).
+ *
  * Med and StdDev are exact (median of the values, the lower middle when the
  * count is even; population standard deviation).
  */
@@ -284,7 +294,9 @@ typedef enum gt_export_table_id {
 	GT_TABLE_FINDINGS = 7,
 	GT_TABLE_GPM = 8,
 	GT_TABLE_GPM_KERNELS = 9,
-	GT_TABLE_COUNT = 10,
+	GT_TABLE_STEPS = 10,
+	GT_TABLE_NVTX_SUM = 11,
+	GT_TABLE_COUNT = 12,
 } gt_export_table_id;
 
 /** Report name of a table ("cuda_gpu_kern_sum"), or NULL if out of range. */

@@ -27,6 +27,9 @@
  *   sync                  cudaStreamSynchronize, returns sync_wake_ns after
  *                         the GPU drained
  *   turnaround            host work of turnaround_ns
+ * With nvtx_steps, GPU 0's thread wraps each step in an NVTX range
+ * "train_step" and its compute launches in a nested "forward" (the
+ * `steps` preset: 12 steps, step 8 (index 7) slow by 5 ms of host work).
  * The optional second process drives GPU 0 too (same UUID, separate trace,
  * its own clock offset): p2_kernels launches then p2_host_ns of host work
  * per step.
@@ -130,6 +133,13 @@ typedef struct gt_synth_spec {
 	uint32_t late_rank;     /**< rank + 1 whose capture starts late (0: none) */
 	uint32_t late_steps;    /**< steps it misses */
 	int coll_broadcast;     /**< a Broadcast collective before the first step */
+
+	/* NVTX (single-process mode, the first process's thread of GPU 0) */
+	int nvtx_steps;         /**< each step is an NVTX range "train_step" with a
+				     nested "forward" range around its launches */
+	uint32_t slow_step;     /**< step + 1 that does slow_ns more host work
+				     before its sync (0: none) */
+	uint64_t slow_ns;
 } gt_synth_spec;
 
 /** Ground truth of one process's view of a GPU. */

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Slicing: the options every command that reads traces shares (report,
+ * export; a later diff), parsed in one place and resolved into the
+ * analysis options.
+ *
+ *   --from T, --to T     T a duration from the capture start, the time origin
+ *                        every report prints ("1.5s", "200ms", "250us",
+ *                        "1000ns", "2min"), or absolute: "@NS" (realtime ns
+ *                        since the epoch) or "@2026-12-02T11:47:59.5Z" (UTC)
+ *   --pid PID            only that process's traces
+ *   --gpu N|UUID         only that GPU: its index in the unsliced report, or
+ *                        a prefix of its UUID
+ *   --range NAME         from the first start to the last end of the NVTX
+ *                        ranges named NAME (or NAME#N, torch's ProfilerStep#N)
+ *   --skip-startup       from where the start-up ends (the latest end over
+ *                        the GPUs kept)
+ *   --step-range NAME    the NVTX range that is one step (default: detected)
+ *   --step-period P      without NVTX step ranges, steps of P ("350ms"), or
+ *                        "auto" (the default: the utilization period the
+ *                        diagnosis finds, which reads the traces again), or
+ *                        "off"
+ *
+ * --from/--to relative, --range and --skip-startup need a first analysis
+ * of the traces (the origin, the ranges, the start-up), so the traces are
+ * read twice then; the second reading clips every record to the result.
+ */
+#ifndef GAPTRACE_TOOLS_SLICE_H
+#define GAPTRACE_TOOLS_SLICE_H
+
+#include <getopt.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gaptrace/analysis.h"
+#include "gaptrace/diagnosis.h"
+
+/** The getopt_long values of the slicing options (above any short option). */
+enum {
+	GT_SLICE_OPT_FROM = 0x200,
+	GT_SLICE_OPT_TO,
+	GT_SLICE_OPT_PID,
+	GT_SLICE_OPT_GPU,
+	GT_SLICE_OPT_RANGE,
+	GT_SLICE_OPT_SKIP_STARTUP,
+	GT_SLICE_OPT_STEP_RANGE,
+	GT_SLICE_OPT_STEP_PERIOD,
+};
+
+/** The option table entries, for a command's struct option array. */
+#define GT_SLICE_LONG_OPTIONS                                                      \
+	{"from", required_argument, NULL, GT_SLICE_OPT_FROM},                      \
+	{"to", required_argument, NULL, GT_SLICE_OPT_TO},                          \
+	{"pid", required_argument, NULL, GT_SLICE_OPT_PID},                        \
+	{"gpu", required_argument, NULL, GT_SLICE_OPT_GPU},                        \
+	{"range", required_argument, NULL, GT_SLICE_OPT_RANGE},                    \
+	{"skip-startup", no_argument, NULL, GT_SLICE_OPT_SKIP_STARTUP},            \
+	{"step-range", required_argument, NULL, GT_SLICE_OPT_STEP_RANGE},          \
+	{"step-period", required_argument, NULL, GT_SLICE_OPT_STEP_PERIOD}
+
+/** Their lines for a command's --help. */
+extern const char gt_slice_usage[];
+
+/** One time bound as given. */
+typedef struct gt_slice_time {
+	int set, absolute;
+	uint64_t ns; /**< from the origin, or realtime when absolute */
+} gt_slice_time;
+
+/** The slicing options of one command. Zero it before parsing. */
+typedef struct gt_slice {
+	gt_slice_time from, to;
+	uint32_t pid;
+	const char *gpu, *range, *step_range;
+	int skip_startup;
+	int period_off;     /**< --step-period off */
+	uint64_t period_ns; /**< --step-period DUR; 0 = auto */
+	char what[512]; /**< the options as given, for gt_analysis_opts.slice_what */
+} gt_slice;
+
+/**
+ * Parse one getopt_long result c with its argument. @return 1 when c was a
+ * slicing option and its value is good, 0 when c is not a slicing option,
+ * -1 after printing "CMD: --OPTION: why" on stderr (a usage error: exit 2).
+ */
+int gt_slice_parse(gt_slice *s, int c, const char *arg, const char *cmd);
+
+/**
+ * Resolve s into ao (from_ns/to_ns absolute, pid, gpu, step_range,
+ * slice_what: ao keeps pointers into s, which must outlive the analysis;
+ * s->what gets a note when --skip-startup found no start-up), reading the
+ * n paths first when that needs it. ao's other
+ * fields are used for that first reading. @return 0; GT_EXIT_USAGE (the
+ * bounds cross); GT_EXIT_NO_INPUT when the slice keeps nothing that can be
+ * known before (no NVTX range of that name, --from past the end): in both
+ * cases after printing why on stderr, prefixed by cmd; GT_EXIT_FAILED (out
+ * of memory).
+ */
+int gt_slice_resolve(gt_slice *s, gt_analysis_opts *ao, const char *const *paths,
+		     size_t n, const char *cmd);
+
+/**
+ * Steps from the period, after the analysis a (made with ao): when no GPU
+ * of a has NVTX steps, sets ao->step_period_ns (and step_phase_ns) from
+ * --step-period, or with "auto" from the first GPU whose utilization the
+ * diagnosis (dopts; NULL = defaults) finds periodic. @return 1 when ao got a
+ * period (read the traces again with ao), else 0.
+ */
+int gt_slice_period(const gt_slice *s, const gt_analysis *a, const gt_diag_opts *dopts,
+		    gt_analysis_opts *ao);
+
+/**
+ * After the analysis: a slice that kept no GPU activity. Prints why on
+ * stderr (prefixed by cmd) and @return 1; 0 when something was kept or
+ * nothing was sliced.
+ */
+int gt_slice_kept_nothing(const gt_analysis *a, const char *cmd);
+
+#endif
