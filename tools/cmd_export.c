@@ -226,6 +226,8 @@ static int default_table(gt_export *x, int t)
 	size_t n = 0;
 	if (t == GT_TABLE_NVTX_SUM)
 		return a && gt_analysis_nvtx_sum(a, &n) != NULL;
+	if (t == GT_TABLE_CALL_SITES)
+		return a && gt_analysis_nstacks(a) > 0;
 	if (t == GT_TABLE_STEPS) {
 		for (size_t g = 0; a && g < gt_analysis_ngpus(a) && !n; g++)
 			gt_analysis_steps(a, g, &n, NULL);

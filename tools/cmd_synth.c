@@ -69,6 +69,7 @@ static const struct {
 	F("missing_rank", missing_rank, U32), F("late_rank", late_rank, U32),
 	F("late_steps", late_steps, U32), F("coll_broadcast", coll_broadcast, INT),
 	F("nvtx_steps", nvtx_steps, INT), F("slow_step", slow_step, U32), F("slow_ns", slow_ns, U64),
+	F("stacks", stacks, INT),
 };
 
 /* One --set KEY=VALUE, strictly: whole numbers in the field's range (no sign

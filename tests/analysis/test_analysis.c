@@ -1091,7 +1091,7 @@ static void check_truth(const gt_synth_spec *s)
 static const char *const presets[] = {"compute", "host",     "sync",      "launch-bound",
 				      "copies",  "pinned",   "multi-gpu", "two-proc",
 				      "periodic", "mixed",   "ddp",       "ddp-exposed",
-				      "ddp-straggler", "steps"};
+				      "ddp-straggler", "steps", "stacks"};
 
 START_TEST(synth_presets)
 {
@@ -1107,6 +1107,57 @@ START_TEST(synth_presets)
 		s.steps = 7;
 		check_truth(&s);
 	}
+}
+END_TEST
+
+/* Host stacks (issue 15) on the synthetic loss.item() loop: every ns of the
+ * host-side causes is tied to a site; the sync's site is the program's line
+ * under torch's Tensor.item (site-packages frames are skipped), the resume
+ * site the model call; the two sites hold the GPU's sync turnaround and host
+ * busy time exactly; the gaps name both; native frames without their file
+ * read module+offset. */
+START_TEST(synth_stacks_sites)
+{
+	gt_synth_spec s;
+	ck_assert_int_eq(gt_synth_preset("stacks", &s), 0);
+	gt_synth_truth tr;
+	gt_analysis *a = tb_synth_analysis(&s, &tr);
+	ck_assert_uint_eq(gt_analysis_nstacks(a), 2);
+	const gt_an_gpu *g = gt_analysis_gpu(a, 0);
+	size_t n;
+	const gt_an_site *site = gt_analysis_sites(a, 0, &n);
+	ck_assert_uint_eq(n, 2);
+	char lab[256], fr[256];
+	gt_analysis_site_label(a, site[0].stack, lab, sizeof(lab));
+	ck_assert_str_eq(lab, "train.py:42 train_step");
+	ck_assert_uint_eq(site[0].roles, GT_SITE_WAITED);
+	ck_assert_uint_eq(site[0].cause_ns[GT_CAUSE_SYNC_TURNAROUND],
+			  g->cause_ns[GT_CAUSE_SYNC_TURNAROUND]);
+	ck_assert_uint_eq(site[0].gaps, s.steps - 1);
+	gt_analysis_site_label(a, site[1].stack, lab, sizeof(lab));
+	ck_assert_str_eq(lab, "train.py:31 train_step");
+	ck_assert_uint_eq(site[1].roles, GT_SITE_RESUMED);
+	ck_assert_uint_eq(site[1].cause_ns[GT_CAUSE_HOST_BUSY], g->cause_ns[GT_CAUSE_HOST_BUSY]);
+	uint64_t elig[GT_CAUSE_COUNT], tied[GT_CAUSE_COUNT];
+	gt_analysis_site_coverage(a, 0, elig, tied);
+	for (int c = 0; c < GT_CAUSE_COUNT; c++)
+		ck_assert_uint_eq(elig[c], tied[c]);
+	ck_assert_uint_eq(tied[GT_CAUSE_SYNC_TURNAROUND], g->cause_ns[GT_CAUSE_SYNC_TURNAROUND]);
+	/* the stack itself: libcudart frames (no file here), then Python */
+	const gt_an_stack *k = gt_analysis_stack(a, site[0].stack);
+	ck_assert_uint_eq(k->nframes, 6);
+	ck_assert_uint_eq(k->samples, s.steps);
+	gt_analysis_frame_text(a, site[0].stack, 0, fr, sizeof(fr));
+	ck_assert_str_eq(fr, "libcudart.so.13+0x1100");
+	gt_analysis_frame_text(a, site[0].stack, 2, fr, sizeof(fr));
+	ck_assert_str_eq(fr, "_tensor.py:1042 Tensor.item");
+	size_t ng;
+	const gt_an_gap *gaps = gt_analysis_gaps(a, 0, &ng);
+	ck_assert_uint_eq(ng, s.steps - 1);
+	ck_assert_uint_eq(gaps[0].site_waited, site[0].stack + 1);
+	ck_assert_uint_eq(gaps[0].site_resumed, site[1].stack + 1);
+	gt_analysis_free(a);
+	tb_rmtmp();
 }
 END_TEST
 
@@ -1779,6 +1830,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(c, synth_presets, 0, (int)(sizeof(presets) / sizeof(presets[0])));
 	tcase_add_test(c, synth_variants);
 	tcase_add_test(c, synth_deterministic);
+	tcase_add_test(c, synth_stacks_sites);
 	suite_add_tcase(s, c);
 	c = tcase_create("bad_input");
 	tcase_set_timeout(c, 60);

@@ -268,7 +268,32 @@ def parse_text(out):
                                      "name": m.group(3)})
                 continue
             section = ("gpu", None)
-    return {"gpus": gpus, "findings": findings, "breakdown": breakdown, "power": power}
+    return {"gpus": gpus, "findings": findings, "breakdown": breakdown, "power": power,
+            "sites": parse_text_sites(out)}
+
+
+SITE_ROW = re.compile(r"\s+([\d.]+ (?:ns|us|ms|s))\s+([\d.]+) % of idle  (\w+)\s+(\w+)\s+(.+)$")
+
+
+def parse_text_sites(out):
+    """The 'Call sites behind idle time' section: per GPU the tied total and
+    its rows (idle, share of idle, main cause, role, site)."""
+    sites, g, on = {}, None, False
+    for line in out.splitlines():
+        if line.startswith("== "):
+            on = line.startswith("== Call sites")
+            continue
+        if not on:
+            continue
+        m = re.match(r"  GPU (\d+): ([\d.]+ (?:ns|us|ms|s)) of host-side idle time", line)
+        if m:
+            g = sites.setdefault(int(m.group(1)), {"tied": dur(m.group(2)), "rows": []})
+            continue
+        m = SITE_ROW.match(line)
+        if m and g is not None:
+            g["rows"].append({"idle": dur(m.group(1)), "share": pct(m.group(2) + "%"),
+                              "cause": m.group(3), "role": m.group(4), "site": m.group(5)})
+    return sites
 
 
 def parse_json(out):
@@ -292,7 +317,10 @@ def parse_csv(outdir):
         if r["Name"] in kern:
             raise Fail("%s: cuda_gpu_kern_sum lists %r twice" % (outdir, r["Name"]))
         kern[r["Name"]] = r
-    return {"gpus": gpus, "kernels": kern, "findings": rows("gaptrace_findings")}
+    sites_path = os.path.join(outdir, "gaptrace_call_sites.csv")
+    sites = rows("gaptrace_call_sites") if os.path.exists(sites_path) else []
+    return {"gpus": gpus, "kernels": kern, "findings": rows("gaptrace_findings"),
+            "sites": sites}
 
 
 def strip_tags(s):
@@ -478,6 +506,52 @@ def cmp_power(M, tr, J, T, C, H):
                    text=t["enforced"])
 
 
+def same_text(M, tr, gi, field, **sides):
+    """Texts that must be equal on every side (None: missing)."""
+    M.checked += 1
+    if len(set(sides.values())) != 1:
+        M.add(tr, gi, field, **sides)
+
+
+def cmp_sites(M, tr, J, T, C, H):
+    """Call sites (host stacks): the text section, the JSON call_sites and
+    the CSV table gaptrace_call_sites, per GPU, row by row; the tied total
+    against the JSON coverage; every site a finding's evidence names is a
+    row of its GPU."""
+    for gi, g in J["gpus"].items():
+        rows = g.get("call_sites")
+        if rows is None:
+            continue
+        t = T["sites"].get(gi, {"tied": None, "rows": []})
+        tied = sum(c["tied_ns"] for c in g["call_site_coverage"].values())
+        M.same(tr, gi, "call sites tied total", tied, text=t["tied"])
+        csv_rows = [r for r in C["sites"] if int(r["GPU"]) == gi]
+        M.same(tr, gi, "call site rows (csv)", len(rows), csv=exact(len(csv_rows)))
+        for k, r in enumerate(rows[:10]):
+            tr_row = t["rows"][k] if k < len(t["rows"]) else None
+            same_text(M, tr, gi, "call site %d name" % k, json=r["site"],
+                      text=tr_row and tr_row["site"],
+                      csv=csv_rows[k]["Site"] if k < len(csv_rows) else None)
+            M.same(tr, gi, "call site %d idle" % k, r["idle_ns"],
+                   text=tr_row and tr_row["idle"],
+                   csv=exact(int(csv_rows[k]["Idle (ns)"])) if k < len(csv_rows) else None)
+            M.same(tr, gi, "call site %d share of idle" % k,
+                   r["idle_ns"] / g["idle_ns"] if g["idle_ns"] else 0,
+                   text=tr_row and tr_row["share"])
+            same_text(M, tr, gi, "call site %d role" % k, json=r["role"],
+                      text=tr_row and tr_row["role"],
+                      csv=csv_rows[k]["Role"] if k < len(csv_rows) else None)
+        names = {r["site"] for r in rows}
+        for f in J["findings"]:
+            if f["gpu"] != gi:
+                continue
+            for ev in f.get("evidence", []):
+                m = re.match(r"call site: (.+?): [\d.]+ \w+, ", ev)
+                if m:
+                    same_text(M, tr, gi, "finding %s site" % f["id"], evidence=m.group(1),
+                              call_sites=m.group(1) if m.group(1) in names else None)
+
+
 def cmp_findings(M, tr, J, T, C, H):
     jf = J["findings"]
     key = [(f["rank"], f["id"], f["gpu"]) for f in jf]
@@ -594,7 +668,7 @@ def check_one(M, name, d, sl=()):
     P_default, P_all = parse_perfetto(out + "/default.json"), parse_perfetto(out + "/all.json")
     before = (len(M.fail), len(M.xfail), M.checked)
     for cmp in (cmp_window_busy_idle, cmp_causes, cmp_startup, cmp_findings, cmp_kernels,
-                cmp_processes, cmp_power):
+                cmp_processes, cmp_power, cmp_sites):
         cmp(M, name, J, T, C, H)
     cmp_perfetto(M, name, J, P_all, P_default)
     cmp_html_colours(M, name, H)

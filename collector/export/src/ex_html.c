@@ -1144,6 +1144,50 @@ static void copies_table(ex_out *o, const gt_analysis *a, size_t gi)
 	LIT(o, "</table>\n");
 }
 
+/* The call sites behind a GPU's idle time (host stacks), with their frames
+ * folded under each row. */
+static void sites_table(ex_out *o, const gt_analysis *a, size_t gi)
+{
+	size_t n = 0;
+	const gt_an_site *s = gt_analysis_sites(a, gi, &n);
+	const gt_an_gpu *g = gt_analysis_gpu(a, gi);
+	if (!n) {
+		LIT(o, "<p class=\"mut\">No idle time tied to a call site.</p>\n");
+		return;
+	}
+	TABLE_HEAD(o, "<call site", "<role", "share of idle", "idle", "gaps", "<main cause",
+		   "<stack (innermost first)");
+	char b[1024];
+	for (size_t i = 0; i < n && i < 20; i++) {
+		int mc = 0;
+		for (int c = 1; c < GT_CAUSE_COUNT; c++)
+			if (s[i].cause_ns[c] > s[i].cause_ns[mc])
+				mc = c;
+		LIT(o, "<tr><td class=\"l\">");
+		gt_analysis_site_label(a, s[i].stack, b, sizeof(b));
+		h(o, b);
+		LIT(o, "</td><td class=\"l\">");
+		ex_puts(o, s[i].roles == GT_SITE_RESUMED ? "resumed"
+			   : s[i].roles == GT_SITE_WAITED ? "waited" : "both");
+		LIT(o, "</td>");
+		td_bar(o, g->idle_ns ? (double)s[i].total_ns / (double)g->idle_ns : 0);
+		td_dur(o, (double)s[i].total_ns);
+		td_u64(o, s[i].gaps);
+		LIT(o, "<td class=\"l\">");
+		ex_puts(o, gt_cause_name(mc));
+		LIT(o, "</td><td class=\"l\"><details><summary>frames</summary>");
+		const gt_an_stack *k = gt_analysis_stack(a, s[i].stack);
+		for (uint32_t f = 0; f < k->nframes; f++) {
+			gt_analysis_frame_text(a, s[i].stack, f, b, sizeof(b));
+			if (f)
+				LIT(o, "<br>");
+			h(o, b);
+		}
+		LIT(o, "</details></td></tr>\n");
+	}
+	LIT(o, "</table>\n");
+}
+
 static void syncs_table(ex_out *o, gt_export *x, const gt_analysis *a)
 {
 	size_t n = 0;
@@ -1788,6 +1832,19 @@ int gt_export_html(gt_export *x, FILE *out, gt_export_stats *st)
 		LIT(&o, "</summary>\n");
 		copies_table(&o, a, g);
 		LIT(&o, "</details>\n");
+	}
+	if (gt_analysis_nstacks(a)) {
+		LIT(&o, "<h2 id=\"sites\">Call sites behind idle time</h2>\n");
+		LIT(&o, "<p class=\"mut\">Host stacks: where a sync or copy returned before a gap "
+			"(waited), or where the host resumed after its own work (resumed).</p>\n");
+		for (size_t g = 0; g < ng; g++) {
+			ex_puts(&o, g ? "<details><summary>" : "<details open><summary>");
+			LIT(&o, "GPU ");
+			ex_u64(&o, g);
+			LIT(&o, "</summary>\n");
+			sites_table(&o, a, g);
+			LIT(&o, "</details>\n");
+		}
 	}
 	syncs_table(&o, x, a);
 	/* this export reads the traces only through the analysis: its

@@ -1030,6 +1030,64 @@ static int write_steps(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
 	return 0;
 }
 
+/* ------------------------------------------------------------ call sites */
+
+static void call_site_row(tw *w, const gt_analysis *a, size_t g, const gt_an_site *s)
+{
+	char b[1024];
+	const gt_an_stack *k = gt_analysis_stack(a, s->stack);
+	tw_row(w);
+	tw_u64(w, g);
+	gt_analysis_site_label(a, s->stack, b, sizeof(b));
+	tw_str(w, b);
+	tw_str(w, s->roles == GT_SITE_RESUMED ? "resumed"
+		  : s->roles == GT_SITE_WAITED ? "waited" : "both");
+	tw_u64(w, gt_analysis_trace(a, k->trace)->header.pid);
+	tw_u64(w, s->gaps);
+	tw_u64(w, s->total_ns);
+	for (int c = 0; c < GT_CAUSE_COUNT; c++)
+		tw_u64(w, s->cause_ns[c]);
+	char frames[8192];
+	size_t used = 0;
+	frames[0] = 0;
+	for (uint32_t f = 0; f < k->nframes && used + 4 < sizeof(frames); f++) {
+		gt_analysis_frame_text(a, s->stack, f, b, sizeof(b));
+		int n = snprintf(frames + used, sizeof(frames) - used, "%s%s", f ? " < " : "", b);
+		used += n > 0 ? (size_t)n : 0;
+	}
+	tw_str(w, frames);
+	tw_end_row(w);
+}
+
+static int write_call_sites(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
+{
+	const gt_analysis *a = ex_analysis(x);
+	if (!a)
+		return GT_ERR_NOMEM;
+	static const char *const head[] = {"GPU", "Site", "Role", "Pid", "Gaps", "Idle (ns)"};
+	const char *cols[32];
+	char cause_cols[GT_CAUSE_COUNT][48];
+	int nc = 0;
+	for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++)
+		cols[nc++] = head[i];
+	for (int c = 0; c < GT_CAUSE_COUNT; c++) {
+		snprintf(cause_cols[c], sizeof(cause_cols[c]), "Idle %s (ns)", gt_cause_name(c));
+		cols[nc++] = cause_cols[c];
+	}
+	cols[nc++] = "Frames";
+	tw w;
+	tw_begin(&w, o, fmt, cols, nc);
+	for (size_t g = 0; g < gt_analysis_ngpus(a); g++) {
+		size_t n;
+		const gt_an_site *s = gt_analysis_sites(a, g, &n);
+		for (size_t i = 0; i < n; i++)
+			call_site_row(&w, a, g, &s[i]);
+	}
+	tw_end(&w);
+	st->events += w.rows;
+	return 0;
+}
+
 static int write_nvtx_sum(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
 {
 	const gt_analysis *a = ex_analysis(x);
@@ -1064,6 +1122,7 @@ static const char *const table_names[GT_TABLE_COUNT] = {
 	"cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum", "cuda_api_sum",
 	"cuda_gpu_trace",    "gaptrace_gpu_sum",      "gaptrace_gaps",         "gaptrace_findings",
 	"gaptrace_gpm",      "gaptrace_gpm_kernels",  "gaptrace_steps",        "nvtx_sum",
+	"gaptrace_call_sites",
 };
 
 const char *gt_export_table_name(int table)
@@ -1108,6 +1167,7 @@ int gt_export_table(gt_export *x, int table, int format, FILE *out, gt_export_st
 	case GT_TABLE_GPM_KERNELS: rc = write_gpm_kernels(x, &o, format, &local); break;
 	case GT_TABLE_STEPS: rc = write_steps(x, &o, format, &local); break;
 	case GT_TABLE_NVTX_SUM: rc = write_nvtx_sum(x, &o, format, &local); break;
+	case GT_TABLE_CALL_SITES: rc = write_call_sites(x, &o, format, &local); break;
 	default: rc = write_findings(x, &o, format, &local); break;
 	}
 	int wrc = ex_out_finish(&o);

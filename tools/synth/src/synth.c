@@ -57,6 +57,7 @@ typedef struct proc {
 	uint32_t nm_launch, nm_memcpy, nm_memcpy_async, nm_sync, nm_wait, nm_record;
 	uint32_t nm_kernel[3], nm_tiny, nm_nccl, nm_bcast;
 	uint32_t nm_step, nm_fwd, nvtx_id;
+	int stacks_written; /* the two stacks of spec.stacks */
 	int mute;    /* multi-rank: records are not written (not captured) */
 } proc;
 
@@ -73,6 +74,7 @@ typedef struct thread {
 	uint64_t h;
 	int after;   /* last launch/copy/sync was a sync or a blocking copy */
 	int waitp;   /* a stream wait came since the last submission */
+	int resume;  /* spec.stacks: the next launch resumes after host work */
 	gt_vec segs;
 } thread;
 
@@ -131,6 +133,81 @@ static void host(sim *S, thread *T, uint64_t ns)
 {
 	logseg(S, T, T->h, T->h + ns, host_label(T));
 	T->h += ns;
+}
+
+/* ------------------------------------------------------------ host stacks */
+
+enum { STACK_WAIT = 1, STACK_RESUME = 2 };
+
+static void put(sim *S, proc *P, const gt_record *r)
+{
+	int rc = gt_writer_add(P->w, r);
+	if (rc < 0)
+		fail(S, rc);
+}
+
+/* Stack id: its Python frames (innermost first) after two native frames of
+ * libcudart (addresses in a module record). */
+static void write_stack(sim *S, proc *P, uint32_t id, const char *const (*py)[3], uint32_t n)
+{
+	gt_record r = {.type = GT_REC_STACK};
+	r.stack = (gt_stack){.id = id, .nframes = 2 + n};
+	put(S, P, &r);
+	for (uint32_t i = 0; i < 2; i++) {
+		r = (gt_record){.type = GT_REC_FRAME};
+		r.frame = (gt_frame){.stack_id = id, .index = i, .kind = GT_FRAME_NATIVE,
+				     .pc = 0x7f0000001000ull + 0x100 * id + 0x10 * i};
+		put(S, P, &r);
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		r = (gt_record){.type = GT_REC_FRAME};
+		r.frame = (gt_frame){.stack_id = id, .index = 2 + i, .kind = GT_FRAME_PYTHON,
+				     .file_id = gt_writer_intern(P->w, py[i][0], strlen(py[i][0])),
+				     .func_id = gt_writer_intern(P->w, py[i][1], strlen(py[i][1])),
+				     .line = (uint32_t)atoi(py[i][2])};
+		put(S, P, &r);
+	}
+}
+
+static void write_stacks(sim *S, proc *P, uint64_t ts)
+{
+	static const char *const wait[][3] = {
+		{"/usr/lib/python3/dist-packages/torch/_tensor.py", "Tensor.item", "1042"},
+		{"/work/train.py", "train_step", "42"},
+		{"/work/train.py", "main", "80"},
+		{"/work/train.py", "<module>", "90"}};
+	static const char *const resume[][3] = {
+		{"/usr/lib/python3/dist-packages/torch/nn/modules/module.py", "Module._call_impl",
+		 "1501"},
+		{"/work/train.py", "train_step", "31"},
+		{"/work/train.py", "main", "80"},
+		{"/work/train.py", "<module>", "90"}};
+	const char *lib = "/usr/local/cuda/lib64/libcudart.so.13";
+	gt_record m = {.type = GT_REC_MODULE};
+	m.module = (gt_module){.ts = ts, .start = 0x7f0000000000ull, .end = 0x7f0000100000ull,
+			       .offset = 0, .path_id = gt_writer_intern(P->w, lib, strlen(lib))};
+	put(S, P, &m);
+	write_stack(S, P, STACK_WAIT, wait, 4);
+	write_stack(S, P, STACK_RESUME, resume, 4);
+	P->stacks_written = 1;
+}
+
+/* A stack sample of the call [start, start + dur) with correlation corr. */
+static void stack_sample(sim *S, thread *T, uint32_t stack, uint32_t corr, uint64_t start,
+			 uint64_t dur, uint32_t cbid)
+{
+	proc *P = &S->p[T->proc];
+	if (!S->s->stacks || T->proc || T->gpu || P->mute)
+		return;
+	if (!P->stacks_written)
+		write_stacks(S, P, start);
+	gt_record r = {.type = GT_REC_STACK_SAMPLE};
+	r.stack_sample = (gt_stack_sample){.ts = start, .dur = dur, .thread_id = T->tid,
+					   .correlation_id = corr, .stack_id = stack,
+					   .trigger = stack == STACK_WAIT ? GT_STACK_AT_WAIT
+									  : GT_STACK_AT_RESUME,
+					   .cbid = cbid, .domain = GT_API_RUNTIME};
+	put(S, P, &r);
 }
 
 /* An API call [h, h+dur) on T; returns its correlation id. */
@@ -201,7 +278,12 @@ static void kernel(sim *S, thread *T, uint32_t stream, uint64_t dur, uint64_t la
 	int dep = T->waitp;
 	T->waitp = 0;
 	T->after = 0;
+	uint64_t host_from = T->h;
 	uint32_t corr = api(S, T, P->nm_launch, 211, launch_ns, L_LAUNCH);
+	if (T->resume) {
+		T->resume = 0;
+		stack_sample(S, T, STACK_RESUME, corr, host_from, launch_ns, 211);
+	}
 	uint64_t ready = T->h + s->latency_ns;
 	uint64_t start = ready;
 	uint64_t *tail = &P->tail[T->gpu][stream];
@@ -304,6 +386,7 @@ static void sync_call(sim *S, thread *T)
 	if (drained > ret)
 		ret = drained;
 	uint32_t corr = api(S, T, P->nm_sync, s->streams > 1 ? 165 : 131, ret - call, L_SYNC);
+	stack_sample(S, T, STACK_WAIT, corr, call, ret - call, s->streams > 1 ? 165 : 131);
 	if (s->sync_records && !P->mute) {
 		gt_record r = {.type = GT_REC_SYNC};
 		r.sync.start = call;
@@ -377,6 +460,7 @@ static void main_step(sim *S, thread *T, uint32_t step, uint64_t *ev0)
 		P->dep[T->gpu][0] = ev0[step];
 	}
 	uint64_t fwd_id = nvtx_on(S, T) ? nvtx(S, T, P->nm_fwd, 0) : 0;
+	T->resume = step > 0;
 	for (uint32_t k = 0; k < s->kernels; k++) {
 		uint64_t d = s->kernel_ns + (s->kernel_jitter_ns ? rnd(S) % s->kernel_jitter_ns : 0);
 		int nccl = s->nccl && k == s->kernels - 1;
@@ -1208,7 +1292,7 @@ void gt_synth_defaults(gt_synth_spec *s)
 const char *gt_synth_preset_names(void)
 {
 	return "compute host sync launch-bound copies pinned multi-gpu two-proc periodic mixed bench "
-	       "ddp ddp-exposed ddp-straggler steps";
+	       "ddp ddp-exposed ddp-straggler steps stacks";
 }
 
 int gt_synth_preset(const char *name, gt_synth_spec *s)
@@ -1330,6 +1414,17 @@ int gt_synth_preset(const char *name, gt_synth_spec *s)
 		s->nvtx_steps = 1;
 		s->slow_step = 8;
 		s->slow_ns = 5000000;
+	} else if (!strcmp(name, "stacks")) {
+		/* the article's loss.item() loop, with host stacks: 20 steps of
+		 * 8 x 100 us kernels, 1.5 ms of host work, a sync (loss.item() at
+		 * train.py:42) and 2 ms of metric code after it */
+		s->steps = 20;
+		s->kernels = 8;
+		s->kernel_ns = 100000;
+		s->host_ns = 1500000;
+		s->sync = 1;
+		s->turnaround_ns = 2000000;
+		s->stacks = 1;
 	} else if (!strcmp(name, "bench")) {
 		/* ~10 M records: 5 M kernels + 5 M launch calls + a few syncs */
 		s->streams = 4;

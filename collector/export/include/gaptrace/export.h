@@ -280,6 +280,13 @@ GT_API int gt_export_perfetto(gt_export *x, FILE *out, gt_export_stats *st);
  *     Max (ns), Range.
  * Both are left out of the default set when empty (no NVTX ranges).
  *
+ * GT_TABLE_CALL_SITES "gaptrace_call_sites": the call sites behind each GPU's
+ *     idle time (host stacks, gt_analysis_sites), most first: GPU, Site,
+ *     Role (waited / resumed / both), Pid, Gaps, Idle (ns), then "Idle
+ *     <cause> (ns)" per cause (they sum to Idle), and Frames (every frame's
+ *     text, innermost first, joined by " < "). Left out of the default set
+ *     when the traces carry no stacks.
+ *
  * Med and StdDev are exact (median of the values, the lower middle when the
  * count is even; population standard deviation).
  */
@@ -296,7 +303,8 @@ typedef enum gt_export_table_id {
 	GT_TABLE_GPM_KERNELS = 9,
 	GT_TABLE_STEPS = 10,
 	GT_TABLE_NVTX_SUM = 11,
-	GT_TABLE_COUNT = 12,
+	GT_TABLE_CALL_SITES = 12,
+	GT_TABLE_COUNT = 13,
 } gt_export_table_id;
 
 /** Report name of a table ("cuda_gpu_kern_sum"), or NULL if out of range. */

@@ -140,6 +140,13 @@ typedef struct gt_synth_spec {
 	uint32_t slow_step;     /**< step + 1 that does slow_ns more host work
 				     before its sync (0: none) */
 	uint64_t slow_ns;
+
+	/* Host stacks (format 1.4; single-process mode, the first process's
+	 * thread of GPU 0): each sync gets a "wait" stack sample whose Python
+	 * stack is torch's Tensor.item under train.py:42 train_step; the first
+	 * launch of each step after the first, a "resume" sample under
+	 * train.py:31 train_step (the host resumed there). */
+	int stacks;
 } gt_synth_spec;
 
 /** Ground truth of one process's view of a GPU. */
