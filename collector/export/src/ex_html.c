@@ -1188,6 +1188,24 @@ static void sites_table(ex_out *o, const gt_analysis *a, size_t gi)
 	LIT(o, "</table>\n");
 }
 
+/* Every GPU's call sites, when the traces carry host stacks. */
+static void sites_section(ex_out *o, const gt_analysis *a, size_t ng)
+{
+	if (!gt_analysis_nstacks(a))
+		return;
+	LIT(o, "<h2 id=\"sites\">Call sites behind idle time</h2>\n");
+	LIT(o, "<p class=\"mut\">Host stacks: where a sync or copy returned before a gap "
+	       "(waited), or where the host resumed after its own work (resumed).</p>\n");
+	for (size_t g = 0; g < ng; g++) {
+		ex_puts(o, g ? "<details><summary>" : "<details open><summary>");
+		LIT(o, "GPU ");
+		ex_u64(o, g);
+		LIT(o, "</summary>\n");
+		sites_table(o, a, g);
+		LIT(o, "</details>\n");
+	}
+}
+
 static void syncs_table(ex_out *o, gt_export *x, const gt_analysis *a)
 {
 	size_t n = 0;
@@ -1833,19 +1851,7 @@ int gt_export_html(gt_export *x, FILE *out, gt_export_stats *st)
 		copies_table(&o, a, g);
 		LIT(&o, "</details>\n");
 	}
-	if (gt_analysis_nstacks(a)) {
-		LIT(&o, "<h2 id=\"sites\">Call sites behind idle time</h2>\n");
-		LIT(&o, "<p class=\"mut\">Host stacks: where a sync or copy returned before a gap "
-			"(waited), or where the host resumed after its own work (resumed).</p>\n");
-		for (size_t g = 0; g < ng; g++) {
-			ex_puts(&o, g ? "<details><summary>" : "<details open><summary>");
-			LIT(&o, "GPU ");
-			ex_u64(&o, g);
-			LIT(&o, "</summary>\n");
-			sites_table(&o, a, g);
-			LIT(&o, "</details>\n");
-		}
-	}
+	sites_section(&o, a, ng);
 	syncs_table(&o, x, a);
 	/* this export reads the traces only through the analysis: its
 	 * problems are the ones to report */

@@ -173,15 +173,15 @@ static void write_stacks(sim *S, proc *P, uint64_t ts)
 {
 	static const char *const wait[][3] = {
 		{"/usr/lib/python3/dist-packages/torch/_tensor.py", "Tensor.item", "1042"},
-		{"/work/train.py", "train_step", "42"},
-		{"/work/train.py", "main", "80"},
-		{"/work/train.py", "<module>", "90"}};
+		{"/srv/app/train.py", "train_step", "42"},
+		{"/srv/app/train.py", "main", "80"},
+		{"/srv/app/train.py", "<module>", "90"}};
 	static const char *const resume[][3] = {
 		{"/usr/lib/python3/dist-packages/torch/nn/modules/module.py", "Module._call_impl",
 		 "1501"},
-		{"/work/train.py", "train_step", "31"},
-		{"/work/train.py", "main", "80"},
-		{"/work/train.py", "<module>", "90"}};
+		{"/srv/app/train.py", "train_step", "31"},
+		{"/srv/app/train.py", "main", "80"},
+		{"/srv/app/train.py", "<module>", "90"}};
 	const char *lib = "/usr/local/cuda/lib64/libcudart.so.13";
 	gt_record m = {.type = GT_REC_MODULE};
 	m.module = (gt_module){.ts = ts, .start = 0x7f0000000000ull, .end = 0x7f0000100000ull,
