@@ -74,6 +74,8 @@ static double run_mode(const char *mode, int batches, int depth)
 			setenv("GAPTRACE_STACKS", "1", 1);
 			setenv("GAPTRACE_STACK_RESUME_US", "600000000", 1);
 			setenv("GAPTRACE_STACK_SAMPLE", strcmp(mode, "on") ? "0" : "1", 1);
+			/* every call takes its stack: no per-thread budget here */
+			setenv("GAPTRACE_STACK_MAX_PER_S", "1000000", 1);
 		}
 		if (h_cuinit() != 1)
 			_exit(2);
