@@ -286,8 +286,9 @@ START_TEST(ring_full_is_counted_exactly)
 END_TEST
 
 /* A gap of GPU 0 as the analysis sees it: kernel 10000, then (host work) a
- * sync 11000 that returns, host work, and launch 12000 of the next kernel.
- * The sync's stack explains the turnaround, the launch's the host work. */
+ * sync 11000 that returns, a short copy 11500, host work, and launch 12000
+ * of the next kernel. The sync's stack explains the turnaround (the copy
+ * has none: the sync before it is taken), the launch's the host work. */
 static int app_gap(void *a)
 {
 	tctx *t = a;
@@ -301,6 +302,9 @@ static int app_gap(void *a)
 	h_kernel(10000, 7, 0, 0);
 	call(0, "cudaStreamSynchronize_v3020", 11000, 1500); /* a wait: its stack */
 	h_api(0, sy, 11000);
+	/* a short copy right after (.tolist() after .item()): no stack of its
+	 * own; the waited site stays the sync's */
+	h_api(0, h_cbid("cudaMemcpy_v3020", 0), 11500);
 	site_b(0);                                         /* a wait elsewhere, no gap */
 	sleep_us(6000);
 	call(0, "cudaLaunchKernel_v7000", 12000, 0);       /* a resume: its stack */

@@ -457,6 +457,28 @@ static const an_call *last_call(sw *S, uint32_t thr, uint64_t x)
 	return NULL;
 }
 
+/* The call a "waited" site is taken from: c, or when c has no stack (a
+ * copy or sync shorter than the stack threshold, e.g. .tolist() right after
+ * the .item() that waited), the nearest earlier copy or sync of the thread
+ * that has one, back to the last launch (past it the host fed the GPU again)
+ * and at most 8 calls. */
+static const an_call *waited_call(sw *S, uint32_t thr, const an_call *c)
+{
+	if (!c || an_stacks_of_call(S->a, c) || thr == AN_NONE)
+		return c;
+	size_t c0 = S->th[thr].c0;
+	for (size_t p = (size_t)(c - S->calls), n = 0; p > c0 && n < 8; n++) {
+		const an_call *e = &S->calls[--p];
+		if (e->cls == AN_C_LAUNCH || e->cls == AN_C_MEMSET)
+			break;
+		if (e->cls != AN_C_COPY && e->cls != AN_C_SYNC)
+			continue;
+		if (an_stacks_of_call(S->a, e))
+			return e;
+	}
+	return c;
+}
+
 /* Tie the gap's host causes to the stacks of its deciding calls (and
  * note them in the gap, for the gap lists). */
 static int gap_sites(sw *S, gt_an_gap *gp, const an_item *prev, const an_item *next)
@@ -471,6 +493,7 @@ static int gap_sites(sw *S, gt_an_gap *gp, const an_item *prev, const an_item *n
 	const an_call *before = thr == AN_NONE ? NULL : last_call(S, thr, x);
 	if (before == after)
 		before = NULL;
+	before = waited_call(S, thr, before);
 	gp->site_waited = an_stacks_of_call(S->a, before);
 	gp->site_resumed = an_stacks_of_call(S->a, after);
 	return an_stacks_gap(S->a, S->g, before, after, gp->cause_ns);
