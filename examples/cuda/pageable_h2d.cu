@@ -80,10 +80,12 @@ int main(int argc, char **argv)
 	CK(cudaGetLastError());
 
 	printf("{\"example\":\"pageable_h2d\",\"result\":{\"mode\":\"%s\",\"input_bytes\":%zu},"
-	       "\"expect_finding\":%s,"
+	       "\"expect_finding\":%s,\"expect_site\":%s,"
 	       "\"timing\":{\"wall_s\":%.3f,\"requests\":%ld,\"requests_per_s\":%.1f,"
 	       "\"mean_latency_ms\":%.3f,\"max_latency_ms\":%.3f,\"h2d_gb_per_s_upper\":%.2f}}\n",
-	       mode, in_bytes, pinned ? "null" : "[\"pageable_copies\",\"transfer_bound\"]", wall, req,
+	       mode, in_bytes, pinned ? "null" : "[\"pageable_copies\",\"transfer_bound\"]",
+	       /* with host stacks (gaptrace run --stacks): the copies are called here */
+	       pinned ? "null" : "{\"finding\":\"pageable_copies\",\"function\":\"main\"}", wall, req,
 	       req / wall, req ? lat_sum * 1e3 / req : 0.0, lat_max * 1e3,
 	       req ? (double)in_bytes * req / wall / 1e9 : 0.0);
 	CK(cudaStreamDestroy(s));

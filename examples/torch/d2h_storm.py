@@ -52,7 +52,7 @@ def main():
     copies = [0]
 
     def keep_for_debug(_mod, _inp, out):
-        a = out.detach().cpu().numpy()  # D2H into pageable memory + sync
+        a = out.detach().cpu().numpy()  # D2H into pageable memory + sync: SITE-D2H
         copies[0] += 1
         debug.append(float(a[0, 0, :8].sum()))
         if len(debug) > 64:
@@ -80,6 +80,8 @@ def main():
             result={"checksum": round(checksum, 3), "debug_copies": copies[0]},
             expect={"kernel_corr_matched": "all", "memcpy_corr_matched": "all", "loss": 0},
             expect_min=expect_min, expect_finding=["d2h_storm", "transfer_bound"],
+            expect_site={"finding": "d2h_storm",
+                         "site": gc.marked_site("SITE-D2H", "main.<locals>.keep_for_debug")},
             timing=timing, **extra)
 
 

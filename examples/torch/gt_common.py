@@ -153,6 +153,20 @@ class BlockTimer:
                 "blocks": len(self.samples)}
 
 
+def marked_site(marker, func):
+    """The call site a traced run with host stacks (gaptrace run --stacks) must
+    name: "file.py:LINE func" of the line of the caller's file whose comment
+    ends with MARKER (its own line number, so edits above it keep it right)."""
+    import inspect
+    path = inspect.stack()[1].filename
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            code, _, comment = line.partition("#")
+            if comment.rstrip().endswith(marker) and "marked_site(" not in code:
+                return "%s:%d %s" % (os.path.basename(path), n, func)
+    raise SystemExit("marked_site: no comment ends with '%s' in %s" % (marker, path))
+
+
 def emit(name, args, steps, wall_s, samples_per_step=None, result=None, expect=None,
          expect_finding=None, timing=None, **extra):
     """Print the one-line JSON summary on stdout."""

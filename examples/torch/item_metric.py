@@ -74,7 +74,7 @@ def main():
         loss.backward()
         opt.step()
         if i % args.metric_every == 0:
-            loss_v = loss.item()  # the per-step sync
+            loss_v = loss.item()  # the per-step sync: SITE-ITEM
             tm = time.perf_counter()
             preds = out.argmax(1).tolist()
             for _ in range(args.passes):
@@ -86,6 +86,8 @@ def main():
     gc.emit("item_metric", args, n, wall, samples_per_step=args.batch,
             result={"loss": round(loss_v, 4), "f1": round(f1, 4)},
             expect_finding=["sync_turnaround", "host_busy"],
+            expect_site={"finding": "sync_turnaround",
+                         "site": gc.marked_site("SITE-ITEM", "main")},
             timing={"metric_share": round(metric_s / wall, 3) if wall else 0})
 
 

@@ -459,6 +459,53 @@ def check_steps(report, ex):
     return "PASS"
 
 
+def first_site(report, finding_id):
+    """The first call site the finding's evidence names, or None."""
+    for f in findings_of(report):
+        if f.get("id") != finding_id:
+            continue
+        for ev in f.get("evidence") or []:
+            m = re.match(r"call site: (.+?): [\d.]+ \w+, ", str(ev))
+            if m:
+                return m.group(1)
+        return None
+    return None
+
+
+def check_site(report, want):
+    """An example's expect_site against a report made with host stacks:
+    {"finding": id, "site": "file.py:LINE func"} (Python: exact) or
+    {"finding": id, "function": name} (native: the site's symbol is
+    "name+0x..."): the finding's first call site."""
+    got = first_site(report, want["finding"])
+    if got is None:
+        return "FAIL (%s names no call site)" % want["finding"], "-"
+    if "site" in want:
+        ok = got == want["site"]
+    else:
+        ok = got.startswith(want["function"] + "+0x")
+    return ("PASS" if ok else "FAIL (want %s)" % (want.get("site") or want["function"])), got
+
+
+def cmd_sites(a):
+    ex = example_json(a.stdout) if a.stdout else None
+    name = a.name or (ex or {}).get("example", "?")
+    want = (ex or {}).get("expect_site")
+    if not want:
+        print("%s\t-\t-\tSKIP (no expect_site)" % name)
+        return 0
+    try:
+        with open(a.report) as f:
+            report = json.load(f)
+    except (OSError, ValueError) as e:
+        print("%s\t%s\t-\tERROR report: %s" % (name, want, e))
+        return 2
+    status, got = check_site(report, want)
+    print("%s\t%s: %s\t%s\t%s" % (name, want["finding"], want.get("site") or want["function"],
+                                  got, status))
+    return 0 if status.startswith("PASS") else 1
+
+
 def cmd_findings(a):
     ex = example_json(a.stdout) if a.stdout else None
     name = a.name or (ex or {}).get("example", "?")
@@ -623,6 +670,11 @@ def main():
     s.add_argument("--name", default="")
     s.add_argument("--period-tolerance", type=float, default=0.25)
     s.set_defaults(fn=cmd_findings)
+    s = sub.add_parser("sites")
+    s.add_argument("--report", required=True)
+    s.add_argument("--stdout", default="")
+    s.add_argument("--name", default="")
+    s.set_defaults(fn=cmd_sites)
     s = sub.add_parser("torture-summary")
     s.add_argument("tsv")
     s.set_defaults(fn=cmd_torture_summary)
