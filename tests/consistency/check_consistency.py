@@ -393,13 +393,18 @@ def parse_perfetto(path):
                 gpu_of_pid[e["pid"]] = int(m.group(1))
     tot = collections.defaultdict(collections.Counter)
     starts = collections.defaultdict(set)
+    sites = collections.defaultdict(dict)  # gpu -> gap start -> (waited, resumed)
     for e in ev:
         if e.get("ph") == "X" and e.get("cat") == "gap":
             starts[gpu_of_pid[e["pid"]]].add(int(round(e["ts"] * 1000)))
+            a = e["args"]
+            sites[gpu_of_pid[e["pid"]]][int(round(e["ts"] * 1000))] = (
+                a.get("sync/copy returned at"), a.get("host resumed at"))
             for k, v in e["args"].items():
                 if k.endswith(" ns"):
                     tot[gpu_of_pid[e["pid"]]][k[:-3]] += v
-    return {"causes": tot, "starts": starts, "origin": doc["otherData"].get("time_origin_ns"),
+    return {"causes": tot, "starts": starts, "sites": sites,
+            "origin": doc["otherData"].get("time_origin_ns"),
             "min_ts": min((int(round(e["ts"] * 1000)) for e in ev), default=0)}
 
 
@@ -635,6 +640,20 @@ def cmp_perfetto(M, tr, J, P_all, P_default):
                    want.get(cause, 0), perfetto=P_default.get(gi, {}).get(cause, 0))
 
 
+def cmp_perfetto_sites(M, tr, J, P_all):
+    """Host stacks: each longest gap's call sites in JSON and on its Perfetto
+    gap slice."""
+    for gi, g in J["gpus"].items():
+        if "call_sites" not in g:
+            continue
+        for lg in g["longest_gaps"]:
+            rel = lg["start"] - J["origin"]
+            got = P_all["sites"].get(gi, {}).get(rel)
+            for k, key in enumerate(("site_waited", "site_resumed")):
+                same_text(M, tr, gi, "perfetto gap at +%d ns %s" % (rel, key),
+                          json=lg.get(key), perfetto=got[k] if got else "no gap slice")
+
+
 def cmp_html_colours(M, tr, H):
     """Each wall-time bar segment in its cause's legend colour (productive is busy)."""
     for gi, segs in H["wall"].items():
@@ -671,6 +690,7 @@ def check_one(M, name, d, sl=()):
                 cmp_processes, cmp_power, cmp_sites):
         cmp(M, name, J, T, C, H)
     cmp_perfetto(M, name, J, P_all, P_default)
+    cmp_perfetto_sites(M, name, J, P_all)
     cmp_html_colours(M, name, H)
     print("%-4s %-24s %d GPUs, %d findings, %d comparisons, %d mismatches, %d expected" %
           ("ok" if len(M.fail) == before[0] else "FAIL", name, len(J["gpus"]), len(J["findings"]),

@@ -387,6 +387,12 @@ const gt_an_stack *gt_analysis_stack(const gt_analysis *a, size_t i)
 	return i < a->stk.stacks.n ? GT_VEC_AT(&a->stk.stacks, gt_an_stack, i) : NULL;
 }
 
+uint32_t gt_analysis_call_stack(const gt_analysis *a, size_t trace, uint32_t corr)
+{
+	uint64_t *k = a->stk.stacks.n ? gt_map_get(&a->stk.bycorr, KEY(trace, corr)) : NULL;
+	return k ? (uint32_t)*k : 0;
+}
+
 const gt_an_site *gt_analysis_sites(const gt_analysis *a, size_t gpu, size_t *n)
 {
 	*n = 0;

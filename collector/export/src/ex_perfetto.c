@@ -80,6 +80,7 @@ typedef struct pf {
 
 typedef struct pf_trace {
 	size_t idx;
+	size_t ai;      /* the analysis's index of this trace, SIZE_MAX: none */
 	gt_stream_header h;
 	uint32_t pid;
 	gt_clock_map cm;
@@ -590,6 +591,27 @@ static void do_memset(pf *p, pf_trace *t, const gt_memset *m)
 	work_flow(p, t, tid, s, e, m->correlation_id);
 }
 
+/* A call that had a host stack: its call site and frames as args. */
+static void api_stack_args(pf *p, const pf_trace *t, uint32_t corr)
+{
+	uint32_t k = t->ai == SIZE_MAX ? 0 : gt_analysis_call_stack(p->a, t->ai, corr);
+	if (!k)
+		return;
+	char b[1024];
+	gt_analysis_site_label(p->a, k - 1, b, sizeof(b));
+	LIT(&p->o, ",\"call site\":");
+	ex_json_cstr(&p->o, b);
+	LIT(&p->o, ",\"stack\":[");
+	const gt_an_stack *st = gt_analysis_stack(p->a, k - 1);
+	for (uint32_t f = 0; f < st->nframes; f++) {
+		gt_analysis_frame_text(p->a, k - 1, f, b, sizeof(b));
+		if (f)
+			ex_putc(&p->o, ',');
+		ex_json_cstr(&p->o, b);
+	}
+	ex_putc(&p->o, ']');
+}
+
 static void do_api(pf *p, pf_trace *t, gt_reader *r, const gt_api *a)
 {
 	ex_out *o = &p->o;
@@ -613,6 +635,7 @@ static void do_api(pf *p, pf_trace *t, gt_reader *r, const gt_api *a)
 		LIT(o, ",\"status\":");
 		ex_u64(o, a->status);
 	}
+	api_stack_args(p, t, a->correlation_id);
 	LIT(o, "}}");
 	/* The arrow leaves 1 ns into the call (inside its slice, where the
 	 * viewer binds it), not at its middle: the work may start and even end
@@ -990,6 +1013,15 @@ static uint32_t pick_pid(pf *p, uint32_t pid)
 	}
 }
 
+/* The analysis's trace of path (host stacks are looked up there). */
+static size_t analysis_index(const gt_analysis *a, const char *path)
+{
+	for (size_t i = 0; a && path && i < gt_analysis_ntraces(a); i++)
+		if (!strcmp(gt_analysis_trace(a, i)->path, path))
+			return i;
+	return SIZE_MAX;
+}
+
 static void do_trace(pf *p, size_t idx)
 {
 	gt_export *x = p->x;
@@ -999,6 +1031,7 @@ static void do_trace(pf *p, size_t idx)
 		return;
 	}
 	t->idx = idx;
+	t->ai = analysis_index(p->a, x->paths[idx]);
 	gt_vec_init(&t->items, sizeof(pf_work));
 	gt_vec_init(&t->gpm, sizeof(gt_gpm));
 	gt_slots_init(&t->kname, sizeof(size_t));

@@ -701,6 +701,9 @@ typedef struct gt_an_site {
 GT_API size_t gt_analysis_nstacks(const gt_analysis *a);
 /** Stack i, or NULL. */
 GT_API const gt_an_stack *gt_analysis_stack(const gt_analysis *a, size_t i);
+/** The host stack taken at API call `corr` of trace `trace` (its
+ *  correlation id): a gt_analysis_stack index + 1, or 0 when it has none. */
+GT_API uint32_t gt_analysis_call_stack(const gt_analysis *a, size_t trace, uint32_t corr);
 /** Call sites of GPU `gpu`, most idle time first. */
 GT_API const gt_an_site *gt_analysis_sites(const gt_analysis *a, size_t gpu, size_t *n);
 /**
