@@ -365,7 +365,8 @@ UNITLESS = {"Instances", "Count", "Num Calls", "Name", "Operation", "CorrId", "G
             "GrdZ", "BlkX", "BlkY", "BlkZ", "Reg/Trd", "SrcMemKd", "DstMemKd", "Device", "Ctx",
             "Strm", "Pid", "GPU", "UUID", "Gaps", "Kernels", "Memcpys", "Memsets", "Main Cause",
             "Next", "Next Pid", "Next Stream", "Prev", "Feeding Tid", "Last Call", "Rank", "Title",
-            "Evidence", "Fix", "Severity", "Finding", "Readings", "Step", "Top Cause", "Range"}
+            "Evidence", "Fix", "Severity", "Finding", "Readings", "Step", "Top Cause", "Range",
+            "Site", "Role", "Frames"}
 
 
 def close(a, b, tol):
