@@ -43,6 +43,15 @@ int gt_archive_entry_report(const char *path, char *buf, size_t cap)
 	return stat(buf, &st) == 0 && S_ISREG(st.st_mode) ? 0 : -1;
 }
 
+int gt_archive_entry_trace(const char *path, char *buf, size_t cap)
+{
+	char rep[PATH_MAX + 16];
+	if (gt_archive_entry_report(path, rep, sizeof(rep)) < 0 ||
+	    (size_t)snprintf(buf, cap, "%s/trace", path) >= cap)
+		return -1;
+	return is_dir(buf) ? 0 : -1; /* trace/ is there only when it was kept */
+}
+
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);

@@ -44,6 +44,10 @@ int gt_archive_store(const gt_archive_req *r, char *entry, size_t cap);
 /** When path is an entry, put path/report.json into buf. @return 0, else -1. */
 int gt_archive_entry_report(const char *path, char *buf, size_t cap);
 
+/** When path is an entry that kept its trace, put path/trace into buf.
+ *  @return 0, else -1. */
+int gt_archive_entry_trace(const char *path, char *buf, size_t cap);
+
 /**
  * The entry to compare with: dir itself when it is an entry, else its
  * latest entry. @return 0 with the path in entry, or -1 with the reason in

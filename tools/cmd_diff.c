@@ -15,14 +15,17 @@
 #include "gaptrace/diff.h"
 #include "outfile.h"
 #include "report_mem.h"
+#include "slice.h"
 
 enum { FMT_TEXT, FMT_JSON, FMT_HTML };
 
-/* ao is the analysis options of trace inputs, taken as `report` takes them,
- * so an option that selects what is analyzed (a window, a slice) is one
- * line here too. */
+/* ao is the analysis options of trace inputs, taken as `report` takes them;
+ * slice the slicing options, resolved for each side against its own traces
+ * (relative bounds from its own capture start, its own NVTX ranges). */
 static struct {
 	int format, quiet, gate_on;
+	int slicing;          /* a slicing or step option was given */
+	gt_slice slice;
 	double gate;
 	unsigned out_flags;
 	const char *output, *baseline;
@@ -31,7 +34,7 @@ static struct {
 	gt_diff_opts diff;
 } opts;
 
-static const char usage_text[] =
+static const char usage_head[] =
 	"usage: gaptrace diff [options] BASE NEW\n"
 	"       gaptrace diff [options] --baseline ARCHIVE[/ENTRY] NEW\n"
 	"\n"
@@ -43,6 +46,19 @@ static const char usage_text[] =
 	"grew most, and whether that is within the run-to-run spread the runs show.\n"
 	"BASE and NEW are trace directories, .gtrace files, JSON reports (gaptrace\n"
 	"report --json) or archive entries (gaptrace run --archive).\n"
+	"\n"
+	"When both sides have steps (NVTX step ranges such as train_step or torch's\n"
+	"ProfilerStep#N, or the periods of the steady state: gaptrace report's Steps)\n"
+	"they are compared per step: the median step, split by cause as the middle\n"
+	"half of the steps, with the spread from the step-to-step variation; else per\n"
+	"period when both have a detected period, else per unit of GPU work.\n"
+	"\n"
+	"The slicing options below apply to both sides, each resolved against its own\n"
+	"traces (--from 2s: 2 s after that side's capture start; --range: that side's\n"
+	"ranges); what each side kept is said ('slice:' lines, JSON base/new.slice).\n"
+	"They need traces: a JSON report is refused (exit 2), an archive entry that\n"
+	"kept its trace is read from the trace. A side whose slice keeps nothing\n"
+	"is an error (exit 1).\n"
 	"\n"
 	"  -b, --baseline DIR     BASE is the latest entry of the archive DIR (or DIR\n"
 	"                         itself when it is one entry)\n"
@@ -61,11 +77,16 @@ static const char usage_text[] =
 	"      --strict           trace inputs: stop at a trace's first corrupt frame\n"
 	"  -q, --quiet            no warnings about damaged input on stderr\n"
 	"  -h, --help             this text\n"
+	"\n";
+
+static const char usage_tail[] =
 	"\n"
 	"exit status:\n"
 	"  0  the diff was written (and, with --gate, NEW did not regress beyond it)\n"
-	"  1  an input could not be read: nothing is printed on stdout\n"
-	"  2  bad usage, or an input holds traces of separate captures\n"
+	"  1  an input could not be read, or a side's slice kept nothing: nothing is\n"
+	"     printed on stdout\n"
+	"  2  bad usage (slicing a JSON report too), or an input holds traces of\n"
+	"     separate captures\n"
 	"  3  the diff could not be made or written (or this build cannot read JSON\n"
 	"     reports: it needs libcjson)\n"
 	"  4  --gate: NEW regressed beyond the threshold (the diff was written)\n"
@@ -73,7 +94,15 @@ static const char usage_text[] =
 	"examples:\n"
 	"  gaptrace diff yesterday/ today/\n"
 	"  gaptrace diff --baseline runs/ --gate 5% today/      # in CI\n"
-	"  gaptrace diff --json base.json new.json > diff.json\n";
+	"  gaptrace diff --json base.json new.json > diff.json\n"
+	"  gaptrace diff --range train_step --skip-startup yesterday/ today/\n";
+
+static void usage(FILE *f)
+{
+	fputs(usage_head, f);
+	fputs(gt_slice_usage, f);
+	fputs(usage_tail, f);
+}
 
 /* "5%", "5 %", "0.05": a fraction >= 0. */
 static int parse_pct(const char *s, double *v)
@@ -137,8 +166,13 @@ static int parse_opt(int c)
 	case 4: opts.ao.window_mode = GT_WINDOW_CAPTURE; return -1;
 	case 5: opts.ao.stop_on_corrupt = 1; return -1;
 	case 'q': opts.quiet = 1; return -1;
-	case 'h': fputs(usage_text, stdout); return GT_EXIT_OK;
-	default: fputs(usage_text, stderr); return GT_EXIT_USAGE;
+	case 'h': usage(stdout); return GT_EXIT_OK;
+	default:
+		switch (gt_slice_parse(&opts.slice, c, optarg, "gaptrace diff")) {
+		case 1: opts.slicing = 1; return -1;
+		case 0: usage(stderr); return GT_EXIT_USAGE;
+		default: return GT_EXIT_USAGE;
+		}
 	}
 }
 
@@ -158,6 +192,7 @@ static int parse(int argc, char **argv)
 		{"strict", no_argument, NULL, 5},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
+		GT_SLICE_LONG_OPTIONS,
 		{0},
 	};
 	int c, rc;
@@ -171,7 +206,7 @@ static int parse(int argc, char **argv)
 		fprintf(stderr, "gaptrace diff: %s\n\n",
 			opts.baseline ? "--baseline takes one more input: NEW"
 				      : "two inputs wanted: BASE and NEW");
-		fputs(usage_text, stderr);
+		usage(stderr);
 		return GT_EXIT_USAGE;
 	}
 	return -1;
@@ -191,45 +226,84 @@ static int is_json_file(const char *path)
 	return c == '{';
 }
 
-/* The JSON report behind path: an archive entry's report.json, a JSON file,
- * or the report of traces made now. Returns 0 or an exit status. */
-static int side_json(const char *path, char **json, size_t *len)
+/* What a side is read from: its JSON report, or traces (a trace directory,
+ * a .gtrace file, an archive entry's kept trace when slicing). path is what
+ * the user gave; src (cap bytes) gets what is read. @return 1 JSON, 0 traces,
+ * -1 after saying why (slicing a JSON report: a usage error). */
+static int side_source(const char *tag, const char *path, char *src, size_t cap)
 {
 	char rep[4096];
+	snprintf(src, cap, "%s", path);
+	if (opts.slicing && gt_archive_entry_trace(path, src, cap) == 0)
+		return 0; /* an entry that kept its trace: slice the trace */
 	if (gt_archive_entry_report(path, rep, sizeof(rep)) == 0)
-		path = rep;
-	if (is_json_file(path)) {
-		if (gt_cli_slurp(path, (size_t)1 << 31, json, len) == 0)
-			return 0;
-		fprintf(stderr, "gaptrace diff: %s: %m\n", path);
-		return GT_EXIT_NO_INPUT;
-	}
-	char cmd[4200]; /* messages name the input: there are two */
-	snprintf(cmd, sizeof(cmd), "gaptrace diff: %s", path);
-	gt_cli_rj_opts o = {.cmd = cmd, .ao = &opts.ao, .dopts = &opts.dopts, .quiet = opts.quiet};
-	return gt_cli_report_json(path, &o, json, len, NULL);
+		snprintf(src, cap, "%s", rep);
+	if (!is_json_file(src))
+		return 0;
+	if (!opts.slicing)
+		return 1;
+	fprintf(stderr,
+		"gaptrace diff: %s %s is a JSON report%s: the slicing options (%s) need "
+		"traces (a trace directory, a .gtrace file, or an archive entry that kept its "
+		"trace)\n",
+		tag, path, strcmp(src, path) ? " (an archive entry without its trace)" : "",
+		*opts.slice.what ? opts.slice.what : "--step-range/--step-period");
+	return -1;
 }
 
-static int load_side(const char *path, gt_diff_stats **s)
+/* The JSON report of a side: read from src, or made now of the traces at
+ * src, sliced. Returns 0 or an exit status. */
+static int side_json(const char *tag, const char *src, int json_in, char **json, size_t *len)
+{
+	if (json_in) {
+		if (gt_cli_slurp(src, (size_t)1 << 31, json, len) == 0)
+			return 0;
+		fprintf(stderr, "gaptrace diff: %s %s: %m\n", tag, src);
+		return GT_EXIT_NO_INPUT;
+	}
+	char cmd[4200]; /* messages name the side: there are two */
+	gt_slice sl = opts.slice; /* resolved for this side alone */
+	snprintf(cmd, sizeof(cmd), "gaptrace diff: %s %s", tag, src);
+	gt_cli_rj_opts o = {.cmd = cmd, .ao = &opts.ao, .dopts = &opts.dopts,
+			    .quiet = opts.quiet, .slice = &sl};
+	return gt_cli_report_json(src, &o, json, len, NULL);
+}
+
+static int load_side(const char *tag, const char *path, const char *src, int json_in,
+		     gt_diff_stats **s)
 {
 	char *json = NULL, err[512];
 	size_t len = 0;
+	int ret = side_json(tag, src, json_in, &json, &len);
+	if (ret)
+		return ret;
+	*s = gt_diff_stats_parse(json, len, path, err, sizeof(err));
+	free(json);
+	if (!*s) {
+		fprintf(stderr, "gaptrace diff: %s %s: %s\n", tag, path, err);
+		return GT_EXIT_NO_INPUT;
+	}
+	return 0;
+}
+
+/* Both sides, BASE's first. Returns 0 or an exit status. */
+static int load_sides(const char *bpath, const char *npath, gt_diff_stats **b,
+		      gt_diff_stats **n)
+{
+	char bsrc[4200], nsrc[4200];
 	if (!gt_diff_json_supported()) {
 		fprintf(stderr, "gaptrace diff: reading reports is not built in: this gaptrace "
 				"was built without libcjson (apt-get install libcjson-dev, then "
 				"rebuild)\n");
 		return GT_EXIT_FAILED;
 	}
-	int ret = side_json(path, &json, &len);
-	if (ret)
-		return ret;
-	*s = gt_diff_stats_parse(json, len, path, err, sizeof(err));
-	free(json);
-	if (!*s) {
-		fprintf(stderr, "gaptrace diff: %s: %s\n", path, err);
-		return GT_EXIT_NO_INPUT;
-	}
-	return 0;
+	/* both refused before either is read: a usage error costs no analysis */
+	int bj = side_source("BASE", bpath, bsrc, sizeof(bsrc));
+	int nj = bj < 0 ? bj : side_source("NEW", npath, nsrc, sizeof(nsrc));
+	if (bj < 0 || nj < 0)
+		return GT_EXIT_USAGE;
+	int ret = load_side("BASE", bpath, bsrc, bj, b);
+	return ret ? ret : load_side("NEW", npath, nsrc, nj, n);
 }
 
 static int write_diff(const gt_diff *d)
@@ -265,7 +339,7 @@ int cmd_diff(int argc, char **argv)
 		fprintf(stderr, "gaptrace diff: --baseline %s: %s\n", opts.baseline, entry);
 		return GT_EXIT_NO_INPUT;
 	}
-	if ((ret = load_side(bpath, &base)) || (ret = load_side(argv[argc - 1], &new_)))
+	if ((ret = load_sides(bpath, argv[argc - 1], &base, &new_)))
 		goto out;
 	d = gt_diff_new(base, new_, &opts.diff);
 	if (!d) {

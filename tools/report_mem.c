@@ -60,17 +60,24 @@ static int finish(gt_analysis *a, const gt_cli_rj_opts *o, int readable)
 	return 0;
 }
 
-int gt_cli_load(char *const *paths, int npaths, const gt_cli_rj_opts *o, gt_analysis **out)
+/* The analysis options every reading of o's traces uses. */
+static gt_analysis_opts reading_opts(const gt_cli_rj_opts *o)
 {
 	gt_analysis_opts ao = o->ao ? *o->ao : (gt_analysis_opts){0};
-	int readable = 0, ret = 0;
-	*out = NULL;
-	quiet_log = o->quiet;
 	ao.log = log_problem;
 	ao.log_user = (void *)o->cmd;
 	/* the start-up is the analysis's; its threshold is set with the findings' */
 	if (o->dopts)
 		ao.startup_util = o->dopts->startup_util > 0 ? o->dopts->startup_util : -1;
+	return ao;
+}
+
+int gt_cli_load(char *const *paths, int npaths, const gt_cli_rj_opts *o, gt_analysis **out)
+{
+	gt_analysis_opts ao = reading_opts(o);
+	int readable = 0, ret = 0;
+	*out = NULL;
+	quiet_log = o->quiet;
 	gt_analysis *a = gt_analysis_new(&ao);
 	if (!a) {
 		fprintf(stderr, "%s: out of memory\n", o->cmd);
@@ -86,6 +93,32 @@ int gt_cli_load(char *const *paths, int npaths, const gt_cli_rj_opts *o, gt_anal
 	return 0;
 }
 
+/* The analysis `report` would make of path with o: sliced, with the
+ * period's steps (a second reading). @return 0 or an exit status. */
+static int load_sliced(const char *path, const gt_cli_rj_opts *o, gt_analysis **a)
+{
+	static const gt_slice no_slice; /* the default: steps from the period, auto */
+	gt_analysis_opts ao = reading_opts(o);
+	gt_cli_rj_opts o2 = *o;
+	o2.ao = &ao;
+	int ret = o->slice ? gt_slice_resolve(o->slice, &ao, (const char *const[]){path}, 1, o->cmd)
+			   : 0;
+	if (ret || (ret = gt_cli_load((char *const[]){(char *)path}, 1, &o2, a)))
+		return ret;
+	if (gt_slice_period(o->slice ? o->slice : &no_slice, *a, o->dopts, &ao)) {
+		gt_analysis_free(*a);
+		o2.quiet = 1; /* its warnings were given */
+		if ((ret = gt_cli_load((char *const[]){(char *)path}, 1, &o2, a)))
+			return ret;
+	}
+	if (gt_slice_kept_nothing(*a, o->cmd)) {
+		gt_analysis_free(*a);
+		*a = NULL;
+		return GT_EXIT_NO_INPUT;
+	}
+	return 0;
+}
+
 int gt_cli_report_json(const char *path, const gt_cli_rj_opts *o, char **json, size_t *len,
 		       gt_analysis **keep)
 {
@@ -93,7 +126,7 @@ int gt_cli_report_json(const char *path, const gt_cli_rj_opts *o, char **json, s
 	gt_analysis *a = NULL;
 	*json = NULL;
 	*len = 0;
-	int ret = gt_cli_load((char *const[]){(char *)path}, 1, o, &a);
+	int ret = load_sliced(path, o, &a);
 	if (ret)
 		return ret;
 	FILE *m = open_memstream(json, len);

@@ -11,6 +11,7 @@
 
 #include "gaptrace/analysis.h"
 #include "gaptrace/diagnosis.h"
+#include "slice.h"
 
 /** How traces are read: gt_cli_load, gt_cli_report_json. */
 typedef struct gt_cli_rj_opts {
@@ -21,6 +22,11 @@ typedef struct gt_cli_rj_opts {
 	int quiet;                  /**< no warnings about damaged input */
 	const char *separate_hint;  /**< said after the reason when the traces are of
 				         separate captures ("; report them ..."); NULL: none */
+	gt_slice *slice;            /**< gt_cli_report_json: the slicing options,
+				         resolved against that path's own traces
+				         (its origin, its NVTX ranges, its start-up);
+				         NULL: none. It must outlive the analysis
+				         handed back (the analysis points into it). */
 } gt_cli_rj_opts;
 
 /**
@@ -39,11 +45,15 @@ int gt_cli_load(char *const *paths, int npaths, const gt_cli_rj_opts *o, gt_anal
 /**
  * Analyze the traces at path and write their JSON report (gaptrace.report/1,
  * findings included) into a malloc'ed buffer (*json, NUL terminated, *len
- * bytes; the caller frees it). When a is not NULL the finished analysis is
- * handed over too (the caller frees it with gt_analysis_free).
- * Problems are said on stderr, prefixed by o->cmd.
- * @return 0; GT_EXIT_NO_INPUT when no trace could be read; GT_EXIT_USAGE for
- *         traces of separate captures; GT_EXIT_FAILED (out of memory).
+ * bytes; the caller frees it), the report `gaptrace report --json` writes
+ * with the same options: o->slice applied (slice.h: gt_slice_resolve), and
+ * steps from the utilization period when there are no NVTX steps
+ * (gt_slice_period: the traces are read a second time then). When a is not
+ * NULL the finished analysis is handed over too (the caller frees it with
+ * gt_analysis_free). Problems are said on stderr, prefixed by o->cmd.
+ * @return 0; GT_EXIT_NO_INPUT when no trace could be read or the slice kept
+ *         nothing; GT_EXIT_USAGE for traces of separate captures (or bounds
+ *         that cross); GT_EXIT_FAILED (out of memory).
  */
 int gt_cli_report_json(const char *path, const gt_cli_rj_opts *o, char **json, size_t *len,
 		       gt_analysis **a);

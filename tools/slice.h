@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Slicing: the options every command that reads traces shares (report,
- * export; a later diff), parsed in one place and resolved into the
+ * export, diff), parsed in one place and resolved into the
  * analysis options.
  *
  *   --from T, --to T     T a duration from the capture start, the time origin

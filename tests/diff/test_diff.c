@@ -3,10 +3,14 @@
  * Check suite of the diff (collector/diff, gaptrace/diff.h) and of the
  * commands around it: `gaptrace diff`, `archive`, `history`.
  *   library: hand-made JSON reports with exact answers (the split of the
- *            slowdown by cause, the spread, finding states, GPU pairing).
+ *            slowdown by cause, per step, per period and per unit of work,
+ *            the spread, finding states, GPU pairing, a sliced report).
  *   cli:     the real binary on synthetic traces with a known regression
- *            and on the recorded pair examples/traces/conv_train (BASE) and
- *            conv_host (NEW: the same program with --host-bound).
+ *            (the sync preset; the NVTX `steps` preset with more host work
+ *            per step), on the recorded pair examples/traces/conv_train
+ *            (BASE) and conv_host (NEW: the same program with --host-bound),
+ *            and the slicing options (said per side, changing what is
+ *            compared, refused for JSON reports).
  */
 #include <check.h>
 #include <fcntl.h>
@@ -229,6 +233,150 @@ START_TEST(gpus_paired_by_uuid)
 	ck_assert_str_eq(gt_diff_gpu_at(d, 0)->new_->uuid, "GPU-a");
 	ck_assert_ptr_null(gt_diff_gpu_at(d, 1)->base);
 	gt_diff_stats_free(one);
+	gt_diff_free(d);
+	gt_diff_stats_free(n);
+	gt_diff_stats_free(b);
+}
+END_TEST
+
+/* A report of one GPU whose n steps last dur[i] ns each: busy[i] busy,
+ * host[i] host_busy and the rest sync_turnaround (every step inside the
+ * GPU window), its median `median` (the report computes it; given here),
+ * and `extra` more root members (a "slice"). Caller frees. */
+static char *step_report(size_t n, const double *dur, const double *busy, const double *host,
+			 double median, const char *extra)
+{
+	char *items = calloc(1, 256 * n + 1), *s = NULL;
+	double tb = 0, th = 0, ts = 0, tw = 0;
+	for (size_t i = 0; i < n; i++) {
+		double sync = dur[i] - busy[i] - host[i];
+		snprintf(items + strlen(items), 256,
+			 "%s{\"index\":%zu,\"start\":%.0f,\"dur_ns\":%.0f,\"busy_ns\":%.0f,"
+			 "\"idle_ns\":%.0f,\"causes\":{\"host_busy\":%.0f,\"sync_turnaround\":%.0f},"
+			 "\"top_cause\":\"%s\"}",
+			 i ? "," : "", i, 1e9 + tw, dur[i], busy[i], host[i] + sync, host[i], sync,
+			 host[i] >= sync ? "host_busy" : "sync_turnaround");
+		tb += busy[i], th += host[i], ts += sync, tw += dur[i];
+	}
+	int k = asprintf(&s,
+			 "{\"schema\":\"gaptrace.report/1\",\"time_origin_ns\":1000000000%s,"
+			 "\"gpus\":[{\"index\":0,\"uuid\":\"GPU-a\",\"window_ns\":%.0f,"
+			 "\"busy_ns\":%.0f,\"idle_ns\":%.0f,\"utilization\":%g,"
+			 "\"causes\":{\"host_busy\":%.0f,\"sync_turnaround\":%.0f},"
+			 "\"steps\":{\"source\":\"nvtx\",\"range\":\"train_step\",\"count\":%zu,"
+			 "\"median_ns\":%.0f,\"p90_ns\":%.0f,\"items\":[%s]}}]}",
+			 extra, tw, tb, th + ts, tb / tw, th, ts, n, median, median, items);
+	ck_assert_int_gt(k, 0);
+	free(items);
+	return s;
+}
+
+START_TEST(step_slowdown_split_by_cause)
+{
+	/* 10 steps of 10 ms (6 busy, 3 host, 1 sync) -> 12 ms (host 5 ms), NEW
+	 * with one 50 ms step more (a checkpoint): the median does not see it */
+	double db[10], bb[10], hb[10], dn[11], bn[11], hn[11];
+	for (int i = 0; i < 10; i++)
+		db[i] = 1e7, bb[i] = 6e6, hb[i] = 3e6, dn[i] = 1.2e7, bn[i] = 6e6, hn[i] = 5e6;
+	dn[10] = 5e7, bn[10] = 6e6, hn[10] = 4.3e7;
+	gt_diff_stats *b = parse(step_report(10, db, bb, hb, 1e7, ""));
+	gt_diff_stats *n = parse(step_report(11, dn, bn, hn, 1.2e7, ""));
+	ck_assert_uint_eq(b->gpus[0].steps.count, 10);
+	ck_assert_uint_eq(n->gpus[0].steps.nitems, 11);
+	gt_diff *d = gt_diff_new(b, n, NULL);
+	const gt_diff_gpu *p = gt_diff_gpu_at(d, 0);
+	ck_assert_int_eq(p->unit, GT_DIFF_UNIT_STEP);
+	ck_assert_double_eq_tol(p->slowdown, 0.2, 1e-9);
+	ck_assert_int_eq(p->top_cause, GT_CAUSE_HOST_BUSY);
+	ck_assert_double_eq_tol(p->cause_delta[GT_CAUSE_HOST_BUSY], 0.2, 1e-9);
+	ck_assert_double_eq_tol(p->new_step.cause_ns[GT_CAUSE_HOST_BUSY], 5e6, 1e-3);
+	double sum = p->busy_delta + p->outside_delta;
+	for (int c = 0; c < GT_CAUSE_COUNT; c++)
+		sum += p->cause_delta[c];
+	ck_assert_double_eq_tol(sum, p->slowdown, 1e-9);
+	/* every step alike: no step-to-step variation, the change is not noise */
+	ck_assert_double_eq_tol(p->spread, 0, 1e-12);
+	ck_assert(!p->within_spread);
+	ck_assert_uint_eq(p->nslowest, GT_DIFF_SLOWEST);
+	ck_assert_uint_eq(n->gpus[0].steps.items[p->slowest[0]].index, 10);
+	const char *v = gt_diff_verdict(d);
+	ck_assert_msg(strstr(v, "NEW is 20.0 % slower per step on GPU 0 (median 10.00 ms -> "
+				"12.00 ms): host_busy +2.00 ms per step") == v,
+		      "%s", v);
+	ck_assert_int_eq(gt_diff_regressed(d, 0.05), 1);
+	ck_assert_int_eq(gt_diff_regressed(d, 0.25), 0);
+	gt_diff_free(d);
+	gt_diff_stats_free(n);
+	/* steps on one side only: not per step */
+	n = parse(report(1.2e9, 6e8, 5e8, 1e8, 0, 0.01, 120, "", "GPU-a"));
+	d = gt_diff_new(b, n, NULL);
+	ck_assert_int_eq(gt_diff_gpu_at(d, 0)->unit, GT_DIFF_UNIT_WORK);
+	ck_assert(!strstr(gt_diff_verdict(d), "per step"));
+	gt_diff_free(d);
+	gt_diff_stats_free(n);
+	gt_diff_stats_free(b);
+}
+END_TEST
+
+START_TEST(step_noise_within_spread)
+{
+	/* steps of 8..12 ms (median 10, MAD 1 ms) -> the same 5 % longer: the
+	 * standard error of each median is sqrt(pi/2) 1.4826 1 ms / sqrt(10) */
+	double db[10], bb[10], hb[10], dn[10], bn[10], hn[10];
+	for (int i = 0; i < 10; i++) {
+		db[i] = 8e6 + 1e6 * (i % 5), bb[i] = 4e6, hb[i] = db[i] - 5e6;
+		dn[i] = 1.05 * db[i], bn[i] = 4e6, hn[i] = dn[i] - 5e6;
+	}
+	gt_diff_stats *b = parse(step_report(10, db, bb, hb, 1e7, ""));
+	gt_diff_stats *n = parse(step_report(10, dn, bn, hn, 1.05e7, ""));
+	gt_diff *d = gt_diff_new(b, n, NULL);
+	const gt_diff_gpu *p = gt_diff_gpu_at(d, 0);
+	double rb = sqrt(M_PI / 2) * 1.4826 * 1e6 / sqrt(10) / 1e7;
+	ck_assert_double_eq_tol(p->spread, 2 * sqrt(2) * rb, 1e-9);
+	ck_assert(p->within_spread);
+	ck_assert(strstr(gt_diff_verdict(d), "within the run-to-run spread"));
+	ck_assert_int_eq(gt_diff_regressed(d, 0.01), 0);
+	gt_diff_free(d);
+	gt_diff_stats_free(n);
+	gt_diff_stats_free(b);
+	/* one step a side: no spread claimed */
+	b = parse(step_report(1, db, bb, hb, db[0], ""));
+	n = parse(step_report(1, dn, bn, hn, dn[0], ""));
+	d = gt_diff_new(b, n, NULL);
+	ck_assert_int_eq(gt_diff_gpu_at(d, 0)->unit, GT_DIFF_UNIT_STEP);
+	ck_assert_double_eq(gt_diff_gpu_at(d, 0)->spread, -1);
+	gt_diff_free(d);
+	gt_diff_stats_free(n);
+	gt_diff_stats_free(b);
+}
+END_TEST
+
+START_TEST(sliced_report_said)
+{
+	double dur[3] = {1e7, 1e7, 1e7}, busy[3] = {5e6, 5e6, 5e6}, host[3] = {4e6, 4e6, 4e6};
+	gt_diff_stats *b = parse(step_report(
+		3, dur, busy, host, 1e7,
+		",\"slice\":{\"asked\":\"--range train_step\",\"from_ns\":3000000000,"
+		"\"to_ns\":4500000000,\"pid\":0,\"traces_skipped\":0,\"gpu\":null,"
+		"\"gpus_total\":1,\"kernels_total\":90,\"kernels_kept\":30}"));
+	gt_diff_stats *n = parse(step_report(3, dur, busy, host, 1e7, ""));
+	ck_assert_int_eq(b->slice.sliced, 1);
+	ck_assert_int_eq(n->slice.sliced, 0);
+	gt_diff *d = gt_diff_new(b, n, NULL);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	ck_assert_int_eq(gt_diff_text(d, f), 0);
+	ck_assert_int_eq(gt_diff_json(d, f), 0);
+	fclose(f);
+	ck_assert_msg(strstr(buf, "slice: +2.000000 s .. +3.500000 s of the capture (1.500 s); "
+				  "30 of 90 kernels kept (--range train_step)"),
+		      "%s", buf);
+	ck_assert(strstr(buf, "\"slice\":{\"asked\":\"--range train_step\""));
+	ck_assert(strstr(buf, "\"new\":{") && strstr(buf, "\"slice\":null"));
+	ck_assert(strstr(buf, "\"unit\":\"step\""));
+	ck_assert(strstr(buf, "as fast as BASE per step"));
+	free(buf);
 	gt_diff_free(d);
 	gt_diff_stats_free(n);
 	gt_diff_stats_free(b);
@@ -478,6 +626,173 @@ START_TEST(archive_round_trip)
 }
 END_TEST
 
+/* BASE and NEW: the NVTX `steps` preset (12 x train_step), NEW with 1 ms
+ * more host work in every step. */
+static void steps_pair(void)
+{
+	ck_assert_int_eq(RUN("synth", "-q", "-p", "steps", "-o", "sbase"), 0);
+	ck_assert_int_eq(RUN("synth", "-q", "-p", "steps", "-s", "host_ns=1300000", "-o", "snew"),
+			 0);
+}
+
+static jnode *json_of(const char *path)
+{
+	char *s = slurp(path);
+	size_t eo = 0;
+	jnode *j = json_parse(s, strlen(s), &eo);
+	ck_assert_msg(j != NULL, "%s: bad JSON at %zu", path, eo);
+	free(s);
+	return j;
+}
+
+START_TEST(steps_regression_per_step)
+{
+	enter_tmp();
+	steps_pair();
+	ck_assert_int_eq(RUN("diff", "sbase", "snew"), 0);
+	char *out = slurp("out");
+	char *colon = strchr(out, ':');
+	ck_assert_msg(strncmp(out, "NEW is ", 7) == 0 && strstr(out, "slower per step") < colon,
+		      "%s", out);
+	ck_assert_msg(strncmp(colon, ": host_busy +", 13) == 0, "%s", out);
+	ck_assert(strstr(out, "steps: BASE 12 x train_step"));
+	ck_assert(strstr(out, "step, median"));
+	ck_assert(strstr(out, "NEW's slowest steps"));
+	ck_assert(!strstr(out, "slice:"));
+	free(out);
+	ck_assert_int_eq(RUN("diff", "snew", "sbase"), 0);
+	ck_assert(has("out", "faster per step"));
+	ck_assert(has("out", ": host_busy -"));
+	/* the gate */
+	ck_assert_int_eq(RUN("diff", "--gate", "5%", "sbase", "snew"), 4);
+	ck_assert_int_eq(RUN("diff", "--gate", "5%", "snew", "sbase"), 0);
+	ck_assert_int_eq(RUN("diff", "--gate", "5%", "sbase", "sbase"), 0);
+	/* JSON: the step table, the split summing to the slowdown */
+	ck_assert_int_eq(RUN("diff", "--json", "-o", "d.json", "sbase", "snew"), 0);
+	jnode *j = json_of("d.json");
+	ck_assert_str_eq(json_str(j, "gpus.0.unit"), "step");
+	ck_assert_str_eq(json_str(j, "gpus.0.top_cause"), "host_busy");
+	ck_assert_uint_eq(json_u64(j, "gpus.0.steps.base.count"), 12);
+	ck_assert_uint_eq(json_u64(j, "gpus.0.steps.new.count"), 12);
+	ck_assert_str_eq(json_str(j, "gpus.0.steps.new.range"), "train_step");
+	ck_assert_uint_eq(json_u64(j, "gpus.0.steps.base.median_ns"),
+			  (uint64_t)json_dbl(j, "gpus.0.base_unit_ns"));
+	/* the slow step (index 7, 5 ms more host work) is NEW's slowest */
+	ck_assert_uint_eq(json_u64(j, "gpus.0.steps.slowest_new.0.index"), 7);
+	ck_assert_str_eq(json_str(j, "gpus.0.steps.slowest_new.0.top_cause"), "host_busy");
+	double sum = json_dbl(j, "gpus.0.busy_delta") + json_dbl(j, "gpus.0.steps.outside_delta");
+	const jnode *c = json_at(j, "gpus.0.causes");
+	for (size_t i = 0; i < c->nkids; i++) {
+		char path[96];
+		snprintf(path, sizeof(path), "gpus.0.causes.%s.delta", c->kids[i]->key);
+		sum += json_dbl(j, path);
+	}
+	ck_assert_double_eq_tol(sum, json_dbl(j, "gpus.0.slowdown"), 1e-4);
+	ck_assert_ptr_null(json_at(j, "base.slice.asked")); /* not sliced: null */
+	json_free(j);
+	/* a saved report (with its steps) compares as its traces do */
+	ck_assert_int_eq(RUN("report", "--json", "-o", "sbase.json", "sbase"), 0);
+	ck_assert_int_eq(RUN("diff", "sbase", "snew"), 0);
+	char *a = slurp("out");
+	ck_assert_int_eq(RUN("diff", "sbase.json", "snew"), 0);
+	char *b = slurp("out");
+	ck_assert(strncmp(a, b, strcspn(a, "\n")) == 0);
+	free(a);
+	free(b);
+	ck_assert_int_eq(RUN("diff", "--html", "-o", "d.html", "sbase", "snew"), 0);
+	ck_assert(has("d.html", "slower per step"));
+	ck_assert(has("d.html", "NEW&#39;s slowest steps") || has("d.html", "NEW's slowest steps"));
+	leave_tmp();
+}
+END_TEST
+
+START_TEST(slicing_said_per_side)
+{
+	enter_tmp();
+	steps_pair();
+	/* --range: both sides sliced to their own train_step ranges, and said */
+	ck_assert_int_eq(RUN("diff", "--range", "train_step", "sbase", "snew"), 0);
+	char *out = slurp("out");
+	char *s1 = strstr(out, "\n     slice: +"), *s2 = s1 ? strstr(s1 + 1, "\n     slice: +") : NULL;
+	ck_assert_msg(s1 && s2, "%s", out);
+	ck_assert(strstr(out, "kept (--range train_step)"));
+	ck_assert(strstr(out, "slower per step"));
+	free(out);
+	ck_assert_int_eq(RUN("diff", "--json", "-o", "r.json", "--range", "train_step", "sbase",
+			     "snew"),
+			 0);
+	jnode *j = json_of("r.json");
+	ck_assert_str_eq(json_str(j, "base.slice.asked"), "--range train_step");
+	ck_assert_str_eq(json_str(j, "new.slice.asked"), "--range train_step");
+	ck_assert(strstr(json_str(j, "new.slice.text"), "of the capture"));
+	json_free(j);
+	/* --from/--to relative to each side's capture start: NEW's slow step
+	 * (+11 ms) is left out, and fewer steps are compared */
+	ck_assert_int_eq(RUN("diff", "--json", "-o", "t.json", "--from", "1ms", "--to", "10ms",
+			     "sbase", "snew"),
+			 0);
+	j = json_of("t.json");
+	ck_assert_uint_lt(json_u64(j, "gpus.0.steps.new.count"), 12);
+	ck_assert_uint_lt(json_u64(j, "gpus.0.steps.base.count"), 12);
+	ck_assert_uint_ne(json_u64(j, "gpus.0.steps.slowest_new.0.index"), 7);
+	/* (realtime ns go through a double in the diff's reader: within 256 ns each) */
+	ck_assert_uint_lt(llabs((long long)(json_u64(j, "new.slice.to_ns") -
+					    json_u64(j, "new.time_origin_ns")) - 10000000LL),
+			  512);
+	json_free(j);
+	ck_assert_int_eq(RUN("diff", "--from", "1ms", "--to", "10ms", "sbase", "snew"), 0);
+	ck_assert(has("out", "slice: +0.001000 s .. +0.010000 s of the capture"));
+	/* --gpu: said; the gate still works on a slice */
+	ck_assert_int_eq(RUN("diff", "--gpu", "0", "--gate", "5%", "sbase", "snew"), 4);
+	ck_assert(has("out", "GPU 0 of 1 (shown as GPU 0)"));
+	ck_assert_int_eq(RUN("diff", "--gpu", "0", "--gate", "5%", "snew", "sbase"), 0);
+	/* a side whose slice keeps nothing: named, exit 1, nothing on stdout */
+	ck_assert_int_eq(RUN("diff", "--gpu", "3", "sbase", "snew"), 1);
+	ck_assert_int_eq(size_of("out"), 0);
+	ck_assert(has("err", "BASE sbase"));
+	ck_assert_int_eq(RUN("diff", "--range", "nope", "sbase", "snew"), 1);
+	ck_assert(has("err", "no NVTX range named 'nope'"));
+	/* BASE ends at +12 ms, NEW at +23 ms: from 15 ms only NEW keeps work */
+	ck_assert_int_eq(RUN("diff", "--from", "15ms", "snew", "sbase"), 1);
+	ck_assert_int_eq(size_of("out"), 0);
+	ck_assert_msg(has("err", "NEW sbase"), "%s", slurp("err"));
+	ck_assert_int_eq(RUN("diff", "--from", "5ms", "--to", "2ms", "sbase", "snew"), 2);
+	leave_tmp();
+}
+END_TEST
+
+START_TEST(slicing_needs_traces)
+{
+	enter_tmp();
+	steps_pair();
+	ck_assert_int_eq(RUN("report", "--json", "-o", "sbase.json", "sbase"), 0);
+	ck_assert_int_eq(RUN("diff", "--range", "train_step", "sbase.json", "snew"), 2);
+	ck_assert_int_eq(size_of("out"), 0);
+	ck_assert(has("err", "BASE sbase.json is a JSON report"));
+	ck_assert(has("err", "need traces"));
+	ck_assert_int_eq(RUN("diff", "--skip-startup", "snew", "sbase.json"), 2);
+	ck_assert(has("err", "NEW sbase.json"));
+	ck_assert_int_eq(RUN("diff", "--step-period", "off", "sbase.json", "snew"), 2);
+	/* an archive entry that kept its trace is sliced from it; one that did
+	 * not is a JSON report */
+	ck_assert_int_eq(RUN("archive", "--to", "runs", "sbase"), 0);
+	char *entry = slurp("out");
+	entry[strcspn(entry, "\n")] = 0;
+	ck_assert_int_eq(RUN("diff", "--range", "train_step", entry, "snew"), 0);
+	ck_assert(has("out", "slower per step"));
+	ck_assert(has("out", "kept (--range train_step)"));
+	ck_assert_int_eq(RUN("archive", "--to", "runs2", "--archive-max-mb", "0", "sbase"), 0);
+	char *bare = slurp("out");
+	bare[strcspn(bare, "\n")] = 0;
+	ck_assert_int_eq(RUN("diff", bare, "snew"), 0); /* unsliced: its report */
+	ck_assert_int_eq(RUN("diff", "--range", "train_step", bare, "snew"), 2);
+	ck_assert(has("err", "archive entry without its trace"));
+	free(entry);
+	free(bare);
+	leave_tmp();
+}
+END_TEST
+
 START_TEST(help_texts)
 {
 	enter_tmp();
@@ -487,7 +802,11 @@ START_TEST(help_texts)
 		ck_assert(has("out", "usage: gaptrace "));
 		ck_assert(has("out", "example"));
 	}
+
 	ck_assert(has("out", "GAPTRACE_ARCHIVE"));
+	ck_assert_int_eq(RUN("diff", "--help"), 0);
+	ck_assert(has("out", "--range NAME"));
+	ck_assert(has("out", "per step"));
 	ck_assert_int_eq(RUN("archive", "base"), 2); /* no archive named */
 	leave_tmp();
 }
@@ -505,6 +824,9 @@ int main(void)
 	tcase_add_test(tc, noise_within_spread);
 	tcase_add_test(tc, finding_states);
 	tcase_add_test(tc, gpus_paired_by_uuid);
+	tcase_add_test(tc, step_slowdown_split_by_cause);
+	tcase_add_test(tc, step_noise_within_spread);
+	tcase_add_test(tc, sliced_report_said);
 	tcase_add_test(tc, bad_reports_refused);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("cli");
@@ -514,6 +836,9 @@ int main(void)
 	tcase_add_test(tc, gate_exit_statuses);
 	tcase_add_test(tc, json_schema_and_inputs);
 	tcase_add_test(tc, archive_round_trip);
+	tcase_add_test(tc, steps_regression_per_step);
+	tcase_add_test(tc, slicing_said_per_side);
+	tcase_add_test(tc, slicing_needs_traces);
 	tcase_add_test(tc, help_texts);
 	suite_add_tcase(s, tc);
 	return gt_suite_run(s);

@@ -379,12 +379,10 @@ static const char *rel(char *b, size_t cap, uint64_t o, uint64_t t)
 	return b;
 }
 
-const char *gt_analysis_slice_text(const gt_analysis *a, char *buf, size_t cap)
+const char *gt_slice_text(const gt_an_slice *s, uint64_t o, char *buf, size_t cap)
 {
-	const gt_an_slice *s = gt_analysis_slice(a);
 	if (!s || !s->sliced || !cap)
 		return NULL;
-	uint64_t o = gt_analysis_time_origin(a);
 	char x[48], y[48], d[32];
 	size_t n = 0;
 	buf[0] = 0;
@@ -400,7 +398,12 @@ const char *gt_analysis_slice_text(const gt_analysis *a, char *buf, size_t cap)
 		put(buf, cap, &n, ", GPU %u of %u (shown as GPU 0)", s->gpu_index, s->gpus_total);
 	put(buf, cap, &n, "; %" PRIu64 " of %" PRIu64 " %s kept", s->kernels_kept, s->kernels_total,
 	    gt_plural(s->kernels_total, "kernel", "kernels"));
-	if (*s->what)
+	if (s->what && *s->what)
 		put(buf, cap, &n, " (%s)", s->what);
 	return buf;
+}
+
+const char *gt_analysis_slice_text(const gt_analysis *a, char *buf, size_t cap)
+{
+	return gt_slice_text(gt_analysis_slice(a), gt_analysis_time_origin(a), buf, cap);
 }

@@ -4,7 +4,11 @@
  *
  * Design. Both sides are reduced to the same unit before anything is
  * compared, because two captures rarely cover the same amount of work:
- *   - the detected period (the diagnosis's wave) when both sides have one:
+ *   - the step when both sides have steps (the report's gpus[].steps: NVTX
+ *     step ranges, or the periods of the steady state): the time per step
+ *     is the median step (robust to the odd slow step: a checkpoint, the
+ *     first step's compilation), split by cause as the typical step, below;
+ *   - else the detected period (the diagnosis's wave) when both sides have one:
  *     the period is the time per step-like unit, and every quantity is
  *     taken per period (total / number of periods in the steady state);
  *   - else a unit of GPU work: wall time per busy time, and every quantity
@@ -30,6 +34,20 @@
  * standard errors of the difference, 2 sqrt(rb^2 + rn^2), is the spread; a
  * change smaller than it is reported as within the run-to-run spread. With
  * fewer than 2 batches on a side nothing is claimed (spread -1).
+ *
+ * Per step. The typical step of a side is its median step split in the
+ * proportions of the middle half of its steps by length (ranks n/4 to
+ * n - n/4: the median's neighbours, so an outlier step moves neither the
+ * median nor its split): their busy time, idle time by cause and time
+ * outside the GPU window, summed and scaled to the median. So busy +
+ * outside + causes = the median on each side, and the slowdown splits
+ * exactly into the changes of those parts, as in the other units. Noise
+ * per step is the step-to-step variation: the standard error of the
+ * median step, sqrt(pi/2) sigma / sqrt(n) (its large-sample value for a
+ * normal sample), with sigma estimated robustly as 1.4826 times the median
+ * absolute deviation of the step lengths (a few outlier steps do not
+ * inflate it), relative to the median; 2 sqrt(rb^2 + rn^2) as above. With
+ * fewer than 2 steps on a side nothing is claimed.
  */
 #include <errno.h>
 #include <math.h>
@@ -50,9 +68,11 @@ static double steady_ns(const gt_diff_gpu_stats *g)
 	return (double)(g->window_ns - g->cause_ns[GT_CAUSE_STARTUP]);
 }
 
-/* Units (periods or busy ns) in a side's steady state; 0 when none. */
+/* Units (steps, periods or busy ns) in a side's steady state; 0 when none. */
 double gt_diff_units(const gt_diff_gpu *p, const gt_diff_gpu_stats *g)
 {
+	if (p->unit == GT_DIFF_UNIT_STEP)
+		return (double)g->steps.count; /* the window's kernels are the steps' */
 	if (p->unit == GT_DIFF_UNIT_PERIOD)
 		return g->period_ns > 0 ? steady_ns(g) / g->period_ns : 0;
 	return (double)g->busy_ns;
@@ -122,6 +142,133 @@ static void compare_times(gt_diff_gpu *p)
 	}
 }
 
+/* ------------------------------------------------------------ steps */
+
+static int by_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+static int by_dur(const void *x, const void *y, void *st)
+{
+	const gt_diff_step *a = &((const gt_diff_steps *)st)->items[*(const size_t *)x];
+	const gt_diff_step *b = &((const gt_diff_steps *)st)->items[*(const size_t *)y];
+	return a->dur_ns < b->dur_ns ? -1 : a->dur_ns > b->dur_ns ? 1 : a->index < b->index ? -1 : 1;
+}
+
+/* Slowest first: longer, then more idle, then earlier. */
+static int by_slow(const void *x, const void *y, void *st)
+{
+	const gt_diff_step *a = &((const gt_diff_steps *)st)->items[*(const size_t *)x];
+	const gt_diff_step *b = &((const gt_diff_steps *)st)->items[*(const size_t *)y];
+	if (a->dur_ns != b->dur_ns)
+		return a->dur_ns > b->dur_ns ? -1 : 1;
+	if (a->idle_ns != b->idle_ns)
+		return a->idle_ns > b->idle_ns ? -1 : 1;
+	return a->index < b->index ? -1 : 1;
+}
+
+/* Step indices of st sorted by cmp; NULL out of memory. */
+static size_t *sorted_steps(const gt_diff_steps *st,
+			    int (*cmp)(const void *, const void *, void *))
+{
+	size_t *ix = malloc(st->nitems * sizeof(*ix));
+	if (!ix)
+		return NULL;
+	for (size_t i = 0; i < st->nitems; i++)
+		ix[i] = i;
+	qsort_r(ix, st->nitems, sizeof(*ix), cmp, (void *)st);
+	return ix;
+}
+
+/* The typical step of st (design block). @return 0, -1 out of memory. */
+static int step_split(const gt_diff_steps *st, gt_diff_step_split *sp)
+{
+	size_t *ix = sorted_steps(st, by_dur), n = st->nitems;
+	if (!ix)
+		return -1;
+	double dur = 0;
+	memset(sp, 0, sizeof(*sp));
+	for (size_t r = n / 4; r < n - n / 4; r++) {
+		const gt_diff_step *x = &st->items[ix[r]];
+		dur += (double)x->dur_ns;
+		sp->busy_ns += (double)x->busy_ns;
+		sp->outside_ns += (double)(x->dur_ns - x->busy_ns - x->idle_ns);
+		for (int c = 0; c < GT_CAUSE_COUNT; c++)
+			sp->cause_ns[c] += (double)x->cause_ns[c];
+	}
+	free(ix);
+	double k = dur > 0 ? (double)st->median_ns / dur : 0;
+	sp->busy_ns *= k;
+	sp->outside_ns *= k;
+	for (int c = 0; c < GT_CAUSE_COUNT; c++)
+		sp->cause_ns[c] *= k;
+	return 0;
+}
+
+/* Relative standard error of st's median step (design block); -1 when it
+ * has fewer than 2 steps, -2 out of memory. */
+static double step_rel_se(const gt_diff_steps *st)
+{
+	size_t n = st->nitems;
+	if (n < 2)
+		return -1;
+	uint64_t *dev = malloc(n * sizeof(*dev));
+	if (!dev)
+		return -2;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t d = st->items[i].dur_ns, m = st->median_ns;
+		dev[i] = d > m ? d - m : m - d;
+	}
+	qsort(dev, n, sizeof(*dev), by_u64);
+	double mad = (double)dev[(n - 1) / 2]; /* the lower middle, as the report's median */
+	free(dev);
+	return sqrt(M_PI / 2) * 1.4826 * mad / sqrt((double)n) / (double)st->median_ns;
+}
+
+/* Fill pair p per step. @return 0, -1 out of memory. */
+static int compare_steps(gt_diff_gpu *p)
+{
+	const gt_diff_steps *b = &p->base->steps, *n = &p->new_->steps;
+	p->top_cause = -1;
+	p->spread = -1;
+	if (step_split(b, &p->base_step) < 0 || step_split(n, &p->new_step) < 0)
+		return -1;
+	p->base_unit_ns = (double)b->median_ns;
+	p->new_unit_ns = (double)n->median_ns;
+	p->slowdown = p->new_unit_ns / p->base_unit_ns - 1;
+	p->busy_delta = (p->new_step.busy_ns - p->base_step.busy_ns) / p->base_unit_ns;
+	p->outside_delta = (p->new_step.outside_ns - p->base_step.outside_ns) / p->base_unit_ns;
+	double best = 0;
+	for (int c = 0; c < GT_CAUSE_COUNT; c++) {
+		p->cause_delta[c] = (p->new_step.cause_ns[c] - p->base_step.cause_ns[c]) /
+				    p->base_unit_ns;
+		double d = p->slowdown >= 0 ? p->cause_delta[c] : -p->cause_delta[c];
+		if (d > best) {
+			best = d;
+			p->top_cause = c;
+		}
+	}
+	double rb = step_rel_se(b), rn = step_rel_se(n);
+	if (rb < -1 || rn < -1)
+		return -1;
+	if (rb >= 0 && rn >= 0) {
+		p->spread = 2 * sqrt(rb * rb + rn * rn);
+		p->within_spread = fabs(p->slowdown) < p->spread;
+	}
+	size_t *ix = sorted_steps(n, by_slow);
+	if (!ix)
+		return -1;
+	for (p->nslowest = 0; p->nslowest < GT_DIFF_SLOWEST && p->nslowest < n->nitems;
+	     p->nslowest++)
+		p->slowest[p->nslowest] = ix[p->nslowest];
+	free(ix);
+	return 0;
+}
+
+/* ------------------------------------------------------------ findings */
+
 static const gt_diff_finding *find_finding(const gt_diff_gpu_stats *g, const char *id)
 {
 	for (size_t i = 0; i < g->nfindings; i++)
@@ -183,7 +330,7 @@ static void compare_kernels(gt_diff_gpu *p, gt_diff_kchange *v, size_t top)
 {
 	size_t n = 0;
 	double ub = gt_diff_units(p, p->base), un = gt_diff_units(p, p->new_);
-	double scale = p->unit == GT_DIFF_UNIT_PERIOD ? 1 : 1e9; /* per period, per busy s */
+	double scale = p->unit == GT_DIFF_UNIT_WORK ? 1e9 : 1; /* per step or period, per busy s */
 	for (int side = 0; side < 2; side++) {
 		const gt_diff_gpu_stats *g = side ? p->new_ : p->base;
 		const gt_diff_gpu_stats *o = side ? p->base : p->new_;
@@ -211,8 +358,15 @@ static void compare_kernels(gt_diff_gpu *p, gt_diff_kchange *v, size_t top)
 static int compare_pair(gt_diff *d, gt_diff_gpu *p)
 {
 	const gt_diff_gpu_stats *b = p->base, *n = p->new_;
-	p->unit = b->period_found && n->period_found ? GT_DIFF_UNIT_PERIOD : GT_DIFF_UNIT_WORK;
-	compare_times(p);
+	p->unit = b->steps.count && n->steps.count     ? GT_DIFF_UNIT_STEP
+		  : b->period_found && n->period_found ? GT_DIFF_UNIT_PERIOD
+						       : GT_DIFF_UNIT_WORK;
+	if (p->unit == GT_DIFF_UNIT_STEP) {
+		if (compare_steps(p) < 0)
+			return -1;
+	} else {
+		compare_times(p);
+	}
 	gt_diff_fchange *fv = calloc(b->nfindings + n->nfindings + 1, sizeof(*fv));
 	gt_diff_kchange *kv = calloc(b->nkernels + n->nkernels + 1, sizeof(*kv));
 	if (!fv || !kv) {

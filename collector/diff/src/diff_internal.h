@@ -13,7 +13,8 @@ struct gt_diff {
 	char *verdict;
 };
 
-/** Units (periods, or busy ns) in side g's steady state under p's unit. */
+/** Units (steps, periods, or busy ns) in side g's steady state under p's
+ *  unit (steps: its step count, the window's kernels taken as the steps'). */
 double gt_diff_units(const gt_diff_gpu *p, const gt_diff_gpu_stats *g);
 
 /** The pair the verdict is about, or NULL (no GPU in both sides). */

@@ -23,6 +23,31 @@ static void jdbl(FILE *f, const char *key, double v)
 		fprintf(f, "\"%s\":null", key);
 }
 
+/* "slice": what the side's report kept, or null when it was not sliced. */
+static void json_slice(FILE *f, const gt_diff_stats *s)
+{
+	const gt_an_slice *c = &s->slice;
+	char b[1024];
+	if (!gt_slice_text(c, s->time_origin_ns, b, sizeof(b))) {
+		fputs(",\"slice\":null", f);
+		return;
+	}
+	fputs(",\"slice\":{", f);
+	jstr(f, "asked", c->what);
+	fputc(',', f);
+	jstr(f, "text", b);
+	fprintf(f, ",\"from_ns\":%" PRIu64 ",\"to_ns\":%" PRIu64 ",\"pid\":%" PRIu32
+		   ",\"traces_skipped\":%" PRIu32 ",",
+		c->from_ns, c->to_ns, c->pid, c->traces_skipped);
+	if (c->gpu_set)
+		fprintf(f, "\"gpu\":%" PRIu32 ",", c->gpu_index);
+	else
+		fputs("\"gpu\":null,", f);
+	fprintf(f, "\"gpus_total\":%" PRIu32 ",\"kernels_total\":%" PRIu64
+		   ",\"kernels_kept\":%" PRIu64 "}",
+		c->gpus_total, c->kernels_total, c->kernels_kept);
+}
+
 static void json_side(FILE *f, const char *key, const gt_diff_stats *s)
 {
 	fprintf(f, "\"%s\":{", key);
@@ -33,8 +58,10 @@ static void json_side(FILE *f, const char *key, const gt_diff_stats *s)
 	jstr(f, "cmdline", s->cmdline);
 	fputc(',', f);
 	jstr(f, "gaptrace", s->version);
-	fprintf(f, ",\"time_origin_ns\":%" PRIu64 ",\"traces\":%" PRIu32 ",\"losses\":%" PRIu64 "}",
+	fprintf(f, ",\"time_origin_ns\":%" PRIu64 ",\"traces\":%" PRIu32 ",\"losses\":%" PRIu64,
 		s->time_origin_ns, s->ntraces, s->losses);
+	json_slice(f, s);
+	fputc('}', f);
 }
 
 static void json_copy(FILE *f, const char *key, const gt_diff_gpu_stats *g)
@@ -52,8 +79,6 @@ static void json_causes(FILE *f, const gt_diff_gpu *p)
 {
 	fputs(",\"causes\":{", f);
 	for (int c = 0, first = 1; c < GT_CAUSE_COUNT; c++) {
-		if (c == GT_CAUSE_STARTUP)
-			continue;
 		fprintf(f, "%s\"%s\":{\"base_ns\":%" PRIu64 ",\"new_ns\":%" PRIu64 ",",
 			first ? "" : ",", gt_cause_name(c), p->base->cause_ns[c],
 			p->new_->cause_ns[c]);
@@ -95,6 +120,65 @@ static void json_lists(FILE *f, const gt_diff_gpu *p)
 	fputc(']', f);
 }
 
+/* One side's steps: the summary and its typical step (null: none). */
+static void json_step_side(FILE *f, const char *key, const gt_diff_steps *st,
+			   const gt_diff_step_split *sp, int split)
+{
+	fprintf(f, "\"%s\":", key);
+	if (!st->count) {
+		fputs("null", f);
+		return;
+	}
+	fputc('{', f);
+	jstr(f, "source", st->source);
+	fputc(',', f);
+	jstr(f, "range", *st->range ? st->range : NULL);
+	fprintf(f, ",\"count\":%" PRIu64 ",\"median_ns\":%" PRIu64 ",\"p90_ns\":%" PRIu64,
+		st->count, st->median_ns, st->p90_ns);
+	if (split) {
+		fputs(",\"typical\":{", f);
+		jdbl(f, "busy_ns", sp->busy_ns);
+		fputc(',', f);
+		jdbl(f, "outside_ns", sp->outside_ns);
+		fputs(",\"causes\":{", f);
+		for (int c = 0; c < GT_CAUSE_COUNT; c++) {
+			fputs(c ? "," : "", f);
+			jdbl(f, gt_cause_name(c), sp->cause_ns[c]);
+		}
+		fputs("}}", f);
+	}
+	fputc('}', f);
+}
+
+/* "steps": both sides' steps, and per step NEW's slowest (null: neither
+ * side has steps). */
+static void json_steps(FILE *f, const gt_diff_gpu *p)
+{
+	const gt_diff_steps *b = &p->base->steps, *n = &p->new_->steps;
+	int split = p->unit == GT_DIFF_UNIT_STEP;
+	if (!b->count && !n->count) {
+		fputs(",\"steps\":null", f);
+		return;
+	}
+	fputs(",\"steps\":{", f);
+	json_step_side(f, "base", b, &p->base_step, split);
+	fputc(',', f);
+	json_step_side(f, "new", n, &p->new_step, split);
+	fputc(',', f);
+	jdbl(f, "outside_delta", p->outside_delta);
+	fputs(",\"slowest_new\":[", f);
+	for (size_t i = 0; i < p->nslowest; i++) {
+		const gt_diff_step *s = &n->items[p->slowest[i]];
+		fprintf(f, "%s{\"index\":%" PRIu32 ",\"start\":%" PRIu64 ",\"dur_ns\":%" PRIu64
+			   ",\"busy_ns\":%" PRIu64 ",",
+			i ? "," : "", s->index, s->start, s->dur_ns, s->busy_ns);
+		jstr(f, "top_cause", s->top_cause >= 0 ? gt_cause_name(s->top_cause) : NULL);
+		fprintf(f, ",\"top_cause_ns\":%" PRIu64 "}",
+			s->top_cause >= 0 ? s->cause_ns[s->top_cause] : 0);
+	}
+	fputs("]}", f);
+}
+
 /* The members of a pair compared (both sides present). */
 static void json_pair(FILE *f, const gt_diff_gpu *p)
 {
@@ -117,6 +201,7 @@ static void json_pair(FILE *f, const gt_diff_gpu *p)
 	fprintf(f, "\"utilization\":{\"base\":%.6g,\"new\":%.6g}", b->utilization,
 		n->utilization);
 	json_lists(f, p);
+	json_steps(f, p);
 	fputs(",\"copies\":{", f);
 	json_copy(f, "base", b);
 	fputc(',', f);
@@ -141,7 +226,9 @@ static void json_gpu(FILE *f, const gt_diff_gpu *p)
 		fputs("\"new_gpu\":null,", f);
 	jstr(f, "name", g->name);
 	fputc(',', f);
-	jstr(f, "unit", p->unit == GT_DIFF_UNIT_PERIOD ? "period" : "work");
+	jstr(f, "unit", p->unit == GT_DIFF_UNIT_STEP	   ? "step"
+			: p->unit == GT_DIFF_UNIT_PERIOD ? "period"
+							 : "work");
 	if (p->base && p->new_)
 		json_pair(f, p);
 	fputc('}', f);

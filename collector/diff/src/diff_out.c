@@ -23,14 +23,22 @@ static uint32_t gpu_index(const gt_diff_gpu *p)
 	return p->new_ ? p->new_->index : p->base->index;
 }
 
+/* "per step", "per period", "per unit of GPU work". */
+static const char *unit_per(const gt_diff_gpu *p)
+{
+	return p->unit == GT_DIFF_UNIT_STEP     ? "per step"
+	       : p->unit == GT_DIFF_UNIT_PERIOD ? "per period"
+						: "per unit of GPU work";
+}
+
 /* A change of time per unit, as a person reads it: "+1.10 ms per period",
- * "+57.3 % of BASE's time" (fraction of BASE's unit). */
+ * "+41.0 ms per step", "+57.3 % of BASE's time" (fraction of BASE's unit). */
 static void unit_delta(FILE *f, const gt_diff_gpu *p, double frac)
 {
 	char b[32];
-	if (p->unit == GT_DIFF_UNIT_PERIOD)
-		fprintf(f, "%s%s per period", frac < 0 ? "-" : "+",
-			gt_fmt_ns(b, sizeof(b), fabs(frac) * p->base_unit_ns));
+	if (p->unit != GT_DIFF_UNIT_WORK)
+		fprintf(f, "%s%s %s", frac < 0 ? "-" : "+",
+			gt_fmt_ns(b, sizeof(b), fabs(frac) * p->base_unit_ns), unit_per(p));
 	else
 		fprintf(f, "%+.1f %% of BASE's time", 100 * frac);
 }
@@ -50,13 +58,16 @@ static const gt_diff_fchange *lead_finding(const gt_diff_gpu *p)
 static void write_verdict(FILE *f, const gt_diff *d, const gt_diff_gpu *p)
 {
 	char b1[32], b2[32];
-	const char *per = p->unit == GT_DIFF_UNIT_PERIOD ? "per period" : "per unit of GPU work";
+	const char *per = unit_per(p);
 	if (fabs(p->slowdown) < 0.0005)
 		fprintf(f, "NEW is as fast as BASE %s on GPU %u", per, gpu_index(p));
 	else
 		fprintf(f, "NEW is %.1f %% %s %s on GPU %u", 100 * fabs(p->slowdown),
 			p->slowdown > 0 ? "slower" : "faster", per, gpu_index(p));
-	if (p->unit == GT_DIFF_UNIT_PERIOD)
+	if (p->unit == GT_DIFF_UNIT_STEP)
+		fprintf(f, " (median %s -> %s)", gt_fmt_ns(b1, sizeof(b1), p->base_unit_ns),
+			gt_fmt_ns(b2, sizeof(b2), p->new_unit_ns));
+	else if (p->unit == GT_DIFF_UNIT_PERIOD)
 		fprintf(f, " (%s -> %s)", gt_fmt_ns(b1, sizeof(b1), p->base_unit_ns),
 			gt_fmt_ns(b2, sizeof(b2), p->new_unit_ns));
 	else
@@ -115,6 +126,9 @@ static void side_line(FILE *f, const char *tag, const gt_diff_stats *s)
 		gt_fmt_utc(t, sizeof(t), s->time_origin_ns), *s->host ? s->host : "?",
 		s->ntraces, s->ntraces == 1 ? "trace" : "traces", s->ngpus,
 		s->ngpus == 1 ? "" : "s", *s->cmdline ? "\n     command: " : "", s->cmdline);
+	char b[1024];
+	if (gt_slice_text(&s->slice, s->time_origin_ns, b, sizeof(b)))
+		fprintf(f, "     slice: %s\n", b);
 }
 
 static void row_ns(FILE *f, const char *label, double b, double n)
@@ -129,11 +143,84 @@ static void row_ns(FILE *f, const char *label, double b, double n)
 	fputc('\n', f);
 }
 
-static void text_times(FILE *f, const gt_diff_gpu *p)
+/* "12 x train_step (NVTX, detected)", "40 periods of 1.43 ms". */
+static const char *steps_desc(char *buf, size_t cap, const gt_diff_steps *st)
+{
+	char b[32];
+	if (!strcmp(st->source, "period"))
+		snprintf(buf, cap, "%" PRIu64 " periods of %s", st->count,
+			 gt_fmt_ns(b, sizeof(b), (double)st->median_ns));
+	else
+		snprintf(buf, cap, "%" PRIu64 " x %s (NVTX%s)", st->count, st->range,
+			 strcmp(st->source, "nvtx_detected") ? "" : ", detected");
+	return buf;
+}
+
+/* NEW's slowest steps, each with its largest idle cause. */
+static void text_slowest(FILE *f, const gt_diff *d, const gt_diff_gpu *p)
+{
+	const gt_diff_steps *st = &p->new_->steps;
+	char x[32], y[32];
+	fputs("  NEW's slowest steps (step, start, length, GPU busy, its largest idle cause):\n", f);
+	for (size_t i = 0; i < p->nslowest; i++) {
+		const gt_diff_step *s = &st->items[p->slowest[i]];
+		uint64_t o = d->new_->time_origin_ns;
+		fprintf(f, "    #%-5u %c%.6f s  %9s (%.1fx median)  busy %.0f%%", s->index,
+			s->start >= o ? '+' : '-',
+			(double)(s->start >= o ? s->start - o : o - s->start) / 1e9,
+			gt_fmt_ns(x, sizeof(x), (double)s->dur_ns),
+			(double)s->dur_ns / (double)st->median_ns,
+			s->dur_ns ? 100.0 * (double)s->busy_ns / (double)s->dur_ns : 0);
+		if (s->top_cause >= 0)
+			fprintf(f, ", mostly %s %s", gt_cause_name(s->top_cause),
+				gt_fmt_ns(y, sizeof(y), (double)s->cause_ns[s->top_cause]));
+		fputc('\n', f);
+	}
+}
+
+/* The step table: median, p90 and count of both sides, the typical step
+ * split by cause, the spread, NEW's slowest steps. */
+static void text_steps(FILE *f, const gt_diff *d, const gt_diff_gpu *p)
+{
+	const gt_diff_gpu_stats *b = p->base, *n = p->new_;
+	const gt_diff_step_split *sb = &p->base_step, *sn = &p->new_step;
+	fprintf(f, "  %-28s %12s %12s %12s\n", "", "BASE", "NEW", "change");
+	row_ns(f, "wall time (window)", (double)b->window_ns, (double)n->window_ns);
+	row_ns(f, "step, median", p->base_unit_ns, p->new_unit_ns);
+	row_ns(f, "step, p90", (double)b->steps.p90_ns, (double)n->steps.p90_ns);
+	fprintf(f, "  %-28s %12" PRIu64 " %12" PRIu64 "\n", "steps", b->steps.count,
+		n->steps.count);
+	fprintf(f, "  %-28s %11.1f%% %11.1f%% %+10.1f pts\n", "utilization",
+		100 * b->utilization, 100 * n->utilization, 100 * (n->utilization - b->utilization));
+	fputs("  per step (the median step, split as the middle half of the steps):\n", f);
+	row_ns(f, "  busy", sb->busy_ns, sn->busy_ns);
+	for (int c = 0; c < GT_CAUSE_COUNT; c++) {
+		if (sb->cause_ns[c] < 0.5 && sn->cause_ns[c] < 0.5)
+			continue;
+		char lab[40];
+		snprintf(lab, sizeof(lab), "  %s", gt_cause_name(c));
+		row_ns(f, lab, sb->cause_ns[c], sn->cause_ns[c]);
+	}
+	if (sb->outside_ns >= 0.5 || sn->outside_ns >= 0.5)
+		row_ns(f, "  outside the GPU window", sb->outside_ns, sn->outside_ns);
+	if (p->spread >= 0)
+		fprintf(f, "  run-to-run spread of the median step (from the step-to-step "
+			   "variation): +-%.1f %% (change %+.1f %%%s)\n",
+			100 * p->spread, 100 * p->slowdown, p->within_spread ? ", within it" : "");
+	else
+		fputs("  run-to-run spread: not measurable (fewer than 2 steps on a side)\n", f);
+	text_slowest(f, d, p);
+}
+
+static void text_times(FILE *f, const gt_diff *d, const gt_diff_gpu *p)
 {
 	const gt_diff_gpu_stats *b = p->base, *n = p->new_;
 	double ub = gt_diff_units(p, b), un = gt_diff_units(p, n);
 	double scale = p->unit == GT_DIFF_UNIT_PERIOD ? 1 : 1e9;
+	if (p->unit == GT_DIFF_UNIT_STEP) {
+		text_steps(f, d, p);
+		return;
+	}
 	fprintf(f, "  %-28s %12s %12s %12s\n", "", "BASE", "NEW", "change");
 	row_ns(f, "wall time (window)", (double)b->window_ns, (double)n->window_ns);
 	if (p->unit == GT_DIFF_UNIT_PERIOD)
@@ -175,7 +262,7 @@ static void text_kernels(FILE *f, const gt_diff_gpu *p)
 {
 	char x[32], y[32], z[32];
 	fprintf(f, "  kernels by added time %s:\n",
-		p->unit == GT_DIFF_UNIT_PERIOD ? "per period" : "per second of GPU work");
+		p->unit == GT_DIFF_UNIT_WORK ? "per second of GPU work" : unit_per(p));
 	for (size_t i = 0; i < p->nkernels; i++) {
 		const gt_diff_kchange *k = &p->kernels[i];
 		fprintf(f, "    %s%-9s  %" PRIu64 " -> %" PRIu64 " launches, %s -> %s total  %.60s\n",
@@ -216,7 +303,27 @@ static void text_io(FILE *f, const gt_diff_gpu *p)
 	fputc('\n', f);
 }
 
-static void text_gpu(FILE *f, const gt_diff_gpu *p)
+static const char *compared_how(const gt_diff_gpu *p)
+{
+	return p->unit == GT_DIFF_UNIT_STEP     ? "per step (both have steps)"
+	       : p->unit == GT_DIFF_UNIT_PERIOD ? "per period (both have one)"
+						: "per unit of GPU work (no period detected on both sides)";
+}
+
+/* Which steps each side has. */
+static void text_step_sources(FILE *f, const gt_diff_gpu *p)
+{
+	char x[160], y[160];
+	const gt_diff_steps *b = &p->base->steps, *n = &p->new_->steps;
+	if (b->count && n->count)
+		fprintf(f, "  steps: BASE %s, NEW %s\n", steps_desc(x, sizeof(x), b),
+			steps_desc(y, sizeof(y), n));
+	else if (b->count || n->count)
+		fprintf(f, "  steps: only %s has steps (%s): not compared per step\n",
+			b->count ? "BASE" : "NEW", steps_desc(x, sizeof(x), b->count ? b : n));
+}
+
+static void text_gpu(FILE *f, const gt_diff *d, const gt_diff_gpu *p)
 {
 	if (!p->base || !p->new_) {
 		fprintf(f, "\n== GPU %u (%s): only in %s\n", gpu_index(p), gpu_name(p),
@@ -224,14 +331,13 @@ static void text_gpu(FILE *f, const gt_diff_gpu *p)
 		return;
 	}
 	fprintf(f, "\n== GPU %u (%s) vs BASE GPU %u, compared %s\n", p->new_->index, gpu_name(p),
-		p->base->index,
-		p->unit == GT_DIFF_UNIT_PERIOD ? "per period (both have one)"
-					       : "per unit of GPU work (no period detected on both sides)");
+		p->base->index, compared_how(p));
+	text_step_sources(f, p);
 	if (p->base_unit_ns <= 0) {
 		fputs("  no busy time on a side: nothing to compare\n", f);
 		return;
 	}
-	text_times(f, p);
+	text_times(f, d, p);
 	text_findings(f, p);
 	text_kernels(f, p);
 	text_io(f, p);
@@ -245,7 +351,7 @@ int gt_diff_text(const gt_diff *d, FILE *out)
 	side_line(out, "BASE", d->base);
 	side_line(out, "NEW", d->new_);
 	for (size_t i = 0; i < d->ngpus; i++)
-		text_gpu(out, &d->gpus[i]);
+		text_gpu(out, d, &d->gpus[i]);
 	fprintf(out, "\nlosses: BASE %" PRIu64 " records, NEW %" PRIu64 " records%s\n",
 		d->base->losses, d->new_->losses,
 		d->base->losses || d->new_->losses ? " (a side that lost records may be "

@@ -194,6 +194,45 @@ static int read_series(side *sd, const cJSON *u, gt_diff_gpu_stats *g)
 	return 0;
 }
 
+static int cause_of(const char *name)
+{
+	for (int c = 0; c < GT_CAUSE_COUNT; c++)
+		if (!strcmp(name, gt_cause_name(c)))
+			return c;
+	return -1;
+}
+
+/* gpus[].steps: the summary and every step (absent: count 0). */
+static int read_steps(side *sd, const cJSON *js, gt_diff_steps *st)
+{
+	const cJSON *it, *all = obj(js, "items");
+	size_t n = (size_t)cJSON_GetArraySize(all), i = 0;
+	st->source = dup_str(sd, str(js, "source"));
+	st->range = dup_str(sd, str(js, "range"));
+	gt_diff_step *v = n ? keep(sd, calloc(n, sizeof(*v))) : NULL;
+	if (!st->source || !st->range || (n && !v))
+		return -1;
+	st->count = u64(js, "count");
+	st->median_ns = u64(js, "median_ns");
+	st->p90_ns = u64(js, "p90_ns");
+	cJSON_ArrayForEach(it, all) {
+		gt_diff_step *x = &v[i++];
+		x->index = (uint32_t)u64(it, "index");
+		x->start = u64(it, "start");
+		x->dur_ns = u64(it, "dur_ns");
+		x->busy_ns = u64(it, "busy_ns");
+		x->idle_ns = u64(it, "idle_ns");
+		for (int c = 0; c < GT_CAUSE_COUNT; c++)
+			x->cause_ns[c] = u64(obj(it, "causes"), gt_cause_name(c));
+		x->top_cause = cause_of(str(it, "top_cause"));
+	}
+	st->items = v;
+	st->nitems = n;
+	if (!st->count || !st->median_ns || !n) /* nothing a step can be compared by */
+		memset(st, 0, sizeof(*st));
+	return 0;
+}
+
 static int read_gpu(side *sd, const cJSON *root, const cJSON *jg, gt_diff_gpu_stats *g)
 {
 	g->index = (uint32_t)u64(jg, "index");
@@ -215,7 +254,7 @@ static int read_gpu(side *sd, const cJSON *root, const cJSON *jg, gt_diff_gpu_st
 	g->shape = dup_str(sd, g->shape);
 	read_copies(jg, g);
 	if (!g->name || !g->uuid || !g->shape || read_findings(sd, root, g) < 0 ||
-	    read_kernels(sd, jg, g) < 0)
+	    read_kernels(sd, jg, g) < 0 || read_steps(sd, obj(jg, "steps"), &g->steps) < 0)
 		return -1;
 	return 0;
 }
@@ -239,6 +278,28 @@ static int read_traces(side *sd, const cJSON *root)
 	return sd->pub.host && sd->pub.cmdline ? 0 : -1;
 }
 
+/* "slice": what a sliced report kept (absent: not sliced). */
+static int read_slice(side *sd, const cJSON *js)
+{
+	gt_an_slice *s = &sd->pub.slice;
+	s->what = dup_str(sd, str(js, "asked"));
+	if (!s->what)
+		return -1;
+	if (!cJSON_IsObject(js))
+		return 0;
+	s->sliced = 1;
+	s->from_ns = u64(js, "from_ns");
+	s->to_ns = u64(js, "to_ns");
+	s->pid = (uint32_t)u64(js, "pid");
+	s->traces_skipped = (uint32_t)u64(js, "traces_skipped");
+	s->gpu_set = s->gpu_found = cJSON_IsNumber(obj(js, "gpu"));
+	s->gpu_index = (uint32_t)u64(js, "gpu");
+	s->gpus_total = (uint32_t)u64(js, "gpus_total");
+	s->kernels_total = u64(js, "kernels_total");
+	s->kernels_kept = u64(js, "kernels_kept");
+	return 0;
+}
+
 static int read_root(side *sd, const cJSON *root, char *err, size_t cap)
 {
 	const char *schema = str(root, "schema");
@@ -252,7 +313,8 @@ static int read_root(side *sd, const cJSON *root, char *err, size_t cap)
 	const cJSON *jg, *gpus = obj(root, "gpus");
 	size_t n = (size_t)cJSON_GetArraySize(gpus), i = 0;
 	sd->gpus = n ? calloc(n, sizeof(*sd->gpus)) : NULL;
-	if ((n && !sd->gpus) || !sd->pub.version || read_traces(sd, root) < 0)
+	if ((n && !sd->gpus) || !sd->pub.version || read_traces(sd, root) < 0 ||
+	    read_slice(sd, obj(root, "slice")) < 0)
 		return GT_ERR_NOMEM;
 	cJSON_ArrayForEach(jg, gpus)
 		if (read_gpu(sd, root, jg, &sd->gpus[i++]) < 0)

@@ -803,6 +803,14 @@ GT_API const gt_an_slice *gt_analysis_slice(const gt_analysis *a);
 GT_API const char *gt_analysis_slice_text(const gt_analysis *a, char *buf, size_t cap);
 
 /**
+ * The same wording from a gt_an_slice and the time origin it is relative
+ * to (realtime ns), for a caller without the analysis (gaptrace diff reads
+ * the JSON report's "slice" and "time_origin_ns"). @return buf, or NULL
+ * (buf untouched) when s is NULL or not sliced.
+ */
+GT_API const char *gt_slice_text(const gt_an_slice *s, uint64_t origin, char *buf, size_t cap);
+
+/**
  * NVTX ranges by name, like nsys's nvtx_sum: ranges (START and END paired
  * by id, of every trace read; ranges never ended are left out) that
  * overlap the analysis's span (the earliest GPU window start to the latest

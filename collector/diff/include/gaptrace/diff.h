@@ -24,18 +24,28 @@
  * The model (the exact rules are in the design block of src/diff.c)
  *   GPUs are paired by UUID, then the GPUs left over in order (another
  *   machine: other UUIDs).
- *   For each pair the "unit" is the detected period (gt_diag_wave) when
- *   both sides have one, else a unit of GPU work (one busy second). The
- *   slowdown is the relative change of wall time per unit; it splits
- *   exactly into the change of each idle cause per unit (and of the busy
- *   time per period), so the cause that grew most is the one that cost the
- *   most. The spread is what the runs themselves say of their noise: each
- *   run's steady-state utilization series is cut into batches (one period
- *   each when the unit is the period, else 20 equal batches), and the
- *   standard error of the batch means, relative to their mean, is that run's
- *   noise; 2 standard errors of the difference of the two is the spread. A
- *   change inside it is said to be within the run-to-run spread; with fewer
- *   than 2 batches on a side nothing is claimed about noise.
+ *   For each pair the "unit" is the step when both sides have steps (the
+ *   report's gpus[].steps: NVTX step ranges or the periods of the steady
+ *   state), else the detected period (gt_diag_wave) when both sides have
+ *   one, else a unit of GPU work (one busy second). The slowdown is the
+ *   relative change of wall time per unit (per step: of the median step);
+ *   it splits exactly into the change of each idle cause per unit (and of
+ *   the busy time per step or period, and per step of the time outside the
+ *   GPU window), so the cause that grew most is the one that cost the
+ *   most. Per step the split is that of the typical step: the median step
+ *   in the proportions of the middle half of the steps by length. The
+ *   spread is what the runs themselves say of their noise. Per step: the
+ *   standard error of each run's median step, sqrt(pi/2) x 1.4826 x the
+ *   median absolute deviation of its step lengths / sqrt(steps), relative
+ *   to the median. Else each run's steady-state utilization series is cut
+ *   into batches (one period each when the unit is the period, else 20
+ *   equal batches), and the standard error of the batch means, relative to
+ *   their mean, is that run's noise. 2 standard errors of the difference of
+ *   the two is the spread. A change inside it is said to be within the
+ *   run-to-run spread; with fewer than 2 batches (steps) on a side nothing
+ *   is claimed about noise.
+ *   A sliced report (its "slice" object) is compared as it is: the diff
+ *   says what each side kept (gt_diff_stats.slice).
  *
  * Ownership: a gt_diff_stats owns its strings; a gt_diff points into the
  * two gt_diff_stats it was made from, which must outlive it.
@@ -77,6 +87,25 @@ typedef struct gt_diff_finding {
 	uint64_t claim_ns;
 } gt_diff_finding;
 
+/** One step of a GPU (the report's gpus[].steps.items). */
+typedef struct gt_diff_step {
+	uint32_t index;        /**< 0.., in start order */
+	uint64_t start;        /**< realtime ns */
+	uint64_t dur_ns, busy_ns, idle_ns;
+	uint64_t cause_ns[GT_CAUSE_COUNT]; /**< idle by gt_cause (sums to idle_ns) */
+	int top_cause;         /**< the largest cause, or -1: no idle */
+} gt_diff_step;
+
+/** A GPU's steps (the report's gpus[].steps): NVTX step ranges or the
+ *  periods of the steady state; count 0 when the report has none. */
+typedef struct gt_diff_steps {
+	const char *source;    /**< "nvtx", "nvtx_detected", "period"; "" none */
+	const char *range;     /**< the step range's name; "" for periods */
+	uint64_t count, median_ns, p90_ns;
+	size_t nitems;
+	const gt_diff_step *items; /**< in start order */
+} gt_diff_steps;
+
 /** One GPU of one side. */
 typedef struct gt_diff_gpu_stats {
 	uint32_t index;        /**< the report's GPU index */
@@ -99,6 +128,7 @@ typedef struct gt_diff_gpu_stats {
 	uint64_t pageable_bytes;         /**< of copy_bytes, with pageable host memory */
 	uint64_t lat_api_p50_ns;         /**< launch call start -> kernel start, median */
 	uint64_t lat_queued_p50_ns;      /**< queued -> start, median (0: not recorded) */
+	gt_diff_steps steps;             /**< its steps (count 0: none) */
 } gt_diff_gpu_stats;
 
 /** One side of a diff. */
@@ -113,6 +143,8 @@ typedef struct gt_diff_stats {
 	uint32_t ntraces;
 	size_t ngpus;
 	const gt_diff_gpu_stats *gpus;
+	gt_an_slice slice;     /**< the report's "slice" (what a sliced report
+				    kept); sliced 0 when it was not sliced */
 } gt_diff_stats;
 
 /** 1 when this build reads JSON reports (cJSON was found), else 0. */
@@ -140,7 +172,21 @@ GT_API void gt_diff_stats_free(gt_diff_stats *s);
 enum {
 	GT_DIFF_UNIT_WORK = 0,   /**< per unit of GPU work: wall time / busy time */
 	GT_DIFF_UNIT_PERIOD = 1, /**< per detected period (both sides have one) */
+	GT_DIFF_UNIT_STEP = 2,   /**< per step: both sides have steps (NVTX or periods) */
 };
+
+/** Most slowest steps of NEW a GPU pair lists (gt_diff_gpu.slowest). */
+#define GT_DIFF_SLOWEST 5
+
+/** The typical step of one side (GT_DIFF_UNIT_STEP): the median step
+ *  split in the proportions of the middle half of the steps (by length);
+ *  busy + outside + the causes = the median step. */
+typedef struct gt_diff_step_split {
+	double busy_ns;
+	double outside_ns;     /**< step time outside the GPU window (before its
+				    first or after its last activity) */
+	double cause_ns[GT_CAUSE_COUNT];
+} gt_diff_step_split;
 
 /** What became of a finding (gt_diff_fchange.status). */
 enum {
@@ -174,8 +220,9 @@ typedef struct gt_diff_kchange {
 typedef struct gt_diff_gpu {
 	const gt_diff_gpu_stats *base, *new_; /**< NULL: only in the other side */
 	int unit;              /**< GT_DIFF_UNIT_* */
-	double base_unit_ns, new_unit_ns; /**< wall time per unit: the period, or
-					     window/busy (ns of wall per busy ns) */
+	double base_unit_ns, new_unit_ns; /**< wall time per unit: the median step,
+					     the period, or window/busy (ns of
+					     wall per busy ns) */
 	double slowdown;       /**< new_unit / base_unit - 1 (0.18: 18 % slower) */
 	double spread;         /**< the run-to-run spread of slowdown (>= 0), or -1
 				    when it cannot be measured */
@@ -185,7 +232,14 @@ typedef struct gt_diff_gpu {
 					       busy_delta sum to slowdown) */
 	double busy_delta;     /**< change of busy time per unit, same scale (0
 				    per unit of work, by definition) */
+	double outside_delta;  /**< per step: change of the step time outside the
+				    GPU window, same scale (0 in other units) */
 	int top_cause;         /**< the cause whose cause_delta is largest, or -1 */
+	gt_diff_step_split base_step, new_step; /**< per step: the typical steps */
+	size_t nslowest;
+	size_t slowest[GT_DIFF_SLOWEST]; /**< per step: NEW's slowest steps, indices
+					    into new_->steps.items, longest first
+					    (periods, all one length: most idle) */
 	size_t nfindings;
 	const gt_diff_fchange *findings; /**< largest |change| first */
 	size_t nkernels;
@@ -218,8 +272,9 @@ GT_API const gt_diff_gpu *gt_diff_gpu_at(const gt_diff *d, size_t i);
 
 /**
  * The verdict, one sentence, about the pair that slowed down most (or, when
- * none did, the one that sped up most): "NEW is 18.0 % slower per period on
- * GPU 0 (5.92 ms -> 6.99 ms): host_busy +0.98 ms per period (...)". Says
+ * none did, the one that sped up most): "NEW is 18.0 % slower per step on
+ * GPU 0 (median 5.92 ms -> 6.99 ms): host_busy +0.98 ms per step (...)"
+ * ("per period", "per unit of GPU work" in the other units). Says
  * "within the run-to-run spread (+-N %)" when the change is inside it.
  * Never NULL; valid until gt_diff_free.
  */
@@ -237,8 +292,11 @@ GT_API double gt_diff_worst_slowdown(const gt_diff *d);
 GT_API int gt_diff_regressed(const gt_diff *d, double threshold);
 
 /**
- * The human diff: the verdict first, then per GPU the unit time, wall time,
- * utilization, idle causes per unit, findings (appeared / gone / grew /
+ * The human diff: the verdict first, what each side kept when sliced, then
+ * per GPU the steps of each side, the unit time, wall time, utilization,
+ * idle causes per unit (per step: the step table, median, p90 and count of
+ * both sides, the typical step's split, NEW's slowest steps with their
+ * largest idle cause), findings (appeared / gone / grew /
  * shrank), kernels by added time, copies (bytes, bandwidth, pageable share),
  * launch latency, and the losses of both sides.
  * @return 0, or GT_ERR_IO when writing failed, GT_ERR_INVAL for NULL args.
@@ -250,20 +308,35 @@ GT_API int gt_diff_text(const gt_diff *d, FILE *out);
  *   {"schema": "gaptrace.diff/1", "gaptrace": VERSION, "verdict": "...",
  *    "worst_slowdown": X,
  *    "base": SIDE, "new": SIDE,   SIDE = {label, host, cmdline,
- *            time_origin_ns, traces, losses, gaptrace}
- *    "gpus": [{base_gpu, new_gpu (index or null), name, unit: "period"|"work",
+ *            time_origin_ns, traces, losses, gaptrace,
+ *            slice: null (not sliced) or {asked, text (the slice line),
+ *                   from_ns, to_ns, pid, traces_skipped, gpu (null: all),
+ *                   gpus_total, kernels_total, kernels_kept}}
+ *    "gpus": [{base_gpu, new_gpu (index or null), name,
+ *              unit: "step"|"period"|"work",
  *              base_unit_ns, new_unit_ns, slowdown, spread (null: unknown),
  *              within_spread, busy_delta, top_cause (name or null),
- *              causes: {CAUSE: {base_ns, new_ns, delta}},
+ *              causes: {CAUSE: {base_ns, new_ns, delta}}, (base_ns, new_ns:
+ *                         the window's; delta: per unit; every cause,
+ *                         startup's 0 except per step)
  *              wall: {base_ns, new_ns}, utilization: {base, new},
  *              findings: [{id, title, status, base_share, new_share}],
  *              kernels: [{name, base_count, new_count, base_ns, new_ns,
  *                         delta_unit_ns}],
+ *              steps: null (neither side has steps) or {base: STEPS, new:
+ *                         STEPS, outside_delta, slowest_new: [{index, start,
+ *                         dur_ns, busy_ns, top_cause (null: no idle),
+ *                         top_cause_ns}] (unit "step" only)},
+ *                 STEPS = null (none) or {source ("nvtx", "nvtx_detected",
+ *                         "period"), range (null for periods), count,
+ *                         median_ns, p90_ns, typical (unit "step" only):
+ *                         {busy_ns, outside_ns, causes: {CAUSE: ns}}},
  *              copies: {base: COPY, new: COPY}, COPY = {count, bytes, ns,
  *                         gbps, pageable_share},
  *              launch_latency: {base_api_p50_ns, new_api_p50_ns,
  *                         base_queued_p50_ns, new_queued_p50_ns}}]}
- * Fractions are 0..1 (slowdown, spread and deltas relative to BASE's unit).
+ * Fractions are 0..1 (slowdown, spread and deltas relative to BASE's unit:
+ * per step, deltas + busy_delta + steps.outside_delta = slowdown).
  * @return as gt_diff_text.
  */
 GT_API int gt_diff_json(const gt_diff *d, FILE *out);
