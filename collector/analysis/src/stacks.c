@@ -377,6 +377,11 @@ void an_stacks_gpu_free(an_gpu *g)
 
 /* ------------------------------------------------------------ accessors */
 
+const char *gt_site_role_name(uint32_t roles)
+{
+	return roles == GT_SITE_RESUMED ? "resumed" : roles == GT_SITE_WAITED ? "waited" : "both";
+}
+
 size_t gt_analysis_nstacks(const gt_analysis *a)
 {
 	return a->stk.stacks.n;

@@ -1167,8 +1167,7 @@ static void sites_table(ex_out *o, const gt_analysis *a, size_t gi)
 		gt_analysis_site_label(a, s[i].stack, b, sizeof(b));
 		h(o, b);
 		LIT(o, "</td><td class=\"l\">");
-		ex_puts(o, s[i].roles == GT_SITE_RESUMED ? "resumed"
-			   : s[i].roles == GT_SITE_WAITED ? "waited" : "both");
+		ex_puts(o, gt_site_role_name(s[i].roles));
 		LIT(o, "</td>");
 		td_bar(o, g->idle_ns ? (double)s[i].total_ns / (double)g->idle_ns : 0);
 		td_dur(o, (double)s[i].total_ns);

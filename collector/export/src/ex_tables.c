@@ -1040,8 +1040,7 @@ static void call_site_row(tw *w, const gt_analysis *a, size_t g, const gt_an_sit
 	tw_u64(w, g);
 	gt_analysis_site_label(a, s->stack, b, sizeof(b));
 	tw_str(w, b);
-	tw_str(w, s->roles == GT_SITE_RESUMED ? "resumed"
-		  : s->roles == GT_SITE_WAITED ? "waited" : "both");
+	tw_str(w, gt_site_role_name(s->roles));
 	tw_u64(w, gt_analysis_trace(a, k->trace)->header.pid);
 	tw_u64(w, s->gaps);
 	tw_u64(w, s->total_ns);

@@ -683,8 +683,7 @@ static void j_gpu_sites(jw *j, const gt_analysis *a, const gt_an_gpu *G)
 		j_str(j, "site", b);
 		j_u64(j, "stack", s[i].stack);
 		j_u64(j, "pid", gt_analysis_trace(a, k->trace)->header.pid);
-		j_str(j, "role", s[i].roles == GT_SITE_RESUMED ? "resumed"
-				 : s[i].roles == GT_SITE_WAITED ? "waited" : "both");
+		j_str(j, "role", gt_site_role_name(s[i].roles));
 		j_u64(j, "gaps", s[i].gaps);
 		j_u64(j, "idle_ns", s[i].total_ns);
 		j_causes(j, "causes", s[i].cause_ns);

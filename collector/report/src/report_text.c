@@ -593,7 +593,7 @@ static void sites_section(const gt_analysis *a, FILE *f)
 			fprintf(f, "    %10s %5.1f %% of idle  %-16s %-8s %s\n",
 				an_fmt_ns(b1, sizeof(b1), s[i].total_ns), pct(s[i].total_ns, G->idle_ns),
 				gt_cause_name(ord[0]),
-				s[i].roles == GT_SITE_RESUMED ? "resumed" : "waited", lab);
+				gt_site_role_name(s[i].roles), lab);
 		}
 	}
 	fputc('\n', f);

@@ -697,6 +697,9 @@ typedef struct gt_an_site {
 	uint64_t cause_ns[GT_CAUSE_COUNT];
 } gt_an_site;
 
+/** "waited", "resumed" or "both" for gt_an_site.roles (every output uses these). */
+GT_API const char *gt_site_role_name(uint32_t roles);
+
 /** Distinct stacks over all traces (0 when the traces carry none). */
 GT_API size_t gt_analysis_nstacks(const gt_analysis *a);
 /** Stack i, or NULL. */
