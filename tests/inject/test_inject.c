@@ -680,6 +680,19 @@ START_TEST(slow_collector_drops_whole_frames)
 }
 END_TEST
 
+/* The correlation id of a record that has one, else 0. */
+static uint32_t corr_of(const gt_record *r)
+{
+	switch (r->type) {
+	case GT_REC_KERNEL: return r->kernel.correlation_id;
+	case GT_REC_MEMCPY: return r->memcpy.correlation_id;
+	case GT_REC_MEMSET: return r->memset.correlation_id;
+	case GT_REC_API: return r->api.correlation_id;
+	case GT_REC_SYNC: return r->sync.correlation_id;
+	default: return 0;
+	}
+}
+
 static int app_killed_collector(void *a)
 {
 	tctx *t = a;
@@ -730,8 +743,17 @@ START_TEST(killed_collector_falls_back_to_file)
 	uint64_t gap = h_seq_missing(&ts);
 	ck_assert_msg(m.missing == 0 || gap > 0, "%zu records missing without a sequence gap",
 		      m.missing);
-	ck_assert_msg(m.found * 10 >= m.expected * 9, "only %zu of %zu records survived", m.found,
-		      m.expected);
+	/* Every record made once the collector was surely dead (after the app's
+	 * 5 ms pause that follows the kill) is in the fallback file: how much
+	 * the dead socket held depends on the machine's load, this does not. */
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (corr_of(&e[i].r) >= 100 + 301 * 20)
+			e[k++] = e[i];
+	ck_assert_uint_gt(k, 1000);
+	h_match(&ts, e, k, &m);
+	ck_assert_msg(m.found == m.expected, "%zu of %zu records made after the kill survived",
+		      m.found, m.expected);
 	free(e);
 	h_trace_free(&ts);
 }
