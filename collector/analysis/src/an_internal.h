@@ -356,7 +356,8 @@ int an_stacks_index(gt_analysis *a);
  * that launched the work ending it (after, may be NULL). */
 int an_stacks_gap(gt_analysis *a, an_gpu *g, const an_call *before, const an_call *after,
 		  const uint64_t cause_ns[GT_CAUSE_COUNT]);
-/* The stack of a call, as a gt_analysis_stack index + 1; 0 when it has none. */
+/* The stack of a call, as a gt_analysis_stack index + 1; 0 when it has none,
+ * or one without a frame to show. */
 uint32_t an_stacks_of_call(const gt_analysis *a, const an_call *c);
 /* After the sweep: each GPU's sites, most idle time first. */
 int an_stacks_finish(gt_analysis *a);

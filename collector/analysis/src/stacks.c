@@ -269,7 +269,12 @@ uint32_t an_stacks_of_call(const gt_analysis *a, const an_call *c)
 	if (!c)
 		return 0;
 	uint64_t *k = gt_map_get(&a->stk.bycorr, KEY(c->trace, c->corr));
-	return k ? (uint32_t)*k : 0;
+	if (!k)
+		return 0;
+	/* a stack with no frame to show (none written, none usable) names no
+	 * site: the call counts as one without a stack */
+	const gt_an_stack *st = GT_VEC_AT(&a->stk.stacks, gt_an_stack, *k - 1);
+	return st->site == UINT32_MAX ? 0 : (uint32_t)*k;
 }
 
 /* The key of stack1's site in a GPU's site map: its label, or the stack
