@@ -561,7 +561,11 @@ API CUptiResult cuptiSetThreadIdType(CUpti_ActivityThreadIdType type)
 
 /* Complete the buffers that hold records (forced: every buffer). Called
  * by the worker. */
-static uint64_t deliver(int forced)
+/* Complete the buffers that hold records (all, when forced). worker: count
+ * them as the worker's own periodic deliveries, under the same lock as the
+ * completion, so that no reader can see the records delivered and the count
+ * not yet raised (a test once did, under load). */
+static uint64_t deliver(int forced, int worker)
 {
 	uint64_t n = 0;
 	lock();
@@ -570,6 +574,8 @@ static uint64_t deliver(int forced)
 			complete_slot(i);
 			n++;
 		}
+	if (worker)
+		M.st.worker_deliveries += n;
 	unlock();
 	return n;
 }
@@ -603,10 +609,9 @@ static void *worker_main(void *arg)
 		int requested = seq != W.done_seq;
 		W.req_forced = 0;
 		pthread_mutex_unlock(&W.mu);
-		uint64_t n;
 		if (M.st.pinned) {
 			/* Timestamps in pinned host memory: read without the driver. */
-			n = deliver(forced);
+			deliver(forced, !requested);
 		} else {
 			/* Timestamps in device memory: the worker goes through the
 			 * driver, taking its locks in the order opposite to a first
@@ -614,14 +619,9 @@ static void *worker_main(void *arg)
 			pthread_rwlock_rdlock(&mod_lock);
 			nap_us(50);
 			pthread_rwlock_rdlock(&ctx_lock);
-			n = deliver(forced);
+			deliver(forced, !requested);
 			pthread_rwlock_unlock(&ctx_lock);
 			pthread_rwlock_unlock(&mod_lock);
-		}
-		if (!requested) {
-			lock();
-			M.st.worker_deliveries += n;
-			unlock();
 		}
 		pthread_mutex_lock(&W.mu);
 		W.done_seq = seq;
