@@ -664,6 +664,19 @@ static int write_gpu_trace(gt_export *x, ex_out *o, int fmt, gt_export_stats *st
 
 /* ------------------------------------------------------------ gaptrace tables */
 
+/* The per-cause columns of a table: "<prefix><cause> (ns)" into names,
+ * appended to cols at *nc. */
+typedef char cause_col_name[48];
+
+static void cause_columns(const char *prefix, cause_col_name *names, const char **cols, int *nc)
+{
+	for (int c = 0; c < GT_CAUSE_COUNT; c++) {
+		snprintf(names[c], sizeof(names[c]), "%s%s (ns)", prefix, gt_cause_name(c));
+		cols[(*nc)++] = names[c];
+	}
+}
+
+
 static int write_gpu_sum(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
 {
 	const gt_analysis *a = ex_analysis(x);
@@ -678,13 +691,10 @@ static int write_gpu_sum(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
 		"Kernels", "Kernel Time (ns)", "Memcpys", "Memcpy Time (ns)", "Memcpy (bytes)",
 		"Memsets", "Throttled (ns)", "NCCL (ns)", "NCCL Exposed (ns)",
 	};
-	char cause_cols[GT_CAUSE_COUNT][48];
+	cause_col_name cause_cols[GT_CAUSE_COUNT];
 	for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++)
 		cols[nc++] = head[i];
-	for (int c = 0; c < GT_CAUSE_COUNT; c++) {
-		snprintf(cause_cols[c], sizeof(cause_cols[c]), "Idle %s (ns)", gt_cause_name(c));
-		cols[nc++] = cause_cols[c];
-	}
+	cause_columns("Idle ", cause_cols, cols, &nc);
 	tw w;
 	tw_begin(&w, o, fmt, cols, nc);
 	for (size_t g = 0; g < gt_analysis_ngpus(a); g++) {
@@ -757,13 +767,10 @@ static int write_gaps(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
 		"Next", "Next Pid", "Next Stream", "Prev", "Feeding Tid", "Last Call",
 		"Last Call End (ns)", "Next Launch (ns)",
 	};
-	char cause_cols[GT_CAUSE_COUNT][48];
+	cause_col_name cause_cols[GT_CAUSE_COUNT];
 	for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++)
 		cols[nc++] = head[i];
-	for (int c = 0; c < GT_CAUSE_COUNT; c++) {
-		snprintf(cause_cols[c], sizeof(cause_cols[c]), "%s (ns)", gt_cause_name(c));
-		cols[nc++] = cause_cols[c];
-	}
+	cause_columns("", cause_cols, cols, &nc);
 	for (size_t i = 0; i < sizeof(tail) / sizeof(tail[0]); i++)
 		cols[nc++] = tail[i];
 	int mangled = !!(x->o.flags & GT_EXPORT_MANGLED);
@@ -993,14 +1000,11 @@ static int write_steps(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
 	static const char *const head[] = {"GPU", "Step", "Pid", "Start (ns)", "End (ns)",
 					   "Duration (ns)", "Busy (ns)", "Idle (ns)", "Top Cause"};
 	const char *cols[32];
-	char cause_cols[GT_CAUSE_COUNT][48];
+	cause_col_name cause_cols[GT_CAUSE_COUNT];
 	int nc = 0;
 	for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++)
 		cols[nc++] = head[i];
-	for (int c = 0; c < GT_CAUSE_COUNT; c++) {
-		snprintf(cause_cols[c], sizeof(cause_cols[c]), "Idle %s (ns)", gt_cause_name(c));
-		cols[nc++] = cause_cols[c];
-	}
+	cause_columns("Idle ", cause_cols, cols, &nc);
 	tw w;
 	tw_begin(&w, o, fmt, cols, nc);
 	for (size_t g = 0; g < gt_analysis_ngpus(a); g++) {
@@ -1065,14 +1069,11 @@ static int write_call_sites(gt_export *x, ex_out *o, int fmt, gt_export_stats *s
 		return GT_ERR_NOMEM;
 	static const char *const head[] = {"GPU", "Site", "Role", "Pid", "Gaps", "Idle (ns)"};
 	const char *cols[32];
-	char cause_cols[GT_CAUSE_COUNT][48];
+	cause_col_name cause_cols[GT_CAUSE_COUNT];
 	int nc = 0;
 	for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++)
 		cols[nc++] = head[i];
-	for (int c = 0; c < GT_CAUSE_COUNT; c++) {
-		snprintf(cause_cols[c], sizeof(cause_cols[c]), "Idle %s (ns)", gt_cause_name(c));
-		cols[nc++] = cause_cols[c];
-	}
+	cause_columns("Idle ", cause_cols, cols, &nc);
 	cols[nc++] = "Frames";
 	tw w;
 	tw_begin(&w, o, fmt, cols, nc);
