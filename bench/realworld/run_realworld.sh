@@ -19,6 +19,7 @@
 #   gt_run_nvml0    gaptrace run -q --nvml-hz 0 (collector, no NVML)
 #   gt_run_100hz    gaptrace run -q --nvml-hz 100 --nvml-proc-hz 10 (NVML near
 #                   the 100 Hz default it had before issue 10)
+#   gt_run_stacks   gaptrace run -q --stacks (host call stacks, issue 15)
 #   gt_dormant      the injection library with GAPTRACE_DORMANT=1 and no
 #                   collector: it stays dormant (captures nothing)
 #   torch_profiler  --torch-profiler: torch.profiler, CPU + CUDA activities
@@ -76,7 +77,7 @@ RAW="$WORK/realworld_raw.tsv"
 NOSOCK="$WORK/no-collector.sock" # never listened on: file and dormant arms stay alone
 ZSOCK="$WORK/zygote.sock"
 ZPID=""
-CLEAN=(env -u CUDA_INJECTION64_PATH -u GAPTRACE_SOCKET -u GAPTRACE_OUTPUT -u GAPTRACE_DORMANT
+CLEAN=(env -u CUDA_INJECTION64_PATH -u GAPTRACE_SOCKET -u GAPTRACE_OUTPUT -u GAPTRACE_DORMANT -u GAPTRACE_STACKS
 	-u GAPTRACE_KINDS -u GAPTRACE_SESSION -u GAPTRACE_INJECT_PATH)
 declare -A DUR     # bench.arm -> longest run so far (s)
 declare -A ARMS_OF # bench -> its arms
@@ -248,6 +249,10 @@ arm_cmd()
 	gt_run_100hz)
 		CMD=("${CLEAN[@]}" GAPTRACE_INJECT_PATH="$INJECT_ABS" "$GAPTRACE" run -q "${NVML100[@]}"
 			-o "$3" -- "${PROG[@]}")
+		;;
+	gt_run_stacks)
+		CMD=("${CLEAN[@]}" GAPTRACE_INJECT_PATH="$INJECT_ABS" "$GAPTRACE" run -q --stacks -o "$3"
+			-- "${PROG[@]}")
 		;;
 	torch_profiler) CMD=("${CLEAN[@]}" "${PROG[@]}" --torch-profiler) ;;
 	esac

@@ -28,6 +28,7 @@ ARM_TEXT = {
     "gt_run": "`gaptrace run` (collector, NVML 10 Hz + 1 Hz: the default)",
     "gt_run_nvml0": "`gaptrace run --nvml-hz 0` (collector, no NVML)",
     "gt_run_100hz": "`gaptrace run --nvml-hz 100 --nvml-proc-hz 10` (NVML near the old default)",
+    "gt_run_stacks": "`gaptrace run --stacks` (host call stacks, native and Python)",
     "gt_dormant": "gaptrace injected dormant (GAPTRACE_DORMANT=1, no collector)",
     "torch_profiler": "torch.profiler (CPU + CUDA activities)",
 }
@@ -41,6 +42,7 @@ CHECKS = [
     ("gt_run", "gt_run_nvml0", None, "NVML sampling at the new default rates"),
     ("gt_run_100hz", "gt_run_nvml0", None, "NVML sampling near the old 100 Hz"),
     ("gt_run_nvml0", "gt_file", None, "the collector path without NVML against file mode"),
+    ("gt_run_stacks", "gt_run", 0.02, "host stacks within 2 % of stacks off (the bar for default-on)"),
 ]
 
 

@@ -13,6 +13,9 @@ injection library: workers are forked after CUDA is initialized).
 Expected diagnosis with --workers 0 (first finding): host_busy (data
 loading): the GPU idles between steps while the thread that launches is
 outside CUDA; fix: DataLoader workers, pinned memory, prefetching.
+With host stacks (gaptrace run --stacks) that finding's first call site is
+the line where the GPU got work again, the first CUDA call after next(it)
+(SITE-RESUME below): the host time before it is the loader's.
 Runs ~4 s (+ start-up) on an H200.
 """
 import time
@@ -73,7 +76,7 @@ def main():
             it = iter(loader)
             x, y = next(it)
         wait_s += time.perf_counter() - tw
-        x = x.to(dev, non_blocking=args.pin_memory)
+        x = x.to(dev, non_blocking=args.pin_memory)  # first CUDA call after loading: SITE-RESUME
         y = y.to(dev, non_blocking=args.pin_memory)
         opt.zero_grad(set_to_none=True)
         loss = F.cross_entropy(model(x), y)
@@ -88,6 +91,9 @@ def main():
     gc.emit("slow_loader", args, n, wall, samples_per_step=args.batch,
             result={"loss": round(final, 4), "workers": args.workers},
             expect_finding=["slow_data_loader", "host_busy"] if args.workers == 0 else None,
+            expect_site={"finding": ["slow_data_loader", "host_busy"],
+                         "site": gc.marked_site("SITE-RESUME", "main")}
+            if args.workers == 0 else None,
             timing={"loader_wait_share": round(wait_s / wall, 3) if wall else 0})
 
 
