@@ -22,6 +22,10 @@
 #define MAX_STACKS (1u << 20) /* distinct stacks one stream writes at most */
 #define MAX_MODULES 4096u
 #define MAPS_REREAD_NS 1000000000ull
+/* Turnaround waits: after a wait the host left the GPU for resume_ns or
+ * more, this many of the thread's next waits get a stack whatever their
+ * length; each wait the thread follows quickly with more work uses one up. */
+#define HOT_WAITS 8u
 
 typedef struct slot {
 	_Atomic uint64_t seq;
@@ -52,12 +56,15 @@ static struct {
 	uint32_t sample, depth;
 	cbset wait, launch, any;
 	_Atomic uint64_t taken[4], dropped, limited, py_faults;
+	_Atomic uint64_t short_waits; /* of taken[GT_STACK_AT_WAIT]: under wait_ns, hot */
 } S;
 
 /* Per thread, initial-exec: no allocation on first touch in a dlopen'ed library. */
 typedef struct tstate {
 	uint64_t enter, last_exit, rate_sec;
 	uint32_t depth, nlaunch, corr, cbid, dom, tid, rate_n;
+	uint32_t last_wait; /* the last outermost call was a wait */
+	uint32_t hot;       /* waits left that get a stack however short (HOT_WAITS) */
 } tstate;
 static __thread tstate T __attribute__((tls_model("initial-exec")));
 
@@ -236,15 +243,16 @@ static void take_python(slot *sl)
 		sl->flags |= GT_STACK_PYTHON_CUT;
 }
 
-static void take(uint32_t trigger, uint64_t mono, uint64_t dur)
+/* Take the calling thread's stack into the ring. @return 1 when taken. */
+static int take(uint32_t trigger, uint64_t mono, uint64_t dur)
 {
 	uint64_t pos;
 	if (!within_budget(mono)) /* the caller's clock reading: no second one */
-		return;
+		return 0;
 	slot *sl = claim(&pos);
 	if (!sl) {
 		atomic_fetch_add_explicit(&S.dropped, 1, memory_order_relaxed);
-		return;
+		return 0;
 	}
 	if (!T.tid)
 		T.tid = (uint32_t)syscall(SYS_gettid);
@@ -269,6 +277,7 @@ static void take(uint32_t trigger, uint64_t mono, uint64_t dur)
 	 * stacks is written before the ring fills, not at the next tick */
 	if ((pos & (RING_SLOTS / 2 - 1)) == RING_SLOTS / 2 - 1)
 		inj_wake();
+	return 1;
 }
 
 static void on_enter(int d, uint32_t cbid, const CUpti_CallbackData *cd)
@@ -283,11 +292,15 @@ static void on_enter(int d, uint32_t cbid, const CUpti_CallbackData *cd)
 	if (!atomic_load_explicit(&S.armed, memory_order_relaxed))
 		return;
 	if (T.last_exit && now - T.last_exit >= S.resume_ns) {
+		if (T.last_wait) /* a turnaround: the thread's waits are worth a stack */
+			T.hot = HOT_WAITS;
 		take(GT_STACK_AT_RESUME, now, now - T.last_exit);
 	} else if (S.sample && has(&S.launch, d, cbid) && ++T.nlaunch >= S.sample) {
 		T.nlaunch = 0;
 		take(GT_STACK_SAMPLED, now, 0);
 	}
+	if (T.last_wait && T.hot && now - T.last_exit < S.resume_ns)
+		T.hot--; /* that wait was followed by more work at once */
 }
 
 static void on_exit_call(void)
@@ -297,9 +310,16 @@ static void on_exit_call(void)
 	if (--T.depth != 0)
 		return;
 	uint64_t now = inj_mono_ns();
-	if (atomic_load_explicit(&S.armed, memory_order_relaxed) && has(&S.wait, (int)T.dom, T.cbid) &&
-	    now - T.enter >= S.wait_ns)
-		take(GT_STACK_AT_WAIT, T.enter, now - T.enter);
+	uint32_t w = has(&S.wait, (int)T.dom, T.cbid);
+	if (w && atomic_load_explicit(&S.armed, memory_order_relaxed)) {
+		uint64_t dur = now - T.enter;
+		if (dur >= S.wait_ns) {
+			take(GT_STACK_AT_WAIT, T.enter, dur);
+		} else if (T.hot && take(GT_STACK_AT_WAIT, T.enter, dur)) {
+			atomic_fetch_add_explicit(&S.short_waits, 1, memory_order_relaxed);
+		}
+	}
+	T.last_wait = w;
 	T.last_exit = now;
 }
 
@@ -524,10 +544,12 @@ void inj_stacks_note(inj_enc *e)
 	inj_note(e, GT_NOTE_INFO, 0,
 		 "stacks: %" PRIu64 " taken, %u distinct, %" PRIu64 " dropped (ring full), %" PRIu64
 		 " over the budget of %u a second per thread, %" PRIu64
-		 " without an id (table full); %" PRIu64 " at waits of %u us or more, %" PRIu64
-		 " at resumes after %u us or more, %" PRIu64
+		 " without an id (table full); %" PRIu64 " at waits (%" PRIu64
+		 " of %u us or more, %" PRIu64 " shorter, on threads that left the GPU idle after "
+		 "a wait), %" PRIu64 " at resumes after %u us or more, %" PRIu64
 		 " sampled; native frames: %s; Python frames: %s (%" PRIu64 " unreadable)",
 		 w + r + s, D.n, atomic_load(&S.dropped), atomic_load(&S.limited), S.max_per_s,
-		 n_distinct_full, w, inj_g.cfg.stack_wait_us, r, inj_g.cfg.stack_resume_us, s,
+		 n_distinct_full, w, w - atomic_load(&S.short_waits), inj_g.cfg.stack_wait_us,
+		 atomic_load(&S.short_waits), r, inj_g.cfg.stack_resume_us, s,
 		 S.backtrace ? "libunwind" : S.native_why, S.py_what, atomic_load(&S.py_faults));
 }

@@ -10,6 +10,9 @@
  *     "resume" sample; one launch in N is sampled; the same call site gives
  *     one stack, another site another; every native frame lies in a module
  *     record; the end note adds up;
+ *   - turnaround waits: once a wait was followed by host time, the thread's
+ *     next short waits get stacks too, HOT_WAITS of them when each is
+ *     followed at once by more work;
  *   - many threads at once, every launch sampled: what was taken is what
  *     was written, and taken + dropped is every launch;
  *   - GAPTRACE_HOLD_CUPTI=0 has no subscriber: said once, no stacks.
@@ -50,6 +53,23 @@ __attribute__((noinline)) static void site_a(uint32_t corr)
 __attribute__((noinline)) static void site_b(uint32_t corr)
 {
 	call(0, "cudaDeviceSynchronize_v3020", corr, 3000);
+	__asm__ volatile("" ::: "memory");
+}
+
+/* A CUDA runtime function linked into the program (cudart_static): never
+ * the call site; its caller is. */
+__attribute__((noinline)) void cudaGtTestMemcpy(uint32_t corr)
+{
+	uint32_t cbid = h_cbid("cudaMemcpy_v3020", 0);
+	mock_api_callback_corr(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, CUPTI_API_ENTER, corr);
+	sleep_us(2000);
+	mock_api_callback_corr(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, CUPTI_API_EXIT, corr);
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) void user_copy_site(uint32_t corr)
+{
+	cudaGtTestMemcpy(corr);
 	__asm__ volatile("" ::: "memory");
 }
 
@@ -175,6 +195,60 @@ START_TEST(stacks_at_waits_resumes_and_samples)
 		check_modules_cover(&ts);
 	else
 		ck_assert_msg(0, "no native frames on a machine with libunwind8: %s", note);
+	h_trace_free(&ts);
+}
+END_TEST
+
+/* Short syncs (a .item() of a few us), each followed by host time: the
+ * first has no stack (nothing said yet that this thread's waits matter),
+ * the next ones do. Then short syncs each followed at once by a launch:
+ * 8 more (HOT_WAITS) get stacks, then none. */
+static int app_turnaround(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	stack_env();
+	setenv("GAPTRACE_STACK_SAMPLE", "0", 1);
+	if (app_start(t) < 0)
+		return 90;
+	for (uint32_t i = 0; i < 6; i++) {
+		call(0, "cudaStreamSynchronize_v3020", 700 + i, 0);
+		sleep_us(8000); /* host time, > GAPTRACE_STACK_RESUME_US */
+		call(0, "cudaLaunchKernel_v7000", 800 + i, 0);
+	}
+	for (uint32_t i = 0; i < 10; i++) {
+		call(0, "cudaStreamSynchronize_v3020", 900 + i, 0);
+		call(0, "cudaLaunchKernel_v7000", 950 + i, 0);
+	}
+	h_ledger_close();
+	return 0;
+}
+
+START_TEST(short_waits_before_host_gaps_get_stacks)
+{
+	run_app(app_turnaround, 0);
+	trace_set ts;
+	ck_assert_int_eq(h_read_dir(&ts, T.dir), 1);
+	ck_assert_ptr_null(sample_of(&ts, 700));
+	for (uint32_t i = 1; i < 6; i++) {
+		const gt_stack_sample *w = sample_of(&ts, 700 + i);
+		ck_assert_msg(w != NULL, "short wait %u before host time has no stack", i);
+		ck_assert_uint_eq(w->trigger, GT_STACK_AT_WAIT);
+		ck_assert_uint_lt(w->dur, 1000000);
+	}
+	for (uint32_t i = 0; i < 6; i++) {
+		const gt_stack_sample *r = sample_of(&ts, 800 + i);
+		ck_assert_ptr_nonnull(r);
+		ck_assert_uint_eq(r->trigger, GT_STACK_AT_RESUME);
+	}
+	for (uint32_t i = 0; i < 10; i++)
+		ck_assert_msg(!!sample_of(&ts, 900 + i) == (i < 8), "cooling wait %u: %d", i,
+			      !!sample_of(&ts, 900 + i));
+	const char *note = stacks_note(&ts);
+	ck_assert_ptr_nonnull(note);
+	/* 13 short waits and 6 resumes (the test sees the note's first 160 bytes) */
+	ck_assert_msg(strstr(note, "stacks: 19 taken, ") && strstr(note, " 13 at waits (0 of "),
+		      "%s", note);
 	h_trace_free(&ts);
 }
 END_TEST
@@ -311,6 +385,7 @@ static int app_gap(void *a)
 	 * own; the waited site stays the sync's */
 	h_api(0, h_cbid("cudaMemcpy_v3020", 0), 11500);
 	site_b(0);                                         /* a wait elsewhere, no gap */
+	user_copy_site(0); /* a copy through a CUDA function in the program, no gap */
 	sleep_us(6000);
 	call(0, "cudaLaunchKernel_v7000", 12000, 0);       /* a resume: its stack */
 	h_api(0, lk, 12000);
@@ -357,6 +432,15 @@ START_TEST(gap_tied_to_its_call_sites)
 	char lab[256];
 	gt_analysis_site_label(an, s[waited].stack, lab, sizeof(lab));
 	ck_assert_msg(strstr(lab, "test_inject_stacks"), "site %s", lab);
+	/* a CUDA function inside the program is skipped for its caller */
+	int user = 0;
+	for (size_t i = 0; i < gt_analysis_nstacks(an); i++) {
+		char l[256];
+		gt_analysis_site_label(an, i, l, sizeof(l));
+		ck_assert_msg(!strstr(l, "cudaGtTestMemcpy"), "site %s", l);
+		user += !strncmp(l, "user_copy_site+0x", 17);
+	}
+	ck_assert_int_eq(user, 1);
 	/* the gap itself names both */
 	size_t ng;
 	const gt_an_gap *gaps = gt_analysis_gaps(an, 0, &ng);
@@ -371,7 +455,8 @@ START_TEST(gap_tied_to_its_call_sites)
 	int named = 0;
 	for (size_t i = 0; i < f->nevidence; i++)
 		named += !strncmp(f->evidence[i], "call site: ", 11) &&
-			 strstr(f->evidence[i], lab) && strstr(f->evidence[i], "100% of this idle");
+			 strstr(f->evidence[i], lab) &&
+			 strstr(f->evidence[i], "100% of the GPU's ");
 	ck_assert_int_eq(named, 1);
 	ck_assert_msg(strstr(f->fix, "Start at ") && strstr(f->fix, lab), "%s", f->fix);
 	gt_diagnosis_free(d);
@@ -384,6 +469,7 @@ int main(void)
 	const suite_test tests[] = {
 #define T_(x) {#x, x}
 		T_(stacks_at_waits_resumes_and_samples),
+		T_(short_waits_before_host_gaps_get_stacks),
 		T_(stacks_off_unless_asked_and_possible),
 		T_(ring_full_is_counted_exactly),
 		T_(gap_tied_to_its_call_sites),
