@@ -18,7 +18,10 @@
  * code: the innermost Python frame outside site-packages, dist-packages
  * and the standard library, else the innermost Python frame; without
  * Python frames, the innermost native frame outside the CUDA libraries,
- * CUPTI, libunwind, the C library and gaptrace itself.
+ * CUPTI, libunwind, the C library and gaptrace itself, and outside the CUDA
+ * runtime functions a program links statically (cudart_static puts
+ * cudaMemcpy and its helpers into the program's own binary), a frame whose
+ * function has a name before one that has none.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,7 +68,7 @@ int an_stacks_add(gt_analysis *a, uint32_t trace, const gt_record *x)
 		if (!(p = gt_vec_push(&s->frames)))
 			return GT_ERR_NOMEM;
 		*(an_sframe *)p = (an_sframe){trace, f->stack_id, f->index,
-					      {f->kind, f->file_id, f->func_id, f->line, f->pc}};
+					      {f->kind, f->file_id, f->func_id, f->line, f->pc, 0}};
 		return 0;
 	}
 	case GT_REC_STACK_SAMPLE:
@@ -111,10 +114,30 @@ static int runtime_module(const char *path)
 	return 0;
 }
 
-/* The frame shown for stack k (see the design block), or UINT32_MAX. */
+/* A symbol of the CUDA runtime or driver API, or of the code nvcc and
+ * cudart_static put into a program: cudaX, cuX, __cudaX, __cudart*,
+ * cudart::*, __device_stub*, plain or mangled (_Z16cudaLaunchKernel...,
+ * _ZN6cudart...). */
+static int cuda_api_symbol(const char *name)
+{
+	if (!strncmp(name, "_ZN", 3) || !strncmp(name, "_Z", 2)) {
+		name += name[2] == 'N' ? 3 : 2;
+		while (*name >= '0' && *name <= '9')
+			name++;
+	}
+	if (!strncmp(name, "__cuda", 6) || !strncmp(name, "cudart", 6) ||
+	    !strncmp(name, "__device_stub", 13))
+		return 1;
+	if (!strncmp(name, "cuda", 4) && name[4] >= 'A' && name[4] <= 'Z')
+		return 1;
+	return name[0] == 'c' && name[1] == 'u' && name[2] >= 'A' && name[2] <= 'Z';
+}
+
+/* The frame shown for stack k (see the design block), or UINT32_MAX. Needs
+ * the native frames symbolised (their flags). */
 static uint32_t pick_site(const gt_analysis *a, const gt_an_stack *k)
 {
-	uint32_t py = UINT32_MAX, nat = UINT32_MAX;
+	uint32_t py = UINT32_MAX, named = UINT32_MAX, nat = UINT32_MAX;
 	for (uint32_t i = 0; i < k->nframes; i++) {
 		const gt_an_frame *f = &k->frames[i];
 		if (f->kind == GT_FRAME_PYTHON) {
@@ -123,14 +146,18 @@ static uint32_t pick_site(const gt_analysis *a, const gt_an_stack *k)
 				py = i;
 			if (file && !library_file(file))
 				return i;
-		} else if (nat == UINT32_MAX) {
+		} else if (named == UINT32_MAX && !(f->flags & GT_AN_FRAME_CUDA_API)) {
 			const an_module *m = module_of(a, k->trace, f->pc);
 			const char *path = m ? gt_strtab_get(&a->st, m->path) : NULL;
-			if (path && !runtime_module(path))
+			if (!path || runtime_module(path))
+				continue;
+			if (f->flags & GT_AN_FRAME_NAMED)
+				named = i;
+			else if (nat == UINT32_MAX)
 				nat = i;
 		}
 	}
-	return py != UINT32_MAX ? py : nat;
+	return py != UINT32_MAX ? py : named != UINT32_MAX ? named : nat;
 }
 
 static int frame_order(const void *x, const void *y)
@@ -180,7 +207,7 @@ static int build_stacks(gt_analysis *a)
 			e++;
 		k->frames = s->fr ? s->fr + lo : NULL;
 		k->nframes = (uint32_t)(e - lo);
-		k->site = pick_site(a, k);
+		k->site = UINT32_MAX; /* label_stacks picks it, once symbolised */
 	}
 	return 0;
 }
@@ -209,10 +236,13 @@ static int symbolise(gt_analysis *a)
 			gt_symbol out;
 			char b[GT_SYMBOL_NAME_MAX + 300];
 			int r = gt_symbolize(sym, k->trace, fr->pc, f ? GT_SYM_RETURN_ADDRESS : 0, &out);
-			if (r == GT_SYM_FUNCTION)
+			if (r == GT_SYM_FUNCTION) {
 				snprintf(b, sizeof b, "%s+0x%llx (%s)", out.name,
 					 (unsigned long long)out.offset, out.module_name);
-			else
+				fr->flags |= GT_AN_FRAME_NAMED;
+				if (cuda_api_symbol(out.name))
+					fr->flags |= GT_AN_FRAME_CUDA_API;
+			} else
 				snprintf(b, sizeof b, "%s", out.name);
 			fr->func = gt_strtab_intern(&a->st, b, strlen(b));
 			if (out.module)
@@ -224,14 +254,15 @@ static int symbolise(gt_analysis *a)
 	return rc;
 }
 
-/* Each stack's site text, interned: the key of its call site. */
+/* Each stack's site (pick_site, once symbolised) and its text, interned:
+ * the key of its call site. */
 static int label_stacks(gt_analysis *a)
 {
 	an_stacks *s = &a->stk;
 	char b[1024];
 	for (size_t i = 0; i < s->stacks.n; i++) {
 		gt_an_stack *k = GT_VEC_AT(&s->stacks, gt_an_stack, i);
-		if (k->site == UINT32_MAX)
+		if ((k->site = pick_site(a, k)) == UINT32_MAX)
 			continue;
 		gt_analysis_frame_text(a, i, k->site, b, sizeof b);
 		if (!(k->label = gt_strtab_intern(&a->st, b, strlen(b))))

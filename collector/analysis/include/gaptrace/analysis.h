@@ -657,7 +657,15 @@ typedef struct gt_an_frame {
 	uint32_t kind;   /**< GT_FRAME_NATIVE / GT_FRAME_PYTHON */
 	uint32_t file, func, line;
 	uint64_t pc;
+	uint32_t flags;  /**< native frames: GT_AN_FRAME_* (set by the symbolizer) */
 } gt_an_frame;
+
+/** gt_an_frame.flags: the symbolizer found the function the pc lies in. */
+#define GT_AN_FRAME_NAMED 1u
+/** gt_an_frame.flags: that function is part of the CUDA runtime or driver
+ * API linked into the program itself (cudart_static: cudaMemcpy, cudart::,
+ * __cudaRegisterFatBinary, a kernel's __device_stub), never a call site. */
+#define GT_AN_FRAME_CUDA_API 2u
 
 /** A distinct host stack of one traced process. */
 typedef struct gt_an_stack {
