@@ -6,6 +6,9 @@
 #
 #   tests/gpu/build.sh            # -> build-gpu/, $OUT/build.txt
 # Variables: BUILD, CUDA_HOME, NVCC, PYTHON, JOBS (default: nproc), OUT.
+# The GPU machine has no libcjson-dev, which `gaptrace diff` and `history`
+# need: carry Debian's (its header, libcjson.so.1 and a libcjson.pc whose
+# prefix is ${pcfiledir}/../..) and point PKG_CONFIG_PATH at its pkgconfig.
 # Takes ~1-2 minutes on the H200 machine (16 cores).
 source "$(dirname "$0")/lib.sh"
 gt_init build
@@ -85,6 +88,12 @@ if [ -x "$GAPTRACE" ]; then
 	result "gaptrace CLI" "$("$GAPTRACE" --version 2>&1 | head -1)" "ok"
 	cmds=$("$GAPTRACE" help 2>&1 | awk '/^commands:/ { on = 1; next } on && !NF { exit } on { print $1 }' | tr '\n' ' ')
 	result "CLI commands" "$cmds" "ok"
+	# diff and history read reports with libcjson: without it they refuse
+	if grep -q '^CJSON_FOUND:INTERNAL=1' "$BUILD/CMakeCache.txt" 2>/dev/null; then
+		result "libcjson (diff, history)" "found" "ok"
+	else
+		result "libcjson (diff, history)" "not found: diff and history refuse (PKG_CONFIG_PATH to a libcjson.pc)" "FAIL"
+	fi
 else
 	result "gaptrace CLI" "$GAPTRACE missing" "FAIL"
 fi

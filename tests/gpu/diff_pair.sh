@@ -17,13 +17,13 @@ gt_init diff_pair
 need_build
 D="$WORK/diff_pair"
 rm -rf "$D" && mkdir -p "$D"
-SECS=${SECONDS_SMALL:-1.5}
+RUN_S=${SECONDS_SMALL:-1.5} # not SECS: run_logged sets that to the last run's time
 result_header "check" "detail" "status"
 for side in base regress; do
 	extra=()
 	[ "$side" = regress ] && extra=(--regress)
 	run_logged "tl_$side" "$GAPTRACE" run -q --stacks -o "$D/train_loop_$side" -- \
-		"$PYTHON" examples/torch/train_loop.py --seconds "$SECS" "${extra[@]}"
+		"$PYTHON" examples/torch/train_loop.py --seconds "$RUN_S" "${extra[@]}"
 	cp "$WORK/tl_$side.stdout" "$D/train_loop_$side.stdout"
 	result "run $side" "exit $RC" "$([ "$RC" -eq 0 ] && echo ok || echo ERROR)"
 	"$GAPTRACE" report --json "$D/train_loop_$side" >"$D/$side.json" 2>>"$LOG"

@@ -67,11 +67,25 @@ static size_t top_sites(const dg_gpu_in *g, uint32_t mask, const gt_an_site **to
 	return k;
 }
 
+/* "transfer" or "host_busy and transfer": the causes of mask. */
+static void mask_names(uint32_t mask, char *buf, size_t cap)
+{
+	size_t n = 0;
+	buf[0] = 0;
+	for (int k = 0; k < GT_CAUSE_COUNT && n < cap; k++)
+		if (mask >> k & 1)
+			n += (size_t)snprintf(buf + n, cap - n, "%s%s", n ? " and " : "",
+					      gt_cause_name(k));
+}
+
 static void one_finding(dg_ctx *c, dg_fbuild *b, uint32_t mask)
 {
 	const gt_an_site *top[SITES_SHOWN];
 	size_t k = top_sites(c->g, mask, top);
 	uint64_t idle = in_mask(c->gpu->cause_ns, mask);
+	char causes[96], it[32];
+	mask_names(mask, causes, sizeof causes);
+	gt_fmt_ns(it, sizeof it, (double)idle);
 	if (!k || !idle) {
 		dg_ev(c, b, "call sites: none of this idle time has a host stack (the stacks "
 			    "were taken at waits and resumes above their thresholds)");
@@ -82,15 +96,17 @@ static void one_finding(dg_ctx *c, dg_fbuild *b, uint32_t mask)
 		uint64_t v = in_mask(top[i]->cause_ns, mask);
 		c->in->site_label(c->in->user, top[i]->stack, lab, sizeof lab);
 		gt_fmt_ns(t, sizeof t, (double)v);
-		dg_ev(c, b, "call site: %s: %s, %.0f%% of this idle time, %llu %s (%s)", lab, t,
-		      100.0 * (double)v / (double)idle, (unsigned long long)top[i]->gaps,
-		      gt_plural(top[i]->gaps, "gap", "gaps"), role_text(top[i]->roles));
+		dg_ev(c, b, "call site: %s: %s, %.0f%% of the GPU's %s of %s idle time, %llu %s (%s)",
+		      lab, t, 100.0 * (double)v / (double)idle, it, causes,
+		      (unsigned long long)top[i]->gaps, gt_plural(top[i]->gaps, "gap", "gaps"),
+		      role_text(top[i]->roles));
 	}
 	c->in->site_label(c->in->user, top[0]->stack, lab, sizeof lab);
 	double share = (double)in_mask(top[0]->cause_ns, mask) / (double)idle;
 	dg_metric(b, "top_site_share", share);
 	if (b->f.fix)
-		dg_fix(c, b, "%s Start at %s (%.0f%% of it).", b->f.fix, lab, 100.0 * share);
+		dg_fix(c, b, "%s Start at %s (%.0f%% of the %s idle time).", b->f.fix, lab,
+		       100.0 * share, causes);
 }
 
 void dg_site_evidence(dg_ctx *c)
