@@ -21,6 +21,7 @@ typedef struct row {
 	char trace[512];
 	char expected[64];
 	double lo, hi;
+	char site[256]; /* the finding's first call site, or "" */
 	int line;
 } row;
 
@@ -43,16 +44,39 @@ static void load_rows(void)
 			continue;
 		row *r = &rows[nrows];
 		char lo[32] = "-", hi[32] = "-";
-		if (sscanf(p, "%511s %63s %31s %31s", r->trace, r->expected, lo, hi) < 2) {
+		int end = 0;
+		if (sscanf(p, "%511s %63s %31s %31s%n", r->trace, r->expected, lo, hi, &end) < 2) {
 			fprintf(stderr, "%s:%d: bad row\n", GT_DIAG_GOLDEN_TSV, ln);
 			exit(EXIT_FAILURE);
 		}
+		/* the rest of the line, trimmed: the call site (it has spaces) */
+		const char *st = end ? p + end + strspn(p + end, " \t") : "";
+		snprintf(r->site, sizeof r->site, "%.*s", (int)strcspn(st, "\n"), st);
+		for (size_t k = strlen(r->site); k && strchr(" \t\r", r->site[k - 1]); k--)
+			r->site[k - 1] = 0;
 		r->lo = strcmp(lo, "-") ? atof(lo) : 0;
 		r->hi = strcmp(hi, "-") ? atof(hi) : 1;
 		r->line = ln;
 		nrows++;
 	}
 	fclose(f);
+}
+
+/* The finding's first "call site: SITE: ..." evidence names r->site. */
+static void check_site(const row *r, const gt_finding *f)
+{
+	size_t n = strlen(r->site);
+	for (size_t i = 0; i < f->nevidence; i++) {
+		const char *e = f->evidence[i];
+		if (strncmp(e, "call site: ", 11))
+			continue;
+		ck_assert_msg(!strncmp(e + 11, r->site, n) && !strncmp(e + 11 + n, ": ", 2),
+			      "line %d: %s: first call site: want %s, got %s", r->line, r->trace,
+			      r->site, e + 11);
+		return;
+	}
+	ck_assert_msg(0, "line %d: %s: %s names no call site (want %s)", r->line, r->trace,
+		      f->name, r->site);
 }
 
 START_TEST(golden_row)
@@ -91,6 +115,8 @@ START_TEST(golden_row)
 		ck_assert_msg(f->share >= r->lo && f->share <= r->hi,
 			      "line %d: %s: share %.4f not in [%.4f, %.4f]", r->line, r->trace,
 			      f->share, r->lo, r->hi);
+		if (r->site[0])
+			check_site(r, f);
 	}
 	gt_diagnosis_free(d);
 	gt_analysis_free(a);
