@@ -64,6 +64,8 @@
 #   BIN_DIR [.gpu/bin]  prebuilt CUDA examples (tests/gpu/prebuild.sh); missing
 #                       ones are built with nvcc (lib.sh ex_bin; lazy_stress ~1 min)
 #   REPEAT [5] LANES [4] TIME_BUDGET [420] HANG_FLOOR [20] MODES ["file run capture"]
+#   GAPTRACE_STACKS=1   every traced run takes host stacks (issue 15); the log
+#                       gives each run's stacks end note
 #   UNTRACED_LIMIT [240] seconds allowed to an untraced or warm-up run
 # The summary (per run, then per case and mode, then the pass/fail line) is
 # printed last; $OUT/torture.tar.gz holds every run's stdout, stderr tail,
@@ -528,6 +530,13 @@ check_run()
 	else
 		trace_s="no trace"
 		why+=("no trace")
+	fi
+	if [ "${GAPTRACE_STACKS:-0}" = 1 ] && [ "${#tr[@]}" -gt 0 ]; then
+		# with host stacks on: what they took, per traced run (their end note)
+		local sn
+		sn=$(for t in "${tr[@]}"; do "$GAPTRACE" dump -t note "$t" 2>/dev/null; done |
+			grep -o 'stacks: [0-9]* taken, [0-9]* distinct, [0-9]* dropped[^;]*; [^;]*;.*Python frames: [^(]*' | head -n 1)
+		log "    [$LANE] $c.$mode.$rep ${sn:-stacks: no note}"
 	fi
 	[ -f "$d/leftover" ] && note="${note:+$note; }$(cat "$d/leftover") leftover procs killed"
 	if compgen -G "$d/fallback.*.gtrace" >/dev/null; then
