@@ -487,6 +487,30 @@ START_TEST(synth_regression_named_first)
 }
 END_TEST
 
+/* With host stacks in NEW, the verdict says where the grown cause comes
+ * from; the JSON has it too; without stacks it says nothing of a site. */
+START_TEST(verdict_names_the_call_site)
+{
+	enter_tmp();
+	ck_assert_int_eq(RUN("synth", "-q", "-p", "stacks", "-s", "turnaround_ns=500000", "-o",
+			     "base"),
+			 0);
+	ck_assert_int_eq(RUN("synth", "-q", "-p", "stacks", "-o", "new"), 0);
+	ck_assert_int_eq(RUN("diff", "base", "new"), 0);
+	ck_assert(has("out", ": sync_turnaround +"));
+	ck_assert(has("out", ", from train.py:42 train_step (100 % of NEW's sync_turnaround "
+			     "idle time); finding sync_turnaround grew"));
+	ck_assert_int_eq(RUN("diff", "--json", "base", "new"), 0);
+	ck_assert(has("out", "\"top_site\":\"train.py:42 train_step\",\"top_site_share\":1.0000"));
+	synth_pair(); /* no stacks */
+	ck_assert_int_eq(RUN("diff", "base", "new"), 0);
+	ck_assert(!has("out", ", from "));
+	ck_assert_int_eq(RUN("diff", "--json", "base", "new"), 0);
+	ck_assert(has("out", "\"top_site\":null"));
+	leave_tmp();
+}
+END_TEST
+
 START_TEST(recorded_pair_named_first)
 {
 	enter_tmp();
@@ -832,6 +856,7 @@ int main(void)
 	tc = tcase_create("cli");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, synth_regression_named_first);
+	tcase_add_test(tc, verdict_names_the_call_site);
 	tcase_add_test(tc, recorded_pair_named_first);
 	tcase_add_test(tc, gate_exit_statuses);
 	tcase_add_test(tc, json_schema_and_inputs);

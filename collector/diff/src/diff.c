@@ -354,6 +354,24 @@ static void compare_kernels(gt_diff_gpu *p, gt_diff_kchange *v, size_t top)
 	p->nkernels = n < top ? n : top;
 }
 
+/* NEW's call site with the most idle time of the top cause (host stacks):
+ * where the grown (or shrunk) cause comes from. */
+static void top_site(gt_diff_gpu *p)
+{
+	const gt_diff_gpu_stats *n = p->new_;
+	p->top_site = NULL;
+	p->top_site_share = 0;
+	if (p->top_cause < 0 || !n->cause_ns[p->top_cause])
+		return;
+	uint64_t best = 0;
+	for (size_t i = 0; i < n->nsites; i++)
+		if (n->sites[i].cause_ns[p->top_cause] > best) {
+			best = n->sites[i].cause_ns[p->top_cause];
+			p->top_site = n->sites[i].site;
+		}
+	p->top_site_share = (double)best / (double)n->cause_ns[p->top_cause];
+}
+
 /* Fill pair p (both sides present). */
 static int compare_pair(gt_diff *d, gt_diff_gpu *p)
 {
@@ -367,6 +385,7 @@ static int compare_pair(gt_diff *d, gt_diff_gpu *p)
 	} else {
 		compare_times(p);
 	}
+	top_site(p);
 	gt_diff_fchange *fv = calloc(b->nfindings + n->nfindings + 1, sizeof(*fv));
 	gt_diff_kchange *kv = calloc(b->nkernels + n->nkernels + 1, sizeof(*kv));
 	if (!fv || !kv) {

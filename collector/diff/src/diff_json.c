@@ -195,6 +195,9 @@ static void json_pair(FILE *f, const gt_diff_gpu *p)
 	jdbl(f, "busy_delta", p->busy_delta);
 	fputc(',', f);
 	jstr(f, "top_cause", p->top_cause >= 0 ? gt_cause_name(p->top_cause) : NULL);
+	fputc(',', f);
+	jstr(f, "top_site", p->top_site);
+	fprintf(f, ",\"top_site_share\":%.4f", p->top_site_share);
 	json_causes(f, p);
 	fprintf(f, ",\"wall\":{\"base_ns\":%" PRIu64 ",\"new_ns\":%" PRIu64 "},", b->window_ns,
 		n->window_ns);

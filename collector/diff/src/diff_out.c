@@ -76,6 +76,9 @@ static void write_verdict(FILE *f, const gt_diff *d, const gt_diff_gpu *p)
 	if (p->top_cause >= 0 && fabs(p->slowdown) >= 0.0005) {
 		fprintf(f, ": %s ", gt_cause_name(p->top_cause));
 		unit_delta(f, p, p->cause_delta[p->top_cause]);
+		if (p->top_site)
+			fprintf(f, ", from %s (%.0f %% of NEW's %s idle time)", p->top_site,
+				100 * p->top_site_share, gt_cause_name(p->top_cause));
 	}
 	const gt_diff_fchange *lf = lead_finding(p);
 	if (lf && fabs(p->slowdown) >= 0.0005)

@@ -165,6 +165,25 @@ static int read_kernels(side *sd, const cJSON *jg, gt_diff_gpu_stats *g)
 	return 0;
 }
 
+static int read_sites(side *sd, const cJSON *jg, gt_diff_gpu_stats *g)
+{
+	const cJSON *k, *all = obj(jg, "call_sites");
+	size_t n = (size_t)cJSON_GetArraySize(all), i = 0;
+	gt_diff_site *v = n ? keep(sd, calloc(n, sizeof(*v))) : NULL;
+	if (n && !v)
+		return -1;
+	cJSON_ArrayForEach(k, all) {
+		const cJSON *c = obj(k, "causes");
+		for (int j = 0; j < GT_CAUSE_COUNT; j++)
+			v[i].cause_ns[j] = u64(c, gt_cause_name(j));
+		if (!(v[i++].site = dup_str(sd, str(k, "site"))))
+			return -1;
+	}
+	g->sites = v;
+	g->nsites = n;
+	return 0;
+}
+
 static void read_copies(const cJSON *jg, gt_diff_gpu_stats *g)
 {
 	const cJSON *c;
@@ -254,7 +273,8 @@ static int read_gpu(side *sd, const cJSON *root, const cJSON *jg, gt_diff_gpu_st
 	g->shape = dup_str(sd, g->shape);
 	read_copies(jg, g);
 	if (!g->name || !g->uuid || !g->shape || read_findings(sd, root, g) < 0 ||
-	    read_kernels(sd, jg, g) < 0 || read_steps(sd, obj(jg, "steps"), &g->steps) < 0)
+	    read_kernels(sd, jg, g) < 0 || read_sites(sd, jg, g) < 0 ||
+	    read_steps(sd, obj(jg, "steps"), &g->steps) < 0)
 		return -1;
 	return 0;
 }

@@ -79,6 +79,12 @@ typedef struct gt_diff_kernel {
 	uint64_t count, total_ns;
 } gt_diff_kernel;
 
+/** A call site of one GPU (the report's "call_sites", host stacks). */
+typedef struct gt_diff_site {
+	const char *site;      /**< "train.py:42 train_step" */
+	uint64_t cause_ns[GT_CAUSE_COUNT]; /**< idle time tied to it, by cause */
+} gt_diff_site;
+
 /** A finding of one GPU (the report's "findings"). */
 typedef struct gt_diff_finding {
 	const char *id;        /**< stable finding id ("host_busy") */
@@ -129,6 +135,8 @@ typedef struct gt_diff_gpu_stats {
 	uint64_t lat_api_p50_ns;         /**< launch call start -> kernel start, median */
 	uint64_t lat_queued_p50_ns;      /**< queued -> start, median (0: not recorded) */
 	gt_diff_steps steps;             /**< its steps (count 0: none) */
+	size_t nsites;
+	const gt_diff_site *sites;       /**< its call sites (none without stacks) */
 } gt_diff_gpu_stats;
 
 /** One side of a diff. */
@@ -235,6 +243,9 @@ typedef struct gt_diff_gpu {
 	double outside_delta;  /**< per step: change of the step time outside the
 				    GPU window, same scale (0 in other units) */
 	int top_cause;         /**< the cause whose cause_delta is largest, or -1 */
+	const char *top_site;  /**< NEW's call site with the most top_cause idle
+				    time (host stacks), or NULL */
+	double top_site_share; /**< its share of NEW's top_cause idle time */
 	gt_diff_step_split base_step, new_step; /**< per step: the typical steps */
 	size_t nslowest;
 	size_t slowest[GT_DIFF_SLOWEST]; /**< per step: NEW's slowest steps, indices
@@ -316,6 +327,8 @@ GT_API int gt_diff_text(const gt_diff *d, FILE *out);
  *              unit: "step"|"period"|"work",
  *              base_unit_ns, new_unit_ns, slowdown, spread (null: unknown),
  *              within_spread, busy_delta, top_cause (name or null),
+ *              top_site (NEW's call site of most top_cause time, or null:
+ *                        no host stacks), top_site_share (of that time),
  *              causes: {CAUSE: {base_ns, new_ns, delta}}, (base_ns, new_ns:
  *                         the window's; delta: per unit; every cause,
  *                         startup's 0 except per step)
