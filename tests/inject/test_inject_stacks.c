@@ -439,6 +439,13 @@ START_TEST(gap_tied_to_its_call_sites)
 		gt_analysis_site_label(an, i, l, sizeof(l));
 		ck_assert_msg(!strstr(l, "cudaGtTestMemcpy"), "site %s", l);
 		user += !strncmp(l, "user_copy_site+0x", 17);
+		/* the profiler's own frames (gaptrace, the mock CUPTI) are left out */
+		const gt_an_stack *k = gt_analysis_stack(an, i);
+		for (uint32_t f = 0; f < k->nframes; f++) {
+			gt_analysis_frame_text(an, i, f, l, sizeof(l));
+			ck_assert_msg(!strstr(l, "libgaptrace") && !strstr(l, "libcupti"),
+				      "stack %zu frame %u: %s", i, f, l);
+		}
 	}
 	ck_assert_int_eq(user, 1);
 	/* the gap itself names both */

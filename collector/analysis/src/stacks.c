@@ -14,7 +14,9 @@
  * causes (other process, start-up, unknown, data lost) are never tied: no
  * call of this process explains them.
  *
- * The site shown to people is the innermost frame of the program's own
+ * The profiler's own innermost frames (gaptrace's callback and CUPTI's
+ * dispatch, by module) are left out of every stack: the program's stack
+ * starts at the CUDA call it made. The site shown to people is the innermost frame of the program's own
  * code: the innermost Python frame outside site-packages, dist-packages
  * and the standard library, else the innermost Python frame; without
  * Python frames, the innermost native frame outside the CUDA libraries,
@@ -114,6 +116,20 @@ static int runtime_module(const char *path)
 	return 0;
 }
 
+/* A frame of the profiler itself (gaptrace's callback, CUPTI's dispatch):
+ * the innermost frames of every stack taken, never the program's. */
+static int profiler_frame(const gt_analysis *a, uint32_t trace, const gt_an_frame *f)
+{
+	if (f->kind != GT_FRAME_NATIVE)
+		return 0;
+	const an_module *m = module_of(a, trace, f->pc);
+	const char *path = m ? gt_strtab_get(&a->st, m->path) : NULL;
+	if (!path)
+		return 0;
+	const char *b = base_name(path);
+	return !strncmp(b, "libgaptrace", 11) || !strncmp(b, "libcupti", 8);
+}
+
 /* A symbol of the CUDA runtime or driver API, or of the code nvcc and
  * cudart_static put into a program: cudaX, cuX, __cudaX, __cudart*,
  * cudart::*, __device_stub*, plain or mangled (_Z16cudaLaunchKernel...,
@@ -205,6 +221,8 @@ static int build_stacks(gt_analysis *a)
 		size_t e = lo;
 		while (e < s->frames.n && KEY(fr[e].trace, fr[e].stack_id) == KEY(r->trace, r->id))
 			e++;
+		while (lo < e && profiler_frame(a, r->trace, &fr[lo].f))
+			lo++;
 		k->frames = s->fr ? s->fr + lo : NULL;
 		k->nframes = (uint32_t)(e - lo);
 		k->site = UINT32_MAX; /* label_stacks picks it, once symbolised */
