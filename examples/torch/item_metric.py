@@ -15,6 +15,10 @@ Expected diagnosis (first finding): sync_turnaround - the GPU idles right
 after the host returned from a synchronize (.item()) while the thread is in
 Python (host_busy is the neighbouring class). Fix named by the finding: drop
 the per-step .item()/metric or move it off the critical path.
+With host stacks (gaptrace run --stacks) the finding's first call site is
+the .tolist() line (SITE-TOLIST): both it and loss.item() synchronize, but
+the argmax kernel runs after loss.item() returns, so the GPU's idle time
+starts where .tolist() returns; loss.item()'s line comes after it.
 Runs ~4 s (+ start-up) on an H200.
 """
 import time
@@ -74,9 +78,9 @@ def main():
         loss.backward()
         opt.step()
         if i % args.metric_every == 0:
-            loss_v = loss.item()  # the per-step sync: SITE-ITEM
+            loss_v = loss.item()  # a per-step sync (the argmax kernel runs after it)
             tm = time.perf_counter()
-            preds = out.argmax(1).tolist()
+            preds = out.argmax(1).tolist()  # the last sync before the metric: SITE-TOLIST
             for _ in range(args.passes):
                 f1 = macro_f1(preds, labels, classes)
             metric_s += time.perf_counter() - tm
@@ -87,7 +91,7 @@ def main():
             result={"loss": round(loss_v, 4), "f1": round(f1, 4)},
             expect_finding=["sync_turnaround", "host_busy"],
             expect_site={"finding": "sync_turnaround",
-                         "site": gc.marked_site("SITE-ITEM", "main")},
+                         "site": gc.marked_site("SITE-TOLIST", "main")},
             timing={"metric_share": round(metric_s / wall, 3) if wall else 0})
 
 
