@@ -18,6 +18,7 @@ target_link_libraries(test_comm PRIVATE gaptrace::report gaptrace::synth)
 # Steps, NVTX ranges (nvtx_sum) and slices (--pid, --gpu, from/to).
 gaptrace_check_test(test_steps analysis/test_steps.c analysis/tb.c)
 target_link_libraries(test_steps PRIVATE gaptrace::report gaptrace::synth)
+target_compile_definitions(test_steps PRIVATE GT_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 
 # Golden reports of traces recorded on the H200 (examples/traces/).
 foreach(_t item_metric periodic_ckpt two_procs)

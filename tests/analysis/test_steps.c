@@ -3,7 +3,9 @@
  * Steps, NVTX ranges and slices: exact answers on the synthetic generator's
  * NVTX-annotated loop (preset "steps": 12 train_step ranges with a nested
  * forward, step 8 slow by 5 ms of host work before its sync), and the
- * --pid / --gpu / from-to filters of the analysis.
+ * --pid / --gpu / from-to filters of the analysis; and the NVTX loop
+ * recorded on the H200 (examples/traces/nvtx_steps: examples/cuda/
+ * nvtx_steps.cu, 30 train_step ranges, step 20 slow by its host work).
  */
 #include <check.h>
 #include <stdio.h>
@@ -108,6 +110,38 @@ START_TEST(nvtx_sum_table)
 	ck_assert_uint_eq(f, s[0].start);
 	ck_assert_uint_eq(t, s[11].end);
 	ck_assert_uint_eq(gt_analysis_nvtx_window(a, "train", &f, &t), 0);
+	gt_analysis_free(a);
+}
+END_TEST
+
+/* What examples/traces/nvtx_steps.stdout says the program did. */
+START_TEST(recorded_nvtx_loop)
+{
+	gt_analysis *a = gt_analysis_new(NULL);
+	ck_assert_ptr_nonnull(a);
+	gt_errinfo ei;
+	ck_assert_int_ge(gt_analysis_add_path(a, GT_SOURCE_DIR "/examples/traces/nvtx_steps", &ei),
+			 1);
+	ck_assert_int_eq(gt_analysis_finish(a), 0);
+	size_t n, idx[1];
+	gt_an_steps in;
+	const gt_an_step *s = gt_analysis_steps(a, 0, &n, &in);
+	ck_assert_uint_eq(n, 30);
+	ck_assert_str_eq(gt_analysis_string(a, in.name), "train_step");
+	ck_assert_uint_eq(gt_analysis_slowest_steps(a, 0, idx, 1), 1);
+	ck_assert_uint_eq(idx[0], 20);
+	ck_assert_int_eq(s[20].top_cause, GT_CAUSE_HOST_BUSY);
+	size_t nr;
+	const gt_an_nvtx_sum *r = gt_analysis_nvtx_sum(a, &nr);
+	const char *names[] = {"train_step", "forward", "setup"};
+	const uint64_t counts[] = {30, 30, 1};
+	for (size_t k = 0; k < 3; k++) {
+		size_t j = 0;
+		while (j < nr && strcmp(gt_analysis_string(a, r[j].name), names[k]))
+			j++;
+		ck_assert_msg(j < nr, "no nvtx_sum row %s", names[k]);
+		ck_assert_uint_eq(r[j].count, counts[k]);
+	}
 	gt_analysis_free(a);
 }
 END_TEST
@@ -278,6 +312,7 @@ static Suite *suite(void)
 	tcase_set_timeout(c, 30);
 	tcase_add_test(c, steps_detected);
 	tcase_add_test(c, nvtx_sum_table);
+	tcase_add_test(c, recorded_nvtx_loop);
 	tcase_add_test(c, step_range_named);
 	tcase_add_test(c, period_steps);
 	suite_add_tcase(s, c);

@@ -9,6 +9,8 @@
  *            (the sync preset; the NVTX `steps` preset with more host work
  *            per step), on the recorded pair examples/traces/conv_train
  *            (BASE) and conv_host (NEW: the same program with --host-bound),
+ *            on the recorded train_loop pair (NEW with --regress: a
+ *            loss.item() and a Python metric per step, host stacks on),
  *            and the slicing options (said per side, changing what is
  *            compared, refused for JSON reports).
  */
@@ -525,6 +527,30 @@ START_TEST(recorded_pair_named_first)
 }
 END_TEST
 
+/* issue 16's pair, recorded on the H200 with host stacks: per step, the
+ * injected regression first, its line named, the gate's exit status. */
+START_TEST(recorded_train_loop_regression)
+{
+	enter_tmp();
+#define TL_BASE EXAMPLE_TRACES "/train_loop_base"
+#define TL_NEW EXAMPLE_TRACES "/train_loop_regress"
+	ck_assert_int_eq(RUN("diff", TL_BASE, TL_NEW), 0);
+	char *out = slurp("out");
+	ck_assert_msg(strncmp(out, "NEW is ", 7) == 0 && strstr(out, "% slower per step on GPU 0"),
+		      "%s", out);
+	char *colon = strchr(out, ':');
+	ck_assert_msg(colon && strncmp(colon, ": sync_turnaround +", 19) == 0, "%s", out);
+	ck_assert_msg(strstr(out, "per step, from train_loop.py:66 main ("), "%s", out);
+	ck_assert_msg(strstr(out, "finding sync_turnaround appeared"), "%s", out);
+	free(out);
+	ck_assert_int_eq(RUN("diff", "-q", "--gate", "5%", TL_BASE, TL_NEW), 4);
+	ck_assert_int_eq(RUN("diff", "-q", "--gate", "5%", TL_NEW, TL_BASE), 0);
+#undef TL_BASE
+#undef TL_NEW
+	leave_tmp();
+}
+END_TEST
+
 START_TEST(gate_exit_statuses)
 {
 	enter_tmp();
@@ -858,6 +884,7 @@ int main(void)
 	tcase_add_test(tc, synth_regression_named_first);
 	tcase_add_test(tc, verdict_names_the_call_site);
 	tcase_add_test(tc, recorded_pair_named_first);
+	tcase_add_test(tc, recorded_train_loop_regression);
 	tcase_add_test(tc, gate_exit_statuses);
 	tcase_add_test(tc, json_schema_and_inputs);
 	tcase_add_test(tc, archive_round_trip);
