@@ -16,7 +16,9 @@
  *
  * The profiler's own innermost frames (gaptrace's callback and CUPTI's
  * dispatch, by module) are left out of every stack: the program's stack
- * starts at the CUDA call it made. The site shown to people is the innermost frame of the program's own
+ * starts at the CUDA call it made.
+ *
+ * The site shown to people is the innermost frame of the program's own
  * code: the innermost Python frame outside site-packages, dist-packages
  * and the standard library, else the innermost Python frame; without
  * Python frames, the innermost native frame outside the CUDA libraries,
