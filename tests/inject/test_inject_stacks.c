@@ -32,6 +32,14 @@ static void sleep_us(unsigned us)
 	nanosleep(&ts, NULL);
 }
 
+/* The thresholds the apps set, and the lengths they use, far apart: a
+ * "short" call (no sleep) or the time between two calls must stay under a
+ * threshold on a loaded machine, a "long" one is twice over it. */
+#define WAIT_US 10000u   /* GAPTRACE_STACK_WAIT_US */
+#define RESUME_US 20000u /* GAPTRACE_STACK_RESUME_US */
+#define LONG_WAIT_US (2 * WAIT_US)
+#define HOST_GAP_US (2 * RESUME_US)
+
 /* One API call as CUPTI shows it: enter, hold_us inside, exit. */
 static void call(int driver, const char *name, uint32_t corr, unsigned hold_us)
 {
@@ -46,13 +54,13 @@ static void call(int driver, const char *name, uint32_t corr, unsigned hold_us)
 /* Two call sites: each returns to its own address, so each has its stack. */
 __attribute__((noinline)) static void site_a(uint32_t corr)
 {
-	call(0, "cudaStreamSynchronize_v3020", corr, 3000);
+	call(0, "cudaStreamSynchronize_v3020", corr, LONG_WAIT_US);
 	__asm__ volatile("" ::: "memory");
 }
 
 __attribute__((noinline)) static void site_b(uint32_t corr)
 {
-	call(0, "cudaDeviceSynchronize_v3020", corr, 3000);
+	call(0, "cudaDeviceSynchronize_v3020", corr, LONG_WAIT_US);
 	__asm__ volatile("" ::: "memory");
 }
 
@@ -62,7 +70,7 @@ __attribute__((noinline)) void cudaGtTestMemcpy(uint32_t corr)
 {
 	uint32_t cbid = h_cbid("cudaMemcpy_v3020", 0);
 	mock_api_callback_corr(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, CUPTI_API_ENTER, corr);
-	sleep_us(2000);
+	sleep_us(LONG_WAIT_US);
 	mock_api_callback_corr(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, CUPTI_API_EXIT, corr);
 	__asm__ volatile("" ::: "memory");
 }
@@ -76,8 +84,11 @@ __attribute__((noinline)) void user_copy_site(uint32_t corr)
 static void stack_env(void)
 {
 	setenv("GAPTRACE_STACKS", "1", 1);
-	setenv("GAPTRACE_STACK_WAIT_US", "1000", 1);
-	setenv("GAPTRACE_STACK_RESUME_US", "5000", 1);
+	char v[16];
+	snprintf(v, sizeof v, "%u", WAIT_US);
+	setenv("GAPTRACE_STACK_WAIT_US", v, 1);
+	snprintf(v, sizeof v, "%u", RESUME_US);
+	setenv("GAPTRACE_STACK_RESUME_US", v, 1);
 	setenv("GAPTRACE_STACK_SAMPLE", "4", 1);
 }
 
@@ -93,16 +104,16 @@ static int app_stacks(void *a)
 		return 91;
 	static volatile uint32_t three = 3; /* a loop the compiler cannot unroll into 3 sites */
 	for (uint32_t i = 0; i < three; i++)
-		site_a(100 + i); /* 3 waits of ~3 ms, one stack */
+		site_a(100 + i); /* 3 long waits, one stack */
 	site_b(200);          /* 1 wait, another stack */
 	call(0, "cudaStreamSynchronize_v3020", 300, 0); /* short: no stack */
 	/* a runtime copy and, inside it, its driver call: one sample, the outer's */
 	uint32_t rt = h_cbid("cudaMemcpy_v3020", 0), dr = h_cbid("cuMemcpyDtoH_v2", 1);
 	mock_api_callback_corr(CUPTI_CB_DOMAIN_RUNTIME_API, rt, CUPTI_API_ENTER, 400);
-	call(1, "cuMemcpyDtoH_v2", 401, 2000);
+	call(1, "cuMemcpyDtoH_v2", 401, LONG_WAIT_US);
 	mock_api_callback_corr(CUPTI_CB_DOMAIN_RUNTIME_API, rt, CUPTI_API_EXIT, 400);
 	(void)dr;
-	sleep_us(20000); /* host time: the next launch resumes */
+	sleep_us(HOST_GAP_US); /* host time: the next launch resumes */
 	call(0, "cudaLaunchKernel_v7000", 500, 0);
 	for (uint32_t i = 1; i <= 8; i++) /* launches 4 and 8 are sampled */
 		call(0, "cudaLaunchKernel_v7000", 500 + i, 0);
@@ -163,7 +174,7 @@ START_TEST(stacks_at_waits_resumes_and_samples)
 		a[i] = sample_of(&ts, 100 + (uint32_t)i);
 		ck_assert_ptr_nonnull(a[i]);
 		ck_assert_uint_eq(a[i]->trigger, GT_STACK_AT_WAIT);
-		ck_assert_uint_ge(a[i]->dur, 3000000);
+		ck_assert_uint_ge(a[i]->dur, LONG_WAIT_US * 1000ull);
 		ck_assert_uint_eq(a[i]->stack_id, a[0]->stack_id); /* one site, one stack */
 		ck_assert_uint_eq(a[i]->domain, GT_API_RUNTIME);
 	}
@@ -172,12 +183,12 @@ START_TEST(stacks_at_waits_resumes_and_samples)
 	ck_assert_ptr_null(sample_of(&ts, 300)); /* a short sync */
 	const gt_stack_sample *cp = sample_of(&ts, 400);
 	ck_assert_ptr_nonnull(cp);
-	ck_assert_uint_ge(cp->dur, 2000000);
+	ck_assert_uint_ge(cp->dur, LONG_WAIT_US * 1000ull);
 	ck_assert_ptr_null(sample_of(&ts, 401)); /* the copy's own driver call */
 	const gt_stack_sample *res = sample_of(&ts, 500);
 	ck_assert_ptr_nonnull(res);
 	ck_assert_uint_eq(res->trigger, GT_STACK_AT_RESUME);
-	ck_assert_uint_ge(res->dur, 20000000);
+	ck_assert_uint_ge(res->dur, HOST_GAP_US * 1000ull);
 	for (uint32_t i = 1; i <= 8; i++) {
 		const gt_stack_sample *s = sample_of(&ts, 500 + i);
 		ck_assert_msg(!!s == (i % 4 == 0), "launch %u sampled: %d", i, !!s);
@@ -213,7 +224,7 @@ static int app_turnaround(void *a)
 		return 90;
 	for (uint32_t i = 0; i < 6; i++) {
 		call(0, "cudaStreamSynchronize_v3020", 700 + i, 0);
-		sleep_us(8000); /* host time, > GAPTRACE_STACK_RESUME_US */
+		sleep_us(HOST_GAP_US); /* host time, > GAPTRACE_STACK_RESUME_US */
 		call(0, "cudaLaunchKernel_v7000", 800 + i, 0);
 	}
 	for (uint32_t i = 0; i < 10; i++) {
@@ -234,7 +245,7 @@ START_TEST(short_waits_before_host_gaps_get_stacks)
 		const gt_stack_sample *w = sample_of(&ts, 700 + i);
 		ck_assert_msg(w != NULL, "short wait %u before host time has no stack", i);
 		ck_assert_uint_eq(w->trigger, GT_STACK_AT_WAIT);
-		ck_assert_uint_lt(w->dur, 1000000);
+		ck_assert_uint_lt(w->dur, WAIT_US * 1000ull);
 	}
 	for (uint32_t i = 0; i < 6; i++) {
 		const gt_stack_sample *r = sample_of(&ts, 800 + i);
@@ -379,14 +390,14 @@ static int app_gap(void *a)
 	uint32_t sy = h_cbid("cudaStreamSynchronize_v3020", 0);
 	h_api(0, lk, 10000);
 	h_kernel(10000, 7, 0, 0);
-	call(0, "cudaStreamSynchronize_v3020", 11000, 1500); /* a wait: its stack */
+	call(0, "cudaStreamSynchronize_v3020", 11000, LONG_WAIT_US); /* a wait: its stack */
 	h_api(0, sy, 11000);
 	/* a short copy right after (.tolist() after .item()): no stack of its
 	 * own; the waited site stays the sync's */
 	h_api(0, h_cbid("cudaMemcpy_v3020", 0), 11500);
 	site_b(0);                                         /* a wait elsewhere, no gap */
 	user_copy_site(0); /* a copy through a CUDA function in the program, no gap */
-	sleep_us(6000);
+	sleep_us(HOST_GAP_US);
 	call(0, "cudaLaunchKernel_v7000", 12000, 0);       /* a resume: its stack */
 	h_api(0, lk, 12000);
 	h_kernel(12000, 7, 0, 0);
