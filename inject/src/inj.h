@@ -297,11 +297,14 @@ typedef struct inj_state {
 
 	/* Output fds a fork child must close. Identified by device and inode
 	 * too, so that the child never closes an fd number the application
-	 * reused (no lock needed between the encoder and fork). */
+	 * reused. fd_lock is held from creating an output fd to tracking it
+	 * (inj_fd_create_begin/end), and taken by fork for a bounded time, so
+	 * that a child is never forked between the two. */
 	struct inj_fdid {
 		int fd;
 		uint64_t dev, ino;
 	} out_fds[4];
+	pthread_mutex_t fd_lock;
 
 	uint64_t start_trace_ns;  /**< trace clock at init */
 	uint32_t pid;
@@ -325,6 +328,14 @@ INJ_HIDDEN uint64_t inj_real_ns(void);
  * is closed), or -1 with fd closed.
  */
 INJ_HIDDEN int inj_fd_above_stdio(int fd);
+
+/**
+ * Bracket the creation of an output fd and its inj_track_fd (encoder):
+ * a fork waits (at most 50 ms) for the end, so no child inherits an output
+ * fd it does not know of. Never hold it across anything else.
+ */
+INJ_HIDDEN void inj_fd_create_begin(void);
+INJ_HIDDEN void inj_fd_create_end(void);
 
 /** Register / forget an output fd that a fork child must close (encoder). */
 INJ_HIDDEN void inj_track_fd(int fd);

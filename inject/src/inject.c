@@ -48,7 +48,7 @@
 #include "inj.h"
 #include "stacks.h"
 
-inj_state inj_g = {.wake_fd = -1, .done_rd = -1, .done_wr = -1};
+inj_state inj_g = {.wake_fd = -1, .done_rd = -1, .done_wr = -1, .fd_lock = PTHREAD_MUTEX_INITIALIZER};
 
 uint64_t inj_mono_ns(void)
 {
@@ -97,6 +97,16 @@ int inj_fd_above_stdio(int fd)
 	close(fd);
 	errno = saved;
 	return hi;
+}
+
+void inj_fd_create_begin(void)
+{
+	pthread_mutex_lock(&inj_g.fd_lock);
+}
+
+void inj_fd_create_end(void)
+{
+	pthread_mutex_unlock(&inj_g.fd_lock);
 }
 
 void inj_track_fd(int fd)
@@ -349,8 +359,36 @@ static void install_crash_handlers(void)
 
 /* ------------------------------------------------------------ fork */
 
+/* How long a fork waits for an output fd being created to be tracked: the
+ * creation is a few syscalls, but an open of a FIFO or a hung network file
+ * can block; then the fork goes on (the child may inherit that one fd). */
+#define FORK_FD_WAIT_NS 50000000ull
+
+static int fork_holds_fd_lock; /* the forking thread's, between prepare and parent/child */
+
+static void atfork_prepare(void)
+{
+	fork_holds_fd_lock = 0;
+	uint64_t end = inj_mono_ns() + FORK_FD_WAIT_NS;
+	while (pthread_mutex_trylock(&inj_g.fd_lock) != 0) {
+		if (inj_mono_ns() >= end)
+			return;
+		struct timespec ts = {0, 100000};
+		nanosleep(&ts, NULL);
+	}
+	fork_holds_fd_lock = 1;
+}
+
+static void release_fork_fd_lock(void)
+{
+	if (fork_holds_fd_lock)
+		pthread_mutex_unlock(&inj_g.fd_lock);
+	fork_holds_fd_lock = 0;
+}
+
 static void atfork_parent(void)
 {
+	release_fork_fd_lock();
 	if (running()) {
 		atomic_fetch_add(&inj_g.n_forks, 1);
 		inj_request(INJ_REQ_FORKED);
@@ -359,6 +397,7 @@ static void atfork_parent(void)
 
 static void atfork_child(void)
 {
+	release_fork_fd_lock(); /* the forking thread, the one left, holds it */
 	int was = atomic_exchange(&inj_g.phase, INJ_INERT);
 	if (was == INJ_OFF)
 		atomic_store(&inj_g.phase, INJ_OFF);
@@ -567,7 +606,7 @@ int InitializeInjection(void)
 		return 1;
 	}
 	atexit(on_exit_handler);
-	pthread_atfork(NULL, atfork_parent, atfork_child);
+	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	install_signal(SIGTERM, &prev_term);
 	install_signal(SIGINT, &prev_int);
 	install_crash_handlers();

@@ -267,10 +267,12 @@ int inj_out_connect(inj_out *o, const char *path, int explicit_path, uint64_t *k
 {
 	if (!path || !*path || !o->hdr)
 		return 0;
+	inj_fd_create_begin();
 	int fd = inj_fd_above_stdio(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+	inj_track_fd(fd);
+	inj_fd_create_end();
 	if (fd < 0)
 		return 0;
-	inj_track_fd(fd);
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
 	uint64_t deadline = inj_mono_ns() + HANDSHAKE_MS * 1000000ull;
@@ -440,6 +442,27 @@ static int open_excl(const char *path)
 	return open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 }
 
+/* Create the trace file, o->path its name: PATH, or PATH.PID when a file
+ * PATH exists (*renamed = 1); a FIFO or device at PATH is opened as it is.
+ * @return the fd, or -1 with errno. */
+static int create_file(inj_out *o, const char *path, int *renamed)
+{
+	snprintf(o->path, sizeof(o->path), "%s", path);
+	int fd = open_excl(o->path);
+	if (fd >= 0 || errno != EEXIST)
+		return fd;
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return open(path, O_WRONLY | O_CLOEXEC);
+	int n = snprintf(o->path, sizeof(o->path), "%s.%d", path, (int)getpid());
+	if (n <= 0 || (size_t)n >= sizeof(o->path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	*renamed = 1;
+	return open_excl(o->path);
+}
+
 int inj_out_open_file(inj_out *o, const char *path)
 {
 	if (o->mode == OUT_FILE)
@@ -452,23 +475,14 @@ int inj_out_open_file(inj_out *o, const char *path)
 		o->mode = OUT_DEAD;
 		return -1;
 	}
-	snprintf(o->path, sizeof(o->path), "%s", path);
-	int fd = open_excl(o->path);
-	if (fd < 0 && errno == EEXIST) {
-		struct stat st;
-		if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-			fd = open(path, O_WRONLY | O_CLOEXEC);
-		} else {
-			int n = snprintf(o->path, sizeof(o->path), "%s.%d", path, (int)getpid());
-			fd = n > 0 && (size_t)n < sizeof(o->path) ? open_excl(o->path) : -1;
-			if (fd >= 0)
-				inj_log("%s exists; writing %s", path, o->path);
-		}
-	}
-	fd = inj_fd_above_stdio(fd);
+	int renamed = 0;
+	inj_fd_create_begin(); /* no fork between creating and tracking it */
+	int fd = inj_fd_above_stdio(create_file(o, path, &renamed));
 	int err = errno;
-	if (fd >= 0)
-		inj_track_fd(fd);
+	inj_track_fd(fd);
+	inj_fd_create_end();
+	if (fd >= 0 && renamed)
+		inj_log("%s exists; writing %s", path, o->path);
 	if (fd < 0) {
 		inj_log_once(&o->said_open, "cannot create trace file %s: %s; the trace is lost",
 			     o->path, strerror(err));

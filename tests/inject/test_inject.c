@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -958,6 +959,97 @@ START_TEST(fork_child_is_inert)
 }
 END_TEST
 
+/* A forked child holds no descriptor of the trace (it exits 80 if it does,
+ * 7 if not). */
+static void child_checks_fds(void)
+{
+	char p[512], l[512];
+	for (int fd = 3; fd < 1024; fd++) {
+		snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+		ssize_t n = readlink(p, l, sizeof(l) - 1);
+		if (n > 0) {
+			l[n] = 0;
+			if (strstr(l, "out.fifo"))
+				_exit(80);
+		}
+	}
+	_exit(7);
+}
+
+/* 1 when a thread of this process is blocked in openat (the encoder opening
+ * a FIFO nobody reads yet). */
+static int a_thread_in_openat(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int found = 0;
+	while (d && !found && (e = readdir(d))) {
+		char p[300], b[64] = "";
+		snprintf(p, sizeof(p), "/proc/self/task/%s/syscall", e->d_name);
+		FILE *f = e->d_name[0] != '.' ? fopen(p, "r") : NULL;
+		if (f && fgets(b, sizeof(b), f))
+			found = !strncmp(b, "257 ", 4); /* __NR_openat on x86_64 */
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+static void *drain_fifo(void *p)
+{
+	char b[65536];
+	while (read((int)(intptr_t)p, b, sizeof(b)) > 0)
+		;
+	return NULL;
+}
+
+/* The trace goes to a FIFO nobody reads yet, so the encoder blocks opening
+ * it while it holds the lock a fork takes (creating an output fd and
+ * tracking it go together): the fork must go on after its bounded wait,
+ * and the child must hold no descriptor of the output. Then a reader comes
+ * and the program ends normally. */
+static int app_fork_while_output_blocks(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	char fifo[4200];
+	snprintf(fifo, sizeof(fifo), "%s/out.fifo", t->dir);
+	if (mkfifo(fifo, 0600) < 0)
+		return 93;
+	setenv("GAPTRACE_OUTPUT", fifo, 1);
+	if (app_start(t) < 0)
+		return 90;
+	for (int i = 0; i < 300 && !a_thread_in_openat(); i++)
+		usleep(10000);
+	if (!a_thread_in_openat())
+		return 94;
+	pid_t c = fork(); /* waits for the lock 50 ms at most, then goes on */
+	if (c == 0)
+		child_checks_fds();
+	int st;
+	if (c < 0 || waitpid(c, &st, 0) != c)
+		return 92;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 7) {
+		fprintf(stderr, "forked child: status %#x\n", st);
+		return 91;
+	}
+	int rd = open(fifo, O_RDONLY | O_CLOEXEC);
+	pthread_t th;
+	if (rd < 0 || pthread_create(&th, NULL, drain_fifo, (void *)(intptr_t)rd) != 0)
+		return 95;
+	emit_all(100, 0, 10);
+	h_ledger_close();
+	return 0;
+}
+
+START_TEST(fork_while_output_open_blocks)
+{
+	run_app(app_fork_while_output_blocks, 0);
+}
+END_TEST
+
 static volatile int stop_emitting;
 
 static void *emit_forever(void *p)
@@ -1456,6 +1548,7 @@ int main(void)
 		T_(collector_flush_request),
 		T_(collector_bye_continues_in_file),
 		T_(fork_child_is_inert),
+		T_(fork_while_output_open_blocks),
 		T_(exit_while_busy_is_bounded),
 		T_(sigterm_flushes_then_dies_the_same_way),
 		T_(app_signal_handlers_still_run),
