@@ -71,6 +71,9 @@ int an_hist_merge(an_hist *dst, const an_hist *src);
 void an_hist_free(an_hist *h);
 void an_hist_summary(const an_hist *h, gt_an_dist *d);
 
+/* qsort comparator of uint64_t, ascending. */
+int an_cmp_u64(const void *x, const void *y);
+
 /* qsort that accepts n == 0 with a NULL base. */
 static inline void an_qsort(void *base, size_t n, size_t esz, int (*cmp)(const void *, const void *))
 {

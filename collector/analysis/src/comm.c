@@ -165,12 +165,6 @@ static int fits(const cm *M, const cm_k *r, const cm_k *x)
 	return r->type == x->type && absdiff(r->end, x->end) <= M->tol;
 }
 
-static int cmp_u64(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-	return a < b ? -1 : a > b;
-}
-
 /* Share of (up to 64 spread) kernels of x with a fitting kernel in r, and
  * the median distance of their ends (*med). */
 static double sample_score(const cm *M, const cm_chan *r, const cm_chan *x, uint64_t *med)
@@ -189,7 +183,7 @@ static double sample_score(const cm *M, const cm_chan *r, const cm_chan *x, uint
 		tried++;
 	}
 	if (ok) {
-		an_qsort(d, ok, sizeof(d[0]), cmp_u64);
+		an_qsort(d, ok, sizeof(d[0]), an_cmp_u64);
 		*med = d[ok / 2];
 	}
 	return (double)ok / (double)tried;

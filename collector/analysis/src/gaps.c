@@ -108,12 +108,6 @@ typedef struct seg {
 	uint64_t a, b;
 } seg;
 
-static int cmp_u64_asc(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-	return a < b ? -1 : a > b;
-}
-
 /* One timeline view: the whole GPU, or one process on it. */
 typedef struct view {
 	uint64_t cur_end;
@@ -1519,7 +1513,7 @@ static int idle_latency(sw *S, gsw *L)
 			cur = x->end;
 	}
 	if (m) {
-		an_qsort(v, m, sizeof(*v), cmp_u64_asc);
+		an_qsort(v, m, sizeof(*v), an_cmp_u64);
 		S->qlat = v[(9 * m + 9) / 10 - 1];
 	}
 	free(v);

@@ -172,12 +172,6 @@ void an_steps_busy(an_gpu *g, uint64_t x, uint64_t y)
 	}
 }
 
-static int cmp_u64(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-	return a < b ? -1 : a > b;
-}
-
 /* Idle, top cause and the summary of GPU g's steps. */
 static int steps_summary(gt_analysis *a, an_gpu *g)
 {
@@ -210,7 +204,7 @@ static int steps_summary(gt_analysis *a, an_gpu *g)
 		info->total_ns += s[i].dur_ns;
 		info->busy_ns += s[i].busy_ns;
 	}
-	an_qsort(d, n, sizeof(*d), cmp_u64);
+	an_qsort(d, n, sizeof(*d), an_cmp_u64);
 	info->count = n;
 	info->min_ns = d[0];
 	info->max_ns = d[n - 1];

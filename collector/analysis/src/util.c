@@ -113,3 +113,9 @@ void an_hist_summary(const an_hist *h, gt_an_dist *d)
 	d->p90 = hist_pct(h, 0.90);
 	d->p99 = hist_pct(h, 0.99);
 }
+
+int an_cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return a < b ? -1 : a > b;
+}
