@@ -383,16 +383,17 @@ static int open_inputs(gt_export **x, const char *const *paths, size_t n)
 		return 0;
 	if ((ret = check_analysis(*x)) != 0)
 		return ret;
-	if (!gt_slice_period(&opts.slice, gt_export_analysis(*x), NULL, &opts.eo.analysis))
-		return 0;
-	gt_export_close(*x);
-	*x = gt_export_open(paths, n, &opts.eo, &ei);
-	opts.mute = 1; /* the analysis's warnings were given; the records' are not yet */
-	const gt_analysis *a = *x ? gt_export_analysis(*x) : NULL;
-	opts.mute = 0;
-	if (!a) {
-		fprintf(stderr, "gaptrace export: %s\n", *x ? "out of memory" : ei.msg);
-		return GT_EXIT_FAILED;
+	/* the last capture window, steps from the utilization period: read again */
+	while (gt_slice_again(&opts.slice, gt_export_analysis(*x), NULL, &opts.eo.analysis)) {
+		gt_export_close(*x);
+		*x = gt_export_open(paths, n, &opts.eo, &ei);
+		opts.mute = 1; /* the analysis's warnings were given; the records' are not yet */
+		const gt_analysis *a = *x ? gt_export_analysis(*x) : NULL;
+		opts.mute = 0;
+		if (!a) {
+			fprintf(stderr, "gaptrace export: %s\n", *x ? "out of memory" : ei.msg);
+			return GT_EXIT_FAILED;
+		}
 	}
 	return 0;
 }

@@ -246,8 +246,8 @@ int cmd_report(int argc, char **argv)
 		return ret;
 	if ((ret = analyze(&a, argv + optind, argc - optind)) != 0)
 		goto out;
-	/* steps from the utilization period: a second reading with it */
-	if (gt_slice_period(&opts.slice, a, &opts.dopts, &opts.ao)) {
+	/* the last capture window, steps from the utilization period: read again */
+	while (gt_slice_again(&opts.slice, a, &opts.dopts, &opts.ao)) {
 		gt_analysis_free(a);
 		opts.quiet = 1; /* its warnings were given */
 		if ((ret = analyze(&a, argv + optind, argc - optind)) != 0)

@@ -93,11 +93,10 @@ int gt_cli_load(char *const *paths, int npaths, const gt_cli_rj_opts *o, gt_anal
 	return 0;
 }
 
-/* The analysis `report` would make of path with o: sliced, with the
- * period's steps (a second reading). @return 0 or an exit status. */
-static int load_sliced(const char *path, const gt_cli_rj_opts *o, gt_analysis **a)
+int gt_cli_load_sliced(const char *path, const gt_cli_rj_opts *o, gt_analysis **a)
 {
-	static const gt_slice no_slice; /* the default: steps from the period, auto */
+	gt_slice no_slice = {0}; /* the default: steps from the period, auto; it
+				  * sets no slice_what: nothing points into it */
 	gt_analysis_opts ao = reading_opts(o);
 	gt_cli_rj_opts o2 = *o;
 	o2.ao = &ao;
@@ -105,7 +104,8 @@ static int load_sliced(const char *path, const gt_cli_rj_opts *o, gt_analysis **
 			   : 0;
 	if (ret || (ret = gt_cli_load((char *const[]){(char *)path}, 1, &o2, a)))
 		return ret;
-	if (gt_slice_period(o->slice ? o->slice : &no_slice, *a, o->dopts, &ao)) {
+	no_slice.window_auto = 1; /* without a slice: no window chosen */
+	while (gt_slice_again(o->slice ? o->slice : &no_slice, *a, o->dopts, &ao)) {
 		gt_analysis_free(*a);
 		o2.quiet = 1; /* its warnings were given */
 		if ((ret = gt_cli_load((char *const[]){(char *)path}, 1, &o2, a)))
@@ -126,7 +126,7 @@ int gt_cli_report_json(const char *path, const gt_cli_rj_opts *o, char **json, s
 	gt_analysis *a = NULL;
 	*json = NULL;
 	*len = 0;
-	int ret = load_sliced(path, o, &a);
+	int ret = gt_cli_load_sliced(path, o, &a);
 	if (ret)
 		return ret;
 	FILE *m = open_memstream(json, len);

@@ -43,12 +43,23 @@ typedef struct gt_cli_rj_opts {
 int gt_cli_load(char *const *paths, int npaths, const gt_cli_rj_opts *o, gt_analysis **a);
 
 /**
+ * The analysis `gaptrace report` makes of path with o: o->slice resolved
+ * (slice.h), then read again as gt_slice_again asks (the last capture
+ * window, steps from the utilization period). On success *a is the finished
+ * analysis (the caller frees it with gt_analysis_free; it points into
+ * o->slice, which must outlive it). @return 0 or an exit status, as
+ * gt_cli_report_json.
+ */
+int gt_cli_load_sliced(const char *path, const gt_cli_rj_opts *o, gt_analysis **a);
+
+/**
  * Analyze the traces at path and write their JSON report (gaptrace.report/1,
  * findings included) into a malloc'ed buffer (*json, NUL terminated, *len
  * bytes; the caller frees it), the report `gaptrace report --json` writes
  * with the same options: o->slice applied (slice.h: gt_slice_resolve), and
  * steps from the utilization period when there are no NVTX steps
- * (gt_slice_period: the traces are read a second time then). When a is not
+ * (gt_slice_again: the traces are read again then; without o->slice no
+ * capture window is chosen). When a is not
  * NULL the finished analysis is handed over too (the caller frees it with
  * gt_analysis_free). Problems are said on stderr, prefixed by o->cmd.
  * @return 0; GT_EXIT_NO_INPUT when no trace could be read or the slice kept

@@ -28,6 +28,8 @@ const char gt_slice_usage[] =
 	"      --range NAME       from the first start to the last end of the NVTX\n"
 	"                         ranges NAME (or NAME#N: ProfilerStep#N)\n"
 	"      --skip-startup     begin where the start-up ends\n"
+	"      --capture-window N capture N (1, 2, ... or last) of a process captured\n"
+	"                         several times (default: the last)\n"
 	"      --step-range NAME  the NVTX range of one step (default: detected)\n"
 	"      --step-period P    without NVTX step ranges, steps of P (350ms), 'auto'\n"
 	"                         (default: the utilization period found, if any;\n"
@@ -151,6 +153,14 @@ int gt_slice_parse(gt_slice *s, int c, const char *arg, const char *cmd)
 		s->skip_startup = 1;
 		add_what(s, "skip-startup", NULL);
 		return 1;
+	case GT_SLICE_OPT_CAPTURE_WINDOW:
+		errno = 0;
+		v = strcmp(arg, "last") ? strtoul(arg, &end, 10) : 0;
+		if (strcmp(arg, "last") && (!*arg || *end || errno || !v || v > 1000000))
+			return bad(cmd, "capture-window", arg, "1, 2, ... or last");
+		s->window = v ? (int)v : -1;
+		add_what(s, "capture-window", arg);
+		return 1;
 	default: return 0;
 	}
 }
@@ -188,6 +198,26 @@ static uint64_t startup_end(const gt_analysis *a)
 	return e;
 }
 
+/* Clip [*from, *to) to capture window w (its end: the DISARMED note; what
+ * CUPTI delivered later is dated before it). */
+static void window_bounds(const gt_an_capture *w, uint64_t *from, uint64_t *to)
+{
+	if (w->start_ns > *from)
+		*from = w->start_ns;
+	uint64_t e = w->end_ns + 1; /* [from, to): the last instant is kept */
+	if (!*to || e < *to)
+		*to = e;
+}
+
+/* Say which window of how many the slice is. */
+static void window_what(gt_slice *s, size_t k, size_t n)
+{
+	size_t len = strlen(s->what);
+	snprintf(s->what + len, sizeof(s->what) - len, "%scapture window %zu of %zu%s",
+		 len ? ", " : "", k, n,
+		 s->window ? "" : ", the last: --capture-window N for another");
+}
+
 /* from/to from what the first reading found; 0 or a GT_EXIT_*. */
 static int from_first_pass(gt_slice *s, const gt_analysis *a, uint64_t *from, uint64_t *to,
 			   const char *cmd)
@@ -209,6 +239,18 @@ static int from_first_pass(gt_slice *s, const gt_analysis *a, uint64_t *from, ui
 		if (!*to || rt < *to)
 			*to = rt;
 	}
+	if (s->window) {
+		size_t nw;
+		const gt_an_capture *w = gt_analysis_captures(a, &nw);
+		size_t k = s->window < 0 ? nw : (size_t)s->window;
+		if (!nw || k > nw) {
+			fprintf(stderr, "%s: --capture-window %d: the traces hold %zu capture %s\n",
+				cmd, s->window, nw, gt_plural(nw, "window", "windows"));
+			return GT_EXIT_NO_INPUT;
+		}
+		window_bounds(&w[k - 1], from, to);
+		window_what(s, k, nw);
+	}
 	if (s->skip_startup) {
 		uint64_t e = startup_end(a);
 		if (e > *from)
@@ -229,7 +271,7 @@ int gt_slice_resolve(gt_slice *s, gt_analysis_opts *ao, const char *const *paths
 	ao->step_range = s->step_range;
 	ao->slice_what = s->what;
 	int rel = (s->from.set && !s->from.absolute) || (s->to.set && !s->to.absolute);
-	if (rel || s->range || s->skip_startup) {
+	if (rel || s->range || s->skip_startup || s->window) {
 		gt_analysis *a = first_pass(ao, paths, n);
 		if (!a) {
 			fprintf(stderr, "%s: out of memory\n", cmd);
@@ -257,8 +299,23 @@ int gt_slice_resolve(gt_slice *s, gt_analysis_opts *ao, const char *const *paths
 	return 0;
 }
 
-int gt_slice_period(const gt_slice *s, const gt_analysis *a, const gt_diag_opts *dopts,
-		    gt_analysis_opts *ao)
+/* Several capture windows and no bound given: the last one. */
+static int window_default(gt_slice *s, const gt_analysis *a, gt_analysis_opts *ao)
+{
+	size_t nw;
+	const gt_an_capture *w = gt_analysis_captures(a, &nw);
+	if (nw < 2 || s->window_auto || s->window || s->from.set || s->to.set || s->range ||
+	    s->skip_startup || ao->from_ns || ao->to_ns)
+		return 0;
+	s->window_auto = 1;
+	window_bounds(&w[nw - 1], &ao->from_ns, &ao->to_ns);
+	window_what(s, nw, nw);
+	ao->slice_what = s->what;
+	return 1;
+}
+
+static int period_again(const gt_slice *s, const gt_analysis *a, const gt_diag_opts *dopts,
+			gt_analysis_opts *ao)
 {
 	size_t n;
 	if (s->period_off || ao->step_period_ns)
@@ -280,6 +337,12 @@ int gt_slice_period(const gt_slice *s, const gt_analysis *a, const gt_diag_opts 
 	}
 	gt_diagnosis_free(d);
 	return ao->step_period_ns != 0;
+}
+
+int gt_slice_again(gt_slice *s, const gt_analysis *a, const gt_diag_opts *dopts,
+		   gt_analysis_opts *ao)
+{
+	return window_default(s, a, ao) || period_again(s, a, dopts, ao);
 }
 
 int gt_slice_kept_nothing(const gt_analysis *a, const char *cmd)

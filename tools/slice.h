@@ -15,6 +15,11 @@
  *                        ranges named NAME (or NAME#N, torch's ProfilerStep#N)
  *   --skip-startup       from where the start-up ends (the latest end over
  *                        the GPUs kept)
+ *   --capture-window N   capture window N (1 = the first; "last") of traces
+ *                        armed several times (gaptrace capture, twice);
+ *                        without it, such traces are sliced to their last
+ *                        window (gt_slice_again), since nothing was recorded
+ *                        between two windows
  *   --step-range NAME    the NVTX range that is one step (default: detected)
  *   --step-period P      without NVTX step ranges, steps of P ("350ms"), or
  *                        "auto" (the default: the utilization period the
@@ -45,6 +50,7 @@ enum {
 	GT_SLICE_OPT_SKIP_STARTUP,
 	GT_SLICE_OPT_STEP_RANGE,
 	GT_SLICE_OPT_STEP_PERIOD,
+	GT_SLICE_OPT_CAPTURE_WINDOW,
 };
 
 /** The option table entries, for a command's struct option array. */
@@ -56,7 +62,8 @@ enum {
 	{"range", required_argument, NULL, GT_SLICE_OPT_RANGE},                    \
 	{"skip-startup", no_argument, NULL, GT_SLICE_OPT_SKIP_STARTUP},            \
 	{"step-range", required_argument, NULL, GT_SLICE_OPT_STEP_RANGE},          \
-	{"step-period", required_argument, NULL, GT_SLICE_OPT_STEP_PERIOD}
+	{"step-period", required_argument, NULL, GT_SLICE_OPT_STEP_PERIOD},        \
+	{"capture-window", required_argument, NULL, GT_SLICE_OPT_CAPTURE_WINDOW}
 
 /** Their lines for a command's --help. */
 extern const char gt_slice_usage[];
@@ -73,6 +80,8 @@ typedef struct gt_slice {
 	uint32_t pid;
 	const char *gpu, *range, *step_range;
 	int skip_startup;
+	int window;         /**< --capture-window: N >= 1, -1 last, 0 not given */
+	int window_auto;    /**< gt_slice_again chose the last window */
 	int period_off;     /**< --step-period off */
 	uint64_t period_ns; /**< --step-period DUR; 0 = auto */
 	char what[512]; /**< the options as given, for gt_analysis_opts.slice_what */
@@ -100,14 +109,20 @@ int gt_slice_resolve(gt_slice *s, gt_analysis_opts *ao, const char *const *paths
 		     size_t n, const char *cmd);
 
 /**
- * Steps from the period, after the analysis a (made with ao): when no GPU
- * of a has NVTX steps, sets ao->step_period_ns (and step_phase_ns) from
- * --step-period, or with "auto" from the first GPU whose utilization the
- * diagnosis (dopts; NULL = defaults) finds periodic. @return 1 when ao got a
- * period (read the traces again with ao), else 0.
+ * After the analysis a (made with ao): does the slice need another reading?
+ * At most once each, in this order:
+ *  - a holds several capture windows (gt_analysis_captures) and no bound was
+ *    given (--from, --to, --range, --skip-startup, --capture-window): ao gets
+ *    the last window and s->what says so;
+ *  - steps from the period: when no GPU of a has NVTX steps, ao gets
+ *    step_period_ns (and step_phase_ns) from --step-period, or with "auto"
+ *    from the first GPU whose utilization the diagnosis (dopts; NULL =
+ *    defaults) finds periodic.
+ * @return 1 when ao changed (read the traces again with ao and call it again
+ * with the new analysis), else 0.
  */
-int gt_slice_period(const gt_slice *s, const gt_analysis *a, const gt_diag_opts *dopts,
-		    gt_analysis_opts *ao);
+int gt_slice_again(gt_slice *s, const gt_analysis *a, const gt_diag_opts *dopts,
+		   gt_analysis_opts *ao);
 
 /**
  * After the analysis: a slice that kept no GPU activity. Prints why on

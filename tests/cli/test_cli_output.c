@@ -698,6 +698,114 @@ START_TEST(report_separate_captures_refused)
 }
 END_TEST
 
+/* A dormant process captured twice (issue 22): a trace with two capture
+ * windows, nothing recorded between them for 1.7 s. Window 1 (from +100 ms,
+ * 200 ms): a launch every 1 ms, 0.6 ms kernels; window 2 (from +2000 ms,
+ * 200 ms): 0.2 ms kernels. */
+static void note(gt_writer *w, uint64_t ts, uint32_t code, const char *text)
+{
+	gt_record r = {.type = GT_REC_NOTE};
+	r.note = (gt_note){.ts = ts, .code = code,
+			   .text_id = gt_writer_intern(w, text, strlen(text))};
+	ck_assert_int_eq(gt_writer_add(w, &r), 0);
+}
+
+static void two_windows_trace(const char *path, uint64_t realtime)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ck_assert_int_ge(fd, 0);
+	gt_writer *w = gt_writer_new(NULL, gt_sink_fd, &fd);
+	gt_stream_header h;
+	gt_stream_header_init(&h);
+	h.producer = GT_PRODUCER_INJECT;
+	h.pid = 300;
+	h.trace_ns = 1000000000ull;
+	h.realtime_ns = realtime;
+	h.kinds = 0; /* dormant */
+	snprintf(h.hostname, sizeof(h.hostname), "node1");
+	snprintf(h.cmdline, sizeof(h.cmdline), "python serve.py");
+	h.ndevices = 1;
+	gt_h200_device(&h.devices[0], 0);
+	ck_assert_int_eq(gt_writer_begin(w, &h), 0);
+	uint32_t kn = gt_writer_intern(w, "gemm", 4), ln = gt_writer_intern(w, "cudaLaunchKernel", 16);
+	const uint64_t ms = 1000000ull, t = h.trace_ns;
+	uint32_t corr = 1;
+	for (int win = 0; win < 2; win++) {
+		uint64_t w0 = t + (win ? 2000 : 100) * ms, kdur = win ? 200000 : 600000;
+		note(w, w0, GT_NOTE_ARMED, "capture armed by the collector: kinds=kernel,runtime");
+		for (uint64_t i = 0; i < 200; i++, corr++) {
+			uint64_t l = w0 + 10000 + i * ms;
+			gt_api a = {.start = l, .end = l + 10000, .thread_id = 300,
+				    .correlation_id = corr, .cbid = 211, .name_id = ln,
+				    .domain = GT_API_RUNTIME};
+			gt_kernel k = {.start = l + 15000, .end = l + 15000 + kdur,
+				       .correlation_id = corr, .name_id = kn, .stream_id = 7,
+				       .grid_x = 132, .block_x = 256};
+			ck_assert_int_eq(gt_writer_add_api(w, &a), 0);
+			ck_assert_int_eq(gt_writer_add_kernel(w, &k), 0);
+		}
+		note(w, w0 + 200 * ms, GT_NOTE_DISARMED, "capture disarmed by the collector");
+	}
+	ck_assert_int_eq(gt_writer_flush(w), 0);
+	gt_writer_free(w);
+	ck_assert_int_eq(close(fd), 0);
+}
+
+/* The numbers of GPU 0 in a report --json on stdout: window, idle, host_busy. */
+static void json_gpu(const char *json, uint64_t *window, uint64_t *idle, uint64_t *host)
+{
+	const char *g = strstr(json, "\"gpus\"");
+	ck_assert_ptr_nonnull(g);
+	const char *p = strstr(g, "\"window_ns\":"), *q = strstr(g, "\"idle_ns\":"),
+		   *r = strstr(g, "\"host_busy\":");
+	ck_assert(p && q && r);
+	*window = strtoull(p + 12, NULL, 10);
+	*idle = strtoull(q + 10, NULL, 10);
+	*host = strtoull(r + 12, NULL, 10);
+}
+
+/* A process captured twice: every report is of one window (the last by
+ * default, or --capture-window N), never of the 1.7 s between them in which
+ * nothing was recorded (it read as 1.7 s of host_busy). */
+START_TEST(report_capture_windows)
+{
+	const uint64_t t0 = 1767225600ull * 1000000000ull, ms = 1000000ull;
+	two_windows_trace("cap.gtrace", t0);
+	uint64_t win, idle, host;
+	OK("report", "--json", "cap.gtrace");
+	json_gpu(R.out, &win, &idle, &host);
+	/* window 2: 200 launches 1 ms apart, 0.2 ms kernels */
+	ck_assert_uint_le(win, 200 * ms);
+	ck_assert_uint_ge(win, 199 * ms);
+	ck_assert_uint_ge(idle, 150 * ms);
+	ck_assert_uint_le(host, idle);
+	ck_assert_msg(strstr(R.out, "capture window 2 of 2, the last: --capture-window N for another"),
+		      "%.400s", strstr(R.out, "\"slice\"") ? strstr(R.out, "\"slice\"") : R.out);
+	/* its times count from its own arming */
+	char want[64];
+	snprintf(want, sizeof(want), "\"time_origin_ns\":%llu", (unsigned long long)(t0 + 2000 * ms));
+	ck_assert_msg(strstr(R.out, want), "want %s", want);
+	OK("report", "--json", "--capture-window", "1", "cap.gtrace");
+	json_gpu(R.out, &win, &idle, &host);
+	ck_assert_uint_le(win, 200 * ms);
+	ck_assert_uint_le(idle, 81 * ms); /* 0.4 ms of every 1 ms */
+	OK("report", "--capture-window", "last", "cap.gtrace");
+	ck_assert_msg(strstr(R.out, "capture window 2 of 2"), "%.300s", R.out);
+	ck_assert_int_eq(GT("report", "--capture-window", "3", "cap.gtrace"), 1);
+	ck_assert_int_eq(R.nout, 0);
+	ck_assert_msg(strstr(R.err, "hold 2 capture windows"), "%s", R.err);
+	ck_assert_int_eq(GT("report", "--capture-window", "0", "cap.gtrace"), 2);
+	ck_assert_msg(strstr(R.err, "--capture-window"), "%s", R.err);
+	/* an explicit bound is the user's: no window is chosen for them */
+	OK("report", "--json", "--from", "0s", "cap.gtrace");
+	json_gpu(R.out, &win, &idle, &host);
+	ck_assert_uint_gt(win, 2000 * ms);
+	/* export reads the same window */
+	OK("export", "-f", "csv", "-r", "gaptrace_gpu_sum", "-o", "-", "cap.gtrace");
+	ck_assert_msg(strstr(R.out, "199") || strstr(R.out, "0.19"), "%s", R.out);
+}
+END_TEST
+
 /* ------------------------------------------------------------ recover */
 
 static int same_bytes(const char *a, const char *b, size_t *n)
@@ -893,6 +1001,7 @@ static Suite *suite(void)
 	tcase_add_test(t, report_unreadable_prints_nothing);
 	tcase_add_test(t, report_bad_input_exit_status);
 	tcase_add_test(t, report_separate_captures_refused);
+	tcase_add_test(t, report_capture_windows);
 	suite_add_tcase(s, t);
 
 	t = tcase_create("recover");

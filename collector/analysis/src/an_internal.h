@@ -400,9 +400,16 @@ struct gt_analysis {
 	uint64_t nvspan;
 	uint64_t skipped_origin; /* earliest header instant of the traces skipped by pid */
 	gt_an_slice slice;
+	gt_vec captures;  /* gt_an_capture, by start (captures.c) */
 	int step_source;  /* GT_STEPS_* chosen for every GPU */
 	char step_key[256]; /* the step range name matched (exact or key#N) */
 };
+
+/* captures.c: the capture windows from the traces' ARMED/DISARMED notes
+ * (realtime: after the clock conversion); the one that starts at or last
+ * before t, or NULL. */
+int an_captures_build(gt_analysis *a);
+const gt_an_capture *an_capture_at(const gt_analysis *a, uint64_t t);
 
 /* sort.c: stable LSD radix sorts on the 64-bit start (only the digits that
  * vary; an already sorted array costs one read) and stable counting

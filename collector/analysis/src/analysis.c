@@ -80,6 +80,7 @@ gt_analysis *gt_analysis_new(const gt_analysis_opts *opts)
 	gt_vec_init(&a->seen, sizeof(gt_seqset *));
 	gt_vec_init(&a->ranges, sizeof(an_range));
 	gt_vec_init(&a->nvsum, sizeof(gt_an_nvtx_sum));
+	gt_vec_init(&a->captures, sizeof(gt_an_capture));
 	if (gt_strtab_init(&a->st) < 0) {
 		free(a);
 		errno = ENOMEM;
@@ -179,6 +180,7 @@ void gt_analysis_free(gt_analysis *a)
 	an_stacks_free(&a->stk);
 	gt_vec_free(&a->ranges);
 	gt_vec_free(&a->nvsum);
+	gt_vec_free(&a->captures);
 	gt_strtab_free(&a->st);
 	free_seen(a);
 	free(a);
@@ -367,6 +369,8 @@ int gt_analysis_finish(gt_analysis *a)
 		return GT_ERR_NOMEM;
 	int rc = an_resolve_gpus(a);
 	if (!rc)
+		rc = an_captures_build(a);
+	if (!rc)
 		rc = an_slice_gpu(a);
 	if (!rc)
 		rc = an_nvtx_finish(a);
@@ -439,11 +443,18 @@ uint64_t an_traces_origin(const gt_analysis *a)
 		const gt_an_trace *t = &an_tr(a, i)->pub;
 		if (!t->header_ok || t->header.producer == GT_PRODUCER_COLLECTOR)
 			continue;
-		uint64_t start = t->header.realtime_ns;
+		/* its first ARMED note; in a slice from_ns on, the last one at or
+		 * before from_ns: a capture window sliced out of a trace armed
+		 * several times (--capture-window) counts from its own arming */
+		uint64_t start = t->header.realtime_ns, from = a->o.from_ns;
+		int armed = 0;
 		for (uint32_t k = 0; k < t->nnotes; k++)
-			if (t->notes[k].code == GT_NOTE_ARMED) {
+			if (t->notes[k].code == GT_NOTE_ARMED &&
+			    (!armed || (from && t->notes[k].ts <= from))) {
 				start = t->notes[k].ts;
-				break;
+				armed = 1;
+				if (!from)
+					break;
 			}
 		if (start && (!o || start < o))
 			o = start;

@@ -633,6 +633,44 @@ GT_API const gt_an_trace *gt_analysis_trace(const gt_analysis *a, size_t i);
  */
 GT_API uint64_t gt_analysis_time_origin(const gt_analysis *a);
 
+/**
+ * A capture window: a stretch in which traced processes were armed, from
+ * their ARMED and DISARMED notes (a dormant process captured twice has two;
+ * a process traced from start-up one, from its start). Outside its windows
+ * nothing of a process was recorded. Windows of several processes that
+ * overlap are one capture.
+ */
+typedef struct gt_an_capture {
+	uint64_t start_ns;  /**< realtime: the first ARMED note */
+	uint64_t end_ns;    /**< the last DISARMED note, or (open) the last timed
+			         record of a trace still armed when it ended */
+	uint32_t ntraces;   /**< processes armed in it */
+	uint32_t pid;       /**< their pid when one process, else 0 */
+	int open;           /**< a process was still armed when its trace ended */
+	int from_start;     /**< armed from its process's start (a trace from
+				 start-up, or armed by the collector as it
+				 connected): its window can hold the program's
+				 start-up; a capture armed later cannot */
+	char kinds[160];    /**< the kinds its ARMED note names ("kernel,memcpy,...";
+				 "(several)", "" when it names none) */
+} gt_an_capture;
+
+/**
+ * The capture windows of the traces, by start (*n of them; NULL when none:
+ * traces without notes). Valid until gt_analysis_free; NULL before
+ * gt_analysis_finish. The notes are read whatever the slice, so a sliced
+ * analysis lists the windows of the whole traces.
+ */
+GT_API const gt_an_capture *gt_analysis_captures(const gt_analysis *a, size_t *n);
+
+/**
+ * The capture window the analysis reports: the one its time origin is the
+ * start of (a slice --capture-window N, or a trace armed once), with its
+ * position in gt_analysis_captures in *index (may be NULL). NULL when the
+ * traces have no window (no ARMED note) or before gt_analysis_finish.
+ */
+GT_API const gt_an_capture *gt_analysis_window_capture(const gt_analysis *a, size_t *index);
+
 /** Number of GPUs with activity or samples, in order of first appearance. */
 GT_API size_t gt_analysis_ngpus(const gt_analysis *a);
 /** GPU i, or NULL (also NULL before gt_analysis_finish). */
