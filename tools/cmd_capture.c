@@ -16,13 +16,15 @@
 #include "cmds.h"
 #include "gaptrace/analysis.h"
 #include "gaptrace/collector.h"
+#include "gaptrace/report.h"
+#include "report_mem.h"
 
 static struct {
 	uint32_t pid;
 	uint64_t duration_ns;
 	const char *kinds;
 	const char *socket;
-	int list;
+	int list, quiet;
 } opts;
 
 static const char usage_text[] =
@@ -30,7 +32,9 @@ static const char usage_text[] =
 	"       gaptrace capture --list [--socket PATH]\n"
 	"\n"
 	"Capture a running process through a running `gaptrace collector`: arm it,\n"
-	"wait, disarm it, and print where its trace is. The process must run with\n"
+	"wait, disarm it, print where its trace is (stdout) and the diagnosis of the\n"
+	"window captured (stderr; `gaptrace report --capture-window N TRACE` reads\n"
+	"window N again: a process captured twice has both in one trace). It must run with\n"
 	"the injection library (CUDA_INJECTION64_PATH); start it with\n"
 	"GAPTRACE_DORMANT=1 and it costs nothing until armed.\n"
 	"\n"
@@ -41,6 +45,7 @@ static const char usage_text[] =
 	"  -s, --socket PATH    the collector's producer socket (default: the default\n"
 	"                       socket, as for gaptrace collector)\n"
 	"  -l, --list           list the connected processes and exit\n"
+	"  -q, --quiet          no summary (the trace's path is still printed)\n"
 	"  -h, --help           this text\n"
 	"\n"
 	"Ctrl-C ends the capture early (the process keeps running).\n"
@@ -99,12 +104,36 @@ static void sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
+/* The diagnosis of the window just captured (the trace's last), as `gaptrace
+ * run` ends: its failure is said and does not change the exit status (the
+ * capture was made). */
+static void summary(const char *path)
+{
+	gt_slice sl = {.window = -1}; /* the last window: this one */
+	gt_diag_opts d;
+	gt_diag_opts_init(&d);
+	gt_analysis_opts ao = {0};
+	gt_cli_rj_opts o = {.cmd = "gaptrace capture", .ao = &ao, .dopts = &d, .quiet = 1,
+			    .slice = &sl};
+	gt_analysis *a = NULL;
+	if (gt_cli_load_sliced(path, &o, &a) != 0) {
+		fprintf(stderr, "gaptrace capture: no summary: `gaptrace report %s` says why\n", path);
+		return;
+	}
+	fputc('\n', stderr);
+	if (gt_report_summary_of(a, stderr) < 0)
+		fprintf(stderr, "gaptrace capture: the summary could not be written\n");
+	fprintf(stderr, "`gaptrace report %s` for the analysis\n", path);
+	gt_analysis_free(a);
+}
+
 int cmd_capture(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{"pid", required_argument, NULL, 'p'},    {"duration", required_argument, NULL, 'd'},
 		{"kinds", required_argument, NULL, 'k'},  {"socket", required_argument, NULL, 's'},
-		{"list", no_argument, NULL, 'l'},         {"help", no_argument, NULL, 'h'},
+		{"list", no_argument, NULL, 'l'},         {"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
 	int c;
@@ -112,7 +141,7 @@ int cmd_capture(int argc, char **argv)
 	opts.duration_ns = 10000000000ull;
 	opts.kinds = "default";
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:d:k:s:lh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:d:k:s:lqh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'p': {
 			char *end;
@@ -143,6 +172,7 @@ int cmd_capture(int argc, char **argv)
 		}
 		case 's': opts.socket = optarg; break;
 		case 'l': opts.list = 1; break;
+		case 'q': opts.quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: fputs(usage_text, stderr); return 2;
 		}
@@ -228,10 +258,13 @@ int cmd_capture(int argc, char **argv)
 		r1 = r;
 	}
 	printf("%s\n", path);
+	fflush(stdout);
 	fprintf(stderr,
 		"gaptrace capture: captured pid %u for %.1f s: %" PRIu64 " %s, %" PRIu64
 		" %s arrived; trace: %s\n",
 		opts.pid, secs, f1 - f0, gt_plural(f1 - f0, "frame", "frames"), r1 - r0,
 		gt_plural(r1 - r0, "record", "records"), path);
+	if (!opts.quiet)
+		summary(path);
 	return 0;
 }

@@ -76,6 +76,8 @@ static void run_armed(tp *p, int run_ms, int rows)
 			 (unsigned long long)p->answer.arg1);
 		note(p, GT_NOTE_ARMED, text);
 	}
+	/* the injection library's start notes come after the ACCEPT's arming */
+	note(p, GT_NOTE_CONFIG, "fake producer");
 	uint64_t end = now_ns() + (uint64_t)run_ms * 1000000ull, disarm_at = 0;
 	uint32_t name = gt_writer_intern(p->w, "fake_kernel", 11);
 	uint32_t corr = 0;

@@ -697,9 +697,11 @@ START_TEST(collector_and_capture)
 	snprintf(ctl, sizeof(ctl), "%s/s/control.sock", g_tmp);
 	wait_collector(ctl);
 	setenv("GAPTRACE_SOCKET", sock, 1);
+	setenv("GAPTRACE_DORMANT", "1", 1);
 	char *prod[] = {FAKE_PRODUCER, "--run-ms", "4000", "--rows", "5", NULL};
 	pid_t ppid = spawn(prod, NULL, "pout", "perr", -1);
 	unsetenv("GAPTRACE_SOCKET");
+	unsetenv("GAPTRACE_DORMANT");
 	snprintf(want, sizeof(want), "peer %d ", (int)ppid);
 	for (int i = 0; i < 500 && !strstr(reply, want); i++) {
 		t_sleep_ms(10);
@@ -715,6 +717,11 @@ START_TEST(collector_and_capture)
 	snprintf(want, sizeof(want), "d/%d.gtrace\n", (int)ppid);
 	ck_assert_msg(file_has("capout", want), "capture printed no path");
 	ck_assert(file_has("caperr", "captured pid"));
+	/* it ends with the diagnosis of the window captured (issue 22) */
+	ck_assert_msg(file_has("caperr", "Capture window 1 of 1: pid ") &&
+			      file_has("caperr", "armed while running") &&
+			      file_has("caperr", "for the analysis"),
+		      "no summary of the capture");
 	/* a count of one is singular (issue 13, item 12) */
 	ck_assert(!file_has("caperr", " 1 frames,") && !file_has("caperr", " 1 records arrived"));
 

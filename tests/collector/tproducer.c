@@ -113,7 +113,10 @@ void tp_header(gt_stream_header *h, uint32_t pid)
 	h->producer = GT_PRODUCER_INJECT;
 	h->pid = pid ? pid : (uint32_t)getpid();
 	h->ppid = (uint32_t)getppid();
-	h->kinds = GT_KIND_DEFAULT;
+	/* the kinds armed when the header is written: none in a dormant
+	 * process (GAPTRACE_DORMANT=1), as libgaptrace_inject.so writes it */
+	const char *dormant = getenv("GAPTRACE_DORMANT");
+	h->kinds = dormant && !strcmp(dormant, "1") ? 0 : GT_KIND_DEFAULT;
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	h->realtime_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;

@@ -95,6 +95,7 @@ gt_diagnosis *gt_diagnose(const gt_analysis *a, const gt_diag_opts *opts)
 		traces[i] = gt_analysis_trace(a, i);
 	/* the one origin of every relative time (the reports print it) */
 	in.capture_start = gt_analysis_time_origin(a);
+	in.capture = gt_analysis_window_capture(a, NULL);
 	const gt_analysis_opts *ao = gt_analysis_get_opts(a);
 	in.detail_gap_ns = ao ? ao->detail_gap_ns : GT_AN_DEFAULT_DETAIL_GAP_NS;
 	for (unsigned b = 0; b < GT_GAP_BINS; b++)

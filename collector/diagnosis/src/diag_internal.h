@@ -52,6 +52,7 @@ typedef struct dg_input {
 	uint64_t detail_gap_ns;     /* analysis opts: min length of a detailed gap */
 	uint64_t gap_bin_floor[GT_GAP_BINS]; /* gt_gap_bin_floor_ns(i) */
 	uint64_t capture_start;     /* realtime ns; 0 = earliest GPU t0 */
+	const gt_an_capture *capture; /* the capture window reported, or NULL */
 	const gt_an_rank *ranks;    /* ranks of the collectives (by rank), may be NULL */
 	size_t nranks;
 	/* Names. Each may be NULL (then names are unknown). */

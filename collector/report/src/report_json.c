@@ -64,6 +64,10 @@
  *                      end, lateness_ns}]}}   (items: the first 100 000)
  *   "slice": {asked, from_ns, to_ns, pid, traces_skipped, gpu, gpus_total,
  *            kernels_total, kernels_kept}   (only when sliced: gt_an_slice)
+ *   "capture": {index (1-based), of, start_ns, end_ns, pid (0: several),
+ *            processes, from_start (0/1: armed at its process's start), open,
+ *            kinds}   (the capture window reported, gt_analysis_window_capture;
+ *            only when the traces have ARMED notes)
  *   "nvtx_sum": {span_ns, ranges: [{name, count, total_ns, mean_ns, median_ns,
  *            min_ns, max_ns, share}]}       (only with NVTX ranges)
  *   gpus[].steps: {source (nvtx, nvtx_detected, period), range (null for
@@ -781,6 +785,27 @@ static void j_slice(jw *j, const gt_analysis *a)
 	j_close(j, '}');
 }
 
+/* "capture": the window reported, when the traces have one */
+static void j_capture(jw *j, const gt_analysis *a)
+{
+	size_t k, n;
+	const gt_an_capture *c = gt_analysis_window_capture(a, &k);
+	if (!c)
+		return;
+	gt_analysis_captures(a, &n);
+	j_open(j, "capture", '{');
+	j_u64(j, "index", k + 1);
+	j_u64(j, "of", n);
+	j_u64(j, "start_ns", c->start_ns);
+	j_u64(j, "end_ns", c->end_ns);
+	j_u64(j, "pid", c->pid);
+	j_u64(j, "processes", c->ntraces);
+	j_u64(j, "from_start", (uint64_t)c->from_start);
+	j_u64(j, "open", (uint64_t)c->open);
+	j_str(j, "kinds", c->kinds);
+	j_close(j, '}');
+}
+
 /* "nvtx_sum": only when there are NVTX ranges */
 static void j_nvtx(jw *j, const gt_analysis *a)
 {
@@ -917,6 +942,7 @@ int gt_report_json(const gt_analysis *a, FILE *f, const gt_report_opts *in)
 	j_str(&j, "gaptrace", gt_version());
 	j_u64(&j, "time_origin_ns", gt_analysis_time_origin(a));
 	j_slice(&j, a);
+	j_capture(&j, a);
 	j_open(&j, "options", '{');
 	j_u64(&j, "window_ns", ao->window_ns);
 	j_u64(&j, "top_gaps", ao->top_gaps);

@@ -26,6 +26,37 @@ void an_text_slice(const gt_analysis *a, FILE *f)
 		fprintf(f, "slice: %s\n", b);
 }
 
+/* The command line of the traced process pid ("" when unknown). */
+static const char *cmdline_of(const gt_analysis *a, uint32_t pid)
+{
+	for (size_t i = 0; i < gt_analysis_ntraces(a); i++) {
+		const gt_an_trace *t = gt_analysis_trace(a, i);
+		if (t->header_ok && t->header.pid == pid && t->header.producer != GT_PRODUCER_COLLECTOR)
+			return t->header.cmdline;
+	}
+	return "";
+}
+
+void an_text_capture(const gt_analysis *a, FILE *f)
+{
+	size_t k, n;
+	const gt_an_capture *c = gt_analysis_window_capture(a, &k);
+	gt_analysis_captures(a, &n);
+	if (!c || (c->from_start && n == 1))
+		return; /* a trace from start-up: nothing to say */
+	char utc[48], d[32], who[320];
+	if (c->pid)
+		snprintf(who, sizeof(who), "pid %u (%.200s)", c->pid, cmdline_of(a, c->pid));
+	else
+		snprintf(who, sizeof(who), "%u processes", c->ntraces);
+	fprintf(f, "Capture window %zu of %zu: %s, armed %s at %s for %s%s (kinds %s)", k + 1, n, who,
+		c->from_start ? "from its start" : "while running", an_fmt_utc(utc, sizeof(utc), c->start_ns),
+		an_fmt_ns(d, sizeof(d), c->end_ns - c->start_ns),
+		c->open ? " (still armed when its trace ended)" : "", c->kinds[0] ? c->kinds : "?");
+	fprintf(f, "; nothing outside it was recorded%s\n",
+		c->from_start ? "" : ", nor work launched before it was armed");
+}
+
 static const char *source_name(int source)
 {
 	return source == GT_STEPS_NVTX    ? "NVTX, --step-range"

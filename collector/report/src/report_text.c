@@ -764,6 +764,7 @@ static void headline(const gt_analysis *a, FILE *f)
 	char utc[48];
 	fprintf(f, "Times are from the capture start = %s\n",
 		an_fmt_utc(utc, sizeof(utc), gt_analysis_time_origin(a)));
+	an_text_capture(a, f);
 	an_text_slice(a, f);
 	fputc('\n', f);
 }
@@ -882,6 +883,7 @@ int an_report_summary(const gt_analysis *a, FILE *f)
 	char b1[32], b2[32], nm[256];
 	gt_report_opts o;
 	an_report_opts(NULL, &o);
+	an_text_capture(a, f);
 	gt_diagnosis *d = gt_diagnose(a, NULL); /* lead with what to change */
 	if (d)
 		gt_findings_text_width(d, f, GT_FINDINGS_HEADLINES, o.width);
@@ -953,6 +955,11 @@ int an_report_summary(const gt_analysis *a, FILE *f)
 			   "report\n", unread, gt_plural(unread, "record", "records"));
 	fflush(f);
 	return ferror(f) ? GT_ERR_IO : 0;
+}
+
+int gt_report_summary_of(const gt_analysis *a, FILE *out)
+{
+	return gt_analysis_is_finished(a) ? an_report_summary(a, out) : GT_ERR_INVAL;
 }
 
 int gt_report_summary(const char *trace_dir, FILE *out)

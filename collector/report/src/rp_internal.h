@@ -23,6 +23,10 @@ int an_report_summary(const gt_analysis *a, FILE *f);
  * section of a GPU (nothing without steps), the NVTX range table (its top
  * rows; nothing without ranges). */
 void an_text_slice(const gt_analysis *a, FILE *f);
+/* The capture window reported (gt_analysis_window_capture): one line, for a
+ * capture armed while its process ran or a trace armed several times;
+ * nothing for a trace from start-up. */
+void an_text_capture(const gt_analysis *a, FILE *f);
 void an_text_steps(const gt_analysis *a, const gt_an_gpu *G, FILE *f);
 void an_text_nvtx(const gt_analysis *a, FILE *f, size_t top);
 

@@ -77,6 +77,13 @@ GT_API int gt_report_json(const gt_analysis *a, FILE *out, const gt_report_opts 
  */
 GT_API int gt_report_summary(const char *trace_dir, FILE *out);
 
+/**
+ * The same summary of a finished analysis (a sliced one: `gaptrace capture`
+ * prints that of the window it captured). @return 0, GT_ERR_IO when writing
+ * failed, GT_ERR_INVAL before gt_analysis_finish.
+ */
+GT_API int gt_report_summary_of(const gt_analysis *a, FILE *out);
+
 #ifdef __cplusplus
 }
 #endif
