@@ -1918,7 +1918,7 @@ static const pcase pcases[] = {
 	{"transfer", p_transfer, {"(1 copy, ", "pinned: 1 copy,"}},
 	{"notes",
 	 p_notes,
-	 {"(1 work item has no launch API record)", "1 record or frame was lost",
+	 {": 1 work item has no launch API record (0 API records", "1 record or frame was lost",
 	  "1 record from byte 4096 on was over"}},
 };
 

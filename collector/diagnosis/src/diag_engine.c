@@ -366,6 +366,44 @@ static int cmp_rank(const void *pa, const void *pb)
 	return a->f.gpu < b->f.gpu ? -1 : a->f.gpu > b->f.gpu;
 }
 
+/* Unknown idle above a tenth of the window (in a capture armed mid-run, a
+ * fiftieth: a capture must explain its window), and why: which API kinds
+ * were armed and how many launch calls arrived. */
+static void unknown_note(gt_diagnosis *d, const dg_input *in, const gt_diag_gpu *g,
+			 const gt_an_gpu *gpu, uint64_t lost)
+{
+	const gt_an_capture *c = in->capture;
+	int mid = c && !c->from_start;
+	double share = g->window_ns ? (double)(g->unknown_ns - lost) / (double)g->window_ns : 0;
+	if (share < (mid ? 0.02 : 0.1))
+		return;
+	uint64_t api = 0;
+	for (size_t t = 0; t < in->ntraces; t++)
+		if (in->traces[t])
+			api += in->traces[t]->api_calls;
+	const char *why;
+	if (api)
+		why = "their launch calls were not recorded (made before the capture was armed, "
+		      "or by a thread or API the capture did not see)";
+	else if (c && c->kinds[0] && !strstr(c->kinds, "runtime") && !strstr(c->kinds, "driver"))
+		why = "the capture's kinds leave the runtime/driver API out: capture them (the "
+		      "default kinds do)";
+	else if (c && c->kinds[0])
+		why = "the runtime/driver API kinds were armed, yet CUPTI delivered no API record "
+		      "(an injection library that switches them on call by call after the "
+		      "program's context exists gets none: update gaptrace's)";
+	else
+		why = "no runtime/driver API record is in the traces: capture the runtime/driver "
+		      "API kinds (the default)";
+	add_note(d, dg_printf(&d->ar,
+			      "GPU %u: %.1f%% of the %s is idle for no known reason: %llu work "
+			      "%s no launch API record (%llu API %s in the traces): %s",
+			      g->gpu, 100.0 * share, mid ? "capture window" : "window",
+			      (unsigned long long)gpu->unmatched,
+			      gt_plural(gpu->unmatched, "item has", "items have"),
+			      (unsigned long long)api, gt_plural(api, "record", "records"), why));
+}
+
 /* Notes on what limits the diagnosis: unknown idle, start-up, waves, losses,
  * partial reads, another CUPTI client. */
 static void notes(gt_diagnosis *d, const dg_input *in)
@@ -383,16 +421,7 @@ static void notes(gt_diagnosis *d, const dg_input *in)
 					      "claimed by no finding",
 					      g->gpu, 100.0 * (double)lost / (double)g->window_ns,
 					      (double)lost / 1e9));
-		if (g->window_ns && (double)(g->unknown_ns - lost) >= 0.1 * (double)g->window_ns)
-			add_note(d, dg_printf(&d->ar,
-					      "GPU %u: %.0f%% of the window is idle for no known "
-					      "reason (%llu work %s no launch API record): "
-					      "capture the runtime/driver API kinds (the default) to "
-					      "explain it",
-					      g->gpu,
-					      100.0 * (double)(g->unknown_ns - lost) / (double)g->window_ns,
-					      (unsigned long long)gpu->unmatched,
-					      gt_plural(gpu->unmatched, "item has", "items have")));
+		unknown_note(d, in, g, gpu, lost);
 		if (g->startup_ns)
 			add_note(d, dg_printf(&d->ar,
 					      "GPU %u: %.1f%% of the window (%.3f s) is start-up idle "
