@@ -83,11 +83,38 @@ static const char *const drv_prefixes[] = {
 	"cuMemAlloc", "cuMemFree", "cuMemHostAlloc",
 };
 
-#define MAX_SEL 512
-static uint32_t rt_sel[MAX_SEL], drv_sel[MAX_SEL];
-static uint32_t n_rt_sel, n_drv_sel;
+/*
+ * How the API sets are switched (issue 22). CUPTI honours a per-call switch
+ * (cuptiActivityEnableRuntimeApi/DriverApi) made while no context exists,
+ * for the contexts created afterwards; made after a context was created
+ * with nothing of its kind on, it records nothing there. A dormant process
+ * armed mid-run by `gaptrace capture` had kernels and copies but no API
+ * record, so every gap was "unknown" (seen on the H200 with both CUPTI
+ * copies: tests/gpu/results/arm_probe.*.txt). The kind itself
+ * (cuptiActivityEnable(RUNTIME/DRIVER)) takes effect on live contexts, and
+ * per-call switches made after it switch single calls off. So a set is
+ * switched on either per call, only at InitializeInjection (on the thread
+ * calling cuInit: no context exists yet), or, at any later arm, as the kind
+ * with every call outside the set switched off (API_MINUS). Off is the
+ * reverse of whichever was used: the per-call switches cleared, or the kind
+ * disabled (which clears every per-call switch too). The two ways record
+ * the same calls.
+ */
+enum { API_OFF, API_PER_CALL, API_MINUS, API_KIND };
+/* What a domain records: nothing, only the canary call, the restricted
+ * set (with the canary), every call. */
+enum { SET_NONE, SET_CANARY, SET_RESTRICTED, SET_ALL };
+
+#define MAX_CBIDS 4096
+typedef struct {
+	uint32_t ids[MAX_CBIDS]; /* every call the CUPTI we loaded names */
+	uint8_t in_sel[MAX_CBIDS];
+	uint32_t n, nsel;
+	int how, set; /* API_*, SET_* now */
+} api_domain;
+static api_domain dom_rt, dom_drv;
 static uint32_t applied;
-static atomic_int said_kind[64], said_rtapi;
+static atomic_int said_kind[64], said_rtapi, said_minus;
 static int (*canary_fn)(int *);
 
 static int has_prefix(const char *s, const char *const *pre, size_t n)
@@ -98,29 +125,29 @@ static int has_prefix(const char *s, const char *const *pre, size_t n)
 	return 0;
 }
 
-static uint32_t select_cbids(CUpti_CallbackDomain dom, uint32_t size, const char *const *pre,
-			     size_t npre, uint32_t *out)
+static void list_cbids(CUpti_CallbackDomain dom, uint32_t size, const char *const *pre,
+		       size_t npre, api_domain *d)
 {
-	uint32_t n = 0;
+	d->n = d->nsel = 0;
 	/* A newer CUPTI may have more cbids than our header: look a bit further. */
-	for (uint32_t cbid = 1; cbid < size + 512 && n < MAX_SEL; cbid++) {
+	for (uint32_t cbid = 1; cbid < size + 512 && d->n < MAX_CBIDS; cbid++) {
 		const char *name = NULL;
 		if (inj_g.cu.cuptiGetCallbackName(dom, cbid, &name) != CUPTI_SUCCESS || !name)
 			continue;
-		if (has_prefix(name, pre, npre))
-			out[n++] = cbid;
+		d->in_sel[d->n] = (uint8_t)has_prefix(name, pre, npre);
+		d->nsel += d->in_sel[d->n];
+		d->ids[d->n++] = cbid;
 	}
-	return n;
 }
 
 static void init_selection(void)
 {
-	n_rt_sel = select_cbids(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE,
-				rt_prefixes, sizeof(rt_prefixes) / sizeof(rt_prefixes[0]), rt_sel);
-	n_drv_sel = select_cbids(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE,
-				 drv_prefixes, sizeof(drv_prefixes) / sizeof(drv_prefixes[0]),
-				 drv_sel);
-	inj_debug("restricted API sets: %u runtime and %u driver calls", n_rt_sel, n_drv_sel);
+	list_cbids(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, rt_prefixes,
+		   sizeof(rt_prefixes) / sizeof(rt_prefixes[0]), &dom_rt);
+	list_cbids(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, drv_prefixes,
+		   sizeof(drv_prefixes) / sizeof(drv_prefixes[0]), &dom_drv);
+	inj_debug("restricted API sets: %u of %u runtime and %u of %u driver calls", dom_rt.nsel,
+		  dom_rt.n, dom_drv.nsel, dom_drv.n);
 
 	/* The takeover canary: cuDriverGetVersion of the driver that loaded us. */
 	const char *name = NULL;
@@ -147,42 +174,80 @@ static int enable_kind(CUpti_ActivityKind k, int on)
 	return 0;
 }
 
-static void set_cbids(int driver, const uint32_t *ids, uint32_t n, int on)
+static int in_set(const api_domain *d, uint32_t i, int set)
+{
+	if (set == SET_ALL)
+		return 1;
+	if (d == &dom_drv && E.canary_cbid && d->ids[i] == E.canary_cbid && set != SET_NONE)
+		return 1;
+	return set == SET_RESTRICTED && d->in_sel[i];
+}
+
+/* Per-call switches of d: every call whose membership of set is inside
+ * (1: the calls in it, 0: the others) switched on or off. @return how many
+ * calls CUPTI refused. */
+static uint32_t per_call(const api_domain *d, int set, int inside, int on)
 {
 	__typeof__(inj_g.cu.cuptiActivityEnableRuntimeApi) fn =
-		driver ? inj_g.cu.cuptiActivityEnableDriverApi : inj_g.cu.cuptiActivityEnableRuntimeApi;
-	if (!fn) {
+		d == &dom_drv ? inj_g.cu.cuptiActivityEnableDriverApi
+			      : inj_g.cu.cuptiActivityEnableRuntimeApi;
+	uint32_t refused = 0;
+	for (uint32_t i = 0; i < d->n; i++)
+		if (in_set(d, i, set) == inside && fn(d->ids[i], (uint8_t)on) != CUPTI_SUCCESS)
+			refused++;
+	return refused;
+}
+
+/* Switch domain d to record set; at_init: no context exists yet. */
+static void api_switch(api_domain *d, int set, int at_init)
+{
+	CUpti_ActivityKind k = d == &dom_drv ? CUPTI_ACTIVITY_KIND_DRIVER : CUPTI_ACTIVITY_KIND_RUNTIME;
+	int have_calls = d == &dom_drv ? inj_g.cu.cuptiActivityEnableDriverApi != NULL
+				       : inj_g.cu.cuptiActivityEnableRuntimeApi != NULL;
+	if (set == d->set)
+		return;
+	/* Off, the way it was switched on. */
+	if (d->how == API_PER_CALL)
+		per_call(d, d->set, 1, 0);
+	if (d->how == API_KIND || d->how == API_MINUS)
+		enable_kind(k, 0);
+	d->how = API_OFF;
+	d->set = SET_NONE;
+	if (set == SET_NONE)
+		return;
+	if (set != SET_ALL && !have_calls) {
 		inj_log_once(&said_rtapi, "this CUPTI cannot trace a chosen set of API calls; "
 					  "use GAPTRACE_KINDS=...,api-all for all calls");
 		return;
 	}
-	for (uint32_t i = 0; i < n; i++)
-		fn(ids[i], (uint8_t)on);
+	if (set != SET_ALL && at_init) {
+		per_call(d, set, 1, 1);
+		d->how = API_PER_CALL;
+	} else {
+		if (enable_kind(k, 1) < 0)
+			return;
+		d->how = API_KIND;
+		if (set != SET_ALL) {
+			uint32_t refused = per_call(d, set, 0, 0);
+			d->how = API_MINUS;
+			if (refused)
+				inj_log_once(&said_minus, "CUPTI refused to leave %u %s calls out of "
+							  "the capture: they are recorded too",
+					     refused, d == &dom_drv ? "driver" : "runtime");
+		}
+	}
+	d->set = set;
 }
 
-/* 0 off, 1 restricted set, 2 every call. */
-static int api_mode(uint32_t kinds, uint32_t bit)
+/* What domain bit of kinds asks for. */
+static int api_set_for(uint32_t kinds, uint32_t bit, int driver)
 {
 	if (kinds & GT_KIND_API_ALL)
-		return 2;
-	return (kinds & bit) ? 1 : 0;
-}
-
-static void apply_api(int driver, int from, int to)
-{
-	if (from == to)
-		return;
-	CUpti_ActivityKind k = driver ? CUPTI_ACTIVITY_KIND_DRIVER : CUPTI_ACTIVITY_KIND_RUNTIME;
-	const uint32_t *ids = driver ? drv_sel : rt_sel;
-	uint32_t n = driver ? n_drv_sel : n_rt_sel;
-	if (from == 2)
-		enable_kind(k, 0); /* also clears every per-cbid enable */
-	else if (from == 1 && to == 0)
-		set_cbids(driver, ids, n, 0);
-	if (to == 2)
-		enable_kind(k, 1);
-	else if (to == 1)
-		set_cbids(driver, ids, n, 1);
+		return SET_ALL;
+	if (kinds & bit)
+		return SET_RESTRICTED;
+	/* The takeover canary's record, whenever anything is captured. */
+	return driver && kinds && E.canary_cbid ? SET_CANARY : SET_NONE;
 }
 
 uint32_t inj_current_kinds(void)
@@ -190,7 +255,7 @@ uint32_t inj_current_kinds(void)
 	return applied;
 }
 
-int inj_apply_kinds(uint32_t want, char *why, size_t cap)
+int inj_apply_kinds(uint32_t want, int at_init)
 {
 	static const struct {
 		uint32_t bit;
@@ -205,21 +270,20 @@ int inj_apply_kinds(uint32_t want, char *why, size_t cap)
 		{GT_KIND_NVTX, CUPTI_ACTIVITY_KIND_NAME},
 		{GT_KIND_OVERHEAD, CUPTI_ACTIVITY_KIND_OVERHEAD},
 	};
-	(void)why;
-	(void)cap;
 	want &= GT_KIND_ALL;
 	uint32_t diff = want ^ applied, failed = 0;
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
 		if ((diff & map[i].bit) && enable_kind(map[i].kind, !!(want & map[i].bit)) < 0 &&
 		    (want & map[i].bit))
 			failed |= map[i].bit;
-	apply_api(0, api_mode(applied, GT_KIND_RUNTIME), api_mode(want, GT_KIND_RUNTIME));
-	apply_api(1, api_mode(applied, GT_KIND_DRIVER), api_mode(want, GT_KIND_DRIVER));
+	api_switch(&dom_rt, api_set_for(want, GT_KIND_RUNTIME, 0), at_init);
+	api_switch(&dom_drv, api_set_for(want, GT_KIND_DRIVER, 1), at_init);
+	if ((want & GT_KIND_RUNTIME) && dom_rt.set == SET_NONE)
+		failed |= GT_KIND_RUNTIME;
+	if ((want & GT_KIND_DRIVER) && dom_drv.set == SET_NONE)
+		failed |= GT_KIND_DRIVER;
 	if ((diff & GT_KIND_LATENCY) && inj_g.cu.cuptiActivityEnableLatencyTimestamps)
 		inj_g.cu.cuptiActivityEnableLatencyTimestamps((want & GT_KIND_LATENCY) ? 1 : 0);
-	/* The takeover canary's record, whenever anything is captured. */
-	if (E.canary_cbid)
-		inj_g.cu.cuptiActivityEnableDriverApi(E.canary_cbid, want ? 1 : 0);
 	applied = want & ~failed;
 	inj_stacks_arm(applied != 0);
 	return 0;
@@ -654,7 +718,7 @@ static void peek_tick(void)
 static void arm(uint32_t kinds, uint64_t dur_ns, const char *by)
 {
 	uint32_t before = applied;
-	inj_apply_kinds(kinds, NULL, 0);
+	inj_apply_kinds(kinds, 0);
 	char kb[160];
 	kinds_text(applied, kb, sizeof(kb));
 	if (applied) {
@@ -858,7 +922,7 @@ static void *encoder_main(void *arg)
 	E.out.capture_header = 1;
 	if (gt_writer_begin(E.w, &H) < 0 || !E.out.hdr) {
 		inj_log("cannot encode the stream header: tracing disabled");
-		inj_apply_kinds(0, NULL, 0);
+		inj_apply_kinds(0, 0);
 		atomic_store(&inj_g.phase, INJ_INERT);
 		quiet = 1;
 		finish(0, 0);

@@ -352,8 +352,14 @@ INJ_HIDDEN void CUPTIAPI inj_buffer_completed(CUcontext ctx, uint32_t stream, ui
 INJ_HIDDEN int inj_encoder_init(void);
 /** Start the encoder thread (signals blocked in it). @return 0 or -1. */
 INJ_HIDDEN int inj_encoder_start(void);
-/** Apply a GT_KIND_* mask to CUPTI (encoder thread or init only). */
-INJ_HIDDEN int inj_apply_kinds(uint32_t kinds, char *why, size_t cap);
+/**
+ * Apply a GT_KIND_* mask to CUPTI (encoder thread, or InitializeInjection).
+ * at_init: called from InitializeInjection, before any context exists; the
+ * API sets are then switched per call, later as their kind minus the calls
+ * outside them (encoder.c, "How the API sets are switched"). The kinds
+ * CUPTI refused are left out of inj_current_kinds(). @return 0.
+ */
+INJ_HIDDEN int inj_apply_kinds(uint32_t kinds, int at_init);
 /** Kinds currently applied. */
 INJ_HIDDEN uint32_t inj_current_kinds(void);
 

@@ -598,9 +598,9 @@ int InitializeInjection(void)
 	inj_g.cu.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE);
 	inj_g.cu.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONTEXT);
 	if (!inj_g.cfg.dormant)
-		inj_apply_kinds(inj_g.cfg.kinds, NULL, 0);
+		inj_apply_kinds(inj_g.cfg.kinds, 1);
 	if (inj_encoder_start() < 0) {
-		inj_apply_kinds(0, NULL, 0);
+		inj_apply_kinds(0, 1);
 		snprintf(why, sizeof(why), "cannot start the encoder thread: %s", strerror(errno));
 		go_inert(why);
 		return 1;

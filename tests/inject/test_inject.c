@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -832,6 +833,117 @@ START_TEST(dormant_then_armed_and_disarmed)
 }
 END_TEST
 
+/* Issue 22: a dormant process whose context and threads exist before the
+ * arm. CUPTI (the mock's API-record model, as the H200 showed) records no
+ * API activity on a context created with nothing of its kind on when the
+ * calls are switched on one by one later; 0.1 armed that way, and every
+ * capture of a live service had kernels but no launch record. */
+static _Atomic int other_go, other_stored = -1;
+
+static void *other_thread(void *arg)
+{
+	(void)arg;
+	mock_ctx_set_current(1); /* a thread of the program's, made before the arm */
+	while (!atomic_load(&other_go))
+		usleep(1000);
+	int stored = 0;
+	for (uint32_t i = 0; i < 50; i++)
+		stored += h_api(0, h_cbid("cudaLaunchKernel_v7000", 0), 3000 + i) == 1;
+	mock_flush_thread();
+	atomic_store(&other_stored, stored);
+	return NULL;
+}
+
+/* One window: kernels with their launch calls on the main thread (context
+ * 1, made while dormant), on the other thread, and on context 2 made in the
+ * window. @return a non-zero exit code on failure. */
+static int capture_window(tctx *t, uint32_t base, int with_other)
+{
+	char cmd[64];
+	snprintf(cmd, sizeof(cmd), "arm %u 0", GT_KIND_DEFAULT);
+	peer_cmd(&t->pr, cmd);
+	if (!h_wait_until(kernel_on, 10000))
+		return 1;
+	uint32_t launch = h_cbid("cudaLaunchKernel_v7000", 0);
+	uint32_t outside = h_cbid("cudaGetDevice_v3020", 0);
+	uint32_t drv = h_cbid("cuLaunchKernel", 1);
+	mock_ctx_set_current(1);
+	for (uint32_t i = 0; i < 100; i++) {
+		if (h_api(0, launch, base + 2 * i) != 1 || h_kernel(base + 2 * i, 7, i, 0) != 1)
+			return 2;
+		if (h_api(1, drv, base + 2 * i + 1) != 1)
+			return 3;
+	}
+	/* calls outside the restricted set stay out, as at start-up */
+	if (h_api(0, outside, base + 999) != -1)
+		return 4;
+	mock_ctx_create(2); /* a context made while armed */
+	if (h_api(0, launch, base + 1000) != 1)
+		return 5;
+	mock_ctx_set_current(1);
+	if (with_other) {
+		atomic_store(&other_go, 1);
+		while (atomic_load(&other_stored) < 0)
+			usleep(1000);
+		if (atomic_load(&other_stored) != 50)
+			return 6;
+	}
+	mock_flush_thread();
+	peer_cmd(&t->pr, "disarm");
+	if (!h_wait_until(kernel_off, 10000))
+		return 7;
+	/* dormant again: nothing recorded */
+	if (h_api(0, launch, base + 2000) != -1 || h_kernel(base + 2000, 7, 0, 0) != -1)
+		return 8;
+	return 0;
+}
+
+static int app_capture_api(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	setenv("GAPTRACE_SOCKET", t->pr.sock_path, 1);
+	setenv("GAPTRACE_DORMANT", "1", 1);
+	if (app_start(t) < 0)
+		return 90;
+	mock_ctx_create(1); /* the program's context, made while dormant */
+	pthread_t th;
+	if (pthread_create(&th, NULL, other_thread, NULL) != 0)
+		return 91;
+	usleep(100000);
+	if (h_api(0, h_cbid("cudaLaunchKernel_v7000", 0), 1) != -1)
+		return 92;
+	int rc = capture_window(t, 10000, 1);
+	atomic_store(&other_go, 1); /* also when the window failed early */
+	pthread_join(th, NULL);
+	if (rc)
+		return 100 + rc;
+	rc = capture_window(t, 20000, 0); /* captured again: the same */
+	if (rc)
+		return 110 + rc;
+	h_ledger_close();
+	return 0;
+}
+
+START_TEST(capture_mid_run_records_api_calls)
+{
+	peer_opts o = {.reply = PEER_ACCEPT, .accept_kinds = 0};
+	start_peer(&o);
+	run_app(app_capture_api, 0);
+	peer_stop(&T.pr, 10000);
+	T.have_peer = 0;
+	trace_set ts;
+	read_complete(&ts, 1);
+	/* 2 windows x (100 + 100 launch calls on context 1, 1 on context 2),
+	 * 50 from the other thread in the first */
+	ck_assert_uint_eq(h_count(&ts, GT_REC_API), 2 * 201 + 50);
+	ck_assert_uint_eq(h_count(&ts, GT_REC_KERNEL), 200);
+	ck_assert_int_eq(h_notes(&ts, GT_NOTE_ARMED, NULL), 2);
+	ck_assert_int_eq(h_notes(&ts, GT_NOTE_DISARMED, NULL), 2);
+	h_trace_free(&ts);
+}
+END_TEST
+
 static int app_ctl_flush(void *a)
 {
 	tctx *t = a;
@@ -1545,6 +1657,7 @@ int main(void)
 		T_(slow_collector_drops_whole_frames),
 		T_(killed_collector_falls_back_to_file),
 		T_(dormant_then_armed_and_disarmed),
+		T_(capture_mid_run_records_api_calls),
 		T_(collector_flush_request),
 		T_(collector_bye_continues_in_file),
 		T_(fork_child_is_inert),

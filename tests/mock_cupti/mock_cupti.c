@@ -19,6 +19,7 @@
 #define MAX_KIND 64
 #define MAX_CBID 2048
 #define MAX_BUFS 4096
+#define MAX_CTX 64
 
 typedef struct mbuf {
 	uint8_t *buf;
@@ -39,6 +40,9 @@ static struct {
 	CUpti_BuffersCallbackCompleteFunc done;
 	uint8_t kind_on[MAX_KIND];
 	uint8_t rt_on[MAX_CBID], drv_on[MAX_CBID];
+	/* the API-record model: per context, does it record runtime [0] /
+	 * driver [1] API activity (mock_cupti.h) */
+	uint8_t ctx_made[MAX_CTX], ctx_api[MAX_CTX][2];
 	int latency, tid_type;
 	size_t size_override[MAX_KIND];
 	mbuf bufs[MAX_BUFS];
@@ -64,6 +68,7 @@ static struct {
 } W;
 
 static __thread int my_slot = -1;
+static __thread uint32_t my_ctx;
 static __thread uint64_t my_gen;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -209,8 +214,14 @@ static int kind_recorded(const CUpti_Activity *a)
 		return 0;
 	if (k == CUPTI_ACTIVITY_KIND_RUNTIME || k == CUPTI_ACTIVITY_KIND_DRIVER) {
 		uint32_t cbid = ((const CUpti_ActivityAPI *)a)->cbid;
-		const uint8_t *on = k == CUPTI_ACTIVITY_KIND_RUNTIME ? M.rt_on : M.drv_on;
-		return M.kind_on[k] || (cbid < MAX_CBID && on[cbid]);
+		int d = k == CUPTI_ACTIVITY_KIND_DRIVER;
+		if (my_ctx && !M.ctx_api[my_ctx][d])
+			return 0; /* a context that does not record API activity */
+		const uint8_t *on = d ? M.drv_on : M.rt_on;
+		/* the kind on: every call but those switched off since */
+		if (M.kind_on[k])
+			return cbid >= MAX_CBID || on[cbid] != 2;
+		return cbid < MAX_CBID && on[cbid] == 1;
 	}
 	if (k == CUPTI_ACTIVITY_KIND_KERNEL)
 		return M.kind_on[k] || M.kind_on[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL];
@@ -292,7 +303,7 @@ API int mock_cbid_enabled(CUpti_CallbackDomain dom, uint32_t cbid)
 	lock();
 	int r = 0;
 	if (cbid < MAX_CBID)
-		r = dom == CUPTI_CB_DOMAIN_RUNTIME_API ? M.rt_on[cbid] : M.drv_on[cbid];
+		r = (dom == CUPTI_CB_DOMAIN_RUNTIME_API ? M.rt_on[cbid] : M.drv_on[cbid]) == 1;
 	unlock();
 	return r;
 }
@@ -507,6 +518,13 @@ API CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)
 	ctx_touch();
 	lock();
 	M.kind_on[kind] = 1;
+	if (kind == CUPTI_ACTIVITY_KIND_RUNTIME || kind == CUPTI_ACTIVITY_KIND_DRIVER) {
+		int d = kind == CUPTI_ACTIVITY_KIND_DRIVER;
+		for (int c = 0; c < MAX_CTX; c++)
+			M.ctx_api[c][d] = 1;
+		/* enabling the kind forgets the per-call choices */
+		memset(d ? M.drv_on : M.rt_on, 0, MAX_CBID);
+	}
 	unlock();
 	return CUPTI_SUCCESS;
 }
@@ -518,23 +536,54 @@ API CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind)
 	ctx_touch();
 	lock();
 	M.kind_on[kind] = 0;
-	/* As documented: the kind overrides the per-cbid settings. */
-	if (kind == CUPTI_ACTIVITY_KIND_RUNTIME)
-		memset(M.rt_on, 0, sizeof(M.rt_on));
-	if (kind == CUPTI_ACTIVITY_KIND_DRIVER)
-		memset(M.drv_on, 0, sizeof(M.drv_on));
+	/* As documented: the kind overrides the per-cbid settings; live
+	 * contexts stop recording the domain (the API-record model). */
+	if (kind == CUPTI_ACTIVITY_KIND_RUNTIME || kind == CUPTI_ACTIVITY_KIND_DRIVER) {
+		int d = kind == CUPTI_ACTIVITY_KIND_DRIVER;
+		memset(d ? M.drv_on : M.rt_on, 0, MAX_CBID);
+		for (int c = 0; c < MAX_CTX; c++)
+			if (M.ctx_made[c])
+				M.ctx_api[c][d] = 0;
+	}
 	unlock();
 	return CUPTI_SUCCESS;
 }
 
+/* on[cbid]: 0 untouched, 1 switched on, 2 switched off. With the kind off a
+ * call is recorded when on; with it on, unless off. */
 static CUptiResult set_cbid(uint8_t *on, CUpti_CallbackId cbid, uint8_t enable)
 {
 	if (cbid >= MAX_CBID)
 		return CUPTI_ERROR_INVALID_PARAMETER;
 	lock();
-	on[cbid] = enable ? 1 : 0;
+	on[cbid] = enable ? 1 : 2;
 	unlock();
 	return CUPTI_SUCCESS;
+}
+
+static int any_cbid_on(const uint8_t *on)
+{
+	for (int i = 0; i < MAX_CBID; i++)
+		if (on[i] == 1)
+			return 1;
+	return 0;
+}
+
+API void mock_ctx_create(uint32_t ctx)
+{
+	if (!ctx || ctx >= MAX_CTX)
+		return;
+	lock();
+	M.ctx_made[ctx] = 1;
+	M.ctx_api[ctx][0] = M.kind_on[CUPTI_ACTIVITY_KIND_RUNTIME] || any_cbid_on(M.rt_on);
+	M.ctx_api[ctx][1] = M.kind_on[CUPTI_ACTIVITY_KIND_DRIVER] || any_cbid_on(M.drv_on);
+	unlock();
+	my_ctx = ctx;
+}
+
+API void mock_ctx_set_current(uint32_t ctx)
+{
+	my_ctx = ctx < MAX_CTX && M.ctx_made[ctx] ? ctx : 0;
 }
 
 API CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable)

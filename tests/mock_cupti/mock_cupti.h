@@ -34,6 +34,16 @@
  * flush that wakes it, deadlocks with a first launch. With pinned host
  * buffers the worker takes no driver lock. mock_set_flush_hang makes
  * FlushAll never return (a CUPTI that wedges).
+ *
+ * The API-record model (issue 22, what the H200 showed:
+ * tests/gpu/results/arm_probe.*.txt): a context records runtime (driver)
+ * API activity only if, when it was created, the RUNTIME (DRIVER) kind or
+ * a per-call switch of that domain was on, or if the kind has been enabled
+ * since (cuptiActivityEnable reaches live contexts; cuptiActivityDisable
+ * takes that back). On such a context a call is recorded when the kind is
+ * on and the call not switched off, or the call switched on. A thread that
+ * made no context current (mock_ctx_set_current) is not modelled: its
+ * calls are recorded by the switches alone.
  */
 #ifndef MOCK_CUPTI_H
 #define MOCK_CUPTI_H
@@ -120,6 +130,12 @@ MOCK_API int mock_api_record(CUpti_CallbackDomain dom, uint32_t cbid, uint64_t s
  * lock.
  */
 MOCK_API void mock_ctx_launch(int first_time, unsigned hold_us);
+
+/** Create mock context ctx (1..63) and make it current on the calling
+ *  thread: it records API activity per the API-record model above. */
+MOCK_API void mock_ctx_create(uint32_t ctx);
+/** Make ctx current on the calling thread (0: none, not modelled). */
+MOCK_API void mock_ctx_set_current(uint32_t ctx);
 
 /** Records written into buffers not completed yet (what CUPTI still holds). */
 MOCK_API uint64_t mock_undelivered(void);
