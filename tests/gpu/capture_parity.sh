@@ -21,7 +21,7 @@
 # -> $OUT/capture_parity.txt (table) and $OUT/capture_parity.tar.gz (reports,
 #    program output, the capture traces).
 # Variables: W_MS (4000), TOL (0.08), UNKNOWN_MAX (0.02), CAPTURES (1),
-# SECS (program length, 14), STACKS (0: 1 adds --stacks / GAPTRACE_STACKS=1).
+# RUN_S (program length in s, 14; not SECS: lib.sh sets that), STACKS (0: 1 adds --stacks / GAPTRACE_STACKS=1).
 source "$(dirname "$0")/lib.sh"
 gt_init capture_parity
 need_build
@@ -29,7 +29,7 @@ W_MS=${W_MS:-4000}
 TOL=${TOL:-0.08}
 UNKNOWN_MAX=${UNKNOWN_MAX:-0.02}
 CAPTURES=${CAPTURES:-1}
-SECS=${SECS:-14}
+RUN_S=${RUN_S:-14}
 STACKS=${STACKS:-0}
 REARM_GAP_MS=${REARM_GAP_MS:-1500}
 GAPTRACE=$(realpath -m "$GAPTRACE")
@@ -47,11 +47,11 @@ case_cmd()
 	CAP_DELAY_MS=1500
 	CENV=()
 	case $1 in
-	decode_service) CMD=("$PYTHON" "$t/decode_service.py" --seconds "$SECS") CAP_AFTER="first request done" ;;
-	starved_train) CMD=("$PYTHON" "$t/starved_train.py" --seconds "$SECS") CAP_AFTER="first step done" ;;
-	host_step) CMD=("$PYTHON" examples/jax/host_step.py --seconds "$SECS") CAP_AFTER="first step done"
+	decode_service) CMD=("$PYTHON" "$t/decode_service.py" --seconds "$RUN_S") CAP_AFTER="first request done" ;;
+	starved_train) CMD=("$PYTHON" "$t/starved_train.py" --seconds "$RUN_S") CAP_AFTER="first step done" ;;
+	host_step) CMD=("$PYTHON" examples/jax/host_step.py --seconds "$RUN_S") CAP_AFTER="first step done"
 		CENV=(XLA_PYTHON_CLIENT_PREALLOCATE=false) ;;
-	cupy_streams) CMD=("$PYTHON" examples/cupy/cupy_streams.py --seconds "$SECS") CAP_AFTER="first step done" ;;
+	cupy_streams) CMD=("$PYTHON" examples/cupy/cupy_streams.py --seconds "$RUN_S") CAP_AFTER="first step done" ;;
 	hf_generate) CMD=("$PYTHON" "$t/hf_generate.py" --rounds 40 --new-tokens 48) CAP_AFTER="" CAP_DELAY_MS=6000 ;;
 	*) return 1 ;;
 	esac
@@ -60,16 +60,20 @@ case_cmd()
 # capture_run NAME DIR: the dormant run with CAPTURES captures; sets CAP_TRACE.
 capture_run()
 {
-	local c=$1 d=$2 sock="$2/collector.sock" i
+	local c=$1 d=$2 sock="$2/s/collector.sock" i
 	mkdir -p "$d/col"
+	mkdir -m 700 "$d/s" # the collector wants a private socket directory
 	"$GAPTRACE" collector --dormant --dir "$d/col" --socket "$sock" >"$d/collector.log" 2>&1 &
 	local cpid=$!
 	for i in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
 	local senv=()
 	[ "$STACKS" = 1 ] && senv=(GAPTRACE_STACKS=1)
+	# env execs the program: $! is its pid (a timeout wrapper would fork it)
 	env "${CENV[@]}" "${senv[@]}" GAPTRACE_DORMANT=1 CUDA_INJECTION64_PATH="$INJECT" GAPTRACE_SOCKET="$sock" \
-		timeout -k 5 $((SECS + 120)) "${CMD[@]}" >"$d/stdout" 2>"$d/stderr" &
+		"${CMD[@]}" >"$d/stdout" 2>"$d/stderr" &
 	local pid=$!
+	(sleep $((RUN_S + 120)); kill -9 "$pid" 2>/dev/null) & # the watchdog
+	local wd=$!
 	until grep -q -e "$CAP_AFTER" "$d/stderr" 2>/dev/null; do
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.05
@@ -83,6 +87,7 @@ capture_run()
 	done
 	wait "$pid"
 	log "  program exit $?; $(grep -m1 '^{' "$d/stdout" | cut -c1-300)"
+	kill "$wd" 2>/dev/null
 	kill "$cpid" 2>/dev/null
 	wait "$cpid" 2>/dev/null
 	CAP_TRACE=$(head -n 1 "$d/cap1.stdout" 2>/dev/null)

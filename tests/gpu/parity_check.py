@@ -7,7 +7,8 @@
       capture window I (1-based) as absolute realtime ns (its ARMED note to
       its DISARMED note), and the same stretch of the program in the full
       trace as ns from that report's time origin. Both programs are placed by
-      their own init note (the CUPTI-version note InitializeInjection writes).
+      their own init note (the CUPTI-version and config notes InitializeInjection
+      writes, dated at its start).
   parity_check.py compare --name N --window W --capture C.json --full F.json
                           --stdout OUT --tol T --unknown-max U
       one tab-separated row for the results table (see capture_parity.sh).
@@ -16,7 +17,7 @@ import argparse
 import json
 import sys
 
-ARMED, DISARMED, CUPTI_VERSION = 3, 4, 9
+ARMED, DISARMED, CUPTI_VERSION, CONFIG = 3, 4, 9, 10
 
 
 def load(path):
@@ -33,7 +34,7 @@ def inject_trace(rep):
 
 def init_ts(t):
     for n in t.get("notes", []):
-        if n["code"] == CUPTI_VERSION:
+        if n["code"] in (CUPTI_VERSION, CONFIG):
             return n["ts"]
     return None
 
