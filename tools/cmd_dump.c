@@ -155,11 +155,16 @@ static void print_record(const gt_reader *r, const gt_record *x)
 		const gt_kernel *k = &x->kernel;
 		printf("kernel %" PRIu64 " +%" PRIu64
 		       " dev=%u ctx=%u stream=%u corr=%u grid=%ux%ux%u "
-		       "block=%ux%ux%u regs=%u smem=%u+%u graph=%u name=%s\n",
+		       "block=%ux%ux%u regs=%u smem=%u+%u graph=%u",
 		       k->start, k->end - k->start, k->device_id, k->context_id, k->stream_id,
 		       k->correlation_id, k->grid_x, k->grid_y, k->grid_z, k->block_x, k->block_y,
-		       k->block_z, k->registers, k->static_smem, k->dynamic_smem, k->graph_id,
-		       S(r, k->name_id));
+		       k->block_z, k->registers, k->static_smem, k->dynamic_smem, k->graph_id);
+		/* the latency timestamps, as signed offsets from the start */
+		if (k->queued)
+			printf(" queued=%+" PRId64, (int64_t)(k->queued - k->start));
+		if (k->submitted)
+			printf(" submitted=%+" PRId64, (int64_t)(k->submitted - k->start));
+		printf(" name=%s\n", S(r, k->name_id));
 		break;
 	}
 	case GT_REC_MEMCPY: {

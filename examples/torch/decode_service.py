@@ -9,13 +9,18 @@ one forward() at a time with the KV cache (the way a streaming server calls
 the model, not generate()). Every token is sent as soon as it exists:
 `int(next_id)` waits for the GPU (a device-to-host copy and a sync), then the
 host does the per-token work of a server (detokenize, format, filter, write
-to the socket), modelled as --host-ms [6] ms of CPU time.
+to the socket, a safety filter), modelled as --host-ms [20] ms of CPU time.
 
 The cause, by construction: each token's forward() gives the GPU well under
 the --host-ms of work (GPT-2 small at batch 1 on an H200: a few ms; --measure
 prints the span of one forward on the GPU, its kernels and the launch gaps
 between them, as timing.forward_span_ms), and
 then the GPU waits while the host does the token's work after the sync.
+Launching one eager forward() (12 layers, ~200 kernels of ~3 us) itself
+keeps the host ~9 ms per token on the H200's host: with --host-ms 6 the run
+is two causes of equal size (tests/gpu/results/capture_parity.run13.txt:
+launch_bound 52 %, sync_turnaround 40 %), so the default host work is the
+larger one by a factor of two.
 Expected first finding: sync_turnaround (the host returned from the sync and
 did not launch more work for ~--host-ms), or host_busy. With host stacks the
 finding's call site is the `int(next_id)` line (SITE-TOKEN).
@@ -45,7 +50,7 @@ def main():
     p.add_argument("--layers", type=int, default=12)
     p.add_argument("--prompt", type=int, default=32)
     p.add_argument("--new-tokens", type=int, default=64)
-    p.add_argument("--host-ms", type=float, default=6.0)
+    p.add_argument("--host-ms", type=float, default=20.0)
     p.add_argument("--measure", action="store_true",
                    help="also time the GPU work of one token (CUDA events; an extra sync)")
     args = p.parse_args()

@@ -4,11 +4,15 @@
 What it is: the training loop of a vision job whose input pipeline is too
 slow: torchvision.models.resnet18(num_classes=10) on 3x--size [96] images,
 batch --batch [32], SGD; the Dataset "decodes and augments" each sample on
-the CPU (numpy, --aug [10] passes, a few ms a sample, deterministic per
+the CPU (numpy, --aug [30] passes, a few ms a sample, deterministic per
 index) and --workers [1] DataLoader worker process (forked) builds the
 batches. One worker makes a batch in --batch x (a sample's time), far longer
 than the GPU's forward + backward, so every step waits for data, from the
 first one to the last: there is no warm-up after which the GPU gets busy.
+Launching one eager step (~360 kernels) keeps the main thread ~17 ms on the
+H200's host: with --aug 10 it waited for data only 40 % of the loop and
+launch_bound was as large (tests/gpu/results/capture_parity.run13.txt); at
+--aug 30 the wait is most of every step.
 
 The cause, by construction: the GPU is idle while the main thread waits in
 next(loader) for the worker (outside CUDA). Expected first finding:
@@ -29,7 +33,7 @@ def main():
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--batch", type=int, default=32)
     p.add_argument("--size", type=int, default=96)
-    p.add_argument("--aug", type=int, default=10)
+    p.add_argument("--aug", type=int, default=30)
     args = p.parse_args()
     os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
 

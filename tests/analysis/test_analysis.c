@@ -176,19 +176,24 @@ START_TEST(queued_mid_gap)
 }
 END_TEST
 
-/* No usable queued timestamp (unknown, or after the kernel's start: bad
- * data): today's rules, as in host_busy_and_latency. */
+/* No usable queued timestamp (unknown, after the kernel's start, or before
+ * the start of the call that launched it: bad data; the H200 JAX trace's
+ * CUDA graph kernels carry a queued time 6.5 ms before their cuGraphLaunch,
+ * which made every host-bound step "dependency"): today's rules, as in
+ * host_busy_and_latency. */
 START_TEST(queued_unknown)
 {
-	for (int bad = 0; bad < 2; bad++) {
+	const uint64_t q[3] = {0, T0 + 3500, T0 + 1500};
+	for (int bad = 0; bad < 3; bad++) {
 		tb t;
 		tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
 		tb_api(&t, 7, 1, T0 + 100, T0 + 200, LAUNCH);
 		tb_kernel_q(&t, 0, 7, 1, T0 + 1000, T0 + 2000, 0);
 		tb_api(&t, 7, 2, T0 + 2500, T0 + 2600, LAUNCH);
-		tb_kernel_q(&t, 0, 7, 2, T0 + 3000, T0 + 4000, bad ? T0 + 3500 : 0);
+		tb_kernel_q(&t, 0, 7, 2, T0 + 3000, T0 + 4000, q[bad]);
 		gt_analysis *a = one(&t, NULL);
 		check_causes(gt_analysis_gpu(a, 0)->cause_ns, 500, 0, 500, 0, 0, 0, 0);
+		ck_assert_uint_eq(gt_analysis_trace(a, 0)->queued_ignored, bad == 2);
 		gt_analysis_free(a);
 	}
 }
@@ -758,6 +763,77 @@ START_TEST(capture_from_armed)
 	ck_assert_uint_eq(g->window_ns, 1500);
 	check_causes(g->cause_ns, 0, 0, 0, 0, 0, 0, 500);
 	gt_analysis_free(a);
+}
+END_TEST
+
+/* A window armed while the program ran (a dormant header, the start notes
+ * before the ARMED one) holds no start-up: the long idle lead that a trace
+ * from start-up sets aside (capture_window_and_clip) is the program's own
+ * idle time there, by the causes the records give. */
+START_TEST(capture_mid_run_no_startup)
+{
+	tb t;
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
+	ck_assert_uint_eq(t.h.kinds, 0); /* dormant: no kind armed when the stream began */
+	gt_record n = {.type = GT_REC_NOTE};
+	n.note.ts = T0 / 2 + 10;
+	n.note.code = GT_NOTE_CONFIG;
+	tb_rec(&t, &n);
+	n.note.ts = T0 / 2 + 20;
+	n.note.code = GT_NOTE_ARMED;
+	tb_rec(&t, &n);
+	tb_api(&t, 7, 1, T0 + 100, T0 + 200, LAUNCH);
+	tb_kernel(&t, 0, 7, 1, T0 + 1000, T0 + 2000, NULL);
+	tb_api(&t, 7, 2, T0 + 2500, T0 + 2600, LAUNCH);
+	tb_kernel(&t, 0, 7, 2, T0 + 3000, T0 + 4000, NULL);
+	tb_api(&t, 7, 3, T0 + 5000, T0 + 6000, "cudaDeviceSynchronize");
+	gt_analysis_opts o = {.window_mode = GT_WINDOW_CAPTURE, .startup_util = 0};
+	gt_analysis *a = one(&t, &o);
+	size_t nc;
+	const gt_an_capture *c = gt_analysis_captures(a, &nc);
+	ck_assert_uint_eq(nc, 1);
+	ck_assert_int_eq(c[0].from_start, 0);
+	const gt_an_gpu *g = gt_analysis_gpu(a, 0);
+	ck_assert_uint_eq(g->t0, T0 / 2 + 20);
+	ck_assert_uint_eq(g->cause_ns[GT_CAUSE_STARTUP], 0);
+	ck_assert_uint_eq(g->startup_until, 0);
+	check_causes(g->cause_ns, T0 / 2 - 20 + 100 + 500 + 1000, 0, 900 + 500, 0, 1000, 0, 0);
+	gt_analysis_free(a);
+}
+END_TEST
+
+/* Nor a time slice that begins after the trace's origin: the records
+ * before it were not read. capture_window_and_clip's trace from start-up,
+ * sliced 0.1 s in: its idle lead reads by its causes (host until the first
+ * launch), no start-up; sliced from its origin, the start-up is set aside. */
+START_TEST(slice_after_origin_no_startup)
+{
+	tb t;
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
+	tb_api(&t, 7, 1, T0 + 100, T0 + 200, LAUNCH);
+	tb_kernel(&t, 0, 7, 1, T0 + 1000, T0 + 2000, NULL);
+	tb_api(&t, 7, 2, T0 + 2500, T0 + 2600, LAUNCH);
+	tb_kernel(&t, 0, 7, 2, T0 + 3000, T0 + 4000, NULL);
+	tb_api(&t, 7, 3, T0 + 5000, T0 + 6000, "cudaDeviceSynchronize");
+	tb_end(&t);
+	const uint64_t from[2] = {T0 / 2 + 100000000, T0 / 2};
+	for (int k = 0; k < 2; k++) {
+		gt_analysis_opts o = {.window_mode = GT_WINDOW_CAPTURE, .from_ns = from[k], .startup_util = 0};
+		gt_analysis *a = gt_analysis_new(&o);
+		gt_errinfo ei;
+		ck_assert_int_eq(gt_analysis_add_mem(a, t.buf, t.len, "t", &ei), 1);
+		finish(a);
+		const gt_an_gpu *g = gt_analysis_gpu(a, 0);
+		ck_assert_uint_eq(g->t0, from[k]);
+		if (k == 0) {
+			ck_assert_uint_eq(g->cause_ns[GT_CAUSE_STARTUP], 0);
+			check_causes(g->cause_ns, T0 - from[k] + 100 + 500 + 1000, 0, 900 + 500, 0, 1000,
+				     0, 0);
+		} else {
+			ck_assert_uint_eq(g->cause_ns[GT_CAUSE_STARTUP], T0 / 2 + 1000);
+		}
+		gt_analysis_free(a);
+	}
 }
 END_TEST
 
@@ -1817,6 +1893,8 @@ static Suite *suite(void)
 	tcase_add_test(c, capture_from_armed);
 	tcase_add_test(c, empty_trace);
 	tcase_add_test(c, capture_window_and_clip);
+	tcase_add_test(c, capture_mid_run_no_startup);
+	tcase_add_test(c, slice_after_origin_no_startup);
 	suite_add_tcase(s, c);
 	c = tcase_create("tables");
 	tcase_set_timeout(c, 30);

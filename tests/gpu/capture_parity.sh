@@ -21,7 +21,8 @@
 # -> $OUT/capture_parity.txt (table) and $OUT/capture_parity.tar.gz (reports,
 #    program output, the capture traces).
 # Variables: W_MS (4000), TOL (0.08), UNKNOWN_MAX (0.02), CAPTURES (1),
-# RUN_S (program length in s, 14; not SECS: lib.sh sets that), STACKS (0: 1 adds --stacks / GAPTRACE_STACKS=1).
+# RUN_S (program length in s, 14; not SECS: lib.sh sets that), STACKS (0: 1 adds --stacks / GAPTRACE_STACKS=1,
+# and the first finding's first call site must be the same in both and the program's expect_site).
 source "$(dirname "$0")/lib.sh"
 gt_init capture_parity
 need_build
@@ -137,7 +138,7 @@ for c in ${*:-$ALL}; do
 		head -n 8 "$cd_/full_slice$i.txt" | sed 's/^/    full| /' | tee -a "$LOG"
 		row=$($PYTHON "$GT_ROOT/tests/gpu/parity_check.py" compare --name "$c" --window "#$i" \
 			--capture "$cd_/capture$i.json" --full "$cd_/full_slice$i.json" \
-			--stdout "$cd_/cap/stdout" --tol "$TOL" --unknown-max "$UNKNOWN_MAX")
+			--stdout "$cd_/cap/stdout" --tol "$TOL" --unknown-max "$UNKNOWN_MAX" "${sopt[@]/--stacks/--sites}")
 		echo "$row" >>"$RES"
 		log "  $(echo "$row" | tr '\t' ' ')"
 	done

@@ -12,6 +12,8 @@
   parity_check.py compare --name N --window W --capture C.json --full F.json
                           --stdout OUT --tol T --unknown-max U
       one tab-separated row for the results table (see capture_parity.sh).
+      With --sites (host stacks armed in both runs) the first finding's first
+      call site must be the same in both and the program's expect_site.
 """
 import argparse
 import json
@@ -80,15 +82,25 @@ def first_finding(rep):
     return f[0]["id"] if f else "none"
 
 
-def expected(stdout_path):
+def program_result(stdout_path):
+    """The JSON line the example printed ({} when none)."""
     try:
         with open(stdout_path) as f:
             for line in f:
                 if line.startswith("{"):
-                    return json.loads(line).get("expect_finding") or []
-    except OSError:
+                    return json.loads(line)
+    except (OSError, ValueError):
         pass
-    return []
+    return {}
+
+
+def first_site(rep):
+    """The first finding's first call site ("file.py:LINE function"), or "-"."""
+    f = rep.get("findings") or []
+    for e in (f[0].get("evidence") or []) if f else []:
+        if isinstance(e, str) and e.startswith("call site: "):
+            return e[len("call site: "):].split(": ")[0]
+    return "-"
 
 
 def cmd_compare(a):
@@ -108,11 +120,20 @@ def cmd_compare(a):
     if unk > a.unknown_max:
         why.append("unknown %.1f%% > %.1f%%" % (100 * unk, 100 * a.unknown_max))
     fc, ff = first_finding(cap), first_finding(full)
-    exp = expected(a.stdout)
+    res = program_result(a.stdout)
+    exp = res.get("expect_finding") or []
     if exp and fc not in exp:
         why.append("capture's first finding %s, expected %s" % (fc, "/".join(exp)))
     if fc != ff:
         why.append("first findings differ")
+    if a.sites:
+        sc_, sf_ = first_site(cap), first_site(full)
+        want = (res.get("expect_site") or {}).get("site")
+        if sc_ != sf_:
+            why.append("first call sites differ (capture %s, full %s)" % (sc_, sf_))
+        if want and sc_ != want:
+            why.append("capture's first call site %s, expected %s" % (sc_, want))
+        fc = "%s @ %s" % (fc, sc_)
     keys = sorted(set(sc) | set(sf))
     worst, wk = 0.0, "-"
     for k in keys:
@@ -139,6 +160,7 @@ def main():
         c.add_argument("--" + k, required=True)
     c.add_argument("--tol", type=float, default=0.08)
     c.add_argument("--unknown-max", type=float, default=0.02)
+    c.add_argument("--sites", action="store_true")
     a = p.parse_args()
     return cmd_window(a) if a.cmd == "window" else cmd_compare(a)
 

@@ -80,7 +80,11 @@
  * no host cause may claim it (the H200 item_metric trace: 5 s of set-up
  * after the weights' upload, all of it "sync_turnaround" before). Why not
  * "up to the first busy window": a program's first GPU work is often that
- * upload. A program without a start-up has a ~ b at every split.
+ * upload. A program without a start-up has a ~ b at every split. A capture
+ * armed mid-run (gt_an_capture.from_start 0) has no start-up: its program
+ * was running before the window opened; nor has a time slice (--from) that
+ * begins after the traces' origin: its idle time reads by the causes of its
+ * records (slice from the start to see the start-up set aside).
  *
  * Trailing idle (capture window) has no E: F is the thread of the last
  * item and rules 2 and 3 do not apply. Copies and memsets carry no queued
@@ -1435,6 +1439,18 @@ static int startup_split(sw *S, gsw *L)
 	size_t n = S->nwin;
 	S->startup_until = 0;
 	if (S->a->o.startup_util <= 0 || n < 10 || !L->n)
+		return 0;
+	/* a window armed while the program ran holds no start-up of it: the
+	 * capture of a service whose requests come slowly at first is that
+	 * service, not its initialization */
+	const gt_an_capture *cap = an_capture_at(S->a, S->t0 + S->wlen);
+	if (cap && !cap->from_start && cap->end_ns > S->t0)
+		return 0;
+	/* nor a time slice that begins after its traces' origin: the records
+	 * before it were not read, so nothing says where start-up ended (the
+	 * H200 starved_train trace sliced 2.9 s in: 92 % "start-up") */
+	uint64_t origin = an_traces_origin(S->a);
+	if (S->a->o.from_ns && origin && S->a->o.from_ns > origin + S->wlen)
 		return 0;
 	uint64_t *wb = calloc(n, sizeof(*wb));
 	if (!wb)

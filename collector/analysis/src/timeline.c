@@ -451,6 +451,13 @@ static void join_items(gt_analysis *a, corrmap *maps)
 			an_tr(a, tr)->pub.unmatched++;
 			continue;
 		}
+		if (it->kind == AN_K_KERNEL && it->queued && it->queued < c[ci].start) {
+			/* queued before it was launched: not this launch's queue
+			 * time (the H200 JAX trace: XLA's CUDA graph kernels,
+			 * 6.5 ms before their cuGraphLaunch, every step) */
+			it->queued = 0;
+			an_tr(a, tr)->pub.queued_ignored++;
+		}
 		if (it->kind != AN_K_KERNEL) {
 			c[ci].flags |= AN_CF_MATCHED;
 			if (it->end <= c[ci].end)

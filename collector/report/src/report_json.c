@@ -84,7 +84,7 @@
  *               record budget), dup_frames (skipped: read already),
  *               backward_frames (out of order, read)}, problems, first_problem,
  *               losses: {<what>: {count, bytes}}, overhead: {count, ns},
- *               unmatched, api_calls, notes: [{ts, code, text}]}]
+ *               unmatched, api_calls, queued_ignored, notes: [{ts, code, text}]}]
  * }
  * DIST = {count, sum, min, max, p10, p50, p90, p99};
  * GAP = {start, end, length, causes, main_cause, prev: {kind, name, stream},
@@ -911,6 +911,7 @@ static void j_trace(jw *j, const gt_an_trace *t)
 	j_close(j, '}');
 	j_u64(j, "unmatched", t->unmatched);
 	j_u64(j, "api_calls", t->api_calls);
+	j_u64(j, "queued_ignored", t->queued_ignored);
 	j_open(j, "notes", '[');
 	for (uint32_t i = 0; i < t->nnotes; i++) {
 		j_open(j, NULL, '{');

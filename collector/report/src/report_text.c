@@ -705,6 +705,11 @@ static int an_traces_section(const gt_analysis *a, FILE *f)
 			fprintf(f, "    %" PRIu64 " GPU work %s without their launch call "
 				   "(causes of their gaps are less certain)\n", t->unmatched,
 				gt_plural(t->unmatched, "item", "items"));
+		if (t->queued_ignored)
+			fprintf(f, "    %" PRIu64 " %s queued before the call that launched %s "
+				   "(CUDA graph nodes): that queued time is not used\n",
+				t->queued_ignored, gt_plural(t->queued_ignored, "kernel", "kernels"),
+				t->queued_ignored == 1 ? "it" : "them");
 		if (!t->api_calls && (t->records[GT_REC_KERNEL] || t->records[GT_REC_MEMCPY]))
 			fprintf(f, "    no API records: idle causes are unknown (capture the runtime "
 				   "kind)\n");

@@ -616,6 +616,11 @@ typedef struct gt_an_trace {
 	const gt_an_note *notes;
 	uint64_t unmatched;      /**< work items with no launch API call found */
 	uint64_t api_calls;      /**< API records used */
+	uint64_t queued_ignored; /**< kernels whose CUPTI queued time came before
+				      the start of the call that launched them
+				      (a kernel node of a CUDA graph: CUPTI
+				      gave an earlier launch's time): the time is
+				      not used (no "dependency" from it) */
 } gt_an_trace;
 
 /** Number of input traces (including unreadable ones). */
