@@ -834,6 +834,7 @@ START_TEST(slice_after_origin_no_startup)
 		}
 		gt_analysis_free(a);
 	}
+	tb_free(&t);
 }
 END_TEST
 
