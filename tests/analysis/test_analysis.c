@@ -744,6 +744,17 @@ START_TEST(nvml_other_process)
 }
 END_TEST
 
+/* The records of the window tests: two launches and kernels (host 500 and
+ * launch 500 between them), then a 1000 ns synchronize after the last. */
+static void window_records(tb *t)
+{
+	tb_api(t, 7, 1, T0 + 100, T0 + 200, LAUNCH);
+	tb_kernel(t, 0, 7, 1, T0 + 1000, T0 + 2000, NULL);
+	tb_api(t, 7, 2, T0 + 2500, T0 + 2600, LAUNCH);
+	tb_kernel(t, 0, 7, 2, T0 + 3000, T0 + 4000, NULL);
+	tb_api(t, 7, 3, T0 + 5000, T0 + 6000, "cudaDeviceSynchronize");
+}
+
 /* Dormant start: the capture window begins at the first ARMED note. */
 START_TEST(capture_from_armed)
 {
@@ -782,11 +793,7 @@ START_TEST(capture_mid_run_no_startup)
 	n.note.ts = T0 / 2 + 20;
 	n.note.code = GT_NOTE_ARMED;
 	tb_rec(&t, &n);
-	tb_api(&t, 7, 1, T0 + 100, T0 + 200, LAUNCH);
-	tb_kernel(&t, 0, 7, 1, T0 + 1000, T0 + 2000, NULL);
-	tb_api(&t, 7, 2, T0 + 2500, T0 + 2600, LAUNCH);
-	tb_kernel(&t, 0, 7, 2, T0 + 3000, T0 + 4000, NULL);
-	tb_api(&t, 7, 3, T0 + 5000, T0 + 6000, "cudaDeviceSynchronize");
+	window_records(&t);
 	gt_analysis_opts o = {.window_mode = GT_WINDOW_CAPTURE, .startup_util = 0};
 	gt_analysis *a = one(&t, &o);
 	size_t nc;
@@ -810,11 +817,7 @@ START_TEST(slice_after_origin_no_startup)
 {
 	tb t;
 	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
-	tb_api(&t, 7, 1, T0 + 100, T0 + 200, LAUNCH);
-	tb_kernel(&t, 0, 7, 1, T0 + 1000, T0 + 2000, NULL);
-	tb_api(&t, 7, 2, T0 + 2500, T0 + 2600, LAUNCH);
-	tb_kernel(&t, 0, 7, 2, T0 + 3000, T0 + 4000, NULL);
-	tb_api(&t, 7, 3, T0 + 5000, T0 + 6000, "cudaDeviceSynchronize");
+	window_records(&t);
 	tb_end(&t);
 	const uint64_t from[2] = {T0 / 2 + 100000000, T0 / 2};
 	for (int k = 0; k < 2; k++) {
@@ -861,11 +864,7 @@ START_TEST(capture_window_and_clip)
 {
 	tb t;
 	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
-	tb_api(&t, 7, 1, T0 + 100, T0 + 200, LAUNCH);
-	tb_kernel(&t, 0, 7, 1, T0 + 1000, T0 + 2000, NULL);
-	tb_api(&t, 7, 2, T0 + 2500, T0 + 2600, LAUNCH);
-	tb_kernel(&t, 0, 7, 2, T0 + 3000, T0 + 4000, NULL);
-	tb_api(&t, 7, 3, T0 + 5000, T0 + 6000, "cudaDeviceSynchronize");
+	window_records(&t);
 	tb_end(&t);
 	/* capture: from the stream header (T0/2) to the last record; no
 	 * start-up (that long idle lead is one: below) */

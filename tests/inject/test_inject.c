@@ -814,15 +814,22 @@ static int app_dormant(void *a)
 	return 0;
 }
 
-START_TEST(dormant_then_armed_and_disarmed)
+/* Run app dormant against a collector peer that arms nothing at accept
+ * (the app arms through its peer), and read its one complete trace. */
+static void run_dormant(int (*app)(void *), trace_set *ts)
 {
 	peer_opts o = {.reply = PEER_ACCEPT, .accept_kinds = 0};
 	start_peer(&o);
-	run_app(app_dormant, 0);
+	run_app(app, 0);
 	peer_stop(&T.pr, 10000);
 	T.have_peer = 0;
+	read_complete(ts, 1);
+}
+
+START_TEST(dormant_then_armed_and_disarmed)
+{
 	trace_set ts;
-	read_complete(&ts, 1);
+	run_dormant(app_dormant, &ts);
 	ck_assert_uint_eq(h_count(&ts, GT_REC_MEMSET), 0);
 	ck_assert_uint_eq(h_count(&ts, GT_REC_KERNEL), 101);
 	ck_assert_uint_eq(ts.hdr[0].kinds, 0);
@@ -927,13 +934,8 @@ static int app_capture_api(void *a)
 
 START_TEST(capture_mid_run_records_api_calls)
 {
-	peer_opts o = {.reply = PEER_ACCEPT, .accept_kinds = 0};
-	start_peer(&o);
-	run_app(app_capture_api, 0);
-	peer_stop(&T.pr, 10000);
-	T.have_peer = 0;
 	trace_set ts;
-	read_complete(&ts, 1);
+	run_dormant(app_capture_api, &ts);
 	/* 2 windows x (100 + 100 launch calls on context 1, 1 on context 2),
 	 * 50 from the other thread in the first */
 	ck_assert_uint_eq(h_count(&ts, GT_REC_API), 2 * 201 + 50);
