@@ -22,7 +22,11 @@ CHECK is one of:
               with the trace; on every bundled trace (examples/traces/) its
               "where the wall time went" bar and table show the text report's
               parts, shares and denominator, and each id has one color on the
-              whole page
+              whole page; each finding's share badge names its denominator
+              (steady state or window) as the text does; its Steps, Longest
+              gaps and NVTX ranges sections (also on synthetic traces) print the
+              text report's lines and rows (the HTML's first rows) and the JSON
+              report's counts and lengths, to the printed rounding
   screenshot  headless Chromium renders the report (of the first recorded trace
               under examples/traces/, else of a synthetic one): a PNG of the
               expected size, not blank, with the chart colors in it. Exits 77
@@ -32,6 +36,7 @@ CHECK is one of:
 Exit status 0 = pass, 1 = fail, 77 = skipped. Standard library only.
 """
 import argparse
+import collections
 import csv
 import glob
 import html.parser
@@ -503,7 +508,7 @@ def check_html_file(path, ngpus):
     check('id="findings"' in text or 'id="summary"' in text, "no findings or summary section")
     check(text.index('id="gpus"') > text.index('id="findings"' if 'id="findings"' in text
                                                 else 'id="summary"'), "findings are not first")
-    for sec in ("gpus", "kernels", "copies", "syncs", "inputs"):
+    for sec in ("gpus", "steps", "gaps", "kernels", "copies", "nvtx", "syncs", "inputs"):
         check('id="%s"' % sec in text, "section %s missing" % sec)
     if ngpus is not None:
         check(text.count('aria-label="utilization over time"') == ngpus, "timelines != GPUs")
@@ -537,6 +542,7 @@ def do_html():
         check("%.1f%%" % r["Utilization (%)"] in text, "GPU %d utilization not shown" % r["GPU"])
     same_findings(src, out, text)
     check(check_wall(src, out) == 8, "eight.html: not 8 breakdowns")
+    check_parity(src, out)
     sizes = []
     for steps in (50, 2000):
         src, truth = synth("html_s%d" % steps, "mixed", "steps=%d" % steps)
@@ -546,8 +552,16 @@ def do_html():
         sizes.append(size)
         n = same_findings(src, out, text)
         check(n > 0, "mixed preset: no finding to compare")
+        check_parity(src, out)
         print("ok html mixed steps=%d: %d kernels, %d bytes" % (steps, truth["kernels"], sizes[-1]))
     check(sizes[1] < 1.6 * sizes[0] and sizes[1] < 2_000_000, "report grows with the trace: %r" % sizes)
+    src, truth = synth("html_steps", "steps")  # NVTX steps and ranges, one slow step
+    out = os.path.join(WORK, "steps.html")
+    run("export", "-q", "-f", "html", "-o", out, src)
+    check_html_file(out, 1)
+    seen = check_parity(src, out)
+    check(seen["nvtx steps"] and seen["nvtx ranges"], "steps preset: %r" % dict(seen))
+    print("ok html steps preset: Steps, Longest gaps and NVTX ranges as in the text report")
     print("ok html: 1 GPU, 8 GPUs (%d bytes), size bounded %r" % (size8, sizes))
     do_wall()
 
@@ -593,7 +607,7 @@ def check_wall(src, page):
         denom = html.unescape(re.search(r'<b class="denom">(.*?)</b>', cap).group(1))
         cap = html.unescape(re.sub(r"<[^>]+>", "", cap))
         win = re.search(r"busy \d+\.\d% of (\S+ \S+),", head).group(1)
-        m = re.search(r"; (shares are of the (\S+ \S+) steady state \(.* of start-up set aside\))$", head)
+        m = re.search(r"; (shares are of the (\S+ \S+) steady state \(.* of start-up set aside[^()]*\))$", head)
         if m:
             check(cap == head, "%s: caption %r, text %r" % (where, cap, head))
             check(denom == m.group(1), "%s: denominator %r, text %r" % (where, denom, m.group(1)))
@@ -650,13 +664,208 @@ def do_wall():
     traces = sorted(d for d in glob.glob(os.path.join(root, "*"))
                     if os.path.isdir(d) and glob.glob(os.path.join(d, "*.gtrace")))
     names = {os.path.basename(d) for d in traces}
-    check({"item_metric", "two_procs", "periodic_ckpt"} <= names, "bundled traces missing: %r" % names)
+    check({"item_metric", "two_procs", "periodic_ckpt", "nvtx_steps", "exact_counts"} <= names,
+          "bundled traces missing: %r" % names)
+    seen = collections.Counter()
     for d in traces:
         out = os.path.join(WORK, "wall_%s.html" % os.path.basename(d))
         run("export", "-q", "-f", "html", "-o", out, d)
         check_html_file(out, None)
         n = check_wall(d, out)
-        print("ok html wall time %s: %d GPU(s) as in the text report" % (os.path.basename(d), n))
+        here = check_badges(d, out) + check_parity(d, out)
+        for kind in PARITY_EXPECT.get(os.path.basename(d), ()):
+            check(here[kind], "%s: no %s compared: %r" % (d, kind, dict(here)))
+        seen.update(here)
+        print("ok html wall time, steps, longest gaps, NVTX ranges, badges %s: %d GPU(s) as in the "
+              "text report" % (os.path.basename(d), n))
+    # the bundled traces have every kind: the checks above compared something
+    for kind in ("steady state badge", "window badge", "nvtx steps", "period steps", "no steps",
+                 "nvtx ranges", "no nvtx ranges", "gaps"):
+        check(seen[kind], "no bundled trace has %s: %r" % (kind, dict(seen)))
+    print("ok html parity with the text report: %r" % dict(seen))
+
+
+# The HTML's Steps, Longest gaps and NVTX ranges sections against the text
+# report's (the same figures, printed the same) and the JSON report's (the
+# same numbers, to the printed rounding).
+
+DUR_UNIT = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
+TOP_ROWS = 20  # the HTML's table rows (GT_EXPORT_DEFAULT_TOP_ROWS)
+TEXT_ROWS = {"steps": 5, "gaps": 5, "nvtx": 20}  # the text report's (report_text.c, report_steps.c)
+# what these bundled traces must have had compared (the other kinds, each
+# badge wording among them, by some bundled trace: do_wall)
+PARITY_EXPECT = {"nvtx_steps": ("nvtx steps", "nvtx ranges", "gaps"),
+                 "exact_counts": ("no nvtx ranges", "gaps")}
+
+
+def dur_ns(s):
+    """A printed duration ("7.97 ms") -> (ns, half a unit of its last digit)."""
+    m = re.fullmatch(r"(\d+)(?:\.(\d+))? (ns|us|ms|s)", s)
+    check(m, "not a printed duration: %r" % s)
+    unit, dec = DUR_UNIT[m.group(3)], len(m.group(2) or "")
+    return float("%s.%s" % (m.group(1), m.group(2) or "0")) * unit, 0.5 * unit * 10 ** -dec
+
+
+def same_dur(printed, ns, what):
+    v, tol = dur_ns(printed)
+    check(abs(v - ns) <= tol * 1.0001, "%s: printed %s, JSON %d ns" % (what, printed, ns))
+
+
+T_REL = r"[+-]\d+\.\d{6} s"
+T_DUR = r"\d+(?:\.\d+)? (?:ns|us|ms|s)"
+T_SLOW = re.compile(r"  #(\d+) +(%s) +(%s)(?: \((\d+\.\dx) median\))?  busy (\d+%%), "
+                    r"(?:mostly (\S+) (%s)|no idle time)$" % (T_REL, T_DUR, T_DUR))
+T_GAP = re.compile(r" +(\d+)  (%s) +(%s)  (\S+) +(\d+%%)  (.*) -> (.*?)"
+                   r"(?: \(tid (\d+)(?:, after (.*))?\))?$" % (T_REL, T_DUR))
+T_NVTX = re.compile(r" +(\d+\.\d%%) +(%s) +(\d+) +(%s) +(%s) +(%s) +(%s)  (.*)$" % ((T_DUR,) * 5))
+
+
+def text_sections(src):
+    """From `gaptrace report` (unwrapped): per GPU its Steps line (after the
+    label), slowest-step rows and longest-gap rows, as the HTML's cells; and
+    the NVTX range rows."""
+    gpus, nvtx, cur, mode = {}, [], None, None
+    for line in run("report", "--width", "100000", src).stdout.splitlines():
+        m = re.match(r"== GPU (\d+):", line)
+        if m:
+            cur, mode = gpus.setdefault(int(m.group(1)), {"steps": None, "slow": [], "gaps": []}), None
+            continue
+        m = re.match(r"Steps +(.*)$", line)
+        if m and cur is not None:
+            cur["steps"], mode = m.group(1), "slow"
+            continue
+        if line.startswith("Longest gaps") or line.startswith("NVTX ranges"):
+            mode = "gaps" if line.startswith("Longest") else "nvtx"
+            continue
+        m = {"slow": T_SLOW, "gaps": T_GAP, "nvtx": T_NVTX}.get(mode)
+        m = m and m.match(line)
+        if mode == "slow" and m:
+            i, start, length, xm, busy, cause, ct = m.groups()
+            cur["slow"].append(["#" + i, start, length, xm or "-", busy, cause or "no idle time",
+                                ct or "-"])
+        elif mode == "gaps" and m:
+            i, start, length, cause, pc, prev, nxt, tid, call = m.groups()
+            feed = "-" if not tid else "tid %s" % tid + (", after %s" % call if call else "")
+            cur["gaps"].append([i, start, length, cause, pc, prev, nxt, feed])
+        elif mode == "nvtx" and m:
+            nvtx.append([m.group(8), *m.groups()[:7]])
+        elif not line.startswith("  "):  # a table's header row is indented
+            mode = None
+    return gpus, nvtx
+
+
+def html_section(text, sec):
+    """The body of <h2 id=sec> up to the next <h2>."""
+    check('<h2 id="%s">' % sec in text, "no %s section" % sec)
+    i = text.index('<h2 id="%s">' % sec)
+    return text[i:text.index("<h2", i + 1)]
+
+
+def html_rows(tab):
+    """The cells (text) of each row of a table but its header."""
+    return [[html.unescape(re.sub(r"<[^>]+>", "", c)) for c in re.findall(r"<td[^>]*>(.*?)</td>", tr, re.S)]
+            for tr in re.findall(r"<tr>(.*?)</tr>", tab, re.S) if "<th" not in tr]
+
+
+def html_per_gpu(body):
+    return {int(g): b for g, b in re.findall(r"<details(?: open)?><summary>GPU (\d+)</summary>(.*?)</details>",
+                                             body, re.S)}
+
+
+def same_label(text, page, what):
+    """The text cuts a name to its width and ends it with '...'."""
+    ok = page.startswith(text[:-3]) if text.endswith("...") else page == text
+    check(ok, "%s: HTML %r, text %r" % (what, page, text))
+
+
+def check_steps(src, gi, want, body, js, seen):
+    where = "%s GPU %d steps" % (src, gi)
+    m = re.search(r'<p class="steps" data-gpu="%d">(.*?)</p>' % gi, body, re.S)
+    st = js.get("steps")
+    if want["steps"] is None:
+        check(not m and "No steps" in body and not st, "%s: HTML %r, text none, JSON %r" %
+              (where, m and m.group(1), st))
+        seen["no steps"] += 1
+        return
+    line = html.unescape(m.group(1)) if m else None
+    check(line == want["steps"], "%s: HTML %r, text %r" % (where, line, want["steps"]))
+    rows = html_rows(body)
+    check(rows[:len(want["slow"])] == want["slow"] and len(rows) == min(st["count"], TOP_ROWS) and
+          len(want["slow"]) == min(st["count"], TEXT_ROWS["steps"]),
+          "%s: HTML rows %r, text %r" % (where, rows[:len(want["slow"])], want["slow"]))
+    c = re.match(r"(\d+) x .*: median (%s), p90 (%s), max (%s);" % (T_DUR, T_DUR, T_DUR), line)
+    check(c and int(c.group(1)) == st["count"], "%s: count %r, JSON %d" % (where, line, st["count"]))
+    for k, v in zip(("median_ns", "p90_ns", "max_ns"), c.groups()[1:]):
+        same_dur(v, st[k], "%s %s" % (where, k))
+    slow = sorted(st["items"], key=lambda s: (-s["dur_ns"], s["index"]))[0]
+    if st["source"] != "period":
+        check(rows[0][0] == "#%d" % slow["index"], "%s: slowest %r, JSON #%d" % (where, rows[0], slow["index"]))
+        same_dur(rows[0][2], slow["dur_ns"], where + " slowest length")
+    seen["period steps" if st["source"] == "period" else "nvtx steps"] += 1
+
+
+def check_gaps(src, gi, want, body, js, seen):
+    where = "%s GPU %d longest gaps" % (src, gi)
+    rows, lg = html_rows(body), js.get("longest_gaps", [])
+    check(len(rows) == min(len(lg), TOP_ROWS), "%s: %d rows, JSON %d gaps" % (where, len(rows), len(lg)))
+    check(len(want["gaps"]) == min(TEXT_ROWS["gaps"], len(lg)), "%s: text %d rows" % (where, len(want["gaps"])))
+    for r, t, j in zip(rows, want["gaps"], lg):
+        check(r[:5] + r[7:] == t[:5] + t[7:], "%s: HTML %r, text %r" % (where, r, t))
+        same_label(t[5], r[5], where + " work before")
+        same_label(t[6], r[6], where + " work after")
+        same_dur(r[2], j["length"], where + " length")
+        check(r[3] == j["main_cause"], "%s: cause %s, JSON %s" % (where, r[3], j["main_cause"]))
+    seen["gaps"] += bool(rows)
+
+
+def check_parity(src, page):
+    """The page's Steps, Longest gaps and NVTX ranges equal the text report's
+    rows (its first ones: the HTML has more) and the JSON report's numbers."""
+    text = open(page, encoding="utf-8").read()
+    want, nvtx = text_sections(src)
+    rep = json.loads(run("report", "--json", src).stdout)
+    seen = collections.Counter()
+    steps, gaps = html_per_gpu(html_section(text, "steps")), html_per_gpu(html_section(text, "gaps"))
+    for g in rep["gpus"]:
+        gi = g["index"]
+        if not g["window_ns"]:
+            continue
+        check(gi in want and gi in steps and gi in gaps, "%s: GPU %d not in every section" % (src, gi))
+        check_steps(src, gi, want[gi], steps[gi], g, seen)
+        check_gaps(src, gi, want[gi], gaps[gi], g, seen)
+    body = html_section(text, "nvtx")
+    rows, js = html_rows(body), (rep.get("nvtx_sum") or {}).get("ranges", [])
+    check(rows[:len(nvtx)] == nvtx and len(rows) == min(len(js), TOP_ROWS) and
+          len(nvtx) == min(len(js), TEXT_ROWS["nvtx"]),
+          "%s nvtx: HTML %r, text %r, JSON %d" % (src, rows, nvtx, len(js)))
+    for r, j in zip(rows, js):
+        check(r[0] == j["name"] and int(r[3]) == j["count"], "%s nvtx: %r, JSON %r" % (src, r, j))
+        same_dur(r[2], j["total_ns"], "%s nvtx %s total" % (src, r[0]))
+    check(rows or "No NVTX ranges" in body, "%s: empty NVTX section unexplained" % src)
+    seen["nvtx ranges" if rows else "no nvtx ranges"] += 1
+    return seen
+
+
+def check_badges(src, page):
+    """Each finding's share badge says what the share is of, as the text
+    report's breakdown of its GPU does: the steady state when start-up was
+    set aside, else the window."""
+    heads = {gpu: head for gpu, (head, parts) in text_breakdowns(src).items()}
+    text = open(page, encoding="utf-8").read()
+    seen = collections.Counter()
+    for title, gpu in re.findall(r'<span class="badge" title="([^"]*)">[\d.]+% of GPU (\d+)</span>', text):
+        title, head = html.unescape(title), heads[int(gpu)]
+        m = re.search(r"; (shares are of the \S+ \S+ steady state \(.* of start-up set aside[^()]*\))$", head)
+        if m:
+            want = "share of the steady state the finding explains: " + m.group(1)
+        else:
+            win = re.search(r"busy \d+\.\d% of (\S+ \S+),", head).group(1)
+            want = "share of this GPU's window the finding explains: shares are of the %s window" % win
+        check(title == want, "%s GPU %s: badge title %r, want %r" % (page, gpu, title, want))
+        seen["steady state badge" if m else "window badge"] += 1
+    check(len(re.findall(r'<span class="badge" title="share of', text)) == sum(seen.values()),
+          "%s: a share badge not matched" % page)
+    return seen
 
 
 # ---------------------------------------------------------------- screenshot

@@ -108,7 +108,7 @@ static const char *const cause_help[GT_CAUSE_COUNT] = {
 	"queued work waited on an event, another stream or another GPU",
 	"another process used the GPU",
 	"no evidence (no API records for the work)",
-	"start-up: initialization before the first busy stretch (set aside)",
+	"start-up: initialization before the program's work began, and its warm-up (set aside)",
 	"unknown (data lost): the trace lost or could not read this time's records",
 };
 
@@ -135,6 +135,12 @@ static void put_pct(ex_out *o, double frac)
 {
 	ex_fixed(o, 100.0 * frac, frac < 0.1 ? 1 : 0, "-");
 	ex_putc(o, '%');
+}
+
+/* A share as the text report prints it (one decimal, printf rounding). */
+static void put_share(ex_out *o, double share)
+{
+	ex_printf(o, "%.1f%%", 100.0 * share);
 }
 
 /* A coordinate with one decimal. */
@@ -1028,13 +1034,34 @@ static void td_u64(ex_out *o, uint64_t v)
 	LIT(o, "</td>");
 }
 
-static void td_bar(ex_out *o, double frac)
+/* A bar of a fraction (0..1, clipped) 60 px wide at 1. */
+static void bar_span(ex_out *o, double frac)
 {
-	LIT(o, "<td><span class=\"bar\" style=\"width:");
+	LIT(o, "<span class=\"bar\" style=\"width:");
 	ex_fixed(o, 60 * (frac < 0 ? 0 : frac > 1 ? 1 : frac), 1, "0");
 	LIT(o, "px\"></span>");
+}
+
+static void td_bar(ex_out *o, double frac)
+{
+	LIT(o, "<td>");
+	bar_span(o, frac);
 	put_pct(o, frac);
 	LIT(o, "</td>");
+}
+
+/* Opens a cell with a kernel's short name, its full name as the tooltip
+ * (the caller closes the cell). */
+static void td_kernel_open(ex_out *o, const gt_analysis *a, uint32_t name, int mangled)
+{
+	char full[4096], shrt[1024];
+	const char *mg = gt_analysis_string(a, name);
+	ex_kernel_name(mg, 1, mangled, full, sizeof(full));
+	ex_kernel_name(mg, 0, mangled, shrt, sizeof(shrt));
+	LIT(o, "<td class=\"name\" title=\"");
+	h(o, full);
+	LIT(o, "\">");
+	h(o, shrt);
 }
 
 static void kernels_table(ex_out *o, gt_export *x, const gt_analysis *a, size_t gi)
@@ -1051,16 +1078,10 @@ static void kernels_table(ex_out *o, gt_export *x, const gt_analysis *a, size_t 
 	TABLE_HEAD(o, "<kernel", "share of kernel time", "calls", "total", "mean", "min", "max",
 		   "of wall", "grid x block");
 	size_t rows = n < x->o.top_rows ? n : x->o.top_rows;
-	char full[4096], shrt[1024];
 	for (size_t i = 0; i < rows; i++) {
 		const gt_an_kernel *r = &k[i];
-		const char *mg = gt_analysis_string(a, r->name);
-		ex_kernel_name(mg, 1, mangled, full, sizeof(full));
-		ex_kernel_name(mg, 0, mangled, shrt, sizeof(shrt));
-		LIT(o, "<tr><td class=\"name\" title=\"");
-		h(o, full);
-		LIT(o, "\">");
-		h(o, shrt);
+		LIT(o, "<tr>");
+		td_kernel_open(o, a, r->name, mangled);
 		if (r->storm)
 			LIT(o, " <span class=\"badge\" title=\"many launches of a tiny kernel\">storm"
 			       "</span>");
@@ -1105,8 +1126,9 @@ static void kernels_table(ex_out *o, gt_export *x, const gt_analysis *a, size_t 
 	}
 }
 
-static void copies_table(ex_out *o, const gt_analysis *a, size_t gi)
+static void copies_table(ex_out *o, gt_export *x, const gt_analysis *a, size_t gi)
 {
+	(void)x;
 	size_t n = 0;
 	const gt_an_copy *c = gt_analysis_copies(a, gi, &n);
 	if (!n) {
@@ -1146,8 +1168,9 @@ static void copies_table(ex_out *o, const gt_analysis *a, size_t gi)
 
 /* The call sites behind a GPU's idle time (host stacks), with their frames
  * folded under each row. */
-static void sites_table(ex_out *o, const gt_analysis *a, size_t gi)
+static void sites_table(ex_out *o, gt_export *x, const gt_analysis *a, size_t gi)
 {
+	(void)x;
 	size_t n = 0;
 	const gt_an_site *s = gt_analysis_sites(a, gi, &n);
 	const gt_an_gpu *g = gt_analysis_gpu(a, gi);
@@ -1187,21 +1210,253 @@ static void sites_table(ex_out *o, const gt_analysis *a, size_t gi)
 	LIT(o, "</table>\n");
 }
 
-/* Every GPU's call sites, when the traces carry host stacks. */
-static void sites_section(ex_out *o, const gt_analysis *a, size_t ng)
+/* One GPU's table of a per-GPU section. */
+typedef void gpu_table_fn(ex_out *o, gt_export *x, const gt_analysis *a, size_t gi);
+
+/* A section (<h2 id=id>title, then intro, a literal or NULL) with one
+ * <details> per GPU, the first one open, holding that GPU's table. */
+static void per_gpu(ex_out *o, gt_export *x, const gt_analysis *a, const char *id,
+		    const char *title, const char *intro, gpu_table_fn *table)
 {
-	if (!gt_analysis_nstacks(a))
-		return;
-	LIT(o, "<h2 id=\"sites\">Call sites behind idle time</h2>\n");
-	LIT(o, "<p class=\"mut\">Host stacks: where a sync or copy returned before a gap "
-	       "(waited), or where the host resumed after its own work (resumed).</p>\n");
-	for (size_t g = 0; g < ng; g++) {
+	LIT(o, "<h2 id=\"");
+	ex_puts(o, id);
+	LIT(o, "\">");
+	ex_puts(o, title);
+	LIT(o, "</h2>\n");
+	if (intro)
+		ex_puts(o, intro);
+	for (size_t g = 0; g < gt_analysis_ngpus(a); g++) {
 		ex_puts(o, g ? "<details><summary>" : "<details open><summary>");
 		LIT(o, "GPU ");
 		ex_u64(o, g);
 		LIT(o, "</summary>\n");
-		sites_table(o, a, g);
+		table(o, x, a, g);
 		LIT(o, "</details>\n");
+	}
+}
+
+/* Every GPU's call sites, when the traces carry host stacks. */
+static void sites_section(ex_out *o, gt_export *x, const gt_analysis *a)
+{
+	if (gt_analysis_nstacks(a))
+		per_gpu(o, x, a, "sites", "Call sites behind idle time",
+			"<p class=\"mut\">Host stacks: where a sync or copy returned before a gap "
+			"(waited), or where the host resumed after its own work (resumed).</p>\n",
+			sites_table);
+}
+
+/* ------------------------------------------------------------ steps, ranges, gaps */
+
+/*
+ * The text report's Steps section, NVTX range table and longest gaps
+ * (report_steps.c, report_text.c) from the same analysis calls and
+ * formatters, so each figure prints as it does there; the tables have up to
+ * opts.top_rows rows where the text has 5 (steps, gaps) or 20 (ranges), the
+ * first ones the same.
+ */
+
+/* Where the steps came from, worded as the text report words it. */
+static const char *step_source(int source)
+{
+	return source == GT_STEPS_NVTX    ? "NVTX, --step-range"
+	       : source == GT_STEPS_PERIOD ? "no NVTX step ranges: the utilization period"
+					   : "NVTX, detected";
+}
+
+/* The steps' summary: the text report's Steps line after its label. */
+static void steps_line(ex_out *o, const gt_analysis *a, size_t gi, const gt_an_steps *in)
+{
+	const char *name = gt_analysis_string(a, in->name);
+	LIT(o, "<p class=\"steps\" data-gpu=\"");
+	ex_u64(o, gi);
+	LIT(o, "\">");
+	ex_u64(o, in->count);
+	LIT(o, " x ");
+	if (in->source == GT_STEPS_PERIOD) {
+		LIT(o, "period ");
+		put_dur(o, (double)in->period_ns);
+	} else {
+		h(o, name ? name : "?");
+	}
+	LIT(o, " (");
+	ex_puts(o, step_source(in->source));
+	LIT(o, "): median ");
+	put_dur(o, (double)in->median_ns);
+	LIT(o, ", p90 ");
+	put_dur(o, (double)in->p90_ns);
+	LIT(o, ", max ");
+	put_dur(o, (double)in->max_ns);
+	ex_printf(o, "; GPU busy %.1f %% of the step time</p>\n",
+		  in->total_ns ? 100.0 * (double)in->busy_ns / (double)in->total_ns : 0.0);
+}
+
+/* A time from the capture start as the text report prints it: "+0.569581 s". */
+static void put_rel(ex_out *o, const gt_analysis *a, uint64_t t)
+{
+	uint64_t org = gt_analysis_time_origin(a);
+	ex_printf(o, "%c%.6f s", t >= org ? '+' : '-', (double)(t >= org ? t - org : org - t) / 1e9);
+}
+
+/* A cell naming an idle cause with its color, or text when c is no cause. */
+static void td_cause(ex_out *o, int c, const char *none)
+{
+	LIT(o, "<td class=\"l\">");
+	if (c >= 0 && c < GT_CAUSE_COUNT) {
+		swatch(o, gt_cause_name(c));
+		ex_puts(o, gt_cause_name(c));
+	} else {
+		h(o, none);
+	}
+	LIT(o, "</td>");
+}
+
+static void step_row(ex_out *o, const gt_analysis *a, const gt_an_step *s, const gt_an_steps *in)
+{
+	LIT(o, "<tr><td>#");
+	ex_u64(o, s->index);
+	LIT(o, "</td><td>");
+	put_rel(o, a, s->start);
+	LIT(o, "</td>");
+	td_dur(o, (double)s->dur_ns);
+	if (in->median_ns && in->source != GT_STEPS_PERIOD)
+		ex_printf(o, "<td>%.1fx</td>", (double)s->dur_ns / (double)in->median_ns);
+	else
+		LIT(o, "<td>-</td>");
+	ex_printf(o, "<td>%.0f%%</td>",
+		  s->dur_ns ? 100.0 * (double)s->busy_ns / (double)s->dur_ns : 0);
+	td_cause(o, s->top_cause, "no idle time");
+	if (s->top_cause < GT_CAUSE_COUNT)
+		td_dur(o, (double)s->cause_ns[s->top_cause]);
+	else
+		LIT(o, "<td>-</td>");
+	LIT(o, "</tr>\n");
+}
+
+/* One GPU's steps: the summary, then the slowest (or most idle) steps. */
+static void steps_table(ex_out *o, gt_export *x, const gt_analysis *a, size_t gi)
+{
+	size_t n;
+	gt_an_steps in;
+	const gt_an_step *s = gt_analysis_steps(a, gi, &n, &in);
+	size_t *idx = n ? malloc(x->o.top_rows * sizeof(*idx)) : NULL;
+	if (!idx) {
+		ex_puts(o, n ? "<p class=\"warn\">The steps could not be listed (out of memory).</p>\n"
+			     : "<p class=\"mut\">No steps: no NVTX step ranges, and no period found in "
+			       "the utilization.</p>\n");
+		return;
+	}
+	steps_line(o, a, gi, &in);
+	size_t k = gt_analysis_slowest_steps(a, gi, idx, x->o.top_rows);
+	LIT(o, "<p class=\"mut small\">");
+	ex_puts(o, in.source == GT_STEPS_PERIOD ? "The most idle" : "The slowest");
+	LIT(o, " steps (start from the capture start; x median: its length over the median):</p>\n");
+	TABLE_HEAD(o, "step", "start", "length", "x median", "GPU busy", "<largest idle cause",
+		   "its idle time");
+	for (size_t i = 0; i < k; i++)
+		step_row(o, a, &s[idx[i]], &in);
+	LIT(o, "</table>\n");
+	free(idx);
+}
+
+/* The work before or after a gap, as the text report names it. */
+static void td_work(ex_out *o, const gt_analysis *a, uint8_t kind, uint32_t name, int mangled)
+{
+	if (kind == GT_REC_KERNEL) {
+		td_kernel_open(o, a, name, mangled);
+		LIT(o, "</td>");
+		return;
+	}
+	LIT(o, "<td class=\"l\">");
+	ex_puts(o, kind == GT_REC_MEMCPY ? "(memcpy)" : kind == GT_REC_MEMSET ? "(memset)" : "-");
+	LIT(o, "</td>");
+}
+
+static void gap_row(ex_out *o, const gt_analysis *a, size_t i, const gt_an_gap *p, int mangled)
+{
+	uint64_t len = p->end - p->start;
+	LIT(o, "<tr>");
+	td_u64(o, i + 1);
+	LIT(o, "<td>");
+	put_rel(o, a, p->start);
+	LIT(o, "</td>");
+	td_dur(o, (double)len);
+	td_cause(o, p->main_cause, "-");
+	ex_printf(o, "<td>%.0f%%</td>",
+		  len ? 100.0 * (double)p->cause_ns[p->main_cause] / (double)len : 0);
+	td_work(o, a, p->prev_kind, p->prev_name, mangled);
+	td_work(o, a, p->next_kind, p->next_name, mangled);
+	LIT(o, "<td class=\"l\">");
+	if (p->feed_tid) {
+		const char *ln = gt_analysis_string(a, p->last_call_name);
+		LIT(o, "tid ");
+		ex_u64(o, p->feed_tid);
+		if (ln) {
+			LIT(o, ", after ");
+			h(o, ln);
+		}
+	} else {
+		ex_putc(o, '-');
+	}
+	LIT(o, "</td></tr>\n");
+}
+
+/* One GPU's longest gaps (gt_analysis_longest_gaps), longest first. */
+static void gaps_table(ex_out *o, gt_export *x, const gt_analysis *a, size_t gi)
+{
+	size_t n;
+	const gt_an_gap *gp = gt_analysis_longest_gaps(a, gi, &n);
+	if (!n) {
+		LIT(o, "<p class=\"mut\">No idle gaps.</p>\n");
+		return;
+	}
+	TABLE_HEAD(o, "#", "start", "length", "<main cause", "of the gap", "<work before", "<work after",
+		   "<feeding thread, its last call");
+	for (size_t i = 0; i < n && i < x->o.top_rows; i++)
+		gap_row(o, a, i, &gp[i], !!(x->o.flags & GT_EXPORT_MANGLED));
+	LIT(o, "</table>\n");
+}
+
+static void nvtx_row(ex_out *o, const gt_analysis *a, const gt_an_nvtx_sum *r)
+{
+	const char *name = gt_analysis_string(a, r->name);
+	LIT(o, "<tr><td class=\"name\">");
+	h(o, name ? name : "?");
+	LIT(o, "</td><td>");
+	bar_span(o, r->share);
+	put_share(o, r->share);
+	LIT(o, "</td>");
+	td_dur(o, (double)r->total_ns);
+	td_u64(o, r->count);
+	td_dur(o, r->mean_ns);
+	td_dur(o, (double)r->median_ns);
+	td_dur(o, (double)r->min_ns);
+	td_dur(o, (double)r->max_ns);
+	LIT(o, "</tr>\n");
+}
+
+/* NVTX ranges by name (gt_analysis_nvtx_sum), largest total first. */
+static void nvtx_section(ex_out *o, gt_export *x, const gt_analysis *a)
+{
+	size_t n;
+	const gt_an_nvtx_sum *r = gt_analysis_nvtx_sum(a, &n);
+	LIT(o, "<h2 id=\"nvtx\">NVTX ranges</h2>\n");
+	if (!n) {
+		LIT(o, "<p class=\"mut\">No NVTX ranges in these traces.</p>\n");
+		return;
+	}
+	LIT(o, "<p class=\"mut small\">Per range name, like nsys's nvtx_sum; share of the ");
+	put_dur(o, (double)gt_analysis_nvtx_span(a));
+	LIT(o, " span of the GPU windows (nested ranges and threads can add up to more).</p>\n");
+	TABLE_HEAD(o, "<range", "share", "total", "count", "mean", "median", "min", "max");
+	size_t rows = n < x->o.top_rows ? n : x->o.top_rows;
+	for (size_t i = 0; i < rows; i++)
+		nvtx_row(o, a, &r[i]);
+	LIT(o, "</table>\n");
+	if (rows < n) {
+		LIT(o, "<p class=\"mut small\">... and ");
+		ex_u64(o, n - rows);
+		ex_puts(o, gt_plural(n - rows, " more name", " more names"));
+		LIT(o, " (JSON report nvtx_sum, or export -r nvtx_sum).</p>\n");
 	}
 }
 
@@ -1290,12 +1545,6 @@ static void inputs_table(ex_out *o, const gt_analysis *a, uint64_t problems)
 }
 
 /* ------------------------------------------------------------ findings */
-
-/* A share as the text report prints it (one decimal, printf rounding). */
-static void put_share(ex_out *o, double share)
-{
-	ex_printf(o, "%.1f%%", 100.0 * share);
-}
 
 /* Width (SVG units of the 11px text) a label needs, with a margin. */
 static double label_w(const char *s)
@@ -1461,14 +1710,37 @@ static void breakdown(ex_out *o, const gt_diag_gpu *g)
 	LIT(o, "</figure>\n");
 }
 
-static void finding_card(ex_out *o, const gt_finding *f)
+/* The share badge's tooltip: what a finding's share is of, the steady state
+ * when start-up was set aside on its GPU, else the window, in the words of
+ * the text report's denominator (gt_diag_gpu_denominator). */
+static void share_title(ex_out *o, const gt_diagnosis *d, uint32_t gpu)
+{
+	const gt_diag_gpu *g = NULL;
+	for (size_t i = 0; i < gt_diagnosis_ngpus(d) && !g; i++)
+		if (gt_diagnosis_gpu(d, i)->gpu == gpu)
+			g = gt_diagnosis_gpu(d, i);
+	if (!g) {
+		LIT(o, "share of this GPU's window the finding explains");
+		return;
+	}
+	char den[256];
+	gt_diag_gpu_denominator(g, den, sizeof(den));
+	if (g->startup_ns && g->startup_ns < g->window_ns)
+		LIT(o, "share of the steady state the finding explains: ");
+	else
+		LIT(o, "share of this GPU's window the finding explains: ");
+	h(o, den);
+}
+
+static void finding_card(ex_out *o, const gt_diagnosis *d, const gt_finding *f)
 {
 	LIT(o, "<div class=\"finding ");
 	ex_puts(o, gt_severity_name(f->severity));
 	LIT(o, "\"><div class=\"t\"><span class=\"badge\">#");
 	ex_u64(o, f->rank);
-	LIT(o, "</span><span class=\"badge\" title=\"share of this GPU's wall time the finding "
-	       "explains\">");
+	LIT(o, "</span><span class=\"badge\" title=\"");
+	share_title(o, d, f->gpu);
+	LIT(o, "\">");
 	put_pct(o, f->share);
 	LIT(o, " of GPU ");
 	ex_u64(o, f->gpu);
@@ -1566,7 +1838,7 @@ static int findings(ex_out *o, gt_export *x)
 			ex_puts(o, gt_plural(n - i, " more finding</summary>\n",
 					     " more findings</summary>\n"));
 		}
-		finding_card(o, gt_diagnosis_finding(d, i));
+		finding_card(o, d, gt_diagnosis_finding(d, i));
 	}
 	if (n > FINDINGS_SHOWN)
 		LIT(o, "</details>\n");
@@ -1832,25 +2104,15 @@ int gt_export_html(gt_export *x, FILE *out, gt_export_stats *st)
 	for (size_t g = 0; g < ng; g++)
 		gpu_section(&o, x, a, g, cols + g * NCOL);
 
-	LIT(&o, "<h2 id=\"kernels\">Top kernels by time</h2>\n");
-	for (size_t g = 0; g < ng; g++) {
-		ex_puts(&o, g ? "<details><summary>" : "<details open><summary>");
-		LIT(&o, "GPU ");
-		ex_u64(&o, g);
-		LIT(&o, "</summary>\n");
-		kernels_table(&o, x, a, g);
-		LIT(&o, "</details>\n");
-	}
-	LIT(&o, "<h2 id=\"copies\">Copies by kind</h2>\n");
-	for (size_t g = 0; g < ng; g++) {
-		ex_puts(&o, g ? "<details><summary>" : "<details open><summary>");
-		LIT(&o, "GPU ");
-		ex_u64(&o, g);
-		LIT(&o, "</summary>\n");
-		copies_table(&o, a, g);
-		LIT(&o, "</details>\n");
-	}
-	sites_section(&o, a, ng);
+	per_gpu(&o, x, a, "steps", "Steps", NULL, steps_table);
+	per_gpu(&o, x, a, "gaps", "Longest gaps",
+		"<p class=\"mut\">Each GPU's longest idle gaps, start from the capture start; "
+		"its main cause is the largest part of the gap.</p>\n",
+		gaps_table);
+	per_gpu(&o, x, a, "kernels", "Top kernels by time", NULL, kernels_table);
+	per_gpu(&o, x, a, "copies", "Copies by kind", NULL, copies_table);
+	sites_section(&o, x, a);
+	nvtx_section(&o, x, a);
 	syncs_table(&o, x, a);
 	/* this export reads the traces only through the analysis: its
 	 * problems are the ones to report */

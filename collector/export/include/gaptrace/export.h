@@ -347,14 +347,27 @@ GT_API int gt_export_table(gt_export *x, int table, int format, FILE *out, gt_ex
  * Write the HTML report: one self-contained file (inline CSS and SVG, no
  * script, font or image from anywhere else; readable without JavaScript;
  * SVG <title> elements give the tooltips). Sections: findings (or, without
- * a diagnosis, the headline numbers), then per GPU: utilization over time
+ * a diagnosis, the headline numbers; each finding's share badge says in its
+ * tooltip what the share is of: the GPU's steady state when start-up was set
+ * aside, else its window, worded as gt_diag_gpu_denominator) and each GPU's
+ * wall-time breakdown, then per GPU: utilization over time
  * with the idle time colored by cause and NVML clocks/power below it, the
  * GPM hardware counters below that when the GPU has readings (SM active, SM
  * occupancy, tensor pipe, DRAM bandwidth per column, and a table of every
  * metric read: mean while busy, mean, p5/p50/p95, covered time), the
  * utilization distribution, the gap-length histogram by cause, idle time by
- * cause; then top kernels by time, copies by kind, the loss ledger and the
- * inputs. Series are downsampled to the chart width and tables capped at
+ * cause; then, per GPU, the text report's Steps (its summary line, and the
+ * slowest steps, or the most idle periods, with their GPU busy share and
+ * largest idle cause: gt_analysis_steps, gt_analysis_slowest_steps) and
+ * Longest gaps (gt_analysis_longest_gaps: start, length, main cause and its
+ * share, the work before and after, the feeding thread's last call); top
+ * kernels by time, copies by kind, the call sites (with host stacks), the
+ * NVTX ranges (gt_analysis_nvtx_sum, as the text report's table), host
+ * synchronization, the loss ledger and the inputs. Every figure the text
+ * report also prints is printed the same way (gt_fmt_ns, times as
+ * "+0.569581 s" from the capture start); where the text lists 5 steps or gaps
+ * or 20 ranges the HTML lists opts.top_rows, the first ones the same.
+ * Series are downsampled to the chart width and tables capped at
  * opts.top_rows, so its size does not grow with the trace.
  * @return 0 or a negative gt_err.
  */
