@@ -186,14 +186,19 @@ static gt_analysis *first_pass(const gt_analysis_opts *ao, const char *const *pa
 	return a;
 }
 
-/* The latest start-up end over the GPUs of a (0: none had a start-up). */
+/* The latest start-up end over the GPUs of a, its warm-up included (0:
+ * none had a start-up). */
 static uint64_t startup_end(const gt_analysis *a)
 {
 	uint64_t e = 0;
 	for (size_t g = 0; g < gt_analysis_ngpus(a); g++) {
 		const gt_an_gpu *G = gt_analysis_gpu(a, g);
-		if (G->startup_windows && G->startup_end > e)
+		if (!G->startup_windows)
+			continue;
+		if (G->startup_end > e)
 			e = G->startup_end;
+		if (G->warmup_until > e)
+			e = G->warmup_until;
 	}
 	return e;
 }

@@ -858,6 +858,111 @@ START_TEST(empty_trace)
 }
 END_TEST
 
+/* ------------------------------------------------------------ start-up */
+
+#define SU_MS 1000000ull
+
+/* A launch call on thread 7 just before kernel `name` [s, e). */
+static void su_kernel(tb *t, uint32_t *corr, uint64_t s, uint64_t e, const char *name)
+{
+	++*corr;
+	tb_api(t, 7, *corr, s - 20000, s - 10000, "cudaLaunchKernel");
+	tb_kernel(t, 0, 7, *corr, s, e, name);
+}
+
+/* A run starved from its first step (issue 23: the H200 torchvision loop
+ * whose DataLoader starved it from step 1 read 91.7 % start-up): a 1 ms
+ * upload at T0, an init kernel at +500 ms, then from +1 s 20 steps every
+ * 100 ms (fwd 2 ms, 1 ms host, bwd 2 ms, then 95 ms waiting for data),
+ * then from +3 s a 300 ms busy tail (fwd/bwd back to back, an eval kernel
+ * after a 2 ms pause). With steps: each step an NVTX range train_step
+ * from 1 ms before its fwd, and a fwd launched during init at +200 ms
+ * (a calibration run of the loop's kernel, like examples/cuda/nvtx_steps). */
+static void starved_records(tb *t, int steps)
+{
+	uint32_t corr = 100;
+	tb_api(t, 7, ++corr, T0, T0 + SU_MS + 50000, "cudaMemcpy");
+	tb_copy(t, 0, 7, corr, T0, T0 + SU_MS, 1 << 20, GT_COPY_HTOD, GT_MEM_PAGEABLE, 0);
+	if (steps)
+		su_kernel(t, &corr, T0 + 200 * SU_MS, T0 + 201 * SU_MS, "fwd");
+	su_kernel(t, &corr, T0 + 500 * SU_MS, T0 + 501 * SU_MS, "init_fill");
+	for (uint64_t i = 0; i < 20; i++) {
+		uint64_t s = T0 + 1000 * SU_MS + i * 100 * SU_MS;
+		if (steps) {
+			gt_record r = {.type = GT_REC_NVTX};
+			r.nvtx.ts = s - SU_MS;
+			r.nvtx.id = (uint32_t)(1 + i);
+			r.nvtx.thread_id = 7;
+			r.nvtx.flags = GT_NVTX_START;
+			r.nvtx.name_id = tb_str(t, "train_step");
+			tb_rec(t, &r);
+			r.nvtx.ts = s + 98 * SU_MS;
+			r.nvtx.flags = GT_NVTX_END;
+			r.nvtx.name_id = 0;
+			tb_rec(t, &r);
+		}
+		su_kernel(t, &corr, s, s + 2 * SU_MS, "fwd");
+		su_kernel(t, &corr, s + 3 * SU_MS, s + 5 * SU_MS, "bwd");
+	}
+	uint64_t s = T0 + 3000 * SU_MS;
+	for (int i = 0; i < 74; i++, s += 4 * SU_MS) {
+		su_kernel(t, &corr, s, s + 2 * SU_MS, "fwd");
+		su_kernel(t, &corr, s + 2 * SU_MS, s + 4 * SU_MS, "bwd");
+	}
+	su_kernel(t, &corr, s + 2 * SU_MS, s + 4 * SU_MS, "eval");
+	tb_end(t);
+}
+
+/* The start-up ends where the loop began (its first fwd, a kernel the
+ * steady state runs again), not at the busy tail: the starved steps read
+ * host_busy; the one warm-up gap (before bwd's first launch) is start-up;
+ * eval's first launch, after the low stretch, is not. */
+START_TEST(startup_ends_at_loop_kernel)
+{
+	tb t;
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
+	starved_records(&t, 0);
+	gt_analysis *a = one(&t, NULL);
+	const gt_an_gpu *g = gt_analysis_gpu(a, 0);
+	ck_assert_int_eq(g->startup_by, GT_STARTUP_BY_KERNEL);
+	ck_assert_uint_eq(g->startup_until, T0 + 1000 * SU_MS);
+	ck_assert_str_eq(gt_analysis_string(a, g->startup_kernel), "fwd");
+	/* [T0+1ms, +500ms) and [+501ms, +1s) before the loop, and 1 ms of
+	 * warm-up: 999 ms, not the ~2.9 s before the tail */
+	ck_assert_uint_eq(g->cause_ns[GT_CAUSE_STARTUP], 999 * SU_MS);
+	ck_assert_uint_eq(g->warmup_ns, SU_MS);
+	ck_assert_uint_eq(g->warmup_gaps, 1);
+	ck_assert_uint_eq(g->warmup_until, T0 + 1003 * SU_MS);
+	ck_assert_uint_ge(g->cause_ns[GT_CAUSE_HOST_BUSY], 20 * 94 * SU_MS);
+	ck_assert_uint_eq(sum7(g->cause_ns), g->idle_ns);
+	gt_analysis_free(a);
+}
+END_TEST
+
+/* With step ranges, the start-up ends at the first step, though the
+ * loop's kernel ran during init (+200 ms). */
+START_TEST(startup_ends_at_first_step)
+{
+	tb t;
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
+	starved_records(&t, 1);
+	gt_analysis *a = one(&t, NULL);
+	const gt_an_gpu *g = gt_analysis_gpu(a, 0);
+	ck_assert_int_eq(g->startup_by, GT_STARTUP_BY_STEP);
+	ck_assert_uint_eq(g->startup_until, T0 + 999 * SU_MS);
+	/* before the first step: 998 ms less the calibration fwd's 1 ms; bwd's
+	 * first launch is warm-up, fwd's is not (it ran during init) */
+	ck_assert_uint_eq(g->cause_ns[GT_CAUSE_STARTUP], 997 * SU_MS + SU_MS);
+	ck_assert_uint_eq(g->warmup_gaps, 1);
+	ck_assert_uint_ge(g->cause_ns[GT_CAUSE_HOST_BUSY], 20 * 94 * SU_MS);
+	size_t n;
+	gt_an_steps in;
+	gt_analysis_steps(a, 0, &n, &in);
+	ck_assert_uint_eq(n, 20);
+	gt_analysis_free(a);
+}
+END_TEST
+
 /* ------------------------------------------------------------ windows */
 
 START_TEST(capture_window_and_clip)
@@ -1895,6 +2000,8 @@ static Suite *suite(void)
 	tcase_add_test(c, capture_window_and_clip);
 	tcase_add_test(c, capture_mid_run_no_startup);
 	tcase_add_test(c, slice_after_origin_no_startup);
+	tcase_add_test(c, startup_ends_at_loop_kernel);
+	tcase_add_test(c, startup_ends_at_first_step);
 	suite_add_tcase(s, c);
 	c = tcase_create("tables");
 	tcase_set_timeout(c, 30);

@@ -1036,7 +1036,7 @@ START_TEST(startup_row)
 	ck_assert_uint_eq(last->ns, 1500 * MS);
 	int seen = 0;
 	for (size_t i = 0; i < gt_diagnosis_nnotes(d); i++)
-		seen |= strstr(gt_diagnosis_note(d, i), "start-up idle") != NULL;
+		seen |= strstr(gt_diagnosis_note(d, i), "is start-up, set aside") != NULL;
 	ck_assert(seen);
 	gt_diagnosis_free(d);
 	sc_free(s);

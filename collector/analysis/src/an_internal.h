@@ -92,6 +92,8 @@ enum { /* an_item.flags */
 	AN_IF_NCCL = 1u << 0,
 	AN_IF_GRAPH = 1u << 1,
 	AN_IF_WAITS = 1u << 2, /* its stream was told to wait on an event */
+	AN_IF_FIRST = 1u << 3, /* warm-up: a kernel's first launch on the GPU, after its
+				  start-up and before the low stretch's end (gaps.c) */
 };
 
 /* One unit of GPU work, 32 bytes. The key (start) comes first for the
@@ -433,6 +435,10 @@ int an_slice_gpu(gt_analysis *a);
 void an_slice_totals(gt_analysis *a);
 int an_steps_choose(gt_analysis *a);
 int an_steps_gpu(gt_analysis *a, an_gpu *g, const uint32_t *slot);
+/* The earliest start of a step range (NVTX) of GPU g's processes that
+ * overlaps its window (slot: trace -> process slot on g); 0 when there are
+ * no step ranges. */
+uint64_t an_steps_first_start(gt_analysis *a, const an_gpu *g, const uint32_t *slot);
 void an_steps_busy(an_gpu *g, uint64_t x, uint64_t y);
 int an_steps_finish(gt_analysis *a);
 uint64_t an_traces_origin(const gt_analysis *a);

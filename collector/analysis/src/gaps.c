@@ -70,17 +70,33 @@
  * doing something useful elsewhere: the GPU waited for that thread.
  *
  * Start-up comes first, after other_process: every instant of a gap that
- * begins before `startup_until` is start-up. That instant is found before
- * the sweep (startup_split) from the utilization series: the split i of the
- * n windows maximizing i (n - i) (b - a)^2, a and b the mean utilizations
- * before and after it (Otsu's threshold), is the end of start-up when
+ * begins before `startup_until`, or that ends with a warm-up launch, is
+ * start-up. Whether there is one is found before the sweep (startup_split)
+ * from the utilization series: the split i of the n windows maximizing
+ * i (n - i) (b - a)^2, a and b the mean utilizations before and after it
+ * (Otsu's threshold), marks a leading low stretch when
  * a <= opts.startup_util x b: the program was far less busy then than
  * afterwards. A one-time cost of initialization (CUDA context, cuBLAS
  * handles, model building, the first batch) is not what the loop does, so
  * no host cause may claim it (the H200 item_metric trace: 5 s of set-up
  * after the weights' upload, all of it "sync_turnaround" before). Why not
  * "up to the first busy window": a program's first GPU work is often that
- * upload. A program without a start-up has a ~ b at every split. A capture
+ * upload. But the low stretch is not the start-up: a run starved from its
+ * first step is low until something busy comes (the H200 torchvision loop
+ * whose DataLoader starved it: 11 s of 12 "start-up" before its busy
+ * tail). The start-up ends at the earliest evidence that the program's
+ * work began, inside the low stretch: its first step range (NVTX), else
+ * the first launch of a kernel that the rest of the window runs at least
+ * twice more (the loop's kernel; an init kernel of another name is
+ * start-up). Then the warm-up: up to the low stretch's end, a gap that
+ * ends with a kernel's first launch on the GPU (AN_IF_FIRST: lazy module
+ * loading, cuBLAS/cuDNN heuristics and autotuning, first allocations; the
+ * first step of every bundled PyTorch trace, 17-30 such gaps, 0.1-0.3 s)
+ * is start-up too; gaps before kernels seen before keep their causes, so a
+ * starved loop reads starved from its second step. An init kernel that
+ * happens to share the loop's name ends the start-up early: less is set
+ * aside, never more than the evidence. A program without a start-up has
+ * a ~ b at every split. A capture
  * armed mid-run (gt_an_capture.from_start 0) has no start-up: its program
  * was running before the window opened; nor has a time slice (--from) that
  * begins after the traces' origin: its idle time reads by the causes of its
@@ -258,7 +274,7 @@ static uint32_t feeder(const sw *S, const an_item *next, const an_item *prev)
 static void attribute_known(sw *S, uint64_t x, uint64_t y, uint64_t g0, const an_item *next,
 			    const an_item *prev, uint64_t *cause)
 {
-	if (g0 < S->startup_until) {
+	if (g0 < S->startup_until || (next && (next->flags & AN_IF_FIRST))) {
 		cause[GT_CAUSE_STARTUP] += y - x;
 		return;
 	}
@@ -607,8 +623,12 @@ static int on_gap(sw *S, view *V, int gpu_view, uint64_t x, uint64_t y, const an
 			      S->late_cause);
 	an_gpu *g = S->g;
 	step_gap(S, x, y, next, prev);
-	if (x < S->startup_until)
+	if (x < S->startup_until) {
 		g->pub.startup_end = y;
+	} else if (next && (next->flags & AN_IF_FIRST) && gp.cause_ns[GT_CAUSE_STARTUP]) {
+		g->pub.warmup_ns += gp.cause_ns[GT_CAUSE_STARTUP];
+		g->pub.warmup_gaps++;
+	}
 	unsigned b = gap_bin(len);
 	g->pub.gap_hist_count[b]++;
 	g->pub.gap_hist_ns[b] += len;
@@ -1430,31 +1450,10 @@ static float win_util(const sw *S, const uint64_t *wb, size_t w)
 	return we > ws ? (float)((double)wb[w] / (double)(we - ws)) : 0.0f;
 }
 
-/* Start-up, before the sweep (design block above): the busy union of the
- * items clipped as sweep_item does, its utilization windows, and the
- * two-level split; sets S->startup_until and the GPU's startup_windows. */
-static int startup_split(sw *S, gsw *L)
+/* The utilization windows of the busy union of the items, clipped as
+ * sweep_item does, into wb (S->nwin windows). */
+static void startup_windows_fill(const sw *S, const gsw *L, uint64_t *wb)
 {
-	an_gpu *g = S->g;
-	size_t n = S->nwin;
-	S->startup_until = 0;
-	if (S->a->o.startup_util <= 0 || n < 10 || !L->n)
-		return 0;
-	/* a window armed while the program ran holds no start-up of it: the
-	 * capture of a service whose requests come slowly at first is that
-	 * service, not its initialization */
-	const gt_an_capture *cap = an_capture_at(S->a, S->t0 + S->wlen);
-	if (cap && !cap->from_start && cap->end_ns > S->t0)
-		return 0;
-	/* nor a time slice that begins after its traces' origin: the records
-	 * before it were not read, so nothing says where start-up ended (the
-	 * H200 starved_train trace sliced 2.9 s in: 92 % "start-up") */
-	uint64_t origin = an_traces_origin(S->a);
-	if (S->a->o.from_ns && origin && S->a->o.from_ns > origin + S->wlen)
-		return 0;
-	uint64_t *wb = calloc(n, sizeof(*wb));
-	if (!wb)
-		return GT_ERR_NOMEM;
 	uint64_t a = 0, b = 0;
 	int open = 0;
 	for (size_t i = 0; i < L->n; i++) {
@@ -1479,6 +1478,13 @@ static int startup_split(sw *S, gsw *L)
 	}
 	if (open)
 		win_add(S, wb, a, b);
+}
+
+/* The two-level split of the n windows of wb (Otsu's threshold, design
+ * block above): the split i, 0 when the leading part is not far less busy
+ * (a > startup_util x b) or there is none. */
+static size_t startup_otsu(const sw *S, const uint64_t *wb, size_t n)
+{
 	double total = 0;
 	for (size_t i = 0; i < n; i++)
 		total += win_util(S, wb, i);
@@ -1495,12 +1501,127 @@ static int startup_split(sw *S, gsw *L)
 			best_b = mb;
 		}
 	}
-	free(wb);
-	if (!split || best_a > S->a->o.startup_util * best_b)
+	return split && best_a <= S->a->o.startup_util * best_b ? split : 0;
+}
+
+/* The first launch before `cut` of a kernel that runs again at least twice
+ * from `cut` on (the steady state): the program's loop had begun there.
+ * Sets *at to its start (UINT64_MAX: none) and *name to its name. */
+static int startup_loop_kernel(const sw *S, const gsw *L, uint64_t cut, uint64_t *at,
+			       uint32_t *name)
+{
+	gt_map later = {0};
+	*at = UINT64_MAX;
+	for (size_t i = 0; i < L->n; i++) {
+		const an_item *x = &L->it[i];
+		if (x->kind != AN_K_KERNEL || x->start < cut || x->start >= S->t1)
+			continue;
+		uint64_t *c = gt_map_put(&later, x->name, NULL);
+		if (!c) {
+			gt_map_free(&later);
+			return GT_ERR_NOMEM;
+		}
+		++*c;
+	}
+	for (size_t i = 0; i < L->n && L->it[i].start < cut; i++) {
+		const an_item *x = &L->it[i];
+		const uint64_t *c = x->kind == AN_K_KERNEL ? gt_map_get(&later, x->name) : NULL;
+		if (c && *c >= 2 && x->start >= S->t0) {
+			*at = x->start;
+			*name = x->name;
+			break;
+		}
+	}
+	gt_map_free(&later);
+	return 0;
+}
+
+/* Warm-up (design block above): flag AN_IF_FIRST the kernels launched for
+ * the first time on the GPU in [from, to), clear it elsewhere. */
+static int startup_mark_warmup(gsw *L, uint64_t from, uint64_t to, uint64_t *last)
+{
+	gt_map seen = {0};
+	int rc = 0;
+	*last = 0;
+	for (size_t i = 0; i < L->n; i++) {
+		an_item *x = &L->it[i];
+		x->flags &= (uint8_t)~AN_IF_FIRST;
+		if (x->kind != AN_K_KERNEL || x->start >= to)
+			continue;
+		int fresh = 0;
+		if (!gt_map_put(&seen, x->name, &fresh)) {
+			rc = GT_ERR_NOMEM;
+			break;
+		}
+		if (fresh && x->start >= from) {
+			x->flags |= AN_IF_FIRST;
+			*last = x->start;
+		}
+	}
+	gt_map_free(&seen);
+	return rc;
+}
+
+/* Is there no start-up to look for: the option off, too short a window, a
+ * capture armed mid-run, a slice begun after the traces' origin? */
+static int startup_excluded(const sw *S, const gsw *L)
+{
+	if (S->a->o.startup_util <= 0 || S->nwin < 10 || !L->n)
+		return 1;
+	/* a window armed while the program ran holds no start-up of it: the
+	 * capture of a service whose requests come slowly at first is that
+	 * service, not its initialization */
+	const gt_an_capture *cap = an_capture_at(S->a, S->t0 + S->wlen);
+	if (cap && !cap->from_start && cap->end_ns > S->t0)
+		return 1;
+	/* nor a time slice that begins after its traces' origin: the records
+	 * before it were not read, so nothing says where start-up ended (the
+	 * H200 starved_train trace sliced 2.9 s in: 92 % "start-up") */
+	uint64_t origin = an_traces_origin(S->a);
+	return S->a->o.from_ns && origin && S->a->o.from_ns > origin + S->wlen;
+}
+
+/* Start-up, before the sweep (design block above): the two-level split of
+ * the utilization windows says whether there is one; it ends at the
+ * earliest evidence of the program's work before that split (its first
+ * step, the first launch of a kernel of its loop). Sets S->startup_until
+ * and the GPU's startup fields. */
+static int startup_split(sw *S, gsw *L)
+{
+	an_gpu *g = S->g;
+	S->startup_until = 0;
+	if (startup_excluded(S, L))
 		return 0;
-	S->startup_until = S->t0 + (uint64_t)split * S->wlen;
-	g->pub.startup_until = S->startup_until;
-	g->pub.startup_windows = (uint32_t)split;
+	uint64_t *wb = calloc(S->nwin, sizeof(*wb));
+	if (!wb)
+		return GT_ERR_NOMEM;
+	startup_windows_fill(S, L, wb);
+	size_t split = startup_otsu(S, wb, S->nwin);
+	free(wb);
+	if (!split)
+		return 0;
+	uint64_t low = S->t0 + (uint64_t)split * S->wlen, cut = low, at;
+	uint32_t name = 0;
+	int by = GT_STARTUP_BY_SPLIT;
+	uint64_t st = an_steps_first_start(S->a, g, L->slot);
+	AN_TRY(startup_loop_kernel(S, L, low, &at, &name));
+	if (st > S->t0) {
+		cut = st; /* the program says where its loop begins */
+		by = GT_STARTUP_BY_STEP;
+	} else if (at < low) {
+		cut = at;
+		by = GT_STARTUP_BY_KERNEL;
+	}
+	uint64_t warm;
+	AN_TRY(startup_mark_warmup(L, cut, low > cut ? low : cut, &warm));
+	if (cut <= S->t0)
+		return 0; /* the work began with the window: nothing before it */
+	S->startup_until = cut;
+	g->pub.startup_until = cut;
+	g->pub.startup_windows = (uint32_t)((cut - S->t0 + S->wlen - 1) / S->wlen);
+	g->pub.startup_by = by;
+	g->pub.startup_kernel = by == GT_STARTUP_BY_KERNEL ? name : 0;
+	g->pub.warmup_until = warm;
 	return 0;
 }
 

@@ -99,13 +99,27 @@ static int is_step(gt_analysis *a, const an_gpu *g, const uint32_t *slot, const 
 	return an_name_matches(gt_strtab_get(&a->st, r->name), a->step_key);
 }
 
+uint64_t an_steps_first_start(gt_analysis *a, const an_gpu *g, const uint32_t *slot)
+{
+	uint64_t first = 0;
+	if (a->step_source == GT_STEPS_NONE)
+		return 0;
+	const an_range *r = a->ranges.p;
+	for (size_t i = 0; i < a->ranges.n; i++)
+		if ((!first || r[i].start < first) && is_step(a, g, slot, &r[i]))
+			first = r[i].start;
+	return first;
+}
+
 /* GT_STEPS_PERIOD: the whole periods inside the window, boundaries at the
  * phase + k periods. */
 static int period_steps(gt_analysis *a, an_gpu *g)
 {
 	uint64_t P = a->o.step_period_ns, t1 = g->pub.t1;
-	/* the steady state: a start-up is no step */
+	/* the steady state: a start-up and its warm-up are no steps */
 	uint64_t t0 = g->pub.startup_until > g->pub.t0 ? g->pub.startup_until : g->pub.t0;
+	if (g->pub.warmup_until > t0)
+		t0 = g->pub.warmup_until;
 	uint64_t b = a->o.step_phase_ns ? a->o.step_phase_ns : t0;
 	if (b > t0)
 		b -= (b - t0) / P * P; /* the first boundary at or after t0 */

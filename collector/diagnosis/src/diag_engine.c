@@ -232,6 +232,8 @@ static int gpu_breakdown(dg_ctx *c, gt_diag_gpu *dg, uint64_t W_all)
 	dg->productive_ns = c->p.kern + c->p.copy;
 	dg->startup_ns = c->startup_ns;
 	dg->startup_end = c->startup_end;
+	dg->startup_by = c->startup_ns ? c->gpu->startup_by : GT_STARTUP_BY_NONE;
+	dg->warmup_gaps = c->startup_ns ? c->gpu->warmup_gaps : 0;
 	dg->comm_exposed_ns = c->comm_row;
 	/* no evidence, or none left (data lost): both unknown */
 	dg->unknown_ns = c->p.idle[GT_CAUSE_UNKNOWN] + c->p.idle[GT_CAUSE_DATA_LOST];
@@ -404,6 +406,53 @@ static void unknown_note(gt_diagnosis *d, const dg_input *in, const gt_diag_gpu 
 			      (unsigned long long)api, gt_plural(api, "record", "records"), why));
 }
 
+/* What ended GPU g's start-up, for its note: "the first step range at
+ * +5.895 s", "the first launch of K (+5.895 s), a kernel its steady state
+ * runs again", "the first busy stretch (+6.094 s)". */
+static const char *startup_why(gt_diagnosis *d, const dg_input *in, const gt_an_gpu *gpu)
+{
+	double at = gpu->startup_until >= d->capture_start
+			    ? (double)(gpu->startup_until - d->capture_start) / 1e9
+			    : 0;
+	char k[64] = "";
+	switch (gpu->startup_by) {
+	case GT_STARTUP_BY_STEP:
+		return dg_printf(&d->ar, "before the program's first step (its first NVTX step "
+					 "range, at +%.3f s)", at);
+	case GT_STARTUP_BY_KERNEL:
+		if (in->kernel_name &&
+		    in->kernel_name(in->user, gpu->startup_kernel, k, sizeof k) >= sizeof k - 1)
+			memcpy(k + sizeof k - 4, "...", 4);
+		return dg_printf(&d->ar, "before the program's loop began (the first launch of "
+					 "%s at +%.3f s, a kernel its steady state runs again)",
+				 k[0] ? k : "a kernel", at);
+	default:
+		return dg_printf(&d->ar, "before the first busy stretch (until +%.3f s)", at);
+	}
+}
+
+/* The start-up note of GPU g: how much was set aside, where it ended and
+ * why, and the warm-up in it (gt_an_gpu.warmup_ns). */
+static void startup_note(gt_diagnosis *d, const dg_input *in, const gt_diag_gpu *g,
+			 const gt_an_gpu *gpu)
+{
+	const char *warm = "";
+	if (gpu->warmup_ns && gpu->warmup_ns <= g->startup_ns) {
+		char w[32];
+		gt_fmt_ns(w, sizeof w, (double)gpu->warmup_ns);
+		warm = dg_printf(&d->ar,
+				 "; %s of it is warm-up: the idle before the first launch of a "
+				 "kernel, in %u %s after that (one-time costs: module loading, "
+				 "autotuning, first allocations)",
+				 w, gpu->warmup_gaps, gt_plural(gpu->warmup_gaps, "gap", "gaps"));
+	}
+	add_note(d, dg_printf(&d->ar,
+			      "GPU %u: %.1f%% of the window (%.3f s) is start-up, set aside from "
+			      "the findings: the idle %s%s",
+			      g->gpu, 100.0 * (double)g->startup_ns / (double)g->window_ns,
+			      (double)g->startup_ns / 1e9, startup_why(d, in, gpu), warm));
+}
+
 /* Notes on what limits the diagnosis: unknown idle, start-up, waves, losses,
  * partial reads, another CUPTI client. */
 static void notes(gt_diagnosis *d, const dg_input *in)
@@ -423,15 +472,7 @@ static void notes(gt_diagnosis *d, const dg_input *in)
 					      (double)lost / 1e9));
 		unknown_note(d, in, g, gpu, lost);
 		if (g->startup_ns)
-			add_note(d, dg_printf(&d->ar,
-					      "GPU %u: %.1f%% of the window (%.3f s) is start-up idle "
-					      "before the first busy stretch (until +%.3f s), set aside "
-					      "from the findings",
-					      g->gpu, 100.0 * (double)g->startup_ns / (double)g->window_ns,
-					      (double)g->startup_ns / 1e9,
-					      g->startup_end >= d->capture_start
-						      ? (double)(g->startup_end - d->capture_start) / 1e9
-						      : 0));
+			startup_note(d, in, g, gpu);
 		if (g->window_ns && g->wave.found && !g->wave.is_stall) {
 			char p[32];
 			gt_fmt_ns(p, sizeof p, g->wave.period_ns);

@@ -41,12 +41,20 @@ int gt_diag_gpu_headline(const gt_diag_gpu *g, char *buf, size_t cap)
 
 int gt_diag_gpu_denominator(const gt_diag_gpu *g, char *buf, size_t cap)
 {
-	char a[32], b[32];
+	char a[32], b[32], w[48] = "";
 	if (g->startup_ns && g->startup_ns < g->window_ns) {
+		static const char *const until[] = {"", "until the first busy stretch",
+						    "until the loop's first kernel",
+						    "until the first step"};
+		int by = g->startup_by >= 0 && g->startup_by <= GT_STARTUP_BY_STEP ? g->startup_by
+										    : 0;
 		gt_fmt_ns(a, sizeof a, (double)(g->window_ns - g->startup_ns));
 		gt_fmt_ns(b, sizeof b, (double)g->startup_ns);
-		return snprintf(buf, cap, "shares are of the %s steady state (%s of start-up set aside)",
-				a, b);
+		if (g->warmup_gaps)
+			snprintf(w, sizeof w, ", with %u warm-up %s", g->warmup_gaps,
+				 gt_plural(g->warmup_gaps, "gap", "gaps"));
+		return snprintf(buf, cap, "shares are of the %s steady state (%s of start-up set aside%s%s%s)",
+				a, b, by ? ": " : "", until[by], w);
 	}
 	gt_fmt_ns(a, sizeof a, (double)g->window_ns);
 	return snprintf(buf, cap, "shares are of the %s window", a);

@@ -20,6 +20,11 @@
  *     causes: {host_busy, sync_turnaround, launch_bound, transfer,
  *              dependency, other_process, unknown, startup},  (sum = idle_ns;
  *              keys are only ever added: "startup" came in 1 without a bump)
+ *     startup: null, or {ns (= causes.startup), until (realtime ns: gaps
+ *              beginning before it are start-up), ended_by: "split"|
+ *              "loop_kernel"|"first_step", kernel (loop_kernel: its name,
+ *              else null), warmup_ns, warmup_gaps (the gaps after `until`
+ *              ending at a kernel's first launch: start-up too)},
  *     throttled_ns, throttle_reasons: {<reason>: ns}, comm_ns, comm_exposed_ns,
  *     comm: {kernels, comm_ns, compute_ns, overlap_ns, exposed_ns, wait_ns,
  *            wait_exposed_ns,
@@ -742,10 +747,31 @@ static void j_gpu_steps(jw *j, const gt_analysis *a, const gt_an_gpu *G)
 	j_close(j, '}');
 }
 
+/* "startup": where the start-up ended and why (null: none) */
+static void j_gpu_startup(jw *j, const gt_analysis *a, const gt_an_gpu *G, uint32_t flags)
+{
+	static const char *const by[] = {"none", "split", "loop_kernel", "first_step"};
+	if (!G->cause_ns[GT_CAUSE_STARTUP]) {
+		j_str(j, "startup", NULL);
+		return;
+	}
+	j_open(j, "startup", '{');
+	j_u64(j, "ns", G->cause_ns[GT_CAUSE_STARTUP]);
+	j_u64(j, "until", G->startup_until);
+	j_str(j, "ended_by", G->startup_by >= 0 && G->startup_by <= GT_STARTUP_BY_STEP
+				     ? by[G->startup_by]
+				     : "none");
+	j_name(j, a, "kernel", G->startup_kernel, flags);
+	j_u64(j, "warmup_ns", G->warmup_ns);
+	j_u64(j, "warmup_gaps", G->warmup_gaps);
+	j_close(j, '}');
+}
+
 static void j_gpu(jw *j, const gt_analysis *a, const gt_an_gpu *G, uint32_t flags)
 {
 	j_open(j, NULL, '{');
 	j_gpu_identity(j, G);
+	j_gpu_startup(j, a, G, flags);
 	j_u64(j, "comm_ns", G->comm_ns);
 	j_u64(j, "comm_exposed_ns", G->comm_exposed_ns);
 	j_comm_gpu(j, a, G, flags);

@@ -64,7 +64,7 @@ static const char *const cause_help[GT_CAUSE_COUNT] = {
 	"work queued behind an event / another device",
 	"another process's work on this GPU",
 	"no API records to explain it",
-	"start-up: before the first busy stretch",
+	"start-up: before the program's work began, and its warm-up",
 	"unknown (data lost): records of this time were lost or unreadable",
 };
 

@@ -475,11 +475,30 @@ typedef struct gt_an_gpu {
 						     (late_busy_ns + these = late_ns) */
 
 	/* start-up (cause_ns[GT_CAUSE_STARTUP]; all 0 when there is none) */
-	uint64_t startup_until;  /**< gaps beginning before this are start-up: the
-				      window start + startup_windows util windows */
+	uint64_t startup_until;  /**< gaps beginning before this are start-up: where
+				      the program's work began (startup_by) */
 	uint64_t startup_end;    /**< end of the last start-up gap (realtime ns) */
-	uint32_t startup_windows;/**< utilization windows (util.window_ns) in it */
+	uint32_t startup_windows;/**< utilization windows (util.window_ns) it touches */
+	uint32_t startup_kernel; /**< GT_STARTUP_BY_KERNEL: that kernel's name (string id) */
+	int startup_by;          /**< GT_STARTUP_BY_*: the evidence where it ended */
+	uint64_t warmup_ns;      /**< of cause_ns[GT_CAUSE_STARTUP], the warm-up: idle
+				      of the gaps after startup_until that end with a
+				      kernel's first launch on the GPU, before the low
+				      stretch's end (design block of gaps.c) */
+	uint32_t warmup_gaps;    /**< those gaps */
+	uint64_t warmup_until;   /**< the last of those first launches (0: none); period
+				      steps begin after it */
 } gt_an_gpu;
+
+/** What ended a GPU's start-up (gt_an_gpu.startup_by; design block of gaps.c). */
+enum {
+	GT_STARTUP_BY_NONE = 0,   /**< no start-up */
+	GT_STARTUP_BY_SPLIT = 1,  /**< the end of the leading low-utilization stretch
+				       (no earlier evidence of the program's work) */
+	GT_STARTUP_BY_KERNEL = 2, /**< the first launch of a kernel the steady state runs
+				       again (startup_kernel): the loop had begun */
+	GT_STARTUP_BY_STEP = 3,   /**< the first step range (NVTX) on the GPU */
+};
 
 /**
  * One traced process's view of one GPU: its own busy time, and its idle time

@@ -276,6 +276,8 @@ typedef struct gt_diag_gpu {
 				     claimed (idle_other_cause_ns[] splits it) */
 	uint64_t startup_ns;    /**< idle time set aside as start-up (before steady state) */
 	uint64_t startup_end;   /**< realtime ns where start-up ends, 0 if none */
+	int startup_by;         /**< GT_STARTUP_BY_* (analysis.h): what ended it */
+	uint32_t warmup_gaps;   /**< warm-up gaps in it (gt_an_gpu.warmup_gaps) */
 	uint64_t idle_other_cause_ns[GT_CAUSE_COUNT]; /**< idle_other by cause (+unknown) */
 	int shape;              /**< gt_diag_shape */
 	gt_diag_wave wave;
