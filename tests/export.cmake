@@ -11,7 +11,7 @@ target_include_directories(test_export PRIVATE ${PROJECT_SOURCE_DIR}/collector/e
 
 find_package(Python3 COMPONENTS Interpreter)
 set(_gt_export_check ${CMAKE_CURRENT_SOURCE_DIR}/export/check_export.py)
-foreach(_check perfetto truncated csv html screenshot)
+foreach(_check perfetto truncated counts csv html screenshot)
   if(Python3_Interpreter_FOUND)
     add_test(NAME export_${_check}
       COMMAND ${Python3_EXECUTABLE} ${_gt_export_check} ${_check}

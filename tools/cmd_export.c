@@ -300,11 +300,13 @@ static int export_tables(gt_export *x)
 			fprintf(stderr, "gaptrace export: %s: %s\n", name, gt_strerror(rc));
 			goto out;
 		}
+		/* every table is made from the same traces: their count, not a
+		 * sum over the tables (which read them once each) */
 		sum.traces = st.traces > sum.traces ? st.traces : sum.traces;
-		sum.records += st.records;
+		sum.records = st.records > sum.records ? st.records : sum.records;
+		sum.problems = st.problems > sum.problems ? st.problems : sum.problems;
 		sum.events += st.events;
 		sum.bytes += st.bytes;
-		sum.problems += st.problems;
 	}
 	if (!to_dir && opts.fmt == FMT_JSON && !one)
 		fputs("}\n", of.f);

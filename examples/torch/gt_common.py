@@ -153,6 +153,20 @@ class BlockTimer:
                 "blocks": len(self.samples)}
 
 
+def augmented_image(idx, size, aug, flips=False):
+    """A deterministic 3 x size x size float32 "decoded and augmented" sample
+    (numpy: aug passes of elementwise work, a flip every third with flips):
+    the CPU work of a vision Dataset's __getitem__, a few ms a sample."""
+    import numpy as np
+    rng = np.random.default_rng(idx)
+    img = rng.standard_normal((3, size, size), dtype=np.float32)
+    for k in range(aug):
+        img = np.tanh(img * 1.01 + 0.01 * k)
+        if flips and k % 3 == 0:
+            img = img[:, ::-1, :].copy()
+    return img
+
+
 def marked_site(marker, func):
     """The call site a traced run with host stacks (gaptrace run --stacks) must
     name: "file.py:LINE func" of the line of the caller's file whose comment

@@ -37,7 +37,6 @@ def main():
     args = p.parse_args()
     os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
 
-    import numpy as np
     import torch
     import torch.nn.functional as F
     import torchvision
@@ -49,14 +48,8 @@ def main():
         def __len__(self):
             return 1 << 20
 
-        def __getitem__(self, idx):
-            rng = np.random.default_rng(idx)
-            img = rng.standard_normal((3, size, size), dtype=np.float32)
-            for k in range(aug):  # "decode + augment"
-                img = np.tanh(img * 1.01 + 0.01 * k)
-                if k % 3 == 0:
-                    img = img[:, ::-1, :].copy()
-            return torch.from_numpy(img), idx % 10
+        def __getitem__(self, idx):  # "decode + augment"
+            return torch.from_numpy(gc.augmented_image(idx, size, aug, flips=True)), idx % 10
 
     dev = gc.setup(args)
     with torch.device(dev):

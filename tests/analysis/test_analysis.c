@@ -858,6 +858,44 @@ START_TEST(empty_trace)
 }
 END_TEST
 
+/* Two processes traced from their start, one after the other (a parent
+ * and a compile worker it spawned once its own GPU work was done, as
+ * torch.compile's Inductor does): one capture, not two windows (the H200
+ * compile_step run read "the slice (capture window 2 of 2) kept no GPU
+ * activity": the worker's). */
+static void from_start_trace(gt_analysis *a, uint32_t pid, uint64_t t0)
+{
+	tb t;
+	const uint8_t u[1] = {0xA1}; /* the same GPU */
+	tb_begin(&t, pid, GT_PRODUCER_INJECT, 0, 1, u);
+	gt_record n = {.type = GT_REC_NOTE};
+	n.note.ts = t0;
+	n.note.code = GT_NOTE_ARMED;
+	tb_rec(&t, &n);
+	tb_api(&t, pid, 1, t0 + 1000, t0 + 2000, "cudaLaunchKernel");
+	tb_kernel(&t, 0, 7, 1, t0 + 3000, t0 + 100000, NULL);
+	tb_end(&t);
+	ck_assert_int_eq(tb_add(a, &t, "t"), 1);
+}
+
+START_TEST(from_start_processes_one_capture)
+{
+	gt_analysis *a = gt_analysis_new(NULL);
+	from_start_trace(a, 10, T0);
+	from_start_trace(a, 11, T0 + 500000);
+	finish(a);
+	size_t nc;
+	const gt_an_capture *c = gt_analysis_captures(a, &nc);
+	ck_assert_uint_eq(nc, 1);
+	ck_assert_int_eq(c[0].from_start, 1);
+	ck_assert_uint_eq(c[0].ntraces, 2);
+	const gt_an_gpu *g = gt_analysis_gpu(a, 0);
+	ck_assert_uint_eq(g->t0, T0 + 3000);
+	ck_assert_uint_eq(g->t1, T0 + 600000);
+	gt_analysis_free(a);
+}
+END_TEST
+
 /* ------------------------------------------------------------ start-up */
 
 #define SU_MS 1000000ull
@@ -875,16 +913,16 @@ static void su_kernel(tb *t, uint32_t *corr, uint64_t s, uint64_t e, const char 
  * upload at T0, an init kernel at +500 ms, then from +1 s 20 steps every
  * 100 ms (fwd 2 ms, 1 ms host, bwd 2 ms, then 95 ms waiting for data),
  * then from +3 s a 300 ms busy tail (fwd/bwd back to back, an eval kernel
- * after a 2 ms pause). With steps: each step an NVTX range train_step
- * from 1 ms before its fwd, and a fwd launched during init at +200 ms
- * (a calibration run of the loop's kernel, like examples/cuda/nvtx_steps). */
+ * after a 2 ms pause). A fwd runs during init too, at +200 ms (the loop's
+ * kernel name at init: a calibration run, like examples/cuda/nvtx_steps, or
+ * the PRNG that fills the weights and later each batch). With steps: each
+ * step an NVTX range train_step from 1 ms before its fwd. */
 static void starved_records(tb *t, int steps)
 {
 	uint32_t corr = 100;
 	tb_api(t, 7, ++corr, T0, T0 + SU_MS + 50000, "cudaMemcpy");
 	tb_copy(t, 0, 7, corr, T0, T0 + SU_MS, 1 << 20, GT_COPY_HTOD, GT_MEM_PAGEABLE, 0);
-	if (steps)
-		su_kernel(t, &corr, T0 + 200 * SU_MS, T0 + 201 * SU_MS, "fwd");
+	su_kernel(t, &corr, T0 + 200 * SU_MS, T0 + 201 * SU_MS, "fwd");
 	su_kernel(t, &corr, T0 + 500 * SU_MS, T0 + 501 * SU_MS, "init_fill");
 	for (uint64_t i = 0; i < 20; i++) {
 		uint64_t s = T0 + 1000 * SU_MS + i * 100 * SU_MS;
@@ -913,10 +951,11 @@ static void starved_records(tb *t, int steps)
 	tb_end(t);
 }
 
-/* The start-up ends where the loop began (its first fwd, a kernel the
- * steady state runs again), not at the busy tail: the starved steps read
- * host_busy; the one warm-up gap (before bwd's first launch) is start-up;
- * eval's first launch, after the low stretch, is not. */
+/* The start-up ends where the loop began (its first fwd, bwd, fwd: the
+ * sequence the steady state repeats), not at the busy tail, nor at the
+ * init's lone fwd: the starved steps read host_busy; the one warm-up gap
+ * (before bwd's first launch) is start-up; eval's first launch, after the
+ * low stretch, is not. */
 START_TEST(startup_ends_at_loop_kernel)
 {
 	tb t;
@@ -927,9 +966,9 @@ START_TEST(startup_ends_at_loop_kernel)
 	ck_assert_int_eq(g->startup_by, GT_STARTUP_BY_KERNEL);
 	ck_assert_uint_eq(g->startup_until, T0 + 1000 * SU_MS);
 	ck_assert_str_eq(gt_analysis_string(a, g->startup_kernel), "fwd");
-	/* [T0+1ms, +500ms) and [+501ms, +1s) before the loop, and 1 ms of
-	 * warm-up: 999 ms, not the ~2.9 s before the tail */
-	ck_assert_uint_eq(g->cause_ns[GT_CAUSE_STARTUP], 999 * SU_MS);
+	/* [T0+1ms, +200ms), [+201ms, +500ms) and [+501ms, +1s) before the loop,
+	 * and 1 ms of warm-up: 998 ms, not the ~2.9 s before the tail */
+	ck_assert_uint_eq(g->cause_ns[GT_CAUSE_STARTUP], 998 * SU_MS);
 	ck_assert_uint_eq(g->warmup_ns, SU_MS);
 	ck_assert_uint_eq(g->warmup_gaps, 1);
 	ck_assert_uint_eq(g->warmup_until, T0 + 1003 * SU_MS);
@@ -1195,6 +1234,48 @@ START_TEST(loss_spans_are_holes)
 }
 END_TEST
 
+/* Launch latency percentiles are exact (nearest rank), not the log
+ * histogram's bucket midpoints, which printed p50 = p90 = p99 whenever the
+ * values shared a bucket (~3 % wide): 11 launches 100.0 .. 100.97 us after
+ * their calls, in shuffled order; p10 is the 2nd smallest (ceil 1.1), p50
+ * the 6th, p90 the 10th, p99 the 11th. The text and JSON reports print
+ * those numbers, the JSON says they are exact. */
+START_TEST(launch_latency_exact)
+{
+	static const unsigned perm[11] = {7, 2, 9, 0, 5, 10, 3, 8, 1, 6, 4};
+	tb t;
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
+	for (uint32_t i = 0; i < 11; i++) {
+		uint64_t at = T0 + i * 1000000ull, lat = 100000 + 97 * perm[i];
+		tb_api(&t, 7, i + 1, at, at + 500, LAUNCH);
+		tb_kernel(&t, 0, 7, i + 1, at + lat, at + lat + 1000, NULL);
+	}
+	gt_analysis *a = one(&t, NULL);
+	const gt_an_dist *L = &gt_analysis_gpu(a, 0)->lat_api;
+	ck_assert_uint_eq(L->count, 11);
+	ck_assert_uint_eq(L->p10, 100097);
+	ck_assert_uint_eq(L->p50, 100485);
+	ck_assert_uint_eq(L->p90, 100873);
+	ck_assert_uint_eq(L->p99, 100970);
+	ck_assert_uint_eq(L->upper_bounds, 0);
+	char *txt = NULL, *js = NULL;
+	size_t tl = 0, jl = 0;
+	FILE *f = open_memstream(&txt, &tl);
+	ck_assert_int_eq(gt_report_text(a, f, NULL), 0);
+	fclose(f);
+	ck_assert_msg(strstr(txt, "API call -> kernel start: median 100.5 us, p90 100.9 us, "
+				  "p99 101.0 us") != NULL, "%s", txt);
+	f = open_memstream(&js, &jl);
+	ck_assert_int_eq(gt_report_json(a, f, NULL), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(js, "\"p10\":100097,\"p50\":100485,\"p90\":100873,"
+					 "\"p99\":100970,\"exact\":true}"));
+	free(txt);
+	free(js);
+	gt_analysis_free(a);
+}
+END_TEST
+
 /* ------------------------------------------------------------ synthetic truth */
 
 static void check_truth(const gt_synth_spec *s)
@@ -1369,6 +1450,103 @@ START_TEST(synth_variants)
 	ck_assert_uint_eq(tr.gpu[0].cause_ns[GT_CAUSE_UNKNOWN], tr.gpu[0].idle_ns);
 	tb_rmtmp();
 	check_truth(&s);
+}
+END_TEST
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t p = *(const uint64_t *)x, q = *(const uint64_t *)y;
+	return p < q ? -1 : p > q;
+}
+
+/* The launch latencies (kernel start - its launch call's start) of the
+ * synthetic trace dir/1000.gtrace, sorted, read from its records (one
+ * runtime launch call per kernel, nothing nested; a kernel may come before
+ * its call in the stream). */
+static uint64_t *records_launch_latency(const char *dir, size_t *n)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/1000.gtrace", dir);
+	size_t cap = 1 << 16, nk = 0;
+	/* by correlation id: the call's start, the kernel's start */
+	uint64_t *call = calloc(cap, sizeof(*call)), *kern = calloc(cap, sizeof(*kern));
+	ck_assert(call && kern);
+	gt_reader *r = gt_reader_open(path, NULL, NULL);
+	ck_assert_ptr_nonnull(r);
+	gt_record rec;
+	while (gt_reader_next(r, &rec) > 0) {
+		int api = rec.type == GT_REC_API;
+		if (!api && rec.type != GT_REC_KERNEL)
+			continue;
+		uint32_t c = api ? rec.api.correlation_id : rec.kernel.correlation_id;
+		if (c >= cap) {
+			size_t nc = 2 * ((size_t)c + 1);
+			call = realloc(call, nc * sizeof(*call));
+			kern = realloc(kern, nc * sizeof(*kern));
+			ck_assert(call && kern);
+			memset(call + cap, 0, (nc - cap) * sizeof(*call));
+			memset(kern + cap, 0, (nc - cap) * sizeof(*kern));
+			cap = nc;
+		}
+		if (api)
+			call[c] = rec.api.start;
+		else
+			kern[c] = rec.kernel.start, nk++;
+	}
+	gt_reader_close(r);
+	size_t m = 0;
+	for (size_t c = 0; c < cap; c++)
+		if (kern[c]) {
+			ck_assert(call[c] && call[c] <= kern[c]);
+			kern[m++] = kern[c] - call[c];
+		}
+	ck_assert_uint_eq(m, nk);
+	free(call);
+	qsort(kern, m, sizeof(*kern), cmp_u64);
+	*n = m;
+	return kern;
+}
+
+/* Past GT_AN_DIST_EXACT_MAX launches (the synthetic launch-bound loop,
+ * 1.2 M kernels) the percentiles are the upper ends of their buckets: never
+ * below the true value (from the records), at most 1/32 above it, flagged,
+ * and printed "<= X"; below it (48000 kernels) they are the true values. */
+START_TEST(latency_bounds_past_cap)
+{
+	static const uint32_t steps[2] = {16, 400};
+	static const double p[4] = {0.10, 0.50, 0.90, 0.99};
+	for (int big = 0; big < 2; big++) {
+		gt_synth_spec s;
+		gt_synth_preset("launch-bound", &s);
+		s.steps = steps[big];
+		s.kernels = 1000;
+		gt_synth_truth tr;
+		gt_analysis *a = tb_synth_analysis(&s, &tr);
+		size_t n;
+		uint64_t *v = records_launch_latency(tb_tmpdir, &n);
+		const gt_an_dist *L = &gt_analysis_gpu(a, 0)->lat_api;
+		ck_assert_uint_eq(L->count, n);
+		ck_assert_uint_eq(n > GT_AN_DIST_EXACT_MAX, (size_t)big);
+		ck_assert_uint_eq(L->upper_bounds, (uint32_t)big);
+		const uint64_t got[4] = {L->p10, L->p50, L->p90, L->p99};
+		for (int k = 0; k < 4; k++) {
+			uint64_t want = v[(size_t)ceil(p[k] * (double)n) - 1];
+			ck_assert_msg(big ? got[k] >= want && got[k] - want <= want / 32
+					  : got[k] == want,
+				      "%zu launches, p%.0f: %llu, records say %llu", n, 100 * p[k],
+				      (unsigned long long)got[k], (unsigned long long)want);
+		}
+		char *txt = NULL;
+		size_t tl = 0;
+		FILE *f = open_memstream(&txt, &tl);
+		ck_assert_int_eq(gt_report_text(a, f, NULL), 0);
+		fclose(f);
+		ck_assert_msg(!strstr(txt, "kernel start: median <= ") == !big, "%s", txt);
+		free(txt);
+		free(v);
+		gt_analysis_free(a);
+		tb_rmtmp();
+	}
 }
 END_TEST
 
@@ -1975,6 +2153,7 @@ static Suite *suite(void)
 	TCase *c = tcase_create("causes");
 	tcase_set_timeout(c, 30);
 	tcase_add_test(c, host_busy_and_latency);
+	tcase_add_test(c, launch_latency_exact);
 	tcase_add_test(c, overlap_streams_unknown);
 	tcase_add_test(c, copy_only);
 	tcase_add_test(c, sync_turnaround);
@@ -2001,6 +2180,7 @@ static Suite *suite(void)
 	tcase_add_test(c, capture_mid_run_no_startup);
 	tcase_add_test(c, slice_after_origin_no_startup);
 	tcase_add_test(c, startup_ends_at_loop_kernel);
+	tcase_add_test(c, from_start_processes_one_capture);
 	tcase_add_test(c, startup_ends_at_first_step);
 	suite_add_tcase(s, c);
 	c = tcase_create("tables");
@@ -2015,6 +2195,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(c, synth_presets, 0, (int)(sizeof(presets) / sizeof(presets[0])));
 	tcase_add_test(c, synth_variants);
 	tcase_add_test(c, synth_deterministic);
+	tcase_add_test(c, latency_bounds_past_cap);
 	tcase_add_test(c, synth_stacks_sites);
 	suite_add_tcase(s, c);
 	c = tcase_create("bad_input");

@@ -3,11 +3,12 @@
  * The shared containers (gaptrace/containers.h, gaptrace::common): growth
  * keeps what was there, new elements and slots are zeroed, an allocation
  * that fails leaves the container as it was, equal bytes intern to one id,
- * placeholders become aliases.
+ * placeholders become aliases; the k-th smallest value is a sort's.
  */
 #include <check.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gaptrace/containers.h"
@@ -217,6 +218,37 @@ START_TEST(map_put_get_del)
 }
 END_TEST
 
+/* ------------------------------------------------------------ selection */
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t p = *(const uint64_t *)x, q = *(const uint64_t *)y;
+	return p < q ? -1 : p > q;
+}
+
+/* gt_select_u64 gives the k-th smallest as a sort would, for every k, on
+ * arrays of few distinct values (equal durations) and of all distinct
+ * ones, and leaves v partitioned around it. */
+START_TEST(select_kth_as_sorted)
+{
+	uint64_t seed = 11, v[257], w[257], sorted[257];
+	for (int distinct = 0; distinct < 2; distinct++) {
+		for (size_t n = 1; n <= 257; n += 64) {
+			for (size_t i = 0; i < n; i++)
+				sorted[i] = distinct ? gt_rand(&seed) : gt_rand(&seed) % 4;
+			memcpy(v, sorted, n * sizeof(*v));
+			qsort(sorted, n, sizeof(*sorted), cmp_u64);
+			for (size_t k = 0; k < n; k++) {
+				memcpy(w, v, n * sizeof(*w));
+				ck_assert_uint_eq(gt_select_u64(w, n, k), sorted[k]);
+				for (size_t i = 0; i < n; i++)
+					ck_assert(i < k ? w[i] <= w[k] : w[i] >= w[k]);
+			}
+		}
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("containers");
@@ -235,6 +267,10 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, strtab_same_bytes_same_id);
 	tcase_add_test(tc, strtab_placeholders_alias);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("select");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, select_kth_as_sorted);
 	suite_add_tcase(s, tc);
 	return s;
 }

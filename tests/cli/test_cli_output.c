@@ -806,6 +806,20 @@ START_TEST(report_capture_windows)
 }
 END_TEST
 
+/* A run whose compile worker (torch.compile's Inductor subprocess, traced
+ * from its own start after the parent's GPU work) made no GPU work: one
+ * capture, reported whole (H200 run 15: "the slice (capture window 2 of 2,
+ * the last) kept no GPU activity", and no report at all). */
+START_TEST(report_worker_traced_from_start)
+{
+	OK("report", "--json", CLI_INPUTS "/../../../examples/traces/compile_ro");
+	ck_assert_msg(!strstr(R.out, "capture window"), "%.300s", strstr(R.out, "capture window"));
+	ck_assert_ptr_nonnull(strstr(R.out, "\"index\":1,\"of\":1,"));
+	ck_assert_ptr_nonnull(strstr(R.out, "\"processes\":2,\"from_start\":1"));
+	ck_assert_ptr_nonnull(strstr(R.out, "{\"findings\": [\n  {\"id\": "));
+}
+END_TEST
+
 /* ------------------------------------------------------------ recover */
 
 static int same_bytes(const char *a, const char *b, size_t *n)
@@ -1002,6 +1016,7 @@ static Suite *suite(void)
 	tcase_add_test(t, report_bad_input_exit_status);
 	tcase_add_test(t, report_separate_captures_refused);
 	tcase_add_test(t, report_capture_windows);
+	tcase_add_test(t, report_worker_traced_from_start);
 	suite_add_tcase(s, t);
 
 	t = tcase_create("recover");

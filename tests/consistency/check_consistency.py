@@ -36,6 +36,10 @@ comparison), with JSON as the reference:
                          JSON's longest gaps starts at a gap of the
                          --min-gap 1ns track, ts = start - origin (to the ns)
   HTML colours           each wall-time bar segment has its legend colour
+  percentiles            launch latency p50/p90/p99 and queued p50, the gaps'
+                         median: JSON DIST = text (Launch and Idle lines) =
+                         HTML (KPI, gap chart caption), each printed plain
+                         when JSON says exact, as '<= X' when not
 
 Numbers printed in ns are compared exactly; others to their printed rounding
 ("61.8%" is 0.618 +- 0.0005, "750.79 ms" is 750.79 ms +- 5 us). Each mismatch
@@ -237,7 +241,8 @@ def parse_text(out):
         if section[0] == "causes":
             m = re.match(r"  (\w+)\s+([\d.]+ (?:ns|us|ms|s))\s+[\d.]+ % \|", line)
             if m:
-                g["causes"][m.group(1)] = dur(m.group(2))
+                g["causes"][cause_key(m.group(1))] = dur(m.group(2))
+                g.setdefault("cause_labels", {})[m.group(1)] = dur(m.group(2))
                 continue
             section = ("gpu", None)
         m = re.match(r"Processes\s+each process's view, % of the GPU(?:'s ([\d.]+ \w+) steady state"
@@ -269,7 +274,50 @@ def parse_text(out):
                 continue
             section = ("gpu", None)
     return {"gpus": gpus, "findings": findings, "breakdown": breakdown, "power": power,
-            "sites": parse_text_sites(out)}
+            "sites": parse_text_sites(out), "percentiles": parse_text_percentiles(out)}
+
+
+# The cause names a person reads (gt_cause_label, analysis.h) -> the JSON
+# cause keys: a cause that a finding of the same name may claim a different
+# amount of reads another name (issue 23, "one name, one number").
+CAUSE_OF_LABEL = {"host_work": "host_busy", "after_sync": "sync_turnaround",
+                  "launching": "launch_bound"}
+
+
+def cause_key(label):
+    return CAUSE_OF_LABEL.get(label, label)
+
+
+def pctl(text):
+    """A printed percentile: '4.1 us' (exact) or '<= 4.1 us' (a bucket's
+    upper bound) -> (Printed, bound)."""
+    m = re.fullmatch(r"\s*(<= )?(.+?)\s*", text)
+    return dur(m.group(2)), bool(m.group(1))
+
+
+LAUNCH_LINE = re.compile(r"Launch\s+API call -> kernel start: median (.+?), p90 (.+?), p99 (.+?)"
+                         r"(?:; queued -> start median (.+))?$")
+
+
+def parse_text_percentiles(out):
+    """Per GPU the percentiles the text prints: the gaps' median (Idle line),
+    launch latency median/p90/p99 and queued median (Launch line)."""
+    res, g = {}, None
+    for line in out.splitlines():
+        m = re.match(r"== GPU (\d+):", line)
+        if m or line.startswith("== "):
+            g = res.setdefault(int(m.group(1)), {}) if m else None
+            continue
+        m = g is not None and re.match(r"Idle\s.*? in \d+ gaps?, median (.+?), longest ", line)
+        if m:
+            g["gap_p50"] = pctl(m.group(1))
+        m = g is not None and LAUNCH_LINE.match(line)
+        if m:
+            g.update(launch_p50=pctl(m.group(1)), launch_p90=pctl(m.group(2)),
+                     launch_p99=pctl(m.group(3)))
+            if m.group(4):
+                g["queued_p50"] = pctl(m.group(4))
+    return res
 
 
 SITE_ROW = re.compile(r"\s+([\d.]+ (?:ns|us|ms|s))\s+([\d.]+) % of idle  (\w+)\s+(\w+)\s+(.+)$")
@@ -292,7 +340,8 @@ def parse_text_sites(out):
         m = SITE_ROW.match(line)
         if m and g is not None:
             g["rows"].append({"idle": dur(m.group(1)), "share": pct(m.group(2) + "%"),
-                              "cause": m.group(3), "role": m.group(4), "site": m.group(5)})
+                              "cause": cause_key(m.group(3)), "role": m.group(4),
+                              "site": m.group(5)})
     return sites
 
 
@@ -360,9 +409,9 @@ def parse_html(path):
                       sec, re.S)
         if m:
             rows = re.findall(r'<title>(\w+): ([\d.]+ \w+) \(.*?</title><text [^>]*y="([\d.]+)"', m.group(2))
-            causes = {c: dur(d) for c, d, _ in rows}
+            causes = {cause_key(c): dur(d) for c, d, _ in rows}
             # a row below the viewBox is not drawn: the reader never sees it
-            drawn_y = {c: float(y) <= float(m.group(1)) for c, _, y in rows}
+            drawn_y = {cause_key(c): float(y) <= float(m.group(1)) for c, _, y in rows}
         gpus[int(gi)] = {"window": dur(kpi["window"]), "idle": dur(kpi["idle"]) if "idle" in kpi else None,
                          "util": pct(kpi["utilization"]), "causes": causes,
                          "drawn": drawn_y}
@@ -375,7 +424,23 @@ def parse_html(path):
             rows.append({"name": strip_tags(name), "count": int(strip_tags(cells[2])),
                          "total": dur(strip_tags(cells[3]))})
         kernels[int(gi)] = rows
-    return {"findings": findings, "legend": legend, "wall": wall, "gpus": gpus, "kernels": kernels}
+    return {"findings": findings, "legend": legend, "wall": wall, "gpus": gpus, "kernels": kernels,
+            "percentiles": parse_html_percentiles(t)}
+
+
+def parse_html_percentiles(t):
+    """Per GPU the percentiles the HTML prints: the launch latency median
+    (KPI) and the gaps' median (the gap chart's caption)."""
+    res = {}
+    for gi, sec in re.findall(r'<h3 id="gpu(\d+)">(.*?)(?=<h3 id="gpu|<h2)', t, re.S):
+        g = res.setdefault(int(gi), {})
+        m = re.search(r'<div class="kpi"><b>([^<]*)</b><span>launch to start \(p50\)</span>', sec)
+        if m:
+            g["launch_p50"] = pctl(html.unescape(m.group(1)))
+        m = re.search(r"\d+ gaps?, median (.+?), longest ", sec)
+        if m:
+            g["gap_p50"] = pctl(html.unescape(m.group(1)))
+    return res
 
 
 def parse_perfetto(path):
@@ -511,6 +576,30 @@ def cmp_power(M, tr, J, T, C, H):
                    text=t["enforced"])
 
 
+def cmp_percentiles(M, tr, J, T, C, H):
+    """Launch latency and gap-length percentiles: JSON's DIST = text = HTML,
+    each printed as exact, or as '<= X' where JSON says exact: false."""
+    for gi, g in J["gpus"].items():
+        t, h = T["percentiles"].get(gi, {}), H["percentiles"].get(gi, {})
+        lat = g["launch_latency"]
+        for key, d, pk in (("launch_p50", lat["api_start"], "p50"),
+                           ("launch_p90", lat["api_start"], "p90"),
+                           ("launch_p99", lat["api_start"], "p99"),
+                           ("queued_p50", lat["queued"], "p50"),
+                           ("gap_p50", g["gaps"]["length"], "p50")):
+            if key != "gap_p50" and not (d["count"] and lat["api_start"]["count"]):
+                continue  # not printed (no Launch line; the HTML KPI reads 0 ns)
+            sides = {"text": t.get(key)}
+            if key in ("launch_p50", "gap_p50"):
+                sides["html"] = h.get(key)
+            M.same(tr, gi, key, d[pk], **{k: v and v[0] for k, v in sides.items()})
+            for side, v in sides.items():
+                M.checked += 1
+                if v and v[1] == d["exact"]:
+                    M.add(tr, gi, key + " label", json="exact" if d["exact"] else "bound",
+                          **{side: "'<= '" if v[1] else "no '<= '"})
+
+
 def same_text(M, tr, gi, field, **sides):
     """Texts that must be equal on every side (None: missing)."""
     M.checked += 1
@@ -577,6 +666,46 @@ def cmp_findings(M, tr, J, T, C, H):
                csv=c and exact(int(c["Claim (ns)"])),
                json_breakdown=exact(J["breakdown"].get(f["gpu"], {}).get(f["id"], {}).get("ns")),
                text_wall=tb and tb["ns"])
+
+
+def cmp_names(M, tr, J, T, C, H):
+    """One name, one number: a finding and an idle cause the text report names
+    alike are the same quantity (issue 23: launch_bound 345.53 ms as a finding
+    and 129.80 ms as an idle cause of the same report)."""
+    for f in J["findings"]:
+        labels = T["gpus"].get(f["gpu"], {}).get("cause_labels", {})
+        if f["id"] in labels:
+            M.same(tr, f["gpu"], "finding %s = cause of that name" % f["id"], f["claim_ns"],
+                   text_cause=labels[f["id"]])
+
+
+def idle_words(title):
+    """The share a finding's title says the GPU is idle, or None."""
+    m = re.search(r"idle the GPU (\d+)% of the time|: (\d+)% of the time idle|"
+                  r"and is idle (\d+)% around them|the GPU is idle (\d+)% of the time around",
+                  title)
+    return next((int(x) for x in m.groups() if x), None) if m else None
+
+
+def cmp_titles(M, tr, J, T, C, H):
+    """A title's words agree with its claim (issue 23): an "idle" share counts
+    idle time only; sync_turnaround names the call its gaps followed."""
+    steady = {gi: g["window_ns"] - g["causes"]["startup"] for gi, g in J["gpus"].items()}
+    for f in J["findings"]:
+        w = idle_words(f["title"])
+        if w is not None and steady.get(f["gpu"]):
+            M.same(tr, f["gpu"], "finding %s title's idle share" % f["id"],
+                   f["idle_ns"] / steady[f["gpu"]], title=pct("%d%%" % w))
+        m = re.search(r"\(\d+ times?, (?:\d+% )?(?:after )?(\w+) on thread", f["title"])
+        if f["id"] == "sync_turnaround" and m:
+            tally = {}
+            for x in J["gpus"][f["gpu"]].get("detailed_gaps", []):
+                call = x.get("turn_call", x.get("last_call"))
+                if x["main_cause"] == "sync_turnaround" and call:
+                    tally[call] = tally.get(call, 0) + x["causes"]["sync_turnaround"]
+            top = max(tally, key=tally.get) if tally else None
+            same_text(M, tr, f["gpu"], "finding sync_turnaround's call", gaps=top,
+                      title=m.group(1))
 
 
 def kernel_name_match(short, printed):
@@ -686,8 +815,9 @@ def check_one(M, name, d, sl=()):
         "-o", out + "/all.json", *sl, d)
     P_default, P_all = parse_perfetto(out + "/default.json"), parse_perfetto(out + "/all.json")
     before = (len(M.fail), len(M.xfail), M.checked)
-    for cmp in (cmp_window_busy_idle, cmp_causes, cmp_startup, cmp_findings, cmp_kernels,
-                cmp_processes, cmp_power, cmp_sites):
+    for cmp in (cmp_window_busy_idle, cmp_causes, cmp_startup, cmp_findings, cmp_names,
+                cmp_titles, cmp_kernels,
+                cmp_processes, cmp_power, cmp_sites, cmp_percentiles):
         cmp(M, name, J, T, C, H)
     cmp_perfetto(M, name, J, P_all, P_default)
     cmp_perfetto_sites(M, name, J, P_all)

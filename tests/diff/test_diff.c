@@ -101,7 +101,7 @@ START_TEST(period_slowdown_split_by_cause)
 	ck_assert(!p->within_spread);
 	const char *v = gt_diff_verdict(d);
 	ck_assert_msg(strstr(v, "NEW is 20.0 % slower per period on GPU 0") == v, "%s", v);
-	ck_assert_msg(strstr(v, ": host_busy +2.00 ms per period"), "%s", v);
+	ck_assert_msg(strstr(v, ": host_work +2.00 ms per period"), "%s", v);
 	ck_assert_int_eq(gt_diff_regressed(d, 0.05), 1);
 	ck_assert_int_eq(gt_diff_regressed(d, 0.25), 0);
 	gt_diff_free(d);
@@ -121,7 +121,7 @@ START_TEST(work_unit_without_period)
 	ck_assert_double_eq_tol(p->slowdown, 0.5, 1e-9);
 	ck_assert_double_eq_tol(p->busy_delta, 0, 1e-12);
 	ck_assert_int_eq(p->top_cause, GT_CAUSE_SYNC_TURNAROUND);
-	ck_assert_msg(strstr(gt_diff_verdict(d), "sync_turnaround +50.0 % of BASE's time"), "%s",
+	ck_assert_msg(strstr(gt_diff_verdict(d), "after_sync +50.0 % of BASE's time"), "%s",
 		      gt_diff_verdict(d));
 	gt_diff_free(d);
 	gt_diff_stats_free(n);
@@ -303,7 +303,7 @@ START_TEST(step_slowdown_split_by_cause)
 	ck_assert_uint_eq(n->gpus[0].steps.items[p->slowest[0]].index, 10);
 	const char *v = gt_diff_verdict(d);
 	ck_assert_msg(strstr(v, "NEW is 20.0 % slower per step on GPU 0 (median 10.00 ms -> "
-				"12.00 ms): host_busy +2.00 ms per step") == v,
+				"12.00 ms): host_work +2.00 ms per step") == v,
 		      "%s", v);
 	ck_assert_int_eq(gt_diff_regressed(d, 0.05), 1);
 	ck_assert_int_eq(gt_diff_regressed(d, 0.25), 0);
@@ -479,12 +479,12 @@ START_TEST(synth_regression_named_first)
 	ck_assert_msg(strncmp(out, "NEW is ", 7) == 0, "%s", out);
 	char *colon = strchr(out, ':');
 	ck_assert(strstr(out, "slower") && strstr(out, "slower") < colon);
-	ck_assert_msg(colon && strncmp(colon, ": sync_turnaround +", 19) == 0, "%s", out);
+	ck_assert_msg(colon && strncmp(colon, ": after_sync +", 14) == 0, "%s", out);
 	free(out);
 	/* the other way round: faster, the same cause shrank */
 	ck_assert_int_eq(RUN("diff", "new", "base"), 0);
 	ck_assert(has("out", "faster"));
-	ck_assert(has("out", ": sync_turnaround -"));
+	ck_assert(has("out", ": after_sync -"));
 	leave_tmp();
 }
 END_TEST
@@ -499,8 +499,8 @@ START_TEST(verdict_names_the_call_site)
 			 0);
 	ck_assert_int_eq(RUN("synth", "-q", "-p", "stacks", "-o", "new"), 0);
 	ck_assert_int_eq(RUN("diff", "base", "new"), 0);
-	ck_assert(has("out", ": sync_turnaround +"));
-	ck_assert(has("out", ", from train.py:42 train_step (100 % of NEW's sync_turnaround "
+	ck_assert(has("out", ": after_sync +"));
+	ck_assert(has("out", ", from train.py:42 train_step (100 % of NEW's after_sync "
 			     "idle time); finding sync_turnaround grew"));
 	ck_assert_int_eq(RUN("diff", "--json", "base", "new"), 0);
 	ck_assert(has("out", "\"top_site\":\"train.py:42 train_step\",\"top_site_share\":1.0000"));
@@ -521,7 +521,7 @@ START_TEST(recorded_pair_named_first)
 	char *colon = strchr(out, ':');
 	/* conv_host is conv_train with host work added to each step */
 	ck_assert_msg(strncmp(out, "NEW is ", 7) == 0 && strstr(out, "slower") < colon, "%s", out);
-	ck_assert_msg(strncmp(colon, ": host_busy +", 13) == 0, "%s", out);
+	ck_assert_msg(strncmp(colon, ": host_work +", 13) == 0, "%s", out);
 	free(out);
 	leave_tmp();
 }
@@ -539,7 +539,7 @@ START_TEST(recorded_train_loop_regression)
 	ck_assert_msg(strncmp(out, "NEW is ", 7) == 0 && strstr(out, "% slower per step on GPU 0"),
 		      "%s", out);
 	char *colon = strchr(out, ':');
-	ck_assert_msg(colon && strncmp(colon, ": sync_turnaround +", 19) == 0, "%s", out);
+	ck_assert_msg(colon && strncmp(colon, ": after_sync +", 14) == 0, "%s", out);
 	ck_assert_msg(strstr(out, "per step, from train_loop.py:66 main ("), "%s", out);
 	ck_assert_msg(strstr(out, "finding sync_turnaround appeared"), "%s", out);
 	free(out);
@@ -704,7 +704,7 @@ START_TEST(steps_regression_per_step)
 	char *colon = strchr(out, ':');
 	ck_assert_msg(strncmp(out, "NEW is ", 7) == 0 && strstr(out, "slower per step") < colon,
 		      "%s", out);
-	ck_assert_msg(strncmp(colon, ": host_busy +", 13) == 0, "%s", out);
+	ck_assert_msg(strncmp(colon, ": host_work +", 13) == 0, "%s", out);
 	ck_assert(strstr(out, "steps: BASE 12 x train_step"));
 	ck_assert(strstr(out, "step, median"));
 	ck_assert(strstr(out, "NEW's slowest steps"));
@@ -712,7 +712,7 @@ START_TEST(steps_regression_per_step)
 	free(out);
 	ck_assert_int_eq(RUN("diff", "snew", "sbase"), 0);
 	ck_assert(has("out", "faster per step"));
-	ck_assert(has("out", ": host_busy -"));
+	ck_assert(has("out", ": host_work -"));
 	/* the gate */
 	ck_assert_int_eq(RUN("diff", "--gate", "5%", "sbase", "snew"), 4);
 	ck_assert_int_eq(RUN("diff", "--gate", "5%", "snew", "sbase"), 0);

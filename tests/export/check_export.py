@@ -14,6 +14,12 @@ CHECK is one of:
               async begins and ends pair; gap markers equal the gaptrace_gaps table
   truncated   traces cut at many offsets and with corrupt bytes still give
               closed, valid JSON with paired flows; csv/json/html still work
+  counts      on every bundled trace, a synthetic pair (also --pid of one
+              process) and a damaged copy: the traces, records and problems
+              that every export prints ("wrote ...: 2 traces, 18529 records")
+              are the input's (report --json traces[]), whatever the format
+              and tables (-r all added each table's reading: twice the
+              records), and no warning is printed twice
   csv         the tables parse; totals equal the analysis and the ground truth;
               Med/StdDev/Min/Max equal a recomputation from cuda_gpu_trace;
               CSV and JSON give the same values; units are in the headers
@@ -341,6 +347,73 @@ def do_truncated():
         json.loads(open(out + ".json", encoding="utf-8").read())
         check_html_file(out + ".html", None)
         print("ok truncated %s: %d events" % (name, len(ev)))
+
+
+# ---------------------------------------------------------------- counts
+
+WROTE = re.compile(r"gaptrace export: wrote [^:]*: (\d+) traces?, (\d+) records?,.*?"
+                   r"(?:\((\d+) problems? reading the traces\))?$", re.M)
+
+# (label, format and tables, output under WORK: a trailing / is a directory)
+COUNT_EXPORTS = [
+    ("csv -r all", ["-f", "csv", "-r", "all"], "all/"),
+    ("csv", ["-f", "csv"], "default/"),
+    ("json -r all", ["-f", "json", "-r", "all"], "all.json"),
+    ("csv -r gaptrace_gaps", ["-f", "csv", "-r", "gaptrace_gaps"], "gaps.csv"),
+    ("csv -r cuda_gpu_trace -r cuda_api_sum", ["-f", "csv", "-r", "cuda_gpu_trace", "-r",
+                                               "cuda_api_sum"], "two/"),
+    ("perfetto", ["-f", "perfetto"], "timeline.json"),
+    ("html", ["-f", "html"], "report.html"),
+]
+
+
+def input_counts(src, *sl):
+    """(traces read, their records, problems) as `report --json` lists them."""
+    tr = json.loads(run("report", "-q", "--json", *sl, src).stdout)["traces"]
+    return (sum(1 for t in tr if t["header_ok"]), sum(t["reader"]["records"] for t in tr),
+            sum(t["problems"] + (1 if t["status"] else 0) for t in tr))
+
+
+def check_counts(name, src, *sl):
+    """Every export's 'wrote ...' line gives the input's traces, records and
+    problems (whatever the tables and the format), and no warning twice."""
+    want = input_counts(src, *sl)
+    os.makedirs(os.path.join(WORK, "counts"), exist_ok=True)
+    for label, args, out in COUNT_EXPORTS:
+        path = os.path.join(WORK, "counts", out)
+        p = run("export", *args, *sl, "-o", path, src)
+        m = WROTE.search(p.stderr)
+        check(m, "%s: export %s printed no counts: %r" % (name, label, p.stderr))
+        got = (int(m.group(1)), int(m.group(2)), int(m.group(3) or 0))
+        check(got == want, "%s: export %s: %d traces, %d records, %d problems; the traces "
+              "hold %d, %d, %d (report --json traces[])" % ((name, label) + got + want))
+        warn = [ln for ln in p.stderr.splitlines() if "warning" in ln]
+        dup = sorted(set(ln for ln in warn if warn.count(ln) > 1))
+        check(not dup, "%s: export %s warned more than once: %s" % (name, label, dup))
+
+
+def do_counts():
+    dirs = sorted(glob.glob(os.path.join(EXAMPLES, "*", "")))
+    for d in dirs:
+        check_counts(os.path.basename(os.path.dirname(d)), d)
+    src, _ = synth("counts_src", "two-proc")
+    check_counts("two-proc", src)
+    pid = sorted(os.path.basename(f)[:-7] for f in glob.glob(os.path.join(src, "*.gtrace"))
+                 if not f.endswith("nvml.gtrace"))[0]
+    check_counts("two-proc --pid " + pid, src, "--pid", pid)
+    # a damaged copy: a flipped frame and a cut tail
+    bad = os.path.join(WORK, "counts_bad")
+    shutil.rmtree(bad, ignore_errors=True)
+    shutil.copytree(src, bad)
+    main = os.path.join(bad, pid + ".gtrace")
+    b = bytearray(open(main, "rb").read())
+    for i in range(16):
+        b[len(b) // 2 + i] ^= 0x5A
+    open(main, "wb").write(bytes(b[:-40]))
+    check(input_counts(bad)[2] > 0, "the damaged copy has no problem")
+    check_counts("two-proc damaged", bad)
+    print("ok counts: %d bundled traces, a synthetic pair, one process of it, a damaged copy"
+          % len(dirs))
 
 
 # ---------------------------------------------------------------- csv
@@ -804,6 +877,11 @@ def check_steps(src, gi, want, body, js, seen):
     seen["period steps" if st["source"] == "period" else "nvtx steps"] += 1
 
 
+# The cause names a person reads (gt_cause_label) -> JSON cause keys.
+CAUSE_OF_LABEL = {"host_work": "host_busy", "after_sync": "sync_turnaround",
+                  "launching": "launch_bound"}
+
+
 def check_gaps(src, gi, want, body, js, seen):
     where = "%s GPU %d longest gaps" % (src, gi)
     rows, lg = html_rows(body), js.get("longest_gaps", [])
@@ -814,7 +892,8 @@ def check_gaps(src, gi, want, body, js, seen):
         same_label(t[5], r[5], where + " work before")
         same_label(t[6], r[6], where + " work after")
         same_dur(r[2], j["length"], where + " length")
-        check(r[3] == j["main_cause"], "%s: cause %s, JSON %s" % (where, r[3], j["main_cause"]))
+        check(CAUSE_OF_LABEL.get(r[3], r[3]) == j["main_cause"],
+              "%s: cause %s, JSON %s" % (where, r[3], j["main_cause"]))
     seen["gaps"] += bool(rows)
 
 
@@ -993,7 +1072,8 @@ def do_screenshot(keep, trace):
 def main():
     global G, WORK
     ap = argparse.ArgumentParser()
-    ap.add_argument("check", choices=["perfetto", "truncated", "csv", "html", "screenshot"])
+    ap.add_argument("check", choices=["perfetto", "truncated", "counts", "csv", "html",
+                                      "screenshot"])
     ap.add_argument("--gaptrace", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--keep", help="screenshot: also copy the PNG here")
@@ -1009,6 +1089,8 @@ def main():
             do_perfetto()
         elif a.check == "truncated":
             do_truncated()
+        elif a.check == "counts":
+            do_counts()
         elif a.check == "csv":
             do_csv()
         elif a.check == "html":

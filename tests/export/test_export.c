@@ -688,6 +688,97 @@ START_TEST(fifo_in_directory)
 }
 END_TEST
 
+/* The records of one trace file, read as the exports read them. */
+static uint64_t count_records(const char *path)
+{
+	gt_reader *r = gt_reader_open(path, NULL, NULL);
+	ck_assert_ptr_nonnull(r);
+	gt_record rec;
+	uint64_t n = 0;
+	while (gt_reader_next(r, &rec) > 0)
+		n++;
+	gt_reader_close(r);
+	return n;
+}
+
+/* Every output of one handle counts the one input it was made from: the
+ * summary tables' pass once (also for the second summary table, which
+ * reuses it), cuda_gpu_trace, the tables made from the analysis (they
+ * counted 0 traces), the timeline and the HTML report alike. `gaptrace
+ * export -r all` added the tables' counts: twice the records. */
+START_TEST(stats_one_input)
+{
+	gt_export *x = open_small(NULL);
+	char path[600];
+	snprintf(path, sizeof(path), "%s/4242.gtrace", tmpdir);
+	uint64_t n = count_records(path);
+	ck_assert_uint_gt(n, 20);
+	static const int tables[] = {GT_TABLE_GAPS,     GT_TABLE_KERN_SUM, GT_TABLE_API_SUM,
+				     GT_TABLE_GPU_TRACE, GT_TABLE_GPU_SUM,  GT_TABLE_FINDINGS};
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+		gt_export_stats st;
+		memset(&st, 0xff, sizeof(st));
+		free(table_text(x, tables[i], GT_EXPORT_CSV, &st));
+		ck_assert_msg(st.traces == 1 && st.records == n && st.problems == 0,
+			      "%s: %llu traces, %llu records (the trace has %llu)",
+			      gt_export_table_name(tables[i]), (unsigned long long)st.traces,
+			      (unsigned long long)st.records, (unsigned long long)n);
+	}
+	gt_export_stats st;
+	free(perfetto_text(x, &st));
+	ck_assert_uint_eq(st.traces, 1);
+	ck_assert_uint_eq(st.records, n);
+	FILE *f = fopen("/dev/null", "w");
+	ck_assert_int_eq(gt_export_html(x, f, &st), 0);
+	fclose(f);
+	ck_assert_uint_eq(st.traces, 1);
+	ck_assert_uint_eq(st.records, n);
+	gt_export_close(x);
+	rm_tmpdir();
+}
+END_TEST
+
+/* The small trace in a fresh tmpdir (its path into path), cut inside its
+ * only frame: the header survives, no record does. */
+static void write_cut_trace(char *path, size_t cap)
+{
+	make_tmpdir();
+	snprintf(path, cap, "%s/4242.gtrace", tmpdir);
+	write_small_trace(path);
+	struct stat sb;
+	ck_assert_int_eq(stat(path, &sb), 0);
+	ck_assert_int_eq(truncate(path, sb.st_size - 10), 0);
+}
+
+/* A damaged trace read by several outputs of one handle: each counts its
+ * problems, the log hears of them once (every pass logged them again). */
+START_TEST(problems_logged_once)
+{
+	char path[512];
+	write_cut_trace(path, sizeof(path));
+	const char *paths[] = {path};
+	int logged = 0;
+	gt_export_opts o = {.analysis = {.log = count_log, .log_user = &logged}};
+	gt_export *x = gt_export_open(paths, 1, &o, NULL);
+	ck_assert_ptr_nonnull(x);
+	gt_export_stats st;
+	free(table_text(x, GT_TABLE_KERN_SUM, GT_EXPORT_CSV, &st));
+	uint64_t problems = st.problems;
+	int once = logged;
+	ck_assert_uint_gt(problems, 0);
+	ck_assert_int_eq(once, (int)problems);
+	free(table_text(x, GT_TABLE_GPU_TRACE, GT_EXPORT_CSV, &st));
+	ck_assert_uint_eq(st.problems, problems);
+	free(table_text(x, GT_TABLE_GAPS, GT_EXPORT_CSV, &st));
+	ck_assert_uint_eq(st.problems, problems);
+	free(perfetto_text(x, &st));
+	ck_assert_uint_eq(st.problems, problems);
+	ck_assert_int_eq(logged, once);
+	gt_export_close(x);
+	rm_tmpdir();
+}
+END_TEST
+
 START_TEST(perfetto_no_analysis)
 {
 	gt_export_opts o = {.flags = GT_EXPORT_NO_ANALYSIS};
@@ -706,13 +797,7 @@ END_TEST
 START_TEST(perfetto_truncated_closes)
 {
 	char path[512];
-	make_tmpdir();
-	snprintf(path, sizeof(path), "%s/4242.gtrace", tmpdir);
-	write_small_trace(path);
-	struct stat sb;
-	ck_assert_int_eq(stat(path, &sb), 0);
-	/* cut inside the only frame: the header survives, no record does */
-	ck_assert_int_eq(truncate(path, sb.st_size - 10), 0);
+	write_cut_trace(path, sizeof(path));
 	const char *paths[] = {path};
 	gt_export *x = gt_export_open(paths, 1, NULL, NULL);
 	ck_assert_ptr_nonnull(x);
@@ -1048,6 +1133,8 @@ static Suite *suite(void)
 	tcase_add_test(t, record_budget);
 	tcase_add_test(t, same_file_twice);
 	tcase_add_test(t, fifo_in_directory);
+	tcase_add_test(t, stats_one_input);
+	tcase_add_test(t, problems_logged_once);
 	tcase_add_test(t, perfetto_no_analysis);
 	tcase_add_test(t, perfetto_truncated_closes);
 	tcase_add_test(t, open_errors);

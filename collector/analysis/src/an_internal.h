@@ -61,14 +61,24 @@ static inline uint64_t an_mix64(uint64_t x)
 
 #define AN_HIST_BUCKETS (64 + 58 * 32)
 
+/* A distribution being built (zeroed = empty): the log histogram, and every
+ * value while there are at most GT_AN_DIST_EXACT_MAX of them (the
+ * percentiles are then exact); past that, or when memory for them ran out,
+ * the values are dropped (inexact) and the percentiles are bucket bounds. */
 typedef struct an_hist {
 	uint64_t count, sum, min, max;
-	uint32_t *b; /* AN_HIST_BUCKETS counters, allocated on first add */
+	uint32_t *b;  /* AN_HIST_BUCKETS counters, allocated on first add */
+	gt_vec v;     /* uint64_t values, all `count` of them unless inexact */
+	int inexact;
 } an_hist;
 
+/* Add a value. @return 0 or GT_ERR_NOMEM (the histogram's counters). */
 int an_hist_add(an_hist *h, uint64_t v);
+/* Add every value of src to dst. @return 0 or GT_ERR_NOMEM. */
 int an_hist_merge(an_hist *dst, const an_hist *src);
 void an_hist_free(an_hist *h);
+/* Its count, sum, min, max and percentiles (gt_an_dist: exact, or bucket
+ * upper bounds with upper_bounds set). */
 void an_hist_summary(const an_hist *h, gt_an_dist *d);
 
 /* qsort comparator of uint64_t, ascending. */
@@ -93,7 +103,8 @@ enum { /* an_item.flags */
 	AN_IF_GRAPH = 1u << 1,
 	AN_IF_WAITS = 1u << 2, /* its stream was told to wait on an event */
 	AN_IF_FIRST = 1u << 3, /* warm-up: a kernel's first launch on the GPU, after its
-				  start-up and before the low stretch's end (gaps.c) */
+				  start-up and before the low stretch's end, or a copy or
+				  memset right before one (gaps.c) */
 };
 
 /* One unit of GPU work, 32 bytes. The key (start) comes first for the

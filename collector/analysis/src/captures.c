@@ -13,7 +13,9 @@
  * Per trace, the notes in order: ARMED opens a window (when none is open),
  * DISARMED closes it; a window still open ends with the trace's last timed
  * record. The windows of all traces are merged where they overlap (a
- * collector's `arm all` arms every process at once), sorted by start.
+ * collector's `arm all` arms every process at once), and the windows of
+ * processes traced from their start are merged whenever they ran: sorted by
+ * start, the first window from a process's start takes every later one.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -104,7 +106,11 @@ int an_captures_build(gt_analysis *a)
 	qsort(c, v->n, sizeof(*c), cmp_capture);
 	size_t k = 0;
 	for (size_t i = 1; i < v->n; i++) {
-		if (c[i].start_ns <= c[k].end_ns) { /* overlaps: one capture */
+		/* overlaps: one capture; and processes traced from their start
+		 * are one capture whenever they ran (a worker spawned after its
+		 * parent's last record: each was recorded from its start, so the
+		 * time between them is known to be idle, not unrecorded) */
+		if (c[i].start_ns <= c[k].end_ns || (c[i].from_start && c[k].from_start)) {
 			if (c[i].end_ns > c[k].end_ns)
 				c[k].end_ns = c[i].end_ns;
 			c[k].open |= c[i].open;

@@ -86,17 +86,18 @@
  * whose DataLoader starved it: 11 s of 12 "start-up" before its busy
  * tail). The start-up ends at the earliest evidence that the program's
  * work began, inside the low stretch: its first step range (NVTX), else
- * the first launch of a kernel that the rest of the window runs at least
- * twice more (the loop's kernel; an init kernel of another name is
- * start-up). Then the warm-up: up to the low stretch's end, a gap that
- * ends with a kernel's first launch on the GPU (AN_IF_FIRST: lazy module
- * loading, cuBLAS/cuDNN heuristics and autotuning, first allocations; the
- * first step of every bundled PyTorch trace, 17-30 such gaps, 0.1-0.3 s)
- * is start-up too; gaps before kernels seen before keep their causes, so a
- * starved loop reads starved from its second step. An init kernel that
- * happens to share the loop's name ends the start-up early: less is set
- * aside, never more than the evidence. A program without a start-up has
- * a ~ b at every split. A capture
+ * the first kernel that begins a sequence of three the rest of the window
+ * repeats (startup_loop_kernel: a lone init kernel may share a loop
+ * kernel's name, a step's sequence is the loop's). Then the warm-up: up to
+ * the low stretch's end, a gap that ends with a kernel's first launch on
+ * the GPU, or with the copies right before one (AN_IF_FIRST: lazy module
+ * loading, cuBLAS/cuDNN heuristics and autotuning, first allocations,
+ * lazy compilation; the first step of every bundled PyTorch trace, 14-59
+ * such gaps, 0.1-0.3 s) is start-up too; gaps before kernels seen before
+ * keep their causes, so a starved loop reads starved from its second step.
+ * An init sequence that happens to repeat the loop's ends the start-up
+ * early: less is set aside, never more than the evidence. A program
+ * without a start-up has a ~ b at every split. A capture
  * armed mid-run (gt_an_capture.from_start 0) has no start-up: its program
  * was running before the window opened; nor has a time slice (--from) that
  * begins after the traces' origin: its idle time reads by the causes of its
@@ -141,6 +142,8 @@ typedef struct view {
 
 typedef struct sw {
 	gt_analysis *a;
+	uint32_t turn_name; /* scratch: the turn call walk() last charged a
+			       turnaround after (string id), per GPU-view gap */
 	an_gpu *g;
 	const an_call *calls;
 	const an_thread *th;
@@ -247,16 +250,23 @@ static void walk(sw *S, uint32_t thr, uint64_t x, uint64_t y, uint64_t g0, uint6
 	uint64_t t = x;
 	while (t < y) {
 		int turn = p > c0 && (c[p - 1].flags & AN_CF_TURN);
+		uint32_t turn_name = turn ? c[p - 1].name : 0;
+		int k;
+		uint64_t e;
 		if (p < c1 && c[p].start <= t) {
-			uint64_t e = c[p].end < y ? c[p].end : y;
-			cause[in_call_cause(&c[p], turn, g0)] += e - t;
-			t = e;
+			e = c[p].end < y ? c[p].end : y;
+			k = in_call_cause(&c[p], turn, g0);
+			if (c[p].cls == AN_C_SYNC)
+				turn_name = c[p].name; /* the wait itself, begun before */
 			p++;
 		} else {
-			uint64_t e = p < c1 && c[p].start < y ? c[p].start : y;
-			cause[turn ? GT_CAUSE_SYNC_TURNAROUND : GT_CAUSE_HOST_BUSY] += e - t;
-			t = e;
+			e = p < c1 && c[p].start < y ? c[p].start : y;
+			k = turn ? GT_CAUSE_SYNC_TURNAROUND : GT_CAUSE_HOST_BUSY;
 		}
+		cause[k] += e - t;
+		if (k == GT_CAUSE_SYNC_TURNAROUND && turn_name && e > t)
+			S->turn_name = turn_name;
+		t = e;
 	}
 }
 
@@ -438,6 +448,11 @@ static void fill_evidence(sw *S, gt_an_gap *gp, const an_item *prev, const an_it
 		gp->next_pid = an_tr(S->a, gp->next_trace)->pub.header.pid;
 		if (next->cc != AN_NONE)
 			gp->next_launch = S->calls[next->cc].start;
+		if (next->kind == AN_K_MEMCPY && next->name < S->a->cagg.n) {
+			const an_cagg *cg = GT_VEC_AT(&S->a->cagg, an_cagg, next->name);
+			gp->next_copy_kind = cg->copy_kind;
+			gp->next_copy_bytes = cg->count ? cg->bytes / cg->count : 0;
+		}
 	}
 	if (prev) {
 		gp->prev_name = prev->kind == AN_K_KERNEL ? gt_strtab_canon(st, prev->name) : 0;
@@ -451,6 +466,12 @@ static void fill_evidence(sw *S, gt_an_gap *gp, const an_item *prev, const an_it
 	if (c) {
 		gp->last_call_name = gt_strtab_canon(st, c->name);
 		gp->last_call_end = c->end;
+		/* the host waited in it for the GPU (a sync, a blocking copy: the
+		 * H200 item_metric's .item() copies, then a no-op sync): that call,
+		 * not one made after, is what the turnaround came after */
+		if (gp->cause_ns[GT_CAUSE_SYNC_TURNAROUND] && (c->flags & AN_CF_TURN) &&
+		    c->end >= gp->start)
+			gp->turn_call_name = gp->last_call_name;
 	}
 }
 
@@ -605,10 +626,13 @@ static int on_gap(sw *S, view *V, int gpu_view, uint64_t x, uint64_t y, const an
 	memset(&gp, 0, sizeof(gp));
 	gp.start = x;
 	gp.end = y;
-	if (gpu_view)
+	S->turn_name = 0;
+	if (gpu_view) {
 		split(S, S->ocover.p, S->ocover.n, (seg){0, 0}, x, y, x, next, prev, gp.cause_ns);
-	else
+		gp.turn_call_name = S->turn_name ? gt_strtab_canon(&S->a->st, S->turn_name) : 0;
+	} else {
 		split(S, S->segs.p, S->segs.n, open, x, y, x, next, prev, gp.cause_ns);
+	}
 	uint64_t len = y - x;
 	V->ngaps++;
 	for (int c = 0; c < GT_CAUSE_COUNT; c++)
@@ -1504,44 +1528,90 @@ static size_t startup_otsu(const sw *S, const uint64_t *wb, size_t n)
 	return split && best_a <= S->a->o.startup_util * best_b ? split : 0;
 }
 
-/* The first launch before `cut` of a kernel that runs again at least twice
- * from `cut` on (the steady state): the program's loop had begun there.
- * Sets *at to its start (UINT64_MAX: none) and *name to its name. */
+/* A key for three kernel names in a row. */
+static uint64_t trigram(uint32_t a, uint32_t b, uint32_t c)
+{
+	uint64_t h = (uint64_t)a * 0x9e3779b97f4a7c15ull;
+	h = (h ^ b) * 0xc2b2ae3d27d4eb4full;
+	return (h ^ c) * 0x165667b19e3779f9ull;
+}
+
+/* The kernels of [from, to) in start order, each keyed by the trigram of its
+ * name and the next two kernels' (kernels only; copies and memsets between
+ * them are skipped): with min 0, each trigram counted into m; else the first
+ * kernel whose trigram m counts min times or more is returned (index into
+ * L->it; L->n: none). */
+static size_t trigram_walk(const gsw *L, uint64_t from, uint64_t to, gt_map *m, uint64_t min,
+			   int *oom)
+{
+	size_t k[3] = {0, 0, 0}, seen = 0;
+	for (size_t i = 0; i < L->n && L->it[i].start < to; i++) {
+		if (L->it[i].kind != AN_K_KERNEL || L->it[i].start < from)
+			continue;
+		k[0] = k[1];
+		k[1] = k[2];
+		k[2] = i;
+		if (++seen < 3)
+			continue;
+		uint64_t key = trigram(L->it[k[0]].name, L->it[k[1]].name, L->it[k[2]].name);
+		if (min) {
+			const uint64_t *c = gt_map_get(m, key);
+			if (c && *c >= min)
+				return k[0];
+			continue;
+		}
+		uint64_t *c = gt_map_put(m, key, NULL);
+		if (!c) {
+			*oom = 1;
+			return L->n;
+		}
+		++*c;
+	}
+	return L->n;
+}
+
+/* The loop's start before `cut`: the first kernel that begins a kernel
+ * sequence (three kernels in a row) the steady state (from `cut` on)
+ * repeats at least half as often as its most repeated one, and twice or
+ * more (a step's sequences repeat alike: fwd, bwd, fwd and bwd, fwd, bwd). Why three in a row: an init kernel
+ * often has a name of the loop (the PRNG that fills the weights also makes
+ * each step's random batch: the H200 torch.compile run, whose 8 s of
+ * compilation after its weights' init read as "slow_data_loader"), a
+ * step's sequence of kernels does not. Sets *at (UINT64_MAX: none) and
+ * *name (that kernel's name). */
 static int startup_loop_kernel(const sw *S, const gsw *L, uint64_t cut, uint64_t *at,
 			       uint32_t *name)
 {
 	gt_map later = {0};
+	int oom = 0;
 	*at = UINT64_MAX;
-	for (size_t i = 0; i < L->n; i++) {
-		const an_item *x = &L->it[i];
-		if (x->kind != AN_K_KERNEL || x->start < cut || x->start >= S->t1)
-			continue;
-		uint64_t *c = gt_map_put(&later, x->name, NULL);
-		if (!c) {
-			gt_map_free(&later);
-			return GT_ERR_NOMEM;
-		}
-		++*c;
-	}
-	for (size_t i = 0; i < L->n && L->it[i].start < cut; i++) {
-		const an_item *x = &L->it[i];
-		const uint64_t *c = x->kind == AN_K_KERNEL ? gt_map_get(&later, x->name) : NULL;
-		if (c && *c >= 2 && x->start >= S->t0) {
-			*at = x->start;
-			*name = x->name;
-			break;
-		}
-	}
+	trigram_walk(L, cut, S->t1, &later, 0, &oom);
+	uint64_t n = 0;
+	for (size_t i = 0; !oom && i < later.cap; i++)
+		if (later.state[i] == 1 && later.vals[i] > n)
+			n = later.vals[i];
+	uint64_t min = (n + 1) / 2 > 2 ? (n + 1) / 2 : 2;
+	size_t i = oom || n < 2 ? L->n : trigram_walk(L, S->t0, cut, &later, min, &oom);
 	gt_map_free(&later);
+	if (oom)
+		return GT_ERR_NOMEM;
+	if (i < L->n) {
+		*at = L->it[i].start;
+		*name = L->it[i].name;
+	}
 	return 0;
 }
 
 /* Warm-up (design block above): flag AN_IF_FIRST the kernels launched for
- * the first time on the GPU in [from, to), clear it elsewhere. */
+ * the first time on the GPU in [from, to), and the copies and memsets right
+ * before such a kernel (a compiled backward's first run: its 2.7 s of
+ * compilation on the H200 ended at a 3-byte copy, then its new kernels);
+ * clear the flag elsewhere. *last: the last such kernel's start (0: none). */
 static int startup_mark_warmup(gsw *L, uint64_t from, uint64_t to, uint64_t *last)
 {
 	gt_map seen = {0};
 	int rc = 0;
+	size_t after_kernel = 0; /* the items since the last kernel begin here */
 	*last = 0;
 	for (size_t i = 0; i < L->n; i++) {
 		an_item *x = &L->it[i];
@@ -1553,10 +1623,12 @@ static int startup_mark_warmup(gsw *L, uint64_t from, uint64_t to, uint64_t *las
 			rc = GT_ERR_NOMEM;
 			break;
 		}
-		if (fresh && x->start >= from) {
-			x->flags |= AN_IF_FIRST;
+		for (size_t j = after_kernel; fresh && j <= i; j++)
+			if (L->it[j].start >= from)
+				L->it[j].flags |= AN_IF_FIRST;
+		if (fresh && x->start >= from)
 			*last = x->start;
-		}
+		after_kernel = i + 1;
 	}
 	gt_map_free(&seen);
 	return rc;

@@ -226,6 +226,9 @@ int an_resolve_gpus(gt_analysis *a)
 			an_gpu *g = an_gp(a, td->gpu - 1);
 			AN_TRY(an_hist_merge(&g->lat_queued, &td->lat_queued));
 			AN_TRY(an_hist_merge(&g->lat_submitted, &td->lat_submitted));
+			/* merged: their values (exact percentiles) are the GPU's now */
+			an_hist_free(&td->lat_queued);
+			an_hist_free(&td->lat_submitted);
 		}
 	}
 	return 0;

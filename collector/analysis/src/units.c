@@ -117,6 +117,16 @@ const char *gt_fmt_ns(char *buf, size_t cap, double ns)
 	return buf;
 }
 
+const char *gt_fmt_pct_ns(char *buf, size_t cap, uint64_t v, int upper_bound)
+{
+	if (!buf || !cap)
+		return buf;
+	char t[64];
+	gt_fmt_ns(t, sizeof(t), (double)v);
+	snprintf(buf, cap, "%s%s", upper_bound ? "<= " : "", t);
+	return buf;
+}
+
 const char *gt_fmt_utc(char *buf, size_t cap, uint64_t ns)
 {
 	time_t s = (time_t)(ns / 1000000000ull);

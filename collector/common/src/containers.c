@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The shared containers (gaptrace/containers.h). Growth is amortized
- * (vectors by 1.5x, slot arrays and hash tables by 2x); nothing allocates
- * per element except a string table's texts.
+ * The shared containers and selection (gaptrace/containers.h). Growth is
+ * amortized (vectors by 1.5x, slot arrays and hash tables by 2x); nothing
+ * allocates per element except a string table's texts.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -322,4 +322,36 @@ void gt_map_del(gt_map *m, uint64_t key)
 		m->state[v - m->vals] = 2;
 		m->n--;
 	}
+}
+
+/* ------------------------------------------------------------ selection */
+
+uint64_t gt_select_u64(uint64_t *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n; /* the range [lo, hi) holds position k */
+	uint64_t seed = 0x9e3779b97f4a7c15ull ^ n;
+	while (hi - lo > 1) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		uint64_t pv = v[lo + (size_t)((seed >> 33) % (hi - lo))];
+		size_t lt = lo, i = lo, gt = hi;
+		while (i < gt) {
+			uint64_t x = v[i];
+			if (x < pv) {
+				v[i++] = v[lt];
+				v[lt++] = x;
+			} else if (x > pv) {
+				v[i] = v[--gt];
+				v[gt] = x;
+			} else {
+				i++;
+			}
+		}
+		if (k < lt)
+			hi = lt;
+		else if (k >= gt)
+			lo = gt;
+		else
+			return pv;
+	}
+	return v[k];
 }

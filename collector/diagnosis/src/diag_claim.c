@@ -205,6 +205,46 @@ void dg_gap_stats(const dg_ctx *c, uint32_t mask, int taken, uint64_t *n, double
 	*mean_ns = cnt ? (double)sum / (double)cnt : 0;
 }
 
+#define DG_CALLS 32
+
+uint32_t dg_gap_turn_call(const dg_ctx *c, double *share, uint32_t *trace, uint32_t *tid)
+{
+	uint32_t id[DG_CALLS];
+	uint64_t ns[DG_CALLS], all = 0, longest = 0;
+	size_t m = 0;
+	*share = 0;
+	*trace = *tid = 0;
+	for (size_t i = 0; i < c->g->ngaps; i++) {
+		const gt_an_gap *g = &c->g->gaps[i];
+		if (g->main_cause != GT_CAUSE_SYNC_TURNAROUND || c->gap_taken[i])
+			continue;
+		uint64_t v = g->cause_ns[GT_CAUSE_SYNC_TURNAROUND];
+		all += v;
+		size_t k = 0;
+		while (k < m && id[k] != g->turn_call_name)
+			k++;
+		if (k == m && m < DG_CALLS) {
+			id[m] = g->turn_call_name;
+			ns[m++] = 0;
+		}
+		if (k < m)
+			ns[k] += v;
+		if (g->end - g->start > longest) {
+			longest = g->end - g->start;
+			*trace = g->next_trace;
+			*tid = g->feed_tid;
+		}
+	}
+	size_t top = 0;
+	for (size_t k = 1; k < m; k++)
+		if (ns[k] > ns[top])
+			top = k;
+	if (!m || !id[top] || !all)
+		return 0;
+	*share = (double)ns[top] / (double)all;
+	return id[top];
+}
+
 /* Claim part of the kernel pool for kernels matching a rule. frac[i] is the
  * fraction of kernel i's time wanted (0 = none). */
 uint64_t dg_kernel_claim(const dg_ctx *c, const double *frac)

@@ -255,6 +255,11 @@ void dg_examples(dg_ctx *c, dg_fbuild *b, const dg_cause_arg *a);
 void dg_cause_examples(dg_ctx *c, dg_fbuild *b, uint32_t mask);
 /* Count and mean of cause ns over detailed gaps whose main cause is in mask. */
 void dg_gap_stats(const dg_ctx *c, uint32_t mask, int taken, uint64_t *n, double *mean_ns);
+/* The synchronize or blocking copy the unclaimed detailed gaps of cause
+ * sync_turnaround came after (gt_an_gap.turn_call_name), the one behind most
+ * of their turnaround ns: its string id (0: none known), *share of those ns
+ * behind it, *trace and *tid of the longest such gap's thread. */
+uint32_t dg_gap_turn_call(const dg_ctx *c, double *share, uint32_t *trace, uint32_t *tid);
 /* Share of the TRANSFER idle cause attributable to copy row r. */
 uint64_t dg_transfer_weight(const gt_an_copy *r);
 /* The wave's period as evidence and metric, when the GPU's utilization is a

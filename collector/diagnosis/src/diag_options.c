@@ -25,6 +25,7 @@ void gt_diag_opts_init(gt_diag_opts *o)
 	o->tiny_kernel_ns = GT_DIAG_TINY_KERNEL_NS;
 	o->storm_launch_frac = GT_DIAG_STORM_LAUNCH_FRAC;
 	o->dispatch_gap_ns = GT_DIAG_DISPATCH_GAP_NS;
+	o->loader_min_bytes = GT_DIAG_LOADER_MIN_BYTES;
 	o->small_grid_frac = GT_DIAG_SMALL_GRID_FRAC;
 	o->low_occupancy = GT_DIAG_LOW_OCCUPANCY;
 	o->d2h_min_count = GT_DIAG_D2H_MIN_COUNT;
@@ -77,6 +78,9 @@ static const th_row rows[] = {
 	   "fraction of launches"),
 	TH(dispatch_gap_ns, GT_DIAG_T_NS,
 	   "host-busy idle in gaps shorter than this is launch overhead (launch_bound)"),
+	TH(loader_min_bytes, GT_DIAG_T_COUNT,
+	   "slow_data_loader: a gap's closing host-to-device copy carries at least this many "
+	   "bytes (a batch, not a scalar)"),
 	TH(small_grid_frac, GT_DIAG_T_SHARE,
 	   "small grid: this fraction of a kernel's launches have fewer blocks than SMs"),
 	TH(low_occupancy, GT_DIAG_T_SHARE, "theoretical occupancy below this is low"),
@@ -389,13 +393,8 @@ const char *gt_diag_shape_name(int shape)
 	return shape >= 0 && shape < (int)(sizeof n / sizeof n[0]) ? n[shape] : "?";
 }
 
-/* Same strings as gt_cause_name (analysis.h); kept here so the engine does
- * not depend on the analysis implementation (tests run it on hand-made
- * inputs). */
+/* The cause's machine name (JSON): gt_cause_name. */
 const char *dg_cause_name(int cause)
 {
-	static const char *const n[GT_CAUSE_COUNT] = {
-		"host_busy", "sync_turnaround", "launch_bound", "transfer",
-		"dependency", "other_process", "unknown", "startup", "data_lost"};
-	return cause >= 0 && cause < GT_CAUSE_COUNT ? n[cause] : "?";
+	return gt_cause_name(cause);
 }

@@ -77,7 +77,7 @@ static void text_example(FILE *out, const gt_diag_example *e)
 	char len[32];
 	gt_fmt_ns(len, sizeof len, (double)e->len);
 	fprintf(out, "      at +%.6f s: idle %s, mostly %s", (double)e->t_rel_ns / 1e9, len,
-		dg_cause_name(e->main_cause));
+		gt_cause_label(e->main_cause));
 	if (e->tid)
 		fprintf(out, "; thread %u%s%s%s (pid %u)", e->tid, e->thread[0] ? " '" : "",
 			e->thread, e->thread[0] ? "'" : "", e->pid);
@@ -236,7 +236,7 @@ int gt_findings_text_width(const gt_diagnosis *d, FILE *out, unsigned flags, uns
 					pct(s, sizeof s,
 					    (double)g->idle_other_cause_ns[c] /
 						    (double)(g->window_ns - g->startup_ns));
-					fprintf(out, "%s%s %s", first ? "" : ", ", dg_cause_name(c), s);
+					fprintf(out, "%s%s %s", first ? "" : ", ", gt_cause_label(c), s);
 					first = 0;
 				}
 				fputs(": below the thresholds)", out);

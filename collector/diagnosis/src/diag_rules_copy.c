@@ -67,6 +67,27 @@ static double pcie_link_ev(dg_ctx *c, dg_fbuild *b, unsigned dirs)
 	return best;
 }
 
+/* What a copy finding's claim is, in words: the time the GPU ran nothing
+ * but copies (busy: the SMs idle) and the idle time around them, each its
+ * own share, never one "idle" share of both (issue 23: "idle the GPU 75 %"
+ * on a GPU 92.9 % busy). */
+static const char *copy_claim_words(dg_ctx *c, const dg_fbuild *b)
+{
+	double busy = (double)b->f.copy_claim_ns / (double)c->W;
+	double idle = (double)b->f.idle_claim_ns / (double)c->W;
+	if (busy >= 0.005 && idle >= 0.005)
+		return dg_printf(&c->d->ar,
+				 "the GPU runs only these copies %.0f%% of the time (SMs idle) and is "
+				 "idle %.0f%% around them",
+				 100.0 * busy, 100.0 * idle);
+	if (busy >= 0.005)
+		return dg_printf(&c->d->ar, "the GPU runs only these copies %.0f%% of the time "
+					    "(SMs idle)",
+				 100.0 * busy);
+	return dg_printf(&c->d->ar, "the GPU is idle %.0f%% of the time around them",
+			 100.0 * idle);
+}
+
 /* d2h_storm: many small device-to-host copies (DIAGNOSIS.md). */
 void dg_rule_d2h_storm(dg_ctx *c)
 {
@@ -109,10 +130,9 @@ void dg_rule_d2h_storm(dg_ctx *c)
 	char by[32], tt[32];
 	gt_fmt_bytes(by, sizeof by, (double)bytes / (double)n);
 	gt_fmt_ns(tt, sizeof tt, (double)t);
-	dg_title(c, b,
-	      "%llu device-to-host %s (%s each) and the host waiting on them take %.0f%% of "
-	      "the time",
-	      (unsigned long long)n, gt_plural(n, "copy", "copies"), by, 100.0 * b->f.share);
+	dg_title(c, b, "%llu device-to-host %s (%s each) and the host waiting on them: %s",
+		 (unsigned long long)n, gt_plural(n, "copy", "copies"), by,
+		 copy_claim_words(c, b));
 	dg_ev(c, b, "DtoH copies: %llu, %s in total, %s of copy time (%.1f%% %s), %.2f GB/s",
 	   (unsigned long long)n, (gt_fmt_bytes(by, sizeof by, (double)bytes), by), tt,
 	   100.0 * (double)t / (double)c->W, dg_of_w(c), t ? (double)bytes / (double)t : 0);
@@ -182,11 +202,9 @@ void dg_rule_pageable(dg_ctx *c)
 	char by[32], tt[32];
 	double gbps = t ? (double)bytes / (double)t : 0;
 	gt_fmt_bytes(by, sizeof by, (double)bytes / (double)n);
-	dg_title(c, b,
-	      "%llu %s pageable host memory (%s each, %.1f GB/s): %s the host and "
-	      "idle the GPU %.0f%% of the time",
-	      (unsigned long long)n, gt_plural(n, "copy uses", "copies use"), by, gbps,
-	      gt_plural(n, "it blocks", "they block"), 100.0 * b->f.share);
+	dg_title(c, b, "%llu %s pageable host memory (%s each, %.1f GB/s): %s the host; %s",
+		 (unsigned long long)n, gt_plural(n, "copy uses", "copies use"), by, gbps,
+		 gt_plural(n, "it blocks", "they block"), copy_claim_words(c, b));
 	for (size_t i = 0; i < c->g->ncopies; i++) {
 		const gt_an_copy *r = &c->g->copies[i];
 		if (r->host_kind != GT_MEM_PAGEABLE || (d2h_fired && r->copy_kind == GT_COPY_DTOH))

@@ -35,6 +35,53 @@ static dg_fbuild *claim_rest(dg_ctx *c, int id, int cause, uint64_t *n, double *
 	return b;
 }
 
+/* Of cause's idle, the ns in the unclaimed detailed gaps whose main cause
+ * it is (the gaps a title's "~X at a time (N times)" counts). */
+static uint64_t detailed_cause_ns(const dg_ctx *c, int cause)
+{
+	uint64_t ns = 0;
+	for (size_t i = 0; i < c->g->ngaps; i++)
+		if (c->g->gaps[i].main_cause == cause && !c->gap_taken[i])
+			ns += c->g->gaps[i].cause_ns[cause];
+	return ns;
+}
+
+/* Do the n detailed gaps (~m each) hold most of finding b's claim of cause,
+ * so that "~m at a time (n times)" describes the claim? */
+static int gaps_describe_claim(const dg_ctx *c, const dg_fbuild *b, int cause, uint64_t n)
+{
+	return n && 2 * detailed_cause_ns(c, cause) >= b->f.cause_claim_ns[cause];
+}
+
+/* The findings of this GPU before b that claimed part of cause
+ * ("launch_bound, slow_data_loader"), "" when none. */
+static const char *cause_taken_by(dg_ctx *c, const dg_fbuild *b, int cause)
+{
+	const char *s = "";
+	for (size_t i = 0; i < c->nfb && c->fb[i] != b; i++)
+		if (c->fb[i]->f.cause_claim_ns[cause])
+			s = dg_printf(&c->d->ar, "%s%s%s", s, *s ? ", " : "", c->fb[i]->f.name);
+	return s;
+}
+
+/* Evidence: all of the GPU's idle of cause by gap length, and how much of
+ * it finding b claims (the title's number) and who took the rest. */
+static void cause_by_length_ev(dg_ctx *c, dg_fbuild *b, int cause, const char *what)
+{
+	const uint64_t(*h)[GT_CAUSE_COUNT] = c->gpu->gap_hist_cause_ns;
+	uint64_t all = c->gpu->cause_ns[cause], lo = 0, mid = 0, hi = 0;
+	for (unsigned k = 0; k < GT_GAP_BINS; k++)
+		*(k < 2 ? &lo : k < 4 ? &mid : &hi) += h[k][cause];
+	char a[32], mine[32];
+	gt_fmt_ns(a, sizeof a, (double)all);
+	gt_fmt_ns(mine, sizeof mine, (double)b->f.cause_claim_ns[cause]);
+	const char *by = cause_taken_by(c, b, cause);
+	dg_ev(c, b, "all %s idle of the GPU (%s; this finding claims %s%s%s) in gaps by length: "
+		 "<10us %.1f%%, 10us-1ms %.1f%%, >=1ms %.1f%% %s",
+	   what, a, mine, *by ? ", the rest went to " : "", by, 100.0 * (double)lo / (double)c->W,
+	   100.0 * (double)mid / (double)c->W, 100.0 * (double)hi / (double)c->W, dg_of_w(c));
+}
+
 /* sync_turnaround: idle after a synchronization or blocking copy. */
 void dg_rule_sync_turnaround(dg_ctx *c)
 {
@@ -58,16 +105,25 @@ void dg_rule_sync_turnaround(dg_ctx *c)
 		if (!top || (!top->name && s->name))
 			top = s;
 	}
-	const char *call = top && top->name ? dg_sname(c, top->name)
+	/* the call the gaps followed (a blocking copy is a sync too: .item(),
+	 * .tolist() copy to pageable memory), else the biggest sync row */
+	double csh;
+	uint32_t ctr, ctid;
+	uint32_t after = dg_gap_turn_call(c, &csh, &ctr, &ctid);
+	const char *call = after ? dg_sname(c, after)
+			   : top && top->name ? dg_sname(c, top->name)
 			   : top ? gt_sync_type_name(top->type)
 				 : "";
-	const char *thr = top ? dg_tname(c, top->trace, top->tid) : "";
-	if (n)
+	const char *thr = after ? dg_tname(c, ctr, ctid) : top ? dg_tname(c, top->trace, top->tid) : "";
+	char pct[16] = "";
+	if (after && csh < 0.995)
+		snprintf(pct, sizeof pct, "%.0f%% ", 100.0 * csh);
+	if (gaps_describe_claim(c, b, GT_CAUSE_SYNC_TURNAROUND, n))
 		dg_title(c, b,
 		      "After each synchronize the host takes ~%s before launching more work (%llu "
-		      "%s%s%s%s%s)",
-		      m, (unsigned long long)n, gt_plural(n, "time", "times"), *call ? ", " : "", call, *thr ? " on thread " : "",
-		      thr);
+		      "%s%s%s%s%s%s%s)",
+		      m, (unsigned long long)n, gt_plural(n, "time", "times"), *call ? ", " : "",
+		      pct, after ? "after " : "", call, *thr ? " on thread " : "", thr);
 	else
 		dg_title(c, b,
 		      "The host returns from synchronizing with the GPU and does not refill its "
@@ -86,9 +142,11 @@ void dg_rule_sync_turnaround(dg_ctx *c)
 		   *tn ? ")" : "");
 	}
 	if (n)
-		dg_ev(c, b, "%llu idle %s >= %.3g ms %s mostly turnaround, ~%s each",
+		dg_ev(c, b, "%llu idle %s >= %.3g ms %s mostly turnaround, ~%s each%s%s%s",
 		   (unsigned long long)n, gt_plural(n, "gap", "gaps"),
-		   (double)c->in->detail_gap_ns / 1e6, gt_plural(n, "is", "are"), m);
+		   (double)c->in->detail_gap_ns / 1e6, gt_plural(n, "is", "are"), m,
+		   after ? "; the call they came after: " : "", after ? dg_sname(c, after) : "",
+		   after ? dg_printf(&c->d->ar, " (%.0f%% of their turnaround time)", 100.0 * csh) : "");
 	dg_wave_evidence(c, b);
 	dg_cause_examples(c, b, 1u << GT_CAUSE_SYNC_TURNAROUND);
 	dg_metric(b, "gaps", (double)n);
@@ -120,32 +178,33 @@ void dg_rule_host_busy(dg_ctx *c)
 			thr = dg_tname(c, c->g->longest[i].next_trace, c->g->longest[i].feed_tid);
 			break;
 		}
-	if (n)
+	const char *who = dg_printf(&c->d->ar, "The host%s%s%s", *thr ? " thread '" : "", thr,
+				    *thr ? "'" : "");
+	if (gaps_describe_claim(c, b, GT_CAUSE_HOST_BUSY, n)) {
 		dg_title(c, b,
-		      "The host%s%s%s is busy outside CUDA ~%s at a time (%llu %s) while the GPU "
-		      "has nothing queued",
-		      *thr ? " thread '" : "", thr, *thr ? "'" : "", m, (unsigned long long)n,
-		      gt_plural(n, "time", "times"));
-	else
+		      "%s is busy outside CUDA ~%s at a time (%llu %s) while the GPU has nothing "
+		      "queued",
+		      who, m, (unsigned long long)n, gt_plural(n, "time", "times"));
+	} else {
+		char cl[32];
+		uint64_t det = detailed_cause_ns(c, GT_CAUSE_HOST_BUSY);
+		gt_fmt_ns(cl, sizeof cl, (double)b->f.cause_claim_ns[GT_CAUSE_HOST_BUSY]);
 		dg_title(c, b,
-		      "The host%s%s%s is busy outside CUDA while the GPU has nothing queued (%.0f%% "
-		      "of the time, in short gaps)",
-		      *thr ? " thread '" : "", thr, *thr ? "'" : "", 100.0 * b->f.share);
+		      "%s is busy outside CUDA while the GPU has nothing queued: %s, %.0f%% of it "
+		      "in gaps under %.3g ms%s",
+		      who, cl,
+		      100.0 * (1.0 - (double)det /
+				     (double)b->f.cause_claim_ns[GT_CAUSE_HOST_BUSY]),
+		      (double)c->in->detail_gap_ns / 1e6,
+		      n ? dg_printf(&c->d->ar, " (and %llu longer %s, ~%s each)",
+				    (unsigned long long)n, gt_plural(n, "gap", "gaps"), m)
+			: "");
+	}
 	if (n)
 		dg_ev(c, b, "%llu idle %s >= %.3g ms %s mostly host work, ~%s each",
 		   (unsigned long long)n, gt_plural(n, "gap", "gaps"),
 		   (double)c->in->detail_gap_ns / 1e6, gt_plural(n, "is", "are"), m);
-	dg_ev(c, b, "host-busy idle in gaps by length: <10us %.1f%%, 10us-1ms %.1f%%, >=1ms %.1f%% "
-		 "%s",
-	   100.0 * (double)(c->gpu->gap_hist_cause_ns[0][GT_CAUSE_HOST_BUSY] +
-			    c->gpu->gap_hist_cause_ns[1][GT_CAUSE_HOST_BUSY]) / (double)c->W,
-	   100.0 * (double)(c->gpu->gap_hist_cause_ns[2][GT_CAUSE_HOST_BUSY] +
-			    c->gpu->gap_hist_cause_ns[3][GT_CAUSE_HOST_BUSY]) / (double)c->W,
-	   100.0 * (double)(c->gpu->gap_hist_cause_ns[4][GT_CAUSE_HOST_BUSY] +
-			    c->gpu->gap_hist_cause_ns[5][GT_CAUSE_HOST_BUSY] +
-			    c->gpu->gap_hist_cause_ns[6][GT_CAUSE_HOST_BUSY] +
-			    c->gpu->gap_hist_cause_ns[7][GT_CAUSE_HOST_BUSY]) / (double)c->W,
-	   dg_of_w(c));
+	cause_by_length_ev(c, b, GT_CAUSE_HOST_BUSY, "host-busy");
 	dg_wave_evidence(c, b);
 	dg_cause_examples(c, b, 1u << GT_CAUSE_HOST_BUSY);
 	dg_metric(b, "gaps", (double)n);

@@ -173,11 +173,13 @@ void dg_rule_launch_bound(dg_ctx *c)
 	char m[32], lat[32];
 	double mean = gpu->nkernels ? (double)gpu->kernel_ns / (double)gpu->nkernels : 0;
 	gt_fmt_ns(m, sizeof m, mean);
-	dg_ev(c, b, "idle %.1f%% %s inside launch calls or launch latency, %.1f%% on host "
-		 "work between launches (gaps < %.3g us: Python/framework dispatch)",
+	dg_ev(c, b, "idle %.1f%% %s inside launch calls or launch latency (cause %s), %.1f%% on "
+		 "host work between launches (cause %s, in gaps < %.3g us: Python/framework "
+		 "dispatch)",
 	   100.0 * (double)b->f.cause_claim_ns[GT_CAUSE_LAUNCH_BOUND] / (double)c->W, dg_of_w(c),
+	   gt_cause_label(GT_CAUSE_LAUNCH_BOUND),
 	   100.0 * (double)b->f.cause_claim_ns[GT_CAUSE_HOST_BUSY] / (double)c->W,
-	   (double)c->o->dispatch_gap_ns / 1e3);
+	   gt_cause_label(GT_CAUSE_HOST_BUSY), (double)c->o->dispatch_gap_ns / 1e3);
 	dg_title(c, b,
 	      "Launch-bound: the GPU finishes each kernel (%llu, ~%s on average) before the CPU "
 	      "launches the next one",

@@ -207,7 +207,7 @@ void dg_rule_straggler(dg_ctx *c)
 			if (!lg->late_cause_ns[ord[k]])
 				break;
 			o += (size_t)snprintf(line + o, sizeof line - o, "%s%s %.0f%%", k ? ", " : "",
-					      dg_cause_name(ord[k]),
+					      gt_cause_label(ord[k]),
 					      100.0 * (double)lg->late_cause_ns[ord[k]] /
 						      (double)lg->late_ns);
 		}

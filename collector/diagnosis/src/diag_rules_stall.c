@@ -15,7 +15,7 @@ static const char *dominant_cause(const uint64_t *ns)
 	for (int k = 0; k < GT_CAUSE_COUNT; k++)
 		if (ns[k] > ns[best])
 			best = k;
-	return dg_cause_name(best);
+	return gt_cause_label(best);
 }
 
 /* periodic_stall: a periodic train of long gaps. */
@@ -68,6 +68,14 @@ void dg_rule_periodic_stall(dg_ctx *c)
 	    p);
 }
 
+/* Does detailed gap g end with the host sending a batch: a host-to-device
+ * copy of loader_min_bytes or more, after host work? */
+static int batch_gap(const dg_ctx *c, const gt_an_gap *g)
+{
+	return g->next_kind == GT_REC_MEMCPY && g->next_copy_kind == GT_COPY_HTOD &&
+	       g->next_copy_bytes >= c->o->loader_min_bytes && g->cause_ns[GT_CAUSE_HOST_BUSY];
+}
+
 /* slow_data_loader: gaps in which the feeding thread waited for input. */
 void dg_rule_data_loader(dg_ctx *c)
 {
@@ -85,8 +93,7 @@ void dg_rule_data_loader(dg_ctx *c)
 	uint64_t n = 0;
 	for (size_t i = 0; i < c->g->ngaps; i++) {
 		const gt_an_gap *g = &c->g->gaps[i];
-		if (c->gap_taken[i] || g->next_kind != GT_REC_MEMCPY ||
-		    !g->cause_ns[GT_CAUSE_HOST_BUSY])
+		if (c->gap_taken[i] || !batch_gap(c, g))
 			continue;
 		cl.idle[GT_CAUSE_HOST_BUSY] += g->cause_ns[GT_CAUSE_HOST_BUSY];
 		n++;
@@ -96,8 +103,7 @@ void dg_rule_data_loader(dg_ctx *c)
 		return;
 	for (size_t i = 0; i < c->g->ngaps; i++) {
 		const gt_an_gap *g = &c->g->gaps[i];
-		if (!c->gap_taken[i] && g->next_kind == GT_REC_MEMCPY &&
-		    g->cause_ns[GT_CAUSE_HOST_BUSY])
+		if (!c->gap_taken[i] && batch_gap(c, g))
 			c->gap_taken[i] = 2;
 	}
 	char m[32], by[32];
@@ -108,10 +114,12 @@ void dg_rule_data_loader(dg_ctx *c)
 	      "The GPU waits for input data: %llu %s the host worked ~%s outside CUDA, then "
 	      "copied the next batch to the GPU",
 	      (unsigned long long)n, gt_plural(n, "time", "times"), m);
-	dg_ev(c, b, "%llu idle %s >= %.3g ms %s with a host-to-device copy; host busy %s on "
-		 "average before it",
+	dg_ev(c, b, "%llu idle %s >= %.3g ms %s with a host-to-device copy of a batch (%s or "
+		 "more); host busy %s on average before it",
 	   (unsigned long long)n, gt_plural(n, "gap", "gaps"), (double)c->in->detail_gap_ns / 1e6,
-	   gt_plural(n, "ends", "end"), m);
+	   gt_plural(n, "ends", "end"),
+	   (gt_fmt_bytes(by, sizeof by, (double)c->o->loader_min_bytes), by), m);
+	gt_fmt_bytes(by, sizeof by, h2d_n ? (double)h2d_bytes / (double)h2d_n : 0);
 	dg_ev(c, b, "%llu host-to-device %s, %s each on average", (unsigned long long)h2d_n,
 	   gt_plural(h2d_n, "copy", "copies"), by);
 	dg_wave_evidence(c, b);

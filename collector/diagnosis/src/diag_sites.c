@@ -75,7 +75,7 @@ static void mask_names(uint32_t mask, char *buf, size_t cap)
 	for (int k = 0; k < GT_CAUSE_COUNT && n < cap; k++)
 		if (mask >> k & 1)
 			n += (size_t)snprintf(buf + n, cap - n, "%s%s", n ? " and " : "",
-					      gt_cause_name(k));
+					      gt_cause_label(k));
 }
 
 static void one_finding(dg_ctx *c, dg_fbuild *b, uint32_t mask)

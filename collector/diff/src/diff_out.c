@@ -74,11 +74,11 @@ static void write_verdict(FILE *f, const gt_diff *d, const gt_diff_gpu *p)
 		fprintf(f, " (busy %.1f %% -> %.1f %% of the steady state)",
 			100 / p->base_unit_ns, 100 / p->new_unit_ns);
 	if (p->top_cause >= 0 && fabs(p->slowdown) >= 0.0005) {
-		fprintf(f, ": %s ", gt_cause_name(p->top_cause));
+		fprintf(f, ": %s ", gt_cause_label(p->top_cause));
 		unit_delta(f, p, p->cause_delta[p->top_cause]);
 		if (p->top_site)
 			fprintf(f, ", from %s (%.0f %% of NEW's %s idle time)", p->top_site,
-				100 * p->top_site_share, gt_cause_name(p->top_cause));
+				100 * p->top_site_share, gt_cause_label(p->top_cause));
 	}
 	const gt_diff_fchange *lf = lead_finding(p);
 	if (lf && fabs(p->slowdown) >= 0.0005)
@@ -175,7 +175,7 @@ static void text_slowest(FILE *f, const gt_diff *d, const gt_diff_gpu *p)
 			(double)s->dur_ns / (double)st->median_ns,
 			s->dur_ns ? 100.0 * (double)s->busy_ns / (double)s->dur_ns : 0);
 		if (s->top_cause >= 0)
-			fprintf(f, ", mostly %s %s", gt_cause_name(s->top_cause),
+			fprintf(f, ", mostly %s %s", gt_cause_label(s->top_cause),
 				gt_fmt_ns(y, sizeof(y), (double)s->cause_ns[s->top_cause]));
 		fputc('\n', f);
 	}
@@ -201,7 +201,7 @@ static void text_steps(FILE *f, const gt_diff *d, const gt_diff_gpu *p)
 		if (sb->cause_ns[c] < 0.5 && sn->cause_ns[c] < 0.5)
 			continue;
 		char lab[40];
-		snprintf(lab, sizeof(lab), "  %s", gt_cause_name(c));
+		snprintf(lab, sizeof(lab), "  %s", gt_cause_label(c));
 		row_ns(f, lab, sb->cause_ns[c], sn->cause_ns[c]);
 	}
 	if (sb->outside_ns >= 0.5 || sn->outside_ns >= 0.5)
@@ -239,7 +239,7 @@ static void text_times(FILE *f, const gt_diff *d, const gt_diff_gpu *p)
 		if (c == GT_CAUSE_STARTUP || (!b->cause_ns[c] && !n->cause_ns[c]))
 			continue;
 		char lab[40];
-		snprintf(lab, sizeof(lab), "  %s", gt_cause_name(c));
+		snprintf(lab, sizeof(lab), "  %s", gt_cause_label(c));
 		row_ns(f, lab, scale * (double)b->cause_ns[c] / ub,
 		       scale * (double)n->cause_ns[c] / un);
 	}
@@ -296,13 +296,14 @@ static void text_io(FILE *f, const gt_diff_gpu *p)
 	copy_text(f, p->base);
 	fputs("; NEW ", f);
 	copy_text(f, p->new_);
+	const gt_diff_gpu_stats *b = p->base, *n = p->new_;
 	fprintf(f, "\n  launch latency (call -> kernel start, median): %s -> %s",
-		gt_fmt_ns(x, sizeof(x), (double)p->base->lat_api_p50_ns),
-		gt_fmt_ns(y, sizeof(y), (double)p->new_->lat_api_p50_ns));
-	if (p->base->lat_queued_p50_ns || p->new_->lat_queued_p50_ns)
+		gt_fmt_pct_ns(x, sizeof(x), b->lat_api_p50_ns, b->lat_api_p50_bound),
+		gt_fmt_pct_ns(y, sizeof(y), n->lat_api_p50_ns, n->lat_api_p50_bound));
+	if (b->lat_queued_p50_ns || n->lat_queued_p50_ns)
 		fprintf(f, "; queued -> start %s -> %s",
-			gt_fmt_ns(x, sizeof(x), (double)p->base->lat_queued_p50_ns),
-			gt_fmt_ns(y, sizeof(y), (double)p->new_->lat_queued_p50_ns));
+			gt_fmt_pct_ns(x, sizeof(x), b->lat_queued_p50_ns, b->lat_queued_p50_bound),
+			gt_fmt_pct_ns(y, sizeof(y), n->lat_queued_p50_ns, n->lat_queued_p50_bound));
 	fputc('\n', f);
 }
 

@@ -268,6 +268,9 @@ static int read_gpu(side *sd, const cJSON *root, const cJSON *jg, gt_diff_gpu_st
 	const cJSON *lat = obj(jg, "launch_latency");
 	g->lat_api_p50_ns = u64(obj(lat, "api_start"), "p50");
 	g->lat_queued_p50_ns = u64(obj(lat, "queued"), "p50");
+	/* absent in older reports (bucket midpoints): not said to be a bound */
+	g->lat_api_p50_bound = cJSON_IsFalse(obj(obj(lat, "api_start"), "exact"));
+	g->lat_queued_p50_bound = cJSON_IsFalse(obj(obj(lat, "queued"), "exact"));
 	g->shape = "";
 	read_wave(root, g);
 	g->shape = dup_str(sd, g->shape);

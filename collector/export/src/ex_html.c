@@ -232,13 +232,13 @@ static void swatch(ex_out *o, const char *id)
 	LIT(o, "\"></i>");
 }
 
-static void legend_item(ex_out *o, const char *id, const char *help)
+static void legend_item(ex_out *o, const char *id, const char *label, const char *help)
 {
 	LIT(o, "<span title=\"");
 	h(o, help);
 	LIT(o, "\">");
 	swatch(o, id);
-	h(o, id);
+	h(o, label);
 	LIT(o, "</span>");
 }
 
@@ -246,11 +246,11 @@ static void legend(ex_out *o, int with_busy)
 {
 	LIT(o, "<div class=\"legend\">");
 	if (with_busy)
-		legend_item(o, "busy", "some kernel, copy or memset was running");
+		legend_item(o, "busy", "busy", "some kernel, copy or memset was running");
 	for (int c = 0; c < GT_CAUSE_COUNT; c++)
-		legend_item(o, gt_cause_name(c), cause_help[c]);
+		legend_item(o, gt_cause_name(c), gt_cause_label(c), cause_help[c]);
 	if (with_busy)
-		legend_item(o, "short gaps", "idle time in gaps shorter than the detail threshold");
+		legend_item(o, "short gaps", "short gaps", "idle time in gaps shorter than the detail threshold");
 	LIT(o, "</div>\n");
 }
 
@@ -551,7 +551,7 @@ static void timeline(ex_out *o, const gt_analysis *a, size_t gi, const col *cols
 			if (cause[k] / len < 0.0005)
 				continue;
 			LIT(o, ", ");
-			ex_puts(o, gt_cause_name(k));
+			ex_puts(o, gt_cause_label(k));
 			ex_putc(o, ' ');
 			put_pct(o, cause[k] / len);
 		}
@@ -799,7 +799,7 @@ static void gap_hist(ex_out *o, const gt_an_gpu *g)
 			if (!g->gap_hist_cause_ns[i][k])
 				continue;
 			LIT(o, ", ");
-			ex_puts(o, gt_cause_name(k));
+			ex_puts(o, gt_cause_label(k));
 			ex_putc(o, ' ');
 			put_dur(o, (double)g->gap_hist_cause_ns[i][k]);
 		}
@@ -831,7 +831,8 @@ static void gap_hist(ex_out *o, const gt_an_gpu *g)
 	       "label: count)</text></svg><figcaption>Idle time by gap length and cause: ");
 	ex_u64(o, g->ngaps);
 	ex_puts(o, gt_plural(g->ngaps, " gap, median ", " gaps, median "));
-	put_dur(o, (double)g->gap_len.p50);
+	char med[40];
+	h(o, gt_fmt_pct_ns(med, sizeof(med), g->gap_len.p50, g->gap_len.upper_bounds));
 	LIT(o, ", longest ");
 	put_dur(o, (double)g->gap_len.max);
 	LIT(o, ".</figcaption></figure>\n");
@@ -853,7 +854,7 @@ static void cause_bars(ex_out *o, const gt_an_gpu *g)
 	for (int k = 0; k < GT_CAUSE_COUNT; k++) {
 		double y = 8 + k * rh, w = mx ? (x1 - x0) * (double)g->cause_ns[k] / (double)mx : 0;
 		LIT(o, "<g><title>");
-		ex_puts(o, gt_cause_name(k));
+		ex_puts(o, gt_cause_label(k));
 		LIT(o, ": ");
 		put_dur(o, (double)g->cause_ns[k]);
 		LIT(o, " (");
@@ -863,7 +864,7 @@ static void cause_bars(ex_out *o, const gt_an_gpu *g)
 		LIT(o, "</title><text x=\"98\" y=\"");
 		ex_fixed(o, y + 13, 1, "0");
 		LIT(o, "\" text-anchor=\"end\">");
-		ex_puts(o, gt_cause_name(k));
+		ex_puts(o, gt_cause_label(k));
 		LIT(o, "</text>");
 		bar_rect(o, x0, y + 3, w, rh - 7, gt_cause_name(k));
 		LIT(o, "<text x=\"");
@@ -1196,7 +1197,7 @@ static void sites_table(ex_out *o, gt_export *x, const gt_analysis *a, size_t gi
 		td_dur(o, (double)s[i].total_ns);
 		td_u64(o, s[i].gaps);
 		LIT(o, "<td class=\"l\">");
-		ex_puts(o, gt_cause_name(mc));
+		ex_puts(o, gt_cause_label(mc));
 		LIT(o, "</td><td class=\"l\"><details><summary>frames</summary>");
 		const gt_an_stack *k = gt_analysis_stack(a, s[i].stack);
 		for (uint32_t f = 0; f < k->nframes; f++) {
@@ -1303,7 +1304,7 @@ static void td_cause(ex_out *o, int c, const char *none)
 	LIT(o, "<td class=\"l\">");
 	if (c >= 0 && c < GT_CAUSE_COUNT) {
 		swatch(o, gt_cause_name(c));
-		ex_puts(o, gt_cause_name(c));
+		ex_puts(o, gt_cause_label(c));
 	} else {
 		h(o, none);
 	}
@@ -1622,7 +1623,7 @@ static void parts_table(ex_out *o, const gt_diag_gpu *g, const char *win)
 				    !g->idle_other_cause_ns[c])
 					continue;
 				ex_puts(o, first ? "" : ", ");
-				ex_puts(o, gt_cause_name(c));
+				ex_puts(o, gt_cause_label(c));
 				ex_putc(o, ' ');
 				put_share(o, (double)g->idle_other_cause_ns[c] /
 						     (double)(g->window_ns - g->startup_ns));
@@ -1767,7 +1768,7 @@ static void finding_card(ex_out *o, const gt_diagnosis *d, const gt_finding *f)
 		LIT(o, " idle ");
 		put_dur(o, (double)x->len);
 		LIT(o, ", mostly ");
-		ex_puts(o, gt_cause_name(x->main_cause));
+		ex_puts(o, gt_cause_label(x->main_cause));
 		if (x->tid) {
 			LIT(o, "; thread ");
 			ex_u64(o, x->tid);
@@ -1878,7 +1879,7 @@ static void summary(ex_out *o, const gt_analysis *a)
 		LIT(o, " window");
 		if (g->idle_ns && g->window_ns) {
 			LIT(o, "; most idle time was <b>");
-			ex_puts(o, gt_cause_name(top));
+			ex_puts(o, gt_cause_label(top));
 			LIT(o, "</b> (");
 			put_pct(o, (double)g->cause_ns[top] / (double)g->window_ns);
 			LIT(o, " of wall time: ");
@@ -1962,7 +1963,7 @@ static void gpu_section(ex_out *o, gt_export *x, const gt_analysis *a, size_t gi
 	kpi(o, b, "idle gaps");
 	fmt_count(b, sizeof(b), g->nkernels);
 	kpi(o, b, "kernels");
-	gt_fmt_ns(b, sizeof(b), (double)g->lat_api.p50);
+	gt_fmt_pct_ns(b, sizeof(b), g->lat_api.p50, g->lat_api.upper_bounds);
 	kpi(o, b, "launch to start (p50)");
 	if (g->nmemcpy) {
 		gt_fmt_bytes(b, sizeof(b), (double)g->memcpy_bytes);
@@ -2053,12 +2054,10 @@ int gt_export_html(gt_export *x, FILE *out, gt_export_stats *st)
 	LIT(&o, "</h1><p class=\"sub\">");
 	uint64_t t_first = UINT64_MAX, t_last = 0;
 	const char *host = NULL;
-	size_t nread = 0;
 	for (size_t i = 0; i < gt_analysis_ntraces(a); i++) {
 		const gt_an_trace *t = gt_analysis_trace(a, i);
 		if (!t->header_ok)
 			continue;
-		nread++;
 		if (!host)
 			host = t->header.hostname;
 		if (t->t_first && t->t_first < t_first)
@@ -2116,10 +2115,9 @@ int gt_export_html(gt_export *x, FILE *out, gt_export_stats *st)
 	syncs_table(&o, x, a);
 	/* this export reads the traces only through the analysis: its
 	 * problems are the ones to report */
+	ex_input_stats(a, &local);
 	for (size_t i = 0; i < gt_analysis_ntraces(a); i++) {
 		const gt_an_trace *t = gt_analysis_trace(a, i);
-		local.problems += t->problems + (t->status ? 1 : 0);
-		local.records += t->rs.records;
 		if ((t->status || t->problems) && x->o.analysis.log) {
 			gt_errinfo ei;
 			gt_errinfo_set(&ei, t->status ? t->status : GT_ERR_CORRUPT, 0, "%s",
@@ -2134,14 +2132,13 @@ int gt_export_html(gt_export *x, FILE *out, gt_export_stats *st)
 		"and processes. Idle causes: ");
 	for (int k = 0; k < GT_CAUSE_COUNT; k++) {
 		ex_puts(&o, k ? "; <b>" : "<b>");
-		ex_puts(&o, gt_cause_name(k));
+		ex_puts(&o, gt_cause_label(k));
 		LIT(&o, "</b>: ");
 		h(&o, cause_help[k]);
 	}
 	LIT(&o, ".</footer>\n</main></body></html>\n");
 	free(cols);
 	rc = ex_out_finish(&o);
-	local.traces = nread;
 	local.bytes = o.bytes;
 	if (st)
 		*st = local;

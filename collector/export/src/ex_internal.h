@@ -184,11 +184,14 @@ double ex_gpm_value(const gt_gpm *g, int m);
 
 /* ------------------------------------------------------------ the handle */
 
-/* Where a reader's problems go (one reader is open at a time per handle). */
+/* Where a reader's problems go (one reader is open at a time per handle):
+ * each counts in *problems; it reaches the log unless `quiet` (the trace's
+ * problems were logged by an earlier pass). */
 typedef struct ex_logctx {
 	struct gt_export *x;
 	const char *path;
 	uint64_t *problems;
+	int quiet;
 } ex_logctx;
 
 struct gt_export {
@@ -196,6 +199,9 @@ struct gt_export {
 	ex_logctx logctx;
 	char **paths; /* expanded trace files, in the order given (dirs sorted) */
 	size_t npaths;
+	unsigned char *logged; /* by path: its problems reached the log (each
+				  trace's once per handle, however many
+				  passes read it) */
 	gt_analysis *an;
 	int an_rc;    /* 0 not built yet, 1 built, < 0 failed */
 	struct ex_sums *sums; /* record-derived tables, built on first use */
@@ -208,10 +214,13 @@ struct gt_export {
 gt_analysis *ex_analysis(gt_export *x);
 
 /* Open trace `i` for reading. With `report` set, problems (open failure,
- * bad frames, cut tail) go to opts.analysis.log and count in *problems.
+ * bad frames, cut tail) count in *problems and go to opts.analysis.log,
+ * the first time the trace is read with `report` (a later pass meets the
+ * same problems: counted, not logged again).
  * @return the reader or NULL (the trace is skipped). */
 gt_reader *ex_reader_open(gt_export *x, size_t i, int report, uint64_t *problems);
-/* Finish reading: report a fatal read error (rc < 0) when `report`. */
+/* Finish reading: report a fatal read error (rc < 0) when `report`; the
+ * trace's problems are then logged. */
 void ex_reader_close(gt_export *x, size_t i, gt_reader *r, int rc, int report,
 		     uint64_t *problems);
 
@@ -239,6 +248,19 @@ void ex_slice_begin(gt_export *x, ex_slice *s, const gt_stream_header *h);
 /* 1 to keep record r, 0 to leave it out; CLOCK and DEVICE records update s
  * (and are kept). */
 int ex_slice_keep(ex_slice *s, const gt_record *r);
+/* ex_reader_open, then ex_slice_begin on its header into *sl. A trace the
+ * slice leaves out whole (another process's, --pid) is closed unread, as
+ * the analysis and the timeline leave it: @return NULL for it too. */
+gt_reader *ex_reader_open_kept(gt_export *x, size_t i, int report, uint64_t *problems,
+			       ex_slice *sl);
+
+/* What every output of one export is made from, as the analysis read it:
+ * the traces whose header read (traces), their records and the problems
+ * met (records, problems) into st, its other fields untouched. Exports
+ * that read the records themselves count the same (the record budget, the
+ * slice's traces), so the numbers `gaptrace export` prints do not depend on
+ * which tables or format were asked for. */
+void ex_input_stats(const gt_analysis *a, gt_export_stats *st);
 
 /* Name of a gt_note_code ("armed", ...), never NULL. */
 const char *ex_note_name(uint32_t code);

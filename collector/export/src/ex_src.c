@@ -157,7 +157,7 @@ gt_export *gt_export_open(const char *const *paths, size_t npaths, const gt_expo
 			return NULL;
 		}
 	}
-	if (drop_same_files(x) < 0)
+	if (drop_same_files(x) < 0 || !(x->logged = calloc(x->npaths ? x->npaths : 1, 1)))
 		goto nomem;
 	return x;
 nomem:
@@ -174,6 +174,7 @@ void gt_export_close(gt_export *x)
 	for (size_t i = 0; i < x->npaths; i++)
 		free(x->paths[i]);
 	free(x->paths);
+	free(x->logged);
 	gt_diagnosis_free(x->diag);
 	gt_analysis_free(x->an);
 	ex_sums_free(x->sums);
@@ -241,8 +242,17 @@ static void reader_log(void *user, const gt_errinfo *ei)
 {
 	ex_logctx *c = user;
 	(*c->problems)++;
-	if (c->x->o.analysis.log)
+	if (c->x->o.analysis.log && !c->quiet)
 		c->x->o.analysis.log(c->x->o.analysis.log_user, c->path, ei);
+}
+
+/* A problem of trace i outside the reader's own log (open failure, fatal
+ * error): counted, logged unless its problems were logged already. */
+static void trace_problem(gt_export *x, size_t i, const gt_errinfo *ei, uint64_t *problems)
+{
+	(*problems)++;
+	if (x->o.analysis.log && !x->logged[i])
+		x->o.analysis.log(x->o.analysis.log_user, x->paths[i], ei);
 }
 
 gt_reader *ex_reader_open(gt_export *x, size_t i, int report, uint64_t *problems)
@@ -258,9 +268,8 @@ gt_reader *ex_reader_open(gt_export *x, size_t i, int report, uint64_t *problems
 	gt_reader *r = gt_reader_open(x->paths[i], &ro, &ei);
 	if (!r) {
 		if (report) {
-			(*problems)++;
-			if (x->o.analysis.log)
-				x->o.analysis.log(x->o.analysis.log_user, x->paths[i], &ei);
+			trace_problem(x, i, &ei, problems);
+			x->logged[i] = 1;
 		}
 		return NULL;
 	}
@@ -268,6 +277,7 @@ gt_reader *ex_reader_open(gt_export *x, size_t i, int report, uint64_t *problems
 		x->logctx.x = x;
 		x->logctx.path = x->paths[i];
 		x->logctx.problems = problems;
+		x->logctx.quiet = x->logged[i];
 		gt_reader_set_log(r, reader_log, &x->logctx);
 	}
 	return r;
@@ -276,12 +286,35 @@ gt_reader *ex_reader_open(gt_export *x, size_t i, int report, uint64_t *problems
 void ex_reader_close(gt_export *x, size_t i, gt_reader *r, int rc, int report,
 		     uint64_t *problems)
 {
-	if (r && rc < 0 && report) {
-		(*problems)++;
-		if (x->o.analysis.log)
-			x->o.analysis.log(x->o.analysis.log_user, x->paths[i], gt_reader_error(r));
-	}
+	if (r && rc < 0 && report)
+		trace_problem(x, i, gt_reader_error(r), problems);
+	if (report)
+		x->logged[i] = 1;
 	gt_reader_close(r);
+}
+
+gt_reader *ex_reader_open_kept(gt_export *x, size_t i, int report, uint64_t *problems,
+			       ex_slice *sl)
+{
+	gt_reader *r = ex_reader_open(x, i, report, problems);
+	if (!r)
+		return NULL;
+	ex_slice_begin(x, sl, gt_reader_header(r));
+	if (!sl->skip)
+		return r;
+	gt_reader_close(r);
+	return NULL;
+}
+
+void ex_input_stats(const gt_analysis *a, gt_export_stats *st)
+{
+	st->traces = st->records = st->problems = 0;
+	for (size_t i = 0; i < gt_analysis_ntraces(a); i++) {
+		const gt_an_trace *t = gt_analysis_trace(a, i);
+		st->traces += t->header_ok != 0;
+		st->records += t->rs.records;
+		st->problems += t->problems + (t->status ? 1 : 0);
+	}
 }
 
 /* ------------------------------------------------------------ the slice */

@@ -133,6 +133,7 @@ typedef struct grptab {
 struct ex_sums {
 	grptab kern, api, mem;
 	int oom;
+	gt_export_stats read; /* traces, records, problems of the one pass */
 };
 
 static void grptab_init(grptab *t)
@@ -205,38 +206,6 @@ void ex_sums_free(struct ex_sums *s)
 	free(s);
 }
 
-/* k-th smallest of v[0..n) (reorders v so that v[0..k) <= v[k] <= v[k+1..n)):
- * quickselect with a three-way partition (many equal durations are common). */
-static uint64_t select_k(uint64_t *v, size_t n, size_t k)
-{
-	size_t lo = 0, hi = n; /* the range [lo, hi) holds position k */
-	uint64_t seed = 0x9e3779b97f4a7c15ull ^ n;
-	while (hi - lo > 1) {
-		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-		uint64_t pv = v[lo + (size_t)((seed >> 33) % (hi - lo))];
-		size_t lt = lo, i = lo, gt = hi;
-		while (i < gt) {
-			uint64_t x = v[i];
-			if (x < pv) {
-				v[i++] = v[lt];
-				v[lt++] = x;
-			} else if (x > pv) {
-				v[i] = v[--gt];
-				v[gt] = x;
-			} else {
-				i++;
-			}
-		}
-		if (k < lt)
-			hi = lt;
-		else if (k >= gt)
-			lo = gt;
-		else
-			return pv;
-	}
-	return v[k];
-}
-
 /* Median (mean of the two middle values for an even count). */
 static double median(gt_vec *v)
 {
@@ -244,7 +213,7 @@ static double median(gt_vec *v)
 		return 0;
 	size_t n = v->n;
 	uint64_t *p = v->p;
-	uint64_t hi = select_k(p, n, n / 2);
+	uint64_t hi = gt_select_u64(p, n, n / 2);
 	if (n % 2)
 		return (double)hi;
 	/* the largest of the lower half: after selection it is the max of v[0..n/2) */
@@ -331,23 +300,19 @@ static grp *api_grp(struct ex_sums *s, idcache *c, gt_reader *r, const gt_api *a
 	return &grps(&s->api)[g];
 }
 
-static int build_sums(gt_export *x, gt_export_stats *st)
+/* One pass over the traces: the summary groups into s, what was read into st. */
+static int read_sums(gt_export *x, struct ex_sums *s, gt_export_stats *st)
 {
-	if (x->sums)
-		return x->sums_rc;
-	struct ex_sums *s = calloc(1, sizeof(*s));
-	if (!s)
-		return GT_ERR_NOMEM;
-	x->sums = s;
 	grptab_init(&s->kern);
 	grptab_init(&s->api);
 	grptab_init(&s->mem);
 	/* the memory-op groups: copy kinds 0..10 then memset, created in order */
 	for (uint32_t k = 0; k <= GT_COPY_PTOP + 1; k++)
 		if (grp_get(&s->mem, k <= GT_COPY_PTOP ? ex_copy_op_name(k) : "[CUDA memset]") < 0)
-			return x->sums_rc = GT_ERR_NOMEM;
+			return GT_ERR_NOMEM;
 	for (size_t i = 0; i < x->npaths; i++) {
-		gt_reader *r = ex_reader_open(x, i, 1, &st->problems);
+		ex_slice sl;
+		gt_reader *r = ex_reader_open_kept(x, i, 1, &st->problems, &sl);
 		if (!r)
 			continue;
 		st->traces++;
@@ -355,8 +320,6 @@ static int build_sums(gt_export *x, gt_export_stats *st)
 		cache_init(&c);
 		gt_record rec;
 		int rc;
-		ex_slice sl;
-		ex_slice_begin(x, &sl, gt_reader_header(r));
 		while ((rc = gt_reader_next(r, &rec)) > 0) {
 			grp *g = NULL;
 			int bad = 0;
@@ -400,7 +363,23 @@ static int build_sums(gt_export *x, gt_export_stats *st)
 		if (s->oom)
 			break;
 	}
-	return x->sums_rc = s->oom ? GT_ERR_NOMEM : 0;
+	return s->oom ? GT_ERR_NOMEM : 0;
+}
+
+/* The summaries, from one pass over the traces on first use; st gets that
+ * pass's input on every call. */
+static int build_sums(gt_export *x, gt_export_stats *st)
+{
+	if (!x->sums) {
+		x->sums = calloc(1, sizeof(*x->sums));
+		if (!x->sums)
+			return GT_ERR_NOMEM;
+		x->sums_rc = read_sums(x, x->sums, &x->sums->read);
+	}
+	st->traces = x->sums->read.traces;
+	st->records = x->sums->read.records;
+	st->problems = x->sums->read.problems;
+	return x->sums_rc;
 }
 
 /* Group indexes of t, sorted by total (or btotal) descending, empty ones
@@ -539,7 +518,8 @@ static int write_gpu_trace(gt_export *x, ex_out *o, int fmt, gt_export_stats *st
 	tw_begin(&w, o, fmt, cols, 21);
 	for (size_t i = 0; i < x->npaths && !o->err; i++) {
 		/* first pass: the final clock map and the device names */
-		gt_reader *r = ex_reader_open(x, i, 1, &st->problems);
+		ex_slice sl;
+		gt_reader *r = ex_reader_open_kept(x, i, 1, &st->problems, &sl);
 		if (!r)
 			continue;
 		tdev d = {0};
@@ -567,8 +547,7 @@ static int write_gpu_trace(gt_export *x, ex_out *o, int fmt, gt_export_stats *st
 		st->traces++;
 		idcache c;
 		cache_init(&c);
-		ex_slice sl;
-		ex_slice_begin(x, &sl, gt_reader_header(r));
+		ex_slice_begin(x, &sl, gt_reader_header(r)); /* afresh: its clock map */
 		while ((rc = gt_reader_next(r, &rec)) > 0 && !o->err) {
 			st->records++;
 			if (!ex_slice_keep(&sl, &rec))
@@ -1138,6 +1117,15 @@ int gt_export_table_parse(const char *name)
 	return -1;
 }
 
+/* 1 for the tables that read the records themselves (the nsys summaries
+ * and cuda_gpu_trace); the others are made from the analysis. */
+static int reads_records(int table)
+{
+	return table == GT_TABLE_KERN_SUM || table == GT_TABLE_MEM_TIME_SUM ||
+	       table == GT_TABLE_MEM_SIZE_SUM || table == GT_TABLE_API_SUM ||
+	       table == GT_TABLE_GPU_TRACE;
+}
+
 int gt_export_table(gt_export *x, int table, int format, FILE *out, gt_export_stats *st)
 {
 	gt_export_stats local = {0};
@@ -1170,6 +1158,9 @@ int gt_export_table(gt_export *x, int table, int format, FILE *out, gt_export_st
 	case GT_TABLE_CALL_SITES: rc = write_call_sites(x, &o, format, &local); break;
 	default: rc = write_findings(x, &o, format, &local); break;
 	}
+	const gt_analysis *a = reads_records(table) ? NULL : ex_analysis(x);
+	if (a) /* made from the analysis: what it read */
+		ex_input_stats(a, &local);
 	int wrc = ex_out_finish(&o);
 	local.bytes = o.bytes;
 	if (st)

@@ -91,10 +91,18 @@
  *               losses: {<what>: {count, bytes}}, overhead: {count, ns},
  *               unmatched, api_calls, queued_ignored, notes: [{ts, code, text}]}]
  * }
- * DIST = {count, sum, min, max, p10, p50, p90, p99};
+ * DIST = {count, sum, min, max, p10, p50, p90, p99, exact}: percentiles by
+ *        nearest rank (p50 = the ceil(count/2)-th smallest value). exact
+ *        (added in 1 without a bump) true: up to 1048576 values
+ *        (GT_AN_DIST_EXACT_MAX), each percentile is one of the values;
+ *        false: each is the upper end of the log bucket (32 per power of
+ *        two) holding its rank, clamped to [min, max], the true value at
+ *        most 1/32 below it, never above (text and HTML print "<= X").
+ *        Reports without "exact" (older) have the buckets' midpoints.
  * GAP = {start, end, length, causes, main_cause, prev: {kind, name, stream},
  *        next: {kind, name, stream, pid, trace, launch_start}, feed_tid,
- *        last_call, last_call_end}.
+ *        last_call, last_call_end, turn_call (the sync or blocking copy its
+ *        sync_turnaround time came after, null: none)}.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -158,6 +166,12 @@ static void j_dbl(jw *j, const char *key, double v)
 		fputs("null", j->f);
 }
 
+static void j_bool(jw *j, const char *key, int v)
+{
+	j_sep(j, key);
+	fputs(v ? "true" : "false", j->f);
+}
+
 static void j_str(jw *j, const char *key, const char *s)
 {
 	j_sep(j, key);
@@ -178,6 +192,7 @@ static void j_dist(jw *j, const char *key, const gt_an_dist *d)
 	j_u64(j, "p50", d->p50);
 	j_u64(j, "p90", d->p90);
 	j_u64(j, "p99", d->p99);
+	j_bool(j, "exact", !d->upper_bounds);
 	j_close(j, '}');
 }
 
@@ -230,6 +245,7 @@ static void j_gap(jw *j, const gt_analysis *a, const gt_an_gap *g, uint32_t flag
 	j_u64(j, "feed_tid", g->feed_tid);
 	j_str(j, "last_call", gt_analysis_string(a, g->last_call_name));
 	j_u64(j, "last_call_end", g->last_call_end);
+	j_str(j, "turn_call", g->turn_call_name ? gt_analysis_string(a, g->turn_call_name) : NULL);
 	if (gt_analysis_nstacks(a)) { /* only when the traces carry host stacks */
 		char b[1024];
 		for (int w = 0; w < 2; w++) {
@@ -620,10 +636,8 @@ static void j_gpu_kernels(jw *j, const gt_analysis *a, const gt_an_gpu *G, uint3
 		j_u64(j, "stream", k->ex_stream);
 		j_u64(j, "tid", k->ex_tid);
 		j_close(j, '}');
-		j_sep(j, "storm");
-		fputs(k->storm ? "true" : "false", j->f);
-		j_sep(j, "nccl");
-		fputs(k->nccl ? "true" : "false", j->f);
+		j_bool(j, "storm", k->storm);
+		j_bool(j, "nccl", k->nccl);
 		j_str(j, "coll", k->nccl ? gt_coll_name(k->coll) : NULL);
 		j_kernel_gpm(j, k);
 		j_close(j, '}');
@@ -865,8 +879,7 @@ static void j_trace(jw *j, const gt_an_trace *t)
 	j_str(j, "path", t->path);
 	j_u64(j, "status", (uint64_t)(t->status < 0 ? -t->status : t->status));
 	j_str(j, "error", t->status ? t->error : NULL);
-	j_sep(j, "header_ok");
-	fputs(t->header_ok ? "true" : "false", j->f);
+	j_bool(j, "header_ok", t->header_ok);
 	if (t->header_ok) {
 		const gt_stream_header *h = &t->header;
 		j_u64(j, "pid", h->pid);

@@ -73,7 +73,7 @@ static void slow_step(const gt_analysis *a, const gt_an_step *s, const gt_an_ste
 		fprintf(f, " (%.1fx median)", (double)s->dur_ns / (double)in->median_ns);
 	fprintf(f, "  busy %.0f%%", s->dur_ns ? 100.0 * (double)s->busy_ns / (double)s->dur_ns : 0);
 	if (s->top_cause < GT_CAUSE_COUNT)
-		fprintf(f, ", mostly %s %s", gt_cause_name(s->top_cause),
+		fprintf(f, ", mostly %s %s", gt_cause_label(s->top_cause),
 			an_fmt_ns(c, sizeof(c), s->cause_ns[s->top_cause]));
 	else
 		fputs(", no idle time", f);

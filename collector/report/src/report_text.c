@@ -183,7 +183,8 @@ static void idle_section(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 		" %s, median %s, longest %s; by cause, %% of the window:\n",
 		pct(G->idle_ns, G->window_ns), an_fmt_ns(b1, sizeof(b1), G->idle_ns), G->ngaps,
 		gt_plural(G->ngaps, "gap", "gaps"),
-		an_fmt_ns(b2, sizeof(b2), G->gap_len.p50), an_fmt_ns(b3, sizeof(b3), G->gap_len.max));
+		gt_fmt_pct_ns(b2, sizeof(b2), G->gap_len.p50, G->gap_len.upper_bounds),
+		an_fmt_ns(b3, sizeof(b3), G->gap_len.max));
 	if (!G->idle_ns)
 		return;
 	int ord[GT_CAUSE_COUNT];
@@ -192,7 +193,7 @@ static void idle_section(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 		int c = ord[i];
 		if (!G->cause_ns[c])
 			continue;
-		fprintf(f, "  %-16s %10s %5.1f %% |", gt_cause_name(c),
+		fprintf(f, "  %-16s %10s %5.1f %% |", gt_cause_label(c),
 			an_fmt_ns(b1, sizeof(b1), G->cause_ns[c]), pct(G->cause_ns[c], G->window_ns));
 		bar(f, (double)G->cause_ns[c] / (double)G->window_ns, 20);
 		fprintf(f, "| %s\n", cause_help[c]);
@@ -227,7 +228,7 @@ static void span_state(FILE *f, uint64_t len, uint64_t busy, const uint64_t *cau
 	for (int i = 0, shown = 0; i < GT_CAUSE_COUNT && shown < 3; i++) {
 		if (!cause[ord[i]])
 			continue;
-		fprintf(f, "%s%s %.1f %%", shown ? ", " : ", idle: ", gt_cause_name(ord[i]),
+		fprintf(f, "%s%s %.1f %%", shown ? ", " : ", idle: ", gt_cause_label(ord[i]),
 			pct(cause[ord[i]], len));
 		shown++;
 	}
@@ -347,12 +348,15 @@ static void busy_side(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 	gpm_section(G, f);
 	comm_section(a, G, f);
 	if (G->lat_api.count) {
+		const gt_an_dist *L = &G->lat_api;
 		fprintf(f, "Launch       API call -> kernel start: median %s, p90 %s, p99 %s",
-			an_fmt_ns(b1, sizeof(b1), G->lat_api.p50), an_fmt_ns(b2, sizeof(b2), G->lat_api.p90),
-			an_fmt_ns(b3, sizeof(b3), G->lat_api.p99));
+			gt_fmt_pct_ns(b1, sizeof(b1), L->p50, L->upper_bounds),
+			gt_fmt_pct_ns(b2, sizeof(b2), L->p90, L->upper_bounds),
+			gt_fmt_pct_ns(b3, sizeof(b3), L->p99, L->upper_bounds));
 		if (G->lat_queued.count)
 			fprintf(f, "; queued -> start median %s",
-				an_fmt_ns(b4, sizeof(b4), G->lat_queued.p50));
+				gt_fmt_pct_ns(b4, sizeof(b4), G->lat_queued.p50,
+					      G->lat_queued.upper_bounds));
 		fputc('\n', f);
 	}
 	if (G->tiny_kernels)
@@ -380,7 +384,7 @@ static void gaps_section(const gt_analysis *a, const gt_an_gpu *G, FILE *f, cons
 		item_label(a, gp[i].next_kind, gp[i].next_name, o->flags, nx, sizeof(nx));
 		fprintf(f, "  %2zu  %-11s %10s  %-15s %3.0f%%  %s -> %s", i + 1,
 			rel_s(b1, sizeof(b1), a, gp[i].start),
-			an_fmt_ns(b2, sizeof(b2), len), gt_cause_name(mc),
+			an_fmt_ns(b2, sizeof(b2), len), gt_cause_label(mc),
 			pct(gp[i].cause_ns[mc], len), pv, nx);
 		if (gp[i].feed_tid) {
 			const char *ln = gt_analysis_string(a, gp[i].last_call_name);
@@ -417,7 +421,7 @@ static void procs_section(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 			an_fmt_ns(b2, sizeof(b2), W));
 	fprintf(f, "  %7s %10s:", "busy", "idle");
 	for (int c = 0; c < GT_CAUSE_COUNT; c++)
-		fprintf(f, " %s", gt_cause_name(c));
+		fprintf(f, " %s", gt_cause_label(c));
 	fputc('\n', f);
 	for (size_t i = 0; i < np; i++) {
 		const gt_an_proc *p = &procs[i];
@@ -592,7 +596,7 @@ static void sites_section(const gt_analysis *a, FILE *f)
 			gt_analysis_site_label(a, s[i].stack, lab, sizeof(lab));
 			fprintf(f, "    %10s %5.1f %% of idle  %-16s %-8s %s\n",
 				an_fmt_ns(b1, sizeof(b1), s[i].total_ns), pct(s[i].total_ns, G->idle_ns),
-				gt_cause_name(ord[0]),
+				gt_cause_label(ord[0]),
 				gt_site_role_name(s[i].roles), lab);
 		}
 	}
@@ -910,7 +914,7 @@ int an_report_summary(const gt_analysis *a, FILE *f)
 		for (int c = 0, shown = 0; c < GT_CAUSE_COUNT && shown < 4; c++) {
 			if (!G->cause_ns[ord[c]])
 				continue;
-			fprintf(f, "%s %s %.1f %%", shown ? "," : "", gt_cause_name(ord[c]),
+			fprintf(f, "%s %s %.1f %%", shown ? "," : "", gt_cause_label(ord[c]),
 				pct(G->cause_ns[ord[c]], G->window_ns));
 			shown++;
 		}

@@ -133,8 +133,18 @@ typedef enum gt_cause {
 	GT_CAUSE_COUNT = 9,
 } gt_cause;
 
-/** Stable snake_case name of a cause ("host_busy", ...); "?" if out of range. */
+/** Stable snake_case name of a cause ("host_busy", ...); "?" if out of range.
+ * The machine name: JSON keys, CSV columns, Perfetto arguments. */
 GT_API const char *gt_cause_name(int cause);
+
+/** The name a person reads for a cause in the text and HTML reports and in
+ * `gaptrace diff`: gt_cause_name, except where a finding has that name and
+ * may claim a different amount ("One name, one number", issue 23): the
+ * host_busy cause reads "host_work", sync_turnaround "after_sync" and
+ * launch_bound "launching" (the findings of those names combine causes:
+ * launch_bound takes host_work in short gaps; host_busy and sync_turnaround
+ * take what earlier findings left). "?" if out of range. */
+GT_API const char *gt_cause_label(int cause);
 
 /* ------------------------------------------------------------------ */
 /* Options                                                             */
@@ -324,17 +334,26 @@ GT_API uint64_t gt_gap_bin_floor_ns(unsigned i);
 /** Number of gt_loss_what slots in the loss ledger (indexed by value). */
 #define GT_AN_LOSS_SLOTS 16
 
+/** Most values of one distribution (gt_an_dist) kept for exact percentiles
+ *  (8 bytes each: 8 MiB at most per distribution). */
+#define GT_AN_DIST_EXACT_MAX (1u << 20)
+
 /**
- * A distribution of durations (ns). count, sum, min and max are exact; the
- * percentiles come from a log histogram with 32 buckets per power of two,
- * so they are within 2.2 % of the true value (exact when all values are
- * equal, always clamped to [min, max]). All zero when count == 0.
+ * A distribution of durations (ns). count, sum, min and max are exact. The
+ * percentiles are by nearest rank (p50 = the ceil(0.5 count)-th smallest
+ * value): exact for up to GT_AN_DIST_EXACT_MAX values (upper_bounds 0).
+ * Past that only a log histogram is kept (32 buckets per power of two), and
+ * each percentile is the upper end of the bucket that holds its rank,
+ * clamped to [min, max]: the true value is at most 3.1 % below it and never
+ * above it (upper_bounds 1; print it as "<= 4.1 us": gt_fmt_pct_ns). All
+ * zero when count == 0.
  */
 typedef struct gt_an_dist {
 	uint64_t count;
 	uint64_t sum;
 	uint64_t min, max;
 	uint64_t p10, p50, p90, p99;
+	uint32_t upper_bounds; /**< 1: p10..p99 are bucket upper bounds, not exact */
 } gt_an_dist;
 
 /**
@@ -539,6 +558,12 @@ typedef struct gt_an_gap {
 	uint32_t last_call_name; /**< F's last launch/copy/sync call begun before the
 				      gap start (it may still run into the gap) */
 	uint64_t last_call_end;  /**< when it returned (realtime ns), 0 unknown */
+	uint64_t next_copy_bytes;/**< next item a copy: the mean bytes of its row (the
+				      copies of its kind, host memory, stream, process) */
+	uint32_t next_copy_kind; /**< next item a copy: GT_COPY_* (0 otherwise) */
+	uint32_t turn_call_name; /**< the synchronize or blocking copy the gap's
+				      sync_turnaround time came after (the last one, when
+				      several), 0 none: the call a title names */
 	uint64_t next_launch;    /**< start of the call that launched next, 0 unknown */
 	uint32_t site_waited;    /**< host stack of the last call before the one that
 				      ended the gap (gt_analysis_stack index + 1), 0 none */
@@ -1309,6 +1334,11 @@ GT_API const char *gt_fmt_utc(char *buf, size_t cap, uint64_t ns);
  *  (below a minute), "2 min 05.3 s" (below an hour), "3 h 07 min".
  *  Negative values carry a "-"; fractions of a nanosecond round. */
 GT_API const char *gt_fmt_ns(char *buf, size_t cap, double ns);
+
+/** A percentile v (ns) of a distribution as people read it: gt_fmt_ns, with
+ *  "<= " before it when it is an upper bound (gt_an_dist.upper_bounds):
+ *  "4.1 us" or "<= 4.1 us". Every output prints percentiles through it. */
+GT_API const char *gt_fmt_pct_ns(char *buf, size_t cap, uint64_t v, int upper_bound);
 
 /*
  * API names as people read them. CUPTI names a call with the ABI version

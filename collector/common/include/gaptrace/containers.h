@@ -14,6 +14,8 @@
  *   gt_map     a hash map uint64 key -> uint64 value (open addressing,
  *              linear probing, deletion by tombstone)
  *
+ * and one algorithm on such arrays: gt_select_u64, the k-th smallest value.
+ *
  * None is thread-safe; each belongs to one user at a time. Every one starts
  * zeroed or from its init, and its free leaves it empty and reusable; free
  * accepts an empty one. Allocation failure is reported (NULL, 0 or
@@ -123,5 +125,12 @@ uint64_t *gt_map_get(const gt_map *m, uint64_t key);
 uint64_t *gt_map_put(gt_map *m, uint64_t key, int *inserted);
 /* Removes key if present. */
 void gt_map_del(gt_map *m, uint64_t key);
+
+/* ------------------------------------------------------------ selection */
+
+/* The k-th smallest (0-based, k < n) of v[0..n): quickselect with a
+ * three-way partition (many equal values are common: durations), expected
+ * O(n). Reorders v so that v[0..k) <= v[k] <= v[k+1..n). */
+uint64_t gt_select_u64(uint64_t *v, size_t n, size_t k);
 
 #endif /* GAPTRACE_CONTAINERS_H */

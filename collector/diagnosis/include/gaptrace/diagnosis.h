@@ -314,6 +314,10 @@ typedef struct gt_diag_gpu {
  *  overhead (Python/framework dispatch between kernels): it goes to
  *  launch_bound (or tiny_kernel_storm), not host_busy. */
 #define GT_DIAG_DISPATCH_GAP_NS 100000ull
+/** slow_data_loader: a gap's closing host-to-device copy carries at least this
+ *  many bytes (its row's mean): a batch, not a scalar (an optimizer's step
+ *  count, a CUDA graph's 3-byte inputs: the H200 torch.compile run). */
+#define GT_DIAG_LOADER_MIN_BYTES 1024ull
 /** A kernel is a small-grid kernel when at least this fraction of its
  *  launches have fewer blocks than the GPU has SMs ... */
 #define GT_DIAG_SMALL_GRID_FRAC 0.5
@@ -409,6 +413,7 @@ typedef struct gt_diag_opts {
 	uint64_t tiny_kernel_ns;
 	double storm_launch_frac;
 	uint64_t dispatch_gap_ns;
+	uint64_t loader_min_bytes;
 	double small_grid_frac;
 	double low_occupancy;
 	uint64_t d2h_min_count;

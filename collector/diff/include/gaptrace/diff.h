@@ -134,6 +134,9 @@ typedef struct gt_diff_gpu_stats {
 	uint64_t pageable_bytes;         /**< of copy_bytes, with pageable host memory */
 	uint64_t lat_api_p50_ns;         /**< launch call start -> kernel start, median */
 	uint64_t lat_queued_p50_ns;      /**< queued -> start, median (0: not recorded) */
+	int lat_api_p50_bound;           /**< 1: lat_api_p50_ns is an upper bound (the
+					      report's DIST "exact": false), printed "<= X" */
+	int lat_queued_p50_bound;        /**< the same for lat_queued_p50_ns */
 	gt_diff_steps steps;             /**< its steps (count 0: none) */
 	size_t nsites;
 	const gt_diff_site *sites;       /**< its call sites (none without stacks) */

@@ -98,16 +98,23 @@ typedef struct gt_export_opts {
 	gt_analysis_opts analysis;
 } gt_export_opts;
 
-/** What an export wrote. */
+/** What an export wrote. traces, records and problems describe the input
+ *  the output was made from, the same for every format and table of one
+ *  handle (a table made from the analysis counts what the analysis read; a
+ *  summary table written after another counts the summaries' one pass), so
+ *  several outputs of one handle are not added up: they are one input. */
 typedef struct gt_export_stats {
-	uint64_t traces;   /**< trace files read */
-	uint64_t records;  /**< records read while writing */
+	uint64_t traces;   /**< trace files read (a trace the slice leaves out
+				whole, another process's, is not one) */
+	uint64_t records;  /**< records read from them, each once */
 	uint64_t events;   /**< perfetto: trace events written; tables: rows;
 				html: 0 */
 	uint64_t flows;    /**< perfetto: launch -> work flow pairs */
 	uint64_t gaps;     /**< perfetto / gaps table: idle gaps written */
 	uint64_t bytes;    /**< bytes written */
-	uint64_t problems; /**< problems met reading the traces (see the log) */
+	uint64_t problems; /**< problems met reading the traces (see the log:
+				each trace's problems reach it once per
+				handle, however many outputs read it) */
 	uint64_t clipped;  /**< perfetto: events from before the time origin
 				written at it (a slice keeps its part after it) */
 	uint64_t dropped;  /**< perfetto: counter samples from before the time
