@@ -57,3 +57,18 @@ target_compile_definitions(test_symbolize PRIVATE
   GT_FORMAT_SO="$<TARGET_FILE:gaptrace_format_shared>")
 add_dependencies(test_symbolize gaptrace_format_shared)
 set_tests_properties(test_symbolize PROPERTIES TIMEOUT 120)
+
+# Issue 23 item 7: the GPM readings of the H200 traces against their CUPTI
+# kernels (tests/analysis/gpm_align.py --check: each informative trace fits
+# best late by as much as its stamps' convention says; DIAGNOSIS.md, "GPM
+# timing").
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_Interpreter_FOUND)
+  add_test(NAME gpm_align
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/analysis/gpm_align.py --check
+            --gaptrace $<TARGET_FILE:gaptrace> ${PROJECT_SOURCE_DIR}/examples/traces)
+else()
+  add_test(NAME gpm_align COMMAND sh -c "echo 'SKIP: python3 not found, gpm_align not run'; exit 77")
+  set_tests_properties(gpm_align PROPERTIES SKIP_RETURN_CODE 77)
+endif()
+set_tests_properties(gpm_align PROPERTIES TIMEOUT 120)

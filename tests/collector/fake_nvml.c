@@ -209,9 +209,17 @@ API int nvmlGpmQueryDeviceSupport(void *h, gpm_support_t *s)
 	return 0;
 }
 
+/* A sample: its GPU and the refresh it holds. Like NVML, the counters are
+ * refreshed every 100 ms of CLOCK_MONOTONIC (on one grid for everyone), and
+ * a sample holds those of the last refresh, not the call's. */
+typedef struct {
+	unsigned dev1;          /* GPU + 1 */
+	unsigned long long ref; /* the refresh: CLOCK_MONOTONIC / 100 ms */
+} fake_sample;
+
 API int nvmlGpmSampleAlloc(gpm_sample_t *s)
 {
-	s->handle = calloc(1, sizeof(unsigned));
+	s->handle = calloc(1, sizeof(fake_sample));
 	return s->handle ? 0 : 2;
 }
 
@@ -223,7 +231,12 @@ API int nvmlGpmSampleFree(gpm_sample_t s)
 
 API int nvmlGpmSampleGet(void *h, gpm_sample_t s)
 {
-	*(unsigned *)s.handle = idx(h) + 1;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	fake_sample *f = s.handle;
+	f->dev1 = (unsigned)idx(h) + 1;
+	f->ref = ((unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec) /
+		 100000000ull;
 	return 0;
 }
 
@@ -231,14 +244,18 @@ API int nvmlGpmMetricsGet(gpm_get_t *g)
 {
 	if (g->version != 1 || g->num > 98 || !g->s1.handle || !g->s2.handle)
 		return 2;
-	unsigned d = *(unsigned *)g->s2.handle - 1;
+	const fake_sample *a = g->s1.handle, *b = g->s2.handle;
+	unsigned d = b->dev1 - 1;
+	/* a rate's value depends on the time between the samples, as NVML's
+	 * do (far below what the rows keep: 2 MiB/s stays 2097152 bytes/s) */
+	double elapsed = (double)(b->ref - a->ref);
 	for (unsigned j = 0; j < g->num; j++) {
 		gpm_metric_t *m = &g->m[j];
 		m->ret = 0;
 		if (m->id == 2) /* SM_UTIL */
 			m->value = 50.0 + d;
 		else if (m->id == 21) /* PCIE_RX_PER_SEC, MiB/s */
-			m->value = 2.0;
+			m->value = 2.0 + 1e-9 * elapsed;
 		else
 			m->ret = 3; /* NOT_SUPPORTED */
 	}

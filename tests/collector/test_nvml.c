@@ -298,7 +298,9 @@ START_TEST(dlopen_fake_library)
 	int err;
 	gt_nvml_sampler *s = gt_nvml_start(&o, &err);
 	ck_assert_msg(s != NULL, "start failed: %d", err);
-	t_sleep_ms(250); /* two GPM rounds at least */
+	/* two GPM rows at least: the first ends at the third of the fake's
+	 * refreshes after the first sample (300 ms at most), the next 100 ms on */
+	t_sleep_ms(450);
 	gt_nvml_stats st;
 	gt_nvml_get_stats(s, &st);
 	ck_assert_uint_eq(st.devices, 3);
@@ -350,7 +352,8 @@ START_TEST(dlopen_fake_library)
 			ck_assert_uint_eq(rec.gpm.sm_util, 5000 + 100 * rec.gpm.device_id);
 			ck_assert_uint_eq(rec.gpm.pcie_rx_bps, 2097152);
 			ck_assert_uint_eq(rec.gpm.dram_bw_util, UINT32_MAX);
-			ck_assert_uint_ge(rec.gpm.end - rec.gpm.start, 100000000ull);
+			/* from one of the fake's refreshes to the next, each found to a poll */
+			ck_assert_uint_ge(rec.gpm.end - rec.gpm.start, 97000000ull);
 		}
 		const char *t = rec.type == GT_REC_NOTE ? gt_reader_string(r, rec.note.text_id)
 							 : NULL;
@@ -490,8 +493,21 @@ END_TEST
 
 /* ------------------------------------------------------------ GPM mock */
 
-/* A sample buffer of the mock: which GPU it was last filled from, and when
- * (CLOCK_MONOTONIC ns). */
+/* The mock refreshes the counters as NVML does (issue 23): on one grid,
+ * every MOCK_REFRESH_NS of CLOCK_MONOTONIC from MOCK_PHASE_NS, and a sample
+ * holds the last refresh's, not the call's. */
+#define MOCK_REFRESH_NS 100000000ull
+#define MOCK_PHASE_NS 37000000ull
+
+/* The last refresh at or before CLOCK_MONOTONIC t. */
+static uint64_t mock_refresh(uint64_t t)
+{
+	return t < MOCK_PHASE_NS ? 0
+				 : MOCK_PHASE_NS + (t - MOCK_PHASE_NS) / MOCK_REFRESH_NS * MOCK_REFRESH_NS;
+}
+
+/* A sample buffer of the mock: which GPU it was last filled from, and the
+ * refresh whose counters it holds (CLOCK_MONOTONIC ns). */
 typedef struct msample {
 	unsigned int dev;
 	uint64_t mono;
@@ -501,8 +517,15 @@ typedef struct msample {
 static struct {
 	int supported[2];     /* nvmlGpmQueryDeviceSupport's answer per GPU */
 	int query_rc;         /* its return code */
-	int fail_after[2];    /* nvmlGpmMetricsGet fails after this many calls (0: never) */
+	int fail_after[2];    /* nvmlGpmMetricsGet fails after this many row requests (0: never) */
 	int metrics_calls[2], sample_calls[2];
+	int row_calls[2];     /* requests of every metric (a row's, not a check's) */
+	/* busy: SM activity is the share of [a, b) of the two samples' refreshes
+	 * inside busy stretches of busy_len every busy_every from busy_from
+	 * (CLOCK_MONOTONIC), the kernels a GPU would have run */
+	int busy;
+	uint64_t busy_from, busy_every, busy_len;
+	int frozen;           /* the counters never refresh */
 	int allocs, frees;    /* nvmlGpmSampleAlloc / Free calls */
 	int closer_than_100ms; /* metric requests over samples < 100 ms apart */
 	int misordered;       /* sample1 not older than sample2, or from another GPU */
@@ -545,27 +568,48 @@ static int g_get(void *h, gt_nvml_gpm_sample s)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	m->dev = dev(h);
-	m->mono = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	m->mono = gm.frozen ? MOCK_PHASE_NS
+			    : mock_refresh((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
 	m->filled = 1;
 	gm.sample_calls[dev(h)]++;
 	return 0;
 }
 
-/* GPU d's values: SM 42.5 %, occupancy 33.333 %, tensor 0, FP16 100 %,
- * FP32 12.345 % (rounds to 1235), FP64 not supported, DRAM 7.5 + d %,
- * PCIe rx 100 MiB/s, tx 0.5 MiB/s, NVLink rx not supported, tx 1 MiB/s. */
-static void g_fill(gt_nvml_gpm_metric *m, unsigned int d)
+/* The busy time of the mock's schedule in [a, b) (CLOCK_MONOTONIC). */
+static uint64_t mock_busy(uint64_t a, uint64_t b)
 {
+	uint64_t sum = 0;
+	if (!gm.busy_every)
+		return 0;
+	uint64_t k = a > gm.busy_from ? (a - gm.busy_from) / gm.busy_every : 0;
+	for (uint64_t s0 = gm.busy_from + k * gm.busy_every; s0 < b; s0 += gm.busy_every) {
+		uint64_t s1 = s0 + gm.busy_len, x = s0 > a ? s0 : a, y = s1 < b ? s1 : b;
+		sum += y > x ? y - x : 0;
+	}
+	return sum;
+}
+
+/* GPU d's values over samples of refreshes a < b: SM 42.5 % (with busy:
+ * the schedule's share of [a, b)), occupancy 33.333 %, tensor 0, FP16
+ * 100 %, FP32 12.345 % (rounds to 1235), FP64 not supported, DRAM 7.5 + d %,
+ * PCIe rx 100 MiB/s, tx 0.5 MiB/s, NVLink rx not supported, tx 1 MiB/s. The
+ * rates and DRAM depend on b - a too, as NVML's do, far below what a row
+ * keeps (as NVML, the same pair gives the same doubles). */
+static void g_fill(gt_nvml_gpm_metric *m, unsigned int d, uint64_t a, uint64_t b)
+{
+	double tick = 1e-9 * (double)((b - a) / 1000000ull);
 	m->nvml_return = 0;
 	switch (m->metric_id) {
-	case GT_NVML_GPM_SM_UTIL: m->value = 42.5; break;
+	case GT_NVML_GPM_SM_UTIL:
+		m->value = gm.busy ? 100.0 * (double)mock_busy(a, b) / (double)(b - a) : 42.5;
+		break;
 	case GT_NVML_GPM_SM_OCCUPANCY: m->value = 33.333; break;
 	case GT_NVML_GPM_ANY_TENSOR_UTIL: m->value = 0.0; break;
 	case GT_NVML_GPM_FP16_UTIL: m->value = 100.0; break;
 	case GT_NVML_GPM_FP32_UTIL: m->value = 12.345; break;
-	case GT_NVML_GPM_DRAM_BW_UTIL: m->value = 7.5 + d; break;
-	case GT_NVML_GPM_PCIE_RX_PER_SEC: m->value = 100.0; break;
-	case GT_NVML_GPM_PCIE_TX_PER_SEC: m->value = 0.5; break;
+	case GT_NVML_GPM_DRAM_BW_UTIL: m->value = 7.5 + d + tick; break;
+	case GT_NVML_GPM_PCIE_RX_PER_SEC: m->value = 100.0 + tick; break;
+	case GT_NVML_GPM_PCIE_TX_PER_SEC: m->value = 0.5 + tick; break;
 	case GT_NVML_GPM_NVLINK_TOTAL_TX_PER_SEC: m->value = 1.0; break;
 	default: m->nvml_return = GT_NVML_ERROR_NOT_SUPPORTED; break;
 	}
@@ -581,11 +625,11 @@ static int g_metrics(gt_nvml_gpm_metrics_get *q)
 		gm.closer_than_100ms++;
 	unsigned int d = b->dev;
 	gm.metrics_calls[d]++;
-	if (gm.fail_after[d] && gm.metrics_calls[d] > gm.fail_after[d])
+	if (q->num_metrics >= 11 && ++gm.row_calls[d] > gm.fail_after[d] && gm.fail_after[d])
 		return 999; /* NVML_ERROR_UNKNOWN */
 	ck_assert_uint_le(q->num_metrics, GT_NVML_GPM_METRICS_CAP);
 	for (unsigned int j = 0; j < q->num_metrics; j++)
-		g_fill(&q->metrics[j], d);
+		g_fill(&q->metrics[j], d, a->mono, b->mono);
 	return 0;
 }
 
@@ -728,11 +772,17 @@ START_TEST(gpm_supported_rows)
 	/* 10 Hz: the first sample opens, then a row per 100 ms at most */
 	ck_assert_int_ge(g.rows[0], 3);
 	ck_assert_int_le(g.rows[0], (int)(ms / 100));
-	ck_assert_int_eq(g.rows[0], gm.metrics_calls[0]);
-	ck_assert_int_eq(gm.sample_calls[0], g.rows[0] + 1);
+	/* a row request per row; the other requests are checks, one per poll */
+	ck_assert_int_eq(g.rows[0], gm.row_calls[0]);
+	ck_assert_int_ge(gm.sample_calls[0], g.rows[0] + 3);
+	ck_assert_int_le(gm.metrics_calls[0], gm.sample_calls[0] + g.rows[0]);
+	/* a few polls a row to find the refresh (one more round's worth and
+	 * the first search, up to a refresh period, aside) */
+	ck_assert_int_le(gm.sample_calls[0], 110 + 10 * (g.rows[0] + 1));
 	ck_assert_int_eq(g.chained[0], g.rows[0] - 1);
 	ck_assert_int_eq(g.chained[1], g.rows[1] - 1);
-	ck_assert_uint_ge(g.min_len_ns, 100000000ull);
+	/* rows go from refresh to refresh: 100 ms, each end found to a poll */
+	ck_assert_uint_ge(g.min_len_ns, 97000000ull);
 	ck_assert_int_eq(gm.closer_than_100ms, 0);
 	ck_assert_int_eq(gm.misordered, 0);
 	ck_assert_uint_ge(st.gpm_samples, 4); /* read before the last rows */
@@ -763,8 +813,8 @@ START_TEST(gpm_supported_rows)
 	/* the end note says what reading them cost, and of how many readings */
 	ck_assert_int_eq(g.cost_rows[0], g.rows[0]);
 	ck_assert_int_eq(g.cost_rows[1], g.rows[1]);
-	ck_assert_int_eq(gm.allocs, 4);
-	ck_assert_int_eq(gm.frees, 4);
+	ck_assert_int_eq(gm.allocs, 6);
+	ck_assert_int_eq(gm.frees, 6);
 }
 END_TEST
 
@@ -794,17 +844,17 @@ START_TEST(gpm_rate_floor)
 	double ms = gpm_run(&api, 1000, 450, 4, 0, &g, &st);
 	ck_assert(strstr(g.config, "; GPM 10 Hz") != NULL);
 	ck_assert_int_le(g.rows[0], (int)(ms / 100));
-	ck_assert_uint_ge(g.min_len_ns, 100000000ull);
+	ck_assert_uint_ge(g.min_len_ns, 97000000ull);
 	ck_assert_int_eq(gm.closer_than_100ms, 0);
 	/* no nvmlDeviceGetCurrPcieLink* functions: the link is unknown */
 	ck_assert_uint_eq(g.last[0].pcie_link_bps, UINT64_MAX);
-	/* and a slower one is kept: 4 Hz, 250 ms apart */
+	/* and a slower one is kept: 4 Hz, 250 ms apart at least (3 refreshes) */
 	gm_reset();
 	ms = gpm_run(&api, 4, 650, 2, 0, &g, &st);
 	ck_assert(strstr(g.config, "; GPM 4 Hz") != NULL);
 	ck_assert_int_ge(g.rows[0], 1);
 	ck_assert_int_le(g.rows[0], (int)(ms / 250));
-	ck_assert_uint_ge(g.min_len_ns, 250000000ull);
+	ck_assert_uint_ge(g.min_len_ns, 297000000ull);
 }
 END_TEST
 
@@ -828,8 +878,8 @@ START_TEST(gpm_unsupported_gpu)
 	ck_assert_int_eq(gm.sample_calls[1], 0);
 	ck_assert_int_ge(g.rows[0], 2);
 	ck_assert_int_ge(g.nvml[1], 5);
-	ck_assert_int_eq(gm.allocs, 2);
-	ck_assert_int_eq(gm.frees, 2);
+	ck_assert_int_eq(gm.allocs, 3);
+	ck_assert_int_eq(gm.frees, 3);
 
 	/* no permission to query: the same, saying so */
 	gm_reset();
@@ -903,29 +953,127 @@ START_TEST(gpm_fails_mid_run)
 	gt_nvml_api api = gpm_table();
 	gread g;
 	gt_nvml_stats st;
-	gpm_run(&api, 0, 750, 6, 20, &g, &st);
+	gpm_run(&api, 0, 950, 6, 20, &g, &st);
 	ck_assert_uint_eq(st.gpm_devices, 1);
 	ck_assert_int_eq(g.rows[0], 2);
-	ck_assert_int_eq(gm.metrics_calls[0], 3);
-	ck_assert_int_eq(gm.sample_calls[0], 4);
+	ck_assert_int_eq(gm.row_calls[0], 3);
+	/* no call after the failure: the last one was the failing request's */
+	ck_assert_int_eq(gm.metrics_calls[0], gm.sample_calls[0] + 3);
 	ck_assert_int_eq(g.notes_gpm[0], 1);
 	ck_assert(strstr(g.note[0], "nvmlGpmMetricsGet failed (NVML error 999") != NULL);
 	ck_assert_int_eq(g.notes_gpm[1], 0);
 	ck_assert_int_ge(g.rows[1], 4);
-	ck_assert_int_eq(gm.allocs, 4);
-	ck_assert_int_eq(gm.frees, 4);
+	ck_assert_int_eq(gm.allocs, 6);
+	ck_assert_int_eq(gm.frees, 6);
 	ck_assert_int_ge(g.nvml[0], 10);
 
 	/* failing on both: the sampler goes on with NVML alone */
 	gm_reset();
 	gm.fail_after[0] = gm.fail_after[1] = 1;
-	gpm_run(&api, 0, 550, 2, 16, &g, &st);
+	gpm_run(&api, 0, 750, 2, 16, &g, &st);
 	ck_assert_uint_eq(st.gpm_devices, 0);
 	ck_assert_int_eq(g.rows[0] + g.rows[1], 2);
 	ck_assert_int_eq(g.notes_gpm[0] + g.notes_gpm[1], 2);
-	ck_assert_int_eq(gm.metrics_calls[0], 2);
-	ck_assert_int_eq(gm.frees, 4);
+	ck_assert_int_eq(gm.row_calls[0], 2);
+	ck_assert_int_eq(gm.frees, 6);
 	ck_assert_int_ge(g.nvml[1], 8);
+}
+END_TEST
+
+/* Issue 23 item 7: NVML hands out the counters of its last refresh, so a
+ * row stamped at the calls is 0 to 100 ms late. With a GPU busy 170 ms of
+ * every 330 ms (the mock's SM activity is the busy share between the two
+ * samples' refreshes), each row's SM activity is the busy share of its own
+ * [start, end), to a point, and its ends are the mock's refreshes, to
+ * 1.5 ms; and the rows say so in a note. */
+START_TEST(gpm_rows_at_refreshes)
+{
+	gm_reset();
+	gm.busy = 1;
+	struct timespec m0, r0, m1;
+	clock_gettime(CLOCK_MONOTONIC, &m0);
+	clock_gettime(CLOCK_REALTIME, &r0);
+	clock_gettime(CLOCK_MONOTONIC, &m1);
+	uint64_t mono = ((uint64_t)m0.tv_sec + (uint64_t)m1.tv_sec) * 500000000ull +
+			((uint64_t)m0.tv_nsec + (uint64_t)m1.tv_nsec) / 2;
+	uint64_t rt = (uint64_t)r0.tv_sec * 1000000000ull + (uint64_t)r0.tv_nsec;
+	int64_t rt_to_mono = (int64_t)(mono - rt);
+	gm.busy_from = mono + 50000000ull;
+	gm.busy_every = 330000000ull;
+	gm.busy_len = 170000000ull;
+	gt_nvml_api api = gpm_table();
+	char path[300];
+	char *tmp = tmp_trace(path, sizeof(path));
+	gt_nvml_opts o = {.path = path, .hz = 20, .api = &api};
+	int err;
+	gt_nvml_sampler *s = gt_nvml_start(&o, &err);
+	ck_assert_ptr_nonnull(s);
+	t_sleep_ms(1500);
+	gt_nvml_stop(s);
+	gt_reader *r = gt_reader_open(path, NULL, NULL);
+	ck_assert_ptr_nonnull(r);
+	gt_record rec;
+	int rows = 0, precise = 0, edges = 0, noted = 0;
+	double worst = 0;
+	uint64_t worst_off = 0;
+	while (gt_reader_next(r, &rec) > 0) {
+		if (rec.type == GT_REC_NOTE) {
+			const char *t = gt_reader_string(r, rec.note.text_id);
+			noted += t && strstr(t, "gpm: readings stamped at NVML's refresh") == t;
+		}
+		if (rec.type != GT_REC_GPM || rec.gpm.device_id != 0)
+			continue;
+		uint64_t a = (uint64_t)((int64_t)rec.gpm.start + rt_to_mono);
+		uint64_t b = (uint64_t)((int64_t)rec.gpm.end + rt_to_mono);
+		/* how far the row's end is from the nearest refresh */
+		uint64_t near = mock_refresh(b + MOCK_REFRESH_NS / 2);
+		uint64_t off = near > b ? near - b : b - near;
+		if (off > worst_off)
+			worst_off = off;
+		rows++;
+		/* a poll delayed by a loaded machine widens the bracket: such rows
+		 * are counted, not held to a millisecond */
+		if (off > 1500000ull)
+			continue;
+		precise++;
+		double want = 10000.0 * (double)mock_busy(a, b) / (double)(b - a);
+		double err_pts = ((double)rec.gpm.sm_util - want) / 100.0;
+		if (err_pts < 0)
+			err_pts = -err_pts;
+		if (err_pts > worst)
+			worst = err_pts;
+		edges += want > 100 && want < 9900;
+	}
+	gt_reader_close(r);
+	tmp_done(tmp);
+	ck_assert_int_ge(rows, 8);
+	/* at the calls (before issue 23) the ends fall anywhere in the 100 ms
+	 * after a refresh: about 1.5 % of them within 1.5 ms of one */
+	ck_assert_msg(precise * 10 >= rows * 8, "%d of %d row ends within 1.5 ms of a refresh",
+		      precise, rows);
+	ck_assert_msg(worst_off <= 25000000ull, "a row end %.3f ms from a refresh",
+		      (double)worst_off / 1e6);
+	ck_assert_int_ge(edges, 3); /* rows across busy/idle edges were checked */
+	ck_assert_msg(worst <= 2.0, "a row's SM activity is %.1f points off its own span", worst);
+	ck_assert_int_eq(noted, 1);
+}
+END_TEST
+
+/* Counters that never change: no row (nothing was counted between two
+ * samples), and the search for a refresh backs off to one poll a period
+ * after 250 ms, instead of polling every millisecond for ever. */
+START_TEST(gpm_frozen_counters_back_off)
+{
+	gm_reset();
+	gm.frozen = 1;
+	gt_nvml_api api = gpm_table();
+	gread g;
+	gt_nvml_stats st;
+	double ms = gpm_run(&api, 0, 1200, 0, 0, &g, &st);
+	ck_assert_int_eq(g.rows[0] + g.rows[1], 0);
+	ck_assert_int_ge(gm.sample_calls[0], 100);
+	/* two samples, 250 ms of 1 ms polls, then one a period */
+	ck_assert_int_le(gm.sample_calls[0], 2 + 260 + (int)(ms / 100) + 2);
 }
 END_TEST
 
@@ -993,6 +1141,8 @@ int main(void)
 	tcase_add_test(tg, gpm_unsupported_gpu);
 	tcase_add_test(tg, gpm_functions_missing);
 	tcase_add_test(tg, gpm_fails_mid_run);
+	tcase_add_test(tg, gpm_rows_at_refreshes);
+	tcase_add_test(tg, gpm_frozen_counters_back_off);
 	suite_add_tcase(s, tg);
 	return gt_suite_run(s);
 }

@@ -6,7 +6,11 @@
  * kernel rows by overlap.
  *
  * A reading covers [start, end) (~100 ms); a metric's value holds for all of
- * it. Busy-weighted: each reading counts by the busy time (the union of the
+ * it. It is placed as written: start/end are NVML's counter refreshes in
+ * traces whose collector notes "gpm: readings stamped at NVML's refresh"
+ * (issue 23), the sampler's calls before, 0 to 100 ms after the refreshes;
+ * either way the counters trail by a delay NVML does not expose (19 to 88 ms
+ * on the H200), which nothing here corrects (DIAGNOSIS.md, "GPM timing"). Busy-weighted: each reading counts by the busy time (the union of the
  * GPU's work) inside it. Kernel attribution: each launch takes the values of
  * the readings it overlaps, weighted by the overlap; when a reading also
  * covered launches of other kernels, that part of the launch is "shared"

@@ -25,14 +25,25 @@
  * UINT32_MAX / UINT64_MAX and never asked again on that GPU, so an
  * unsupported metric costs one call in total, not one per sample.
  *
- * GPM (gpm_hz, default GT_GPM_DEFAULT_HZ = 10, never above 10): per GPU two
- * GPM sample buffers; every 1/gpm_hz s a new sample, the metrics between it
- * and the previous one (nvmlGpmMetricsGet), one GT_REC_GPM row with both
- * sample times, and the new sample becomes the previous. The next round is
- * scheduled 1/gpm_hz after the previous round ended, so two samples of a GPU
- * are never closer than NVML's 100 ms. A GPU without GPM (functions missing
- * in an older libnvidia-ml, unsupported GPU, MIG, no permission, any error,
- * at start or later) gets one note saying why and no more GPM calls.
+ * GPM (gpm_hz, default GT_GPM_DEFAULT_HZ = 10, never above 10): NVML does
+ * not read the counters at the call. It refreshes a copy of them on its own
+ * grid, every GPM_REFRESH_NS (100 ms, the "internal sample refresh rate" its
+ * documentation gives as the reason for 100 ms between two samples), one
+ * grid for every process, and nvmlGpmSampleGet returns the copy of the last
+ * refresh, 0 to 100 ms old (measured on an H200, issue 23; the readings used
+ * to be stamped at the calls and were late by that age). So each reading is
+ * stamped with the refreshes themselves: a round polls nvmlGpmSampleGet
+ * every GPM_POLL_NS from just before the refresh it expects until the
+ * counters change (a new sample is told from a repeat by its metrics
+ * against the sample before the current one: the same counters give the
+ * same answer), the refresh lies between the last poll that returned the
+ * old counters and the first that returned new ones, and the row holds the
+ * metrics between the two refreshes with both instants. The next round
+ * expects the refresh ceil(1/gpm_hz / 100 ms) refreshes later, so two
+ * samples of a row are never closer than NVML's 100 ms. A few polls a
+ * round (their cost is in the end note). A GPU without GPM (functions
+ * missing in an older libnvidia-ml, unsupported GPU, MIG, no permission, any
+ * error, at start or later) gets one note saying why and no more GPM calls.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -82,14 +93,42 @@ enum {
 	NVML_PERF_POLICY_THERMAL = 1,
 };
 
-/* GPM state of one GPU. */
+/* NVML's GPM refresh period, the poll step while a refresh is awaited, how
+ * early a round starts polling, and how long it polls before it gives up
+ * on seeing the counters change (then the call's time stands in). */
+#define GPM_REFRESH_NS 100000000ull
+#define GPM_POLL_NS 1000000ull
+#define GPM_EARLY_NS 3000000ull
+#define GPM_SEEK_MAX_NS 250000000ull
+/* The metrics that tell new counters from a repeat: rates, whose value
+ * changes with the time between the two samples. */
+#define GPM_CHK 3
+/* The note that says a trace's GPM rows are stamped at NVML's refreshes
+ * (traces before it: at the calls, 0 to 100 ms late). Readers look for
+ * its beginning, "gpm: readings stamped at NVML's refresh"
+ * (tests/analysis/gpm_align.py). */
+#define GT_GPM_STAMP_NOTE                                                                     \
+	"gpm: readings stamped at NVML's refresh of the counters (found by polling), not at "  \
+	"the calls"
+
+/* GPM state of one GPU. smp[ref] and smp[cur] hold the last two different
+ * sets of counters (ref the older), the third buffer takes each poll. */
 typedef struct gpmstate {
 	int on;                     /* reading this GPU's counters */
-	int have_prev;              /* smp[cur] holds the previous sample */
-	int cur;                    /* index of the previous sample */
+	int have_prev;              /* smp[cur] holds a sample */
+	int have_ref;               /* smp[ref] holds the counters before smp[cur]'s */
+	int cur, ref;               /* indexes into smp[] */
 	int nalloc;                 /* buffers allocated in smp[] */
-	gt_nvml_gpm_sample smp[2];
-	uint64_t prev_ts;           /* CLOCK_REALTIME of the previous sample */
+	gt_nvml_gpm_sample smp[3];
+	gt_nvml_gpm_metric chk[GPM_CHK]; /* the check metrics of smp[ref] -> smp[cur] */
+	uint64_t prev_ts;           /* CLOCK_REALTIME of smp[cur]'s refresh (0: unknown) */
+	uint64_t prev_mono;         /* the same, CLOCK_MONOTONIC (0: unknown) */
+	uint64_t seek_from;         /* CLOCK_MONOTONIC when this round began polling */
+	uint64_t stale_mid;         /* the round's last poll that repeated smp[cur] (0: none) */
+	uint64_t due;               /* CLOCK_MONOTONIC of the next call */
+	uint32_t polls;             /* nvmlGpmSampleGet calls */
+	uint32_t unseen;            /* rounds that saw no refresh in GPM_SEEK_MAX_NS */
+	int backoff;                /* since then: one poll a refresh period */
 	uint32_t metric_noted;      /* metrics whose failure was noted (bit j) */
 	uint64_t rows;              /* readings written */
 	uint64_t call_ns;           /* time inside nvmlGpmSampleGet + MetricsGet */
@@ -483,6 +522,7 @@ static void gpm_free_samples(gt_nvml_sampler *s, gpmstate *g)
 			s->api.gpm_sample_free(g->smp[k]);
 	g->nalloc = 0;
 	g->have_prev = 0;
+	g->have_ref = 0;
 }
 
 /* Turn GPM off on device i, with the one note that says why. */
@@ -542,7 +582,7 @@ static void gpm_setup(gt_nvml_sampler *s, uint32_t i)
 			      "data-center GPU)");
 		return;
 	}
-	for (; g->nalloc < 2; g->nalloc++) {
+	for (; g->nalloc < 3; g->nalloc++) {
 		rc = s->api.gpm_sample_alloc(&g->smp[g->nalloc]);
 		if (rc != GT_NVML_SUCCESS) {
 			gpm_fail(s, i, "nvmlGpmSampleAlloc", rc);
@@ -632,7 +672,8 @@ static uint64_t gpm_link(gt_nvml_sampler *s, uint32_t i)
 }
 
 /* The metrics between the previous sample and the new one (index k), as a
- * row. @return 0, or -1 after turning GPM off on this GPU. */
+ * row from the previous refresh to ts. The answers stay in s->gpm_q.
+ * @return 0, or -1 after turning GPM off on this GPU. */
 static int gpm_row(gt_nvml_sampler *s, uint32_t i, int k, uint64_t ts)
 {
 	gpmstate *g = &s->dev[i].gpm;
@@ -666,25 +707,170 @@ static int gpm_row(gt_nvml_sampler *s, uint32_t i, int k, uint64_t ts)
 	return 0;
 }
 
-/* One GPM round on GPU i: a new sample, and a row when there was one before. */
-static void gpm_sample_device(gt_nvml_sampler *s, uint32_t i)
+/* The check metrics: the rows' DRAM bandwidth, PCIe rx and tx (rates: the
+ * same counters give the same doubles, new ones another time base). */
+static const int gpm_chk_index[GPM_CHK] = {G_DRAM, G_PCIE_RX, G_PCIE_TX};
+
+/* The check metrics of smp[a] -> smp[b] into out. @return NVML's code. */
+static int gpm_check(gt_nvml_sampler *s, gpmstate *g, int a, int b, gt_nvml_gpm_metric *out)
+{
+	gt_nvml_gpm_metrics_get *q = s->gpm_q;
+	memset(q, 0, offsetof(gt_nvml_gpm_metrics_get, metrics) + GPM_CHK * sizeof(q->metrics[0]));
+	q->version = GT_NVML_GPM_METRICS_GET_VERSION;
+	q->num_metrics = GPM_CHK;
+	q->sample1 = g->smp[a];
+	q->sample2 = g->smp[b];
+	for (int j = 0; j < GPM_CHK; j++)
+		q->metrics[j].metric_id = gpm_metrics[gpm_chk_index[j]].id;
+	uint64_t c0 = gt_now_ns(CLOCK_MONOTONIC);
+	int rc = s->api.gpm_metrics_get(q);
+	g->call_ns += gt_now_ns(CLOCK_MONOTONIC) - c0;
+	for (int j = 0; j < GPM_CHK; j++)
+		out[j] = (gt_nvml_gpm_metric){.metric_id = q->metrics[j].metric_id,
+					      .nvml_return = q->metrics[j].nvml_return,
+					      .value = q->metrics[j].value};
+	return rc;
+}
+
+/* Whether two check answers are the same (bit for bit: NaN too). */
+static int gpm_same(const gt_nvml_gpm_metric *x, const gt_nvml_gpm_metric *y)
+{
+	for (int j = 0; j < GPM_CHK; j++)
+		if (x[j].nvml_return != y[j].nvml_return ||
+		    memcmp(&x[j].value, &y[j].value, sizeof(double)) != 0)
+			return 0;
+	return 1;
+}
+
+/* One nvmlGpmSampleGet of GPU i into smp[k], its mid-time on both clocks.
+ * @return 1 when smp[k] holds counters other than smp[cur]'s (or there is
+ * nothing to tell them by yet), 0 for a repeat, -1 after turning GPM off. */
+static int gpm_poll(gt_nvml_sampler *s, uint32_t i, int k, uint64_t *rt, uint64_t *mono)
 {
 	gpmstate *g = &s->dev[i].gpm;
-	int k = g->have_prev ? 1 - g->cur : g->cur;
-	uint64_t t0 = gt_now_ns(CLOCK_REALTIME);
+	uint64_t m0 = gt_now_ns(CLOCK_MONOTONIC), r0 = gt_now_ns(CLOCK_REALTIME);
 	int rc = s->api.gpm_sample_get(s->dev[i].h, g->smp[k]);
-	uint64_t t1 = gt_now_ns(CLOCK_REALTIME);
-	g->call_ns += t1 > t0 ? t1 - t0 : 0;
+	uint64_t r1 = gt_now_ns(CLOCK_REALTIME), m1 = gt_now_ns(CLOCK_MONOTONIC);
+	g->call_ns += m1 - m0;
+	g->polls++;
 	if (rc != GT_NVML_SUCCESS) {
 		gpm_fail(s, i, "nvmlGpmSampleGet", rc);
+		return -1;
+	}
+	*rt = r0 + (r1 > r0 ? (r1 - r0) / 2 : 0);
+	*mono = m0 + (m1 - m0) / 2;
+	if (!g->have_ref)
+		return 1;
+	gt_nvml_gpm_metric v[GPM_CHK];
+	rc = gpm_check(s, g, g->ref, k, v);
+	if (rc != GT_NVML_SUCCESS) {
+		gpm_fail(s, i, "nvmlGpmMetricsGet", rc);
+		return -1;
+	}
+	return !gpm_same(v, g->chk);
+}
+
+/* smp[k] holds the counters after smp[cur]'s: it becomes the current
+ * sample, refreshed at (rt, mono) (0: unknown), smp[cur] the reference. The
+ * check answer is the row's when one was just asked (same pair), else asked. */
+static int gpm_advance(gt_nvml_sampler *s, uint32_t i, int k, uint64_t rt, uint64_t mono,
+		       int row_asked)
+{
+	gpmstate *g = &s->dev[i].gpm;
+	g->ref = g->cur;
+	g->cur = k;
+	g->have_ref = 1;
+	g->prev_ts = rt;
+	g->prev_mono = mono;
+	if (row_asked) {
+		for (int j = 0; j < GPM_CHK; j++) {
+			const gt_nvml_gpm_metric *m = &s->gpm_q->metrics[gpm_chk_index[j]];
+			g->chk[j] = (gt_nvml_gpm_metric){.metric_id = m->metric_id,
+							 .nvml_return = m->nvml_return,
+							 .value = m->value};
+		}
+		return 0;
+	}
+	int rc = gpm_check(s, g, g->ref, g->cur, g->chk);
+	if (rc != GT_NVML_SUCCESS) {
+		gpm_fail(s, i, "nvmlGpmMetricsGet", rc);
+		return -1;
+	}
+	return 0;
+}
+
+/* The buffer a poll of GPU i writes: neither the current nor the reference. */
+static int gpm_free_slot(const gpmstate *g)
+{
+	for (int k = 0; k < 3; k++)
+		if ((!g->have_prev || k != g->cur) && (!g->have_ref || k != g->ref))
+			return k;
+	return 0;
+}
+
+/* The first two samples of GPU i: the first holds the counters of a
+ * refresh at an unknown time; the second, taken a refresh period and a bit
+ * later, newer ones (NVML refreshed in between), also at an unknown time.
+ * Then the rounds poll for the next refresh. @return 1 when handled. */
+static int gpm_start_samples(gt_nvml_sampler *s, uint32_t i, int k, uint64_t mono)
+{
+	gpmstate *g = &s->dev[i].gpm;
+	if (!g->have_prev) {
+		g->cur = k;
+		g->have_prev = 1;
+		g->prev_ts = g->prev_mono = 0;
+		g->due = mono + GPM_REFRESH_NS + GPM_EARLY_NS;
+		return 1;
+	}
+	if (!g->have_ref) {
+		if (gpm_advance(s, i, k, 0, 0, 0) == 0) {
+			g->seek_from = mono;
+			g->stale_mid = 0;
+			g->due = mono + GPM_POLL_NS;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+/* One call of GPU i's round: a poll; while it repeats the current counters,
+ * the next poll GPM_POLL_NS later (for GPM_SEEK_MAX_NS at most, then one a
+ * refresh period until they change); new counters: the refresh lies between the last
+ * repeat and this call (its midpoint, or this call when the round's first
+ * poll was new already), the row from the previous refresh to it, and the
+ * next round just before the refresh refreshes_per_row periods later. */
+static void gpm_step(gt_nvml_sampler *s, uint32_t i, uint64_t refreshes_per_row)
+{
+	gpmstate *g = &s->dev[i].gpm;
+	int k = gpm_free_slot(g);
+	uint64_t rt, mono;
+	int nw = gpm_poll(s, i, k, &rt, &mono);
+	if (nw < 0 || gpm_start_samples(s, i, k, mono))
+		return;
+	if (!nw) {
+		g->stale_mid = mono;
+		g->due = mono + GPM_POLL_NS;
+		if (g->backoff || mono - g->seek_from >= GPM_SEEK_MAX_NS) {
+			/* no refresh seen (counters frozen?): one poll a period until
+			 * they change, which is then stamped at that poll */
+			g->unseen += !g->backoff;
+			g->backoff = 1;
+			g->stale_mid = 0;
+			g->due = mono + GPM_REFRESH_NS;
+		}
 		return;
 	}
-	uint64_t ts = t0 + (t1 - t0) / 2; /* the sample's time: mid-call */
-	if (g->have_prev && gpm_row(s, i, k, ts) < 0)
+	g->backoff = 0;
+	uint64_t at = g->stale_mid ? g->stale_mid + (mono - g->stale_mid) / 2 : mono;
+	uint64_t at_rt = rt - (mono - at);
+	int row = g->prev_ts != 0;
+	if (row && gpm_row(s, i, k, at_rt) < 0)
 		return;
-	g->have_prev = 1;
-	g->cur = k;
-	g->prev_ts = ts;
+	if (gpm_advance(s, i, k, at_rt, at, row) < 0)
+		return;
+	g->due = at + refreshes_per_row * GPM_REFRESH_NS - GPM_EARLY_NS;
+	g->seek_from = g->due;
+	g->stale_mid = 0;
 }
 
 /* At the end, per GPU whose counters were read: what reading them cost,
@@ -696,28 +882,17 @@ static void gpm_cost_notes(gt_nvml_sampler *s)
 		const gpmstate *g = &s->dev[i].gpm;
 		if (!g->rows)
 			continue;
-		char text[200];
+		char text[300];
 		double per = (double)g->call_ns / (double)g->rows;
 		snprintf(text, sizeof(text),
 			 "gpm: device %u: %llu %s; the GPM calls took %.1f us a reading, %.3f ms "
-			 "a second at %u Hz",
+			 "a second at %u Hz; %.1f nvmlGpmSampleGet polls a reading to find NVML's "
+			 "refresh, %u rounds without one",
 			 i, (unsigned long long)g->rows, g->rows == 1 ? "reading" : "readings",
-			 per / 1e3, per * s->gpm_hz / 1e6, s->gpm_hz);
+			 per / 1e3, per * s->gpm_hz / 1e6, s->gpm_hz,
+			 (double)g->polls / (double)g->rows, g->unseen);
 		add_note(s, GT_NOTE_INFO, text);
 	}
-}
-
-/* One GPM round on every GPU that has it. @return GPUs still on. */
-static uint32_t gpm_round(gt_nvml_sampler *s)
-{
-	uint32_t on = 0;
-	for (uint32_t i = 0; i < s->ndev; i++) {
-		if (!s->dev[i].gpm.on)
-			continue;
-		gpm_sample_device(s, i);
-		on += s->dev[i].gpm.on ? 1u : 0u;
-	}
-	return on;
 }
 
 static int flush(gt_nvml_sampler *s)
@@ -757,17 +932,27 @@ static void fast_round(gt_nvml_sampler *s, sched *c, uint64_t now)
 		c->next = now; /* NVML was slower than the period: skip, do not burst */
 }
 
-/* A GPM round when due. The next one is a whole period after this one
- * ended, so two samples of a GPU are at least gpm_period apart. */
+/* The GPM calls now due, GPU by GPU (each follows its own refreshes); the
+ * next wake-up is the earliest next call. A row spans the whole refresh
+ * periods that make at least gpm_period, so its two samples are at least
+ * gpm_period apart. */
 static void gpm_due(gt_nvml_sampler *s, sched *c, uint64_t now)
 {
 	if (!c->gpm_period || now < c->next_gpm)
 		return;
-	if (!gpm_round(s)) {
-		c->gpm_period = 0; /* no GPU left with GPM */
-		return;
+	uint64_t per_row = (c->gpm_period + GPM_REFRESH_NS - 1) / GPM_REFRESH_NS;
+	uint64_t next = UINT64_MAX;
+	for (uint32_t i = 0; i < s->ndev; i++) {
+		gpmstate *g = &s->dev[i].gpm;
+		if (g->on && g->due <= now)
+			gpm_step(s, i, per_row ? per_row : 1);
+		if (g->on && g->due < next)
+			next = g->due;
 	}
-	c->next_gpm = gt_now_ns(CLOCK_MONOTONIC) + c->gpm_period;
+	if (next == UINT64_MAX)
+		c->gpm_period = 0; /* no GPU left with GPM */
+	else
+		c->next_gpm = next;
 }
 
 /* Flush about once a second. @return -1 when writing failed for good. */
@@ -863,6 +1048,8 @@ static void gpm_start(gt_nvml_sampler *s)
 		else
 			gpm_off(s, i, "out of memory");
 	}
+	if (s->st.gpm_devices)
+		add_note(s, GT_NOTE_INFO, GT_GPM_STAMP_NOTE);
 }
 
 static void cmdline_of_self(char *buf, size_t cap)
