@@ -84,7 +84,7 @@ assert [x["Range"] for x in rows["nvtx_sum"]] == [x["name"] for x in r["nvtx_sum
 PY
 # steps from the utilization period (no NVTX ranges), or not
 "$G" synth -p periodic -o "$D/per" > /dev/null || fail "synth periodic"
-"$G" report "$D/per" | grep -q "^Steps .* x period .*(no NVTX step ranges: the utilization period)" ||
+"$G" report "$D/per" | grep -q "^Steps .* x period .*(no NVTX step ranges: the whole utilization periods after the start-up and its warm-up)" ||
 	fail "no period steps: $("$G" report "$D/per" | grep -i '^steps\|shape')"
 "$G" report --step-period off "$D/per" | grep -q "^Steps" && fail "--step-period off"
 "$G" report --step-period 10ms "$D/per" | grep -q "^Steps .* x period 10.00 ms" || fail "--step-period 10ms"

@@ -1180,6 +1180,8 @@ END_TEST
  * power cap is a note; a lowered limit names the default to restore; thermal
  * at the default limit is still a finding, with no power-limit advice;
  * without recorded limits the fix asks to compare them. */
+static char *capture(const gt_diagnosis *d, int json, unsigned flags);
+
 START_TEST(throttle_power_limits)
 {
 	scen *s = sc_new(10 * SEC);
@@ -1193,6 +1195,14 @@ START_TEST(throttle_power_limits)
 			 strstr(n, "not faulty");
 	}
 	ck_assert_msg(noted, "no note on the default power limit");
+	/* and "What to change" says why it is not a finding (issue 23) */
+	const gt_diag_gpu *dg = gt_diagnosis_gpu(d, 0);
+	ck_assert_ptr_nonnull(dg->not_a_finding);
+	ck_assert_ptr_nonnull(strstr(dg->not_a_finding, "default power limit"));
+	char *t = capture(d, 0, GT_FINDINGS_HEADLINES);
+	ck_assert_msg(strstr(t, "not a finding (GPU 0): throttled: the clock was held to the "
+			     "default power limit"), "%s", t);
+	free(t);
 	gt_diagnosis_free(d);
 	sc_free(s);
 

@@ -232,6 +232,7 @@ static int gpu_breakdown(dg_ctx *c, gt_diag_gpu *dg, uint64_t W_all)
 	dg->productive_ns = c->p.kern + c->p.copy;
 	dg->startup_ns = c->startup_ns;
 	dg->startup_end = c->startup_end;
+	dg->not_a_finding = c->not_a_finding;
 	dg->startup_by = c->startup_ns ? c->gpu->startup_by : GT_STARTUP_BY_NONE;
 	dg->warmup_gaps = c->startup_ns ? c->gpu->warmup_gaps : 0;
 	dg->comm_exposed_ns = c->comm_row;

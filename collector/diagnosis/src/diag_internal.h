@@ -184,6 +184,7 @@ typedef struct dg_ctx {
 	uint64_t comm_row;                /* set aside as comm_exposed */
 	/* what a rule leaves for later ones */
 	int d2h_fired;                    /* d2h_storm made a finding */
+	const char *not_a_finding;        /* gt_diag_gpu.not_a_finding */
 	double *frac;                     /* per kernel row: fraction small_grid claimed */
 	double *occ;                      /* per kernel row: occupancy (low_occupancy) */
 	int *lim;                         /* per kernel row: occupancy limiter */

@@ -207,6 +207,12 @@ int gt_findings_text_width(const gt_diagnosis *d, FILE *out, unsigned flags, uns
 		wrapped(out, width, 8, head, f->title);
 		wrapped(out, width, 9, "    fix: ", f->fix);
 	}
+	for (size_t i = 0; i < d->ngpus; i++)
+		if (d->gpus[i].not_a_finding) {
+			char head[48];
+			snprintf(head, sizeof head, "    not a finding (GPU %u): ", d->gpus[i].gpu);
+			wrapped(out, width, 8, head, d->gpus[i].not_a_finding);
+		}
 	if (flags & GT_FINDINGS_HEADLINES)
 		return ferror(out) ? GT_ERR_IO : 0;
 	/* breakdown */
@@ -433,7 +439,12 @@ int gt_findings_json_members(const gt_diagnosis *d, FILE *out, unsigned flags)
 				g->idle_other_cause_ns[c]);
 			first = 0;
 		}
-		fputs("}}", out);
+		fputs("}, \"not_a_finding\": ", out);
+		if (g->not_a_finding)
+			jstr(out, g->not_a_finding);
+		else
+			fputs("null", out);
+		fputs("}", out);
 	}
 	fputs(d->ngpus ? "\n ], \"notes\": [" : "], \"notes\": [", out);
 	for (size_t i = 0; i < d->nnotes; i++) {

@@ -381,6 +381,11 @@ static void limits_text(const gt_an_nvml *nv, char *buf, size_t cap)
 static void note_at_default_limit(dg_ctx *c, double f, double maxclk)
 {
 	const gt_an_gpu *gpu = c->gpu;
+	c->not_a_finding = dg_printf(&c->d->ar,
+				     "throttled: the clock was held to the default power limit "
+				     "%.0f%% of the busy time (SM clock %.0f of %.0f MHz), as any fully "
+				     "loaded GPU is: compute-bound by design, nothing to change (Notes)",
+				     100.0 * f, gpu->nvml.sm_clock_mean_mhz, maxclk);
 	dg_note(c, dg_printf(&c->d->ar,
 			     "GPU %u: held to its default power limit (%.0f W, drawing %.0f W on "
 			     "average) during %.0f%% of its busy time, SM clock %.0f of %.0f MHz: "

@@ -1260,7 +1260,7 @@ static void sites_section(ex_out *o, gt_export *x, const gt_analysis *a)
 static const char *step_source(int source)
 {
 	return source == GT_STEPS_NVTX    ? "NVTX, --step-range"
-	       : source == GT_STEPS_PERIOD ? "no NVTX step ranges: the utilization period"
+	       : source == GT_STEPS_PERIOD ? "no NVTX step ranges: the whole utilization periods after the start-up and its warm-up"
 					   : "NVTX, detected";
 }
 
@@ -1843,6 +1843,16 @@ static int findings(ex_out *o, gt_export *x)
 	}
 	if (n > FINDINGS_SHOWN)
 		LIT(o, "</details>\n");
+	for (size_t g = 0; g < gt_diagnosis_ngpus(d); g++) {
+		const gt_diag_gpu *dg = gt_diagnosis_gpu(d, g);
+		if (!dg->not_a_finding)
+			continue;
+		LIT(o, "<p class=\"notfinding\">Not a finding (GPU ");
+		ex_u64(o, dg->gpu);
+		LIT(o, "): ");
+		h(o, dg->not_a_finding);
+		LIT(o, "</p>\n");
+	}
 	LIT(o, "<h3>Where the wall time went</h3>\n");
 	for (size_t g = 0; g < gt_diagnosis_ngpus(d); g++)
 		if (gt_diagnosis_gpu(d, g)->window_ns)

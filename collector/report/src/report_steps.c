@@ -60,7 +60,7 @@ void an_text_capture(const gt_analysis *a, FILE *f)
 static const char *source_name(int source)
 {
 	return source == GT_STEPS_NVTX    ? "NVTX, --step-range"
-	       : source == GT_STEPS_PERIOD ? "no NVTX step ranges: the utilization period"
+	       : source == GT_STEPS_PERIOD ? "no NVTX step ranges: the whole utilization periods after the start-up and its warm-up"
 					   : "NVTX, detected";
 }
 

@@ -279,6 +279,9 @@ typedef struct gt_diag_gpu {
 	int startup_by;         /**< GT_STARTUP_BY_* (analysis.h): what ended it */
 	uint32_t warmup_gaps;   /**< warm-up gaps in it (gt_an_gpu.warmup_gaps) */
 	uint64_t idle_other_cause_ns[GT_CAUSE_COUNT]; /**< idle_other by cause (+unknown) */
+	const char *not_a_finding; /**< what looked like a cause here and is not one, in
+				       one sentence for "What to change" (a GPU held to its
+				       default power limit by design), NULL: none */
 	int shape;              /**< gt_diag_shape */
 	gt_diag_wave wave;
 	uint32_t nfindings;     /**< findings on this GPU */
