@@ -118,7 +118,7 @@ void dg_rule_tiny_storm(dg_ctx *c)
 		   100.0 * (double)b->f.cause_claim_ns[GT_CAUSE_DEPENDENCY] / (double)c->W, dg_of_w(c),
 		   (double)c->o->dispatch_gap_ns / 1e3);
 	if (c->gpu->lat_api.count) {
-		gt_fmt_ns(lat, sizeof lat, (double)c->gpu->lat_api.p50);
+		gt_fmt_pct_ns(lat, sizeof lat, c->gpu->lat_api.p50, (int)c->gpu->lat_api.upper_bounds);
 		dg_ev(c, b, "launch call to kernel start: median %s", lat);
 	}
 	if (sg)
@@ -185,9 +185,10 @@ void dg_rule_launch_bound(dg_ctx *c)
 	      "launches the next one",
 	      (unsigned long long)gpu->nkernels, m);
 	if (gpu->lat_api.count) {
-		gt_fmt_ns(lat, sizeof lat, (double)gpu->lat_api.p50);
+		int ub = (int)gpu->lat_api.upper_bounds;
+		gt_fmt_pct_ns(lat, sizeof lat, gpu->lat_api.p50, ub);
 		dg_ev(c, b, "launch call to kernel start: median %s, p90 %s", lat,
-		   (gt_fmt_ns(m, sizeof m, (double)gpu->lat_api.p90), m));
+		   gt_fmt_pct_ns(m, sizeof m, gpu->lat_api.p90, ub));
 		dg_metric(b, "launch_p50_ns", (double)gpu->lat_api.p50);
 	}
 	if (gpu->lat_queued.count) {

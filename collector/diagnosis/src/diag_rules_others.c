@@ -165,8 +165,8 @@ void dg_rule_straggler(dg_ctx *c)
 	      R->rank, R->gpu, R->pid, 100.0 * (double)R->cost_ns / (double)all, t1,
 	      (unsigned long long)R->last, gt_plural(R->last, "time", "times"), 100.0 * b->f.share);
 	gt_fmt_ns(t2, sizeof t2, (double)R->late_max_ns);
-	gt_fmt_ns(t3, sizeof t3, (double)R->late.p50);
-	gt_fmt_ns(t4, sizeof t4, (double)R->late.p90);
+	gt_fmt_pct_ns(t3, sizeof t3, R->late.p50, (int)R->late.upper_bounds);
+	gt_fmt_pct_ns(t4, sizeof t4, R->late.p90, (int)R->late.upper_bounds);
 	dg_ev(c, b,
 	   "rank %u%s%.60s%s arrived last at %llu of the %llu %s it took part in; late by "
 	   "%s on average (median %s, p90 %s), %s at most (at +%.6f s)",

@@ -91,13 +91,21 @@ static void one_finding(dg_ctx *c, dg_fbuild *b, uint32_t mask)
 			    "were taken at waits and resumes above their thresholds)");
 		return;
 	}
-	char lab[512], t[32];
+	char lab[512], t[32], all[32];
 	for (size_t i = 0; i < k; i++) {
 		uint64_t v = in_mask(top[i]->cause_ns, mask);
 		c->in->site_label(c->in->user, top[i]->stack, lab, sizeof lab);
 		gt_fmt_ns(t, sizeof t, (double)v);
-		dg_ev(c, b, "call site: %s: %s, %.0f%% of the GPU's %s of %s idle time, %llu %s (%s)",
-		      lab, t, 100.0 * (double)v / (double)idle, it, causes,
+		/* the Call sites table gives the site's idle of every cause: say
+		 * how the two numbers relate (issue 23) */
+		const char *more = "";
+		if (top[i]->total_ns > v) {
+			gt_fmt_ns(all, sizeof all, (double)top[i]->total_ns);
+			more = dg_printf(&c->d->ar, " (%s with its other causes: the Call sites table)",
+					 all);
+		}
+		dg_ev(c, b, "call site: %s: %s, %.0f%% of the GPU's %s of %s idle time%s, %llu %s (%s)",
+		      lab, t, 100.0 * (double)v / (double)idle, it, causes, more,
 		      (unsigned long long)top[i]->gaps, gt_plural(top[i]->gaps, "gap", "gaps"),
 		      role_text(top[i]->roles));
 	}
