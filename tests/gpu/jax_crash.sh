@@ -7,13 +7,15 @@
 # the same activity kinds, no code of ours) and under gaptrace, interleaved.
 #   bash tests/gpu/jax_crash.sh                # -> $OUT/jax_crash.txt
 # Variables: VARIANTS (the list below), N (runs per variant, 6), LANES (2:
-# runs in parallel, each JAX client with XLA_PYTHON_CLIENT_MEM_FRACTION
-# 0.4), SECONDS_RUN (host_step --seconds, 6), CMIN (the built library;
-# built with cc when missing).
+# runs in parallel), MEMFRAC (XLA_PYTHON_CLIENT_MEM_FRACTION of each run,
+# 0.4; empty: JAX's default preallocation, as in run 13), SECONDS_RUN
+# (host_step --seconds, 6), CMIN (the built library; built with cc when
+# missing).
 source "$(dirname "$0")/lib.sh"
 gt_init jax_crash
 N=${N:-6}
 LANES=${LANES:-2}
+MEMFRAC=${MEMFRAC-0.4}
 SECONDS_RUN=${SECONDS_RUN:-6}
 CMIN=${CMIN:-.gpu/bin/cupti_min.so}
 VARIANTS=${VARIANTS:-untraced gt_default gt_nonvtx cmin_all cmin_marker cmin_nomarker}
@@ -55,7 +57,8 @@ one()
 	c=$(cmd_of "$v" "$WORK/$id.d") || return 0
 	t0=$(date +%s.%N)
 	# shellcheck disable=SC2086
-	timeout -k 5 90 env LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}" XLA_PYTHON_CLIENT_MEM_FRACTION=0.4 \
+	timeout -k 5 90 env LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}" \
+		${MEMFRAC:+XLA_PYTHON_CLIENT_MEM_FRACTION=$MEMFRAC} \
 		$c >"$WORK/$id.stdout" 2>"$WORK/$id.stderr"
 	rc=$?
 	t1=$(date +%s.%N)
@@ -73,7 +76,7 @@ for i in $(seq "$N"); do
 	done
 done
 export -f one cmd_of
-export WORK GAPTRACE CMIN NVTXI SECONDS_RUN
+export WORK GAPTRACE CMIN NVTXI SECONDS_RUN MEMFRAC
 PROG_S="${PROG[*]}"
 export PROG_S
 printf '%s\n' "${jobs_list[@]}" |
