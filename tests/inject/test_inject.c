@@ -771,13 +771,19 @@ static int kernel_off(void)
 	return !kernel_on();
 }
 
-static int app_dormant(void *a)
+/* Start the app dormant against the test's collector socket. */
+static int app_start_dormant(tctx *t)
 {
-	tctx *t = a;
 	h_env(t->dir);
 	setenv("GAPTRACE_SOCKET", t->pr.sock_path, 1);
 	setenv("GAPTRACE_DORMANT", "1", 1);
-	if (app_start(t) < 0)
+	return app_start(t);
+}
+
+static int app_dormant(void *a)
+{
+	tctx *t = a;
+	if (app_start_dormant(t) < 0)
 		return 90;
 	usleep(100000);
 	if (kernel_on() || mock_kind_enabled(CUPTI_ACTIVITY_KIND_MEMCPY) ||
@@ -908,10 +914,7 @@ static int capture_window(tctx *t, uint32_t base, int with_other)
 static int app_capture_api(void *a)
 {
 	tctx *t = a;
-	h_env(t->dir);
-	setenv("GAPTRACE_SOCKET", t->pr.sock_path, 1);
-	setenv("GAPTRACE_DORMANT", "1", 1);
-	if (app_start(t) < 0)
+	if (app_start_dormant(t) < 0)
 		return 90;
 	mock_ctx_create(1); /* the program's context, made while dormant */
 	pthread_t th;

@@ -79,6 +79,14 @@ int an_steps_choose(gt_analysis *a)
 	return 0;
 }
 
+const char *gt_steps_source_text(int source)
+{
+	return source == GT_STEPS_NVTX     ? "NVTX, --step-range"
+	       : source == GT_STEPS_PERIOD ? "no NVTX step ranges: the whole utilization periods "
+					     "after the start-up and its warm-up"
+					   : "NVTX, detected";
+}
+
 static int cmp_step(const void *x, const void *y)
 {
 	const gt_an_step *a = x, *b = y;

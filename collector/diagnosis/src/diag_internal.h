@@ -339,7 +339,6 @@ void dg_rule_throttled(dg_ctx *c);
 
 /* ------------------------------------------------------------ misc */
 
-const char *dg_cause_name(int cause);
 /* Durations and bytes print through gt_fmt_ns / gt_fmt_bytes (analysis.h),
  * the formatter every output shares. */
 

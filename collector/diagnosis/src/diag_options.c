@@ -393,8 +393,3 @@ const char *gt_diag_shape_name(int shape)
 	return shape >= 0 && shape < (int)(sizeof n / sizeof n[0]) ? n[shape] : "?";
 }
 
-/* The cause's machine name (JSON): gt_cause_name. */
-const char *dg_cause_name(int cause)
-{
-	return gt_cause_name(cause);
-}

@@ -324,7 +324,7 @@ static void json_finding(FILE *out, const gt_finding *f, unsigned flags)
 	for (int c = 0; c < GT_CAUSE_COUNT; c++) {
 		if (!f->cause_claim_ns[c])
 			continue;
-		fprintf(out, "%s\"%s\": %" PRIu64, first ? "" : ", ", dg_cause_name(c),
+		fprintf(out, "%s\"%s\": %" PRIu64, first ? "" : ", ", gt_cause_name(c),
 			f->cause_claim_ns[c]);
 		first = 0;
 	}
@@ -347,7 +347,7 @@ static void json_finding(FILE *out, const gt_finding *f, unsigned flags)
 		fprintf(out,
 			"%s{\"start_ns\": %" PRIu64 ", \"t_rel_ns\": %" PRIu64 ", \"len_ns\": %" PRIu64
 			", \"cause\": \"%s\", \"pid\": %u, \"tid\": %u, \"thread\": ",
-			k ? ", " : "", e->start, e->t_rel_ns, e->len, dg_cause_name(e->main_cause),
+			k ? ", " : "", e->start, e->t_rel_ns, e->len, gt_cause_name(e->main_cause),
 			e->pid, e->tid);
 		jstr(out, e->thread);
 		fputs(", \"last_call\": ", out);
@@ -435,7 +435,7 @@ int gt_findings_json_members(const gt_diagnosis *d, FILE *out, unsigned flags)
 			if (c == GT_CAUSE_UNKNOWN || c == GT_CAUSE_DATA_LOST ||
 			    !g->idle_other_cause_ns[c])
 				continue;
-			fprintf(out, "%s\"%s\": %" PRIu64, first ? "" : ", ", dg_cause_name(c),
+			fprintf(out, "%s\"%s\": %" PRIu64, first ? "" : ", ", gt_cause_name(c),
 				g->idle_other_cause_ns[c]);
 			first = 0;
 		}

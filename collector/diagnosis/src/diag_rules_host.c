@@ -46,11 +46,11 @@ static uint64_t detailed_cause_ns(const dg_ctx *c, int cause)
 	return ns;
 }
 
-/* Do the n detailed gaps (~m each) hold most of finding b's claim of cause,
- * so that "~m at a time (n times)" describes the claim? */
-static int gaps_describe_claim(const dg_ctx *c, const dg_fbuild *b, int cause, uint64_t n)
+/* Do the n detailed gaps, holding det ns of cause, hold most of finding
+ * b's claim of it, so that "~m at a time (n times)" describes the claim? */
+static int gaps_describe_claim(const dg_fbuild *b, int cause, uint64_t n, uint64_t det)
 {
-	return n && 2 * detailed_cause_ns(c, cause) >= b->f.cause_claim_ns[cause];
+	return n && 2 * det >= b->f.cause_claim_ns[cause];
 }
 
 /* The findings of this GPU before b that claimed part of cause
@@ -118,7 +118,8 @@ void dg_rule_sync_turnaround(dg_ctx *c)
 	char pct[16] = "";
 	if (after && csh < 0.995)
 		snprintf(pct, sizeof pct, "%.0f%% ", 100.0 * csh);
-	if (gaps_describe_claim(c, b, GT_CAUSE_SYNC_TURNAROUND, n))
+	if (gaps_describe_claim(b, GT_CAUSE_SYNC_TURNAROUND, n,
+				detailed_cause_ns(c, GT_CAUSE_SYNC_TURNAROUND)))
 		dg_title(c, b,
 		      "After each synchronize the host takes ~%s before launching more work (%llu "
 		      "%s%s%s%s%s%s%s)",
@@ -180,14 +181,14 @@ void dg_rule_host_busy(dg_ctx *c)
 		}
 	const char *who = dg_printf(&c->d->ar, "The host%s%s%s", *thr ? " thread '" : "", thr,
 				    *thr ? "'" : "");
-	if (gaps_describe_claim(c, b, GT_CAUSE_HOST_BUSY, n)) {
+	uint64_t det = detailed_cause_ns(c, GT_CAUSE_HOST_BUSY);
+	if (gaps_describe_claim(b, GT_CAUSE_HOST_BUSY, n, det)) {
 		dg_title(c, b,
 		      "%s is busy outside CUDA ~%s at a time (%llu %s) while the GPU has nothing "
 		      "queued",
 		      who, m, (unsigned long long)n, gt_plural(n, "time", "times"));
 	} else {
 		char cl[32];
-		uint64_t det = detailed_cause_ns(c, GT_CAUSE_HOST_BUSY);
 		gt_fmt_ns(cl, sizeof cl, (double)b->f.cause_claim_ns[GT_CAUSE_HOST_BUSY]);
 		dg_title(c, b,
 		      "%s is busy outside CUDA while the GPU has nothing queued: %s, %.0f%% of it "

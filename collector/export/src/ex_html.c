@@ -1256,14 +1256,6 @@ static void sites_section(ex_out *o, gt_export *x, const gt_analysis *a)
  * first ones the same.
  */
 
-/* Where the steps came from, worded as the text report words it. */
-static const char *step_source(int source)
-{
-	return source == GT_STEPS_NVTX    ? "NVTX, --step-range"
-	       : source == GT_STEPS_PERIOD ? "no NVTX step ranges: the whole utilization periods after the start-up and its warm-up"
-					   : "NVTX, detected";
-}
-
 /* The steps' summary: the text report's Steps line after its label. */
 static void steps_line(ex_out *o, const gt_analysis *a, size_t gi, const gt_an_steps *in)
 {
@@ -1280,7 +1272,7 @@ static void steps_line(ex_out *o, const gt_analysis *a, size_t gi, const gt_an_s
 		h(o, name ? name : "?");
 	}
 	LIT(o, " (");
-	ex_puts(o, step_source(in->source));
+	ex_puts(o, gt_steps_source_text(in->source));
 	LIT(o, "): median ");
 	put_dur(o, (double)in->median_ns);
 	LIT(o, ", p90 ");

@@ -57,13 +57,6 @@ void an_text_capture(const gt_analysis *a, FILE *f)
 		c->from_start ? "" : ", nor work launched before it was armed");
 }
 
-static const char *source_name(int source)
-{
-	return source == GT_STEPS_NVTX    ? "NVTX, --step-range"
-	       : source == GT_STEPS_PERIOD ? "no NVTX step ranges: the whole utilization periods after the start-up and its warm-up"
-					   : "NVTX, detected";
-}
-
 static void slow_step(const gt_analysis *a, const gt_an_step *s, const gt_an_steps *in, FILE *f)
 {
 	char x[48], d[32], c[32];
@@ -93,7 +86,7 @@ void an_text_steps(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 		name = strcat(strcpy(per, "period "), an_fmt_ns(x, sizeof(x), in.period_ns));
 	fprintf(f, "Steps        %" PRIu64 " x %s (%s): median %s, p90 %s, max %s; GPU busy %.1f %% "
 		   "of the step time\n",
-		in.count, name ? name : "?", source_name(in.source),
+		in.count, name ? name : "?", gt_steps_source_text(in.source),
 		an_fmt_ns(m, sizeof(m), in.median_ns), an_fmt_ns(p, sizeof(p), in.p90_ns),
 		an_fmt_ns(x, sizeof(x), in.max_ns),
 		in.total_ns ? 100.0 * (double)in.busy_ns / (double)in.total_ns : 0.0);

@@ -973,6 +973,11 @@ typedef struct gt_an_steps {
 	uint64_t total_ns, busy_ns; /**< sums over the steps */
 } gt_an_steps;
 
+/** Where a GPU's steps came from (gt_an_steps.source), as every report words
+ *  it: "NVTX, --step-range", "NVTX, detected" or, for periods, "no NVTX step
+ *  ranges: the whole utilization periods after the start-up and its warm-up". */
+GT_API const char *gt_steps_source_text(int source);
+
 /**
  * Steps of GPU `gpu`, in start order; *info (may be NULL) gets the summary.
  * How the step range is chosen: opts.step_range when set (exact name, or
