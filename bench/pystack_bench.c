@@ -38,3 +38,22 @@ BENCH_API double bench_walks(int n, int *depth, double *reads)
 	*reads = (double)(atomic_load(&pystack_reads) - r0) / n;
 	return ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) / n;
 }
+
+/* n site keys of the caller's stack (inj_py_key: what a repeat costs
+ * instead of a walk); @return the mean ns per key, words in *words,
+ * process_vm_readv calls per key in *reads. */
+BENCH_API double bench_keys(int n, int *words, double *reads)
+{
+	uint64_t r0 = atomic_load(&pystack_reads);
+	uint64_t w[2 * INJ_PY_KEY_FRAMES];
+	struct timespec a, b;
+	int rc = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (int i = 0; i < n; i++)
+		rc = inj_py_key(w);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	*words = rc;
+	*reads = (double)(atomic_load(&pystack_reads) - r0) / n;
+	return ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) / n;
+}

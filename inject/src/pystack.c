@@ -295,6 +295,7 @@ static size_t to_utf8(const uint8_t *s, size_t n, int latin1, char *buf, size_t 
 #define PY_PAGE 4096u
 #define PY_FILE_CACHE 8
 #define PY_LT_CHUNK 4096  /* line table bytes read at once */
+#define PY_KEY_WINDOW 4096 /* bytes under a frame inj_py_key reads with it */
 
 /* What one walk knows about the code object it resolved last. */
 typedef struct py_code {
@@ -664,6 +665,100 @@ int inj_py_walk(inj_py_stack *out)
 		return INJ_PY_UNSUPPORTED;
 	}
 	return inj_py_walk_tstate((uintptr_t)py.this_tstate(), out);
+}
+
+/*
+ * Read [lo, hi) into buf (buf[0] is lo) a page at a time from the top down,
+ * in one call: a partial read keeps the upper pages. @return the lowest
+ * address read (buf holds it up to hi), or hi when nothing came.
+ */
+static uintptr_t read_down(pid_t pid, uint8_t *buf, uintptr_t lo, uintptr_t hi)
+{
+	struct iovec l[PY_KEY_WINDOW / PY_PAGE + 2], r[PY_KEY_WINDOW / PY_PAGE + 2];
+	uintptr_t top = hi, low = hi;
+	int n = 0;
+
+	if (py_hooks.no_vm_readv)
+		return hi;
+	while (top > lo) {
+		uintptr_t bottom = (top - 1) & ~(uintptr_t)(PY_PAGE - 1);
+
+		if (bottom < lo)
+			bottom = lo;
+		l[n] = (struct iovec){ buf + (bottom - lo), top - bottom };
+		r[n++] = (struct iovec){ (void *)bottom, top - bottom };
+		top = bottom;
+	}
+	COUNT_READ();
+	ssize_t got = process_vm_readv(pid, l, (unsigned long)n, r, (unsigned long)n, 0);
+	for (int i = 0; i < n && got >= (ssize_t)r[i].iov_len; i++) {
+		got -= (ssize_t)r[i].iov_len;
+		low = (uintptr_t)r[i].iov_base;
+	}
+	return low;
+}
+
+/* What inj_py_key read last: buf holds [lo, hi), read from `low` up. */
+typedef struct py_window {
+	uintptr_t lo, low, hi;
+	uint8_t buf[PY_KEY_WINDOW + PY_FRAME_READ];
+} py_window;
+
+/*
+ * The frame at fr into *fb. 3.11+ keeps a thread's frames in a stack that
+ * grows up, callers below: one read of the window under a frame holds its
+ * callers too (3.10's frames are heap objects: one read each). @return 0,
+ * or -1 on a fault.
+ */
+static int key_frame(py_walk *w, py_window *win, uintptr_t fr, const uint8_t **fb)
+{
+	size_t fr_read = w->L->fr_read;
+
+	if (fr >= win->low && fr + fr_read <= win->hi) {
+		*fb = win->buf + (fr - win->lo);
+		return 0;
+	}
+	if (w->L->family != INJ_PY_FAM_310) {
+		win->hi = fr + fr_read;
+		win->lo = win->hi > sizeof win->buf ? win->hi - sizeof win->buf : 0;
+		win->low = read_down(w->pid, win->buf, win->lo, win->hi);
+		if (win->low <= fr) {
+			*fb = win->buf + (fr - win->lo);
+			return 0;
+		}
+	}
+	win->lo = win->low = fr;
+	win->hi = fr + fr_read;
+	*fb = win->buf;
+	return safe_read(w->pid, win->buf, fr, fr_read);
+}
+
+int inj_py_key(uint64_t *words)
+{
+	py_walk w;
+	py_window win = { 0, 0, 0, { 0 } };
+	uintptr_t fr = 0;
+	const uint8_t *fb;
+	int n = 0;
+
+	if (!atomic_load_explicit(&py_ready, memory_order_acquire))
+		return INJ_PY_UNSUPPORTED;
+	uintptr_t ts = (uintptr_t)py.this_tstate();
+	if (ts == 0)
+		return 0;
+	w.pid = getpid();
+	w.L = &py.L;
+	if (first_frame(&w, ts, &fr))
+		return INJ_PY_FAULT;
+	for (int k = 0; k < INJ_PY_KEY_FRAMES && fr; k++) {
+		if (key_frame(&w, &win, fr, &fb))
+			return INJ_PY_FAULT;
+		words[n++] = ld64(fb + w.L->fr_code);
+		words[n++] = w.L->family == INJ_PY_FAM_310 ? ld32(fb + w.L->fr_instr)
+							    : ld64(fb + w.L->fr_instr);
+		fr = ld64(fb + w.L->fr_previous);
+	}
+	return n;
 }
 
 /* ------------------------------------------------------------ init */

@@ -124,6 +124,23 @@ INJ_HIDDEN int inj_py_walk(inj_py_stack *out);
  */
 INJ_HIDDEN int inj_py_walk_tstate(uintptr_t tstate, inj_py_stack *out);
 
+/** Frames inj_py_key reads: the innermost ones, where call sites differ. */
+#define INJ_PY_KEY_FRAMES 8
+
+/**
+ * The cheap identity of where the calling thread's Python is: for each of
+ * its innermost INJ_PY_KEY_FRAMES frames (C-stack shims included), the code
+ * object's address and the instruction position, two words a frame into
+ * words[] (2 * INJ_PY_KEY_FRAMES of room). One fault-safe read a frame and
+ * one for the thread state: no code object, name or line table is read, so
+ * it costs a few reads where inj_py_walk costs tens. Two calls with equal
+ * words ran the same code at the same instructions in their innermost
+ * frames; their outer frames may still differ (the caller decides what that
+ * is worth). @return the words written (0: no Python state or no frame),
+ * INJ_PY_FAULT or INJ_PY_UNSUPPORTED. Same rules as inj_py_walk.
+ */
+INJ_HIDDEN int inj_py_key(uint64_t *words);
+
 /** Bound one walk's time (checked every 8 frames); 0 = no bound. Any time. */
 INJ_HIDDEN void inj_py_set_time_cap_ns(uint64_t ns);
 

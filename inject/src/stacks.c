@@ -26,12 +26,24 @@
  * more, this many of the thread's next waits get a stack whatever their
  * length; each wait the thread follows quickly with more work uses one up. */
 #define HOT_WAITS 8u
+/* Repeats: a call whose site key (native frames + the innermost Python
+ * frames' code and instructions) equals one of the thread's last RECENT
+ * full stacks reuses that stack's id, without the Python walk. A key's
+ * full stack is taken again after REFRESH_NS (when the budget allows), so a
+ * wrong reuse lasts at most that long and is counted. Repeats have their
+ * own budget, REPEAT_FACTOR times GAPTRACE_STACK_MAX_PER_S. */
+#define RECENT 4u
+#define REFRESH_NS 1000000000ull
+#define REPEAT_FACTOR 10u
+#define KEYMAP_SLOTS 8192u /* key -> stack id, encoder side; a power of 2 */
+#define KEYMAP_PROBE 8u
 
 typedef struct slot {
 	_Atomic uint64_t seq;
 	uint64_t mono, dur;
 	uint32_t tid, corr, cbid, domain, trigger, flags;
-	uint32_t npc;
+	uint32_t npc, repeat; /* repeat: no frames, the stack of `key` */
+	uint64_t key;         /* 0 = none (no repeat may use it) */
 	uint64_t pc[INJ_STACK_NATIVE_MAX];
 	inj_py_stack py; /* py.nframes = 0: none */
 } slot;
@@ -57,6 +69,7 @@ static struct {
 	cbset wait, launch, any;
 	_Atomic uint64_t taken[4], dropped, limited, py_faults;
 	_Atomic uint64_t short_waits; /* of taken[GT_STACK_AT_WAIT]: under wait_ns, hot */
+	_Atomic uint64_t repeats;     /* of taken[]: a site's stack reused */
 } S;
 
 /* Per thread, initial-exec: no allocation on first touch in a dlopen'ed library. */
@@ -65,6 +78,8 @@ typedef struct tstate {
 	uint32_t depth, nlaunch, corr, cbid, dom, tid, rate_n;
 	uint32_t last_wait; /* the last outermost call was a wait */
 	uint32_t hot;       /* waits left that get a stack however short (HOT_WAITS) */
+	uint32_t rep_n, recent_next;
+	uint64_t recent_key[RECENT], recent_at[RECENT]; /* full stacks taken, by key */
 } tstate;
 static __thread tstate T __attribute__((tls_model("initial-exec")));
 
@@ -210,20 +225,65 @@ static slot *claim(uint64_t *pos_out)
 	}
 }
 
-/* The per-thread budget (GAPTRACE_STACK_MAX_PER_S): 1 while it lasts. */
-static int within_budget(uint64_t mono)
+/* The per-thread budgets this second: full stacks (GAPTRACE_STACK_MAX_PER_S)
+ * and repeats (REPEAT_FACTOR times that). Sets what is left of each. */
+static void budgets(uint64_t mono, int *full, int *repeat)
 {
 	uint64_t sec = mono / 1000000000ull;
 	if (sec != T.rate_sec) {
 		T.rate_sec = sec;
-		T.rate_n = 0;
+		T.rate_n = T.rep_n = 0;
 	}
-	if (T.rate_n >= S.max_per_s) {
-		atomic_fetch_add_explicit(&S.limited, 1, memory_order_relaxed);
-		return 0;
+	*full = T.rate_n < S.max_per_s;
+	*repeat = T.rep_n < S.max_per_s * REPEAT_FACTOR;
+}
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 1099511628211ull;
+	return h;
+}
+
+/* Where the call is: its native frames, its call, and the innermost Python
+ * frames' code and instructions (inj_py_key). 0 = no key (a fault). */
+static uint64_t site_key(const uint64_t *pc, uint32_t npc)
+{
+	uint64_t h = fnv(1469598103934665603ull, pc, npc * sizeof(uint64_t));
+	uint32_t call[2] = {T.cbid, T.dom};
+	h = fnv(h, call, sizeof call);
+	if (S.py) {
+		uint64_t w[2 * INJ_PY_KEY_FRAMES];
+		int n = inj_py_key(w);
+		if (n == INJ_PY_FAULT)
+			return 0;
+		if (n > 0)
+			h = fnv(h, w, (size_t)n * sizeof(uint64_t));
 	}
-	T.rate_n++;
-	return 1;
+	return h ? h : 1;
+}
+
+/* Is key one of the thread's recent full stacks? 2 = yes and fresh, 1 = yes
+ * and due for a refresh, 0 = no. */
+static int recent(uint64_t key, uint64_t mono)
+{
+	for (uint32_t i = 0; key && i < RECENT; i++)
+		if (T.recent_key[i] == key)
+			return mono - T.recent_at[i] < REFRESH_NS ? 2 : 1;
+	return 0;
+}
+
+static void remember(uint64_t key, uint64_t mono)
+{
+	for (uint32_t i = 0; i < RECENT; i++)
+		if (T.recent_key[i] == key) {
+			T.recent_at[i] = mono;
+			return;
+		}
+	T.recent_key[T.recent_next] = key;
+	T.recent_at[T.recent_next] = mono;
+	T.recent_next = (T.recent_next + 1) % RECENT;
 }
 
 /* The Python frames of the calling thread into the slot. */
@@ -243,17 +303,11 @@ static void take_python(slot *sl)
 		sl->flags |= GT_STACK_PYTHON_CUT;
 }
 
-/* Take the calling thread's stack into the ring. @return 1 when taken. */
-static int take(uint32_t trigger, uint64_t mono, uint64_t dur)
+/* Fill a claimed slot: the call, and either the whole stack or (a repeat)
+ * only the key of a stack the encoder has. */
+static void fill(slot *sl, uint32_t trigger, uint64_t mono, uint64_t dur, const uint64_t *pc,
+		 uint32_t npc, uint64_t key, int repeat)
 {
-	uint64_t pos;
-	if (!within_budget(mono)) /* the caller's clock reading: no second one */
-		return 0;
-	slot *sl = claim(&pos);
-	if (!sl) {
-		atomic_fetch_add_explicit(&S.dropped, 1, memory_order_relaxed);
-		return 0;
-	}
 	if (!T.tid)
 		T.tid = (uint32_t)syscall(SYS_gettid);
 	sl->mono = mono;
@@ -264,13 +318,54 @@ static int take(uint32_t trigger, uint64_t mono, uint64_t dur)
 	sl->domain = T.dom ? GT_API_DRIVER : GT_API_RUNTIME;
 	sl->trigger = trigger;
 	sl->flags = 0;
-	int n = S.backtrace ? S.backtrace((void **)sl->pc, (int)S.depth) : 0;
-	sl->npc = n > 0 ? (uint32_t)n : 0;
-	if (!sl->npc)
+	sl->key = key;
+	sl->repeat = (uint32_t)repeat;
+	sl->npc = repeat ? 0 : npc;
+	sl->py.nframes = 0;
+	if (repeat)
+		return;
+	memcpy(sl->pc, pc, npc * sizeof(uint64_t));
+	if (!npc)
 		sl->flags |= GT_STACK_NATIVE_NONE;
-	else if (sl->npc >= S.depth)
+	else if (npc >= S.depth)
 		sl->flags |= GT_STACK_NATIVE_CUT;
 	take_python(sl);
+}
+
+/* Take the calling thread's stack into the ring: a repeat when its site
+ * was taken lately, else a whole stack. @return 1 when taken. */
+static int take(uint32_t trigger, uint64_t mono, uint64_t dur)
+{
+	uint64_t pos, pc[INJ_STACK_NATIVE_MAX];
+	int full, rep;
+	budgets(mono, &full, &rep); /* the caller's clock reading: no second one */
+	if (!full && !rep) {
+		atomic_fetch_add_explicit(&S.limited, 1, memory_order_relaxed);
+		return 0;
+	}
+	int n = S.backtrace ? S.backtrace((void **)pc, (int)S.depth) : 0;
+	uint32_t npc = n > 0 ? (uint32_t)n : 0;
+	uint64_t key = site_key(pc, npc);
+	int seen = recent(key, mono);
+	int repeat = rep && (seen == 2 || (seen == 1 && !full));
+	if (!repeat && !full) {
+		atomic_fetch_add_explicit(&S.limited, 1, memory_order_relaxed);
+		return 0;
+	}
+	slot *sl = claim(&pos);
+	if (!sl) {
+		atomic_fetch_add_explicit(&S.dropped, 1, memory_order_relaxed);
+		return 0;
+	}
+	fill(sl, trigger, mono, dur, pc, npc, key, repeat);
+	if (repeat) {
+		T.rep_n++;
+		atomic_fetch_add_explicit(&S.repeats, 1, memory_order_relaxed);
+	} else {
+		T.rate_n++;
+		if (key)
+			remember(key, mono);
+	}
 	atomic_fetch_add_explicit(&S.taken[trigger], 1, memory_order_relaxed);
 	atomic_store_explicit(&sl->seq, pos + 1, memory_order_release);
 	/* every half ring, wake the encoder (one eventfd write): a burst of
@@ -352,13 +447,14 @@ static module mods[MAX_MODULES];
 static uint32_t nmods;
 static uint64_t maps_read_at, n_distinct_full;
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-	const uint8_t *b = p;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 1099511628211ull;
-	return h;
-}
+/* Site key -> the id of the last whole stack taken with it (repeats). */
+static struct {
+	uint64_t *key; /* 0 = empty; NULL = not allocated (or could not be) */
+	uint32_t *id;
+	int failed;
+	uint64_t unresolved; /* repeats whose key had no id: written without a stack */
+	uint64_t changed;    /* whole stacks of a known key that had another id */
+} K;
 
 static uint64_t slot_hash(const slot *sl)
 {
@@ -502,15 +598,80 @@ static void write_stack(inj_enc *e, const slot *sl, uint32_t id, uint64_t ts)
 		read_maps(e, ts);
 }
 
-static void write_slot(inj_enc *e, const slot *sl, uint64_t (*mono_to_trace)(uint64_t))
+/* The key's slot in K (its own or where it goes). NULL: no table. */
+static uint32_t keymap_slot(uint64_t key, int *found)
 {
-	uint64_t ts = mono_to_trace(sl->mono);
+	uint32_t home = (uint32_t)key & (KEYMAP_SLOTS - 1);
+	*found = 0;
+	for (uint32_t i = 0; i < KEYMAP_PROBE; i++) {
+		uint32_t j = (home + i) & (KEYMAP_SLOTS - 1);
+		if (K.key[j] == key)
+			*found = 1;
+		if (K.key[j] == key || !K.key[j])
+			return j;
+	}
+	return home; /* full around home: the newest key takes the place */
+}
+
+static int keymap_ready(void)
+{
+	if (!K.key && !K.failed) {
+		K.key = calloc(KEYMAP_SLOTS, sizeof(*K.key));
+		K.id = calloc(KEYMAP_SLOTS, sizeof(*K.id));
+		if (!K.key || !K.id) {
+			free(K.key);
+			free(K.id);
+			K.key = NULL;
+			K.failed = 1;
+		}
+	}
+	return K.key != NULL;
+}
+
+/* A whole stack taken with key: its id is what the key's repeats use. */
+static void keymap_put(uint64_t key, uint32_t id)
+{
+	int found;
+	if (!key || !id || !keymap_ready())
+		return;
+	uint32_t j = keymap_slot(key, &found);
+	if (found && K.id[j] != id)
+		K.changed++;
+	K.key[j] = key;
+	K.id[j] = id;
+}
+
+/* The id a repeat of key stands for. 0 = unknown (counted). */
+static uint32_t keymap_get(uint64_t key)
+{
+	int found = 0;
+	uint32_t j = keymap_ready() ? keymap_slot(key, &found) : 0;
+	if (found)
+		return K.id[j];
+	K.unresolved++;
+	return 0;
+}
+
+/* The stack id of a slot: a repeat's from its key, a whole stack's from the
+ * dedup table (written there when new). 0 = none. */
+static uint32_t slot_stack_id(inj_enc *e, const slot *sl, uint64_t ts)
+{
+	if (sl->repeat)
+		return keymap_get(sl->key);
 	int fresh;
 	uint32_t id = dedup_id(slot_hash(sl), &fresh);
 	if (!id)
 		n_distinct_full++;
 	else if (fresh)
 		write_stack(e, sl, id, ts);
+	keymap_put(sl->key, id);
+	return id;
+}
+
+static void write_slot(inj_enc *e, const slot *sl, uint64_t (*mono_to_trace)(uint64_t))
+{
+	uint64_t ts = mono_to_trace(sl->mono);
+	uint32_t id = slot_stack_id(e, sl, ts);
 	gt_record r = {.type = GT_REC_STACK_SAMPLE};
 	r.stack_sample = (gt_stack_sample){.ts = ts, .dur = sl->dur, .thread_id = sl->tid,
 					   .correlation_id = sl->corr, .stack_id = id,
@@ -543,13 +704,19 @@ void inj_stacks_note(inj_enc *e)
 	uint64_t s = atomic_load(&S.taken[GT_STACK_SAMPLED]);
 	inj_note(e, GT_NOTE_INFO, 0,
 		 "stacks: %" PRIu64 " taken, %u distinct, %" PRIu64 " dropped (ring full), %" PRIu64
-		 " over the budget of %u a second per thread, %" PRIu64
+		 " over the budgets of %u a second per thread (%u repeats), %" PRIu64
 		 " without an id (table full); %" PRIu64 " at waits (%" PRIu64
 		 " of %u us or more, %" PRIu64 " shorter, on threads that left the GPU idle after "
 		 "a wait), %" PRIu64 " at resumes after %u us or more, %" PRIu64
 		 " sampled; native frames: %s; Python frames: %s (%" PRIu64 " unreadable)",
 		 w + r + s, D.n, atomic_load(&S.dropped), atomic_load(&S.limited), S.max_per_s,
-		 n_distinct_full, w, w - atomic_load(&S.short_waits), inj_g.cfg.stack_wait_us,
-		 atomic_load(&S.short_waits), r, inj_g.cfg.stack_resume_us, s,
-		 S.backtrace ? "libunwind" : S.native_why, S.py_what, atomic_load(&S.py_faults));
+		 S.max_per_s * REPEAT_FACTOR, n_distinct_full, w, w - atomic_load(&S.short_waits),
+		 inj_g.cfg.stack_wait_us, atomic_load(&S.short_waits), r, inj_g.cfg.stack_resume_us,
+		 s, S.backtrace ? "libunwind" : S.native_why, S.py_what, atomic_load(&S.py_faults));
+	inj_note(e, GT_NOTE_INFO, 0,
+		 "stack repeats: %" PRIu64 " of the %" PRIu64 " taken reuse the stack of a site taken"
+		 " in the last %u ms (the same native frames and innermost %u Python frames: no walk);"
+		 " %" PRIu64 " without their stack, %" PRIu64 " retakes found another stack",
+		 atomic_load(&S.repeats), w + r + s, (unsigned)(REFRESH_NS / 1000000u),
+		 INJ_PY_KEY_FRAMES, K.unresolved, K.changed);
 }

@@ -22,6 +22,17 @@
  * and the process's executable mappings (GT_REC_MODULE) when a stack holds
  * an address no module written so far covers. Symbols are the reader's job.
  *
+ * Repeats (a fast loop's waits, issue 23): before a stack is taken, its site
+ * key is computed, the native frames, the call and the innermost
+ * INJ_PY_KEY_FRAMES Python frames' code objects and instruction positions
+ * (inj_py_key: a few reads, no names or line tables). A key equal to one of
+ * the thread's last 4 whole stacks, taken less than 1 s ago, makes a repeat:
+ * a sample of that stack's id, no Python walk. Repeats have their own budget
+ * (10 times GAPTRACE_STACK_MAX_PER_S); a key past 1 s is taken whole again
+ * when the budget allows, and the end note counts the retakes that found
+ * another stack (outer Python frames that differ behind the same innermost
+ * ones) and the repeats whose stack the encoder did not have.
+ *
  * On the application thread: no allocation, no lock, no syscall but
  * clock_gettime, gettid once per thread, and one eventfd write per half
  * ring of stacks (the encoder's wake-up); per-thread state in initial-exec

@@ -14,7 +14,9 @@
  *     next short waits get stacks too, HOT_WAITS of them when each is
  *     followed at once by more work;
  *   - many threads at once, every launch sampled: what was taken is what
- *     was written, and taken + dropped is every launch;
+ *     was written, and taken + dropped + over budget is every launch;
+ *   - repeats: past the budget of whole stacks, a call whose site was just
+ *     taken gets that site's stack, each site its own;
  *   - GAPTRACE_HOLD_CUPTI=0 has no subscriber: said once, no stacks.
  */
 #include <inttypes.h>
@@ -342,6 +344,18 @@ static void note_counts(const trace_set *ts, unsigned long long *taken, unsigned
 			 4);
 }
 
+/* The end note's "stack repeats: R of the N taken". */
+static unsigned long long note_repeats(const trace_set *ts)
+{
+	unsigned long long rep = 0, of = 0;
+	for (size_t i = 0; i < ts->n; i++)
+		if (ts->recs[i].r.type == GT_REC_NOTE &&
+		    sscanf(ts->recs[i].name, "stack repeats: %llu of the %llu taken", &rep, &of) == 2)
+			return rep;
+	ck_abort_msg("no stack repeats note");
+	return 0;
+}
+
 START_TEST(ring_full_is_counted_exactly)
 {
 	for (int i = 0; i < 2; i++) {
@@ -358,12 +372,17 @@ START_TEST(ring_full_is_counted_exactly)
 		unsigned distinct = 0;
 		note_counts(&ts, &taken, &distinct, &dropped, &limited);
 		ck_assert_uint_eq(taken + dropped + limited, 8000);
+		unsigned long long rep = note_repeats(&ts);
+		ck_assert_uint_le(rep, taken);
 		if (i == 0) {
 			ck_assert_uint_eq(limited, 0);
 		} else {
-			/* 4 threads, 5 in each second the run touched, however long it took */
-			ck_assert_uint_le(taken, 4 * 5 * secs);
-			ck_assert_uint_ge(limited, 8000 - 4 * 5 * secs);
+			/* 4 threads, 5 whole stacks and 50 repeats (one site each) in
+			 * each second the run touched, however long it took */
+			ck_assert_uint_le(taken - rep, 4 * 5 * secs);
+			ck_assert_uint_le(rep, 4 * 50 * secs);
+			ck_assert_uint_ge(rep, 4 * 50);
+			ck_assert_uint_ge(limited, 8000 - 4 * 55 * secs);
 		}
 		ck_assert_uint_eq(h_count(&ts, GT_REC_STACK_SAMPLE), taken);
 		ck_assert_uint_eq(h_count(&ts, GT_REC_STACK), distinct);
@@ -372,6 +391,70 @@ START_TEST(ring_full_is_counted_exactly)
 		gt_rmtree(T.dir);
 		mkdir(T.dir, 0700);
 	}
+}
+END_TEST
+
+/* Two launch sites, alternating: each returns to its own address. */
+__attribute__((noinline)) static void launch_a(uint32_t corr)
+{
+	call(0, "cudaLaunchKernel_v7000", corr, 0);
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) static void launch_b(uint32_t corr)
+{
+	call(0, "cudaLaunchKernel_v7000", corr, 0);
+	__asm__ volatile("" ::: "memory");
+}
+
+#define REPEAT_CALLS 40u
+
+/* Every launch sampled, a budget of 8 whole stacks (80 repeats) a second: site A's
+ * launches have correlation ids 1000.., site B's 2000.. */
+static int app_repeats(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	stack_env();
+	setenv("GAPTRACE_STACK_SAMPLE", "1", 1);
+	setenv("GAPTRACE_STACK_RESUME_US", "600000000", 1);
+	setenv("GAPTRACE_STACK_MAX_PER_S", "8", 1);
+	if (app_start(t) < 0)
+		return 90;
+	for (uint32_t i = 0; i < REPEAT_CALLS; i++) {
+		launch_a(1000 + i);
+		launch_b(2000 + i);
+	}
+	h_ledger_close();
+	return 0;
+}
+
+/* A site's repeats are its own stack: over a budget of 8 a second, 80
+ * launches from two sites all get a stack, each its own site's. */
+START_TEST(repeats_reuse_their_own_site)
+{
+	run_app(app_repeats, 0);
+	trace_set ts;
+	ck_assert_int_eq(h_read_dir(&ts, T.dir), 1);
+	uint32_t id_of[2] = {0, 0};
+	for (uint32_t i = 0; i < 2 * REPEAT_CALLS; i++) {
+		uint32_t site = i % 2, corr = (site ? 2000 : 1000) + i / 2;
+		const gt_stack_sample *smp = sample_of(&ts, corr);
+		ck_assert_msg(smp != NULL, "launch %u has no sample", corr);
+		ck_assert_msg(smp->stack_id != 0, "launch %u has no stack", corr);
+		if (!id_of[site])
+			id_of[site] = smp->stack_id;
+		ck_assert_msg(smp->stack_id == id_of[site], "launch %u: stack %u, its site's %u",
+			      corr, smp->stack_id, id_of[site]);
+	}
+	ck_assert_uint_ne(id_of[0], id_of[1]);
+	ck_assert_uint_eq(h_count(&ts, GT_REC_STACK), 2);
+	unsigned long long taken = 0, dropped = 0, limited = 0;
+	unsigned distinct = 0;
+	note_counts(&ts, &taken, &distinct, &dropped, &limited);
+	ck_assert_uint_eq(taken, 2 * REPEAT_CALLS);
+	ck_assert_uint_ge(note_repeats(&ts), 2 * REPEAT_CALLS - 2 * 8); /* whole: 8 a second */
+	h_trace_free(&ts);
 }
 END_TEST
 
@@ -490,6 +573,7 @@ int main(void)
 		T_(short_waits_before_host_gaps_get_stacks),
 		T_(stacks_off_unless_asked_and_possible),
 		T_(ring_full_is_counted_exactly),
+		T_(repeats_reuse_their_own_site),
 		T_(gap_tied_to_its_call_sites),
 #undef T_
 	};

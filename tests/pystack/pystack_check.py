@@ -259,6 +259,51 @@ def case_fault():
     check(rc_loop in (FAULT, 0), "fault: a self-referencing fake chain ends (%d)" % rc_loop)
 
 
+# ------------------------------------------------------------ site keys
+
+KEY_FRAMES = lib.probe_key_frames()
+
+
+def key():
+    words = (ctypes.c_ulonglong * (2 * KEY_FRAMES))()
+    n = lib.probe_key(words)
+    check(n > 0 and n % 2 == 0, "key: %d words" % n)
+    codes = [words[i] for i in range(0, n, 2)]
+    # the code objects are the frames' own (id() is the address), innermost
+    # first; C-stack shim frames (3.12+) may sit between them
+    f, real = sys._getframe(), []
+    while f is not None and len(real) < KEY_FRAMES:
+        real.append(id(f.f_code))
+        f = f.f_back
+    mine = [c for c in codes if c in real]
+    check(codes[0] == real[0] and mine == real[:len(mine)] and len(mine) >= min(len(real), 2),
+          "key: the frames' code objects, innermost first")
+    return tuple(words[i] for i in range(n))
+
+
+def key_helper():
+    return key()  # MARK:key-helper
+
+
+def key_at_depth(k, leaf):
+    return leaf() if k == 0 else key_at_depth(k - 1, leaf)
+
+
+def case_keys():
+    same_line = [key() for _ in range(3)]  # MARK:key-loop
+    check(same_line[0] == same_line[1] == same_line[2], "key: one line, one key")
+    a = key()  # MARK:key-a
+    b = key()  # MARK:key-b
+    check(a != b and a != same_line[0], "key: another line, another key")
+    via_a = key_helper()  # one helper, two callers: the caller's frame tells them apart
+    via_b = key_helper()
+    check(via_a != via_b, "key: one helper called from two lines")
+    # a difference deeper than KEY_FRAMES frames is not seen (documented)
+    deep = [key_at_depth(KEY_FRAMES, key) for _ in range(1)]  # MARK:key-deep-a
+    deep += [key_at_depth(KEY_FRAMES, key)]  # MARK:key-deep-b
+    check(deep[0] == deep[1], "key: callers past %d frames are not part of it" % KEY_FRAMES)
+
+
 def fresh(mode):
     """Run this script in a new interpreter in a refusal mode."""
     p = subprocess.run([sys.executable, __file__, SO, mode], capture_output=True, text=True,
@@ -310,7 +355,7 @@ def main():
     # on how busy the machine is.
     lib.probe_set_time_cap_ns(0)
     for case in (case_nested, case_method, case_lambda, case_generator, case_module, case_loop, case_deep, case_exact_cap,
-                 case_thread, case_gil_held, case_names, case_long_tables, case_time_cap, case_fault, case_refusals):
+                 case_thread, case_gil_held, case_names, case_long_tables, case_time_cap, case_fault, case_keys, case_refusals):
         case()
     print("%d failure(s)" % len(failures))
     return 1 if failures else 0

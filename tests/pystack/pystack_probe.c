@@ -72,3 +72,19 @@ PROBE_API double probe_bench(int n, int *depth)
 	*depth = rc;
 	return ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) / n;
 }
+
+/* inj_py_key of the calling thread into words[2 * INJ_PY_KEY_FRAMES]. */
+PROBE_API int probe_key(unsigned long long *words)
+{
+	uint64_t w[2 * INJ_PY_KEY_FRAMES];
+	int rc = inj_py_key(w);
+
+	for (int i = 0; i < rc; i++)
+		words[i] = w[i];
+	return rc;
+}
+
+PROBE_API int probe_key_frames(void)
+{
+	return INJ_PY_KEY_FRAMES;
+}
