@@ -350,7 +350,8 @@ def parse_json(out):
     d = json.loads(out)
     gpus = {g["index"]: g for g in d["gpus"]}
     breakdown = {b["gpu"]: {e["id"]: e for e in b["breakdown"]} for b in d["diagnosis"]["gpus"]}
-    return {"gpus": gpus, "findings": d["findings"], "breakdown": breakdown,
+    waves = {w["gpu"]: w["wave"] for w in d["diagnosis"]["gpus"]}
+    return {"gpus": gpus, "findings": d["findings"], "breakdown": breakdown, "waves": waves,
             "detail_gap_ns": d["options"]["detail_gap_ns"], "origin": d["time_origin_ns"]}
 
 
@@ -537,6 +538,18 @@ def cmp_startup(M, tr, J, T, C, H):
         M.same(tr, gi, "startup", ns, breakdown=exact(b["ns"] if b else 0),
                text_wall=tb["ns"] if tb else (exact(0) if gi in T["breakdown"] else None),
                html_wall=hb["ns"] if hb else (exact(0) if gi in H["wall"] else None))
+
+
+def cmp_wave_steps(M, tr, J, T, C, H):
+    """A wave's periods are the period steps: "71% idle over the 202 periods
+    found" and "Steps 202 x period 5.93 ms" count the same periods."""
+    for gi, g in J["gpus"].items():
+        w, st = J["waves"].get(gi) or {}, g.get("steps") or {}
+        if w.get("found") and st.get("source") == "period":
+            M.same(tr, gi, "wave periods = period steps", st["count"],
+                   wave=exact(int(w["idle_periods"])))
+            M.same(tr, gi, "wave period = step length", st["period_ns"],
+                   wave=exact(int(w["period_ns"] + 0.5)))
 
 
 def cmp_processes(M, tr, J, T, C, H):
@@ -825,7 +838,7 @@ def check_one(M, name, d, sl=()):
         "-o", out + "/all.json", *sl, d)
     P_default, P_all = parse_perfetto(out + "/default.json"), parse_perfetto(out + "/all.json")
     before = (len(M.fail), len(M.xfail), M.checked)
-    for cmp in (cmp_window_busy_idle, cmp_causes, cmp_startup, cmp_findings, cmp_names,
+    for cmp in (cmp_window_busy_idle, cmp_causes, cmp_startup, cmp_wave_steps, cmp_findings, cmp_names,
                 cmp_titles, cmp_kernels,
                 cmp_processes, cmp_power, cmp_sites, cmp_percentiles):
         cmp(M, name, J, T, C, H)

@@ -119,21 +119,36 @@ uint64_t an_steps_first_start(gt_analysis *a, const an_gpu *g, const uint32_t *s
 	return first;
 }
 
-/* GT_STEPS_PERIOD: the whole periods inside the window, boundaries at the
- * phase + k periods. */
+void gt_analysis_steady_span(const gt_an_gpu *g, uint64_t *from, uint64_t *to)
+{
+	uint64_t t0 = g->startup_until > g->t0 ? g->startup_until : g->t0;
+	*from = g->warmup_until > t0 ? g->warmup_until : t0;
+	*to = g->t1;
+}
+
+uint64_t gt_periods_within(uint64_t from, uint64_t to, uint64_t period_ns, uint64_t phase_ns,
+			   uint64_t *first)
+{
+	uint64_t P = period_ns, b = phase_ns ? phase_ns : from;
+	*first = from;
+	if (!P)
+		return 0;
+	if (b > from)
+		b -= (b - from) / P * P; /* the first boundary at or after from */
+	else if (b < from)
+		b += (from - b + P - 1) / P * P;
+	*first = b;
+	return b < to && to - b >= P ? (to - b) / P : 0;
+}
+
+/* GT_STEPS_PERIOD: the whole periods of the steady state (a start-up and its
+ * warm-up are no steps), boundaries at the phase + k periods. */
 static int period_steps(gt_analysis *a, an_gpu *g)
 {
-	uint64_t P = a->o.step_period_ns, t1 = g->pub.t1;
-	/* the steady state: a start-up and its warm-up are no steps */
-	uint64_t t0 = g->pub.startup_until > g->pub.t0 ? g->pub.startup_until : g->pub.t0;
-	if (g->pub.warmup_until > t0)
-		t0 = g->pub.warmup_until;
-	uint64_t b = a->o.step_phase_ns ? a->o.step_phase_ns : t0;
-	if (b > t0)
-		b -= (b - t0) / P * P; /* the first boundary at or after t0 */
-	else if (b < t0)
-		b += (t0 - b + P - 1) / P * P;
-	for (; b + P <= t1 && g->steps.n < (1u << 24); b += P) {
+	uint64_t P = a->o.step_period_ns, from, to, b;
+	gt_analysis_steady_span(&g->pub, &from, &to);
+	uint64_t n = gt_periods_within(from, to, P, a->o.step_phase_ns, &b);
+	for (uint64_t k = 0; k < n && g->steps.n < (1u << 24); k++, b += P) {
 		gt_an_step *s = gt_vec_push(&g->steps);
 		if (!s)
 			return GT_ERR_NOMEM;

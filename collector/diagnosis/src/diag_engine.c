@@ -313,6 +313,7 @@ static int run_gpu(gt_diagnosis *d, const dg_input *in, size_t gi, dg_fbuild ***
 			 .t0 = gpu->t0 + (uint64_t)c.startup_win * gpu->util.window_ns,
 			 .gaps = g->gaps ? g->gaps + c.startup_gaps : NULL,
 			 .ngaps = g->ngaps - c.startup_gaps};
+	gt_analysis_steady_span(gpu, &wi.span_from, &wi.span_to);
 	if (c.W && dg_wave_detect(&wi, &d->o, &c.wave, c.train + c.startup_gaps) < 0)
 		goto out;
 	dg->wave = c.wave;

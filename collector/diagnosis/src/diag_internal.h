@@ -110,6 +110,8 @@ typedef struct dg_wave_in {
 	uint64_t t0;            /* realtime ns of series[0] */
 	const gt_an_gap *gaps;  /* detailed gaps, time order */
 	size_t ngaps;
+	uint64_t span_from, span_to; /* where the periods are counted (the steady
+				       state, as the period steps); 0, 0: the series */
 } dg_wave_in;
 
 /*

@@ -319,6 +319,22 @@ static double idle_share_of(const dg_wave_in *in, uint64_t a, uint64_t b)
 	return (double)ns / (double)(b - a);
 }
 
+/* The whole periods of p ns (phase: a boundary, 0 = the span's start) in
+ * the span where periods are counted, as the period steps count them:
+ * their number and the GPU's idle share over them. */
+static void count_periods(const dg_wave_in *in, double p, uint64_t phase, gt_diag_wave *w)
+{
+	uint64_t from = in->span_from, to = in->span_to, first;
+	if (!to) {
+		from = in->t0;
+		to = in->t0 + (uint64_t)in->nseries * in->window_ns;
+	}
+	uint64_t P = (uint64_t)(p + 0.5);
+	uint64_t n = gt_periods_within(from, to, P, phase, &first);
+	w->idle_periods = (double)n;
+	w->idle_share = n ? idle_share_of(in, first, first + n * P) : 0;
+}
+
 int dg_wave_detect(const dg_wave_in *in, const gt_diag_opts *o, gt_diag_wave *w, uint8_t *train)
 {
 	memset(w, 0, sizeof *w);
@@ -350,11 +366,10 @@ int dg_wave_detect(const dg_wave_in *in, const gt_diag_opts *o, gt_diag_wave *w,
 		w->stall_share = (double)gw.stall_ns / p_gap;
 		if (w->stall_share > 1)
 			w->stall_share = 1;
-		/* the GPU's idle share over the periods found, not the periodic
-		 * gap's alone: 1.2 ms gaps every 203 ms on a GPU busy 2 % of
-		 * the time are a wave that is 98 % idle, not 1 % */
-		w->idle_periods = (double)(last - gw.first_stall) / p_gap;
-		w->idle_share = idle_share_of(in, gw.first_stall, last);
+		/* the GPU's idle share over the periods, not the periodic gap's
+		 * alone: 1.2 ms gaps every 203 ms on a GPU busy 2 % of the time
+		 * are a wave that is 98 % idle, not 1 % */
+		count_periods(in, p_gap, gw.first_stall, w);
 		if (p_acf > 0 && fabs(p_acf - p_gap) <= o->wave_max_jitter * p_gap) {
 			w->source |= GT_WAVE_FROM_ACF;
 			w->confidence = acf;
@@ -372,10 +387,7 @@ int dg_wave_detect(const dg_wave_in *in, const gt_diag_opts *o, gt_diag_wave *w,
 		w->source = GT_WAVE_FROM_ACF;
 		w->period_ns = p_acf;
 		w->confidence = acf;
-		/* over the whole periods from the start of the series */
-		double np = floor((double)in->nseries * (double)in->window_ns / p_acf);
-		w->idle_periods = np;
-		w->idle_share = idle_share_of(in, in->t0, in->t0 + (uint64_t)(np * p_acf));
+		count_periods(in, p_acf, 0, w); /* no phase: from the span's start */
 	}
 	return 0;
 }

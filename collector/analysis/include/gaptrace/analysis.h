@@ -979,6 +979,23 @@ typedef struct gt_an_steps {
 GT_API const char *gt_steps_source_text(int source);
 
 /**
+ * GPU g's steady state: from the end of its start-up and warm-up
+ * (startup_until, warmup_until; the window's start without them) to its
+ * window's end, realtime ns into *from and *to.
+ */
+GT_API void gt_analysis_steady_span(const gt_an_gpu *g, uint64_t *from, uint64_t *to);
+
+/**
+ * The whole periods of period_ns inside [from, to), boundaries at phase_ns +
+ * k * period_ns (phase_ns 0: at from); *first gets the first boundary at or
+ * after from. @return how many (0 when period_ns is 0 or none fits). The
+ * period steps (GT_STEPS_PERIOD) are these periods of the steady state, and
+ * the diagnosis counts a wave's periods with it, so the two agree.
+ */
+GT_API uint64_t gt_periods_within(uint64_t from, uint64_t to, uint64_t period_ns,
+				  uint64_t phase_ns, uint64_t *first);
+
+/**
  * Steps of GPU `gpu`, in start order; *info (may be NULL) gets the summary.
  * How the step range is chosen: opts.step_range when set (exact name, or
  * a name followed by '#' and digits for every "NAME#N"), else detected
