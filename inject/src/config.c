@@ -164,7 +164,6 @@ void inj_config_read(inj_config *c)
 	c->stack_sample = env_uint("GAPTRACE_STACK_SAMPLE", 0, 0, 1000000000);
 	c->stack_depth = env_uint("GAPTRACE_STACK_DEPTH", 48, 4, INJ_STACK_NATIVE_MAX);
 	c->stack_python = env_flag("GAPTRACE_STACK_PYTHON", 1);
-	c->nvtx_xla = env_flag("GAPTRACE_NVTX_XLA", 0);
 	c->stack_max_per_s = env_uint("GAPTRACE_STACK_MAX_PER_S", 200, 1, 1000000);
 
 	const char *s = getenv("GAPTRACE_SESSION");

@@ -35,7 +35,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <link.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -428,47 +427,12 @@ static void go_inert(const char *why)
 	atomic_store(&inj_g.phase, INJ_INERT);
 }
 
-/* Libraries that mean XLA runs in this process (JAX's CUDA plugin, older
- * jaxlib's extension). */
-static const char *const xla_libs[] = {"xla_cuda_plugin", "xla_extension", "libjax_common"};
-
-static int find_xla(struct dl_phdr_info *info, size_t size, void *data)
-{
-	(void)size;
-	const char *base = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
-	base = base ? base + 1 : info->dlpi_name;
-	for (size_t i = 0; base && i < sizeof(xla_libs) / sizeof(xla_libs[0]); i++)
-		if (strstr(base, xla_libs[i])) {
-			snprintf(data, 96, "%s", base);
-			return 1;
-		}
-	return 0;
-}
-
-/* NVTX in an XLA process: on the H200, JAX with NVTX routed to CUPTI (and
- * its markers recorded) aborted in XLA's allocator (free(): invalid pointer,
- * bfc_allocator "Check failed") in 6 of 20 runs; with NVTX off, with an
- * NVTX tool that records nothing, and untraced, in none of 40
- * (tests/gpu/jax_crash.sh, results jax_crash.run11/run12). The program comes
- * first: NVTX stays off there unless GAPTRACE_NVTX_XLA=1; said once. */
-static void nvtx_policy(void)
-{
-	char lib[96] = "";
-	if (!(inj_g.cfg.kinds & GT_KIND_NVTX) || inj_g.cfg.nvtx_xla || !dl_iterate_phdr(find_xla, lib))
-		return;
-	snprintf(inj_g.nvtx_off, sizeof(inj_g.nvtx_off),
-		 "NVTX ranges are not recorded: this process runs XLA (%s), which aborted with NVTX "
-		 "routed to CUPTI on the H200 (GAPTRACE_NVTX_XLA=1 records them anyway)",
-		 lib);
-	inj_log("%s", inj_g.nvtx_off);
-}
-
 /* Route NVTX to the CUPTI we bound to (NVTX reads NVTX_INJECTION64_PATH at
  * its first call in each library, so this sees every NVTX call made after
- * cuInit; set it yourself to see earlier ones). */
+ * cuInit; set it yourself, as `gaptrace run` does, to see earlier ones). */
 static void route_nvtx(void)
 {
-	if (!(inj_g.cfg.kinds & GT_KIND_NVTX) || !inj_g.cu.path[0] || inj_g.nvtx_off[0])
+	if (!(inj_g.cfg.kinds & GT_KIND_NVTX) || !inj_g.cu.path[0])
 		return;
 	const char *cur = getenv("NVTX_INJECTION64_PATH");
 	if (cur && *cur) {
@@ -627,7 +591,6 @@ int InitializeInjection(void)
 			atexit(on_exit_handler); /* let the note reach the trace */
 		return 1;
 	}
-	nvtx_policy();
 	route_nvtx();
 	inj_stacks_init();
 	atomic_store(&inj_g.phase, INJ_RUNNING);

@@ -4,7 +4,6 @@
  * Every test forks an "app" (a CUDA program played by the harness) and
  * checks its trace, exit status and output afterwards (harness.h).
  */
-#include <dlfcn.h>
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
@@ -464,54 +463,6 @@ START_TEST(nvtx_routed_to_cupti)
 	run_app(app_nvtx, 0);
 	T.arg = 1;
 	run_app(app_nvtx, 0);
-}
-END_TEST
-
-/* A process that runs XLA (its CUDA plugin loaded before cuInit): NVTX is
- * not routed to CUPTI and no marker is recorded, unless GAPTRACE_NVTX_XLA=1
- * (t->arg). */
-static int app_nvtx_xla(void *a)
-{
-	tctx *t = a;
-	h_env(t->dir);
-	if (t->arg)
-		setenv("GAPTRACE_NVTX_XLA", "1", 1);
-	if (!dlopen(FAKE_XLA_SO, RTLD_NOW))
-		return 89;
-	if (h_cuinit() != 1)
-		return 90;
-	int routed = getenv("NVTX_INJECTION64_PATH") != NULL;
-	int markers = mock_kind_enabled(CUPTI_ACTIVITY_KIND_MARKER);
-	if (!mock_kind_enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL))
-		return 91;
-	if (routed != t->arg || markers != t->arg)
-		return 92 + routed * 2 + markers;
-	h_ledger_close();
-	return 0;
-}
-
-START_TEST(nvtx_off_in_an_xla_process)
-{
-	T.arg = 0;
-	run_app(app_nvtx_xla, 0);
-	char *err = app_file("app.err");
-	ck_assert_int_eq(gaptrace_lines(err), 1);
-	ck_assert_msg(strstr(err, "NVTX ranges are not recorded: this process runs XLA "
-				  "(xla_cuda_plugin.so)") && strstr(err, "GAPTRACE_NVTX_XLA=1"),
-		      "%s", err);
-	free(err);
-	trace_set ts;
-	ck_assert_int_eq(h_read_dir(&ts, T.dir), 1);
-	int noted = 0;
-	for (size_t i = 0; i < ts.n; i++)
-		noted += ts.recs[i].r.type == GT_REC_NOTE &&
-			 !strncmp(ts.recs[i].name, "NVTX ranges are not recorded", 28);
-	ck_assert_int_eq(noted, 1);
-	h_trace_free(&ts);
-	gt_rmtree(T.dir);
-	mkdir(T.dir, 0700);
-	T.arg = 1;
-	run_app(app_nvtx_xla, 0);
 }
 END_TEST
 
@@ -1703,7 +1654,6 @@ int main(void)
 		T_(default_kinds_restrict_api_calls),
 		T_(api_all_enables_every_call),
 		T_(nvtx_routed_to_cupti),
-		T_(nvtx_off_in_an_xla_process),
 		T_(bad_config_values_fall_back),
 		T_(existing_output_is_not_overwritten),
 		T_(collector_receives_everything),
