@@ -52,6 +52,7 @@ cmd_of()
 	untraced) echo "${PROG[*]}" ;;
 	gt_default) echo "$GAPTRACE run -q -o $2 -- ${PROG[*]}" ;;
 	gt_nonvtx) echo "$GAPTRACE run -q -k default,-nvtx -o $2 -- ${PROG[*]}" ;;
+	gt_kernel) echo "$GAPTRACE run -q -k kernel -o $2 -- ${PROG[*]}" ;;
 	cmin_all) echo "CUDA_INJECTION64_PATH=$CMIN $NVTXI ${PROG[*]}" ;;
 	cmin_marker) echo "CUDA_INJECTION64_PATH=$CMIN $NVTXI CMIN_KINDS=marker,name ${PROG[*]}" ;;
 	cmin_nomarker)
