@@ -125,7 +125,8 @@ static const char usage_text[] =
 	"program's (128+N when signal N killed it). Traces are private: NAME is\n"
 	"created 0700 and the files 0600 (see --group).\n"
 	"\n"
-	"  -o, --output NAME     trace directory (default gaptrace-YYYYmmdd-HHMMSS)\n"
+	"  -o, --output NAME     trace directory (default gaptrace-YYYYmmdd-HHMMSS, or\n"
+	"                        with -1, -2, ... when taken: never refused)\n"
 	"      --force-overwrite replace the traces in an existing NAME\n"
 	"      --group GROUP     share the traces with GROUP (a name or a gid you are\n"
 	"                        in): NAME 0750, files 0640, owned by GROUP\n"
@@ -755,7 +756,9 @@ static int parse_secs(const char *what, const char *arg, int allow_zero, uint64_
 struct run {
 	char **prog;
 	char inject[PATH_MAX];
-	char defout[64];
+	char defout[64]; /* the default name's stem: gaptrace-YYYYmmdd-HHMMSS */
+	char outdir[PATH_MAX]; /* the trace directory the collector made or took */
+	int dir_created;       /* this run created it */
 	char sockdir[PATH_MAX], sock[PATH_MAX + 32];
 	char session[64];
 	char self_out[PATH_MAX + 32];
@@ -898,12 +901,13 @@ static int run_prepare(struct run *r)
 	if (rc)
 		return rc;
 	if (!opts.output) {
-		time_t now = time(NULL);
-		strftime(r->defout, sizeof(r->defout), "gaptrace-%Y%m%d-%H%M%S", localtime(&now));
+		/* A name we choose is never refused: the collector takes the
+		 * first of it, -1, -2, ... that it can create. */
+		gt_cli_default_trace_dir(r->defout, sizeof(r->defout));
 		opts.output = r->defout;
-	}
-	if (prepare_output(opts.output) < 0)
+	} else if (prepare_output(opts.output) < 0) {
 		return 1;
+	}
 
 	/* A fresh private socket directory: runs never meet each other. */
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
@@ -952,6 +956,7 @@ static int run_start_collector(struct run *r)
 	progress_on = !opts.quiet && isatty(STDERR_FILENO);
 	gt_collector_opts co = {
 		.trace_dir = opts.output,
+		.trace_dir_unique = opts.output == r->defout,
 		.socket_path = r->sock,
 		.kinds = opts.kinds,
 		.dormant = opts.delay_ns != 0,
@@ -971,6 +976,9 @@ static int run_start_collector(struct run *r)
 		fprintf(stderr, "gaptrace run: %s\n", ei.msg);
 		return -1;
 	}
+	snprintf(r->outdir, sizeof(r->outdir), "%s", gt_collector_trace_dir(r->coll));
+	opts.output = r->outdir; /* it outlives the collector */
+	r->dir_created = gt_collector_trace_dir_created(r->coll);
 	if (r->sfd < 0 || pthread_create(&r->th, NULL, collector_thread, r->coll) != 0) {
 		fprintf(stderr, "gaptrace run: cannot start the collector: %s\n", strerror(errno));
 		return -1;

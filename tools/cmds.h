@@ -7,6 +7,7 @@
 #ifndef GAPTRACE_CMDS_H
 #define GAPTRACE_CMDS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Exit statuses of the commands that read traces (report, export, diff,
@@ -38,6 +39,11 @@ int cmd_archive(int argc, char **argv);
 /** --archive-max-mb of `run` and `archive`: MiB into bytes. Returns 0, or -1
  *  after saying why on stderr (prefixed by cmd). */
 int gt_cli_archive_mb(const char *cmd, const char *arg, uint64_t *bytes);
+
+/** The default trace directory of `run` and `collector`: the stem
+ *  "gaptrace-YYYYmmdd-HHMMSS" (local time, now) into buf. Both pass it with
+ *  gt_collector_opts.trace_dir_unique, so a name taken gets -1, -2, ... */
+void gt_cli_default_trace_dir(char *buf, size_t cap);
 
 /** --gpm-hz of `run` and `collector`: 0 (off) to GT_GPM_MAX_HZ. Returns 0, or
  *  -1 after printing "CMD: --gpm-hz wants 0..10" on stderr. */

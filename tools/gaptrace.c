@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cmds.h"
 #include "gaptrace/collector.h"
@@ -49,6 +50,13 @@ int parse_gpm_hz(const char *cmd, const char *arg, unsigned int *hz)
 	}
 	*hz = (unsigned int)v;
 	return 0;
+}
+
+void gt_cli_default_trace_dir(char *buf, size_t cap)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	strftime(buf, cap, "gaptrace-%Y%m%d-%H%M%S", localtime_r(&now, &tm));
 }
 
 static void usage(FILE *f)

@@ -555,6 +555,67 @@ START_TEST(run_output_rules)
 }
 END_TEST
 
+/* Makes gaptrace-YYYYmmdd-HHMMSS, the default name of `run`, for every
+ * second from one before now to one after the longest a run may take here
+ * (wait_exit's 20 s): a run started now finds its default name taken. */
+static void take_default_names(void)
+{
+	time_t now = time(NULL);
+	for (time_t t = now - 1; t <= now + 21; t++) {
+		char name[64];
+		struct tm tm;
+		strftime(name, sizeof(name), "gaptrace-%Y%m%d-%H%M%S", localtime_r(&t, &tm));
+		ck_assert_int_eq(mkdir(name, 0700), 0);
+	}
+}
+
+/* The directory named in a run's "trace in DIR/: ..." line, else "". */
+static void traced_dir(const char *err, char *dir, size_t cap)
+{
+	char *s = slurp(err, NULL), *at = s ? strstr(s, "trace in ") : NULL;
+	dir[0] = 0;
+	if (at) {
+		at += strlen("trace in ");
+		size_t n = strcspn(at, ":");
+		snprintf(dir, cap, "%.*s", (int)n - 1, at); /* without the '/' */
+	}
+	free(s);
+}
+
+/* A default name is never refused: when taken (two runs in one second, or
+ * started at once), a run takes NAME-1, NAME-2, ... and runs the program;
+ * three runs at once get three directories, one trace each. */
+START_TEST(run_default_names_unique)
+{
+	enter_tmp();
+	take_default_names();
+	char *argv[] = {GAPTRACE_BIN, "run", "--nvml-hz", "0", "--",
+			FAKE_PRODUCER, "--frames", "1", NULL};
+	pid_t pid[3];
+	char err[3][16], dir[3][128];
+	for (int i = 0; i < 3; i++) {
+		snprintf(err[i], sizeof(err[i]), "err%d", i);
+		pid[i] = spawn(argv, NULL, "/dev/null", err[i], -1);
+	}
+	for (int i = 0; i < 3; i++) {
+		int st = wait_exit(pid[i], 20000);
+		ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "run %d: status %d", i, st);
+		ck_assert(!file_has(err[i], "already exists"));
+		traced_dir(err[i], dir[i], sizeof(dir[i]));
+		size_t n = strlen(dir[i]);
+		ck_assert_msg(!strncmp(dir[i], "gaptrace-", 9) && n > 25 && dir[i][24] == '-',
+			      "run %d wrote into '%s'", i, dir[i]);
+		dirsum d = {0};
+		sum_dir(dir[i], &d);
+		ck_assert_int_eq(d.files, 1);
+		ck_assert_uint_eq(d.frames, 1);
+		for (int j = 0; j < i; j++)
+			ck_assert_str_ne(dir[i], dir[j]);
+	}
+	leave_tmp();
+}
+END_TEST
+
 /* gaptrace run OPT 1s -- fake_producer running 2.5 s after it connects;
  * read its notes. (1 s leaves a loaded machine time to start the producer
  * before the delay ends.) */
@@ -976,6 +1037,7 @@ int main(void)
 	tcase_add_test(tc, run_group_signal_delivered_once);
 	tcase_add_test(tc, run_waits_for_late_descendants);
 	tcase_add_test(tc, run_output_rules);
+	tcase_add_test(tc, run_default_names_unique);
 	tcase_add_test(tc, run_writes_html_report);
 	tcase_add_test(tc, run_duration_disarms);
 	tcase_add_test(tc, run_delay_arms_later);
