@@ -73,6 +73,10 @@
 #define GAPTRACE_INJECT_RELDIR "../lib/gaptrace"
 #endif
 
+/* Exists while the NVIDIA kernel driver is loaded (in a container too, when
+ * it is given the GPU). */
+#define NVIDIA_DRIVER_VERSION "/proc/driver/nvidia/version"
+
 /* --report bits */
 enum { REPORT_TEXT = 1, REPORT_HTML = 2 };
 
@@ -168,7 +172,8 @@ static const char usage_text[] =
 	"the whole process group (Ctrl-C, kill -PGID, systemd, a batch scheduler)\n"
 	"reached PROGRAM already and is not passed again. A process that cannot\n"
 	"stream to gaptrace (it starts CUDA after gaptrace stopped waiting) writes\n"
-	"NAME/<pid>-self.gtrace itself.\n"
+	"NAME/<pid>-self.gtrace itself. When no process loaded CUDA, gaptrace says\n"
+	"so and why that may be, and removes the NAME it made.\n"
 	"\n"
 	"The injection library is $GAPTRACE_INJECT_PATH, else found next to the\n"
 	"gaptrace binary: ../inject/ in a build tree, " GAPTRACE_INJECT_RELDIR "/ installed\n"
@@ -1194,6 +1199,87 @@ static void run_archive(struct run *r)
 		say("archived as %s", entry);
 }
 
+/* 1 when nothing of this run reached a trace: no process connected (or
+ * was refused) and none wrote its own trace file. */
+static int run_traced_nothing(struct run *r)
+{
+	gt_collector_stats st;
+	gt_collector_get_stats(r->coll, &st);
+	return !st.peers_total && !st.peers_refused && !count_self_files(opts.output);
+}
+
+/* Why no process may have loaded CUDA: the causes checked here first
+ * ("found here"), then those only the user can check. Each is a way the
+ * driver never loads the injection library in a process that uses CUDA, or
+ * the library loaded and stayed silent. A static CUDA runtime is not one:
+ * it loads the driver (libcuda.so.1) as the shared one does, and the driver
+ * reads CUDA_INJECTION64_PATH at cuInit. */
+static void say_untraced_reasons(void)
+{
+	int found = 0;
+	const char *dis = getenv("GAPTRACE_DISABLE");
+	if (access(NVIDIA_DRIVER_VERSION, F_OK) != 0) {
+		say("found here: no NVIDIA driver is loaded (" NVIDIA_DRIVER_VERSION " does not "
+		    "exist), so nothing on this machine can use CUDA");
+		found = 1;
+	}
+	if (dis && dis[0] && strchr("1yYtT", dis[0])) { /* the library's own reading */
+		say("found here: GAPTRACE_DISABLE=%s is set, which turns the injection library "
+		    "off",
+		    dis);
+		found = 1;
+	}
+	say("%s", found ? "otherwise, likely reasons:" : "likely reasons:");
+	say("  - the program does not use the GPU: a CPU-only run, or its CUDA code path was "
+	    "not taken");
+	say("  - the program, or a launcher it runs (env -i, sudo, ssh, a job scheduler), "
+	    "removed or replaced CUDA_INJECTION64_PATH before the process that uses CUDA "
+	    "started");
+	say("  - that process runs in a container, which gets neither the variable nor the "
+	    "injection library unless they are passed in (-e) and mounted (-v)");
+	say("  - the injection library was loaded and turned itself off: it says why on the "
+	    "program's stderr (\"gaptrace: ...; tracing disabled\")");
+}
+
+/* Nothing was traced: says so (-q: the first line only), then removes what
+ * this run made: the NVML samples (nothing to explain with them alone) and
+ * the trace directory when this run created it, so no directory is left
+ * that `gaptrace report` would refuse. Not while a descendant still runs:
+ * it may start CUDA later and write its own trace there. */
+static void run_untraced(struct run *r)
+{
+	char nvml[PATH_MAX] = "";
+	if (gt_collector_nvml_path(r->coll))
+		snprintf(nvml, sizeof(nvml), "%s", gt_collector_nvml_path(r->coll));
+	gt_collector_close(r->coll); /* the sampler's file is complete: remove it whole */
+	r->coll = NULL;
+	int clean = !r->descendants;
+	int had_nvml = clean && nvml[0] && unlink(nvml) == 0;
+	int removed = clean && r->dir_created && rmdir(opts.output) == 0;
+	int rmerr = errno;
+	say("nothing was traced: no process of %s loaded CUDA (none connected to gaptrace, "
+	    "none wrote a trace of its own)",
+	    r->prog[0]);
+	if (opts.quiet)
+		return;
+	say_untraced_reasons();
+	if (removed)
+		say(had_nvml ? "removed %s/: it held only the GPU samples (nvml.gtrace)"
+			     : "removed the empty trace directory %s/",
+		    opts.output);
+	else if (!clean)
+		say("%s/ left in place: a process the program left running may still write "
+		    "its trace there",
+		    opts.output);
+	else if (!r->dir_created)
+		say("%s/ existed before this run: left in place, with no trace of this run",
+		    opts.output);
+	else
+		say("%s/ left in place: %s", opts.output, strerror(rmerr));
+	if (opts.archive && *opts.archive)
+		say("not archived: there is no trace");
+}
+
 /* Stops the collector, reports, says how the program ended. Returns the
  * program's exit status (128+N when signal N killed it). */
 static int run_finish(struct run *r)
@@ -1208,9 +1294,12 @@ static int run_finish(struct run *r)
 		ret = 128 + WTERMSIG(r->status);
 	else
 		ret = WEXITSTATUS(r->status);
-	if (opts.report)
+	int untraced = run_traced_nothing(r);
+	if (untraced)
+		run_untraced(r);
+	else if (opts.report)
 		run_report(r);
-	if (opts.archive && *opts.archive) {
+	if (!untraced && opts.archive && *opts.archive) {
 		/* the NVML sampler flushes its last frame on close (as run_report) */
 		gt_collector_close(r->coll);
 		r->coll = NULL;

@@ -616,6 +616,126 @@ START_TEST(run_default_names_unique)
 }
 END_TEST
 
+/* What run says when no process loaded CUDA, from the first line to the
+ * list of reasons; found: the "found here" lines this machine gets besides
+ * the driver's (which it gets when it has no NVIDIA driver). */
+static void untraced_text(char *buf, size_t cap, const char *prog, const char *found)
+{
+	int nodriver = access("/proc/driver/nvidia/version", F_OK) != 0;
+	snprintf(buf, cap,
+		 "gaptrace: nothing was traced: no process of %s loaded CUDA (none connected "
+		 "to gaptrace, none wrote a trace of its own)\n"
+		 "%s%s"
+		 "gaptrace: %s\n"
+		 "gaptrace:   - the program does not use the GPU: a CPU-only run, or its CUDA "
+		 "code path was not taken\n"
+		 "gaptrace:   - the program, or a launcher it runs (env -i, sudo, ssh, a job "
+		 "scheduler), removed or replaced CUDA_INJECTION64_PATH before the process that "
+		 "uses CUDA started\n"
+		 "gaptrace:   - that process runs in a container, which gets neither the variable "
+		 "nor the injection library unless they are passed in (-e) and mounted (-v)\n"
+		 "gaptrace:   - the injection library was loaded and turned itself off: it says "
+		 "why on the program's stderr (\"gaptrace: ...; tracing disabled\")\n",
+		 prog,
+		 nodriver ? "gaptrace: found here: no NVIDIA driver is loaded "
+			    "(/proc/driver/nvidia/version does not exist), so nothing on this "
+			    "machine can use CUDA\n"
+			  : "",
+		 found, nodriver || found[0] ? "otherwise, likely reasons:" : "likely reasons:");
+}
+
+static void expect_file_is(const char *path, const char *want)
+{
+	char *got = slurp(path, NULL);
+	ck_assert_ptr_nonnull(got);
+	ck_assert_str_eq(got, want);
+	free(got);
+}
+
+/* The entries of the current directory besides out and err. */
+static int other_entries(void)
+{
+	DIR *dp = opendir(".");
+	ck_assert_ptr_nonnull(dp);
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(dp)) != NULL)
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+		     strcmp(e->d_name, "out") && strcmp(e->d_name, "err");
+	closedir(dp);
+	return n;
+}
+
+/* A program that never loads CUDA: run says so plainly with the reasons,
+ * suggests no report, leaves no directory it made (NVML samples alone
+ * included), and returns the program's status. */
+START_TEST(run_program_without_cuda)
+{
+	enter_tmp();
+	unsetenv("GAPTRACE_DISABLE");
+	char want[4096], head[2048];
+	char *argv[] = {GAPTRACE_BIN, "run", "-o", "t", "--nvml-hz", "0", "--",
+			"/bin/sh", "-c", "echo ran; exit 3", NULL};
+	ck_assert_int_eq(run(argv, "out", "err"), 3);
+	expect_file_is("out", "ran\n");
+	untraced_text(head, sizeof(head), "/bin/sh", "");
+	snprintf(want, sizeof(want),
+		 "%sgaptrace: removed the empty trace directory t/\n"
+		 "gaptrace: /bin/sh exited with status 3\n",
+		 head);
+	expect_file_is("err", want);
+	ck_assert_int_eq(other_entries(), 0);
+
+	/* a default name, with the GPU sampled: nothing is left either */
+	setenv("GAPTRACE_NVML_PATH", FAKE_NVML_LIB, 1);
+	char *dflt[] = {GAPTRACE_BIN, "run", "--", "/bin/true", NULL};
+	ck_assert_int_eq(run(dflt, "out", "err"), 0);
+	ck_assert(file_has("err", "/: it held only the GPU samples (nvml.gtrace)\n"));
+	ck_assert(!file_has("err", "gaptrace report"));
+	ck_assert_int_eq(other_entries(), 0);
+	unsetenv("GAPTRACE_NVML_PATH");
+
+	/* -q: the first line only */
+	char *quiet[] = {GAPTRACE_BIN, "run", "-q", "-o", "t", "--nvml-hz", "0", "--",
+			 "/bin/true", NULL};
+	ck_assert_int_eq(run(quiet, "out", "err"), 0);
+	expect_file_is("err", "gaptrace: nothing was traced: no process of /bin/true loaded "
+			      "CUDA (none connected to gaptrace, none wrote a trace of its own)\n");
+	ck_assert_int_eq(other_entries(), 0);
+	leave_tmp();
+}
+END_TEST
+
+/* Nothing traced into a directory that existed (--force-overwrite): it is
+ * kept, as is what else it holds; GAPTRACE_DISABLE=1 is named as the
+ * cause; there is nothing to archive. */
+START_TEST(run_without_cuda_existing_dir)
+{
+	enter_tmp();
+	ck_assert_int_eq(mkdir("t", 0700), 0);
+	FILE *f = fopen("t/keep.txt", "w");
+	fclose(f);
+	setenv("GAPTRACE_DISABLE", "1", 1);
+	char *argv[] = {GAPTRACE_BIN, "run", "--force-overwrite", "-o", "t", "--nvml-hz", "0",
+			"--archive", "arch", "--", "/bin/true", NULL};
+	ck_assert_int_eq(run(argv, "out", "err"), 0);
+	unsetenv("GAPTRACE_DISABLE");
+	char want[4096], head[2048];
+	untraced_text(head, sizeof(head), "/bin/true",
+		      "gaptrace: found here: GAPTRACE_DISABLE=1 is set, which turns the "
+		      "injection library off\n");
+	snprintf(want, sizeof(want),
+		 "%sgaptrace: t/ existed before this run: left in place, with no trace of this "
+		 "run\n"
+		 "gaptrace: not archived: there is no trace\n",
+		 head);
+	expect_file_is("err", want);
+	ck_assert_int_eq(access("t/keep.txt", F_OK), 0);
+	ck_assert_int_ne(access("arch", F_OK), 0);
+	leave_tmp();
+}
+END_TEST
+
 /* gaptrace run OPT 1s -- fake_producer running 2.5 s after it connects;
  * read its notes. (1 s leaves a loaded machine time to start the producer
  * before the delay ends.) */
@@ -1038,6 +1158,8 @@ int main(void)
 	tcase_add_test(tc, run_waits_for_late_descendants);
 	tcase_add_test(tc, run_output_rules);
 	tcase_add_test(tc, run_default_names_unique);
+	tcase_add_test(tc, run_program_without_cuda);
+	tcase_add_test(tc, run_without_cuda_existing_dir);
 	tcase_add_test(tc, run_writes_html_report);
 	tcase_add_test(tc, run_duration_disarms);
 	tcase_add_test(tc, run_delay_arms_later);
