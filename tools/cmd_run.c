@@ -65,14 +65,6 @@
 #include "gaptrace/export.h"
 #include "outfile.h"
 
-/* The install location of the injection library relative to the directory
- * of the gaptrace binary: the build computes it from GNUInstallDirs
- * (../lib/gaptrace for most prefixes, ../lib/<multiarch>/gaptrace for /usr
- * on Debian), the same directory `cmake --install` puts the library in. */
-#ifndef GAPTRACE_INJECT_RELDIR
-#define GAPTRACE_INJECT_RELDIR "../lib/gaptrace"
-#endif
-
 /* Exists while the NVIDIA kernel driver is loaded (in a container too, when
  * it is given the GPU). */
 #define NVIDIA_DRIVER_VERSION "/proc/driver/nvidia/version"
@@ -259,42 +251,19 @@ static void progress_clear(void)
 
 /* ------------------------------------------------------------ setup helpers */
 
-static int find_inject(char *out, size_t cap)
+static int find_inject(char out[PATH_MAX])
 {
-	const char *env = getenv("GAPTRACE_INJECT_PATH");
-	char tried[2048] = "";
-	if (env && env[0]) {
-		if (access(env, R_OK) == 0 && realpath(env, out))
-			return 0;
-		fprintf(stderr, "gaptrace run: GAPTRACE_INJECT_PATH=%s: %s\n", env, strerror(errno));
-		return -1;
-	}
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n > 0) {
-		self[n] = 0;
-		char *slash = strrchr(self, '/');
-		if (slash)
-			*slash = 0;
-		static const char *const rel[] = {
-			"../inject/libgaptrace_inject.so",
-			GAPTRACE_INJECT_RELDIR "/libgaptrace_inject.so"};
-		for (size_t i = 0; i < 2; i++) {
-			char cand[PATH_MAX + 64];
-			snprintf(cand, sizeof(cand), "%s/%s", self, rel[i]);
-			if (access(cand, R_OK) == 0 && realpath(cand, out)) {
-				(void)cap;
-				return 0;
-			}
-			size_t tl = strlen(tried);
-			snprintf(tried + tl, sizeof(tried) - tl, "\n  %.1000s", cand);
-		}
-	}
-	fprintf(stderr,
-		"gaptrace run: cannot find the injection library libgaptrace_inject.so; tried:%s\n"
-		"  build it (cmake -DGAPTRACE_BUILD_INJECT=ON) or set GAPTRACE_INJECT_PATH\n",
-		tried);
-	return -1;
+	char why[2200];
+	int rc = gt_cli_find_inject(out, why, sizeof(why));
+	if (rc == -1)
+		fprintf(stderr, "gaptrace run: %s\n", why);
+	else if (rc < 0)
+		fprintf(stderr,
+			"gaptrace run: cannot find the injection library: %s\n"
+			"  build it (cmake -DGAPTRACE_BUILD_INJECT=ON, with the CUDA toolkit's CUPTI "
+			"headers) or set GAPTRACE_INJECT_PATH\n",
+			why);
+	return rc;
 }
 
 /* Like a shell: 127 when the program is not found, 126 when not runnable. */
@@ -900,7 +869,7 @@ static int run_parse(int argc, char **argv)
  * the exit status (nothing to undo yet). */
 static int run_prepare(struct run *r)
 {
-	if (find_inject(r->inject, sizeof(r->inject)) < 0)
+	if (find_inject(r->inject) < 0)
 		return 1;
 	int rc = check_program(r->prog[0]);
 	if (rc)

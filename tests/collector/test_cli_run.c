@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -1129,6 +1130,34 @@ START_TEST(run_archives_the_run)
 }
 END_TEST
 
+/* --version: the version, then what this build has: the injection library
+ * (`run` cannot trace without it) and the reading of reports (diff,
+ * history); scripts/quickstart.sh repeats the "no" lines. */
+START_TEST(version_says_what_is_built_in)
+{
+	enter_tmp();
+	char want[3 * PATH_MAX], lib[PATH_MAX];
+	const char *reports = GT_HAVE_CJSON ? "reading reports (diff, history): yes (cJSON)\n"
+					    : "reading reports (diff, history): no (built without "
+					      "libcjson; apt-get install libcjson-dev, then rebuild)\n";
+	ck_assert_ptr_nonnull(realpath(DUMMY_INJECT, lib));
+	char *argv[] = {GAPTRACE_BIN, "--version", NULL};
+	ck_assert_int_eq(run(argv, "out", "err"), 0);
+	snprintf(want, sizeof(want), "gaptrace %s (format %d.%d)\ninjection library: yes (%s)\n%s",
+		 GAPTRACE_VERSION, GT_FORMAT_MAJOR, GT_FORMAT_MINOR, lib, reports);
+	expect_file_is("out", want);
+	setenv("GAPTRACE_INJECT_PATH", "/nonexistent/libgaptrace_inject.so", 1);
+	ck_assert_int_eq(run(argv, "out", "err"), 0);
+	snprintf(want, sizeof(want),
+		 "gaptrace %s (format %d.%d)\ninjection library: no "
+		 "(GAPTRACE_INJECT_PATH=/nonexistent/libgaptrace_inject.so: No such file or "
+		 "directory); gaptrace run cannot trace\n%s",
+		 GAPTRACE_VERSION, GT_FORMAT_MAJOR, GT_FORMAT_MINOR, reports);
+	expect_file_is("out", want);
+	leave_tmp();
+}
+END_TEST
+
 START_TEST(help_texts_have_examples)
 {
 	const char *cmds[] = {"run", "collector", "capture"};
@@ -1174,6 +1203,7 @@ int main(void)
 	tcase_add_test(tc, collector_and_capture);
 	tcase_add_test(tc, collector_group_option);
 	tcase_add_test(tc, help_texts_have_examples);
+	tcase_add_test(tc, version_says_what_is_built_in);
 	suite_add_tcase(s, tc);
 	return gt_suite_run(s);
 }
