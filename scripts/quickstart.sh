@@ -71,7 +71,11 @@ left_out() {
 	[ -z "$pkgs" ] || echo "      packages not installed: ${pkgs% } (scripts/deps.sh build failed above)"
 }
 
-if [ $have_gpu = 1 ] && [ $have_nvcc = 1 ] && [ -x "build-quick/examples/$example" ]; then
+have_inject=0
+gaptrace --version | grep -q '^injection library: yes' && have_inject=1
+
+if [ $have_gpu = 1 ] && [ $have_nvcc = 1 ] && [ $have_inject = 1 ] &&
+	[ -x "build-quick/examples/$example" ]; then
 	out="quickstart-$example"
 	echo "== profiling build-quick/examples/$example with: gaptrace run -o $out -- ..."
 	gaptrace run --force-overwrite --report text,html -o "$out" -- "build-quick/examples/$example"
@@ -87,7 +91,10 @@ if [ $have_gpu = 1 ] && [ $have_nvcc = 1 ] && [ -x "build-quick/examples/$exampl
 	exit 0
 fi
 
-if [ $have_gpu = 1 ]; then
+if [ $have_gpu = 1 ] && [ $have_inject = 0 ]; then
+	echo "NOTE: an NVIDIA GPU is present but the injection library was not built (the last"
+	echo "      lines say why), so nothing can be profiled yet."
+elif [ $have_gpu = 1 ]; then
 	echo "NOTE: an NVIDIA GPU is present but nvcc is not, so the CUDA examples cannot be built."
 	echo "      Profile your own program instead (see the last lines)."
 else

@@ -14,7 +14,10 @@ The environment is made as close to a clean machine as this one allows:
    build` installs (the quickstart's dependency step) and of what they
    depend on, so a build finds no optional library the quickstart would not
    have installed (libcjson, Check). On a system without dpkg this cannot
-   be done, and the test says so and runs with what is installed.
+   be done, and the test says so and runs with what is installed;
+ - CUDA_HOME names a directory that does not exist, so the builds find no
+   CUDA toolkit (the quickstart installs none) unless its headers are in
+   the compiler's own include path.
 The first command, scripts/quickstart.sh, runs the dependency step itself;
 when a package it needs is missing and cannot be installed here (not root,
 no sudo without a password), the test is skipped (exit 77), naming it.
@@ -126,7 +129,7 @@ def clean_env(home, pcdir):
                                                         "PKG_CONFIG_LIBDIR")}
     path = [d for d in env.get("PATH", "/usr/bin:/bin").split(":")
             if d and not os.access(os.path.join(d, "gaptrace"), os.X_OK)]
-    env.update(HOME=home, PATH=":".join(path))
+    env.update(HOME=home, PATH=":".join(path), CUDA_HOME=os.path.join(home, "no-cuda-toolkit"))
     if pcdir:
         env.update(PKG_CONFIG_LIBDIR=pcdir, PKG_CONFIG_PATH="")
     return env
