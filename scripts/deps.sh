@@ -2,22 +2,37 @@
 # SPDX-License-Identifier: MIT
 # Install the Debian/Ubuntu packages gaptrace needs, when missing.
 #   scripts/deps.sh          everything the test suite needs
-#   scripts/deps.sh build    only what building the tools needs
+#   scripts/deps.sh build    what building gaptrace and every command of
+#                            README.md need (what scripts/quickstart.sh runs)
+#   scripts/deps.sh --list [build]   print the packages, one a line
+#   scripts/deps.sh --check [build]  print those missing; exit 1 if any
 # Runs apt-get only if something is missing (as root, or through sudo).
 set -eu
-pkgs=(build-essential cmake pkg-config libzstd-dev)
+action=install
+case "${1:-}" in --list | --check) action=${1#--}; shift ;; esac
+# libcjson: gaptrace diff/history read saved reports with it (without it
+# they say they are not built in); libunwind8: the native frames of --stacks
+# (dlopen'ed by the injection library at run time).
+pkgs=(build-essential cmake pkg-config libzstd-dev libcjson-dev libunwind8)
 if [ "${1:-test}" != build ]; then
-	# check/libsubunit: unit tests; libunwind: optional; libcjson: optional,
-	# gaptrace diff/history read saved reports with it (test_diff needs it);
-	# python3: export checks; chromium + fonts-liberation: the HTML report
-	# screenshot test.
-	pkgs+=(check libsubunit-dev libunwind-dev libcjson-dev python3 chromium fonts-liberation)
+	# check/libsubunit: unit tests (test_diff needs libcjson too);
+	# libunwind-dev: optional; python3: export checks; chromium +
+	# fonts-liberation: the HTML report screenshot test.
+	pkgs+=(check libsubunit-dev libunwind-dev python3 chromium fonts-liberation)
+fi
+if [ "$action" = list ]; then
+	printf '%s\n' "${pkgs[@]}"
+	exit 0
 fi
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$action" = check ]; then
+	printf '%s\n' "${missing[@]}"
+	exit 1
+fi
 echo "deps: installing ${missing[*]}" >&2
 if ! command -v apt-get >/dev/null; then
 	echo "deps: apt-get not found: install ${missing[*]} by hand" >&2

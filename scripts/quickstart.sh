@@ -8,7 +8,9 @@
 #    `gaptrace run` and print the diagnosis;
 #  - on a machine without one: say so, and analyze a trace recorded on an
 #    NVIDIA H200 that ships with the repository.
-# It ends with the line that puts gaptrace on your PATH.
+# It ends with the line that puts gaptrace on your PATH, then what this
+# build left out, if anything (the "no" lines of `gaptrace --version`, and
+# packages scripts/deps.sh build could not install).
 # Usage: scripts/quickstart.sh [EXAMPLE]   (EXAMPLE: a CUDA example name,
 # default sync_host_work; see examples/README.md)
 set -euo pipefail
@@ -19,7 +21,9 @@ case $prefix in /*) ;; *) prefix=$PWD/$prefix ;; esac
 bundled=${GAPTRACE_QUICKSTART_TRACE:-examples/traces/item_metric}
 jobs=$(nproc 2>/dev/null || echo 2)
 
+deps_failed=0
 if ! scripts/deps.sh build; then
+	deps_failed=1
 	# A machine without a package mirror (a GPU node) may still have all it needs.
 	if command -v cmake >/dev/null && pkg-config --exists libzstd; then
 		echo "deps: could not install packages, but cmake and libzstd are present: going on" >&2
@@ -50,8 +54,28 @@ cmake --install build-quick --prefix "$prefix" >/dev/null
 export PATH="$prefix/bin:$PATH"
 path_line="export PATH=\"$prefix/bin:\$PATH\""
 abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; } # for the lines we print
+# The last lines: what this build left out, or that it left out nothing.
+left_out() {
+	local parts pkgs
+	parts=$(gaptrace --version | grep -E '^[^:]+: no ' || true)
+	pkgs=""
+	if [ $deps_failed = 1 ] && command -v dpkg-query >/dev/null; then
+		pkgs=$(scripts/deps.sh --check build 2>/dev/null | tr '\n' ' ' || true)
+	fi
+	if [ -z "$parts" ] && [ -z "$pkgs" ]; then
+		echo "== nothing left out: gaptrace --version lists every part as built in"
+		return
+	fi
+	echo "== left out of this build:"
+	[ -z "$parts" ] || printf '%s\n' "$parts" | sed 's/^/      /'
+	[ -z "$pkgs" ] || echo "      packages not installed: ${pkgs% } (scripts/deps.sh build failed above)"
+}
 
-if [ $have_gpu = 1 ] && [ $have_nvcc = 1 ] && [ -x "build-quick/examples/$example" ]; then
+have_inject=0
+gaptrace --version | grep -q '^injection library: yes' && have_inject=1
+
+if [ $have_gpu = 1 ] && [ $have_nvcc = 1 ] && [ $have_inject = 1 ] &&
+	[ -x "build-quick/examples/$example" ]; then
 	out="quickstart-$example"
 	echo "== profiling build-quick/examples/$example with: gaptrace run -o $out -- ..."
 	gaptrace run --force-overwrite --report text,html -o "$out" -- "build-quick/examples/$example"
@@ -63,10 +87,14 @@ if [ $have_gpu = 1 ] && [ $have_nvcc = 1 ] && [ -x "build-quick/examples/$exampl
 	echo "      $path_line"
 	echo "      gaptrace report $(abs "$out")   # the report again"
 	echo "      gaptrace run -- python3 train.py  # your own program"
+	left_out
 	exit 0
 fi
 
-if [ $have_gpu = 1 ]; then
+if [ $have_gpu = 1 ] && [ $have_inject = 0 ]; then
+	echo "NOTE: an NVIDIA GPU is present but the injection library was not built (the last"
+	echo "      lines say why), so nothing can be profiled yet."
+elif [ $have_gpu = 1 ]; then
 	echo "NOTE: an NVIDIA GPU is present but nvcc is not, so the CUDA examples cannot be built."
 	echo "      Profile your own program instead (see the last lines)."
 else
@@ -80,3 +108,4 @@ echo "== gaptrace is installed in $prefix; to use it from your shell:"
 echo "      $path_line"
 echo "      gaptrace report $(abs "$bundled")   # this report again"
 echo "      gaptrace run -- python3 train.py   # on a machine with an NVIDIA GPU"
+left_out

@@ -8,12 +8,18 @@ match. Exits 1 and shows the first line that differs."""
 import subprocess
 import sys
 
+from readme_blocks import read_readme
+
+COMMAND = "$ gaptrace run -- python3 train.py"
+
 
 def main():
     gaptrace, root = sys.argv[1], sys.argv[2]
-    text = open(root + "/README.md", encoding="utf-8").read()
-    start = text.index("$ gaptrace run -- python3 train.py")
-    block = text[start:text.index("```", start)].splitlines()[2:]  # after the command and "..."
+    found = [b.lines for b in read_readme(root) if b.lines and b.lines[0] == COMMAND]
+    if not found:
+        print("README.md has no block starting with " + COMMAND)
+        return 1
+    block = found[0][2:]  # after the command and "..."
     out = subprocess.run([gaptrace, "report", root + "/examples/traces/item_metric"],
                          capture_output=True, text=True, check=True).stdout.splitlines()
     i = 0

@@ -7,12 +7,12 @@
  */
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 
 #include "cmds.h"
 #include "gaptrace/collector.h"
@@ -37,7 +37,8 @@ static const char usage_text[] =
 	"process connecting and leaving. Runs until SIGINT or SIGTERM. Traces are\n"
 	"private: DIR is created 0700 and the files 0600 (see --group).\n"
 	"\n"
-	"  -d, --dir DIR       trace directory (default gaptrace-YYYYmmdd-HHMMSS)\n"
+	"  -d, --dir DIR       trace directory (default gaptrace-YYYYmmdd-HHMMSS, with\n"
+	"                      -1, -2, ... when taken)\n"
 	"  -s, --socket PATH   producer socket; its directory must be private (0700).\n"
 	"                      Default: $XDG_RUNTIME_DIR/gaptrace/collector.sock, else\n"
 	"                      /tmp/gaptrace-<uid>/collector.sock, which is where an\n"
@@ -188,8 +189,7 @@ int cmd_collector(int argc, char **argv)
 		return 2;
 	}
 	if (!opts.dir) {
-		time_t now = time(NULL);
-		strftime(defdir, sizeof(defdir), "gaptrace-%Y%m%d-%H%M%S", localtime(&now));
+		gt_cli_default_trace_dir(defdir, sizeof(defdir));
 		opts.dir = defdir;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -198,6 +198,7 @@ int cmd_collector(int argc, char **argv)
 
 	gt_collector_opts co = {
 		.trace_dir = opts.dir,
+		.trace_dir_unique = opts.dir == defdir,
 		.socket_path = opts.socket,
 		.kinds = opts.kinds,
 		.dormant = opts.dormant,
@@ -217,6 +218,9 @@ int cmd_collector(int argc, char **argv)
 		fprintf(stderr, "gaptrace collector: %s\n", ei.msg);
 		return 1;
 	}
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s", gt_collector_trace_dir(g_coll)); /* outlives close */
+	opts.dir = dir;
 	struct sigaction sa = {.sa_handler = on_stop_signal};
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);

@@ -65,13 +65,9 @@
 #include "gaptrace/export.h"
 #include "outfile.h"
 
-/* The install location of the injection library relative to the directory
- * of the gaptrace binary: the build computes it from GNUInstallDirs
- * (../lib/gaptrace for most prefixes, ../lib/<multiarch>/gaptrace for /usr
- * on Debian), the same directory `cmake --install` puts the library in. */
-#ifndef GAPTRACE_INJECT_RELDIR
-#define GAPTRACE_INJECT_RELDIR "../lib/gaptrace"
-#endif
+/* Exists while the NVIDIA kernel driver is loaded (in a container too, when
+ * it is given the GPU). */
+#define NVIDIA_DRIVER_VERSION "/proc/driver/nvidia/version"
 
 /* --report bits */
 enum { REPORT_TEXT = 1, REPORT_HTML = 2 };
@@ -125,7 +121,8 @@ static const char usage_text[] =
 	"program's (128+N when signal N killed it). Traces are private: NAME is\n"
 	"created 0700 and the files 0600 (see --group).\n"
 	"\n"
-	"  -o, --output NAME     trace directory (default gaptrace-YYYYmmdd-HHMMSS)\n"
+	"  -o, --output NAME     trace directory (default gaptrace-YYYYmmdd-HHMMSS, or\n"
+	"                        with -1, -2, ... when taken: never refused)\n"
 	"      --force-overwrite replace the traces in an existing NAME\n"
 	"      --group GROUP     share the traces with GROUP (a name or a gid you are\n"
 	"                        in): NAME 0750, files 0640, owned by GROUP\n"
@@ -167,7 +164,8 @@ static const char usage_text[] =
 	"the whole process group (Ctrl-C, kill -PGID, systemd, a batch scheduler)\n"
 	"reached PROGRAM already and is not passed again. A process that cannot\n"
 	"stream to gaptrace (it starts CUDA after gaptrace stopped waiting) writes\n"
-	"NAME/<pid>-self.gtrace itself.\n"
+	"NAME/<pid>-self.gtrace itself. When no process loaded CUDA, gaptrace says\n"
+	"so and why that may be, and removes the NAME it made.\n"
 	"\n"
 	"The injection library is $GAPTRACE_INJECT_PATH, else found next to the\n"
 	"gaptrace binary: ../inject/ in a build tree, " GAPTRACE_INJECT_RELDIR "/ installed\n"
@@ -253,42 +251,19 @@ static void progress_clear(void)
 
 /* ------------------------------------------------------------ setup helpers */
 
-static int find_inject(char *out, size_t cap)
+static int find_inject(char out[PATH_MAX])
 {
-	const char *env = getenv("GAPTRACE_INJECT_PATH");
-	char tried[2048] = "";
-	if (env && env[0]) {
-		if (access(env, R_OK) == 0 && realpath(env, out))
-			return 0;
-		fprintf(stderr, "gaptrace run: GAPTRACE_INJECT_PATH=%s: %s\n", env, strerror(errno));
-		return -1;
-	}
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n > 0) {
-		self[n] = 0;
-		char *slash = strrchr(self, '/');
-		if (slash)
-			*slash = 0;
-		static const char *const rel[] = {
-			"../inject/libgaptrace_inject.so",
-			GAPTRACE_INJECT_RELDIR "/libgaptrace_inject.so"};
-		for (size_t i = 0; i < 2; i++) {
-			char cand[PATH_MAX + 64];
-			snprintf(cand, sizeof(cand), "%s/%s", self, rel[i]);
-			if (access(cand, R_OK) == 0 && realpath(cand, out)) {
-				(void)cap;
-				return 0;
-			}
-			size_t tl = strlen(tried);
-			snprintf(tried + tl, sizeof(tried) - tl, "\n  %.1000s", cand);
-		}
-	}
-	fprintf(stderr,
-		"gaptrace run: cannot find the injection library libgaptrace_inject.so; tried:%s\n"
-		"  build it (cmake -DGAPTRACE_BUILD_INJECT=ON) or set GAPTRACE_INJECT_PATH\n",
-		tried);
-	return -1;
+	char why[2200];
+	int rc = gt_cli_find_inject(out, why, sizeof(why));
+	if (rc == -1)
+		fprintf(stderr, "gaptrace run: %s\n", why);
+	else if (rc < 0)
+		fprintf(stderr,
+			"gaptrace run: cannot find the injection library: %s\n"
+			"  build it (cmake -DGAPTRACE_BUILD_INJECT=ON, with the CUDA toolkit's CUPTI "
+			"headers) or set GAPTRACE_INJECT_PATH\n",
+			why);
+	return rc;
 }
 
 /* Like a shell: 127 when the program is not found, 126 when not runnable. */
@@ -755,7 +730,9 @@ static int parse_secs(const char *what, const char *arg, int allow_zero, uint64_
 struct run {
 	char **prog;
 	char inject[PATH_MAX];
-	char defout[64];
+	char defout[64]; /* the default name's stem: gaptrace-YYYYmmdd-HHMMSS */
+	char outdir[PATH_MAX]; /* the trace directory the collector made or took */
+	int dir_created;       /* this run created it */
 	char sockdir[PATH_MAX], sock[PATH_MAX + 32];
 	char session[64];
 	char self_out[PATH_MAX + 32];
@@ -892,18 +869,19 @@ static int run_parse(int argc, char **argv)
  * the exit status (nothing to undo yet). */
 static int run_prepare(struct run *r)
 {
-	if (find_inject(r->inject, sizeof(r->inject)) < 0)
+	if (find_inject(r->inject) < 0)
 		return 1;
 	int rc = check_program(r->prog[0]);
 	if (rc)
 		return rc;
 	if (!opts.output) {
-		time_t now = time(NULL);
-		strftime(r->defout, sizeof(r->defout), "gaptrace-%Y%m%d-%H%M%S", localtime(&now));
+		/* A name we choose is never refused: the collector takes the
+		 * first of it, -1, -2, ... that it can create. */
+		gt_cli_default_trace_dir(r->defout, sizeof(r->defout));
 		opts.output = r->defout;
-	}
-	if (prepare_output(opts.output) < 0)
+	} else if (prepare_output(opts.output) < 0) {
 		return 1;
+	}
 
 	/* A fresh private socket directory: runs never meet each other. */
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
@@ -952,6 +930,7 @@ static int run_start_collector(struct run *r)
 	progress_on = !opts.quiet && isatty(STDERR_FILENO);
 	gt_collector_opts co = {
 		.trace_dir = opts.output,
+		.trace_dir_unique = opts.output == r->defout,
 		.socket_path = r->sock,
 		.kinds = opts.kinds,
 		.dormant = opts.delay_ns != 0,
@@ -971,6 +950,9 @@ static int run_start_collector(struct run *r)
 		fprintf(stderr, "gaptrace run: %s\n", ei.msg);
 		return -1;
 	}
+	snprintf(r->outdir, sizeof(r->outdir), "%s", gt_collector_trace_dir(r->coll));
+	opts.output = r->outdir; /* it outlives the collector */
+	r->dir_created = gt_collector_trace_dir_created(r->coll);
 	if (r->sfd < 0 || pthread_create(&r->th, NULL, collector_thread, r->coll) != 0) {
 		fprintf(stderr, "gaptrace run: cannot start the collector: %s\n", strerror(errno));
 		return -1;
@@ -1186,6 +1168,87 @@ static void run_archive(struct run *r)
 		say("archived as %s", entry);
 }
 
+/* 1 when nothing of this run reached a trace: no process connected (or
+ * was refused) and none wrote its own trace file. */
+static int run_traced_nothing(struct run *r)
+{
+	gt_collector_stats st;
+	gt_collector_get_stats(r->coll, &st);
+	return !st.peers_total && !st.peers_refused && !count_self_files(opts.output);
+}
+
+/* Why no process may have loaded CUDA: the causes checked here first
+ * ("found here"), then those only the user can check. Each is a way the
+ * driver never loads the injection library in a process that uses CUDA, or
+ * the library loaded and stayed silent. A static CUDA runtime is not one:
+ * it loads the driver (libcuda.so.1) as the shared one does, and the driver
+ * reads CUDA_INJECTION64_PATH at cuInit. */
+static void say_untraced_reasons(void)
+{
+	int found = 0;
+	const char *dis = getenv("GAPTRACE_DISABLE");
+	if (access(NVIDIA_DRIVER_VERSION, F_OK) != 0) {
+		say("found here: no NVIDIA driver is loaded (" NVIDIA_DRIVER_VERSION " does not "
+		    "exist), so nothing on this machine can use CUDA");
+		found = 1;
+	}
+	if (dis && dis[0] && strchr("1yYtT", dis[0])) { /* the library's own reading */
+		say("found here: GAPTRACE_DISABLE=%s is set, which turns the injection library "
+		    "off",
+		    dis);
+		found = 1;
+	}
+	say("%s", found ? "otherwise, likely reasons:" : "likely reasons:");
+	say("  - the program does not use the GPU: a CPU-only run, or its CUDA code path was "
+	    "not taken");
+	say("  - the program, or a launcher it runs (env -i, sudo, ssh, a job scheduler), "
+	    "removed or replaced CUDA_INJECTION64_PATH before the process that uses CUDA "
+	    "started");
+	say("  - that process runs in a container, which gets neither the variable nor the "
+	    "injection library unless they are passed in (-e) and mounted (-v)");
+	say("  - the injection library was loaded and turned itself off: it says why on the "
+	    "program's stderr (\"gaptrace: ...; tracing disabled\")");
+}
+
+/* Nothing was traced: says so (-q: the first line only), then removes what
+ * this run made: the NVML samples (nothing to explain with them alone) and
+ * the trace directory when this run created it, so no directory is left
+ * that `gaptrace report` would refuse. Not while a descendant still runs:
+ * it may start CUDA later and write its own trace there. */
+static void run_untraced(struct run *r)
+{
+	char nvml[PATH_MAX] = "";
+	if (gt_collector_nvml_path(r->coll))
+		snprintf(nvml, sizeof(nvml), "%s", gt_collector_nvml_path(r->coll));
+	gt_collector_close(r->coll); /* the sampler's file is complete: remove it whole */
+	r->coll = NULL;
+	int clean = !r->descendants;
+	int had_nvml = clean && nvml[0] && unlink(nvml) == 0;
+	int removed = clean && r->dir_created && rmdir(opts.output) == 0;
+	int rmerr = errno;
+	say("nothing was traced: no process of %s loaded CUDA (none connected to gaptrace, "
+	    "none wrote a trace of its own)",
+	    r->prog[0]);
+	if (opts.quiet)
+		return;
+	say_untraced_reasons();
+	if (removed)
+		say(had_nvml ? "removed %s/: it held only the GPU samples (nvml.gtrace)"
+			     : "removed the empty trace directory %s/",
+		    opts.output);
+	else if (!clean)
+		say("%s/ left in place: a process the program left running may still write "
+		    "its trace there",
+		    opts.output);
+	else if (!r->dir_created)
+		say("%s/ existed before this run: left in place, with no trace of this run",
+		    opts.output);
+	else
+		say("%s/ left in place: %s", opts.output, strerror(rmerr));
+	if (opts.archive && *opts.archive)
+		say("not archived: there is no trace");
+}
+
 /* Stops the collector, reports, says how the program ended. Returns the
  * program's exit status (128+N when signal N killed it). */
 static int run_finish(struct run *r)
@@ -1200,9 +1263,12 @@ static int run_finish(struct run *r)
 		ret = 128 + WTERMSIG(r->status);
 	else
 		ret = WEXITSTATUS(r->status);
-	if (opts.report)
+	int untraced = run_traced_nothing(r);
+	if (untraced)
+		run_untraced(r);
+	else if (opts.report)
 		run_report(r);
-	if (opts.archive && *opts.archive) {
+	if (!untraced && opts.archive && *opts.archive) {
 		/* the NVML sampler flushes its last frame on close (as run_report) */
 		gt_collector_close(r->coll);
 		r->coll = NULL;

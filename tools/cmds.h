@@ -7,6 +7,8 @@
 #ifndef GAPTRACE_CMDS_H
 #define GAPTRACE_CMDS_H
 
+#include <limits.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Exit statuses of the commands that read traces (report, export, diff,
@@ -38,6 +40,28 @@ int cmd_archive(int argc, char **argv);
 /** --archive-max-mb of `run` and `archive`: MiB into bytes. Returns 0, or -1
  *  after saying why on stderr (prefixed by cmd). */
 int gt_cli_archive_mb(const char *cmd, const char *arg, uint64_t *bytes);
+
+/** The default trace directory of `run` and `collector`: the stem
+ *  "gaptrace-YYYYmmdd-HHMMSS" (local time, now) into buf. Both pass it with
+ *  gt_collector_opts.trace_dir_unique, so a name taken gets -1, -2, ... */
+void gt_cli_default_trace_dir(char *buf, size_t cap);
+
+/* The install location of the injection library relative to the directory
+ * of the gaptrace binary: the build computes it from GNUInstallDirs
+ * (../lib/gaptrace for most prefixes, ../lib/<multiarch>/gaptrace for /usr
+ * on Debian), the same directory `cmake --install` puts the library in. */
+#ifndef GAPTRACE_INJECT_RELDIR
+#define GAPTRACE_INJECT_RELDIR "../lib/gaptrace"
+#endif
+
+/**
+ * Find libgaptrace_inject.so as `gaptrace run` uses it: $GAPTRACE_INJECT_PATH
+ * when set, else next to the gaptrace binary, ../inject/ (a build tree) then
+ * GAPTRACE_INJECT_RELDIR (installed). Returns 0 with its real path in out;
+ * -1 when $GAPTRACE_INJECT_PATH names no readable file, -2 when it is in
+ * neither place; then why (cap bytes) says so in one line, naming the paths.
+ */
+int gt_cli_find_inject(char out[PATH_MAX], char *why, size_t cap);
 
 /** --gpm-hz of `run` and `collector`: 0 (off) to GT_GPM_MAX_HZ. Returns 0, or
  *  -1 after printing "CMD: --gpm-hz wants 0..10" on stderr. */

@@ -3,13 +3,16 @@
  * gaptrace: the command-line front end. Dispatches to one cmd_*.c per
  * subcommand.
  */
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cmds.h"
 #include "gaptrace/collector.h"
+#include "gaptrace/diff.h"
 #include "gaptrace/format.h"
 
 static const struct {
@@ -51,6 +54,53 @@ int parse_gpm_hz(const char *cmd, const char *arg, unsigned int *hz)
 	return 0;
 }
 
+void gt_cli_default_trace_dir(char *buf, size_t cap)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	strftime(buf, cap, "gaptrace-%Y%m%d-%H%M%S", localtime_r(&now, &tm));
+}
+
+#ifndef GAPTRACE_INJECT_STATE
+#define GAPTRACE_INJECT_STATE 0 /* 0 built, 1 configured off, 2 no CUPTI headers */
+#define GAPTRACE_CUDA_ROOT "/usr/local/cuda"
+#endif
+
+/* Why the injection library is missing: why (from its lookup) unless the
+ * build left it out and $GAPTRACE_INJECT_PATH does not name another. */
+static const char *no_inject_why(const char *why)
+{
+	const char *env = getenv("GAPTRACE_INJECT_PATH");
+	if (env && env[0])
+		return why;
+	if (GAPTRACE_INJECT_STATE == 1)
+		return "not built: configured with -DGAPTRACE_BUILD_INJECT=OFF";
+	if (GAPTRACE_INJECT_STATE == 2)
+		return "not built: no CUPTI headers under " GAPTRACE_CUDA_ROOT "; install the CUDA "
+		       "toolkit, or set CUDA_HOME, and rebuild";
+	return why;
+}
+
+/* The version, then one line per part a build may leave out, "PART: yes
+ * (...)" or "PART: no (why; how to get it)": scripts/quickstart.sh prints
+ * the "no" lines as what its build left out. */
+static int version(void)
+{
+	char inject[PATH_MAX], why[2200];
+	printf("gaptrace %s (format %d.%d)\n", gt_version(), GT_FORMAT_MAJOR, GT_FORMAT_MINOR);
+	if (gt_cli_find_inject(inject, why, sizeof(why)) == 0)
+		printf("injection library: yes (%s)\n", inject);
+	else
+		printf("injection library: no (%s); gaptrace run cannot trace\n",
+		       no_inject_why(why));
+	if (gt_diff_json_supported())
+		printf("reading reports (diff, history): yes (cJSON)\n");
+	else
+		printf("reading reports (diff, history): no (built without libcjson; apt-get "
+		       "install libcjson-dev, then rebuild)\n");
+	return fflush(stdout) == 0 ? 0 : 1;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: gaptrace <command> [options]\n\ncommands:\n");
@@ -69,10 +119,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-		printf("gaptrace %s (format %d.%d)\n", gt_version(), GT_FORMAT_MAJOR, GT_FORMAT_MINOR);
-		return 0;
-	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version"))
+		return version();
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[1], cmds[i].name)) {
 			if (cmds[i].writes)

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -555,6 +556,187 @@ START_TEST(run_output_rules)
 }
 END_TEST
 
+/* Makes gaptrace-YYYYmmdd-HHMMSS, the default name of `run`, for every
+ * second from one before now to one after the longest a run may take here
+ * (wait_exit's 20 s): a run started now finds its default name taken. */
+static void take_default_names(void)
+{
+	time_t now = time(NULL);
+	for (time_t t = now - 1; t <= now + 21; t++) {
+		char name[64];
+		struct tm tm;
+		strftime(name, sizeof(name), "gaptrace-%Y%m%d-%H%M%S", localtime_r(&t, &tm));
+		ck_assert_int_eq(mkdir(name, 0700), 0);
+	}
+}
+
+/* The directory named in a run's "trace in DIR/: ..." line, else "". */
+static void traced_dir(const char *err, char *dir, size_t cap)
+{
+	char *s = slurp(err, NULL), *at = s ? strstr(s, "trace in ") : NULL;
+	dir[0] = 0;
+	if (at) {
+		at += strlen("trace in ");
+		size_t n = strcspn(at, ":");
+		snprintf(dir, cap, "%.*s", (int)n - 1, at); /* without the '/' */
+	}
+	free(s);
+}
+
+/* A default name is never refused: when taken (two runs in one second, or
+ * started at once), a run takes NAME-1, NAME-2, ... and runs the program;
+ * three runs at once get three directories, one trace each. */
+START_TEST(run_default_names_unique)
+{
+	enter_tmp();
+	take_default_names();
+	char *argv[] = {GAPTRACE_BIN, "run", "--nvml-hz", "0", "--",
+			FAKE_PRODUCER, "--frames", "1", NULL};
+	pid_t pid[3];
+	char err[3][16], dir[3][128];
+	for (int i = 0; i < 3; i++) {
+		snprintf(err[i], sizeof(err[i]), "err%d", i);
+		pid[i] = spawn(argv, NULL, "/dev/null", err[i], -1);
+	}
+	for (int i = 0; i < 3; i++) {
+		int st = wait_exit(pid[i], 20000);
+		ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "run %d: status %d", i, st);
+		ck_assert(!file_has(err[i], "already exists"));
+		traced_dir(err[i], dir[i], sizeof(dir[i]));
+		size_t n = strlen(dir[i]);
+		ck_assert_msg(!strncmp(dir[i], "gaptrace-", 9) && n > 25 && dir[i][24] == '-',
+			      "run %d wrote into '%s'", i, dir[i]);
+		dirsum d = {0};
+		sum_dir(dir[i], &d);
+		ck_assert_int_eq(d.files, 1);
+		ck_assert_uint_eq(d.frames, 1);
+		for (int j = 0; j < i; j++)
+			ck_assert_str_ne(dir[i], dir[j]);
+	}
+	leave_tmp();
+}
+END_TEST
+
+/* What run says when no process loaded CUDA, from the first line to the
+ * list of reasons; found: the "found here" lines this machine gets besides
+ * the driver's (which it gets when it has no NVIDIA driver). */
+static void untraced_text(char *buf, size_t cap, const char *prog, const char *found)
+{
+	int nodriver = access("/proc/driver/nvidia/version", F_OK) != 0;
+	snprintf(buf, cap,
+		 "gaptrace: nothing was traced: no process of %s loaded CUDA (none connected "
+		 "to gaptrace, none wrote a trace of its own)\n"
+		 "%s%s"
+		 "gaptrace: %s\n"
+		 "gaptrace:   - the program does not use the GPU: a CPU-only run, or its CUDA "
+		 "code path was not taken\n"
+		 "gaptrace:   - the program, or a launcher it runs (env -i, sudo, ssh, a job "
+		 "scheduler), removed or replaced CUDA_INJECTION64_PATH before the process that "
+		 "uses CUDA started\n"
+		 "gaptrace:   - that process runs in a container, which gets neither the variable "
+		 "nor the injection library unless they are passed in (-e) and mounted (-v)\n"
+		 "gaptrace:   - the injection library was loaded and turned itself off: it says "
+		 "why on the program's stderr (\"gaptrace: ...; tracing disabled\")\n",
+		 prog,
+		 nodriver ? "gaptrace: found here: no NVIDIA driver is loaded "
+			    "(/proc/driver/nvidia/version does not exist), so nothing on this "
+			    "machine can use CUDA\n"
+			  : "",
+		 found, nodriver || found[0] ? "otherwise, likely reasons:" : "likely reasons:");
+}
+
+static void expect_file_is(const char *path, const char *want)
+{
+	char *got = slurp(path, NULL);
+	ck_assert_ptr_nonnull(got);
+	ck_assert_str_eq(got, want);
+	free(got);
+}
+
+/* The entries of the current directory besides out and err. */
+static int other_entries(void)
+{
+	DIR *dp = opendir(".");
+	ck_assert_ptr_nonnull(dp);
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(dp)) != NULL)
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+		     strcmp(e->d_name, "out") && strcmp(e->d_name, "err");
+	closedir(dp);
+	return n;
+}
+
+/* A program that never loads CUDA: run says so plainly with the reasons,
+ * suggests no report, leaves no directory it made (NVML samples alone
+ * included), and returns the program's status. */
+START_TEST(run_program_without_cuda)
+{
+	enter_tmp();
+	unsetenv("GAPTRACE_DISABLE");
+	char want[4096], head[2048];
+	char *argv[] = {GAPTRACE_BIN, "run", "-o", "t", "--nvml-hz", "0", "--",
+			"/bin/sh", "-c", "echo ran; exit 3", NULL};
+	ck_assert_int_eq(run(argv, "out", "err"), 3);
+	expect_file_is("out", "ran\n");
+	untraced_text(head, sizeof(head), "/bin/sh", "");
+	snprintf(want, sizeof(want),
+		 "%sgaptrace: removed the empty trace directory t/\n"
+		 "gaptrace: /bin/sh exited with status 3\n",
+		 head);
+	expect_file_is("err", want);
+	ck_assert_int_eq(other_entries(), 0);
+
+	/* a default name, with the GPU sampled: nothing is left either */
+	setenv("GAPTRACE_NVML_PATH", FAKE_NVML_LIB, 1);
+	char *dflt[] = {GAPTRACE_BIN, "run", "--", "/bin/true", NULL};
+	ck_assert_int_eq(run(dflt, "out", "err"), 0);
+	ck_assert(file_has("err", "/: it held only the GPU samples (nvml.gtrace)\n"));
+	ck_assert(!file_has("err", "gaptrace report"));
+	ck_assert_int_eq(other_entries(), 0);
+	unsetenv("GAPTRACE_NVML_PATH");
+
+	/* -q: the first line only */
+	char *quiet[] = {GAPTRACE_BIN, "run", "-q", "-o", "t", "--nvml-hz", "0", "--",
+			 "/bin/true", NULL};
+	ck_assert_int_eq(run(quiet, "out", "err"), 0);
+	expect_file_is("err", "gaptrace: nothing was traced: no process of /bin/true loaded "
+			      "CUDA (none connected to gaptrace, none wrote a trace of its own)\n");
+	ck_assert_int_eq(other_entries(), 0);
+	leave_tmp();
+}
+END_TEST
+
+/* Nothing traced into a directory that existed (--force-overwrite): it is
+ * kept, as is what else it holds; GAPTRACE_DISABLE=1 is named as the
+ * cause; there is nothing to archive. */
+START_TEST(run_without_cuda_existing_dir)
+{
+	enter_tmp();
+	ck_assert_int_eq(mkdir("t", 0700), 0);
+	FILE *f = fopen("t/keep.txt", "w");
+	fclose(f);
+	setenv("GAPTRACE_DISABLE", "1", 1);
+	char *argv[] = {GAPTRACE_BIN, "run", "--force-overwrite", "-o", "t", "--nvml-hz", "0",
+			"--archive", "arch", "--", "/bin/true", NULL};
+	ck_assert_int_eq(run(argv, "out", "err"), 0);
+	unsetenv("GAPTRACE_DISABLE");
+	char want[4096], head[2048];
+	untraced_text(head, sizeof(head), "/bin/true",
+		      "gaptrace: found here: GAPTRACE_DISABLE=1 is set, which turns the "
+		      "injection library off\n");
+	snprintf(want, sizeof(want),
+		 "%sgaptrace: t/ existed before this run: left in place, with no trace of this "
+		 "run\n"
+		 "gaptrace: not archived: there is no trace\n",
+		 head);
+	expect_file_is("err", want);
+	ck_assert_int_eq(access("t/keep.txt", F_OK), 0);
+	ck_assert_int_ne(access("arch", F_OK), 0);
+	leave_tmp();
+}
+END_TEST
+
 /* gaptrace run OPT 1s -- fake_producer running 2.5 s after it connects;
  * read its notes. (1 s leaves a loaded machine time to start the producer
  * before the delay ends.) */
@@ -948,6 +1130,34 @@ START_TEST(run_archives_the_run)
 }
 END_TEST
 
+/* --version: the version, then what this build has: the injection library
+ * (`run` cannot trace without it) and the reading of reports (diff,
+ * history); scripts/quickstart.sh repeats the "no" lines. */
+START_TEST(version_says_what_is_built_in)
+{
+	enter_tmp();
+	char want[3 * PATH_MAX], lib[PATH_MAX];
+	const char *reports = GT_HAVE_CJSON ? "reading reports (diff, history): yes (cJSON)\n"
+					    : "reading reports (diff, history): no (built without "
+					      "libcjson; apt-get install libcjson-dev, then rebuild)\n";
+	ck_assert_ptr_nonnull(realpath(DUMMY_INJECT, lib));
+	char *argv[] = {GAPTRACE_BIN, "--version", NULL};
+	ck_assert_int_eq(run(argv, "out", "err"), 0);
+	snprintf(want, sizeof(want), "gaptrace %s (format %d.%d)\ninjection library: yes (%s)\n%s",
+		 GAPTRACE_VERSION, GT_FORMAT_MAJOR, GT_FORMAT_MINOR, lib, reports);
+	expect_file_is("out", want);
+	setenv("GAPTRACE_INJECT_PATH", "/nonexistent/libgaptrace_inject.so", 1);
+	ck_assert_int_eq(run(argv, "out", "err"), 0);
+	snprintf(want, sizeof(want),
+		 "gaptrace %s (format %d.%d)\ninjection library: no "
+		 "(GAPTRACE_INJECT_PATH=/nonexistent/libgaptrace_inject.so: No such file or "
+		 "directory); gaptrace run cannot trace\n%s",
+		 GAPTRACE_VERSION, GT_FORMAT_MAJOR, GT_FORMAT_MINOR, reports);
+	expect_file_is("out", want);
+	leave_tmp();
+}
+END_TEST
+
 START_TEST(help_texts_have_examples)
 {
 	const char *cmds[] = {"run", "collector", "capture"};
@@ -976,6 +1186,9 @@ int main(void)
 	tcase_add_test(tc, run_group_signal_delivered_once);
 	tcase_add_test(tc, run_waits_for_late_descendants);
 	tcase_add_test(tc, run_output_rules);
+	tcase_add_test(tc, run_default_names_unique);
+	tcase_add_test(tc, run_program_without_cuda);
+	tcase_add_test(tc, run_without_cuda_existing_dir);
 	tcase_add_test(tc, run_writes_html_report);
 	tcase_add_test(tc, run_duration_disarms);
 	tcase_add_test(tc, run_delay_arms_later);
@@ -990,6 +1203,7 @@ int main(void)
 	tcase_add_test(tc, collector_and_capture);
 	tcase_add_test(tc, collector_group_option);
 	tcase_add_test(tc, help_texts_have_examples);
+	tcase_add_test(tc, version_says_what_is_built_in);
 	suite_add_tcase(s, tc);
 	return gt_suite_run(s);
 }

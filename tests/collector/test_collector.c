@@ -752,6 +752,60 @@ START_TEST(traces_shared_with_group)
 }
 END_TEST
 
+/* trace_dir_unique: the first free NAME, NAME-1, ... is created (a file in
+ * the way counts as taken), and the collector says which and that it made
+ * it; without it an existing directory is used and not "created". */
+START_TEST(trace_dir_unique_takes_next_suffix)
+{
+	tcoll t;
+	tc_init(&t);
+	char want[400], file[400];
+	ck_assert_int_eq(mkdir(t.trace, 0700), 0);
+	snprintf(file, sizeof(file), "%s-1", t.trace);
+	FILE *f = fopen(file, "w");
+	ck_assert_ptr_nonnull(f);
+	fclose(f);
+	t.o.trace_dir_unique = 1;
+	tc_start(&t);
+	snprintf(want, sizeof(want), "%s-2", t.trace);
+	ck_assert_str_eq(gt_collector_trace_dir(t.c), want);
+	ck_assert_int_eq(gt_collector_trace_dir_created(t.c), 1);
+	tp p;
+	ck_assert_int_eq(tp_connect(&p, t.sock, 3133, 2000), GT_CTL_ACCEPT);
+	tp_close(&p);
+	tc_stop(&t);
+	char path[420];
+	snprintf(path, sizeof(path), "%s/3133.gtrace", want);
+	expect_mode(want, 0700, getegid());
+	expect_mode(path, 0600, getegid());
+
+	t.o.trace_dir_unique = 0; /* the existing NAME itself, not made */
+	tc_start(&t);
+	ck_assert_str_eq(gt_collector_trace_dir(t.c), t.trace);
+	ck_assert_int_eq(gt_collector_trace_dir_created(t.c), 0);
+	tc_done(&t);
+}
+END_TEST
+
+/* A collector that fails after making its trace directory (another one
+ * listens on its socket) removes it. */
+START_TEST(trace_dir_removed_when_new_fails)
+{
+	tcoll t;
+	tc_init(&t);
+	tc_start(&t);
+	char second[400];
+	snprintf(second, sizeof(second), "%s/second", t.tmp);
+	gt_collector_opts o = t.o;
+	o.trace_dir = second;
+	o.trace_dir_unique = 1;
+	gt_errinfo ei = {0};
+	ck_assert_ptr_null(gt_collector_new(&o, &ei));
+	ck_assert_int_ne(access(second, F_OK), 0);
+	tc_done(&t);
+}
+END_TEST
+
 START_TEST(group_names_parse)
 {
 	uint32_t gid = 12345;
@@ -1144,6 +1198,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, disk_full_stops_one_file_only);
 	tcase_add_test(tc, traces_private_by_default);
 	tcase_add_test(tc, traces_shared_with_group);
+	tcase_add_test(tc, trace_dir_unique_takes_next_suffix);
+	tcase_add_test(tc, trace_dir_removed_when_new_fails);
 	tcase_add_test(tc, group_names_parse);
 	tcase_add_test(tc, no_descriptor_leaks);
 	suite_add_tcase(s, tc);

@@ -98,6 +98,7 @@ struct gt_collector {
 	gt_logger lg;
 	char *trace_dir, *sock_path, *ctl_path, *sock_dir, *nvml_path, *session;
 	int sock_dir_created;
+	int trace_dir_created; /* mkdir_trace made it (not there before) */
 	unsigned long sock_ino, ctl_ino;
 	int dir_fd, listen_fd, ctl_fd, wake_fd, ep, spare_fd;
 	char tag_listen, tag_ctl, tag_wake; /* epoll markers */
@@ -1422,6 +1423,31 @@ static void fd_budget(gt_collector *c)
 	pthread_mutex_unlock(&c->lock);
 }
 
+#define TRACE_DIR_SUFFIXES 10000 /* trace_dir_unique: NAME, NAME-1 .. NAME-9999 */
+
+/* mkdir of the trace directory: c->trace_dir, or with trace_dir_unique the
+ * first of NAME, NAME-1, NAME-2, ... that mkdir creates, written into
+ * c->trace_dir (allocated with room for the suffix). The mkdir is the test
+ * and the claim at once, so two collectors never take the same name.
+ * Returns 1 created, 0 exists (not unique), -1 with errno. */
+static int make_trace_dir(gt_collector *c, mode_t mode)
+{
+	if (!c->o.trace_dir_unique)
+		return mkdir(c->trace_dir, mode) == 0 ? 1 : errno == EEXIST ? 0 : -1;
+	size_t stem = strlen(c->trace_dir);
+	for (unsigned i = 0; i < TRACE_DIR_SUFFIXES; i++) {
+		if (i)
+			snprintf(c->trace_dir + stem, 8, "-%u", i);
+		if (mkdir(c->trace_dir, mode) == 0)
+			return 1;
+		if (errno != EEXIST)
+			return -1;
+	}
+	c->trace_dir[stem] = 0;
+	errno = EEXIST;
+	return -1;
+}
+
 /* Create the trace directory (0700, or 0750 for the trace group) unless
  * it exists; an existing one keeps its mode (its files are private all the
  * same). Then open it as c->dir_fd. */
@@ -1429,10 +1455,15 @@ static int mkdir_trace(gt_collector *c, gt_errinfo *ei)
 {
 	const char *dir = c->trace_dir;
 	mode_t mode = c->o.share_group ? 0750 : 0700;
-	int created = mkdir(dir, mode) == 0;
-	if (!created && errno != EEXIST)
+	int created = make_trace_dir(c, mode);
+	if (created < 0 && c->o.trace_dir_unique && errno == EEXIST)
+		return gt_ei_set(ei, GT_ERR_IO,
+				 "trace directory %s: it and %s-1 .. %s-%u exist already", dir,
+				 dir, dir, TRACE_DIR_SUFFIXES - 1);
+	if (created < 0)
 		return gt_ei_set(ei, GT_ERR_IO, "trace directory %s: cannot create: %s", dir,
 				 strerror(errno));
+	c->trace_dir_created = created;
 	c->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (c->dir_fd < 0)
 		return gt_ei_set(ei, errno == ENOTDIR ? GT_ERR_INVAL : GT_ERR_IO,
@@ -1492,7 +1523,9 @@ gt_collector *gt_collector_new(const gt_collector_opts *opts, gt_errinfo *ei)
 		gt_ei_set(ei, GT_ERR_LIMIT, "socket path too long: %s", sock);
 		goto fail;
 	}
-	c->trace_dir = xstrdup(opts->trace_dir);
+	c->trace_dir = malloc(strlen(opts->trace_dir) + 8); /* + "-9999" (trace_dir_unique) */
+	if (c->trace_dir)
+		strcpy(c->trace_dir, opts->trace_dir);
 	c->sock_path = xstrdup(sock);
 	c->ctl_path = xstrdup(ctl);
 	c->session = xstrdup(opts->session ? opts->session : "");
@@ -1576,6 +1609,8 @@ gt_collector *gt_collector_new(const gt_collector_opts *opts, gt_errinfo *ei)
 	fd_budget(c);
 	return c;
 fail:
+	if (c->trace_dir_created)
+		rmdir(c->trace_dir); /* ours and still empty: leave nothing behind */
 	gt_collector_close(c);
 	return NULL;
 }
@@ -1718,6 +1753,11 @@ const char *gt_collector_control_path(const gt_collector *c)
 const char *gt_collector_trace_dir(const gt_collector *c)
 {
 	return c ? c->trace_dir : NULL;
+}
+
+int gt_collector_trace_dir_created(const gt_collector *c)
+{
+	return c ? c->trace_dir_created : 0;
 }
 
 const char *gt_collector_nvml_path(const gt_collector *c)

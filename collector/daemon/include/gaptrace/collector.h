@@ -390,6 +390,15 @@ GT_API int gt_nvml_parse_uuid(const char *s, uint8_t out[16]);
 /** Collector options; zero-initialize and set what you need. */
 typedef struct gt_collector_opts {
 	const char *trace_dir;   /**< required; created when missing (see share_group) */
+	/**
+	 * 0: trace_dir is used as is, created when missing. 1: trace_dir is a
+	 * name to make unique (a default name such as gaptrace-YYYYmmdd-HHMMSS):
+	 * the collector creates the first of trace_dir, trace_dir-1,
+	 * trace_dir-2, ... (up to -9999) that does not exist yet, with one mkdir
+	 * each, so collectors started at the same time never share one; an
+	 * existing one is never used. gt_collector_trace_dir() says which.
+	 */
+	int trace_dir_unique;
 	const char *socket_path; /**< NULL = gt_collector_default_socket() */
 	uint32_t kinds;          /**< GT_KIND_* new producers are told to capture; 0 = default */
 	int dormant;             /**< 1: new producers are told kinds 0 (until `arm all`) */
@@ -516,8 +525,13 @@ GT_API int gt_collector_flush(gt_collector *c, uint32_t pid);
 GT_API const char *gt_collector_socket_path(const gt_collector *c);
 /** Control socket path (valid until close). */
 GT_API const char *gt_collector_control_path(const gt_collector *c);
-/** Trace directory (valid until close). */
+/** Trace directory (valid until close): gt_collector_opts.trace_dir, or with
+ *  trace_dir_unique the name taken. */
 GT_API const char *gt_collector_trace_dir(const gt_collector *c);
+/** 1 when this collector created its trace directory, 0 when it existed
+ *  (or c is NULL). A caller that finds nothing was traced may remove a
+ *  directory the collector created, after gt_collector_close. */
+GT_API int gt_collector_trace_dir_created(const gt_collector *c);
 /** NVML trace file, or NULL when no sampler runs (valid until close). */
 GT_API const char *gt_collector_nvml_path(const gt_collector *c);
 
