@@ -32,3 +32,9 @@ add_test(NAME slice_cli
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/cli/slice_cli.sh $<TARGET_FILE:gaptrace>
           ${PROJECT_SOURCE_DIR}/examples/traces/two_procs)
 set_tests_properties(slice_cli PROPERTIES TIMEOUT 120)
+
+# The one parser of each kind of value (gaptrace/argval.h): durations,
+# percentages, counts, and the exact sentences they refuse with.
+gaptrace_check_test(test_argval cli/test_argval.c)
+target_link_libraries(test_argval PRIVATE gaptrace::common)
+set_tests_properties(test_argval PROPERTIES TIMEOUT 60)
