@@ -38,3 +38,12 @@ set_tests_properties(slice_cli PROPERTIES TIMEOUT 120)
 gaptrace_check_test(test_argval cli/test_argval.c)
 target_link_libraries(test_argval PRIVATE gaptrace::common)
 set_tests_properties(test_argval PROPERTIES TIMEOUT 60)
+
+# What every command says when used wrong, and its help (tools/cli.h): the
+# exact messages and exit statuses, the one shape of --help.
+gaptrace_check_test(test_cli_errors cli/test_cli_errors.c)
+target_compile_definitions(test_cli_errors PRIVATE
+  GAPTRACE_BIN="$<TARGET_FILE:gaptrace>"
+  TRACES="${PROJECT_SOURCE_DIR}/examples/traces")
+add_dependencies(test_cli_errors gaptrace)
+set_tests_properties(test_cli_errors PROPERTIES TIMEOUT 120)

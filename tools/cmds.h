@@ -23,24 +23,50 @@ enum {
 /** Entry point of a subcommand: argv[0] is the subcommand name. Returns the exit status. */
 typedef int (*gt_cmd_fn)(int argc, char **argv);
 
-int cmd_dump(int argc, char **argv);
-int cmd_recover(int argc, char **argv);
-int cmd_run(int argc, char **argv);
-int cmd_collector(int argc, char **argv);
-int cmd_capture(int argc, char **argv);
-int cmd_synth(int argc, char **argv);
-int cmd_report(int argc, char **argv);
-int cmd_export(int argc, char **argv);
-int cmd_diff(int argc, char **argv);
-int cmd_history(int argc, char **argv);
-int cmd_archive(int argc, char **argv);
+struct gt_cli_help;
+struct gt_cli_parser;
 
-/** --archive-max-mb of `run` and `archive`: MiB into bytes. Returns 0, or -1
- *  after saying why on stderr (prefixed by cmd). */
-int gt_cli_archive_mb(const char *cmd, const char *arg, uint64_t *bytes);
+/* Each command: its entry point and its help (cli.h), from which its
+ * options are parsed, `--help` printed and its man page made. */
+#define GT_CMD(name)                                                                               \
+	int cmd_##name(int argc, char **argv);                                                     \
+	const struct gt_cli_help *cmd_##name##_help(void)
+GT_CMD(dump);
+GT_CMD(recover);
+GT_CMD(run);
+GT_CMD(collector);
+GT_CMD(capture);
+GT_CMD(synth);
+GT_CMD(report);
+GT_CMD(export);
+GT_CMD(diff);
+GT_CMD(history);
+GT_CMD(archive);
+#undef GT_CMD
 
-/** --gpm-hz of `run` and `collector`: 0 (off) to GT_GPM_MAX_HZ. Returns 0, or
- *  -1 after printing "CMD: --gpm-hz wants 0..10" on stderr. */
-int parse_gpm_hz(const char *cmd, const char *arg, unsigned int *hz);
+/** The names of the findings' thresholds as "NAME=" words, and "help",
+ *  for the completion of --threshold (report, diff). */
+const char *cmd_threshold_words(void);
+
+/** --archive-max-mb of `run` and `archive` (the option p returned last):
+ *  MiB into bytes. Returns 0, or -1 after saying why on stderr. */
+int gt_cli_archive_mb(const struct gt_cli_parser *p, uint64_t *bytes);
+
+/** --gpm-hz of `run` and `collector`: 0 (off) to GT_GPM_MAX_HZ. Returns 0,
+ *  or -1 after saying why on stderr. */
+int parse_gpm_hz(const struct gt_cli_parser *p, unsigned int *hz);
+
+/** --nvml-hz (0 = off) and --nvml-proc-hz (at least 1) of `run` and
+ *  `collector`: 0..10000. Returns 0, or -1 after saying why on stderr. */
+int parse_nvml_hz(const struct gt_cli_parser *p, unsigned int min, unsigned int *hz);
+
+/** --kinds of `run`, `collector` and `capture`: a gt_kinds_parse list that
+ *  selects something, without spaces (it travels in a control request).
+ *  Returns 0, or -1 after saying why on stderr. */
+int parse_kinds(const struct gt_cli_parser *p, uint32_t *mask);
+
+/** The words of a kinds list, for the completion of --kinds. */
+#define GT_CLI_KINDS_WORDS                                                                         \
+	"default all none kernel memcpy memset sync runtime driver nvtx overhead api-all latency"
 
 #endif

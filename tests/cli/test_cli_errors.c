@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Check suite: what every gaptrace command says when it is used wrong, and
+ * its help (tools/cli.h). Drives the real binary and compares stderr, stdout
+ * and the exit status exactly: a usage error is one line naming the command
+ * and one line pointing at its help, exit 2; a bad value names the option
+ * and says why in the sentences of gaptrace/argval.h, the same for every
+ * command; `--help` has one shape everywhere, and `gaptrace help CMD` is it.
+ */
+#include <check.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gt_test.h"
+
+static char g_tmp[256];
+
+typedef struct res {
+	int code;
+	char out[1 << 17];
+	char err[1 << 14];
+} res;
+
+static res R;
+
+static void slurp(const char *path, char *buf, size_t cap)
+{
+	size_t k = 0;
+	FILE *f = fopen(path, "rb");
+	if (f) {
+		k = fread(buf, 1, cap - 1, f);
+		fclose(f);
+	}
+	buf[k] = 0;
+}
+
+/* Run gaptrace with argv (NULL-terminated, without argv[0]) in g_tmp. */
+static int run_argv(char *const *args)
+{
+	char *argv[64];
+	int n = 0;
+	argv[n++] = (char *)"gaptrace";
+	for (; n < 63 && args[n - 1]; n++)
+		argv[n] = args[n - 1];
+	argv[n] = NULL;
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		if (chdir(g_tmp) != 0)
+			_exit(126);
+		int o = open("run.out", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int e = open("run.err", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
+			_exit(126);
+		execv(GAPTRACE_BIN, argv);
+		_exit(127);
+	}
+	int status;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	R.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	char p[300];
+	snprintf(p, sizeof(p), "%s/run.out", g_tmp);
+	slurp(p, R.out, sizeof(R.out));
+	snprintf(p, sizeof(p), "%s/run.err", g_tmp);
+	slurp(p, R.err, sizeof(R.err));
+	return R.code;
+}
+
+static int gt(const char *first, ...)
+{
+	char *args[64];
+	int n = 0;
+	va_list ap;
+	va_start(ap, first);
+	for (const char *a = first; a && n < 63; a = va_arg(ap, const char *))
+		args[n++] = (char *)a;
+	va_end(ap);
+	args[n] = NULL;
+	return run_argv(args);
+}
+#define GT(...) gt(__VA_ARGS__, (const char *)NULL)
+
+/* The command exits `code` with exactly `err` on stderr and nothing on stdout. */
+#define EXPECT(want_code, want_err, ...)                                                           \
+	do {                                                                                       \
+		GT(__VA_ARGS__);                                                                   \
+		ck_assert_msg(R.code == (want_code), "exit %d, want %d: %s", R.code, (want_code),  \
+			      R.err);                                                              \
+		ck_assert_str_eq(R.err, want_err);                                                 \
+		ck_assert_str_eq(R.out, "");                                                       \
+	} while (0)
+
+static void setup(void)
+{
+	ck_assert_int_eq(gt_tmpdir_in(g_tmp, sizeof(g_tmp), "clierr"), 0);
+}
+
+static void teardown(void)
+{
+	gt_rmtree(g_tmp);
+}
+
+static const char *const commands[] = {"run",	  "report", "collector", "capture",
+				       "dump",	  "export", "diff",	 "history",
+				       "archive", "recover", "synth",	 "help"};
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+/* ------------------------------------------------------------ usage errors */
+
+START_TEST(unknown_option_suggests)
+{
+	EXPECT(2,
+	       "gaptrace report: unknown option '--jsn'; did you mean '--json'?\n"
+	       "see 'gaptrace report --help'\n",
+	       "report", "--jsn", TRACES "/item_metric");
+	EXPECT(2,
+	       "gaptrace export: unknown option '--min-gaps'; did you mean '--min-gap'?\n"
+	       "see 'gaptrace export --help'\n",
+	       "export", "-f", "csv", "--min-gaps", "1ms", TRACES "/item_metric");
+	EXPECT(2, "gaptrace diff: unknown option '--nothing-like-it'\nsee 'gaptrace diff --help'\n",
+	       "diff", "--nothing-like-it", "a", "b");
+	EXPECT(2, "gaptrace dump: unknown option '-x'\nsee 'gaptrace dump --help'\n", "dump", "-x",
+	       "t.gtrace");
+	/* options of the slicing group are options of the command too */
+	EXPECT(2,
+	       "gaptrace report: unknown option '--skip-statrup'; did you mean '--skip-startup'?\n"
+	       "see 'gaptrace report --help'\n",
+	       "report", "--skip-statrup", "x");
+}
+END_TEST
+
+START_TEST(option_value_errors)
+{
+	EXPECT(2, "gaptrace report: option '--output' needs a value (FILE)\n"
+		  "see 'gaptrace report --help'\n",
+	       "report", "x", "--output");
+	EXPECT(2, "gaptrace report: option '-o' needs a value (FILE)\nsee 'gaptrace report --help'\n",
+	       "report", "x", "-o");
+	EXPECT(2, "gaptrace report: option '--json' takes no value\nsee 'gaptrace report --help'\n",
+	       "report", "--json=yes", "x");
+	EXPECT(2,
+	       "gaptrace report: option '--s' is ambiguous: --strict, --skip-startup, --step-range, "
+	       "--step-period\nsee 'gaptrace report --help'\n",
+	       "report", "--s", "x");
+	EXPECT(2, "gaptrace report: no TRACE given\nsee 'gaptrace report --help'\n", "report");
+	EXPECT(2, "gaptrace diff: two inputs wanted: BASE and NEW\nsee 'gaptrace diff --help'\n",
+	       "diff", "a");
+	EXPECT(2, "gaptrace run: no program given\nsee 'gaptrace run --help'\n", "run", "-q");
+	EXPECT(2,
+	       "gaptrace export: --format is required (perfetto, csv, json, html)\n"
+	       "see 'gaptrace export --help'\n",
+	       "export", "x");
+	EXPECT(2,
+	       "gaptrace export: --format: unknown format 'jsn'; did you mean 'json'? (perfetto, "
+	       "csv, json, html)\n",
+	       "export", "-f", "jsn", "x");
+}
+END_TEST
+
+START_TEST(unknown_command_suggests)
+{
+	EXPECT(2, "gaptrace: unknown command 'reprot'; did you mean 'report'?\nsee 'gaptrace --help'\n",
+	       "reprot");
+	EXPECT(2, "gaptrace: unknown command 'frobnicate'\nsee 'gaptrace --help'\n", "frobnicate");
+	EXPECT(2, "gaptrace: unknown option '--verison'; did you mean '--version'?\n"
+		  "see 'gaptrace --help'\n",
+	       "--verison");
+	EXPECT(2,
+	       "gaptrace help: unknown command 'exprot'; did you mean 'export'?\n"
+	       "see 'gaptrace help --help'\n",
+	       "help", "exprot");
+}
+END_TEST
+
+/* ------------------------------------------------------------ values */
+
+/* "10" is no duration anywhere: it was 10 s to run --duration, 10 ns to
+ * export --min-gap, and an error to --from (issue 24, item 5). */
+START_TEST(bare_number_same_everywhere)
+{
+	const char *why = "'10' has no unit: write 10s, 10ms, 10us or 10ns\n";
+	char want[256];
+	snprintf(want, sizeof(want), "gaptrace run: --duration: %s", why);
+	EXPECT(2, want, "run", "--duration", "10", "--", "true");
+	snprintf(want, sizeof(want), "gaptrace capture: --duration: %s", why);
+	EXPECT(2, want, "capture", "--pid", "1", "--duration", "10");
+	snprintf(want, sizeof(want), "gaptrace export: --min-gap: %s", why);
+	EXPECT(2, want, "export", "-f", "csv", "--min-gap", "10", TRACES "/item_metric");
+	snprintf(want, sizeof(want), "gaptrace report: --from: %s", why);
+	EXPECT(2, want, "report", "--from", "10", TRACES "/item_metric");
+	snprintf(want, sizeof(want), "gaptrace diff: --to: %s", why);
+	EXPECT(2, want, "diff", "--to", "10", "a", "b");
+	snprintf(want, sizeof(want), "gaptrace report: --step-period: %s", why);
+	EXPECT(2, want, "report", "--step-period", "10", TRACES "/item_metric");
+	/* with a unit, the same value is taken */
+	ck_assert_int_eq(GT("export", "-q", "-f", "csv", "-r", "gaptrace_gaps", "--min-gap", "10ms",
+			    TRACES "/item_metric"),
+			 0);
+}
+END_TEST
+
+START_TEST(counts_and_percentages_same_everywhere)
+{
+	EXPECT(2, "gaptrace report: --top-kernels: '0' is out of range: 1 to 1000000\n", "report",
+	       "-k", "0", "x");
+	EXPECT(2, "gaptrace diff: --top-kernels: 'ten' is not a whole number\n", "diff", "-k",
+	       "ten", "a", "b");
+	EXPECT(2, "gaptrace history: --last: '-1' is not a whole number\n", "history", "-n", "-1",
+	       "x");
+	EXPECT(2, "gaptrace dump: --limit: '1e3' is not a whole number\n", "dump", "-n", "1e3",
+	       "x");
+	EXPECT(2, "gaptrace report: --pid: 'x' is not a whole number\n", "report", "--pid", "x",
+	       "x");
+	EXPECT(2,
+	       "gaptrace diff: --gate: '5' is ambiguous: write 5% for a percentage (a bare number "
+	       "is a fraction of 1: 0.05 is 5%)\n",
+	       "diff", "--gate", "5", "a", "b");
+	EXPECT(2,
+	       "gaptrace diff: --gate: 'five' is not a percentage: 5%, 0.5%, or a fraction of 1 "
+	       "such as 0.05\n",
+	       "diff", "--gate", "five", "a", "b");
+}
+END_TEST
+
+/* ------------------------------------------------------------ help */
+
+/* Every command: --help on stdout, exit 0, in the one shape; -h and
+ * `gaptrace help CMD` print the same. */
+START_TEST(help_one_shape)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		const char *c = commands[i];
+		ck_assert_int_eq(GT(c, "--help"), 0);
+		ck_assert_str_eq(R.err, "");
+		static char help[sizeof(R.out)];
+		memcpy(help, R.out, sizeof(help));
+		char want[128];
+		snprintf(want, sizeof(want), "usage: gaptrace %s ", c);
+		ck_assert_msg(!strncmp(help, want, strlen(want)), "%s: %.80s", c, help);
+		static const char *const parts[] = {"\n\noptions:\n", "\n  -h, --help ",
+						    "\n\nexit status:\n  ", "\n\nexample",
+						    "\n\nsee also: "};
+		const char *at = help;
+		for (size_t k = 0; k < sizeof(parts) / sizeof(parts[0]); k++) {
+			const char *p = strstr(at, parts[k]);
+			ck_assert_msg(p, "%s --help: no '%s' after the previous part", c, parts[k]);
+			at = p;
+		}
+		/* 80 columns, but for examples and listings people copy as they are */
+		for (const char *l = help; *l;) {
+			size_t n = strcspn(l, "\n");
+			ck_assert_msg(n <= 80 || !strncmp(l, "  ", 2), "%s --help: %.*s", c, (int)n,
+				      l);
+			l += n + (l[n] == '\n');
+		}
+		ck_assert_int_eq(GT(c, "-h"), 0);
+		ck_assert_str_eq(R.out, help);
+		ck_assert_int_eq(GT("help", c), 0);
+		ck_assert_str_eq(R.out, help);
+	}
+}
+END_TEST
+
+/* `gaptrace help report` printed the top-level usage (issue 24, item 4). */
+START_TEST(help_command)
+{
+	ck_assert_int_eq(GT("help", "report"), 0);
+	ck_assert(!strncmp(R.out, "usage: gaptrace report [options] TRACE...\n", 42));
+	ck_assert_int_eq(GT("help"), 0);
+	ck_assert(!strncmp(R.out, "usage: gaptrace <command>", 25));
+	for (size_t i = 0; i < NCOMMANDS; i++) { /* the list names every command */
+		char line[64];
+		snprintf(line, sizeof(line), "\n  %-10s ", commands[i]);
+		ck_assert_msg(strstr(R.out, line), "gaptrace help lists no %s", commands[i]);
+	}
+	ck_assert_int_eq(GT("--help"), 0);
+	static char top[sizeof(R.out)];
+	memcpy(top, R.out, sizeof(top));
+	ck_assert_int_eq(GT("help"), 0);
+	ck_assert_str_eq(R.out, top);
+	ck_assert_int_eq(GT("help", "--commands"), 0);
+	ck_assert_str_eq(R.out, "run\nreport\ncollector\ncapture\ndump\nexport\ndiff\nhistory\n"
+				"archive\nrecover\nsynth\nhelp\n");
+	EXPECT(2, "gaptrace help: one COMMAND at most\nsee 'gaptrace help --help'\n", "help",
+	       "report", "diff");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("cli_errors");
+	TCase *tc = tcase_create("usage");
+	tcase_set_timeout(tc, 60);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, unknown_option_suggests);
+	tcase_add_test(tc, option_value_errors);
+	tcase_add_test(tc, unknown_command_suggests);
+	tcase_add_test(tc, bare_number_same_everywhere);
+	tcase_add_test(tc, counts_and_percentages_same_everywhere);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("help");
+	tcase_set_timeout(tc, 60);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, help_one_shape);
+	tcase_add_test(tc, help_command);
+	suite_add_tcase(s, tc);
+	return gt_suite_run(s);
+}
