@@ -196,6 +196,10 @@ START_TEST(bare_number_same_everywhere)
 	EXPECT(2, want, "report", "--from", "10", TRACES "/item_metric");
 	snprintf(want, sizeof(want), "gaptrace diff: --to: %s", why);
 	EXPECT(2, want, "diff", "--to", "10", "a", "b");
+	snprintf(want, sizeof(want), "gaptrace report: --threshold: tiny_kernel_ns: %s", why);
+	EXPECT(2, want, "report", "--threshold", "tiny_kernel_ns=10", TRACES "/item_metric");
+	snprintf(want, sizeof(want), "gaptrace diff: --threshold: tiny_kernel_ns: %s", why);
+	EXPECT(2, want, "diff", "-t", "tiny_kernel_ns=10", "a", "b");
 	snprintf(want, sizeof(want), "gaptrace report: --step-period: %s", why);
 	EXPECT(2, want, "report", "--step-period", "10", TRACES "/item_metric");
 	/* with a unit, the same value is taken */
