@@ -12,6 +12,8 @@ if [ "${1:-test}" != build ]; then
 	# python3: export checks; chromium + fonts-liberation: the HTML report
 	# screenshot test.
 	pkgs+=(check libsubunit-dev libunwind-dev libcjson-dev python3 chromium fonts-liberation)
+	# man-db (with groff): the man_pages test renders every page with man -l.
+	pkgs+=(man-db)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

@@ -47,3 +47,11 @@ target_compile_definitions(test_cli_errors PRIVATE
   TRACES="${PROJECT_SOURCE_DIR}/examples/traces")
 add_dependencies(test_cli_errors gaptrace)
 set_tests_properties(test_cli_errors PROPERTIES TIMEOUT 120)
+
+# The man pages the build writes from each command's help (tools/cli_man.c,
+# cmake/gen_docs.cmake) render with `man -l` and list what --help lists;
+# skipped (77) without man.
+add_test(NAME man_pages
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/man_pages.sh $<TARGET_FILE:gaptrace>
+          ${CMAKE_BINARY_DIR}/tools/doc)
+set_tests_properties(man_pages PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)

@@ -16,7 +16,7 @@
 #include "cmds.h"
 #include "gaptrace/argval.h"
 
-const gt_cli_opt gt_cli_help_opt = GT_OPT('h', "help", NULL, "this text");
+const gt_cli_opt gt_cli_help_opt = GT_OPT('h', "help", NULL, "show this help");
 
 /* ------------------------------------------------------------ the table */
 

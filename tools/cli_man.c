@@ -120,6 +120,7 @@ static void header(const gt_cli_help *h, const char *version, FILE *f)
 		upper(f, n);
 	}
 	fprintf(f, " 1 \"\" \"gaptrace %s\" \"gaptrace manual\"\n", version);
+	fputs(".nh\n.ad l\n", f); /* no hyphens: options and paths read as typed */
 	fputs(".SH NAME\ngaptrace", f);
 	if (n) {
 		fputs("\\-", f);
