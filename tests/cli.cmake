@@ -55,3 +55,10 @@ add_test(NAME man_pages
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/man_pages.sh $<TARGET_FILE:gaptrace>
           ${CMAKE_BINARY_DIR}/tools/doc)
 set_tests_properties(man_pages PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
+
+# The bash completion the build writes from each command's help
+# (tools/cli_complete.c), driven through COMP_WORDS/COMPREPLY as bash does.
+add_test(NAME completion
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/completion.sh $<TARGET_FILE:gaptrace>
+          ${CMAKE_BINARY_DIR}/tools/doc/gaptrace.bash)
+set_tests_properties(completion PROPERTIES TIMEOUT 120)

@@ -34,7 +34,7 @@ static const char prologue[] =
 	"\t\t$(compgen -f -X '!*.json' -- \"$2\")) ;;\n"
 	"\tprogram) COMPREPLY+=($(compgen -c -- \"$2\")) ;;\n"
 	"\tgroup) COMPREPLY+=($(compgen -g -- \"$2\")) ;;\n"
-	"\tcommand) COMPREPLY+=($(compgen -W \"$_gaptrace_commands\" -- \"$2\")) ;;\n"
+	"\tcommand) _gaptrace_words \"$_gaptrace_commands\" \"$2\" ;;\n"
 	"\tesac\n"
 	"}\n"
 	"\n"
@@ -63,84 +63,127 @@ static const char *kind_name(int k)
 	}
 }
 
-/* "-o|--output" of an option, for a case pattern. */
-static void pattern(FILE *f, const gt_cli_opt *o)
-{
-	char b[160];
-	const char *flags = gt_cli_flags(o, b, sizeof(b));
-	if (flags[0] == '-')
-		fprintf(f, "-%c|", o->key);
-	fprintf(f, "--%s", o->name);
-}
-
-/* Each option of h (its groups, then --help), for fn(f, o). */
-static void each_opt(const gt_cli_help *h, FILE *f, void (*fn)(FILE *, const gt_cli_opt *))
+/* Each option of h (its groups, then --help), for fn(o, user). */
+static void each_opt(const gt_cli_help *h, void (*fn)(const gt_cli_opt *, void *), void *user)
 {
 	for (size_t g = 0; g < sizeof(h->groups) / sizeof(h->groups[0]) && h->groups[g]; g++)
 		for (const gt_cli_opt *o = h->groups[g]->opts; !h->groups[g]->items && o->name; o++)
-			fn(f, o);
-	fn(f, &gt_cli_help_opt);
+			fn(o, user);
+	fn(&gt_cli_help_opt, user);
 }
 
-static void value_case(FILE *f, const gt_cli_opt *o)
+/* A case pattern of the options that pass a test: "-o|--output|--wait". */
+typedef struct pat {
+	char buf[2048];
+	size_t n;
+	int (*want)(const gt_cli_opt *, const void *);
+	const void *arg;
+} pat;
+
+static void pat_add(const gt_cli_opt *o, void *user)
 {
-	if (!o->arg)
+	pat *p = user;
+	if (!p->want(o, p->arg) || p->n >= sizeof(p->buf))
 		return;
-	fputs("\t", f);
-	pattern(f, o);
-	if (o->complete == GT_CLI_WORDS)
-		fprintf(f, ") _gaptrace_words \"%s\" \"$1\"; return ;;\n",
-			o->words_fn ? o->words_fn() : o->words ? o->words : "");
-	else if (kind_name(o->complete))
-		fprintf(f, ") _gaptrace_add %s \"$1\"; return ;;\n", kind_name(o->complete));
+	char b[160];
+	const char *sep = p->n ? "|" : "";
+	if (gt_cli_flags(o, b, sizeof(b))[0] == '-')
+		p->n += (size_t)snprintf(p->buf + p->n, sizeof(p->buf) - p->n, "%s-%c|--%s", sep,
+					 o->key, o->name);
 	else
-		fputs(") return ;; # nothing to offer\n", f);
+		p->n += (size_t)snprintf(p->buf + p->n, sizeof(p->buf) - p->n, "%s--%s", sep,
+					 o->name);
 }
 
-static void long_name(FILE *f, const gt_cli_opt *o)
+static const char *pattern(pat *p, const gt_cli_help *h,
+			   int (*want)(const gt_cli_opt *, const void *), const void *arg)
 {
-	fprintf(f, " --%s", o->name);
+	p->n = 0;
+	p->buf[0] = 0;
+	p->want = want;
+	p->arg = arg;
+	each_opt(h, pat_add, p);
+	return p->buf;
 }
 
-static void takes_value(FILE *f, const gt_cli_opt *o)
+static int takes_value(const gt_cli_opt *o, const void *arg)
 {
-	if (!o->arg)
+	(void)arg;
+	return o->arg != NULL;
+}
+
+static int is_opt(const gt_cli_opt *o, const void *arg)
+{
+	return o == arg;
+}
+
+static int offers_nothing(const gt_cli_opt *o, const void *arg)
+{
+	(void)arg;
+	return o->arg && o->complete != GT_CLI_WORDS && !kind_name(o->complete);
+}
+
+static void long_name(const gt_cli_opt *o, void *user)
+{
+	fprintf(user, " --%s", o->name);
+}
+
+/* The case of an option's value that something completes. */
+static void value_case(const gt_cli_opt *o, void *user)
+{
+	const gt_cli_help *h = ((const void **)user)[0];
+	FILE *f = ((void **)user)[1];
+	pat p;
+	if (!o->arg || offers_nothing(o, NULL))
 		return;
-	fputc('|', f);
-	pattern(f, o);
+	fprintf(f, "\t%s)", pattern(&p, h, is_opt, o));
+	if (o->complete == GT_CLI_WORDS)
+		fprintf(f, " _gaptrace_words \"%s\" \"$1\"", o->words_fn ? o->words_fn() : o->words);
+	else
+		fprintf(f, " _gaptrace_add %s \"$1\"", kind_name(o->complete));
+	fputs("; return ;;\n", f);
 }
 
 /* For a command whose options end at its operand (run): the program and
  * its arguments once past it. */
 static void in_order_scan(const gt_cli_help *h, FILE *f)
 {
-	fputs("\tlocal i=2 w\n\twhile ((i < COMP_CWORD)); do\n\t\tw=${COMP_WORDS[i]}\n"
-	      "\t\tcase $w in\n"
-	      "\t\t--) ((i + 1 == COMP_CWORD)) && _gaptrace_add program \"$1\" ||\n"
-	      "\t\t\t_gaptrace_add file \"$1\"; return ;;\n"
-	      "\t\t=) ((i += 2)); continue ;;\n"
-	      "\t\t__gaptrace_none__",
+	pat p;
+	fputs("\tlocal i=2\n\twhile ((i < COMP_CWORD)); do\n\t\tcase ${COMP_WORDS[i]} in\n"
+	      "\t\t--)\n"
+	      "\t\t\tif ((i + 1 == COMP_CWORD)); then\n"
+	      "\t\t\t\t_gaptrace_add program \"$1\"\n"
+	      "\t\t\telse\n"
+	      "\t\t\t\t_gaptrace_add file \"$1\" # the program's own arguments\n"
+	      "\t\t\tfi\n"
+	      "\t\t\treturn ;;\n",
 	      f);
-	each_opt(h, f, takes_value);
-	fputs(")\n\t\t\t[[ ${COMP_WORDS[i + 1]-} == = ]] && ((i += 3)) || ((i += 2))\n"
-	      "\t\t\tcontinue ;;\n"
-	      "\t\t-*) ((i++)); continue ;;\n"
-	      "\t\t*) _gaptrace_add file \"$1\"; return ;; # the program's own arguments\n"
+	fprintf(f, "\t\t%s)\n", pattern(&p, h, takes_value, NULL));
+	fputs("\t\t\t# its value follows (--opt value, or --opt = value)\n"
+	      "\t\t\tif [[ ${COMP_WORDS[i + 1]-} == = ]]; then ((i += 3)); else ((i += 2)); fi ;;\n"
+	      "\t\t-*) ((i++)) ;;\n"
+	      "\t\t*)\n"
+	      "\t\t\t_gaptrace_add file \"$1\" # the program's own arguments\n"
+	      "\t\t\treturn ;;\n"
 	      "\t\tesac\n\tdone\n",
 	      f);
 }
 
 static void command_fn(const gt_cli_help *h, FILE *f)
 {
+	pat p;
+	const void *ctx[2] = {h, f};
 	fprintf(f, "# _gaptrace_%s CUR PREV: a word of `gaptrace %s`\n_gaptrace_%s()\n{\n",
 		h->name, h->name, h->name);
 	if (h->in_order)
 		in_order_scan(h, f);
 	fputs("\tcase $2 in\n", f);
-	each_opt(h, f, value_case);
+	each_opt(h, value_case, (void *)ctx);
+	if (*pattern(&p, h, offers_nothing, NULL))
+		fprintf(f, "\t%s) return ;; # a value with nothing to offer\n", p.buf);
 	fputs("\tesac\n\tif [[ $1 == -* ]]; then\n\t\t_gaptrace_words \"", f);
-	each_opt(h, f, long_name);
-	fputs(" \" \"$1\"\n\t\treturn\n\tfi\n", f);
+	each_opt(h, long_name, f);
+	fputs("\" \"$1\"\n\t\treturn\n\tfi\n", f);
 	if (kind_name(h->operands))
 		fprintf(f, "\t_gaptrace_add %s \"$1\"\n", kind_name(h->operands));
 	fputs("}\n\n", f);
