@@ -205,6 +205,19 @@ const char *gt_cli_optname(const gt_cli_parser *p)
 	return buf;
 }
 
+void gt_cli_say_path(const char *prefix, const char *path, const char *msg,
+		     int prefix_names_path)
+{
+	size_t l = strlen(path);
+	int named = !strncmp(msg, path, l) && msg[l] == ':';
+	if (named && prefix_names_path)
+		fprintf(stderr, "%s:%s\n", prefix, msg + l + 1);
+	else if (named || prefix_names_path)
+		fprintf(stderr, "%s: %s\n", prefix, msg);
+	else
+		fprintf(stderr, "%s: %s: %s\n", prefix, path, msg);
+}
+
 /* ------------------------------------------------------------ values */
 
 static int bad_value(const gt_cli_parser *p, const char *why)

@@ -23,6 +23,7 @@
 
 #include "cli.h"
 #include "cmds.h"
+#include "report_mem.h"
 #include "gaptrace/format.h"
 
 static struct {
@@ -78,8 +79,7 @@ const gt_cli_help *cmd_dump_help(void)
 
 static void log_problem(void *user, const gt_errinfo *ei)
 {
-	(void)user;
-	fprintf(stderr, "gaptrace dump: warning: %s\n", ei->msg);
+	gt_cli_say_path("gaptrace dump: warning", user, ei->msg, 0); /* user: the path */
 }
 
 static const char *S(const gt_reader *r, uint32_t id)
@@ -505,7 +505,7 @@ static int read_whole(const char *path, uint8_t **out, size_t *outlen)
 	if (!f) {
 		if (fd >= 0)
 			close(fd);
-		fprintf(stderr, "gaptrace dump: %s\n", fd >= 0 ? strerror(errno) : ei.msg);
+		gt_cli_say_path("gaptrace dump", path, fd >= 0 ? strerror(errno) : ei.msg, 0);
 		return 1;
 	}
 	uint8_t *b = NULL;
@@ -724,10 +724,10 @@ static int dump_one(const char *path, long *printed)
 	gt_errinfo ei = {0};
 	gt_reader *r = gt_reader_open(path, &ro, &ei);
 	if (!r) {
-		fprintf(stderr, "gaptrace dump: %s\n", ei.msg);
+		gt_cli_say_path("gaptrace dump", path, ei.msg, 0);
 		return 1;
 	}
-	gt_reader_set_log(r, log_problem, NULL);
+	gt_reader_set_log(r, log_problem, (void *)path);
 	const gt_stream_header *h = gt_reader_header(r);
 	printf("# format %u.%u producer=%u pid=%u host=%s version=\"%s\" devices=%u cmd=\"%s\"\n",
 	       h->major, h->minor, h->producer, h->pid, h->hostname, h->producer_version,
@@ -757,7 +757,7 @@ static int dump_one(const char *path, long *printed)
 	       st->seq_missing, st->bytes, st->dup_frames, st->backward_frames);
 	int ret = 0;
 	if (rc < 0) {
-		fprintf(stderr, "gaptrace dump: %s: %s\n", path, gt_reader_error(r)->msg);
+		gt_cli_say_path("gaptrace dump", path, gt_reader_error(r)->msg, 0);
 		ret = 1;
 	}
 	gt_reader_close(r);
@@ -837,7 +837,7 @@ int cmd_dump(int argc, char **argv)
 			return 1;
 		}
 		if (!npaths) {
-			fprintf(stderr, "gaptrace dump: %s: no .gtrace file in this directory\n", arg);
+			gt_cli_no_traces("gaptrace dump", arg, 0);
 			free(paths);
 			return 1;
 		}

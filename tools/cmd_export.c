@@ -19,6 +19,7 @@
 #include "gaptrace/export.h"
 #include "onecapture.h"
 #include "outfile.h"
+#include "report_mem.h"
 #include "slice.h"
 
 enum { FMT_PERFETTO = 1, FMT_CSV, FMT_JSON, FMT_HTML };
@@ -343,11 +344,7 @@ static size_t readable_traces(const gt_export *x)
 		const char *p = gt_export_trace_path(x, i);
 		gt_errinfo ei;
 		gt_reader_close(gt_reader_open(p, NULL, &ei));
-		size_t l = strlen(p);
-		if (!strncmp(ei.msg, p, l) && ei.msg[l] == ':')
-			fprintf(stderr, "gaptrace export: %s\n", ei.msg);
-		else
-			fprintf(stderr, "gaptrace export: %s: %s\n", p, ei.msg);
+		gt_cli_say_path("gaptrace export", p, ei.msg, 0);
 	}
 	fprintf(stderr, "gaptrace export: no trace could be read\n");
 	return 0;
@@ -381,6 +378,16 @@ static int open_inputs(gt_export **x, const char *const *paths, size_t n)
 	int ret;
 	*x = gt_export_open(paths, n, &opts.eo, &ei);
 	if (!*x) {
+		for (size_t i = 0; i < n; i++) {
+			char **names = NULL;
+			size_t k = 0;
+			gt_errinfo de;
+			if (gt_trace_dir_list(paths[i], &names, &k, &de) == 0 && !k) {
+				gt_cli_no_traces("gaptrace export", paths[i], 0); /* with a hint */
+				return GT_EXIT_NO_INPUT;
+			}
+			gt_trace_dir_free(names, k);
+		}
 		fprintf(stderr, "gaptrace export: %s\n", ei.msg);
 		return GT_EXIT_NO_INPUT;
 	}

@@ -57,11 +57,9 @@ const gt_cli_help *cmd_recover_help(void)
 /* msg as is when it starts with a path it is about, else after the input's. */
 static void say_error(const char *in, const char *out, const char *msg)
 {
-	size_t li = strlen(in), lo = strlen(out);
-	if ((!strncmp(msg, in, li) && msg[li] == ':') || (!strncmp(msg, out, lo) && msg[lo] == ':'))
-		fprintf(stderr, "gaptrace recover: %s\n", msg);
-	else
-		fprintf(stderr, "gaptrace recover: %s: %s\n", in, msg);
+	size_t lo = strlen(out);
+	gt_cli_say_path("gaptrace recover", !strncmp(msg, out, lo) && msg[lo] == ':' ? out : in,
+			msg, 0);
 }
 
 int cmd_recover(int argc, char **argv)

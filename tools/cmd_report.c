@@ -14,6 +14,7 @@
 #include "gaptrace/diagnosis.h"
 #include "onecapture.h"
 #include "outfile.h"
+#include "report_mem.h"
 #include "slice.h"
 
 static struct {
@@ -124,7 +125,7 @@ static int add_inputs(gt_analysis *a, char **paths, int npaths, int *readable)
 		}
 		/* (a trace of another process than --pid's is not read: no warning) */
 		if (n == 0 && !opts.quiet && !opts.slice.pid)
-			fprintf(stderr, "gaptrace report: warning: %s: no .gtrace files\n", paths[i]);
+			gt_cli_no_traces("gaptrace report: warning", paths[i], 0);
 		for (size_t t = before; t < gt_analysis_ntraces(a); t++) {
 			const gt_an_trace *tr = gt_analysis_trace(a, t);
 			if (tr->header_ok)

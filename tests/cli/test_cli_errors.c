@@ -58,7 +58,8 @@ static int run_argv(char *const *args)
 		int e = open("run.err", O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
 			_exit(126);
-		execv(GAPTRACE_BIN, argv);
+		const char *b = getenv("GAPTRACE_TEST_BIN"); /* to run the suite on another build */
+		execv(b && *b ? b : GAPTRACE_BIN, argv);
 		_exit(127);
 	}
 	int status;
@@ -296,6 +297,54 @@ START_TEST(help_command)
 }
 END_TEST
 
+/* ------------------------------------------------------------ messages */
+
+static void write_file(const char *name, const char *text)
+{
+	char p[400];
+	snprintf(p, sizeof(p), "%s/%s", g_tmp, name);
+	FILE *f = fopen(p, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+/* Run in g_tmp with relative names: the messages name what was given. */
+#define IN_TMP() ck_assert_int_eq(chdir(g_tmp), 0)
+
+/* `dump notes.txt` did not name the file (issue 24, item 4). */
+START_TEST(dump_names_the_file)
+{
+	IN_TMP();
+	write_file("notes.txt", "hello\n");
+	EXPECT(1, "gaptrace dump: notes.txt: byte 0: not a gaptrace stream (bad magic)\n", "dump",
+	       "notes.txt");
+	EXPECT(1, "gaptrace dump: missing.gtrace: No such file or directory\n", "dump",
+	       "missing.gtrace");
+}
+END_TEST
+
+/* `report examples/traces`, a folder of trace folders, gave no hint. */
+START_TEST(folder_of_traces_hint)
+{
+	EXPECT(1,
+	       "gaptrace report: warning: " TRACES ": no .gtrace file in this directory; it holds 36 "
+	       "trace directories, such as " TRACES "/compile_ro: give one of them\n"
+	       "gaptrace report: no trace could be read\n",
+	       "report", TRACES);
+	EXPECT(1,
+	       "gaptrace export: " TRACES ": no .gtrace file in this directory; it holds 36 trace "
+	       "directories, such as " TRACES "/compile_ro: give one of them\n",
+	       "export", "-f", "csv", TRACES);
+	IN_TMP();
+	ck_assert_int_eq(mkdir("empty", 0755), 0);
+	EXPECT(1,
+	       "gaptrace report: warning: empty: no .gtrace file in this directory\n"
+	       "gaptrace report: no trace could be read\n",
+	       "report", "empty");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cli_errors");
@@ -307,6 +356,12 @@ int main(void)
 	tcase_add_test(tc, unknown_command_suggests);
 	tcase_add_test(tc, bare_number_same_everywhere);
 	tcase_add_test(tc, counts_and_percentages_same_everywhere);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("messages");
+	tcase_set_timeout(tc, 120);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, dump_names_the_file);
+	tcase_add_test(tc, folder_of_traces_hint);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("help");
 	tcase_set_timeout(tc, 60);
