@@ -295,6 +295,11 @@ int cmd_diff(int argc, char **argv)
 	int ret = parse(argc, argv);
 	if (ret >= 0)
 		return ret;
+	/* an output that cannot be written is said before the analysis, not after */
+	if (opts.output && gt_outfile_check(opts.output, opts.out_flags, entry, sizeof(entry)) < 0) {
+		fprintf(stderr, "gaptrace diff: %s\n", entry);
+		return GT_EXIT_FAILED;
+	}
 	const char *bpath = opts.baseline ? entry : argv[optind];
 	if (opts.baseline && gt_archive_resolve(opts.baseline, entry, sizeof(entry)) < 0) {
 		fprintf(stderr, "gaptrace diff: --baseline %s: %s\n", opts.baseline, entry);

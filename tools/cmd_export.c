@@ -488,6 +488,14 @@ int cmd_export(int argc, char **argv)
 		fprintf(stderr, "gaptrace export: --report applies to csv and json only\n");
 		return 2;
 	}
+	/* an output that cannot be written is said before the analysis, not after
+	 * (a directory of csv tables is made later, when there are tables) */
+	char why[GT_OUTFILE_ERRLEN];
+	if (opts.output && !tables_to_dir() &&
+	    gt_outfile_check(opts.output, opts.out_flags, why, sizeof(why)) < 0) {
+		fprintf(stderr, "gaptrace export: %s\n", why);
+		return GT_EXIT_FAILED;
+	}
 	opts.eo.analysis.log = log_problem;
 	ret = gt_slice_resolve(&opts.slice, &opts.eo.analysis, (const char *const *)argv + optind,
 			       (size_t)(argc - optind), "gaptrace export");

@@ -250,6 +250,11 @@ int cmd_report(int argc, char **argv)
 	gt_outfile of;
 	if ((ret = parse(argc, argv)) >= 0)
 		return ret;
+	/* an output that cannot be written is said before the analysis, not after */
+	if (opts.output && gt_outfile_check(opts.output, opts.out_flags, why, sizeof(why)) < 0) {
+		fprintf(stderr, "gaptrace report: %s\n", why);
+		return GT_EXIT_FAILED;
+	}
 	if (opts.ro.top_gaps && opts.ro.top_gaps > 20)
 		opts.ao.top_gaps = opts.ro.top_gaps;
 	opts.ao.log = log_problem;

@@ -345,6 +345,26 @@ START_TEST(folder_of_traces_hint)
 }
 END_TEST
 
+/* `report -o DIR` was refused only after the analysis: the output is
+ * checked first, so a missing input is not even looked at. */
+START_TEST(output_checked_first)
+{
+	IN_TMP();
+	ck_assert_int_eq(mkdir("outdir", 0755), 0);
+	const char *why = "outdir: is a directory; not replaced (outputs are regular files, or a "
+			  "character device or FIFO written in place)\n";
+	char want[512];
+	snprintf(want, sizeof(want), "gaptrace report: %s", why);
+	EXPECT(3, want, "report", "-o", "outdir", "no-such-trace");
+	snprintf(want, sizeof(want), "gaptrace diff: %s", why);
+	EXPECT(3, want, "diff", "-o", "outdir", "no-such-base", "no-such-new");
+	snprintf(want, sizeof(want), "gaptrace export: %s", why);
+	EXPECT(3, want, "export", "-f", "html", "-o", "outdir", "no-such-trace");
+	EXPECT(3, "gaptrace report: nodir/r.txt: No such file or directory\n", "report",
+	       "-o", "nodir/r.txt", "no-such-trace");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cli_errors");
@@ -362,6 +382,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, dump_names_the_file);
 	tcase_add_test(tc, folder_of_traces_hint);
+	tcase_add_test(tc, output_checked_first);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("help");
 	tcase_set_timeout(tc, 60);
