@@ -3,6 +3,7 @@
  * gaptrace history: list the runs of an archive (gaptrace run --archive,
  * gaptrace archive) with their headline numbers, oldest first.
  */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +25,10 @@ static const gt_cli_opt history_opts[] = {
 static const gt_cli_group history_group = {"options", NULL, history_opts, 0};
 
 static const gt_cli_opt history_exits[] = {
-	GT_ITEM("0", "the list was written (an empty archive lists nothing)"),
-	GT_ITEM("1", "ARCHIVE cannot be read"),
+	GT_ITEM("0", "the list was written (an empty directory is an empty archive: nothing is "
+		     "listed)"),
+	GT_ITEM("1", "ARCHIVE cannot be read, or is not a run archive (a directory of "
+		     "anything but entries): nothing is printed on stdout"),
 	GT_ITEM("2", "bad usage"),
 	GT_ITEM("3", "this build cannot read reports (it needs libcjson)"),
 	{0},
@@ -36,9 +39,12 @@ static const gt_cli_help history_help = {
 	.summary = "list the runs of an archive with their headline numbers",
 	.usage = {"[options] ARCHIVE"},
 	.text = "List the archived runs of ARCHIVE (written by gaptrace run --archive or "
-		"gaptrace archive), oldest first: the entry, when it was captured, the GPU, the "
+		"gaptrace archive), oldest first by when they were captured (an entry whose report "
+		"cannot be read, by when it was archived): the entry, when it was captured, the "
+		"GPU, the "
 		"wall time (the longest GPU window), how busy the GPUs were, the largest finding "
-		"and the command. Compare two with gaptrace diff ENTRY ENTRY, or the latest with "
+		"and the command. Compare two with gaptrace diff ENTRY ENTRY, or the latest (the "
+		"last listed) with "
 		"gaptrace diff --baseline ARCHIVE NEW.",
 	.groups = {&history_group},
 	.exits = history_exits,
@@ -89,6 +95,39 @@ static void list_entry(const char *dir, const char *name)
 	gt_diff_stats_free(s);
 }
 
+/* An archive without entries: an empty directory is an empty archive
+ * (nothing listed, exit 0); anything else is not an archive (it printed a
+ * header as if it were one). */
+static int no_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int others = 0;
+	while (d && (e = readdir(d)) != NULL)
+		others += e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	if (!others) {
+		fprintf(stderr, "gaptrace history: %s: no run archived yet\n", dir);
+		return GT_EXIT_OK;
+	}
+	char first[4096];
+	size_t dirs, entries;
+	gt_cli_dir_contents(dir, &dirs, &entries, first, sizeof(first));
+	if (dirs)
+		fprintf(stderr,
+			"gaptrace history: %s: not a run archive (no entry with a report.json); it "
+			"holds %zu trace %s, such as %s: file one with `gaptrace archive --to "
+			"ARCHIVE %s`, or run with `gaptrace run --archive ARCHIVE`\n",
+			dir, dirs, gt_plural(dirs, "directory", "directories"), first, first);
+	else
+		fprintf(stderr,
+			"gaptrace history: %s: not a run archive (no entry with a report.json; "
+			"gaptrace run --archive and gaptrace archive make them)\n",
+			dir);
+	return GT_EXIT_NO_INPUT;
+}
+
 int cmd_history(int argc, char **argv)
 {
 	gt_cli_parser p;
@@ -117,6 +156,10 @@ int cmd_history(int argc, char **argv)
 	if (n < 0) {
 		fprintf(stderr, "gaptrace history: %s: %m\n", argv[optind]);
 		return GT_EXIT_NO_INPUT;
+	}
+	if (n == 0) {
+		free(names);
+		return no_entries(argv[optind]);
 	}
 	printf("%-36s %-19s %-16s %10s %6s  %-22s %s\n", "ENTRY", "CAPTURED (UTC)", "GPU", "WALL",
 	       "BUSY", "TOP FINDING", "COMMAND");

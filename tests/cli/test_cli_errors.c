@@ -345,6 +345,27 @@ START_TEST(folder_of_traces_hint)
 }
 END_TEST
 
+/* `history examples/traces` printed a header for a folder that is no
+ * archive; an empty folder is an empty archive. */
+START_TEST(history_not_an_archive)
+{
+	EXPECT(1,
+	       "gaptrace history: " TRACES ": not a run archive (no entry with a report.json); it "
+	       "holds 36 trace directories, such as " TRACES "/compile_ro: file one with `gaptrace "
+	       "archive --to ARCHIVE " TRACES "/compile_ro`, or run with `gaptrace run --archive "
+	       "ARCHIVE`\n",
+	       "history", TRACES);
+	IN_TMP();
+	ck_assert_int_eq(mkdir("runs", 0755), 0);
+	EXPECT(0, "gaptrace history: runs: no run archived yet\n", "history", "runs");
+	write_file("runs/notes.txt", "x");
+	EXPECT(1,
+	       "gaptrace history: runs: not a run archive (no entry with a report.json; gaptrace "
+	       "run --archive and gaptrace archive make them)\n",
+	       "history", "runs");
+}
+END_TEST
+
 /* `report -o DIR` was refused only after the analysis: the output is
  * checked first, so a missing input is not even looked at. */
 START_TEST(output_checked_first)
@@ -365,6 +386,30 @@ START_TEST(output_checked_first)
 }
 END_TEST
 
+/* The entry's path `gaptrace archive` prints, without its newline. */
+static void archive(const char *trace, char *entry, size_t cap)
+{
+	ck_assert_int_eq(GT("archive", "-q", "--to", "runs", trace), 0);
+	snprintf(entry, cap, "%.*s", (int)strcspn(R.out, "\n"), R.out);
+}
+
+/* history said "oldest first" and sorted by archive time. */
+START_TEST(history_oldest_capture_first)
+{
+	IN_TMP();
+	char late[512], early[512];
+	/* archived first, captured last (2026-12-02 23:48 UTC), then the other way */
+	archive(TRACES "/conv_train", late, sizeof(late));
+	archive(TRACES "/item_metric", early, sizeof(early));
+	ck_assert_int_eq(GT("history", "runs"), 0);
+	const char *a = strstr(R.out, "item_metric.py"), *b = strstr(R.out, "conv_train.py");
+	ck_assert_msg(a && b && a < b, "not oldest capture first:\n%s", R.out);
+	ck_assert(strstr(R.out, " 2026-12-02 11:47:18 ") && strstr(R.out, " 2026-12-02 23:48:39 "));
+	ck_assert_int_eq(GT("history", "-n", "1", "runs"), 0); /* the latest: the last captured */
+	ck_assert(strstr(R.out, "conv_train.py") && !strstr(R.out, "item_metric.py"));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cli_errors");
@@ -382,7 +427,9 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, dump_names_the_file);
 	tcase_add_test(tc, folder_of_traces_hint);
+	tcase_add_test(tc, history_not_an_archive);
 	tcase_add_test(tc, output_checked_first);
+	tcase_add_test(tc, history_oldest_capture_first);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("help");
 	tcase_set_timeout(tc, 60);
