@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "archive.h"
@@ -173,18 +174,25 @@ static int parse(int argc, char **argv)
 	return -1;
 }
 
-/* A JSON report: a regular file that starts with '{'. */
+/* A JSON report: a regular file named *.json, or that starts like JSON.
+ * A broken report must be said to be one, not read as a trace (it was:
+ * "not a gaptrace stream (bad magic)"). */
 static int is_json_file(const char *path)
 {
 	struct stat st;
 	int c = EOF;
-	FILE *f = stat(path, &st) == 0 && S_ISREG(st.st_mode) ? fopen(path, "rb") : NULL;
+	size_t n = strlen(path);
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return 0;
+	if (n > 5 && !strcasecmp(path + n - 5, ".json"))
+		return 1;
+	FILE *f = fopen(path, "rb");
 	if (!f)
 		return 0;
 	while ((c = fgetc(f)) == ' ' || c == '\n' || c == '\t' || c == '\r')
 		;
 	fclose(f);
-	return c == '{';
+	return c == '{' || c == '[';
 }
 
 /* What a side is read from: its JSON report, or traces (a trace directory,
@@ -267,6 +275,67 @@ static int load_sides(const char *bpath, const char *npath, gt_diff_stats **b,
 	return ret ? ret : load_side("NEW", npath, nsrc, nj, n);
 }
 
+/* The program of a command line: the binary's name and, when the next word
+ * is not an option, that word (the script of python3 train.py). "" unknown. */
+static void program_of(const char *cmdline, char *buf, size_t cap)
+{
+	const char *p = cmdline ? cmdline : "";
+	size_t l = strcspn(p, " ");
+	const char *base = memrchr(p, '/', l);
+	base = base ? base + 1 : p;
+	const char *next = p + l;
+	while (*next == ' ')
+		next++;
+	size_t nl = *next && *next != '-' ? strcspn(next, " ") : 0;
+	snprintf(buf, cap, "%.*s%s%.*s", (int)(p + l - base), base, nl ? " " : "", (int)nl, next);
+}
+
+/* A side's GPUs: "NVIDIA H200", "2 x NVIDIA H200", "NVIDIA H100, NVIDIA H200". */
+static void gpus_of(const gt_diff_stats *s, char *buf, size_t cap)
+{
+	size_t same = 0, n = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < s->ngpus; i++)
+		same += !strcmp(s->gpus[i].name, s->gpus[0].name);
+	if (s->ngpus > 1 && same == s->ngpus) {
+		snprintf(buf, cap, "%zu x %s", s->ngpus, s->gpus[0].name);
+		return;
+	}
+	for (size_t i = 0; i < s->ngpus && n < cap; i++)
+		n += (size_t)snprintf(buf + n, cap - n, "%s%s", i ? ", " : "", s->gpus[i].name);
+}
+
+/* Two runs of different programs, or on different GPUs, compare little of
+ * what a regression is: say so before the diff (--baseline picks BASE by
+ * itself: name what it picked). */
+static void caution(const gt_diff_stats *b, const gt_diff_stats *n, const char *entry)
+{
+	char pb[256], pn[256], gb[512], gn[512], what[1400] = "";
+	program_of(b->cmdline, pb, sizeof(pb));
+	program_of(n->cmdline, pn, sizeof(pn));
+	gpus_of(b, gb, sizeof(gb));
+	gpus_of(n, gn, sizeof(gn));
+	int prog = *pb && *pn && strcmp(pb, pn), gpu = *gb && *gn && strcmp(gb, gn);
+	if (!prog && !gpu)
+		return;
+	if (prog)
+		snprintf(what, sizeof(what), "different programs (BASE %s, NEW %s)", pb, pn);
+	if (gpu) {
+		size_t l = strlen(what);
+		snprintf(what + l, sizeof(what) - l, "%son different GPUs (BASE %s, NEW %s)",
+			 prog ? " " : "", gb, gn);
+	}
+	fprintf(stderr,
+		"gaptrace diff: warning: BASE and NEW ran %s: what changed may be the %s, not a "
+		"regression",
+		what, prog && gpu ? "program or the GPU" : prog ? "program" : "GPU");
+	if (opts.baseline)
+		fprintf(stderr, "; --baseline took %s, the latest run of %s (--baseline %s/ENTRY "
+				"takes another; gaptrace history %s lists them)",
+			entry, opts.baseline, opts.baseline, opts.baseline);
+	fputc('\n', stderr);
+}
+
 static int write_diff(const gt_diff *d)
 {
 	gt_outfile of;
@@ -307,6 +376,7 @@ int cmd_diff(int argc, char **argv)
 	}
 	if ((ret = load_sides(bpath, argv[argc - 1], &base, &new_)))
 		goto out;
+	caution(base, new_, bpath);
 	d = gt_diff_new(base, new_, &opts.diff);
 	if (!d) {
 		fprintf(stderr, "gaptrace diff: out of memory\n");

@@ -366,6 +366,31 @@ START_TEST(history_not_an_archive)
 }
 END_TEST
 
+/* `diff bad.json` read a broken JSON report as a trace and printed its
+ * path twice. */
+START_TEST(diff_broken_report)
+{
+	IN_TMP();
+	write_file("bad.json", "{\"schema\": \"gaptrace.report/1\", \"gpus\": [");
+	EXPECT(1,
+	       "gaptrace diff: BASE bad.json: not a JSON report: its JSON ends early, after 41 "
+	       "bytes (cut short?)\n",
+	       "diff", "bad.json", TRACES "/item_metric");
+	write_file("empty.json", "");
+	EXPECT(1, "gaptrace diff: NEW empty.json: not a JSON report: the file is empty\n", "diff",
+	       TRACES "/item_metric", "empty.json");
+	write_file("list.json", "[1, 2]");
+	EXPECT(1, "gaptrace diff: BASE list.json: not a JSON report: its JSON is not an object\n",
+	       "diff", "list.json", TRACES "/item_metric");
+	/* a file that is no trace: its path once */
+	write_file("notes.txt", "hello\n");
+	EXPECT(1,
+	       "gaptrace diff: BASE notes.txt: byte 0: not a gaptrace stream (bad magic)\n"
+	       "gaptrace diff: BASE notes.txt: no trace could be read\n",
+	       "diff", "notes.txt", TRACES "/item_metric");
+}
+END_TEST
+
 /* `report -o DIR` was refused only after the analysis: the output is
  * checked first, so a missing input is not even looked at. */
 START_TEST(output_checked_first)
@@ -410,6 +435,41 @@ START_TEST(history_oldest_capture_first)
 }
 END_TEST
 
+/* diff --baseline compared two programs (or GPUs) without a word. */
+START_TEST(diff_cautions_other_program_or_gpu)
+{
+	IN_TMP();
+	char late[512], early[512], want[2048];
+	archive(TRACES "/conv_train", late, sizeof(late));
+	archive(TRACES "/item_metric", early, sizeof(early));
+	/* --baseline takes the latest captured run, and says so when the programs differ */
+	snprintf(want, sizeof(want),
+		 "gaptrace diff: warning: BASE and NEW ran different programs (BASE python3 "
+		 "examples/torch/conv_train.py, NEW python3 examples/torch/item_metric.py): what "
+		 "changed may be the program, not a regression; --baseline took %s, the latest run "
+		 "of runs (--baseline runs/ENTRY takes another; gaptrace history runs lists them)\n",
+		 late);
+	ck_assert_int_eq(GT("diff", "--baseline", "runs", TRACES "/item_metric"), 0);
+	ck_assert_str_eq(R.err, want);
+	ck_assert_int_eq(GT("diff", "--baseline", "runs", TRACES "/conv_host"), 0);
+	ck_assert_str_eq(R.err, ""); /* the same program: nothing to say */
+	/* another GPU: a saved report renamed */
+	ck_assert_int_eq(GT("report", "--json", "-o", "a.json", TRACES "/item_metric"), 0);
+	char path[400], *json = malloc(1 << 24);
+	ck_assert_ptr_nonnull(json);
+	snprintf(path, sizeof(path), "%s/a.json", g_tmp);
+	slurp(path, json, 1 << 24);
+	for (char *p = json; (p = strstr(p, "NVIDIA H200")) != NULL; p++)
+		memcpy(p, "NVIDIA H100", 11);
+	write_file("b.json", json);
+	free(json);
+	ck_assert_int_eq(GT("diff", "b.json", "a.json"), 0);
+	ck_assert_str_eq(R.err, "gaptrace diff: warning: BASE and NEW ran on different GPUs (BASE "
+				"NVIDIA H100, NEW NVIDIA H200): what changed may be the GPU, not a "
+				"regression\n");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cli_errors");
@@ -428,8 +488,10 @@ int main(void)
 	tcase_add_test(tc, dump_names_the_file);
 	tcase_add_test(tc, folder_of_traces_hint);
 	tcase_add_test(tc, history_not_an_archive);
+	tcase_add_test(tc, diff_broken_report);
 	tcase_add_test(tc, output_checked_first);
 	tcase_add_test(tc, history_oldest_capture_first);
+	tcase_add_test(tc, diff_cautions_other_program_or_gpu);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("help");
 	tcase_set_timeout(tc, 60);
