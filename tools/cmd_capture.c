@@ -118,6 +118,60 @@ static int find_peer(const char *list, uint32_t pid, char *path, size_t cap, uin
 	return 0;
 }
 
+/* The value of " KEY=" in line[0..len), as a string of at most cap - 1. */
+static const char *field(const char *line, size_t len, const char *key, char *buf, size_t cap)
+{
+	char k[32];
+	snprintf(k, sizeof(k), " %s=", key);
+	const char *p = memmem(line, len, k, strlen(k));
+	size_t n = 0;
+	if (p) {
+		p += strlen(k);
+		n = strcspn(p, strcmp(key, "file") ? " \n" : "\n"); /* a path may hold spaces */
+	}
+	snprintf(buf, cap, "%.*s", (int)n, p ? p : "");
+	return buf;
+}
+
+/* One "peer ..." line of a `list` answer as a row (the header before the
+ * first, *n counting them); other lines are skipped. */
+static void peer_row(const char *l, size_t len, int *n)
+{
+	unsigned pid;
+	char state[16], kinds[160], fr[24], rec[24], gaps[24], file[600];
+	if (sscanf(l, "peer %u %15s", &pid, state) != 2)
+		return;
+	if (!(*n)++)
+		printf("%-8s %-9s %10s %12s %8s  %-28s %s\n", "PID", "STATE", "FRAMES", "RECORDS",
+		       "MISSING", "KINDS", "TRACE");
+	printf("%-8u %-9s %10s %12s %8s  %-28s %s\n", pid, state,
+	       field(l, len, "frames", fr, sizeof(fr)), field(l, len, "records", rec, sizeof(rec)),
+	       field(l, len, "gaps", gaps, sizeof(gaps)),
+	       field(l, len, "kinds", kinds, sizeof(kinds)),
+	       field(l, len, "file", file, sizeof(file)));
+}
+
+/* --list: the connected processes as a table (the collector's `list`
+ * answer is a protocol: "peer PID STATE kinds=... file=...", then "ok N"). */
+static int list(const char *ctl, const char *sock, char *reply, size_t cap)
+{
+	if (ask(ctl, "list", reply, cap) < 0)
+		return 1;
+	int n = 0;
+	for (const char *l = reply; *l;) {
+		size_t len = strcspn(l, "\n");
+		peer_row(l, len, &n);
+		l += len + (l[len] == '\n');
+	}
+	if (!n)
+		fprintf(stderr,
+			"gaptrace capture: no process is connected to the collector at %s (a "
+			"process connects when it initializes CUDA with CUDA_INJECTION64_PATH set; "
+			"with GAPTRACE_DORMANT=1 it waits, recording nothing, until captured)\n",
+			sock);
+	return fflush(stdout) == 0 ? 0 : 1;
+}
+
 static void sleep_ms(int ms)
 {
 	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
@@ -194,12 +248,8 @@ int cmd_capture(int argc, char **argv)
 		return 1;
 	}
 	static char reply[1 << 20]; /* a `list` of thousands of producers fits */
-	if (opts.list) {
-		if (ask(ctl, "list", reply, sizeof(reply)) < 0)
-			return 1;
-		fputs(reply, stdout);
-		return 0;
-	}
+	if (opts.list)
+		return list(ctl, sock, reply, sizeof(reply));
 
 	char req[256], path[512] = "";
 	uint64_t f0 = 0, r0 = 0, f1, r1;

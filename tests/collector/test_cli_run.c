@@ -696,6 +696,21 @@ START_TEST(collector_and_capture)
 	char ctl[400], reply[4096] = "", want[64];
 	snprintf(ctl, sizeof(ctl), "%s/s/control.sock", g_tmp);
 	wait_collector(ctl);
+	/* nobody connected yet: said in words, not the protocol's "ok 0" (issue 24) */
+	char *list0[] = {GAPTRACE_BIN, "capture", "--list", "--socket", sock, NULL};
+	ck_assert_int_eq(run(list0, "listout", "err"), 0);
+	char *got = slurp("listout", NULL);
+	ck_assert_str_eq(got, "");
+	free(got);
+	char want0[1024];
+	snprintf(want0, sizeof(want0),
+		 "gaptrace capture: no process is connected to the collector at %s (a process "
+		 "connects when it initializes CUDA with CUDA_INJECTION64_PATH set; with "
+		 "GAPTRACE_DORMANT=1 it waits, recording nothing, until captured)\n",
+		 sock);
+	got = slurp("err", NULL);
+	ck_assert_str_eq(got, want0);
+	free(got);
 	setenv("GAPTRACE_SOCKET", sock, 1);
 	setenv("GAPTRACE_DORMANT", "1", 1);
 	char *prod[] = {FAKE_PRODUCER, "--run-ms", "4000", "--rows", "5", NULL};
@@ -727,8 +742,14 @@ START_TEST(collector_and_capture)
 
 	char *list[] = {GAPTRACE_BIN, "capture", "--list", "--socket", sock, NULL};
 	ck_assert_int_eq(run(list, "listout", "err"), 0);
-	snprintf(want, sizeof(want), "peer %d dormant", (int)ppid);
+	/* a table, not the protocol's lines */
+	ck_assert(file_has("listout", "PID      STATE         FRAMES      RECORDS  MISSING  KINDS     "
+				      "                   TRACE\n"));
+	snprintf(want, sizeof(want), "\n%-8d dormant   ", (int)ppid);
+	ck_assert_msg(file_has("listout", want), "no row for the producer");
+	snprintf(want, sizeof(want), " d/%d.gtrace\n", (int)ppid);
 	ck_assert(file_has("listout", want));
+	ck_assert(!file_has("listout", "ok ") && !file_has("listout", "peer "));
 
 	char *bad[] = {GAPTRACE_BIN, "capture", "--pid", "999999", "--socket", sock, NULL};
 	ck_assert_int_eq(run(bad, "out", "err"), 1);
