@@ -41,10 +41,10 @@ static const gt_cli_help archive_help = {
 	.text = "Archive a run: analyze TRACE (a trace directory or .gtrace file) and store its "
 		"JSON report, a meta file (command line, host, GPUs, driver, git revision of the "
 		"current directory) and the trace itself when it fits the size budget as "
-		"ARCHIVE/YYYYmmdd-HHMMSS-HOST-PROGRAM/ (UTC). gaptrace run --archive does the "
-		"same at the end of a run; this command is for traces written by the injection "
-		"library alone (CUDA_INJECTION64_PATH, GAPTRACE_OUTPUT). List the archive with "
-		"gaptrace history, compare with gaptrace diff --baseline.",
+		"ARCHIVE/YYYYmmdd-HHMMSS-HOST-PROGRAM/ (UTC). gaptrace run --archive does the same "
+		"at the end of a run; this command is for traces written by the injection library "
+		"alone (CUDA_INJECTION64_PATH, GAPTRACE_OUTPUT). List the archive with gaptrace "
+		"history, compare with gaptrace diff --baseline.",
 	.groups = {&archive_group},
 	.exits = archive_exits,
 	.examples = {"GAPTRACE_OUTPUT=/tmp/t CUDA_INJECTION64_PATH=.../libgaptrace_inject.so ./train",

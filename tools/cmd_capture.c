@@ -44,8 +44,7 @@ static const gt_cli_group capture_group = {"options", NULL, capture_opts, 0};
 
 static const gt_cli_opt capture_exits[] = {
 	GT_ITEM("0", "captured (also when the process left before the end: what it sent is in its "
-		     "trace); "
-		     "--list: listed"),
+		     "trace); --list: listed"),
 	GT_ITEM("1", "the collector could not be reached, or PID is not connected to it"),
 	GT_ITEM("2", "bad usage"),
 	{0},
@@ -55,12 +54,12 @@ static const gt_cli_help capture_help = {
 	.name = "capture",
 	.summary = "capture a live process through the collector for a while",
 	.usage = {"--pid PID [options]", "--list [--socket PATH]"},
-	.text = "Capture a running process through a running `gaptrace collector`: arm it, "
-		"wait, disarm it, print where its trace is (stdout) and the diagnosis of the "
-		"window captured (stderr; `gaptrace report --capture-window N TRACE` reads "
-		"window N again: a process captured twice has both in one trace). It must run "
-		"with the injection library (CUDA_INJECTION64_PATH); start it with "
-		"GAPTRACE_DORMANT=1 and it costs nothing until armed.\n\n"
+	.text = "Capture a running process through a running `gaptrace collector`: arm it, wait, "
+		"disarm it, print where its trace is (stdout) and the diagnosis of the window "
+		"captured (stderr; `gaptrace report --capture-window N TRACE` reads window N "
+		"again: a process captured twice has both in one trace). It must run with the "
+		"injection library (CUDA_INJECTION64_PATH); start it with GAPTRACE_DORMANT=1 and "
+		"it costs nothing until armed.\n\n"
 		"Ctrl-C ends the capture early (the process keeps running).",
 	.groups = {&capture_group},
 	.exits = capture_exits,

@@ -20,7 +20,7 @@
 static struct {
 	const char *dir;
 	const char *socket;
-	unsigned int nvml_hz, nvml_proc_hz, gpm_hz;
+	gt_cli_sampling rate; /* --nvml-hz, --nvml-proc-hz, --gpm-hz */
 	int dormant;
 	uint32_t kinds;
 	int share_group;
@@ -28,7 +28,7 @@ static struct {
 	int verbosity; /* 0 quiet, 1 normal, 2 verbose */
 } opts;
 
-enum { OPT_NVML_HZ = 1, OPT_DORMANT, OPT_NVML_PROC_HZ, OPT_GROUP, OPT_GPM_HZ };
+enum { OPT_DORMANT = 1, OPT_GROUP };
 
 static const gt_cli_opt collector_opts[] = {
 	GT_OPT('d', "dir", "DIR", "trace directory (default gaptrace-YYYYmmdd-HHMMSS)",
@@ -38,16 +38,6 @@ static const gt_cli_opt collector_opts[] = {
 	       "$XDG_RUNTIME_DIR/gaptrace/collector.sock, else /tmp/gaptrace-<uid>/collector.sock, "
 	       "which is where an injected process looks when GAPTRACE_SOCKET is unset",
 	       .complete = GT_CLI_FILE),
-	GT_OPT(OPT_NVML_HZ, "nvml-hz", "N",
-	       "NVML samples per second per GPU of clocks, power, temperature, utilization, "
-	       "throttle "
-	       "reasons (default 10, 0 = no NVML at all)"),
-	GT_OPT(OPT_NVML_PROC_HZ, "nvml-proc-hz", "N",
-	       "per-process utilization, memory, violation counters and energy per second (default "
-	       "1, at most --nvml-hz)"),
-	GT_OPT(OPT_GPM_HZ, "gpm-hz", "N",
-	       "GPM hardware counters (SM activity and occupancy, tensor/FP pipes, DRAM, PCIe, "
-	       "NVLink) per second per GPU, Hopper or newer (default 10, at most 10, 0 = off)"),
 	GT_OPT(OPT_DORMANT, "dormant", NULL,
 	       "producers connect dormant (capture nothing) until armed with `gaptrace capture`"),
 	GT_OPT('k', "kinds", "K",
@@ -56,8 +46,7 @@ static const gt_cli_opt collector_opts[] = {
 	       .complete = GT_CLI_WORDS, .words = GT_CLI_KINDS_WORDS),
 	GT_OPT(OPT_GROUP, "group", "NAME",
 	       "share the traces with group NAME (a name or a gid you are in): DIR 0750, files "
-	       "0640, "
-	       "owned by that group",
+	       "0640, owned by that group",
 	       .complete = GT_CLI_GROUP),
 	GT_OPT('v', "verbose", NULL, "log connection details"),
 	GT_OPT('q', "quiet", NULL, "print errors only"),
@@ -76,12 +65,12 @@ static const gt_cli_help collector_help = {
 	.name = "collector",
 	.summary = "run the side-car collector (daemon)",
 	.usage = {"[options]"},
-	.text = "Run the side-car collector. Traced processes (libgaptrace_inject.so) connect "
-		"to its socket; each gets DIR/<pid>.gtrace, written frame by frame, and the GPUs "
-		"are sampled through NVML into DIR/nvml.gtrace. One line is printed per process "
-		"connecting and leaving. Runs until SIGINT or SIGTERM. Traces are private: DIR "
-		"is created 0700 and the files 0600 (see --group).",
-	.groups = {&collector_group},
+	.text = "Run the side-car collector. Traced processes (libgaptrace_inject.so) connect to "
+		"its socket; each gets DIR/<pid>.gtrace, written frame by frame, and the GPUs are "
+		"sampled through NVML into DIR/nvml.gtrace. One line is printed per process "
+		"connecting and leaving. Runs until SIGINT or SIGTERM. Traces are private: DIR is "
+		"created 0700 and the files 0600 (see --group).",
+	.groups = {&collector_group, &gt_sampling_group},
 	.notes = "The control socket control.sock beside the producer socket takes `list`, "
 		 "`stats`, `arm`, `disarm`, `flush` (see collector/README.md).",
 	.exits = collector_exits,
@@ -151,9 +140,7 @@ int cmd_collector(int argc, char **argv)
 	int c, ret = 1;
 	char defdir[64];
 	memset(&opts, 0, sizeof(opts));
-	opts.nvml_hz = GT_NVML_DEFAULT_HZ;
-	opts.nvml_proc_hz = GT_NVML_DEFAULT_SLOW_HZ;
-	opts.gpm_hz = GT_GPM_DEFAULT_HZ;
+	gt_sampling_init(&opts.rate);
 	opts.kinds = GT_KIND_DEFAULT;
 	opts.verbosity = 1;
 	gt_cli_parser_init(&p, &collector_help);
@@ -163,32 +150,21 @@ int cmd_collector(int argc, char **argv)
 		case GT_CLI_BAD: return 2;
 		case 'd': opts.dir = optarg; break;
 		case 's': opts.socket = optarg; break;
-		case OPT_NVML_HZ:
-		case OPT_NVML_PROC_HZ:
-			if (parse_nvml_hz(&p, c == OPT_NVML_HZ ? 0 : 1,
-					  c == OPT_NVML_HZ ? &opts.nvml_hz : &opts.nvml_proc_hz) < 0)
-				return 2;
-			break;
 		case OPT_DORMANT: opts.dormant = 1; break;
-		case OPT_GPM_HZ:
-			if (parse_gpm_hz(&p, &opts.gpm_hz) < 0)
+		case OPT_GROUP:
+			if (parse_group(&p, &opts.gid) < 0)
 				return 2;
-			break;
-		case OPT_GROUP: {
-			char why[256];
-			if (gt_group_parse(optarg, &opts.gid, why, sizeof(why)) < 0) {
-				fprintf(stderr, "gaptrace collector: --group: %s\n", why);
-				return 2;
-			}
 			opts.share_group = 1;
 			break;
-		}
 		case 'k':
 			if (parse_kinds(&p, &opts.kinds) < 0)
 				return 2;
 			break;
 		case 'v': opts.verbosity = 2; break;
 		case 'q': opts.verbosity = 0; break;
+		default:
+			if (gt_sampling_parse(&opts.rate, &p, c) < 0)
+				return 2;
 		}
 	}
 	if (optind != argc)
@@ -207,10 +183,10 @@ int cmd_collector(int argc, char **argv)
 		.socket_path = opts.socket,
 		.kinds = opts.kinds,
 		.dormant = opts.dormant,
-		.nvml_hz = opts.nvml_hz,
-		.nvml_proc_hz = opts.nvml_proc_hz,
-		.gpm_hz = opts.gpm_hz,
-		.gpm_off = opts.gpm_hz == 0,
+		.nvml_hz = opts.rate.nvml_hz,
+		.nvml_proc_hz = opts.rate.nvml_proc_hz,
+		.gpm_hz = opts.rate.gpm_hz,
+		.gpm_off = opts.rate.gpm_hz == 0,
 		.nvml_lib = getenv("GAPTRACE_NVML_PATH"),
 		.log = log_line,
 		.on_peer = on_peer,

@@ -43,8 +43,7 @@ static const gt_cli_opt diff_opts[] = {
 	       .complete = GT_CLI_DIR),
 	GT_OPT(OPT_GATE, "gate", "PCT",
 	       "exit 4 when NEW is slower than BASE by more than PCT on a GPU (e.g. 5%) and that "
-	       "is "
-	       "not within the run-to-run spread"),
+	       "is not within the run-to-run spread"),
 	GT_OPT('j', "json", NULL, "the diff as JSON (schema " GT_DIFF_SCHEMA ")"),
 	GT_OPT(OPT_HTML, "html", NULL, "the diff as a self-contained HTML page"),
 	GT_OPT('o', "output", "FILE", "write to FILE instead of stdout", .complete = GT_CLI_FILE),
@@ -82,19 +81,19 @@ static const gt_cli_help diff_help = {
 	.name = "diff",
 	.summary = "compare two runs: what got slower and why; a gate for CI",
 	.usage = {"[options] BASE NEW", "[options] --baseline ARCHIVE[/ENTRY] NEW"},
-	.text = "Compare two runs and say what changed, per GPU: the time per step, per "
-		"period or per unit of GPU work, wall time, utilization, each idle cause, each "
-		"finding (appeared / gone / grew / shrank), the kernels by added time, copies "
-		"(bytes, bandwidth, pageable share), launch latency and losses. The first line "
-		"is the verdict: how much slower or faster NEW is and the cause that grew most, "
-		"and whether that is within the run-to-run spread the runs show. BASE and NEW "
-		"are trace directories, .gtrace files, JSON reports (gaptrace report --json) or "
+	.text = "Compare two runs and say what changed, per GPU: the time per step, per period or "
+		"per unit of GPU work, wall time, utilization, each idle cause, each finding "
+		"(appeared / gone / grew / shrank), the kernels by added time, copies (bytes, "
+		"bandwidth, pageable share), launch latency and losses. The first line is the "
+		"verdict: how much slower or faster NEW is and the cause that grew most, and "
+		"whether that is within the run-to-run spread the runs show. BASE and NEW are "
+		"trace directories, .gtrace files, JSON reports (gaptrace report --json) or "
 		"archive entries (gaptrace run --archive).\n\n"
 		"When both sides have steps (NVTX step ranges such as train_step or torch's "
-		"ProfilerStep#N, or the periods of the steady state: gaptrace report's Steps) "
-		"they are compared per step: the median step, split by cause as the middle half "
-		"of the steps, with the spread from the step-to-step variation; else per period "
-		"when both have a detected period, else per unit of GPU work.\n\n"
+		"ProfilerStep#N, or the periods of the steady state: gaptrace report's Steps) they "
+		"are compared per step: the median step, split by cause as the middle half of the "
+		"steps, with the spread from the step-to-step variation; else per period when both "
+		"have a detected period, else per unit of GPU work.\n\n"
 		"The slicing options apply to both sides, each resolved against its own traces "
 		"(--from 2s: 2 s after that side's capture start; --range: that side's ranges); "
 		"what each side kept is said ('slice:' lines, JSON base/new.slice). They need "

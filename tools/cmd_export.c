@@ -43,13 +43,10 @@ static const gt_cli_opt export_formats[] = {
 	GT_ITEM("perfetto",
 		"Chrome Trace Event JSON for ui.perfetto.dev and chrome://tracing: a track per GPU "
 		"stream and host thread, launch->kernel arrows, NVTX, NVML counters, utilization "
-		"and "
-		"idle gaps by cause"),
+		"and idle gaps by cause"),
 	GT_ITEM("csv", "stats tables named like `nsys stats` reports: -o DIR/ (or a directory that "
-		       "exists) "
-		       "writes one NAME.csv per table; -o FILE takes one table (-r NAME); without "
-		       "-o, all to "
-		       "stdout (a '# NAME' line before each)"),
+		       "exists) writes one NAME.csv per table; -o FILE takes one table (-r NAME); "
+		       "without -o, all to stdout (a '# NAME' line before each)"),
 	GT_ITEM("json",
 		"the same tables as one JSON object {NAME: [rows]} (or one array with --report)"),
 	GT_ITEM("html", "one self-contained report file: findings, charts, tables"),
@@ -60,13 +57,11 @@ static const gt_cli_opt export_opts[] = {
 	GT_OPT('f', "format", "FORMAT", "perfetto, csv, json or html (required)",
 	       .complete = GT_CLI_WORDS, .words = "perfetto csv json html"),
 	GT_OPT('o', "output", "PATH",
-	       "file, or directory for csv tables (see csv below); '-' is stdout. A file is replaced "
-	       "only "
-	       "when complete, never through a link; a FIFO or device is written in place (README, "
-	       "Outputs). Default: perfetto DIR/timeline.json, html DIR/report.html inside the "
-	       "(first) trace directory, or beside a trace file (run.gtrace -> run.json, "
-	       "run.html); "
-	       "csv and json to stdout",
+	       "file, or directory for csv tables (see csv below); '-' is stdout. A file is "
+	       "replaced only when complete, never through a link; a FIFO or device is written in "
+	       "place (README, Outputs). Default: perfetto DIR/timeline.json, html DIR/report.html "
+	       "inside the (first) trace directory, or beside a trace file (run.gtrace -> "
+	       "run.json, run.html); csv and json to stdout",
 	       .complete = GT_CLI_FILE),
 	GT_OPT('r', "report", "NAME",
 	       "only this table (repeatable); 'all' adds cuda_gpu_trace (one row per kernel/copy) "
@@ -86,8 +81,7 @@ static const gt_cli_opt export_opts[] = {
 	GT_OPT(OPT_STRICT, "strict", NULL, "stop reading a trace at its first corrupt frame"),
 	GT_OPT(OPT_FORCE, "force-overwrite", NULL,
 	       "replace a symbolic link at the output path (the link, never its target; see "
-	       "README, "
-	       "Outputs)"),
+	       "README, Outputs)"),
 	GT_OPT('q', "quiet", NULL, "no progress or warnings on stderr"),
 	{0},
 };
@@ -107,9 +101,8 @@ static const gt_cli_help export_help = {
 	.name = "export",
 	.summary = "write a Perfetto timeline, nsys-style tables or an HTML report",
 	.usage = {"--format FORMAT [options] TRACE..."},
-	.text = "Write traces for other tools. TRACE is a trace directory or .gtrace files of "
-		"one capture (traces of separate captures are refused, as by `gaptrace "
-		"report`).",
+	.text = "Write traces for other tools. TRACE is a trace directory or .gtrace files of one "
+		"capture (traces of separate captures are refused, as by `gaptrace report`).",
 	.groups = {&export_group, &export_format_group, &gt_slice_group},
 	.exits = export_exits,
 	.examples = {"gaptrace export -f perfetto run1/ -o run1.json   # open in ui.perfetto.dev",

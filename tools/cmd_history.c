@@ -27,8 +27,8 @@ static const gt_cli_group history_group = {"options", NULL, history_opts, 0};
 static const gt_cli_opt history_exits[] = {
 	GT_ITEM("0", "the list was written (an empty directory is an empty archive: nothing is "
 		     "listed)"),
-	GT_ITEM("1", "ARCHIVE cannot be read, or is not a run archive (a directory of "
-		     "anything but entries): nothing is printed on stdout"),
+	GT_ITEM("1", "ARCHIVE cannot be read, or is not a run archive (a directory of anything but "
+		     "entries): nothing is printed on stdout"),
 	GT_ITEM("2", "bad usage"),
 	GT_ITEM("3", "this build cannot read reports (it needs libcjson)"),
 	{0},
@@ -38,14 +38,12 @@ static const gt_cli_help history_help = {
 	.name = "history",
 	.summary = "list the runs of an archive with their headline numbers",
 	.usage = {"[options] ARCHIVE"},
-	.text = "List the archived runs of ARCHIVE (written by gaptrace run --archive or "
-		"gaptrace archive), oldest first by when they were captured (an entry whose report "
-		"cannot be read, by when it was archived): the entry, when it was captured, the "
-		"GPU, the "
+	.text = "List the archived runs of ARCHIVE (written by gaptrace run --archive or gaptrace "
+		"archive), oldest first by when they were captured (an entry whose report cannot "
+		"be read, by when it was archived): the entry, when it was captured, the GPU, the "
 		"wall time (the longest GPU window), how busy the GPUs were, the largest finding "
 		"and the command. Compare two with gaptrace diff ENTRY ENTRY, or the latest (the "
-		"last listed) with "
-		"gaptrace diff --baseline ARCHIVE NEW.",
+		"last listed) with gaptrace diff --baseline ARCHIVE NEW.",
 	.groups = {&history_group},
 	.exits = history_exits,
 	.examples = {"gaptrace history ~/gaptrace-runs"},
@@ -139,7 +137,7 @@ int cmd_history(int argc, char **argv)
 	while ((c = gt_cli_next(&p, argc, argv)) != -1) {
 		if (c == GT_CLI_HELP || c == GT_CLI_BAD)
 			return c == GT_CLI_HELP ? GT_EXIT_OK : GT_EXIT_USAGE;
-		if (gt_cli_count(&p, 1, 1000000000, &last) < 0) /* -n */
+		if (c == 'n' && gt_cli_count(&p, 1, 1000000000, &last) < 0)
 			return GT_EXIT_USAGE;
 		opts.last = (unsigned long)last;
 	}

@@ -39,9 +39,9 @@ static const gt_cli_help recover_help = {
 	.summary = "rewrite a damaged trace, keeping every good frame",
 	.usage = {"[-o OUT] TRACE"},
 	.text = "Copy every complete, checksum-valid frame of TRACE (a .gtrace file cut by a "
-		"crash, or with corrupt frames) into a clean trace. The input is never "
-		"modified. Reading works without it (every complete frame is used and the loss "
-		"reported): recover makes a file other tools can take.",
+		"crash, or with corrupt frames) into a clean trace. The input is never modified. "
+		"Reading works without it (every complete frame is used and the loss reported): "
+		"recover makes a file other tools can take.",
 	.groups = {&recover_group},
 	.exits = recover_exits,
 	.examples = {"gaptrace recover -o clean.gtrace killed-run.gtrace"},

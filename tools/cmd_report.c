@@ -71,13 +71,13 @@ static const gt_cli_help report_help = {
 	.name = "report",
 	.summary = "explain where GPU time went: utilization, idle causes, kernels",
 	.usage = {"[options] TRACE..."},
-	.text = "Explain a capture: how busy each GPU was (mean and distribution), where the "
-		"idle time went (by cause), the longest gaps, top kernels, copies, syncs and "
-		"losses, led by the findings: what to change.\n\n"
+	.text = "Explain a capture: how busy each GPU was (mean and distribution), where the idle "
+		"time went (by cause), the longest gaps, top kernels, copies, syncs and losses, "
+		"led by the findings: what to change.\n\n"
 		"TRACE is a trace directory (gaptrace run -o DIR) or .gtrace files; traces of "
 		"several processes of one capture are combined per GPU. Traces of separate "
-		"captures (another session, host or time) are refused: report them one at a "
-		"time, or compare two with `gaptrace diff BASE NEW`.",
+		"captures (another session, host or time) are refused: report them one at a time, "
+		"or compare two with `gaptrace diff BASE NEW`.",
 	.groups = {&report_group, &gt_slice_group},
 	.exits = report_exits,
 	.examples = {"gaptrace report run1/", "gaptrace report --json run1/ > run1.json",

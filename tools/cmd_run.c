@@ -105,7 +105,7 @@ static struct {
 	uint32_t kinds;
 	int quiet;
 	int verbose;
-	unsigned int nvml_hz, nvml_proc_hz, gpm_hz;
+	gt_cli_sampling rate; /* --nvml-hz, --nvml-proc-hz, --gpm-hz */
 	int report; /* REPORT_* bits */
 	uint64_t wait_ns;
 	int share_group;
@@ -115,8 +115,8 @@ static struct {
 	uint64_t archive_max;    /* bytes of trace an entry keeps */
 } opts;
 
-enum { OPT_FORCE = 1, OPT_DURATION, OPT_DELAY, OPT_NVML_HZ, OPT_REPORT, OPT_WAIT, OPT_NVML_PROC_HZ,
-       OPT_GROUP, OPT_GPM_HZ, OPT_ARCHIVE, OPT_ARCHIVE_MAX_MB, OPT_STACKS };
+enum { OPT_FORCE = 1, OPT_DURATION, OPT_DELAY, OPT_REPORT, OPT_WAIT, OPT_GROUP, OPT_ARCHIVE,
+       OPT_ARCHIVE_MAX_MB, OPT_STACKS };
 
 static const gt_cli_opt run_opts[] = {
 	GT_OPT('o', "output", "NAME", "trace directory (default gaptrace-YYYYmmdd-HHMMSS)",
@@ -128,28 +128,16 @@ static const gt_cli_opt run_opts[] = {
 	       .complete = GT_CLI_GROUP),
 	GT_OPT(OPT_DURATION, "duration", "D",
 	       "capture for D (10s, 500ms, 2min, 1h; 1ms to 366d), then stop capturing (the "
-	       "program "
-	       "runs on); omit it for the whole run"),
+	       "program runs on); omit it for the whole run"),
 	GT_OPT(OPT_DELAY, "delay", "D", "start capturing only after D (0 = at once)"),
 	GT_OPT('k', "kinds", "K",
 	       "what to capture: default, all, or a list such as kernel,memcpy,runtime or "
 	       "default,-nvtx,+sync",
 	       .complete = GT_CLI_WORDS, .words = GT_CLI_KINDS_WORDS),
-	GT_OPT(OPT_NVML_HZ, "nvml-hz", "N",
-	       "NVML samples per second per GPU of clocks, power, temperature, utilization, "
-	       "throttle "
-	       "reasons (default 10, 0 = no NVML at all)"),
-	GT_OPT(OPT_NVML_PROC_HZ, "nvml-proc-hz", "N",
-	       "per-process utilization, memory, violation counters and energy per second (default "
-	       "1, at most --nvml-hz)"),
-	GT_OPT(OPT_GPM_HZ, "gpm-hz", "N",
-	       "GPM hardware counters (SM activity and occupancy, tensor/FP pipes, DRAM, PCIe, "
-	       "NVLink) per second per GPU, Hopper or newer (default 10, at most 10, 0 = off)"),
 	GT_OPT(OPT_STACKS, "stacks", NULL,
 	       "take host call stacks (native and Python) at the calls that make the GPU or the "
-	       "host "
-	       "wait, so the report names the lines of code behind idle time (GAPTRACE_STACKS=1; "
-	       "thresholds: inject/README.md, \"Host call stacks\")"),
+	       "host wait, so the report names the lines of code behind idle time "
+	       "(GAPTRACE_STACKS=1; thresholds: inject/README.md, \"Host call stacks\")"),
 	GT_OPT(OPT_REPORT, "report", "MODE",
 	       "text (default): print the summary at the end; html: also write NAME/report.html; "
 	       "text,html; none",
@@ -159,16 +147,13 @@ static const gt_cli_opt run_opts[] = {
 	       "traces still streaming (default 5s, 0 = not at all)"),
 	GT_OPT(OPT_ARCHIVE, "archive", "DIR",
 	       "at the end, file the run into the archive DIR (default $GAPTRACE_ARCHIVE): its "
-	       "JSON "
-	       "report, command line, host, GPUs, driver, git revision of the current directory "
-	       "and "
-	       "the trace when within --archive-max-mb (see gaptrace history, gaptrace diff "
-	       "--baseline)",
+	       "JSON report, command line, host, GPUs, driver, git revision of the current "
+	       "directory and the trace when within --archive-max-mb (see gaptrace history, "
+	       "gaptrace diff --baseline)",
 	       .complete = GT_CLI_DIR),
 	GT_OPT(OPT_ARCHIVE_MAX_MB, "archive-max-mb", "N",
 	       "keep the trace in the archive only when at most N MiB (default 64; 0: the report "
-	       "and "
-	       "meta only)"),
+	       "and meta only)"),
 	GT_OPT('q', "quiet", NULL, "print nothing (no progress, no summary)"),
 	GT_OPT('v', "verbose", NULL, "more detail from the collector"),
 	{0},
@@ -195,14 +180,14 @@ static const gt_cli_help run_help = {
 		"NAME/nvml.gtrace. The program's stdin, stdout and stderr are its own; gaptrace "
 		"writes only to stderr. Traces are private: NAME is created 0700 and the files "
 		"0600 (see --group). Options end at PROGRAM: what follows is the program's.",
-	.groups = {&run_group},
+	.groups = {&run_group, &gt_sampling_group},
 	.notes = "A signal sent to gaptrace (kill PID) is passed on to PROGRAM; one sent to the "
 		 "whole process group (Ctrl-C, kill -PGID, systemd, a batch scheduler) reached "
 		 "PROGRAM already and is not passed again. A process that cannot stream to "
 		 "gaptrace (it starts CUDA after gaptrace stopped waiting) writes "
 		 "NAME/<pid>-self.gtrace itself.\n\n"
-		 "The injection library is $GAPTRACE_INJECT_PATH, else found next to the "
-		 "gaptrace binary: ../inject/ in a build tree, " GAPTRACE_INJECT_RELDIR
+		 "The injection library is $GAPTRACE_INJECT_PATH, else found next to the gaptrace "
+		 "binary: ../inject/ in a build tree, " GAPTRACE_INJECT_RELDIR
 		 "/ installed (cmake --install puts it there).",
 	.exits = run_exits,
 	.examples = {"gaptrace run -o mlp -- python train.py --epochs 1",
@@ -828,9 +813,6 @@ static int run_opt(const gt_cli_parser *p, int c)
 	case OPT_DELAY: return parse_secs(p, 1, &opts.delay_ns) ? 2 : -1;
 	case OPT_WAIT: return parse_secs(p, 1, &opts.wait_ns) ? 2 : -1;
 	case 'k': return parse_kinds(p, &opts.kinds) ? 2 : -1;
-	case OPT_NVML_HZ: return parse_nvml_hz(p, 0, &opts.nvml_hz) ? 2 : -1;
-	case OPT_NVML_PROC_HZ: return parse_nvml_hz(p, 1, &opts.nvml_proc_hz) ? 2 : -1;
-	case OPT_GPM_HZ: return parse_gpm_hz(p, &opts.gpm_hz) ? 2 : -1;
 	case OPT_REPORT:
 		if (parse_report(optarg, &opts.report) < 0) {
 			fprintf(stderr, "gaptrace run: --report: '%s' is not a mode: text, html, "
@@ -839,20 +821,17 @@ static int run_opt(const gt_cli_parser *p, int c)
 			return 2;
 		}
 		break;
-	case OPT_GROUP: {
-		char why[256];
-		if (gt_group_parse(optarg, &opts.gid, why, sizeof(why)) < 0) {
-			fprintf(stderr, "gaptrace run: --group: %s\n", why);
+	case OPT_GROUP:
+		if (parse_group(p, &opts.gid) < 0)
 			return 2;
-		}
 		opts.share_group = 1;
 		break;
-	}
 	case OPT_ARCHIVE: opts.archive = optarg; break;
 	case OPT_ARCHIVE_MAX_MB: return gt_cli_archive_mb(p, &opts.archive_max) ? 2 : -1;
 	case OPT_STACKS: opts.stacks = 1; break;
 	case 'q': opts.quiet = 1; break;
 	case 'v': opts.verbose = 1; break;
+	default: return gt_sampling_parse(&opts.rate, p, c) < 0 ? 2 : -1;
 	}
 	return -1;
 }
@@ -865,9 +844,7 @@ static int run_parse(int argc, char **argv)
 	int c, rc;
 	memset(&opts, 0, sizeof(opts));
 	opts.kinds = GT_KIND_DEFAULT;
-	opts.nvml_hz = GT_NVML_DEFAULT_HZ;
-	opts.nvml_proc_hz = GT_NVML_DEFAULT_SLOW_HZ;
-	opts.gpm_hz = GT_GPM_DEFAULT_HZ;
+	gt_sampling_init(&opts.rate);
 	opts.report = REPORT_TEXT;
 	opts.wait_ns = 5000000000ull;
 	opts.archive = getenv("GAPTRACE_ARCHIVE");
@@ -953,10 +930,10 @@ static int run_start_collector(struct run *r)
 		.kinds = opts.kinds,
 		.dormant = opts.delay_ns != 0,
 		.session = r->session,
-		.nvml_hz = opts.nvml_hz,
-		.nvml_proc_hz = opts.nvml_proc_hz,
-		.gpm_hz = opts.gpm_hz,
-		.gpm_off = opts.gpm_hz == 0,
+		.nvml_hz = opts.rate.nvml_hz,
+		.nvml_proc_hz = opts.rate.nvml_proc_hz,
+		.gpm_hz = opts.rate.gpm_hz,
+		.gpm_off = opts.rate.gpm_hz == 0,
 		.nvml_lib = getenv("GAPTRACE_NVML_PATH"),
 		.log = log_line,
 		.share_group = opts.share_group,

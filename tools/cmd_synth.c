@@ -124,8 +124,7 @@ enum { OPT_JSON = 1, OPT_FORCE };
 static const gt_cli_opt synth_opts[] = {
 	GT_OPT('o', "output", "DIR",
 	       "directory to write (created if missing; each trace file replaced only when "
-	       "complete, "
-	       "see README, Outputs)",
+	       "complete, see README, Outputs)",
 	       .complete = GT_CLI_DIR),
 	GT_OPT(OPT_FORCE, "force-overwrite", NULL,
 	       "replace symbolic links at the traces' names (the links, never their targets)"),
@@ -134,8 +133,7 @@ static const gt_cli_opt synth_opts[] = {
 	       .complete = GT_CLI_WORDS, .words_fn = gt_synth_preset_names),
 	GT_OPT('s', "set", "KEY=VALUE",
 	       "override one field of the spec (repeatable; the keys are below). Whole numbers "
-	       "(the "
-	       "_ns fields in nanoseconds; 0x for hex), or reals for copy_gbps"),
+	       "(the _ns fields in nanoseconds; 0x for hex), or reals for copy_gbps"),
 	GT_OPT(OPT_JSON, "json", NULL, "print the truth as JSON"),
 	GT_OPT('q', "quiet", NULL, "print nothing"),
 	{0},
@@ -154,8 +152,8 @@ static gt_cli_help synth_help = {
 	.summary = "write a synthetic trace directory with known ground truth",
 	.usage = {"[options] -o DIR"},
 	.text = "Write a synthetic trace directory (one <pid>.gtrace per simulated process and "
-		"nvml.gtrace) and print its ground truth: busy time, idle time per cause, "
-		"counts. For tests, benchmarks and trying `gaptrace report` without a GPU.",
+		"nvml.gtrace) and print its ground truth: busy time, idle time per cause, counts. "
+		"For tests, benchmarks and trying `gaptrace report` without a GPU.",
 	.groups = {&synth_group},
 	.exits = synth_exits,
 	.examples = {"gaptrace synth -p mixed -s steps=100 -s seed=7 -o /tmp/mixed && gaptrace "

@@ -52,18 +52,31 @@ const char *cmd_threshold_words(void);
  *  MiB into bytes. Returns 0, or -1 after saying why on stderr. */
 int gt_cli_archive_mb(const struct gt_cli_parser *p, uint64_t *bytes);
 
-/** --gpm-hz of `run` and `collector`: 0 (off) to GT_GPM_MAX_HZ. Returns 0,
- *  or -1 after saying why on stderr. */
-int parse_gpm_hz(const struct gt_cli_parser *p, unsigned int *hz);
+/** The sampling options of `run` and `collector` (--nvml-hz, --nvml-proc-hz,
+ *  --gpm-hz), one group of their help (cli.h): keys and values. */
+enum { GT_SAMPLING_NVML_HZ = 0x300, GT_SAMPLING_NVML_PROC_HZ, GT_SAMPLING_GPM_HZ };
+typedef struct gt_cli_sampling {
+	unsigned int nvml_hz, nvml_proc_hz, gpm_hz;
+} gt_cli_sampling;
+extern const struct gt_cli_group gt_sampling_group;
 
-/** --nvml-hz (0 = off) and --nvml-proc-hz (at least 1) of `run` and
- *  `collector`: 0..10000. Returns 0, or -1 after saying why on stderr. */
-int parse_nvml_hz(const struct gt_cli_parser *p, unsigned int min, unsigned int *hz);
+/** The defaults: GT_NVML_DEFAULT_HZ, GT_NVML_DEFAULT_SLOW_HZ, GT_GPM_DEFAULT_HZ. */
+void gt_sampling_init(gt_cli_sampling *s);
+
+/** Parse option c (gt_cli_next's, its value optarg): --nvml-hz 0..10000 (0:
+ *  no NVML), --nvml-proc-hz 1..10000, --gpm-hz 0..GT_GPM_MAX_HZ. @return 1
+ *  when c was one and is good, 0 when c is not a sampling option, -1 after
+ *  saying why on stderr. */
+int gt_sampling_parse(gt_cli_sampling *s, const struct gt_cli_parser *p, int c);
 
 /** --kinds of `run`, `collector` and `capture`: a gt_kinds_parse list that
  *  selects something, without spaces (it travels in a control request).
  *  Returns 0, or -1 after saying why on stderr. */
 int parse_kinds(const struct gt_cli_parser *p, uint32_t *mask);
+
+/** --group of `run` and `collector`: a group name or gid the caller is in
+ *  (gt_group_parse). Returns 0, or -1 after saying why on stderr. */
+int parse_group(const struct gt_cli_parser *p, uint32_t *gid);
 
 /** The words of a kinds list, for the completion of --kinds. */
 #define GT_CLI_KINDS_WORDS                                                                         \

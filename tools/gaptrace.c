@@ -43,22 +43,49 @@ static const struct {
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
 
-int parse_gpm_hz(const gt_cli_parser *p, unsigned int *hz)
+static const gt_cli_opt sampling_opts[] = {
+	GT_OPT(GT_SAMPLING_NVML_HZ, "nvml-hz", "N",
+	       "NVML samples per second per GPU of clocks, power, temperature, utilization, "
+	       "throttle reasons (default 10, 0 = no NVML at all)"),
+	GT_OPT(GT_SAMPLING_NVML_PROC_HZ, "nvml-proc-hz", "N",
+	       "per-process utilization, memory, violation counters and energy per second (default "
+	       "1, at most --nvml-hz)"),
+	GT_OPT(GT_SAMPLING_GPM_HZ, "gpm-hz", "N",
+	       "GPM hardware counters (SM activity and occupancy, tensor/FP pipes, DRAM, PCIe, "
+	       "NVLink) per second per GPU, Hopper or newer (default 10, at most 10, 0 = off)"),
+	{0},
+};
+
+const gt_cli_group gt_sampling_group = {"sampling", NULL, sampling_opts, 0};
+
+void gt_sampling_init(gt_cli_sampling *s)
 {
-	uint64_t v;
-	if (gt_cli_count(p, 0, GT_GPM_MAX_HZ, &v) < 0)
-		return -1;
-	*hz = (unsigned int)v;
-	return 0;
+	s->nvml_hz = GT_NVML_DEFAULT_HZ;
+	s->nvml_proc_hz = GT_NVML_DEFAULT_SLOW_HZ;
+	s->gpm_hz = GT_GPM_DEFAULT_HZ;
 }
 
-int parse_nvml_hz(const gt_cli_parser *p, unsigned int min, unsigned int *hz)
+int gt_sampling_parse(gt_cli_sampling *s, const gt_cli_parser *p, int c)
 {
-	uint64_t v;
-	if (gt_cli_count(p, min, 10000, &v) < 0)
-		return -1;
-	*hz = (unsigned int)v;
-	return 0;
+	uint32_t min = c == GT_SAMPLING_NVML_PROC_HZ, max = 10000;
+	unsigned int *hz = c == GT_SAMPLING_NVML_HZ	   ? &s->nvml_hz
+			   : c == GT_SAMPLING_NVML_PROC_HZ ? &s->nvml_proc_hz
+			   : c == GT_SAMPLING_GPM_HZ	   ? &s->gpm_hz
+							   : NULL;
+	if (!hz)
+		return 0;
+	if (c == GT_SAMPLING_GPM_HZ)
+		max = GT_GPM_MAX_HZ; /* GPM needs 100 ms between samples */
+	return gt_cli_count_u32(p, min, max, hz) < 0 ? -1 : 1;
+}
+
+int parse_group(const gt_cli_parser *p, uint32_t *gid)
+{
+	char why[256];
+	if (gt_group_parse(optarg, gid, why, sizeof(why)) == 0)
+		return 0;
+	fprintf(stderr, "%s: %s: %s\n", p->prefix, gt_cli_optname(p), why);
+	return -1;
 }
 
 int parse_kinds(const gt_cli_parser *p, uint32_t *mask)
@@ -122,26 +149,25 @@ static const gt_cli_help top_help = {
 	.name = NULL,
 	.summary = "why your GPU is idle and what to change",
 	.usage = {"<command> [options] [ARGS...]", "help [COMMAND]", "--version"},
-	.text = "gaptrace tells you why your GPU is idle and what to change. Prefix a CUDA "
-		"program with `gaptrace run --` (PyTorch, JAX, CuPy, C++: no code change), or "
-		"set CUDA_INJECTION64_PATH in its environment; the CUDA driver loads the "
-		"injection library, which records kernels, copies, memsets and the "
-		"launch/copy/sync API calls with CUPTI. `gaptrace report` then explains the "
-		"idle time, cause by cause, with evidence and the fix.\n\n"
+	.text = "gaptrace tells you why your GPU is idle and what to change. Prefix a CUDA program "
+		"with `gaptrace run --` (PyTorch, JAX, CuPy, C++: no code change), or set "
+		"CUDA_INJECTION64_PATH in its environment; the CUDA driver loads the injection "
+		"library, which records kernels, copies, memsets and the launch/copy/sync API "
+		"calls with CUPTI. `gaptrace report` then explains the idle time, cause by cause, "
+		"with evidence and the fix.\n\n"
 		"'gaptrace <command> --help' (or 'gaptrace help <command>', 'man "
 		"gaptrace-<command>') shows a command's options and examples.",
 	.groups = {&top_group, &top_cmd_group, &top_env_group},
-	.notes = "Values are read the same way by every command. A duration takes a unit: "
-		 "10s, 200ms, 250us, 100ns, 2min, 1h, 1d (a bare number other than 0 is "
-		 "refused). A percentage takes a '%' (5%, 0.5%) or is a fraction of 1 "
-		 "(0.05). A count is a whole number. Options may be abbreviated to a unique "
-		 "prefix (--json as --js).",
+	.notes = "Values are read the same way by every command. A duration takes a unit: 10s, "
+		 "200ms, 250us, 100ns, 2min, 1h, 1d (a bare number other than 0 is refused). A "
+		 "percentage takes a '%' (5%, 0.5%) or is a fraction of 1 (0.05). A count is a "
+		 "whole number. Options may be abbreviated to a unique prefix (--json as --js).",
 	.exits = top_exits,
 	.examples = {"gaptrace run -- python3 train.py",
 		     "gaptrace report gaptrace-20261202-114758",
 		     "gaptrace diff yesterday/ today/", "gaptrace help report"},
-	.see_also = "run report export diff history archive collector capture dump recover "
-		    "synth help",
+	.see_also = "run report export diff history archive collector capture dump recover synth "
+		    "help",
 };
 
 static const gt_cli_help *top(void)
@@ -200,8 +226,8 @@ static const gt_cli_help help_help = {
 	.name = "help",
 	.summary = "show the help of gaptrace or of a command, a man page, the bash completion",
 	.usage = {"[COMMAND]", "--man [COMMAND]", "--bash-completion"},
-	.text = "Print the help of COMMAND, as 'gaptrace COMMAND --help' does, or of "
-		"gaptrace itself without one.",
+	.text = "Print the help of COMMAND, as 'gaptrace COMMAND --help' does, or of gaptrace "
+		"itself without one.",
 	.groups = {&help_group},
 	.exits = help_exits,
 	.examples = {"gaptrace help report", "gaptrace help --man run | man -l -",

@@ -27,8 +27,7 @@ static const gt_cli_opt slice_opts[] = {
 	GT_OPT(GT_SLICE_OPT_PID, "pid", "PID", "only this process's traces"),
 	GT_OPT(GT_SLICE_OPT_GPU, "gpu", "N|UUID",
 	       "only this GPU: its number in the report, or a prefix of its UUID (GPU-52027fe8); "
-	       "it is "
-	       "then GPU 0"),
+	       "it is then GPU 0"),
 	GT_OPT(GT_SLICE_OPT_RANGE, "range", "NAME",
 	       "from the first start to the last end of the NVTX ranges NAME (or NAME#N: "
 	       "ProfilerStep#N)"),
@@ -41,8 +40,7 @@ static const gt_cli_opt slice_opts[] = {
 	       "the NVTX range of one step (default: detected)"),
 	GT_OPT(GT_SLICE_OPT_STEP_PERIOD, "step-period", "P",
 	       "without NVTX step ranges, steps of P (350ms), 'auto' (default: the utilization "
-	       "period "
-	       "found, if any; the traces are read twice then) or 'off'",
+	       "period found, if any; the traces are read twice then) or 'off'",
 	       .complete = GT_CLI_WORDS, .words = "auto off"),
 	{0},
 };

@@ -418,14 +418,20 @@ static void archive(const char *trace, char *entry, size_t cap)
 	snprintf(entry, cap, "%.*s", (int)strcspn(R.out, "\n"), R.out);
 }
 
+/* An archive "runs" of two entries, the one archived first captured last
+ * (2026-12-02 23:48 UTC): their paths. */
+static void archive_two(char *late, char *early, size_t cap)
+{
+	archive(TRACES "/conv_train", late, cap);
+	archive(TRACES "/item_metric", early, cap);
+}
+
 /* history said "oldest first" and sorted by archive time. */
 START_TEST(history_oldest_capture_first)
 {
 	IN_TMP();
 	char late[512], early[512];
-	/* archived first, captured last (2026-12-02 23:48 UTC), then the other way */
-	archive(TRACES "/conv_train", late, sizeof(late));
-	archive(TRACES "/item_metric", early, sizeof(early));
+	archive_two(late, early, sizeof(late));
 	ck_assert_int_eq(GT("history", "runs"), 0);
 	const char *a = strstr(R.out, "item_metric.py"), *b = strstr(R.out, "conv_train.py");
 	ck_assert_msg(a && b && a < b, "not oldest capture first:\n%s", R.out);
@@ -440,8 +446,7 @@ START_TEST(diff_cautions_other_program_or_gpu)
 {
 	IN_TMP();
 	char late[512], early[512], want[2048];
-	archive(TRACES "/conv_train", late, sizeof(late));
-	archive(TRACES "/item_metric", early, sizeof(early));
+	archive_two(late, early, sizeof(late));
 	/* --baseline takes the latest captured run, and says so when the programs differ */
 	snprintf(want, sizeof(want),
 		 "gaptrace diff: warning: BASE and NEW ran different programs (BASE python3 "
