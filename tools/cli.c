@@ -75,7 +75,7 @@ static const gt_cli_opt *by_key(const gt_cli_parser *p, int key)
 
 int gt_cli_usage(const gt_cli_help *h, const char *fmt, ...)
 {
-	const char *name = h->name ? h->name : NULL;
+	const char *name = h->name;
 	va_list ap;
 	fprintf(stderr, "gaptrace%s%s: ", name ? " " : "", name ? name : "");
 	va_start(ap, fmt);
