@@ -17,8 +17,9 @@ pkgs=(build-essential cmake pkg-config libzstd-dev libcjson-dev libunwind8)
 if [ "${1:-test}" != build ]; then
 	# check/libsubunit: unit tests (test_diff needs libcjson too);
 	# libunwind-dev: optional; python3: export checks; chromium +
-	# fonts-liberation: the HTML report screenshot test.
-	pkgs+=(check libsubunit-dev libunwind-dev python3 chromium fonts-liberation)
+	# fonts-liberation: the HTML report screenshot test; man-db (with
+	# groff): the man_pages test renders every page with man -l.
+	pkgs+=(check libsubunit-dev libunwind-dev python3 chromium fonts-liberation man-db)
 fi
 if [ "$action" = list ]; then
 	printf '%s\n' "${pkgs[@]}"

@@ -33,3 +33,33 @@ add_test(NAME slice_cli
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/cli/slice_cli.sh $<TARGET_FILE:gaptrace>
           ${PROJECT_SOURCE_DIR}/examples/traces/two_procs)
 set_tests_properties(slice_cli PROPERTIES TIMEOUT 120)
+
+# The one parser of each kind of value (gaptrace/argval.h): durations,
+# percentages, counts, and the exact sentences they refuse with.
+gaptrace_check_test(test_argval cli/test_argval.c)
+target_link_libraries(test_argval PRIVATE gaptrace::common)
+set_tests_properties(test_argval PROPERTIES TIMEOUT 60)
+
+# What every command says when used wrong, and its help (tools/cli.h): the
+# exact messages and exit statuses, the one shape of --help.
+gaptrace_check_test(test_cli_errors cli/test_cli_errors.c)
+target_compile_definitions(test_cli_errors PRIVATE
+  GAPTRACE_BIN="$<TARGET_FILE:gaptrace>"
+  TRACES="${PROJECT_SOURCE_DIR}/examples/traces")
+add_dependencies(test_cli_errors gaptrace)
+set_tests_properties(test_cli_errors PROPERTIES TIMEOUT 120)
+
+# The man pages the build writes from each command's help (tools/cli_man.c,
+# cmake/gen_docs.cmake) render with `man -l` and list what --help lists;
+# skipped (77) without man.
+add_test(NAME man_pages
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/man_pages.sh $<TARGET_FILE:gaptrace>
+          ${CMAKE_BINARY_DIR}/tools/doc)
+set_tests_properties(man_pages PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
+
+# The bash completion the build writes from each command's help
+# (tools/cli_complete.c), driven through COMP_WORDS/COMPREPLY as bash does.
+add_test(NAME completion
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/completion.sh $<TARGET_FILE:gaptrace>
+          ${CMAKE_BINARY_DIR}/tools/doc/gaptrace.bash)
+set_tests_properties(completion PROPERTIES TIMEOUT 120)

@@ -24,6 +24,7 @@
 
 #include "archive.h"
 #include "cmds.h"
+#include "gaptrace/diff.h"
 #include "outfile.h"
 #include "report_mem.h"
 
@@ -52,9 +53,57 @@ int gt_archive_entry_trace(const char *path, char *buf, size_t cap)
 	return is_dir(buf) ? 0 : -1; /* trace/ is there only when it was kept */
 }
 
-static int by_name(const void *a, const void *b)
+/* When an entry's run was captured (realtime ns): its report's time origin;
+ * without a readable report, when it was archived (the name's UTC time). */
+static uint64_t captured_ns(const char *dir, const char *name)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	char path[PATH_MAX + 300], *json = NULL;
+	size_t len = 0;
+	uint64_t t = 0;
+	snprintf(path, sizeof(path), "%s/%s/report.json", dir, name);
+	if (gt_cli_slurp(path, (size_t)1 << 31, &json, &len) == 0) {
+		gt_diff_stats *s = gt_diff_stats_parse(json, len, name, NULL, 0);
+		t = s ? s->time_origin_ns : 0;
+		gt_diff_stats_free(s);
+		free(json);
+	}
+	struct tm tm;
+	memset(&tm, 0, sizeof(tm));
+	const char *end = t ? NULL : strptime(name, "%Y%m%d-%H%M%S", &tm);
+	if (end) {
+		time_t u = timegm(&tm);
+		t = u > 0 ? (uint64_t)u * 1000000000ull : 0;
+	}
+	return t;
+}
+
+typedef struct entry_key {
+	char *name;
+	uint64_t t;
+} entry_key;
+
+/* Oldest capture first; the name (archive time, then -2, -3) breaks ties. */
+static int by_capture(const void *a, const void *b)
+{
+	const entry_key *x = a, *y = b;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Sort the n names of dir's entries by when their runs were captured. */
+static int sort_by_capture(const char *dir, char **v, int n)
+{
+	entry_key *k = calloc((size_t)n + 1, sizeof(*k));
+	if (!k)
+		return -1;
+	for (int i = 0; i < n; i++)
+		k[i] = (entry_key){v[i], captured_ns(dir, v[i])};
+	qsort(k, (size_t)n, sizeof(*k), by_capture);
+	for (int i = 0; i < n; i++)
+		v[i] = k[i].name;
+	free(k);
+	return 0;
 }
 
 void gt_archive_list_free(char **names, int n)
@@ -94,7 +143,11 @@ int gt_archive_list(const char *dir, char ***names)
 		errno = ENOMEM;
 		return -1;
 	}
-	qsort(v, (size_t)n, sizeof(*v), by_name);
+	if (sort_by_capture(dir, v, n) < 0) {
+		gt_archive_list_free(v, n);
+		errno = ENOMEM;
+		return -1;
+	}
 	*names = v;
 	return n;
 }

@@ -50,13 +50,17 @@ int gt_archive_entry_trace(const char *path, char *buf, size_t cap);
 
 /**
  * The entry to compare with: dir itself when it is an entry, else its
- * latest entry. @return 0 with the path in entry, or -1 with the reason in
+ * latest entry (the last of gt_archive_list: the latest captured run). @return 0 with the path in entry, or -1 with the reason in
  * entry instead.
  */
 int gt_archive_resolve(const char *dir, char *entry, size_t cap);
 
 /**
- * The entries of dir, oldest first: *names gets malloc'ed names (free with
+ * The entries of dir, oldest first: by when their runs were captured (each
+ * report's time origin; an entry whose report cannot be read, by when it
+ * was archived, its name's time), ties by name. A trace archived later
+ * (gaptrace archive of last week's trace) sorts among the runs of its week,
+ * not as today's. *names gets malloc'ed names (free with
  * gt_archive_list_free). @return the count, or -1 with errno.
  */
 int gt_archive_list(const char *dir, char ***names);

@@ -5,7 +5,6 @@
  * The process must have been started with the injection library (usually
  * with GAPTRACE_DORMANT=1, which costs nothing until armed).
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -13,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli.h"
 #include "cmds.h"
 #include "gaptrace/analysis.h"
 #include "gaptrace/collector.h"
@@ -27,31 +27,50 @@ static struct {
 	int list, quiet;
 } opts;
 
-static const char usage_text[] =
-	"usage: gaptrace capture --pid PID [options]\n"
-	"       gaptrace capture --list [--socket PATH]\n"
-	"\n"
-	"Capture a running process through a running `gaptrace collector`: arm it,\n"
-	"wait, disarm it, print where its trace is (stdout) and the diagnosis of the\n"
-	"window captured (stderr; `gaptrace report --capture-window N TRACE` reads\n"
-	"window N again: a process captured twice has both in one trace). It must run with\n"
-	"the injection library (CUDA_INJECTION64_PATH); start it with\n"
-	"GAPTRACE_DORMANT=1 and it costs nothing until armed.\n"
-	"\n"
-	"  -p, --pid PID        the process to capture\n"
-	"  -d, --duration D     how long: 10s, 500ms, 2m, 1h; 1 ms to 366 days\n"
-	"                       (default 10s)\n"
-	"  -k, --kinds K        what to capture (default: default; see gaptrace collector)\n"
-	"  -s, --socket PATH    the collector's producer socket (default: the default\n"
-	"                       socket, as for gaptrace collector)\n"
-	"  -l, --list           list the connected processes and exit\n"
-	"  -q, --quiet          no summary (the trace's path is still printed)\n"
-	"  -h, --help           this text\n"
-	"\n"
-	"Ctrl-C ends the capture early (the process keeps running).\n"
-	"\n"
-	"example:\n"
-	"  gaptrace capture --pid 4242 --duration 30s\n";
+static const gt_cli_opt capture_opts[] = {
+	GT_OPT('p', "pid", "PID", "the process to capture"),
+	GT_OPT('d', "duration", "D", "how long: 10s, 500ms, 2min, 1h; 1ms to 366d (default 10s)"),
+	GT_OPT('k', "kinds", "K", "what to capture (default: default; see gaptrace collector)",
+	       .complete = GT_CLI_WORDS, .words = GT_CLI_KINDS_WORDS),
+	GT_OPT('s', "socket", "PATH",
+	       "the collector's producer socket (default: the default socket, as for gaptrace "
+	       "collector)",
+	       .complete = GT_CLI_FILE),
+	GT_OPT('l', "list", NULL, "list the connected processes and exit"),
+	GT_OPT('q', "quiet", NULL, "no summary (the trace's path is still printed)"),
+	{0},
+};
+static const gt_cli_group capture_group = {"options", NULL, capture_opts, 0};
+
+static const gt_cli_opt capture_exits[] = {
+	GT_ITEM("0", "captured (also when the process left before the end: what it sent is in its "
+		     "trace); --list: listed"),
+	GT_ITEM("1", "the collector could not be reached, or PID is not connected to it"),
+	GT_ITEM("2", "bad usage"),
+	{0},
+};
+
+static const gt_cli_help capture_help = {
+	.name = "capture",
+	.summary = "capture a live process through the collector for a while",
+	.usage = {"--pid PID [options]", "--list [--socket PATH]"},
+	.text = "Capture a running process through a running `gaptrace collector`: arm it, wait, "
+		"disarm it, print where its trace is (stdout) and the diagnosis of the window "
+		"captured (stderr; `gaptrace report --capture-window N TRACE` reads window N "
+		"again: a process captured twice has both in one trace). It must run with the "
+		"injection library (CUDA_INJECTION64_PATH); start it with GAPTRACE_DORMANT=1 and "
+		"it costs nothing until armed.\n\n"
+		"Ctrl-C ends the capture early (the process keeps running).",
+	.groups = {&capture_group},
+	.exits = capture_exits,
+	.examples = {"gaptrace capture --list", "gaptrace capture --pid 4242 --duration 30s"},
+	.see_also = "collector report",
+};
+
+const gt_cli_help *cmd_capture_help(void)
+{
+	return &capture_help;
+}
 
 static volatile sig_atomic_t interrupted;
 
@@ -98,6 +117,60 @@ static int find_peer(const char *list, uint32_t pid, char *path, size_t cap, uin
 	return 0;
 }
 
+/* The value of " KEY=" in line[0..len), as a string of at most cap - 1. */
+static const char *field(const char *line, size_t len, const char *key, char *buf, size_t cap)
+{
+	char k[32];
+	snprintf(k, sizeof(k), " %s=", key);
+	const char *p = memmem(line, len, k, strlen(k));
+	size_t n = 0;
+	if (p) {
+		p += strlen(k);
+		n = strcspn(p, strcmp(key, "file") ? " \n" : "\n"); /* a path may hold spaces */
+	}
+	snprintf(buf, cap, "%.*s", (int)n, p ? p : "");
+	return buf;
+}
+
+/* One "peer ..." line of a `list` answer as a row (the header before the
+ * first, *n counting them); other lines are skipped. */
+static void peer_row(const char *l, size_t len, int *n)
+{
+	unsigned pid;
+	char state[16], kinds[160], fr[24], rec[24], gaps[24], file[600];
+	if (sscanf(l, "peer %u %15s", &pid, state) != 2)
+		return;
+	if (!(*n)++)
+		printf("%-8s %-9s %10s %12s %8s  %-28s %s\n", "PID", "STATE", "FRAMES", "RECORDS",
+		       "MISSING", "KINDS", "TRACE");
+	printf("%-8u %-9s %10s %12s %8s  %-28s %s\n", pid, state,
+	       field(l, len, "frames", fr, sizeof(fr)), field(l, len, "records", rec, sizeof(rec)),
+	       field(l, len, "gaps", gaps, sizeof(gaps)),
+	       field(l, len, "kinds", kinds, sizeof(kinds)),
+	       field(l, len, "file", file, sizeof(file)));
+}
+
+/* --list: the connected processes as a table (the collector's `list`
+ * answer is a protocol: "peer PID STATE kinds=... file=...", then "ok N"). */
+static int list(const char *ctl, const char *sock, char *reply, size_t cap)
+{
+	if (ask(ctl, "list", reply, cap) < 0)
+		return 1;
+	int n = 0;
+	for (const char *l = reply; *l;) {
+		size_t len = strcspn(l, "\n");
+		peer_row(l, len, &n);
+		l += len + (l[len] == '\n');
+	}
+	if (!n)
+		fprintf(stderr,
+			"gaptrace capture: no process is connected to the collector at %s (a "
+			"process connects when it initializes CUDA with CUDA_INJECTION64_PATH set; "
+			"with GAPTRACE_DORMANT=1 it waits, recording nothing, until captured)\n",
+			sock);
+	return fflush(stdout) == 0 ? 0 : 1;
+}
+
 static void sleep_ms(int ms)
 {
 	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
@@ -129,58 +202,41 @@ static void summary(const char *path)
 
 int cmd_capture(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"pid", required_argument, NULL, 'p'},    {"duration", required_argument, NULL, 'd'},
-		{"kinds", required_argument, NULL, 'k'},  {"socket", required_argument, NULL, 's'},
-		{"list", no_argument, NULL, 'l'},         {"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
+	gt_cli_parser p;
 	int c;
 	memset(&opts, 0, sizeof(opts));
 	opts.duration_ns = 10000000000ull;
 	opts.kinds = "default";
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:d:k:s:lqh", lo, NULL)) != -1) {
+	gt_cli_parser_init(&p, &capture_help);
+	while ((c = gt_cli_next(&p, argc, argv)) != -1) {
 		switch (c) {
-		case 'p': {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-			if (*end || v == 0 || v > UINT32_MAX) {
-				fprintf(stderr, "gaptrace capture: bad --pid '%s'\n", optarg);
+		case GT_CLI_HELP: return 0;
+		case GT_CLI_BAD: return 2;
+		case 'p':
+			if (gt_cli_count_u32(&p, 1, UINT32_MAX, &opts.pid) < 0)
 				return 2;
-			}
-			opts.pid = (uint32_t)v;
 			break;
-		}
-		case 'd': {
-			char why[256];
-			if (gt_duration_arg(optarg, 0, &opts.duration_ns, why, sizeof(why)) < 0) {
-				fprintf(stderr, "gaptrace capture: --duration: %s\n", why);
+		case 'd':
+			if (gt_cli_duration(&p, GT_DURATION_MIN_NS, GT_DURATION_MAX_NS,
+					    &opts.duration_ns) < 0)
 				return 2;
-			}
 			break;
-		}
 		case 'k': {
 			uint32_t k;
-			if (gt_kinds_parse(optarg, &k) < 0 || !k || strchr(optarg, ' ')) {
-				fprintf(stderr, "gaptrace capture: bad --kinds '%s'\n", optarg);
+			if (parse_kinds(&p, &k) < 0)
 				return 2;
-			}
 			opts.kinds = optarg;
 			break;
 		}
 		case 's': opts.socket = optarg; break;
 		case 'l': opts.list = 1; break;
 		case 'q': opts.quiet = 1; break;
-		case 'h': fputs(usage_text, stdout); return 0;
-		default: fputs(usage_text, stderr); return 2;
 		}
 	}
-	if (optind != argc || (!opts.pid && !opts.list)) {
-		fputs(usage_text, stderr);
-		return 2;
-	}
+	if (optind != argc)
+		return gt_cli_usage(&capture_help, "unexpected argument '%s'", argv[optind]);
+	if (!opts.pid && !opts.list)
+		return gt_cli_usage(&capture_help, "which process? --pid PID (or --list)");
 	char sock[512], ctl[512];
 	if (opts.socket)
 		snprintf(sock, sizeof(sock), "%s", opts.socket);
@@ -191,12 +247,8 @@ int cmd_capture(int argc, char **argv)
 		return 1;
 	}
 	static char reply[1 << 20]; /* a `list` of thousands of producers fits */
-	if (opts.list) {
-		if (ask(ctl, "list", reply, sizeof(reply)) < 0)
-			return 1;
-		fputs(reply, stdout);
-		return 0;
-	}
+	if (opts.list)
+		return list(ctl, sock, reply, sizeof(reply));
 
 	char req[256], path[512] = "";
 	uint64_t f0 = 0, r0 = 0, f1, r1;

@@ -5,7 +5,6 @@
  * DIR/<pid>.gtrace per traced process and DIR/nvml.gtrace, relays
  * arm/disarm from `gaptrace capture`, runs until SIGINT/SIGTERM.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -14,13 +13,14 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "cli.h"
 #include "cmds.h"
 #include "gaptrace/collector.h"
 
 static struct {
 	const char *dir;
 	const char *socket;
-	unsigned int nvml_hz, nvml_proc_hz, gpm_hz;
+	gt_cli_sampling rate; /* --nvml-hz, --nvml-proc-hz, --gpm-hz */
 	int dormant;
 	uint32_t kinds;
 	int share_group;
@@ -28,48 +28,65 @@ static struct {
 	int verbosity; /* 0 quiet, 1 normal, 2 verbose */
 } opts;
 
-static const char usage_text[] =
-	"usage: gaptrace collector [options]\n"
-	"\n"
-	"Run the side-car collector. Traced processes (libgaptrace_inject.so) connect\n"
-	"to its socket; each gets DIR/<pid>.gtrace, written frame by frame, and the\n"
-	"GPUs are sampled through NVML into DIR/nvml.gtrace. One line is printed per\n"
-	"process connecting and leaving. Runs until SIGINT or SIGTERM. Traces are\n"
-	"private: DIR is created 0700 and the files 0600 (see --group).\n"
-	"\n"
-	"  -d, --dir DIR       trace directory (default gaptrace-YYYYmmdd-HHMMSS, with\n"
-	"                      -1, -2, ... when taken)\n"
-	"  -s, --socket PATH   producer socket; its directory must be private (0700).\n"
-	"                      Default: $XDG_RUNTIME_DIR/gaptrace/collector.sock, else\n"
-	"                      /tmp/gaptrace-<uid>/collector.sock, which is where an\n"
-	"                      injected process looks when GAPTRACE_SOCKET is unset\n"
-	"      --nvml-hz N     NVML samples per second per GPU of clocks, power,\n"
-	"                      temperature, utilization, throttle reasons (default 10,\n"
-	"                      0 = no NVML at all)\n"
-	"      --nvml-proc-hz N  per-process utilization, memory, violation counters\n"
-	"                      and energy per second (default 1, at most --nvml-hz)\n"
-	"      --gpm-hz N      GPM hardware counters (SM activity and occupancy,\n"
-	"                      tensor/FP pipes, DRAM, PCIe, NVLink) per second per GPU,\n"
-	"                      Hopper or newer (default 10, at most 10, 0 = off)\n"
-	"      --dormant       producers connect dormant (capture nothing) until armed\n"
-	"                      with `gaptrace capture`\n"
-	"  -k, --kinds K       what producers capture, e.g. default,-nvtx or\n"
-	"                      kernel,memcpy,runtime (default: default)\n"
-	"      --group NAME    share the traces with group NAME (a name or a gid you\n"
-	"                      are in): DIR 0750, files 0640, owned by that group\n"
-	"  -v, --verbose       log connection details\n"
-	"  -q, --quiet         print errors only\n"
-	"  -h, --help          this text\n"
-	"\n"
-	"The control socket control.sock beside the producer socket takes `list`,\n"
-	"`stats`, `arm`, `disarm`, `flush` (see collector/README.md).\n"
-	"\n"
-	"example:\n"
-	"  gaptrace collector --dir /var/tmp/gt --dormant &\n"
-	"  GAPTRACE_DORMANT=1 CUDA_INJECTION64_PATH=$PWD/lib/gaptrace/libgaptrace_inject.so \\\n"
-	"      python serve.py &\n"
-	"  gaptrace capture --pid $! --duration 30s\n"
-	"  gaptrace collector --dir /var/tmp/gt --group gpuusers   # readable by gpuusers\n";
+enum { OPT_DORMANT = 1, OPT_GROUP };
+
+static const gt_cli_opt collector_opts[] = {
+	GT_OPT('d', "dir", "DIR",
+	       "trace directory (default gaptrace-YYYYmmdd-HHMMSS, with -1, -2, ... when taken)",
+	       .complete = GT_CLI_DIR),
+	GT_OPT('s', "socket", "PATH",
+	       "producer socket; its directory must be private (0700). Default: "
+	       "$XDG_RUNTIME_DIR/gaptrace/collector.sock, else /tmp/gaptrace-<uid>/collector.sock, "
+	       "which is where an injected process looks when GAPTRACE_SOCKET is unset",
+	       .complete = GT_CLI_FILE),
+	GT_OPT(OPT_DORMANT, "dormant", NULL,
+	       "producers connect dormant (capture nothing) until armed with `gaptrace capture`"),
+	GT_OPT('k', "kinds", "K",
+	       "what producers capture, e.g. default,-nvtx or kernel,memcpy,runtime (default: "
+	       "default)",
+	       .complete = GT_CLI_WORDS, .words = GT_CLI_KINDS_WORDS),
+	GT_OPT(OPT_GROUP, "group", "NAME",
+	       "share the traces with group NAME (a name or a gid you are in): DIR 0750, files "
+	       "0640, owned by that group",
+	       .complete = GT_CLI_GROUP),
+	GT_OPT('v', "verbose", NULL, "log connection details"),
+	GT_OPT('q', "quiet", NULL, "print errors only"),
+	{0},
+};
+static const gt_cli_group collector_group = {"options", NULL, collector_opts, 0};
+
+static const gt_cli_opt collector_exits[] = {
+	GT_ITEM("0", "stopped by SIGINT or SIGTERM"),
+	GT_ITEM("1", "the collector could not start (socket, directory) or failed"),
+	GT_ITEM("2", "bad usage"),
+	{0},
+};
+
+static const gt_cli_help collector_help = {
+	.name = "collector",
+	.summary = "run the side-car collector (daemon)",
+	.usage = {"[options]"},
+	.text = "Run the side-car collector. Traced processes (libgaptrace_inject.so) connect to "
+		"its socket; each gets DIR/<pid>.gtrace, written frame by frame, and the GPUs are "
+		"sampled through NVML into DIR/nvml.gtrace. One line is printed per process "
+		"connecting and leaving. Runs until SIGINT or SIGTERM. Traces are private: DIR is "
+		"created 0700 and the files 0600 (see --group).",
+	.groups = {&collector_group, &gt_sampling_group},
+	.notes = "The control socket control.sock beside the producer socket takes `list`, "
+		 "`stats`, `arm`, `disarm`, `flush` (see collector/README.md).",
+	.exits = collector_exits,
+	.examples = {"gaptrace collector --dir /var/tmp/gt --dormant &",
+		     "GAPTRACE_DORMANT=1 CUDA_INJECTION64_PATH=$PWD/lib/gaptrace/libgaptrace_inject.so \\",
+		     "    python serve.py &",
+		     "gaptrace capture --pid $! --duration 30s",
+		     "gaptrace collector --dir /var/tmp/gt --group gpuusers   # readable by gpuusers"},
+	.see_also = "capture run report",
+};
+
+const gt_cli_help *cmd_collector_help(void)
+{
+	return &collector_help;
+}
 
 static gt_collector *g_coll;
 
@@ -120,74 +137,39 @@ static void raise_nofile(void)
 
 int cmd_collector(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"dir", required_argument, NULL, 'd'},  {"socket", required_argument, NULL, 's'},
-		{"nvml-hz", required_argument, NULL, 1}, {"dormant", no_argument, NULL, 2},
-		{"nvml-proc-hz", required_argument, NULL, 3},
-		{"kinds", required_argument, NULL, 'k'}, {"verbose", no_argument, NULL, 'v'},
-		{"quiet", no_argument, NULL, 'q'},       {"help", no_argument, NULL, 'h'},
-		{"group", required_argument, NULL, 4},
-		{"gpm-hz", required_argument, NULL, 5},
-		{0},
-	};
+	gt_cli_parser p;
 	int c, ret = 1;
 	char defdir[64];
 	memset(&opts, 0, sizeof(opts));
-	opts.nvml_hz = GT_NVML_DEFAULT_HZ;
-	opts.nvml_proc_hz = GT_NVML_DEFAULT_SLOW_HZ;
-	opts.gpm_hz = GT_GPM_DEFAULT_HZ;
+	gt_sampling_init(&opts.rate);
 	opts.kinds = GT_KIND_DEFAULT;
 	opts.verbosity = 1;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:s:k:vqh", lo, NULL)) != -1) {
+	gt_cli_parser_init(&p, &collector_help);
+	while ((c = gt_cli_next(&p, argc, argv)) != -1) {
 		switch (c) {
+		case GT_CLI_HELP: return 0;
+		case GT_CLI_BAD: return 2;
 		case 'd': opts.dir = optarg; break;
 		case 's': opts.socket = optarg; break;
-		case 1:
-		case 3: {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-			if (*end || end == optarg || v < (c == 1 ? 0 : 1) || v > 10000) {
-				fprintf(stderr, "gaptrace collector: %s wants %d..10000\n",
-					c == 1 ? "--nvml-hz" : "--nvml-proc-hz", c == 1 ? 0 : 1);
+		case OPT_DORMANT: opts.dormant = 1; break;
+		case OPT_GROUP:
+			if (parse_group(&p, &opts.gid) < 0)
 				return 2;
-			}
-			if (c == 1)
-				opts.nvml_hz = (unsigned int)v;
-			else
-				opts.nvml_proc_hz = (unsigned int)v;
-			break;
-		}
-		case 2: opts.dormant = 1; break;
-		case 5:
-			if (parse_gpm_hz("gaptrace collector", optarg, &opts.gpm_hz) < 0)
-				return 2;
-			break;
-		case 4: {
-			char why[256];
-			if (gt_group_parse(optarg, &opts.gid, why, sizeof(why)) < 0) {
-				fprintf(stderr, "gaptrace collector: --group: %s\n", why);
-				return 2;
-			}
 			opts.share_group = 1;
 			break;
-		}
 		case 'k':
-			if (gt_kinds_parse(optarg, &opts.kinds) < 0 || !opts.kinds) {
-				fprintf(stderr, "gaptrace collector: bad --kinds '%s'\n", optarg);
+			if (parse_kinds(&p, &opts.kinds) < 0)
 				return 2;
-			}
 			break;
 		case 'v': opts.verbosity = 2; break;
 		case 'q': opts.verbosity = 0; break;
-		case 'h': fputs(usage_text, stdout); return 0;
-		default: fputs(usage_text, stderr); return 2;
+		default:
+			if (gt_sampling_parse(&opts.rate, &p, c) < 0)
+				return 2;
 		}
 	}
-	if (optind != argc) {
-		fputs(usage_text, stderr);
-		return 2;
-	}
+	if (optind != argc)
+		return gt_cli_usage(&collector_help, "unexpected argument '%s'", argv[optind]);
 	if (!opts.dir) {
 		gt_cli_default_trace_dir(defdir, sizeof(defdir));
 		opts.dir = defdir;
@@ -202,10 +184,10 @@ int cmd_collector(int argc, char **argv)
 		.socket_path = opts.socket,
 		.kinds = opts.kinds,
 		.dormant = opts.dormant,
-		.nvml_hz = opts.nvml_hz,
-		.nvml_proc_hz = opts.nvml_proc_hz,
-		.gpm_hz = opts.gpm_hz,
-		.gpm_off = opts.gpm_hz == 0,
+		.nvml_hz = opts.rate.nvml_hz,
+		.nvml_proc_hz = opts.rate.nvml_proc_hz,
+		.gpm_hz = opts.rate.gpm_hz,
+		.gpm_off = opts.rate.gpm_hz == 0,
 		.nvml_lib = getenv("GAPTRACE_NVML_PATH"),
 		.log = log_line,
 		.on_peer = on_peer,

@@ -4,13 +4,14 @@
  * JSON reports or archive entries) and say what changed, led by a verdict;
  * with --gate, fail a CI job when NEW is slower beyond a threshold.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "archive.h"
+#include "cli.h"
 #include "cmds.h"
 #include "gaptrace/diff.h"
 #include "outfile.h"
@@ -34,143 +35,119 @@ static struct {
 	gt_diff_opts diff;
 } opts;
 
-static const char usage_head[] =
-	"usage: gaptrace diff [options] BASE NEW\n"
-	"       gaptrace diff [options] --baseline ARCHIVE[/ENTRY] NEW\n"
-	"\n"
-	"Compare two runs and say what changed, per GPU: the time per period (when both\n"
-	"have a detected period) or per unit of GPU work, wall time, utilization, each\n"
-	"idle cause, each finding (appeared / gone / grew / shrank), the kernels by added\n"
-	"time, copies (bytes, bandwidth, pageable share), launch latency and losses. The\n"
-	"first line is the verdict: how much slower or faster NEW is and the cause that\n"
-	"grew most, and whether that is within the run-to-run spread the runs show.\n"
-	"BASE and NEW are trace directories, .gtrace files, JSON reports (gaptrace\n"
-	"report --json) or archive entries (gaptrace run --archive).\n"
-	"\n"
-	"When both sides have steps (NVTX step ranges such as train_step or torch's\n"
-	"ProfilerStep#N, or the periods of the steady state: gaptrace report's Steps)\n"
-	"they are compared per step: the median step, split by cause as the middle\n"
-	"half of the steps, with the spread from the step-to-step variation; else per\n"
-	"period when both have a detected period, else per unit of GPU work.\n"
-	"\n"
-	"The slicing options below apply to both sides, each resolved against its own\n"
-	"traces (--from 2s: 2 s after that side's capture start; --range: that side's\n"
-	"ranges); what each side kept is said ('slice:' lines, JSON base/new.slice).\n"
-	"They need traces: a JSON report is refused (exit 2), an archive entry that\n"
-	"kept its trace is read from the trace. A side whose slice keeps nothing\n"
-	"is an error (exit 1).\n"
-	"\n"
-	"  -b, --baseline DIR     BASE is the latest entry of the archive DIR (or DIR\n"
-	"                         itself when it is one entry)\n"
-	"      --gate PCT         exit 4 when NEW is slower than BASE by more than PCT\n"
-	"                         on a GPU (e.g. 5% or 0.05) and that is not within\n"
-	"                         the run-to-run spread\n"
-	"  -j, --json             the diff as JSON (schema " GT_DIFF_SCHEMA ")\n"
-	"      --html             the diff as a self-contained HTML page\n"
-	"  -o, --output FILE      write to FILE instead of stdout\n"
-	"      --force-overwrite  replace a symbolic link at FILE (the link itself)\n"
-	"  -k, --top-kernels N    kernel rows per GPU (default 5)\n"
-	"  -t, --threshold N=V    a threshold of the findings, for trace inputs (as\n"
-	"                         gaptrace report --threshold)\n"
-	"  -w, --window-ms MS     utilization window for trace inputs (default 10)\n"
-	"      --capture          trace inputs: window = whole capture (as report)\n"
-	"      --strict           trace inputs: stop at a trace's first corrupt frame\n"
-	"  -q, --quiet            no warnings about damaged input on stderr\n"
-	"  -h, --help             this text\n"
-	"\n";
+enum { OPT_GATE = 1, OPT_HTML, OPT_FORCE, OPT_CAPTURE, OPT_STRICT };
 
-static const char usage_tail[] =
-	"\n"
-	"exit status:\n"
-	"  0  the diff was written (and, with --gate, NEW did not regress beyond it)\n"
-	"  1  an input could not be read, or a side's slice kept nothing: nothing is\n"
-	"     printed on stdout\n"
-	"  2  bad usage (slicing a JSON report too), or an input holds traces of\n"
-	"     separate captures\n"
-	"  3  the diff could not be made or written (or this build cannot read JSON\n"
-	"     reports: it needs libcjson)\n"
-	"  4  --gate: NEW regressed beyond the threshold (the diff was written)\n"
-	"\n"
-	"examples:\n"
-	"  gaptrace diff yesterday/ today/\n"
-	"  gaptrace diff --baseline runs/ --gate 5% today/      # in CI\n"
-	"  gaptrace diff --json base.json new.json > diff.json\n"
-	"  gaptrace diff --range train_step --skip-startup yesterday/ today/\n";
+static const gt_cli_opt diff_opts[] = {
+	GT_OPT('b', "baseline", "DIR",
+	       "BASE is the latest entry of the archive DIR (or DIR itself when it is one entry)",
+	       .complete = GT_CLI_DIR),
+	GT_OPT(OPT_GATE, "gate", "PCT",
+	       "exit 4 when NEW is slower than BASE by more than PCT on a GPU (e.g. 5%) and that "
+	       "is not within the run-to-run spread"),
+	GT_OPT('j', "json", NULL, "the diff as JSON (schema " GT_DIFF_SCHEMA ")"),
+	GT_OPT(OPT_HTML, "html", NULL, "the diff as a self-contained HTML page"),
+	GT_OPT('o', "output", "FILE", "write to FILE instead of stdout", .complete = GT_CLI_FILE),
+	GT_OPT(OPT_FORCE, "force-overwrite", NULL,
+	       "replace a symbolic link at FILE (the link itself)"),
+	GT_OPT('k', "top-kernels", "N", "kernel rows per GPU (default 5)"),
+	GT_OPT('t', "threshold", "NAME=VALUE",
+	       "a threshold of the findings, for trace inputs (as gaptrace report --threshold)",
+	       .complete = GT_CLI_WORDS, .words_fn = cmd_threshold_words),
+	GT_OPT('w', "window-ms", "MS",
+	       "utilization window in milliseconds for trace inputs (default 10)"),
+	GT_OPT(OPT_CAPTURE, "capture", NULL, "trace inputs: window = whole capture (as report)"),
+	GT_OPT(OPT_STRICT, "strict", NULL, "trace inputs: stop at a trace's first corrupt frame"),
+	GT_OPT('q', "quiet", NULL, "no warnings about damaged input on stderr"),
+	{0},
+};
 
-static void usage(FILE *f)
+static const gt_cli_group diff_group = {"options", NULL, diff_opts, 0};
+
+static const gt_cli_opt diff_exits[] = {
+	GT_ITEM("0", "the diff was written (and, with --gate, NEW did not regress beyond it)"),
+	GT_ITEM("1",
+		"an input could not be read, or a side's slice kept nothing: nothing is printed on "
+		"stdout"),
+	GT_ITEM("2", "bad usage (slicing a JSON report too), or an input holds traces of separate "
+		     "captures"),
+	GT_ITEM("3",
+		"the diff could not be made or written (or this build cannot read JSON reports: it "
+		"needs libcjson)"),
+	GT_ITEM("4", "--gate: NEW regressed beyond the threshold (the diff was written)"),
+	{0},
+};
+
+static const gt_cli_help diff_help = {
+	.name = "diff",
+	.summary = "compare two runs: what got slower and why; a gate for CI",
+	.usage = {"[options] BASE NEW", "[options] --baseline ARCHIVE[/ENTRY] NEW"},
+	.text = "Compare two runs and say what changed, per GPU: the time per step, per period or "
+		"per unit of GPU work, wall time, utilization, each idle cause, each finding "
+		"(appeared / gone / grew / shrank), the kernels by added time, copies (bytes, "
+		"bandwidth, pageable share), launch latency and losses. The first line is the "
+		"verdict: how much slower or faster NEW is and the cause that grew most, and "
+		"whether that is within the run-to-run spread the runs show. BASE and NEW are "
+		"trace directories, .gtrace files, JSON reports (gaptrace report --json) or "
+		"archive entries (gaptrace run --archive).\n\n"
+		"When both sides have steps (NVTX step ranges such as train_step or torch's "
+		"ProfilerStep#N, or the periods of the steady state: gaptrace report's Steps) they "
+		"are compared per step: the median step, split by cause as the middle half of the "
+		"steps, with the spread from the step-to-step variation; else per period when both "
+		"have a detected period, else per unit of GPU work.\n\n"
+		"The slicing options apply to both sides, each resolved against its own traces "
+		"(--from 2s: 2 s after that side's capture start; --range: that side's ranges); "
+		"what each side kept is said ('slice:' lines, JSON base/new.slice). They need "
+		"traces: a JSON report is refused (exit 2), an archive entry that kept its trace "
+		"is read from the trace. A side whose slice keeps nothing is an error (exit 1).",
+	.groups = {&diff_group, &gt_slice_group},
+	.exits = diff_exits,
+	.examples = {"gaptrace diff yesterday/ today/",
+		     "gaptrace diff --baseline runs/ --gate 5% today/      # in CI",
+		     "gaptrace diff --json base.json new.json > diff.json",
+		     "gaptrace diff --range train_step --skip-startup yesterday/ today/"},
+	.see_also = "report history archive run",
+	.operands = GT_CLI_REPORT,
+};
+
+const gt_cli_help *cmd_diff_help(void)
 {
-	fputs(usage_head, f);
-	fputs(gt_slice_usage, f);
-	fputs(usage_tail, f);
-}
-
-/* "5%", "5 %", "0.05": a fraction >= 0. */
-static int parse_pct(const char *s, double *v)
-{
-	char *end;
-	double x = strtod(s, &end);
-	while (*end == ' ')
-		end++;
-	if (end == s || x < 0 || x != x)
-		return -1;
-	if (*end == '%') {
-		x /= 100;
-		end++;
-	}
-	*v = x;
-	return *end ? -1 : 0;
-}
-
-static int parse_num(const char *s, unsigned long long *v)
-{
-	char *end;
-	*v = strtoull(s, &end, 10);
-	return *s && !*end && *v && *v <= 1000000 ? 0 : -1;
+	return &diff_help;
 }
 
 /* One option; returns -1 to go on, else the exit status. */
-static int parse_opt(int c)
+static int parse_opt(const gt_cli_parser *p, int c)
 {
-	unsigned long long v;
+	uint64_t v;
 	char err[1024];
 	switch (c) {
 	case 'b': opts.baseline = optarg; return -1;
-	case 1:
-		if (parse_pct(optarg, &opts.gate) < 0) {
-			fprintf(stderr, "gaptrace diff: --gate wants a percentage: 5%% or 0.05\n");
+	case OPT_GATE:
+		if (gt_cli_percent(p, 0, 1e6, &opts.gate) < 0)
 			return GT_EXIT_USAGE;
-		}
 		opts.gate_on = 1;
 		return -1;
 	case 'j': opts.format = FMT_JSON; return -1;
-	case 2: opts.format = FMT_HTML; return -1;
+	case OPT_HTML: opts.format = FMT_HTML; return -1;
 	case 'o': opts.output = optarg; return -1;
-	case 3: opts.out_flags |= GT_OUTFILE_FORCE; return -1;
-	case 'k':
+	case OPT_FORCE: opts.out_flags |= GT_OUTFILE_FORCE; return -1;
+	case 'k': return gt_cli_count_u32(p, 1, 1000000, &opts.diff.top_kernels) ? 2 : -1;
 	case 'w':
-		if (parse_num(optarg, &v) < 0) {
-			fprintf(stderr, "gaptrace diff: bad number '%s'\n", optarg);
+		if (gt_cli_count(p, 1, 1000000, &v) < 0)
 			return GT_EXIT_USAGE;
-		}
-		if (c == 'k')
-			opts.diff.top_kernels = (uint32_t)v;
-		else
-			opts.ao.window_ns = v * 1000000ull;
+		opts.ao.window_ns = v * 1000000ull;
 		return -1;
 	case 't':
 		if (gt_diag_set_threshold(&opts.dopts, optarg, err, sizeof(err)) < 0) {
-			fprintf(stderr, "gaptrace diff: %s\n", err);
+			fprintf(stderr, "%s: %s: %s\n", p->prefix, gt_cli_optname(p), err);
 			return GT_EXIT_USAGE;
 		}
 		return -1;
-	case 4: opts.ao.window_mode = GT_WINDOW_CAPTURE; return -1;
-	case 5: opts.ao.stop_on_corrupt = 1; return -1;
+	case OPT_CAPTURE: opts.ao.window_mode = GT_WINDOW_CAPTURE; return -1;
+	case OPT_STRICT: opts.ao.stop_on_corrupt = 1; return -1;
 	case 'q': opts.quiet = 1; return -1;
-	case 'h': usage(stdout); return GT_EXIT_OK;
 	default:
-		switch (gt_slice_parse(&opts.slice, c, optarg, "gaptrace diff")) {
+		switch (gt_slice_parse(&opts.slice, p, c)) {
 		case 1: opts.slicing = 1; return -1;
-		case 0: usage(stderr); return GT_EXIT_USAGE;
 		default: return GT_EXIT_USAGE;
 		}
 	}
@@ -178,52 +155,43 @@ static int parse_opt(int c)
 
 static int parse(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"baseline", required_argument, NULL, 'b'},
-		{"gate", required_argument, NULL, 1},
-		{"json", no_argument, NULL, 'j'},
-		{"html", no_argument, NULL, 2},
-		{"output", required_argument, NULL, 'o'},
-		{"force-overwrite", no_argument, NULL, 3},
-		{"top-kernels", required_argument, NULL, 'k'},
-		{"threshold", required_argument, NULL, 't'},
-		{"window-ms", required_argument, NULL, 'w'},
-		{"capture", no_argument, NULL, 4},
-		{"strict", no_argument, NULL, 5},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
-		GT_SLICE_LONG_OPTIONS,
-		{0},
-	};
+	gt_cli_parser p;
 	int c, rc;
 	memset(&opts, 0, sizeof(opts));
 	gt_diag_opts_init(&opts.dopts);
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "b:jo:k:t:w:qh", lo, NULL)) != -1)
-		if ((rc = parse_opt(c)) >= 0)
+	gt_cli_parser_init(&p, &diff_help);
+	while ((c = gt_cli_next(&p, argc, argv)) != -1) {
+		if (c == GT_CLI_HELP || c == GT_CLI_BAD)
+			return c == GT_CLI_HELP ? GT_EXIT_OK : GT_EXIT_USAGE;
+		if ((rc = parse_opt(&p, c)) >= 0)
 			return rc;
-	if (argc - optind != (opts.baseline ? 1 : 2)) {
-		fprintf(stderr, "gaptrace diff: %s\n\n",
-			opts.baseline ? "--baseline takes one more input: NEW"
-				      : "two inputs wanted: BASE and NEW");
-		usage(stderr);
-		return GT_EXIT_USAGE;
 	}
+	if (argc - optind != (opts.baseline ? 1 : 2))
+		return gt_cli_usage(&diff_help, "%s",
+				    opts.baseline ? "--baseline takes one more input: NEW"
+						  : "two inputs wanted: BASE and NEW");
 	return -1;
 }
 
-/* A JSON report: a regular file that starts with '{'. */
+/* A JSON report: a regular file named *.json, or that starts like JSON.
+ * A broken report must be said to be one, not read as a trace (it was:
+ * "not a gaptrace stream (bad magic)"). */
 static int is_json_file(const char *path)
 {
 	struct stat st;
 	int c = EOF;
-	FILE *f = stat(path, &st) == 0 && S_ISREG(st.st_mode) ? fopen(path, "rb") : NULL;
+	size_t n = strlen(path);
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return 0;
+	if (n > 5 && !strcasecmp(path + n - 5, ".json"))
+		return 1;
+	FILE *f = fopen(path, "rb");
 	if (!f)
 		return 0;
 	while ((c = fgetc(f)) == ' ' || c == '\n' || c == '\t' || c == '\r')
 		;
 	fclose(f);
-	return c == '{';
+	return c == '{' || c == '[';
 }
 
 /* What a side is read from: its JSON report, or traces (a trace directory,
@@ -265,7 +233,7 @@ static int side_json(const char *tag, const char *src, int json_in, char **json,
 	gt_slice sl = opts.slice; /* resolved for this side alone */
 	snprintf(cmd, sizeof(cmd), "gaptrace diff: %s %s", tag, src);
 	gt_cli_rj_opts o = {.cmd = cmd, .ao = &opts.ao, .dopts = &opts.dopts,
-			    .quiet = opts.quiet, .slice = &sl};
+			    .quiet = opts.quiet, .slice = &sl, .cmd_names_path = 1};
 	return gt_cli_report_json(src, &o, json, len, NULL);
 }
 
@@ -306,6 +274,67 @@ static int load_sides(const char *bpath, const char *npath, gt_diff_stats **b,
 	return ret ? ret : load_side("NEW", npath, nsrc, nj, n);
 }
 
+/* The program of a command line: the binary's name and, when the next word
+ * is not an option, that word (the script of python3 train.py). "" unknown. */
+static void program_of(const char *cmdline, char *buf, size_t cap)
+{
+	const char *p = cmdline ? cmdline : "";
+	size_t l = strcspn(p, " ");
+	const char *base = memrchr(p, '/', l);
+	base = base ? base + 1 : p;
+	const char *next = p + l;
+	while (*next == ' ')
+		next++;
+	size_t nl = *next && *next != '-' ? strcspn(next, " ") : 0;
+	snprintf(buf, cap, "%.*s%s%.*s", (int)(p + l - base), base, nl ? " " : "", (int)nl, next);
+}
+
+/* A side's GPUs: "NVIDIA H200", "2 x NVIDIA H200", "NVIDIA H100, NVIDIA H200". */
+static void gpus_of(const gt_diff_stats *s, char *buf, size_t cap)
+{
+	size_t same = 0, n = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < s->ngpus; i++)
+		same += !strcmp(s->gpus[i].name, s->gpus[0].name);
+	if (s->ngpus > 1 && same == s->ngpus) {
+		snprintf(buf, cap, "%zu x %s", s->ngpus, s->gpus[0].name);
+		return;
+	}
+	for (size_t i = 0; i < s->ngpus && n < cap; i++)
+		n += (size_t)snprintf(buf + n, cap - n, "%s%s", i ? ", " : "", s->gpus[i].name);
+}
+
+/* Two runs of different programs, or on different GPUs, compare little of
+ * what a regression is: say so before the diff (--baseline picks BASE by
+ * itself: name what it picked). */
+static void caution(const gt_diff_stats *b, const gt_diff_stats *n, const char *entry)
+{
+	char pb[256], pn[256], gb[512], gn[512], what[1400] = "";
+	program_of(b->cmdline, pb, sizeof(pb));
+	program_of(n->cmdline, pn, sizeof(pn));
+	gpus_of(b, gb, sizeof(gb));
+	gpus_of(n, gn, sizeof(gn));
+	int prog = *pb && *pn && strcmp(pb, pn), gpu = *gb && *gn && strcmp(gb, gn);
+	if (!prog && !gpu)
+		return;
+	if (prog)
+		snprintf(what, sizeof(what), "different programs (BASE %s, NEW %s)", pb, pn);
+	if (gpu) {
+		size_t l = strlen(what);
+		snprintf(what + l, sizeof(what) - l, "%son different GPUs (BASE %s, NEW %s)",
+			 prog ? " " : "", gb, gn);
+	}
+	fprintf(stderr,
+		"gaptrace diff: warning: BASE and NEW ran %s: what changed may be the %s, not a "
+		"regression",
+		what, prog && gpu ? "program or the GPU" : prog ? "program" : "GPU");
+	if (opts.baseline)
+		fprintf(stderr, "; --baseline took %s, the latest run of %s (--baseline %s/ENTRY "
+				"takes another; gaptrace history %s lists them)",
+			entry, opts.baseline, opts.baseline, opts.baseline);
+	fputc('\n', stderr);
+}
+
 static int write_diff(const gt_diff *d)
 {
 	gt_outfile of;
@@ -334,6 +363,11 @@ int cmd_diff(int argc, char **argv)
 	int ret = parse(argc, argv);
 	if (ret >= 0)
 		return ret;
+	/* an output that cannot be written is said before the analysis, not after */
+	if (opts.output && gt_outfile_check(opts.output, opts.out_flags, entry, sizeof(entry)) < 0) {
+		fprintf(stderr, "gaptrace diff: %s\n", entry);
+		return GT_EXIT_FAILED;
+	}
 	const char *bpath = opts.baseline ? entry : argv[optind];
 	if (opts.baseline && gt_archive_resolve(opts.baseline, entry, sizeof(entry)) < 0) {
 		fprintf(stderr, "gaptrace diff: --baseline %s: %s\n", opts.baseline, entry);
@@ -341,6 +375,7 @@ int cmd_diff(int argc, char **argv)
 	}
 	if ((ret = load_sides(bpath, argv[argc - 1], &base, &new_)))
 		goto out;
+	caution(base, new_, bpath);
 	d = gt_diff_new(base, new_, &opts.diff);
 	if (!d) {
 		fprintf(stderr, "gaptrace diff: out of memory\n");

@@ -11,8 +11,8 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +21,9 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "cli.h"
 #include "cmds.h"
+#include "report_mem.h"
 #include "gaptrace/format.h"
 
 static struct {
@@ -32,26 +34,52 @@ static struct {
 	uint32_t type;
 } opts;
 
-static const char usage_text[] =
-	"usage: gaptrace dump [options] TRACE\n"
-	"\n"
-	"Print every record of a trace, one per line. TRACE is a .gtrace file or a\n"
-	"trace directory (each of its traces in turn, after a '== path' line).\n"
-	"\n"
-	"  -s, --stats        print only the header and read statistics\n"
-	"  -t, --type NAME    only records of this type (kernel, api, memcpy, ...)\n"
-	"  -n, --limit N      stop after N records (in all; 0: header and statistics)\n"
-	"      --strict       stop at the first corrupt frame (exit 1)\n"
-	"      --hex          annotated hex dump of every byte (FORMAT.md's layout)\n"
-	"  -h, --help         this text\n"
-	"\n"
-	"example:\n"
-	"  gaptrace dump -t kernel -n 20 gaptrace-1234.gtrace\n";
+enum { OPT_STRICT = 1, OPT_HEX };
+
+static const char *type_words(void);
+
+static const gt_cli_opt dump_opts[] = {
+	GT_OPT('s', "stats", NULL, "print only the header and read statistics"),
+	GT_OPT('t', "type", "NAME", "only records of this type (kernel, api, memcpy, ...)",
+	       .complete = GT_CLI_WORDS, .words_fn = type_words),
+	GT_OPT('n', "limit", "N", "stop after N records (in all; 0: header and statistics)"),
+	GT_OPT(OPT_STRICT, "strict", NULL, "stop at the first corrupt frame (exit 1)"),
+	GT_OPT(OPT_HEX, "hex", NULL, "annotated hex dump of every byte (FORMAT.md's layout)"),
+	{0},
+};
+static const gt_cli_group dump_group = {"options", NULL, dump_opts, 0};
+
+static const gt_cli_opt dump_exits[] = {
+	GT_ITEM("0", "every trace was read to its end"),
+	GT_ITEM("1",
+		"a trace could not be read (or, with --strict, had a corrupt frame), or the output "
+		"could not be written"),
+	GT_ITEM("2", "bad usage"),
+	{0},
+};
+
+static const gt_cli_help dump_help = {
+	.name = "dump",
+	.summary = "print the records of a trace as text",
+	.usage = {"[options] TRACE"},
+	.text = "Print every record of a trace, one per line, for debugging and for tests "
+		"(`gaptrace report` is what people read). TRACE is a .gtrace file or a trace "
+		"directory (each of its traces in turn, after a '== path' line).",
+	.groups = {&dump_group},
+	.exits = dump_exits,
+	.examples = {"gaptrace dump -t kernel -n 20 gaptrace-1234.gtrace"},
+	.see_also = "recover report",
+	.operands = GT_CLI_TRACE,
+};
+
+const gt_cli_help *cmd_dump_help(void)
+{
+	return &dump_help;
+}
 
 static void log_problem(void *user, const gt_errinfo *ei)
 {
-	(void)user;
-	fprintf(stderr, "gaptrace dump: warning: %s\n", ei->msg);
+	gt_cli_say_path("gaptrace dump: warning", user, ei->msg, 0); /* user: the path */
 }
 
 static const char *S(const gt_reader *r, uint32_t id)
@@ -477,7 +505,7 @@ static int read_whole(const char *path, uint8_t **out, size_t *outlen)
 	if (!f) {
 		if (fd >= 0)
 			close(fd);
-		fprintf(stderr, "gaptrace dump: %s\n", fd >= 0 ? strerror(errno) : ei.msg);
+		gt_cli_say_path("gaptrace dump", path, fd >= 0 ? strerror(errno) : ei.msg, 0);
 		return 1;
 	}
 	uint8_t *b = NULL;
@@ -696,10 +724,10 @@ static int dump_one(const char *path, long *printed)
 	gt_errinfo ei = {0};
 	gt_reader *r = gt_reader_open(path, &ro, &ei);
 	if (!r) {
-		fprintf(stderr, "gaptrace dump: %s\n", ei.msg);
+		gt_cli_say_path("gaptrace dump", path, ei.msg, 0);
 		return 1;
 	}
-	gt_reader_set_log(r, log_problem, NULL);
+	gt_reader_set_log(r, log_problem, (void *)path);
 	const gt_stream_header *h = gt_reader_header(r);
 	printf("# format %u.%u producer=%u pid=%u host=%s version=\"%s\" devices=%u cmd=\"%s\"\n",
 	       h->major, h->minor, h->producer, h->pid, h->hostname, h->producer_version,
@@ -729,11 +757,24 @@ static int dump_one(const char *path, long *printed)
 	       st->seq_missing, st->bytes, st->dup_frames, st->backward_frames);
 	int ret = 0;
 	if (rc < 0) {
-		fprintf(stderr, "gaptrace dump: %s: %s\n", path, gt_reader_error(r)->msg);
+		gt_cli_say_path("gaptrace dump", path, gt_reader_error(r)->msg, 0);
 		ret = 1;
 	}
 	gt_reader_close(r);
 	return ret;
+}
+
+/* The record type names, for the completion of --type. */
+static const char *type_words(void)
+{
+	static char words[1024];
+	size_t n = 0;
+	words[0] = 0;
+	for (uint32_t t = 1; t < GT_REC_TYPE_LIMIT && n < sizeof(words); t++)
+		if (gt_rec_type_name(t))
+			n += (size_t)snprintf(words + n, sizeof(words) - n, "%s%s", n ? " " : "",
+					      gt_rec_type_name(t));
+	return words;
 }
 
 /* "unknown record type 'x'; the types are: string, device, ..." */
@@ -753,24 +794,19 @@ static void unknown_type(const char *name)
 
 int cmd_dump(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"stats", no_argument, NULL, 's'},
-		{"type", required_argument, NULL, 't'},
-		{"limit", required_argument, NULL, 'n'},
-		{"strict", no_argument, NULL, 1},
-		{"hex", no_argument, NULL, 2},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
+	gt_cli_parser p;
 	int c, ret = 0;
 	char **paths = NULL, *one[1];
 	size_t npaths = 0;
 	int listed = 0;
+	uint64_t limit;
 	memset(&opts, 0, sizeof(opts));
 	opts.limit = -1;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "st:n:h", lo, NULL)) != -1) {
+	gt_cli_parser_init(&p, &dump_help);
+	while ((c = gt_cli_next(&p, argc, argv)) != -1) {
 		switch (c) {
+		case GT_CLI_HELP: return 0;
+		case GT_CLI_BAD: return 2;
 		case 's': opts.stats_only = 1; break;
 		case 't':
 			opts.type = type_by_name(optarg);
@@ -779,26 +815,18 @@ int cmd_dump(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case 'n': {
-			char *end;
-			errno = 0;
-			opts.limit = strtol(optarg, &end, 10);
-			if (!*optarg || *end || errno || opts.limit < 0) {
-				fprintf(stderr, "gaptrace dump: bad record count '%s'\n", optarg);
+		case 'n':
+			if (gt_cli_count(&p, 0, LONG_MAX, &limit) < 0)
 				return 2;
-			}
+			opts.limit = (long)limit;
 			break;
-		}
-		case 1: opts.strict = 1; break;
-		case 2: opts.hex = 1; break;
-		case 'h': fputs(usage_text, stdout); return 0;
-		default: fputs(usage_text, stderr); return 2;
+		case OPT_STRICT: opts.strict = 1; break;
+		case OPT_HEX: opts.hex = 1; break;
 		}
 	}
-	if (optind != argc - 1) {
-		fputs(usage_text, stderr);
-		return 2;
-	}
+	if (optind != argc - 1)
+		return gt_cli_usage(&dump_help, optind == argc ? "no TRACE given"
+							       : "one TRACE wanted");
 	/* a trace directory, as `report` takes: each of its traces in turn */
 	const char *arg = argv[optind];
 	struct stat sb;
@@ -809,7 +837,7 @@ int cmd_dump(int argc, char **argv)
 			return 1;
 		}
 		if (!npaths) {
-			fprintf(stderr, "gaptrace dump: %s: no .gtrace file in this directory\n", arg);
+			gt_cli_no_traces("gaptrace dump", arg, 0);
 			free(paths);
 			return 1;
 		}

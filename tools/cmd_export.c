@@ -5,7 +5,6 @@
  * report.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,11 +12,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "cmds.h"
+#include "gaptrace/argval.h"
 #include "gaptrace/analysis.h"
 #include "gaptrace/export.h"
 #include "onecapture.h"
 #include "outfile.h"
+#include "report_mem.h"
 #include "slice.h"
 
 enum { FMT_PERFETTO = 1, FMT_CSV, FMT_JSON, FMT_HTML };
@@ -32,69 +34,98 @@ static struct {
 	gt_slice slice;
 } opts;
 
-static const char usage_text[] =
-	"usage: gaptrace export --format FORMAT [options] TRACE...\n"
-	"\n"
-	"Write traces for other tools. TRACE is a trace directory or .gtrace files of\n"
-	"one capture (traces of separate captures are refused, as by `gaptrace report`).\n"
-	"\n"
-	"formats:\n"
-	"  perfetto   Chrome Trace Event JSON for ui.perfetto.dev and chrome://tracing:\n"
-	"             a track per GPU stream and host thread, launch->kernel arrows,\n"
-	"             NVTX, NVML counters, utilization and idle gaps by cause\n"
-	"  csv        stats tables named like `nsys stats` reports: -o DIR/ (or a\n"
-	"             directory that exists) writes one NAME.csv per table; -o FILE\n"
-	"             takes one table (-r NAME); without -o, all to stdout (a '# NAME'\n"
-	"             line before each)\n"
-	"  json       the same tables as one JSON object {NAME: [rows]} (or one array\n"
-	"             with --report)\n"
-	"  html       one self-contained report file: findings, charts, tables\n"
-	"\n"
-	"  -f, --format FORMAT    perfetto, csv, json or html (required)\n"
-	"  -o, --output PATH      file, or directory for csv tables (see above); '-' is\n"
-	"                         stdout. A file is replaced only when complete, never\n"
-	"                         through a link; a FIFO or device is written in place\n"
-	"                         (README, Outputs). Default: perfetto\n"
-	"                         DIR/timeline.json, html DIR/report.html inside the\n"
-	"                         (first) trace directory, or beside a trace file\n"
-	"                         (run.gtrace -> run.json, run.html); csv and json to\n"
-	"                         stdout\n"
-	"  -r, --report NAME      only this table (repeatable); 'all' adds cuda_gpu_trace\n"
-	"                         (one row per kernel/copy) and the GPM tables when no\n"
-	"                         GPU has GPM readings, 'list' lists the tables\n"
-	"      --min-gap DUR      shortest idle gap drawn/listed with its cause (default\n"
-	"                         1ms, as `gaptrace report`; ns us ms s). Findings use it\n"
-	"      --max-gaps N       such gaps kept per GPU (default 100000, the earliest)\n"
-	"      --no-analysis      perfetto: records only, no gap/utilization tracks\n"
-	"  -w, --window-ms MS     utilization window (default 10)\n"
-	"      --full-names       full demangled kernel names on the timeline\n"
-	"      --mangled          do not demangle kernel names\n"
-	"      --title TEXT       title of the HTML report\n"
-	"      --strict           stop reading a trace at its first corrupt frame\n"
-	"      --force-overwrite  replace a symbolic link at the output path (the link,\n"
-	"                         never its target; see README, Outputs)\n"
-	"  -q, --quiet            no progress or warnings on stderr\n"
-	"  -h, --help             this text\n"
-	"\n";
+enum { OPT_MIN_GAP = 1, OPT_MAX_GAPS, OPT_NO_ANALYSIS, OPT_FULL_NAMES, OPT_MANGLED, OPT_TITLE,
+       OPT_STRICT, OPT_FORCE };
 
-static const char usage_tail[] =
-	"\n"
-	"exit status: 0 written; 1 no trace could be read, or the slice kept no GPU\n"
-	"activity (nothing written); 2 bad usage, or traces of separate captures; 3 the\n"
-	"output could not be written\n"
-	"\n"
-	"examples:\n"
-	"  gaptrace export -f perfetto run1/ -o run1.json   # open in ui.perfetto.dev\n"
-	"  gaptrace export -f csv -r cuda_gpu_kern_sum run1/\n"
-	"  gaptrace export -f csv run1/ -o run1-stats/\n"
-	"  gaptrace export -f html run1/ -o run1.html\n"
-	"  gaptrace export -f csv -r steps --range train_step run1/\n";
+static const char *table_words(void);
 
-static void usage(FILE *f)
+static const gt_cli_opt export_formats[] = {
+	GT_ITEM("perfetto",
+		"Chrome Trace Event JSON for ui.perfetto.dev and chrome://tracing: a track per GPU "
+		"stream and host thread, launch->kernel arrows, NVTX, NVML counters, utilization "
+		"and idle gaps by cause"),
+	GT_ITEM("csv", "stats tables named like `nsys stats` reports: -o DIR/ (or a directory that "
+		       "exists) writes one NAME.csv per table; -o FILE takes one table (-r NAME); "
+		       "without -o, all to stdout (a '# NAME' line before each)"),
+	GT_ITEM("json",
+		"the same tables as one JSON object {NAME: [rows]} (or one array with --report)"),
+	GT_ITEM("html", "one self-contained report file: findings, charts, tables"),
+	{0},
+};
+
+static const gt_cli_opt export_opts[] = {
+	GT_OPT('f', "format", "FORMAT", "perfetto, csv, json or html (required)",
+	       .complete = GT_CLI_WORDS, .words = "perfetto csv json html"),
+	GT_OPT('o', "output", "PATH",
+	       "file, or directory for csv tables (see csv below); '-' is stdout. A file is "
+	       "replaced only when complete, never through a link; a FIFO or device is written in "
+	       "place (README, Outputs). Default: perfetto DIR/timeline.json, html DIR/report.html "
+	       "inside the (first) trace directory, or beside a trace file (run.gtrace -> "
+	       "run.json, run.html); csv and json to stdout",
+	       .complete = GT_CLI_FILE),
+	GT_OPT('r', "report", "NAME",
+	       "only this table (repeatable); 'all' adds cuda_gpu_trace (one row per kernel/copy) "
+	       "and the GPM tables when no GPU has GPM readings, 'list' lists the tables",
+	       .complete = GT_CLI_WORDS, .words_fn = table_words),
+	GT_OPT(OPT_MIN_GAP, "min-gap", "DUR",
+	       "shortest idle gap drawn/listed with its cause (default 1ms, as `gaptrace report`). "
+	       "Findings use it"),
+	GT_OPT(OPT_MAX_GAPS, "max-gaps", "N",
+	       "such gaps kept per GPU (default 100000, the earliest)"),
+	GT_OPT(OPT_NO_ANALYSIS, "no-analysis", NULL,
+	       "perfetto: records only, no gap/utilization tracks"),
+	GT_OPT('w', "window-ms", "MS", "utilization window in milliseconds (default 10)"),
+	GT_OPT(OPT_FULL_NAMES, "full-names", NULL, "full demangled kernel names on the timeline"),
+	GT_OPT(OPT_MANGLED, "mangled", NULL, "do not demangle kernel names"),
+	GT_OPT(OPT_TITLE, "title", "TEXT", "title of the HTML report"),
+	GT_OPT(OPT_STRICT, "strict", NULL, "stop reading a trace at its first corrupt frame"),
+	GT_OPT(OPT_FORCE, "force-overwrite", NULL,
+	       "replace a symbolic link at the output path (the link, never its target; see "
+	       "README, Outputs)"),
+	GT_OPT('q', "quiet", NULL, "no progress or warnings on stderr"),
+	{0},
+};
+
+static const gt_cli_group export_format_group = {"formats", NULL, export_formats, 1};
+static const gt_cli_group export_group = {"options", NULL, export_opts, 0};
+
+static const gt_cli_opt export_exits[] = {
+	GT_ITEM("0", "written"),
+	GT_ITEM("1", "no trace could be read, or the slice kept no GPU activity (nothing written)"),
+	GT_ITEM("2", "bad usage, or traces of separate captures"),
+	GT_ITEM("3", "the output could not be written"),
+	{0},
+};
+
+static const gt_cli_help export_help = {
+	.name = "export",
+	.summary = "write a Perfetto timeline, nsys-style tables or an HTML report",
+	.usage = {"--format FORMAT [options] TRACE..."},
+	.text = "Write traces for other tools. TRACE is a trace directory or .gtrace files of one "
+		"capture (traces of separate captures are refused, as by `gaptrace report`).",
+	.groups = {&export_group, &export_format_group, &gt_slice_group},
+	.exits = export_exits,
+	.examples = {"gaptrace export -f perfetto run1/ -o run1.json   # open in ui.perfetto.dev",
+		     "gaptrace export -f csv -r cuda_gpu_kern_sum run1/",
+		     "gaptrace export -f csv run1/ -o run1-stats/",
+		     "gaptrace export -f html run1/ -o run1.html",
+		     "gaptrace export -f csv -r steps --range train_step run1/"},
+	.see_also = "report diff",
+	.operands = GT_CLI_TRACE,
+};
+
+const gt_cli_help *cmd_export_help(void)
 {
-	fputs(usage_text, f);
-	fputs(gt_slice_usage, f);
-	fputs(usage_tail, f);
+	return &export_help;
+}
+
+static const char *table_words(void)
+{
+	static char words[1024];
+	size_t n = (size_t)snprintf(words, sizeof(words), "all list");
+	for (int t = 0; t < GT_TABLE_COUNT && n < sizeof(words); t++)
+		n += (size_t)snprintf(words + n, sizeof(words) - n, " %s", gt_export_table_name(t));
+	return words;
 }
 
 static void log_problem(void *user, const char *label, const gt_errinfo *ei)
@@ -102,38 +133,6 @@ static void log_problem(void *user, const char *label, const gt_errinfo *ei)
 	(void)user;
 	if (!opts.quiet && !opts.mute)
 		fprintf(stderr, "gaptrace export: warning: %s: %s\n", label, ei->msg);
-}
-
-static int parse_dur(const char *s, uint64_t *ns)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (end == s || errno || v < 0)
-		return -1;
-	double mul = 1;
-	if (!*end || !strcmp(end, "ns"))
-		mul = 1;
-	else if (!strcmp(end, "us"))
-		mul = 1e3;
-	else if (!strcmp(end, "ms"))
-		mul = 1e6;
-	else if (!strcmp(end, "s"))
-		mul = 1e9;
-	else
-		return -1;
-	if (v * mul > 1e18)
-		return -1;
-	*ns = (uint64_t)(v * mul + 0.5);
-	return 0;
-}
-
-static int parse_count(const char *s, unsigned long long max, unsigned long long *v)
-{
-	char *end;
-	errno = 0;
-	*v = strtoull(s, &end, 10);
-	return *s && !*end && !errno && *v && *v <= max ? 0 : -1;
 }
 
 static double now_s(void)
@@ -338,11 +337,7 @@ static size_t readable_traces(const gt_export *x)
 		const char *p = gt_export_trace_path(x, i);
 		gt_errinfo ei;
 		gt_reader_close(gt_reader_open(p, NULL, &ei));
-		size_t l = strlen(p);
-		if (!strncmp(ei.msg, p, l) && ei.msg[l] == ':')
-			fprintf(stderr, "gaptrace export: %s\n", ei.msg);
-		else
-			fprintf(stderr, "gaptrace export: %s: %s\n", p, ei.msg);
+		gt_cli_say_path("gaptrace export", p, ei.msg, 0);
 	}
 	fprintf(stderr, "gaptrace export: no trace could be read\n");
 	return 0;
@@ -376,6 +371,16 @@ static int open_inputs(gt_export **x, const char *const *paths, size_t n)
 	int ret;
 	*x = gt_export_open(paths, n, &opts.eo, &ei);
 	if (!*x) {
+		for (size_t i = 0; i < n; i++) {
+			char **names = NULL;
+			size_t k = 0;
+			gt_errinfo de;
+			if (gt_trace_dir_list(paths[i], &names, &k, &de) == 0 && !k) {
+				gt_cli_no_traces("gaptrace export", paths[i], 0); /* with a hint */
+				return GT_EXIT_NO_INPUT;
+			}
+			gt_trace_dir_free(names, k);
+		}
 		fprintf(stderr, "gaptrace export: %s\n", ei.msg);
 		return GT_EXIT_NO_INPUT;
 	}
@@ -400,91 +405,89 @@ static int open_inputs(gt_export **x, const char *const *paths, size_t n)
 	return 0;
 }
 
+/* -f FORMAT. @return 0 or -1 (said why). */
+static int format(const gt_cli_parser *p)
+{
+	static const char *const names[] = {"perfetto", "csv", "json", "html"};
+	opts.fmt = !strcmp(optarg, "chrome") ? FMT_PERFETTO : 0;
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(optarg, names[i]))
+			opts.fmt = FMT_PERFETTO + i;
+	if (opts.fmt)
+		return 0;
+	const char *near = gt_cli_closest(optarg, names, 4);
+	fprintf(stderr, "%s: --format: unknown format '%s'%s%s%s (perfetto, csv, json, html)\n",
+		p->prefix, optarg, near ? "; did you mean '" : "", near ? near : "",
+		near ? "'?" : "");
+	return -1;
+}
+
+/* One option; returns -1 to go on, else the exit status. */
+static int parse_opt(const gt_cli_parser *p, int c)
+{
+	uint64_t v;
+	switch (c) {
+	case 'f': return format(p) ? GT_EXIT_USAGE : -1;
+	case 'o': opts.output = optarg; break;
+	case 'r': return add_table(optarg) ? GT_EXIT_USAGE : -1;
+	case OPT_MIN_GAP:
+		return gt_cli_duration(p, 1, GT_ARG_DURATION_MAX_NS, &opts.eo.min_gap_ns) ? 2 : -1;
+	case OPT_MAX_GAPS: return gt_cli_count_u32(p, 1, 100000000, &opts.eo.max_gaps) ? 2 : -1;
+	case 'w':
+		if (gt_cli_count(p, 1, 100000000, &v) < 0)
+			return GT_EXIT_USAGE;
+		opts.eo.analysis.window_ns = v * 1000000ull;
+		break;
+	case OPT_NO_ANALYSIS: opts.eo.flags |= GT_EXPORT_NO_ANALYSIS; break;
+	case OPT_FULL_NAMES: opts.eo.flags |= GT_EXPORT_FULL_NAMES; break;
+	case OPT_MANGLED: opts.eo.flags |= GT_EXPORT_MANGLED; break;
+	case OPT_TITLE: opts.eo.title = optarg; break;
+	case OPT_STRICT: opts.eo.analysis.stop_on_corrupt = 1; break;
+	case OPT_FORCE: opts.out_flags |= GT_OUTFILE_FORCE; break;
+	case 'q': opts.quiet = 1; break;
+	default: return gt_slice_parse(&opts.slice, p, c) == 1 ? -1 : GT_EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* Parses argv into opts. @return -1 to go on (optind: the first TRACE), else
+ * the exit status (0 after --help). */
+static int parse(int argc, char **argv)
+{
+	gt_cli_parser p;
+	int c, rc;
+	memset(&opts, 0, sizeof(opts));
+	gt_cli_parser_init(&p, &export_help);
+	while ((c = gt_cli_next(&p, argc, argv)) != -1) {
+		if (c == GT_CLI_HELP || c == GT_CLI_BAD)
+			return c == GT_CLI_HELP ? GT_EXIT_OK : GT_EXIT_USAGE;
+		if ((rc = parse_opt(&p, c)) >= 0)
+			return rc;
+	}
+	if (!opts.fmt)
+		return gt_cli_usage(&export_help, "--format is required (perfetto, csv, json, html)");
+	if (optind >= argc)
+		return gt_cli_usage(&export_help, "no TRACE given");
+	return -1;
+}
+
 int cmd_export(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"format", required_argument, NULL, 'f'},
-		{"output", required_argument, NULL, 'o'},
-		{"report", required_argument, NULL, 'r'},
-		{"min-gap", required_argument, NULL, 1},
-		{"max-gaps", required_argument, NULL, 2},
-		{"no-analysis", no_argument, NULL, 3},
-		{"window-ms", required_argument, NULL, 'w'},
-		{"full-names", no_argument, NULL, 4},
-		{"mangled", no_argument, NULL, 5},
-		{"title", required_argument, NULL, 6},
-		{"strict", no_argument, NULL, 7},
-		{"force-overwrite", no_argument, NULL, 8},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
-		GT_SLICE_LONG_OPTIONS,
-		{0},
-	};
-	int c, ret = 1;
-	unsigned long long v;
+	int ret;
 	gt_export *x = NULL;
-	memset(&opts, 0, sizeof(opts));
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:o:r:w:qh", lo, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			opts.fmt = !strcmp(optarg, "perfetto") || !strcmp(optarg, "chrome") ? FMT_PERFETTO
-				   : !strcmp(optarg, "csv")  ? FMT_CSV
-				   : !strcmp(optarg, "json") ? FMT_JSON
-				   : !strcmp(optarg, "html") ? FMT_HTML
-							     : -1;
-			if (opts.fmt < 0) {
-				fprintf(stderr, "gaptrace export: unknown format '%s'\n", optarg);
-				return 2;
-			}
-			break;
-		case 'o': opts.output = optarg; break;
-		case 'r':
-			if (add_table(optarg) < 0)
-				return 2;
-			break;
-		case 1:
-			if (parse_dur(optarg, &opts.eo.min_gap_ns) < 0 || !opts.eo.min_gap_ns) {
-				fprintf(stderr, "gaptrace export: bad duration '%s'\n", optarg);
-				return 2;
-			}
-			break;
-		case 2:
-		case 'w':
-			if (parse_count(optarg, 100000000ull, &v) < 0) {
-				fprintf(stderr, "gaptrace export: bad number '%s'\n", optarg);
-				return 2;
-			}
-			if (c == 2)
-				opts.eo.max_gaps = (uint32_t)v;
-			else
-				opts.eo.analysis.window_ns = v * 1000000ull;
-			break;
-		case 3: opts.eo.flags |= GT_EXPORT_NO_ANALYSIS; break;
-		case 4: opts.eo.flags |= GT_EXPORT_FULL_NAMES; break;
-		case 5: opts.eo.flags |= GT_EXPORT_MANGLED; break;
-		case 6: opts.eo.title = optarg; break;
-		case 7: opts.eo.analysis.stop_on_corrupt = 1; break;
-		case 8: opts.out_flags |= GT_OUTFILE_FORCE; break;
-		case 'q': opts.quiet = 1; break;
-		case 'h': usage(stdout); return 0;
-		default:
-			switch (gt_slice_parse(&opts.slice, c, optarg, "gaptrace export")) {
-			case 1: break;
-			case 0: usage(stderr); return 2;
-			default: return 2;
-			}
-		}
-	}
-	if (!opts.fmt || optind >= argc) {
-		fprintf(stderr, "gaptrace export: %s\n\n",
-			!opts.fmt ? "--format is required" : "no TRACE given");
-		usage(stderr);
-		return 2;
-	}
+	if ((ret = parse(argc, argv)) >= 0)
+		return ret;
 	if (opts.ntables && (opts.fmt == FMT_PERFETTO || opts.fmt == FMT_HTML)) {
 		fprintf(stderr, "gaptrace export: --report applies to csv and json only\n");
 		return 2;
+	}
+	/* an output that cannot be written is said before the analysis, not after
+	 * (a directory of csv tables is made later, when there are tables) */
+	char why[GT_OUTFILE_ERRLEN];
+	if (opts.output && !tables_to_dir() &&
+	    gt_outfile_check(opts.output, opts.out_flags, why, sizeof(why)) < 0) {
+		fprintf(stderr, "gaptrace export: %s\n", why);
+		return GT_EXIT_FAILED;
 	}
 	opts.eo.analysis.log = log_problem;
 	ret = gt_slice_resolve(&opts.slice, &opts.eo.analysis, (const char *const *)argv + optind,

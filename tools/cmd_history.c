@@ -3,12 +3,13 @@
  * gaptrace history: list the runs of an archive (gaptrace run --archive,
  * gaptrace archive) with their headline numbers, oldest first.
  */
-#include <getopt.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "archive.h"
+#include "cli.h"
 #include "cmds.h"
 #include "gaptrace/diff.h"
 #include "report_mem.h"
@@ -17,26 +18,43 @@ static struct {
 	unsigned long last;
 } opts;
 
-static const char usage_text[] =
-	"usage: gaptrace history [options] ARCHIVE\n"
-	"\n"
-	"List the archived runs of ARCHIVE (written by gaptrace run --archive or\n"
-	"gaptrace archive), oldest first: the entry, when it was captured, the GPU,\n"
-	"the wall time (the longest GPU window), how busy the GPUs were, the largest\n"
-	"finding and the command. Compare two with gaptrace diff ENTRY ENTRY,\n"
-	"or the latest with gaptrace diff --baseline ARCHIVE NEW.\n"
-	"\n"
-	"  -n, --last N    only the N latest runs\n"
-	"  -h, --help      this text\n"
-	"\n"
-	"exit status:\n"
-	"  0  the list was written (an empty archive lists nothing)\n"
-	"  1  ARCHIVE cannot be read\n"
-	"  2  bad usage\n"
-	"  3  this build cannot read reports (it needs libcjson)\n"
-	"\n"
-	"example:\n"
-	"  gaptrace history ~/gaptrace-runs\n";
+static const gt_cli_opt history_opts[] = {
+	GT_OPT('n', "last", "N", "only the N latest runs"),
+	{0},
+};
+static const gt_cli_group history_group = {"options", NULL, history_opts, 0};
+
+static const gt_cli_opt history_exits[] = {
+	GT_ITEM("0", "the list was written (an empty directory is an empty archive: nothing is "
+		     "listed)"),
+	GT_ITEM("1", "ARCHIVE cannot be read, or is not a run archive (a directory of anything but "
+		     "entries): nothing is printed on stdout"),
+	GT_ITEM("2", "bad usage"),
+	GT_ITEM("3", "this build cannot read reports (it needs libcjson)"),
+	{0},
+};
+
+static const gt_cli_help history_help = {
+	.name = "history",
+	.summary = "list the runs of an archive with their headline numbers",
+	.usage = {"[options] ARCHIVE"},
+	.text = "List the archived runs of ARCHIVE (written by gaptrace run --archive or gaptrace "
+		"archive), oldest first by when they were captured (an entry whose report cannot "
+		"be read, by when it was archived): the entry, when it was captured, the GPU, the "
+		"wall time (the longest GPU window), how busy the GPUs were, the largest finding "
+		"and the command. Compare two with gaptrace diff ENTRY ENTRY, or the latest (the "
+		"last listed) with gaptrace diff --baseline ARCHIVE NEW.",
+	.groups = {&history_group},
+	.exits = history_exits,
+	.examples = {"gaptrace history ~/gaptrace-runs"},
+	.see_also = "archive diff run",
+	.operands = GT_CLI_DIR,
+};
+
+const gt_cli_help *cmd_history_help(void)
+{
+	return &history_help;
+}
 
 /* One line of the list; an entry whose report cannot be read says so. */
 static void list_entry(const char *dir, const char *name)
@@ -75,34 +93,57 @@ static void list_entry(const char *dir, const char *name)
 	gt_diff_stats_free(s);
 }
 
+/* An archive without entries: an empty directory is an empty archive
+ * (nothing listed, exit 0); anything else is not an archive (it printed a
+ * header as if it were one). */
+static int no_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int others = 0;
+	while (d && (e = readdir(d)) != NULL)
+		others += e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	if (!others) {
+		fprintf(stderr, "gaptrace history: %s: no run archived yet\n", dir);
+		return GT_EXIT_OK;
+	}
+	char first[4096];
+	size_t dirs, entries;
+	gt_cli_dir_contents(dir, &dirs, &entries, first, sizeof(first));
+	if (dirs)
+		fprintf(stderr,
+			"gaptrace history: %s: not a run archive (no entry with a report.json); it "
+			"holds %zu trace %s, such as %s: file one with `gaptrace archive --to "
+			"ARCHIVE %s`, or run with `gaptrace run --archive ARCHIVE`\n",
+			dir, dirs, gt_plural(dirs, "directory", "directories"), first, first);
+	else
+		fprintf(stderr,
+			"gaptrace history: %s: not a run archive (no entry with a report.json; "
+			"gaptrace run --archive and gaptrace archive make them)\n",
+			dir);
+	return GT_EXIT_NO_INPUT;
+}
+
 int cmd_history(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"last", required_argument, NULL, 'n'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
+	gt_cli_parser p;
 	int c;
-	char *end, **names = NULL;
+	char **names = NULL;
+	uint64_t last = 0;
 	memset(&opts, 0, sizeof(opts));
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "n:h", lo, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			opts.last = strtoul(optarg, &end, 10);
-			if (*end || !*optarg || !opts.last) {
-				fprintf(stderr, "gaptrace history: bad number '%s'\n", optarg);
-				return GT_EXIT_USAGE;
-			}
-			break;
-		case 'h': fputs(usage_text, stdout); return GT_EXIT_OK;
-		default: fputs(usage_text, stderr); return GT_EXIT_USAGE;
-		}
+	gt_cli_parser_init(&p, &history_help);
+	while ((c = gt_cli_next(&p, argc, argv)) != -1) {
+		if (c == GT_CLI_HELP || c == GT_CLI_BAD)
+			return c == GT_CLI_HELP ? GT_EXIT_OK : GT_EXIT_USAGE;
+		if (c == 'n' && gt_cli_count(&p, 1, 1000000000, &last) < 0)
+			return GT_EXIT_USAGE;
+		opts.last = (unsigned long)last;
 	}
-	if (argc - optind != 1) {
-		fputs(usage_text, stderr);
-		return GT_EXIT_USAGE;
-	}
+	if (argc - optind != 1)
+		return gt_cli_usage(&history_help, argc == optind ? "no ARCHIVE given"
+							   : "one ARCHIVE wanted");
 	if (!gt_diff_json_supported()) {
 		fprintf(stderr, "gaptrace history: reading reports is not built in: this gaptrace "
 				"was built without libcjson (apt-get install libcjson-dev, then "
@@ -113,6 +154,10 @@ int cmd_history(int argc, char **argv)
 	if (n < 0) {
 		fprintf(stderr, "gaptrace history: %s: %m\n", argv[optind]);
 		return GT_EXIT_NO_INPUT;
+	}
+	if (n == 0) {
+		free(names);
+		return no_entries(argv[optind]);
 	}
 	printf("%-36s %-19s %-16s %10s %6s  %-22s %s\n", "ENTRY", "CAPTURED (UTC)", "GPU", "WALL",
 	       "BUSY", "TOP FINDING", "COMMAND");

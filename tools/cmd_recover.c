@@ -3,67 +3,84 @@
  * gaptrace recover: rewrite a damaged trace (cut by SIGKILL, or with corrupt
  * frames) into a clean one holding every frame that verifies.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli.h"
 #include "cmds.h"
 #include "gaptrace/format.h"
 #include "outfile.h"
 
-static const char usage_text[] =
-	"usage: gaptrace recover [-o OUT] TRACE\n"
-	"\n"
-	"Copy every complete, checksum-valid frame of TRACE into a clean trace.\n"
-	"The input is never modified. Default output: TRACE with '.recovered' added.\n"
-	"\n"
-	"  -o, --output OUT   where to write the clean trace: a file (replaced only\n"
-	"                     when complete), a FIFO or device, or '-' for stdout\n"
-	"                     (the summary then goes to stderr). See README, Outputs\n"
-	"      --force-overwrite  replace a symbolic link at OUT (the link, never\n"
-	"                     its target)\n"
-	"  -h, --help         this text\n"
-	"\n"
-	"example:\n"
-	"  gaptrace recover -o clean.gtrace killed-run.gtrace\n";
+enum { OPT_FORCE = 1 };
+
+static const gt_cli_opt recover_opts[] = {
+	GT_OPT('o', "output", "OUT",
+	       "where to write the clean trace: a file (replaced only when complete), a FIFO or "
+	       "device, or '-' for stdout (the summary then goes to stderr). See README, Outputs. "
+	       "Default: TRACE with '.recovered' added",
+	       .complete = GT_CLI_FILE),
+	GT_OPT(OPT_FORCE, "force-overwrite", NULL,
+	       "replace a symbolic link at OUT (the link, never its target)"),
+	{0},
+};
+static const gt_cli_group recover_group = {"options", NULL, recover_opts, 0};
+
+static const gt_cli_opt recover_exits[] = {
+	GT_ITEM("0", "the clean trace was written"),
+	GT_ITEM("1", "TRACE could not be read, or the output could not be written"),
+	GT_ITEM("2", "bad usage (the output is the input, too)"),
+	{0},
+};
+
+static const gt_cli_help recover_help = {
+	.name = "recover",
+	.summary = "rewrite a damaged trace, keeping every good frame",
+	.usage = {"[-o OUT] TRACE"},
+	.text = "Copy every complete, checksum-valid frame of TRACE (a .gtrace file cut by a "
+		"crash, or with corrupt frames) into a clean trace. The input is never modified. "
+		"Reading works without it (every complete frame is used and the loss reported): "
+		"recover makes a file other tools can take.",
+	.groups = {&recover_group},
+	.exits = recover_exits,
+	.examples = {"gaptrace recover -o clean.gtrace killed-run.gtrace"},
+	.see_also = "dump report",
+	.operands = GT_CLI_TRACE,
+};
+
+const gt_cli_help *cmd_recover_help(void)
+{
+	return &recover_help;
+}
 
 /* msg as is when it starts with a path it is about, else after the input's. */
 static void say_error(const char *in, const char *out, const char *msg)
 {
-	size_t li = strlen(in), lo = strlen(out);
-	if ((!strncmp(msg, in, li) && msg[li] == ':') || (!strncmp(msg, out, lo) && msg[lo] == ':'))
-		fprintf(stderr, "gaptrace recover: %s\n", msg);
-	else
-		fprintf(stderr, "gaptrace recover: %s: %s\n", in, msg);
+	size_t lo = strlen(out);
+	gt_cli_say_path("gaptrace recover", !strncmp(msg, out, lo) && msg[lo] == ':' ? out : in,
+			msg, 0);
 }
 
 int cmd_recover(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"force-overwrite", no_argument, NULL, 1},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
 	const char *out = NULL;
 	char defout[4096];
 	unsigned flags = GT_OUTFILE_STAGED;
+	gt_cli_parser p;
 	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", lo, NULL)) != -1) {
+	gt_cli_parser_init(&p, &recover_help);
+	while ((c = gt_cli_next(&p, argc, argv)) != -1) {
 		switch (c) {
+		case GT_CLI_HELP: return 0;
+		case GT_CLI_BAD: return 2;
 		case 'o': out = optarg; break;
-		case 1: flags |= GT_OUTFILE_FORCE; break;
-		case 'h': fputs(usage_text, stdout); return 0;
-		default: fputs(usage_text, stderr); return 2;
+		case OPT_FORCE: flags |= GT_OUTFILE_FORCE; break;
 		}
 	}
-	if (optind != argc - 1) {
-		fputs(usage_text, stderr);
-		return 2;
-	}
+	if (optind != argc - 1)
+		return gt_cli_usage(&recover_help, optind == argc ? "no TRACE given"
+								  : "one TRACE wanted");
 	const char *in = argv[optind];
 	if (!out) {
 		snprintf(defout, sizeof(defout), "%s.recovered", in);

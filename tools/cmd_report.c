@@ -4,16 +4,17 @@
  * traces of several processes combine by GPU) and print the report a person
  * reads top-down, or every number as JSON.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "cmds.h"
 #include "gaptrace/report.h"
 #include "gaptrace/diagnosis.h"
 #include "onecapture.h"
 #include "outfile.h"
+#include "report_mem.h"
 #include "slice.h"
 
 static struct {
@@ -26,57 +27,81 @@ static struct {
 	gt_slice slice;
 } opts;
 
-static const char usage_text[] =
-	"usage: gaptrace report [options] TRACE...\n"
-	"\n"
-	"Explain a capture: how busy each GPU was (mean and distribution), where the idle\n"
-	"time went (by cause), the longest gaps, top kernels, copies, syncs and losses.\n"
-	"TRACE is a trace directory (gaptrace run -o DIR) or .gtrace files; traces of\n"
-	"several processes of one capture are combined per GPU. Traces of separate\n"
-	"captures (another session, host or time) are refused: report them one at a\n"
-	"time, or compare two with `gaptrace diff BASE NEW`.\n"
-	"\n"
-	"  -j, --json             every number as JSON (schema gaptrace.report/1)\n"
-	"  -o, --output FILE      write to FILE instead of stdout (replaced only when\n"
-	"                         complete; see README, Outputs)\n"
-	"      --force-overwrite  replace a symbolic link at FILE (the link, never\n"
-	"                         its target)\n"
-	"  -k, --top-kernels N    rows of the kernel table (default 20)\n"
-	"  -g, --top-gaps N       longest gaps listed (default 5)\n"
-	"  -w, --window-ms MS     utilization window (default 10)\n"
-	"      --capture          window = whole capture, not first..last GPU activity\n"
-	"      --full-names       full demangled kernel names\n"
-	"      --mangled          do not demangle kernel names\n"
-	"      --width N          text width (default 120)\n"
-	"      --strict           stop reading a trace at its first corrupt frame\n"
-	"  -t, --threshold N=V    change a threshold of the findings (repeatable;\n"
-	"                         '--threshold help' lists them), e.g. min_share=5%\n"
-	"      --no-findings      do not lead with the findings\n"
-	"  -q, --quiet            no warnings about damaged input on stderr\n"
-	"  -h, --help             this text\n"
-	"\n";
+enum { OPT_CAPTURE = 1, OPT_FULL_NAMES, OPT_MANGLED, OPT_WIDTH, OPT_STRICT, OPT_NO_FINDINGS,
+       OPT_FORCE };
 
-static const char usage_tail[] =
-	"\n"
-	"exit status:\n"
-	"  0  the report was written\n"
-	"  1  no trace could be read (none found, or none readable), or the slice\n"
-	"     kept no GPU activity: nothing is printed on stdout and no file is\n"
-	"     written\n"
-	"  2  bad usage, or traces of separate captures\n"
-	"  3  the report could not be made or written (out of memory, write error)\n"
-	"\n"
-	"examples:\n"
-	"  gaptrace report run1/\n"
-	"  gaptrace report --json run1/ > run1.json\n"
-	"  gaptrace report --from 2s --to 5s --gpu 0 run1/\n"
-	"  gaptrace report --range train_step --skip-startup run1/\n";
+static const gt_cli_opt report_opts[] = {
+	GT_OPT('j', "json", NULL, "every number as JSON (schema gaptrace.report/1)"),
+	GT_OPT('o', "output", "FILE",
+	       "write to FILE instead of stdout (replaced only when complete; see README, Outputs)",
+	       .complete = GT_CLI_FILE),
+	GT_OPT(OPT_FORCE, "force-overwrite", NULL,
+	       "replace a symbolic link at FILE (the link, never its target)"),
+	GT_OPT('k', "top-kernels", "N", "rows of the kernel table (default 20)"),
+	GT_OPT('g', "top-gaps", "N", "longest gaps listed (default 5)"),
+	GT_OPT('w', "window-ms", "MS", "utilization window in milliseconds (default 10)"),
+	GT_OPT(OPT_CAPTURE, "capture", NULL,
+	       "window = whole capture, not first..last GPU activity"),
+	GT_OPT(OPT_FULL_NAMES, "full-names", NULL, "full demangled kernel names"),
+	GT_OPT(OPT_MANGLED, "mangled", NULL, "do not demangle kernel names"),
+	GT_OPT(OPT_WIDTH, "width", "N", "text width (default 120)"),
+	GT_OPT(OPT_STRICT, "strict", NULL, "stop reading a trace at its first corrupt frame"),
+	GT_OPT('t', "threshold", "NAME=VALUE",
+	       "change a threshold of the findings (repeatable; '--threshold help' lists them with "
+	       "their values), e.g. min_share=5% or tiny_kernel_ns=20us",
+	       .complete = GT_CLI_WORDS, .words_fn = cmd_threshold_words),
+	GT_OPT(OPT_NO_FINDINGS, "no-findings", NULL, "do not lead with the findings"),
+	GT_OPT('q', "quiet", NULL, "no warnings about damaged input on stderr"),
+	{0},
+};
 
-static void usage(FILE *f)
+static const gt_cli_group report_group = {"options", NULL, report_opts, 0};
+
+static const gt_cli_opt report_exits[] = {
+	GT_ITEM("0", "the report was written"),
+	GT_ITEM("1",
+		"no trace could be read (none found, or none readable), or the slice kept no GPU "
+		"activity: nothing is printed on stdout and no file is written"),
+	GT_ITEM("2", "bad usage, or traces of separate captures"),
+	GT_ITEM("3", "the report could not be made or written (out of memory, write error)"),
+	{0},
+};
+
+static const gt_cli_help report_help = {
+	.name = "report",
+	.summary = "explain where GPU time went: utilization, idle causes, kernels",
+	.usage = {"[options] TRACE..."},
+	.text = "Explain a capture: how busy each GPU was (mean and distribution), where the idle "
+		"time went (by cause), the longest gaps, top kernels, copies, syncs and losses, "
+		"led by the findings: what to change.\n\n"
+		"TRACE is a trace directory (gaptrace run -o DIR) or .gtrace files; traces of "
+		"several processes of one capture are combined per GPU. Traces of separate "
+		"captures (another session, host or time) are refused: report them one at a time, "
+		"or compare two with `gaptrace diff BASE NEW`.",
+	.groups = {&report_group, &gt_slice_group},
+	.exits = report_exits,
+	.examples = {"gaptrace report run1/", "gaptrace report --json run1/ > run1.json",
+		     "gaptrace report --from 2s --to 5s --gpu 0 run1/",
+		     "gaptrace report --range train_step --skip-startup run1/"},
+	.see_also = "run diff export",
+	.operands = GT_CLI_TRACE,
+};
+
+const gt_cli_help *cmd_report_help(void)
 {
-	fputs(usage_text, f);
-	fputs(gt_slice_usage, f);
-	fputs(usage_tail, f);
+	return &report_help;
+}
+
+const char *cmd_threshold_words(void)
+{
+	static char words[2048];
+	size_t n = 0;
+	for (size_t i = 0; i < gt_diag_threshold_count() && n < sizeof(words); i++)
+		n += (size_t)snprintf(words + n, sizeof(words) - n, "%s%s=", i ? " " : "",
+				      gt_diag_threshold_at(i)->name);
+	if (n < sizeof(words))
+		snprintf(words + n, sizeof(words) - n, " help");
+	return words;
 }
 
 static void log_problem(void *user, const char *label, const gt_errinfo *ei)
@@ -84,13 +109,6 @@ static void log_problem(void *user, const char *label, const gt_errinfo *ei)
 	(void)user;
 	if (!opts.quiet)
 		fprintf(stderr, "gaptrace report: warning: %s: %s\n", label, ei->msg);
-}
-
-static int number(const char *s, unsigned long long *v)
-{
-	char *end;
-	*v = strtoull(s, &end, 10);
-	return *s && !*end ? 0 : -1;
 }
 
 /* Reads the TRACE arguments; counts the readable traces. @return 0, or the
@@ -107,7 +125,7 @@ static int add_inputs(gt_analysis *a, char **paths, int npaths, int *readable)
 		}
 		/* (a trace of another process than --pid's is not read: no warning) */
 		if (n == 0 && !opts.quiet && !opts.slice.pid)
-			fprintf(stderr, "gaptrace report: warning: %s: no .gtrace files\n", paths[i]);
+			gt_cli_no_traces("gaptrace report: warning", paths[i], 0);
 		for (size_t t = before; t < gt_analysis_ntraces(a); t++) {
 			const gt_an_trace *tr = gt_analysis_trace(a, t);
 			if (tr->header_ok)
@@ -148,92 +166,94 @@ static int analyze(gt_analysis **out, char **paths, int npaths)
 	return 0;
 }
 
-int cmd_report(int argc, char **argv)
+/* The threshold option: set one, or list them (@return 1). */
+static int threshold(const gt_cli_parser *p)
 {
-	static const struct option lo[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"output", required_argument, NULL, 'o'},
-		{"top-kernels", required_argument, NULL, 'k'},
-		{"top-gaps", required_argument, NULL, 'g'},
-		{"window-ms", required_argument, NULL, 'w'},
-		{"capture", no_argument, NULL, 1},
-		{"full-names", no_argument, NULL, 2},
-		{"mangled", no_argument, NULL, 3},
-		{"width", required_argument, NULL, 4},
-		{"strict", no_argument, NULL, 5},
-		{"threshold", required_argument, NULL, 't'},
-		{"no-findings", no_argument, NULL, 6},
-		{"force-overwrite", no_argument, NULL, 7},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
-		GT_SLICE_LONG_OPTIONS,
-		{0},
-	};
-	int c, ret = GT_EXIT_FAILED;
-	unsigned long long v;
-	char why[2048];
-	gt_analysis *a = NULL;
-	gt_outfile of;
+	char err[1024], val[64];
+	if (!strcmp(optarg, "help")) {
+		for (size_t i = 0; i < gt_diag_threshold_count(); i++) {
+			const gt_diag_threshold *t = gt_diag_threshold_at(i);
+			gt_diag_threshold_get(&opts.dopts, t->name, val, sizeof(val));
+			printf("  %-22s %-8s %s\n", t->name, val, t->help);
+		}
+		return 1;
+	}
+	if (gt_diag_set_threshold(&opts.dopts, optarg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s: %s: %s\n", p->prefix, gt_cli_optname(p), err);
+		return -1;
+	}
+	return 0;
+}
+
+/* One option; returns -1 to go on, else the exit status. */
+static int parse_opt(const gt_cli_parser *p, int c)
+{
+	int rc;
+	switch (c) {
+	case 'j': opts.json = 1; break;
+	case 'o': opts.output = optarg; break;
+	case 'k': return gt_cli_count_u32(p, 1, 1000000, &opts.ro.top_kernels) ? 2 : -1;
+	case 'g':
+		if (gt_cli_count_u32(p, 1, 1000000, &opts.ro.top_gaps) < 0)
+			return 2;
+		opts.ao.top_gaps = opts.ro.top_gaps;
+		break;
+	case 'w': {
+		uint64_t ms;
+		if (gt_cli_count(p, 1, 1000000, &ms) < 0)
+			return 2;
+		opts.ao.window_ns = ms * 1000000ull;
+		break;
+	}
+	case OPT_WIDTH: return gt_cli_count_u32(p, 1, 1000000, &opts.ro.width) ? 2 : -1;
+	case OPT_CAPTURE: opts.ao.window_mode = GT_WINDOW_CAPTURE; break;
+	case OPT_FULL_NAMES: opts.ro.flags |= GT_REPORT_FULL_NAMES; break;
+	case OPT_MANGLED: opts.ro.flags |= GT_REPORT_MANGLED; break;
+	case OPT_STRICT: opts.ao.stop_on_corrupt = 1; break;
+	case OPT_NO_FINDINGS: opts.ro.flags |= GT_REPORT_NO_FINDINGS; break;
+	case OPT_FORCE: opts.out_flags |= GT_OUTFILE_FORCE; break;
+	case 't':
+		rc = threshold(p);
+		return rc < 0 ? 2 : rc > 0 ? 0 : -1;
+	case 'q': opts.quiet = 1; break;
+	default: return gt_slice_parse(&opts.slice, p, c) == 1 ? -1 : 2;
+	}
+	return -1;
+}
+
+/* Parses argv into opts. @return -1 to go on (optind: the first TRACE), else
+ * the exit status (0 after --help). */
+static int parse(int argc, char **argv)
+{
+	gt_cli_parser p;
+	int c, rc;
 	memset(&opts, 0, sizeof(opts));
 	gt_diag_opts_init(&opts.dopts);
 	opts.ro.diag = &opts.dopts;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "jo:k:g:w:t:qh", lo, NULL)) != -1) {
-		switch (c) {
-		case 'j': opts.json = 1; break;
-		case 'o': opts.output = optarg; break;
-		case 'k':
-		case 'g':
-		case 'w':
-		case 4:
-			if (number(optarg, &v) < 0 || !v || v > 1000000) {
-				fprintf(stderr, "gaptrace report: bad number '%s'\n", optarg);
-				return 2;
-			}
-			if (c == 'k')
-				opts.ro.top_kernels = (uint32_t)v;
-			else if (c == 'g')
-				opts.ro.top_gaps = opts.ao.top_gaps = (uint32_t)v;
-			else if (c == 'w')
-				opts.ao.window_ns = v * 1000000ull;
-			else
-				opts.ro.width = (uint32_t)v;
-			break;
-		case 1: opts.ao.window_mode = GT_WINDOW_CAPTURE; break;
-		case 2: opts.ro.flags |= GT_REPORT_FULL_NAMES; break;
-		case 3: opts.ro.flags |= GT_REPORT_MANGLED; break;
-		case 5: opts.ao.stop_on_corrupt = 1; break;
-		case 6: opts.ro.flags |= GT_REPORT_NO_FINDINGS; break;
-		case 7: opts.out_flags |= GT_OUTFILE_FORCE; break;
-		case 't': {
-			char err[1024], val[64];
-			if (!strcmp(optarg, "help")) {
-				for (size_t i = 0; i < gt_diag_threshold_count(); i++) {
-					const gt_diag_threshold *t = gt_diag_threshold_at(i);
-					gt_diag_threshold_get(&opts.dopts, t->name, val, sizeof(val));
-					printf("  %-22s %-8s %s\n", t->name, val, t->help);
-				}
-				return 0;
-			}
-			if (gt_diag_set_threshold(&opts.dopts, optarg, err, sizeof(err)) < 0) {
-				fprintf(stderr, "gaptrace report: %s\n", err);
-				return 2;
-			}
-			break;
-		}
-		case 'q': opts.quiet = 1; break;
-		case 'h': usage(stdout); return 0;
-		default:
-			switch (gt_slice_parse(&opts.slice, c, optarg, "gaptrace report")) {
-			case 1: break;
-			case 0: usage(stderr); return 2;
-			default: return 2;
-			}
-		}
+	gt_cli_parser_init(&p, &report_help);
+	while ((c = gt_cli_next(&p, argc, argv)) != -1) {
+		if (c == GT_CLI_HELP || c == GT_CLI_BAD)
+			return c == GT_CLI_HELP ? GT_EXIT_OK : GT_EXIT_USAGE;
+		if ((rc = parse_opt(&p, c)) >= 0)
+			return rc;
 	}
-	if (optind >= argc) {
-		usage(stderr);
-		return 2;
+	if (optind >= argc)
+		return gt_cli_usage(&report_help, "no TRACE given");
+	return -1;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	int ret;
+	char why[2048];
+	gt_analysis *a = NULL;
+	gt_outfile of;
+	if ((ret = parse(argc, argv)) >= 0)
+		return ret;
+	/* an output that cannot be written is said before the analysis, not after */
+	if (opts.output && gt_outfile_check(opts.output, opts.out_flags, why, sizeof(why)) < 0) {
+		fprintf(stderr, "gaptrace report: %s\n", why);
+		return GT_EXIT_FAILED;
 	}
 	if (opts.ro.top_gaps && opts.ro.top_gaps > 20)
 		opts.ao.top_gaps = opts.ro.top_gaps;

@@ -37,7 +37,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
@@ -58,7 +57,9 @@
 #include <unistd.h>
 
 #include "archive.h"
+#include "cli.h"
 #include "cmds.h"
+#include "gaptrace/argval.h"
 #include "gaptrace/collector.h"
 
 #include "gaptrace/report.h"
@@ -100,7 +101,7 @@ static struct {
 	uint32_t kinds;
 	int quiet;
 	int verbose;
-	unsigned int nvml_hz, nvml_proc_hz, gpm_hz;
+	gt_cli_sampling rate; /* --nvml-hz, --nvml-proc-hz, --gpm-hz */
 	int report; /* REPORT_* bits */
 	uint64_t wait_ns;
 	int share_group;
@@ -110,71 +111,96 @@ static struct {
 	uint64_t archive_max;    /* bytes of trace an entry keeps */
 } opts;
 
-static const char usage_text[] =
-	"usage: gaptrace run [options] [--] PROGRAM [ARGS...]\n"
-	"\n"
-	"Run PROGRAM with GPU tracing and print where its GPUs sat idle and why.\n"
-	"Every CUDA process it starts (children too) is traced through\n"
-	"CUDA_INJECTION64_PATH into NAME/<pid>.gtrace, and the GPUs are sampled\n"
-	"through NVML into NAME/nvml.gtrace. The program's stdin, stdout and stderr\n"
-	"are its own; gaptrace writes only to stderr. The exit status is the\n"
-	"program's (128+N when signal N killed it). Traces are private: NAME is\n"
-	"created 0700 and the files 0600 (see --group).\n"
-	"\n"
-	"  -o, --output NAME     trace directory (default gaptrace-YYYYmmdd-HHMMSS, or\n"
-	"                        with -1, -2, ... when taken: never refused)\n"
-	"      --force-overwrite replace the traces in an existing NAME\n"
-	"      --group GROUP     share the traces with GROUP (a name or a gid you are\n"
-	"                        in): NAME 0750, files 0640, owned by GROUP\n"
-	"      --duration SEC    capture for SEC seconds, then stop capturing (the\n"
-	"                        program runs on); accepts 10s, 500ms, 2m, 1h, from\n"
-	"                        1 ms to 366 days (omit it for the whole run)\n"
-	"      --delay SEC       start capturing only after SEC seconds (0 = at once)\n"
-	"  -k, --kinds K         what to capture: default, all, or a list such as\n"
-	"                        kernel,memcpy,runtime or default,-nvtx,+sync\n"
-	"      --nvml-hz N       NVML samples per second per GPU of clocks, power,\n"
-	"                        temperature, utilization, throttle reasons (default\n"
-	"                        10, 0 = no NVML at all)\n"
-	"      --nvml-proc-hz N  per-process utilization, memory, violation counters\n"
-	"                        and energy per second (default 1, at most --nvml-hz)\n"
-	"      --gpm-hz N        GPM hardware counters (SM activity and occupancy,\n"
-	"                        tensor/FP pipes, DRAM, PCIe, NVLink) per second per\n"
-	"                        GPU, Hopper or newer (default 10, at most 10, 0 = off)\n"
-	"      --stacks          take host call stacks (native and Python) at the calls\n"
-	"                        that make the GPU or the host wait, so the report names\n"
-	"                        the lines of code behind idle time (GAPTRACE_STACKS=1;\n"
-	"                        thresholds: inject/README.md, \"Host call stacks\")\n"
-	"      --report MODE     text (default): print the summary at the end; html:\n"
-	"                        also write NAME/report.html; text,html; none\n"
-	"      --wait SEC        after the program exits, wait at most SEC for the\n"
-	"                        processes it left running and for traces still\n"
-	"                        streaming (default 5s, 0 = not at all)\n"
-	"      --archive DIR     at the end, file the run into the archive DIR (default\n"
-	"                        $GAPTRACE_ARCHIVE): its JSON report, command line,\n"
-	"                        host, GPUs, driver, git revision of the current\n"
-	"                        directory and the trace when within --archive-max-mb\n"
-	"                        (see gaptrace history, gaptrace diff --baseline)\n"
-	"      --archive-max-mb N  keep the trace in the archive only when at most N\n"
-	"                        MiB (default 64; 0: the report and meta only)\n"
-	"  -q, --quiet           print nothing (no progress, no summary)\n"
-	"  -v, --verbose         more detail from the collector\n"
-	"  -h, --help            this text\n"
-	"\n"
-	"A signal sent to gaptrace (kill PID) is passed on to PROGRAM; one sent to\n"
-	"the whole process group (Ctrl-C, kill -PGID, systemd, a batch scheduler)\n"
-	"reached PROGRAM already and is not passed again. A process that cannot\n"
-	"stream to gaptrace (it starts CUDA after gaptrace stopped waiting) writes\n"
-	"NAME/<pid>-self.gtrace itself. When no process loaded CUDA, gaptrace says\n"
-	"so and why that may be, and removes the NAME it made.\n"
-	"\n"
-	"The injection library is $GAPTRACE_INJECT_PATH, else found next to the\n"
-	"gaptrace binary: ../inject/ in a build tree, " GAPTRACE_INJECT_RELDIR "/ installed\n"
-	"(cmake --install puts it there).\n"
-	"\n"
-	"examples:\n"
-	"  gaptrace run -o mlp -- python train.py --epochs 1\n"
-	"  gaptrace run --delay 20s --duration 10s -- ./server --port 8000\n"
-	"  gaptrace run --group mlteam -o /shared/runs/r1 -- python train.py\n";
+enum { OPT_FORCE = 1, OPT_DURATION, OPT_DELAY, OPT_REPORT, OPT_WAIT, OPT_GROUP, OPT_ARCHIVE,
+       OPT_ARCHIVE_MAX_MB, OPT_STACKS };
+
+static const gt_cli_opt run_opts[] = {
+	GT_OPT('o', "output", "NAME",
+	       "trace directory (default gaptrace-YYYYmmdd-HHMMSS, or with -1, -2, ... when taken: "
+	       "never refused)",
+	       .complete = GT_CLI_DIR),
+	GT_OPT(OPT_FORCE, "force-overwrite", NULL, "replace the traces in an existing NAME"),
+	GT_OPT(OPT_GROUP, "group", "GROUP",
+	       "share the traces with GROUP (a name or a gid you are in): NAME 0750, files 0640, "
+	       "owned by GROUP",
+	       .complete = GT_CLI_GROUP),
+	GT_OPT(OPT_DURATION, "duration", "D",
+	       "capture for D (10s, 500ms, 2min, 1h; 1ms to 366d), then stop capturing (the "
+	       "program runs on); omit it for the whole run"),
+	GT_OPT(OPT_DELAY, "delay", "D", "start capturing only after D (0 = at once)"),
+	GT_OPT('k', "kinds", "K",
+	       "what to capture: default, all, or a list such as kernel,memcpy,runtime or "
+	       "default,-nvtx,+sync",
+	       .complete = GT_CLI_WORDS, .words = GT_CLI_KINDS_WORDS),
+	GT_OPT(OPT_STACKS, "stacks", NULL,
+	       "take host call stacks (native and Python) at the calls that make the GPU or the "
+	       "host wait, so the report names the lines of code behind idle time "
+	       "(GAPTRACE_STACKS=1; thresholds: inject/README.md, \"Host call stacks\")"),
+	GT_OPT(OPT_REPORT, "report", "MODE",
+	       "text (default): print the summary at the end; html: also write NAME/report.html; "
+	       "text,html; none",
+	       .complete = GT_CLI_WORDS, .words = "text html text,html none"),
+	GT_OPT(OPT_WAIT, "wait", "D",
+	       "after the program exits, wait at most D for the processes it left running and for "
+	       "traces still streaming (default 5s, 0 = not at all)"),
+	GT_OPT(OPT_ARCHIVE, "archive", "DIR",
+	       "at the end, file the run into the archive DIR (default $GAPTRACE_ARCHIVE): its "
+	       "JSON report, command line, host, GPUs, driver, git revision of the current "
+	       "directory and the trace when within --archive-max-mb (see gaptrace history, "
+	       "gaptrace diff --baseline)",
+	       .complete = GT_CLI_DIR),
+	GT_OPT(OPT_ARCHIVE_MAX_MB, "archive-max-mb", "N",
+	       "keep the trace in the archive only when at most N MiB (default 64; 0: the report "
+	       "and meta only)"),
+	GT_OPT('q', "quiet", NULL, "print nothing (no progress, no summary)"),
+	GT_OPT('v', "verbose", NULL, "more detail from the collector"),
+	{0},
+};
+static const gt_cli_group run_group = {"options", NULL, run_opts, 0};
+
+static const gt_cli_opt run_exits[] = {
+	GT_ITEM("N", "the program's exit status, as it is"),
+	GT_ITEM("128+N", "signal N killed the program (as a shell reports it; gaptrace says so)"),
+	GT_ITEM("1", "gaptrace could not set up the run (before the program started)"),
+	GT_ITEM("2", "bad usage"),
+	GT_ITEM("126", "PROGRAM is not executable"),
+	GT_ITEM("127", "PROGRAM was not found"),
+	{0},
+};
+
+static const gt_cli_help run_help = {
+	.name = "run",
+	.summary = "run a program with GPU tracing and print the summary",
+	.usage = {"[options] [--] PROGRAM [ARGS...]"},
+	.text = "Run PROGRAM with GPU tracing and print where its GPUs sat idle and why. Every "
+		"CUDA process it starts (children too) is traced through CUDA_INJECTION64_PATH "
+		"into NAME/<pid>.gtrace, and the GPUs are sampled through NVML into "
+		"NAME/nvml.gtrace. The program's stdin, stdout and stderr are its own; gaptrace "
+		"writes only to stderr. Traces are private: NAME is created 0700 and the files "
+		"0600 (see --group). Options end at PROGRAM: what follows is the program's.",
+	.groups = {&run_group, &gt_sampling_group},
+	.notes = "A signal sent to gaptrace (kill PID) is passed on to PROGRAM; one sent to the "
+		 "whole process group (Ctrl-C, kill -PGID, systemd, a batch scheduler) reached "
+		 "PROGRAM already and is not passed again. A process that cannot stream to "
+		 "gaptrace (it starts CUDA after gaptrace stopped waiting) writes "
+		 "NAME/<pid>-self.gtrace itself. When no process loaded CUDA, gaptrace says so "
+		 "and why that may be, and removes the NAME it made.\n\n"
+		 "The injection library is $GAPTRACE_INJECT_PATH, else found next to the gaptrace "
+		 "binary: ../inject/ in a build tree, " GAPTRACE_INJECT_RELDIR
+		 "/ installed (cmake --install puts it there).",
+	.exits = run_exits,
+	.examples = {"gaptrace run -o mlp -- python train.py --epochs 1",
+		     "gaptrace run --delay 20s --duration 10s -- ./server --port 8000",
+		     "gaptrace run --group mlteam -o /shared/runs/r1 -- python train.py"},
+	.see_also = "report collector capture archive",
+	.operands = GT_CLI_PROGRAM,
+	.in_order = 1,
+};
+
+const gt_cli_help *cmd_run_help(void)
+{
+	return &run_help;
+}
 
 /* ------------------------------------------------------------ stderr */
 
@@ -711,18 +737,22 @@ static int count_children(void)
 
 /* ------------------------------------------------------------ main */
 
-/* A duration option: 1 ms .. 366 days (gt_duration_arg), or a literal 0
- * where allow_zero. Each is capped, so --delay + --duration cannot wrap. */
-static int parse_secs(const char *what, const char *arg, int allow_zero, uint64_t *ns)
+/* A duration option: 1 ms .. 366 days (the collector's window), or a literal
+ * 0 where allow_zero. Each is capped, so --delay + --duration cannot wrap. */
+static int parse_secs(const gt_cli_parser *p, int allow_zero, uint64_t *ns)
 {
-	char why[256];
-	if (gt_duration_arg(arg, allow_zero, ns, why, sizeof(why)) < 0) {
-		fprintf(stderr, "gaptrace run: %s: %s%s\n", what, why,
-			!strcmp(what, "--duration") ? "; omit --duration to capture the whole run"
-						    : "");
+	uint64_t zero;
+	if (gt_parse_duration(optarg, 0, 0, &zero, NULL, 0) == 0) { /* "0", "0s" */
+		if (allow_zero) {
+			*ns = 0;
+			return 0;
+		}
+		fprintf(stderr, "gaptrace run: --duration: '%s' is no time at all: omit "
+				"--duration to capture the whole run\n",
+			optarg);
 		return -1;
 	}
-	return 0;
+	return gt_cli_duration(p, GT_DURATION_MIN_NS, GT_DURATION_MAX_NS, ns);
 }
 
 /* One run: what its steps (parse, prepare, start, spawn, wait, finish)
@@ -751,116 +781,61 @@ struct run {
 	double t_exit;
 };
 
+/* One option; returns -1 to go on, else the exit status. */
+static int run_opt(const gt_cli_parser *p, int c)
+{
+	switch (c) {
+	case 'o': opts.output = optarg; break;
+	case OPT_FORCE: opts.force = 1; break;
+	case OPT_DURATION: return parse_secs(p, 0, &opts.duration_ns) ? 2 : -1;
+	case OPT_DELAY: return parse_secs(p, 1, &opts.delay_ns) ? 2 : -1;
+	case OPT_WAIT: return parse_secs(p, 1, &opts.wait_ns) ? 2 : -1;
+	case 'k': return parse_kinds(p, &opts.kinds) ? 2 : -1;
+	case OPT_REPORT:
+		if (parse_report(optarg, &opts.report) < 0) {
+			fprintf(stderr, "gaptrace run: --report: '%s' is not a mode: text, html, "
+					"text,html or none\n",
+				optarg);
+			return 2;
+		}
+		break;
+	case OPT_GROUP:
+		if (parse_group(p, &opts.gid) < 0)
+			return 2;
+		opts.share_group = 1;
+		break;
+	case OPT_ARCHIVE: opts.archive = optarg; break;
+	case OPT_ARCHIVE_MAX_MB: return gt_cli_archive_mb(p, &opts.archive_max) ? 2 : -1;
+	case OPT_STACKS: opts.stacks = 1; break;
+	case 'q': opts.quiet = 1; break;
+	case 'v': opts.verbose = 1; break;
+	default: return gt_sampling_parse(&opts.rate, p, c) < 0 ? 2 : -1;
+	}
+	return -1;
+}
+
 /* Parses the options into opts. Returns -1 to go on, else the exit status
  * to return at once (0 after --help, 2 for a usage error). */
 static int run_parse(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"force-overwrite", no_argument, NULL, 1},
-		{"duration", required_argument, NULL, 2},
-		{"delay", required_argument, NULL, 3},
-		{"kinds", required_argument, NULL, 'k'},
-		{"nvml-hz", required_argument, NULL, 4},
-		{"report", required_argument, NULL, 5},
-		{"wait", required_argument, NULL, 6},
-		{"nvml-proc-hz", required_argument, NULL, 7},
-		{"gpm-hz", required_argument, NULL, 9},
-		{"group", required_argument, NULL, 8},
-		{"archive", required_argument, NULL, 10},
-		{"archive-max-mb", required_argument, NULL, 11},
-		{"stacks", no_argument, NULL, 12},
-		{"quiet", no_argument, NULL, 'q'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
-	int c;
+	gt_cli_parser p;
+	int c, rc;
 	memset(&opts, 0, sizeof(opts));
 	opts.kinds = GT_KIND_DEFAULT;
-	opts.nvml_hz = GT_NVML_DEFAULT_HZ;
-	opts.nvml_proc_hz = GT_NVML_DEFAULT_SLOW_HZ;
-	opts.gpm_hz = GT_GPM_DEFAULT_HZ;
+	gt_sampling_init(&opts.rate);
 	opts.report = REPORT_TEXT;
 	opts.wait_ns = 5000000000ull;
 	opts.archive = getenv("GAPTRACE_ARCHIVE");
 	opts.archive_max = (uint64_t)GT_ARCHIVE_DEFAULT_MAX_MB << 20;
-	optind = 1;
-	/* '+': stop at the program's name, its options are its own. */
-	while ((c = getopt_long(argc, argv, "+o:k:qvh", lo, NULL)) != -1) {
-		switch (c) {
-		case 'o': opts.output = optarg; break;
-		case 1: opts.force = 1; break;
-		case 2:
-			if (parse_secs("--duration", optarg, 0, &opts.duration_ns) < 0)
-				return 2;
-			break;
-		case 3:
-			if (parse_secs("--delay", optarg, 1, &opts.delay_ns) < 0)
-				return 2;
-			break;
-		case 'k':
-			if (gt_kinds_parse(optarg, &opts.kinds) < 0 || !opts.kinds) {
-				fprintf(stderr, "gaptrace run: bad --kinds '%s'\n", optarg);
-				return 2;
-			}
-			break;
-		case 4:
-		case 7: {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-			if (*end || end == optarg || v < (c == 4 ? 0 : 1) || v > 10000) {
-				fprintf(stderr, "gaptrace run: %s wants %d..10000\n",
-					c == 4 ? "--nvml-hz" : "--nvml-proc-hz", c == 4 ? 0 : 1);
-				return 2;
-			}
-			if (c == 4)
-				opts.nvml_hz = (unsigned int)v;
-			else
-				opts.nvml_proc_hz = (unsigned int)v;
-			break;
-		}
-		case 9:
-			if (parse_gpm_hz("gaptrace run", optarg, &opts.gpm_hz) < 0)
-				return 2;
-			break;
-		case 5:
-			if (parse_report(optarg, &opts.report) < 0) {
-				fprintf(stderr, "gaptrace run: --report wants text, html, text,html "
-						"or none\n");
-				return 2;
-			}
-			break;
-		case 6:
-			if (parse_secs("--wait", optarg, 1, &opts.wait_ns) < 0)
-				return 2;
-			break;
-		case 8: {
-			char why[256];
-			if (gt_group_parse(optarg, &opts.gid, why, sizeof(why)) < 0) {
-				fprintf(stderr, "gaptrace run: --group: %s\n", why);
-				return 2;
-			}
-			opts.share_group = 1;
-			break;
-		}
-		case 10: opts.archive = optarg; break;
-		case 11:
-			if (gt_cli_archive_mb("gaptrace run", optarg, &opts.archive_max) < 0)
-				return 2;
-			break;
-		case 12: opts.stacks = 1; break;
-		case 'q': opts.quiet = 1; break;
-		case 'v': opts.verbose = 1; break;
-		case 'h': fputs(usage_text, stdout); return 0;
-		default: fputs(usage_text, stderr); return 2;
-		}
+	gt_cli_parser_init(&p, &run_help); /* in order: the program's options are its own */
+	while ((c = gt_cli_next(&p, argc, argv)) != -1) {
+		if (c == GT_CLI_HELP || c == GT_CLI_BAD)
+			return c == GT_CLI_HELP ? 0 : 2;
+		if ((rc = run_opt(&p, c)) >= 0)
+			return rc;
 	}
-	if (optind >= argc) {
-		fprintf(stderr, "gaptrace run: no program given\n\n");
-		fputs(usage_text, stderr);
-		return 2;
-	}
+	if (optind >= argc)
+		return gt_cli_usage(&run_help, "no program given");
 	return -1;
 }
 
@@ -935,10 +910,10 @@ static int run_start_collector(struct run *r)
 		.kinds = opts.kinds,
 		.dormant = opts.delay_ns != 0,
 		.session = r->session,
-		.nvml_hz = opts.nvml_hz,
-		.nvml_proc_hz = opts.nvml_proc_hz,
-		.gpm_hz = opts.gpm_hz,
-		.gpm_off = opts.gpm_hz == 0,
+		.nvml_hz = opts.rate.nvml_hz,
+		.nvml_proc_hz = opts.rate.nvml_proc_hz,
+		.gpm_hz = opts.rate.gpm_hz,
+		.gpm_off = opts.rate.gpm_hz == 0,
 		.nvml_lib = getenv("GAPTRACE_NVML_PATH"),
 		.log = log_line,
 		.share_group = opts.share_group,

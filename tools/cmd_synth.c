@@ -4,7 +4,6 @@
  * (tests, benchmarks, demos of `gaptrace report`).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stddef.h>
@@ -12,30 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "cmds.h"
 #include "outfile.h"
 #include "gaptrace/synth.h"
-
-static const char usage_text[] =
-	"usage: gaptrace synth [options] -o DIR\n"
-	"\n"
-	"Write a synthetic trace directory (one <pid>.gtrace per simulated process and\n"
-	"nvml.gtrace) and print its ground truth: busy time, idle time per cause, counts.\n"
-	"\n"
-	"  -o, --output DIR     directory to write (created if missing; each trace\n"
-	"                       file replaced only when complete, see README, Outputs)\n"
-	"      --force-overwrite  replace symbolic links at the traces' names (the\n"
-	"                       links, never their targets)\n"
-	"  -p, --preset NAME    start from a preset (default: compute). Presets:\n"
-	"                       %s\n"
-	"  -s, --set KEY=VALUE  override one field of the spec (repeatable); keys:\n"
-	"                       %s\n"
-	"      --json           print the truth as JSON\n"
-	"  -q, --quiet          print nothing\n"
-	"  -h, --help           this text\n"
-	"\n"
-	"example:\n"
-	"  gaptrace synth -p mixed -s steps=100 -s seed=7 -o /tmp/mixed && gaptrace report /tmp/mixed\n";
 
 #define F(name, field, kind) {name, offsetof(gt_synth_spec, field), kind}
 enum { U32, U64, I64, INT, DBL };
@@ -140,59 +119,114 @@ static int set_field(gt_synth_spec *s, const char *kv, char *msg, size_t cap)
 	return ok ? 0 : -1;
 }
 
-static void usage(FILE *f)
+enum { OPT_JSON = 1, OPT_FORCE };
+
+static const gt_cli_opt synth_opts[] = {
+	GT_OPT('o', "output", "DIR",
+	       "directory to write (created if missing; each trace file replaced only when "
+	       "complete, see README, Outputs)",
+	       .complete = GT_CLI_DIR),
+	GT_OPT(OPT_FORCE, "force-overwrite", NULL,
+	       "replace symbolic links at the traces' names (the links, never their targets)"),
+	GT_OPT('p', "preset", "NAME",
+	       "start from a preset (default: compute; the presets are below)",
+	       .complete = GT_CLI_WORDS, .words_fn = gt_synth_preset_names),
+	GT_OPT('s', "set", "KEY=VALUE",
+	       "override one field of the spec (repeatable; the keys are below). Whole numbers "
+	       "(the _ns fields in nanoseconds; 0x for hex), or reals for copy_gbps"),
+	GT_OPT(OPT_JSON, "json", NULL, "print the truth as JSON"),
+	GT_OPT('q', "quiet", NULL, "print nothing"),
+	{0},
+};
+static const gt_cli_group synth_group = {"options", NULL, synth_opts, 0};
+
+static const gt_cli_opt synth_exits[] = {
+	GT_ITEM("0", "written"),
+	GT_ITEM("1", "the traces could not be written"),
+	GT_ITEM("2", "bad usage (an unknown preset or key, a bad value)"),
+	{0},
+};
+
+static gt_cli_help synth_help = {
+	.name = "synth",
+	.summary = "write a synthetic trace directory with known ground truth",
+	.usage = {"[options] -o DIR"},
+	.text = "Write a synthetic trace directory (one <pid>.gtrace per simulated process and "
+		"nvml.gtrace) and print its ground truth: busy time, idle time per cause, counts. "
+		"For tests, benchmarks and trying `gaptrace report` without a GPU.",
+	.groups = {&synth_group},
+	.exits = synth_exits,
+	.examples = {"gaptrace synth -p mixed -s steps=100 -s seed=7 -o /tmp/mixed && gaptrace "
+		     "report /tmp/mixed"},
+	.see_also = "report",
+};
+
+/* words as indented lines of at most 80 columns after "  TITLE:". */
+static size_t listing(char *buf, size_t cap, const char *title, const char *words)
 {
-	char keys[1024] = "";
-	size_t col = 0;
-	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
-		size_t l = strlen(keys);
-		if (col > 60) {
-			snprintf(keys + l, sizeof(keys) - l, "\n                       ");
-			l = strlen(keys);
-			col = 0;
+	size_t n = (size_t)snprintf(buf, cap, "  %s:\n   ", title), col = 3;
+	for (const char *w = words; *w && n < cap;) {
+		size_t l = strcspn(w, " ");
+		if (col + 1 + l > 80) {
+			n += (size_t)snprintf(buf + n, cap - n, "\n   ");
+			col = 3;
 		}
-		snprintf(keys + l, sizeof(keys) - l, "%s%s", col ? " " : "", fields[i].name);
-		col += strlen(fields[i].name) + 1;
+		if (n < cap)
+			n += (size_t)snprintf(buf + n, cap - n, " %.*s", (int)l, w);
+		col += l + 1;
+		w += l + (w[l] == ' ');
 	}
-	fprintf(f, usage_text, gt_synth_preset_names(), keys);
+	return n;
+}
+
+const gt_cli_help *cmd_synth_help(void)
+{
+	static char notes[2048], keys[1024];
+	if (!notes[0]) {
+		size_t k = 0;
+		for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]) && k < sizeof(keys); i++)
+			k += (size_t)snprintf(keys + k, sizeof(keys) - k, "%s%s", i ? " " : "",
+					      fields[i].name);
+		size_t n = listing(notes, sizeof(notes), "Presets", gt_synth_preset_names());
+		if (n < sizeof(notes))
+			n += (size_t)snprintf(notes + n, sizeof(notes) - n, "\n\n");
+		if (n < sizeof(notes))
+			listing(notes + n, sizeof(notes) - n, "Keys of --set", keys);
+		synth_help.notes = notes;
+	}
+	return &synth_help;
 }
 
 int cmd_synth(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"output", required_argument, NULL, 'o'}, {"preset", required_argument, NULL, 'p'},
-		{"set", required_argument, NULL, 's'},    {"json", no_argument, NULL, 1},
-		{"quiet", no_argument, NULL, 'q'},        {"help", no_argument, NULL, 'h'},
-		{"force-overwrite", no_argument, NULL, 2},
-		{0},
-	};
 	const char *out = NULL, *preset = "compute";
 	const char *sets[64];
 	int nsets = 0, json = 0, quiet = 0, c;
 	unsigned out_flags = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:p:s:qh", lo, NULL)) != -1) {
+	gt_cli_parser p;
+	gt_cli_parser_init(&p, cmd_synth_help());
+	while ((c = gt_cli_next(&p, argc, argv)) != -1) {
 		switch (c) {
+		case GT_CLI_HELP: return 0;
+		case GT_CLI_BAD: return 2;
 		case 'o': out = optarg; break;
 		case 'p': preset = optarg; break;
 		case 's':
 			if (nsets == 64) {
-				fprintf(stderr, "gaptrace synth: too many --set\n");
+				fprintf(stderr, "gaptrace synth: --set: more than 64\n");
 				return 2;
 			}
 			sets[nsets++] = optarg;
 			break;
-		case 1: json = 1; break;
-		case 2: out_flags |= GT_OUTFILE_FORCE; break;
+		case OPT_JSON: json = 1; break;
+		case OPT_FORCE: out_flags |= GT_OUTFILE_FORCE; break;
 		case 'q': quiet = 1; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
 		}
 	}
-	if (!out || optind != argc) {
-		usage(stderr);
-		return 2;
-	}
+	if (optind != argc)
+		return gt_cli_usage(&synth_help, "unexpected argument '%s'", argv[optind]);
+	if (!out)
+		return gt_cli_usage(&synth_help, "where? -o DIR");
 	gt_synth_spec spec;
 	if (gt_synth_preset(preset, &spec) < 0) {
 		fprintf(stderr, "gaptrace synth: unknown preset '%s' (one of: %s)\n", preset,

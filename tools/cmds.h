@@ -25,21 +25,26 @@ enum {
 /** Entry point of a subcommand: argv[0] is the subcommand name. Returns the exit status. */
 typedef int (*gt_cmd_fn)(int argc, char **argv);
 
-int cmd_dump(int argc, char **argv);
-int cmd_recover(int argc, char **argv);
-int cmd_run(int argc, char **argv);
-int cmd_collector(int argc, char **argv);
-int cmd_capture(int argc, char **argv);
-int cmd_synth(int argc, char **argv);
-int cmd_report(int argc, char **argv);
-int cmd_export(int argc, char **argv);
-int cmd_diff(int argc, char **argv);
-int cmd_history(int argc, char **argv);
-int cmd_archive(int argc, char **argv);
+struct gt_cli_help;
+struct gt_cli_parser;
 
-/** --archive-max-mb of `run` and `archive`: MiB into bytes. Returns 0, or -1
- *  after saying why on stderr (prefixed by cmd). */
-int gt_cli_archive_mb(const char *cmd, const char *arg, uint64_t *bytes);
+/* Each command: its entry point and its help (cli.h), from which its
+ * options are parsed, `--help` printed and its man page made. */
+#define GT_CMD(name)                                                                               \
+	int cmd_##name(int argc, char **argv);                                                     \
+	const struct gt_cli_help *cmd_##name##_help(void)
+GT_CMD(dump);
+GT_CMD(recover);
+GT_CMD(run);
+GT_CMD(collector);
+GT_CMD(capture);
+GT_CMD(synth);
+GT_CMD(report);
+GT_CMD(export);
+GT_CMD(diff);
+GT_CMD(history);
+GT_CMD(archive);
+#undef GT_CMD
 
 /** The default trace directory of `run` and `collector`: the stem
  *  "gaptrace-YYYYmmdd-HHMMSS" (local time, now) into buf. Both pass it with
@@ -63,8 +68,42 @@ void gt_cli_default_trace_dir(char *buf, size_t cap);
  */
 int gt_cli_find_inject(char out[PATH_MAX], char *why, size_t cap);
 
-/** --gpm-hz of `run` and `collector`: 0 (off) to GT_GPM_MAX_HZ. Returns 0, or
- *  -1 after printing "CMD: --gpm-hz wants 0..10" on stderr. */
-int parse_gpm_hz(const char *cmd, const char *arg, unsigned int *hz);
+/** The names of the findings' thresholds as "NAME=" words, and "help",
+ *  for the completion of --threshold (report, diff). */
+const char *cmd_threshold_words(void);
+
+/** --archive-max-mb of `run` and `archive` (the option p returned last):
+ *  MiB into bytes. Returns 0, or -1 after saying why on stderr. */
+int gt_cli_archive_mb(const struct gt_cli_parser *p, uint64_t *bytes);
+
+/** The sampling options of `run` and `collector` (--nvml-hz, --nvml-proc-hz,
+ *  --gpm-hz), one group of their help (cli.h): keys and values. */
+enum { GT_SAMPLING_NVML_HZ = 0x300, GT_SAMPLING_NVML_PROC_HZ, GT_SAMPLING_GPM_HZ };
+typedef struct gt_cli_sampling {
+	unsigned int nvml_hz, nvml_proc_hz, gpm_hz;
+} gt_cli_sampling;
+extern const struct gt_cli_group gt_sampling_group;
+
+/** The defaults: GT_NVML_DEFAULT_HZ, GT_NVML_DEFAULT_SLOW_HZ, GT_GPM_DEFAULT_HZ. */
+void gt_sampling_init(gt_cli_sampling *s);
+
+/** Parse option c (gt_cli_next's, its value optarg): --nvml-hz 0..10000 (0:
+ *  no NVML), --nvml-proc-hz 1..10000, --gpm-hz 0..GT_GPM_MAX_HZ. @return 1
+ *  when c was one and is good, 0 when c is not a sampling option, -1 after
+ *  saying why on stderr. */
+int gt_sampling_parse(gt_cli_sampling *s, const struct gt_cli_parser *p, int c);
+
+/** --kinds of `run`, `collector` and `capture`: a gt_kinds_parse list that
+ *  selects something, without spaces (it travels in a control request).
+ *  Returns 0, or -1 after saying why on stderr. */
+int parse_kinds(const struct gt_cli_parser *p, uint32_t *mask);
+
+/** --group of `run` and `collector`: a group name or gid the caller is in
+ *  (gt_group_parse). Returns 0, or -1 after saying why on stderr. */
+int parse_group(const struct gt_cli_parser *p, uint32_t *gid);
+
+/** The words of a kinds list, for the completion of --kinds. */
+#define GT_CLI_KINDS_WORDS                                                                         \
+	"default all none kernel memcpy memset sync runtime driver nvtx overhead api-all latency"
 
 #endif

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * gaptrace: the command-line front end. Dispatches to one cmd_*.c per
- * subcommand.
+ * subcommand, and is `gaptrace help`: each command's help, its man page,
+ * the bash completion (all made from the commands' help tables, cli.h).
  */
 #include <limits.h>
 #include <signal.h>
@@ -10,15 +11,19 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli.h"
 #include "cmds.h"
 #include "gaptrace/collector.h"
 #include "gaptrace/diff.h"
 #include "gaptrace/format.h"
 
+static int cmd_help(int argc, char **argv);
+static const gt_cli_help *cmd_help_help(void);
+
 static const struct {
 	const char *name;
 	gt_cmd_fn fn;
-	const char *help;
+	const gt_cli_help *(*help)(void);
 	/* Writes its outputs with outfile.h and starts no program: SIGXFSZ is
 	 * ignored, so a file-size limit (ulimit -f) is a write error the command
 	 * reports and cleans up after (old file kept, temporary removed), not a
@@ -26,32 +31,41 @@ static const struct {
 	 * signal would be inherited by the traced program. */
 	int writes;
 } cmds[] = {
-	{"run", cmd_run, "run a program with GPU tracing and print the summary", 0},
-	{"report", cmd_report, "explain where GPU time went: utilization, idle causes, kernels",
-	 1},
-	{"collector", cmd_collector, "run the side-car collector (daemon)", 0},
-	{"capture", cmd_capture, "capture a live process through the collector for a while", 0},
-	{"dump", cmd_dump, "print the records of a trace as text", 0},
-	{"export", cmd_export, "write a Perfetto timeline, nsys-style tables or an HTML report",
-	 1},
-	{"diff", cmd_diff, "compare two runs: what got slower and why; a gate for CI", 1},
-	{"history", cmd_history, "list the runs of an archive with their headline numbers", 0},
-	{"archive", cmd_archive, "file a trace into a run archive (report, meta, capped trace)", 1},
-	{"recover", cmd_recover, "rewrite a damaged trace, keeping every good frame", 1},
-	{"synth", cmd_synth, "write a synthetic trace directory with known ground truth", 1},
+	{"run", cmd_run, cmd_run_help, 0},
+	{"report", cmd_report, cmd_report_help, 1},
+	{"collector", cmd_collector, cmd_collector_help, 0},
+	{"capture", cmd_capture, cmd_capture_help, 0},
+	{"dump", cmd_dump, cmd_dump_help, 0},
+	{"export", cmd_export, cmd_export_help, 1},
+	{"diff", cmd_diff, cmd_diff_help, 1},
+	{"history", cmd_history, cmd_history_help, 0},
+	{"archive", cmd_archive, cmd_archive_help, 1},
+	{"recover", cmd_recover, cmd_recover_help, 1},
+	{"synth", cmd_synth, cmd_synth_help, 1},
+	{"help", cmd_help, cmd_help_help, 0},
+};
+#define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
+
+static const gt_cli_opt sampling_opts[] = {
+	GT_OPT(GT_SAMPLING_NVML_HZ, "nvml-hz", "N",
+	       "NVML samples per second per GPU of clocks, power, temperature, utilization, "
+	       "throttle reasons (default 10, 0 = no NVML at all)"),
+	GT_OPT(GT_SAMPLING_NVML_PROC_HZ, "nvml-proc-hz", "N",
+	       "per-process utilization, memory, violation counters and energy per second (default "
+	       "1, at most --nvml-hz)"),
+	GT_OPT(GT_SAMPLING_GPM_HZ, "gpm-hz", "N",
+	       "GPM hardware counters (SM activity and occupancy, tensor/FP pipes, DRAM, PCIe, "
+	       "NVLink) per second per GPU, Hopper or newer (default 10, at most 10, 0 = off)"),
+	{0},
 };
 
-int parse_gpm_hz(const char *cmd, const char *arg, unsigned int *hz)
+const gt_cli_group gt_sampling_group = {"sampling", NULL, sampling_opts, 0};
+
+void gt_sampling_init(gt_cli_sampling *s)
 {
-	char *end;
-	long v = strtol(arg, &end, 10);
-	if (*end || end == arg || v < 0 || v > GT_GPM_MAX_HZ) {
-		fprintf(stderr, "%s: --gpm-hz wants 0..%d (GPM needs 100 ms between samples)\n",
-			cmd, GT_GPM_MAX_HZ);
-		return -1;
-	}
-	*hz = (unsigned int)v;
-	return 0;
+	s->nvml_hz = GT_NVML_DEFAULT_HZ;
+	s->nvml_proc_hz = GT_NVML_DEFAULT_SLOW_HZ;
+	s->gpm_hz = GT_GPM_DEFAULT_HZ;
 }
 
 void gt_cli_default_trace_dir(char *buf, size_t cap)
@@ -101,33 +115,238 @@ static int version(void)
 	return fflush(stdout) == 0 ? 0 : 1;
 }
 
-static void usage(FILE *f)
+int gt_sampling_parse(gt_cli_sampling *s, const gt_cli_parser *p, int c)
 {
-	fprintf(f, "usage: gaptrace <command> [options]\n\ncommands:\n");
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].help);
-	fprintf(f, "\n'gaptrace <command> --help' shows a command's options and an example.\n");
+	uint32_t min = c == GT_SAMPLING_NVML_PROC_HZ, max = 10000;
+	unsigned int *hz = c == GT_SAMPLING_NVML_HZ	   ? &s->nvml_hz
+			   : c == GT_SAMPLING_NVML_PROC_HZ ? &s->nvml_proc_hz
+			   : c == GT_SAMPLING_GPM_HZ	   ? &s->gpm_hz
+							   : NULL;
+	if (!hz)
+		return 0;
+	if (c == GT_SAMPLING_GPM_HZ)
+		max = GT_GPM_MAX_HZ; /* GPM needs 100 ms between samples */
+	return gt_cli_count_u32(p, min, max, hz) < 0 ? -1 : 1;
+}
+
+int parse_group(const gt_cli_parser *p, uint32_t *gid)
+{
+	char why[256];
+	if (gt_group_parse(optarg, gid, why, sizeof(why)) == 0)
+		return 0;
+	fprintf(stderr, "%s: %s: %s\n", p->prefix, gt_cli_optname(p), why);
+	return -1;
+}
+
+int parse_kinds(const gt_cli_parser *p, uint32_t *mask)
+{
+	uint32_t k;
+	if (gt_kinds_parse(optarg, &k) == 0 && k && !strchr(optarg, ' ')) {
+		*mask = k;
+		return 0;
+	}
+	fprintf(stderr,
+		"%s: --kinds: '%s' selects no kind: a list of default, all, kernel, memcpy, "
+		"memset, sync, runtime, driver, nvtx, overhead, api-all, latency ('-' before "
+		"one removes it: default,-nvtx)\n",
+		p->prefix, optarg);
+	return -1;
+}
+
+/* ------------------------------------------------------------ gaptrace itself */
+
+static const gt_cli_opt top_opts[] = {
+	GT_OPT(256, "version", NULL, "the version of gaptrace and of its trace format"),
+	{0},
+};
+
+static const gt_cli_opt top_env[] = {
+	GT_ITEM("CUDA_INJECTION64_PATH",
+		"the path of libgaptrace_inject.so: set it (gaptrace run does) and the CUDA driver "
+		"loads the injection library into the process, which then traces itself"),
+	GT_ITEM("GAPTRACE_OUTPUT",
+		"the injection library alone: where it writes its trace (%p: the pid)"),
+	GT_ITEM("GAPTRACE_SOCKET", "the injection library: the collector socket to stream to"),
+	GT_ITEM("GAPTRACE_KINDS", "the injection library: what to record (as --kinds)"),
+	GT_ITEM("GAPTRACE_DORMANT",
+		"1: the injection library records nothing until `gaptrace capture` arms it"),
+	GT_ITEM("GAPTRACE_STACKS", "1: host call stacks at the calls behind idle time"),
+	GT_ITEM("GAPTRACE_DISABLE", "1: the injection library does nothing"),
+	GT_ITEM("GAPTRACE_DEBUG", "1: the injection library says more on stderr"),
+	GT_ITEM("GAPTRACE_ARCHIVE", "the default archive of run --archive and archive --to"),
+	GT_ITEM("GAPTRACE_INJECT_PATH",
+		"the injection library gaptrace run uses (default: found beside the binary)"),
+	{0},
+};
+
+static const gt_cli_opt top_exits[] = {
+	GT_ITEM("0", "done"),
+	GT_ITEM("2", "bad usage (an unknown command or option)"),
+	GT_ITEM("other", "each command's own: see its --help (run: the program's)"),
+	{0},
+};
+
+static gt_cli_opt top_cmds[NCMDS + 1];
+static const gt_cli_group top_group = {"options", NULL, top_opts, 0};
+static const gt_cli_group top_cmd_group = {"commands", NULL, top_cmds, 1};
+static const gt_cli_group top_env_group = {
+	"environment",
+	"Read by the injection library in the traced process (inject/README.md has every "
+	"variable) and by some commands:",
+	top_env, 1};
+
+static const gt_cli_help top_help = {
+	.name = NULL,
+	.summary = "why your GPU is idle and what to change",
+	.usage = {"<command> [options] [ARGS...]", "help [COMMAND]", "--version"},
+	.text = "gaptrace tells you why your GPU is idle and what to change. Prefix a CUDA program "
+		"with `gaptrace run --` (PyTorch, JAX, CuPy, C++: no code change), or set "
+		"CUDA_INJECTION64_PATH in its environment; the CUDA driver loads the injection "
+		"library, which records kernels, copies, memsets and the launch/copy/sync API "
+		"calls with CUPTI. `gaptrace report` then explains the idle time, cause by cause, "
+		"with evidence and the fix.\n\n"
+		"'gaptrace <command> --help' (or 'gaptrace help <command>', 'man "
+		"gaptrace-<command>') shows a command's options and examples.",
+	.groups = {&top_group, &top_cmd_group, &top_env_group},
+	.notes = "Values are read the same way by every command. A duration takes a unit: 10s, "
+		 "200ms, 250us, 100ns, 2min, 1h, 1d (a bare number other than 0 is refused). A "
+		 "percentage takes a '%' (5%, 0.5%) or is a fraction of 1 (0.05). A count is a "
+		 "whole number. Options may be abbreviated to a unique prefix (--json as --js).",
+	.exits = top_exits,
+	.examples = {"gaptrace run -- python3 train.py",
+		     "gaptrace report gaptrace-20261202-114758",
+		     "gaptrace diff yesterday/ today/", "gaptrace help report"},
+	.see_also = "run report export diff history archive collector capture dump recover synth "
+		    "help",
+};
+
+static const gt_cli_help *top(void)
+{
+	for (size_t i = 0; i < NCMDS; i++) {
+		const gt_cli_help *h = cmds[i].help();
+		top_cmds[i] = (gt_cli_opt)GT_ITEM(cmds[i].name, h->summary);
+	}
+	return &top_help;
+}
+
+static const gt_cli_help *find(const char *name)
+{
+	for (size_t i = 0; i < NCMDS; i++)
+		if (!strcmp(name, cmds[i].name))
+			return cmds[i].help();
+	return NULL;
+}
+
+/* "unknown command 'x'" with the closest command name; exit 2. */
+static int unknown_command(const gt_cli_help *h, const char *name)
+{
+	const char *names[NCMDS];
+	for (size_t i = 0; i < NCMDS; i++)
+		names[i] = cmds[i].name;
+	const char *near = gt_cli_closest(name, names, NCMDS);
+	if (near)
+		return gt_cli_usage(h, "unknown command '%s'; did you mean '%s'?", name, near);
+	return gt_cli_usage(h, "unknown command '%s'", name);
+}
+
+/* ------------------------------------------------------------ gaptrace help */
+
+enum { HELP_MAN = 1, HELP_BASH, HELP_COMMANDS };
+
+static const gt_cli_opt help_opts[] = {
+	GT_OPT(HELP_MAN, "man", NULL,
+	       "print the man page of COMMAND (of gaptrace without one) as roff: `gaptrace help "
+	       "--man report | man -l -`. The installed man pages are made with it"),
+	GT_OPT(HELP_BASH, "bash-completion", NULL,
+	       "print the bash completion script (installed as "
+	       "share/bash-completion/completions/gaptrace; or `source <(gaptrace help "
+	       "--bash-completion)`)"),
+	GT_OPT(HELP_COMMANDS, "commands", NULL, "list the commands, one per line"),
+	{0},
+};
+static const gt_cli_group help_group = {"options", NULL, help_opts, 0};
+
+static const gt_cli_opt help_exits[] = {
+	GT_ITEM("0", "printed"),
+	GT_ITEM("2", "bad usage (no such command)"),
+	{0},
+};
+
+static const gt_cli_help help_help = {
+	.name = "help",
+	.summary = "show the help of gaptrace or of a command, a man page, the bash completion",
+	.usage = {"[COMMAND]", "--man [COMMAND]", "--bash-completion"},
+	.text = "Print the help of COMMAND, as 'gaptrace COMMAND --help' does, or of gaptrace "
+		"itself without one.",
+	.groups = {&help_group},
+	.exits = help_exits,
+	.examples = {"gaptrace help report", "gaptrace help --man run | man -l -",
+		     "source <(gaptrace help --bash-completion)"},
+	.see_also = NULL,
+	.operands = GT_CLI_COMMAND,
+};
+
+static const gt_cli_help *cmd_help_help(void)
+{
+	return &help_help;
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	gt_cli_parser p;
+	int c, what = 0;
+	gt_cli_parser_init(&p, &help_help);
+	while ((c = gt_cli_next(&p, argc, argv)) != -1) {
+		if (c == GT_CLI_HELP || c == GT_CLI_BAD)
+			return c == GT_CLI_HELP ? 0 : 2;
+		what = c;
+	}
+	if (argc - optind > 1)
+		return gt_cli_usage(&help_help, "one COMMAND at most");
+	const gt_cli_help *h = optind < argc ? find(argv[optind]) : top();
+	if (!h)
+		return unknown_command(&help_help, argv[optind]);
+	if (what == HELP_COMMANDS || what == HELP_BASH) {
+		const gt_cli_help *all[NCMDS];
+		for (size_t i = 0; i < NCMDS; i++) {
+			all[i] = cmds[i].help();
+			if (what == HELP_COMMANDS)
+				printf("%s\n", cmds[i].name);
+		}
+		if (what == HELP_BASH)
+			gt_cli_bash_completion(all, NCMDS, stdout);
+	} else if (what == HELP_MAN) {
+		gt_cli_help_man(h, gt_version(), stdout);
+	} else {
+		gt_cli_help_print(h, stdout);
+	}
+	return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
 }
 
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		usage(stderr);
+		gt_cli_help_print(top(), stderr);
 		return 2;
 	}
-	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
-		usage(stdout);
-		return 0;
-	}
-	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version"))
+	const char *a = argv[1];
+	if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+		return cmd_help(1, argv);
+	if (!strcmp(a, "--version") || !strcmp(a, "version"))
 		return version();
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (!strcmp(argv[1], cmds[i].name)) {
+	if (a[0] == '-') {
+		static const char *const names[] = {"--help", "--version"};
+		const char *near = gt_cli_closest(a, names, 2);
+		if (near)
+			return gt_cli_usage(top(), "unknown option '%s'; did you mean '%s'?", a,
+					    near);
+		return gt_cli_usage(top(), "unknown option '%s'", a);
+	}
+	for (size_t i = 0; i < NCMDS; i++)
+		if (!strcmp(a, cmds[i].name)) {
 			if (cmds[i].writes)
 				signal(SIGXFSZ, SIG_IGN);
 			return cmds[i].fn(argc - 1, argv + 1);
 		}
-	fprintf(stderr, "gaptrace: unknown command '%s'\n\n", argv[1]);
-	usage(stderr);
-	return 2;
+	return unknown_command(top(), a);
 }

@@ -475,6 +475,53 @@ const char *gt_outfile_retell(const gt_outfile *o, const char *msg, char *buf, s
 	return buf;
 }
 
+/* The directory a new file at path goes into must exist and be writable. */
+static int check_dir_of(gt_outfile *o)
+{
+	const char *slash = strrchr(o->path, '/');
+	char *d = slash ? strndup(o->path, slash == o->path ? 1 : (size_t)(slash - o->path))
+			: strdup(".");
+	if (!d)
+		return fail(o, "%s: out of memory", o->path);
+	struct stat st;
+	int rc = 0;
+	/* worded as open(2) of the path would say it */
+	if (stat(d, &st) != 0)
+		rc = fail(o, "%s: %s", o->path, strerror(errno));
+	else if (!S_ISDIR(st.st_mode))
+		rc = fail(o, "%s: %s", o->path, strerror(ENOTDIR));
+	else if (access(d, W_OK | X_OK) != 0)
+		rc = create_failed(o, errno);
+	free(d);
+	return rc;
+}
+
+int gt_outfile_check(const char *path, unsigned flags, char *err, size_t cap)
+{
+	gt_outfile o;
+	memset(&o, 0, sizeof(o));
+	o.flags = flags;
+	o.path = (char *)path; /* only read: nothing here frees it */
+	int regular = 0, rc = 0, n;
+	unsigned perm;
+	struct stat st;
+	if (!path || !*path)
+		rc = fail(&o, "no output path");
+	else if ((n = named_fd(path)) >= 0)
+		rc = flags & GT_OUTFILE_REGULAR
+			     ? fail(&o, "%s: a file name is needed here, not a descriptor", path)
+		     : fstat(n, &st) != 0   ? fail(&o, "%s: %s", path, strerror(errno))
+		     : S_ISDIR(st.st_mode) ? fail(&o, "%s: is a directory", path)
+					   : 0;
+	else if (path[strlen(path) - 1] == '/')
+		rc = fail(&o, "%s: names a directory; give a file name", path);
+	else if ((rc = check_target(&o, &regular, &perm)) == 0 && regular >= 0)
+		rc = check_dir_of(&o);
+	if (rc < 0 && err && cap)
+		snprintf(err, cap, "%s", o.err);
+	return rc;
+}
+
 int gt_outfile_is_dir(const char *path)
 {
 	struct stat st;

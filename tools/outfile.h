@@ -109,6 +109,16 @@ int gt_outfile_close(gt_outfile *o, int keep);
 const char *gt_outfile_retell(const gt_outfile *o, const char *msg, char *buf, size_t cap);
 
 /**
+ * Would gt_outfile_open(PATH, flags) refuse PATH? The same checks, made
+ * before the work that the output is for (an analysis of seconds), so a
+ * directory, a socket or a link at PATH, or a directory that does not
+ * exist or cannot be written, is said at once. Creates nothing.
+ * gt_outfile_open checks again: PATH may change in between.
+ * @return 0, or -1 with err (cap bytes) set as gt_outfile.err would be.
+ */
+int gt_outfile_check(const char *path, unsigned flags, char *err, size_t cap);
+
+/**
  * Whether PATH names a directory for an output of several files: it ends in
  * '/', or it is a directory (lstat: a link to one is not, unless written
  * with a trailing '/'). Used by `export -f csv -o`.

@@ -1,16 +1,69 @@
 /* SPDX-License-Identifier: MIT */
 /* The JSON report of traces, in memory (report_mem.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "archive.h"
+#include "cli.h"
 #include "cmds.h"
 #include "gaptrace/report.h"
 #include "onecapture.h"
 #include "report_mem.h"
 
 static int quiet_log;
+
+void gt_cli_dir_contents(const char *path, size_t *trace_dirs, size_t *entries, char *first,
+			 size_t cap)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	*trace_dirs = *entries = 0;
+	if (cap)
+		first[0] = 0;
+	while (d && (e = readdir(d)) != NULL) {
+		char sub[4096], rep[4200], **names = NULL;
+		size_t n = 0;
+		gt_errinfo ei;
+		if (e->d_name[0] == '.' ||
+		    (size_t)snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name) >= sizeof(sub))
+			continue;
+		*entries += gt_archive_entry_report(sub, rep, sizeof(rep)) == 0;
+		if (gt_trace_dir_list(sub, &names, &n, &ei) < 0)
+			continue; /* not a directory, or unreadable */
+		gt_trace_dir_free(names, n);
+		if (!n)
+			continue;
+		if (!*trace_dirs || strcmp(sub, first) < 0)
+			snprintf(first, cap, "%s", sub);
+		++*trace_dirs;
+	}
+	if (d)
+		closedir(d);
+}
+
+void gt_cli_no_traces(const char *prefix, const char *path, int prefix_names_path)
+{
+	char first[4096], msg[4300];
+	size_t dirs, entries;
+	gt_cli_dir_contents(path, &dirs, &entries, first, sizeof(first));
+	if (entries)
+		snprintf(msg, sizeof(msg),
+			 "no .gtrace file in this directory; it is a run archive: `gaptrace "
+			 "history %s` lists its runs",
+			 path);
+	else if (dirs)
+		snprintf(msg, sizeof(msg),
+			 "no .gtrace file in this directory; it holds %zu trace %s, such as %s: "
+			 "give %s",
+			 dirs, gt_plural(dirs, "directory", "directories"), first,
+			 dirs == 1 ? "that one" : "one of them");
+	else
+		snprintf(msg, sizeof(msg), "no .gtrace file in this directory");
+	gt_cli_say_path(prefix, path, msg, prefix_names_path);
+}
 
 static void log_problem(void *user, const char *label, const gt_errinfo *ei)
 {
@@ -26,16 +79,20 @@ static int add_traces(gt_analysis *a, const char *path, const gt_cli_rj_opts *o,
 	size_t before = gt_analysis_ntraces(a);
 	int n = gt_analysis_add_path(a, path, &ei);
 	if (n < 0) {
-		fprintf(stderr, "%s: %s\n", o->cmd, ei.msg);
+		gt_cli_say_path(o->cmd, path, ei.msg, o->cmd_names_path);
 		return n == GT_ERR_NOMEM ? GT_EXIT_FAILED : GT_EXIT_NO_INPUT;
 	}
-	if (n == 0 && !o->quiet)
-		fprintf(stderr, "%s: warning: %s: no .gtrace files\n", o->cmd, path);
+	if (n == 0 && !o->quiet) {
+		char w[4200];
+		snprintf(w, sizeof(w), "%s: warning", o->cmd);
+		gt_cli_no_traces(w, path, o->cmd_names_path);
+	}
 	for (size_t t = before; t < gt_analysis_ntraces(a); t++) {
 		const gt_an_trace *tr = gt_analysis_trace(a, t);
 		*readable += tr->header_ok;
 		if (tr->status && !o->quiet)
-			fprintf(stderr, "%s: %s: %s\n", o->cmd, tr->path, tr->error);
+			gt_cli_say_path(o->cmd, tr->path, tr->error,
+					o->cmd_names_path && !strcmp(tr->path, path));
 	}
 	return 0;
 }

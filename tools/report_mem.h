@@ -22,6 +22,9 @@ typedef struct gt_cli_rj_opts {
 	int quiet;                  /**< no warnings about damaged input */
 	const char *separate_hint;  /**< said after the reason when the traces are of
 				         separate captures ("; report them ..."); NULL: none */
+	int cmd_names_path;         /**< cmd names the (one) path already ("gaptrace
+				         diff: BASE run1"): messages about it do not
+				         name it again */
 	gt_slice *slice;            /**< gt_cli_report_json: the slicing options,
 				         resolved against that path's own traces
 				         (its origin, its NVTX ranges, its start-up);
@@ -68,6 +71,25 @@ int gt_cli_load_sliced(const char *path, const gt_cli_rj_opts *o, gt_analysis **
  */
 int gt_cli_report_json(const char *path, const gt_cli_rj_opts *o, char **json, size_t *len,
 		       gt_analysis **a);
+
+/**
+ * Say on stderr that the directory path holds no .gtrace file: "PREFIX:
+ * PATH: no .gtrace file in this directory", and when trace directories lie
+ * below it (a folder of runs such as examples/traces, an archive entry's
+ * trace/) "; it holds 32 trace directories, such as PATH/compile_ro: give
+ * one of them", or for a run archive "; it is a run archive: `gaptrace
+ * history PATH` lists its runs". prefix_names_path as gt_cli_say_path.
+ */
+void gt_cli_no_traces(const char *prefix, const char *path, int prefix_names_path);
+
+/**
+ * What lies below the directory path that a command reading traces can
+ * use, for a hint: *trace_dirs gets how many of its subdirectories hold
+ * .gtrace files (first, the first of them by name, in cap bytes, "" when
+ * none), *entries how many are run archive entries.
+ */
+void gt_cli_dir_contents(const char *path, size_t *trace_dirs, size_t *entries, char *first,
+			 size_t cap);
 
 /** Read a whole file into a malloc'ed, NUL-terminated buffer (at most
  *  max bytes). @return 0, or -1 with errno (EFBIG when over max). */

@@ -15,54 +15,47 @@
 #include <time.h>
 
 #include "cmds.h"
+#include "gaptrace/argval.h"
 #include "slice.h"
 
-const char gt_slice_usage[] =
-	"slicing (what was kept is printed: the report's 'slice:' line):\n"
-	"      --from T, --to T   keep [T1, T2): T from the capture start the report\n"
-	"                         prints (1.5s, 200ms, 250us, 100ns, 2min), or\n"
-	"                         absolute: @NS (realtime ns) or @2026-12-02T11:47:59.5Z\n"
-	"      --pid PID          only this process's traces\n"
-	"      --gpu N|UUID       only this GPU: its number in the report, or a prefix\n"
-	"                         of its UUID (GPU-52027fe8); it is then GPU 0\n"
-	"      --range NAME       from the first start to the last end of the NVTX\n"
-	"                         ranges NAME (or NAME#N: ProfilerStep#N)\n"
-	"      --skip-startup     begin where the start-up ends\n"
-	"      --capture-window N capture N (1, 2, ... or last) of a process captured\n"
-	"                         several times (default: the last)\n"
-	"      --step-range NAME  the NVTX range of one step (default: detected)\n"
-	"      --step-period P    without NVTX step ranges, steps of P (350ms), 'auto'\n"
-	"                         (default: the utilization period found, if any;\n"
-	"                         the traces are read twice then) or 'off'\n";
+static const gt_cli_opt slice_opts[] = {
+	GT_OPT(GT_SLICE_OPT_FROM, "from", "T",
+	       "keep what is at or after T: a duration from the capture start the report prints "
+	       "(1.5s, 200ms, 250us, 100ns, 2min), or absolute: @NS (realtime ns) or "
+	       "@2026-12-02T11:47:59.5Z (UTC)"),
+	GT_OPT(GT_SLICE_OPT_TO, "to", "T", "keep what is before T (T as for --from)"),
+	GT_OPT(GT_SLICE_OPT_PID, "pid", "PID", "only this process's traces"),
+	GT_OPT(GT_SLICE_OPT_GPU, "gpu", "N|UUID",
+	       "only this GPU: its number in the report, or a prefix of its UUID (GPU-52027fe8); "
+	       "it is then GPU 0"),
+	GT_OPT(GT_SLICE_OPT_RANGE, "range", "NAME",
+	       "from the first start to the last end of the NVTX ranges NAME (or NAME#N: "
+	       "ProfilerStep#N)"),
+	GT_OPT(GT_SLICE_OPT_SKIP_STARTUP, "skip-startup", NULL, "begin where the start-up ends"),
+	GT_OPT(GT_SLICE_OPT_CAPTURE_WINDOW, "capture-window", "N",
+	       "capture N (1, 2, ... or last) of a process captured several times (default: the "
+	       "last)",
+	       .complete = GT_CLI_WORDS, .words = "last"),
+	GT_OPT(GT_SLICE_OPT_STEP_RANGE, "step-range", "NAME",
+	       "the NVTX range of one step (default: detected)"),
+	GT_OPT(GT_SLICE_OPT_STEP_PERIOD, "step-period", "P",
+	       "without NVTX step ranges, steps of P (350ms), 'auto' (default: the utilization "
+	       "period found, if any; the traces are read twice then) or 'off'",
+	       .complete = GT_CLI_WORDS, .words = "auto off"),
+	{0},
+};
 
-/* "1.5s", "200ms", "250us", "100ns", "2min" -> ns. */
-static int parse_rel(const char *s, uint64_t *ns)
-{
-	static const struct {
-		const char *unit;
-		double mul;
-	} u[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"min", 60e9}};
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (end == s || errno || !(v >= 0) || *s == '-' || *s == '+')
-		return -1;
-	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++)
-		if (!strcmp(end, u[i].unit) && v * u[i].mul < 1e18) {
-			*ns = (uint64_t)(v * u[i].mul + 0.5);
-			return 0;
-		}
-	return -1;
-}
+const gt_cli_group gt_slice_group = {
+	"slicing", "What was kept is printed: the report's 'slice:' line.", slice_opts, 0,
+};
 
 /* "@NS" or "@YYYY-MM-DDTHH:MM:SS[.frac][Z]" (UTC) -> realtime ns. */
 static int parse_abs(const char *s, uint64_t *ns)
 {
 	char *end;
 	if (!strchr(s, '-')) {
-		errno = 0;
-		unsigned long long v = strtoull(s, &end, 10);
-		if (end == s || *end || errno || !v)
+		uint64_t v;
+		if (gt_parse_count(s, 1, UINT64_MAX, &v, NULL, 0) < 0)
 			return -1;
 		*ns = v;
 		return 0;
@@ -87,11 +80,20 @@ static int parse_abs(const char *s, uint64_t *ns)
 	return 0;
 }
 
-static int parse_time(gt_slice_time *t, const char *arg)
+/* --from / --to: a duration from the origin, or an absolute time. */
+static int parse_time(gt_slice_time *t, const gt_cli_parser *p)
 {
 	t->set = 1;
-	t->absolute = arg[0] == '@';
-	return t->absolute ? parse_abs(arg + 1, &t->ns) : parse_rel(arg, &t->ns);
+	t->absolute = optarg[0] == '@';
+	if (!t->absolute)
+		return gt_cli_duration(p, 0, GT_ARG_DURATION_MAX_NS, &t->ns);
+	if (parse_abs(optarg + 1, &t->ns) == 0)
+		return 0;
+	fprintf(stderr,
+		"%s: %s: '%s' is not a time: @NS (realtime ns since the epoch) or "
+		"@2026-12-02T11:47:59.5Z (UTC)\n",
+		p->prefix, gt_cli_optname(p), optarg);
+	return -1;
 }
 
 static void add_what(gt_slice *s, const char *opt, const char *arg)
@@ -101,68 +103,76 @@ static void add_what(gt_slice *s, const char *opt, const char *arg)
 		 arg ? arg : "");
 }
 
-static int bad(const char *cmd, const char *opt, const char *arg, const char *want)
+/* A name option's value: not empty. */
+static int name_arg(const gt_cli_parser *p)
 {
-	fprintf(stderr, "%s: --%s: bad value '%s' (%s)\n", cmd, opt, arg, want);
+	if (*optarg)
+		return 0;
+	fprintf(stderr, "%s: %s: '' is no name\n", p->prefix, gt_cli_optname(p));
 	return -1;
 }
 
-int gt_slice_parse(gt_slice *s, int c, const char *arg, const char *cmd)
+/* --step-period: auto, off or a duration of 1 us or more. */
+static int step_period(gt_slice *s, const gt_cli_parser *p)
 {
-	char *end;
-	unsigned long v;
+	s->period_off = !strcmp(optarg, "off");
+	if (s->period_off || !strcmp(optarg, "auto"))
+		return 0;
+	return gt_cli_duration(p, 1000, GT_ARG_DURATION_MAX_NS, &s->period_ns);
+}
+
+/* --capture-window: N >= 1 or last. */
+static int capture_window(gt_slice *s, const gt_cli_parser *p)
+{
+	uint64_t v = 0;
+	if (strcmp(optarg, "last") && gt_cli_count(p, 1, 1000000, &v) < 0)
+		return -1;
+	s->window = v ? (int)v : -1;
+	return 0;
+}
+
+int gt_slice_parse(gt_slice *s, const gt_cli_parser *p, int c)
+{
+	const char *what = p->cur ? p->cur->name : "";
+	uint32_t pid;
 	switch (c) {
 	case GT_SLICE_OPT_FROM:
-	case GT_SLICE_OPT_TO: {
-		const char *opt = c == GT_SLICE_OPT_FROM ? "from" : "to";
-		if (parse_time(c == GT_SLICE_OPT_FROM ? &s->from : &s->to, arg) < 0)
-			return bad(cmd, opt, arg, "a duration like 1.5s or 200ms, or @NS, or "
-					  "@2026-12-02T11:47:59Z");
-		add_what(s, opt, arg);
-		return 1;
-	}
+	case GT_SLICE_OPT_TO:
+		if (parse_time(c == GT_SLICE_OPT_FROM ? &s->from : &s->to, p) < 0)
+			return -1;
+		break;
 	case GT_SLICE_OPT_PID:
-		errno = 0;
-		v = strtoul(arg, &end, 10);
-		if (!*arg || *end || errno || !v || v > UINT32_MAX)
-			return bad(cmd, "pid", arg, "a process id");
-		s->pid = (uint32_t)v;
-		add_what(s, "pid", arg);
-		return 1;
+		if (gt_cli_count_u32(p, 1, UINT32_MAX, &pid) < 0)
+			return -1;
+		s->pid = pid;
+		break;
 	case GT_SLICE_OPT_GPU:
 	case GT_SLICE_OPT_RANGE:
 	case GT_SLICE_OPT_STEP_RANGE:
-		if (!*arg)
-			return bad(cmd, c == GT_SLICE_OPT_GPU ? "gpu" : c == GT_SLICE_OPT_RANGE
-									? "range" : "step-range",
-				   arg, "not empty");
+		if (name_arg(p) < 0)
+			return -1;
 		if (c == GT_SLICE_OPT_GPU)
-			s->gpu = arg, add_what(s, "gpu", arg);
+			s->gpu = optarg;
 		else if (c == GT_SLICE_OPT_RANGE)
-			s->range = arg, add_what(s, "range", arg);
+			s->range = optarg;
 		else
-			s->step_range = arg;
-		return 1;
-	case GT_SLICE_OPT_STEP_PERIOD:
-		s->period_off = !strcmp(arg, "off");
-		if (!s->period_off && strcmp(arg, "auto") &&
-		    (parse_rel(arg, &s->period_ns) < 0 || s->period_ns < 1000))
-			return bad(cmd, "step-period", arg, "a duration of 1us or more, auto or off");
-		return 1;
+			s->step_range = optarg;
+		if (c == GT_SLICE_OPT_STEP_RANGE)
+			return 1; /* not a slice: which range is a step */
+		break;
+	case GT_SLICE_OPT_STEP_PERIOD: return step_period(s, p) < 0 ? -1 : 1;
 	case GT_SLICE_OPT_SKIP_STARTUP:
 		s->skip_startup = 1;
-		add_what(s, "skip-startup", NULL);
+		add_what(s, what, NULL);
 		return 1;
 	case GT_SLICE_OPT_CAPTURE_WINDOW:
-		errno = 0;
-		v = strcmp(arg, "last") ? strtoul(arg, &end, 10) : 0;
-		if (strcmp(arg, "last") && (!*arg || *end || errno || !v || v > 1000000))
-			return bad(cmd, "capture-window", arg, "1, 2, ... or last");
-		s->window = v ? (int)v : -1;
-		add_what(s, "capture-window", arg);
-		return 1;
+		if (capture_window(s, p) < 0)
+			return -1;
+		break;
 	default: return 0;
 	}
+	add_what(s, what, optarg);
+	return 1;
 }
 
 /* ------------------------------------------------------------ resolving */

@@ -33,14 +33,14 @@
 #ifndef GAPTRACE_TOOLS_SLICE_H
 #define GAPTRACE_TOOLS_SLICE_H
 
-#include <getopt.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cli.h"
 #include "gaptrace/analysis.h"
 #include "gaptrace/diagnosis.h"
 
-/** The getopt_long values of the slicing options (above any short option). */
+/** The option keys of the slicing options (above any short option). */
 enum {
 	GT_SLICE_OPT_FROM = 0x200,
 	GT_SLICE_OPT_TO,
@@ -53,20 +53,9 @@ enum {
 	GT_SLICE_OPT_CAPTURE_WINDOW,
 };
 
-/** The option table entries, for a command's struct option array. */
-#define GT_SLICE_LONG_OPTIONS                                                      \
-	{"from", required_argument, NULL, GT_SLICE_OPT_FROM},                      \
-	{"to", required_argument, NULL, GT_SLICE_OPT_TO},                          \
-	{"pid", required_argument, NULL, GT_SLICE_OPT_PID},                        \
-	{"gpu", required_argument, NULL, GT_SLICE_OPT_GPU},                        \
-	{"range", required_argument, NULL, GT_SLICE_OPT_RANGE},                    \
-	{"skip-startup", no_argument, NULL, GT_SLICE_OPT_SKIP_STARTUP},            \
-	{"step-range", required_argument, NULL, GT_SLICE_OPT_STEP_RANGE},          \
-	{"step-period", required_argument, NULL, GT_SLICE_OPT_STEP_PERIOD},        \
-	{"capture-window", required_argument, NULL, GT_SLICE_OPT_CAPTURE_WINDOW}
-
-/** Their lines for a command's --help. */
-extern const char gt_slice_usage[];
+/** The slicing options and their help, a group of a command's help
+ *  (cli.h): parsed with the command's own, listed under "slicing". */
+extern const gt_cli_group gt_slice_group;
 
 /** One time bound as given. */
 typedef struct gt_slice_time {
@@ -88,11 +77,12 @@ typedef struct gt_slice {
 } gt_slice;
 
 /**
- * Parse one getopt_long result c with its argument. @return 1 when c was a
- * slicing option and its value is good, 0 when c is not a slicing option,
- * -1 after printing "CMD: --OPTION: why" on stderr (a usage error: exit 2).
+ * Parse the option gt_cli_next(p, ...) returned, c, with its value optarg.
+ * @return 1 when c was a slicing option and its value is good, 0 when c is
+ * not a slicing option, -1 after printing "gaptrace CMD: --OPTION: why" on
+ * stderr (a usage error: exit 2).
  */
-int gt_slice_parse(gt_slice *s, int c, const char *arg, const char *cmd);
+int gt_slice_parse(gt_slice *s, const gt_cli_parser *p, int c);
 
 /**
  * Resolve s into ao (from_ns/to_ns absolute, pid, gpu, step_range,

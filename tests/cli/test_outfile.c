@@ -234,6 +234,31 @@ START_TEST(staged_stream)
 }
 END_TEST
 
+/* gt_outfile_check refuses what gt_outfile_open would, in the same words,
+ * and creates nothing. */
+START_TEST(check_before_open)
+{
+	char err[GT_OUTFILE_ERRLEN];
+	gt_outfile o;
+	ck_assert_int_eq(mkdir("d", 0755), 0);
+	ck_assert_int_eq(symlink("target", "ln"), 0);
+	static const char *const refused[] = {"d", "ln", "d/", "nodir/x", "", NULL};
+	for (int i = 0; refused[i]; i++) {
+		ck_assert_msg(gt_outfile_check(refused[i], 0, err, sizeof(err)) == -1, "%s taken",
+			      refused[i]);
+		ck_assert_int_eq(gt_outfile_open(&o, refused[i], 0), -1);
+		ck_assert_str_eq(err, o.err);
+	}
+	ck_assert_int_eq(gt_outfile_check("ln", GT_OUTFILE_FORCE, err, sizeof(err)), 0);
+	ck_assert_int_eq(gt_outfile_check("new.txt", 0, err, sizeof(err)), 0);
+	ck_assert_int_eq(gt_outfile_check("d/new.txt", 0, err, sizeof(err)), 0);
+	ck_assert_int_eq(gt_outfile_check("-", 0, err, sizeof(err)), 0);
+	ck_assert_int_eq(gt_outfile_check("-", GT_OUTFILE_REGULAR, err, sizeof(err)), -1);
+	ck_assert_int_ne(access("new.txt", F_OK), 0); /* nothing made */
+	ck_assert_int_ne(access("d/new.txt", F_OK), 0);
+}
+END_TEST
+
 START_TEST(is_dir)
 {
 	ck_assert_int_eq(mkdir("d", 0755), 0);
@@ -262,6 +287,7 @@ int main(void)
 	tcase_add_test(t, staged_atomic);
 	tcase_add_test(t, staged_stream);
 	tcase_add_test(t, is_dir);
+	tcase_add_test(t, check_before_open);
 	suite_add_tcase(s, t);
 	return gt_suite_run(s);
 }

@@ -813,11 +813,11 @@ START_TEST(run_samples_nvml)
 	char *badgpm[] = {GAPTRACE_BIN, "run", "-o", "x", "--gpm-hz", "11", "--", FAKE_PRODUCER,
 			  NULL};
 	ck_assert_int_eq(run(badgpm, "out", "err"), 2);
-	ck_assert(file_has("err", "--gpm-hz wants 0..10"));
+	ck_assert(file_has("err", "gaptrace run: --gpm-hz: '11' is out of range: 0 to 10\n"));
 	char *bad[] = {GAPTRACE_BIN, "run", "-o", "v", "--nvml-proc-hz", "0", "--", FAKE_PRODUCER,
 		       NULL};
 	ck_assert_int_eq(run(bad, "out", "err"), 2);
-	ck_assert(file_has("err", "--nvml-proc-hz wants 1..10000"));
+	ck_assert(file_has("err", "gaptrace run: --nvml-proc-hz: '0' is out of range: 1 to 10000\n"));
 	leave_tmp();
 }
 END_TEST
@@ -878,6 +878,21 @@ START_TEST(collector_and_capture)
 	char ctl[400], reply[4096] = "", want[64];
 	snprintf(ctl, sizeof(ctl), "%s/s/control.sock", g_tmp);
 	wait_collector(ctl);
+	/* nobody connected yet: said in words, not the protocol's "ok 0" (issue 24) */
+	char *list0[] = {GAPTRACE_BIN, "capture", "--list", "--socket", sock, NULL};
+	ck_assert_int_eq(run(list0, "listout", "err"), 0);
+	char *got = slurp("listout", NULL);
+	ck_assert_str_eq(got, "");
+	free(got);
+	char want0[1024];
+	snprintf(want0, sizeof(want0),
+		 "gaptrace capture: no process is connected to the collector at %s (a process "
+		 "connects when it initializes CUDA with CUDA_INJECTION64_PATH set; with "
+		 "GAPTRACE_DORMANT=1 it waits, recording nothing, until captured)\n",
+		 sock);
+	got = slurp("err", NULL);
+	ck_assert_str_eq(got, want0);
+	free(got);
 	setenv("GAPTRACE_SOCKET", sock, 1);
 	setenv("GAPTRACE_DORMANT", "1", 1);
 	char *prod[] = {FAKE_PRODUCER, "--run-ms", "4000", "--rows", "5", NULL};
@@ -909,8 +924,14 @@ START_TEST(collector_and_capture)
 
 	char *list[] = {GAPTRACE_BIN, "capture", "--list", "--socket", sock, NULL};
 	ck_assert_int_eq(run(list, "listout", "err"), 0);
-	snprintf(want, sizeof(want), "peer %d dormant", (int)ppid);
+	/* a table, not the protocol's lines */
+	ck_assert(file_has("listout", "PID      STATE         FRAMES      RECORDS  MISSING  KINDS     "
+				      "                   TRACE\n"));
+	snprintf(want, sizeof(want), "\n%-8d dormant   ", (int)ppid);
+	ck_assert_msg(file_has("listout", want), "no row for the producer");
+	snprintf(want, sizeof(want), " d/%d.gtrace\n", (int)ppid);
 	ck_assert(file_has("listout", want));
+	ck_assert(!file_has("listout", "ok ") && !file_has("listout", "peer "));
 
 	char *bad[] = {GAPTRACE_BIN, "capture", "--pid", "999999", "--socket", sock, NULL};
 	ck_assert_int_eq(run(bad, "out", "err"), 1);
@@ -1040,31 +1061,42 @@ START_TEST(durations_checked)
 	static const struct {
 		const char *opt, *val, *msg;
 	} bad[] = {
-		{"--duration", "1e-12", "shorter than 1 ms"}, /* was: the whole run */
-		{"--duration", "0", "--duration"},
-		{"--duration", "1.7e10", "longer than"},
-		{"--delay", "1.7e10", "longer than"}, /* delay + duration wrapped */
-		{"--delay", "0.1ms", "shorter than 1 ms"},
-		{"--wait", "1e300", "--wait"},
+		{"--duration", "1e-12s",
+		 "--duration: '1e-12s' is shorter than 1ms\n"}, /* was: the whole run */
+		{"--duration", "0",
+		 "--duration: '0' is no time at all: omit --duration to capture "
+		 "the whole run\n"},
+		{"--duration", "0ms", "--duration: '0ms' is no time at all: omit --duration"},
+		{"--duration", "1.7e10s", "--duration: '1.7e10s' is longer than 366d\n"},
+		{"--delay", "1.7e10s",
+		 "--delay: '1.7e10s' is longer than 366d\n"}, /* delay + duration wrapped */
+		{"--delay", "0.1ms", "--delay: '0.1ms' is shorter than 1ms\n"},
+		{"--wait", "1e300s", "--wait: '1e300s' is longer than 366d\n"},
+		/* a bare number is no duration (it was seconds here, ns in export --min-gap) */
+		{"--duration", "10",
+		 "--duration: '10' has no unit: write 10s, 10ms, 10us or 10ns\n"},
+		{"--wait", "5", "--wait: '5' has no unit: write 5s, 5ms, 5us or 5ns\n"},
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		char *argv[] = {GAPTRACE_BIN, "run", "-o", "t", (char *)bad[i].opt,
-				(char *)bad[i].val, "--", FAKE_PRODUCER, NULL};
+		char *argv[] = {GAPTRACE_BIN,	    "run", "-o",	  "t", (char *)bad[i].opt,
+				(char *)bad[i].val, "--",  FAKE_PRODUCER, NULL};
 		ck_assert_msg(run(argv, "out", "err") == 2, "%s %s accepted", bad[i].opt,
 			      bad[i].val);
-		ck_assert_msg(file_has("err", bad[i].msg), "%s %s: message lacks '%s'",
-			      bad[i].opt, bad[i].val, bad[i].msg);
+		char want[300];
+		snprintf(want, sizeof(want), "gaptrace run: %s", bad[i].msg);
+		ck_assert_msg(file_has("err", want), "%s %s: message lacks '%s'", bad[i].opt,
+			      bad[i].val, want);
 		ck_assert_int_ne(access("t", F_OK), 0); /* refused before anything ran */
 	}
-	char *cap0[] = {GAPTRACE_BIN, "capture", "--pid", "1", "--duration", "1e-12", NULL};
+	char *cap0[] = {GAPTRACE_BIN, "capture", "--pid", "1", "--duration", "1e-12s", NULL};
 	ck_assert_int_eq(run(cap0, "out", "err"), 2);
-	ck_assert(file_has("err", "shorter than 1 ms"));
-	char *cap1[] = {GAPTRACE_BIN, "capture", "--pid", "1", "--duration", "1e15", NULL};
+	ck_assert(file_has("err", "gaptrace capture: --duration: '1e-12s' is shorter than 1ms\n"));
+	char *cap1[] = {GAPTRACE_BIN, "capture", "--pid", "1", "--duration", "1e15s", NULL};
 	ck_assert_int_eq(run(cap1, "out", "err"), 2);
-	ck_assert(file_has("err", "longer than"));
+	ck_assert(file_has("err", "gaptrace capture: --duration: '1e15s' is longer than 366d\n"));
 	/* a zero delay is no delay */
-	char *ok[] = {GAPTRACE_BIN, "run", "-q", "-o", "t", "--nvml-hz", "0", "--delay", "0",
-		      "--", FAKE_PRODUCER, "--frames", "1", NULL};
+	char *ok[] = {GAPTRACE_BIN, "run", "-q", "-o",		"t",	    "--nvml-hz", "0",
+		      "--delay",    "0",   "--", FAKE_PRODUCER, "--frames", "1",	 NULL};
 	ck_assert_int_eq(run(ok, "out", "err"), 0);
 	leave_tmp();
 }

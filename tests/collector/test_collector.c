@@ -1125,55 +1125,6 @@ START_TEST(control_arm_rejects_absurd_durations)
 }
 END_TEST
 
-START_TEST(duration_args_checked)
-{
-	uint64_t ns = 7;
-	char why[200];
-	ck_assert_int_eq(gt_duration_arg("30s", 0, &ns, why, sizeof(why)), 0);
-	ck_assert_uint_eq(ns, 30000000000ull);
-	ck_assert_int_eq(gt_duration_arg("1ms", 0, &ns, why, sizeof(why)), 0);
-	ck_assert_int_eq(gt_duration_arg("1e-12", 0, &ns, why, sizeof(why)), GT_ERR_INVAL);
-	ck_assert_ptr_nonnull(strstr(why, "shorter than 1 ms"));
-	ck_assert_int_eq(gt_duration_arg("0.5ms", 1, &ns, why, sizeof(why)), GT_ERR_INVAL);
-	ck_assert_int_eq(gt_duration_arg("0", 0, &ns, why, sizeof(why)), GT_ERR_INVAL);
-	ck_assert_ptr_nonnull(strstr(why, "0"));
-	ck_assert_int_eq(gt_duration_arg("0", 1, &ns, why, sizeof(why)), 0);
-	ck_assert_uint_eq(ns, 0);
-	ck_assert_int_eq(gt_duration_arg("0s", 1, &ns, why, sizeof(why)), 0);
-	ck_assert_int_eq(gt_duration_arg("1.7e10", 0, &ns, why, sizeof(why)), GT_ERR_INVAL);
-	ck_assert_ptr_nonnull(strstr(why, "longer than"));
-	ck_assert_int_eq(gt_duration_arg("1e300", 0, &ns, why, sizeof(why)), GT_ERR_INVAL);
-	ck_assert_ptr_nonnull(strstr(why, "longer than"));
-	ck_assert_int_eq(gt_duration_arg("366d", 0, &ns, why, sizeof(why)), GT_ERR_INVAL);
-	ck_assert_ptr_nonnull(strstr(why, "not a duration"));
-	ck_assert_int_eq(gt_duration_arg("8784h", 0, &ns, why, sizeof(why)), 0);
-	ck_assert_uint_eq(ns, GT_DURATION_MAX_NS);
-	ck_assert_int_eq(gt_duration_arg("8785h", 0, &ns, why, sizeof(why)), GT_ERR_INVAL);
-}
-END_TEST
-
-START_TEST(duration_parse)
-{
-	uint64_t ns;
-	ck_assert_int_eq(gt_duration_parse("10s", &ns), 0);
-	ck_assert_uint_eq(ns, 10000000000ull);
-	ck_assert_int_eq(gt_duration_parse("2.5", &ns), 0);
-	ck_assert_uint_eq(ns, 2500000000ull);
-	ck_assert_int_eq(gt_duration_parse("500ms", &ns), 0);
-	ck_assert_uint_eq(ns, 500000000ull);
-	ck_assert_int_eq(gt_duration_parse("3us", &ns), 0);
-	ck_assert_uint_eq(ns, 3000ull);
-	ck_assert_int_eq(gt_duration_parse("2m", &ns), 0);
-	ck_assert_uint_eq(ns, 120000000000ull);
-	ck_assert_int_eq(gt_duration_parse("1h", &ns), 0);
-	ck_assert_uint_eq(ns, 3600000000000ull);
-	ck_assert_int_eq(gt_duration_parse("", &ns), GT_ERR_INVAL);
-	ck_assert_int_eq(gt_duration_parse("-1s", &ns), GT_ERR_INVAL);
-	ck_assert_int_eq(gt_duration_parse("5 parsecs", &ns), GT_ERR_INVAL);
-	ck_assert_int_eq(gt_duration_parse("1e30s", &ns), GT_ERR_INVAL);
-}
-END_TEST
-
 static Suite *suite(void)
 {
 	Suite *s = suite_create("collector");
@@ -1211,9 +1162,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, api_arm_from_another_thread);
 	tcase_add_test(tc, stop_from_signal_handler);
 	tcase_add_test(tc, close_drains_and_says_bye);
-	tcase_add_test(tc, duration_parse);
 	tcase_add_test(tc, control_arm_rejects_absurd_durations);
-	tcase_add_test(tc, duration_args_checked);
 	suite_add_tcase(s, tc);
 	return s;
 }

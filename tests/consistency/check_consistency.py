@@ -95,9 +95,9 @@ def run(*args, ok=(0,)):
 
 
 def synth_presets():
-    """The presets `gaptrace synth --help` lists (the line after 'Presets:')."""
+    """The presets `gaptrace synth --help` lists (the lines after 'Presets:')."""
     text = run("synth", "--help").stdout
-    m = re.search(r"Presets:\s*\n\s*(.+)", text)
+    m = re.search(r"Presets:\n((?:    .+\n)+)", text)
     if not m:
         raise Fail("gaptrace synth --help lists no presets")
     return m.group(1).split()

@@ -1446,7 +1446,7 @@ START_TEST(threshold_parse)
 	orig = o;
 	static const char *const bad[] = {
 		"min_share",   "nope=1",          "min_share=abc", "min_share=-1",
-		"min_share=", "tiny_kernel_ns=5 parsecs", "storm_min_calls=-3",
+		"min_share=", "tiny_kernel_ns=5 parsecs", "tiny_kernel_ns=5", "storm_min_calls=-3",
 		"storm_min_calls=1.5", "max_examples=99999999999", "disable=bogus",
 		"=3", NULL,
 	};
@@ -1456,6 +1456,20 @@ START_TEST(threshold_parse)
 		ck_assert_msg(err[0], "no message for '%s'", bad[i]);
 		ck_assert_msg(!memcmp(&o, &orig, sizeof o), "opts changed by '%s'", bad[i]);
 	}
+	/* the parsers every command uses: a duration needs its unit, a bare share is a
+	 * fraction of 1 (tiny_kernel_ns=10 was 10 ns, run --duration 10 was 10 s) */
+	ck_assert_int_eq(gt_diag_set_threshold(&o, "tiny_kernel_ns=10", err, sizeof err),
+			 GT_ERR_INVAL);
+	ck_assert_str_eq(err, "tiny_kernel_ns: '10' has no unit: write 10s, 10ms, 10us or 10ns");
+	ck_assert_int_eq(gt_diag_set_threshold(&o, "min_share=5", err, sizeof err), GT_ERR_INVAL);
+	ck_assert_str_eq(err, "min_share: '5' is ambiguous: write 5% for a percentage (a bare "
+			      "number is a fraction of 1: 0.05 is 5%)");
+	ck_assert_int_eq(gt_diag_set_threshold(&o, "max_examples=1.5", err, sizeof err),
+			 GT_ERR_INVAL);
+	ck_assert_str_eq(err, "max_examples: '1.5' is not a whole number");
+	ck_assert_int_eq(gt_diag_set_threshold(&o, "dispatch_gap_ns=0", err, sizeof err), 0);
+	ck_assert_uint_eq(o.dispatch_gap_ns, 0); /* 0 needs no unit */
+	o = orig;
 	ck_assert_int_eq(gt_diag_set_threshold(&o, "nope=1", err, sizeof err), GT_ERR_INVAL);
 	ck_assert_ptr_nonnull(strstr(err, "known:"));
 	ck_assert_ptr_nonnull(strstr(err, "min_share"));

@@ -6,7 +6,8 @@
 #  1. `cmake --install BUILD --prefix P`, then the layout the README
 #     documents (P/bin/gaptrace, P/LIBDIR/gaptrace/libgaptrace_inject.so when
 #     INJECT is 1, P/include/gaptrace/format.h, the format library, its
-#     pkg-config file and its CMake package);
+#     pkg-config file and its CMake package, a man page per command, the
+#     bash completion);
 #  2. the installed `gaptrace run`, with no GAPTRACE_INJECT_PATH, gives its
 #     program CUDA_INJECTION64_PATH = the installed injection library;
 #  3. tests/install/consumer/ built with find_package(gaptrace) (shared and
@@ -51,7 +52,9 @@ expect=(bin/gaptrace include/gaptrace/format.h
 	"$libdir/cmake/gaptrace/gaptraceConfig.cmake"
 	"$libdir/cmake/gaptrace/gaptraceConfigVersion.cmake"
 	"$libdir/cmake/gaptrace/gaptraceTargets.cmake"
-	share/doc/gaptrace/README.md share/doc/gaptrace/LICENSE)
+	share/doc/gaptrace/README.md share/doc/gaptrace/LICENSE
+	share/man/man1/gaptrace.1 share/man/man1/gaptrace-run.1 share/man/man1/gaptrace-report.1
+	share/bash-completion/completions/gaptrace)
 [ "$inject" = 1 ] && expect+=("$libdir/gaptrace/libgaptrace_inject.so")
 for f in "${expect[@]}"; do
 	[ -f "$P/$f" ] || fail "$f not installed"

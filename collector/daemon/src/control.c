@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The client side of the control protocol (collector.h) and the small
- * parsers the CLI shares with it.
+ * The client side of the control protocol (collector.h) and the range of
+ * its capture windows.
  */
 #include <errno.h>
-#include <math.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,80 +21,9 @@ const char *gt_peer_state_name(int state)
 									      : "unknown";
 }
 
-int gt_duration_parse(const char *s, uint64_t *ns)
-{
-	if (!s || !*s)
-		return GT_ERR_INVAL;
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (end == s || errno || !(v >= 0) || isinf(v))
-		return GT_ERR_INVAL;
-	double mul;
-	if (!*end || !strcmp(end, "s"))
-		mul = 1e9;
-	else if (!strcmp(end, "ms"))
-		mul = 1e6;
-	else if (!strcmp(end, "us"))
-		mul = 1e3;
-	else if (!strcmp(end, "ns"))
-		mul = 1;
-	else if (!strcmp(end, "m") || !strcmp(end, "min"))
-		mul = 60e9;
-	else if (!strcmp(end, "h"))
-		mul = 3600e9;
-	else
-		return GT_ERR_INVAL;
-	double r = v * mul;
-	if (r >= 1.8e19)
-		return GT_ERR_INVAL;
-	*ns = (uint64_t)(r + 0.5);
-	return 0;
-}
-
-/* gt_duration_parse stays as it is (what it accepts is its contract); the
- * range a person may mean is checked here. */
 int gt_duration_ok(uint64_t ns)
 {
 	return ns == 0 || (ns >= GT_DURATION_MIN_NS && ns <= GT_DURATION_MAX_NS);
-}
-
-int gt_duration_arg(const char *s, int allow_zero, uint64_t *ns, char *why, size_t cap)
-{
-	uint64_t v;
-	if (gt_duration_parse(s, &v) < 0) {
-		/* a well-formed positive number the parser refused is too large */
-		static const char *const units[] = {"", "s", "ms", "us", "ns", "m", "min", "h"};
-		char *end = NULL;
-		double d = s ? strtod(s, &end) : 0;
-		int unit = 0;
-		for (size_t i = 0; s && end != s && i < sizeof(units) / sizeof(units[0]); i++)
-			unit |= !strcmp(end, units[i]);
-		if (unit && d > 0 && !isnan(d))
-			snprintf(why, cap, "'%s' is longer than 366 days", s);
-		else
-			snprintf(why, cap, "'%s' is not a duration (e.g. 10s, 500ms, 2m, 1h)",
-				 s ? s : "");
-		return GT_ERR_INVAL;
-	}
-	if (v == 0 && strtod(s, NULL) == 0) {
-		if (allow_zero) {
-			*ns = 0;
-			return 0;
-		}
-		snprintf(why, cap, "'%s' is no time at all: at least 1 ms", s);
-		return GT_ERR_INVAL;
-	}
-	if (v < GT_DURATION_MIN_NS) {
-		snprintf(why, cap, "'%s' is shorter than 1 ms", s);
-		return GT_ERR_INVAL;
-	}
-	if (v > GT_DURATION_MAX_NS) {
-		snprintf(why, cap, "'%s' is longer than 366 days", s);
-		return GT_ERR_INVAL;
-	}
-	*ns = v;
-	return 0;
 }
 
 /* Milliseconds left until deadline (CLOCK_MONOTONIC ns), at least 0. */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "diag_internal.h"
+#include "gaptrace/argval.h"
 
 void gt_diag_opts_init(gt_diag_opts *o)
 {
@@ -169,54 +170,35 @@ static int parse_value(const th_row *r, const char *s, gt_diag_opts *tmp, char *
 {
 	void *field = (char *)tmp + r->off;
 	const char *rest = NULL;
+	char why[256] = "";
 	double d;
+	uint64_t v;
 	switch (r->pub.type) {
 	case GT_DIAG_T_SHARE:
-	case GT_DIAG_T_RATIO:
-		if (parse_double(s, &d, &rest) < 0)
-			goto bad;
-		if (r->pub.type == GT_DIAG_T_SHARE && *rest == '%') {
-			d /= 100.0;
-			rest++;
-		}
-		if (*rest || d < 0)
+		if (gt_parse_percent(s, 0, 1e9, &d, why, sizeof(why)) < 0)
 			goto bad;
 		*(double *)field = d;
 		return 0;
-	case GT_DIAG_T_NS: {
-		if (parse_double(s, &d, &rest) < 0 || d < 0)
+	case GT_DIAG_T_RATIO:
+		if (parse_double(s, &d, &rest) < 0 || *rest || d < 0) {
+			snprintf(why, sizeof(why), "'%s' is not a number >= 0", s);
 			goto bad;
-		double mul = 1;
-		if (!*rest || !strcmp(rest, "ns"))
-			mul = 1;
-		else if (!strcmp(rest, "us"))
-			mul = 1e3;
-		else if (!strcmp(rest, "ms"))
-			mul = 1e6;
-		else if (!strcmp(rest, "s"))
-			mul = 1e9;
-		else
-			goto bad;
-		d *= mul;
-		if (d > 1.8e19)
-			goto bad;
-		*(uint64_t *)field = (uint64_t)(d + 0.5);
+		}
+		*(double *)field = d;
 		return 0;
-	}
-	case GT_DIAG_T_COUNT: {
-		char *end;
-		errno = 0;
-		if (*s == '-' || !*s)
+	case GT_DIAG_T_NS:
+		if (gt_parse_duration(s, 0, GT_ARG_DURATION_MAX_NS, &v, why, sizeof(why)) < 0)
 			goto bad;
-		unsigned long long v = strtoull(s, &end, 10);
-		if (*end || errno || (r->u32 && v > UINT32_MAX))
+		*(uint64_t *)field = v;
+		return 0;
+	case GT_DIAG_T_COUNT:
+		if (gt_parse_count(s, 0, r->u32 ? UINT32_MAX : UINT64_MAX, &v, why, sizeof(why)) < 0)
 			goto bad;
 		if (r->u32)
 			*(uint32_t *)field = (uint32_t)v;
 		else
 			*(uint64_t *)field = v;
 		return 0;
-	}
 	case GT_DIAG_T_LIST: {
 		uint32_t mask = 0;
 		const char *p = s;
@@ -236,6 +218,7 @@ static int parse_value(const th_row *r, const char *s, gt_diag_opts *tmp, char *
 				}
 				mask |= 1u << id;
 			} else if (len) {
+				snprintf(why, sizeof(why), "'%.*s' is no finding id", (int)len, p);
 				goto bad;
 			}
 			p += len + (c ? 1 : 0);
@@ -245,14 +228,8 @@ static int parse_value(const th_row *r, const char *s, gt_diag_opts *tmp, char *
 	}
 	}
 bad:
-	if (err && errcap) {
-		const char *what = r->pub.type == GT_DIAG_T_SHARE ? "a fraction like 0.1 or 10%"
-				   : r->pub.type == GT_DIAG_T_NS  ? "a duration like 10ms, 500us, 2s"
-				   : r->pub.type == GT_DIAG_T_COUNT ? "an integer"
-								    : "a number >= 0";
-		snprintf(err, errcap, "bad value '%s' for threshold %s: expected %s", s,
-			 r->pub.name, what);
-	}
+	if (err && errcap)
+		snprintf(err, errcap, "%s: %s", r->pub.name, why);
 	return GT_ERR_INVAL;
 }
 
@@ -308,18 +285,7 @@ int gt_diag_threshold_get(const gt_diag_opts *o, const char *name, char *buf, si
 	case GT_DIAG_T_RATIO:
 		snprintf(buf, cap, "%g", *(const double *)field);
 		break;
-	case GT_DIAG_T_NS: {
-		uint64_t v = *(const uint64_t *)field;
-		if (v && v % 1000000000ull == 0)
-			snprintf(buf, cap, "%llus", (unsigned long long)(v / 1000000000ull));
-		else if (v && v % 1000000ull == 0)
-			snprintf(buf, cap, "%llums", (unsigned long long)(v / 1000000ull));
-		else if (v && v % 1000ull == 0)
-			snprintf(buf, cap, "%lluus", (unsigned long long)(v / 1000ull));
-		else
-			snprintf(buf, cap, "%lluns", (unsigned long long)v);
-		break;
-	}
+	case GT_DIAG_T_NS: gt_duration_str(*(const uint64_t *)field, buf, cap); break;
 	case GT_DIAG_T_COUNT:
 		snprintf(buf, cap, "%llu",
 			 r->u32 ? (unsigned long long)*(const uint32_t *)field

@@ -347,6 +347,25 @@ static int read_root(side *sd, const cJSON *root, char *err, size_t cap)
 	return 0;
 }
 
+/* Why text[0..len) is no JSON report: cJSON stopped at end, or root is no
+ * object. A report cut short (a full disk, a killed run) is the usual one. */
+static void not_json(const char *text, size_t len, const cJSON *root, const char *end, char *err,
+		     size_t cap)
+{
+	size_t n = len;
+	while (n && strchr(" \t\r\n", text[n - 1]))
+		n--;
+	size_t at = end && end >= text ? (size_t)(end - text) : 0;
+	if (!n)
+		say(err, cap, "not a JSON report: the file is empty");
+	else if (root)
+		say(err, cap, "not a JSON report: its JSON is not an object");
+	else if (at + 1 >= n) /* cJSON puts an error past the end at the last byte */
+		say(err, cap, "not a JSON report: its JSON ends early, after %zu bytes (cut short?)", n);
+	else
+		say(err, cap, "not a JSON report: invalid JSON at byte %zu", at);
+}
+
 gt_diff_stats *gt_diff_stats_parse(const char *text, size_t len, const char *label, char *err,
 				   size_t cap)
 {
@@ -358,10 +377,11 @@ gt_diff_stats *gt_diff_stats_parse(const char *text, size_t len, const char *lab
 		errno = ENOMEM;
 		return NULL;
 	}
-	cJSON *root = text ? cJSON_ParseWithLength(text, len) : NULL;
+	const char *end = NULL;
+	cJSON *root = text ? cJSON_ParseWithLengthOpts(text, len, &end, 0) : NULL;
 	int rc = GT_ERR_INVAL;
 	if (!cJSON_IsObject(root))
-		say(err, cap, "not JSON (or not a JSON object)");
+		not_json(text, len, root, end, err, cap);
 	else
 		rc = read_root(sd, root, err, cap);
 	cJSON_Delete(root);

@@ -570,26 +570,11 @@ GT_API int gt_control_request(const char *control_path, const char *request, cha
  */
 GT_API int gt_group_parse(const char *name, uint32_t *gid, char *why, size_t cap);
 
-/**
- * Parse a duration: "10s", "500ms", "250us", "100ns", "2m", "1h", "1.5s",
- * or a bare number of seconds. @return 0 and *ns, or GT_ERR_INVAL.
- */
-GT_API int gt_duration_parse(const char *s, uint64_t *ns);
-
 /** Shortest non-zero duration the commands, `arm` and gt_collector_arm take. */
 #define GT_DURATION_MIN_NS 1000000ull /* 1 ms */
 /** Longest: 366 days. Anything longer is a typo, and the cap keeps every
  *  "now + duration" (the collector's, the producers') far from overflowing. */
 #define GT_DURATION_MAX_NS (366ull * 24 * 3600 * 1000000000ull)
-
-/**
- * A duration typed by a person (a command-line option): gt_duration_parse,
- * then checked: between GT_DURATION_MIN_NS and GT_DURATION_MAX_NS, or a
- * literal zero when allow_zero ("0", "0s"; "1e-12" is not zero, it is
- * shorter than 1 ms). Callers add what 0 would have meant to the message.
- * @return 0 and *ns, or GT_ERR_INVAL with a sentence in why.
- */
-GT_API int gt_duration_arg(const char *s, int allow_zero, uint64_t *ns, char *why, size_t cap);
 
 /** Is ns a valid capture window for `arm` / gt_collector_arm: 0 (until
  *  disarmed), or GT_DURATION_MIN_NS..GT_DURATION_MAX_NS? */

@@ -452,9 +452,9 @@ GT_API void gt_diag_opts_init(gt_diag_opts *o);
 
 /** Kinds of threshold values (gt_diag_threshold.type). */
 enum {
-	GT_DIAG_T_SHARE = 1, /**< a fraction: "0.1" or "10%" */
-	GT_DIAG_T_NS = 2,    /**< a duration: "10ms", "500us", "2s", "100ns" or ns */
-	GT_DIAG_T_COUNT = 3, /**< an integer >= 0 */
+	GT_DIAG_T_SHARE = 1, /**< a percentage: "10%" or a fraction "0.1" (argval.h) */
+	GT_DIAG_T_NS = 2,    /**< a duration with its unit: "10ms", "500us", "2s" (argval.h) */
+	GT_DIAG_T_COUNT = 3, /**< a whole number >= 0 (argval.h) */
 	GT_DIAG_T_RATIO = 4, /**< a real number >= 0 */
 	GT_DIAG_T_LIST = 5,  /**< "disable": comma-separated finding ids */
 };
@@ -482,11 +482,14 @@ GT_API int gt_diag_threshold_get(const gt_diag_opts *o, const char *name, char *
 /**
  * Parse "NAME=VALUE" (as given to `gaptrace report --threshold`) into o.
  * NAME is a field of gt_diag_opts (list: gt_diag_threshold_at, DIAGNOSIS.md);
- * VALUE is parsed by the field's type. The special name "disable" takes a
+ * VALUE is parsed by the field's type, with the parsers every command uses
+ * (gaptrace/argval.h: a duration needs its unit, "tiny_kernel_ns=20us"; a
+ * share is "5%" or "0.05"). The special name "disable" takes a
  * comma-separated list of finding ids ("disable=low_occupancy,small_grid";
  * "disable=" clears it).
  * On error o is unchanged and err (may be NULL) gets a message naming the
- * problem ("unknown threshold 'x' (known: ...)", "bad value ...").
+ * problem ("unknown threshold 'x' (known: ...)", "tiny_kernel_ns: '10' has
+ * no unit: write 10s, 10ms, 10us or 10ns").
  * Thread-safe (touches only o and err).
  * @return 0, or GT_ERR_INVAL.
  */
