@@ -90,11 +90,17 @@ START_TEST(slots_grow_and_zero)
 	ck_assert_uint_eq(*a, 0);
 	*a = 33;
 	ck_assert_uint_eq(s.cap, 256);
-	uint32_t *b = gt_slots_at(&s, 100000); /* doubles past the id */
+	uint32_t *b = gt_slots_at(&s, 100000); /* far past 2 calls: sparse */
 	ck_assert_ptr_nonnull(b);
+	ck_assert_uint_eq(*b, 0);
+	*b = 77;
+	ck_assert_uint_eq(s.cap, 256);
+	/* ids in order: the dense part doubles past 100000 and takes it in */
+	for (uint32_t i = 0; i < 131072; i++)
+		ck_assert_uint_eq(*(uint32_t *)gt_slots_at(&s, i),
+				  i == 3 ? 33u : i == 100000 ? 77u : 0u);
 	ck_assert_uint_eq(s.cap, 131072);
-	for (uint32_t i = 0; i < s.cap; i++)
-		ck_assert_uint_eq(*(uint32_t *)gt_slots_at(&s, i), i == 3 ? 33u : 0u);
+	ck_assert_uint_eq(s.sparse.n, 0);
 	ck_assert_ptr_null(gt_slots_at(&s, GT_SLOTS_MAX_ID));
 	ck_assert_ptr_null(gt_slots_at(&s, UINT32_MAX));
 	ck_assert_uint_eq(s.cap, 131072);
@@ -102,6 +108,39 @@ START_TEST(slots_grow_and_zero)
 	ck_assert_uint_eq(s.cap, 0);
 	ck_assert_uint_eq(*(uint32_t *)gt_slots_at(&s, 3), 0); /* reusable, zeroed */
 	gt_slots_free(&s);
+}
+END_TEST
+
+/* Issue 25: one lookup of id 2^31 - 1 (or of 2^8, 2^9, ... 2^30) allocated
+ * the dense array up to the id, 8 GiB of uint32; memory follows the calls. */
+START_TEST(slots_sparse_ids_bounded)
+{
+	typedef struct {
+		uint64_t a, b, c;
+	} wide; /* esz > 8: sparse slots kept apart */
+	gt_slots s, w;
+	gt_slots_init(&s, sizeof(uint32_t));
+	gt_slots_init(&w, sizeof(wide));
+	uint32_t top = GT_SLOTS_MAX_ID - 1;
+	*(uint32_t *)gt_slots_at(&s, top) = 5;
+	((wide *)gt_slots_at(&w, top))->c = 6;
+	for (uint32_t k = 8; k < 31; k++) {
+		*(uint32_t *)gt_slots_at(&s, 1u << k) = k;
+		((wide *)gt_slots_at(&w, 1u << k))->b = k;
+	}
+	ck_assert_uint_le(s.cap, 256);
+	ck_assert_uint_le(w.cap, 256);
+	ck_assert_uint_eq(*(uint32_t *)gt_slots_at(&s, top), 5);
+	ck_assert_uint_eq(((wide *)gt_slots_at(&w, top))->c, 6);
+	for (uint32_t k = 8; k < 31; k++) {
+		ck_assert_uint_eq(*(uint32_t *)gt_slots_at(&s, 1u << k), k);
+		ck_assert_uint_eq(((wide *)gt_slots_at(&w, 1u << k))->b, k);
+		ck_assert_uint_eq(((wide *)gt_slots_at(&w, (1u << k) + 1))->b, 0);
+	}
+	ck_assert_uint_le(s.cap, 256);
+	gt_slots_free(&s);
+	gt_slots_free(&w);
+	ck_assert_uint_eq(s.sparse.n, 0);
 }
 END_TEST
 
@@ -260,6 +299,7 @@ static Suite *suite(void)
 	tc = tcase_create("slots");
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, slots_grow_and_zero);
+	tcase_add_test(tc, slots_sparse_ids_bounded);
 	tcase_add_test(tc, slots_nomem_leaves_it);
 	tcase_add_test(tc, map_put_get_del);
 	suite_add_tcase(s, tc);

@@ -241,6 +241,7 @@ typedef struct an_trace {
 	int armed;
 	/* local string id -> global id */
 	gt_slots smap;   /* uint32 by trace string id: global string id, 0 = not yet */
+	gt_vec pending;  /* uint32[2]: (trace string id, placeholder global id) */
 	/* local thread id -> global thread index */
 	gt_map tmap;
 	an_tdev *devs; /* [AN_MAX_DEV], allocated on demand */

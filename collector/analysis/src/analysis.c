@@ -104,6 +104,7 @@ static void trace_free(an_trace *t)
 		return;
 	free(t->path);
 	gt_slots_free(&t->smap);
+	gt_vec_free(&t->pending);
 	gt_map_free(&t->tmap);
 	if (t->devs) {
 		for (uint32_t d = 0; d < AN_MAX_DEV; d++) {
@@ -210,6 +211,7 @@ static an_trace *new_trace(gt_analysis *a, const char *label)
 	gt_vec_init(&t->notes, sizeof(gt_an_note));
 	gt_vec_init(&t->note_ids, sizeof(uint32_t));
 	gt_slots_init(&t->smap, sizeof(uint32_t));
+	gt_vec_init(&t->pending, 2 * sizeof(uint32_t));
 	gt_vec_init(&t->holes, sizeof(an_hole));
 	if (!t->path) {
 		a->traces.n--;

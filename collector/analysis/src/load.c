@@ -104,11 +104,22 @@ typedef struct ld {
 	uint64_t hole_a, hole_b, hole_frames;
 } ld;
 
+static void bad_value(ld *L, const char *prefix, const char *what);
+
+/* Global id of the trace's string id: its text's, or a placeholder's that
+ * gets the text at the end of the trace. An id no writer can give (at or
+ * above GT_MAX_STRINGS, the reader keeps none) is an unknown name, counted
+ * as a problem; the cache is a gt_slots, so memory follows the records
+ * read, not the ids they name. */
 static uint32_t gname(ld *L, uint32_t id)
 {
 	an_trace *t = L->t;
 	if (!id)
 		return 0;
+	if (id >= GT_MAX_STRINGS) {
+		bad_value(L, "name unknown", "string id beyond the format's limit");
+		return 0;
+	}
 	uint32_t *slot = gt_slots_at(&t->smap, id);
 	if (!slot)
 		return 0;
@@ -116,6 +127,11 @@ static uint32_t gname(ld *L, uint32_t id)
 		return *slot;
 	const char *s = gt_reader_string(L->r, id);
 	uint32_t g = s ? gt_strtab_intern(&L->a->st, s, strlen(s)) : gt_strtab_placeholder(&L->a->st);
+	uint32_t *pend = g && !s ? gt_vec_push(&t->pending) : NULL;
+	if (!s && !pend)
+		return 0; /* a name that will stay unknown; nothing cached */
+	if (pend)
+		pend[0] = id, pend[1] = g;
 	*slot = g;
 	return g;
 }
@@ -765,13 +781,11 @@ int an_load_reader(gt_analysis *a, gt_reader *r, an_trace *t)
 		snprintf(t->pub.error, sizeof(t->pub.error), "%s", ei->msg);
 	}
 	/* Names referenced before their string record: resolve now. */
-	for (uint32_t id = 1; id < t->smap.cap; id++) {
-		uint32_t g = *(uint32_t *)gt_slots_at(&t->smap, id);
-		if (g && !gt_strtab_get(&a->st, g)) {
-			const char *s = gt_reader_string(r, id);
-			if (s)
-				AN_TRY(gt_strtab_set(&a->st, g, s));
-		}
+	for (size_t i = 0; i < t->pending.n; i++) {
+		const uint32_t *pend = (const uint32_t *)t->pending.p + 2 * i;
+		const char *s = gt_reader_string(r, pend[0]);
+		if (s)
+			AN_TRY(gt_strtab_set(&a->st, pend[1], s));
 	}
 	return 0;
 }

@@ -63,24 +63,75 @@ void gt_slots_free(gt_slots *s)
 	free(s->p);
 	s->p = NULL;
 	s->cap = 0;
+	s->calls = 0;
+	gt_map_free(&s->sparse);
+	gt_vec_free(&s->big);
+}
+
+/* The bytes of a sparse slot whose map value is v. */
+static void *slots_sparse(gt_slots *s, uint64_t *v)
+{
+	return s->esz <= sizeof(*v) ? (void *)v : (char *)s->big.p + *v * s->esz;
+}
+
+/* Grow the dense part to nc slots, moving the sparse slots below nc in. */
+static int slots_grow(gt_slots *s, size_t nc)
+{
+	char *p = realloc(s->p, nc * s->esz);
+	if (!p)
+		return GT_ERR_NOMEM;
+	memset(p + s->cap * s->esz, 0, (nc - s->cap) * s->esz);
+	s->p = p;
+	s->cap = nc;
+	gt_map *m = &s->sparse;
+	for (size_t i = 0; i < m->cap && m->n; i++) {
+		if (m->state[i] != 1 || m->keys[i] >= nc)
+			continue;
+		memcpy(p + m->keys[i] * s->esz, slots_sparse(s, &m->vals[i]), s->esz);
+		gt_map_del(m, m->keys[i]);
+	}
+	if (!m->n) { /* what big held is all in the dense part now */
+		gt_map_free(m);
+		gt_vec_free(&s->big);
+	}
+	return 0;
+}
+
+/* A new zeroed sparse slot for id. */
+static void *slots_add_sparse(gt_slots *s, uint32_t id)
+{
+	if (s->esz > sizeof(uint64_t) && !s->big.esz)
+		gt_vec_init(&s->big, s->esz);
+	void *e = s->esz > sizeof(uint64_t) ? gt_vec_push(&s->big) : NULL;
+	if (s->esz > sizeof(uint64_t) && !e)
+		return NULL;
+	uint64_t *v = gt_map_put(&s->sparse, id, NULL);
+	if (!v) {
+		if (e)
+			s->big.n--;
+		return NULL;
+	}
+	*v = e ? s->big.n - 1 : 0;
+	return slots_sparse(s, v);
 }
 
 void *gt_slots_at(gt_slots *s, uint32_t id)
 {
 	if (id >= GT_SLOTS_MAX_ID)
 		return NULL;
-	if (id >= s->cap) {
-		size_t nc = s->cap ? s->cap : 256;
-		while (nc <= id)
-			nc *= 2;
-		char *p = realloc(s->p, nc * s->esz);
-		if (!p)
-			return NULL;
-		memset(p + s->cap * s->esz, 0, (nc - s->cap) * s->esz);
-		s->p = p;
-		s->cap = nc;
-	}
-	return (char *)s->p + (size_t)id * s->esz;
+	s->calls++;
+	if (id < s->cap)
+		return (char *)s->p + (size_t)id * s->esz;
+	uint64_t *v = s->sparse.n ? gt_map_get(&s->sparse, id) : NULL;
+	if (v)
+		return slots_sparse(s, v);
+	size_t nc = s->cap ? s->cap : 256;
+	while (nc <= id)
+		nc *= 2;
+	/* dense only while it costs at most 4 slots per call made */
+	if ((nc <= 256 || nc / 4 <= s->calls) && slots_grow(s, nc) == 0)
+		return (char *)s->p + (size_t)id * s->esz;
+	return slots_add_sparse(s, id);
 }
 
 /* ---------------------------------------------------------------- gt_strtab */

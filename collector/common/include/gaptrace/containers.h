@@ -6,9 +6,10 @@
  * include it under the layering rule (it sits below analysis, above format).
  *
  *   gt_vec     a growable array of fixed-size elements, new ones zeroed
- *   gt_slots   a dense array indexed by an id (a string id of a trace, say),
- *              grown to cover the id asked for, new slots zeroed: a cache
- *              "id -> what we computed for it", 0 meaning "not yet"
+ *   gt_slots   slots indexed by an id (a string id of a trace, say), new
+ *              slots zeroed: a cache "id -> what we computed for it", 0
+ *              meaning "not yet"; dense for small ids, memory bounded by
+ *              the lookups made whatever the ids (a hostile trace's)
  *   gt_strtab  a string table: equal bytes get one id (1, 2, ... in order
  *              of first appearance; 0 = none), texts kept until freed
  *   gt_map     a hash map uint64 key -> uint64 value (open addressing,
@@ -48,23 +49,53 @@ void *gt_vec_push(gt_vec *v);
 /* Element i of a vector of T. */
 #define GT_VEC_AT(v, T, i) (&((T *)(v)->p)[i])
 
+/* ------------------------------------------------------------ gt_map */
+
+/* A hash map uint64 key -> uint64 value; every key allowed. */
+typedef struct gt_map {
+	uint64_t *keys, *vals;
+	uint8_t *state;	     /* 0 empty, 1 used, 2 deleted */
+	size_t n, used, cap; /* n live, used live + deleted; cap 0 or a power of two */
+} gt_map;
+
+/* Frees the table; m stays usable, empty. */
+void gt_map_free(gt_map *m);
+/* The value of key, or NULL. The pointer is valid until the next put. */
+uint64_t *gt_map_get(const gt_map *m, uint64_t key);
+/* The value slot of key; when absent, inserted with value 0 and *inserted
+ * = 1 (inserted may be NULL). @return NULL on ENOMEM (m unchanged). */
+uint64_t *gt_map_put(gt_map *m, uint64_t key, int *inserted);
+/* Removes key if present. */
+void gt_map_del(gt_map *m, uint64_t key);
+
 /* ------------------------------------------------------------ gt_slots */
 
-/* Ids at or above this are refused (the array would pass 2^31 elements). */
+/* Ids at or above this are refused. */
 #define GT_SLOTS_MAX_ID (1u << 31)
 
-/* A dense array of esz-byte slots indexed by id, zeroed when they appear. */
+/* An array of esz-byte slots indexed by id, zeroed when they appear.
+ *
+ * Memory follows the use, not the ids: the dense part (p[0..cap)) grows to
+ * cover an id only while its size stays within 4 slots per gt_slots_at call
+ * made so far (at least 256); an id beyond that (an input naming id 2^31 - 1
+ * once, say) gets a slot in a hash map instead, moved into the dense part
+ * when that grows past it. So n calls allocate O(n) slots whatever the ids,
+ * and ids 1, 2, 3, ... stay one array access each. */
 typedef struct gt_slots {
 	void *p;
-	size_t cap, esz; /* cap: slots allocated (0 or a power of two >= 256) */
+	size_t cap, esz; /* cap: dense slots allocated (0 or a power of two >= 256) */
+	uint64_t calls;	 /* gt_slots_at calls since init or free */
+	gt_map sparse;	 /* id -> the slot's bytes (esz <= 8) or its index in big */
+	gt_vec big;	 /* esz > 8: the sparse slots */
 } gt_slots;
 
 /* An empty array of esz-byte slots (allocates nothing). */
 void gt_slots_init(gt_slots *s, size_t esz);
+/* Frees every slot; s stays usable, empty, with its slot size. */
 void gt_slots_free(gt_slots *s);
-/* Slot of id, grown (doubling) and zeroed as needed. @return it, or NULL
- * on ENOMEM or id >= GT_SLOTS_MAX_ID: the caller then computes without a
- * cache. Valid until the next gt_slots_at. */
+/* Slot of id, created zeroed when new. @return it, or NULL on ENOMEM or id
+ * >= GT_SLOTS_MAX_ID: the caller then computes without a cache. Valid
+ * until the next gt_slots_at. */
 void *gt_slots_at(gt_slots *s, uint32_t id);
 
 /* ------------------------------------------------------------ gt_strtab */
@@ -106,25 +137,6 @@ static inline uint32_t gt_strtab_canon(const gt_strtab *t, uint32_t id)
 /* The NUL-terminated text of id (through its alias), NULL for 0, an
  * unknown id or a placeholder without text. Owned by t. */
 const char *gt_strtab_get(const gt_strtab *t, uint32_t id);
-
-/* ------------------------------------------------------------ gt_map */
-
-/* A hash map uint64 key -> uint64 value; every key allowed. */
-typedef struct gt_map {
-	uint64_t *keys, *vals;
-	uint8_t *state;	     /* 0 empty, 1 used, 2 deleted */
-	size_t n, used, cap; /* n live, used live + deleted; cap 0 or a power of two */
-} gt_map;
-
-/* Frees the table; m stays usable, empty. */
-void gt_map_free(gt_map *m);
-/* The value of key, or NULL. The pointer is valid until the next put. */
-uint64_t *gt_map_get(const gt_map *m, uint64_t key);
-/* The value slot of key; when absent, inserted with value 0 and *inserted
- * = 1 (inserted may be NULL). @return NULL on ENOMEM (m unchanged). */
-uint64_t *gt_map_put(gt_map *m, uint64_t key, int *inserted);
-/* Removes key if present. */
-void gt_map_del(gt_map *m, uint64_t key);
 
 /* ------------------------------------------------------------ selection */
 
