@@ -352,6 +352,7 @@ typedef struct an_ssample {
 
 typedef struct an_module {
 	uint64_t start, end, offset;
+	uint64_t seq;	      /* order of addition: the later of equal starts wins */
 	uint32_t trace, path; /* path: global string id */
 } an_module;
 

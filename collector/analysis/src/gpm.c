@@ -210,8 +210,9 @@ static void store_attribution(an_gpu *g, const acc *ac)
 /* One GPU: readings r[0..n) sorted by start, its items. */
 static int gpu_gpm(gt_analysis *a, an_gpu *g, const an_gpm *r, size_t n)
 {
-	const an_item *it = GT_VEC_AT(&a->items, an_item, g->i0);
 	size_t ni = g->i1 - g->i0;
+	/* no items at all: items.p is NULL, and NULL + 0 is UB */
+	const an_item *it = ni ? GT_VEC_AT(&a->items, an_item, g->i0) : NULL;
 	rd *x = calloc(n, sizeof *x);
 	vw *tmp = calloc(n, sizeof *tmp);
 	acc *ac = calloc(g->kernels.n ? g->kernels.n : 1, sizeof *ac);

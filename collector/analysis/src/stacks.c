@@ -35,15 +35,41 @@
 
 #define KEY(trace, id) ((uint64_t)(trace) << 32 | (uint32_t)(id))
 
+/* The module of (trace, pc): the one with the highest start <= pc (the
+ * last added of equal starts), if pc is below its end; the symbolizer's
+ * rule. Binary search in modules sorted once (sort_modules): M modules and
+ * F frames cost O((M + F) log M), not O(M F). */
 static const an_module *module_of(const gt_analysis *a, uint32_t trace, uint64_t pc)
 {
 	const an_stacks *s = &a->stk;
-	for (size_t i = 0; i < s->modules.n; i++) {
-		const an_module *m = GT_VEC_AT(&s->modules, an_module, i);
-		if (m->trace == trace && pc >= m->start && pc < m->end)
-			return m;
+	const an_module *v = s->modules.p;
+	size_t lo = 0, hi = s->modules.n; /* first module after (trace, pc) */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].trace < trace || (v[mid].trace == trace && v[mid].start <= pc))
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return NULL;
+	if (!lo || v[lo - 1].trace != trace || pc >= v[lo - 1].end)
+		return NULL;
+	return &v[lo - 1];
+}
+
+static int module_order(const void *x, const void *y)
+{
+	const an_module *p = x, *q = y;
+	if (p->trace != q->trace)
+		return p->trace < q->trace ? -1 : 1;
+	if (p->start != q->start)
+		return p->start < q->start ? -1 : 1;
+	return p->seq < q->seq ? -1 : p->seq > q->seq;
+}
+
+static void sort_modules(an_stacks *s)
+{
+	if (s->modules.n)
+		qsort(s->modules.p, s->modules.n, sizeof(an_module), module_order);
 }
 
 int an_stacks_add(gt_analysis *a, uint32_t trace, const gt_record *x)
@@ -87,7 +113,7 @@ int an_stacks_add(gt_analysis *a, uint32_t trace, const gt_record *x)
 		if (!(p = gt_vec_push(&s->modules)))
 			return GT_ERR_NOMEM;
 		*(an_module *)p = (an_module){x->module.start, x->module.end, x->module.offset,
-					      trace, x->module.path_id};
+					      s->modules.n - 1, trace, x->module.path_id};
 		return 0;
 	}
 }
@@ -192,7 +218,8 @@ static int build_stacks(gt_analysis *a)
 {
 	an_stacks *s = &a->stk;
 	an_sframe *fr = s->frames.p;
-	qsort(fr, s->frames.n, sizeof(*fr), frame_order);
+	if (s->frames.n) /* stacks without frames: fr is NULL, qsort's UB */
+		qsort(fr, s->frames.n, sizeof(*fr), frame_order);
 	if (s->frames.n && !(s->fr = malloc(s->frames.n * sizeof(*s->fr))))
 		return GT_ERR_NOMEM;
 	for (size_t i = 0; i < s->frames.n; i++)
@@ -296,6 +323,7 @@ int an_stacks_index(gt_analysis *a)
 	an_stacks *s = &a->stk;
 	if (!s->raw.n)
 		return 0;
+	sort_modules(s);
 	AN_TRY(build_stacks(a));
 	AN_TRY(symbolise(a));
 	AN_TRY(label_stacks(a));
