@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gaptrace/analysis.h"
@@ -1985,6 +1986,72 @@ START_TEST(duplicates_counted_once)
 }
 END_TEST
 
+/* Issue 25: a module record naming a FIFO hung the analysis in open(); a
+ * device node was opened. Now neither is opened, and the trace says which
+ * module was skipped and why (a problem of the trace, in every report). */
+START_TEST(hostile_module_paths)
+{
+	char *dir = gt_tmpdir("anmod");
+	ck_assert_ptr_nonnull(dir);
+	char fifo[512];
+	snprintf(fifo, sizeof(fifo), "%s/lib.fifo", dir);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	tb t;
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
+	tb_api(&t, 7, 1, T0 + 100, T0 + 200, LAUNCH);
+	tb_kernel(&t, 0, 7, 1, T0 + 1000, T0 + 2000, NULL);
+	const char *paths[] = {fifo, "/dev/zero"};
+	for (uint32_t i = 0; i < 2; i++) {
+		gt_record r = {.type = GT_REC_MODULE};
+		r.module.start = 0x7f0000000000ull + i * 0x100000;
+		r.module.end = r.module.start + 0x100000;
+		r.module.path_id = tb_str(&t, paths[i]);
+		tb_rec(&t, &r);
+		gt_record k = {.type = GT_REC_STACK};
+		k.stack.id = i + 1;
+		k.stack.nframes = 1;
+		tb_rec(&t, &k);
+		gt_record f = {.type = GT_REC_FRAME};
+		f.frame.stack_id = i + 1;
+		f.frame.kind = GT_FRAME_NATIVE;
+		f.frame.pc = r.module.start + 0x40;
+		tb_rec(&t, &f);
+	}
+	gt_analysis *a = one(&t, NULL);
+	const gt_an_trace *tr = gt_analysis_trace(a, 0);
+	ck_assert_uint_eq(tr->problems, 2); /* the FIFO, /dev/zero */
+	char want[700];
+	snprintf(want, sizeof(want), "module not read: %s: a FIFO, not a regular file", fifo);
+	ck_assert_str_eq(tr->first_problem, want);
+	gt_analysis_free(a);
+	tb_free(&t);
+	gt_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
+/* Issue 25: a name of string id 2^31 - 1 (no writer gives one): an unknown
+ * name, counted as a problem (the cache no longer grows to the id). */
+START_TEST(string_id_beyond_limit)
+{
+	tb t;
+	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
+	gt_record th = {.type = GT_REC_THREAD};
+	th.thread.tid = 7;
+	th.thread.name_id = (1u << 31) - 1;
+	tb_rec(&t, &th);
+	tb_api(&t, 7, 1, T0 + 100, T0 + 200, LAUNCH);
+	tb_kernel(&t, 0, 7, 1, T0 + 1000, T0 + 2000, NULL);
+	gt_analysis *a = one(&t, NULL);
+	const gt_an_trace *tr = gt_analysis_trace(a, 0);
+	ck_assert_uint_eq(tr->problems, 1);
+	ck_assert_ptr_nonnull(strstr(tr->first_problem, "string id beyond the format's limit"));
+	ck_assert_ptr_null(gt_analysis_thread_name(a, 0, 7));
+	gt_analysis_free(a);
+	tb_free(&t);
+}
+END_TEST
+
 START_TEST(paths_and_misuse)
 {
 	gt_analysis *a = gt_analysis_new(NULL);
@@ -2210,6 +2277,8 @@ static Suite *suite(void)
 	tcase_add_test(c, record_budget);
 	tcase_add_test(c, duplicates_counted_once);
 	tcase_add_test(c, paths_and_misuse);
+	tcase_add_test(c, hostile_module_paths);
+	tcase_add_test(c, string_id_beyond_limit);
 	tcase_add_loop_test(c, random_records, 0, 40);
 	suite_add_tcase(s, c);
 	return s;

@@ -289,6 +289,99 @@ START_TEST(debuglink)
 }
 END_TEST
 
+/* ------------------------------------------------------------ paths a trace names */
+
+/* Issue 25: a module naming a FIFO blocked the open forever (the case's
+ * timeout fails it); device nodes and directories were opened. None is
+ * opened now, each says why, and the frames stay "module+0xOFF". */
+START_TEST(special_files_not_opened)
+{
+	char *dir = gt_tmpdir("sym");
+	ck_assert_ptr_nonnull(dir);
+	char fifo[512];
+	snprintf(fifo, sizeof(fifo), "%s/pipe.so", dir);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	const char *paths[] = {fifo, "/dev/zero", "/dev/null", dir};
+	const char *want[] = {"a FIFO, not a regular file",
+			      "a character device, not a regular file",
+			      "a character device, not a regular file",
+			      "a directory, not a regular file"};
+	gt_symbolizer *s = gt_symbolizer_new();
+	for (int i = 0; i < 4; i++)
+		ck_assert_int_eq(gt_symbolizer_add_module(s, 1, 0x1000000ull * (i + 1),
+							  0x1000000ull * (i + 1) + 0x10000, 0,
+							  paths[i]),
+				 0);
+	ck_assert_uint_eq(gt_symbolizer_nfiles(s), 4);
+	ck_assert_ptr_null(gt_symbolizer_file_skipped(s, 0, NULL)); /* not looked up yet */
+	for (int i = 0; i < 4; i++) {
+		gt_symbol y;
+		ck_assert_int_eq(gt_symbolize(s, 1, 0x1000000ull * (i + 1) + 0x10, 0, &y),
+				 GT_SYM_MODULE);
+		const char *path, *why = gt_symbolizer_file_skipped(s, (size_t)i, &path);
+		ck_assert_str_eq(path, paths[i]);
+		ck_assert_ptr_nonnull(why);
+		ck_assert_str_eq(why, want[i]);
+	}
+	const char *path = "x";
+	ck_assert_ptr_null(gt_symbolizer_file_skipped(s, 4, &path));
+	ck_assert_ptr_null(path);
+	gt_symbolizer_free(s);
+	gt_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
+/* Issue 25: a file is read once whatever the spellings of its path (each
+ * spelling read it again, and one library under many names filled the
+ * symbol budget). Seen from outside: after the file is rewritten in place
+ * (same inode), another spelling still gives what was read the first time. */
+START_TEST(one_file_many_spellings)
+{
+	char *dir = gt_tmpdir("sym");
+	ck_assert_ptr_nonnull(dir);
+	char path[512], dotted[600], dslash[600], link[600];
+	static uint8_t b[TELF_CAP];
+	snprintf(path, sizeof(path), "%s/libone.so", dir);
+	snprintf(dotted, sizeof(dotted), "%s/./libone.so", dir);
+	snprintf(dslash, sizeof(dslash), "%s//libone.so", dir);
+	snprintf(link, sizeof(link), "%s/liblink.so", dir);
+	telf t = {0, 0, fns, 1, SHT_SYMTAB, NULL, NULL, 0}; /* foo at 0x1000 */
+	write_file(path, b, telf_build(&t, b, sizeof(b)));
+	ck_assert_int_eq(symlink(path, link), 0);
+	gt_symbolizer *s = gt_symbolizer_new();
+	const char *names[] = {path, dotted, dslash, link};
+	for (int i = 0; i < 4; i++)
+		ck_assert_int_eq(gt_symbolizer_add_module(s, 1, 0x1000000ull * (i + 1),
+							  0x1000000ull * (i + 1) + 0x10000, 0,
+							  names[i]),
+				 0);
+	gt_symbol y;
+	ck_assert_int_eq(gt_symbolize(s, 1, 0x1000000ull + 0x1000, 0, &y), GT_SYM_FUNCTION);
+	ck_assert_str_eq(y.name, "foo");
+	/* the same inode, now with "renamed" at 0x1000 */
+	static const tfn other[] = {{"renamed", 0x1000, 0x20, STB_GLOBAL}};
+	telf t2 = {0, 0, other, 1, SHT_SYMTAB, NULL, NULL, 0};
+	size_t n = telf_build(&t2, b, sizeof(b));
+	FILE *f = fopen(path, "r+b");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(b, 1, n, f), n);
+	ck_assert_int_eq(fclose(f), 0);
+	for (int i = 1; i < 4; i++) {
+		ck_assert_int_eq(gt_symbolize(s, 1, 0x1000000ull * (i + 1) + 0x1000, 0, &y),
+				 GT_SYM_FUNCTION);
+		ck_assert_str_eq(y.name, "foo");
+		ck_assert_str_eq(y.module, names[i]); /* each frame keeps its spelling */
+	}
+	gt_symbolizer_free(s);
+	/* a new symbolizer reads the new contents: the test is not vacuous */
+	ck_assert_int_eq(sym_one(dotted, 0x1000, 0, &y), GT_SYM_FUNCTION);
+	ck_assert_str_eq(y.name, "renamed");
+	gt_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
 /* ------------------------------------------------------------ hostile ELF files */
 
 static uint8_t good[TELF_CAP];
@@ -528,6 +621,8 @@ int main(void)
 	tcase_add_unchecked_fixture(te, hostile_setup, NULL);
 	tcase_add_test(te, handmade_elf);
 	tcase_add_test(te, debuglink);
+	tcase_add_test(te, special_files_not_opened);
+	tcase_add_test(te, one_file_many_spellings);
 	tcase_add_test(te, hostile_truncated);
 	tcase_add_test(te, hostile_damage);
 	tcase_add_test(te, hostile_random);

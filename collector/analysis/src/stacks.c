@@ -259,6 +259,41 @@ static int build_stacks(gt_analysis *a)
 	return 0;
 }
 
+/* Each module file the symbolizer refused for what it is (a FIFO, a
+ * device: a trace naming one must not make us block or act on it) is a
+ * problem of each trace that maps it: "module not read: PATH: why". */
+static int note_skipped(gt_analysis *a, gt_symbolizer *sym)
+{
+	gt_map bad = {0}, seen = {0};
+	int rc = 0;
+	for (size_t i = 0; i < gt_symbolizer_nfiles(sym) && !rc; i++) {
+		const char *path, *why = gt_symbolizer_file_skipped(sym, i, &path);
+		uint32_t id = why ? gt_strtab_intern(&a->st, path, strlen(path)) : 0;
+		uint64_t *v = id ? gt_map_put(&bad, id, NULL) : NULL;
+		if (why && !v)
+			rc = GT_ERR_NOMEM;
+		else if (v)
+			*v = i;
+	}
+	for (size_t i = 0; i < a->stk.modules.n && bad.n && !rc; i++) {
+		const an_module *m = GT_VEC_AT(&a->stk.modules, an_module, i);
+		const uint64_t *v = gt_map_get(&bad, gt_strtab_canon(&a->st, m->path));
+		int ins = 0;
+		if (v && !gt_map_put(&seen, KEY(m->trace, m->path), &ins))
+			rc = GT_ERR_NOMEM;
+		if (!v || !ins || m->trace >= a->traces.n)
+			continue;
+		const char *path, *why = gt_symbolizer_file_skipped(sym, *v, &path);
+		gt_an_trace *t = &an_tr(a, m->trace)->pub;
+		if (!t->problems++)
+			snprintf(t->first_problem, sizeof(t->first_problem),
+				 "module not read: %s: %s", path, why);
+	}
+	gt_map_free(&bad);
+	gt_map_free(&seen);
+	return rc;
+}
+
 /* Native frames to text, once: "name+0xoff (module)" or the symbolizer's
  * "module+0xoff" / "0xpc"; func gets it, file the module's path. */
 static int symbolise(gt_analysis *a)
@@ -297,6 +332,8 @@ static int symbolise(gt_analysis *a)
 			rc = fr->func ? 0 : GT_ERR_NOMEM;
 		}
 	}
+	if (!rc)
+		rc = note_skipped(a, sym);
 	gt_symbolizer_free(sym);
 	return rc;
 }

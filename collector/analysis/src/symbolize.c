@@ -26,9 +26,19 @@
  *   later cannot fault a lookup. A file shortened by someone else *while*
  *   it is being read can still raise SIGBUS, as with any mmap reader.
  *
+ *   Paths come from the trace, so they are hostile too: a path is opened
+ *   only if stat() says it is a regular file (a FIFO would block the open,
+ *   a device node's open can act), then with O_NONBLOCK | O_NOCTTY and
+ *   checked again with fstat (the same file, still regular, at most
+ *   SYM_MAX_FILE bytes). A file skipped for what it is keeps the reason
+ *   (gt_symbolizer_file_skipped).
+ *
  *   Memory: at most SYM_MAX_BYTES in symbol tables over all files; a file
- *   whose table would pass it gets no symbols. Modules and paths cost their
- *   own size.
+ *   whose table would pass it gets no symbols. A file is known by (st_dev,
+ *   st_ino) once opened: the spellings of one path ("/lib/x.so",
+ *   "/lib//x.so", "/lib/../lib/x.so", links) share one reading of it, so
+ *   the budget counts files, not names. Modules and paths cost their own
+ *   size.
  */
 #include <elf.h>
 #include <fcntl.h>
@@ -68,6 +78,8 @@ enum { FILE_UNREAD = 0, FILE_READ = 1, FILE_FAILED = 2 };
 
 typedef struct sym_file {
 	int state;
+	uint32_t same;	     /* another spelling of file same - 1 (0: none) */
+	const char *skipped; /* why it was not read, when it is not a file to read */
 	unsigned nseg;
 	sym_seg seg[SYM_MAX_SEGS];
 	sym_fn *fn;
@@ -86,6 +98,7 @@ struct gt_symbolizer {
 	gt_strtab paths;
 	gt_vec files; /* sym_file */
 	gt_vec mods;  /* sym_mod */
+	gt_map inodes; /* (st_dev, st_ino) hashed -> index + 1 in files */
 	int sorted;
 	uint64_t bytes; /* held by symbol tables */
 };
@@ -120,25 +133,50 @@ static int img_read(const elf_img *m, uint64_t off, void *dst, size_t len)
 	return 0;
 }
 
-static int img_open(const char *path, elf_img *m)
+/* Open path for reading if it is a regular file of a size we read, into
+ * *m, with its identity in *st. @return 0, or -1 with *why set when it was
+ * refused for what it is (NULL: missing, unreadable, too small: nothing to
+ * say). Nothing but a regular file is opened, and nothing blocks. */
+static int img_open(const char *path, elf_img *m, struct stat *st, const char **why)
 {
 	m->p = NULL;
 	m->size = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	*why = NULL;
+	struct stat pre;
+	if (stat(path, &pre) < 0)
+		return -1;
+	if (!S_ISREG(pre.st_mode)) {
+		*why = S_ISFIFO(pre.st_mode)  ? "a FIFO, not a regular file"
+		       : S_ISCHR(pre.st_mode) ? "a character device, not a regular file"
+		       : S_ISBLK(pre.st_mode) ? "a block device, not a regular file"
+		       : S_ISDIR(pre.st_mode) ? "a directory, not a regular file"
+					      : "not a regular file";
+		return -1;
+	}
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(Elf64_Ehdr) ||
-	    (uint64_t)st.st_size > SYM_MAX_FILE) {
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode) || st->st_dev != pre.st_dev ||
+	    st->st_ino != pre.st_ino) {
+		*why = "replaced while opened (not the regular file it was)";
 		close(fd);
 		return -1;
 	}
-	void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if ((uint64_t)st->st_size > SYM_MAX_FILE) {
+		*why = "larger than 16 GiB";
+		close(fd);
+		return -1;
+	}
+	if (st->st_size < (off_t)sizeof(Elf64_Ehdr)) {
+		close(fd);
+		return -1;
+	}
+	void *p = mmap(NULL, (size_t)st->st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (p == MAP_FAILED)
 		return -1;
 	m->p = p;
-	m->size = (size_t)st.st_size;
+	m->size = (size_t)st->st_size;
 	return 0;
 }
 
@@ -428,8 +466,10 @@ static int debug_try(const char *path, const elf_info *main, sym_file *f, uint64
 	elf_img m;
 	elf_info in;
 	elf_symtab t;
+	struct stat st;
+	const char *why;
 	int rc = -1;
-	if (img_open(path, &m) < 0)
+	if (img_open(path, &m, &st, &why) < 0)
 		return -1;
 	if (elf_scan(&m, &in) == 0 && in.symtab &&
 	    (!main->build_id_len || (in.build_id_len == main->build_id_len &&
@@ -465,10 +505,23 @@ static int debug_load(const char *path, const elf_info *in, sym_file *f, uint64_
 
 /* ------------------------------------------------------------ files */
 
-/* Read the segments and functions of the file at path into f. Only
- * absolute paths are opened ("[vdso]", "" and relative names are not
+static uint64_t inode_key(const struct stat *st)
+{
+	return (uint64_t)st->st_ino * 0x9e3779b97f4a7c15ull ^ (uint64_t)st->st_dev;
+}
+
+/* The file read already under another path with the identity of st, or
+ * 0: its index + 1. */
+static uint32_t file_same(gt_symbolizer *s, const struct stat *st)
+{
+	const uint64_t *v = gt_map_get(&s->inodes, inode_key(st));
+	return v ? (uint32_t)*v : 0;
+}
+
+/* Read the segments and functions of the file at path into f (index fi).
+ * Only absolute paths are opened ("[vdso]", "" and relative names are not
  * files), and not a path /proc/PID/maps marked deleted. */
-static void file_load(gt_symbolizer *s, sym_file *f, const char *path)
+static void file_load(gt_symbolizer *s, sym_file *f, uint32_t fi, const char *path)
 {
 	f->state = FILE_FAILED;
 	size_t len = strlen(path), dl = strlen(SYM_DELETED);
@@ -476,8 +529,19 @@ static void file_load(gt_symbolizer *s, sym_file *f, const char *path)
 		return;
 	elf_img m;
 	elf_info in;
-	if (img_open(path, &m) < 0)
+	struct stat st;
+	if (img_open(path, &m, &st, &f->skipped) < 0)
 		return;
+	uint32_t same = file_same(s, &st);
+	if (same) { /* another spelling of a file read already */
+		img_close(&m);
+		f->same = same;
+		f->state = GT_VEC_AT(&s->files, sym_file, same - 1)->state;
+		return;
+	}
+	uint64_t *v = gt_map_put(&s->inodes, inode_key(&st), NULL);
+	if (v)
+		*v = fi + 1;
 	if (elf_scan(&m, &in) < 0 || elf_segments(&m, &in, f) < 0 || !f->nseg) {
 		img_close(&m);
 		return;
@@ -496,12 +560,14 @@ static void file_load(gt_symbolizer *s, sym_file *f, const char *path)
 	img_close(&m);
 }
 
+/* The file of path id, read on first use; another spelling of a file
+ * gives the file read under the first. */
 static sym_file *file_of(gt_symbolizer *s, uint32_t path)
 {
 	sym_file *f = GT_VEC_AT(&s->files, sym_file, path - 1);
 	if (f->state == FILE_UNREAD)
-		file_load(s, f, gt_strtab_get(&s->paths, path));
-	return f;
+		file_load(s, f, path - 1, gt_strtab_get(&s->paths, path));
+	return f->same ? GT_VEC_AT(&s->files, sym_file, f->same - 1) : f;
 }
 
 /* ELF virtual address of file offset off, or -1 when no segment holds it. */
@@ -556,6 +622,7 @@ void gt_symbolizer_free(gt_symbolizer *s)
 	}
 	gt_vec_free(&s->files);
 	gt_vec_free(&s->mods);
+	gt_map_free(&s->inodes);
 	gt_strtab_free(&s->paths);
 	free(s);
 }
@@ -640,4 +707,20 @@ int gt_symbolize(gt_symbolizer *s, uint32_t pid, uint64_t pc, unsigned flags, gt
 	out->offset = va - fn->addr + adj;
 	gt_demangle(f->names + fn->name, out->name, sizeof(out->name));
 	return GT_SYM_FUNCTION;
+}
+
+size_t gt_symbolizer_nfiles(const gt_symbolizer *s)
+{
+	return s ? s->files.n : 0;
+}
+
+const char *gt_symbolizer_file_skipped(const gt_symbolizer *s, size_t i, const char **path)
+{
+	if (path)
+		*path = NULL;
+	if (!s || i >= s->files.n)
+		return NULL;
+	if (path)
+		*path = gt_strtab_get(&s->paths, (uint32_t)i + 1);
+	return GT_VEC_AT(&s->files, sym_file, i)->skipped;
 }

@@ -1304,6 +1304,27 @@ GT_API int gt_symbolizer_add_module(gt_symbolizer *s, uint32_t pid, uint64_t sta
 GT_API int gt_symbolize(gt_symbolizer *s, uint32_t pid, uint64_t pc, unsigned flags,
 			gt_symbol *out);
 
+/** Number of distinct paths given to gt_symbolizer_add_module (0 for
+ *  NULL): the files of gt_symbolizer_file_skipped, 0-based, in order of
+ *  their first module. */
+GT_API size_t gt_symbolizer_nfiles(const gt_symbolizer *s);
+
+/**
+ * Why file i (0 <= i < gt_symbolizer_nfiles) was not read for what it is,
+ * once a pc of it was looked up: "a FIFO, not a regular file", "a character
+ * device, not a regular file", "larger than 16 GiB", ... Files are opened
+ * only when stat() says they are regular files (a FIFO or a device node
+ * named by a trace is never opened), without blocking, and each file (by
+ * st_dev and st_ino) is read once whatever the spellings of its path.
+ * A missing, unreadable or non-ELF file, or a path that is no file
+ * ("[vdso]"), gives NULL: its frames are "module+0xOFF", nothing to warn of.
+ * @param path  if not NULL, set to file i's path (owned by s), NULL when i
+ *              is out of range
+ * @return a static string, or NULL (read, not looked up, or nothing to say).
+ */
+GT_API const char *gt_symbolizer_file_skipped(const gt_symbolizer *s, size_t i,
+					      const char **path);
+
 /* ------------------------------------------------------------------ */
 /* Human units and API names                                           */
 /* ------------------------------------------------------------------ */
