@@ -1,0 +1,21 @@
+# SPDX-License-Identifier: MIT
+# Issue 25, "bounded in time and memory on any input": every golden hostile
+# input of tests/hostile/inputs/ through the commands of its sidecar, under a
+# watchdog and an address-space limit (tests/hostile/README.md).
+set(_hostile_dir ${CMAKE_CURRENT_SOURCE_DIR}/hostile)
+
+# Rewrites the inputs by hand, when a case is added:
+#   build/tests/gen_hostile tests/hostile/inputs tests/fuzz/corpus
+add_executable(gen_hostile ${_hostile_dir}/gen_hostile.c)
+target_link_libraries(gen_hostile PRIVATE gaptrace::format gt_testcommon)
+
+# Sanitizer builds reserve terabytes of shadow memory: no ulimit -v there
+# (the runner says so), the watchdog and the output bound still hold.
+set(_hostile_env "")
+if(GAPTRACE_SANITIZE)
+  set(_hostile_env "HOSTILE_NO_VLIMIT=1")
+endif()
+add_test(NAME hostile_inputs
+         COMMAND bash ${_hostile_dir}/run_hostile.sh $<TARGET_FILE:gaptrace>
+                 ${_hostile_dir}/inputs ${CMAKE_CURRENT_BINARY_DIR}/hostile-work)
+set_tests_properties(hostile_inputs PROPERTIES TIMEOUT 900 ENVIRONMENT "${_hostile_env}")
