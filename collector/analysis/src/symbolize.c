@@ -80,6 +80,8 @@ typedef struct sym_file {
 	int state;
 	uint32_t same;	     /* another spelling of file same - 1 (0: none) */
 	const char *skipped; /* why it was not read, when it is not a file to read */
+	dev_t dev;	     /* identity, once opened */
+	ino_t ino;
 	unsigned nseg;
 	sym_seg seg[SYM_MAX_SEGS];
 	sym_fn *fn;
@@ -511,11 +513,12 @@ static uint64_t inode_key(const struct stat *st)
 }
 
 /* The file read already under another path with the identity of st, or
- * 0: its index + 1. */
+ * 0: its index + 1. A hash collision of two files is not a match. */
 static uint32_t file_same(gt_symbolizer *s, const struct stat *st)
 {
 	const uint64_t *v = gt_map_get(&s->inodes, inode_key(st));
-	return v ? (uint32_t)*v : 0;
+	const sym_file *o = v ? GT_VEC_AT(&s->files, sym_file, *v - 1) : NULL;
+	return o && o->dev == st->st_dev && o->ino == st->st_ino ? (uint32_t)*v : 0;
 }
 
 /* Read the segments and functions of the file at path into f (index fi).
@@ -539,8 +542,11 @@ static void file_load(gt_symbolizer *s, sym_file *f, uint32_t fi, const char *pa
 		f->state = GT_VEC_AT(&s->files, sym_file, same - 1)->state;
 		return;
 	}
-	uint64_t *v = gt_map_put(&s->inodes, inode_key(&st), NULL);
-	if (v)
+	f->dev = st.st_dev;
+	f->ino = st.st_ino;
+	int ins;
+	uint64_t *v = gt_map_put(&s->inodes, inode_key(&st), &ins);
+	if (v && ins) /* a colliding file keeps the first one's entry */
 		*v = fi + 1;
 	if (elf_scan(&m, &in) < 0 || elf_segments(&m, &in, f) < 0 || !f->nseg) {
 		img_close(&m);
