@@ -24,6 +24,10 @@
 # sanitizer builds: their shadow memory needs terabytes of it; their peak
 # RSS limits are 4 times the input's).
 #
+# A sanitizer's report (UBSan's "runtime error:", ASan's "ERROR:") fails the
+# command whatever its exit status; ASAN_OPTIONS and UBSAN_OPTIONS get
+# exitcode=86 so it cannot pass for a clear error.
+#
 # One line per command, PASS or FAIL and why; exits 1 when any FAIL.
 set -u
 
@@ -50,6 +54,11 @@ if [ "${HOSTILE_NO_VLIMIT:-0}" = 1 ]; then
 		"peak-RSS limits x4 (shadow memory, redzones, quarantine)"
 	rss_scale=4
 fi
+
+# A sanitizer's report exits 1 by default, which reads as a clear error:
+# make it exit 86, and look for its report in stderr too.
+export ASAN_OPTIONS="exitcode=86:${ASAN_OPTIONS:-}"
+export UBSAN_OPTIONS="exitcode=86:halt_on_error=1:print_stacktrace=1:${UBSAN_OPTIONS:-}"
 
 fails=0 total=0
 
@@ -110,6 +119,8 @@ run_one() {
 		why="could not set the address-space limit"
 	elif [ "$rc" -gt 128 ]; then
 		why="killed by signal $((rc - 128))"
+	elif grep -qE "runtime error:|ERROR: (Address|Leak|Undefined)Sanitizer" "$se"; then
+		why="sanitizer report (exit $rc)"
 	elif [ "$rc" -gt 3 ]; then
 		why="exit status $rc (expected 0..3)"
 	elif [ "$peak_kb" -gt $((rss * 1024)) ]; then
@@ -121,7 +132,8 @@ run_one() {
 	if [ -n "$why" ]; then
 		fails=$((fails + 1))
 		echo "FAIL $name: $line: $why"
-		tail -n 3 "$se" | sed 's/^/    stderr: /'
+		{ grep -m 1 -E "runtime error:|ERROR: [A-Za-z]+Sanitizer" "$se" || tail -n 3 "$se"; } |
+			sed 's/^/    stderr: /'
 	else
 		echo "PASS $name: $line (exit $rc, $written bytes out, peak $((peak_kb / 1024)) MB)"
 	fi
