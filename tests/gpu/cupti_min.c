@@ -14,6 +14,8 @@
  *                (default: all of them, gaptrace's default set)
  *   CMIN_PINNED  1: CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED (default 1)
  *   CMIN_PERIOD  cuptiActivityFlushPeriod in ms (default 200; 0: none)
+ *   CMIN_LATENCY 1: cuptiActivityEnableLatencyTimestamps(1), as gaptrace's
+ *                default kind "latency" does (default 0)
  *
  * Build (on the GPU machine): see tests/gpu/jax_crash.sh.
  */
@@ -116,6 +118,8 @@ int InitializeInjection(void)
 		fprintf(stderr, "cupti_min: cuptiActivityRegisterCallbacks failed\n");
 		return 1;
 	}
+	if (env_int("CMIN_LATENCY", 0) && cuptiActivityEnableLatencyTimestamps(1) != CUPTI_SUCCESS)
+		fprintf(stderr, "cupti_min: cannot enable latency timestamps\n");
 	int period = env_int("CMIN_PERIOD", 200);
 	if (period > 0)
 		cuptiActivityFlushPeriod((uint32_t)period);

@@ -53,6 +53,10 @@ cmd_of()
 	gt_default) echo "$GAPTRACE run -q -o $2 -- ${PROG[*]}" ;;
 	gt_nonvtx) echo "$GAPTRACE run -q -k default,-nvtx -o $2 -- ${PROG[*]}" ;;
 	gt_kernel) echo "$GAPTRACE run -q -k kernel -o $2 -- ${PROG[*]}" ;;
+	gt_nolat) echo "$GAPTRACE run -q -k default,-latency -o $2 -- ${PROG[*]}" ;;
+	gt_noapi) echo "$GAPTRACE run -q -k default,-runtime,-driver -o $2 -- ${PROG[*]}" ;;
+	gt_nohold) echo "GAPTRACE_HOLD_CUPTI=0 $GAPTRACE run -q -o $2 -- ${PROG[*]}" ;;
+	cmin_lat) echo "CUDA_INJECTION64_PATH=$CMIN $NVTXI CMIN_LATENCY=1 ${PROG[*]}" ;;
 	cmin_all) echo "CUDA_INJECTION64_PATH=$CMIN $NVTXI ${PROG[*]}" ;;
 	cmin_marker) echo "CUDA_INJECTION64_PATH=$CMIN $NVTXI CMIN_KINDS=marker,name ${PROG[*]}" ;;
 	cmin_nomarker)
