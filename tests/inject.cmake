@@ -52,6 +52,12 @@ function(gaptrace_inject_suite name src timeout)
 endfunction()
 
 gaptrace_inject_suite(test_inject test_inject.c 1200)
+# A library named as JAX's CUDA plugin: test_inject's process that runs XLA.
+add_library(fake_xla_plugin MODULE ${CMAKE_CURRENT_SOURCE_DIR}/inject/fake_xla.c)
+set_target_properties(fake_xla_plugin PROPERTIES PREFIX "" OUTPUT_NAME xla_cuda_plugin
+  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/fake_xla)
+target_compile_definitions(test_inject PRIVATE FAKE_XLA_SO="$<TARGET_FILE:fake_xla_plugin>")
+add_dependencies(test_inject fake_xla_plugin)
 # The lock model and the safety cases of issue 10.
 gaptrace_inject_suite(test_inject_locks test_inject_locks.c 900)
 # Host call stacks (issue 15).

@@ -80,6 +80,7 @@ typedef struct inj_config {
 	uint32_t stack_depth;       /**< GAPTRACE_STACK_DEPTH: native frames at most */
 	int stack_python;           /**< GAPTRACE_STACK_PYTHON: CPython frames too */
 	uint32_t stack_max_per_s;   /**< GAPTRACE_STACK_MAX_PER_S: per thread */
+	int latency_xla;            /**< GAPTRACE_LATENCY_XLA: latency timestamps in an XLA process too */
 } inj_config;
 
 /** Read the GAPTRACE_* variables into *c (warnings go to stderr once). */
@@ -284,6 +285,7 @@ typedef struct inj_state {
 	_Atomic uint64_t final_deadline; /**< CLOCK_MONOTONIC ns */
 	int note_only;           /**< encoder writes the inert note and stops */
 	char inert_reason[256];
+	char latency_off[320];   /**< why latency timestamps are not recorded though asked for ("": they are) */
 
 	/* counters written by CUPTI callbacks */
 	_Atomic uint64_t n_requested;   /**< buffers handed to CUPTI */

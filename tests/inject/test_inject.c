@@ -5,6 +5,7 @@
  * checks its trace, exit status and output afterwards (harness.h).
  */
 #include <check.h>
+#include <dlfcn.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -463,6 +464,54 @@ START_TEST(nvtx_routed_to_cupti)
 	run_app(app_nvtx, 0);
 	T.arg = 1;
 	run_app(app_nvtx, 0);
+}
+END_TEST
+
+/* A process that runs XLA (its CUDA plugin loaded before cuInit): latency
+ * timestamps stay off, the other default kinds on, unless
+ * GAPTRACE_LATENCY_XLA=1 (t->arg). */
+static int app_latency_xla(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	if (t->arg)
+		setenv("GAPTRACE_LATENCY_XLA", "1", 1);
+	if (!dlopen(FAKE_XLA_SO, RTLD_NOW))
+		return 89;
+	if (h_cuinit() != 1)
+		return 90;
+	if (!mock_kind_enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) ||
+	    !mock_kind_enabled(CUPTI_ACTIVITY_KIND_MARKER))
+		return 91;
+	if (mock_latency_enabled() != t->arg)
+		return 92 + mock_latency_enabled();
+	h_ledger_close();
+	return 0;
+}
+
+START_TEST(latency_off_in_an_xla_process)
+{
+	T.arg = 0;
+	run_app(app_latency_xla, 0);
+	char *err = app_file("app.err");
+	ck_assert_int_eq(gaptrace_lines(err), 1);
+	ck_assert_msg(strstr(err, "launch latency timestamps are not recorded: this process runs "
+				  "XLA (xla_cuda_plugin.so)") &&
+			      strstr(err, "GAPTRACE_LATENCY_XLA=1"),
+		      "%s", err);
+	free(err);
+	trace_set ts;
+	ck_assert_int_eq(h_read_dir(&ts, T.dir), 1);
+	int noted = 0;
+	for (size_t i = 0; i < ts.n; i++)
+		noted += ts.recs[i].r.type == GT_REC_NOTE &&
+			 !strncmp(ts.recs[i].name, "launch latency timestamps are not recorded", 42);
+	ck_assert_int_eq(noted, 1);
+	h_trace_free(&ts);
+	gt_rmtree(T.dir);
+	mkdir(T.dir, 0700);
+	T.arg = 1;
+	run_app(app_latency_xla, 0);
 }
 END_TEST
 
@@ -1654,6 +1703,7 @@ int main(void)
 		T_(default_kinds_restrict_api_calls),
 		T_(api_all_enables_every_call),
 		T_(nvtx_routed_to_cupti),
+		T_(latency_off_in_an_xla_process),
 		T_(bad_config_values_fall_back),
 		T_(existing_output_is_not_overwritten),
 		T_(collector_receives_everything),
