@@ -88,10 +88,11 @@ static double rel_se(const gt_diff_gpu *p, const gt_diff_gpu_stats *g)
 	size_t skip = (size_t)((g->cause_ns[GT_CAUSE_STARTUP] + g->util_window_ns - 1) /
 			       g->util_window_ns);
 	size_t n = g->nutil > skip + 1 ? g->nutil - skip - 1 : 0; /* the last is partial */
-	size_t per = p->unit == GT_DIFF_UNIT_PERIOD
-			     ? (size_t)llround(g->period_ns / (double)g->util_window_ns)
-			     : n / 20;
-	per = per ? per : 1;
+	double want = p->unit == GT_DIFF_UNIT_PERIOD
+			      ? round(g->period_ns / (double)g->util_window_ns)
+			      : (double)(n / 20);
+	/* a period past the series (any double a report holds) is no batch */
+	size_t per = want <= 1 ? 1 : want <= (double)n ? (size_t)want : n + 1;
 	size_t nb = n / per;
 	if (nb < 2)
 		return -1;
