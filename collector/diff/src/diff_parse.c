@@ -484,8 +484,8 @@ static void read_copies(rd *r, const cJSON *jg, const char *at, gt_diff_gpu_stat
 static float util_of(rd *r, const cJSON *v, const char *at, size_t i)
 {
 	char at_e[600];
-	path(at_e, sizeof(at_e), at, NULL, i);
 	if (!cJSON_IsNumber(v) || !(fabs(v->valuedouble) <= FLT_MAX)) {
+		path(at_e, sizeof(at_e), at, NULL, i); /* only then: a series is long */
 		if (cJSON_IsNumber(v))
 			bad(r, at_e, "", "is %g: out of range", v->valuedouble);
 		else
