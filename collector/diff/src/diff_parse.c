@@ -356,7 +356,8 @@ static int read_all_findings(rd *r, const cJSON *root, by_gpu *b)
 		read_finding(r, e[i], at_e, &v[i]);
 		b->fk[i] = (keyed){u32(r, e[i], at_e, "gpu"), i};
 	}
-	qsort(b->fk, b->nf, sizeof(*b->fk), by_key);
+	if (b->nf) /* qsort(NULL, 0) is undefined */
+		qsort(b->fk, b->nf, sizeof(*b->fk), by_key);
 	for (size_t i = 0; i < b->nf; i++)
 		b->fv[i] = v[b->fk[i].pos];
 	free(v);
@@ -387,7 +388,8 @@ static int read_all_waves(rd *r, const cJSON *root, by_gpu *b)
 		b->wv[i].period_ns = b->wv[i].found ? p : 0;
 		b->wk[i] = (keyed){u32(r, e[i], at_e, "gpu"), i};
 	}
-	qsort(b->wk, b->nw, sizeof(*b->wk), by_key);
+	if (b->nw)
+		qsort(b->wk, b->nw, sizeof(*b->wk), by_key);
 	return r->rc ? -1 : 0;
 }
 
