@@ -3,8 +3,13 @@
  * Reading one side of a diff from a JSON report (gaptrace.report/1) with
  * cJSON. Only the numbers the diff compares are kept (gaptrace/diff.h,
  * gt_diff_gpu_stats); unknown keys are ignored (the schema only grows) and
- * a missing key reads as 0 or "", so a report of an older gaptrace still
- * compares. Built without cJSON, gt_diff_stats_parse says so and fails.
+ * a missing key (or null) reads as 0 or "", so a report of an older
+ * gaptrace still compares. A report may come from anywhere: every field
+ * read is type-checked and every number range-checked before a cast (one
+ * reader per type), and the first bad one fails the parse, named by its
+ * JSON path. The lists matched by GPU (findings, diagnosis entries) are
+ * read once and sorted by GPU, not scanned per GPU. Built without cJSON,
+ * gt_diff_stats_parse says so and fails.
  */
 #include <errno.h>
 #include <float.h>
