@@ -467,7 +467,8 @@ static int compare_pair(gt_diff *d, gt_diff_gpu *p)
 static int pair_by_uuid(const gt_diff_stats *b, const gt_diff_stats *n,
 			const gt_diff_gpu_stats **match, char *used)
 {
-	named *ix = sort_names(&n->gpus[0].uuid, n->ngpus, sizeof(gt_diff_gpu_stats));
+	named *ix = n->ngpus ? sort_names(&n->gpus[0].uuid, n->ngpus, sizeof(gt_diff_gpu_stats))
+			     : NULL; /* no GPU: no &NULL[0] */
 	size_t *taken = calloc(n->ngpus + 1, sizeof(*taken)); /* by the first place of a UUID */
 	if ((n->ngpus && !ix) || !taken) {
 		free(ix);
