@@ -1004,6 +1004,47 @@ START_TEST(slicing_needs_traces)
 }
 END_TEST
 
+START_TEST(report_cap_said)
+{
+	/* issue 25 row 7: a saved report past the cap is refused, saying it */
+	enter_tmp();
+	FILE *f = fopen("big.json", "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("{\"schema\":\"gaptrace.report/1\",\"gpus\":[{\"index\":0,\"window_ns\":100,"
+	      "\"busy_ns\":50,\"utilization_windows\":{\"window_ns\":10,\"series\":[", f);
+	for (int i = 0; i < 800000; i++) /* 1.6 MB */
+		fputs("0,", f);
+	fputs("0]}}]}", f);
+	ck_assert_int_eq(fclose(f), 0);
+	setenv("GAPTRACE_MAX_REPORT_MB", "1", 1);
+	ck_assert_int_eq(RUN("diff", "big.json", "big.json"), 1);
+	ck_assert_int_eq(size_of("out"), 0);
+	ck_assert(has("err", "larger than 1 MiB"));
+	ck_assert(has("err", "GAPTRACE_MAX_REPORT_MB"));
+	setenv("GAPTRACE_MAX_REPORT_MB", "2", 1);
+	ck_assert_int_eq(RUN("diff", "big.json", "big.json"), 0);
+	unsetenv("GAPTRACE_MAX_REPORT_MB");
+	ck_assert_int_eq(RUN("diff", "big.json", "big.json"), 0); /* 16 MiB by default */
+	leave_tmp();
+}
+END_TEST
+
+START_TEST(bad_field_said_nothing_printed)
+{
+	/* a field of the wrong type: the error names it, stdout stays empty */
+	enter_tmp();
+	FILE *f = fopen("bad.json", "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("{\"schema\":\"gaptrace.report/1\",\"gpus\":[{\"index\":0,\"busy_ns\":\"5\"}]}", f);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(RUN("diff", "--json", "bad.json", "bad.json"), 1);
+	ck_assert_int_eq(size_of("out"), 0);
+	ck_assert(has("err", "BASE bad.json: field gpus[0].busy_ns is a string where a number "
+			     "is wanted"));
+	leave_tmp();
+}
+END_TEST
+
 START_TEST(help_texts)
 {
 	enter_tmp();
@@ -1056,6 +1097,8 @@ int main(void)
 	tcase_add_test(tc, steps_regression_per_step);
 	tcase_add_test(tc, slicing_said_per_side);
 	tcase_add_test(tc, slicing_needs_traces);
+	tcase_add_test(tc, report_cap_said);
+	tcase_add_test(tc, bad_field_said_nothing_printed);
 	tcase_add_test(tc, help_texts);
 	suite_add_tcase(s, tc);
 	return gt_suite_run(s);
