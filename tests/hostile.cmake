@@ -19,3 +19,16 @@ add_test(NAME hostile_inputs
          COMMAND bash ${_hostile_dir}/run_hostile.sh $<TARGET_FILE:gaptrace>
                  ${_hostile_dir}/inputs ${CMAKE_CURRENT_BINARY_DIR}/hostile-work)
 set_tests_properties(hostile_inputs PROPERTIES TIMEOUT 900 ENVIRONMENT "${_hostile_env}")
+
+# The JSON reports of diff too large to keep (tests/hostile/gen_reports.c):
+# made into the build tree by the fixture, then run like the inputs above.
+add_executable(gen_hostile_reports ${_hostile_dir}/gen_reports.c)
+set(_hostile_reports ${CMAKE_CURRENT_BINARY_DIR}/hostile-reports)
+add_test(NAME hostile_reports_gen
+         COMMAND sh -c "rm -rf '${_hostile_reports}' && mkdir -p '${_hostile_reports}' && '$<TARGET_FILE:gen_hostile_reports>' '${_hostile_reports}'")
+set_tests_properties(hostile_reports_gen PROPERTIES TIMEOUT 120 FIXTURES_SETUP hostile_reports)
+add_test(NAME hostile_reports
+         COMMAND bash ${_hostile_dir}/run_hostile.sh $<TARGET_FILE:gaptrace>
+                 ${_hostile_reports} ${CMAKE_CURRENT_BINARY_DIR}/hostile-reports-work)
+set_tests_properties(hostile_reports PROPERTIES TIMEOUT 900 ENVIRONMENT "${_hostile_env}"
+                     FIXTURES_REQUIRED hostile_reports)

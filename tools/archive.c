@@ -61,7 +61,7 @@ static uint64_t captured_ns(const char *dir, const char *name)
 	size_t len = 0;
 	uint64_t t = 0;
 	snprintf(path, sizeof(path), "%s/%s/report.json", dir, name);
-	if (gt_cli_slurp(path, (size_t)1 << 31, &json, &len) == 0) {
+	if (gt_cli_slurp_report(path, &json, &len) == 0) {
 		gt_diff_stats *s = gt_diff_stats_parse(json, len, name, NULL, 0);
 		t = s ? s->time_origin_ns : 0;
 		gt_diff_stats_free(s);

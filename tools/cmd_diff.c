@@ -4,6 +4,7 @@
  * JSON reports or archive entries) and say what changed, led by a verdict;
  * with --gate, fail a CI job when NEW is slower beyond a threshold.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,7 +99,11 @@ static const gt_cli_help diff_help = {
 		"(--from 2s: 2 s after that side's capture start; --range: that side's ranges); "
 		"what each side kept is said ('slice:' lines, JSON base/new.slice). They need "
 		"traces: a JSON report is refused (exit 2), an archive entry that kept its trace "
-		"is read from the trace. A side whose slice keeps nothing is an error (exit 1).",
+		"is read from the trace. A side whose slice keeps nothing is an error (exit 1).\n\n"
+		"A saved report is checked as it is read: a field of the wrong JSON type or a "
+		"number out of its range is an error naming the field (exit 1). One larger than "
+		"16 MiB is refused (exit 1): reading a report takes up to 48 times its size in "
+		"memory; GAPTRACE_MAX_REPORT_MB=N allows N MiB.",
 	.groups = {&diff_group, &gt_slice_group},
 	.exits = diff_exits,
 	.examples = {"gaptrace diff yesterday/ today/",
@@ -224,9 +229,11 @@ static int side_source(const char *tag, const char *path, char *src, size_t cap)
 static int side_json(const char *tag, const char *src, int json_in, char **json, size_t *len)
 {
 	if (json_in) {
-		if (gt_cli_slurp(src, (size_t)1 << 31, json, len) == 0)
+		char why[256];
+		if (gt_cli_slurp_report(src, json, len) == 0)
 			return 0;
-		fprintf(stderr, "gaptrace diff: %s %s: %m\n", tag, src);
+		fprintf(stderr, "gaptrace diff: %s %s: %s\n", tag, src,
+			gt_cli_report_error(errno, why, sizeof(why)));
 		return GT_EXIT_NO_INPUT;
 	}
 	char cmd[4200]; /* messages name the side: there are two */

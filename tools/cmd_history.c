@@ -4,6 +4,7 @@
  * gaptrace archive) with their headline numbers, oldest first.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +44,9 @@ static const gt_cli_help history_help = {
 		"be read, by when it was archived): the entry, when it was captured, the GPU, the "
 		"wall time (the longest GPU window), how busy the GPUs were, the largest finding "
 		"and the command. Compare two with gaptrace diff ENTRY ENTRY, or the latest (the "
-		"last listed) with gaptrace diff --baseline ARCHIVE NEW.",
+		"last listed) with gaptrace diff --baseline ARCHIVE NEW. A report larger than "
+		"16 MiB is not read (GAPTRACE_MAX_REPORT_MB=N allows N MiB; reading one takes up "
+		"to 48 times its size in memory).",
 	.groups = {&history_group},
 	.exits = history_exits,
 	.examples = {"gaptrace history ~/gaptrace-runs"},
@@ -63,12 +66,15 @@ static void list_entry(const char *dir, const char *name)
 	char *json = NULL;
 	size_t len = 0;
 	snprintf(path, sizeof(path), "%s/%s/report.json", dir, name);
-	gt_diff_stats *s = gt_cli_slurp(path, (size_t)1 << 31, &json, &len) == 0
-				   ? gt_diff_stats_parse(json, len, name, err, sizeof(err))
-				   : NULL;
+	int big = gt_cli_slurp_report(path, &json, &len) < 0 && errno == EFBIG;
+	gt_diff_stats *s = json ? gt_diff_stats_parse(json, len, name, err, sizeof(err)) : NULL;
 	free(json);
 	if (!s) {
-		printf("%-36s (report unreadable)\n", name);
+		if (big)
+			printf("%-36s (report larger than %zu MiB: GAPTRACE_MAX_REPORT_MB)\n", name,
+			       gt_cli_report_max() >> 20);
+		else
+			printf("%-36s (report unreadable)\n", name);
 		return;
 	}
 	uint64_t wall = 0, busy = 0, win = 0;

@@ -237,3 +237,32 @@ int gt_cli_slurp(const char *path, size_t max, char **buf, size_t *len)
 	errno = e;
 	return -1;
 }
+
+size_t gt_cli_report_max(void)
+{
+	const char *v = getenv("GAPTRACE_MAX_REPORT_MB");
+	char *end = NULL;
+	errno = 0;
+	unsigned long mb = v && *v >= '0' && *v <= '9' ? strtoul(v, &end, 10) : 0;
+	if (errno || !end || *end || mb < 1 || mb > 65536)
+		mb = GT_CLI_REPORT_MAX_MB;
+	return (size_t)mb << 20;
+}
+
+int gt_cli_slurp_report(const char *path, char **buf, size_t *len)
+{
+	return gt_cli_slurp(path, gt_cli_report_max(), buf, len);
+}
+
+const char *gt_cli_report_error(int e, char *buf, size_t cap)
+{
+	if (e == EFBIG)
+		snprintf(buf, cap,
+			 "the report is larger than %zu MiB, the most a saved report may be (reading "
+			 "one takes up to 48 times its size in memory); GAPTRACE_MAX_REPORT_MB=N "
+			 "allows N MiB",
+			 gt_cli_report_max() >> 20);
+	else
+		snprintf(buf, cap, "%s", strerror(e));
+	return buf;
+}

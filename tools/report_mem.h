@@ -95,4 +95,23 @@ void gt_cli_dir_contents(const char *path, size_t *trace_dirs, size_t *entries, 
  *  max bytes). @return 0, or -1 with errno (EFBIG when over max). */
 int gt_cli_slurp(const char *path, size_t max, char **buf, size_t *len);
 
+/** Default of gt_cli_report_max, in MiB. */
+#define GT_CLI_REPORT_MAX_MB 16
+
+/**
+ * The largest saved JSON report that diff, history and archive read, in
+ * bytes: $GAPTRACE_MAX_REPORT_MB MiB when it is a whole number 1 .. 65536,
+ * else GT_CLI_REPORT_MAX_MB MiB. Reading a report takes up to about 48
+ * times its size (its cJSON tree: 45 times for a series of small numbers),
+ * so this bounds their memory: 768 MiB at the default.
+ */
+size_t gt_cli_report_max(void);
+
+/** gt_cli_slurp of a saved report, at most gt_cli_report_max() bytes. */
+int gt_cli_slurp_report(const char *path, char **buf, size_t *len);
+
+/** Why gt_cli_slurp_report failed with errno e, in buf (cap bytes): over
+ *  the cap says the cap and how to raise it. @return buf. */
+const char *gt_cli_report_error(int e, char *buf, size_t cap);
+
 #endif

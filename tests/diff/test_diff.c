@@ -399,6 +399,167 @@ START_TEST(bad_reports_refused)
 }
 END_TEST
 
+/* The error of parsing json (which must fail), or "" when it parsed. */
+static const char *parse_err(const char *json)
+{
+	static char err[512];
+	gt_diff_stats *s = gt_diff_stats_parse(json, strlen(json), "x", err, sizeof(err));
+	if (s) {
+		gt_diff_stats_free(s);
+		return "";
+	}
+	ck_assert(err[0]);
+	return err;
+}
+
+#define ONE_GPU(members) \
+	"{\"schema\":\"gaptrace.report/1\",\"gpus\":[{\"index\":0," members "}]}"
+
+START_TEST(numbers_out_of_range_refused)
+{
+	/* issue 25 row 12: these were cast to uint64_t (UB; 0 in release builds) */
+	static const struct {
+		const char *json, *says;
+	} bad[] = {
+		{ONE_GPU("\"busy_ns\":1e308"), "field gpus[0].busy_ns is 1e+308: a whole number"},
+		{ONE_GPU("\"busy_ns\":1e999"), "field gpus[0].busy_ns is inf"},
+		{ONE_GPU("\"busy_ns\":-1"), "field gpus[0].busy_ns is -1"},
+		{ONE_GPU("\"busy_ns\":1.5"), "field gpus[0].busy_ns is 1.5"},
+		{ONE_GPU("\"busy_ns\":36893488147419103232"), "gpus[0].busy_ns is 3.68935e+19"},
+		{ONE_GPU("\"busy_ns\":\"12\""), "gpus[0].busy_ns is a string where a number"},
+		{"{\"schema\":\"gaptrace.report/1\",\"gpus\":[{\"index\":4294967296}]}",
+		 "field gpus[0].index is 4.29497e+09: a whole "
+						  "number from 0 to 4294967295"},
+		{ONE_GPU("\"utilization\":1e999"), "gpus[0].utilization is inf: a finite number"},
+		{ONE_GPU("\"utilization_windows\":{\"series\":[0.5,1e300]}"),
+		 "field gpus[0].utilization_windows.series[1] is 1e+300: out of range"},
+		{ONE_GPU("\"kernels\":[{\"short_name\":\"k\",\"total_ns\":-5}]"),
+		 "field gpus[0].kernels[0].total_ns is -5"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *e = parse_err(bad[i].json);
+		ck_assert_msg(strstr(e, bad[i].says), "%s: said '%s'", bad[i].json, e);
+	}
+}
+END_TEST
+
+START_TEST(u64_max_round_trips)
+{
+	/* the report writes uint64 values as they are: 2^64 - 1 reads back */
+	char err[256];
+	const char *j = "{\"schema\":\"gaptrace.report/1\",\"time_origin_ns\":18446744073709551615,"
+			"\"gpus\":[{\"index\":4294967295,\"window_ns\":18446744073709551615,"
+			"\"busy_ns\":9007199254740993,\"kernels\":[{\"short_name\":\"k\","
+			"\"count\":18446744073709551615}]}]}";
+	gt_diff_stats *s = gt_diff_stats_parse(j, strlen(j), "x", err, sizeof(err));
+	ck_assert_msg(s != NULL, "%s", err);
+	ck_assert_uint_eq(s->time_origin_ns, UINT64_MAX);
+	ck_assert_uint_eq(s->gpus[0].index, UINT32_MAX);
+	ck_assert_uint_eq(s->gpus[0].window_ns, UINT64_MAX);
+	ck_assert_uint_eq(s->gpus[0].kernels[0].count, UINT64_MAX);
+	/* past 2^53: within a double's rounding */
+	ck_assert_uint_eq(s->gpus[0].busy_ns, 9007199254740992ull);
+	gt_diff_stats_free(s);
+}
+END_TEST
+
+START_TEST(fields_of_the_wrong_type_refused)
+{
+	static const struct {
+		const char *json, *says;
+	} bad[] = {
+		{"{\"schema\":\"gaptrace.report/1\",\"gpus\":{\"index\":0}}",
+		 "field gpus is an object where an array is wanted"},
+		{"{\"schema\":\"gaptrace.report/1\",\"gpus\":[3]}",
+		 "field gpus[0] is a number where an object is wanted"},
+		{"{\"schema\":7}", "field schema is a number where a string is wanted"},
+		{ONE_GPU("\"name\":[\"G\"]"), "field gpus[0].name is an array where a string"},
+		{ONE_GPU("\"causes\":[1]"), "field gpus[0].causes is an array where an object"},
+		{ONE_GPU("\"causes\":{\"host_busy\":\"x\"}"), "field gpus[0].causes.host_busy is "
+							       "a string"},
+		{ONE_GPU("\"steps\":{\"items\":[{\"dur_ns\":true}]}"),
+		 "field gpus[0].steps.items[0].dur_ns is a boolean where a number"},
+		{ONE_GPU("\"launch_latency\":{\"queued\":{\"exact\":1}}"),
+		 "field gpus[0].launch_latency.queued.exact is a number where a boolean"},
+		{"{\"schema\":\"gaptrace.report/1\",\"findings\":[{\"id\":\"a\",\"gpu\":\"0\"}]}",
+		 "field findings[0].gpu is a string where a number"},
+		{"{\"schema\":\"gaptrace.report/1\",\"diagnosis\":{\"gpus\":[{\"wave\":{\"found\":"
+		 "\"yes\"}}]}}",
+		 "field diagnosis.gpus[0].wave.found is a string where a boolean"},
+		{"{\"schema\":\"gaptrace.report/1\",\"traces\":[{\"losses\":{\"kernel\":{\"count\":"
+		 "-2}}}]}",
+		 "field traces[0].losses.kernel.count is -2"},
+		{"{\"schema\":\"gaptrace.report/1\",\"slice\":{\"gpu\":\"all\"}}",
+		 "field slice.gpu is a string where a number"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *e = parse_err(bad[i].json);
+		ck_assert_msg(strstr(e, bad[i].says), "%s: said '%s'", bad[i].json, e);
+	}
+	/* null is an absent field (an older report), as a missing key is */
+	ck_assert_str_eq(parse_err(ONE_GPU("\"busy_ns\":null,\"kernels\":null")), "");
+}
+END_TEST
+
+/* A report of GPUs with the given UUIDs, each with kernels k0.. of the
+ * given count, listed from the last. Caller frees. */
+static char *many_report(const char *const *uuids, size_t ngpus, size_t nkernels,
+			 unsigned total_ns)
+{
+	size_t cap = 256 + ngpus * (128 + nkernels * 64), len = 0;
+	char *s = malloc(cap);
+	len += (size_t)snprintf(s + len, cap - len, "{\"schema\":\"gaptrace.report/1\",\"gpus\":[");
+	for (size_t g = 0; g < ngpus; g++) {
+		len += (size_t)snprintf(s + len, cap - len,
+					"%s{\"index\":%zu,\"uuid\":\"%s\",\"window_ns\":1000,"
+					"\"busy_ns\":500,\"kernels\":[",
+					g ? "," : "", g, uuids[g]);
+		for (size_t k = 0; k < nkernels; k++)
+			len += (size_t)snprintf(s + len, cap - len,
+						"%s{\"short_name\":\"k%zu\",\"count\":1,"
+						"\"total_ns\":%zu}",
+						k ? "," : "", nkernels - 1 - k, total_ns + k);
+		len += (size_t)snprintf(s + len, cap - len, "]}");
+	}
+	snprintf(s + len, cap - len, "]}");
+	return s;
+}
+
+START_TEST(matching_pairs_names_and_uuids)
+{
+	/* GPUs: duplicate UUIDs pair in order, those left over in order */
+	const char *bu[] = {"GPU-x", "GPU-a", "GPU-x", "", "GPU-q"};
+	const char *nu[] = {"GPU-x", "", "GPU-x", "GPU-a", "GPU-z", "GPU-x"};
+	gt_diff_stats *b = parse(many_report(bu, 5, 300, 100));
+	gt_diff_stats *n = parse(many_report(nu, 6, 200, 200));
+	gt_diff_opts o = {.top_kernels = 1000};
+	gt_diff *d = gt_diff_new(b, n, &o);
+	ck_assert_uint_eq(gt_diff_ngpus(d), 6);
+	static const int want_new[] = {0, 3, 2, 1, 4};
+	for (size_t i = 0; i < 5; i++)
+		ck_assert_ptr_eq(gt_diff_gpu_at(d, i)->new_, &n->gpus[want_new[i]]);
+	ck_assert_ptr_null(gt_diff_gpu_at(d, 5)->base);
+	ck_assert_ptr_eq(gt_diff_gpu_at(d, 5)->new_, &n->gpus[5]);
+	/* kernels: k0..k199 in both, k200..k299 gone */
+	const gt_diff_gpu *p = gt_diff_gpu_at(d, 0);
+	ck_assert_uint_eq(p->nkernels, 300);
+	size_t both = 0, gone = 0;
+	for (size_t i = 0; i < p->nkernels; i++) {
+		const gt_diff_kchange *c = &p->kernels[i];
+		unsigned k = (unsigned)atoi(c->name + 1);
+		both += c->base_count && c->new_count;
+		gone += c->base_count && !c->new_count;
+		ck_assert_uint_eq(c->base_ns, 100 + 299 - k);
+		ck_assert_uint_eq(c->new_ns, k < 200 ? 200 + 199 - k : 0);
+	}
+	ck_assert_uint_eq(both, 200);
+	ck_assert_uint_eq(gone, 100);
+	gt_diff_free(d);
+	gt_diff_stats_free(n);
+	gt_diff_stats_free(b);
+}
+END_TEST
+
 /* ------------------------------------------------------------ cli */
 
 static char *g_tmp;
@@ -843,6 +1004,47 @@ START_TEST(slicing_needs_traces)
 }
 END_TEST
 
+START_TEST(report_cap_said)
+{
+	/* issue 25 row 7: a saved report past the cap is refused, saying it */
+	enter_tmp();
+	FILE *f = fopen("big.json", "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("{\"schema\":\"gaptrace.report/1\",\"gpus\":[{\"index\":0,\"window_ns\":100,"
+	      "\"busy_ns\":50,\"utilization_windows\":{\"window_ns\":10,\"series\":[", f);
+	for (int i = 0; i < 800000; i++) /* 1.6 MB */
+		fputs("0,", f);
+	fputs("0]}}]}", f);
+	ck_assert_int_eq(fclose(f), 0);
+	setenv("GAPTRACE_MAX_REPORT_MB", "1", 1);
+	ck_assert_int_eq(RUN("diff", "big.json", "big.json"), 1);
+	ck_assert_int_eq(size_of("out"), 0);
+	ck_assert(has("err", "larger than 1 MiB"));
+	ck_assert(has("err", "GAPTRACE_MAX_REPORT_MB"));
+	setenv("GAPTRACE_MAX_REPORT_MB", "2", 1);
+	ck_assert_int_eq(RUN("diff", "big.json", "big.json"), 0);
+	unsetenv("GAPTRACE_MAX_REPORT_MB");
+	ck_assert_int_eq(RUN("diff", "big.json", "big.json"), 0); /* 16 MiB by default */
+	leave_tmp();
+}
+END_TEST
+
+START_TEST(bad_field_said_nothing_printed)
+{
+	/* a field of the wrong type: the error names it, stdout stays empty */
+	enter_tmp();
+	FILE *f = fopen("bad.json", "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("{\"schema\":\"gaptrace.report/1\",\"gpus\":[{\"index\":0,\"busy_ns\":\"5\"}]}", f);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(RUN("diff", "--json", "bad.json", "bad.json"), 1);
+	ck_assert_int_eq(size_of("out"), 0);
+	ck_assert(has("err", "BASE bad.json: field gpus[0].busy_ns is a string where a number "
+			     "is wanted"));
+	leave_tmp();
+}
+END_TEST
+
 START_TEST(help_texts)
 {
 	enter_tmp();
@@ -878,6 +1080,10 @@ int main(void)
 	tcase_add_test(tc, step_noise_within_spread);
 	tcase_add_test(tc, sliced_report_said);
 	tcase_add_test(tc, bad_reports_refused);
+	tcase_add_test(tc, numbers_out_of_range_refused);
+	tcase_add_test(tc, u64_max_round_trips);
+	tcase_add_test(tc, fields_of_the_wrong_type_refused);
+	tcase_add_test(tc, matching_pairs_names_and_uuids);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("cli");
 	tcase_set_timeout(tc, 120);
@@ -891,6 +1097,8 @@ int main(void)
 	tcase_add_test(tc, steps_regression_per_step);
 	tcase_add_test(tc, slicing_said_per_side);
 	tcase_add_test(tc, slicing_needs_traces);
+	tcase_add_test(tc, report_cap_said);
+	tcase_add_test(tc, bad_field_said_nothing_printed);
 	tcase_add_test(tc, help_texts);
 	suite_add_tcase(s, tc);
 	return gt_suite_run(s);

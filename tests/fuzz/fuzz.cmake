@@ -9,6 +9,8 @@
 #   cmake --build build-fuzz --target fuzz_reader
 #   build-fuzz/tests/fuzz_reader -max_total_time=300 tests/fuzz/corpus/reader
 #
+# fuzz_diff feeds bytes as a saved JSON report to the diff (its fuzz build
+# uses an instrumented copy of the diff library).
 # fuzz_analysis and fuzz_export feed bytes as traces to the analysis, the
 # diagnosis, the reports and the exporters (fuzz_trace.h); their fuzz builds
 # use instrumented copies of those libraries too.
@@ -17,12 +19,17 @@ set(_fuzz_targets reader header ctl roundtrip)
 set(_fuzz_trace_targets analysis export)
 # fuzz_symbolize: bytes as an ELF file to the native-frame symbolizer
 set(_fuzz_elf_targets symbolize)
+# fuzz_diff: bytes as a saved JSON report to the diff (it needs cJSON)
+set(_fuzz_json_targets "")
+if(CJSON_FOUND)
+  set(_fuzz_json_targets diff)
+endif()
 # the library each trace target exercises (it brings what it builds on)
 set(_fuzz_lib_analysis report)
 set(_fuzz_lib_export export)
 set(_fuzz_minijson ${PROJECT_SOURCE_DIR}/tests/analysis/minijson.c)
 
-foreach(t ${_fuzz_targets} ${_fuzz_trace_targets} ${_fuzz_elf_targets})
+foreach(t ${_fuzz_targets} ${_fuzz_trace_targets} ${_fuzz_elf_targets} ${_fuzz_json_targets})
   add_executable(fuzz_${t}_replay ${_fuzz_dir}/fuzz_${t}.c ${_fuzz_dir}/replay.c)
   target_link_libraries(fuzz_${t}_replay PRIVATE gaptrace::format)
   target_include_directories(fuzz_${t}_replay PRIVATE ${PROJECT_SOURCE_DIR}/format/src)
@@ -35,6 +42,11 @@ foreach(t ${_fuzz_trace_targets})
   target_link_libraries(fuzz_${t}_replay PRIVATE gaptrace::${_fuzz_lib_${t}})
 endforeach()
 target_link_libraries(fuzz_symbolize_replay PRIVATE gaptrace::analysis)
+foreach(t ${_fuzz_json_targets})
+  target_sources(fuzz_${t}_replay PRIVATE ${_fuzz_minijson})
+  target_include_directories(fuzz_${t}_replay PRIVATE ${PROJECT_SOURCE_DIR}/tests/analysis)
+  target_link_libraries(fuzz_${t}_replay PRIVATE gaptrace::diff)
+endforeach()
 
 if(GAPTRACE_BUILD_FUZZ)
   if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
@@ -54,7 +66,11 @@ if(GAPTRACE_BUILD_FUZZ)
   # diagnosis, the reports and the
   # exporters (their sources are absolute paths), linked like the originals
   set(_fuzz_prev gaptrace_format_fuzz)
-  foreach(lib common analysis diagnosis report export)
+  set(_fuzz_libs common analysis diagnosis report export)
+  if(CJSON_FOUND)
+    list(APPEND _fuzz_libs diff)
+  endif()
+  foreach(lib ${_fuzz_libs})
     get_target_property(_srcs gaptrace_${lib} SOURCES)
     get_target_property(_dir gaptrace_${lib} SOURCE_DIR)
     list(TRANSFORM _srcs PREPEND ${_dir}/ REGEX "^src/")
@@ -66,8 +82,12 @@ if(GAPTRACE_BUILD_FUZZ)
     set(_fuzz_prev gaptrace_${lib}_fuzz)
   endforeach()
   # report and export both sit on the diagnosis; the chain above puts export
-  # on report, which it does not need but does no harm.
-  foreach(t ${_fuzz_targets} ${_fuzz_trace_targets} ${_fuzz_elf_targets})
+  # on report, which it does not need but does no harm (nor diff on export).
+  if(CJSON_FOUND)
+    target_compile_definitions(gaptrace_diff_fuzz PRIVATE GAPTRACE_HAVE_CJSON=1)
+    target_link_libraries(gaptrace_diff_fuzz PRIVATE PkgConfig::CJSON)
+  endif()
+  foreach(t ${_fuzz_targets} ${_fuzz_trace_targets} ${_fuzz_elf_targets} ${_fuzz_json_targets})
     add_executable(fuzz_${t} ${_fuzz_dir}/fuzz_${t}.c)
     target_include_directories(fuzz_${t} PRIVATE ${PROJECT_SOURCE_DIR}/format/src)
     target_compile_options(fuzz_${t} PRIVATE
@@ -81,6 +101,11 @@ if(GAPTRACE_BUILD_FUZZ)
     target_link_libraries(fuzz_${t} PRIVATE gaptrace_${_fuzz_lib_${t}}_fuzz)
   endforeach()
   target_link_libraries(fuzz_symbolize PRIVATE gaptrace_analysis_fuzz)
+  foreach(t ${_fuzz_json_targets})
+    target_sources(fuzz_${t} PRIVATE ${_fuzz_minijson})
+    target_include_directories(fuzz_${t} PRIVATE ${PROJECT_SOURCE_DIR}/tests/analysis)
+    target_link_libraries(fuzz_${t} PRIVATE gaptrace_${t}_fuzz)
+  endforeach()
 endif()
 
 # Regenerates the crafted inputs of corpus/{analysis,export,symbolize}/ (by hand, when

@@ -88,10 +88,11 @@ static double rel_se(const gt_diff_gpu *p, const gt_diff_gpu_stats *g)
 	size_t skip = (size_t)((g->cause_ns[GT_CAUSE_STARTUP] + g->util_window_ns - 1) /
 			       g->util_window_ns);
 	size_t n = g->nutil > skip + 1 ? g->nutil - skip - 1 : 0; /* the last is partial */
-	size_t per = p->unit == GT_DIFF_UNIT_PERIOD
-			     ? (size_t)llround(g->period_ns / (double)g->util_window_ns)
-			     : n / 20;
-	per = per ? per : 1;
+	double want = p->unit == GT_DIFF_UNIT_PERIOD
+			      ? round(g->period_ns / (double)g->util_window_ns)
+			      : (double)(n / 20);
+	/* a period past the series (any double a report holds) is no batch */
+	size_t per = want <= 1 ? 1 : want <= (double)n ? (size_t)want : n + 1;
 	size_t nb = n / per;
 	if (nb < 2)
 		return -1;
@@ -267,15 +268,58 @@ static int compare_steps(gt_diff_gpu *p)
 	return 0;
 }
 
-/* ------------------------------------------------------------ findings */
+/* ------------------------------------------------------------ matching */
 
-static const gt_diff_finding *find_finding(const gt_diff_gpu_stats *g, const char *id)
+/* Items matched by name (kernels, findings, GPU UUIDs): sorted by name,
+ * then by place, so the first item of a name is found by binary search and
+ * matching is n log n (it was a scan of the other side per item: 57 s for
+ * 10^5 kernels). */
+typedef struct named {
+	const char *name;
+	size_t i;              /* its place in its side's list */
+} named;
+
+static int by_name(const void *x, const void *y)
 {
-	for (size_t i = 0; i < g->nfindings; i++)
-		if (!strcmp(g->findings[i].id, id))
-			return &g->findings[i];
-	return NULL;
+	const named *a = x, *b = y;
+	int c = strcmp(a->name, b->name);
+	return c ? c : a->i < b->i ? -1 : a->i > b->i;
 }
+
+/* n names (name i at base + i * stride), sorted; NULL out of memory (or
+ * none: n 0). Caller frees. */
+static named *sort_names(const void *base, size_t n, size_t stride)
+{
+	named *v = n ? malloc(n * sizeof(*v)) : NULL;
+	for (size_t i = 0; v && i < n; i++)
+		v[i] = (named){*(const char *const *)((const char *)base + i * stride), i};
+	if (v)
+		qsort(v, n, sizeof(*v), by_name);
+	return v;
+}
+
+/* The first place in v[0..n) (sorted) of a name >= name. */
+static size_t name_lower(const named *v, size_t n, const char *name)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t m = lo + (hi - lo) / 2;
+		if (strcmp(v[m].name, name) < 0)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo;
+}
+
+/* The first item named name (its place in its list), or SIZE_MAX. */
+static size_t name_find(const named *v, size_t n, const char *name)
+{
+	size_t k = name_lower(v, n, name);
+	return k < n && !strcmp(v[k].name, name) ? v[k].i : SIZE_MAX;
+}
+
+/* ------------------------------------------------------------ findings */
 
 static int by_change(const void *x, const void *y)
 {
@@ -284,14 +328,25 @@ static int by_change(const void *x, const void *y)
 	return da < db ? 1 : da > db ? -1 : strcmp(a->id, b->id);
 }
 
+/* Findings of both sides, BASE's order then NEW's alone. @return 0, -1
+ * out of memory. */
 static int compare_findings(gt_diff_gpu *p, gt_diff_fchange *v)
 {
 	size_t n = 0;
+	named *ix[2] = {sort_names(p->base->findings, p->base->nfindings, sizeof(gt_diff_finding)),
+			sort_names(p->new_->findings, p->new_->nfindings, sizeof(gt_diff_finding))};
+	if ((p->base->nfindings && !ix[0]) || (p->new_->nfindings && !ix[1])) {
+		free(ix[0]);
+		free(ix[1]);
+		return -1;
+	}
 	for (int side = 0; side < 2; side++) {
 		const gt_diff_gpu_stats *g = side ? p->new_ : p->base;
 		const gt_diff_gpu_stats *o = side ? p->base : p->new_;
 		for (size_t i = 0; i < g->nfindings; i++) {
-			const gt_diff_finding *f = &g->findings[i], *f2 = find_finding(o, f->id);
+			size_t k = name_find(ix[!side], o->nfindings, g->findings[i].id);
+			const gt_diff_finding *f = &g->findings[i];
+			const gt_diff_finding *f2 = k == SIZE_MAX ? NULL : &o->findings[k];
 			if (side && f2)
 				continue; /* already paired from BASE */
 			gt_diff_fchange *c = &v[n++];
@@ -305,18 +360,12 @@ static int compare_findings(gt_diff_gpu *p, gt_diff_fchange *v)
 				  : d < -0.01 ? GT_DIFF_SHRANK : GT_DIFF_SAME;
 		}
 	}
+	free(ix[0]);
+	free(ix[1]);
 	qsort(v, n, sizeof(*v), by_change);
 	p->findings = v;
 	p->nfindings = n;
 	return 0;
-}
-
-static const gt_diff_kernel *find_kernel(const gt_diff_gpu_stats *g, const char *name)
-{
-	for (size_t i = 0; i < g->nkernels; i++)
-		if (!strcmp(g->kernels[i].name, name))
-			return &g->kernels[i];
-	return NULL;
 }
 
 static int by_added(const void *x, const void *y)
@@ -326,16 +375,27 @@ static int by_added(const void *x, const void *y)
 											     : 0;
 }
 
-static void compare_kernels(gt_diff_gpu *p, gt_diff_kchange *v, size_t top)
+/* Kernels of both sides, BASE's order then NEW's alone, by added time.
+ * @return 0, -1 out of memory. */
+static int compare_kernels(gt_diff_gpu *p, gt_diff_kchange *v, size_t top)
 {
 	size_t n = 0;
 	double ub = gt_diff_units(p, p->base), un = gt_diff_units(p, p->new_);
 	double scale = p->unit == GT_DIFF_UNIT_WORK ? 1e9 : 1; /* per step or period, per busy s */
+	named *ix[2] = {sort_names(p->base->kernels, p->base->nkernels, sizeof(gt_diff_kernel)),
+			sort_names(p->new_->kernels, p->new_->nkernels, sizeof(gt_diff_kernel))};
+	if ((p->base->nkernels && !ix[0]) || (p->new_->nkernels && !ix[1])) {
+		free(ix[0]);
+		free(ix[1]);
+		return -1;
+	}
 	for (int side = 0; side < 2; side++) {
 		const gt_diff_gpu_stats *g = side ? p->new_ : p->base;
 		const gt_diff_gpu_stats *o = side ? p->base : p->new_;
 		for (size_t i = 0; i < g->nkernels; i++) {
-			const gt_diff_kernel *k = &g->kernels[i], *k2 = find_kernel(o, k->name);
+			size_t m = name_find(ix[!side], o->nkernels, g->kernels[i].name);
+			const gt_diff_kernel *k = &g->kernels[i];
+			const gt_diff_kernel *k2 = m == SIZE_MAX ? NULL : &o->kernels[m];
 			if (side && k2)
 				continue;
 			const gt_diff_kernel *kb = side ? NULL : k, *kn = side ? k : k2;
@@ -349,9 +409,12 @@ static void compare_kernels(gt_diff_gpu *p, gt_diff_kchange *v, size_t top)
 						    (ub > 0 ? (double)c->base_ns / ub : 0));
 		}
 	}
+	free(ix[0]);
+	free(ix[1]);
 	qsort(v, n, sizeof(*v), by_added);
 	p->kernels = v;
 	p->nkernels = n < top ? n : top;
+	return 0;
 }
 
 /* NEW's call site with the most idle time of the top cause (host stacks):
@@ -393,21 +456,53 @@ static int compare_pair(gt_diff *d, gt_diff_gpu *p)
 		free(kv);
 		return -1;
 	}
-	compare_findings(p, fv);
-	compare_kernels(p, kv, d->top_kernels);
+	p->findings = fv; /* freed with the diff, even on a failure */
+	p->kernels = kv;
+	return compare_findings(p, fv) < 0 || compare_kernels(p, kv, d->top_kernels) < 0 ? -1 : 0;
+}
+
+/* Pass 0 of the pairing: each GPU of BASE with a UUID takes the first GPU
+ * of NEW with that UUID not taken yet (match[i], used[j]). @return 0, -1
+ * out of memory. */
+static int pair_by_uuid(const gt_diff_stats *b, const gt_diff_stats *n,
+			const gt_diff_gpu_stats **match, char *used)
+{
+	named *ix = n->ngpus ? sort_names(&n->gpus[0].uuid, n->ngpus, sizeof(gt_diff_gpu_stats))
+			     : NULL; /* no GPU: no &NULL[0] */
+	size_t *taken = calloc(n->ngpus + 1, sizeof(*taken)); /* by the first place of a UUID */
+	if ((n->ngpus && !ix) || !taken) {
+		free(ix);
+		free(taken);
+		return -1;
+	}
+	for (size_t i = 0; i < b->ngpus; i++) {
+		const char *u = b->gpus[i].uuid;
+		size_t k = *u ? name_lower(ix, n->ngpus, u) : n->ngpus;
+		size_t at = k + taken[k]; /* a UUID's GPUs are taken in order */
+		if (at < n->ngpus && !strcmp(ix[at].name, u)) {
+			match[i] = &n->gpus[ix[at].i];
+			used[ix[at].i] = 1;
+			taken[k]++;
+		}
+	}
+	free(ix);
+	free(taken);
 	return 0;
 }
 
-/* The GPU of NEW that pairs with BASE's g, not used yet: pass 0 the same
- * UUID; pass 1 (GPUs left over: another machine, no UUID) the next one in
- * order. NULL when none. */
-static const gt_diff_gpu_stats *partner(const gt_diff_stats *n, const gt_diff_gpu_stats *g,
-					const char *used, int pass)
+/* Pass 1: the GPUs of BASE left over take those of NEW left over, in order. */
+static void pair_in_order(const gt_diff_stats *b, const gt_diff_stats *n,
+			  const gt_diff_gpu_stats **match, char *used)
 {
-	for (size_t i = 0; i < n->ngpus; i++)
-		if (!used[i] && (pass || (*g->uuid && !strcmp(n->gpus[i].uuid, g->uuid))))
-			return &n->gpus[i];
-	return NULL;
+	size_t j = 0;
+	for (size_t i = 0; i < b->ngpus; i++) {
+		while (j < n->ngpus && used[j])
+			j++;
+		if (!match[i] && j < n->ngpus) {
+			match[i] = &n->gpus[j];
+			used[j] = 1;
+		}
+	}
 }
 
 static void add_row(gt_diff *d, const gt_diff_gpu_stats *b, const gt_diff_gpu_stats *n)
@@ -431,10 +526,12 @@ static int pair_gpus(gt_diff *d)
 		free(match);
 		return -1;
 	}
-	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < b->ngpus; i++)
-			if (!match[i] && (match[i] = partner(n, &b->gpus[i], used, pass)))
-				used[match[i] - n->gpus] = 1;
+	if (pair_by_uuid(b, n, match, used) < 0) {
+		free(used);
+		free(match);
+		return -1;
+	}
+	pair_in_order(b, n, match, used);
 	for (size_t i = 0; i < b->ngpus; i++)
 		add_row(d, &b->gpus[i], match[i]);
 	for (size_t i = 0; i < n->ngpus; i++)

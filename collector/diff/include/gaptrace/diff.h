@@ -23,7 +23,8 @@
  *
  * The model (the exact rules are in the design block of src/diff.c)
  *   GPUs are paired by UUID, then the GPUs left over in order (another
- *   machine: other UUIDs).
+ *   machine: other UUIDs); kernels by name and findings by id, the first
+ *   of a name in the other side (sorted names: n log n).
  *   For each pair the "unit" is the step when both sides have steps (the
  *   report's gpus[].steps: NVTX step ranges or the periods of the steady
  *   state), else the detected period (gt_diag_wave) when both sides have
@@ -165,9 +166,18 @@ GT_API int gt_diff_json_supported(void);
  * Read a JSON report (schema gaptrace.report/1, findings included: a
  * report made without --no-findings) from len bytes of text. label is
  * copied (NULL: "").
+ * Every field read is type-checked: a field of another JSON type than its
+ * own, or a number its field cannot hold (negative, fractional, not
+ * finite, past 2^64 - 1; past 2^32 - 1 for indices and pids), fails with
+ * the field's JSON path in err ("field gpus[0].busy_ns is -1: ..."). A
+ * missing or null field reads as 0, "" or absent. 2^64 - 1 (which the
+ * report writes for some values) reads back as it is; other numbers past
+ * 2^53 within a double's rounding. Time and memory are linear in len
+ * (cJSON's tree: up to about 45 bytes per byte of text).
  * @return the side (free with gt_diff_stats_free), or NULL with errno set
- *         (EINVAL: not JSON, another schema, or this build has no JSON
- *         reader; ENOMEM) and a message in err (cap bytes, may be NULL).
+ *         (EINVAL: not JSON, another schema, a bad field, or this build has
+ *         no JSON reader; ENOMEM) and a message in err (cap bytes, may be
+ *         NULL).
  */
 GT_API gt_diff_stats *gt_diff_stats_parse(const char *text, size_t len, const char *label,
 					  char *err, size_t cap);
