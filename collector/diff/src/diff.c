@@ -51,6 +51,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -286,13 +287,13 @@ static int by_name(const void *x, const void *y)
 	return c ? c : a->i < b->i ? -1 : a->i > b->i;
 }
 
-/* n names (name i at base + i * stride), sorted; NULL out of memory (or
- * none: n 0). Caller frees. */
-static named *sort_names(const void *base, size_t n, size_t stride)
+/* The names of n items (item i at base + i * stride, its name the char *
+ * at offset off), sorted; NULL out of memory (or none: n 0). Caller frees. */
+static named *sort_names(const void *base, size_t n, size_t stride, size_t off)
 {
 	named *v = n ? malloc(n * sizeof(*v)) : NULL;
 	for (size_t i = 0; v && i < n; i++)
-		v[i] = (named){*(const char *const *)((const char *)base + i * stride), i};
+		v[i] = (named){*(const char *const *)((const char *)base + i * stride + off), i};
 	if (v)
 		qsort(v, n, sizeof(*v), by_name);
 	return v;
@@ -333,8 +334,9 @@ static int by_change(const void *x, const void *y)
 static int compare_findings(gt_diff_gpu *p, gt_diff_fchange *v)
 {
 	size_t n = 0;
-	named *ix[2] = {sort_names(p->base->findings, p->base->nfindings, sizeof(gt_diff_finding)),
-			sort_names(p->new_->findings, p->new_->nfindings, sizeof(gt_diff_finding))};
+	const size_t sz = sizeof(gt_diff_finding), off = offsetof(gt_diff_finding, id);
+	named *ix[2] = {sort_names(p->base->findings, p->base->nfindings, sz, off),
+			sort_names(p->new_->findings, p->new_->nfindings, sz, off)};
 	if ((p->base->nfindings && !ix[0]) || (p->new_->nfindings && !ix[1])) {
 		free(ix[0]);
 		free(ix[1]);
@@ -382,8 +384,9 @@ static int compare_kernels(gt_diff_gpu *p, gt_diff_kchange *v, size_t top)
 	size_t n = 0;
 	double ub = gt_diff_units(p, p->base), un = gt_diff_units(p, p->new_);
 	double scale = p->unit == GT_DIFF_UNIT_WORK ? 1e9 : 1; /* per step or period, per busy s */
-	named *ix[2] = {sort_names(p->base->kernels, p->base->nkernels, sizeof(gt_diff_kernel)),
-			sort_names(p->new_->kernels, p->new_->nkernels, sizeof(gt_diff_kernel))};
+	const size_t sz = sizeof(gt_diff_kernel), off = offsetof(gt_diff_kernel, name);
+	named *ix[2] = {sort_names(p->base->kernels, p->base->nkernels, sz, off),
+			sort_names(p->new_->kernels, p->new_->nkernels, sz, off)};
 	if ((p->base->nkernels && !ix[0]) || (p->new_->nkernels && !ix[1])) {
 		free(ix[0]);
 		free(ix[1]);
@@ -467,8 +470,8 @@ static int compare_pair(gt_diff *d, gt_diff_gpu *p)
 static int pair_by_uuid(const gt_diff_stats *b, const gt_diff_stats *n,
 			const gt_diff_gpu_stats **match, char *used)
 {
-	named *ix = n->ngpus ? sort_names(&n->gpus[0].uuid, n->ngpus, sizeof(gt_diff_gpu_stats))
-			     : NULL; /* no GPU: no &NULL[0] */
+	named *ix = sort_names(n->gpus, n->ngpus, sizeof(*n->gpus),
+			       offsetof(gt_diff_gpu_stats, uuid));
 	size_t *taken = calloc(n->ngpus + 1, sizeof(*taken)); /* by the first place of a UUID */
 	if ((n->ngpus && !ix) || !taken) {
 		free(ix);
