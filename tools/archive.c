@@ -36,6 +36,19 @@ static int is_dir(const char *p)
 	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* An archive's own entry: a directory, not a link, with a report.json that
+ * is a regular file, not a link (a link in the archive may point anywhere;
+ * only an entry gaptrace wrote is listed, and so taken as a baseline). */
+static int is_own_entry(const char *p)
+{
+	char rep[PATH_MAX + 320];
+	struct stat st;
+	if (lstat(p, &st) < 0 || !S_ISDIR(st.st_mode) ||
+	    (size_t)snprintf(rep, sizeof(rep), "%s/report.json", p) >= sizeof(rep))
+		return 0;
+	return lstat(rep, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 int gt_archive_entry_report(const char *path, char *buf, size_t cap)
 {
 	struct stat st;
@@ -82,13 +95,14 @@ typedef struct entry_key {
 	uint64_t t;
 } entry_key;
 
-/* Oldest capture first; the name (archive time, then -2, -3) breaks ties. */
+/* Oldest capture first; the name (archive time, then -2, -3 ... -10, as
+ * numbers, not as text) breaks ties. */
 static int by_capture(const void *a, const void *b)
 {
 	const entry_key *x = a, *y = b;
 	if (x->t != y->t)
 		return x->t < y->t ? -1 : 1;
-	return strcmp(x->name, y->name);
+	return strverscmp(x->name, y->name);
 }
 
 /* Sort the n names of dir's entries by when their runs were captured. */
@@ -117,14 +131,14 @@ int gt_archive_list(const char *dir, char ***names)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
-	char **v = NULL, p[PATH_MAX + 300], rep[PATH_MAX + 320];
+	char **v = NULL, p[PATH_MAX + 300];
 	int n = 0, cap = 0;
 	if (!d)
 		return -1;
 	while ((e = readdir(d)) != NULL) {
 		if (e->d_name[0] == '.' ||
 		    (size_t)snprintf(p, sizeof(p), "%s/%s", dir, e->d_name) >= sizeof(p) ||
-		    gt_archive_entry_report(p, rep, sizeof(rep)) < 0)
+		    !is_own_entry(p))
 			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 16;
@@ -341,8 +355,15 @@ static void program_name(char *buf, size_t cap, const char *cmdline)
 	clean_name(buf, cap, s, n - (size_t)(s - cmdline));
 }
 
-/* "DIR/YYYYmmdd-HHMMSS-HOST-PROG" (UTC) for the first name not taken. */
-static int entry_name(const char *dir, const char *command, time_t now, char *out, size_t cap)
+/* Renames the finished entry tmp to "DIR/YYYYmmdd-HHMMSS-HOST-PROG" (UTC),
+ * or with -2, -3 ... for the first name not taken, into out. The rename
+ * itself claims the name (RENAME_NOREPLACE): two archives finishing in the
+ * same second never take one name, nor one replace the other's entry (on
+ * a file system without RENAME_NOREPLACE: a check, then a rename, which
+ * cannot replace a finished entry, since a directory that is not empty is
+ * never replaced). */
+static int commit_entry(const char *tmp, const char *dir, const char *command, time_t now,
+			char *out, size_t cap)
 {
 	char host[256] = "", h[64], prog[64], stamp[32];
 	struct tm tm;
@@ -354,11 +375,19 @@ static int entry_name(const char *dir, const char *command, time_t now, char *ou
 		char suf[16] = "";
 		if (i > 1)
 			snprintf(suf, sizeof(suf), "-%d", i);
-		if ((size_t)snprintf(out, cap, "%s/%s-%s-%s%s", dir, stamp, h, prog, suf) >= cap)
+		if ((size_t)snprintf(out, cap, "%s/%s-%s-%s%s", dir, stamp, h, prog, suf) >= cap) {
+			errno = ENAMETOOLONG;
 			return -1;
-		if (access(out, F_OK) < 0 && errno == ENOENT)
+		}
+		int rc = renameat2(AT_FDCWD, tmp, AT_FDCWD, out, RENAME_NOREPLACE);
+		if (rc < 0 && (errno == EINVAL || errno == ENOSYS)) /* a file system without it */
+			rc = access(out, F_OK) == 0 ? (errno = EEXIST, -1) : rename(tmp, out);
+		if (rc == 0)
 			return 0;
+		if (errno != EEXIST && errno != ENOTEMPTY)
+			return -1;
 	}
+	errno = EEXIST;
 	return -1;
 }
 
@@ -514,8 +543,8 @@ int gt_archive_store(const gt_archive_req *r, char *entry, size_t cap)
 		fprintf(stderr, "%s: archive %s: %s\n", r->cmd, r->dir, strerror(errno));
 		goto out;
 	}
-	if (fill_entry(tmp, &m, json, len) < 0 || entry_name(r->dir, m.command, m.now, entry, cap) < 0 ||
-	    rename(tmp, entry) < 0) {
+	if (fill_entry(tmp, &m, json, len) < 0 ||
+	    commit_entry(tmp, r->dir, m.command, m.now, entry, cap) < 0) {
 		fprintf(stderr, "%s: archive %s: writing the entry failed: %s\n", r->cmd, r->dir,
 			strerror(errno));
 		remove_tree(tmp, 1);

@@ -15,6 +15,7 @@
  *            compared, refused for JSON reports).
  */
 #include <check.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <math.h>
 #include <spawn.h>
@@ -837,6 +838,115 @@ START_TEST(archive_round_trip)
 }
 END_TEST
 
+/* Copies file from to to (the tests' own small files). */
+static void copy_file(const char *from, const char *to)
+{
+	char *s = slurp(from);
+	FILE *f = fopen(to, "wb");
+	ck_assert_ptr_nonnull(f);
+	fputs(s, f);
+	fclose(f);
+	free(s);
+}
+
+/* An archive entry made by hand: DIR with REPORT's copy as its report.json. */
+static void fake_entry(const char *dir, const char *report)
+{
+	char p[4096];
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	snprintf(p, sizeof(p), "%s/report.json", dir);
+	copy_file(report, p);
+}
+
+/* Issue 25 row 16: entries of one second sort -2 ... -9 before -10 (as
+ * numbers), and a link in the archive (to an entry, or as an entry's
+ * report.json) is never listed, so never taken as the baseline. */
+START_TEST(archive_order_and_links)
+{
+	enter_tmp();
+	synth_pair();
+	ck_assert_int_eq(RUN("report", "--json", "-o", "base.json", "base"), 0);
+	ck_assert_int_eq(RUN("report", "--json", "-o", "new.json", "new"), 0);
+	ck_assert_int_eq(mkdir("runs", 0755), 0);
+	const char *stem = "runs/20260101-000000-host-prog";
+	char p[4096], q[4096];
+	fake_entry(stem, "base.json");
+	for (int i = 2; i <= 12; i++) {
+		snprintf(p, sizeof(p), "%s-%d", stem, i);
+		fake_entry(p, i == 12 ? "new.json" : "base.json");
+	}
+	/* the latest, -12, is NEW's: BASE is faster than it */
+	ck_assert_int_eq(RUN("diff", "--baseline", "runs", "base"), 0);
+	ck_assert_msg(has("out", "faster"), "baseline was not entry -12");
+	ck_assert_int_eq(RUN("history", "runs"), 0);
+	char *h = slurp("out");
+	const char *e2 = strstr(h, "prog-2"), *e9 = strstr(h, "prog-9"), *e10 = strstr(h, "prog-10"),
+		   *e12 = strstr(h, "prog-12");
+	ck_assert_msg(e2 && e9 && e10 && e12 && e2 < e9 && e9 < e10 && e10 < e12, "%s", h);
+	free(h);
+	/* links: an entry that is a link, an entry whose report.json is one */
+	ck_assert_int_eq(mkdir("outside", 0755), 0);
+	copy_file("base.json", "outside/report.json");
+	snprintf(p, sizeof(p), "%s-13", stem);
+	ck_assert_int_eq(symlink("../outside", p), 0);
+	snprintf(p, sizeof(p), "%s-14", stem);
+	ck_assert_int_eq(mkdir(p, 0755), 0);
+	snprintf(q, sizeof(q), "%s-14/report.json", stem);
+	ck_assert_int_eq(symlink("../../outside/report.json", q), 0);
+	ck_assert_int_eq(RUN("diff", "--baseline", "runs", "base"), 0);
+	ck_assert_msg(has("out", "faster"), "a link was taken as the baseline");
+	ck_assert_int_eq(RUN("history", "runs"), 0);
+	ck_assert(!has("out", "prog-13") && !has("out", "prog-14"));
+	leave_tmp();
+}
+END_TEST
+
+/* Issue 25 row 16: archives finishing in the same second each get their
+ * own entry (the rename claims the name; none replaces another). */
+START_TEST(archive_concurrent_entries)
+{
+	enter_tmp();
+	synth_pair();
+	enum { N = 8 };
+	pid_t pid[N];
+	for (int i = 0; i < N; i++) {
+		char out[32];
+		snprintf(out, sizeof(out), "out%d", i);
+		posix_spawn_file_actions_t fa;
+		posix_spawn_file_actions_init(&fa);
+		posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+		char *const argv[] = {GAPTRACE_BIN, "archive", "--to", "runs", "base", NULL};
+		ck_assert_int_eq(posix_spawn(&pid[i], argv[0], &fa, NULL, argv, environ), 0);
+		posix_spawn_file_actions_destroy(&fa);
+	}
+	for (int i = 0; i < N; i++) {
+		int st;
+		ck_assert_int_eq(waitpid(pid[i], &st, 0), pid[i]);
+		ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	char *names[N];
+	for (int i = 0; i < N; i++) {
+		char out[32];
+		snprintf(out, sizeof(out), "out%d", i);
+		names[i] = slurp(out);
+		names[i][strcspn(names[i], "\n")] = 0;
+		ck_assert_msg(names[i][0], "archive %d printed no entry", i);
+		for (int j = 0; j < i; j++)
+			ck_assert_str_ne(names[i], names[j]);
+	}
+	int n = 0;
+	DIR *d = opendir("runs");
+	for (struct dirent *e; (e = readdir(d)) != NULL;)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	ck_assert_int_eq(n, N);
+	for (int i = 0; i < N; i++)
+		free(names[i]);
+	leave_tmp();
+}
+END_TEST
+
 /* BASE and NEW: the NVTX `steps` preset (12 x train_step), NEW with 1 ms
  * more host work in every step. */
 static void steps_pair(void)
@@ -1094,6 +1204,8 @@ int main(void)
 	tcase_add_test(tc, gate_exit_statuses);
 	tcase_add_test(tc, json_schema_and_inputs);
 	tcase_add_test(tc, archive_round_trip);
+	tcase_add_test(tc, archive_order_and_links);
+	tcase_add_test(tc, archive_concurrent_entries);
 	tcase_add_test(tc, steps_regression_per_step);
 	tcase_add_test(tc, slicing_said_per_side);
 	tcase_add_test(tc, slicing_needs_traces);
