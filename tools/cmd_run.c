@@ -73,19 +73,22 @@
 /* --report bits */
 enum { REPORT_TEXT = 1, REPORT_HTML = 2 };
 
-/* Parse "text", "html", "text,html", "none" into REPORT_* bits. */
+/* Parse "text", "html", "text,html", "none" into REPORT_* bits; an empty
+ * value or an empty item ("", "text,", ",") is refused, not read as none. */
 static int parse_report(const char *s, int *out)
 {
 	int r = 0;
-	char buf[64];
-	snprintf(buf, sizeof(buf), "%s", s);
-	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(t, "text"))
+	for (const char *t = s;; t++) {
+		size_t n = strcspn(t, ",");
+		if (n == 4 && !strncmp(t, "text", 4))
 			r |= REPORT_TEXT;
-		else if (!strcmp(t, "html"))
+		else if (n == 4 && !strncmp(t, "html", 4))
 			r |= REPORT_HTML;
-		else if (strcmp(t, "none") != 0)
+		else if (n != 4 || strncmp(t, "none", 4) != 0)
 			return -1;
+		t += n;
+		if (!*t)
+			break;
 	}
 	*out = r;
 	return 0;

@@ -161,6 +161,11 @@ START_TEST(option_value_errors)
 	       "gaptrace export: --format: unknown format 'jsn'; did you mean 'json'? (perfetto, "
 	       "csv, json, html)\n",
 	       "export", "-f", "jsn", "x");
+	/* issue 25 row 17: an empty mode, or an empty item, is not "none" */
+	EXPECT(2, "gaptrace run: --report: '' is not a mode: text, html, text,html or none\n", "run",
+	       "--report", "", "--", "true");
+	EXPECT(2, "gaptrace run: --report: 'text,' is not a mode: text, html, text,html or none\n",
+	       "run", "--report", "text,", "--", "true");
 }
 END_TEST
 
