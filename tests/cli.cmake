@@ -33,6 +33,13 @@ add_test(NAME slice_cli
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/cli/slice_cli.sh $<TARGET_FILE:gaptrace>
           ${PROJECT_SOURCE_DIR}/examples/traces/two_procs)
 set_tests_properties(slice_cli PROPERTIES TIMEOUT 120)
+add_test(NAME dump_hex_bounded
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/cli/dump_hex_bounded.sh $<TARGET_FILE:gaptrace>
+          ${PROJECT_SOURCE_DIR}/examples/traces/conv_train/2307.gtrace)
+set_tests_properties(dump_hex_bounded PROPERTIES TIMEOUT 60)
+if(GAPTRACE_SANITIZE)
+  set_tests_properties(dump_hex_bounded PROPERTIES ENVIRONMENT "DUMP_NO_VLIMIT=1")
+endif()
 
 # The one parser of each kind of value (gaptrace/argval.h): durations,
 # percentages, counts, and the exact sentences they refuse with.

@@ -495,43 +495,6 @@ static void hx_payload(const uint8_t *p, const uint8_t *end)
 	}
 }
 
-/* Reads the whole file at path into a malloc'd buffer (*out, *outlen).
- * @return 0, or 1 after saying why on stderr. */
-static int read_whole(const char *path, uint8_t **out, size_t *outlen)
-{
-	gt_errinfo ei;
-	int fd = gt_trace_file_open(path, &ei); /* never blocks on a FIFO */
-	FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
-	if (!f) {
-		if (fd >= 0)
-			close(fd);
-		gt_cli_say_path("gaptrace dump", path, fd >= 0 ? strerror(errno) : ei.msg, 0);
-		return 1;
-	}
-	uint8_t *b = NULL;
-	size_t len = 0, cap = 0, k;
-	uint8_t chunk[65536];
-	while ((k = fread(chunk, 1, sizeof(chunk), f)) > 0) {
-		if (len + k > cap) {
-			cap = (len + k) * 2;
-			uint8_t *nb = realloc(b, cap);
-			if (!nb) {
-				fclose(f);
-				free(b);
-				fprintf(stderr, "gaptrace dump: out of memory\n");
-				return 1;
-			}
-			b = nb;
-		}
-		memcpy(b + len, chunk, k);
-		len += k;
-	}
-	fclose(f);
-	*out = b;
-	*outlen = len;
-	return 0;
-}
-
 /* The value of a device field (tag 16) of the stream header: n bytes at v,
  * its fixed part length first. */
 static void hx_device(const uint8_t *v, unsigned n)
@@ -689,32 +652,130 @@ static const uint8_t *hx_frame(const uint8_t *p, const uint8_t *end)
 	return pl + clen;
 }
 
+/* Reads exactly n bytes at off into b. @return 0, -1 when it could not
+ * (said on stderr). */
+static int hx_pread(int fd, const char *path, uint64_t off, uint8_t *b, size_t n)
+{
+	for (size_t got = 0; got < n;) {
+		ssize_t k = pread(fd, b + got, n - got, (off_t)(off + got));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			gt_cli_say_path("gaptrace dump", path, k < 0 ? strerror(errno) : "file shrank",
+					0);
+			return -1;
+		}
+		got += (size_t)k;
+	}
+	return 0;
+}
+
+/* Reads n bytes at off into a new buffer. @return it, NULL when it could
+ * not (said on stderr). */
+static uint8_t *hx_read(int fd, const char *path, uint64_t off, size_t n)
+{
+	uint8_t *b = malloc(n ? n : 1);
+	if (!b)
+		fprintf(stderr, "gaptrace dump: out of memory\n");
+	else if (hx_pread(fd, path, off, b, n) < 0) {
+		free(b);
+		b = NULL;
+	}
+	return b;
+}
+
+/* The n bytes at off that are not a header or a frame, under note, 64 KiB
+ * at a time. @return 0, or 1 when they could not be read. */
+static int hx_rest(int fd, const char *path, uint64_t off, uint64_t n, const char *note)
+{
+	for (uint64_t done = 0; done < n;) {
+		size_t k = n - done < 65536 ? (size_t)(n - done) : 65536;
+		uint8_t *b = hx_read(fd, path, off + done, k);
+		if (!b)
+			return 1;
+		hx_base = b;
+		hx_bias = off + done;
+		hx(b, k, "%s", done ? "" : note);
+		free(b);
+		done += k;
+	}
+	return 0;
+}
+
 /* Annotated hex dump of one trace file: the stream header field by field,
- * then every frame and its records. @return 0, or 1 when it could not be
- * read or has no complete stream header. */
+ * then every frame and its records. The file is read one header or frame
+ * at a time (a frame's payload is at most GT_FRAME_MAX_COMPRESSED, and
+ * GT_FRAME_MAX_RAW decompressed), so memory stays bounded whatever the
+ * file's size. @return 0, or 1 when it could not be read or has no
+ * complete stream header. */
 static int hex_dump(const char *path)
 {
-	uint8_t *b;
-	size_t len;
-	if (read_whole(path, &b, &len))
-		return 1;
-	hx_base = b;
-	hx_bias = 0;
-	const uint8_t *p = b, *end = b + len;
-	printf("offset    bytes                                            field\n");
-	int hl = gt_stream_header_peek_len(b, len);
-	if (hl <= 0 || (size_t)hl > len) {
-		hx(b, len, "not a complete stream header (%s)",
-		   gt_strerror(hl <= 0 ? hl : GT_ERR_TRUNCATED));
-		free(b);
+	gt_errinfo ei;
+	struct stat st;
+	int fd = gt_trace_file_open(path, &ei); /* regular files only; never blocks */
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		gt_cli_say_path("gaptrace dump", path, fd >= 0 ? strerror(errno) : ei.msg, 0);
+		if (fd >= 0)
+			close(fd);
 		return 1;
 	}
-	hx_stream_header(p, hl);
-	p += hl;
-	while (p && p < end)
-		p = hx_frame(p, end);
+	uint64_t size = (uint64_t)st.st_size, off;
+	char note[160];
+	int ret = 1;
+	printf("offset    bytes                                            field\n");
+	size_t n = size < GT_HEADER_MAX ? (size_t)size : GT_HEADER_MAX;
+	uint8_t *b = hx_read(fd, path, 0, n);
+	if (!b)
+		goto out;
+	int hl = gt_stream_header_peek_len(b, n);
 	free(b);
-	return 0;
+	if (hl <= 0 || (uint64_t)hl > size) {
+		snprintf(note, sizeof(note), "not a complete stream header (%s)",
+			 gt_strerror(hl <= 0 ? hl : GT_ERR_TRUNCATED));
+		hx_rest(fd, path, 0, size, note);
+		goto out;
+	}
+	if (!(b = hx_read(fd, path, 0, (size_t)hl)))
+		goto out;
+	hx_base = b;
+	hx_bias = 0;
+	hx_stream_header(b, hl);
+	free(b);
+	for (off = (uint64_t)hl; off < size;) {
+		uint8_t fh[32];
+		uint64_t left = size - off;
+		uint32_t clen = 0;
+		if (left >= 32 && hx_pread(fd, path, off, fh, sizeof(fh)) < 0)
+			goto out;
+		if (left >= 32 && le32(fh) == 0x52465447u)
+			clen = le32(fh + 4);
+		if (left < 32 || le32(fh) != 0x52465447u || clen > GT_FRAME_MAX_COMPRESSED) {
+			if (clen > GT_FRAME_MAX_COMPRESSED)
+				snprintf(note, sizeof(note),
+					 "not a frame: payload length %u is over the format's "
+					 "limit; %" PRIu64 " bytes to the end",
+					 clen, left);
+			else
+				snprintf(note, sizeof(note), "not a frame: %" PRIu64 " bytes to the end",
+					 left);
+			ret = hx_rest(fd, path, off, left, note);
+			goto out;
+		}
+		n = (size_t)(32 + clen < left ? 32 + clen : left);
+		if (!(b = hx_read(fd, path, off, n)))
+			goto out;
+		hx_base = b;
+		hx_bias = off;
+		const uint8_t *next = hx_frame(b, b + n);
+		free(b);
+		if (!next)
+			break;
+		off += n;
+	}
+	ret = 0;
+out:
+	close(fd);
+	return ret;
 }
 
 /* Dump one trace file. @return 0, or 1 when it could not be (fully) read. */
