@@ -464,6 +464,35 @@ START_TEST(u64_max_round_trips)
 }
 END_TEST
 
+/* A start-up of 2^64 - 1 ns over 1 ns utilization windows: rounding the
+ * skipped windows up wrapped to 0 and the batch means read past the series
+ * (found by fuzz_diff). Now the series is all start-up: no noise estimate. */
+START_TEST(startup_past_the_series_no_overflow)
+{
+	char ser[4096];
+	size_t len = (size_t)snprintf(ser, sizeof(ser), "\"window_ns\":1,\"series\":[");
+	for (int i = 0; i < 100; i++)
+		len += (size_t)snprintf(ser + len, sizeof(ser) - len, "%s0.5", i ? "," : "");
+	snprintf(ser + len, sizeof(ser) - len, "]");
+	char *j = NULL;
+	ck_assert_int_gt(asprintf(&j,
+				  "{\"schema\":\"gaptrace.report/1\",\"gpus\":[{\"index\":0,"
+				  "\"uuid\":\"GPU-a\",\"window_ns\":18446744073709551615,"
+				  "\"busy_ns\":100,\"causes\":{\"startup\":18446744073709551615},"
+				  "\"utilization_windows\":{%s}}]}",
+				  ser),
+			 0);
+	char *k = strdup(j);
+	gt_diff_stats *b = parse(j), *n = parse(k);
+	gt_diff *d = gt_diff_new(b, n, NULL);
+	ck_assert_ptr_nonnull(d);
+	ck_assert(gt_diff_gpu_at(d, 0)->spread < 0); /* unknown, not read past the series */
+	gt_diff_free(d);
+	gt_diff_stats_free(b);
+	gt_diff_stats_free(n);
+}
+END_TEST
+
 START_TEST(fields_of_the_wrong_type_refused)
 {
 	static const struct {
@@ -1192,6 +1221,7 @@ int main(void)
 	tcase_add_test(tc, bad_reports_refused);
 	tcase_add_test(tc, numbers_out_of_range_refused);
 	tcase_add_test(tc, u64_max_round_trips);
+	tcase_add_test(tc, startup_past_the_series_no_overflow);
 	tcase_add_test(tc, fields_of_the_wrong_type_refused);
 	tcase_add_test(tc, matching_pairs_names_and_uuids);
 	suite_add_tcase(s, tc);

@@ -85,10 +85,14 @@ static double rel_se(const gt_diff_gpu *p, const gt_diff_gpu_stats *g)
 {
 	if (!g->util_window_ns || !g->nutil)
 		return -1;
-	/* the start-up stretch is at least its idle time long */
-	size_t skip = (size_t)((g->cause_ns[GT_CAUSE_STARTUP] + g->util_window_ns - 1) /
-			       g->util_window_ns);
-	size_t n = g->nutil > skip + 1 ? g->nutil - skip - 1 : 0; /* the last is partial */
+	/* the start-up stretch is at least its idle time long (rounded up
+	 * without an overflow: a report may hold any u64 there) */
+	uint64_t su = g->cause_ns[GT_CAUSE_STARTUP], w = g->util_window_ns;
+	uint64_t skip64 = su / w + (su % w != 0);
+	if (skip64 >= g->nutil)
+		return -1;
+	size_t skip = (size_t)skip64;
+	size_t n = g->nutil - skip - 1; /* the last is partial */
 	double want = p->unit == GT_DIFF_UNIT_PERIOD
 			      ? round(g->period_ns / (double)g->util_window_ns)
 			      : (double)(n / 20);
