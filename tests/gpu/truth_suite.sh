@@ -26,12 +26,17 @@ D="$WORK/truth_suite"
 mkdir -p "$D"
 T=examples/torch
 ALL="starved_train lightning_fit host_step host_step_stacks cupy_streams decode_service_stacks
-upload_request_stacks item_metric_stacks item_metric_stacks1000 hf_generate compile_ro healthy_matmul"
+upload_request_stacks item_metric_stacks item_metric_stacks1000 hf_generate compile_ro healthy_matmul
+compile_upload_stacks compile_healthy"
 
-# case_cmd NAME: set CMD (the program), STACKS (0/1) and ENVS (env assignments).
+# case_cmd NAME: set CMD (the program), STACKS (0/1), ENVS (env assignments)
+# and WARM (1: run the program once untraced first: torch.compile fills
+# Inductor's and Triton's caches, so the traced run loads the compiled code
+# as a user's second run does).
 case_cmd()
 {
 	STACKS=0
+	WARM=0
 	ENVS=()
 	case $1 in
 	starved_train) CMD=("$PYTHON" "$T/starved_train.py" --seconds "$RUN_S") ;;
@@ -48,6 +53,8 @@ case_cmd()
 	hf_generate) CMD=("$PYTHON" "$T/hf_generate.py") ;;
 	compile_ro) CMD=("$PYTHON" "$T/compile_step.py" --mode reduce-overhead) ;;
 	healthy_matmul) CMD=("$PYTHON" "$T/healthy_matmul.py") ;;
+	compile_upload_stacks) CMD=("$PYTHON" "$T/compile_upload.py" --seconds "$RUN_S") STACKS=1 WARM=1 ;;
+	compile_healthy) CMD=("$PYTHON" "$T/compile_healthy.py" --seconds "$RUN_S") WARM=1 ;;
 	*) return 1 ;;
 	esac
 }
@@ -63,6 +70,9 @@ for c in ${*:-$ALL}; do
 	opt=()
 	[ "$STACKS" -eq 1 ] && opt=(--stacks)
 	rm -rf "${D:?}/$c"
+	if [ "$WARM" -eq 1 ]; then
+		run_logged "$c.warm" "${CMD[@]}" --seconds 2 # untraced: fills the caches
+	fi
 	run_logged "$c" env "${ENVS[@]}" "$GAPTRACE" run -q "${opt[@]}" -o "$D/$c" -- "${CMD[@]}"
 	cp "$WORK/$c.stdout" "$D/$c.stdout"
 	cp "$WORK/$c.stderr" "$D/$c.stderr"
