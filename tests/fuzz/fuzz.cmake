@@ -48,6 +48,13 @@ foreach(t ${_fuzz_json_targets})
   target_link_libraries(fuzz_${t}_replay PRIVATE gaptrace::diff)
 endforeach()
 
+# The structure-aware mutator of fuzz_analysis and fuzz_export keeps every
+# trace valid (and mutates): checked on the analysis corpus without libFuzzer.
+add_executable(test_mutate ${_fuzz_dir}/test_mutate.c ${_fuzz_dir}/fuzz_mutate.c)
+target_link_libraries(test_mutate PRIVATE gaptrace::format)
+add_test(NAME fuzz_mutate_valid COMMAND test_mutate ${_fuzz_dir}/corpus/analysis)
+set_tests_properties(fuzz_mutate_valid PROPERTIES TIMEOUT 300)
+
 if(GAPTRACE_BUILD_FUZZ)
   if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
     message(FATAL_ERROR "GAPTRACE_BUILD_FUZZ needs clang (CC=clang)")
@@ -96,7 +103,8 @@ if(GAPTRACE_BUILD_FUZZ)
     target_link_libraries(fuzz_${t} PRIVATE gaptrace_format_fuzz)
   endforeach()
   foreach(t ${_fuzz_trace_targets})
-    target_sources(fuzz_${t} PRIVATE ${_fuzz_minijson})
+    target_sources(fuzz_${t} PRIVATE ${_fuzz_minijson} ${_fuzz_dir}/fuzz_mutate.c
+                   ${_fuzz_dir}/fuzz_mutate_hook.c)
     target_include_directories(fuzz_${t} PRIVATE ${PROJECT_SOURCE_DIR}/tests/analysis)
     target_link_libraries(fuzz_${t} PRIVATE gaptrace_${_fuzz_lib_${t}}_fuzz)
   endforeach()
