@@ -1543,6 +1543,11 @@ static void tick(gt_collector *c, uint64_t now)
 				char why[GT_CTL_TEXT_MAX + 1];
 				if (p->refuse_why)
 					snprintf(why, sizeof(why), "%s", p->refuse_why);
+				else if (p->waiting)
+					snprintf(why, sizeof(why),
+						 "the collector's memory budget (%zu bytes) is full: "
+						 "no room for the stream header within %u ms",
+						 c->mem_budget, c->o.handshake_timeout_ms);
 				else
 					snprintf(why, sizeof(why),
 						 "no complete stream header within %u ms (%zu bytes "

@@ -515,7 +515,9 @@ typedef struct gt_collector gt_collector;
  * read (taken out of epoll) until memory frees; waiters are served oldest
  * first and the time they wait does not count against stall_timeout_ms,
  * unless every connection holding memory waits: then those that waited
- * stall_timeout_ms are dropped, with a reason. The first wait of a busy
+ * stall_timeout_ms are dropped, with a reason. A new connection that gets
+ * no memory for its stream header within handshake_timeout_ms is refused
+ * (MISMATCH; the producer writes its own file). The first wait of a busy
  * spell is logged once (WARN). A frame that can never fit is dropped, as is
  * a frame that does not complete within stall_timeout_ms; frames lost half-
  * received are counted (gt_peer_info.frames_lost, records_lost).
