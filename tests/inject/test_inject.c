@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -1164,6 +1165,48 @@ START_TEST(fifo_without_reader_is_one_line)
 }
 END_TEST
 
+/* The FIFO's reader goes away in the middle of the trace: the write fails
+ * with EPIPE (SIGPIPE is blocked on the encoder thread: the program is not
+ * killed), one line says so, and the program ends normally. */
+static int app_fifo_reader_leaves(void *a)
+{
+	tctx *t = a;
+	h_env(t->dir);
+	char fifo[4200];
+	snprintf(fifo, sizeof(fifo), "%s/out.fifo", t->dir);
+	if (mkfifo(fifo, 0600) < 0)
+		return 93;
+	int rd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (rd < 0)
+		return 94;
+	setenv("GAPTRACE_OUTPUT", fifo, 1);
+	if (app_start(t) < 0)
+		return 90;
+	emit_all(100, 0, 10);
+	mock_flush_thread();
+	struct pollfd pf = {.fd = rd, .events = POLLIN};
+	if (poll(&pf, 1, 10000) != 1)
+		return 95; /* the trace never reached the FIFO */
+	close(rd);
+	for (int i = 0; i < 20; i++) {
+		emit_all(1000 + 1000 * (uint32_t)i, 0, 10);
+		mock_flush_thread();
+		usleep(10000);
+	}
+	h_ledger_close();
+	return 6;
+}
+
+START_TEST(fifo_reader_leaving_is_one_line)
+{
+	run_app(app_fifo_reader_leaves, 6);
+	char *err = app_file("app.err");
+	ck_assert_int_eq(gaptrace_lines(err), 1);
+	ck_assert_msg(strstr(err, "out.fifo") && strstr(err, "Broken pipe"), "%s", err);
+	free(err);
+}
+END_TEST
+
 static volatile int stop_emitting;
 
 static void *emit_forever(void *p)
@@ -1665,6 +1708,7 @@ int main(void)
 		T_(collector_bye_continues_in_file),
 		T_(fork_child_is_inert),
 		T_(fifo_without_reader_is_one_line),
+		T_(fifo_reader_leaving_is_one_line),
 		T_(exit_while_busy_is_bounded),
 		T_(sigterm_flushes_then_dies_the_same_way),
 		T_(app_signal_handlers_still_run),
