@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "cmds.h"
+#include "gaptrace/argval.h"
 #include "gaptrace/collector.h"
 
 static struct {
@@ -26,9 +27,13 @@ static struct {
 	int share_group;
 	uint32_t gid;
 	int verbosity; /* 0 quiet, 1 normal, 2 verbose */
+	uint64_t mem_mib; /* --mem-budget, else $GAPTRACE_COLLECTOR_MEM_MB; 0 = default */
 } opts;
 
-enum { OPT_DORMANT = 1, OPT_GROUP };
+enum { OPT_DORMANT = 1, OPT_GROUP, OPT_MEM };
+
+#define MEM_MIB_MIN (GT_COLLECTOR_MEM_BUDGET_MIN >> 20)
+#define MEM_MIB_MAX (1ull << 20) /* 1 TiB */
 
 static const gt_cli_opt collector_opts[] = {
 	GT_OPT('d', "dir", "DIR",
@@ -49,6 +54,10 @@ static const gt_cli_opt collector_opts[] = {
 	       "share the traces with group NAME (a name or a gid you are in): DIR 0750, files "
 	       "0640, owned by that group",
 	       .complete = GT_CLI_GROUP),
+	GT_OPT(OPT_MEM, "mem-budget", "MIB",
+	       "memory for all connection buffers, half-received frames included (default "
+	       "$GAPTRACE_COLLECTOR_MEM_MB, else 256; at least 4): producers over it wait, they "
+	       "are not dropped"),
 	GT_OPT('v', "verbose", NULL, "log connection details"),
 	GT_OPT('q', "quiet", NULL, "print errors only"),
 	{0},
@@ -161,6 +170,10 @@ int cmd_collector(int argc, char **argv)
 			if (parse_kinds(&p, &opts.kinds) < 0)
 				return 2;
 			break;
+		case OPT_MEM:
+			if (gt_cli_count(&p, MEM_MIB_MIN, MEM_MIB_MAX, &opts.mem_mib) < 0)
+				return 2;
+			break;
 		case 'v': opts.verbosity = 2; break;
 		case 'q': opts.verbosity = 0; break;
 		default:
@@ -170,6 +183,13 @@ int cmd_collector(int argc, char **argv)
 	}
 	if (optind != argc)
 		return gt_cli_usage(&collector_help, "unexpected argument '%s'", argv[optind]);
+	const char *mem_env = getenv("GAPTRACE_COLLECTOR_MEM_MB");
+	if (!opts.mem_mib && mem_env && mem_env[0]) {
+		char why[256];
+		if (gt_parse_count(mem_env, MEM_MIB_MIN, MEM_MIB_MAX, &opts.mem_mib, why,
+				   sizeof(why)) < 0)
+			return gt_cli_usage(&collector_help, "GAPTRACE_COLLECTOR_MEM_MB: %s", why);
+	}
 	if (!opts.dir) {
 		gt_cli_default_trace_dir(defdir, sizeof(defdir));
 		opts.dir = defdir;
@@ -193,6 +213,7 @@ int cmd_collector(int argc, char **argv)
 		.on_peer = on_peer,
 		.share_group = opts.share_group,
 		.group_gid = opts.gid,
+		.mem_budget = (size_t)(opts.mem_mib << 20),
 	};
 	gt_errinfo ei = {0};
 	g_coll = gt_collector_new(&co, &ei);

@@ -13,7 +13,9 @@
  *
  * File: opened when first needed, with O_EXCL so that two processes never
  * write one file (an existing regular file gets ".<pid>" appended; an
- * existing device or FIFO such as /dev/null is written as is). A failed
+ * existing device or FIFO such as /dev/null is written as is; a FIFO is
+ * opened with O_NONBLOCK, so one that no process reads fails at once with
+ * ENXIO, said once on stderr, instead of blocking the encoder). A failed
  * write (disk full, quota, file size limit) truncates the file back to its
  * last complete frame, stops writing for good, is said once on stderr and
  * counted; the traced program never notices.
@@ -442,6 +444,27 @@ static int open_excl(const char *path)
 	return open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 }
 
+/* Open an existing FIFO or device without waiting: a blocking open of a
+ * FIFO waits for a reader forever, and the trace would be lost without a
+ * word. O_NONBLOCK makes it fail at once with ENXIO instead; once open, the
+ * descriptor is made blocking again so that writes behave as on a file (on
+ * the encoder thread, never the program's). @return the fd, or -1 with
+ * errno. */
+static int open_special(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		int err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
+}
+
 /* Create the trace file, o->path its name: PATH, or PATH.PID when a file
  * PATH exists (*renamed = 1); a FIFO or device at PATH is opened as it is.
  * @return the fd, or -1 with errno. */
@@ -453,7 +476,7 @@ static int create_file(inj_out *o, const char *path, int *renamed)
 		return fd;
 	struct stat st;
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-		return open(path, O_WRONLY | O_CLOEXEC);
+		return open_special(path);
 	int n = snprintf(o->path, sizeof(o->path), "%s.%d", path, (int)getpid());
 	if (n <= 0 || (size_t)n >= sizeof(o->path)) {
 		errno = ENAMETOOLONG;
@@ -484,8 +507,15 @@ int inj_out_open_file(inj_out *o, const char *path)
 	if (fd >= 0 && renamed)
 		inj_log("%s exists; writing %s", path, o->path);
 	if (fd < 0) {
-		inj_log_once(&o->said_open, "cannot create trace file %s: %s; the trace is lost",
-			     o->path, strerror(err));
+		if (err == ENXIO)
+			inj_log_once(&o->said_open,
+				     "trace file %s is a FIFO that no process reads (ENXIO): the "
+				     "trace is lost",
+				     o->path);
+		else
+			inj_log_once(&o->said_open,
+				     "cannot create trace file %s: %s; the trace is lost", o->path,
+				     strerror(err));
 		o->mode = OUT_DEAD;
 		return -1;
 	}

@@ -536,6 +536,75 @@ START_TEST(hostile_peers_do_not_affect_others)
 }
 END_TEST
 
+/* ------------------------------------------------------------ memory budget */
+
+/* Connect as pid, send frame 0, then the header of a frame claiming claim
+ * bytes and body bytes of it. @return the fd; *nrec: the records that
+ * header announces. */
+static int claim_start(tcoll *t, uint32_t pid, uint32_t claim, size_t body, uint32_t *nrec)
+{
+	tbuf s = {0};
+	int fd = hostile_start(t, &s, pid, 1);
+	uint8_t *h = s.p + s.marks[1]; /* frame 1's header, now claiming more */
+	for (int b = 0; b < 4; b++)
+		h[4 + b] = h[8 + b] = (uint8_t)(claim >> (8 * b));
+	gt_frame_info fi;
+	ck_assert_int_eq(gt_frame_header_decode(h, GT_FRAME_HEADER_SIZE, &fi), 0);
+	*nrec = fi.nrecords;
+	ck_assert_int_eq(raw_send(fd, h, GT_FRAME_HEADER_SIZE), 0);
+	uint8_t *zero = calloc(1, body ? body : 1);
+	ck_assert_int_eq(body ? raw_send(fd, zero, body) : 0, 0);
+	free(zero);
+	free(s.p);
+	return fd;
+}
+
+/* The smallest budget (4 MiB: frames up to 3 MiB fit). A 16 MiB frame can
+ * never fit and is dropped at once. Then four connections claim 2.8 MiB
+ * frames: the first is reserved, the others wait holding their first 256
+ * KiB; when the first stalls out, what the waiters hold leaves too little
+ * for any of them, so every one that holds memory waits: those that waited
+ * stall_timeout_ms are dropped, and every half frame is counted; the
+ * frames before them are kept. */
+START_TEST(memory_budget_never_fit_and_all_waiting)
+{
+	gt_collector_stats st;
+	tcoll t;
+	tc_init(&t);
+	t.o.mem_budget = 1; /* raised to GT_COLLECTOR_MEM_BUDGET_MIN */
+	tc_start(&t);
+	gt_collector_get_stats(t.c, &st);
+	ck_assert_uint_eq(st.mem_budget, GT_COLLECTOR_MEM_BUDGET_MIN);
+
+	uint32_t nrec;
+	int fd = claim_start(&t, 700, GT_FRAME_MAX_COMPRESSED - 64, 0, &nrec);
+	ck_assert_int_eq(raw_wait_eof(fd, 2000), 1);
+	close(fd);
+	WAIT_STATS(&t, 2000, st.peers_dropped == 1);
+	ck_assert_uint_eq(st.frames_lost, 1);
+	ck_assert_uint_eq(st.records_lost, nrec);
+	ck_assert_int_eq(tlog_count(&t.log, "can never fit the collector's memory budget"), 1);
+	expect_frames(&t, 700, 1);
+
+	enum { N = 4 };
+	int fds[N];
+	for (int i = 0; i < N; i++)
+		fds[i] = claim_start(&t, 710 + (uint32_t)i, 2900u << 10, 100 << 10, &nrec);
+	WAIT_STATS(&t, 15000, st.peers_dropped == 1 + N);
+	ck_assert_uint_eq(st.frames_lost, 1 + N);
+	ck_assert_uint_eq(st.records_lost, (uint64_t)(1 + N) * nrec);
+	ck_assert_uint_le(st.mem_peak, GT_COLLECTOR_MEM_BUDGET_MIN);
+	ck_assert_int_eq(tlog_count(&t.log, "held by producers that all wait"), N - 1);
+	ck_assert_int_eq(tlog_count(&t.log, "stalled for 400 ms"), 1);
+	ck_assert_int_eq(tlog_count(&t.log, "memory budget reached"), 1);
+	for (int i = 0; i < N; i++) {
+		close(fds[i]);
+		expect_frames(&t, 710 + (uint32_t)i, 1);
+	}
+	tc_done(&t);
+}
+END_TEST
+
 /* ------------------------------------------------------------ other uid */
 
 /* Become uid 65534 but keep CAP_DAC_OVERRIDE so the private directory does
@@ -1143,6 +1212,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, many_concurrent_producers);
 	tcase_add_test(tc, killed_mid_frame_keeps_whole_frames);
 	tcase_add_test(tc, hostile_peers_do_not_affect_others);
+	tcase_add_test(tc, memory_budget_never_fit_and_all_waiting);
 	tcase_add_test(tc, other_uid_refused);
 	tcase_add_test(tc, repeated_pid_gets_suffix);
 	tcase_add_test(tc, collector_full_refuses);

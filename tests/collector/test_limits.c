@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -47,8 +48,9 @@ static uint64_t mono_ms(void)
 }
 
 /* Start `gaptrace collector` with its descriptor limit at nofile (0: as
- * is). Its stderr goes to d->err. The child dies with the test. */
-static void daemon_start(daemon_t *d, rlim_t nofile)
+ * is) and --mem-budget mem_mib (NULL: the default). Its stderr goes to
+ * d->err. The child dies with the test. */
+static void daemon_start_mem(daemon_t *d, rlim_t nofile, const char *mem_mib)
 {
 	memset(d, 0, sizeof(*d));
 	d->tmp = gt_tmpdir("lim");
@@ -78,13 +80,20 @@ static void daemon_start(daemon_t *d, rlim_t nofile)
 			if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
 				_exit(125);
 		}
-		execl(GAPTRACE_BIN, "gaptrace", "collector", "--dir", d->dir, "--socket", d->sock,
-		      "--nvml-hz", "0", (char *)NULL);
+		char *argv[] = {"gaptrace", "collector", "--dir",        d->dir,
+				"--socket", d->sock,     "--nvml-hz",    "0",
+				mem_mib ? "--mem-budget" : NULL, (char *)mem_mib, NULL};
+		execv(GAPTRACE_BIN, argv);
 		_exit(127);
 	}
 	for (int i = 0; i < 500 && access(d->ctl, F_OK) != 0; i++)
 		t_sleep_ms(10);
 	ck_assert_msg(access(d->ctl, F_OK) == 0, "the collector did not start");
+}
+
+static void daemon_start(daemon_t *d, rlim_t nofile)
+{
+	daemon_start_mem(d, nofile, NULL);
 }
 
 /* SIGTERM; @return its wait status (fails the test after 5 s). */
@@ -154,8 +163,8 @@ static int count_fds(pid_t pid)
 	return n;
 }
 
-/* VmRSS of pid in KiB. */
-static long rss_kb(pid_t pid)
+/* VmRSS (or another /proc/PID/status field, "VmHWM:") of pid in KiB. */
+static long status_kb(pid_t pid, const char *field)
 {
 	char path[64], line[256];
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
@@ -163,11 +172,17 @@ static long rss_kb(pid_t pid)
 	if (!f)
 		return -1;
 	long kb = -1;
+	size_t n = strlen(field);
 	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "VmRSS:", 6))
-			kb = strtol(line + 6, NULL, 10);
+		if (!strncmp(line, field, n))
+			kb = strtol(line + n, NULL, 10);
 	fclose(f);
 	return kb;
+}
+
+static long rss_kb(pid_t pid)
+{
+	return status_kb(pid, "VmRSS:");
 }
 
 
@@ -482,6 +497,127 @@ START_TEST(connect_close_soak_memory_and_fds_flat)
 }
 END_TEST
 
+/* ------------------------------------------------------------ memory budget */
+
+#define NHALF 64                 /* connections holding half a frame each */
+#define HALF_BODY (4u << 20)     /* bytes of the frame each one sends */
+#define BUDGET_MIB 64            /* --mem-budget */
+#define SLACK_MIB 24             /* realloc's copy of one buffer, ASan's shadow */
+
+/* A producer that announces a frame of almost GT_FRAME_MAX_COMPRESSED and
+ * sends its header (plus nothing of the body yet). @return the fd; *nrec:
+ * the records the header announces. */
+static int half_frame_start(const char *sock, uint32_t pid, uint32_t *nrec)
+{
+	tbuf s = {0};
+	make_stream(&s, pid, 1, 10);
+	int fd = raw_connect(sock);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(raw_send(fd, s.p, s.marks[0]), 0);
+	gt_ctl m;
+	ck_assert_int_eq(raw_read_ctl(fd, &m, 3000), 1);
+	ck_assert_int_eq(m.type, GT_CTL_ACCEPT);
+	uint8_t h[GT_FRAME_HEADER_SIZE];
+	memcpy(h, s.p + s.marks[0], sizeof(h));
+	uint32_t claim = GT_FRAME_MAX_COMPRESSED - 64;
+	for (int b = 0; b < 4; b++) /* comp_len and raw_len, little-endian */
+		h[4 + b] = h[8 + b] = (uint8_t)(claim >> (8 * b));
+	gt_frame_info fi;
+	ck_assert_int_eq(gt_frame_header_decode(h, sizeof(h), &fi), 0);
+	*nrec = fi.nrecords;
+	ck_assert_int_eq(raw_send(fd, h, sizeof(h)), 0);
+	free(s.p);
+	return fd;
+}
+
+/* Send HALF_BODY bytes on every fd without blocking (a peer the collector
+ * does not read fills its socket), for at most ms. */
+static void half_frame_bodies(const int *fd, int n, int ms)
+{
+	static uint8_t zero[256 << 10];
+	size_t sent[NHALF] = {0};
+	uint64_t end = mono_ms() + (uint64_t)ms;
+	for (int busy = 1; busy && mono_ms() < end;) {
+		busy = 0;
+		for (int i = 0; i < n; i++) {
+			size_t left = HALF_BODY - sent[i];
+			if (!left)
+				continue;
+			busy = 1;
+			ssize_t k = send(fd[i], zero, left < sizeof(zero) ? left : sizeof(zero),
+					 MSG_DONTWAIT | MSG_NOSIGNAL);
+			if (k > 0)
+				sent[i] += (size_t)k;
+		}
+		t_sleep_ms(1);
+	}
+}
+
+/*
+ * 64 connections each announce a 16 MiB frame and send 4 MiB of it (256
+ * MiB in all, past a 64 MiB budget): the collector's peak RSS stays within
+ * the budget plus a constant, the producers it cannot hold wait (they are
+ * not dropped), an ordinary producer's frames go through meanwhile, and
+ * when the half frames end they are counted as lost.
+ */
+START_TEST(half_frames_stay_within_the_memory_budget)
+{
+	daemon_t d;
+	char mib[16];
+	snprintf(mib, sizeof(mib), "%d", BUDGET_MIB);
+	daemon_start_mem(&d, 0, mib);
+	ck_assert_int_eq(stat_of(d.ctl, "budget"), (long long)BUDGET_MIB << 20);
+	long hwm0 = status_kb(d.pid, "VmHWM:");
+	ck_assert_int_gt(hwm0, 0);
+	int fd[NHALF];
+	uint32_t nrec = 0;
+	for (int i = 0; i < NHALF; i++)
+		fd[i] = half_frame_start(d.sock, 300000 + (uint32_t)i, &nrec);
+	half_frame_bodies(fd, NHALF, 3000);
+
+	/* meanwhile (the stall timeout is 10 s), an ordinary producer */
+	tp p;
+	ck_assert_int_eq(tp_connect(&p, d.sock, 4242, 3000), GT_CTL_ACCEPT);
+	ck_assert_int_eq(tp_send_frames(&p, 20, 50), 0);
+	long long frames = 0;
+	for (int i = 0; i < 300 && frames < 20; i++, t_sleep_ms(10))
+		frames = stat_of(d.ctl, "frames");
+	ck_assert_int_eq(frames, 20);
+	long long waiting = stat_of(d.ctl, "waiting"), mem = stat_of(d.ctl, "mem");
+	long hwm1 = status_kb(d.pid, "VmHWM:");
+	fprintf(stderr,
+		"budget: %d x %u MiB of half frames: VmHWM %ld -> %ld KiB (budget %d MiB), "
+		"charged %lld bytes, %lld producers waiting\n",
+		NHALF, HALF_BODY >> 20, hwm0, hwm1, BUDGET_MIB, mem, waiting);
+	ck_assert_int_gt(waiting, 0);
+	ck_assert_int_le(mem, (long long)BUDGET_MIB << 20);
+	ck_assert_msg(hwm1 - hwm0 <= (BUDGET_MIB + SLACK_MIB) * 1024L,
+		      "VmHWM grew %ld KiB, budget %d MiB", hwm1 - hwm0, BUDGET_MIB);
+	ck_assert_int_eq(stat_of(d.ctl, "dropped"), 0);
+	tp_close(&p);
+
+	/* the half frames end: each one is a frame lost, none is written */
+	for (int i = 0; i < NHALF; i++)
+		close(fd[i]);
+	long long lost = 0;
+	for (int i = 0; i < 500 && lost < NHALF; i++, t_sleep_ms(10))
+		lost = stat_of(d.ctl, "lost_frames");
+	ck_assert_int_eq(lost, NHALF);
+	ck_assert_int_eq(stat_of(d.ctl, "lost_records"), (long long)NHALF * nrec);
+	ck_assert_int_le(stat_of(d.ctl, "mem"), 4096); /* the control connection asking */
+	int st = daemon_stop(&d);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	ck_assert_int_eq(file_count(d.err, "memory budget reached"), 1);
+	char path[400];
+	snprintf(path, sizeof(path), "%s/4242.gtrace", d.dir);
+	tread r;
+	ck_assert_int_eq(t_read_trace(path, &r), 0);
+	ck_assert_uint_eq(r.kernels, 20 * 50);
+	ck_assert_uint_eq(r.bad_frames, 0);
+	daemon_done(&d);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("collector_limits");
@@ -493,6 +629,10 @@ static Suite *suite(void)
 	tc = tcase_create("soak");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, connect_close_soak_memory_and_fds_flat);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("budget");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, half_frames_stay_within_the_memory_budget);
 	suite_add_tcase(s, tc);
 	return s;
 }

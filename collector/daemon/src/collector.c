@@ -13,6 +13,20 @@
  *   frame header merely claims), so a peer costs memory only for data it
  *   really sent; a frame that does not complete within stall_timeout_ms
  *   drops its peer.
+ * - Memory budget (o.mem_budget): every connection buffer (input and
+ *   output) is charged to one global budget before it is allocated. A
+ *   frame larger than a read chunk is reserved whole when its header
+ *   arrives, so a frame that got its reservation can always complete; the
+ *   bytes themselves are allocated as they arrive. Reservations past the
+ *   first READ_CHUNK of a connection may use only budget - budget/4: the last
+ *   quarter stays for first chunks, so producers of ordinary frames keep
+ *   flowing while big frames wait. A peer refused memory is taken out of
+ *   epoll (backpressure: its socket fills, nothing is dropped here) and
+ *   waits in arrival order; waiters are served first as memory frees. A
+ *   waiter's stall clock stops (the wait is ours) unless every peer holding
+ *   memory waits too: then the ones that waited stall_timeout_ms are dropped
+ *   so that the rest go on. A frame that can never fit the budget drops its
+ *   peer. Frames a peer loses half-received are counted (frames_lost).
  * - Peers are never freed while an epoll batch may still name them: a dead
  *   peer goes to a graveyard list emptied between batches.
  * - Memory does not grow with the number of connections served: a
@@ -26,6 +40,7 @@
  *   its frames are verified and counted as unwritten, so the traced process
  *   never notices and other files continue.
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -80,6 +95,12 @@ typedef struct peer {
 	uint64_t hs_deadline; /* CLOCK_MONOTONIC ns */
 	uint64_t part_since;  /* when the pending partial data began */
 	uint64_t armed_until; /* 0 = no end known */
+	size_t res;           /* input bytes charged to the budget (>= cap) */
+	int waiting;          /* refused memory: out of epoll until served */
+	int wait_big;         /* waits for more than a first chunk */
+	size_t wait_need;     /* bytes it waits for */
+	uint64_t wait_ticket; /* arrival order of waiters */
+	uint64_t wait_since;  /* CLOCK_MONOTONIC ns */
 	char *refuse_why;     /* set at accept: refuse once the header is in */
 	uint8_t *out;
 	size_t outlen, outcap;
@@ -118,6 +139,10 @@ struct gt_collector {
 	uint64_t next_id, last_tick;
 	uint64_t refuse_sec, refuse_logged, refuse_suppressed;
 	gt_stream_header hdr; /* scratch for handshakes */
+	size_t mem_budget, mem_used; /* every connection buffer, in and out */
+	uint32_t nwaiting[2];        /* waiters for a first chunk / for more */
+	uint64_t next_ticket;
+	int said_budget;             /* "budget reached" said for this episode */
 
 	pthread_mutex_t lock; /* guards infos, hist, st, cmds */
 	gt_peer_info *infos;  /* slots of live producer connections (id 0 = free) */
@@ -203,20 +228,160 @@ static void log_refusal(gt_collector *c, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* ------------------------------------------------------------ memory budget */
+
+#define BUDGET_KEEP(c) ((c)->mem_budget / 4) /* kept for first chunks */
+
+static void mem_stats(gt_collector *c)
+{
+	pthread_mutex_lock(&c->lock);
+	c->st.mem_used = c->mem_used;
+	if (c->mem_used > c->st.mem_peak)
+		c->st.mem_peak = c->mem_used;
+	c->st.peers_waiting = c->nwaiting[0] + c->nwaiting[1];
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* Can n more bytes be charged? big: past a connection's first chunk, which
+ * leaves BUDGET_KEEP free. */
+static int mem_fits(const gt_collector *c, size_t n, int big)
+{
+	size_t lim = big ? c->mem_budget - BUDGET_KEEP(c) : c->mem_budget;
+	return c->mem_used <= lim && n <= lim - c->mem_used;
+}
+
+/* Charge n bytes unless they do not fit or (queue) peers of the same class
+ * wait already: they go first. @return 1 charged, 0 refused. */
+static int mem_take(gt_collector *c, size_t n, int big, int queue)
+{
+	if (!n)
+		return 1;
+	if (!mem_fits(c, n, big) || (queue && c->nwaiting[big]))
+		return 0;
+	c->mem_used += n;
+	mem_stats(c);
+	return 1;
+}
+
+static void mem_give(gt_collector *c, size_t n)
+{
+	assert(n <= c->mem_used);
+	if (!n)
+		return;
+	c->mem_used -= n;
+	mem_stats(c);
+}
+
+/* Input reservation of p to at least want bytes. Control connections
+ * (1 KiB) never queue. @return 1, or 0 when the budget refuses. */
+static int res_grow(gt_collector *c, peer *p, size_t want)
+{
+	if (want <= p->res)
+		return 1;
+	if (!mem_take(c, want - p->res, want > READ_CHUNK, p->type == P_PRODUCER))
+		return 0;
+	p->res = want;
+	return 1;
+}
+
+/* Give back the reservation past max(cap, keep). */
+static void res_fit(gt_collector *c, peer *p, size_t keep)
+{
+	size_t k = keep > p->cap ? keep : p->cap;
+	if (p->res > k) {
+		mem_give(c, p->res - k);
+		p->res = k;
+	}
+}
+
+/* Free the (empty or dead) input buffer and its reservation. */
+static void buf_release(gt_collector *c, peer *p)
+{
+	free(p->buf);
+	p->buf = NULL;
+	p->cap = p->len = p->pos = 0;
+	mem_give(c, p->res);
+	p->res = 0;
+}
+
+/* Refused memory: stop reading p (out of epoll: the kernel holds its bytes
+ * and its sends wait) until resume_waiters serves its need. */
+static void peer_wait(gt_collector *c, peer *p, size_t need, int big)
+{
+	if (p->waiting)
+		return;
+	epoll_ctl(c->ep, EPOLL_CTL_DEL, p->fd, NULL);
+	p->waiting = 1;
+	p->wait_big = big;
+	p->wait_need = need;
+	p->wait_ticket = ++c->next_ticket;
+	p->wait_since = gt_now_ns(CLOCK_MONOTONIC);
+	c->nwaiting[big]++;
+	mem_stats(c);
+	if (!c->said_budget) {
+		c->said_budget = 1;
+		gt_logf(&c->lg, GT_LOG_WARN,
+			"memory budget reached (%zu of %zu bytes in connection buffers): producers "
+			"wait for memory, their sockets fill and nothing is dropped here (said once "
+			"until the waits end)",
+			c->mem_used, c->mem_budget);
+	}
+}
+
+static void peer_unwait(gt_collector *c, peer *p)
+{
+	if (!p->waiting)
+		return;
+	p->waiting = 0;
+	c->nwaiting[p->wait_big]--;
+	mem_stats(c);
+	if (!c->nwaiting[0] && !c->nwaiting[1])
+		c->said_budget = 0;
+}
+
+/* Serve waiters, oldest first within each class, while their need fits:
+ * the memory is charged to them at once, then they are read again. */
+static void resume_waiters(gt_collector *c)
+{
+	for (int big = 0; big < 2; big++) {
+		while (c->nwaiting[big]) {
+			peer *h = NULL;
+			for (peer *p = c->peers; p; p = p->next)
+				if (p->waiting && p->wait_big == big &&
+				    (!h || p->wait_ticket < h->wait_ticket))
+					h = p;
+			assert(h);
+			if (!h || !mem_fits(c, h->wait_need, big))
+				break;
+			c->mem_used += h->wait_need;
+			h->res += h->wait_need;
+			peer_unwait(c, h);
+			h->part_since = gt_now_ns(CLOCK_MONOTONIC); /* the wait was ours */
+			ep_set(c, EPOLL_CTL_ADD, h->fd, EPOLLIN | (h->epollout ? EPOLLOUT : 0), h);
+		}
+	}
+}
+
 /* Queue bytes to a peer and try to send them now (never blocks). */
 static void peer_flush_out(gt_collector *c, peer *p);
 
 static int peer_queue(gt_collector *c, peer *p, const void *data, size_t n)
 {
+	if (p->stage == STAGE_DEAD)
+		return GT_ERR_CLOSED;
 	if (p->outlen + n > OUT_MAX)
 		return GT_ERR_FULL;
 	if (p->outlen + n > p->outcap) {
 		size_t nc = p->outcap ? p->outcap : 1024;
 		while (nc < p->outlen + n)
 			nc *= 2;
+		if (!mem_take(c, nc - p->outcap, 0, 0))
+			return GT_ERR_FULL;
 		uint8_t *nb = realloc(p->out, nc);
-		if (!nb)
+		if (!nb) {
+			mem_give(c, nc - p->outcap);
 			return GT_ERR_NOMEM;
+		}
 		p->out = nb;
 		p->outcap = nc;
 	}
@@ -277,6 +442,16 @@ static void peer_end(gt_collector *c, peer *p, int state, const char *reason)
 	peer_unlink(c, p);
 	p->next = c->graveyard;
 	c->graveyard = p;
+	peer_unwait(c, p);
+	/* The buffers are freed in reap; their memory is free for others now. */
+	size_t part = p->len - p->pos;
+	gt_frame_info lost = {0};
+	if (p->accepted && part >= GT_FRAME_HEADER_SIZE)
+		if (gt_frame_header_decode(p->buf + p->pos, part, &lost) < 0)
+			lost.nrecords = 0;
+	mem_give(c, p->res + p->outcap);
+	p->res = 0;
+	p->outcap = 0;
 	if (p->type == P_CONTROL) {
 		c->ncontrol--;
 		return;
@@ -292,6 +467,12 @@ static void peer_end(gt_collector *c, peer *p, int state, const char *reason)
 	in->end_ns = gt_now_ns(CLOCK_REALTIME);
 	if (reason)
 		snprintf(in->reason, sizeof(in->reason), "%s", reason);
+	if (p->accepted && part) {
+		in->frames_lost++;
+		in->records_lost += lost.nrecords;
+		c->st.frames_lost++;
+		c->st.records_lost += lost.nrecords;
+	}
 	if (p->accepted) {
 		c->st.peers_active--;
 		if (state == GT_PEER_DROPPED)
@@ -342,7 +523,8 @@ static void peer_flush_out(gt_collector *c, peer *p)
 	}
 	int want = p->outlen > 0;
 	if (want != p->epollout && p->stage != STAGE_DEAD && !c->closing) {
-		ep_set(c, EPOLL_CTL_MOD, p->fd, EPOLLIN | (want ? EPOLLOUT : 0), p);
+		if (!p->waiting) /* out of epoll: resume_waiters adds it back */
+			ep_set(c, EPOLL_CTL_MOD, p->fd, EPOLLIN | (want ? EPOLLOUT : 0), p);
 		p->epollout = want;
 	}
 }
@@ -574,7 +756,31 @@ static void frame_ok(gt_collector *c, peer *p, const gt_frame_info *fi, const ui
 	pthread_mutex_unlock(&c->lock);
 }
 
-/* Consume every whole frame in the buffer. @return -1 when the peer died. */
+/* A frame is in part in the buffer: reserve all of it, so that once begun
+ * it can always complete. @return 0, 1 when p must wait for memory, -1 when
+ * it died (a frame that can never fit). */
+static int reserve_frame(gt_collector *c, peer *p, const gt_frame_info *fi, size_t need)
+{
+	res_fit(c, p, need);
+	if (need <= p->res)
+		return 0;
+	int big = need > READ_CHUNK;
+	if ((big ? c->mem_budget - BUDGET_KEEP(c) : c->mem_budget) < need) {
+		drop(c, p,
+		     "byte %llu of its stream: frame seq %llu of %zu bytes can never fit the "
+		     "collector's memory budget (%zu bytes)",
+		     (unsigned long long)p->stream_off, (unsigned long long)fi->seq, need,
+		     c->mem_budget);
+		return -1;
+	}
+	if (res_grow(c, p, need))
+		return 0;
+	peer_wait(c, p, need - p->res, big);
+	return 1;
+}
+
+/* Consume every whole frame in the buffer. @return -1 when the peer died,
+ * 1 when it waits for memory. */
 static int frames(gt_collector *c, peer *p, uint64_t now)
 {
 	while (p->len - p->pos >= GT_FRAME_HEADER_SIZE) {
@@ -589,7 +795,7 @@ static int frames(gt_collector *c, peer *p, uint64_t now)
 		}
 		size_t need = GT_FRAME_HEADER_SIZE + (size_t)fi.comp_len;
 		if (avail < need)
-			break;
+			return reserve_frame(c, p, &fi, need);
 		if (gt_frame_verify(b, b + GT_FRAME_HEADER_SIZE, &fi) != 0) {
 			drop(c, p, "byte %llu of its stream: frame seq %llu fails its checksum",
 			     (unsigned long long)p->stream_off, (unsigned long long)fi.seq);
@@ -600,20 +806,25 @@ static int frames(gt_collector *c, peer *p, uint64_t now)
 		p->stream_off += need;
 		p->part_since = now;
 	}
+	res_fit(c, p, 0);
 	return 0;
 }
 
+#define ROOM_WAIT 1 /* make_room: the budget refused, the peer must wait */
+
 /* Make room to read: compact, then grow with what arrived, up to what the
- * current structure needs (never more than a frame's cap allows). */
-static int make_room(peer *p)
+ * current structure needs (never more than a frame's cap allows), within
+ * the peer's reservation or what the budget grants. @return 0, ROOM_WAIT
+ * (*need, *big: what to wait for), or a negative gt_err. */
+static int make_room(gt_collector *c, peer *p, size_t *need, int *big)
 {
 	if (p->pos == p->len) {
 		p->pos = p->len = 0;
-		if (p->cap > 4 * READ_CHUNK) { /* a big frame passed: give memory back */
-			free(p->buf);
-			p->buf = NULL;
-			p->cap = 0;
-		}
+		/* A big frame passed, or others wait for memory it holds: give it
+		 * back (a first chunk only helps waiters for a first chunk). */
+		if (p->cap > 4 * READ_CHUNK || (p->cap && c->nwaiting[0]) ||
+		    (p->cap > READ_CHUNK && c->nwaiting[1]))
+			buf_release(c, p);
 	} else if (p->pos > 0) {
 		memmove(p->buf, p->buf + p->pos, p->len - p->pos);
 		p->len -= p->pos;
@@ -629,9 +840,20 @@ static int make_room(peer *p)
 		want = limit;
 	if (want <= p->cap)
 		return p->cap > p->len ? 0 : GT_ERR_LIMIT;
+	if (want > p->res && p->res > p->cap)
+		want = p->res; /* first grow within the frame's reservation */
+	if (!res_grow(c, p, want)) {
+		if (p->cap > p->len)
+			return 0; /* read into what is left */
+		*need = want - p->res;
+		*big = want > READ_CHUNK;
+		return ROOM_WAIT;
+	}
 	uint8_t *nb = realloc(p->buf, want);
-	if (!nb)
+	if (!nb) {
+		res_fit(c, p, 0);
 		return GT_ERR_NOMEM;
+	}
 	p->buf = nb;
 	p->cap = want;
 	return 0;
@@ -673,8 +895,14 @@ static void producer_eof(gt_collector *c, peer *p)
 static void producer_readable(gt_collector *c, peer *p)
 {
 	size_t budget = READ_BUDGET;
-	while (budget && p->stage != STAGE_DEAD) {
-		int rc = make_room(p);
+	while (budget && p->stage != STAGE_DEAD && !p->waiting) {
+		size_t need = 0;
+		int big = 0;
+		int rc = make_room(c, p, &need, &big);
+		if (rc == ROOM_WAIT) {
+			peer_wait(c, p, need, big);
+			return;
+		}
 		if (rc < 0) {
 			if (p->accepted)
 				drop(c, p, "out of buffer memory (%s)", gt_strerror(rc));
@@ -712,7 +940,7 @@ static void producer_readable(gt_collector *c, peer *p)
 				continue; /* need more, or refused (loop ends on DEAD) */
 			p->part_since = now;
 		}
-		if (frames(c, p, now) < 0)
+		if (frames(c, p, now) != 0)
 			return;
 	}
 }
@@ -924,13 +1152,17 @@ static void control_request(gt_collector *c, char *line, strbuf *out)
 		gt_collector_get_stats(c, &st);
 		sb_printf(out,
 			  "ok peers=%u total=%llu refused=%llu dropped=%llu frames=%llu "
-			  "records=%llu bytes=%llu gaps=%llu unwritten=%llu nvml=%llu max=%u\n",
+			  "records=%llu bytes=%llu gaps=%llu unwritten=%llu nvml=%llu max=%u "
+			  "mem=%llu budget=%llu waiting=%u lost_frames=%llu lost_records=%llu\n",
 			  st.peers_active, (unsigned long long)st.peers_total,
 			  (unsigned long long)st.peers_refused, (unsigned long long)st.peers_dropped,
 			  (unsigned long long)st.frames, (unsigned long long)st.records,
 			  (unsigned long long)st.bytes, (unsigned long long)st.seq_gaps,
 			  (unsigned long long)st.frames_unwritten,
-			  (unsigned long long)st.nvml_samples, st.peers_max);
+			  (unsigned long long)st.nvml_samples, st.peers_max,
+			  (unsigned long long)st.mem_used, (unsigned long long)st.mem_budget,
+			  st.peers_waiting, (unsigned long long)st.frames_lost,
+			  (unsigned long long)st.records_lost);
 		return;
 	}
 	if (!strcmp(verb, "arm")) {
@@ -977,7 +1209,16 @@ static void control_request(gt_collector *c, char *line, strbuf *out)
 static void control_readable(gt_collector *c, peer *p)
 {
 	for (;;) {
-		if (make_room(p) < 0) {
+		size_t need;
+		int big, rc = make_room(c, p, &need, &big);
+		if (rc == ROOM_WAIT) {
+			gt_logf(&c->lg, GT_LOG_WARN,
+				"control connection #%llu: closed, the memory budget is full",
+				(unsigned long long)p->id);
+			peer_end(c, p, GT_PEER_DROPPED, NULL);
+			return;
+		}
+		if (rc < 0) {
 			gt_logf(&c->lg, GT_LOG_WARN, "control connection #%llu: request line too long",
 				(unsigned long long)p->id);
 			peer_end(c, p, GT_PEER_DROPPED, NULL);
@@ -1239,11 +1480,38 @@ static void accept_all(gt_collector *c, int lfd, int type)
 
 /* ------------------------------------------------------------ timers */
 
+/* Waiters hold memory too. When every producer that holds memory waits,
+ * none can free any: the ones that waited stall_timeout_ms are dropped
+ * (their half frames counted as lost), so that the others go on. */
+static void break_waits(gt_collector *c, uint64_t now)
+{
+	if (!c->nwaiting[0] && !c->nwaiting[1])
+		return;
+	for (peer *p = c->peers; p; p = p->next)
+		if (p->type == P_PRODUCER && !p->waiting && p->res)
+			return; /* it completes, idles or stalls: memory frees */
+	uint64_t stall = (uint64_t)c->o.stall_timeout_ms * 1000000ull;
+	for (peer *p = c->peers, *next; p; p = next) {
+		next = p->next;
+		if (!p->waiting || now - p->wait_since <= stall)
+			continue;
+		if (p->accepted)
+			drop(c, p,
+			     "waited %u ms for memory at byte %llu: the memory budget (%zu bytes) is "
+			     "held by producers that all wait",
+			     c->o.stall_timeout_ms, (unsigned long long)p->stream_off,
+			     c->mem_budget);
+		else
+			refuse(c, p, "waited too long for memory (collector memory budget full)");
+	}
+}
+
 static void tick(gt_collector *c, uint64_t now)
 {
 	if (now - c->last_tick < TICK_NS)
 		return;
 	c->last_tick = now;
+	break_waits(c, now);
 	if (c->spare_fd < 0) /* lost to a racing thread while shedding: take it back */
 		c->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	listen_pause(c, 0);
@@ -1275,6 +1543,11 @@ static void tick(gt_collector *c, uint64_t now)
 				char why[GT_CTL_TEXT_MAX + 1];
 				if (p->refuse_why)
 					snprintf(why, sizeof(why), "%s", p->refuse_why);
+				else if (p->waiting)
+					snprintf(why, sizeof(why),
+						 "the collector's memory budget (%zu bytes) is full: "
+						 "no room for the stream header within %u ms",
+						 c->mem_budget, c->o.handshake_timeout_ms);
 				else
 					snprintf(why, sizeof(why),
 						 "no complete stream header within %u ms (%zu bytes "
@@ -1284,7 +1557,8 @@ static void tick(gt_collector *c, uint64_t now)
 			}
 			continue;
 		}
-		if (part && now - p->part_since > stall) {
+		/* A waiter's clock stops: the wait is ours (break_waits ends it). */
+		if (part && !p->waiting && now - p->part_since > stall) {
 			gt_frame_info fi;
 			size_t want = 0;
 			if (gt_frame_header_decode(p->buf + p->pos, part, &fi) == 0)
@@ -1295,12 +1569,8 @@ static void tick(gt_collector *c, uint64_t now)
 			     c->o.stall_timeout_ms, (unsigned long long)p->stream_off, part, want);
 			continue;
 		}
-		if (!part && p->buf && now - p->part_since > IDLE_FREE_NS) {
-			/* An idle (e.g. dormant) producer keeps no read buffer. */
-			free(p->buf);
-			p->buf = NULL;
-			p->cap = p->len = p->pos = 0;
-		}
+		if (!part && p->buf && now - p->part_since > IDLE_FREE_NS)
+			buf_release(c, p); /* an idle (e.g. dormant) producer keeps no buffer */
 		if (p->armed_until && now >= p->armed_until) {
 			p->armed_until = 0;
 			pthread_mutex_lock(&c->lock);
@@ -1357,6 +1627,7 @@ int gt_collector_run(gt_collector *c)
 		run_cmds(c);
 		tick(c, gt_now_ns(CLOCK_MONOTONIC));
 		reap(c);
+		resume_waiters(c);
 	}
 	return 0;
 }
@@ -1507,6 +1778,12 @@ gt_collector *gt_collector_new(const gt_collector_opts *opts, gt_errinfo *ei)
 		c->o.stall_timeout_ms = 10000;
 	if (!c->o.max_peers)
 		c->o.max_peers = 1024;
+	if (!c->o.mem_budget)
+		c->o.mem_budget = GT_COLLECTOR_MEM_BUDGET_DEFAULT;
+	if (c->o.mem_budget < GT_COLLECTOR_MEM_BUDGET_MIN)
+		c->o.mem_budget = GT_COLLECTOR_MEM_BUDGET_MIN;
+	c->mem_budget = c->o.mem_budget;
+	c->st.mem_budget = c->mem_budget;
 	uint32_t kinds = opts->kinds ? opts->kinds : GT_KIND_DEFAULT;
 	c->accept_kinds = opts->dormant ? 0 : kinds;
 

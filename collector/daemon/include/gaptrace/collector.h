@@ -36,8 +36,11 @@
  *                                  K: gt_kinds_format names), then "ok N"
  *     stats                       "ok peers=N total=N refused=N dropped=N
  *                                  frames=N records=N bytes=N gaps=N
- *                                  unwritten=N nvml=N max=N" (max: see
- *                                  gt_collector_stats.peers_max)
+ *                                  unwritten=N nvml=N max=N mem=N budget=N
+ *                                  waiting=N lost_frames=N lost_records=N"
+ *                                  (see gt_collector_stats: max = peers_max,
+ *                                  mem = mem_used, budget = mem_budget,
+ *                                  waiting = peers_waiting)
  *     arm <pid|all> <kinds> <ns>  send GT_CTL_ARM(kinds, ns) (kinds in
  *                                 gt_kinds_parse syntax, no spaces; ns = 0:
  *                                 until disarmed, else 1 ms..366 days:
@@ -123,6 +126,11 @@ typedef struct gt_peer_info {
 	char path[512];            /**< trace file, "" before the handshake */
 	char cmdline[160];         /**< start of the header's cmdline */
 	char reason[256];          /**< why it was refused/dropped, else "" */
+	/** frames received in part and discarded when the connection ended
+	 *  inside them (stall, EOF, drop, close), and the records their headers
+	 *  announced (0 when the header itself was incomplete) */
+	uint64_t frames_lost;
+	uint64_t records_lost;
 } gt_peer_info;
 
 /** gt_peer_fn events. */
@@ -429,7 +437,24 @@ typedef struct gt_collector_opts {
 	 */
 	int share_group;
 	uint32_t group_gid;
+	/**
+	 * One budget, in bytes, for the memory of every connection buffer (what
+	 * producers and control clients sent that is not consumed yet, half-
+	 * received frames included, and what is queued to them). 0 =
+	 * GT_COLLECTOR_MEM_BUDGET_DEFAULT; less than GT_COLLECTOR_MEM_BUDGET_MIN
+	 * is raised to it. Enforced before allocating: a producer whose bytes do
+	 * not fit is not read until memory frees (backpressure, oldest waiter
+	 * first); nothing it sent is dropped for it. A frame larger than 3/4 of
+	 * the budget can never fit: its producer is dropped with a logged
+	 * reason. See gt_collector_new for the whole policy.
+	 */
+	size_t mem_budget;
 } gt_collector_opts;
+
+/** Default gt_collector_opts.mem_budget: 256 MiB. */
+#define GT_COLLECTOR_MEM_BUDGET_DEFAULT ((size_t)256 << 20)
+/** Smallest gt_collector_opts.mem_budget: 4 MiB. */
+#define GT_COLLECTOR_MEM_BUDGET_MIN ((size_t)4 << 20)
 
 /** Totals of a collector (gt_collector_get_stats). */
 typedef struct gt_collector_stats {
@@ -447,6 +472,12 @@ typedef struct gt_collector_stats {
 	uint32_t nvml_devices;     /**< GPUs sampled (0: NVML off or absent) */
 	uint32_t peers_max;        /**< producers served at once: max_peers, lowered to
 				        what RLIMIT_NOFILE allows (see gt_collector_new) */
+	uint64_t mem_budget;       /**< gt_collector_opts.mem_budget in force */
+	uint64_t mem_used;         /**< bytes of connection buffers charged now */
+	uint64_t mem_peak;         /**< most mem_used ever (never above mem_budget) */
+	uint32_t peers_waiting;    /**< connections not read now: waiting for memory */
+	uint64_t frames_lost;      /**< frames discarded half-received (gt_peer_info) */
+	uint64_t records_lost;     /**< records those frames' headers announced */
 } gt_collector_stats;
 
 typedef struct gt_collector gt_collector;
@@ -472,6 +503,24 @@ typedef struct gt_collector gt_collector;
  * took them), waiting connections are closed at once with the help of a
  * spare descriptor, accepting pauses until the next 100 ms tick, and the
  * log says so once: the loop never spins and stays responsive.
+ *
+ * Memory budget: every connection buffer is charged to opts->mem_budget
+ * before it is allocated, so the collector's connection memory never
+ * exceeds it (plus about 2 KiB of bookkeeping per connection). A
+ * connection's first 256 KiB of input may use the whole budget; a frame
+ * larger than that is reserved whole when its header arrives (so a frame
+ * once begun can always complete; bytes are still allocated only as they
+ * arrive) and may use only 3/4 of it, so that producers of ordinary frames
+ * keep flowing while big frames wait. A connection refused memory is not
+ * read (taken out of epoll) until memory frees; waiters are served oldest
+ * first and the time they wait does not count against stall_timeout_ms,
+ * unless every connection holding memory waits: then those that waited
+ * stall_timeout_ms are dropped, with a reason. A new connection that gets
+ * no memory for its stream header within handshake_timeout_ms is refused
+ * (MISMATCH; the producer writes its own file). The first wait of a busy
+ * spell is logged once (WARN). A frame that can never fit is dropped, as is
+ * a frame that does not complete within stall_timeout_ms; frames lost half-
+ * received are counted (gt_peer_info.frames_lost, records_lost).
  *
  * @return the collector, or NULL with *ei filled (ei may be NULL).
  */
