@@ -10,6 +10,7 @@
 
 #include <check.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1108,6 +1109,48 @@ START_TEST(no_gpm_no_output)
 }
 END_TEST
 
+/* The one float -> int conversion (issue 25 row 13): NaN and values out
+ * of the int range are defined, truncation toward zero otherwise. */
+START_TEST(dtoi_clamps)
+{
+	ck_assert_int_eq(ex_dtoi(NAN), 0);
+	ck_assert_int_eq(ex_dtoi(-NAN), 0);
+	ck_assert_int_eq(ex_dtoi(INFINITY), INT_MAX);
+	ck_assert_int_eq(ex_dtoi(-INFINITY), INT_MIN);
+	ck_assert_int_eq(ex_dtoi(4.8e12), INT_MAX);
+	ck_assert_int_eq(ex_dtoi(-4.8e12), INT_MIN);
+	ck_assert_int_eq(ex_dtoi(2147483647.0), INT_MAX);
+	ck_assert_int_eq(ex_dtoi(2147483648.0), INT_MAX);
+	ck_assert_int_eq(ex_dtoi(-2147483648.0), INT_MIN);
+	ck_assert_int_eq(ex_dtoi(297.9), 297);
+	ck_assert_int_eq(ex_dtoi(-1.5), -1);
+	ck_assert_int_eq(ex_dtoi(0.0), 0);
+}
+END_TEST
+
+/* A GPU window 2^63 ns after the time origin and 3.4 us long (issue 25
+ * row 2): the axis' double step (500 ns) was below the spacing of doubles
+ * there (1024 ns), and the tick loop never ended. Now a few ticks, at most
+ * 64 per axis, and the page ends. */
+START_TEST(html_far_window_axis)
+{
+	const uint64_t far = 1000000000000ull + (1ull << 63);
+	const uint64_t se[][2] = {
+		{far + 500, far + 1500}, {far + 1700, far + 2700}, {far + 2900, far + 3900}};
+	gt_export *x = open_kernels(se, 3, NULL);
+	char *s = html_of(x);
+	size_t n = strlen(s);
+	ck_assert_uint_lt(n, 1u << 20);
+	ck_assert(n > 8 && !strcmp(s + n - 8, "</html>\n"));
+	size_t ticks = count_str(s, "text-anchor=\"middle\">");
+	ck_assert_uint_gt(ticks, 0);
+	ck_assert_uint_le(ticks, 64 * 4);
+	free(s);
+	gt_export_close(x);
+	rm_tmpdir();
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("export");
@@ -1121,6 +1164,7 @@ static Suite *suite(void)
 	tcase_add_test(t, html_text);
 	tcase_add_test(t, number_formats);
 	tcase_add_test(t, bits_sparse);
+	tcase_add_test(t, dtoi_clamps);
 	suite_add_tcase(s, t);
 	t = tcase_create("export");
 	tcase_set_timeout(t, 60);
@@ -1144,6 +1188,7 @@ static Suite *suite(void)
 	tcase_add_test(t, tables_gpm);
 	tcase_add_test(t, html_gpm);
 	tcase_add_test(t, no_gpm_no_output);
+	tcase_add_test(t, html_far_window_axis);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -81,6 +81,12 @@ void ex_us(ex_out *o, int64_t ns);
  * infinity are written as `nonfinite` (e.g. "null" in JSON, "" in CSV). */
 void ex_fixed(ex_out *o, double v, int dec, const char *nonfinite);
 
+/* The one float -> int conversion of the exporters (pixel columns, tick
+ * counts): v truncated toward zero, NaN -> 0, clamped to [INT_MIN,
+ * INT_MAX]. A plain (int) cast of a NaN or of a value out of range is
+ * undefined (a gap past a zero-length window gave both). */
+int ex_dtoi(double v);
+
 /* ------------------------------------------------------------ escaping */
 
 /*

@@ -8,6 +8,7 @@
  * a two-digits-at-a-time table; nothing calls printf per event.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -218,6 +219,17 @@ void ex_fixed(ex_out *o, double v, int dec, const char *nonfinite)
 		n += (size_t)dec;
 	}
 	o->len += n;
+}
+
+int ex_dtoi(double v)
+{
+	if (isnan(v))
+		return 0;
+	if (v >= (double)INT_MAX)
+		return INT_MAX;
+	if (v <= (double)INT_MIN)
+		return INT_MIN;
+	return (int)v;
 }
 
 /* ------------------------------------------------------------ escaping */
