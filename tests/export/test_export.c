@@ -1151,6 +1151,96 @@ START_TEST(html_far_window_axis)
 }
 END_TEST
 
+/* One stack of `depth` Python frames behind `calls` API calls (and their
+ * kernels). */
+static void write_deep_stack(const char *path, uint32_t depth, uint32_t calls)
+{
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	gt_writer *w = gt_writer_new(NULL, fd_sink, f);
+	gt_stream_header h;
+	gt_stream_header_init(&h);
+	h.producer = GT_PRODUCER_INJECT;
+	h.pid = 4242;
+	h.trace_ns = h.realtime_ns = 1000000000000ull;
+	h.ndevices = 1;
+	h.devices[0].uuid[0] = 0x42;
+	ck_assert_int_eq(gt_writer_begin(w, &h), 0);
+	uint32_t launch = gt_writer_intern(w, "cudaLaunchKernel", 16);
+	uint32_t kn = gt_writer_intern(w, "kA", 2), file = gt_writer_intern(w, "train.py", 8);
+	uint32_t fn = gt_writer_intern(w, "forward", 7);
+	gt_record r = {.type = GT_REC_STACK};
+	r.stack.id = 1;
+	r.stack.nframes = depth;
+	ck_assert_int_eq(gt_writer_add(w, &r), 0);
+	for (uint32_t i = 0; i < depth; i++) {
+		gt_record fr = {.type = GT_REC_FRAME};
+		fr.frame.stack_id = 1;
+		fr.frame.index = i;
+		fr.frame.kind = GT_FRAME_PYTHON;
+		fr.frame.file_id = file;
+		fr.frame.func_id = fn;
+		fr.frame.line = 100 + i;
+		ck_assert_int_eq(gt_writer_add(w, &fr), 0);
+	}
+	for (uint32_t i = 0; i < calls; i++) {
+		uint64_t t = h.trace_ns + 1000000 + (uint64_t)i * 100000;
+		gt_api a = {.start = t, .end = t + 3000, .thread_id = 4242, .correlation_id = i + 1,
+			    .name_id = launch, .domain = GT_API_RUNTIME};
+		ck_assert_int_eq(gt_writer_add_api(w, &a), 0);
+		gt_kernel k = {.start = t + 10000, .end = t + 60000, .stream_id = 7,
+			       .correlation_id = i + 1, .name_id = kn};
+		ck_assert_int_eq(gt_writer_add_kernel(w, &k), 0);
+		gt_record sm = {.type = GT_REC_STACK_SAMPLE};
+		sm.stack_sample.ts = t;
+		sm.stack_sample.thread_id = 4242;
+		sm.stack_sample.correlation_id = i + 1;
+		sm.stack_sample.stack_id = 1;
+		sm.stack_sample.trigger = GT_STACK_AT_RESUME;
+		sm.stack_sample.domain = GT_API_RUNTIME;
+		ck_assert_int_eq(gt_writer_add(w, &sm), 0);
+	}
+	ck_assert_int_eq(gt_writer_flush(w), 0);
+	gt_writer_free(w);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+/* Issue 25 row 5: every call wrote its stack's frames into its args
+ * (depth x calls). Now each distinct stack is written once, in
+ * "stackFrames" with parent links, and each call names its innermost frame
+ * ("sf"): the frames appear once, the size grows with calls + depth. */
+START_TEST(perfetto_stack_once)
+{
+	const uint32_t depth = 300, calls = 400;
+	char path[512];
+	make_tmpdir();
+	snprintf(path, sizeof(path), "%s/4242.gtrace", tmpdir);
+	write_deep_stack(path, depth, calls);
+	const char *paths[] = {path};
+	gt_export *x = gt_export_open(paths, 1, NULL, NULL);
+	ck_assert_ptr_nonnull(x);
+	gt_export_stats st;
+	char *s = perfetto_text(x, &st);
+	ck_assert_ptr_nonnull(strstr(s, "\"stackFrames\":{"));
+	ck_assert_uint_eq(count_str(s, "\"category\":\"host\""), depth);
+	ck_assert_uint_eq(count_str(s, "\"parent\":"), depth - 1);
+	ck_assert_uint_eq(count_str(s, "\"sf\":\"0.0\"}"), calls);
+	ck_assert_ptr_nonnull(strstr(s, "\"0.0\":{\"category\":\"host\",\"name\":\"train.py:100 "
+					"forward\",\"parent\":\"0.1\"}"));
+	/* the outermost frame has no parent */
+	ck_assert_ptr_nonnull(strstr(s, "\"0.299\":{\"category\":\"host\",\"name\":\"train.py:399 "
+					"forward\"}"));
+	/* line 399 (the outermost frame) is written once, not once per call */
+	ck_assert_uint_eq(count_str(s, "train.py:399"), 1);
+	ck_assert_uint_lt(strlen(s), 1000u * (depth + calls) + 65536);
+	size_t n = strlen(s);
+	ck_assert(n > 4 && !strcmp(s + n - 4, "]}}\n"));
+	free(s);
+	gt_export_close(x);
+	rm_tmpdir();
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("export");
@@ -1189,6 +1279,7 @@ static Suite *suite(void)
 	tcase_add_test(t, html_gpm);
 	tcase_add_test(t, no_gpm_no_output);
 	tcase_add_test(t, html_far_window_axis);
+	tcase_add_test(t, perfetto_stack_once);
 	suite_add_tcase(s, t);
 	return s;
 }

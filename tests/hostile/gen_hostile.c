@@ -398,8 +398,10 @@ static void perfetto_stack_depth(void)
 	stack(w, 1, depth);
 	for (uint32_t f = 0; f < depth; f++)
 		frame(w, 1, f, GT_FRAME_PYTHON, 0, file, fn);
+	uint32_t jitter = 12345; /* times not all alike: 12 KB, as in the issue */
 	for (uint32_t i = 0; i < calls; i++) {
-		uint64_t t = 2000000000ull + (uint64_t)i * 100000;
+		jitter = jitter * 1103515245u + 12345u;
+		uint64_t t = 2000000000ull + (uint64_t)i * 100000 + (jitter >> 16 & 0xfff);
 		api(w, t, i + 1, nm);
 		kernel(w, t + 10000, i + 1, kn);
 		sample(w, t, i + 1, 1);

@@ -168,7 +168,12 @@ GT_API const gt_analysis *gt_export_analysis(gt_export *x);
  *      static/dynamic shared memory, correlation id, graph id), copies
  *      ("Memcpy HtoD"; args: bytes, kinds, GB/s) and memsets;
  *    - one track per host thread (its OS tid, named from GT_REC_THREAD)
- *      holding the CUDA API calls;
+ *      holding the CUDA API calls; a call that had a host stack has its
+ *      call site in args ("call site") and an "sf" naming its innermost
+ *      frame in the top-level "stackFrames" table (the Trace Event format's:
+ *      id "K.F" = frame F of analysis stack K, with its "name" and the
+ *      "parent" that called it), where each distinct stack is written once,
+ *      so the output grows with the frames recorded, not with calls x depth;
  *    - flow arrows ("launch", ph s/f, bound to the enclosing slices) from
  *      each API call to the first kernel/copy/memset of the same
  *      correlation id, emitted only when both ends are in the trace;
