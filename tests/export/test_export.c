@@ -1241,6 +1241,70 @@ START_TEST(perfetto_stack_once)
 }
 END_TEST
 
+/* The output budget (issue 25 "output bounded per input byte"): shared by
+ * every output of a handle; an output that reaches it stops at a boundary
+ * and ends with the NOT ALL WRITTEN statement in its own syntax. */
+START_TEST(output_budget_caps)
+{
+	gt_export *x = open_small(NULL);
+	ck_assert_uint_eq(gt_export_output_budget(x), GT_EXPORT_MIN_OUTPUT_BUDGET);
+	gt_export_stats st;
+	char *full = perfetto_text(x, &st);
+	uint64_t records = st.records;
+	ck_assert_uint_eq(st.not_all_written, 0);
+	ck_assert_ptr_null(strstr(full, "NOT ALL WRITTEN"));
+	gt_export_close(x);
+	rm_tmpdir();
+
+	const uint64_t budget = 3000;
+	ck_assert_uint_gt(strlen(full), 2 * budget);
+	gt_export_opts o = {.max_output_bytes = budget};
+	x = open_small(&o);
+	ck_assert_uint_eq(gt_export_output_budget(x), budget);
+	char *s = perfetto_text(x, &st);
+	ck_assert_uint_eq(st.not_all_written, 1);
+	ck_assert_ptr_nonnull(strstr(s, "\"not_all_written\":\"NOT ALL WRITTEN: output budget of "
+					"3000 bytes reached\""));
+	size_t n = strlen(s);
+	ck_assert_uint_lt(n, budget + 2048); /* the last event and the closing text */
+	ck_assert(n > 4 && !strcmp(s + n - 4, "]}}\n"));
+	ck_assert(strstr(s, "\n],\n\"stackFrames\":{},\n") != NULL);
+	ck_assert_uint_eq(st.records, records); /* every record still read and counted */
+	free(s);
+
+	/* the budget is spent: the next outputs are their frame and the note */
+	s = table_text(x, GT_TABLE_GPU_TRACE, GT_EXPORT_CSV, &st);
+	ck_assert_uint_eq(st.not_all_written, 1);
+	n = strlen(s);
+	const char *csv_note = "# NOT ALL WRITTEN: output budget of 3000 bytes reached\n";
+	ck_assert(n > strlen(csv_note) && !strcmp(s + n - strlen(csv_note), csv_note));
+	ck_assert_uint_eq(count_str(s, "\n"), 2); /* the header and the note */
+	free(s);
+	s = table_text(x, GT_TABLE_KERN_SUM, GT_EXPORT_JSON, &st);
+	ck_assert_str_eq(s, "[\n{\"NOT ALL WRITTEN\":\"output budget of 3000 bytes reached\"}\n]\n");
+	free(s);
+	s = html_of(x);
+	ck_assert_ptr_nonnull(strstr(s, "<p class=\"warn\" id=\"not-all-written\"><b>NOT ALL "
+					"WRITTEN: output budget of 3000 bytes reached</b>"));
+	n = strlen(s);
+	ck_assert(n > 8 && !strcmp(s + n - 8, "</html>\n"));
+	free(s);
+	gt_export_close(x);
+	rm_tmpdir();
+
+	/* no budget: the whole output */
+	o.max_output_bytes = UINT64_MAX;
+	x = open_small(&o);
+	s = perfetto_text(x, &st);
+	ck_assert_uint_eq(st.not_all_written, 0);
+	ck_assert_uint_eq(strlen(s), strlen(full));
+	free(s);
+	free(full);
+	gt_export_close(x);
+	rm_tmpdir();
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("export");
@@ -1280,6 +1344,7 @@ static Suite *suite(void)
 	tcase_add_test(t, no_gpm_no_output);
 	tcase_add_test(t, html_far_window_axis);
 	tcase_add_test(t, perfetto_stack_once);
+	tcase_add_test(t, output_budget_caps);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -409,6 +409,29 @@ static void perfetto_stack_depth(void)
 	end(w, "perfetto-stack-depth", &b);
 }
 
+/* "What to build" 2: 2^20 alike kernels, a few KB once compressed: each is
+ * an event of the timeline, a row of cuda_gpu_trace (~200 bytes), 200 MB
+ * from a few KB; now the output budget, max(64 MiB, 1024 x the input),
+ * stops them and the output ends with NOT ALL WRITTEN. */
+static void export_budget(void)
+{
+	buf b = {0};
+	gt_writer *w = begin(&b);
+	uint32_t kn = gt_writer_intern(w, "_Z1kv", 5);
+	for (uint32_t i = 0; i < (1u << 20); i++) {
+		gt_record r = {.type = GT_REC_KERNEL};
+		r.kernel.start = 2000000000ull + (uint64_t)i * 1000;
+		r.kernel.end = r.kernel.start + 500;
+		r.kernel.stream_id = 7;
+		r.kernel.correlation_id = i + 1;
+		r.kernel.name_id = kn;
+		r.kernel.grid_x = r.kernel.grid_y = r.kernel.grid_z = 1;
+		r.kernel.block_x = r.kernel.block_y = r.kernel.block_z = 1;
+		add(w, &r);
+	}
+	end(w, "export-budget", &b);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2 || argc > 3) {
@@ -428,5 +451,6 @@ int main(int argc, char **argv)
 	html_far_window();
 	html_tiny_window();
 	perfetto_stack_depth();
+	export_budget();
 	return 0;
 }

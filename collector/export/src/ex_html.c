@@ -1235,7 +1235,7 @@ static void per_gpu(ex_out *o, gt_export *x, const gt_analysis *a, const char *i
 	LIT(o, "</h2>\n");
 	if (intro)
 		ex_puts(o, intro);
-	for (size_t g = 0; g < gt_analysis_ngpus(a); g++) {
+	for (size_t g = 0; g < gt_analysis_ngpus(a) && !ex_out_check(o); g++) {
 		ex_puts(o, g ? "<details><summary>" : "<details open><summary>");
 		LIT(o, "GPU ");
 		ex_u64(o, g);
@@ -2029,6 +2029,7 @@ int gt_export_html(gt_export *x, FILE *out, gt_export_stats *st)
 	int rc = ex_out_init(&o, out);
 	if (rc)
 		return rc;
+	ex_out_budget(&o, x);
 	size_t fine_ng = 0;
 	col *cols = fine_cols(x, &fine_ng);
 	const gt_analysis *a = ex_analysis(x);
@@ -2111,19 +2112,37 @@ int gt_export_html(gt_export *x, FILE *out, gt_export_stats *st)
 		legend(&o, 1);
 	else
 		LIT(&o, "<p class=\"mut\">No GPU activity or samples in these traces.</p>\n");
+	/* each section is a boundary of the output budget: past it, the
+	 * sections are dropped whole (ex_out_check) and a note says so */
 	for (size_t g = 0; g < ng; g++)
-		gpu_section(&o, x, a, g, cols + g * NCOL);
+		if (!ex_out_check(&o))
+			gpu_section(&o, x, a, g, cols + g * NCOL);
 
+	ex_out_check(&o);
 	per_gpu(&o, x, a, "steps", "Steps", NULL, steps_table);
+	ex_out_check(&o);
 	per_gpu(&o, x, a, "gaps", "Longest gaps",
 		"<p class=\"mut\">Each GPU's longest idle gaps, start from the capture start; "
 		"its main cause is the largest part of the gap.</p>\n",
 		gaps_table);
+	ex_out_check(&o);
 	per_gpu(&o, x, a, "kernels", "Top kernels by time", NULL, kernels_table);
+	ex_out_check(&o);
 	per_gpu(&o, x, a, "copies", "Copies by kind", NULL, copies_table);
+	ex_out_check(&o);
 	sites_section(&o, x, a);
+	ex_out_check(&o);
 	nvtx_section(&o, x, a);
+	ex_out_check(&o);
 	syncs_table(&o, x, a);
+	ex_out_check(&o);
+	if (ex_out_tail(&o)) {
+		char nb[128];
+		ex_not_all_written(nb, sizeof(nb), o.budget);
+		LIT(&o, "<p class=\"warn\" id=\"not-all-written\"><b>");
+		h(&o, nb);
+		LIT(&o, "</b>: the sections above it are complete, the rest was left out.</p>\n");
+	}
 	/* this export reads the traces only through the analysis: its
 	 * problems are the ones to report */
 	ex_input_stats(a, &local);
@@ -2149,6 +2168,7 @@ int gt_export_html(gt_export *x, FILE *out, gt_export_stats *st)
 	}
 	LIT(&o, ".</footer>\n</main></body></html>\n");
 	free(cols);
+	local.not_all_written = (uint64_t)o.cut;
 	rc = ex_out_finish(&o);
 	local.bytes = o.bytes;
 	if (st)

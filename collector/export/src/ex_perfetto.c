@@ -222,10 +222,12 @@ static inline int64_t span_ns(uint64_t start, uint64_t end)
 static void ev_head(pf *p, char ph, uint32_t pid, uint32_t tid, int64_t ts)
 {
 	ex_out *o = &p->o;
-	if (p->nev++)
+	int muted = ex_out_check(o); /* a boundary: past the budget, the rest is dropped */
+	if (p->nev)
 		LIT(o, ",\n{\"ph\":\"");
 	else
 		LIT(o, "{\"ph\":\"");
+	p->nev += !muted; /* events written */
 	ex_putc(o, ph);
 	LIT(o, "\",\"pid\":");
 	ex_u64(o, pid);
@@ -638,6 +640,10 @@ static void stack_frames(pf *p)
 			continue;
 		const gt_an_stack *st = gt_analysis_stack(p->a, k);
 		for (uint32_t f = 0; st && f < st->nframes && !o->err; f++) {
+			if (o->budget && *o->spent + o->len >= o->budget) {
+				o->cut = 1; /* the table ends here; the note says so */
+				break;
+			}
 			if (!first)
 				ex_putc(o, ',');
 			first = 0;
@@ -1118,8 +1124,8 @@ static void do_trace(pf *p, size_t idx)
 	process_meta(p, t);
 	gt_record rec;
 	while (gt_reader_next(r, &rec) > 0) {
-		p->st.records++;
-		if (!ex_slice_keep(&sl, &rec))
+		p->st.records++; /* past the budget still counted, as every output counts */
+		if (p->o.mute || !ex_slice_keep(&sl, &rec))
 			continue;
 		switch (rec.type) {
 		case GT_REC_KERNEL: do_kernel(p, t, r, &rec.kernel); break;
@@ -1423,6 +1429,7 @@ int gt_export_perfetto(gt_export *x, FILE *out, gt_export_stats *st)
 		free(p);
 		return rc;
 	}
+	ex_out_budget(&p->o, x);
 	if (!(x->o.flags & GT_EXPORT_NO_ANALYSIS)) {
 		p->a = ex_analysis(x);
 		if (!p->a)
@@ -1440,6 +1447,7 @@ int gt_export_perfetto(gt_export *x, FILE *out, gt_export_stats *st)
 	for (size_t i = 0; i < x->npaths && !p->o.err; i++)
 		do_trace(p, i);
 	ex_out *o = &p->o;
+	ex_out_tail(o);
 	LIT(o, "\n],\n");
 	stack_frames(p);
 	LIT(o, "\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"producer\":\"gaptrace ");
@@ -1460,6 +1468,12 @@ int gt_export_perfetto(gt_export *x, FILE *out, gt_export_stats *st)
 	LIT(o, ",\"problems\":");
 	ex_u64(o, p->st.problems);
 	slice_meta(o, p->a);
+	if (o->cut) {
+		char nb[128];
+		ex_not_all_written(nb, sizeof(nb), o->budget);
+		LIT(o, ",\"not_all_written\":");
+		ex_json_cstr(o, nb);
+	}
 	LIT(o, ",\"traces\":[");
 	for (size_t i = 0; i < x->npaths; i++) {
 		if (i)
@@ -1467,6 +1481,7 @@ int gt_export_perfetto(gt_export *x, FILE *out, gt_export_stats *st)
 		ex_json_cstr(o, x->paths[i]);
 	}
 	LIT(o, "]}}\n");
+	p->st.not_all_written = (uint64_t)p->o.cut;
 	rc = ex_out_finish(&p->o);
 	p->st.events = p->nev;
 	p->st.bytes = p->o.bytes;
