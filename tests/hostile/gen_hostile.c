@@ -410,8 +410,8 @@ static void perfetto_stack_depth(void)
 }
 
 /* "What to build" 2: 2^20 alike kernels, a few KB once compressed: each is
- * an event of the timeline, a row of cuda_gpu_trace (~200 bytes), 200 MB
- * from a few KB; now the output budget, max(64 MiB, 1024 x the input),
+ * an event of the timeline, a row of cuda_gpu_trace: 212.8 MB and 85.9 MB
+ * from 4.6 KB; now the output budget, max(64 MiB, 1024 x the input),
  * stops them and the output ends with NOT ALL WRITTEN. */
 static void export_budget(void)
 {
