@@ -2020,6 +2020,43 @@ static void page_title(gt_export *x, const gt_analysis *a, char *buf, size_t cap
 	(void)a;
 }
 
+/* The sections after the breakdown. Each is a boundary of the output
+ * budget: past it, the sections are dropped whole (ex_out_check) and a
+ * note says so. */
+static void body_sections(ex_out *o, gt_export *x, const gt_analysis *a, const col *cols)
+{
+	size_t ng = gt_analysis_ngpus(a);
+	for (size_t g = 0; g < ng; g++)
+		if (!ex_out_check(o))
+			gpu_section(o, x, a, g, cols + g * NCOL);
+
+	ex_out_check(o);
+	per_gpu(o, x, a, "steps", "Steps", NULL, steps_table);
+	ex_out_check(o);
+	per_gpu(o, x, a, "gaps", "Longest gaps",
+		"<p class=\"mut\">Each GPU's longest idle gaps, start from the capture start; "
+		"its main cause is the largest part of the gap.</p>\n",
+		gaps_table);
+	ex_out_check(o);
+	per_gpu(o, x, a, "kernels", "Top kernels by time", NULL, kernels_table);
+	ex_out_check(o);
+	per_gpu(o, x, a, "copies", "Copies by kind", NULL, copies_table);
+	ex_out_check(o);
+	sites_section(o, x, a);
+	ex_out_check(o);
+	nvtx_section(o, x, a);
+	ex_out_check(o);
+	syncs_table(o, x, a);
+	ex_out_check(o);
+	if (ex_out_tail(o)) {
+		char nb[128];
+		ex_not_all_written(nb, sizeof(nb), o->budget);
+		LIT(o, "<p class=\"warn\" id=\"not-all-written\"><b>");
+		h(o, nb);
+		LIT(o, "</b>: the sections above it are complete, the rest was left out.</p>\n");
+	}
+}
+
 int gt_export_html(gt_export *x, FILE *out, gt_export_stats *st)
 {
 	if (!x || !out)
@@ -2112,37 +2149,7 @@ int gt_export_html(gt_export *x, FILE *out, gt_export_stats *st)
 		legend(&o, 1);
 	else
 		LIT(&o, "<p class=\"mut\">No GPU activity or samples in these traces.</p>\n");
-	/* each section is a boundary of the output budget: past it, the
-	 * sections are dropped whole (ex_out_check) and a note says so */
-	for (size_t g = 0; g < ng; g++)
-		if (!ex_out_check(&o))
-			gpu_section(&o, x, a, g, cols + g * NCOL);
-
-	ex_out_check(&o);
-	per_gpu(&o, x, a, "steps", "Steps", NULL, steps_table);
-	ex_out_check(&o);
-	per_gpu(&o, x, a, "gaps", "Longest gaps",
-		"<p class=\"mut\">Each GPU's longest idle gaps, start from the capture start; "
-		"its main cause is the largest part of the gap.</p>\n",
-		gaps_table);
-	ex_out_check(&o);
-	per_gpu(&o, x, a, "kernels", "Top kernels by time", NULL, kernels_table);
-	ex_out_check(&o);
-	per_gpu(&o, x, a, "copies", "Copies by kind", NULL, copies_table);
-	ex_out_check(&o);
-	sites_section(&o, x, a);
-	ex_out_check(&o);
-	nvtx_section(&o, x, a);
-	ex_out_check(&o);
-	syncs_table(&o, x, a);
-	ex_out_check(&o);
-	if (ex_out_tail(&o)) {
-		char nb[128];
-		ex_not_all_written(nb, sizeof(nb), o.budget);
-		LIT(&o, "<p class=\"warn\" id=\"not-all-written\"><b>");
-		h(&o, nb);
-		LIT(&o, "</b>: the sections above it are complete, the rest was left out.</p>\n");
-	}
+	body_sections(&o, x, a, cols);
 	/* this export reads the traces only through the analysis: its
 	 * problems are the ones to report */
 	ex_input_stats(a, &local);
