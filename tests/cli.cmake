@@ -70,3 +70,10 @@ add_test(NAME completion
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/completion.sh $<TARGET_FILE:gaptrace>
           ${CMAKE_BINARY_DIR}/tools/doc/gaptrace.bash)
 set_tests_properties(completion PROPERTIES TIMEOUT 120)
+
+# An export killed by SIGTERM/SIGINT/SIGHUP mid-write leaves no hidden
+# temporary and dies by the signal (issue 25 row 10; tools/outfile.c).
+add_test(NAME signal_cleanup
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/signal_cleanup.sh $<TARGET_FILE:gaptrace>
+          ${CMAKE_CURRENT_BINARY_DIR}/signal_cleanup)
+set_tests_properties(signal_cleanup PROPERTIES TIMEOUT 180)

@@ -189,6 +189,18 @@ static void report_stats(const char *what, const char *path, const gt_export_sta
 			(unsigned long long)st->clipped, (unsigned long long)st->dropped);
 }
 
+/* The one line saying the output budget cut the output short (even with
+ * --quiet: the output is not all there). */
+static void report_budget(const gt_export *x, const gt_export_stats *st)
+{
+	if (st->not_all_written)
+		fprintf(stderr,
+			"gaptrace export: NOT ALL WRITTEN: output budget of %llu bytes reached "
+			"(%u x the traces' bytes, at least %llu MiB); the output ends saying so\n",
+			(unsigned long long)gt_export_output_budget(x), GT_EXPORT_OUTPUT_PER_BYTE,
+			(unsigned long long)(GT_EXPORT_MIN_OUTPUT_BUDGET >> 20));
+}
+
 static int add_table(const char *name)
 {
 	if (!strcmp(name, "list")) {
@@ -306,6 +318,7 @@ static int export_tables(gt_export *x)
 		sum.problems = st.problems > sum.problems ? st.problems : sum.problems;
 		sum.events += st.events;
 		sum.bytes += st.bytes;
+		sum.not_all_written |= st.not_all_written;
 	}
 	if (!to_dir && opts.fmt == FMT_JSON && !one)
 		fputs("}\n", of.f);
@@ -316,6 +329,7 @@ out:
 	if (!ret)
 		report_stats(to_dir ? "tables to" : "tables", to_dir ? opts.output : NULL, &sum,
 			     now_s() - t0);
+	report_budget(x, &sum);
 	return ret;
 }
 
@@ -528,6 +542,7 @@ int cmd_export(int argc, char **argv)
 		goto out;
 	report_stats(opts.fmt == FMT_HTML ? "report" : "timeline",
 		     strcmp(opts.output, "-") ? opts.output : "to stdout", &st, now_s() - t0);
+	report_budget(x, &st);
 	if (!opts.quiet && opts.fmt == FMT_PERFETTO && strcmp(opts.output, "-"))
 		fprintf(stderr, "gaptrace export: open it in https://ui.perfetto.dev (drag the file "
 				"in; nothing is uploaded) or chrome://tracing\n");

@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -64,6 +65,84 @@ static int named_fd(const char *path)
 	errno = 0;
 	long v = strtol(n, &end, 10);
 	return *end || errno || v > 1000000 ? -1 : (int)v;
+}
+
+/*
+ * Temporaries being written, removed if SIGINT, SIGTERM or SIGHUP ends the
+ * command mid-write (issue 25 row 10: an interrupted `export` left its
+ * hidden file, 150-190 MB after 3 s). A fixed table, so the handler reads
+ * nothing that can move: each slot is a temporary file to unlink and/or a
+ * private directory to rmdir (both async-signal-safe), set when it is
+ * created and cleared before its strings are freed. The handler is
+ * installed only where the signal still has its default action (a command
+ * with its own handler, `run` or `collector`, keeps it; an ignored signal
+ * stays ignored); it then dies by the same signal, so the exit status is
+ * 128 + N (130, 143, 129) as without it. A 17th concurrent output is not
+ * tracked (no command writes more than a few at once).
+ */
+#define LIVE_MAX 16
+static struct {
+	const char *volatile file;
+	const char *volatile dir;
+} live[LIVE_MAX];
+static const int live_sigs[] = {SIGINT, SIGTERM, SIGHUP};
+
+static void on_fatal_signal(int sig)
+{
+	int e = errno;
+	for (int i = 0; i < LIVE_MAX; i++) {
+		const char *f = live[i].file, *d = live[i].dir;
+		if (f)
+			unlink(f);
+		if (d)
+			rmdir(d);
+	}
+	errno = e;
+	/* SA_RESETHAND put the default action back and SA_NODEFER left the
+	 * signal unblocked: this ends the process by it. */
+	raise(sig);
+}
+
+static void live_install(void)
+{
+	static int done;
+	if (done)
+		return;
+	done = 1;
+	for (size_t i = 0; i < sizeof(live_sigs) / sizeof(live_sigs[0]); i++) {
+		struct sigaction old;
+		if (sigaction(live_sigs[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL ||
+		    (old.sa_flags & SA_SIGINFO))
+			continue;
+		struct sigaction sa = {.sa_handler = on_fatal_signal,
+				       .sa_flags = SA_RESETHAND | SA_NODEFER};
+		sigemptyset(&sa.sa_mask);
+		sigaction(live_sigs[i], &sa, NULL);
+	}
+}
+
+/* Track o's temporaries (o->tmp, or o->stage and o->tmpdir). */
+static void live_add(gt_outfile *o)
+{
+	live_install();
+	for (int i = 0; i < LIVE_MAX; i++) {
+		if (live[i].file || live[i].dir)
+			continue;
+		live[i].dir = o->tmpdir;
+		live[i].file = o->tmpdir ? o->stage : o->tmp;
+		o->live = i + 1;
+		return;
+	}
+}
+
+/* Stop tracking them (before they are freed). */
+static void live_del(gt_outfile *o)
+{
+	if (!o->live)
+		return;
+	live[o->live - 1].file = NULL;
+	live[o->live - 1].dir = NULL;
+	o->live = 0;
 }
 
 /* Random name characters: O_EXCL makes a guessed name harmless; randomness
@@ -130,6 +209,7 @@ static int open_atomic(gt_outfile *o)
 	}
 	if (fd < 0)
 		return create_failed(o, errno);
+	live_add(o);
 	if (o->keep_perm)
 		(void)fchmod(fd, o->perm); /* not fatal: the file is still ours */
 	o->f = fdopen(fd, "w");
@@ -164,6 +244,7 @@ static int open_staged_dir(gt_outfile *o)
 	if (!o->stage)
 		return fail(o, "%s: out of memory", o->path);
 	snprintf(o->stage, n, "%s/%s", o->tmpdir, base);
+	live_add(o);
 	return 0;
 }
 
@@ -239,11 +320,13 @@ static int stage_for_stream(gt_outfile *o)
 	if (!o->stage)
 		return fail(o, "%s: out of memory", o->path);
 	snprintf(o->stage, n, "%s/out", o->tmpdir);
+	live_add(o);
 	return 0;
 }
 
 static void free_all(gt_outfile *o)
 {
+	live_del(o);
 	free(o->path);
 	free(o->tmp);
 	free(o->tmpdir);

@@ -12,6 +12,11 @@
  *    error checked, and only then renamed over PATH. A failed or interrupted
  *    write leaves PATH as it was (or absent) and removes the temporary. An
  *    existing file keeps its permission bits; a new one gets 0666 & ~umask.
+ *  - Interrupted by a signal: the first gt_outfile_open installs a handler
+ *    for SIGINT, SIGTERM and SIGHUP (each only while it has its default
+ *    action) that removes the temporaries of every output still open (up
+ *    to 16 at once) and then dies by that signal, so the exit status stays
+ *    128 + N (130, 143, 129). Commands with their own handler keep it.
  *  - Never through a link: a symbolic link at PATH (the last component) is
  *    refused. With GT_OUTFILE_FORCE (--force-overwrite) the link itself is
  *    replaced by the new file; its target is never opened. Links among the
@@ -79,6 +84,7 @@ typedef struct gt_outfile {
 	unsigned perm; /* permission bits of the final file */
 	int keep_perm; /* perm came from the file being replaced */
 	int own_f;     /* f is ours to fclose (not stdout/stderr) */
+	int live;      /* slot + 1 in the table the signal handler cleans, 0: none */
 } gt_outfile;
 
 /**

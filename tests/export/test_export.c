@@ -10,6 +10,7 @@
 
 #include <check.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1108,6 +1109,202 @@ START_TEST(no_gpm_no_output)
 }
 END_TEST
 
+/* The one float -> int conversion (issue 25 row 13): NaN and values out
+ * of the int range are defined, truncation toward zero otherwise. */
+START_TEST(dtoi_clamps)
+{
+	ck_assert_int_eq(ex_dtoi(NAN), 0);
+	ck_assert_int_eq(ex_dtoi(-NAN), 0);
+	ck_assert_int_eq(ex_dtoi(INFINITY), INT_MAX);
+	ck_assert_int_eq(ex_dtoi(-INFINITY), INT_MIN);
+	ck_assert_int_eq(ex_dtoi(4.8e12), INT_MAX);
+	ck_assert_int_eq(ex_dtoi(-4.8e12), INT_MIN);
+	ck_assert_int_eq(ex_dtoi(2147483647.0), INT_MAX);
+	ck_assert_int_eq(ex_dtoi(2147483648.0), INT_MAX);
+	ck_assert_int_eq(ex_dtoi(-2147483648.0), INT_MIN);
+	ck_assert_int_eq(ex_dtoi(297.9), 297);
+	ck_assert_int_eq(ex_dtoi(-1.5), -1);
+	ck_assert_int_eq(ex_dtoi(0.0), 0);
+}
+END_TEST
+
+/* A GPU window 2^63 ns after the time origin and 3.4 us long (issue 25
+ * row 2): the axis' double step (500 ns) was below the spacing of doubles
+ * there (1024 ns), and the tick loop never ended. Now a few ticks, at most
+ * 64 per axis, and the page ends. */
+START_TEST(html_far_window_axis)
+{
+	const uint64_t far = 1000000000000ull + (1ull << 63);
+	const uint64_t se[][2] = {
+		{far + 500, far + 1500}, {far + 1700, far + 2700}, {far + 2900, far + 3900}};
+	gt_export *x = open_kernels(se, 3, NULL);
+	char *s = html_of(x);
+	size_t n = strlen(s);
+	ck_assert_uint_lt(n, 1u << 20);
+	ck_assert(n > 8 && !strcmp(s + n - 8, "</html>\n"));
+	size_t ticks = count_str(s, "text-anchor=\"middle\">");
+	ck_assert_uint_gt(ticks, 0);
+	ck_assert_uint_le(ticks, 64 * 4);
+	free(s);
+	gt_export_close(x);
+	rm_tmpdir();
+}
+END_TEST
+
+/* One stack of `depth` Python frames behind `calls` API calls (and their
+ * kernels). */
+static void write_deep_stack(const char *path, uint32_t depth, uint32_t calls)
+{
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	gt_writer *w = gt_writer_new(NULL, fd_sink, f);
+	gt_stream_header h;
+	gt_stream_header_init(&h);
+	h.producer = GT_PRODUCER_INJECT;
+	h.pid = 4242;
+	h.trace_ns = h.realtime_ns = 1000000000000ull;
+	h.ndevices = 1;
+	h.devices[0].uuid[0] = 0x42;
+	ck_assert_int_eq(gt_writer_begin(w, &h), 0);
+	uint32_t launch = gt_writer_intern(w, "cudaLaunchKernel", 16);
+	uint32_t kn = gt_writer_intern(w, "kA", 2), file = gt_writer_intern(w, "train.py", 8);
+	uint32_t fn = gt_writer_intern(w, "forward", 7);
+	gt_record r = {.type = GT_REC_STACK};
+	r.stack.id = 1;
+	r.stack.nframes = depth;
+	ck_assert_int_eq(gt_writer_add(w, &r), 0);
+	for (uint32_t i = 0; i < depth; i++) {
+		gt_record fr = {.type = GT_REC_FRAME};
+		fr.frame.stack_id = 1;
+		fr.frame.index = i;
+		fr.frame.kind = GT_FRAME_PYTHON;
+		fr.frame.file_id = file;
+		fr.frame.func_id = fn;
+		fr.frame.line = 100 + i;
+		ck_assert_int_eq(gt_writer_add(w, &fr), 0);
+	}
+	for (uint32_t i = 0; i < calls; i++) {
+		uint64_t t = h.trace_ns + 1000000 + (uint64_t)i * 100000;
+		gt_api a = {.start = t, .end = t + 3000, .thread_id = 4242, .correlation_id = i + 1,
+			    .name_id = launch, .domain = GT_API_RUNTIME};
+		ck_assert_int_eq(gt_writer_add_api(w, &a), 0);
+		gt_kernel k = {.start = t + 10000, .end = t + 60000, .stream_id = 7,
+			       .correlation_id = i + 1, .name_id = kn};
+		ck_assert_int_eq(gt_writer_add_kernel(w, &k), 0);
+		gt_record sm = {.type = GT_REC_STACK_SAMPLE};
+		sm.stack_sample.ts = t;
+		sm.stack_sample.thread_id = 4242;
+		sm.stack_sample.correlation_id = i + 1;
+		sm.stack_sample.stack_id = 1;
+		sm.stack_sample.trigger = GT_STACK_AT_RESUME;
+		sm.stack_sample.domain = GT_API_RUNTIME;
+		ck_assert_int_eq(gt_writer_add(w, &sm), 0);
+	}
+	ck_assert_int_eq(gt_writer_flush(w), 0);
+	gt_writer_free(w);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+/* Issue 25 row 5: every call wrote its stack's frames into its args
+ * (depth x calls). Now each distinct stack is written once, in
+ * "stackFrames" with parent links, and each call names its innermost frame
+ * ("sf"): the frames appear once, the size grows with calls + depth. */
+START_TEST(perfetto_stack_once)
+{
+	const uint32_t depth = 300, calls = 400;
+	char path[512];
+	make_tmpdir();
+	snprintf(path, sizeof(path), "%s/4242.gtrace", tmpdir);
+	write_deep_stack(path, depth, calls);
+	const char *paths[] = {path};
+	gt_export *x = gt_export_open(paths, 1, NULL, NULL);
+	ck_assert_ptr_nonnull(x);
+	gt_export_stats st;
+	char *s = perfetto_text(x, &st);
+	ck_assert_ptr_nonnull(strstr(s, "\"stackFrames\":{"));
+	ck_assert_uint_eq(count_str(s, "\"category\":\"host\""), depth);
+	ck_assert_uint_eq(count_str(s, "\"parent\":"), depth - 1);
+	ck_assert_uint_eq(count_str(s, "\"sf\":\"0.0\"}"), calls);
+	ck_assert_ptr_nonnull(strstr(s, "\"0.0\":{\"category\":\"host\",\"name\":\"train.py:100 "
+					"forward\",\"parent\":\"0.1\"}"));
+	/* the outermost frame has no parent */
+	ck_assert_ptr_nonnull(strstr(s, "\"0.299\":{\"category\":\"host\",\"name\":\"train.py:399 "
+					"forward\"}"));
+	/* line 399 (the outermost frame) is written once, not once per call */
+	ck_assert_uint_eq(count_str(s, "train.py:399"), 1);
+	ck_assert_uint_lt(strlen(s), 1000u * (depth + calls) + 65536);
+	size_t n = strlen(s);
+	ck_assert(n > 4 && !strcmp(s + n - 4, "]}}\n"));
+	free(s);
+	gt_export_close(x);
+	rm_tmpdir();
+}
+END_TEST
+
+/* The output budget (issue 25 "output bounded per input byte"): shared by
+ * every output of a handle; an output that reaches it stops at a boundary
+ * and ends with the NOT ALL WRITTEN statement in its own syntax. */
+START_TEST(output_budget_caps)
+{
+	gt_export *x = open_small(NULL);
+	ck_assert_uint_eq(gt_export_output_budget(x), GT_EXPORT_MIN_OUTPUT_BUDGET);
+	gt_export_stats st;
+	char *full = perfetto_text(x, &st);
+	uint64_t records = st.records;
+	ck_assert_uint_eq(st.not_all_written, 0);
+	ck_assert_ptr_null(strstr(full, "NOT ALL WRITTEN"));
+	gt_export_close(x);
+	rm_tmpdir();
+
+	const uint64_t budget = 3000;
+	ck_assert_uint_gt(strlen(full), 2 * budget);
+	gt_export_opts o = {.max_output_bytes = budget};
+	x = open_small(&o);
+	ck_assert_uint_eq(gt_export_output_budget(x), budget);
+	char *s = perfetto_text(x, &st);
+	ck_assert_uint_eq(st.not_all_written, 1);
+	ck_assert_ptr_nonnull(strstr(s, "\"not_all_written\":\"NOT ALL WRITTEN: output budget of "
+					"3000 bytes reached\""));
+	size_t n = strlen(s);
+	ck_assert_uint_lt(n, budget + 2048); /* the last event and the closing text */
+	ck_assert(n > 4 && !strcmp(s + n - 4, "]}}\n"));
+	ck_assert(strstr(s, "\n],\n\"stackFrames\":{},\n") != NULL);
+	ck_assert_uint_eq(st.records, records); /* every record still read and counted */
+	free(s);
+
+	/* the budget is spent: the next outputs are their frame and the note */
+	s = table_text(x, GT_TABLE_GPU_TRACE, GT_EXPORT_CSV, &st);
+	ck_assert_uint_eq(st.not_all_written, 1);
+	n = strlen(s);
+	const char *csv_note = "# NOT ALL WRITTEN: output budget of 3000 bytes reached\n";
+	ck_assert(n > strlen(csv_note) && !strcmp(s + n - strlen(csv_note), csv_note));
+	ck_assert_uint_eq(count_str(s, "\n"), 2); /* the header and the note */
+	free(s);
+	s = table_text(x, GT_TABLE_KERN_SUM, GT_EXPORT_JSON, &st);
+	ck_assert_str_eq(s, "[\n{\"NOT ALL WRITTEN\":\"output budget of 3000 bytes reached\"}\n]\n");
+	free(s);
+	s = html_of(x);
+	ck_assert_ptr_nonnull(strstr(s, "<p class=\"warn\" id=\"not-all-written\"><b>NOT ALL "
+					"WRITTEN: output budget of 3000 bytes reached</b>"));
+	n = strlen(s);
+	ck_assert(n > 8 && !strcmp(s + n - 8, "</html>\n"));
+	free(s);
+	gt_export_close(x);
+	rm_tmpdir();
+
+	/* no budget: the whole output */
+	o.max_output_bytes = UINT64_MAX;
+	x = open_small(&o);
+	s = perfetto_text(x, &st);
+	ck_assert_uint_eq(st.not_all_written, 0);
+	ck_assert_uint_eq(strlen(s), strlen(full));
+	free(s);
+	free(full);
+	gt_export_close(x);
+	rm_tmpdir();
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("export");
@@ -1121,6 +1318,7 @@ static Suite *suite(void)
 	tcase_add_test(t, html_text);
 	tcase_add_test(t, number_formats);
 	tcase_add_test(t, bits_sparse);
+	tcase_add_test(t, dtoi_clamps);
 	suite_add_tcase(s, t);
 	t = tcase_create("export");
 	tcase_set_timeout(t, 60);
@@ -1144,6 +1342,9 @@ static Suite *suite(void)
 	tcase_add_test(t, tables_gpm);
 	tcase_add_test(t, html_gpm);
 	tcase_add_test(t, no_gpm_no_output);
+	tcase_add_test(t, html_far_window_axis);
+	tcase_add_test(t, perfetto_stack_once);
+	tcase_add_test(t, output_budget_caps);
 	suite_add_tcase(s, t);
 	return s;
 }

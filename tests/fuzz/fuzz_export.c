@@ -5,7 +5,12 @@
  * exporter: the Perfetto timeline, each table as CSV and as JSON, and the
  * HTML report. Properties checked besides "no crash, leak or UB": every
  * export succeeds, the JSON outputs parse as JSON and every output is valid
- * UTF-8, whatever bytes the traces' names hold.
+ * UTF-8, whatever bytes the traces' names hold, and the outputs of one
+ * handle together are at most FZ_OUT_PER_BYTE x the input's bytes +
+ * FZ_OUT_CONST (issue 25: output bounded per input byte): the handle's
+ * budget (gt_export_opts.max_output_bytes) set to that, each output may end
+ * at most FZ_OUT_OVER past what it had left (its last event, row or
+ * section, and its closing text, the NOT ALL WRITTEN note included).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -19,7 +24,14 @@
 #include "gaptrace/export.h"
 #include "minijson.h"
 
+#define FZ_OUT_PER_BYTE 1024u
+#define FZ_OUT_CONST (256u << 10)
+#define FZ_OUT_OVER (256u << 10)
+
 typedef int (*export_fn)(gt_export *x, FILE *out, void *arg);
+
+static uint64_t out_total; /* bytes of the outputs of the handle so far */
+static size_t out_count;   /* and their number */
 
 static int do_perfetto(gt_export *x, FILE *out, void *arg)
 {
@@ -50,6 +62,9 @@ static void run(gt_export *x, export_fn fn, void *arg, int json)
 	CHECK(fn(x, m, arg) == 0);
 	CHECK(fclose(m) == 0);
 	CHECK(ft_utf8_ok((const uint8_t *)buf, len));
+	out_total += len;
+	out_count++;
+	CHECK(out_total <= gt_export_output_budget(x) + out_count * (uint64_t)FZ_OUT_OVER);
 	if (json) {
 		size_t err = 0;
 		jnode *j = json_parse(buf, len, &err);
@@ -75,7 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	ft_free(t, nt);
 
-	gt_export_opts o = {0};
+	gt_export_opts o = {.max_output_bytes = FZ_OUT_PER_BYTE * (uint64_t)size + FZ_OUT_CONST};
 	if (size & 1)
 		o.flags |= GT_EXPORT_MANGLED;
 	if (size & 2)
@@ -83,6 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	gt_errinfo ei;
 	gt_export *x = gt_export_open(paths, nt, &o, &ei);
 	CHECK(x != NULL);
+	out_total = out_count = 0;
 	run(x, do_perfetto, NULL, 1);
 	for (int tb = 0; tb < GT_TABLE_COUNT; tb++) {
 		int csv[2] = {tb, GT_EXPORT_CSV}, json[2] = {tb, GT_EXPORT_JSON};
@@ -96,6 +112,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.flags |= GT_EXPORT_NO_ANALYSIS;
 	x = gt_export_open(paths, nt, &o, &ei);
 	CHECK(x != NULL);
+	out_total = out_count = 0;
 	run(x, do_perfetto, NULL, 1);
 	gt_export_close(x);
 	for (size_t i = 0; i < nt; i++)

@@ -313,6 +313,125 @@ static void library_spellings(void)
 	end(w, "library-spellings", &b);
 }
 
+/* Row 2: a GPU window 2^63 ns after the time origin (the header's
+ * instant), a few us long: the HTML axis stepped a double by 1 us where
+ * doubles are 2 us apart, t never advanced, and ticks were written until
+ * the disk was full (1.34 GB in 20 s). */
+static void html_far_window(void)
+{
+	buf b = {0};
+	gt_writer *w = begin(&b);
+	uint32_t nm = gt_writer_intern(w, "cudaLaunchKernel", 16);
+	uint32_t kn = gt_writer_intern(w, "_Z1kv", 5);
+	const uint64_t far = 1000000000ull + (1ull << 63);
+	for (uint32_t i = 0; i < 3; i++) {
+		uint64_t t = far + (uint64_t)i * 1200; /* a 3.4 us window: 500 ns ticks */
+		api(w, t, i + 1, nm);
+		gt_record r = {.type = GT_REC_KERNEL};
+		r.kernel.start = t + 500;
+		r.kernel.end = t + 1500;
+		r.kernel.stream_id = 7;
+		r.kernel.correlation_id = i + 1;
+		r.kernel.name_id = kn;
+		r.kernel.grid_x = r.kernel.grid_y = r.kernel.grid_z = 1;
+		r.kernel.block_x = r.kernel.block_y = r.kernel.block_z = 1;
+		add(w, &r);
+	}
+	end(w, "html-far-window", &b);
+}
+
+/* Row 13: a GPU window 1 us long (every item starts at one instant and
+ * lasts 0 to 1000 ns; the zero-length ones alone made a zero-length window)
+ * with NVML samples and GPM readings running hours past it: its columns are
+ * 3.4 ns wide, and a reading's last column, up to 2e13, was cast to int
+ * (UB; release builds drew it in some column). */
+static void html_tiny_window(void)
+{
+	buf b = {0};
+	gt_writer *w = begin(&b);
+	uint32_t nm = gt_writer_intern(w, "cudaLaunchKernel", 16);
+	uint32_t kn = gt_writer_intern(w, "_Z1kv", 5);
+	const uint64_t t = 2000000000ull, hour = 3600000000000ull;
+	for (uint32_t i = 0; i < 200; i++) {
+		api(w, t - 3000 + i, i + 1, nm);
+		gt_record r = {.type = GT_REC_KERNEL};
+		r.kernel.start = t;
+		r.kernel.end = t + (i % 3) * 500;
+		r.kernel.stream_id = 7 + i % 3;
+		r.kernel.correlation_id = i + 1;
+		r.kernel.name_id = kn;
+		r.kernel.grid_x = r.kernel.grid_y = r.kernel.grid_z = 1;
+		r.kernel.block_x = r.kernel.block_y = r.kernel.block_z = 1;
+		add(w, &r);
+	}
+	for (uint32_t i = 0; i < 20; i++) {
+		gt_record r = {.type = GT_REC_NVML};
+		r.nvml.ts = t + (uint64_t)i * hour / 4;
+		r.nvml.device_id = 0;
+		r.nvml.sm_clock_mhz = 1980;
+		r.nvml.power_mw = 300000;
+		add(w, &r);
+		gt_record g = {.type = GT_REC_GPM};
+		g.gpm.start = t + (i % 2) * 100;
+		g.gpm.end = t + hour * (i + 1);
+		g.gpm.device_id = 0;
+		g.gpm.sm_util = 5000;
+		g.gpm.sm_occupancy = 2500;
+		g.gpm.dram_bw_util = 1000;
+		add(w, &g);
+	}
+	end(w, "html-tiny-window", &b);
+}
+
+/* Row 5: one deep stack (1000 frames) behind 2000 API calls: the Perfetto
+ * timeline wrote every frame of it in every call's args (depth x calls:
+ * 12.7 KB -> 3.8 GB in the issue). */
+static void perfetto_stack_depth(void)
+{
+	buf b = {0};
+	gt_writer *w = begin(&b);
+	uint32_t nm = gt_writer_intern(w, "cudaLaunchKernel", 16);
+	uint32_t kn = gt_writer_intern(w, "_Z1kv", 5);
+	uint32_t file = gt_writer_intern(w, "/home/u/a_rather_long_directory_name/train.py", 45);
+	uint32_t fn = gt_writer_intern(w, "forward_with_a_long_function_name", 33);
+	const uint32_t depth = 1000, calls = 2000;
+	stack(w, 1, depth);
+	for (uint32_t f = 0; f < depth; f++)
+		frame(w, 1, f, GT_FRAME_PYTHON, 0, file, fn);
+	uint32_t jitter = 12345; /* times not all alike: 12 KB, as in the issue */
+	for (uint32_t i = 0; i < calls; i++) {
+		jitter = jitter * 1103515245u + 12345u;
+		uint64_t t = 2000000000ull + (uint64_t)i * 100000 + (jitter >> 16 & 0xfff);
+		api(w, t, i + 1, nm);
+		kernel(w, t + 10000, i + 1, kn);
+		sample(w, t, i + 1, 1);
+	}
+	end(w, "perfetto-stack-depth", &b);
+}
+
+/* "What to build" 2: 2^20 alike kernels, a few KB once compressed: each is
+ * an event of the timeline, a row of cuda_gpu_trace: 212.8 MB and 85.9 MB
+ * from 4.6 KB; now the output budget, max(64 MiB, 1024 x the input),
+ * stops them and the output ends with NOT ALL WRITTEN. */
+static void export_budget(void)
+{
+	buf b = {0};
+	gt_writer *w = begin(&b);
+	uint32_t kn = gt_writer_intern(w, "_Z1kv", 5);
+	for (uint32_t i = 0; i < (1u << 20); i++) {
+		gt_record r = {.type = GT_REC_KERNEL};
+		r.kernel.start = 2000000000ull + (uint64_t)i * 1000;
+		r.kernel.end = r.kernel.start + 500;
+		r.kernel.stream_id = 7;
+		r.kernel.correlation_id = i + 1;
+		r.kernel.name_id = kn;
+		r.kernel.grid_x = r.kernel.grid_y = r.kernel.grid_z = 1;
+		r.kernel.block_x = r.kernel.block_y = r.kernel.block_z = 1;
+		add(w, &r);
+	}
+	end(w, "export-budget", &b);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2 || argc > 3) {
@@ -329,5 +448,9 @@ int main(int argc, char **argv)
 	stack_no_frames();
 	gpm_no_items();
 	library_spellings();
+	html_far_window();
+	html_tiny_window();
+	perfetto_stack_depth();
+	export_budget();
 	return 0;
 }

@@ -38,6 +38,7 @@
 #define TL_X0 52
 #define TL_X1 944
 #define NCOL 298 /* 3 units per column */
+#define AXIS_MAX_TICKS 64 /* ~8 wanted; the bound whatever the window */
 #define TL_PLOT_H 150
 #define TIP_COLS 10 /* columns per tooltip rectangle */
 
@@ -300,7 +301,7 @@ static void fill_cols(const gt_analysis *a, size_t gi, col *cols)
 		double s = (double)p->start, e = (double)p->end, len = e - s;
 		if (len <= 0)
 			continue;
-		int c0 = (int)floor((s - t0) / cw), c1 = (int)floor((e - t0) / cw);
+		int c0 = ex_dtoi(floor((s - t0) / cw)), c1 = ex_dtoi(floor((e - t0) / cw));
 		c0 = c0 < 0 ? 0 : c0;
 		c1 = c1 >= NCOL ? NCOL - 1 : c1;
 		for (int c = c0; c <= c1; c++) {
@@ -317,7 +318,7 @@ static void fill_cols(const gt_analysis *a, size_t gi, col *cols)
 		double ws = t0 + (double)i * w, we = i + 1 == ns ? (double)g->t1 : ws + w;
 		if (we <= ws)
 			continue;
-		int c0 = (int)floor((ws - t0) / cw), c1 = (int)ceil((we - t0) / cw) - 1;
+		int c0 = ex_dtoi(floor((ws - t0) / cw)), c1 = ex_dtoi(ceil((we - t0) / cw) - 1);
 		c0 = c0 < 0 ? 0 : c0;
 		c1 = c1 >= NCOL ? NCOL - 1 : c1;
 		double dw = 0, freew = 0;
@@ -469,8 +470,16 @@ static void area(ex_out *o, const double *lo, const double *hi, const char *id, 
 static void x_axis(ex_out *o, double off, double span, double y, double ytop)
 {
 	double step = nice_step(span, 8);
-	for (double t = ceil(off / step - 1e-4) * step; t <= off + span * 1.0001 && step > 0 && span > 0;
-	     t += step) {
+	if (!(span > 0) || !(step > 0) || !isfinite(off))
+		return;
+	/* Counted in whole ticks, never by adding step to a double: 2^63 ns
+	 * after the origin a step below the double's spacing there (2 us) left
+	 * t where it was, and the loop wrote ticks until the disk was full. */
+	double k0 = ceil(off / step - 1e-4), k1 = floor((off + span * 1.0001) / step);
+	int nt = ex_dtoi(k1 - k0 + 1);
+	nt = nt < 0 ? 0 : nt > AXIS_MAX_TICKS ? AXIS_MAX_TICKS : nt;
+	for (int i = 0; i < nt; i++) {
+		double t = (k0 + i) * step;
 		double x = TL_X0 + (TL_X1 - TL_X0) * ((t - off) / span);
 		char b[32];
 		b[0] = t < -step / 2 ? '-' : '+';
@@ -916,7 +925,7 @@ static void bin_gpm(const gt_analysis *a, gt_map *dev, const gt_clock_map *cm, c
 	double s = (double)gt_clock_map_apply(cm, r->start), e = (double)gt_clock_map_apply(cm, r->end);
 	if (cw <= 0 || e <= t0 || s >= (double)gp->t1 || e <= s)
 		return;
-	int c0 = (int)floor((s - t0) / cw), c1 = (int)floor((e - t0) / cw);
+	int c0 = ex_dtoi(floor((s - t0) / cw)), c1 = ex_dtoi(floor((e - t0) / cw));
 	c0 = c0 < 0 ? 0 : c0;
 	c1 = c1 >= NCOL ? NCOL - 1 : c1;
 	col *gc = cols + (*v - 1) * NCOL;
@@ -979,7 +988,7 @@ static void read_nvml(gt_export *x, const gt_analysis *a, col *cols, uint64_t *p
 			uint64_t ts = gt_clock_map_apply(&cm, n->ts);
 			if (ts < gp->t0 || ts >= gp->t1 || !gp->window_ns)
 				continue;
-			int c = (int)((double)(ts - gp->t0) * NCOL / (double)gp->window_ns);
+			int c = ex_dtoi((double)(ts - gp->t0) * NCOL / (double)gp->window_ns);
 			if (c < 0 || c >= NCOL)
 				continue;
 			col *cl = &cols[g * NCOL + (size_t)c];
@@ -1226,7 +1235,7 @@ static void per_gpu(ex_out *o, gt_export *x, const gt_analysis *a, const char *i
 	LIT(o, "</h2>\n");
 	if (intro)
 		ex_puts(o, intro);
-	for (size_t g = 0; g < gt_analysis_ngpus(a); g++) {
+	for (size_t g = 0; g < gt_analysis_ngpus(a) && !ex_out_check(o); g++) {
 		ex_puts(o, g ? "<details><summary>" : "<details open><summary>");
 		LIT(o, "GPU ");
 		ex_u64(o, g);
@@ -2011,6 +2020,43 @@ static void page_title(gt_export *x, const gt_analysis *a, char *buf, size_t cap
 	(void)a;
 }
 
+/* The sections after the breakdown. Each is a boundary of the output
+ * budget: past it, the sections are dropped whole (ex_out_check) and a
+ * note says so. */
+static void body_sections(ex_out *o, gt_export *x, const gt_analysis *a, const col *cols)
+{
+	size_t ng = gt_analysis_ngpus(a);
+	for (size_t g = 0; g < ng; g++)
+		if (!ex_out_check(o))
+			gpu_section(o, x, a, g, cols + g * NCOL);
+
+	ex_out_check(o);
+	per_gpu(o, x, a, "steps", "Steps", NULL, steps_table);
+	ex_out_check(o);
+	per_gpu(o, x, a, "gaps", "Longest gaps",
+		"<p class=\"mut\">Each GPU's longest idle gaps, start from the capture start; "
+		"its main cause is the largest part of the gap.</p>\n",
+		gaps_table);
+	ex_out_check(o);
+	per_gpu(o, x, a, "kernels", "Top kernels by time", NULL, kernels_table);
+	ex_out_check(o);
+	per_gpu(o, x, a, "copies", "Copies by kind", NULL, copies_table);
+	ex_out_check(o);
+	sites_section(o, x, a);
+	ex_out_check(o);
+	nvtx_section(o, x, a);
+	ex_out_check(o);
+	syncs_table(o, x, a);
+	ex_out_check(o);
+	if (ex_out_tail(o)) {
+		char nb[128];
+		ex_not_all_written(nb, sizeof(nb), o->budget);
+		LIT(o, "<p class=\"warn\" id=\"not-all-written\"><b>");
+		h(o, nb);
+		LIT(o, "</b>: the sections above it are complete, the rest was left out.</p>\n");
+	}
+}
+
 int gt_export_html(gt_export *x, FILE *out, gt_export_stats *st)
 {
 	if (!x || !out)
@@ -2020,6 +2066,7 @@ int gt_export_html(gt_export *x, FILE *out, gt_export_stats *st)
 	int rc = ex_out_init(&o, out);
 	if (rc)
 		return rc;
+	ex_out_budget(&o, x);
 	size_t fine_ng = 0;
 	col *cols = fine_cols(x, &fine_ng);
 	const gt_analysis *a = ex_analysis(x);
@@ -2102,19 +2149,7 @@ int gt_export_html(gt_export *x, FILE *out, gt_export_stats *st)
 		legend(&o, 1);
 	else
 		LIT(&o, "<p class=\"mut\">No GPU activity or samples in these traces.</p>\n");
-	for (size_t g = 0; g < ng; g++)
-		gpu_section(&o, x, a, g, cols + g * NCOL);
-
-	per_gpu(&o, x, a, "steps", "Steps", NULL, steps_table);
-	per_gpu(&o, x, a, "gaps", "Longest gaps",
-		"<p class=\"mut\">Each GPU's longest idle gaps, start from the capture start; "
-		"its main cause is the largest part of the gap.</p>\n",
-		gaps_table);
-	per_gpu(&o, x, a, "kernels", "Top kernels by time", NULL, kernels_table);
-	per_gpu(&o, x, a, "copies", "Copies by kind", NULL, copies_table);
-	sites_section(&o, x, a);
-	nvtx_section(&o, x, a);
-	syncs_table(&o, x, a);
+	body_sections(&o, x, a, cols);
 	/* this export reads the traces only through the analysis: its
 	 * problems are the ones to report */
 	ex_input_stats(a, &local);
@@ -2140,6 +2175,7 @@ int gt_export_html(gt_export *x, FILE *out, gt_export_stats *st)
 	}
 	LIT(&o, ".</footer>\n</main></body></html>\n");
 	free(cols);
+	local.not_all_written = (uint64_t)o.cut;
 	rc = ex_out_finish(&o);
 	local.bytes = o.bytes;
 	if (st)

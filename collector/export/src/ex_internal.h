@@ -34,12 +34,47 @@ typedef struct ex_out {
 	size_t len, cap;
 	int err;        /* 0 or a gt_err */
 	uint64_t bytes; /* bytes handed to the FILE so far */
+	/* the output budget (ex_out_budget), shared by every output of a handle */
+	uint64_t *spent; /* the handle's bytes written so far, all outputs */
+	uint64_t budget; /* 0: none */
+	int mute;        /* dropping what is written (ex_out_mute) */
+	int cut;         /* the budget cut this output short: its note is due */
+	int tail;        /* writing the closing text: never cut */
 } ex_out;
 
 #define EX_OUT_CAP (1u << 20)
 
 /* Initialize over f. @return 0 or GT_ERR_NOMEM. */
 int ex_out_init(ex_out *o, FILE *f);
+
+/*
+ * The output budget (gt_export_opts.max_output_bytes, issue 25 "output
+ * bounded per input byte"). Every output of one handle counts into the
+ * handle's total. A writer asks ex_out_over at its boundaries (an event, a
+ * row, a section) and, once over, calls ex_out_mute: what it writes after
+ * is dropped, so it may run its loops to their end without a test in each.
+ * Its closing text (closing brackets, the NOT ALL WRITTEN note) follows
+ * ex_out_tail. As a backstop, an output that runs EX_OUT_SLACK past the
+ * budget without a boundary check is muted where it stands (its text may
+ * then end mid-token, the note still follows).
+ */
+#define EX_OUT_SLACK (1u << 20)
+/* Count o into x's budget. */
+void ex_out_budget(ex_out *o, struct gt_export *x);
+/* 1 when the budget is reached (or o was cut already). */
+static inline int ex_out_over(const ex_out *o)
+{
+	return o->cut || (o->budget && *o->spent + o->len >= o->budget);
+}
+/* Write out what is buffered, then drop everything up to ex_out_tail. */
+void ex_out_mute(ex_out *o);
+/* At a boundary: mute o if it is over its budget. @return o->mute. */
+int ex_out_check(ex_out *o);
+/* Stop dropping, for the closing text, which is never cut.
+ * @return 1 when the output was cut (its note is due). */
+int ex_out_tail(ex_out *o);
+/* "NOT ALL WRITTEN: output budget of N bytes reached" into buf. */
+void ex_not_all_written(char *buf, size_t cap, uint64_t budget);
 /* Flush the buffer to the FILE (and fflush it) and free the buffer.
  * @return 0 or the sticky error. */
 int ex_out_finish(ex_out *o);
@@ -80,6 +115,12 @@ void ex_us(ex_out *o, int64_t ns);
 /* A finite double with `dec` decimals (0..9), "%.*f" style; NaN or
  * infinity are written as `nonfinite` (e.g. "null" in JSON, "" in CSV). */
 void ex_fixed(ex_out *o, double v, int dec, const char *nonfinite);
+
+/* The one float -> int conversion of the exporters (pixel columns, tick
+ * counts): v truncated toward zero, NaN -> 0, clamped to [INT_MIN,
+ * INT_MAX]. A plain (int) cast of a NaN or of a value out of range is
+ * undefined (a gap past a zero-length window gave both). */
+int ex_dtoi(double v);
 
 /* ------------------------------------------------------------ escaping */
 
@@ -208,6 +249,8 @@ struct gt_export {
 	int sums_rc;
 	struct gt_diagnosis *diag; /* findings, built on first use */
 	int diag_rc;
+	uint64_t budget; /* output budget, every output together (ex_out_budget) */
+	uint64_t spent;  /* bytes written by every output so far */
 };
 
 /* Build the analysis on first use. @return it or NULL (x->an_rc < 0). */

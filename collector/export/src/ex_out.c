@@ -8,6 +8,7 @@
  * a two-digits-at-a-time table; nothing calls printf per event.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -32,15 +33,65 @@ static void set_err(ex_out *o)
 		o->err = errno == ENOSPC || errno == EDQUOT ? GT_ERR_FULL : GT_ERR_IO;
 }
 
+/* Account n bytes about to be written. @return 0 to write them, 1 to drop
+ * them (muted, or the backstop: EX_OUT_SLACK past the budget). */
+static int budget_take(ex_out *o, size_t n)
+{
+	if (o->mute)
+		return 1;
+	if (!o->budget)
+		return 0;
+	if (!o->tail && *o->spent + n > o->budget + EX_OUT_SLACK) {
+		o->mute = o->cut = 1;
+		return 1;
+	}
+	*o->spent += n;
+	return 0;
+}
+
 void ex_out_flush(ex_out *o)
 {
-	if (o->len && !o->err) {
+	if (o->len && !o->err && !budget_take(o, o->len)) {
 		if (fwrite(o->buf, 1, o->len, o->f) != o->len)
 			set_err(o);
 		else
 			o->bytes += o->len;
 	}
 	o->len = 0;
+}
+
+void ex_out_budget(ex_out *o, struct gt_export *x)
+{
+	o->spent = &x->spent;
+	o->budget = x->budget;
+}
+
+void ex_out_mute(ex_out *o)
+{
+	ex_out_flush(o);
+	o->mute = o->cut = 1;
+}
+
+int ex_out_check(ex_out *o)
+{
+	if (!o->mute && ex_out_over(o))
+		ex_out_mute(o);
+	return o->mute;
+}
+
+int ex_out_tail(ex_out *o)
+{
+	if (o->mute)
+		o->len = 0;
+	o->mute = 0;
+	o->tail = 1;
+	return o->cut;
+}
+
+void ex_not_all_written(char *buf, size_t cap, uint64_t budget)
+{
+	snprintf(buf, cap, "NOT ALL WRITTEN: output budget of %llu bytes reached",
+		 (unsigned long long)budget);
 }
 
 int ex_out_finish(ex_out *o)
@@ -59,7 +110,7 @@ void ex_put(ex_out *o, const char *s, size_t n)
 {
 	if (n > o->cap / 2) {
 		ex_out_flush(o);
-		if (!o->err) {
+		if (!o->err && !budget_take(o, n)) {
 			if (fwrite(s, 1, n, o->f) != n)
 				set_err(o);
 			else
@@ -218,6 +269,17 @@ void ex_fixed(ex_out *o, double v, int dec, const char *nonfinite)
 		n += (size_t)dec;
 	}
 	o->len += n;
+}
+
+int ex_dtoi(double v)
+{
+	if (isnan(v))
+		return 0;
+	if (v >= (double)INT_MAX)
+		return INT_MAX;
+	if (v <= (double)INT_MIN)
+		return INT_MIN;
+	return (int)v;
 }
 
 /* ------------------------------------------------------------ escaping */

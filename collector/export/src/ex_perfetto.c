@@ -76,6 +76,7 @@ typedef struct pf {
 	uint64_t async_id;
 	ex_arena gnames; /* analysis kernel names, escaped */
 	gt_map gname_of; /* analysis string id -> gnames offset + 1 */
+	ex_bits stacks;  /* analysis stacks some call referred to ("sf") */
 } pf;
 
 typedef struct pf_trace {
@@ -221,10 +222,12 @@ static inline int64_t span_ns(uint64_t start, uint64_t end)
 static void ev_head(pf *p, char ph, uint32_t pid, uint32_t tid, int64_t ts)
 {
 	ex_out *o = &p->o;
-	if (p->nev++)
+	int muted = ex_out_check(o); /* a boundary: past the budget, the rest is dropped */
+	if (p->nev)
 		LIT(o, ",\n{\"ph\":\"");
 	else
 		LIT(o, "{\"ph\":\"");
+	p->nev += !muted; /* events written */
 	ex_putc(o, ph);
 	LIT(o, "\",\"pid\":");
 	ex_u64(o, pid);
@@ -591,25 +594,72 @@ static void do_memset(pf *p, pf_trace *t, const gt_memset *m)
 	work_flow(p, t, tid, s, e, m->correlation_id);
 }
 
-/* A call that had a host stack: its call site and frames as args. */
-static void api_stack_args(pf *p, const pf_trace *t, uint32_t corr)
+/* A call that had a host stack: its call site as an arg. @return the
+ * stack (gt_analysis_stack index + 1) for the event's "sf", 0 for none. */
+static uint32_t api_stack_args(pf *p, const pf_trace *t, uint32_t corr)
 {
 	uint32_t k = t->ai == SIZE_MAX ? 0 : gt_analysis_call_stack(p->a, t->ai, corr);
 	if (!k)
-		return;
+		return 0;
 	char b[1024];
 	gt_analysis_site_label(p->a, k - 1, b, sizeof(b));
 	LIT(&p->o, ",\"call site\":");
 	ex_json_cstr(&p->o, b);
-	LIT(&p->o, ",\"stack\":[");
 	const gt_an_stack *st = gt_analysis_stack(p->a, k - 1);
-	for (uint32_t f = 0; f < st->nframes; f++) {
-		gt_analysis_frame_text(p->a, k - 1, f, b, sizeof(b));
-		if (f)
-			ex_putc(&p->o, ',');
-		ex_json_cstr(&p->o, b);
+	if (!st || !st->nframes)
+		return 0;
+	ex_bits_set(&p->stacks, k - 1);
+	return ex_bits_has(&p->stacks, k - 1) ? k : 0; /* not on ENOMEM */
+}
+
+/* The id of frame f of stack k (0-based) in stackFrames: "k.f". */
+static void sf_id(ex_out *o, size_t k, uint32_t f)
+{
+	ex_putc(o, '"');
+	ex_u64(o, k);
+	ex_putc(o, '.');
+	ex_u64(o, f);
+	ex_putc(o, '"');
+}
+
+/*
+ * The "stackFrames" table: every stack some call referred to ("sf"), once,
+ * each frame a node whose parent is the frame that called it (frames are
+ * innermost first: frame f's parent is f + 1). Writing the frames into
+ * every call's args instead made the output depth x calls (issue 25 row 5:
+ * 12.7 KB of trace, 3.8 GB of JSON); this is at most the frames recorded.
+ */
+static void stack_frames(pf *p)
+{
+	ex_out *o = &p->o;
+	LIT(o, "\"stackFrames\":{");
+	int first = 1;
+	char b[1024];
+	for (size_t k = 0; p->a && k < gt_analysis_nstacks(p->a) && k <= UINT32_MAX; k++) {
+		if (!ex_bits_has(&p->stacks, (uint32_t)k))
+			continue;
+		const gt_an_stack *st = gt_analysis_stack(p->a, k);
+		for (uint32_t f = 0; st && f < st->nframes && !o->err; f++) {
+			if (o->budget && *o->spent + o->len >= o->budget) {
+				o->cut = 1; /* the table ends here; the note says so */
+				break;
+			}
+			if (!first)
+				ex_putc(o, ',');
+			first = 0;
+			ex_putc(o, '\n');
+			sf_id(o, k, f);
+			LIT(o, ":{\"category\":\"host\",\"name\":");
+			gt_analysis_frame_text(p->a, k, f, b, sizeof(b));
+			ex_json_cstr(o, b);
+			if (f + 1 < st->nframes) {
+				LIT(o, ",\"parent\":");
+				sf_id(o, k, f + 1);
+			}
+			ex_putc(o, '}');
+		}
 	}
-	ex_putc(&p->o, ']');
+	LIT(o, "},\n");
 }
 
 static void do_api(pf *p, pf_trace *t, gt_reader *r, const gt_api *a)
@@ -635,8 +685,13 @@ static void do_api(pf *p, pf_trace *t, gt_reader *r, const gt_api *a)
 		LIT(o, ",\"status\":");
 		ex_u64(o, a->status);
 	}
-	api_stack_args(p, t, a->correlation_id);
-	LIT(o, "}}");
+	uint32_t k = api_stack_args(p, t, a->correlation_id);
+	ex_putc(o, '}');
+	if (k) {
+		LIT(o, ",\"sf\":");
+		sf_id(o, k - 1, 0);
+	}
+	ex_putc(o, '}');
 	/* The arrow leaves 1 ns into the call (inside its slice, where the
 	 * viewer binds it), not at its middle: the work may start and even end
 	 * while a long call still runs (the thread preempted after the launch),
@@ -1069,8 +1124,8 @@ static void do_trace(pf *p, size_t idx)
 	process_meta(p, t);
 	gt_record rec;
 	while (gt_reader_next(r, &rec) > 0) {
-		p->st.records++;
-		if (!ex_slice_keep(&sl, &rec))
+		p->st.records++; /* past the budget still counted, as every output counts */
+		if (p->o.mute || !ex_slice_keep(&sl, &rec))
 			continue;
 		switch (rec.type) {
 		case GT_REC_KERNEL: do_kernel(p, t, r, &rec.kernel); break;
@@ -1374,6 +1429,7 @@ int gt_export_perfetto(gt_export *x, FILE *out, gt_export_stats *st)
 		free(p);
 		return rc;
 	}
+	ex_out_budget(&p->o, x);
 	if (!(x->o.flags & GT_EXPORT_NO_ANALYSIS)) {
 		p->a = ex_analysis(x);
 		if (!p->a)
@@ -1391,7 +1447,10 @@ int gt_export_perfetto(gt_export *x, FILE *out, gt_export_stats *st)
 	for (size_t i = 0; i < x->npaths && !p->o.err; i++)
 		do_trace(p, i);
 	ex_out *o = &p->o;
-	LIT(o, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"producer\":\"gaptrace ");
+	ex_out_tail(o);
+	LIT(o, "\n],\n");
+	stack_frames(p);
+	LIT(o, "\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"producer\":\"gaptrace ");
 	ex_puts(o, gt_version());
 	LIT(o, "\",\"time_origin_ns\":");
 	ex_u64(o, p->base);
@@ -1409,6 +1468,12 @@ int gt_export_perfetto(gt_export *x, FILE *out, gt_export_stats *st)
 	LIT(o, ",\"problems\":");
 	ex_u64(o, p->st.problems);
 	slice_meta(o, p->a);
+	if (o->cut) {
+		char nb[128];
+		ex_not_all_written(nb, sizeof(nb), o->budget);
+		LIT(o, ",\"not_all_written\":");
+		ex_json_cstr(o, nb);
+	}
 	LIT(o, ",\"traces\":[");
 	for (size_t i = 0; i < x->npaths; i++) {
 		if (i)
@@ -1416,6 +1481,7 @@ int gt_export_perfetto(gt_export *x, FILE *out, gt_export_stats *st)
 		ex_json_cstr(o, x->paths[i]);
 	}
 	LIT(o, "]}}\n");
+	p->st.not_all_written = (uint64_t)p->o.cut;
 	rc = ex_out_finish(&p->o);
 	p->st.events = p->nev;
 	p->st.bytes = p->o.bytes;
@@ -1425,6 +1491,7 @@ int gt_export_perfetto(gt_export *x, FILE *out, gt_export_stats *st)
 	gt_map_free(&p->pids);
 	gt_map_free(&p->gname_of);
 	ex_arena_free(&p->gnames);
+	ex_bits_free(&p->stacks);
 	free(p);
 	return rc;
 }

@@ -116,6 +116,26 @@ static int drop_same_files(gt_export *x)
 	return 0;
 }
 
+/* max(GT_EXPORT_MIN_OUTPUT_BUDGET, GT_EXPORT_OUTPUT_PER_BYTE x the bytes of
+ * the trace files), saturating. */
+static uint64_t default_budget(const gt_export *x)
+{
+	uint64_t in = 0;
+	for (size_t i = 0; i < x->npaths; i++) {
+		struct stat st;
+		if (stat(x->paths[i], &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+			in += (uint64_t)st.st_size;
+	}
+	uint64_t b = in > UINT64_MAX / GT_EXPORT_OUTPUT_PER_BYTE ? UINT64_MAX
+								 : in * GT_EXPORT_OUTPUT_PER_BYTE;
+	return b < GT_EXPORT_MIN_OUTPUT_BUDGET ? GT_EXPORT_MIN_OUTPUT_BUDGET : b;
+}
+
+uint64_t gt_export_output_budget(const gt_export *x)
+{
+	return x ? x->budget : 0;
+}
+
 gt_export *gt_export_open(const char *const *paths, size_t npaths, const gt_export_opts *opts,
 			  gt_errinfo *ei)
 {
@@ -159,6 +179,7 @@ gt_export *gt_export_open(const char *const *paths, size_t npaths, const gt_expo
 	}
 	if (drop_same_files(x) < 0 || !(x->logged = calloc(x->npaths ? x->npaths : 1, 1)))
 		goto nomem;
+	x->budget = x->o.max_output_bytes ? x->o.max_output_bytes : default_budget(x);
 	return x;
 nomem:
 	gt_errinfo_set(ei, GT_ERR_NOMEM, 0, "%s", gt_strerror(GT_ERR_NOMEM));

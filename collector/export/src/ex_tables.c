@@ -29,6 +29,7 @@ typedef struct tw {
 	const char *const *cols;
 	int ncols, col;
 	uint64_t rows;
+	uint64_t kept; /* rows written before the output budget stopped them */
 } tw;
 
 static void tw_begin(tw *t, ex_out *o, int fmt, const char *const *cols, int ncols)
@@ -37,7 +38,7 @@ static void tw_begin(tw *t, ex_out *o, int fmt, const char *const *cols, int nco
 	t->fmt = fmt;
 	t->cols = cols;
 	t->ncols = ncols;
-	t->rows = 0;
+	t->rows = t->kept = 0;
 	if (fmt == GT_EXPORT_CSV) {
 		for (int i = 0; i < ncols; i++) {
 			if (i)
@@ -53,6 +54,8 @@ static void tw_begin(tw *t, ex_out *o, int fmt, const char *const *cols, int nco
 static void tw_row(tw *t)
 {
 	t->col = 0;
+	if (!ex_out_check(t->o)) /* past the budget: this row on is dropped */
+		t->kept++;
 	if (t->fmt == GT_EXPORT_JSON)
 		ex_puts(t->o, t->rows ? ",\n{" : "\n{");
 	t->rows++;
@@ -77,8 +80,23 @@ static void tw_end_row(tw *t)
 	ex_putc(t->o, t->fmt == GT_EXPORT_CSV ? '\n' : '}');
 }
 
+/* The table's end; when the budget cut it, its last row says so. */
 static void tw_end(tw *t)
 {
+	if (ex_out_tail(t->o)) {
+		char nb[128];
+		ex_not_all_written(nb, sizeof(nb), t->o->budget);
+		if (t->fmt == GT_EXPORT_CSV) {
+			LIT(t->o, "# ");
+			ex_puts(t->o, nb);
+			ex_putc(t->o, '\n');
+			return;
+		}
+		ex_puts(t->o, t->kept ? ",\n{\"NOT ALL WRITTEN\":" : "\n{\"NOT ALL WRITTEN\":");
+		ex_json_cstr(t->o, nb + sizeof("NOT ALL WRITTEN: ") - 1);
+		LIT(t->o, "}\n]\n");
+		return;
+	}
 	if (t->fmt == GT_EXPORT_JSON)
 		ex_puts(t->o, t->rows ? "\n]\n" : "]\n");
 }
@@ -443,7 +461,7 @@ static int write_sum(ex_out *o, int fmt, const grptab *t, int by_bytes, const ch
 		tw_end_row(&w);
 	}
 	tw_end(&w);
-	st->events += n;
+	st->events += w.kept;
 	free(ix);
 	return 0;
 }
@@ -637,7 +655,7 @@ static int write_gpu_trace(gt_export *x, ex_out *o, int fmt, gt_export_stats *st
 		ex_arena_free(&d.ar);
 	}
 	tw_end(&w);
-	st->events += w.rows;
+	st->events += w.kept; /* rows written (past the budget: dropped) */
 	return 0;
 }
 
@@ -714,7 +732,7 @@ static int write_gpu_sum(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
 		tw_end_row(&w);
 	}
 	tw_end(&w);
-	st->events += w.rows;
+	st->events += w.kept; /* rows written (past the budget: dropped) */
 	return 0;
 }
 
@@ -799,7 +817,7 @@ static int write_gaps(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
 		st->gaps += n;
 	}
 	tw_end(&w);
-	st->events += w.rows;
+	st->events += w.kept; /* rows written (past the budget: dropped) */
 	return 0;
 }
 
@@ -842,7 +860,7 @@ static int write_findings(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
 		tw_end_row(&w);
 	}
 	tw_end(&w);
-	st->events += w.rows;
+	st->events += w.kept; /* rows written (past the budget: dropped) */
 	return 0;
 }
 
@@ -918,7 +936,7 @@ static int write_gpm(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
 			gpm_row(&w, g, p);
 	}
 	tw_end(&w);
-	st->events += w.rows;
+	st->events += w.kept; /* rows written (past the budget: dropped) */
 	return 0;
 }
 
@@ -965,7 +983,7 @@ static int write_gpm_kernels(gt_export *x, ex_out *o, int fmt, gt_export_stats *
 				gpm_kernel_row(&w, a, g, &k[i], mangled);
 	}
 	tw_end(&w);
-	st->events += w.rows;
+	st->events += w.kept; /* rows written (past the budget: dropped) */
 	return 0;
 }
 
@@ -1009,7 +1027,7 @@ static int write_steps(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
 		}
 	}
 	tw_end(&w);
-	st->events += w.rows;
+	st->events += w.kept; /* rows written (past the budget: dropped) */
 	return 0;
 }
 
@@ -1063,7 +1081,7 @@ static int write_call_sites(gt_export *x, ex_out *o, int fmt, gt_export_stats *s
 			call_site_row(&w, a, g, &s[i]);
 	}
 	tw_end(&w);
-	st->events += w.rows;
+	st->events += w.kept; /* rows written (past the budget: dropped) */
 	return 0;
 }
 
@@ -1091,7 +1109,7 @@ static int write_nvtx_sum(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
 		tw_end_row(&w);
 	}
 	tw_end(&w);
-	st->events += w.rows;
+	st->events += w.kept; /* rows written (past the budget: dropped) */
 	return 0;
 }
 
@@ -1136,6 +1154,7 @@ int gt_export_table(gt_export *x, int table, int format, FILE *out, gt_export_st
 	int rc = ex_out_init(&o, out);
 	if (rc)
 		return rc;
+	ex_out_budget(&o, x);
 	switch (table) {
 	case GT_TABLE_KERN_SUM:
 	case GT_TABLE_MEM_TIME_SUM:
@@ -1161,6 +1180,7 @@ int gt_export_table(gt_export *x, int table, int format, FILE *out, gt_export_st
 	const gt_analysis *a = reads_records(table) ? NULL : ex_analysis(x);
 	if (a) /* made from the analysis: what it read */
 		ex_input_stats(a, &local);
+	local.not_all_written = (uint64_t)o.cut;
 	int wrc = ex_out_finish(&o);
 	local.bytes = o.bytes;
 	if (st)

@@ -96,7 +96,27 @@ typedef struct gt_export_opts {
 	 * a trace, once.
 	 */
 	gt_analysis_opts analysis;
+	/**
+	 * The output budget: bytes that every output of this handle may write
+	 * together (the formats and tables of one `gaptrace export` share it).
+	 * 0 = the default, max(GT_EXPORT_MIN_OUTPUT_BUDGET,
+	 * GT_EXPORT_OUTPUT_PER_BYTE x the bytes of the trace files), so a small
+	 * crafted trace cannot write gigabytes; UINT64_MAX = no budget. An
+	 * output that reaches it stops at its next boundary (an event, a row, a
+	 * section; at most 1 MiB past it in any case) and ends
+	 * with the statement "NOT ALL WRITTEN: output budget of N bytes
+	 * reached" in its own syntax, still well-formed: Perfetto JSON
+	 * otherData.not_all_written, a table's last row (JSON: an object
+	 * {"NOT ALL WRITTEN": "..."}; CSV: a last line "# NOT ALL WRITTEN:
+	 * ..."), a visible paragraph in the HTML (id "not-all-written");
+	 * gt_export_stats.not_all_written says so too.
+	 */
+	uint64_t max_output_bytes;
 } gt_export_opts;
+
+/** Default output budget: bytes per byte of trace, and the least budget. */
+#define GT_EXPORT_OUTPUT_PER_BYTE 1024u
+#define GT_EXPORT_MIN_OUTPUT_BUDGET (64ull << 20)
 
 /** What an export wrote. traces, records and problems describe the input
  *  the output was made from, the same for every format and table of one
@@ -119,6 +139,9 @@ typedef struct gt_export_stats {
 				written at it (a slice keeps its part after it) */
 	uint64_t dropped;  /**< perfetto: counter samples from before the time
 				origin left out */
+	uint64_t not_all_written; /**< 1 when the output budget
+				       (gt_export_opts.max_output_bytes) cut this
+				       output short: it ends with NOT ALL WRITTEN */
 } gt_export_stats;
 
 /* ------------------------------------------------------------------ */
@@ -141,6 +164,10 @@ GT_API gt_export *gt_export_open(const char *const *paths, size_t npaths,
 
 /** Free the handle (accepts NULL). */
 GT_API void gt_export_close(gt_export *x);
+
+/** The output budget of x's outputs together, in bytes
+ *  (gt_export_opts.max_output_bytes or its default); 0 for NULL. */
+GT_API uint64_t gt_export_output_budget(const gt_export *x);
 
 /** Number of trace files the inputs expanded to. */
 GT_API size_t gt_export_ntraces(const gt_export *x);
@@ -168,7 +195,12 @@ GT_API const gt_analysis *gt_export_analysis(gt_export *x);
  *      static/dynamic shared memory, correlation id, graph id), copies
  *      ("Memcpy HtoD"; args: bytes, kinds, GB/s) and memsets;
  *    - one track per host thread (its OS tid, named from GT_REC_THREAD)
- *      holding the CUDA API calls;
+ *      holding the CUDA API calls; a call that had a host stack has its
+ *      call site in args ("call site") and an "sf" naming its innermost
+ *      frame in the top-level "stackFrames" table (the Trace Event format's:
+ *      id "K.F" = frame F of analysis stack K, with its "name" and the
+ *      "parent" that called it), where each distinct stack is written once,
+ *      so the output grows with the frames recorded, not with calls x depth;
  *    - flow arrows ("launch", ph s/f, bound to the enclosing slices) from
  *      each API call to the first kernel/copy/memset of the same
  *      correlation id, emitted only when both ends are in the trace;
