@@ -28,7 +28,7 @@ rules=(
 	"collector/daemon|format collector|"
 	"collector/common|format containers argval termtext|"
 	"collector/analysis|format containers termtext analysis|"
-	"collector/diagnosis|format containers argval analysis diagnosis|"
+	"collector/diagnosis|format containers argval termtext analysis diagnosis|"
 	"collector/report|format containers termtext analysis diagnosis report|"
 	"collector/export|format containers analysis diagnosis export|"
 	"collector/diff|format termtext analysis diff|"
