@@ -133,7 +133,7 @@ static int add_inputs(gt_analysis *a, char **paths, int npaths, int *readable)
 			const gt_an_trace *tr = gt_analysis_trace(a, t);
 			if (tr->header_ok)
 				++*readable;
-			char pe[1024], ee[1024];
+			char pe[4 * 4096 + 1], ee[1024];
 			if (tr->status && !opts.quiet)
 				fprintf(stderr, "gaptrace report: %s: %s\n",
 					gt_term_str(pe, sizeof pe, tr->path),

@@ -7,8 +7,9 @@ escaped for the terminal (collector/common/include/gaptrace/termtext.h).
 Runs report (text, several options), dump, dump --hex, diff (the input's
 report --json with itself, the trace with the report) and history (of an
 archive holding the input) on INPUT (inputs/names-control-bytes.gtrace:
-ESC, OSC 8, CR, LF, TAB, BEL, DEL, C1 and invalid UTF-8 in every name) and
-fails when any of their stdout or stderr:
+ESC, OSC 8, CR, LF, TAB, BEL, DEL, C1 and invalid UTF-8 in every name), and
+report and dump on a trace directory holding a copy of it under a file name
+with ESC [2J, LF and a C1 byte in it, and fails when any of their stdout or stderr:
   - holds a C0 control byte other than the LF and TAB the tool writes
     itself, or DEL;
   - is not valid UTF-8, or holds a C1 control U+0080-U+009F;
@@ -64,6 +65,10 @@ def main():
                       stdout=subprocess.DEVNULL).returncode:
         print("FAIL: archive --to %s %s" % (arch, inp))
         return 1
+    tdir = os.path.join(work, "traces")
+    os.makedirs(tdir)
+    shutil.copy(inp, os.path.join(os.fsencode(tdir),
+                                  b"run\x1b[2J\nFORGED LINE\xc2\x9b.gtrace"))
     # (arguments, must the escaped name show in stdout)
     cmds = [
         (["report", inp], True),
@@ -76,6 +81,8 @@ def main():
         (["diff", inp, rep], True),
         (["diff", "--html", "-o", os.path.join(work, "d.html"), rep, rep], False),
         (["history", arch], True),
+        (["report", tdir], True),
+        (["dump", tdir], True),
     ]
     bad = 0
     for args, shows in cmds:

@@ -133,6 +133,9 @@ static const char *clip(char *s, size_t width)
 	return s;
 }
 
+/* Room for a path (PATH_MAX bytes) escaped for the terminal. */
+#define PATH_TEXT (4 * 4096 + 1)
+
 /* an_kernel_label (the JSON's too) escaped for the terminal into buf. */
 static const char *kernel_text(const gt_analysis *a, uint32_t name, uint32_t flags, char *buf,
 			       size_t cap)
@@ -665,7 +668,7 @@ static const char *producer_name(uint32_t p)
 static int an_traces_section(const gt_analysis *a, FILE *f)
 {
 	uint32_t budget = gt_analysis_get_opts(a)->max_records_per_byte;
-	char b1[32], pe[1024], ee[1024];
+	char b1[32], pe[PATH_TEXT], ee[1024];
 	int bad = 0;
 	fprintf(f, "== Traces, losses and overhead\n");
 	for (size_t i = 0; i < gt_analysis_ntraces(a); i++) {
@@ -811,6 +814,7 @@ static void headline(const gt_analysis *a, FILE *f)
 static void not_read(const gt_analysis *a, FILE *f)
 {
 	uint32_t budget = gt_analysis_get_opts(a)->max_records_per_byte;
+	char pe[PATH_TEXT]; /* a trace directory's file names are someone's too */
 	int any = 0;
 	for (size_t i = 0; i < gt_analysis_ntraces(a); i++) {
 		const gt_an_trace *t = gt_analysis_trace(a, i);
@@ -819,7 +823,7 @@ static void not_read(const gt_analysis *a, FILE *f)
 				   " %s) from byte %" PRIu64 " on %s not read: more than %u "
 				   "records per byte of trace (a crafted or damaged trace?); the "
 				   "figures below are of the part read\n",
-				t->path, t->rs.budget_frames,
+				gt_term_str(pe, sizeof(pe), t->path), t->rs.budget_frames,
 				gt_plural(t->rs.budget_frames, "frame", "frames"),
 				t->rs.budget_records,
 				gt_plural(t->rs.budget_records, "record", "records"),
@@ -829,14 +833,14 @@ static void not_read(const gt_analysis *a, FILE *f)
 			fprintf(f, "DUPLICATES SKIPPED: %s: %" PRIu64 " %s had been read already "
 				   "(frames written twice, or the same trace given twice) and %s "
 				   "not counted again\n",
-				t->path, t->rs.dup_frames,
+				gt_term_str(pe, sizeof(pe), t->path), t->rs.dup_frames,
 				gt_plural(t->rs.dup_frames, "frame", "frames"),
 				gt_plural(t->rs.dup_frames, "was", "were")), any = 1;
 		if (t->rs.backward_frames)
 			fprintf(f, "OUT OF ORDER: %s: %" PRIu64 " %s came after frames with "
 				   "higher sequence numbers (two streams in one file?); %s "
 				   "read\n",
-				t->path, t->rs.backward_frames,
+				gt_term_str(pe, sizeof(pe), t->path), t->rs.backward_frames,
 				gt_plural(t->rs.backward_frames, "frame", "frames"),
 				gt_plural(t->rs.backward_frames, "it was", "they were")), any = 1;
 	}
@@ -853,7 +857,8 @@ static void not_read(const gt_analysis *a, FILE *f)
 		fprintf(f, "DATA LOST: %s: %" PRIu64 " damaged %s (%s) skipped, %" PRIu64
 			   " %s missing, %" PRIu64 " %s cut at the end, %" PRIu64
 			   " %s dropped by the producer\n",
-			t->path, t->rs.bad_frames, gt_plural(t->rs.bad_frames, "place", "places"),
+			gt_term_str(pe, sizeof(pe), t->path), t->rs.bad_frames,
+			gt_plural(t->rs.bad_frames, "place", "places"),
 			an_fmt_bytes(b, sizeof(b), t->rs.bad_bytes), t->rs.seq_missing,
 			gt_plural(t->rs.seq_missing, "frame", "frames"), t->rs.tail_bytes,
 			gt_plural(t->rs.tail_bytes, "byte", "bytes"), lost,
