@@ -257,8 +257,8 @@ static int load_side(const char *tag, const char *path, const char *src, int jso
 	free(json);
 	if (!*s) {
 		char pe[1024], ee[4 * sizeof(err)]; /* the error can quote the report */
-		fprintf(stderr, "gaptrace diff: %s %s: %s\n", tag, gt_term_str(pe, sizeof(pe), path),
-			gt_term_str(ee, sizeof(ee), err));
+		fprintf(stderr, "gaptrace diff: %s %s: %s\n", tag,
+			gt_term_str(pe, sizeof(pe), path), gt_term_str(ee, sizeof(ee), err));
 		return GT_EXIT_NO_INPUT;
 	}
 	return 0;

@@ -194,8 +194,8 @@ static void print_record(const gt_reader *r, const gt_record *x)
 		break;
 	case GT_REC_DEVICE:
 		printf("device id=%u name=\"%s\" sms=%u cc=%u.%u mem=%" PRIu64 "\n", x->device.id,
-		       E(x->device.name), x->device.sm_count, x->device.cc_major, x->device.cc_minor,
-		       x->device.global_mem_bytes);
+		       E(x->device.name), x->device.sm_count, x->device.cc_major,
+		       x->device.cc_minor, x->device.global_mem_bytes);
 		break;
 	case GT_REC_CONTEXT:
 		printf("context id=%u device=%u\n", x->context.id, x->context.device_id);

@@ -110,8 +110,8 @@ static void log_problem(void *user, const char *label, const gt_errinfo *ei)
 	(void)user;
 	char l[512], m[1024]; /* both can quote the trace */
 	if (!opts.quiet)
-		fprintf(stderr, "gaptrace report: warning: %s: %s\n", gt_term_str(l, sizeof l, label),
-			gt_term_str(m, sizeof m, ei->msg));
+		fprintf(stderr, "gaptrace report: warning: %s: %s\n",
+			gt_term_str(l, sizeof l, label), gt_term_str(m, sizeof m, ei->msg));
 }
 
 /* Reads the TRACE arguments; counts the readable traces. @return 0, or the

@@ -121,7 +121,8 @@ void an_text_nvtx(const gt_analysis *a, FILE *f, size_t top)
 			100.0 * r[i].share, an_fmt_ns(t, sizeof(t), r[i].total_ns), r[i].count,
 			gt_fmt_ns(me, sizeof(me), r[i].mean_ns),
 			an_fmt_ns(md, sizeof(md), r[i].median_ns),
-			an_fmt_ns(mi, sizeof(mi), r[i].min_ns), an_fmt_ns(ma, sizeof(ma), r[i].max_ns));
+			an_fmt_ns(mi, sizeof(mi), r[i].min_ns),
+			an_fmt_ns(ma, sizeof(ma), r[i].max_ns));
 		gt_term_fputs(f, name ? name : "?"); /* a name from the trace, however long */
 		fputc('\n', f);
 	}

@@ -644,9 +644,10 @@ static void syncs_section(const gt_analysis *a, FILE *f)
 		const char *tn = gt_analysis_thread_name(a, s[i].trace, s[i].tid);
 		const char *nm = gt_analysis_string(a, s[i].name);
 		/* the columns' widths bound the escaped text, cut between escapes */
-		fprintf(f, "  %-8u %-8u %-16s %-24s %8" PRIu64 " %10s %10s  %s\n", s[i].pid, s[i].tid,
-			gt_term_str(te, sizeof(te), tn ? tn : "-"),
-			gt_term_str(ce, sizeof(ce), nm ? nm : gt_sync_type_name(s[i].type)), s[i].count,
+		fprintf(f, "  %-8u %-8u %-16s %-24s %8" PRIu64 " %10s %10s  %s\n", s[i].pid,
+			s[i].tid, gt_term_str(te, sizeof(te), tn ? tn : "-"),
+			gt_term_str(ce, sizeof(ce), nm ? nm : gt_sync_type_name(s[i].type)),
+			s[i].count,
 			an_fmt_ns(b1, sizeof(b1), s[i].total_ns), an_fmt_ns(b2, sizeof(b2), s[i].max_ns),
 			s[i].source == GT_AN_SYNC_FROM_RECORDS ? "sync records" : "API calls");
 	}
@@ -689,8 +690,8 @@ static int an_traces_section(const gt_analysis *a, FILE *f)
 			gt_plural(t->rs.frames, "frame", "frames"),
 			an_fmt_bytes(b1, sizeof(b1), t->rs.bytes));
 		if (t->status)
-			fprintf(f, "    reading stopped: %s\n", gt_term_str(ee, sizeof(ee), t->error)),
-				bad++;
+			fprintf(f, "    reading stopped: %s\n",
+				gt_term_str(ee, sizeof(ee), t->error)), bad++;
 		if (t->rs.tail_bytes)
 			fprintf(f, "    cut short: the last %" PRIu64 " %s an incomplete frame "
 				   "(process killed?); everything before was read\n",
@@ -759,7 +760,8 @@ static int an_traces_section(const gt_analysis *a, FILE *f)
 								  "profiler; records stop there: "
 				: nt->code == GT_NOTE_INERT ? "gaptrace went inert: "
 							    : "",
-				gt_term_str(ne, sizeof(ne), gt_note_text(nb, sizeof(nb), nt->text)));
+				gt_term_str(ne, sizeof(ne),
+					    gt_note_text(nb, sizeof(nb), nt->text)));
 		}
 	}
 	return bad;
