@@ -154,6 +154,8 @@ static void wrapped(FILE *out, unsigned width, size_t indent, const char *head, 
 			while (cut > 0 && p[cut] != ' ')
 				cut--;
 			n = cut ? cut : room; /* no space: cut the word */
+			while (!cut && n > 1 && ((unsigned char)p[n] & 0xc0) == 0x80)
+				n--; /* ... between characters */
 		}
 		fprintf(out, "%.*s\n", (int)n, p);
 		p += n;
