@@ -86,9 +86,10 @@ static double rel_se(const gt_diff_gpu *p, const gt_diff_gpu_stats *g)
 	if (!g->util_window_ns || !g->nutil)
 		return -1;
 	/* the start-up stretch is at least its idle time long */
-	size_t skip = (size_t)((g->cause_ns[GT_CAUSE_STARTUP] + g->util_window_ns - 1) /
-			       g->util_window_ns);
-	size_t n = g->nutil > skip + 1 ? g->nutil - skip - 1 : 0; /* the last is partial */
+	uint64_t su = g->cause_ns[GT_CAUSE_STARTUP], w = g->util_window_ns;
+	uint64_t skip = su / w + (su % w != 0); /* no overflow, whatever a report holds */
+	/* the last is partial; skip + 1 may wrap, so compare with nutil - 1 */
+	size_t n = g->nutil > 1 && skip < g->nutil - 1 ? (size_t)(g->nutil - 1 - skip) : 0;
 	double want = p->unit == GT_DIFF_UNIT_PERIOD
 			      ? round(g->period_ns / (double)g->util_window_ns)
 			      : (double)(n / 20);
