@@ -6,8 +6,9 @@
 #   format    <- collector (the daemon)      format <- inject
 #   analysis  <- synth, diff                 tools: everything
 #
-# common (collector/common: gaptrace/containers.h, argval.h) is internal: the
-# shared containers and value parsers, for the libraries above it and the CLI.
+# common (collector/common: gaptrace/containers.h, argval.h, termtext.h) is
+# internal: the shared containers, value parsers and terminal escaper, for
+# the libraries above it and the CLI.
 #
 # Each library may include only the public headers (gaptrace/X.h) of the
 # libraries below it and its own internal headers, never another library's
@@ -25,12 +26,12 @@ rules=(
 	"format|format|"
 	"inject|format|"
 	"collector/daemon|format collector|"
-	"collector/common|format containers argval|"
-	"collector/analysis|format containers analysis|"
-	"collector/diagnosis|format containers argval analysis diagnosis|"
-	"collector/report|format containers analysis diagnosis report|"
+	"collector/common|format containers argval termtext|"
+	"collector/analysis|format containers termtext analysis|"
+	"collector/diagnosis|format containers argval termtext analysis diagnosis|"
+	"collector/report|format containers termtext analysis diagnosis report|"
 	"collector/export|format containers analysis diagnosis export|"
-	"collector/diff|format analysis diff|"
+	"collector/diff|format termtext analysis diff|"
 	"tools/synth|format containers analysis synth|"
 )
 # internal headers and the library that owns them
@@ -84,6 +85,7 @@ for h in $(find collector tools format inject -path '*/include/gaptrace/*.h' 2>/
 	format/include/gaptrace/format.h | collector/daemon/include/gaptrace/collector.h | \
 		collector/common/include/gaptrace/containers.h | \
 		collector/common/include/gaptrace/argval.h | \
+		collector/common/include/gaptrace/termtext.h | \
 		collector/analysis/include/gaptrace/analysis.h | \
 		collector/diagnosis/include/gaptrace/diagnosis.h | \
 		collector/report/include/gaptrace/report.h | collector/export/include/gaptrace/export.h | \

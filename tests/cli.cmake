@@ -47,6 +47,12 @@ gaptrace_check_test(test_argval cli/test_argval.c)
 target_link_libraries(test_argval PRIVATE gaptrace::common)
 set_tests_properties(test_argval PROPERTIES TIMEOUT 60)
 
+# The one escaper of text a trace puts on a terminal (gaptrace/termtext.h):
+# controls, C1 and stray bytes as \xNN, printable UTF-8 kept, clean cuts.
+gaptrace_check_test(test_termtext cli/test_termtext.c)
+target_link_libraries(test_termtext PRIVATE gaptrace::common)
+set_tests_properties(test_termtext PROPERTIES TIMEOUT 60)
+
 # What every command says when used wrong, and its help (tools/cli.h): the
 # exact messages and exit statuses, the one shape of --help.
 gaptrace_check_test(test_cli_errors cli/test_cli_errors.c)

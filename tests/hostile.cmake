@@ -32,3 +32,15 @@ add_test(NAME hostile_reports
                  ${_hostile_reports} ${CMAKE_CURRENT_BINARY_DIR}/hostile-reports-work)
 set_tests_properties(hostile_reports PROPERTIES TIMEOUT 900 ENVIRONMENT "${_hostile_env}"
                      FIXTURES_REQUIRED hostile_reports)
+
+# Issue 25 row 9: the text outputs (report, dump, diff, history) of the
+# input with control bytes in every name hold no control byte, no C1 and no
+# forged line (tests/hostile/check_term_bytes.py).
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_Interpreter_FOUND)
+  add_test(NAME hostile_term_bytes
+           COMMAND ${Python3_EXECUTABLE} ${_hostile_dir}/check_term_bytes.py $<TARGET_FILE:gaptrace>
+                   ${_hostile_dir}/inputs/names-control-bytes.gtrace
+                   ${CMAKE_CURRENT_BINARY_DIR}/hostile-term-work)
+  set_tests_properties(hostile_term_bytes PROPERTIES TIMEOUT 300)
+endif()

@@ -15,6 +15,7 @@
 #include "cli_internal.h"
 #include "cmds.h"
 #include "gaptrace/argval.h"
+#include "gaptrace/termtext.h"
 
 const gt_cli_opt gt_cli_help_opt = GT_OPT('h', "help", NULL, "show this help");
 
@@ -210,12 +211,20 @@ void gt_cli_say_path(const char *prefix, const char *path, const char *msg,
 {
 	size_t l = strlen(path);
 	int named = !strncmp(msg, path, l) && msg[l] == ':';
-	if (named && prefix_names_path)
-		fprintf(stderr, "%s:%s\n", prefix, msg + l + 1);
-	else if (named || prefix_names_path)
-		fprintf(stderr, "%s: %s\n", prefix, msg);
-	else
-		fprintf(stderr, "%s: %s: %s\n", prefix, path, msg);
+	/* the path and the message can quote a trace: escaped for the terminal */
+	fputs(prefix, stderr);
+	if (named && prefix_names_path) {
+		fputc(':', stderr);
+		gt_term_fputs(stderr, msg + l + 1);
+	} else {
+		fputs(": ", stderr);
+		if (!named && !prefix_names_path) {
+			gt_term_fputs(stderr, path);
+			fputs(": ", stderr);
+		}
+		gt_term_fputs(stderr, msg);
+	}
+	fputc('\n', stderr);
 }
 
 /* ------------------------------------------------------------ values */

@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "gaptrace/diff.h"
+#include "gaptrace/termtext.h"
 #include "outfile.h"
 #include "report_mem.h"
 #include "slice.h"
@@ -255,7 +256,9 @@ static int load_side(const char *tag, const char *path, const char *src, int jso
 	*s = gt_diff_stats_parse(json, len, path, err, sizeof(err));
 	free(json);
 	if (!*s) {
-		fprintf(stderr, "gaptrace diff: %s %s: %s\n", tag, path, err);
+		char pe[1024], ee[4 * sizeof(err)]; /* the error can quote the report */
+		fprintf(stderr, "gaptrace diff: %s %s: %s\n", tag,
+			gt_term_str(pe, sizeof(pe), path), gt_term_str(ee, sizeof(ee), err));
 		return GT_EXIT_NO_INPUT;
 	}
 	return 0;
@@ -331,10 +334,10 @@ static void caution(const gt_diff_stats *b, const gt_diff_stats *n, const char *
 		snprintf(what + l, sizeof(what) - l, "%son different GPUs (BASE %s, NEW %s)",
 			 prog ? " " : "", gb, gn);
 	}
-	fprintf(stderr,
-		"gaptrace diff: warning: BASE and NEW ran %s: what changed may be the %s, not a "
-		"regression",
-		what, prog && gpu ? "program or the GPU" : prog ? "program" : "GPU");
+	fputs("gaptrace diff: warning: BASE and NEW ran ", stderr);
+	gt_term_fputs(stderr, what); /* the reports' command lines and GPU names */
+	fprintf(stderr, ": what changed may be the %s, not a regression",
+		prog && gpu ? "program or the GPU" : prog ? "program" : "GPU");
 	if (opts.baseline)
 		fprintf(stderr, "; --baseline took %s, the latest run of %s (--baseline %s/ENTRY "
 				"takes another; gaptrace history %s lists them)",

@@ -8,6 +8,11 @@
  * written from format/FORMAT.md with the public header only (its own
  * little-endian, varint and codec helpers), so it is a second, independent
  * decoder; FORMAT.md's example dump is its output.
+ *
+ * Every string from the trace (string records, names, paths, the header's
+ * host and command line) is printed escaped (gaptrace/termtext.h): a name
+ * with a newline in it cannot forge a record line, nor an ESC drive the
+ * terminal. --hex quotes bytes with its own \xNN (quote()).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -25,6 +30,7 @@
 #include "cmds.h"
 #include "report_mem.h"
 #include "gaptrace/format.h"
+#include "gaptrace/termtext.h"
 
 static struct {
 	int stats_only;
@@ -82,10 +88,34 @@ static void log_problem(void *user, const gt_errinfo *ei)
 	gt_cli_say_path("gaptrace dump: warning", user, ei->msg, 0); /* user: the path */
 }
 
+/* s escaped for the terminal, in the next of a few buffers that live until
+ * the process ends (one record line quotes at most E of them). */
+static const char *En(const char *s, size_t n)
+{
+	enum { E_SLOTS = 4 };
+	static char *slot[E_SLOTS];
+	static size_t cap[E_SLOTS], next;
+	size_t need = n * GT_TERM_ESCAPE_MAX + 1, k = next++ % E_SLOTS;
+	if (need > cap[k]) {
+		char *p = realloc(slot[k], need);
+		if (!p)
+			return "(out of memory)";
+		slot[k] = p, cap[k] = need;
+	}
+	gt_term_escape(slot[k], cap[k], s, n);
+	return slot[k];
+}
+
+static const char *E(const char *s)
+{
+	return En(s, strlen(s));
+}
+
+/* String id's text from the trace, escaped; "-" for none. */
 static const char *S(const gt_reader *r, uint32_t id)
 {
 	const char *s = id ? gt_reader_string(r, id) : NULL;
-	return s ? s : "-";
+	return s ? E(s) : "-";
 }
 
 /* A GPM percentage (hundredths) as "42.50%", "-" when not read. */
@@ -159,11 +189,13 @@ static void print_stack_record(const gt_reader *r, const gt_record *x)
 static void print_record(const gt_reader *r, const gt_record *x)
 {
 	switch (x->type) {
-	case GT_REC_STRING: printf("string id=%u \"%s\"\n", x->string.id, x->string.str); break;
+	case GT_REC_STRING:
+		printf("string id=%u \"%s\"\n", x->string.id, En(x->string.str, x->string.len));
+		break;
 	case GT_REC_DEVICE:
 		printf("device id=%u name=\"%s\" sms=%u cc=%u.%u mem=%" PRIu64 "\n", x->device.id,
-		       x->device.name, x->device.sm_count, x->device.cc_major, x->device.cc_minor,
-		       x->device.global_mem_bytes);
+		       E(x->device.name), x->device.sm_count, x->device.cc_major,
+		       x->device.cc_minor, x->device.global_mem_bytes);
 		break;
 	case GT_REC_CONTEXT:
 		printf("context id=%u device=%u\n", x->context.id, x->context.device_id);
@@ -791,8 +823,8 @@ static int dump_one(const char *path, long *printed)
 	gt_reader_set_log(r, log_problem, (void *)path);
 	const gt_stream_header *h = gt_reader_header(r);
 	printf("# format %u.%u producer=%u pid=%u host=%s version=\"%s\" devices=%u cmd=\"%s\"\n",
-	       h->major, h->minor, h->producer, h->pid, h->hostname, h->producer_version,
-	       h->ndevices, h->cmdline);
+	       h->major, h->minor, h->producer, h->pid, E(h->hostname), E(h->producer_version),
+	       h->ndevices, E(h->cmdline));
 	gt_record rec;
 	int rc = 0;
 	/* the limit is checked before reading: -n 0 prints (and reads) none */
@@ -911,7 +943,7 @@ int cmd_dump(int argc, char **argv)
 	long printed = 0;
 	for (size_t i = 0; i < npaths; i++) {
 		if (listed)
-			printf("%s== %s\n", i ? "\n" : "", paths[i]);
+			printf("%s== %s\n", i ? "\n" : "", E(paths[i]));
 		int rc = opts.hex ? hex_dump(paths[i]) : dump_one(paths[i], &printed);
 		if (rc)
 			ret = rc;

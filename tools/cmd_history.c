@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "gaptrace/diff.h"
+#include "gaptrace/termtext.h"
 #include "report_mem.h"
 
 static struct {
@@ -59,15 +60,18 @@ const gt_cli_help *cmd_history_help(void)
 	return &history_help;
 }
 
-/* One line of the list; an entry whose report cannot be read says so. */
-static void list_entry(const char *dir, const char *name)
+/* One line of the list; an entry whose report cannot be read says so. The
+ * entry's name and its report's strings (GPU, finding id, command line) are
+ * printed escaped (gaptrace/termtext.h): an archive can come from anyone. */
+static void list_entry(const char *dir, const char *name_raw)
 {
-	char path[8192], err[256], t[48], w[32], top[96] = "-";
+	char path[8192], err[256], t[48], w[32], top[96] = "-", nb[1024], ge[17], te[97];
+	const char *name = gt_term_str(nb, sizeof(nb), name_raw);
 	char *json = NULL;
 	size_t len = 0;
-	snprintf(path, sizeof(path), "%s/%s/report.json", dir, name);
+	snprintf(path, sizeof(path), "%s/%s/report.json", dir, name_raw);
 	int big = gt_cli_slurp_report(path, &json, &len) < 0 && errno == EFBIG;
-	gt_diff_stats *s = json ? gt_diff_stats_parse(json, len, name, err, sizeof(err)) : NULL;
+	gt_diff_stats *s = json ? gt_diff_stats_parse(json, len, name_raw, err, sizeof(err)) : NULL;
 	free(json);
 	if (!s) {
 		if (big)
@@ -92,10 +96,13 @@ static void list_entry(const char *dir, const char *name)
 	char gpu[64] = "-";
 	if (s->ngpus)
 		snprintf(gpu, sizeof(gpu), "%.40s%s", s->gpus[0].name, s->ngpus > 1 ? " +more" : "");
-	printf("%-36s %-19.19s %-16.16s %10s %5.1f%%  %-22s %s\n", name,
-	       gt_fmt_utc(t, sizeof(t), s->time_origin_ns), gpu,
-	       gt_fmt_ns(w, sizeof(w), (double)wall), win ? 100.0 * (double)busy / win : 0.0, top,
-	       *s->cmdline ? s->cmdline : "-");
+	/* the columns' widths bound the escaped text, cut between escapes */
+	printf("%-36s %-19.19s %-16s %10s %5.1f%%  %-22s ", name,
+	       gt_fmt_utc(t, sizeof(t), s->time_origin_ns), gt_term_str(ge, sizeof(ge), gpu),
+	       gt_fmt_ns(w, sizeof(w), (double)wall), win ? 100.0 * (double)busy / win : 0.0,
+	       gt_term_str(te, sizeof(te), top));
+	gt_term_fputs(stdout, *s->cmdline ? s->cmdline : "-");
+	putchar('\n');
 	gt_diff_stats_free(s);
 }
 
@@ -115,9 +122,10 @@ static int no_entries(const char *dir)
 		fprintf(stderr, "gaptrace history: %s: no run archived yet\n", dir);
 		return GT_EXIT_OK;
 	}
-	char first[4096];
+	char raw[4096], first[4 * sizeof(raw)];
 	size_t dirs, entries;
-	gt_cli_dir_contents(dir, &dirs, &entries, first, sizeof(first));
+	gt_cli_dir_contents(dir, &dirs, &entries, raw, sizeof(raw));
+	gt_term_str(first, sizeof(first), raw); /* a name someone else chose */
 	if (dirs)
 		fprintf(stderr,
 			"gaptrace history: %s: not a run archive (no entry with a report.json); it "

@@ -12,6 +12,7 @@
 #include "cmds.h"
 #include "gaptrace/report.h"
 #include "gaptrace/diagnosis.h"
+#include "gaptrace/termtext.h"
 #include "onecapture.h"
 #include "outfile.h"
 #include "report_mem.h"
@@ -107,8 +108,10 @@ const char *cmd_threshold_words(void)
 static void log_problem(void *user, const char *label, const gt_errinfo *ei)
 {
 	(void)user;
+	char l[512], m[1024]; /* both can quote the trace */
 	if (!opts.quiet)
-		fprintf(stderr, "gaptrace report: warning: %s: %s\n", label, ei->msg);
+		fprintf(stderr, "gaptrace report: warning: %s: %s\n",
+			gt_term_str(l, sizeof l, label), gt_term_str(m, sizeof m, ei->msg));
 }
 
 /* Reads the TRACE arguments; counts the readable traces. @return 0, or the
@@ -130,8 +133,11 @@ static int add_inputs(gt_analysis *a, char **paths, int npaths, int *readable)
 			const gt_an_trace *tr = gt_analysis_trace(a, t);
 			if (tr->header_ok)
 				++*readable;
+			char pe[4 * 4096 + 1], ee[1024];
 			if (tr->status && !opts.quiet)
-				fprintf(stderr, "gaptrace report: %s: %s\n", tr->path, tr->error);
+				fprintf(stderr, "gaptrace report: %s: %s\n",
+					gt_term_str(pe, sizeof pe, tr->path),
+					gt_term_str(ee, sizeof ee, tr->error));
 		}
 	}
 	return 0;

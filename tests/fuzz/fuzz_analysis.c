@@ -6,7 +6,9 @@
  * at most 256 records read per byte of a trace, the analysis' accounting
  * identities (busy + idle = window, the causes add
  * up to idle, per process and per gap too), and the JSON report and the
- * findings' JSON parse as JSON and are valid UTF-8 whatever the names hold.
+ * findings' JSON parse as JSON and are valid UTF-8 whatever the names hold,
+ * and the text report and findings are terminal text: valid UTF-8 with no
+ * control byte but LF and TAB, no DEL and no C1 control (issue 25 row 9).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -53,6 +55,32 @@ static void check_gpu(const gt_analysis *a, size_t gi)
 		      sum_causes(gp[k].cause_ns) == gp[k].end - gp[k].start);
 }
 
+/* Text for a terminal (gaptrace/termtext.h): UTF-8, and no C0 byte but LF
+ * and TAB, no DEL, no C1 control (U+0080-U+009F, c2 80..c2 9f). */
+static void check_term(const char *buf, size_t len)
+{
+	const uint8_t *u = (const uint8_t *)buf;
+	CHECK(ft_utf8_ok(u, len));
+	for (size_t i = 0; i < len; i++) {
+		CHECK(u[i] >= 0x20 || u[i] == '\n' || u[i] == '\t');
+		CHECK(u[i] != 0x7f);
+		CHECK(!(u[i] == 0xc2 && i + 1 < len && u[i + 1] < 0xa0));
+	}
+}
+
+/* gt_report_text with ro (NULL: the defaults), checked by check_term. */
+static void check_report_text(const gt_analysis *a, const gt_report_opts *ro)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	CHECK(m != NULL);
+	CHECK(gt_report_text(a, m, ro) == 0);
+	CHECK(fclose(m) == 0);
+	check_term(buf, len);
+	free(buf);
+}
+
 /* A JSON document in memory: parses, and is UTF-8. */
 static void check_json(char *buf, size_t len)
 {
@@ -96,9 +124,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t g = 0; g < gt_analysis_ngpus(a); g++)
 		check_gpu(a, g);
 
-	CHECK(gt_report_text(a, devnull, NULL) == 0);
-	gt_report_opts ro = {.flags = GT_REPORT_FULL_NAMES};
-	CHECK(gt_report_text(a, devnull, &ro) == 0);
+	check_report_text(a, NULL);
+	gt_report_opts ro = {.flags = GT_REPORT_FULL_NAMES, .width = 60};
+	check_report_text(a, &ro);
 
 	char *buf = NULL;
 	size_t len = 0;

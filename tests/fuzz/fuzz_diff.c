@@ -6,7 +6,10 @@
  * Properties checked besides "no crash, leak or UB": a report that is not
  * read says why (a message, no side); the diff is made; its text, JSON and
  * HTML are written and bounded by the input (at most 64 bytes per input
- * byte, plus 64 KiB); the JSON parses as JSON.
+ * byte, plus 64 KiB); the JSON parses as JSON; the text and the HTML page
+ * (made from it) are terminal text whatever the report's strings hold:
+ * valid UTF-8, no control byte but LF and TAB, no DEL, no C1 (issue 25
+ * row 9).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -14,6 +17,7 @@
 #include <string.h>
 
 #include "fuzz_check.h"
+#include "gaptrace/analysis.h"
 #include "gaptrace/diff.h"
 #include "minijson.h"
 
@@ -24,6 +28,21 @@ static const char fixed[] =
 	"\"uuid\":\"GPU-a\",\"window_ns\":1000000,\"busy_ns\":500000,\"causes\":{\"host_busy\":"
 	"500000},\"utilization_windows\":{\"window_ns\":10000,\"series\":[0.5,0.4,0.6]},"
 	"\"kernels\":[{\"short_name\":\"k\",\"count\":1,\"total_ns\":500000}]}]}";
+
+/* Text for a terminal: UTF-8 (gt_utf8_len), and no C0 byte but LF and TAB,
+ * no DEL, no C1 control (U+0080-U+009F). */
+static void check_term(const char *buf, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)buf;
+	for (size_t i = 0; i < len;) {
+		size_t k = gt_utf8_len(u + i, len - i);
+		CHECK(k != 0);
+		CHECK(u[i] >= 0x20 || u[i] == '\n' || u[i] == '\t');
+		CHECK(u[i] != 0x7f);
+		CHECK(!(k == 2 && u[i] == 0xc2 && u[i + 1] < 0xa0));
+		i += k;
+	}
+}
 
 /* Every output of the diff of b and n, each bounded, the JSON parsed. */
 static void check_outputs(const gt_diff_stats *b, const gt_diff_stats *n, size_t size)
@@ -40,6 +59,8 @@ static void check_outputs(const gt_diff_stats *b, const gt_diff_stats *n, size_t
 		CHECK(fclose(m) == 0);
 		CHECK(rc == 0);
 		CHECK(len <= bound);
+		if (k != 1)
+			check_term(buf, len);
 		if (k == 1) {
 			size_t err = 0;
 			jnode *j = json_parse(buf, len, &err);

@@ -432,6 +432,86 @@ static void export_budget(void)
 	end(w, "export-budget", &b);
 }
 
+/* Row 9: terminal control bytes in every name a trace carries: kernel,
+ * API call, NVTX range, thread, stack frame (file, function), module path,
+ * note, command line, host and GPU names, each with ESC [2J (clear the
+ * screen), an OSC 8 hyperlink, CR, LF (a forged line), TAB, BEL, DEL, a raw
+ * C1 CSI byte 0x9b, U+009B as UTF-8, invalid UTF-8 (0xff, an overlong '/')
+ * and, kept as is, valid UTF-8 (an accent, CJK). These were printed raw by
+ * report, dump, diff and history. */
+static const char HOSTILE_TEXT[] =
+	"\x1b[2J\x1b]8;;http://evil.example/\x1b\\link\x1b]8;;\x1b\\"
+	"\r\nFORGED LINE\t\a\x7f\x9b" "31m\xc2\x9b" "2J\xff\xc0\xaf caf\xc3\xa9 \xe6\x97\xa5";
+
+static uint32_t hostile_name(gt_writer *w, const char *role)
+{
+	char s[256];
+	int n = snprintf(s, sizeof(s), "%s %s", role, HOSTILE_TEXT);
+	return gt_writer_intern(w, s, (size_t)n);
+}
+
+static void names_control_bytes(void)
+{
+	buf b = {0};
+	gt_stream_header h;
+	gt_stream_header_init(&h);
+	h.producer = GT_PRODUCER_INJECT;
+	h.pid = 4242;
+	h.trace_ns = 1000000000ull;
+	h.realtime_ns = 1764670000000000000ull;
+	h.monotonic_ns = 86400000000000ull;
+	h.kinds = GT_KIND_DEFAULT;
+	snprintf(h.hostname, sizeof(h.hostname), "host %s", HOSTILE_TEXT);
+	snprintf(h.cmdline, sizeof(h.cmdline), "python train.py --tag %s", HOSTILE_TEXT);
+	h.ndevices = 1;
+	gt_h200_device(&h.devices[0], 0);
+	snprintf(h.devices[0].name, sizeof(h.devices[0].name), "GPU %s", HOSTILE_TEXT);
+	gt_writer *w = gt_writer_new(NULL, sink, &b);
+	if (!w || gt_writer_begin(w, &h) < 0)
+		abort();
+	gt_record r = {.type = GT_REC_PROCESS};
+	r.process.pid = 4242;
+	r.process.exe_id = hostile_name(w, "exe");
+	r.process.cmdline_id = hostile_name(w, "cmdline");
+	add(w, &r);
+	r = (gt_record){.type = GT_REC_THREAD};
+	r.thread.pid = 4242;
+	r.thread.tid = 77;
+	r.thread.name_id = hostile_name(w, "thread");
+	add(w, &r);
+	uint32_t kn = hostile_name(w, "kernel"), an = hostile_name(w, "call");
+	uint32_t path = hostile_name(w, "/opt/module");
+	uint32_t file = hostile_name(w, "file.py"), func = hostile_name(w, "function");
+	uint64_t base = 0x7f0000000000ull;
+	module(w, base, 0x100000, path);
+	stack(w, 1, 2);
+	frame(w, 1, 0, GT_FRAME_NATIVE, base + 0x1234, 0, 0);
+	frame(w, 1, 1, GT_FRAME_PYTHON, 0, file, func);
+	for (uint32_t i = 0; i < 8; i++) {
+		uint64_t t = 2000000000ull + (uint64_t)i * 1000000;
+		gt_record v = {.type = GT_REC_NVTX};
+		v.nvtx.ts = t;
+		v.nvtx.id = i + 1;
+		v.nvtx.thread_id = 77;
+		v.nvtx.name_id = hostile_name(w, "nvtx");
+		v.nvtx.flags = GT_NVTX_START;
+		add(w, &v);
+		api(w, t + 1000, i + 1, an);
+		kernel(w, t + 200000, i + 1, kn);
+		sample(w, t + 1000, i + 1, 1);
+		v.nvtx.ts = t + 600000;
+		v.nvtx.name_id = 0;
+		v.nvtx.flags = GT_NVTX_END;
+		add(w, &v);
+	}
+	r = (gt_record){.type = GT_REC_NOTE};
+	r.note.ts = 2100000000ull;
+	r.note.code = GT_NOTE_INFO;
+	r.note.text_id = hostile_name(w, "note");
+	add(w, &r);
+	end(w, "names-control-bytes", &b);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2 || argc > 3) {
@@ -452,5 +532,6 @@ int main(int argc, char **argv)
 	html_tiny_window();
 	perfetto_stack_depth();
 	export_budget();
+	names_control_bytes();
 	return 0;
 }

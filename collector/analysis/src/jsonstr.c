@@ -10,26 +10,11 @@
 #include <string.h>
 
 #include "gaptrace/analysis.h"
+#include "gaptrace/termtext.h"
 
 size_t gt_utf8_len(const unsigned char *s, size_t n)
 {
-	unsigned c = s[0];
-	if (c < 0x80)
-		return 1;
-	if (c < 0xc2 || c > 0xf4)
-		return 0;
-	if (c < 0xe0)
-		return n >= 2 && (s[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (c < 0xf0) {
-		if (n < 3 || (s[2] & 0xc0) != 0x80)
-			return 0;
-		unsigned lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
-		return s[1] >= lo && s[1] <= hi ? 3 : 0;
-	}
-	if (n < 4 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80)
-		return 0;
-	unsigned lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
-	return s[1] >= lo && s[1] <= hi ? 4 : 0;
+	return gt_utf8_seq_len(s, n); /* one UTF-8 check for JSON and terminals */
 }
 
 /* 1: the byte needs attention in a JSON string. */

@@ -2,7 +2,10 @@
 /*
  * Output of a diagnosis: text that leads the report (what to change in the
  * first lines, then the breakdown, then the evidence) and JSON members that
- * lead the report's JSON object (schema "gaptrace.diagnosis/1").
+ * lead the report's JSON object (schema "gaptrace.diagnosis/1"). The text
+ * quotes names from the trace (kernels, threads, calls, GPUs), so every
+ * line of it is printed escaped for the terminal (gaptrace/termtext.h),
+ * and wrapping counts the escaped text.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -11,6 +14,7 @@
 #include <string.h>
 
 #include "diag_internal.h"
+#include "gaptrace/termtext.h"
 
 /* ------------------------------------------------------------ text */
 
@@ -60,12 +64,16 @@ int gt_diag_gpu_denominator(const gt_diag_gpu *g, char *buf, size_t cap)
 	return snprintf(buf, cap, "shares are of the %s window", a);
 }
 
-/* The GPU's headline, and the denominator when start-up was set aside. */
-static void gpu_line(FILE *out, const gt_diag_gpu *g)
+/* The GPU's headline (escaped: it names the GPU), and the denominator when
+ * start-up was set aside. */
+static void gpu_line(FILE *out, const gt_diag_gpu *g, int escape)
 {
 	char line[512];
 	gt_diag_gpu_headline(g, line, sizeof line);
-	fputs(line, out);
+	if (escape)
+		gt_term_fputs(out, line);
+	else
+		fputs(line, out);
 	if (g->startup_ns && g->startup_ns < g->window_ns) {
 		gt_diag_gpu_denominator(g, line, sizeof line);
 		fprintf(out, "; %s", line);
@@ -78,25 +86,34 @@ static void text_example(FILE *out, const gt_diag_example *e)
 	gt_fmt_ns(len, sizeof len, (double)e->len);
 	fprintf(out, "      at +%.6f s: idle %s, mostly %s", (double)e->t_rel_ns / 1e9, len,
 		gt_cause_label(e->main_cause));
-	if (e->tid)
-		fprintf(out, "; thread %u%s%s%s (pid %u)", e->tid, e->thread[0] ? " '" : "",
-			e->thread, e->thread[0] ? "'" : "", e->pid);
-	if (e->last_call[0])
-		fprintf(out, "; last call %s", e->last_call);
-	if (e->prev[0])
-		fprintf(out, "; after %s", e->prev);
-	if (e->next[0])
-		fprintf(out, "; then %s on stream %u", e->next, e->stream);
+	if (e->tid) {
+		fprintf(out, "; thread %u%s", e->tid, e->thread[0] ? " '" : "");
+		gt_term_fputs(out, e->thread);
+		fprintf(out, "%s (pid %u)", e->thread[0] ? "'" : "", e->pid);
+	}
+	if (e->last_call[0]) {
+		fputs("; last call ", out);
+		gt_term_fputs(out, e->last_call);
+	}
+	if (e->prev[0]) {
+		fputs("; after ", out);
+		gt_term_fputs(out, e->prev);
+	}
+	if (e->next[0]) {
+		fputs("; then ", out);
+		gt_term_fputs(out, e->next);
+		fprintf(out, " on stream %u", e->stream);
+	}
 	fputc('\n', out);
 }
 
 static void text_kernel(FILE *out, const gt_diag_kernel *k)
 {
-	char tot[32], mean[32];
+	char tot[32], mean[32], nm[49];
 	gt_fmt_ns(tot, sizeof tot, (double)k->total_ns);
 	gt_fmt_ns(mean, sizeof mean, k->mean_ns);
-	fprintf(out, "      %-48.48s x%-8" PRIu64 " %9s total, %9s mean", k->name, k->count, tot,
-		mean);
+	fprintf(out, "      %-48s x%-8" PRIu64 " %9s total, %9s mean",
+		gt_term_str(nm, sizeof nm, k->name), k->count, tot, mean);
 	if (k->blocks)
 		fprintf(out, ", %" PRIu64 " %s x %u %s", k->blocks,
 			gt_plural(k->blocks, "block", "blocks"), k->threads,
@@ -108,13 +125,24 @@ static void text_kernel(FILE *out, const gt_diag_kernel *k)
 
 /* One finding or fix line: head (its first columns), then text wrapped at
  * spaces to width columns, continuation lines indented by indent spaces; a
- * word longer than a line is cut there. width 0: one line, as it is. */
-static void wrapped(FILE *out, unsigned width, size_t indent, const char *head, const char *text)
+ * word longer than a line is cut there. width 0: one line, as it is. The
+ * text is escaped first (its names come from the trace); head is ours. */
+static void wrapped(FILE *out, unsigned width, size_t indent, const char *head, const char *raw)
 {
+	size_t rn = strlen(raw), cap = rn * GT_TERM_ESCAPE_MAX + 1;
+	char *text = malloc(cap);
+	if (!text) { /* no memory to wrap it: escaped, on one line */
+		fputs(head, out);
+		gt_term_fputs(out, raw);
+		fputc('\n', out);
+		return;
+	}
+	gt_term_escape(text, cap, raw, rn);
 	size_t col = strlen(head);
 	fputs(head, out);
 	if (!width || col + strlen(text) <= width) {
 		fprintf(out, "%s\n", text);
+		free(text);
 		return;
 	}
 	const char *p = text;
@@ -126,6 +154,8 @@ static void wrapped(FILE *out, unsigned width, size_t indent, const char *head, 
 			while (cut > 0 && p[cut] != ' ')
 				cut--;
 			n = cut ? cut : room; /* no space: cut the word */
+			while (!cut && n > 1 && ((unsigned char)p[n] & 0xc0) == 0x80)
+				n--; /* ... between characters */
 		}
 		fprintf(out, "%.*s\n", (int)n, p);
 		p += n;
@@ -135,6 +165,7 @@ static void wrapped(FILE *out, unsigned width, size_t indent, const char *head, 
 			fprintf(out, "%*s", (int)indent, "");
 		col = indent;
 	}
+	free(text);
 }
 
 /* head, the GPU line and tail, wrapped as the findings are. */
@@ -146,11 +177,11 @@ static void gpu_line_wrapped(FILE *out, unsigned width, const char *head, const 
 	FILE *m = width ? open_memstream(&buf, &len) : NULL;
 	if (!m) { /* no wrapping, or no memory for it: as it is */
 		fputs(head, out);
-		gpu_line(out, g);
+		gpu_line(out, g, 1);
 		fprintf(out, "%s\n", tail);
 		return;
 	}
-	gpu_line(m, g);
+	gpu_line(m, g, 0); /* wrapped escapes it */
 	fputs(tail, m);
 	fclose(m);
 	wrapped(out, width, 4, head, buf ? buf : "");
@@ -259,8 +290,11 @@ int gt_findings_text_width(const gt_diagnosis *d, FILE *out, unsigned flags, uns
 		for (size_t i = 0; i < nf; i++) {
 			const gt_finding *f = &d->findings[i];
 			fprintf(out, "\n[%u] %s (GPU %u) - evidence:\n", f->rank, f->name, f->gpu);
-			for (size_t k = 0; k < f->nevidence; k++)
-				fprintf(out, "    - %s\n", f->evidence[k]);
+			for (size_t k = 0; k < f->nevidence; k++) {
+				fputs("    - ", out);
+				gt_term_fputs(out, f->evidence[k]);
+				fputc('\n', out);
+			}
 			if (f->nkernels) {
 				fputs("    kernels:\n", out);
 				for (size_t k = 0; k < f->nkernels; k++)

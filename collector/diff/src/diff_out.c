@@ -3,7 +3,11 @@
  * The outputs of a diff: the verdict sentence, the text, the JSON
  * (gaptrace.diff/1, documented at gt_diff_json) and the HTML page. Every
  * figure goes through the analysis's formatters (gt_fmt_ns, gt_fmt_bytes,
- * gt_fmt_rate) and every string through its JSON writer.
+ * gt_fmt_rate) and every string through its JSON writer. The text (and so
+ * the HTML page, made from it) writes every string that came from a report
+ * (names, ids, titles, hosts, command lines, the verdict quoting them)
+ * escaped for the terminal (gaptrace/termtext.h): a report comes from
+ * someone else and can hold any bytes.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -11,12 +15,16 @@
 #include <string.h>
 
 #include "diff_internal.h"
+#include "gaptrace/termtext.h"
 
 static const char *gpu_name(const gt_diff_gpu *p)
 {
 	const gt_diff_gpu_stats *g = p->new_ ? p->new_ : p->base;
 	return *g->name ? g->name : "unknown GPU";
 }
+
+/* A report's string escaped for the terminal into b (see termtext.h). */
+#define T(b, s) gt_term_str(b, sizeof(b), s)
 
 static uint32_t gpu_index(const gt_diff_gpu *p)
 {
@@ -124,14 +132,16 @@ int gt_diff_make_verdict(gt_diff *d)
 
 static void side_line(FILE *f, const char *tag, const gt_diff_stats *s)
 {
-	char t[48];
-	fprintf(f, "%-4s %s: captured %s on %s, %" PRIu32 " %s, %zu GPU%s%s%s\n", tag, s->label,
-		gt_fmt_utc(t, sizeof(t), s->time_origin_ns), *s->host ? s->host : "?",
+	char t[48], lb[1024], hb[1024];
+	fprintf(f, "%-4s %s: captured %s on %s, %" PRIu32 " %s, %zu GPU%s%s", tag, T(lb, s->label),
+		gt_fmt_utc(t, sizeof(t), s->time_origin_ns), *s->host ? T(hb, s->host) : "?",
 		s->ntraces, s->ntraces == 1 ? "trace" : "traces", s->ngpus,
-		s->ngpus == 1 ? "" : "s", *s->cmdline ? "\n     command: " : "", s->cmdline);
-	char b[1024];
+		s->ngpus == 1 ? "" : "s", *s->cmdline ? "\n     command: " : "");
+	gt_term_fputs(f, s->cmdline);
+	fputc('\n', f);
+	char b[1024], e[4 * sizeof(b)];
 	if (gt_slice_text(&s->slice, s->time_origin_ns, b, sizeof(b)))
-		fprintf(f, "     slice: %s\n", b);
+		fprintf(f, "     slice: %s\n", T(e, b));
 }
 
 static void row_ns(FILE *f, const char *label, double b, double n)
@@ -149,12 +159,12 @@ static void row_ns(FILE *f, const char *label, double b, double n)
 /* "12 x train_step (NVTX, detected)", "40 periods of 1.43 ms". */
 static const char *steps_desc(char *buf, size_t cap, const gt_diff_steps *st)
 {
-	char b[32];
+	char b[32], r[128];
 	if (!strcmp(st->source, "period"))
 		snprintf(buf, cap, "%" PRIu64 " periods of %s", st->count,
 			 gt_fmt_ns(b, sizeof(b), (double)st->median_ns));
 	else
-		snprintf(buf, cap, "%" PRIu64 " x %s (NVTX%s)", st->count, st->range,
+		snprintf(buf, cap, "%" PRIu64 " x %s (NVTX%s)", st->count, T(r, st->range),
 			 strcmp(st->source, "nvtx_detected") ? "" : ", detected");
 	return buf;
 }
@@ -256,23 +266,26 @@ static void text_findings(FILE *f, const gt_diff_gpu *p)
 	fprintf(f, "  findings:%s\n", p->nfindings ? "" : " none on either side");
 	for (size_t i = 0; i < p->nfindings; i++) {
 		const gt_diff_fchange *c = &p->findings[i];
-		fprintf(f, "    %-8s %-22s %5.1f%% -> %5.1f%%  %s\n", gt_diff_status_name(c->status),
-			c->id, 100 * c->base_share, 100 * c->new_share, c->title);
+		char id[256];
+		fprintf(f, "    %-8s %-22s %5.1f%% -> %5.1f%%  ", gt_diff_status_name(c->status),
+			T(id, c->id), 100 * c->base_share, 100 * c->new_share);
+		gt_term_fputs(f, c->title);
+		fputc('\n', f);
 	}
 }
 
 static void text_kernels(FILE *f, const gt_diff_gpu *p)
 {
-	char x[32], y[32], z[32];
+	char x[32], y[32], z[32], nm[61];
 	fprintf(f, "  kernels by added time %s:\n",
 		p->unit == GT_DIFF_UNIT_WORK ? "per second of GPU work" : unit_per(p));
 	for (size_t i = 0; i < p->nkernels; i++) {
 		const gt_diff_kchange *k = &p->kernels[i];
-		fprintf(f, "    %s%-9s  %" PRIu64 " -> %" PRIu64 " launches, %s -> %s total  %.60s\n",
+		fprintf(f, "    %s%-9s  %" PRIu64 " -> %" PRIu64 " launches, %s -> %s total  %s\n",
 			k->delta_unit_ns < 0 ? "-" : "+",
 			gt_fmt_ns(z, sizeof(z), fabs(k->delta_unit_ns)), k->base_count,
 			k->new_count, gt_fmt_ns(x, sizeof(x), (double)k->base_ns),
-			gt_fmt_ns(y, sizeof(y), (double)k->new_ns), k->name);
+			gt_fmt_ns(y, sizeof(y), (double)k->new_ns), T(nm, k->name));
 	}
 }
 
@@ -329,13 +342,14 @@ static void text_step_sources(FILE *f, const gt_diff_gpu *p)
 
 static void text_gpu(FILE *f, const gt_diff *d, const gt_diff_gpu *p)
 {
+	char g[1024];
 	if (!p->base || !p->new_) {
-		fprintf(f, "\n== GPU %u (%s): only in %s\n", gpu_index(p), gpu_name(p),
+		fprintf(f, "\n== GPU %u (%s): only in %s\n", gpu_index(p), T(g, gpu_name(p)),
 			p->base ? "BASE" : "NEW");
 		return;
 	}
-	fprintf(f, "\n== GPU %u (%s) vs BASE GPU %u, compared %s\n", p->new_->index, gpu_name(p),
-		p->base->index, compared_how(p));
+	fprintf(f, "\n== GPU %u (%s) vs BASE GPU %u, compared %s\n", p->new_->index,
+		T(g, gpu_name(p)), p->base->index, compared_how(p));
 	text_step_sources(f, p);
 	if (p->base_unit_ns <= 0) {
 		fputs("  no busy time on a side: nothing to compare\n", f);
@@ -351,7 +365,8 @@ int gt_diff_text(const gt_diff *d, FILE *out)
 {
 	if (!d || !out)
 		return GT_ERR_INVAL;
-	fprintf(out, "%s\n\n", d->verdict);
+	gt_term_fputs(out, d->verdict); /* it quotes a site and a finding id */
+	fputs("\n\n", out);
 	side_line(out, "BASE", d->base);
 	side_line(out, "NEW", d->new_);
 	for (size_t i = 0; i < d->ngpus; i++)
@@ -396,9 +411,13 @@ int gt_diff_html(const gt_diff *d, FILE *out)
 	      "<style>body{font-family:sans-serif;margin:2em}h1{font-size:1.2em}"
 	      "pre{background:#f6f6f6;padding:1em;overflow-x:auto}</style></head><body>\n<h1>",
 	      out);
-	html_escape(out, d->verdict);
+	/* the text's first line is the verdict, escaped (so no newline in it) */
+	char *rest = strstr(buf, "\n\n");
+	if (rest)
+		*rest = '\0';
+	html_escape(out, buf);
 	fputs("</h1>\n<pre>", out);
-	html_escape(out, buf + strlen(d->verdict) + 2);
+	html_escape(out, rest ? rest + 2 : "");
 	fputs("</pre>\n</body></html>\n", out);
 	free(buf);
 	return ferror(out) ? GT_ERR_IO : 0;

@@ -2,11 +2,13 @@
 /*
  * The text report's slice line, its Steps section (per GPU) and its NVTX
  * range table (nvtx_sum), from gt_analysis_slice, gt_analysis_steps and
- * gt_analysis_nvtx_sum.
+ * gt_analysis_nvtx_sum. Names and command lines from the trace are printed
+ * escaped (gaptrace/termtext.h).
  */
 #include <inttypes.h>
 #include <string.h>
 
+#include "gaptrace/termtext.h"
 #include "rp_internal.h"
 
 /* How many of the slowest steps are listed. */
@@ -21,9 +23,9 @@ static const char *rel(char *b, size_t cap, const gt_analysis *a, uint64_t t)
 
 void an_text_slice(const gt_analysis *a, FILE *f)
 {
-	char b[1024];
+	char b[1024], e[4 * sizeof(b)];
 	if (gt_analysis_slice_text(a, b, sizeof(b)))
-		fprintf(f, "slice: %s\n", b);
+		fprintf(f, "slice: %s\n", gt_term_str(e, sizeof(e), b));
 }
 
 /* The command line of the traced process pid ("" when unknown). */
@@ -44,15 +46,17 @@ void an_text_capture(const gt_analysis *a, FILE *f)
 	gt_analysis_captures(a, &n);
 	if (!c || (c->from_start && n == 1))
 		return; /* a trace from start-up: nothing to say */
-	char utc[48], d[32], who[320];
+	char utc[48], d[32], who[320], cl[201], ke[4 * sizeof(c->kinds)];
 	if (c->pid)
-		snprintf(who, sizeof(who), "pid %u (%.200s)", c->pid, cmdline_of(a, c->pid));
+		snprintf(who, sizeof(who), "pid %u (%s)", c->pid,
+			 gt_term_str(cl, sizeof(cl), cmdline_of(a, c->pid)));
 	else
 		snprintf(who, sizeof(who), "%u processes", c->ntraces);
 	fprintf(f, "Capture window %zu of %zu: %s, armed %s at %s for %s%s (kinds %s)", k + 1, n, who,
 		c->from_start ? "from its start" : "while running", an_fmt_utc(utc, sizeof(utc), c->start_ns),
 		an_fmt_ns(d, sizeof(d), c->end_ns - c->start_ns),
-		c->open ? " (still armed when its trace ended)" : "", c->kinds[0] ? c->kinds : "?");
+		c->open ? " (still armed when its trace ended)" : "",
+		c->kinds[0] ? gt_term_str(ke, sizeof(ke), c->kinds) : "?");
 	fprintf(f, "; nothing outside it was recorded%s\n",
 		c->from_start ? "" : ", nor work launched before it was armed");
 }
@@ -80,8 +84,10 @@ void an_text_steps(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 	const gt_an_step *s = gt_analysis_steps(a, G->index, &n, &in);
 	if (!n)
 		return;
-	char m[32], p[32], x[32], per[48];
+	char m[32], p[32], x[32], per[48], ne[256];
 	const char *name = gt_analysis_string(a, in.name);
+	if (name)
+		name = gt_term_str(ne, sizeof(ne), name);
 	if (in.source == GT_STEPS_PERIOD)
 		name = strcat(strcpy(per, "period "), an_fmt_ns(x, sizeof(x), in.period_ns));
 	fprintf(f, "Steps        %" PRIu64 " x %s (%s): median %s, p90 %s, max %s; GPU busy %.1f %% "
@@ -111,12 +117,14 @@ void an_text_nvtx(const gt_analysis *a, FILE *f, size_t top)
 	for (size_t i = 0; i < n && i < top; i++) {
 		char t[32], me[32], md[32], mi[32], ma[32];
 		const char *name = gt_analysis_string(a, r[i].name);
-		fprintf(f, "  %6.1f%% %11s %7" PRIu64 " %11s %11s %11s %11s  %s\n",
+		fprintf(f, "  %6.1f%% %11s %7" PRIu64 " %11s %11s %11s %11s  ",
 			100.0 * r[i].share, an_fmt_ns(t, sizeof(t), r[i].total_ns), r[i].count,
 			gt_fmt_ns(me, sizeof(me), r[i].mean_ns),
 			an_fmt_ns(md, sizeof(md), r[i].median_ns),
-			an_fmt_ns(mi, sizeof(mi), r[i].min_ns), an_fmt_ns(ma, sizeof(ma), r[i].max_ns),
-			name ? name : "?");
+			an_fmt_ns(mi, sizeof(mi), r[i].min_ns),
+			an_fmt_ns(ma, sizeof(ma), r[i].max_ns));
+		gt_term_fputs(f, name ? name : "?"); /* a name from the trace, however long */
+		fputc('\n', f);
 	}
 	if (n > top)
 		fprintf(f, "  (%zu more %s: --json or export -r nvtx_sum)\n", n - top,

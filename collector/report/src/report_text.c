@@ -5,6 +5,12 @@
  * share of wall time), the longest gaps with their evidence, then the
  * kernel and copy tables; after all GPUs, host synchronization and the
  * loss/overhead ledger of every trace. Also the short end-of-run summary.
+ *
+ * Every string that comes from a trace (kernel, thread, call, NVTX and
+ * frame names, command lines, GPU names, paths, notes, read errors) goes
+ * through gt_term_str before it is printed, so that a name cannot drive the
+ * terminal or forge lines (gaptrace/termtext.h); widths and clipping are of
+ * the escaped text.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -12,6 +18,7 @@
 #include <time.h>
 
 #include "gaptrace/diagnosis.h"
+#include "gaptrace/termtext.h"
 #include "rp_internal.h"
 
 /* ------------------------------------------------------------ formatting */
@@ -113,19 +120,35 @@ static void bar(FILE *f, double frac, int width)
 
 /* ------------------------------------------------------------ sections */
 
-/* Cut s to width characters, ending in "..." when something was cut. */
+/* Cut s to width bytes, ending in "..." when something was cut; the cut
+ * backs off to the start of a UTF-8 character. */
 static const char *clip(char *s, size_t width)
 {
-	if (width >= 4 && strlen(s) > width)
-		memcpy(s + width - 3, "...", 4);
+	if (width >= 4 && strlen(s) > width) {
+		size_t k = width - 3;
+		while (k && ((unsigned char)s[k] & 0xc0) == 0x80)
+			k--;
+		memcpy(s + k, "...", 4);
+	}
 	return s;
+}
+
+/* Room for a path (PATH_MAX bytes) escaped for the terminal. */
+#define PATH_TEXT (4 * 4096 + 1)
+
+/* an_kernel_label (the JSON's too) escaped for the terminal into buf. */
+static const char *kernel_text(const gt_analysis *a, uint32_t name, uint32_t flags, char *buf,
+			       size_t cap)
+{
+	char raw[4096];
+	return gt_term_str(buf, cap, an_kernel_label(a, name, flags, 1, raw, sizeof(raw)));
 }
 
 static const char *item_label(const gt_analysis *a, uint8_t kind, uint32_t name, uint32_t flags,
 			      char *b, size_t cap)
 {
 	if (kind == GT_REC_KERNEL)
-		return clip((char *)an_kernel_label(a, name, flags, 1, b, cap), 40);
+		return clip((char *)kernel_text(a, name, flags, b, cap), 40);
 	snprintf(b, cap, "%s", kind == GT_REC_MEMCPY ? "(memcpy)" : kind == GT_REC_MEMSET ? "(memset)"
 											    : "-");
 	return b;
@@ -133,12 +156,13 @@ static const char *item_label(const gt_analysis *a, uint8_t kind, uint32_t name,
 
 static void gpu_header(const gt_analysis *a, const gt_an_gpu *G, FILE *f, const gt_report_opts *o)
 {
-	char u[64], b1[32], b2[32], b3[48], b4[32];
+	char u[64], b1[32], b2[32], b3[48], b4[32], nm[4 * GT_DEVICE_NAME_MAX];
 	if (G->uuid_known)
 		an_fmt_uuid(u, sizeof(u), G->dev.uuid);
 	else
 		snprintf(u, sizeof(u), "device %u (no UUID)", G->dev.id);
-	fprintf(f, "== GPU %u: %s, %u SMs, %s\n", G->index, G->dev.name[0] ? G->dev.name : "unknown",
+	fprintf(f, "== GPU %u: %s, %u SMs, %s\n", G->index,
+		G->dev.name[0] ? gt_term_str(nm, sizeof(nm), G->dev.name) : "unknown",
 		G->dev.sm_count, u);
 	if (!G->window_ns) {
 		fprintf(f, "No traced GPU work on this device");
@@ -375,7 +399,7 @@ static void gaps_section(const gt_analysis *a, const gt_an_gpu *G, FILE *f, cons
 		n = o->top_gaps;
 	if (!n)
 		return;
-	char b1[32], b2[32], nx[160], pv[160];
+	char b1[32], b2[32], nx[160], pv[160], lc[256];
 	fprintf(f, "Longest gaps (start from capture start)\n");
 	for (size_t i = 0; i < n; i++) {
 		uint64_t len = gp[i].end - gp[i].start;
@@ -388,7 +412,8 @@ static void gaps_section(const gt_analysis *a, const gt_an_gpu *G, FILE *f, cons
 			pct(gp[i].cause_ns[mc], len), pv, nx);
 		if (gp[i].feed_tid) {
 			const char *ln = gt_analysis_string(a, gp[i].last_call_name);
-			fprintf(f, " (tid %u%s%s)", gp[i].feed_tid, ln ? ", after " : "", ln ? ln : "");
+			fprintf(f, " (tid %u%s%s)", gp[i].feed_tid, ln ? ", after " : "",
+				gt_term_str(lc, sizeof(lc), ln));
 		}
 		fputc('\n', f);
 	}
@@ -400,7 +425,7 @@ static void procs_section(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 	const gt_an_proc *procs = gt_analysis_procs(a, G->index, &np);
 	if (np < 2)
 		return;
-	char b1[32], b2[32], who[160];
+	char b1[32], b2[32], who[160], we[4 * sizeof(who)];
 	const char *cmd[64];
 	size_t nc = np < 64 ? np : 64;
 	for (size_t i = 0; i < nc; i++)
@@ -432,7 +457,7 @@ static void procs_section(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 			fprintf(f, " %.1f%%",
 				pct(p->cause_ns[c] - (c == GT_CAUSE_STARTUP ? ps : 0), W));
 		gt_proc_label(who, sizeof(who), p->pid, cmd[i < nc ? i : 0], cmd, nc);
-		fprintf(f, "  pid %s\n", who);
+		fprintf(f, "  pid %s\n", gt_term_str(we, sizeof(we), who));
 	}
 }
 
@@ -459,7 +484,7 @@ static void kernels_section(const gt_analysis *a, const gt_an_gpu *G, FILE *f,
 				 k[i].max_blocks, k[i].max_threads);
 		else
 			snprintf(geo, sizeof(geo), "%" PRIu64 "x%u", k[i].max_blocks, k[i].max_threads);
-		an_kernel_label(a, k[i].name, o->flags, 1, nm, sizeof(nm));
+		kernel_text(a, k[i].name, o->flags, nm, sizeof(nm));
 		if (!(o->flags & GT_REPORT_FULL_NAMES))
 			clip(nm, (size_t)namew);
 		fprintf(f, "  %9s %5.1f%% %8" PRIu64 " %9s %9s %9s %14s %4u %6u  %s%s%s\n",
@@ -576,7 +601,7 @@ static void sites_section(const gt_analysis *a, FILE *f)
 {
 	if (!gt_analysis_nstacks(a))
 		return;
-	char b1[32], lab[512];
+	char b1[32], lab[512], le[4 * sizeof(lab)];
 	fprintf(f, "== Call sites behind idle time (host stacks: where a sync or copy returned "
 		   "before the gap, or where the host resumed after it)\n");
 	for (size_t gi = 0; gi < gt_analysis_ngpus(a); gi++) {
@@ -597,7 +622,7 @@ static void sites_section(const gt_analysis *a, FILE *f)
 			fprintf(f, "    %10s %5.1f %% of idle  %-16s %-8s %s\n",
 				an_fmt_ns(b1, sizeof(b1), s[i].total_ns), pct(s[i].total_ns, G->idle_ns),
 				gt_cause_label(ord[0]),
-				gt_site_role_name(s[i].roles), lab);
+				gt_site_role_name(s[i].roles), gt_term_str(le, sizeof(le), lab));
 		}
 	}
 	fputc('\n', f);
@@ -609,7 +634,7 @@ static void syncs_section(const gt_analysis *a, FILE *f)
 	const gt_an_sync *s = gt_analysis_syncs(a, &ns);
 	if (!ns)
 		return;
-	char b1[32], b2[32];
+	char b1[32], b2[32], te[17], ce[25];
 	size_t n = ns < 10 ? ns : 10;
 	fprintf(f, "== Host synchronization (time the host was blocked; %zu %s)\n", ns,
 		gt_plural(ns, "row", "rows"));
@@ -618,8 +643,11 @@ static void syncs_section(const gt_analysis *a, FILE *f)
 	for (size_t i = 0; i < n; i++) {
 		const char *tn = gt_analysis_thread_name(a, s[i].trace, s[i].tid);
 		const char *nm = gt_analysis_string(a, s[i].name);
-		fprintf(f, "  %-8u %-8u %-16.16s %-24.24s %8" PRIu64 " %10s %10s  %s\n", s[i].pid, s[i].tid,
-			tn ? tn : "-", nm ? nm : gt_sync_type_name(s[i].type), s[i].count,
+		/* the columns' widths bound the escaped text, cut between escapes */
+		fprintf(f, "  %-8u %-8u %-16s %-24s %8" PRIu64 " %10s %10s  %s\n", s[i].pid,
+			s[i].tid, gt_term_str(te, sizeof(te), tn ? tn : "-"),
+			gt_term_str(ce, sizeof(ce), nm ? nm : gt_sync_type_name(s[i].type)),
+			s[i].count,
 			an_fmt_ns(b1, sizeof(b1), s[i].total_ns), an_fmt_ns(b2, sizeof(b2), s[i].max_ns),
 			s[i].source == GT_AN_SYNC_FROM_RECORDS ? "sync records" : "API calls");
 	}
@@ -641,7 +669,7 @@ static const char *producer_name(uint32_t p)
 static int an_traces_section(const gt_analysis *a, FILE *f)
 {
 	uint32_t budget = gt_analysis_get_opts(a)->max_records_per_byte;
-	char b1[32];
+	char b1[32], pe[PATH_TEXT], ee[1024];
 	int bad = 0;
 	fprintf(f, "== Traces, losses and overhead\n");
 	for (size_t i = 0; i < gt_analysis_ntraces(a); i++) {
@@ -650,17 +678,20 @@ static int an_traces_section(const gt_analysis *a, FILE *f)
 		for (int k = 0; k < GT_REC_TYPE_LIMIT; k++)
 			nrec += t->records[k];
 		if (!t->header_ok) {
-			fprintf(f, "  %s: NOT READ: %s\n", t->path, t->error);
+			fprintf(f, "  %s: NOT READ: %s\n", gt_term_str(pe, sizeof(pe), t->path),
+				gt_term_str(ee, sizeof(ee), t->error));
 			bad++;
 			continue;
 		}
-		fprintf(f, "  %s: pid %u (%s), %" PRIu64 " %s in %" PRIu64 " %s, %s\n", t->path,
+		fprintf(f, "  %s: pid %u (%s), %" PRIu64 " %s in %" PRIu64 " %s, %s\n",
+			gt_term_str(pe, sizeof(pe), t->path),
 			t->header.pid, producer_name(t->header.producer), nrec,
 			gt_plural(nrec, "record", "records"), t->rs.frames,
 			gt_plural(t->rs.frames, "frame", "frames"),
 			an_fmt_bytes(b1, sizeof(b1), t->rs.bytes));
 		if (t->status)
-			fprintf(f, "    reading stopped: %s\n", t->error), bad++;
+			fprintf(f, "    reading stopped: %s\n",
+				gt_term_str(ee, sizeof(ee), t->error)), bad++;
 		if (t->rs.tail_bytes)
 			fprintf(f, "    cut short: the last %" PRIu64 " %s an incomplete frame "
 				   "(process killed?); everything before was read\n",
@@ -695,7 +726,8 @@ static int an_traces_section(const gt_analysis *a, FILE *f)
 				gt_plural(t->rs.backward_frames, "frame", "frames")), bad++;
 		if (t->problems && t->first_problem[0])
 			fprintf(f, "    %" PRIu64 " %s, first: %s\n", t->problems,
-				gt_plural(t->problems, "problem", "problems"), t->first_problem);
+				gt_plural(t->problems, "problem", "problems"),
+				gt_term_str(ee, sizeof(ee), t->first_problem));
 		for (int w = 0; w < GT_AN_LOSS_SLOTS; w++)
 			if (t->loss_count[w] || t->loss_bytes[w])
 				fprintf(f, "    LOST: %s %" PRIu64 " (%s)\n", gt_loss_what_name((uint32_t)w),
@@ -722,13 +754,14 @@ static int an_traces_section(const gt_analysis *a, FILE *f)
 			if (nt->code == GT_NOTE_ARMED || nt->code == GT_NOTE_DISARMED ||
 			    nt->code == GT_NOTE_CONFIG || nt->code == GT_NOTE_CUPTI_VERSION)
 				continue;
-			char nb[512];
+			char nb[512], ne[4 * sizeof(nb)];
 			fprintf(f, "    note: %s%s\n",
 				nt->code == GT_NOTE_CUPTI_TAKEN ? "CUPTI was taken over by another "
 								  "profiler; records stop there: "
 				: nt->code == GT_NOTE_INERT ? "gaptrace went inert: "
 							    : "",
-				gt_note_text(nb, sizeof(nb), nt->text));
+				gt_term_str(ne, sizeof(ne),
+					    gt_note_text(nb, sizeof(nb), nt->text)));
 		}
 	}
 	return bad;
@@ -783,6 +816,7 @@ static void headline(const gt_analysis *a, FILE *f)
 static void not_read(const gt_analysis *a, FILE *f)
 {
 	uint32_t budget = gt_analysis_get_opts(a)->max_records_per_byte;
+	char pe[PATH_TEXT]; /* a trace directory's file names are someone's too */
 	int any = 0;
 	for (size_t i = 0; i < gt_analysis_ntraces(a); i++) {
 		const gt_an_trace *t = gt_analysis_trace(a, i);
@@ -791,7 +825,7 @@ static void not_read(const gt_analysis *a, FILE *f)
 				   " %s) from byte %" PRIu64 " on %s not read: more than %u "
 				   "records per byte of trace (a crafted or damaged trace?); the "
 				   "figures below are of the part read\n",
-				t->path, t->rs.budget_frames,
+				gt_term_str(pe, sizeof(pe), t->path), t->rs.budget_frames,
 				gt_plural(t->rs.budget_frames, "frame", "frames"),
 				t->rs.budget_records,
 				gt_plural(t->rs.budget_records, "record", "records"),
@@ -801,14 +835,14 @@ static void not_read(const gt_analysis *a, FILE *f)
 			fprintf(f, "DUPLICATES SKIPPED: %s: %" PRIu64 " %s had been read already "
 				   "(frames written twice, or the same trace given twice) and %s "
 				   "not counted again\n",
-				t->path, t->rs.dup_frames,
+				gt_term_str(pe, sizeof(pe), t->path), t->rs.dup_frames,
 				gt_plural(t->rs.dup_frames, "frame", "frames"),
 				gt_plural(t->rs.dup_frames, "was", "were")), any = 1;
 		if (t->rs.backward_frames)
 			fprintf(f, "OUT OF ORDER: %s: %" PRIu64 " %s came after frames with "
 				   "higher sequence numbers (two streams in one file?); %s "
 				   "read\n",
-				t->path, t->rs.backward_frames,
+				gt_term_str(pe, sizeof(pe), t->path), t->rs.backward_frames,
 				gt_plural(t->rs.backward_frames, "frame", "frames"),
 				gt_plural(t->rs.backward_frames, "it was", "they were")), any = 1;
 	}
@@ -825,7 +859,8 @@ static void not_read(const gt_analysis *a, FILE *f)
 		fprintf(f, "DATA LOST: %s: %" PRIu64 " damaged %s (%s) skipped, %" PRIu64
 			   " %s missing, %" PRIu64 " %s cut at the end, %" PRIu64
 			   " %s dropped by the producer\n",
-			t->path, t->rs.bad_frames, gt_plural(t->rs.bad_frames, "place", "places"),
+			gt_term_str(pe, sizeof(pe), t->path), t->rs.bad_frames,
+			gt_plural(t->rs.bad_frames, "place", "places"),
 			an_fmt_bytes(b, sizeof(b), t->rs.bad_bytes), t->rs.seq_missing,
 			gt_plural(t->rs.seq_missing, "frame", "frames"), t->rs.tail_bytes,
 			gt_plural(t->rs.tail_bytes, "byte", "bytes"), lost,
@@ -889,7 +924,7 @@ int gt_report_text(const gt_analysis *a, FILE *f, const gt_report_opts *in)
 
 int an_report_summary(const gt_analysis *a, FILE *f)
 {
-	char b1[32], b2[32], nm[256];
+	char b1[32], b2[32], nm[256], gn[4 * GT_DEVICE_NAME_MAX];
 	gt_report_opts o;
 	an_report_opts(NULL, &o);
 	an_text_capture(a, f);
@@ -904,7 +939,7 @@ int an_report_summary(const gt_analysis *a, FILE *f)
 			continue;
 		fprintf(f, "GPU %u %s: %.1f %% busy over %s (per %s: median %.0f %%, p5 %.0f %%, "
 			   "p95 %.0f %%)\n",
-			G->index, G->dev.name, 100 * G->utilization,
+			G->index, gt_term_str(gn, sizeof(gn), G->dev.name), 100 * G->utilization,
 			an_fmt_ns(b1, sizeof(b1), G->window_ns),
 			an_fmt_ns(b2, sizeof(b2), G->util.window_ns), 100 * G->util.p50,
 			100 * G->util.p5, 100 * G->util.p95);
@@ -928,7 +963,7 @@ int an_report_summary(const gt_analysis *a, FILE *f)
 		const gt_an_kernel *k = gt_analysis_kernels(a, i, &nk);
 		for (size_t j = 0; j < nk && j < 3; j++)
 			fprintf(f, "  kernel %5.1f %% x%-8" PRIu64 " %s\n", 100 * k[j].share_wall,
-				k[j].count, an_kernel_label(a, k[j].name, 0, 1, nm, 72));
+				k[j].count, kernel_text(a, k[j].name, 0, nm, 72));
 	}
 	if (!ngpus)
 		fprintf(f, "No GPU work recorded.\n");
