@@ -271,8 +271,10 @@ int inj_apply_kinds(uint32_t want, int at_init)
 		{GT_KIND_OVERHEAD, CUPTI_ACTIVITY_KIND_OVERHEAD},
 	};
 	want &= GT_KIND_ALL;
-	if (inj_g.latency_off[0]) /* latency_policy (inject.c): never in this process */
+	if (inj_g.latency_off[0] && (want & GT_KIND_LATENCY)) { /* latency_policy (inject.c) */
+		inj_latency_refused();
 		want &= ~(uint32_t)GT_KIND_LATENCY;
+	}
 	uint32_t diff = want ^ applied, failed = 0;
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
 		if ((diff & map[i].bit) && enable_kind(map[i].kind, !!(want & map[i].bit)) < 0 &&
@@ -403,7 +405,7 @@ static void add_start_notes(void)
 		 "exit_timeout_ms=%u socket=%s output=%s",
 		 kb, c->dormant, c->hold_cupti, c->nbuffers, c->buffer_bytes / 1024, c->flush_ms,
 		 c->exit_timeout_ms, c->socket_path[0] ? c->socket_path : "-", c->output);
-	if (inj_g.latency_off[0])
+	if (atomic_load(&inj_g.latency_said))
 		inj_note(&E, GT_NOTE_INFO, inj_g.start_trace_ns, "%s", inj_g.latency_off);
 }
 
@@ -723,6 +725,8 @@ static void arm(uint32_t kinds, uint64_t dur_ns, const char *by)
 {
 	uint32_t before = applied;
 	inj_apply_kinds(kinds, 0);
+	if ((kinds & GT_KIND_LATENCY) && inj_g.latency_off[0])
+		inj_note(&E, GT_NOTE_INFO, 0, "%s", inj_g.latency_off);
 	char kb[160];
 	kinds_text(applied, kb, sizeof(kb));
 	if (applied) {

@@ -104,6 +104,9 @@ INJ_HIDDEN void inj_log_init(void);
 
 /** "gaptrace: <msg>\n" on stderr with one write(2). Never allocates. */
 INJ_HIDDEN void inj_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/** Latency timestamps were asked for (at init or by an arm) where
+ *  latency_off refuses them: say latency_off on stderr, the first time only. */
+INJ_HIDDEN void inj_latency_refused(void);
 /** Same, only when GAPTRACE_DEBUG=1. */
 INJ_HIDDEN void inj_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /** inj_log the first time *flag is seen clear; @return 1 if it printed. */
@@ -285,7 +288,8 @@ typedef struct inj_state {
 	_Atomic uint64_t final_deadline; /**< CLOCK_MONOTONIC ns */
 	int note_only;           /**< encoder writes the inert note and stops */
 	char inert_reason[256];
-	char latency_off[320];   /**< why latency timestamps are not recorded though asked for ("": they are) */
+	char latency_off[320];   /**< why latency timestamps are never recorded in this process ("": they may be) */
+	_Atomic int latency_said; /**< latency_off was said on stderr (once, when first asked for) */
 
 	/* counters written by CUPTI callbacks */
 	_Atomic uint64_t n_requested;   /**< buffers handed to CUPTI */

@@ -445,6 +445,13 @@ static int find_xla(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
+void inj_latency_refused(void)
+{
+	int no = 0;
+	if (atomic_compare_exchange_strong(&inj_g.latency_said, &no, 1))
+		inj_log("%s", inj_g.latency_off);
+}
+
 /* Latency timestamps in an XLA process: on the H200, JAX under CUPTI alone
  * (tests/gpu/cupti_min.c, no code of ours) with latency timestamps on
  * aborted in XLA's allocator (free(): invalid pointer, bfc_allocator "Check
@@ -455,15 +462,17 @@ static int find_xla(struct dl_phdr_info *info, size_t size, void *data)
 static void latency_policy(void)
 {
 	char lib[96] = "";
-	if (!(inj_g.cfg.kinds & GT_KIND_LATENCY) || inj_g.cfg.latency_xla ||
-	    !dl_iterate_phdr(find_xla, lib))
+	if (inj_g.cfg.latency_xla || !dl_iterate_phdr(find_xla, lib))
 		return;
+	/* checked whatever the starting kinds: a later arm (gaptrace capture)
+	 * may ask for latency timestamps in a process that started without */
 	snprintf(inj_g.latency_off, sizeof(inj_g.latency_off),
 		 "launch latency timestamps are not recorded: this process runs XLA (%s), which "
 		 "CUPTI's latency timestamps made abort on the H200 (GAPTRACE_LATENCY_XLA=1 records "
 		 "them anyway)",
 		 lib);
-	inj_log("%s", inj_g.latency_off);
+	if (inj_g.cfg.kinds & GT_KIND_LATENCY)
+		inj_latency_refused();
 }
 
 /* Route NVTX to the CUPTI we bound to (NVTX reads NVTX_INJECTION64_PATH at

@@ -883,6 +883,56 @@ static void run_dormant(int (*app)(void *), trace_set *ts)
 	read_complete(ts, 1);
 }
 
+/* An XLA process that started dormant without latency timestamps in its
+ * kinds, then armed by a capture that asks for them: still not turned on
+ * (before, the XLA check ran only when the starting kinds had them). */
+static int app_xla_armed_latency(void *a)
+{
+	tctx *t = a;
+	if (!dlopen(FAKE_XLA_SO, RTLD_NOW))
+		return 89;
+	h_env(t->dir);
+	setenv("GAPTRACE_KINDS", "kernel", 1);
+	setenv("GAPTRACE_SOCKET", t->pr.sock_path, 1);
+	setenv("GAPTRACE_DORMANT", "1", 1);
+	if (app_start(t) < 0)
+		return 90;
+	usleep(100000); /* connected to the peer, as app_dormant */
+	char cmd[64];
+	snprintf(cmd, sizeof(cmd), "arm %u 0", GT_KIND_KERNEL | GT_KIND_LATENCY);
+	peer_cmd(&t->pr, cmd);
+	if (!h_wait_until(kernel_on, 10000))
+		return 91;
+	if (mock_latency_enabled())
+		return 92;
+	h_kernel(100, 7, 0, 0);
+	peer_cmd(&t->pr, "disarm");
+	if (!h_wait_until(kernel_off, 10000))
+		return 93;
+	h_ledger_close();
+	return 0;
+}
+
+START_TEST(latency_off_when_an_arm_asks_in_an_xla_process)
+{
+	trace_set ts;
+	run_dormant(app_xla_armed_latency, &ts);
+	char *err = app_file("app.err");
+	ck_assert_int_eq(gaptrace_lines(err), 1);
+	ck_assert_msg(strstr(err, "launch latency timestamps are not recorded: this process runs "
+				  "XLA (xla_cuda_plugin.so)"),
+		      "%s", err);
+	free(err);
+	int noted = 0;
+	for (size_t i = 0; i < ts.n; i++)
+		noted += ts.recs[i].r.type == GT_REC_NOTE &&
+			 !strncmp(ts.recs[i].name, "launch latency timestamps are not recorded", 42);
+	ck_assert_int_eq(noted, 1);
+	ck_assert_uint_eq(h_count(&ts, GT_REC_KERNEL), 1);
+	h_trace_free(&ts);
+}
+END_TEST
+
 START_TEST(dormant_then_armed_and_disarmed)
 {
 	trace_set ts;
@@ -1703,6 +1753,7 @@ int main(void)
 		T_(slow_collector_drops_whole_frames),
 		T_(killed_collector_falls_back_to_file),
 		T_(dormant_then_armed_and_disarmed),
+		T_(latency_off_when_an_arm_asks_in_an_xla_process),
 		T_(capture_mid_run_records_api_calls),
 		T_(collector_flush_request),
 		T_(collector_bye_continues_in_file),
