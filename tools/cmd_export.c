@@ -35,7 +35,7 @@ static struct {
 } opts;
 
 enum { OPT_MIN_GAP = 1, OPT_MAX_GAPS, OPT_NO_ANALYSIS, OPT_FULL_NAMES, OPT_MANGLED, OPT_TITLE,
-       OPT_STRICT, OPT_FORCE };
+       OPT_STRICT, OPT_FORCE, OPT_MAX_OUTPUT };
 
 static const char *table_words(void);
 
@@ -79,6 +79,9 @@ static const gt_cli_opt export_opts[] = {
 	GT_OPT(OPT_MANGLED, "mangled", NULL, "do not demangle kernel names"),
 	GT_OPT(OPT_TITLE, "title", "TEXT", "title of the HTML report"),
 	GT_OPT(OPT_STRICT, "strict", NULL, "stop reading a trace at its first corrupt frame"),
+	GT_OPT(OPT_MAX_OUTPUT, "max-output-mb", "N",
+	       "write at most N MiB in all (0: no cap); default max(64, 1024 x the traces' "
+	       "MiB): an output cut there ends with 'NOT ALL WRITTEN' in its own syntax"),
 	GT_OPT(OPT_FORCE, "force-overwrite", NULL,
 	       "replace a symbolic link at the output path (the link, never its target; see "
 	       "README, Outputs)"),
@@ -193,12 +196,18 @@ static void report_stats(const char *what, const char *path, const gt_export_sta
  * --quiet: the output is not all there). */
 static void report_budget(const gt_export *x, const gt_export_stats *st)
 {
+	char why[96];
+	if (opts.eo.max_output_bytes)
+		snprintf(why, sizeof(why), "--max-output-mb");
+	else
+		snprintf(why, sizeof(why), "%u x the traces' bytes, at least %llu MiB; "
+			 "--max-output-mb N sets it", GT_EXPORT_OUTPUT_PER_BYTE,
+			 (unsigned long long)(GT_EXPORT_MIN_OUTPUT_BUDGET >> 20));
 	if (st->not_all_written)
 		fprintf(stderr,
 			"gaptrace export: NOT ALL WRITTEN: output budget of %llu bytes reached "
-			"(%u x the traces' bytes, at least %llu MiB); the output ends saying so\n",
-			(unsigned long long)gt_export_output_budget(x), GT_EXPORT_OUTPUT_PER_BYTE,
-			(unsigned long long)(GT_EXPORT_MIN_OUTPUT_BUDGET >> 20));
+			"(%s); the output ends saying so\n",
+			(unsigned long long)gt_export_output_budget(x), why);
 }
 
 static int add_table(const char *name)
@@ -453,6 +462,11 @@ static int parse_opt(const gt_cli_parser *p, int c)
 		opts.eo.analysis.window_ns = v * 1000000ull;
 		break;
 	case OPT_NO_ANALYSIS: opts.eo.flags |= GT_EXPORT_NO_ANALYSIS; break;
+	case OPT_MAX_OUTPUT:
+		if (gt_cli_count(p, 0, 1ull << 30, &v) < 0)
+			return GT_EXIT_USAGE;
+		opts.eo.max_output_bytes = v ? v << 20 : UINT64_MAX;
+		break;
 	case OPT_FULL_NAMES: opts.eo.flags |= GT_EXPORT_FULL_NAMES; break;
 	case OPT_MANGLED: opts.eo.flags |= GT_EXPORT_MANGLED; break;
 	case OPT_TITLE: opts.eo.title = optarg; break;

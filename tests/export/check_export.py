@@ -299,6 +299,23 @@ def do_perfetto():
                               bo["clipped"], bo["dropped"]))
 
 
+    # --max-output-mb: the user's budget; the timeline stays JSON and says it was cut
+    src, _ = synth("pf_budget", "launch-bound", "steps=200")
+    out = os.path.join(WORK, "budget.json")
+    p = run("export", "-f", "perfetto", "--max-output-mb", "1", "-o", out, src)
+    size = os.path.getsize(out)
+    check(size <= (1 << 20) + (1 << 20), "--max-output-mb 1: %d bytes" % size)
+    doc = strict_json(out)
+    check("NOT ALL WRITTEN" in doc["otherData"].get("not_all_written", ""),
+          "--max-output-mb 1: no not_all_written in otherData")
+    check("NOT ALL WRITTEN: output budget of 1048576 bytes reached (--max-output-mb)" in p.stderr,
+          "--max-output-mb 1: stderr %r" % p.stderr)
+    p = run("export", "-f", "perfetto", "--max-output-mb", "0", "-o", out, src)
+    check("NOT ALL WRITTEN" not in p.stderr and
+          "not_all_written" not in strict_json(out)["otherData"], "--max-output-mb 0 cut")
+    print("ok perfetto --max-output-mb: %d bytes at 1 MiB, whole at 0" % size)
+
+
 # ---------------------------------------------------------------- truncated
 
 

@@ -41,7 +41,8 @@ static int budget_take(ex_out *o, size_t n)
 		return 1;
 	if (!o->budget)
 		return 0;
-	if (!o->tail && *o->spent + n > o->budget + EX_OUT_SLACK) {
+	/* no overflow: the budget may be UINT64_MAX (no cap) */
+	if (!o->tail && *o->spent + n > o->budget && *o->spent + n - o->budget > EX_OUT_SLACK) {
 		o->mute = o->cut = 1;
 		return 1;
 	}
