@@ -744,6 +744,12 @@ static int skip_field(uint32_t type, const char *f)
 		snprintf(err, cap, "%s: name '%s' vs '%s'", #T, a->T.field, b->T.field); \
 		return 0;                                                           \
 	}
+#define CMP_BID(T, field)                                                    \
+	if (a->T.field##_len != b->T.field##_len ||                          \
+	    memcmp(a->T.field, b->T.field, a->T.field##_len)) {              \
+		snprintf(err, cap, "%s: build id differs", #T);              \
+		return 0;                                                    \
+	}
 #define CMP_COL(T, kind, field, codec) CMP_##kind(T, field)
 
 static int same(const gt_record *a, const char *an, const char *ad, const gt_record *b,
