@@ -588,6 +588,9 @@ static int read_one(trace_set *ts, const char *path)
 		case GT_REC_LOSS:
 			resolve(r, rec.loss.reason_id, fr->name, sizeof(fr->name), &ts->unresolved);
 			break;
+		case GT_REC_MODULE:
+			resolve(r, rec.module.path_id, fr->name, sizeof(fr->name), &ts->unresolved);
+			break;
 		default: break;
 		}
 	}
