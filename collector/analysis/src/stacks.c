@@ -604,10 +604,10 @@ int gt_an_symbols_text(const gt_an_symbols *y, char *buf, size_t cap)
 	else
 		snprintf(from, sizeof(from), "the module paths on this machine");
 	return snprintf(buf, cap,
-			"symbols: from %s; %u %s checked (build id, or size and mtime), %u not "
-			"checked (the trace records no identity), %u not used",
-			from, y->checked, gt_plural(y->checked, "file", "files"), y->unchecked,
-			y->refused);
+			"symbols: from %s; of %u module %s, %u checked (build id, or size and "
+			"mtime), %u not checked (the trace records no identity), %u not used",
+			from, y->files, gt_plural(y->files, "file", "files"), y->checked,
+			y->unchecked, y->refused);
 }
 
 size_t gt_analysis_nstacks(const gt_analysis *a)
