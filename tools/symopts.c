@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* symopts.c - the symbol options of report, export, diff, archive (symopts.h). */
+/* symopts.c - the symbol options of report, export, diff, archive, run (symopts.h). */
 #include "symopts.h"
 
 #include <errno.h>

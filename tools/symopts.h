@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * symopts.h - where the commands that name native frames (report, export,
- * diff, archive) may read module files: --no-symbols and --symbol-path DIR,
+ * diff, archive, run's summary) may read module files: --no-symbols and --symbol-path DIR,
  * one option group shared by all of them (cli.h), into gt_analysis_opts.
  */
 #ifndef GAPTRACE_SYMOPTS_H

@@ -1029,7 +1029,12 @@ int gt_report_summary_of(const gt_analysis *a, FILE *out)
 
 int gt_report_summary(const char *trace_dir, FILE *out)
 {
-	gt_analysis *a = gt_analysis_new(NULL);
+	return gt_report_summary_ao(trace_dir, out, NULL);
+}
+
+int gt_report_summary_ao(const char *trace_dir, FILE *out, const gt_analysis_opts *ao)
+{
+	gt_analysis *a = gt_analysis_new(ao);
 	if (!a) {
 		fprintf(out, "gaptrace: summary: out of memory\n");
 		return GT_ERR_NOMEM;
