@@ -522,7 +522,8 @@ static int fill_entry(const char *tmp, const meta *m0, const char *json, size_t 
 int gt_archive_store(const gt_archive_req *r, char *entry, size_t cap)
 {
 	gt_slice sl = {0}; /* no slicing: the last capture window, steps by default */
-	gt_cli_rj_opts o = {.cmd = r->cmd, .dopts = r->dopts, .quiet = r->quiet, .slice = &sl};
+	gt_cli_rj_opts o = {.cmd = r->cmd, .ao = r->ao, .dopts = r->dopts, .quiet = r->quiet,
+			    .slice = &sl};
 	gt_analysis *a = NULL;
 	char *json = NULL, tmp[PATH_MAX];
 	size_t len = 0;

@@ -32,6 +32,8 @@ typedef struct gt_archive_req {
 	uint64_t max_bytes;     /**< the trace is kept only if it fits this */
 	int quiet;              /**< no warnings about damaged input */
 	const gt_diag_opts *dopts; /**< NULL: defaults */
+	const gt_analysis_opts *ao; /**< reading options (--no-symbols,
+				         --symbol-path); NULL: defaults */
 } gt_archive_req;
 
 /**

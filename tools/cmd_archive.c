@@ -12,6 +12,7 @@
 #include "archive.h"
 #include "cli.h"
 #include "cmds.h"
+#include "symopts.h"
 
 enum { OPT_TO = 1, OPT_MAX_MB };
 
@@ -45,7 +46,7 @@ static const gt_cli_help archive_help = {
 		"at the end of a run; this command is for traces written by the injection library "
 		"alone (CUDA_INJECTION64_PATH, GAPTRACE_OUTPUT). List the archive with gaptrace "
 		"history, compare with gaptrace diff --baseline.",
-	.groups = {&archive_group},
+	.groups = {&archive_group, &gt_symbols_group},
 	.exits = archive_exits,
 	.examples = {"GAPTRACE_OUTPUT=/tmp/t CUDA_INJECTION64_PATH=.../libgaptrace_inject.so ./train",
 		     "gaptrace archive --to ~/gaptrace-runs /tmp/t"},
@@ -71,6 +72,7 @@ int cmd_archive(int argc, char **argv)
 {
 	gt_archive_req r = {.cmd = "gaptrace archive", .dir = getenv("GAPTRACE_ARCHIVE"),
 			    .max_bytes = (uint64_t)GT_ARCHIVE_DEFAULT_MAX_MB << 20};
+	gt_analysis_opts ao = {0};
 	char entry[8192];
 	gt_cli_parser p;
 	int c;
@@ -85,8 +87,12 @@ int cmd_archive(int argc, char **argv)
 				return GT_EXIT_USAGE;
 			break;
 		case 'q': r.quiet = 1; break;
+		default:
+			if (gt_symopts_parse(&ao, &p, c) < 0)
+				return GT_EXIT_USAGE;
 		}
 	}
+	r.ao = &ao;
 	if (argc - optind != 1)
 		return gt_cli_usage(&archive_help, "one TRACE wanted");
 	if (!r.dir || !*r.dir)

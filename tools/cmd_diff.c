@@ -19,6 +19,7 @@
 #include "outfile.h"
 #include "report_mem.h"
 #include "slice.h"
+#include "symopts.h"
 
 enum { FMT_TEXT, FMT_JSON, FMT_HTML };
 
@@ -105,7 +106,7 @@ static const gt_cli_help diff_help = {
 		"number out of its range is an error naming the field (exit 1). One larger than "
 		"16 MiB is refused (exit 1): reading a report takes up to 48 times its size in "
 		"memory; GAPTRACE_MAX_REPORT_MB=N allows N MiB.",
-	.groups = {&diff_group, &gt_slice_group},
+	.groups = {&diff_group, &gt_slice_group, &gt_symbols_group},
 	.exits = diff_exits,
 	.examples = {"gaptrace diff yesterday/ today/",
 		     "gaptrace diff --baseline runs/ --gate 5% today/      # in CI",
@@ -152,6 +153,10 @@ static int parse_opt(const gt_cli_parser *p, int c)
 	case OPT_STRICT: opts.ao.stop_on_corrupt = 1; return -1;
 	case 'q': opts.quiet = 1; return -1;
 	default:
+		switch (gt_symopts_parse(&opts.ao, p, c)) {
+		case 0: return -1;
+		case -1: return GT_EXIT_USAGE;
+		}
 		switch (gt_slice_parse(&opts.slice, p, c)) {
 		case 1: opts.slicing = 1; return -1;
 		default: return GT_EXIT_USAGE;

@@ -178,11 +178,16 @@ static void print_stack_record(const gt_reader *r, const gt_record *x)
 		       stack_triggers[s->trigger < 4 ? s->trigger : 0], s->cbid, s->domain);
 		break;
 	}
-	default:
-		printf("module %" PRIu64 " 0x%" PRIx64 "-0x%" PRIx64 " off=0x%" PRIx64 " %s\n",
-		       x->module.ts, x->module.start, x->module.end, x->module.offset,
-		       S(r, x->module.path_id));
+	default: {
+		const gt_module *m = &x->module;
+		printf("module %" PRIu64 " 0x%" PRIx64 "-0x%" PRIx64 " off=0x%" PRIx64
+		       " size=%" PRIu64 " mtime_ns=%" PRIu64 " build_id=",
+		       m->ts, m->start, m->end, m->offset, m->file_size, m->file_mtime_ns);
+		for (uint32_t i = 0; i < m->build_id_len && i < GT_BUILD_ID_MAX; i++)
+			printf("%02x", m->build_id[i]);
+		printf(" %s\n", S(r, m->path_id));
 		break;
+	}
 	}
 }
 

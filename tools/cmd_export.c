@@ -21,6 +21,7 @@
 #include "outfile.h"
 #include "report_mem.h"
 #include "slice.h"
+#include "symopts.h"
 
 enum { FMT_PERFETTO = 1, FMT_CSV, FMT_JSON, FMT_HTML };
 
@@ -106,7 +107,7 @@ static const gt_cli_help export_help = {
 	.usage = {"--format FORMAT [options] TRACE..."},
 	.text = "Write traces for other tools. TRACE is a trace directory or .gtrace files of one "
 		"capture (traces of separate captures are refused, as by `gaptrace report`).",
-	.groups = {&export_group, &export_format_group, &gt_slice_group},
+	.groups = {&export_group, &export_format_group, &gt_slice_group, &gt_symbols_group},
 	.exits = export_exits,
 	.examples = {"gaptrace export -f perfetto run1/ -o run1.json   # open in ui.perfetto.dev",
 		     "gaptrace export -f csv -r cuda_gpu_kern_sum run1/",
@@ -473,7 +474,12 @@ static int parse_opt(const gt_cli_parser *p, int c)
 	case OPT_STRICT: opts.eo.analysis.stop_on_corrupt = 1; break;
 	case OPT_FORCE: opts.out_flags |= GT_OUTFILE_FORCE; break;
 	case 'q': opts.quiet = 1; break;
-	default: return gt_slice_parse(&opts.slice, p, c) == 1 ? -1 : GT_EXIT_USAGE;
+	default: {
+		int rc = gt_symopts_parse(&opts.eo.analysis, p, c);
+		if (rc != 1)
+			return rc ? GT_EXIT_USAGE : -1;
+		return gt_slice_parse(&opts.slice, p, c) == 1 ? -1 : GT_EXIT_USAGE;
+	}
 	}
 	return -1;
 }

@@ -17,6 +17,7 @@
 #include "outfile.h"
 #include "report_mem.h"
 #include "slice.h"
+#include "symopts.h"
 
 static struct {
 	int json, quiet, strict, capture;
@@ -79,7 +80,7 @@ static const gt_cli_help report_help = {
 		"several processes of one capture are combined per GPU. Traces of separate "
 		"captures (another session, host or time) are refused: report them one at a time, "
 		"or compare two with `gaptrace diff BASE NEW`.",
-	.groups = {&report_group, &gt_slice_group},
+	.groups = {&report_group, &gt_slice_group, &gt_symbols_group},
 	.exits = report_exits,
 	.examples = {"gaptrace report run1/", "gaptrace report --json run1/ > run1.json",
 		     "gaptrace report --from 2s --to 5s --gpu 0 run1/",
@@ -222,7 +223,11 @@ static int parse_opt(const gt_cli_parser *p, int c)
 		rc = threshold(p);
 		return rc < 0 ? 2 : rc > 0 ? 0 : -1;
 	case 'q': opts.quiet = 1; break;
-	default: return gt_slice_parse(&opts.slice, p, c) == 1 ? -1 : 2;
+	default:
+		rc = gt_symopts_parse(&opts.ao, p, c);
+		if (rc != 1)
+			return rc ? 2 : -1;
+		return gt_slice_parse(&opts.slice, p, c) == 1 ? -1 : 2;
 	}
 	return -1;
 }

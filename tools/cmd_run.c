@@ -65,6 +65,7 @@
 #include "gaptrace/report.h"
 #include "gaptrace/export.h"
 #include "outfile.h"
+#include "symopts.h"
 
 /* Exists while the NVIDIA kernel driver is loaded (in a container too, when
  * it is given the GPU). */
@@ -112,6 +113,7 @@ static struct {
 	int stacks; /* --stacks: GAPTRACE_STACKS=1 for the program */
 	const char *archive;     /* --archive DIR, else $GAPTRACE_ARCHIVE */
 	uint64_t archive_max;    /* bytes of trace an entry keeps */
+	gt_analysis_opts ao;     /* --no-symbols, --symbol-path: summary, HTML, archive */
 } opts;
 
 enum { OPT_FORCE = 1, OPT_DURATION, OPT_DELAY, OPT_REPORT, OPT_WAIT, OPT_GROUP, OPT_ARCHIVE,
@@ -181,7 +183,7 @@ static const gt_cli_help run_help = {
 		"NAME/nvml.gtrace. The program's stdin, stdout and stderr are its own; gaptrace "
 		"writes only to stderr. Traces are private: NAME is created 0700 and the files "
 		"0600 (see --group). Options end at PROGRAM: what follows is the program's.",
-	.groups = {&run_group, &gt_sampling_group},
+	.groups = {&run_group, &gt_sampling_group, &gt_symbols_group},
 	.notes = "A signal sent to gaptrace (kill PID) is passed on to PROGRAM; one sent to the "
 		 "whole process group (Ctrl-C, kill -PGID, systemd, a batch scheduler) reached "
 		 "PROGRAM already and is not passed again. A process that cannot stream to "
@@ -467,7 +469,8 @@ static int write_html_report(const char *dir, int force, char *path, size_t cap,
 		snprintf(err, errcap, "%s/: the path of report.html is too long", dir);
 		return -1;
 	}
-	gt_export *x = gt_export_open(&dir, 1, NULL, &ei);
+	gt_export_opts eo = {.analysis = opts.ao};
+	gt_export *x = gt_export_open(&dir, 1, &eo, &ei);
 	if (!x) {
 		snprintf(err, errcap, "%s", ei.msg[0] ? ei.msg : "no trace could be read");
 		return -1;
@@ -812,7 +815,12 @@ static int run_opt(const gt_cli_parser *p, int c)
 	case OPT_STACKS: opts.stacks = 1; break;
 	case 'q': opts.quiet = 1; break;
 	case 'v': opts.verbose = 1; break;
-	default: return gt_sampling_parse(&opts.rate, p, c) < 0 ? 2 : -1;
+	default:
+		switch (gt_symopts_parse(&opts.ao, p, c)) {
+		case 0: return -1;
+		case -1: return 2;
+		}
+		return gt_sampling_parse(&opts.rate, p, c) < 0 ? 2 : -1;
 	}
 	return -1;
 }
@@ -1114,7 +1122,7 @@ static void run_report(struct run *r)
 	gt_collector_close(r->coll);
 	r->coll = NULL;
 	if (!opts.quiet && (opts.report & REPORT_TEXT) &&
-	    gt_report_summary(opts.output, stderr) < 0)
+	    gt_report_summary_ao(opts.output, stderr, &opts.ao) < 0)
 		say("the summary could not be made; traces are in %s/", opts.output);
 	if (opts.report & REPORT_HTML) {
 		/* A file the user asked for: its failure is said even with -q. */
@@ -1139,7 +1147,7 @@ static void run_archive(struct run *r)
 		n += (size_t)snprintf(cmdline + n, sizeof(cmdline) - n, "%s%s", n ? " " : "", *a);
 	gt_archive_req req = {.cmd = "gaptrace run", .trace = opts.output, .dir = opts.archive,
 			      .command = cmdline, .max_bytes = opts.archive_max,
-			      .quiet = opts.quiet};
+			      .quiet = opts.quiet, .ao = &opts.ao};
 	if (gt_archive_store(&req, entry, sizeof(entry)) != 0)
 		say("the run could not be archived in %s", opts.archive);
 	else if (!opts.quiet)

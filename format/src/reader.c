@@ -115,6 +115,7 @@ struct gt_reader {
 #define DESC_STR(T, field, codec) {#field, GT_CODEC_##codec, 1, GT_STRING_MAX, 0},
 #define DESC_UUID(T, field, codec) {#field, GT_CODEC_##codec, 1, 16, 1},
 #define DESC_NAME(T, field, codec) {#field, GT_CODEC_##codec, 1, GT_DEVICE_NAME_MAX - 1, 0},
+#define DESC_BID(T, field, codec) {#field, GT_CODEC_##codec, 1, GT_BUILD_ID_MAX, 0},
 #define DESC_COL(T, kind, field, codec) DESC_##kind(T, field, codec)
 #define R(E, m, S, COLS) static const gt_col_desc cols_##m[] = {COLS(DESC_COL, S)};
 GT_RECORD_TYPES(R)
@@ -1065,6 +1066,13 @@ static void decode_chunk(gt_reader *r)
 	if (ci < nc) {                                              \
 		memcpy(out->field, r->ptrs[ci][j], r->vals[ci][j]); \
 		out->field[r->vals[ci][j]] = 0;                     \
+	}
+#define FILL_BID(field)                                             \
+	memset(out->field, 0, sizeof(out->field));                  \
+	out->field##_len = 0;                                       \
+	if (ci < nc) {                                              \
+		memcpy(out->field, r->ptrs[ci][j], r->vals[ci][j]); \
+		out->field##_len = (uint32_t)r->vals[ci][j];        \
 	}
 #define FILL_COL(T, kind, field, codec) \
 	{                               \

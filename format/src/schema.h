@@ -11,6 +11,8 @@
  *   STR   gt_string.str/len (a BYTES column)
  *   UUID  a uint8_t[16] field (a BYTES column of 16-byte values)
  *   NAME  a char[GT_DEVICE_NAME_MAX] field (a BYTES column, < 96 bytes)
+ *   BID   a uint8_t[GT_BUILD_ID_MAX] field and its length, field_len (a
+ *         BYTES column, <= 64 bytes)
  * codec is the writer's default codec (CONST is chosen automatically when
  * all rows of a block are equal). REL columns are relative to column 0 and
  * only used on 64-bit fields (reader.c asserts it), so a reader can check
@@ -236,7 +238,10 @@
 	X(T, U, start, PLAIN)        \
 	X(T, U, end, PLAIN)          \
 	X(T, U, offset, PLAIN)       \
-	X(T, U, path_id, PLAIN)
+	X(T, U, path_id, PLAIN)      \
+	X(T, U, file_size, PLAIN)    \
+	X(T, U, file_mtime_ns, PLAIN) \
+	X(T, BID, build_id, BYTES)
 
 #define GT_COLS_LOSS(X, T)           \
 	X(T, U, start, DELTA)        \
@@ -290,7 +295,7 @@ GT_RECORD_TYPES(GT_SCHEMA_NCOLS_)
 typedef struct gt_col_desc {
 	const char *name;
 	int codec;    /**< writer's default codec */
-	int is_bytes; /**< STR/UUID/NAME: must be a BYTES column */
+	int is_bytes; /**< STR/UUID/NAME/BID: must be a BYTES column */
 	uint64_t max; /**< integer: largest value the field holds; BYTES: longest value */
 	int exact;    /**< BYTES: a value is 0 or exactly `max` bytes long (UUID) */
 } gt_col_desc;

@@ -648,6 +648,9 @@ static inline void put_bytes(colenc *ce, const void *s, size_t len)
 #define GATHER_UUID(field) put_bytes(&ts->ce[ci], x->field, 16);
 #define GATHER_NAME(field) \
 	put_bytes(&ts->ce[ci], x->field, strnlen(x->field, GT_DEVICE_NAME_MAX - 1));
+#define GATHER_BID(field)                                                               \
+	put_bytes(&ts->ce[ci], x->field,                                                 \
+		  x->field##_len < GT_BUILD_ID_MAX ? x->field##_len : GT_BUILD_ID_MAX);
 #define GATHER_COL(T, kind, field, cdc) \
 	GATHER_##kind(field);           \
 	ci++;
@@ -657,12 +660,14 @@ static inline void put_bytes(colenc *ce, const void *s, size_t len)
 #define ROOM_STR(field) str_room(rows, m)
 #define ROOM_UUID(field) ((size_t)(m) * (GT_VARINT_MAX + 16))
 #define ROOM_NAME(field) ((size_t)(m) * (GT_VARINT_MAX + GT_DEVICE_NAME_MAX - 1))
+#define ROOM_BID(field) ((size_t)(m) * (GT_VARINT_MAX + GT_BUILD_ID_MAX))
 #define ROOM_COL(T, kind, field, cdc) room[ci++] = ROOM_##kind(field);
 
 #define WIDE_U(T, field) sizeof(((T *)0)->field) == 8
 #define WIDE_STR(T, field) 0
 #define WIDE_UUID(T, field) 0
 #define WIDE_NAME(T, field) 0
+#define WIDE_BID(T, field) 0
 #define WIDE_COL(T, kind, field, cdc) WIDE_##kind(T, field),
 #define DFLT_COL(T, kind, field, cdc) GT_CODEC_##cdc,
 

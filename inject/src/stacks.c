@@ -548,6 +548,12 @@ static void module_line(inj_enc *e, const char *line, uint64_t ts)
 	gt_record r = {.type = GT_REC_MODULE};
 	r.module = (gt_module){.ts = ts, .start = start, .end = end, .offset = off,
 			       .path_id = gt_writer_intern(e->w, path, len)};
+	char file[4096];
+	if (len < sizeof(file)) {
+		memcpy(file, path, len);
+		file[len] = 0;
+		inj_module_identity(file, start, &r.module);
+	}
 	inj_added(e, gt_writer_add(e->w, &r));
 }
 

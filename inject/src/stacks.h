@@ -73,4 +73,11 @@ INJ_HIDDEN void inj_stacks_drain(struct inj_enc *e, int quiet, uint64_t (*mono_t
 /** Encoder thread, at the end: one note with what was taken and skipped. */
 INJ_HIDDEN void inj_stacks_note(struct inj_enc *e);
 
+/* Fill m's file identity (file_size, file_mtime_ns, build_id; modid.c) for
+ * the file at path whose executable mapping starts at start: stat() of a
+ * regular file, the build id from the loaded image's PT_NOTE (else from the
+ * file). Fields stay 0 / empty when unknown. Encoder thread only: it may
+ * stat, open and read, and takes the loader's lock (dl_iterate_phdr). */
+INJ_HIDDEN void inj_module_identity(const char *path, uint64_t start, gt_module *m);
+
 #endif /* GT_INJ_STACKS_H */

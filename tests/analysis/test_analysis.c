@@ -6,6 +6,7 @@
  * ground truth against the analysis, and damaged input.
  */
 #include <check.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include "gaptrace/diagnosis.h"
 #include "gaptrace/synth.h"
 #include "tb.h"
+#include "telf.h"
 #include "test_format_util.h"
 #include "gt_test.h"
 
@@ -2030,6 +2032,204 @@ START_TEST(hostile_module_paths)
 }
 END_TEST
 
+/* ---- issue 25: symbols only from the traced file, where the user allows */
+
+static const uint8_t sym_id_a[20] = {0xa1, 0xa2, 0xa3, 0xa4}, sym_id_b[20] = {0xb1, 0xb2};
+
+/* A hand-made libid.so (one function "traced_fn" at 0x1000, build id bid
+ * or none) at dir/sub/libid.so; its path into path. */
+static void sym_lib(const char *dir, const char *sub, const uint8_t *bid, char *path, size_t cap)
+{
+	static const tfn fn[] = {{"traced_fn", 0x1000, 0x100, STB_GLOBAL}};
+	static uint8_t b[TELF_CAP];
+	telf t = {0, 0, fn, 1, SHT_SYMTAB, NULL, bid, bid ? 20 : 0};
+	snprintf(path, cap, "%s%s", dir, sub);
+	ck_assert_int_eq(mkdir(path, 0700) == 0 || errno == EEXIST, 1);
+	snprintf(path, cap, "%s%s/libid.so", dir, sub);
+	size_t n = telf_build(&t, b, sizeof(b));
+	FILE *f = fopen(path, "wb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(b, 1, n, f), n);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+/* One trace mapping `path` with identity id (NULL: a 1.4 module) and one
+ * stack whose frame lies in traced_fn; analysed with o. */
+static gt_analysis *sym_trace(const char *path, const gt_module *id, const gt_analysis_opts *o,
+			      tb *t)
+{
+	tb_begin(t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
+	tb_api(t, 7, 1, T0 + 100, T0 + 200, LAUNCH);
+	tb_kernel(t, 0, 7, 1, T0 + 1000, T0 + 2000, NULL);
+	gt_record r = {.type = GT_REC_MODULE};
+	if (id)
+		r.module = *id;
+	r.module.start = 0x7f0000000000ull;
+	r.module.end = r.module.start + 0x10000;
+	r.module.path_id = tb_str(t, path);
+	tb_rec(t, &r);
+	gt_record k = {.type = GT_REC_STACK};
+	k.stack.id = 1;
+	k.stack.nframes = 1;
+	tb_rec(t, &k);
+	gt_record f = {.type = GT_REC_FRAME};
+	f.frame.stack_id = 1;
+	f.frame.kind = GT_FRAME_NATIVE;
+	f.frame.pc = r.module.start + 0x1010;
+	tb_rec(t, &f);
+	return one(t, o);
+}
+
+static const char *sym_frame(const gt_analysis *a)
+{
+	ck_assert_uint_eq(gt_analysis_nstacks(a), 1);
+	const gt_an_stack *k = gt_analysis_stack(a, 0);
+	ck_assert_uint_ge(k->nframes, 1);
+	return gt_analysis_string(a, k->frames[0].func);
+}
+
+static gt_module sym_ident(const char *path, const uint8_t *bid, int stat_ok)
+{
+	gt_module m = {0};
+	struct stat st;
+	ck_assert_int_eq(stat(path, &st), 0);
+	m.file_size = (uint64_t)st.st_size + (stat_ok ? 0 : 1);
+	m.file_mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec;
+	if (bid) {
+		memcpy(m.build_id, bid, 20);
+		m.build_id_len = 20;
+	}
+	return m;
+}
+
+START_TEST(symbols_checked_by_identity)
+{
+	char *dir = gt_tmpdir("ansym");
+	ck_assert_ptr_nonnull(dir);
+	char path[600], text[4096];
+	sym_lib(dir, "/a", sym_id_a, path, sizeof(path));
+	tb t;
+	/* build id equal (size wrong: the build id decides): named, checked */
+	gt_module id = sym_ident(path, sym_id_a, 0);
+	gt_analysis *a = sym_trace(path, &id, NULL, &t);
+	ck_assert_str_eq(sym_frame(a), "traced_fn+0x10 (libid.so)");
+	const gt_an_symbols *y = gt_analysis_symbols(a);
+	ck_assert(y->native && y->source == GT_AN_SYMS_LOCAL && y->checked == 1 &&
+		  y->unchecked == 0 && y->refused == 0 && y->nlist == 0);
+	gt_an_symbols_text(y, text, sizeof(text));
+	ck_assert_ptr_nonnull(strstr(text, "from the module paths on this machine; of 1 module file, 1 checked"));
+	gt_analysis_free(a);
+	tb_free(&t);
+	/* build id differs: module+0xOFF, and said */
+	id = sym_ident(path, sym_id_b, 1);
+	a = sym_trace(path, &id, NULL, &t);
+	ck_assert_str_eq(sym_frame(a), "libid.so+0x1010");
+	y = gt_analysis_symbols(a);
+	ck_assert(y->refused == 1 && y->checked == 0 && y->nlist == 1 && y->list[0].refused);
+	ck_assert_str_eq(y->list[0].path, path);
+	ck_assert_str_eq(y->list[0].why, "not the traced file: build id differs");
+	ck_assert_ptr_nonnull(strstr(gt_analysis_trace(a, 0)->first_problem,
+				     "not the traced file: build id differs"));
+	gt_analysis_free(a);
+	tb_free(&t);
+	/* no build id in the trace, size differs: not used */
+	id = sym_ident(path, NULL, 0);
+	a = sym_trace(path, &id, NULL, &t);
+	ck_assert_str_eq(sym_frame(a), "libid.so+0x1010");
+	y = gt_analysis_symbols(a);
+	ck_assert(y->refused == 1 && y->nlist == 1);
+	ck_assert_str_eq(y->list[0].why, "not the traced file: size or mtime differs");
+	gt_analysis_free(a);
+	tb_free(&t);
+	/* size and mtime equal, no build id in the trace: named, checked */
+	id = sym_ident(path, NULL, 1);
+	a = sym_trace(path, &id, NULL, &t);
+	ck_assert_str_eq(sym_frame(a), "traced_fn+0x10 (libid.so)");
+	ck_assert_uint_eq(gt_analysis_symbols(a)->checked, 1);
+	gt_analysis_free(a);
+	tb_free(&t);
+	/* an older trace (no identity): named, and "not checked" said */
+	a = sym_trace(path, NULL, NULL, &t);
+	ck_assert_str_eq(sym_frame(a), "traced_fn+0x10 (libid.so)");
+	y = gt_analysis_symbols(a);
+	ck_assert(y->unchecked == 1 && y->checked == 0 && y->refused == 0 && y->nlist == 1 &&
+		  !y->list[0].refused);
+	ck_assert_str_eq(y->list[0].why, "not checked: the trace records no identity");
+	gt_an_symbols_text(y, text, sizeof(text));
+	ck_assert_ptr_nonnull(strstr(text, "1 not checked"));
+	gt_analysis_free(a);
+	tb_free(&t);
+	gt_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
+/* --no-symbols: no file is opened at all (the symbolizer's count of open()
+ * calls is 0), frames stay module+0xOFF; --symbol-path DIR: path P is read
+ * as DIR/P (here the traced path does not exist on this machine). */
+START_TEST(symbols_off_and_symbol_path)
+{
+	char *dir = gt_tmpdir("ansym");
+	ck_assert_ptr_nonnull(dir);
+	char path[600], rooted[1200], text[4096];
+	sym_lib(dir, "/a", sym_id_a, path, sizeof(path));
+	gt_module id = sym_ident(path, sym_id_a, 1);
+	tb t;
+	gt_analysis_opts o = {.no_symbols = 1};
+	gt_analysis *a = sym_trace(path, &id, &o, &t);
+	ck_assert_str_eq(sym_frame(a), "libid.so+0x1010");
+	const gt_an_symbols *y = gt_analysis_symbols(a);
+	ck_assert_int_eq(y->source, GT_AN_SYMS_OFF);
+	ck_assert_uint_eq(y->opens, 0);
+	ck_assert(y->checked == 0 && y->refused == 0 && y->unchecked == 0);
+	gt_an_symbols_text(y, text, sizeof(text));
+	ck_assert_ptr_nonnull(strstr(text, "symbols: off (--no-symbols)"));
+	gt_analysis_free(a);
+	tb_free(&t);
+	/* the default opens it */
+	a = sym_trace(path, &id, NULL, &t);
+	ck_assert_uint_ge(gt_analysis_symbols(a)->opens, 1);
+	gt_analysis_free(a);
+	tb_free(&t);
+
+	/* the trace names /opt/gtsym-absent/libid.so; the file is DIR/opt/... */
+	snprintf(rooted, sizeof(rooted), "%s/root", dir);
+	ck_assert_int_eq(mkdir(rooted, 0700), 0);
+	snprintf(rooted, sizeof(rooted), "%s/root/opt", dir);
+	ck_assert_int_eq(mkdir(rooted, 0700), 0);
+	char root[700], copy[1200];
+	snprintf(root, sizeof(root), "%s/root", dir);
+	sym_lib(root, "/opt/gtsym-absent", sym_id_a, copy, sizeof(copy));
+	const char *traced = "/opt/gtsym-absent/libid.so";
+	ck_assert_int_ne(access(traced, F_OK), 0);
+	id = sym_ident(copy, sym_id_a, 1);
+	a = sym_trace(traced, &id, NULL, &t); /* the default: not found */
+	ck_assert_str_eq(sym_frame(a), "libid.so+0x1010");
+	gt_analysis_free(a);
+	tb_free(&t);
+	gt_analysis_opts r = {.symbol_path = root};
+	a = sym_trace(traced, &id, &r, &t);
+	ck_assert_str_eq(sym_frame(a), "traced_fn+0x10 (libid.so)");
+	y = gt_analysis_symbols(a);
+	ck_assert_int_eq(y->source, GT_AN_SYMS_ROOT);
+	ck_assert_str_eq(y->root, root);
+	ck_assert_uint_eq(y->checked, 1);
+	gt_an_symbols_text(y, text, sizeof(text));
+	ck_assert_ptr_nonnull(strstr(text, "(--symbol-path)"));
+	gt_analysis_free(a);
+	tb_free(&t);
+	/* under DIR too, a file of another build is not used */
+	id.build_id[0] ^= 0xff;
+	a = sym_trace(traced, &id, &r, &t);
+	ck_assert_str_eq(sym_frame(a), "libid.so+0x1010");
+	ck_assert_uint_eq(gt_analysis_symbols(a)->refused, 1);
+	gt_analysis_free(a);
+	tb_free(&t);
+	gt_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
 /* Issue 25: a name of string id 2^31 - 1 (no writer gives one): an unknown
  * name, counted as a problem (the cache no longer grows to the id). */
 START_TEST(string_id_beyond_limit)
@@ -2278,6 +2478,8 @@ static Suite *suite(void)
 	tcase_add_test(c, duplicates_counted_once);
 	tcase_add_test(c, paths_and_misuse);
 	tcase_add_test(c, hostile_module_paths);
+	tcase_add_test(c, symbols_checked_by_identity);
+	tcase_add_test(c, symbols_off_and_symbol_path);
 	tcase_add_test(c, string_id_beyond_limit);
 	tcase_add_loop_test(c, random_records, 0, 40);
 	suite_add_tcase(s, c);

@@ -147,7 +147,7 @@ START_TEST(option_value_errors)
 	       "report", "--json=yes", "x");
 	EXPECT(2,
 	       "gaptrace report: option '--s' is ambiguous: --strict, --skip-startup, --step-range, "
-	       "--step-period\nsee 'gaptrace report --help'\n",
+	       "--step-period, --symbol-path\nsee 'gaptrace report --help'\n",
 	       "report", "--s", "x");
 	EXPECT(2, "gaptrace report: no TRACE given\nsee 'gaptrace report --help'\n", "report");
 	EXPECT(2, "gaptrace diff: two inputs wanted: BASE and NEW\nsee 'gaptrace diff --help'\n",
@@ -208,6 +208,17 @@ START_TEST(bare_number_same_everywhere)
 	EXPECT(2, want, "diff", "-t", "tiny_kernel_ns=10", "a", "b");
 	snprintf(want, sizeof(want), "gaptrace report: --step-period: %s", why);
 	EXPECT(2, want, "report", "--step-period", "10", TRACES "/item_metric");
+	/* the symbol options of every command that names native frames */
+	EXPECT(2, "gaptrace report: --symbol-path: /nonexistent-gt: No such file or directory\n",
+	       "report", "--symbol-path", "/nonexistent-gt", TRACES "/item_metric");
+	EXPECT(2, "gaptrace export: --symbol-path: /dev/null: Not a directory\n", "export", "-f",
+	       "csv", "--symbol-path", "/dev/null", TRACES "/item_metric");
+	EXPECT(2, "gaptrace diff: --no-symbols and --symbol-path: one or the other\n", "diff",
+	       "--no-symbols", "--symbol-path", "/", "a", "b");
+	EXPECT(2, "gaptrace archive: --symbol-path: '' is no directory name\n", "archive",
+	       "--symbol-path", "", "a");
+	ck_assert_int_eq(GT("report", "-q", "--no-symbols", TRACES "/item_metric"), 0);
+	ck_assert_int_eq(GT("report", "-q", "--symbol-path", "/", TRACES "/item_metric"), 0);
 	/* with a unit, the same value is taken */
 	ck_assert_int_eq(GT("export", "-q", "-f", "csv", "-r", "gaptrace_gaps", "--min-gap", "10ms",
 			    TRACES "/item_metric"),

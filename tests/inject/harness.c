@@ -588,6 +588,9 @@ static int read_one(trace_set *ts, const char *path)
 		case GT_REC_LOSS:
 			resolve(r, rec.loss.reason_id, fr->name, sizeof(fr->name), &ts->unresolved);
 			break;
+		case GT_REC_MODULE:
+			resolve(r, rec.module.path_id, fr->name, sizeof(fr->name), &ts->unresolved);
+			break;
 		default: break;
 		}
 	}
@@ -743,6 +746,12 @@ static int skip_field(uint32_t type, const char *f)
 	if (strcmp(a->T.field, b->T.field)) {                                       \
 		snprintf(err, cap, "%s: name '%s' vs '%s'", #T, a->T.field, b->T.field); \
 		return 0;                                                           \
+	}
+#define CMP_BID(T, field)                                                    \
+	if (a->T.field##_len != b->T.field##_len ||                          \
+	    memcmp(a->T.field, b->T.field, a->T.field##_len)) {              \
+		snprintf(err, cap, "%s: build id differs", #T);              \
+		return 0;                                                    \
 	}
 #define CMP_COL(T, kind, field, codec) CMP_##kind(T, field)
 

@@ -84,7 +84,8 @@ typedef struct exp_rec {
 
 typedef struct found_rec {
 	gt_record r;
-	char name[640];    /**< name_id's text (notes are long: stacks' end note) */
+	char name[640];    /**< name_id's text (notes are long: stacks' end note);
+			      modules: the path */
 	char domain[64];
 	int file;          /**< which trace file */
 	int used;

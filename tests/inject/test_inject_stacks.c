@@ -21,6 +21,8 @@
  */
 #include <inttypes.h>
 #include <pthread.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -158,6 +160,33 @@ static void check_modules_cover(const trace_set *ts)
 	ck_assert_uint_gt(frames, 0);
 }
 
+/* Format 1.5: the module records of files that are there carry the file's
+ * identity: its size and mtime as stat() gives them now, and for the C
+ * library (loaded by the dynamic linker, built with a build id on every
+ * distribution this runs on) a build id, the one of the file. */
+static void check_modules_identity(const trace_set *ts)
+{
+	size_t checked = 0, with_id = 0;
+	for (size_t i = 0; i < ts->n; i++) {
+		const gt_module *m = &ts->recs[i].r.module;
+		struct stat st;
+		if (ts->recs[i].r.type != GT_REC_MODULE || stat(ts->recs[i].name, &st) < 0)
+			continue;
+		ck_assert_uint_eq(m->file_size, (uint64_t)st.st_size);
+		ck_assert_uint_eq(m->file_mtime_ns, (uint64_t)st.st_mtim.tv_sec * 1000000000ull +
+							    (uint64_t)st.st_mtim.tv_nsec);
+		ck_assert_uint_le(m->build_id_len, GT_BUILD_ID_MAX);
+		if (strstr(ts->recs[i].name, "/libc.so")) {
+			ck_assert_msg(m->build_id_len >= 16, "%s: build id of %u bytes",
+				      ts->recs[i].name, m->build_id_len);
+			with_id++;
+		}
+		checked++;
+	}
+	ck_assert_uint_gt(checked, 0);
+	ck_assert_uint_gt(with_id, 0);
+}
+
 static const char *stacks_note(const trace_set *ts)
 {
 	for (size_t i = 0; i < ts->n; i++)
@@ -204,9 +233,10 @@ START_TEST(stacks_at_waits_resumes_and_samples)
 			      strstr(note, " 0 over the budget"),
 		      "%s", note);
 	ck_assert_uint_eq(h_count(&ts, GT_REC_STACK), (size_t)atoi(strstr(note, "taken, ") + 7));
-	if (strstr(note, "native frames: libunwind") || h_count(&ts, GT_REC_FRAME))
+	if (strstr(note, "native frames: libunwind") || h_count(&ts, GT_REC_FRAME)) {
 		check_modules_cover(&ts);
-	else
+		check_modules_identity(&ts);
+	} else
 		ck_assert_msg(0, "no native frames on a machine with libunwind8: %s", note);
 	h_trace_free(&ts);
 }

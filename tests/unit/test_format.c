@@ -49,6 +49,14 @@ static uint64_t pick(int mode, uint64_t *s, size_t width)
 			(x)->field[i_] = (char)(' ' + gt_rand(s) % 95);    \
 		(x)->field[l_] = 0;                                        \
 	}
+#define SET_BID(x, field)                                                           \
+	{                                                                           \
+		(x)->field##_len = mode == 0   ? 0                                  \
+				   : mode == 1 ? GT_BUILD_ID_MAX                    \
+					       : (uint32_t)(gt_rand(s) % (GT_BUILD_ID_MAX + 1)); \
+		for (uint32_t i_ = 0; i_ < (x)->field##_len; i_++)                  \
+			(x)->field[i_] = (uint8_t)gt_rand(s);                       \
+	}
 #define SET_COL(x, kind, field, codec) SET_##kind(x, field)
 
 #define EQ_U(a, b, field)             \
@@ -60,6 +68,10 @@ static uint64_t pick(int mode, uint64_t *s, size_t width)
 		return #field;
 #define EQ_NAME(a, b, field)                \
 	if (strcmp((a)->field, (b)->field)) \
+		return #field;
+#define EQ_BID(a, b, field)                                        \
+	if ((a)->field##_len != (b)->field##_len ||                \
+	    memcmp((a)->field, (b)->field, (a)->field##_len))      \
 		return #field;
 #define EQ_COL(x, kind, field, codec) EQ_##kind(a, b, field)
 
@@ -282,6 +294,51 @@ START_TEST(roundtrip_every_type_extremes)
 		roundtrip(recs, n, &o);
 		roundtrip(recs, n, NULL);
 	}
+}
+END_TEST
+
+/* Format 1.5: a module's file identity (size, mtime, build id of 0..64
+ * bytes) comes back byte for byte; a build id longer than the format holds
+ * is written cut to GT_BUILD_ID_MAX. */
+START_TEST(roundtrip_module_identity)
+{
+	gt_record recs[4];
+	memset(recs, 0, sizeof(recs));
+	for (int i = 0; i < 4; i++) {
+		gt_module *m = &recs[i].module;
+		recs[i].type = GT_REC_MODULE;
+		m->ts = 100 + (uint64_t)i;
+		m->start = 0x7f0000000000ull + (uint64_t)i * 0x10000;
+		m->end = m->start + 0x1000;
+		m->file_size = i ? 123456u * (uint64_t)i : 0;
+		m->file_mtime_ns = i ? 1764670000123456789ull + (uint64_t)i : 0;
+		m->build_id_len = i == 0 ? 0 : i == 1 ? 20 : i == 2 ? GT_BUILD_ID_MAX : 1;
+		for (uint32_t k = 0; k < m->build_id_len; k++)
+			m->build_id[k] = (uint8_t)(k * 7 + (uint32_t)i);
+	}
+	roundtrip(recs, 4, NULL);
+	gt_writer_opts o = {.frame_rows = 1};
+	roundtrip(recs, 4, &o);
+
+	membuf b = {0};
+	gt_writer *w = tf_writer(&b, NULL);
+	recs[0].module.build_id_len = 1000; /* more than the struct holds */
+	memset(recs[0].module.build_id, 0xab, GT_BUILD_ID_MAX);
+	ck_assert_int_eq(gt_writer_add(w, &recs[0]), 0);
+	ck_assert_int_eq(gt_writer_flush(w), 0);
+	gt_writer_free(w);
+	gt_reader *r = gt_reader_open_mem(b.p, b.len, NULL, NULL);
+	gt_record rec;
+	int n = 0;
+	while (gt_reader_next(r, &rec) > 0)
+		if (rec.type == GT_REC_MODULE) {
+			ck_assert_uint_eq(rec.module.build_id_len, GT_BUILD_ID_MAX);
+			ck_assert_uint_eq(rec.module.build_id[GT_BUILD_ID_MAX - 1], 0xab);
+			n++;
+		}
+	ck_assert_int_eq(n, 1);
+	gt_reader_close(r);
+	mb_free(&b);
 }
 END_TEST
 
@@ -1422,6 +1479,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, roundtrip_every_type_extremes);
 	tcase_add_test(tc, roundtrip_rel_edges);
+	tcase_add_test(tc, roundtrip_module_identity);
 	tcase_add_loop_test(tc, roundtrip_random_seeded, 0, 8);
 	tcase_add_test(tc, codec_choice_paths);
 	tcase_add_test(tc, long_lazy_runs);

@@ -575,6 +575,39 @@ START_TEST(fewer_columns_read_as_zero)
 }
 END_TEST
 
+/* A 1.4 writer's module record (5 columns): the file identity columns of
+ * 1.5 read as unknown (0, empty build id). */
+START_TEST(module_without_identity_reads_as_unknown)
+{
+	membuf m = {0}, pl = {0};
+	tf_put_header(&m);
+	tf_col c[5] = {{0}};
+	tf_col_const(&c[0], 100);
+	tf_col_const(&c[1], 0x1000);
+	tf_col_const(&c[2], 0x2000);
+	tf_col_const(&c[3], 0);
+	tf_col_const(&c[4], 0);
+	tf_put_block(&pl, GT_REC_MODULE, 1, c, 5);
+	tf_put_frame(&m, &pl, 1, 0);
+	gt_reader *r = gt_reader_open_mem(m.p, m.len, NULL, NULL);
+	gt_record rec;
+	int n = 0;
+	while (gt_reader_next(r, &rec) > 0) {
+		ck_assert_uint_eq(rec.type, GT_REC_MODULE);
+		ck_assert_uint_eq(rec.module.start, 0x1000);
+		ck_assert_uint_eq(rec.module.end, 0x2000);
+		ck_assert(rec.module.file_size == 0 && rec.module.file_mtime_ns == 0 &&
+			  rec.module.build_id_len == 0);
+		n++;
+	}
+	ck_assert_int_eq(n, 1);
+	gt_reader_close(r);
+	tf_col_free(c, 5);
+	mb_free(&m);
+	mb_free(&pl);
+}
+END_TEST
+
 START_TEST(reserved_bits_rejected)
 {
 	membuf pl = {0};
@@ -1289,6 +1322,7 @@ int main(void)
 	tcase_add_test(tc, gpm_block_skipped_by_older_reader);
 	tcase_add_test(tc, extra_unknown_columns);
 	tcase_add_test(tc, fewer_columns_read_as_zero);
+	tcase_add_test(tc, module_without_identity_reads_as_unknown);
 	tcase_add_test(tc, reserved_bits_rejected);
 	tcase_add_test(tc, sequence_gaps_counted);
 	tcase_add_test(tc, duplicate_frames_skipped);

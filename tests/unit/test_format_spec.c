@@ -154,7 +154,10 @@ static const char *codec_word(int c)
 static const char *width_word(const gt_col_desc *d)
 {
 	if (d->is_bytes)
-		return d->exact ? "bytes[16]" : d->max == GT_STRING_MAX ? "bytes" : "bytes[<96]";
+		return d->exact			      ? "bytes[16]"
+		       : d->max == GT_STRING_MAX      ? "bytes"
+		       : d->max == GT_BUILD_ID_MAX    ? "bytes[<=64]"
+						      : "bytes[<96]";
 	return d->max == UINT8_MAX    ? "u8"
 	       : d->max == UINT32_MAX ? "u32"
 	       : d->max == UINT64_MAX ? "u64"

@@ -354,10 +354,14 @@ typedef struct an_module {
 	uint64_t start, end, offset;
 	uint64_t seq;	      /* order of addition: the later of equal starts wins */
 	uint32_t trace, path; /* path: global string id */
+	uint32_t ident;	      /* index + 1 in an_stacks.idents, 0: none recorded */
 } an_module;
 
 typedef struct an_stacks {
 	gt_vec raw, frames, samples, modules; /* as loaded */
+	gt_vec idents;  /* gt_module_identity of the modules that carry one */
+	gt_an_symbols syms;
+	char root[2048]; /* gt_an_symbols.root */
 	gt_vec stacks;  /* gt_an_stack, after an_stacks_index */
 	gt_an_frame *fr;
 	gt_map bykey;   /* trace << 32 | stack id -> stacks index + 1 */

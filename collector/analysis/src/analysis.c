@@ -68,6 +68,10 @@ gt_analysis *gt_analysis_new(const gt_analysis_opts *opts)
 		o->startup_util = GT_AN_DEFAULT_STARTUP_UTIL;
 	if (!o->max_records_per_byte)
 		o->max_records_per_byte = GT_AN_DEFAULT_RECORDS_PER_BYTE;
+	if (o->symbol_path) { /* copied: the caller's string may go */
+		snprintf(a->stk.root, sizeof(a->stk.root), "%s", o->symbol_path);
+		o->symbol_path = a->stk.root;
+	}
 	gt_vec_init(&a->traces, sizeof(an_trace *));
 	gt_vec_init(&a->items, sizeof(an_item));
 	gt_vec_init(&a->srcs, sizeof(an_src));

@@ -72,6 +72,26 @@ static void sort_modules(an_stacks *s)
 		qsort(s->modules.p, s->modules.n, sizeof(an_module), module_order);
 }
 
+/* A module, with its file's identity when the trace recorded one (1.5). */
+static int add_module(an_stacks *s, uint32_t trace, const gt_module *x)
+{
+	uint32_t ident = 0;
+	if (x->build_id_len || x->file_size || x->file_mtime_ns) {
+		gt_module_identity *id = gt_vec_push(&s->idents);
+		if (!id)
+			return GT_ERR_NOMEM;
+		*id = (gt_module_identity){.size = x->file_size, .mtime_ns = x->file_mtime_ns};
+		id->build_id_len = x->build_id_len < GT_BUILD_ID_MAX ? x->build_id_len : GT_BUILD_ID_MAX;
+		memcpy(id->build_id, x->build_id, id->build_id_len);
+		ident = (uint32_t)s->idents.n;
+	}
+	an_module *m = gt_vec_push(&s->modules);
+	if (!m)
+		return GT_ERR_NOMEM;
+	*m = (an_module){x->start, x->end, x->offset, s->modules.n - 1, trace, x->path_id, ident};
+	return 0;
+}
+
 int an_stacks_add(gt_analysis *a, uint32_t trace, const gt_record *x)
 {
 	an_stacks *s = &a->stk;
@@ -80,6 +100,7 @@ int an_stacks_add(gt_analysis *a, uint32_t trace, const gt_record *x)
 		gt_vec_init(&s->frames, sizeof(an_sframe));
 		gt_vec_init(&s->samples, sizeof(an_ssample));
 		gt_vec_init(&s->modules, sizeof(an_module));
+		gt_vec_init(&s->idents, sizeof(gt_module_identity));
 		gt_vec_init(&s->stacks, sizeof(gt_an_stack));
 	}
 	void *p = NULL;
@@ -110,11 +131,7 @@ int an_stacks_add(gt_analysis *a, uint32_t trace, const gt_record *x)
 	default:
 		if (x->module.end <= x->module.start)
 			return 0;
-		if (!(p = gt_vec_push(&s->modules)))
-			return GT_ERR_NOMEM;
-		*(an_module *)p = (an_module){x->module.start, x->module.end, x->module.offset,
-					      s->modules.n - 1, trace, x->module.path_id};
-		return 0;
+		return add_module(s, trace, &x->module);
 	}
 }
 
@@ -294,20 +311,76 @@ static int note_skipped(gt_analysis *a, gt_symbolizer *sym)
 	return rc;
 }
 
+/* What the symbolizer did, into a->stk.syms: counts by path, and the
+ * paths refused (first) or named unchecked, as many as the list holds. */
+static int note_symbols(gt_analysis *a, gt_symbolizer *sym)
+{
+	gt_an_symbols *y = &a->stk.syms;
+	y->opens = gt_symbolizer_opens(sym);
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < gt_symbolizer_nfiles(sym); i++) {
+			const char *path, *why = gt_symbolizer_file_skipped(sym, i, &path);
+			int unchecked = !why && gt_symbolizer_file_unchecked(sym, i);
+			if (pass == 0) {
+				y->files++;
+				y->refused += !!why;
+				y->unchecked += unchecked;
+			}
+			if ((pass == 0 ? !why : !unchecked) || y->nlist == GT_AN_SYMS_LISTED)
+				continue;
+			uint32_t id = gt_strtab_intern(&a->st, path, strlen(path));
+			if (!id)
+				return GT_ERR_NOMEM;
+			y->list[y->nlist++] = (gt_an_symfile){
+				gt_strtab_get(&a->st, id),
+				why ? why : "not checked: the trace records no identity", !!why};
+		}
+	return 0;
+}
+
+/* The count of files named checked: read, neither refused nor unchecked,
+ * and used for a frame (a GT_AN_FRAME_NAMED frame's file). */
+static void count_checked(gt_analysis *a, gt_map *named)
+{
+	gt_an_symbols *y = &a->stk.syms;
+	uint32_t n = (uint32_t)named->n;
+	y->checked = n > y->unchecked ? n - y->unchecked : 0;
+}
+
+/* A symbolizer reading what the options allow; the source said in syms. */
+static gt_symbolizer *symbolizer_for(gt_analysis *a)
+{
+	an_stacks *s = &a->stk;
+	gt_symbolizer_opts so = {.no_files = a->o.no_symbols, .root = a->o.symbol_path};
+	s->syms.native = 1;
+	s->syms.source = a->o.no_symbols		      ? GT_AN_SYMS_OFF
+			 : a->o.symbol_path && *a->o.symbol_path ? GT_AN_SYMS_ROOT
+								 : GT_AN_SYMS_LOCAL;
+	s->syms.root = s->syms.source == GT_AN_SYMS_ROOT ? s->root : "";
+	gt_symbolizer *sym = gt_symbolizer_new_opts(&so);
+	if (!sym)
+		return NULL;
+	for (size_t i = 0; i < s->modules.n; i++) {
+		const an_module *m = GT_VEC_AT(&s->modules, an_module, i);
+		const char *path = gt_strtab_get(&a->st, m->path);
+		const gt_module_identity *id =
+			m->ident ? GT_VEC_AT(&s->idents, gt_module_identity, m->ident - 1) : NULL;
+		if (path)
+			gt_symbolizer_add_module_id(sym, m->trace, m->start, m->end, m->offset,
+						    path, id);
+	}
+	return sym;
+}
+
 /* Native frames to text, once: "name+0xoff (module)" or the symbolizer's
  * "module+0xoff" / "0xpc"; func gets it, file the module's path. */
 static int symbolise(gt_analysis *a)
 {
 	an_stacks *s = &a->stk;
-	gt_symbolizer *sym = gt_symbolizer_new();
+	gt_symbolizer *sym = symbolizer_for(a);
 	if (!sym)
 		return GT_ERR_NOMEM;
-	for (size_t i = 0; i < s->modules.n; i++) {
-		const an_module *m = GT_VEC_AT(&s->modules, an_module, i);
-		const char *path = gt_strtab_get(&a->st, m->path);
-		if (path)
-			gt_symbolizer_add_module(sym, m->trace, m->start, m->end, m->offset, path);
-	}
+	gt_map named = {0};
 	int rc = 0;
 	for (size_t i = 0; i < s->stacks.n && !rc; i++) {
 		gt_an_stack *k = GT_VEC_AT(&s->stacks, gt_an_stack, i);
@@ -322,6 +395,8 @@ static int symbolise(gt_analysis *a)
 				snprintf(b, sizeof b, "%s+0x%llx (%s)", out.name,
 					 (unsigned long long)out.offset, out.module_name);
 				fr->flags |= GT_AN_FRAME_NAMED;
+				if (!gt_map_put(&named, (uintptr_t)out.module, NULL))
+					rc = GT_ERR_NOMEM;
 				if (cuda_api_symbol(out.name))
 					fr->flags |= GT_AN_FRAME_CUDA_API;
 			} else
@@ -329,11 +404,15 @@ static int symbolise(gt_analysis *a)
 			fr->func = gt_strtab_intern(&a->st, b, strlen(b));
 			if (out.module)
 				fr->file = gt_strtab_intern(&a->st, out.module, strlen(out.module));
-			rc = fr->func ? 0 : GT_ERR_NOMEM;
+			rc = rc ? rc : fr->func ? 0 : GT_ERR_NOMEM;
 		}
 	}
 	if (!rc)
 		rc = note_skipped(a, sym);
+	if (!rc)
+		rc = note_symbols(a, sym);
+	count_checked(a, &named);
+	gt_map_free(&named);
 	gt_symbolizer_free(sym);
 	return rc;
 }
@@ -483,6 +562,7 @@ void an_stacks_free(an_stacks *s)
 	gt_vec_free(&s->frames);
 	gt_vec_free(&s->samples);
 	gt_vec_free(&s->modules);
+	gt_vec_free(&s->idents);
 	gt_vec_free(&s->stacks);
 	free(s->fr);
 	s->fr = NULL;
@@ -501,6 +581,33 @@ void an_stacks_gpu_free(an_gpu *g)
 const char *gt_site_role_name(uint32_t roles)
 {
 	return roles == GT_SITE_RESUMED ? "resumed" : roles == GT_SITE_WAITED ? "waited" : "both";
+}
+
+const gt_an_symbols *gt_analysis_symbols(const gt_analysis *a)
+{
+	static const gt_an_symbols none = {.root = ""};
+	if (!a)
+		return NULL;
+	return a->stk.syms.native ? &a->stk.syms : &none;
+}
+
+int gt_an_symbols_text(const gt_an_symbols *y, char *buf, size_t cap)
+{
+	if (!y || !y->native)
+		return snprintf(buf, cap, "%s", "");
+	if (y->source == GT_AN_SYMS_OFF)
+		return snprintf(buf, cap, "symbols: off (--no-symbols): no file opened, native "
+					  "frames are module+0xOFF");
+	char from[2200];
+	if (y->source == GT_AN_SYMS_ROOT)
+		snprintf(from, sizeof(from), "under %s (--symbol-path)", y->root);
+	else
+		snprintf(from, sizeof(from), "the module paths on this machine");
+	return snprintf(buf, cap,
+			"symbols: from %s; of %u module %s, %u checked (build id, or size and "
+			"mtime), %u not checked (the trace records no identity), %u not used",
+			from, y->files, gt_plural(y->files, "file", "files"), y->checked,
+			y->unchecked, y->refused);
 }
 
 size_t gt_analysis_nstacks(const gt_analysis *a)

@@ -33,6 +33,19 @@
  *   SYM_MAX_FILE bytes). A file skipped for what it is keeps the reason
  *   (gt_symbolizer_file_skipped).
  *
+ *   Identity: a module may carry the identity of its file at capture
+ *   (gt_module_identity: size, mtime, build id; format 1.5). A file is used
+ *   for a module only if it is that file: equal build ids when both have
+ *   one, else equal size and mtime when the trace has them; a module
+ *   without either is used unchecked (and that is said). A module whose
+ *   file is another one keeps "module+0xOFF", and its path says why
+ *   (gt_symbolizer_file_skipped). The check is per module, so two traces
+ *   naming one path with different identities each get their verdict.
+ *
+ *   Where files are read (gt_symbolizer_opts): the trace's paths as they
+ *   are; under a root directory (like perf --symfs: path P is ROOT/P, and
+ *   so are its debug files); or none at all (no_files: nothing is opened).
+ *
  *   Memory: at most SYM_MAX_BYTES in symbol tables over all files; a file
  *   whose table would pass it gets no symbols. A file is known by (st_dev,
  *   st_ino) once opened: the spellings of one path ("/lib/x.so",
@@ -41,6 +54,7 @@
  *   size.
  */
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,8 +94,13 @@ typedef struct sym_file {
 	int state;
 	uint32_t same;	     /* another spelling of file same - 1 (0: none) */
 	const char *skipped; /* why it was not read, when it is not a file to read */
+	const char *mismatch; /* this path: a module's file was another one (why) */
+	int unchecked;	     /* this path: a frame was named without an identity check */
 	dev_t dev;	     /* identity, once opened */
 	ino_t ino;
+	uint64_t size, mtime_ns; /* of the file read */
+	uint32_t bid_len;
+	uint8_t bid[GT_BUILD_ID_MAX];
 	unsigned nseg;
 	sym_seg seg[SYM_MAX_SEGS];
 	sym_fn *fn;
@@ -89,17 +108,25 @@ typedef struct sym_file {
 	char *names;
 } sym_file;
 
+enum { ID_UNSEEN = 0, ID_MATCH, ID_UNCHECKED, ID_OTHER_BUILD_ID, ID_OTHER_STAT };
+
 typedef struct sym_mod {
 	uint32_t pid;
 	uint32_t path; /* gt_strtab id; sym_file index path - 1 */
 	uint64_t start, end, off;
 	uint64_t seq;
+	uint32_t ident;	 /* index + 1 in idents; 0: the trace has none */
+	int verdict;	 /* ID_*, at the first lookup */
 } sym_mod;
 
 struct gt_symbolizer {
 	gt_strtab paths;
 	gt_vec files; /* sym_file */
 	gt_vec mods;  /* sym_mod */
+	gt_vec idents; /* gt_module_identity */
+	int no_files;
+	char root[2048]; /* "" or a directory without a trailing '/' */
+	uint64_t opens;	 /* open() calls */
 	gt_map inodes; /* (st_dev, st_ino) hashed -> index + 1 in files */
 	int sorted;
 	uint64_t bytes; /* held by symbol tables */
@@ -139,7 +166,8 @@ static int img_read(const elf_img *m, uint64_t off, void *dst, size_t len)
  * *m, with its identity in *st. @return 0, or -1 with *why set when it was
  * refused for what it is (NULL: missing, unreadable, too small: nothing to
  * say). Nothing but a regular file is opened, and nothing blocks. */
-static int img_open(const char *path, elf_img *m, struct stat *st, const char **why)
+static int img_open(const char *path, elf_img *m, struct stat *st, const char **why,
+		    uint64_t *opens)
 {
 	m->p = NULL;
 	m->size = 0;
@@ -156,6 +184,7 @@ static int img_open(const char *path, elf_img *m, struct stat *st, const char **
 		return -1;
 	}
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	(*opens)++;
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode) || st->st_dev != pre.st_dev ||
@@ -453,9 +482,9 @@ fail:
 
 /* ------------------------------------------------------------ debug files */
 
-static int hex_build_id(const elf_info *in, char *buf, size_t cap)
+static int hex_build_id(const char *root, const elf_info *in, char *buf, size_t cap)
 {
-	int n = snprintf(buf, cap, SYM_DEBUG_ROOT "/.build-id/%02x/", in->build_id[0]);
+	int n = snprintf(buf, cap, "%s" SYM_DEBUG_ROOT "/.build-id/%02x/", root, in->build_id[0]);
 	for (size_t i = 1; i < in->build_id_len && n > 0 && (size_t)n + 3 < cap; i++)
 		n += snprintf(buf + n, cap - (size_t)n, "%02x", in->build_id[i]);
 	return n > 0 && (size_t)n + 7 < cap ? snprintf(buf + n, cap - (size_t)n, ".debug") : -1;
@@ -463,7 +492,8 @@ static int hex_build_id(const elf_info *in, char *buf, size_t cap)
 
 /* Functions from the .symtab of the debug file at path, accepted only if
  * its build id is the one of the stripped file (when that has one). */
-static int debug_try(const char *path, const elf_info *main, sym_file *f, uint64_t *budget)
+static int debug_try(gt_symbolizer *s, const char *path, const elf_info *main, sym_file *f,
+		     uint64_t *budget)
 {
 	elf_img m;
 	elf_info in;
@@ -471,7 +501,7 @@ static int debug_try(const char *path, const elf_info *main, sym_file *f, uint64
 	struct stat st;
 	const char *why;
 	int rc = -1;
-	if (img_open(path, &m, &st, &why) < 0)
+	if (img_open(path, &m, &st, &why, &s->opens) < 0)
 		return -1;
 	if (elf_scan(&m, &in) == 0 && in.symtab &&
 	    (!main->build_id_len || (in.build_id_len == main->build_id_len &&
@@ -484,22 +514,25 @@ static int debug_try(const char *path, const elf_info *main, sym_file *f, uint64
 
 /* The separate debug file of a stripped file: by build id under
  * /usr/lib/debug/.build-id/, then by .gnu_debuglink next to the file, in
- * its .debug/ and under /usr/lib/debug/DIR/ (GDB's order). */
-static int debug_load(const char *path, const elf_info *in, sym_file *f, uint64_t *budget)
+ * its .debug/ and under /usr/lib/debug/DIR/ (GDB's order); all of them
+ * under the symbolizer's root. path is the trace's path (not rooted). */
+static int debug_load(gt_symbolizer *s, const char *path, const elf_info *in, sym_file *f,
+		      uint64_t *budget)
 {
 	char buf[4096];
-	if (in->build_id_len >= 2 && hex_build_id(in, buf, sizeof(buf)) > 0 &&
-	    debug_try(buf, in, f, budget) == 0)
+	if (in->build_id_len >= 2 && hex_build_id(s->root, in, buf, sizeof(buf)) > 0 &&
+	    debug_try(s, buf, in, f, budget) == 0)
 		return 0;
 	if (!in->debuglink[0])
 		return -1;
 	const char *slash = strrchr(path, '/');
 	int dl = (int)(slash - path);
-	static const char *const fmt[] = {"%.*s/%s", "%.*s/.debug/%s", SYM_DEBUG_ROOT "%.*s/%s"};
+	static const char *const fmt[] = {"%s%.*s/%s", "%s%.*s/.debug/%s",
+					  "%s" SYM_DEBUG_ROOT "%.*s/%s"};
 	for (size_t i = 0; i < sizeof(fmt) / sizeof(fmt[0]); i++) {
-		int n = snprintf(buf, sizeof(buf), fmt[i], dl, path, in->debuglink);
-		if (n > 0 && (size_t)n < sizeof(buf) && strcmp(buf, path) != 0 &&
-		    debug_try(buf, in, f, budget) == 0)
+		int n = snprintf(buf, sizeof(buf), fmt[i], s->root, dl, path, in->debuglink);
+		if (n > 0 && (size_t)n < sizeof(buf) && strcmp(buf + strlen(s->root), path) != 0 &&
+		    debug_try(s, buf, in, f, budget) == 0)
 			return 0;
 	}
 	return -1;
@@ -528,12 +561,15 @@ static void file_load(gt_symbolizer *s, sym_file *f, uint32_t fi, const char *pa
 {
 	f->state = FILE_FAILED;
 	size_t len = strlen(path), dl = strlen(SYM_DELETED);
-	if (path[0] != '/' || (len > dl && !strcmp(path + len - dl, SYM_DELETED)))
+	if (s->no_files || path[0] != '/' || (len > dl && !strcmp(path + len - dl, SYM_DELETED)))
 		return;
 	elf_img m;
 	elf_info in;
 	struct stat st;
-	if (img_open(path, &m, &st, &f->skipped) < 0)
+	char rooted[4096];
+	if (snprintf(rooted, sizeof(rooted), "%s%s", s->root, path) >= (int)sizeof(rooted))
+		return;
+	if (img_open(rooted, &m, &st, &f->skipped, &s->opens) < 0)
 		return;
 	uint32_t same = file_same(s, &st);
 	if (same) { /* another spelling of a file read already */
@@ -544,6 +580,8 @@ static void file_load(gt_symbolizer *s, sym_file *f, uint32_t fi, const char *pa
 	}
 	f->dev = st.st_dev;
 	f->ino = st.st_ino;
+	f->size = (uint64_t)st.st_size;
+	f->mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec;
 	int ins;
 	uint64_t *v = gt_map_put(&s->inodes, inode_key(&st), &ins);
 	if (v && ins) /* a colliding file keeps the first one's entry */
@@ -553,12 +591,14 @@ static void file_load(gt_symbolizer *s, sym_file *f, uint32_t fi, const char *pa
 		return;
 	}
 	f->state = FILE_READ;
+	f->bid_len = (uint32_t)in.build_id_len;
+	memcpy(f->bid, in.build_id, in.build_id_len);
 	uint64_t budget = SYM_MAX_BYTES - s->bytes, before = budget;
 	elf_symtab t;
 	if (in.symtab) {
 		if (elf_symtab_open(&m, &in, in.symtab, &t) == 0)
 			sym_collect(&t, f, &budget);
-	} else if (debug_load(path, &in, f, &budget) < 0 &&
+	} else if (debug_load(s, path, &in, f, &budget) < 0 &&
 		   elf_symtab_open(&m, &in, in.dynsym, &t) == 0) {
 		sym_collect(&t, f, &budget);
 	}
@@ -608,12 +648,28 @@ static const sym_fn *file_func(const sym_file *f, uint64_t va)
 
 gt_symbolizer *gt_symbolizer_new(void)
 {
+	return gt_symbolizer_new_opts(NULL);
+}
+
+gt_symbolizer *gt_symbolizer_new_opts(const gt_symbolizer_opts *o)
+{
+	size_t rl = o && o->root ? strlen(o->root) : 0;
+	while (rl && o->root[rl - 1] == '/') /* "/" and "dir/" root nothing more */
+		rl--;
+	if (rl >= sizeof(((gt_symbolizer *)0)->root)) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
 	gt_symbolizer *s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
 	gt_vec_init(&s->files, sizeof(sym_file));
 	gt_vec_init(&s->mods, sizeof(sym_mod));
+	gt_vec_init(&s->idents, sizeof(gt_module_identity));
 	s->sorted = 1;
+	s->no_files = o && o->no_files;
+	if (rl)
+		memcpy(s->root, o->root, rl);
 	return s;
 }
 
@@ -628,6 +684,7 @@ void gt_symbolizer_free(gt_symbolizer *s)
 	}
 	gt_vec_free(&s->files);
 	gt_vec_free(&s->mods);
+	gt_vec_free(&s->idents);
 	gt_map_free(&s->inodes);
 	gt_strtab_free(&s->paths);
 	free(s);
@@ -635,6 +692,18 @@ void gt_symbolizer_free(gt_symbolizer *s)
 
 int gt_symbolizer_add_module(gt_symbolizer *s, uint32_t pid, uint64_t start, uint64_t end,
 			     uint64_t file_offset, const char *path)
+{
+	return gt_symbolizer_add_module_id(s, pid, start, end, file_offset, path, NULL);
+}
+
+static int ident_known(const gt_module_identity *id)
+{
+	return id && (id->build_id_len || (id->size && id->mtime_ns));
+}
+
+int gt_symbolizer_add_module_id(gt_symbolizer *s, uint32_t pid, uint64_t start, uint64_t end,
+				uint64_t file_offset, const char *path,
+				const gt_module_identity *idn)
 {
 	if (!s || !path || start >= end || file_offset + (end - start) < file_offset)
 		return GT_ERR_INVAL;
@@ -646,10 +715,20 @@ int gt_symbolizer_add_module(gt_symbolizer *s, uint32_t pid, uint64_t start, uin
 	while (s->files.n < id)
 		if (!gt_vec_push(&s->files))
 			return GT_ERR_NOMEM;
+	uint32_t ident = 0;
+	if (ident_known(idn)) {
+		gt_module_identity *k = gt_vec_push(&s->idents);
+		if (!k)
+			return GT_ERR_NOMEM;
+		*k = *idn;
+		if (k->build_id_len > GT_BUILD_ID_MAX)
+			k->build_id_len = GT_BUILD_ID_MAX;
+		ident = (uint32_t)s->idents.n;
+	}
 	sym_mod *m = gt_vec_push(&s->mods);
 	if (!m)
 		return GT_ERR_NOMEM;
-	*m = (sym_mod){pid, id, start, end, file_offset, s->mods.n - 1};
+	*m = (sym_mod){pid, id, start, end, file_offset, s->mods.n - 1, ident, ID_UNSEEN};
 	s->sorted = 0;
 	return 0;
 }
@@ -666,13 +745,13 @@ static int mod_cmp(const void *a, const void *b)
 
 /* The module of (pid, pc): the last one (by start, then by addition)
  * starting at or below pc, if pc is below its end. */
-static const sym_mod *mod_find(gt_symbolizer *s, uint32_t pid, uint64_t pc)
+static sym_mod *mod_find(gt_symbolizer *s, uint32_t pid, uint64_t pc)
 {
 	if (!s->sorted) {
 		an_qsort(s->mods.p, s->mods.n, sizeof(sym_mod), mod_cmp);
 		s->sorted = 1;
 	}
-	const sym_mod *v = s->mods.p;
+	sym_mod *v = s->mods.p;
 	size_t lo = 0, hi = s->mods.n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -686,6 +765,43 @@ static const sym_mod *mod_find(gt_symbolizer *s, uint32_t pid, uint64_t pc)
 	return &v[lo - 1];
 }
 
+/* Whether file f (read) is the file module m was traced with: ID_MATCH,
+ * ID_UNCHECKED (the trace or the file says too little) or ID_OTHER_*. */
+static int mod_verdict(const gt_symbolizer *s, const sym_mod *m, const sym_file *f)
+{
+	if (!m->ident)
+		return ID_UNCHECKED;
+	const gt_module_identity *id = GT_VEC_AT(&s->idents, gt_module_identity, m->ident - 1);
+	if (id->build_id_len && f->bid_len)
+		return id->build_id_len == f->bid_len && !memcmp(id->build_id, f->bid, f->bid_len)
+			       ? ID_MATCH
+			       : ID_OTHER_BUILD_ID;
+	if (id->size && id->mtime_ns)
+		return id->size == f->size && id->mtime_ns == f->mtime_ns ? ID_MATCH
+									 : ID_OTHER_STAT;
+	return ID_UNCHECKED;
+}
+
+/* The file of module m when it may name m's frames (read, and the traced
+ * file or not checkable), else NULL; the module's path records why not. */
+static const sym_file *mod_file(gt_symbolizer *s, sym_mod *m)
+{
+	const sym_file *f = file_of(s, m->path);
+	if (f->state != FILE_READ)
+		return NULL;
+	sym_file *own = GT_VEC_AT(&s->files, sym_file, m->path - 1);
+	if (m->verdict == ID_UNSEEN) {
+		m->verdict = mod_verdict(s, m, f);
+		if (m->verdict == ID_OTHER_BUILD_ID && !own->mismatch)
+			own->mismatch = "not the traced file: build id differs";
+		else if (m->verdict == ID_OTHER_STAT && !own->mismatch)
+			own->mismatch = "not the traced file: size or mtime differs";
+	}
+	if (m->verdict == ID_OTHER_BUILD_ID || m->verdict == ID_OTHER_STAT)
+		return NULL;
+	return f;
+}
+
 int gt_symbolize(gt_symbolizer *s, uint32_t pid, uint64_t pc, unsigned flags, gt_symbol *out)
 {
 	if (!s || !out)
@@ -694,7 +810,7 @@ int gt_symbolize(gt_symbolizer *s, uint32_t pid, uint64_t pc, unsigned flags, gt
 	snprintf(out->name, sizeof(out->name), "0x%llx", (unsigned long long)pc);
 	/* a return address is one past its call: the call is at pc - 1 */
 	uint64_t adj = (flags & GT_SYM_RETURN_ADDRESS) && pc ? 1 : 0, a = pc - adj;
-	const sym_mod *m = mod_find(s, pid, a);
+	sym_mod *m = mod_find(s, pid, a);
 	if (!m)
 		return GT_SYM_UNKNOWN;
 	out->module = gt_strtab_get(&s->paths, m->path);
@@ -704,12 +820,14 @@ int gt_symbolize(gt_symbolizer *s, uint32_t pid, uint64_t pc, unsigned flags, gt
 	out->module_offset = off + adj;
 	snprintf(out->name, sizeof(out->name), "%s+0x%llx", out->module_name,
 		 (unsigned long long)out->module_offset);
-	const sym_file *f = file_of(s, m->path);
+	const sym_file *f = mod_file(s, m);
 	const sym_fn *fn = NULL;
-	if (f->state == FILE_READ && file_vaddr(f, off, &va) == 0)
+	if (f && file_vaddr(f, off, &va) == 0)
 		fn = file_func(f, va);
 	if (!fn)
 		return GT_SYM_MODULE;
+	if (m->verdict == ID_UNCHECKED)
+		GT_VEC_AT(&s->files, sym_file, m->path - 1)->unchecked = 1;
 	out->offset = va - fn->addr + adj;
 	gt_demangle(f->names + fn->name, out->name, sizeof(out->name));
 	return GT_SYM_FUNCTION;
@@ -728,5 +846,16 @@ const char *gt_symbolizer_file_skipped(const gt_symbolizer *s, size_t i, const c
 		return NULL;
 	if (path)
 		*path = gt_strtab_get(&s->paths, (uint32_t)i + 1);
-	return GT_VEC_AT(&s->files, sym_file, i)->skipped;
+	const sym_file *f = GT_VEC_AT(&s->files, sym_file, i);
+	return f->skipped ? f->skipped : f->mismatch;
+}
+
+int gt_symbolizer_file_unchecked(const gt_symbolizer *s, size_t i)
+{
+	return s && i < s->files.n && GT_VEC_AT(&s->files, sym_file, i)->unchecked;
+}
+
+uint64_t gt_symbolizer_opens(const gt_symbolizer *s)
+{
+	return s ? s->opens : 0;
 }

@@ -67,6 +67,10 @@
  *            collectives: {count, listed, items: [{type, name, group, seq,
  *                      ranks, first_rank, last_rank, first_start, last_start,
  *                      end, lateness_ns}]}}   (items: the first 100 000)
+ *   "symbols": {source ("local" | "symbol_path" | "off"), symbol_path,
+ *            files, checked, unchecked, refused, list: [{path, used (false:
+ *            refused, frames module+0xOFF; true: named unchecked), why}]}
+ *            (only when the traces carry host stacks: gt_an_symbols)
  *   "slice": {asked, from_ns, to_ns, pid, traces_skipped, gpu, gpus_total,
  *            kernels_total, kernels_kept}   (only when sliced: gt_an_slice)
  *   "capture": {index (1-based), of, start_ns, end_ns, pid (0: several),
@@ -825,6 +829,33 @@ static void j_slice(jw *j, const gt_analysis *a)
 	j_close(j, '}');
 }
 
+/* "symbols": where native frames' names came from (only when the traces
+ * carry host stacks): gt_an_symbols, and the files refused or unchecked. */
+static void j_symbols(jw *j, const gt_analysis *a)
+{
+	static const char *const src[] = {"local", "symbol_path", "off"};
+	const gt_an_symbols *y = gt_analysis_symbols(a);
+	if (!y || !y->native)
+		return;
+	j_open(j, "symbols", '{');
+	j_str(j, "source", src[y->source >= 0 && y->source < 3 ? y->source : 0]);
+	j_str(j, "symbol_path", y->source == GT_AN_SYMS_ROOT ? y->root : NULL);
+	j_u64(j, "files", y->files);
+	j_u64(j, "checked", y->checked);
+	j_u64(j, "unchecked", y->unchecked);
+	j_u64(j, "refused", y->refused);
+	j_open(j, "list", '[');
+	for (uint32_t i = 0; i < y->nlist; i++) {
+		j_open(j, NULL, '{');
+		j_str(j, "path", y->list[i].path);
+		j_bool(j, "used", !y->list[i].refused);
+		j_str(j, "why", y->list[i].why);
+		j_close(j, '}');
+	}
+	j_close(j, ']');
+	j_close(j, '}');
+}
+
 /* "capture": the window reported, when the traces have one */
 static void j_capture(jw *j, const gt_analysis *a)
 {
@@ -983,6 +1014,7 @@ int gt_report_json(const gt_analysis *a, FILE *f, const gt_report_opts *in)
 	j_u64(&j, "time_origin_ns", gt_analysis_time_origin(a));
 	j_slice(&j, a);
 	j_capture(&j, a);
+	j_symbols(&j, a);
 	j_open(&j, "options", '{');
 	j_u64(&j, "window_ns", ao->window_ns);
 	j_u64(&j, "top_gaps", ao->top_gaps);

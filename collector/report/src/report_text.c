@@ -596,6 +596,26 @@ static void ranks_section(const gt_analysis *a, FILE *f)
 	fprintf(f, "\n\n");
 }
 
+/* Where the names of native frames came from, and the module files not
+ * used (or used unchecked): one line each. */
+static void symbols_lines(const gt_analysis *a, FILE *f)
+{
+	const gt_an_symbols *y = gt_analysis_symbols(a);
+	char b[4096], e[4 * sizeof(b)];
+	if (!y || !y->native)
+		return;
+	gt_an_symbols_text(y, b, sizeof(b));
+	fprintf(f, "  %s\n", gt_term_str(e, sizeof(e), b));
+	for (uint32_t i = 0; i < y->nlist; i++) {
+		snprintf(b, sizeof(b), "%s: %s", y->list[i].path, y->list[i].why);
+		fprintf(f, "    %s %s\n", y->list[i].refused ? "not used:" : "unchecked:",
+			gt_term_str(e, sizeof(e), b));
+	}
+	uint32_t more = y->refused + y->unchecked - y->nlist;
+	if (more)
+		fprintf(f, "    ... and %u more\n", more);
+}
+
 /* "Call sites": the code behind each GPU's host-side idle time (host stacks). */
 static void sites_section(const gt_analysis *a, FILE *f)
 {
@@ -604,6 +624,7 @@ static void sites_section(const gt_analysis *a, FILE *f)
 	char b1[32], lab[512], le[4 * sizeof(lab)];
 	fprintf(f, "== Call sites behind idle time (host stacks: where a sync or copy returned "
 		   "before the gap, or where the host resumed after it)\n");
+	symbols_lines(a, f);
 	for (size_t gi = 0; gi < gt_analysis_ngpus(a); gi++) {
 		const gt_an_gpu *G = gt_analysis_gpu(a, gi);
 		size_t n;
@@ -1008,7 +1029,12 @@ int gt_report_summary_of(const gt_analysis *a, FILE *out)
 
 int gt_report_summary(const char *trace_dir, FILE *out)
 {
-	gt_analysis *a = gt_analysis_new(NULL);
+	return gt_report_summary_ao(trace_dir, out, NULL);
+}
+
+int gt_report_summary_ao(const char *trace_dir, FILE *out, const gt_analysis_opts *ao)
+{
+	gt_analysis *a = gt_analysis_new(ao);
 	if (!a) {
 		fprintf(out, "gaptrace: summary: out of memory\n");
 		return GT_ERR_NOMEM;

@@ -53,7 +53,7 @@ extern "C" {
  *  whose oldest-compatible major is <= GT_FORMAT_MAJOR. */
 #define GT_FORMAT_MAJOR 1
 /** Format minor version: bumped when record types or columns are appended. */
-#define GT_FORMAT_MINOR 4
+#define GT_FORMAT_MINOR 5
 /** Oldest major version a reader must understand to read what we write. */
 #define GT_FORMAT_OLDEST_MAJOR 1
 
@@ -71,6 +71,8 @@ extern "C" {
 #define GT_MAX_DEVICES 64
 /** Length of gt_device.name including the terminating NUL. */
 #define GT_DEVICE_NAME_MAX 96
+/** Longest build id a module record holds (gt_module.build_id, format 1.5). */
+#define GT_BUILD_ID_MAX 64
 /** zstd window log cap used when decompressing (16 MiB window). */
 #define GT_ZSTD_WINDOW_LOG_MAX 24
 /** Largest number of records (rows of all blocks) in one frame (decoder cap). */
@@ -567,6 +569,13 @@ typedef struct gt_module {
 	uint64_t end;     /**< one past its last address */
 	uint64_t offset;  /**< file offset of `start` */
 	uint32_t path_id; /**< string id of the file's path */
+	/* The file's identity when the module was read (format 1.5; 0 and an
+	 * empty build id when unknown, as in every older trace): what a reader
+	 * checks before it symbolises with a file of that path. */
+	uint64_t file_size;     /**< bytes (stat st_size), 0 unknown */
+	uint64_t file_mtime_ns; /**< st_mtim in ns since the epoch, 0 unknown */
+	uint32_t build_id_len;  /**< bytes of build_id used, <= GT_BUILD_ID_MAX; 0 unknown */
+	uint8_t build_id[GT_BUILD_ID_MAX]; /**< the NT_GNU_BUILD_ID note's bytes */
 } gt_module;
 
 /** GT_REC_LOSS: something was lost. Every report prints these. */

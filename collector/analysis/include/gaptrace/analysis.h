@@ -256,6 +256,12 @@ typedef struct gt_analysis_opts {
 					 0 = none */
 	uint64_t step_phase_ns;     /**< realtime ns of one step boundary (the first
 					 periodic gap); 0 = each GPU's window start */
+	/* Native frames' symbols (gt_analysis_symbols says what was done). */
+	int no_symbols;             /**< 1: open no module or debug file at all;
+					 native frames stay "module+0xOFF" */
+	const char *symbol_path;    /**< like perf --symfs: a module path P is read
+					 as DIR/P, its debug files too; NULL = the
+					 paths on this machine. Copied */
 } gt_analysis_opts;
 
 /* ------------------------------------------------------------------ */
@@ -795,6 +801,58 @@ typedef struct gt_an_site {
 /** "waited", "resumed" or "both" for gt_an_site.roles (every output uses these). */
 GT_API const char *gt_site_role_name(uint32_t roles);
 
+/** Where the names of native frames came from (gt_an_symbols.source). */
+enum {
+	GT_AN_SYMS_LOCAL = 0, /**< the module paths on this machine (the default) */
+	GT_AN_SYMS_ROOT = 1,  /**< under gt_analysis_opts.symbol_path */
+	GT_AN_SYMS_OFF = 2,   /**< gt_analysis_opts.no_symbols: no file opened */
+};
+
+/** Most module files gt_an_symbols lists (the others are counted). */
+#define GT_AN_SYMS_LISTED 16
+
+/** One module file not used, or used unchecked (gt_an_symbols.list). */
+typedef struct gt_an_symfile {
+	const char *path; /**< the trace's path (owned by the analysis) */
+	/** why: "not the traced file: build id differs", "... size or mtime
+	 *  differs", "a FIFO, not a regular file", ... (refused: its frames are
+	 *  "module+0xOFF"), or "not checked: the trace records no identity"
+	 *  (named, unchecked) */
+	const char *why;
+	int refused; /**< 1: not used; 0: used unchecked */
+} gt_an_symfile;
+
+/**
+ * What symbolising the native frames did: one statement for every output
+ * (the reports print it, with the list). Module files are counted by the
+ * trace's path.
+ */
+typedef struct gt_an_symbols {
+	int native;          /**< 1 when the traces hold native frames (else
+				  nothing below was done) */
+	int source;          /**< GT_AN_SYMS_* */
+	const char *root;    /**< GT_AN_SYMS_ROOT: the directory, else "" */
+	uint32_t files;      /**< module paths looked up */
+	uint32_t checked;    /**< ... whose frames were named from a file proven
+				  the traced one (build id, else size and mtime) */
+	uint32_t unchecked;  /**< ... named from a file the trace could not prove
+				  (older traces: no identity recorded) */
+	uint32_t refused;    /**< ... not used: not the traced file, or not a
+				  regular file (a FIFO, a device) */
+	uint64_t opens;      /**< open() calls made (0 with GT_AN_SYMS_OFF) */
+	uint32_t nlist;      /**< entries of list (refused first) */
+	gt_an_symfile list[GT_AN_SYMS_LISTED];
+} gt_an_symbols;
+
+/** How native frames were symbolised; never NULL for a non-NULL a. */
+GT_API const gt_an_symbols *gt_analysis_symbols(const gt_analysis *a);
+
+/** One line for the reports: "symbols: from the module paths on this
+ *  machine, 3 files checked by build id or size and mtime, 1 not the
+ *  traced file", "symbols: off (--no-symbols)", ... Empty when
+ *  sy->native is 0. @return bytes it would take (as snprintf). */
+GT_API int gt_an_symbols_text(const gt_an_symbols *sy, char *buf, size_t cap);
+
 /** Distinct stacks over all traces (0 when the traces carry none). */
 GT_API size_t gt_analysis_nstacks(const gt_analysis *a);
 /** Stack i, or NULL. */
@@ -1231,9 +1289,15 @@ GT_API size_t gt_kernel_short_name(const char *name, char *buf, size_t cap);
  * one), as hostile input: a missing, unreadable, truncated or corrupt file,
  * a path that is not absolute ("[vdso]") or that /proc/PID/maps marked
  * " (deleted)" gives no symbols, never a crash or a read past its end, and
- * its frames still read "libfoo.so+0x1a2b". A file replaced on disk since
- * the trace was taken cannot be detected (the trace has no build ids):
- * its names may then be wrong. The symbol tables of all files together are
+ * its frames still read "libfoo.so+0x1a2b". A module added with its
+ * file's identity at capture (gt_symbolizer_add_module_id; traces of format
+ * 1.5 carry it) is named only from that file: equal build ids when the
+ * trace and the file both have one, else equal size and mtime; another
+ * file leaves its frames "libfoo.so+0x1a2b" and says why
+ * (gt_symbolizer_file_skipped). A module without an identity (older
+ * traces) is named unchecked, and gt_symbolizer_file_unchecked says so.
+ * gt_symbolizer_opts can forbid every open, or read every path under a
+ * root directory (like perf --symfs). The symbol tables of all files together are
  * capped at 1 GiB (a file past the cap gives no symbols).
  *
  * Thread safety: none; a symbolizer belongs to one thread at a time
@@ -1274,9 +1338,35 @@ enum {
  *  that does not return). Offsets are still given for pc. */
 #define GT_SYM_RETURN_ADDRESS 1u
 
-/** An empty symbolizer. @return it (free with gt_symbolizer_free), or NULL
- *  on ENOMEM. */
+/** An empty symbolizer that reads the trace's paths as they are. @return
+ *  it (free with gt_symbolizer_free), or NULL on ENOMEM. */
 GT_API gt_symbolizer *gt_symbolizer_new(void);
+
+/** Which files a symbolizer may read (gt_symbolizer_new_opts). */
+typedef struct gt_symbolizer_opts {
+	/** 1: open no file at all (no module, no debug file): every frame of a
+	 *  module is "module+0xOFF" (gt_symbolizer_opens stays 0) */
+	int no_files;
+	/** like perf's --symfs: a module path P is read as ROOT/P, and so are
+	 *  its debug files (ROOT/usr/lib/debug/.build-id/..., the debuglink
+	 *  next to ROOT/P); NULL, "" or "/" = the paths as they are. Copied;
+	 *  at most 2047 bytes */
+	const char *root;
+} gt_symbolizer_opts;
+
+/** An empty symbolizer reading files as o says (NULL: as
+ *  gt_symbolizer_new). @return it (free with gt_symbolizer_free), or NULL
+ *  with errno ENOMEM or ENAMETOOLONG (root). */
+GT_API gt_symbolizer *gt_symbolizer_new_opts(const gt_symbolizer_opts *o);
+
+/** The identity of a module's file when it was traced (gt_module's
+ *  file_size, file_mtime_ns, build_id); 0 / empty fields are unknown. */
+typedef struct gt_module_identity {
+	uint64_t size;	       /**< bytes */
+	uint64_t mtime_ns;     /**< st_mtim, ns since the epoch */
+	uint32_t build_id_len; /**< bytes of build_id (at most GT_BUILD_ID_MAX used) */
+	uint8_t build_id[GT_BUILD_ID_MAX]; /**< NT_GNU_BUILD_ID bytes */
+} gt_module_identity;
 
 /** Free s and every table it read. Accepts NULL. */
 GT_API void gt_symbolizer_free(gt_symbolizer *s);
@@ -1293,6 +1383,18 @@ GT_API void gt_symbolizer_free(gt_symbolizer *s);
  */
 GT_API int gt_symbolizer_add_module(gt_symbolizer *s, uint32_t pid, uint64_t start, uint64_t end,
 				    uint64_t file_offset, const char *path);
+
+/**
+ * gt_symbolizer_add_module with the identity the trace recorded for the
+ * file (NULL or all unknown: as gt_symbolizer_add_module, named
+ * unchecked). The file at path is used for this module's frames only if it
+ * is the traced one: equal build ids when both have one, else equal size
+ * and mtime when id has both; else unchecked. id is copied.
+ * @return as gt_symbolizer_add_module.
+ */
+GT_API int gt_symbolizer_add_module_id(gt_symbolizer *s, uint32_t pid, uint64_t start,
+				       uint64_t end, uint64_t file_offset, const char *path,
+				       const gt_module_identity *id);
 
 /**
  * Resolve pc of process pid into *out (always filled, see gt_symbol).
@@ -1316,14 +1418,27 @@ GT_API size_t gt_symbolizer_nfiles(const gt_symbolizer *s);
  * only when stat() says they are regular files (a FIFO or a device node
  * named by a trace is never opened), without blocking, and each file (by
  * st_dev and st_ino) is read once whatever the spellings of its path.
- * A missing, unreadable or non-ELF file, or a path that is no file
- * ("[vdso]"), gives NULL: its frames are "module+0xOFF", nothing to warn of.
+ * A file that is not the traced one gives "not the traced file: build id
+ * differs" or "not the traced file: size or mtime differs" (its frames are
+ * then "module+0xOFF"). A missing, unreadable or non-ELF file, or a path
+ * that is no file ("[vdso]"), gives NULL: its frames are "module+0xOFF",
+ * nothing to warn of.
  * @param path  if not NULL, set to file i's path (owned by s), NULL when i
  *              is out of range
  * @return a static string, or NULL (read, not looked up, or nothing to say).
  */
 GT_API const char *gt_symbolizer_file_skipped(const gt_symbolizer *s, size_t i,
 					      const char **path);
+
+/** 1 when a frame was named from file i (0 <= i < gt_symbolizer_nfiles)
+ *  for a module whose identity the trace did not record (or that neither
+ *  the trace nor the file could prove: no build id on one side, no size
+ *  and mtime in the trace): its names were not checked. 0 otherwise, and
+ *  for NULL s or i out of range. */
+GT_API int gt_symbolizer_file_unchecked(const gt_symbolizer *s, size_t i);
+
+/** open() calls made so far (module files and debug files), 0 for NULL. */
+GT_API uint64_t gt_symbolizer_opens(const gt_symbolizer *s);
 
 /* ------------------------------------------------------------------ */
 /* Human units and API names                                           */

@@ -77,6 +77,11 @@ GT_API int gt_report_json(const gt_analysis *a, FILE *out, const gt_report_opts 
  */
 GT_API int gt_report_summary(const char *trace_dir, FILE *out);
 
+/** gt_report_summary with the reading options ao (NULL: the defaults;
+ *  `gaptrace run --no-symbols` / `--symbol-path` pass theirs). @return as
+ *  gt_report_summary. */
+GT_API int gt_report_summary_ao(const char *trace_dir, FILE *out, const gt_analysis_opts *ao);
+
 /**
  * The same summary of a finished analysis (a sliced one: `gaptrace capture`
  * prints that of the window it captured). @return 0, GT_ERR_IO when writing
