@@ -205,6 +205,24 @@ START_TEST(period_steps)
 }
 END_TEST
 
+/* The Flax loop recorded on the H100 (examples/flax/flax_input.py): no NVTX
+ * range of its own; XLA's compiler ranges (7 top-level
+ * XlaCompileGpuAsm:#module=jit_train_step#) were taken as its steps. */
+START_TEST(xla_compiler_ranges_are_not_steps)
+{
+	gt_analysis *a = gt_analysis_new(NULL);
+	gt_errinfo ei;
+	ck_assert_int_ge(gt_analysis_add_path(a, GT_SOURCE_DIR "/examples/traces/flax_input", &ei), 0);
+	ck_assert_int_eq(gt_analysis_finish(a), 0);
+	size_t n;
+	gt_an_steps in;
+	gt_analysis_steps(a, 0, &n, &in);
+	ck_assert_msg(in.source != GT_STEPS_NVTX_AUTO, "steps of %s",
+		      in.name ? gt_analysis_string(a, in.name) : "?");
+	gt_analysis_free(a);
+}
+END_TEST
+
 /* ------------------------------------------------------------ slices */
 
 START_TEST(slice_pid)
@@ -315,6 +333,7 @@ static Suite *suite(void)
 	tcase_add_test(c, recorded_nvtx_loop);
 	tcase_add_test(c, step_range_named);
 	tcase_add_test(c, period_steps);
+	tcase_add_test(c, xla_compiler_ranges_are_not_steps);
 	suite_add_tcase(s, c);
 	c = tcase_create("slices");
 	tcase_set_timeout(c, 30);

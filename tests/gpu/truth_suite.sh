@@ -27,7 +27,7 @@ mkdir -p "$D"
 T=examples/torch
 ALL="starved_train lightning_fit host_step host_step_stacks cupy_streams decode_service_stacks
 upload_request_stacks item_metric_stacks item_metric_stacks1000 hf_generate compile_ro healthy_matmul
-compile_upload_stacks compile_healthy"
+compile_upload_stacks compile_healthy flax_input"
 
 # case_cmd NAME: set CMD (the program), STACKS (0/1), ENVS (env assignments)
 # and WARM (1: run the program once untraced first: torch.compile fills
@@ -55,6 +55,8 @@ case_cmd()
 	healthy_matmul) CMD=("$PYTHON" "$T/healthy_matmul.py") ;;
 	compile_upload_stacks) CMD=("$PYTHON" "$T/compile_upload.py" --seconds "$RUN_S") STACKS=1 WARM=1 ;;
 	compile_healthy) CMD=("$PYTHON" "$T/compile_healthy.py" --seconds "$RUN_S") WARM=1 ;;
+	flax_input) CMD=("$PYTHON" examples/flax/flax_input.py --seconds "$RUN_S")
+		ENVS=(XLA_PYTHON_CLIENT_PREALLOCATE=false) ;;
 	*) return 1 ;;
 	esac
 }

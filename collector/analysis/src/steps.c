@@ -5,7 +5,7 @@
  * The step range: opts.step_range, else detected among the top-level
  * (depth 0) ranges: torch's "ProfilerStep#N" when present, else the name
  * with at least 3 instances and the largest total time (a user's
- * "train_step"). A GPU's steps are the instances of the processes that
+ * "train_step"; never a range of XLA's own: XlaCompile*, XlaModule...). A GPU's steps are the instances of the processes that
  * used it, overlapping its window, in start order; an instance that begins
  * before the previous one ended is left out (the accounting below walks
  * the steps with a cursor, so they must not overlap).
@@ -27,8 +27,26 @@
 
 #define MIN_REPEATS 3
 
+/* A range XLA opens itself, never a step of the program: its compilation
+ * and autotuning (XlaCompile:, XlaCompileGpuAsm:, XlaEmitGpuAsm:,
+ * XlaOptimizeLlvmIr:, XlaPass:, XlaAutotuner...) on its compiler threads, and
+ * XlaModule:#hlo_module=...# around each dispatch of a jitted function (the
+ * launch, not the program's iteration: the host work between two is outside
+ * it). On the H100, a Flax loop's 7 XlaCompileGpuAsm:#module=jit_train_step#
+ * ranges were taken as its steps, and without them its XlaModule ranges
+ * (examples/traces/flax_input). */
+static int compiler_range(const char *name)
+{
+	static const char *const pre[] = {"XlaCompile", "XlaEmit",   "XlaOptimize", "XlaPass",
+					  "XlaAutotun", "XlaLlvm",   "XlaModule"};
+	for (size_t i = 0; name && i < sizeof(pre) / sizeof(pre[0]); i++)
+		if (!strncmp(name, pre[i], strlen(pre[i])))
+			return 1;
+	return 0;
+}
+
 /* A top-level range name repeated MIN_REPEATS times or more, the one with
- * the largest total time; 0 none. */
+ * the largest total time, XLA's own ranges left out; 0 none. */
 static uint32_t repeated_name(gt_analysis *a)
 {
 	gt_map cnt = {0}, tot = {0};
@@ -39,6 +57,8 @@ static uint32_t repeated_name(gt_analysis *a)
 		if (r[i].depth)
 			continue;
 		uint32_t nm = gt_strtab_canon(&a->st, r[i].name);
+		if (compiler_range(gt_strtab_get(&a->st, nm)))
+			continue;
 		uint64_t *c = gt_map_put(&cnt, nm, NULL), *t = gt_map_put(&tot, nm, NULL);
 		if (!c || !t)
 			break;
