@@ -412,9 +412,11 @@ START_TEST(perfetto_counts)
 }
 END_TEST
 
-/* A trace of kernels (start, end pairs on stream 7 of device 0, trace clock
- * = realtime) at path. */
-static void write_kernels(const char *path, const uint64_t (*se)[2], size_t n)
+#define TRACE_T0 1000000000000ull /* begin_trace's origin (trace clock = realtime) */
+
+/* Open path and begin a trace in it: pid 4242, one device, trace clock =
+ * realtime = 1000 s. The caller flushes, frees the writer and closes *fp. */
+static gt_writer *begin_trace(const char *path, FILE **fp)
 {
 	FILE *f = fopen(path, "w");
 	ck_assert_ptr_nonnull(f);
@@ -423,10 +425,20 @@ static void write_kernels(const char *path, const uint64_t (*se)[2], size_t n)
 	gt_stream_header_init(&h);
 	h.producer = GT_PRODUCER_INJECT;
 	h.pid = 4242;
-	h.trace_ns = h.realtime_ns = 1000000000000ull;
+	h.trace_ns = h.realtime_ns = TRACE_T0;
 	h.ndevices = 1;
 	h.devices[0].uuid[0] = 0x42;
 	ck_assert_int_eq(gt_writer_begin(w, &h), 0);
+	*fp = f;
+	return w;
+}
+
+/* A trace of kernels (start, end pairs on stream 7 of device 0, trace clock
+ * = realtime) at path. */
+static void write_kernels(const char *path, const uint64_t (*se)[2], size_t n)
+{
+	FILE *f;
+	gt_writer *w = begin_trace(path, &f);
 	uint32_t name = gt_writer_intern(w, "kA", 2);
 	for (size_t i = 0; i < n; i++) {
 		gt_kernel k = {.start = se[i][0], .end = se[i][1], .stream_id = 7,
@@ -459,32 +471,23 @@ static gt_export *open_kernels(const uint64_t (*se)[2], size_t n, const gt_expor
  * With and without the analysis: the same origin. */
 static void write_armed_late(const char *path)
 {
-	FILE *f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	gt_writer *w = gt_writer_new(NULL, fd_sink, f);
-	gt_stream_header h;
-	gt_stream_header_init(&h);
-	h.producer = GT_PRODUCER_INJECT;
-	h.pid = 4242;
-	h.trace_ns = h.realtime_ns = 1000000000000ull;
-	h.ndevices = 1;
-	h.devices[0].uuid[0] = 0x42;
-	ck_assert_int_eq(gt_writer_begin(w, &h), 0);
+	FILE *f;
+	gt_writer *w = begin_trace(path, &f);
 	uint32_t name = gt_writer_intern(w, "kA", 2);
 	gt_record r = {.type = GT_REC_NOTE};
-	r.note.ts = h.trace_ns + 2000000;
+	r.note.ts = TRACE_T0 + 2000000;
 	r.note.code = GT_NOTE_ARMED;
 	ck_assert_int_eq(gt_writer_add(w, &r), 0);
 	static const uint64_t se[][2] = {{100000, 500000}, {1000000, 3000000}, {4000000, 5000000}};
 	for (size_t i = 0; i < 3; i++) {
-		gt_kernel k = {.start = h.trace_ns + se[i][0], .end = h.trace_ns + se[i][1],
+		gt_kernel k = {.start = TRACE_T0 + se[i][0], .end = TRACE_T0 + se[i][1],
 			       .stream_id = 7, .correlation_id = (uint32_t)i + 1, .name_id = name};
 		ck_assert_int_eq(gt_writer_add_kernel(w, &k), 0);
 	}
 	for (uint64_t t = 1000000; t <= 3000000; t += 2000000) {
 		gt_record n = {.type = GT_REC_NVML};
 		memset(&n.nvml, 0xff, sizeof(n.nvml));
-		n.nvml.ts = h.trace_ns + t;
+		n.nvml.ts = TRACE_T0 + t;
 		n.nvml.device_id = 0;
 		n.nvml.sm_clock_mhz = 1980;
 		ck_assert_int_eq(gt_writer_add(w, &n), 0);
@@ -920,31 +923,22 @@ static void gpm_add(gt_writer *w, uint64_t base, double a, double b, uint32_t sm
  */
 static void write_gpm_trace(const char *path)
 {
-	FILE *f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	gt_writer *w = gt_writer_new(NULL, fd_sink, f);
-	gt_stream_header h;
-	gt_stream_header_init(&h);
-	h.producer = GT_PRODUCER_INJECT;
-	h.pid = 4242;
-	h.trace_ns = h.realtime_ns = 1000000000000ull;
-	h.ndevices = 1;
-	h.devices[0].uuid[0] = 0x42;
-	ck_assert_int_eq(gt_writer_begin(w, &h), 0);
+	FILE *f;
+	gt_writer *w = begin_trace(path, &f);
 	gt_record r = {.type = GT_REC_NOTE};
-	r.note.ts = h.trace_ns + 2000000;
+	r.note.ts = TRACE_T0 + 2000000;
 	r.note.code = GT_NOTE_ARMED;
 	ck_assert_int_eq(gt_writer_add(w, &r), 0);
 	uint32_t nm[2] = {gt_writer_intern(w, "kA", 2), gt_writer_intern(w, "kB", 2)};
 	static const uint64_t se[][2] = {{2100000, 2500000}, {3000000, 4000000}};
 	for (size_t i = 0; i < 2; i++) {
-		gt_kernel k = {.start = h.trace_ns + se[i][0], .end = h.trace_ns + se[i][1],
+		gt_kernel k = {.start = TRACE_T0 + se[i][0], .end = TRACE_T0 + se[i][1],
 			       .stream_id = 7, .correlation_id = (uint32_t)i + 1, .name_id = nm[i]};
 		ck_assert_int_eq(gt_writer_add_kernel(w, &k), 0);
 	}
-	gpm_add(w, h.trace_ns, 0.5, 1.5, 1000, 0, 0, 5);
-	gpm_add(w, h.trace_ns, 1.5, 2.5, 9000, 500, 8000, 1000);
-	gpm_add(w, h.trace_ns, 2.5, 3.5, 9500, 7000, 1000, 3000);
+	gpm_add(w, TRACE_T0, 0.5, 1.5, 1000, 0, 0, 5);
+	gpm_add(w, TRACE_T0, 1.5, 2.5, 9000, 500, 8000, 1000);
+	gpm_add(w, TRACE_T0, 2.5, 3.5, 9500, 7000, 1000, 3000);
 	ck_assert_int_eq(gt_writer_flush(w), 0);
 	gt_writer_free(w);
 	ck_assert_int_eq(fclose(f), 0);
@@ -1155,17 +1149,8 @@ END_TEST
  * kernels). */
 static void write_deep_stack(const char *path, uint32_t depth, uint32_t calls)
 {
-	FILE *f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	gt_writer *w = gt_writer_new(NULL, fd_sink, f);
-	gt_stream_header h;
-	gt_stream_header_init(&h);
-	h.producer = GT_PRODUCER_INJECT;
-	h.pid = 4242;
-	h.trace_ns = h.realtime_ns = 1000000000000ull;
-	h.ndevices = 1;
-	h.devices[0].uuid[0] = 0x42;
-	ck_assert_int_eq(gt_writer_begin(w, &h), 0);
+	FILE *f;
+	gt_writer *w = begin_trace(path, &f);
 	uint32_t launch = gt_writer_intern(w, "cudaLaunchKernel", 16);
 	uint32_t kn = gt_writer_intern(w, "kA", 2), file = gt_writer_intern(w, "train.py", 8);
 	uint32_t fn = gt_writer_intern(w, "forward", 7);
@@ -1184,7 +1169,7 @@ static void write_deep_stack(const char *path, uint32_t depth, uint32_t calls)
 		ck_assert_int_eq(gt_writer_add(w, &fr), 0);
 	}
 	for (uint32_t i = 0; i < calls; i++) {
-		uint64_t t = h.trace_ns + 1000000 + (uint64_t)i * 100000;
+		uint64_t t = TRACE_T0 + 1000000 + (uint64_t)i * 100000;
 		gt_api a = {.start = t, .end = t + 3000, .thread_id = 4242, .correlation_id = i + 1,
 			    .name_id = launch, .domain = GT_API_RUNTIME};
 		ck_assert_int_eq(gt_writer_add_api(w, &a), 0);
