@@ -104,18 +104,25 @@ static void end(gt_writer *w, const char *name, buf *b)
 	free(b->p);
 }
 
-static void kernel(gt_writer *w, uint64_t start, uint32_t corr, uint32_t name_id)
+/* A kernel [start, end) on stream, a 1 x 1 x 1 grid of block_x threads. */
+static void kernel_span(gt_writer *w, uint64_t start, uint64_t end, uint32_t stream,
+			uint32_t corr, uint32_t name_id, uint32_t block_x)
 {
 	gt_record r = {.type = GT_REC_KERNEL};
 	r.kernel.start = start;
-	r.kernel.end = start + 50000;
-	r.kernel.stream_id = 7;
+	r.kernel.end = end;
+	r.kernel.stream_id = stream;
 	r.kernel.correlation_id = corr;
 	r.kernel.name_id = name_id;
 	r.kernel.grid_x = r.kernel.grid_y = r.kernel.grid_z = 1;
-	r.kernel.block_x = 256;
+	r.kernel.block_x = block_x;
 	r.kernel.block_y = r.kernel.block_z = 1;
 	add(w, &r);
+}
+
+static void kernel(gt_writer *w, uint64_t start, uint32_t corr, uint32_t name_id)
+{
+	kernel_span(w, start, start + 50000, 7, corr, name_id, 256);
 }
 
 static void api(gt_writer *w, uint64_t start, uint32_t corr, uint32_t name_id)
@@ -327,15 +334,7 @@ static void html_far_window(void)
 	for (uint32_t i = 0; i < 3; i++) {
 		uint64_t t = far + (uint64_t)i * 1200; /* a 3.4 us window: 500 ns ticks */
 		api(w, t, i + 1, nm);
-		gt_record r = {.type = GT_REC_KERNEL};
-		r.kernel.start = t + 500;
-		r.kernel.end = t + 1500;
-		r.kernel.stream_id = 7;
-		r.kernel.correlation_id = i + 1;
-		r.kernel.name_id = kn;
-		r.kernel.grid_x = r.kernel.grid_y = r.kernel.grid_z = 1;
-		r.kernel.block_x = r.kernel.block_y = r.kernel.block_z = 1;
-		add(w, &r);
+		kernel_span(w, t + 500, t + 1500, 7, i + 1, kn, 1);
 	}
 	end(w, "html-far-window", &b);
 }
@@ -354,15 +353,7 @@ static void html_tiny_window(void)
 	const uint64_t t = 2000000000ull, hour = 3600000000000ull;
 	for (uint32_t i = 0; i < 200; i++) {
 		api(w, t - 3000 + i, i + 1, nm);
-		gt_record r = {.type = GT_REC_KERNEL};
-		r.kernel.start = t;
-		r.kernel.end = t + (i % 3) * 500;
-		r.kernel.stream_id = 7 + i % 3;
-		r.kernel.correlation_id = i + 1;
-		r.kernel.name_id = kn;
-		r.kernel.grid_x = r.kernel.grid_y = r.kernel.grid_z = 1;
-		r.kernel.block_x = r.kernel.block_y = r.kernel.block_z = 1;
-		add(w, &r);
+		kernel_span(w, t, t + (i % 3) * 500, 7 + i % 3, i + 1, kn, 1);
 	}
 	for (uint32_t i = 0; i < 20; i++) {
 		gt_record r = {.type = GT_REC_NVML};
@@ -419,15 +410,8 @@ static void export_budget(void)
 	gt_writer *w = begin(&b);
 	uint32_t kn = gt_writer_intern(w, "_Z1kv", 5);
 	for (uint32_t i = 0; i < (1u << 20); i++) {
-		gt_record r = {.type = GT_REC_KERNEL};
-		r.kernel.start = 2000000000ull + (uint64_t)i * 1000;
-		r.kernel.end = r.kernel.start + 500;
-		r.kernel.stream_id = 7;
-		r.kernel.correlation_id = i + 1;
-		r.kernel.name_id = kn;
-		r.kernel.grid_x = r.kernel.grid_y = r.kernel.grid_z = 1;
-		r.kernel.block_x = r.kernel.block_y = r.kernel.block_z = 1;
-		add(w, &r);
+		uint64_t t = 2000000000ull + (uint64_t)i * 1000;
+		kernel_span(w, t, t + 500, 7, i + 1, kn, 1);
 	}
 	end(w, "export-budget", &b);
 }
