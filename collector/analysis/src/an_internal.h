@@ -456,6 +456,23 @@ int an_steps_gpu(gt_analysis *a, an_gpu *g, const uint32_t *slot);
  * overlaps its window (slot: trace -> process slot on g); 0 when there are
  * no step ranges. */
 uint64_t an_steps_first_start(gt_analysis *a, const an_gpu *g, const uint32_t *slot);
+
+/* xla.c: XLA's own NVTX ranges. Is name a range of XLA's compiler
+ * (XlaCompile*, XlaEmit*, XlaOptimize*, XlaPass*, XlaAutotun*, XlaLlvm*)? */
+int an_xla_compiler_range(const char *name);
+/* A compiler range or a dispatch (XlaModule*): never a step. */
+int an_xla_range(const char *name);
+/* The first dispatch of the loop's jitted function on GPU g (design block
+ * of xla.c). */
+typedef struct an_xla_loop {
+	uint64_t start, end;   /* the first dispatch (0, 0: no loop function) */
+	uint64_t compile_ns;   /* its process's compiling time in [t0, start) */
+	uint32_t module;       /* the module's name (string id) */
+	uint32_t dispatches;   /* its dispatches outside compilations */
+} an_xla_loop;
+/* Finds it among the NVTX ranges of g's processes (slot: trace -> process
+ * slot on g; g's window set). @return 0 or GT_ERR_NOMEM. */
+int an_xla_loop_first(gt_analysis *a, const an_gpu *g, const uint32_t *slot, an_xla_loop *out);
 void an_steps_busy(an_gpu *g, uint64_t x, uint64_t y);
 int an_steps_finish(gt_analysis *a);
 uint64_t an_traces_origin(const gt_analysis *a);

@@ -1656,30 +1656,38 @@ static int startup_excluded(const sw *S, const gsw *L)
 /* Start-up, before the sweep (design block above): the two-level split of
  * the utilization windows says whether there is one; it ends at the
  * earliest evidence of the program's work before that split (its first
- * step, the first launch of a kernel of its loop). Sets S->startup_until
- * and the GPU's startup fields. */
+ * step, the first launch of a kernel of its loop). A JAX program's first
+ * dispatch of its loop function is evidence enough without a split (xla.c).
+ * Sets S->startup_until and the GPU's startup fields. */
 static int startup_split(sw *S, gsw *L)
 {
 	an_gpu *g = S->g;
 	S->startup_until = 0;
 	if (startup_excluded(S, L))
 		return 0;
+	an_xla_loop x;
+	AN_TRY(an_xla_loop_first(S->a, g, L->slot, &x));
 	uint64_t *wb = calloc(S->nwin, sizeof(*wb));
 	if (!wb)
 		return GT_ERR_NOMEM;
 	startup_windows_fill(S, L, wb);
 	size_t split = startup_otsu(S, wb, S->nwin);
 	free(wb);
-	if (!split)
+	if (!split && x.start <= S->t0)
 		return 0;
-	uint64_t low = S->t0 + (uint64_t)split * S->wlen, cut = low, at;
+	uint64_t low = split ? S->t0 + (uint64_t)split * S->wlen : x.end, cut = low, at = UINT64_MAX;
 	uint32_t name = 0;
 	int by = GT_STARTUP_BY_SPLIT;
-	uint64_t st = an_steps_first_start(S->a, g, L->slot);
-	AN_TRY(startup_loop_kernel(S, L, low, &at, &name));
+	uint64_t st = split ? an_steps_first_start(S->a, g, L->slot) : 0;
+	if (split)
+		AN_TRY(startup_loop_kernel(S, L, low, &at, &name));
 	if (st > S->t0) {
 		cut = st; /* the program says where its loop begins */
 		by = GT_STARTUP_BY_STEP;
+	} else if (x.start > S->t0) {
+		cut = x.start; /* its first call of the jitted step, compiled */
+		by = GT_STARTUP_BY_DISPATCH;
+		low = low > x.end ? low : x.end; /* the warm-up: up to that call's end */
 	} else if (at < low) {
 		cut = at;
 		by = GT_STARTUP_BY_KERNEL;
@@ -1693,6 +1701,8 @@ static int startup_split(sw *S, gsw *L)
 	g->pub.startup_windows = (uint32_t)((cut - S->t0 + S->wlen - 1) / S->wlen);
 	g->pub.startup_by = by;
 	g->pub.startup_kernel = by == GT_STARTUP_BY_KERNEL ? name : 0;
+	g->pub.startup_module = by == GT_STARTUP_BY_DISPATCH ? x.module : 0;
+	g->pub.startup_compile_ns = by == GT_STARTUP_BY_DISPATCH ? x.compile_ns : 0;
 	g->pub.warmup_until = warm;
 	return 0;
 }

@@ -27,24 +27,6 @@
 
 #define MIN_REPEATS 3
 
-/* A range XLA opens itself, never a step of the program: its compilation
- * and autotuning (XlaCompile:, XlaCompileGpuAsm:, XlaEmitGpuAsm:,
- * XlaOptimizeLlvmIr:, XlaPass:, XlaAutotuner...) on its compiler threads, and
- * XlaModule:#hlo_module=...# around each dispatch of a jitted function (the
- * launch, not the program's iteration: the host work between two is outside
- * it). On the H100, a Flax loop's 7 XlaCompileGpuAsm:#module=jit_train_step#
- * ranges were taken as its steps, and without them its XlaModule ranges
- * (examples/traces/flax_input). */
-static int compiler_range(const char *name)
-{
-	static const char *const pre[] = {"XlaCompile", "XlaEmit",   "XlaOptimize", "XlaPass",
-					  "XlaAutotun", "XlaLlvm",   "XlaModule"};
-	for (size_t i = 0; name && i < sizeof(pre) / sizeof(pre[0]); i++)
-		if (!strncmp(name, pre[i], strlen(pre[i])))
-			return 1;
-	return 0;
-}
-
 /* A top-level range name repeated MIN_REPEATS times or more, the one with
  * the largest total time, XLA's own ranges left out; 0 none. */
 static uint32_t repeated_name(gt_analysis *a)
@@ -57,7 +39,7 @@ static uint32_t repeated_name(gt_analysis *a)
 		if (r[i].depth)
 			continue;
 		uint32_t nm = gt_strtab_canon(&a->st, r[i].name);
-		if (compiler_range(gt_strtab_get(&a->st, nm)))
+		if (an_xla_range(gt_strtab_get(&a->st, nm))) /* xla.c: never a step (flax_input) */
 			continue;
 		uint64_t *c = gt_map_put(&cnt, nm, NULL), *t = gt_map_put(&tot, nm, NULL);
 		if (!c || !t)

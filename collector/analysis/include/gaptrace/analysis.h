@@ -505,6 +505,11 @@ typedef struct gt_an_gpu {
 	uint64_t startup_end;    /**< end of the last start-up gap (realtime ns) */
 	uint32_t startup_windows;/**< utilization windows (util.window_ns) it touches */
 	uint32_t startup_kernel; /**< GT_STARTUP_BY_KERNEL: that kernel's name (string id) */
+	uint32_t startup_module; /**< GT_STARTUP_BY_DISPATCH: the jitted function's XLA
+				      module (string id, e.g. "jit_train_step") */
+	uint64_t startup_compile_ns; /**< GT_STARTUP_BY_DISPATCH: of the start-up, the
+					  time its process spent in XLA's compiler
+					  ranges (host time; 0: none recorded) */
 	int startup_by;          /**< GT_STARTUP_BY_*: the evidence where it ended */
 	uint64_t warmup_ns;      /**< of cause_ns[GT_CAUSE_STARTUP], the warm-up: idle
 				      of the gaps after startup_until that end with a
@@ -523,6 +528,10 @@ enum {
 	GT_STARTUP_BY_KERNEL = 2, /**< the first launch of a kernel the steady state runs
 				       again (startup_kernel): the loop had begun */
 	GT_STARTUP_BY_STEP = 3,   /**< the first step range (NVTX) on the GPU */
+	GT_STARTUP_BY_DISPATCH = 4, /**< the first dispatch of the loop's jitted function
+					 (XLA's XlaModule ranges, startup_module), even
+					 without a low stretch: JAX compiles at the first
+					 call, so its start-up is as busy as a starved loop */
 };
 
 /**
