@@ -428,6 +428,19 @@ static const char *startup_why(gt_diagnosis *d, const dg_input *in, const gt_an_
 		return dg_printf(&d->ar, "before the program's loop began (the first launch of "
 					 "%s at +%.3f s, a kernel its steady state runs again)",
 				 k[0] ? k : "a kernel", at);
+	case GT_STARTUP_BY_DISPATCH: {
+		const char *m = in->string ? in->string(in->user, gpu->startup_module) : NULL;
+		char c[32] = "";
+		if (gpu->startup_compile_ns)
+			gt_fmt_ns(c, sizeof c, (double)gpu->startup_compile_ns);
+		return dg_printf(&d->ar, "before the program's loop began (its first call of the "
+					 "jitted function %.64s at +%.3f s, which it calls again every "
+					 "step)%s%s%s",
+				 m ? m : "?", at, c[0] ? "; XLA compiled for " : "", c,
+				 c[0] ? " of it (a one-time cost; recompiling in the loop is not "
+					"set aside)"
+				      : "");
+	}
 	default:
 		return dg_printf(&d->ar, "before the first busy stretch (until +%.3f s)", at);
 	}

@@ -22,9 +22,13 @@
  *              keys are only ever added: "startup" came in 1 without a bump)
  *     startup: null, or {ns (= causes.startup), until (realtime ns: gaps
  *              beginning before it are start-up), ended_by: "split"|
- *              "loop_kernel"|"first_step", kernel (loop_kernel: its name,
- *              else null), warmup_ns, warmup_gaps (the gaps after `until`
- *              ending at a kernel's first launch: start-up too)},
+ *              "loop_kernel"|"first_step"|"first_dispatch", kernel
+ *              (loop_kernel: its name, else null), module (first_dispatch:
+ *              the jitted function's XLA module, else null), compile_ns
+ *              (first_dispatch: its process's time in XLA's compiler
+ *              before `until`, else 0), warmup_ns, warmup_gaps (the gaps
+ *              after `until` ending at a kernel's first launch: start-up
+ *              too)},
  *     throttled_ns, throttle_reasons: {<reason>: ns}, comm_ns, comm_exposed_ns,
  *     comm: {kernels, comm_ns, compute_ns, overlap_ns, exposed_ns, wait_ns,
  *            wait_exposed_ns,
@@ -768,7 +772,8 @@ static void j_gpu_steps(jw *j, const gt_analysis *a, const gt_an_gpu *G)
 /* "startup": where the start-up ended and why (null: none) */
 static void j_gpu_startup(jw *j, const gt_analysis *a, const gt_an_gpu *G, uint32_t flags)
 {
-	static const char *const by[] = {"none", "split", "loop_kernel", "first_step"};
+	static const char *const by[] = {"none", "split", "loop_kernel", "first_step",
+					 "first_dispatch"};
 	if (!G->cause_ns[GT_CAUSE_STARTUP]) {
 		j_str(j, "startup", NULL);
 		return;
@@ -776,10 +781,12 @@ static void j_gpu_startup(jw *j, const gt_analysis *a, const gt_an_gpu *G, uint3
 	j_open(j, "startup", '{');
 	j_u64(j, "ns", G->cause_ns[GT_CAUSE_STARTUP]);
 	j_u64(j, "until", G->startup_until);
-	j_str(j, "ended_by", G->startup_by >= 0 && G->startup_by <= GT_STARTUP_BY_STEP
+	j_str(j, "ended_by", G->startup_by >= 0 && G->startup_by <= GT_STARTUP_BY_DISPATCH
 				     ? by[G->startup_by]
 				     : "none");
 	j_name(j, a, "kernel", G->startup_kernel, flags);
+	j_name(j, a, "module", G->startup_module, flags);
+	j_u64(j, "compile_ns", G->startup_compile_ns);
 	j_u64(j, "warmup_ns", G->warmup_ns);
 	j_u64(j, "warmup_gaps", G->warmup_gaps);
 	j_close(j, '}');
