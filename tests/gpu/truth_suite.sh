@@ -27,11 +27,11 @@ mkdir -p "$D"
 T=examples/torch
 ALL="starved_train lightning_fit host_step host_step_stacks cupy_streams decode_service_stacks
 upload_request_stacks item_metric_stacks item_metric_stacks1000 hf_generate compile_ro healthy_matmul
-compile_upload_stacks compile_healthy flax_input"
+compile_upload_stacks compile_healthy flax_input flax_input_warm"
 
 # case_cmd NAME: set CMD (the program), STACKS (0/1), ENVS (env assignments)
-# and WARM (1: run the program once untraced first: torch.compile fills
-# Inductor's and Triton's caches, so the traced run loads the compiled code
+# and WARM (1: run the program once untraced first, with ENVS: torch.compile fills
+# Inductor's and Triton's caches, JAX its persistent cache, so the traced run loads the compiled code
 # as a user's second run does).
 case_cmd()
 {
@@ -56,7 +56,12 @@ case_cmd()
 	compile_upload_stacks) CMD=("$PYTHON" "$T/compile_upload.py" --seconds "$RUN_S") STACKS=1 WARM=1 ;;
 	compile_healthy) CMD=("$PYTHON" "$T/compile_healthy.py" --seconds "$RUN_S") WARM=1 ;;
 	flax_input) CMD=("$PYTHON" examples/flax/flax_input.py --seconds "$RUN_S")
-		ENVS=(XLA_PYTHON_CLIENT_PREALLOCATE=false) ;;
+		ENVS=(XLA_PYTHON_CLIENT_PREALLOCATE=false) ;; # cold: no persistent cache
+	flax_input_warm) # JAX's persistent compilation cache, filled by the warm-up run
+		CMD=("$PYTHON" examples/flax/flax_input.py --seconds "$RUN_S") WARM=1
+		rm -rf "$WORK/jax_cache"
+		ENVS=(XLA_PYTHON_CLIENT_PREALLOCATE=false JAX_COMPILATION_CACHE_DIR="$WORK/jax_cache"
+			JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS=0 JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES=0) ;;
 	*) return 1 ;;
 	esac
 }
@@ -73,7 +78,7 @@ for c in ${*:-$ALL}; do
 	[ "$STACKS" -eq 1 ] && opt=(--stacks)
 	rm -rf "${D:?}/$c"
 	if [ "$WARM" -eq 1 ]; then
-		run_logged "$c.warm" "${CMD[@]}" --seconds 2 # untraced: fills the caches
+		run_logged "$c.warm" env "${ENVS[@]}" "${CMD[@]}" --seconds 2 # untraced: fills the caches
 	fi
 	run_logged "$c" env "${ENVS[@]}" "$GAPTRACE" run -q "${opt[@]}" -o "$D/$c" -- "${CMD[@]}"
 	cp "$WORK/$c.stdout" "$D/$c.stdout"
