@@ -86,6 +86,9 @@
  * whose DataLoader starved it: 11 s of 12 "start-up" before its busy
  * tail). The start-up ends at the earliest evidence that the program's
  * work began, inside the low stretch: its first step range (NVTX), else
+ * a JAX program's first call of its loop's jitted function (xla.c; this
+ * evidence needs no low stretch: XLA compiles at the first call, busier
+ * than a host-bound loop, the H100 flax_input trace), else
  * the first kernel that begins a sequence of three the rest of the window
  * repeats (startup_loop_kernel: a lone init kernel may share a loop
  * kernel's name, a step's sequence is the loop's). Then the warm-up: up to
