@@ -277,8 +277,9 @@ capture_driver()
 {
 	local pid=$1 d=$2 t_launch=$3 rc
 	while :; do
+		# `capture --list` prints a table, one row "PID STATE FRAMES ..." a process
 		if "$GAPTRACE" capture --list --socket "$SOCK" 2>/dev/null |
-			grep -q -E "^peer $pid (dormant|armed) "; then
+			grep -q -E "^$pid +(dormant|armed) "; then
 			break
 		fi
 		if ! kill -0 "$pid" 2>/dev/null; then
@@ -437,7 +438,7 @@ one_run()
 		wait "$drv" 2>/dev/null
 		# the collector closes the trace when the process's stream ends
 		for i in $(seq 1 50); do
-			"$GAPTRACE" capture --list --socket "$SOCK" 2>/dev/null | grep -q "^peer $pid " || break
+			"$GAPTRACE" capture --list --socket "$SOCK" 2>/dev/null | grep -q -E "^$pid +" || break
 			sleep 0.1
 		done
 	fi
