@@ -23,10 +23,31 @@
 #include "slice.h"
 #include "symopts.h"
 
-enum { FMT_PERFETTO = 1, FMT_CSV, FMT_JSON, FMT_HTML };
+/* What one --format selects. A table format (csv, json) goes through
+ * export_tables, a file format (perfetto, html) through its writer. */
+typedef struct fmt_def {
+	const char *name; /* -f NAME (its help: export_formats[], same order) */
+	int xfmt;         /* GT_EXPORT_*: the tables' syntax, or the file whose
+			     default path (extension) gt_export_default_path gives */
+	int (*write)(gt_export *x, FILE *out, gt_export_stats *st); /* NULL: tables */
+	const char *what; /* the stats line's name for the file written */
+	int timeline;     /* the stats count events, flows and gaps (else rows) */
+	const char *hint; /* said after a file is written (not to stdout), or NULL */
+} fmt_def;
+
+static const fmt_def formats[] = {
+	{"perfetto", GT_EXPORT_PERFETTO, gt_export_perfetto, "timeline", 1,
+	 "gaptrace export: open it in https://ui.perfetto.dev (drag the file in; nothing is "
+	 "uploaded) or chrome://tracing\n"},
+	{"csv", GT_EXPORT_CSV, NULL, NULL, 0, NULL},
+	{"json", GT_EXPORT_JSON, NULL, NULL, 0, NULL},
+	{"html", GT_EXPORT_HTML, gt_export_html, "report", 0, NULL},
+};
+#define NFORMATS (sizeof formats / sizeof formats[0])
 
 static struct {
-	int fmt, quiet, mute;
+	const fmt_def *fmt; /* NULL until -f */
+	int quiet, mute;
 	unsigned out_flags; /* GT_OUTFILE_* */
 	const char *output;
 	int tables[GT_TABLE_COUNT];
@@ -53,10 +74,14 @@ static const gt_cli_opt export_formats[] = {
 	GT_ITEM("html", "one self-contained report file: findings, charts, tables"),
 	{0},
 };
+_Static_assert(sizeof export_formats / sizeof export_formats[0] == NFORMATS + 1,
+	       "one help item per format of formats[], in its order");
+
+static const char *format_words(void);
 
 static const gt_cli_opt export_opts[] = {
 	GT_OPT('f', "format", "FORMAT", "perfetto, csv, json or html (required)",
-	       .complete = GT_CLI_WORDS, .words = "perfetto csv json html"),
+	       .complete = GT_CLI_WORDS, .words_fn = format_words),
 	GT_OPT('o', "output", "PATH",
 	       "file, or directory for csv tables (see csv below); '-' is stdout. A file is "
 	       "replaced only when complete, never through a link; a FIFO or device is written in "
@@ -123,6 +148,22 @@ const gt_cli_help *cmd_export_help(void)
 	return &export_help;
 }
 
+/* The format names, each after sep ("perfetto csv json html"). */
+static const char *format_list(char *buf, size_t cap, const char *sep)
+{
+	size_t n = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < NFORMATS && n < cap; i++)
+		n += (size_t)snprintf(buf + n, cap - n, "%s%s", i ? sep : "", formats[i].name);
+	return buf;
+}
+
+static const char *format_words(void)
+{
+	static char words[64];
+	return format_list(words, sizeof(words), " ");
+}
+
 static const char *table_words(void)
 {
 	static char words[1024];
@@ -168,7 +209,7 @@ static void report_stats(const char *what, const char *path, const gt_export_sta
 {
 	if (opts.quiet)
 		return;
-	int pf = opts.fmt == FMT_PERFETTO;
+	int pf = opts.fmt->timeline;
 	fprintf(stderr, "gaptrace export: wrote %s%s%s: %llu %s, %llu %s, %llu %s", what,
 		path ? " " : "", path ? path : "", (unsigned long long)st->traces,
 		gt_plural(st->traces, "trace", "traces"), (unsigned long long)st->records,
@@ -267,7 +308,7 @@ static int default_table(gt_export *x, int t)
  * means one table (a file of several CSV tables is no CSV file). */
 static int tables_to_dir(void)
 {
-	return opts.fmt == FMT_CSV && opts.output && gt_outfile_is_dir(opts.output);
+	return opts.fmt->xfmt == GT_EXPORT_CSV && opts.output && gt_outfile_is_dir(opts.output);
 }
 
 /* csv/json tables. @return the exit status. */
@@ -285,7 +326,7 @@ static int export_tables(gt_export *x)
 	if (!to_dir && out_open(&of, opts.output ? opts.output : "-", 0) < 0)
 		return GT_EXIT_FAILED;
 	int one = opts.ntables == 1;
-	if (!to_dir && opts.fmt == FMT_CSV && !one && !of.stream) {
+	if (!to_dir && opts.fmt->xfmt == GT_EXPORT_CSV && !one && !of.stream) {
 		gt_outfile_close(&of, 0);
 		fprintf(stderr,
 			"gaptrace export: -o %s: %d tables go to a directory: -o %s/ writes one "
@@ -293,7 +334,7 @@ static int export_tables(gt_export *x)
 			opts.output, opts.ntables, opts.output);
 		return GT_EXIT_USAGE;
 	}
-	if (!to_dir && opts.fmt == FMT_JSON && !one)
+	if (!to_dir && opts.fmt->xfmt == GT_EXPORT_JSON && !one)
 		fputs("{", of.f);
 	for (int i = 0; i < opts.ntables; i++) {
 		int t = opts.tables[i];
@@ -308,13 +349,12 @@ static int export_tables(gt_export *x)
 				goto out;
 			f = tf.f;
 		} else if (!one) {
-			if (opts.fmt == FMT_CSV)
+			if (opts.fmt->xfmt == GT_EXPORT_CSV)
 				fprintf(f, "%s# %s\n", i ? "\n" : "", name);
 			else
 				fprintf(f, "%s\n\"%s\":", i ? "," : "", name);
 		}
-		int rc = gt_export_table(x, t, opts.fmt == FMT_CSV ? GT_EXPORT_CSV : GT_EXPORT_JSON,
-					 f, &st);
+		int rc = gt_export_table(x, t, opts.fmt->xfmt, f, &st);
 		if (to_dir && out_close(&tf, rc == 0) < 0 && rc == 0)
 			goto out; /* said why */
 		if (rc < 0) {
@@ -330,7 +370,7 @@ static int export_tables(gt_export *x)
 		sum.bytes += st.bytes;
 		sum.not_all_written |= st.not_all_written;
 	}
-	if (!to_dir && opts.fmt == FMT_JSON && !one)
+	if (!to_dir && opts.fmt->xfmt == GT_EXPORT_JSON && !one)
 		fputs("}\n", of.f);
 	ret = GT_EXIT_OK;
 out:
@@ -432,17 +472,20 @@ static int open_inputs(gt_export **x, const char *const *paths, size_t n)
 /* -f FORMAT. @return 0 or -1 (said why). */
 static int format(const gt_cli_parser *p)
 {
-	static const char *const names[] = {"perfetto", "csv", "json", "html"};
-	opts.fmt = !strcmp(optarg, "chrome") ? FMT_PERFETTO : 0;
-	for (int i = 0; i < 4; i++)
+	const char *names[NFORMATS];
+	char list[64];
+	opts.fmt = !strcmp(optarg, "chrome") ? &formats[0] : NULL; /* perfetto's old name */
+	for (size_t i = 0; i < NFORMATS; i++) {
+		names[i] = formats[i].name;
 		if (!strcmp(optarg, names[i]))
-			opts.fmt = FMT_PERFETTO + i;
+			opts.fmt = &formats[i];
+	}
 	if (opts.fmt)
 		return 0;
-	const char *near = gt_cli_closest(optarg, names, 4);
-	fprintf(stderr, "%s: --format: unknown format '%s'%s%s%s (perfetto, csv, json, html)\n",
-		p->prefix, optarg, near ? "; did you mean '" : "", near ? near : "",
-		near ? "'?" : "");
+	const char *near = gt_cli_closest(optarg, names, NFORMATS);
+	fprintf(stderr, "%s: --format: unknown format '%s'%s%s%s (%s)\n", p->prefix, optarg,
+		near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "",
+		format_list(list, sizeof(list), ", "));
 	return -1;
 }
 
@@ -498,8 +541,10 @@ static int parse(int argc, char **argv)
 		if ((rc = parse_opt(&p, c)) >= 0)
 			return rc;
 	}
+	char list[64];
 	if (!opts.fmt)
-		return gt_cli_usage(&export_help, "--format is required (perfetto, csv, json, html)");
+		return gt_cli_usage(&export_help, "--format is required (%s)",
+				    format_list(list, sizeof(list), ", "));
 	if (optind >= argc)
 		return gt_cli_usage(&export_help, "no TRACE given");
 	return -1;
@@ -511,7 +556,7 @@ int cmd_export(int argc, char **argv)
 	gt_export *x = NULL;
 	if ((ret = parse(argc, argv)) >= 0)
 		return ret;
-	if (opts.ntables && (opts.fmt == FMT_PERFETTO || opts.fmt == FMT_HTML)) {
+	if (opts.ntables && opts.fmt->write) {
 		fprintf(stderr, "gaptrace export: --report applies to csv and json only\n");
 		return 2;
 	}
@@ -531,7 +576,7 @@ int cmd_export(int argc, char **argv)
 	if ((ret = open_inputs(&x, (const char *const *)argv + optind, (size_t)(argc - optind))))
 		goto out;
 	ret = GT_EXIT_FAILED; /* from here on, what fails is the output */
-	if (opts.fmt == FMT_CSV || opts.fmt == FMT_JSON) {
+	if (!opts.fmt->write) {
 		if (!opts.ntables)
 			for (int t = 0; t < GT_TABLE_COUNT; t++)
 				if (default_table(x, t))
@@ -541,10 +586,8 @@ int cmd_export(int argc, char **argv)
 	}
 	char defpath[4096];
 	if (!opts.output) {
-		if ((size_t)gt_export_default_path(argv[optind],
-						   opts.fmt == FMT_HTML ? GT_EXPORT_HTML
-									: GT_EXPORT_PERFETTO,
-						   defpath, sizeof(defpath)) >= sizeof(defpath)) {
+		if ((size_t)gt_export_default_path(argv[optind], opts.fmt->xfmt, defpath,
+						   sizeof(defpath)) >= sizeof(defpath)) {
 			fprintf(stderr, "gaptrace export: path too long, use -o\n");
 			goto out;
 		}
@@ -555,17 +598,16 @@ int cmd_export(int argc, char **argv)
 		goto out;
 	gt_export_stats st = {0};
 	double t0 = now_s();
-	int rc = opts.fmt == FMT_HTML ? gt_export_html(x, of.f, &st) : gt_export_perfetto(x, of.f, &st);
+	int rc = opts.fmt->write(x, of.f, &st);
 	if (rc < 0)
 		fprintf(stderr, "gaptrace export: %s: %s\n", opts.output, gt_strerror(rc));
 	if (out_close(&of, rc == 0) < 0 || rc < 0)
 		goto out;
-	report_stats(opts.fmt == FMT_HTML ? "report" : "timeline",
+	report_stats(opts.fmt->what,
 		     strcmp(opts.output, "-") ? opts.output : "to stdout", &st, now_s() - t0);
 	report_budget(x, &st);
-	if (!opts.quiet && opts.fmt == FMT_PERFETTO && strcmp(opts.output, "-"))
-		fprintf(stderr, "gaptrace export: open it in https://ui.perfetto.dev (drag the file "
-				"in; nothing is uploaded) or chrome://tracing\n");
+	if (!opts.quiet && opts.fmt->hint && strcmp(opts.output, "-"))
+		fputs(opts.fmt->hint, stderr);
 	ret = 0;
 out:
 	gt_export_close(x);

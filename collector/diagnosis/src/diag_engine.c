@@ -35,8 +35,9 @@
  * row "comm_exposed" (collectives alone on the GPU are not productive), so
  * no later kernel rule can take it.
  *
- * Claim order (the table rules[]): other_process, straggler,
- * comm_not_overlapped, periodic_stall, slow_data_loader, d2h_storm,
+ * Claim order (the table rules[], from the claim column of GT_FINDINGS):
+ * other_process, straggler, comm_not_overlapped, (the set-aside of exposed
+ * communication, below), periodic_stall, slow_data_loader, d2h_storm,
  * pageable_copies, transfer_bound, tiny_kernel_storm, launch_bound,
  * sync_turnaround, host_busy, dependency_wait, small_grid, low_occupancy,
  * memory_bound (GPU counters: the article's step 5 after kernel geometry),
@@ -96,27 +97,22 @@ typedef struct rule {
 
 /* The claim order (specific before generic; the design note above says
  * why): run_gpu walks it from the top, each step taking from the pools
- * what the steps before it left. */
-static const rule rules[] = {
-	{GT_FIND_OTHER_PROCESS, dg_rule_other_process},
-	{GT_FIND_STRAGGLER, dg_rule_straggler},
-	{GT_FIND_COMM_NOT_OVERLAPPED, dg_rule_comm},
-	{-1, set_aside_comm}, /* the breakdown row comm_exposed */
-	{GT_FIND_PERIODIC_STALL, dg_rule_periodic_stall},
-	{GT_FIND_SLOW_DATA_LOADER, dg_rule_data_loader},
-	{GT_FIND_D2H_STORM, dg_rule_d2h_storm},
-	{GT_FIND_PAGEABLE_COPIES, dg_rule_pageable},
-	{GT_FIND_TRANSFER_BOUND, dg_rule_transfer_bound},
-	{GT_FIND_TINY_KERNEL_STORM, dg_rule_tiny_storm},
-	{GT_FIND_LAUNCH_BOUND, dg_rule_launch_bound},
-	{GT_FIND_SYNC_TURNAROUND, dg_rule_sync_turnaround},
-	{GT_FIND_HOST_BUSY, dg_rule_host_busy},
-	{GT_FIND_DEPENDENCY_WAIT, dg_rule_dependency},
-	{GT_FIND_SMALL_GRID, dg_rule_small_grid},
-	{GT_FIND_LOW_OCCUPANCY, dg_rule_low_occupancy},
-	{GT_FIND_MEMORY_BOUND, dg_rule_memory_bound},
-	{GT_FIND_THROTTLED, dg_rule_throttled},
+ * what the steps before it left. Each finding's step is its claim column
+ * in GT_FINDINGS; the array has one slot per step, so a step out of range
+ * does not compile, a step given twice is caught by -Woverride-init
+ * (-Wextra) and the sum below, and so every slot is filled. */
+#define CLAIM_SET_ASIDE_COMM 3 /* after comm_not_overlapped, before periodic_stall */
+#define NSTEPS (GT_FIND_COUNT + 1)
+#define RULE_AT(name, id, claim, color) [claim] = {GT_FIND_##name, dg_rule_##id},
+static const rule rules[NSTEPS] = {
+	GT_FINDINGS(RULE_AT)
+	[CLAIM_SET_ASIDE_COMM] = {-1, set_aside_comm}, /* the breakdown row comm_exposed */
 };
+#undef RULE_AT
+#define CLAIM_SUM(name, id, claim, color) +(claim)
+_Static_assert(CLAIM_SET_ASIDE_COMM GT_FINDINGS(CLAIM_SUM) == NSTEPS * (NSTEPS - 1) / 2,
+	       "the claim steps of GT_FINDINGS and the set-aside are 0..GT_FIND_COUNT, once each");
+#undef CLAIM_SUM
 
 /* ------------------------------------------------------------ per GPU */
 

@@ -307,26 +307,27 @@ void dg_ncu_kernel_arg(const char *name, char *buf, size_t cap);
  * bound (informational), or a busy GPU whose counters were not read. */
 void dg_counter_notes(dg_ctx *c, const gt_diag_gpu *dg);
 
-/* -------- rules, in claim order (rules[] in diag_engine.c) */
+/* -------- rules, in claim order; each is dg_rule_<id> of its finding in
+ * GT_FINDINGS, whose claim column places it in rules[] (diag_engine.c) */
 
 /* diag_rules_others.c: the GPU waits on someone else */
 void dg_rule_other_process(dg_ctx *c);
 void dg_rule_straggler(dg_ctx *c);
-void dg_rule_comm(dg_ctx *c);
+void dg_rule_comm_not_overlapped(dg_ctx *c);
 /* diag_rules_stall.c: gap-level rules */
 void dg_rule_periodic_stall(dg_ctx *c);
-void dg_rule_data_loader(dg_ctx *c);
+void dg_rule_slow_data_loader(dg_ctx *c);
 /* diag_rules_copy.c: copies */
 void dg_rule_d2h_storm(dg_ctx *c);
-void dg_rule_pageable(dg_ctx *c);
+void dg_rule_pageable_copies(dg_ctx *c);
 void dg_rule_transfer_bound(dg_ctx *c);
 /* diag_rules_launch.c: launches */
-void dg_rule_tiny_storm(dg_ctx *c);
+void dg_rule_tiny_kernel_storm(dg_ctx *c);
 void dg_rule_launch_bound(dg_ctx *c);
 /* diag_rules_host.c: host-side idle causes */
 void dg_rule_sync_turnaround(dg_ctx *c);
 void dg_rule_host_busy(dg_ctx *c);
-void dg_rule_dependency(dg_ctx *c);
+void dg_rule_dependency_wait(dg_ctx *c);
 /* diag_rules_kernel.c: the kernel pool */
 void dg_rule_small_grid(dg_ctx *c);
 /* Add a note (information, not a finding) to the diagnosis; msg lives in

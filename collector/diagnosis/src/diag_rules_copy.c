@@ -168,7 +168,7 @@ void dg_rule_d2h_storm(dg_ctx *c)
 }
 
 /* pageable_copies: copies from pageable host memory, beyond d2h_storm's. */
-void dg_rule_pageable(dg_ctx *c)
+void dg_rule_pageable_copies(dg_ctx *c)
 {
 	int d2h_fired = c->d2h_fired;
 	uint64_t n = 0, t = 0, bytes = 0, w = 0, pin_t = 0, pin_bytes = 0;

@@ -219,7 +219,7 @@ void dg_rule_host_busy(dg_ctx *c)
 }
 
 /* dependency_wait: work waiting on an event or another stream. */
-void dg_rule_dependency(dg_ctx *c)
+void dg_rule_dependency_wait(dg_ctx *c)
 {
 	uint64_t n;
 	double mean;

@@ -45,7 +45,7 @@ static void kernels_by_count(dg_ctx *c, dg_fbuild *b, int storm_only)
 }
 
 /* tiny_kernel_storm: many tiny kernels the launches cannot keep up with. */
-void dg_rule_tiny_storm(dg_ctx *c)
+void dg_rule_tiny_kernel_storm(dg_ctx *c)
 {
 	uint64_t sn = 0, st = 0, nstorm = 0;
 	for (size_t i = 0; i < c->g->nkernels; i++) {

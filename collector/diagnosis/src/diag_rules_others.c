@@ -262,7 +262,7 @@ void dg_rule_straggler(dg_ctx *c)
 }
 
 /* comm_not_overlapped: communication not hidden behind compute. */
-void dg_rule_comm(dg_ctx *c)
+void dg_rule_comm_not_overlapped(dg_ctx *c)
 {
 	const gt_an_gpu *gpu = c->gpu;
 	if (!gpu->comm_ns)

@@ -77,7 +77,7 @@ static int batch_gap(const dg_ctx *c, const gt_an_gap *g)
 }
 
 /* slow_data_loader: gaps in which the feeding thread waited for input. */
-void dg_rule_data_loader(dg_ctx *c)
+void dg_rule_slow_data_loader(dg_ctx *c)
 {
 	int have_h2d = 0;
 	uint64_t h2d_n = 0, h2d_bytes = 0;

@@ -44,24 +44,25 @@
 
 /* One color per id, for every mark and legend of the page: the idle causes
  * (gt_cause_name), the wall-time breakdown's parts (finding ids and the fixed
- * parts of gt_diag_part), "busy" and "short gaps". A finding named like a cause
- * (host_busy, sync_turnaround, launch_bound, other_process) is that cause's
- * time, so it has that cause's color, as have dependency_wait (dependency),
- * transfer_bound (transfer) and productive (busy). Within one chart every id
- * has a color of its own; tests/export/check_export.py checks that each id has
- * one color on the whole page. */
+ * parts of gt_diag_part), "busy" and "short gaps". The findings' colors are
+ * the color column of GT_FINDINGS (diagnosis.h), so a new finding comes with
+ * one. A finding named like a cause (host_busy, sync_turnaround, launch_bound,
+ * other_process) is that cause's time, so the cause has that finding's color;
+ * transfer (transfer_bound), dependency (dependency_wait) and busy
+ * (productive) share theirs too. Within one chart every id has a color of its
+ * own; tests/export/check_export.py checks that each id has one color on the
+ * whole page. */
 #define BUSY_COLOR "#2f6fbd"
 #define SHORT_COLOR "#e3e8ee"
+#define FINDING_COLOR(name, id, claim, color) {#id, color},
 static const struct {
 	const char *id, *color;
 } palette[] = {
-	/* idle causes, in gt_cause order */
-	{"host_busy", "#e8a317"},
-	{"sync_turnaround", "#d1242f"},
-	{"launch_bound", "#8250df"},
+	/* the finding ids, and so the idle causes named like one */
+	GT_FINDINGS(FINDING_COLOR)
+	/* the other idle causes */
 	{"transfer", "#1b9aaa"},
 	{"dependency", "#9a6700"},
-	{"other_process", "#e85aad"},
 	{"unknown", "#8c959f"},
 	{"startup", "#c8d1da"},
 	{"data_lost", "#57606a"},
@@ -71,26 +72,13 @@ static const struct {
 	{"productive", BUSY_COLOR},
 	{"idle_other", "#c4b48c"},
 	{"comm_exposed", "#d2a8ff"},
-	/* the other finding ids */
-	{"dependency_wait", "#9a6700"},
-	{"transfer_bound", "#1b9aaa"},
-	{"throttled", "#bc4c00"},
-	{"periodic_stall", "#116329"},
-	{"slow_data_loader", "#2da44e"},
-	{"tiny_kernel_storm", "#0a3069"},
-	{"small_grid", "#54aeff"},
-	{"low_occupancy", "#fb8f44"},
-	{"d2h_storm", "#0b5563"},
-	{"pageable_copies", "#7fd1d9"},
-	{"comm_not_overlapped", "#953800"},
-	{"straggler", "#ff8182"},
-	{"memory_bound", "#0969da"},
 	/* the GPM chart's lines (ex_gpm_defs' track names) */
 	{"SM active", "#0550ae"},
 	{"SM occupancy", "#8250df"},
 	{"tensor pipe", "#1a7f37"},
 	{"DRAM bandwidth", "#bc4c00"},
 };
+#undef FINDING_COLOR
 #define OTHER_COLOR "#afb8c1" /* an id the table does not know yet */
 
 static const char *color_of(const char *id)

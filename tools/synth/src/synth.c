@@ -1289,159 +1289,249 @@ void gt_synth_defaults(gt_synth_spec *s)
 	s->truth = 1;
 }
 
+/* ------------------------------------------------------------ presets */
+
+/* Each preset is gt_synth_defaults and then its builder's changes. */
+
+static void preset_compute(gt_synth_spec *s)
+{
+	s->kernels = 50;
+	s->kernel_ns = 200000;
+	s->steps = 20;
+}
+
+static void preset_host(gt_synth_spec *s)
+{
+	s->host_ns = 2000000;
+}
+
+static void preset_sync(gt_synth_spec *s)
+{
+	s->sync = 1;
+	s->turnaround_ns = 800000;
+	s->sync_records = 1;
+}
+
+static void preset_launch_bound(gt_synth_spec *s)
+{
+	s->kernels = 0;
+	s->storm_kernels = 2000;
+	s->storm_kernel_ns = 2000;
+	s->storm_launch_ns = 5000;
+	s->steps = 6;
+}
+
+static void preset_copies(gt_synth_spec *s)
+{
+	s->h2d_copies = 2;
+	s->h2d_bytes = 64 << 20;
+	s->h2d_pageable = 1;
+	s->staging_ns = 3000000;
+	s->copy_gbps = 12.0;
+	s->d2h_copies = 1;
+	s->d2h_bytes = 4;
+}
+
+static void preset_pinned(gt_synth_spec *s)
+{
+	s->h2d_copies = 2;
+	s->h2d_bytes = 64 << 20;
+	s->copy_gbps = 50.0;
+}
+
+static void preset_multi_gpu(gt_synth_spec *s)
+{
+	s->gpus = 2;
+	s->cross_wait = 1;
+	s->sync = 1;
+	s->turnaround_ns = 100000;
+}
+
+static void preset_two_proc(gt_synth_spec *s)
+{
+	s->host_ns = 500000;
+	s->second_proc = 1;
+	s->p2_kernels = 4;
+	s->p2_kernel_ns = 100000;
+	s->p2_host_ns = 300000;
+	s->p2_start_ns = 50000;
+}
+
+static void preset_periodic(gt_synth_spec *s)
+{
+	s->steps = 40;
+	s->sync = 1;
+	s->turnaround_ns = 50000;
+	s->stall_every = 10;
+	s->stall_ns = 30000000;
+}
+
+static void preset_mixed(gt_synth_spec *s)
+{
+	s->streams = 2;
+	s->steps = 30;
+	s->kernels = 12;
+	s->kernel_jitter_ns = 20000;
+	s->host_ns = 300000;
+	s->sync = 1;
+	s->turnaround_ns = 200000;
+	s->storm_kernels = 50;
+	s->storm_kernel_ns = 2000;
+	s->storm_launch_ns = 5000;
+	s->h2d_copies = 1;
+	s->h2d_bytes = 8 << 20;
+	s->h2d_pageable = 1;
+	s->staging_ns = 400000;
+	s->d2h_copies = 1;
+	s->d2h_bytes = 4096;
+	s->stall_every = 10;
+	s->stall_ns = 5000000;
+	s->nccl = 1;
+	s->second_proc = 1;
+	s->p2_kernels = 3;
+	s->p2_kernel_ns = 80000;
+	s->p2_host_ns = 900000;
+	s->nvml_hz = 100;
+	s->throttle_from_ns = 20000000;
+	s->throttle_to_ns = 60000000;
+	s->sync_records = 1;
+	s->losses = 42;
+}
+
+/* ~10 M records: 5 M kernels + 5 M launch calls + a few syncs */
+static void preset_bench(gt_synth_spec *s)
+{
+	s->streams = 4;
+	s->steps = 50000;
+	s->kernels = 100;
+	s->kernel_ns = 8000;
+	s->kernel_jitter_ns = 8000;
+	s->launch_ns = 3000;
+	s->host_ns = 200000;
+	s->sync = 1;
+	s->turnaround_ns = 100000;
+	s->nvml_hz = 100;
+	s->truth = 0;
+}
+
+/* data parallel: 2 ranks, 20 steps of forward 10 x 50 us, backward 24 x
+ * 50 us, 8 all-reduce buckets of 150 us (each as long as its 3 backward
+ * kernels: only the last is exposed), optimizer 4 x 25 us, sync */
+static void preset_ddp(gt_synth_spec *s)
+{
+	s->ranks = s->gpus = 2;
+	s->streams = 2;
+	s->steps = 20;
+	s->kernels = 0;
+	s->fwd_kernels = 10;
+	s->bwd_kernels = 24;
+	s->opt_kernels = 4;
+	s->buckets = 8;
+	s->coll_ns = 150000;
+	s->overlap = 1;
+	s->host_ns = 200000;
+	s->sync = 1;
+	s->turnaround_ns = 50000;
+	s->coll_broadcast = 1;
+}
+
+/* the article's case: one big all-reduce after the backward */
+static void preset_ddp_exposed(gt_synth_spec *s)
+{
+	preset_ddp(s);
+	s->overlap = 0;
+	s->buckets = 1;
+	s->coll_ns = 1200000;
+}
+
+static void preset_ddp_straggler(gt_synth_spec *s)
+{
+	preset_ddp(s);
+	s->ranks = s->gpus = 4;
+	s->straggler = 3; /* rank 2 */
+	s->straggler_ns = 3000000;
+}
+
+/* an NVTX-annotated loop: 12 x train_step (8 x 50 us kernels in a nested
+ * "forward", 300 us of host work, sync, 100 us turnaround), step 8 (index
+ * 7) slow by 5 ms of host work before its sync */
+static void preset_steps(gt_synth_spec *s)
+{
+	s->steps = 12;
+	s->host_ns = 300000;
+	s->sync = 1;
+	s->turnaround_ns = 100000;
+	s->nvtx_steps = 1;
+	s->slow_step = 8;
+	s->slow_ns = 5000000;
+}
+
+/* the article's loss.item() loop, with host stacks: 20 steps of 8 x 100 us
+ * kernels, 1.5 ms of host work, a sync (loss.item() at train.py:42) and
+ * 2 ms of metric code after it */
+static void preset_stacks(gt_synth_spec *s)
+{
+	s->steps = 20;
+	s->kernels = 8;
+	s->kernel_ns = 100000;
+	s->host_ns = 1500000;
+	s->sync = 1;
+	s->turnaround_ns = 2000000;
+	s->stacks = 1;
+}
+
+/* The presets, X(name, builder, what it simulates), in the order of
+ * gt_synth_preset_names: the table and the names string are made from
+ * this one list. */
+#define SYNTH_PRESETS(X)                                                                   \
+	X("compute", compute, "a compute loop: 20 steps of 50 x 200 us kernels")           \
+	X("host", host, "2 ms of host work outside CUDA each step")                        \
+	X("sync", sync, "a sync each step, then 800 us of host work")                      \
+	X("launch-bound", launch_bound, "2000 x 2 us kernels, 5 us launches each")         \
+	X("copies", copies, "pageable 64 MiB H2D copies and a small D2H each step")        \
+	X("pinned", pinned, "pinned 64 MiB H2D copies at 50 GB/s")                         \
+	X("multi-gpu", multi_gpu, "2 GPUs with cross-GPU waits, a sync each step")        \
+	X("two-proc", two_proc, "a second process using the same GPU")                     \
+	X("periodic", periodic, "a 30 ms stall every 10 steps")                            \
+	X("mixed", mixed, "a bit of everything, NVML counters, losses")                    \
+	X("bench", bench, "~10 M records, for benchmarks (no truth)")                      \
+	X("ddp", ddp, "2 ranks, 8 all-reduce buckets overlapped with the backward")        \
+	X("ddp-exposed", ddp_exposed, "2 ranks, one all-reduce after the backward")        \
+	X("ddp-straggler", ddp_straggler, "4 ranks as ddp, rank 2 late by 3 ms each step") \
+	X("steps", steps, "an NVTX train_step loop, step 8 slow by 5 ms of host work")     \
+	X("stacks", stacks, "a loss.item() loop with host call stacks")
+
+typedef struct preset {
+	const char *name;
+	const char *what; /* what it simulates */
+	void (*build)(gt_synth_spec *s);
+} preset;
+
+#define PRESET_ROW(name, fn, what) {name, what, preset_##fn},
+static const preset presets[] = {SYNTH_PRESETS(PRESET_ROW)};
+#undef PRESET_ROW
+#define PRESET_ONE(name, fn, what) +1
+_Static_assert(sizeof presets / sizeof presets[0] == 0 SYNTH_PRESETS(PRESET_ONE),
+	       "one row per preset of SYNTH_PRESETS");
+#undef PRESET_ONE
+#define PRESET_WORD(name, fn, what) " " name
+static const char preset_words[] = SYNTH_PRESETS(PRESET_WORD); /* each after a space */
+#undef PRESET_WORD
+
 const char *gt_synth_preset_names(void)
 {
-	return "compute host sync launch-bound copies pinned multi-gpu two-proc periodic mixed bench "
-	       "ddp ddp-exposed ddp-straggler steps stacks";
+	return preset_words + 1;
 }
 
 int gt_synth_preset(const char *name, gt_synth_spec *s)
 {
 	gt_synth_defaults(s);
-	if (!strcmp(name, "compute")) {
-		s->kernels = 50;
-		s->kernel_ns = 200000;
-		s->steps = 20;
-	} else if (!strcmp(name, "host")) {
-		s->host_ns = 2000000;
-	} else if (!strcmp(name, "sync")) {
-		s->sync = 1;
-		s->turnaround_ns = 800000;
-		s->sync_records = 1;
-	} else if (!strcmp(name, "launch-bound")) {
-		s->kernels = 0;
-		s->storm_kernels = 2000;
-		s->storm_kernel_ns = 2000;
-		s->storm_launch_ns = 5000;
-		s->steps = 6;
-	} else if (!strcmp(name, "copies")) {
-		s->h2d_copies = 2;
-		s->h2d_bytes = 64 << 20;
-		s->h2d_pageable = 1;
-		s->staging_ns = 3000000;
-		s->copy_gbps = 12.0;
-		s->d2h_copies = 1;
-		s->d2h_bytes = 4;
-	} else if (!strcmp(name, "pinned")) {
-		s->h2d_copies = 2;
-		s->h2d_bytes = 64 << 20;
-		s->copy_gbps = 50.0;
-	} else if (!strcmp(name, "multi-gpu")) {
-		s->gpus = 2;
-		s->cross_wait = 1;
-		s->sync = 1;
-		s->turnaround_ns = 100000;
-	} else if (!strcmp(name, "two-proc")) {
-		s->host_ns = 500000;
-		s->second_proc = 1;
-		s->p2_kernels = 4;
-		s->p2_kernel_ns = 100000;
-		s->p2_host_ns = 300000;
-		s->p2_start_ns = 50000;
-	} else if (!strcmp(name, "periodic")) {
-		s->steps = 40;
-		s->sync = 1;
-		s->turnaround_ns = 50000;
-		s->stall_every = 10;
-		s->stall_ns = 30000000;
-	} else if (!strcmp(name, "mixed")) {
-		s->streams = 2;
-		s->steps = 30;
-		s->kernels = 12;
-		s->kernel_jitter_ns = 20000;
-		s->host_ns = 300000;
-		s->sync = 1;
-		s->turnaround_ns = 200000;
-		s->storm_kernels = 50;
-		s->storm_kernel_ns = 2000;
-		s->storm_launch_ns = 5000;
-		s->h2d_copies = 1;
-		s->h2d_bytes = 8 << 20;
-		s->h2d_pageable = 1;
-		s->staging_ns = 400000;
-		s->d2h_copies = 1;
-		s->d2h_bytes = 4096;
-		s->stall_every = 10;
-		s->stall_ns = 5000000;
-		s->nccl = 1;
-		s->second_proc = 1;
-		s->p2_kernels = 3;
-		s->p2_kernel_ns = 80000;
-		s->p2_host_ns = 900000;
-		s->nvml_hz = 100;
-		s->throttle_from_ns = 20000000;
-		s->throttle_to_ns = 60000000;
-		s->sync_records = 1;
-		s->losses = 42;
-	} else if (!strcmp(name, "ddp") || !strcmp(name, "ddp-exposed") ||
-		   !strcmp(name, "ddp-straggler")) {
-		/* data parallel: 2 ranks (4 with a straggler), 20 steps of
-		 * forward 10 x 50 us, backward 24 x 50 us, 8 all-reduce buckets of
-		 * 150 us (each as long as its 3 backward kernels: only the last is
-		 * exposed), optimizer 4 x 25 us, sync */
-		s->ranks = s->gpus = 2;
-		s->streams = 2;
-		s->steps = 20;
-		s->kernels = 0;
-		s->fwd_kernels = 10;
-		s->bwd_kernels = 24;
-		s->opt_kernels = 4;
-		s->buckets = 8;
-		s->coll_ns = 150000;
-		s->overlap = 1;
-		s->host_ns = 200000;
-		s->sync = 1;
-		s->turnaround_ns = 50000;
-		s->coll_broadcast = 1;
-		if (!strcmp(name, "ddp-exposed")) {
-			/* the article's case: one big all-reduce after the backward */
-			s->overlap = 0;
-			s->buckets = 1;
-			s->coll_ns = 1200000;
-		} else if (!strcmp(name, "ddp-straggler")) {
-			s->ranks = s->gpus = 4;
-			s->straggler = 3; /* rank 2 */
-			s->straggler_ns = 3000000;
+	for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++)
+		if (!strcmp(name, presets[i].name)) {
+			presets[i].build(s);
+			return 0;
 		}
-	} else if (!strcmp(name, "steps")) {
-		/* an NVTX-annotated loop: 12 x train_step (8 x 50 us kernels in a
-		 * nested "forward", 300 us of host work, sync, 100 us turnaround),
-		 * step 8 (index 7) slow by 5 ms of host work before its sync */
-		s->steps = 12;
-		s->host_ns = 300000;
-		s->sync = 1;
-		s->turnaround_ns = 100000;
-		s->nvtx_steps = 1;
-		s->slow_step = 8;
-		s->slow_ns = 5000000;
-	} else if (!strcmp(name, "stacks")) {
-		/* the article's loss.item() loop, with host stacks: 20 steps of
-		 * 8 x 100 us kernels, 1.5 ms of host work, a sync (loss.item() at
-		 * train.py:42) and 2 ms of metric code after it */
-		s->steps = 20;
-		s->kernels = 8;
-		s->kernel_ns = 100000;
-		s->host_ns = 1500000;
-		s->sync = 1;
-		s->turnaround_ns = 2000000;
-		s->stacks = 1;
-	} else if (!strcmp(name, "bench")) {
-		/* ~10 M records: 5 M kernels + 5 M launch calls + a few syncs */
-		s->streams = 4;
-		s->steps = 50000;
-		s->kernels = 100;
-		s->kernel_ns = 8000;
-		s->kernel_jitter_ns = 8000;
-		s->launch_ns = 3000;
-		s->host_ns = 200000;
-		s->sync = 1;
-		s->turnaround_ns = 100000;
-		s->nvml_hz = 100;
-		s->truth = 0;
-	} else {
-		return -1;
-	}
-	return 0;
+	return -1;
 }
 
 static void make_uuid(sim *S, uint32_t g)

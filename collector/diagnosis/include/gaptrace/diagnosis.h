@@ -89,39 +89,58 @@ extern "C" {
 /* ------------------------------------------------------------------ */
 
 /**
- * Finding ids, in the order of the article's decision list (also the
- * tie-break of the ranking). gt_finding_name() gives the stable string id.
- * The claim order used to split time between them is a different one (see
- * DIAGNOSIS.md, "Claim order").
+ * The findings, one X(NAME, id, claim, color) per finding, in the order of
+ * the article's decision list: the enum's order (GT_FIND_<NAME>, values from
+ * 0; the ranking's tie-break). Every per-finding table of the library and of
+ * its outputs is generated from this list, so a finding is added here once
+ * (appended: the ids above keep their values) and the compiler points at
+ * whatever it lacks:
+ *  - id: the stable snake_case string id (gt_finding_name() gives it, as a
+ *    token: X stringizes it), also the name of the finding's rule inside the
+ *    library (dg_rule_<id>);
+ *  - claim: the rule's step in the claim order that splits time between the
+ *    findings (DIAGNOSIS.md, "Claim order"; specific before generic), a
+ *    different order from this one; step 3, the set-aside of exposed
+ *    communication (breakdown row comm_exposed), is no finding's;
+ *  - color: the HTML report's color for the finding; a finding named like an
+ *    idle cause (gt_cause_name) is that cause's time and has its color, as
+ *    have dependency_wait (dependency) and transfer_bound (transfer).
+ */
+#define GT_FINDINGS(X)                                                             \
+	/* 1. clocks */                                                             \
+	X(THROTTLED, throttled, 17, "#bc4c00") /* busy while clocks were cut */     \
+	/* shapes that are their own cause */                                      \
+	X(OTHER_PROCESS, other_process, 0, "#e85aad") /* another process, same GPU */ \
+	X(PERIODIC_STALL, periodic_stall, 4, "#116329") /* a stall every N s (wave) */ \
+	/* 3. idle: host-side causes */                                            \
+	X(SLOW_DATA_LOADER, slow_data_loader, 5, "#2da44e") /* idle until next H2D */ \
+	X(SYNC_TURNAROUND, sync_turnaround, 11, "#d1242f") /* host works after sync */ \
+	X(HOST_BUSY, host_busy, 12, "#e8a317") /* host outside CUDA, queue empty */  \
+	X(LAUNCH_BOUND, launch_bound, 10, "#8250df") /* launches slower than kernels */ \
+	X(DEPENDENCY_WAIT, dependency_wait, 13, "#9a6700") /* waits on events */     \
+	/* 4. busy but slow */                                                     \
+	X(TINY_KERNEL_STORM, tiny_kernel_storm, 9, "#0a3069") /* >N <10 us kernels */ \
+	X(SMALL_GRID, small_grid, 14, "#54aeff") /* fewer blocks than SMs */         \
+	X(LOW_OCCUPANCY, low_occupancy, 15, "#fb8f44") /* regs/smem limit warps */   \
+	/* 4./5. copies */                                                         \
+	X(D2H_STORM, d2h_storm, 6, "#0b5563") /* many D2H copies + waits */          \
+	X(PAGEABLE_COPIES, pageable_copies, 7, "#7fd1d9") /* from pageable memory */ \
+	X(TRANSFER_BOUND, transfer_bound, 8, "#1b9aaa") /* copies with SMs idle */   \
+	/* 6. multi-GPU */                                                         \
+	X(COMM_NOT_OVERLAPPED, comm_not_overlapped, 2, "#953800") /* NCCL alone */   \
+	X(STRAGGLER, straggler, 1, "#ff8182") /* a rank arrives last, we wait */     \
+	/* 5. memory bandwidth (NVML GPM counters; appended) */                     \
+	X(MEMORY_BOUND, memory_bound, 16, "#0969da") /* near DRAM peak, pipes idle */
+
+/**
+ * Finding ids (GT_FINDINGS' order). gt_finding_name() gives the stable
+ * string id; GT_FIND_COUNT is the number of findings.
  */
 typedef enum gt_finding_id {
-	/* 1. clocks */
-	GT_FIND_THROTTLED = 0,           /**< "throttled": busy while clocks were cut */
-	/* shapes that are their own cause */
-	GT_FIND_OTHER_PROCESS = 1,       /**< "other_process": another process shares the GPU */
-	GT_FIND_PERIODIC_STALL = 2,      /**< "periodic_stall": a stall every N s (wave) */
-	/* 3. idle: host-side causes */
-	GT_FIND_SLOW_DATA_LOADER = 3,    /**< "slow_data_loader": idle until the next batch's H2D */
-	GT_FIND_SYNC_TURNAROUND = 4,     /**< "sync_turnaround": host works after each sync */
-	GT_FIND_HOST_BUSY = 5,           /**< "host_busy": host outside CUDA, queue empty */
-	GT_FIND_LAUNCH_BOUND = 6,        /**< "launch_bound": launches slower than kernels */
-	GT_FIND_DEPENDENCY_WAIT = 7,     /**< "dependency_wait": queued work waits on events */
-	/* 4. busy but slow */
-	GT_FIND_TINY_KERNEL_STORM = 8,   /**< "tiny_kernel_storm": >N launches of <10 us kernels */
-	GT_FIND_SMALL_GRID = 9,          /**< "small_grid": fewer blocks than SMs */
-	GT_FIND_LOW_OCCUPANCY = 10,      /**< "low_occupancy": regs/smem/block size limit warps */
-	/* 4./5. copies */
-	GT_FIND_D2H_STORM = 11,          /**< "d2h_storm": many device->host copies + waits */
-	GT_FIND_PAGEABLE_COPIES = 12,    /**< "pageable_copies": copies from pageable memory */
-	GT_FIND_TRANSFER_BOUND = 13,     /**< "transfer_bound": copies with SMs idle */
-	/* 6. multi-GPU */
-	GT_FIND_COMM_NOT_OVERLAPPED = 14,/**< "comm_not_overlapped": NCCL with no compute */
-	GT_FIND_STRAGGLER = 15,          /**< "straggler": a rank arrives last at the collectives
-					      and this GPU waits for it */
-	/* 5. memory bandwidth (GPU counters; appended: the ids above keep their values) */
-	GT_FIND_MEMORY_BOUND = 16,       /**< "memory_bound": busy kernels near the DRAM bandwidth
-					      peak with the compute pipes idle (NVML GPM) */
-	GT_FIND_COUNT = 17,
+#define GT_FIND_ENUM_(name, id, claim, color) GT_FIND_##name,
+	GT_FINDINGS(GT_FIND_ENUM_)
+#undef GT_FIND_ENUM_
+	GT_FIND_COUNT
 } gt_finding_id;
 
 /** Stable snake_case id of a finding ("launch_bound"); "?" when out of range. */

@@ -212,17 +212,16 @@ typedef struct gt_synth_truth {
 void gt_synth_defaults(gt_synth_spec *s);
 
 /**
- * Fill s with a named preset: "compute", "host", "sync", "launch-bound",
- * "copies", "pinned", "multi-gpu", "two-proc", "periodic", "mixed", "bench",
- * and multi-rank ones: "ddp" (2 ranks, 8 all-reduce buckets overlapped
- * with the backward), "ddp-exposed" (2 ranks, one all-reduce of the same
- * total after the backward), "ddp-straggler" (4 ranks as "ddp", rank 2
+ * Fill s with a named preset: gt_synth_defaults, then the preset's changes.
+ * gt_synth_preset_names() lists the names; what each simulates is the table
+ * SYNTH_PRESETS in synth.c (e.g. "ddp": 2 ranks, 8 all-reduce buckets
+ * overlapped with the backward; "ddp-straggler": 4 ranks as "ddp", rank 2
  * late by 3 ms each step).
  * @return 0, or -1 for an unknown name.
  */
 int gt_synth_preset(const char *name, gt_synth_spec *s);
 
-/** Space-separated list of preset names. */
+/** Space-separated list of preset names, in SYNTH_PRESETS order (static storage). */
 const char *gt_synth_preset_names(void);
 
 /**
