@@ -39,8 +39,8 @@ uint64_t gt_clock_map_apply(const gt_clock_map *m, uint64_t trace_ns)
 	return m->anchor_trace + (uint64_t)m->offset + (uint64_t)adj;
 }
 
-int gt_clock_map_in_slice(const gt_clock_map *m, uint64_t from_ns, uint64_t to_ns,
-			  uint64_t start, uint64_t end)
+int gt_clock_map_in_slice(const gt_clock_map *m, uint64_t from_ns, uint64_t to_ns, uint64_t start,
+			  uint64_t end)
 {
 	uint64_t s = gt_clock_map_apply(m, start);
 	if (to_ns && s >= to_ns)

@@ -473,15 +473,15 @@ START_TEST(slice_bounds_agree)
 {
 	const uint64_t F = TRACE_T0 + 1000000, T = TRACE_T0 + 2000000;
 	const uint64_t se[][2] = {
-		{F - 1000, F},     /* ends at from: out */
-		{F, F},            /* instant at from: in */
+		{F - 1000, F},	    /* ends at from: out */
+		{F, F},		    /* instant at from: in */
 		{F - 500, F + 500}, /* straddles from: in */
 		{F + 100, F + 200}, /* inside: in */
-		{T - 1, T - 1},    /* instant just before to: in */
-		{T, T},            /* instant at to: out */
-		{T, T + 1000},     /* starts at to: out */
+		{T - 1, T - 1},	    /* instant just before to: in */
+		{T, T},		    /* instant at to: out */
+		{T, T + 1000},	    /* starts at to: out */
 		{T - 100, T + 100}, /* straddles to: in */
-		{F, F - 10},       /* end before start, at from: an instant, in */
+		{F, F - 10},	    /* end before start, at from: an instant, in */
 	};
 	gt_export_opts o = {.analysis = {.from_ns = F, .to_ns = T}};
 	gt_export *x = open_kernels(se, sizeof(se) / sizeof(se[0]), &o);

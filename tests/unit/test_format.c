@@ -1256,9 +1256,9 @@ START_TEST(clock_map_in_slice)
 		uint64_t s, e;
 		int in;
 	} c[] = {
-		{F, F, 1},         {T, T, 0},         {T - 1, T - 1, 1}, {F - 1, F - 1, 0},
-		{F - 10, F, 0},    {F - 10, F + 1, 1}, {T, T + 10, 0},   {T - 1, T + 10, 1},
-		{F - 10, T + 10, 1}, {F, F - 5, 1},    {F + 5, F, 1},     {F - 1, F - 5, 0},
+		{F, F, 1},	     {T, T, 0},		 {T - 1, T - 1, 1}, {F - 1, F - 1, 0},
+		{F - 10, F, 0},	     {F - 10, F + 1, 1}, {T, T + 10, 0},    {T - 1, T + 10, 1},
+		{F - 10, T + 10, 1}, {F, F - 5, 1},	 {F + 5, F, 1},	    {F - 1, F - 5, 0},
 	};
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		ck_assert_msg(gt_clock_map_in_slice(&cm, F, T, c[i].s, c[i].e) == c[i].in,
