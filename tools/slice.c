@@ -20,10 +20,12 @@
 
 static const gt_cli_opt slice_opts[] = {
 	GT_OPT(GT_SLICE_OPT_FROM, "from", "T",
-	       "keep what is at or after T: a duration from the capture start the report prints "
+	       "keep what is at or after T (a span also if it ends after T): a duration from the "
+	       "capture start the report prints "
 	       "(1.5s, 200ms, 250us, 100ns, 2min), or absolute: @NS (realtime ns) or "
 	       "@2026-12-02T11:47:59.5Z (UTC)"),
-	GT_OPT(GT_SLICE_OPT_TO, "to", "T", "keep what is before T (T as for --from)"),
+	GT_OPT(GT_SLICE_OPT_TO, "to", "T",
+	       "keep what begins before T (T as for --from): the window is [--from, --to)"),
 	GT_OPT(GT_SLICE_OPT_PID, "pid", "PID", "only this process's traces"),
 	GT_OPT(GT_SLICE_OPT_GPU, "gpu", "N|UUID",
 	       "only this GPU: its number in the report, or a prefix of its UUID (GPU-52027fe8); "

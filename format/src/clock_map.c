@@ -38,3 +38,17 @@ uint64_t gt_clock_map_apply(const gt_clock_map *m, uint64_t trace_ns)
 	}
 	return m->anchor_trace + (uint64_t)m->offset + (uint64_t)adj;
 }
+
+int gt_clock_map_in_slice(const gt_clock_map *m, uint64_t from_ns, uint64_t to_ns, uint64_t start,
+			  uint64_t end)
+{
+	uint64_t s = gt_clock_map_apply(m, start);
+	if (to_ns && s >= to_ns)
+		return 0;
+	/* "s >= from or e > from" rather than a test of end == start: it holds
+	 * for instants and spans alike, also where the map (slope < 1) makes
+	 * two trace times 1 ns apart one realtime ns */
+	if (from_ns && s < from_ns && (end <= start || gt_clock_map_apply(m, end) <= from_ns))
+		return 0;
+	return 1;
+}

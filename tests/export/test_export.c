@@ -463,6 +463,53 @@ static gt_export *open_kernels(const uint64_t (*se)[2], size_t n, const gt_expor
 	return x;
 }
 
+/* Issue 26: the analysis (what report counts) and the exports that read
+ * the records themselves slice with one rule, the half-open window
+ * [from, to): an instant at exactly --from is in, one at exactly --to out;
+ * a span is kept when it overlaps the window (one that ends at --from or
+ * starts at --to does not); an end before the start is an instant at the
+ * start. Both must keep exactly these kernels. */
+START_TEST(slice_bounds_agree)
+{
+	const uint64_t F = TRACE_T0 + 1000000, T = TRACE_T0 + 2000000;
+	const uint64_t se[][2] = {
+		{F - 1000, F},	    /* ends at from: out */
+		{F, F},		    /* instant at from: in */
+		{F - 500, F + 500}, /* straddles from: in */
+		{F + 100, F + 200}, /* inside: in */
+		{T - 1, T - 1},	    /* instant just before to: in */
+		{T, T},		    /* instant at to: out */
+		{T, T + 1000},	    /* starts at to: out */
+		{T - 100, T + 100}, /* straddles to: in */
+		{F, F - 10},	    /* end before start, at from: an instant, in */
+	};
+	gt_export_opts o = {.analysis = {.from_ns = F, .to_ns = T}};
+	gt_export *x = open_kernels(se, sizeof(se) / sizeof(se[0]), &o);
+	const gt_an_slice *sl = gt_analysis_slice(gt_export_analysis(x));
+	ck_assert_ptr_nonnull(sl);
+	ck_assert_uint_eq(sl->kernels_total, 9);
+	ck_assert_uint_eq(sl->kernels_kept, 6);
+	gt_export_stats st;
+	char *s = table_text(x, GT_TABLE_GPU_TRACE, GT_EXPORT_CSV, &st);
+	ck_assert_uint_eq(st.events, 6);
+	ck_assert_uint_eq(count_str(s, "\n"), 7);
+	char row[64];
+	snprintf(row, sizeof(row), "\n%llu,0,", (unsigned long long)F);
+	ck_assert_ptr_nonnull(strstr(s, row)); /* the instant at from */
+	snprintf(row, sizeof(row), "\n%llu,", (unsigned long long)T);
+	ck_assert_ptr_null(strstr(s, row)); /* nothing starts at to */
+	free(s);
+	s = table_text(x, GT_TABLE_KERN_SUM, GT_EXPORT_CSV, NULL);
+	ck_assert_ptr_nonnull(strstr(s, ",6,")); /* Instances */
+	free(s);
+	s = perfetto_text(x, NULL);
+	ck_assert_uint_eq(count_str(s, "\"cat\":\"kernel\""), 6);
+	free(s);
+	gt_export_close(x);
+	rm_tmpdir();
+}
+END_TEST
+
 /* A capture armed 2 ms after its stream began (trace clock = realtime):
  * the time origin is the ARMED note, as in the reports. A kernel that
  * straddles it keeps its part after it, one before it is clipped to 0 ns,
@@ -1330,6 +1377,7 @@ static Suite *suite(void)
 	tcase_add_test(t, html_far_window_axis);
 	tcase_add_test(t, perfetto_stack_once);
 	tcase_add_test(t, output_budget_caps);
+	tcase_add_test(t, slice_bounds_agree);
 	suite_add_tcase(s, t);
 	return s;
 }

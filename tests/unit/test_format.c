@@ -1242,6 +1242,41 @@ END_TEST
 
 /* ------------------------------------------------------------ clock map */
 
+/* The slicing rule: [from, to), instants by their time, spans by overlap;
+ * identity map (trace clock = realtime). */
+START_TEST(clock_map_in_slice)
+{
+	gt_stream_header h;
+	gt_stream_header_init(&h);
+	h.trace_ns = h.realtime_ns = 1000000;
+	gt_clock_map cm;
+	gt_clock_map_init(&cm, &h);
+	const uint64_t F = 2000000, T = 3000000;
+	static const struct {
+		uint64_t s, e;
+		int in;
+	} c[] = {
+		{F, F, 1},	     {T, T, 0},		 {T - 1, T - 1, 1}, {F - 1, F - 1, 0},
+		{F - 10, F, 0},	     {F - 10, F + 1, 1}, {T, T + 10, 0},    {T - 1, T + 10, 1},
+		{F - 10, T + 10, 1}, {F, F - 5, 1},	 {F + 5, F, 1},	    {F - 1, F - 5, 0},
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		ck_assert_msg(gt_clock_map_in_slice(&cm, F, T, c[i].s, c[i].e) == c[i].in,
+			      "case %zu", i);
+		/* no bound on a side keeps all on that side */
+		ck_assert_int_eq(gt_clock_map_in_slice(&cm, 0, 0, c[i].s, c[i].e), 1);
+	}
+	ck_assert_int_eq(gt_clock_map_in_slice(&cm, F, 0, UINT64_MAX - 1, UINT64_MAX), 1);
+	ck_assert_int_eq(gt_clock_map_in_slice(&cm, 0, T, 1, 2), 1);
+	/* the map applies: realtime 1 s ahead of the trace clock */
+	h.realtime_ns = h.trace_ns + 1000000000;
+	gt_clock_map_init(&cm, &h);
+	ck_assert_int_eq(gt_clock_map_in_slice(&cm, F + 1000000000, 0, F, F), 1);
+	ck_assert_int_eq(gt_clock_map_in_slice(&cm, F + 1000000000, 0, F - 1, F - 1), 0);
+	ck_assert_int_eq(gt_clock_map_in_slice(&cm, 0, T + 1000000000, T, T), 0);
+}
+END_TEST
+
 START_TEST(clock_map)
 {
 	gt_stream_header h;
@@ -1514,6 +1549,7 @@ int main(void)
 	tcase_add_test(tc, ctl_roundtrip_and_errors);
 	tcase_add_test(tc, kinds_parse_and_format);
 	tcase_add_test(tc, clock_map);
+	tcase_add_test(tc, clock_map_in_slice);
 	tcase_add_test(tc, fd_reader_over_pipe);
 	tcase_add_test(tc, sink_fd_peer_closed_no_sigpipe);
 	tcase_add_test(tc, sink_fd_nonblocking);

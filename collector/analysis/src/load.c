@@ -215,17 +215,14 @@ static void span(an_trace *t, uint64_t a, uint64_t b)
 		t->pub.t_last = b;
 }
 
-/* Drop a timed record outside opts.from/to (provisional clock map). */
+/* Drop a timed record outside opts.from/to (provisional clock map), by
+ * the rule the exports use too (gt_clock_map_in_slice). */
 static int clipped(ld *L, uint64_t s, uint64_t e)
 {
 	if (!L->clip)
 		return 0;
 	const gt_analysis_opts *o = &L->a->o;
-	if (o->to_ns && gt_clock_map_apply(&L->t->cmap, s) >= o->to_ns)
-		return 1;
-	if (o->from_ns && gt_clock_map_apply(&L->t->cmap, e) <= o->from_ns)
-		return 1;
-	return 0;
+	return !gt_clock_map_in_slice(&L->t->cmap, o->from_ns, o->to_ns, s, e);
 }
 
 /* A value the analysis cannot use: counted as a problem of the trace. */

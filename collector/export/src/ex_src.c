@@ -407,13 +407,8 @@ int ex_slice_keep(ex_slice *s, const gt_record *r)
 		return 1;
 	if (s->gpu && dev >= 0 && (dev >= 256 || s->dev[dev] != 1))
 		return 0;
-	/* NVTX ends and starts are instants: an instant at from is kept */
-	int instant = a == b;
-	if (s->to && gt_clock_map_apply(&s->cm, a) >= s->to)
-		return 0;
-	if (s->from && gt_clock_map_apply(&s->cm, b) < s->from + !instant)
-		return 0;
-	return 1;
+	/* the analysis's rule (NVTX ends and starts are instants) */
+	return gt_clock_map_in_slice(&s->cm, s->from, s->to, a, b);
 }
 
 /* ------------------------------------------------------------ names */

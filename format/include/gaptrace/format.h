@@ -1052,6 +1052,28 @@ GT_API void gt_clock_map_update(gt_clock_map *m, const gt_clock *c);
 /** Convert a trace-clock timestamp to realtime ns. */
 GT_API uint64_t gt_clock_map_apply(const gt_clock_map *m, uint64_t trace_ns);
 
+/**
+ * The one slicing rule (`--from/--to`, gt_analysis_opts from_ns/to_ns):
+ * whether a record of trace-clock times [start, end], mapped to realtime
+ * with m, lies in the half-open window [from_ns, to_ns) (realtime ns; 0 =
+ * no bound on that side). Every reader that slices records uses it (the
+ * analysis's loader, the exports that read records themselves), so that
+ * every output of one slice keeps the same records.
+ *
+ *  - an instant (end == start; an end before the start counts as the
+ *    start) is kept when from_ns <= start < to_ns: one at exactly from_ns
+ *    is in, one at exactly to_ns out;
+ *  - a span (end > start) is kept when it overlaps the window, start <
+ *    to_ns and end > from_ns: one that ends at exactly from_ns or starts
+ *    at exactly to_ns is out (it has no nanosecond inside).
+ *
+ * Both are "start < to_ns, and start >= from_ns or end > from_ns". Only
+ * reads m (thread-safe on a map no one updates meanwhile).
+ * @return 1 keep, 0 drop.
+ */
+GT_API int gt_clock_map_in_slice(const gt_clock_map *m, uint64_t from_ns, uint64_t to_ns,
+				 uint64_t start, uint64_t end);
+
 /* ------------------------------------------------------------------ */
 /* Control protocol (collector -> producer)                            */
 /* ------------------------------------------------------------------ */

@@ -215,7 +215,8 @@ typedef struct gt_analysis_opts {
 	uint64_t tiny_kernel_ns;    /**< 0 = GT_AN_DEFAULT_TINY_KERNEL_NS */
 	uint64_t throttle_mask;     /**< 0 = GT_AN_DEFAULT_THROTTLE_MASK */
 	int window_mode;            /**< GT_WINDOW_* */
-	uint64_t from_ns, to_ns;    /**< clip the window to [from, to) (realtime ns);
+	uint64_t from_ns, to_ns;    /**< clip the window to [from, to) (realtime ns),
+					 and the records by gt_clock_map_in_slice;
 					 0 = no clip on that side */
 	int stop_on_corrupt;        /**< 1: a corrupt frame ends that trace's reading */
 	gt_analysis_log_fn log;     /**< optional problem callback */
