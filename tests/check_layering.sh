@@ -15,7 +15,8 @@
 # internal header. The build enforces most of this already (a target sees
 # only the include directories of what it links); this check also reads the
 # sources, so a stray include path cannot hide a wrong-way include. Prints
-# every violation; exits 1 if any.
+# every violation; exits 1 if any. A call with no include behind it (a
+# prototype written by hand) is tests/check_links.sh's, on the archives.
 set -u
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$root" || exit 2
