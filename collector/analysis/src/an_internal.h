@@ -468,7 +468,6 @@ typedef struct an_xla_loop {
 	uint64_t start, end;   /* the first dispatch (0, 0: no loop function) */
 	uint64_t compile_ns;   /* its process's compiling time in [t0, start) */
 	uint32_t module;       /* the module's name (string id) */
-	uint32_t dispatches;   /* its dispatches outside compilations */
 } an_xla_loop;
 /* Finds it among the NVTX ranges of g's processes (slot: trace -> process
  * slot on g; g's window set). @return 0 or GT_ERR_NOMEM. */

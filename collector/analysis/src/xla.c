@@ -176,8 +176,7 @@ int an_xla_loop_first(gt_analysis *a, const an_gpu *g, const uint32_t *slot, an_
 		if (cnt.vals[i] > best || (cnt.vals[i] == best && f->start < out->start)) {
 			best = cnt.vals[i];
 			trace = f->trace;
-			*out = (an_xla_loop){f->start, f->end, 0, (uint32_t)cnt.keys[i],
-					     (uint32_t)cnt.vals[i]};
+			*out = (an_xla_loop){f->start, f->end, 0, (uint32_t)cnt.keys[i]};
 		}
 	}
 	if (!rc && best)
