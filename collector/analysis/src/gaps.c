@@ -1681,7 +1681,7 @@ static int startup_split(sw *S, gsw *L)
 	uint64_t low = split ? S->t0 + (uint64_t)split * S->wlen : x.end, cut = low, at = UINT64_MAX;
 	uint32_t name = 0;
 	int by = GT_STARTUP_BY_SPLIT;
-	uint64_t st = split ? an_steps_first_start(S->a, g, L->slot) : 0;
+	uint64_t st = an_steps_first_start(S->a, g, L->slot); /* wins over a dispatch too */
 	if (split)
 		AN_TRY(startup_loop_kernel(S, L, low, &at, &name));
 	if (st > S->t0) {
