@@ -6,8 +6,9 @@
 #   format    <- collector (the daemon)      format <- inject
 #   analysis  <- synth, diff                 tools: everything
 #
-# common (collector/common: gaptrace/containers.h, argval.h, termtext.h) is
-# internal: the shared containers, value parsers and terminal escaper, for
+# common (collector/common: gaptrace/containers.h, argval.h, termtext.h,
+# traceset.h) is internal: the shared containers, value parsers, terminal
+# escaper and the trace set (each trace file read once), for
 # the libraries above it and the CLI.
 #
 # Each library may include only the public headers (gaptrace/X.h) of the
@@ -27,11 +28,11 @@ rules=(
 	"format|format|"
 	"inject|format|"
 	"collector/daemon|format collector|"
-	"collector/common|format containers argval termtext|"
-	"collector/analysis|format containers termtext analysis|"
+	"collector/common|format containers argval termtext traceset|"
+	"collector/analysis|format containers termtext traceset analysis|"
 	"collector/diagnosis|format containers argval termtext analysis diagnosis|"
 	"collector/report|format containers termtext analysis diagnosis report|"
-	"collector/export|format containers analysis diagnosis export|"
+	"collector/export|format containers traceset analysis diagnosis export|"
 	"collector/diff|format termtext analysis diff|"
 	"tools/synth|format containers analysis synth|"
 )
@@ -87,6 +88,7 @@ for h in $(find collector tools format inject -path '*/include/gaptrace/*.h' 2>/
 		collector/common/include/gaptrace/containers.h | \
 		collector/common/include/gaptrace/argval.h | \
 		collector/common/include/gaptrace/termtext.h | \
+		collector/common/include/gaptrace/traceset.h | \
 		collector/analysis/include/gaptrace/analysis.h | \
 		collector/diagnosis/include/gaptrace/diagnosis.h | \
 		collector/report/include/gaptrace/report.h | collector/export/include/gaptrace/export.h | \

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "an_internal.h"
+#include "gaptrace/traceset.h"
 
 static const char *const cause_names[GT_CAUSE_COUNT] = {
 	"host_busy", "sync_turnaround", "launch_bound", "transfer",
@@ -361,6 +362,39 @@ int gt_analysis_add_path(gt_analysis *a, const char *path, gt_errinfo *ei)
 	}
 	gt_trace_dir_free(names, n);
 	return rc < 0 ? rc : added;
+}
+
+int gt_analysis_add_arg(gt_analysis *a, const gt_traceset *ts, size_t arg, gt_errinfo *ei)
+{
+	const gt_trace_arg *ta = gt_traceset_arg(ts, arg);
+	if (!ta)
+		return gt_errinfo_set(ei, GT_ERR_INVAL, 0, "no operand %zu", arg);
+	if (a->finished)
+		return gt_errinfo_set(ei, GT_ERR_INVAL, 0, "%s: analysis already finished", ta->path);
+	if (ta->rc < 0) {
+		if (ei)
+			*ei = ta->err;
+		return ta->rc;
+	}
+	int added = 0;
+	for (size_t i = ta->first; i < ta->first + ta->n; i++) {
+		int x = gt_analysis_add_image(a, gt_traceset_image(ts, i), ei);
+		if (x < 0)
+			return x;
+		added += x;
+	}
+	return added;
+}
+
+int gt_analysis_add_image(gt_analysis *a, const gt_trace_image *im, gt_errinfo *ei)
+{
+	if (a->finished)
+		return gt_errinfo_set(ei, GT_ERR_INVAL, 0, "%s: analysis already finished", im->path);
+	gt_reader_opts ro = {.stop_on_corrupt = a->o.stop_on_corrupt,
+			     .max_records_per_byte = a->o.max_records_per_byte};
+	gt_errinfo oe = {0};
+	gt_reader *r = gt_trace_image_reader(im, &ro, &oe);
+	return add_reader(a, r, &oe, im->path, ei);
 }
 
 int gt_analysis_add_mem(gt_analysis *a, const void *buf, size_t len, const char *label,

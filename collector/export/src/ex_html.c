@@ -363,7 +363,7 @@ static col *fine_cols(gt_export *x, size_t *ngpus)
 	if (!fa)
 		return NULL;
 	for (size_t i = 0; i < x->npaths; i++)
-		gt_analysis_add_path(fa, x->paths[i], NULL);
+		gt_analysis_add_image(fa, x->im[i], NULL);
 	col *cols = NULL;
 	if (gt_analysis_finish(fa) == 0) {
 		size_t ng = gt_analysis_ngpus(fa);

@@ -22,6 +22,7 @@
 #include "gaptrace/containers.h"
 #include "gaptrace/export.h"
 #include "gaptrace/format.h"
+#include "gaptrace/traceset.h"
 
 /* ------------------------------------------------------------ output */
 
@@ -238,12 +239,17 @@ typedef struct ex_logctx {
 struct gt_export {
 	gt_export_opts o;
 	ex_logctx logctx;
-	char **paths; /* expanded trace files, in the order given (dirs sorted) */
+	const gt_traceset *ts; /* the traces, each file read once */
+	gt_traceset *own_ts;   /* ts when gt_export_open loaded it */
+	const char **paths;    /* expanded trace files, in the order given (dirs
+				  sorted): im[i]->path */
+	const struct gt_trace_image **im;
 	size_t npaths;
 	unsigned char *logged; /* by path: its problems reached the log (each
 				  trace's once per handle, however many
 				  passes read it) */
 	gt_analysis *an;
+	const gt_analysis *an_given; /* gt_export_open_set's: not owned */
 	int an_rc;    /* 0 not built yet, 1 built, < 0 failed */
 	struct ex_sums *sums; /* record-derived tables, built on first use */
 	int sums_rc;
@@ -254,7 +260,7 @@ struct gt_export {
 };
 
 /* Build the analysis on first use. @return it or NULL (x->an_rc < 0). */
-gt_analysis *ex_analysis(gt_export *x);
+const gt_analysis *ex_analysis(gt_export *x);
 
 /* Open trace `i` for reading. With `report` set, problems (open failure,
  * bad frames, cut tail) count in *problems and go to opts.analysis.log,

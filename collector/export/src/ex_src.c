@@ -10,53 +10,52 @@
 
 #include "ex_internal.h"
 #include "gaptrace/diagnosis.h"
+#include "gaptrace/traceset.h"
 
-static int add_path(gt_export *x, const char *p, size_t *cap)
+static int add_image(gt_export *x, const gt_trace_image *im, size_t *cap)
 {
 	if (x->npaths == *cap) {
 		size_t nc = *cap ? *cap * 2 : 8;
-		char **np = realloc(x->paths, nc * sizeof(*np));
-		if (!np)
+		const char **np = realloc(x->paths, nc * sizeof(*np));
+		const gt_trace_image **ni = np ? realloc(x->im, nc * sizeof(*ni)) : NULL;
+		if (np)
+			x->paths = np;
+		if (!ni)
 			return GT_ERR_NOMEM;
-		x->paths = np;
+		x->im = ni;
 		*cap = nc;
 	}
-	x->paths[x->npaths] = strdup(p);
-	if (!x->paths[x->npaths])
-		return GT_ERR_NOMEM;
+	x->paths[x->npaths] = im->path;
+	x->im[x->npaths] = im;
 	x->npaths++;
 	return 0;
 }
 
-/* Every *.gtrace of dir, in name order (gt_trace_dir_list: the one walk;
- * one that is not a regular file, a FIFO say, is refused when it is read). */
-static int add_dir(gt_export *x, const char *dir, size_t *cap, gt_errinfo *ei)
+/* The trace files of operand a: a file, or every *.gtrace of a directory
+ * (none: an error, as the command says it). */
+static int add_arg(gt_export *x, const gt_traceset *ts, const gt_trace_arg *a, size_t *cap,
+		   gt_errinfo *ei)
 {
-	char **names = NULL;
-	size_t n = 0;
-	gt_errinfo de;
-	int rc = gt_trace_dir_list(dir, &names, &n, &de);
-	if (rc < 0) {
-		gt_errinfo_set(ei, rc, 0, "%s", de.msg);
-		return rc;
+	if (a->rc < 0) {
+		if (ei)
+			*ei = a->err;
+		return a->rc;
 	}
-	for (size_t i = 0; i < n && !rc; i++)
-		rc = add_path(x, names[i], cap);
-	gt_trace_dir_free(names, n);
-	if (rc) {
-		gt_errinfo_set(ei, rc, 0, "%s: %s", dir, gt_strerror(rc));
-		return rc;
-	}
-	if (!n) {
-		gt_errinfo_set(ei, GT_ERR_IO, 0, "%s: no .gtrace file in this directory", dir);
+	if (a->is_dir && !a->n) {
+		gt_errinfo_set(ei, GT_ERR_IO, 0, "%s: no .gtrace file in this directory", a->path);
 		return GT_ERR_IO;
 	}
+	for (size_t i = a->first; i < a->first + a->n; i++)
+		if (add_image(x, gt_traceset_image(ts, i), cap) < 0) {
+			gt_errinfo_set(ei, GT_ERR_NOMEM, 0, "%s: %s", a->path,
+				       gt_strerror(GT_ERR_NOMEM));
+			return GT_ERR_NOMEM;
+		}
 	return 0;
 }
 
 typedef struct fid {
-	dev_t dev;
-	ino_t ino;
+	uint64_t dev, ino;
 	size_t i;
 } fid;
 
@@ -85,11 +84,9 @@ static int drop_same_files(gt_export *x)
 	if (!f)
 		return GT_ERR_NOMEM;
 	size_t n = 0;
-	for (size_t i = 0; i < x->npaths; i++) {
-		struct stat st;
-		if (stat(x->paths[i], &st) == 0)
-			f[n++] = (fid){st.st_dev, st.st_ino, i};
-	}
+	for (size_t i = 0; i < x->npaths; i++)
+		if (x->im[i]->dev || x->im[i]->ino)
+			f[n++] = (fid){x->im[i]->dev, x->im[i]->ino, i};
 	qsort(f, n, sizeof(*f), cmp_fid);
 	size_t first = 0; /* the first name of the current file: kept */
 	for (size_t k = 1; k < n; k++) {
@@ -104,14 +101,15 @@ static int drop_same_files(gt_export *x)
 				       x->paths[f[first].i]);
 			x->o.analysis.log(x->o.analysis.log_user, x->paths[i], &e);
 		}
-		free(x->paths[i]);
 		x->paths[i] = NULL;
 	}
 	free(f);
 	size_t o = 0;
 	for (size_t i = 0; i < x->npaths; i++)
-		if (x->paths[i])
+		if (x->paths[i]) {
+			x->im[o] = x->im[i];
 			x->paths[o++] = x->paths[i];
+		}
 	x->npaths = o;
 	return 0;
 }
@@ -121,11 +119,8 @@ static int drop_same_files(gt_export *x)
 static uint64_t default_budget(const gt_export *x)
 {
 	uint64_t in = 0;
-	for (size_t i = 0; i < x->npaths; i++) {
-		struct stat st;
-		if (stat(x->paths[i], &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
-			in += (uint64_t)st.st_size;
-	}
+	for (size_t i = 0; i < x->npaths; i++)
+		in += x->im[i]->len;
 	uint64_t b = in > UINT64_MAX / GT_EXPORT_OUTPUT_PER_BYTE ? UINT64_MAX
 								 : in * GT_EXPORT_OUTPUT_PER_BYTE;
 	return b < GT_EXPORT_MIN_OUTPUT_BUDGET ? GT_EXPORT_MIN_OUTPUT_BUDGET : b;
@@ -136,12 +131,12 @@ uint64_t gt_export_output_budget(const gt_export *x)
 	return x ? x->budget : 0;
 }
 
-gt_export *gt_export_open(const char *const *paths, size_t npaths, const gt_export_opts *opts,
-			  gt_errinfo *ei)
+gt_export *gt_export_open_set(const gt_traceset *ts, const gt_analysis *a,
+			      const gt_export_opts *opts, gt_errinfo *ei)
 {
 	if (ei)
 		memset(ei, 0, sizeof(*ei));
-	if (!paths || !npaths) {
+	if (!ts || !gt_traceset_nargs(ts)) {
 		gt_errinfo_set(ei, GT_ERR_INVAL, 0, "no trace given");
 		errno = EINVAL;
 		return NULL;
@@ -151,6 +146,11 @@ gt_export *gt_export_open(const char *const *paths, size_t npaths, const gt_expo
 		gt_errinfo_set(ei, GT_ERR_NOMEM, 0, "%s", gt_strerror(GT_ERR_NOMEM));
 		return NULL;
 	}
+	x->ts = ts;
+	if (a) {
+		x->an_given = a;
+		x->an_rc = 1;
+	}
 	if (opts)
 		x->o = *opts;
 	if (!x->o.top_rows)
@@ -159,21 +159,11 @@ gt_export *gt_export_open(const char *const *paths, size_t npaths, const gt_expo
 	if (opts && opts->title && !(x->o.title = strdup(opts->title)))
 		goto nomem;
 	size_t cap = 0;
-	for (size_t i = 0; i < npaths; i++) {
-		struct stat st;
-		if (!paths[i] || stat(paths[i], &st) != 0) {
-			gt_errinfo_set(ei, GT_ERR_IO, 0, "%s: %s", paths[i] ? paths[i] : "(null)",
-			       strerror(paths[i] ? errno : EINVAL));
-			gt_export_close(x);
-			errno = ENOENT;
-			return NULL;
-		}
-		int rc = S_ISDIR(st.st_mode) ? add_dir(x, paths[i], &cap, ei)
-					     : add_path(x, paths[i], &cap);
+	for (size_t i = 0; i < gt_traceset_nargs(ts); i++) {
+		int rc = add_arg(x, ts, gt_traceset_arg(ts, i), &cap, ei);
 		if (rc) {
-			if (rc == GT_ERR_NOMEM)
-				gt_errinfo_set(ei, rc, 0, "%s", gt_strerror(rc));
 			gt_export_close(x);
+			errno = rc == GT_ERR_NOMEM ? ENOMEM : ENOENT;
 			return NULL;
 		}
 	}
@@ -188,18 +178,39 @@ nomem:
 	return NULL;
 }
 
+gt_export *gt_export_open(const char *const *paths, size_t npaths, const gt_export_opts *opts,
+			  gt_errinfo *ei)
+{
+	if (!paths || !npaths) {
+		gt_errinfo_set(ei, GT_ERR_INVAL, 0, "no trace given");
+		errno = EINVAL;
+		return NULL;
+	}
+	gt_traceset *ts = gt_traceset_load(paths, npaths);
+	if (!ts) {
+		gt_errinfo_set(ei, GT_ERR_NOMEM, 0, "%s", gt_strerror(GT_ERR_NOMEM));
+		return NULL;
+	}
+	gt_export *x = gt_export_open_set(ts, NULL, opts, ei);
+	if (!x)
+		gt_traceset_free(ts);
+	else
+		x->own_ts = ts;
+	return x;
+}
+
 void gt_export_close(gt_export *x)
 {
 	if (!x)
 		return;
-	for (size_t i = 0; i < x->npaths; i++)
-		free(x->paths[i]);
 	free(x->paths);
+	free(x->im);
 	free(x->logged);
 	gt_diagnosis_free(x->diag);
 	gt_analysis_free(x->an);
 	ex_sums_free(x->sums);
 	free((char *)x->o.title);
+	gt_traceset_free(x->own_ts);
 	free(x);
 }
 
@@ -213,25 +224,33 @@ const char *gt_export_trace_path(const gt_export *x, size_t i)
 	return x && i < x->npaths ? x->paths[i] : NULL;
 }
 
-gt_analysis *ex_analysis(gt_export *x)
+gt_analysis_opts gt_export_analysis_opts(const gt_export_opts *o)
 {
-	if (x->an_rc)
-		return x->an_rc > 0 ? x->an : NULL;
-	gt_analysis_opts ao = x->o.analysis;
-	if (x->o.min_gap_ns)
-		ao.detail_gap_ns = x->o.min_gap_ns;
-	if (x->o.max_gaps)
-		ao.max_detail_gaps = x->o.max_gaps;
+	gt_analysis_opts ao = o->analysis;
+	if (o->min_gap_ns)
+		ao.detail_gap_ns = o->min_gap_ns;
+	if (o->max_gaps)
+		ao.max_detail_gaps = o->max_gaps;
 	/* Problems are reported by the exporters' own read pass, once. */
 	ao.log = NULL;
 	ao.log_user = NULL;
+	return ao;
+}
+
+const gt_analysis *ex_analysis(gt_export *x)
+{
+	if (x->an_given)
+		return x->an_given;
+	if (x->an_rc)
+		return x->an_rc > 0 ? x->an : NULL;
+	gt_analysis_opts ao = gt_export_analysis_opts(&x->o);
 	x->an = gt_analysis_new(&ao);
 	if (!x->an) {
 		x->an_rc = GT_ERR_NOMEM;
 		return NULL;
 	}
 	for (size_t i = 0; i < x->npaths; i++) {
-		int rc = gt_analysis_add_path(x->an, x->paths[i], NULL);
+		int rc = gt_analysis_add_image(x->an, x->im[i], NULL);
 		if (rc == GT_ERR_NOMEM) {
 			x->an_rc = rc;
 			return NULL;
@@ -286,7 +305,7 @@ gt_reader *ex_reader_open(gt_export *x, size_t i, int report, uint64_t *problems
 					  ? x->o.analysis.max_records_per_byte
 					  : GT_AN_DEFAULT_RECORDS_PER_BYTE;
 	gt_errinfo ei;
-	gt_reader *r = gt_reader_open(x->paths[i], &ro, &ei);
+	gt_reader *r = gt_trace_image_reader(x->im[i], &ro, &ei);
 	if (!r) {
 		if (report) {
 			trace_problem(x, i, &ei, problems);

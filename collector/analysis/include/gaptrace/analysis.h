@@ -270,6 +270,8 @@ typedef struct gt_analysis_opts {
 /* ------------------------------------------------------------------ */
 
 typedef struct gt_analysis gt_analysis;
+struct gt_traceset;   /* gaptrace/traceset.h */
+struct gt_trace_image;
 
 /**
  * Create an empty analysis. opts may be NULL (all defaults); it is copied.
@@ -304,6 +306,27 @@ GT_API int gt_analysis_add_path(gt_analysis *a, const char *path, gt_errinfo *ei
  */
 GT_API int gt_analysis_add_mem(gt_analysis *a, const void *buf, size_t len, const char *label,
 			       gt_errinfo *ei);
+
+/**
+ * Read operand arg of a loaded trace set (gaptrace/traceset.h) as
+ * gt_analysis_add_path reads that path, from the bytes the set holds: no
+ * file is opened. The set must outlive the call only.
+ * @return the number of trace files added (>= 0), or a negative gt_err:
+ *         the operand cannot be used (ei gets the set's reason), GT_ERR_INVAL
+ *         after finish or for a bad index, GT_ERR_NOMEM.
+ */
+GT_API int gt_analysis_add_arg(gt_analysis *a, const struct gt_traceset *ts, size_t arg,
+			       gt_errinfo *ei);
+
+/**
+ * Read one trace file of a loaded trace set (gaptrace/traceset.h), as
+ * gt_analysis_add_path reads a file: an image that could not be read gets
+ * an entry with its reason. The image must outlive the call only.
+ * @return 1, 0 (a trace of another process than opts.pid), or a negative
+ *         gt_err as gt_analysis_add_path.
+ */
+GT_API int gt_analysis_add_image(gt_analysis *a, const struct gt_trace_image *im,
+				 gt_errinfo *ei);
 
 /**
  * Compute everything. Call once, after the last add. Adds afterwards fail

@@ -28,7 +28,8 @@
  * gt_export_stats.problems. Every output is complete and well-formed even
  * then: the Perfetto JSON is always closed, the HTML always ends.
  *
- * Ownership: gt_export_open copies what it needs from its arguments.
+ * Ownership: gt_export_open copies what it needs from its arguments;
+ * gt_export_open_set borrows its trace set and analysis.
  * Pointers returned by accessors stay valid until gt_export_close.
  *
  * Thread safety: a gt_export is used by one thread at a time.
@@ -161,6 +162,25 @@ typedef struct gt_export gt_export;
  */
 GT_API gt_export *gt_export_open(const char *const *paths, size_t npaths,
 				 const gt_export_opts *opts, gt_errinfo *ei);
+
+/**
+ * Prepare an export of a loaded trace set (gaptrace/traceset.h: each file
+ * read once by the command), as gt_export_open of the set's operands. When
+ * a is not NULL it is the analysis every output draws on (finished, made
+ * from the same set with opts->analysis, as the command's model): x never
+ * reads the traces for another one. ts and a are borrowed: they must
+ * outlive x. @return the handle, or NULL with ei filled as gt_export_open.
+ */
+GT_API gt_export *gt_export_open_set(const struct gt_traceset *ts, const gt_analysis *a,
+				     const gt_export_opts *opts, gt_errinfo *ei);
+
+/**
+ * The options the analysis of an export with opts is made with: its
+ * opts->analysis with the export's detail (min_gap_ns, max_gaps) and no
+ * log (the exporters' own passes report each problem once). A command
+ * that makes the analysis itself (gt_export_open_set) makes it with these.
+ */
+GT_API gt_analysis_opts gt_export_analysis_opts(const gt_export_opts *opts);
 
 /** Free the handle (accepts NULL). */
 GT_API void gt_export_close(gt_export *x);
