@@ -240,88 +240,62 @@ static void git_revision(char *buf, size_t cap)
 
 /* ------------------------------------------------------------ writing */
 
-/* The *.gtrace files of a trace path (a directory or one file), total bytes. */
+/* The trace files the model read (its trace set: each file read once),
+ * the ones with bytes; their total. */
 typedef struct tfiles {
-	char **path;
+	const gt_traceset *ts;
 	size_t n;
 	uint64_t bytes;
 } tfiles;
 
-static void tfiles_free(tfiles *t)
+static tfiles tfiles_of(const gt_traceset *ts)
 {
-	for (size_t i = 0; i < t->n; i++)
-		free(t->path[i]);
-	free(t->path);
+	tfiles t = {.ts = ts};
+	for (size_t i = 0; i < gt_traceset_nimages(ts); i++)
+		if (gt_traceset_image(ts, i)->buf) {
+			t.n++;
+			t.bytes += gt_traceset_image(ts, i)->len;
+		}
+	return t;
 }
 
-static int tfiles_add(tfiles *t, const char *path)
+static int write_bytes(const char *to, const uint8_t *b, size_t len)
 {
-	struct stat st;
-	char **v = realloc(t->path, (t->n + 1) * sizeof(*v));
-	if (!v)
-		return -1;
-	t->path = v;
-	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
-		return 0;
-	if (!(v[t->n] = strdup(path)))
-		return -1;
-	t->n++;
-	t->bytes += (uint64_t)st.st_size;
-	return 0;
-}
-
-static int tfiles_of(const char *trace, tfiles *t)
-{
-	memset(t, 0, sizeof(*t));
-	if (!is_dir(trace))
-		return tfiles_add(t, trace);
-	DIR *d = opendir(trace);
-	struct dirent *e;
-	char p[PATH_MAX + 300];
-	if (!d)
-		return -1;
-	while ((e = readdir(d)) != NULL) {
-		size_t l = strlen(e->d_name);
-		if (l > 7 && !strcmp(e->d_name + l - 7, ".gtrace") &&
-		    (size_t)snprintf(p, sizeof(p), "%s/%s", trace, e->d_name) < sizeof(p) &&
-		    tfiles_add(t, p) < 0)
-			break;
+	int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600), ok = out >= 0;
+	for (size_t n = 0; ok && n < len;) {
+		ssize_t w = write(out, b + n, len - n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		ok = w > 0;
+		n += ok ? (size_t)w : 0;
 	}
-	closedir(d);
-	return e ? -1 : 0;
-}
-
-static int copy_file(const char *from, const char *to)
-{
-	char buf[65536];
-	int in = open(from, O_RDONLY | O_CLOEXEC), ok = 0;
-	int out = in < 0 ? -1 : open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (out >= 0) {
-		ssize_t r;
-		ok = 1;
-		while (ok && (r = read(in, buf, sizeof(buf))) != 0)
-			ok = r > 0 && write(out, buf, (size_t)r) == r;
+	if (out >= 0)
 		ok = close(out) == 0 && ok;
-	}
-	if (in >= 0)
-		close(in);
 	return ok ? 0 : -1;
 }
 
-/* Copies the trace files into tmp/trace when they fit; *kept says so. */
+/* Writes the trace files into tmp/trace when they fit, the bytes that were
+ * analysed (not the file again, which a live collector may have grown);
+ * *kept says so. */
 static int keep_trace(const char *tmp, const tfiles *t, uint64_t max, int *kept)
 {
 	char dir[PATH_MAX], p[PATH_MAX + 300];
 	*kept = 0;
 	if (t->bytes > max || !t->n)
 		return 0;
-	snprintf(dir, sizeof(dir), "%s/trace", tmp);
+	if ((size_t)snprintf(dir, sizeof(dir), "%s/trace", tmp) >= sizeof(dir)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
 	if (mkdir(dir, 0700) < 0)
 		return -1;
-	for (size_t i = 0; i < t->n; i++) {
-		const char *b = strrchr(t->path[i], '/');
-		snprintf(p, sizeof(p), "%s/%s", dir, b ? b + 1 : t->path[i]);
-		if (copy_file(t->path[i], p) < 0)
+	for (size_t i = 0; i < gt_traceset_nimages(t->ts); i++) {
+		const gt_trace_image *im = gt_traceset_image(t->ts, i);
+		if (!im->buf)
+			continue;
+		const char *b = strrchr(im->path, '/');
+		snprintf(p, sizeof(p), "%s/%s", dir, b ? b + 1 : im->path);
+		if (write_bytes(p, im->buf, im->len) < 0)
 			return -1;
 	}
 	*kept = 1;
@@ -522,30 +496,30 @@ static int fill_entry(const char *tmp, const meta *m0, const char *json, size_t 
 int gt_archive_store(const gt_archive_req *r, char *entry, size_t cap)
 {
 	gt_slice sl = {0}; /* no slicing: the last capture window, steps by default */
-	gt_cli_rj_opts o = {.cmd = r->cmd, .ao = r->ao, .dopts = r->dopts, .quiet = r->quiet,
-			    .slice = &sl};
-	gt_analysis *a = NULL;
+	gt_model_opts o = {.cmd = r->cmd, .ao = r->ao, .dopts = r->dopts, .quiet = r->quiet,
+			   .slice = &sl};
+	gt_model m = {0};
 	char *json = NULL, tmp[PATH_MAX];
 	size_t len = 0;
-	tfiles t = {0};
-	int ret = gt_cli_report_json(r->trace, &o, &json, &len, &a);
+	int ret = gt_cli_report_json(r->trace, &o, &json, &len, &m);
 	if (ret)
 		return ret;
-	const gt_stream_header *h = first_header(a);
-	meta m = {.r = r, .a = a, .t = &t, .now = time(NULL),
-		  .command = r->command ? r->command : h ? h->cmdline : ""};
+	tfiles t = tfiles_of(m.ts);
+	const gt_stream_header *h = first_header(m.a);
+	meta mt = {.r = r, .a = m.a, .t = &t, .now = time(NULL),
+		   .command = r->command ? r->command : h ? h->cmdline : ""};
 	ret = GT_EXIT_FAILED;
 	if (mkdir(r->dir, 0777) < 0 && errno != EEXIST) {
 		fprintf(stderr, "%s: archive %s: %s\n", r->cmd, r->dir, strerror(errno));
 		goto out;
 	}
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s/.new-XXXXXX", r->dir) >= sizeof(tmp) ||
-	    !mkdtemp(tmp) || tfiles_of(r->trace, &t) < 0) {
+	    !mkdtemp(tmp)) {
 		fprintf(stderr, "%s: archive %s: %s\n", r->cmd, r->dir, strerror(errno));
 		goto out;
 	}
-	if (fill_entry(tmp, &m, json, len) < 0 ||
-	    commit_entry(tmp, r->dir, m.command, m.now, entry, cap) < 0) {
+	if (fill_entry(tmp, &mt, json, len) < 0 ||
+	    commit_entry(tmp, r->dir, mt.command, mt.now, entry, cap) < 0) {
 		fprintf(stderr, "%s: archive %s: writing the entry failed: %s\n", r->cmd, r->dir,
 			strerror(errno));
 		remove_tree(tmp, 1);
@@ -560,8 +534,7 @@ int gt_archive_store(const gt_archive_req *r, char *entry, size_t cap)
 	}
 	ret = GT_EXIT_OK;
 out:
-	tfiles_free(&t);
 	free(json);
-	gt_analysis_free(a);
+	gt_model_close(&m);
 	return ret;
 }

@@ -186,18 +186,18 @@ static void summary(const char *path)
 	gt_diag_opts d;
 	gt_diag_opts_init(&d);
 	gt_analysis_opts ao = {0};
-	gt_cli_rj_opts o = {.cmd = "gaptrace capture", .ao = &ao, .dopts = &d, .quiet = 1,
-			    .slice = &sl};
-	gt_analysis *a = NULL;
-	if (gt_cli_load_sliced(path, &o, &a) != 0) {
+	gt_model_opts o = {.cmd = "gaptrace capture", .ao = &ao, .dopts = &d, .quiet = 1,
+			   .slice = &sl};
+	gt_model m;
+	if (gt_model_open(&m, (const char *const[]){path}, 1, &o) != 0) {
 		fprintf(stderr, "gaptrace capture: no summary: `gaptrace report %s` says why\n", path);
 		return;
 	}
 	fputc('\n', stderr);
-	if (gt_report_summary_of(a, stderr) < 0)
+	if (gt_report_summary_of(m.a, stderr) < 0)
 		fprintf(stderr, "gaptrace capture: the summary could not be written\n");
 	fprintf(stderr, "`gaptrace report %s` for the analysis\n", path);
-	gt_analysis_free(a);
+	gt_model_close(&m);
 }
 
 int cmd_capture(int argc, char **argv)

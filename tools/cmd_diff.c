@@ -245,8 +245,8 @@ static int side_json(const char *tag, const char *src, int json_in, char **json,
 	char cmd[4200]; /* messages name the side: there are two */
 	gt_slice sl = opts.slice; /* resolved for this side alone */
 	snprintf(cmd, sizeof(cmd), "gaptrace diff: %s %s", tag, src);
-	gt_cli_rj_opts o = {.cmd = cmd, .ao = &opts.ao, .dopts = &opts.dopts,
-			    .quiet = opts.quiet, .slice = &sl, .cmd_names_path = 1};
+	gt_model_opts o = {.cmd = cmd, .ao = &opts.ao, .dopts = &opts.dopts,
+			   .quiet = opts.quiet, .slice = &sl, .cmd_names_path = 1};
 	return gt_cli_report_json(src, &o, json, len, NULL);
 }
 

@@ -17,10 +17,9 @@
 #include "gaptrace/argval.h"
 #include "gaptrace/analysis.h"
 #include "gaptrace/export.h"
-#include "onecapture.h"
+#include "model.h"
 #include "outfile.h"
 #include "report_mem.h"
-#include "slice.h"
 #include "symopts.h"
 
 /* What one --format selects. A table format (csv, json) goes through
@@ -47,7 +46,7 @@ static const fmt_def formats[] = {
 
 static struct {
 	const fmt_def *fmt; /* NULL until -f */
-	int quiet, mute;
+	int quiet;
 	unsigned out_flags; /* GT_OUTFILE_* */
 	const char *output;
 	int tables[GT_TABLE_COUNT];
@@ -176,7 +175,7 @@ static const char *table_words(void)
 static void log_problem(void *user, const char *label, const gt_errinfo *ei)
 {
 	(void)user;
-	if (!opts.quiet && !opts.mute)
+	if (!opts.quiet)
 		fprintf(stderr, "gaptrace export: warning: %s: %s\n", label, ei->msg);
 }
 
@@ -383,90 +382,78 @@ out:
 	return ret;
 }
 
-/* How many of the traces have a stream header that reads. With none, every
- * reason is said and nothing is written: a script must not take an empty
- * table or timeline for a result. */
-static size_t readable_traces(const gt_export *x)
+/* How many of the traces have a stream header that reads (from the trace
+ * set: no file is opened again). With none, every reason is said and
+ * nothing is written: a script must not take an empty table or timeline
+ * for a result. */
+static size_t readable_traces(const gt_export *x, const gt_traceset *ts)
 {
 	size_t n = 0;
-	for (size_t i = 0; i < gt_export_ntraces(x); i++) {
-		gt_errinfo ei;
-		gt_reader *r = gt_reader_open(gt_export_trace_path(x, i), NULL, &ei);
-		n += r != NULL;
-		gt_reader_close(r);
-	}
+	for (int say = 0; say < 2 && !n; say++)
+		for (size_t i = 0; i < gt_traceset_nimages(ts); i++) {
+			const gt_trace_image *im = gt_traceset_image(ts, i);
+			gt_errinfo ei;
+			gt_reader *r = gt_trace_image_reader(im, NULL, &ei);
+			n += r != NULL;
+			gt_reader_close(r);
+			if (say)
+				gt_cli_say_path("gaptrace export", im->path, ei.msg, 0);
+		}
+	(void)x;
 	if (n)
 		return n;
-	for (size_t i = 0; i < gt_export_ntraces(x); i++) {
-		const char *p = gt_export_trace_path(x, i);
-		gt_errinfo ei;
-		gt_reader_close(gt_reader_open(p, NULL, &ei));
-		gt_cli_say_path("gaptrace export", p, ei.msg, 0);
-	}
 	fprintf(stderr, "gaptrace export: no trace could be read\n");
 	return 0;
 }
 
-/* The analysis the exports draw on: one capture, a slice that kept
- * something. @return 0, or the exit status after saying why. */
-static int check_analysis(gt_export *x)
-{
-	char why[2048];
-	const gt_analysis *a = gt_export_analysis(x);
-	if (!a) {
-		fprintf(stderr, "gaptrace export: out of memory\n");
-		return GT_EXIT_FAILED;
-	}
-	if (gt_slice_kept_nothing(a, "gaptrace export"))
-		return GT_EXIT_NO_INPUT;
-	if (gt_cli_one_capture(a, why, sizeof(why)) < 0) {
-		fprintf(stderr, "gaptrace export: %s; export them one at a time\n", why);
-		return GT_EXIT_USAGE;
-	}
-	return 0;
-}
-
-/* The export handle of the n paths into *x, its analysis checked; with
- * steps from the utilization period, read a second time with it. @return
- * 0, or the exit status after saying why (the caller closes *x). */
-static int open_inputs(gt_export **x, const char *const *paths, size_t n)
+/* The model of the n paths (model.h: each trace file read once) into *m
+ * and the export handle drawing on it into *x. @return 0, or the exit
+ * status after saying why (the caller closes *x and *m). */
+static int open_inputs(gt_model *m, gt_export **x, const char *const *paths, size_t n)
 {
 	gt_errinfo ei;
 	int ret;
-	*x = gt_export_open(paths, n, &opts.eo, &ei);
+	gt_analysis_opts ao = gt_export_analysis_opts(&opts.eo);
+	gt_model_opts mo = {.cmd = "gaptrace export", .ao = &ao, .quiet = 1, .quiet_records = 1,
+			    .slice = &opts.slice,
+			    .separate_hint = "; export them one at a time",
+			    .no_analysis = (opts.eo.flags & GT_EXPORT_NO_ANALYSIS) != 0};
+	if ((ret = gt_model_load(m, paths, n, &mo)) != 0)
+		return ret;
+	/* which operands hold traces, which traces read: before any analysis */
+	*x = gt_export_open_set(m->ts, NULL, &opts.eo, &ei);
 	if (!*x) {
 		for (size_t i = 0; i < n; i++) {
-			char **names = NULL;
-			size_t k = 0;
-			gt_errinfo de;
-			if (gt_trace_dir_list(paths[i], &names, &k, &de) == 0 && !k) {
+			const gt_trace_arg *a = gt_traceset_arg(m->ts, i);
+			if (a->is_dir && !a->rc && !a->n) {
 				gt_cli_no_traces("gaptrace export", paths[i], 0); /* with a hint */
 				return GT_EXIT_NO_INPUT;
 			}
-			gt_trace_dir_free(names, k);
 		}
 		fprintf(stderr, "gaptrace export: %s\n", ei.msg);
-		return GT_EXIT_NO_INPUT;
+		return ei.code == GT_ERR_NOMEM ? GT_EXIT_FAILED : GT_EXIT_NO_INPUT;
 	}
-	if (!readable_traces(*x))
+	size_t readable = readable_traces(*x, m->ts);
+	gt_export_close(*x);
+	*x = NULL;
+	if (!readable)
 		return GT_EXIT_NO_INPUT;
-	if (opts.eo.flags & GT_EXPORT_NO_ANALYSIS)
-		return 0;
-	if ((ret = check_analysis(*x)) != 0)
+	if ((ret = gt_model_analyze(m, &mo)) != 0)
 		return ret;
-	/* the last capture window, steps from the utilization period: read again */
-	while (gt_slice_again(&opts.slice, gt_export_analysis(*x), NULL, &opts.eo.analysis)) {
-		gt_export_close(*x);
-		*x = gt_export_open(paths, n, &opts.eo, &ei);
-		opts.mute = 1; /* the analysis's warnings were given; the records' are not yet */
-		const gt_analysis *a = *x ? gt_export_analysis(*x) : NULL;
-		opts.mute = 0;
-		if (!a) {
-			fprintf(stderr, "gaptrace export: %s\n", *x ? "out of memory" : ei.msg);
-			return GT_EXIT_FAILED;
-		}
-	}
-	return 0;
+	/* the exporters' own passes: the slice resolved, problems said once */
+	opts.eo.analysis.from_ns = m->ao.from_ns;
+	opts.eo.analysis.to_ns = m->ao.to_ns;
+	opts.eo.analysis.pid = m->ao.pid;
+	opts.eo.analysis.gpu = m->ao.gpu;
+	opts.eo.analysis.step_range = m->ao.step_range;
+	opts.eo.analysis.slice_what = m->ao.slice_what;
+	opts.eo.analysis.step_period_ns = m->ao.step_period_ns;
+	opts.eo.analysis.step_phase_ns = m->ao.step_phase_ns;
+	*x = gt_export_open_set(m->ts, m->a, &opts.eo, &ei);
+	if (*x)
+		return 0;
+	fprintf(stderr, "gaptrace export: %s\n", ei.msg);
+	return GT_EXIT_FAILED;
 }
 
 /* -f FORMAT. @return 0 or -1 (said why). */
@@ -554,6 +541,7 @@ int cmd_export(int argc, char **argv)
 {
 	int ret;
 	gt_export *x = NULL;
+	gt_model m = {0};
 	if ((ret = parse(argc, argv)) >= 0)
 		return ret;
 	if (opts.ntables && opts.fmt->write) {
@@ -569,11 +557,8 @@ int cmd_export(int argc, char **argv)
 		return GT_EXIT_FAILED;
 	}
 	opts.eo.analysis.log = log_problem;
-	ret = gt_slice_resolve(&opts.slice, &opts.eo.analysis, (const char *const *)argv + optind,
-			       (size_t)(argc - optind), "gaptrace export");
-	if (ret)
-		return ret;
-	if ((ret = open_inputs(&x, (const char *const *)argv + optind, (size_t)(argc - optind))))
+	if ((ret = open_inputs(&m, &x, (const char *const *)argv + optind,
+			       (size_t)(argc - optind))))
 		goto out;
 	ret = GT_EXIT_FAILED; /* from here on, what fails is the output */
 	if (!opts.fmt->write) {
@@ -611,5 +596,6 @@ int cmd_export(int argc, char **argv)
 	ret = 0;
 out:
 	gt_export_close(x);
+	gt_model_close(&m);
 	return ret;
 }

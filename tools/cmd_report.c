@@ -13,10 +13,8 @@
 #include "gaptrace/report.h"
 #include "gaptrace/diagnosis.h"
 #include "gaptrace/termtext.h"
-#include "onecapture.h"
+#include "model.h"
 #include "outfile.h"
-#include "report_mem.h"
-#include "slice.h"
 #include "symopts.h"
 
 static struct {
@@ -106,73 +104,6 @@ const char *cmd_threshold_words(void)
 	return words;
 }
 
-static void log_problem(void *user, const char *label, const gt_errinfo *ei)
-{
-	(void)user;
-	char l[512], m[1024]; /* both can quote the trace */
-	if (!opts.quiet)
-		fprintf(stderr, "gaptrace report: warning: %s: %s\n",
-			gt_term_str(l, sizeof l, label), gt_term_str(m, sizeof m, ei->msg));
-}
-
-/* Reads the TRACE arguments; counts the readable traces. @return 0, or the
- * exit status after saying why. */
-static int add_inputs(gt_analysis *a, char **paths, int npaths, int *readable)
-{
-	for (int i = 0; i < npaths; i++) {
-		gt_errinfo ei = {0};
-		size_t before = gt_analysis_ntraces(a);
-		int n = gt_analysis_add_path(a, paths[i], &ei);
-		if (n < 0) {
-			fprintf(stderr, "gaptrace report: %s\n", ei.msg);
-			return n != GT_ERR_NOMEM ? GT_EXIT_NO_INPUT : GT_EXIT_FAILED;
-		}
-		/* (a trace of another process than --pid's is not read: no warning) */
-		if (n == 0 && !opts.quiet && !opts.slice.pid)
-			gt_cli_no_traces("gaptrace report: warning", paths[i], 0);
-		for (size_t t = before; t < gt_analysis_ntraces(a); t++) {
-			const gt_an_trace *tr = gt_analysis_trace(a, t);
-			if (tr->header_ok)
-				++*readable;
-			char pe[4 * 4096 + 1], ee[1024];
-			if (tr->status && !opts.quiet)
-				fprintf(stderr, "gaptrace report: %s: %s\n",
-					gt_term_str(pe, sizeof pe, tr->path),
-					gt_term_str(ee, sizeof ee, tr->error));
-		}
-	}
-	return 0;
-}
-
-/* The analysis of the TRACE arguments with opts.ao into *out. @return 0, or
- * the exit status after saying why (*out is freed by the caller). */
-static int analyze(gt_analysis **out, char **paths, int npaths)
-{
-	gt_analysis *a = *out = gt_analysis_new(&opts.ao);
-	if (!a) {
-		fprintf(stderr, "gaptrace report: out of memory\n");
-		return GT_EXIT_FAILED;
-	}
-	int readable = 0, ret = add_inputs(a, paths, npaths, &readable);
-	if (ret)
-		return ret;
-	int rc = gt_analysis_finish(a);
-	if (rc < 0) {
-		fprintf(stderr, "gaptrace report: analysis failed: %s\n", gt_strerror(rc));
-		return GT_EXIT_FAILED;
-	}
-	if (!readable) {
-		/* nothing on stdout, no file: a script must not take this for a report */
-		if (opts.slice.pid)
-			fprintf(stderr, "gaptrace report: no trace of pid %u could be read\n",
-				opts.slice.pid);
-		else
-			fprintf(stderr, "gaptrace report: no trace could be read\n");
-		return GT_EXIT_NO_INPUT;
-	}
-	return 0;
-}
-
 /* The threshold option: set one, or list them (@return 1). */
 static int threshold(const gt_cli_parser *p)
 {
@@ -257,7 +188,7 @@ int cmd_report(int argc, char **argv)
 {
 	int ret;
 	char why[2048];
-	gt_analysis *a = NULL;
+	gt_model m = {0};
 	gt_outfile of;
 	if ((ret = parse(argc, argv)) >= 0)
 		return ret;
@@ -268,40 +199,21 @@ int cmd_report(int argc, char **argv)
 	}
 	if (opts.ro.top_gaps && opts.ro.top_gaps > 20)
 		opts.ao.top_gaps = opts.ro.top_gaps;
-	opts.ao.log = log_problem;
-	/* the start-up is the analysis's (a cause); its threshold is set with the others */
-	opts.ao.startup_util = opts.dopts.startup_util > 0 ? opts.dopts.startup_util : -1;
-	ret = gt_slice_resolve(&opts.slice, &opts.ao, (const char *const *)argv + optind,
-			       (size_t)(argc - optind), "gaptrace report");
+	gt_model_opts mo = {
+		.cmd = "gaptrace report", .ao = &opts.ao, .dopts = &opts.dopts, .quiet = opts.quiet,
+		.slice = &opts.slice,
+		.separate_hint = "; report them one at a time, or compare two with `gaptrace diff "
+				 "BASE NEW`",
+	};
+	ret = gt_model_open(&m, (const char *const *)argv + optind, (size_t)(argc - optind), &mo);
 	if (ret)
 		return ret;
-	if ((ret = analyze(&a, argv + optind, argc - optind)) != 0)
-		goto out;
-	/* the last capture window, steps from the utilization period: read again */
-	while (gt_slice_again(&opts.slice, a, &opts.dopts, &opts.ao)) {
-		gt_analysis_free(a);
-		opts.quiet = 1; /* its warnings were given */
-		if ((ret = analyze(&a, argv + optind, argc - optind)) != 0)
-			goto out;
-	}
 	ret = GT_EXIT_FAILED;
-	if (gt_slice_kept_nothing(a, "gaptrace report")) {
-		ret = GT_EXIT_NO_INPUT;
-		goto out;
-	}
-	if (gt_cli_one_capture(a, why, sizeof(why)) < 0) {
-		fprintf(stderr,
-			"gaptrace report: %s; report them one at a time, or compare two with "
-			"`gaptrace diff BASE NEW`\n",
-			why);
-		ret = GT_EXIT_USAGE;
-		goto out;
-	}
 	if (gt_outfile_open(&of, opts.output ? opts.output : "-", opts.out_flags) < 0) {
 		fprintf(stderr, "gaptrace report: %s\n", of.err);
 		goto out;
 	}
-	int rc = opts.json ? gt_report_json(a, of.f, &opts.ro) : gt_report_text(a, of.f, &opts.ro);
+	int rc = opts.json ? gt_report_json(m.a, of.f, &opts.ro) : gt_report_text(m.a, of.f, &opts.ro);
 	if (rc < 0)
 		fprintf(stderr, "gaptrace report: %s: writing the report failed: %s\n",
 			opts.output ? opts.output : "stdout", gt_strerror(rc));
@@ -310,6 +222,6 @@ int cmd_report(int argc, char **argv)
 	else if (rc == 0)
 		ret = GT_EXIT_OK;
 out:
-	gt_analysis_free(a);
+	gt_model_close(&m);
 	return ret;
 }

@@ -10,10 +10,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "gaptrace/report.h"
-#include "onecapture.h"
 #include "report_mem.h"
-
-static int quiet_log;
 
 void gt_cli_dir_contents(const char *path, size_t *trace_dirs, size_t *entries, char *first,
 			 size_t cap)
@@ -65,140 +62,29 @@ void gt_cli_no_traces(const char *prefix, const char *path, int prefix_names_pat
 	gt_cli_say_path(prefix, path, msg, prefix_names_path);
 }
 
-static void log_problem(void *user, const char *label, const gt_errinfo *ei)
-{
-	if (!quiet_log)
-		fprintf(stderr, "%s: warning: %s: %s\n", (const char *)user, label, ei->msg);
-}
-
-/* Adds path to a; returns 0 or an exit status. *readable counts the traces
- * whose header could be read. */
-static int add_traces(gt_analysis *a, const char *path, const gt_cli_rj_opts *o, int *readable)
-{
-	gt_errinfo ei = {0};
-	size_t before = gt_analysis_ntraces(a);
-	int n = gt_analysis_add_path(a, path, &ei);
-	if (n < 0) {
-		gt_cli_say_path(o->cmd, path, ei.msg, o->cmd_names_path);
-		return n == GT_ERR_NOMEM ? GT_EXIT_FAILED : GT_EXIT_NO_INPUT;
-	}
-	if (n == 0 && !o->quiet) {
-		char w[4200];
-		snprintf(w, sizeof(w), "%s: warning", o->cmd);
-		gt_cli_no_traces(w, path, o->cmd_names_path);
-	}
-	for (size_t t = before; t < gt_analysis_ntraces(a); t++) {
-		const gt_an_trace *tr = gt_analysis_trace(a, t);
-		*readable += tr->header_ok;
-		if (tr->status && !o->quiet)
-			gt_cli_say_path(o->cmd, tr->path, tr->error,
-					o->cmd_names_path && !strcmp(tr->path, path));
-	}
-	return 0;
-}
-
-static int finish(gt_analysis *a, const gt_cli_rj_opts *o, int readable)
-{
-	char why[2048];
-	int rc = gt_analysis_finish(a);
-	if (rc < 0) {
-		fprintf(stderr, "%s: analysis failed: %s\n", o->cmd, gt_strerror(rc));
-		return GT_EXIT_FAILED;
-	}
-	if (!readable) {
-		/* nothing on stdout, no file: a script must not take this for a result */
-		fprintf(stderr, "%s: no trace could be read\n", o->cmd);
-		return GT_EXIT_NO_INPUT;
-	}
-	if (gt_cli_one_capture(a, why, sizeof(why)) < 0) {
-		fprintf(stderr, "%s: %s%s\n", o->cmd, why, o->separate_hint ? o->separate_hint : "");
-		return GT_EXIT_USAGE;
-	}
-	return 0;
-}
-
-/* The analysis options every reading of o's traces uses. */
-static gt_analysis_opts reading_opts(const gt_cli_rj_opts *o)
-{
-	gt_analysis_opts ao = o->ao ? *o->ao : (gt_analysis_opts){0};
-	ao.log = log_problem;
-	ao.log_user = (void *)o->cmd;
-	/* the start-up is the analysis's; its threshold is set with the findings' */
-	if (o->dopts)
-		ao.startup_util = o->dopts->startup_util > 0 ? o->dopts->startup_util : -1;
-	return ao;
-}
-
-int gt_cli_load(char *const *paths, int npaths, const gt_cli_rj_opts *o, gt_analysis **out)
-{
-	gt_analysis_opts ao = reading_opts(o);
-	int readable = 0, ret = 0;
-	*out = NULL;
-	quiet_log = o->quiet;
-	gt_analysis *a = gt_analysis_new(&ao);
-	if (!a) {
-		fprintf(stderr, "%s: out of memory\n", o->cmd);
-		return GT_EXIT_FAILED;
-	}
-	for (int i = 0; i < npaths && !ret; i++)
-		ret = add_traces(a, paths[i], o, &readable);
-	if (ret || (ret = finish(a, o, readable))) {
-		gt_analysis_free(a);
-		return ret;
-	}
-	*out = a;
-	return 0;
-}
-
-int gt_cli_load_sliced(const char *path, const gt_cli_rj_opts *o, gt_analysis **a)
-{
-	gt_slice no_slice = {0}; /* the default: steps from the period, auto; it
-				  * sets no slice_what: nothing points into it */
-	gt_analysis_opts ao = reading_opts(o);
-	gt_cli_rj_opts o2 = *o;
-	o2.ao = &ao;
-	int ret = o->slice ? gt_slice_resolve(o->slice, &ao, (const char *const[]){path}, 1, o->cmd)
-			   : 0;
-	if (ret || (ret = gt_cli_load((char *const[]){(char *)path}, 1, &o2, a)))
-		return ret;
-	no_slice.window_auto = 1; /* without a slice: no window chosen */
-	while (gt_slice_again(o->slice ? o->slice : &no_slice, *a, o->dopts, &ao)) {
-		gt_analysis_free(*a);
-		o2.quiet = 1; /* its warnings were given */
-		if ((ret = gt_cli_load((char *const[]){(char *)path}, 1, &o2, a)))
-			return ret;
-	}
-	if (gt_slice_kept_nothing(*a, o->cmd)) {
-		gt_analysis_free(*a);
-		*a = NULL;
-		return GT_EXIT_NO_INPUT;
-	}
-	return 0;
-}
-
-int gt_cli_report_json(const char *path, const gt_cli_rj_opts *o, char **json, size_t *len,
-		       gt_analysis **keep)
+int gt_cli_report_json(const char *path, const gt_model_opts *o, char **json, size_t *len,
+		       gt_model *keep)
 {
 	gt_report_opts ro = {.diag = o->dopts};
-	gt_analysis *a = NULL;
+	gt_model m;
 	*json = NULL;
 	*len = 0;
-	int ret = gt_cli_load_sliced(path, o, &a);
+	int ret = gt_model_open(&m, (const char *const[]){path}, 1, o);
 	if (ret)
 		return ret;
-	FILE *m = open_memstream(json, len);
-	int rc = m ? gt_report_json(a, m, &ro) : GT_ERR_NOMEM;
-	if ((m && fclose(m) != 0) || rc < 0) {
+	FILE *f = open_memstream(json, len);
+	int rc = f ? gt_report_json(m.a, f, &ro) : GT_ERR_NOMEM;
+	if ((f && fclose(f) != 0) || rc < 0) {
 		fprintf(stderr, "%s: making the report of %s failed\n", o->cmd, path);
 		free(*json);
 		*json = NULL;
-		gt_analysis_free(a);
+		gt_model_close(&m);
 		return GT_EXIT_FAILED;
 	}
 	if (keep)
-		*keep = a;
+		*keep = m;
 	else
-		gt_analysis_free(a);
+		gt_model_close(&m);
 	return 0;
 }
 

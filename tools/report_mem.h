@@ -11,66 +11,20 @@
 
 #include "gaptrace/analysis.h"
 #include "gaptrace/diagnosis.h"
-#include "slice.h"
-
-/** How traces are read: gt_cli_load, gt_cli_report_json. */
-typedef struct gt_cli_rj_opts {
-	const char *cmd;            /**< "gaptrace diff": prefix of every message */
-	const gt_analysis_opts *ao; /**< NULL: defaults */
-	const gt_diag_opts *dopts;  /**< NULL: defaults; its startup_util is the
-				         analysis's start-up threshold */
-	int quiet;                  /**< no warnings about damaged input */
-	const char *separate_hint;  /**< said after the reason when the traces are of
-				         separate captures ("; report them ..."); NULL: none */
-	int cmd_names_path;         /**< cmd names the (one) path already ("gaptrace
-				         diff: BASE run1"): messages about it do not
-				         name it again */
-	gt_slice *slice;            /**< gt_cli_report_json: the slicing options,
-				         resolved against that path's own traces
-				         (its origin, its NVTX ranges, its start-up);
-				         NULL: none. It must outlive the analysis
-				         handed back (the analysis points into it). */
-} gt_cli_rj_opts;
-
-/**
- * Read the traces of paths (trace directories or .gtrace files) into a new
- * finished analysis, as every command that reads traces does: problems of
- * the traces are said on stderr (unless quiet), and the traces must be of
- * one capture (onecapture.h). On success *a is the analysis (the caller
- * frees it with gt_analysis_free); on failure *a is NULL and nothing was
- * written on stdout.
- * @return 0; GT_EXIT_NO_INPUT when no trace could be read (or a path cannot
- *         be used); GT_EXIT_USAGE for traces of separate captures;
- *         GT_EXIT_FAILED (out of memory, the analysis failed).
- */
-int gt_cli_load(char *const *paths, int npaths, const gt_cli_rj_opts *o, gt_analysis **a);
-
-/**
- * The analysis `gaptrace report` makes of path with o: o->slice resolved
- * (slice.h), then read again as gt_slice_again asks (the last capture
- * window, steps from the utilization period). On success *a is the finished
- * analysis (the caller frees it with gt_analysis_free; it points into
- * o->slice, which must outlive it). @return 0 or an exit status, as
- * gt_cli_report_json.
- */
-int gt_cli_load_sliced(const char *path, const gt_cli_rj_opts *o, gt_analysis **a);
+#include "model.h"
 
 /**
  * Analyze the traces at path and write their JSON report (gaptrace.report/1,
  * findings included) into a malloc'ed buffer (*json, NUL terminated, *len
  * bytes; the caller frees it), the report `gaptrace report --json` writes
- * with the same options: o->slice applied (slice.h: gt_slice_resolve), and
- * steps from the utilization period when there are no NVTX steps
- * (gt_slice_again: the traces are read again then; without o->slice no
- * capture window is chosen). When a is not
- * NULL the finished analysis is handed over too (the caller frees it with
- * gt_analysis_free). Problems are said on stderr, prefixed by o->cmd.
- * @return 0; GT_EXIT_NO_INPUT when no trace could be read or the slice kept
- *         nothing; GT_EXIT_USAGE for traces of separate captures (or bounds
- *         that cross); GT_EXIT_FAILED (out of memory).
+ * with the same options: the model of path with o (model.h: each trace file
+ * read once, o->slice applied, steps from the utilization period). When
+ * keep is not NULL the model is handed over too (the caller closes it with
+ * gt_model_close). Problems are said on stderr, prefixed by o->cmd.
+ * @return 0 or an exit status, as gt_model_open.
  */
-int gt_cli_report_json(const char *path, const gt_cli_rj_opts *o, char **json, size_t *len,
-		       gt_analysis **a);
+int gt_cli_report_json(const char *path, const gt_model_opts *o, char **json, size_t *len,
+		       gt_model *keep);
 
 /**
  * Say on stderr that the directory path holds no .gtrace file: "PREFIX:

@@ -6,7 +6,9 @@
  * gaps and the findings are of the slice), reads only --pid's traces and
  * keeps only --gpu's GPU. The relative bounds, --range and --skip-startup
  * need to know the traces first: a first, unsliced analysis says the time
- * origin, where the ranges are and where each GPU's start-up ends.
+ * origin, where the ranges are and where each GPU's start-up ends. That
+ * first reading reads the command's trace set (gaptrace/traceset.h), not
+ * the files again.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +18,7 @@
 
 #include "cmds.h"
 #include "gaptrace/argval.h"
+#include "gaptrace/traceset.h"
 #include "slice.h"
 
 static const gt_cli_opt slice_opts[] = {
@@ -180,15 +183,15 @@ int gt_slice_parse(gt_slice *s, const gt_cli_parser *p, int c)
 /* ------------------------------------------------------------ resolving */
 
 /* The first reading: an analysis of the paths with ao's options. */
-static gt_analysis *first_pass(const gt_analysis_opts *ao, const char *const *paths, size_t n)
+static gt_analysis *first_pass(const gt_analysis_opts *ao, const gt_traceset *ts)
 {
 	gt_analysis_opts o = *ao;
 	o.log = NULL; /* the second reading says it */
 	o.from_ns = o.to_ns = 0;
 	gt_analysis *a = gt_analysis_new(&o);
-	for (size_t i = 0; a && i < n; i++) {
+	for (size_t i = 0; a && i < gt_traceset_nargs(ts); i++) {
 		gt_errinfo ei;
-		if (gt_analysis_add_path(a, paths[i], &ei) < 0)
+		if (gt_analysis_add_arg(a, ts, i, &ei) < 0)
 			break; /* the second reading reports it */
 	}
 	if (a && gt_analysis_finish(a) < 0) {
@@ -279,8 +282,7 @@ static int from_first_pass(gt_slice *s, const gt_analysis *a, uint64_t *from, ui
 	return 0;
 }
 
-int gt_slice_resolve(gt_slice *s, gt_analysis_opts *ao, const char *const *paths,
-		     size_t n, const char *cmd)
+int gt_slice_resolve(gt_slice *s, gt_analysis_opts *ao, const gt_traceset *ts, const char *cmd)
 {
 	uint64_t from = 0, to = 0;
 	ao->pid = s->pid;
@@ -289,7 +291,7 @@ int gt_slice_resolve(gt_slice *s, gt_analysis_opts *ao, const char *const *paths
 	ao->slice_what = s->what;
 	int rel = (s->from.set && !s->from.absolute) || (s->to.set && !s->to.absolute);
 	if (rel || s->range || s->skip_startup || s->window) {
-		gt_analysis *a = first_pass(ao, paths, n);
+		gt_analysis *a = first_pass(ao, ts);
 		if (!a) {
 			fprintf(stderr, "%s: out of memory\n", cmd);
 			return GT_EXIT_FAILED;

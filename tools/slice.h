@@ -27,8 +27,9 @@
  *                        "off"
  *
  * --from/--to relative, --range and --skip-startup need a first analysis
- * of the traces (the origin, the ranges, the start-up), so the traces are
- * read twice then; the second reading clips every record to the result.
+ * of the traces (the origin, the ranges, the start-up), so the trace set
+ * (each file read once, gaptrace/traceset.h) is analysed twice then; the
+ * second analysis clips every record to the result.
  */
 #ifndef GAPTRACE_TOOLS_SLICE_H
 #define GAPTRACE_TOOLS_SLICE_H
@@ -88,15 +89,15 @@ int gt_slice_parse(gt_slice *s, const gt_cli_parser *p, int c);
  * Resolve s into ao (from_ns/to_ns absolute, pid, gpu, step_range,
  * slice_what: ao keeps pointers into s, which must outlive the analysis;
  * s->what gets a note when --skip-startup found no start-up), reading the
- * n paths first when that needs it. ao's other
+ * trace set ts (gaptrace/traceset.h) first when that needs it. ao's other
  * fields are used for that first reading. @return 0; GT_EXIT_USAGE (the
  * bounds cross); GT_EXIT_NO_INPUT when the slice keeps nothing that can be
  * known before (no NVTX range of that name, --from past the end): in both
  * cases after printing why on stderr, prefixed by cmd; GT_EXIT_FAILED (out
  * of memory).
  */
-int gt_slice_resolve(gt_slice *s, gt_analysis_opts *ao, const char *const *paths,
-		     size_t n, const char *cmd);
+int gt_slice_resolve(gt_slice *s, gt_analysis_opts *ao, const struct gt_traceset *ts,
+		     const char *cmd);
 
 /**
  * After the analysis a (made with ao): does the slice need another reading?
