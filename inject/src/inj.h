@@ -105,7 +105,8 @@ INJ_HIDDEN void inj_log_init(void);
 /** "gaptrace: <msg>\n" on stderr with one write(2). Never allocates. */
 INJ_HIDDEN void inj_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /** Latency timestamps were asked for (at init or by an arm) where
- *  latency_off refuses them: say latency_off on stderr, the first time only. */
+ *  latency_off refuses them: say latency_off on stderr, the first time only
+ *  (state.c: it reads inj_g). */
 INJ_HIDDEN void inj_latency_refused(void);
 /** Same, only when GAPTRACE_DEBUG=1. */
 INJ_HIDDEN void inj_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -251,7 +252,7 @@ INJ_HIDDEN void inj_queue_push(inj_pool *p, const inj_done *d);
 /** Pop one (encoder only). @return 1 with *d filled, 0 when empty. */
 INJ_HIDDEN int inj_queue_pop(inj_pool *p, inj_done *d);
 
-/* ------------------------------------------------------------ global state */
+/* ------------------------------------------------------------ global state (state.c) */
 
 enum inj_phase {
 	INJ_OFF = 0,     /**< not initialized (or GAPTRACE_DISABLE) */
