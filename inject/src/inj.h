@@ -337,7 +337,7 @@ INJ_HIDDEN uint64_t inj_real_ns(void);
 INJ_HIDDEN int inj_fd_above_stdio(int fd);
 
 /**
- * Bracket the creation of an output fd and its inj_track_fd (encoder):
+ * Bracket the creation of an output fd and its inj_fd_track (encoder):
  * a fork waits (at most 50 ms) for the end, so no child inherits an output
  * fd it does not know of. Never hold it across anything else.
  */
@@ -345,8 +345,8 @@ INJ_HIDDEN void inj_fd_create_begin(void);
 INJ_HIDDEN void inj_fd_create_end(void);
 
 /** Register / forget an output fd that a fork child must close (encoder). */
-INJ_HIDDEN void inj_track_fd(int fd);
-INJ_HIDDEN void inj_untrack_fd(int fd);
+INJ_HIDDEN void inj_fd_track(int fd);
+INJ_HIDDEN void inj_fd_untrack(int fd);
 
 /* CUPTI callbacks (inject.c). */
 INJ_HIDDEN void CUPTIAPI inj_buffer_requested(uint8_t **buffer, size_t *size, size_t *maxrec);

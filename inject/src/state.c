@@ -82,7 +82,7 @@ void inj_fd_create_end(void)
 	pthread_mutex_unlock(&inj_g.fd_lock);
 }
 
-void inj_track_fd(int fd)
+void inj_fd_track(int fd)
 {
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) < 0)
@@ -96,7 +96,7 @@ void inj_track_fd(int fd)
 		}
 }
 
-void inj_untrack_fd(int fd)
+void inj_fd_untrack(int fd)
 {
 	for (int i = 0; i < 4; i++)
 		if (inj_g.out_fds[i].fd == fd)
