@@ -10,6 +10,39 @@ add_test(NAME inject_exports
           -P ${CMAKE_CURRENT_SOURCE_DIR}/inject/check_exports.cmake)
 set_tests_properties(inject_exports PROPERTIES TIMEOUT 60)
 
+# The library's files call one way (issue 26): inject.c, the entry point,
+# may call everything; state.c and log.c, the base, call nothing of ours
+# but each other; every other file may call the base only. check_links.sh
+# reads the objects' undefined symbols against a manifest of these three
+# layers (a file moved between layers is a line here).
+set(_inj_objs "$<TARGET_OBJECTS:gaptrace_inject>")
+set(_inj_entry "$<FILTER:${_inj_objs},INCLUDE,/inject\\.c\\.o$>")
+set(_inj_base "$<FILTER:${_inj_objs},INCLUDE,/(state|log)\\.c\\.o$>")
+set(_inj_middle "$<FILTER:${_inj_objs},EXCLUDE,/(inject|state|log)\\.c\\.o$>")
+set(_inj_layers "inject_entry|$<JOIN:${_inj_entry}, >|inject_middle inject_base
+inject_middle|$<JOIN:${_inj_middle}, >|inject_base
+inject_base|$<JOIN:${_inj_base}, >|
+")
+file(GENERATE OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/inject_layers_manifest.txt
+     CONTENT "${_inj_layers}")
+add_test(NAME inject_layers
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/check_links.sh
+                 ${CMAKE_CURRENT_BINARY_DIR}/inject_layers_manifest.txt ${CMAKE_NM})
+set_tests_properties(inject_layers PROPERTIES TIMEOUT 60)
+# It can fail: the same manifest with two upward calls added, one per layer.
+add_library(inject_layers_up_entry OBJECT inject/layers/up_to_entry.c)
+add_library(inject_layers_up_encoder OBJECT inject/layers/up_to_encoder.c)
+file(GENERATE OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/inject_layers_fixture.txt
+     CONTENT "inject_entry|$<JOIN:${_inj_entry}, >|inject_middle inject_base
+inject_middle|$<JOIN:${_inj_middle}, > $<TARGET_OBJECTS:inject_layers_up_entry>|inject_base
+inject_base|$<JOIN:${_inj_base}, > $<TARGET_OBJECTS:inject_layers_up_encoder>|
+")
+add_test(NAME inject_layers_fixture
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/inject/layers/check_layers_fixture.sh
+                 ${CMAKE_CURRENT_SOURCE_DIR}/check_links.sh
+                 ${CMAKE_CURRENT_BINARY_DIR}/inject_layers_fixture.txt ${CMAKE_NM})
+set_tests_properties(inject_layers_fixture PROPERTIES TIMEOUT 60)
+
 # The mock libcupti.so.13 (SONAME libcupti.so.13) and mock libcuda.so.1.
 set(_mock ${CMAKE_CURRENT_SOURCE_DIR}/mock_cupti)
 add_custom_command(OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/mock_cupti/cbid_names.c

@@ -105,7 +105,8 @@ INJ_HIDDEN void inj_log_init(void);
 /** "gaptrace: <msg>\n" on stderr with one write(2). Never allocates. */
 INJ_HIDDEN void inj_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /** Latency timestamps were asked for (at init or by an arm) where
- *  latency_off refuses them: say latency_off on stderr, the first time only. */
+ *  latency_off refuses them: say latency_off on stderr, the first time only
+ *  (state.c: it reads inj_g). */
 INJ_HIDDEN void inj_latency_refused(void);
 /** Same, only when GAPTRACE_DEBUG=1. */
 INJ_HIDDEN void inj_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -251,7 +252,7 @@ INJ_HIDDEN void inj_queue_push(inj_pool *p, const inj_done *d);
 /** Pop one (encoder only). @return 1 with *d filled, 0 when empty. */
 INJ_HIDDEN int inj_queue_pop(inj_pool *p, inj_done *d);
 
-/* ------------------------------------------------------------ global state */
+/* ------------------------------------------------------------ global state (state.c) */
 
 enum inj_phase {
 	INJ_OFF = 0,     /**< not initialized (or GAPTRACE_DISABLE) */
@@ -336,7 +337,7 @@ INJ_HIDDEN uint64_t inj_real_ns(void);
 INJ_HIDDEN int inj_fd_above_stdio(int fd);
 
 /**
- * Bracket the creation of an output fd and its inj_track_fd (encoder):
+ * Bracket the creation of an output fd and its inj_fd_track (encoder):
  * a fork waits (at most 50 ms) for the end, so no child inherits an output
  * fd it does not know of. Never hold it across anything else.
  */
@@ -344,8 +345,8 @@ INJ_HIDDEN void inj_fd_create_begin(void);
 INJ_HIDDEN void inj_fd_create_end(void);
 
 /** Register / forget an output fd that a fork child must close (encoder). */
-INJ_HIDDEN void inj_track_fd(int fd);
-INJ_HIDDEN void inj_untrack_fd(int fd);
+INJ_HIDDEN void inj_fd_track(int fd);
+INJ_HIDDEN void inj_fd_untrack(int fd);
 
 /* CUPTI callbacks (inject.c). */
 INJ_HIDDEN void CUPTIAPI inj_buffer_requested(uint8_t **buffer, size_t *size, size_t *maxrec);

@@ -2,6 +2,9 @@
 /*
  * InitializeInjection and everything that runs on application threads:
  * CUPTI's buffer callbacks, the subscriber callback, exit, signals, fork.
+ * The entry point, at the top of the library: the state and the utilities
+ * the other files share (clocks, waking the encoder, fd tracking) are in
+ * state.c, below them all; nothing calls into this file.
  *
  * Lifecycle
  *   init    : config, load CUPTI, pool, subscribe, register buffer callbacks,
@@ -48,88 +51,6 @@
 
 #include "inj.h"
 #include "stacks.h"
-
-inj_state inj_g = {.wake_fd = -1, .done_rd = -1, .done_wr = -1, .fd_lock = PTHREAD_MUTEX_INITIALIZER};
-
-uint64_t inj_mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-uint64_t inj_real_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-void inj_wake(void)
-{
-	int fd = inj_g.wake_fd;
-	if (fd < 0)
-		return;
-	int saved = errno;
-	uint64_t one = 1;
-	ssize_t w = write(fd, &one, sizeof(one));
-	(void)w; /* EAGAIN: the counter is already non-zero, the encoder will wake */
-	errno = saved;
-}
-
-void inj_request(uint32_t bits)
-{
-	atomic_fetch_or(&inj_g.requests, bits);
-	inj_wake();
-}
-
-int inj_fd_above_stdio(int fd)
-{
-	if (fd < 0)
-		return -1;
-	if (fd > STDERR_FILENO) {
-		int fl = fcntl(fd, F_GETFD);
-		if (fl >= 0 && !(fl & FD_CLOEXEC))
-			fcntl(fd, F_SETFD, fl | FD_CLOEXEC);
-		return fd;
-	}
-	int hi = fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
-	int saved = errno;
-	close(fd);
-	errno = saved;
-	return hi;
-}
-
-void inj_fd_create_begin(void)
-{
-	pthread_mutex_lock(&inj_g.fd_lock);
-}
-
-void inj_fd_create_end(void)
-{
-	pthread_mutex_unlock(&inj_g.fd_lock);
-}
-
-void inj_track_fd(int fd)
-{
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0)
-		return;
-	for (int i = 0; i < 4; i++)
-		if (inj_g.out_fds[i].fd < 0) {
-			inj_g.out_fds[i].dev = st.st_dev;
-			inj_g.out_fds[i].ino = st.st_ino;
-			inj_g.out_fds[i].fd = fd;
-			return;
-		}
-}
-
-void inj_untrack_fd(int fd)
-{
-	for (int i = 0; i < 4; i++)
-		if (inj_g.out_fds[i].fd == fd)
-			inj_g.out_fds[i].fd = -1;
-}
 
 /* ------------------------------------------------------------ CUPTI callbacks */
 
@@ -443,13 +364,6 @@ static int find_xla(struct dl_phdr_info *info, size_t size, void *data)
 			return 1;
 		}
 	return 0;
-}
-
-void inj_latency_refused(void)
-{
-	int no = 0;
-	if (atomic_compare_exchange_strong(&inj_g.latency_said, &no, 1))
-		inj_log("%s", inj_g.latency_off);
 }
 
 /* Latency timestamps in an XLA process: on the H200, JAX under CUPTI alone

@@ -47,7 +47,7 @@ static int ms_left(uint64_t deadline)
 static void close_fd(int *fd)
 {
 	if (*fd >= 0) {
-		inj_untrack_fd(*fd);
+		inj_fd_untrack(*fd);
 		close(*fd);
 		*fd = -1;
 	}
@@ -271,7 +271,7 @@ int inj_out_connect(inj_out *o, const char *path, int explicit_path, uint64_t *k
 		return 0;
 	inj_fd_create_begin();
 	int fd = inj_fd_above_stdio(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
-	inj_track_fd(fd);
+	inj_fd_track(fd);
 	inj_fd_create_end();
 	if (fd < 0)
 		return 0;
@@ -502,7 +502,7 @@ int inj_out_open_file(inj_out *o, const char *path)
 	inj_fd_create_begin(); /* no fork between creating and tracking it */
 	int fd = inj_fd_above_stdio(create_file(o, path, &renamed));
 	int err = errno;
-	inj_track_fd(fd);
+	inj_fd_track(fd);
 	inj_fd_create_end();
 	if (fd >= 0 && renamed)
 		inj_log("%s exists; writing %s", path, o->path);
