@@ -311,6 +311,8 @@ typedef struct an_gpu {
 	uint64_t key;   /* uuid hash, or trace/ordinal when unknown */
 	gt_vec procs;   /* gt_an_proc */
 	gt_vec gaps;    /* gt_an_gap, detailed */
+	gt_an_column *cols; /* opts.cause_columns of them, or NULL */
+	uint32_t ncols, col_gaps; /* columns; gaps placed in them */
 	gt_vec longest; /* gt_an_gap, heap then sorted */
 	gt_vec kernels; /* gt_an_kernel */
 	gt_vec copies;  /* gt_an_copy */

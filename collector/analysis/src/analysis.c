@@ -131,6 +131,7 @@ void an_gpu_free(an_gpu *g)
 		return;
 	gt_vec_free(&g->procs);
 	gt_vec_free(&g->gaps);
+	free(g->cols);
 	gt_vec_free(&g->longest);
 	gt_vec_free(&g->kernels);
 	gt_vec_free(&g->copies);
@@ -544,6 +545,15 @@ GPU_ARRAY(gt_analysis_kernels, gt_an_kernel, kernels)
 GPU_ARRAY(gt_analysis_copies, gt_an_copy, copies)
 GPU_ARRAY(gt_analysis_colls, gt_an_coll, colls)
 GPU_ARRAY(gt_analysis_waits, gt_an_wait, waits)
+
+const gt_an_column *gt_analysis_cause_columns(const gt_analysis *a, size_t gpu, size_t *n)
+{
+	const an_gpu *g = gpu_at(a, gpu, n);
+	if (!g)
+		return NULL;
+	*n = g->cols ? g->ncols : 0;
+	return g->cols;
+}
 
 const gt_an_sync *gt_analysis_syncs(const gt_analysis *a, size_t *n)
 {

@@ -116,6 +116,8 @@
  * Cost: O(items) for the sweep plus, per gap, a cursor step on F's calls
  * (amortized O(1): gaps come in time order) and the calls inside the gap.
  */
+#include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -185,6 +187,9 @@ typedef struct sw {
 	/* gap keeping */
 	uint64_t detail_min;
 	uint32_t max_detail, top;
+	/* the cause columns (gt_analysis_cause_columns) */
+	uint64_t col_min;
+	uint32_t ncols, col_max;
 } sw;
 
 /* ------------------------------------------------------------ F's timeline */
@@ -560,6 +565,48 @@ static void heap_down(gt_an_gap *h, size_t n, size_t i)
 	}
 }
 
+static double overlap(double a0, double a1, double b0, double b1)
+{
+	double v = fmin(a1, b1) - fmax(a0, b0);
+	return v > 0 ? v : 0;
+}
+
+static int dtoi(double v)
+{
+	return isnan(v) ? 0 : v >= (double)INT_MAX ? INT_MAX : v <= (double)INT_MIN ? INT_MIN : (int)v;
+}
+
+/* The gap gp in the cause columns: its overlap with each column it crosses,
+ * its cause split spread evenly over it (the exact arithmetic, in gap
+ * order, of the second analysis the HTML timeline used to make). */
+static int column_gap(sw *S, const gt_an_gap *gp)
+{
+	an_gpu *g = S->g;
+	uint64_t len = gp->end - gp->start;
+	if (!S->ncols || len < S->col_min || g->col_gaps >= S->col_max)
+		return 0;
+	if (!g->cols) {
+		if (!(g->cols = calloc(S->ncols, sizeof(*g->cols))))
+			return GT_ERR_NOMEM;
+		g->ncols = S->ncols;
+	}
+	g->col_gaps++;
+	double t0 = (double)g->pub.t0, cw = (double)g->pub.window_ns / S->ncols;
+	double s = (double)gp->start, e = (double)gp->end, dl = e - s;
+	if (dl <= 0)
+		return 0;
+	int c0 = dtoi(floor((s - t0) / cw)), c1 = dtoi(floor((e - t0) / cw)), last = (int)S->ncols - 1;
+	c0 = c0 < 0 ? 0 : c0;
+	c1 = c1 > last ? last : c1;
+	for (int c = c0; c <= c1; c++) {
+		double ov = overlap(s, e, t0 + c * cw, t0 + (c + 1) * cw);
+		for (int k = 0; k < GT_CAUSE_COUNT; k++)
+			g->cols[c].cause_ns[k] += (double)gp->cause_ns[k] * ov / dl;
+		g->cols[c].gap_ns += ov;
+	}
+	return 0;
+}
+
 static int keep_gap(sw *S, const gt_an_gap *gp, const an_item *prev, const an_item *next)
 {
 	an_gpu *g = S->g;
@@ -668,6 +715,7 @@ static int on_gap(sw *S, view *V, int gpu_view, uint64_t x, uint64_t y, const an
 	gp.main_cause = (uint8_t)mc;
 	AN_TRY(an_hist_add(&g->gaplen, len));
 	AN_TRY(gap_sites(S, &gp, prev, next));
+	AN_TRY(column_gap(S, &gp));
 	return keep_gap(S, &gp, prev, next);
 }
 
@@ -1871,6 +1919,11 @@ int an_sweep(gt_analysis *a)
 	S.detail_min = a->o.detail_gap_ns;
 	S.max_detail = a->o.max_detail_gaps;
 	S.top = a->o.top_gaps;
+	S.ncols = a->o.cause_columns > 65536 ? 65536 : a->o.cause_columns;
+	S.col_min = a->o.cause_columns_gap_ns ? a->o.cause_columns_gap_ns
+					      : GT_AN_DEFAULT_COLUMN_GAP_NS;
+	S.col_max = a->o.cause_columns_max_gaps ? a->o.cause_columns_max_gaps
+						: GT_AN_DEFAULT_COLUMN_MAX_GAPS;
 
 	const an_nvml *nv = a->nvml.p;
 	const an_nvproc *np = a->nvproc.p;

@@ -10,8 +10,8 @@
  *   a fixed number of columns, tables are capped at opts.top_rows.
  *
  *   Utilization over time: the chart has NCOL columns over the GPU's window.
- *   The detailed gaps (those >= 10 us, from a second analysis: fine_cols)
- *   are placed exactly: each
+ *   The gaps of 10 us or more (the analysis's cause columns,
+ *   gt_analysis_cause_columns, made in its one sweep) are placed exactly: each
  *   gap's per-cause ns are spread over the columns it overlaps in proportion
  *   to the overlap (the analysis gives a gap's split, not where in the gap
  *   each cause lies). The rest of the idle time - shorter gaps, or gaps past
@@ -37,7 +37,6 @@
 #define TL_W 960
 #define TL_X0 52
 #define TL_X1 944
-#define NCOL 298 /* 3 units per column */
 #define AXIS_MAX_TICKS 64 /* ~8 wanted; the bound whatever the window */
 #define TL_PLOT_H 150
 #define TIP_COLS 10 /* columns per tooltip rectangle */
@@ -275,13 +274,24 @@ static double overlap(double a0, double a1, double b0, double b1)
 	return v > 0 ? v : 0;
 }
 
-static void fill_cols(const gt_analysis *a, size_t gi, col *cols)
+/* The placed gaps of GPU gi into cols (idle ns by cause, det[]: ns the
+ * placed gaps cover): the analysis's cause columns when it made them (every
+ * gap >= 10 us, gt_export_analysis_opts), else its detailed gaps (the
+ * caller chose the gap threshold, min_gap_ns, or another analysis). */
+static void placed_gaps(const gt_analysis *a, size_t gi, col *cols, double *det)
 {
 	const gt_an_gpu *g = gt_analysis_gpu(a, gi);
+	size_t nc = 0, ng = 0;
+	const gt_an_column *pc = gt_analysis_cause_columns(a, gi, &nc);
+	if (gt_analysis_get_opts(a)->cause_columns == NCOL) {
+		for (size_t c = 0; c < nc && c < NCOL; c++) {
+			for (int k = 0; k < GT_CAUSE_COUNT; k++)
+				cols[c].cause[k] = pc[c].cause_ns[k];
+			det[c] = pc[c].gap_ns;
+		}
+		return;
+	}
 	double t0 = (double)g->t0, span = (double)g->window_ns, cw = span / NCOL;
-	double det[NCOL] = {0};
-	size_t ns = 0, ng = 0;
-	const float *ser = gt_analysis_util_series(a, gi, &ns);
 	const gt_an_gap *gaps = gt_analysis_gaps(a, gi, &ng);
 	/* detailed gaps: exact position, cause split spread over the gap */
 	for (size_t i = 0; i < ng; i++) {
@@ -299,6 +309,16 @@ static void fill_cols(const gt_analysis *a, size_t gi, col *cols)
 			det[c] += ov;
 		}
 	}
+}
+
+static void fill_cols(const gt_analysis *a, size_t gi, col *cols)
+{
+	const gt_an_gpu *g = gt_analysis_gpu(a, gi);
+	double t0 = (double)g->t0, span = (double)g->window_ns, cw = span / NCOL;
+	double det[NCOL] = {0};
+	size_t ns = 0;
+	const float *ser = gt_analysis_util_series(a, gi, &ns);
+	placed_gaps(a, gi, cols, det);
 	/* the rest of each utilization window's idle time (shorter gaps),
 	 * spread over the window's time not covered by detailed gaps */
 	double w = (double)g->util.window_ns;
@@ -333,47 +353,6 @@ static void fill_cols(const gt_analysis *a, size_t gi, col *cols)
 			cols[c].shortg = 0;
 		cols[c].busy = b;
 	}
-}
-
-/*
- * The timeline's columns from a second analysis that keeps every gap of at
- * least FINE_GAP_NS with its cause: with the default detail threshold (1 ms,
- * which the findings must share with `gaptrace report`), a launch-bound
- * capture would have nearly all its idle time in "short gaps" of unknown
- * cause. It is built and freed before the main analysis (when that one is
- * not built yet), so the peak memory is the larger of the two, not the sum;
- * it costs a second read of the traces. Skipped when the caller chose the
- * gap threshold (min_gap_ns): the main analysis then has what was asked.
- * GPU indices and windows do not depend on the detail options, so the
- * columns line up with the main analysis. NULL when skipped or on ENOMEM.
- */
-#define FINE_GAP_NS 10000ull
-#define FINE_MAX_GAPS 1000000u
-
-static col *fine_cols(gt_export *x, size_t *ngpus)
-{
-	*ngpus = 0;
-	if (x->o.min_gap_ns)
-		return NULL;
-	gt_analysis_opts ao = x->o.analysis;
-	ao.detail_gap_ns = FINE_GAP_NS;
-	ao.max_detail_gaps = FINE_MAX_GAPS;
-	ao.log = NULL;
-	gt_analysis *fa = gt_analysis_new(&ao);
-	if (!fa)
-		return NULL;
-	for (size_t i = 0; i < x->npaths; i++)
-		gt_analysis_add_image(fa, x->im[i], NULL);
-	col *cols = NULL;
-	if (gt_analysis_finish(fa) == 0) {
-		size_t ng = gt_analysis_ngpus(fa);
-		cols = calloc(ng ? ng * NCOL : 1, sizeof(col));
-		for (size_t g = 0; cols && g < ng; g++)
-			fill_cols(fa, g, cols + g * NCOL);
-		*ngpus = ng;
-	}
-	gt_analysis_free(fa);
-	return cols;
 }
 
 /* A horizontal grid line across the timeline plot at y, with a label left
@@ -2055,25 +2034,15 @@ int gt_export_html(gt_export *x, FILE *out, gt_export_stats *st)
 	if (rc)
 		return rc;
 	ex_out_budget(&o, x);
-	size_t fine_ng = 0;
-	col *cols = fine_cols(x, &fine_ng);
 	const gt_analysis *a = ex_analysis(x);
-	if (!a) {
-		free(cols);
+	size_t ng = a ? gt_analysis_ngpus(a) : 0;
+	col *cols = a ? calloc(ng ? ng * NCOL : 1, sizeof(col)) : NULL;
+	if (!cols) {
 		ex_out_finish(&o);
 		return GT_ERR_NOMEM;
 	}
-	size_t ng = gt_analysis_ngpus(a);
-	if (!cols || fine_ng != ng) { /* no fine analysis: the main one's gaps */
-		free(cols);
-		cols = calloc(ng ? ng * NCOL : 1, sizeof(col));
-		if (!cols) {
-			ex_out_finish(&o);
-			return GT_ERR_NOMEM;
-		}
-		for (size_t g = 0; g < ng; g++)
-			fill_cols(a, g, cols + g * NCOL);
-	}
+	for (size_t g = 0; g < ng; g++)
+		fill_cols(a, g, cols + g * NCOL);
 	read_nvml(x, a, cols, &local.problems);
 
 	char title[512];

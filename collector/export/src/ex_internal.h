@@ -24,6 +24,10 @@
 #include "gaptrace/format.h"
 #include "gaptrace/traceset.h"
 
+/* The HTML timeline's columns over a GPU's window (3 units each): the
+ * analysis makes its cause columns for them (gt_export_analysis_opts). */
+#define NCOL 298
+
 /* ------------------------------------------------------------ output */
 
 /* A buffered writer over a FILE. Errors are sticky: after a failed write

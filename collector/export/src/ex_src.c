@@ -234,6 +234,16 @@ gt_analysis_opts gt_export_analysis_opts(const gt_export_opts *o)
 	/* Problems are reported by the exporters' own read pass, once. */
 	ao.log = NULL;
 	ao.log_user = NULL;
+	/* the HTML timeline places every gap of 10 us or more (with the default
+	 * detail threshold, 1 ms, which the findings share with `gaptrace
+	 * report`, a launch-bound capture would have nearly all its idle time
+	 * in "short gaps" of unknown cause); when the caller chose the gap
+	 * threshold, the detailed gaps are what was asked */
+	if (!o->min_gap_ns) {
+		ao.cause_columns = NCOL;
+		ao.cause_columns_gap_ns = 10000;
+		ao.cause_columns_max_gaps = 1000000;
+	}
 	return ao;
 }
 

@@ -263,7 +263,20 @@ typedef struct gt_analysis_opts {
 	const char *symbol_path;    /**< like perf --symfs: a module path P is read
 					 as DIR/P, its debug files too; NULL = the
 					 paths on this machine. Copied */
+	/* Idle time by cause over time (gt_analysis_cause_columns). */
+	uint32_t cause_columns;     /**< > 0: each GPU's window cut into this many
+					 equal columns (at most 65536); 0 = none */
+	uint64_t cause_columns_gap_ns; /**< gaps at least this long are placed
+					 exactly (cause split spread over the gap);
+					 0 = GT_AN_DEFAULT_COLUMN_GAP_NS */
+	uint32_t cause_columns_max_gaps; /**< the earliest this many such gaps per
+					 GPU; 0 = GT_AN_DEFAULT_COLUMN_MAX_GAPS */
 } gt_analysis_opts;
+
+/** Default: gaps placed exactly in the cause columns (10 us). */
+#define GT_AN_DEFAULT_COLUMN_GAP_NS 10000ull
+/** Default cap on gaps placed per GPU in the cause columns. */
+#define GT_AN_DEFAULT_COLUMN_MAX_GAPS 1000000u
 
 /* ------------------------------------------------------------------ */
 /* Building an analysis                                                */
@@ -770,6 +783,26 @@ GT_API const gt_an_proc *gt_analysis_procs(const gt_analysis *a, size_t gpu, siz
 /** Gaps of at least opts.detail_gap_ns on GPU `gpu`, in time order (capped
  *  at opts.max_detail_gaps, earliest first). */
 GT_API const gt_an_gap *gt_analysis_gaps(const gt_analysis *a, size_t gpu, size_t *n);
+
+/** One column of a GPU's window (gt_analysis_cause_columns). */
+typedef struct gt_an_column {
+	double cause_ns[GT_CAUSE_COUNT]; /**< idle ns of the placed gaps in the
+					      column, by cause */
+	double gap_ns;                   /**< ns of the column the placed gaps cover */
+} gt_an_column;
+
+/**
+ * Idle time by cause over time: GPU `gpu`'s window [t0, t1) cut into
+ * opts.cause_columns equal columns; each gap of at least
+ * opts.cause_columns_gap_ns (the earliest opts.cause_columns_max_gaps) adds
+ * its overlap with each column it crosses, its cause split spread evenly
+ * over the gap. Shorter gaps are not placed (the utilization series has
+ * them). What the HTML timeline draws; computed in the one sweep, so no
+ * second analysis with a finer gap threshold is needed. NULL (*n 0) when
+ * opts.cause_columns is 0.
+ */
+GT_API const gt_an_column *gt_analysis_cause_columns(const gt_analysis *a, size_t gpu,
+						     size_t *n);
 
 /* ------------------------------------------------------------------ */
 /* Host call stacks (format 1.4; issue 15)                             */
