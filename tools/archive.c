@@ -25,6 +25,7 @@
 #include "archive.h"
 #include "cmds.h"
 #include "gaptrace/diff.h"
+#include "gaptrace/report.h"
 #include "outfile.h"
 #include "report_mem.h"
 
@@ -493,37 +494,46 @@ static int fill_entry(const char *tmp, const meta *m0, const char *json, size_t 
 	return write_meta(p, &m);
 }
 
-int gt_archive_store(const gt_archive_req *r, char *entry, size_t cap)
+/* The JSON report of model m (as `gaptrace report --json` writes it) into
+ * *json. @return 0 or GT_EXIT_FAILED (said). */
+static int model_json(const gt_archive_req *r, const gt_model *m, char **json, size_t *len)
 {
-	gt_slice sl = {0}; /* no slicing: the last capture window, steps by default */
-	gt_model_opts o = {.cmd = r->cmd, .ao = r->ao, .dopts = r->dopts, .quiet = r->quiet,
-			   .slice = &sl};
-	gt_model m = {0};
-	char *json = NULL, tmp[PATH_MAX];
-	size_t len = 0;
-	int ret = gt_cli_report_json(r->trace, &o, &json, &len, &m);
-	if (ret)
-		return ret;
-	tfiles t = tfiles_of(m.ts);
-	const gt_stream_header *h = first_header(m.a);
-	meta mt = {.r = r, .a = m.a, .t = &t, .now = time(NULL),
+	gt_report_opts ro = {.diag = r->dopts};
+	FILE *f = open_memstream(json, len);
+	int rc = f ? gt_report_json(m->a, f, &ro) : GT_ERR_NOMEM;
+	if ((f && fclose(f) != 0) || rc < 0) {
+		fprintf(stderr, "%s: making the report of %s failed\n", r->cmd, r->trace);
+		free(*json);
+		*json = NULL;
+		return GT_EXIT_FAILED;
+	}
+	return 0;
+}
+
+/* Writes the entry of model m with its report json. */
+static int store(const gt_archive_req *r, const gt_model *m, const char *json, size_t len,
+		 char *entry, size_t cap)
+{
+	char tmp[PATH_MAX];
+	tfiles t = tfiles_of(m->ts);
+	const gt_stream_header *h = first_header(m->a);
+	meta mt = {.r = r, .a = m->a, .t = &t, .now = time(NULL),
 		   .command = r->command ? r->command : h ? h->cmdline : ""};
-	ret = GT_EXIT_FAILED;
 	if (mkdir(r->dir, 0777) < 0 && errno != EEXIST) {
 		fprintf(stderr, "%s: archive %s: %s\n", r->cmd, r->dir, strerror(errno));
-		goto out;
+		return GT_EXIT_FAILED;
 	}
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s/.new-XXXXXX", r->dir) >= sizeof(tmp) ||
 	    !mkdtemp(tmp)) {
 		fprintf(stderr, "%s: archive %s: %s\n", r->cmd, r->dir, strerror(errno));
-		goto out;
+		return GT_EXIT_FAILED;
 	}
 	if (fill_entry(tmp, &mt, json, len) < 0 ||
 	    commit_entry(tmp, r->dir, mt.command, mt.now, entry, cap) < 0) {
 		fprintf(stderr, "%s: archive %s: writing the entry failed: %s\n", r->cmd, r->dir,
 			strerror(errno));
 		remove_tree(tmp, 1);
-		goto out;
+		return GT_EXIT_FAILED;
 	}
 	if (t.bytes > r->max_bytes) {
 		char b1[32], b2[32];
@@ -532,9 +542,23 @@ int gt_archive_store(const gt_archive_req *r, char *entry, size_t cap)
 			r->cmd, gt_fmt_bytes(b1, sizeof(b1), (double)t.bytes),
 			gt_fmt_bytes(b2, sizeof(b2), (double)r->max_bytes));
 	}
-	ret = GT_EXIT_OK;
-out:
+	return GT_EXIT_OK;
+}
+
+int gt_archive_store(const gt_archive_req *r, char *entry, size_t cap)
+{
+	gt_slice sl = {0}; /* no slicing: the last capture window, steps by default */
+	gt_model_opts o = {.cmd = r->cmd, .ao = r->ao, .dopts = r->dopts, .quiet = r->quiet,
+			   .slice = &sl};
+	gt_model own = {0};
+	const gt_model *m = r->model;
+	char *json = NULL;
+	size_t len = 0;
+	int ret = m ? model_json(r, m, &json, &len)
+		    : gt_cli_report_json(r->trace, &o, &json, &len, &own);
+	if (!ret)
+		ret = store(r, m ? m : &own, json, len, entry, cap);
 	free(json);
-	gt_model_close(&m);
+	gt_model_close(&own);
 	return ret;
 }

@@ -34,6 +34,10 @@ typedef struct gt_archive_req {
 	const gt_diag_opts *dopts; /**< NULL: defaults */
 	const gt_analysis_opts *ao; /**< reading options (--no-symbols,
 				         --symbol-path); NULL: defaults */
+	const struct gt_model *model; /**< the model of trace already made (model.h:
+				         `gaptrace run`'s, with no slice): its report
+				         and its trace bytes are archived, nothing is
+				         read again; NULL: read trace */
 } gt_archive_req;
 
 /**

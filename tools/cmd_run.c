@@ -64,6 +64,7 @@
 
 #include "gaptrace/report.h"
 #include "gaptrace/export.h"
+#include "model.h"
 #include "outfile.h"
 #include "symopts.h"
 
@@ -461,16 +462,21 @@ static int count_self_files(const char *dir)
  * through a link; --force-overwrite replaces a link there, never its
  * target). path gets where; err a message on failure.
  */
-static int write_html_report(const char *dir, int force, char *path, size_t cap, char *err,
-			     size_t errcap)
+static int write_html_report(const char *dir, const gt_model *m, int force, char *path,
+			     size_t cap, char *err, size_t errcap)
 {
 	gt_errinfo ei = {0};
 	if ((size_t)gt_export_html_default_path(dir, path, cap) >= cap) {
 		snprintf(err, errcap, "%s/: the path of report.html is too long", dir);
 		return -1;
 	}
-	gt_export_opts eo = {.analysis = opts.ao};
-	gt_export *x = gt_export_open(&dir, 1, &eo, &ei);
+	if (!m) {
+		snprintf(err, errcap, "`gaptrace report %s` says why", dir);
+		return -1;
+	}
+	gt_export_opts eo = {.analysis = m->ao};
+	eo.analysis.log = NULL;
+	gt_export *x = gt_export_open_set(m->ts, m->a, &eo, &ei);
 	if (!x) {
 		snprintf(err, errcap, "%s", ei.msg[0] ? ei.msg : "no trace could be read");
 		return -1;
@@ -785,7 +791,27 @@ struct run {
 	/* the wait */
 	int status, exited, armed_at_delay, disarmed, descendants;
 	double t_exit;
+	/* the end: one model of the trace for the summary, the HTML, the archive */
+	gt_slice slice; /* none: the last capture window, steps by default */
+	gt_model model;
+	int model_rc; /* 0 not made yet, 1 made, < 0 failed */
 };
+
+/* The model of the run's trace (model.h: each file read once), made on first
+ * need, after the collector is closed. NULL when it could not be made (said
+ * on stderr). */
+static const gt_model *run_model(struct run *r)
+{
+	if (!r->model_rc) {
+		gt_model_opts mo = {.cmd = "gaptrace run", .ao = &opts.ao, .quiet = 1,
+				    .slice = &r->slice};
+		r->model_rc = gt_model_open(&r->model, (const char *const[]){opts.output}, 1,
+					    &mo) == 0
+				      ? 1
+				      : -1;
+	}
+	return r->model_rc > 0 ? &r->model : NULL;
+}
 
 /* One option; returns -1 to go on, else the exit status. */
 static int run_opt(const gt_cli_parser *p, int c)
@@ -1121,14 +1147,16 @@ static void run_report(struct run *r)
 		    selfs, opts.output);
 	gt_collector_close(r->coll);
 	r->coll = NULL;
-	if (!opts.quiet && (opts.report & REPORT_TEXT) &&
-	    gt_report_summary_ao(opts.output, stderr, &opts.ao) < 0)
-		say("the summary could not be made; traces are in %s/", opts.output);
+	if (!opts.quiet && (opts.report & REPORT_TEXT)) {
+		const gt_model *m = run_model(r);
+		if (!m || gt_report_summary_of(m->a, stderr) < 0)
+			say("the summary could not be made; traces are in %s/", opts.output);
+	}
 	if (opts.report & REPORT_HTML) {
 		/* A file the user asked for: its failure is said even with -q. */
 		char html[4096], herr[GT_OUTFILE_ERRLEN + 64];
-		if (write_html_report(opts.output, opts.force, html, sizeof(html), herr,
-				      sizeof(herr)) < 0)
+		if (write_html_report(opts.output, run_model(r), opts.force, html, sizeof(html),
+				      herr, sizeof(herr)) < 0)
 			say("the HTML report could not be written: %s", herr);
 		else if (!opts.quiet)
 			say("HTML report: %s", html);
@@ -1147,8 +1175,8 @@ static void run_archive(struct run *r)
 		n += (size_t)snprintf(cmdline + n, sizeof(cmdline) - n, "%s%s", n ? " " : "", *a);
 	gt_archive_req req = {.cmd = "gaptrace run", .trace = opts.output, .dir = opts.archive,
 			      .command = cmdline, .max_bytes = opts.archive_max,
-			      .quiet = opts.quiet, .ao = &opts.ao};
-	if (gt_archive_store(&req, entry, sizeof(entry)) != 0)
+			      .quiet = opts.quiet, .ao = &opts.ao, .model = run_model(r)};
+	if (!req.model || gt_archive_store(&req, entry, sizeof(entry)) != 0)
 		say("the run could not be archived in %s", opts.archive);
 	else if (!opts.quiet)
 		say("archived as %s", entry);
@@ -1283,6 +1311,7 @@ static void run_cleanup(struct run *r)
 	}
 	fwd_stop();
 	gt_collector_close(r->coll);
+	gt_model_close(&r->model);
 	rmdir(r->sockdir);
 	if (r->env) {
 		for (char **e = r->env + r->env_own; *e; e++)
