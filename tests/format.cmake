@@ -11,6 +11,9 @@ endfunction()
 
 gaptrace_format_test(test_format)
 
+# Size-prefixed option structs: the sz rules of format.h.
+gaptrace_format_test(test_format_opts)
+
 gaptrace_format_test(test_format_damage)
 target_compile_definitions(test_format_damage PRIVATE
   GOLDEN_DIR="${CMAKE_CURRENT_SOURCE_DIR}/golden"
