@@ -30,7 +30,9 @@
  * gt_seqset_new). A getter returning a pointer returns NULL for "none" (an
  * unknown id), never for an error. Each function's comment names its
  * exceptions to this: gt_kinds_format returns the length it needed, like
- * snprintf; void functions cannot fail.
+ * snprintf; gt_writer_intern answers id 0 when its table is full and counts
+ * it (a loss is data, not an error: gt_writer_strings_dropped); void
+ * functions cannot fail.
  *
  * Option structs (gt_reader_opts, gt_writer_opts) are size-prefixed, as
  * libbpf's: the first field, sz, is the size of the struct the caller was
@@ -827,7 +829,12 @@ GT_API gt_writer *gt_writer_new(const gt_writer_opts *opts, gt_sink_fn sink, voi
 /** Free a writer (accepts NULL). Does not flush: call gt_writer_flush first. */
 GT_API void gt_writer_free(gt_writer *w);
 
-/** Encode the stream header and pass it to the sink. Call once, first. */
+/**
+ * Encode the stream header and pass it to the sink. Call once, first.
+ * @return 0; GT_ERR_INVAL (NULL w or h, or called again after it
+ *         succeeded); gt_stream_header_encode's error (h cannot be encoded);
+ *         GT_ERR_NOMEM; or the sink's error (then it may be called again).
+ */
 GT_API int gt_writer_begin(gt_writer *w, const gt_stream_header *h);
 
 /**
@@ -1053,7 +1060,7 @@ GT_API int gt_reader_next(gt_reader *r, gt_record *rec);
  */
 typedef struct gt_seqset gt_seqset;
 
-/** A new, empty set (NULL on ENOMEM). */
+/** A new, empty set, or NULL with errno ENOMEM. */
 GT_API gt_seqset *gt_seqset_new(void);
 /** Free a set (accepts NULL); no reader may use it any more. */
 GT_API void gt_seqset_free(gt_seqset *s);
