@@ -263,9 +263,10 @@ GT_HIDDEN uint32_t gt_crc32c_sw(uint32_t crc, const void *buf, size_t len);
  * ends[] is the end offset (GT_OFFSETOFEND) of each of dst's fields after
  * sz, in order. dst's sz is set to dst_sz. src NULL leaves dst all zero
  * (every default).
- * @return 0, or GT_ERR_INVAL (dst then all zero) when sz is below
- *         sizeof(size_t) or above GT_OPTS_SZ_MAX, or when a byte of src
- *         past dst_sz is not zero (an option this library does not have).
+ * @return 0, or GT_ERR_INVAL (dst then holds only its sz: every default)
+ *         when sz is below sizeof(size_t) or above GT_OPTS_SZ_MAX, or when
+ *         a byte of src past dst_sz is not zero (an option this library
+ *         does not have).
  */
 GT_HIDDEN int gt_opts_load(void *dst, size_t dst_sz, const void *src, size_t v1_sz,
 			   const size_t *ends, size_t nends);
