@@ -11,6 +11,9 @@ endfunction()
 
 gaptrace_format_test(test_format)
 
+# Size-prefixed option structs: the sz rules of format.h.
+gaptrace_format_test(test_format_opts)
+
 gaptrace_format_test(test_format_damage)
 target_compile_definitions(test_format_damage PRIVATE
   GOLDEN_DIR="${CMAKE_CURRENT_SOURCE_DIR}/golden"
@@ -33,3 +36,25 @@ add_dependencies(test_format_spec gaptrace)
 
 # libFuzzer targets and their corpus replay (tests/fuzz/).
 include(${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz.cmake)
+
+# The ABI of libgaptrace_format.so (issue 26, boundaries a machine checks):
+# nm -D of the built library, the GT_API functions of format.h and the
+# version script (format/libgaptrace_format.map) name the same functions,
+# every export versioned where the linker took the script.
+if(GAPTRACE_LINKER_VERSION_SCRIPT)
+  set(_gt_versioned 1)
+else()
+  set(_gt_versioned 0)
+endif()
+set(_gt_exports_args
+  ${PROJECT_SOURCE_DIR}/format/include/gaptrace/format.h
+  $<TARGET_FILE:gaptrace_format_shared>
+  ${PROJECT_SOURCE_DIR}/format/libgaptrace_format.map
+  ${_gt_versioned} ${CMAKE_NM})
+add_test(NAME format_exports
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/check_format_exports.sh ${_gt_exports_args})
+# The check can fail: broken copies of the lists must fail it, by name.
+add_test(NAME format_exports_fixture
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/format_exports/check_format_exports_fixture.sh
+                 ${CMAKE_CURRENT_SOURCE_DIR}/check_format_exports.sh ${_gt_exports_args})
+set_tests_properties(format_exports format_exports_fixture PROPERTIES TIMEOUT 60)

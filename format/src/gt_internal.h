@@ -247,4 +247,28 @@ GT_HIDDEN uint32_t gt_crc32c_sw(uint32_t crc, const void *buf, size_t len);
 #define GT_CRC_OK(computed, stored) ((computed) == (stored))
 #endif
 
+/* ------------------------------------------------- size-prefixed options */
+
+/** The offset just past field f of type t (libbpf's offsetofend). */
+#define GT_OFFSETOFEND(t, f) (offsetof(t, f) + sizeof(((t *)0)->f))
+
+/** Largest sz an option struct may claim (a wild sz is a caller's bug, and
+ *  the bytes past our struct are read to check that they are zero). */
+#define GT_OPTS_SZ_MAX 4096u
+
+/**
+ * Load a caller's size-prefixed option struct (format.h, "Option structs")
+ * into dst, the library's own struct of dst_sz bytes: zero it, then copy
+ * the fields of src that lie wholly within src's sz (sz 0 means v1_sz);
+ * ends[] is the end offset (GT_OFFSETOFEND) of each of dst's fields after
+ * sz, in order. dst's sz is set to dst_sz. src NULL leaves dst all zero
+ * (every default).
+ * @return 0, or GT_ERR_INVAL (dst then holds only its sz: every default)
+ *         when sz is below sizeof(size_t) or above GT_OPTS_SZ_MAX, or when
+ *         a byte of src past dst_sz is not zero (an option this library
+ *         does not have).
+ */
+GT_HIDDEN int gt_opts_load(void *dst, size_t dst_sz, const void *src, size_t v1_sz,
+			   const size_t *ends, size_t nends);
+
 #endif /* GT_INTERNAL_H */

@@ -320,13 +320,33 @@ static int input_error(gt_reader *r, int rc, uint64_t off)
 
 /* -------------------------------------------------------------- open */
 
-static gt_reader *reader_new(const gt_reader_opts *opts)
+/* The end of each field of gt_reader_opts after sz (gt_opts_load). */
+static const size_t reader_opts_ends[] = {
+	GT_OFFSETOFEND(gt_reader_opts, stop_on_corrupt),
+	GT_OFFSETOFEND(gt_reader_opts, max_string_bytes),
+	GT_OFFSETOFEND(gt_reader_opts, max_strings),
+	GT_OFFSETOFEND(gt_reader_opts, max_records_per_byte),
+};
+_Static_assert(GT_OFFSETOFEND(gt_reader_opts, max_records_per_byte) == GT_READER_OPTS_SZ_V1,
+	       "GT_READER_OPTS_SZ_V1 is the first layout: fields are only appended");
+
+/* A reader with its options loaded; NULL with *ei filled on failure. */
+static gt_reader *reader_new(const gt_reader_opts *opts, gt_errinfo *ei)
 {
 	gt_reader *r = calloc(1, sizeof(*r));
-	if (!r)
+	if (!r) {
+		gt_errinfo_set(ei, GT_ERR_NOMEM, 0, "out of memory");
 		return NULL;
-	if (opts)
-		r->o = *opts;
+	}
+	if (gt_opts_load(&r->o, sizeof(r->o), opts, GT_READER_OPTS_SZ_V1, reader_opts_ends,
+			 sizeof(reader_opts_ends) / sizeof(reader_opts_ends[0])) < 0) {
+		gt_errinfo_set(ei, GT_ERR_INVAL, 0,
+			       "gt_reader_opts: sz %zu is not one this library reads (%zu bytes), "
+			       "or asks for options it does not have",
+			       opts->sz, sizeof(*opts));
+		free(r);
+		return NULL;
+	}
 	if (!r->o.max_string_bytes)
 		r->o.max_string_bytes = DEFAULT_MAX_STRING_BYTES;
 	if (!r->o.max_strings || r->o.max_strings > GT_MAX_STRINGS)
@@ -341,6 +361,7 @@ static gt_reader *reader_new(const gt_reader_opts *opts)
 	r->dctx = ZSTD_createDCtx();
 	if (!r->vals || !r->ptrs || !r->dctx) {
 		gt_reader_close(r);
+		gt_errinfo_set(ei, GT_ERR_NOMEM, 0, "out of memory");
 		return NULL;
 	}
 	ZSTD_DCtx_setParameter(r->dctx, ZSTD_d_windowLogMax, GT_ZSTD_WINDOW_LOG_MAX);
@@ -380,11 +401,9 @@ static gt_reader *finish_open(gt_reader *r, gt_errinfo *ei)
 
 gt_reader *gt_reader_open_fd(int fd, const gt_reader_opts *opts, gt_errinfo *ei)
 {
-	gt_reader *r = reader_new(opts);
-	if (!r) {
-		gt_errinfo_set(ei, GT_ERR_NOMEM, 0, "out of memory");
+	gt_reader *r = reader_new(opts, ei);
+	if (!r)
 		return NULL;
-	}
 	r->fd = fd;
 	struct stat sb;
 	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0)
@@ -416,11 +435,9 @@ gt_reader *gt_reader_open(const char *path, const gt_reader_opts *opts, gt_errin
 gt_reader *gt_reader_open_mem(const void *buf, size_t len, const gt_reader_opts *opts,
 			      gt_errinfo *ei)
 {
-	gt_reader *r = reader_new(opts);
-	if (!r) {
-		gt_errinfo_set(ei, GT_ERR_NOMEM, 0, "out of memory");
+	gt_reader *r = reader_new(opts, ei);
+	if (!r)
 		return NULL;
-	}
 	static uint8_t empty[1]; /* never NULL: NULL + 0 is undefined in C */
 	r->is_mem = 1;
 	r->ibuf = buf ? (uint8_t *)buf : empty;

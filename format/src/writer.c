@@ -128,6 +128,17 @@ static const size_t row_bound[GT_REC_TYPE_LIMIT] = {
 #undef R
 };
 
+/* The end of each field of gt_writer_opts after sz (gt_opts_load). */
+static const size_t writer_opts_ends[] = {
+	GT_OFFSETOFEND(gt_writer_opts, zstd_level),
+	GT_OFFSETOFEND(gt_writer_opts, frame_rows),
+	GT_OFFSETOFEND(gt_writer_opts, max_strings),
+	GT_OFFSETOFEND(gt_writer_opts, max_string_bytes),
+	GT_OFFSETOFEND(gt_writer_opts, no_compress),
+};
+_Static_assert(GT_OFFSETOFEND(gt_writer_opts, no_compress) == GT_WRITER_OPTS_SZ_V1,
+	       "GT_WRITER_OPTS_SZ_V1 is the first layout: fields are only appended");
+
 gt_writer *gt_writer_new(const gt_writer_opts *opts, gt_sink_fn sink, void *user)
 {
 	gt_writer *w = calloc(1, sizeof(*w));
@@ -135,8 +146,12 @@ gt_writer *gt_writer_new(const gt_writer_opts *opts, gt_sink_fn sink, void *user
 		errno = ENOMEM;
 		return NULL;
 	}
-	if (opts)
-		w->o = *opts;
+	if (gt_opts_load(&w->o, sizeof(w->o), opts, GT_WRITER_OPTS_SZ_V1, writer_opts_ends,
+			 sizeof(writer_opts_ends) / sizeof(writer_opts_ends[0])) < 0) {
+		free(w);
+		errno = EINVAL;
+		return NULL;
+	}
 	if (w->o.zstd_level == 0)
 		w->o.zstd_level = 1;
 	if (w->o.frame_rows == 0)

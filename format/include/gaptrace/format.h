@@ -22,9 +22,36 @@
  * host's CLOCK_REALTIME and CLOCK_MONOTONIC, which is how traces of several
  * processes are put on one time axis (gt_clock_map).
  *
- * Errors: functions return 0 (or a count) on success and a negative gt_err
- * on failure; gt_strerror() names it. Functions returning a pointer return
- * NULL on failure and fill a gt_errinfo when one is given.
+ * Errors, the one convention of this header: a function returning int
+ * returns 0 (or a count, a length, a bool-like 1) on success and a negative
+ * gt_err on failure; gt_strerror() names it. A constructor returning a
+ * pointer returns NULL on failure and fills the gt_errinfo it takes (when
+ * non-NULL), or sets errno when it takes none (gt_writer_new,
+ * gt_seqset_new). A getter returning a pointer returns NULL for "none" (an
+ * unknown id), never for an error. Each function's comment names its
+ * exceptions to this: gt_kinds_format returns the length it needed, like
+ * snprintf; gt_writer_intern answers id 0 when its table is full and counts
+ * it (a loss is data, not an error: gt_writer_strings_dropped); void
+ * functions cannot fail.
+ *
+ * Option structs (gt_reader_opts, gt_writer_opts) are size-prefixed, as
+ * libbpf's: the first field, sz, is the size of the struct the caller was
+ * compiled with; declare one with GT_OPTS, which sets sz:
+ *     GT_OPTS(gt_reader_opts, ro, .stop_on_corrupt = 1);
+ *     gt_reader *r = gt_reader_open(path, &ro, &ei);
+ * The library reads only the fields that lie wholly within sz and takes the
+ * others as zero (a field's zero is its default), so a program built with an
+ * older, smaller struct keeps working with a newer library. Bytes past the
+ * end of the struct this library knows must be zero: a program asking for
+ * an option this library does not have is refused (GT_ERR_INVAL, or errno
+ * EINVAL) instead of silently getting something else. sz == 0, what
+ * `gt_reader_opts ro = {.stop_on_corrupt = 1};` gives, means the struct's
+ * first layout (GT_READER_OPTS_SZ_V1, GT_WRITER_OPTS_SZ_V1): every such
+ * program was compiled with at least that much, and never more than the
+ * fields it could name, so a newer library never reads past what it was
+ * given; fields added later are read only with sz set. A sz below
+ * sizeof(size_t), or above 4096, is refused. NULL options mean every
+ * default.
  *
  * Thread safety: a gt_writer or gt_reader is used by one thread at a time.
  * Distinct objects are independent. The free functions are reentrant.
@@ -34,6 +61,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h> /* memset, for GT_OPTS */
 
 #ifdef __cplusplus
 extern "C" {
@@ -43,6 +71,24 @@ extern "C" {
 #define GT_API __attribute__((visibility("default")))
 #else
 #define GT_API
+#endif
+
+/**
+ * GT_OPTS(type, name, ...): declare a size-prefixed option struct `name`
+ * of `type` with sz = sizeof(type), every byte (padding too) zero but the
+ * designated fields given: GT_OPTS(gt_writer_opts, wo, .frame_rows = 64);
+ * (libbpf's LIBBPF_OPTS). The padding matters to a newer library's check
+ * that bytes past its own struct are zero, hence GNU C's statement
+ * expression where available.
+ */
+#if defined(__GNUC__)
+#define GT_OPTS(type, name, ...)                                   \
+	type name = ({                                             \
+		memset(&name, 0, sizeof(type));                    \
+		(type){.sz = sizeof(type), __VA_ARGS__};           \
+	})
+#else
+#define GT_OPTS(type, name, ...) type name = {.sz = sizeof(type), __VA_ARGS__}
 #endif
 
 /* ------------------------------------------------------------------ */
@@ -745,8 +791,11 @@ GT_API uint32_t gt_crc32c(uint32_t crc, const void *buf, size_t len);
  */
 typedef int (*gt_sink_fn)(void *user, const void *buf, size_t len);
 
-/** Writer options; zero-initialize and set what you need. */
+/** Writer options, size-prefixed (see "Option structs" at the top):
+ *  declare with GT_OPTS, or zero-initialize and set what you need. */
 typedef struct gt_writer_opts {
+	size_t sz;              /**< sizeof(gt_writer_opts) (GT_OPTS sets it); 0 = the
+				     first layout, GT_WRITER_OPTS_SZ_V1 */
 	int zstd_level;         /**< 0 = default (1); negative = zstd "fast" levels */
 	uint32_t frame_rows;    /**< record rows per frame before an automatic flush;
 				     0 = 32768, at most 32768 (every frame then passes
@@ -757,6 +806,8 @@ typedef struct gt_writer_opts {
 	int no_compress;        /**< 1: store every frame uncompressed (debugging; the
 				     example stream of FORMAT.md) */
 } gt_writer_opts;
+/** Size of gt_writer_opts's first layout (sz through no_compress). */
+#define GT_WRITER_OPTS_SZ_V1 36
 
 typedef struct gt_writer gt_writer;
 
@@ -770,14 +821,20 @@ typedef struct gt_writer gt_writer;
  * by max_strings / max_string_bytes); the frame buffers are bounded by the
  * frame budget (a frame payload never exceeds GT_FRAME_MAX_COMPRESSED
  * bytes, so every frame a writer emits passes every reader's caps).
- * @return NULL on allocation failure (errno = ENOMEM).
+ * @return NULL on allocation failure (errno = ENOMEM) or on options this
+ *         library cannot read (errno = EINVAL: see "Option structs").
  */
 GT_API gt_writer *gt_writer_new(const gt_writer_opts *opts, gt_sink_fn sink, void *user);
 
 /** Free a writer (accepts NULL). Does not flush: call gt_writer_flush first. */
 GT_API void gt_writer_free(gt_writer *w);
 
-/** Encode the stream header and pass it to the sink. Call once, first. */
+/**
+ * Encode the stream header and pass it to the sink. Call once, first.
+ * @return 0; GT_ERR_INVAL (NULL w or h, or called again after it
+ *         succeeded); gt_stream_header_encode's error (h cannot be encoded);
+ *         GT_ERR_NOMEM; or the sink's error (then it may be called again).
+ */
 GT_API int gt_writer_begin(gt_writer *w, const gt_stream_header *h);
 
 /**
@@ -871,8 +928,11 @@ GT_API int gt_sink_fd(void *user, const void *buf, size_t len);
 /* Reader                                                              */
 /* ------------------------------------------------------------------ */
 
-/** Reader options; zero-initialize and set what you need. */
+/** Reader options, size-prefixed (see "Option structs" at the top):
+ *  declare with GT_OPTS, or zero-initialize and set what you need. */
 typedef struct gt_reader_opts {
+	size_t sz;               /**< sizeof(gt_reader_opts) (GT_OPTS sets it); 0 = the
+				      first layout, GT_READER_OPTS_SZ_V1 */
 	int stop_on_corrupt;     /**< 1: stop at the first bad frame; 0: resync and go on */
 	uint64_t max_string_bytes; /**< total interned bytes cap; 0 = 512 MiB */
 	uint32_t max_strings;    /**< interned strings cap; 0 = 1 << 22 */
@@ -890,6 +950,8 @@ typedef struct gt_reader_opts {
 	 */
 	uint32_t max_records_per_byte;
 } gt_reader_opts;
+/** Size of gt_reader_opts's first layout (sz through max_records_per_byte). */
+#define GT_READER_OPTS_SZ_V1 32
 
 /** What a reader has seen so far (final after gt_reader_next returns 0). */
 typedef struct gt_reader_stats {
@@ -955,7 +1017,8 @@ GT_API void gt_trace_dir_free(char **paths, size_t n);
  * Open a trace file and read its header. @return NULL on failure with *ei
  * filled (a missing file gives GT_ERR_IO and the strerror text; a FIFO or
  * anything else that is not a regular file GT_ERR_INVAL, at once: see
- * gt_trace_file_open).
+ * gt_trace_file_open; options this library cannot read GT_ERR_INVAL: see
+ * "Option structs").
  */
 GT_API gt_reader *gt_reader_open(const char *path, const gt_reader_opts *opts, gt_errinfo *ei);
 
@@ -997,7 +1060,7 @@ GT_API int gt_reader_next(gt_reader *r, gt_record *rec);
  */
 typedef struct gt_seqset gt_seqset;
 
-/** A new, empty set (NULL on ENOMEM). */
+/** A new, empty set, or NULL with errno ENOMEM. */
 GT_API gt_seqset *gt_seqset_new(void);
 /** Free a set (accepts NULL); no reader may use it any more. */
 GT_API void gt_seqset_free(gt_seqset *s);
