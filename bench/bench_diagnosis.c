@@ -3,7 +3,7 @@
  * bench_diagnosis: how long the findings engine takes on top of a finished
  * analysis (it must stay negligible next to the analysis itself).
  *
- * Generates a synthetic capture with tools/synth (preset, steps and host
+ * Generates a synthetic capture with collector/synth (preset, steps and host
  * work per step chosen on the command line; host work >= 1 ms makes one
  * detailed gap per step, the engine's largest input), analyzes it once, then
  * times gt_diagnose and the text and JSON output RUNS times and prints the

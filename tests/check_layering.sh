@@ -5,6 +5,7 @@
 #   format    <- common <- analysis <- diagnosis <- report, export
 #   format    <- collector (the daemon)      format <- inject
 #   analysis  <- synth, diff                 tools: everything
+#   outfile (libc only) <- synth
 #
 # common (collector/common: gaptrace/containers.h, argval.h, termtext.h,
 # traceset.h) is internal: the shared containers, value parsers, terminal
@@ -34,7 +35,8 @@ rules=(
 	"collector/report|format containers termtext analysis diagnosis report|"
 	"collector/export|format containers traceset analysis diagnosis export|"
 	"collector/diff|format termtext analysis diff|"
-	"tools/synth|format containers analysis synth|"
+	"collector/outfile|outfile|"
+	"collector/synth|format containers analysis synth outfile|"
 )
 # internal headers and the library that owns them
 owner_of()
@@ -93,7 +95,8 @@ for h in $(find collector tools format inject -path '*/include/gaptrace/*.h' 2>/
 		collector/diagnosis/include/gaptrace/diagnosis.h | \
 		collector/report/include/gaptrace/report.h | collector/export/include/gaptrace/export.h | \
 		collector/diff/include/gaptrace/diff.h | \
-		tools/synth/include/gaptrace/synth.h) ;;
+		collector/outfile/include/gaptrace/outfile.h | \
+		collector/synth/include/gaptrace/synth.h) ;;
 	*)
 		echo "$h: a public header this check does not know (add its library's rule)"
 		bad=1

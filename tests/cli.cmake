@@ -16,7 +16,7 @@ target_compile_definitions(test_cli_run PRIVATE
   GT_HAVE_CJSON=$<BOOL:${CJSON_FOUND}>)
 add_dependencies(test_cli_run gaptrace fake_producer dummy_inject fake_nvml)
 
-# How every command writes its outputs (tools/outfile.h, README "Outputs"):
+# How every command writes its outputs (collector/outfile: gaptrace/outfile.h, README "Outputs"):
 # the real binary on synthetic traces and tests/cli/inputs/.
 gaptrace_check_test(test_cli_output cli/test_cli_output.c)
 target_compile_definitions(test_cli_output PRIVATE
@@ -25,7 +25,7 @@ target_compile_definitions(test_cli_output PRIVATE
 target_link_libraries(test_cli_output PRIVATE gaptrace::format)
 add_dependencies(test_cli_output gaptrace)
 gaptrace_check_test(test_outfile cli/test_outfile.c)
-target_link_libraries(test_outfile PRIVATE gaptrace_outfile)
+target_link_libraries(test_outfile PRIVATE gaptrace::outfile)
 
 # The slicing options of report and export (tools/slice.c): the slice line,
 # exit statuses, and text/JSON/CSV of one slice agreeing (needs python3).
@@ -78,7 +78,7 @@ add_test(NAME completion
 set_tests_properties(completion PROPERTIES TIMEOUT 120)
 
 # An export killed by SIGTERM/SIGINT/SIGHUP mid-write leaves no hidden
-# temporary and dies by the signal (issue 25 row 10; tools/outfile.c).
+# temporary and dies by the signal (issue 25 row 10; collector/outfile/src/outfile.c).
 add_test(NAME signal_cleanup
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/signal_cleanup.sh $<TARGET_FILE:gaptrace>
           ${CMAKE_CURRENT_BINARY_DIR}/signal_cleanup)

@@ -26,7 +26,7 @@
 #include "cmds.h"
 #include "gaptrace/diff.h"
 #include "gaptrace/report.h"
-#include "outfile.h"
+#include "gaptrace/outfile.h"
 #include "report_mem.h"
 
 /* ------------------------------------------------------------ reading */

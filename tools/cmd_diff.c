@@ -16,7 +16,7 @@
 #include "cmds.h"
 #include "gaptrace/diff.h"
 #include "gaptrace/termtext.h"
-#include "outfile.h"
+#include "gaptrace/outfile.h"
 #include "report_mem.h"
 #include "slice.h"
 #include "symopts.h"

@@ -18,7 +18,7 @@
 #include "gaptrace/analysis.h"
 #include "gaptrace/export.h"
 #include "model.h"
-#include "outfile.h"
+#include "gaptrace/outfile.h"
 #include "report_mem.h"
 #include "symopts.h"
 

@@ -11,7 +11,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "gaptrace/format.h"
-#include "outfile.h"
+#include "gaptrace/outfile.h"
 
 enum { OPT_FORCE = 1 };
 

@@ -14,7 +14,7 @@
 #include "gaptrace/diagnosis.h"
 #include "gaptrace/termtext.h"
 #include "model.h"
-#include "outfile.h"
+#include "gaptrace/outfile.h"
 #include "symopts.h"
 
 static struct {

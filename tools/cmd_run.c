@@ -65,7 +65,7 @@
 #include "gaptrace/report.h"
 #include "gaptrace/export.h"
 #include "model.h"
-#include "outfile.h"
+#include "gaptrace/outfile.h"
 #include "symopts.h"
 
 /* Exists while the NVIDIA kernel driver is loaded (in a container too, when

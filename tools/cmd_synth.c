@@ -13,7 +13,7 @@
 
 #include "cli.h"
 #include "cmds.h"
-#include "outfile.h"
+#include "gaptrace/outfile.h"
 #include "gaptrace/synth.h"
 
 #define F(name, field, kind) {name, offsetof(gt_synth_spec, field), kind}

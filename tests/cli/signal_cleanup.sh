@@ -5,7 +5,7 @@
 #
 # Issue 25 row 10: `export` killed mid-write by SIGTERM, SIGINT or SIGHUP
 # left its hidden temporary (.NAME.XXXXXXXX, 150-190 MB after 3 s). Now
-# tools/outfile.c's handler removes it and the command dies by the signal:
+# collector/outfile/src/outfile.c's handler removes it and the command dies by the signal:
 # exit status 143, 130, 129, nothing left beside the output's name.
 set -u
 if [ $# -ne 2 ]; then

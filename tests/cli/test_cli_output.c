@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Check suite: how the gaptrace commands write their outputs (README.md,
- * "Outputs"; tools/outfile.h). Drives the real binary on synthetic traces
+ * "Outputs"; gaptrace/outfile.h). Drives the real binary on synthetic traces
  * and the crafted inputs of tests/cli/inputs/: never through a link, never
  * replacing a device, FIFO or socket, atomic replace (a full disk keeps the
  * old file), errors that name the user's path, nothing on stdout for input

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Check suite for tools/outfile.c, the one helper every command writes its
+ * Check suite for collector/outfile/src/outfile.c, the one helper every command writes its
  * outputs with: the contract of outfile.h, call by call.
  */
 #include <check.h>
@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "outfile.h"
+#include "gaptrace/outfile.h"
 #include "gt_test.h"
 
 static char g_tmp[256];

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * End-to-end check of the findings engine: the synthetic generator
- * (tools/synth/include/gaptrace/synth.h) writes a trace directory with a known ground truth, the
+ * (collector/synth/include/gaptrace/synth.h) writes a trace directory with a known ground truth, the
  * real analysis reads it, gt_diagnose explains it. For each cause the
  * expected finding must rank first with the share the ground truth gives
  * (exact where the claim is exactly a ground-truth quantity).

@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "outfile.h"
+#include "gaptrace/outfile.h"
 #include "gaptrace/containers.h"
 #include "gaptrace/synth.h"
 

@@ -13,7 +13,7 @@
  *   staged  a library writes the file by name into a private 0700 directory;
  *           close renames it over PATH (atomic) or copies it into the stream.
  */
-#include "outfile.h"
+#include "gaptrace/outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
