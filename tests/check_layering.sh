@@ -6,6 +6,8 @@
 #   format    <- collector (the daemon)      format <- inject
 #   analysis  <- synth, diff                 tools: everything
 #   outfile (libc only) <- synth
+#   analysis, diagnosis, report <- model <- archive (+ diff, outfile)
+#   tools/ (the CLI) may include everything; collector/ never includes tools/
 #
 # common (collector/common: gaptrace/containers.h, argval.h, termtext.h,
 # traceset.h) is internal: the shared containers, value parsers, terminal
@@ -37,6 +39,8 @@ rules=(
 	"collector/diff|format termtext analysis diff|"
 	"collector/outfile|outfile|"
 	"collector/synth|format containers analysis synth outfile|"
+	"collector/model|format argval termtext traceset analysis diagnosis report model slice onecapture report_mem|"
+	"collector/archive|format analysis diagnosis report diff outfile model slice report_mem archive|"
 )
 # internal headers and the library that owns them
 owner_of()
@@ -50,6 +54,7 @@ owner_of()
 	daemon_internal.h) echo collector/daemon ;;
 	gt_internal.h) echo format ;;
 	inj.h | enc.h) echo inject ;;
+	cli.h | cli_internal.h | cli_opts.h | cmds.h) echo tools ;; # the CLI: no library includes it
 	*) echo "" ;;
 	esac
 }
@@ -96,7 +101,12 @@ for h in $(find collector tools format inject -path '*/include/gaptrace/*.h' 2>/
 		collector/report/include/gaptrace/report.h | collector/export/include/gaptrace/export.h | \
 		collector/diff/include/gaptrace/diff.h | \
 		collector/outfile/include/gaptrace/outfile.h | \
-		collector/synth/include/gaptrace/synth.h) ;;
+		collector/synth/include/gaptrace/synth.h | \
+		collector/model/include/gaptrace/model.h | \
+		collector/model/include/gaptrace/slice.h | \
+		collector/model/include/gaptrace/onecapture.h | \
+		collector/model/include/gaptrace/report_mem.h | \
+		collector/archive/include/gaptrace/archive.h) ;;
 	*)
 		echo "$h: a public header this check does not know (add its library's rule)"
 		bad=1

@@ -206,27 +206,6 @@ const char *gt_cli_optname(const gt_cli_parser *p)
 	return buf;
 }
 
-void gt_cli_say_path(const char *prefix, const char *path, const char *msg,
-		     int prefix_names_path)
-{
-	size_t l = strlen(path);
-	int named = !strncmp(msg, path, l) && msg[l] == ':';
-	/* the path and the message can quote a trace: escaped for the terminal */
-	fputs(prefix, stderr);
-	if (named && prefix_names_path) {
-		fputc(':', stderr);
-		gt_term_fputs(stderr, msg + l + 1);
-	} else {
-		fputs(": ", stderr);
-		if (!named && !prefix_names_path) {
-			gt_term_fputs(stderr, path);
-			fputs(": ", stderr);
-		}
-		gt_term_fputs(stderr, msg);
-	}
-	fputc('\n', stderr);
-}
-
 /* ------------------------------------------------------------ values */
 
 static int bad_value(const gt_cli_parser *p, const char *why)

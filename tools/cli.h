@@ -163,16 +163,6 @@ void gt_cli_help_man(const gt_cli_help *h, const char *version, FILE *f);
  */
 void gt_cli_bash_completion(const gt_cli_help *const *cmds, size_t n, FILE *f);
 
-/**
- * Say msg about path on stderr once: "PREFIX: PATH: MSG", or "PREFIX: MSG"
- * when msg starts with "PATH:" already (the libraries' errors often name
- * the file). prefix_names_path: prefix names path itself ("gaptrace diff:
- * BASE run.json"), so a leading "PATH: " is dropped from msg. path and msg
- * are written escaped for the terminal (gt_term_fputs): both can quote a
- * trace.
- */
-void gt_cli_say_path(const char *prefix, const char *path, const char *msg,
-		     int prefix_names_path);
 
 /**
  * The name among names (n of them) closest to s, when one is close enough

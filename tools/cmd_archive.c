@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "archive.h"
+#include "gaptrace/archive.h"
 #include "cli.h"
 #include "cmds.h"
 #include "symopts.h"

@@ -17,7 +17,7 @@
 #include "gaptrace/analysis.h"
 #include "gaptrace/collector.h"
 #include "gaptrace/report.h"
-#include "report_mem.h"
+#include "gaptrace/report_mem.h"
 
 static struct {
 	uint32_t pid;

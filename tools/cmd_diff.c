@@ -11,14 +11,15 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-#include "archive.h"
+#include "gaptrace/archive.h"
 #include "cli.h"
+#include "cli_opts.h"
 #include "cmds.h"
 #include "gaptrace/diff.h"
 #include "gaptrace/termtext.h"
 #include "gaptrace/outfile.h"
-#include "report_mem.h"
-#include "slice.h"
+#include "gaptrace/report_mem.h"
+#include "gaptrace/slice.h"
 #include "symopts.h"
 
 enum { FMT_TEXT, FMT_JSON, FMT_HTML };

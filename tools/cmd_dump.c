@@ -28,7 +28,7 @@
 
 #include "cli.h"
 #include "cmds.h"
-#include "report_mem.h"
+#include "gaptrace/report_mem.h"
 #include "gaptrace/format.h"
 #include "gaptrace/termtext.h"
 

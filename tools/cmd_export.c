@@ -13,13 +13,14 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_opts.h"
 #include "cmds.h"
 #include "gaptrace/argval.h"
 #include "gaptrace/analysis.h"
 #include "gaptrace/export.h"
-#include "model.h"
+#include "gaptrace/model.h"
 #include "gaptrace/outfile.h"
-#include "report_mem.h"
+#include "gaptrace/report_mem.h"
 #include "symopts.h"
 
 /* What one --format selects. A table format (csv, json) goes through

@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "archive.h"
+#include "gaptrace/archive.h"
 #include "cli.h"
 #include "cmds.h"
 #include "gaptrace/diff.h"
 #include "gaptrace/termtext.h"
-#include "report_mem.h"
+#include "gaptrace/report_mem.h"
 
 static struct {
 	unsigned long last;

@@ -9,11 +9,12 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_opts.h"
 #include "cmds.h"
 #include "gaptrace/report.h"
 #include "gaptrace/diagnosis.h"
 #include "gaptrace/termtext.h"
-#include "model.h"
+#include "gaptrace/model.h"
 #include "gaptrace/outfile.h"
 #include "symopts.h"
 

@@ -56,7 +56,7 @@
 #include <dirent.h>
 #include <unistd.h>
 
-#include "archive.h"
+#include "gaptrace/archive.h"
 #include "cli.h"
 #include "cmds.h"
 #include "gaptrace/argval.h"
@@ -64,7 +64,7 @@
 
 #include "gaptrace/report.h"
 #include "gaptrace/export.h"
-#include "model.h"
+#include "gaptrace/model.h"
 #include "gaptrace/outfile.h"
 #include "symopts.h"
 

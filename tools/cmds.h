@@ -11,16 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Exit statuses of the commands that read traces (report, export, diff,
- * history, archive); each
- * --help lists them, and README.md ("Outputs"). */
-enum {
-	GT_EXIT_OK = 0,       /* the output was written */
-	GT_EXIT_NO_INPUT = 1, /* nothing could be read: nothing on stdout, no file */
-	GT_EXIT_USAGE = 2,    /* bad options, or traces of separate captures */
-	GT_EXIT_FAILED = 3,   /* the output could not be made or written */
-	GT_EXIT_GATE = 4,     /* diff --gate: NEW regressed beyond the threshold */
-};
+/* The exit statuses (GT_EXIT_*): gaptrace/model.h. */
+#include "gaptrace/model.h"
 
 /** Entry point of a subcommand: argv[0] is the subcommand name. Returns the exit status. */
 typedef int (*gt_cmd_fn)(int argc, char **argv);

@@ -11,7 +11,7 @@
 
 #include "gaptrace/analysis.h"
 #include "gaptrace/diagnosis.h"
-#include "model.h"
+#include "gaptrace/model.h"
 
 /**
  * Analyze the traces at path and write their JSON report (gaptrace.report/1,
@@ -44,6 +44,15 @@ void gt_cli_no_traces(const char *prefix, const char *path, int prefix_names_pat
  */
 void gt_cli_dir_contents(const char *path, size_t *trace_dirs, size_t *entries, char *first,
 			 size_t cap);
+
+/* What a run archive entry is (gaptrace/archive.h): defined here, where the
+ * hints above look for entries; the archive library builds on this one. */
+/** When path is an entry, put path/report.json into buf. @return 0, else -1. */
+int gt_archive_entry_report(const char *path, char *buf, size_t cap);
+
+/** When path is an entry that kept its trace, put path/trace into buf.
+ *  @return 0, else -1. */
+int gt_archive_entry_trace(const char *path, char *buf, size_t cap);
 
 /** Read a whole file into a malloc'ed, NUL-terminated buffer (at most
  *  max bytes). @return 0, or -1 with errno (EFBIG when over max). */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Slicing: the options every command that reads traces shares (report,
- * export, diff), parsed in one place and resolved into the
- * analysis options.
+ * slice.h - slicing: the options every command that reads traces shares
+ * (report, export, diff), resolved into the analysis options (the model's
+ * library, collector/model; the CLI parses them: tools/cli_opts.h).
  *
  *   --from T, --to T     T a duration from the capture start, the time origin
  *                        every report prints ("1.5s", "200ms", "250us",
@@ -31,32 +31,14 @@
  * (each file read once, gaptrace/traceset.h) is analysed twice then; the
  * second analysis clips every record to the result.
  */
-#ifndef GAPTRACE_TOOLS_SLICE_H
-#define GAPTRACE_TOOLS_SLICE_H
+#ifndef GAPTRACE_SLICE_H
+#define GAPTRACE_SLICE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cli.h"
 #include "gaptrace/analysis.h"
 #include "gaptrace/diagnosis.h"
-
-/** The option keys of the slicing options (above any short option). */
-enum {
-	GT_SLICE_OPT_FROM = 0x200,
-	GT_SLICE_OPT_TO,
-	GT_SLICE_OPT_PID,
-	GT_SLICE_OPT_GPU,
-	GT_SLICE_OPT_RANGE,
-	GT_SLICE_OPT_SKIP_STARTUP,
-	GT_SLICE_OPT_STEP_RANGE,
-	GT_SLICE_OPT_STEP_PERIOD,
-	GT_SLICE_OPT_CAPTURE_WINDOW,
-};
-
-/** The slicing options and their help, a group of a command's help
- *  (cli.h): parsed with the command's own, listed under "slicing". */
-extern const gt_cli_group gt_slice_group;
 
 /** One time bound as given. */
 typedef struct gt_slice_time {
@@ -76,14 +58,6 @@ typedef struct gt_slice {
 	uint64_t period_ns; /**< --step-period DUR; 0 = auto */
 	char what[512]; /**< the options as given, for gt_analysis_opts.slice_what */
 } gt_slice;
-
-/**
- * Parse the option gt_cli_next(p, ...) returned, c, with its value optarg.
- * @return 1 when c was a slicing option and its value is good, 0 when c is
- * not a slicing option, -1 after printing "gaptrace CMD: --OPTION: why" on
- * stderr (a usage error: exit 2).
- */
-int gt_slice_parse(gt_slice *s, const gt_cli_parser *p, int c);
 
 /**
  * Resolve s into ao (from_ns/to_ns absolute, pid, gpu, step_range,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Slicing options, shared by the commands that read traces (slice.h).
+ * Slicing options, shared by the commands that read traces (gaptrace/slice.h;
+ * their parsing, tools/cli_opts.c).
  * Everything is resolved into the analysis options: the analysis clips
  * every record to [from_ns, to_ns) while reading (so the tables, the
  * gaps and the findings are of the slice), reads only --pid's traces and
@@ -16,169 +17,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "cmds.h"
 #include "gaptrace/argval.h"
+#include "gaptrace/model.h"
+#include "gaptrace/slice.h"
 #include "gaptrace/traceset.h"
-#include "slice.h"
-
-static const gt_cli_opt slice_opts[] = {
-	GT_OPT(GT_SLICE_OPT_FROM, "from", "T",
-	       "keep what is at or after T (a span also if it ends after T): a duration from the "
-	       "capture start the report prints "
-	       "(1.5s, 200ms, 250us, 100ns, 2min), or absolute: @NS (realtime ns) or "
-	       "@2026-12-02T11:47:59.5Z (UTC)"),
-	GT_OPT(GT_SLICE_OPT_TO, "to", "T",
-	       "keep what begins before T (T as for --from): the window is [--from, --to)"),
-	GT_OPT(GT_SLICE_OPT_PID, "pid", "PID", "only this process's traces"),
-	GT_OPT(GT_SLICE_OPT_GPU, "gpu", "N|UUID",
-	       "only this GPU: its number in the report, or a prefix of its UUID (GPU-52027fe8); "
-	       "it is then GPU 0"),
-	GT_OPT(GT_SLICE_OPT_RANGE, "range", "NAME",
-	       "from the first start to the last end of the NVTX ranges NAME (or NAME#N: "
-	       "ProfilerStep#N)"),
-	GT_OPT(GT_SLICE_OPT_SKIP_STARTUP, "skip-startup", NULL, "begin where the start-up ends"),
-	GT_OPT(GT_SLICE_OPT_CAPTURE_WINDOW, "capture-window", "N",
-	       "capture N (1, 2, ... or last) of a process captured several times (default: the "
-	       "last)",
-	       .complete = GT_CLI_WORDS, .words = "last"),
-	GT_OPT(GT_SLICE_OPT_STEP_RANGE, "step-range", "NAME",
-	       "the NVTX range of one step (default: detected)"),
-	GT_OPT(GT_SLICE_OPT_STEP_PERIOD, "step-period", "P",
-	       "without NVTX step ranges, steps of P (350ms), 'auto' (default: the utilization "
-	       "period found, if any; the traces are read twice then) or 'off'",
-	       .complete = GT_CLI_WORDS, .words = "auto off"),
-	{0},
-};
-
-const gt_cli_group gt_slice_group = {
-	"slicing", "What was kept is printed: the report's 'slice:' line.", slice_opts, 0,
-};
-
-/* "@NS" or "@YYYY-MM-DDTHH:MM:SS[.frac][Z]" (UTC) -> realtime ns. */
-static int parse_abs(const char *s, uint64_t *ns)
-{
-	char *end;
-	if (!strchr(s, '-')) {
-		uint64_t v;
-		if (gt_parse_count(s, 1, UINT64_MAX, &v, NULL, 0) < 0)
-			return -1;
-		*ns = v;
-		return 0;
-	}
-	struct tm tm;
-	memset(&tm, 0, sizeof(tm));
-	end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
-	if (!end)
-		return -1;
-	double frac = 0;
-	if (*end == '.') {
-		char *e2;
-		frac = strtod(end, &e2);
-		end = e2;
-	}
-	if (*end == 'Z')
-		end++;
-	time_t t = timegm(&tm);
-	if (*end || t <= 0)
-		return -1;
-	*ns = (uint64_t)t * 1000000000ull + (uint64_t)(frac * 1e9 + 0.5);
-	return 0;
-}
-
-/* --from / --to: a duration from the origin, or an absolute time. */
-static int parse_time(gt_slice_time *t, const gt_cli_parser *p)
-{
-	t->set = 1;
-	t->absolute = optarg[0] == '@';
-	if (!t->absolute)
-		return gt_cli_duration(p, 0, GT_ARG_DURATION_MAX_NS, &t->ns);
-	if (parse_abs(optarg + 1, &t->ns) == 0)
-		return 0;
-	fprintf(stderr,
-		"%s: %s: '%s' is not a time: @NS (realtime ns since the epoch) or "
-		"@2026-12-02T11:47:59.5Z (UTC)\n",
-		p->prefix, gt_cli_optname(p), optarg);
-	return -1;
-}
-
-static void add_what(gt_slice *s, const char *opt, const char *arg)
-{
-	size_t n = strlen(s->what);
-	snprintf(s->what + n, sizeof(s->what) - n, "%s--%s%s%s", n ? " " : "", opt, arg ? " " : "",
-		 arg ? arg : "");
-}
-
-/* A name option's value: not empty. */
-static int name_arg(const gt_cli_parser *p)
-{
-	if (*optarg)
-		return 0;
-	fprintf(stderr, "%s: %s: '' is no name\n", p->prefix, gt_cli_optname(p));
-	return -1;
-}
-
-/* --step-period: auto, off or a duration of 1 us or more. */
-static int step_period(gt_slice *s, const gt_cli_parser *p)
-{
-	s->period_off = !strcmp(optarg, "off");
-	if (s->period_off || !strcmp(optarg, "auto"))
-		return 0;
-	return gt_cli_duration(p, 1000, GT_ARG_DURATION_MAX_NS, &s->period_ns);
-}
-
-/* --capture-window: N >= 1 or last. */
-static int capture_window(gt_slice *s, const gt_cli_parser *p)
-{
-	uint64_t v = 0;
-	if (strcmp(optarg, "last") && gt_cli_count(p, 1, 1000000, &v) < 0)
-		return -1;
-	s->window = v ? (int)v : -1;
-	return 0;
-}
-
-int gt_slice_parse(gt_slice *s, const gt_cli_parser *p, int c)
-{
-	const char *what = p->cur ? p->cur->name : "";
-	uint32_t pid;
-	switch (c) {
-	case GT_SLICE_OPT_FROM:
-	case GT_SLICE_OPT_TO:
-		if (parse_time(c == GT_SLICE_OPT_FROM ? &s->from : &s->to, p) < 0)
-			return -1;
-		break;
-	case GT_SLICE_OPT_PID:
-		if (gt_cli_count_u32(p, 1, UINT32_MAX, &pid) < 0)
-			return -1;
-		s->pid = pid;
-		break;
-	case GT_SLICE_OPT_GPU:
-	case GT_SLICE_OPT_RANGE:
-	case GT_SLICE_OPT_STEP_RANGE:
-		if (name_arg(p) < 0)
-			return -1;
-		if (c == GT_SLICE_OPT_GPU)
-			s->gpu = optarg;
-		else if (c == GT_SLICE_OPT_RANGE)
-			s->range = optarg;
-		else
-			s->step_range = optarg;
-		if (c == GT_SLICE_OPT_STEP_RANGE)
-			return 1; /* not a slice: which range is a step */
-		break;
-	case GT_SLICE_OPT_STEP_PERIOD: return step_period(s, p) < 0 ? -1 : 1;
-	case GT_SLICE_OPT_SKIP_STARTUP:
-		s->skip_startup = 1;
-		add_what(s, what, NULL);
-		return 1;
-	case GT_SLICE_OPT_CAPTURE_WINDOW:
-		if (capture_window(s, p) < 0)
-			return -1;
-		break;
-	default: return 0;
-	}
-	add_what(s, what, optarg);
-	return 1;
-}
 
 /* ------------------------------------------------------------ resolving */
 

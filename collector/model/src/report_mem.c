@@ -5,12 +5,56 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
-#include "archive.h"
-#include "cli.h"
-#include "cmds.h"
+#include "gaptrace/model.h"
 #include "gaptrace/report.h"
-#include "report_mem.h"
+#include "gaptrace/report_mem.h"
+#include "gaptrace/termtext.h"
+
+void gt_cli_say_path(const char *prefix, const char *path, const char *msg,
+		     int prefix_names_path)
+{
+	size_t l = strlen(path);
+	int named = !strncmp(msg, path, l) && msg[l] == ':';
+	/* the path and the message can quote a trace: escaped for the terminal */
+	fputs(prefix, stderr);
+	if (named && prefix_names_path) {
+		fputc(':', stderr);
+		gt_term_fputs(stderr, msg + l + 1);
+	} else {
+		fputs(": ", stderr);
+		if (!named && !prefix_names_path) {
+			gt_term_fputs(stderr, path);
+			fputs(": ", stderr);
+		}
+		gt_term_fputs(stderr, msg);
+	}
+	fputc('\n', stderr);
+}
+
+static int is_dir(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int gt_archive_entry_report(const char *path, char *buf, size_t cap)
+{
+	struct stat st;
+	if (!is_dir(path) || (size_t)snprintf(buf, cap, "%s/report.json", path) >= cap)
+		return -1;
+	return stat(buf, &st) == 0 && S_ISREG(st.st_mode) ? 0 : -1;
+}
+
+int gt_archive_entry_trace(const char *path, char *buf, size_t cap)
+{
+	char rep[PATH_MAX + 16];
+	if (gt_archive_entry_report(path, rep, sizeof(rep)) < 0 ||
+	    (size_t)snprintf(buf, cap, "%s/trace", path) >= cap)
+		return -1;
+	return is_dir(buf) ? 0 : -1; /* trace/ is there only when it was kept */
+}
 
 void gt_cli_dir_contents(const char *path, size_t *trace_dirs, size_t *entries, char *first,
 			 size_t cap)

@@ -22,8 +22,30 @@
 
 #include "gaptrace/analysis.h"
 #include "gaptrace/diagnosis.h"
+#include "gaptrace/slice.h"
 #include "gaptrace/traceset.h"
-#include "slice.h"
+
+/* Exit statuses of the commands that read traces (the model's returns) (report, export, diff,
+ * history, archive); each
+ * --help lists them, and README.md ("Outputs"). */
+enum {
+	GT_EXIT_OK = 0,       /* the output was written */
+	GT_EXIT_NO_INPUT = 1, /* nothing could be read: nothing on stdout, no file */
+	GT_EXIT_USAGE = 2,    /* bad options, or traces of separate captures */
+	GT_EXIT_FAILED = 3,   /* the output could not be made or written */
+	GT_EXIT_GATE = 4,     /* diff --gate: NEW regressed beyond the threshold */
+};
+
+/**
+ * Say msg about path on stderr once: "PREFIX: PATH: MSG", or "PREFIX: MSG"
+ * when msg starts with "PATH:" already (the libraries' errors often name
+ * the file). prefix_names_path: prefix names path itself ("gaptrace diff:
+ * BASE run.json"), so a leading "PATH: " is dropped from msg. path and msg
+ * are written escaped for the terminal (gt_term_fputs): both can quote a
+ * trace.
+ */
+void gt_cli_say_path(const char *prefix, const char *path, const char *msg,
+		     int prefix_names_path);
 
 /** How a command reads its traces. */
 typedef struct gt_model_opts {

@@ -22,12 +22,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "archive.h"
-#include "cmds.h"
+#include "gaptrace/archive.h"
 #include "gaptrace/diff.h"
-#include "gaptrace/report.h"
+#include "gaptrace/model.h"
 #include "gaptrace/outfile.h"
-#include "report_mem.h"
+#include "gaptrace/report.h"
+#include "gaptrace/report_mem.h"
 
 /* ------------------------------------------------------------ reading */
 
@@ -48,23 +48,6 @@ static int is_own_entry(const char *p)
 	    (size_t)snprintf(rep, sizeof(rep), "%s/report.json", p) >= sizeof(rep))
 		return 0;
 	return lstat(rep, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-int gt_archive_entry_report(const char *path, char *buf, size_t cap)
-{
-	struct stat st;
-	if (!is_dir(path) || (size_t)snprintf(buf, cap, "%s/report.json", path) >= cap)
-		return -1;
-	return stat(buf, &st) == 0 && S_ISREG(st.st_mode) ? 0 : -1;
-}
-
-int gt_archive_entry_trace(const char *path, char *buf, size_t cap)
-{
-	char rep[PATH_MAX + 16];
-	if (gt_archive_entry_report(path, rep, sizeof(rep)) < 0 ||
-	    (size_t)snprintf(buf, cap, "%s/trace", path) >= cap)
-		return -1;
-	return is_dir(buf) ? 0 : -1; /* trace/ is there only when it was kept */
 }
 
 /* When an entry's run was captured (realtime ns): its report's time origin;

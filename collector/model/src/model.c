@@ -4,12 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "cmds.h"
+#include "gaptrace/model.h"
+#include "gaptrace/onecapture.h"
+#include "gaptrace/report_mem.h"
 #include "gaptrace/termtext.h"
-#include "model.h"
-#include "onecapture.h"
-#include "report_mem.h"
 
 typedef struct reading {
 	const gt_model_opts *o;

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "onecapture.h"
+#include "gaptrace/onecapture.h"
 
 /* "2025-01-02 03:04:05 UTC" of a CLOCK_REALTIME instant in ns. */
 static const char *utc(uint64_t ns, char *buf, size_t cap)

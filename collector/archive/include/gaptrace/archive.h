@@ -19,6 +19,8 @@
 #include <stdint.h>
 
 #include "gaptrace/diagnosis.h"
+#include "gaptrace/model.h"
+#include "gaptrace/report_mem.h" /* gt_archive_entry_report, _trace: what an entry is */
 
 /** Default size budget of an entry's trace (--archive-max-mb): 64 MiB. */
 #define GT_ARCHIVE_DEFAULT_MAX_MB 64u
@@ -46,13 +48,6 @@ typedef struct gt_archive_req {
  * Problems are said on stderr. @return 0, or an exit status (GT_EXIT_*).
  */
 int gt_archive_store(const gt_archive_req *r, char *entry, size_t cap);
-
-/** When path is an entry, put path/report.json into buf. @return 0, else -1. */
-int gt_archive_entry_report(const char *path, char *buf, size_t cap);
-
-/** When path is an entry that kept its trace, put path/trace into buf.
- *  @return 0, else -1. */
-int gt_archive_entry_trace(const char *path, char *buf, size_t cap);
 
 /**
  * The entry to compare with: dir itself when it is an entry, else its
