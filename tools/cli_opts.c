@@ -1,16 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The options several commands share, parsed in one place (cli_opts.h):
- * the slicing options (resolved against the traces by gaptrace/slice.h).
+ * the slicing options (resolved against the traces by gaptrace/slice.h),
+ * sampling, --kinds, --group, --archive-max-mb, the threshold names, and
+ * where the injection library is.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli_opts.h"
 #include "gaptrace/argval.h"
+#include "gaptrace/collector.h"
+#include "gaptrace/diagnosis.h"
+#include "gaptrace/format.h"
 
 static const gt_cli_opt slice_opts[] = {
 	GT_OPT(GT_SLICE_OPT_FROM, "from", "T",
@@ -171,3 +177,120 @@ int gt_slice_parse(gt_slice *s, const gt_cli_parser *p, int c)
 	return 1;
 }
 
+/* ------------------------------------------------------------ sampling, kinds, group */
+
+static const gt_cli_opt sampling_opts[] = {
+	GT_OPT(GT_SAMPLING_NVML_HZ, "nvml-hz", "N",
+	       "NVML samples per second per GPU of clocks, power, temperature, utilization, "
+	       "throttle reasons (default 10, 0 = no NVML at all)"),
+	GT_OPT(GT_SAMPLING_NVML_PROC_HZ, "nvml-proc-hz", "N",
+	       "per-process utilization, memory, violation counters and energy per second (default "
+	       "1, at most --nvml-hz)"),
+	GT_OPT(GT_SAMPLING_GPM_HZ, "gpm-hz", "N",
+	       "GPM hardware counters (SM activity and occupancy, tensor/FP pipes, DRAM, PCIe, "
+	       "NVLink) per second per GPU, Hopper or newer (default 10, at most 10, 0 = off)"),
+	{0},
+};
+
+const gt_cli_group gt_sampling_group = {"sampling", NULL, sampling_opts, 0};
+
+void gt_sampling_init(gt_cli_sampling *s)
+{
+	s->nvml_hz = GT_NVML_DEFAULT_HZ;
+	s->nvml_proc_hz = GT_NVML_DEFAULT_SLOW_HZ;
+	s->gpm_hz = GT_GPM_DEFAULT_HZ;
+}
+
+int gt_sampling_parse(gt_cli_sampling *s, const gt_cli_parser *p, int c)
+{
+	uint32_t min = c == GT_SAMPLING_NVML_PROC_HZ, max = 10000;
+	unsigned int *hz = c == GT_SAMPLING_NVML_HZ	   ? &s->nvml_hz
+			   : c == GT_SAMPLING_NVML_PROC_HZ ? &s->nvml_proc_hz
+			   : c == GT_SAMPLING_GPM_HZ	   ? &s->gpm_hz
+							   : NULL;
+	if (!hz)
+		return 0;
+	if (c == GT_SAMPLING_GPM_HZ)
+		max = GT_GPM_MAX_HZ; /* GPM needs 100 ms between samples */
+	return gt_cli_count_u32(p, min, max, hz) < 0 ? -1 : 1;
+}
+
+int parse_group(const gt_cli_parser *p, uint32_t *gid)
+{
+	char why[256];
+	if (gt_group_parse(optarg, gid, why, sizeof(why)) == 0)
+		return 0;
+	fprintf(stderr, "%s: %s: %s\n", p->prefix, gt_cli_optname(p), why);
+	return -1;
+}
+
+int parse_kinds(const gt_cli_parser *p, uint32_t *mask)
+{
+	uint32_t k;
+	if (gt_kinds_parse(optarg, &k) == 0 && k && !strchr(optarg, ' ')) {
+		*mask = k;
+		return 0;
+	}
+	fprintf(stderr,
+		"%s: --kinds: '%s' selects no kind: a list of default, all, kernel, memcpy, "
+		"memset, sync, runtime, driver, nvtx, overhead, api-all, latency ('-' before "
+		"one removes it: default,-nvtx)\n",
+		p->prefix, optarg);
+	return -1;
+}
+
+/* ------------------------------------------------------------ run, archive, report, diff */
+
+int gt_cli_archive_mb(const gt_cli_parser *p, uint64_t *bytes)
+{
+	uint64_t v;
+	if (gt_cli_count(p, 0, 1ull << 30, &v) < 0)
+		return -1;
+	*bytes = v << 20;
+	return 0;
+}
+
+const char *cmd_threshold_words(void)
+{
+	static char words[2048];
+	size_t n = 0;
+	for (size_t i = 0; i < gt_diag_threshold_count() && n < sizeof(words); i++)
+		n += (size_t)snprintf(words + n, sizeof(words) - n, "%s%s=", i ? " " : "",
+				      gt_diag_threshold_at(i)->name);
+	if (n < sizeof(words))
+		snprintf(words + n, sizeof(words) - n, " help");
+	return words;
+}
+
+/* Where the CLI finds libgaptrace_inject.so: `gaptrace run` passes it to the
+ * program, `gaptrace --version` says whether it is there. */
+int gt_cli_find_inject(char out[PATH_MAX], char *why, size_t cap)
+{
+	const char *env = getenv("GAPTRACE_INJECT_PATH");
+	if (env && env[0]) {
+		if (access(env, R_OK) == 0 && realpath(env, out))
+			return 0;
+		snprintf(why, cap, "GAPTRACE_INJECT_PATH=%s: %s", env, strerror(errno));
+		return -1;
+	}
+	static const char *const rel[] = {"../inject/libgaptrace_inject.so",
+					  GAPTRACE_INJECT_RELDIR "/libgaptrace_inject.so"};
+	char self[PATH_MAX], cand[2][PATH_MAX + 64];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0) {
+		snprintf(why, cap, "libgaptrace_inject.so: /proc/self/exe: %s", strerror(errno));
+		return -2;
+	}
+	self[n] = 0;
+	char *slash = strrchr(self, '/');
+	if (slash)
+		*slash = 0;
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(cand[i], sizeof(cand[i]), "%s/%s", self, rel[i]);
+		if (access(cand[i], R_OK) == 0 && realpath(cand[i], out))
+			return 0;
+	}
+	snprintf(why, cap, "libgaptrace_inject.so is neither %.1000s nor %.1000s", cand[0],
+		 cand[1]);
+	return -2;
+}

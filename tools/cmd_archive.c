@@ -11,6 +11,7 @@
 
 #include "gaptrace/archive.h"
 #include "cli.h"
+#include "cli_opts.h"
 #include "cmds.h"
 #include "symopts.h"
 
@@ -57,15 +58,6 @@ static const gt_cli_help archive_help = {
 const gt_cli_help *cmd_archive_help(void)
 {
 	return &archive_help;
-}
-
-int gt_cli_archive_mb(const gt_cli_parser *p, uint64_t *bytes)
-{
-	uint64_t v;
-	if (gt_cli_count(p, 0, 1ull << 30, &v) < 0)
-		return -1;
-	*bytes = v << 20;
-	return 0;
 }
 
 int cmd_archive(int argc, char **argv)

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "cli_opts.h"
 #include "cmds.h"
 #include "gaptrace/analysis.h"
 #include "gaptrace/collector.h"

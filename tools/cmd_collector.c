@@ -14,6 +14,7 @@
 #include <sys/resource.h>
 
 #include "cli.h"
+#include "cli_opts.h"
 #include "cmds.h"
 #include "gaptrace/argval.h"
 #include "gaptrace/collector.h"

@@ -93,18 +93,6 @@ const gt_cli_help *cmd_report_help(void)
 	return &report_help;
 }
 
-const char *cmd_threshold_words(void)
-{
-	static char words[2048];
-	size_t n = 0;
-	for (size_t i = 0; i < gt_diag_threshold_count() && n < sizeof(words); i++)
-		n += (size_t)snprintf(words + n, sizeof(words) - n, "%s%s=", i ? " " : "",
-				      gt_diag_threshold_at(i)->name);
-	if (n < sizeof(words))
-		snprintf(words + n, sizeof(words) - n, " help");
-	return words;
-}
-
 /* The threshold option: set one, or list them (@return 1). */
 static int threshold(const gt_cli_parser *p)
 {

@@ -58,6 +58,7 @@
 
 #include "gaptrace/archive.h"
 #include "cli.h"
+#include "cli_opts.h"
 #include "cmds.h"
 #include "gaptrace/argval.h"
 #include "gaptrace/collector.h"

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "cli_opts.h"
 #include "cmds.h"
 #include "gaptrace/collector.h"
 #include "gaptrace/diff.h"
@@ -45,28 +46,6 @@ static const struct {
 	{"help", cmd_help, cmd_help_help, 0},
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
-
-static const gt_cli_opt sampling_opts[] = {
-	GT_OPT(GT_SAMPLING_NVML_HZ, "nvml-hz", "N",
-	       "NVML samples per second per GPU of clocks, power, temperature, utilization, "
-	       "throttle reasons (default 10, 0 = no NVML at all)"),
-	GT_OPT(GT_SAMPLING_NVML_PROC_HZ, "nvml-proc-hz", "N",
-	       "per-process utilization, memory, violation counters and energy per second (default "
-	       "1, at most --nvml-hz)"),
-	GT_OPT(GT_SAMPLING_GPM_HZ, "gpm-hz", "N",
-	       "GPM hardware counters (SM activity and occupancy, tensor/FP pipes, DRAM, PCIe, "
-	       "NVLink) per second per GPU, Hopper or newer (default 10, at most 10, 0 = off)"),
-	{0},
-};
-
-const gt_cli_group gt_sampling_group = {"sampling", NULL, sampling_opts, 0};
-
-void gt_sampling_init(gt_cli_sampling *s)
-{
-	s->nvml_hz = GT_NVML_DEFAULT_HZ;
-	s->nvml_proc_hz = GT_NVML_DEFAULT_SLOW_HZ;
-	s->gpm_hz = GT_GPM_DEFAULT_HZ;
-}
 
 void gt_cli_default_trace_dir(char *buf, size_t cap)
 {
@@ -113,44 +92,6 @@ static int version(void)
 		printf("reading reports (diff, history): no (built without libcjson; apt-get "
 		       "install libcjson-dev, then rebuild)\n");
 	return fflush(stdout) == 0 ? 0 : 1;
-}
-
-int gt_sampling_parse(gt_cli_sampling *s, const gt_cli_parser *p, int c)
-{
-	uint32_t min = c == GT_SAMPLING_NVML_PROC_HZ, max = 10000;
-	unsigned int *hz = c == GT_SAMPLING_NVML_HZ	   ? &s->nvml_hz
-			   : c == GT_SAMPLING_NVML_PROC_HZ ? &s->nvml_proc_hz
-			   : c == GT_SAMPLING_GPM_HZ	   ? &s->gpm_hz
-							   : NULL;
-	if (!hz)
-		return 0;
-	if (c == GT_SAMPLING_GPM_HZ)
-		max = GT_GPM_MAX_HZ; /* GPM needs 100 ms between samples */
-	return gt_cli_count_u32(p, min, max, hz) < 0 ? -1 : 1;
-}
-
-int parse_group(const gt_cli_parser *p, uint32_t *gid)
-{
-	char why[256];
-	if (gt_group_parse(optarg, gid, why, sizeof(why)) == 0)
-		return 0;
-	fprintf(stderr, "%s: %s: %s\n", p->prefix, gt_cli_optname(p), why);
-	return -1;
-}
-
-int parse_kinds(const gt_cli_parser *p, uint32_t *mask)
-{
-	uint32_t k;
-	if (gt_kinds_parse(optarg, &k) == 0 && k && !strchr(optarg, ' ')) {
-		*mask = k;
-		return 0;
-	}
-	fprintf(stderr,
-		"%s: --kinds: '%s' selects no kind: a list of default, all, kernel, memcpy, "
-		"memset, sync, runtime, driver, nvtx, overhead, api-all, latency ('-' before "
-		"one removes it: default,-nvtx)\n",
-		p->prefix, optarg);
-	return -1;
 }
 
 /* ------------------------------------------------------------ gaptrace itself */
