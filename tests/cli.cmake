@@ -27,7 +27,7 @@ add_dependencies(test_cli_output gaptrace)
 gaptrace_check_test(test_outfile cli/test_outfile.c)
 target_link_libraries(test_outfile PRIVATE gaptrace::outfile)
 
-# The slicing options of report and export (tools/slice.c): the slice line,
+# The slicing options of report and export (tools/cli_opts.c, collector/model/src/slice.c): the slice line,
 # exit statuses, and text/JSON/CSV of one slice agreeing (needs python3).
 add_test(NAME slice_cli
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/cli/slice_cli.sh $<TARGET_FILE:gaptrace>

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The slicing options of report and export (tools/slice.c): what the slice
+# The slicing options of report and export (tools/cli_opts.c, collector/model/src/slice.c): what the slice
 # line says, the exit statuses (2 for a bad value naming the option, 1 for a
 # slice that keeps nothing, with nothing on stdout), and that text, JSON and
 # the CSV tables of one slice agree. Usage: slice_cli.sh GAPTRACE TRACEDIR

@@ -103,7 +103,7 @@ def synth_presets():
     return m.group(1).split()
 
 
-# Sliced inputs (tools/slice.c): every output of one slice must agree too.
+# Sliced inputs (collector/model/src/slice.c): every output of one slice must agree too.
 SLICES = [
     ("slice:two_procs", "two_procs", ["--from", "1s", "--to", "2.5s", "--pid", "3864"]),
     ("slice:periodic_ckpt", "periodic_ckpt", ["--skip-startup", "--gpu", "0"]),

@@ -8,7 +8,7 @@
  * arms and disarms it, possibly several times. Outside its windows nothing
  * of the process was recorded, so the analysis must never read the time
  * between two windows as idle: the reading commands report one window at
- * a time (tools/slice.c: --capture-window, the last one by default).
+ * a time (collector/model/src/slice.c: --capture-window, the last one by default).
  *
  * Per trace, the notes in order: ARMED opens a window (when none is open),
  * DISARMED closes it; a window still open ends with the trace's last timed

@@ -18,7 +18,7 @@
  * Without step ranges, steps can be periods (opts.step_period_ns): the
  * period is found by the diagnosis, after the sweep this accounting needs,
  * so the CLI reads the traces again with the period it found
- * (tools/slice.c, gt_slice_period).
+ * (collector/model/src/slice.c, gt_slice_again).
  */
 #include <stdlib.h>
 #include <string.h>

@@ -237,7 +237,7 @@ typedef struct gt_analysis_opts {
 					 of the rest's; 0 = GT_AN_DEFAULT_STARTUP_UTIL,
 					 < 0 = no start-up */
 	/* Slicing (gaptrace report/export --pid/--gpu; the CLI resolves its
-	 * other slicing options into from_ns/to_ns: tools/slice.h). What was
+	 * other slicing options into from_ns/to_ns: gaptrace/slice.h). What was
 	 * kept: gt_analysis_slice. */
 	uint32_t pid;               /**< only the traces of this process are read (the
 					 collector's NVML trace too); 0 = all */

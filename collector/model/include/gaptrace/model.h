@@ -25,9 +25,9 @@
 #include "gaptrace/slice.h"
 #include "gaptrace/traceset.h"
 
-/* Exit statuses of the commands that read traces (the model's returns) (report, export, diff,
- * history, archive); each
- * --help lists them, and README.md ("Outputs"). */
+/* Exit statuses of the commands that read traces (report, export, diff,
+ * history, archive), which the model's functions return; each --help lists
+ * them, and README.md ("Outputs"). */
 enum {
 	GT_EXIT_OK = 0,       /* the output was written */
 	GT_EXIT_NO_INPUT = 1, /* nothing could be read: nothing on stdout, no file */
