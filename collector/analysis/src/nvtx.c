@@ -20,6 +20,7 @@
 #include <strings.h>
 
 #include "an_internal.h"
+#include "gaptrace/units.h"
 
 int an_nvtx_add(gt_analysis *a, an_trace *t, uint16_t ti, const gt_nvtx *n, uint32_t name)
 {
@@ -257,10 +258,7 @@ static int uuid_matches(const an_gpu *g, const char *want)
 	if (!g->pub.uuid_known || !*want)
 		return 0;
 	char u[48];
-	const uint8_t *b = g->pub.dev.uuid;
-	snprintf(u, sizeof(u), "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-		 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12],
-		 b[13], b[14], b[15]);
+	gt_fmt_uuid(u, sizeof(u), g->pub.dev.uuid);
 	const char *h = strncasecmp(want, "GPU-", 4) ? u + 4 : u;
 	return !strncasecmp(h, want, strlen(want));
 }

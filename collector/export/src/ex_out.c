@@ -440,16 +440,6 @@ void ex_bits_set(ex_bits *b, uint32_t v)
 	(*pp)[(v & 0xfffffu) >> 6] |= 1ull << (v & 63);
 }
 
-/* ------------------------------------------------------------ identifiers */
-
-void ex_fmt_uuid(const uint8_t *u, char *buf, size_t cap)
-{
-	snprintf(buf, cap,
-		 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
-		 u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
-		 u[14], u[15]);
-}
-
 /* ------------------------------------------------------------ names */
 
 void ex_trace_stem(const char *path, char *buf, size_t cap)
