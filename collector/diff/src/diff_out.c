@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "diff_internal.h"
+#include "gaptrace/jsonstr.h"
 #include "gaptrace/termtext.h"
 
 static const char *gpu_name(const gt_diff_gpu *p)
@@ -381,18 +382,6 @@ int gt_diff_text(const gt_diff *d, FILE *out)
 
 /* ------------------------------------------------------------ HTML */
 
-static void html_escape(FILE *f, const char *s)
-{
-	for (; *s; s++)
-		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
-		}
-}
-
 int gt_diff_html(const gt_diff *d, FILE *out)
 {
 	if (!d || !out)
@@ -415,9 +404,9 @@ int gt_diff_html(const gt_diff *d, FILE *out)
 	char *rest = strstr(buf, "\n\n");
 	if (rest)
 		*rest = '\0';
-	html_escape(out, buf);
+	gt_html_fputs(out, buf, strlen(buf));
 	fputs("</h1>\n<pre>", out);
-	html_escape(out, rest ? rest + 2 : "");
+	gt_html_fputs(out, rest ? rest + 2 : "", rest ? strlen(rest + 2) : 0);
 	fputs("</pre>\n</body></html>\n", out);
 	free(buf);
 	return ferror(out) ? GT_ERR_IO : 0;
