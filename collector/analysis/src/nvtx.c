@@ -371,12 +371,6 @@ static void put(char *buf, size_t cap, size_t *n, const char *fmt, ...)
 	va_end(ap);
 }
 
-static const char *rel(char *b, size_t cap, uint64_t o, uint64_t t)
-{
-	snprintf(b, cap, "%c%.6f s", t >= o ? '+' : '-', (double)(t >= o ? t - o : o - t) / 1e9);
-	return b;
-}
-
 const char *gt_slice_text(const gt_an_slice *s, uint64_t o, char *buf, size_t cap)
 {
 	if (!s || !s->sliced || !cap)
@@ -384,8 +378,8 @@ const char *gt_slice_text(const gt_an_slice *s, uint64_t o, char *buf, size_t ca
 	char x[48], y[48], d[32];
 	size_t n = 0;
 	buf[0] = 0;
-	put(buf, cap, &n, "%s .. %s", s->from_ns ? rel(x, sizeof(x), o, s->from_ns) : "the start",
-	    s->to_ns ? rel(y, sizeof(y), o, s->to_ns) : "the end");
+	put(buf, cap, &n, "%s .. %s", s->from_ns ? gt_fmt_rel_s(x, sizeof(x), o, s->from_ns) : "the start",
+	    s->to_ns ? gt_fmt_rel_s(y, sizeof(y), o, s->to_ns) : "the end");
 	if (s->from_ns && s->to_ns)
 		put(buf, cap, &n, " of the capture (%s)",
 		    gt_fmt_ns(d, sizeof(d), (double)(s->to_ns - s->from_ns)));

@@ -27,9 +27,7 @@
 /* t as "+1.234567 s" from the time origin (gt_analysis_time_origin). */
 static const char *rel_s(char *b, size_t cap, const gt_analysis *a, uint64_t t)
 {
-	uint64_t o = gt_analysis_time_origin(a);
-	snprintf(b, cap, "%c%.6f s", t >= o ? '+' : '-', (double)(t >= o ? t - o : o - t) / 1e9);
-	return b;
+	return gt_fmt_rel_s(b, cap, gt_analysis_time_origin(a), t);
 }
 
 static double pct(uint64_t x, uint64_t of)
