@@ -208,7 +208,6 @@ void ex_trace_stem(const char *path, char *buf, size_t cap);
  * the formatter every output shares. */
 
 /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as nvidia-smi names a GPU. */
-void ex_fmt_uuid(const uint8_t *uuid, char *buf, size_t cap);
 
 /* Demangled display name for a kernel: short form unless full (and the
  * mangled input when mangled). */
