@@ -4,13 +4,13 @@
 #
 #   format    <- common <- analysis <- diagnosis <- report, export
 #   format    <- collector (the daemon)      format <- inject
-#   analysis  <- synth, diff                 tools: everything
+#   analysis  <- diff     common <- synth   tools: everything
 #
 # common (collector/common: gaptrace/containers.h, argval.h, termtext.h,
-# traceset.h, units.h, apiname.h, jsonstr.h) is internal: the shared
-# containers, value parsers and formatters, API-name cleaner, the terminal,
-# JSON and HTML escapers and the trace set (each trace file read once), for
-# the libraries above it and the CLI.
+# traceset.h, units.h, apiname.h, jsonstr.h, causes.h) is internal: the
+# shared containers, value parsers and formatters, API-name cleaner, the
+# cause vocabulary, the terminal, JSON and HTML escapers and the trace set
+# (each trace file read once), for the libraries above it and the CLI.
 #
 # Each library may include only the public headers (gaptrace/X.h) of the
 # libraries below it and its own internal headers, never another library's
@@ -29,13 +29,13 @@ rules=(
 	"format|format|"
 	"inject|format|"
 	"collector/daemon|format collector|"
-	"collector/common|format containers argval termtext traceset units apiname jsonstr|"
-	"collector/analysis|format containers termtext traceset units apiname jsonstr analysis|"
-	"collector/diagnosis|format containers argval termtext units apiname jsonstr analysis diagnosis|"
-	"collector/report|format containers termtext units apiname jsonstr analysis diagnosis report|"
-	"collector/export|format containers traceset units apiname jsonstr analysis diagnosis export|"
-	"collector/diff|format termtext units apiname jsonstr analysis diff|"
-	"tools/synth|format containers units apiname jsonstr analysis synth|"
+	"collector/common|format containers argval termtext units apiname jsonstr causes traceset|"
+	"collector/analysis|format containers termtext units apiname jsonstr causes analysis traceset|"
+	"collector/diagnosis|format containers argval termtext units apiname jsonstr causes analysis diagnosis|"
+	"collector/report|format containers termtext units apiname jsonstr causes analysis diagnosis report|"
+	"collector/export|format containers units apiname jsonstr causes analysis diagnosis export traceset|"
+	"collector/diff|format termtext units apiname jsonstr causes analysis diff|"
+	"tools/synth|format containers units apiname jsonstr causes analysis synth|"
 )
 # internal headers and the library that owns them
 owner_of()
@@ -93,6 +93,7 @@ for h in $(find collector tools format inject -path '*/include/gaptrace/*.h' 2>/
 		collector/common/include/gaptrace/units.h | \
 		collector/common/include/gaptrace/apiname.h | \
 		collector/common/include/gaptrace/jsonstr.h | \
+		collector/common/include/gaptrace/causes.h | \
 		collector/analysis/include/gaptrace/analysis.h | \
 		collector/diagnosis/include/gaptrace/diagnosis.h | \
 		collector/report/include/gaptrace/report.h | collector/export/include/gaptrace/export.h | \

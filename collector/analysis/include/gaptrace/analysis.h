@@ -59,6 +59,7 @@
 #include <stdio.h>
 
 #include "gaptrace/apiname.h"
+#include "gaptrace/causes.h"
 #include "gaptrace/format.h"
 #include "gaptrace/jsonstr.h"
 #include "gaptrace/units.h"
@@ -123,31 +124,9 @@ extern "C" {
  *    The lost records may be the very work or host calls that would explain
  *    the instant, so no host cause may claim it.
  */
-typedef enum gt_cause {
-	GT_CAUSE_HOST_BUSY = 0,
-	GT_CAUSE_SYNC_TURNAROUND = 1,
-	GT_CAUSE_LAUNCH_BOUND = 2,
-	GT_CAUSE_TRANSFER = 3,
-	GT_CAUSE_DEPENDENCY = 4,
-	GT_CAUSE_OTHER_PROCESS = 5,
-	GT_CAUSE_UNKNOWN = 6,
-	GT_CAUSE_STARTUP = 7,
-	GT_CAUSE_DATA_LOST = 8,
-	GT_CAUSE_COUNT = 9,
-} gt_cause;
-
-/** Stable snake_case name of a cause ("host_busy", ...); "?" if out of range.
- * The machine name: JSON keys, CSV columns, Perfetto arguments. */
-GT_API const char *gt_cause_name(int cause);
-
-/** The name a person reads for a cause in the text and HTML reports and in
- * `gaptrace diff`: gt_cause_name, except where a finding has that name and
- * may claim a different amount ("One name, one number", issue 23): the
- * host_busy cause reads "host_work", sync_turnaround "after_sync" and
- * launch_bound "launching" (the findings of those names combine causes:
- * launch_bound takes host_work in short gaps; host_busy and sync_turnaround
- * take what earlier findings left). "?" if out of range. */
-GT_API const char *gt_cause_label(int cause);
+/* typedef enum gt_cause, gt_cause_name and gt_cause_label: gaptrace/causes.h
+ * (gaptrace::common), so the tools that only name causes need not link the
+ * analysis. */
 
 /* ------------------------------------------------------------------ */
 /* Options                                                             */
