@@ -2035,6 +2035,8 @@ int gt_export_html(gt_export *x, FILE *out, gt_export_stats *st)
 	if (rc)
 		return rc;
 	ex_out_budget(&o, x);
+	if (!x->an_rc)
+		x->for_html = 1; /* not built yet: with the cause columns */
 	const gt_analysis *a = ex_analysis(x);
 	size_t ng = a ? gt_analysis_ngpus(a) : 0;
 	col *cols = a ? calloc(ng ? ng * NCOL : 1, sizeof(col)) : NULL;

@@ -253,6 +253,8 @@ struct gt_export {
 				  passes read it) */
 	gt_analysis *an;
 	const gt_analysis *an_given; /* gt_export_open_set's: not owned */
+	int for_html; /* the analysis x builds has the HTML's cause columns:
+			 set by gt_export_html before its first ex_analysis */
 	int an_rc;    /* 0 not built yet, 1 built, < 0 failed */
 	struct ex_sums *sums; /* record-derived tables, built on first use */
 	int sums_rc;
