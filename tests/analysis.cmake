@@ -44,6 +44,10 @@ target_compile_definitions(test_units PRIVATE
 # The shared containers (gaptrace/containers.h): growth, zeroing, the
 # allocation-failure paths (2^60-byte requests, which ASan must refuse by
 # returning NULL), interning.
+# The trace set: each file read once (gaptrace/traceset.h).
+gaptrace_check_test(test_traceset analysis/test_traceset.c analysis/tb.c)
+target_link_libraries(test_traceset PRIVATE gaptrace::analysis gaptrace::common gaptrace::synth)
+set_tests_properties(test_traceset PROPERTIES TIMEOUT 60)
 gaptrace_check_test(test_containers analysis/test_containers.c)
 target_link_libraries(test_containers PRIVATE gaptrace::common)
 set_tests_properties(test_containers PROPERTIES TIMEOUT 60

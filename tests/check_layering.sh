@@ -4,15 +4,16 @@
 #
 #   format    <- common <- analysis <- diagnosis <- report, export
 #   format    <- collector (the daemon)      format <- inject
-#   analysis  <- synth, diff                 tools: everything
+#   analysis  <- diff     common <- synth   tools: everything
 #   outfile (libc only) <- synth
 #   analysis, diagnosis, report <- model <- archive (+ diff, outfile)
 #   tools/ (the CLI) may include everything; collector/ never includes tools/
 #
 # common (collector/common: gaptrace/containers.h, argval.h, termtext.h,
-# traceset.h) is internal: the shared containers, value parsers, terminal
-# escaper and the trace set (each trace file read once), for
-# the libraries above it and the CLI.
+# traceset.h, units.h, apiname.h, jsonstr.h, causes.h) is internal: the
+# shared containers, value parsers and formatters, API-name cleaner, the
+# cause vocabulary, the terminal, JSON and HTML escapers and the trace set
+# (each trace file read once), for the libraries above it and the CLI.
 #
 # Each library may include only the public headers (gaptrace/X.h) of the
 # libraries below it and its own internal headers, never another library's
@@ -31,16 +32,16 @@ rules=(
 	"format|format|"
 	"inject|format|"
 	"collector/daemon|format collector|"
-	"collector/common|format containers argval termtext traceset|"
-	"collector/analysis|format containers termtext traceset analysis|"
-	"collector/diagnosis|format containers argval termtext analysis diagnosis|"
-	"collector/report|format containers termtext analysis diagnosis report|"
-	"collector/export|format containers traceset analysis diagnosis export|"
-	"collector/diff|format termtext analysis diff|"
+	"collector/common|format containers argval termtext units apiname jsonstr causes traceset|"
+	"collector/analysis|format containers termtext units apiname jsonstr causes analysis traceset|"
+	"collector/diagnosis|format containers argval termtext units apiname jsonstr causes analysis diagnosis|"
+	"collector/report|format containers termtext units apiname jsonstr causes analysis diagnosis report|"
+	"collector/export|format containers units apiname jsonstr causes analysis diagnosis export traceset|"
+	"collector/diff|format termtext units apiname jsonstr causes analysis diff|"
 	"collector/outfile|outfile|"
-	"collector/synth|format containers analysis synth outfile|"
-	"collector/model|format argval termtext traceset analysis diagnosis report model slice onecapture report_mem|"
-	"collector/archive|format analysis diagnosis report diff outfile model slice report_mem archive|"
+	"collector/synth|format containers units apiname jsonstr causes analysis synth outfile|"
+	"collector/model|format argval termtext units apiname jsonstr causes traceset analysis diagnosis report model slice onecapture report_mem|"
+	"collector/archive|format units apiname jsonstr causes analysis diagnosis report diff outfile model slice report_mem archive|"
 )
 # internal headers and the library that owns them
 owner_of()
@@ -96,6 +97,10 @@ for h in $(find collector tools format inject -path '*/include/gaptrace/*.h' 2>/
 		collector/common/include/gaptrace/argval.h | \
 		collector/common/include/gaptrace/termtext.h | \
 		collector/common/include/gaptrace/traceset.h | \
+		collector/common/include/gaptrace/units.h | \
+		collector/common/include/gaptrace/apiname.h | \
+		collector/common/include/gaptrace/jsonstr.h | \
+		collector/common/include/gaptrace/causes.h | \
 		collector/analysis/include/gaptrace/analysis.h | \
 		collector/diagnosis/include/gaptrace/diagnosis.h | \
 		collector/report/include/gaptrace/report.h | collector/export/include/gaptrace/export.h | \

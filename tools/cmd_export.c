@@ -414,7 +414,7 @@ static int open_inputs(gt_model *m, gt_export **x, const char *const *paths, siz
 {
 	gt_errinfo ei;
 	int ret;
-	gt_analysis_opts ao = gt_export_analysis_opts(&opts.eo);
+	gt_analysis_opts ao = gt_export_analysis_opts(&opts.eo, opts.fmt->xfmt);
 	gt_model_opts mo = {.cmd = "gaptrace export", .ao = &ao, .quiet = 1, .quiet_records = 1,
 			    .slice = &opts.slice,
 			    .separate_hint = "; export them one at a time",

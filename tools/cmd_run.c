@@ -804,7 +804,12 @@ struct run {
 static const gt_model *run_model(struct run *r)
 {
 	if (!r->model_rc) {
-		gt_model_opts mo = {.cmd = "gaptrace run", .ao = &opts.ao, .quiet = 1,
+		/* the HTML report's analysis: the export's (its cause columns) */
+		gt_export_opts eo = {.analysis = opts.ao};
+		gt_analysis_opts ao = opts.report & REPORT_HTML
+					      ? gt_export_analysis_opts(&eo, GT_EXPORT_HTML)
+					      : opts.ao;
+		gt_model_opts mo = {.cmd = "gaptrace run", .ao = &ao, .quiet = 1,
 				    .slice = &r->slice};
 		r->model_rc = gt_model_open(&r->model, (const char *const[]){opts.output}, 1,
 					    &mo) == 0

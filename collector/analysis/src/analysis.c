@@ -11,25 +11,6 @@
 #include "an_internal.h"
 #include "gaptrace/traceset.h"
 
-static const char *const cause_names[GT_CAUSE_COUNT] = {
-	"host_busy", "sync_turnaround", "launch_bound", "transfer",
-	"dependency", "other_process", "unknown", "startup", "data_lost",
-};
-
-const char *gt_cause_name(int cause)
-{
-	return cause >= 0 && cause < GT_CAUSE_COUNT ? cause_names[cause] : "?";
-}
-
-const char *gt_cause_label(int cause)
-{
-	static const char *const label[GT_CAUSE_COUNT] = {
-		"host_work", "after_sync", "launching", "transfer", "dependency",
-		"other_process", "unknown", "startup", "data_lost",
-	};
-	return cause >= 0 && cause < GT_CAUSE_COUNT ? label[cause] : "?";
-}
-
 uint64_t gt_gap_bin_floor_ns(unsigned i)
 {
 	static const uint64_t f[GT_GAP_BINS] = {

@@ -20,6 +20,7 @@
 #include <strings.h>
 
 #include "an_internal.h"
+#include "gaptrace/units.h"
 
 int an_nvtx_add(gt_analysis *a, an_trace *t, uint16_t ti, const gt_nvtx *n, uint32_t name)
 {
@@ -257,10 +258,7 @@ static int uuid_matches(const an_gpu *g, const char *want)
 	if (!g->pub.uuid_known || !*want)
 		return 0;
 	char u[48];
-	const uint8_t *b = g->pub.dev.uuid;
-	snprintf(u, sizeof(u), "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-		 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12],
-		 b[13], b[14], b[15]);
+	gt_fmt_uuid(u, sizeof(u), g->pub.dev.uuid);
 	const char *h = strncasecmp(want, "GPU-", 4) ? u + 4 : u;
 	return !strncasecmp(h, want, strlen(want));
 }
@@ -373,12 +371,6 @@ static void put(char *buf, size_t cap, size_t *n, const char *fmt, ...)
 	va_end(ap);
 }
 
-static const char *rel(char *b, size_t cap, uint64_t o, uint64_t t)
-{
-	snprintf(b, cap, "%c%.6f s", t >= o ? '+' : '-', (double)(t >= o ? t - o : o - t) / 1e9);
-	return b;
-}
-
 const char *gt_slice_text(const gt_an_slice *s, uint64_t o, char *buf, size_t cap)
 {
 	if (!s || !s->sliced || !cap)
@@ -386,8 +378,8 @@ const char *gt_slice_text(const gt_an_slice *s, uint64_t o, char *buf, size_t ca
 	char x[48], y[48], d[32];
 	size_t n = 0;
 	buf[0] = 0;
-	put(buf, cap, &n, "%s .. %s", s->from_ns ? rel(x, sizeof(x), o, s->from_ns) : "the start",
-	    s->to_ns ? rel(y, sizeof(y), o, s->to_ns) : "the end");
+	put(buf, cap, &n, "%s .. %s", s->from_ns ? gt_fmt_rel_s(x, sizeof(x), o, s->from_ns) : "the start",
+	    s->to_ns ? gt_fmt_rel_s(y, sizeof(y), o, s->to_ns) : "the end");
 	if (s->from_ns && s->to_ns)
 		put(buf, cap, &n, " of the capture (%s)",
 		    gt_fmt_ns(d, sizeof(d), (double)(s->to_ns - s->from_ns)));

@@ -17,8 +17,8 @@
  *
  * Without step ranges, steps can be periods (opts.step_period_ns): the
  * period is found by the diagnosis, after the sweep this accounting needs,
- * so the CLI reads the traces again with the period it found
- * (collector/model/src/slice.c, gt_slice_again).
+ * so the CLI analyses its trace set again with the period it found
+ * (collector/model/src/slice.c, gt_slice_again; the files are read once, gaptrace/traceset.h).
  */
 #include <stdlib.h>
 #include <string.h>

@@ -28,6 +28,7 @@
 #include "gaptrace/outfile.h"
 #include "gaptrace/report.h"
 #include "gaptrace/report_mem.h"
+#include "gaptrace/units.h"
 
 /* ------------------------------------------------------------ reading */
 
@@ -383,13 +384,9 @@ static void meta_gpus(FILE *f, const gt_analysis *a)
 	fputs(",\n  \"gpus\": [", f);
 	for (size_t i = 0; i < gt_analysis_ngpus(a); i++) {
 		const gt_an_gpu *g = gt_analysis_gpu(a, i);
-		const uint8_t *u = g->dev.uuid;
 		char uuid[64] = "";
 		if (g->uuid_known)
-			snprintf(uuid, sizeof(uuid),
-				 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-				 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11],
-				 u[12], u[13], u[14], u[15]);
+			gt_fmt_uuid(uuid, sizeof(uuid), g->dev.uuid);
 		fprintf(f, "%s{\"index\": %" PRIu32 ", \"name\": ", i ? ", " : "", g->index);
 		gt_json_string(f, g->dev.name, strnlen(g->dev.name, sizeof(g->dev.name)));
 		fputs(", \"uuid\": ", f);

@@ -91,6 +91,28 @@ const char *gt_duration_str(uint64_t ns, char *buf, size_t cap)
 	return buf;
 }
 
+/* A whole number of an exact unit ("31622399999999999ns", "90d") in
+ * integers: a double holds 53 bits, so above ~104 days of nanoseconds it
+ * would not read back what gt_duration_str wrote. @return the nanoseconds
+ * (the caller has checked the range on the double), or UINT64_MAX when the
+ * number has a fraction or exponent, or the unit is not exact. */
+static uint64_t exact_ns(const char *s, size_t n, const char *unit)
+{
+	uint64_t mul = !strcmp(unit, "ns") ? 1 : !strcmp(unit, "m") ? 60000000000ull : 0;
+	for (size_t i = 0; !mul && i < sizeof(exact) / sizeof(exact[0]); i++)
+		if (!strcmp(unit, exact[i].unit))
+			mul = exact[i].ns;
+	if (!mul || n > 19)
+		return UINT64_MAX;
+	uint64_t v = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!digit(s[i]))
+			return UINT64_MAX;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	return v <= (UINT64_MAX - 1) / mul ? v * mul : UINT64_MAX;
+}
+
 int gt_parse_duration(const char *s, uint64_t min_ns, uint64_t max_ns, uint64_t *ns, char *why,
 		      size_t cap)
 {
@@ -121,7 +143,9 @@ int gt_parse_duration(const char *s, uint64_t min_ns, uint64_t max_ns, uint64_t 
 	if (r > (double)max_ns + 0.5)
 		return say(why, cap, "'%s' is longer than %s", s,
 			   gt_duration_str(max_ns, lim, sizeof(lim)));
-	uint64_t x = (uint64_t)(r + 0.5);
+	uint64_t x = exact_ns(s, n, unit);
+	if (x == UINT64_MAX) /* not a whole number of an exact unit: the double */
+		x = (uint64_t)(r + 0.5);
 	if (v == 0 && min_ns > 0)
 		return say(why, cap, "'%s' is no time at all: at least %s", s,
 			   gt_duration_str(min_ns, lim, sizeof(lim)));

@@ -15,7 +15,9 @@
 #include <string.h>
 
 #include "diff_internal.h"
+#include "gaptrace/jsonstr.h"
 #include "gaptrace/termtext.h"
+#include "gaptrace/units.h"
 
 static const char *gpu_name(const gt_diff_gpu *p)
 {
@@ -173,14 +175,12 @@ static const char *steps_desc(char *buf, size_t cap, const gt_diff_steps *st)
 static void text_slowest(FILE *f, const gt_diff *d, const gt_diff_gpu *p)
 {
 	const gt_diff_steps *st = &p->new_->steps;
-	char x[32], y[32];
+	char x[32], y[32], r[48];
 	fputs("  NEW's slowest steps (step, start, length, GPU busy, its largest idle cause):\n", f);
 	for (size_t i = 0; i < p->nslowest; i++) {
 		const gt_diff_step *s = &st->items[p->slowest[i]];
-		uint64_t o = d->new_->time_origin_ns;
-		fprintf(f, "    #%-5u %c%.6f s  %9s (%.1fx median)  busy %.0f%%", s->index,
-			s->start >= o ? '+' : '-',
-			(double)(s->start >= o ? s->start - o : o - s->start) / 1e9,
+		fprintf(f, "    #%-5u %s  %9s (%.1fx median)  busy %.0f%%", s->index,
+			gt_fmt_rel_s(r, sizeof(r), d->new_->time_origin_ns, s->start),
 			gt_fmt_ns(x, sizeof(x), (double)s->dur_ns),
 			(double)s->dur_ns / (double)st->median_ns,
 			s->dur_ns ? 100.0 * (double)s->busy_ns / (double)s->dur_ns : 0);
@@ -381,18 +381,6 @@ int gt_diff_text(const gt_diff *d, FILE *out)
 
 /* ------------------------------------------------------------ HTML */
 
-static void html_escape(FILE *f, const char *s)
-{
-	for (; *s; s++)
-		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
-		}
-}
-
 int gt_diff_html(const gt_diff *d, FILE *out)
 {
 	if (!d || !out)
@@ -415,9 +403,9 @@ int gt_diff_html(const gt_diff *d, FILE *out)
 	char *rest = strstr(buf, "\n\n");
 	if (rest)
 		*rest = '\0';
-	html_escape(out, buf);
+	gt_html_fputs(out, buf, strlen(buf));
 	fputs("</h1>\n<pre>", out);
-	html_escape(out, rest ? rest + 2 : "");
+	gt_html_fputs(out, rest ? rest + 2 : "", rest ? strlen(rest + 2) : 0);
 	fputs("</pre>\n</body></html>\n", out);
 	free(buf);
 	return ferror(out) ? GT_ERR_IO : 0;

@@ -31,6 +31,7 @@
 
 #include "ex_internal.h"
 #include "gaptrace/diagnosis.h"
+#include "gaptrace/units.h"
 
 
 /* Timeline geometry (SVG user units; the SVG scales to the page width). */
@@ -1262,8 +1263,8 @@ static void steps_line(ex_out *o, const gt_analysis *a, size_t gi, const gt_an_s
 /* A time from the capture start as the text report prints it: "+0.569581 s". */
 static void put_rel(ex_out *o, const gt_analysis *a, uint64_t t)
 {
-	uint64_t org = gt_analysis_time_origin(a);
-	ex_printf(o, "%c%.6f s", t >= org ? '+' : '-', (double)(t >= org ? t - org : org - t) / 1e9);
+	char b[48];
+	ex_puts(o, gt_fmt_rel_s(b, sizeof(b), gt_analysis_time_origin(a), t));
 }
 
 /* A cell naming an idle cause with its color, or text when c is no cause. */
@@ -2034,6 +2035,8 @@ int gt_export_html(gt_export *x, FILE *out, gt_export_stats *st)
 	if (rc)
 		return rc;
 	ex_out_budget(&o, x);
+	if (!x->an_rc)
+		x->for_html = 1; /* not built yet: with the cause columns */
 	const gt_analysis *a = ex_analysis(x);
 	size_t ng = a ? gt_analysis_ngpus(a) : 0;
 	col *cols = a ? calloc(ng ? ng * NCOL : 1, sizeof(col)) : NULL;

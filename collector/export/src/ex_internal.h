@@ -208,7 +208,6 @@ void ex_trace_stem(const char *path, char *buf, size_t cap);
  * the formatter every output shares. */
 
 /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as nvidia-smi names a GPU. */
-void ex_fmt_uuid(const uint8_t *uuid, char *buf, size_t cap);
 
 /* Demangled display name for a kernel: short form unless full (and the
  * mangled input when mangled). */
@@ -254,6 +253,8 @@ struct gt_export {
 				  passes read it) */
 	gt_analysis *an;
 	const gt_analysis *an_given; /* gt_export_open_set's: not owned */
+	int for_html; /* the analysis x builds has the HTML's cause columns:
+			 set by gt_export_html before its first ex_analysis */
 	int an_rc;    /* 0 not built yet, 1 built, < 0 failed */
 	struct ex_sums *sums; /* record-derived tables, built on first use */
 	int sums_rc;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "ex_internal.h"
+#include "gaptrace/jsonstr.h"
 
 /* ------------------------------------------------------------ output */
 
@@ -287,8 +288,6 @@ int ex_dtoi(double v)
 
 /* 1: CSV needs quoting for it; 2: replaced by a space. */
 static unsigned char csv_special[256];
-/* 1: HTML escape or replacement needed. */
-static unsigned char html_special[256];
 
 __attribute__((constructor)) static void init_tables(void)
 {
@@ -297,9 +296,6 @@ __attribute__((constructor)) static void init_tables(void)
 				 : (c < 0x20 && c != '\t') || c == 0x7f ? 2
 				 : c >= 0x80 ? 3
 					     : 0;
-		html_special[c] = c == '&' || c == '<' || c == '>' || c == '"' || c == '\'' ||
-				  (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f ||
-				  c >= 0x80;
 	}
 }
 
@@ -390,30 +386,18 @@ void ex_csv_str(ex_out *o, const char *s, size_t n)
 void ex_html_str(ex_out *o, const char *s, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)s;
-	size_t i = 0;
-	while (i < n) {
-		size_t j = i;
-		while (j < n && !html_special[u[j]])
-			j++;
-		ex_put(o, s + i, j - i);
-		i = j;
-		if (i >= n)
-			break;
-		unsigned c = u[i];
-		switch (c) {
-		case '&': ex_put(o, "&amp;", 5); break;
-		case '<': ex_put(o, "&lt;", 4); break;
-		case '>': ex_put(o, "&gt;", 4); break;
-		case '"': ex_put(o, "&quot;", 6); break;
-		case '\'': ex_put(o, "&#39;", 5); break;
-		default:
-			if (c >= 0x80) {
-				put_utf8(o, u, n, &i);
-				continue;
-			}
-			ex_putc(o, ' ');
+	/* chunks as in ex_json_str: the worst case inside ex_room's room, no
+	 * UTF-8 sequence split */
+	while (n) {
+		size_t k = n;
+		if (k > 16384) {
+			k = 16384;
+			for (int back = 0; back < 3 && (u[k] & 0xc0) == 0x80; back++)
+				k--;
 		}
-		i++;
+		o->len += gt_html_escape(ex_room(o, GT_HTML_ESCAPE_ROOM(k)), (const char *)u, k);
+		u += k;
+		n -= k;
 	}
 }
 
@@ -438,16 +422,6 @@ void ex_bits_set(ex_bits *b, uint32_t v)
 		}
 	}
 	(*pp)[(v & 0xfffffu) >> 6] |= 1ull << (v & 63);
-}
-
-/* ------------------------------------------------------------ identifiers */
-
-void ex_fmt_uuid(const uint8_t *u, char *buf, size_t cap)
-{
-	snprintf(buf, cap,
-		 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
-		 u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
-		 u[14], u[15]);
 }
 
 /* ------------------------------------------------------------ names */

@@ -44,6 +44,7 @@
 
 #include "ex_internal.h"
 #include "gaptrace/containers.h"
+#include "gaptrace/units.h"
 
 #define PF_GPU_PID_BASE 0x7f000000u
 #define PF_STREAM_TID_BASE 0x40000000u
@@ -271,7 +272,7 @@ static void gpu_meta(pf *p, size_t g)
 	int n = snprintf(name, sizeof(name), "GPU %zu: %s", g, gp->name[0] ? gp->name : "unknown");
 	if (gp->uuid_known && n > 0 && (size_t)n < sizeof(name)) {
 		char u[48];
-		ex_fmt_uuid(gp->uuid, u, sizeof(u));
+		gt_fmt_uuid(u, sizeof(u), gp->uuid);
 		snprintf(name + n, sizeof(name) - (size_t)n, " (%s)", u);
 	}
 	uint32_t pid = PF_GPU_PID_BASE + (uint32_t)g;

@@ -224,7 +224,7 @@ const char *gt_export_trace_path(const gt_export *x, size_t i)
 	return x && i < x->npaths ? x->paths[i] : NULL;
 }
 
-gt_analysis_opts gt_export_analysis_opts(const gt_export_opts *o)
+gt_analysis_opts gt_export_analysis_opts(const gt_export_opts *o, int xfmt)
 {
 	gt_analysis_opts ao = o->analysis;
 	if (o->min_gap_ns)
@@ -239,7 +239,7 @@ gt_analysis_opts gt_export_analysis_opts(const gt_export_opts *o)
 	 * report`, a launch-bound capture would have nearly all its idle time
 	 * in "short gaps" of unknown cause); when the caller chose the gap
 	 * threshold, the detailed gaps are what was asked */
-	if (!o->min_gap_ns) {
+	if (xfmt == GT_EXPORT_HTML && !o->min_gap_ns) {
 		ao.cause_columns = NCOL;
 		ao.cause_columns_gap_ns = 10000;
 		ao.cause_columns_max_gaps = 1000000;
@@ -253,7 +253,7 @@ const gt_analysis *ex_analysis(gt_export *x)
 		return x->an_given;
 	if (x->an_rc)
 		return x->an_rc > 0 ? x->an : NULL;
-	gt_analysis_opts ao = gt_export_analysis_opts(&x->o);
+	gt_analysis_opts ao = gt_export_analysis_opts(&x->o, x->for_html ? GT_EXPORT_HTML : 0);
 	x->an = gt_analysis_new(&ao);
 	if (!x->an) {
 		x->an_rc = GT_ERR_NOMEM;

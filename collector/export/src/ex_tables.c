@@ -20,6 +20,7 @@
 #include "ex_internal.h"
 #include "gaptrace/containers.h"
 #include "gaptrace/diagnosis.h"
+#include "gaptrace/units.h"
 
 /* ------------------------------------------------------------ table writer */
 
@@ -697,7 +698,7 @@ static int write_gpu_sum(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
 	for (size_t g = 0; g < gt_analysis_ngpus(a); g++) {
 		const gt_an_gpu *p = gt_analysis_gpu(a, g);
 		char u[48];
-		ex_fmt_uuid(p->dev.uuid, u, sizeof(u));
+		gt_fmt_uuid(u, sizeof(u), p->dev.uuid);
 		tw_row(&w);
 		tw_u64(&w, g);
 		if (p->uuid_known)
@@ -884,7 +885,7 @@ static void tw_gpm(tw *w, int m, double v)
 static void gpm_row(tw *w, size_t g, const gt_an_gpu *p)
 {
 	char u[48];
-	ex_fmt_uuid(p->dev.uuid, u, sizeof(u));
+	gt_fmt_uuid(u, sizeof(u), p->dev.uuid);
 	tw_row(w);
 	tw_u64(w, g);
 	if (p->uuid_known)

@@ -118,6 +118,7 @@
 
 #include "rp_internal.h"
 #include "gaptrace/diagnosis.h"
+#include "gaptrace/units.h"
 
 typedef struct jw {
 	FILE *f;
@@ -391,7 +392,7 @@ static void j_gpu_identity(jw *j, const gt_an_gpu *G)
 	char b[64];
 	j_u64(j, "index", G->index);
 	if (G->uuid_known) {
-		an_fmt_uuid(b, sizeof(b), G->dev.uuid);
+		gt_fmt_uuid(b, sizeof(b), G->dev.uuid);
 		j_str(j, "uuid", b);
 	} else {
 		j_str(j, "uuid", NULL);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gaptrace/termtext.h"
+#include "gaptrace/units.h"
 #include "rp_internal.h"
 
 /* How many of the slowest steps are listed. */
@@ -16,9 +17,7 @@
 
 static const char *rel(char *b, size_t cap, const gt_analysis *a, uint64_t t)
 {
-	uint64_t o = gt_analysis_time_origin(a);
-	snprintf(b, cap, "%c%.6f s", t >= o ? '+' : '-', (double)(t >= o ? t - o : o - t) / 1e9);
-	return b;
+	return gt_fmt_rel_s(b, cap, gt_analysis_time_origin(a), t);
 }
 
 void an_text_slice(const gt_analysis *a, FILE *f)

@@ -19,6 +19,7 @@
 
 #include "gaptrace/diagnosis.h"
 #include "gaptrace/termtext.h"
+#include "gaptrace/units.h"
 #include "rp_internal.h"
 
 /* ------------------------------------------------------------ formatting */
@@ -26,17 +27,7 @@
 /* t as "+1.234567 s" from the time origin (gt_analysis_time_origin). */
 static const char *rel_s(char *b, size_t cap, const gt_analysis *a, uint64_t t)
 {
-	uint64_t o = gt_analysis_time_origin(a);
-	snprintf(b, cap, "%c%.6f s", t >= o ? '+' : '-', (double)(t >= o ? t - o : o - t) / 1e9);
-	return b;
-}
-
-void an_fmt_uuid(char *b, size_t cap, const uint8_t *u)
-{
-	snprintf(b, cap,
-		 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12],
-		 u[13], u[14], u[15]);
+	return gt_fmt_rel_s(b, cap, gt_analysis_time_origin(a), t);
 }
 
 static double pct(uint64_t x, uint64_t of)
@@ -158,7 +149,7 @@ static void gpu_header(const gt_analysis *a, const gt_an_gpu *G, FILE *f, const 
 {
 	char u[64], b1[32], b2[32], b3[48], b4[32], nm[4 * GT_DEVICE_NAME_MAX];
 	if (G->uuid_known)
-		an_fmt_uuid(u, sizeof(u), G->dev.uuid);
+		gt_fmt_uuid(u, sizeof(u), G->dev.uuid);
 	else
 		snprintf(u, sizeof(u), "device %u (no UUID)", G->dev.id);
 	fprintf(f, "== GPU %u: %s, %u SMs, %s\n", G->index,

@@ -11,7 +11,6 @@
 #define an_fmt_ns(b, cap, ns) gt_fmt_ns((b), (cap), (double)(ns))
 #define an_fmt_bytes(b, cap, n) gt_fmt_bytes((b), (cap), (double)(n))
 #define an_fmt_utc(b, cap, ns) gt_fmt_utc((b), (cap), (ns))
-void an_fmt_uuid(char *b, size_t cap, const uint8_t *u);
 /* Kernel name for display: demangled (unless GT_REPORT_MANGLED), short
  * form when shortform and not GT_REPORT_FULL_NAMES. */
 const char *an_kernel_label(const gt_analysis *a, uint32_t name, uint32_t flags, int shortform,

@@ -58,7 +58,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "gaptrace/apiname.h"
+#include "gaptrace/causes.h"
 #include "gaptrace/format.h"
+#include "gaptrace/jsonstr.h"
+#include "gaptrace/units.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -120,31 +124,9 @@ extern "C" {
  *    The lost records may be the very work or host calls that would explain
  *    the instant, so no host cause may claim it.
  */
-typedef enum gt_cause {
-	GT_CAUSE_HOST_BUSY = 0,
-	GT_CAUSE_SYNC_TURNAROUND = 1,
-	GT_CAUSE_LAUNCH_BOUND = 2,
-	GT_CAUSE_TRANSFER = 3,
-	GT_CAUSE_DEPENDENCY = 4,
-	GT_CAUSE_OTHER_PROCESS = 5,
-	GT_CAUSE_UNKNOWN = 6,
-	GT_CAUSE_STARTUP = 7,
-	GT_CAUSE_DATA_LOST = 8,
-	GT_CAUSE_COUNT = 9,
-} gt_cause;
-
-/** Stable snake_case name of a cause ("host_busy", ...); "?" if out of range.
- * The machine name: JSON keys, CSV columns, Perfetto arguments. */
-GT_API const char *gt_cause_name(int cause);
-
-/** The name a person reads for a cause in the text and HTML reports and in
- * `gaptrace diff`: gt_cause_name, except where a finding has that name and
- * may claim a different amount ("One name, one number", issue 23): the
- * host_busy cause reads "host_work", sync_turnaround "after_sync" and
- * launch_bound "launching" (the findings of those names combine causes:
- * launch_bound takes host_work in short gaps; host_busy and sync_turnaround
- * take what earlier findings left). "?" if out of range. */
-GT_API const char *gt_cause_label(int cause);
+/* typedef enum gt_cause, gt_cause_name and gt_cause_label: gaptrace/causes.h
+ * (gaptrace::common), so the tools that only name causes need not link the
+ * analysis. */
 
 /* ------------------------------------------------------------------ */
 /* Options                                                             */
@@ -1507,31 +1489,15 @@ GT_API int gt_symbolizer_file_unchecked(const gt_symbolizer *s, size_t i);
 GT_API uint64_t gt_symbolizer_opens(const gt_symbolizer *s);
 
 /* ------------------------------------------------------------------ */
-/* Human units and API names                                           */
+/* Labels of the analysis' vocabulary                                  */
 /* ------------------------------------------------------------------ */
 
 /*
- * The one formatter of every figure a person reads - the text report, the
- * findings' evidence, the HTML report, the tables' labels - so the same
- * quantity prints the same everywhere. Both write into buf (always NUL
- * terminated when cap > 0; 32 bytes hold any result), return buf, and are
- * thread-safe. The unit is chosen on the rounded value: a figure never
- * prints as "1024.0 KiB" or "1000.0 us".
+ * Figures, times, UUIDs, API names and JSON strings are printed by
+ * gaptrace::common (gaptrace/units.h, gaptrace/apiname.h,
+ * gaptrace/jsonstr.h, included at the top): the formatters below build
+ * on them.
  */
-
-/** Bytes in IEC units: "0 B" .. "1023 B", then "1.0 KiB", "80.8 MiB"
- *  (one decimal), "1.50 GiB", "2.00 TiB", ... up to EiB (two decimals).
- *  A fraction below 1024 rounds to whole bytes; negative values print as
- *  "-5 B". */
-GT_API const char *gt_fmt_bytes(char *buf, size_t cap, double bytes);
-
-/** one when n is 1, else many: "1 row", "2 rows", "0 rows", "1 copy",
- *  "3 copies". Every count a person reads goes through it. */
-GT_API const char *gt_plural(uint64_t n, const char *one, const char *many);
-
-/** A rate in bytes per second, in the units of gt_fmt_bytes with "/s":
- *  "4.38 TiB/s", "12.0 MiB/s", "512 B/s". */
-GT_API const char *gt_fmt_rate(char *buf, size_t cap, double bytes_per_s);
 
 /** A GPM metric's id in machine outputs ("sm_active", "sm_occupancy",
  *  "tensor", "fp16", "fp32", "fp64", "dram_bw", "pcie_rx", "pcie_tx",
@@ -1543,43 +1509,12 @@ GT_API const char *gt_gpm_metric_label(int metric);
 
 /** A note's text (gt_an_note.text, a GT_REC_NOTE string) as people read it:
  *  figures the injection library recorded raw are printed through the
- *  formatters above. Today one: the device note's "global memory bandwidth
+ *  formatters of gaptrace/units.h. Today one: the device note's "global memory bandwidth
  *  N KB/s" (CUPTI's globalMemoryBandwidth, in kB/s = 1000 bytes/s) becomes
  *  "global memory bandwidth 4.38 TiB/s" (written into buf, cut to cap).
  *  @return buf when rewritten, else text itself ("" for NULL), never cut.
  *  JSON outputs keep the note as recorded. */
 GT_API const char *gt_note_text(char *buf, size_t cap, const char *text);
-
-/** A realtime instant (ns since the epoch) as "2026-01-02 03:04:05.678 UTC"
- *  (milliseconds, truncated); "?" when it cannot be converted. */
-GT_API const char *gt_fmt_utc(char *buf, size_t cap, uint64_t ns);
-
-/** A duration in nanoseconds: "850 ns", "12.3 us", "4.56 ms", "1.234 s"
- *  (below a minute), "2 min 05.3 s" (below an hour), "3 h 07 min".
- *  Negative values carry a "-"; fractions of a nanosecond round. */
-GT_API const char *gt_fmt_ns(char *buf, size_t cap, double ns);
-
-/** A percentile v (ns) of a distribution as people read it: gt_fmt_ns, with
- *  "<= " before it when it is an upper bound (gt_an_dist.upper_bounds):
- *  "4.1 us" or "<= 4.1 us". Every output prints percentiles through it. */
-GT_API const char *gt_fmt_pct_ns(char *buf, size_t cap, uint64_t v, int upper_bound);
-
-/*
- * API names as people read them. CUPTI names a call with the ABI version
- * that ran ("cudaLaunchKernel_v7000", "cudaStreamSynchronize_v3020",
- * "cuMemcpyAsync_ptsz_v11000"); the rule: a trailing "_v" followed by 4 or
- * 5 decimal digits, after at least one character, is dropped. Anything else
- * is a real part of the name and stays: "cuMemAlloc_v2" (the driver's own
- * symbol), "foo_v123", "foo_v123456", "_v3020".
- */
-
-/** Length of name without its CUPTI version suffix (strlen(name) if it has
- *  none; 0 for NULL). */
-GT_API size_t gt_api_name_len(const char *name);
-
-/** name without its version suffix into buf (NUL terminated when cap > 0,
- *  cut to cap - 1 bytes). @return buf. */
-GT_API const char *gt_api_name_clean(const char *name, char *buf, size_t cap);
 
 /**
  * A process as people tell it apart: "1234 python3 train.py ... --rank 1".
@@ -1591,30 +1526,6 @@ GT_API const char *gt_api_name_clean(const char *name, char *buf, size_t cap);
  */
 GT_API const char *gt_proc_label(char *buf, size_t cap, uint32_t pid, const char *cmdline,
 				 const char *const *others, size_t n);
-
-/* ------------------------------------------------------------------ */
-/* JSON strings                                                        */
-/* ------------------------------------------------------------------ */
-
-/**
- * The one JSON string writer of the reports, the findings and the exports.
- * Any bytes in: " \ and control characters are escaped (\n, \t, ...,
- * \u00XX), well-formed UTF-8 (RFC 3629: no overlongs, surrogates or values
- * past U+10FFFF) is copied, and every other byte is replaced by \ufffd, so
- * the output is valid JSON and valid UTF-8 whatever a trace's names hold.
- */
-
-/** Escape n bytes of s into dst (room for 6 * n bytes), without quotes.
- *  @return the length written (no NUL). Thread-safe. */
-GT_API size_t gt_json_escape(char *dst, const char *s, size_t n);
-
-/** Write n bytes of s to out as a JSON string, quotes included.
- *  @return 0, or GT_ERR_IO when out is in error. */
-GT_API int gt_json_string(FILE *out, const char *s, size_t n);
-
-/** Length (1..4) of the well-formed UTF-8 sequence at s, or 0 if the byte
- *  at s does not start one; n >= 1 bytes are readable. */
-GT_API size_t gt_utf8_len(const unsigned char *s, size_t n);
 
 #ifdef __cplusplus
 }

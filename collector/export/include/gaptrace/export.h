@@ -176,11 +176,15 @@ GT_API gt_export *gt_export_open_set(const struct gt_traceset *ts, const gt_anal
 
 /**
  * The options the analysis of an export with opts is made with: its
- * opts->analysis with the export's detail (min_gap_ns, max_gaps) and no
- * log (the exporters' own passes report each problem once). A command
+ * opts->analysis with the export's detail (min_gap_ns, max_gaps), no log
+ * (the exporters' own passes report each problem once) and, for xfmt
+ * GT_EXPORT_HTML without min_gap_ns, the cause columns the HTML timeline
+ * draws (every gap of 10 us or more, gt_analysis_cause_columns; they cost
+ * the other outputs time for nothing). An HTML export of an analysis made
+ * without them places the detailed gaps only (a coarser timeline). A command
  * that makes the analysis itself (gt_export_open_set) makes it with these.
  */
-GT_API gt_analysis_opts gt_export_analysis_opts(const gt_export_opts *opts);
+GT_API gt_analysis_opts gt_export_analysis_opts(const gt_export_opts *opts, int xfmt);
 
 /** Free the handle (accepts NULL). */
 GT_API void gt_export_close(gt_export *x);
@@ -264,7 +268,8 @@ GT_API const gt_analysis *gt_export_analysis(gt_export *x);
  * st->dropped count them. Clocks are mapped with each trace's final
  * gt_clock_map, as the analysis does.
  *
- * Streaming: each trace is read twice (a first pass collects its clock
+ * Streaming: each trace is walked twice (from the trace set's bytes: the
+ * file is not opened again; a first pass collects its clock
  * records, thread names and the correlation ids of both sides so that flow
  * arrows always pair; the second writes), one trace at a time; memory is a
  * few small per-trace maps (128 KiB per million correlation ids), plus the

@@ -66,7 +66,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "gaptrace/analysis.h"
+#include "gaptrace/causes.h"
+#include "gaptrace/format.h"
 
 #define GT_SYNTH_MAX_GPUS 8
 
