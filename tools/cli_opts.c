@@ -42,7 +42,7 @@ static const gt_cli_opt slice_opts[] = {
 	       "the NVTX range of one step (default: detected)"),
 	GT_OPT(GT_SLICE_OPT_STEP_PERIOD, "step-period", "P",
 	       "without NVTX step ranges, steps of P (350ms), 'auto' (default: the utilization "
-	       "period found, if any; the traces are read twice then) or 'off'",
+	       "period found, if any; the traces are then analysed twice) or 'off'",
 	       .complete = GT_CLI_WORDS, .words = "auto off"),
 	{0},
 };

@@ -23,7 +23,7 @@
  *   --step-range NAME    the NVTX range that is one step (default: detected)
  *   --step-period P      without NVTX step ranges, steps of P ("350ms"), or
  *                        "auto" (the default: the utilization period the
- *                        diagnosis finds, which reads the traces again), or
+ *                        diagnosis finds, which analyses the trace set again), or
  *                        "off"
  *
  * --from/--to relative, --range and --skip-startup need a first analysis
@@ -83,7 +83,7 @@ int gt_slice_resolve(gt_slice *s, gt_analysis_opts *ao, const struct gt_traceset
  *    step_period_ns (and step_phase_ns) from --step-period, or with "auto"
  *    from the first GPU whose utilization the diagnosis (dopts; NULL =
  *    defaults) finds periodic.
- * @return 1 when ao changed (read the traces again with ao and call it again
+ * @return 1 when ao changed (analyse the trace set again with ao and call it again
  * with the new analysis), else 0.
  */
 int gt_slice_again(gt_slice *s, const gt_analysis *a, const gt_diag_opts *dopts,
