@@ -10,9 +10,10 @@
 #   tools/ (the CLI) may include everything; collector/ never includes tools/
 #
 # common (collector/common: gaptrace/containers.h, argval.h, termtext.h,
-# traceset.h, units.h, apiname.h, jsonstr.h, causes.h) is internal: the
-# shared containers, value parsers and formatters, API-name cleaner, the
-# cause vocabulary, the terminal, JSON and HTML escapers and the trace set
+# traceset.h, units.h, apiname.h, jsonstr.h, jsonw.h, causes.h) is internal:
+# the shared containers, value parsers and formatters, API-name cleaner, the
+# cause vocabulary, the terminal, JSON and HTML escapers, the one structured
+# JSON writer (of the report, its findings and the diff) and the trace set
 # (each trace file read once), for the libraries above it and the CLI.
 #
 # Each library may include only the public headers (gaptrace/X.h) of the
@@ -32,12 +33,12 @@ rules=(
 	"format|format|"
 	"inject|format|"
 	"collector/daemon|format collector|"
-	"collector/common|format containers argval termtext units apiname jsonstr causes traceset|"
+	"collector/common|format containers argval termtext units apiname jsonstr jsonw causes traceset|"
 	"collector/analysis|format containers termtext units apiname jsonstr causes analysis traceset|"
-	"collector/diagnosis|format containers argval termtext units apiname jsonstr causes analysis diagnosis|"
-	"collector/report|format containers termtext units apiname jsonstr causes analysis diagnosis report|"
+	"collector/diagnosis|format containers argval termtext units apiname jsonstr jsonw causes analysis diagnosis|"
+	"collector/report|format containers termtext units apiname jsonstr jsonw causes analysis diagnosis report|"
 	"collector/export|format containers units apiname jsonstr causes analysis diagnosis export traceset|"
-	"collector/diff|format termtext units apiname jsonstr causes analysis diff|"
+	"collector/diff|format termtext units apiname jsonstr jsonw causes analysis diff|"
 	"collector/outfile|outfile|"
 	"collector/synth|format containers units apiname jsonstr causes analysis synth outfile|"
 	"collector/model|format argval termtext units apiname jsonstr causes traceset analysis diagnosis report model slice onecapture report_mem|"
@@ -100,6 +101,7 @@ for h in $(find collector tools format inject -path '*/include/gaptrace/*.h' 2>/
 		collector/common/include/gaptrace/units.h | \
 		collector/common/include/gaptrace/apiname.h | \
 		collector/common/include/gaptrace/jsonstr.h | \
+		collector/common/include/gaptrace/jsonw.h | \
 		collector/common/include/gaptrace/causes.h | \
 		collector/analysis/include/gaptrace/analysis.h | \
 		collector/diagnosis/include/gaptrace/diagnosis.h | \
