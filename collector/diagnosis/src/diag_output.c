@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "diag_internal.h"
+#include "gaptrace/jsonw.h"
 #include "gaptrace/termtext.h"
 
 /* ------------------------------------------------------------ text */
@@ -318,192 +319,205 @@ int gt_findings_text_width(const gt_diagnosis *d, FILE *out, unsigned flags, uns
 
 /* ------------------------------------------------------------ JSON */
 
-/* gt_json_string: the one JSON string writer (valid UTF-8 whatever the
- * names of the trace hold). */
-static void jstr(FILE *out, const char *s)
-{
-	gt_json_string(out, s ? s : "", s ? strlen(s) : 0);
-}
+/* Through the one writer (gaptrace/jsonw.h), in the spaced layout the
+ * findings have always had (", " and ": ", a finding or a GPU a line). */
 
-static void jnum(FILE *out, double v)
+/* The causes with time, as {NAME: ns}; skip: a cause left out anyway. */
+static void json_causes(gt_jsonw *w, const char *key, const uint64_t *ns, int skip_unknown)
 {
-	if (!isfinite(v))
-		fputs("null", out);
-	else if (v == floor(v) && fabs(v) < 9e15)
-		fprintf(out, "%.0f", v);
-	else
-		fprintf(out, "%.6g", v);
-}
-
-static void json_finding(FILE *out, const gt_finding *f, unsigned flags)
-{
-	fputs("{\"id\": ", out);
-	jstr(out, f->name);
-	fprintf(out, ", \"gpu\": %u, \"rank\": %u, \"title\": ", f->gpu, f->rank);
-	jstr(out, f->title);
-	fputs(", \"share\": ", out);
-	jnum(out, f->share);
-	for (size_t k = 0; k < f->nmetrics; k++)
-		if (!strcmp(f->metrics[k].key, "period_ns")) {
-			fputs(", \"period_ms\": ", out);
-			jnum(out, round(f->metrics[k].value / 1e3) / 1e3);
-		}
-	fputs(", \"severity\": ", out);
-	jstr(out, gt_severity_name(f->severity));
-	fprintf(out,
-		", \"claim_ns\": %" PRIu64 ", \"idle_ns\": %" PRIu64 ", \"busy_ns\": %" PRIu64
-		", \"kernel_ns\": %" PRIu64 ", \"copy_ns\": %" PRIu64 ", \"causes\": {",
-		f->claim_ns, f->idle_claim_ns, f->busy_claim_ns, f->kernel_claim_ns,
-		f->copy_claim_ns);
-	int first = 1;
+	gt_jsonw_object(w, key);
 	for (int c = 0; c < GT_CAUSE_COUNT; c++) {
-		if (!f->cause_claim_ns[c])
+		if (!ns[c] || (skip_unknown && (c == GT_CAUSE_UNKNOWN || c == GT_CAUSE_DATA_LOST)))
 			continue;
-		fprintf(out, "%s\"%s\": %" PRIu64, first ? "" : ", ", gt_cause_name(c),
-			f->cause_claim_ns[c]);
-		first = 0;
+		gt_jsonw_u64(w, gt_cause_name(c), ns[c]);
 	}
-	fputs("}, \"evidence\": [", out);
-	for (size_t k = 0; k < f->nevidence; k++) {
-		if (k)
-			fputs(", ", out);
-		jstr(out, f->evidence[k]);
+	gt_jsonw_end(w);
+}
+
+static void json_example(gt_jsonw *w, const gt_diag_example *e)
+{
+	gt_jsonw_object(w, NULL);
+	gt_jsonw_u64(w, "start_ns", e->start);
+	gt_jsonw_u64(w, "t_rel_ns", e->t_rel_ns);
+	gt_jsonw_u64(w, "len_ns", e->len);
+	gt_jsonw_str(w, "cause", gt_cause_name(e->main_cause));
+	gt_jsonw_u64(w, "pid", e->pid);
+	gt_jsonw_u64(w, "tid", e->tid);
+	gt_jsonw_str(w, "thread", e->thread ? e->thread : "");
+	gt_jsonw_str(w, "last_call", e->last_call ? e->last_call : "");
+	gt_jsonw_str(w, "prev", e->prev ? e->prev : "");
+	gt_jsonw_str(w, "next", e->next ? e->next : "");
+	gt_jsonw_u64(w, "stream", e->stream);
+	gt_jsonw_end(w);
+}
+
+static void json_kernel(gt_jsonw *w, const gt_diag_kernel *kk)
+{
+	gt_jsonw_object(w, NULL);
+	gt_jsonw_str(w, "name", kk->name ? kk->name : "");
+	gt_jsonw_u64(w, "count", kk->count);
+	gt_jsonw_u64(w, "total_ns", kk->total_ns);
+	gt_jsonw_num(w, "mean_ns", kk->mean_ns);
+	gt_jsonw_u64(w, "blocks", kk->blocks);
+	gt_jsonw_u64(w, "threads", kk->threads);
+	gt_jsonw_u64(w, "registers", kk->registers);
+	gt_jsonw_u64(w, "smem", kk->smem);
+	if (kk->occupancy < 0)
+		gt_jsonw_null(w, "occupancy");
+	else
+		gt_jsonw_num(w, "occupancy", kk->occupancy);
+	if (kk->claim_ns)
+		gt_jsonw_u64(w, "claim_ns", kk->claim_ns);
+	gt_jsonw_end(w);
+}
+
+static void json_finding(gt_jsonw *w, const gt_finding *f, unsigned flags)
+{
+	gt_jsonw_object(w, NULL);
+	gt_jsonw_str(w, "id", f->name ? f->name : "");
+	gt_jsonw_u64(w, "gpu", f->gpu);
+	gt_jsonw_u64(w, "rank", f->rank);
+	gt_jsonw_str(w, "title", f->title ? f->title : "");
+	gt_jsonw_num(w, "share", f->share);
+	for (size_t k = 0; k < f->nmetrics; k++)
+		if (!strcmp(f->metrics[k].key, "period_ns"))
+			gt_jsonw_num(w, "period_ms", round(f->metrics[k].value / 1e3) / 1e3);
+	gt_jsonw_str(w, "severity", gt_severity_name(f->severity));
+	gt_jsonw_u64(w, "claim_ns", f->claim_ns);
+	gt_jsonw_u64(w, "idle_ns", f->idle_claim_ns);
+	gt_jsonw_u64(w, "busy_ns", f->busy_claim_ns);
+	gt_jsonw_u64(w, "kernel_ns", f->kernel_claim_ns);
+	gt_jsonw_u64(w, "copy_ns", f->copy_claim_ns);
+	json_causes(w, "causes", f->cause_claim_ns, 0);
+	gt_jsonw_array(w, "evidence");
+	for (size_t k = 0; k < f->nevidence; k++)
+		gt_jsonw_str(w, NULL, f->evidence[k] ? f->evidence[k] : "");
+	gt_jsonw_end(w);
+	gt_jsonw_object(w, "metrics");
+	for (size_t k = 0; k < f->nmetrics; k++)
+		gt_jsonw_num(w, f->metrics[k].key ? f->metrics[k].key : "", f->metrics[k].value);
+	gt_jsonw_end(w);
+	gt_jsonw_array(w, "examples");
+	for (size_t k = 0; k < f->nexamples && !(flags & GT_FINDINGS_NO_EXAMPLES); k++)
+		json_example(w, &f->examples[k]);
+	gt_jsonw_end(w);
+	gt_jsonw_array(w, "kernels");
+	for (size_t k = 0; k < f->nkernels; k++)
+		json_kernel(w, &f->kernels[k]);
+	gt_jsonw_end(w);
+	gt_jsonw_str(w, "fix", f->fix ? f->fix : "");
+	gt_jsonw_end(w);
+}
+
+static void json_wave(gt_jsonw *w, const gt_diag_wave *v)
+{
+	gt_jsonw_object(w, "wave");
+	gt_jsonw_bool(w, "found", v->found);
+	if (v->found) {
+		gt_jsonw_num(w, "period_ns", round(v->period_ns));
+		gt_jsonw_num(w, "confidence", v->confidence);
+		gt_jsonw_num(w, "idle_share", v->idle_share);
+		gt_jsonw_num(w, "idle_periods", v->idle_periods);
+		gt_jsonw_num(w, "stall_share", v->stall_share);
+		gt_jsonw_bool(w, "from_gaps", v->source & GT_WAVE_FROM_GAPS);
+		gt_jsonw_bool(w, "from_acf", v->source & GT_WAVE_FROM_ACF);
+		gt_jsonw_u64(w, "stall_ns", v->stall_ns);
+		gt_jsonw_u64(w, "stalls", v->nstalls);
+		gt_jsonw_bool(w, "is_stall", v->is_stall);
 	}
-	fputs("], \"metrics\": {", out);
-	for (size_t k = 0; k < f->nmetrics; k++) {
-		fputs(k ? ", " : "", out);
-		jstr(out, f->metrics[k].key);
-		fputs(": ", out);
-		jnum(out, f->metrics[k].value);
+	gt_jsonw_end(w);
+}
+
+static void json_gpu(gt_jsonw *w, const gt_diag_gpu *g)
+{
+	gt_jsonw_object(w, NULL);
+	gt_jsonw_u64(w, "gpu", g->gpu);
+	gt_jsonw_str(w, "name", g->name ? g->name : "");
+	gt_jsonw_u64(w, "window_ns", g->window_ns);
+	gt_jsonw_num(w, "utilization", g->utilization);
+	gt_jsonw_u64(w, "findings", g->nfindings);
+	gt_jsonw_str(w, "shape", gt_diag_shape_name(g->shape));
+	json_wave(w, &g->wave);
+	gt_jsonw_array(w, "breakdown");
+	for (size_t k = 0; k < g->nparts; k++) {
+		gt_jsonw_object(w, NULL);
+		gt_jsonw_str(w, "id", g->parts[k].id);
+		gt_jsonw_u64(w, "ns", g->parts[k].ns);
+		gt_jsonw_num(w, "share", g->parts[k].share);
+		gt_jsonw_end(w);
 	}
-	fputs("}, \"examples\": [", out);
-	for (size_t k = 0; k < f->nexamples && !(flags & GT_FINDINGS_NO_EXAMPLES); k++) {
-		const gt_diag_example *e = &f->examples[k];
-		fprintf(out,
-			"%s{\"start_ns\": %" PRIu64 ", \"t_rel_ns\": %" PRIu64 ", \"len_ns\": %" PRIu64
-			", \"cause\": \"%s\", \"pid\": %u, \"tid\": %u, \"thread\": ",
-			k ? ", " : "", e->start, e->t_rel_ns, e->len, gt_cause_name(e->main_cause),
-			e->pid, e->tid);
-		jstr(out, e->thread);
-		fputs(", \"last_call\": ", out);
-		jstr(out, e->last_call);
-		fputs(", \"prev\": ", out);
-		jstr(out, e->prev);
-		fputs(", \"next\": ", out);
-		jstr(out, e->next);
-		fprintf(out, ", \"stream\": %u}", e->stream);
+	gt_jsonw_end(w);
+	json_causes(w, "idle_other_causes", g->idle_other_cause_ns, 1);
+	gt_jsonw_str(w, "not_a_finding", g->not_a_finding);
+	gt_jsonw_end(w);
+}
+
+static void json_diagnosis(gt_jsonw *w, const gt_diagnosis *d)
+{
+	gt_jsonw_object(w, "diagnosis");
+	gt_jsonw_str(w, "schema", "gaptrace.diagnosis/1");
+	gt_jsonw_u64(w, "capture_start_ns", d->capture_start);
+	gt_jsonw_array(w, "gpus");
+	for (size_t i = 0; i < d->ngpus; i++) {
+		gt_jsonw_break(w, "\n  ");
+		json_gpu(w, &d->gpus[i]);
 	}
-	fputs("], \"kernels\": [", out);
-	for (size_t k = 0; k < f->nkernels; k++) {
-		const gt_diag_kernel *kk = &f->kernels[k];
-		fputs(k ? ", {\"name\": " : "{\"name\": ", out);
-		jstr(out, kk->name);
-		fprintf(out,
-			", \"count\": %" PRIu64 ", \"total_ns\": %" PRIu64 ", \"mean_ns\": ",
-			kk->count, kk->total_ns);
-		jnum(out, kk->mean_ns);
-		fprintf(out, ", \"blocks\": %" PRIu64 ", \"threads\": %u, \"registers\": %u, "
-			     "\"smem\": %u, \"occupancy\": ",
-			kk->blocks, kk->threads, kk->registers, kk->smem);
-		if (kk->occupancy < 0)
-			fputs("null", out);
-		else
-			jnum(out, kk->occupancy);
-		if (kk->claim_ns)
-			fprintf(out, ", \"claim_ns\": %" PRIu64, kk->claim_ns);
-		fputc('}', out);
+	if (d->ngpus)
+		gt_jsonw_break(w, "\n ");
+	gt_jsonw_end(w);
+	gt_jsonw_array(w, "notes");
+	for (size_t i = 0; i < d->nnotes; i++)
+		gt_jsonw_str(w, NULL, d->notes[i] ? d->notes[i] : "");
+	gt_jsonw_end(w);
+	gt_jsonw_object(w, "thresholds");
+	for (size_t i = 0; i < gt_diag_threshold_count(); i++) {
+		const gt_diag_threshold *t = gt_diag_threshold_at(i);
+		char v[256];
+		gt_diag_threshold_get(&d->o, t->name, v, sizeof v);
+		gt_jsonw_str(w, t->name, v);
 	}
-	fputs("], \"fix\": ", out);
-	jstr(out, f->fix);
-	fputc('}', out);
+	gt_jsonw_end(w);
+	gt_jsonw_end(w);
+}
+
+int gt_findings_json_write(const gt_diagnosis *d, gt_jsonw *w, unsigned flags)
+{
+	if (!d || !w)
+		return GT_ERR_INVAL;
+	int was = gt_jsonw_spaced(w, 1);
+	gt_jsonw_array(w, "findings");
+	for (size_t i = 0; i < d->nfindings; i++) {
+		gt_jsonw_break(w, "\n  ");
+		json_finding(w, &d->findings[i], flags);
+	}
+	if (d->nfindings)
+		gt_jsonw_break(w, "\n");
+	gt_jsonw_end(w);
+	gt_jsonw_break(w, "\n");
+	json_diagnosis(w, d);
+	gt_jsonw_spaced(w, was);
+	return ferror(w->out) ? GT_ERR_IO : 0;
 }
 
 int gt_findings_json_members(const gt_diagnosis *d, FILE *out, unsigned flags)
 {
 	if (!d || !out)
 		return GT_ERR_INVAL;
-	fputs("\"findings\": [", out);
-	for (size_t i = 0; i < d->nfindings; i++) {
-		fputs(i ? ",\n  " : "\n  ", out);
-		json_finding(out, &d->findings[i], flags);
-	}
-	fputs(d->nfindings ? "\n],\n" : "],\n", out);
-	fprintf(out, "\"diagnosis\": {\"schema\": \"gaptrace.diagnosis/1\", \"capture_start_ns\": %" PRIu64
-		     ", \"gpus\": [",
-		d->capture_start);
-	for (size_t i = 0; i < d->ngpus; i++) {
-		const gt_diag_gpu *g = &d->gpus[i];
-		fprintf(out, "%s\n  {\"gpu\": %u, \"name\": ", i ? "," : "", g->gpu);
-		jstr(out, g->name);
-		fprintf(out, ", \"window_ns\": %" PRIu64 ", \"utilization\": ", g->window_ns);
-		jnum(out, g->utilization);
-		fprintf(out, ", \"findings\": %u, \"shape\": \"%s\", \"wave\": {\"found\": %s",
-			g->nfindings, gt_diag_shape_name(g->shape), g->wave.found ? "true" : "false");
-		if (g->wave.found) {
-			fputs(", \"period_ns\": ", out);
-			jnum(out, round(g->wave.period_ns));
-			fputs(", \"confidence\": ", out);
-			jnum(out, g->wave.confidence);
-			fputs(", \"idle_share\": ", out);
-			jnum(out, g->wave.idle_share);
-			fputs(", \"idle_periods\": ", out);
-			jnum(out, g->wave.idle_periods);
-			fputs(", \"stall_share\": ", out);
-			jnum(out, g->wave.stall_share);
-			fprintf(out,
-				", \"from_gaps\": %s, \"from_acf\": %s, \"stall_ns\": %" PRIu64
-				", \"stalls\": %u, \"is_stall\": %s",
-				g->wave.source & GT_WAVE_FROM_GAPS ? "true" : "false",
-				g->wave.source & GT_WAVE_FROM_ACF ? "true" : "false", g->wave.stall_ns,
-				g->wave.nstalls, g->wave.is_stall ? "true" : "false");
-		}
-		fputs("}, \"breakdown\": [", out);
-		for (size_t k = 0; k < g->nparts; k++) {
-			fprintf(out, "%s{\"id\": \"%s\", \"ns\": %" PRIu64 ", \"share\": ",
-				k ? ", " : "", g->parts[k].id, g->parts[k].ns);
-			jnum(out, g->parts[k].share);
-			fputc('}', out);
-		}
-		fputs("], \"idle_other_causes\": {", out);
-		int first = 1;
-		for (int c = 0; c < GT_CAUSE_COUNT; c++) {
-			if (c == GT_CAUSE_UNKNOWN || c == GT_CAUSE_DATA_LOST ||
-			    !g->idle_other_cause_ns[c])
-				continue;
-			fprintf(out, "%s\"%s\": %" PRIu64, first ? "" : ", ", gt_cause_name(c),
-				g->idle_other_cause_ns[c]);
-			first = 0;
-		}
-		fputs("}, \"not_a_finding\": ", out);
-		if (g->not_a_finding)
-			jstr(out, g->not_a_finding);
-		else
-			fputs("null", out);
-		fputs("}", out);
-	}
-	fputs(d->ngpus ? "\n ], \"notes\": [" : "], \"notes\": [", out);
-	for (size_t i = 0; i < d->nnotes; i++) {
-		fputs(i ? ", " : "", out);
-		jstr(out, d->notes[i]);
-	}
-	fputs("], \"thresholds\": {", out);
-	for (size_t i = 0; i < gt_diag_threshold_count(); i++) {
-		const gt_diag_threshold *t = gt_diag_threshold_at(i);
-		char v[256];
-		gt_diag_threshold_get(&d->o, t->name, v, sizeof v);
-		fprintf(out, "%s\"%s\": ", i ? ", " : "", t->name);
-		jstr(out, v);
-	}
-	fputs("}}", out);
-	return ferror(out) ? GT_ERR_IO : 0;
+	gt_jsonw w;
+	gt_jsonw_init_members(&w, out);
+	int rc = gt_findings_json_write(d, &w, flags);
+	return rc ? rc : gt_jsonw_finish(&w);
 }
 
 int gt_findings_json(const gt_diagnosis *d, FILE *out, unsigned flags)
 {
 	if (!d || !out)
 		return GT_ERR_INVAL;
-	fputs("{", out);
-	int rc = gt_findings_json_members(d, out, flags);
-	fputs("}\n", out);
-	return rc ? rc : ferror(out) ? GT_ERR_IO : 0;
+	gt_jsonw w;
+	gt_jsonw_init(&w, out);
+	gt_jsonw_object(&w, NULL);
+	int rc = gt_findings_json_write(d, &w, flags);
+	gt_jsonw_end(&w);
+	fputc('\n', out);
+	return rc ? rc : gt_jsonw_finish(&w);
 }

@@ -118,99 +118,30 @@
 
 #include "rp_internal.h"
 #include "gaptrace/diagnosis.h"
+#include "gaptrace/jsonw.h"
 #include "gaptrace/units.h"
 
-typedef struct jw {
-	FILE *f;
-	int depth;
-	int first[64];
-} jw;
-
-static void j_sep(jw *j, const char *key)
+static void j_dist(gt_jsonw *j, const char *key, const gt_an_dist *d)
 {
-	if (j->depth > 0) {
-		if (!j->first[j->depth])
-			fputc(',', j->f);
-		j->first[j->depth] = 0;
-	}
-	if (key)
-		fprintf(j->f, "\"%s\":", key);
+	gt_jsonw_object(j, key);
+	gt_jsonw_u64(j, "count", d->count);
+	gt_jsonw_u64(j, "sum", d->sum);
+	gt_jsonw_u64(j, "min", d->min);
+	gt_jsonw_u64(j, "max", d->max);
+	gt_jsonw_u64(j, "p10", d->p10);
+	gt_jsonw_u64(j, "p50", d->p50);
+	gt_jsonw_u64(j, "p90", d->p90);
+	gt_jsonw_u64(j, "p99", d->p99);
+	gt_jsonw_bool(j, "exact", !d->upper_bounds);
+	gt_jsonw_end(j);
 }
 
-/* Names are a trace's bytes: gt_json_string writes valid JSON and UTF-8
- * whatever they hold (jsonstr.c, shared with the findings and exports). */
-static void j_esc(FILE *f, const char *s)
+static void j_causes(gt_jsonw *j, const char *key, const uint64_t *c)
 {
-	gt_json_string(f, s, strlen(s));
-}
-
-static void j_open(jw *j, const char *key, char c)
-{
-	j_sep(j, key);
-	fputc(c, j->f);
-	if (j->depth < 63)
-		j->depth++;
-	j->first[j->depth] = 1;
-}
-
-static void j_close(jw *j, char c)
-{
-	fputc(c, j->f);
-	if (j->depth > 0)
-		j->depth--;
-}
-
-static void j_u64(jw *j, const char *key, uint64_t v)
-{
-	j_sep(j, key);
-	fprintf(j->f, "%" PRIu64, v);
-}
-
-static void j_dbl(jw *j, const char *key, double v)
-{
-	j_sep(j, key);
-	if (isfinite(v))
-		fprintf(j->f, "%.6g", v);
-	else
-		fputs("null", j->f);
-}
-
-static void j_bool(jw *j, const char *key, int v)
-{
-	j_sep(j, key);
-	fputs(v ? "true" : "false", j->f);
-}
-
-static void j_str(jw *j, const char *key, const char *s)
-{
-	j_sep(j, key);
-	if (s)
-		j_esc(j->f, s);
-	else
-		fputs("null", j->f);
-}
-
-static void j_dist(jw *j, const char *key, const gt_an_dist *d)
-{
-	j_open(j, key, '{');
-	j_u64(j, "count", d->count);
-	j_u64(j, "sum", d->sum);
-	j_u64(j, "min", d->min);
-	j_u64(j, "max", d->max);
-	j_u64(j, "p10", d->p10);
-	j_u64(j, "p50", d->p50);
-	j_u64(j, "p90", d->p90);
-	j_u64(j, "p99", d->p99);
-	j_bool(j, "exact", !d->upper_bounds);
-	j_close(j, '}');
-}
-
-static void j_causes(jw *j, const char *key, const uint64_t *c)
-{
-	j_open(j, key, '{');
+	gt_jsonw_object(j, key);
 	for (int i = 0; i < GT_CAUSE_COUNT; i++)
-		j_u64(j, gt_cause_name(i), c[i]);
-	j_close(j, '}');
+		gt_jsonw_u64(j, gt_cause_name(i), c[i]);
+	gt_jsonw_end(j);
 }
 
 static const char *kind_name(uint8_t k)
@@ -220,199 +151,199 @@ static const char *kind_name(uint8_t k)
 								    : NULL;
 }
 
-static void j_name(jw *j, const gt_analysis *a, const char *key, uint32_t id, uint32_t flags)
+static void j_name(gt_jsonw *j, const gt_analysis *a, const char *key, uint32_t id, uint32_t flags)
 {
 	char b[4096];
 	if (!id) {
-		j_str(j, key, NULL);
+		gt_jsonw_str(j, key, NULL);
 		return;
 	}
-	j_str(j, key, an_kernel_label(a, id, flags, 0, b, sizeof(b)));
+	gt_jsonw_str(j, key, an_kernel_label(a, id, flags, 0, b, sizeof(b)));
 }
 
-static void j_gap(jw *j, const gt_analysis *a, const gt_an_gap *g, uint32_t flags)
+static void j_gap(gt_jsonw *j, const gt_analysis *a, const gt_an_gap *g, uint32_t flags)
 {
-	j_open(j, NULL, '{');
-	j_u64(j, "start", g->start);
-	j_u64(j, "end", g->end);
-	j_u64(j, "length", g->end - g->start);
+	gt_jsonw_object(j, NULL);
+	gt_jsonw_u64(j, "start", g->start);
+	gt_jsonw_u64(j, "end", g->end);
+	gt_jsonw_u64(j, "length", g->end - g->start);
 	j_causes(j, "causes", g->cause_ns);
-	j_str(j, "main_cause", gt_cause_name(g->main_cause));
-	j_open(j, "prev", '{');
-	j_str(j, "kind", kind_name(g->prev_kind));
+	gt_jsonw_str(j, "main_cause", gt_cause_name(g->main_cause));
+	gt_jsonw_object(j, "prev");
+	gt_jsonw_str(j, "kind", kind_name(g->prev_kind));
 	j_name(j, a, "name", g->prev_name, flags);
-	j_u64(j, "stream", g->prev_stream);
-	j_close(j, '}');
-	j_open(j, "next", '{');
-	j_str(j, "kind", kind_name(g->next_kind));
+	gt_jsonw_u64(j, "stream", g->prev_stream);
+	gt_jsonw_end(j);
+	gt_jsonw_object(j, "next");
+	gt_jsonw_str(j, "kind", kind_name(g->next_kind));
 	j_name(j, a, "name", g->next_name, flags);
-	j_u64(j, "stream", g->next_stream);
-	j_u64(j, "pid", g->next_pid);
-	j_u64(j, "trace", g->next_trace);
-	j_u64(j, "launch_start", g->next_launch);
-	j_close(j, '}');
-	j_u64(j, "feed_tid", g->feed_tid);
-	j_str(j, "last_call", gt_analysis_string(a, g->last_call_name));
-	j_u64(j, "last_call_end", g->last_call_end);
-	j_str(j, "turn_call", g->turn_call_name ? gt_analysis_string(a, g->turn_call_name) : NULL);
+	gt_jsonw_u64(j, "stream", g->next_stream);
+	gt_jsonw_u64(j, "pid", g->next_pid);
+	gt_jsonw_u64(j, "trace", g->next_trace);
+	gt_jsonw_u64(j, "launch_start", g->next_launch);
+	gt_jsonw_end(j);
+	gt_jsonw_u64(j, "feed_tid", g->feed_tid);
+	gt_jsonw_str(j, "last_call", gt_analysis_string(a, g->last_call_name));
+	gt_jsonw_u64(j, "last_call_end", g->last_call_end);
+	gt_jsonw_str(j, "turn_call", g->turn_call_name ? gt_analysis_string(a, g->turn_call_name) : NULL);
 	if (gt_analysis_nstacks(a)) { /* only when the traces carry host stacks */
 		char b[1024];
 		for (int w = 0; w < 2; w++) {
 			uint32_t k = w ? g->site_resumed : g->site_waited;
 			if (k)
 				gt_analysis_site_label(a, k - 1, b, sizeof b);
-			j_str(j, w ? "site_resumed" : "site_waited", k ? b : NULL);
+			gt_jsonw_str(j, w ? "site_resumed" : "site_waited", k ? b : NULL);
 		}
 	}
-	j_close(j, '}');
+	gt_jsonw_end(j);
 }
 
 /* Communication of one GPU. */
-static void j_comm_gpu(jw *j, const gt_analysis *a, const gt_an_gpu *G, uint32_t flags)
+static void j_comm_gpu(gt_jsonw *j, const gt_analysis *a, const gt_an_gpu *G, uint32_t flags)
 {
 	size_t ncoll, nwait;
 	const gt_an_coll *colls = gt_analysis_colls(a, G->index, &ncoll);
 	const gt_an_wait *waits = gt_analysis_waits(a, G->index, &nwait);
-	j_open(j, "comm", '{');
-	j_u64(j, "kernels", G->ncomm);
-	j_u64(j, "comm_ns", G->comm_ns);
-	j_u64(j, "compute_ns", G->compute_ns);
-	j_u64(j, "overlap_ns", G->comm_overlap_ns);
-	j_u64(j, "exposed_ns", G->comm_exposed_ns);
-	j_u64(j, "wait_ns", G->comm_wait_ns);
-	j_u64(j, "wait_exposed_ns", G->comm_wait_exposed_ns);
-	j_open(j, "types", '[');
+	gt_jsonw_object(j, "comm");
+	gt_jsonw_u64(j, "kernels", G->ncomm);
+	gt_jsonw_u64(j, "comm_ns", G->comm_ns);
+	gt_jsonw_u64(j, "compute_ns", G->compute_ns);
+	gt_jsonw_u64(j, "overlap_ns", G->comm_overlap_ns);
+	gt_jsonw_u64(j, "exposed_ns", G->comm_exposed_ns);
+	gt_jsonw_u64(j, "wait_ns", G->comm_wait_ns);
+	gt_jsonw_u64(j, "wait_exposed_ns", G->comm_wait_exposed_ns);
+	gt_jsonw_array(j, "types");
 	for (size_t i = 0; i < ncoll; i++) {
 		const gt_an_coll *c = &colls[i];
-		j_open(j, NULL, '{');
-		j_str(j, "type", gt_coll_name((int)c->type));
+		gt_jsonw_object(j, NULL);
+		gt_jsonw_str(j, "type", gt_coll_name((int)c->type));
 		j_name(j, a, "name", c->name, flags);
-		j_u64(j, "count", c->count);
-		j_u64(j, "total_ns", c->total_ns);
-		j_u64(j, "min_ns", c->min_ns);
-		j_u64(j, "max_ns", c->max_ns);
-		j_dbl(j, "mean_ns", c->mean_ns);
-		j_u64(j, "busy_ns", c->busy_ns);
-		j_u64(j, "exposed_ns", c->exposed_ns);
-		j_u64(j, "matched", c->matched);
-		j_u64(j, "wait_ns", c->wait_ns);
-		j_close(j, '}');
+		gt_jsonw_u64(j, "count", c->count);
+		gt_jsonw_u64(j, "total_ns", c->total_ns);
+		gt_jsonw_u64(j, "min_ns", c->min_ns);
+		gt_jsonw_u64(j, "max_ns", c->max_ns);
+		gt_jsonw_dbl(j, "mean_ns", c->mean_ns);
+		gt_jsonw_u64(j, "busy_ns", c->busy_ns);
+		gt_jsonw_u64(j, "exposed_ns", c->exposed_ns);
+		gt_jsonw_u64(j, "matched", c->matched);
+		gt_jsonw_u64(j, "wait_ns", c->wait_ns);
+		gt_jsonw_end(j);
 	}
-	j_close(j, ']');
-	j_open(j, "waits", '[');
+	gt_jsonw_end(j);
+	gt_jsonw_array(j, "waits");
 	for (size_t i = 0; i < nwait; i++) {
 		const gt_an_wait *w = &waits[i];
-		j_open(j, NULL, '{');
-		j_u64(j, "rank", w->rank);
-		j_u64(j, "count", w->count);
-		j_u64(j, "wait_ns", w->wait_ns);
-		j_u64(j, "exposed_ns", w->exposed_ns);
-		j_u64(j, "max_ns", w->max_ns);
-		j_close(j, '}');
+		gt_jsonw_object(j, NULL);
+		gt_jsonw_u64(j, "rank", w->rank);
+		gt_jsonw_u64(j, "count", w->count);
+		gt_jsonw_u64(j, "wait_ns", w->wait_ns);
+		gt_jsonw_u64(j, "exposed_ns", w->exposed_ns);
+		gt_jsonw_u64(j, "max_ns", w->max_ns);
+		gt_jsonw_end(j);
 	}
-	j_close(j, ']');
-	j_open(j, "late", '{');
-	j_u64(j, "window_ns", G->late_ns);
-	j_u64(j, "busy_ns", G->late_busy_ns);
+	gt_jsonw_end(j);
+	gt_jsonw_object(j, "late");
+	gt_jsonw_u64(j, "window_ns", G->late_ns);
+	gt_jsonw_u64(j, "busy_ns", G->late_busy_ns);
 	j_causes(j, "causes", G->late_cause_ns);
-	j_close(j, '}');
-	j_close(j, '}');
+	gt_jsonw_end(j);
+	gt_jsonw_end(j);
 }
 
 /* Ranks, groups and collectives (top level). */
-static void j_comm(jw *j, const gt_analysis *a, uint32_t flags)
+static void j_comm(gt_jsonw *j, const gt_analysis *a, uint32_t flags)
 {
 	size_t n;
-	j_open(j, "comm", '{');
+	gt_jsonw_object(j, "comm");
 	const gt_an_rank *r = gt_analysis_ranks(a, &n);
-	j_open(j, "ranks", '[');
+	gt_jsonw_array(j, "ranks");
 	for (size_t i = 0; i < n; i++) {
-		j_open(j, NULL, '{');
-		j_u64(j, "rank", r[i].rank);
-		j_u64(j, "pid", r[i].pid);
-		j_u64(j, "trace", r[i].trace);
-		j_u64(j, "gpu", r[i].gpu);
-		j_u64(j, "device_id", r[i].dev_id);
-		j_u64(j, "groups", r[i].groups);
-		j_u64(j, "kernels", r[i].kernels);
-		j_u64(j, "collectives", r[i].collectives);
-		j_u64(j, "last", r[i].last);
-		j_u64(j, "late_ns", r[i].late_ns);
-		j_u64(j, "late_max_ns", r[i].late_max_ns);
-		j_u64(j, "late_max_at", r[i].late_max_at);
+		gt_jsonw_object(j, NULL);
+		gt_jsonw_u64(j, "rank", r[i].rank);
+		gt_jsonw_u64(j, "pid", r[i].pid);
+		gt_jsonw_u64(j, "trace", r[i].trace);
+		gt_jsonw_u64(j, "gpu", r[i].gpu);
+		gt_jsonw_u64(j, "device_id", r[i].dev_id);
+		gt_jsonw_u64(j, "groups", r[i].groups);
+		gt_jsonw_u64(j, "kernels", r[i].kernels);
+		gt_jsonw_u64(j, "collectives", r[i].collectives);
+		gt_jsonw_u64(j, "last", r[i].last);
+		gt_jsonw_u64(j, "late_ns", r[i].late_ns);
+		gt_jsonw_u64(j, "late_max_ns", r[i].late_max_ns);
+		gt_jsonw_u64(j, "late_max_at", r[i].late_max_at);
 		j_dist(j, "late", &r[i].late);
-		j_u64(j, "waited_ns", r[i].waited_ns);
-		j_u64(j, "cost_ns", r[i].cost_ns);
-		j_close(j, '}');
+		gt_jsonw_u64(j, "waited_ns", r[i].waited_ns);
+		gt_jsonw_u64(j, "cost_ns", r[i].cost_ns);
+		gt_jsonw_end(j);
 	}
-	j_close(j, ']');
+	gt_jsonw_end(j);
 	const gt_an_comm_group *gr = gt_analysis_comm_groups(a, &n);
-	j_open(j, "groups", '[');
+	gt_jsonw_array(j, "groups");
 	for (size_t i = 0; i < n; i++) {
-		j_open(j, NULL, '{');
-		j_u64(j, "ref_rank", gr[i].ref_rank);
-		j_u64(j, "ref_stream", gr[i].ref_stream);
-		j_u64(j, "ranks", gr[i].nranks);
-		j_u64(j, "ref_kernels", gr[i].ref_kernels);
-		j_u64(j, "kernels", gr[i].kernels);
-		j_u64(j, "matched", gr[i].matched);
-		j_u64(j, "unmatched", gr[i].unmatched);
-		j_close(j, '}');
+		gt_jsonw_object(j, NULL);
+		gt_jsonw_u64(j, "ref_rank", gr[i].ref_rank);
+		gt_jsonw_u64(j, "ref_stream", gr[i].ref_stream);
+		gt_jsonw_u64(j, "ranks", gr[i].nranks);
+		gt_jsonw_u64(j, "ref_kernels", gr[i].ref_kernels);
+		gt_jsonw_u64(j, "kernels", gr[i].kernels);
+		gt_jsonw_u64(j, "matched", gr[i].matched);
+		gt_jsonw_u64(j, "unmatched", gr[i].unmatched);
+		gt_jsonw_end(j);
 	}
-	j_close(j, ']');
+	gt_jsonw_end(j);
 	const gt_an_collective *c = gt_analysis_collectives(a, &n);
 	size_t listed = n < 100000 ? n : 100000;
-	j_open(j, "collectives", '{');
-	j_u64(j, "count", n);
-	j_u64(j, "listed", listed);
-	j_open(j, "items", '[');
+	gt_jsonw_object(j, "collectives");
+	gt_jsonw_u64(j, "count", n);
+	gt_jsonw_u64(j, "listed", listed);
+	gt_jsonw_array(j, "items");
 	for (size_t i = 0; i < listed; i++) {
-		j_open(j, NULL, '{');
-		j_str(j, "type", gt_coll_name((int)c[i].type));
+		gt_jsonw_object(j, NULL);
+		gt_jsonw_str(j, "type", gt_coll_name((int)c[i].type));
 		j_name(j, a, "name", c[i].name, flags);
-		j_u64(j, "group", c[i].group);
-		j_u64(j, "seq", c[i].seq);
-		j_u64(j, "ranks", c[i].nranks);
-		j_u64(j, "first_rank", c[i].first_rank);
-		j_u64(j, "last_rank", c[i].last_rank);
-		j_u64(j, "first_start", c[i].first_start);
-		j_u64(j, "last_start", c[i].last_start);
-		j_u64(j, "end", c[i].end);
-		j_u64(j, "lateness_ns", c[i].last_start - c[i].first_start);
-		j_close(j, '}');
+		gt_jsonw_u64(j, "group", c[i].group);
+		gt_jsonw_u64(j, "seq", c[i].seq);
+		gt_jsonw_u64(j, "ranks", c[i].nranks);
+		gt_jsonw_u64(j, "first_rank", c[i].first_rank);
+		gt_jsonw_u64(j, "last_rank", c[i].last_rank);
+		gt_jsonw_u64(j, "first_start", c[i].first_start);
+		gt_jsonw_u64(j, "last_start", c[i].last_start);
+		gt_jsonw_u64(j, "end", c[i].end);
+		gt_jsonw_u64(j, "lateness_ns", c[i].last_start - c[i].first_start);
+		gt_jsonw_end(j);
 	}
-	j_close(j, ']');
-	j_close(j, '}');
-	j_close(j, '}');
+	gt_jsonw_end(j);
+	gt_jsonw_end(j);
+	gt_jsonw_end(j);
 }
 
 /* the GPU, its window, busy/idle and causes, throttling */
-static void j_gpu_identity(jw *j, const gt_an_gpu *G)
+static void j_gpu_identity(gt_jsonw *j, const gt_an_gpu *G)
 {
 	char b[64];
-	j_u64(j, "index", G->index);
+	gt_jsonw_u64(j, "index", G->index);
 	if (G->uuid_known) {
 		gt_fmt_uuid(b, sizeof(b), G->dev.uuid);
-		j_str(j, "uuid", b);
+		gt_jsonw_str(j, "uuid", b);
 	} else {
-		j_str(j, "uuid", NULL);
+		gt_jsonw_str(j, "uuid", NULL);
 	}
-	j_str(j, "name", G->dev.name);
-	j_u64(j, "device_id", G->dev.id);
-	j_u64(j, "sm_count", G->dev.sm_count);
+	gt_jsonw_str(j, "name", G->dev.name);
+	gt_jsonw_u64(j, "device_id", G->dev.id);
+	gt_jsonw_u64(j, "sm_count", G->dev.sm_count);
 	snprintf(b, sizeof(b), "%u.%u", G->dev.cc_major, G->dev.cc_minor);
-	j_str(j, "cc", b);
-	j_u64(j, "t0", G->t0);
-	j_u64(j, "t1", G->t1);
-	j_u64(j, "window_ns", G->window_ns);
-	j_u64(j, "busy_ns", G->busy_ns);
-	j_u64(j, "sm_busy_ns", G->sm_busy_ns);
-	j_u64(j, "copy_only_ns", G->copy_only_ns);
-	j_u64(j, "idle_ns", G->idle_ns);
-	j_dbl(j, "utilization", G->utilization);
+	gt_jsonw_str(j, "cc", b);
+	gt_jsonw_u64(j, "t0", G->t0);
+	gt_jsonw_u64(j, "t1", G->t1);
+	gt_jsonw_u64(j, "window_ns", G->window_ns);
+	gt_jsonw_u64(j, "busy_ns", G->busy_ns);
+	gt_jsonw_u64(j, "sm_busy_ns", G->sm_busy_ns);
+	gt_jsonw_u64(j, "copy_only_ns", G->copy_only_ns);
+	gt_jsonw_u64(j, "idle_ns", G->idle_ns);
+	gt_jsonw_dbl(j, "utilization", G->utilization);
 	j_causes(j, "causes", G->cause_ns);
-	j_u64(j, "throttled_ns", G->throttled_ns);
-	j_open(j, "throttle_reasons", '{');
+	gt_jsonw_u64(j, "throttled_ns", G->throttled_ns);
+	gt_jsonw_object(j, "throttle_reasons");
 	for (unsigned bit = 0; bit < GT_AN_THROTTLE_BITS; bit++) {
 		if (!G->throttle_reason_ns[bit])
 			continue;
@@ -420,276 +351,274 @@ static void j_gpu_identity(jw *j, const gt_an_gpu *G)
 		snprintf(k, sizeof(k), "%s", an_reason_name(bit));
 		if (!strcmp(k, "other"))
 			snprintf(k, sizeof(k), "bit%u", bit);
-		j_u64(j, k, G->throttle_reason_ns[bit]);
+		gt_jsonw_u64(j, k, G->throttle_reason_ns[bit]);
 	}
-	j_close(j, '}');
+	gt_jsonw_end(j);
 }
 
 /* "counts": work items of the GPU */
-static void j_gpu_counts(jw *j, const gt_an_gpu *G)
+static void j_gpu_counts(gt_jsonw *j, const gt_an_gpu *G)
 {
-	j_open(j, "counts", '{');
-	j_u64(j, "kernels", G->nkernels);
-	j_u64(j, "kernel_ns", G->kernel_ns);
-	j_u64(j, "memcpys", G->nmemcpy);
-	j_u64(j, "memcpy_ns", G->memcpy_ns);
-	j_u64(j, "memcpy_bytes", G->memcpy_bytes);
-	j_u64(j, "memsets", G->nmemset);
-	j_u64(j, "memset_ns", G->memset_ns);
-	j_u64(j, "memset_bytes", G->memset_bytes);
-	j_u64(j, "graph_kernels", G->graph_kernels);
-	j_u64(j, "tiny_kernels", G->tiny_kernels);
-	j_u64(j, "tiny_kernel_ns", G->tiny_kernel_ns);
-	j_u64(j, "storm_kernels", G->storm_kernels);
-	j_u64(j, "storm_kernel_ns", G->storm_kernel_ns);
-	j_u64(j, "unmatched", G->unmatched);
-	j_u64(j, "streams", G->nstreams);
-	j_u64(j, "processes", G->nprocs);
-	j_close(j, '}');
+	gt_jsonw_object(j, "counts");
+	gt_jsonw_u64(j, "kernels", G->nkernels);
+	gt_jsonw_u64(j, "kernel_ns", G->kernel_ns);
+	gt_jsonw_u64(j, "memcpys", G->nmemcpy);
+	gt_jsonw_u64(j, "memcpy_ns", G->memcpy_ns);
+	gt_jsonw_u64(j, "memcpy_bytes", G->memcpy_bytes);
+	gt_jsonw_u64(j, "memsets", G->nmemset);
+	gt_jsonw_u64(j, "memset_ns", G->memset_ns);
+	gt_jsonw_u64(j, "memset_bytes", G->memset_bytes);
+	gt_jsonw_u64(j, "graph_kernels", G->graph_kernels);
+	gt_jsonw_u64(j, "tiny_kernels", G->tiny_kernels);
+	gt_jsonw_u64(j, "tiny_kernel_ns", G->tiny_kernel_ns);
+	gt_jsonw_u64(j, "storm_kernels", G->storm_kernels);
+	gt_jsonw_u64(j, "storm_kernel_ns", G->storm_kernel_ns);
+	gt_jsonw_u64(j, "unmatched", G->unmatched);
+	gt_jsonw_u64(j, "streams", G->nstreams);
+	gt_jsonw_u64(j, "processes", G->nprocs);
+	gt_jsonw_end(j);
 }
 
 /* "gaps": count, length distribution, histogram by cause */
-static void j_gpu_gaps(jw *j, const gt_an_gpu *G)
+static void j_gpu_gaps(gt_jsonw *j, const gt_an_gpu *G)
 {
-	j_open(j, "gaps", '{');
-	j_u64(j, "count", G->ngaps);
+	gt_jsonw_object(j, "gaps");
+	gt_jsonw_u64(j, "count", G->ngaps);
 	j_dist(j, "length", &G->gap_len);
-	j_open(j, "histogram", '[');
+	gt_jsonw_array(j, "histogram");
 	for (unsigned i = 0; i < GT_GAP_BINS; i++) {
-		j_open(j, NULL, '{');
-		j_u64(j, "floor_ns", gt_gap_bin_floor_ns(i));
-		j_u64(j, "count", G->gap_hist_count[i]);
-		j_u64(j, "ns", G->gap_hist_ns[i]);
+		gt_jsonw_object(j, NULL);
+		gt_jsonw_u64(j, "floor_ns", gt_gap_bin_floor_ns(i));
+		gt_jsonw_u64(j, "count", G->gap_hist_count[i]);
+		gt_jsonw_u64(j, "ns", G->gap_hist_ns[i]);
 		j_causes(j, "causes", G->gap_hist_cause_ns[i]);
-		j_close(j, '}');
+		gt_jsonw_end(j);
 	}
-	j_close(j, ']');
-	j_close(j, '}');
+	gt_jsonw_end(j);
+	gt_jsonw_end(j);
 }
 
 /* "utilization_windows": the distribution and the series */
-static void j_gpu_util(jw *j, const gt_analysis *a, const gt_an_gpu *G)
+static void j_gpu_util(gt_jsonw *j, const gt_analysis *a, const gt_an_gpu *G)
 {
 	size_t n;
 	const gt_an_util *U = &G->util;
-	j_open(j, "utilization_windows", '{');
-	j_u64(j, "window_ns", U->window_ns);
-	j_u64(j, "windows", U->nwindows);
-	j_dbl(j, "mean", U->mean);
-	j_dbl(j, "stddev", U->stddev);
-	j_dbl(j, "min", U->min);
-	j_dbl(j, "max", U->max);
-	j_dbl(j, "p5", U->p5);
-	j_dbl(j, "p25", U->p25);
-	j_dbl(j, "p50", U->p50);
-	j_dbl(j, "p75", U->p75);
-	j_dbl(j, "p95", U->p95);
-	j_open(j, "histogram", '[');
+	gt_jsonw_object(j, "utilization_windows");
+	gt_jsonw_u64(j, "window_ns", U->window_ns);
+	gt_jsonw_u64(j, "windows", U->nwindows);
+	gt_jsonw_dbl(j, "mean", U->mean);
+	gt_jsonw_dbl(j, "stddev", U->stddev);
+	gt_jsonw_dbl(j, "min", U->min);
+	gt_jsonw_dbl(j, "max", U->max);
+	gt_jsonw_dbl(j, "p5", U->p5);
+	gt_jsonw_dbl(j, "p25", U->p25);
+	gt_jsonw_dbl(j, "p50", U->p50);
+	gt_jsonw_dbl(j, "p75", U->p75);
+	gt_jsonw_dbl(j, "p95", U->p95);
+	gt_jsonw_array(j, "histogram");
 	for (int i = 0; i < GT_UTIL_BINS; i++)
-		j_u64(j, NULL, U->hist[i]);
-	j_close(j, ']');
-	j_open(j, "series", '[');
+		gt_jsonw_u64(j, NULL, U->hist[i]);
+	gt_jsonw_end(j);
+	gt_jsonw_array(j, "series");
 	const float *series = gt_analysis_util_series(a, G->index, &n);
-	for (size_t i = 0; i < n; i++) {
-		j_sep(j, NULL);
-		fprintf(j->f, "%.4f", (double)series[i]);
-	}
-	j_close(j, ']');
-	j_close(j, '}');
+	for (size_t i = 0; i < n; i++)
+		gt_jsonw_fixed(j, NULL, (double)series[i], 4);
+	gt_jsonw_end(j);
+	gt_jsonw_end(j);
 }
 
 /* "launch_latency" and "nvml" */
-static void j_gpu_latency_nvml(jw *j, const gt_an_gpu *G)
+static void j_gpu_latency_nvml(gt_jsonw *j, const gt_an_gpu *G)
 {
-	j_open(j, "launch_latency", '{');
+	gt_jsonw_object(j, "launch_latency");
 	j_dist(j, "api_start", &G->lat_api);
 	j_dist(j, "api_end", &G->lat_api_end);
 	j_dist(j, "queued", &G->lat_queued);
 	j_dist(j, "submitted", &G->lat_submitted);
-	j_close(j, '}');
+	gt_jsonw_end(j);
 
-	j_open(j, "nvml", '{');
-	j_u64(j, "samples", G->nvml.samples);
-	j_dbl(j, "gpu_util_mean", G->nvml.gpu_util_mean);
-	j_dbl(j, "sm_clock_mean_mhz", G->nvml.sm_clock_mean_mhz);
-	j_u64(j, "sm_clock_min_mhz", G->nvml.sm_clock_min_mhz);
-	j_u64(j, "sm_clock_max_mhz", G->nvml.sm_clock_max_mhz);
-	j_dbl(j, "power_mean_w", G->nvml.power_mean_w);
-	j_u64(j, "temp_max_c", G->nvml.temp_max_c);
-	j_u64(j, "reasons_seen", G->nvml.reasons_seen);
-	j_u64(j, "power_limit_mw", G->nvml.power_limit_mw);
-	j_u64(j, "default_power_limit_mw", G->nvml.default_power_limit_mw);
-	j_close(j, '}');
+	gt_jsonw_object(j, "nvml");
+	gt_jsonw_u64(j, "samples", G->nvml.samples);
+	gt_jsonw_dbl(j, "gpu_util_mean", G->nvml.gpu_util_mean);
+	gt_jsonw_dbl(j, "sm_clock_mean_mhz", G->nvml.sm_clock_mean_mhz);
+	gt_jsonw_u64(j, "sm_clock_min_mhz", G->nvml.sm_clock_min_mhz);
+	gt_jsonw_u64(j, "sm_clock_max_mhz", G->nvml.sm_clock_max_mhz);
+	gt_jsonw_dbl(j, "power_mean_w", G->nvml.power_mean_w);
+	gt_jsonw_u64(j, "temp_max_c", G->nvml.temp_max_c);
+	gt_jsonw_u64(j, "reasons_seen", G->nvml.reasons_seen);
+	gt_jsonw_u64(j, "power_limit_mw", G->nvml.power_limit_mw);
+	gt_jsonw_u64(j, "default_power_limit_mw", G->nvml.default_power_limit_mw);
+	gt_jsonw_end(j);
 }
 
 /* "processes": each process's view of the GPU */
-static void j_gpu_procs(jw *j, const gt_analysis *a, const gt_an_gpu *G)
+static void j_gpu_procs(gt_jsonw *j, const gt_analysis *a, const gt_an_gpu *G)
 {
 	size_t n;
-	j_open(j, "processes", '[');
+	gt_jsonw_array(j, "processes");
 	const gt_an_proc *procs = gt_analysis_procs(a, G->index, &n);
 	for (size_t i = 0; i < n; i++) {
 		const gt_an_proc *p = &procs[i];
-		j_open(j, NULL, '{');
-		j_u64(j, "pid", p->pid);
-		j_u64(j, "trace", p->trace);
-		j_u64(j, "busy_ns", p->busy_ns);
-		j_u64(j, "idle_ns", p->idle_ns);
+		gt_jsonw_object(j, NULL);
+		gt_jsonw_u64(j, "pid", p->pid);
+		gt_jsonw_u64(j, "trace", p->trace);
+		gt_jsonw_u64(j, "busy_ns", p->busy_ns);
+		gt_jsonw_u64(j, "idle_ns", p->idle_ns);
 		j_causes(j, "causes", p->cause_ns);
-		j_u64(j, "gaps", p->ngaps);
-		j_u64(j, "kernels", p->nkernels);
-		j_u64(j, "kernel_ns", p->kernel_ns);
-		j_u64(j, "memcpys", p->nmemcpy);
-		j_u64(j, "memcpy_ns", p->memcpy_ns);
-		j_close(j, '}');
+		gt_jsonw_u64(j, "gaps", p->ngaps);
+		gt_jsonw_u64(j, "kernels", p->nkernels);
+		gt_jsonw_u64(j, "kernel_ns", p->kernel_ns);
+		gt_jsonw_u64(j, "memcpys", p->nmemcpy);
+		gt_jsonw_u64(j, "memcpy_ns", p->memcpy_ns);
+		gt_jsonw_end(j);
 	}
-	j_close(j, ']');
+	gt_jsonw_end(j);
 }
 
 /* "longest_gaps" and "detailed_gaps" */
-static void j_gpu_gap_lists(jw *j, const gt_analysis *a, const gt_an_gpu *G, uint32_t flags)
+static void j_gpu_gap_lists(gt_jsonw *j, const gt_analysis *a, const gt_an_gpu *G, uint32_t flags)
 {
 	size_t n;
-	j_open(j, "longest_gaps", '[');
+	gt_jsonw_array(j, "longest_gaps");
 	const gt_an_gap *gaps = gt_analysis_longest_gaps(a, G->index, &n);
 	for (size_t i = 0; i < n; i++)
 		j_gap(j, a, &gaps[i], flags);
-	j_close(j, ']');
-	j_open(j, "detailed_gaps", '[');
+	gt_jsonw_end(j);
+	gt_jsonw_array(j, "detailed_gaps");
 	gaps = gt_analysis_gaps(a, G->index, &n);
 	for (size_t i = 0; i < n; i++)
 		j_gap(j, a, &gaps[i], flags);
-	j_close(j, ']');
+	gt_jsonw_end(j);
 }
 
 /* "kernels": the kernel table */
 /* "gpm" of a kernel row: its share of the counters by overlap, or null */
-static void j_kernel_gpm(jw *j, const gt_an_kernel *k)
+static void j_kernel_gpm(gt_jsonw *j, const gt_an_kernel *k)
 {
 	if (!k->gpm_ns) {
-		j_str(j, "gpm", NULL);
+		gt_jsonw_str(j, "gpm", NULL);
 		return;
 	}
-	j_open(j, "gpm", '{');
-	j_u64(j, "covered_ns", k->gpm_ns);
-	j_dbl(j, "shared", k->gpm_shared);
+	gt_jsonw_object(j, "gpm");
+	gt_jsonw_u64(j, "covered_ns", k->gpm_ns);
+	gt_jsonw_dbl(j, "shared", k->gpm_shared);
 	for (int m = 0; m < GT_GPM_PERCENT_COUNT; m++)
 		if (k->gpm[m] >= 0)
-			j_dbl(j, gt_gpm_metric_name(m), k->gpm[m]);
-	j_close(j, '}');
+			gt_jsonw_dbl(j, gt_gpm_metric_name(m), k->gpm[m]);
+	gt_jsonw_end(j);
 }
 
 /* "gpm": the GPU's hardware counters (metrics never read are left out) */
-static void j_gpu_gpm(jw *j, const gt_an_gpu *G)
+static void j_gpu_gpm(gt_jsonw *j, const gt_an_gpu *G)
 {
-	j_open(j, "gpm", '{');
-	j_u64(j, "readings", G->gpm.readings);
-	j_u64(j, "pcie_link_bps", G->gpm.pcie_link_bps);
-	j_open(j, "metrics", '{');
+	gt_jsonw_object(j, "gpm");
+	gt_jsonw_u64(j, "readings", G->gpm.readings);
+	gt_jsonw_u64(j, "pcie_link_bps", G->gpm.pcie_link_bps);
+	gt_jsonw_object(j, "metrics");
 	for (int m = 0; m < GT_GPM_COUNT; m++) {
 		const gt_an_gpm_stat *s = &G->gpm.m[m];
 		if (!s->ns)
 			continue;
-		j_open(j, gt_gpm_metric_name(m), '{');
-		j_u64(j, "ns", s->ns);
-		j_dbl(j, "mean", s->mean);
-		j_dbl(j, "mean_busy", s->mean_busy);
-		j_dbl(j, "p5", s->p5);
-		j_dbl(j, "p50", s->p50);
-		j_dbl(j, "p95", s->p95);
-		j_close(j, '}');
+		gt_jsonw_object(j, gt_gpm_metric_name(m));
+		gt_jsonw_u64(j, "ns", s->ns);
+		gt_jsonw_dbl(j, "mean", s->mean);
+		gt_jsonw_dbl(j, "mean_busy", s->mean_busy);
+		gt_jsonw_dbl(j, "p5", s->p5);
+		gt_jsonw_dbl(j, "p50", s->p50);
+		gt_jsonw_dbl(j, "p95", s->p95);
+		gt_jsonw_end(j);
 	}
-	j_close(j, '}');
-	j_close(j, '}');
+	gt_jsonw_end(j);
+	gt_jsonw_end(j);
 }
 
-static void j_gpu_kernels(jw *j, const gt_analysis *a, const gt_an_gpu *G, uint32_t flags)
+static void j_gpu_kernels(gt_jsonw *j, const gt_analysis *a, const gt_an_gpu *G, uint32_t flags)
 {
 	char b[4096];
 	size_t n;
-	j_open(j, "kernels", '[');
+	gt_jsonw_array(j, "kernels");
 	const gt_an_kernel *kernels = gt_analysis_kernels(a, G->index, &n);
 	for (size_t i = 0; i < n; i++) {
 		const gt_an_kernel *k = &kernels[i];
-		j_open(j, NULL, '{');
+		gt_jsonw_object(j, NULL);
 		j_name(j, a, "name", k->name, flags);
-		j_str(j, "short_name", an_kernel_label(a, k->name, flags, 1, b, sizeof(b)));
-		j_str(j, "mangled", gt_analysis_string(a, k->name));
-		j_u64(j, "count", k->count);
-		j_u64(j, "total_ns", k->total_ns);
-		j_dbl(j, "mean_ns", k->mean_ns);
-		j_u64(j, "min_ns", k->min_ns);
-		j_u64(j, "max_ns", k->max_ns);
-		j_dbl(j, "share_wall", k->share_wall);
-		j_dbl(j, "share_kernel", k->share_kernel);
-		j_open(j, "grid", '[');
+		gt_jsonw_str(j, "short_name", an_kernel_label(a, k->name, flags, 1, b, sizeof(b)));
+		gt_jsonw_str(j, "mangled", gt_analysis_string(a, k->name));
+		gt_jsonw_u64(j, "count", k->count);
+		gt_jsonw_u64(j, "total_ns", k->total_ns);
+		gt_jsonw_dbl(j, "mean_ns", k->mean_ns);
+		gt_jsonw_u64(j, "min_ns", k->min_ns);
+		gt_jsonw_u64(j, "max_ns", k->max_ns);
+		gt_jsonw_dbl(j, "share_wall", k->share_wall);
+		gt_jsonw_dbl(j, "share_kernel", k->share_kernel);
+		gt_jsonw_array(j, "grid");
 		for (int d = 0; d < 3; d++)
-			j_u64(j, NULL, k->grid[d]);
-		j_close(j, ']');
-		j_open(j, "block", '[');
+			gt_jsonw_u64(j, NULL, k->grid[d]);
+		gt_jsonw_end(j);
+		gt_jsonw_array(j, "block");
 		for (int d = 0; d < 3; d++)
-			j_u64(j, NULL, k->block[d]);
-		j_close(j, ']');
-		j_u64(j, "registers", k->registers);
-		j_u64(j, "smem", k->smem);
-		j_u64(j, "min_blocks", k->min_blocks);
-		j_u64(j, "max_blocks", k->max_blocks);
-		j_u64(j, "min_threads", k->min_threads);
-		j_u64(j, "max_threads", k->max_threads);
-		j_u64(j, "small_grid", k->small_grid);
-		j_u64(j, "graph_count", k->graph_count);
-		j_u64(j, "first_start", k->first_start);
-		j_open(j, "example", '{');
-		j_u64(j, "pid", k->ex_pid);
-		j_u64(j, "trace", k->ex_trace);
-		j_u64(j, "stream", k->ex_stream);
-		j_u64(j, "tid", k->ex_tid);
-		j_close(j, '}');
-		j_bool(j, "storm", k->storm);
-		j_bool(j, "nccl", k->nccl);
-		j_str(j, "coll", k->nccl ? gt_coll_name(k->coll) : NULL);
+			gt_jsonw_u64(j, NULL, k->block[d]);
+		gt_jsonw_end(j);
+		gt_jsonw_u64(j, "registers", k->registers);
+		gt_jsonw_u64(j, "smem", k->smem);
+		gt_jsonw_u64(j, "min_blocks", k->min_blocks);
+		gt_jsonw_u64(j, "max_blocks", k->max_blocks);
+		gt_jsonw_u64(j, "min_threads", k->min_threads);
+		gt_jsonw_u64(j, "max_threads", k->max_threads);
+		gt_jsonw_u64(j, "small_grid", k->small_grid);
+		gt_jsonw_u64(j, "graph_count", k->graph_count);
+		gt_jsonw_u64(j, "first_start", k->first_start);
+		gt_jsonw_object(j, "example");
+		gt_jsonw_u64(j, "pid", k->ex_pid);
+		gt_jsonw_u64(j, "trace", k->ex_trace);
+		gt_jsonw_u64(j, "stream", k->ex_stream);
+		gt_jsonw_u64(j, "tid", k->ex_tid);
+		gt_jsonw_end(j);
+		gt_jsonw_bool(j, "storm", k->storm);
+		gt_jsonw_bool(j, "nccl", k->nccl);
+		gt_jsonw_str(j, "coll", k->nccl ? gt_coll_name(k->coll) : NULL);
 		j_kernel_gpm(j, k);
-		j_close(j, '}');
+		gt_jsonw_end(j);
 	}
-	j_close(j, ']');
+	gt_jsonw_end(j);
 }
 
 /* "copies": the copy and memset table */
-static void j_gpu_copies(jw *j, const gt_analysis *a, const gt_an_gpu *G)
+static void j_gpu_copies(gt_jsonw *j, const gt_analysis *a, const gt_an_gpu *G)
 {
 	size_t n;
-	j_open(j, "copies", '[');
+	gt_jsonw_array(j, "copies");
 	const gt_an_copy *copies = gt_analysis_copies(a, G->index, &n);
 	for (size_t i = 0; i < n; i++) {
 		const gt_an_copy *c = &copies[i];
-		j_open(j, NULL, '{');
-		j_str(j, "kind", c->copy_kind == GT_AN_COPY_MEMSET ? "memset"
+		gt_jsonw_object(j, NULL);
+		gt_jsonw_str(j, "kind", c->copy_kind == GT_AN_COPY_MEMSET ? "memset"
 								 : gt_copy_kind_name(c->copy_kind));
-		j_str(j, "host_mem", gt_mem_kind_name(c->host_kind));
-		j_u64(j, "count", c->count);
-		j_u64(j, "bytes", c->bytes);
-		j_u64(j, "total_ns", c->total_ns);
-		j_u64(j, "min_ns", c->min_ns);
-		j_u64(j, "max_ns", c->max_ns);
-		j_dbl(j, "gbps", c->gbps);
-		j_dbl(j, "share_wall", c->share_wall);
-		j_u64(j, "api_ns", c->api_ns);
-		j_u64(j, "blocking", c->blocking);
-		j_u64(j, "first_start", c->first_start);
-		j_open(j, "example", '{');
-		j_u64(j, "pid", c->ex_pid);
-		j_u64(j, "trace", c->ex_trace);
-		j_u64(j, "stream", c->ex_stream);
-		j_close(j, '}');
-		j_close(j, '}');
+		gt_jsonw_str(j, "host_mem", gt_mem_kind_name(c->host_kind));
+		gt_jsonw_u64(j, "count", c->count);
+		gt_jsonw_u64(j, "bytes", c->bytes);
+		gt_jsonw_u64(j, "total_ns", c->total_ns);
+		gt_jsonw_u64(j, "min_ns", c->min_ns);
+		gt_jsonw_u64(j, "max_ns", c->max_ns);
+		gt_jsonw_dbl(j, "gbps", c->gbps);
+		gt_jsonw_dbl(j, "share_wall", c->share_wall);
+		gt_jsonw_u64(j, "api_ns", c->api_ns);
+		gt_jsonw_u64(j, "blocking", c->blocking);
+		gt_jsonw_u64(j, "first_start", c->first_start);
+		gt_jsonw_object(j, "example");
+		gt_jsonw_u64(j, "pid", c->ex_pid);
+		gt_jsonw_u64(j, "trace", c->ex_trace);
+		gt_jsonw_u64(j, "stream", c->ex_stream);
+		gt_jsonw_end(j);
+		gt_jsonw_end(j);
 	}
-	j_close(j, ']');
+	gt_jsonw_end(j);
 }
 
 /* One GPU's object of "gpus". */
 /* "call_sites" (only when the traces carry host stacks): the GPU's idle time
  * tied to call sites, most first, with each site's frames. */
-static void j_gpu_sites(jw *j, const gt_analysis *a, const gt_an_gpu *G)
+static void j_gpu_sites(gt_jsonw *j, const gt_analysis *a, const gt_an_gpu *G)
 {
 	size_t n;
 	const gt_an_site *s = gt_analysis_sites(a, G->index, &n);
@@ -697,109 +626,109 @@ static void j_gpu_sites(jw *j, const gt_analysis *a, const gt_an_gpu *G)
 		return;
 	uint64_t elig[GT_CAUSE_COUNT], tied[GT_CAUSE_COUNT];
 	gt_analysis_site_coverage(a, G->index, elig, tied);
-	j_open(j, "call_site_coverage", '{');
+	gt_jsonw_object(j, "call_site_coverage");
 	for (int c = 0; c < GT_CAUSE_COUNT; c++)
 		if (elig[c]) {
-			j_open(j, gt_cause_name(c), '{');
-			j_u64(j, "idle_ns", elig[c]);
-			j_u64(j, "tied_ns", tied[c]);
-			j_close(j, '}');
+			gt_jsonw_object(j, gt_cause_name(c));
+			gt_jsonw_u64(j, "idle_ns", elig[c]);
+			gt_jsonw_u64(j, "tied_ns", tied[c]);
+			gt_jsonw_end(j);
 		}
-	j_close(j, '}');
+	gt_jsonw_end(j);
 	char b[1024];
-	j_open(j, "call_sites", '[');
+	gt_jsonw_array(j, "call_sites");
 	for (size_t i = 0; i < n && i < 50; i++) {
 		const gt_an_stack *k = gt_analysis_stack(a, s[i].stack);
-		j_open(j, NULL, '{');
+		gt_jsonw_object(j, NULL);
 		gt_analysis_site_label(a, s[i].stack, b, sizeof(b));
-		j_str(j, "site", b);
-		j_u64(j, "stack", s[i].stack);
-		j_u64(j, "pid", gt_analysis_trace(a, k->trace)->header.pid);
-		j_str(j, "role", gt_site_role_name(s[i].roles));
-		j_u64(j, "gaps", s[i].gaps);
-		j_u64(j, "idle_ns", s[i].total_ns);
+		gt_jsonw_str(j, "site", b);
+		gt_jsonw_u64(j, "stack", s[i].stack);
+		gt_jsonw_u64(j, "pid", gt_analysis_trace(a, k->trace)->header.pid);
+		gt_jsonw_str(j, "role", gt_site_role_name(s[i].roles));
+		gt_jsonw_u64(j, "gaps", s[i].gaps);
+		gt_jsonw_u64(j, "idle_ns", s[i].total_ns);
 		j_causes(j, "causes", s[i].cause_ns);
-		j_open(j, "frames", '[');
+		gt_jsonw_array(j, "frames");
 		for (uint32_t f = 0; f < k->nframes; f++) {
 			gt_analysis_frame_text(a, s[i].stack, f, b, sizeof(b));
-			j_str(j, NULL, b);
+			gt_jsonw_str(j, NULL, b);
 		}
-		j_close(j, ']');
-		j_close(j, '}');
+		gt_jsonw_end(j);
+		gt_jsonw_end(j);
 	}
-	j_close(j, ']');
+	gt_jsonw_end(j);
 }
 
 /* gpus[].steps: only when the GPU has steps */
-static void j_gpu_steps(jw *j, const gt_analysis *a, const gt_an_gpu *G)
+static void j_gpu_steps(gt_jsonw *j, const gt_analysis *a, const gt_an_gpu *G)
 {
 	size_t n;
 	gt_an_steps in;
 	const gt_an_step *s = gt_analysis_steps(a, G->index, &n, &in);
 	if (!n)
 		return;
-	j_open(j, "steps", '{');
-	j_str(j, "source", in.source == GT_STEPS_NVTX    ? "nvtx"
+	gt_jsonw_object(j, "steps");
+	gt_jsonw_str(j, "source", in.source == GT_STEPS_NVTX    ? "nvtx"
 			   : in.source == GT_STEPS_PERIOD ? "period"
 							  : "nvtx_detected");
-	j_str(j, "range", gt_analysis_string(a, in.name));
-	j_u64(j, "period_ns", in.period_ns);
-	j_u64(j, "count", in.count);
-	j_u64(j, "median_ns", in.median_ns);
-	j_u64(j, "p90_ns", in.p90_ns);
-	j_u64(j, "min_ns", in.min_ns);
-	j_u64(j, "max_ns", in.max_ns);
-	j_u64(j, "total_ns", in.total_ns);
-	j_u64(j, "busy_ns", in.busy_ns);
-	j_open(j, "items", '[');
+	gt_jsonw_str(j, "range", gt_analysis_string(a, in.name));
+	gt_jsonw_u64(j, "period_ns", in.period_ns);
+	gt_jsonw_u64(j, "count", in.count);
+	gt_jsonw_u64(j, "median_ns", in.median_ns);
+	gt_jsonw_u64(j, "p90_ns", in.p90_ns);
+	gt_jsonw_u64(j, "min_ns", in.min_ns);
+	gt_jsonw_u64(j, "max_ns", in.max_ns);
+	gt_jsonw_u64(j, "total_ns", in.total_ns);
+	gt_jsonw_u64(j, "busy_ns", in.busy_ns);
+	gt_jsonw_array(j, "items");
 	for (size_t i = 0; i < n; i++) {
-		j_open(j, NULL, '{');
-		j_u64(j, "index", s[i].index);
-		j_u64(j, "pid", s[i].pid);
-		j_u64(j, "start", s[i].start);
-		j_u64(j, "end", s[i].end);
-		j_u64(j, "dur_ns", s[i].dur_ns);
-		j_u64(j, "busy_ns", s[i].busy_ns);
-		j_u64(j, "idle_ns", s[i].idle_ns);
+		gt_jsonw_object(j, NULL);
+		gt_jsonw_u64(j, "index", s[i].index);
+		gt_jsonw_u64(j, "pid", s[i].pid);
+		gt_jsonw_u64(j, "start", s[i].start);
+		gt_jsonw_u64(j, "end", s[i].end);
+		gt_jsonw_u64(j, "dur_ns", s[i].dur_ns);
+		gt_jsonw_u64(j, "busy_ns", s[i].busy_ns);
+		gt_jsonw_u64(j, "idle_ns", s[i].idle_ns);
 		j_causes(j, "causes", s[i].cause_ns);
-		j_str(j, "top_cause", s[i].top_cause < GT_CAUSE_COUNT ? gt_cause_name(s[i].top_cause)
+		gt_jsonw_str(j, "top_cause", s[i].top_cause < GT_CAUSE_COUNT ? gt_cause_name(s[i].top_cause)
 								      : NULL);
-		j_close(j, '}');
+		gt_jsonw_end(j);
 	}
-	j_close(j, ']');
-	j_close(j, '}');
+	gt_jsonw_end(j);
+	gt_jsonw_end(j);
 }
 
 /* "startup": where the start-up ended and why (null: none) */
-static void j_gpu_startup(jw *j, const gt_analysis *a, const gt_an_gpu *G, uint32_t flags)
+static void j_gpu_startup(gt_jsonw *j, const gt_analysis *a, const gt_an_gpu *G, uint32_t flags)
 {
 	static const char *const by[] = {"none", "split", "loop_kernel", "first_step",
 					 "first_dispatch"};
 	if (!G->cause_ns[GT_CAUSE_STARTUP]) {
-		j_str(j, "startup", NULL);
+		gt_jsonw_str(j, "startup", NULL);
 		return;
 	}
-	j_open(j, "startup", '{');
-	j_u64(j, "ns", G->cause_ns[GT_CAUSE_STARTUP]);
-	j_u64(j, "until", G->startup_until);
-	j_str(j, "ended_by", G->startup_by >= 0 && G->startup_by <= GT_STARTUP_BY_DISPATCH
+	gt_jsonw_object(j, "startup");
+	gt_jsonw_u64(j, "ns", G->cause_ns[GT_CAUSE_STARTUP]);
+	gt_jsonw_u64(j, "until", G->startup_until);
+	gt_jsonw_str(j, "ended_by", G->startup_by >= 0 && G->startup_by <= GT_STARTUP_BY_DISPATCH
 				     ? by[G->startup_by]
 				     : "none");
 	j_name(j, a, "kernel", G->startup_kernel, flags);
 	j_name(j, a, "module", G->startup_module, flags);
-	j_u64(j, "compile_ns", G->startup_compile_ns);
-	j_u64(j, "warmup_ns", G->warmup_ns);
-	j_u64(j, "warmup_gaps", G->warmup_gaps);
-	j_close(j, '}');
+	gt_jsonw_u64(j, "compile_ns", G->startup_compile_ns);
+	gt_jsonw_u64(j, "warmup_ns", G->warmup_ns);
+	gt_jsonw_u64(j, "warmup_gaps", G->warmup_gaps);
+	gt_jsonw_end(j);
 }
 
-static void j_gpu(jw *j, const gt_analysis *a, const gt_an_gpu *G, uint32_t flags)
+static void j_gpu(gt_jsonw *j, const gt_analysis *a, const gt_an_gpu *G, uint32_t flags)
 {
-	j_open(j, NULL, '{');
+	gt_jsonw_object(j, NULL);
 	j_gpu_identity(j, G);
 	j_gpu_startup(j, a, G, flags);
-	j_u64(j, "comm_ns", G->comm_ns);
-	j_u64(j, "comm_exposed_ns", G->comm_exposed_ns);
+	gt_jsonw_u64(j, "comm_ns", G->comm_ns);
+	gt_jsonw_u64(j, "comm_exposed_ns", G->comm_exposed_ns);
 	j_comm_gpu(j, a, G, flags);
 	j_gpu_counts(j, G);
 	j_gpu_gaps(j, G);
@@ -812,132 +741,132 @@ static void j_gpu(jw *j, const gt_analysis *a, const gt_an_gpu *G, uint32_t flag
 	j_gpu_copies(j, a, G);
 	j_gpu_sites(j, a, G);
 	j_gpu_steps(j, a, G);
-	j_close(j, '}');
+	gt_jsonw_end(j);
 }
 
 /* "slice": only when sliced */
-static void j_slice(jw *j, const gt_analysis *a)
+static void j_slice(gt_jsonw *j, const gt_analysis *a)
 {
 	const gt_an_slice *s = gt_analysis_slice(a);
 	if (!s || !s->sliced)
 		return;
-	j_open(j, "slice", '{');
-	j_str(j, "asked", s->what);
-	j_u64(j, "from_ns", s->from_ns);
-	j_u64(j, "to_ns", s->to_ns);
-	j_u64(j, "pid", s->pid);
-	j_u64(j, "traces_skipped", s->traces_skipped);
+	gt_jsonw_object(j, "slice");
+	gt_jsonw_str(j, "asked", s->what);
+	gt_jsonw_u64(j, "from_ns", s->from_ns);
+	gt_jsonw_u64(j, "to_ns", s->to_ns);
+	gt_jsonw_u64(j, "pid", s->pid);
+	gt_jsonw_u64(j, "traces_skipped", s->traces_skipped);
 	if (s->gpu_set)
-		j_u64(j, "gpu", s->gpu_index);
+		gt_jsonw_u64(j, "gpu", s->gpu_index);
 	else
-		j_str(j, "gpu", NULL);
-	j_u64(j, "gpus_total", s->gpus_total);
-	j_u64(j, "kernels_total", s->kernels_total);
-	j_u64(j, "kernels_kept", s->kernels_kept);
-	j_close(j, '}');
+		gt_jsonw_str(j, "gpu", NULL);
+	gt_jsonw_u64(j, "gpus_total", s->gpus_total);
+	gt_jsonw_u64(j, "kernels_total", s->kernels_total);
+	gt_jsonw_u64(j, "kernels_kept", s->kernels_kept);
+	gt_jsonw_end(j);
 }
 
 /* "symbols": where native frames' names came from (only when the traces
  * carry host stacks): gt_an_symbols, and the files refused or unchecked. */
-static void j_symbols(jw *j, const gt_analysis *a)
+static void j_symbols(gt_jsonw *j, const gt_analysis *a)
 {
 	static const char *const src[] = {"local", "symbol_path", "off"};
 	const gt_an_symbols *y = gt_analysis_symbols(a);
 	if (!y || !y->native)
 		return;
-	j_open(j, "symbols", '{');
-	j_str(j, "source", src[y->source >= 0 && y->source < 3 ? y->source : 0]);
-	j_str(j, "symbol_path", y->source == GT_AN_SYMS_ROOT ? y->root : NULL);
-	j_u64(j, "files", y->files);
-	j_u64(j, "checked", y->checked);
-	j_u64(j, "unchecked", y->unchecked);
-	j_u64(j, "refused", y->refused);
-	j_open(j, "list", '[');
+	gt_jsonw_object(j, "symbols");
+	gt_jsonw_str(j, "source", src[y->source >= 0 && y->source < 3 ? y->source : 0]);
+	gt_jsonw_str(j, "symbol_path", y->source == GT_AN_SYMS_ROOT ? y->root : NULL);
+	gt_jsonw_u64(j, "files", y->files);
+	gt_jsonw_u64(j, "checked", y->checked);
+	gt_jsonw_u64(j, "unchecked", y->unchecked);
+	gt_jsonw_u64(j, "refused", y->refused);
+	gt_jsonw_array(j, "list");
 	for (uint32_t i = 0; i < y->nlist; i++) {
-		j_open(j, NULL, '{');
-		j_str(j, "path", y->list[i].path);
-		j_bool(j, "used", !y->list[i].refused);
-		j_str(j, "why", y->list[i].why);
-		j_close(j, '}');
+		gt_jsonw_object(j, NULL);
+		gt_jsonw_str(j, "path", y->list[i].path);
+		gt_jsonw_bool(j, "used", !y->list[i].refused);
+		gt_jsonw_str(j, "why", y->list[i].why);
+		gt_jsonw_end(j);
 	}
-	j_close(j, ']');
-	j_close(j, '}');
+	gt_jsonw_end(j);
+	gt_jsonw_end(j);
 }
 
 /* "capture": the window reported, when the traces have one */
-static void j_capture(jw *j, const gt_analysis *a)
+static void j_capture(gt_jsonw *j, const gt_analysis *a)
 {
 	size_t k, n;
 	const gt_an_capture *c = gt_analysis_window_capture(a, &k);
 	if (!c)
 		return;
 	gt_analysis_captures(a, &n);
-	j_open(j, "capture", '{');
-	j_u64(j, "index", k + 1);
-	j_u64(j, "of", n);
-	j_u64(j, "start_ns", c->start_ns);
-	j_u64(j, "end_ns", c->end_ns);
-	j_u64(j, "pid", c->pid);
-	j_u64(j, "processes", c->ntraces);
-	j_u64(j, "from_start", (uint64_t)c->from_start);
-	j_u64(j, "open", (uint64_t)c->open);
-	j_str(j, "kinds", c->kinds);
-	j_close(j, '}');
+	gt_jsonw_object(j, "capture");
+	gt_jsonw_u64(j, "index", k + 1);
+	gt_jsonw_u64(j, "of", n);
+	gt_jsonw_u64(j, "start_ns", c->start_ns);
+	gt_jsonw_u64(j, "end_ns", c->end_ns);
+	gt_jsonw_u64(j, "pid", c->pid);
+	gt_jsonw_u64(j, "processes", c->ntraces);
+	gt_jsonw_u64(j, "from_start", (uint64_t)c->from_start);
+	gt_jsonw_u64(j, "open", (uint64_t)c->open);
+	gt_jsonw_str(j, "kinds", c->kinds);
+	gt_jsonw_end(j);
 }
 
 /* "nvtx_sum": only when there are NVTX ranges */
-static void j_nvtx(jw *j, const gt_analysis *a)
+static void j_nvtx(gt_jsonw *j, const gt_analysis *a)
 {
 	size_t n;
 	const gt_an_nvtx_sum *r = gt_analysis_nvtx_sum(a, &n);
 	if (!n)
 		return;
-	j_open(j, "nvtx_sum", '{');
-	j_u64(j, "span_ns", gt_analysis_nvtx_span(a));
-	j_open(j, "ranges", '[');
+	gt_jsonw_object(j, "nvtx_sum");
+	gt_jsonw_u64(j, "span_ns", gt_analysis_nvtx_span(a));
+	gt_jsonw_array(j, "ranges");
 	for (size_t i = 0; i < n; i++) {
-		j_open(j, NULL, '{');
-		j_str(j, "name", gt_analysis_string(a, r[i].name));
-		j_u64(j, "count", r[i].count);
-		j_u64(j, "total_ns", r[i].total_ns);
-		j_dbl(j, "mean_ns", r[i].mean_ns);
-		j_u64(j, "median_ns", r[i].median_ns);
-		j_u64(j, "min_ns", r[i].min_ns);
-		j_u64(j, "max_ns", r[i].max_ns);
-		j_dbl(j, "share", r[i].share);
-		j_close(j, '}');
+		gt_jsonw_object(j, NULL);
+		gt_jsonw_str(j, "name", gt_analysis_string(a, r[i].name));
+		gt_jsonw_u64(j, "count", r[i].count);
+		gt_jsonw_u64(j, "total_ns", r[i].total_ns);
+		gt_jsonw_dbl(j, "mean_ns", r[i].mean_ns);
+		gt_jsonw_u64(j, "median_ns", r[i].median_ns);
+		gt_jsonw_u64(j, "min_ns", r[i].min_ns);
+		gt_jsonw_u64(j, "max_ns", r[i].max_ns);
+		gt_jsonw_dbl(j, "share", r[i].share);
+		gt_jsonw_end(j);
 	}
-	j_close(j, ']');
-	j_close(j, '}');
+	gt_jsonw_end(j);
+	gt_jsonw_end(j);
 }
 
-static void j_trace(jw *j, const gt_an_trace *t)
+static void j_trace(gt_jsonw *j, const gt_an_trace *t)
 {
 	char b[64];
-	j_open(j, NULL, '{');
-	j_str(j, "path", t->path);
-	j_u64(j, "status", (uint64_t)(t->status < 0 ? -t->status : t->status));
-	j_str(j, "error", t->status ? t->error : NULL);
-	j_bool(j, "header_ok", t->header_ok);
+	gt_jsonw_object(j, NULL);
+	gt_jsonw_str(j, "path", t->path);
+	gt_jsonw_u64(j, "status", (uint64_t)(t->status < 0 ? -t->status : t->status));
+	gt_jsonw_str(j, "error", t->status ? t->error : NULL);
+	gt_jsonw_bool(j, "header_ok", t->header_ok);
 	if (t->header_ok) {
 		const gt_stream_header *h = &t->header;
-		j_u64(j, "pid", h->pid);
-		j_u64(j, "ppid", h->ppid);
-		j_str(j, "producer", h->producer == GT_PRODUCER_INJECT      ? "inject"
+		gt_jsonw_u64(j, "pid", h->pid);
+		gt_jsonw_u64(j, "ppid", h->ppid);
+		gt_jsonw_str(j, "producer", h->producer == GT_PRODUCER_INJECT      ? "inject"
 				     : h->producer == GT_PRODUCER_COLLECTOR ? "collector"
 				     : h->producer == GT_PRODUCER_SYNTH     ? "synth"
 									    : "unknown");
-		j_str(j, "hostname", h->hostname);
-		j_str(j, "cmdline", h->cmdline);
+		gt_jsonw_str(j, "hostname", h->hostname);
+		gt_jsonw_str(j, "cmdline", h->cmdline);
 		snprintf(b, sizeof(b), "%u.%u", h->major, h->minor);
-		j_str(j, "format", b);
-		j_str(j, "session", h->session);
-		j_u64(j, "cupti_version", h->cupti_version);
-		j_u64(j, "driver_version", h->driver_version);
+		gt_jsonw_str(j, "format", b);
+		gt_jsonw_str(j, "session", h->session);
+		gt_jsonw_u64(j, "cupti_version", h->cupti_version);
+		gt_jsonw_u64(j, "driver_version", h->driver_version);
 	}
-	j_u64(j, "t_first", t->t_first);
-	j_u64(j, "t_last", t->t_last);
-	j_open(j, "records", '{');
+	gt_jsonw_u64(j, "t_first", t->t_first);
+	gt_jsonw_u64(j, "t_last", t->t_last);
+	gt_jsonw_object(j, "records");
 	for (uint32_t k = 0; k < GT_REC_TYPE_LIMIT; k++) {
 		if (!t->records[k])
 			continue;
@@ -946,60 +875,60 @@ static void j_trace(jw *j, const gt_an_trace *t)
 			snprintf(b, sizeof(b), "type%u", k);
 			n = b;
 		}
-		j_u64(j, n, t->records[k]);
+		gt_jsonw_u64(j, n, t->records[k]);
 	}
-	j_close(j, '}');
-	j_open(j, "reader", '{');
-	j_u64(j, "bytes", t->rs.bytes);
-	j_u64(j, "frames", t->rs.frames);
-	j_u64(j, "records", t->rs.records);
-	j_u64(j, "bad_frames", t->rs.bad_frames);
-	j_u64(j, "bad_bytes", t->rs.bad_bytes);
-	j_u64(j, "tail_bytes", t->rs.tail_bytes);
-	j_u64(j, "missing_frames", t->rs.seq_missing);
-	j_u64(j, "skipped_blocks", t->rs.skipped_blocks);
+	gt_jsonw_end(j);
+	gt_jsonw_object(j, "reader");
+	gt_jsonw_u64(j, "bytes", t->rs.bytes);
+	gt_jsonw_u64(j, "frames", t->rs.frames);
+	gt_jsonw_u64(j, "records", t->rs.records);
+	gt_jsonw_u64(j, "bad_frames", t->rs.bad_frames);
+	gt_jsonw_u64(j, "bad_bytes", t->rs.bad_bytes);
+	gt_jsonw_u64(j, "tail_bytes", t->rs.tail_bytes);
+	gt_jsonw_u64(j, "missing_frames", t->rs.seq_missing);
+	gt_jsonw_u64(j, "skipped_blocks", t->rs.skipped_blocks);
 	if (t->rs.first_bad_offset == UINT64_MAX || !t->header_ok)
-		j_str(j, "first_bad_offset", NULL);
+		gt_jsonw_str(j, "first_bad_offset", NULL);
 	else
-		j_u64(j, "first_bad_offset", t->rs.first_bad_offset);
-	j_u64(j, "budget_frames", t->rs.budget_frames);
-	j_u64(j, "budget_records", t->rs.budget_records);
+		gt_jsonw_u64(j, "first_bad_offset", t->rs.first_bad_offset);
+	gt_jsonw_u64(j, "budget_frames", t->rs.budget_frames);
+	gt_jsonw_u64(j, "budget_records", t->rs.budget_records);
 	if (t->rs.budget_frames)
-		j_u64(j, "budget_offset", t->rs.budget_offset);
+		gt_jsonw_u64(j, "budget_offset", t->rs.budget_offset);
 	else
-		j_str(j, "budget_offset", NULL);
-	j_u64(j, "dup_frames", t->rs.dup_frames);
-	j_u64(j, "backward_frames", t->rs.backward_frames);
-	j_close(j, '}');
-	j_u64(j, "problems", t->problems);
-	j_str(j, "first_problem", t->problems ? t->first_problem : NULL);
-	j_open(j, "losses", '{');
+		gt_jsonw_str(j, "budget_offset", NULL);
+	gt_jsonw_u64(j, "dup_frames", t->rs.dup_frames);
+	gt_jsonw_u64(j, "backward_frames", t->rs.backward_frames);
+	gt_jsonw_end(j);
+	gt_jsonw_u64(j, "problems", t->problems);
+	gt_jsonw_str(j, "first_problem", t->problems ? t->first_problem : NULL);
+	gt_jsonw_object(j, "losses");
 	for (int w = 0; w < GT_AN_LOSS_SLOTS; w++) {
 		if (!t->loss_count[w] && !t->loss_bytes[w])
 			continue;
-		j_open(j, gt_loss_what_name((uint32_t)w), '{');
-		j_u64(j, "count", t->loss_count[w]);
-		j_u64(j, "bytes", t->loss_bytes[w]);
-		j_close(j, '}');
+		gt_jsonw_object(j, gt_loss_what_name((uint32_t)w));
+		gt_jsonw_u64(j, "count", t->loss_count[w]);
+		gt_jsonw_u64(j, "bytes", t->loss_bytes[w]);
+		gt_jsonw_end(j);
 	}
-	j_close(j, '}');
-	j_open(j, "overhead", '{');
-	j_u64(j, "count", t->overhead_count);
-	j_u64(j, "ns", t->overhead_ns);
-	j_close(j, '}');
-	j_u64(j, "unmatched", t->unmatched);
-	j_u64(j, "api_calls", t->api_calls);
-	j_u64(j, "queued_ignored", t->queued_ignored);
-	j_open(j, "notes", '[');
+	gt_jsonw_end(j);
+	gt_jsonw_object(j, "overhead");
+	gt_jsonw_u64(j, "count", t->overhead_count);
+	gt_jsonw_u64(j, "ns", t->overhead_ns);
+	gt_jsonw_end(j);
+	gt_jsonw_u64(j, "unmatched", t->unmatched);
+	gt_jsonw_u64(j, "api_calls", t->api_calls);
+	gt_jsonw_u64(j, "queued_ignored", t->queued_ignored);
+	gt_jsonw_array(j, "notes");
 	for (uint32_t i = 0; i < t->nnotes; i++) {
-		j_open(j, NULL, '{');
-		j_u64(j, "ts", t->notes[i].ts);
-		j_u64(j, "code", t->notes[i].code);
-		j_str(j, "text", t->notes[i].text);
-		j_close(j, '}');
+		gt_jsonw_object(j, NULL);
+		gt_jsonw_u64(j, "ts", t->notes[i].ts);
+		gt_jsonw_u64(j, "code", t->notes[i].code);
+		gt_jsonw_str(j, "text", t->notes[i].text);
+		gt_jsonw_end(j);
 	}
-	j_close(j, ']');
-	j_close(j, '}');
+	gt_jsonw_end(j);
+	gt_jsonw_end(j);
 }
 
 int gt_report_json(const gt_analysis *a, FILE *f, const gt_report_opts *in)
@@ -1008,66 +937,67 @@ int gt_report_json(const gt_analysis *a, FILE *f, const gt_report_opts *in)
 		return GT_ERR_INVAL;
 	gt_report_opts o;
 	an_report_opts(in, &o);
-	jw j = {.f = f};
+	gt_jsonw j;
+	gt_jsonw_init(&j, f);
 	const gt_analysis_opts *ao = gt_analysis_get_opts(a);
-	j_open(&j, NULL, '{');
+	gt_jsonw_object(&j, NULL);
 	if (!(o.flags & GT_REPORT_NO_FINDINGS)) { /* findings first: "findings", "diagnosis" */
 		gt_diagnosis *d = gt_diagnose(a, o.diag);
-		if (d && gt_findings_json_members(d, f, 0) == 0)
-			j.first[j.depth] = 0;
+		if (d)
+			gt_findings_json_write(d, &j, 0);
 		gt_diagnosis_free(d);
 	}
-	j_str(&j, "schema", "gaptrace.report/1");
-	j_str(&j, "gaptrace", gt_version());
-	j_u64(&j, "time_origin_ns", gt_analysis_time_origin(a));
+	gt_jsonw_str(&j, "schema", "gaptrace.report/1");
+	gt_jsonw_str(&j, "gaptrace", gt_version());
+	gt_jsonw_u64(&j, "time_origin_ns", gt_analysis_time_origin(a));
 	j_slice(&j, a);
 	j_capture(&j, a);
 	j_symbols(&j, a);
-	j_open(&j, "options", '{');
-	j_u64(&j, "window_ns", ao->window_ns);
-	j_u64(&j, "top_gaps", ao->top_gaps);
-	j_u64(&j, "detail_gap_ns", ao->detail_gap_ns);
-	j_u64(&j, "max_detail_gaps", ao->max_detail_gaps);
-	j_u64(&j, "storm_min_calls", ao->storm_min_calls);
-	j_u64(&j, "storm_max_mean_ns", ao->storm_max_mean_ns);
-	j_u64(&j, "tiny_kernel_ns", ao->tiny_kernel_ns);
-	j_u64(&j, "throttle_mask", ao->throttle_mask);
-	j_str(&j, "window_mode", ao->window_mode == GT_WINDOW_CAPTURE ? "capture" : "activity");
-	j_u64(&j, "from_ns", ao->from_ns);
-	j_u64(&j, "to_ns", ao->to_ns);
-	j_u64(&j, "max_records_per_byte", ao->max_records_per_byte);
-	j_dbl(&j, "startup_util", ao->startup_util);
-	j_close(&j, '}');
-	j_open(&j, "gpus", '[');
+	gt_jsonw_object(&j, "options");
+	gt_jsonw_u64(&j, "window_ns", ao->window_ns);
+	gt_jsonw_u64(&j, "top_gaps", ao->top_gaps);
+	gt_jsonw_u64(&j, "detail_gap_ns", ao->detail_gap_ns);
+	gt_jsonw_u64(&j, "max_detail_gaps", ao->max_detail_gaps);
+	gt_jsonw_u64(&j, "storm_min_calls", ao->storm_min_calls);
+	gt_jsonw_u64(&j, "storm_max_mean_ns", ao->storm_max_mean_ns);
+	gt_jsonw_u64(&j, "tiny_kernel_ns", ao->tiny_kernel_ns);
+	gt_jsonw_u64(&j, "throttle_mask", ao->throttle_mask);
+	gt_jsonw_str(&j, "window_mode", ao->window_mode == GT_WINDOW_CAPTURE ? "capture" : "activity");
+	gt_jsonw_u64(&j, "from_ns", ao->from_ns);
+	gt_jsonw_u64(&j, "to_ns", ao->to_ns);
+	gt_jsonw_u64(&j, "max_records_per_byte", ao->max_records_per_byte);
+	gt_jsonw_dbl(&j, "startup_util", ao->startup_util);
+	gt_jsonw_end(&j);
+	gt_jsonw_array(&j, "gpus");
 	for (size_t i = 0; i < gt_analysis_ngpus(a); i++)
 		j_gpu(&j, a, gt_analysis_gpu(a, i), o.flags);
-	j_close(&j, ']');
+	gt_jsonw_end(&j);
 	j_comm(&j, a, o.flags);
 	j_nvtx(&j, a);
-	j_open(&j, "syncs", '[');
+	gt_jsonw_array(&j, "syncs");
 	size_t nsyncs;
 	const gt_an_sync *syncs = gt_analysis_syncs(a, &nsyncs);
 	for (size_t i = 0; i < nsyncs; i++) {
 		const gt_an_sync *s = &syncs[i];
-		j_open(&j, NULL, '{');
-		j_u64(&j, "pid", s->pid);
-		j_u64(&j, "trace", s->trace);
-		j_u64(&j, "tid", s->tid);
-		j_str(&j, "thread", gt_analysis_thread_name(a, s->trace, s->tid));
-		j_str(&j, "type", gt_sync_type_name(s->type));
-		j_str(&j, "name", gt_analysis_string(a, s->name));
-		j_str(&j, "source", s->source == GT_AN_SYNC_FROM_RECORDS ? "records" : "api");
-		j_u64(&j, "count", s->count);
-		j_u64(&j, "total_ns", s->total_ns);
-		j_u64(&j, "max_ns", s->max_ns);
-		j_close(&j, '}');
+		gt_jsonw_object(&j, NULL);
+		gt_jsonw_u64(&j, "pid", s->pid);
+		gt_jsonw_u64(&j, "trace", s->trace);
+		gt_jsonw_u64(&j, "tid", s->tid);
+		gt_jsonw_str(&j, "thread", gt_analysis_thread_name(a, s->trace, s->tid));
+		gt_jsonw_str(&j, "type", gt_sync_type_name(s->type));
+		gt_jsonw_str(&j, "name", gt_analysis_string(a, s->name));
+		gt_jsonw_str(&j, "source", s->source == GT_AN_SYNC_FROM_RECORDS ? "records" : "api");
+		gt_jsonw_u64(&j, "count", s->count);
+		gt_jsonw_u64(&j, "total_ns", s->total_ns);
+		gt_jsonw_u64(&j, "max_ns", s->max_ns);
+		gt_jsonw_end(&j);
 	}
-	j_close(&j, ']');
-	j_open(&j, "traces", '[');
+	gt_jsonw_end(&j);
+	gt_jsonw_array(&j, "traces");
 	for (size_t i = 0; i < gt_analysis_ntraces(a); i++)
 		j_trace(&j, gt_analysis_trace(a, i));
-	j_close(&j, ']');
-	j_close(&j, '}');
+	gt_jsonw_end(&j);
+	gt_jsonw_end(&j);
 	fputc('\n', f);
 	fflush(f);
 	return ferror(f) ? GT_ERR_IO : 0;

@@ -686,6 +686,18 @@ GT_API int gt_findings_json_members(const gt_diagnosis *d, FILE *out, unsigned f
 /** The same members wrapped in braces: one complete JSON object. */
 GT_API int gt_findings_json(const gt_diagnosis *d, FILE *out, unsigned flags);
 
+struct gt_jsonw;
+/**
+ * The same members, written through w (gaptrace/jsonw.h, the one JSON
+ * writer of the report) into the object w has open: commas are w's, so
+ * the caller writes its own members before or after. Written in the
+ * spaced layout (", ", ": ", a finding and a GPU a line); w's layout is
+ * restored after. gt_findings_json_members and gt_findings_json are this
+ * on a writer of their own.
+ * @return 0, GT_ERR_IO when writing failed, GT_ERR_INVAL for NULL args.
+ */
+GT_API int gt_findings_json_write(const gt_diagnosis *d, struct gt_jsonw *w, unsigned flags);
+
 #ifdef __cplusplus
 }
 #endif
