@@ -6,6 +6,11 @@
  * fixed keys, integers and already-escaped cached names. Everything here
  * writes straight into a 1 MiB buffer flushed with one fwrite; integers use
  * a two-digits-at-a-time table; nothing calls printf per event.
+ *
+ * Why not gaptrace/jsonw.h, the writer of the report and the diff: that one
+ * tracks commas and nesting and writes through stdio, a call per token; a
+ * timeline is millions of flat events, where that costs (bench/bench_jsonw
+ * measures this path). The string escaping is shared (gt_json_escape).
  */
 #include <errno.h>
 #include <limits.h>
