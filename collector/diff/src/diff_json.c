@@ -151,7 +151,8 @@ static void json_steps(gt_jsonw *w, const gt_diff_gpu *p)
 		gt_jsonw_u64(w, "start", s->start);
 		gt_jsonw_u64(w, "dur_ns", s->dur_ns);
 		gt_jsonw_u64(w, "busy_ns", s->busy_ns);
-		gt_jsonw_str(w, "top_cause", s->top_cause >= 0 ? gt_cause_name(s->top_cause) : NULL);
+		gt_jsonw_str(w, "top_cause",
+			     s->top_cause >= 0 ? gt_cause_name(s->top_cause) : NULL);
 		gt_jsonw_u64(w, "top_cause_ns", s->top_cause >= 0 ? s->cause_ns[s->top_cause] : 0);
 		gt_jsonw_end(w);
 	}
@@ -208,9 +209,10 @@ static void json_gpu(gt_jsonw *w, const gt_diff_gpu *p)
 	else
 		gt_jsonw_null(w, "new_gpu");
 	gt_jsonw_str(w, "name", g->name);
-	gt_jsonw_str(w, "unit", p->unit == GT_DIFF_UNIT_STEP	 ? "step"
-				: p->unit == GT_DIFF_UNIT_PERIOD ? "period"
-								 : "work");
+	gt_jsonw_str(w, "unit",
+		     p->unit == GT_DIFF_UNIT_STEP     ? "step"
+		     : p->unit == GT_DIFF_UNIT_PERIOD ? "period"
+						      : "work");
 	if (p->base && p->new_)
 		json_pair(w, p);
 	gt_jsonw_end(w);

@@ -185,7 +185,8 @@ static void j_gap(gt_jsonw *j, const gt_analysis *a, const gt_an_gap *g, uint32_
 	gt_jsonw_u64(j, "feed_tid", g->feed_tid);
 	gt_jsonw_str(j, "last_call", gt_analysis_string(a, g->last_call_name));
 	gt_jsonw_u64(j, "last_call_end", g->last_call_end);
-	gt_jsonw_str(j, "turn_call", g->turn_call_name ? gt_analysis_string(a, g->turn_call_name) : NULL);
+	gt_jsonw_str(j, "turn_call",
+		     g->turn_call_name ? gt_analysis_string(a, g->turn_call_name) : NULL);
 	if (gt_analysis_nstacks(a)) { /* only when the traces carry host stacks */
 		char b[1024];
 		for (int w = 0; w < 2; w++) {
@@ -592,8 +593,9 @@ static void j_gpu_copies(gt_jsonw *j, const gt_analysis *a, const gt_an_gpu *G)
 	for (size_t i = 0; i < n; i++) {
 		const gt_an_copy *c = &copies[i];
 		gt_jsonw_object(j, NULL);
-		gt_jsonw_str(j, "kind", c->copy_kind == GT_AN_COPY_MEMSET ? "memset"
-								 : gt_copy_kind_name(c->copy_kind));
+		gt_jsonw_str(j, "kind",
+			     c->copy_kind == GT_AN_COPY_MEMSET ? "memset"
+							       : gt_copy_kind_name(c->copy_kind));
 		gt_jsonw_str(j, "host_mem", gt_mem_kind_name(c->host_kind));
 		gt_jsonw_u64(j, "count", c->count);
 		gt_jsonw_u64(j, "bytes", c->bytes);
@@ -668,9 +670,10 @@ static void j_gpu_steps(gt_jsonw *j, const gt_analysis *a, const gt_an_gpu *G)
 	if (!n)
 		return;
 	gt_jsonw_object(j, "steps");
-	gt_jsonw_str(j, "source", in.source == GT_STEPS_NVTX    ? "nvtx"
-			   : in.source == GT_STEPS_PERIOD ? "period"
-							  : "nvtx_detected");
+	gt_jsonw_str(j, "source",
+		     in.source == GT_STEPS_NVTX	    ? "nvtx"
+		     : in.source == GT_STEPS_PERIOD ? "period"
+						    : "nvtx_detected");
 	gt_jsonw_str(j, "range", gt_analysis_string(a, in.name));
 	gt_jsonw_u64(j, "period_ns", in.period_ns);
 	gt_jsonw_u64(j, "count", in.count);
@@ -691,8 +694,9 @@ static void j_gpu_steps(gt_jsonw *j, const gt_analysis *a, const gt_an_gpu *G)
 		gt_jsonw_u64(j, "busy_ns", s[i].busy_ns);
 		gt_jsonw_u64(j, "idle_ns", s[i].idle_ns);
 		j_causes(j, "causes", s[i].cause_ns);
-		gt_jsonw_str(j, "top_cause", s[i].top_cause < GT_CAUSE_COUNT ? gt_cause_name(s[i].top_cause)
-								      : NULL);
+		gt_jsonw_str(j, "top_cause",
+			     s[i].top_cause < GT_CAUSE_COUNT ? gt_cause_name(s[i].top_cause)
+							     : NULL);
 		gt_jsonw_end(j);
 	}
 	gt_jsonw_end(j);
@@ -711,9 +715,10 @@ static void j_gpu_startup(gt_jsonw *j, const gt_analysis *a, const gt_an_gpu *G,
 	gt_jsonw_object(j, "startup");
 	gt_jsonw_u64(j, "ns", G->cause_ns[GT_CAUSE_STARTUP]);
 	gt_jsonw_u64(j, "until", G->startup_until);
-	gt_jsonw_str(j, "ended_by", G->startup_by >= 0 && G->startup_by <= GT_STARTUP_BY_DISPATCH
-				     ? by[G->startup_by]
-				     : "none");
+	gt_jsonw_str(j, "ended_by",
+		     G->startup_by >= 0 && G->startup_by <= GT_STARTUP_BY_DISPATCH
+			     ? by[G->startup_by]
+			     : "none");
 	j_name(j, a, "kernel", G->startup_kernel, flags);
 	j_name(j, a, "module", G->startup_module, flags);
 	gt_jsonw_u64(j, "compile_ns", G->startup_compile_ns);
@@ -852,10 +857,11 @@ static void j_trace(gt_jsonw *j, const gt_an_trace *t)
 		const gt_stream_header *h = &t->header;
 		gt_jsonw_u64(j, "pid", h->pid);
 		gt_jsonw_u64(j, "ppid", h->ppid);
-		gt_jsonw_str(j, "producer", h->producer == GT_PRODUCER_INJECT      ? "inject"
-				     : h->producer == GT_PRODUCER_COLLECTOR ? "collector"
-				     : h->producer == GT_PRODUCER_SYNTH     ? "synth"
-									    : "unknown");
+		gt_jsonw_str(j, "producer",
+			     h->producer == GT_PRODUCER_INJECT	    ? "inject"
+			     : h->producer == GT_PRODUCER_COLLECTOR ? "collector"
+			     : h->producer == GT_PRODUCER_SYNTH	    ? "synth"
+								    : "unknown");
 		gt_jsonw_str(j, "hostname", h->hostname);
 		gt_jsonw_str(j, "cmdline", h->cmdline);
 		snprintf(b, sizeof(b), "%u.%u", h->major, h->minor);
@@ -962,7 +968,8 @@ int gt_report_json(const gt_analysis *a, FILE *f, const gt_report_opts *in)
 	gt_jsonw_u64(&j, "storm_max_mean_ns", ao->storm_max_mean_ns);
 	gt_jsonw_u64(&j, "tiny_kernel_ns", ao->tiny_kernel_ns);
 	gt_jsonw_u64(&j, "throttle_mask", ao->throttle_mask);
-	gt_jsonw_str(&j, "window_mode", ao->window_mode == GT_WINDOW_CAPTURE ? "capture" : "activity");
+	gt_jsonw_str(&j, "window_mode",
+		     ao->window_mode == GT_WINDOW_CAPTURE ? "capture" : "activity");
 	gt_jsonw_u64(&j, "from_ns", ao->from_ns);
 	gt_jsonw_u64(&j, "to_ns", ao->to_ns);
 	gt_jsonw_u64(&j, "max_records_per_byte", ao->max_records_per_byte);
@@ -986,7 +993,8 @@ int gt_report_json(const gt_analysis *a, FILE *f, const gt_report_opts *in)
 		gt_jsonw_str(&j, "thread", gt_analysis_thread_name(a, s->trace, s->tid));
 		gt_jsonw_str(&j, "type", gt_sync_type_name(s->type));
 		gt_jsonw_str(&j, "name", gt_analysis_string(a, s->name));
-		gt_jsonw_str(&j, "source", s->source == GT_AN_SYNC_FROM_RECORDS ? "records" : "api");
+		gt_jsonw_str(&j, "source",
+			     s->source == GT_AN_SYNC_FROM_RECORDS ? "records" : "api");
 		gt_jsonw_u64(&j, "count", s->count);
 		gt_jsonw_u64(&j, "total_ns", s->total_ns);
 		gt_jsonw_u64(&j, "max_ns", s->max_ns);

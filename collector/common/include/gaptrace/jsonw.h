@@ -63,8 +63,8 @@ typedef struct gt_jsonw {
 	const char *brk; /* written before the next token (gt_jsonw_break) */
 	int depth, base; /* open containers; base: those opened by someone else */
 	int spaced;
-	int err;		       /* GT_ERR_LIMIT: nested too deep or closed too often */
-	unsigned char open[GT_JSONW_MAX_DEPTH + 1]; /* per depth: ']' or '}' */
+	int err; /* GT_ERR_LIMIT: nested too deep or closed too often */
+	unsigned char open[GT_JSONW_MAX_DEPTH + 1];  /* per depth: ']' or '}' */
 	unsigned char first[GT_JSONW_MAX_DEPTH + 1]; /* per depth: nothing written yet */
 } gt_jsonw;
 
