@@ -42,7 +42,7 @@ rules=(
 	"collector/outfile|outfile|"
 	"collector/synth|format containers units apiname jsonstr causes analysis synth outfile|"
 	"collector/model|format argval termtext units apiname jsonstr causes traceset analysis diagnosis report model slice onecapture report_mem|"
-	"collector/archive|format units apiname jsonstr causes analysis diagnosis report diff outfile model slice report_mem archive|"
+	"collector/archive|format units apiname jsonstr jsonw causes analysis diagnosis report diff outfile model slice report_mem archive|"
 )
 # internal headers and the library that owns them
 owner_of()

@@ -24,6 +24,7 @@
 
 #include "gaptrace/archive.h"
 #include "gaptrace/diff.h"
+#include "gaptrace/jsonw.h"
 #include "gaptrace/model.h"
 #include "gaptrace/outfile.h"
 #include "gaptrace/report.h"
@@ -370,33 +371,23 @@ static void remove_tree(const char *dir, int depth)
 	rmdir(dir);
 }
 
-static void jkey(FILE *f, const char *key, const char *v)
+static void meta_gpus(gt_jsonw *w, const gt_analysis *a)
 {
-	fprintf(f, ",\n  \"%s\": ", key);
-	if (v)
-		gt_json_string(f, v, strlen(v));
-	else
-		fputs("null", f);
-}
-
-static void meta_gpus(FILE *f, const gt_analysis *a)
-{
-	fputs(",\n  \"gpus\": [", f);
+	gt_jsonw_array(w, "gpus");
 	for (size_t i = 0; i < gt_analysis_ngpus(a); i++) {
 		const gt_an_gpu *g = gt_analysis_gpu(a, i);
-		char uuid[64] = "";
+		char uuid[64] = "", name[sizeof(g->dev.name) + 1];
 		if (g->uuid_known)
 			gt_fmt_uuid(uuid, sizeof(uuid), g->dev.uuid);
-		fprintf(f, "%s{\"index\": %" PRIu32 ", \"name\": ", i ? ", " : "", g->index);
-		gt_json_string(f, g->dev.name, strnlen(g->dev.name, sizeof(g->dev.name)));
-		fputs(", \"uuid\": ", f);
-		if (*uuid)
-			gt_json_string(f, uuid, strlen(uuid));
-		else
-			fputs("null", f);
-		fputc('}', f);
+		memcpy(name, g->dev.name, sizeof(g->dev.name));
+		name[sizeof(g->dev.name)] = 0; /* the record's field need not end in a NUL */
+		gt_jsonw_object(w, NULL);
+		gt_jsonw_u64(w, "index", g->index);
+		gt_jsonw_str(w, "name", name);
+		gt_jsonw_str(w, "uuid", *uuid ? uuid : NULL);
+		gt_jsonw_end(w);
 	}
-	fputc(']', f);
+	gt_jsonw_end(w);
 }
 
 /* The first traced process's header (not the collector's NVML trace). */
@@ -435,20 +426,38 @@ static int write_meta(const char *path, const meta *m)
 	git_revision(rev, sizeof(rev));
 	gethostname(host, sizeof(host) - 1);
 	const gt_stream_header *h = first_header(m->a);
-	fputs("{\n  \"schema\": \"gaptrace.archive/1\"", f);
-	jkey(f, "gaptrace", GAPTRACE_VERSION);
-	jkey(f, "created", created);
-	jkey(f, "command", m->command);
-	jkey(f, "cwd", getcwd(cwd, sizeof(cwd)) ? cwd : NULL);
-	jkey(f, "host", host);
-	jkey(f, "git_revision", *rev ? rev : NULL);
-	jkey(f, "source", m->r->trace);
-	meta_gpus(f, m->a);
-	fprintf(f, ",\n  \"driver_version\": %" PRIu32 ",\n  \"cupti_version\": %" PRIu32,
-		h ? h->driver_version : 0, h ? h->cupti_version : 0);
-	fprintf(f, ",\n  \"trace\": {\"kept\": %s, \"files\": %zu, \"bytes\": %" PRIu64
-		   ", \"budget_bytes\": %" PRIu64 "}\n}\n",
-		m->kept ? "true" : "false", m->t->n, m->t->bytes, m->r->max_bytes);
+	gt_jsonw jw, *w = &jw; /* one member a line, spaced */
+	gt_jsonw_init(w, f);
+	gt_jsonw_spaced(w, 1);
+	gt_jsonw_object(w, NULL);
+	static const char *const line = "\n  ";
+	gt_jsonw_break(w, line);
+	gt_jsonw_str(w, "schema", "gaptrace.archive/1");
+	const char *const keys[] = {"gaptrace", "created", "command", "cwd", "host",
+				    "git_revision", "source"};
+	const char *const vals[] = {GAPTRACE_VERSION, created, m->command,
+				    getcwd(cwd, sizeof(cwd)) ? cwd : NULL, host,
+				    *rev ? rev : NULL, m->r->trace};
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		gt_jsonw_break(w, line);
+		gt_jsonw_str(w, keys[i], vals[i]);
+	}
+	gt_jsonw_break(w, line);
+	meta_gpus(w, m->a);
+	gt_jsonw_break(w, line);
+	gt_jsonw_u64(w, "driver_version", h ? h->driver_version : 0);
+	gt_jsonw_break(w, line);
+	gt_jsonw_u64(w, "cupti_version", h ? h->cupti_version : 0);
+	gt_jsonw_break(w, line);
+	gt_jsonw_object(w, "trace");
+	gt_jsonw_bool(w, "kept", m->kept);
+	gt_jsonw_u64(w, "files", m->t->n);
+	gt_jsonw_u64(w, "bytes", m->t->bytes);
+	gt_jsonw_u64(w, "budget_bytes", m->r->max_bytes);
+	gt_jsonw_end(w);
+	gt_jsonw_break(w, "\n");
+	gt_jsonw_end(w);
+	fputc('\n', f);
 	int bad = ferror(f);
 	return fclose(f) == 0 && !bad ? 0 : -1;
 }
