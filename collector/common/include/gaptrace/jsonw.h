@@ -3,7 +3,8 @@
  * gaptrace/jsonw.h: the one structured JSON writer of the documents a
  * person's tools read (gaptrace::common, collector/common/): `gaptrace
  * report --json` (the report, its findings and diagnosis: one writer passed
- * from the report to gt_findings_json_write) and `gaptrace diff --json`.
+ * from the report to gt_findings_json_write), `gaptrace diff --json` and an
+ * archive entry's meta.json.
  * Internal: not installed, no ABI. No allocation; one writer is used by one
  * thread at a time (it writes through stdio, which locks per call).
  *
