@@ -84,8 +84,9 @@ int main(int argc, char **argv)
 		case 'r': runs = atoi(optarg); break;
 		case 'k': keep = 1; break;
 		default:
-			fprintf(stderr, "usage: bench_analysis [-p PRESET] [-n STEPS] [-r RUNS] [-k] "
-					"[DIR]\n");
+			fprintf(stderr,
+				"usage: bench_analysis [-p PRESET] [-n STEPS] [-r RUNS] [-k] "
+				"[DIR]\n");
 			return 2;
 		}
 	}
@@ -135,10 +136,11 @@ int main(int argc, char **argv)
 		if (!best_rss || ru.ru_maxrss < best_rss)
 			best_rss = ru.ru_maxrss;
 		printf("run %d: %llu records (%.1f MB): read %.3f s + finish %.3f s = %.3f s "
-		       "(%.0f ns/record), cpu %.3f s, child wall %.3f s, max RSS %ld MiB, util %.1f %%\n",
+		       "(%.0f ns/record), cpu %.3f s, child wall %.3f s, max RSS %ld MiB, util "
+		       "%.1f %%\n",
 		       r + 1, recs, (double)bytes / 1e6, load, fin, load + fin,
-		       (load + fin) * 1e9 / (double)(recs ? recs : 1), cpu, wall, ru.ru_maxrss / 1024,
-		       100 * util);
+		       (load + fin) * 1e9 / (double)(recs ? recs : 1), cpu, wall,
+		       ru.ru_maxrss / 1024, 100 * util);
 	}
 	if (runs > 0) {
 		qsort(tot, (size_t)runs, sizeof(double), cmp_dbl);

@@ -51,8 +51,9 @@ int main(int argc, char **argv)
 		case 'H': host = atol(optarg); break;
 		case 'r': runs = atoi(optarg); break;
 		default:
-			fprintf(stderr, "usage: bench_diagnosis [-p PRESET] [-n STEPS] [-H HOST_NS] "
-					"[-r RUNS]\n");
+			fprintf(stderr,
+				"usage: bench_diagnosis [-p PRESET] [-n STEPS] [-H HOST_NS] "
+				"[-r RUNS]\n");
 			return c == 'h' ? 0 : 2;
 		}
 	}
@@ -118,8 +119,8 @@ int main(int argc, char **argv)
 	       preset, s.steps, (unsigned long long)s.host_ns, t_an, ngaps, nseries, nk, nf);
 	printf("gt_diagnose: median %.3f ms, best %.3f ms; text %.3f ms; json %.3f ms (median of "
 	       "%d)\n",
-	       t[runs / 2] * 1e3, t[0] * 1e3, t[runs + runs / 2] * 1e3, t[2 * runs + runs / 2] * 1e3,
-	       runs);
+	       t[runs / 2] * 1e3, t[0] * 1e3, t[runs + runs / 2] * 1e3,
+	       t[2 * runs + runs / 2] * 1e3, runs);
 	ret = 0;
 out:
 	if (null)

@@ -91,7 +91,8 @@ static int cmp_dbl(const void *x, const void *y)
 
 static int bench_mode(const char *dir, int mode, const char *out, int runs)
 {
-	double *t = calloc((size_t)runs, sizeof(double)), *cpu = calloc((size_t)runs, sizeof(double));
+	double *t = calloc((size_t)runs, sizeof(double)),
+	       *cpu = calloc((size_t)runs, sizeof(double));
 	unsigned long long ev = 0, bytes = 0, recs = 0;
 	long rss = 0;
 	for (int r = 0; r < runs; r++) {
@@ -118,13 +119,15 @@ static int bench_mode(const char *dir, int mode, const char *out, int runs)
 			 (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
 		if (ru.ru_maxrss > rss)
 			rss = ru.ru_maxrss;
-		printf("  %s run %d: %.3f s wall, %.3f s cpu, %llu events, %.1f MB, %.2f M events/s\n",
+		printf("  %s run %d: %.3f s wall, %.3f s cpu, %llu events, %.1f MB, %.2f M "
+		       "events/s\n",
 		       modes[mode], r + 1, t[r], cpu[r], ev, bytes / 1e6, ev / t[r] / 1e6);
 	}
 	qsort(t, (size_t)runs, sizeof(double), cmp_dbl);
 	qsort(cpu, (size_t)runs, sizeof(double), cmp_dbl);
 	double m = t[runs / 2];
-	printf("| %s | %llu | %llu | %.1f MB | %.2f s | %.2f s | %.2f M/s | %.0f MB/s | %ld MiB |\n",
+	printf("| %s | %llu | %llu | %.1f MB | %.2f s | %.2f s | %.2f M/s | %.0f MB/s | %ld MiB "
+	       "|\n",
 	       modes[mode], recs, ev, bytes / 1e6, m, cpu[runs / 2], ev / m / 1e6, bytes / m / 1e6,
 	       rss / 1024);
 	free(t);

@@ -87,12 +87,13 @@ static void bench_printf(FILE *f, long n)
 	double bytes = 0;
 	for (long i = 0; i < n; i++) {
 		int64_t ts = 1000000000 + i * 1500, d = 1000 + (i & 1023);
-		bytes += fprintf(f,
-				 ",\n{\"ph\":\"X\",\"pid\":%d,\"tid\":%ld,\"ts\":%lld.%03lld,\"dur\":"
-				 "%lld.%03lld,\"cat\":\"kernel\",\"name\":\"%s\",\"args\":{\"grid\":"
-				 "\"%ux1x1\",\"block\":\"256x1x1\",\"registers\":%u,\"correlation\":%ld}}",
-				 1234, 1073741824 + (i & 3), (long long)(ts / 1000), (long long)(ts % 1000),
-				 (long long)(d / 1000), (long long)(d % 1000), esc[i & 3], 264u, 32u, i);
+		bytes += fprintf(
+			f,
+			",\n{\"ph\":\"X\",\"pid\":%d,\"tid\":%ld,\"ts\":%lld.%03lld,\"dur\":"
+			"%lld.%03lld,\"cat\":\"kernel\",\"name\":\"%s\",\"args\":{\"grid\":"
+			"\"%ux1x1\",\"block\":\"256x1x1\",\"registers\":%u,\"correlation\":%ld}}",
+			1234, 1073741824 + (i & 3), (long long)(ts / 1000), (long long)(ts % 1000),
+			(long long)(d / 1000), (long long)(d % 1000), esc[i & 3], 264u, 32u, i);
 	}
 	fflush(f);
 	report("fprintf (name pre-escaped)", now() - t0, n, bytes);
@@ -135,7 +136,8 @@ static void bench_yajl(FILE *f, long n, int validate)
 				 (long long)(ts % 1000));
 		yajl_gen_number(g, num, (size_t)k);
 		YS(g, "dur");
-		k = snprintf(num, sizeof(num), "%lld.%03lld", (long long)(d / 1000), (long long)(d % 1000));
+		k = snprintf(num, sizeof(num), "%lld.%03lld", (long long)(d / 1000),
+			     (long long)(d % 1000));
 		yajl_gen_number(g, num, (size_t)k);
 		YS(g, "cat");
 		YS(g, "kernel");
@@ -161,7 +163,8 @@ static void bench_yajl(FILE *f, long n, int validate)
 	fflush(f);
 	double dt = now() - t0;
 	yajl_gen_free(g);
-	report(validate ? "yajl 2.1 yajl_gen, validate_utf8 on" : "yajl 2.1 yajl_gen, validate_utf8 off",
+	report(validate ? "yajl 2.1 yajl_gen, validate_utf8 on"
+			: "yajl 2.1 yajl_gen, validate_utf8 off",
 	       dt, n, (double)bytes);
 }
 
@@ -178,8 +181,8 @@ static void yajl_invalid(void)
 		yajl_gen_get_buf(g, &buf, &len);
 		printf("yajl validate_utf8=%d: status %d (%s), output %zu bytes:", validate, (int)s,
 		       s == yajl_gen_invalid_string ? "invalid string: the event is lost"
-		       : s == yajl_gen_status_ok   ? "ok"
-						   : "error",
+		       : s == yajl_gen_status_ok    ? "ok"
+						    : "error",
 		       len);
 		for (size_t i = 0; i < len; i++)
 			printf(buf[i] < 0x80 && buf[i] >= 0x20 ? "%c" : "\\x%02x", buf[i]);

@@ -110,9 +110,13 @@ int main(int argc, char **argv)
 		for (int i = 0; i < R; i++) {
 			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
 			uint64_t d = 2000 + (x & 0x3fff);
-			gt_kernel k = {.start = t, .end = t + d, .stream_id = 7 + (uint32_t)(x >> 60),
+			gt_kernel k = {.start = t,
+				       .end = t + d,
+				       .stream_id = 7 + (uint32_t)(x >> 60),
 				       .correlation_id = (uint32_t)(f * R + i),
-				       .name_id = names[x % 64], .grid_x = 132, .block_x = 256,
+				       .name_id = names[x % 64],
+				       .grid_x = 132,
+				       .block_x = 256,
 				       .registers = 32};
 			t += d + (x >> 50);
 			gt_writer_add_kernel(w, &k);

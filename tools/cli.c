@@ -35,8 +35,8 @@ static void table_add(gt_cli_parser *p, size_t *n, size_t *k, const gt_cli_opt *
 			abort();
 		}
 	p->opt[*n] = o;
-	p->lo[*n] = (struct option){o->name, o->arg ? required_argument : no_argument, NULL,
-				    o->key};
+	p->lo[*n] =
+		(struct option){o->name, o->arg ? required_argument : no_argument, NULL, o->key};
 	++*n;
 	if (o->key > 0 && o->key < 128 && isalnum(o->key)) {
 		p->shortopts[(*k)++] = (char)o->key;
@@ -378,15 +378,15 @@ void gt_cli_help_print(const gt_cli_help *h, FILE *f)
 		print_group(f, &g, 0);
 	}
 	fprintf(f, "%s:\n", h->examples[1] ? "examples" : "example");
-	for (size_t i = 0; i < sizeof(h->examples) / sizeof(h->examples[0]) && h->examples[i];
-	     i++)
+	for (size_t i = 0; i < sizeof(h->examples) / sizeof(h->examples[0]) && h->examples[i]; i++)
 		fprintf(f, "  %s\n", h->examples[i]);
 	if (h->name) {
 		char buf[1024];
 		size_t n = (size_t)snprintf(buf, sizeof(buf), "see also:");
 		for (const char *w = h->see_also ? h->see_also : ""; *w && n < sizeof(buf);) {
 			size_t l = strcspn(w, " ");
-			n += (size_t)snprintf(buf + n, sizeof(buf) - n, " gaptrace %.*s,", (int)l, w);
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, " gaptrace %.*s,", (int)l,
+					      w);
 			w += l + (w[l] == ' ');
 		}
 		if (n < sizeof(buf))

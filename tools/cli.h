@@ -32,14 +32,14 @@
 /** What completes a value or an operand (bash completion). */
 enum {
 	GT_CLI_NONE = 0, /**< nothing to offer (a number, a name) */
-	GT_CLI_FILE,     /**< any file */
-	GT_CLI_DIR,      /**< a directory */
-	GT_CLI_TRACE,    /**< trace directories and .gtrace files */
-	GT_CLI_REPORT,   /**< GT_CLI_TRACE and .json reports (diff) */
-	GT_CLI_WORDS,    /**< one of gt_cli_opt.words */
-	GT_CLI_PROGRAM,  /**< a program, then its own arguments (run) */
-	GT_CLI_COMMAND,  /**< a gaptrace command (help) */
-	GT_CLI_GROUP,    /**< a group name */
+	GT_CLI_FILE,	 /**< any file */
+	GT_CLI_DIR,	 /**< a directory */
+	GT_CLI_TRACE,	 /**< trace directories and .gtrace files */
+	GT_CLI_REPORT,	 /**< GT_CLI_TRACE and .json reports (diff) */
+	GT_CLI_WORDS,	 /**< one of gt_cli_opt.words */
+	GT_CLI_PROGRAM,	 /**< a program, then its own arguments (run) */
+	GT_CLI_COMMAND,	 /**< a gaptrace command (help) */
+	GT_CLI_GROUP,	 /**< a group name */
 };
 
 /** Largest number of options of one command, --help included. */
@@ -52,31 +52,37 @@ enum {
 
 /** One option, or one named item of a list (a format, an exit status). */
 typedef struct gt_cli_opt {
-	int key;          /**< what gt_cli_next returns for it: its short letter,
-			       or for an option without one a number that is no
-			       printable character (1, 2, ... or >= 256); 'h' is
-			       --help's, added to every command */
-	const char *name; /**< long name without "--" (an item: its name) */
-	const char *arg;  /**< its value in the help ("FILE"); NULL: takes none */
-	const char *help; /**< what it does: one paragraph, wrapped when printed */
-	int complete;     /**< GT_CLI_*: what completes its value */
-	const char *words; /**< GT_CLI_WORDS: the values, separated by spaces */
+	int key;		       /**< what gt_cli_next returns for it: its short letter,
+					    or for an option without one a number that is no
+					    printable character (1, 2, ... or >= 256); 'h' is
+					    --help's, added to every command */
+	const char *name;	       /**< long name without "--" (an item: its name) */
+	const char *arg;	       /**< its value in the help ("FILE"); NULL: takes none */
+	const char *help;	       /**< what it does: one paragraph, wrapped when printed */
+	int complete;		       /**< GT_CLI_*: what completes its value */
+	const char *words;	       /**< GT_CLI_WORDS: the values, separated by spaces */
 	const char *(*words_fn)(void); /**< GT_CLI_WORDS known at run time only
 					    (table names, thresholds): made by it */
 } gt_cli_opt;
 
 /** An option: GT_OPT(key, name, arg, help[, .complete = ..., .words = ...]). */
-#define GT_OPT(k, n, a, h, ...) {.key = (k), .name = (n), .arg = (a), .help = (h), __VA_ARGS__}
+#define GT_OPT(k, n, a, h, ...)                                               \
+	{                                                                     \
+		.key = (k), .name = (n), .arg = (a), .help = (h), __VA_ARGS__ \
+	}
 /** A named item of a list (a format, an exit status): GT_ITEM(name, help). */
-#define GT_ITEM(n, h) {.name = (n), .help = (h)}
+#define GT_ITEM(n, h)                    \
+	{                                \
+		.name = (n), .help = (h) \
+	}
 
 /** A titled list of options (or of items: a group whose entries are not
  *  options, such as the formats of export). */
 typedef struct gt_cli_group {
-	const char *title;      /**< "options", "slicing", "formats" */
-	const char *intro;      /**< a paragraph before the entries, or NULL */
+	const char *title;	/**< "options", "slicing", "formats" */
+	const char *intro;	/**< a paragraph before the entries, or NULL */
 	const gt_cli_opt *opts; /**< ends with an entry whose name is NULL */
-	int items;              /**< 1: named items, not options (not parsed) */
+	int items;		/**< 1: named items, not options (not parsed) */
 } gt_cli_group;
 
 /**
@@ -85,21 +91,21 @@ typedef struct gt_cli_group {
  * whose lines all start with two spaces is printed as it is (a listing).
  */
 typedef struct gt_cli_help {
-	const char *name;       /**< "report"; NULL for gaptrace itself */
-	const char *summary;    /**< one line, lower case, no period: the command
-				     list of `gaptrace --help`, the man page's NAME */
-	const char *usage[4];   /**< what follows "gaptrace NAME ", one per form */
-	const char *text;       /**< the description */
+	const char *name;	       /**< "report"; NULL for gaptrace itself */
+	const char *summary;	       /**< one line, lower case, no period: the command
+					    list of `gaptrace --help`, the man page's NAME */
+	const char *usage[4];	       /**< what follows "gaptrace NAME ", one per form */
+	const char *text;	       /**< the description */
 	const gt_cli_group *groups[6]; /**< option groups, NULL-terminated; the
 					    first gets -h/--help */
-	const char *notes;      /**< after the options, or NULL */
-	const gt_cli_opt *exits;   /**< the exit statuses, as items: name "0",
-				        help what it means; ends with name NULL */
-	const char *examples[8];   /**< command lines (a "  # comment" may follow) */
-	const char *see_also;   /**< other commands, separated by spaces */
-	int operands;           /**< GT_CLI_*: what completes an operand */
-	int in_order;           /**< options end at the first operand: the
-				     program's own options follow (run) */
+	const char *notes;	       /**< after the options, or NULL */
+	const gt_cli_opt *exits;       /**< the exit statuses, as items: name "0",
+					    help what it means; ends with name NULL */
+	const char *examples[8];       /**< command lines (a "  # comment" may follow) */
+	const char *see_also;	       /**< other commands, separated by spaces */
+	int operands;		       /**< GT_CLI_*: what completes an operand */
+	int in_order;		       /**< options end at the first operand: the
+					    program's own options follow (run) */
 } gt_cli_help;
 
 /** The option parser of one command, made from its help. */
@@ -108,8 +114,8 @@ typedef struct gt_cli_parser {
 	struct option lo[GT_CLI_MAX_OPTS + 1];
 	const gt_cli_opt *opt[GT_CLI_MAX_OPTS]; /**< lo[i]'s entry */
 	char shortopts[3 * GT_CLI_MAX_OPTS + 3];
-	char prefix[64];          /**< "gaptrace report": the start of every message */
-	const gt_cli_opt *cur;    /**< the option gt_cli_next returned last */
+	char prefix[64];       /**< "gaptrace report": the start of every message */
+	const gt_cli_opt *cur; /**< the option gt_cli_next returned last */
 } gt_cli_parser;
 
 /** Make p from h and reset getopt (optind = 1): parsing starts at argv[1].
@@ -162,7 +168,6 @@ void gt_cli_help_man(const gt_cli_help *h, const char *version, FILE *f);
  * command, `help` included) and their options, values and operands.
  */
 void gt_cli_bash_completion(const gt_cli_help *const *cmds, size_t n, FILE *f);
-
 
 /**
  * The name among names (n of them) closest to s, when one is close enough

@@ -138,7 +138,8 @@ static void value_case(const gt_cli_opt *o, void *user)
 		return;
 	fprintf(f, "\t%s)", pattern(&p, h, is_opt, o));
 	if (o->complete == GT_CLI_WORDS)
-		fprintf(f, " _gaptrace_words \"%s\" \"$1\"", o->words_fn ? o->words_fn() : o->words);
+		fprintf(f, " _gaptrace_words \"%s\" \"$1\"",
+			o->words_fn ? o->words_fn() : o->words);
 	else
 		fprintf(f, " _gaptrace_add %s \"$1\"", kind_name(o->complete));
 	fputs("; return ;;\n", f);
@@ -173,8 +174,8 @@ static void command_fn(const gt_cli_help *h, FILE *f)
 {
 	pat p;
 	const void *ctx[2] = {h, f};
-	fprintf(f, "# _gaptrace_%s CUR PREV: a word of `gaptrace %s`\n_gaptrace_%s()\n{\n",
-		h->name, h->name, h->name);
+	fprintf(f, "# _gaptrace_%s CUR PREV: a word of `gaptrace %s`\n_gaptrace_%s()\n{\n", h->name,
+		h->name, h->name);
 	if (h->in_order)
 		in_order_scan(h, f);
 	fputs("\tcase $2 in\n", f);
@@ -213,6 +214,5 @@ void gt_cli_bash_completion(const gt_cli_help *const *cmds, size_t n, FILE *f)
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "\t%s) _gaptrace_%s \"$cur\" \"$prev\" ;;\n", cmds[i]->name,
 			cmds[i]->name);
-	fputs("\tesac\n\treturn 0\n}\ncomplete -o filenames -F _gaptrace gaptrace\n",
-	      f);
+	fputs("\tesac\n\treturn 0\n}\ncomplete -o filenames -F _gaptrace gaptrace\n", f);
 }

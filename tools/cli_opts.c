@@ -48,7 +48,10 @@ static const gt_cli_opt slice_opts[] = {
 };
 
 const gt_cli_group gt_slice_group = {
-	"slicing", "What was kept is printed: the report's 'slice:' line.", slice_opts, 0,
+	"slicing",
+	"What was kept is printed: the report's 'slice:' line.",
+	slice_opts,
+	0,
 };
 
 /* "@NS" or "@YYYY-MM-DDTHH:MM:SS[.frac][Z]" (UTC) -> realtime ns. */

@@ -93,7 +93,7 @@ int parse_kinds(const struct gt_cli_parser *p, uint32_t *mask);
 int parse_group(const struct gt_cli_parser *p, uint32_t *gid);
 
 /** The words of a kinds list, for the completion of --kinds. */
-#define GT_CLI_KINDS_WORDS                                                                         \
+#define GT_CLI_KINDS_WORDS \
 	"default all none kernel memcpy memset sync runtime driver nvtx overhead api-all latency"
 
 #endif

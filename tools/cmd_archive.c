@@ -49,8 +49,9 @@ static const gt_cli_help archive_help = {
 		"history, compare with gaptrace diff --baseline.",
 	.groups = {&archive_group, &gt_symbols_group},
 	.exits = archive_exits,
-	.examples = {"GAPTRACE_OUTPUT=/tmp/t CUDA_INJECTION64_PATH=.../libgaptrace_inject.so ./train",
-		     "gaptrace archive --to ~/gaptrace-runs /tmp/t"},
+	.examples =
+		{"GAPTRACE_OUTPUT=/tmp/t CUDA_INJECTION64_PATH=.../libgaptrace_inject.so ./train",
+		 "gaptrace archive --to ~/gaptrace-runs /tmp/t"},
 	.see_also = "history diff run",
 	.operands = GT_CLI_TRACE,
 };
@@ -62,7 +63,8 @@ const gt_cli_help *cmd_archive_help(void)
 
 int cmd_archive(int argc, char **argv)
 {
-	gt_archive_req r = {.cmd = "gaptrace archive", .dir = getenv("GAPTRACE_ARCHIVE"),
+	gt_archive_req r = {.cmd = "gaptrace archive",
+			    .dir = getenv("GAPTRACE_ARCHIVE"),
 			    .max_bytes = (uint64_t)GT_ARCHIVE_DEFAULT_MAX_MB << 20};
 	gt_analysis_opts ao = {0};
 	char entry[8192];

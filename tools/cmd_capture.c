@@ -187,11 +187,12 @@ static void summary(const char *path)
 	gt_diag_opts d;
 	gt_diag_opts_init(&d);
 	gt_analysis_opts ao = {0};
-	gt_model_opts o = {.cmd = "gaptrace capture", .ao = &ao, .dopts = &d, .quiet = 1,
-			   .slice = &sl};
+	gt_model_opts o = {
+		.cmd = "gaptrace capture", .ao = &ao, .dopts = &d, .quiet = 1, .slice = &sl};
 	gt_model m;
 	if (gt_model_open(&m, (const char *const[]){path}, 1, &o) != 0) {
-		fprintf(stderr, "gaptrace capture: no summary: `gaptrace report %s` says why\n", path);
+		fprintf(stderr, "gaptrace capture: no summary: `gaptrace report %s` says why\n",
+			path);
 		return;
 	}
 	fputc('\n', stderr);
@@ -258,7 +259,8 @@ int cmd_capture(int argc, char **argv)
 	if (find_peer(reply, opts.pid, path, sizeof(path), &f0, &r0) < 0) {
 		fprintf(stderr,
 			"gaptrace capture: pid %u is not connected to the collector at %s\n"
-			"  (was it started with CUDA_INJECTION64_PATH, and has it initialized CUDA?\n"
+			"  (was it started with CUDA_INJECTION64_PATH, and has it initialized "
+			"CUDA?\n"
 			"   `gaptrace capture --list` shows who is connected)\n",
 			opts.pid, sock);
 		return 1;

@@ -27,7 +27,7 @@ static struct {
 	uint32_t kinds;
 	int share_group;
 	uint32_t gid;
-	int verbosity; /* 0 quiet, 1 normal, 2 verbose */
+	int verbosity;	  /* 0 quiet, 1 normal, 2 verbose */
 	uint64_t mem_mib; /* --mem-budget, else $GAPTRACE_COLLECTOR_MEM_MB; 0 = default */
 } opts;
 
@@ -85,11 +85,12 @@ static const gt_cli_help collector_help = {
 	.notes = "The control socket control.sock beside the producer socket takes `list`, "
 		 "`stats`, `arm`, `disarm`, `flush` (see collector/README.md).",
 	.exits = collector_exits,
-	.examples = {"gaptrace collector --dir /var/tmp/gt --dormant &",
-		     "GAPTRACE_DORMANT=1 CUDA_INJECTION64_PATH=$PWD/lib/gaptrace/libgaptrace_inject.so \\",
-		     "    python serve.py &",
-		     "gaptrace capture --pid $! --duration 30s",
-		     "gaptrace collector --dir /var/tmp/gt --group gpuusers   # readable by gpuusers"},
+	.examples =
+		{"gaptrace collector --dir /var/tmp/gt --dormant &",
+		 "GAPTRACE_DORMANT=1 CUDA_INJECTION64_PATH=$PWD/lib/gaptrace/libgaptrace_inject.so "
+		 "\\",
+		 "    python serve.py &", "gaptrace capture --pid $! --duration 30s",
+		 "gaptrace collector --dir /var/tmp/gt --group gpuusers   # readable by gpuusers"},
 	.see_also = "capture run report",
 };
 
@@ -113,7 +114,9 @@ static void log_line(void *user, int level, const char *msg)
 		   level == GT_LOG_ERROR;
 	if (show)
 		fprintf(stderr, "gaptrace collector: %s%s\n",
-			level == GT_LOG_ERROR ? "error: " : level == GT_LOG_WARN ? "warning: " : "",
+			level == GT_LOG_ERROR  ? "error: "
+			: level == GT_LOG_WARN ? "warning: "
+					       : "",
 			msg);
 }
 
@@ -233,8 +236,8 @@ int cmd_collector(int argc, char **argv)
 		fprintf(stderr,
 			"gaptrace collector: listening on %s (control %s), writing %s/%s; "
 			"Ctrl-C stops\n",
-			gt_collector_socket_path(g_coll), gt_collector_control_path(g_coll), opts.dir,
-			opts.dormant ? " (producers start dormant)" : "");
+			gt_collector_socket_path(g_coll), gt_collector_control_path(g_coll),
+			opts.dir, opts.dormant ? " (producers start dormant)" : "");
 	if (gt_collector_run(g_coll) == 0)
 		ret = 0;
 	gt_collector_stats st;

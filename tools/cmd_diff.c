@@ -29,7 +29,7 @@ enum { FMT_TEXT, FMT_JSON, FMT_HTML };
  * (relative bounds from its own capture start, its own NVTX ranges). */
 static struct {
 	int format, quiet, gate_on;
-	int slicing;          /* a slicing or step option was given */
+	int slicing; /* a slicing or step option was given */
 	gt_slice slice;
 	double gate;
 	unsigned out_flags;
@@ -243,11 +243,15 @@ static int side_json(const char *tag, const char *src, int json_in, char **json,
 			gt_cli_report_error(errno, why, sizeof(why)));
 		return GT_EXIT_NO_INPUT;
 	}
-	char cmd[4200]; /* messages name the side: there are two */
+	char cmd[4200];		  /* messages name the side: there are two */
 	gt_slice sl = opts.slice; /* resolved for this side alone */
 	snprintf(cmd, sizeof(cmd), "gaptrace diff: %s %s", tag, src);
-	gt_model_opts o = {.cmd = cmd, .ao = &opts.ao, .dopts = &opts.dopts,
-			   .quiet = opts.quiet, .slice = &sl, .cmd_names_path = 1};
+	gt_model_opts o = {.cmd = cmd,
+			   .ao = &opts.ao,
+			   .dopts = &opts.dopts,
+			   .quiet = opts.quiet,
+			   .slice = &sl,
+			   .cmd_names_path = 1};
 	return gt_cli_report_json(src, &o, json, len, NULL);
 }
 
@@ -271,8 +275,7 @@ static int load_side(const char *tag, const char *path, const char *src, int jso
 }
 
 /* Both sides, BASE's first. Returns 0 or an exit status. */
-static int load_sides(const char *bpath, const char *npath, gt_diff_stats **b,
-		      gt_diff_stats **n)
+static int load_sides(const char *bpath, const char *npath, gt_diff_stats **b, gt_diff_stats **n)
 {
 	char bsrc[4200], nsrc[4200];
 	if (!gt_diff_json_supported()) {
@@ -343,10 +346,13 @@ static void caution(const gt_diff_stats *b, const gt_diff_stats *n, const char *
 	fputs("gaptrace diff: warning: BASE and NEW ran ", stderr);
 	gt_term_fputs(stderr, what); /* the reports' command lines and GPU names */
 	fprintf(stderr, ": what changed may be the %s, not a regression",
-		prog && gpu ? "program or the GPU" : prog ? "program" : "GPU");
+		prog && gpu ? "program or the GPU"
+		: prog	    ? "program"
+			    : "GPU");
 	if (opts.baseline)
-		fprintf(stderr, "; --baseline took %s, the latest run of %s (--baseline %s/ENTRY "
-				"takes another; gaptrace history %s lists them)",
+		fprintf(stderr,
+			"; --baseline took %s, the latest run of %s (--baseline %s/ENTRY "
+			"takes another; gaptrace history %s lists them)",
 			entry, opts.baseline, opts.baseline, opts.baseline);
 	fputc('\n', stderr);
 }
@@ -380,7 +386,8 @@ int cmd_diff(int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	/* an output that cannot be written is said before the analysis, not after */
-	if (opts.output && gt_outfile_check(opts.output, opts.out_flags, entry, sizeof(entry)) < 0) {
+	if (opts.output &&
+	    gt_outfile_check(opts.output, opts.out_flags, entry, sizeof(entry)) < 0) {
 		fprintf(stderr, "gaptrace diff: %s\n", entry);
 		return GT_EXIT_FAILED;
 	}
@@ -400,7 +407,8 @@ int cmd_diff(int argc, char **argv)
 	}
 	ret = write_diff(d);
 	if (ret == GT_EXIT_OK && opts.gate_on && gt_diff_regressed(d, opts.gate)) {
-		fprintf(stderr, "gaptrace diff: gate: NEW is %.1f %% slower than BASE (gate %.1f %%)\n",
+		fprintf(stderr,
+			"gaptrace diff: gate: NEW is %.1f %% slower than BASE (gate %.1f %%)\n",
 			100 * gt_diff_worst_slowdown(d), 100 * opts.gate);
 		ret = GT_EXIT_GATE;
 	}

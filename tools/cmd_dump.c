@@ -155,7 +155,8 @@ static const char *const stack_triggers[] = {"?", "wait", "resume", "sampled"};
 static void print_frame(const gt_reader *r, const gt_frame *f)
 {
 	if (f->kind == GT_FRAME_NATIVE)
-		printf("frame stack=%u #%u native pc=0x%" PRIx64 "\n", f->stack_id, f->index, f->pc);
+		printf("frame stack=%u #%u native pc=0x%" PRIx64 "\n", f->stack_id, f->index,
+		       f->pc);
 	else
 		printf("frame stack=%u #%u python %s:%u %s\n", f->stack_id, f->index,
 		       S(r, f->file_id), f->line, S(r, f->func_id));
@@ -450,8 +451,8 @@ static const uint8_t *hx_block(const uint8_t *p, const uint8_t *end)
 	}
 	/* values of every column, kept for REL references (small blocks only;
 	 * rows comes from the input: rows * ncols must not wrap) */
-	uint64_t *vals = rows <= (1u << 20) / (ncols ? ncols : 1) ? calloc(rows * ncols + 1, 8)
-								 : NULL;
+	uint64_t *vals =
+		rows <= (1u << 20) / (ncols ? ncols : 1) ? calloc(rows * ncols + 1, 8) : NULL;
 	for (unsigned i = 0; i < ncols; i++) {
 		const char *cn = gt_rec_col_name(type, i, NULL);
 		unsigned codec = d[6 * i], ref = d[6 * i + 1];
@@ -698,8 +699,8 @@ static int hx_pread(int fd, const char *path, uint64_t off, uint8_t *b, size_t n
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0) {
-			gt_cli_say_path("gaptrace dump", path, k < 0 ? strerror(errno) : "file shrank",
-					0);
+			gt_cli_say_path("gaptrace dump", path,
+					k < 0 ? strerror(errno) : "file shrank", 0);
 			return -1;
 		}
 		got += (size_t)k;
@@ -793,8 +794,8 @@ static int hex_dump(const char *path)
 					 "limit; %" PRIu64 " bytes to the end",
 					 clen, left);
 			else
-				snprintf(note, sizeof(note), "not a frame: %" PRIu64 " bytes to the end",
-					 left);
+				snprintf(note, sizeof(note),
+					 "not a frame: %" PRIu64 " bytes to the end", left);
 			ret = hx_rest(fd, path, off, left, note);
 			goto out;
 		}
@@ -923,8 +924,8 @@ int cmd_dump(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1)
-		return gt_cli_usage(&dump_help, optind == argc ? "no TRACE given"
-							       : "one TRACE wanted");
+		return gt_cli_usage(&dump_help,
+				    optind == argc ? "no TRACE given" : "one TRACE wanted");
 	/* a trace directory, as `report` takes: each of its traces in turn */
 	const char *arg = argv[optind];
 	struct stat sb;

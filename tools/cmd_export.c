@@ -27,11 +27,11 @@
  * export_tables, a file format (perfetto, html) through its writer. */
 typedef struct fmt_def {
 	const char *name; /* -f NAME (its help: export_formats[], same order) */
-	int xfmt;         /* GT_EXPORT_*: the tables' syntax, or the file whose
+	int xfmt;	  /* GT_EXPORT_*: the tables' syntax, or the file whose
 			     default path (extension) gt_export_default_path gives */
 	int (*write)(gt_export *x, FILE *out, gt_export_stats *st); /* NULL: tables */
 	const char *what; /* the stats line's name for the file written */
-	int timeline;     /* the stats count events, flows and gaps (else rows) */
+	int timeline;	  /* the stats count events, flows and gaps (else rows) */
 	const char *hint; /* said after a file is written (not to stdout), or NULL */
 } fmt_def;
 
@@ -56,8 +56,17 @@ static struct {
 	gt_slice slice;
 } opts;
 
-enum { OPT_MIN_GAP = 1, OPT_MAX_GAPS, OPT_NO_ANALYSIS, OPT_FULL_NAMES, OPT_MANGLED, OPT_TITLE,
-       OPT_STRICT, OPT_FORCE, OPT_MAX_OUTPUT };
+enum {
+	OPT_MIN_GAP = 1,
+	OPT_MAX_GAPS,
+	OPT_NO_ANALYSIS,
+	OPT_FULL_NAMES,
+	OPT_MANGLED,
+	OPT_TITLE,
+	OPT_STRICT,
+	OPT_FORCE,
+	OPT_MAX_OUTPUT
+};
 
 static const char *table_words(void);
 
@@ -242,8 +251,10 @@ static void report_budget(const gt_export *x, const gt_export_stats *st)
 	if (opts.eo.max_output_bytes)
 		snprintf(why, sizeof(why), "--max-output-mb");
 	else
-		snprintf(why, sizeof(why), "%u x the traces' bytes, at least %llu MiB; "
-			 "--max-output-mb N sets it", GT_EXPORT_OUTPUT_PER_BYTE,
+		snprintf(why, sizeof(why),
+			 "%u x the traces' bytes, at least %llu MiB; "
+			 "--max-output-mb N sets it",
+			 GT_EXPORT_OUTPUT_PER_BYTE,
 			 (unsigned long long)(GT_EXPORT_MIN_OUTPUT_BUDGET >> 20));
 	if (st->not_all_written)
 		fprintf(stderr,
@@ -415,7 +426,10 @@ static int open_inputs(gt_model *m, gt_export **x, const char *const *paths, siz
 	gt_errinfo ei;
 	int ret;
 	gt_analysis_opts ao = gt_export_analysis_opts(&opts.eo, opts.fmt->xfmt);
-	gt_model_opts mo = {.cmd = "gaptrace export", .ao = &ao, .quiet = 1, .quiet_records = 1,
+	gt_model_opts mo = {.cmd = "gaptrace export",
+			    .ao = &ao,
+			    .quiet = 1,
+			    .quiet_records = 1,
 			    .slice = &opts.slice,
 			    .separate_hint = "; export them one at a time",
 			    .no_analysis = (opts.eo.flags & GT_EXPORT_NO_ANALYSIS) != 0};
@@ -589,8 +603,8 @@ int cmd_export(int argc, char **argv)
 		fprintf(stderr, "gaptrace export: %s: %s\n", opts.output, gt_strerror(rc));
 	if (out_close(&of, rc == 0) < 0 || rc < 0)
 		goto out;
-	report_stats(opts.fmt->what,
-		     strcmp(opts.output, "-") ? opts.output : "to stdout", &st, now_s() - t0);
+	report_stats(opts.fmt->what, strcmp(opts.output, "-") ? opts.output : "to stdout", &st,
+		     now_s() - t0);
 	report_budget(x, &st);
 	if (!opts.quiet && opts.fmt->hint && strcmp(opts.output, "-"))
 		fputs(opts.fmt->hint, stderr);

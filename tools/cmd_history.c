@@ -95,7 +95,8 @@ static void list_entry(const char *dir, const char *name_raw)
 	}
 	char gpu[64] = "-";
 	if (s->ngpus)
-		snprintf(gpu, sizeof(gpu), "%.40s%s", s->gpus[0].name, s->ngpus > 1 ? " +more" : "");
+		snprintf(gpu, sizeof(gpu), "%.40s%s", s->gpus[0].name,
+			 s->ngpus > 1 ? " +more" : "");
 	/* the columns' widths bound the escaped text, cut between escapes */
 	printf("%-36s %-19.19s %-16s %10s %5.1f%%  %-22s ", name,
 	       gt_fmt_utc(t, sizeof(t), s->time_origin_ns), gt_term_str(ge, sizeof(ge), gpu),
@@ -156,8 +157,8 @@ int cmd_history(int argc, char **argv)
 		opts.last = (unsigned long)last;
 	}
 	if (argc - optind != 1)
-		return gt_cli_usage(&history_help, argc == optind ? "no ARCHIVE given"
-							   : "one ARCHIVE wanted");
+		return gt_cli_usage(&history_help,
+				    argc == optind ? "no ARCHIVE given" : "one ARCHIVE wanted");
 	if (!gt_diff_json_supported()) {
 		fprintf(stderr, "gaptrace history: reading reports is not built in: this gaptrace "
 				"was built without libcjson (apt-get install libcjson-dev, then "

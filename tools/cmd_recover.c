@@ -79,8 +79,8 @@ int cmd_recover(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1)
-		return gt_cli_usage(&recover_help, optind == argc ? "no TRACE given"
-								  : "one TRACE wanted");
+		return gt_cli_usage(&recover_help,
+				    optind == argc ? "no TRACE given" : "one TRACE wanted");
 	const char *in = argv[optind];
 	if (!out) {
 		snprintf(defout, sizeof(defout), "%s.recovered", in);
@@ -89,8 +89,10 @@ int cmd_recover(int argc, char **argv)
 	struct stat si, so;
 	if (!strcmp(in, out) || (stat(in, &si) == 0 && stat(out, &so) == 0 &&
 				 si.st_dev == so.st_dev && si.st_ino == so.st_ino)) {
-		fprintf(stderr, "gaptrace recover: %s: output is the input file; the input is "
-				"never modified\n", out);
+		fprintf(stderr,
+			"gaptrace recover: %s: output is the input file; the input is "
+			"never modified\n",
+			out);
 		return 2;
 	}
 	/* gt_trace_recover writes by name: into the helper's private directory,

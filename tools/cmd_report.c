@@ -28,8 +28,15 @@ static struct {
 	gt_slice slice;
 } opts;
 
-enum { OPT_CAPTURE = 1, OPT_FULL_NAMES, OPT_MANGLED, OPT_WIDTH, OPT_STRICT, OPT_NO_FINDINGS,
-       OPT_FORCE };
+enum {
+	OPT_CAPTURE = 1,
+	OPT_FULL_NAMES,
+	OPT_MANGLED,
+	OPT_WIDTH,
+	OPT_STRICT,
+	OPT_NO_FINDINGS,
+	OPT_FORCE
+};
 
 static const gt_cli_opt report_opts[] = {
 	GT_OPT('j', "json", NULL, "every number as JSON (schema gaptrace.report/1)"),
@@ -139,9 +146,7 @@ static int parse_opt(const gt_cli_parser *p, int c)
 	case OPT_STRICT: opts.ao.stop_on_corrupt = 1; break;
 	case OPT_NO_FINDINGS: opts.ro.flags |= GT_REPORT_NO_FINDINGS; break;
 	case OPT_FORCE: opts.out_flags |= GT_OUTFILE_FORCE; break;
-	case 't':
-		rc = threshold(p);
-		return rc < 0 ? 2 : rc > 0 ? 0 : -1;
+	case 't': rc = threshold(p); return rc < 0 ? 2 : rc > 0 ? 0 : -1;
 	case 'q': opts.quiet = 1; break;
 	default:
 		rc = gt_symopts_parse(&opts.ao, p, c);
@@ -189,7 +194,10 @@ int cmd_report(int argc, char **argv)
 	if (opts.ro.top_gaps && opts.ro.top_gaps > 20)
 		opts.ao.top_gaps = opts.ro.top_gaps;
 	gt_model_opts mo = {
-		.cmd = "gaptrace report", .ao = &opts.ao, .dopts = &opts.dopts, .quiet = opts.quiet,
+		.cmd = "gaptrace report",
+		.ao = &opts.ao,
+		.dopts = &opts.dopts,
+		.quiet = opts.quiet,
 		.slice = &opts.slice,
 		.separate_hint = "; report them one at a time, or compare two with `gaptrace diff "
 				 "BASE NEW`",
@@ -202,7 +210,8 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "gaptrace report: %s\n", of.err);
 		goto out;
 	}
-	int rc = opts.json ? gt_report_json(m.a, of.f, &opts.ro) : gt_report_text(m.a, of.f, &opts.ro);
+	int rc = opts.json ? gt_report_json(m.a, of.f, &opts.ro)
+			   : gt_report_text(m.a, of.f, &opts.ro);
 	if (rc < 0)
 		fprintf(stderr, "gaptrace report: %s: writing the report failed: %s\n",
 			opts.output ? opts.output : "stdout", gt_strerror(rc));

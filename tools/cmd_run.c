@@ -108,18 +108,27 @@ static struct {
 	int quiet;
 	int verbose;
 	gt_cli_sampling rate; /* --nvml-hz, --nvml-proc-hz, --gpm-hz */
-	int report; /* REPORT_* bits */
+	int report;	      /* REPORT_* bits */
 	uint64_t wait_ns;
 	int share_group;
 	uint32_t gid;
-	int stacks; /* --stacks: GAPTRACE_STACKS=1 for the program */
-	const char *archive;     /* --archive DIR, else $GAPTRACE_ARCHIVE */
-	uint64_t archive_max;    /* bytes of trace an entry keeps */
-	gt_analysis_opts ao;     /* --no-symbols, --symbol-path: summary, HTML, archive */
+	int stacks;	      /* --stacks: GAPTRACE_STACKS=1 for the program */
+	const char *archive;  /* --archive DIR, else $GAPTRACE_ARCHIVE */
+	uint64_t archive_max; /* bytes of trace an entry keeps */
+	gt_analysis_opts ao;  /* --no-symbols, --symbol-path: summary, HTML, archive */
 } opts;
 
-enum { OPT_FORCE = 1, OPT_DURATION, OPT_DELAY, OPT_REPORT, OPT_WAIT, OPT_GROUP, OPT_ARCHIVE,
-       OPT_ARCHIVE_MAX_MB, OPT_STACKS };
+enum {
+	OPT_FORCE = 1,
+	OPT_DURATION,
+	OPT_DELAY,
+	OPT_REPORT,
+	OPT_WAIT,
+	OPT_GROUP,
+	OPT_ARCHIVE,
+	OPT_ARCHIVE_MAX_MB,
+	OPT_STACKS
+};
 
 static const gt_cli_opt run_opts[] = {
 	GT_OPT('o', "output", "NAME",
@@ -212,7 +221,7 @@ const gt_cli_help *cmd_run_help(void)
 /* ------------------------------------------------------------ stderr */
 
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
-static int progress_on;    /* stderr is a tty and not quiet */
+static int progress_on;	   /* stderr is a tty and not quiet */
 static int progress_shown; /* a progress line is on screen */
 
 /* Print one of our lines on stderr, clearing the progress line first. */
@@ -240,7 +249,10 @@ static void log_line(void *user, int level, const char *msg)
 		return;
 	if (level >= GT_LOG_INFO && !opts.verbose)
 		return; /* run says what matters itself; -v shows the collector's detail */
-	say("%s%s", level == GT_LOG_ERROR ? "error: " : level == GT_LOG_WARN ? "warning: " : "",
+	say("%s%s",
+	    level == GT_LOG_ERROR  ? "error: "
+	    : level == GT_LOG_WARN ? "warning: "
+				   : "",
 	    msg);
 }
 
@@ -267,7 +279,8 @@ static void progress(gt_collector *c, double elapsed)
 	human(st.records, rec, sizeof(rec));
 	pthread_mutex_lock(&out_lock);
 	fprintf(stderr,
-		"\r\033[Kgaptrace: %.1fs  processes %u (%" PRIu64 " seen)  records %s  drops %" PRIu64,
+		"\r\033[Kgaptrace: %.1fs  processes %u (%" PRIu64
+		" seen)  records %s  drops %" PRIu64,
 		elapsed, st.peers_active, st.peers_total, rec, drops_of(&st));
 	progress_shown = 1;
 	pthread_mutex_unlock(&out_lock);
@@ -293,7 +306,8 @@ static int find_inject(char out[PATH_MAX])
 	else if (rc < 0)
 		fprintf(stderr,
 			"gaptrace run: cannot find the injection library: %s\n"
-			"  build it (cmake -DGAPTRACE_BUILD_INJECT=ON, with the CUDA toolkit's CUPTI "
+			"  build it (cmake -DGAPTRACE_BUILD_INJECT=ON, with the CUDA toolkit's "
+			"CUPTI "
 			"headers) or set GAPTRACE_INJECT_PATH\n",
 			why);
 	return rc;
@@ -364,7 +378,8 @@ static int prepare_output(const char *dir)
 		size_t n = strlen(e->d_name);
 		if (n > 7 && !strcmp(e->d_name + n - 7, ".gtrace") &&
 		    unlinkat(dirfd(d), e->d_name, 0) != 0) {
-			fprintf(stderr, "gaptrace run: %s/%s: %s\n", dir, e->d_name, strerror(errno));
+			fprintf(stderr, "gaptrace run: %s/%s: %s\n", dir, e->d_name,
+				strerror(errno));
 			closedir(d);
 			return -1;
 		}
@@ -376,11 +391,11 @@ static int prepare_output(const char *dir)
 /* The program's environment: ours, with our variables replaced. The
  * entries from *own onward were allocated here. */
 static char **child_env(size_t *own, const char *inject, const char *sock, const char *session,
-			 const char *output)
+			const char *output)
 {
-	static const char *const ours[] = {"CUDA_INJECTION64_PATH=", "GAPTRACE_SOCKET=",
-					   "GAPTRACE_KINDS=",        "GAPTRACE_SESSION=",
-					   "GAPTRACE_DORMANT=",      "GAPTRACE_OUTPUT="};
+	static const char *const ours[] = {
+		"CUDA_INJECTION64_PATH=", "GAPTRACE_SOCKET=",  "GAPTRACE_KINDS=",
+		"GAPTRACE_SESSION=",	  "GAPTRACE_DORMANT=", "GAPTRACE_OUTPUT="};
 	/* GAPTRACE_STACKS is the program's own unless --stacks says 1. */
 	size_t n = 0;
 	while (environ[n])
@@ -463,8 +478,8 @@ static int count_self_files(const char *dir)
  * through a link; --force-overwrite replaces a link there, never its
  * target). path gets where; err a message on failure.
  */
-static int write_html_report(const char *dir, const gt_model *m, int force, char *path,
-			     size_t cap, char *err, size_t errcap)
+static int write_html_report(const char *dir, const gt_model *m, int force, char *path, size_t cap,
+			     char *err, size_t errcap)
 {
 	gt_errinfo ei = {0};
 	if ((size_t)gt_export_html_default_path(dir, path, cap) >= cap) {
@@ -747,7 +762,6 @@ static int count_children(void)
 
 /* ------------------------------------------------------------ summary */
 
-
 /* ------------------------------------------------------------ main */
 
 /* A duration option: 1 ms .. 366 days (the collector's window), or a literal
@@ -760,8 +774,9 @@ static int parse_secs(const gt_cli_parser *p, int allow_zero, uint64_t *ns)
 			*ns = 0;
 			return 0;
 		}
-		fprintf(stderr, "gaptrace run: --duration: '%s' is no time at all: omit "
-				"--duration to capture the whole run\n",
+		fprintf(stderr,
+			"gaptrace run: --duration: '%s' is no time at all: omit "
+			"--duration to capture the whole run\n",
 			optarg);
 		return -1;
 	}
@@ -773,7 +788,7 @@ static int parse_secs(const gt_cli_parser *p, int allow_zero, uint64_t *ns)
 struct run {
 	char **prog;
 	char inject[PATH_MAX];
-	char defout[64]; /* the default name's stem: gaptrace-YYYYmmdd-HHMMSS */
+	char defout[64];       /* the default name's stem: gaptrace-YYYYmmdd-HHMMSS */
 	char outdir[PATH_MAX]; /* the trace directory the collector made or took */
 	int dir_created;       /* this run created it */
 	char sockdir[PATH_MAX], sock[PATH_MAX + 32];
@@ -809,12 +824,12 @@ static const gt_model *run_model(struct run *r)
 		gt_analysis_opts ao = opts.report & REPORT_HTML
 					      ? gt_export_analysis_opts(&eo, GT_EXPORT_HTML)
 					      : opts.ao;
-		gt_model_opts mo = {.cmd = "gaptrace run", .ao = &ao, .quiet = 1,
-				    .slice = &r->slice};
-		r->model_rc = gt_model_open(&r->model, (const char *const[]){opts.output}, 1,
-					    &mo) == 0
-				      ? 1
-				      : -1;
+		gt_model_opts mo = {
+			.cmd = "gaptrace run", .ao = &ao, .quiet = 1, .slice = &r->slice};
+		r->model_rc =
+			gt_model_open(&r->model, (const char *const[]){opts.output}, 1, &mo) == 0
+				? 1
+				: -1;
 	}
 	return r->model_rc > 0 ? &r->model : NULL;
 }
@@ -831,8 +846,9 @@ static int run_opt(const gt_cli_parser *p, int c)
 	case 'k': return parse_kinds(p, &opts.kinds) ? 2 : -1;
 	case OPT_REPORT:
 		if (parse_report(optarg, &opts.report) < 0) {
-			fprintf(stderr, "gaptrace run: --report: '%s' is not a mode: text, html, "
-					"text,html or none\n",
+			fprintf(stderr,
+				"gaptrace run: --report: '%s' is not a mode: text, html, "
+				"text,html or none\n",
 				optarg);
 			return 2;
 		}
@@ -1144,8 +1160,8 @@ static void run_report(struct run *r)
 		    gt_collector_nvml_path(r->coll) ? ", GPU samples in " : "",
 		    gt_collector_nvml_path(r->coll) ? "nvml.gtrace" : "");
 	if (!opts.quiet && (drops_of(&st) || st.peers_refused))
-		say("%" PRIu64 " frame(s) dropped, %" PRIu64 " producer(s) refused",
-		    drops_of(&st), st.peers_refused);
+		say("%" PRIu64 " frame(s) dropped, %" PRIu64 " producer(s) refused", drops_of(&st),
+		    st.peers_refused);
 	int selfs = count_self_files(opts.output);
 	if (!opts.quiet && selfs)
 		say("%d process(es) could not stream and wrote their own trace into %s/ "
@@ -1179,9 +1195,14 @@ static void run_archive(struct run *r)
 	size_t n = 0;
 	for (char **a = r->prog; *a && n + 1 < sizeof(cmdline); a++)
 		n += (size_t)snprintf(cmdline + n, sizeof(cmdline) - n, "%s%s", n ? " " : "", *a);
-	gt_archive_req req = {.cmd = "gaptrace run", .trace = opts.output, .dir = opts.archive,
-			      .command = cmdline, .max_bytes = opts.archive_max,
-			      .quiet = opts.quiet, .ao = &opts.ao, .model = run_model(r)};
+	gt_archive_req req = {.cmd = "gaptrace run",
+			      .trace = opts.output,
+			      .dir = opts.archive,
+			      .command = cmdline,
+			      .max_bytes = opts.archive_max,
+			      .quiet = opts.quiet,
+			      .ao = &opts.ao,
+			      .model = run_model(r)};
 	if (!req.model || gt_archive_store(&req, entry, sizeof(entry)) != 0)
 		say("the run could not be archived in %s", opts.archive);
 	else if (!opts.quiet)

@@ -22,8 +22,8 @@ struct gt_cli_parser;
 
 /* Each command: its entry point and its help (cli.h), from which its
  * options are parsed, `--help` printed and its man page made. */
-#define GT_CMD(name)                                                                               \
-	int cmd_##name(int argc, char **argv);                                                     \
+#define GT_CMD(name)                           \
+	int cmd_##name(int argc, char **argv); \
 	const struct gt_cli_help *cmd_##name##_help(void)
 GT_CMD(dump);
 GT_CMD(recover);

@@ -154,8 +154,7 @@ static const gt_cli_help top_help = {
 		 "percentage takes a '%' (5%, 0.5%) or is a fraction of 1 (0.05). A count is a "
 		 "whole number. Options may be abbreviated to a unique prefix (--json as --js).",
 	.exits = top_exits,
-	.examples = {"gaptrace run -- python3 train.py",
-		     "gaptrace report gaptrace-20261202-114758",
+	.examples = {"gaptrace run -- python3 train.py", "gaptrace report gaptrace-20261202-114758",
 		     "gaptrace diff yesterday/ today/", "gaptrace help report"},
 	.see_also = "run report export diff history archive collector capture dump recover synth "
 		    "help",

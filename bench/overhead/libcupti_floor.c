@@ -54,9 +54,8 @@ enum {
 	K_API_ALL = 1 << 8,
 	K_LATENCY = 1 << 9,
 };
-#define K_DEFAULT                                                                    \
-	(K_KERNEL | K_MEMCPY | K_MEMSET | K_RUNTIME | K_DRIVER | K_NVTX | K_OVERHEAD | \
-	 K_LATENCY)
+#define K_DEFAULT \
+	(K_KERNEL | K_MEMCPY | K_MEMSET | K_RUNTIME | K_DRIVER | K_NVTX | K_OVERHEAD | K_LATENCY)
 
 static const CUpti_CallbackId runtime_cbids[] = {
 	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
@@ -172,15 +171,16 @@ static unsigned parse_kinds(const char *s)
 		const char *name;
 		unsigned bit;
 	} names[] = {
-		{"kernel", K_KERNEL},   {"memcpy", K_MEMCPY},     {"memset", K_MEMSET},
-		{"sync", K_SYNC},       {"runtime", K_RUNTIME},   {"driver", K_DRIVER},
-		{"nvtx", K_NVTX},       {"overhead", K_OVERHEAD}, {"api-all", K_API_ALL},
+		{"kernel", K_KERNEL},	{"memcpy", K_MEMCPY},	  {"memset", K_MEMSET},
+		{"sync", K_SYNC},	{"runtime", K_RUNTIME},	  {"driver", K_DRIVER},
+		{"nvtx", K_NVTX},	{"overhead", K_OVERHEAD}, {"api-all", K_API_ALL},
 		{"latency", K_LATENCY}, {"default", K_DEFAULT},
 	};
 	unsigned m = 0;
 	char tmp[256];
 	snprintf(tmp, sizeof(tmp), "%s", s);
-	for (char *save = NULL, *t = strtok_r(tmp, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+	for (char *save = NULL, *t = strtok_r(tmp, ", ", &save); t;
+	     t = strtok_r(NULL, ", ", &save)) {
 		int found = 0;
 		for (size_t i = 0; i < NELEM(names); i++)
 			if (!strcmp(t, names[i].name)) {
@@ -273,8 +273,8 @@ FLOOR_EXPORT int InitializeInjection(void)
 	if (verbose || bad) {
 		uint32_t v = 0;
 		cuptiGetVersion(&v);
-		fprintf(stderr, "cupti_floor: CUPTI API %u, kinds 0x%x, %d x %zu KiB buffers%s\n", v,
-			kinds, pool_n, buf_size / 1024, bad ? ", SOME ENABLES FAILED" : "");
+		fprintf(stderr, "cupti_floor: CUPTI API %u, kinds 0x%x, %d x %zu KiB buffers%s\n",
+			v, kinds, pool_n, buf_size / 1024, bad ? ", SOME ENABLES FAILED" : "");
 	}
 	return 1;
 }

@@ -245,8 +245,8 @@ int main(int argc, char **argv)
 		else if (rc)
 			snprintf(st, sizeof(st), "NVML error %d", rc);
 		printf("  %-40s %4s %9.1f %9.1f %9.1f %s\n", queries[q].name,
-		       queries[q].set == FAST ? "fast" : "slow", t[iters / 2],
-		       t[(iters * 9) / 10], t[iters - 1], st);
+		       queries[q].set == FAST ? "fast" : "slow", t[iters / 2], t[(iters * 9) / 10],
+		       t[iters - 1], st);
 		if (rc == 3 /* NOT_SUPPORTED */)
 			med[q] = 0; /* asked once, then never again */
 	}

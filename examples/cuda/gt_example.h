@@ -29,14 +29,14 @@
 #include <string.h>
 #include <time.h>
 
-#define CK(call)                                                                   \
-	do {                                                                       \
-		cudaError_t e_ = (call);                                           \
-		if (e_ != cudaSuccess) {                                           \
+#define CK(call)                                                                      \
+	do {                                                                          \
+		cudaError_t e_ = (call);                                              \
+		if (e_ != cudaSuccess) {                                              \
 			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, \
-				cudaGetErrorString(e_));                           \
-			exit(1);                                                   \
-		}                                                                  \
+				cudaGetErrorString(e_));                              \
+			exit(1);                                                      \
+		}                                                                     \
 	} while (0)
 
 /* Seconds on CLOCK_MONOTONIC. */

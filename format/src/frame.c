@@ -22,8 +22,8 @@ int gt_frame_header_decode(const uint8_t *buf, size_t len, gt_frame_info *fi)
 		return GT_ERR_RESERVED;
 	if (fi->comp_len > GT_FRAME_MAX_COMPRESSED || fi->raw_len > GT_FRAME_MAX_RAW ||
 	    fi->nrecords > GT_FRAME_MAX_RECORDS ||
-	    fi->nrecords > GT_FRAME_MAX_RECORDS_PER_BYTE *
-				   ((uint64_t)GT_FRAME_HEADER_SIZE + fi->comp_len))
+	    fi->nrecords >
+		    GT_FRAME_MAX_RECORDS_PER_BYTE * ((uint64_t)GT_FRAME_HEADER_SIZE + fi->comp_len))
 		return GT_ERR_LIMIT;
 	if (!(fi->flags & GT_FRAME_ZSTD) && fi->comp_len != fi->raw_len)
 		return GT_ERR_CORRUPT;

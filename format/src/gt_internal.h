@@ -38,8 +38,7 @@ static inline uint16_t gt_load_le16(const uint8_t *p)
 
 static inline uint32_t gt_load_le32(const uint8_t *p)
 {
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
 static inline uint64_t gt_load_le64(const uint8_t *p)

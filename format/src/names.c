@@ -72,8 +72,8 @@ const char *gt_sync_type_name(uint32_t type)
 
 const char *gt_loss_what_name(uint32_t what)
 {
-	static const char *const names[] = {"unknown",	     "cupti_dropped",	 "buffer_refused",
-					    "frame_dropped", "encode_dropped",	 "unknown_record",
+	static const char *const names[] = {"unknown",	     "cupti_dropped",	  "buffer_refused",
+					    "frame_dropped", "encode_dropped",	  "unknown_record",
 					    "write_failed",  "string_table_full", "undelivered"};
 	return what < sizeof(names) / sizeof(names[0]) ? names[what] : "unknown";
 }

@@ -81,8 +81,8 @@ struct gt_reader {
 	uint64_t frame_off;
 	uint64_t expect_seq;
 	int have_seq;
-	uint64_t in_size;  /* bytes of the input when known (file, memory), else 0 */
-	uint64_t accepted; /* records of the frames loaded (the record budget) */
+	uint64_t in_size;   /* bytes of the input when known (file, memory), else 0 */
+	uint64_t accepted;  /* records of the frames loaded (the record budget) */
 	uint64_t dup_bytes; /* bytes of the duplicate frames skipped */
 	gt_seqset own_seen; /* sequence numbers of the frames read... */
 	gt_seqset *seen;    /* ...here, or in a set shared with other readers */
@@ -377,7 +377,8 @@ static int read_header(gt_reader *r, gt_errinfo *ei)
 	if (total > 0) {
 		rc = need(r, (size_t)total);
 		if (rc < 0)
-			return gt_errinfo_set(ei, rc, 0, "byte 0: read failed: %s", strerror(errno));
+			return gt_errinfo_set(ei, rc, 0, "byte 0: read failed: %s",
+					      strerror(errno));
 	}
 	rc = gt_stream_header_decode(r->ibuf + r->ipos, avail(r), &r->hdr, ei);
 	if (rc < 0)
@@ -901,7 +902,8 @@ static int next_frame(gt_reader *r)
 			if (!r->st.dup_frames++)
 				problem(r, GT_ERR_CORRUPT, off,
 					"byte %llu: frame %llu was already read: skipped as a "
-					"duplicate (the count of further ones is in the statistics)",
+					"duplicate (the count of further ones is in the "
+					"statistics)",
 					(unsigned long long)off, (unsigned long long)fi.seq);
 			continue;
 		}
@@ -1198,7 +1200,8 @@ int gt_trace_recover(const char *in_path, const char *out_path, gt_recover_stats
 	struct stat sin, sout;
 	if (stat(in_path, &sin) == 0 && stat(out_path, &sout) == 0 && sin.st_dev == sout.st_dev &&
 	    sin.st_ino == sout.st_ino)
-		return gt_errinfo_set(ei, GT_ERR_INVAL, 0, "%s: output is the input file", out_path);
+		return gt_errinfo_set(ei, GT_ERR_INVAL, 0, "%s: output is the input file",
+				      out_path);
 	gt_reader *r = gt_reader_open(in_path, NULL, ei);
 	if (!r)
 		return ei->code;
@@ -1233,7 +1236,7 @@ int gt_trace_recover(const char *in_path, const char *out_path, gt_recover_stats
 		rc = gt_sink_fd(&fd, fb, (size_t)flen);
 		if (rc < 0) {
 			gt_errinfo_set(ei, rc, st->bytes_out, "%s: write failed: %s", tmpname,
-				  strerror(errno));
+				       strerror(errno));
 			break;
 		}
 		st->frames_kept++;
@@ -1248,10 +1251,11 @@ int gt_trace_recover(const char *in_path, const char *out_path, gt_recover_stats
 	gt_reader_close(r);
 	if (rc == 0 && fsync(fd) < 0)
 		rc = gt_errinfo_set(ei, GT_ERR_IO, st->bytes_out, "%s: fsync: %s", tmpname,
-			       strerror(errno));
+				    strerror(errno));
 	close(fd);
 	if (rc == 0 && rename(tmpname, out_path) < 0)
-		rc = gt_errinfo_set(ei, GT_ERR_IO, 0, "rename to %s: %s", out_path, strerror(errno));
+		rc = gt_errinfo_set(ei, GT_ERR_IO, 0, "rename to %s: %s", out_path,
+				    strerror(errno));
 	if (rc < 0)
 		unlink(tmpname);
 	return rc < 0 ? rc : 0;

@@ -192,11 +192,11 @@ int gt_stream_header_decode(const uint8_t *buf, size_t len, gt_stream_header *h,
 		return gt_errinfo_set(ei, total, 0, "byte 0: not a gaptrace stream (bad magic)");
 	if (total == GT_ERR_AGAIN || (total > 0 && (size_t)total > len))
 		return gt_errinfo_set(ei, GT_ERR_TRUNCATED, len,
-				 "byte %zu: stream header is cut (%zu of %d bytes)", len, len,
-				 total > 0 ? total : HDR_PREFIX);
+				      "byte %zu: stream header is cut (%zu of %d bytes)", len, len,
+				      total > 0 ? total : HDR_PREFIX);
 	if (total < 0)
 		return gt_errinfo_set(ei, total, 16, "byte 16: stream header length invalid (%s)",
-				 gt_strerror(total));
+				      gt_strerror(total));
 	uint16_t major = gt_load_le16(buf + 8), minor = gt_load_le16(buf + 10);
 	uint16_t oldest = gt_load_le16(buf + 12);
 	if (oldest > GT_FORMAT_MAJOR)
@@ -208,10 +208,10 @@ int gt_stream_header_decode(const uint8_t *buf, size_t len, gt_stream_header *h,
 	uint32_t crc = gt_load_le32(buf + total - 4);
 	if (!GT_CRC_OK(gt_crc32c(0, buf, (size_t)total - 4), crc))
 		return gt_errinfo_set(ei, GT_ERR_CHECKSUM, (uint64_t)total - 4,
-				 "byte %d: stream header checksum mismatch", total - 4);
+				      "byte %d: stream header checksum mismatch", total - 4);
 	if (gt_load_le16(buf + 14) != 0)
 		return gt_errinfo_set(ei, GT_ERR_RESERVED, 14,
-				 "byte 14: header flags are reserved, not 0");
+				      "byte 14: header flags are reserved, not 0");
 	if (oldest == 0 || oldest > major)
 		return gt_errinfo_set(
 			ei, GT_ERR_CORRUPT, 8,
@@ -240,12 +240,13 @@ int gt_stream_header_decode(const uint8_t *buf, size_t len, gt_stream_header *h,
 	while (pos < end) {
 		if (end - pos < 4)
 			return gt_errinfo_set(ei, GT_ERR_CORRUPT, pos, "byte %zu: header field cut",
-					 pos);
+					      pos);
 		uint16_t tag = gt_load_le16(buf + pos), n = gt_load_le16(buf + pos + 2);
 		const uint8_t *v = buf + pos + 4;
 		if (n > end - pos - 4)
 			return gt_errinfo_set(ei, GT_ERR_CORRUPT, pos,
-					 "byte %zu: header field %u overruns the header", pos, tag);
+					      "byte %zu: header field %u overruns the header", pos,
+					      tag);
 		switch (tag) {
 		case TAG_HOSTNAME: copy_str(h->hostname, sizeof(h->hostname), v, n); break;
 		case TAG_CMDLINE: copy_str(h->cmdline, sizeof(h->cmdline), v, n); break;
@@ -256,11 +257,11 @@ int gt_stream_header_decode(const uint8_t *buf, size_t len, gt_stream_header *h,
 		case TAG_DEVICE: {
 			if (n < 2 || gt_load_le16(v) > n - 2)
 				return gt_errinfo_set(ei, GT_ERR_CORRUPT, pos,
-						 "byte %zu: device entry malformed", pos);
+						      "byte %zu: device entry malformed", pos);
 			if (h->ndevices >= GT_MAX_DEVICES)
 				return gt_errinfo_set(ei, GT_ERR_LIMIT, pos,
-						 "byte %zu: more than %d devices", pos,
-						 GT_MAX_DEVICES);
+						      "byte %zu: more than %d devices", pos,
+						      GT_MAX_DEVICES);
 			gt_device *d = &h->devices[h->ndevices++];
 			uint16_t dfixed = gt_load_le16(v);
 			dev_decode(d, v + 2, dfixed);

@@ -46,8 +46,8 @@ int gt_trace_file_open(const char *path, gt_errinfo *ei)
 	if (!S_ISREG(sb.st_mode)) {
 		close(fd);
 		return gt_errinfo_set(ei, GT_ERR_INVAL, 0,
-				 "%s: %s, not a trace file (only regular files are read)", path,
-				 kind_of(sb.st_mode));
+				      "%s: %s, not a trace file (only regular files are read)",
+				      path, kind_of(sb.st_mode));
 	}
 	int fl = fcntl(fd, F_GETFL);
 	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {

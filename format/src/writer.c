@@ -663,8 +663,8 @@ static inline void put_bytes(colenc *ce, const void *s, size_t len)
 #define GATHER_UUID(field) put_bytes(&ts->ce[ci], x->field, 16);
 #define GATHER_NAME(field) \
 	put_bytes(&ts->ce[ci], x->field, strnlen(x->field, GT_DEVICE_NAME_MAX - 1));
-#define GATHER_BID(field)                                                               \
-	put_bytes(&ts->ce[ci], x->field,                                                 \
+#define GATHER_BID(field)                \
+	put_bytes(&ts->ce[ci], x->field, \
 		  x->field##_len < GT_BUILD_ID_MAX ? x->field##_len : GT_BUILD_ID_MAX);
 #define GATHER_COL(T, kind, field, cdc) \
 	GATHER_##kind(field);           \
@@ -709,33 +709,33 @@ static size_t str_room(const gt_string *rows, uint32_t m)
  * enc_<type>(w, ts, rows, m): encode m (<= CHUNK) rows as the next chunk of
  * the block of ts. @return 0, or GT_ERR_NOMEM (nothing encoded then).
  */
-#define ENC_TYPE(E, m_, S, COLS)                                                                 \
-	static int enc_##m_(gt_writer *w, typestate *ts, const S *rows, uint32_t m)              \
-	{                                                                                        \
-		static const uint8_t wide[] = {COLS(WIDE_COL, S)};                               \
-		static const uint8_t dflt[] = {COLS(DFLT_COL, S)};                               \
-		enum { NC = GT_NCOLS_##E };                                                      \
-		uint64_t(*vals)[VSTRIDE] = w->vals;                                              \
-		size_t room[NC];                                                                 \
-		unsigned ci = 0;                                                                 \
-		(void)rows;                                                                      \
-		COLS(ROOM_COL, _)                                                                \
-		for (unsigned c = 0; c < NC; c++) {                                              \
-			colenc *ce = &ts->ce[c];                                                 \
-			size_t more = ce->is_bytes ? room[c] : int_room(ce, ts->rows, m);        \
-			GT_TRY(col_reserve(ce, more));                                           \
-		}                                                                                \
-		for (uint32_t i = 0; i < m; i++) {                                               \
-			const S *x = &rows[i];                                                   \
-			ci = 0;                                                                  \
-			COLS(GATHER_COL, _)                                                      \
-		}                                                                                \
-		for (unsigned c = 0; c < NC; c++)                                                \
-			if (!ts->ce[c].is_bytes)                                                 \
-				enc_column(&ts->ce[c], c, (const uint64_t(*)[VSTRIDE])vals,      \
-					   ts->rows, m, dflt[c], wide);                          \
-		ts->rows += m;                                                                   \
-		return 0;                                                                        \
+#define ENC_TYPE(E, m_, S, COLS)                                                            \
+	static int enc_##m_(gt_writer *w, typestate *ts, const S *rows, uint32_t m)         \
+	{                                                                                   \
+		static const uint8_t wide[] = {COLS(WIDE_COL, S)};                          \
+		static const uint8_t dflt[] = {COLS(DFLT_COL, S)};                          \
+		enum { NC = GT_NCOLS_##E };                                                 \
+		uint64_t(*vals)[VSTRIDE] = w->vals;                                         \
+		size_t room[NC];                                                            \
+		unsigned ci = 0;                                                            \
+		(void)rows;                                                                 \
+		COLS(ROOM_COL, _)                                                           \
+		for (unsigned c = 0; c < NC; c++) {                                         \
+			colenc *ce = &ts->ce[c];                                            \
+			size_t more = ce->is_bytes ? room[c] : int_room(ce, ts->rows, m);   \
+			GT_TRY(col_reserve(ce, more));                                      \
+		}                                                                           \
+		for (uint32_t i = 0; i < m; i++) {                                          \
+			const S *x = &rows[i];                                              \
+			ci = 0;                                                             \
+			COLS(GATHER_COL, _)                                                 \
+		}                                                                           \
+		for (unsigned c = 0; c < NC; c++)                                           \
+			if (!ts->ce[c].is_bytes)                                            \
+				enc_column(&ts->ce[c], c, (const uint64_t(*)[VSTRIDE])vals, \
+					   ts->rows, m, dflt[c], wide);                     \
+		ts->rows += m;                                                              \
+		return 0;                                                                   \
 	}
 GT_RECORD_TYPES(ENC_TYPE)
 

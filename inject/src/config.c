@@ -83,11 +83,14 @@ int inj_expand_output(const char *pattern, char *out, size_t cap)
 		if (*p == '%' && p[1]) {
 			p++;
 			switch (*p) {
-			case 'p': snprintf(tmp, sizeof(tmp), "%d", (int)getpid()); ins = tmp; break;
+			case 'p':
+				snprintf(tmp, sizeof(tmp), "%d", (int)getpid());
+				ins = tmp;
+				break;
 			case 'h': ins = host; break;
 			case 't': ins = stamp; break;
 			case '%': ins = "%"; break;
-			default:  /* unknown: keep it literally */
+			default: /* unknown: keep it literally */
 				tmp[0] = '%';
 				tmp[1] = *p;
 				tmp[2] = 0;
@@ -145,7 +148,8 @@ void inj_config_read(inj_config *c)
 	const char *k = getenv("GAPTRACE_KINDS");
 	if (k && *k && gt_kinds_parse(k, &c->kinds) < 0) {
 		inj_log("GAPTRACE_KINDS=%s is not a kinds list (kernel,memcpy,memset,sync,runtime,"
-			"driver,nvtx,overhead,api-all,latency,default,all,none); using default", k);
+			"driver,nvtx,overhead,api-all,latency,default,all,none); using default",
+			k);
 		c->kinds = GT_KIND_DEFAULT;
 	}
 
@@ -179,7 +183,8 @@ void inj_config_read(inj_config *c)
 		c->socket_explicit = 1;
 		if (strlen(s) >= sizeof(c->socket_path))
 			inj_log("GAPTRACE_SOCKET=%s is longer than a unix socket path can be; "
-				"not using a collector", s);
+				"not using a collector",
+				s);
 		else
 			copy_str(c->socket_path, sizeof(c->socket_path), s);
 	} else {

@@ -182,7 +182,7 @@ static void conv_kernel(inj_enc *e, const CUpti_ActivityKernel10 *k)
 	gt_kernel g = {0};
 	g.start = k->start;
 	g.end = k->end;
-	g.queued = k->queued;      /* CUPTI_TIMESTAMP_UNKNOWN is 0 */
+	g.queued = k->queued; /* CUPTI_TIMESTAMP_UNKNOWN is 0 */
 	g.submitted = k->submitted;
 	g.graph_node_id = k->graphNodeId;
 	g.device_id = k->deviceId;
@@ -216,19 +216,19 @@ static void conv_kernel(inj_enc *e, const CUpti_ActivityKernel10 *k)
 }
 
 /* The fields Memcpy6 and MemcpyPtoP4 share, by name. */
-#define COPY_FIELDS(g, m)                                                                    \
-	do {                                                                                 \
-		(g)->start = (m)->start;                                                     \
-		(g)->end = (m)->end;                                                         \
-		(g)->bytes = (m)->bytes;                                                     \
-		(g)->device_id = (m)->deviceId;                                              \
-		(g)->context_id = (m)->contextId;                                            \
-		(g)->stream_id = (m)->streamId;                                              \
-		(g)->correlation_id = (m)->correlationId;                                    \
-		(g)->graph_id = (m)->graphId;                                                \
-		(g)->copy_kind = (m)->copyKind;                                              \
-		(g)->src_kind = (m)->srcKind;                                                \
-		(g)->dst_kind = (m)->dstKind;                                                \
+#define COPY_FIELDS(g, m)                                                                          \
+	do {                                                                                       \
+		(g)->start = (m)->start;                                                           \
+		(g)->end = (m)->end;                                                               \
+		(g)->bytes = (m)->bytes;                                                           \
+		(g)->device_id = (m)->deviceId;                                                    \
+		(g)->context_id = (m)->contextId;                                                  \
+		(g)->stream_id = (m)->streamId;                                                    \
+		(g)->correlation_id = (m)->correlationId;                                          \
+		(g)->graph_id = (m)->graphId;                                                      \
+		(g)->copy_kind = (m)->copyKind;                                                    \
+		(g)->src_kind = (m)->srcKind;                                                      \
+		(g)->dst_kind = (m)->dstKind;                                                      \
 		(g)->flags = ((m)->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) ? GT_MFLAG_ASYNC : 0; \
 	} while (0)
 
@@ -359,8 +359,8 @@ static void conv_name(inj_enc *e, const CUpti_ActivityName *n)
 		add_thread(e, n->objectId.pt.threadId, intern_cstr(e, n->name), e->last_ts);
 		return;
 	}
-	static const char *const kinds[] = {"object", "process", "thread", "device", "context",
-					    "stream"};
+	static const char *const kinds[] = {"object", "process", "thread",
+					    "device", "context", "stream"};
 	unsigned k = (unsigned)n->objectKind < 6 ? (unsigned)n->objectKind : 0;
 	inj_note(e, GT_NOTE_INFO, e->last_ts, "nvtx name: %s %llu = %s", kinds[k],
 		 (unsigned long long)object_id(n->objectKind, &n->objectId), n->name);
@@ -448,7 +448,8 @@ int inj_record_complete(const CUpti_Activity *a, size_t avail)
 	case CUPTI_ACTIVITY_KIND_MEMCPY: return BOTH_SET(CUpti_ActivityMemcpy6, a);
 	case CUPTI_ACTIVITY_KIND_MEMCPY2: return BOTH_SET(CUpti_ActivityMemcpyPtoP4, a);
 	case CUPTI_ACTIVITY_KIND_MEMSET: return BOTH_SET(CUpti_ActivityMemset4, a);
-	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: return BOTH_SET(CUpti_ActivitySynchronization2, a);
+	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+		return BOTH_SET(CUpti_ActivitySynchronization2, a);
 	case CUPTI_ACTIVITY_KIND_RUNTIME:
 	case CUPTI_ACTIVITY_KIND_DRIVER: return BOTH_SET(CUpti_ActivityAPI, a);
 	case CUPTI_ACTIVITY_KIND_OVERHEAD: return BOTH_SET(CUpti_ActivityOverhead3, a);
@@ -519,7 +520,8 @@ void inj_convert_buffer(inj_enc *e, const uint8_t *buf, size_t valid)
 			if ((const uint8_t *)rec <= (const uint8_t *)prev)
 				break; /* not moving forward: stop rather than loop */
 			size_t sz = (size_t)((const uint8_t *)rec - (const uint8_t *)prev);
-			if ((unsigned)prev->kind < 64 && !e->kind_size[prev->kind] && sz < (1u << 16))
+			if ((unsigned)prev->kind < 64 && !e->kind_size[prev->kind] &&
+			    sz < (1u << 16))
 				e->kind_size[prev->kind] = (uint32_t)sz;
 			convert_one(e, prev, sz);
 		}

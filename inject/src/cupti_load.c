@@ -105,9 +105,9 @@ int inj_cupti_load(inj_cupti *cu, const char *explicit_path, char *why, size_t c
 	cu->how = how;
 
 	const char *missing = NULL;
-#define X(req, name)                                                     \
-	cu->name = (__typeof__(cu->name))dlsym(h, #name);                \
-	if (!cu->name && #req[0] == 'R' && !missing)                     \
+#define X(req, name)                                      \
+	cu->name = (__typeof__(cu->name))dlsym(h, #name); \
+	if (!cu->name && #req[0] == 'R' && !missing)      \
 		missing = #name;
 	INJ_CUPTI_FUNCS(X)
 #undef X

@@ -14,10 +14,10 @@
 /* ------------------------------------------------------------ output */
 
 enum inj_out_mode {
-	OUT_NONE = 0,   /**< nothing open yet (or dormant without collector) */
+	OUT_NONE = 0,	/**< nothing open yet (or dormant without collector) */
 	OUT_SOCKET = 1, /**< streaming to the collector */
-	OUT_FILE = 2,   /**< writing the trace file */
-	OUT_DEAD = 3,   /**< output failed for good (disk full, cannot open) */
+	OUT_FILE = 2,	/**< writing the trace file */
+	OUT_DEAD = 3,	/**< output failed for good (disk full, cannot open) */
 };
 
 /**
@@ -39,23 +39,23 @@ typedef struct inj_losses {
 
 typedef struct inj_qframe {
 	uint8_t *buf;
-	size_t len, off;   /**< off: bytes already sent */
+	size_t len, off; /**< off: bytes already sent */
 	uint32_t nrec;
-	inj_losses *snap;  /**< rollback state if this frame carries loss records */
+	inj_losses *snap; /**< rollback state if this frame carries loss records */
 } inj_qframe;
 
 typedef struct inj_out {
 	int mode;
 	int sock, fd;
-	uint8_t *hdr;              /**< encoded stream header (kept for a fallback file) */
+	uint8_t *hdr; /**< encoded stream header (kept for a fallback file) */
 	size_t hdr_len;
-	int capture_header;        /**< sink: next call is the header, keep it */
+	int capture_header; /**< sink: next call is the header, keep it */
 
 	/* socket send queue: whole frames, the front one maybe partly sent */
 	inj_qframe *q;
 	uint32_t qcap, qhead, qn;
 	size_t qbytes, qmax;
-	int lost;                  /**< the socket failed: switch to the file */
+	int lost; /**< the socket failed: switch to the file */
 	char lost_why[128];
 
 	/* control messages received */
@@ -65,10 +65,10 @@ typedef struct inj_out {
 	/* accounting (totals; the encoder reports the difference to committed) */
 	uint64_t frames_dropped, records_dropped, bytes_dropped;
 	uint64_t write_failed_frames, write_failed_bytes;
-	inj_losses *committed;     /**< the encoder's committed loss state */
-	inj_losses *next_snap;     /**< rollback state for the next frame */
-	off_t file_good;           /**< bytes of the file known complete */
-	char path[PATH_MAX];       /**< trace file actually opened */
+	inj_losses *committed; /**< the encoder's committed loss state */
+	inj_losses *next_snap; /**< rollback state for the next frame */
+	off_t file_good;       /**< bytes of the file known complete */
+	char path[PATH_MAX];   /**< trace file actually opened */
 	int file_tried;
 	atomic_int said_full, said_open;
 } inj_out;
@@ -110,7 +110,7 @@ INJ_HIDDEN void inj_out_finish(inj_out *o, uint64_t deadline);
 
 typedef struct inj_kname {
 	const char *ptr;
-	uint64_t head;   /**< first 8 bytes, to notice a reused pointer */
+	uint64_t head; /**< first 8 bytes, to notice a reused pointer */
 	uint32_t len, id;
 } inj_kname;
 
@@ -121,26 +121,26 @@ typedef struct inj_enc {
 	uint32_t pid;
 
 	inj_kname kname[INJ_KNAME_CACHE];
-	uint32_t rt_name[INJ_CBID_CACHE];   /**< cbid -> string id (0 = not yet) */
+	uint32_t rt_name[INJ_CBID_CACHE]; /**< cbid -> string id (0 = not yet) */
 	uint32_t drv_name[INJ_CBID_CACHE];
-	uint32_t tids[INJ_TID_SET];         /**< open addressing, 0 = empty */
+	uint32_t tids[INJ_TID_SET]; /**< open addressing, 0 = empty */
 	uint32_t ntids;
 	uint64_t tids_unnamed;
 
-	uint32_t self_tid;         /**< the encoder's own tid (canary records) */
-	uint32_t canary_cbid;      /**< driver cbid of the canary call, 0 = none */
+	uint32_t self_tid;    /**< the encoder's own tid (canary records) */
+	uint32_t canary_cbid; /**< driver cbid of the canary call, 0 = none */
 	uint64_t canary_seen;
 
-	uint64_t records;          /**< records converted */
-	uint64_t nomem;            /**< records the writer had no memory for */
+	uint64_t records; /**< records converted */
+	uint64_t nomem;	  /**< records the writer had no memory for */
 	atomic_int said_nomem;
-	uint64_t unknown, short_recs;       /**< not yet reported */
-	uint64_t incomplete;                /**< records without their timestamps (a forced
-					       flush delivers activities not yet ended):
-					       dropped, counted as undelivered */
+	uint64_t unknown, short_recs; /**< not yet reported */
+	uint64_t incomplete;	      /**< records without their timestamps (a forced
+					 flush delivers activities not yet ended):
+					 dropped, counted as undelivered */
 	uint32_t unknown_kind_last;
-	uint64_t last_ts;          /**< newest trace timestamp converted */
-	uint32_t kind_size[64];    /**< record size per CUPTI kind, as delivered (0 = not seen) */
+	uint64_t last_ts;	/**< newest trace timestamp converted */
+	uint32_t kind_size[64]; /**< record size per CUPTI kind, as delivered (0 = not seen) */
 	atomic_int said_short;
 } inj_enc;
 
@@ -211,7 +211,8 @@ INJ_HIDDEN void inj_note(inj_enc *e, uint32_t code, uint64_t ts, const char *fmt
 
 /** A GT_REC_LOSS. */
 INJ_HIDDEN void inj_loss(inj_enc *e, uint32_t what, uint64_t start, uint64_t end, uint64_t count,
-			 uint64_t bytes, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+			 uint64_t bytes, const char *fmt, ...)
+	__attribute__((format(printf, 7, 8)));
 
 /** The trace clock now (cuptiGetTimestamp), 0 if unavailable. */
 INJ_HIDDEN uint64_t inj_trace_now(void);

@@ -73,14 +73,25 @@ static gt_stream_header H;
  * at run time, so new cbids (e.g. *_ptsz, *_v2, cudaLaunchKernelExC) of a
  * newer CUPTI are picked up by name. */
 static const char *const rt_prefixes[] = {
-	"cudaLaunch", "__cudaLaunch" /* CUDA 13: what <<<>>> compiles to */, "cudaGraphLaunch", "cudaGraphInstantiate", "cudaMemcpy", "cudaMemset",
-	"cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize",
-	"cudaStreamWaitEvent", "cudaThreadSynchronize", "cudaMalloc", "cudaFree", "cudaHostAlloc",
+	"cudaLaunch",
+	"__cudaLaunch" /* CUDA 13: what <<<>>> compiles to */,
+	"cudaGraphLaunch",
+	"cudaGraphInstantiate",
+	"cudaMemcpy",
+	"cudaMemset",
+	"cudaStreamSynchronize",
+	"cudaDeviceSynchronize",
+	"cudaEventSynchronize",
+	"cudaStreamWaitEvent",
+	"cudaThreadSynchronize",
+	"cudaMalloc",
+	"cudaFree",
+	"cudaHostAlloc",
 };
 static const char *const drv_prefixes[] = {
-	"cuLaunch", "cuGraphLaunch", "cuGraphInstantiate", "cuMemcpy", "cuMemset",
-	"cuStreamSynchronize", "cuCtxSynchronize", "cuEventSynchronize", "cuStreamWaitEvent",
-	"cuMemAlloc", "cuMemFree", "cuMemHostAlloc",
+	"cuLaunch",	     "cuGraphLaunch",	    "cuGraphInstantiate", "cuMemcpy",
+	"cuMemset",	     "cuStreamSynchronize", "cuCtxSynchronize",	  "cuEventSynchronize",
+	"cuStreamWaitEvent", "cuMemAlloc",	    "cuMemFree",	  "cuMemHostAlloc",
 };
 
 /*
@@ -125,8 +136,8 @@ static int has_prefix(const char *s, const char *const *pre, size_t n)
 	return 0;
 }
 
-static void list_cbids(CUpti_CallbackDomain dom, uint32_t size, const char *const *pre,
-		       size_t npre, api_domain *d)
+static void list_cbids(CUpti_CallbackDomain dom, uint32_t size, const char *const *pre, size_t npre,
+		       api_domain *d)
 {
 	d->n = d->nsel = 0;
 	/* A newer CUPTI may have more cbids than our header: look a bit further. */
@@ -154,7 +165,8 @@ static void init_selection(void)
 	if (inj_g.cu.cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API,
 					  CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion,
 					  &name) == CUPTI_SUCCESS &&
-	    name && !strncmp(name, "cuDriverGetVersion", 18) && inj_g.cu.cuptiActivityEnableDriverApi) {
+	    name && !strncmp(name, "cuDriverGetVersion", 18) &&
+	    inj_g.cu.cuptiActivityEnableDriverApi) {
 		void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
 		if (h)
 			canary_fn = (int (*)(int *))dlsym(h, "cuDriverGetVersion");
@@ -201,7 +213,8 @@ static uint32_t per_call(const api_domain *d, int set, int inside, int on)
 /* Switch domain d to record set; at_init: no context exists yet. */
 static void api_switch(api_domain *d, int set, int at_init)
 {
-	CUpti_ActivityKind k = d == &dom_drv ? CUPTI_ACTIVITY_KIND_DRIVER : CUPTI_ACTIVITY_KIND_RUNTIME;
+	CUpti_ActivityKind k =
+		d == &dom_drv ? CUPTI_ACTIVITY_KIND_DRIVER : CUPTI_ACTIVITY_KIND_RUNTIME;
 	int have_calls = d == &dom_drv ? inj_g.cu.cuptiActivityEnableDriverApi != NULL
 				       : inj_g.cu.cuptiActivityEnableRuntimeApi != NULL;
 	if (set == d->set)
@@ -231,8 +244,9 @@ static void api_switch(api_domain *d, int set, int at_init)
 			uint32_t refused = per_call(d, set, 0, 0);
 			d->how = API_MINUS;
 			if (refused)
-				inj_log_once(&said_minus, "CUPTI refused to leave %u %s calls out of "
-							  "the capture: they are recorded too",
+				inj_log_once(&said_minus,
+					     "CUPTI refused to leave %u %s calls out of "
+					     "the capture: they are recorded too",
 					     refused, d == &dom_drv ? "driver" : "runtime");
 		}
 	}
@@ -482,7 +496,8 @@ static void emit_losses(void)
 #define DELTA(k) (t->count[k] - c->count[k])
 	if (DELTA(GT_LOSS_BUFFER_REFUSED)) {
 		uint64_t n = DELTA(GT_LOSS_BUFFER_REFUSED);
-		uint64_t s = mono_to_trace(refused_first_mono), e = mono_to_trace(refused_last_mono);
+		uint64_t s = mono_to_trace(refused_first_mono),
+			 e = mono_to_trace(refused_last_mono);
 		if (!s || s < from)
 			s = from;
 		if (!e || e < s)
@@ -518,9 +533,8 @@ static void emit_losses(void)
 		undelivered_why[0] = 0;
 	}
 	if (DELTA(GT_LOSS_STRING_TABLE_FULL))
-		inj_loss(&E, GT_LOSS_STRING_TABLE_FULL, from, now,
-			 DELTA(GT_LOSS_STRING_TABLE_FULL), 0,
-			 "names replaced by id 0: string table full");
+		inj_loss(&E, GT_LOSS_STRING_TABLE_FULL, from, now, DELTA(GT_LOSS_STRING_TABLE_FULL),
+			 0, "names replaced by id 0: string table full");
 #undef DELTA
 	/* The strings and rows above may have been counted already (a frame the
 	 * writer flushed on its own): take the totals as of now. */
@@ -648,7 +662,8 @@ static void probe(void)
 		if (P.taken && alive) {
 			P.taken = 0;
 			inj_log("CUPTI activity buffers reach gaptrace again");
-			inj_note(&E, GT_NOTE_INFO, 0, "CUPTI activity buffers reach gaptrace again");
+			inj_note(&E, GT_NOTE_INFO, 0,
+				 "CUPTI activity buffers reach gaptrace again");
 		}
 		return;
 	}
@@ -656,14 +671,17 @@ static void probe(void)
 		return;
 	if (P.pending && ++P.fails >= PROBE_FAILS) {
 		P.taken = 1;
-		inj_log_once(&said_taken,
-			     "another CUPTI client (torch.profiler / Kineto?) took over the activity "
-			     "buffers: gaptrace records stop here; the program is not affected");
+		inj_log_once(
+			&said_taken,
+			"another CUPTI client (torch.profiler / Kineto?) took over the activity "
+			"buffers: gaptrace records stop here; the program is not affected");
 		inj_note(&E, GT_NOTE_CUPTI_TAKEN, 0,
 			 "another CUPTI client registered its own activity buffer callbacks; no "
-			 "records reached gaptrace for %d probes (%u outstanding buffers lost to it)",
+			 "records reached gaptrace for %d probes (%u outstanding buffers lost to "
+			 "it)",
 			 PROBE_FAILS,
-			 (unsigned)(atomic_load(&inj_g.n_requested) - atomic_load(&inj_g.n_completed)));
+			 (unsigned)(atomic_load(&inj_g.n_requested) -
+				    atomic_load(&inj_g.n_completed)));
 		return;
 	}
 	int v;
@@ -790,23 +808,15 @@ static void fall_back(const char *why)
 static void handle_ctl(const gt_ctl *m)
 {
 	switch (m->type) {
-	case GT_CTL_ARM:
-		arm((uint32_t)m->arg0, m->arg1, "the collector");
-		break;
-	case GT_CTL_DISARM:
-		arm(0, 0, "the collector");
-		break;
+	case GT_CTL_ARM: arm((uint32_t)m->arg0, m->arg1, "the collector"); break;
+	case GT_CTL_DISARM: arm(0, 0, "the collector"); break;
 	case GT_CTL_FLUSH:
 		drain();
 		emit_losses();
 		gt_writer_flush(E.w);
 		break;
-	case GT_CTL_BYE:
-		fall_back("the collector said BYE");
-		break;
-	default:
-		inj_debug("ignoring control message %u from the collector", m->type);
-		break;
+	case GT_CTL_BYE: fall_back("the collector said BYE"); break;
+	default: inj_debug("ignoring control message %u from the collector", m->type); break;
 	}
 }
 
@@ -902,9 +912,9 @@ static void finish(int sig, int crash)
 static void open_output(void)
 {
 	uint64_t kinds = 0;
-	int collector = inj_g.cfg.socket_path[0] &&
-			inj_out_connect(&E.out, inj_g.cfg.socket_path, inj_g.cfg.socket_explicit,
-					&kinds);
+	int collector =
+		inj_g.cfg.socket_path[0] &&
+		inj_out_connect(&E.out, inj_g.cfg.socket_path, inj_g.cfg.socket_explicit, &kinds);
 	if (collector) {
 		if (inj_g.note_only)
 			return;

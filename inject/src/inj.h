@@ -54,33 +54,33 @@
 
 /** Effective configuration, read once from the environment (config.c). */
 typedef struct inj_config {
-	char socket_path[108];      /**< sun_path; "" = none */
-	int socket_explicit;        /**< GAPTRACE_SOCKET was set */
-	char output[PATH_MAX];      /**< expanded, absolute trace file path */
-	uint32_t kinds;             /**< GT_KIND_* */
+	char socket_path[108]; /**< sun_path; "" = none */
+	int socket_explicit;   /**< GAPTRACE_SOCKET was set */
+	char output[PATH_MAX]; /**< expanded, absolute trace file path */
+	uint32_t kinds;	       /**< GT_KIND_* */
 	int dormant;
-	int hold_cupti;             /**< GAPTRACE_HOLD_CUPTI: keep the CUPTI subscriber slot */
-	uint32_t buffer_bytes;      /**< one CUPTI buffer */
-	uint32_t nbuffers;          /**< most buffers at once (the pool's cap) */
-	int nbuffers_explicit;      /**< GAPTRACE_BUFFERS set (else from the memory limit) */
-	uint32_t flush_ms;          /**< our frame tick */
-	uint32_t cupti_period_ms;   /**< cuptiActivityFlushPeriod (0 = CUPTI's own heuristics) */
-	int cupti_pinned;           /**< CUPTI's profiling buffers in pinned host memory */
-	int capture_flush;          /**< forced flush (bounded, own thread) at the end of a capture */
+	int hold_cupti;		  /**< GAPTRACE_HOLD_CUPTI: keep the CUPTI subscriber slot */
+	uint32_t buffer_bytes;	  /**< one CUPTI buffer */
+	uint32_t nbuffers;	  /**< most buffers at once (the pool's cap) */
+	int nbuffers_explicit;	  /**< GAPTRACE_BUFFERS set (else from the memory limit) */
+	uint32_t flush_ms;	  /**< our frame tick */
+	uint32_t cupti_period_ms; /**< cuptiActivityFlushPeriod (0 = CUPTI's own heuristics) */
+	int cupti_pinned;	  /**< CUPTI's profiling buffers in pinned host memory */
+	int capture_flush;	  /**< forced flush (bounded, own thread) at the end of a capture */
 	uint32_t exit_timeout_ms;
-	uint32_t send_queue_bytes;  /**< socket frame queue cap */
+	uint32_t send_queue_bytes; /**< socket frame queue cap */
 	char session[64];
 	int debug;
 	int disable;
-	char cupti_path[PATH_MAX];  /**< GAPTRACE_CUPTI_PATH, or "" */
-	int stacks;                 /**< GAPTRACE_STACKS: host call stacks (stacks.c) */
-	uint32_t stack_wait_us;     /**< GAPTRACE_STACK_WAIT_US: a sync/copy this long */
-	uint32_t stack_resume_us;   /**< GAPTRACE_STACK_RESUME_US: host time this long */
-	uint32_t stack_sample;      /**< GAPTRACE_STACK_SAMPLE: 1 launch in N (0 off) */
-	uint32_t stack_depth;       /**< GAPTRACE_STACK_DEPTH: native frames at most */
-	int stack_python;           /**< GAPTRACE_STACK_PYTHON: CPython frames too */
-	uint32_t stack_max_per_s;   /**< GAPTRACE_STACK_MAX_PER_S: per thread */
-	int latency_xla;            /**< GAPTRACE_LATENCY_XLA: latency timestamps in an XLA process too */
+	char cupti_path[PATH_MAX]; /**< GAPTRACE_CUPTI_PATH, or "" */
+	int stacks;		   /**< GAPTRACE_STACKS: host call stacks (stacks.c) */
+	uint32_t stack_wait_us;	   /**< GAPTRACE_STACK_WAIT_US: a sync/copy this long */
+	uint32_t stack_resume_us;  /**< GAPTRACE_STACK_RESUME_US: host time this long */
+	uint32_t stack_sample;	   /**< GAPTRACE_STACK_SAMPLE: 1 launch in N (0 off) */
+	uint32_t stack_depth;	   /**< GAPTRACE_STACK_DEPTH: native frames at most */
+	int stack_python;	   /**< GAPTRACE_STACK_PYTHON: CPython frames too */
+	uint32_t stack_max_per_s;  /**< GAPTRACE_STACK_MAX_PER_S: per thread */
+	int latency_xla; /**< GAPTRACE_LATENCY_XLA: latency timestamps in an XLA process too */
 } inj_config;
 
 /** Read the GAPTRACE_* variables into *c (warnings go to stderr once). */
@@ -119,26 +119,26 @@ extern INJ_HIDDEN int inj_debug_on;
 
 /* The CUPTI functions we use, resolved with dlsym (cupti_load.c). R =
  * required (missing: inert), O = optional (missing: that feature is off). */
-#define INJ_CUPTI_FUNCS(X)                             \
-	X(R, cuptiGetVersion)                          \
-	X(R, cuptiGetResultString)                     \
-	X(R, cuptiSubscribe)                           \
-	X(R, cuptiUnsubscribe)                         \
-	X(R, cuptiEnableCallback)                      \
-	X(R, cuptiEnableDomain)                        \
-	X(R, cuptiActivityRegisterCallbacks)           \
-	X(R, cuptiActivityEnable)                      \
-	X(R, cuptiActivityDisable)                     \
-	X(R, cuptiActivityFlushAll)                    \
-	X(R, cuptiActivityGetNextRecord)               \
-	X(R, cuptiActivityGetNumDroppedRecords)        \
-	X(R, cuptiGetTimestamp)                        \
-	X(R, cuptiGetCallbackName)                     \
-	X(R, cuptiSetThreadIdType)                     \
-	X(O, cuptiActivityEnableRuntimeApi)            \
-	X(O, cuptiActivityEnableDriverApi)             \
-	X(O, cuptiActivityEnableLatencyTimestamps)     \
-	X(O, cuptiActivitySetAttribute)                \
+#define INJ_CUPTI_FUNCS(X)                         \
+	X(R, cuptiGetVersion)                      \
+	X(R, cuptiGetResultString)                 \
+	X(R, cuptiSubscribe)                       \
+	X(R, cuptiUnsubscribe)                     \
+	X(R, cuptiEnableCallback)                  \
+	X(R, cuptiEnableDomain)                    \
+	X(R, cuptiActivityRegisterCallbacks)       \
+	X(R, cuptiActivityEnable)                  \
+	X(R, cuptiActivityDisable)                 \
+	X(R, cuptiActivityFlushAll)                \
+	X(R, cuptiActivityGetNextRecord)           \
+	X(R, cuptiActivityGetNumDroppedRecords)    \
+	X(R, cuptiGetTimestamp)                    \
+	X(R, cuptiGetCallbackName)                 \
+	X(R, cuptiSetThreadIdType)                 \
+	X(O, cuptiActivityEnableRuntimeApi)        \
+	X(O, cuptiActivityEnableDriverApi)         \
+	X(O, cuptiActivityEnableLatencyTimestamps) \
+	X(O, cuptiActivitySetAttribute)            \
 	X(O, cuptiActivityFlushPeriod)
 
 typedef struct inj_cupti {
@@ -146,9 +146,9 @@ typedef struct inj_cupti {
 	INJ_CUPTI_FUNCS(X)
 #undef X
 	void *handle;
-	uint32_t version;       /**< cuptiGetVersion() */
-	char path[PATH_MAX];    /**< the file that was loaded */
-	const char *how;        /**< which rule of the search found it */
+	uint32_t version;    /**< cuptiGetVersion() */
+	char path[PATH_MAX]; /**< the file that was loaded */
+	const char *how;     /**< which rule of the search found it */
 } inj_cupti;
 
 /**
@@ -173,10 +173,10 @@ INJ_HIDDEN const char *inj_cupti_err(const inj_cupti *cu, CUptiResult rc);
 
 /** One completed buffer handed from CUPTI to the encoder. */
 typedef struct inj_done {
-	uint32_t index;      /**< pool buffer index */
-	uint32_t stream_id;  /**< as given by CUPTI */
-	uint64_t valid;      /**< bytes of records */
-	uint64_t dropped;    /**< cuptiActivityGetNumDroppedRecords for its queue */
+	uint32_t index;	    /**< pool buffer index */
+	uint32_t stream_id; /**< as given by CUPTI */
+	uint64_t valid;	    /**< bytes of records */
+	uint64_t dropped;   /**< cuptiActivityGetNumDroppedRecords for its queue */
 } inj_done;
 
 /**
@@ -201,19 +201,19 @@ typedef struct inj_pool {
 	uint32_t buf_size;
 	uint32_t nwords;
 	_Atomic uint64_t freemask[INJ_MAX_BUFFERS / 64]; /**< bit set = buffer free */
-	uint8_t *warm;                     /**< per buffer: 1 = pages resident, zeroed */
-	_Atomic uint64_t *handed_ns;       /**< per buffer: when CUPTI got it (CLOCK_MONOTONIC) */
-	_Atomic uint32_t warm_free;        /**< free buffers that are warm */
-	_Atomic uint32_t in_use;           /**< buffers out of the free set now */
-	_Atomic uint32_t peak_in_use;      /**< most ever out at once */
+	uint8_t *warm;		      /**< per buffer: 1 = pages resident, zeroed */
+	_Atomic uint64_t *handed_ns;  /**< per buffer: when CUPTI got it (CLOCK_MONOTONIC) */
+	_Atomic uint32_t warm_free;   /**< free buffers that are warm */
+	_Atomic uint32_t in_use;      /**< buffers out of the free set now */
+	_Atomic uint32_t peak_in_use; /**< most ever out at once */
 	/* queue (Vyukov bounded MPMC, used as MPSC) */
 	struct inj_qslot {
 		_Atomic uint64_t seq;
 		inj_done d;
-	} *slots;
+	} * slots;
 	uint32_t qmask;
-	_Atomic uint64_t qhead;            /**< next push position */
-	uint64_t qtail;                    /**< next pop position (encoder only) */
+	_Atomic uint64_t qhead; /**< next push position */
+	uint64_t qtail;		/**< next pop position (encoder only) */
 } inj_pool;
 
 /** Warm (resident, zeroed) free buffers kept for reuse; beyond, pages go back. */
@@ -255,21 +255,21 @@ INJ_HIDDEN int inj_queue_pop(inj_pool *p, inj_done *d);
 /* ------------------------------------------------------------ global state (state.c) */
 
 enum inj_phase {
-	INJ_OFF = 0,     /**< not initialized (or GAPTRACE_DISABLE) */
+	INJ_OFF = 0,	 /**< not initialized (or GAPTRACE_DISABLE) */
 	INJ_RUNNING = 1, /**< subscribed, encoder running */
-	INJ_INERT = 2,   /**< gave up: callbacks do nothing */
+	INJ_INERT = 2,	 /**< gave up: callbacks do nothing */
 	INJ_FINISHED = 3 /**< final flush done (exit) */
 };
 
 /** Requests to the encoder thread (bits of inj_state.requests). */
 enum {
-	INJ_REQ_FLUSH = 1u << 0,       /**< convert what has arrived and write a frame */
-	INJ_REQ_FINAL = 1u << 2,       /**< final flush and close (exit) */
-	INJ_REQ_SIGNAL = 1u << 3,      /**< ... because of a signal */
-	INJ_REQ_PROFSTOP = 1u << 4,    /**< cudaProfilerStop seen */
-	INJ_REQ_CTXDESTROY = 1u << 5,  /**< a context is being destroyed */
-	INJ_REQ_FORKED = 1u << 6,      /**< the process forked */
-	INJ_REQ_CRASH = 1u << 7,       /**< with FINAL: a fatal signal, no CUPTI call */
+	INJ_REQ_FLUSH = 1u << 0,      /**< convert what has arrived and write a frame */
+	INJ_REQ_FINAL = 1u << 2,      /**< final flush and close (exit) */
+	INJ_REQ_SIGNAL = 1u << 3,     /**< ... because of a signal */
+	INJ_REQ_PROFSTOP = 1u << 4,   /**< cudaProfilerStop seen */
+	INJ_REQ_CTXDESTROY = 1u << 5, /**< a context is being destroyed */
+	INJ_REQ_FORKED = 1u << 6,     /**< the process forked */
+	INJ_REQ_CRASH = 1u << 7,      /**< with FINAL: a fatal signal, no CUPTI call */
 };
 
 typedef struct inj_state {
@@ -279,28 +279,30 @@ typedef struct inj_state {
 	inj_pool pool;
 	CUpti_SubscriberHandle sub;
 
-	int wake_fd;           /**< eventfd: wakes the encoder */
-	int done_rd, done_wr;  /**< pipe: encoder writes one byte when final */
+	int wake_fd;	      /**< eventfd: wakes the encoder */
+	int done_rd, done_wr; /**< pipe: encoder writes one byte when final */
 	_Atomic uint32_t requests;
 	_Atomic int signal_no;
 	pthread_t encoder;
 	int encoder_started;
 	_Atomic int final_requested;
 	_Atomic uint64_t final_deadline; /**< CLOCK_MONOTONIC ns */
-	int note_only;           /**< encoder writes the inert note and stops */
+	int note_only;			 /**< encoder writes the inert note and stops */
 	char inert_reason[256];
-	char latency_off[320];   /**< why latency timestamps are never recorded in this process ("": they may be) */
-	_Atomic int latency_said; /**< latency_off was said on stderr (once, when first asked for) */
+	char latency_off[320]; /**< why latency timestamps are never recorded in this process ("":
+				  they may be) */
+	_Atomic int
+		latency_said; /**< latency_off was said on stderr (once, when first asked for) */
 
 	/* counters written by CUPTI callbacks */
-	_Atomic uint64_t n_requested;   /**< buffers handed to CUPTI */
-	_Atomic uint64_t n_completed;   /**< our buffers given back */
-	_Atomic uint64_t n_foreign;     /**< completions of buffers not ours */
-	_Atomic uint64_t n_refused;     /**< requests answered with size 0 */
+	_Atomic uint64_t n_requested;	     /**< buffers handed to CUPTI */
+	_Atomic uint64_t n_completed;	     /**< our buffers given back */
+	_Atomic uint64_t n_foreign;	     /**< completions of buffers not ours */
+	_Atomic uint64_t n_refused;	     /**< requests answered with size 0 */
 	_Atomic uint64_t refused_first_mono; /**< CLOCK_MONOTONIC ns, 0 = none */
 	_Atomic uint64_t refused_last_mono;
 	_Atomic uint64_t n_forks;
-	_Atomic int ctx_destroyed;     /**< contexts destroyed since last look */
+	_Atomic int ctx_destroyed; /**< contexts destroyed since last look */
 
 	/* Output fds a fork child must close. Identified by device and inode
 	 * too, so that the child never closes an fd number the application
@@ -313,7 +315,7 @@ typedef struct inj_state {
 	} out_fds[4];
 	pthread_mutex_t fd_lock;
 
-	uint64_t start_trace_ns;  /**< trace clock at init */
+	uint64_t start_trace_ns; /**< trace clock at init */
 	uint32_t pid;
 } inj_state;
 

@@ -112,7 +112,8 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
 		return;
 	if (inj_stacks_on_api(dom, cbid, data))
 		return;
-	if (dom == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
+	if (dom == CUPTI_CB_DOMAIN_RESOURCE &&
+	    cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
 		/* CUPTI completes the context's buffers itself. No flush from
 		 * here: the driver may hold the context lock while it calls us,
 		 * and a flush waits for CUPTI's worker, which may need it. */
@@ -229,7 +230,8 @@ static void install_signal(int sig, struct sigaction *prev)
 	sa.sa_mask = prev->sa_mask;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART | (prev->sa_flags & (SA_ONSTACK | SA_NODEFER));
 	if (!(prev->sa_flags & SA_SIGINFO) && prev->sa_handler != SIG_DFL)
-		sa.sa_flags = SA_SIGINFO | (prev->sa_flags & (SA_RESTART | SA_ONSTACK | SA_NODEFER));
+		sa.sa_flags =
+			SA_SIGINFO | (prev->sa_flags & (SA_RESTART | SA_ONSTACK | SA_NODEFER));
 	sigaction(sig, &sa, NULL);
 }
 
@@ -380,11 +382,12 @@ static void latency_policy(void)
 		return;
 	/* checked whatever the starting kinds: a later arm (gaptrace capture)
 	 * may ask for latency timestamps in a process that started without */
-	snprintf(inj_g.latency_off, sizeof(inj_g.latency_off),
-		 "launch latency timestamps are not recorded: this process runs XLA (%s), which "
-		 "CUPTI's latency timestamps made abort on the H200 (GAPTRACE_LATENCY_XLA=1 records "
-		 "them anyway)",
-		 lib);
+	snprintf(
+		inj_g.latency_off, sizeof(inj_g.latency_off),
+		"launch latency timestamps are not recorded: this process runs XLA (%s), which "
+		"CUPTI's latency timestamps made abort on the H200 (GAPTRACE_LATENCY_XLA=1 records "
+		"them anyway)",
+		lib);
 	if (inj_g.cfg.kinds & GT_KIND_LATENCY)
 		inj_latency_refused();
 }

@@ -20,8 +20,8 @@
 
 #include "stacks.h"
 
-#define MODID_MAX_PHDRS 64u     /* program headers read from a file */
-#define MODID_MAX_NOTES 65536u  /* bytes of one PT_NOTE read from a file */
+#define MODID_MAX_PHDRS 64u    /* program headers read from a file */
+#define MODID_MAX_NOTES 65536u /* bytes of one PT_NOTE read from a file */
 
 /* The NT_GNU_BUILD_ID of a note area p[0..n), into m. @return 1 if found. */
 static int note_build_id(const uint8_t *p, size_t n, gt_module *m)
@@ -103,7 +103,8 @@ void inj_module_identity(const char *path, uint64_t start, gt_module *m)
 	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
 		return;
 	m->file_size = (uint64_t)st.st_size;
-	m->file_mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec;
+	m->file_mtime_ns =
+		(uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec;
 	find_ctx c = {.addr = start, .m = m};
 	dl_iterate_phdr(phdr_cb, &c);
 	if (c.found)

@@ -32,9 +32,9 @@
 #include "enc.h"
 
 typedef struct peek_state {
-	uint32_t frontier;  /**< bytes converted */
-	uint32_t last_rec;  /**< offset of the last converted record, UINT32_MAX = none */
-	uint32_t cand_end;  /**< end of the candidate range at the last look (0 = none) */
+	uint32_t frontier; /**< bytes converted */
+	uint32_t last_rec; /**< offset of the last converted record, UINT32_MAX = none */
+	uint32_t cand_end; /**< end of the candidate range at the last look (0 = none) */
 	uint32_t pad;
 	uint64_t cand_hash;
 } peek_state;
@@ -125,8 +125,7 @@ static uint32_t rec_end(inj_enc *e, uint8_t *buf, size_t size, CUpti_Activity *r
 }
 
 /* Where the records of buf stop now, walking from the frontier. */
-static uint32_t data_end(inj_enc *e, uint8_t *buf, size_t size, const peek_state *s,
-			 uint64_t *nrec)
+static uint32_t data_end(inj_enc *e, uint8_t *buf, size_t size, const peek_state *s, uint64_t *nrec)
 {
 	uint32_t prev = s->last_rec, end = s->frontier;
 	for (CUpti_Activity *r; (r = next_rec(e, buf, size, prev));) {
@@ -179,7 +178,8 @@ uint64_t inj_peek(inj_enc *e, inj_pool *pool, uint64_t min_age_ns, uint64_t *pen
 		uint64_t nrec = 0;
 		uint32_t end = data_end(e, buf, size, s, &nrec);
 		s->cand_end = end;
-		s->cand_hash = end > s->frontier ? hash_bytes(buf + s->frontier, end - s->frontier) : 0;
+		s->cand_hash =
+			end > s->frontier ? hash_bytes(buf + s->frontier, end - s->frontier) : 0;
 		left += nrec;
 	}
 	if (pending)

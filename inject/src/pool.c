@@ -95,9 +95,9 @@ static void note_taken(inj_pool *p, uint32_t i)
 		atomic_fetch_sub_explicit(&p->warm_free, 1, memory_order_relaxed);
 	uint32_t n = atomic_fetch_add_explicit(&p->in_use, 1, memory_order_relaxed) + 1;
 	uint32_t pk = atomic_load_explicit(&p->peak_in_use, memory_order_relaxed);
-	while (n > pk && !atomic_compare_exchange_weak_explicit(&p->peak_in_use, &pk, n,
-								memory_order_relaxed,
-								memory_order_relaxed))
+	while (n > pk &&
+	       !atomic_compare_exchange_weak_explicit(&p->peak_in_use, &pk, n, memory_order_relaxed,
+						      memory_order_relaxed))
 		;
 }
 

@@ -49,14 +49,17 @@
 INJ_HIDDEN inj_py_counters inj_py_count;
 
 static const inj_py_layout py_rows[] = {
-	INJ_PY_LAYOUT_310, INJ_PY_LAYOUT_311, INJ_PY_LAYOUT_312, INJ_PY_LAYOUT_313,
+	INJ_PY_LAYOUT_310,
+	INJ_PY_LAYOUT_311,
+	INJ_PY_LAYOUT_312,
+	INJ_PY_LAYOUT_313,
 };
 
 /* Written once by inj_py_init, read by the walks after `ready`. */
 static struct {
 	inj_py_layout L;
-	uintptr_t code_type;          /* &PyCode_Type */
-	void *(*this_tstate)(void);   /* PyGILState_GetThisThreadState */
+	uintptr_t code_type;	    /* &PyCode_Type */
+	void *(*this_tstate)(void); /* PyGILState_GetThisThreadState */
 } py;
 static _Atomic int py_ready;
 static _Atomic uint64_t py_time_cap_ns = INJ_PY_TIME_CAP_NS;
@@ -103,7 +106,7 @@ static int safe_readv(pid_t pid, struct iovec *local, struct iovec *remote, int 
 
 static int safe_read(pid_t pid, void *dst, uintptr_t src, size_t len)
 {
-	struct iovec l = { dst, len }, r = { (void *)src, len };
+	struct iovec l = {dst, len}, r = {(void *)src, len};
 
 	return safe_readv(pid, &l, &r, 1);
 }
@@ -290,22 +293,22 @@ static size_t to_utf8(const uint8_t *s, size_t n, int latin1, char *buf, size_t 
 
 #define PY_FRAME_READ 128 /* most bytes of a frame read (fr_read) */
 #define PY_CODE_READ 256  /* most bytes of a code object read (co_read) */
-#define PY_HDR_READ 64    /* most bytes of a str or bytes header (u_ascii_size, by_sval) */
-#define PY_STR_SPAN 256   /* a str read from its start at once: header + text */
+#define PY_HDR_READ 64	  /* most bytes of a str or bytes header (u_ascii_size, by_sval) */
+#define PY_STR_SPAN 256	  /* a str read from its start at once: header + text */
 #define PY_PAGE 4096u
 #define PY_FILE_CACHE 8
-#define PY_LT_CHUNK 4096  /* line table bytes read at once */
+#define PY_LT_CHUNK 4096   /* line table bytes read at once */
 #define PY_KEY_WINDOW 4096 /* bytes under a frame inj_py_key reads with it */
 
 /* What one walk knows about the code object it resolved last. */
 typedef struct py_code {
-	uintptr_t addr;         /* 0 = none */
+	uintptr_t addr; /* 0 = none */
 	int32_t firstlineno;
 	int32_t firsttraceable; /* 3.11+: first instruction a traceback counts */
-	uint16_t file, func;    /* offsets in out->text */
-	uint32_t lt_len;        /* bytes of the line table's first chunk, at ltbuf + by_sval */
-	uint32_t lt_total;      /* bytes of the line table scanned at most */
-	uintptr_t lt_obj;       /* the line table (a bytes object) */
+	uint16_t file, func;	/* offsets in out->text */
+	uint32_t lt_len;	/* bytes of the line table's first chunk, at ltbuf + by_sval */
+	uint32_t lt_total;	/* bytes of the line table scanned at most */
+	uintptr_t lt_obj;	/* the line table (a bytes object) */
 	uint8_t ltbuf[PY_HDR_READ + PY_LT_CHUNK]; /* the bytes object from its start */
 } py_code;
 
@@ -324,14 +327,14 @@ typedef struct py_walk {
 /* A str read from its start: its header and, when they fit, its characters. */
 typedef struct py_str {
 	uintptr_t obj;
-	size_t max;             /* characters wanted */
-	int from_end;           /* keep the end of a long one (paths) */
-	size_t got;             /* bytes of raw[] read */
+	size_t max;   /* characters wanted */
+	int from_end; /* keep the end of a long one (paths) */
+	size_t got;   /* bytes of raw[] read */
 	uint8_t raw[PY_STR_SPAN];
-	int readable;           /* compact, and ASCII or latin-1 */
+	int readable; /* compact, and ASCII or latin-1 */
 	int latin1, cut;
-	size_t nread;           /* characters at text */
-	const uint8_t *text;    /* in raw[], or buf[] after a second read */
+	size_t nread;	     /* characters at text */
+	const uint8_t *text; /* in raw[], or buf[] after a second read */
 	uint8_t buf[PY_STR_SPAN];
 } py_str;
 
@@ -355,8 +358,8 @@ static void str_start(py_str *s, const inj_py_layout *L, uintptr_t obj, size_t m
 	s->max = max;
 	s->from_end = from_end;
 	s->got = py_span(obj, L->u_ascii_size, L->u_compact_size + max);
-	*l = (struct iovec){ s->raw, s->got };
-	*r = (struct iovec){ (void *)obj, s->got };
+	*l = (struct iovec){s->raw, s->got};
+	*r = (struct iovec){(void *)obj, s->got};
 }
 
 /*
@@ -381,8 +384,8 @@ static int str_plan(const inj_py_layout *L, py_str *s, struct iovec *l, struct i
 	if (!s->readable || start + s->nread <= s->got)
 		return 0;
 	s->text = s->buf;
-	*l = (struct iovec){ s->buf, s->nread };
-	*r = (struct iovec){ (void *)(s->obj + start), s->nread };
+	*l = (struct iovec){s->buf, s->nread};
+	*r = (struct iovec){(void *)(s->obj + start), s->nread};
 	return 1;
 }
 
@@ -427,13 +430,15 @@ static int read_code_strings(py_walk *w, const uint8_t *cb)
 	if (!have_file)
 		str_start(&file, L, fo, INJ_PY_FILE_MAX, 1, &lv[k], &rv[k]), k++;
 	str_start(&name, L, no, INJ_PY_FUNC_MAX, 0, &lv[k], &rv[k]), k++;
-	lv[k] = (struct iovec){ w->code.ltbuf, ltgot };
-	rv[k++] = (struct iovec){ (void *)lo, ltgot };
+	lv[k] = (struct iovec){w->code.ltbuf, ltgot};
+	rv[k++] = (struct iovec){(void *)lo, ltgot};
 	if (safe_readv(w->pid, lv, rv, k))
 		return -1;
 	ltlen = (int64_t)ld64(w->code.ltbuf + L->by_size);
 	w->code.lt_obj = lo;
-	w->code.lt_total = ltlen < 0 ? 0 : ltlen > INJ_PY_LINETABLE_MAX ? INJ_PY_LINETABLE_MAX : (uint32_t)ltlen;
+	w->code.lt_total = ltlen < 0			  ? 0
+			   : ltlen > INJ_PY_LINETABLE_MAX ? INJ_PY_LINETABLE_MAX
+							  : (uint32_t)ltlen;
 	w->code.lt_len = w->code.lt_total < PY_LT_CHUNK ? w->code.lt_total : PY_LT_CHUNK;
 	k = 0;
 	if (!have_file)
@@ -441,8 +446,8 @@ static int read_code_strings(py_walk *w, const uint8_t *cb)
 	k += str_plan(L, &name, &lv[k], &rv[k]);
 	need = L->by_sval + w->code.lt_len;
 	if (need > ltgot) {
-		lv[k] = (struct iovec){ w->code.ltbuf + ltgot, need - ltgot };
-		rv[k++] = (struct iovec){ (void *)(lo + ltgot), need - ltgot };
+		lv[k] = (struct iovec){w->code.ltbuf + ltgot, need - ltgot};
+		rv[k++] = (struct iovec){(void *)(lo + ltgot), need - ltgot};
 	}
 	if (k && safe_readv(w->pid, lv, rv, k))
 		return -1;
@@ -465,7 +470,8 @@ static int use_code(py_walk *w, uintptr_t addr, const uint8_t *cb)
 	if (ld64(cb + 8) != py.code_type) /* ob_type */
 		return 0;
 	w->code.firstlineno = (int32_t)ld32(cb + L->co_firstlineno);
-	w->code.firsttraceable = L->co_firsttraceable ? (int32_t)ld32(cb + L->co_firsttraceable) : 0;
+	w->code.firsttraceable =
+		L->co_firsttraceable ? (int32_t)ld32(cb + L->co_firsttraceable) : 0;
 	if (read_code_strings(w, cb))
 		return -1;
 	w->code.addr = addr;
@@ -480,7 +486,7 @@ static int use_code(py_walk *w, uintptr_t addr, const uint8_t *cb)
 static uint32_t frame_line(py_walk *w, uintptr_t lt_obj, int64_t pos)
 {
 	const inj_py_layout *L = w->L;
-	py_lines st = { 0, w->code.firstlineno };
+	py_lines st = {0, w->code.firstlineno};
 	const uint8_t *t = w->code.ltbuf + L->by_sval;
 	size_t n = w->code.lt_len, off = 0, used = 0, total = w->code.lt_total;
 	uint8_t chunk[PY_LT_CHUNK];
@@ -523,7 +529,7 @@ static void record(py_walk *w, const uint8_t *fb, uintptr_t code, int owner)
 			return; /* not started yet: tracebacks skip it too */
 	}
 	out->frame[out->nframes++] =
-		(inj_py_frame){ frame_line(w, w->code.lt_obj, pos), w->code.file, w->code.func };
+		(inj_py_frame){frame_line(w, w->code.lt_obj, pos), w->code.file, w->code.func};
 }
 
 /*
@@ -542,12 +548,12 @@ static int one_frame(py_walk *w, const uint8_t *fb, uint8_t *nb)
 	struct iovec lv[2], rv[2];
 
 	if (need_code) {
-		lv[k] = (struct iovec){ cb, L->co_read };
-		rv[k++] = (struct iovec){ (void *)code, L->co_read };
+		lv[k] = (struct iovec){cb, L->co_read};
+		rv[k++] = (struct iovec){(void *)code, L->co_read};
 	}
 	if (next) {
-		lv[k] = (struct iovec){ nb, L->fr_read };
-		rv[k++] = (struct iovec){ (void *)next, L->fr_read };
+		lv[k] = (struct iovec){nb, L->fr_read};
+		rv[k++] = (struct iovec){(void *)next, L->fr_read};
 	}
 	if (k && safe_readv(w->pid, lv, rv, k)) { /* which one: read them alone */
 		if (need_code && safe_read(w->pid, cb, code, L->co_read))
@@ -685,8 +691,8 @@ static uintptr_t read_down(pid_t pid, uint8_t *buf, uintptr_t lo, uintptr_t hi)
 
 		if (bottom < lo)
 			bottom = lo;
-		l[n] = (struct iovec){ buf + (bottom - lo), top - bottom };
-		r[n++] = (struct iovec){ (void *)bottom, top - bottom };
+		l[n] = (struct iovec){buf + (bottom - lo), top - bottom};
+		r[n++] = (struct iovec){(void *)bottom, top - bottom};
 		top = bottom;
 	}
 	COUNT_READ();
@@ -736,7 +742,7 @@ static int key_frame(py_walk *w, py_window *win, uintptr_t fr, const uint8_t **f
 int inj_py_key(uint64_t *words)
 {
 	py_walk w;
-	py_window win = { 0, 0, 0, { 0 } };
+	py_window win = {0, 0, 0, {0}};
 	uintptr_t fr = 0;
 	const uint8_t *fb;
 	int n = 0;
@@ -755,7 +761,7 @@ int inj_py_key(uint64_t *words)
 			return INJ_PY_FAULT;
 		words[n++] = ld64(fb + w.L->fr_code);
 		words[n++] = w.L->family == INJ_PY_FAM_310 ? ld32(fb + w.L->fr_instr)
-							    : ld64(fb + w.L->fr_instr);
+							   : ld64(fb + w.L->fr_instr);
 		fr = ld64(fb + w.L->fr_previous);
 	}
 	return n;
@@ -794,6 +800,8 @@ static int py_version(pid_t pid, uint32_t *hex, char *why, size_t cap)
 	return 0;
 }
 
+/* An X-macro list that clang-format 14 does not settle on: */
+/* clang-format off */
 /* Pairs (table field, its _Py_DebugOffsets field) that 3.13 publishes. */
 #define PY_DEBUG_FIELDS(X) X(ts_frame, dbg_ts_current_frame) X(fr_previous, dbg_fr_previous) \
 	X(fr_code, dbg_fr_executable) X(fr_instr, dbg_fr_instr_ptr) X(fr_owner, dbg_fr_owner) \
@@ -801,6 +809,7 @@ static int py_version(pid_t pid, uint32_t *hex, char *why, size_t cap)
 	X(co_linetable, dbg_co_linetable) X(co_firstlineno, dbg_co_firstlineno) \
 	X(co_code_adaptive, dbg_co_code_adaptive) X(by_size, dbg_by_size) X(by_sval, dbg_by_sval) \
 	X(u_state, dbg_u_state) X(u_length, dbg_u_length) X(u_ascii_size, dbg_u_ascii_size)
+/* clang-format on */
 
 #define PY_MAX2(a, b) ((a) > (b) ? (a) : (b))
 
@@ -828,7 +837,8 @@ static int py_debug_offsets(pid_t pid, inj_py_layout *L, uint32_t hex, char *not
 
 	if (!rt || L->dbg_read > sizeof d || safe_read(pid, d, (uintptr_t)rt, L->dbg_read) ||
 	    memcmp(d, "xdebugpy", 8) != 0) {
-		snprintf(note, cap, "CPython 3.%u without readable _Py_DebugOffsets is not supported",
+		snprintf(note, cap,
+			 "CPython 3.%u without readable _Py_DebugOffsets is not supported",
 			 (hex >> 16) & 255);
 		return -1;
 	}
@@ -838,23 +848,24 @@ static int py_debug_offsets(pid_t pid, inj_py_layout *L, uint32_t hex, char *not
 		return -1;
 	}
 	if (ld64(d + L->dbg_free_threaded)) {
-		snprintf(note, cap, "free-threaded CPython 3.%ut is not supported", (hex >> 16) & 255);
+		snprintf(note, cap, "free-threaded CPython 3.%ut is not supported",
+			 (hex >> 16) & 255);
 		return -1;
 	}
-#define X(f, dbg)                                                   \
-	v = ld64(d + L->dbg);                                       \
-	if (v > 0xffff || v + 8 > 1024) {                           \
+#define X(f, dbg)                                                                     \
+	v = ld64(d + L->dbg);                                                         \
+	if (v > 0xffff || v + 8 > 1024) {                                             \
 		snprintf(note, cap, "_Py_DebugOffsets: " #dbg " = %llu out of range", \
-			 (unsigned long long)v);                    \
-		return -1;                                          \
-	}                                                           \
-	differ += v != L->f;                                        \
+			 (unsigned long long)v);                                      \
+		return -1;                                                            \
+	}                                                                             \
+	differ += v != L->f;                                                          \
 	L->f = (uint16_t)v;
 	PY_DEBUG_FIELDS(X)
 #undef X
 	py_read_extents(L);
-	snprintf(note, cap, "_Py_DebugOffsets %s the table%s", differ ? "differ from" : "agree with",
-		 differ ? " (the interpreter's used)" : "");
+	snprintf(note, cap, "_Py_DebugOffsets %s the table%s",
+		 differ ? "differ from" : "agree with", differ ? " (the interpreter's used)" : "");
 	return 0;
 }
 
@@ -891,13 +902,15 @@ int inj_py_init(char *why, size_t cap)
 		return -1;
 	minor = (hex >> 16) & 255;
 	if (hex >> 24 != 3 || minor < 10 || minor > 13) {
-		snprintf(why, cap, "CPython %u.%u is not supported (3.10-3.13 are)", hex >> 24, minor);
+		snprintf(why, cap, "CPython %u.%u is not supported (3.10-3.13 are)", hex >> 24,
+			 minor);
 		return -1;
 	}
 	*(void **)&py.this_tstate = dlsym(RTLD_DEFAULT, "PyGILState_GetThisThreadState");
 	py.code_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyCode_Type");
 	if (!py.this_tstate || !py.code_type) {
-		snprintf(why, cap, "CPython 3.%u without PyGILState_GetThisThreadState or PyCode_Type",
+		snprintf(why, cap,
+			 "CPython 3.%u without PyGILState_GetThisThreadState or PyCode_Type",
 			 minor);
 		return -1;
 	}
@@ -909,7 +922,8 @@ int inj_py_init(char *why, size_t cap)
 		return -1;
 	}
 	if (!py_layout_fits(&py.L)) {
-		snprintf(why, cap, "CPython 3.%u: offsets beyond what a walk reads (%s)", minor, note);
+		snprintf(why, cap, "CPython 3.%u: offsets beyond what a walk reads (%s)", minor,
+			 note);
 		return -1;
 	}
 	snprintf(why, cap, "CPython %u.%u.%u, %s", hex >> 24, minor, (hex >> 8) & 255, note);

@@ -54,7 +54,7 @@
 
 /** inj_py_walk's negative returns. */
 enum {
-	INJ_PY_FAULT = -1,       /**< a read failed: a pointer was wrong */
+	INJ_PY_FAULT = -1,	 /**< a read failed: a pointer was wrong */
 	INJ_PY_UNSUPPORTED = -2, /**< inj_py_init did not succeed */
 };
 
@@ -67,9 +67,9 @@ enum {
 
 /** One Python frame. file/func are offsets of NUL-terminated text in text[]. */
 typedef struct inj_py_frame {
-	uint32_t line;  /**< 1-based; 0 = unknown */
-	uint16_t file;  /**< co_filename, UTF-8, "?" when not readable as text */
-	uint16_t func;  /**< co_qualname (3.11+) or co_name (3.10) */
+	uint32_t line; /**< 1-based; 0 = unknown */
+	uint16_t file; /**< co_filename, UTF-8, "?" when not readable as text */
+	uint16_t func; /**< co_qualname (3.11+) or co_name (3.10) */
 } inj_py_frame;
 
 /**
@@ -77,9 +77,9 @@ typedef struct inj_py_frame {
  * keep one per thread or in a pool, not on a small stack).
  */
 typedef struct inj_py_stack {
-	uint32_t nframes;     /**< frames in frame[] (also the return value) */
-	uint32_t truncated;   /**< INJ_PY_TRUNC_* */
-	uint32_t text_used;   /**< bytes of text[] used */
+	uint32_t nframes;   /**< frames in frame[] (also the return value) */
+	uint32_t truncated; /**< INJ_PY_TRUNC_* */
+	uint32_t text_used; /**< bytes of text[] used */
 	uint32_t reserved;
 	inj_py_frame frame[INJ_PY_MAX_FRAMES]; /**< [0] = innermost */
 	char text[INJ_PY_TEXT_BYTES];
@@ -146,7 +146,7 @@ INJ_HIDDEN void inj_py_set_time_cap_ns(uint64_t ns);
 
 /** Process-wide counters, relaxed atomics, only ever incremented. */
 typedef struct inj_py_counters {
-	_Atomic uint64_t walks;     /**< inj_py_walk(_tstate) calls after a successful init */
+	_Atomic uint64_t walks;	    /**< inj_py_walk(_tstate) calls after a successful init */
 	_Atomic uint64_t faults;    /**< walks that returned INJ_PY_FAULT */
 	_Atomic uint64_t truncated; /**< walks with truncated != 0 */
 } inj_py_counters;

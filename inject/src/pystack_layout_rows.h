@@ -4,199 +4,67 @@
 /*   CPython 3.11.7 (python3.11) */
 /*   CPython 3.12.1 (python3.12) */
 /*   CPython 3.13.0 (python3.13) */
-#define INJ_PY_LAYOUT_310 { \
-	.minor = 10, \
-	.family = 1, \
-	.ts_frame = 24, \
-	.cframe_current = 0, \
-	.fr_previous = 24, \
-	.fr_code = 32, \
-	.fr_instr = 96, \
-	.fr_owner = 0, \
-	.fr_read = 100, \
-	.co_filename = 104, \
-	.co_name = 112, \
-	.co_qualname = 0, \
-	.co_linetable = 120, \
-	.co_firstlineno = 40, \
-	.co_firsttraceable = 0, \
-	.co_code_adaptive = 0, \
-	.co_read = 128, \
-	.by_size = 16, \
-	.by_sval = 32, \
-	.u_length = 16, \
-	.u_state = 32, \
-	.u_ascii_size = 48, \
-	.u_compact_size = 72, \
-	.u_kind_shift = 2, \
-	.u_compact_bit = 5, \
-	.u_ascii_bit = 6, \
-	.fr_owner_cstack = 255, \
-	.fr_owner_generator = 255, \
-	.dbg_version = 0, \
-	.dbg_free_threaded = 0, \
-	.dbg_ts_current_frame = 0, \
-	.dbg_fr_previous = 0, \
-	.dbg_fr_executable = 0, \
-	.dbg_fr_instr_ptr = 0, \
-	.dbg_fr_owner = 0, \
-	.dbg_co_filename = 0, \
-	.dbg_co_name = 0, \
-	.dbg_co_qualname = 0, \
-	.dbg_co_linetable = 0, \
-	.dbg_co_firstlineno = 0, \
-	.dbg_co_code_adaptive = 0, \
-	.dbg_by_size = 0, \
-	.dbg_by_sval = 0, \
-	.dbg_u_state = 0, \
-	.dbg_u_length = 0, \
-	.dbg_u_ascii_size = 0, \
-	.dbg_read = 0, \
-}
-#define INJ_PY_LAYOUT_311 { \
-	.minor = 11, \
-	.family = 2, \
-	.ts_frame = 56, \
-	.cframe_current = 8, \
-	.fr_previous = 48, \
-	.fr_code = 32, \
-	.fr_instr = 56, \
-	.fr_owner = 69, \
-	.fr_read = 70, \
-	.co_filename = 112, \
-	.co_name = 120, \
-	.co_qualname = 128, \
-	.co_linetable = 136, \
-	.co_firstlineno = 72, \
-	.co_firsttraceable = 168, \
-	.co_code_adaptive = 184, \
-	.co_read = 172, \
-	.by_size = 16, \
-	.by_sval = 32, \
-	.u_length = 16, \
-	.u_state = 32, \
-	.u_ascii_size = 48, \
-	.u_compact_size = 72, \
-	.u_kind_shift = 2, \
-	.u_compact_bit = 5, \
-	.u_ascii_bit = 6, \
-	.fr_owner_cstack = 255, \
-	.fr_owner_generator = 1, \
-	.dbg_version = 0, \
-	.dbg_free_threaded = 0, \
-	.dbg_ts_current_frame = 0, \
-	.dbg_fr_previous = 0, \
-	.dbg_fr_executable = 0, \
-	.dbg_fr_instr_ptr = 0, \
-	.dbg_fr_owner = 0, \
-	.dbg_co_filename = 0, \
-	.dbg_co_name = 0, \
-	.dbg_co_qualname = 0, \
-	.dbg_co_linetable = 0, \
-	.dbg_co_firstlineno = 0, \
-	.dbg_co_code_adaptive = 0, \
-	.dbg_by_size = 0, \
-	.dbg_by_sval = 0, \
-	.dbg_u_state = 0, \
-	.dbg_u_length = 0, \
-	.dbg_u_ascii_size = 0, \
-	.dbg_read = 0, \
-}
-#define INJ_PY_LAYOUT_312 { \
-	.minor = 12, \
-	.family = 3, \
-	.ts_frame = 56, \
-	.cframe_current = 0, \
-	.fr_previous = 8, \
-	.fr_code = 0, \
-	.fr_instr = 56, \
-	.fr_owner = 70, \
-	.fr_read = 71, \
-	.co_filename = 112, \
-	.co_name = 120, \
-	.co_qualname = 128, \
-	.co_linetable = 136, \
-	.co_firstlineno = 68, \
-	.co_firsttraceable = 176, \
-	.co_code_adaptive = 192, \
-	.co_read = 180, \
-	.by_size = 16, \
-	.by_sval = 32, \
-	.u_length = 16, \
-	.u_state = 32, \
-	.u_ascii_size = 40, \
-	.u_compact_size = 56, \
-	.u_kind_shift = 2, \
-	.u_compact_bit = 5, \
-	.u_ascii_bit = 6, \
-	.fr_owner_cstack = 3, \
-	.fr_owner_generator = 1, \
-	.dbg_version = 0, \
-	.dbg_free_threaded = 0, \
-	.dbg_ts_current_frame = 0, \
-	.dbg_fr_previous = 0, \
-	.dbg_fr_executable = 0, \
-	.dbg_fr_instr_ptr = 0, \
-	.dbg_fr_owner = 0, \
-	.dbg_co_filename = 0, \
-	.dbg_co_name = 0, \
-	.dbg_co_qualname = 0, \
-	.dbg_co_linetable = 0, \
-	.dbg_co_firstlineno = 0, \
-	.dbg_co_code_adaptive = 0, \
-	.dbg_by_size = 0, \
-	.dbg_by_sval = 0, \
-	.dbg_u_state = 0, \
-	.dbg_u_length = 0, \
-	.dbg_u_ascii_size = 0, \
-	.dbg_read = 0, \
-}
-#define INJ_PY_LAYOUT_313 { \
-	.minor = 13, \
-	.family = 4, \
-	.ts_frame = 72, \
-	.cframe_current = 0, \
-	.fr_previous = 8, \
-	.fr_code = 0, \
-	.fr_instr = 56, \
-	.fr_owner = 70, \
-	.fr_read = 71, \
-	.co_filename = 112, \
-	.co_name = 120, \
-	.co_qualname = 128, \
-	.co_linetable = 136, \
-	.co_firstlineno = 68, \
-	.co_firsttraceable = 184, \
-	.co_code_adaptive = 200, \
-	.co_read = 188, \
-	.by_size = 16, \
-	.by_sval = 32, \
-	.u_length = 16, \
-	.u_state = 32, \
-	.u_ascii_size = 40, \
-	.u_compact_size = 56, \
-	.u_kind_shift = 2, \
-	.u_compact_bit = 5, \
-	.u_ascii_bit = 6, \
-	.fr_owner_cstack = 3, \
-	.fr_owner_generator = 1, \
-	.dbg_version = 8, \
-	.dbg_free_threaded = 16, \
-	.dbg_ts_current_frame = 184, \
-	.dbg_fr_previous = 232, \
-	.dbg_fr_executable = 240, \
-	.dbg_fr_instr_ptr = 248, \
-	.dbg_fr_owner = 264, \
-	.dbg_co_filename = 280, \
-	.dbg_co_name = 288, \
-	.dbg_co_qualname = 296, \
-	.dbg_co_linetable = 304, \
-	.dbg_co_firstlineno = 312, \
-	.dbg_co_code_adaptive = 344, \
-	.dbg_by_size = 520, \
-	.dbg_by_sval = 528, \
-	.dbg_u_state = 544, \
-	.dbg_u_length = 552, \
-	.dbg_u_ascii_size = 560, \
-	.dbg_read = 568, \
-}
+#define INJ_PY_LAYOUT_310                                                                         \
+	{                                                                                         \
+		.minor = 10, .family = 1, .ts_frame = 24, .cframe_current = 0, .fr_previous = 24, \
+		.fr_code = 32, .fr_instr = 96, .fr_owner = 0, .fr_read = 100, .co_filename = 104, \
+		.co_name = 112, .co_qualname = 0, .co_linetable = 120, .co_firstlineno = 40,      \
+		.co_firsttraceable = 0, .co_code_adaptive = 0, .co_read = 128, .by_size = 16,     \
+		.by_sval = 32, .u_length = 16, .u_state = 32, .u_ascii_size = 48,                 \
+		.u_compact_size = 72, .u_kind_shift = 2, .u_compact_bit = 5, .u_ascii_bit = 6,    \
+		.fr_owner_cstack = 255, .fr_owner_generator = 255, .dbg_version = 0,              \
+		.dbg_free_threaded = 0, .dbg_ts_current_frame = 0, .dbg_fr_previous = 0,          \
+		.dbg_fr_executable = 0, .dbg_fr_instr_ptr = 0, .dbg_fr_owner = 0,                 \
+		.dbg_co_filename = 0, .dbg_co_name = 0, .dbg_co_qualname = 0,                     \
+		.dbg_co_linetable = 0, .dbg_co_firstlineno = 0, .dbg_co_code_adaptive = 0,        \
+		.dbg_by_size = 0, .dbg_by_sval = 0, .dbg_u_state = 0, .dbg_u_length = 0,          \
+		.dbg_u_ascii_size = 0, .dbg_read = 0,                                             \
+	}
+#define INJ_PY_LAYOUT_311                                                                         \
+	{                                                                                         \
+		.minor = 11, .family = 2, .ts_frame = 56, .cframe_current = 8, .fr_previous = 48, \
+		.fr_code = 32, .fr_instr = 56, .fr_owner = 69, .fr_read = 70, .co_filename = 112, \
+		.co_name = 120, .co_qualname = 128, .co_linetable = 136, .co_firstlineno = 72,    \
+		.co_firsttraceable = 168, .co_code_adaptive = 184, .co_read = 172, .by_size = 16, \
+		.by_sval = 32, .u_length = 16, .u_state = 32, .u_ascii_size = 48,                 \
+		.u_compact_size = 72, .u_kind_shift = 2, .u_compact_bit = 5, .u_ascii_bit = 6,    \
+		.fr_owner_cstack = 255, .fr_owner_generator = 1, .dbg_version = 0,                \
+		.dbg_free_threaded = 0, .dbg_ts_current_frame = 0, .dbg_fr_previous = 0,          \
+		.dbg_fr_executable = 0, .dbg_fr_instr_ptr = 0, .dbg_fr_owner = 0,                 \
+		.dbg_co_filename = 0, .dbg_co_name = 0, .dbg_co_qualname = 0,                     \
+		.dbg_co_linetable = 0, .dbg_co_firstlineno = 0, .dbg_co_code_adaptive = 0,        \
+		.dbg_by_size = 0, .dbg_by_sval = 0, .dbg_u_state = 0, .dbg_u_length = 0,          \
+		.dbg_u_ascii_size = 0, .dbg_read = 0,                                             \
+	}
+#define INJ_PY_LAYOUT_312                                                                         \
+	{                                                                                         \
+		.minor = 12, .family = 3, .ts_frame = 56, .cframe_current = 0, .fr_previous = 8,  \
+		.fr_code = 0, .fr_instr = 56, .fr_owner = 70, .fr_read = 71, .co_filename = 112,  \
+		.co_name = 120, .co_qualname = 128, .co_linetable = 136, .co_firstlineno = 68,    \
+		.co_firsttraceable = 176, .co_code_adaptive = 192, .co_read = 180, .by_size = 16, \
+		.by_sval = 32, .u_length = 16, .u_state = 32, .u_ascii_size = 40,                 \
+		.u_compact_size = 56, .u_kind_shift = 2, .u_compact_bit = 5, .u_ascii_bit = 6,    \
+		.fr_owner_cstack = 3, .fr_owner_generator = 1, .dbg_version = 0,                  \
+		.dbg_free_threaded = 0, .dbg_ts_current_frame = 0, .dbg_fr_previous = 0,          \
+		.dbg_fr_executable = 0, .dbg_fr_instr_ptr = 0, .dbg_fr_owner = 0,                 \
+		.dbg_co_filename = 0, .dbg_co_name = 0, .dbg_co_qualname = 0,                     \
+		.dbg_co_linetable = 0, .dbg_co_firstlineno = 0, .dbg_co_code_adaptive = 0,        \
+		.dbg_by_size = 0, .dbg_by_sval = 0, .dbg_u_state = 0, .dbg_u_length = 0,          \
+		.dbg_u_ascii_size = 0, .dbg_read = 0,                                             \
+	}
+#define INJ_PY_LAYOUT_313                                                                         \
+	{                                                                                         \
+		.minor = 13, .family = 4, .ts_frame = 72, .cframe_current = 0, .fr_previous = 8,  \
+		.fr_code = 0, .fr_instr = 56, .fr_owner = 70, .fr_read = 71, .co_filename = 112,  \
+		.co_name = 120, .co_qualname = 128, .co_linetable = 136, .co_firstlineno = 68,    \
+		.co_firsttraceable = 184, .co_code_adaptive = 200, .co_read = 188, .by_size = 16, \
+		.by_sval = 32, .u_length = 16, .u_state = 32, .u_ascii_size = 40,                 \
+		.u_compact_size = 56, .u_kind_shift = 2, .u_compact_bit = 5, .u_ascii_bit = 6,    \
+		.fr_owner_cstack = 3, .fr_owner_generator = 1, .dbg_version = 8,                  \
+		.dbg_free_threaded = 16, .dbg_ts_current_frame = 184, .dbg_fr_previous = 232,     \
+		.dbg_fr_executable = 240, .dbg_fr_instr_ptr = 248, .dbg_fr_owner = 264,           \
+		.dbg_co_filename = 280, .dbg_co_name = 288, .dbg_co_qualname = 296,               \
+		.dbg_co_linetable = 304, .dbg_co_firstlineno = 312, .dbg_co_code_adaptive = 344,  \
+		.dbg_by_size = 520, .dbg_by_sval = 528, .dbg_u_state = 544, .dbg_u_length = 552,  \
+		.dbg_u_ascii_size = 560, .dbg_read = 568,                                         \
+	}

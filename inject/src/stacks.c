@@ -17,8 +17,8 @@
 #include "pystack.h"
 #include "stacks.h"
 
-#define RING_SLOTS 256u       /* stacks waiting for the encoder; a power of 2 */
-#define CBID_MAX 2048u        /* call ids above are never ours */
+#define RING_SLOTS 256u	      /* stacks waiting for the encoder; a power of 2 */
+#define CBID_MAX 2048u	      /* call ids above are never ours */
 #define MAX_STACKS (1u << 20) /* distinct stacks one stream writes at most */
 #define MAX_MODULES 4096u
 #define MAPS_REREAD_NS 1000000000ull
@@ -43,7 +43,7 @@ typedef struct slot {
 	uint64_t mono, dur;
 	uint32_t tid, corr, cbid, domain, trigger, flags;
 	uint32_t npc, repeat; /* repeat: no frames, the stack of `key` */
-	uint64_t key;         /* 0 = none (no repeat may use it) */
+	uint64_t key;	      /* 0 = none (no repeat may use it) */
 	uint64_t pc[INJ_STACK_NATIVE_MAX];
 	inj_py_stack py; /* py.nframes = 0: none */
 } slot;
@@ -61,7 +61,7 @@ static struct {
 	uint64_t tail; /* encoder only */
 	int (*backtrace)(void **, int);
 	char native_why[160];
-	int py;             /* CPython frames are read */
+	int py;		    /* CPython frames are read */
 	char py_what[200];  /* what inj_py_init found, or why not */
 	uint32_t max_per_s; /* stacks per thread per second at most */
 	uint64_t wait_ns, resume_ns;
@@ -77,7 +77,7 @@ typedef struct tstate {
 	uint64_t enter, last_exit, rate_sec;
 	uint32_t depth, nlaunch, corr, cbid, dom, tid, rate_n;
 	uint32_t last_wait; /* the last outermost call was a wait */
-	uint32_t hot;       /* waits left that get a stack however short (HOT_WAITS) */
+	uint32_t hot;	    /* waits left that get a stack however short (HOT_WAITS) */
 	uint32_t rep_n, recent_next;
 	uint64_t recent_key[RECENT], recent_at[RECENT]; /* full stacks taken, by key */
 } tstate;
@@ -97,13 +97,19 @@ static void put(cbset *s, int d, uint32_t cbid)
 /* ------------------------------------------------------------ init */
 
 static const char *const wait_names[] = {
-	"cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize",
-	"cudaThreadSynchronize", "cudaMemcpy", "cuStreamSynchronize", "cuCtxSynchronize",
-	"cuEventSynchronize", "cuMemcpy",
+	"cudaStreamSynchronize",
+	"cudaDeviceSynchronize",
+	"cudaEventSynchronize",
+	"cudaThreadSynchronize",
+	"cudaMemcpy",
+	"cuStreamSynchronize",
+	"cuCtxSynchronize",
+	"cuEventSynchronize",
+	"cuMemcpy",
 };
 static const char *const launch_names[] = {
-	"cudaLaunch", "__cudaLaunch", "cudaGraphLaunch", "cudaMemset",
-	"cuLaunch", "cuGraphLaunch", "cuMemset",
+	"cudaLaunch", "__cudaLaunch",  "cudaGraphLaunch", "cudaMemset",
+	"cuLaunch",   "cuGraphLaunch", "cuMemset",
 };
 
 static int prefixed(const char *s, const char *const *pre, size_t n)
@@ -123,7 +129,8 @@ static void select_domain(CUpti_CallbackDomain dom, int d)
 		if (inj_g.cu.cuptiGetCallbackName(dom, cbid, &name) != CUPTI_SUCCESS || !name)
 			continue;
 		int w = prefixed(name, wait_names, sizeof(wait_names) / sizeof(wait_names[0]));
-		int l = prefixed(name, launch_names, sizeof(launch_names) / sizeof(launch_names[0]));
+		int l = prefixed(name, launch_names,
+				 sizeof(launch_names) / sizeof(launch_names[0]));
 		if (!w && !l)
 			continue;
 		if (inj_g.cu.cuptiEnableCallback(1, inj_g.sub, dom, cbid) != CUPTI_SUCCESS)
@@ -152,8 +159,8 @@ static void load_unwinder(void)
 static int ring_init(void)
 {
 	size_t len = sizeof(slot) * RING_SLOTS;
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-		       -1, 0);
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p == MAP_FAILED)
 		return -1;
 	S.slots = p;
@@ -538,7 +545,8 @@ static void module_line(inj_enc *e, const char *line, uint64_t ts)
 	unsigned long long start, end, off;
 	char perms[8];
 	int path_at = 0;
-	if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &off, &path_at) < 4 ||
+	if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &off, &path_at) <
+		    4 ||
 	    !path_at || perms[2] != 'x' || line[path_at] != '/' || nmods >= MAX_MODULES ||
 	    known_module(start, end))
 		return;
@@ -546,7 +554,10 @@ static void module_line(inj_enc *e, const char *line, uint64_t ts)
 	size_t len = strcspn(path, "\n");
 	mods[nmods++] = (module){start, end};
 	gt_record r = {.type = GT_REC_MODULE};
-	r.module = (gt_module){.ts = ts, .start = start, .end = end, .offset = off,
+	r.module = (gt_module){.ts = ts,
+			       .start = start,
+			       .end = end,
+			       .offset = off,
 			       .path_id = gt_writer_intern(e->w, path, len)};
 	char file[4096];
 	if (len < sizeof(file)) {
@@ -578,7 +589,9 @@ static void write_python(inj_enc *e, const slot *sl, uint32_t id)
 	for (uint32_t i = 0; i < sl->py.nframes; i++) {
 		const char *file = inj_py_file(&sl->py, i), *func = inj_py_func(&sl->py, i);
 		gt_record f = {.type = GT_REC_FRAME};
-		f.frame = (gt_frame){.stack_id = id, .index = sl->npc + i, .kind = GT_FRAME_PYTHON,
+		f.frame = (gt_frame){.stack_id = id,
+				     .index = sl->npc + i,
+				     .kind = GT_FRAME_PYTHON,
 				     .file_id = gt_writer_intern(e->w, file, strlen(file)),
 				     .func_id = gt_writer_intern(e->w, func, strlen(func)),
 				     .line = sl->py.frame[i].line};
@@ -595,8 +608,8 @@ static void write_stack(inj_enc *e, const slot *sl, uint32_t id, uint64_t ts)
 	int need_maps = 0;
 	for (uint32_t i = 0; i < sl->npc; i++) {
 		gt_record f = {.type = GT_REC_FRAME};
-		f.frame = (gt_frame){.stack_id = id, .index = i, .kind = GT_FRAME_NATIVE,
-				     .pc = sl->pc[i]};
+		f.frame = (gt_frame){
+			.stack_id = id, .index = i, .kind = GT_FRAME_NATIVE, .pc = sl->pc[i]};
 		inj_added(e, gt_writer_add(e->w, &f));
 		need_maps |= !covered(sl->pc[i]);
 	}
@@ -679,9 +692,13 @@ static void write_slot(inj_enc *e, const slot *sl, uint64_t (*mono_to_trace)(uin
 	uint64_t ts = mono_to_trace(sl->mono);
 	uint32_t id = slot_stack_id(e, sl, ts);
 	gt_record r = {.type = GT_REC_STACK_SAMPLE};
-	r.stack_sample = (gt_stack_sample){.ts = ts, .dur = sl->dur, .thread_id = sl->tid,
-					   .correlation_id = sl->corr, .stack_id = id,
-					   .trigger = sl->trigger, .cbid = sl->cbid,
+	r.stack_sample = (gt_stack_sample){.ts = ts,
+					   .dur = sl->dur,
+					   .thread_id = sl->tid,
+					   .correlation_id = sl->corr,
+					   .stack_id = id,
+					   .trigger = sl->trigger,
+					   .cbid = sl->cbid,
 					   .domain = sl->domain};
 	inj_added(e, gt_writer_add(e->w, &r));
 }
@@ -720,8 +737,10 @@ void inj_stacks_note(inj_enc *e)
 		 inj_g.cfg.stack_wait_us, atomic_load(&S.short_waits), r, inj_g.cfg.stack_resume_us,
 		 s, S.backtrace ? "libunwind" : S.native_why, S.py_what, atomic_load(&S.py_faults));
 	inj_note(e, GT_NOTE_INFO, 0,
-		 "stack repeats: %" PRIu64 " of the %" PRIu64 " taken reuse the stack of a site taken"
-		 " in the last %u ms (the same native frames and innermost %u Python frames: no walk);"
+		 "stack repeats: %" PRIu64 " of the %" PRIu64
+		 " taken reuse the stack of a site taken"
+		 " in the last %u ms (the same native frames and innermost %u Python frames: no "
+		 "walk);"
 		 " %" PRIu64 " without their stack, %" PRIu64 " retakes found another stack",
 		 atomic_load(&S.repeats), w + r + s, (unsigned)(REFRESH_NS / 1000000u),
 		 INJ_PY_KEY_FRAMES, K.unresolved, K.changed);

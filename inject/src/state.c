@@ -19,7 +19,8 @@
 
 #include "inj.h"
 
-inj_state inj_g = {.wake_fd = -1, .done_rd = -1, .done_wr = -1, .fd_lock = PTHREAD_MUTEX_INITIALIZER};
+inj_state inj_g = {
+	.wake_fd = -1, .done_rd = -1, .done_wr = -1, .fd_lock = PTHREAD_MUTEX_INITIALIZER};
 
 uint64_t inj_mono_ns(void)
 {

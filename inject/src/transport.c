@@ -338,7 +338,8 @@ int inj_out_connect(inj_out *o, const char *path, int explicit_path, uint64_t *k
 		o->rlen += (size_t)n;
 	}
 	if (m.type == GT_CTL_MISMATCH) {
-		inj_log("collector at %s refused this stream (collector format %u.%u, oldest %u): %s;"
+		inj_log("collector at %s refused this stream (collector format %u.%u, oldest %u): "
+			"%s;"
 			" writing the trace file instead",
 			path, (unsigned)(m.arg0 >> 16), (unsigned)(m.arg0 & 0xffff),
 			(unsigned)m.arg1, m.text);
@@ -384,7 +385,8 @@ int inj_out_read_ctl(inj_out *o, gt_ctl *m)
 	if (t != 0)
 		goto done;
 	for (;;) {
-		ssize_t n = recv(o->sock, o->rbuf + o->rlen, sizeof(o->rbuf) - o->rlen, MSG_DONTWAIT);
+		ssize_t n =
+			recv(o->sock, o->rbuf + o->rlen, sizeof(o->rbuf) - o->rlen, MSG_DONTWAIT);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))

@@ -120,9 +120,10 @@ static void fill(inj_py_layout *l)
 	l->co_qualname = offsetof(PyCodeObject, co_qualname);
 	l->co_firsttraceable = offsetof(PyCodeObject, _co_firsttraceable);
 	l->co_code_adaptive = offsetof(PyCodeObject, co_code_adaptive);
-	l->co_read = MAX2(MAX2(MAX2(END(PyCodeObject, co_filename), END(PyCodeObject, co_name)),
-			       MAX2(END(PyCodeObject, co_linetable), END(PyCodeObject, co_firstlineno))),
-			  MAX2(END(PyCodeObject, co_qualname), END(PyCodeObject, _co_firsttraceable)));
+	l->co_read =
+		MAX2(MAX2(MAX2(END(PyCodeObject, co_filename), END(PyCodeObject, co_name)),
+			  MAX2(END(PyCodeObject, co_linetable), END(PyCodeObject, co_firstlineno))),
+		     MAX2(END(PyCodeObject, co_qualname), END(PyCodeObject, _co_firsttraceable)));
 #if PY_VERSION_HEX >= 0x030d0000
 #define D(f) offsetof(_Py_DebugOffsets, f)
 	l->dbg_version = D(version);
@@ -150,6 +151,8 @@ static void fill(inj_py_layout *l)
 #endif
 
 /* X-macro of every field, for printing and comparing. */
+/* An X-macro list that clang-format 14 does not settle on: */
+/* clang-format off */
 #define LAYOUT_FIELDS(X) X(minor) X(family) X(ts_frame) X(cframe_current) \
 	X(fr_previous) X(fr_code) X(fr_instr) X(fr_owner) X(fr_read) \
 	X(co_filename) X(co_name) X(co_qualname) X(co_linetable) X(co_firstlineno) \
@@ -161,6 +164,7 @@ static void fill(inj_py_layout *l)
 	X(dbg_co_name) X(dbg_co_qualname) X(dbg_co_linetable) X(dbg_co_firstlineno) \
 	X(dbg_co_code_adaptive) X(dbg_by_size) X(dbg_by_sval) X(dbg_u_state) \
 	X(dbg_u_length) X(dbg_u_ascii_size) X(dbg_read)
+/* clang-format on */
 
 #ifndef PYSTACK_OFFSETS_CHECK
 int main(void)
@@ -190,15 +194,13 @@ int main(void)
 	case 11: want = (inj_py_layout)INJ_PY_LAYOUT_311; break;
 	case 12: want = (inj_py_layout)INJ_PY_LAYOUT_312; break;
 	case 13: want = (inj_py_layout)INJ_PY_LAYOUT_313; break;
-	default:
-		printf("SKIP: no row for CPython 3.%d\n", PY_MINOR_VERSION);
-		return 77;
+	default: printf("SKIP: no row for CPython 3.%d\n", PY_MINOR_VERSION); return 77;
 	}
-#define X(f)                                                                         \
-	if (l.f != want.f) {                                                         \
-		printf("3.%d %s: headers %u, table %u\n", PY_MINOR_VERSION, #f,      \
-		       (unsigned)l.f, (unsigned)want.f);                             \
-		bad = 1;                                                             \
+#define X(f)                                                                                   \
+	if (l.f != want.f) {                                                                   \
+		printf("3.%d %s: headers %u, table %u\n", PY_MINOR_VERSION, #f, (unsigned)l.f, \
+		       (unsigned)want.f);                                                      \
+		bad = 1;                                                                       \
 	}
 	LAYOUT_FIELDS(X)
 #undef X

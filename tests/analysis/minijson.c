@@ -80,7 +80,8 @@ static char *string(P *p)
 		if (c < 0x20)
 			goto bad;
 		if (c >= 0x80) { /* RFC 8259: JSON text is UTF-8 */
-			size_t k = utf8_len((const unsigned char *)p->s + p->i - 1, p->n - p->i + 1);
+			size_t k =
+				utf8_len((const unsigned char *)p->s + p->i - 1, p->n - p->i + 1);
 			if (!k)
 				goto bad;
 			memcpy(out + o, p->s + p->i - 1, k);
@@ -96,7 +97,9 @@ static char *string(P *p)
 			goto bad;
 		c = (unsigned char)p->s[p->i++];
 		switch (c) {
-		case '"': case '\\': case '/': out[o++] = (char)c; break;
+		case '"':
+		case '\\':
+		case '/': out[o++] = (char)c; break;
 		case 'n': out[o++] = '\n'; break;
 		case 't': out[o++] = '\t'; break;
 		case 'r': out[o++] = '\r'; break;
@@ -108,9 +111,10 @@ static char *string(P *p)
 			unsigned v = 0;
 			for (int k = 0; k < 4; k++) {
 				char h = p->s[p->i++];
-				v = v * 16 + (unsigned)(h >= '0' && h <= '9' ? h - '0'
+				v = v * 16 + (unsigned)(h >= '0' && h <= '9'   ? h - '0'
 							: h >= 'a' && h <= 'f' ? h - 'a' + 10
-							: h >= 'A' && h <= 'F' ? h - 'A' + 10 : 99);
+							: h >= 'A' && h <= 'F' ? h - 'A' + 10
+									       : 99);
 				if (v > 0xffff)
 					goto bad;
 			}

@@ -14,8 +14,8 @@ typedef enum { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ } jtype;
 
 typedef struct jnode {
 	jtype type;
-	char *key;    /* member name when inside an object */
-	char *text;   /* J_NUM: the number's text; J_STR: the decoded string */
+	char *key;  /* member name when inside an object */
+	char *text; /* J_NUM: the number's text; J_STR: the decoded string */
 	int boolean;
 	struct jnode **kids;
 	size_t nkids;

@@ -58,11 +58,21 @@ uint32_t tb_str(tb *t, const char *s)
 static void kernel_rec(tb *t, uint32_t dev, uint32_t stream, uint32_t corr, uint64_t start,
 		       uint64_t end, uint64_t queued, const char *name)
 {
-	gt_kernel k = {.start = start, .end = end, .queued = queued, .device_id = dev,
+	gt_kernel k = {.start = start,
+		       .end = end,
+		       .queued = queued,
+		       .device_id = dev,
 		       .context_id = 1,
-		       .stream_id = stream, .correlation_id = corr,
-		       .name_id = tb_str(t, name ? name : "_Z6kernelv"), .grid_x = 264, .grid_y = 1,
-		       .grid_z = 1, .block_x = 128, .block_y = 1, .block_z = 1, .registers = 40,
+		       .stream_id = stream,
+		       .correlation_id = corr,
+		       .name_id = tb_str(t, name ? name : "_Z6kernelv"),
+		       .grid_x = 264,
+		       .grid_y = 1,
+		       .grid_z = 1,
+		       .block_x = 128,
+		       .block_y = 1,
+		       .block_z = 1,
+		       .registers = 40,
 		       .static_smem = 1024};
 	gt_writer_add_kernel(t->w, &k);
 }
@@ -73,25 +83,33 @@ void tb_kernel(tb *t, uint32_t dev, uint32_t stream, uint32_t corr, uint64_t sta
 	kernel_rec(t, dev, stream, corr, start, end, 0, name);
 }
 
-void tb_kernel_q(tb *t, uint32_t dev, uint32_t stream, uint32_t corr, uint64_t start,
-		 uint64_t end, uint64_t queued)
+void tb_kernel_q(tb *t, uint32_t dev, uint32_t stream, uint32_t corr, uint64_t start, uint64_t end,
+		 uint64_t queued)
 {
 	kernel_rec(t, dev, stream, corr, start, end, queued, NULL);
 }
 
 void tb_api(tb *t, uint32_t tid, uint32_t corr, uint64_t start, uint64_t end, const char *name)
 {
-	gt_api a = {.start = start, .end = end, .thread_id = tid, .correlation_id = corr,
-		    .name_id = tb_str(t, name), .domain = name[1] == 'u' && name[2] == 'd'
-						    ? GT_API_RUNTIME : GT_API_DRIVER};
+	gt_api a = {.start = start,
+		    .end = end,
+		    .thread_id = tid,
+		    .correlation_id = corr,
+		    .name_id = tb_str(t, name),
+		    .domain = name[1] == 'u' && name[2] == 'd' ? GT_API_RUNTIME : GT_API_DRIVER};
 	gt_writer_add_api(t->w, &a);
 }
 
 void tb_copy(tb *t, uint32_t dev, uint32_t stream, uint32_t corr, uint64_t start, uint64_t end,
 	     uint64_t bytes, uint8_t kind, uint8_t host_kind, int async)
 {
-	gt_memcpy m = {.start = start, .end = end, .bytes = bytes, .device_id = dev,
-		       .context_id = 1, .stream_id = stream, .correlation_id = corr,
+	gt_memcpy m = {.start = start,
+		       .end = end,
+		       .bytes = bytes,
+		       .device_id = dev,
+		       .context_id = 1,
+		       .stream_id = stream,
+		       .correlation_id = corr,
 		       .copy_kind = kind,
 		       .src_kind = kind == GT_COPY_HTOD ? host_kind : GT_MEM_DEVICE,
 		       .dst_kind = kind == GT_COPY_DTOH ? host_kind : GT_MEM_DEVICE,

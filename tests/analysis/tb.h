@@ -27,8 +27,8 @@ uint32_t tb_str(tb *t, const char *s);
 void tb_kernel(tb *t, uint32_t dev, uint32_t stream, uint32_t corr, uint64_t start, uint64_t end,
 	       const char *name);
 /* A kernel with its CUPTI queued timestamp (0: unknown), default name. */
-void tb_kernel_q(tb *t, uint32_t dev, uint32_t stream, uint32_t corr, uint64_t start,
-		 uint64_t end, uint64_t queued);
+void tb_kernel_q(tb *t, uint32_t dev, uint32_t stream, uint32_t corr, uint64_t start, uint64_t end,
+		 uint64_t queued);
 void tb_api(tb *t, uint32_t tid, uint32_t corr, uint64_t start, uint64_t end, const char *name);
 void tb_copy(tb *t, uint32_t dev, uint32_t stream, uint32_t corr, uint64_t start, uint64_t end,
 	     uint64_t bytes, uint8_t kind, uint8_t host_kind, int async);

@@ -590,8 +590,7 @@ START_TEST(gpm_rows_counted_only)
 }
 END_TEST
 
-static void gpm_reading(tb *t, uint64_t s, uint64_t e, uint32_t sm, uint32_t tensor,
-			uint32_t dram)
+static void gpm_reading(tb *t, uint64_t s, uint64_t e, uint32_t sm, uint32_t tensor, uint32_t dram)
 {
 	gt_record r = {.type = GT_REC_GPM};
 	r.gpm.start = s;
@@ -622,9 +621,9 @@ START_TEST(gpm_counters)
 	ck_assert_int_eq(tb_add(a, &t, "10.gtrace"), 1);
 	tb_begin(&t, 99, GT_PRODUCER_COLLECTOR, 0, 0, NULL);
 	tb_device(&t, 0, 0xA1);
-	gpm_reading(&t, T0, T0 + 400, 9000, 500, 8000);        /* memk + other */
+	gpm_reading(&t, T0, T0 + 400, 9000, 500, 8000);	       /* memk + other */
 	gpm_reading(&t, T0 + 400, T0 + 800, 9500, 7000, 1000); /* compk */
-	gpm_reading(&t, T0 + 800, T0 + 900, 0, 0, 0);          /* after the window */
+	gpm_reading(&t, T0 + 800, T0 + 900, 0, 0, 0);	       /* after the window */
 	ck_assert_int_eq(tb_add(a, &t, "nvml.gtrace"), 1);
 	finish(a);
 	ck_assert_uint_eq(gt_analysis_ngpus(a), 1);
@@ -824,7 +823,8 @@ START_TEST(slice_after_origin_no_startup)
 	tb_end(&t);
 	const uint64_t from[2] = {T0 / 2 + 100000000, T0 / 2};
 	for (int k = 0; k < 2; k++) {
-		gt_analysis_opts o = {.window_mode = GT_WINDOW_CAPTURE, .from_ns = from[k], .startup_util = 0};
+		gt_analysis_opts o = {
+			.window_mode = GT_WINDOW_CAPTURE, .from_ns = from[k], .startup_util = 0};
 		gt_analysis *a = gt_analysis_new(&o);
 		gt_errinfo ei;
 		ck_assert_int_eq(gt_analysis_add_mem(a, t.buf, t.len, "t", &ei), 1);
@@ -833,8 +833,8 @@ START_TEST(slice_after_origin_no_startup)
 		ck_assert_uint_eq(g->t0, from[k]);
 		if (k == 0) {
 			ck_assert_uint_eq(g->cause_ns[GT_CAUSE_STARTUP], 0);
-			check_causes(g->cause_ns, T0 - from[k] + 100 + 500 + 1000, 0, 900 + 500, 0, 1000,
-				     0, 0);
+			check_causes(g->cause_ns, T0 - from[k] + 100 + 500 + 1000, 0, 900 + 500, 0,
+				     1000, 0, 0);
 		} else {
 			ck_assert_uint_eq(g->cause_ns[GT_CAUSE_STARTUP], T0 / 2 + 1000);
 		}
@@ -1093,7 +1093,8 @@ START_TEST(kernel_table_and_storm)
 	r.kernel.dynamic_smem = 28;
 	r.kernel.graph_id = 3;
 	tb_rec(&t, &r);
-	gt_analysis_opts o = {.storm_min_calls = 5, .storm_max_mean_ns = 1000, .tiny_kernel_ns = 1000};
+	gt_analysis_opts o = {
+		.storm_min_calls = 5, .storm_max_mean_ns = 1000, .tiny_kernel_ns = 1000};
 	gt_analysis *a = one(&t, &o);
 	const gt_an_gpu *g = gt_analysis_gpu(a, 0);
 	ck_assert_uint_eq(g->nkernels, 13);
@@ -1267,7 +1268,8 @@ START_TEST(launch_latency_exact)
 	ck_assert_int_eq(gt_report_text(a, f, NULL), 0);
 	fclose(f);
 	ck_assert_msg(strstr(txt, "API call -> kernel start: median 100.5 us, p90 100.9 us, "
-				  "p99 101.0 us") != NULL, "%s", txt);
+				  "p99 101.0 us") != NULL,
+		      "%s", txt);
 	f = open_memstream(&js, &jl);
 	ck_assert_int_eq(gt_report_json(a, f, NULL), 0);
 	fclose(f);
@@ -1327,8 +1329,8 @@ static void check_truth(const gt_synth_spec *s)
 		ck_assert_uint_eq(g->gap_len.max, T->longest_gap_ns);
 		ck_assert_uint_eq(sum7(g->cause_ns), g->idle_ns);
 		for (int c = 0; c < GT_CAUSE_COUNT; c++)
-			ck_assert_msg(g->cause_ns[c] == T->cause_ns[c], "gpu %u %s: %llu != %llu", gi,
-				      gt_cause_name(c), (unsigned long long)g->cause_ns[c],
+			ck_assert_msg(g->cause_ns[c] == T->cause_ns[c], "gpu %u %s: %llu != %llu",
+				      gi, gt_cause_name(c), (unsigned long long)g->cause_ns[c],
 				      (unsigned long long)T->cause_ns[c]);
 		size_t np;
 		const gt_an_proc *p = gt_analysis_procs(a, g->index, &np);
@@ -1353,10 +1355,10 @@ static void check_truth(const gt_synth_spec *s)
 	tb_rmtmp();
 }
 
-static const char *const presets[] = {"compute", "host",     "sync",      "launch-bound",
-				      "copies",  "pinned",   "multi-gpu", "two-proc",
-				      "periodic", "mixed",   "ddp",       "ddp-exposed",
-				      "ddp-straggler", "steps", "stacks"};
+static const char *const presets[] = {"compute",       "host",	 "sync",      "launch-bound",
+				      "copies",	       "pinned", "multi-gpu", "two-proc",
+				      "periodic",      "mixed",	 "ddp",	      "ddp-exposed",
+				      "ddp-straggler", "steps",	 "stacks"};
 
 START_TEST(synth_presets)
 {
@@ -1564,8 +1566,10 @@ START_TEST(synth_deterministic)
 	tb_mktmp();
 	snprintf(d2, sizeof(d2), "%s", tb_tmpdir);
 	ck_assert_int_eq(gt_synth_write(&s, d2, NULL, NULL, 0), 0);
-	snprintf(cmd, sizeof(cmd), "cmp -s %s/1000.gtrace %s/1000.gtrace && cmp -s %s/nvml.gtrace "
-				   "%s/nvml.gtrace", d1, d2, d1, d2);
+	snprintf(cmd, sizeof(cmd),
+		 "cmp -s %s/1000.gtrace %s/1000.gtrace && cmp -s %s/nvml.gtrace "
+		 "%s/nvml.gtrace",
+		 d1, d2, d1, d2);
 	ck_assert_int_eq(system(cmd), 0);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s %s", d1, d2);
 	ck_assert_int_eq(system(cmd), 0);
@@ -1701,10 +1705,10 @@ START_TEST(hostile_values)
 {
 	tb t;
 	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
-	tb_kernel(&t, 5000, 7, 1, T0 + 1000, T0 + 2000, NULL); /* device 5000 */
-	tb_kernel(&t, 0, 7, 2, 0, 100, NULL);                   /* start 0 */
-	tb_kernel(&t, 0, 7, 3, T0 + 3000, T0 + 2500, NULL);     /* end < start */
-	tb_api(&t, 7, 3, T0 + 100, T0 + 50, LAUNCH);            /* end < start */
+	tb_kernel(&t, 5000, 7, 1, T0 + 1000, T0 + 2000, NULL);	/* device 5000 */
+	tb_kernel(&t, 0, 7, 2, 0, 100, NULL);			/* start 0 */
+	tb_kernel(&t, 0, 7, 3, T0 + 3000, T0 + 2500, NULL);	/* end < start */
+	tb_api(&t, 7, 3, T0 + 100, T0 + 50, LAUNCH);		/* end < start */
 	tb_api(&t, 7, 0xffffffffu, T0 + 200, T0 + 300, LAUNCH); /* huge corr */
 	gt_analysis *a = one(&t, NULL);
 	const gt_an_trace *tr = gt_analysis_trace(a, 0);
@@ -1915,9 +1919,9 @@ static gt_analysis *analyze_bufs(const membuf *b, int n)
 	gt_analysis *a = gt_analysis_new(NULL);
 	gt_errinfo ei;
 	for (int i = 0; i < n; i++)
-		ck_assert_int_eq(gt_analysis_add_mem(a, b[i].p, b[i].len, i ? "b.gtrace" : "a.gtrace",
-						     &ei),
-				 1);
+		ck_assert_int_eq(
+			gt_analysis_add_mem(a, b[i].p, b[i].len, i ? "b.gtrace" : "a.gtrace", &ei),
+			1);
 	return finish(a);
 }
 
@@ -2094,7 +2098,8 @@ static gt_module sym_ident(const char *path, const uint8_t *bid, int stat_ok)
 	struct stat st;
 	ck_assert_int_eq(stat(path, &st), 0);
 	m.file_size = (uint64_t)st.st_size + (stat_ok ? 0 : 1);
-	m.file_mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec;
+	m.file_mtime_ns =
+		(uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec;
 	if (bid) {
 		memcpy(m.build_id, bid, 20);
 		m.build_id_len = 20;
@@ -2117,7 +2122,8 @@ START_TEST(symbols_checked_by_identity)
 	ck_assert(y->native && y->source == GT_AN_SYMS_LOCAL && y->checked == 1 &&
 		  y->unchecked == 0 && y->refused == 0 && y->nlist == 0);
 	gt_an_symbols_text(y, text, sizeof(text));
-	ck_assert_ptr_nonnull(strstr(text, "from the module paths on this machine; of 1 module file, 1 checked"));
+	ck_assert_ptr_nonnull(
+		strstr(text, "from the module paths on this machine; of 1 module file, 1 checked"));
 	gt_analysis_free(a);
 	tb_free(&t);
 	/* build id differs: module+0xOFF, and said */
@@ -2309,9 +2315,14 @@ static uint32_t rsmall(uint32_t n)
  * its invariants, the reports stay well-formed, nothing crashes. */
 START_TEST(random_records)
 {
-	static const char *const names[] = {LAUNCH, "cudaMemcpy", "cudaMemcpyAsync",
-					    "cudaStreamSynchronize", "cudaStreamWaitEvent",
-					    "cuCtxSynchronize", "cudaFree", "cuLaunchKernel"};
+	static const char *const names[] = {LAUNCH,
+					    "cudaMemcpy",
+					    "cudaMemcpyAsync",
+					    "cudaStreamSynchronize",
+					    "cudaStreamWaitEvent",
+					    "cuCtxSynchronize",
+					    "cudaFree",
+					    "cuLaunchKernel"};
 	rng_state = 0x9e3779b97f4a7c15ull + (uint64_t)_i;
 	gt_analysis *a = gt_analysis_new(NULL);
 	for (uint32_t p = 0; p < 1 + rnd() % 3; p++) {
@@ -2324,13 +2335,16 @@ START_TEST(random_records)
 			uint32_t corr = rsmall(200), dev = rsmall(3);
 			switch (rnd() % 9) {
 			case 0:
-			case 1: tb_kernel(&t, dev, rsmall(4), corr, s0, s1, rnd() % 2 ? NULL : "_Z4ncclv");
+			case 1:
+				tb_kernel(&t, dev, rsmall(4), corr, s0, s1,
+					  rnd() % 2 ? NULL : "_Z4ncclv");
 				break;
 			case 2:
 			case 3: tb_api(&t, rsmall(3), corr, s0, s1, names[rnd() % 8]); break;
 			case 4:
-				tb_copy(&t, dev, rsmall(4), corr, s0, s1, rnd(), (uint8_t)(rnd() % 11),
-					(uint8_t)(rnd() % 8), (int)(rnd() % 2));
+				tb_copy(&t, dev, rsmall(4), corr, s0, s1, rnd(),
+					(uint8_t)(rnd() % 11), (uint8_t)(rnd() % 8),
+					(int)(rnd() % 2));
 				break;
 			case 5: {
 				gt_record r = {.type = GT_REC_SYNC};
@@ -2402,7 +2416,8 @@ START_TEST(random_records)
 		for (size_t k = 0; k < n; k++) {
 			ck_assert_uint_eq(sum7(gp[k].cause_ns), gp[k].end - gp[k].start);
 			if (k)
-				ck_assert_uint_le(gp[k].end - gp[k].start, gp[k - 1].end - gp[k - 1].start);
+				ck_assert_uint_le(gp[k].end - gp[k].start,
+						  gp[k - 1].end - gp[k - 1].start);
 		}
 	}
 	ck_assert_uint_gt(gaps, 0);

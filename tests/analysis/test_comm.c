@@ -415,7 +415,8 @@ START_TEST(sendrecv_only)
 	for (int r = 0; r < 2; r++) {
 		tb_begin(&t[r], 100 + (uint32_t)r, GT_PRODUCER_INJECT, 0, 1, u[r]);
 		for (int k = 0; k < 3; k++)
-			tb_kernel(&t[r], 0, 13, 0, T0 + (uint64_t)k * MS, T0 + (uint64_t)k * MS + 500 * US,
+			tb_kernel(&t[r], 0, 13, 0, T0 + (uint64_t)k * MS,
+				  T0 + (uint64_t)k * MS + 500 * US,
 				  "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)");
 		tb_end(&t[r]);
 	}

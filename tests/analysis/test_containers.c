@@ -97,8 +97,9 @@ START_TEST(slots_grow_and_zero)
 	ck_assert_uint_eq(s.cap, 256);
 	/* ids in order: the dense part doubles past 100000 and takes it in */
 	for (uint32_t i = 0; i < 131072; i++)
-		ck_assert_uint_eq(*(uint32_t *)gt_slots_at(&s, i),
-				  i == 3 ? 33u : i == 100000 ? 77u : 0u);
+		ck_assert_uint_eq(*(uint32_t *)gt_slots_at(&s, i), i == 3	 ? 33u
+								   : i == 100000 ? 77u
+										 : 0u);
 	ck_assert_uint_eq(s.cap, 131072);
 	ck_assert_uint_eq(s.sparse.n, 0);
 	ck_assert_ptr_null(gt_slots_at(&s, GT_SLOTS_MAX_ID));
@@ -172,7 +173,7 @@ START_TEST(strtab_same_bytes_same_id)
 	ck_assert_uint_eq(a, 1); /* ids in order of first appearance */
 	ck_assert_uint_eq(b, 2);
 	ck_assert_uint_eq(gt_strtab_intern(&t, "kernel_a!!", 8), a); /* len bytes only */
-	ck_assert_uint_eq(gt_strtab_intern(&t, "kernel_", 7), 3);   /* a prefix is another */
+	ck_assert_uint_eq(gt_strtab_intern(&t, "kernel_", 7), 3);    /* a prefix is another */
 	ck_assert_uint_eq(gt_strtab_intern(&t, "", 0), 4);
 	ck_assert_uint_eq(gt_strtab_intern(&t, "", 0), 4);
 	ck_assert_str_eq(gt_strtab_get(&t, a), "kernel_a");

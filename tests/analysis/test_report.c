@@ -70,7 +70,8 @@ START_TEST(text_golden)
 	/* what a reader needs is there, top-down */
 	const char *u = strstr(txt, "Utilization"), *i = strstr(txt, "Idle"),
 		   *k = strstr(txt, "Top kernels"), *c = strstr(txt, "Copies"),
-		   *s = strstr(txt, "Host synchronization"), *l = strstr(txt, "LOST: cupti_dropped 42");
+		   *s = strstr(txt, "Host synchronization"),
+		   *l = strstr(txt, "LOST: cupti_dropped 42");
 	ck_assert(u && i && k && c && s && l);
 	ck_assert(u < i && i < k && k < c && c < s && s < l);
 	free(txt);
@@ -171,10 +172,10 @@ END_TEST
  * \ufffd), valid UTF-8 stays as it is. The JSON report wrote them raw. */
 START_TEST(json_non_utf8_names)
 {
-	static const char *const bad[] = {"_Z3bad\x80v", "k\xc0\x80", "k\xed\xa0\x80",
+	static const char *const bad[] = {"_Z3bad\x80v",       "k\xc0\x80",   "k\xed\xa0\x80",
 					  "k\xf5\x80\x80\x80", "cut\xe2\x82", "ok\xe2\x82\xac"};
-	static const char *const want[] = {"_Z3bad?v", "k??", "k???", "k????", "cut??",
-					   "ok\xe2\x82\xac"};
+	static const char *const want[] = {"_Z3bad?v", "k??",	"k???",
+					   "k????",    "cut??", "ok\xe2\x82\xac"};
 	gt_analysis *a = gt_analysis_new(NULL);
 	tb t;
 	tb_begin(&t, 10, GT_PRODUCER_INJECT, 0, 1, NULL);
@@ -337,9 +338,13 @@ START_TEST(plurals_of_one)
 	size_t len;
 	char *txt = render(a, 0, NULL, &len);
 	static const char *const want[] = {
-		" in 1 gap, ", "Tiny kernels 1 kernel under", "1 GPU work item without",
-		"CUPTI overhead: 1 span,", "the last 1 byte was an incomplete frame",
-		"0 frames missing, 1 byte cut at the end, 0 records dropped", "(1 NVML sample,"};
+		" in 1 gap, ",
+		"Tiny kernels 1 kernel under",
+		"1 GPU work item without",
+		"CUPTI overhead: 1 span,",
+		"the last 1 byte was an incomplete frame",
+		"0 frames missing, 1 byte cut at the end, 0 records dropped",
+		"(1 NVML sample,"};
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		if (!strstr(txt, want[i])) {
 			fputs(txt, stderr);
@@ -395,10 +400,13 @@ START_TEST(gpm_outputs)
 	char *txt = render(a, 0, NULL, &len);
 	/* busy 250 ns at 87 %, 200 ns at 10 % */
 	ck_assert_msg(strstr(txt, "Counters     GPM, 2 readings; while busy: SM active 98 %, "
-				  "occupancy 56 %, DRAM bandwidth 53 %\n"), "%s", txt);
-	ck_assert_msg(strstr(txt, "over the window (p5 / median / p95): SM active 98 / 98 / 98 %, "
-				  "occupancy 20 / 20 / 84 %, DRAM bandwidth 10 / 10 / 87 %, PCIe rx "
-				  "1.00 GiB/s mean of a 29.34 GiB/s link\n"), "%s", txt);
+				  "occupancy 56 %, DRAM bandwidth 53 %\n"),
+		      "%s", txt);
+	ck_assert_msg(strstr(txt,
+			     "over the window (p5 / median / p95): SM active 98 / 98 / 98 %, "
+			     "occupancy 20 / 20 / 84 %, DRAM bandwidth 10 / 10 / 87 %, PCIe rx "
+			     "1.00 GiB/s mean of a 29.34 GiB/s link\n"),
+		      "%s", txt);
 	ck_assert_ptr_null(strstr(txt, "tensor pipe"));
 	free(txt);
 	char *js = render(a, 1, NULL, &len);
@@ -423,9 +431,10 @@ START_TEST(names)
 	ck_assert_str_eq(b, "_Znot a symbol");
 	ck_assert_uint_eq(gt_demangle("_Z11gemm_kernelPKfS0_Pfiii", b, 5), 4);
 	ck_assert_str_eq(b, "gemm");
-	gt_demangle("_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEENS_6detail"
-		    "5ArrayIPcLi1EEEEEviT0_T1_",
-		    b, sizeof(b));
+	gt_demangle(
+		"_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEENS_6detail"
+		"5ArrayIPcLi1EEEEEviT0_T1_",
+		b, sizeof(b));
 	char s[128];
 	gt_kernel_short_name(b, s, sizeof(s));
 	ck_assert_str_eq(s, "at::native::vectorized_elementwise_kernel<4, ...>");

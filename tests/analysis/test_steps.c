@@ -212,7 +212,8 @@ START_TEST(xla_compiler_ranges_are_not_steps)
 {
 	gt_analysis *a = gt_analysis_new(NULL);
 	gt_errinfo ei;
-	ck_assert_int_ge(gt_analysis_add_path(a, GT_SOURCE_DIR "/examples/traces/flax_input", &ei), 0);
+	ck_assert_int_ge(gt_analysis_add_path(a, GT_SOURCE_DIR "/examples/traces/flax_input", &ei),
+			 0);
 	ck_assert_int_eq(gt_analysis_finish(a), 0);
 	size_t n;
 	gt_an_steps in;
@@ -234,7 +235,8 @@ START_TEST(xla_startup_ends_at_first_dispatch)
 {
 	gt_analysis *a = gt_analysis_new(NULL);
 	gt_errinfo ei;
-	ck_assert_int_ge(gt_analysis_add_path(a, GT_SOURCE_DIR "/examples/traces/flax_input", &ei), 0);
+	ck_assert_int_ge(gt_analysis_add_path(a, GT_SOURCE_DIR "/examples/traces/flax_input", &ei),
+			 0);
 	ck_assert_int_eq(gt_analysis_finish(a), 0);
 	const gt_an_gpu *g = gt_analysis_gpu(a, 0);
 	ck_assert_int_eq(g->startup_by, GT_STARTUP_BY_DISPATCH);

@@ -302,10 +302,9 @@ START_TEST(special_files_not_opened)
 	snprintf(fifo, sizeof(fifo), "%s/pipe.so", dir);
 	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
 	const char *paths[] = {fifo, "/dev/zero", "/dev/null", dir};
-	const char *want[] = {"a FIFO, not a regular file",
-			      "a character device, not a regular file",
-			      "a character device, not a regular file",
-			      "a directory, not a regular file"};
+	const char *want[] = {
+		"a FIFO, not a regular file", "a character device, not a regular file",
+		"a character device, not a regular file", "a directory, not a regular file"};
 	gt_symbolizer *s = gt_symbolizer_new();
 	for (int i = 0; i < 4; i++)
 		ck_assert_int_eq(gt_symbolizer_add_module(s, 1, 0x1000000ull * (i + 1),

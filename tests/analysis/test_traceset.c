@@ -138,7 +138,8 @@ START_TEST(snapshot_and_same_analysis)
 	const gt_an_gpu *g1 = gt_analysis_gpu(from_set, 0), *g2 = gt_analysis_gpu(from_path, 0);
 	ck_assert_uint_eq(g1->busy_ns, g2->busy_ns);
 	ck_assert_uint_eq(g1->busy_ns, 50000);
-	ck_assert_str_eq(gt_analysis_trace(from_set, 0)->path, gt_analysis_trace(from_path, 0)->path);
+	ck_assert_str_eq(gt_analysis_trace(from_set, 0)->path,
+			 gt_analysis_trace(from_path, 0)->path);
 	ck_assert_int_eq(gt_analysis_add_arg(from_set, ts, 0, &ei), GT_ERR_INVAL); /* finished */
 	gt_analysis_free(from_set);
 	gt_analysis_free(from_path);

@@ -104,7 +104,8 @@ START_TEST(rates_and_notes)
 	ck_assert_str_eq(gt_fmt_rate(b, sizeof(b), 512), "512 B/s");
 	ck_assert_str_eq(gt_fmt_rate(b, sizeof(b), 12.0 * 1024 * 1024), "12.0 MiB/s");
 	ck_assert_str_eq(gt_fmt_rate(b, sizeof(b), 4814304000.0 * 1000), "4.38 TiB/s");
-	const char *dev = "device 0: global memory bandwidth 4814304000 KB/s, 3 copy engines, ecc 1";
+	const char *dev =
+		"device 0: global memory bandwidth 4814304000 KB/s, 3 copy engines, ecc 1";
 	ck_assert_ptr_eq(gt_note_text(b, sizeof(b), dev), b);
 	ck_assert_str_eq(b, "device 0: global memory bandwidth 4.38 TiB/s, 3 copy engines, ecc 1");
 	const char *other[] = {"global memory bandwidth high", "global memory bandwidth 12 MB/s",
@@ -166,17 +167,18 @@ START_TEST(plurals)
 	ck_assert_str_eq(gt_plural(1, "row", "rows"), "row");
 	ck_assert_str_eq(gt_plural(0, "row", "rows"), "rows");
 	ck_assert_str_eq(gt_plural(2, "copy", "copies"), "copies");
-	static const char *const names[] = {"d2h_storm", "eager_mlp", "exact_counts",
+	static const char *const names[] = {"d2h_storm",       "eager_mlp",	 "exact_counts",
 					    "healthy_compute", "healthy_matmul", "item_metric",
-					    "pageable_h2d", "periodic_ckpt", "periodic_stall",
-					    "slow_loader", "small_grid", "sync_host_work",
-					    "tiny_kernels", "tiny_ops", "two_procs"};
+					    "pageable_h2d",    "periodic_ckpt",	 "periodic_stall",
+					    "slow_loader",     "small_grid",	 "sync_host_work",
+					    "tiny_kernels",    "tiny_ops",	 "two_procs"};
 	regex_t re;
-	ck_assert_int_eq(regcomp(&re,
-				 "[^0-9.,]1 (rows|times|copies|memsets|names|windows|frames|records|"
-				 "gaps|launches|calls|kernels|findings|problems|traces|GPUs)[^a-z]",
-				 REG_EXTENDED),
-			 0);
+	ck_assert_int_eq(
+		regcomp(&re,
+			"[^0-9.,]1 (rows|times|copies|memsets|names|windows|frames|records|"
+			"gaps|launches|calls|kernels|findings|problems|traces|GPUs)[^a-z]",
+			REG_EXTENDED),
+		0);
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		char path[512];
 		snprintf(path, sizeof(path), "%s/%s", GT_TEST_TRACES, names[i]);
@@ -306,7 +308,8 @@ START_TEST(one_time_origin)
 END_TEST
 
 /* two_procs: the process names were cut at the right (".../examples/
- * torch/two_p"), so the two workers could not be told apart; the finding's share did not say whose view it was. */
+ * torch/two_p"), so the two workers could not be told apart; the finding's share did not say whose
+ * view it was. */
 START_TEST(process_labels)
 {
 	const char *a = "/opt/v/bin/python3 /w/ex/two_procs.py --worker --worker-id 0 --seed 0",
@@ -317,8 +320,9 @@ START_TEST(process_labels)
 			 "12 python3 two_procs.py ... --worker-id 0 ...");
 	ck_assert_str_eq(gt_proc_label(buf, sizeof(buf), 13, b, all, 2),
 			 "13 python3 two_procs.py ... --worker-id 1 ...");
-	ck_assert_str_eq(gt_proc_label(buf, sizeof(buf), 7, "/usr/bin/python train.py --rank 1", NULL, 0),
-			 "7 python train.py --rank 1");
+	ck_assert_str_eq(
+		gt_proc_label(buf, sizeof(buf), 7, "/usr/bin/python train.py --rank 1", NULL, 0),
+		"7 python train.py --rank 1");
 	ck_assert_str_eq(gt_proc_label(buf, 16, 7, "/usr/bin/python train.py --rank 1", NULL, 0),
 			 "....py --rank 1"); /* 15 chars: the end kept */
 	ck_assert_str_eq(gt_proc_label(buf, sizeof(buf), 9, "", NULL, 0), "9");
@@ -342,7 +346,8 @@ START_TEST(process_labels)
 	ck_assert_msg(strstr(one, "seen from pid 3865 python3 two_procs.py ... --worker-id 1 ..."),
 		      "%.600s", text);
 	free(one);
-	ck_assert_ptr_nonnull(strstr(text, "- pid 3864 python3 two_procs.py ... --worker-id 0 ...:"));
+	ck_assert_ptr_nonnull(
+		strstr(text, "- pid 3864 python3 two_procs.py ... --worker-id 0 ...:"));
 	/* one denominator: the pid's busy and waiting shares in the finding
 	 * are the ones in the Processes table (issue 13, item 4) */
 	ck_assert_ptr_nonnull(strstr(text, "Processes    each process's view, % of the GPU's "));
@@ -368,7 +373,8 @@ START_TEST(process_labels)
 	ck_assert_msg(fabs(fb - tb) < 0.051, "finding busy %.1f%% vs table %.1f%%", fb, tb);
 	ck_assert_msg(fabs(fw - tc[GT_CAUSE_OTHER_PROCESS]) < 0.051,
 		      "finding waiting %.1f%% vs table %.1f%%", fw, tc[GT_CAUSE_OTHER_PROCESS]);
-	ck_assert_ptr_nonnull(strstr(text, "pid 3864 python3 two_procs.py ... --worker-id 0 ...\n"));
+	ck_assert_ptr_nonnull(
+		strstr(text, "pid 3864 python3 two_procs.py ... --worker-id 0 ...\n"));
 	free(text);
 	gt_export_close(x);
 }
@@ -387,8 +393,10 @@ START_TEST(api_names_clean_everywhere)
 	for (int k = 0; k < 4; k++) {
 		char *out = capture(x, k);
 		/* the HTML names API calls only in findings, which may not name one */
-		ck_assert_msg(k == 1 || strstr(out, "cudaLaunchKernel"), "output %d has no API names", k);
-		ck_assert_msg(regexec(&re, out, 0, NULL, 0) != 0, "output %d keeps a _vNNNN suffix", k);
+		ck_assert_msg(k == 1 || strstr(out, "cudaLaunchKernel"),
+			      "output %d has no API names", k);
+		ck_assert_msg(regexec(&re, out, 0, NULL, 0) != 0, "output %d keeps a _vNNNN suffix",
+			      k);
 		free(out);
 	}
 	regfree(&re);

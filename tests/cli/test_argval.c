@@ -71,7 +71,7 @@ START_TEST(duration_refused)
 	dur_bad("10 s", 0, max,
 		"'10 s' is not a duration: the units are ns, us, ms, s, min, h and d "
 		"(1.5s, 200ms, 2min)");
-	static const char *const not_numbers[] = {"", "s", "-1s", "+1s", " 1s",
+	static const char *const not_numbers[] = {"",	  "s",	  "-1s", "+1s", " 1s",
 						  "infs", "nans", "abc", NULL};
 	for (int i = 0; not_numbers[i]; i++) {
 		char want[200];
@@ -96,12 +96,24 @@ END_TEST
 
 START_TEST(duration_str_round_trip)
 {
-	static const uint64_t v[] = {0, 1, 999, 1000, 1500, 250000, MS, 1500 * MS, SEC,
-				     60 * SEC, 90 * SEC, 3600 * SEC, 86400 * SEC,
-				     GT_ARG_DURATION_MAX_NS, 12345678901ull};
-	static const char *const s[] = {"0", "1ns", "999ns", "1us", "1500ns", "250us",
-					"1ms", "1500ms", "1s", "1min", "90s", "1h", "1d",
-					"366d", "12345678901ns"};
+	static const uint64_t v[] = {0,
+				     1,
+				     999,
+				     1000,
+				     1500,
+				     250000,
+				     MS,
+				     1500 * MS,
+				     SEC,
+				     60 * SEC,
+				     90 * SEC,
+				     3600 * SEC,
+				     86400 * SEC,
+				     GT_ARG_DURATION_MAX_NS,
+				     12345678901ull};
+	static const char *const s[] = {"0",	 "1ns", "999ns",  "1us",  "1500ns",
+					"250us", "1ms", "1500ms", "1s",	  "1min",
+					"90s",	 "1h",	"1d",	  "366d", "12345678901ns"};
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 		char buf[32];
 		ck_assert_str_eq(gt_duration_str(v[i], buf, sizeof(buf)), s[i]);
@@ -114,8 +126,7 @@ static double pct_ok(const char *s, double min, double max)
 {
 	double f = -7;
 	char why[256] = "";
-	ck_assert_msg(gt_parse_percent(s, min, max, &f, why, sizeof(why)) == 0, "'%s': %s", s,
-		      why);
+	ck_assert_msg(gt_parse_percent(s, min, max, &f, why, sizeof(why)) == 0, "'%s': %s", s, why);
 	return f;
 }
 
@@ -140,10 +151,14 @@ START_TEST(percentages)
 	pct_bad("5", 0, 100,
 		"'5' is ambiguous: write 5% for a percentage (a bare number is a fraction of 1: "
 		"0.05 is 5%)");
-	pct_bad("five", 0, 1, "'five' is not a percentage: 5%, 0.5%, or a fraction of 1 such as 0.05");
-	pct_bad("-5%", 0, 1, "'-5%' is not a percentage: 5%, 0.5%, or a fraction of 1 such as 0.05");
-	pct_bad("5%%", 0, 1, "'5%%' is not a percentage: 5%, 0.5%, or a fraction of 1 such as 0.05");
-	pct_bad("5%x", 0, 1, "'5%x' is not a percentage: 5%, 0.5%, or a fraction of 1 such as 0.05");
+	pct_bad("five", 0, 1,
+		"'five' is not a percentage: 5%, 0.5%, or a fraction of 1 such as 0.05");
+	pct_bad("-5%", 0, 1,
+		"'-5%' is not a percentage: 5%, 0.5%, or a fraction of 1 such as 0.05");
+	pct_bad("5%%", 0, 1,
+		"'5%%' is not a percentage: 5%, 0.5%, or a fraction of 1 such as 0.05");
+	pct_bad("5%x", 0, 1,
+		"'5%x' is not a percentage: 5%, 0.5%, or a fraction of 1 such as 0.05");
 	pct_bad("", 0, 1, "'' is not a percentage: 5%, 0.5%, or a fraction of 1 such as 0.05");
 	pct_bad("150%", 0, 1, "'150%' is more than 100%");
 	pct_bad("0.5%", 0.01, 1, "'0.5%' is less than 1%");
@@ -172,8 +187,8 @@ START_TEST(counts)
 	count_bad("1000001", 1, 1000000, "'1000001' is out of range: 1 to 1000000");
 	count_bad("18446744073709551616", 1, UINT64_MAX,
 		  "'18446744073709551616' is out of range: at least 1");
-	static const char *const bad[] = {"", "x", "-1", "+1", " 1", "1 ", "1.5", "0x10", "1e3",
-					  "10ms", NULL};
+	static const char *const bad[] = {"",	 "x",	 "-1",	"+1",	" 1", "1 ",
+					  "1.5", "0x10", "1e3", "10ms", NULL};
 	for (int i = 0; bad[i]; i++) {
 		char want[64];
 		snprintf(want, sizeof(want), "'%s' is not a whole number", bad[i]);

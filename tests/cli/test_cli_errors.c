@@ -88,13 +88,13 @@ static int gt(const char *first, ...)
 #define GT(...) gt(__VA_ARGS__, (const char *)NULL)
 
 /* The command exits `code` with exactly `err` on stderr and nothing on stdout. */
-#define EXPECT(want_code, want_err, ...)                                                           \
-	do {                                                                                       \
-		GT(__VA_ARGS__);                                                                   \
-		ck_assert_msg(R.code == (want_code), "exit %d, want %d: %s", R.code, (want_code),  \
-			      R.err);                                                              \
-		ck_assert_str_eq(R.err, want_err);                                                 \
-		ck_assert_str_eq(R.out, "");                                                       \
+#define EXPECT(want_code, want_err, ...)                                                          \
+	do {                                                                                      \
+		GT(__VA_ARGS__);                                                                  \
+		ck_assert_msg(R.code == (want_code), "exit %d, want %d: %s", R.code, (want_code), \
+			      R.err);                                                             \
+		ck_assert_str_eq(R.err, want_err);                                                \
+		ck_assert_str_eq(R.out, "");                                                      \
 	} while (0)
 
 static void setup(void)
@@ -107,9 +107,8 @@ static void teardown(void)
 	gt_rmtree(g_tmp);
 }
 
-static const char *const commands[] = {"run",	  "report", "collector", "capture",
-				       "dump",	  "export", "diff",	 "history",
-				       "archive", "recover", "synth",	 "help"};
+static const char *const commands[] = {"run",  "report",  "collector", "capture", "dump",  "export",
+				       "diff", "history", "archive",   "recover", "synth", "help"};
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 /* ------------------------------------------------------------ usage errors */
@@ -138,15 +137,18 @@ END_TEST
 
 START_TEST(option_value_errors)
 {
-	EXPECT(2, "gaptrace report: option '--output' needs a value (FILE)\n"
-		  "see 'gaptrace report --help'\n",
+	EXPECT(2,
+	       "gaptrace report: option '--output' needs a value (FILE)\n"
+	       "see 'gaptrace report --help'\n",
 	       "report", "x", "--output");
-	EXPECT(2, "gaptrace report: option '-o' needs a value (FILE)\nsee 'gaptrace report --help'\n",
+	EXPECT(2,
+	       "gaptrace report: option '-o' needs a value (FILE)\nsee 'gaptrace report --help'\n",
 	       "report", "x", "-o");
 	EXPECT(2, "gaptrace report: option '--json' takes no value\nsee 'gaptrace report --help'\n",
 	       "report", "--json=yes", "x");
 	EXPECT(2,
-	       "gaptrace report: option '--s' is ambiguous: --strict, --skip-startup, --step-range, "
+	       "gaptrace report: option '--s' is ambiguous: --strict, --skip-startup, "
+	       "--step-range, "
 	       "--step-period, --symbol-path\nsee 'gaptrace report --help'\n",
 	       "report", "--s", "x");
 	EXPECT(2, "gaptrace report: no TRACE given\nsee 'gaptrace report --help'\n", "report");
@@ -162,8 +164,8 @@ START_TEST(option_value_errors)
 	       "csv, json, html)\n",
 	       "export", "-f", "jsn", "x");
 	/* issue 25 row 17: an empty mode, or an empty item, is not "none" */
-	EXPECT(2, "gaptrace run: --report: '' is not a mode: text, html, text,html or none\n", "run",
-	       "--report", "", "--", "true");
+	EXPECT(2, "gaptrace run: --report: '' is not a mode: text, html, text,html or none\n",
+	       "run", "--report", "", "--", "true");
 	EXPECT(2, "gaptrace run: --report: 'text,' is not a mode: text, html, text,html or none\n",
 	       "run", "--report", "text,", "--", "true");
 }
@@ -171,11 +173,14 @@ END_TEST
 
 START_TEST(unknown_command_suggests)
 {
-	EXPECT(2, "gaptrace: unknown command 'reprot'; did you mean 'report'?\nsee 'gaptrace --help'\n",
+	EXPECT(2,
+	       "gaptrace: unknown command 'reprot'; did you mean 'report'?\nsee 'gaptrace "
+	       "--help'\n",
 	       "reprot");
 	EXPECT(2, "gaptrace: unknown command 'frobnicate'\nsee 'gaptrace --help'\n", "frobnicate");
-	EXPECT(2, "gaptrace: unknown option '--verison'; did you mean '--version'?\n"
-		  "see 'gaptrace --help'\n",
+	EXPECT(2,
+	       "gaptrace: unknown option '--verison'; did you mean '--version'?\n"
+	       "see 'gaptrace --help'\n",
 	       "--verison");
 	EXPECT(2,
 	       "gaptrace help: unknown command 'exprot'; did you mean 'export'?\n"
@@ -344,7 +349,8 @@ END_TEST
 START_TEST(folder_of_traces_hint)
 {
 	EXPECT(1,
-	       "gaptrace report: warning: " TRACES ": no .gtrace file in this directory; it holds 37 "
+	       "gaptrace report: warning: " TRACES
+	       ": no .gtrace file in this directory; it holds 37 "
 	       "trace directories, such as " TRACES "/compile_ro: give one of them\n"
 	       "gaptrace report: no trace could be read\n",
 	       "report", TRACES);
@@ -422,8 +428,8 @@ START_TEST(output_checked_first)
 	EXPECT(3, want, "diff", "-o", "outdir", "no-such-base", "no-such-new");
 	snprintf(want, sizeof(want), "gaptrace export: %s", why);
 	EXPECT(3, want, "export", "-f", "html", "-o", "outdir", "no-such-trace");
-	EXPECT(3, "gaptrace report: nodir/r.txt: No such file or directory\n", "report",
-	       "-o", "nodir/r.txt", "no-such-trace");
+	EXPECT(3, "gaptrace report: nodir/r.txt: No such file or directory\n", "report", "-o",
+	       "nodir/r.txt", "no-such-trace");
 }
 END_TEST
 
@@ -464,12 +470,13 @@ START_TEST(diff_cautions_other_program_or_gpu)
 	char late[512], early[512], want[2048];
 	archive_two(late, early, sizeof(late));
 	/* --baseline takes the latest captured run, and says so when the programs differ */
-	snprintf(want, sizeof(want),
-		 "gaptrace diff: warning: BASE and NEW ran different programs (BASE python3 "
-		 "examples/torch/conv_train.py, NEW python3 examples/torch/item_metric.py): what "
-		 "changed may be the program, not a regression; --baseline took %s, the latest run "
-		 "of runs (--baseline runs/ENTRY takes another; gaptrace history runs lists them)\n",
-		 late);
+	snprintf(
+		want, sizeof(want),
+		"gaptrace diff: warning: BASE and NEW ran different programs (BASE python3 "
+		"examples/torch/conv_train.py, NEW python3 examples/torch/item_metric.py): what "
+		"changed may be the program, not a regression; --baseline took %s, the latest run "
+		"of runs (--baseline runs/ENTRY takes another; gaptrace history runs lists them)\n",
+		late);
 	ck_assert_int_eq(GT("diff", "--baseline", "runs", TRACES "/item_metric"), 0);
 	ck_assert_str_eq(R.err, want);
 	ck_assert_int_eq(GT("diff", "--baseline", "runs", TRACES "/conv_host"), 0);

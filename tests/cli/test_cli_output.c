@@ -344,14 +344,14 @@ START_TEST(export_summary_plurals)
 				 REG_EXTENDED | REG_NOSUB),
 			 0);
 	/* two steps of host work: one idle gap between them */
-	OK("synth", "-q", "-p", "host", "-s", "steps=2", "-s", "kernels=1", "-s", "nvml_hz=0",
-	   "-o", "tr");
+	OK("synth", "-q", "-p", "host", "-s", "steps=2", "-s", "kernels=1", "-s", "nvml_hz=0", "-o",
+	   "tr");
 	OK("export", "-f", "perfetto", "-o", "p.json", "tr/1000.gtrace");
 	ck_assert_msg(strstr(R.err, ": 1 trace, ") && strstr(R.err, ", 1 gap, "), "%s", R.err);
 	ck_assert_msg(regexec(&re, R.err, 0, NULL, 0) != 0, "%s", R.err);
 	/* one step: one launch, one flow, one kernel row */
-	OK("synth", "-q", "-p", "host", "-s", "steps=1", "-s", "kernels=1", "-s", "nvml_hz=0",
-	   "-o", "t1");
+	OK("synth", "-q", "-p", "host", "-s", "steps=1", "-s", "kernels=1", "-s", "nvml_hz=0", "-o",
+	   "t1");
 	OK("export", "-f", "perfetto", "-o", "p1.json", "t1/1000.gtrace");
 	ck_assert_msg(strstr(R.err, ", 1 flow, "), "%s", R.err);
 	ck_assert_msg(regexec(&re, R.err, 0, NULL, 0) != 0, "%s", R.err);
@@ -599,7 +599,8 @@ START_TEST(report_bad_input_exit_status)
 		}
 	/* the codes are documented */
 	OK("report", "--help");
-	ck_assert_msg(strstr(R.out, "exit status:") && strstr(R.out, "  1  no trace could be read") &&
+	ck_assert_msg(strstr(R.out, "exit status:") &&
+			      strstr(R.out, "  1  no trace could be read") &&
 			      strstr(R.out, "  2  bad usage, or traces of separate captures"),
 		      "%s", R.out);
 	ck_assert_int_eq(GT("report", "--width", "x", "empty"), 2);
@@ -668,10 +669,11 @@ START_TEST(report_separate_captures_refused)
 				      strstr(R.err, "separate captures") &&
 				      strstr(R.err, "gaptrace diff"),
 			      "%s", R.err);
-		ck_assert_int_eq(GT("report", "--json", "-o", "r.json", modes[m][0], modes[m][1]), 2);
-		ck_assert_int_eq(ltype("r.json"), 0);
-		ck_assert_int_eq(GT("export", "-f", "html", "-o", "r.html", modes[m][0], modes[m][1]),
+		ck_assert_int_eq(GT("report", "--json", "-o", "r.json", modes[m][0], modes[m][1]),
 				 2);
+		ck_assert_int_eq(ltype("r.json"), 0);
+		ck_assert_int_eq(
+			GT("export", "-f", "html", "-o", "r.html", modes[m][0], modes[m][1]), 2);
 		ck_assert_msg(strstr(R.err, "separate captures"), "%s", R.err);
 		ck_assert_int_eq(ltype("r.html"), 0);
 	}
@@ -705,8 +707,8 @@ END_TEST
 static void note(gt_writer *w, uint64_t ts, uint32_t code, const char *text)
 {
 	gt_record r = {.type = GT_REC_NOTE};
-	r.note = (gt_note){.ts = ts, .code = code,
-			   .text_id = gt_writer_intern(w, text, strlen(text))};
+	r.note = (gt_note){
+		.ts = ts, .code = code, .text_id = gt_writer_intern(w, text, strlen(text))};
 	ck_assert_int_eq(gt_writer_add(w, &r), 0);
 }
 
@@ -727,7 +729,8 @@ static void two_windows_trace(const char *path, uint64_t realtime)
 	h.ndevices = 1;
 	gt_h200_device(&h.devices[0], 0);
 	ck_assert_int_eq(gt_writer_begin(w, &h), 0);
-	uint32_t kn = gt_writer_intern(w, "gemm", 4), ln = gt_writer_intern(w, "cudaLaunchKernel", 16);
+	uint32_t kn = gt_writer_intern(w, "gemm", 4),
+		 ln = gt_writer_intern(w, "cudaLaunchKernel", 16);
 	const uint64_t ms = 1000000ull, t = h.trace_ns;
 	uint32_t corr = 1;
 	for (int win = 0; win < 2; win++) {
@@ -735,12 +738,20 @@ static void two_windows_trace(const char *path, uint64_t realtime)
 		note(w, w0, GT_NOTE_ARMED, "capture armed by the collector: kinds=kernel,runtime");
 		for (uint64_t i = 0; i < 200; i++, corr++) {
 			uint64_t l = w0 + 10000 + i * ms;
-			gt_api a = {.start = l, .end = l + 10000, .thread_id = 300,
-				    .correlation_id = corr, .cbid = 211, .name_id = ln,
+			gt_api a = {.start = l,
+				    .end = l + 10000,
+				    .thread_id = 300,
+				    .correlation_id = corr,
+				    .cbid = 211,
+				    .name_id = ln,
 				    .domain = GT_API_RUNTIME};
-			gt_kernel k = {.start = l + 15000, .end = l + 15000 + kdur,
-				       .correlation_id = corr, .name_id = kn, .stream_id = 7,
-				       .grid_x = 132, .block_x = 256};
+			gt_kernel k = {.start = l + 15000,
+				       .end = l + 15000 + kdur,
+				       .correlation_id = corr,
+				       .name_id = kn,
+				       .stream_id = 7,
+				       .grid_x = 132,
+				       .block_x = 256};
 			ck_assert_int_eq(gt_writer_add_api(w, &a), 0);
 			ck_assert_int_eq(gt_writer_add_kernel(w, &k), 0);
 		}
@@ -779,11 +790,13 @@ START_TEST(report_capture_windows)
 	ck_assert_uint_ge(win, 199 * ms);
 	ck_assert_uint_ge(idle, 150 * ms);
 	ck_assert_uint_le(host, idle);
-	ck_assert_msg(strstr(R.out, "capture window 2 of 2, the last: --capture-window N for another"),
-		      "%.400s", strstr(R.out, "\"slice\"") ? strstr(R.out, "\"slice\"") : R.out);
+	ck_assert_msg(
+		strstr(R.out, "capture window 2 of 2, the last: --capture-window N for another"),
+		"%.400s", strstr(R.out, "\"slice\"") ? strstr(R.out, "\"slice\"") : R.out);
 	/* its times count from its own arming */
 	char want[64];
-	snprintf(want, sizeof(want), "\"time_origin_ns\":%llu", (unsigned long long)(t0 + 2000 * ms));
+	snprintf(want, sizeof(want), "\"time_origin_ns\":%llu",
+		 (unsigned long long)(t0 + 2000 * ms));
 	ck_assert_msg(strstr(R.out, want), "want %s", want);
 	OK("report", "--json", "--capture-window", "1", "cap.gtrace");
 	json_gpu(R.out, &win, &idle, &host);

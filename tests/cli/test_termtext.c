@@ -46,13 +46,17 @@ END_TEST
 
 START_TEST(c1_and_invalid_utf8)
 {
-	ESC_IS("\xc2\x9b" "2J", "\\xc2\\x9b2J");   /* U+009B CSI */
+	ESC_IS("\xc2\x9b"
+	       "2J",
+	       "\\xc2\\x9b2J"); /* U+009B CSI */
 	ESC_IS("\xc2\x80\xc2\x9f", "\\xc2\\x80\\xc2\\x9f");
-	ESC_IS("\x9b" "31m", "\\x9b31m");          /* a raw C1 byte */
+	ESC_IS("\x9b"
+	       "31m",
+	       "\\x9b31m"); /* a raw C1 byte */
 	ESC_IS("\xff\xfe", "\\xff\\xfe");
-	ESC_IS("\xc0\xaf", "\\xc0\\xaf");          /* overlong '/' */
+	ESC_IS("\xc0\xaf", "\\xc0\\xaf");	   /* overlong '/' */
 	ESC_IS("\xed\xa0\x80", "\\xed\\xa0\\x80"); /* a surrogate */
-	ESC_IS("\xe6\x97", "\\xe6\\x97");          /* a cut sequence */
+	ESC_IS("\xe6\x97", "\\xe6\\x97");	   /* a cut sequence */
 }
 END_TEST
 

@@ -155,7 +155,8 @@ API int nvmlDeviceGetProcessUtilization(void *h, proc_t *s, unsigned int *count,
 	(void)h;
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	unsigned long long now = (unsigned long long)ts.tv_sec * 1000000ull + (unsigned long long)ts.tv_nsec / 1000;
+	unsigned long long now =
+		(unsigned long long)ts.tv_sec * 1000000ull + (unsigned long long)ts.tv_nsec / 1000;
 	if (now <= last_seen)
 		return 6; /* NOT_FOUND */
 	if (!s || *count < 2) {
@@ -213,7 +214,7 @@ API int nvmlGpmQueryDeviceSupport(void *h, gpm_support_t *s)
  * refreshed every 100 ms of CLOCK_MONOTONIC (on one grid for everyone), and
  * a sample holds those of the last refresh, not the call's. */
 typedef struct {
-	unsigned dev1;          /* GPU + 1 */
+	unsigned dev1;		/* GPU + 1 */
 	unsigned long long ref; /* the refresh: CLOCK_MONOTONIC / 100 ms */
 } fake_sample;
 

@@ -105,7 +105,9 @@ static void run_armed(tp *p, int run_ms, int rows)
 		if (armed)
 			for (int i = 0; i < rows; i++) {
 				uint64_t s = now_ns();
-				gt_kernel k = {.start = s, .end = s + 1000, .name_id = name,
+				gt_kernel k = {.start = s,
+					       .end = s + 1000,
+					       .name_id = name,
 					       .correlation_id = corr++};
 				gt_writer_add_kernel(p->w, &k);
 			}
@@ -274,7 +276,8 @@ int main(int argc, char **argv)
 	for (int k = 0; k < nk; k++)
 		waitpid(kids[k], NULL, 0);
 	if (sleep_ms) {
-		struct timespec ts = {.tv_sec = sleep_ms / 1000, .tv_nsec = (sleep_ms % 1000) * 1000000L};
+		struct timespec ts = {.tv_sec = sleep_ms / 1000,
+				      .tv_nsec = (sleep_ms % 1000) * 1000000L};
 		/* counted signals interrupt the sleep, but do not end it */
 		while (nanosleep(&ts, &ts) != 0 && errno == EINTR && count_fd >= 0)
 			;

@@ -50,8 +50,7 @@ static void leave_tmp(void)
 
 /* Start argv with stdin/stdout/stderr from/to files (NULL: inherit, except
  * stdin which is /dev/null). err_fd >= 0 overrides stderr. */
-static pid_t spawn(char *const argv[], const char *in, const char *out, const char *err,
-		   int err_fd)
+static pid_t spawn(char *const argv[], const char *in, const char *out, const char *err, int err_fd)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
@@ -145,7 +144,7 @@ typedef struct dirsum {
 	int files;
 	uint64_t frames, kernels, tail;
 	uint32_t pids[16];
-	int tolerant;   /* in: a file that cannot be read yet is counted, not a failure */
+	int tolerant;	/* in: a file that cannot be read yet is counted, not a failure */
 	int unreadable; /* out: such files */
 } dirsum;
 
@@ -237,8 +236,8 @@ static void nvml_config(const char *path, char *out, size_t cap)
 START_TEST(run_keeps_exit_status)
 {
 	enter_tmp();
-	char *argv[] = {GAPTRACE_BIN, "run", "-o", "t", "--nvml-hz", "0", "--",
-			FAKE_PRODUCER, "--frames", "3", "--exit", "7", NULL};
+	char *argv[] = {GAPTRACE_BIN,  "run",	   "-o", "t",	   "--nvml-hz", "0", "--",
+			FAKE_PRODUCER, "--frames", "3",	 "--exit", "7",		NULL};
 	ck_assert_int_eq(run(argv, "out", "err"), 7);
 	dirsum d = {0};
 	sum_dir("t", &d);
@@ -259,12 +258,24 @@ END_TEST
 START_TEST(run_stacks_option)
 {
 	enter_tmp();
-	char *on[] = {GAPTRACE_BIN, "run", "-q", "-o", "t", "--nvml-hz", "0", "--stacks", "--",
-		      "/bin/sh", "-c", "echo S=${GAPTRACE_STACKS-unset}", NULL};
+	char *on[] = {GAPTRACE_BIN, "run",	 "-q", "-o",
+		      "t",	    "--nvml-hz", "0",  "--stacks",
+		      "--",	    "/bin/sh",	 "-c", "echo S=${GAPTRACE_STACKS-unset}",
+		      NULL};
 	ck_assert_int_eq(run(on, "out", "err"), 0);
 	ck_assert(file_has("out", "S=1\n"));
-	char *off[] = {GAPTRACE_BIN, "run", "-q", "-o", "u", "--nvml-hz", "0", "--",
-		       "/bin/sh", "-c", "echo S=${GAPTRACE_STACKS-unset}", NULL};
+	char *off[] = {GAPTRACE_BIN,
+		       "run",
+		       "-q",
+		       "-o",
+		       "u",
+		       "--nvml-hz",
+		       "0",
+		       "--",
+		       "/bin/sh",
+		       "-c",
+		       "echo S=${GAPTRACE_STACKS-unset}",
+		       NULL};
 	unsetenv("GAPTRACE_STACKS");
 	ck_assert_int_eq(run(off, "out", "err"), 0);
 	ck_assert(file_has("out", "S=unset\n"));
@@ -275,8 +286,8 @@ END_TEST
 START_TEST(run_killed_by_signal)
 {
 	enter_tmp();
-	char *argv[] = {GAPTRACE_BIN, "run", "-o", "t", "--nvml-hz", "0", "--",
-			FAKE_PRODUCER, "--frames", "2", "--signal", "9", NULL};
+	char *argv[] = {GAPTRACE_BIN,  "run",	   "-o", "t",	     "--nvml-hz", "0", "--",
+			FAKE_PRODUCER, "--frames", "2",	 "--signal", "9",	  NULL};
 	ck_assert_int_eq(run(argv, "out", "err"), 128 + SIGKILL);
 	ck_assert(file_has("err", "was killed by signal 9"));
 	dirsum d = {0};
@@ -289,8 +300,9 @@ END_TEST
 START_TEST(run_captures_forked_children)
 {
 	enter_tmp();
-	char *argv[] = {GAPTRACE_BIN, "run", "-o", "t", "--nvml-hz", "0", "--",
-			FAKE_PRODUCER, "--fork", "3", "--frames", "2", "--rows", "50", NULL};
+	char *argv[] = {GAPTRACE_BIN, "run", "-o",	    "t",      "--nvml-hz",
+			"0",	      "--",  FAKE_PRODUCER, "--fork", "3",
+			"--frames",   "2",   "--rows",	    "50",     NULL};
 	ck_assert_int_eq(run(argv, "out", "err"), 0);
 	dirsum d = {0};
 	sum_dir("t", &d);
@@ -316,7 +328,7 @@ START_TEST(run_stdout_stdin_untouched)
 	char *direct[] = {FAKE_PRODUCER, "--print-bytes", "100000", "--cat", NULL};
 	int st = wait_exit(spawn(direct, "in", "out1", "err1", -1), 20000);
 	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	char *traced[] = {GAPTRACE_BIN, "run", "-o", "t", "--nvml-hz", "0", "--",
+	char *traced[] = {GAPTRACE_BIN,	 "run",		  "-o",	    "t",     "--nvml-hz", "0", "--",
 			  FAKE_PRODUCER, "--print-bytes", "100000", "--cat", NULL};
 	st = wait_exit(spawn(traced, "in", "out2", "err2", -1), 20000);
 	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
@@ -338,8 +350,8 @@ START_TEST(run_forwards_signals)
 {
 	enter_tmp();
 	/* SIGTERM sent to gaptrace reaches the program, which dies of it */
-	char *argv[] = {GAPTRACE_BIN, "run", "-o", "t", "--nvml-hz", "0", "--",
-			FAKE_PRODUCER, "--frames", "1", "--sleep-ms", "20000", NULL};
+	char *argv[] = {GAPTRACE_BIN,  "run",	   "-o", "t",	       "--nvml-hz", "0", "--",
+			FAKE_PRODUCER, "--frames", "1",	 "--sleep-ms", "20000",	    NULL};
 	pid_t pid = spawn(argv, NULL, "out", "err", -1);
 	t_sleep_ms(500);
 	kill(pid, SIGTERM);
@@ -349,8 +361,8 @@ START_TEST(run_forwards_signals)
 	ck_assert(file_has("err", "was killed by signal 15"));
 
 	/* SIGUSR1: the program handles it and exits 42 */
-	char *argv2[] = {GAPTRACE_BIN, "run", "-o", "t2", "--nvml-hz", "0", "--",
-			 FAKE_PRODUCER, "--usr1-exit", "42", "--sleep-ms", "20000", NULL};
+	char *argv2[] = {GAPTRACE_BIN,	"run",	       "-o", "t2",	   "--nvml-hz", "0", "--",
+			 FAKE_PRODUCER, "--usr1-exit", "42", "--sleep-ms", "20000",	NULL};
 	pid = spawn(argv2, NULL, "out", "err2", -1);
 	t_sleep_ms(500);
 	kill(pid, SIGUSR1);
@@ -396,8 +408,10 @@ static int count_sig(const char *path, int sig)
 START_TEST(run_group_signal_delivered_once)
 {
 	enter_tmp();
-	char *argv[] = {GAPTRACE_BIN, "run", "-o", "t", "--nvml-hz", "0", "--", FAKE_PRODUCER,
-			"--count-signals", "sigs", "--frames", "1", "--sleep-ms", "5000", NULL};
+	char *argv[] = {GAPTRACE_BIN,	   "run",  "-o",       "t",
+			"--nvml-hz",	   "0",	   "--",       FAKE_PRODUCER,
+			"--count-signals", "sigs", "--frames", "1",
+			"--sleep-ms",	   "5000", NULL};
 	pid_t pid = spawn_group(argv, "out", "err");
 	for (int i = 0; i < 500 && access("sigs", F_OK) != 0; i++)
 		t_sleep_ms(10);
@@ -425,8 +439,8 @@ START_TEST(run_waits_for_late_descendants)
 {
 	enter_tmp();
 	/* the program exits at once; its child starts "CUDA" 1.5 s later */
-	char *argv[] = {GAPTRACE_BIN, "run", "-o", "t", "--nvml-hz", "0", "--", FAKE_PRODUCER,
-			"--late-child", "1500", "--frames", "2", NULL};
+	char *argv[] = {GAPTRACE_BIN,  "run",	       "-o",   "t",	   "--nvml-hz", "0", "--",
+			FAKE_PRODUCER, "--late-child", "1500", "--frames", "2",		NULL};
 	ck_assert_int_eq(run(argv, "out", "err"), 0);
 	dirsum d = {0};
 	sum_dir("t", &d);
@@ -436,8 +450,9 @@ START_TEST(run_waits_for_late_descendants)
 
 	/* past --wait: said, and the late one's own file lands in the trace
 	 * directory (GAPTRACE_OUTPUT), not in its working directory */
-	char *late[] = {GAPTRACE_BIN, "run", "-o", "u", "--nvml-hz", "0", "--wait", "500ms", "--",
-			FAKE_PRODUCER, "--late-child", "2500", "--frames", "3", NULL};
+	char *late[] = {GAPTRACE_BIN, "run",   "-o", "u",	    "--nvml-hz",    "0",
+			"--wait",     "500ms", "--", FAKE_PRODUCER, "--late-child", "2500",
+			"--frames",   "3",     NULL};
 	ck_assert_int_eq(run(late, "out", "err"), 0);
 	ck_assert(file_has("err", "1 descendant process(es) still running"));
 	/* its file may exist before its header is written: poll tolerantly */
@@ -465,8 +480,8 @@ END_TEST
 START_TEST(run_writes_html_report)
 {
 	enter_tmp();
-	char *argv[] = {GAPTRACE_BIN, "run", "-q", "--report", "html", "-o", "t", "--nvml-hz",
-			"0", "--", FAKE_PRODUCER, "--frames", "2", NULL};
+	char *argv[] = {GAPTRACE_BIN, "run", "-q", "--report",	  "html",     "-o", "t",
+			"--nvml-hz",  "0",   "--", FAKE_PRODUCER, "--frames", "2",  NULL};
 	ck_assert_int_eq(run(argv, "out", "err"), 0);
 	size_t len;
 	free(slurp("err", &len));
@@ -474,8 +489,8 @@ START_TEST(run_writes_html_report)
 	ck_assert(file_has("t/report.html", "<html"));
 	ck_assert(file_has("t/report.html", "</html>"));
 
-	char *both[] = {GAPTRACE_BIN, "run", "--report", "text,html", "-o", "u", "--nvml-hz",
-			"0", "--", FAKE_PRODUCER, "--frames", "2", NULL};
+	char *both[] = {GAPTRACE_BIN, "run", "--report",    "text,html", "-o", "u", "--nvml-hz",
+			"0",	      "--",  FAKE_PRODUCER, "--frames",	 "2",  NULL};
 	ck_assert_int_eq(run(both, "out", "err"), 0);
 	ck_assert(file_has("err", "HTML report: u/report.html"));
 	ck_assert(file_has("err", "GPU 0"));
@@ -492,8 +507,9 @@ START_TEST(run_writes_html_report)
 	fputs("keep me\n", vf);
 	fclose(vf);
 	ck_assert_int_eq(symlink("../victim", "v/report.html"), 0);
-	char *linked[] = {GAPTRACE_BIN, "run", "-q", "--force-overwrite", "--report", "html",
-			  "-o", "v", "--nvml-hz", "0", "--", FAKE_PRODUCER, "--frames", "2", NULL};
+	char *linked[] = {
+		GAPTRACE_BIN, "run", "-q", "--force-overwrite", "--report", "html", "-o", "v",
+		"--nvml-hz",  "0",   "--", FAKE_PRODUCER,	"--frames", "2",    NULL};
 	ck_assert_int_eq(run(linked, "out", "err"), 0);
 	ck_assert(file_has("victim", "keep me"));
 	ck_assert(!file_has("victim", "<html"));
@@ -514,8 +530,8 @@ END_TEST
 START_TEST(run_output_rules)
 {
 	enter_tmp();
-	char *argv[] = {GAPTRACE_BIN, "run", "-q", "-o", "t", "--nvml-hz", "0", "--",
-			FAKE_PRODUCER, "--frames", "1", NULL};
+	char *argv[] = {GAPTRACE_BIN, "run", "-q",	    "-o",	"t", "--nvml-hz",
+			"0",	      "--",  FAKE_PRODUCER, "--frames", "1", NULL};
 	ck_assert_int_eq(run(argv, "out", "err"), 0);
 	size_t len;
 	free(slurp("err", &len));
@@ -531,8 +547,9 @@ START_TEST(run_output_rules)
 	fclose(f);
 	f = fopen("t/999999.gtrace", "w");
 	fclose(f);
-	char *force[] = {GAPTRACE_BIN, "run", "-q", "--force-overwrite", "-o", "t",
-			 "--nvml-hz", "0", "--", FAKE_PRODUCER, "--frames", "1", NULL};
+	char *force[] = {GAPTRACE_BIN, "run", "-q", "--force-overwrite", "-o",	     "t",
+			 "--nvml-hz",  "0",   "--", FAKE_PRODUCER,	 "--frames", "1",
+			 NULL};
 	ck_assert_int_eq(run(force, "out", "err"), 0);
 	ck_assert_int_eq(access("t/keep.txt", F_OK), 0);
 	ck_assert_int_ne(access("t/999999.gtrace", F_OK), 0);
@@ -590,8 +607,8 @@ START_TEST(run_default_names_unique)
 {
 	enter_tmp();
 	take_default_names();
-	char *argv[] = {GAPTRACE_BIN, "run", "--nvml-hz", "0", "--",
-			FAKE_PRODUCER, "--frames", "1", NULL};
+	char *argv[] = {GAPTRACE_BIN,  "run",	   "--nvml-hz", "0", "--",
+			FAKE_PRODUCER, "--frames", "1",		NULL};
 	pid_t pid[3];
 	char err[3][16], dir[3][128];
 	for (int i = 0; i < 3; i++) {
@@ -675,8 +692,9 @@ START_TEST(run_program_without_cuda)
 	enter_tmp();
 	unsetenv("GAPTRACE_DISABLE");
 	char want[4096], head[2048];
-	char *argv[] = {GAPTRACE_BIN, "run", "-o", "t", "--nvml-hz", "0", "--",
-			"/bin/sh", "-c", "echo ran; exit 3", NULL};
+	char *argv[] = {GAPTRACE_BIN, "run", "-o",	"t",  "--nvml-hz",
+			"0",	      "--",  "/bin/sh", "-c", "echo ran; exit 3",
+			NULL};
 	ck_assert_int_eq(run(argv, "out", "err"), 3);
 	expect_file_is("out", "ran\n");
 	untraced_text(head, sizeof(head), "/bin/sh", "");
@@ -697,8 +715,8 @@ START_TEST(run_program_without_cuda)
 	unsetenv("GAPTRACE_NVML_PATH");
 
 	/* -q: the first line only */
-	char *quiet[] = {GAPTRACE_BIN, "run", "-q", "-o", "t", "--nvml-hz", "0", "--",
-			 "/bin/true", NULL};
+	char *quiet[] = {GAPTRACE_BIN, "run", "-q", "-o",	 "t",
+			 "--nvml-hz",  "0",   "--", "/bin/true", NULL};
 	ck_assert_int_eq(run(quiet, "out", "err"), 0);
 	expect_file_is("err", "gaptrace: nothing was traced: no process of /bin/true loaded "
 			      "CUDA (none connected to gaptrace, none wrote a trace of its own)\n");
@@ -717,8 +735,9 @@ START_TEST(run_without_cuda_existing_dir)
 	FILE *f = fopen("t/keep.txt", "w");
 	fclose(f);
 	setenv("GAPTRACE_DISABLE", "1", 1);
-	char *argv[] = {GAPTRACE_BIN, "run", "--force-overwrite", "-o", "t", "--nvml-hz", "0",
-			"--archive", "arch", "--", "/bin/true", NULL};
+	char *argv[] = {GAPTRACE_BIN, "run", "--force-overwrite", "-o",	  "t",
+			"--nvml-hz",  "0",   "--archive",	  "arch", "--",
+			"/bin/true",  NULL};
 	ck_assert_int_eq(run(argv, "out", "err"), 0);
 	unsetenv("GAPTRACE_DISABLE");
 	char want[4096], head[2048];
@@ -742,8 +761,9 @@ END_TEST
  * before the delay ends.) */
 static void run_window(const char *opt, notes *n)
 {
-	char *argv[] = {GAPTRACE_BIN, "run", "-o", "t", "--nvml-hz", "0", (char *)opt, "1s",
-			"--", FAKE_PRODUCER, "--run-ms", "2500", "--rows", "5", NULL};
+	char *argv[] = {GAPTRACE_BIN, "run",	   "-o",     "t",  "--nvml-hz",
+			"0",	      (char *)opt, "1s",     "--", FAKE_PRODUCER,
+			"--run-ms",   "2500",	   "--rows", "5",  NULL};
 	ck_assert_int_eq(run(argv, "out", "err"), 0);
 	dirsum d = {0};
 	sum_dir("t", &d);
@@ -773,7 +793,7 @@ START_TEST(run_delay_arms_later)
 	notes n;
 	run_window("--delay", &n);
 	ck_assert_int_eq(n.accept_armed, 0); /* connected dormant */
-	ck_assert_int_eq(n.armed, 1);        /* armed by --delay */
+	ck_assert_int_eq(n.armed, 1);	     /* armed by --delay */
 	ck_assert_uint_gt(n.kernels, 0);
 	ck_assert_uint_gt(n.kmin, n.armed_ts);
 	ck_assert(file_has("err", "capture armed after"));
@@ -786,8 +806,8 @@ START_TEST(run_samples_nvml)
 	enter_tmp();
 	setenv("GAPTRACE_NVML_PATH", FAKE_NVML_LIB, 1);
 	setenv("FAKE_NVML_GPUS", "2", 1);
-	char *argv[] = {GAPTRACE_BIN, "run", "-o", "t", "--", FAKE_PRODUCER, "--frames", "1",
-			"--sleep-ms", "200", NULL};
+	char *argv[] = {GAPTRACE_BIN, "run", "-o",	   "t",	  "--", FAKE_PRODUCER,
+			"--frames",   "1",   "--sleep-ms", "200", NULL};
 	ck_assert_int_eq(run(argv, "out", "err"), 0);
 	tread r;
 	ck_assert_int_eq(t_read_trace("t/nvml.gtrace", &r), 0);
@@ -800,24 +820,27 @@ START_TEST(run_samples_nvml)
 	nvml_config("t/nvml.gtrace", cfg, sizeof(cfg));
 	ck_assert_str_eq(cfg, "nvml sampler: 2 GPU(s), 10 Hz; per-process, memory, violation "
 			      "and energy 1 Hz; GPM 10 Hz");
-	char *rates[] = {GAPTRACE_BIN, "run", "-q", "-o", "u", "--nvml-hz", "20", "--nvml-proc-hz",
-			 "4", "--gpm-hz", "4", "--", FAKE_PRODUCER, "--frames", "1", NULL};
+	char *rates[] = {GAPTRACE_BIN,	"run",	     "-q", "-o",
+			 "u",		"--nvml-hz", "20", "--nvml-proc-hz",
+			 "4",		"--gpm-hz",  "4",  "--",
+			 FAKE_PRODUCER, "--frames",  "1",  NULL};
 	ck_assert_int_eq(run(rates, "out", "err"), 0);
 	nvml_config("u/nvml.gtrace", cfg, sizeof(cfg));
 	ck_assert(strstr(cfg, " 20 Hz;") && strstr(cfg, "energy 4 Hz; GPM 4 Hz"));
-	char *nogpm[] = {GAPTRACE_BIN, "run", "-q", "-o", "w", "--gpm-hz", "0", "--",
-			 FAKE_PRODUCER, "--frames", "1", NULL};
+	char *nogpm[] = {GAPTRACE_BIN, "run", "-q",	     "-o",	 "w", "--gpm-hz",
+			 "0",	       "--",  FAKE_PRODUCER, "--frames", "1", NULL};
 	ck_assert_int_eq(run(nogpm, "out", "err"), 0);
 	nvml_config("w/nvml.gtrace", cfg, sizeof(cfg));
 	ck_assert(strstr(cfg, "; GPM 0 Hz") != NULL);
-	char *badgpm[] = {GAPTRACE_BIN, "run", "-o", "x", "--gpm-hz", "11", "--", FAKE_PRODUCER,
-			  NULL};
+	char *badgpm[] = {GAPTRACE_BIN, "run", "-o",	      "x", "--gpm-hz",
+			  "11",		"--",  FAKE_PRODUCER, NULL};
 	ck_assert_int_eq(run(badgpm, "out", "err"), 2);
 	ck_assert(file_has("err", "gaptrace run: --gpm-hz: '11' is out of range: 0 to 10\n"));
-	char *bad[] = {GAPTRACE_BIN, "run", "-o", "v", "--nvml-proc-hz", "0", "--", FAKE_PRODUCER,
-		       NULL};
+	char *bad[] = {GAPTRACE_BIN, "run", "-o",	   "v", "--nvml-proc-hz",
+		       "0",	     "--",  FAKE_PRODUCER, NULL};
 	ck_assert_int_eq(run(bad, "out", "err"), 2);
-	ck_assert(file_has("err", "gaptrace run: --nvml-proc-hz: '0' is out of range: 1 to 10000\n"));
+	ck_assert(
+		file_has("err", "gaptrace run: --nvml-proc-hz: '0' is out of range: 1 to 10000\n"));
 	leave_tmp();
 }
 END_TEST
@@ -831,8 +854,8 @@ START_TEST(run_progress_on_a_tty)
 	ck_assert_int_eq(unlockpt(m), 0);
 	int s = open(ptsname(m), O_RDWR | O_NOCTTY);
 	ck_assert_int_ge(s, 0);
-	char *argv[] = {GAPTRACE_BIN, "run", "-o", "t", "--nvml-hz", "0", "--",
-			FAKE_PRODUCER, "--run-ms", "1600", "--rows", "5", NULL};
+	char *argv[] = {GAPTRACE_BIN,  "run",	   "-o",   "t",	     "--nvml-hz", "0", "--",
+			FAKE_PRODUCER, "--run-ms", "1600", "--rows", "5",	  NULL};
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	pid_t pid = spawn(argv, NULL, "out", NULL, s);
@@ -872,8 +895,8 @@ START_TEST(collector_and_capture)
 	enter_tmp();
 	char sock[400];
 	snprintf(sock, sizeof(sock), "%s/s/collector.sock", g_tmp);
-	char *coll[] = {GAPTRACE_BIN, "collector", "--dir", "d", "--socket", sock, "--dormant",
-			"--nvml-hz", "0", NULL};
+	char *coll[] = {GAPTRACE_BIN, "collector", "--dir",	"d", "--socket",
+			sock,	      "--dormant", "--nvml-hz", "0", NULL};
 	pid_t cpid = spawn(coll, NULL, "cout", "cerr", -1);
 	char ctl[400], reply[4096] = "", want[64];
 	snprintf(ctl, sizeof(ctl), "%s/s/control.sock", g_tmp);
@@ -908,8 +931,8 @@ START_TEST(collector_and_capture)
 
 	char pidstr[16];
 	snprintf(pidstr, sizeof(pidstr), "%d", (int)ppid);
-	char *cap[] = {GAPTRACE_BIN, "capture", "--pid", pidstr, "--duration", "400ms",
-		       "--socket", sock, NULL};
+	char *cap[] = {GAPTRACE_BIN, "capture",	 "--pid", pidstr, "--duration",
+		       "400ms",	     "--socket", sock,	  NULL};
 	ck_assert_int_eq(run(cap, "capout", "caperr"), 0);
 	snprintf(want, sizeof(want), "d/%d.gtrace\n", (int)ppid);
 	ck_assert_msg(file_has("capout", want), "capture printed no path");
@@ -925,8 +948,9 @@ START_TEST(collector_and_capture)
 	char *list[] = {GAPTRACE_BIN, "capture", "--list", "--socket", sock, NULL};
 	ck_assert_int_eq(run(list, "listout", "err"), 0);
 	/* a table, not the protocol's lines */
-	ck_assert(file_has("listout", "PID      STATE         FRAMES      RECORDS  MISSING  KINDS     "
-				      "                   TRACE\n"));
+	ck_assert(file_has("listout",
+			   "PID      STATE         FRAMES      RECORDS  MISSING  KINDS     "
+			   "                   TRACE\n"));
 	snprintf(want, sizeof(want), "\n%-8d dormant   ", (int)ppid);
 	ck_assert_msg(file_has("listout", want), "no row for the producer");
 	snprintf(want, sizeof(want), " d/%d.gtrace\n", (int)ppid);
@@ -963,7 +987,6 @@ START_TEST(collector_and_capture)
 }
 END_TEST
 
-
 /* ------------------------------------------------------------ permissions */
 
 static void expect_mode(const char *path, unsigned mode)
@@ -998,8 +1021,8 @@ START_TEST(run_traces_private)
 	enter_tmp();
 	umask(022);
 	setenv("GAPTRACE_NVML_PATH", FAKE_NVML_LIB, 1);
-	char *argv[] = {GAPTRACE_BIN, "run", "-q", "-o", "t", "--", FAKE_PRODUCER, "--frames",
-			"1", NULL};
+	char *argv[] = {GAPTRACE_BIN, "run",	     "-q",	 "-o", "t",
+			"--",	      FAKE_PRODUCER, "--frames", "1",  NULL};
 	ck_assert_int_eq(run(argv, "out", "err"), 0);
 	expect_mode("t", 0700);
 	ck_assert_int_eq(expect_trace_modes("t", 0600), 2); /* the process and nvml.gtrace */
@@ -1007,14 +1030,14 @@ START_TEST(run_traces_private)
 	/* --group shares them: 0750 / 0640, that group */
 	struct group *g = getgrgid(getegid());
 	ck_assert_ptr_nonnull(g);
-	char *shared[] = {GAPTRACE_BIN, "run", "-q", "-o", "u", "--group", g->gr_name, "--",
-			  FAKE_PRODUCER, "--frames", "1", NULL};
+	char *shared[] = {GAPTRACE_BIN, "run", "-q",	      "-o",	  "u", "--group",
+			  g->gr_name,	"--",  FAKE_PRODUCER, "--frames", "1", NULL};
 	ck_assert_int_eq(run(shared, "out", "err"), 0);
 	expect_mode("u", 0750);
 	ck_assert_int_eq(expect_trace_modes("u", 0640), 2);
 
-	char *bad[] = {GAPTRACE_BIN, "run", "-o", "v", "--group", "no-such-group-gt", "--",
-		       FAKE_PRODUCER, NULL};
+	char *bad[] = {GAPTRACE_BIN,	   "run", "-o",		 "v", "--group",
+		       "no-such-group-gt", "--",  FAKE_PRODUCER, NULL};
 	ck_assert_int_eq(run(bad, "out", "err"), 2);
 	ck_assert(file_has("err", "no group named 'no-such-group-gt'"));
 	ck_assert_int_ne(access("v", F_OK), 0);
@@ -1030,8 +1053,8 @@ START_TEST(collector_group_option)
 	ck_assert_ptr_nonnull(g);
 	char sock[400];
 	snprintf(sock, sizeof(sock), "%s/s/collector.sock", g_tmp);
-	char *coll[] = {GAPTRACE_BIN, "collector", "--dir", "d", "--socket", sock, "--group",
-			g->gr_name, "--nvml-hz", "0", NULL};
+	char *coll[] = {GAPTRACE_BIN, "collector", "--dir",	"d", "--socket", sock,
+			"--group",    g->gr_name,  "--nvml-hz", "0", NULL};
 	pid_t cpid = spawn(coll, NULL, "cout", "cerr", -1);
 	char ctl[400];
 	snprintf(ctl, sizeof(ctl), "%s/s/control.sock", g_tmp);
@@ -1046,8 +1069,8 @@ START_TEST(collector_group_option)
 	expect_mode("d", 0750);
 	ck_assert_int_eq(expect_trace_modes("d", 0640), 1);
 
-	char *bad[] = {GAPTRACE_BIN, "collector", "--dir", "e", "--group", "no-such-group-gt",
-		       NULL};
+	char *bad[] = {GAPTRACE_BIN, "collector",	 "--dir", "e",
+		       "--group",    "no-such-group-gt", NULL};
 	ck_assert_int_eq(run(bad, "out", "err"), 2);
 	ck_assert(file_has("err", "no group named 'no-such-group-gt'"));
 	umask(022);
@@ -1126,8 +1149,9 @@ static void archive_entries(const char *dir, int *n, char *with_trace, size_t ca
 START_TEST(run_archives_the_run)
 {
 	enter_tmp();
-	char *argv[] = {GAPTRACE_BIN, "run", "-o", "t", "--nvml-hz", "0", "--archive", "runs", "--",
-			FAKE_PRODUCER, "--frames", "2", "--exit", "3", NULL};
+	char *argv[] = {GAPTRACE_BIN, "run",	   "-o",     "t",  "--nvml-hz",
+			"0",	      "--archive", "runs",   "--", FAKE_PRODUCER,
+			"--frames",   "2",	   "--exit", "3",  NULL};
 	ck_assert_int_eq(run(argv, "out", "err"), 3); /* the program's status, archived or not */
 	ck_assert(file_has("err", "archived as runs/"));
 	int n;
@@ -1148,8 +1172,10 @@ START_TEST(run_archives_the_run)
 	ck_assert_uint_eq(d.kernels, 200);
 	/* $GAPTRACE_ARCHIVE, and a budget the trace does not fit: report and meta only */
 	setenv("GAPTRACE_ARCHIVE", "runs", 1);
-	char *argv2[] = {GAPTRACE_BIN, "run", "-o", "t2", "--nvml-hz", "0", "--report", "none",
-			 "--archive-max-mb", "0", "--", FAKE_PRODUCER, "--frames", "2", NULL};
+	char *argv2[] = {GAPTRACE_BIN,	     "run", "-o",	"t2",
+			 "--nvml-hz",	     "0",   "--report", "none",
+			 "--archive-max-mb", "0",   "--",	FAKE_PRODUCER,
+			 "--frames",	     "2",   NULL};
 	ck_assert_int_eq(run(argv2, "out", "err"), 0);
 	unsetenv("GAPTRACE_ARCHIVE");
 	ck_assert(file_has("err", "over the budget"));
@@ -1169,9 +1195,10 @@ START_TEST(version_says_what_is_built_in)
 {
 	enter_tmp();
 	char want[3 * PATH_MAX], lib[PATH_MAX];
-	const char *reports = GT_HAVE_CJSON ? "reading reports (diff, history): yes (cJSON)\n"
-					    : "reading reports (diff, history): no (built without "
-					      "libcjson; apt-get install libcjson-dev, then rebuild)\n";
+	const char *reports = GT_HAVE_CJSON
+				      ? "reading reports (diff, history): yes (cJSON)\n"
+				      : "reading reports (diff, history): no (built without "
+					"libcjson; apt-get install libcjson-dev, then rebuild)\n";
 	ck_assert_ptr_nonnull(realpath(DUMMY_INJECT, lib));
 	char *argv[] = {GAPTRACE_BIN, "--version", NULL};
 	ck_assert_int_eq(run(argv, "out", "err"), 0);

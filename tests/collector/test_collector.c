@@ -97,16 +97,16 @@ static void tc_done(tcoll *t)
 }
 
 /* Wait (up to ms) until cond holds; cond reads the caller's `st`. */
-#define WAIT_STATS(t, ms, cond)                                              \
-	do {                                                                 \
-		for (int w_ = 0; w_ < (ms) / 10; w_++) {                     \
-			gt_collector_get_stats((t)->c, &st);                 \
-			if (cond)                                            \
-				break;                                       \
-			t_sleep_ms(10);                                      \
-		}                                                            \
-		gt_collector_get_stats((t)->c, &st);                         \
-		ck_assert_msg(cond, "timed out waiting for " #cond);         \
+#define WAIT_STATS(t, ms, cond)                                      \
+	do {                                                         \
+		for (int w_ = 0; w_ < (ms) / 10; w_++) {             \
+			gt_collector_get_stats((t)->c, &st);         \
+			if (cond)                                    \
+				break;                               \
+			t_sleep_ms(10);                              \
+		}                                                    \
+		gt_collector_get_stats((t)->c, &st);                 \
+		ck_assert_msg(cond, "timed out waiting for " #cond); \
 	} while (0)
 
 static void trace_path(tcoll *t, uint32_t pid, char *buf, size_t cap)
@@ -284,7 +284,8 @@ START_TEST(many_concurrent_producers)
 	for (int i = 0; i < NPROC; i++) {
 		int status;
 		ck_assert_int_eq(waitpid(kids[i], &status, 0), kids[i]);
-		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "producer %d failed", i);
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "producer %d failed",
+			      i);
 	}
 	for (int i = 0; i < NTHREAD; i++) {
 		void *r;
@@ -292,8 +293,9 @@ START_TEST(many_concurrent_producers)
 		ck_assert_ptr_null(r);
 	}
 	int total = NPROC + NTHREAD;
-	WAIT_STATS(&t, 10000, st.peers_total == (uint64_t)total && st.peers_active == 0 &&
-				      st.frames == (uint64_t)total * FRAMES);
+	WAIT_STATS(&t, 10000,
+		   st.peers_total == (uint64_t)total && st.peers_active == 0 &&
+			   st.frames == (uint64_t)total * FRAMES);
 	ck_assert_uint_eq(st.seq_gaps, 0);
 	ck_assert_uint_eq(st.peers_dropped, 0);
 	ck_assert_uint_eq(st.peers_refused, 0);
@@ -725,8 +727,10 @@ static void send_big_frames(tp *p, int nframes, int rows)
 	for (int f = 0; f < nframes; f++) {
 		for (int i = 0; i < rows; i++) {
 			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-			gt_kernel k = {.start = x >> 4, .end = (x >> 4) + (x & 0xffff),
-				       .correlation_id = (uint32_t)x, .grid_x = (uint32_t)(x >> 40)};
+			gt_kernel k = {.start = x >> 4,
+				       .end = (x >> 4) + (x & 0xffff),
+				       .correlation_id = (uint32_t)x,
+				       .grid_x = (uint32_t)(x >> 40)};
 			gt_writer_add_kernel(p->w, &k);
 		}
 		gt_writer_flush(p->w);
@@ -768,7 +772,6 @@ START_TEST(disk_full_stops_one_file_only)
 	tc_done(&t);
 }
 END_TEST
-
 
 /* ------------------------------------------------------------ permissions */
 
@@ -894,8 +897,8 @@ START_TEST(group_names_parse)
 	pid_t kid = fork();
 	ck_assert_int_ge(kid, 0);
 	if (kid == 0) {
-		if (geteuid() == 0 && (setgroups(0, NULL) != 0 || setgid(65534) != 0 ||
-				       setuid(65534) != 0))
+		if (geteuid() == 0 &&
+		    (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0))
 			_exit(2);
 		int rc = gt_group_parse("4000000", &gid, why, sizeof(why));
 		_exit(rc == GT_ERR_INVAL && strstr(why, "not a member") ? 0 : 1);
@@ -944,12 +947,16 @@ START_TEST(no_descriptor_leaks)
 	char reply[4096];
 	gt_errinfo ei;
 	for (int i = 0; i < 50; i++) {
-		ck_assert_int_eq(gt_control_request(t.ctl, "list", reply, sizeof(reply), 3000, &ei), 0);
+		ck_assert_int_eq(gt_control_request(t.ctl, "list", reply, sizeof(reply), 3000, &ei),
+				 0);
 		ck_assert_int_eq(gt_control_request(t.ctl, "arm 8101 default 1000000000", reply,
-						    sizeof(reply), 3000, &ei), 0);
-		ck_assert_int_eq(gt_control_request(t.ctl, "disarm 4242", reply, sizeof(reply), 3000,
-						    &ei), GT_ERR_GENERIC);
-		ck_assert_int_lt(gt_control_request(mute, "list", reply, sizeof(reply), 3000, &ei), 0);
+						    sizeof(reply), 3000, &ei),
+				 0);
+		ck_assert_int_eq(
+			gt_control_request(t.ctl, "disarm 4242", reply, sizeof(reply), 3000, &ei),
+			GT_ERR_GENERIC);
+		ck_assert_int_lt(gt_control_request(mute, "list", reply, sizeof(reply), 3000, &ei),
+				 0);
 	}
 	/* a server that never answers: the request times out */
 	int lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -1013,11 +1020,13 @@ START_TEST(control_arm_disarm_flush_relayed)
 
 	/* errors name the problem and change nothing */
 	gt_errinfo ei;
-	ck_assert_int_eq(gt_control_request(t.ctl, "arm 999 kernel 0", reply, sizeof(reply), 3000, &ei),
-			 GT_ERR_GENERIC);
+	ck_assert_int_eq(
+		gt_control_request(t.ctl, "arm 999 kernel 0", reply, sizeof(reply), 3000, &ei),
+		GT_ERR_GENERIC);
 	ck_assert_str_eq(reply, "error no producer with pid 999\n");
-	ck_assert_int_eq(gt_control_request(t.ctl, "arm 4242 bogus 0", reply, sizeof(reply), 3000, &ei),
-			 GT_ERR_GENERIC);
+	ck_assert_int_eq(
+		gt_control_request(t.ctl, "arm 4242 bogus 0", reply, sizeof(reply), 3000, &ei),
+		GT_ERR_GENERIC);
 	ck_assert_int_eq(gt_control_request(t.ctl, "reboot", reply, sizeof(reply), 3000, &ei),
 			 GT_ERR_GENERIC);
 	ck_assert_ptr_nonnull(strstr(reply, "unknown request"));

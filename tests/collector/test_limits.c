@@ -80,9 +80,10 @@ static void daemon_start_mem(daemon_t *d, rlim_t nofile, const char *mem_mib)
 			if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
 				_exit(125);
 		}
-		char *argv[] = {"gaptrace", "collector", "--dir",        d->dir,
-				"--socket", d->sock,     "--nvml-hz",    "0",
-				mem_mib ? "--mem-budget" : NULL, (char *)mem_mib, NULL};
+		char *argv[] = {"gaptrace",	 "collector", "--dir",
+				d->dir,		 "--socket",  d->sock,
+				"--nvml-hz",	 "0",	      mem_mib ? "--mem-budget" : NULL,
+				(char *)mem_mib, NULL};
 		execv(GAPTRACE_BIN, argv);
 		_exit(127);
 	}
@@ -185,7 +186,6 @@ static long rss_kb(pid_t pid)
 	return status_kb(pid, "VmRSS:");
 }
 
-
 static int file_count(const char *path, const char *needle)
 {
 	FILE *f = fopen(path, "r");
@@ -242,7 +242,8 @@ START_TEST(fd_limit_refuses_politely_and_stays_responsive)
 			accepted++;
 		} else {
 			if (r == GT_CTL_MISMATCH)
-				ck_assert_ptr_nonnull(strstr(prods[i].answer.text, "collector full"));
+				ck_assert_ptr_nonnull(
+					strstr(prods[i].answer.text, "collector full"));
 			refused++;
 			tp_close(&prods[i]);
 		}
@@ -264,8 +265,7 @@ START_TEST(fd_limit_refuses_politely_and_stays_responsive)
 	long t0 = cpu_ticks(d.pid);
 	t_sleep_ms(1000);
 	long t1 = cpu_ticks(d.pid);
-	ck_assert_msg(t1 - t0 < sysconf(_SC_CLK_TCK) / 4, "collector used %ld ticks idle",
-		      t1 - t0);
+	ck_assert_msg(t1 - t0 < sysconf(_SC_CLK_TCK) / 4, "collector used %ld ticks idle", t1 - t0);
 	/* a producer that leaves makes room for the next */
 	tp_close(&prods[0]);
 	tp late;
@@ -313,8 +313,8 @@ START_TEST(fds_exhausted_by_host_sheds_and_recovers)
 		if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
 			_exit(10);
 		static tlog log;
-		gt_collector_opts o = {.trace_dir = trace, .socket_path = sock, .log = tlog_fn,
-				       .log_user = &log};
+		gt_collector_opts o = {
+			.trace_dir = trace, .socket_path = sock, .log = tlog_fn, .log_user = &log};
 		gt_collector *c = gt_collector_new(&o, NULL);
 		if (!c)
 			_exit(11);
@@ -382,13 +382,12 @@ START_TEST(fds_exhausted_by_host_sheds_and_recovers)
 }
 END_TEST
 
-
 /* ------------------------------------------------------------ soak */
 
 #define SOAK_WARMUP 3000
-#define SOAK_MIN 6000    /* cycles after warm-up for growth to show */
+#define SOAK_MIN 6000 /* cycles after warm-up for growth to show */
 #define SOAK_MAX 40000
-#define SOAK_MS 20000    /* the soak's length... */
+#define SOAK_MS 20000	   /* the soak's length... */
 #define SOAK_SLOW_MS 50000 /* ...unless a loaded machine has not done SOAK_MIN */
 
 /* Wait until no producer is connected and the descriptor count is steady
@@ -430,12 +429,14 @@ static int soak_cycle(daemon_t *d, int i)
 {
 	if (i % 250 == 0) {
 		char reply[4096];
-		ck_assert_int_eq(gt_control_request(d->ctl, "list", reply, sizeof(reply), 3000,
-						    NULL), 0);
+		ck_assert_int_eq(
+			gt_control_request(d->ctl, "list", reply, sizeof(reply), 3000, NULL), 0);
 		ck_assert_int_eq(gt_control_request(d->ctl, "arm all default 1000000000", reply,
-						    sizeof(reply), 3000, NULL), 0);
-		ck_assert_int_eq(gt_control_request(d->ctl, "disarm all", reply, sizeof(reply),
-						    3000, NULL), 0);
+						    sizeof(reply), 3000, NULL),
+				 0);
+		ck_assert_int_eq(
+			gt_control_request(d->ctl, "disarm all", reply, sizeof(reply), 3000, NULL),
+			0);
 	}
 	if (i % 4 == 3) {
 		int fd = raw_connect(d->sock);
@@ -477,7 +478,8 @@ START_TEST(connect_close_soak_memory_and_fds_flat)
 	int cycles = i - SOAK_WARMUP;
 	int fd1 = settle_fds(&d, fd0);
 	long rss1 = rss_kb(d.pid);
-	fprintf(stderr, "soak: %d cycles in %.1f s after warm-up: RSS %ld -> %ld KiB, fds %d -> %d\n",
+	fprintf(stderr,
+		"soak: %d cycles in %.1f s after warm-up: RSS %ld -> %ld KiB, fds %d -> %d\n",
 		cycles, (double)(mono_ms() - t0) / 1000, rss0, rss1, fd0, fd1);
 	ck_assert_msg(cycles >= SOAK_MIN, "only %d cycles in %d ms: too slow to tell", cycles,
 		      SOAK_SLOW_MS);
@@ -499,10 +501,10 @@ END_TEST
 
 /* ------------------------------------------------------------ memory budget */
 
-#define NHALF 64                 /* connections holding half a frame each */
-#define HALF_BODY (4u << 20)     /* bytes of the frame each one sends */
-#define BUDGET_MIB 64            /* --mem-budget */
-#define SLACK_MIB 24             /* realloc's copy of one buffer, ASan's shadow */
+#define NHALF 64	     /* connections holding half a frame each */
+#define HALF_BODY (4u << 20) /* bytes of the frame each one sends */
+#define BUDGET_MIB 64	     /* --mem-budget */
+#define SLACK_MIB 24	     /* realloc's copy of one buffer, ASan's shadow */
 
 /* A producer that announces a frame of almost GT_FRAME_MAX_COMPRESSED and
  * sends its header (plus nothing of the body yet). @return the fd; *nrec:

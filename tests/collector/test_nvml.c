@@ -98,8 +98,8 @@ static int f_proc(void *h, gt_nvml_proc_sample *s, unsigned int *count, unsigned
 		return GT_NVML_ERROR_INSUFFICIENT_SIZE;
 	}
 	ts += 1000;
-	s[0] = (gt_nvml_proc_sample){.pid = 7000 + dev(h), .timestamp = ts, .sm_util = 33,
-				     .mem_util = 3};
+	s[0] = (gt_nvml_proc_sample){
+		.pid = 7000 + dev(h), .timestamp = ts, .sm_util = 33, .mem_util = 3};
 	*count = 1;
 	return 0;
 }
@@ -122,7 +122,7 @@ static const gt_nvml_api table = {
 typedef struct nread {
 	gt_stream_header hdr;
 	int ndevrec, nvml[2], proc[2], notes_unsupported;
-	int slow[2];      /* rows with the slow set (violation counters) read */
+	int slow[2]; /* rows with the slow set (violation counters) read */
 	gt_nvml last[2];
 	gt_nvml last_slow[2];
 	char config[200]; /* the sampler's GT_NOTE_CONFIG text */
@@ -212,8 +212,13 @@ START_TEST(table_samples_read_back)
 	char path[300];
 	char *tmp = tmp_trace(path, sizeof(path));
 	tlog log = {0};
-	gt_nvml_opts o = {.path = path, .hz = 200, .proc_hz = 50, .api = &table,
-			  .session = "sess-1", .log = tlog_fn, .log_user = &log};
+	gt_nvml_opts o = {.path = path,
+			  .hz = 200,
+			  .proc_hz = 50,
+			  .api = &table,
+			  .session = "sess-1",
+			  .log = tlog_fn,
+			  .log_user = &log};
 	int err = 1;
 	gt_nvml_sampler *s = gt_nvml_start(&o, &err);
 	ck_assert_ptr_nonnull(s);
@@ -274,7 +279,10 @@ START_TEST(file_shared_with_group)
 	char path[300];
 	char *tmp = tmp_trace(path, sizeof(path));
 	umask(077);
-	gt_nvml_opts o = {.path = path, .hz = 50, .api = &table, .share_group = 1,
+	gt_nvml_opts o = {.path = path,
+			  .hz = 50,
+			  .api = &table,
+			  .share_group = 1,
 			  .group_gid = (uint32_t)getegid()};
 	int err = 1;
 	gt_nvml_sampler *s = gt_nvml_start(&o, &err);
@@ -355,8 +363,8 @@ START_TEST(dlopen_fake_library)
 			/* from one of the fake's refreshes to the next, each found to a poll */
 			ck_assert_uint_ge(rec.gpm.end - rec.gpm.start, 97000000ull);
 		}
-		const char *t = rec.type == GT_REC_NOTE ? gt_reader_string(r, rec.note.text_id)
-							 : NULL;
+		const char *t =
+			rec.type == GT_REC_NOTE ? gt_reader_string(r, rec.note.text_id) : NULL;
 		if (t && strstr(t, "no GPM counters on device 2: nvmlGpmQueryDeviceSupport says"))
 			nogpm2++;
 	}
@@ -376,7 +384,9 @@ START_TEST(absent_nvml_says_so_once)
 	char path[300];
 	char *tmp = tmp_trace(path, sizeof(path));
 	tlog log = {0};
-	gt_nvml_opts o = {.path = path, .lib = "/nonexistent/libnvidia-ml.so.1", .log = tlog_fn,
+	gt_nvml_opts o = {.path = path,
+			  .lib = "/nonexistent/libnvidia-ml.so.1",
+			  .log = tlog_fn,
 			  .log_user = &log};
 	int err = 0;
 	ck_assert_ptr_null(gt_nvml_start(&o, &err));
@@ -411,8 +421,8 @@ START_TEST(disk_full_keeps_whole_frames)
 	signal(SIGXFSZ, SIG_IGN);
 	struct rlimit rl = {.rlim_cur = 2048, .rlim_max = RLIM_INFINITY};
 	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
-	gt_nvml_opts o = {.path = path, .hz = 2000, .api = &table, .log = tlog_fn,
-			  .log_user = &log};
+	gt_nvml_opts o = {
+		.path = path, .hz = 2000, .api = &table, .log = tlog_fn, .log_user = &log};
 	int err;
 	gt_nvml_sampler *s = gt_nvml_start(&o, &err);
 	ck_assert_ptr_nonnull(s);
@@ -502,8 +512,9 @@ END_TEST
 /* The last refresh at or before CLOCK_MONOTONIC t. */
 static uint64_t mock_refresh(uint64_t t)
 {
-	return t < MOCK_PHASE_NS ? 0
-				 : MOCK_PHASE_NS + (t - MOCK_PHASE_NS) / MOCK_REFRESH_NS * MOCK_REFRESH_NS;
+	return t < MOCK_PHASE_NS
+		       ? 0
+		       : MOCK_PHASE_NS + (t - MOCK_PHASE_NS) / MOCK_REFRESH_NS * MOCK_REFRESH_NS;
 }
 
 /* A sample buffer of the mock: which GPU it was last filled from, and the
@@ -515,22 +526,22 @@ typedef struct msample {
 } msample;
 
 static struct {
-	int supported[2];     /* nvmlGpmQueryDeviceSupport's answer per GPU */
-	int query_rc;         /* its return code */
-	int fail_after[2];    /* nvmlGpmMetricsGet fails after this many row requests (0: never) */
+	int supported[2];  /* nvmlGpmQueryDeviceSupport's answer per GPU */
+	int query_rc;	   /* its return code */
+	int fail_after[2]; /* nvmlGpmMetricsGet fails after this many row requests (0: never) */
 	int metrics_calls[2], sample_calls[2];
-	int row_calls[2];     /* requests of every metric (a row's, not a check's) */
+	int row_calls[2]; /* requests of every metric (a row's, not a check's) */
 	/* busy: SM activity is the share of [a, b) of the two samples' refreshes
 	 * inside busy stretches of busy_len every busy_every from busy_from
 	 * (CLOCK_MONOTONIC), the kernels a GPU would have run */
 	int busy;
 	uint64_t busy_from, busy_every, busy_len;
-	int frozen;           /* the counters never refresh */
-	int allocs, frees;    /* nvmlGpmSampleAlloc / Free calls */
-	int closer_than_100ms; /* metric requests over samples < 100 ms apart */
-	int misordered;       /* sample1 not older than sample2, or from another GPU */
-	int mig[2];           /* nvmlDeviceGetMigMode's current mode */
-	int link_calls;       /* nvmlDeviceGetCurrPcieLink* calls */
+	int frozen;		  /* the counters never refresh */
+	int allocs, frees;	  /* nvmlGpmSampleAlloc / Free calls */
+	int closer_than_100ms;	  /* metric requests over samples < 100 ms apart */
+	int misordered;		  /* sample1 not older than sample2, or from another GPU */
+	int mig[2];		  /* nvmlDeviceGetMigMode's current mode */
+	int link_calls;		  /* nvmlDeviceGetCurrPcieLink* calls */
 	uint64_t poll_mono[4096]; /* GPU 0's nvmlGpmSampleGet calls (CLOCK_MONOTONIC) */
 	int npolls;
 } gm;
@@ -570,12 +581,15 @@ static int g_get(void *h, gt_nvml_gpm_sample s)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	m->dev = dev(h);
-	m->mono = gm.frozen ? MOCK_PHASE_NS
-			    : mock_refresh((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
+	m->mono =
+		gm.frozen
+			? MOCK_PHASE_NS
+			: mock_refresh((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
 	m->filled = 1;
 	gm.sample_calls[dev(h)]++;
 	if (!m->dev && gm.npolls < 4096)
-		gm.poll_mono[gm.npolls++] = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		gm.poll_mono[gm.npolls++] =
+			(uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	return 0;
 }
 
@@ -675,11 +689,11 @@ static gt_nvml_api gpm_table(void)
 
 typedef struct gread {
 	int rows[2], notes_gpm[2], notes_metric, nvml[2];
-	int cost_rows[2];      /* the readings the end note of each GPU counts (-1: none) */
+	int cost_rows[2]; /* the readings the end note of each GPU counts (-1: none) */
 	gt_gpm first[2], last[2];
-	int chained[2];        /* rows whose start is the previous row's end */
-	uint64_t min_len_ns;   /* shortest interval */
-	char note[2][200];     /* the "no GPM counters" note of each GPU */
+	int chained[2];	     /* rows whose start is the previous row's end */
+	uint64_t min_len_ns; /* shortest interval */
+	char note[2][200];   /* the "no GPM counters" note of each GPU */
 	char config[200];
 } gread;
 
@@ -1109,8 +1123,11 @@ START_TEST(collector_writes_nvml_gtrace)
 	snprintf(trace, sizeof(trace), "%s/trace", tmp);
 	snprintf(sock, sizeof(sock), "%s/s/collector.sock", tmp);
 	setenv("FAKE_NVML_GPUS", "2", 1);
-	gt_collector_opts o = {.trace_dir = trace, .socket_path = sock, .nvml_hz = 100,
-			       .nvml_lib = FAKE_NVML_LIB, .session = "abc"};
+	gt_collector_opts o = {.trace_dir = trace,
+			       .socket_path = sock,
+			       .nvml_hz = 100,
+			       .nvml_lib = FAKE_NVML_LIB,
+			       .session = "abc"};
 	gt_errinfo ei;
 	gt_collector *c = gt_collector_new(&o, &ei);
 	ck_assert_msg(c != NULL, "%s", ei.msg);

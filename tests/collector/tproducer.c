@@ -62,8 +62,7 @@ static int wait_in(int fd, int timeout_ms)
 }
 
 /* Decode a message from buf/len, reading more from fd as needed. */
-static int read_ctl_buf(int fd, uint8_t *buf, size_t *len, size_t cap, gt_ctl *m,
-			int timeout_ms)
+static int read_ctl_buf(int fd, uint8_t *buf, size_t *len, size_t cap, gt_ctl *m, int timeout_ms)
 {
 	for (;;) {
 		int n = gt_ctl_decode(buf, *len, m);
@@ -150,9 +149,13 @@ int tp_send_frames(tp *t, int nframes, int rows)
 	for (int f = 0; f < nframes; f++) {
 		for (int i = 0; i < rows; i++) {
 			uint64_t s = 1000000ull + (uint64_t)(f * rows + i) * 1000;
-			gt_kernel k = {.start = s, .end = s + 500, .stream_id = 7,
-				       .correlation_id = (uint32_t)(f * rows + i), .name_id = name,
-				       .grid_x = 4, .block_x = 128};
+			gt_kernel k = {.start = s,
+				       .end = s + 500,
+				       .stream_id = 7,
+				       .correlation_id = (uint32_t)(f * rows + i),
+				       .name_id = name,
+				       .grid_x = 4,
+				       .block_x = 128};
 			int rc = gt_writer_add_kernel(t->w, &k);
 			if (rc < 0)
 				return rc;
@@ -206,8 +209,10 @@ void make_stream(tbuf *b, uint32_t pid, int nframes, int rows)
 	uint32_t name = gt_writer_intern(w, "raw_kernel", 10);
 	for (int f = 0; f < nframes; f++) {
 		for (int i = 0; i < rows; i++) {
-			gt_kernel k = {.start = 1000 + (uint64_t)i * 10, .end = 1005 + (uint64_t)i * 10,
-				       .name_id = name, .correlation_id = (uint32_t)i};
+			gt_kernel k = {.start = 1000 + (uint64_t)i * 10,
+				       .end = 1005 + (uint64_t)i * 10,
+				       .name_id = name,
+				       .correlation_id = (uint32_t)i};
 			gt_writer_add_kernel(w, &k);
 		}
 		gt_writer_flush(w);

@@ -17,9 +17,9 @@
 typedef struct tp {
 	int fd;
 	gt_writer *w;
-	gt_ctl answer;  /* ACCEPT or MISMATCH received at connect */
+	gt_ctl answer; /* ACCEPT or MISMATCH received at connect */
 	uint8_t in[4096];
-	size_t inlen;   /* control bytes received, not yet decoded */
+	size_t inlen; /* control bytes received, not yet decoded */
 } tp;
 
 /** Connect to sock and send a stream header for pid (0 = getpid()).

@@ -20,8 +20,8 @@ static atomic_int *g_skipped; /* shared with forked cases */
 
 int gt_suite_run(Suite *s)
 {
-	void *m = mmap(NULL, sizeof(*g_skipped), PROT_READ | PROT_WRITE,
-		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	void *m = mmap(NULL, sizeof(*g_skipped), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		       -1, 0);
 	g_skipped = m == MAP_FAILED ? NULL : m;
 	if (g_skipped)
 		atomic_init(g_skipped, 0);

@@ -37,10 +37,10 @@ int gt_suite_run(Suite *s);
 void gt_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /** gt_skip(...), then return from the test function. */
-#define GT_SKIP(...)                                                                               \
-	do {                                                                                       \
-		gt_skip(__VA_ARGS__);                                                              \
-		return;                                                                            \
+#define GT_SKIP(...)                  \
+	do {                          \
+		gt_skip(__VA_ARGS__); \
+		return;               \
 	} while (0)
 
 /**

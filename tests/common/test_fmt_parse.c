@@ -89,8 +89,21 @@ static uint64_t sweep(size_t i, uint64_t top)
 START_TEST(duration_str_exact)
 {
 	static const uint64_t edge[] = {
-		0, 1, 999, 1000, 1001, 1500, 250000, 10000000, 2000000000ull, 300000000000ull,
-		3600000000000ull, 86400000000000ull, 1234567891ull, MAX_NS - 1, MAX_NS,
+		0,
+		1,
+		999,
+		1000,
+		1001,
+		1500,
+		250000,
+		10000000,
+		2000000000ull,
+		300000000000ull,
+		3600000000000ull,
+		86400000000000ull,
+		1234567891ull,
+		MAX_NS - 1,
+		MAX_NS,
 	};
 	for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++)
 		check_duration_str(edge[i]);
@@ -103,8 +116,23 @@ START_TEST(fmt_ns_reads_back)
 {
 	/* each side of every unit boundary of gt_fmt_ns */
 	static const uint64_t edge[] = {
-		0, 1, 9, 999, 1000, 1049, 1050, 1051, 999949, 999950, 999999, 1000000,
-		999994999, 999995000, 1000000000ull, 1234567891ull, 59999499999ull,
+		0,
+		1,
+		9,
+		999,
+		1000,
+		1049,
+		1050,
+		1051,
+		999949,
+		999950,
+		999999,
+		1000000,
+		999994999,
+		999995000,
+		1000000000ull,
+		1234567891ull,
+		59999499999ull,
 	};
 	for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++)
 		check_fmt_ns(edge[i]);
@@ -149,9 +177,13 @@ static const char *html(const char *s, size_t n)
 START_TEST(html_escaper)
 {
 	ck_assert_str_eq(html("<a href='x'>&\"", 14), "&lt;a href=&#39;x&#39;&gt;&amp;&quot;");
-	ck_assert_str_eq(html("a\tb\nc\rd\x01" "e\x7f", 10), "a\tb\nc\rd e ");
+	ck_assert_str_eq(html("a\tb\nc\rd\x01"
+			      "e\x7f",
+			      10),
+			 "a\tb\nc\rd e ");
 	/* well-formed UTF-8 kept, a stray byte and an overlong become U+FFFD */
-	ck_assert_str_eq(html("\xc3\xa9\xff\xc0\xaf", 5), "\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+	ck_assert_str_eq(html("\xc3\xa9\xff\xc0\xaf", 5),
+			 "\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
 	ck_assert_str_eq(html("a\0b", 3), "a b");
 	/* the FILE writer cuts its chunks between UTF-8 sequences */
 	char in[3000];

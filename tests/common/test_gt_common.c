@@ -82,7 +82,7 @@ START_TEST(golden_update_then_compare)
 	snprintf(p, sizeof(p), "%s/g.txt", d);
 	setenv("GT_UPDATE_GOLDEN", "1", 1);
 	ck_assert(gt_update_golden());
-	gt_golden_check(p, "abc\0def", 7); /* writes the file */
+	gt_golden_check(p, "abc\0def", 7);    /* writes the file */
 	setenv("GT_UPDATE_GOLDEN", "yes", 1); /* only "1" rewrites */
 	ck_assert(!gt_update_golden());
 	unsetenv("GT_UPDATE_GOLDEN");

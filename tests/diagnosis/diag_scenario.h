@@ -34,13 +34,13 @@ typedef struct scen {
 	size_t nsyncs;
 	gt_an_trace trace;
 	const gt_an_trace *traces[1];
-	gt_an_coll colls[4];        /* communication by collective type */
+	gt_an_coll colls[4]; /* communication by collective type */
 	size_t ncolls;
-	gt_an_wait waits[4];        /* this GPU's waits for late ranks */
+	gt_an_wait waits[4]; /* this GPU's waits for late ranks */
 	size_t nwaits;
-	gt_an_rank ranks[4];        /* ranks of all GPUs */
+	gt_an_rank ranks[4]; /* ranks of all GPUs */
 	size_t nranks;
-	gt_an_gpu other;            /* a second GPU (index 1): the late rank's */
+	gt_an_gpu other; /* a second GPU (index 1): the late rank's */
 	int has_other;
 	dg_gpu_in gin[2];
 	dg_input in;
@@ -246,19 +246,40 @@ static inline void sc_gpm_kernel(gt_an_kernel *k, sc_kgpm v, double shared)
 /* Fill the derived fields and the dg_input. */
 static inline const dg_input *sc_input(scen *s)
 {
-	s->gpu.utilization = s->gpu.window_ns ? (double)s->gpu.busy_ns / (double)s->gpu.window_ns : 0;
-	s->gin[0] = (dg_gpu_in){.gpu = &s->gpu, .procs = s->procs, .nprocs = s->nprocs,
-				.gaps = s->gaps, .ngaps = s->ngaps, .longest = NULL, .nlongest = 0,
-				.kernels = s->kernels, .nkernels = s->nkernels, .copies = s->copies,
-				.ncopies = s->ncopies, .series = s->series, .nseries = s->nseries,
-				.colls = s->colls, .ncolls = s->ncolls, .waits = s->waits,
+	s->gpu.utilization =
+		s->gpu.window_ns ? (double)s->gpu.busy_ns / (double)s->gpu.window_ns : 0;
+	s->gin[0] = (dg_gpu_in){.gpu = &s->gpu,
+				.procs = s->procs,
+				.nprocs = s->nprocs,
+				.gaps = s->gaps,
+				.ngaps = s->ngaps,
+				.longest = NULL,
+				.nlongest = 0,
+				.kernels = s->kernels,
+				.nkernels = s->nkernels,
+				.copies = s->copies,
+				.ncopies = s->ncopies,
+				.series = s->series,
+				.nseries = s->nseries,
+				.colls = s->colls,
+				.ncolls = s->ncolls,
+				.waits = s->waits,
 				.nwaits = s->nwaits};
 	s->gin[1] = (dg_gpu_in){.gpu = &s->other};
-	s->in = (dg_input){.gpus = s->gin, .ngpus = s->has_other ? 2 : 1, .syncs = s->syncs,
-			   .nsyncs = s->nsyncs, .ranks = s->ranks, .nranks = s->nranks,
-			   .traces = s->traces, .ntraces = 1, .detail_gap_ns = MS,
-			   .capture_start = T0 - SEC, .user = s, .kernel_name = sc_kname,
-			   .string = sc_string, .thread_name = sc_thread,
+	s->in = (dg_input){.gpus = s->gin,
+			   .ngpus = s->has_other ? 2 : 1,
+			   .syncs = s->syncs,
+			   .nsyncs = s->nsyncs,
+			   .ranks = s->ranks,
+			   .nranks = s->nranks,
+			   .traces = s->traces,
+			   .ntraces = 1,
+			   .detail_gap_ns = MS,
+			   .capture_start = T0 - SEC,
+			   .user = s,
+			   .kernel_name = sc_kname,
+			   .string = sc_string,
+			   .thread_name = sc_thread,
 			   .gap_bin_floor = {0, 1000, 10000, 100000, 1000000, 10000000, 100000000,
 					     1000000000}};
 	return &s->in;

@@ -95,7 +95,8 @@ static void b_healthy(scen *s, gt_diag_opts *o)
 	sc_busy(s, 9700 * MS, 0);
 	sc_idle(s, GT_CAUSE_LAUNCH_BOUND, 200 * MS);
 	sc_idle(s, GT_CAUSE_HOST_BUSY, 100 * MS);
-	gt_an_kernel *k = sc_kernel(s, "sm90_xmma_gemm_f16f16_f32_tn_n", 2000, 9700 * MS, 1056, 256);
+	gt_an_kernel *k =
+		sc_kernel(s, "sm90_xmma_gemm_f16f16_f32_tn_n", 2000, 9700 * MS, 1056, 256);
 	k->registers = 168;
 	k->smem = 200 * 1024;
 	/* power-capped but boosting near max: not throttling */
@@ -144,16 +145,22 @@ static void b_sync(scen *s, gt_diag_opts *o)
 	/* 40 steps of 250 ms: 75 ms kernel, then 150 ms of host work after a sync */
 	sc_busy(s, 3000 * MS, 0);
 	for (int i = 0; i < 40; i++) {
-		gt_an_gap *g = sc_gap(s, i * 250 * MS + 75 * MS, 150 * MS, GT_CAUSE_SYNC_TURNAROUND);
+		gt_an_gap *g =
+			sc_gap(s, i * 250 * MS + 75 * MS, 150 * MS, GT_CAUSE_SYNC_TURNAROUND);
 		g->last_call_name = 1;
 	}
 	sc_idle(s, GT_CAUSE_SYNC_TURNAROUND, 6000 * MS);
 	sc_idle(s, GT_CAUSE_HOST_BUSY, 500 * MS);
 	sc_idle(s, GT_CAUSE_LAUNCH_BOUND, 500 * MS);
 	sc_kernel(s, "step_kernel", 40, 3000 * MS, 4096, 256);
-	s->syncs[s->nsyncs++] = (gt_an_sync){.trace = 0, .pid = 100, .tid = 4242,
-					     .type = GT_SYNC_STREAM, .source = GT_AN_SYNC_FROM_API,
-					     .name = 1, .count = 40, .total_ns = 3000 * MS,
+	s->syncs[s->nsyncs++] = (gt_an_sync){.trace = 0,
+					     .pid = 100,
+					     .tid = 4242,
+					     .type = GT_SYNC_STREAM,
+					     .source = GT_AN_SYNC_FROM_API,
+					     .name = 1,
+					     .count = 40,
+					     .total_ns = 3000 * MS,
 					     .max_ns = 80 * MS};
 }
 
@@ -197,7 +204,8 @@ static void b_periodic(scen *s, gt_diag_opts *o)
 			if (p * 16 + k <= 150)
 				sc_gap(s, p * 2 * SEC + 300 * MS + k * 100 * MS, 2 * MS,
 				       GT_CAUSE_SYNC_TURNAROUND);
-		gt_an_gap *g = sc_gap(s, p * 2 * SEC + 1900 * MS, 300 * MS, GT_CAUSE_SYNC_TURNAROUND);
+		gt_an_gap *g =
+			sc_gap(s, p * 2 * SEC + 1900 * MS, 300 * MS, GT_CAUSE_SYNC_TURNAROUND);
 		g->cause_ns[GT_CAUSE_SYNC_TURNAROUND] = 200 * MS;
 		g->cause_ns[GT_CAUSE_HOST_BUSY] = 100 * MS;
 	}
@@ -402,8 +410,8 @@ static void b_comm(scen *s, gt_diag_opts *o)
 	sc_idle(s, GT_CAUSE_DEPENDENCY, 2000 * MS);
 	sc_idle(s, GT_CAUSE_HOST_BUSY, 1000 * MS);
 	sc_kernel(s, "step_kernel", 1000, 4000 * MS, 4096, 256);
-	gt_an_kernel *k = sc_kernel(s, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 1000, 3000 * MS,
-				    16, 512);
+	gt_an_kernel *k =
+		sc_kernel(s, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 1000, 3000 * MS, 16, 512);
 	k->nccl = 1;
 	s->gpu.comm_ns = 3000 * MS;
 	s->gpu.comm_exposed_ns = 3000 * MS;
@@ -418,8 +426,8 @@ static void b_straggler(scen *s, gt_diag_opts *o)
 	sc_busy(s, 8000 * MS, 0);
 	sc_idle(s, GT_CAUSE_HOST_BUSY, 2000 * MS);
 	sc_kernel(s, "step_kernel", 1000, 3000 * MS, 4096, 256);
-	gt_an_kernel *k = sc_kernel(s, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 100, 5000 * MS, 16,
-				    512);
+	gt_an_kernel *k =
+		sc_kernel(s, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 100, 5000 * MS, 16, 512);
 	k->nccl = 1;
 	k->coll = GT_COLL_ALLREDUCE;
 	s->gpu.comm_ns = 5000 * MS;
@@ -427,17 +435,36 @@ static void b_straggler(scen *s, gt_diag_opts *o)
 	s->gpu.compute_ns = 3000 * MS;
 	s->gpu.ncomm = 100;
 	s->gpu.comm_wait_ns = s->gpu.comm_wait_exposed_ns = 4000 * MS;
-	s->colls[s->ncolls++] = (gt_an_coll){.type = GT_COLL_ALLREDUCE, .count = 100,
-					     .total_ns = 5000 * MS, .mean_ns = 50.0 * MS,
-					     .busy_ns = 5000 * MS, .exposed_ns = 5000 * MS,
-					     .matched = 100, .wait_ns = 4000 * MS};
-	s->waits[s->nwaits++] = (gt_an_wait){.rank = 1, .count = 90, .wait_ns = 4000 * MS,
-					     .exposed_ns = 4000 * MS, .max_ns = 60 * MS};
-	s->ranks[0] = (gt_an_rank){.rank = 0, .gpu = 0, .pid = 100, .collectives = 100, .last = 10,
-				   .late_ns = 100 * MS, .cost_ns = 100 * MS, .waited_ns = 4000 * MS};
-	s->ranks[1] = (gt_an_rank){.rank = 1, .gpu = 1, .pid = 101, .collectives = 100, .last = 90,
-				   .late_ns = 4000 * MS, .late_max_ns = 60 * MS,
-				   .late_max_at = T0 + 2 * SEC, .cost_ns = 4000 * MS,
+	s->colls[s->ncolls++] = (gt_an_coll){.type = GT_COLL_ALLREDUCE,
+					     .count = 100,
+					     .total_ns = 5000 * MS,
+					     .mean_ns = 50.0 * MS,
+					     .busy_ns = 5000 * MS,
+					     .exposed_ns = 5000 * MS,
+					     .matched = 100,
+					     .wait_ns = 4000 * MS};
+	s->waits[s->nwaits++] = (gt_an_wait){.rank = 1,
+					     .count = 90,
+					     .wait_ns = 4000 * MS,
+					     .exposed_ns = 4000 * MS,
+					     .max_ns = 60 * MS};
+	s->ranks[0] = (gt_an_rank){.rank = 0,
+				   .gpu = 0,
+				   .pid = 100,
+				   .collectives = 100,
+				   .last = 10,
+				   .late_ns = 100 * MS,
+				   .cost_ns = 100 * MS,
+				   .waited_ns = 4000 * MS};
+	s->ranks[1] = (gt_an_rank){.rank = 1,
+				   .gpu = 1,
+				   .pid = 101,
+				   .collectives = 100,
+				   .last = 90,
+				   .late_ns = 4000 * MS,
+				   .late_max_ns = 60 * MS,
+				   .late_max_at = T0 + 2 * SEC,
+				   .cost_ns = 4000 * MS,
 				   .waited_ns = 100 * MS};
 	s->ranks[1].late.p50 = 40 * MS;
 	s->nranks = 2;
@@ -470,8 +497,8 @@ static void b_comm_small(scen *s, gt_diag_opts *o)
 	sc_busy(s, 9500 * MS, 0);
 	sc_idle(s, GT_CAUSE_HOST_BUSY, 500 * MS);
 	sc_kernel(s, "step_kernel", 1000, 9000 * MS, 4096, 256);
-	gt_an_kernel *k = sc_kernel(s, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 100, 2000 * MS, 16,
-				    512);
+	gt_an_kernel *k =
+		sc_kernel(s, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 100, 2000 * MS, 16, 512);
 	k->nccl = 1;
 	s->gpu.comm_ns = 2000 * MS;
 	s->gpu.comm_exposed_ns = 500 * MS;
@@ -733,10 +760,10 @@ typedef struct dcase {
 	const char *name;
 	void (*build)(scen *s, gt_diag_opts *o);
 	uint64_t window;
-	int first;      /* expected first finding id, -1: no finding at all */
-	double share;   /* its share (exact to 1e-9) */
-	int second;     /* expected second finding, -1 none/any */
-	int shape;      /* expected shape of GPU 0, -1 any */
+	int first;    /* expected first finding id, -1: no finding at all */
+	double share; /* its share (exact to 1e-9) */
+	int second;   /* expected second finding, -1 none/any */
+	int shape;    /* expected shape of GPU 0, -1 any */
 } dcase;
 
 static const dcase cases[] = {
@@ -760,12 +787,13 @@ static const dcase cases[] = {
 	{"tiny_kernel_storm", b_storm, 10 * SEC, GT_FIND_TINY_KERNEL_STORM, 0.9, -1, -1},
 	{"launch_bound", b_launch, 10 * SEC, GT_FIND_LAUNCH_BOUND, 0.6, GT_FIND_HOST_BUSY, -1},
 	{"launch_bound_dispatch", b_dispatch, 10 * SEC, GT_FIND_LAUNCH_BOUND, 0.6, -1, -1},
-	{"dispatch_gap_ns=0", o_dispatch_off, 10 * SEC, GT_FIND_HOST_BUSY, 0.5, GT_FIND_LAUNCH_BOUND,
-	 -1},
+	{"dispatch_gap_ns=0", o_dispatch_off, 10 * SEC, GT_FIND_HOST_BUSY, 0.5,
+	 GT_FIND_LAUNCH_BOUND, -1},
 	{"d2h_storm", b_d2h, 10 * SEC, GT_FIND_D2H_STORM, 0.45, GT_FIND_HOST_BUSY, -1},
 	{"pageable_copies", b_pageable, 10 * SEC, GT_FIND_PAGEABLE_COPIES, 0.3, GT_FIND_HOST_BUSY,
 	 -1},
-	{"transfer_bound", b_transfer, 10 * SEC, GT_FIND_TRANSFER_BOUND, 0.4, -1, GT_SHAPE_BUSY_SLOW},
+	{"transfer_bound", b_transfer, 10 * SEC, GT_FIND_TRANSFER_BOUND, 0.4, -1,
+	 GT_SHAPE_BUSY_SLOW},
 	{"small_grid", b_small_grid, 10 * SEC, GT_FIND_SMALL_GRID, 0.6, -1, GT_SHAPE_BUSY_SLOW},
 	{"low_occupancy", b_low_occ, 10 * SEC, GT_FIND_LOW_OCCUPANCY, 0.7, -1, GT_SHAPE_BUSY_SLOW},
 	{"throttled", b_throttled, 10 * SEC, GT_FIND_THROTTLED, 0.95, -1, GT_SHAPE_BUSY_SLOW},
@@ -803,8 +831,8 @@ static const dcase cases[] = {
 	{"membound_no_gpm", b_membound_no_gpm, 10 * SEC, -1, 0, -1, GT_SHAPE_HEALTHY},
 	{"membound_uncovered", b_membound_uncovered, 10 * SEC, -1, 0, -1, GT_SHAPE_HEALTHY},
 	{"membound_nccl", b_membound_nccl, 10 * SEC, -1, 0, -1, GT_SHAPE_HEALTHY},
-	{"low_occupancy_gpm", b_low_occ_gpm, 10 * SEC, GT_FIND_LOW_OCCUPANCY, 0.7, GT_FIND_HOST_BUSY,
-	 GT_SHAPE_BUSY_SLOW},
+	{"low_occupancy_gpm", b_low_occ_gpm, 10 * SEC, GT_FIND_LOW_OCCUPANCY, 0.7,
+	 GT_FIND_HOST_BUSY, GT_SHAPE_BUSY_SLOW},
 	{"low_occupancy_achieved_at", b_low_occ_achieved_at, 10 * SEC, GT_FIND_HOST_BUSY, 0.1, -1,
 	 GT_SHAPE_BUSY},
 	{"low_occupancy_achieved_below", b_low_occ_achieved_below, 10 * SEC, GT_FIND_LOW_OCCUPANCY,
@@ -850,8 +878,9 @@ START_TEST(table_case)
 			      tc->name, gt_finding_name(tc->second), f2 ? f2->name : "none");
 	}
 	if (tc->shape >= 0)
-		ck_assert_msg(gt_diagnosis_gpu(d, 0)->shape == tc->shape, "%s: shape %s, expected %s",
-			      tc->name, gt_diag_shape_name(gt_diagnosis_gpu(d, 0)->shape),
+		ck_assert_msg(gt_diagnosis_gpu(d, 0)->shape == tc->shape,
+			      "%s: shape %s, expected %s", tc->name,
+			      gt_diag_shape_name(gt_diagnosis_gpu(d, 0)->shape),
 			      gt_diag_shape_name(tc->shape));
 	gt_diagnosis_free(d);
 	sc_free(s);
@@ -951,8 +980,8 @@ START_TEST(straggler_evidence)
 	ck_assert_ptr_nonnull(strstr(f->fix, "host reaches the collectives late"));
 	int idle_line = 0, rank_lines = 0;
 	for (size_t i = 0; i < f->nevidence; i++) {
-		idle_line += strstr(f->evidence[i], "busy 10% of the time and idle 90% (host_work 90%)") !=
-			     NULL;
+		idle_line += strstr(f->evidence[i],
+				    "busy 10% of the time and idle 90% (host_work 90%)") != NULL;
 		rank_lines += !strncmp(f->evidence[i], "rank ", 5) &&
 			      strstr(f->evidence[i], "last at") != NULL;
 	}
@@ -1105,7 +1134,8 @@ START_TEST(storm_names_kernels)
 	ck_assert_uint_eq(f->nkernels, 1);
 	ck_assert_uint_eq(f->kernels[0].count, 500000);
 	ck_assert_ptr_nonnull(strstr(f->fix, "torch.compile"));
-	ck_assert_ptr_nonnull(strstr(f->fix, "vectorized_elementwise_kernel<4, ...> alone ran 500000 times"));
+	ck_assert_ptr_nonnull(
+		strstr(f->fix, "vectorized_elementwise_kernel<4, ...> alone ran 500000 times"));
 	/* storm kernels are not also blamed for their small grid */
 	ck_assert(gt_diagnosis_find(d, GT_FIND_SMALL_GRID) == NULL);
 	gt_diagnosis_free(d);
@@ -1148,7 +1178,8 @@ START_TEST(storm_in_graph)
 	ck_assert_ptr_nonnull(strstr(f->fix, "per-node"));
 	int said = 0;
 	for (size_t i = 0; i < f->nevidence; i++)
-		said |= strstr(f->evidence[i], "100% of the storm launches come from CUDA graphs") != NULL;
+		said |= strstr(f->evidence[i],
+			       "100% of the storm launches come from CUDA graphs") != NULL;
 	ck_assert_msg(said, "graph share not in the evidence");
 	gt_diagnosis_free(d);
 	/* the same storm half from graphs, half from plain launches: the
@@ -1191,8 +1222,8 @@ START_TEST(throttle_power_limits)
 	int noted = 0;
 	for (size_t i = 0; i < gt_diagnosis_nnotes(d); i++) {
 		const char *n = gt_diagnosis_note(d, i);
-		noted |= strstr(n, "default power limit (700 W, drawing 652 W") && strstr(n, "1469 of 1980 MHz") &&
-			 strstr(n, "not faulty");
+		noted |= strstr(n, "default power limit (700 W, drawing 652 W") &&
+			 strstr(n, "1469 of 1980 MHz") && strstr(n, "not faulty");
 	}
 	ck_assert_msg(noted, "no note on the default power limit");
 	/* and "What to change" says why it is not a finding (issue 23) */
@@ -1201,7 +1232,8 @@ START_TEST(throttle_power_limits)
 	ck_assert_ptr_nonnull(strstr(dg->not_a_finding, "default power limit"));
 	char *t = capture(d, 0, GT_FINDINGS_HEADLINES);
 	ck_assert_msg(strstr(t, "not a finding (GPU 0): throttled: the clock was held to the "
-			     "default power limit"), "%s", t);
+				"default power limit"),
+		      "%s", t);
 	free(t);
 	gt_diagnosis_free(d);
 	sc_free(s);
@@ -1361,10 +1393,10 @@ START_TEST(random_inputs_sum)
 		}
 		int nk = (int)(lcg(&seed) % 5);
 		for (int i = 0; i < nk; i++) {
-			gt_an_kernel *k = sc_kernel(s, i % 2 ? "my_k" : "ncclKernel", 1 + lcg(&seed) % 100000,
-						    1 + lcg(&seed) % (2 * sm + 1),
-						    (uint32_t)(1 + lcg(&seed) % 300),
-						    (uint32_t)(1 + lcg(&seed) % 1024));
+			gt_an_kernel *k = sc_kernel(
+				s, i % 2 ? "my_k" : "ncclKernel", 1 + lcg(&seed) % 100000,
+				1 + lcg(&seed) % (2 * sm + 1), (uint32_t)(1 + lcg(&seed) % 300),
+				(uint32_t)(1 + lcg(&seed) % 1024));
 			k->registers = (uint32_t)(lcg(&seed) % 256);
 			k->smem = (uint32_t)(lcg(&seed) % 200000);
 			k->nccl = i % 2 == 0;
@@ -1380,13 +1412,18 @@ START_TEST(random_inputs_sum)
 		s->gpu.throttled_ns = lcg(&seed) % (sm + cp + 1);
 		if (lcg(&seed) % 2) {
 			s->nranks = 2;
-			s->ranks[0] = (gt_an_rank){.rank = 0, .gpu = 0, .collectives = 10,
+			s->ranks[0] = (gt_an_rank){.rank = 0,
+						   .gpu = 0,
+						   .collectives = 10,
 						   .cost_ns = lcg(&seed) % (W + 1)};
-			s->ranks[1] = (gt_an_rank){.rank = 1, .gpu = 1, .collectives = 10,
+			s->ranks[1] = (gt_an_rank){.rank = 1,
+						   .gpu = 1,
+						   .collectives = 10,
 						   .last = lcg(&seed) % 11,
 						   .cost_ns = lcg(&seed) % (W + 1)};
 			s->nwaits = 1;
-			s->waits[0] = (gt_an_wait){.rank = (uint32_t)(lcg(&seed) % 3), .count = 1,
+			s->waits[0] = (gt_an_wait){.rank = (uint32_t)(lcg(&seed) % 3),
+						   .count = 1,
 						   .wait_ns = lcg(&seed) % (W + 1)};
 			s->waits[0].exposed_ns = lcg(&seed) % (s->waits[0].wait_ns + 1);
 		}
@@ -1434,8 +1471,8 @@ START_TEST(threshold_parse)
 	ck_assert(fabs(o.occupancy_sm_active - 0.5) < 1e-12);
 	ck_assert_int_eq(gt_diag_set_threshold(&o, "max_examples=7", err, sizeof err), 0);
 	ck_assert_uint_eq(o.max_examples, 7);
-	ck_assert_int_eq(gt_diag_set_threshold(&o, "disable=small_grid,low_occupancy", err,
-					       sizeof err), 0);
+	ck_assert_int_eq(
+		gt_diag_set_threshold(&o, "disable=small_grid,low_occupancy", err, sizeof err), 0);
 	ck_assert_uint_eq(o.disabled, (1u << GT_FIND_SMALL_GRID) | (1u << GT_FIND_LOW_OCCUPANCY));
 	char v[256];
 	ck_assert_int_eq(gt_diag_threshold_get(&o, "disable", v, sizeof v), 0);
@@ -1445,10 +1482,19 @@ START_TEST(threshold_parse)
 
 	orig = o;
 	static const char *const bad[] = {
-		"min_share",   "nope=1",          "min_share=abc", "min_share=-1",
-		"min_share=", "tiny_kernel_ns=5 parsecs", "tiny_kernel_ns=5", "storm_min_calls=-3",
-		"storm_min_calls=1.5", "max_examples=99999999999", "disable=bogus",
-		"=3", NULL,
+		"min_share",
+		"nope=1",
+		"min_share=abc",
+		"min_share=-1",
+		"min_share=",
+		"tiny_kernel_ns=5 parsecs",
+		"tiny_kernel_ns=5",
+		"storm_min_calls=-3",
+		"storm_min_calls=1.5",
+		"max_examples=99999999999",
+		"disable=bogus",
+		"=3",
+		NULL,
 	};
 	for (int i = 0; bad[i]; i++) {
 		err[0] = 0;
@@ -1493,7 +1539,8 @@ START_TEST(threshold_roundtrip)
 		char v[256], kv[300], err[256];
 		ck_assert_int_eq(gt_diag_threshold_get(&o, t->name, v, sizeof v), 0);
 		snprintf(kv, sizeof kv, "%s=%s", t->name, v);
-		ck_assert_msg(gt_diag_set_threshold(&p, kv, err, sizeof err) == 0, "%s: %s", kv, err);
+		ck_assert_msg(gt_diag_set_threshold(&p, kv, err, sizeof err) == 0, "%s: %s", kv,
+			      err);
 	}
 	ck_assert(!memcmp(&o, &p, sizeof o));
 	char v[8];
@@ -1586,8 +1633,12 @@ START_TEST(wave_idle_share_adds_up)
 		series[i] = 0.12f;
 	gt_diag_opts o;
 	gt_diag_opts_init(&o);
-	dg_wave_in wi = {.series = series, .nseries = 100, .window_ns = 10 * MS, .t0 = T0,
-			 .gaps = gaps, .ngaps = 5};
+	dg_wave_in wi = {.series = series,
+			 .nseries = 100,
+			 .window_ns = 10 * MS,
+			 .t0 = T0,
+			 .gaps = gaps,
+			 .ngaps = 5};
 	gt_diag_wave w;
 	ck_assert_int_eq(dg_wave_detect(&wi, &o, &w, NULL), 0);
 	ck_assert(w.found);
@@ -1605,7 +1656,8 @@ START_TEST(wave_idle_share_adds_up)
 	ck_assert_int_eq(dg_wave_detect(&wa, &o, &w, NULL), 0);
 	ck_assert(w.found);
 	ck_assert_msg(fabs(w.period_ns - 200e6) < 2e6, "period %g", w.period_ns);
-	ck_assert_msg(fabs(w.idle_share - 0.6) < 0.01, "idle %g over %g", w.idle_share, w.idle_periods);
+	ck_assert_msg(fabs(w.idle_share - 0.6) < 0.01, "idle %g over %g", w.idle_share,
+		      w.idle_periods);
 	ck_assert(w.idle_periods >= 19);
 }
 END_TEST
@@ -1626,8 +1678,12 @@ START_TEST(wave_train_must_cover)
 	gt_diag_opts o;
 	gt_diag_opts_init(&o);
 	uint8_t train[3] = {1, 1, 1};
-	dg_wave_in wi = {.series = series, .nseries = 350, .window_ns = 10 * MS, .t0 = T0,
-			 .gaps = gaps, .ngaps = 3};
+	dg_wave_in wi = {.series = series,
+			 .nseries = 350,
+			 .window_ns = 10 * MS,
+			 .t0 = T0,
+			 .gaps = gaps,
+			 .ngaps = 3};
 	gt_diag_wave w;
 	ck_assert_int_eq(dg_wave_detect(&wi, &o, &w, train), 0);
 	ck_assert(!w.found);
@@ -1836,9 +1892,15 @@ static void p_dependency(scen *s, gt_diag_opts *o)
 {
 	b_dependency(s, o);
 	sc_gap(s, 100 * MS, 50 * MS, GT_CAUSE_DEPENDENCY);
-	s->syncs[s->nsyncs++] = (gt_an_sync){.trace = 0, .pid = 100, .tid = 4242,
-					     .type = GT_SYNC_EVENT, .source = GT_AN_SYNC_FROM_API,
-					     .name = 1, .count = 1, .total_ns = MS, .max_ns = MS};
+	s->syncs[s->nsyncs++] = (gt_an_sync){.trace = 0,
+					     .pid = 100,
+					     .tid = 4242,
+					     .type = GT_SYNC_EVENT,
+					     .source = GT_AN_SYNC_FROM_API,
+					     .name = 1,
+					     .count = 1,
+					     .total_ns = MS,
+					     .max_ns = MS};
 }
 
 /* one launch of one tiny kernel from a CUDA graph (storm_min_calls=0) */
@@ -1896,9 +1958,12 @@ static void p_straggler(scen *s, gt_diag_opts *o)
 static void p_comm(scen *s, gt_diag_opts *o)
 {
 	b_comm(s, o);
-	s->colls[s->ncolls++] = (gt_an_coll){.type = GT_COLL_ALLREDUCE, .count = 1,
-					     .total_ns = 3000 * MS, .mean_ns = 3000.0 * MS,
-					     .busy_ns = 3000 * MS, .exposed_ns = 3000 * MS};
+	s->colls[s->ncolls++] = (gt_an_coll){.type = GT_COLL_ALLREDUCE,
+					     .count = 1,
+					     .total_ns = 3000 * MS,
+					     .mean_ns = 3000.0 * MS,
+					     .busy_ns = 3000 * MS,
+					     .exposed_ns = 3000 * MS};
 }
 
 static void p_d2h(scen *s, gt_diag_opts *o)
@@ -1944,8 +2009,7 @@ static const pcase pcases[] = {
 	{"host", p_host, {"1 idle gap >= 1 ms is mostly host work", "(and 1 longer gap, ~"}},
 	{"loader",
 	 p_loader,
-	 {"input data: 1 time the host", "1 idle gap >= 1 ms ends with",
-	  "1 host-to-device copy,"}},
+	 {"input data: 1 time the host", "1 idle gap >= 1 ms ends with", "1 host-to-device copy,"}},
 	{"dependency", p_dependency, {"1 idle gap >= 1 ms is mostly dependency", "1 call,"}},
 	{"storm",
 	 p_storm,
@@ -1960,7 +2024,9 @@ static const pcase pcases[] = {
 	{"straggler", p_straggler, {"late on average, 1 time)", "at 1 of the 1 collective it"}},
 	{"comm", p_comm, {"AllReduce: 1 kernel,"}},
 	{"d2h", p_d2h, {"1 device-to-host copy (", "1 of them blocked"}},
-	{"pageable", p_pageable, {"1 copy uses pageable", "it blocks the host", "pageable: 1 copy,"}},
+	{"pageable",
+	 p_pageable,
+	 {"1 copy uses pageable", "it blocks the host", "pageable: 1 copy,"}},
 	{"transfer", p_transfer, {"(1 copy, ", "pinned: 1 copy,"}},
 	{"notes",
 	 p_notes,
@@ -1979,16 +2045,17 @@ START_TEST(plurals_of_one)
 	ck_assert_ptr_nonnull(d);
 	char *t = capture(d, 0, 0);
 	for (int k = 0; k < 3 && pc->want[k]; k++)
-		ck_assert_msg(strstr(t, pc->want[k]), "%s: no \"%s\" in:\n%s", pc->name, pc->want[k],
-			      t);
+		ck_assert_msg(strstr(t, pc->want[k]), "%s: no \"%s\" in:\n%s", pc->name,
+			      pc->want[k], t);
 	regex_t re;
-	ck_assert_int_eq(regcomp(&re,
-				 "(^|[^0-9.,-])1 (times|calls|launches|gaps|idle gaps|kernels|kernel "
-				 "names|copies|device-to-host copies|host-to-device copies|blocks|"
-				 "threads|samples|collectives|work items|records|periods|findings)"
-				 "[^a-z]",
-				 REG_EXTENDED),
-			 0);
+	ck_assert_int_eq(
+		regcomp(&re,
+			"(^|[^0-9.,-])1 (times|calls|launches|gaps|idle gaps|kernels|kernel "
+			"names|copies|device-to-host copies|host-to-device copies|blocks|"
+			"threads|samples|collectives|work items|records|periods|findings)"
+			"[^a-z]",
+			REG_EXTENDED),
+		0);
 	regmatch_t m;
 	ck_assert_msg(regexec(&re, t, 1, &m, 0) != 0, "%s: \"%.*s\"", pc->name,
 		      (int)(m.rm_eo - m.rm_so), t + m.rm_so);
@@ -2064,7 +2131,8 @@ START_TEST(json_output)
 	char *j = capture(d, 1, 0);
 	check_json(j);
 	ck_assert(j[0] == '{');
-	ck_assert_ptr_nonnull(strstr(j, "\"findings\": [\n  {\"id\": \"sync_turnaround\", \"gpu\": 0"));
+	ck_assert_ptr_nonnull(
+		strstr(j, "\"findings\": [\n  {\"id\": \"sync_turnaround\", \"gpu\": 0"));
 	ck_assert_ptr_nonnull(strstr(j, "\"share\": 0.6,"));
 	ck_assert_ptr_nonnull(strstr(j, "\"schema\": \"gaptrace.diagnosis/1\""));
 	ck_assert_ptr_nonnull(strstr(j, "{\"id\": \"productive\", \"ns\": 3000000000"));
@@ -2173,8 +2241,9 @@ START_TEST(membound_evidence)
 	ck_assert_ptr_nonnull(strstr(f->fix, "bf16, fp8"));
 	ck_assert_ptr_nonnull(strstr(f->fix, "in-place"));
 	ck_assert_ptr_nonnull(strstr(f->fix, "arithmetic intensity"));
-	ck_assert_ptr_nonnull(strstr(f->fix, "ncu --kernel-name regex:vectorized_elementwise_kernel "
-					     "--launch-count 1"));
+	ck_assert_ptr_nonnull(strstr(f->fix,
+				     "ncu --kernel-name regex:vectorized_elementwise_kernel "
+				     "--launch-count 1"));
 	/* the GPU-level pipes are at 30 %: not compute-bound, and counters were read */
 	ck_assert(!has_note(d, "compute-bound", NULL));
 	ck_assert(!has_note(d, "counters were not read", NULL));
@@ -2254,7 +2323,8 @@ static char *outputs(scen *s)
 START_TEST(no_gpm_unchanged)
 {
 	static void (*const builds[])(scen *, gt_diag_opts *) = {
-		b_membound, b_low_occ_gpm, b_low_occ_achieved_at, b_low_occ_unknown, b_compute_bound,
+		b_membound,	   b_low_occ_gpm,   b_low_occ_achieved_at,
+		b_low_occ_unknown, b_compute_bound,
 	};
 	for (size_t i = 0; i < sizeof builds / sizeof builds[0]; i++) {
 		scen *a = sc_new(10 * SEC), *b = sc_new(10 * SEC);
@@ -2292,16 +2362,18 @@ START_TEST(low_occupancy_achieved)
 	const gt_finding *f = gt_diagnosis_finding(d, 0);
 	ck_assert_ptr_nonnull(f);
 	ck_assert_int_eq(f->id, GT_FIND_LOW_OCCUPANCY);
-	ck_assert(has_ev(f, "my_heavy_kernel: occupancy 12% limited by registers (256 "
-			    "threads/block, 255 registers/thread, 0 B shared/block), 1000 launches, "
-			    "7.000 s; GPU counters: achieved occupancy 10%, SMs active 95%"));
+	ck_assert(has_ev(f,
+			 "my_heavy_kernel: occupancy 12% limited by registers (256 "
+			 "threads/block, 255 registers/thread, 0 B shared/block), 1000 launches, "
+			 "7.000 s; GPU counters: achieved occupancy 10%, SMs active 95%"));
 	ck_assert_ptr_nonnull(strstr(f->title, "(limited by registers; 10% achieved)"));
 	ck_assert(fabs(metric(f, "achieved_occupancy") - 0.10) < 1e-6);
 	ck_assert(fabs(metric(f, "sm_active") - 0.95) < 1e-6);
 	ck_assert(fabs(metric(f, "occupancy") - 0.125) < 1e-9);
-	ck_assert_ptr_nonnull(strstr(f->fix, "ncu --kernel-name regex:my_heavy_kernel --launch-count "
-					     "1 --section Occupancy --section LaunchStats <your "
-					     "program>"));
+	ck_assert_ptr_nonnull(strstr(f->fix,
+				     "ncu --kernel-name regex:my_heavy_kernel --launch-count "
+				     "1 --section Occupancy --section LaunchStats <your "
+				     "program>"));
 	ck_assert(!has_note(d, "not reported as low_occupancy", NULL));
 	gt_diagnosis_free(d);
 	sc_free(s);
@@ -2322,9 +2394,10 @@ START_TEST(low_occupancy_achieved)
 	b_low_occ(s, NULL);
 	d = run(s, NULL);
 	f = gt_diagnosis_finding(d, 0);
-	ck_assert_ptr_nonnull(strstr(f->fix, "ncu --kernel-name regex:my_heavy_kernel --launch-count "
-					     "1 --section Occupancy --section LaunchStats <your "
-					     "program>"));
+	ck_assert_ptr_nonnull(strstr(f->fix,
+				     "ncu --kernel-name regex:my_heavy_kernel --launch-count "
+				     "1 --section Occupancy --section LaunchStats <your "
+				     "program>"));
 	ck_assert(isnan(metric(f, "achieved_occupancy")));
 	ck_assert(!has_ev(f, "GPU counters"));
 	ck_assert_ptr_null(strstr(f->title, "achieved"));
@@ -2342,8 +2415,9 @@ START_TEST(low_occupancy_agreement)
 	b_low_occ_achieved_at(s, NULL);
 	gt_diagnosis *d = run(s, NULL);
 	ck_assert_ptr_null(gt_diagnosis_find(d, GT_FIND_LOW_OCCUPANCY));
-	ck_assert(has_note(d, "GPU 0: my_heavy_kernel has a low theoretical occupancy, but the GPU "
-			      "counters measured 25% achieved",
+	ck_assert(has_note(d,
+			   "GPU 0: my_heavy_kernel has a low theoretical occupancy, but the GPU "
+			   "counters measured 25% achieved",
 			   "not reported as low_occupancy"));
 	gt_diagnosis_free(d);
 	sc_free(s);
@@ -2482,8 +2556,9 @@ START_TEST(counter_notes)
 	b_compute_bound(s, NULL);
 	gt_diagnosis *d = run(s, NULL);
 	ck_assert_uint_eq(gt_diagnosis_nfindings(d), 0);
-	ck_assert(has_note(d, "GPU 0: compute-bound: the tensor pipe was active 75% of the busy "
-			      "time (GPU counters, 97 readings, SMs active 98%)",
+	ck_assert(has_note(d,
+			   "GPU 0: compute-bound: the tensor pipe was active 75% of the busy "
+			   "time (GPU counters, 97 readings, SMs active 98%)",
 			   "the pipes are busy; nothing to fix at this level"));
 	ck_assert(!has_note(d, "counters were not read", NULL));
 	gt_diagnosis_free(d);
@@ -2508,9 +2583,10 @@ START_TEST(counter_notes)
 	s = sc_new(10 * SEC);
 	b_healthy(s, NULL); /* busy 97 %, no counters */
 	d = run(s, NULL);
-	ck_assert(has_note(d, "GPU 0: busy 97% of the window, but its busy time could not be "
-			      "checked for memory or compute limits: the GPU's counters were not "
-			      "read (NVML GPM needs a Hopper or newer GPU; older traces have none)",
+	ck_assert(has_note(d,
+			   "GPU 0: busy 97% of the window, but its busy time could not be "
+			   "checked for memory or compute limits: the GPU's counters were not "
+			   "read (NVML GPM needs a Hopper or newer GPU; older traces have none)",
 			   NULL));
 	gt_diagnosis_free(d);
 	sc_free(s);

@@ -75,8 +75,8 @@ static void check_site(const row *r, const gt_finding *f)
 			      r->site, e + 11);
 		return;
 	}
-	ck_assert_msg(0, "line %d: %s: %s names no call site (want %s)", r->line, r->trace,
-		      f->name, r->site);
+	ck_assert_msg(0, "line %d: %s: %s names no call site (want %s)", r->line, r->trace, f->name,
+		      r->site);
 }
 
 START_TEST(golden_row)

@@ -85,7 +85,8 @@ START_TEST(small_grid_evidence_adds_up)
 		double rest = metric(f, "rest_kernel_ns"), nrest = metric(f, "rest_kernels");
 		ck_assert_msg(sum + (uint64_t)rest == f->kernel_claim_ns,
 			      "%s: kernels %llu + rest %.0f != claim %llu", traces[_i],
-			      (unsigned long long)sum, rest, (unsigned long long)f->kernel_claim_ns);
+			      (unsigned long long)sum, rest,
+			      (unsigned long long)f->kernel_claim_ns);
 		ck_assert_uint_eq(f->kernel_claim_ns, f->claim_ns);
 		ck_assert_uint_eq((unsigned long long)metric(f, "kernels"),
 				  f->nkernels + (unsigned long long)nrest);
@@ -191,8 +192,8 @@ START_TEST(small_grid_tags_agree)
 			for (size_t j = 0; j < nk && !found; j++)
 				found = k[j].count == sg->kernels[i].count &&
 					k[j].total_ns == sg->kernels[i].total_ns &&
-					gt_diag_small_grid_kernel(&k[j], gt_analysis_gpu(a, g)->dev.sm_count,
-								  NULL);
+					gt_diag_small_grid_kernel(
+						&k[j], gt_analysis_gpu(a, g)->dev.sm_count, NULL);
 		}
 		ck_assert_msg(found, "%s: %s named by small_grid but not tagged", traces[_i],
 			      sg->kernels[i].name);

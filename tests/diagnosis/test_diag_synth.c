@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * End-to-end check of the findings engine: the synthetic generator
- * (collector/synth/include/gaptrace/synth.h) writes a trace directory with a known ground truth, the
- * real analysis reads it, gt_diagnose explains it. For each cause the
- * expected finding must rank first with the share the ground truth gives
- * (exact where the claim is exactly a ground-truth quantity).
+ * (collector/synth/include/gaptrace/synth.h) writes a trace directory with a known ground truth,
+ * the real analysis reads it, gt_diagnose explains it. For each cause the expected finding must
+ * rank first with the share the ground truth gives (exact where the claim is exactly a ground-truth
+ * quantity).
  *
  * To add a case: a spec builder and a row in cases[] (expected finding,
  * and a function computing its share from the truth and the analysis).
@@ -278,9 +278,9 @@ static double sh_two_proc(const run *r)
 typedef struct scase {
 	const char *name;
 	void (*spec)(gt_synth_spec *s, gt_diag_opts *o);
-	int first;                 /* expected first finding, -1: none */
+	int first; /* expected first finding, -1: none */
 	double (*share)(const run *r);
-	double tol;                /* absolute tolerance on the share */
+	double tol; /* absolute tolerance on the share */
 } scase;
 
 static const scase cases[] = {
@@ -465,9 +465,9 @@ START_TEST(data_parallel_overlap)
 		const gt_finding *f = gt_diagnosis_finding(r.d, i);
 		ck_assert_int_eq(f->id, GT_FIND_COMM_NOT_OVERLAPPED);
 		const gt_synth_truth_gpu *t = truth_gpu(&r, f->gpu);
-		ck_assert(fabs(f->share - (double)(t->comm_exposed_ns +
-						   t->cause_ns[GT_CAUSE_DEPENDENCY]) /
-						  (double)t->window_ns) < 1e-9);
+		ck_assert(fabs(f->share -
+			       (double)(t->comm_exposed_ns + t->cause_ns[GT_CAUSE_DEPENDENCY]) /
+				       (double)t->window_ns) < 1e-9);
 		ck_assert(metric_of(f, "exposed_share") > 0.95);
 		ck_assert_ptr_nonnull(strstr(f->title, "AllReduce"));
 	}
@@ -509,8 +509,8 @@ START_TEST(data_parallel_straggler)
 		ck_assert(metric_of(f, "straggler_pid") == 2002);
 		ck_assert_ptr_nonnull(strstr(f->title, "Rank 2 (GPU "));
 		ck_assert_uint_eq(f->kernel_claim_ns, c->wait_for_exposed_ns[2]);
-		ck_assert(fabs(f->share - (double)c->wait_for_exposed_ns[2] / (double)t->window_ns) <
-			  1e-12);
+		ck_assert(fabs(f->share -
+			       (double)c->wait_for_exposed_ns[2] / (double)t->window_ns) < 1e-12);
 		ck_assert_ptr_nonnull(strstr(f->fix, "host reaches the collectives late"));
 		seen |= 1 << (t - r.truth.gpu);
 	}

@@ -51,8 +51,8 @@ static char *series(double u, double amp, unsigned n)
 /* A report of one GPU: window, busy, host_busy and sync_turnaround ns, a
  * period (0: none), a utilization series of `windows` windows swinging
  * +-amp, and the findings array's members. Caller frees. */
-static char *report(double window, double busy, double host, double sync, double period,
-		    double amp, unsigned windows, const char *findings, const char *uuid)
+static char *report(double window, double busy, double host, double sync, double period, double amp,
+		    unsigned windows, const char *findings, const char *uuid)
 {
 	char *s = NULL, *ser = series(busy / window, amp, windows);
 	int n = asprintf(
@@ -173,22 +173,26 @@ END_TEST
 
 START_TEST(finding_states)
 {
-	gt_diff_stats *b = parse(report(1e9, 6e8, 3e8, 1e8, 0, 0.01, 100,
-					FIND("host_busy", "0.3") "," FIND("small_grid", "0.2") ","
-					FIND("launch_bound", "0.2") "," FIND("throttled", "0.1"),
-					""));
-	gt_diff_stats *n = parse(report(1e9, 6e8, 3e8, 1e8, 0, 0.01, 100,
-					FIND("host_busy", "0.5") "," FIND("small_grid", "0.1") ","
-					FIND("launch_bound", "0.205") "," FIND("d2h_storm", "0.1"),
-					""));
+	gt_diff_stats *b =
+		parse(report(1e9, 6e8, 3e8, 1e8, 0, 0.01, 100,
+			     FIND("host_busy", "0.3") "," FIND("small_grid", "0.2") "," FIND(
+				     "launch_bound", "0.2") "," FIND("throttled", "0.1"),
+			     ""));
+	gt_diff_stats *n =
+		parse(report(1e9, 6e8, 3e8, 1e8, 0, 0.01, 100,
+			     FIND("host_busy", "0.5") "," FIND("small_grid", "0.1") "," FIND(
+				     "launch_bound", "0.205") "," FIND("d2h_storm", "0.1"),
+			     ""));
 	gt_diff *d = gt_diff_new(b, n, NULL);
 	const gt_diff_gpu *p = gt_diff_gpu_at(d, 0);
 	ck_assert_uint_eq(p->nfindings, 5);
 	static const struct {
 		const char *id;
 		int status;
-	} want[] = {{"host_busy", GT_DIFF_GREW},     {"small_grid", GT_DIFF_SHRANK},
-		    {"launch_bound", GT_DIFF_SAME},  {"throttled", GT_DIFF_GONE},
+	} want[] = {{"host_busy", GT_DIFF_GREW},
+		    {"small_grid", GT_DIFF_SHRANK},
+		    {"launch_bound", GT_DIFF_SAME},
+		    {"throttled", GT_DIFF_GONE},
 		    {"d2h_storm", GT_DIFF_APPEARED}};
 	for (size_t w = 0; w < 5; w++) {
 		size_t i = 0;
@@ -253,12 +257,13 @@ static char *step_report(size_t n, const double *dur, const double *busy, const 
 	double tb = 0, th = 0, ts = 0, tw = 0;
 	for (size_t i = 0; i < n; i++) {
 		double sync = dur[i] - busy[i] - host[i];
-		snprintf(items + strlen(items), 256,
-			 "%s{\"index\":%zu,\"start\":%.0f,\"dur_ns\":%.0f,\"busy_ns\":%.0f,"
-			 "\"idle_ns\":%.0f,\"causes\":{\"host_busy\":%.0f,\"sync_turnaround\":%.0f},"
-			 "\"top_cause\":\"%s\"}",
-			 i ? "," : "", i, 1e9 + tw, dur[i], busy[i], host[i] + sync, host[i], sync,
-			 host[i] >= sync ? "host_busy" : "sync_turnaround");
+		snprintf(
+			items + strlen(items), 256,
+			"%s{\"index\":%zu,\"start\":%.0f,\"dur_ns\":%.0f,\"busy_ns\":%.0f,"
+			"\"idle_ns\":%.0f,\"causes\":{\"host_busy\":%.0f,\"sync_turnaround\":%.0f},"
+			"\"top_cause\":\"%s\"}",
+			i ? "," : "", i, 1e9 + tw, dur[i], busy[i], host[i] + sync, host[i], sync,
+			host[i] >= sync ? "host_busy" : "sync_turnaround");
 		tb += busy[i], th += host[i], ts += sync, tw += dur[i];
 	}
 	int k = asprintf(&s,
@@ -357,11 +362,11 @@ END_TEST
 START_TEST(sliced_report_said)
 {
 	double dur[3] = {1e7, 1e7, 1e7}, busy[3] = {5e6, 5e6, 5e6}, host[3] = {4e6, 4e6, 4e6};
-	gt_diff_stats *b = parse(step_report(
-		3, dur, busy, host, 1e7,
-		",\"slice\":{\"asked\":\"--range train_step\",\"from_ns\":3000000000,"
-		"\"to_ns\":4500000000,\"pid\":0,\"traces_skipped\":0,\"gpu\":null,"
-		"\"gpus_total\":1,\"kernels_total\":90,\"kernels_kept\":30}"));
+	gt_diff_stats *b = parse(
+		step_report(3, dur, busy, host, 1e7,
+			    ",\"slice\":{\"asked\":\"--range train_step\",\"from_ns\":3000000000,"
+			    "\"to_ns\":4500000000,\"pid\":0,\"traces_skipped\":0,\"gpu\":null,"
+			    "\"gpus_total\":1,\"kernels_total\":90,\"kernels_kept\":30}"));
 	gt_diff_stats *n = parse(step_report(3, dur, busy, host, 1e7, ""));
 	ck_assert_int_eq(b->slice.sliced, 1);
 	ck_assert_int_eq(n->slice.sliced, 0);
@@ -391,7 +396,8 @@ START_TEST(bad_reports_refused)
 	char err[256];
 	const char *bad[] = {"", "not json", "[1,2]", "{\"schema\":\"gaptrace.diff/1\"}"};
 	for (size_t i = 0; i < 4; i++) {
-		gt_diff_stats *s = gt_diff_stats_parse(bad[i], strlen(bad[i]), "x", err, sizeof(err));
+		gt_diff_stats *s =
+			gt_diff_stats_parse(bad[i], strlen(bad[i]), "x", err, sizeof(err));
 		ck_assert_ptr_null(s);
 		ck_assert(err[0]);
 	}
@@ -413,8 +419,7 @@ static const char *parse_err(const char *json)
 	return err;
 }
 
-#define ONE_GPU(members) \
-	"{\"schema\":\"gaptrace.report/1\",\"gpus\":[{\"index\":0," members "}]}"
+#define ONE_GPU(members) "{\"schema\":\"gaptrace.report/1\",\"gpus\":[{\"index\":0," members "}]}"
 
 START_TEST(numbers_out_of_range_refused)
 {
@@ -430,7 +435,7 @@ START_TEST(numbers_out_of_range_refused)
 		{ONE_GPU("\"busy_ns\":\"12\""), "gpus[0].busy_ns is a string where a number"},
 		{"{\"schema\":\"gaptrace.report/1\",\"gpus\":[{\"index\":4294967296}]}",
 		 "field gpus[0].index is 4.29497e+09: a whole "
-						  "number from 0 to 4294967295"},
+		 "number from 0 to 4294967295"},
 		{ONE_GPU("\"utilization\":1e999"), "gpus[0].utilization is inf: a finite number"},
 		{ONE_GPU("\"utilization_windows\":{\"series\":[0.5,1e300]}"),
 		 "field gpus[0].utilization_windows.series[1] is 1e+300: out of range"},
@@ -506,7 +511,7 @@ START_TEST(fields_of_the_wrong_type_refused)
 		{ONE_GPU("\"name\":[\"G\"]"), "field gpus[0].name is an array where a string"},
 		{ONE_GPU("\"causes\":[1]"), "field gpus[0].causes is an array where an object"},
 		{ONE_GPU("\"causes\":{\"host_busy\":\"x\"}"), "field gpus[0].causes.host_busy is "
-							       "a string"},
+							      "a string"},
 		{ONE_GPU("\"steps\":{\"items\":[{\"dur_ns\":true}]}"),
 		 "field gpus[0].steps.items[0].dur_ns is a boolean where a number"},
 		{ONE_GPU("\"launch_latency\":{\"queued\":{\"exact\":1}}"),
@@ -533,8 +538,7 @@ END_TEST
 
 /* A report of GPUs with the given UUIDs, each with kernels k0.. of the
  * given count, listed from the last. Caller frees. */
-static char *many_report(const char *const *uuids, size_t ngpus, size_t nkernels,
-			 unsigned total_ns)
+static char *many_report(const char *const *uuids, size_t ngpus, size_t nkernels, unsigned total_ns)
 {
 	size_t cap = 256 + ngpus * (128 + nkernels * 64), len = 0;
 	char *s = malloc(cap);
@@ -685,9 +689,8 @@ END_TEST
 START_TEST(verdict_names_the_call_site)
 {
 	enter_tmp();
-	ck_assert_int_eq(RUN("synth", "-q", "-p", "stacks", "-s", "turnaround_ns=500000", "-o",
-			     "base"),
-			 0);
+	ck_assert_int_eq(
+		RUN("synth", "-q", "-p", "stacks", "-s", "turnaround_ns=500000", "-o", "base"), 0);
 	ck_assert_int_eq(RUN("synth", "-q", "-p", "stacks", "-o", "new"), 0);
 	ck_assert_int_eq(RUN("diff", "base", "new"), 0);
 	ck_assert(has("out", ": after_sync +"));
@@ -783,8 +786,8 @@ START_TEST(json_schema_and_inputs)
 	ck_assert_str_eq(json_str(j, "gpus.0.top_cause"), "sync_turnaround");
 	ck_assert_str_eq(json_str(j, "gpus.0.unit"), "work");
 	double sum = json_dbl(j, "gpus.0.busy_delta");
-	const char *causes[] = {"host_busy", "sync_turnaround", "launch_bound", "transfer",
-				"dependency", "other_process", "unknown", "data_lost"};
+	const char *causes[] = {"host_busy",  "sync_turnaround", "launch_bound", "transfer",
+				"dependency", "other_process",	 "unknown",	 "data_lost"};
 	for (size_t i = 0; i < 8; i++) {
 		char path[64];
 		snprintf(path, sizeof(path), "gpus.0.causes.%s.delta", causes[i]);
@@ -909,8 +912,8 @@ START_TEST(archive_order_and_links)
 	ck_assert_msg(has("out", "faster"), "baseline was not entry -12");
 	ck_assert_int_eq(RUN("history", "runs"), 0);
 	char *h = slurp("out");
-	const char *e2 = strstr(h, "prog-2"), *e9 = strstr(h, "prog-9"), *e10 = strstr(h, "prog-10"),
-		   *e12 = strstr(h, "prog-12");
+	const char *e2 = strstr(h, "prog-2"), *e9 = strstr(h, "prog-9"),
+		   *e10 = strstr(h, "prog-10"), *e12 = strstr(h, "prog-12");
 	ck_assert_msg(e2 && e9 && e10 && e12 && e2 < e9 && e9 < e10 && e10 < e12, "%s", h);
 	free(h);
 	/* links: an entry that is a link, an entry whose report.json is one */
@@ -1063,14 +1066,14 @@ START_TEST(slicing_said_per_side)
 	/* --range: both sides sliced to their own train_step ranges, and said */
 	ck_assert_int_eq(RUN("diff", "--range", "train_step", "sbase", "snew"), 0);
 	char *out = slurp("out");
-	char *s1 = strstr(out, "\n     slice: +"), *s2 = s1 ? strstr(s1 + 1, "\n     slice: +") : NULL;
+	char *s1 = strstr(out, "\n     slice: +"),
+	     *s2 = s1 ? strstr(s1 + 1, "\n     slice: +") : NULL;
 	ck_assert_msg(s1 && s2, "%s", out);
 	ck_assert(strstr(out, "kept (--range train_step)"));
 	ck_assert(strstr(out, "slower per step"));
 	free(out);
-	ck_assert_int_eq(RUN("diff", "--json", "-o", "r.json", "--range", "train_step", "sbase",
-			     "snew"),
-			 0);
+	ck_assert_int_eq(
+		RUN("diff", "--json", "-o", "r.json", "--range", "train_step", "sbase", "snew"), 0);
 	jnode *j = json_of("r.json");
 	ck_assert_str_eq(json_str(j, "base.slice.asked"), "--range train_step");
 	ck_assert_str_eq(json_str(j, "new.slice.asked"), "--range train_step");
@@ -1087,7 +1090,8 @@ START_TEST(slicing_said_per_side)
 	ck_assert_uint_ne(json_u64(j, "gpus.0.steps.slowest_new.0.index"), 7);
 	/* (realtime ns go through a double in the diff's reader: within 256 ns each) */
 	ck_assert_uint_lt(llabs((long long)(json_u64(j, "new.slice.to_ns") -
-					    json_u64(j, "new.time_origin_ns")) - 10000000LL),
+					    json_u64(j, "new.time_origin_ns")) -
+				10000000LL),
 			  512);
 	json_free(j);
 	ck_assert_int_eq(RUN("diff", "--from", "1ms", "--to", "10ms", "sbase", "snew"), 0);
@@ -1150,7 +1154,8 @@ START_TEST(report_cap_said)
 	FILE *f = fopen("big.json", "w");
 	ck_assert_ptr_nonnull(f);
 	fputs("{\"schema\":\"gaptrace.report/1\",\"gpus\":[{\"index\":0,\"window_ns\":100,"
-	      "\"busy_ns\":50,\"utilization_windows\":{\"window_ns\":10,\"series\":[", f);
+	      "\"busy_ns\":50,\"utilization_windows\":{\"window_ns\":10,\"series\":[",
+	      f);
 	for (int i = 0; i < 800000; i++) /* 1.6 MB */
 		fputs("0,", f);
 	fputs("0]}}]}", f);

@@ -26,18 +26,18 @@
 /* ------------------------------------------------------------ helpers */
 
 /* Run fn on an ex_out over a memory stream; returns the malloc'ed text. */
-#define CAPTURE(var, body)                                  \
-	char *var = NULL;                                   \
-	do {                                                \
-		size_t len_ = 0;                            \
-		FILE *f_ = open_memstream(&var, &len_);     \
-		ck_assert_ptr_nonnull(f_);                  \
-		ex_out o_;                                  \
-		ck_assert_int_eq(ex_out_init(&o_, f_), 0);  \
-		ex_out *o = &o_;                            \
-		body;                                       \
-		ck_assert_int_eq(ex_out_finish(&o_), 0);    \
-		fclose(f_);                                 \
+#define CAPTURE(var, body)                                 \
+	char *var = NULL;                                  \
+	do {                                               \
+		size_t len_ = 0;                           \
+		FILE *f_ = open_memstream(&var, &len_);    \
+		ck_assert_ptr_nonnull(f_);                 \
+		ex_out o_;                                 \
+		ck_assert_int_eq(ex_out_init(&o_, f_), 0); \
+		ex_out *o = &o_;                           \
+		body;                                      \
+		ck_assert_int_eq(ex_out_finish(&o_), 0);   \
+		fclose(f_);                                \
 	} while (0)
 
 static char *json_of(const char *s, size_t n)
@@ -95,25 +95,44 @@ static void write_small_trace(const char *path)
 	const uint64_t dur[7] = {1000, 2000, 3000, 4000, 100000, 10000, 20000};
 	for (uint32_t i = 0; i < 7; i++) {
 		if (i < 6) {
-			gt_api a = {.start = t, .end = t + 500, .thread_id = 4242,
-				    .correlation_id = i + 1, .name_id = launch,
+			gt_api a = {.start = t,
+				    .end = t + 500,
+				    .thread_id = 4242,
+				    .correlation_id = i + 1,
+				    .name_id = launch,
 				    .domain = GT_API_RUNTIME};
 			ck_assert_int_eq(gt_writer_add_api(w, &a), 0);
 		}
-		gt_kernel k = {.start = t + 1000, .end = t + 1000 + dur[i], .stream_id = 7,
-			       .correlation_id = i + 1, .name_id = i < 5 ? ka : kb,
-			       .grid_x = 1, .grid_y = 1, .grid_z = 1, .block_x = 128,
-			       .block_y = 1, .block_z = 1, .registers = 32};
+		gt_kernel k = {.start = t + 1000,
+			       .end = t + 1000 + dur[i],
+			       .stream_id = 7,
+			       .correlation_id = i + 1,
+			       .name_id = i < 5 ? ka : kb,
+			       .grid_x = 1,
+			       .grid_y = 1,
+			       .grid_z = 1,
+			       .block_x = 128,
+			       .block_y = 1,
+			       .block_z = 1,
+			       .registers = 32};
 		ck_assert_int_eq(gt_writer_add_kernel(w, &k), 0);
 		t += 200000;
 	}
-	gt_api extra = {.start = t, .end = t + 300, .thread_id = 4243, .correlation_id = 50,
-			.name_id = launch, .domain = GT_API_RUNTIME};
+	gt_api extra = {.start = t,
+			.end = t + 300,
+			.thread_id = 4243,
+			.correlation_id = 50,
+			.name_id = launch,
+			.domain = GT_API_RUNTIME};
 	ck_assert_int_eq(gt_writer_add_api(w, &extra), 0);
 	for (uint32_t i = 0; i < 2; i++) {
-		gt_memcpy m = {.start = t + 1000, .end = t + 1000 + (i ? 3000 : 1000),
-			       .bytes = i ? 3000 : 1000, .stream_id = 7, .correlation_id = 8 + i,
-			       .copy_kind = GT_COPY_HTOD, .src_kind = GT_MEM_PINNED,
+		gt_memcpy m = {.start = t + 1000,
+			       .end = t + 1000 + (i ? 3000 : 1000),
+			       .bytes = i ? 3000 : 1000,
+			       .stream_id = 7,
+			       .correlation_id = 8 + i,
+			       .copy_kind = GT_COPY_HTOD,
+			       .src_kind = GT_MEM_PINNED,
 			       .dst_kind = GT_MEM_DEVICE};
 		ck_assert_int_eq(gt_writer_add_memcpy(w, &m), 0);
 		t += 10000;
@@ -122,8 +141,8 @@ static void write_small_trace(const char *path)
 		uint64_t id;
 		uint32_t flags, name;
 	} nv[] = {
-		{1, GT_NVTX_START, rng[0]}, {2, GT_NVTX_START, rng[1]}, {2, GT_NVTX_END, 0},
-		{1, GT_NVTX_END, 0},        {3, GT_NVTX_START, rng[2]}, {99, GT_NVTX_END, 0},
+		{1, GT_NVTX_START, rng[0]},   {2, GT_NVTX_START, rng[1]}, {2, GT_NVTX_END, 0},
+		{1, GT_NVTX_END, 0},	      {3, GT_NVTX_START, rng[2]}, {99, GT_NVTX_END, 0},
 		{0, GT_NVTX_INSTANT, rng[0]},
 	};
 	for (size_t i = 0; i < sizeof(nv) / sizeof(nv[0]); i++) {
@@ -321,23 +340,26 @@ START_TEST(kern_sum_exact)
 	/* kA: 1,2,3,4,100 us: mean 22 us, median 3 us, sample stddev
 	 * sqrt(7610e6 / 4) = 43617.66; kB: 10, 20 us: stddev 7071.07;
 	 * Time (%) 110 / 140 = 78.57 */
-	ck_assert_str_eq(s, "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),"
-			    "StdDev (ns),Name\n"
-			    "78.6,110000,5,22000.0,3000.0,1000,100000,43617.7,kA\n"
-			    "21.4,30000,2,15000.0,15000.0,10000,20000,7071.1,kB\n");
+	ck_assert_str_eq(s,
+			 "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),"
+			 "StdDev (ns),Name\n"
+			 "78.6,110000,5,22000.0,3000.0,1000,100000,43617.7,kA\n"
+			 "21.4,30000,2,15000.0,15000.0,10000,20000,7071.1,kB\n");
 	ck_assert_uint_eq(st.events, 2);
 	ck_assert_uint_eq(st.problems, 0);
 	free(s);
 	s = table_text(x, GT_TABLE_MEM_SIZE_SUM, GT_EXPORT_JSON, NULL);
-	ck_assert_str_eq(s, "[\n{\"Total (bytes)\":4000,\"Count\":2,\"Avg (bytes)\":2000.0,"
-			    "\"Med (bytes)\":2000.0,\"Min (bytes)\":1000,\"Max (bytes)\":3000,"
-			    "\"StdDev (bytes)\":1414.2,\"Operation\":\"[CUDA memcpy Host-to-Device]\"}"
-			    "\n]\n");
+	ck_assert_str_eq(s,
+			 "[\n{\"Total (bytes)\":4000,\"Count\":2,\"Avg (bytes)\":2000.0,"
+			 "\"Med (bytes)\":2000.0,\"Min (bytes)\":1000,\"Max (bytes)\":3000,"
+			 "\"StdDev (bytes)\":1414.2,\"Operation\":\"[CUDA memcpy Host-to-Device]\"}"
+			 "\n]\n");
 	free(s);
 	s = table_text(x, GT_TABLE_API_SUM, GT_EXPORT_CSV, NULL);
-	ck_assert_str_eq(s, "Time (%),Total Time (ns),Num Calls,Avg (ns),Med (ns),Min (ns),Max (ns),"
-			    "StdDev (ns),Name\n"
-			    "100.0,3300,7,471.4,500.0,300,500,75.6,cudaLaunchKernel\n");
+	ck_assert_str_eq(s,
+			 "Time (%),Total Time (ns),Num Calls,Avg (ns),Med (ns),Min (ns),Max (ns),"
+			 "StdDev (ns),Name\n"
+			 "100.0,3300,7,471.4,500.0,300,500,75.6,cudaLaunchKernel\n");
 	free(s);
 	gt_export_close(x);
 	rm_tmpdir();
@@ -355,8 +377,9 @@ START_TEST(gpu_trace_rows)
 	ck_assert_ptr_nonnull(strstr(s, "\n1000001001000,1000,1,1,1,1,128,1,1,32,0,0,,,,,"
 					"NVIDIA H200 (0),0,7,4242,kA\n"));
 	/* a copy: 1000 bytes in 1000 ns = 1000 MB/s */
-	ck_assert_ptr_nonnull(strstr(s, ",1000,8,,,,,,,,,,1000,1000.000,pinned,device,NVIDIA H200 (0),0,7,"
-					"4242,[CUDA memcpy Host-to-Device]\n"));
+	ck_assert_ptr_nonnull(
+		strstr(s, ",1000,8,,,,,,,,,,1000,1000.000,pinned,device,NVIDIA H200 (0),0,7,"
+			  "4242,[CUDA memcpy Host-to-Device]\n"));
 	free(s);
 	gt_export_close(x);
 	rm_tmpdir();
@@ -395,7 +418,8 @@ START_TEST(perfetto_counts)
 	ck_assert_ptr_nonnull(strstr(s, "\"name\":\"main thread 4242\""));
 	/* the first kernel starts 1.001 ms after the header, the time origin
 	 * (the capture start: no ARMED note, so the header's instant) */
-	ck_assert_ptr_nonnull(strstr(s, "\"ts\":1001.000,\"dur\":1.000,\"cat\":\"kernel\",\"name\":\"kA\""));
+	ck_assert_ptr_nonnull(
+		strstr(s, "\"ts\":1001.000,\"dur\":1.000,\"cat\":\"kernel\",\"name\":\"kA\""));
 	ck_assert_ptr_nonnull(strstr(s, "\"time_origin_ns\":1000000000000,"));
 	ck_assert_ptr_nonnull(strstr(s, "\"base_realtime_ns\":1000000000000,"));
 	ck_assert_ptr_nonnull(strstr(s, "\"before_origin\":{\"clipped\":0,\"dropped\":0}"));
@@ -441,8 +465,11 @@ static void write_kernels(const char *path, const uint64_t (*se)[2], size_t n)
 	gt_writer *w = begin_trace(path, &f);
 	uint32_t name = gt_writer_intern(w, "kA", 2);
 	for (size_t i = 0; i < n; i++) {
-		gt_kernel k = {.start = se[i][0], .end = se[i][1], .stream_id = 7,
-			       .correlation_id = (uint32_t)i + 1, .name_id = name};
+		gt_kernel k = {.start = se[i][0],
+			       .end = se[i][1],
+			       .stream_id = 7,
+			       .correlation_id = (uint32_t)i + 1,
+			       .name_id = name};
 		ck_assert_int_eq(gt_writer_add_kernel(w, &k), 0);
 	}
 	ck_assert_int_eq(gt_writer_flush(w), 0);
@@ -527,8 +554,11 @@ static void write_armed_late(const char *path)
 	ck_assert_int_eq(gt_writer_add(w, &r), 0);
 	static const uint64_t se[][2] = {{100000, 500000}, {1000000, 3000000}, {4000000, 5000000}};
 	for (size_t i = 0; i < 3; i++) {
-		gt_kernel k = {.start = TRACE_T0 + se[i][0], .end = TRACE_T0 + se[i][1],
-			       .stream_id = 7, .correlation_id = (uint32_t)i + 1, .name_id = name};
+		gt_kernel k = {.start = TRACE_T0 + se[i][0],
+			       .end = TRACE_T0 + se[i][1],
+			       .stream_id = 7,
+			       .correlation_id = (uint32_t)i + 1,
+			       .name_id = name};
 		ck_assert_int_eq(gt_writer_add_kernel(w, &k), 0);
 	}
 	for (uint64_t t = 1000000; t <= 3000000; t += 2000000) {
@@ -562,8 +592,10 @@ START_TEST(perfetto_origin_is_capture_start)
 		char *s = perfetto_text(x, &st);
 		ck_assert_ptr_nonnull(strstr(s, "\"time_origin_ns\":1000002000000,"));
 		ck_assert_ptr_nonnull(strstr(s, "\"ts\":0.000,\"dur\":0.000,\"cat\":\"kernel\""));
-		ck_assert_ptr_nonnull(strstr(s, "\"ts\":0.000,\"dur\":1000.000,\"cat\":\"kernel\""));
-		ck_assert_ptr_nonnull(strstr(s, "\"ts\":2000.000,\"dur\":1000.000,\"cat\":\"kernel\""));
+		ck_assert_ptr_nonnull(
+			strstr(s, "\"ts\":0.000,\"dur\":1000.000,\"cat\":\"kernel\""));
+		ck_assert_ptr_nonnull(
+			strstr(s, "\"ts\":2000.000,\"dur\":1000.000,\"cat\":\"kernel\""));
 		ck_assert_uint_eq(count_str(s, "\"name\":\"SM clock\""), 1);
 		ck_assert_ptr_nonnull(strstr(s, "\"ts\":1000.000,\"name\":\"SM clock\""));
 		ck_assert_ptr_null(strstr(s, "\"ts\":-"));
@@ -571,8 +603,9 @@ START_TEST(perfetto_origin_is_capture_start)
 		 * holding at the origin is written at 0 */
 		ck_assert_uint_eq(st.clipped, na ? 2 : 3);
 		ck_assert_uint_eq(st.dropped, 1);
-		ck_assert_ptr_nonnull(strstr(s, na ? "\"before_origin\":{\"clipped\":2,\"dropped\":1}"
-						   : "\"before_origin\":{\"clipped\":3,\"dropped\":1}"));
+		ck_assert_ptr_nonnull(
+			strstr(s, na ? "\"before_origin\":{\"clipped\":2,\"dropped\":1}"
+				     : "\"before_origin\":{\"clipped\":3,\"dropped\":1}"));
 		ck_assert_ptr_nonnull(na ? s : strstr(s, "\"ts\":0.000,\"name\":\"utilization\""));
 		free(s);
 		gt_export_close(x);
@@ -764,7 +797,7 @@ START_TEST(stats_one_input)
 	snprintf(path, sizeof(path), "%s/4242.gtrace", tmpdir);
 	uint64_t n = count_records(path);
 	ck_assert_uint_gt(n, 20);
-	static const int tables[] = {GT_TABLE_GAPS,     GT_TABLE_KERN_SUM, GT_TABLE_API_SUM,
+	static const int tables[] = {GT_TABLE_GAPS,	 GT_TABLE_KERN_SUM, GT_TABLE_API_SUM,
 				     GT_TABLE_GPU_TRACE, GT_TABLE_GPU_SUM,  GT_TABLE_FINDINGS};
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
 		gt_export_stats st;
@@ -946,8 +979,8 @@ END_TEST
 
 /* A GPM reading of device 0 from a ms to b ms after the header; sm, tensor,
  * dram in hundredths of a percent; occupancy, PCIe tx and NVLink not read. */
-static void gpm_add(gt_writer *w, uint64_t base, double a, double b, uint32_t sm,
-		    uint32_t tensor, uint32_t dram, uint64_t rx)
+static void gpm_add(gt_writer *w, uint64_t base, double a, double b, uint32_t sm, uint32_t tensor,
+		    uint32_t dram, uint64_t rx)
 {
 	gt_record r = {.type = GT_REC_GPM};
 	memset(&r.gpm, 0xff, sizeof(r.gpm));
@@ -979,8 +1012,11 @@ static void write_gpm_trace(const char *path)
 	uint32_t nm[2] = {gt_writer_intern(w, "kA", 2), gt_writer_intern(w, "kB", 2)};
 	static const uint64_t se[][2] = {{2100000, 2500000}, {3000000, 4000000}};
 	for (size_t i = 0; i < 2; i++) {
-		gt_kernel k = {.start = TRACE_T0 + se[i][0], .end = TRACE_T0 + se[i][1],
-			       .stream_id = 7, .correlation_id = (uint32_t)i + 1, .name_id = nm[i]};
+		gt_kernel k = {.start = TRACE_T0 + se[i][0],
+			       .end = TRACE_T0 + se[i][1],
+			       .stream_id = 7,
+			       .correlation_id = (uint32_t)i + 1,
+			       .name_id = nm[i]};
 		ck_assert_int_eq(gt_writer_add_kernel(w, &k), 0);
 	}
 	gpm_add(w, TRACE_T0, 0.5, 1.5, 1000, 0, 0, 5);
@@ -1026,8 +1062,9 @@ START_TEST(perfetto_gpm_tracks)
 		ck_assert_ptr_nonnull(strstr(s, GPM_EV("500.000", "DRAM bandwidth", "%", "10.00")));
 		ck_assert_ptr_nonnull(strstr(s, GPM_EV("500.000", "FP64 pipe", "%", "0.00")));
 		ck_assert_ptr_nonnull(strstr(s, GPM_EV("500.000", "PCIe rx", "B/s", "3000")));
-		ck_assert_ptr_nonnull(strstr(s, "{\"ph\":\"C\",\"pid\":2130706432,\"tid\":0,"
-						GPM_EV("500.000", "SM active", "%", "95.00")));
+		ck_assert_ptr_nonnull(
+			strstr(s, "{\"ph\":\"C\",\"pid\":2130706432,\"tid\":0," GPM_EV(
+					  "500.000", "SM active", "%", "95.00")));
 		ck_assert_uint_eq(count_str(s, "\"name\":\"PCIe rx\""), 3);
 		ck_assert_ptr_null(strstr(s, "SM occupancy"));
 		ck_assert_ptr_null(strstr(s, "PCIe tx"));
@@ -1062,9 +1099,10 @@ START_TEST(tables_gpm)
 	gt_export_stats st;
 	char *s = table_text(x, GT_TABLE_GPM, GT_EXPORT_CSV, &st);
 	ck_assert_uint_eq(st.events, 1);
-	ck_assert_ptr_nonnull(strstr(s, "GPU,UUID,Name,Readings,SM Active Covered (ns),"
-					"SM Active Mean (%),SM Active Busy Mean (%),SM Active P5 (%),"
-					"SM Active P50 (%),SM Active P95 (%),SM Occupancy Covered (ns),"));
+	ck_assert_ptr_nonnull(
+		strstr(s, "GPU,UUID,Name,Readings,SM Active Covered (ns),"
+			  "SM Active Mean (%),SM Active Busy Mean (%),SM Active P5 (%),"
+			  "SM Active P50 (%),SM Active P95 (%),SM Occupancy Covered (ns),"));
 	ck_assert_ptr_nonnull(strstr(s, "NVLink TX P95 (MB/s)\n0,GPU-42"));
 	/* 400 us of the second reading and 1 ms of the third in the window;
 	 * occupancy never read: six empty cells */
@@ -1078,10 +1116,11 @@ START_TEST(tables_gpm)
 	ck_assert_ptr_nonnull(strstr(s, ",1400000,0.002429,0.002111,0.001000,0.003000,0.003000,"));
 	free(s);
 	s = table_text(x, GT_TABLE_GPM_KERNELS, GT_EXPORT_CSV, &st);
-	ck_assert_str_eq(s, "GPU,Total Time (ns),Covered (ns),Shared (%),SM Active (%),"
-			    "SM Occupancy (%),Tensor (%),FP16 (%),FP32 (%),FP64 (%),DRAM BW (%),Name\n"
-			    "0,1000000,500000,0.00,95.0000,,70.0000,0.0000,0.0000,0.0000,10.0000,kB\n"
-			    "0,400000,400000,0.00,90.0000,,5.0000,0.0000,0.0000,0.0000,80.0000,kA\n");
+	ck_assert_str_eq(s,
+			 "GPU,Total Time (ns),Covered (ns),Shared (%),SM Active (%),"
+			 "SM Occupancy (%),Tensor (%),FP16 (%),FP32 (%),FP64 (%),DRAM BW (%),Name\n"
+			 "0,1000000,500000,0.00,95.0000,,70.0000,0.0000,0.0000,0.0000,10.0000,kB\n"
+			 "0,400000,400000,0.00,90.0000,,5.0000,0.0000,0.0000,0.0000,80.0000,kA\n");
 	ck_assert_uint_eq(st.events, 2);
 	free(s);
 	gt_export_close(x);
@@ -1117,8 +1156,9 @@ START_TEST(html_gpm)
 	/* its table is one table, not one inside another (seen on an H200 trace) */
 	ck_assert_ptr_nonnull(strstr(tab, "</p>\n<table><tr>"));
 	ck_assert_ptr_nonnull(strstr(tab, "2 readings"));
-	ck_assert_ptr_nonnull(strstr(tab, "<td class=\"l\">SM active</td><td>92.8%</td><td>93.6%</td>"
-					  "<td>90.0%</td><td>95.0%</td><td>95.0%</td><td>1.40 ms</td>"));
+	ck_assert_ptr_nonnull(strstr(tab,
+				     "<td class=\"l\">SM active</td><td>92.8%</td><td>93.6%</td>"
+				     "<td>90.0%</td><td>95.0%</td><td>95.0%</td><td>1.40 ms</td>"));
 	ck_assert_ptr_nonnull(strstr(tab, "<td class=\"l\">PCIe rx</td>"));
 	ck_assert_ptr_null(strstr(tab, "SM occupancy"));
 	free(s);
@@ -1217,11 +1257,18 @@ static void write_deep_stack(const char *path, uint32_t depth, uint32_t calls)
 	}
 	for (uint32_t i = 0; i < calls; i++) {
 		uint64_t t = TRACE_T0 + 1000000 + (uint64_t)i * 100000;
-		gt_api a = {.start = t, .end = t + 3000, .thread_id = 4242, .correlation_id = i + 1,
-			    .name_id = launch, .domain = GT_API_RUNTIME};
+		gt_api a = {.start = t,
+			    .end = t + 3000,
+			    .thread_id = 4242,
+			    .correlation_id = i + 1,
+			    .name_id = launch,
+			    .domain = GT_API_RUNTIME};
 		ck_assert_int_eq(gt_writer_add_api(w, &a), 0);
-		gt_kernel k = {.start = t + 10000, .end = t + 60000, .stream_id = 7,
-			       .correlation_id = i + 1, .name_id = kn};
+		gt_kernel k = {.start = t + 10000,
+			       .end = t + 60000,
+			       .stream_id = 7,
+			       .correlation_id = i + 1,
+			       .name_id = kn};
 		ck_assert_int_eq(gt_writer_add_kernel(w, &k), 0);
 		gt_record sm = {.type = GT_REC_STACK_SAMPLE};
 		sm.stack_sample.ts = t;
@@ -1313,7 +1360,8 @@ START_TEST(output_budget_caps)
 	ck_assert_uint_eq(count_str(s, "\n"), 2); /* the header and the note */
 	free(s);
 	s = table_text(x, GT_TABLE_KERN_SUM, GT_EXPORT_JSON, &st);
-	ck_assert_str_eq(s, "[\n{\"NOT ALL WRITTEN\":\"output budget of 3000 bytes reached\"}\n]\n");
+	ck_assert_str_eq(s,
+			 "[\n{\"NOT ALL WRITTEN\":\"output budget of 3000 bytes reached\"}\n]\n");
 	free(s);
 	s = html_of(x);
 	ck_assert_ptr_nonnull(strstr(s, "<p class=\"warn\" id=\"not-all-written\"><b>NOT ALL "

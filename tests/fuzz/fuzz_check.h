@@ -6,9 +6,9 @@
 
 #include <stdlib.h>
 
-#define CHECK(c)             \
-	do {                 \
-		if (!(c))    \
+#define CHECK(c)                 \
+	do {                     \
+		if (!(c))        \
 			abort(); \
 	} while (0)
 

@@ -55,7 +55,9 @@ static void check_outputs(const gt_diff_stats *b, const gt_diff_stats *n, size_t
 		size_t len = 0;
 		FILE *m = open_memstream(&buf, &len);
 		CHECK(m != NULL);
-		int rc = k == 0 ? gt_diff_text(d, m) : k == 1 ? gt_diff_json(d, m) : gt_diff_html(d, m);
+		int rc = k == 0	  ? gt_diff_text(d, m)
+			 : k == 1 ? gt_diff_json(d, m)
+				  : gt_diff_html(d, m);
 		CHECK(fclose(m) == 0);
 		CHECK(rc == 0);
 		CHECK(len <= bound);

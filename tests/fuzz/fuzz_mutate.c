@@ -69,10 +69,28 @@ static size_t fm_fields(uint32_t type)
  * old, or other's (the same field of another record). */
 static uint64_t fm_value(uint64_t *s, uint64_t old, uint64_t other)
 {
-	static const uint64_t extreme[] = {
-		0, 1, 2, 3, 7, 0x7f, 0x80, 0xff, 0x100, 0xffff, 0x10000, (1u << 22) - 1, 1u << 22,
-		0x7fffffff, 0x80000000u, 0xffffffffu, 0x100000000ull, 1ull << 53,
-		0x7fffffffffffffffull, 0x8000000000000000ull, UINT64_MAX - 1, UINT64_MAX};
+	static const uint64_t extreme[] = {0,
+					   1,
+					   2,
+					   3,
+					   7,
+					   0x7f,
+					   0x80,
+					   0xff,
+					   0x100,
+					   0xffff,
+					   0x10000,
+					   (1u << 22) - 1,
+					   1u << 22,
+					   0x7fffffff,
+					   0x80000000u,
+					   0xffffffffu,
+					   0x100000000ull,
+					   1ull << 53,
+					   0x7fffffffffffffffull,
+					   0x8000000000000000ull,
+					   UINT64_MAX - 1,
+					   UINT64_MAX};
 	switch (fm_rand(s) % 5) {
 	case 0:
 	case 1: return extreme[fm_rand(s) % (sizeof(extreme) / sizeof(extreme[0]))];
@@ -167,7 +185,8 @@ static void fm_change(fm_recs *rs, gt_stream_header *h, uint64_t *s)
 	case 2: /* another record of i's type copied over j, one field changed */
 		for (size_t k = 0; k < rs->n; k++) {
 			size_t t = (j + k) % rs->n;
-			if (t != i && rs->v[t].type == rs->v[i].type && rs->v[i].type != GT_REC_STRING) {
+			if (t != i && rs->v[t].type == rs->v[i].type &&
+			    rs->v[i].type != GT_REC_STRING) {
 				rs->v[t] = rs->v[i];
 				fm_set_field(&rs->v[t], &rs->v[i], s);
 				break;
@@ -243,7 +262,8 @@ size_t ft_mutate_records(uint8_t *data, size_t size, size_t max, unsigned seed)
 		for (size_t i = 0; ok && i < nt; i++) {
 			const uint8_t *p = i == k ? one.p : t[i].p;
 			size_t n = i == k ? one.len : t[i].len;
-			ok = (!i || fm_sink(&out, FT_SEP, FT_SEP_LEN) == 0) && fm_sink(&out, p, n) == 0;
+			ok = (!i || fm_sink(&out, FT_SEP, FT_SEP_LEN) == 0) &&
+			     fm_sink(&out, p, n) == 0;
 		}
 		if (ok) {
 			memcpy(data, out.p, out.len);

@@ -18,8 +18,8 @@
 #define EQ_STR(a, b, field)
 #define EQ_UUID(a, b, field) CHECK(!memcmp((a)->field, (b)->field, 16));
 #define EQ_NAME(a, b, field) CHECK(!strcmp((a)->field, (b)->field));
-#define EQ_BID(a, b, field)                                  \
-	CHECK((a)->field##_len == (b)->field##_len &&        \
+#define EQ_BID(a, b, field)                           \
+	CHECK((a)->field##_len == (b)->field##_len && \
 	      !memcmp((a)->field, (b)->field, (a)->field##_len));
 #define EQ_COL(x, kind, field, codec) EQ_##kind(a, b, field)
 #define R(E, m, S, COLS)                           \

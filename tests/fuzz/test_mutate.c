@@ -21,8 +21,7 @@
 /* Every trace of b that is not one of in's as it was reads strictly, with
  * no problem (a trace the mutator left alone is the input's, valid or not).
  * @return 1 when so. */
-static int all_valid(const uint8_t *b, size_t n, const uint8_t *in, size_t inlen,
-		     const char *what)
+static int all_valid(const uint8_t *b, size_t n, const uint8_t *in, size_t inlen, const char *what)
 {
 	ft_trace t[FT_MAX_TRACES], o[FT_MAX_TRACES];
 	size_t nt = ft_split(b, n, t), no = ft_split(in, inlen, o);
@@ -43,11 +42,14 @@ static int all_valid(const uint8_t *b, size_t n, const uint8_t *in, size_t inlen
 		while ((rc = gt_reader_next(r, &rec)) > 0)
 			;
 		const gt_reader_stats *st = gt_reader_get_stats(r);
-		if (rc < 0 || st->bad_frames || st->bad_bytes || st->tail_bytes || st->seq_missing) {
-			fprintf(stderr, "%s: trace %zu: rc %d, bad frames %llu, bad bytes %llu, tail %llu, "
-					"missing %llu\n",
+		if (rc < 0 || st->bad_frames || st->bad_bytes || st->tail_bytes ||
+		    st->seq_missing) {
+			fprintf(stderr,
+				"%s: trace %zu: rc %d, bad frames %llu, bad bytes %llu, tail %llu, "
+				"missing %llu\n",
 				what, i, rc, (unsigned long long)st->bad_frames,
-				(unsigned long long)st->bad_bytes, (unsigned long long)st->tail_bytes,
+				(unsigned long long)st->bad_bytes,
+				(unsigned long long)st->tail_bytes,
 				(unsigned long long)st->seq_missing);
 			ok = 0;
 		}

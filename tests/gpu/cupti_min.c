@@ -113,7 +113,8 @@ int InitializeInjection(void)
 	uint8_t one = 1;
 	size_t sz = sizeof(one);
 	if (env_int("CMIN_PINNED", 1))
-		cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED, &sz, &one);
+		cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED, &sz,
+					  &one);
 	if (cuptiActivityRegisterCallbacks(buf_requested, buf_completed) != CUPTI_SUCCESS) {
 		fprintf(stderr, "cupti_min: cuptiActivityRegisterCallbacks failed\n");
 		return 1;
@@ -124,7 +125,8 @@ int InitializeInjection(void)
 	if (period > 0)
 		cuptiActivityFlushPeriod((uint32_t)period);
 	for (size_t i = 0; i < sizeof(KINDS) / sizeof(KINDS[0]); i++)
-		if (listed(kinds, KINDS[i].name) && cuptiActivityEnable(KINDS[i].kind) != CUPTI_SUCCESS)
+		if (listed(kinds, KINDS[i].name) &&
+		    cuptiActivityEnable(KINDS[i].kind) != CUPTI_SUCCESS)
 			fprintf(stderr, "cupti_min: cannot enable %s (%d)\n", KINDS[i].name,
 				(int)KINDS[i].kind);
 	atexit(at_exit);

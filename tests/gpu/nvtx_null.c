@@ -106,7 +106,8 @@ int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get)
 		return 0;
 	if (cb->GetModuleFunctionTable(NVTX_CB_MODULE_CORE2, &t, &n)) {
 		set(t, n, NVTX_CBID_CORE2_DomainCreateA, (NvtxFunctionPointer)domain_create);
-		set(t, n, NVTX_CBID_CORE2_DomainRegisterStringA, (NvtxFunctionPointer)register_string);
+		set(t, n, NVTX_CBID_CORE2_DomainRegisterStringA,
+		    (NvtxFunctionPointer)register_string);
 		set(t, n, NVTX_CBID_CORE2_DomainRangePushEx, (NvtxFunctionPointer)push_ex);
 		set(t, n, NVTX_CBID_CORE2_DomainRangePop, (NvtxFunctionPointer)pop);
 		set(t, n, NVTX_CBID_CORE2_DomainRangeStartEx, (NvtxFunctionPointer)start_ex);

@@ -105,8 +105,8 @@ static void end(gt_writer *w, const char *name, buf *b)
 }
 
 /* A kernel [start, end) on stream, a 1 x 1 x 1 grid of block_x threads. */
-static void kernel_span(gt_writer *w, uint64_t start, uint64_t end, uint32_t stream,
-			uint32_t corr, uint32_t name_id, uint32_t block_x)
+static void kernel_span(gt_writer *w, uint64_t start, uint64_t end, uint32_t stream, uint32_t corr,
+			uint32_t name_id, uint32_t block_x)
 {
 	gt_record r = {.type = GT_REC_KERNEL};
 	r.kernel.start = start;
@@ -206,8 +206,8 @@ static void string_id_max(void)
 		kernel(w, t + 10000, (uint32_t)i + 1, id);
 		module(w, 0x400000ull + (uint64_t)i * 0x10000, 0x10000, id);
 		stack(w, (uint32_t)i + 1, 2);
-		frame(w, (uint32_t)i + 1, 0, GT_FRAME_NATIVE, 0x400100ull + (uint64_t)i * 0x10000, 0,
-		      0);
+		frame(w, (uint32_t)i + 1, 0, GT_FRAME_NATIVE, 0x400100ull + (uint64_t)i * 0x10000,
+		      0, 0);
 		frame(w, (uint32_t)i + 1, 1, GT_FRAME_PYTHON, 0, id, id);
 		sample(w, t, (uint32_t)i + 1, (uint32_t)i + 1);
 	}
@@ -423,9 +423,10 @@ static void export_budget(void)
  * C1 CSI byte 0x9b, U+009B as UTF-8, invalid UTF-8 (0xff, an overlong '/')
  * and, kept as is, valid UTF-8 (an accent, CJK). These were printed raw by
  * report, dump, diff and history. */
-static const char HOSTILE_TEXT[] =
-	"\x1b[2J\x1b]8;;http://evil.example/\x1b\\link\x1b]8;;\x1b\\"
-	"\r\nFORGED LINE\t\a\x7f\x9b" "31m\xc2\x9b" "2J\xff\xc0\xaf caf\xc3\xa9 \xe6\x97\xa5";
+static const char HOSTILE_TEXT[] = "\x1b[2J\x1b]8;;http://evil.example/\x1b\\link\x1b]8;;\x1b\\"
+				   "\r\nFORGED LINE\t\a\x7f\x9b"
+				   "31m\xc2\x9b"
+				   "2J\xff\xc0\xaf caf\xc3\xa9 \xe6\x97\xa5";
 
 static uint32_t hostile_name(gt_writer *w, const char *role)
 {

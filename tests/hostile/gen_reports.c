@@ -50,7 +50,8 @@ static void sidecar(const char *name, const char *text)
 
 static void head(FILE *f)
 {
-	fputs("{\"schema\":\"gaptrace.report/1\",\"gaptrace\":\"hostile\",\"time_origin_ns\":1,", f);
+	fputs("{\"schema\":\"gaptrace.report/1\",\"gaptrace\":\"hostile\",\"time_origin_ns\":1,",
+	      f);
 }
 
 /* Row 6: one GPU with 10^5 kernels and 10^5 findings, every name distinct:
@@ -66,7 +67,8 @@ static void kernels_many(void)
 		fprintf(f, "%s{\"id\":\"f%06u\",\"gpu\":0,\"share\":0.001,\"title\":\"t\"}",
 			i ? "," : "", i);
 	fputs("],\"gpus\":[{\"index\":0,\"uuid\":\"GPU-a\",\"window_ns\":1000000000,"
-	      "\"busy_ns\":500000000,\"kernels\":[", f);
+	      "\"busy_ns\":500000000,\"kernels\":[",
+	      f);
 	for (unsigned i = 0; i < n; i++)
 		fprintf(f, "%s{\"short_name\":\"k%06u\",\"count\":1,\"total_ns\":%u}", i ? "," : "",
 			i, 1000 + i);
@@ -92,13 +94,15 @@ static void gpus_many(void)
 			i ? "," : "", i);
 	fputs("],\"diagnosis\":{\"gpus\":[", f);
 	for (unsigned i = 0; i < n; i++)
-		fprintf(f, "%s{\"gpu\":%u,\"shape\":\"wave\",\"wave\":{\"found\":true,"
-			   "\"period_ns\":10000000}}",
+		fprintf(f,
+			"%s{\"gpu\":%u,\"shape\":\"wave\",\"wave\":{\"found\":true,"
+			"\"period_ns\":10000000}}",
 			i ? "," : "", i);
 	fputs("]},\"gpus\":[", f);
 	for (unsigned i = 0; i < n; i++)
-		fprintf(f, "%s{\"index\":%u,\"uuid\":\"GPU-%08u\",\"window_ns\":1000000000,"
-			   "\"busy_ns\":500000000}",
+		fprintf(f,
+			"%s{\"index\":%u,\"uuid\":\"GPU-%08u\",\"window_ns\":1000000000,"
+			"\"busy_ns\":500000000}",
 			i ? "," : "", i, (i * 7919u) % n);
 	fputs("]}\n", f);
 	close_in(f, "diff-gpus-many");
@@ -117,7 +121,8 @@ static void report_huge(void)
 	head(f);
 	fputs("\"gpus\":[{\"index\":0,\"uuid\":\"GPU-a\",\"window_ns\":1000000000,"
 	      "\"busy_ns\":500000000,\"utilization_windows\":{\"window_ns\":10000000,"
-	      "\"series\":[", f);
+	      "\"series\":[",
+	      f);
 	for (size_t i = 0; i < zeros; i++)
 		fputs("0,", f);
 	fputs("0]}}]}\n", f);

@@ -230,7 +230,8 @@ int h_kernel(uint32_t corr, uint32_t stream, unsigned name_idx, uint32_t graph)
 	o->dynamic_smem = (uint32_t)k.dynamicSharedMemory;
 	o->local_mem = 16;
 	o->flags = (k.isDeviceLaunched ? GT_KFLAG_DEVICE_LAUNCHED : 0) |
-		   (k.launchType ? GT_KFLAG_COOPERATIVE : 0) | (k.clusterX > 1 ? GT_KFLAG_CLUSTER : 0);
+		   (k.launchType ? GT_KFLAG_COOPERATIVE : 0) |
+		   (k.clusterX > 1 ? GT_KFLAG_CLUSTER : 0);
 	return emit(&k, &g, k.name, NULL);
 }
 
@@ -240,7 +241,8 @@ int h_memcpy(uint32_t corr, int async)
 	memset(&m, 0, sizeof(m));
 	m.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
 	m.copyKind = (uint8_t)(1 + corr % 3);
-	m.srcKind = corr % 2 ? CUPTI_ACTIVITY_MEMORY_KIND_PINNED : CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE;
+	m.srcKind =
+		corr % 2 ? CUPTI_ACTIVITY_MEMORY_KIND_PINNED : CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE;
 	m.dstKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
 	m.flags = async ? CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC : 0;
 	m.bytes = 4096ull * (noise(corr) % 100000 + 1);
@@ -252,10 +254,17 @@ int h_memcpy(uint32_t corr, int async)
 	m.correlationId = corr;
 	m.graphId = corr % 4 == 0 ? 5 : 0;
 	gt_record g = {.type = GT_REC_MEMCPY};
-	g.memcpy = (gt_memcpy){.start = m.start, .end = m.end, .bytes = m.bytes, .device_id = 0,
-			       .context_id = 1, .stream_id = 7, .correlation_id = corr,
-			       .graph_id = m.graphId, .copy_kind = m.copyKind,
-			       .src_kind = m.srcKind, .dst_kind = m.dstKind,
+	g.memcpy = (gt_memcpy){.start = m.start,
+			       .end = m.end,
+			       .bytes = m.bytes,
+			       .device_id = 0,
+			       .context_id = 1,
+			       .stream_id = 7,
+			       .correlation_id = corr,
+			       .graph_id = m.graphId,
+			       .copy_kind = m.copyKind,
+			       .src_kind = m.srcKind,
+			       .dst_kind = m.dstKind,
 			       .flags = async ? GT_MFLAG_ASYNC : 0};
 	return emit(&m, &g, NULL, NULL);
 }
@@ -277,10 +286,17 @@ int h_p2p(uint32_t corr)
 	m.dstDeviceId = 0;
 	m.correlationId = corr;
 	gt_record g = {.type = GT_REC_MEMCPY};
-	g.memcpy = (gt_memcpy){.start = m.start, .end = m.end, .bytes = m.bytes, .device_id = 1,
-			       .context_id = 2, .stream_id = 9, .correlation_id = corr,
-			       .peer_device_id = 0, .copy_kind = GT_COPY_PTOP,
-			       .src_kind = GT_MEM_DEVICE, .dst_kind = GT_MEM_DEVICE};
+	g.memcpy = (gt_memcpy){.start = m.start,
+			       .end = m.end,
+			       .bytes = m.bytes,
+			       .device_id = 1,
+			       .context_id = 2,
+			       .stream_id = 9,
+			       .correlation_id = corr,
+			       .peer_device_id = 0,
+			       .copy_kind = GT_COPY_PTOP,
+			       .src_kind = GT_MEM_DEVICE,
+			       .dst_kind = GT_MEM_DEVICE};
 	return emit(&m, &g, NULL, NULL);
 }
 
@@ -300,9 +316,15 @@ int h_memset(uint32_t corr)
 	m.flags = CUPTI_ACTIVITY_FLAG_MEMSET_ASYNC;
 	m.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
 	gt_record g = {.type = GT_REC_MEMSET};
-	g.memset = (gt_memset){.start = m.start, .end = m.end, .bytes = 256, .device_id = 0,
-			       .context_id = 1, .stream_id = 3, .correlation_id = corr,
-			       .value = corr & 0xff, .mem_kind = GT_MEM_DEVICE,
+	g.memset = (gt_memset){.start = m.start,
+			       .end = m.end,
+			       .bytes = 256,
+			       .device_id = 0,
+			       .context_id = 1,
+			       .stream_id = 3,
+			       .correlation_id = corr,
+			       .value = corr & 0xff,
+			       .mem_kind = GT_MEM_DEVICE,
 			       .flags = GT_MFLAG_ASYNC};
 	return emit(&m, &g, NULL, NULL);
 }
@@ -321,8 +343,12 @@ int h_sync(uint32_t corr)
 	s.streamId = corr % 2 ? 7 : CUPTI_SYNCHRONIZATION_INVALID_VALUE;
 	s.cudaEventId = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
 	gt_record g = {.type = GT_REC_SYNC};
-	g.sync = (gt_sync){.start = s.start, .end = s.end, .type = (uint32_t)s.type,
-			   .context_id = 1, .stream_id = corr % 2 ? 7 : 0, .event_id = 0,
+	g.sync = (gt_sync){.start = s.start,
+			   .end = s.end,
+			   .type = (uint32_t)s.type,
+			   .context_id = 1,
+			   .stream_id = corr % 2 ? 7 : 0,
+			   .event_id = 0,
 			   .correlation_id = corr};
 	return emit(&s, &g, NULL, NULL);
 }
@@ -343,8 +369,12 @@ int h_api(int driver, uint32_t cbid, uint32_t corr)
 	cuptiGetCallbackName(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API,
 			     cbid, &name);
 	gt_record g = {.type = GT_REC_API};
-	g.api = (gt_api){.start = a.start, .end = a.end, .thread_id = a.threadId,
-			 .correlation_id = corr, .cbid = cbid, .status = a.returnValue,
+	g.api = (gt_api){.start = a.start,
+			 .end = a.end,
+			 .thread_id = a.threadId,
+			 .correlation_id = corr,
+			 .cbid = cbid,
+			 .status = a.returnValue,
 			 .domain = driver ? GT_API_DRIVER : GT_API_RUNTIME};
 	return emit(&a, &g, name, NULL);
 }
@@ -379,9 +409,11 @@ int h_overhead(uint64_t start)
 	o.start = start;
 	o.end = start + 777;
 	gt_record g = {.type = GT_REC_OVERHEAD};
-	g.overhead = (gt_overhead){.start = start, .end = start + 777,
+	g.overhead = (gt_overhead){.start = start,
+				   .end = start + 777,
 				   .kind = CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH,
-				   .object_kind = CUPTI_ACTIVITY_OBJECT_THREAD, .object_id = tid()};
+				   .object_kind = CUPTI_ACTIVITY_OBJECT_THREAD,
+				   .object_id = tid()};
 	return emit(&o, &g, NULL, NULL);
 }
 
@@ -472,7 +504,8 @@ int h_all_kinds(uint32_t base)
 	n += h_sync(base + 4) == 1;
 	n += h_api(0, lk, base + 5) == 1;
 	n += h_api(1, drvlk, base + 6) == 1;
-	n += h_marker(base, CUPTI_ACTIVITY_FLAG_MARKER_START, "step", "torch", ts_of(base + 7)) == 1;
+	n += h_marker(base, CUPTI_ACTIVITY_FLAG_MARKER_START, "step", "torch", ts_of(base + 7)) ==
+	     1;
 	n += h_marker(base, CUPTI_ACTIVITY_FLAG_MARKER_END, NULL, "torch", ts_of(base + 8)) == 1;
 	n += h_marker(base + 1, CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS, "tick", NULL,
 		      ts_of(base + 9)) == 1;
@@ -514,7 +547,9 @@ uint64_t h_threads(int n, int per, uint32_t base, int flush_each)
 	if (n > 64)
 		n = 64;
 	for (int t = 0; t < n; t++) {
-		a[t] = (targ){.t = t, .per = per, .flush_each = flush_each,
+		a[t] = (targ){.t = t,
+			      .per = per,
+			      .flush_each = flush_each,
 			      .base = base + (uint32_t)t * (uint32_t)per * 4};
 		pthread_create(&th[t], NULL, worker, &a[t]);
 	}
@@ -729,29 +764,31 @@ static int skip_field(uint32_t type, const char *f)
 	return is_string_id(f) || (type == GT_REC_THREAD && !strcmp(f, "ts"));
 }
 
-#define CMP_U(T, field)                                                                      \
-	if (!skip_field(a->type, #field) && (uint64_t)a->T.field != (uint64_t)b->T.field) {  \
-		snprintf(err, cap, "%s corr/key %llx: field %s is %llu in the trace, %llu "   \
-			 "expected", #T, (unsigned long long)key_of(b, bn), #field,           \
-			 (unsigned long long)a->T.field, (unsigned long long)b->T.field);     \
-		return 0;                                                                    \
+#define CMP_U(T, field)                                                                     \
+	if (!skip_field(a->type, #field) && (uint64_t)a->T.field != (uint64_t)b->T.field) { \
+		snprintf(err, cap,                                                          \
+			 "%s corr/key %llx: field %s is %llu in the trace, %llu "           \
+			 "expected",                                                        \
+			 #T, (unsigned long long)key_of(b, bn), #field,                     \
+			 (unsigned long long)a->T.field, (unsigned long long)b->T.field);   \
+		return 0;                                                                   \
 	}
 #define CMP_STR(T, field)
-#define CMP_UUID(T, field)                                       \
-	if (memcmp(a->T.field, b->T.field, 16)) {                \
-		snprintf(err, cap, "%s: uuid differs", #T);       \
-		return 0;                                        \
+#define CMP_UUID(T, field)                                  \
+	if (memcmp(a->T.field, b->T.field, 16)) {           \
+		snprintf(err, cap, "%s: uuid differs", #T); \
+		return 0;                                   \
 	}
-#define CMP_NAME(T, field)                                                          \
-	if (strcmp(a->T.field, b->T.field)) {                                       \
+#define CMP_NAME(T, field)                                                               \
+	if (strcmp(a->T.field, b->T.field)) {                                            \
 		snprintf(err, cap, "%s: name '%s' vs '%s'", #T, a->T.field, b->T.field); \
-		return 0;                                                           \
+		return 0;                                                                \
 	}
-#define CMP_BID(T, field)                                                    \
-	if (a->T.field##_len != b->T.field##_len ||                          \
-	    memcmp(a->T.field, b->T.field, a->T.field##_len)) {              \
-		snprintf(err, cap, "%s: build id differs", #T);              \
-		return 0;                                                    \
+#define CMP_BID(T, field)                                       \
+	if (a->T.field##_len != b->T.field##_len ||             \
+	    memcmp(a->T.field, b->T.field, a->T.field##_len)) { \
+		snprintf(err, cap, "%s: build id differs", #T); \
+		return 0;                                       \
 	}
 #define CMP_COL(T, kind, field, codec) CMP_##kind(T, field)
 
@@ -761,17 +798,15 @@ static int same(const gt_record *a, const char *an, const char *ad, const gt_rec
 	if (a->type != b->type)
 		return 0;
 	switch (a->type) {
-#define R(E, m, S, COLS)           \
-	case GT_REC_##E:           \
-		COLS(CMP_COL, m)   \
-		break;
+#define R(E, m, S, COLS) \
+	case GT_REC_##E: COLS(CMP_COL, m) break;
 		GT_RECORD_TYPES(R)
 #undef R
 	default: break;
 	}
 	if (strcmp(an, bn)) {
-		snprintf(err, cap, "%s: name '%s' in the trace, '%s' expected", gt_rec_type_name(a->type),
-			 an, bn);
+		snprintf(err, cap, "%s: name '%s' in the trace, '%s' expected",
+			 gt_rec_type_name(a->type), an, bn);
 		return 0;
 	}
 	if (strcmp(ad, bd)) {
@@ -981,4 +1016,3 @@ int h_count_lines(const char *text, const char *prefix)
 	}
 	return c;
 }
-

@@ -77,17 +77,17 @@ extern const char *const h_kernel_names[];
 /* ------------------------------------------------------------ checker side */
 
 typedef struct exp_rec {
-	gt_record r;       /**< the expected record; string id fields are ignored */
-	char name[160];    /**< expected text of name_id (kernel, api, nvtx, thread) */
-	char domain[64];   /**< expected text of domain_id (nvtx) */
+	gt_record r;	 /**< the expected record; string id fields are ignored */
+	char name[160];	 /**< expected text of name_id (kernel, api, nvtx, thread) */
+	char domain[64]; /**< expected text of domain_id (nvtx) */
 } exp_rec;
 
 typedef struct found_rec {
 	gt_record r;
-	char name[640];    /**< name_id's text (notes are long: stacks' end note);
-			      modules: the path */
+	char name[640]; /**< name_id's text (notes are long: stacks' end note);
+			   modules: the path */
 	char domain[64];
-	int file;          /**< which trace file */
+	int file; /**< which trace file */
 	int used;
 } found_rec;
 
@@ -97,10 +97,10 @@ typedef struct trace_set {
 	gt_stream_header hdr[8];
 	gt_reader_stats st[8];
 	uint64_t first_seq[8], last_seq[8], nframes[8];
-	uint64_t *seqs;    /**< every frame sequence number seen, all files */
+	uint64_t *seqs; /**< every frame sequence number seen, all files */
 	size_t nseqs, seqcap;
 	int nfiles;
-	int unresolved;    /**< string ids that did not resolve */
+	int unresolved; /**< string ids that did not resolve */
 	char paths[8][4096];
 } trace_set;
 

@@ -88,7 +88,8 @@ static void parse(pstate *s)
 			send_ctl(s, GT_CTL_ACCEPT, GT_FORMAT_MAJOR << 16 | GT_FORMAT_MINOR,
 				 s->o.accept_kinds, NULL);
 		else if (s->o.reply == PEER_MISMATCH) {
-			send_ctl(s, GT_CTL_MISMATCH, 99u << 16, 99, "test collector wants format 99");
+			send_ctl(s, GT_CTL_MISMATCH, 99u << 16, 99,
+				 "test collector wants format 99");
 			close(s->conn);
 			s->conn = -1;
 			return;

@@ -16,17 +16,17 @@
 enum { PEER_ACCEPT = 0, PEER_MISMATCH = 1, PEER_SILENT = 2 };
 
 typedef struct peer_opts {
-	int reply;             /**< PEER_ACCEPT / PEER_MISMATCH / PEER_SILENT */
+	int reply;	       /**< PEER_ACCEPT / PEER_MISMATCH / PEER_SILENT */
 	uint64_t accept_kinds; /**< ACCEPT arg1 (GT_KIND_*; 0 = dormant) */
-	int stalled;           /**< start without reading frames (until "resume") */
+	int stalled;	       /**< start without reading frames (until "resume") */
 	int read_delay_us;     /**< sleep between reads of at most 4 KB (slow) */
-	int rcvbuf;            /**< SO_RCVBUF of the connection (0 = default) */
+	int rcvbuf;	       /**< SO_RCVBUF of the connection (0 = default) */
 } peer_opts;
 
 typedef struct peer {
 	pid_t pid;
-	int ctl;                /**< command pipe to the peer */
-	int ev;                 /**< event pipe from the peer ("H" header, "F" frame) */
+	int ctl; /**< command pipe to the peer */
+	int ev;	 /**< event pipe from the peer ("H" header, "F" frame) */
 	char sock_path[108];
 	char out_path[PATH_MAX];
 } peer;

@@ -78,8 +78,9 @@ static void check_all_found(trace_set *ts)
 	match_result m;
 	h_match(ts, e, n, &m);
 	ck_assert_msg(n > 0, "empty ledger");
-	ck_assert_msg(m.found == m.expected, "%zu of %zu records found (%zu missing, %zu differ): %s",
-		      m.found, m.expected, m.missing, m.mismatched, m.first_error);
+	ck_assert_msg(m.found == m.expected,
+		      "%zu of %zu records found (%zu missing, %zu differ): %s", m.found, m.expected,
+		      m.missing, m.mismatched, m.first_error);
 	free(e);
 }
 
@@ -123,7 +124,6 @@ __attribute__((unused)) static void read_complete(trace_set *ts, int nfiles)
 	check_clean(ts);
 	check_all_found(ts);
 }
-
 
 /* Start the peer collector of this test. */
 __attribute__((unused)) static void start_peer(const peer_opts *o)

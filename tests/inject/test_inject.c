@@ -118,7 +118,8 @@ START_TEST(many_threads)
 		uint32_t tid = ts.recs[i].r.api.thread_id;
 		int rows = 0;
 		for (size_t j = 0; j < ts.n; j++)
-			rows += ts.recs[j].r.type == GT_REC_THREAD && ts.recs[j].r.thread.tid == tid;
+			rows += ts.recs[j].r.type == GT_REC_THREAD &&
+				ts.recs[j].r.thread.tid == tid;
 		ck_assert_msg(rows == 1, "thread %u has %d THREAD rows", tid, rows);
 	}
 	h_trace_free(&ts);
@@ -365,20 +366,34 @@ static int app_kinds(void *a)
 		const char *name;
 		int driver, want;
 	} c[] = {
-		{"cudaLaunchKernel_v7000", 0, 1},  {"cudaLaunchKernelExC_v11060", 0, 1},
-		{"__cudaLaunchKernel_v13000", 0, 1}, {"cudaLaunchHostFunc_v10000", 0, 1},
-		{"cudaMemcpyAsync_v3020", 0, 1},   {"cudaMemcpy2DAsync_v3020", 0, 1},
-		{"cudaMemsetAsync_v3020", 0, 1},   {"cudaStreamSynchronize_v3020", 0, 1},
-		{"cudaDeviceSynchronize_v3020", 0, 1}, {"cudaEventSynchronize_v3020", 0, 1},
-		{"cudaStreamWaitEvent_v3020", 0, 1}, {"cudaGraphLaunch_v10000", 0, 1},
-		{"cudaFree_v3020", 0, 1},          {"cudaGetDevice_v3020", 0, 0},
-		{"cudaStreamQuery_v3020", 0, 0},   {"cudaPeekAtLastError_v3020", 0, 0},
-		{"cuLaunchKernel", 1, 1},          {"cuLaunchKernelEx", 1, 1},
-		{"cuMemcpyHtoDAsync_v2", 1, 1},    {"cuMemcpyAsync", 1, 1},
-		{"cuCtxSynchronize", 1, 1},        {"cuStreamSynchronize", 1, 1},
-		{"cuEventSynchronize", 1, 1},      {"cuStreamWaitEvent", 1, 1},
-		{"cuGraphLaunch", 1, 1},           {"cuMemsetD32Async", 1, 1},
-		{"cuCtxGetCurrent", 1, 0},         {"cuDeviceGetAttribute", 1, 0},
+		{"cudaLaunchKernel_v7000", 0, 1},
+		{"cudaLaunchKernelExC_v11060", 0, 1},
+		{"__cudaLaunchKernel_v13000", 0, 1},
+		{"cudaLaunchHostFunc_v10000", 0, 1},
+		{"cudaMemcpyAsync_v3020", 0, 1},
+		{"cudaMemcpy2DAsync_v3020", 0, 1},
+		{"cudaMemsetAsync_v3020", 0, 1},
+		{"cudaStreamSynchronize_v3020", 0, 1},
+		{"cudaDeviceSynchronize_v3020", 0, 1},
+		{"cudaEventSynchronize_v3020", 0, 1},
+		{"cudaStreamWaitEvent_v3020", 0, 1},
+		{"cudaGraphLaunch_v10000", 0, 1},
+		{"cudaFree_v3020", 0, 1},
+		{"cudaGetDevice_v3020", 0, 0},
+		{"cudaStreamQuery_v3020", 0, 0},
+		{"cudaPeekAtLastError_v3020", 0, 0},
+		{"cuLaunchKernel", 1, 1},
+		{"cuLaunchKernelEx", 1, 1},
+		{"cuMemcpyHtoDAsync_v2", 1, 1},
+		{"cuMemcpyAsync", 1, 1},
+		{"cuCtxSynchronize", 1, 1},
+		{"cuStreamSynchronize", 1, 1},
+		{"cuEventSynchronize", 1, 1},
+		{"cuStreamWaitEvent", 1, 1},
+		{"cuGraphLaunch", 1, 1},
+		{"cuMemsetD32Async", 1, 1},
+		{"cuCtxGetCurrent", 1, 0},
+		{"cuDeviceGetAttribute", 1, 0},
 	};
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		uint32_t id = h_cbid(c[i].name, c[i].driver);
@@ -506,8 +521,9 @@ START_TEST(latency_off_in_an_xla_process)
 	ck_assert_int_eq(h_read_dir(&ts, T.dir), 1);
 	int noted = 0;
 	for (size_t i = 0; i < ts.n; i++)
-		noted += ts.recs[i].r.type == GT_REC_NOTE &&
-			 !strncmp(ts.recs[i].name, "launch latency timestamps are not recorded", 42);
+		noted +=
+			ts.recs[i].r.type == GT_REC_NOTE &&
+			!strncmp(ts.recs[i].name, "launch latency timestamps are not recorded", 42);
 	ck_assert_int_eq(noted, 1);
 	h_trace_free(&ts);
 	gt_rmtree(T.dir);
@@ -599,7 +615,6 @@ START_TEST(existing_output_is_not_overwritten)
 END_TEST
 
 /* ------------------------------------------------------------ collector */
-
 
 static int app_collector(void *a)
 {
@@ -925,8 +940,9 @@ START_TEST(latency_off_when_an_arm_asks_in_an_xla_process)
 	free(err);
 	int noted = 0;
 	for (size_t i = 0; i < ts.n; i++)
-		noted += ts.recs[i].r.type == GT_REC_NOTE &&
-			 !strncmp(ts.recs[i].name, "launch latency timestamps are not recorded", 42);
+		noted +=
+			ts.recs[i].r.type == GT_REC_NOTE &&
+			!strncmp(ts.recs[i].name, "launch latency timestamps are not recorded", 42);
 	ck_assert_int_eq(noted, 1);
 	ck_assert_uint_eq(h_count(&ts, GT_REC_KERNEL), 1);
 	h_trace_free(&ts);
@@ -1298,8 +1314,8 @@ START_TEST(exit_while_busy_is_bounded)
 	for (int i = 0; i < 2; i++) {
 		T.arg = i;
 		if (i) {
-			peer_opts o = {.reply = PEER_ACCEPT, .accept_kinds = GT_KIND_ALL,
-				       .stalled = 1};
+			peer_opts o = {
+				.reply = PEER_ACCEPT, .accept_kinds = GT_KIND_ALL, .stalled = 1};
 			start_peer(&o);
 		}
 		run_app(app_exit_busy, 5);
@@ -1498,8 +1514,9 @@ static int app_ctx_profstop(void *a)
 	mock_stats st;
 	mock_get_stats(&st);
 	if (st.flushes || st.flushes_in_destroy || !st.worker_deliveries || !st.flush_period_ms) {
-		fprintf(stderr, "mock: flushes %llu (in destroy %llu), worker deliveries %llu, "
-				"period %u ms\n",
+		fprintf(stderr,
+			"mock: flushes %llu (in destroy %llu), worker deliveries %llu, "
+			"period %u ms\n",
 			(unsigned long long)st.flushes, (unsigned long long)st.flushes_in_destroy,
 			(unsigned long long)st.worker_deliveries, (unsigned)st.flush_period_ms);
 		return 95;

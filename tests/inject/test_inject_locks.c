@@ -124,8 +124,9 @@ START_TEST(lock_model_hangs_the_0_1_flush)
 		pid_t p = h_spawn(T.dir, app_old_design, &T);
 		ck_assert_int_gt(p, 0);
 		int st = h_wait(p, 5000);
-		ck_assert_msg(st == -1, "case %d did not hang (status %#x): the lock model no "
-					"longer reproduces the deadlock",
+		ck_assert_msg(st == -1,
+			      "case %d did not hang (status %#x): the lock model no "
+			      "longer reproduces the deadlock",
 			      i, st);
 	}
 }
@@ -150,7 +151,7 @@ static int app_first_launches(void *a)
 	tctx *t = a;
 	h_env(t->dir);
 	setenv("GAPTRACE_FLUSH_MS", "10", 1); /* CUPTI's worker delivers often */
-	unsetenv("GAPTRACE_BUFFERS");          /* the default, elastic pool */
+	unsetenv("GAPTRACE_BUFFERS");	      /* the default, elastic pool */
 	setenv("GAPTRACE_BUFFER_LIMIT_MB", "64", 1);
 	if (app_start(t) < 0)
 		return 90;
@@ -195,7 +196,6 @@ START_TEST(first_launches_with_gaptrace_do_not_hang)
 	ck_assert_uint_lt(now_ms() - t0, APP_TIMEOUT_MS);
 }
 END_TEST
-
 
 static int app_armed_while_loading(void *a)
 {
@@ -565,9 +565,9 @@ static int app_many_threads_default_pool(void *a)
 {
 	tctx *t = a;
 	h_env(t->dir);
-	unsetenv("GAPTRACE_BUFFERS");                 /* the default pool ...   */
-	setenv("GAPTRACE_BUFFER_LIMIT_MB", "32", 1);  /* ... sized for a CI VM  */
-	setenv("GAPTRACE_FLUSH_MS", "600000", 1);     /* every buffer held      */
+	unsetenv("GAPTRACE_BUFFERS");		     /* the default pool ...   */
+	setenv("GAPTRACE_BUFFER_LIMIT_MB", "32", 1); /* ... sized for a CI VM  */
+	setenv("GAPTRACE_FLUSH_MS", "600000", 1);    /* every buffer held      */
 	if (app_start(t) < 0)
 		return 90;
 	/* 64 threads, each with its own partly filled buffer (CUPTI's

@@ -39,7 +39,7 @@ static void sleep_us(unsigned us)
 /* The thresholds the apps set, and the lengths they use, far apart: a
  * "short" call (no sleep) or the time between two calls must stay under a
  * threshold on a loaded machine, a "long" one is twice over it. */
-#define WAIT_US 10000u   /* GAPTRACE_STACK_WAIT_US */
+#define WAIT_US 10000u	 /* GAPTRACE_STACK_WAIT_US */
 #define RESUME_US 20000u /* GAPTRACE_STACK_RESUME_US */
 #define LONG_WAIT_US (2 * WAIT_US)
 #define HOST_GAP_US (2 * RESUME_US)
@@ -47,7 +47,8 @@ static void sleep_us(unsigned us)
 /* One API call as CUPTI shows it: enter, hold_us inside, exit. */
 static void call(int driver, const char *name, uint32_t corr, unsigned hold_us)
 {
-	CUpti_CallbackDomain dom = driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
+	CUpti_CallbackDomain dom =
+		driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
 	uint32_t cbid = h_cbid(name, driver);
 	mock_api_callback_corr(dom, cbid, CUPTI_API_ENTER, corr);
 	if (hold_us)
@@ -108,8 +109,8 @@ static int app_stacks(void *a)
 		return 91;
 	static volatile uint32_t three = 3; /* a loop the compiler cannot unroll into 3 sites */
 	for (uint32_t i = 0; i < three; i++)
-		site_a(100 + i); /* 3 long waits, one stack */
-	site_b(200);          /* 1 wait, another stack */
+		site_a(100 + i);			/* 3 long waits, one stack */
+	site_b(200);					/* 1 wait, another stack */
 	call(0, "cudaStreamSynchronize_v3020", 300, 0); /* short: no stack */
 	/* a runtime copy and, inside it, its driver call: one sample, the outer's */
 	uint32_t rt = h_cbid("cudaMemcpy_v3020", 0), dr = h_cbid("cuMemcpyDtoH_v2", 1);
@@ -355,7 +356,8 @@ static int app_busy(void *a)
 		return 90;
 	pthread_t th[4];
 	for (int i = 0; i < 4; i++)
-		pthread_create(&th[i], NULL, launcher, (void *)(uintptr_t)(100000u * (uint32_t)(i + 1)));
+		pthread_create(&th[i], NULL, launcher,
+			       (void *)(uintptr_t)(100000u * (uint32_t)(i + 1)));
 	for (int i = 0; i < 4; i++)
 		pthread_join(th[i], NULL);
 	h_ledger_close();
@@ -368,10 +370,10 @@ static void note_counts(const trace_set *ts, unsigned long long *taken, unsigned
 {
 	const char *note = stacks_note(ts);
 	ck_assert_ptr_nonnull(note);
-	ck_assert_int_eq(sscanf(note,
-				"stacks: %llu taken, %u distinct, %llu dropped (ring full), %llu over",
-				taken, distinct, dropped, limited),
-			 4);
+	ck_assert_int_eq(
+		sscanf(note, "stacks: %llu taken, %u distinct, %llu dropped (ring full), %llu over",
+		       taken, distinct, dropped, limited),
+		4);
 }
 
 /* The end note's "stack repeats: R of the N taken". */
@@ -380,7 +382,8 @@ static unsigned long long note_repeats(const trace_set *ts)
 	unsigned long long rep = 0, of = 0;
 	for (size_t i = 0; i < ts->n; i++)
 		if (ts->recs[i].r.type == GT_REC_NOTE &&
-		    sscanf(ts->recs[i].name, "stack repeats: %llu of the %llu taken", &rep, &of) == 2)
+		    sscanf(ts->recs[i].name, "stack repeats: %llu of the %llu taken", &rep, &of) ==
+			    2)
 			return rep;
 	ck_abort_msg("no stack repeats note");
 	return 0;
@@ -508,10 +511,10 @@ static int app_gap(void *a)
 	/* a short copy right after (.tolist() after .item()): no stack of its
 	 * own; the waited site stays the sync's */
 	h_api(0, h_cbid("cudaMemcpy_v3020", 0), 11500);
-	site_b(0);                                         /* a wait elsewhere, no gap */
+	site_b(0);	   /* a wait elsewhere, no gap */
 	user_copy_site(0); /* a copy through a CUDA function in the program, no gap */
 	sleep_us(HOST_GAP_US);
-	call(0, "cudaLaunchKernel_v7000", 12000, 0);       /* a resume: its stack */
+	call(0, "cudaLaunchKernel_v7000", 12000, 0); /* a resume: its stack */
 	h_api(0, lk, 12000);
 	h_kernel(12000, 7, 0, 0);
 	h_ledger_close();
@@ -551,7 +554,8 @@ START_TEST(gap_tied_to_its_call_sites)
 	ck_assert_uint_eq(s[0].total_ns + s[1].total_ns,
 			  G->cause_ns[GT_CAUSE_SYNC_TURNAROUND] + G->cause_ns[GT_CAUSE_HOST_BUSY] +
 				  G->cause_ns[GT_CAUSE_LAUNCH_BOUND] +
-				  G->cause_ns[GT_CAUSE_DEPENDENCY] + G->cause_ns[GT_CAUSE_TRANSFER]);
+				  G->cause_ns[GT_CAUSE_DEPENDENCY] +
+				  G->cause_ns[GT_CAUSE_TRANSFER]);
 	/* the site is the test's own code, not the mock's or gaptrace's */
 	char lab[256];
 	gt_analysis_site_label(an, s[waited].stack, lab, sizeof(lab));

@@ -199,7 +199,8 @@ static int thread_buffer(size_t n)
 			}
 	for (int i = 0; i < MAX_BUFS; i++)
 		if (!M.bufs[i].gen) {
-			M.bufs[i] = (mbuf){.buf = buf, .size = size, .used = 0, .gen = ++M.next_gen};
+			M.bufs[i] =
+				(mbuf){.buf = buf, .size = size, .used = 0, .gen = ++M.next_gen};
 			my_slot = i;
 			my_gen = M.bufs[i].gen;
 			return i;
@@ -345,13 +346,14 @@ API int mock_context_destroy(uint32_t context_id)
 {
 	lock();
 	int fired = 0;
-	if (M.cb && M.cb_on[CUPTI_CB_DOMAIN_RESOURCE][CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING]) {
+	if (M.cb &&
+	    M.cb_on[CUPTI_CB_DOMAIN_RESOURCE][CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING]) {
 		CUpti_ResourceData rd;
 		memset(&rd, 0, sizeof(rd));
 		rd.context = (CUcontext)(uintptr_t)(0x1000 + context_id);
 		M.in_destroy = 1;
-		M.cb(M.cb_ud, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING,
-		     &rd);
+		M.cb(M.cb_ud, CUPTI_CB_DOMAIN_RESOURCE,
+		     CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING, &rd);
 		M.in_destroy = 0;
 		fired = 1;
 	}
@@ -359,8 +361,8 @@ API int mock_context_destroy(uint32_t context_id)
 	return fired;
 }
 
-API int mock_api_callback_corr(CUpti_CallbackDomain dom, uint32_t cbid,
-			       CUpti_ApiCallbackSite site, uint32_t correlation)
+API int mock_api_callback_corr(CUpti_CallbackDomain dom, uint32_t cbid, CUpti_ApiCallbackSite site,
+			       uint32_t correlation)
 {
 	lock();
 	CUpti_CallbackFunc cb = NULL;
@@ -436,8 +438,8 @@ API CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *sub, CUpti_CallbackFunc c
 		return CUPTI_ERROR_INVALID_PARAMETER;
 	lock();
 	if (M.subscribe_rc != CUPTI_SUCCESS || M.cb) {
-		CUptiResult rc = M.cb ? CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
-				      : M.subscribe_rc;
+		CUptiResult rc =
+			M.cb ? CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED : M.subscribe_rc;
 		unlock();
 		return rc;
 	}
@@ -645,7 +647,8 @@ static void *worker_main(void *arg)
 			if (W.period_ms) {
 				struct timespec ts;
 				clock_gettime(CLOCK_REALTIME, &ts);
-				uint64_t ns = (uint64_t)ts.tv_nsec + (uint64_t)W.period_ms * 1000000ull;
+				uint64_t ns =
+					(uint64_t)ts.tv_nsec + (uint64_t)W.period_ms * 1000000ull;
 				ts.tv_sec += (time_t)(ns / 1000000000ull);
 				ts.tv_nsec = (long)(ns % 1000000000ull);
 				pthread_cond_timedwait(&W.cv, &W.mu, &ts);
@@ -830,9 +833,9 @@ API CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain dom, uint32_t cbid, co
 {
 	if (!name)
 		return CUPTI_ERROR_INVALID_PARAMETER;
-	const mock_cbid_name *t = dom == CUPTI_CB_DOMAIN_RUNTIME_API ? mock_runtime_names
+	const mock_cbid_name *t = dom == CUPTI_CB_DOMAIN_RUNTIME_API  ? mock_runtime_names
 				  : dom == CUPTI_CB_DOMAIN_DRIVER_API ? mock_driver_names
-								       : NULL;
+								      : NULL;
 	for (; t && t->name; t++)
 		if (t->id == cbid) {
 			*name = t->name;

@@ -61,22 +61,22 @@ extern "C" {
 
 /** Statistics of the mock since load. */
 typedef struct mock_stats {
-	uint64_t requests;       /**< bufferRequested calls */
-	uint64_t refused;        /**< ... answered with no buffer */
-	uint64_t completed;      /**< bufferCompleted calls */
-	uint64_t stored;         /**< records written into a buffer */
-	uint64_t dropped;        /**< records dropped for lack of a buffer */
+	uint64_t requests;	 /**< bufferRequested calls */
+	uint64_t refused;	 /**< ... answered with no buffer */
+	uint64_t completed;	 /**< bufferCompleted calls */
+	uint64_t stored;	 /**< records written into a buffer */
+	uint64_t dropped;	 /**< records dropped for lack of a buffer */
 	uint64_t injected_drops; /**< drops added with mock_add_dropped */
-	uint64_t flushes;        /**< cuptiActivityFlushAll calls */
+	uint64_t flushes;	 /**< cuptiActivityFlushAll calls */
 	uint64_t forced_flushes;
 	uint64_t flushes_in_destroy; /**< flushes made inside a context-destroy callback */
-	uint32_t registrations;  /**< cuptiActivityRegisterCallbacks calls */
+	uint32_t registrations;	     /**< cuptiActivityRegisterCallbacks calls */
 	uint32_t subscribers;
 	uint64_t worker_deliveries; /**< buffers the worker completed on its period */
-	uint64_t dirty_buffers;  /**< buffers handed over not all zero (with ZEROED_OUT set) */
-	uint32_t flush_period_ms; /**< cuptiActivityFlushPeriod */
-	uint8_t zeroed_out;      /**< CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER */
-	uint8_t pinned;          /**< CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED */
+	uint64_t dirty_buffers;	    /**< buffers handed over not all zero (with ZEROED_OUT set) */
+	uint32_t flush_period_ms;   /**< cuptiActivityFlushPeriod */
+	uint8_t zeroed_out;	    /**< CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER */
+	uint8_t pinned;		    /**< CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED */
 } mock_stats;
 
 /* Configuration, before cuInit. */
@@ -120,8 +120,8 @@ MOCK_API int mock_api_callback_corr(CUpti_CallbackDomain dom, uint32_t cbid,
 				    CUpti_ApiCallbackSite site, uint32_t correlation);
 
 /** Emit a runtime/driver API activity record for a call just made (if enabled). */
-MOCK_API int mock_api_record(CUpti_CallbackDomain dom, uint32_t cbid, uint64_t start,
-			     uint64_t end, uint32_t correlation);
+MOCK_API int mock_api_record(CUpti_CallbackDomain dom, uint32_t cbid, uint64_t start, uint64_t end,
+			     uint32_t correlation);
 
 /**
  * A kernel launch as the driver's locks see it: the context lock shared,

@@ -48,40 +48,40 @@ static mode_t mode_arg(int flags, va_list ap)
 }
 
 #define EXPORT __attribute__((visibility("default"))) /* the build hides by default */
-#define OPEN_WRAP(name)                                                                    \
-	__attribute__((visibility("default"))) int name(const char *path, int flags, ...)                                       \
-	{                                                                                  \
-		static open_fn real;                                                       \
-		va_list ap;                                                                \
-		va_start(ap, flags);                                                       \
-		mode_t m = mode_arg(flags, ap);                                            \
-		va_end(ap);                                                                \
-		if (!real)                                                                 \
-			real = (open_fn)dlsym(RTLD_NEXT, #name);                           \
-		note(path);                                                                \
-		return real(path, flags, m);                                               \
+#define OPEN_WRAP(name)                                                                   \
+	__attribute__((visibility("default"))) int name(const char *path, int flags, ...) \
+	{                                                                                 \
+		static open_fn real;                                                      \
+		va_list ap;                                                               \
+		va_start(ap, flags);                                                      \
+		mode_t m = mode_arg(flags, ap);                                           \
+		va_end(ap);                                                               \
+		if (!real)                                                                \
+			real = (open_fn)dlsym(RTLD_NEXT, #name);                          \
+		note(path);                                                               \
+		return real(path, flags, m);                                              \
 	}
-#define OPENAT_WRAP(name)                                                                  \
-	EXPORT int name(int dir, const char *path, int flags, ...)                                \
-	{                                                                                  \
-		static openat_fn real;                                                     \
-		va_list ap;                                                                \
-		va_start(ap, flags);                                                       \
-		mode_t m = mode_arg(flags, ap);                                            \
-		va_end(ap);                                                                \
-		if (!real)                                                                 \
-			real = (openat_fn)dlsym(RTLD_NEXT, #name);                         \
-		note(path);                                                                \
-		return real(dir, path, flags, m);                                          \
+#define OPENAT_WRAP(name)                                          \
+	EXPORT int name(int dir, const char *path, int flags, ...) \
+	{                                                          \
+		static openat_fn real;                             \
+		va_list ap;                                        \
+		va_start(ap, flags);                               \
+		mode_t m = mode_arg(flags, ap);                    \
+		va_end(ap);                                        \
+		if (!real)                                         \
+			real = (openat_fn)dlsym(RTLD_NEXT, #name); \
+		note(path);                                        \
+		return real(dir, path, flags, m);                  \
 	}
-#define FOPEN_WRAP(name)                                                                   \
-	EXPORT FILE *name(const char *path, const char *mode)                                     \
-	{                                                                                  \
-		static fopen_fn real;                                                      \
-		if (!real)                                                                 \
-			real = (fopen_fn)dlsym(RTLD_NEXT, #name);                          \
-		note(path);                                                                \
-		return real(path, mode);                                                   \
+#define FOPEN_WRAP(name)                                          \
+	EXPORT FILE *name(const char *path, const char *mode)     \
+	{                                                         \
+		static fopen_fn real;                             \
+		if (!real)                                        \
+			real = (fopen_fn)dlsym(RTLD_NEXT, #name); \
+		note(path);                                       \
+		return real(path, mode);                          \
 	}
 
 OPEN_WRAP(open)

@@ -14,7 +14,7 @@
 
 PROBE_API int probe_init(char *why, size_t cap, unsigned fake_hex, int no_vm_readv)
 {
-	inj_py_test_hooks h = { fake_hex, no_vm_readv };
+	inj_py_test_hooks h = {fake_hex, no_vm_readv};
 
 	inj_py_set_test_hooks(&h);
 	return inj_py_init(why, cap);
@@ -47,7 +47,8 @@ PROBE_API int probe_walk(char *buf, size_t cap)
 
 PROBE_API int probe_walk_tstate(unsigned long long ts, char *buf, size_t cap)
 {
-	return format_stack(inj_py_walk_tstate((uintptr_t)ts, &probe_stack), &probe_stack, buf, cap);
+	return format_stack(inj_py_walk_tstate((uintptr_t)ts, &probe_stack), &probe_stack, buf,
+			    cap);
 }
 
 PROBE_API unsigned long long probe_counter(int which)

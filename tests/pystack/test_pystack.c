@@ -90,7 +90,7 @@ END_TEST
 START_TEST(fake_version_without_symbols)
 {
 	char why[128] = "";
-	inj_py_test_hooks h = { 0x030c0100, 0 };
+	inj_py_test_hooks h = {0x030c0100, 0};
 
 	inj_py_set_test_hooks(&h); /* a 3.12 that exports nothing else */
 	ck_assert_int_eq(inj_py_init(why, sizeof why), -1);
@@ -106,12 +106,13 @@ END_TEST
 START_TEST(vm_readv_probe)
 {
 	char why[128] = "";
-	inj_py_test_hooks h = { 0, 1 };
+	inj_py_test_hooks h = {0, 1};
 
 	ck_assert_int_eq(py_probe_vm_readv(getpid(), why, sizeof why), 0);
 	inj_py_set_test_hooks(&h);
 	ck_assert_int_eq(py_probe_vm_readv(getpid(), why, sizeof why), -1);
-	ck_assert_str_eq(why, "process_vm_readv cannot read this process (Operation not permitted)");
+	ck_assert_str_eq(why,
+			 "process_vm_readv cannot read this process (Operation not permitted)");
 	inj_py_set_test_hooks(NULL);
 }
 END_TEST
@@ -120,7 +121,7 @@ END_TEST
 static uint32_t scan(int family, const uint8_t *t, size_t len, int32_t first, int64_t pos,
 		     size_t chunk)
 {
-	py_lines st = { 0, first };
+	py_lines st = {0, first};
 	size_t off = 0, used = 0;
 	uint32_t line = 0;
 
@@ -141,12 +142,23 @@ static uint32_t scan(int family, const uint8_t *t, size_t len, int32_t first, in
 /* First line 10. Units: [0,1) 10 one-line; [1,3) 11 one-line +1; [3,4) 8
  * no-columns -3; [4,5) no location; [5,6) 108 long +100; [6,9) 108 short. */
 static const uint8_t loc_table[] = {
-	0x80 | 10 << 3 | 0, 0x00, 0x05,
-	0x80 | 11 << 3 | 1, 0x02, 0x07,
-	0x80 | 13 << 3 | 0, 0x07,
+	0x80 | 10 << 3 | 0,
+	0x00,
+	0x05,
+	0x80 | 11 << 3 | 1,
+	0x02,
+	0x07,
+	0x80 | 13 << 3 | 0,
+	0x07,
 	0x80 | 15 << 3 | 0,
-	0x80 | 14 << 3 | 0, 0x48, 0x03, 0x00, 0x01, 0x01,
-	0x80 | 0 << 3 | 2, 0x11,
+	0x80 | 14 << 3 | 0,
+	0x48,
+	0x03,
+	0x00,
+	0x01,
+	0x01,
+	0x80 | 0 << 3 | 2,
+	0x11,
 };
 
 START_TEST(location_table_forms)
@@ -154,8 +166,8 @@ START_TEST(location_table_forms)
 	static const struct {
 		int64_t pos;
 		uint32_t line;
-	} want[] = { { 0, 10 }, { 1, 11 }, { 2, 11 }, { 3, 8 }, { 4, 0 },
-		     { 5, 108 }, { 6, 108 }, { 8, 108 }, { 9, 9999 } };
+	} want[] = {{0, 10},  {1, 11},	{2, 11},  {3, 8},   {4, 0},
+		    {5, 108}, {6, 108}, {8, 108}, {9, 9999}};
 
 	/* A chunk must be longer than the longest entry (6 bytes here; the real
 	 * chunks are 4 KiB): an entry that fills a chunk may go on past it. */
@@ -168,26 +180,27 @@ START_TEST(location_table_forms)
 END_TEST
 
 /* First line 5: [0,6) 5; [6,10) 7; [10,12) no line; [12,20) 4 (bytes). */
-static const uint8_t pairs_310[] = { 6, 0, 4, 2, 2, 0x80, 8, (uint8_t)-3 };
+static const uint8_t pairs_310[] = {6, 0, 4, 2, 2, 0x80, 8, (uint8_t)-3};
 
 START_TEST(linetable_310)
 {
 	static const struct {
 		int64_t pos;
 		uint32_t line;
-	} want[] = { { 0, 5 }, { 5, 5 }, { 6, 7 }, { 10, 0 }, { 12, 4 }, { 19, 4 }, { 20, 9999 } };
+	} want[] = {{0, 5}, {5, 5}, {6, 7}, {10, 0}, {12, 4}, {19, 4}, {20, 9999}};
 
 	for (size_t chunk = 2; chunk <= sizeof pairs_310; chunk += 2)
 		for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
 			ck_assert_uint_eq(scan(INJ_PY_FAM_310, pairs_310, sizeof pairs_310, 5,
-					       want[i].pos, chunk), want[i].line);
+					       want[i].pos, chunk),
+					  want[i].line);
 }
 END_TEST
 
 START_TEST(text_rules)
 {
 	char buf[16];
-	const uint8_t latin[] = { 'c', 'a', 'f', 0xe9 };
+	const uint8_t latin[] = {'c', 'a', 'f', 0xe9};
 	inj_py_stack s;
 
 	/* latin-1 to UTF-8; a tail that fits never splits a character */

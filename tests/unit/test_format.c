@@ -49,13 +49,13 @@ static uint64_t pick(int mode, uint64_t *s, size_t width)
 			(x)->field[i_] = (char)(' ' + gt_rand(s) % 95);    \
 		(x)->field[l_] = 0;                                        \
 	}
-#define SET_BID(x, field)                                                           \
-	{                                                                           \
-		(x)->field##_len = mode == 0   ? 0                                  \
-				   : mode == 1 ? GT_BUILD_ID_MAX                    \
+#define SET_BID(x, field)                                                                        \
+	{                                                                                        \
+		(x)->field##_len = mode == 0   ? 0                                               \
+				   : mode == 1 ? GT_BUILD_ID_MAX                                 \
 					       : (uint32_t)(gt_rand(s) % (GT_BUILD_ID_MAX + 1)); \
-		for (uint32_t i_ = 0; i_ < (x)->field##_len; i_++)                  \
-			(x)->field[i_] = (uint8_t)gt_rand(s);                       \
+		for (uint32_t i_ = 0; i_ < (x)->field##_len; i_++)                               \
+			(x)->field[i_] = (uint8_t)gt_rand(s);                                    \
 	}
 #define SET_COL(x, kind, field, codec) SET_##kind(x, field)
 
@@ -69,9 +69,9 @@ static uint64_t pick(int mode, uint64_t *s, size_t width)
 #define EQ_NAME(a, b, field)                \
 	if (strcmp((a)->field, (b)->field)) \
 		return #field;
-#define EQ_BID(a, b, field)                                        \
-	if ((a)->field##_len != (b)->field##_len ||                \
-	    memcmp((a)->field, (b)->field, (a)->field##_len))      \
+#define EQ_BID(a, b, field)                                   \
+	if ((a)->field##_len != (b)->field##_len ||           \
+	    memcmp((a)->field, (b)->field, (a)->field##_len)) \
 		return #field;
 #define EQ_COL(x, kind, field, codec) EQ_##kind(a, b, field)
 
@@ -463,8 +463,9 @@ START_TEST(long_lazy_runs)
 		gt_kernel *k = &recs[i].kernel;
 		k->start = (uint64_t)i * 1000;
 		k->end = k->start + 10;
-		k->queued = i < 5000 ? UINT64_MAX : gt_rand(&s);        /* -> PLAIN */
-		k->submitted = i < 5000 ? UINT64_MAX - 1 : UINT64_MAX - 1 + (uint64_t)i; /* -> DELTA */
+		k->queued = i < 5000 ? UINT64_MAX : gt_rand(&s); /* -> PLAIN */
+		k->submitted =
+			i < 5000 ? UINT64_MAX - 1 : UINT64_MAX - 1 + (uint64_t)i; /* -> DELTA */
 		k->graph_node_id = i < 5999 ? (1ull << 63) : 7; /* flips on the very last row */
 	}
 	gt_writer_opts o = {.frame_rows = 6000};

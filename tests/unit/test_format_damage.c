@@ -452,7 +452,7 @@ START_TEST(gpm_block_skipped_by_older_reader)
 	tf_put_block(&pl, GT_REC_KERNEL, 2, c, 1);
 	tf_put_frame(&m, &pl, 2, 0);
 	tf_put_frame(&m, &gpm, 3, 1); /* as written: this reader knows type 34 */
-	gpm.p[0] = 47;                 /* the same bytes to a reader without it */
+	gpm.p[0] = 47;		      /* the same bytes to a reader without it */
 	tf_put_block(&gpm, GT_REC_KERNEL, 2, c, 1);
 	tf_put_frame(&m, &gpm, 5, 2);
 	tf_col_free(c, 1);
@@ -769,7 +769,8 @@ START_TEST(shared_seqset)
 			while (gt_reader_next(r, &rec) > 0)
 				got++;
 			const gt_reader_stats *st = gt_reader_get_stats(r);
-			ck_assert_uint_eq(st->dup_frames + st->backward_frames + st->seq_missing, 0);
+			ck_assert_uint_eq(st->dup_frames + st->backward_frames + st->seq_missing,
+					  0);
 			gt_reader_close(r);
 		}
 		ck_assert_uint_eq(got, total);

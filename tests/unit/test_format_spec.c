@@ -154,10 +154,10 @@ static const char *codec_word(int c)
 static const char *width_word(const gt_col_desc *d)
 {
 	if (d->is_bytes)
-		return d->exact			      ? "bytes[16]"
-		       : d->max == GT_STRING_MAX      ? "bytes"
-		       : d->max == GT_BUILD_ID_MAX    ? "bytes[<=64]"
-						      : "bytes[<96]";
+		return d->exact			   ? "bytes[16]"
+		       : d->max == GT_STRING_MAX   ? "bytes"
+		       : d->max == GT_BUILD_ID_MAX ? "bytes[<=64]"
+						   : "bytes[<96]";
 	return d->max == UINT8_MAX    ? "u8"
 	       : d->max == UINT32_MAX ? "u32"
 	       : d->max == UINT64_MAX ? "u64"
@@ -329,7 +329,8 @@ START_TEST(hex_dump_text_is_the_tools_output)
 			while (keep && o[keep - 1] == ' ')
 				keep--;
 			if (keep)
-				fprintf(f, "%s%.*s", o == (const char *)out.p ? "" : "\n", (int)keep, o);
+				fprintf(f, "%s%.*s", o == (const char *)out.p ? "" : "\n",
+					(int)keep, o);
 			o += ll + (o[ll] == '\n');
 		}
 		fputs(e, f);

@@ -24,8 +24,8 @@
 typedef struct membuf {
 	uint8_t *p;
 	size_t len, cap;
-	int refuse;     /* refuse this many upcoming sink calls */
-	int refuse_rc;  /* error returned when refusing (default GT_ERR_FULL) */
+	int refuse;	/* refuse this many upcoming sink calls */
+	int refuse_rc;	/* error returned when refusing (default GT_ERR_FULL) */
 	unsigned calls; /* sink calls seen */
 } membuf;
 
@@ -137,7 +137,8 @@ TF_UNUSED static size_t tf_put_header(membuf *m)
 /* Append a frame around payload (compressed when zstd); flags/reserved let a
  * test forge bad headers, the CRC is always right for what is written. */
 TF_UNUSED static void tf_put_frame_ex(membuf *m, const void *payload, size_t len, uint32_t nrecords,
-			    uint64_t seq, int zstd, uint16_t extra_flags, uint16_t reserved)
+				      uint64_t seq, int zstd, uint16_t extra_flags,
+				      uint16_t reserved)
 {
 	const void *pl = payload;
 	size_t plen = len;
@@ -163,7 +164,8 @@ TF_UNUSED static void tf_put_frame_ex(membuf *m, const void *payload, size_t len
 	free(cbuf);
 }
 
-TF_UNUSED static void tf_put_frame(membuf *m, const membuf *payload, uint32_t nrecords, uint64_t seq)
+TF_UNUSED static void tf_put_frame(membuf *m, const membuf *payload, uint32_t nrecords,
+				   uint64_t seq)
 {
 	tf_put_frame_ex(m, payload->p, payload->len, nrecords, seq, 0, 0, 0);
 }
@@ -200,7 +202,7 @@ TF_UNUSED static void tf_col_const(tf_col *c, uint64_t v)
 
 /* Append a block: type, ncols, rows, body length, descriptors, columns. */
 TF_UNUSED static void tf_put_block(membuf *payload, uint8_t type, uint64_t rows, const tf_col *cols,
-			 unsigned ncols)
+				   unsigned ncols)
 {
 	membuf body = {0};
 	for (unsigned i = 0; i < ncols; i++) {
@@ -221,7 +223,7 @@ TF_UNUSED static void tf_put_block(membuf *payload, uint8_t type, uint64_t rows,
 /* ------------------------------------------------------------ reading */
 
 typedef struct drain {
-	int rc;           /* last gt_reader_next result */
+	int rc;		  /* last gt_reader_next result */
 	uint64_t records; /* records returned */
 	uint64_t by_type[GT_REC_TYPE_LIMIT];
 	gt_reader_stats st;

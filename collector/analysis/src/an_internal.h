@@ -22,11 +22,11 @@
 #define AN_NONE UINT32_MAX
 
 /* Propagate a negative error code. */
-#define AN_TRY(expr)                          \
-	do {                                  \
-		int an_rc_ = (expr);          \
-		if (an_rc_ < 0)               \
-			return an_rc_;        \
+#define AN_TRY(expr)                   \
+	do {                           \
+		int an_rc_ = (expr);   \
+		if (an_rc_ < 0)        \
+			return an_rc_; \
 	} while (0)
 #define AN_MAX_TRACES 65535u
 #define AN_MAX_DEV 256u /* local device ordinals above this are refused */
@@ -67,8 +67,8 @@ static inline uint64_t an_mix64(uint64_t x)
  * the values are dropped (inexact) and the percentiles are bucket bounds. */
 typedef struct an_hist {
 	uint64_t count, sum, min, max;
-	uint32_t *b;  /* AN_HIST_BUCKETS counters, allocated on first add */
-	gt_vec v;     /* uint64_t values, all `count` of them unless inexact */
+	uint32_t *b; /* AN_HIST_BUCKETS counters, allocated on first add */
+	gt_vec v;    /* uint64_t values, all `count` of them unless inexact */
 	int inexact;
 } an_hist;
 
@@ -85,7 +85,8 @@ void an_hist_summary(const an_hist *h, gt_an_dist *d);
 int an_cmp_u64(const void *x, const void *y);
 
 /* qsort that accepts n == 0 with a NULL base. */
-static inline void an_qsort(void *base, size_t n, size_t esz, int (*cmp)(const void *, const void *))
+static inline void an_qsort(void *base, size_t n, size_t esz,
+			    int (*cmp)(const void *, const void *))
 {
 	if (n > 1)
 		qsort(base, n, esz, cmp);
@@ -94,17 +95,17 @@ static inline void an_qsort(void *base, size_t n, size_t esz, int (*cmp)(const v
 /* ------------------------------------------------------------ records */
 
 enum { /* an_item.kind */
-	AN_K_KERNEL = 1,
-	AN_K_MEMCPY = 2,
-	AN_K_MEMSET = 3,
+       AN_K_KERNEL = 1,
+       AN_K_MEMCPY = 2,
+       AN_K_MEMSET = 3,
 };
 enum { /* an_item.flags */
-	AN_IF_NCCL = 1u << 0,
-	AN_IF_GRAPH = 1u << 1,
-	AN_IF_WAITS = 1u << 2, /* its stream was told to wait on an event */
-	AN_IF_FIRST = 1u << 3, /* warm-up: a kernel's first launch on the GPU, after its
-				  start-up and before the low stretch's end, or a copy or
-				  memset right before one (gaps.c) */
+       AN_IF_NCCL = 1u << 0,
+       AN_IF_GRAPH = 1u << 1,
+       AN_IF_WAITS = 1u << 2, /* its stream was told to wait on an event */
+       AN_IF_FIRST = 1u << 3, /* warm-up: a kernel's first launch on the GPU, after its
+				 start-up and before the low stretch's end, or a copy or
+				 memset right before one (gaps.c) */
 };
 
 /* One unit of GPU work, 32 bytes. The key (start) comes first for the
@@ -113,11 +114,11 @@ typedef struct an_item {
 	uint64_t start, end;
 	uint64_t queued; /* kernels: CUPTI's queued time (the host had done its part
 			    of E by then); 0 unknown, or not at or before start */
-	uint32_t name;   /* kernels: global string id; copies: index of their an_cagg */
+	uint32_t name;	 /* kernels: global string id; copies: index of their an_cagg */
 	uint32_t stream;
-	uint32_t cc;     /* correlation id while loading; after the join the index of
-			    the outer call that launched it, or AN_NONE */
-	uint16_t src;    /* its (trace, device) pair: a->srcs */
+	uint32_t cc;  /* correlation id while loading; after the join the index of
+			 the outer call that launched it, or AN_NONE */
+	uint16_t src; /* its (trace, device) pair: a->srcs */
 	uint8_t kind;
 	uint8_t flags;
 } an_item;
@@ -131,20 +132,20 @@ typedef struct an_src {
 #define AN_MAX_SRCS 65535u
 
 enum { /* API call classes */
-	AN_C_OTHER = 0,
-	AN_C_LAUNCH = 1, /* kernel / graph / cooperative launches */
-	AN_C_COPY = 2,   /* memcpy calls (blocking by evidence or by name) */
-	AN_C_MEMSET = 3,
-	AN_C_SYNC = 4,   /* stream/device/event/context synchronize */
-	AN_C_WAIT = 5,   /* stream wait event */
+       AN_C_OTHER = 0,
+       AN_C_LAUNCH = 1, /* kernel / graph / cooperative launches */
+       AN_C_COPY = 2,	/* memcpy calls (blocking by evidence or by name) */
+       AN_C_MEMSET = 3,
+       AN_C_SYNC = 4, /* stream/device/event/context synchronize */
+       AN_C_WAIT = 5, /* stream wait event */
 };
-enum { /* an_call.flags */
-	AN_CF_BLOCKING = 1u << 0, /* copy call that returned after its copy ended */
-	AN_CF_ASYNC = 1u << 1,    /* the name says Async */
-	AN_CF_TURN = 1u << 2,     /* after this call, the host is "turning around" */
-	AN_CF_AFTER_WAIT = 1u << 3, /* launch preceded by a wait since the last launch */
-	AN_CF_OUTER = 1u << 4,
-	AN_CF_MATCHED = 1u << 5,  /* the copy it issued was found */
+enum {				   /* an_call.flags */
+       AN_CF_BLOCKING = 1u << 0,   /* copy call that returned after its copy ended */
+       AN_CF_ASYNC = 1u << 1,	   /* the name says Async */
+       AN_CF_TURN = 1u << 2,	   /* after this call, the host is "turning around" */
+       AN_CF_AFTER_WAIT = 1u << 3, /* launch preceded by a wait since the last launch */
+       AN_CF_OUTER = 1u << 4,
+       AN_CF_MATCHED = 1u << 5, /* the copy it issued was found */
 };
 
 /* One runtime/driver API call. */
@@ -172,15 +173,15 @@ typedef struct an_nvml {
 	uint64_t reasons;
 	uint32_t sm_clock, power_mw, temp_c, gpu_util;
 	uint32_t power_limit_mw, default_power_limit_mw; /* 0 or UINT32_MAX: unknown */
-	uint16_t trace, dev; /* dev: local, then GPU index */
+	uint16_t trace, dev;				 /* dev: local, then GPU index */
 } an_nvml;
 
 /* A GT_REC_GPM reading: the counters of one GPU between two samples. */
 typedef struct an_gpm {
-	uint64_t start, end;         /* trace clock, then realtime */
-	double v[GT_GPM_COUNT];      /* percent or bytes/s; < 0 not read */
-	uint64_t link_bps;           /* PCIe link capacity per direction; 0 unknown */
-	uint16_t trace, dev;         /* dev: local, then GPU index (AN_GPM_NO_GPU: none) */
+	uint64_t start, end;	/* trace clock, then realtime */
+	double v[GT_GPM_COUNT]; /* percent or bytes/s; < 0 not read */
+	uint64_t link_bps;	/* PCIe link capacity per direction; 0 unknown */
+	uint16_t trace, dev;	/* dev: local, then GPU index (AN_GPM_NO_GPU: none) */
 } an_gpm;
 #define AN_GPM_NO_GPU 0xffffu
 
@@ -240,17 +241,17 @@ typedef struct an_trace {
 	uint64_t capture_start; /* trace clock: stream header, or the first ARMED note */
 	int armed;
 	/* local string id -> global id */
-	gt_slots smap;   /* uint32 by trace string id: global string id, 0 = not yet */
-	gt_vec pending;  /* uint32[2]: (trace string id, placeholder global id) */
+	gt_slots smap;	/* uint32 by trace string id: global string id, 0 = not yet */
+	gt_vec pending; /* uint32[2]: (trace string id, placeholder global id) */
 	/* local thread id -> global thread index */
 	gt_map tmap;
-	an_tdev *devs; /* [AN_MAX_DEV], allocated on demand */
-	gt_vec notes;  /* gt_an_note, text filled at finish */
-	gt_vec note_ids; /* uint32 global string ids for the notes */
+	an_tdev *devs;	   /* [AN_MAX_DEV], allocated on demand */
+	gt_vec notes;	   /* gt_an_note, text filled at finish */
+	gt_vec note_ids;   /* uint32 global string ids for the notes */
 	uint64_t nsyncrec; /* non-wait sync records */
 	uint32_t max_corr;
-	gt_vec holes;      /* an_hole: spans whose records were lost (trace clock) */
-	gt_map nvtx_open;  /* NVTX range id -> index in a->ranges + 1, while open */
+	gt_vec holes;	  /* an_hole: spans whose records were lost (trace clock) */
+	gt_map nvtx_open; /* NVTX range id -> index in a->ranges + 1, while open */
 } an_trace;
 
 /* An NVTX range (nvtx.c): trace clock while loading, realtime after
@@ -281,22 +282,22 @@ typedef struct an_span {
 
 /* A collective kernel that waited for the last rank (comm.c -> sweep). */
 typedef struct an_cwait {
-	uint64_t item;  /* index in the sorted item array */
+	uint64_t item;	/* index in the sorted item array */
 	uint64_t until; /* the last rank's start */
-	uint32_t rank;  /* the rank it waited for */
+	uint32_t rank;	/* the rank it waited for */
 	uint32_t pad;
 } an_cwait;
 
 /* Communication across GPUs (comm.c). */
 typedef struct an_comm {
-	uint8_t *type;  /* by canonical string id: 0 compute, else gt_coll_type + 1 */
+	uint8_t *type; /* by canonical string id: 0 compute, else gt_coll_type + 1 */
 	size_t ntype;
-	int any;        /* some string is a communication kernel's name */
-	gt_vec ranks;   /* gt_an_rank, by rank */
-	gt_vec colls;   /* gt_an_collective, by first start */
-	gt_vec groups;  /* gt_an_comm_group */
-	gt_vec waits;   /* an_cwait, by item */
-	gt_vec late;    /* an_span: windows in which a GPU's rank was late, by GPU and start */
+	int any;       /* some string is a communication kernel's name */
+	gt_vec ranks;  /* gt_an_rank, by rank */
+	gt_vec colls;  /* gt_an_collective, by first start */
+	gt_vec groups; /* gt_an_comm_group */
+	gt_vec waits;  /* an_cwait, by item */
+	gt_vec late;   /* an_span: windows in which a GPU's rank was late, by GPU and start */
 } an_comm;
 
 /* Classify every string as compute or a collective type (comm->type). */
@@ -308,33 +309,33 @@ void an_comm_free(an_comm *c);
 /* Per-GPU internal state besides the public struct. */
 typedef struct an_gpu {
 	gt_an_gpu pub;
-	uint64_t key;   /* uuid hash, or trace/ordinal when unknown */
-	gt_vec procs;   /* gt_an_proc */
-	gt_vec gaps;    /* gt_an_gap, detailed */
-	gt_an_column *cols; /* opts.cause_columns of them, or NULL */
+	uint64_t key;		  /* uuid hash, or trace/ordinal when unknown */
+	gt_vec procs;		  /* gt_an_proc */
+	gt_vec gaps;		  /* gt_an_gap, detailed */
+	gt_an_column *cols;	  /* opts.cause_columns of them, or NULL */
 	uint32_t ncols, col_gaps; /* columns; gaps placed in them */
-	gt_vec longest; /* gt_an_gap, heap then sorted */
-	gt_vec kernels; /* gt_an_kernel */
-	gt_vec copies;  /* gt_an_copy */
+	gt_vec longest;		  /* gt_an_gap, heap then sorted */
+	gt_vec kernels;		  /* gt_an_kernel */
+	gt_vec copies;		  /* gt_an_copy */
 	float *series;
 	size_t nseries;
 	an_hist lat_api, lat_api_end, lat_queued, lat_submitted, gaplen;
-	size_t i0, i1;  /* its items in the sorted item array */
+	size_t i0, i1; /* its items in the sorted item array */
 	/* communication */
-	uint32_t comm_types;                  /* bit per gt_coll_type run here */
+	uint32_t comm_types;		      /* bit per gt_coll_type run here */
 	uint64_t coll_matched[GT_COLL_COUNT]; /* kernels matched across ranks */
 	uint64_t coll_wait[GT_COLL_COUNT];    /* their waits for the last rank */
-	gt_vec colls;   /* gt_an_coll */
-	gt_vec waits;   /* gt_an_wait */
+	gt_vec colls;			      /* gt_an_coll */
+	gt_vec waits;			      /* gt_an_wait */
 	/* host call sites (stacks.c) */
-	gt_vec sites;   /* gt_an_site */
+	gt_vec sites;	/* gt_an_site */
 	gt_map sitemap; /* stack index -> sites index + 1 */
 	uint64_t site_elig[GT_CAUSE_COUNT], site_tied[GT_CAUSE_COUNT];
 	/* steps (steps.c) */
-	gt_vec steps;   /* gt_an_step, by start, not overlapping */
+	gt_vec steps; /* gt_an_step, by start, not overlapping */
 	gt_an_steps steps_info;
 	size_t step_busy_cur, step_gap_cur; /* sweep cursors */
-	int step_period;  /* its steps are periods (GT_STEPS_PERIOD) */
+	int step_period;		    /* its steps are periods (GT_STEPS_PERIOD) */
 } an_gpu;
 
 /* ------------------------------------------------------------ host stacks (stacks.c) */
@@ -361,13 +362,13 @@ typedef struct an_module {
 
 typedef struct an_stacks {
 	gt_vec raw, frames, samples, modules; /* as loaded */
-	gt_vec idents;  /* gt_module_identity of the modules that carry one */
+	gt_vec idents;			      /* gt_module_identity of the modules that carry one */
 	gt_an_symbols syms;
 	char root[2048]; /* gt_an_symbols.root */
-	gt_vec stacks;  /* gt_an_stack, after an_stacks_index */
+	gt_vec stacks;	 /* gt_an_stack, after an_stacks_index */
 	gt_an_frame *fr;
-	gt_map bykey;   /* trace << 32 | stack id -> stacks index + 1 */
-	gt_map bycorr;  /* trace << 32 | correlation id -> stacks index + 1 */
+	gt_map bykey;  /* trace << 32 | stack id -> stacks index + 1 */
+	gt_map bycorr; /* trace << 32 | correlation id -> stacks index + 1 */
 } an_stacks;
 
 /* Loading: one record of types 35-38, string ids already global. */
@@ -393,36 +394,36 @@ struct gt_analysis {
 	int finished;
 	int oom;
 	gt_strtab st;
-	gt_vec traces;  /* an_trace* */
-	gt_vec items;   /* an_item */
-	gt_vec srcs;    /* an_src */
-	gt_vec calls;   /* an_call: raw, then outer only */
-	gt_vec syncrec; /* an_syncrec */
-	gt_vec nvml;    /* an_nvml */
-	gt_vec nvproc;  /* an_nvproc */
-	gt_vec gpm;     /* an_gpm */
-	gt_vec threads; /* an_thread */
-	gt_vec kagg;    /* an_kagg */
-	gt_map kmap;    /* kagg key -> index */
-	gt_vec cagg;    /* an_cagg */
-	gt_map cmap;    /* cagg key -> index */
-	gt_vec gpus;    /* an_gpu* */
-	gt_vec syncs;   /* gt_an_sync, final */
+	gt_vec traces;	   /* an_trace* */
+	gt_vec items;	   /* an_item */
+	gt_vec srcs;	   /* an_src */
+	gt_vec calls;	   /* an_call: raw, then outer only */
+	gt_vec syncrec;	   /* an_syncrec */
+	gt_vec nvml;	   /* an_nvml */
+	gt_vec nvproc;	   /* an_nvproc */
+	gt_vec gpm;	   /* an_gpm */
+	gt_vec threads;	   /* an_thread */
+	gt_vec kagg;	   /* an_kagg */
+	gt_map kmap;	   /* kagg key -> index */
+	gt_vec cagg;	   /* an_cagg */
+	gt_map cmap;	   /* cagg key -> index */
+	gt_vec gpus;	   /* an_gpu* */
+	gt_vec syncs;	   /* gt_an_sync, final */
 	gt_slots name_cls; /* uint8 by global string id: API class + 1, 0 = unknown */
-	an_comm comm;   /* communication across GPUs */
+	an_comm comm;	   /* communication across GPUs */
 	/* the frames read of each stream (several files can hold one stream:
 	 * a fallback file, the same file twice): stream identity -> index */
 	gt_map streams;
-	gt_vec seen;    /* gt_seqset *, by index */
-	an_stacks stk;  /* host call stacks (format 1.4) */
+	gt_vec seen;   /* gt_seqset *, by index */
+	an_stacks stk; /* host call stacks (format 1.4) */
 	/* NVTX ranges, slices, steps (nvtx.c, steps.c) */
-	gt_vec ranges;  /* an_range, by (trace, tid, start) after finish */
-	gt_vec nvsum;   /* gt_an_nvtx_sum */
+	gt_vec ranges; /* an_range, by (trace, tid, start) after finish */
+	gt_vec nvsum;  /* gt_an_nvtx_sum */
 	uint64_t nvspan;
 	uint64_t skipped_origin; /* earliest header instant of the traces skipped by pid */
 	gt_an_slice slice;
-	gt_vec captures;  /* gt_an_capture, by start (captures.c) */
-	int step_source;  /* GT_STEPS_* chosen for every GPU */
+	gt_vec captures;    /* gt_an_capture, by start (captures.c) */
+	int step_source;    /* GT_STEPS_* chosen for every GPU */
 	char step_key[256]; /* the step range name matched (exact or key#N) */
 };
 
@@ -467,9 +468,9 @@ int an_xla_range(const char *name);
 /* The first dispatch of the loop's jitted function on GPU g (design block
  * of xla.c). */
 typedef struct an_xla_loop {
-	uint64_t start, end;   /* the first dispatch (0, 0: no loop function) */
-	uint64_t compile_ns;   /* its process's compiling time in [t0, start) */
-	uint32_t module;       /* the module's name (string id) */
+	uint64_t start, end; /* the first dispatch (0, 0: no loop function) */
+	uint64_t compile_ns; /* its process's compiling time in [t0, start) */
+	uint32_t module;     /* the module's name (string id) */
 } an_xla_loop;
 /* Finds it among the NVTX ranges of g's processes (slot: trace -> process
  * slot on g; g's window set). @return 0 or GT_ERR_NOMEM. */
@@ -481,8 +482,7 @@ void an_gpu_free(an_gpu *g);
 
 /* load.c */
 int an_load_reader(gt_analysis *a, gt_reader *r, an_trace *t);
-uint8_t an_api_class(gt_analysis *a, uint32_t name, uint32_t domain, uint32_t cbid,
-		     uint8_t *async);
+uint8_t an_api_class(gt_analysis *a, uint32_t name, uint32_t domain, uint32_t cbid, uint8_t *async);
 
 /* finish steps (timeline.c, gaps.c, tables.c) */
 int an_resolve_gpus(gt_analysis *a);

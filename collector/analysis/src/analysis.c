@@ -14,7 +14,8 @@
 uint64_t gt_gap_bin_floor_ns(unsigned i)
 {
 	static const uint64_t f[GT_GAP_BINS] = {
-		0, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull, 1000000000ull,
+		0,	    1000ull,	 10000ull,     100000ull,
+		1000000ull, 10000000ull, 100000000ull, 1000000000ull,
 	};
 	return i < GT_GAP_BINS ? f[i] : 0;
 }
@@ -220,11 +221,11 @@ static an_trace *new_trace(gt_analysis *a, const char *label)
 static gt_seqset *stream_seen(gt_analysis *a, const gt_stream_header *h)
 {
 	uint64_t x = 0xcbf29ce484222325ull; /* FNV-1a */
-#define MIX(p, n)                                                   \
-	for (size_t i_ = 0; i_ < (n); i_++)                         \
+#define MIX(p, n)                           \
+	for (size_t i_ = 0; i_ < (n); i_++) \
 		x = (x ^ ((const uint8_t *)(p))[i_]) * 0x100000001b3ull;
-	uint64_t v[6] = {h->producer, h->pid, h->ppid, h->trace_ns, h->realtime_ns,
-			 h->monotonic_ns};
+	uint64_t v[6] = {h->producer, h->pid,	      h->ppid,
+			 h->trace_ns, h->realtime_ns, h->monotonic_ns};
 	MIX(v, sizeof(v));
 	MIX(h->hostname, strnlen(h->hostname, sizeof(h->hostname)) + 1);
 	MIX(h->session, strnlen(h->session, sizeof(h->session)) + 1);
@@ -269,7 +270,8 @@ static int skip_pid(gt_analysis *a, gt_reader *r)
 	while (gt_reader_next(r, &x) > 0)
 		if (x.type == GT_REC_CLOCK)
 			gt_clock_map_update(&cm, &x.clock);
-		else if (x.type == GT_REC_NOTE && x.note.code == GT_NOTE_ARMED && x.note.ts && !armed)
+		else if (x.type == GT_REC_NOTE && x.note.code == GT_NOTE_ARMED && x.note.ts &&
+			 !armed)
 			armed = x.note.ts;
 	if (armed)
 		start = gt_clock_map_apply(&cm, armed);
@@ -285,9 +287,10 @@ static int add_reader(gt_analysis *a, gt_reader *r, const gt_errinfo *open_err, 
 	an_trace *t = new_trace(a, label);
 	if (!t) {
 		gt_reader_close(r);
-		return gt_errinfo_set(ei, a->traces.n >= AN_MAX_TRACES ? GT_ERR_LIMIT : GT_ERR_NOMEM,
-				      0, "%s: %s", label ? label : "(memory)",
-			      a->traces.n >= AN_MAX_TRACES ? "too many traces" : "out of memory");
+		return gt_errinfo_set(
+			ei, a->traces.n >= AN_MAX_TRACES ? GT_ERR_LIMIT : GT_ERR_NOMEM, 0, "%s: %s",
+			label ? label : "(memory)",
+			a->traces.n >= AN_MAX_TRACES ? "too many traces" : "out of memory");
 	}
 	if (!r) {
 		t->pub.status = open_err->code ? open_err->code : GT_ERR_GENERIC;
@@ -352,7 +355,8 @@ int gt_analysis_add_arg(gt_analysis *a, const gt_traceset *ts, size_t arg, gt_er
 	if (!ta)
 		return gt_errinfo_set(ei, GT_ERR_INVAL, 0, "no operand %zu", arg);
 	if (a->finished)
-		return gt_errinfo_set(ei, GT_ERR_INVAL, 0, "%s: analysis already finished", ta->path);
+		return gt_errinfo_set(ei, GT_ERR_INVAL, 0, "%s: analysis already finished",
+				      ta->path);
 	if (ta->rc < 0) {
 		if (ei)
 			*ei = ta->err;
@@ -371,7 +375,8 @@ int gt_analysis_add_arg(gt_analysis *a, const gt_traceset *ts, size_t arg, gt_er
 int gt_analysis_add_image(gt_analysis *a, const gt_trace_image *im, gt_errinfo *ei)
 {
 	if (a->finished)
-		return gt_errinfo_set(ei, GT_ERR_INVAL, 0, "%s: analysis already finished", im->path);
+		return gt_errinfo_set(ei, GT_ERR_INVAL, 0, "%s: analysis already finished",
+				      im->path);
 	gt_reader_opts ro = {.stop_on_corrupt = a->o.stop_on_corrupt,
 			     .max_records_per_byte = a->o.max_records_per_byte};
 	gt_errinfo oe = {0};
@@ -384,7 +389,7 @@ int gt_analysis_add_mem(gt_analysis *a, const void *buf, size_t len, const char 
 {
 	if (a->finished)
 		return gt_errinfo_set(ei, GT_ERR_INVAL, 0, "%s: %s", label ? label : "(memory)",
-			      "analysis already finished");
+				      "analysis already finished");
 	gt_reader_opts ro = {.stop_on_corrupt = a->o.stop_on_corrupt,
 			     .max_records_per_byte = a->o.max_records_per_byte};
 	gt_errinfo oe = {0};
@@ -510,14 +515,14 @@ static const an_gpu *gpu_at(const gt_analysis *a, size_t i, size_t *n)
 }
 
 /* The per-GPU array accessors all have one shape. */
-#define GPU_ARRAY(FN, T, FIELD)                                                  \
-	const T *FN(const gt_analysis *a, size_t gpu, size_t *n)               \
-	{                                                                        \
-		const an_gpu *g = gpu_at(a, gpu, n);                             \
-		if (!g)                                                          \
-			return NULL;                                             \
-		*n = g->FIELD.n;                                                 \
-		return g->FIELD.p;                                               \
+#define GPU_ARRAY(FN, T, FIELD)                                  \
+	const T *FN(const gt_analysis *a, size_t gpu, size_t *n) \
+	{                                                        \
+		const an_gpu *g = gpu_at(a, gpu, n);             \
+		if (!g)                                          \
+			return NULL;                             \
+		*n = g->FIELD.n;                                 \
+		return g->FIELD.p;                               \
 	}
 GPU_ARRAY(gt_analysis_procs, gt_an_proc, procs)
 GPU_ARRAY(gt_analysis_gaps, gt_an_gap, gaps)

@@ -123,11 +123,11 @@
 
 #include "an_internal.h"
 
-#define AN_TRY_GOTO(e)                \
-	do {                          \
-		rc = (e);             \
-		if (rc < 0)           \
-			goto out;     \
+#define AN_TRY_GOTO(e)            \
+	do {                      \
+		rc = (e);         \
+		if (rc < 0)       \
+			goto out; \
 	} while (0)
 
 typedef struct seg {
@@ -153,8 +153,8 @@ typedef struct sw {
 	const an_call *calls;
 	const an_thread *th;
 	const an_src *srcs;
-	size_t *hint;          /* per thread: cursor into its calls */
-	const uint8_t *ctype;  /* by canonical string id: 0 compute, else coll type + 1 */
+	size_t *hint;	      /* per thread: cursor into its calls */
+	const uint8_t *ctype; /* by canonical string id: 0 compute, else coll type + 1 */
 	size_t nctype;
 	/* communication: this GPU's waits (by item) and late windows (by start) */
 	const an_cwait *cw;
@@ -437,7 +437,7 @@ static uint8_t rec_kind(const an_item *it)
 {
 	if (!it)
 		return 0;
-	return it->kind == AN_K_KERNEL ? GT_REC_KERNEL
+	return it->kind == AN_K_KERNEL	 ? GT_REC_KERNEL
 	       : it->kind == AN_K_MEMCPY ? GT_REC_MEMCPY
 					 : GT_REC_MEMSET;
 }
@@ -573,7 +573,10 @@ static double overlap(double a0, double a1, double b0, double b1)
 
 static int dtoi(double v)
 {
-	return isnan(v) ? 0 : v >= (double)INT_MAX ? INT_MAX : v <= (double)INT_MIN ? INT_MIN : (int)v;
+	return isnan(v)		      ? 0
+	       : v >= (double)INT_MAX ? INT_MAX
+	       : v <= (double)INT_MIN ? INT_MIN
+				      : (int)v;
 }
 
 /* The gap gp in the cause columns: its overlap with each column it crosses,
@@ -595,7 +598,8 @@ static int column_gap(sw *S, const gt_an_gap *gp)
 	double s = (double)gp->start, e = (double)gp->end, dl = e - s;
 	if (dl <= 0)
 		return 0;
-	int c0 = dtoi(floor((s - t0) / cw)), c1 = dtoi(floor((e - t0) / cw)), last = (int)S->ncols - 1;
+	int c0 = dtoi(floor((s - t0) / cw)), c1 = dtoi(floor((e - t0) / cw)),
+	    last = (int)S->ncols - 1;
 	c0 = c0 < 0 ? 0 : c0;
 	c1 = c1 > last ? last : c1;
 	for (int c = c0; c <= c1; c++) {
@@ -612,8 +616,8 @@ static int keep_gap(sw *S, const gt_an_gap *gp, const an_item *prev, const an_it
 	an_gpu *g = S->g;
 	uint64_t len = gp->end - gp->start;
 	int detail = len >= S->detail_min && g->gaps.n < S->max_detail;
-	int top = S->top && (g->longest.n < S->top ||
-			     gap_less(GT_VEC_AT(&g->longest, gt_an_gap, 0), gp));
+	int top = S->top &&
+		  (g->longest.n < S->top || gap_less(GT_VEC_AT(&g->longest, gt_an_gap, 0), gp));
 	if (!detail && !top)
 		return 0;
 	gt_an_gap full = *gp;
@@ -1191,8 +1195,7 @@ static int build_views(sw *S, gsw *L, const an_nvproc *np, size_t nnp)
 
 /* A collective kernel: its type's statistics and probe, and its wait for the
  * last rank, if matched. */
-static void count_coll_kernel(sw *S, gsw *L, size_t i, uint64_t s, uint64_t e, uint32_t nm,
-			      int ct)
+static void count_coll_kernel(sw *S, gsw *L, size_t i, uint64_t s, uint64_t e, uint32_t nm, int ct)
 {
 	const an_item *x = &L->it[i];
 	uint64_t d = x->end - x->start;
@@ -1266,8 +1269,7 @@ static int count_kernel(sw *S, gsw *L, size_t i, uint64_t s, uint64_t e, gt_an_p
 
 /* Counts one item whole (not clipped to the window): per kind, per process,
  * unmatched, its stream. */
-static int count_item(sw *S, gsw *L, size_t i, uint64_t s, uint64_t e, uint16_t xtr,
-		      gt_an_proc *pp)
+static int count_item(sw *S, gsw *L, size_t i, uint64_t s, uint64_t e, uint16_t xtr, gt_an_proc *pp)
 {
 	an_gpu *g = S->g;
 	const an_item *x = &L->it[i];
@@ -1378,7 +1380,8 @@ static void busy_totals(sw *S, gsw *L)
 	g->pub.sm_busy_ns = ku_total(&L->ku_all);
 	g->pub.copy_only_ns = g->pub.busy_ns - g->pub.sm_busy_ns;
 	g->pub.idle_ns = g->pub.window_ns - g->pub.busy_ns;
-	g->pub.utilization = g->pub.window_ns ? (double)g->pub.busy_ns / (double)g->pub.window_ns : 0;
+	g->pub.utilization =
+		g->pub.window_ns ? (double)g->pub.busy_ns / (double)g->pub.window_ns : 0;
 	memcpy(g->pub.cause_ns, L->G.cause, sizeof(L->G.cause));
 	g->pub.ngaps = L->G.ngaps;
 	g->pub.compute_ns = ku_total(&L->ku_comp);
@@ -1497,7 +1500,8 @@ static int gpu_holes(sw *S, gsw *L)
 			if (!d)
 				return GT_ERR_NOMEM;
 			d->a = gt_clock_map_apply(&tr->cmap, h[k].a);
-			d->b = h[k].b == UINT64_MAX ? UINT64_MAX : gt_clock_map_apply(&tr->cmap, h[k].b);
+			d->b = h[k].b == UINT64_MAX ? UINT64_MAX
+						    : gt_clock_map_apply(&tr->cmap, h[k].b);
 			if (d->b < d->a)
 				S->holes.n--;
 		}
@@ -1624,11 +1628,10 @@ static size_t trigram_walk(const gsw *L, uint64_t from, uint64_t to, gt_map *m, 
 /* The loop's start before `cut`: the first kernel that begins a kernel
  * sequence (three kernels in a row) the steady state (from `cut` on)
  * repeats at least half as often as its most repeated one, and twice or
- * more (a step's sequences repeat alike: fwd, bwd, fwd and bwd, fwd, bwd). Why three in a row: an init kernel
- * often has a name of the loop (the PRNG that fills the weights also makes
- * each step's random batch: the H200 torch.compile run, whose 8 s of
- * compilation after its weights' init read as "slow_data_loader"), a
- * step's sequence of kernels does not. Sets *at (UINT64_MAX: none) and
+ * more (a step's sequences repeat alike: fwd, bwd, fwd and bwd, fwd, bwd). Why three in a row: an
+ * init kernel often has a name of the loop (the PRNG that fills the weights also makes each step's
+ * random batch: the H200 torch.compile run, whose 8 s of compilation after its weights' init read
+ * as "slow_data_loader"), a step's sequence of kernels does not. Sets *at (UINT64_MAX: none) and
  * *name (that kernel's name). */
 static int startup_loop_kernel(const sw *S, const gsw *L, uint64_t cut, uint64_t *at,
 			       uint32_t *name)
@@ -1726,7 +1729,8 @@ static int startup_split(sw *S, gsw *L)
 	free(wb);
 	if (!split && x.start <= S->t0)
 		return 0;
-	uint64_t low = split ? S->t0 + (uint64_t)split * S->wlen : x.end, cut = low, at = UINT64_MAX;
+	uint64_t low = split ? S->t0 + (uint64_t)split * S->wlen : x.end, cut = low,
+		 at = UINT64_MAX;
 	uint32_t name = 0;
 	int by = GT_STARTUP_BY_SPLIT;
 	uint64_t st = an_steps_first_start(S->a, g, L->slot); /* wins over a dispatch too */
@@ -1920,8 +1924,8 @@ int an_sweep(gt_analysis *a)
 	S.max_detail = a->o.max_detail_gaps;
 	S.top = a->o.top_gaps;
 	S.ncols = a->o.cause_columns > 65536 ? 65536 : a->o.cause_columns;
-	S.col_min = a->o.cause_columns_gap_ns ? a->o.cause_columns_gap_ns
-					      : GT_AN_DEFAULT_COLUMN_GAP_NS;
+	S.col_min =
+		a->o.cause_columns_gap_ns ? a->o.cause_columns_gap_ns : GT_AN_DEFAULT_COLUMN_GAP_NS;
 	S.col_max = a->o.cause_columns_max_gaps ? a->o.cause_columns_max_gaps
 						: GT_AN_DEFAULT_COLUMN_MAX_GAPS;
 
@@ -1968,7 +1972,8 @@ int an_sweep(gt_analysis *a)
 		memset(S.late_cause, 0, sizeof(S.late_cause));
 		jl = kl;
 		an_item *items = a->items.p ? GT_VEC_AT(&a->items, an_item, starts[gi]) : NULL;
-		rc = sweep_gpu(&S, items, starts[gi + 1] - starts[gi], np ? np + jp : NULL, kp - jp);
+		rc = sweep_gpu(&S, items, starts[gi + 1] - starts[gi], np ? np + jp : NULL,
+			       kp - jp);
 		if (rc < 0)
 			goto out2;
 		jn = kn;

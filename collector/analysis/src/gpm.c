@@ -10,9 +10,9 @@
  * traces whose collector notes "gpm: readings stamped at NVML's refresh"
  * (issue 23), the sampler's calls before, 0 to 100 ms after the refreshes;
  * either way the counters trail by a delay NVML does not expose (19 to 88 ms
- * on the H200), which nothing here corrects (DIAGNOSIS.md, "GPM timing"). Busy-weighted: each reading counts by the busy time (the union of the
- * GPU's work) inside it. Kernel attribution: each launch takes the values of
- * the readings it overlaps, weighted by the overlap; when a reading also
+ * on the H200), which nothing here corrects (DIAGNOSIS.md, "GPM timing"). Busy-weighted: each
+ * reading counts by the busy time (the union of the GPU's work) inside it. Kernel attribution: each
+ * launch takes the values of the readings it overlaps, weighted by the overlap; when a reading also
  * covered launches of other kernels, that part of the launch is "shared"
  * (gpm_shared): the counters are per GPU, not per kernel, so the value is
  * the mix's, approximate for each of them.
@@ -105,8 +105,7 @@ static double quantile(const vw *p, size_t n, uint64_t total, double q)
 }
 
 /* One metric of one GPU from its readings. */
-static void metric_stat(const an_gpm *r, const rd *x, size_t n, int m, vw *tmp,
-			gt_an_gpm_stat *st)
+static void metric_stat(const an_gpm *r, const rd *x, size_t n, int m, vw *tmp, gt_an_gpm_stat *st)
 {
 	double sum = 0, sumb = 0;
 	uint64_t ns = 0, nb = 0;
@@ -170,8 +169,8 @@ typedef struct acc {
 	uint64_t all, shared;
 } acc;
 
-static void attribute(gt_analysis *a, const an_item *it, size_t ni, const an_gpm *r,
-		      const rd *x, size_t n, const gt_map *rows, acc *ac)
+static void attribute(gt_analysis *a, const an_item *it, size_t ni, const an_gpm *r, const rd *x,
+		      size_t n, const gt_map *rows, acc *ac)
 {
 	for (size_t i = 0; i < ni; i++) {
 		if (it[i].kind != AN_K_KERNEL)
@@ -203,7 +202,8 @@ static void store_attribution(an_gpu *g, const acc *ac)
 		k[i].gpm_ns = ac[i].all;
 		k[i].gpm_shared = ac[i].all ? (double)ac[i].shared / (double)ac[i].all : 0;
 		for (int m = 0; m < GT_GPM_PERCENT_COUNT; m++)
-			k[i].gpm[m] = ac[i].ns[m] ? (float)(ac[i].sum[m] / (double)ac[i].ns[m]) : -1;
+			k[i].gpm[m] =
+				ac[i].ns[m] ? (float)(ac[i].sum[m] / (double)ac[i].ns[m]) : -1;
 	}
 }
 

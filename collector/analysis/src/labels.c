@@ -77,7 +77,8 @@ const char *gt_proc_label(char *buf, size_t cap, uint32_t pid, const char *cmdli
 	size_t nt = tokens(cmdline, tok, len), lo = nt, hi = 0, k = 0;
 	/* the differing range [lo, hi) against every other command line */
 	for (size_t i = 0; i < n; i++) {
-		if (!others[i] || others[i] == cmdline || !strcmp(others[i], cmdline ? cmdline : ""))
+		if (!others[i] || others[i] == cmdline ||
+		    !strcmp(others[i], cmdline ? cmdline : ""))
 			continue;
 		size_t no = tokens(others[i], ot, ol), p = 0, q = 0;
 		while (p < nt && p < no && same_tok(tok[p], len[p], ot[p], ol[p]))

@@ -47,23 +47,56 @@ static uint8_t class_of_cbid(uint32_t domain, uint32_t cbid, uint8_t *async)
 	*async = 0;
 	if (domain == GT_API_RUNTIME) {
 		switch (cbid) {
-		case 13: case 211: case 213: case 214: case 269: case 270: case 272:
-		case 311: case 312: case 430: case 431: case 505: case 506: return AN_C_LAUNCH;
-		case 31: case 32: return AN_C_COPY;
+		case 13:
+		case 211:
+		case 213:
+		case 214:
+		case 269:
+		case 270:
+		case 272:
+		case 311:
+		case 312:
+		case 430:
+		case 431:
+		case 505:
+		case 506: return AN_C_LAUNCH;
+		case 31:
+		case 32: return AN_C_COPY;
 		case 41: *async = 1; return AN_C_COPY;
 		case 49: return AN_C_MEMSET;
 		case 51: *async = 1; return AN_C_MEMSET;
-		case 126: case 131: case 137: case 165: case 239: return AN_C_SYNC;
-		case 147: case 247: return AN_C_WAIT;
+		case 126:
+		case 131:
+		case 137:
+		case 165:
+		case 239: return AN_C_SYNC;
+		case 147:
+		case 247: return AN_C_WAIT;
 		}
 	} else if (domain == GT_API_DRIVER) {
 		switch (cbid) {
-		case 116: case 117: case 307: case 442: case 514: case 515: case 652: case 653:
-			return AN_C_LAUNCH;
-		case 248: case 276: case 278: case 408: return AN_C_COPY;
-		case 277: case 306: case 418: *async = 1; return AN_C_COPY;
-		case 17: case 121: case 126: case 440: case 800: return AN_C_SYNC;
-		case 295: case 436: return AN_C_WAIT;
+		case 116:
+		case 117:
+		case 307:
+		case 442:
+		case 514:
+		case 515:
+		case 652:
+		case 653: return AN_C_LAUNCH;
+		case 248:
+		case 276:
+		case 278:
+		case 408: return AN_C_COPY;
+		case 277:
+		case 306:
+		case 418: *async = 1; return AN_C_COPY;
+		case 17:
+		case 121:
+		case 126:
+		case 440:
+		case 800: return AN_C_SYNC;
+		case 295:
+		case 436: return AN_C_WAIT;
 		}
 	}
 	return AN_C_OTHER;
@@ -100,7 +133,7 @@ typedef struct ld {
 	 * by a problem of the reader (a skipped frame, missing frames, a cut) at
 	 * that time, closed by the earliest time of the next good frame */
 	uint64_t last_ts;
-	int hole;           /* 0 none, 1 open (waiting for the next frame), 2 in it */
+	int hole; /* 0 none, 1 open (waiting for the next frame), 2 in it */
 	uint64_t hole_a, hole_b, hole_frames;
 } ld;
 
@@ -126,7 +159,8 @@ static uint32_t gname(ld *L, uint32_t id)
 	if (*slot)
 		return *slot;
 	const char *s = gt_reader_string(L->r, id);
-	uint32_t g = s ? gt_strtab_intern(&L->a->st, s, strlen(s)) : gt_strtab_placeholder(&L->a->st);
+	uint32_t g =
+		s ? gt_strtab_intern(&L->a->st, s, strlen(s)) : gt_strtab_placeholder(&L->a->st);
 	uint32_t *pend = g && !s ? gt_vec_push(&t->pending) : NULL;
 	if (!s && !pend)
 		return 0; /* a name that will stay unknown; nothing cached */
@@ -250,7 +284,8 @@ static void bad_record(ld *L, const char *what)
  */
 static int geometry_ok(const gt_kernel *k)
 {
-	uint64_t threads = (uint64_t)k->block_x * k->block_y, blocks = (uint64_t)k->grid_x * k->grid_y;
+	uint64_t threads = (uint64_t)k->block_x * k->block_y,
+		 blocks = (uint64_t)k->grid_x * k->grid_y;
 	return !__builtin_mul_overflow(threads, k->block_z, &threads) && threads <= UINT32_MAX &&
 	       !__builtin_mul_overflow(blocks, k->grid_z, &blocks) &&
 	       (uint64_t)k->static_smem + k->dynamic_smem <= UINT32_MAX;
@@ -263,7 +298,8 @@ static int add_kernel(ld *L, const gt_kernel *k0)
 	gt_analysis *a = L->a;
 	an_tdev *td = tdev(L, k0->device_id);
 	if (!td || !k0->start) {
-		bad_record(L, !td ? "kernel on a device ordinal beyond 255" : "kernel with start 0");
+		bad_record(L,
+			   !td ? "kernel on a device ordinal beyond 255" : "kernel with start 0");
 		return 0;
 	}
 	gt_kernel kc;
@@ -489,8 +525,8 @@ static int add_gpm(ld *L, const gt_gpm *g)
 	an_gpm *s = gt_vec_push(&L->a->gpm);
 	if (!s)
 		return GT_ERR_NOMEM;
-	const uint32_t pc[GT_GPM_PERCENT_COUNT] = {g->sm_util,   g->sm_occupancy, g->tensor_util,
-						   g->fp16_util, g->fp32_util,    g->fp64_util,
+	const uint32_t pc[GT_GPM_PERCENT_COUNT] = {g->sm_util,	   g->sm_occupancy, g->tensor_util,
+						   g->fp16_util,   g->fp32_util,    g->fp64_util,
 						   g->dram_bw_util};
 	const uint64_t bps[GT_GPM_COUNT - GT_GPM_PERCENT_COUNT] = {
 		g->pcie_rx_bps, g->pcie_tx_bps, g->nvlink_rx_bps, g->nvlink_tx_bps};
@@ -573,7 +609,8 @@ static int add_record(ld *L, const gt_record *x)
 	case GT_REC_MEMSET: {
 		const gt_memset *m = &x->memset;
 		return add_copy(L, AN_K_MEMSET, m->device_id, m->stream_id, m->correlation_id,
-				m->start, m->end, m->bytes, (uint8_t)GT_AN_COPY_MEMSET, m->mem_kind);
+				m->start, m->end, m->bytes, (uint8_t)GT_AN_COPY_MEMSET,
+				m->mem_kind);
 	}
 	case GT_REC_SYNC: {
 		const gt_sync *s = &x->sync;

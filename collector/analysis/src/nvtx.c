@@ -378,7 +378,8 @@ const char *gt_slice_text(const gt_an_slice *s, uint64_t o, char *buf, size_t ca
 	char x[48], y[48], d[32];
 	size_t n = 0;
 	buf[0] = 0;
-	put(buf, cap, &n, "%s .. %s", s->from_ns ? gt_fmt_rel_s(x, sizeof(x), o, s->from_ns) : "the start",
+	put(buf, cap, &n, "%s .. %s",
+	    s->from_ns ? gt_fmt_rel_s(x, sizeof(x), o, s->from_ns) : "the start",
 	    s->to_ns ? gt_fmt_rel_s(y, sizeof(y), o, s->to_ns) : "the end");
 	if (s->from_ns && s->to_ns)
 		put(buf, cap, &n, " of the capture (%s)",

@@ -81,7 +81,8 @@ static int add_module(an_stacks *s, uint32_t trace, const gt_module *x)
 		if (!id)
 			return GT_ERR_NOMEM;
 		*id = (gt_module_identity){.size = x->file_size, .mtime_ns = x->file_mtime_ns};
-		id->build_id_len = x->build_id_len < GT_BUILD_ID_MAX ? x->build_id_len : GT_BUILD_ID_MAX;
+		id->build_id_len =
+			x->build_id_len < GT_BUILD_ID_MAX ? x->build_id_len : GT_BUILD_ID_MAX;
 		memcpy(id->build_id, x->build_id, id->build_id_len);
 		ident = (uint32_t)s->idents.n;
 	}
@@ -118,7 +119,9 @@ int an_stacks_add(gt_analysis *a, uint32_t trace, const gt_record *x)
 			return 0;
 		if (!(p = gt_vec_push(&s->frames)))
 			return GT_ERR_NOMEM;
-		*(an_sframe *)p = (an_sframe){trace, f->stack_id, f->index,
+		*(an_sframe *)p = (an_sframe){trace,
+					      f->stack_id,
+					      f->index,
 					      {f->kind, f->file_id, f->func_id, f->line, f->pc, 0}};
 		return 0;
 	}
@@ -151,9 +154,9 @@ static int library_file(const char *f)
 
 static int runtime_module(const char *path)
 {
-	static const char *const libs[] = {"libgaptrace", "libcupti", "libcuda", "libcudart",
-					   "libunwind", "libc.so", "libc-", "libpthread",
-					   "ld-linux", "libstdc++", "libnvidia"};
+	static const char *const libs[] = {"libgaptrace", "libcupti",  "libcuda",  "libcudart",
+					   "libunwind",	  "libc.so",   "libc-",	   "libpthread",
+					   "ld-linux",	  "libstdc++", "libnvidia"};
 	const char *b = base_name(path);
 	for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++)
 		if (!strncmp(b, libs[i], strlen(libs[i])))
@@ -353,7 +356,7 @@ static gt_symbolizer *symbolizer_for(gt_analysis *a)
 	an_stacks *s = &a->stk;
 	gt_symbolizer_opts so = {.no_files = a->o.no_symbols, .root = a->o.symbol_path};
 	s->syms.native = 1;
-	s->syms.source = a->o.no_symbols		      ? GT_AN_SYMS_OFF
+	s->syms.source = a->o.no_symbols			 ? GT_AN_SYMS_OFF
 			 : a->o.symbol_path && *a->o.symbol_path ? GT_AN_SYMS_ROOT
 								 : GT_AN_SYMS_LOCAL;
 	s->syms.root = s->syms.source == GT_AN_SYMS_ROOT ? s->root : "";
@@ -390,7 +393,8 @@ static int symbolise(gt_analysis *a)
 				continue;
 			gt_symbol out;
 			char b[GT_SYMBOL_NAME_MAX + 300];
-			int r = gt_symbolize(sym, k->trace, fr->pc, f ? GT_SYM_RETURN_ADDRESS : 0, &out);
+			int r = gt_symbolize(sym, k->trace, fr->pc, f ? GT_SYM_RETURN_ADDRESS : 0,
+					     &out);
 			if (r == GT_SYM_FUNCTION) {
 				snprintf(b, sizeof b, "%s+0x%llx (%s)", out.name,
 					 (unsigned long long)out.offset, out.module_name);
@@ -480,8 +484,7 @@ static uint64_t site_key(const gt_analysis *a, uint32_t stack1)
 	return k->label ? k->label : (1ull << 32) | stack1;
 }
 
-static int tie(const gt_analysis *a, an_gpu *g, uint32_t stack1, uint32_t role, int c,
-	       uint64_t ns)
+static int tie(const gt_analysis *a, an_gpu *g, uint32_t stack1, uint32_t role, int c, uint64_t ns)
 {
 	int ins;
 	uint64_t *slot = gt_map_put(&g->sitemap, site_key(a, stack1), &ins);
@@ -596,8 +599,9 @@ int gt_an_symbols_text(const gt_an_symbols *y, char *buf, size_t cap)
 	if (!y || !y->native)
 		return snprintf(buf, cap, "%s", "");
 	if (y->source == GT_AN_SYMS_OFF)
-		return snprintf(buf, cap, "symbols: off (--no-symbols): no file opened, native "
-					  "frames are module+0xOFF");
+		return snprintf(buf, cap,
+				"symbols: off (--no-symbols): no file opened, native "
+				"frames are module+0xOFF");
 	char from[2200];
 	if (y->source == GT_AN_SYMS_ROOT)
 		snprintf(from, sizeof(from), "under %s (--symbol-path)", y->root);
@@ -637,7 +641,8 @@ const gt_an_site *gt_analysis_sites(const gt_analysis *a, size_t gpu, size_t *n)
 }
 
 void gt_analysis_site_coverage(const gt_analysis *a, size_t gpu,
-			       uint64_t eligible_ns[GT_CAUSE_COUNT], uint64_t tied_ns[GT_CAUSE_COUNT])
+			       uint64_t eligible_ns[GT_CAUSE_COUNT],
+			       uint64_t tied_ns[GT_CAUSE_COUNT])
 {
 	memset(eligible_ns, 0, sizeof(uint64_t) * GT_CAUSE_COUNT);
 	memset(tied_ns, 0, sizeof(uint64_t) * GT_CAUSE_COUNT);

@@ -5,10 +5,10 @@
  * The step range: opts.step_range, else detected among the top-level
  * (depth 0) ranges: torch's "ProfilerStep#N" when present, else the name
  * with at least 3 instances and the largest total time (a user's
- * "train_step"; never a range of XLA's own: XlaCompile*, XlaModule...). A GPU's steps are the instances of the processes that
- * used it, overlapping its window, in start order; an instance that begins
- * before the previous one ended is left out (the accounting below walks
- * the steps with a cursor, so they must not overlap).
+ * "train_step"; never a range of XLA's own: XlaCompile*, XlaModule...). A GPU's steps are the
+ * instances of the processes that used it, overlapping its window, in start order; an instance that
+ * begins before the previous one ended is left out (the accounting below walks the steps with a
+ * cursor, so they must not overlap).
  *
  * Accounting, during the sweep (gaps.c): every busy segment adds its
  * overlap with each step (an_steps_busy), and every GPU-view gap is split
@@ -67,7 +67,8 @@ int an_steps_choose(gt_analysis *a)
 	}
 	const an_range *r = a->ranges.p;
 	for (size_t i = 0; i < a->ranges.n; i++)
-		if (!r[i].depth && an_name_matches(gt_strtab_get(&a->st, r[i].name), "ProfilerStep")) {
+		if (!r[i].depth &&
+		    an_name_matches(gt_strtab_get(&a->st, r[i].name), "ProfilerStep")) {
 			a->step_source = GT_STEPS_NVTX_AUTO;
 			snprintf(a->step_key, sizeof(a->step_key), "ProfilerStep");
 			return 0;
@@ -83,7 +84,7 @@ int an_steps_choose(gt_analysis *a)
 
 const char *gt_steps_source_text(int source)
 {
-	return source == GT_STEPS_NVTX     ? "NVTX, --step-range"
+	return source == GT_STEPS_NVTX	   ? "NVTX, --step-range"
 	       : source == GT_STEPS_PERIOD ? "no NVTX step ranges: the whole utilization periods "
 					     "after the start-up and its warm-up"
 					   : "NVTX, detected";
@@ -234,8 +235,8 @@ static int steps_summary(gt_analysis *a, an_gpu *g)
 		int top = GT_CAUSE_COUNT;
 		for (int c = 0; c < GT_CAUSE_COUNT; c++) {
 			s[i].idle_ns += s[i].cause_ns[c];
-			if (s[i].cause_ns[c] && (top == GT_CAUSE_COUNT ||
-						 s[i].cause_ns[c] > s[i].cause_ns[top]))
+			if (s[i].cause_ns[c] &&
+			    (top == GT_CAUSE_COUNT || s[i].cause_ns[c] > s[i].cause_ns[top]))
 				top = c;
 		}
 		s[i].top_cause = (uint8_t)top;

@@ -92,11 +92,11 @@ enum { FILE_UNREAD = 0, FILE_READ = 1, FILE_FAILED = 2 };
 
 typedef struct sym_file {
 	int state;
-	uint32_t same;	     /* another spelling of file same - 1 (0: none) */
-	const char *skipped; /* why it was not read, when it is not a file to read */
+	uint32_t same;	      /* another spelling of file same - 1 (0: none) */
+	const char *skipped;  /* why it was not read, when it is not a file to read */
 	const char *mismatch; /* this path: a module's file was another one (why) */
-	int unchecked;	     /* this path: a frame was named without an identity check */
-	dev_t dev;	     /* identity, once opened */
+	int unchecked;	      /* this path: a frame was named without an identity check */
+	dev_t dev;	      /* identity, once opened */
 	ino_t ino;
 	uint64_t size, mtime_ns; /* of the file read */
 	uint32_t bid_len;
@@ -115,19 +115,19 @@ typedef struct sym_mod {
 	uint32_t path; /* gt_strtab id; sym_file index path - 1 */
 	uint64_t start, end, off;
 	uint64_t seq;
-	uint32_t ident;	 /* index + 1 in idents; 0: the trace has none */
-	int verdict;	 /* ID_*, at the first lookup */
+	uint32_t ident; /* index + 1 in idents; 0: the trace has none */
+	int verdict;	/* ID_*, at the first lookup */
 } sym_mod;
 
 struct gt_symbolizer {
 	gt_strtab paths;
-	gt_vec files; /* sym_file */
-	gt_vec mods;  /* sym_mod */
+	gt_vec files;  /* sym_file */
+	gt_vec mods;   /* sym_mod */
 	gt_vec idents; /* gt_module_identity */
 	int no_files;
 	char root[2048]; /* "" or a directory without a trailing '/' */
 	uint64_t opens;	 /* open() calls */
-	gt_map inodes; /* (st_dev, st_ino) hashed -> index + 1 in files */
+	gt_map inodes;	 /* (st_dev, st_ino) hashed -> index + 1 in files */
 	int sorted;
 	uint64_t bytes; /* held by symbol tables */
 };
@@ -778,7 +778,7 @@ static int mod_verdict(const gt_symbolizer *s, const sym_mod *m, const sym_file 
 			       : ID_OTHER_BUILD_ID;
 	if (id->size && id->mtime_ns)
 		return id->size == f->size && id->mtime_ns == f->mtime_ns ? ID_MATCH
-									 : ID_OTHER_STAT;
+									  : ID_OTHER_STAT;
 	return ID_UNCHECKED;
 }
 

@@ -120,8 +120,9 @@ static int kernels(gt_analysis *a)
 		for (size_t i = 0; i < g->kernels.n; i++) {
 			const char *nm = gt_strtab_get(&a->st, r[i].name);
 			r[i].mean_ns = (double)r[i].total_ns / (double)r[i].count;
-			r[i].share_wall = g->pub.window_ns ? (double)r[i].total_ns / (double)g->pub.window_ns
-							   : 0;
+			r[i].share_wall = g->pub.window_ns
+						  ? (double)r[i].total_ns / (double)g->pub.window_ns
+						  : 0;
 			r[i].share_kernel = ksum ? (double)r[i].total_ns / (double)ksum : 0;
 			r[i].storm = r[i].count > a->o.storm_min_calls &&
 				     r[i].mean_ns < (double)a->o.storm_max_mean_ns;
@@ -153,8 +154,8 @@ static int copies(gt_analysis *a)
 			continue;
 		an_gpu *g = an_gp(a, gi);
 		uint64_t *slot;
-		rc = an_map_slot(&m, (uint64_t)gi << 32 | (uint32_t)c->copy_kind << 8 | c->host_kind,
-				       &slot);
+		rc = an_map_slot(
+			&m, (uint64_t)gi << 32 | (uint32_t)c->copy_kind << 8 | c->host_kind, &slot);
 		if (rc < 0)
 			goto out;
 		gt_an_copy *r;
@@ -198,8 +199,9 @@ static int copies(gt_analysis *a)
 		gt_an_copy *r = g->copies.p;
 		for (size_t i = 0; i < g->copies.n; i++) {
 			r[i].gbps = r[i].total_ns ? (double)r[i].bytes / (double)r[i].total_ns : 0;
-			r[i].share_wall = g->pub.window_ns ? (double)r[i].total_ns / (double)g->pub.window_ns
-							   : 0;
+			r[i].share_wall = g->pub.window_ns
+						  ? (double)r[i].total_ns / (double)g->pub.window_ns
+						  : 0;
 		}
 		an_qsort(r, g->copies.n, sizeof(*r), cmp_copy);
 	}

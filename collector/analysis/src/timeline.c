@@ -26,11 +26,11 @@
 
 #include "an_internal.h"
 
-#define TRY_OUT(e)                    \
-	do {                          \
-		rc = (e);             \
-		if (rc < 0)           \
-			goto out;     \
+#define TRY_OUT(e)                \
+	do {                      \
+		rc = (e);         \
+		if (rc < 0)       \
+			goto out; \
 	} while (0)
 
 /* ------------------------------------------------------------ clocks */
@@ -308,8 +308,8 @@ static uint32_t sync_type_of(const char *s)
 static int sync_row(gt_analysis *a, gt_map *m, uint32_t trace, uint32_t tid, uint32_t type,
 		    uint32_t source, uint32_t name, uint64_t dur)
 {
-	uint64_t key = an_mix64(((uint64_t)trace << 32 | tid) ^ an_mix64((uint64_t)type << 40 |
-									    (uint64_t)source << 32 | name));
+	uint64_t key = an_mix64(((uint64_t)trace << 32 | tid) ^
+				an_mix64((uint64_t)type << 40 | (uint64_t)source << 32 | name));
 	uint64_t *slot;
 	int rc;
 	gt_an_sync *s;
@@ -417,10 +417,12 @@ static int fold_calls(gt_analysis *a, corrmap *maps)
 					if (c[ko].cls == AN_C_OTHER && x.cls != AN_C_OTHER &&
 					    x.cls != AN_C_WAIT) {
 						c[ko].cls = x.cls;
-						c[ko].flags = (uint8_t)(c[ko].flags | (x.flags & AN_CF_ASYNC));
+						c[ko].flags = (uint8_t)(c[ko].flags |
+									(x.flags & AN_CF_ASYNC));
 					}
 					if (x.corr)
-						AN_TRY(corrmap_put(&maps[x.trace], x.corr, (uint32_t)ko));
+						AN_TRY(corrmap_put(&maps[x.trace], x.corr,
+								   (uint32_t)ko));
 					continue;
 				}
 				x.start = oe;
@@ -488,7 +490,8 @@ static void carry_host_state(gt_analysis *a)
 			case AN_C_MEMSET: {
 				int blocking = (x->flags & AN_CF_MATCHED)
 						       ? (x->flags & AN_CF_BLOCKING) != 0
-						       : (x->cls == AN_C_COPY && !(x->flags & AN_CF_ASYNC));
+						       : (x->cls == AN_C_COPY &&
+							  !(x->flags & AN_CF_ASYNC));
 				if (blocking)
 					x->flags |= AN_CF_BLOCKING;
 				else

@@ -63,7 +63,8 @@ int an_hist_add(an_hist *h, uint64_t v)
 	if (hist_buckets(h) < 0)
 		return GT_ERR_NOMEM;
 	if (!h->inexact) {
-		uint64_t *slot = h->count < GT_AN_DIST_EXACT_MAX ? gt_vec_push(hist_values(h)) : NULL;
+		uint64_t *slot =
+			h->count < GT_AN_DIST_EXACT_MAX ? gt_vec_push(hist_values(h)) : NULL;
 		if (slot)
 			*slot = v;
 		else /* past the cap, or no memory for the values: bounds */
@@ -178,7 +179,10 @@ void an_hist_summary(const an_hist *h, gt_an_dist *d)
 	for (int k = 0; k < 4; k++) {
 		/* nearest rank: ceil(p count), at least 1 */
 		uint64_t rank = (uint64_t)(p[k] * (double)h->count + 0.999999);
-		bk[k] = hist_rank_bucket(h, rank < 1 ? 1 : rank > h->count ? h->count : rank,
+		bk[k] = hist_rank_bucket(h,
+					 rank < 1	   ? 1
+					 : rank > h->count ? h->count
+							   : rank,
 					 &within[k]);
 	}
 	if (!h->inexact && h->v.n == h->count && hist_exact(h, bk, within, out, 4))

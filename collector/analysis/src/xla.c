@@ -35,8 +35,8 @@ static int has_prefix(const char *s, const char *p)
 
 int an_xla_compiler_range(const char *name)
 {
-	static const char *const pre[] = {"XlaCompile", "XlaEmit", "XlaOptimize",
-					  "XlaPass",    "XlaAutotun", "XlaLlvm"};
+	static const char *const pre[] = {"XlaCompile", "XlaEmit",    "XlaOptimize",
+					  "XlaPass",	"XlaAutotun", "XlaLlvm"};
 	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++)
 		if (has_prefix(name, pre[i]))
 			return 1;

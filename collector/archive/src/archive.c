@@ -196,7 +196,8 @@ static void git_revision(char *buf, size_t cap)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (pid > 0 && n + 1 < cap) {
 		clock_gettime(CLOCK_MONOTONIC, &t);
-		long left = 5000 - ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
+		long left =
+			5000 - ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
 		if (left <= 0 || poll(&p, 1, (int)left) <= 0)
 			break;
 		ssize_t r = read(fd[0], buf + n, cap - 1 - n);
@@ -294,10 +295,10 @@ static void clean_name(char *buf, size_t cap, const char *s, size_t n)
 	size_t i;
 	for (i = 0; i < n && i + 1 < cap && s[i]; i++) {
 		char c = s[i];
-		buf[i] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-				 c == '.' || c == '_' || c == '-'
-			 ? c
-			 : '_';
+		buf[i] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+					 (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'
+				 ? c
+				 : '_';
 	}
 	buf[i] = 0;
 	if (!i)
@@ -433,11 +434,15 @@ static int write_meta(const char *path, const meta *m)
 	static const char *const line = "\n  ";
 	gt_jsonw_break(w, line);
 	gt_jsonw_str(w, "schema", "gaptrace.archive/1");
-	const char *const keys[] = {"gaptrace", "created", "command", "cwd", "host",
-				    "git_revision", "source"};
-	const char *const vals[] = {GAPTRACE_VERSION, created, m->command,
-				    getcwd(cwd, sizeof(cwd)) ? cwd : NULL, host,
-				    *rev ? rev : NULL, m->r->trace};
+	const char *const keys[] = {"gaptrace", "created",	"command", "cwd",
+				    "host",	"git_revision", "source"};
+	const char *const vals[] = {GAPTRACE_VERSION,
+				    created,
+				    m->command,
+				    getcwd(cwd, sizeof(cwd)) ? cwd : NULL,
+				    host,
+				    *rev ? rev : NULL,
+				    m->r->trace};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		gt_jsonw_break(w, line);
 		gt_jsonw_str(w, keys[i], vals[i]);
@@ -506,8 +511,13 @@ static int store(const gt_archive_req *r, const gt_model *m, const char *json, s
 	char tmp[PATH_MAX];
 	tfiles t = tfiles_of(m->ts);
 	const gt_stream_header *h = first_header(m->a);
-	meta mt = {.r = r, .a = m->a, .t = &t, .now = time(NULL),
-		   .command = r->command ? r->command : h ? h->cmdline : ""};
+	meta mt = {.r = r,
+		   .a = m->a,
+		   .t = &t,
+		   .now = time(NULL),
+		   .command = r->command ? r->command
+			      : h	 ? h->cmdline
+					 : ""};
 	if (mkdir(r->dir, 0777) < 0 && errno != EEXIST) {
 		fprintf(stderr, "%s: archive %s: %s\n", r->cmd, r->dir, strerror(errno));
 		return GT_EXIT_FAILED;
@@ -526,8 +536,9 @@ static int store(const gt_archive_req *r, const gt_model *m, const char *json, s
 	}
 	if (t.bytes > r->max_bytes) {
 		char b1[32], b2[32];
-		fprintf(stderr, "%s: archive: the trace (%s) is over the budget (%s, "
-				"--archive-max-mb): only the report and meta were kept\n",
+		fprintf(stderr,
+			"%s: archive: the trace (%s) is over the budget (%s, "
+			"--archive-max-mb): only the report and meta were kept\n",
 			r->cmd, gt_fmt_bytes(b1, sizeof(b1), (double)t.bytes),
 			gt_fmt_bytes(b2, sizeof(b2), (double)r->max_bytes));
 	}
@@ -537,8 +548,8 @@ static int store(const gt_archive_req *r, const gt_model *m, const char *json, s
 int gt_archive_store(const gt_archive_req *r, char *entry, size_t cap)
 {
 	gt_slice sl = {0}; /* no slicing: the last capture window, steps by default */
-	gt_model_opts o = {.cmd = r->cmd, .ao = r->ao, .dopts = r->dopts, .quiet = r->quiet,
-			   .slice = &sl};
+	gt_model_opts o = {
+		.cmd = r->cmd, .ao = r->ao, .dopts = r->dopts, .quiet = r->quiet, .slice = &sl};
 	gt_model own = {0};
 	const gt_model *m = r->model;
 	char *json = NULL;

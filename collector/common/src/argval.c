@@ -66,7 +66,7 @@ static const struct {
 	const char *unit;
 	double ns;
 } units[] = {
-	{"ns", 1},   {"us", 1e3},   {"ms", 1e6},	 {"s", 1e9},
+	{"ns", 1},   {"us", 1e3},   {"ms", 1e6},   {"s", 1e9},
 	{"m", 60e9}, {"min", 60e9}, {"h", 3600e9}, {"d", 86400e9},
 };
 
@@ -200,8 +200,7 @@ int gt_parse_count(const char *s, uint64_t min, uint64_t max, uint64_t *v, char 
 	if (errno || x < min || x > max) {
 		if (max == UINT64_MAX)
 			return say(why, cap, "'%s' is out of range: at least %" PRIu64, s, min);
-		return say(why, cap, "'%s' is out of range: %" PRIu64 " to %" PRIu64, s, min,
-			   max);
+		return say(why, cap, "'%s' is out of range: %" PRIu64 " to %" PRIu64, s, min, max);
 	}
 	*v = x;
 	return 0;

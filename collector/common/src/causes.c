@@ -6,8 +6,8 @@
 #include "gaptrace/causes.h"
 
 static const char *const cause_names[GT_CAUSE_COUNT] = {
-	"host_busy", "sync_turnaround", "launch_bound", "transfer",
-	"dependency", "other_process", "unknown", "startup", "data_lost",
+	"host_busy",	 "sync_turnaround", "launch_bound", "transfer",	 "dependency",
+	"other_process", "unknown",	    "startup",	    "data_lost",
 };
 
 const char *gt_cause_name(int cause)
@@ -18,8 +18,8 @@ const char *gt_cause_name(int cause)
 const char *gt_cause_label(int cause)
 {
 	static const char *const label[GT_CAUSE_COUNT] = {
-		"host_work", "after_sync", "launching", "transfer", "dependency",
-		"other_process", "unknown", "startup", "data_lost",
+		"host_work",	 "after_sync", "launching", "transfer",	 "dependency",
+		"other_process", "unknown",    "startup",   "data_lost",
 	};
 	return cause >= 0 && cause < GT_CAUSE_COUNT ? label[cause] : "?";
 }

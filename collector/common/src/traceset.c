@@ -61,7 +61,8 @@ static void load_image(gt_trace_image *im)
 		if (sb.st_size >= 0 && (uint64_t)sb.st_size <= SIZE_MAX - 1)
 			read_all(im, fd, (size_t)sb.st_size);
 		else
-			gt_errinfo_set(&im->err, GT_ERR_LIMIT, 0, "%s: too large to read", im->path);
+			gt_errinfo_set(&im->err, GT_ERR_LIMIT, 0, "%s: too large to read",
+				       im->path);
 	} else {
 		gt_errinfo_set(&im->err, GT_ERR_IO, 0, "%s: %s", im->path, strerror(errno));
 	}
@@ -176,8 +177,7 @@ uint64_t gt_traceset_bytes(const gt_traceset *ts)
 	return ts ? ts->bytes : 0;
 }
 
-gt_reader *gt_trace_image_reader(const gt_trace_image *im, const gt_reader_opts *ro,
-				 gt_errinfo *ei)
+gt_reader *gt_trace_image_reader(const gt_trace_image *im, const gt_reader_opts *ro, gt_errinfo *ei)
 {
 	if (!im->buf) {
 		if (ei)

@@ -59,12 +59,12 @@
 #include "daemon_internal.h"
 
 #define READ_CHUNK (256u << 10)
-#define READ_BUDGET (8u << 20)     /* bytes per peer per wakeup: fairness */
-#define OUT_MAX (1u << 20)         /* unsent bytes queued to one peer */
-#define MAX_CONTROL 32             /* control connections at once */
-#define REFUSE_HOLD 16             /* refused producers held for their MISMATCH */
-#define FD_SLACK 8                 /* descriptors left to the host program */
-#define ACCEPT_BATCH 64            /* accepts per wakeup: the loop stays responsive */
+#define READ_BUDGET (8u << 20) /* bytes per peer per wakeup: fairness */
+#define OUT_MAX (1u << 20)     /* unsent bytes queued to one peer */
+#define MAX_CONTROL 32	       /* control connections at once */
+#define REFUSE_HOLD 16	       /* refused producers held for their MISMATCH */
+#define FD_SLACK 8	       /* descriptors left to the host program */
+#define ACCEPT_BATCH 64	       /* accepts per wakeup: the loop stays responsive */
 #define CONTROL_IDLE_NS (60ull * 1000000000ull)
 #define TICK_NS (100ull * 1000000ull)
 #define IDLE_FREE_NS (1000ull * 1000000ull)
@@ -79,13 +79,13 @@ typedef struct peer {
 	int type;
 	int fd, file_fd;
 	int stage;
-	int discard;          /* file stopped after a write error */
-	int accepted;         /* handshake accepted (counts as active) */
-	int armed_by_accept;  /* got kinds in ACCEPT during a timed `arm all` */
-	int refusing;         /* held only to be refused (counted in nrefusing) */
-	int quiet_refusal;    /* "collector full": logged once, not per connection */
+	int discard;	     /* file stopped after a write error */
+	int accepted;	     /* handshake accepted (counts as active) */
+	int armed_by_accept; /* got kinds in ACCEPT during a timed `arm all` */
+	int refusing;	     /* held only to be refused (counted in nrefusing) */
+	int quiet_refusal;   /* "collector full": logged once, not per connection */
 	uint32_t uid, cred_pid;
-	size_t info;          /* slot in c->infos (producers) */
+	size_t info; /* slot in c->infos (producers) */
 	uint64_t id;
 	uint8_t *buf;
 	size_t len, pos, cap; /* unconsumed input is buf[pos..len) */
@@ -95,9 +95,9 @@ typedef struct peer {
 	uint64_t hs_deadline; /* CLOCK_MONOTONIC ns */
 	uint64_t part_since;  /* when the pending partial data began */
 	uint64_t armed_until; /* 0 = no end known */
-	size_t res;           /* input bytes charged to the budget (>= cap) */
-	int waiting;          /* refused memory: out of epoll until served */
-	int wait_big;         /* waits for more than a first chunk */
+	size_t res;	      /* input bytes charged to the budget (>= cap) */
+	int waiting;	      /* refused memory: out of epoll until served */
+	int wait_big;	      /* waits for more than a first chunk */
 	size_t wait_need;     /* bytes it waits for */
 	uint64_t wait_ticket; /* arrival order of waiters */
 	uint64_t wait_since;  /* CLOCK_MONOTONIC ns */
@@ -126,29 +126,29 @@ struct gt_collector {
 	atomic_int stop;
 	int closing;
 
-	peer *peers;     /* live connections */
-	peer *graveyard; /* dead, freed between batches */
+	peer *peers;		       /* live connections */
+	peer *graveyard;	       /* dead, freed between batches */
 	uint32_t nproducers, ncontrol; /* producers: accepted or in the handshake */
-	uint32_t nrefusing;            /* connections held only to be refused */
+	uint32_t nrefusing;	       /* connections held only to be refused */
 	uint32_t max_producers, max_control, refuse_hold; /* from the fd limit */
-	uint64_t fd_limit;             /* RLIMIT_NOFILE soft limit at start */
+	uint64_t fd_limit;				  /* RLIMIT_NOFILE soft limit at start */
 	int said_full, said_emfile;
-	int listen_paused;             /* accepting paused until the next tick */
+	int listen_paused; /* accepting paused until the next tick */
 	uint32_t accept_kinds;
 	uint64_t window_end; /* CLOCK_MONOTONIC ns, 0 = none */
 	uint64_t next_id, last_tick;
 	uint64_t refuse_sec, refuse_logged, refuse_suppressed;
-	gt_stream_header hdr; /* scratch for handshakes */
+	gt_stream_header hdr;	     /* scratch for handshakes */
 	size_t mem_budget, mem_used; /* every connection buffer, in and out */
-	uint32_t nwaiting[2];        /* waiters for a first chunk / for more */
+	uint32_t nwaiting[2];	     /* waiters for a first chunk / for more */
 	uint64_t next_ticket;
-	int said_budget;             /* "budget reached" said for this episode */
+	int said_budget; /* "budget reached" said for this episode */
 
 	pthread_mutex_t lock; /* guards infos, hist, st, cmds */
 	gt_peer_info *infos;  /* slots of live producer connections (id 0 = free) */
 	size_t *free_slots;   /* stack of free slot indexes */
 	size_t ninfos, infocap, nfree;
-	gt_peer_info *hist;   /* ring of the last GT_PEER_HISTORY ended infos */
+	gt_peer_info *hist; /* ring of the last GT_PEER_HISTORY ended infos */
 	size_t hist_next, hist_len;
 	gt_collector_stats st;
 	cmd *cmds, **cmds_tail;
@@ -206,7 +206,8 @@ static int ep_set(gt_collector *c, int op, int fd, uint32_t events, void *ptr)
 
 /* Rate-limited log line for refused connections: a flood of bad
  * connections must not flood the log. */
-static void log_refusal(gt_collector *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void log_refusal(gt_collector *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 static void log_refusal(gt_collector *c, const char *fmt, ...)
 {
 	uint64_t sec = gt_now_ns(CLOCK_MONOTONIC) / 1000000000ull;
@@ -322,7 +323,8 @@ static void peer_wait(gt_collector *c, peer *p, size_t need, int big)
 		c->said_budget = 1;
 		gt_logf(&c->lg, GT_LOG_WARN,
 			"memory budget reached (%zu of %zu bytes in connection buffers): producers "
-			"wait for memory, their sockets fill and nothing is dropped here (said once "
+			"wait for memory, their sockets fill and nothing is dropped here (said "
+			"once "
 			"until the waits end)",
 			c->mem_used, c->mem_budget);
 	}
@@ -551,7 +553,8 @@ static void describe_kept(gt_collector *c, peer *p, char *buf, size_t cap)
 }
 
 /* Drop an accepted producer for a protocol error: one log line. */
-static void drop(gt_collector *c, peer *p, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void drop(gt_collector *c, peer *p, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 static void drop(gt_collector *c, peer *p, const char *fmt, ...)
 {
 	char why[256], kept[700];
@@ -877,12 +880,15 @@ static void producer_eof(gt_collector *c, peer *p)
 {
 	size_t left = p->len - p->pos;
 	if (!p->accepted) {
-		refuse(c, p, left ? "closed inside its stream header" : "closed before its stream header");
+		refuse(c, p,
+		       left ? "closed inside its stream header"
+			    : "closed before its stream header");
 		return;
 	}
 	if (left) {
 		char why[160], kept[700];
-		snprintf(why, sizeof(why), "stream ended inside a frame at byte %llu (%zu bytes lost)",
+		snprintf(why, sizeof(why),
+			 "stream ended inside a frame at byte %llu (%zu bytes lost)",
 			 (unsigned long long)p->stream_off, left);
 		describe_kept(c, p, kept, sizeof(kept));
 		gt_logf(&c->lg, GT_LOG_WARN, "pid %u: %s; %s", info_of(c, p)->pid, why, kept);
@@ -1118,10 +1124,9 @@ static void control_list(gt_collector *c, strbuf *out)
 		sb_printf(out,
 			  "peer %u %s kinds=%s frames=%llu records=%llu bytes=%llu gaps=%llu "
 			  "file=%s\n",
-			  in->pid, gt_peer_state_name(state), kinds,
-			  (unsigned long long)in->frames, (unsigned long long)in->records,
-			  (unsigned long long)in->bytes, (unsigned long long)in->seq_gaps,
-			  in->path[0] ? in->path : "-");
+			  in->pid, gt_peer_state_name(state), kinds, (unsigned long long)in->frames,
+			  (unsigned long long)in->records, (unsigned long long)in->bytes,
+			  (unsigned long long)in->seq_gaps, in->path[0] ? in->path : "-");
 		n++;
 	}
 	pthread_mutex_unlock(&c->lock);
@@ -1155,10 +1160,10 @@ static void control_request(gt_collector *c, char *line, strbuf *out)
 			  "records=%llu bytes=%llu gaps=%llu unwritten=%llu nvml=%llu max=%u "
 			  "mem=%llu budget=%llu waiting=%u lost_frames=%llu lost_records=%llu\n",
 			  st.peers_active, (unsigned long long)st.peers_total,
-			  (unsigned long long)st.peers_refused, (unsigned long long)st.peers_dropped,
-			  (unsigned long long)st.frames, (unsigned long long)st.records,
-			  (unsigned long long)st.bytes, (unsigned long long)st.seq_gaps,
-			  (unsigned long long)st.frames_unwritten,
+			  (unsigned long long)st.peers_refused,
+			  (unsigned long long)st.peers_dropped, (unsigned long long)st.frames,
+			  (unsigned long long)st.records, (unsigned long long)st.bytes,
+			  (unsigned long long)st.seq_gaps, (unsigned long long)st.frames_unwritten,
 			  (unsigned long long)st.nvml_samples, st.peers_max,
 			  (unsigned long long)st.mem_used, (unsigned long long)st.mem_budget,
 			  st.peers_waiting, (unsigned long long)st.frames_lost,
@@ -1166,8 +1171,7 @@ static void control_request(gt_collector *c, char *line, strbuf *out)
 		return;
 	}
 	if (!strcmp(verb, "arm")) {
-		if (parse_target(a1, &pid) || !a2 || gt_kinds_parse(a2, &kinds) ||
-		    !a3 || extra) {
+		if (parse_target(a1, &pid) || !a2 || gt_kinds_parse(a2, &kinds) || !a3 || extra) {
 			sb_printf(out, "error usage: arm <pid|all> <kinds> <duration_ns>\n");
 			return;
 		}
@@ -1179,9 +1183,12 @@ static void control_request(gt_collector *c, char *line, strbuf *out)
 			return;
 		}
 		if (!gt_duration_ok(dur)) {
-			sb_printf(out, "error duration %s ns is %s (0 = until disarmed, else 1 ms "
-				       "to 366 days)\n",
-				  a3, dur < GT_DURATION_MIN_NS ? "shorter than 1 ms" : "longer than 366 days");
+			sb_printf(out,
+				  "error duration %s ns is %s (0 = until disarmed, else 1 ms "
+				  "to 366 days)\n",
+				  a3,
+				  dur < GT_DURATION_MIN_NS ? "shorter than 1 ms"
+							   : "longer than 366 days");
 			return;
 		}
 		if (!kinds) {
@@ -1196,7 +1203,8 @@ static void control_request(gt_collector *c, char *line, strbuf *out)
 		}
 		op = verb[0] == 'd' ? OP_DISARM : OP_FLUSH;
 	} else {
-		sb_printf(out, "error unknown request '%s' (list, stats, arm, disarm, flush)\n", verb);
+		sb_printf(out, "error unknown request '%s' (list, stats, arm, disarm, flush)\n",
+			  verb);
 		return;
 	}
 	int n = apply(c, op, pid, kinds, dur);
@@ -1219,7 +1227,8 @@ static void control_readable(gt_collector *c, peer *p)
 			return;
 		}
 		if (rc < 0) {
-			gt_logf(&c->lg, GT_LOG_WARN, "control connection #%llu: request line too long",
+			gt_logf(&c->lg, GT_LOG_WARN,
+				"control connection #%llu: request line too long",
 				(unsigned long long)p->id);
 			peer_end(c, p, GT_PEER_DROPPED, NULL);
 			return;
@@ -1245,7 +1254,8 @@ static void control_readable(gt_collector *c, peer *p)
 			if (out.oom || peer_queue(c, p, out.p, out.len) < 0) {
 				free(out.p);
 				gt_logf(&c->lg, GT_LOG_WARN,
-					"control connection #%llu: answer not sent (client does not "
+					"control connection #%llu: answer not sent (client does "
+					"not "
 					"read)",
 					(unsigned long long)p->id);
 				peer_end(c, p, GT_PEER_DROPPED, NULL);
@@ -1254,7 +1264,8 @@ static void control_readable(gt_collector *c, peer *p)
 			free(out.p);
 		}
 		if (p->len - p->pos >= GT_CONTROL_LINE_MAX) {
-			gt_logf(&c->lg, GT_LOG_WARN, "control connection #%llu: request line too long",
+			gt_logf(&c->lg, GT_LOG_WARN,
+				"control connection #%llu: request line too long",
 				(unsigned long long)p->id);
 			peer_end(c, p, GT_PEER_DROPPED, NULL);
 			return;
@@ -1421,7 +1432,8 @@ static void accept_all(gt_collector *c, int lfd, int type)
 		}
 		if (type == P_CONTROL && c->ncontrol >= c->max_control) {
 			close(fd);
-			log_refusal(c, "control connection refused: %u already open", c->max_control);
+			log_refusal(c, "control connection refused: %u already open",
+				    c->max_control);
 			continue;
 		}
 		peer *p = peer_new(c, fd, type);
@@ -1470,7 +1482,8 @@ static void accept_all(gt_collector *c, int lfd, int type)
 		 * puts the answer (after its header, or at the handshake timeout),
 		 * so it falls back to a file at once; nothing it sends is used. */
 		if (why[0] && type == P_CONTROL) {
-			log_refusal(c, "control connection (pid %u): refused: %s", p->cred_pid, why);
+			log_refusal(c, "control connection (pid %u): refused: %s", p->cred_pid,
+				    why);
 			peer_end(c, p, GT_PEER_REFUSED, why);
 		} else if (why[0] && !(p->refuse_why = strdup(why))) {
 			refuse(c, p, why);
@@ -1497,7 +1510,8 @@ static void break_waits(gt_collector *c, uint64_t now)
 			continue;
 		if (p->accepted)
 			drop(c, p,
-			     "waited %u ms for memory at byte %llu: the memory budget (%zu bytes) is "
+			     "waited %u ms for memory at byte %llu: the memory budget (%zu bytes) "
+			     "is "
 			     "held by producers that all wait",
 			     c->o.stall_timeout_ms, (unsigned long long)p->stream_off,
 			     c->mem_budget);
@@ -1545,14 +1559,16 @@ static void tick(gt_collector *c, uint64_t now)
 					snprintf(why, sizeof(why), "%s", p->refuse_why);
 				else if (p->waiting)
 					snprintf(why, sizeof(why),
-						 "the collector's memory budget (%zu bytes) is full: "
+						 "the collector's memory budget (%zu bytes) is "
+						 "full: "
 						 "no room for the stream header within %u ms",
 						 c->mem_budget, c->o.handshake_timeout_ms);
 				else
-					snprintf(why, sizeof(why),
-						 "no complete stream header within %u ms (%zu bytes "
-						 "received)",
-						 c->o.handshake_timeout_ms, part);
+					snprintf(
+						why, sizeof(why),
+						"no complete stream header within %u ms (%zu bytes "
+						"received)",
+						c->o.handshake_timeout_ms, part);
 				refuse(c, p, why);
 			}
 			continue;
@@ -1729,8 +1745,8 @@ static int mkdir_trace(gt_collector *c, gt_errinfo *ei)
 	int created = make_trace_dir(c, mode);
 	if (created < 0 && c->o.trace_dir_unique && errno == EEXIST)
 		return gt_ei_set(ei, GT_ERR_IO,
-				 "trace directory %s: it and %s-1 .. %s-%u exist already", dir,
-				 dir, dir, TRACE_DIR_SUFFIXES - 1);
+				 "trace directory %s: it and %s-1 .. %s-%u exist already", dir, dir,
+				 dir, TRACE_DIR_SUFFIXES - 1);
 	if (created < 0)
 		return gt_ei_set(ei, GT_ERR_IO, "trace directory %s: cannot create: %s", dir,
 				 strerror(errno));
@@ -1742,8 +1758,9 @@ static int mkdir_trace(gt_collector *c, gt_errinfo *ei)
 				 errno == ENOTDIR ? "not a directory" : strerror(errno));
 	int rc = created ? share_fd(c, c->dir_fd, mode) : 0;
 	if (rc < 0)
-		return gt_ei_set(ei, GT_ERR_IO, "trace directory %s: cannot give it to group %u: %s",
-				 dir, c->o.group_gid, strerror(-rc));
+		return gt_ei_set(ei, GT_ERR_IO,
+				 "trace directory %s: cannot give it to group %u: %s", dir,
+				 c->o.group_gid, strerror(-rc));
 	struct stat st;
 	if (!created && c->o.share_group && fstat(c->dir_fd, &st) == 0 &&
 	    (st.st_gid != (gid_t)c->o.group_gid || (st.st_mode & 0050) != 0050))
@@ -1924,9 +1941,11 @@ void gt_collector_close(gt_collector *c)
 			size_t left = p->len - p->pos;
 			if (left)
 				gt_logf(&c->lg, GT_LOG_WARN,
-					"pid %u: collector closing inside a frame at byte %llu (%zu "
+					"pid %u: collector closing inside a frame at byte %llu "
+					"(%zu "
 					"bytes of it discarded)",
-					info_of(c, p)->pid, (unsigned long long)p->stream_off, left);
+					info_of(c, p)->pid, (unsigned long long)p->stream_off,
+					left);
 			peer_end(c, p, GT_PEER_CLOSED, "still connected when the collector closed");
 		}
 	}

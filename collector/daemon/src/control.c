@@ -16,9 +16,9 @@
 const char *gt_peer_state_name(int state)
 {
 	static const char *const names[] = {"handshake", "dormant", "armed",
-					    "closed",    "dropped", "refused"};
+					    "closed",	 "dropped", "refused"};
 	return state >= 0 && state < (int)(sizeof(names) / sizeof(names[0])) ? names[state]
-									      : "unknown";
+									     : "unknown";
 }
 
 int gt_duration_ok(uint64_t ns)
@@ -44,8 +44,8 @@ static int has_final_line(const char *buf, size_t len)
 	return !strncmp(buf + start, "ok", 2) || !strncmp(buf + start, "error", 5);
 }
 
-int gt_control_request(const char *control_path, const char *request, char *reply,
-		       size_t cap, unsigned int timeout_ms, gt_errinfo *ei)
+int gt_control_request(const char *control_path, const char *request, char *reply, size_t cap,
+		       unsigned int timeout_ms, gt_errinfo *ei)
 {
 	if (!control_path || !request || !reply || cap == 0)
 		return gt_ei_set(ei, GT_ERR_INVAL, "control request: invalid argument");
@@ -57,11 +57,10 @@ int gt_control_request(const char *control_path, const char *request, char *repl
 		gt_now_ns(CLOCK_MONOTONIC) + (uint64_t)(timeout_ms ? timeout_ms : 5000) * 1000000;
 	int fd = gt_connect_unix(control_path);
 	if (fd < 0)
-		return gt_ei_set(ei, GT_ERR_IO, "%s: cannot connect: %s%s", control_path,
-				 strerror(-fd),
-				 -fd == ENOENT || -fd == ECONNREFUSED
-					 ? " (is `gaptrace collector` running?)"
-					 : "");
+		return gt_ei_set(
+			ei, GT_ERR_IO, "%s: cannot connect: %s%s", control_path, strerror(-fd),
+			-fd == ENOENT || -fd == ECONNREFUSED ? " (is `gaptrace collector` running?)"
+							     : "");
 	char line[GT_CONTROL_LINE_MAX + 1];
 	memcpy(line, request, rl);
 	line[rl] = '\n';
@@ -101,7 +100,8 @@ int gt_control_request(const char *control_path, const char *request, char *repl
 		}
 		if (len + 1024 > bcap) {
 			if (bcap >= (64u << 20)) {
-				rc = gt_ei_set(ei, GT_ERR_LIMIT, "%s: answer too long", control_path);
+				rc = gt_ei_set(ei, GT_ERR_LIMIT, "%s: answer too long",
+					       control_path);
 				break;
 			}
 			char *nb = realloc(buf, bcap * 2);

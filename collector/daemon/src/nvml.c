@@ -79,9 +79,19 @@ enum {
 };
 
 static const char *const metric_names[M_COUNT] = {
-	"sm clock", "memory clock", "power", "temperature", "utilization", "clocks-event reasons",
-	"power violation", "thermal violation", "memory used", "energy", "process utilization",
-	"power limit", "default power limit",
+	"sm clock",
+	"memory clock",
+	"power",
+	"temperature",
+	"utilization",
+	"clocks-event reasons",
+	"power violation",
+	"thermal violation",
+	"memory used",
+	"energy",
+	"process utilization",
+	"power limit",
+	"default power limit",
 };
 
 /* NVML enum values we pass. */
@@ -108,32 +118,32 @@ enum {
  * its beginning, "gpm: readings stamped at NVML's refresh"
  * (tests/analysis/gpm_align.py). */
 #define GT_GPM_STAMP_NOTE                                                                     \
-	"gpm: readings stamped at NVML's refresh of the counters (found by polling), not at "  \
+	"gpm: readings stamped at NVML's refresh of the counters (found by polling), not at " \
 	"the calls"
 
 /* GPM state of one GPU. smp[ref] and smp[cur] hold the last two different
  * sets of counters (ref the older), the third buffer takes each poll. */
 typedef struct gpmstate {
-	int on;                     /* reading this GPU's counters */
-	int have_prev;              /* smp[cur] holds a sample */
-	int have_ref;               /* smp[ref] holds the counters before smp[cur]'s */
-	int cur, ref;               /* indexes into smp[] */
-	int nalloc;                 /* buffers allocated in smp[] */
+	int on;	       /* reading this GPU's counters */
+	int have_prev; /* smp[cur] holds a sample */
+	int have_ref;  /* smp[ref] holds the counters before smp[cur]'s */
+	int cur, ref;  /* indexes into smp[] */
+	int nalloc;    /* buffers allocated in smp[] */
 	gt_nvml_gpm_sample smp[3];
 	gt_nvml_gpm_metric chk[GPM_CHK]; /* the check metrics of smp[ref] -> smp[cur] */
-	uint64_t prev_ts;           /* CLOCK_REALTIME of smp[cur]'s refresh (0: unknown) */
-	uint64_t prev_mono;         /* the same, CLOCK_MONOTONIC (0: unknown) */
-	uint64_t seek_from;         /* CLOCK_MONOTONIC when this round began polling */
-	uint64_t stale_mid;         /* the round's last poll that repeated smp[cur] (0: none) */
-	uint64_t due;               /* CLOCK_MONOTONIC of the next call */
-	uint32_t polls;             /* nvmlGpmSampleGet calls */
-	uint32_t unseen;            /* rounds that saw no refresh in GPM_SEEK_MAX_NS */
-	int backoff;                /* since then: one poll a refresh period */
-	uint32_t metric_noted;      /* metrics whose failure was noted (bit j) */
-	uint64_t rows;              /* readings written */
-	uint64_t call_ns;           /* time inside nvmlGpmSampleGet + MetricsGet */
-	uint64_t link_bps;          /* PCIe link capacity per direction (UINT64_MAX unknown) */
-	uint64_t link_read_ns;      /* CLOCK_MONOTONIC of its last reading (0: never) */
+	uint64_t prev_ts;		 /* CLOCK_REALTIME of smp[cur]'s refresh (0: unknown) */
+	uint64_t prev_mono;		 /* the same, CLOCK_MONOTONIC (0: unknown) */
+	uint64_t seek_from;		 /* CLOCK_MONOTONIC when this round began polling */
+	uint64_t stale_mid;    /* the round's last poll that repeated smp[cur] (0: none) */
+	uint64_t due;	       /* CLOCK_MONOTONIC of the next call */
+	uint32_t polls;	       /* nvmlGpmSampleGet calls */
+	uint32_t unseen;       /* rounds that saw no refresh in GPM_SEEK_MAX_NS */
+	int backoff;	       /* since then: one poll a refresh period */
+	uint32_t metric_noted; /* metrics whose failure was noted (bit j) */
+	uint64_t rows;	       /* readings written */
+	uint64_t call_ns;      /* time inside nvmlGpmSampleGet + MetricsGet */
+	uint64_t link_bps;     /* PCIe link capacity per direction (UINT64_MAX unknown) */
+	uint64_t link_read_ns; /* CLOCK_MONOTONIC of its last reading (0: never) */
 } gpmstate;
 
 typedef struct devstate {
@@ -161,7 +171,7 @@ struct gt_nvml_sampler {
 	devstate dev[GT_MAX_DEVICES];
 	pthread_t th;
 	int started;
-	int inited; /* nvmlInit succeeded: call nvmlShutdown at the end */
+	int inited;	      /* nvmlInit succeeded: call nvmlShutdown at the end */
 	pthread_mutex_t lock; /* guards stop and st */
 	pthread_cond_t cv;
 	int stop;
@@ -291,7 +301,8 @@ static int nvml_sink(void *user, const void *buf, size_t len)
 			continue;
 		if (n < 0) {
 			int e = errno;
-			s->write_err = e == ENOSPC || e == EDQUOT || e == EFBIG ? GT_ERR_FULL : GT_ERR_IO;
+			s->write_err =
+				e == ENOSPC || e == EDQUOT || e == EFBIG ? GT_ERR_FULL : GT_ERR_IO;
 			int trc = ftruncate(s->fd, (off_t)s->file_off);
 			gt_logf(&s->lg, GT_LOG_ERROR,
 				"%s: write failed at byte %llu: %s; NVML sampling stops there%s",
@@ -344,8 +355,9 @@ static int ok(gt_nvml_sampler *s, uint32_t i, int m, int rc)
 		gt_logf(&s->lg, GT_LOG_DEBUG, "%s", text);
 	} else if (!d->failed_logged[m]) {
 		d->failed_logged[m] = 1;
-		gt_logf(&s->lg, GT_LOG_DEBUG, "nvml: reading %s on device %u failed (NVML error %d)",
-			metric_names[m], i, rc);
+		gt_logf(&s->lg, GT_LOG_DEBUG,
+			"nvml: reading %s on device %u failed (NVML error %d)", metric_names[m], i,
+			rc);
 	}
 	return 0;
 }
@@ -444,8 +456,7 @@ static void sample_device(gt_nvml_sampler *s, uint32_t i, int slow)
 		    ok(s, i, M_VIOL_POWER, s->api.violation(d->h, NVML_PERF_POLICY_POWER, &vt)))
 			n->power_violation_ns = vt.violation_time;
 		if (WANT(violation, M_VIOL_THERMAL) &&
-		    ok(s, i, M_VIOL_THERMAL,
-		       s->api.violation(d->h, NVML_PERF_POLICY_THERMAL, &vt)))
+		    ok(s, i, M_VIOL_THERMAL, s->api.violation(d->h, NVML_PERF_POLICY_THERMAL, &vt)))
 			n->thermal_violation_ns = vt.violation_time;
 		gt_nvml_memory mem;
 		if (WANT(memory, M_MEMORY) && ok(s, i, M_MEMORY, s->api.memory(d->h, &mem)))
@@ -454,8 +465,7 @@ static void sample_device(gt_nvml_sampler *s, uint32_t i, int slow)
 			n->energy_mj = ull;
 		/* the limits tell a GPU held to its default limit under full
 		 * load (by design) from one whose limit was lowered */
-		if (WANT(power_limit, M_PLIMIT) &&
-		    ok(s, i, M_PLIMIT, s->api.power_limit(d->h, &v)))
+		if (WANT(power_limit, M_PLIMIT) && ok(s, i, M_PLIMIT, s->api.power_limit(d->h, &v)))
 			n->power_limit_mw = v;
 		if (WANT(default_power_limit, M_PLIMIT_DEFAULT) &&
 		    ok(s, i, M_PLIMIT_DEFAULT, s->api.default_power_limit(d->h, &v)))
@@ -546,8 +556,7 @@ static void gpm_off(gt_nvml_sampler *s, uint32_t i, const char *why)
 static void gpm_fail(gt_nvml_sampler *s, uint32_t i, const char *call, int rc)
 {
 	char why[120];
-	snprintf(why, sizeof(why), "%s failed (NVML error %d, %s)", call, rc,
-		 nvml_error_text(rc));
+	snprintf(why, sizeof(why), "%s failed (NVML error %d, %s)", call, rc, nvml_error_text(rc));
 	gpm_off(s, i, why);
 }
 
@@ -578,8 +587,9 @@ static void gpm_setup(gt_nvml_sampler *s, uint32_t i)
 		return;
 	}
 	if (!sup.is_supported) {
-		gpm_off(s, i, "nvmlGpmQueryDeviceSupport says unsupported (GPM needs a Hopper or newer "
-			      "data-center GPU)");
+		gpm_off(s, i,
+			"nvmlGpmQueryDeviceSupport says unsupported (GPM needs a Hopper or newer "
+			"data-center GPU)");
 		return;
 	}
 	for (; g->nalloc < 3; g->nalloc++) {
@@ -618,7 +628,8 @@ static void gpm_fill(gt_nvml_sampler *s, uint32_t i, gt_gpm *r)
 		if (m->nvml_return != GT_NVML_SUCCESS && !(g->metric_noted & (1u << j))) {
 			g->metric_noted |= 1u << j;
 			char text[160];
-			snprintf(text, sizeof(text), "gpm: %s not read on device %u (NVML error %d, %s)",
+			snprintf(text, sizeof(text),
+				 "gpm: %s not read on device %u (NVML error %d, %s)",
 				 gpm_metrics[j].name, i, m->nvml_return,
 				 nvml_error_text(m->nvml_return));
 			add_note(s, GT_NOTE_INFO, text);
@@ -973,7 +984,10 @@ static void *sampler_main(void *arg)
 	sched c = {.period = 1000000000ull / s->hz,
 		   .slow_period = 1000000000ull / s->proc_hz,
 		   .gpm_period = s->gpm_hz && s->st.gpm_devices ? 1000000000ull / s->gpm_hz : 0,
-		   .next = now, .next_slow = now, .next_gpm = now, .last_flush = now};
+		   .next = now,
+		   .next_slow = now,
+		   .next_gpm = now,
+		   .last_flush = now};
 	pthread_mutex_lock(&s->lock);
 	while (!s->stop) {
 		pthread_mutex_unlock(&s->lock);

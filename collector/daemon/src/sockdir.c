@@ -124,8 +124,8 @@ int gt_listen_unix(const char *path, unsigned long *ino, gt_errinfo *ei)
 		}
 		/* Nothing listens: a stale socket of a collector that died. */
 		if (unlink(path) != 0 && errno != ENOENT)
-			return gt_ei_set(ei, GT_ERR_IO, "%s: cannot remove stale socket: %s",
-					 path, strerror(errno));
+			return gt_ei_set(ei, GT_ERR_IO, "%s: cannot remove stale socket: %s", path,
+					 strerror(errno));
 	}
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)

@@ -53,9 +53,15 @@ gt_diagnosis *gt_diagnose(const gt_analysis *a, const gt_diag_opts *opts)
 		errno = ENOMEM;
 		return NULL;
 	}
-	dg_input in = {.gpus = gpus, .ngpus = ngpus, .traces = traces, .ntraces = ntraces,
-		       .user = (void *)a, .kernel_name = kernel_name_cb, .string = string_cb,
-		       .thread_name = thread_cb, .site_label = site_cb};
+	dg_input in = {.gpus = gpus,
+		       .ngpus = ngpus,
+		       .traces = traces,
+		       .ntraces = ntraces,
+		       .user = (void *)a,
+		       .kernel_name = kernel_name_cb,
+		       .string = string_cb,
+		       .thread_name = thread_cb,
+		       .site_label = site_cb};
 	for (size_t i = 0; i < ngpus; i++) {
 		dg_gpu_in *g = &gpus[i];
 		g->gpu = gt_analysis_gpu(a, i);

@@ -40,8 +40,8 @@ const char *dg_of_w(const dg_ctx *c)
 /* A thread's name, "" when unknown. */
 const char *dg_tname(const dg_ctx *c, uint32_t trace, uint32_t tid)
 {
-	const char *s = tid && c->in->thread_name ? c->in->thread_name(c->in->user, trace, tid)
-						  : NULL;
+	const char *s =
+		tid && c->in->thread_name ? c->in->thread_name(c->in->user, trace, tid) : NULL;
 	return s ? s : "";
 }
 
@@ -114,15 +114,15 @@ void dg_add_example(dg_ctx *c, dg_fbuild *b, const gt_an_gap *g)
 	if (g->next_kind == GT_REC_KERNEL)
 		e->next = dg_strdup(&c->d->ar, dg_kname(c, g->next_name, nb, sizeof nb));
 	else
-		e->next = g->next_kind == GT_REC_MEMCPY ? "memcpy"
+		e->next = g->next_kind == GT_REC_MEMCPY	  ? "memcpy"
 			  : g->next_kind == GT_REC_MEMSET ? "memset"
-							   : "";
+							  : "";
 	if (g->prev_kind == GT_REC_KERNEL)
 		e->prev = dg_strdup(&c->d->ar, dg_kname(c, g->prev_name, nb, sizeof nb));
 	else
-		e->prev = g->prev_kind == GT_REC_MEMCPY ? "memcpy"
+		e->prev = g->prev_kind == GT_REC_MEMCPY	  ? "memcpy"
 			  : g->prev_kind == GT_REC_MEMSET ? "memset"
-							   : "";
+							  : "";
 }
 
 /* Whether detailed gap i matches a. */
@@ -346,10 +346,11 @@ void dg_wave_evidence(dg_ctx *c, dg_fbuild *b)
 		return;
 	char p[32];
 	gt_fmt_ns(p, sizeof p, c->wave.period_ns);
-	dg_ev(c, b, "utilization is a wave with a period of %s (confidence %.2f); over the %.0f "
-		 "%s found the GPU is idle %.0f%% of the time",
-	   p, c->wave.confidence, c->wave.idle_periods,
-	   gt_plural((uint64_t)nearbyint(c->wave.idle_periods), "period", "periods"),
-	   c->wave.idle_share * 100);
+	dg_ev(c, b,
+	      "utilization is a wave with a period of %s (confidence %.2f); over the %.0f "
+	      "%s found the GPU is idle %.0f%% of the time",
+	      p, c->wave.confidence, c->wave.idle_periods,
+	      gt_plural((uint64_t)nearbyint(c->wave.idle_periods), "period", "periods"),
+	      c->wave.idle_share * 100);
 	dg_metric(b, "period_ns", c->wave.period_ns);
 }

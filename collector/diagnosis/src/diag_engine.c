@@ -70,7 +70,8 @@ static void take_startup(dg_ctx *c)
 	if (!c->startup_ns)
 		return;
 	c->startup_end = c->gpu->startup_end;
-	c->startup_win = c->gpu->startup_windows < g->nseries ? c->gpu->startup_windows : g->nseries;
+	c->startup_win =
+		c->gpu->startup_windows < g->nseries ? c->gpu->startup_windows : g->nseries;
 	for (size_t k = 0; k < g->ngaps && g->gaps[k].start < c->gpu->startup_until; k++) {
 		c->startup_gaps = k + 1;
 		c->gap_taken[k] = 3;
@@ -91,7 +92,7 @@ static void set_aside_comm(dg_ctx *c)
 
 /* One step of the claim order: a rule, or a set-aside (id -1). */
 typedef struct rule {
-	int id;               /* the finding (gt_finding_id) the rule may make */
+	int id; /* the finding (gt_finding_id) the rule may make */
 	void (*run)(dg_ctx *c);
 } rule;
 
@@ -105,8 +106,8 @@ typedef struct rule {
 #define NSTEPS (GT_FIND_COUNT + 1)
 #define RULE_AT(name, id, claim, color) [claim] = {GT_FIND_##name, dg_rule_##id},
 static const rule rules[NSTEPS] = {
-	GT_FINDINGS(RULE_AT)
-	[CLAIM_SET_ASIDE_COMM] = {-1, set_aside_comm}, /* the breakdown row comm_exposed */
+	GT_FINDINGS(RULE_AT)[CLAIM_SET_ASIDE_COMM] =
+		{-1, set_aside_comm}, /* the breakdown row comm_exposed */
 };
 #undef RULE_AT
 #define CLAIM_SUM(name, id, claim, color) +(claim)
@@ -415,30 +416,33 @@ static const char *startup_why(gt_diagnosis *d, const dg_input *in, const gt_an_
 	char k[64] = "";
 	switch (gpu->startup_by) {
 	case GT_STARTUP_BY_STEP:
-		return dg_printf(&d->ar, "before the program's first step (its first NVTX step "
-					 "range, at +%.3f s)", at);
+		return dg_printf(&d->ar,
+				 "before the program's first step (its first NVTX step "
+				 "range, at +%.3f s)",
+				 at);
 	case GT_STARTUP_BY_KERNEL:
 		if (in->kernel_name &&
 		    in->kernel_name(in->user, gpu->startup_kernel, k, sizeof k) >= sizeof k - 1)
 			memcpy(k + sizeof k - 4, "...", 4);
-		return dg_printf(&d->ar, "before the program's loop began (the first launch of "
-					 "%s at +%.3f s, a kernel its steady state runs again)",
+		return dg_printf(&d->ar,
+				 "before the program's loop began (the first launch of "
+				 "%s at +%.3f s, a kernel its steady state runs again)",
 				 k[0] ? k : "a kernel", at);
 	case GT_STARTUP_BY_DISPATCH: {
 		const char *m = in->string ? in->string(in->user, gpu->startup_module) : NULL;
 		char c[32] = "";
 		if (gpu->startup_compile_ns)
 			gt_fmt_ns(c, sizeof c, (double)gpu->startup_compile_ns);
-		return dg_printf(&d->ar, "before the program's loop began (its first call of the "
-					 "jitted function %.64s at +%.3f s, which it calls again every "
-					 "step)%s%s%s",
+		return dg_printf(&d->ar,
+				 "before the program's loop began (its first call of the "
+				 "jitted function %.64s at +%.3f s, which it calls again every "
+				 "step)%s%s%s",
 				 m ? m : "?", at, c[0] ? "; XLA compiled for " : "", c,
 				 c[0] ? " of it (a one-time cost; recompiling in the loop is not "
 					"set aside)"
 				      : "");
 	}
-	default:
-		return dg_printf(&d->ar, "before the first busy stretch (until +%.3f s)", at);
+	default: return dg_printf(&d->ar, "before the first busy stretch (until +%.3f s)", at);
 	}
 }
 
@@ -475,27 +479,30 @@ static void notes(gt_diagnosis *d, const dg_input *in)
 		const gt_an_gpu *gpu = in->gpus[i].gpu;
 		uint64_t lost = g->idle_other_cause_ns[GT_CAUSE_DATA_LOST];
 		if (lost)
-			add_note(d, dg_printf(&d->ar,
-					      "GPU %u: %.1f%% of the window (%.3f s) is idle time over "
-					      "lost or unreadable trace data: unknown (data lost), "
-					      "claimed by no finding",
-					      g->gpu, 100.0 * (double)lost / (double)g->window_ns,
-					      (double)lost / 1e9));
+			add_note(
+				d,
+				dg_printf(&d->ar,
+					  "GPU %u: %.1f%% of the window (%.3f s) is idle time over "
+					  "lost or unreadable trace data: unknown (data lost), "
+					  "claimed by no finding",
+					  g->gpu, 100.0 * (double)lost / (double)g->window_ns,
+					  (double)lost / 1e9));
 		unknown_note(d, in, g, gpu, lost);
 		if (g->startup_ns)
 			startup_note(d, in, g, gpu);
 		if (g->window_ns && g->wave.found && !g->wave.is_stall) {
 			char p[32];
 			gt_fmt_ns(p, sizeof p, g->wave.period_ns);
-			add_note(d, dg_printf(&d->ar,
-					      "GPU %u: utilization repeats every %s (%.0f%% idle over "
-					      "%.0f %s, confidence %.2f): a per-step pattern, its "
-					      "time is in the findings of its causes",
-					      g->gpu, p, 100.0 * g->wave.idle_share,
-					      g->wave.idle_periods,
-					      gt_plural((uint64_t)nearbyint(g->wave.idle_periods),
-							"period", "periods"),
-					      g->wave.confidence));
+			add_note(d,
+				 dg_printf(&d->ar,
+					   "GPU %u: utilization repeats every %s (%.0f%% idle over "
+					   "%.0f %s, confidence %.2f): a per-step pattern, its "
+					   "time is in the findings of its causes",
+					   g->gpu, p, 100.0 * g->wave.idle_share,
+					   g->wave.idle_periods,
+					   gt_plural((uint64_t)nearbyint(g->wave.idle_periods),
+						     "period", "periods"),
+					   g->wave.confidence));
 		}
 	}
 	for (size_t t = 0; t < in->ntraces; t++) {
@@ -526,14 +533,17 @@ static void notes(gt_diagnosis *d, const dg_input *in)
 					      gt_plural(tr->rs.budget_records, "was", "were")));
 		for (uint32_t k = 0; k < tr->nnotes; k++)
 			if (tr->notes[k].code == GT_NOTE_CUPTI_TAKEN)
-				add_note(d, dg_printf(&d->ar,
-						      "%s: another CUPTI client (torch.profiler?) took "
-						      "over at +%.3f s; later activity is missing",
-						      tr->path,
-						      tr->notes[k].ts >= d->capture_start
-							      ? (double)(tr->notes[k].ts -
-									 d->capture_start) / 1e9
-							      : 0));
+				add_note(
+					d,
+					dg_printf(&d->ar,
+						  "%s: another CUPTI client (torch.profiler?) took "
+						  "over at +%.3f s; later activity is missing",
+						  tr->path,
+						  tr->notes[k].ts >= d->capture_start
+							  ? (double)(tr->notes[k].ts -
+								     d->capture_start) /
+								    1e9
+							  : 0));
 	}
 }
 
@@ -601,7 +611,7 @@ gt_diagnosis *dg_run(const dg_input *in, const gt_diag_opts *opts)
 		for (size_t i = 0; i < nall; i++) {
 			dg_fbuild *b = all[i];
 			b->f.rank = (unsigned)(i + 1);
-			b->f.severity = b->f.share >= d->o.high_share     ? GT_SEV_HIGH
+			b->f.severity = b->f.share >= d->o.high_share	  ? GT_SEV_HIGH
 					: b->f.share >= d->o.medium_share ? GT_SEV_MEDIUM
 									  : GT_SEV_LOW;
 			finalize(d, &d->findings[i], b);

@@ -24,21 +24,21 @@ typedef struct dg_gpu_in {
 	const gt_an_gpu *gpu;
 	const gt_an_proc *procs;
 	size_t nprocs;
-	const gt_an_gap *gaps;      /* detailed gaps, time order */
+	const gt_an_gap *gaps; /* detailed gaps, time order */
 	size_t ngaps;
-	const gt_an_gap *longest;   /* longest gaps, longest first */
+	const gt_an_gap *longest; /* longest gaps, longest first */
 	size_t nlongest;
-	const gt_an_kernel *kernels;/* by total time */
+	const gt_an_kernel *kernels; /* by total time */
 	size_t nkernels;
 	const gt_an_copy *copies;
 	size_t ncopies;
-	const float *series;        /* utilization per window */
+	const float *series; /* utilization per window */
 	size_t nseries;
-	const gt_an_coll *colls;    /* communication by collective type */
+	const gt_an_coll *colls; /* communication by collective type */
 	size_t ncolls;
-	const gt_an_wait *waits;    /* waits for late ranks, largest exposed first */
+	const gt_an_wait *waits; /* waits for late ranks, largest exposed first */
 	size_t nwaits;
-	const gt_an_site *sites;    /* call sites behind idle time, most first */
+	const gt_an_site *sites; /* call sites behind idle time, most first */
 	size_t nsites;
 } dg_gpu_in;
 
@@ -49,11 +49,11 @@ typedef struct dg_input {
 	size_t nsyncs;
 	const gt_an_trace *const *traces; /* may hold NULLs */
 	size_t ntraces;
-	uint64_t detail_gap_ns;     /* analysis opts: min length of a detailed gap */
+	uint64_t detail_gap_ns;		     /* analysis opts: min length of a detailed gap */
 	uint64_t gap_bin_floor[GT_GAP_BINS]; /* gt_gap_bin_floor_ns(i) */
-	uint64_t capture_start;     /* realtime ns; 0 = earliest GPU t0 */
-	const gt_an_capture *capture; /* the capture window reported, or NULL */
-	const gt_an_rank *ranks;    /* ranks of the collectives (by rank), may be NULL */
+	uint64_t capture_start;		     /* realtime ns; 0 = earliest GPU t0 */
+	const gt_an_capture *capture;	     /* the capture window reported, or NULL */
+	const gt_an_rank *ranks;	     /* ranks of the collectives (by rank), may be NULL */
 	size_t nranks;
 	/* Names. Each may be NULL (then names are unknown). */
 	void *user;
@@ -77,13 +77,12 @@ gt_diagnosis *dg_run(const dg_input *in, const gt_diag_opts *opts);
 typedef struct dg_chunk dg_chunk;
 typedef struct dg_arena {
 	dg_chunk *head;
-	int oom;   /* sticky: an allocation failed */
+	int oom; /* sticky: an allocation failed */
 } dg_arena;
 
-void *dg_alloc(dg_arena *ar, size_t n);           /* zeroed; NULL + oom on failure */
-char *dg_strdup(dg_arena *ar, const char *s);     /* NULL -> "" */
-char *dg_printf(dg_arena *ar, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+void *dg_alloc(dg_arena *ar, size_t n);	      /* zeroed; NULL + oom on failure */
+char *dg_strdup(dg_arena *ar, const char *s); /* NULL -> "" */
+char *dg_printf(dg_arena *ar, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void dg_arena_free(dg_arena *ar);
 
 /* ------------------------------------------------------------ result */
@@ -92,7 +91,7 @@ struct gt_diagnosis {
 	dg_arena ar;
 	gt_diag_opts o;
 	uint64_t capture_start;
-	gt_finding *findings;   /* ranked */
+	gt_finding *findings; /* ranked */
 	size_t nfindings;
 	gt_diag_gpu *gpus;
 	size_t ngpus;
@@ -107,8 +106,8 @@ typedef struct dg_wave_in {
 	const float *series;
 	size_t nseries;
 	uint64_t window_ns;
-	uint64_t t0;            /* realtime ns of series[0] */
-	const gt_an_gap *gaps;  /* detailed gaps, time order */
+	uint64_t t0;	       /* realtime ns of series[0] */
+	const gt_an_gap *gaps; /* detailed gaps, time order */
 	size_t ngaps;
 	uint64_t span_from, span_to; /* where the periods are counted (the steady
 				       state, as the period steps); 0, 0: the series */
@@ -119,15 +118,13 @@ typedef struct dg_wave_in {
  * NULL; ngaps entries) gets 1 for the gaps that form the periodic train.
  * @return 0 or GT_ERR_NOMEM.
  */
-int dg_wave_detect(const dg_wave_in *in, const gt_diag_opts *o, gt_diag_wave *out,
-		   uint8_t *train);
+int dg_wave_detect(const dg_wave_in *in, const gt_diag_opts *o, gt_diag_wave *out, uint8_t *train);
 
 /* Autocorrelation period of a series (exposed for tests): returns the lag
  * in windows (fractional, parabolic refinement) or 0 when none, *acf gets
  * the autocorrelation at the lag. Series longer than 8192 are averaged down
  * first (then the lag is in original windows). */
-double dg_acf_period(const float *s, size_t n, double min_acf, unsigned min_periods,
-		     double *acf);
+double dg_acf_period(const float *s, size_t n, double min_acf, unsigned min_periods, double *acf);
 
 /* ------------------------------------------------------------ engine */
 
@@ -138,10 +135,10 @@ double dg_acf_period(const float *s, size_t n, double min_acf, unsigned min_peri
  * note atop diag_engine.c says how the pools and claims add up.
  */
 
-#define DG_MAX_EV 16   /* evidence lines per finding */
-#define DG_MAX_M 16    /* metrics per finding */
-#define DG_MAX_EX 16   /* example gaps per finding */
-#define DG_MAX_K 16    /* kernels per finding */
+#define DG_MAX_EV 16 /* evidence lines per finding */
+#define DG_MAX_M 16  /* metrics per finding */
+#define DG_MAX_EX 16 /* example gaps per finding */
+#define DG_MAX_K 16  /* kernels per finding */
 #define DG_NAME_CAP 256
 
 /* What is left to claim of one GPU's window: idle ns per cause, ns with a
@@ -174,22 +171,22 @@ typedef struct dg_ctx {
 	dg_pools p;
 	uint64_t W;
 	double kscale, cscale;
-	uint8_t *gap_taken;  /* per detailed gap: 1 periodic stall, 2 data loader, 3 startup */
-	uint8_t *train;      /* per detailed gap: in the wave's gap train */
-	double *kclaimed;    /* per kernel row: fraction of its time claimed */
+	uint8_t *gap_taken; /* per detailed gap: 1 periodic stall, 2 data loader, 3 startup */
+	uint8_t *train;	    /* per detailed gap: in the wave's gap train */
+	double *kclaimed;   /* per kernel row: fraction of its time claimed */
 	gt_diag_wave wave;
 	const gt_an_proc *primary;
 	uint64_t transfer_weight_all;
 	uint64_t startup_ns, startup_end; /* set aside as start-up */
-	size_t startup_win, startup_gaps;  /* series windows / detailed gaps in it */
-	uint64_t comm_claimed;            /* of comm_exposed_ns, claimed by findings */
-	uint64_t comm_row;                /* set aside as comm_exposed */
+	size_t startup_win, startup_gaps; /* series windows / detailed gaps in it */
+	uint64_t comm_claimed;		  /* of comm_exposed_ns, claimed by findings */
+	uint64_t comm_row;		  /* set aside as comm_exposed */
 	/* what a rule leaves for later ones */
-	int d2h_fired;                    /* d2h_storm made a finding */
-	const char *not_a_finding;        /* gt_diag_gpu.not_a_finding */
-	double *frac;                     /* per kernel row: fraction small_grid claimed */
-	double *occ;                      /* per kernel row: occupancy (low_occupancy) */
-	int *lim;                         /* per kernel row: occupancy limiter */
+	int d2h_fired;		   /* d2h_storm made a finding */
+	const char *not_a_finding; /* gt_diag_gpu.not_a_finding */
+	double *frac;		   /* per kernel row: fraction small_grid claimed */
+	double *occ;		   /* per kernel row: occupancy (low_occupancy) */
+	int *lim;		   /* per kernel row: occupancy limiter */
 	/* findings of this GPU */
 	dg_fbuild **fb;
 	size_t nfb, fbcap;
@@ -199,8 +196,8 @@ typedef struct dg_ctx {
 /* Predicate over detailed gaps. */
 typedef struct dg_cause_arg {
 	uint32_t causes; /* bit mask of gt_cause: the gap's main cause is one of them */
-	int taken;       /* -1 any, else gap_taken must equal it */
-	int prev_copy;   /* 1: the work before the gap was a memcpy */
+	int taken;	 /* -1 any, else gap_taken must equal it */
+	int prev_copy;	 /* 1: the work before the gap was a memcpy */
 } dg_cause_arg;
 
 /* What a rule asks of each pool (dg_commit caps it to what is left). */
@@ -231,13 +228,10 @@ static inline uint64_t dg_scale_u64(uint64_t v, double f)
  * disabled, or OOM: c->oom). */
 dg_fbuild *dg_commit(dg_ctx *c, int id, dg_claim *cl);
 /* The finding's title and fix, printf-style, copied into the arena. */
-void dg_title(dg_ctx *c, dg_fbuild *b, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-void dg_fix(dg_ctx *c, dg_fbuild *b, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+void dg_title(dg_ctx *c, dg_fbuild *b, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void dg_fix(dg_ctx *c, dg_fbuild *b, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* One evidence line (at most DG_MAX_EV; more are dropped). */
-void dg_ev(dg_ctx *c, dg_fbuild *b, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+void dg_ev(dg_ctx *c, dg_fbuild *b, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* One metric (at most DG_MAX_M). */
 void dg_metric(dg_fbuild *b, const char *key, double v);
 /* A kernel row shown with the finding; blocks: the grid to show, 0 = the

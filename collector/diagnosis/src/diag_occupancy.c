@@ -53,7 +53,8 @@ int gt_occupancy_compute(const gt_device *dev, uint32_t threads, uint32_t regs, 
 		}
 	}
 	if (smem && dev->max_smem_per_sm) {
-		uint64_t per_block = round_up((uint64_t)smem + (dev->cc_major >= 8 ? 1024 : 0), 128);
+		uint64_t per_block =
+			round_up((uint64_t)smem + (dev->cc_major >= 8 ? 1024 : 0), 128);
 		/* no test against the per-block limit: CUPTI's is the default one
 		 * (48 KiB), a kernel that opted in to more ran with it (seen on the
 		 * H200: 100 KiB blocks came out "0% occupancy"); the SM's limit

@@ -65,8 +65,14 @@ typedef struct th_row {
 	int u32; /* COUNT stored in a uint32_t */
 } th_row;
 
-#define TH(field, type, help) {{#field, type, help}, offsetof(gt_diag_opts, field), 0}
-#define TH32(field, help) {{#field, GT_DIAG_T_COUNT, help}, offsetof(gt_diag_opts, field), 1}
+#define TH(field, type, help)                                          \
+	{                                                              \
+		{#field, type, help}, offsetof(gt_diag_opts, field), 0 \
+	}
+#define TH32(field, help)                                                         \
+	{                                                                         \
+		{#field, GT_DIAG_T_COUNT, help}, offsetof(gt_diag_opts, field), 1 \
+	}
 
 static const th_row rows[] = {
 	TH(min_share, GT_DIAG_T_SHARE, "a finding must explain at least this share of wall time"),
@@ -129,7 +135,8 @@ static const th_row rows[] = {
 	TH32(max_examples, "example gaps kept per finding"),
 	TH32(max_kernels, "kernels named per finding"),
 	{{"disable", GT_DIAG_T_LIST, "comma-separated finding ids never to report"},
-	 offsetof(gt_diag_opts, disabled), 1},
+	 offsetof(gt_diag_opts, disabled),
+	 1},
 };
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
 
@@ -165,8 +172,7 @@ static int parse_double(const char *s, double *v, const char **rest)
 	return 0;
 }
 
-static int parse_value(const th_row *r, const char *s, gt_diag_opts *tmp, char *err,
-		       size_t errcap)
+static int parse_value(const th_row *r, const char *s, gt_diag_opts *tmp, char *err, size_t errcap)
 {
 	void *field = (char *)tmp + r->off;
 	const char *rest = NULL;
@@ -192,7 +198,8 @@ static int parse_value(const th_row *r, const char *s, gt_diag_opts *tmp, char *
 		*(uint64_t *)field = v;
 		return 0;
 	case GT_DIAG_T_COUNT:
-		if (gt_parse_count(s, 0, r->u32 ? UINT32_MAX : UINT64_MAX, &v, why, sizeof(why)) < 0)
+		if (gt_parse_count(s, 0, r->u32 ? UINT32_MAX : UINT64_MAX, &v, why, sizeof(why)) <
+		    0)
 			goto bad;
 		if (r->u32)
 			*(uint32_t *)field = (uint32_t)v;
@@ -251,8 +258,8 @@ int gt_diag_set_threshold(gt_diag_opts *o, const char *s, char *err, size_t errc
 	const th_row *r = find_row(s, (size_t)(eq - s));
 	if (!r) {
 		if (err && errcap) {
-			size_t n = (size_t)snprintf(err, errcap, "unknown threshold '%.*s' (known:",
-						    (int)(eq - s), s);
+			size_t n = (size_t)snprintf(
+				err, errcap, "unknown threshold '%.*s' (known:", (int)(eq - s), s);
 			for (size_t i = 0; i < NROWS && n < errcap; i++)
 				n += (size_t)snprintf(err + n, errcap - n, " %s", rows[i].pub.name);
 			if (n < errcap)
@@ -279,12 +286,8 @@ int gt_diag_threshold_get(const gt_diag_opts *o, const char *name, char *buf, si
 		return 0;
 	const void *field = (const char *)o + r->off;
 	switch (r->pub.type) {
-	case GT_DIAG_T_SHARE:
-		snprintf(buf, cap, "%g%%", *(const double *)field * 100.0);
-		break;
-	case GT_DIAG_T_RATIO:
-		snprintf(buf, cap, "%g", *(const double *)field);
-		break;
+	case GT_DIAG_T_SHARE: snprintf(buf, cap, "%g%%", *(const double *)field * 100.0); break;
+	case GT_DIAG_T_RATIO: snprintf(buf, cap, "%g", *(const double *)field); break;
 	case GT_DIAG_T_NS: gt_duration_str(*(const uint64_t *)field, buf, cap); break;
 	case GT_DIAG_T_COUNT:
 		snprintf(buf, cap, "%llu",
@@ -346,8 +349,7 @@ const char *gt_severity_name(int sev)
 
 const char *gt_diag_shape_name(int shape)
 {
-	static const char *const n[] = {"none", "healthy", "wave", "low_flat",
+	static const char *const n[] = {"none",	 "healthy",   "wave",	   "low_flat",
 					"stuck", "busy_slow", "irregular", "busy"};
 	return shape >= 0 && shape < (int)(sizeof n / sizeof n[0]) ? n[shape] : "?";
 }
-

@@ -48,19 +48,21 @@ int gt_diag_gpu_denominator(const gt_diag_gpu *g, char *buf, size_t cap)
 {
 	char a[32], b[32], w[48] = "";
 	if (g->startup_ns && g->startup_ns < g->window_ns) {
-		static const char *const until[] = {"", "until the first busy stretch",
-						    "until the loop's first kernel",
-						    "until the first step",
-						    "until the loop's first jitted call"};
-		int by = g->startup_by >= 0 && g->startup_by <= GT_STARTUP_BY_DISPATCH ? g->startup_by
-										    : 0;
+		static const char *const until[] = {
+			"", "until the first busy stretch", "until the loop's first kernel",
+			"until the first step", "until the loop's first jitted call"};
+		int by = g->startup_by >= 0 && g->startup_by <= GT_STARTUP_BY_DISPATCH
+				 ? g->startup_by
+				 : 0;
 		gt_fmt_ns(a, sizeof a, (double)(g->window_ns - g->startup_ns));
 		gt_fmt_ns(b, sizeof b, (double)g->startup_ns);
 		if (g->warmup_gaps)
 			snprintf(w, sizeof w, ", with %u warm-up %s", g->warmup_gaps,
 				 gt_plural(g->warmup_gaps, "gap", "gaps"));
-		return snprintf(buf, cap, "shares are of the %s steady state (%s of start-up set aside%s%s%s)",
-				a, b, by ? ": " : "", until[by], w);
+		return snprintf(
+			buf, cap,
+			"shares are of the %s steady state (%s of start-up set aside%s%s%s)", a, b,
+			by ? ": " : "", until[by], w);
 	}
 	gt_fmt_ns(a, sizeof a, (double)g->window_ns);
 	return snprintf(buf, cap, "shares are of the %s window", a);
@@ -230,8 +232,9 @@ int gt_findings_text_width(const gt_diagnosis *d, FILE *out, unsigned flags, uns
 				same = &d->findings[j];
 		pct(s, sizeof s, f->share);
 		if (same && !strcmp(same->fix, f->fix)) {
-			fprintf(out, "%2u. %6s [%s] %s (GPU %u): same as #%u (GPU %u)\n", f->rank, s,
-				gt_severity_name(f->severity), f->name, f->gpu, same->rank, same->gpu);
+			fprintf(out, "%2u. %6s [%s] %s (GPU %u): same as #%u (GPU %u)\n", f->rank,
+				s, gt_severity_name(f->severity), f->name, f->gpu, same->rank,
+				same->gpu);
 			continue;
 		}
 		char head[160];
@@ -263,8 +266,10 @@ int gt_findings_text_width(const gt_diagnosis *d, FILE *out, unsigned flags, uns
 			pct(s, sizeof s, g->parts[k].share);
 			fprintf(out, "  %-22s %7s %10s", g->parts[k].id, s, t);
 			if (!strcmp(g->parts[k].id, "startup"))
-				fprintf(out, "  (of the %s window; set aside: the shares above are of "
-					"the rest)", w);
+				fprintf(out,
+					"  (of the %s window; set aside: the shares above are of "
+					"the rest)",
+					w);
 			if (!strcmp(g->parts[k].id, "idle_other") && g->idle_other_ns) {
 				fputs("  (", out);
 				int first = 1;
@@ -275,14 +280,16 @@ int gt_findings_text_width(const gt_diagnosis *d, FILE *out, unsigned flags, uns
 					pct(s, sizeof s,
 					    (double)g->idle_other_cause_ns[c] /
 						    (double)(g->window_ns - g->startup_ns));
-					fprintf(out, "%s%s %s", first ? "" : ", ", gt_cause_label(c), s);
+					fprintf(out, "%s%s %s", first ? "" : ", ",
+						gt_cause_label(c), s);
 					first = 0;
 				}
 				fputs(": below the thresholds)", out);
 			}
 			if (!strcmp(g->parts[k].id, "unknown") &&
 			    g->idle_other_cause_ns[GT_CAUSE_DATA_LOST]) {
-				gt_fmt_ns(t, sizeof t, (double)g->idle_other_cause_ns[GT_CAUSE_DATA_LOST]);
+				gt_fmt_ns(t, sizeof t,
+					  (double)g->idle_other_cause_ns[GT_CAUSE_DATA_LOST]);
 				fprintf(out, "  (%s of it over lost data: unknown (data lost))", t);
 			}
 			fputc('\n', out);

@@ -59,9 +59,10 @@ static double pcie_link_ev(dg_ctx *c, dg_fbuild *b, unsigned dirs)
 		if (!(dirs & (1u << d[i].kind)) || v < 0)
 			continue;
 		double sh = v / link;
-		dg_ev(c, b, "PCIe %s %.2f GB/s while copying (GPU counters), %.0f%% of the link's "
-			 "%.1f GB/s per direction",
-		   d[i].name, v / 1e9, 100.0 * sh, link / 1e9);
+		dg_ev(c, b,
+		      "PCIe %s %.2f GB/s while copying (GPU counters), %.0f%% of the link's "
+		      "%.1f GB/s per direction",
+		      d[i].name, v / 1e9, 100.0 * sh, link / 1e9);
 		best = sh > best ? sh : best;
 	}
 	return best;
@@ -76,16 +77,17 @@ static const char *copy_claim_words(dg_ctx *c, const dg_fbuild *b)
 	double busy = (double)b->f.copy_claim_ns / (double)c->W;
 	double idle = (double)b->f.idle_claim_ns / (double)c->W;
 	if (busy >= 0.005 && idle >= 0.005)
-		return dg_printf(&c->d->ar,
-				 "the GPU runs only these copies %.0f%% of the time (SMs idle) and is "
-				 "idle %.0f%% around them",
-				 100.0 * busy, 100.0 * idle);
+		return dg_printf(
+			&c->d->ar,
+			"the GPU runs only these copies %.0f%% of the time (SMs idle) and is "
+			"idle %.0f%% around them",
+			100.0 * busy, 100.0 * idle);
 	if (busy >= 0.005)
-		return dg_printf(&c->d->ar, "the GPU runs only these copies %.0f%% of the time "
-					    "(SMs idle)",
+		return dg_printf(&c->d->ar,
+				 "the GPU runs only these copies %.0f%% of the time "
+				 "(SMs idle)",
 				 100.0 * busy);
-	return dg_printf(&c->d->ar, "the GPU is idle %.0f%% of the time around them",
-			 100.0 * idle);
+	return dg_printf(&c->d->ar, "the GPU is idle %.0f%% of the time around them", 100.0 * idle);
 }
 
 /* d2h_storm: many small device-to-host copies (DIAGNOSIS.md). */
@@ -131,40 +133,41 @@ void dg_rule_d2h_storm(dg_ctx *c)
 	gt_fmt_bytes(by, sizeof by, (double)bytes / (double)n);
 	gt_fmt_ns(tt, sizeof tt, (double)t);
 	dg_title(c, b, "%llu device-to-host %s (%s each) and the host waiting on them: %s",
-		 (unsigned long long)n, gt_plural(n, "copy", "copies"), by,
-		 copy_claim_words(c, b));
+		 (unsigned long long)n, gt_plural(n, "copy", "copies"), by, copy_claim_words(c, b));
 	dg_ev(c, b, "DtoH copies: %llu, %s in total, %s of copy time (%.1f%% %s), %.2f GB/s",
-	   (unsigned long long)n, (gt_fmt_bytes(by, sizeof by, (double)bytes), by), tt,
-	   100.0 * (double)t / (double)c->W, dg_of_w(c), t ? (double)bytes / (double)t : 0);
+	      (unsigned long long)n, (gt_fmt_bytes(by, sizeof by, (double)bytes), by), tt,
+	      100.0 * (double)t / (double)c->W, dg_of_w(c), t ? (double)bytes / (double)t : 0);
 	if (blocking)
 		dg_ev(c, b, "%llu of them blocked the calling thread until the copy ended%s",
-		   (unsigned long long)blocking, pageable ? " (pageable host memory)" : "");
+		      (unsigned long long)blocking, pageable ? " (pageable host memory)" : "");
 	for (size_t i = 0; i < c->g->ncopies; i++) {
 		const gt_an_copy *r = &c->g->copies[i];
 		if (r->copy_kind == GT_COPY_DTOH && r->count) {
 			dg_ev(c, b, "first DtoH copy (%s) at +%.6f s, pid %u, stream %u",
-			   gt_mem_kind_name(r->host_kind), dg_rel_s(c, r->first_start), r->ex_pid,
-			   r->ex_stream);
+			      gt_mem_kind_name(r->host_kind), dg_rel_s(c, r->first_start),
+			      r->ex_pid, r->ex_stream);
 			break;
 		}
 	}
 	if (b->f.cause_claim_ns[GT_CAUSE_SYNC_TURNAROUND]) {
 		gt_fmt_ns(tt, sizeof tt, (double)b->f.cause_claim_ns[GT_CAUSE_SYNC_TURNAROUND]);
-		dg_ev(c, b, "after the copies the host returned and did not launch new work for %s", tt);
+		dg_ev(c, b, "after the copies the host returned and did not launch new work for %s",
+		      tt);
 	}
 	dg_cause_arg a = {.causes = (1u << GT_CAUSE_SYNC_TURNAROUND) | (1u << GT_CAUSE_TRANSFER),
-		       .taken = 0, .prev_copy = 1};
+			  .taken = 0,
+			  .prev_copy = 1};
 	dg_examples(c, b, &a);
 	dg_metric(b, "copies", (double)n);
 	dg_metric(b, "bytes", (double)bytes);
 	dg_metric(b, "copy_ns", (double)t);
 	dg_metric(b, "gbps", t ? (double)bytes / (double)t : 0);
 	dg_fix(c, b,
-	    "Stop pulling tensors to the host every step (.cpu(), .numpy(), .item(), print of a "
-	    "tensor, logging of per-sample values): keep them on the GPU, accumulate there and "
-	    "copy every N steps; batch many small copies into one; when a value is needed, copy "
-	    "it with non_blocking=True into a pinned buffer and wait on an event only where it "
-	    "is used.");
+	       "Stop pulling tensors to the host every step (.cpu(), .numpy(), .item(), print of a "
+	       "tensor, logging of per-sample values): keep them on the GPU, accumulate there and "
+	       "copy every N steps; batch many small copies into one; when a value is needed, copy "
+	       "it with non_blocking=True into a pinned buffer and wait on an event only where it "
+	       "is used.");
 }
 
 /* pageable_copies: copies from pageable host memory, beyond d2h_storm's. */
@@ -213,32 +216,36 @@ void dg_rule_pageable_copies(dg_ctx *c)
 			continue;
 		gt_fmt_bytes(by, sizeof by, (double)r->bytes);
 		gt_fmt_ns(tt, sizeof tt, (double)r->total_ns);
-		dg_ev(c, b, "%s pageable: %llu %s, %s, %s on the copy engine, %.2f GB/s, %llu "
-			 "blocking; first at +%.6f s (pid %u, stream %u)",
-		   gt_copy_kind_name(r->copy_kind), (unsigned long long)r->count,
-		   gt_plural(r->count, "copy", "copies"), by, tt, r->gbps,
-		   (unsigned long long)r->blocking, dg_rel_s(c, r->first_start), r->ex_pid,
-		   r->ex_stream);
+		dg_ev(c, b,
+		      "%s pageable: %llu %s, %s, %s on the copy engine, %.2f GB/s, %llu "
+		      "blocking; first at +%.6f s (pid %u, stream %u)",
+		      gt_copy_kind_name(r->copy_kind), (unsigned long long)r->count,
+		      gt_plural(r->count, "copy", "copies"), by, tt, r->gbps,
+		      (unsigned long long)r->blocking, dg_rel_s(c, r->first_start), r->ex_pid,
+		      r->ex_stream);
 	}
 	if (pin_t)
 		dg_ev(c, b, "pinned copies of this run reached %.2f GB/s",
-		   (double)pin_bytes / (double)pin_t);
+		      (double)pin_bytes / (double)pin_t);
 	if (b->f.cause_claim_ns[GT_CAUSE_TRANSFER]) {
 		gt_fmt_ns(tt, sizeof tt, (double)b->f.cause_claim_ns[GT_CAUSE_TRANSFER]);
-		dg_ev(c, b, "the host spent %s inside copy calls while no copy ran (staging through a "
-			 "bounce buffer)",
-		   tt);
+		dg_ev(c, b,
+		      "the host spent %s inside copy calls while no copy ran (staging through a "
+		      "bounce buffer)",
+		      tt);
 	}
 	double link = pcie_link_ev(c, b, dirs);
 	int link_bound = link >= c->o->pcie_link_share;
 	if (link_bound)
-		dg_ev(c, b, "at %.0f%% of the link (at least %.0f%%) the link, not the pageable "
-			 "staging, is the limit: pinning alone gains little",
-		   100.0 * link, 100.0 * c->o->pcie_link_share);
+		dg_ev(c, b,
+		      "at %.0f%% of the link (at least %.0f%%) the link, not the pageable "
+		      "staging, is the limit: pinning alone gains little",
+		      100.0 * link, 100.0 * c->o->pcie_link_share);
 	else if (link >= 0)
-		dg_ev(c, b, "far below the link (under %.0f%%): pinned memory would let the copies "
-			 "use it",
-		   100.0 * c->o->pcie_link_share);
+		dg_ev(c, b,
+		      "far below the link (under %.0f%%): pinned memory would let the copies "
+		      "use it",
+		      100.0 * c->o->pcie_link_share);
 	dg_cause_examples(c, b, 1u << GT_CAUSE_TRANSFER);
 	dg_metric(b, "copies", (double)n);
 	dg_metric(b, "bytes", (double)bytes);
@@ -249,18 +256,22 @@ void dg_rule_pageable_copies(dg_ctx *c)
 		dg_metric(b, "pcie_link_share", link);
 	if (link_bound)
 		dg_fix(c, b,
-		    "The copies already fill the PCIe link: move fewer bytes and hide the rest. "
-		    "Batch them into fewer, larger copies, overlap them with compute "
-		    "(cudaMemcpyAsync / .to(device, non_blocking=True) on a separate stream), and "
-		    "keep the data on the GPU between steps instead of sending it again.");
+		       "The copies already fill the PCIe link: move fewer bytes and hide the rest. "
+		       "Batch them into fewer, larger copies, overlap them with compute "
+		       "(cudaMemcpyAsync / .to(device, non_blocking=True) on a separate stream), "
+		       "and "
+		       "keep the data on the GPU between steps instead of sending it again.");
 	else
 		dg_fix(c, b,
-		    "Allocate the host side pinned: cudaMallocHost/cudaHostAlloc (or cudaHostRegister "
-		    "an existing buffer), tensor.pin_memory(), DataLoader(pin_memory=True); then copy "
-		    "with "
-		    "cudaMemcpyAsync / .to(device, non_blocking=True) so the copy overlaps compute. "
-		    "For inference, reuse one pinned staging buffer per request slot and batch "
-		    "requests into fewer, larger copies.");
+		       "Allocate the host side pinned: cudaMallocHost/cudaHostAlloc (or "
+		       "cudaHostRegister "
+		       "an existing buffer), tensor.pin_memory(), DataLoader(pin_memory=True); "
+		       "then copy "
+		       "with "
+		       "cudaMemcpyAsync / .to(device, non_blocking=True) so the copy overlaps "
+		       "compute. "
+		       "For inference, reuse one pinned staging buffer per request slot and batch "
+		       "requests into fewer, larger copies.");
 }
 
 /* transfer_bound: the copies and their host staging. */
@@ -282,9 +293,8 @@ void dg_rule_transfer_bound(dg_ctx *c)
 	}
 	char by[32], tt[32];
 	gt_fmt_bytes(by, sizeof by, (double)bytes);
-	dg_title(c, b,
-	      "Data copies keep the SMs idle %.0f%% of the time (%llu %s, %s)",
-	      100.0 * b->f.share, (unsigned long long)n, gt_plural(n, "copy", "copies"), by);
+	dg_title(c, b, "Data copies keep the SMs idle %.0f%% of the time (%llu %s, %s)",
+		 100.0 * b->f.share, (unsigned long long)n, gt_plural(n, "copy", "copies"), by);
 	for (size_t i = 0; i < c->g->ncopies && i < 4; i++) {
 		const gt_an_copy *r = &c->g->copies[i];
 		gt_fmt_bytes(by, sizeof by, (double)r->bytes);
@@ -293,15 +303,16 @@ void dg_rule_transfer_bound(dg_ctx *c)
 			dg_ev(c, b, "memset: %llu, %s, %s", (unsigned long long)r->count, by, tt);
 		else
 			dg_ev(c, b, "%s %s: %llu %s, %s, %s, %.2f GB/s",
-			   gt_copy_kind_name(r->copy_kind), gt_mem_kind_name(r->host_kind),
-			   (unsigned long long)r->count, gt_plural(r->count, "copy", "copies"), by,
-			   tt, r->gbps);
+			      gt_copy_kind_name(r->copy_kind), gt_mem_kind_name(r->host_kind),
+			      (unsigned long long)r->count, gt_plural(r->count, "copy", "copies"),
+			      by, tt, r->gbps);
 	}
 	const gt_device *dv = &c->gpu->dev;
 	if (dv->mem_clock_khz && dv->mem_bus_width_bits)
-		dg_ev(c, b, "device memory peak is ~%.0f GB/s; host links are far slower, so every byte "
-			 "kept on the GPU counts",
-		   (double)dv->mem_clock_khz * 1e3 * 2 * dv->mem_bus_width_bits / 8 / 1e9);
+		dg_ev(c, b,
+		      "device memory peak is ~%.0f GB/s; host links are far slower, so every byte "
+		      "kept on the GPU counts",
+		      (double)dv->mem_clock_khz * 1e3 * 2 * dv->mem_bus_width_bits / 8 / 1e9);
 	double link = pcie_link_ev(c, b, dirs);
 	dg_cause_examples(c, b, 1u << GT_CAUSE_TRANSFER);
 	dg_metric(b, "copies", (double)n);
@@ -310,9 +321,10 @@ void dg_rule_transfer_bound(dg_ctx *c)
 	if (link >= 0)
 		dg_metric(b, "pcie_link_share", link);
 	dg_fix(c, b,
-	    "Move less data and overlap what remains: batch small requests into larger copies, "
-	    "keep tensors resident on the GPU between steps, do preprocessing (resize, normalize, "
-	    "decode) on the GPU so smaller inputs cross the bus, and issue copies with "
-	    "cudaMemcpyAsync from pinned memory on a separate stream so they run while kernels "
-	    "compute.");
+	       "Move less data and overlap what remains: batch small requests into larger copies, "
+	       "keep tensors resident on the GPU between steps, do preprocessing (resize, "
+	       "normalize, "
+	       "decode) on the GPU so smaller inputs cross the bus, and issue copies with "
+	       "cudaMemcpyAsync from pinned memory on a separate stream so they run while kernels "
+	       "compute.");
 }

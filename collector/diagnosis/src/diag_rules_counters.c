@@ -27,7 +27,7 @@
 #include "diag_internal.h"
 
 /* Compare a GPM percentage with a threshold given as a share (0..1). */
-#define PCT(share) (100.0 * (share) - 1e-9)
+#define PCT(share) (100.0 * (share)-1e-9)
 
 double dg_kernel_gpm(const dg_ctx *c, const gt_an_kernel *k, int metric)
 {
@@ -126,11 +126,13 @@ static void membound_gpu_evidence(dg_ctx *c, dg_fbuild *b)
 	if (dram >= 0) {
 		gt_fmt_ns(tt, sizeof tt, (double)dr->ns);
 		dg_ev(c, b,
-		   "DRAM bandwidth of the GPU while busy: %.0f%% of the peak on average; over its %llu "
-		   "%s (%s covered) p5 %.0f%%, median %.0f%%, p95 %.0f%%: the distribution, not the "
-		   "average, says how long it sat near the peak",
-		   dram, (unsigned long long)g->readings, gt_plural(g->readings, "reading", "readings"),
-		   tt, dr->p5, dr->p50, dr->p95);
+		      "DRAM bandwidth of the GPU while busy: %.0f%% of the peak on average; over "
+		      "its %llu "
+		      "%s (%s covered) p5 %.0f%%, median %.0f%%, p95 %.0f%%: the distribution, not "
+		      "the "
+		      "average, says how long it sat near the peak",
+		      dram, (unsigned long long)g->readings,
+		      gt_plural(g->readings, "reading", "readings"), tt, dr->p5, dr->p50, dr->p95);
 		dg_metric(b, "dram_bw", dram / 100);
 		dg_metric(b, "dram_bw_p5", dr->p5 / 100);
 		dg_metric(b, "dram_bw_p50", dr->p50 / 100);
@@ -139,9 +141,10 @@ static void membound_gpu_evidence(dg_ctx *c, dg_fbuild *b)
 	for (size_t i = 0; i < NPIPES; i++)
 		pct_or_dash(dg_gpu_gpm_busy(c, pipes[i].m), p[i], sizeof p[i]);
 	double sma = dg_gpu_gpm_busy(c, GT_GPM_SM_ACTIVE);
-	dg_ev(c, b, "while busy: SMs active %s of the time; compute pipes active: tensor %s, FP16 %s, "
-		 "FP32 %s, FP64 %s",
-	   pct_or_dash(sma, sm, sizeof sm), p[0], p[1], p[2], p[3]);
+	dg_ev(c, b,
+	      "while busy: SMs active %s of the time; compute pipes active: tensor %s, FP16 %s, "
+	      "FP32 %s, FP64 %s",
+	      pct_or_dash(sma, sm, sizeof sm), p[0], p[1], p[2], p[3]);
 	if (sma >= 0)
 		dg_metric(b, "sm_active", sma / 100);
 	double pipe = dg_compute_pipe(c, NULL, NULL);
@@ -169,28 +172,31 @@ static void membound_kernel_evidence(dg_ctx *c, dg_fbuild *b, const double *frac
 			continue;
 		}
 		const char *pn = "";
-		double pipe = dg_compute_pipe(c, k, &pn), sma = dg_kernel_gpm(c, k, GT_GPM_SM_ACTIVE);
+		double pipe = dg_compute_pipe(c, k, &pn),
+		       sma = dg_kernel_gpm(c, k, GT_GPM_SM_ACTIVE);
 		double ach = dg_kernel_gpm(c, k, GT_GPM_SM_OCCUPANCY);
 		occ[0] = 0;
 		if (ach >= 0)
 			snprintf(occ, sizeof occ, ", achieved occupancy %.0f%%", ach);
 		gt_fmt_ns(tt, sizeof tt, (double)k->total_ns);
 		dg_ev(c, b,
-		   "%s: DRAM %.0f%% of the peak, busiest compute pipe %s %.0f%%, SMs active %s%s; "
-		   "%llu %s, %s; counters cover %.0f%% of its time%s",
-		   dg_kname(c, k->name, nb, sizeof nb), dg_kernel_gpm(c, k, GT_GPM_DRAM_BW), pn, pipe,
-		   pct_or_dash(sma, sm, sizeof sm), occ, (unsigned long long)k->count,
-		   gt_plural(k->count, "launch", "launches"), tt,
-		   k->total_ns ? 100.0 * (double)k->gpm_ns / (double)k->total_ns : 0,
-		   k->gpm_shared >= GT_DIAG_GPM_SHARED_APPROX ? " (approximate: its readings also "
-								 "covered other kernels)"
-							       : "");
+		      "%s: DRAM %.0f%% of the peak, busiest compute pipe %s %.0f%%, SMs active "
+		      "%s%s; "
+		      "%llu %s, %s; counters cover %.0f%% of its time%s",
+		      dg_kname(c, k->name, nb, sizeof nb), dg_kernel_gpm(c, k, GT_GPM_DRAM_BW), pn,
+		      pipe, pct_or_dash(sma, sm, sizeof sm), occ, (unsigned long long)k->count,
+		      gt_plural(k->count, "launch", "launches"), tt,
+		      k->total_ns ? 100.0 * (double)k->gpm_ns / (double)k->total_ns : 0,
+		      k->gpm_shared >= GT_DIAG_GPM_SHARED_APPROX
+			      ? " (approximate: its readings also "
+				"covered other kernels)"
+			      : "");
 		dg_add_kernel(c, b, k, -1);
 	}
 	if (nrest) {
 		gt_fmt_ns(tt, sizeof tt, (double)rest);
 		dg_ev(c, b, "and %llu more %s: %s", (unsigned long long)nrest,
-		   gt_plural(nrest, "kernel", "kernels"), tt);
+		      gt_plural(nrest, "kernel", "kernels"), tt);
 	}
 	*shared = cov > 0 ? sh / cov : 0;
 }
@@ -201,7 +207,10 @@ static void kernel_names(const dg_fbuild *b, char *buf, size_t cap)
 	size_t n = 0, k = b->nk < 3 ? b->nk : 3;
 	buf[0] = 0;
 	for (size_t i = 0; i < k && n < cap; i++)
-		n += (size_t)snprintf(buf + n, cap - n, "%s%s", i == 0 ? "" : i + 1 == k ? " and " : ", ",
+		n += (size_t)snprintf(buf + n, cap - n, "%s%s",
+				      i == 0	   ? ""
+				      : i + 1 == k ? " and "
+						   : ", ",
 				      b->k[i].name);
 }
 
@@ -241,26 +250,30 @@ void dg_rule_memory_bound(dg_ctx *c)
 	const char *pn = "";
 	double kd = dg_kernel_gpm(c, top, GT_GPM_DRAM_BW), kp = dg_compute_pipe(c, top, &pn);
 	gt_fmt_ns(tt, sizeof tt, (double)b->f.kernel_claim_ns);
-	dg_ev(c, b, "%llu %s at >= %.0f%% of the DRAM peak with every compute pipe below %.0f%%: %s "
-		 "of kernel time%s",
-	   (unsigned long long)nk, gt_plural(nk, "kernel", "kernels"), 100 * c->o->membound_dram,
-	   100 * c->o->membound_compute, tt,
-	   c->kscale < 1 ? " (kernel time scaled to the busy time: kernels overlap)" : "");
+	dg_ev(c, b,
+	      "%llu %s at >= %.0f%% of the DRAM peak with every compute pipe below %.0f%%: %s "
+	      "of kernel time%s",
+	      (unsigned long long)nk, gt_plural(nk, "kernel", "kernels"), 100 * c->o->membound_dram,
+	      100 * c->o->membound_compute, tt,
+	      c->kscale < 1 ? " (kernel time scaled to the busy time: kernels overlap)" : "");
 	if (shared >= GT_DIAG_GPM_SHARED_APPROX)
 		dg_ev(c, b,
-		   "the attribution is approximate: the counters are read per GPU, not per kernel, and "
-		   "%.0f%% of these kernels' covered time was in readings that also covered other "
-		   "kernels; confirm with ncu (the fix)",
-		   100 * shared);
+		      "the attribution is approximate: the counters are read per GPU, not per "
+		      "kernel, and "
+		      "%.0f%% of these kernels' covered time was in readings that also covered "
+		      "other "
+		      "kernels; confirm with ncu (the fix)",
+		      100 * shared);
 	if (nk > 1)
 		snprintf(more, sizeof more, " and %zu more %s", nk - 1,
 			 gt_plural(nk - 1, "kernel", "kernels"));
 	dg_title(c, b,
-	      "Memory-bound: %s%s %s at %.0f%% of the DRAM bandwidth peak while the compute pipes "
-	      "are at most %.0f%% busy (%s), %.0f%% of the time%s",
-	      dg_kname(c, top->name, nb, sizeof nb), more, nk > 1 ? "move data" : "moves data", kd,
-	      kp, pn, 100.0 * b->f.share,
-	      shared >= GT_DIAG_GPM_SHARED_APPROX ? " (counter attribution approximate)" : "");
+		 "Memory-bound: %s%s %s at %.0f%% of the DRAM bandwidth peak while the compute "
+		 "pipes "
+		 "are at most %.0f%% busy (%s), %.0f%% of the time%s",
+		 dg_kname(c, top->name, nb, sizeof nb), more, nk > 1 ? "move data" : "moves data",
+		 kd, kp, pn, 100.0 * b->f.share,
+		 shared >= GT_DIAG_GPM_SHARED_APPROX ? " (counter attribution approximate)" : "");
 	dg_metric(b, "kernels", (double)nk);
 	dg_metric(b, "kernel_dram_bw", kd / 100);
 	dg_metric(b, "kernel_compute_pipe", kp / 100);
@@ -269,15 +282,17 @@ void dg_rule_memory_bound(dg_ctx *c)
 	kernel_names(b, names, sizeof names);
 	dg_ncu_kernel_arg(dg_kname(c, top->name, nb, sizeof nb), arg, sizeof arg);
 	dg_fix(c, b,
-	    "Move fewer bytes per result in %s: fuse elementwise chains into one kernel "
-	    "(torch.compile; fused optimizers such as AdamW(fused=True), fused norms and "
-	    "activations), lower the precision (bf16, fp8) so each byte carries more work, avoid "
-	    "materialised intermediates (in-place ops, views instead of copies, no needless "
-	    ".contiguous()/.clone()), and raise the arithmetic intensity (more work per byte read: "
-	    "bigger batches, the consumer fused into the producer). More blocks or occupancy do "
-	    "not help a kernel at the DRAM peak. Confirm with ncu %s --launch-count 1 --section "
-	    "SpeedOfLight --section MemoryWorkloadAnalysis <your program>.",
-	    names, arg);
+	       "Move fewer bytes per result in %s: fuse elementwise chains into one kernel "
+	       "(torch.compile; fused optimizers such as AdamW(fused=True), fused norms and "
+	       "activations), lower the precision (bf16, fp8) so each byte carries more work, "
+	       "avoid "
+	       "materialised intermediates (in-place ops, views instead of copies, no needless "
+	       ".contiguous()/.clone()), and raise the arithmetic intensity (more work per byte "
+	       "read: "
+	       "bigger batches, the consumer fused into the producer). More blocks or occupancy do "
+	       "not help a kernel at the DRAM peak. Confirm with ncu %s --launch-count 1 --section "
+	       "SpeedOfLight --section MemoryWorkloadAnalysis <your program>.",
+	       names, arg);
 }
 
 void dg_counter_notes(dg_ctx *c, const gt_diag_gpu *dg)
@@ -290,12 +305,14 @@ void dg_counter_notes(dg_ctx *c, const gt_diag_gpu *dg)
 		 * time was spent on */
 		if (gpu->utilization >= c->o->busy_util &&
 		    (dg->shape == GT_SHAPE_HEALTHY || dg->shape == GT_SHAPE_BUSY))
-			dg_note(c, dg_printf(&c->d->ar,
-					     "GPU %u: busy %.0f%% of the window, but its busy time "
-					     "could not be checked for memory or compute limits: the "
-					     "GPU's counters were not read (NVML GPM needs a Hopper or "
-					     "newer GPU; older traces have none)",
-					     gpu->index, 100.0 * gpu->utilization));
+			dg_note(c,
+				dg_printf(
+					&c->d->ar,
+					"GPU %u: busy %.0f%% of the window, but its busy time "
+					"could not be checked for memory or compute limits: the "
+					"GPU's counters were not read (NVML GPM needs a Hopper or "
+					"newer GPU; older traces have none)",
+					gpu->index, 100.0 * gpu->utilization));
 		return;
 	}
 	const char *pn = "";
@@ -306,10 +323,11 @@ void dg_counter_notes(dg_ctx *c, const gt_diag_gpu *dg)
 	char sm[48] = "";
 	if (sma >= 0)
 		snprintf(sm, sizeof sm, ", SMs active %.0f%%", sma);
-	dg_note(c, dg_printf(&c->d->ar,
-			     "GPU %u: compute-bound: the %s pipe was active %.0f%% of the busy time "
-			     "(GPU counters, %llu %s%s): the pipes are busy; nothing to fix at this "
-			     "level (informational)",
-			     gpu->index, pn, pipe, (unsigned long long)gpu->gpm.readings,
-			     gt_plural(gpu->gpm.readings, "reading", "readings"), sm));
+	dg_note(c,
+		dg_printf(&c->d->ar,
+			  "GPU %u: compute-bound: the %s pipe was active %.0f%% of the busy time "
+			  "(GPU counters, %llu %s%s): the pipes are busy; nothing to fix at this "
+			  "level (informational)",
+			  gpu->index, pn, pipe, (unsigned long long)gpu->gpm.readings,
+			  gt_plural(gpu->gpm.readings, "reading", "readings"), sm));
 }

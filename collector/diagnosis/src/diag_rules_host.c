@@ -23,7 +23,7 @@ static int sync_row_here(const dg_ctx *c, const gt_an_sync *s)
  * count and mean length of the unclaimed detailed gaps whose main cause it
  * is (m: the mean formatted). */
 static dg_fbuild *claim_rest(dg_ctx *c, int id, int cause, uint64_t *n, double *mean, char *m,
-			  size_t mcap)
+			     size_t mcap)
 {
 	dg_claim cl = {0};
 	cl.idle[cause] = c->p.idle[cause];
@@ -76,10 +76,12 @@ static void cause_by_length_ev(dg_ctx *c, dg_fbuild *b, int cause, const char *w
 	gt_fmt_ns(a, sizeof a, (double)all);
 	gt_fmt_ns(mine, sizeof mine, (double)b->f.cause_claim_ns[cause]);
 	const char *by = cause_taken_by(c, b, cause);
-	dg_ev(c, b, "all %s idle of the GPU (%s; this finding claims %s%s%s) in gaps by length: "
-		 "<10us %.1f%%, 10us-1ms %.1f%%, >=1ms %.1f%% %s",
-	   what, a, mine, *by ? ", the rest went to " : "", by, 100.0 * (double)lo / (double)c->W,
-	   100.0 * (double)mid / (double)c->W, 100.0 * (double)hi / (double)c->W, dg_of_w(c));
+	dg_ev(c, b,
+	      "all %s idle of the GPU (%s; this finding claims %s%s%s) in gaps by length: "
+	      "<10us %.1f%%, 10us-1ms %.1f%%, >=1ms %.1f%% %s",
+	      what, a, mine, *by ? ", the rest went to " : "", by,
+	      100.0 * (double)lo / (double)c->W, 100.0 * (double)mid / (double)c->W,
+	      100.0 * (double)hi / (double)c->W, dg_of_w(c));
 }
 
 /* sync_turnaround: idle after a synchronization or blocking copy. */
@@ -88,8 +90,8 @@ void dg_rule_sync_turnaround(dg_ctx *c)
 	uint64_t n;
 	double mean;
 	char m[32], tt[32];
-	dg_fbuild *b = claim_rest(c, GT_FIND_SYNC_TURNAROUND, GT_CAUSE_SYNC_TURNAROUND, &n, &mean, m,
-			       sizeof m);
+	dg_fbuild *b = claim_rest(c, GT_FIND_SYNC_TURNAROUND, GT_CAUSE_SYNC_TURNAROUND, &n, &mean,
+				  m, sizeof m);
 	if (!b)
 		return;
 	/* the syncs of this GPU's processes, biggest first */
@@ -110,26 +112,29 @@ void dg_rule_sync_turnaround(dg_ctx *c)
 	double csh;
 	uint32_t ctr, ctid;
 	uint32_t after = dg_gap_turn_call(c, &csh, &ctr, &ctid);
-	const char *call = after ? dg_sname(c, after)
+	const char *call = after	      ? dg_sname(c, after)
 			   : top && top->name ? dg_sname(c, top->name)
-			   : top ? gt_sync_type_name(top->type)
-				 : "";
-	const char *thr = after ? dg_tname(c, ctr, ctid) : top ? dg_tname(c, top->trace, top->tid) : "";
+			   : top	      ? gt_sync_type_name(top->type)
+					      : "";
+	const char *thr = after ? dg_tname(c, ctr, ctid)
+			  : top ? dg_tname(c, top->trace, top->tid)
+				: "";
 	char pct[16] = "";
 	if (after && csh < 0.995)
 		snprintf(pct, sizeof pct, "%.0f%% ", 100.0 * csh);
 	if (gaps_describe_claim(b, GT_CAUSE_SYNC_TURNAROUND, n,
 				detailed_cause_ns(c, GT_CAUSE_SYNC_TURNAROUND)))
 		dg_title(c, b,
-		      "After each synchronize the host takes ~%s before launching more work (%llu "
-		      "%s%s%s%s%s%s%s)",
-		      m, (unsigned long long)n, gt_plural(n, "time", "times"), *call ? ", " : "",
-		      pct, after ? "after " : "", call, *thr ? " on thread " : "", thr);
+			 "After each synchronize the host takes ~%s before launching more work "
+			 "(%llu "
+			 "%s%s%s%s%s%s%s)",
+			 m, (unsigned long long)n, gt_plural(n, "time", "times"), *call ? ", " : "",
+			 pct, after ? "after " : "", call, *thr ? " on thread " : "", thr);
 	else
 		dg_title(c, b,
-		      "The host returns from synchronizing with the GPU and does not refill its "
-		      "queue: %.0f%% of the time idle%s%s",
-		      100.0 * b->f.share, *call ? " after " : "", call);
+			 "The host returns from synchronizing with the GPU and does not refill its "
+			 "queue: %.0f%% of the time idle%s%s",
+			 100.0 * b->f.share, *call ? " after " : "", call);
 	for (size_t i = 0, k = 0; i < c->in->nsyncs && k < 3; i++) {
 		const gt_an_sync *s = &c->in->syncs[i];
 		if (!sync_row_here(c, s) || s->type == GT_SYNC_STREAM_WAIT)
@@ -138,16 +143,18 @@ void dg_rule_sync_turnaround(dg_ctx *c)
 		gt_fmt_ns(tt, sizeof tt, (double)s->total_ns);
 		const char *tn = dg_tname(c, s->trace, s->tid);
 		dg_ev(c, b, "%s: %llu %s, host blocked %s, pid %u thread %u%s%s%s",
-		   s->name ? dg_sname(c, s->name) : gt_sync_type_name(s->type),
-		   (unsigned long long)s->count, gt_plural(s->count, "call", "calls"), tt, s->pid, s->tid, *tn ? " (" : "", tn,
-		   *tn ? ")" : "");
+		      s->name ? dg_sname(c, s->name) : gt_sync_type_name(s->type),
+		      (unsigned long long)s->count, gt_plural(s->count, "call", "calls"), tt,
+		      s->pid, s->tid, *tn ? " (" : "", tn, *tn ? ")" : "");
 	}
 	if (n)
 		dg_ev(c, b, "%llu idle %s >= %.3g ms %s mostly turnaround, ~%s each%s%s%s",
-		   (unsigned long long)n, gt_plural(n, "gap", "gaps"),
-		   (double)c->in->detail_gap_ns / 1e6, gt_plural(n, "is", "are"), m,
-		   after ? "; the call they came after: " : "", after ? dg_sname(c, after) : "",
-		   after ? dg_printf(&c->d->ar, " (%.0f%% of their turnaround time)", 100.0 * csh) : "");
+		      (unsigned long long)n, gt_plural(n, "gap", "gaps"),
+		      (double)c->in->detail_gap_ns / 1e6, gt_plural(n, "is", "are"), m,
+		      after ? "; the call they came after: " : "", after ? dg_sname(c, after) : "",
+		      after ? dg_printf(&c->d->ar, " (%.0f%% of their turnaround time)",
+					100.0 * csh)
+			    : "");
 	dg_wave_evidence(c, b);
 	dg_cause_examples(c, b, 1u << GT_CAUSE_SYNC_TURNAROUND);
 	dg_metric(b, "gaps", (double)n);
@@ -155,12 +162,13 @@ void dg_rule_sync_turnaround(dg_ctx *c)
 	dg_metric(b, "sync_calls", (double)ncalls);
 	dg_metric(b, "sync_blocked_ns", (double)blocked);
 	dg_fix(c, b,
-	    "Do not make the host wait for the GPU inside the step: loss.item(), .cpu(), "
-	    ".numpy(), print(tensor), torch.cuda.synchronize() and metric code each force a sync, "
-	    "after which the GPU idles until the host launches again. Accumulate metrics on the "
-	    "GPU and read them every N steps (or copy with non_blocking=True into pinned memory "
-	    "and check an event later), and move Python-side metric computation out of the "
-	    "training step.");
+	       "Do not make the host wait for the GPU inside the step: loss.item(), .cpu(), "
+	       ".numpy(), print(tensor), torch.cuda.synchronize() and metric code each force a "
+	       "sync, "
+	       "after which the GPU idles until the host launches again. Accumulate metrics on the "
+	       "GPU and read them every N steps (or copy with non_blocking=True into pinned memory "
+	       "and check an event later), and move Python-side metric computation out of the "
+	       "training step.");
 }
 
 /* host_busy: the feeding thread busy outside CUDA. */
@@ -183,39 +191,42 @@ void dg_rule_host_busy(dg_ctx *c)
 				    *thr ? "'" : "");
 	uint64_t det = detailed_cause_ns(c, GT_CAUSE_HOST_BUSY);
 	if (gaps_describe_claim(b, GT_CAUSE_HOST_BUSY, n, det)) {
-		dg_title(c, b,
-		      "%s is busy outside CUDA ~%s at a time (%llu %s) while the GPU has nothing "
-		      "queued",
-		      who, m, (unsigned long long)n, gt_plural(n, "time", "times"));
+		dg_title(
+			c, b,
+			"%s is busy outside CUDA ~%s at a time (%llu %s) while the GPU has nothing "
+			"queued",
+			who, m, (unsigned long long)n, gt_plural(n, "time", "times"));
 	} else {
 		char cl[32];
 		gt_fmt_ns(cl, sizeof cl, (double)b->f.cause_claim_ns[GT_CAUSE_HOST_BUSY]);
 		dg_title(c, b,
-		      "%s is busy outside CUDA while the GPU has nothing queued: %s, %.0f%% of it "
-		      "in gaps under %.3g ms%s",
-		      who, cl,
-		      100.0 * (1.0 - (double)det /
-				     (double)b->f.cause_claim_ns[GT_CAUSE_HOST_BUSY]),
-		      (double)c->in->detail_gap_ns / 1e6,
-		      n ? dg_printf(&c->d->ar, " (and %llu longer %s, ~%s each)",
-				    (unsigned long long)n, gt_plural(n, "gap", "gaps"), m)
-			: "");
+			 "%s is busy outside CUDA while the GPU has nothing queued: %s, %.0f%% of "
+			 "it "
+			 "in gaps under %.3g ms%s",
+			 who, cl,
+			 100.0 * (1.0 -
+				  (double)det / (double)b->f.cause_claim_ns[GT_CAUSE_HOST_BUSY]),
+			 (double)c->in->detail_gap_ns / 1e6,
+			 n ? dg_printf(&c->d->ar, " (and %llu longer %s, ~%s each)",
+				       (unsigned long long)n, gt_plural(n, "gap", "gaps"), m)
+			   : "");
 	}
 	if (n)
 		dg_ev(c, b, "%llu idle %s >= %.3g ms %s mostly host work, ~%s each",
-		   (unsigned long long)n, gt_plural(n, "gap", "gaps"),
-		   (double)c->in->detail_gap_ns / 1e6, gt_plural(n, "is", "are"), m);
+		      (unsigned long long)n, gt_plural(n, "gap", "gaps"),
+		      (double)c->in->detail_gap_ns / 1e6, gt_plural(n, "is", "are"), m);
 	cause_by_length_ev(c, b, GT_CAUSE_HOST_BUSY, "host-busy");
 	dg_wave_evidence(c, b);
 	dg_cause_examples(c, b, 1u << GT_CAUSE_HOST_BUSY);
 	dg_metric(b, "gaps", (double)n);
 	dg_metric(b, "mean_gap_ns", mean);
 	dg_fix(c, b,
-	    "Find what the host does between launches (py-spy dump --pid <pid>, py-spy top, or "
-	    "perf top -p <pid>): data preparation, Python overhead, logging, file or network "
-	    "I/O. Move it off the critical path (DataLoader workers, a background thread, fewer "
-	    "log calls), cut per-step Python overhead (torch.compile, CUDA graphs), and keep the "
-	    "GPU queue ahead of the host (no synchronizing calls in the loop).");
+	       "Find what the host does between launches (py-spy dump --pid <pid>, py-spy top, or "
+	       "perf top -p <pid>): data preparation, Python overhead, logging, file or network "
+	       "I/O. Move it off the critical path (DataLoader workers, a background thread, fewer "
+	       "log calls), cut per-step Python overhead (torch.compile, CUDA graphs), and keep "
+	       "the "
+	       "GPU queue ahead of the host (no synchronizing calls in the loop).");
 }
 
 /* dependency_wait: work waiting on an event or another stream. */
@@ -224,18 +235,18 @@ void dg_rule_dependency_wait(dg_ctx *c)
 	uint64_t n;
 	double mean;
 	char m[32], tt[32];
-	dg_fbuild *b = claim_rest(c, GT_FIND_DEPENDENCY_WAIT, GT_CAUSE_DEPENDENCY, &n, &mean, m,
-			       sizeof m);
+	dg_fbuild *b =
+		claim_rest(c, GT_FIND_DEPENDENCY_WAIT, GT_CAUSE_DEPENDENCY, &n, &mean, m, sizeof m);
 	if (!b)
 		return;
 	dg_title(c, b,
-	      "Queued work waits on events or other streams %.0f%% of the time (work was "
-	      "submitted, the GPU had nothing it was allowed to run)",
-	      100.0 * b->f.share);
+		 "Queued work waits on events or other streams %.0f%% of the time (work was "
+		 "submitted, the GPU had nothing it was allowed to run)",
+		 100.0 * b->f.share);
 	if (n)
 		dg_ev(c, b, "%llu idle %s >= %.3g ms %s mostly dependency waits, ~%s each",
-		   (unsigned long long)n, gt_plural(n, "gap", "gaps"),
-		   (double)c->in->detail_gap_ns / 1e6, gt_plural(n, "is", "are"), m);
+		      (unsigned long long)n, gt_plural(n, "gap", "gaps"),
+		      (double)c->in->detail_gap_ns / 1e6, gt_plural(n, "is", "are"), m);
 	for (size_t i = 0, k = 0; i < c->in->nsyncs && k < 3; i++) {
 		const gt_an_sync *s = &c->in->syncs[i];
 		if (!sync_row_here(c, s) ||
@@ -244,16 +255,17 @@ void dg_rule_dependency_wait(dg_ctx *c)
 		k++;
 		gt_fmt_ns(tt, sizeof tt, (double)s->total_ns);
 		dg_ev(c, b, "%s: %llu %s, %s, pid %u thread %u",
-		   s->name ? dg_sname(c, s->name) : gt_sync_type_name(s->type),
-		   (unsigned long long)s->count, gt_plural(s->count, "call", "calls"), tt, s->pid, s->tid);
+		      s->name ? dg_sname(c, s->name) : gt_sync_type_name(s->type),
+		      (unsigned long long)s->count, gt_plural(s->count, "call", "calls"), tt,
+		      s->pid, s->tid);
 	}
 	dg_cause_examples(c, b, 1u << GT_CAUSE_DEPENDENCY);
 	dg_metric(b, "gaps", (double)n);
 	dg_metric(b, "mean_gap_ns", mean);
 	dg_fix(c, b,
-	    "Look at what the waiting stream depends on (the examples name the stream and the "
-	    "kernel that finally ran): cudaStreamWaitEvent on an event recorded late, a host "
-	    "callback (cudaLaunchHostFunc) or another GPU. Record events right after the work "
-	    "they guard, do not serialize independent streams on one event, and move host "
-	    "callbacks off the critical path.");
+	       "Look at what the waiting stream depends on (the examples name the stream and the "
+	       "kernel that finally ran): cudaStreamWaitEvent on an event recorded late, a host "
+	       "callback (cudaLaunchHostFunc) or another GPU. Record events right after the work "
+	       "they guard, do not serialize independent streams on one event, and move host "
+	       "callbacks off the critical path.");
 }

@@ -13,9 +13,18 @@
 /* Name patterns of vendor-tuned kernels whose low theoretical occupancy is
  * by design (big register/shared-memory tiles): never low_occupancy. */
 static const char *const tuned_kernels[] = {
-	"gemm", "Gemm", "GEMM", "cutlass", "cublas", "xmma", "nvjet", "wgmma", "flash",
-	"Flash", "cudnn", "sm90_", "sm80_", "sm100_", "ampere_", "hopper_", "volta_",
-	"turing_", "fmha", "attention", "conv2d", "implicit_convolve", "magma", NULL,
+	"gemm",	   "Gemm",
+	"GEMM",	   "cutlass",
+	"cublas",  "xmma",
+	"nvjet",   "wgmma",
+	"flash",   "Flash",
+	"cudnn",   "sm90_",
+	"sm80_",   "sm100_",
+	"ampere_", "hopper_",
+	"volta_",  "turing_",
+	"fmha",	   "attention",
+	"conv2d",  "implicit_convolve",
+	"magma",   NULL,
 };
 
 /* What small_grid claims of kernel i: its small-launch fraction (less what
@@ -83,12 +92,14 @@ void dg_rule_small_grid(dg_ctx *c)
 		c->kclaimed[i] += f;
 		if (b->nk < c->o->max_kernels && b->nk < DG_MAX_K) {
 			gt_fmt_ns(tt, sizeof tt, (double)part);
-			dg_ev(c, b, "%s: %s in %llu of %llu %s below %u blocks (%llu-%llu blocks "
-				 "x %u-%u threads)",
-			   dg_kname(c, k->name, nb, sizeof nb), tt, (unsigned long long)k->small_grid,
-			   (unsigned long long)k->count, gt_plural(k->count, "launch", "launches"),
-			   sms, (unsigned long long)k->min_blocks,
-			   (unsigned long long)k->max_blocks, k->min_threads, k->max_threads);
+			dg_ev(c, b,
+			      "%s: %s in %llu of %llu %s below %u blocks (%llu-%llu blocks "
+			      "x %u-%u threads)",
+			      dg_kname(c, k->name, nb, sizeof nb), tt,
+			      (unsigned long long)k->small_grid, (unsigned long long)k->count,
+			      gt_plural(k->count, "launch", "launches"), sms,
+			      (unsigned long long)k->min_blocks, (unsigned long long)k->max_blocks,
+			      k->min_threads, k->max_threads);
 			dg_add_kernel_grid(c, b, k, -1, k->min_blocks);
 			b->k[b->nk - 1].claim_ns = part;
 		} else {
@@ -99,21 +110,20 @@ void dg_rule_small_grid(dg_ctx *c)
 	if (nrest) {
 		gt_fmt_ns(tt, sizeof tt, (double)rest);
 		dg_ev(c, b, "and %llu more %s: %s", (unsigned long long)nrest,
-		   gt_plural(nrest, "kernel", "kernels"), tt);
+		      gt_plural(nrest, "kernel", "kernels"), tt);
 	}
 	gt_fmt_ns(tt, sizeof tt, (double)b->f.kernel_claim_ns);
 	dg_ev(c, b, "%llu %s whose grids fill at most half of the %u SMs: %s%s",
-	   (unsigned long long)nk, gt_plural(nk, "kernel", "kernels"), sms, tt,
-	   c->kscale < 1 ? " (kernel time scaled to the busy time: kernels overlap)" : "");
+	      (unsigned long long)nk, gt_plural(nk, "kernel", "kernels"), sms, tt,
+	      c->kscale < 1 ? " (kernel time scaled to the busy time: kernels overlap)" : "");
 	uint64_t blocks = top->min_blocks ? top->min_blocks
 					  : (uint64_t)top->grid[0] * top->grid[1] * top->grid[2];
 	double pct = 100.0 * (double)(blocks < sms ? blocks : sms) / sms;
 	dg_title(c, b,
-	      "Grids too small for the GPU: %s runs as few as %llu %s on %u SMs (at most "
-	      "%.0f%% of the SMs busy), %.0f%% of the time in such launches",
-	      dg_kname(c, top->name, nb, sizeof nb), (unsigned long long)blocks,
-	      gt_plural(blocks, "block", "blocks"), sms, pct,
-	      100.0 * b->f.share);
+		 "Grids too small for the GPU: %s runs as few as %llu %s on %u SMs (at most "
+		 "%.0f%% of the SMs busy), %.0f%% of the time in such launches",
+		 dg_kname(c, top->name, nb, sizeof nb), (unsigned long long)blocks,
+		 gt_plural(blocks, "block", "blocks"), sms, pct, 100.0 * b->f.share);
 	dg_metric(b, "kernels", (double)nk);
 	dg_metric(b, "blocks", (double)blocks);
 	dg_metric(b, "sm_count", sms);
@@ -121,11 +131,11 @@ void dg_rule_small_grid(dg_ctx *c)
 	dg_metric(b, "rest_kernels", (double)nrest);
 	dg_metric(b, "rest_kernel_ns", (double)rest);
 	dg_fix(c, b,
-	    "Give %s more parallelism: launch at least a few blocks per SM (grid >= 2-4 x %u "
-	    "blocks, grid-stride loops sized to the SM count), split the work further (split-K "
-	    "for GEMMs, more rows per batch), increase the batch size, or run independent small "
-	    "kernels concurrently on several streams / in one CUDA graph.",
-	    dg_kname(c, top->name, nb, sizeof nb), sms);
+	       "Give %s more parallelism: launch at least a few blocks per SM (grid >= 2-4 x %u "
+	       "blocks, grid-stride loops sized to the SM count), split the work further (split-K "
+	       "for GEMMs, more rows per batch), increase the batch size, or run independent small "
+	       "kernels concurrently on several streams / in one CUDA graph.",
+	       dg_kname(c, top->name, nb, sizeof nb), sms);
 }
 
 /* Whether a kernel name matches tuned_kernels. */
@@ -192,8 +202,9 @@ static void achieved_text(dg_ctx *c, const gt_an_kernel *k, char *buf, size_t ca
 	if (sma >= 0 && n < cap)
 		n += (size_t)snprintf(buf + n, cap - n, ", SMs active %.0f%%", sma);
 	if (k->gpm_shared >= GT_DIAG_GPM_SHARED_APPROX && n < cap)
-		snprintf(buf + n, cap - n, " (approximate: %.0f%% of its covered time shared with "
-					   "other kernels)",
+		snprintf(buf + n, cap - n,
+			 " (approximate: %.0f%% of its covered time shared with "
+			 "other kernels)",
 			 100 * k->gpm_shared);
 }
 
@@ -205,17 +216,19 @@ static void low_occ_line(dg_ctx *c, dg_fbuild *b, size_t i)
 	gt_fmt_ns(tt, sizeof tt, (double)k->total_ns);
 	achieved_text(c, k, ach, sizeof ach);
 	if (c->occ[i] >= 0)
-		dg_ev(c, b, "%s: occupancy %.0f%% limited by %s (%u threads/block, %u registers/"
-			 "thread, %u B shared/block), %llu %s, %s%s",
-		   dg_kname(c, k->name, nb, sizeof nb), 100.0 * c->occ[i],
-		   gt_occupancy_limiter_name(c->lim[i]), k->block[0] * k->block[1] * k->block[2],
-		   k->registers, k->smem, (unsigned long long)k->count,
-		   gt_plural(k->count, "launch", "launches"), tt, ach);
+		dg_ev(c, b,
+		      "%s: occupancy %.0f%% limited by %s (%u threads/block, %u registers/"
+		      "thread, %u B shared/block), %llu %s, %s%s",
+		      dg_kname(c, k->name, nb, sizeof nb), 100.0 * c->occ[i],
+		      gt_occupancy_limiter_name(c->lim[i]), k->block[0] * k->block[1] * k->block[2],
+		      k->registers, k->smem, (unsigned long long)k->count,
+		      gt_plural(k->count, "launch", "launches"), tt, ach);
 	else
-		dg_ev(c, b, "%s: theoretical occupancy unknown (launch configuration or device limits "
-			 "not recorded), %llu %s, %s%s",
-		   dg_kname(c, k->name, nb, sizeof nb), (unsigned long long)k->count,
-		   gt_plural(k->count, "launch", "launches"), tt, ach);
+		dg_ev(c, b,
+		      "%s: theoretical occupancy unknown (launch configuration or device limits "
+		      "not recorded), %llu %s, %s%s",
+		      dg_kname(c, k->name, nb, sizeof nb), (unsigned long long)k->count,
+		      gt_plural(k->count, "launch", "launches"), tt, ach);
 }
 
 /* A note naming the kernels whose low theoretical occupancy the counters
@@ -226,12 +239,13 @@ static void note_dropped(dg_ctx *c, const gt_an_kernel *k, size_t n)
 	if (n > 1)
 		snprintf(more, sizeof more, " (and %zu more %s)", n - 1,
 			 gt_plural(n - 1, "kernel", "kernels"));
-	dg_note(c, dg_printf(&c->d->ar,
-			     "GPU %u: %s%s has a low theoretical occupancy, but the GPU counters "
-			     "measured %.0f%% achieved (at least low_occupancy %.0f%%): not reported "
-			     "as low_occupancy",
-			     c->gpu->index, dg_kname(c, k->name, nb, sizeof nb), more,
-			     dg_kernel_gpm(c, k, GT_GPM_SM_OCCUPANCY), 100 * c->o->low_occupancy));
+	dg_note(c,
+		dg_printf(&c->d->ar,
+			  "GPU %u: %s%s has a low theoretical occupancy, but the GPU counters "
+			  "measured %.0f%% achieved (at least low_occupancy %.0f%%): not reported "
+			  "as low_occupancy",
+			  c->gpu->index, dg_kname(c, k->name, nb, sizeof nb), more,
+			  dg_kernel_gpm(c, k, GT_GPM_SM_OCCUPANCY), 100 * c->o->low_occupancy));
 }
 
 /* The title, metrics and fix of low_occupancy, from its largest kernel. */
@@ -245,17 +259,20 @@ static void low_occ_summary(dg_ctx *c, dg_fbuild *b, size_t nk, size_t ti)
 		snprintf(meas, sizeof meas, "; %.0f%% achieved", ach);
 	if (top_occ >= 0)
 		dg_title(c, b,
-		      "Low occupancy: %s can keep only %.0f%% of the SM's warps resident (limited by "
-		      "%s%s), %.0f%% of the time",
-		      dg_kname(c, top->name, nb, sizeof nb), 100.0 * top_occ,
-		      gt_occupancy_limiter_name(top_lim), meas, 100.0 * b->f.share);
+			 "Low occupancy: %s can keep only %.0f%% of the SM's warps resident "
+			 "(limited by "
+			 "%s%s), %.0f%% of the time",
+			 dg_kname(c, top->name, nb, sizeof nb), 100.0 * top_occ,
+			 gt_occupancy_limiter_name(top_lim), meas, 100.0 * b->f.share);
 	else
 		dg_title(c, b,
-		      "Low occupancy: %s keeps only %.0f%% of the SM's warps resident on SMs active "
-		      "%.0f%% of the time (GPU counters; its launch limits are unknown), %.0f%% of "
-		      "the time",
-		      dg_kname(c, top->name, nb, sizeof nb), ach,
-		      dg_kernel_gpm(c, top, GT_GPM_SM_ACTIVE), 100.0 * b->f.share);
+			 "Low occupancy: %s keeps only %.0f%% of the SM's warps resident on SMs "
+			 "active "
+			 "%.0f%% of the time (GPU counters; its launch limits are unknown), %.0f%% "
+			 "of "
+			 "the time",
+			 dg_kname(c, top->name, nb, sizeof nb), ach,
+			 dg_kernel_gpm(c, top, GT_GPM_SM_ACTIVE), 100.0 * b->f.share);
 	dg_metric(b, "kernels", (double)nk);
 	if (top_occ >= 0)
 		dg_metric(b, "occupancy", top_occ);
@@ -268,27 +285,29 @@ static void low_occ_summary(dg_ctx *c, dg_fbuild *b, size_t nk, size_t ti)
 		if (sma >= 0)
 			dg_metric(b, "sm_active", sma / 100);
 	}
-	const char *how = top_lim == GT_OCC_LIMIT_REGS
-				  ? "cap registers with __launch_bounds__(threads, minBlocks) or "
-				    "-maxrregcount, and move rarely used values to shared memory"
-			  : top_lim == GT_OCC_LIMIT_SMEM
-				  ? "use less shared memory per block (smaller tiles, or fewer "
-				    "pipeline stages)"
-			  : top_lim == GT_OCC_LIMIT_BLOCKS
-				  ? "use bigger blocks (128-256 threads): the per-SM block limit is "
-				    "reached with warps to spare"
-			  : top_lim == GT_OCC_LIMIT_WARPS
-				  ? "use a block size that fills the SM (128-256 threads per block)"
-				  : "find what limits it (registers, shared memory or the block size: "
-				    "ncu's Occupancy and LaunchStats sections say which) and relieve "
-				    "it (__launch_bounds__ or -maxrregcount, smaller tiles, 128-256 "
-				    "threads per block)";
+	const char *how =
+		top_lim == GT_OCC_LIMIT_REGS
+			? "cap registers with __launch_bounds__(threads, minBlocks) or "
+			  "-maxrregcount, and move rarely used values to shared memory"
+		: top_lim == GT_OCC_LIMIT_SMEM
+			? "use less shared memory per block (smaller tiles, or fewer "
+			  "pipeline stages)"
+		: top_lim == GT_OCC_LIMIT_BLOCKS
+			? "use bigger blocks (128-256 threads): the per-SM block limit is "
+			  "reached with warps to spare"
+		: top_lim == GT_OCC_LIMIT_WARPS
+			? "use a block size that fills the SM (128-256 threads per block)"
+			: "find what limits it (registers, shared memory or the block size: "
+			  "ncu's Occupancy and LaunchStats sections say which) and relieve "
+			  "it (__launch_bounds__ or -maxrregcount, smaller tiles, 128-256 "
+			  "threads per block)";
 	char arg[2 * DG_NAME_CAP + 32];
 	dg_ncu_kernel_arg(dg_kname(c, top->name, nb, sizeof nb), arg, sizeof arg);
 	dg_fix(c, b,
-	    "Raise the resident warps of %s: %s. Check the achieved occupancy and the limiter with "
-	    "ncu %s --launch-count 1 --section Occupancy --section LaunchStats <your program>.",
-	    dg_kname(c, top->name, nb, sizeof nb), how, arg);
+	       "Raise the resident warps of %s: %s. Check the achieved occupancy and the limiter "
+	       "with "
+	       "ncu %s --launch-count 1 --section Occupancy --section LaunchStats <your program>.",
+	       dg_kname(c, top->name, nb, sizeof nb), how, arg);
 }
 
 /* low_occupancy: kernels of low theoretical occupancy, tuned ones aside,
@@ -328,8 +347,8 @@ void dg_rule_low_occupancy(dg_ctx *c)
 		}
 	}
 	dg_ev(c, b, "device: %u threads, %u blocks, %u registers, %u B shared memory per SM",
-	   dev->max_threads_per_sm, dev->max_blocks_per_sm, dev->max_regs_per_sm,
-	   dev->max_smem_per_sm);
+	      dev->max_threads_per_sm, dev->max_blocks_per_sm, dev->max_regs_per_sm,
+	      dev->max_smem_per_sm);
 	low_occ_summary(c, b, nk, ti);
 }
 
@@ -339,10 +358,10 @@ static void reason_names(uint64_t m, char *buf, size_t cap)
 	static const struct {
 		uint64_t bit;
 		const char *name;
-	} r[] = {{0x4, "SW power cap"},      {0x8, "HW slowdown"},
+	} r[] = {{0x4, "SW power cap"},		{0x8, "HW slowdown"},
 		 {0x20, "SW thermal slowdown"}, {0x40, "HW thermal slowdown"},
-		 {0x80, "HW power brake"},     {0x2, "application clocks"},
-		 {0x10, "sync boost"},         {0x100, "display clocks"}};
+		 {0x80, "HW power brake"},	{0x2, "application clocks"},
+		 {0x10, "sync boost"},		{0x100, "display clocks"}};
 	size_t n = 0;
 	buf[0] = 0;
 	for (size_t i = 0; i < sizeof r / sizeof r[0] && n < cap; i++)
@@ -381,18 +400,20 @@ static void limits_text(const gt_an_nvml *nv, char *buf, size_t cap)
 static void note_at_default_limit(dg_ctx *c, double f, double maxclk)
 {
 	const gt_an_gpu *gpu = c->gpu;
-	c->not_a_finding = dg_printf(&c->d->ar,
-				     "throttled: the clock was held to the default power limit "
-				     "%.0f%% of the busy time (SM clock %.0f of %.0f MHz), as any fully "
-				     "loaded GPU is: compute-bound by design, nothing to change (Notes)",
-				     100.0 * f, gpu->nvml.sm_clock_mean_mhz, maxclk);
-	dg_note(c, dg_printf(&c->d->ar,
-			     "GPU %u: held to its default power limit (%.0f W, drawing %.0f W on "
-			     "average) during %.0f%% of its busy time, SM clock %.0f of %.0f MHz: "
-			     "a fully loaded GPU lowers its clock to stay within the limit by "
-			     "design; it is compute-bound, not faulty (informational)",
-			     gpu->index, gpu->nvml.default_power_limit_mw / 1000.0,
-			     gpu->nvml.power_mean_w, 100.0 * f, gpu->nvml.sm_clock_mean_mhz, maxclk));
+	c->not_a_finding =
+		dg_printf(&c->d->ar,
+			  "throttled: the clock was held to the default power limit "
+			  "%.0f%% of the busy time (SM clock %.0f of %.0f MHz), as any fully "
+			  "loaded GPU is: compute-bound by design, nothing to change (Notes)",
+			  100.0 * f, gpu->nvml.sm_clock_mean_mhz, maxclk);
+	dg_note(c,
+		dg_printf(&c->d->ar,
+			  "GPU %u: held to its default power limit (%.0f W, drawing %.0f W on "
+			  "average) during %.0f%% of its busy time, SM clock %.0f of %.0f MHz: "
+			  "a fully loaded GPU lowers its clock to stay within the limit by "
+			  "design; it is compute-bound, not faulty (informational)",
+			  gpu->index, gpu->nvml.default_power_limit_mw / 1000.0,
+			  gpu->nvml.power_mean_w, 100.0 * f, gpu->nvml.sm_clock_mean_mhz, maxclk));
 }
 
 /* throttled: the share of the busy time left with clocks throttled. With
@@ -451,12 +472,13 @@ void dg_rule_throttled(dg_ctx *c)
 			 nv->power_limit_mw / 1000.0, nv->default_power_limit_mw / 1000.0);
 	if (deficit >= 0)
 		dg_title(c, b,
-		      "The GPU was throttled (%s) during %.0f%% of its busy time: SM clock %.0f of "
-		      "%.0f MHz%s",
-		      rn, 100.0 * f, gpu->nvml.sm_clock_mean_mhz, maxclk, low);
+			 "The GPU was throttled (%s) during %.0f%% of its busy time: SM clock %.0f "
+			 "of "
+			 "%.0f MHz%s",
+			 rn, 100.0 * f, gpu->nvml.sm_clock_mean_mhz, maxclk, low);
 	else
 		dg_title(c, b, "The GPU was throttled (%s) during %.0f%% of its busy time%s", rn,
-		      100.0 * f, low);
+			 100.0 * f, low);
 	for (int i = 0; i < GT_AN_THROTTLE_BITS; i++) {
 		if (!gpu->throttle_reason_ns[i])
 			continue;
@@ -466,20 +488,23 @@ void dg_rule_throttled(dg_ctx *c)
 		dg_ev(c, b, "%s: %s of busy time", one, tt);
 	}
 	if (gpu->nvml.samples && gpu->nvml.sm_clock_mean_mhz > 0)
-		dg_ev(c, b, "NVML (%llu %s): SM clock %.0f MHz mean while busy (min %u, max %u), "
-			 "power %.0f W mean, temperature up to %u C",
-		   (unsigned long long)gpu->nvml.samples,
-		   gt_plural(gpu->nvml.samples, "sample", "samples"), gpu->nvml.sm_clock_mean_mhz,
-		   gpu->nvml.sm_clock_min_mhz, gpu->nvml.sm_clock_max_mhz, gpu->nvml.power_mean_w,
-		   gpu->nvml.temp_max_c);
+		dg_ev(c, b,
+		      "NVML (%llu %s): SM clock %.0f MHz mean while busy (min %u, max %u), "
+		      "power %.0f W mean, temperature up to %u C",
+		      (unsigned long long)gpu->nvml.samples,
+		      gt_plural(gpu->nvml.samples, "sample", "samples"),
+		      gpu->nvml.sm_clock_mean_mhz, gpu->nvml.sm_clock_min_mhz,
+		      gpu->nvml.sm_clock_max_mhz, gpu->nvml.power_mean_w, gpu->nvml.temp_max_c);
 	else if (gpu->nvml.samples) /* a mean of 0: no clock read while busy */
-		dg_ev(c, b, "NVML (%llu %s): no SM clock sample while busy (min %u, max %u "
-			 "seen), power %.0f W mean, temperature up to %u C",
-		   (unsigned long long)gpu->nvml.samples,
-		   gt_plural(gpu->nvml.samples, "sample", "samples"), gpu->nvml.sm_clock_min_mhz,
-		   gpu->nvml.sm_clock_max_mhz, gpu->nvml.power_mean_w, gpu->nvml.temp_max_c);
+		dg_ev(c, b,
+		      "NVML (%llu %s): no SM clock sample while busy (min %u, max %u "
+		      "seen), power %.0f W mean, temperature up to %u C",
+		      (unsigned long long)gpu->nvml.samples,
+		      gt_plural(gpu->nvml.samples, "sample", "samples"), gpu->nvml.sm_clock_min_mhz,
+		      gpu->nvml.sm_clock_max_mhz, gpu->nvml.power_mean_w, gpu->nvml.temp_max_c);
 	dg_ev(c, b, "%s",
-	   lim[0] ? lim : "power limits not in the NVML samples (traces before format 1.2 have none)");
+	      lim[0] ? lim
+		     : "power limits not in the NVML samples (traces before format 1.2 have none)");
 	dg_metric(b, "throttled_ns", (double)gpu->throttled_ns);
 	dg_metric(b, "sm_clock_mhz", gpu->nvml.sm_clock_mean_mhz);
 	dg_metric(b, "max_clock_mhz", maxclk);
@@ -489,8 +514,9 @@ void dg_rule_throttled(dg_ctx *c)
 		dg_metric(b, "default_power_limit_w", nv->default_power_limit_mw / 1000.0);
 	}
 	char fix[1024] = "";
-	appendf(fix, sizeof fix, "Check why the clocks drop: nvidia-smi -q -d "
-				 "PERFORMANCE,POWER,TEMPERATURE. ");
+	appendf(fix, sizeof fix,
+		"Check why the clocks drop: nvidia-smi -q -d "
+		"PERFORMANCE,POWER,TEMPERATURE. ");
 	if (lowered)
 		appendf(fix, sizeof fix,
 			"The power limit was lowered: restore it (nvidia-smi -pl %.0f) or ask for "

@@ -73,8 +73,7 @@ void dg_rule_tiny_kernel_storm(dg_ctx *c)
 	int in_graph = 2 * sg >= sn;
 	dg_claim cl = {0};
 	cl.kern = dg_scale_u64(st, c->kscale);
-	if (c->gpu->nkernels &&
-	    (double)sn >= c->o->storm_launch_frac * (double)c->gpu->nkernels) {
+	if (c->gpu->nkernels && (double)sn >= c->o->storm_launch_frac * (double)c->gpu->nkernels) {
 		cl.idle[GT_CAUSE_LAUNCH_BOUND] = c->p.idle[GT_CAUSE_LAUNCH_BOUND];
 		cl.idle[GT_CAUSE_HOST_BUSY] = short_gap_ns(c, GT_CAUSE_HOST_BUSY);
 		/* the short gaps between already-queued graph nodes are the
@@ -91,42 +90,46 @@ void dg_rule_tiny_kernel_storm(dg_ctx *c)
 	char m[32], lat[32], nb[DG_NAME_CAP];
 	gt_fmt_ns(m, sizeof m, (double)st / (double)sn);
 	dg_title(c, b,
-	      "Tiny-kernel storm%s: %llu %s of %llu %s averaging %s (most: %s x%llu); "
-	      "%s overhead exceeds the work",
-	      in_graph ? " inside CUDA graphs" : "", (unsigned long long)sn,
-	      gt_plural(sn, "launch", "launches"), (unsigned long long)nstorm,
-	      gt_plural(nstorm, "kernel", "kernels"), m,
-	      dg_kname(c, big->name, nb, sizeof nb), (unsigned long long)big->count,
-	      in_graph ? "per-node" : "launch");
+		 "Tiny-kernel storm%s: %llu %s of %llu %s averaging %s (most: %s x%llu); "
+		 "%s overhead exceeds the work",
+		 in_graph ? " inside CUDA graphs" : "", (unsigned long long)sn,
+		 gt_plural(sn, "launch", "launches"), (unsigned long long)nstorm,
+		 gt_plural(nstorm, "kernel", "kernels"), m, dg_kname(c, big->name, nb, sizeof nb),
+		 (unsigned long long)big->count, in_graph ? "per-node" : "launch");
 	dg_ev(c, b, "%llu kernel %s launched more than %llu %s with a mean under %s",
-	   (unsigned long long)nstorm, gt_plural(nstorm, "name", "names"),
-	   (unsigned long long)c->o->storm_min_calls,
-	   gt_plural(c->o->storm_min_calls, "time", "times"),
-	   (gt_fmt_ns(lat, sizeof lat, (double)c->o->tiny_kernel_ns), lat));
-	dg_ev(c, b, "their launches are %.0f%% of all %llu kernel %s; they run %.1f%% %s, "
-		 "the GPU idles %.1f%% waiting on launch calls and %.1f%% on host work "
-		 "between launches (gaps < %.3g us)",
-	   100.0 * (double)sn / (double)(c->gpu->nkernels ? c->gpu->nkernels : 1),
-	   (unsigned long long)c->gpu->nkernels, gt_plural(c->gpu->nkernels, "launch", "launches"),
-	   100.0 * (double)b->f.kernel_claim_ns / (double)c->W,
-	   dg_of_w(c), 100.0 * (double)b->f.cause_claim_ns[GT_CAUSE_LAUNCH_BOUND] / (double)c->W,
-	   100.0 * (double)b->f.cause_claim_ns[GT_CAUSE_HOST_BUSY] / (double)c->W,
-	   (double)c->o->dispatch_gap_ns / 1e3);
+	      (unsigned long long)nstorm, gt_plural(nstorm, "name", "names"),
+	      (unsigned long long)c->o->storm_min_calls,
+	      gt_plural(c->o->storm_min_calls, "time", "times"),
+	      (gt_fmt_ns(lat, sizeof lat, (double)c->o->tiny_kernel_ns), lat));
+	dg_ev(c, b,
+	      "their launches are %.0f%% of all %llu kernel %s; they run %.1f%% %s, "
+	      "the GPU idles %.1f%% waiting on launch calls and %.1f%% on host work "
+	      "between launches (gaps < %.3g us)",
+	      100.0 * (double)sn / (double)(c->gpu->nkernels ? c->gpu->nkernels : 1),
+	      (unsigned long long)c->gpu->nkernels,
+	      gt_plural(c->gpu->nkernels, "launch", "launches"),
+	      100.0 * (double)b->f.kernel_claim_ns / (double)c->W, dg_of_w(c),
+	      100.0 * (double)b->f.cause_claim_ns[GT_CAUSE_LAUNCH_BOUND] / (double)c->W,
+	      100.0 * (double)b->f.cause_claim_ns[GT_CAUSE_HOST_BUSY] / (double)c->W,
+	      (double)c->o->dispatch_gap_ns / 1e3);
 	if (b->f.cause_claim_ns[GT_CAUSE_DEPENDENCY])
-		dg_ev(c, b, "the GPU idles %.1f%% %s between graph nodes that were already "
-			 "queued (gaps < %.3g us): the graph's per-node scheduling",
-		   100.0 * (double)b->f.cause_claim_ns[GT_CAUSE_DEPENDENCY] / (double)c->W, dg_of_w(c),
-		   (double)c->o->dispatch_gap_ns / 1e3);
+		dg_ev(c, b,
+		      "the GPU idles %.1f%% %s between graph nodes that were already "
+		      "queued (gaps < %.3g us): the graph's per-node scheduling",
+		      100.0 * (double)b->f.cause_claim_ns[GT_CAUSE_DEPENDENCY] / (double)c->W,
+		      dg_of_w(c), (double)c->o->dispatch_gap_ns / 1e3);
 	if (c->gpu->lat_api.count) {
-		gt_fmt_pct_ns(lat, sizeof lat, c->gpu->lat_api.p50, (int)c->gpu->lat_api.upper_bounds);
+		gt_fmt_pct_ns(lat, sizeof lat, c->gpu->lat_api.p50,
+			      (int)c->gpu->lat_api.upper_bounds);
 		dg_ev(c, b, "launch call to kernel start: median %s", lat);
 	}
 	if (sg)
-		dg_ev(c, b, "%.0f%% of the storm launches come from CUDA graphs (%llu of %llu; %llu "
-			 "graph %s on this GPU)",
-		   100.0 * (double)sg / (double)sn, (unsigned long long)sg, (unsigned long long)sn,
-		   (unsigned long long)c->gpu->graph_kernels,
-		   gt_plural(c->gpu->graph_kernels, "kernel", "kernels"));
+		dg_ev(c, b,
+		      "%.0f%% of the storm launches come from CUDA graphs (%llu of %llu; %llu "
+		      "graph %s on this GPU)",
+		      100.0 * (double)sg / (double)sn, (unsigned long long)sg,
+		      (unsigned long long)sn, (unsigned long long)c->gpu->graph_kernels,
+		      gt_plural(c->gpu->graph_kernels, "kernel", "kernels"));
 	/* kernels by launch count */
 	kernels_by_count(c, b, 1);
 	dg_metric(b, "kernels", (double)nstorm);
@@ -139,25 +142,35 @@ void dg_rule_tiny_kernel_storm(dg_ctx *c)
 	dg_kname(c, big->name, nb, sizeof nb);
 	if (in_graph)
 		dg_fix(c, b,
-		    "The kernels already run from CUDA graphs, so launches are not the cost: each "
-		    "graph node still pays a per-node scheduling overhead of a few microseconds, as "
-		    "much as these kernels run (%s ran %llu %s, %s each). Put fewer, bigger "
-		    "nodes in the graph: fuse the small operations before capturing (torch.compile's "
-		    "default mode fuses elementwise chains; fused optimizers foreach=True/fused=True, "
-		    "fused layer norm/attention), process a whole batch or all parameters per kernel "
-		    "(multi-tensor apply), and in your own CUDA code merge consecutive small kernels.",
-		    nb, (unsigned long long)big->count, gt_plural(big->count, "time", "times"),
-		    lat);
+		       "The kernels already run from CUDA graphs, so launches are not the cost: "
+		       "each "
+		       "graph node still pays a per-node scheduling overhead of a few "
+		       "microseconds, as "
+		       "much as these kernels run (%s ran %llu %s, %s each). Put fewer, bigger "
+		       "nodes in the graph: fuse the small operations before capturing "
+		       "(torch.compile's "
+		       "default mode fuses elementwise chains; fused optimizers "
+		       "foreach=True/fused=True, "
+		       "fused layer norm/attention), process a whole batch or all parameters per "
+		       "kernel "
+		       "(multi-tensor apply), and in your own CUDA code merge consecutive small "
+		       "kernels.",
+		       nb, (unsigned long long)big->count, gt_plural(big->count, "time", "times"),
+		       lat);
 	else
 		dg_fix(c, b,
-		    "Launch fewer, bigger kernels (%s alone ran %llu %s, %s each): torch.compile(model) "
-		    "fuses elementwise chains (mode=\"reduce-overhead\" also replays them as a CUDA "
-		    "graph); capture the repeated step in a CUDA graph (torch.cuda.CUDAGraph / "
-		    "cudaStreamBeginCapture) so its launches become one graph launch; use fused ops "
-		    "(optimizer foreach=True/fused=True, fused layer norm/attention); in your own CUDA "
-		    "code, merge the small kernels or process a whole batch per launch.",
-		    nb, (unsigned long long)big->count, gt_plural(big->count, "time", "times"),
-		    lat);
+		       "Launch fewer, bigger kernels (%s alone ran %llu %s, %s each): "
+		       "torch.compile(model) "
+		       "fuses elementwise chains (mode=\"reduce-overhead\" also replays them as a "
+		       "CUDA "
+		       "graph); capture the repeated step in a CUDA graph (torch.cuda.CUDAGraph / "
+		       "cudaStreamBeginCapture) so its launches become one graph launch; use fused "
+		       "ops "
+		       "(optimizer foreach=True/fused=True, fused layer norm/attention); in your "
+		       "own CUDA "
+		       "code, merge the small kernels or process a whole batch per launch.",
+		       nb, (unsigned long long)big->count, gt_plural(big->count, "time", "times"),
+		       lat);
 }
 
 /* launch_bound: idle time spent launching. */
@@ -173,22 +186,23 @@ void dg_rule_launch_bound(dg_ctx *c)
 	char m[32], lat[32];
 	double mean = gpu->nkernels ? (double)gpu->kernel_ns / (double)gpu->nkernels : 0;
 	gt_fmt_ns(m, sizeof m, mean);
-	dg_ev(c, b, "idle %.1f%% %s inside launch calls or launch latency (cause %s), %.1f%% on "
-		 "host work between launches (cause %s, in gaps < %.3g us: Python/framework "
-		 "dispatch)",
-	   100.0 * (double)b->f.cause_claim_ns[GT_CAUSE_LAUNCH_BOUND] / (double)c->W, dg_of_w(c),
-	   gt_cause_label(GT_CAUSE_LAUNCH_BOUND),
-	   100.0 * (double)b->f.cause_claim_ns[GT_CAUSE_HOST_BUSY] / (double)c->W,
-	   gt_cause_label(GT_CAUSE_HOST_BUSY), (double)c->o->dispatch_gap_ns / 1e3);
+	dg_ev(c, b,
+	      "idle %.1f%% %s inside launch calls or launch latency (cause %s), %.1f%% on "
+	      "host work between launches (cause %s, in gaps < %.3g us: Python/framework "
+	      "dispatch)",
+	      100.0 * (double)b->f.cause_claim_ns[GT_CAUSE_LAUNCH_BOUND] / (double)c->W, dg_of_w(c),
+	      gt_cause_label(GT_CAUSE_LAUNCH_BOUND),
+	      100.0 * (double)b->f.cause_claim_ns[GT_CAUSE_HOST_BUSY] / (double)c->W,
+	      gt_cause_label(GT_CAUSE_HOST_BUSY), (double)c->o->dispatch_gap_ns / 1e3);
 	dg_title(c, b,
-	      "Launch-bound: the GPU finishes each kernel (%llu, ~%s on average) before the CPU "
-	      "launches the next one",
-	      (unsigned long long)gpu->nkernels, m);
+		 "Launch-bound: the GPU finishes each kernel (%llu, ~%s on average) before the CPU "
+		 "launches the next one",
+		 (unsigned long long)gpu->nkernels, m);
 	if (gpu->lat_api.count) {
 		int ub = (int)gpu->lat_api.upper_bounds;
 		gt_fmt_pct_ns(lat, sizeof lat, gpu->lat_api.p50, ub);
 		dg_ev(c, b, "launch call to kernel start: median %s, p90 %s", lat,
-		   gt_fmt_pct_ns(m, sizeof m, gpu->lat_api.p90, ub));
+		      gt_fmt_pct_ns(m, sizeof m, gpu->lat_api.p90, ub));
 		dg_metric(b, "launch_p50_ns", (double)gpu->lat_api.p50);
 	}
 	if (gpu->lat_queued.count) {
@@ -196,29 +210,34 @@ void dg_rule_launch_bound(dg_ctx *c)
 		dg_ev(c, b, "queued to start: median %s", lat);
 	}
 	dg_ev(c, b, "%.1f%% of kernels are shorter than %s",
-	   100.0 * (double)gpu->tiny_kernels / (double)(gpu->nkernels ? gpu->nkernels : 1),
-	   (gt_fmt_ns(m, sizeof m, (double)c->o->tiny_kernel_ns), m));
+	      100.0 * (double)gpu->tiny_kernels / (double)(gpu->nkernels ? gpu->nkernels : 1),
+	      (gt_fmt_ns(m, sizeof m, (double)c->o->tiny_kernel_ns), m));
 	kernels_by_count(c, b, 0);
 	dg_metric(b, "launches", (double)gpu->nkernels);
 	dg_metric(b, "mean_kernel_ns", mean);
 	if (gpu->graph_kernels) {
 		dg_ev(c, b, "%.0f%% of kernels come from CUDA graphs (%llu)",
-		   100.0 * (double)gpu->graph_kernels / (double)(gpu->nkernels ? gpu->nkernels : 1),
-		   (unsigned long long)gpu->graph_kernels);
+		      100.0 * (double)gpu->graph_kernels /
+			      (double)(gpu->nkernels ? gpu->nkernels : 1),
+		      (unsigned long long)gpu->graph_kernels);
 		dg_metric(b, "graph_kernels", (double)gpu->graph_kernels);
 	}
 	if (2 * gpu->graph_kernels >= gpu->nkernels && gpu->nkernels)
 		dg_fix(c, b,
-		    "Most kernels already run from CUDA graphs: the GPU waits for the next graph "
-		    "launch. Put more of the step in each graph (several iterations, or the "
-		    "optimizer step too), so fewer graph launches are needed, move host work "
-		    "between graph launches off the critical path, and fuse the small nodes "
-		    "(torch.compile's default mode, fused ops) so each node does more work.");
+		       "Most kernels already run from CUDA graphs: the GPU waits for the next "
+		       "graph "
+		       "launch. Put more of the step in each graph (several iterations, or the "
+		       "optimizer step too), so fewer graph launches are needed, move host work "
+		       "between graph launches off the critical path, and fuse the small nodes "
+		       "(torch.compile's default mode, fused ops) so each node does more work.");
 	else
 		dg_fix(c, b,
-		    "Cut the per-kernel CPU cost: capture the repeated launch sequence in a CUDA graph "
-		    "(torch.cuda.CUDAGraph, torch.compile(mode=\"reduce-overhead\"), "
-		    "cudaStreamBeginCapture/cudaGraphLaunch), fuse small operations, and give each "
-		    "launch more work (larger batch or tile). Avoid per-launch host work such as "
-		    "allocations and Python logic between kernels.");
+		       "Cut the per-kernel CPU cost: capture the repeated launch sequence in a "
+		       "CUDA graph "
+		       "(torch.cuda.CUDAGraph, torch.compile(mode=\"reduce-overhead\"), "
+		       "cudaStreamBeginCapture/cudaGraphLaunch), fuse small operations, and give "
+		       "each "
+		       "launch more work (larger batch or tile). Avoid per-launch host work such "
+		       "as "
+		       "allocations and Python logic between kernels.");
 }

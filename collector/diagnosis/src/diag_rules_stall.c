@@ -41,15 +41,15 @@ void dg_rule_periodic_stall(dg_ctx *c)
 	gt_fmt_ns(p, sizeof p, c->wave.period_ns);
 	gt_fmt_ns(s, sizeof s, (double)c->wave.stall_ns);
 	dg_title(c, b, "The GPU stalls every %s for %s (%.0f%% of each period), %u %s", p, s,
-	      100.0 * c->wave.stall_share, c->wave.nstalls,
-	      gt_plural(c->wave.nstalls, "time", "times"));
+		 100.0 * c->wave.stall_share, c->wave.nstalls,
+		 gt_plural(c->wave.nstalls, "time", "times"));
 	dg_ev(c, b, "periodic wave: period %s, confidence %.2f (%s%s%s), first stall at +%.3f s", p,
-	   c->wave.confidence, c->wave.source & GT_WAVE_FROM_GAPS ? "gap spacing" : "",
-	   c->wave.source == (GT_WAVE_FROM_GAPS | GT_WAVE_FROM_ACF) ? " + " : "",
-	   c->wave.source & GT_WAVE_FROM_ACF ? "utilization autocorrelation" : "",
-	   dg_rel_s(c, c->wave.first_stall));
+	      c->wave.confidence, c->wave.source & GT_WAVE_FROM_GAPS ? "gap spacing" : "",
+	      c->wave.source == (GT_WAVE_FROM_GAPS | GT_WAVE_FROM_ACF) ? " + " : "",
+	      c->wave.source & GT_WAVE_FROM_ACF ? "utilization autocorrelation" : "",
+	      dg_rel_s(c, c->wave.first_stall));
 	dg_ev(c, b, "inside the stalls the idle time is mostly %s",
-	   dominant_cause(b->f.cause_claim_ns));
+	      dominant_cause(b->f.cause_claim_ns));
 	dg_cause_arg a = {.causes = (1u << GT_CAUSE_COUNT) - 1, .taken = 1};
 	dg_examples(c, b, &a);
 	dg_metric(b, "period_ns", c->wave.period_ns);
@@ -59,13 +59,14 @@ void dg_rule_periodic_stall(dg_ctx *c)
 	dg_metric(b, "idle_share_per_period", c->wave.idle_share);
 	dg_metric(b, "confidence", c->wave.confidence);
 	dg_fix(c, b,
-	    "Something runs every %s on the host and the GPU waits for it: usually a "
-	    "checkpoint (torch.save), an evaluation, logging or a metrics dump every N steps. Make "
-	    "it asynchronous (torch.distributed.checkpoint.async_save, or copy the state to "
-	    "pinned CPU memory and write it from a background thread), do it less often, and "
-	    "keep launching training steps while it runs. The stalls start at the times listed "
-	    "below.",
-	    p);
+	       "Something runs every %s on the host and the GPU waits for it: usually a "
+	       "checkpoint (torch.save), an evaluation, logging or a metrics dump every N steps. "
+	       "Make "
+	       "it asynchronous (torch.distributed.checkpoint.async_save, or copy the state to "
+	       "pinned CPU memory and write it from a background thread), do it less often, and "
+	       "keep launching training steps while it runs. The stalls start at the times listed "
+	       "below.",
+	       p);
 }
 
 /* Does detailed gap g end with the host sending a batch: a host-to-device
@@ -111,17 +112,18 @@ void dg_rule_slow_data_loader(dg_ctx *c)
 	gt_fmt_ns(m, sizeof m, mean);
 	gt_fmt_bytes(by, sizeof by, h2d_n ? (double)h2d_bytes / (double)h2d_n : 0);
 	dg_title(c, b,
-	      "The GPU waits for input data: %llu %s the host worked ~%s outside CUDA, then "
-	      "copied the next batch to the GPU",
-	      (unsigned long long)n, gt_plural(n, "time", "times"), m);
-	dg_ev(c, b, "%llu idle %s >= %.3g ms %s with a host-to-device copy of a batch (%s or "
-		 "more); host busy %s on average before it",
-	   (unsigned long long)n, gt_plural(n, "gap", "gaps"), (double)c->in->detail_gap_ns / 1e6,
-	   gt_plural(n, "ends", "end"),
-	   (gt_fmt_bytes(by, sizeof by, (double)c->o->loader_min_bytes), by), m);
+		 "The GPU waits for input data: %llu %s the host worked ~%s outside CUDA, then "
+		 "copied the next batch to the GPU",
+		 (unsigned long long)n, gt_plural(n, "time", "times"), m);
+	dg_ev(c, b,
+	      "%llu idle %s >= %.3g ms %s with a host-to-device copy of a batch (%s or "
+	      "more); host busy %s on average before it",
+	      (unsigned long long)n, gt_plural(n, "gap", "gaps"),
+	      (double)c->in->detail_gap_ns / 1e6, gt_plural(n, "ends", "end"),
+	      (gt_fmt_bytes(by, sizeof by, (double)c->o->loader_min_bytes), by), m);
 	gt_fmt_bytes(by, sizeof by, h2d_n ? (double)h2d_bytes / (double)h2d_n : 0);
 	dg_ev(c, b, "%llu host-to-device %s, %s each on average", (unsigned long long)h2d_n,
-	   gt_plural(h2d_n, "copy", "copies"), by);
+	      gt_plural(h2d_n, "copy", "copies"), by);
 	dg_wave_evidence(c, b);
 	dg_cause_arg a = {.causes = 1u << GT_CAUSE_HOST_BUSY, .taken = 2};
 	dg_examples(c, b, &a);
@@ -130,9 +132,10 @@ void dg_rule_slow_data_loader(dg_ctx *c)
 	dg_metric(b, "h2d_copies", (double)h2d_n);
 	dg_metric(b, "h2d_bytes", (double)h2d_bytes);
 	dg_fix(c, b,
-	    "Prepare batches ahead of the GPU: DataLoader(num_workers=N (start with the CPU cores "
-	    "per GPU), pin_memory=True, prefetch_factor=4, persistent_workers=True) and "
-	    ".to(device, non_blocking=True); move decoding/augmentation to the GPU (DALI, "
-	    "torchvision.transforms.v2 on CUDA tensors) or cache preprocessed data. If the host "
-	    "does something else between steps, find it with py-spy dump --pid <pid>.");
+	       "Prepare batches ahead of the GPU: DataLoader(num_workers=N (start with the CPU "
+	       "cores "
+	       "per GPU), pin_memory=True, prefetch_factor=4, persistent_workers=True) and "
+	       ".to(device, non_blocking=True); move decoding/augmentation to the GPU (DALI, "
+	       "torchvision.transforms.v2 on CUDA tensors) or cache preprocessed data. If the host "
+	       "does something else between steps, find it with py-spy dump --pid <pid>.");
 }

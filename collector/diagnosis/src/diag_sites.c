@@ -21,8 +21,7 @@ static uint32_t causes_of(int id)
 	case GT_FIND_LAUNCH_BOUND: return 1u << GT_CAUSE_LAUNCH_BOUND;
 	case GT_FIND_DEPENDENCY_WAIT: return 1u << GT_CAUSE_DEPENDENCY;
 	case GT_FIND_SLOW_DATA_LOADER: return 1u << GT_CAUSE_HOST_BUSY | 1u << GT_CAUSE_TRANSFER;
-	case GT_FIND_D2H_STORM:
-		return 1u << GT_CAUSE_TRANSFER | 1u << GT_CAUSE_SYNC_TURNAROUND;
+	case GT_FIND_D2H_STORM: return 1u << GT_CAUSE_TRANSFER | 1u << GT_CAUSE_SYNC_TURNAROUND;
 	case GT_FIND_PAGEABLE_COPIES:
 	case GT_FIND_TRANSFER_BOUND: return 1u << GT_CAUSE_TRANSFER;
 	default: return 0;
@@ -40,7 +39,7 @@ static uint64_t in_mask(const uint64_t *ns, uint32_t mask)
 
 static const char *role_text(uint32_t roles)
 {
-	return roles == GT_SITE_RESUMED ? "the host resumed there after its own work"
+	return roles == GT_SITE_RESUMED	 ? "the host resumed there after its own work"
 	       : roles == GT_SITE_WAITED ? "a sync or copy returned there before the gap"
 					 : "before and after gaps";
 }
@@ -87,8 +86,9 @@ static void one_finding(dg_ctx *c, dg_fbuild *b, uint32_t mask)
 	mask_names(mask, causes, sizeof causes);
 	gt_fmt_ns(it, sizeof it, (double)idle);
 	if (!k || !idle) {
-		dg_ev(c, b, "call sites: none of this idle time has a host stack (the stacks "
-			    "were taken at waits and resumes above their thresholds)");
+		dg_ev(c, b,
+		      "call sites: none of this idle time has a host stack (the stacks "
+		      "were taken at waits and resumes above their thresholds)");
 		return;
 	}
 	char lab[512], t[32], all[32];
@@ -101,10 +101,11 @@ static void one_finding(dg_ctx *c, dg_fbuild *b, uint32_t mask)
 		const char *more = "";
 		if (top[i]->total_ns > v) {
 			gt_fmt_ns(all, sizeof all, (double)top[i]->total_ns);
-			more = dg_printf(&c->d->ar, " (%s with its other causes: the Call sites table)",
-					 all);
+			more = dg_printf(&c->d->ar,
+					 " (%s with its other causes: the Call sites table)", all);
 		}
-		dg_ev(c, b, "call site: %s: %s, %.0f%% of the GPU's %s of %s idle time%s, %llu %s (%s)",
+		dg_ev(c, b,
+		      "call site: %s: %s, %.0f%% of the GPU's %s of %s idle time%s, %llu %s (%s)",
 		      lab, t, 100.0 * (double)v / (double)idle, it, causes, more,
 		      (unsigned long long)top[i]->gaps, gt_plural(top[i]->gaps, "gap", "gaps"),
 		      role_text(top[i]->roles));

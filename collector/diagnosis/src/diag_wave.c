@@ -341,8 +341,8 @@ int dg_wave_detect(const dg_wave_in *in, const gt_diag_opts *o, gt_diag_wave *w,
 	if (train && in->ngaps)
 		memset(train, 0, in->ngaps);
 	double acf = 0;
-	double lag = dg_acf_period(in->series, in->nseries, o->wave_min_acf, o->wave_min_periods,
-				   &acf);
+	double lag =
+		dg_acf_period(in->series, in->nseries, o->wave_min_acf, o->wave_min_periods, &acf);
 	double p_acf = lag * (double)in->window_ns;
 	double p_gap = 0, regular = 0;
 	gt_diag_wave gw = {0};
@@ -377,11 +377,11 @@ int dg_wave_detect(const dg_wave_in *in, const gt_diag_opts *o, gt_diag_wave *w,
 		/* A stall made of several idle gaps between copies (a checkpoint
 		 * written tensor by tensor) is a stall even when it takes most of
 		 * its period (seen on the H200: 350 ms of every 446 ms). */
-		w->is_stall = gw.stall_ns >= o->stall_min_gap_ns &&
-			      (w->stall_share <= o->stall_max_duty || parts >= 3) &&
-			      (p_gap >= (double)o->stall_min_period_ns ||
-			       gw.sub_gaps >= o->stall_min_sub_gaps ||
-			       gw.stall_ns >= o->stall_long_ns);
+		w->is_stall =
+			gw.stall_ns >= o->stall_min_gap_ns &&
+			(w->stall_share <= o->stall_max_duty || parts >= 3) &&
+			(p_gap >= (double)o->stall_min_period_ns ||
+			 gw.sub_gaps >= o->stall_min_sub_gaps || gw.stall_ns >= o->stall_long_ns);
 	} else if (p_acf > 0) {
 		w->found = 1;
 		w->source = GT_WAVE_FROM_ACF;

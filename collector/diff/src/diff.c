@@ -160,7 +160,10 @@ static int by_dur(const void *x, const void *y, void *st)
 {
 	const gt_diff_step *a = &((const gt_diff_steps *)st)->items[*(const size_t *)x];
 	const gt_diff_step *b = &((const gt_diff_steps *)st)->items[*(const size_t *)y];
-	return a->dur_ns < b->dur_ns ? -1 : a->dur_ns > b->dur_ns ? 1 : a->index < b->index ? -1 : 1;
+	return a->dur_ns < b->dur_ns   ? -1
+	       : a->dur_ns > b->dur_ns ? 1
+	       : a->index < b->index   ? -1
+				       : 1;
 }
 
 /* Slowest first: longer, then more idle, then earlier. */
@@ -176,8 +179,7 @@ static int by_slow(const void *x, const void *y, void *st)
 }
 
 /* Step indices of st sorted by cmp; NULL out of memory. */
-static size_t *sorted_steps(const gt_diff_steps *st,
-			    int (*cmp)(const void *, const void *, void *))
+static size_t *sorted_steps(const gt_diff_steps *st, int (*cmp)(const void *, const void *, void *))
 {
 	size_t *ix = malloc(st->nitems * sizeof(*ix));
 	if (!ix)
@@ -248,8 +250,8 @@ static int compare_steps(gt_diff_gpu *p)
 	p->outside_delta = (p->new_step.outside_ns - p->base_step.outside_ns) / p->base_unit_ns;
 	double best = 0;
 	for (int c = 0; c < GT_CAUSE_COUNT; c++) {
-		p->cause_delta[c] = (p->new_step.cause_ns[c] - p->base_step.cause_ns[c]) /
-				    p->base_unit_ns;
+		p->cause_delta[c] =
+			(p->new_step.cause_ns[c] - p->base_step.cause_ns[c]) / p->base_unit_ns;
 		double d = p->slowdown >= 0 ? p->cause_delta[c] : -p->cause_delta[c];
 		if (d > best) {
 			best = d;
@@ -281,7 +283,7 @@ static int compare_steps(gt_diff_gpu *p)
  * 10^5 kernels). */
 typedef struct named {
 	const char *name;
-	size_t i;              /* its place in its side's list */
+	size_t i; /* its place in its side's list */
 } named;
 
 static int by_name(const void *x, const void *y)
@@ -361,9 +363,10 @@ static int compare_findings(gt_diff_gpu *p, gt_diff_fchange *v)
 			c->base_share = side ? 0 : f->share;
 			c->new_share = side ? f->share : f2 ? f2->share : 0;
 			double d = c->new_share - c->base_share;
-			c->status = !f2 ? (side ? GT_DIFF_APPEARED : GT_DIFF_GONE)
-				  : d > 0.01 ? GT_DIFF_GREW
-				  : d < -0.01 ? GT_DIFF_SHRANK : GT_DIFF_SAME;
+			c->status = !f2		? (side ? GT_DIFF_APPEARED : GT_DIFF_GONE)
+				    : d > 0.01	? GT_DIFF_GREW
+				    : d < -0.01 ? GT_DIFF_SHRANK
+						: GT_DIFF_SAME;
 		}
 	}
 	free(ix[0]);
@@ -377,8 +380,9 @@ static int compare_findings(gt_diff_gpu *p, gt_diff_fchange *v)
 static int by_added(const void *x, const void *y)
 {
 	const gt_diff_kchange *a = x, *b = y;
-	return a->delta_unit_ns < b->delta_unit_ns ? 1 : a->delta_unit_ns > b->delta_unit_ns ? -1
-											     : 0;
+	return a->delta_unit_ns < b->delta_unit_ns   ? 1
+	       : a->delta_unit_ns > b->delta_unit_ns ? -1
+						     : 0;
 }
 
 /* Kernels of both sides, BASE's order then NEW's alone, by added time.
@@ -474,8 +478,8 @@ static int compare_pair(gt_diff *d, gt_diff_gpu *p)
 static int pair_by_uuid(const gt_diff_stats *b, const gt_diff_stats *n,
 			const gt_diff_gpu_stats **match, char *used)
 {
-	named *ix = sort_names(n->gpus, n->ngpus, sizeof(*n->gpus),
-			       offsetof(gt_diff_gpu_stats, uuid));
+	named *ix =
+		sort_names(n->gpus, n->ngpus, sizeof(*n->gpus), offsetof(gt_diff_gpu_stats, uuid));
 	size_t *taken = calloc(n->ngpus + 1, sizeof(*taken)); /* by the first place of a UUID */
 	if ((n->ngpus && !ix) || !taken) {
 		free(ix);
@@ -549,8 +553,7 @@ static int pair_gpus(gt_diff *d)
 	return 0;
 }
 
-gt_diff *gt_diff_new(const gt_diff_stats *base, const gt_diff_stats *new_,
-		     const gt_diff_opts *opts)
+gt_diff *gt_diff_new(const gt_diff_stats *base, const gt_diff_stats *new_, const gt_diff_opts *opts)
 {
 	if (!base || !new_) {
 		errno = EINVAL;

@@ -36,7 +36,7 @@ static uint32_t gpu_index(const gt_diff_gpu *p)
 /* "per step", "per period", "per unit of GPU work". */
 static const char *unit_per(const gt_diff_gpu *p)
 {
-	return p->unit == GT_DIFF_UNIT_STEP     ? "per step"
+	return p->unit == GT_DIFF_UNIT_STEP	? "per step"
 	       : p->unit == GT_DIFF_UNIT_PERIOD ? "per period"
 						: "per unit of GPU work";
 }
@@ -81,8 +81,8 @@ static void write_verdict(FILE *f, const gt_diff *d, const gt_diff_gpu *p)
 		fprintf(f, " (%s -> %s)", gt_fmt_ns(b1, sizeof(b1), p->base_unit_ns),
 			gt_fmt_ns(b2, sizeof(b2), p->new_unit_ns));
 	else
-		fprintf(f, " (busy %.1f %% -> %.1f %% of the steady state)",
-			100 / p->base_unit_ns, 100 / p->new_unit_ns);
+		fprintf(f, " (busy %.1f %% -> %.1f %% of the steady state)", 100 / p->base_unit_ns,
+			100 / p->new_unit_ns);
 	if (p->top_cause >= 0 && fabs(p->slowdown) >= 0.0005) {
 		fprintf(f, ": %s ", gt_cause_label(p->top_cause));
 		unit_delta(f, p, p->cause_delta[p->top_cause]);
@@ -93,8 +93,7 @@ static void write_verdict(FILE *f, const gt_diff *d, const gt_diff_gpu *p)
 	const gt_diff_fchange *lf = lead_finding(p);
 	if (lf && fabs(p->slowdown) >= 0.0005)
 		fprintf(f, "; finding %s %s (%.1f %% -> %.1f %%)", lf->id,
-			gt_diff_status_name(lf->status), 100 * lf->base_share,
-			100 * lf->new_share);
+			gt_diff_status_name(lf->status), 100 * lf->base_share, 100 * lf->new_share);
 	if (p->within_spread && fabs(p->slowdown) >= 0.0005)
 		fprintf(f, " - within the run-to-run spread (+-%.1f %%)", 100 * p->spread);
 	else if (p->spread >= 0)
@@ -176,7 +175,8 @@ static void text_slowest(FILE *f, const gt_diff *d, const gt_diff_gpu *p)
 {
 	const gt_diff_steps *st = &p->new_->steps;
 	char x[32], y[32], r[48];
-	fputs("  NEW's slowest steps (step, start, length, GPU busy, its largest idle cause):\n", f);
+	fputs("  NEW's slowest steps (step, start, length, GPU busy, its largest idle cause):\n",
+	      f);
 	for (size_t i = 0; i < p->nslowest; i++) {
 		const gt_diff_step *s = &st->items[p->slowest[i]];
 		fprintf(f, "    #%-5u %s  %9s (%.1fx median)  busy %.0f%%", s->index,
@@ -203,8 +203,8 @@ static void text_steps(FILE *f, const gt_diff *d, const gt_diff_gpu *p)
 	row_ns(f, "step, p90", (double)b->steps.p90_ns, (double)n->steps.p90_ns);
 	fprintf(f, "  %-28s %12" PRIu64 " %12" PRIu64 "\n", "steps", b->steps.count,
 		n->steps.count);
-	fprintf(f, "  %-28s %11.1f%% %11.1f%% %+10.1f pts\n", "utilization",
-		100 * b->utilization, 100 * n->utilization, 100 * (n->utilization - b->utilization));
+	fprintf(f, "  %-28s %11.1f%% %11.1f%% %+10.1f pts\n", "utilization", 100 * b->utilization,
+		100 * n->utilization, 100 * (n->utilization - b->utilization));
 	fputs("  per step (the median step, split as the middle half of the steps):\n", f);
 	row_ns(f, "  busy", sb->busy_ns, sn->busy_ns);
 	for (int c = 0; c < GT_CAUSE_COUNT; c++) {
@@ -217,8 +217,9 @@ static void text_steps(FILE *f, const gt_diff *d, const gt_diff_gpu *p)
 	if (sb->outside_ns >= 0.5 || sn->outside_ns >= 0.5)
 		row_ns(f, "  outside the GPU window", sb->outside_ns, sn->outside_ns);
 	if (p->spread >= 0)
-		fprintf(f, "  run-to-run spread of the median step (from the step-to-step "
-			   "variation): +-%.1f %% (change %+.1f %%%s)\n",
+		fprintf(f,
+			"  run-to-run spread of the median step (from the step-to-step "
+			"variation): +-%.1f %% (change %+.1f %%%s)\n",
 			100 * p->spread, 100 * p->slowdown, p->within_spread ? ", within it" : "");
 	else
 		fputs("  run-to-run spread: not measurable (fewer than 2 steps on a side)\n", f);
@@ -240,10 +241,10 @@ static void text_times(FILE *f, const gt_diff *d, const gt_diff_gpu *p)
 		row_ns(f, "period", p->base_unit_ns, p->new_unit_ns);
 	else
 		row_ns(f, "wall per busy second", p->base_unit_ns * 1e9, p->new_unit_ns * 1e9);
-	fprintf(f, "  %-28s %11.1f%% %11.1f%% %+10.1f pts\n", "utilization",
-		100 * b->utilization, 100 * n->utilization, 100 * (n->utilization - b->utilization));
-	fprintf(f, "  %s\n", p->unit == GT_DIFF_UNIT_PERIOD ? "per period:"
-							  : "per second of GPU work:");
+	fprintf(f, "  %-28s %11.1f%% %11.1f%% %+10.1f pts\n", "utilization", 100 * b->utilization,
+		100 * n->utilization, 100 * (n->utilization - b->utilization));
+	fprintf(f, "  %s\n",
+		p->unit == GT_DIFF_UNIT_PERIOD ? "per period:" : "per second of GPU work:");
 	row_ns(f, "  busy", scale * (double)b->busy_ns / ub, scale * (double)n->busy_ns / un);
 	for (int c = 0; c < GT_CAUSE_COUNT; c++) {
 		if (c == GT_CAUSE_STARTUP || (!b->cause_ns[c] && !n->cause_ns[c]))
@@ -254,7 +255,8 @@ static void text_times(FILE *f, const gt_diff *d, const gt_diff_gpu *p)
 		       scale * (double)n->cause_ns[c] / un);
 	}
 	if (p->spread >= 0)
-		fprintf(f, "  run-to-run spread of the time per unit: +-%.1f %% (change %+.1f %%%s)\n",
+		fprintf(f,
+			"  run-to-run spread of the time per unit: +-%.1f %% (change %+.1f %%%s)\n",
 			100 * p->spread, 100 * p->slowdown, p->within_spread ? ", within it" : "");
 	else
 		fprintf(f, "  run-to-run spread: not measurable (too short for 2 batches of "
@@ -298,7 +300,8 @@ static void copy_text(FILE *f, const gt_diff_gpu_stats *g)
 	}
 	fprintf(f, "%" PRIu64 ", %s at %s, %.0f %% pageable", g->copies,
 		gt_fmt_bytes(b, sizeof(b), (double)g->copy_bytes),
-		gt_fmt_rate(r, sizeof(r), g->copy_ns ? 1e9 * (double)g->copy_bytes / g->copy_ns : 0),
+		gt_fmt_rate(r, sizeof(r),
+			    g->copy_ns ? 1e9 * (double)g->copy_bytes / g->copy_ns : 0),
 		g->copy_bytes ? 100.0 * (double)g->pageable_bytes / g->copy_bytes : 0);
 }
 
@@ -322,9 +325,10 @@ static void text_io(FILE *f, const gt_diff_gpu *p)
 
 static const char *compared_how(const gt_diff_gpu *p)
 {
-	return p->unit == GT_DIFF_UNIT_STEP     ? "per step (both have steps)"
-	       : p->unit == GT_DIFF_UNIT_PERIOD ? "per period (both have one)"
-						: "per unit of GPU work (no period detected on both sides)";
+	return p->unit == GT_DIFF_UNIT_STEP ? "per step (both have steps)"
+	       : p->unit == GT_DIFF_UNIT_PERIOD
+		       ? "per period (both have one)"
+		       : "per unit of GPU work (no period detected on both sides)";
 }
 
 /* Which steps each side has. */

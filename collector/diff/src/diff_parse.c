@@ -33,8 +33,7 @@ typedef struct side {
 	size_t nblocks, capblocks;
 } side;
 
-static void say(char *err, size_t cap, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+static void say(char *err, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void say(char *err, size_t cap, const char *fmt, ...)
 {
 	va_list ap;
@@ -93,7 +92,7 @@ int gt_diff_json_supported(void)
  * the readers go on without effect and the side is dropped). */
 typedef struct rd {
 	side *sd;
-	int rc;                /* 0, GT_ERR_INVAL (message in err) or GT_ERR_NOMEM */
+	int rc; /* 0, GT_ERR_INVAL (message in err) or GT_ERR_NOMEM */
 	char *err;
 	size_t cap;
 } rd;
@@ -244,8 +243,7 @@ static int elements(rd *r, const cJSON *c, const char *at, const cJSON ***v, siz
 	size_t k = 0;
 	*v = NULL;
 	*n = 0;
-	cJSON_ArrayForEach(e, c)
-		k++;
+	cJSON_ArrayForEach(e, c) k++;
 	if (!k)
 		return r->rc ? -1 : 0;
 	const cJSON **p = keep(r->sd, calloc(k, sizeof(*p)));
@@ -254,7 +252,8 @@ static int elements(rd *r, const cJSON *c, const char *at, const cJSON ***v, siz
 		return -1;
 	}
 	k = 0;
-	cJSON_ArrayForEach(e, c) {
+	cJSON_ArrayForEach(e, c)
+	{
 		if (!cJSON_IsObject(e)) {
 			char at_e[512];
 			path(at_e, sizeof(at_e), at, cJSON_IsObject(c) ? e->string : NULL, k);
@@ -309,7 +308,7 @@ static size_t lower(const keyed *k, size_t n, uint64_t gpu)
 
 /* A diagnosis entry: what a GPU takes of it. */
 typedef struct wave {
-	const char *shape;     /* in the tree */
+	const char *shape; /* in the tree */
 	int found;
 	double period_ns;
 } wave;
@@ -318,11 +317,11 @@ typedef struct wave {
  * GPU, so that each GPU finds its own by binary search (it looked through
  * all of them: GPUs x findings). */
 typedef struct by_gpu {
-	keyed *fk;             /* findings: by GPU, then report order */
-	gt_diff_finding *fv;   /* in that order */
+	keyed *fk;	     /* findings: by GPU, then report order */
+	gt_diff_finding *fv; /* in that order */
 	size_t nf;
-	keyed *wk;             /* diagnosis entries: by GPU, then report order */
-	wave *wv;              /* in report order */
+	keyed *wk; /* diagnosis entries: by GPU, then report order */
+	wave *wv;  /* in report order */
 	size_t nw;
 } by_gpu;
 
@@ -510,12 +509,12 @@ static void read_series(rd *r, const cJSON *jg, const char *at, gt_diff_gpu_stat
 	const cJSON *all = arr(r, u, at_u, "series");
 	path(at_s, sizeof(at_s), at_u, "series", 0);
 	size_t n = 0, i = 0;
-	cJSON_ArrayForEach(v, all)
-		n++;
+	cJSON_ArrayForEach(v, all) n++;
 	float *f = n ? keep(r->sd, calloc(n, sizeof(*f))) : NULL;
 	if (n && !f)
 		return nomem(r);
-	cJSON_ArrayForEach(v, all) {
+	cJSON_ArrayForEach(v, all)
+	{
 		f[i] = util_of(r, v, at_s, i);
 		i++;
 	}
@@ -586,8 +585,7 @@ static void read_latency(rd *r, const cJSON *jg, const char *at, gt_diff_gpu_sta
 	g->lat_queued_p50_bound = flag(r, q, at_q, "exact") == 0;
 }
 
-static void read_gpu(rd *r, const by_gpu *b, const cJSON *jg, const char *at,
-		     gt_diff_gpu_stats *g)
+static void read_gpu(rd *r, const by_gpu *b, const cJSON *jg, const char *at, gt_diff_gpu_stats *g)
 {
 	g->index = u32(r, jg, at, "index");
 	g->name = dstr(r, jg, at, "name");
@@ -708,7 +706,8 @@ static void not_json(const char *text, size_t len, const cJSON *root, const char
 	else if (root)
 		say(err, cap, "not a JSON report: its JSON is not an object");
 	else if (at + 1 >= n) /* cJSON puts an error past the end at the last byte */
-		say(err, cap, "not a JSON report: its JSON ends early, after %zu bytes (cut short?)", n);
+		say(err, cap,
+		    "not a JSON report: its JSON ends early, after %zu bytes (cut short?)", n);
 	else
 		say(err, cap, "not a JSON report: invalid JSON at byte %zu", at);
 }
@@ -756,8 +755,9 @@ gt_diff_stats *gt_diff_stats_parse(const char *text, size_t len, const char *lab
 				   size_t cap)
 {
 	(void)text, (void)len, (void)label, (void)keep, (void)dup_str;
-	say(err, cap, "reading JSON reports is not built in (build with libcjson-dev: "
-		      "apt-get install libcjson-dev)");
+	say(err, cap,
+	    "reading JSON reports is not built in (build with libcjson-dev: "
+	    "apt-get install libcjson-dev)");
 	errno = EINVAL;
 	return NULL;
 }

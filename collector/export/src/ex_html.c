@@ -33,7 +33,6 @@
 #include "gaptrace/diagnosis.h"
 #include "gaptrace/units.h"
 
-
 /* Timeline geometry (SVG user units; the SVG scales to the page width). */
 #define TL_W 960
 #define TL_X0 52
@@ -180,17 +179,20 @@ static const char css[] =
 	".sub{color:var(--mut);margin:2px 0 0}.mut{color:var(--mut)}.small{font-size:12px}\n"
 	".kpis{display:flex;flex-wrap:wrap;gap:8px;margin:8px 0 4px}\n"
 	".kpi{background:var(--card);border:1px solid var(--bd);border-radius:6px;padding:5px 10px;"
-	"min-width:112px}.kpi b{display:block;font-size:17px}.kpi span{color:var(--mut);font-size:12px}\n"
+	"min-width:112px}.kpi b{display:block;font-size:17px}.kpi "
+	"span{color:var(--mut);font-size:12px}\n"
 	"svg{display:block;width:100%;height:auto;overflow:visible}\n"
 	"svg text{font:11px system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;"
-	"fill:#59636e}svg .ax{stroke:#afb8c1;stroke-width:1}svg .gr{stroke:#eaeef2;stroke-width:1}\n"
+	"fill:#59636e}svg .ax{stroke:#afb8c1;stroke-width:1}svg "
+	".gr{stroke:#eaeef2;stroke-width:1}\n"
 	"svg rect.tip{fill:transparent}svg rect.tip:hover{fill:rgba(0,0,0,.06)}\n"
 	".row3{display:grid;grid-template-columns:repeat(auto-fit,minmax(300px,1fr));gap:14px}\n"
 	"figure{margin:6px 0 10px}figcaption{color:var(--mut);font-size:12px;margin:2px 0}\n"
 	"table{border-collapse:collapse;width:100%;font-size:13px;margin:4px 0}\n"
 	"th,td{padding:3px 7px;border-bottom:1px solid #eaeef2;text-align:right;white-space:nowrap;"
 	"vertical-align:top}th{background:var(--card);font-weight:600}\n"
-	"td.l,th.l{text-align:left}td.name{text-align:left;white-space:normal;word-break:break-word;"
+	"td.l,th.l{text-align:left}td.name{text-align:left;white-space:normal;word-break:break-"
+	"word;"
 	"font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,'DejaVu Sans Mono',monospace;"
 	"font-size:12px}\n"
 	".bar{display:inline-block;height:9px;background:var(--busy);vertical-align:middle;"
@@ -239,7 +241,8 @@ static void legend(ex_out *o, int with_busy)
 	for (int c = 0; c < GT_CAUSE_COUNT; c++)
 		legend_item(o, gt_cause_name(c), gt_cause_label(c), cause_help[c]);
 	if (with_busy)
-		legend_item(o, "short gaps", "short gaps", "idle time in gaps shorter than the detail threshold");
+		legend_item(o, "short gaps", "short gaps",
+			    "idle time in gaps shorter than the detail threshold");
 	LIT(o, "</div>\n");
 }
 
@@ -255,9 +258,9 @@ static void kpi(ex_out *o, const char *value, const char *label)
 /* ------------------------------------------------------------ timeline */
 
 typedef struct col {
-	double busy;                    /* ns */
-	double cause[GT_CAUSE_COUNT];   /* ns */
-	double shortg;                  /* ns */
+	double busy;		      /* ns */
+	double cause[GT_CAUSE_COUNT]; /* ns */
+	double shortg;		      /* ns */
 	/* NVML */
 	double clk, pw;
 	uint32_t nclk, npw, nthr, nsamp;
@@ -358,8 +361,8 @@ static void fill_cols(const gt_analysis *a, size_t gi, col *cols)
 
 /* A horizontal grid line across the timeline plot at y, with a label left
  * of the axis and optionally one right of the plot (colors NULL: default). */
-static void grid_line(ex_out *o, double y, const char *left, const char *lcolor,
-		      const char *right, const char *rcolor)
+static void grid_line(ex_out *o, double y, const char *left, const char *lcolor, const char *right,
+		      const char *rcolor)
 {
 	LIT(o, "<line class=\"gr\" x1=\"52\" x2=\"944\" y1=\"");
 	ex_fixed(o, y, 1, "0");
@@ -572,7 +575,8 @@ static void nvml_chart(ex_out *o, const gt_analysis *a, const gt_an_gpu *g, cons
 	if (maxpw <= 0)
 		maxpw = 1;
 	const double y0 = 8, ph = 80, pw = (double)(TL_X1 - TL_X0) / NCOL;
-	LIT(o, "<figure><svg viewBox=\"0 0 960 112\" role=\"img\" aria-label=\"clocks and power\">\n");
+	LIT(o,
+	    "<figure><svg viewBox=\"0 0 960 112\" role=\"img\" aria-label=\"clocks and power\">\n");
 	for (int p = 0; p <= 2; p++) {
 		char l[24], r[24];
 		snprintf(l, sizeof(l), "%.0f", maxclk * p / 2.0);
@@ -748,8 +752,8 @@ static void util_hist(ex_out *o, const gt_an_gpu *g)
 
 static void gap_hist(ex_out *o, const gt_an_gpu *g)
 {
-	static const char *const lab[GT_GAP_BINS] = {"<1us", "1us", "10us", "100us",
-						     "1ms", "10ms", "100ms", ">=1s"};
+	static const char *const lab[GT_GAP_BINS] = {"<1us", "1us",  "10us",  "100us",
+						     "1ms",  "10ms", "100ms", ">=1s"};
 	uint64_t mx = 0;
 	for (int i = 0; i < GT_GAP_BINS; i++)
 		if (g->gap_hist_ns[i] > mx)
@@ -890,7 +894,8 @@ static void bin_gpm(const gt_analysis *a, gt_map *dev, const gt_clock_map *cm, c
 		return;
 	const gt_an_gpu *gp = gt_analysis_gpu(a, *v - 1);
 	double t0 = (double)gp->t0, cw = (double)gp->window_ns / NCOL;
-	double s = (double)gt_clock_map_apply(cm, r->start), e = (double)gt_clock_map_apply(cm, r->end);
+	double s = (double)gt_clock_map_apply(cm, r->start),
+	       e = (double)gt_clock_map_apply(cm, r->end);
 	if (cw <= 0 || e <= t0 || s >= (double)gp->t1 || e <= s)
 		return;
 	int c0 = ex_dtoi(floor((s - t0) / cw)), c1 = ex_dtoi(floor((e - t0) / cw));
@@ -969,7 +974,8 @@ static void read_nvml(gt_export *x, const gt_analysis *a, col *cols, uint64_t *p
 				cl->pw += n->power_mw / 1000.0;
 				cl->npw++;
 			}
-			if (n->clocks_event_reasons != UINT64_MAX && (n->clocks_event_reasons & mask))
+			if (n->clocks_event_reasons != UINT64_MAX &&
+			    (n->clocks_event_reasons & mask))
 				cl->nthr++;
 		}
 		gt_map_free(&dev);
@@ -1061,8 +1067,9 @@ static void kernels_table(ex_out *o, gt_export *x, const gt_analysis *a, size_t 
 		LIT(o, "<tr>");
 		td_kernel_open(o, a, r->name, mangled);
 		if (r->storm)
-			LIT(o, " <span class=\"badge\" title=\"many launches of a tiny kernel\">storm"
-			       "</span>");
+			LIT(o,
+			    " <span class=\"badge\" title=\"many launches of a tiny kernel\">storm"
+			    "</span>");
 		if (gt_diag_small_grid_kernel(r, g->dev.sm_count, dopts))
 			LIT(o, " <span class=\"badge\" title=\"grids that fill at most half of the "
 			       "SMs (the small_grid finding's test)\">small grid</span>");
@@ -1116,13 +1123,14 @@ static void copies_table(ex_out *o, gt_export *x, const gt_analysis *a, size_t g
 	uint64_t all = 0;
 	for (size_t i = 0; i < n; i++)
 		all += c[i].total_ns;
-	TABLE_HEAD(o, "<kind", "<host memory", "share of copy time", "count", "bytes", "time", "GB/s",
-		   "of wall", "blocking calls");
+	TABLE_HEAD(o, "<kind", "<host memory", "share of copy time", "count", "bytes", "time",
+		   "GB/s", "of wall", "blocking calls");
 	for (size_t i = 0; i < n; i++) {
 		const gt_an_copy *r = &c[i];
 		char b[32];
 		LIT(o, "<tr><td class=\"l\">");
-		ex_puts(o, r->copy_kind == GT_AN_COPY_MEMSET ? "memset" : gt_copy_kind_name(r->copy_kind));
+		ex_puts(o, r->copy_kind == GT_AN_COPY_MEMSET ? "memset"
+							     : gt_copy_kind_name(r->copy_kind));
 		LIT(o, "</td><td class=\"l\">");
 		ex_puts(o, gt_mem_kind_name(r->host_kind));
 		LIT(o, "</td>");
@@ -1310,16 +1318,19 @@ static void steps_table(ex_out *o, gt_export *x, const gt_analysis *a, size_t gi
 	const gt_an_step *s = gt_analysis_steps(a, gi, &n, &in);
 	size_t *idx = n ? malloc(x->o.top_rows * sizeof(*idx)) : NULL;
 	if (!idx) {
-		ex_puts(o, n ? "<p class=\"warn\">The steps could not be listed (out of memory).</p>\n"
-			     : "<p class=\"mut\">No steps: no NVTX step ranges, and no period found in "
-			       "the utilization.</p>\n");
+		ex_puts(o,
+			n ? "<p class=\"warn\">The steps could not be listed (out of memory).</p>\n"
+			  : "<p class=\"mut\">No steps: no NVTX step ranges, and no period found "
+			    "in "
+			    "the utilization.</p>\n");
 		return;
 	}
 	steps_line(o, a, gi, &in);
 	size_t k = gt_analysis_slowest_steps(a, gi, idx, x->o.top_rows);
 	LIT(o, "<p class=\"mut small\">");
 	ex_puts(o, in.source == GT_STEPS_PERIOD ? "The most idle" : "The slowest");
-	LIT(o, " steps (start from the capture start; x median: its length over the median):</p>\n");
+	LIT(o,
+	    " steps (start from the capture start; x median: its length over the median):</p>\n");
 	TABLE_HEAD(o, "step", "start", "length", "x median", "GPU busy", "<largest idle cause",
 		   "its idle time");
 	for (size_t i = 0; i < k; i++)
@@ -1379,8 +1390,8 @@ static void gaps_table(ex_out *o, gt_export *x, const gt_analysis *a, size_t gi)
 		LIT(o, "<p class=\"mut\">No idle gaps.</p>\n");
 		return;
 	}
-	TABLE_HEAD(o, "#", "start", "length", "<main cause", "of the gap", "<work before", "<work after",
-		   "<feeding thread, its last call");
+	TABLE_HEAD(o, "#", "start", "length", "<main cause", "of the gap", "<work before",
+		   "<work after", "<feeding thread, its last call");
 	for (size_t i = 0; i < n && i < x->o.top_rows; i++)
 		gap_row(o, a, i, &gp[i], !!(x->o.flags & GT_EXPORT_MANGLED));
 	LIT(o, "</table>\n");
@@ -1488,8 +1499,7 @@ static void inputs_table(ex_out *o, const gt_analysis *a, uint64_t problems)
 			h(o, t->header.hostname);
 			if (t->header.cmdline[0]) {
 				LIT(o, ": ");
-				ex_html_str(o, t->header.cmdline,
-					    strnlen(t->header.cmdline, 160));
+				ex_html_str(o, t->header.cmdline, strnlen(t->header.cmdline, 160));
 			}
 		}
 		LIT(o, "</td>");
@@ -1657,8 +1667,8 @@ static void breakdown(ex_out *o, const gt_diag_gpu *g)
 	if (thin && su) {
 		char lab[96];
 		double w = 960.0 * (double)su->ns / (double)g->window_ns;
-		snprintf(lab, sizeof(lab), "startup %.1f%% of the %s window, set aside", 100.0 * su->share,
-			 win);
+		snprintf(lab, sizeof(lab), "startup %.1f%% of the %s window, set aside",
+			 100.0 * su->share, win);
 		snprintf(of, sizeof(of), "the %s window", win);
 		LIT(o, "<rect x=\"0\" y=\"38\" width=\"960\" height=\"12\" fill=\"#fff\" "
 		       "stroke=\"#d1d9e0\"/>");

@@ -37,14 +37,14 @@ typedef struct ex_out {
 	FILE *f;
 	char *buf;
 	size_t len, cap;
-	int err;        /* 0 or a gt_err */
+	int err;	/* 0 or a gt_err */
 	uint64_t bytes; /* bytes handed to the FILE so far */
 	/* the output budget (ex_out_budget), shared by every output of a handle */
 	uint64_t *spent; /* the handle's bytes written so far, all outputs */
 	uint64_t budget; /* 0: none */
-	int mute;        /* dropping what is written (ex_out_mute) */
-	int cut;         /* the budget cut this output short: its note is due */
-	int tail;        /* writing the closing text: never cut */
+	int mute;	 /* dropping what is written (ex_out_mute) */
+	int cut;	 /* the budget cut this output short: its note is due */
+	int tail;	 /* writing the closing text: never cut */
 } ex_out;
 
 #define EX_OUT_CAP (1u << 20)
@@ -165,7 +165,6 @@ static inline void ex_html_cstr(ex_out *o, const char *s)
 	ex_html_str(o, s ? s : "", s ? __builtin_strlen(s) : 0);
 }
 
-
 /* ------------------------------------------------------------ bit set */
 
 /* A sparse set of uint32 values: 4096 lazily allocated pages of 2^20 bits.
@@ -253,15 +252,15 @@ struct gt_export {
 				  passes read it) */
 	gt_analysis *an;
 	const gt_analysis *an_given; /* gt_export_open_set's: not owned */
-	int for_html; /* the analysis x builds has the HTML's cause columns:
-			 set by gt_export_html before its first ex_analysis */
-	int an_rc;    /* 0 not built yet, 1 built, < 0 failed */
-	struct ex_sums *sums; /* record-derived tables, built on first use */
+	int for_html;		     /* the analysis x builds has the HTML's cause columns:
+					set by gt_export_html before its first ex_analysis */
+	int an_rc;		     /* 0 not built yet, 1 built, < 0 failed */
+	struct ex_sums *sums;	     /* record-derived tables, built on first use */
 	int sums_rc;
 	struct gt_diagnosis *diag; /* findings, built on first use */
 	int diag_rc;
 	uint64_t budget; /* output budget, every output together (ex_out_budget) */
-	uint64_t spent;  /* bytes written by every output so far */
+	uint64_t spent;	 /* bytes written by every output so far */
 };
 
 /* Build the analysis on first use. @return it or NULL (x->an_rc < 0). */
@@ -275,8 +274,7 @@ const gt_analysis *ex_analysis(gt_export *x);
 gt_reader *ex_reader_open(gt_export *x, size_t i, int report, uint64_t *problems);
 /* Finish reading: report a fatal read error (rc < 0) when `report`; the
  * trace's problems are then logged. */
-void ex_reader_close(gt_export *x, size_t i, gt_reader *r, int rc, int report,
-		     uint64_t *problems);
+void ex_reader_close(gt_export *x, size_t i, gt_reader *r, int rc, int report, uint64_t *problems);
 
 /*
  * The slice (gt_analysis_opts pid, gpu, from_ns/to_ns) for the exports that
@@ -289,12 +287,12 @@ void ex_reader_close(gt_export *x, size_t i, gt_reader *r, int rc, int report,
  * left out.
  */
 typedef struct ex_slice {
-	int on;               /* any of the filters */
-	int skip;             /* the whole trace is left out */
+	int on;	  /* any of the filters */
+	int skip; /* the whole trace is left out */
 	uint64_t from, to;
-	int gpu;              /* filter by GPU: uuid is the kept one's */
+	int gpu; /* filter by GPU: uuid is the kept one's */
 	uint8_t uuid[16];
-	uint8_t dev[256];     /* by local device ordinal: 0 unknown, 1 kept, 2 not */
+	uint8_t dev[256]; /* by local device ordinal: 0 unknown, 1 kept, 2 not */
 	gt_clock_map cm;
 } ex_slice;
 /* Begin a trace (its header). */

@@ -298,9 +298,9 @@ __attribute__((constructor)) static void init_tables(void)
 {
 	for (int c = 0; c < 256; c++) {
 		csv_special[c] = c == ',' || c == '"' || c == '\n' || c == '\r' ? 1
-				 : (c < 0x20 && c != '\t') || c == 0x7f ? 2
-				 : c >= 0x80 ? 3
-					     : 0;
+				 : (c < 0x20 && c != '\t') || c == 0x7f		? 2
+				 : c >= 0x80					? 3
+										: 0;
 	}
 }
 

@@ -56,7 +56,6 @@
 #define PF_MAX_LANES 8
 #define PF_FLOW_CAT ",\"cat\":\"launch\",\"name\":\"launch\"}"
 
-
 typedef struct pf_gpu {
 	uint8_t uuid[16];
 	int uuid_known;
@@ -73,33 +72,33 @@ typedef struct pf {
 	uint64_t nev;
 	int full, mangled;
 	gt_vec gpus; /* pf_gpu */
-	gt_map pids;  /* output pids in use */
+	gt_map pids; /* output pids in use */
 	uint64_t async_id;
 	ex_arena gnames; /* analysis kernel names, escaped */
 	gt_map gname_of; /* analysis string id -> gnames offset + 1 */
-	ex_bits stacks;  /* analysis stacks some call referred to ("sf") */
+	ex_bits stacks;	 /* analysis stacks some call referred to ("sf") */
 } pf;
 
 typedef struct pf_trace {
 	size_t idx;
-	size_t ai;      /* the analysis's index of this trace, SIZE_MAX: none */
+	size_t ai; /* the analysis's index of this trace, SIZE_MAX: none */
 	gt_stream_header h;
 	uint32_t pid;
 	gt_clock_map cm;
 	ex_bits api, work, done;
-	gt_map threads; /* tid -> name offset + 1 (0: none) | 1 << 63 once named */
-	gt_map streams; /* dev << 32 | stream -> track tid of lane 0 */
-	gt_vec items;   /* pf_work, the prepass's, freed after it */
-	gt_map lane;    /* work_key() of an item not on lane 0 -> its lane */
+	gt_map threads;	 /* tid -> name offset + 1 (0: none) | 1 << 63 once named */
+	gt_map streams;	 /* dev << 32 | stream -> track tid of lane 0 */
+	gt_vec items;	 /* pf_work, the prepass's, freed after it */
+	gt_map lane;	 /* work_key() of an item not on lane 0 -> its lane */
 	gt_map lane_tid; /* dev << 32 | stream, lane << 56 -> track tid of lanes >= 1 */
-	gt_map devs;    /* local ordinal -> gpu index + 1 */
-	gt_map nvtx;    /* open range id -> name offset (in ar) */
+	gt_map devs;	 /* local ordinal -> gpu index + 1 */
+	gt_map nvtx;	 /* open range id -> name offset (in ar) */
 	ex_arena ar;
 	/* size_t by string id: offset + 1 in ar, 0 = not yet; kernel, raw, API names */
 	gt_slots kname, rname, aname;
 	uint32_t nstreams;
-	int64_t last;   /* latest relative timestamp written */
-	gt_vec gpm;     /* gt_gpm: the last GPM reading of each device */
+	int64_t last; /* latest relative timestamp written */
+	gt_vec gpm;   /* gt_gpm: the last GPM reading of each device */
 } pf_trace;
 
 #define NAMED (1ull << 63)
@@ -216,8 +215,9 @@ static inline int64_t clip(pf *p, int64_t ts)
 /* A span of u64 ns as a non-negative int64 duration (clamped). */
 static inline int64_t span_ns(uint64_t start, uint64_t end)
 {
-	return end <= start ? 0 : end - start > (uint64_t)PF_REL_MAX ? PF_REL_MAX
-								   : (int64_t)(end - start);
+	return end <= start			    ? 0
+	       : end - start > (uint64_t)PF_REL_MAX ? PF_REL_MAX
+						    : (int64_t)(end - start);
 }
 
 static void ev_head(pf *p, char ph, uint32_t pid, uint32_t tid, int64_t ts)
@@ -401,8 +401,9 @@ static void assign_lanes(pf_trace *t)
 			l++;
 		if (w[i].end > end[l])
 			end[l] = w[i].end;
-		uint64_t *v = l ? gt_map_put(&t->lane, work_key(w[i].key, w[i].start, w[i].end), NULL)
-				: NULL;
+		uint64_t *v =
+			l ? gt_map_put(&t->lane, work_key(w[i].key, w[i].start, w[i].end), NULL)
+			  : NULL;
 		if (v)
 			*v = l;
 	}
@@ -447,7 +448,7 @@ static uint32_t stream_tid(pf *p, pf_trace *t, uint32_t dev, uint32_t stream, ui
 			   uint64_t end)
 {
 	uint64_t *l = t->lane.n ? gt_map_get(&t->lane, work_key((uint64_t)dev << 32 | stream, start,
-							      end > start ? end : start))
+								end > start ? end : start))
 				: NULL;
 	return lane_tid(p, t, dev, stream, l ? (unsigned)*l : 0);
 }
@@ -494,8 +495,8 @@ static void slice_span(pf *p, const pf_trace *t, uint64_t start, uint64_t end, i
 		*e = 0;
 }
 
-static void slice_head(pf *p, pf_trace *t, uint32_t tid, uint64_t start, uint64_t end,
-		       int64_t *s, int64_t *e)
+static void slice_head(pf *p, pf_trace *t, uint32_t tid, uint64_t start, uint64_t end, int64_t *s,
+		       int64_t *e)
 {
 	slice_span(p, t, start, end, s, e);
 	ev_head(p, 'X', t->pid, tid, *s);
@@ -900,7 +901,7 @@ static void do_nvml(pf *p, pf_trace *t, const gt_nvml *n)
 		counter(p, pid, ts, "NVML GPU-Util", "%", n->gpu_util, 0);
 	if (n->clocks_event_reasons != UINT64_MAX) {
 		uint64_t mask = p->x->o.analysis.throttle_mask ? p->x->o.analysis.throttle_mask
-							      : GT_AN_DEFAULT_THROTTLE_MASK;
+							       : GT_AN_DEFAULT_THROTTLE_MASK;
 		counter(p, pid, ts, "throttle reasons", "mask",
 			(double)(n->clocks_event_reasons & mask), 0);
 	}
@@ -1023,8 +1024,8 @@ static int prepass(pf *p, pf_trace *t, gt_reader *r)
 				 x.memset.end);
 			break;
 		case GT_REC_THREAD: {
-			const char *nm = x.thread.name_id ? gt_reader_string(r, x.thread.name_id)
-							  : NULL;
+			const char *nm =
+				x.thread.name_id ? gt_reader_string(r, x.thread.name_id) : NULL;
 			uint64_t *v = nm ? gt_map_put(&t->threads, x.thread.tid, NULL) : NULL;
 			if (v) {
 				size_t off = ex_arena_add_json(&t->ar, nm, strlen(nm));
@@ -1162,8 +1163,8 @@ static const char *cause_color(int c)
 {
 	/* chrome://tracing reserved color names; Perfetto colors by name. */
 	static const char *const col[GT_CAUSE_COUNT] = {
-		"yellow", "terrible", "bad", "rail_load", "thread_state_iowait", "olive", "grey",
-		"white", "black",
+		"yellow", "terrible", "bad",   "rail_load", "thread_state_iowait",
+		"olive",  "grey",     "white", "black",
 	};
 	return c >= 0 && c < GT_CAUSE_COUNT ? col[c] : "grey";
 }
@@ -1323,7 +1324,8 @@ static void gpu_tracks(pf *p)
 		p->st.gaps += ng;
 		if (ng && ng >= ao->max_detail_gaps) {
 			ev_head(p, 'i', pid, PF_GAP_TID, rel_abs(p, gaps[ng - 1].end));
-			LIT(o, ",\"s\":\"t\",\"cat\":\"gap\",\"name\":\"gap markers stop here (cap ");
+			LIT(o,
+			    ",\"s\":\"t\",\"cat\":\"gap\",\"name\":\"gap markers stop here (cap ");
 			ex_u64(o, ao->max_detail_gaps);
 			LIT(o, " per GPU)\"}");
 		}

@@ -333,8 +333,7 @@ gt_reader *ex_reader_open(gt_export *x, size_t i, int report, uint64_t *problems
 	return r;
 }
 
-void ex_reader_close(gt_export *x, size_t i, gt_reader *r, int rc, int report,
-		     uint64_t *problems)
+void ex_reader_close(gt_export *x, size_t i, gt_reader *r, int rc, int report, uint64_t *problems)
 {
 	if (r && rc < 0 && report)
 		trace_problem(x, i, gt_reader_error(r), problems);
@@ -343,8 +342,7 @@ void ex_reader_close(gt_export *x, size_t i, gt_reader *r, int rc, int report,
 	gt_reader_close(r);
 }
 
-gt_reader *ex_reader_open_kept(gt_export *x, size_t i, int report, uint64_t *problems,
-			       ex_slice *sl)
+gt_reader *ex_reader_open_kept(gt_export *x, size_t i, int report, uint64_t *problems, ex_slice *sl)
 {
 	gt_reader *r = ex_reader_open(x, i, report, problems);
 	if (!r)
@@ -400,9 +398,15 @@ static int rec_span(const gt_record *r, uint64_t *a, uint64_t *b, int64_t *dev)
 {
 	*dev = -1;
 	switch (r->type) {
-	case GT_REC_KERNEL: *a = r->kernel.start, *b = r->kernel.end, *dev = r->kernel.device_id; break;
-	case GT_REC_MEMCPY: *a = r->memcpy.start, *b = r->memcpy.end, *dev = r->memcpy.device_id; break;
-	case GT_REC_MEMSET: *a = r->memset.start, *b = r->memset.end, *dev = r->memset.device_id; break;
+	case GT_REC_KERNEL:
+		*a = r->kernel.start, *b = r->kernel.end, *dev = r->kernel.device_id;
+		break;
+	case GT_REC_MEMCPY:
+		*a = r->memcpy.start, *b = r->memcpy.end, *dev = r->memcpy.device_id;
+		break;
+	case GT_REC_MEMSET:
+		*a = r->memset.start, *b = r->memset.end, *dev = r->memset.device_id;
+		break;
 	case GT_REC_API: *a = r->api.start, *b = r->api.end; break;
 	case GT_REC_SYNC: *a = r->sync.start, *b = r->sync.end; break;
 	case GT_REC_OVERHEAD: *a = r->overhead.start, *b = r->overhead.end; break;
@@ -445,9 +449,9 @@ int ex_slice_keep(ex_slice *s, const gt_record *r)
 const char *ex_note_name(uint32_t code)
 {
 	static const char *const names[] = {
-		"info",          "inert",    "cupti_taken",   "armed",         "disarmed",
-		"collector_lost", "profiler_stop", "signal", "fork",   "cupti_version",
-		"config",
+		"info",	    "inert",	      "cupti_taken",   "armed",
+		"disarmed", "collector_lost", "profiler_stop", "signal",
+		"fork",	    "cupti_version",  "config",
 	};
 	return code < sizeof(names) / sizeof(names[0]) ? names[code] : "note";
 }

@@ -145,8 +145,8 @@ typedef struct grp {
 } grp;
 
 typedef struct grptab {
-	gt_vec g;         /* grp, in order of first appearance */
-	gt_strtab names;  /* name -> string id = group index + 1 */
+	gt_vec g;	 /* grp, in order of first appearance */
+	gt_strtab names; /* name -> string id = group index + 1 */
 } grptab;
 
 struct ex_sums {
@@ -307,8 +307,8 @@ static grp *api_grp(struct ex_sums *s, idcache *c, gt_reader *r, const gt_api *a
 		return &grps(&s->api)[*slot - 1];
 	char buf[256];
 	if (!nm)
-		snprintf(buf, sizeof(buf), "%s cbid %u", a->domain == GT_API_DRIVER ? "driver" : "runtime",
-			 a->cbid);
+		snprintf(buf, sizeof(buf), "%s cbid %u",
+			 a->domain == GT_API_DRIVER ? "driver" : "runtime", a->cbid);
 	else
 		gt_api_name_clean(nm, buf, sizeof(buf));
 	long g = grp_get(&s->api, buf);
@@ -349,7 +349,8 @@ static int read_sums(gt_export *x, struct ex_sums *s, gt_export_stats *st)
 			case GT_REC_KERNEL: {
 				const gt_kernel *k = &rec.kernel;
 				g = kern_grp(x, s, &c, r, k->name_id);
-				bad = !g || grp_add(g, k->end > k->start ? k->end - k->start : 0, 0, 0);
+				bad = !g ||
+				      grp_add(g, k->end > k->start ? k->end - k->start : 0, 0, 0);
 				break;
 			}
 			case GT_REC_MEMCPY: {
@@ -369,7 +370,8 @@ static int read_sums(gt_export *x, struct ex_sums *s, gt_export_stats *st)
 			case GT_REC_API: {
 				const gt_api *a = &rec.api;
 				g = api_grp(s, &c, r, a);
-				bad = !g || grp_add(g, a->end > a->start ? a->end - a->start : 0, 0, 0);
+				bad = !g ||
+				      grp_add(g, a->end > a->start ? a->end - a->start : 0, 0, 0);
 				break;
 			}
 			default: break;
@@ -468,20 +470,20 @@ static int write_sum(ex_out *o, int fmt, const grptab *t, int by_bytes, const ch
 }
 
 static const char *const cols_kern_sum[] = {
-	"Time (%)", "Total Time (ns)", "Instances", "Avg (ns)", "Med (ns)",
-	"Min (ns)", "Max (ns)", "StdDev (ns)", "Name",
+	"Time (%)", "Total Time (ns)", "Instances",   "Avg (ns)", "Med (ns)",
+	"Min (ns)", "Max (ns)",	       "StdDev (ns)", "Name",
 };
 static const char *const cols_mem_time_sum[] = {
-	"Time (%)", "Total Time (ns)", "Count", "Avg (ns)", "Med (ns)",
-	"Min (ns)", "Max (ns)", "StdDev (ns)", "Operation",
+	"Time (%)", "Total Time (ns)", "Count",	      "Avg (ns)",  "Med (ns)",
+	"Min (ns)", "Max (ns)",	       "StdDev (ns)", "Operation",
 };
 static const char *const cols_mem_size_sum[] = {
-	"Total (bytes)", "Count", "Avg (bytes)", "Med (bytes)",
-	"Min (bytes)", "Max (bytes)", "StdDev (bytes)", "Operation",
+	"Total (bytes)", "Count",	"Avg (bytes)",	  "Med (bytes)",
+	"Min (bytes)",	 "Max (bytes)", "StdDev (bytes)", "Operation",
 };
 static const char *const cols_api_sum[] = {
-	"Time (%)", "Total Time (ns)", "Num Calls", "Avg (ns)", "Med (ns)",
-	"Min (ns)", "Max (ns)", "StdDev (ns)", "Name",
+	"Time (%)", "Total Time (ns)", "Num Calls",   "Avg (ns)", "Med (ns)",
+	"Min (ns)", "Max (ns)",	       "StdDev (ns)", "Name",
 };
 
 /* The four summary tables, indexed by gt_export_table_id. */
@@ -529,9 +531,27 @@ static const char *tdev_name(tdev *d, uint32_t id, char *tmp, size_t cap)
 static int write_gpu_trace(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
 {
 	static const char *const cols[] = {
-		"Start (ns)", "Duration (ns)", "CorrId", "GrdX", "GrdY", "GrdZ", "BlkX", "BlkY", "BlkZ",
-		"Reg/Trd", "StcSMem (bytes)", "DymSMem (bytes)", "Bytes (bytes)",
-		"Throughput (MB/s)", "SrcMemKd", "DstMemKd", "Device", "Ctx", "Strm", "Pid", "Name",
+		"Start (ns)",
+		"Duration (ns)",
+		"CorrId",
+		"GrdX",
+		"GrdY",
+		"GrdZ",
+		"BlkX",
+		"BlkY",
+		"BlkZ",
+		"Reg/Trd",
+		"StcSMem (bytes)",
+		"DymSMem (bytes)",
+		"Bytes (bytes)",
+		"Throughput (MB/s)",
+		"SrcMemKd",
+		"DstMemKd",
+		"Device",
+		"Ctx",
+		"Strm",
+		"Pid",
+		"Name",
 	};
 	tw w;
 	tw_begin(&w, o, fmt, cols, 21);
@@ -635,8 +655,8 @@ static int write_gpu_trace(gt_export *x, ex_out *o, int fmt, gt_export_stats *st
 					tw_str(&w, d.ar.p + *slot - 1);
 				} else {
 					char buf[4096];
-					ex_kernel_name(mg, 1, !!(x->o.flags & GT_EXPORT_MANGLED), buf,
-						       sizeof(buf));
+					ex_kernel_name(mg, 1, !!(x->o.flags & GT_EXPORT_MANGLED),
+						       buf, sizeof(buf));
 					tw_str(&w, buf);
 					size_t off = slot ? ex_arena_add(&d.ar, buf, strlen(buf))
 							  : SIZE_MAX;
@@ -674,7 +694,6 @@ static void cause_columns(const char *prefix, cause_col_name *names, const char 
 	}
 }
 
-
 static int write_gpu_sum(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
 {
 	const gt_analysis *a = ex_analysis(x);
@@ -683,11 +702,31 @@ static int write_gpu_sum(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
 	const char *cols[64];
 	int nc = 0;
 	static const char *const head[] = {
-		"GPU", "UUID", "Name", "Start (ns)", "End (ns)", "Window (ns)", "Busy (ns)",
-		"SM Busy (ns)", "Copy Only (ns)", "Idle (ns)", "Utilization (%)",
-		"Util Window (ns)", "Util P5 (%)", "Util P50 (%)", "Util P95 (%)", "Gaps",
-		"Kernels", "Kernel Time (ns)", "Memcpys", "Memcpy Time (ns)", "Memcpy (bytes)",
-		"Memsets", "Throttled (ns)", "NCCL (ns)", "NCCL Exposed (ns)",
+		"GPU",
+		"UUID",
+		"Name",
+		"Start (ns)",
+		"End (ns)",
+		"Window (ns)",
+		"Busy (ns)",
+		"SM Busy (ns)",
+		"Copy Only (ns)",
+		"Idle (ns)",
+		"Utilization (%)",
+		"Util Window (ns)",
+		"Util P5 (%)",
+		"Util P50 (%)",
+		"Util P95 (%)",
+		"Gaps",
+		"Kernels",
+		"Kernel Time (ns)",
+		"Memcpys",
+		"Memcpy Time (ns)",
+		"Memcpy (bytes)",
+		"Memsets",
+		"Throttled (ns)",
+		"NCCL (ns)",
+		"NCCL Exposed (ns)",
 	};
 	cause_col_name cause_cols[GT_CAUSE_COUNT];
 	for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++)
@@ -762,8 +801,8 @@ static int write_gaps(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
 		"GPU", "Start (ns)", "End (ns)", "Duration (ns)", "Main Cause",
 	};
 	static const char *const tail[] = {
-		"Next", "Next Pid", "Next Stream", "Prev", "Feeding Tid", "Last Call",
-		"Last Call End (ns)", "Next Launch (ns)",
+		"Next",	       "Next Pid",  "Next Stream",	  "Prev",
+		"Feeding Tid", "Last Call", "Last Call End (ns)", "Next Launch (ns)",
 	};
 	cause_col_name cause_cols[GT_CAUSE_COUNT];
 	for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++)
@@ -825,8 +864,17 @@ static int write_gaps(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
 static int write_findings(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
 {
 	static const char *const cols[] = {
-		"Rank", "Finding", "GPU", "Severity", "Share (%)", "Claim (ns)", "Idle Claim (ns)",
-		"Busy Claim (ns)", "Title", "Fix", "Evidence",
+		"Rank",
+		"Finding",
+		"GPU",
+		"Severity",
+		"Share (%)",
+		"Claim (ns)",
+		"Idle Claim (ns)",
+		"Busy Claim (ns)",
+		"Title",
+		"Fix",
+		"Evidence",
 	};
 	tw w;
 	tw_begin(&w, o, fmt, cols, 11);
@@ -855,7 +903,8 @@ static int write_findings(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
 			return GT_ERR_NOMEM;
 		ev[0] = 0;
 		for (size_t e = 0, n = 0; e < f->nevidence; e++)
-			n += (size_t)snprintf(ev + n, len - n, "%s%s", e ? " | " : "", f->evidence[e]);
+			n += (size_t)snprintf(ev + n, len - n, "%s%s", e ? " | " : "",
+					      f->evidence[e]);
 		tw_str(&w, ev);
 		free(ev);
 		tw_end_row(&w);
@@ -868,8 +917,8 @@ static int write_findings(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
 /* ------------------------------------------------------------ GPM tables */
 
 #define GPM_STATS 6 /* per metric: covered, mean, busy mean, p5, p50, p95 */
-static const char *const gpm_stat_col[GPM_STATS] = {"Covered", "Mean", "Busy Mean", "P5", "P50",
-						    "P95"};
+static const char *const gpm_stat_col[GPM_STATS] = {"Covered", "Mean", "Busy Mean",
+						    "P5",      "P50",  "P95"};
 
 /* A statistic of the analysis (percent or bytes/s) in the table's unit. */
 static void tw_gpm(tw *w, int m, double v)
@@ -925,8 +974,11 @@ static int write_gpm(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
 	for (int m = 0; m < GT_GPM_COUNT; m++)
 		for (int k = 0; k < GPM_STATS; k++) {
 			char *b = names[m * GPM_STATS + k];
-			snprintf(b, sizeof(names[0]), "%s %s (%s)", ex_gpm_defs[m].col, gpm_stat_col[k],
-				 !k ? "ns" : m < GT_GPM_PERCENT_COUNT ? "%" : "MB/s");
+			snprintf(b, sizeof(names[0]), "%s %s (%s)", ex_gpm_defs[m].col,
+				 gpm_stat_col[k],
+				 !k			    ? "ns"
+				 : m < GT_GPM_PERCENT_COUNT ? "%"
+							    : "MB/s");
 			cols[nc++] = b;
 		}
 	tw w;
@@ -995,8 +1047,9 @@ static int write_steps(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
 	const gt_analysis *a = ex_analysis(x);
 	if (!a)
 		return GT_ERR_NOMEM;
-	static const char *const head[] = {"GPU", "Step", "Pid", "Start (ns)", "End (ns)",
-					   "Duration (ns)", "Busy (ns)", "Idle (ns)", "Top Cause"};
+	static const char *const head[] = {"GPU",	 "Step",      "Pid",
+					   "Start (ns)", "End (ns)",  "Duration (ns)",
+					   "Busy (ns)",	 "Idle (ns)", "Top Cause"};
 	const char *cols[32];
 	cause_col_name cause_cols[GT_CAUSE_COUNT];
 	int nc = 0;
@@ -1092,7 +1145,7 @@ static int write_nvtx_sum(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
 	if (!a)
 		return GT_ERR_NOMEM;
 	static const char *const cols[] = {"Time (%)", "Total Time (ns)", "Instances", "Avg (ns)",
-					   "Med (ns)", "Min (ns)", "Max (ns)", "Range"};
+					   "Med (ns)", "Min (ns)",	  "Max (ns)",  "Range"};
 	size_t n;
 	const gt_an_nvtx_sum *r = gt_analysis_nvtx_sum(a, &n);
 	tw w;
@@ -1117,9 +1170,10 @@ static int write_nvtx_sum(gt_export *x, ex_out *o, int fmt, gt_export_stats *st)
 /* ------------------------------------------------------------ entry */
 
 static const char *const table_names[GT_TABLE_COUNT] = {
-	"cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum", "cuda_api_sum",
-	"cuda_gpu_trace",    "gaptrace_gpu_sum",      "gaptrace_gaps",         "gaptrace_findings",
-	"gaptrace_gpm",      "gaptrace_gpm_kernels",  "gaptrace_steps",        "nvtx_sum",
+	"cuda_gpu_kern_sum",	"cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum",
+	"cuda_api_sum",		"cuda_gpu_trace",	 "gaptrace_gpu_sum",
+	"gaptrace_gaps",	"gaptrace_findings",	 "gaptrace_gpm",
+	"gaptrace_gpm_kernels", "gaptrace_steps",	 "nvtx_sum",
 	"gaptrace_call_sites",
 };
 

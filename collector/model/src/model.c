@@ -90,7 +90,8 @@ static int check(const gt_model *m, const gt_model_opts *o)
 	if (gt_slice_kept_nothing(m->a, o->cmd))
 		return GT_EXIT_NO_INPUT;
 	if (gt_cli_one_capture(m->a, why, sizeof(why)) < 0) {
-		fprintf(stderr, "%s: %s%s\n", o->cmd, why, o->separate_hint ? o->separate_hint : "");
+		fprintf(stderr, "%s: %s%s\n", o->cmd, why,
+			o->separate_hint ? o->separate_hint : "");
 		return GT_EXIT_USAGE;
 	}
 	return 0;

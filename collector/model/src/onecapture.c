@@ -46,13 +46,15 @@ int gt_cli_one_capture(const gt_analysis *a, char *msg, size_t cap)
 		if (!ref) {
 			ref = t;
 		} else if (strcmp(t->header.hostname, ref->header.hostname)) {
-			snprintf(msg, cap, "%s (host %s) and %s (host %s) were recorded on different hosts",
+			snprintf(msg, cap,
+				 "%s (host %s) and %s (host %s) were recorded on different hosts",
 				 ref->path, ref->header.hostname, t->path, t->header.hostname);
 			return -1;
 		} else if (*t->header.session && ref_sess &&
 			   strcmp(t->header.session, ref_sess->header.session)) {
 			snprintf(msg, cap,
-				 "%s (session %s, started %s) and %s (session %s, started %s) are separate captures",
+				 "%s (session %s, started %s) and %s (session %s, started %s) are "
+				 "separate captures",
 				 ref_sess->path, ref_sess->header.session,
 				 utc(ref_sess->header.realtime_ns, t1, sizeof(t1)), t->path,
 				 t->header.session, utc(t->header.realtime_ns, t2, sizeof(t2)));

@@ -12,8 +12,7 @@
 #include "gaptrace/report_mem.h"
 #include "gaptrace/termtext.h"
 
-void gt_cli_say_path(const char *prefix, const char *path, const char *msg,
-		     int prefix_names_path)
+void gt_cli_say_path(const char *prefix, const char *path, const char *msg, int prefix_names_path)
 {
 	size_t l = strlen(path);
 	int named = !strncmp(msg, path, l) && msg[l] == ':';
@@ -188,7 +187,8 @@ const char *gt_cli_report_error(int e, char *buf, size_t cap)
 {
 	if (e == EFBIG)
 		snprintf(buf, cap,
-			 "the report is larger than %zu MiB, the most a saved report may be (reading "
+			 "the report is larger than %zu MiB, the most a saved report may be "
+			 "(reading "
 			 "one takes up to 48 times its size in memory); GAPTRACE_MAX_REPORT_MB=N "
 			 "allows N MiB",
 			 gt_cli_report_max() >> 20);

@@ -92,8 +92,8 @@ static int from_first_pass(gt_slice *s, const gt_analysis *a, uint64_t *from, ui
 	if (s->range) {
 		uint64_t rf, rt;
 		if (!gt_analysis_nvtx_window(a, s->range, &rf, &rt)) {
-			fprintf(stderr, "%s: --range: no NVTX range named '%s' in the traces\n", cmd,
-				s->range);
+			fprintf(stderr, "%s: --range: no NVTX range named '%s' in the traces\n",
+				cmd, s->range);
 			return GT_EXIT_NO_INPUT;
 		}
 		if (rf > *from)

@@ -593,7 +593,7 @@ int gt_outfile_check(const char *path, unsigned flags, char *err, size_t cap)
 	else if ((n = named_fd(path)) >= 0)
 		rc = flags & GT_OUTFILE_REGULAR
 			     ? fail(&o, "%s: a file name is needed here, not a descriptor", path)
-		     : fstat(n, &st) != 0   ? fail(&o, "%s: %s", path, strerror(errno))
+		     : fstat(n, &st) != 0  ? fail(&o, "%s: %s", path, strerror(errno))
 		     : S_ISDIR(st.st_mode) ? fail(&o, "%s: is a directory", path)
 					   : 0;
 	else if (path[strlen(path) - 1] == '/')

@@ -146,9 +146,10 @@ static void j_causes(gt_jsonw *j, const char *key, const uint64_t *c)
 
 static const char *kind_name(uint8_t k)
 {
-	return k == GT_REC_KERNEL ? "kernel" : k == GT_REC_MEMCPY ? "memcpy"
-					       : k == GT_REC_MEMSET ? "memset"
-								    : NULL;
+	return k == GT_REC_KERNEL   ? "kernel"
+	       : k == GT_REC_MEMCPY ? "memcpy"
+	       : k == GT_REC_MEMSET ? "memset"
+				    : NULL;
 }
 
 static void j_name(gt_jsonw *j, const gt_analysis *a, const char *key, uint32_t id, uint32_t flags)

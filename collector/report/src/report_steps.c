@@ -32,7 +32,8 @@ static const char *cmdline_of(const gt_analysis *a, uint32_t pid)
 {
 	for (size_t i = 0; i < gt_analysis_ntraces(a); i++) {
 		const gt_an_trace *t = gt_analysis_trace(a, i);
-		if (t->header_ok && t->header.pid == pid && t->header.producer != GT_PRODUCER_COLLECTOR)
+		if (t->header_ok && t->header.pid == pid &&
+		    t->header.producer != GT_PRODUCER_COLLECTOR)
 			return t->header.cmdline;
 	}
 	return "";
@@ -51,8 +52,9 @@ void an_text_capture(const gt_analysis *a, FILE *f)
 			 gt_term_str(cl, sizeof(cl), cmdline_of(a, c->pid)));
 	else
 		snprintf(who, sizeof(who), "%u processes", c->ntraces);
-	fprintf(f, "Capture window %zu of %zu: %s, armed %s at %s for %s%s (kinds %s)", k + 1, n, who,
-		c->from_start ? "from its start" : "while running", an_fmt_utc(utc, sizeof(utc), c->start_ns),
+	fprintf(f, "Capture window %zu of %zu: %s, armed %s at %s for %s%s (kinds %s)", k + 1, n,
+		who, c->from_start ? "from its start" : "while running",
+		an_fmt_utc(utc, sizeof(utc), c->start_ns),
 		an_fmt_ns(d, sizeof(d), c->end_ns - c->start_ns),
 		c->open ? " (still armed when its trace ended)" : "",
 		c->kinds[0] ? gt_term_str(ke, sizeof(ke), c->kinds) : "?");
@@ -89,8 +91,9 @@ void an_text_steps(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 		name = gt_term_str(ne, sizeof(ne), name);
 	if (in.source == GT_STEPS_PERIOD)
 		name = strcat(strcpy(per, "period "), an_fmt_ns(x, sizeof(x), in.period_ns));
-	fprintf(f, "Steps        %" PRIu64 " x %s (%s): median %s, p90 %s, max %s; GPU busy %.1f %% "
-		   "of the step time\n",
+	fprintf(f,
+		"Steps        %" PRIu64 " x %s (%s): median %s, p90 %s, max %s; GPU busy %.1f %% "
+		"of the step time\n",
 		in.count, name ? name : "?", gt_steps_source_text(in.source),
 		an_fmt_ns(m, sizeof(m), in.median_ns), an_fmt_ns(p, sizeof(p), in.p90_ns),
 		an_fmt_ns(x, sizeof(x), in.max_ns),
@@ -116,8 +119,8 @@ void an_text_nvtx(const gt_analysis *a, FILE *f, size_t top)
 	for (size_t i = 0; i < n && i < top; i++) {
 		char t[32], me[32], md[32], mi[32], ma[32];
 		const char *name = gt_analysis_string(a, r[i].name);
-		fprintf(f, "  %6.1f%% %11s %7" PRIu64 " %11s %11s %11s %11s  ",
-			100.0 * r[i].share, an_fmt_ns(t, sizeof(t), r[i].total_ns), r[i].count,
+		fprintf(f, "  %6.1f%% %11s %7" PRIu64 " %11s %11s %11s %11s  ", 100.0 * r[i].share,
+			an_fmt_ns(t, sizeof(t), r[i].total_ns), r[i].count,
 			gt_fmt_ns(me, sizeof(me), r[i].mean_ns),
 			an_fmt_ns(md, sizeof(md), r[i].median_ns),
 			an_fmt_ns(mi, sizeof(mi), r[i].min_ns),

@@ -70,9 +70,8 @@ static const char *const cause_help[GT_CAUSE_COUNT] = {
 const char *an_reason_name(unsigned bit)
 {
 	static const char *const n[] = {
-		"gpu_idle",           "app_clocks",     "sw_power_cap",    "hw_slowdown",
-		"sync_boost",         "sw_thermal",     "hw_thermal",      "hw_power_brake",
-		"display_clocks",
+		"gpu_idle",   "app_clocks", "sw_power_cap",   "hw_slowdown",	"sync_boost",
+		"sw_thermal", "hw_thermal", "hw_power_brake", "display_clocks",
 	};
 	return bit < sizeof(n) / sizeof(n[0]) ? n[bit] : "other";
 }
@@ -140,8 +139,10 @@ static const char *item_label(const gt_analysis *a, uint8_t kind, uint32_t name,
 {
 	if (kind == GT_REC_KERNEL)
 		return clip((char *)kernel_text(a, name, flags, b, cap), 40);
-	snprintf(b, cap, "%s", kind == GT_REC_MEMCPY ? "(memcpy)" : kind == GT_REC_MEMSET ? "(memset)"
-											    : "-");
+	snprintf(b, cap, "%s",
+		 kind == GT_REC_MEMCPY	 ? "(memcpy)"
+		 : kind == GT_REC_MEMSET ? "(memset)"
+					 : "-");
 	return b;
 }
 
@@ -167,8 +168,8 @@ static void gpu_header(const gt_analysis *a, const gt_an_gpu *G, FILE *f, const 
 	(void)o;
 	fprintf(f, "Window       %s from %s (%s), %u process%s, %u stream%s\n",
 		an_fmt_ns(b1, sizeof(b1), G->window_ns), rel_s(b4, sizeof(b4), a, G->t0),
-		an_fmt_utc(b3, sizeof(b3), G->t0), G->nprocs,
-		gt_plural(G->nprocs, "", "es"), G->nstreams, gt_plural(G->nstreams, "", "s"));
+		an_fmt_utc(b3, sizeof(b3), G->t0), G->nprocs, gt_plural(G->nprocs, "", "es"),
+		G->nstreams, gt_plural(G->nstreams, "", "s"));
 	fprintf(f, "Utilization  %.1f %% busy (%s): kernels %.1f %%, copies only %.1f %%",
 		100.0 * G->utilization, an_fmt_ns(b2, sizeof(b2), G->busy_ns),
 		pct(G->sm_busy_ns, G->window_ns), pct(G->copy_only_ns, G->window_ns));
@@ -177,8 +178,9 @@ static void gpu_header(const gt_analysis *a, const gt_an_gpu *G, FILE *f, const 
 	fputc('\n', f);
 	const gt_an_util *U = &G->util;
 	if (U->nwindows) {
-		fprintf(f, "  per %s  p5 %.0f%%  p25 %.0f%%  median %.0f%%  p75 %.0f%%  p95 %.0f%%"
-			   "  (%u %s, stddev %.0f%%)\n",
+		fprintf(f,
+			"  per %s  p5 %.0f%%  p25 %.0f%%  median %.0f%%  p75 %.0f%%  p95 %.0f%%"
+			"  (%u %s, stddev %.0f%%)\n",
 			an_fmt_ns(b1, sizeof(b1), U->window_ns), 100 * U->p5, 100 * U->p25,
 			100 * U->p50, 100 * U->p75, 100 * U->p95, U->nwindows,
 			gt_plural(U->nwindows, "window", "windows"), 100 * U->stddev);
@@ -209,13 +211,14 @@ static void idle_section(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 		if (!G->cause_ns[c])
 			continue;
 		fprintf(f, "  %-16s %10s %5.1f %% |", gt_cause_label(c),
-			an_fmt_ns(b1, sizeof(b1), G->cause_ns[c]), pct(G->cause_ns[c], G->window_ns));
+			an_fmt_ns(b1, sizeof(b1), G->cause_ns[c]),
+			pct(G->cause_ns[c], G->window_ns));
 		bar(f, (double)G->cause_ns[c] / (double)G->window_ns, 20);
 		fprintf(f, "| %s\n", cause_help[c]);
 	}
 	fprintf(f, "  gaps by length:");
-	static const char *const bl[GT_GAP_BINS] = {"<1us",    "1-10us",   "10-100us", "0.1-1ms",
-						    "1-10ms",  "10-100ms", "0.1-1s",   ">=1s"};
+	static const char *const bl[GT_GAP_BINS] = {"<1us",   "1-10us",	  "10-100us", "0.1-1ms",
+						    "1-10ms", "10-100ms", "0.1-1s",   ">=1s"};
 	for (int i = 0; i < GT_GAP_BINS; i++)
 		if (G->gap_hist_count[i])
 			fprintf(f, " %s %" PRIu64 " (%s)", bl[i], G->gap_hist_count[i],
@@ -259,18 +262,21 @@ static void comm_section(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 	size_t ncoll, nwait;
 	const gt_an_coll *colls = gt_analysis_colls(a, G->index, &ncoll);
 	const gt_an_wait *waits = gt_analysis_waits(a, G->index, &nwait);
-	fprintf(f, "Comm         %s in %" PRIu64 " communication %s: %s overlapped with compute, "
-		   "%s exposed (%.1f %% of the window)\n",
+	fprintf(f,
+		"Comm         %s in %" PRIu64 " communication %s: %s overlapped with compute, "
+		"%s exposed (%.1f %% of the window)\n",
 		an_fmt_ns(b1, sizeof(b1), G->comm_ns), G->ncomm,
 		gt_plural(G->ncomm, "kernel", "kernels"),
 		an_fmt_ns(b2, sizeof(b2), G->comm_overlap_ns),
-		an_fmt_ns(b3, sizeof(b3), G->comm_exposed_ns), pct(G->comm_exposed_ns, G->window_ns));
-	fprintf(f, "  %-14s %7s %10s %10s %10s %8s %12s\n", "type", "count", "total", "exposed", "mean",
-		"matched", "waited");
+		an_fmt_ns(b3, sizeof(b3), G->comm_exposed_ns),
+		pct(G->comm_exposed_ns, G->window_ns));
+	fprintf(f, "  %-14s %7s %10s %10s %10s %8s %12s\n", "type", "count", "total", "exposed",
+		"mean", "matched", "waited");
 	for (size_t i = 0; i < ncoll; i++) {
 		const gt_an_coll *c = &colls[i];
 		fprintf(f, "  %-14s %7" PRIu64 " %10s %10s %10s %8" PRIu64 " %12s\n",
-			gt_coll_name((int)c->type), c->count, an_fmt_ns(b1, sizeof(b1), c->total_ns),
+			gt_coll_name((int)c->type), c->count,
+			an_fmt_ns(b1, sizeof(b1), c->total_ns),
 			an_fmt_ns(b2, sizeof(b2), c->exposed_ns),
 			an_fmt_ns(b3, sizeof(b3), (uint64_t)(c->mean_ns + 0.5)), c->matched,
 			an_fmt_ns(b4, sizeof(b4), c->wait_ns));
@@ -279,17 +285,20 @@ static void comm_section(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 	const gt_an_rank *rk = gt_analysis_ranks(a, &nr);
 	for (size_t i = 0; i < nwait && i < 3; i++) {
 		const gt_an_wait *w = &waits[i];
-		fprintf(f, "  waited for rank %u (GPU %u, pid %u): %s at %" PRIu64 " %s, %s of it "
-			   "exposed, longest %s\n",
-			w->rank, w->rank < nr ? rk[w->rank].gpu : 0, w->rank < nr ? rk[w->rank].pid : 0,
-			an_fmt_ns(b1, sizeof(b1), w->wait_ns), w->count,
-			gt_plural(w->count, "collective", "collectives"),
-			an_fmt_ns(b2, sizeof(b2), w->exposed_ns), an_fmt_ns(b3, sizeof(b3), w->max_ns));
+		fprintf(f,
+			"  waited for rank %u (GPU %u, pid %u): %s at %" PRIu64 " %s, %s of it "
+			"exposed, longest %s\n",
+			w->rank, w->rank < nr ? rk[w->rank].gpu : 0,
+			w->rank < nr ? rk[w->rank].pid : 0, an_fmt_ns(b1, sizeof(b1), w->wait_ns),
+			w->count, gt_plural(w->count, "collective", "collectives"),
+			an_fmt_ns(b2, sizeof(b2), w->exposed_ns),
+			an_fmt_ns(b3, sizeof(b3), w->max_ns));
 	}
 	const gt_an_rank *me = rank_of_gpu(a, G->index);
 	if (me && me->last && G->late_ns) {
-		fprintf(f, "  rank %u (this GPU) arrived last at %" PRIu64 " of %" PRIu64
-			   " %s, %s after the first rank in total; in those windows this GPU was ",
+		fprintf(f,
+			"  rank %u (this GPU) arrived last at %" PRIu64 " of %" PRIu64
+			" %s, %s after the first rank in total; in those windows this GPU was ",
 			me->rank, me->last, me->collectives,
 			gt_plural(me->collectives, "collective", "collectives"),
 			an_fmt_ns(b1, sizeof(b1), me->late_ns));
@@ -339,8 +348,8 @@ static void busy_side(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 {
 	char b1[32], b2[32], b3[32], b4[32];
 	if (G->throttled_ns || G->nvml.samples) {
-		fprintf(f, "Clocks       throttled %s (%.1f %% of busy)", an_fmt_ns(b1, sizeof(b1),
-										   G->throttled_ns),
+		fprintf(f, "Clocks       throttled %s (%.1f %% of busy)",
+			an_fmt_ns(b1, sizeof(b1), G->throttled_ns),
 			pct(G->throttled_ns, G->busy_ns));
 		int first = 1;
 		for (unsigned b = 0; b < GT_AN_THROTTLE_BITS; b++) {
@@ -356,7 +365,9 @@ static void busy_side(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 				G->nvml.sm_clock_mean_mhz, G->nvml.sm_clock_max_mhz,
 				G->dev.core_clock_khz / 1000);
 		else if (G->nvml.sm_clock_max_mhz)
-			fprintf(f, "; SM clock: no NVML sample while busy (max seen %u, device max %u)",
+			fprintf(f,
+				"; SM clock: no NVML sample while busy (max seen %u, device max "
+				"%u)",
 				G->nvml.sm_clock_max_mhz, G->dev.core_clock_khz / 1000);
 		fputc('\n', f);
 	}
@@ -398,9 +409,8 @@ static void gaps_section(const gt_analysis *a, const gt_an_gpu *G, FILE *f, cons
 		item_label(a, gp[i].prev_kind, gp[i].prev_name, o->flags, pv, sizeof(pv));
 		item_label(a, gp[i].next_kind, gp[i].next_name, o->flags, nx, sizeof(nx));
 		fprintf(f, "  %2zu  %-11s %10s  %-15s %3.0f%%  %s -> %s", i + 1,
-			rel_s(b1, sizeof(b1), a, gp[i].start),
-			an_fmt_ns(b2, sizeof(b2), len), gt_cause_label(mc),
-			pct(gp[i].cause_ns[mc], len), pv, nx);
+			rel_s(b1, sizeof(b1), a, gp[i].start), an_fmt_ns(b2, sizeof(b2), len),
+			gt_cause_label(mc), pct(gp[i].cause_ns[mc], len), pv, nx);
 		if (gp[i].feed_tid) {
 			const char *ln = gt_analysis_string(a, gp[i].last_call_name);
 			fprintf(f, " (tid %u%s%s)", gp[i].feed_tid, ln ? ", after " : "",
@@ -429,8 +439,9 @@ static void procs_section(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 	uint64_t su = G->cause_ns[GT_CAUSE_STARTUP];
 	uint64_t W = G->window_ns > su ? G->window_ns - su : 0;
 	if (su)
-		fprintf(f, "Processes    each process's view, %% of the GPU's %s steady state (%s of "
-			   "start-up set aside, as in the findings)\n",
+		fprintf(f,
+			"Processes    each process's view, %% of the GPU's %s steady state (%s of "
+			"start-up set aside, as in the findings)\n",
 			an_fmt_ns(b2, sizeof(b2), W), an_fmt_ns(b1, sizeof(b1), su));
 	else
 		fprintf(f, "Processes    each process's view, %% of the GPU window (%s)\n",
@@ -441,7 +452,8 @@ static void procs_section(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 	fputc('\n', f);
 	for (size_t i = 0; i < np; i++) {
 		const gt_an_proc *p = &procs[i];
-		uint64_t ps = p->cause_ns[GT_CAUSE_STARTUP] < su ? p->cause_ns[GT_CAUSE_STARTUP] : su;
+		uint64_t ps =
+			p->cause_ns[GT_CAUSE_STARTUP] < su ? p->cause_ns[GT_CAUSE_STARTUP] : su;
 		fprintf(f, "  %5.1f %% %10s:", pct(p->busy_ns, W),
 			an_fmt_ns(b1, sizeof(b1), p->idle_ns - ps));
 		for (int c = 0; c < GT_CAUSE_COUNT; c++)
@@ -461,9 +473,10 @@ static void kernels_section(const gt_analysis *a, const gt_an_gpu *G, FILE *f,
 		return;
 	size_t n = nk < o->top_kernels ? nk : o->top_kernels;
 	char b1[32], b2[32], b3[32], b4[32], nm[512], geo[48];
-	fprintf(f, "Top kernels  %zu of %zu %s, %" PRIu64 " %s, %s of kernel time\n", n,
-		nk, gt_plural(nk, "name", "names"), G->nkernels,
-		gt_plural(G->nkernels, "launch", "launches"), an_fmt_ns(b1, sizeof(b1), G->kernel_ns));
+	fprintf(f, "Top kernels  %zu of %zu %s, %" PRIu64 " %s, %s of kernel time\n", n, nk,
+		gt_plural(nk, "name", "names"), G->nkernels,
+		gt_plural(G->nkernels, "launch", "launches"),
+		an_fmt_ns(b1, sizeof(b1), G->kernel_ns));
 	fprintf(f, "  %9s %6s %8s %9s %9s %9s %14s %4s %6s  %s\n", "total", "wall", "count", "mean",
 		"min", "max", "blocks x thr", "regs", "smem", "name");
 	int namew = (int)o->width - 78;
@@ -474,17 +487,20 @@ static void kernels_section(const gt_analysis *a, const gt_an_gpu *G, FILE *f,
 			snprintf(geo, sizeof(geo), "%" PRIu64 "-%" PRIu64 "x%u", k[i].min_blocks,
 				 k[i].max_blocks, k[i].max_threads);
 		else
-			snprintf(geo, sizeof(geo), "%" PRIu64 "x%u", k[i].max_blocks, k[i].max_threads);
+			snprintf(geo, sizeof(geo), "%" PRIu64 "x%u", k[i].max_blocks,
+				 k[i].max_threads);
 		kernel_text(a, k[i].name, o->flags, nm, sizeof(nm));
 		if (!(o->flags & GT_REPORT_FULL_NAMES))
 			clip(nm, (size_t)namew);
 		fprintf(f, "  %9s %5.1f%% %8" PRIu64 " %9s %9s %9s %14s %4u %6u  %s%s%s\n",
 			an_fmt_ns(b1, sizeof(b1), k[i].total_ns), 100 * k[i].share_wall, k[i].count,
 			an_fmt_ns(b2, sizeof(b2), (uint64_t)(k[i].mean_ns + 0.5)),
-			an_fmt_ns(b3, sizeof(b3), k[i].min_ns), an_fmt_ns(b4, sizeof(b4), k[i].max_ns),
-			geo, k[i].registers, k[i].smem, nm, k[i].storm ? "  [storm]" : "",
-			gt_diag_small_grid_kernel(&k[i], G->dev.sm_count, o->diag) ? "  [small grid]"
-										    : "");
+			an_fmt_ns(b3, sizeof(b3), k[i].min_ns),
+			an_fmt_ns(b4, sizeof(b4), k[i].max_ns), geo, k[i].registers, k[i].smem, nm,
+			k[i].storm ? "  [storm]" : "",
+			gt_diag_small_grid_kernel(&k[i], G->dev.sm_count, o->diag)
+				? "  [small grid]"
+				: "");
 	}
 }
 
@@ -500,16 +516,17 @@ static void copies_section(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 		an_fmt_bytes(b1, sizeof(b1), G->memcpy_bytes),
 		an_fmt_ns(b2, sizeof(b2), G->memcpy_ns), G->nmemset,
 		gt_plural(G->nmemset, "memset", "memsets"));
-	fprintf(f, "  %-7s %-9s %8s %11s %10s %9s %6s %9s %10s\n", "kind", "host mem", "count", "bytes",
-		"time", "GB/s", "wall", "blocking", "API time");
+	fprintf(f, "  %-7s %-9s %8s %11s %10s %9s %6s %9s %10s\n", "kind", "host mem", "count",
+		"bytes", "time", "GB/s", "wall", "blocking", "API time");
 	for (size_t i = 0; i < nc; i++) {
-		const char *kind = c[i].copy_kind == GT_AN_COPY_MEMSET ? "memset"
-									: gt_copy_kind_name(c[i].copy_kind);
-		fprintf(f, "  %-7s %-9s %8" PRIu64 " %11s %10s %9.1f %5.1f%% %9" PRIu64 " %10s\n", kind,
-			gt_mem_kind_name(c[i].host_kind), c[i].count,
-			an_fmt_bytes(b1, sizeof(b1), c[i].bytes), an_fmt_ns(b2, sizeof(b2), c[i].total_ns),
-			c[i].gbps, 100 * c[i].share_wall, c[i].blocking,
-			an_fmt_ns(b3, sizeof(b3), c[i].api_ns));
+		const char *kind = c[i].copy_kind == GT_AN_COPY_MEMSET
+					   ? "memset"
+					   : gt_copy_kind_name(c[i].copy_kind);
+		fprintf(f, "  %-7s %-9s %8" PRIu64 " %11s %10s %9.1f %5.1f%% %9" PRIu64 " %10s\n",
+			kind, gt_mem_kind_name(c[i].host_kind), c[i].count,
+			an_fmt_bytes(b1, sizeof(b1), c[i].bytes),
+			an_fmt_ns(b2, sizeof(b2), c[i].total_ns), c[i].gbps, 100 * c[i].share_wall,
+			c[i].blocking, an_fmt_ns(b3, sizeof(b3), c[i].api_ns));
 	}
 }
 
@@ -539,29 +556,34 @@ static void ranks_section(const gt_analysis *a, FILE *f)
 		multi += gr[i].nranks > 1;
 	}
 	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
-	fprintf(f, "== Ranks: %zu %s matched across %zu ranks (%zu %s of ranks running "
-		   "the same collectives; %" PRIu64 " %s matched with no other rank)\n",
+	fprintf(f,
+		"== Ranks: %zu %s matched across %zu ranks (%zu %s of ranks running "
+		"the same collectives; %" PRIu64 " %s matched with no other rank)\n",
 		nc, gt_plural(nc, "collective", "collectives"), nr, multi,
 		gt_plural(multi, "group", "groups"), unmatched,
 		gt_plural(unmatched, "kernel", "kernels"));
 	if (!nc) {
 		fprintf(f, "  no collective could be matched across ranks: they never end together "
-			   "(clocks apart by more than the tolerance, or unrelated communicators)\n\n");
+			   "(clocks apart by more than the tolerance, or unrelated "
+			   "communicators)\n\n");
 		return;
 	}
-	fprintf(f, "  %4s %4s %-8s %7s %7s %6s %10s %10s %10s %12s %12s %12s\n", "rank", "gpu", "pid",
-		"kernels", "matched", "last", "late total", "late mean", "late max", "max at",
-		"others wait", "it waited");
+	fprintf(f, "  %4s %4s %-8s %7s %7s %6s %10s %10s %10s %12s %12s %12s\n", "rank", "gpu",
+		"pid", "kernels", "matched", "last", "late total", "late mean", "late max",
+		"max at", "others wait", "it waited");
 	for (size_t i = 0; i < nr; i++) {
 		snprintf(b4, sizeof(b4), "-");
 		if (r[i].last)
 			rel_s(b4, sizeof(b4), a, r[i].late_max_at);
-		fprintf(f, "  %4u %4u %-8u %7" PRIu64 " %7" PRIu64 " %6" PRIu64 " %10s %10s %10s %12s %12s %12s\n",
+		fprintf(f,
+			"  %4u %4u %-8u %7" PRIu64 " %7" PRIu64 " %6" PRIu64
+			" %10s %10s %10s %12s %12s %12s\n",
 			r[i].rank, r[i].gpu, r[i].pid, r[i].kernels, r[i].collectives, r[i].last,
 			an_fmt_ns(b1, sizeof(b1), r[i].late_ns),
 			r[i].last ? an_fmt_ns(b2, sizeof(b2), r[i].late_ns / r[i].last) : "-",
 			r[i].last ? an_fmt_ns(b3, sizeof(b3), r[i].late_max_ns) : "-", b4,
-			an_fmt_ns(b5, sizeof(b5), r[i].cost_ns), an_fmt_ns(b6, sizeof(b6), r[i].waited_ns));
+			an_fmt_ns(b5, sizeof(b5), r[i].cost_ns),
+			an_fmt_ns(b6, sizeof(b6), r[i].waited_ns));
 	}
 	/* the latest arrivals */
 	size_t k = nc < 3 ? nc : 3;
@@ -581,8 +603,9 @@ static void ranks_section(const gt_analysis *a, FILE *f)
 		if (top[p]->last_start == top[p]->first_start)
 			break;
 		fprintf(f, "%s %s %s rank %u late by %s", p ? ";" : "",
-			rel_s(b2, sizeof(b2), a, top[p]->first_start), gt_coll_name((int)top[p]->type),
-			top[p]->last_rank, an_fmt_ns(b1, sizeof(b1), top[p]->last_start - top[p]->first_start));
+			rel_s(b2, sizeof(b2), a, top[p]->first_start),
+			gt_coll_name((int)top[p]->type), top[p]->last_rank,
+			an_fmt_ns(b1, sizeof(b1), top[p]->last_start - top[p]->first_start));
 	}
 	fprintf(f, "\n\n");
 }
@@ -632,8 +655,8 @@ static void sites_section(const gt_analysis *a, FILE *f)
 			cause_order(s[i].cause_ns, ord);
 			gt_analysis_site_label(a, s[i].stack, lab, sizeof(lab));
 			fprintf(f, "    %10s %5.1f %% of idle  %-16s %-8s %s\n",
-				an_fmt_ns(b1, sizeof(b1), s[i].total_ns), pct(s[i].total_ns, G->idle_ns),
-				gt_cause_label(ord[0]),
+				an_fmt_ns(b1, sizeof(b1), s[i].total_ns),
+				pct(s[i].total_ns, G->idle_ns), gt_cause_label(ord[0]),
 				gt_site_role_name(s[i].roles), gt_term_str(le, sizeof(le), lab));
 		}
 	}
@@ -650,8 +673,8 @@ static void syncs_section(const gt_analysis *a, FILE *f)
 	size_t n = ns < 10 ? ns : 10;
 	fprintf(f, "== Host synchronization (time the host was blocked; %zu %s)\n", ns,
 		gt_plural(ns, "row", "rows"));
-	fprintf(f, "  %-8s %-8s %-16s %-24s %8s %10s %10s  %s\n", "pid", "tid", "thread", "call", "count",
-		"total", "max", "from");
+	fprintf(f, "  %-8s %-8s %-16s %-24s %8s %10s %10s  %s\n", "pid", "tid", "thread", "call",
+		"count", "total", "max", "from");
 	for (size_t i = 0; i < n; i++) {
 		const char *tn = gt_analysis_thread_name(a, s[i].trace, s[i].tid);
 		const char *nm = gt_analysis_string(a, s[i].name);
@@ -659,8 +682,8 @@ static void syncs_section(const gt_analysis *a, FILE *f)
 		fprintf(f, "  %-8u %-8u %-16s %-24s %8" PRIu64 " %10s %10s  %s\n", s[i].pid,
 			s[i].tid, gt_term_str(te, sizeof(te), tn ? tn : "-"),
 			gt_term_str(ce, sizeof(ce), nm ? nm : gt_sync_type_name(s[i].type)),
-			s[i].count,
-			an_fmt_ns(b1, sizeof(b1), s[i].total_ns), an_fmt_ns(b2, sizeof(b2), s[i].max_ns),
+			s[i].count, an_fmt_ns(b1, sizeof(b1), s[i].total_ns),
+			an_fmt_ns(b2, sizeof(b2), s[i].max_ns),
 			s[i].source == GT_AN_SYNC_FROM_RECORDS ? "sync records" : "API calls");
 	}
 	fputc('\n', f);
@@ -696,71 +719,85 @@ static int an_traces_section(const gt_analysis *a, FILE *f)
 			continue;
 		}
 		fprintf(f, "  %s: pid %u (%s), %" PRIu64 " %s in %" PRIu64 " %s, %s\n",
-			gt_term_str(pe, sizeof(pe), t->path),
-			t->header.pid, producer_name(t->header.producer), nrec,
+			gt_term_str(pe, sizeof(pe), t->path), t->header.pid,
+			producer_name(t->header.producer), nrec,
 			gt_plural(nrec, "record", "records"), t->rs.frames,
 			gt_plural(t->rs.frames, "frame", "frames"),
 			an_fmt_bytes(b1, sizeof(b1), t->rs.bytes));
 		if (t->status)
 			fprintf(f, "    reading stopped: %s\n",
-				gt_term_str(ee, sizeof(ee), t->error)), bad++;
+				gt_term_str(ee, sizeof(ee), t->error)),
+				bad++;
 		if (t->rs.tail_bytes)
-			fprintf(f, "    cut short: the last %" PRIu64 " %s an incomplete frame "
-				   "(process killed?); everything before was read\n",
+			fprintf(f,
+				"    cut short: the last %" PRIu64 " %s an incomplete frame "
+				"(process killed?); everything before was read\n",
 				t->rs.tail_bytes,
-				gt_plural(t->rs.tail_bytes, "byte was", "bytes were")), bad++;
+				gt_plural(t->rs.tail_bytes, "byte was", "bytes were")),
+				bad++;
 		if (t->rs.bad_frames || t->rs.bad_bytes)
-			fprintf(f, "    corrupt: %" PRIu64 " %s / %" PRIu64 " %s skipped; first at "
-				   "byte %" PRIu64 "\n",
+			fprintf(f,
+				"    corrupt: %" PRIu64 " %s / %" PRIu64 " %s skipped; first at "
+				"byte %" PRIu64 "\n",
 				t->rs.bad_frames, gt_plural(t->rs.bad_frames, "frame", "frames"),
 				t->rs.bad_bytes, gt_plural(t->rs.bad_bytes, "byte", "bytes"),
-				t->rs.first_bad_offset), bad++;
+				t->rs.first_bad_offset),
+				bad++;
 		if (t->rs.seq_missing)
 			fprintf(f, "    %" PRIu64 " %s missing by sequence number (dropped)\n",
 				t->rs.seq_missing, gt_plural(t->rs.seq_missing, "frame", "frames")),
 				bad++;
 		if (t->rs.budget_frames)
-			fprintf(f, "    not read: %" PRIu64 " %s (%" PRIu64 " %s) from byte "
-				   "%" PRIu64 ", over the record budget (%u records per byte)\n",
+			fprintf(f,
+				"    not read: %" PRIu64 " %s (%" PRIu64 " %s) from byte "
+				"%" PRIu64 ", over the record budget (%u records per byte)\n",
 				t->rs.budget_frames,
 				gt_plural(t->rs.budget_frames, "frame", "frames"),
 				t->rs.budget_records,
 				gt_plural(t->rs.budget_records, "record", "records"),
-				t->rs.budget_offset, budget), bad++;
+				t->rs.budget_offset, budget),
+				bad++;
 		if (t->rs.dup_frames)
 			fprintf(f, "    %" PRIu64 " duplicate %s skipped (read already)\n",
 				t->rs.dup_frames, gt_plural(t->rs.dup_frames, "frame", "frames")),
 				bad++;
 		if (t->rs.backward_frames)
-			fprintf(f, "    %" PRIu64 " %s out of order (sequence numbers going "
-				   "backward)\n",
+			fprintf(f,
+				"    %" PRIu64 " %s out of order (sequence numbers going "
+				"backward)\n",
 				t->rs.backward_frames,
-				gt_plural(t->rs.backward_frames, "frame", "frames")), bad++;
+				gt_plural(t->rs.backward_frames, "frame", "frames")),
+				bad++;
 		if (t->problems && t->first_problem[0])
 			fprintf(f, "    %" PRIu64 " %s, first: %s\n", t->problems,
 				gt_plural(t->problems, "problem", "problems"),
 				gt_term_str(ee, sizeof(ee), t->first_problem));
 		for (int w = 0; w < GT_AN_LOSS_SLOTS; w++)
 			if (t->loss_count[w] || t->loss_bytes[w])
-				fprintf(f, "    LOST: %s %" PRIu64 " (%s)\n", gt_loss_what_name((uint32_t)w),
-					t->loss_count[w], an_fmt_bytes(b1, sizeof(b1), t->loss_bytes[w])),
+				fprintf(f, "    LOST: %s %" PRIu64 " (%s)\n",
+					gt_loss_what_name((uint32_t)w), t->loss_count[w],
+					an_fmt_bytes(b1, sizeof(b1), t->loss_bytes[w])),
 					bad++;
 		if (t->overhead_count)
 			fprintf(f, "    CUPTI overhead: %" PRIu64 " %s, %s\n", t->overhead_count,
 				gt_plural(t->overhead_count, "span", "spans"),
 				an_fmt_ns(b1, sizeof(b1), t->overhead_ns));
 		if (t->unmatched && t->api_calls)
-			fprintf(f, "    %" PRIu64 " GPU work %s without their launch call "
-				   "(causes of their gaps are less certain)\n", t->unmatched,
-				gt_plural(t->unmatched, "item", "items"));
+			fprintf(f,
+				"    %" PRIu64 " GPU work %s without their launch call "
+				"(causes of their gaps are less certain)\n",
+				t->unmatched, gt_plural(t->unmatched, "item", "items"));
 		if (t->queued_ignored)
-			fprintf(f, "    %" PRIu64 " %s queued before the call that launched %s "
-				   "(CUDA graph nodes): that queued time is not used\n",
-				t->queued_ignored, gt_plural(t->queued_ignored, "kernel", "kernels"),
+			fprintf(f,
+				"    %" PRIu64 " %s queued before the call that launched %s "
+				"(CUDA graph nodes): that queued time is not used\n",
+				t->queued_ignored,
+				gt_plural(t->queued_ignored, "kernel", "kernels"),
 				t->queued_ignored == 1 ? "it" : "them");
 		if (!t->api_calls && (t->records[GT_REC_KERNEL] || t->records[GT_REC_MEMCPY]))
-			fprintf(f, "    no API records: idle causes are unknown (capture the runtime "
-				   "kind)\n");
+			fprintf(f,
+				"    no API records: idle causes are unknown (capture the runtime "
+				"kind)\n");
 		for (uint32_t j = 0; j < t->nnotes; j++) {
 			const gt_an_note *nt = &t->notes[j];
 			if (nt->code == GT_NOTE_ARMED || nt->code == GT_NOTE_DISARMED ||
@@ -770,8 +807,8 @@ static int an_traces_section(const gt_analysis *a, FILE *f)
 			fprintf(f, "    note: %s%s\n",
 				nt->code == GT_NOTE_CUPTI_TAKEN ? "CUPTI was taken over by another "
 								  "profiler; records stop there: "
-				: nt->code == GT_NOTE_INERT ? "gaptrace went inert: "
-							    : "",
+				: nt->code == GT_NOTE_INERT	? "gaptrace went inert: "
+								: "",
 				gt_term_str(ne, sizeof(ne),
 					    gt_note_text(nb, sizeof(nb), nt->text)));
 		}
@@ -833,30 +870,36 @@ static void not_read(const gt_analysis *a, FILE *f)
 	for (size_t i = 0; i < gt_analysis_ntraces(a); i++) {
 		const gt_an_trace *t = gt_analysis_trace(a, i);
 		if (t->rs.budget_frames)
-			fprintf(f, "NOT ALL READ: %s: %" PRIu64 " %s (%" PRIu64
-				   " %s) from byte %" PRIu64 " on %s not read: more than %u "
-				   "records per byte of trace (a crafted or damaged trace?); the "
-				   "figures below are of the part read\n",
+			fprintf(f,
+				"NOT ALL READ: %s: %" PRIu64 " %s (%" PRIu64
+				" %s) from byte %" PRIu64 " on %s not read: more than %u "
+				"records per byte of trace (a crafted or damaged trace?); the "
+				"figures below are of the part read\n",
 				gt_term_str(pe, sizeof(pe), t->path), t->rs.budget_frames,
 				gt_plural(t->rs.budget_frames, "frame", "frames"),
 				t->rs.budget_records,
 				gt_plural(t->rs.budget_records, "record", "records"),
 				t->rs.budget_offset, gt_plural(t->rs.budget_frames, "was", "were"),
-				budget), any = 1;
+				budget),
+				any = 1;
 		if (t->rs.dup_frames)
-			fprintf(f, "DUPLICATES SKIPPED: %s: %" PRIu64 " %s had been read already "
-				   "(frames written twice, or the same trace given twice) and %s "
-				   "not counted again\n",
+			fprintf(f,
+				"DUPLICATES SKIPPED: %s: %" PRIu64 " %s had been read already "
+				"(frames written twice, or the same trace given twice) and %s "
+				"not counted again\n",
 				gt_term_str(pe, sizeof(pe), t->path), t->rs.dup_frames,
 				gt_plural(t->rs.dup_frames, "frame", "frames"),
-				gt_plural(t->rs.dup_frames, "was", "were")), any = 1;
+				gt_plural(t->rs.dup_frames, "was", "were")),
+				any = 1;
 		if (t->rs.backward_frames)
-			fprintf(f, "OUT OF ORDER: %s: %" PRIu64 " %s came after frames with "
-				   "higher sequence numbers (two streams in one file?); %s "
-				   "read\n",
+			fprintf(f,
+				"OUT OF ORDER: %s: %" PRIu64 " %s came after frames with "
+				"higher sequence numbers (two streams in one file?); %s "
+				"read\n",
 				gt_term_str(pe, sizeof(pe), t->path), t->rs.backward_frames,
 				gt_plural(t->rs.backward_frames, "frame", "frames"),
-				gt_plural(t->rs.backward_frames, "it was", "they were")), any = 1;
+				gt_plural(t->rs.backward_frames, "it was", "they were")),
+				any = 1;
 	}
 	/* lost data: what the reader stepped over, the loss records, and the
 	 * idle time over it (cause data_lost, claimed by no finding) */
@@ -868,24 +911,28 @@ static void not_read(const gt_analysis *a, FILE *f)
 		if (!t->rs.bad_frames && !t->rs.seq_missing && !t->rs.tail_bytes && !lost)
 			continue;
 		char b[32];
-		fprintf(f, "DATA LOST: %s: %" PRIu64 " damaged %s (%s) skipped, %" PRIu64
-			   " %s missing, %" PRIu64 " %s cut at the end, %" PRIu64
-			   " %s dropped by the producer\n",
+		fprintf(f,
+			"DATA LOST: %s: %" PRIu64 " damaged %s (%s) skipped, %" PRIu64
+			" %s missing, %" PRIu64 " %s cut at the end, %" PRIu64
+			" %s dropped by the producer\n",
 			gt_term_str(pe, sizeof(pe), t->path), t->rs.bad_frames,
 			gt_plural(t->rs.bad_frames, "place", "places"),
 			an_fmt_bytes(b, sizeof(b), t->rs.bad_bytes), t->rs.seq_missing,
 			gt_plural(t->rs.seq_missing, "frame", "frames"), t->rs.tail_bytes,
 			gt_plural(t->rs.tail_bytes, "byte", "bytes"), lost,
-			gt_plural(lost, "record", "records")), any = 1;
+			gt_plural(lost, "record", "records")),
+			any = 1;
 	}
 	for (size_t i = 0; i < gt_analysis_ngpus(a); i++) {
 		const gt_an_gpu *G = gt_analysis_gpu(a, i);
 		char b[32];
 		if (G->cause_ns[GT_CAUSE_DATA_LOST])
-			fprintf(f, "DATA LOST: GPU %u: %s of idle time (%.1f %% of the window) lies "
-				   "over the lost data: its cause is unknown (data lost)\n",
+			fprintf(f,
+				"DATA LOST: GPU %u: %s of idle time (%.1f %% of the window) lies "
+				"over the lost data: its cause is unknown (data lost)\n",
 				G->index, an_fmt_ns(b, sizeof(b), G->cause_ns[GT_CAUSE_DATA_LOST]),
-				pct(G->cause_ns[GT_CAUSE_DATA_LOST], G->window_ns)), any = 1;
+				pct(G->cause_ns[GT_CAUSE_DATA_LOST], G->window_ns)),
+				any = 1;
 	}
 	if (any)
 		fputc('\n', f);
@@ -949,8 +996,9 @@ int an_report_summary(const gt_analysis *a, FILE *f)
 		const gt_an_gpu *G = gt_analysis_gpu(a, i);
 		if (!G->window_ns)
 			continue;
-		fprintf(f, "GPU %u %s: %.1f %% busy over %s (per %s: median %.0f %%, p5 %.0f %%, "
-			   "p95 %.0f %%)\n",
+		fprintf(f,
+			"GPU %u %s: %.1f %% busy over %s (per %s: median %.0f %%, p5 %.0f %%, "
+			"p95 %.0f %%)\n",
 			G->index, gt_term_str(gn, sizeof(gn), G->dev.name), 100 * G->utilization,
 			an_fmt_ns(b1, sizeof(b1), G->window_ns),
 			an_fmt_ns(b2, sizeof(b2), G->util.window_ns), 100 * G->util.p50,
@@ -967,9 +1015,11 @@ int an_report_summary(const gt_analysis *a, FILE *f)
 		}
 		fputc('\n', f);
 		if (G->comm_ns)
-			fprintf(f, "  communication %.1f %% of the window, %.1f %% with no compute "
-				   "running (%s waiting for late ranks)\n",
-				pct(G->comm_ns, G->window_ns), pct(G->comm_exposed_ns, G->window_ns),
+			fprintf(f,
+				"  communication %.1f %% of the window, %.1f %% with no compute "
+				"running (%s waiting for late ranks)\n",
+				pct(G->comm_ns, G->window_ns),
+				pct(G->comm_exposed_ns, G->window_ns),
 				an_fmt_ns(b1, sizeof(b1), G->comm_wait_ns));
 		size_t nk;
 		const gt_an_kernel *k = gt_analysis_kernels(a, i, &nk);
@@ -986,8 +1036,9 @@ int an_report_summary(const gt_analysis *a, FILE *f)
 		if (rk[i].cost_ns && (!worst || rk[i].cost_ns > worst->cost_ns))
 			worst = &rk[i];
 	if (nr > 1 && worst)
-		fprintf(f, "ranks: rank %u (GPU %u, pid %u) arrived last at %" PRIu64 " of %" PRIu64
-			   " %s; the others waited %s for it\n",
+		fprintf(f,
+			"ranks: rank %u (GPU %u, pid %u) arrived last at %" PRIu64 " of %" PRIu64
+			" %s; the others waited %s for it\n",
 			worst->rank, worst->gpu, worst->pid, worst->last, worst->collectives,
 			gt_plural(worst->collectives, "collective", "collectives"),
 			an_fmt_ns(b1, sizeof(b1), worst->cost_ns));
@@ -1001,14 +1052,17 @@ int an_report_summary(const gt_analysis *a, FILE *f)
 		unread += t->rs.budget_records;
 	}
 	if (lost || cut || bad)
-		fprintf(f, "  losses: %" PRIu64 " %s dropped, %" PRIu64 " bad %s, %" PRIu64
-			   " %s cut; see gaptrace report\n",
+		fprintf(f,
+			"  losses: %" PRIu64 " %s dropped, %" PRIu64 " bad %s, %" PRIu64
+			" %s cut; see gaptrace report\n",
 			lost, gt_plural(lost, "record", "records"), bad,
 			gt_plural(bad, "frame/trace", "frames/traces"), cut,
 			gt_plural(cut, "byte", "bytes"));
 	if (unread)
-		fprintf(f, "  not read: %" PRIu64 " %s over the record budget; see gaptrace "
-			   "report\n", unread, gt_plural(unread, "record", "records"));
+		fprintf(f,
+			"  not read: %" PRIu64 " %s over the record budget; see gaptrace "
+			"report\n",
+			unread, gt_plural(unread, "record", "records"));
 	fflush(f);
 	return ferror(f) ? GT_ERR_IO : 0;
 }

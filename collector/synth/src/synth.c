@@ -50,7 +50,7 @@ typedef struct proc {
 	int64_t off; /* realtime - trace clock */
 	gt_writer *w;
 	gt_outfile out; /* the trace file, put in place when complete */
-	int fd;         /* out.fd while open, else -1 */
+	int fd;		/* out.fd while open, else -1 */
 	uint32_t corr, seq;
 	uint64_t tail[GT_SYNTH_MAX_GPUS][MAX_STREAMS];
 	uint64_t dep[GT_SYNTH_MAX_GPUS][MAX_STREAMS];
@@ -58,7 +58,7 @@ typedef struct proc {
 	uint32_t nm_kernel[3], nm_tiny, nm_nccl, nm_bcast;
 	uint32_t nm_step, nm_fwd, nvtx_id;
 	int stacks_written; /* the two stacks of spec.stacks */
-	int mute;    /* multi-rank: records are not written (not captured) */
+	int mute;	    /* multi-rank: records are not written (not captured) */
 } proc;
 
 #define MAX_PROCS (GT_SYNTH_MAX_GPUS + 1)
@@ -72,9 +72,9 @@ typedef struct cwin {
 typedef struct thread {
 	uint32_t proc, gpu, tid;
 	uint64_t h;
-	int after;   /* last launch/copy/sync was a sync or a blocking copy */
-	int waitp;   /* a stream wait came since the last submission */
-	int resume;  /* spec.stacks: the next launch resumes after host work */
+	int after;  /* last launch/copy/sync was a sync or a blocking copy */
+	int waitp;  /* a stream wait came since the last submission */
+	int resume; /* spec.stacks: the next launch resumes after host work */
 	gt_vec segs;
 } thread;
 
@@ -155,13 +155,17 @@ static void write_stack(sim *S, proc *P, uint32_t id, const char *const (*py)[3]
 	put(S, P, &r);
 	for (uint32_t i = 0; i < 2; i++) {
 		r = (gt_record){.type = GT_REC_FRAME};
-		r.frame = (gt_frame){.stack_id = id, .index = i, .kind = GT_FRAME_NATIVE,
+		r.frame = (gt_frame){.stack_id = id,
+				     .index = i,
+				     .kind = GT_FRAME_NATIVE,
 				     .pc = 0x7f0000001000ull + 0x100 * id + 0x10 * i};
 		put(S, P, &r);
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		r = (gt_record){.type = GT_REC_FRAME};
-		r.frame = (gt_frame){.stack_id = id, .index = 2 + i, .kind = GT_FRAME_PYTHON,
+		r.frame = (gt_frame){.stack_id = id,
+				     .index = 2 + i,
+				     .kind = GT_FRAME_PYTHON,
 				     .file_id = gt_writer_intern(P->w, py[i][0], strlen(py[i][0])),
 				     .func_id = gt_writer_intern(P->w, py[i][1], strlen(py[i][1])),
 				     .line = (uint32_t)atoi(py[i][2])};
@@ -184,8 +188,11 @@ static void write_stacks(sim *S, proc *P, uint64_t ts)
 		{"/srv/app/train.py", "<module>", "90"}};
 	const char *lib = "/usr/local/cuda/lib64/libcudart.so.13";
 	gt_record m = {.type = GT_REC_MODULE};
-	m.module = (gt_module){.ts = ts, .start = 0x7f0000000000ull, .end = 0x7f0000100000ull,
-			       .offset = 0, .path_id = gt_writer_intern(P->w, lib, strlen(lib))};
+	m.module = (gt_module){.ts = ts,
+			       .start = 0x7f0000000000ull,
+			       .end = 0x7f0000100000ull,
+			       .offset = 0,
+			       .path_id = gt_writer_intern(P->w, lib, strlen(lib))};
 	put(S, P, &m);
 	write_stack(S, P, STACK_WAIT, wait, 4);
 	write_stack(S, P, STACK_RESUME, resume, 4);
@@ -202,11 +209,15 @@ static void stack_sample(sim *S, thread *T, uint32_t stack, uint32_t corr, uint6
 	if (!P->stacks_written)
 		write_stacks(S, P, start);
 	gt_record r = {.type = GT_REC_STACK_SAMPLE};
-	r.stack_sample = (gt_stack_sample){.ts = start, .dur = dur, .thread_id = T->tid,
-					   .correlation_id = corr, .stack_id = stack,
+	r.stack_sample = (gt_stack_sample){.ts = start,
+					   .dur = dur,
+					   .thread_id = T->tid,
+					   .correlation_id = corr,
+					   .stack_id = stack,
 					   .trigger = stack == STACK_WAIT ? GT_STACK_AT_WAIT
 									  : GT_STACK_AT_RESUME,
-					   .cbid = cbid, .domain = GT_API_RUNTIME};
+					   .cbid = cbid,
+					   .domain = GT_API_RUNTIME};
 	put(S, P, &r);
 }
 
@@ -216,8 +227,12 @@ static uint32_t api(sim *S, thread *T, uint32_t name, uint32_t cbid, uint64_t du
 	proc *P = &S->p[T->proc];
 	uint32_t corr = ++P->corr;
 	if (!S->s->no_api && !P->mute) {
-		gt_api a = {.start = T->h, .end = T->h + dur, .thread_id = T->tid,
-			    .correlation_id = corr, .cbid = cbid, .name_id = name,
+		gt_api a = {.start = T->h,
+			    .end = T->h + dur,
+			    .thread_id = T->tid,
+			    .correlation_id = corr,
+			    .cbid = cbid,
+			    .name_id = name,
 			    .domain = GT_API_RUNTIME};
 		int rc = gt_writer_add_api(P->w, &a);
 		if (rc < 0)
@@ -295,12 +310,23 @@ static void kernel(sim *S, thread *T, uint32_t stream, uint64_t dur, uint64_t la
 	*dp = 0;
 	uint64_t queued = T->h, submitted = *tail > queued ? *tail : queued;
 	*tail = start + dur;
-	gt_kernel k = {.start = start, .end = start + dur, .queued = queued,
+	gt_kernel k = {.start = start,
+		       .end = start + dur,
+		       .queued = queued,
 		       .submitted = submitted > start ? start : submitted,
-		       .device_id = T->gpu, .context_id = 1 + T->gpu,
-		       .stream_id = stream_id(stream), .correlation_id = corr, .name_id = name,
-		       .grid_x = (uint32_t)blocks, .grid_y = 1, .grid_z = 1, .block_x = 256,
-		       .block_y = 1, .block_z = 1, .registers = 32, .static_smem = 0,
+		       .device_id = T->gpu,
+		       .context_id = 1 + T->gpu,
+		       .stream_id = stream_id(stream),
+		       .correlation_id = corr,
+		       .name_id = name,
+		       .grid_x = (uint32_t)blocks,
+		       .grid_y = 1,
+		       .grid_z = 1,
+		       .block_x = 256,
+		       .block_y = 1,
+		       .block_z = 1,
+		       .registers = 32,
+		       .static_smem = 0,
 		       .dynamic_smem = blocks > 1 ? 4096 : 0};
 	if (!P->mute) {
 		int rc = gt_writer_add_kernel(P->w, &k);
@@ -318,9 +344,14 @@ static void memcpy_rec(sim *S, thread *T, uint32_t corr, uint64_t start, uint64_
 	proc *P = &S->p[T->proc];
 	if (P->mute)
 		return;
-	gt_memcpy m = {.start = start, .end = end, .bytes = bytes, .device_id = T->gpu,
-		       .context_id = 1 + T->gpu, .stream_id = stream_id(0),
-		       .correlation_id = corr, .copy_kind = kind,
+	gt_memcpy m = {.start = start,
+		       .end = end,
+		       .bytes = bytes,
+		       .device_id = T->gpu,
+		       .context_id = 1 + T->gpu,
+		       .stream_id = stream_id(0),
+		       .correlation_id = corr,
+		       .copy_kind = kind,
 		       .src_kind = kind == GT_COPY_HTOD ? host_kind : GT_MEM_DEVICE,
 		       .dst_kind = kind == GT_COPY_DTOH ? host_kind : GT_MEM_DEVICE,
 		       .flags = async ? GT_MFLAG_ASYNC : 0};
@@ -462,7 +493,8 @@ static void main_step(sim *S, thread *T, uint32_t step, uint64_t *ev0)
 	uint64_t fwd_id = nvtx_on(S, T) ? nvtx(S, T, P->nm_fwd, 0) : 0;
 	T->resume = step > 0;
 	for (uint32_t k = 0; k < s->kernels; k++) {
-		uint64_t d = s->kernel_ns + (s->kernel_jitter_ns ? rnd(S) % s->kernel_jitter_ns : 0);
+		uint64_t d =
+			s->kernel_ns + (s->kernel_jitter_ns ? rnd(S) % s->kernel_jitter_ns : 0);
 		int nccl = s->nccl && k == s->kernels - 1;
 		kernel(S, T, k % s->streams, d, s->launch_ns,
 		       nccl ? P->nm_nccl : P->nm_kernel[k % 3], 264, nccl);
@@ -504,11 +536,11 @@ static void p2_step(sim *S, thread *T)
 /* ------------------------------------------------------------ multi-rank */
 
 #define COMPUTE 0 /* stream index of the compute stream */
-#define NCCLS 1   /* stream index of the NCCL stream */
+#define NCCLS 1	  /* stream index of the NCCL stream */
 
 /* A collective launched by one rank, waiting for the others to resolve it. */
 typedef struct pend {
-	uint64_t ready;      /* earliest start: launch return + latency, bucket event */
+	uint64_t ready;	     /* earliest start: launch return + latency, bucket event */
 	uint64_t launch_end; /* trace clock */
 	uint32_t corr, name;
 	int dep;
@@ -582,12 +614,22 @@ static void coll_resolve(sim *S, const pend *pd, uint64_t dur)
 		uint64_t a = st[r] - (uint64_t)P->off, b = e - (uint64_t)P->off; /* trace clock */
 		P->tail[r][NCCLS] = b;
 		if (!P->mute) {
-			gt_kernel k = {.start = a, .end = b, .queued = pd[r].launch_end,
-				       .submitted = pd[r].launch_end, .device_id = r,
-				       .context_id = 1 + r, .stream_id = stream_id(NCCLS),
-				       .correlation_id = pd[r].corr, .name_id = pd[r].name,
-				       .grid_x = 16, .grid_y = 1, .grid_z = 1, .block_x = 512,
-				       .block_y = 1, .block_z = 1, .registers = 96,
+			gt_kernel k = {.start = a,
+				       .end = b,
+				       .queued = pd[r].launch_end,
+				       .submitted = pd[r].launch_end,
+				       .device_id = r,
+				       .context_id = 1 + r,
+				       .stream_id = stream_id(NCCLS),
+				       .correlation_id = pd[r].corr,
+				       .name_id = pd[r].name,
+				       .grid_x = 16,
+				       .grid_y = 1,
+				       .grid_z = 1,
+				       .block_x = 512,
+				       .block_y = 1,
+				       .block_z = 1,
+				       .registers = 96,
 				       .dynamic_smem = 8192};
 			int rc = gt_writer_add_kernel(P->w, &k);
 			if (rc < 0)
@@ -653,10 +695,12 @@ static void rank_step(sim *S, uint32_t step)
 		if (s->host_ns)
 			host(S, T, s->host_ns);
 		for (uint32_t k = 0; k < s->fwd_kernels; k++)
-			kernel(S, T, COMPUTE, s->kernel_ns, s->launch_ns, P->nm_kernel[k % 3], 264, 0);
+			kernel(S, T, COMPUTE, s->kernel_ns, s->launch_ns, P->nm_kernel[k % 3], 264,
+			       0);
 		uint32_t per = s->bwd_kernels / nb ? s->bwd_kernels / nb : 1, b = 0;
 		for (uint32_t k = 0; k < s->bwd_kernels; k++) {
-			uint64_t d = s->kernel_ns + (s->kernel_jitter_ns ? rnd(S) % s->kernel_jitter_ns : 0);
+			uint64_t d = s->kernel_ns +
+				     (s->kernel_jitter_ns ? rnd(S) % s->kernel_jitter_ns : 0);
 			kernel(S, T, COMPUTE, d, s->launch_ns, P->nm_kernel[(k + 1) % 3], 264, 0);
 			if (s->overlap && b < nb - 1 && (k + 1) % per == 0) {
 				wait_compute(S, T, NCCLS, P->tail[r][COMPUTE]);
@@ -681,7 +725,8 @@ static void rank_step(sim *S, uint32_t step)
 		if (s->opt_kernels)
 			wait_compute(S, T, COMPUTE, P->tail[r][NCCLS]);
 		for (uint32_t k = 0; k < s->opt_kernels; k++)
-			kernel(S, T, COMPUTE, s->kernel_ns / 2 + 1, s->launch_ns, P->nm_kernel[2], 264, 0);
+			kernel(S, T, COMPUTE, s->kernel_ns / 2 + 1, s->launch_ns, P->nm_kernel[2],
+			       264, 0);
 		if (s->sync)
 			sync_call(S, T);
 		if (s->turnaround_ns)
@@ -731,8 +776,8 @@ static int open_out(const char *dir, const char *name, unsigned flags, gt_outfil
 	return o->fd;
 }
 
-static int open_proc(sim *S, uint32_t i, uint32_t pid, int64_t off, uint64_t trace0,
-		     uint32_t ngpus, const char *dir, char *err, size_t errcap)
+static int open_proc(sim *S, uint32_t i, uint32_t pid, int64_t off, uint64_t trace0, uint32_t ngpus,
+		     const char *dir, char *err, size_t errcap)
 {
 	proc *P = &S->p[i];
 	char name[64];
@@ -768,8 +813,8 @@ static int open_proc(sim *S, uint32_t i, uint32_t pid, int64_t off, uint64_t tra
 	P->nm_launch = intern(P->w, "cudaLaunchKernel");
 	P->nm_memcpy = intern(P->w, "cudaMemcpy");
 	P->nm_memcpy_async = intern(P->w, "cudaMemcpyAsync");
-	P->nm_sync = intern(P->w, S->s->streams > 1 ? "cudaDeviceSynchronize"
-						    : "cudaStreamSynchronize");
+	P->nm_sync =
+		intern(P->w, S->s->streams > 1 ? "cudaDeviceSynchronize" : "cudaStreamSynchronize");
 	P->nm_wait = intern(P->w, "cudaStreamWaitEvent");
 	P->nm_record = intern(P->w, "cudaEventRecord");
 	P->nm_kernel[0] = intern(P->w, "_Z11gemm_kernelPKfS0_Pfiii");
@@ -779,8 +824,9 @@ static int open_proc(sim *S, uint32_t i, uint32_t pid, int64_t off, uint64_t tra
 	P->nm_tiny = intern(P->w, "_Z11tiny_kernelPf");
 	P->nm_nccl = intern(P->w, "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
 	if (S->s->ranks && S->s->coll_broadcast)
-		P->nm_bcast = intern(P->w, "_Z31ncclDevKernel_Broadcast_RING_LL24ncclDevKernelArgsStorag"
-					   "eILm4096EE");
+		P->nm_bcast =
+			intern(P->w, "_Z31ncclDevKernel_Broadcast_RING_LL24ncclDevKernelArgsStorag"
+				     "eILm4096EE");
 	gt_record r = {.type = GT_REC_CLOCK};
 	r.clock.trace_ns = trace0;
 	r.clock.realtime_ns = trace0 + (uint64_t)off;
@@ -1099,7 +1145,8 @@ static uint64_t iv_inter(const iv *x, size_t nx, const iv *y, size_t ny)
 {
 	uint64_t s = 0;
 	for (size_t i = 0, j = 0; i < nx && j < ny;) {
-		uint64_t a = x[i].a > y[j].a ? x[i].a : y[j].a, b = x[i].b < y[j].b ? x[i].b : y[j].b;
+		uint64_t a = x[i].a > y[j].a ? x[i].a : y[j].a,
+			 b = x[i].b < y[j].b ? x[i].b : y[j].b;
 		if (b > a)
 			s += b - a;
 		if (x[i].b < y[j].b)
@@ -1112,8 +1159,8 @@ static uint64_t iv_inter(const iv *x, size_t nx, const iv *y, size_t ny)
 
 /* Windows of vector v (cwin) on GPU g (and for rank `rank` unless UINT32_MAX),
  * clipped to [t0, t1), plus the n0 intervals already in out; united. */
-static size_t pick_windows(const gt_vec *v, uint32_t g, uint32_t rank, uint64_t t0, uint64_t t1, iv *out,
-			   size_t n0)
+static size_t pick_windows(const gt_vec *v, uint32_t g, uint32_t rank, uint64_t t0, uint64_t t1,
+			   iv *out, size_t n0)
 {
 	const cwin *w = v->p;
 	size_t k = n0;
@@ -1222,7 +1269,8 @@ static int compute_truth(sim *S, uint64_t *nv_ts, uint64_t nv_period, size_t nnv
 		G->idle_ns = G->window_ns - G->busy_ns;
 		G->comm_ns = measure(cov, unite(it, n, keep_nccl, 0, cov));
 		if (G->comm_ns)
-			G->comm_exposed_ns = G->sm_busy_ns - measure(cov, unite(it, n, keep_compute, 0, cov));
+			G->comm_exposed_ns =
+				G->sm_busy_ns - measure(cov, unite(it, n, keep_compute, 0, cov));
 		/* throttled: busy time inside throttled NVML sample periods */
 		for (size_t j = 0; j < nnv; j++) {
 			if (!nv_throttle[j])
@@ -1241,8 +1289,8 @@ static int compute_truth(sim *S, uint64_t *nv_ts, uint64_t nv_period, size_t nnv
 			free(cov);
 			return GT_ERR_NOMEM;
 		}
-		view_gaps(S, it, n, keep_all, 0, NULL, 0, t0, t1, G->cause_ns, &G->ngaps, G, lw, nlw,
-			  T->comm[g].late_cause_ns);
+		view_gaps(S, it, n, keep_all, 0, NULL, 0, t0, t1, G->cause_ns, &G->ngaps, G, lw,
+			  nlw, T->comm[g].late_cause_ns);
 		free(lw);
 		G->nprocs = (uint32_t)__builtin_popcount(procs_seen);
 		for (uint32_t p = 0, slot = 0; p < S->nprocs && slot < 2; p++) {
@@ -1490,7 +1538,7 @@ static void preset_stacks(gt_synth_spec *s)
 	X("launch-bound", launch_bound, "2000 x 2 us kernels, 5 us launches each")         \
 	X("copies", copies, "pageable 64 MiB H2D copies and a small D2H each step")        \
 	X("pinned", pinned, "pinned 64 MiB H2D copies at 50 GB/s")                         \
-	X("multi-gpu", multi_gpu, "2 GPUs with cross-GPU waits, a sync each step")        \
+	X("multi-gpu", multi_gpu, "2 GPUs with cross-GPU waits, a sync each step")         \
 	X("two-proc", two_proc, "a second process using the same GPU")                     \
 	X("periodic", periodic, "a 30 ms stall every 10 steps")                            \
 	X("mixed", mixed, "a bit of everything, NVML counters, losses")                    \
@@ -1641,11 +1689,13 @@ static int check_spec(const gt_synth_spec *spec, const char *dir, char *err, siz
 		snprintf(err, errcap, "%s: %s", dir, strerror(errno));
 		return GT_ERR_IO;
 	}
-	if (spec->ranks && (spec->ranks < 2 || spec->ranks > GT_SYNTH_MAX_GPUS ||
-			    spec->gpus != spec->ranks || spec->streams < 2 || spec->second_proc ||
-			    spec->cross_wait)) {
-		snprintf(err, errcap, "bad spec: ranks 2..%d need gpus = ranks, streams >= 2, no "
-				      "second_proc or cross_wait", GT_SYNTH_MAX_GPUS);
+	if (spec->ranks &&
+	    (spec->ranks < 2 || spec->ranks > GT_SYNTH_MAX_GPUS || spec->gpus != spec->ranks ||
+	     spec->streams < 2 || spec->second_proc || spec->cross_wait)) {
+		snprintf(err, errcap,
+			 "bad spec: ranks 2..%d need gpus = ranks, streams >= 2, no "
+			 "second_proc or cross_wait",
+			 GT_SYNTH_MAX_GPUS);
 		return GT_ERR_INVAL;
 	}
 	return 0;
@@ -1756,7 +1806,8 @@ static void activity_span(const sim *S, uint64_t trace0, int64_t off1, uint64_t 
 		const thread *T = &S->th[i];
 		const proc *P = &S->p[T->proc];
 		uint64_t st = (T->proc && !spec->ranks ? trace0 + 1000000 + spec->p2_start_ns
-						       : trace0 + 1000000) + (uint64_t)off1;
+						       : trace0 + 1000000) +
+			      (uint64_t)off1;
 		uint64_t en = T->h + (uint64_t)P->off;
 		uint64_t mt = max_tail(P, T->gpu, spec->streams) + (uint64_t)P->off;
 		if (mt > en)
@@ -1862,7 +1913,7 @@ int gt_synth_write_opts(const gt_synth_spec *spec, const char *dir, unsigned out
 	for (uint32_t g = 0; g < spec->gpus; g++)
 		make_uuid(S, g);
 
-	const uint64_t trace0 = 1000000000000ull;               /* process 1 clock at start */
+	const uint64_t trace0 = 1000000000000ull; /* process 1 clock at start */
 	const int64_t off1 = (int64_t)(1700000000000000000ull - trace0); /* realtime - trace */
 	S->nprocs = spec->ranks ? spec->ranks : spec->second_proc ? 2 : 1;
 	if (spec->ranks)
@@ -1902,8 +1953,8 @@ int gt_synth_write_opts(const gt_synth_spec *spec, const char *dir, unsigned out
 					m = w[i].start;
 			gpu0_t0 = m;
 		}
-		rc = write_nvml(S, dir, first, last, gpu0_t0, &nv_ts, &nv_thr, &nnv, &nv_period, err,
-				errcap);
+		rc = write_nvml(S, dir, first, last, gpu0_t0, &nv_ts, &nv_thr, &nnv, &nv_period,
+				err, errcap);
 		if (rc)
 			goto out;
 	}
@@ -1939,15 +1990,18 @@ void gt_synth_truth_print(const gt_synth_truth *t, FILE *f, int json)
 {
 	typedef unsigned long long ull;
 	if (json) {
-		fprintf(f, "{\"traces\": %u, \"records\": %llu, \"kernels\": %llu, \"api_calls\": %llu, "
-			   "\"memcpys\": %llu, \"sync_calls\": %llu, \"sync_host_ns\": %llu, "
-			   "\"nvml_samples\": %llu, \"losses\": %llu, \"gpus\": [",
+		fprintf(f,
+			"{\"traces\": %u, \"records\": %llu, \"kernels\": %llu, \"api_calls\": "
+			"%llu, "
+			"\"memcpys\": %llu, \"sync_calls\": %llu, \"sync_host_ns\": %llu, "
+			"\"nvml_samples\": %llu, \"losses\": %llu, \"gpus\": [",
 			t->ntraces, (ull)t->records, (ull)t->kernels, (ull)t->api_calls,
 			(ull)t->memcpys, (ull)t->sync_calls, (ull)t->sync_host_ns,
 			(ull)t->nvml_samples, (ull)t->losses);
 	} else {
-		fprintf(f, "traces %u records %llu kernels %llu api_calls %llu memcpys %llu "
-			   "sync_calls %llu sync_host_ns %llu nvml_samples %llu losses %llu\n",
+		fprintf(f,
+			"traces %u records %llu kernels %llu api_calls %llu memcpys %llu "
+			"sync_calls %llu sync_host_ns %llu nvml_samples %llu losses %llu\n",
 			t->ntraces, (ull)t->records, (ull)t->kernels, (ull)t->api_calls,
 			(ull)t->memcpys, (ull)t->sync_calls, (ull)t->sync_host_ns,
 			(ull)t->nvml_samples, (ull)t->losses);
@@ -1955,19 +2009,24 @@ void gt_synth_truth_print(const gt_synth_truth *t, FILE *f, int json)
 	for (uint32_t g = 0; g < t->ngpus; g++) {
 		const gt_synth_truth_gpu *G = &t->gpu[g];
 		if (json)
-			fprintf(f, "%s{\"window_ns\": %llu, \"busy_ns\": %llu, \"sm_busy_ns\": %llu, "
-				   "\"copy_only_ns\": %llu, \"idle_ns\": %llu, \"ngaps\": %llu, "
-				   "\"nkernels\": %llu, \"throttled_ns\": %llu, \"comm_exposed_ns\": "
-				   "%llu, \"causes\": {",
-				g ? ", " : "", (ull)G->window_ns, (ull)G->busy_ns, (ull)G->sm_busy_ns,
-				(ull)G->copy_only_ns, (ull)G->idle_ns, (ull)G->ngaps, (ull)G->nkernels,
-				(ull)G->throttled_ns, (ull)G->comm_exposed_ns);
+			fprintf(f,
+				"%s{\"window_ns\": %llu, \"busy_ns\": %llu, \"sm_busy_ns\": %llu, "
+				"\"copy_only_ns\": %llu, \"idle_ns\": %llu, \"ngaps\": %llu, "
+				"\"nkernels\": %llu, \"throttled_ns\": %llu, \"comm_exposed_ns\": "
+				"%llu, \"causes\": {",
+				g ? ", " : "", (ull)G->window_ns, (ull)G->busy_ns,
+				(ull)G->sm_busy_ns, (ull)G->copy_only_ns, (ull)G->idle_ns,
+				(ull)G->ngaps, (ull)G->nkernels, (ull)G->throttled_ns,
+				(ull)G->comm_exposed_ns);
 		else
-			fprintf(f, "gpu %u: window %llu busy %llu sm_busy %llu copy_only %llu idle %llu "
-				   "gaps %llu kernels %llu throttled %llu comm_exposed %llu\n  causes:",
+			fprintf(f,
+				"gpu %u: window %llu busy %llu sm_busy %llu copy_only %llu idle "
+				"%llu "
+				"gaps %llu kernels %llu throttled %llu comm_exposed %llu\n  "
+				"causes:",
 				g, (ull)G->window_ns, (ull)G->busy_ns, (ull)G->sm_busy_ns,
-				(ull)G->copy_only_ns, (ull)G->idle_ns, (ull)G->ngaps, (ull)G->nkernels,
-				(ull)G->throttled_ns, (ull)G->comm_exposed_ns);
+				(ull)G->copy_only_ns, (ull)G->idle_ns, (ull)G->ngaps,
+				(ull)G->nkernels, (ull)G->throttled_ns, (ull)G->comm_exposed_ns);
 		print_causes(f, G->cause_ns, json);
 		if (json)
 			fprintf(f, "}, \"procs\": [");
@@ -1978,8 +2037,9 @@ void gt_synth_truth_print(const gt_synth_truth *t, FILE *f, int json)
 			if (!V->pid)
 				continue;
 			if (json) {
-				fprintf(f, "%s{\"pid\": %u, \"busy_ns\": %llu, \"idle_ns\": %llu, "
-					   "\"causes\": {",
+				fprintf(f,
+					"%s{\"pid\": %u, \"busy_ns\": %llu, \"idle_ns\": %llu, "
+					"\"causes\": {",
 					p && G->procs[0].pid ? ", " : "", V->pid, (ull)V->busy_ns,
 					(ull)V->idle_ns);
 				print_causes(f, V->cause_ns, 1);
@@ -2001,28 +2061,34 @@ void gt_synth_truth_print(const gt_synth_truth *t, FILE *f, int json)
 		if (json)
 			fprintf(f, ", \"collectives\": %llu, \"ranks\": [", (ull)t->collectives);
 		else
-			fprintf(f, "collectives %llu (with >= 2 ranks present)\n", (ull)t->collectives);
+			fprintf(f, "collectives %llu (with >= 2 ranks present)\n",
+				(ull)t->collectives);
 		for (uint32_t r = 0; r < t->nranks; r++) {
 			const gt_synth_truth_rank *R = &t->rank[r];
 			const gt_synth_truth_comm *C = &t->comm[r];
 			if (json)
-				fprintf(f, "%s{\"rank\": %u, \"pid\": %u, \"present\": %d, ", r ? ", " : "",
-					r, R->pid, R->present);
+				fprintf(f, "%s{\"rank\": %u, \"pid\": %u, \"present\": %d, ",
+					r ? ", " : "", r, R->pid, R->present);
 			else
 				fprintf(f, "rank %u pid %u%s: ", r, R->pid,
 					R->present ? "" : " (trace missing)");
-			fprintf(f, json ? "\"kernels\": %llu, \"collectives\": %llu, \"last\": %llu, "
-					  "\"late_ns\": %llu, \"late_max_ns\": %llu, \"waited_ns\": %llu, "
-					  "\"cost_ns\": %llu, \"compute_ns\": %llu, \"wait_ns\": %llu, "
-					  "\"wait_exposed_ns\": %llu, \"late_window_ns\": %llu, "
-					  "\"late_busy_ns\": %llu, \"late_causes\": {"
-					: "kernels %llu collectives %llu last %llu late %llu late_max %llu "
-					  "waited %llu cost %llu | gpu: compute %llu wait %llu wait_exposed "
-					  "%llu late_window %llu late_busy %llu\n  late causes:",
+			fprintf(f,
+				json ? "\"kernels\": %llu, \"collectives\": %llu, \"last\": %llu, "
+				       "\"late_ns\": %llu, \"late_max_ns\": %llu, \"waited_ns\": "
+				       "%llu, "
+				       "\"cost_ns\": %llu, \"compute_ns\": %llu, \"wait_ns\": "
+				       "%llu, "
+				       "\"wait_exposed_ns\": %llu, \"late_window_ns\": %llu, "
+				       "\"late_busy_ns\": %llu, \"late_causes\": {"
+				     : "kernels %llu collectives %llu last %llu late %llu late_max "
+				       "%llu "
+				       "waited %llu cost %llu | gpu: compute %llu wait %llu "
+				       "wait_exposed "
+				       "%llu late_window %llu late_busy %llu\n  late causes:",
 				(ull)R->kernels, (ull)R->collectives, (ull)R->last, (ull)R->late_ns,
-				(ull)R->late_max_ns, (ull)R->waited_ns, (ull)R->cost_ns, (ull)C->compute_ns,
-				(ull)C->wait_ns, (ull)C->wait_exposed_ns, (ull)C->late_ns,
-				(ull)C->late_busy_ns);
+				(ull)R->late_max_ns, (ull)R->waited_ns, (ull)R->cost_ns,
+				(ull)C->compute_ns, (ull)C->wait_ns, (ull)C->wait_exposed_ns,
+				(ull)C->late_ns, (ull)C->late_busy_ns);
 			print_causes(f, C->late_cause_ns, json);
 			fprintf(f, json ? "}}" : "\n");
 		}

@@ -82,10 +82,10 @@ extern "C" {
  * expression where available.
  */
 #if defined(__GNUC__)
-#define GT_OPTS(type, name, ...)                                   \
-	type name = ({                                             \
-		memset(&name, 0, sizeof(type));                    \
-		(type){.sz = sizeof(type), __VA_ARGS__};           \
+#define GT_OPTS(type, name, ...)                         \
+	type name = ({                                   \
+		memset(&name, 0, sizeof(type));          \
+		(type){.sz = sizeof(type), __VA_ARGS__}; \
 	})
 #else
 #define GT_OPTS(type, name, ...) type name = {.sz = sizeof(type), __VA_ARGS__}
@@ -142,7 +142,7 @@ typedef enum gt_err {
 	GT_OK = 0,
 	GT_ERR_GENERIC = -1,   /**< unspecified failure */
 	GT_ERR_NOMEM = -2,     /**< allocation failed */
-	GT_ERR_IO = -3,        /**< read/write failed (errno has details) */
+	GT_ERR_IO = -3,	       /**< read/write failed (errno has details) */
 	GT_ERR_MAGIC = -4,     /**< not a gaptrace stream / frame / message */
 	GT_ERR_VERSION = -5,   /**< written by an incompatible (newer) major */
 	GT_ERR_CHECKSUM = -6,  /**< CRC32C mismatch */
@@ -163,9 +163,9 @@ GT_API const char *gt_strerror(int err);
 
 /** Where and why a decode failed: filled by functions that take one. */
 typedef struct gt_errinfo {
-	int code;         /**< gt_err */
-	uint64_t offset;  /**< byte offset in the stream where it happened */
-	char msg[256];    /**< human-readable, names the offset and the structure */
+	int code;	 /**< gt_err */
+	uint64_t offset; /**< byte offset in the stream where it happened */
+	char msg[256];	 /**< human-readable, names the offset and the structure */
 } gt_errinfo;
 
 /**
@@ -186,28 +186,28 @@ GT_API int gt_errinfo_set(gt_errinfo *ei, int code, uint64_t offset, const char 
 
 /** Record types. Values are wire values; new types are only appended. */
 typedef enum gt_rec_type {
-	GT_REC_STRING = 1,     /**< gt_string: interned name */
-	GT_REC_DEVICE = 2,     /**< gt_device: a GPU seen by the process */
-	GT_REC_CONTEXT = 3,    /**< gt_context: CUDA context -> device */
-	GT_REC_PROCESS = 4,    /**< gt_process */
-	GT_REC_THREAD = 5,     /**< gt_thread: OS thread id -> name */
-	GT_REC_CLOCK = 6,      /**< gt_clock: trace clock <-> host clocks */
-	GT_REC_KERNEL = 16,    /**< gt_kernel */
-	GT_REC_MEMCPY = 17,    /**< gt_memcpy */
-	GT_REC_MEMSET = 18,    /**< gt_memset */
-	GT_REC_SYNC = 19,      /**< gt_sync: host blocked on the GPU */
-	GT_REC_API = 20,       /**< gt_api: runtime/driver API call */
-	GT_REC_NVTX = 21,      /**< gt_nvtx: NVTX marker event */
-	GT_REC_OVERHEAD = 22,  /**< gt_overhead: CUPTI/driver overhead span */
-	GT_REC_NVML = 32,      /**< gt_nvml: device sample */
-	GT_REC_NVML_PROC = 33, /**< gt_nvml_proc: per-process sample */
-	GT_REC_GPM = 34,       /**< gt_gpm: GPM counters over an interval (format 1.3) */
-	GT_REC_STACK = 35,     /**< gt_stack: a distinct host call stack (format 1.4) */
-	GT_REC_FRAME = 36,     /**< gt_frame: one frame of a gt_stack (format 1.4) */
+	GT_REC_STRING = 1,	  /**< gt_string: interned name */
+	GT_REC_DEVICE = 2,	  /**< gt_device: a GPU seen by the process */
+	GT_REC_CONTEXT = 3,	  /**< gt_context: CUDA context -> device */
+	GT_REC_PROCESS = 4,	  /**< gt_process */
+	GT_REC_THREAD = 5,	  /**< gt_thread: OS thread id -> name */
+	GT_REC_CLOCK = 6,	  /**< gt_clock: trace clock <-> host clocks */
+	GT_REC_KERNEL = 16,	  /**< gt_kernel */
+	GT_REC_MEMCPY = 17,	  /**< gt_memcpy */
+	GT_REC_MEMSET = 18,	  /**< gt_memset */
+	GT_REC_SYNC = 19,	  /**< gt_sync: host blocked on the GPU */
+	GT_REC_API = 20,	  /**< gt_api: runtime/driver API call */
+	GT_REC_NVTX = 21,	  /**< gt_nvtx: NVTX marker event */
+	GT_REC_OVERHEAD = 22,	  /**< gt_overhead: CUPTI/driver overhead span */
+	GT_REC_NVML = 32,	  /**< gt_nvml: device sample */
+	GT_REC_NVML_PROC = 33,	  /**< gt_nvml_proc: per-process sample */
+	GT_REC_GPM = 34,	  /**< gt_gpm: GPM counters over an interval (format 1.3) */
+	GT_REC_STACK = 35,	  /**< gt_stack: a distinct host call stack (format 1.4) */
+	GT_REC_FRAME = 36,	  /**< gt_frame: one frame of a gt_stack (format 1.4) */
 	GT_REC_STACK_SAMPLE = 37, /**< gt_stack_sample: a call that had that stack (1.4) */
-	GT_REC_MODULE = 38,    /**< gt_module: an executable mapping of the process (1.4) */
-	GT_REC_LOSS = 48,      /**< gt_loss: data that was lost */
-	GT_REC_NOTE = 49,      /**< gt_note: an event worth telling the user */
+	GT_REC_MODULE = 38,	  /**< gt_module: an executable mapping of the process (1.4) */
+	GT_REC_LOSS = 48,	  /**< gt_loss: data that was lost */
+	GT_REC_NOTE = 49,	  /**< gt_note: an event worth telling the user */
 } gt_rec_type;
 
 /** Number of distinct record type slots (types are < GT_REC_TYPE_LIMIT). */
@@ -243,10 +243,10 @@ typedef enum gt_mem_kind {
 /** Synchronization type. Same values as CUpti_ActivitySynchronizationType. */
 typedef enum gt_sync_type {
 	GT_SYNC_UNKNOWN = 0,
-	GT_SYNC_EVENT = 1,        /**< cudaEventSynchronize */
-	GT_SYNC_STREAM_WAIT = 2,  /**< cudaStreamWaitEvent */
-	GT_SYNC_STREAM = 3,       /**< cudaStreamSynchronize */
-	GT_SYNC_CONTEXT = 4,      /**< cudaDeviceSynchronize / cuCtxSynchronize */
+	GT_SYNC_EVENT = 1,	 /**< cudaEventSynchronize */
+	GT_SYNC_STREAM_WAIT = 2, /**< cudaStreamWaitEvent */
+	GT_SYNC_STREAM = 3,	 /**< cudaStreamSynchronize */
+	GT_SYNC_CONTEXT = 4,	 /**< cudaDeviceSynchronize / cuCtxSynchronize */
 } gt_sync_type;
 
 /** API domain of a gt_api record. */
@@ -258,8 +258,8 @@ typedef enum gt_api_domain {
 /** gt_kernel.flags bits. */
 enum {
 	GT_KFLAG_DEVICE_LAUNCHED = 1u << 0, /**< dynamic parallelism */
-	GT_KFLAG_COOPERATIVE = 1u << 1,     /**< cooperative launch */
-	GT_KFLAG_CLUSTER = 1u << 2,         /**< launched with clusters */
+	GT_KFLAG_COOPERATIVE = 1u << 1,	    /**< cooperative launch */
+	GT_KFLAG_CLUSTER = 1u << 2,	    /**< launched with clusters */
 };
 
 /** gt_memcpy.flags / gt_memset.flags bits. */
@@ -290,35 +290,35 @@ typedef enum gt_loss_what {
 /** gt_note.code values: events the report mentions. */
 typedef enum gt_note_code {
 	GT_NOTE_INFO = 0,
-	GT_NOTE_INERT = 1,            /**< gaptrace disabled itself (text says why) */
-	GT_NOTE_CUPTI_TAKEN = 2,      /**< another CUPTI client took the callbacks */
-	GT_NOTE_ARMED = 3,            /**< capture armed (records follow) */
-	GT_NOTE_DISARMED = 4,         /**< capture disarmed */
-	GT_NOTE_COLLECTOR_LOST = 5,   /**< collector went away; fell back to file */
-	GT_NOTE_PROFILER_STOP = 6,    /**< cudaProfilerStop seen */
-	GT_NOTE_SIGNAL = 7,           /**< flushed on a signal */
-	GT_NOTE_FORK = 8,             /**< this stream is a fork child's */
-	GT_NOTE_CUPTI_VERSION = 9,    /**< text: runtime CUPTI version/path */
-	GT_NOTE_CONFIG = 10,          /**< text: effective configuration */
+	GT_NOTE_INERT = 1,	    /**< gaptrace disabled itself (text says why) */
+	GT_NOTE_CUPTI_TAKEN = 2,    /**< another CUPTI client took the callbacks */
+	GT_NOTE_ARMED = 3,	    /**< capture armed (records follow) */
+	GT_NOTE_DISARMED = 4,	    /**< capture disarmed */
+	GT_NOTE_COLLECTOR_LOST = 5, /**< collector went away; fell back to file */
+	GT_NOTE_PROFILER_STOP = 6,  /**< cudaProfilerStop seen */
+	GT_NOTE_SIGNAL = 7,	    /**< flushed on a signal */
+	GT_NOTE_FORK = 8,	    /**< this stream is a fork child's */
+	GT_NOTE_CUPTI_VERSION = 9,  /**< text: runtime CUPTI version/path */
+	GT_NOTE_CONFIG = 10,	    /**< text: effective configuration */
 } gt_note_code;
 
 /** Activity kinds a producer can capture (bit mask). */
 enum {
-	GT_KIND_KERNEL = 1u << 0,   /**< concurrent kernels */
+	GT_KIND_KERNEL = 1u << 0, /**< concurrent kernels */
 	GT_KIND_MEMCPY = 1u << 1,
 	GT_KIND_MEMSET = 1u << 2,
-	GT_KIND_SYNC = 1u << 3,     /**< CUPTI SYNCHRONIZATION kind */
-	GT_KIND_RUNTIME = 1u << 4,  /**< runtime API: launch/copy/sync calls only */
-	GT_KIND_DRIVER = 1u << 5,   /**< driver API: launch/copy/sync calls only */
+	GT_KIND_SYNC = 1u << 3,	   /**< CUPTI SYNCHRONIZATION kind */
+	GT_KIND_RUNTIME = 1u << 4, /**< runtime API: launch/copy/sync calls only */
+	GT_KIND_DRIVER = 1u << 5,  /**< driver API: launch/copy/sync calls only */
 	GT_KIND_NVTX = 1u << 6,
 	GT_KIND_OVERHEAD = 1u << 7,
-	GT_KIND_API_ALL = 1u << 8,  /**< every runtime/driver call, not just the cheap set */
-	GT_KIND_LATENCY = 1u << 9,  /**< queued/submitted timestamps */
+	GT_KIND_API_ALL = 1u << 8, /**< every runtime/driver call, not just the cheap set */
+	GT_KIND_LATENCY = 1u << 9, /**< queued/submitted timestamps */
 };
 /** The default capture set. */
-#define GT_KIND_DEFAULT                                                     \
-	(GT_KIND_KERNEL | GT_KIND_MEMCPY | GT_KIND_MEMSET | GT_KIND_RUNTIME | \
-	 GT_KIND_DRIVER | GT_KIND_NVTX | GT_KIND_OVERHEAD | GT_KIND_LATENCY)
+#define GT_KIND_DEFAULT                                                                        \
+	(GT_KIND_KERNEL | GT_KIND_MEMCPY | GT_KIND_MEMSET | GT_KIND_RUNTIME | GT_KIND_DRIVER | \
+	 GT_KIND_NVTX | GT_KIND_OVERHEAD | GT_KIND_LATENCY)
 /** Every kind bit defined by this version. */
 #define GT_KIND_ALL 0x3ffu
 
@@ -344,19 +344,19 @@ GT_API int gt_kinds_format(uint32_t mask, char *buf, size_t cap);
  *  id 0 is never defined and means "no name". */
 typedef struct gt_string {
 	uint32_t id;
-	uint32_t len;    /**< bytes, no NUL counted; <= GT_STRING_MAX */
+	uint32_t len;	 /**< bytes, no NUL counted; <= GT_STRING_MAX */
 	const char *str; /**< not NUL terminated on write; NUL terminated on read */
 } gt_string;
 
 /** GT_REC_DEVICE, and an entry of the stream header's device table. */
 typedef struct gt_device {
-	uint32_t id;                   /**< CUDA device ordinal in the process */
-	uint8_t uuid[16];              /**< the identity used across processes */
+	uint32_t id;		       /**< CUDA device ordinal in the process */
+	uint8_t uuid[16];	       /**< the identity used across processes */
 	char name[GT_DEVICE_NAME_MAX]; /**< NUL terminated */
 	uint32_t cc_major, cc_minor;   /**< compute capability */
 	uint32_t sm_count;
-	uint32_t core_clock_khz;       /**< max SM clock */
-	uint32_t mem_clock_khz;        /**< max memory clock */
+	uint32_t core_clock_khz; /**< max SM clock */
+	uint32_t mem_clock_khz;	 /**< max memory clock */
 	uint32_t mem_bus_width_bits;
 	uint64_t global_mem_bytes;
 	uint32_t l2_bytes;
@@ -364,8 +364,9 @@ typedef struct gt_device {
 	uint32_t max_blocks_per_sm;
 	uint32_t max_regs_per_sm;
 	uint32_t max_regs_per_block;
-	uint32_t max_smem_per_sm;       /**< bytes */
-	uint32_t max_smem_per_block;    /**< bytes: CUPTI's maxSharedMemoryPerBlock (kernels may opt in to more) */
+	uint32_t max_smem_per_sm;    /**< bytes */
+	uint32_t max_smem_per_block; /**< bytes: CUPTI's maxSharedMemoryPerBlock (kernels may opt in
+					to more) */
 	uint32_t max_threads_per_block;
 	uint32_t warp_size;
 	uint32_t pci_domain, pci_bus, pci_device;
@@ -404,22 +405,22 @@ typedef struct gt_clock {
 
 /** GT_REC_KERNEL: one kernel execution. */
 typedef struct gt_kernel {
-	uint64_t start, end;    /**< ns, trace clock */
-	uint64_t queued;        /**< 0 when unknown */
-	uint64_t submitted;     /**< 0 when unknown */
+	uint64_t start, end;	/**< ns, trace clock */
+	uint64_t queued;	/**< 0 when unknown */
+	uint64_t submitted;	/**< 0 when unknown */
 	uint64_t graph_node_id; /**< 0 when not from a graph */
 	uint32_t device_id, context_id, stream_id;
 	uint32_t correlation_id;
-	uint32_t name_id;       /**< string id of the mangled name */
-	uint32_t graph_id;      /**< 0 when not from a graph */
+	uint32_t name_id;  /**< string id of the mangled name */
+	uint32_t graph_id; /**< 0 when not from a graph */
 	uint32_t grid_x, grid_y, grid_z;
 	uint32_t block_x, block_y, block_z;
 	uint32_t cluster_x, cluster_y, cluster_z; /**< 0 when no cluster */
-	uint32_t registers;     /**< per thread */
-	uint32_t static_smem;   /**< bytes per block */
-	uint32_t dynamic_smem;  /**< bytes per block */
-	uint32_t local_mem;     /**< bytes per thread */
-	uint32_t flags;         /**< GT_KFLAG_* */
+	uint32_t registers;			  /**< per thread */
+	uint32_t static_smem;			  /**< bytes per block */
+	uint32_t dynamic_smem;			  /**< bytes per block */
+	uint32_t local_mem;			  /**< bytes per thread */
+	uint32_t flags;				  /**< GT_KFLAG_* */
 } gt_kernel;
 
 /** GT_REC_MEMCPY: one copy. */
@@ -430,10 +431,10 @@ typedef struct gt_memcpy {
 	uint32_t correlation_id;
 	uint32_t graph_id;
 	uint32_t peer_device_id; /**< other device of a PTOP copy, else 0 */
-	uint8_t copy_kind;       /**< gt_copy_kind */
-	uint8_t src_kind;        /**< gt_mem_kind */
-	uint8_t dst_kind;        /**< gt_mem_kind */
-	uint8_t flags;           /**< GT_MFLAG_* */
+	uint8_t copy_kind;	 /**< gt_copy_kind */
+	uint8_t src_kind;	 /**< gt_mem_kind */
+	uint8_t dst_kind;	 /**< gt_mem_kind */
+	uint8_t flags;		 /**< GT_MFLAG_* */
 } gt_memcpy;
 
 /** GT_REC_MEMSET: one memset. */
@@ -445,45 +446,45 @@ typedef struct gt_memset {
 	uint32_t graph_id;
 	uint32_t value;
 	uint8_t mem_kind; /**< gt_mem_kind */
-	uint8_t flags;    /**< GT_MFLAG_* */
+	uint8_t flags;	  /**< GT_MFLAG_* */
 } gt_memset;
 
 /** GT_REC_SYNC: the host waited for the GPU. */
 typedef struct gt_sync {
 	uint64_t start, end;
-	uint32_t type;        /**< gt_sync_type */
+	uint32_t type; /**< gt_sync_type */
 	uint32_t context_id;
-	uint32_t stream_id;   /**< 0 when not a stream sync */
-	uint32_t event_id;    /**< 0 when not an event sync */
+	uint32_t stream_id; /**< 0 when not a stream sync */
+	uint32_t event_id;  /**< 0 when not an event sync */
 	uint32_t correlation_id;
-	uint32_t thread_id;   /**< 0 when unknown (join with gt_api by correlation) */
+	uint32_t thread_id; /**< 0 when unknown (join with gt_api by correlation) */
 } gt_sync;
 
 /** GT_REC_API: one runtime or driver API call on a host thread. */
 typedef struct gt_api {
 	uint64_t start, end;
-	uint32_t thread_id;      /**< OS thread id */
+	uint32_t thread_id;	 /**< OS thread id */
 	uint32_t correlation_id; /**< matches the kernel/memcpy it launched */
-	uint32_t cbid;           /**< CUPTI callback id in its domain */
-	uint32_t name_id;        /**< string id of the function name */
-	uint32_t status;         /**< return code (0 = success) */
-	uint8_t domain;          /**< gt_api_domain */
+	uint32_t cbid;		 /**< CUPTI callback id in its domain */
+	uint32_t name_id;	 /**< string id of the function name */
+	uint32_t status;	 /**< return code (0 = success) */
+	uint8_t domain;		 /**< gt_api_domain */
 } gt_api;
 
 /** GT_REC_NVTX: one NVTX marker event (ranges come as START + END). */
 typedef struct gt_nvtx {
 	uint64_t ts;
-	uint64_t id;        /**< pairs START and END */
+	uint64_t id;	    /**< pairs START and END */
 	uint32_t thread_id; /**< 0 for process-scoped ranges */
 	uint32_t name_id;   /**< on START/INSTANT; 0 on END */
 	uint32_t domain_id; /**< 0 = default domain */
-	uint32_t flags;     /**< GT_NVTX_* */
+	uint32_t flags;	    /**< GT_NVTX_* */
 } gt_nvtx;
 
 /** GT_REC_OVERHEAD: time spent by CUPTI or the driver on our behalf. */
 typedef struct gt_overhead {
 	uint64_t start, end;
-	uint32_t kind;        /**< CUpti_ActivityOverheadKind value */
+	uint32_t kind;	      /**< CUpti_ActivityOverheadKind value */
 	uint32_t object_kind; /**< 1 process, 2 thread, 3 device... (CUPTI values) */
 	uint64_t object_id;
 } gt_overhead;
@@ -491,19 +492,19 @@ typedef struct gt_overhead {
 /** GT_REC_NVML: one device sample. Fields not read are UINT32_MAX / UINT64_MAX. */
 typedef struct gt_nvml {
 	uint64_t ts;
-	uint32_t device_id;      /**< gt_device.id in this stream */
+	uint32_t device_id; /**< gt_device.id in this stream */
 	uint32_t sm_clock_mhz;
 	uint32_t mem_clock_mhz;
 	uint32_t power_mw;
 	uint32_t temp_c;
-	uint32_t gpu_util;       /**< percent, NVML's sampled "some kernel ran" */
-	uint32_t mem_util;       /**< percent */
+	uint32_t gpu_util;	       /**< percent, NVML's sampled "some kernel ran" */
+	uint32_t mem_util;	       /**< percent */
 	uint64_t clocks_event_reasons; /**< nvmlClocksEventReasons bit mask */
 	uint64_t power_violation_ns;   /**< cumulative */
 	uint64_t thermal_violation_ns; /**< cumulative */
 	uint64_t mem_used_bytes;
-	uint64_t energy_mj;            /**< cumulative since driver load */
-	uint32_t power_limit_mw;       /**< enforced power limit (format 1.2; 0 in older streams) */
+	uint64_t energy_mj;	 /**< cumulative since driver load */
+	uint32_t power_limit_mw; /**< enforced power limit (format 1.2; 0 in older streams) */
 	uint32_t default_power_limit_mw; /**< the board's default limit (format 1.2; 0 in older) */
 } gt_nvml;
 
@@ -524,18 +525,18 @@ typedef struct gt_nvml_proc {
  * UINT64_MAX, as in gt_nvml.
  */
 typedef struct gt_gpm {
-	uint64_t start;         /**< first sample (trace clock) */
-	uint64_t end;           /**< second sample */
-	uint32_t device_id;     /**< gt_device.id in this stream */
-	uint32_t sm_util;       /**< SM activity, 0.01 % (NVML_GPM_METRIC_SM_UTIL) */
-	uint32_t sm_occupancy;  /**< resident warps vs the maximum, 0.01 % */
-	uint32_t tensor_util;   /**< any tensor pipe, 0.01 % */
-	uint32_t fp16_util;     /**< non-tensor FP16 pipe, 0.01 % */
-	uint32_t fp32_util;     /**< non-tensor FP32 pipe, 0.01 % */
-	uint32_t fp64_util;     /**< non-tensor FP64 pipe, 0.01 % */
-	uint32_t dram_bw_util;  /**< DRAM bandwidth vs the maximum, 0.01 % */
-	uint64_t pcie_rx_bps;   /**< PCIe to the GPU, bytes/s */
-	uint64_t pcie_tx_bps;   /**< PCIe from the GPU, bytes/s */
+	uint64_t start;		/**< first sample (trace clock) */
+	uint64_t end;		/**< second sample */
+	uint32_t device_id;	/**< gt_device.id in this stream */
+	uint32_t sm_util;	/**< SM activity, 0.01 % (NVML_GPM_METRIC_SM_UTIL) */
+	uint32_t sm_occupancy;	/**< resident warps vs the maximum, 0.01 % */
+	uint32_t tensor_util;	/**< any tensor pipe, 0.01 % */
+	uint32_t fp16_util;	/**< non-tensor FP16 pipe, 0.01 % */
+	uint32_t fp32_util;	/**< non-tensor FP32 pipe, 0.01 % */
+	uint32_t fp64_util;	/**< non-tensor FP64 pipe, 0.01 % */
+	uint32_t dram_bw_util;	/**< DRAM bandwidth vs the maximum, 0.01 % */
+	uint64_t pcie_rx_bps;	/**< PCIe to the GPU, bytes/s */
+	uint64_t pcie_tx_bps;	/**< PCIe from the GPU, bytes/s */
 	uint64_t nvlink_rx_bps; /**< NVLink, all links, received, bytes/s */
 	uint64_t nvlink_tx_bps; /**< NVLink, all links, sent, bytes/s */
 	/** the PCIe link's capacity per direction, bytes/s, from its current
@@ -545,11 +546,11 @@ typedef struct gt_gpm {
 
 /** gt_stack.flags bits. */
 enum {
-	GT_STACK_NATIVE_CUT = 1u << 0,  /**< native frames stopped at the depth cap */
-	GT_STACK_PYTHON_CUT = 1u << 1,  /**< Python frames stopped at a cap (depth, time) */
+	GT_STACK_NATIVE_CUT = 1u << 0,	 /**< native frames stopped at the depth cap */
+	GT_STACK_PYTHON_CUT = 1u << 1,	 /**< Python frames stopped at a cap (depth, time) */
 	GT_STACK_PYTHON_FAULT = 1u << 2, /**< a Python frame could not be read: the
 					      frames kept are those read before it */
-	GT_STACK_NATIVE_NONE = 1u << 3, /**< no native frames (unwinder absent or failed) */
+	GT_STACK_NATIVE_NONE = 1u << 3,	 /**< no native frames (unwinder absent or failed) */
 };
 
 /** gt_frame.kind values. */
@@ -560,11 +561,11 @@ enum {
 
 /** gt_stack_sample.trigger values: why the stack was taken. */
 enum {
-	GT_STACK_AT_WAIT = 1,   /**< a synchronizing or blocking call that lasted at
+	GT_STACK_AT_WAIT = 1,	/**< a synchronizing or blocking call that lasted at
 				     least the threshold (stack taken as it returned) */
 	GT_STACK_AT_RESUME = 2, /**< a launch/copy/sync call after at least the
 				     threshold of host time without one on its thread */
-	GT_STACK_SAMPLED = 3,   /**< one launch in N (GAPTRACE_STACK_SAMPLE) */
+	GT_STACK_SAMPLED = 3,	/**< one launch in N (GAPTRACE_STACK_SAMPLE) */
 };
 
 /**
@@ -573,9 +574,9 @@ enum {
  * and referred to by id from GT_REC_STACK_SAMPLE.
  */
 typedef struct gt_stack {
-	uint32_t id;      /**< unique within the stream, never 0 */
+	uint32_t id;	  /**< unique within the stream, never 0 */
 	uint32_t nframes; /**< frames written for it (native + Python) */
-	uint32_t flags;   /**< GT_STACK_* */
+	uint32_t flags;	  /**< GT_STACK_* */
 } gt_stack;
 
 /**
@@ -586,57 +587,57 @@ typedef struct gt_stack {
  */
 typedef struct gt_frame {
 	uint32_t stack_id; /**< gt_stack.id */
-	uint32_t index;    /**< 0 = innermost frame of the stack */
-	uint32_t kind;     /**< GT_FRAME_* */
-	uint64_t pc;       /**< native: the address; Python: 0 */
+	uint32_t index;	   /**< 0 = innermost frame of the stack */
+	uint32_t kind;	   /**< GT_FRAME_* */
+	uint64_t pc;	   /**< native: the address; Python: 0 */
 	uint32_t file_id;  /**< Python: string id of the file name; native: 0 */
 	uint32_t func_id;  /**< Python: string id of the function; native: 0 */
-	uint32_t line;     /**< Python: line number (0 unknown); native: 0 */
+	uint32_t line;	   /**< Python: line number (0 unknown); native: 0 */
 } gt_frame;
 
 /** GT_REC_STACK_SAMPLE: one API call whose host stack was taken (format 1.4). */
 typedef struct gt_stack_sample {
-	uint64_t ts;             /**< when the call began (trace clock) */
-	uint64_t dur;            /**< AT_WAIT: the call's length; AT_RESUME: the host
+	uint64_t ts;		 /**< when the call began (trace clock) */
+	uint64_t dur;		 /**< AT_WAIT: the call's length; AT_RESUME: the host
 				      time before it without a call; SAMPLED: 0 */
-	uint32_t thread_id;      /**< OS thread id */
+	uint32_t thread_id;	 /**< OS thread id */
 	uint32_t correlation_id; /**< the gt_api record of the call (same domain) */
-	uint32_t stack_id;       /**< gt_stack.id */
-	uint32_t trigger;        /**< GT_STACK_AT_* */
-	uint32_t cbid;           /**< CUPTI callback id of the call */
-	uint32_t domain;         /**< gt_api_domain */
+	uint32_t stack_id;	 /**< gt_stack.id */
+	uint32_t trigger;	 /**< GT_STACK_AT_* */
+	uint32_t cbid;		 /**< CUPTI callback id of the call */
+	uint32_t domain;	 /**< gt_api_domain */
 } gt_stack_sample;
 
 /** GT_REC_MODULE: an executable file mapping of the traced process (format
  *  1.4), as /proc/self/maps showed it, so native frames can be symbolised. */
 typedef struct gt_module {
-	uint64_t ts;      /**< when it was read (trace clock) */
-	uint64_t start;   /**< first address of the mapping */
-	uint64_t end;     /**< one past its last address */
+	uint64_t ts;	  /**< when it was read (trace clock) */
+	uint64_t start;	  /**< first address of the mapping */
+	uint64_t end;	  /**< one past its last address */
 	uint64_t offset;  /**< file offset of `start` */
 	uint32_t path_id; /**< string id of the file's path */
 	/* The file's identity when the module was read (format 1.5; 0 and an
 	 * empty build id when unknown, as in every older trace): what a reader
 	 * checks before it symbolises with a file of that path. */
-	uint64_t file_size;     /**< bytes (stat st_size), 0 unknown */
+	uint64_t file_size;	/**< bytes (stat st_size), 0 unknown */
 	uint64_t file_mtime_ns; /**< st_mtim in ns since the epoch, 0 unknown */
-	uint32_t build_id_len;  /**< bytes of build_id used, <= GT_BUILD_ID_MAX; 0 unknown */
+	uint32_t build_id_len;	/**< bytes of build_id used, <= GT_BUILD_ID_MAX; 0 unknown */
 	uint8_t build_id[GT_BUILD_ID_MAX]; /**< the NT_GNU_BUILD_ID note's bytes */
 } gt_module;
 
 /** GT_REC_LOSS: something was lost. Every report prints these. */
 typedef struct gt_loss {
 	uint64_t start, end; /**< span over which it happened (trace clock) */
-	uint32_t what;       /**< gt_loss_what */
-	uint64_t count;      /**< records (or frames for FRAME_DROPPED) */
-	uint64_t bytes;      /**< bytes, when known */
+	uint32_t what;	     /**< gt_loss_what */
+	uint64_t count;	     /**< records (or frames for FRAME_DROPPED) */
+	uint64_t bytes;	     /**< bytes, when known */
 	uint32_t reason_id;  /**< string id of a detail text, or 0 */
 } gt_loss;
 
 /** GT_REC_NOTE: an event the report should mention. */
 typedef struct gt_note {
 	uint64_t ts;
-	uint32_t code;    /**< gt_note_code */
+	uint32_t code;	  /**< gt_note_code */
 	uint32_t text_id; /**< string id */
 } gt_note;
 
@@ -695,27 +696,27 @@ GT_API const char *gt_rec_col_name(uint32_t type, unsigned i, int *is_bytes);
 /** Who produced a stream (gt_stream_header.producer). */
 typedef enum gt_producer {
 	GT_PRODUCER_UNKNOWN = 0,
-	GT_PRODUCER_INJECT = 1,    /**< libgaptrace_inject.so in a CUDA process */
+	GT_PRODUCER_INJECT = 1,	   /**< libgaptrace_inject.so in a CUDA process */
 	GT_PRODUCER_COLLECTOR = 2, /**< the collector (NVML samples etc.) */
-	GT_PRODUCER_SYNTH = 3,     /**< the synthetic trace generator */
+	GT_PRODUCER_SYNTH = 3,	   /**< the synthetic trace generator */
 } gt_producer;
 
 /** The stream header: the first bytes of every stream and trace file. */
 typedef struct gt_stream_header {
 	uint16_t major, minor, oldest_major; /**< filled by the encoder */
-	uint16_t flags;                      /**< reserved, 0 */
-	uint32_t producer;                   /**< gt_producer */
+	uint16_t flags;			     /**< reserved, 0 */
+	uint32_t producer;		     /**< gt_producer */
 	uint32_t pid, ppid;
-	uint64_t trace_ns;                   /**< one instant, trace clock */
-	uint64_t realtime_ns;                /**< same instant, CLOCK_REALTIME */
-	uint64_t monotonic_ns;               /**< same instant, CLOCK_MONOTONIC */
-	uint32_t cupti_version;              /**< cuptiGetVersion(), 0 if none */
-	uint32_t driver_version;             /**< cuDriverGetVersion(), 0 if unknown */
-	uint32_t kinds;                      /**< GT_KIND_* enabled at start */
+	uint64_t trace_ns;	 /**< one instant, trace clock */
+	uint64_t realtime_ns;	 /**< same instant, CLOCK_REALTIME */
+	uint64_t monotonic_ns;	 /**< same instant, CLOCK_MONOTONIC */
+	uint32_t cupti_version;	 /**< cuptiGetVersion(), 0 if none */
+	uint32_t driver_version; /**< cuDriverGetVersion(), 0 if unknown */
+	uint32_t kinds;		 /**< GT_KIND_* enabled at start */
 	char hostname[256];
-	char cmdline[1024];                  /**< argv joined by spaces, cut */
-	char producer_version[64];           /**< e.g. "gaptrace 0.1.0" */
-	char session[64];                    /**< collector session id, or "" */
+	char cmdline[1024];	   /**< argv joined by spaces, cut */
+	char producer_version[64]; /**< e.g. "gaptrace 0.1.0" */
+	char session[64];	   /**< collector session id, or "" */
 	uint32_t ndevices;
 	gt_device devices[GT_MAX_DEVICES];
 } gt_stream_header;
@@ -759,10 +760,10 @@ enum {
 typedef struct gt_frame_info {
 	uint32_t comp_len; /**< payload bytes that follow the 32-byte header */
 	uint32_t raw_len;  /**< payload bytes after decompression */
-	uint32_t flags;    /**< GT_FRAME_* */
+	uint32_t flags;	   /**< GT_FRAME_* */
 	uint32_t nrecords; /**< rows in the frame (all blocks) */
-	uint64_t seq;      /**< producer's frame sequence number, from 0 */
-	uint32_t crc;      /**< CRC32C of header bytes 0..27 and the payload */
+	uint64_t seq;	   /**< producer's frame sequence number, from 0 */
+	uint32_t crc;	   /**< CRC32C of header bytes 0..27 and the payload */
 } gt_frame_info;
 
 /**
@@ -794,17 +795,17 @@ typedef int (*gt_sink_fn)(void *user, const void *buf, size_t len);
 /** Writer options, size-prefixed (see "Option structs" at the top):
  *  declare with GT_OPTS, or zero-initialize and set what you need. */
 typedef struct gt_writer_opts {
-	size_t sz;              /**< sizeof(gt_writer_opts) (GT_OPTS sets it); 0 = the
-				     first layout, GT_WRITER_OPTS_SZ_V1 */
-	int zstd_level;         /**< 0 = default (1); negative = zstd "fast" levels */
-	uint32_t frame_rows;    /**< record rows per frame before an automatic flush;
-				     0 = 32768, at most 32768 (every frame then passes
-				     GT_FRAME_MAX_RECORDS_PER_BYTE whatever its size) */
-	uint32_t max_strings;   /**< intern table cap (strings); 0 = 1 << 20,
-				     at most GT_MAX_STRINGS - 1 */
+	size_t sz;		   /**< sizeof(gt_writer_opts) (GT_OPTS sets it); 0 = the
+					first layout, GT_WRITER_OPTS_SZ_V1 */
+	int zstd_level;		   /**< 0 = default (1); negative = zstd "fast" levels */
+	uint32_t frame_rows;	   /**< record rows per frame before an automatic flush;
+					0 = 32768, at most 32768 (every frame then passes
+					GT_FRAME_MAX_RECORDS_PER_BYTE whatever its size) */
+	uint32_t max_strings;	   /**< intern table cap (strings); 0 = 1 << 20,
+					at most GT_MAX_STRINGS - 1 */
 	uint64_t max_string_bytes; /**< intern table cap (bytes); 0 = 256 MiB */
-	int no_compress;        /**< 1: store every frame uncompressed (debugging; the
-				     example stream of FORMAT.md) */
+	int no_compress;	   /**< 1: store every frame uncompressed (debugging; the
+					example stream of FORMAT.md) */
 } gt_writer_opts;
 /** Size of gt_writer_opts's first layout (sz through no_compress). */
 #define GT_WRITER_OPTS_SZ_V1 36
@@ -931,11 +932,11 @@ GT_API int gt_sink_fd(void *user, const void *buf, size_t len);
 /** Reader options, size-prefixed (see "Option structs" at the top):
  *  declare with GT_OPTS, or zero-initialize and set what you need. */
 typedef struct gt_reader_opts {
-	size_t sz;               /**< sizeof(gt_reader_opts) (GT_OPTS sets it); 0 = the
-				      first layout, GT_READER_OPTS_SZ_V1 */
-	int stop_on_corrupt;     /**< 1: stop at the first bad frame; 0: resync and go on */
+	size_t sz;		   /**< sizeof(gt_reader_opts) (GT_OPTS sets it); 0 = the
+					first layout, GT_READER_OPTS_SZ_V1 */
+	int stop_on_corrupt;	   /**< 1: stop at the first bad frame; 0: resync and go on */
 	uint64_t max_string_bytes; /**< total interned bytes cap; 0 = 512 MiB */
-	uint32_t max_strings;    /**< interned strings cap; 0 = 1 << 22 */
+	uint32_t max_strings;	   /**< interned strings cap; 0 = 1 << 22 */
 	/**
 	 * Record budget, for readers that keep what they read (0 = none): at
 	 * most this many records per byte of the input (its size when known: a
@@ -955,30 +956,30 @@ typedef struct gt_reader_opts {
 
 /** What a reader has seen so far (final after gt_reader_next returns 0). */
 typedef struct gt_reader_stats {
-	uint64_t bytes;          /**< bytes consumed, header included */
-	uint64_t frames;         /**< good frames */
-	uint64_t records;        /**< records returned */
-	uint64_t bad_frames;     /**< damaged places skipped: each run of unreadable bytes
-				      between good frames counts once, and so does each
-				      checksum-valid frame with a malformed payload */
-	uint64_t bad_bytes;      /**< bytes in those damaged places */
-	uint64_t tail_bytes;     /**< bytes of an incomplete frame at the end (a cut file) */
-	uint64_t seq_missing;    /**< sequence numbers never seen between good frames
-				      (refused by a sink, dropped, or damaged) */
-	uint64_t skipped_blocks; /**< blocks of unknown record types skipped */
+	uint64_t bytes;		   /**< bytes consumed, header included */
+	uint64_t frames;	   /**< good frames */
+	uint64_t records;	   /**< records returned */
+	uint64_t bad_frames;	   /**< damaged places skipped: each run of unreadable bytes
+					between good frames counts once, and so does each
+					checksum-valid frame with a malformed payload */
+	uint64_t bad_bytes;	   /**< bytes in those damaged places */
+	uint64_t tail_bytes;	   /**< bytes of an incomplete frame at the end (a cut file) */
+	uint64_t seq_missing;	   /**< sequence numbers never seen between good frames
+					(refused by a sink, dropped, or damaged) */
+	uint64_t skipped_blocks;   /**< blocks of unknown record types skipped */
 	uint64_t first_bad_offset; /**< offset of the first problem, or UINT64_MAX */
 	uint64_t strings_dropped;  /**< strings not kept: id or table caps exceeded */
-	uint64_t budget_frames;    /**< good frames not read: over the record budget
-				        (gt_reader_opts.max_records_per_byte) */
+	uint64_t budget_frames;	   /**< good frames not read: over the record budget
+					(gt_reader_opts.max_records_per_byte) */
 	uint64_t budget_records;   /**< the records of those frames (their headers') */
-	uint64_t budget_offset;    /**< offset of the first of them, or UINT64_MAX */
-	uint64_t dup_frames;       /**< good frames skipped: their sequence number was
-				        read already (a frame written twice, a file
-				        appended to itself, the same stream read twice
-				        through a shared gt_seqset) */
+	uint64_t budget_offset;	   /**< offset of the first of them, or UINT64_MAX */
+	uint64_t dup_frames;	   /**< good frames skipped: their sequence number was
+					read already (a frame written twice, a file
+					appended to itself, the same stream read twice
+					through a shared gt_seqset) */
 	uint64_t backward_frames;  /**< good frames read whose sequence number is lower
-				        than the frame before (out of order, or two
-				        streams in one file); no stream writes them */
+					than the frame before (out of order, or two
+					streams in one file); no stream writes them */
 } gt_reader_stats;
 
 /**
@@ -1103,9 +1104,9 @@ GT_API int gt_trace_recover(const char *in_path, const char *out_path, gt_recove
 
 /** Maps a stream's trace clock to CLOCK_REALTIME (ns) piecewise-linearly. */
 typedef struct gt_clock_map {
-	int64_t offset;       /**< realtime - trace at the anchor */
+	int64_t offset; /**< realtime - trace at the anchor */
 	uint64_t anchor_trace;
-	double slope;         /**< d(realtime)/d(trace), 1.0 when unknown */
+	double slope; /**< d(realtime)/d(trace), 1.0 when unknown */
 } gt_clock_map;
 
 /** Initialize a map from a stream header's clock triple. */
@@ -1147,10 +1148,10 @@ typedef enum gt_ctl_type {
 				  arg1 = GT_KIND_* to capture now (0 = stay dormant) */
 	GT_CTL_MISMATCH = 2, /**< handshake refused: arg0 = collector major<<16|minor,
 				  arg1 = collector oldest major; text = why. Then close. */
-	GT_CTL_ARM = 3,      /**< start capturing arg0 = GT_KIND_* for arg1 ns (0 = until DISARM) */
+	GT_CTL_ARM = 3,	     /**< start capturing arg0 = GT_KIND_* for arg1 ns (0 = until DISARM) */
 	GT_CTL_DISARM = 4,   /**< stop capturing, flush what is buffered */
 	GT_CTL_FLUSH = 5,    /**< flush buffered records now */
-	GT_CTL_BYE = 6,      /**< collector is going away: finish or fall back to file */
+	GT_CTL_BYE = 6,	     /**< collector is going away: finish or fall back to file */
 } gt_ctl_type;
 
 /** Size of the fixed part of a control message. */

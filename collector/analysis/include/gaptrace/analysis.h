@@ -135,7 +135,7 @@ extern "C" {
 /** Window modes (gt_analysis_opts.window_mode). */
 enum {
 	GT_WINDOW_ACTIVITY = 0, /**< first GPU activity .. last GPU activity, per GPU */
-	GT_WINDOW_CAPTURE = 1,  /**< start of the capture (the first ARMED note, else
+	GT_WINDOW_CAPTURE = 1,	/**< start of the capture (the first ARMED note, else
 				     the stream header) .. last record of the traces
 				     using the GPU; time disarmed in between counts as
 				     idle */
@@ -187,26 +187,26 @@ typedef void (*gt_analysis_log_fn)(void *user, const char *label, const gt_errin
  * Analysis options. Zero-initialize: every 0 field takes its default.
  */
 typedef struct gt_analysis_opts {
-	uint64_t window_ns;         /**< utilization window; 0 = GT_AN_DEFAULT_WINDOW_NS */
-	uint32_t top_gaps;          /**< longest gaps kept; 0 = default */
+	uint64_t window_ns;	    /**< utilization window; 0 = GT_AN_DEFAULT_WINDOW_NS */
+	uint32_t top_gaps;	    /**< longest gaps kept; 0 = default */
 	uint32_t max_detail_gaps;   /**< detailed gaps kept; 0 = default */
-	uint64_t detail_gap_ns;     /**< min length of a detailed gap; 0 = default,
+	uint64_t detail_gap_ns;	    /**< min length of a detailed gap; 0 = default,
 					 UINT64_MAX = keep none */
 	uint64_t storm_min_calls;   /**< 0 = GT_AN_DEFAULT_STORM_MIN_CALLS */
 	uint64_t storm_max_mean_ns; /**< 0 = GT_AN_DEFAULT_STORM_MAX_MEAN_NS */
 	uint64_t tiny_kernel_ns;    /**< 0 = GT_AN_DEFAULT_TINY_KERNEL_NS */
-	uint64_t throttle_mask;     /**< 0 = GT_AN_DEFAULT_THROTTLE_MASK */
-	int window_mode;            /**< GT_WINDOW_* */
+	uint64_t throttle_mask;	    /**< 0 = GT_AN_DEFAULT_THROTTLE_MASK */
+	int window_mode;	    /**< GT_WINDOW_* */
 	uint64_t from_ns, to_ns;    /**< clip the window to [from, to) (realtime ns),
 					 and the records by gt_clock_map_in_slice;
 					 0 = no clip on that side */
-	int stop_on_corrupt;        /**< 1: a corrupt frame ends that trace's reading */
-	gt_analysis_log_fn log;     /**< optional problem callback */
+	int stop_on_corrupt;	    /**< 1: a corrupt frame ends that trace's reading */
+	gt_analysis_log_fn log;	    /**< optional problem callback */
 	void *log_user;
-	uint64_t coll_tol_ns;       /**< collectives across ranks: the ends of one
-					 collective's kernels on different ranks differ
-					 by at most this (clock skew between processes);
-					 0 = GT_AN_DEFAULT_COLL_TOL_NS */
+	uint64_t coll_tol_ns;	       /**< collectives across ranks: the ends of one
+					    collective's kernels on different ranks differ
+					    by at most this (clock skew between processes);
+					    0 = GT_AN_DEFAULT_COLL_TOL_NS */
 	uint32_t max_records_per_byte; /**< record budget: at most this many records
 					 are read per byte of each trace (so over all of
 					 them: memory follows the size of the input); the
@@ -214,43 +214,43 @@ typedef struct gt_analysis_opts {
 					 reports say so (gt_an_trace.rs.budget_*).
 					 0 = GT_AN_DEFAULT_RECORDS_PER_BYTE; UINT32_MAX
 					 is in effect no budget */
-	double startup_util;        /**< start-up (GT_CAUSE_STARTUP): a leading stretch
-					 whose mean utilization is at most this fraction
-					 of the rest's; 0 = GT_AN_DEFAULT_STARTUP_UTIL,
-					 < 0 = no start-up */
+	double startup_util;	       /**< start-up (GT_CAUSE_STARTUP): a leading stretch
+					    whose mean utilization is at most this fraction
+					    of the rest's; 0 = GT_AN_DEFAULT_STARTUP_UTIL,
+					    < 0 = no start-up */
 	/* Slicing (gaptrace report/export --pid/--gpu; the CLI resolves its
 	 * other slicing options into from_ns/to_ns: gaptrace/slice.h). What was
 	 * kept: gt_analysis_slice. */
-	uint32_t pid;               /**< only the traces of this process are read (the
-					 collector's NVML trace too); 0 = all */
-	const char *gpu;            /**< only this GPU: "N", the index the unsliced
-					 report gives it (order of first appearance),
-					 or a prefix of its UUID ("GPU-52027fe8" or
-					 "52027fe8", case-insensitive); NULL = all.
-					 The GPU kept is GPU 0 of the results */
-	const char *slice_what;     /**< how the slice was asked for, as the user
-					 said it (copied into gt_an_slice.what; e.g.
-					 "--from 2s --range train_step"); NULL = "" */
-	const char *step_range;     /**< NVTX range name of a step (gt_analysis_steps);
-					 NULL = detect it */
-	uint64_t step_period_ns;    /**< without NVTX step ranges: steps of this length
-					 (the utilization period the diagnosis found:
-					 gaptrace report re-reads the traces with it);
-					 0 = none */
-	uint64_t step_phase_ns;     /**< realtime ns of one step boundary (the first
-					 periodic gap); 0 = each GPU's window start */
+	uint32_t pid;		 /**< only the traces of this process are read (the
+				      collector's NVML trace too); 0 = all */
+	const char *gpu;	 /**< only this GPU: "N", the index the unsliced
+				      report gives it (order of first appearance),
+				      or a prefix of its UUID ("GPU-52027fe8" or
+				      "52027fe8", case-insensitive); NULL = all.
+				      The GPU kept is GPU 0 of the results */
+	const char *slice_what;	 /**< how the slice was asked for, as the user
+				      said it (copied into gt_an_slice.what; e.g.
+				      "--from 2s --range train_step"); NULL = "" */
+	const char *step_range;	 /**< NVTX range name of a step (gt_analysis_steps);
+				      NULL = detect it */
+	uint64_t step_period_ns; /**< without NVTX step ranges: steps of this length
+				      (the utilization period the diagnosis found:
+				      gaptrace report re-reads the traces with it);
+				      0 = none */
+	uint64_t step_phase_ns;	 /**< realtime ns of one step boundary (the first
+				      periodic gap); 0 = each GPU's window start */
 	/* Native frames' symbols (gt_analysis_symbols says what was done). */
-	int no_symbols;             /**< 1: open no module or debug file at all;
-					 native frames stay "module+0xOFF" */
-	const char *symbol_path;    /**< like perf --symfs: a module path P is read
-					 as DIR/P, its debug files too; NULL = the
-					 paths on this machine. Copied */
+	int no_symbols;		 /**< 1: open no module or debug file at all;
+				      native frames stay "module+0xOFF" */
+	const char *symbol_path; /**< like perf --symfs: a module path P is read
+				      as DIR/P, its debug files too; NULL = the
+				      paths on this machine. Copied */
 	/* Idle time by cause over time (gt_analysis_cause_columns). */
-	uint32_t cause_columns;     /**< > 0: each GPU's window cut into this many
-					 equal columns (at most 65536); 0 = none */
-	uint64_t cause_columns_gap_ns; /**< gaps at least this long are placed
-					 exactly (cause split spread over the gap);
-					 0 = GT_AN_DEFAULT_COLUMN_GAP_NS */
+	uint32_t cause_columns;		 /**< > 0: each GPU's window cut into this many
+					      equal columns (at most 65536); 0 = none */
+	uint64_t cause_columns_gap_ns;	 /**< gaps at least this long are placed
+					   exactly (cause split spread over the gap);
+					   0 = GT_AN_DEFAULT_COLUMN_GAP_NS */
 	uint32_t cause_columns_max_gaps; /**< the earliest this many such gaps per
 					 GPU; 0 = GT_AN_DEFAULT_COLUMN_MAX_GAPS */
 } gt_analysis_opts;
@@ -265,7 +265,7 @@ typedef struct gt_analysis_opts {
 /* ------------------------------------------------------------------ */
 
 typedef struct gt_analysis gt_analysis;
-struct gt_traceset;   /* gaptrace/traceset.h */
+struct gt_traceset; /* gaptrace/traceset.h */
 struct gt_trace_image;
 
 /**
@@ -320,8 +320,7 @@ GT_API int gt_analysis_add_arg(gt_analysis *a, const struct gt_traceset *ts, siz
  * @return 1, 0 (a trace of another process than opts.pid), or a negative
  *         gt_err as gt_analysis_add_path.
  */
-GT_API int gt_analysis_add_image(gt_analysis *a, const struct gt_trace_image *im,
-				 gt_errinfo *ei);
+GT_API int gt_analysis_add_image(gt_analysis *a, const struct gt_trace_image *im, gt_errinfo *ei);
 
 /**
  * Compute everything. Call once, after the last add. Adds afterwards fail
@@ -392,7 +391,7 @@ typedef struct gt_an_dist {
  */
 typedef struct gt_an_util {
 	uint64_t window_ns;
-	uint32_t nwindows;  /**< windows counted in the statistics */
+	uint32_t nwindows; /**< windows counted in the statistics */
 	double mean, stddev, min, max;
 	double p5, p25, p50, p75, p95; /**< exact order statistics (nearest rank) */
 	uint32_t hist[GT_UTIL_BINS];   /**< windows per 10 % bin; 100 % in the last */
@@ -401,13 +400,13 @@ typedef struct gt_an_util {
 /** NVML samples of one GPU, over its window (from nvml.gtrace). */
 typedef struct gt_an_nvml {
 	uint64_t samples;
-	double gpu_util_mean;     /**< NVML "GPU-Util" %, the sampled figure users see */
+	double gpu_util_mean;	  /**< NVML "GPU-Util" %, the sampled figure users see */
 	double sm_clock_mean_mhz; /**< over samples taken while the GPU was busy; 0 when no
 				       sample (period) fell in busy time */
 	uint32_t sm_clock_min_mhz, sm_clock_max_mhz;
 	double power_mean_w;
 	uint32_t temp_max_c;
-	uint64_t reasons_seen;    /**< OR of every clocks-event reason mask */
+	uint64_t reasons_seen; /**< OR of every clocks-event reason mask */
 	/** Power limits (format 1.2 samples; 0 = unknown), over all samples of the
 	 *  GPU, not only its window (they are sampled at the slow rate and change
 	 *  only by hand): the lowest enforced limit seen, and the default one. */
@@ -418,33 +417,33 @@ typedef struct gt_an_nvml {
  *  and newer, per GPU, read by the collector), by index. The first
  *  GT_GPM_PERCENT_COUNT are percentages 0..100, the rest bytes per second. */
 typedef enum gt_gpm_metric {
-	GT_GPM_SM_ACTIVE = 0,    /**< SMs with at least one warp resident (SM_UTIL) */
+	GT_GPM_SM_ACTIVE = 0,	 /**< SMs with at least one warp resident (SM_UTIL) */
 	GT_GPM_SM_OCCUPANCY = 1, /**< resident warps / max warps, over the SMs (achieved) */
-	GT_GPM_TENSOR = 2,       /**< any tensor pipe active */
-	GT_GPM_FP16 = 3,         /**< FP16 pipe active */
-	GT_GPM_FP32 = 4,         /**< FP32 pipe active */
-	GT_GPM_FP64 = 5,         /**< FP64 pipe active */
-	GT_GPM_DRAM_BW = 6,      /**< DRAM bandwidth used, % of the peak */
+	GT_GPM_TENSOR = 2,	 /**< any tensor pipe active */
+	GT_GPM_FP16 = 3,	 /**< FP16 pipe active */
+	GT_GPM_FP32 = 4,	 /**< FP32 pipe active */
+	GT_GPM_FP64 = 5,	 /**< FP64 pipe active */
+	GT_GPM_DRAM_BW = 6,	 /**< DRAM bandwidth used, % of the peak */
 	GT_GPM_PERCENT_COUNT = 7,
-	GT_GPM_PCIE_RX = 7,      /**< bytes/s received over PCIe */
+	GT_GPM_PCIE_RX = 7, /**< bytes/s received over PCIe */
 	GT_GPM_PCIE_TX = 8,
-	GT_GPM_NVLINK_RX = 9,    /**< bytes/s over all NVLinks */
+	GT_GPM_NVLINK_RX = 9, /**< bytes/s over all NVLinks */
 	GT_GPM_NVLINK_TX = 10,
 	GT_GPM_COUNT = 11
 } gt_gpm_metric;
 
 /** One GPM metric of one GPU over its window. */
 typedef struct gt_an_gpm_stat {
-	uint64_t ns;          /**< window time covered by readings of it; 0: never read */
-	double mean;          /**< time-weighted mean over the covered time */
-	double mean_busy;     /**< weighted by the GPU's busy time in each reading: the
-				   level the work itself ran at (-1: no busy reading) */
-	double p5, p50, p95;  /**< over the readings (time-weighted), the distribution */
+	uint64_t ns;	     /**< window time covered by readings of it; 0: never read */
+	double mean;	     /**< time-weighted mean over the covered time */
+	double mean_busy;    /**< weighted by the GPU's busy time in each reading: the
+				  level the work itself ran at (-1: no busy reading) */
+	double p5, p50, p95; /**< over the readings (time-weighted), the distribution */
 } gt_an_gpm_stat;
 
 /** The GPM counters of one GPU (all zero when none were read). */
 typedef struct gt_an_gpm {
-	uint64_t readings;             /**< readings overlapping the window */
+	uint64_t readings; /**< readings overlapping the window */
 	gt_an_gpm_stat m[GT_GPM_COUNT];
 	/** the PCIe link's capacity per direction, bytes/s (gt_gpm.pcie_link_bps):
 	 *  the largest known over the readings overlapping the window (an idle
@@ -455,98 +454,98 @@ typedef struct gt_an_gpm {
 
 /** One GPU (device UUID), all traced processes combined. */
 typedef struct gt_an_gpu {
-	uint32_t index;          /**< position in gt_analysis_gpu() */
-	gt_device dev;           /**< attributes from the first trace that names it */
-	int uuid_known;          /**< 0: no UUID recorded; keyed by trace + ordinal */
+	uint32_t index; /**< position in gt_analysis_gpu() */
+	gt_device dev;	/**< attributes from the first trace that names it */
+	int uuid_known; /**< 0: no UUID recorded; keyed by trace + ordinal */
 
-	uint64_t t0, t1;         /**< the window, realtime ns (t1 exclusive) */
-	uint64_t window_ns;      /**< t1 - t0 */
-	uint64_t busy_ns;        /**< union of kernels, copies, memsets */
-	uint64_t sm_busy_ns;     /**< union of kernels only */
-	uint64_t copy_only_ns;   /**< busy_ns - sm_busy_ns */
-	uint64_t idle_ns;        /**< window_ns - busy_ns == sum of cause_ns */
-	double utilization;      /**< busy_ns / window_ns (0 when the window is empty) */
+	uint64_t t0, t1;		   /**< the window, realtime ns (t1 exclusive) */
+	uint64_t window_ns;		   /**< t1 - t0 */
+	uint64_t busy_ns;		   /**< union of kernels, copies, memsets */
+	uint64_t sm_busy_ns;		   /**< union of kernels only */
+	uint64_t copy_only_ns;		   /**< busy_ns - sm_busy_ns */
+	uint64_t idle_ns;		   /**< window_ns - busy_ns == sum of cause_ns */
+	double utilization;		   /**< busy_ns / window_ns (0 when the window is empty) */
 	uint64_t cause_ns[GT_CAUSE_COUNT]; /**< idle split by cause; sums to idle_ns */
 
 	/* busy-side accounting */
-	uint64_t throttled_ns;   /**< busy time with a reason of opts.throttle_mask set */
+	uint64_t throttled_ns; /**< busy time with a reason of opts.throttle_mask set */
 	uint64_t throttle_reason_ns[GT_AN_THROTTLE_BITS]; /**< busy time per reason bit */
-	uint64_t comm_ns;        /**< union of communication kernels (gt_comm_kernel_type) */
-	uint64_t comm_exposed_ns;/**< communication time with no compute kernel running
-				      (comm_ns - comm_overlap_ns) */
+	uint64_t comm_ns;	  /**< union of communication kernels (gt_comm_kernel_type) */
+	uint64_t comm_exposed_ns; /**< communication time with no compute kernel running
+				       (comm_ns - comm_overlap_ns) */
 
 	/* work item totals (sums of durations, not unions) */
 	uint64_t nkernels, kernel_ns;
 	uint64_t nmemcpy, memcpy_ns, memcpy_bytes;
 	uint64_t nmemset, memset_ns, memset_bytes;
-	uint64_t graph_kernels;  /**< kernels launched from CUDA graphs */
-	uint64_t tiny_kernels, tiny_kernel_ns; /**< kernels < opts.tiny_kernel_ns */
+	uint64_t graph_kernels;			 /**< kernels launched from CUDA graphs */
+	uint64_t tiny_kernels, tiny_kernel_ns;	 /**< kernels < opts.tiny_kernel_ns */
 	uint64_t storm_kernels, storm_kernel_ns; /**< kernels whose name is a storm */
-	uint64_t unmatched;      /**< work items whose launch API call was not found */
-	uint32_t nstreams;       /**< distinct (process, stream) pairs */
-	uint32_t nprocs;         /**< traced processes that used this GPU */
+	uint64_t unmatched; /**< work items whose launch API call was not found */
+	uint32_t nstreams;  /**< distinct (process, stream) pairs */
+	uint32_t nprocs;    /**< traced processes that used this GPU */
 
 	/* gaps */
 	uint64_t ngaps;
-	gt_an_dist gap_len;      /**< distribution of gap lengths */
+	gt_an_dist gap_len; /**< distribution of gap lengths */
 	uint64_t gap_hist_count[GT_GAP_BINS];
 	uint64_t gap_hist_ns[GT_GAP_BINS];
 	uint64_t gap_hist_cause_ns[GT_GAP_BINS][GT_CAUSE_COUNT];
 
-	gt_an_util util;         /**< utilization distribution over windows */
+	gt_an_util util; /**< utilization distribution over windows */
 
 	/* launch latency, kernels only */
-	gt_an_dist lat_api;       /**< launch API call start -> kernel start */
-	gt_an_dist lat_api_end;   /**< launch API call end -> kernel start */
-	gt_an_dist lat_queued;    /**< queued -> start (when recorded) */
+	gt_an_dist lat_api;	  /**< launch API call start -> kernel start */
+	gt_an_dist lat_api_end;	  /**< launch API call end -> kernel start */
+	gt_an_dist lat_queued;	  /**< queued -> start (when recorded) */
 	gt_an_dist lat_submitted; /**< submitted -> start (when recorded) */
 
 	gt_an_nvml nvml;
-	gt_an_gpm gpm;           /**< hardware counters; gpm.readings 0 when not read */
+	gt_an_gpm gpm; /**< hardware counters; gpm.readings 0 when not read */
 
 	/* communication (multi-GPU; all 0 without communication kernels) */
-	uint64_t ncomm;          /**< communication kernels */
-	uint64_t compute_ns;     /**< union of the other (compute) kernels */
-	uint64_t comm_overlap_ns;/**< comm_ns that ran while a compute kernel ran */
-	uint64_t comm_wait_ns;   /**< union of the waits inside collective kernels for
-				      the last rank to arrive (gt_analysis_waits) */
+	uint64_t ncomm;		       /**< communication kernels */
+	uint64_t compute_ns;	       /**< union of the other (compute) kernels */
+	uint64_t comm_overlap_ns;      /**< comm_ns that ran while a compute kernel ran */
+	uint64_t comm_wait_ns;	       /**< union of the waits inside collective kernels for
+					    the last rank to arrive (gt_analysis_waits) */
 	uint64_t comm_wait_exposed_ns; /**< of comm_wait_ns, with no compute kernel running */
-	uint64_t late_ns;        /**< union of the windows in which this GPU's rank was the
-				      late one: from the first rank's arrival to its own,
-				      for the collectives it arrived last at */
-	uint64_t late_busy_ns;   /**< of late_ns, this GPU busy (any work) */
+	uint64_t late_ns;	       /**< union of the windows in which this GPU's rank was the
+					    late one: from the first rank's arrival to its own,
+					    for the collectives it arrived last at */
+	uint64_t late_busy_ns;	       /**< of late_ns, this GPU busy (any work) */
 	uint64_t late_cause_ns[GT_CAUSE_COUNT]; /**< of late_ns, idle by cause
 						     (late_busy_ns + these = late_ns) */
 
 	/* start-up (cause_ns[GT_CAUSE_STARTUP]; all 0 when there is none) */
-	uint64_t startup_until;  /**< gaps beginning before this are start-up: where
-				      the program's work began (startup_by) */
-	uint64_t startup_end;    /**< end of the last start-up gap (realtime ns) */
-	uint32_t startup_windows;/**< utilization windows (util.window_ns) it touches */
-	uint32_t startup_kernel; /**< GT_STARTUP_BY_KERNEL: that kernel's name (string id) */
-	uint32_t startup_module; /**< GT_STARTUP_BY_DISPATCH: the jitted function's XLA
-				      module (string id, e.g. "jit_train_step") */
+	uint64_t startup_until;	     /**< gaps beginning before this are start-up: where
+					  the program's work began (startup_by) */
+	uint64_t startup_end;	     /**< end of the last start-up gap (realtime ns) */
+	uint32_t startup_windows;    /**< utilization windows (util.window_ns) it touches */
+	uint32_t startup_kernel;     /**< GT_STARTUP_BY_KERNEL: that kernel's name (string id) */
+	uint32_t startup_module;     /**< GT_STARTUP_BY_DISPATCH: the jitted function's XLA
+					  module (string id, e.g. "jit_train_step") */
 	uint64_t startup_compile_ns; /**< GT_STARTUP_BY_DISPATCH: of the start-up, the
 					  time its process spent in XLA's compiler
 					  ranges (host time; 0: none recorded) */
-	int startup_by;          /**< GT_STARTUP_BY_*: the evidence where it ended */
-	uint64_t warmup_ns;      /**< of cause_ns[GT_CAUSE_STARTUP], the warm-up: idle
-				      of the gaps after startup_until that end with a
-				      kernel's first launch on the GPU, before the low
-				      stretch's end (design block of gaps.c) */
-	uint32_t warmup_gaps;    /**< those gaps */
-	uint64_t warmup_until;   /**< the last of those first launches (0: none); period
-				      steps begin after it */
+	int startup_by;		     /**< GT_STARTUP_BY_*: the evidence where it ended */
+	uint64_t warmup_ns;	     /**< of cause_ns[GT_CAUSE_STARTUP], the warm-up: idle
+					  of the gaps after startup_until that end with a
+					  kernel's first launch on the GPU, before the low
+					  stretch's end (design block of gaps.c) */
+	uint32_t warmup_gaps;	     /**< those gaps */
+	uint64_t warmup_until;	     /**< the last of those first launches (0: none); period
+					  steps begin after it */
 } gt_an_gpu;
 
 /** What ended a GPU's start-up (gt_an_gpu.startup_by; design block of gaps.c). */
 enum {
-	GT_STARTUP_BY_NONE = 0,   /**< no start-up */
-	GT_STARTUP_BY_SPLIT = 1,  /**< the end of the leading low-utilization stretch
-				       (no earlier evidence of the program's work) */
-	GT_STARTUP_BY_KERNEL = 2, /**< the first launch of a kernel the steady state runs
-				       again (startup_kernel): the loop had begun */
-	GT_STARTUP_BY_STEP = 3,   /**< the first step range (NVTX) on the GPU */
+	GT_STARTUP_BY_NONE = 0,	    /**< no start-up */
+	GT_STARTUP_BY_SPLIT = 1,    /**< the end of the leading low-utilization stretch
+					 (no earlier evidence of the program's work) */
+	GT_STARTUP_BY_KERNEL = 2,   /**< the first launch of a kernel the steady state runs
+					 again (startup_kernel): the loop had begun */
+	GT_STARTUP_BY_STEP = 3,	    /**< the first step range (NVTX) on the GPU */
 	GT_STARTUP_BY_DISPATCH = 4, /**< the first dispatch of the loop's jitted function
 					 (XLA's XlaModule ranges, startup_module), even
 					 without a low stretch: JAX compiles at the first
@@ -559,7 +558,7 @@ enum {
  * ran other traced processes' work while this one had none.
  */
 typedef struct gt_an_proc {
-	uint32_t trace;          /**< index of its gt_an_trace */
+	uint32_t trace; /**< index of its gt_an_trace */
 	uint32_t pid;
 	uint64_t busy_ns;
 	uint64_t idle_ns;
@@ -576,62 +575,62 @@ typedef struct gt_an_proc {
  * Name fields are analysis string ids (gt_analysis_string), 0 when unknown.
  */
 typedef struct gt_an_gap {
-	uint64_t start, end;     /**< realtime ns */
+	uint64_t start, end;		   /**< realtime ns */
 	uint64_t cause_ns[GT_CAUSE_COUNT]; /**< sums to end - start */
-	uint8_t main_cause;      /**< the largest of cause_ns */
-	uint8_t next_kind;       /**< GT_REC_KERNEL / MEMCPY / MEMSET, or 0 */
+	uint8_t main_cause;		   /**< the largest of cause_ns */
+	uint8_t next_kind;		   /**< GT_REC_KERNEL / MEMCPY / MEMSET, or 0 */
 	uint8_t prev_kind;
 	uint8_t reserved;
-	uint32_t next_name;      /**< kernel name (mangled), or 0 for copies */
+	uint32_t next_name; /**< kernel name (mangled), or 0 for copies */
 	uint32_t next_stream;
-	uint32_t next_trace;     /**< trace index of the next item's process */
+	uint32_t next_trace; /**< trace index of the next item's process */
 	uint32_t next_pid;
 	uint32_t prev_name;
 	uint32_t prev_stream;
-	uint32_t feed_tid;       /**< the feeding thread (launched next), 0 unknown */
-	uint32_t last_call_name; /**< F's last launch/copy/sync call begun before the
-				      gap start (it may still run into the gap) */
-	uint64_t last_call_end;  /**< when it returned (realtime ns), 0 unknown */
-	uint64_t next_copy_bytes;/**< next item a copy: the mean bytes of its row (the
-				      copies of its kind, host memory, stream, process) */
-	uint32_t next_copy_kind; /**< next item a copy: GT_COPY_* (0 otherwise) */
-	uint32_t turn_call_name; /**< the synchronize or blocking copy the gap's
-				      sync_turnaround time came after (the last one, when
-				      several), 0 none: the call a title names */
-	uint64_t next_launch;    /**< start of the call that launched next, 0 unknown */
-	uint32_t site_waited;    /**< host stack of the last call before the one that
-				      ended the gap (gt_analysis_stack index + 1), 0 none */
-	uint32_t site_resumed;   /**< host stack of the call that launched next, + 1; 0 none */
+	uint32_t feed_tid;	  /**< the feeding thread (launched next), 0 unknown */
+	uint32_t last_call_name;  /**< F's last launch/copy/sync call begun before the
+				       gap start (it may still run into the gap) */
+	uint64_t last_call_end;	  /**< when it returned (realtime ns), 0 unknown */
+	uint64_t next_copy_bytes; /**< next item a copy: the mean bytes of its row (the
+				       copies of its kind, host memory, stream, process) */
+	uint32_t next_copy_kind;  /**< next item a copy: GT_COPY_* (0 otherwise) */
+	uint32_t turn_call_name;  /**< the synchronize or blocking copy the gap's
+				       sync_turnaround time came after (the last one, when
+				       several), 0 none: the call a title names */
+	uint64_t next_launch;	  /**< start of the call that launched next, 0 unknown */
+	uint32_t site_waited;	  /**< host stack of the last call before the one that
+				       ended the gap (gt_analysis_stack index + 1), 0 none */
+	uint32_t site_resumed;	  /**< host stack of the call that launched next, + 1; 0 none */
 } gt_an_gap;
 
 /** Per kernel name, per GPU. */
 typedef struct gt_an_kernel {
-	uint32_t name;           /**< analysis string id of the (mangled) name */
+	uint32_t name; /**< analysis string id of the (mangled) name */
 	uint64_t count;
 	uint64_t total_ns, min_ns, max_ns;
 	double mean_ns;
-	double share_wall;       /**< total_ns / window_ns */
-	double share_kernel;     /**< total_ns / sum of all kernel time */
-	uint32_t grid[3], block[3]; /**< of the first launch */
-	uint32_t registers;      /**< per thread, max over launches */
-	uint32_t smem;           /**< static + dynamic bytes per block, max */
-	uint64_t min_blocks, max_blocks; /**< grid x*y*z over launches */
+	double share_wall;		   /**< total_ns / window_ns */
+	double share_kernel;		   /**< total_ns / sum of all kernel time */
+	uint32_t grid[3], block[3];	   /**< of the first launch */
+	uint32_t registers;		   /**< per thread, max over launches */
+	uint32_t smem;			   /**< static + dynamic bytes per block, max */
+	uint64_t min_blocks, max_blocks;   /**< grid x*y*z over launches */
 	uint32_t min_threads, max_threads; /**< block x*y*z over launches */
-	uint64_t small_grid;     /**< launches with fewer blocks than the GPU's SMs */
-	uint64_t graph_count;    /**< launches from CUDA graphs */
-	uint64_t first_start;    /**< realtime ns of the first launch */
+	uint64_t small_grid;		   /**< launches with fewer blocks than the GPU's SMs */
+	uint64_t graph_count;		   /**< launches from CUDA graphs */
+	uint64_t first_start;		   /**< realtime ns of the first launch */
 	uint32_t ex_trace, ex_pid, ex_stream, ex_tid; /**< the first launch (tid 0 unknown) */
-	uint8_t storm;           /**< count > storm_min_calls && mean < storm_max_mean */
-	uint8_t nccl;            /**< a communication kernel (gt_comm_kernel_type >= 0:
-				      NCCL/RCCL, MSCCL, NVSHMEM, symmetric memory) */
-	uint8_t coll;            /**< its gt_coll_type when nccl is 1 */
+	uint8_t storm; /**< count > storm_min_calls && mean < storm_max_mean */
+	uint8_t nccl;  /**< a communication kernel (gt_comm_kernel_type >= 0:
+			    NCCL/RCCL, MSCCL, NVSHMEM, symmetric memory) */
+	uint8_t coll;  /**< its gt_coll_type when nccl is 1 */
 	/** GPM percentages attributed to this kernel: the readings overlapping its
 	 *  launches, weighted by the overlap (approximate when other kernels ran
 	 *  in the same readings: see gpm_shared). -1 where not read. */
 	float gpm[GT_GPM_PERCENT_COUNT];
-	uint64_t gpm_ns;         /**< kernel time covered by readings */
-	double gpm_shared;       /**< share of that time whose readings also covered other
-				      kernels' work (0: exact, 1: all shared) */
+	uint64_t gpm_ns;   /**< kernel time covered by readings */
+	double gpm_shared; /**< share of that time whose readings also covered other
+				kernels' work (0: exact, 1: all shared) */
 } gt_an_kernel;
 
 /** gt_an_copy.copy_kind for the memset row. */
@@ -639,16 +638,16 @@ typedef struct gt_an_kernel {
 
 /** Copies per GPU by direction and host memory kind. */
 typedef struct gt_an_copy {
-	uint8_t copy_kind;       /**< gt_copy_kind, or GT_AN_COPY_MEMSET */
-	uint8_t host_kind;       /**< gt_mem_kind of the host side (src of HtoD, dst of
-				      DtoH; GT_MEM_DEVICE for DtoD, memset: its kind) */
+	uint8_t copy_kind; /**< gt_copy_kind, or GT_AN_COPY_MEMSET */
+	uint8_t host_kind; /**< gt_mem_kind of the host side (src of HtoD, dst of
+				DtoH; GT_MEM_DEVICE for DtoD, memset: its kind) */
 	uint64_t count, bytes;
 	uint64_t total_ns, min_ns, max_ns;
-	double gbps;             /**< bytes / total_ns (GB/s = bytes per ns) */
-	double share_wall;       /**< total_ns / window_ns */
-	uint64_t api_ns;         /**< host time in the calls that issued them (matched) */
-	uint64_t blocking;       /**< issued by a call that returned after the copy ended */
-	uint64_t first_start;    /**< realtime ns of the first one */
+	double gbps;	      /**< bytes / total_ns (GB/s = bytes per ns) */
+	double share_wall;    /**< total_ns / window_ns */
+	uint64_t api_ns;      /**< host time in the calls that issued them (matched) */
+	uint64_t blocking;    /**< issued by a call that returned after the copy ended */
+	uint64_t first_start; /**< realtime ns of the first one */
 	uint32_t ex_trace, ex_pid, ex_stream; /**< the first one */
 } gt_an_copy;
 
@@ -661,39 +660,39 @@ enum {
 /** Host time blocked in synchronization, per process, thread and type. */
 typedef struct gt_an_sync {
 	uint32_t trace, pid, tid; /**< tid 0: unknown thread */
-	uint32_t type;            /**< gt_sync_type */
-	uint32_t source;          /**< GT_AN_SYNC_FROM_* */
-	uint32_t name;            /**< API function name string id (0 for records) */
+	uint32_t type;		  /**< gt_sync_type */
+	uint32_t source;	  /**< GT_AN_SYNC_FROM_* */
+	uint32_t name;		  /**< API function name string id (0 for records) */
 	uint64_t count, total_ns, max_ns;
 } gt_an_sync;
 
 /** A GT_REC_NOTE of a trace. */
 typedef struct gt_an_note {
-	uint64_t ts;      /**< realtime ns */
-	uint32_t code;    /**< gt_note_code */
+	uint64_t ts;	  /**< realtime ns */
+	uint32_t code;	  /**< gt_note_code */
 	const char *text; /**< never NULL */
 } gt_an_note;
 
 /** One input trace: what it is, what was read, what was lost. */
 typedef struct gt_an_trace {
-	const char *path;        /**< path or label, never NULL */
-	int status;              /**< 0, or the gt_err that stopped reading (then
-				      error says why and where) */
+	const char *path; /**< path or label, never NULL */
+	int status;	  /**< 0, or the gt_err that stopped reading (then
+			       error says why and where) */
 	char error[256];
-	int header_ok;           /**< the stream header was read */
-	gt_stream_header header; /**< valid when header_ok */
-	uint64_t records[GT_REC_TYPE_LIMIT]; /**< records read, by type */
-	gt_reader_stats rs;      /**< bad frames, tail bytes, missing frames, ... */
-	uint64_t problems;       /**< problems the reader stepped over */
-	char first_problem[256]; /**< the first one's message (with its offset) */
-	uint64_t t_first, t_last;/**< realtime span of its timed records */
+	int header_ok;			       /**< the stream header was read */
+	gt_stream_header header;	       /**< valid when header_ok */
+	uint64_t records[GT_REC_TYPE_LIMIT];   /**< records read, by type */
+	gt_reader_stats rs;		       /**< bad frames, tail bytes, missing frames, ... */
+	uint64_t problems;		       /**< problems the reader stepped over */
+	char first_problem[256];	       /**< the first one's message (with its offset) */
+	uint64_t t_first, t_last;	       /**< realtime span of its timed records */
 	uint64_t loss_count[GT_AN_LOSS_SLOTS]; /**< gt_loss records, by gt_loss_what */
 	uint64_t loss_bytes[GT_AN_LOSS_SLOTS];
 	uint64_t overhead_count, overhead_ns; /**< GT_REC_OVERHEAD records */
 	uint32_t nnotes;
 	const gt_an_note *notes;
-	uint64_t unmatched;      /**< work items with no launch API call found */
-	uint64_t api_calls;      /**< API records used */
+	uint64_t unmatched;	 /**< work items with no launch API call found */
+	uint64_t api_calls;	 /**< API records used */
 	uint64_t queued_ignored; /**< kernels whose CUPTI queued time came before
 				      the start of the call that launched them
 				      (a kernel node of a CUDA graph: CUPTI
@@ -724,18 +723,18 @@ GT_API uint64_t gt_analysis_time_origin(const gt_analysis *a);
  * overlap are one capture.
  */
 typedef struct gt_an_capture {
-	uint64_t start_ns;  /**< realtime: the first ARMED note */
-	uint64_t end_ns;    /**< the last DISARMED note, or (open) the last timed
-			         record of a trace still armed when it ended */
-	uint32_t ntraces;   /**< processes armed in it */
-	uint32_t pid;       /**< their pid when one process, else 0 */
-	int open;           /**< a process was still armed when its trace ended */
-	int from_start;     /**< armed from its process's start (a trace from
-				 start-up, or armed by the collector as it
-				 connected): its window can hold the program's
-				 start-up; a capture armed later cannot */
-	char kinds[160];    /**< the kinds its ARMED note names ("kernel,memcpy,...";
-				 "(several)", "" when it names none) */
+	uint64_t start_ns; /**< realtime: the first ARMED note */
+	uint64_t end_ns;   /**< the last DISARMED note, or (open) the last timed
+				record of a trace still armed when it ended */
+	uint32_t ntraces;  /**< processes armed in it */
+	uint32_t pid;	   /**< their pid when one process, else 0 */
+	int open;	   /**< a process was still armed when its trace ended */
+	int from_start;	   /**< armed from its process's start (a trace from
+				start-up, or armed by the collector as it
+				connected): its window can hold the program's
+				start-up; a capture armed later cannot */
+	char kinds[160];   /**< the kinds its ARMED note names ("kernel,memcpy,...";
+				"(several)", "" when it names none) */
 } gt_an_capture;
 
 /**
@@ -770,7 +769,7 @@ GT_API const gt_an_gap *gt_analysis_gaps(const gt_analysis *a, size_t gpu, size_
 typedef struct gt_an_column {
 	double cause_ns[GT_CAUSE_COUNT]; /**< idle ns of the placed gaps in the
 					      column, by cause */
-	double gap_ns;                   /**< ns of the column the placed gaps cover */
+	double gap_ns;			 /**< ns of the column the placed gaps cover */
 } gt_an_column;
 
 /**
@@ -783,8 +782,7 @@ typedef struct gt_an_column {
  * second analysis with a finer gap threshold is needed. NULL (*n 0) when
  * opts.cause_columns is 0.
  */
-GT_API const gt_an_column *gt_analysis_cause_columns(const gt_analysis *a, size_t gpu,
-						     size_t *n);
+GT_API const gt_an_column *gt_analysis_cause_columns(const gt_analysis *a, size_t gpu, size_t *n);
 
 /* ------------------------------------------------------------------ */
 /* Host call stacks (format 1.4; issue 15)                             */
@@ -795,10 +793,10 @@ GT_API const gt_an_column *gt_analysis_cause_columns(const gt_analysis *a, size_
  *  file = its module's path; Python: file and func as recorded, line 0
  *  unknown. file and func are analysis string ids (0 = none). */
 typedef struct gt_an_frame {
-	uint32_t kind;   /**< GT_FRAME_NATIVE / GT_FRAME_PYTHON */
+	uint32_t kind; /**< GT_FRAME_NATIVE / GT_FRAME_PYTHON */
 	uint32_t file, func, line;
 	uint64_t pc;
-	uint32_t flags;  /**< native frames: GT_AN_FRAME_* (set by the symbolizer) */
+	uint32_t flags; /**< native frames: GT_AN_FRAME_* (set by the symbolizer) */
 } gt_an_frame;
 
 /** gt_an_frame.flags: the symbolizer found the function the pc lies in. */
@@ -810,14 +808,14 @@ typedef struct gt_an_frame {
 
 /** A distinct host stack of one traced process. */
 typedef struct gt_an_stack {
-	uint32_t trace;   /**< index of its gt_an_trace */
-	uint32_t flags;   /**< GT_STACK_* */
+	uint32_t trace;	  /**< index of its gt_an_trace */
+	uint32_t flags;	  /**< GT_STACK_* */
 	uint32_t nframes; /**< native frames first (innermost first), then Python */
-	uint32_t site;    /**< index into frames of the call site shown to people
+	uint32_t site;	  /**< index into frames of the call site shown to people
 			       (gt_analysis_site_label), UINT32_MAX when none */
 	const gt_an_frame *frames;
 	uint64_t samples; /**< calls that had it */
-	uint32_t label;   /**< analysis string id of its site's text
+	uint32_t label;	  /**< analysis string id of its site's text
 			       (gt_analysis_site_label), 0 when it has no site */
 } gt_an_stack;
 
@@ -839,10 +837,10 @@ enum {
  * tied to a site.
  */
 typedef struct gt_an_site {
-	uint32_t stack;     /**< index for gt_analysis_stack: the first stack seen there */
-	uint32_t roles;     /**< GT_SITE_* seen */
-	uint64_t gaps;      /**< gaps tied to it */
-	uint64_t total_ns;  /**< sum of cause_ns */
+	uint32_t stack;	   /**< index for gt_analysis_stack: the first stack seen there */
+	uint32_t roles;	   /**< GT_SITE_* seen */
+	uint64_t gaps;	   /**< gaps tied to it */
+	uint64_t total_ns; /**< sum of cause_ns */
 	uint64_t cause_ns[GT_CAUSE_COUNT];
 } gt_an_site;
 
@@ -876,19 +874,19 @@ typedef struct gt_an_symfile {
  * trace's path.
  */
 typedef struct gt_an_symbols {
-	int native;          /**< 1 when the traces hold native frames (else
-				  nothing below was done) */
-	int source;          /**< GT_AN_SYMS_* */
-	const char *root;    /**< GT_AN_SYMS_ROOT: the directory, else "" */
-	uint32_t files;      /**< module paths looked up */
-	uint32_t checked;    /**< ... whose frames were named from a file proven
-				  the traced one (build id, else size and mtime) */
-	uint32_t unchecked;  /**< ... named from a file the trace could not prove
-				  (older traces: no identity recorded) */
-	uint32_t refused;    /**< ... not used: not the traced file, or not a
-				  regular file (a FIFO, a device) */
-	uint64_t opens;      /**< open() calls made (0 with GT_AN_SYMS_OFF) */
-	uint32_t nlist;      /**< entries of list (refused first) */
+	int native;	    /**< 1 when the traces hold native frames (else
+				 nothing below was done) */
+	int source;	    /**< GT_AN_SYMS_* */
+	const char *root;   /**< GT_AN_SYMS_ROOT: the directory, else "" */
+	uint32_t files;	    /**< module paths looked up */
+	uint32_t checked;   /**< ... whose frames were named from a file proven
+				 the traced one (build id, else size and mtime) */
+	uint32_t unchecked; /**< ... named from a file the trace could not prove
+				 (older traces: no identity recorded) */
+	uint32_t refused;   /**< ... not used: not the traced file, or not a
+				 regular file (a FIFO, a device) */
+	uint64_t opens;	    /**< open() calls made (0 with GT_AN_SYMS_OFF) */
+	uint32_t nlist;	    /**< entries of list (refused first) */
 	gt_an_symfile list[GT_AN_SYMS_LISTED];
 } gt_an_symbols;
 
@@ -969,18 +967,18 @@ GT_API const gt_analysis_opts *gt_analysis_get_opts(const gt_analysis *a);
  * slice_what). sliced is 0 when no slicing option was given.
  */
 typedef struct gt_an_slice {
-	int sliced;              /**< from_ns, to_ns, pid, gpu or slice_what was set */
-	int empty;               /**< the slice kept no GPU activity */
+	int sliced;		 /**< from_ns, to_ns, pid, gpu or slice_what was set */
+	int empty;		 /**< the slice kept no GPU activity */
 	uint64_t from_ns, to_ns; /**< the clip, realtime ns (0: none on that side) */
-	uint32_t pid;            /**< the pid kept, 0 all */
+	uint32_t pid;		 /**< the pid kept, 0 all */
 	uint32_t traces_skipped; /**< traces of other processes, not read */
-	int gpu_set;             /**< a GPU was chosen (opts.gpu) ... */
-	int gpu_found;           /**< ... and found */
-	uint32_t gpu_index;      /**< its index among the GPUs of the capture */
-	uint32_t gpus_total;     /**< GPUs of the capture before the GPU filter */
-	uint64_t kernels_total;  /**< kernel records read (of the traces read) */
-	uint64_t kernels_kept;   /**< kernels counted in the GPU windows */
-	const char *what;        /**< opts.slice_what, never NULL */
+	int gpu_set;		 /**< a GPU was chosen (opts.gpu) ... */
+	int gpu_found;		 /**< ... and found */
+	uint32_t gpu_index;	 /**< its index among the GPUs of the capture */
+	uint32_t gpus_total;	 /**< GPUs of the capture before the GPU filter */
+	uint64_t kernels_total;	 /**< kernel records read (of the traces read) */
+	uint64_t kernels_kept;	 /**< kernels counted in the GPU windows */
+	const char *what;	 /**< opts.slice_what, never NULL */
 } gt_an_slice;
 
 /**
@@ -1022,12 +1020,12 @@ GT_API const char *gt_slice_text(const gt_an_slice *s, uint64_t origin, char *bu
  * lengths, not clipped to the span.
  */
 typedef struct gt_an_nvtx_sum {
-	uint32_t name;           /**< string id of the range name */
+	uint32_t name; /**< string id of the range name */
 	uint64_t count;
 	uint64_t total_ns, min_ns, max_ns, median_ns; /**< median: the lower middle */
 	double mean_ns;
-	double share;            /**< total_ns / the span (can exceed 1: nesting,
-				      several threads) */
+	double share; /**< total_ns / the span (can exceed 1: nesting,
+			   several threads) */
 } gt_an_nvtx_sum;
 
 /** NVTX range names by total time, largest first; NULL/0 when none. */
@@ -1038,45 +1036,45 @@ GT_API uint64_t gt_analysis_nvtx_span(const gt_analysis *a);
 
 /** Where the steps came from (gt_an_steps.source). */
 enum {
-	GT_STEPS_NONE = 0,       /**< no step ranges found */
-	GT_STEPS_NVTX = 1,       /**< the ranges named opts.step_range */
-	GT_STEPS_NVTX_AUTO = 2,  /**< detected: torch's "ProfilerStep#N" ranges, else
-				      the top-level range name with at least 3
-				      instances and the largest total time */
-	GT_STEPS_PERIOD = 3,     /**< no step ranges: windows of opts.step_period_ns
-				      from a boundary at opts.step_phase_ns, the whole
-				      ones inside the GPU window after its start-up
-				      (gt_an_gpu.startup_until) */
+	GT_STEPS_NONE = 0,	/**< no step ranges found */
+	GT_STEPS_NVTX = 1,	/**< the ranges named opts.step_range */
+	GT_STEPS_NVTX_AUTO = 2, /**< detected: torch's "ProfilerStep#N" ranges, else
+				     the top-level range name with at least 3
+				     instances and the largest total time */
+	GT_STEPS_PERIOD = 3,	/**< no step ranges: windows of opts.step_period_ns
+				     from a boundary at opts.step_phase_ns, the whole
+				     ones inside the GPU window after its start-up
+				     (gt_an_gpu.startup_until) */
 };
 
 /**
  * One step (iteration) on one GPU: an instance of the step range of a
- * process that used the GPU, or one period (GT_STEPS_PERIOD; pid 0). busy and idle are counted inside the GPU's
- * window only (a step that began before the first GPU activity has the
- * time before it in neither); idle is split by the gap causes of the
- * analysis (gt_cause), clipped to the step, to the ns.
+ * process that used the GPU, or one period (GT_STEPS_PERIOD; pid 0). busy and idle are counted
+ * inside the GPU's window only (a step that began before the first GPU activity has the time before
+ * it in neither); idle is split by the gap causes of the analysis (gt_cause), clipped to the step,
+ * to the ns.
  */
 typedef struct gt_an_step {
-	uint32_t index;          /**< 0.., in start order */
+	uint32_t index; /**< 0.., in start order */
 	uint32_t pid;
-	uint64_t start, end;     /**< realtime ns: the range */
-	uint64_t dur_ns;         /**< end - start */
-	uint64_t busy_ns;        /**< GPU busy inside it (and the window) */
-	uint64_t idle_ns;        /**< GPU idle inside it (and the window) */
+	uint64_t start, end;		   /**< realtime ns: the range */
+	uint64_t dur_ns;		   /**< end - start */
+	uint64_t busy_ns;		   /**< GPU busy inside it (and the window) */
+	uint64_t idle_ns;		   /**< GPU idle inside it (and the window) */
 	uint64_t cause_ns[GT_CAUSE_COUNT]; /**< idle by cause, sums to idle_ns */
-	uint8_t top_cause;       /**< the largest cause_ns (GT_CAUSE_COUNT: no idle) */
+	uint8_t top_cause;		   /**< the largest cause_ns (GT_CAUSE_COUNT: no idle) */
 } gt_an_step;
 
 /** The steps of one GPU, summarised. */
 typedef struct gt_an_steps {
-	int source;              /**< GT_STEPS_* */
-	uint32_t name;           /**< string id of the step range name ("ProfilerStep"
-				      for torch's "ProfilerStep#N"); 0 for
-				      GT_STEPS_PERIOD */
-	uint64_t period_ns;      /**< GT_STEPS_PERIOD: the period */
+	int source;	    /**< GT_STEPS_* */
+	uint32_t name;	    /**< string id of the step range name ("ProfilerStep"
+				 for torch's "ProfilerStep#N"); 0 for
+				 GT_STEPS_PERIOD */
+	uint64_t period_ns; /**< GT_STEPS_PERIOD: the period */
 	uint64_t count;
 	uint64_t median_ns, p90_ns, max_ns, min_ns; /**< of dur_ns, exact (nearest rank) */
-	uint64_t total_ns, busy_ns; /**< sums over the steps */
+	uint64_t total_ns, busy_ns;		    /**< sums over the steps */
 } gt_an_steps;
 
 /** Where a GPU's steps came from (gt_an_steps.source), as every report words
@@ -1098,8 +1096,8 @@ GT_API void gt_analysis_steady_span(const gt_an_gpu *g, uint64_t *from, uint64_t
  * period steps (GT_STEPS_PERIOD) are these periods of the steady state, and
  * the diagnosis counts a wave's periods with it, so the two agree.
  */
-GT_API uint64_t gt_periods_within(uint64_t from, uint64_t to, uint64_t period_ns,
-				  uint64_t phase_ns, uint64_t *first);
+GT_API uint64_t gt_periods_within(uint64_t from, uint64_t to, uint64_t period_ns, uint64_t phase_ns,
+				  uint64_t *first);
 
 /**
  * Steps of GPU `gpu`, in start order; *info (may be NULL) gets the summary.
@@ -1135,7 +1133,7 @@ typedef enum gt_coll_type {
 	GT_COLL_BROADCAST = 4,
 	GT_COLL_REDUCE = 5,
 	GT_COLL_ALLTOALL = 6,
-	GT_COLL_SENDRECV = 7,   /**< point to point: SendRecv, Send, Recv, put/get */
+	GT_COLL_SENDRECV = 7, /**< point to point: SendRecv, Send, Recv, put/get */
 	GT_COLL_BARRIER = 8,
 	GT_COLL_COUNT = 9,
 } gt_coll_type;
@@ -1173,17 +1171,17 @@ GT_API int gt_comm_kernel_type(const char *name);
  * at the same time, and to more when they do).
  */
 typedef struct gt_an_coll {
-	uint32_t type;           /**< gt_coll_type */
-	uint32_t name;           /**< string id of its first kernel's name */
+	uint32_t type; /**< gt_coll_type */
+	uint32_t name; /**< string id of its first kernel's name */
 	uint64_t count;
-	uint64_t total_ns;       /**< sum of durations */
+	uint64_t total_ns; /**< sum of durations */
 	uint64_t min_ns, max_ns;
 	double mean_ns;
-	uint64_t busy_ns;        /**< union */
-	uint64_t exposed_ns;     /**< union with no compute kernel running */
-	uint64_t matched;        /**< kernels matched to the same collective on other ranks */
-	uint64_t wait_ns;        /**< sum over matched kernels of the time spent before
-				      the last rank arrived */
+	uint64_t busy_ns;    /**< union */
+	uint64_t exposed_ns; /**< union with no compute kernel running */
+	uint64_t matched;    /**< kernels matched to the same collective on other ranks */
+	uint64_t wait_ns;    /**< sum over matched kernels of the time spent before
+				  the last rank arrived */
 } gt_an_coll;
 
 /** Collective types run on GPU `gpu`, by total time, largest first. */
@@ -1210,21 +1208,21 @@ GT_API const gt_an_coll *gt_analysis_colls(const gt_analysis *a, size_t gpu, siz
  * start), and every other rank waited (last start - own start) for it.
  */
 typedef struct gt_an_rank {
-	uint32_t rank;           /**< its index */
-	uint32_t trace;          /**< gt_an_trace index */
+	uint32_t rank;	/**< its index */
+	uint32_t trace; /**< gt_an_trace index */
 	uint32_t pid;
-	uint32_t gpu;            /**< gt_an_gpu.index */
-	uint32_t dev_id;         /**< CUDA device ordinal in its process */
-	uint32_t groups;         /**< groups (sequences matched with other ranks) */
-	uint64_t kernels;        /**< its collective kernels */
-	uint64_t collectives;    /**< of which matched with at least one other rank */
-	uint64_t last;           /**< collectives it arrived last at (lateness > 0) */
-	uint64_t late_ns;        /**< sum of its lateness over those */
-	uint64_t late_max_ns;    /**< the largest */
-	uint64_t late_max_at;    /**< realtime ns of the first arrival at that one */
-	uint64_t waited_ns;      /**< time it waited inside collectives for others */
-	uint64_t cost_ns;        /**< time the others waited for it (sum over ranks) */
-	gt_an_dist late;         /**< distribution of its lateness when last */
+	uint32_t gpu;	      /**< gt_an_gpu.index */
+	uint32_t dev_id;      /**< CUDA device ordinal in its process */
+	uint32_t groups;      /**< groups (sequences matched with other ranks) */
+	uint64_t kernels;     /**< its collective kernels */
+	uint64_t collectives; /**< of which matched with at least one other rank */
+	uint64_t last;	      /**< collectives it arrived last at (lateness > 0) */
+	uint64_t late_ns;     /**< sum of its lateness over those */
+	uint64_t late_max_ns; /**< the largest */
+	uint64_t late_max_at; /**< realtime ns of the first arrival at that one */
+	uint64_t waited_ns;   /**< time it waited inside collectives for others */
+	uint64_t cost_ns;     /**< time the others waited for it (sum over ranks) */
+	gt_an_dist late;      /**< distribution of its lateness when last */
 } gt_an_rank;
 
 /** Every rank, by rank number; NULL/0 when no collective kernels. */
@@ -1236,11 +1234,11 @@ GT_API const gt_an_rank *gt_analysis_ranks(const gt_analysis *a, size_t *n);
  * this GPU; exposed_ns has no compute kernel running on it.
  */
 typedef struct gt_an_wait {
-	uint32_t rank;           /**< the rank waited for (gt_an_rank.rank) */
-	uint64_t count;          /**< collectives at which this GPU waited for it */
+	uint32_t rank;	/**< the rank waited for (gt_an_rank.rank) */
+	uint64_t count; /**< collectives at which this GPU waited for it */
 	uint64_t wait_ns;
 	uint64_t exposed_ns;
-	uint64_t max_ns;         /**< the longest single wait */
+	uint64_t max_ns; /**< the longest single wait */
 } gt_an_wait;
 
 /** Waits of GPU `gpu` by rank waited for, largest exposed_ns first. */
@@ -1248,15 +1246,15 @@ GT_API const gt_an_wait *gt_analysis_waits(const gt_analysis *a, size_t gpu, siz
 
 /** One collective matched across ranks (at least two present). */
 typedef struct gt_an_collective {
-	uint64_t first_start;    /**< first arrival (realtime ns) */
-	uint64_t last_start;     /**< last arrival */
-	uint64_t end;            /**< the latest end */
-	uint32_t type;           /**< gt_coll_type */
-	uint32_t group;          /**< gt_an_comm_group index */
-	uint32_t seq;            /**< position in the group's reference sequence */
-	uint32_t nranks;         /**< ranks present */
+	uint64_t first_start; /**< first arrival (realtime ns) */
+	uint64_t last_start;  /**< last arrival */
+	uint64_t end;	      /**< the latest end */
+	uint32_t type;	      /**< gt_coll_type */
+	uint32_t group;	      /**< gt_an_comm_group index */
+	uint32_t seq;	      /**< position in the group's reference sequence */
+	uint32_t nranks;      /**< ranks present */
 	uint32_t first_rank, last_rank;
-	uint32_t name;           /**< string id of the last rank's kernel name */
+	uint32_t name; /**< string id of the last rank's kernel name */
 	uint32_t reserved;
 } gt_an_collective;
 
@@ -1266,14 +1264,14 @@ GT_API const gt_an_collective *gt_analysis_collectives(const gt_analysis *a, siz
 /** A group: sequences of collective kernels of different ranks that run
  *  the same collectives (one communicator's stream on each rank). */
 typedef struct gt_an_comm_group {
-	uint32_t ref_rank;       /**< rank whose sequence is the reference */
-	uint32_t ref_stream;     /**< its stream id */
-	uint32_t nranks;         /**< ranks in the group (1: matched with nobody) */
+	uint32_t ref_rank;   /**< rank whose sequence is the reference */
+	uint32_t ref_stream; /**< its stream id */
+	uint32_t nranks;     /**< ranks in the group (1: matched with nobody) */
 	uint32_t reserved;
-	uint64_t ref_kernels;    /**< kernels of the reference sequence */
-	uint64_t kernels;        /**< kernels of all its sequences */
-	uint64_t matched;        /**< collectives with at least two ranks */
-	uint64_t unmatched;      /**< kernels matched with no other rank's */
+	uint64_t ref_kernels; /**< kernels of the reference sequence */
+	uint64_t kernels;     /**< kernels of all its sequences */
+	uint64_t matched;     /**< collectives with at least two ranks */
+	uint64_t unmatched;   /**< kernels matched with no other rank's */
 } gt_an_comm_group;
 
 /** Groups, the largest first. */
@@ -1410,9 +1408,9 @@ GT_API gt_symbolizer *gt_symbolizer_new_opts(const gt_symbolizer_opts *o);
 /** The identity of a module's file when it was traced (gt_module's
  *  file_size, file_mtime_ns, build_id); 0 / empty fields are unknown. */
 typedef struct gt_module_identity {
-	uint64_t size;	       /**< bytes */
-	uint64_t mtime_ns;     /**< st_mtim, ns since the epoch */
-	uint32_t build_id_len; /**< bytes of build_id (at most GT_BUILD_ID_MAX used) */
+	uint64_t size;			   /**< bytes */
+	uint64_t mtime_ns;		   /**< st_mtim, ns since the epoch */
+	uint32_t build_id_len;		   /**< bytes of build_id (at most GT_BUILD_ID_MAX used) */
 	uint8_t build_id[GT_BUILD_ID_MAX]; /**< NT_GNU_BUILD_ID bytes */
 } gt_module_identity;
 
@@ -1440,8 +1438,8 @@ GT_API int gt_symbolizer_add_module(gt_symbolizer *s, uint32_t pid, uint64_t sta
  * and mtime when id has both; else unchecked. id is copied.
  * @return as gt_symbolizer_add_module.
  */
-GT_API int gt_symbolizer_add_module_id(gt_symbolizer *s, uint32_t pid, uint64_t start,
-				       uint64_t end, uint64_t file_offset, const char *path,
+GT_API int gt_symbolizer_add_module_id(gt_symbolizer *s, uint32_t pid, uint64_t start, uint64_t end,
+				       uint64_t file_offset, const char *path,
 				       const gt_module_identity *id);
 
 /**
@@ -1475,8 +1473,7 @@ GT_API size_t gt_symbolizer_nfiles(const gt_symbolizer *s);
  *              is out of range
  * @return a static string, or NULL (read, not looked up, or nothing to say).
  */
-GT_API const char *gt_symbolizer_file_skipped(const gt_symbolizer *s, size_t i,
-					      const char **path);
+GT_API const char *gt_symbolizer_file_skipped(const gt_symbolizer *s, size_t i, const char **path);
 
 /** 1 when a frame was named from file i (0 <= i < gt_symbolizer_nfiles)
  *  for a module whose identity the trace did not record (or that neither

@@ -27,19 +27,19 @@
 
 /** What to archive. */
 typedef struct gt_archive_req {
-	const char *cmd;        /**< message prefix, e.g. "gaptrace run" */
-	const char *trace;      /**< trace directory or .gtrace file */
-	const char *dir;        /**< the archive directory (created if missing) */
-	const char *command;    /**< command line run; NULL: the trace's own */
-	uint64_t max_bytes;     /**< the trace is kept only if it fits this */
-	int quiet;              /**< no warnings about damaged input */
-	const gt_diag_opts *dopts; /**< NULL: defaults */
-	const gt_analysis_opts *ao; /**< reading options (--no-symbols,
-				         --symbol-path); NULL: defaults */
+	const char *cmd;	      /**< message prefix, e.g. "gaptrace run" */
+	const char *trace;	      /**< trace directory or .gtrace file */
+	const char *dir;	      /**< the archive directory (created if missing) */
+	const char *command;	      /**< command line run; NULL: the trace's own */
+	uint64_t max_bytes;	      /**< the trace is kept only if it fits this */
+	int quiet;		      /**< no warnings about damaged input */
+	const gt_diag_opts *dopts;    /**< NULL: defaults */
+	const gt_analysis_opts *ao;   /**< reading options (--no-symbols,
+					   --symbol-path); NULL: defaults */
 	const struct gt_model *model; /**< the model of trace already made (model.h:
-				         `gaptrace run`'s, with no slice): its report
-				         and its trace bytes are archived, nothing is
-				         read again; NULL: read trace */
+					 `gaptrace run`'s, with no slice): its report
+					 and its trace bytes are archived, nothing is
+					 read again; NULL: read trace */
 } gt_archive_req;
 
 /**
@@ -51,8 +51,8 @@ int gt_archive_store(const gt_archive_req *r, char *entry, size_t cap);
 
 /**
  * The entry to compare with: dir itself when it is an entry, else its
- * latest entry (the last of gt_archive_list: the latest captured run). @return 0 with the path in entry, or -1 with the reason in
- * entry instead.
+ * latest entry (the last of gt_archive_list: the latest captured run). @return 0 with the path in
+ * entry, or -1 with the reason in entry instead.
  */
 int gt_archive_resolve(const char *dir, char *entry, size_t cap);
 

@@ -104,7 +104,7 @@ void *gt_slots_at(gt_slots *s, uint32_t id);
  * yet) may later get a text, and becomes an alias of the id the text
  * already has, if any: gt_strtab_canon gives the canonical id. */
 typedef struct gt_strtab {
-	char **text;     /* by id */
+	char **text;	 /* by id */
 	uint32_t *alias; /* by id: canonical id (itself when not an alias) */
 	uint32_t n, cap; /* n = next id */
 	uint32_t *slots; /* hash slots: id, 0 = empty */

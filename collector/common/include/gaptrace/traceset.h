@@ -35,21 +35,21 @@
 
 /** One trace file, read whole. */
 typedef struct gt_trace_image {
-	char *path;         /**< as named: the operand, or "DIR/NAME.gtrace" */
+	char *path;	    /**< as named: the operand, or "DIR/NAME.gtrace" */
 	const uint8_t *buf; /**< its bytes as read; NULL when it could not be */
-	size_t len;         /**< bytes in buf */
-	gt_errinfo err;     /**< why buf is NULL (open, read, out of memory) */
+	size_t len;	    /**< bytes in buf */
+	gt_errinfo err;	    /**< why buf is NULL (open, read, out of memory) */
 	uint64_t dev, ino;  /**< the file's identity (both 0 when unknown) */
 } gt_trace_image;
 
 /** One operand as given. */
 typedef struct gt_trace_arg {
 	const char *path; /**< as given */
-	int is_dir;       /**< a directory: its *.gtrace files */
-	int rc;           /**< 0, or a negative gt_err: the operand cannot be used
+	int is_dir;	  /**< a directory: its *.gtrace files */
+	int rc;		  /**< 0, or a negative gt_err: the operand cannot be used
 			       (it does not exist, a directory that cannot be
 			       listed); err says why and it has no image */
-	gt_errinfo err;   /**< when rc < 0: "PATH: why" */
+	gt_errinfo err;	  /**< when rc < 0: "PATH: why" */
 	size_t first, n;  /**< its images: [first, first + n) */
 } gt_trace_arg;
 

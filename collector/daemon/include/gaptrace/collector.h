@@ -111,21 +111,21 @@ GT_API const char *gt_peer_state_name(int state);
 
 /** What the collector knows about one producer connection. */
 typedef struct gt_peer_info {
-	uint64_t id;               /**< connection number, from 1 */
-	uint32_t pid;              /**< from the stream header (SO_PEERCRED until then) */
-	uint32_t uid;              /**< SO_PEERCRED */
-	int state;                 /**< gt_peer_state */
-	uint32_t kinds;            /**< GT_KIND_* it was last told to capture */
-	uint64_t frames;           /**< verified frames */
-	uint64_t records;          /**< sum of the frames' record counts */
-	uint64_t bytes;            /**< stream bytes received, header included */
-	uint64_t seq_gaps;         /**< frames missing by sequence number */
+	uint64_t id;		   /**< connection number, from 1 */
+	uint32_t pid;		   /**< from the stream header (SO_PEERCRED until then) */
+	uint32_t uid;		   /**< SO_PEERCRED */
+	int state;		   /**< gt_peer_state */
+	uint32_t kinds;		   /**< GT_KIND_* it was last told to capture */
+	uint64_t frames;	   /**< verified frames */
+	uint64_t records;	   /**< sum of the frames' record counts */
+	uint64_t bytes;		   /**< stream bytes received, header included */
+	uint64_t seq_gaps;	   /**< frames missing by sequence number */
 	uint64_t frames_unwritten; /**< verified frames not written (disk full) */
-	uint64_t connect_ns;       /**< CLOCK_REALTIME at accept */
-	uint64_t end_ns;           /**< CLOCK_REALTIME at the end, 0 while connected */
-	char path[512];            /**< trace file, "" before the handshake */
-	char cmdline[160];         /**< start of the header's cmdline */
-	char reason[256];          /**< why it was refused/dropped, else "" */
+	uint64_t connect_ns;	   /**< CLOCK_REALTIME at accept */
+	uint64_t end_ns;	   /**< CLOCK_REALTIME at the end, 0 while connected */
+	char path[512];		   /**< trace file, "" before the handshake */
+	char cmdline[160];	   /**< start of the header's cmdline */
+	char reason[256];	   /**< why it was refused/dropped, else "" */
 	/** frames received in part and discarded when the connection ended
 	 *  inside them (stall, EOF, drop, close), and the records their headers
 	 *  announced (0 when the header itself was incomplete) */
@@ -135,7 +135,7 @@ typedef struct gt_peer_info {
 
 /** gt_peer_fn events. */
 typedef enum gt_peer_event {
-	GT_PEER_CONNECTED = 1,    /**< handshake accepted */
+	GT_PEER_CONNECTED = 1,	  /**< handshake accepted */
 	GT_PEER_DISCONNECTED = 2, /**< an accepted peer ended (closed or dropped) */
 } gt_peer_event;
 
@@ -186,18 +186,18 @@ typedef struct gt_nvml_gpm_sample {
 
 /** nvmlGpmSupport_t */
 typedef struct gt_nvml_gpm_support {
-	unsigned int version;      /**< IN: GT_NVML_GPM_SUPPORT_VERSION */
+	unsigned int version;	   /**< IN: GT_NVML_GPM_SUPPORT_VERSION */
 	unsigned int is_supported; /**< OUT: isSupportedDevice */
 } gt_nvml_gpm_support;
 
 /** nvmlGpmMetric_t */
 typedef struct gt_nvml_gpm_metric {
 	unsigned int metric_id; /**< IN: NVML_GPM_METRIC_* */
-	int nvml_return;        /**< OUT: 0 when value is valid */
-	double value;           /**< OUT */
+	int nvml_return;	/**< OUT: 0 when value is valid */
+	double value;		/**< OUT */
 	struct {
 		char *short_name, *long_name, *unit;
-	} info;                 /**< OUT, may be NULL */
+	} info; /**< OUT, may be NULL */
 } gt_nvml_gpm_metric;
 
 /** Room for metrics in gt_nvml_gpm_metrics_get: NVML's own array is
@@ -208,13 +208,13 @@ typedef struct gt_nvml_gpm_metric {
 
 /** nvmlGpmMetricsGet_t */
 typedef struct gt_nvml_gpm_metrics_get {
-	unsigned int version;     /**< IN: GT_NVML_GPM_METRICS_GET_VERSION */
-	unsigned int num_metrics; /**< IN: entries of metrics[] to fill */
+	unsigned int version;		     /**< IN: GT_NVML_GPM_METRICS_GET_VERSION */
+	unsigned int num_metrics;	     /**< IN: entries of metrics[] to fill */
 	gt_nvml_gpm_sample sample1, sample2; /**< IN: the older and the newer sample */
 	gt_nvml_gpm_metric metrics[GT_NVML_GPM_METRICS_CAP];
 } gt_nvml_gpm_metrics_get;
 
-#define GT_NVML_GPM_SUPPORT_VERSION 1     /**< NVML_GPM_SUPPORT_VERSION */
+#define GT_NVML_GPM_SUPPORT_VERSION 1	  /**< NVML_GPM_SUPPORT_VERSION */
 #define GT_NVML_GPM_METRICS_GET_VERSION 1 /**< NVML_GPM_METRICS_GET_VERSION */
 
 /** The NVML_GPM_METRIC_* ids the sampler reads (nvmlGpmMetricId_t values). */
@@ -226,8 +226,8 @@ enum {
 	GT_NVML_GPM_FP64_UTIL = 11,
 	GT_NVML_GPM_FP32_UTIL = 12,
 	GT_NVML_GPM_FP16_UTIL = 13,
-	GT_NVML_GPM_PCIE_TX_PER_SEC = 20, /**< MiB/s */
-	GT_NVML_GPM_PCIE_RX_PER_SEC = 21, /**< MiB/s */
+	GT_NVML_GPM_PCIE_TX_PER_SEC = 20,	  /**< MiB/s */
+	GT_NVML_GPM_PCIE_RX_PER_SEC = 21,	  /**< MiB/s */
 	GT_NVML_GPM_NVLINK_TOTAL_RX_PER_SEC = 60, /**< MiB/s */
 	GT_NVML_GPM_NVLINK_TOTAL_TX_PER_SEC = 61, /**< MiB/s */
 };
@@ -249,29 +249,31 @@ enum {
  * supported. init, device_count and device_handle are required.
  */
 typedef struct gt_nvml_api {
-	int (*init)(void);                                  /**< nvmlInit_v2 */
-	int (*shutdown)(void);                              /**< nvmlShutdown */
-	int (*device_count)(unsigned int *n);               /**< nvmlDeviceGetCount_v2 */
+	int (*init)(void);				    /**< nvmlInit_v2 */
+	int (*shutdown)(void);				    /**< nvmlShutdown */
+	int (*device_count)(unsigned int *n);		    /**< nvmlDeviceGetCount_v2 */
 	int (*device_handle)(unsigned int idx, void **dev); /**< nvmlDeviceGetHandleByIndex_v2 */
 	int (*device_name)(void *dev, char *buf, unsigned int len); /**< nvmlDeviceGetName */
 	int (*device_uuid)(void *dev, char *buf, unsigned int len); /**< nvmlDeviceGetUUID */
-	int (*device_pci)(void *dev, gt_nvml_pci *pci);     /**< nvmlDeviceGetPciInfo_v3 */
-	int (*cuda_cc)(void *dev, int *major, int *minor);  /**< nvmlDeviceGetCudaComputeCapability */
+	int (*device_pci)(void *dev, gt_nvml_pci *pci);		    /**< nvmlDeviceGetPciInfo_v3 */
+	int (*cuda_cc)(void *dev, int *major,
+		       int *minor); /**< nvmlDeviceGetCudaComputeCapability */
 	int (*max_clock)(void *dev, int type, unsigned int *mhz); /**< nvmlDeviceGetMaxClockInfo */
-	int (*clock)(void *dev, int type, unsigned int *mhz);     /**< nvmlDeviceGetClockInfo */
-	int (*memory)(void *dev, gt_nvml_memory *m);        /**< nvmlDeviceGetMemoryInfo */
-	int (*power)(void *dev, unsigned int *mw);          /**< nvmlDeviceGetPowerUsage */
+	int (*clock)(void *dev, int type, unsigned int *mhz);	  /**< nvmlDeviceGetClockInfo */
+	int (*memory)(void *dev, gt_nvml_memory *m);		  /**< nvmlDeviceGetMemoryInfo */
+	int (*power)(void *dev, unsigned int *mw);		  /**< nvmlDeviceGetPowerUsage */
 	int (*temperature)(void *dev, int sensor, unsigned int *c); /**< nvmlDeviceGetTemperature */
 	int (*utilization)(void *dev, gt_nvml_utilization *u); /**< nvmlDeviceGetUtilizationRates */
 	/** nvmlDeviceGetCurrentClocksEventReasons (or ...ClocksThrottleReasons) */
 	int (*clocks_event_reasons)(void *dev, unsigned long long *reasons);
 	/** nvmlDeviceGetViolationStatus (policy 0 = power, 1 = thermal) */
 	int (*violation)(void *dev, int policy, gt_nvml_violation *v);
-	int (*energy)(void *dev, unsigned long long *mj); /**< nvmlDeviceGetTotalEnergyConsumption */
+	int (*energy)(void *dev,
+		      unsigned long long *mj); /**< nvmlDeviceGetTotalEnergyConsumption */
 	/** nvmlDeviceGetProcessUtilization */
 	int (*process_utilization)(void *dev, gt_nvml_proc_sample *s, unsigned int *count,
 				   unsigned long long last_seen_us);
-	int (*cuda_driver_version)(int *v); /**< nvmlSystemGetCudaDriverVersion_v2 */
+	int (*cuda_driver_version)(int *v);		 /**< nvmlSystemGetCudaDriverVersion_v2 */
 	int (*power_limit)(void *dev, unsigned int *mw); /**< nvmlDeviceGetEnforcedPowerLimit */
 	/** nvmlDeviceGetPowerManagementDefaultLimit */
 	int (*default_power_limit)(void *dev, unsigned int *mw);
@@ -279,10 +281,10 @@ typedef struct gt_nvml_api {
 	 * All five are needed; any one NULL turns GPM off. */
 	/** nvmlGpmQueryDeviceSupport */
 	int (*gpm_query_support)(void *dev, gt_nvml_gpm_support *s);
-	int (*gpm_sample_alloc)(gt_nvml_gpm_sample *s); /**< nvmlGpmSampleAlloc */
-	int (*gpm_sample_free)(gt_nvml_gpm_sample s);   /**< nvmlGpmSampleFree */
+	int (*gpm_sample_alloc)(gt_nvml_gpm_sample *s);		/**< nvmlGpmSampleAlloc */
+	int (*gpm_sample_free)(gt_nvml_gpm_sample s);		/**< nvmlGpmSampleFree */
 	int (*gpm_sample_get)(void *dev, gt_nvml_gpm_sample s); /**< nvmlGpmSampleGet */
-	int (*gpm_metrics_get)(gt_nvml_gpm_metrics_get *m);   /**< nvmlGpmMetricsGet */
+	int (*gpm_metrics_get)(gt_nvml_gpm_metrics_get *m);	/**< nvmlGpmMetricsGet */
 	/** nvmlDeviceGetMigMode (current, pending; 1 = enabled); NULL: no MIG */
 	int (*mig_mode)(void *dev, unsigned int *current, unsigned int *pending);
 	/** nvmlDeviceGetCurrPcieLinkGeneration (1..6); NULL or failing: link unknown */
@@ -323,19 +325,19 @@ uint64_t gt_pcie_link_bps(unsigned int gen, unsigned int width);
 
 /** Options of an NVML sampler; zero-initialize and set what you need. */
 typedef struct gt_nvml_opts {
-	const char *path;       /**< trace file to create (O_EXCL); required */
-	unsigned int hz;        /**< fast-set samples per second; 0 = GT_NVML_DEFAULT_HZ */
+	const char *path; /**< trace file to create (O_EXCL); required */
+	unsigned int hz;  /**< fast-set samples per second; 0 = GT_NVML_DEFAULT_HZ */
 	/** slow-set samples per second (per-process utilization, memory,
 	 *  violation counters, energy), at most hz; 0 = GT_NVML_DEFAULT_SLOW_HZ */
 	unsigned int proc_hz;
 	/** GPM readings per second per GPU; 0 = GT_GPM_DEFAULT_HZ, at most
 	 *  GT_GPM_MAX_HZ (GPM needs >= 100 ms between samples) */
 	unsigned int gpm_hz;
-	int gpm_off;            /**< 1: no GPM readings at all */
-	const char *lib;        /**< library to dlopen; NULL = "libnvidia-ml.so.1" */
+	int gpm_off;		/**< 1: no GPM readings at all */
+	const char *lib;	/**< library to dlopen; NULL = "libnvidia-ml.so.1" */
 	const gt_nvml_api *api; /**< use this table instead of dlopen (tests) */
-	const char *session;    /**< copied into the stream header */
-	gt_log_fn log;          /**< may be NULL */
+	const char *session;	/**< copied into the stream header */
+	gt_log_fn log;		/**< may be NULL */
 	void *log_user;
 	/** 0: the file is created 0600 (private). 1: 0640, owned by group
 	 *  group_gid (see gt_collector_opts.share_group). */
@@ -397,7 +399,7 @@ GT_API int gt_nvml_parse_uuid(const char *s, uint8_t out[16]);
 
 /** Collector options; zero-initialize and set what you need. */
 typedef struct gt_collector_opts {
-	const char *trace_dir;   /**< required; created when missing (see share_group) */
+	const char *trace_dir; /**< required; created when missing (see share_group) */
 	/**
 	 * 0: trace_dir is used as is, created when missing. 1: trace_dir is a
 	 * name to make unique (a default name such as gaptrace-YYYYmmdd-HHMMSS):
@@ -408,23 +410,23 @@ typedef struct gt_collector_opts {
 	 */
 	int trace_dir_unique;
 	const char *socket_path; /**< NULL = gt_collector_default_socket() */
-	uint32_t kinds;          /**< GT_KIND_* new producers are told to capture; 0 = default */
-	int dormant;             /**< 1: new producers are told kinds 0 (until `arm all`) */
-	const char *session;     /**< informational; logged, and copied into nvml.gtrace */
+	uint32_t kinds;		 /**< GT_KIND_* new producers are told to capture; 0 = default */
+	int dormant;		 /**< 1: new producers are told kinds 0 (until `arm all`) */
+	const char *session;	 /**< informational; logged, and copied into nvml.gtrace */
 	unsigned int handshake_timeout_ms; /**< header must arrive within; 0 = 2000 */
-	unsigned int stall_timeout_ms;     /**< a started frame must finish within; 0 = 10000 */
-	unsigned int max_peers;            /**< producers at once; 0 = 1024 (lowered
-					        to what RLIMIT_NOFILE allows) */
-	unsigned int nvml_hz;              /**< 0 = no NVML sampling (gaptrace run and
-					        collector pass GT_NVML_DEFAULT_HZ) */
-	unsigned int nvml_proc_hz;         /**< see gt_nvml_opts.proc_hz */
-	unsigned int gpm_hz;               /**< see gt_nvml_opts.gpm_hz */
-	int gpm_off;                       /**< see gt_nvml_opts.gpm_off */
-	const char *nvml_lib;              /**< see gt_nvml_opts.lib */
-	const gt_nvml_api *nvml_api;       /**< see gt_nvml_opts.api */
-	gt_log_fn log;                     /**< may be NULL (nothing is logged) */
+	unsigned int stall_timeout_ms;	   /**< a started frame must finish within; 0 = 10000 */
+	unsigned int max_peers;		   /**< producers at once; 0 = 1024 (lowered
+						to what RLIMIT_NOFILE allows) */
+	unsigned int nvml_hz;		   /**< 0 = no NVML sampling (gaptrace run and
+						collector pass GT_NVML_DEFAULT_HZ) */
+	unsigned int nvml_proc_hz;	   /**< see gt_nvml_opts.proc_hz */
+	unsigned int gpm_hz;		   /**< see gt_nvml_opts.gpm_hz */
+	int gpm_off;			   /**< see gt_nvml_opts.gpm_off */
+	const char *nvml_lib;		   /**< see gt_nvml_opts.lib */
+	const gt_nvml_api *nvml_api;	   /**< see gt_nvml_opts.api */
+	gt_log_fn log;			   /**< may be NULL (nothing is logged) */
 	void *log_user;
-	gt_peer_fn on_peer;                /**< may be NULL */
+	gt_peer_fn on_peer; /**< may be NULL */
 	void *peer_user;
 	/**
 	 * Who may read the traces. 0 (default): private, like perf and
@@ -458,26 +460,26 @@ typedef struct gt_collector_opts {
 
 /** Totals of a collector (gt_collector_get_stats). */
 typedef struct gt_collector_stats {
-	uint32_t peers_active;     /**< accepted producers connected now */
-	uint32_t peers_pending;    /**< connections still in the handshake */
-	uint64_t peers_total;      /**< producers accepted since start */
-	uint64_t peers_refused;    /**< refused: uid, magic, version, timeout, full */
-	uint64_t peers_dropped;    /**< accepted, then dropped for an error or stall */
-	uint64_t frames;           /**< verified frames, all producers */
+	uint32_t peers_active;	/**< accepted producers connected now */
+	uint32_t peers_pending; /**< connections still in the handshake */
+	uint64_t peers_total;	/**< producers accepted since start */
+	uint64_t peers_refused; /**< refused: uid, magic, version, timeout, full */
+	uint64_t peers_dropped; /**< accepted, then dropped for an error or stall */
+	uint64_t frames;	/**< verified frames, all producers */
 	uint64_t records;
-	uint64_t bytes;            /**< bytes received from producers */
-	uint64_t seq_gaps;         /**< frames producers lost before sending */
+	uint64_t bytes;		   /**< bytes received from producers */
+	uint64_t seq_gaps;	   /**< frames producers lost before sending */
 	uint64_t frames_unwritten; /**< verified frames not written (disk full) */
-	uint64_t nvml_samples;     /**< GT_REC_NVML rows written */
-	uint32_t nvml_devices;     /**< GPUs sampled (0: NVML off or absent) */
-	uint32_t peers_max;        /**< producers served at once: max_peers, lowered to
-				        what RLIMIT_NOFILE allows (see gt_collector_new) */
-	uint64_t mem_budget;       /**< gt_collector_opts.mem_budget in force */
-	uint64_t mem_used;         /**< bytes of connection buffers charged now */
-	uint64_t mem_peak;         /**< most mem_used ever (never above mem_budget) */
-	uint32_t peers_waiting;    /**< connections not read now: waiting for memory */
-	uint64_t frames_lost;      /**< frames discarded half-received (gt_peer_info) */
-	uint64_t records_lost;     /**< records those frames' headers announced */
+	uint64_t nvml_samples;	   /**< GT_REC_NVML rows written */
+	uint32_t nvml_devices;	   /**< GPUs sampled (0: NVML off or absent) */
+	uint32_t peers_max;	   /**< producers served at once: max_peers, lowered to
+					what RLIMIT_NOFILE allows (see gt_collector_new) */
+	uint64_t mem_budget;	   /**< gt_collector_opts.mem_budget in force */
+	uint64_t mem_used;	   /**< bytes of connection buffers charged now */
+	uint64_t mem_peak;	   /**< most mem_used ever (never above mem_budget) */
+	uint32_t peers_waiting;	   /**< connections not read now: waiting for memory */
+	uint64_t frames_lost;	   /**< frames discarded half-received (gt_peer_info) */
+	uint64_t records_lost;	   /**< records those frames' headers announced */
 } gt_collector_stats;
 
 typedef struct gt_collector gt_collector;

@@ -106,30 +106,30 @@ extern "C" {
  *    idle cause (gt_cause_name) is that cause's time and has its color, as
  *    have dependency_wait (dependency) and transfer_bound (transfer).
  */
-#define GT_FINDINGS(X)                                                             \
-	/* 1. clocks */                                                             \
-	X(THROTTLED, throttled, 17, "#bc4c00") /* busy while clocks were cut */     \
-	/* shapes that are their own cause */                                      \
-	X(OTHER_PROCESS, other_process, 0, "#e85aad") /* another process, same GPU */ \
-	X(PERIODIC_STALL, periodic_stall, 4, "#116329") /* a stall every N s (wave) */ \
-	/* 3. idle: host-side causes */                                            \
-	X(SLOW_DATA_LOADER, slow_data_loader, 5, "#2da44e") /* idle until next H2D */ \
-	X(SYNC_TURNAROUND, sync_turnaround, 11, "#d1242f") /* host works after sync */ \
-	X(HOST_BUSY, host_busy, 12, "#e8a317") /* host outside CUDA, queue empty */  \
-	X(LAUNCH_BOUND, launch_bound, 10, "#8250df") /* launches slower than kernels */ \
-	X(DEPENDENCY_WAIT, dependency_wait, 13, "#9a6700") /* waits on events */     \
-	/* 4. busy but slow */                                                     \
-	X(TINY_KERNEL_STORM, tiny_kernel_storm, 9, "#0a3069") /* >N <10 us kernels */ \
-	X(SMALL_GRID, small_grid, 14, "#54aeff") /* fewer blocks than SMs */         \
-	X(LOW_OCCUPANCY, low_occupancy, 15, "#fb8f44") /* regs/smem limit warps */   \
-	/* 4./5. copies */                                                         \
-	X(D2H_STORM, d2h_storm, 6, "#0b5563") /* many D2H copies + waits */          \
-	X(PAGEABLE_COPIES, pageable_copies, 7, "#7fd1d9") /* from pageable memory */ \
-	X(TRANSFER_BOUND, transfer_bound, 8, "#1b9aaa") /* copies with SMs idle */   \
-	/* 6. multi-GPU */                                                         \
-	X(COMM_NOT_OVERLAPPED, comm_not_overlapped, 2, "#953800") /* NCCL alone */   \
-	X(STRAGGLER, straggler, 1, "#ff8182") /* a rank arrives last, we wait */     \
-	/* 5. memory bandwidth (NVML GPM counters; appended) */                     \
+#define GT_FINDINGS(X)                                                                           \
+	/* 1. clocks */                                                                          \
+	X(THROTTLED, throttled, 17, "#bc4c00") /* busy while clocks were cut */                  \
+	/* shapes that are their own cause */                                                    \
+	X(OTHER_PROCESS, other_process, 0, "#e85aad")	/* another process, same GPU */          \
+	X(PERIODIC_STALL, periodic_stall, 4, "#116329") /* a stall every N s (wave) */           \
+	/* 3. idle: host-side causes */                                                          \
+	X(SLOW_DATA_LOADER, slow_data_loader, 5, "#2da44e") /* idle until next H2D */            \
+	X(SYNC_TURNAROUND, sync_turnaround, 11, "#d1242f")  /* host works after sync */          \
+	X(HOST_BUSY, host_busy, 12, "#e8a317")		    /* host outside CUDA, queue empty */ \
+	X(LAUNCH_BOUND, launch_bound, 10, "#8250df")	    /* launches slower than kernels */   \
+	X(DEPENDENCY_WAIT, dependency_wait, 13, "#9a6700")  /* waits on events */                \
+	/* 4. busy but slow */                                                                   \
+	X(TINY_KERNEL_STORM, tiny_kernel_storm, 9, "#0a3069") /* >N <10 us kernels */            \
+	X(SMALL_GRID, small_grid, 14, "#54aeff")	      /* fewer blocks than SMs */        \
+	X(LOW_OCCUPANCY, low_occupancy, 15, "#fb8f44")	      /* regs/smem limit warps */        \
+	/* 4./5. copies */                                                                       \
+	X(D2H_STORM, d2h_storm, 6, "#0b5563")		  /* many D2H copies + waits */          \
+	X(PAGEABLE_COPIES, pageable_copies, 7, "#7fd1d9") /* from pageable memory */             \
+	X(TRANSFER_BOUND, transfer_bound, 8, "#1b9aaa")	  /* copies with SMs idle */             \
+	/* 6. multi-GPU */                                                                       \
+	X(COMM_NOT_OVERLAPPED, comm_not_overlapped, 2, "#953800") /* NCCL alone */               \
+	X(STRAGGLER, straggler, 1, "#ff8182") /* a rank arrives last, we wait */                 \
+	/* 5. memory bandwidth (NVML GPM counters; appended) */                                  \
 	X(MEMORY_BOUND, memory_bound, 16, "#0969da") /* near DRAM peak, pipes idle */
 
 /**
@@ -140,7 +140,7 @@ typedef enum gt_finding_id {
 #define GT_FIND_ENUM_(name, id, claim, color) GT_FIND_##name,
 	GT_FINDINGS(GT_FIND_ENUM_)
 #undef GT_FIND_ENUM_
-	GT_FIND_COUNT
+		GT_FIND_COUNT
 } gt_finding_id;
 
 /** Stable snake_case id of a finding ("launch_bound"); "?" when out of range. */
@@ -151,7 +151,7 @@ GT_API int gt_finding_by_name(const char *name);
 
 /** Severity, from the share of wall time (thresholds medium_share/high_share). */
 typedef enum gt_severity {
-	GT_SEV_LOW = 1,    /**< min_share <= share < medium_share */
+	GT_SEV_LOW = 1,	   /**< min_share <= share < medium_share */
 	GT_SEV_MEDIUM = 2, /**< medium_share <= share < high_share */
 	GT_SEV_HIGH = 3,   /**< share >= high_share */
 } gt_severity;
@@ -161,7 +161,7 @@ GT_API const char *gt_severity_name(int sev);
 
 /** A named number of the evidence, e.g. {"gaps", 1200} or {"mean_gap_ns", 118e6}. */
 typedef struct gt_diag_metric {
-	const char *key;   /**< snake_case, stable per finding (DIAGNOSIS.md) */
+	const char *key; /**< snake_case, stable per finding (DIAGNOSIS.md) */
 	double value;
 } gt_diag_metric;
 
@@ -170,50 +170,50 @@ typedef struct gt_diag_metric {
  * relative to the capture start (gt_diagnosis_capture_start).
  */
 typedef struct gt_diag_example {
-	uint64_t start, len;       /**< the gap (realtime ns, ns) */
-	uint64_t t_rel_ns;         /**< start - capture start */
-	uint8_t main_cause;        /**< gt_cause with the most ns in the gap */
-	uint32_t pid, tid;         /**< the feeding thread (tid 0: unknown) */
-	uint32_t stream;           /**< stream of the work that ended the gap */
-	const char *thread;        /**< thread name, "" when unknown */
-	const char *last_call;     /**< the feeding thread's last launch/copy/sync call
-				        before the gap, "" when unknown */
-	const char *next;          /**< short demangled name of the kernel that ended the
-				        gap, "memcpy"/"memset" for copies, "" at the end */
-	const char *prev;          /**< same for the work that ended before the gap */
+	uint64_t start, len;   /**< the gap (realtime ns, ns) */
+	uint64_t t_rel_ns;     /**< start - capture start */
+	uint8_t main_cause;    /**< gt_cause with the most ns in the gap */
+	uint32_t pid, tid;     /**< the feeding thread (tid 0: unknown) */
+	uint32_t stream;       /**< stream of the work that ended the gap */
+	const char *thread;    /**< thread name, "" when unknown */
+	const char *last_call; /**< the feeding thread's last launch/copy/sync call
+				    before the gap, "" when unknown */
+	const char *next;      /**< short demangled name of the kernel that ended the
+				    gap, "memcpy"/"memset" for copies, "" at the end */
+	const char *prev;      /**< same for the work that ended before the gap */
 } gt_diag_example;
 
 /** A kernel (or copy row) named by a finding. */
 typedef struct gt_diag_kernel {
-	const char *name;          /**< short demangled name */
+	const char *name; /**< short demangled name */
 	uint64_t count;
 	uint64_t total_ns;
 	double mean_ns;
-	uint64_t blocks;           /**< grid blocks of its first launch (kernels) */
-	uint32_t threads;          /**< threads per block of its first launch */
-	uint32_t registers;        /**< per thread */
-	uint32_t smem;             /**< bytes per block */
-	double occupancy;          /**< theoretical, 0..1; < 0 when unknown */
-	uint64_t claim_ns;         /**< what of the finding's kernel claim comes from
-				        this kernel (small_grid; 0 for the others) */
+	uint64_t blocks;    /**< grid blocks of its first launch (kernels) */
+	uint32_t threads;   /**< threads per block of its first launch */
+	uint32_t registers; /**< per thread */
+	uint32_t smem;	    /**< bytes per block */
+	double occupancy;   /**< theoretical, 0..1; < 0 when unknown */
+	uint64_t claim_ns;  /**< what of the finding's kernel claim comes from
+				 this kernel (small_grid; 0 for the others) */
 } gt_diag_kernel;
 
 /** One finding. */
 typedef struct gt_finding {
-	int id;                    /**< gt_finding_id */
-	const char *name;          /**< gt_finding_name(id) */
-	uint32_t gpu;              /**< gt_an_gpu.index */
-	int severity;              /**< gt_severity */
-	unsigned rank;             /**< 1-based position in the ranking */
-	double share;              /**< claim_ns / (window_ns - startup_ns) of its GPU, 0..1 */
-	uint64_t claim_ns;         /**< idle_ns + busy_ns claimed */
-	uint64_t idle_claim_ns;    /**< from the idle pools */
-	uint64_t busy_claim_ns;    /**< from the kernel and copy pools */
+	int id;			/**< gt_finding_id */
+	const char *name;	/**< gt_finding_name(id) */
+	uint32_t gpu;		/**< gt_an_gpu.index */
+	int severity;		/**< gt_severity */
+	unsigned rank;		/**< 1-based position in the ranking */
+	double share;		/**< claim_ns / (window_ns - startup_ns) of its GPU, 0..1 */
+	uint64_t claim_ns;	/**< idle_ns + busy_ns claimed */
+	uint64_t idle_claim_ns; /**< from the idle pools */
+	uint64_t busy_claim_ns; /**< from the kernel and copy pools */
 	uint64_t cause_claim_ns[GT_CAUSE_COUNT]; /**< idle claim by cause */
-	uint64_t kernel_claim_ns;  /**< from the kernel pool */
-	uint64_t copy_claim_ns;    /**< from the copy pool */
-	const char *title;         /**< one line a person understands */
-	const char *fix;           /**< what to change, concretely */
+	uint64_t kernel_claim_ns;		 /**< from the kernel pool */
+	uint64_t copy_claim_ns;			 /**< from the copy pool */
+	const char *title;			 /**< one line a person understands */
+	const char *fix;			 /**< what to change, concretely */
 	size_t nevidence;
 	const char *const *evidence; /**< lines of evidence (numbers, names, times) */
 	size_t nmetrics;
@@ -221,7 +221,7 @@ typedef struct gt_finding {
 	size_t nexamples;
 	const gt_diag_example *examples; /**< up to opts.max_examples, longest first */
 	size_t nkernels;
-	const gt_diag_kernel *kernels;   /**< up to opts.max_kernels */
+	const gt_diag_kernel *kernels; /**< up to opts.max_kernels */
 } gt_finding;
 
 /* ------------------------------------------------------------------ */
@@ -230,14 +230,14 @@ typedef struct gt_finding {
 
 /** The shape of a GPU's utilization over time (the article's four shapes). */
 typedef enum gt_diag_shape {
-	GT_SHAPE_NONE = 0,      /**< no activity in the window */
-	GT_SHAPE_HEALTHY = 1,   /**< utilization >= healthy_util and no finding */
-	GT_SHAPE_WAVE = 2,      /**< periodic: busy/idle with a stable period */
-	GT_SHAPE_LOW_FLAT = 3,  /**< low and flat: starved all the time */
-	GT_SHAPE_STUCK = 4,     /**< stuck at a level: another process shares the GPU */
+	GT_SHAPE_NONE = 0,	/**< no activity in the window */
+	GT_SHAPE_HEALTHY = 1,	/**< utilization >= healthy_util and no finding */
+	GT_SHAPE_WAVE = 2,	/**< periodic: busy/idle with a stable period */
+	GT_SHAPE_LOW_FLAT = 3,	/**< low and flat: starved all the time */
+	GT_SHAPE_STUCK = 4,	/**< stuck at a level: another process shares the GPU */
 	GT_SHAPE_BUSY_SLOW = 5, /**< busy but low throughput (busy-side findings) */
 	GT_SHAPE_IRREGULAR = 6, /**< low utilization with none of the shapes above */
-	GT_SHAPE_BUSY = 7,      /**< busy >= busy_util, not healthy nor busy_slow */
+	GT_SHAPE_BUSY = 7,	/**< busy >= busy_util, not healthy nor busy_slow */
 } gt_diag_shape;
 
 /** "none", "healthy", "wave", "low_flat", "stuck", "busy_slow", "irregular", "busy". */
@@ -251,64 +251,64 @@ enum {
 
 /** A periodic pattern of a GPU (the "wave"). */
 typedef struct gt_diag_wave {
-	int found;              /**< 1 when a period was detected */
-	uint32_t source;        /**< GT_WAVE_FROM_* that agree on it */
-	double period_ns;       /**< the period */
-	double confidence;      /**< 0..1: autocorrelation at the period (ACF) or the
-				     fraction of regular spacings (gaps only) */
-	double idle_share;      /**< share of the time the GPU is idle over the whole
-				     periods found (idle_periods of them: from the
-				     first periodic gap to the last, or from the start
-				     of the steady state for the ACF), from the
-				     utilization series (the detailed gaps without
-				     it); consistent with the window's utilization */
-	double idle_periods;    /**< periods idle_share was measured over */
-	double stall_share;     /**< stall_ns / period_ns: the periodic gap's own
-				     share of its period (gaps source; 0 otherwise) */
-	uint64_t stall_ns;      /**< median length of the periodic gaps (gaps source) */
-	uint32_t nstalls;       /**< periodic gaps found (gaps source) */
-	uint64_t first_stall;   /**< realtime ns of the first periodic gap, 0 if none */
-	double sub_gaps;        /**< other (shorter) detailed gaps per period between
-				     the periodic ones: >= 2 means the period spans
-				     several steps (gaps source) */
-	int is_stall;           /**< the gaps are a periodic *stall* (claimed by
-				     periodic_stall), not a per-step pattern */
+	int found;	      /**< 1 when a period was detected */
+	uint32_t source;      /**< GT_WAVE_FROM_* that agree on it */
+	double period_ns;     /**< the period */
+	double confidence;    /**< 0..1: autocorrelation at the period (ACF) or the
+				   fraction of regular spacings (gaps only) */
+	double idle_share;    /**< share of the time the GPU is idle over the whole
+				   periods found (idle_periods of them: from the
+				   first periodic gap to the last, or from the start
+				   of the steady state for the ACF), from the
+				   utilization series (the detailed gaps without
+				   it); consistent with the window's utilization */
+	double idle_periods;  /**< periods idle_share was measured over */
+	double stall_share;   /**< stall_ns / period_ns: the periodic gap's own
+				   share of its period (gaps source; 0 otherwise) */
+	uint64_t stall_ns;    /**< median length of the periodic gaps (gaps source) */
+	uint32_t nstalls;     /**< periodic gaps found (gaps source) */
+	uint64_t first_stall; /**< realtime ns of the first periodic gap, 0 if none */
+	double sub_gaps;      /**< other (shorter) detailed gaps per period between
+				   the periodic ones: >= 2 means the period spans
+				   several steps (gaps source) */
+	int is_stall;	      /**< the gaps are a periodic *stall* (claimed by
+				   periodic_stall), not a per-step pattern */
 } gt_diag_wave;
 
 /** One row of a GPU's wall-time breakdown. */
 typedef struct gt_diag_part {
-	const char *id;         /**< a finding name, or "productive", "idle_other",
-				     "unknown", "startup" */
+	const char *id; /**< a finding name, or "productive", "idle_other",
+			     "unknown", "startup" */
 	uint64_t ns;
-	double share;           /**< ns / (window_ns - startup_ns); the "startup" part: ns / window_ns */
+	double share; /**< ns / (window_ns - startup_ns); the "startup" part: ns / window_ns */
 } gt_diag_part;
 
 /** Per-GPU result: breakdown (sums to window_ns exactly), shape, wave. */
 typedef struct gt_diag_gpu {
-	uint32_t gpu;           /**< gt_an_gpu.index */
-	const char *name;       /**< device name */
+	uint32_t gpu;	  /**< gt_an_gpu.index */
+	const char *name; /**< device name */
 	uint64_t window_ns;
 	double utilization;
 	uint64_t productive_ns; /**< busy time no finding claimed */
 	uint64_t idle_other_ns; /**< idle time of known causes no finding claimed */
-	uint64_t unknown_ns;    /**< idle time of cause unknown or data_lost no finding
+	uint64_t unknown_ns;	/**< idle time of cause unknown or data_lost no finding
 				     claimed (idle_other_cause_ns[] splits it) */
-	uint64_t startup_ns;    /**< idle time set aside as start-up (before steady state) */
-	uint64_t startup_end;   /**< realtime ns where start-up ends, 0 if none */
-	int startup_by;         /**< GT_STARTUP_BY_* (analysis.h): what ended it */
-	uint32_t warmup_gaps;   /**< warm-up gaps in it (gt_an_gpu.warmup_gaps) */
+	uint64_t startup_ns;	/**< idle time set aside as start-up (before steady state) */
+	uint64_t startup_end;	/**< realtime ns where start-up ends, 0 if none */
+	int startup_by;		/**< GT_STARTUP_BY_* (analysis.h): what ended it */
+	uint32_t warmup_gaps;	/**< warm-up gaps in it (gt_an_gpu.warmup_gaps) */
 	uint64_t idle_other_cause_ns[GT_CAUSE_COUNT]; /**< idle_other by cause (+unknown) */
 	const char *not_a_finding; /**< what looked like a cause here and is not one, in
 				       one sentence for "What to change" (a GPU held to its
 				       default power limit by design), NULL: none */
-	int shape;              /**< gt_diag_shape */
+	int shape;		   /**< gt_diag_shape */
 	gt_diag_wave wave;
-	uint32_t nfindings;     /**< findings on this GPU */
+	uint32_t nfindings; /**< findings on this GPU */
 	size_t nparts;
 	const gt_diag_part *parts; /**< findings by share, then comm_exposed (when not
-				        0), productive, idle_other, unknown, startup
-				        (when not 0); the ns sum to window_ns */
-	uint64_t comm_exposed_ns; /**< exposed communication no finding claimed (busy) */
+					0), productive, idle_other, unknown, startup
+					(when not 0); the ns sum to window_ns */
+	uint64_t comm_exposed_ns;  /**< exposed communication no finding claimed (busy) */
 } gt_diag_gpu;
 
 /* ------------------------------------------------------------------ */
@@ -457,13 +457,13 @@ typedef struct gt_diag_opts {
 	double startup_util;
 	uint32_t max_examples;
 	uint32_t max_kernels;
-	uint32_t disabled;   /**< bit (1u << gt_finding_id): never report that finding */
+	uint32_t disabled; /**< bit (1u << gt_finding_id): never report that finding */
 	double straggler_wait_share;
-	double membound_dram;        /**< GT_DIAG_MEMBOUND_DRAM */
-	double membound_compute;     /**< GT_DIAG_MEMBOUND_COMPUTE */
-	double compute_bound_pipe;   /**< GT_DIAG_COMPUTE_BOUND_PIPE */
-	double occupancy_sm_active;  /**< GT_DIAG_OCCUPANCY_SM_ACTIVE */
-	double pcie_link_share;      /**< GT_DIAG_PCIE_LINK_SHARE */
+	double membound_dram;	    /**< GT_DIAG_MEMBOUND_DRAM */
+	double membound_compute;    /**< GT_DIAG_MEMBOUND_COMPUTE */
+	double compute_bound_pipe;  /**< GT_DIAG_COMPUTE_BOUND_PIPE */
+	double occupancy_sm_active; /**< GT_DIAG_OCCUPANCY_SM_ACTIVE */
+	double pcie_link_share;	    /**< GT_DIAG_PCIE_LINK_SHARE */
 } gt_diag_opts;
 
 /** Fill every field with its default (GT_DIAG_*). */
@@ -480,9 +480,9 @@ enum {
 
 /** Description of one overridable threshold. */
 typedef struct gt_diag_threshold {
-	const char *name;    /**< the field name, e.g. "min_share" */
-	int type;            /**< GT_DIAG_T_* */
-	const char *help;    /**< one line */
+	const char *name; /**< the field name, e.g. "min_share" */
+	int type;	  /**< GT_DIAG_T_* */
+	const char *help; /**< one line */
 } gt_diag_threshold;
 
 /** Number of thresholds (gt_diag_threshold_at 0..n-1). */
@@ -521,20 +521,20 @@ GT_API int gt_diag_set_threshold(gt_diag_opts *o, const char *name_eq_value, cha
 
 /** What limits the resident blocks per SM (gt_occupancy.limiter). */
 enum {
-	GT_OCC_LIMIT_NONE = 0,    /**< unknown (device limits missing) */
-	GT_OCC_LIMIT_WARPS = 1,   /**< threads per SM (block size) */
-	GT_OCC_LIMIT_BLOCKS = 2,  /**< max blocks per SM (small blocks) */
-	GT_OCC_LIMIT_REGS = 3,    /**< registers per thread */
-	GT_OCC_LIMIT_SMEM = 4,    /**< shared memory per block */
+	GT_OCC_LIMIT_NONE = 0,	 /**< unknown (device limits missing) */
+	GT_OCC_LIMIT_WARPS = 1,	 /**< threads per SM (block size) */
+	GT_OCC_LIMIT_BLOCKS = 2, /**< max blocks per SM (small blocks) */
+	GT_OCC_LIMIT_REGS = 3,	 /**< registers per thread */
+	GT_OCC_LIMIT_SMEM = 4,	 /**< shared memory per block */
 };
 
 /** Theoretical occupancy of a launch configuration on a device. */
 typedef struct gt_occupancy {
-	double occupancy;         /**< active warps / max warps per SM, 0..1; -1 unknown */
-	uint32_t blocks_per_sm;   /**< resident blocks per SM */
-	uint32_t warps_per_sm;    /**< resident warps per SM */
+	double occupancy;	/**< active warps / max warps per SM, 0..1; -1 unknown */
+	uint32_t blocks_per_sm; /**< resident blocks per SM */
+	uint32_t warps_per_sm;	/**< resident warps per SM */
 	uint32_t max_warps_per_sm;
-	int limiter;              /**< GT_OCC_LIMIT_* */
+	int limiter; /**< GT_OCC_LIMIT_* */
 } gt_occupancy;
 
 /**
@@ -639,10 +639,10 @@ GT_API int gt_diag_gpu_denominator(const gt_diag_gpu *g, char *buf, size_t cap);
 
 /** Flags of gt_findings_text / gt_findings_json_members. */
 enum {
-	GT_FINDINGS_BRIEF = 1u << 0,   /**< text: titles, fixes and breakdown only */
+	GT_FINDINGS_BRIEF = 1u << 0,	   /**< text: titles, fixes and breakdown only */
 	GT_FINDINGS_NO_EXAMPLES = 1u << 1, /**< omit example gaps */
-	GT_FINDINGS_HEADLINES = 1u << 2, /**< text: only the first lines (findings and
-					      fixes), e.g. for the end-of-run summary */
+	GT_FINDINGS_HEADLINES = 1u << 2,   /**< text: only the first lines (findings and
+						fixes), e.g. for the end-of-run summary */
 };
 
 /**
@@ -663,8 +663,7 @@ GT_API int gt_findings_text(const gt_diagnosis *d, FILE *out, unsigned flags);
  * gt_findings_text. The report passes gt_report_opts.width.
  * @return as gt_findings_text.
  */
-GT_API int gt_findings_text_width(const gt_diagnosis *d, FILE *out, unsigned flags,
-				  unsigned width);
+GT_API int gt_findings_text_width(const gt_diagnosis *d, FILE *out, unsigned flags, unsigned width);
 
 /**
  * Write the diagnosis as JSON object *members* (no surrounding braces), so a

@@ -76,38 +76,38 @@ extern "C" {
 
 /** A kernel name's totals on one GPU. */
 typedef struct gt_diff_kernel {
-	const char *name;      /**< short demangled name (the report's short_name) */
+	const char *name; /**< short demangled name (the report's short_name) */
 	uint64_t count, total_ns;
 } gt_diff_kernel;
 
 /** A call site of one GPU (the report's "call_sites", host stacks). */
 typedef struct gt_diff_site {
-	const char *site;      /**< "train.py:42 train_step" */
+	const char *site;		   /**< "train.py:42 train_step" */
 	uint64_t cause_ns[GT_CAUSE_COUNT]; /**< idle time tied to it, by cause */
 } gt_diff_site;
 
 /** A finding of one GPU (the report's "findings"). */
 typedef struct gt_diff_finding {
-	const char *id;        /**< stable finding id ("host_busy") */
+	const char *id; /**< stable finding id ("host_busy") */
 	const char *title;
-	double share;          /**< of the GPU's steady state, 0..1 */
+	double share; /**< of the GPU's steady state, 0..1 */
 	uint64_t claim_ns;
 } gt_diff_finding;
 
 /** One step of a GPU (the report's gpus[].steps.items). */
 typedef struct gt_diff_step {
-	uint32_t index;        /**< 0.., in start order */
-	uint64_t start;        /**< realtime ns */
+	uint32_t index; /**< 0.., in start order */
+	uint64_t start; /**< realtime ns */
 	uint64_t dur_ns, busy_ns, idle_ns;
 	uint64_t cause_ns[GT_CAUSE_COUNT]; /**< idle by gt_cause (sums to idle_ns) */
-	int top_cause;         /**< the largest cause, or -1: no idle */
+	int top_cause;			   /**< the largest cause, or -1: no idle */
 } gt_diff_step;
 
 /** A GPU's steps (the report's gpus[].steps): NVTX step ranges or the
  *  periods of the steady state; count 0 when the report has none. */
 typedef struct gt_diff_steps {
-	const char *source;    /**< "nvtx", "nvtx_detected", "period"; "" none */
-	const char *range;     /**< the step range's name; "" for periods */
+	const char *source; /**< "nvtx", "nvtx_detected", "period"; "" none */
+	const char *range;  /**< the step range's name; "" for periods */
 	uint64_t count, median_ns, p90_ns;
 	size_t nitems;
 	const gt_diff_step *items; /**< in start order */
@@ -115,48 +115,48 @@ typedef struct gt_diff_steps {
 
 /** One GPU of one side. */
 typedef struct gt_diff_gpu_stats {
-	uint32_t index;        /**< the report's GPU index */
-	const char *name;      /**< device name, "" when unknown */
-	const char *uuid;      /**< "GPU-...", "" when unknown */
+	uint32_t index;	  /**< the report's GPU index */
+	const char *name; /**< device name, "" when unknown */
+	const char *uuid; /**< "GPU-...", "" when unknown */
 	uint64_t window_ns, busy_ns, idle_ns;
-	double utilization;    /**< busy / window */
+	double utilization;		   /**< busy / window */
 	uint64_t cause_ns[GT_CAUSE_COUNT]; /**< idle by gt_cause */
-	uint64_t util_window_ns; /**< length of a utilization window */
-	size_t nutil;          /**< utilization of each window from the GPU's start */
-	const float *util;     /**< (the report's series), busy fraction 0..1 */
-	int period_found;      /**< the diagnosis detected a period (wave) */
-	double period_ns;      /**< that period, else 0 */
-	const char *shape;     /**< gt_diag_shape_name, "" when unknown */
+	uint64_t util_window_ns;	   /**< length of a utilization window */
+	size_t nutil;			   /**< utilization of each window from the GPU's start */
+	const float *util;		   /**< (the report's series), busy fraction 0..1 */
+	int period_found;		   /**< the diagnosis detected a period (wave) */
+	double period_ns;		   /**< that period, else 0 */
+	const char *shape;		   /**< gt_diag_shape_name, "" when unknown */
 	size_t nfindings;
 	const gt_diff_finding *findings; /**< by share, largest first */
 	size_t nkernels;
-	const gt_diff_kernel *kernels;   /**< as the report lists them */
+	const gt_diff_kernel *kernels;	      /**< as the report lists them */
 	uint64_t copies, copy_bytes, copy_ns; /**< memcpy rows (memsets excluded) */
-	uint64_t pageable_bytes;         /**< of copy_bytes, with pageable host memory */
-	uint64_t lat_api_p50_ns;         /**< launch call start -> kernel start, median */
-	uint64_t lat_queued_p50_ns;      /**< queued -> start, median (0: not recorded) */
-	int lat_api_p50_bound;           /**< 1: lat_api_p50_ns is an upper bound (the
-					      report's DIST "exact": false), printed "<= X" */
-	int lat_queued_p50_bound;        /**< the same for lat_queued_p50_ns */
-	gt_diff_steps steps;             /**< its steps (count 0: none) */
+	uint64_t pageable_bytes;	      /**< of copy_bytes, with pageable host memory */
+	uint64_t lat_api_p50_ns;	      /**< launch call start -> kernel start, median */
+	uint64_t lat_queued_p50_ns;	      /**< queued -> start, median (0: not recorded) */
+	int lat_api_p50_bound;		      /**< 1: lat_api_p50_ns is an upper bound (the
+						   report's DIST "exact": false), printed "<= X" */
+	int lat_queued_p50_bound;	      /**< the same for lat_queued_p50_ns */
+	gt_diff_steps steps;		      /**< its steps (count 0: none) */
 	size_t nsites;
-	const gt_diff_site *sites;       /**< its call sites (none without stacks) */
+	const gt_diff_site *sites; /**< its call sites (none without stacks) */
 } gt_diff_gpu_stats;
 
 /** One side of a diff. */
 typedef struct gt_diff_stats {
-	const char *label;     /**< what it was read from (a path), never NULL */
-	const char *version;   /**< gaptrace version that wrote the report */
+	const char *label;	 /**< what it was read from (a path), never NULL */
+	const char *version;	 /**< gaptrace version that wrote the report */
 	uint64_t time_origin_ns; /**< capture start, realtime ns (read through a
 				      double: within 256 ns) */
-	const char *host;      /**< hostname of its first trace, "" unknown */
-	const char *cmdline;   /**< command line of its first trace, "" unknown */
-	uint64_t losses;       /**< records lost, all traces (sum of loss counts) */
+	const char *host;	 /**< hostname of its first trace, "" unknown */
+	const char *cmdline;	 /**< command line of its first trace, "" unknown */
+	uint64_t losses;	 /**< records lost, all traces (sum of loss counts) */
 	uint32_t ntraces;
 	size_t ngpus;
 	const gt_diff_gpu_stats *gpus;
-	gt_an_slice slice;     /**< the report's "slice" (what a sliced report
-				    kept); sliced 0 when it was not sliced */
+	gt_an_slice slice; /**< the report's "slice" (what a sliced report
+				kept); sliced 0 when it was not sliced */
 } gt_diff_stats;
 
 /** 1 when this build reads JSON reports (cJSON was found), else 0. */
@@ -191,9 +191,9 @@ GT_API void gt_diff_stats_free(gt_diff_stats *s);
 
 /** Units a GPU pair is compared in (gt_diff_gpu.unit). */
 enum {
-	GT_DIFF_UNIT_WORK = 0,   /**< per unit of GPU work: wall time / busy time */
+	GT_DIFF_UNIT_WORK = 0,	 /**< per unit of GPU work: wall time / busy time */
 	GT_DIFF_UNIT_PERIOD = 1, /**< per detected period (both sides have one) */
-	GT_DIFF_UNIT_STEP = 2,   /**< per step: both sides have steps (NVTX or periods) */
+	GT_DIFF_UNIT_STEP = 2,	 /**< per step: both sides have steps (NVTX or periods) */
 };
 
 /** Most slowest steps of NEW a GPU pair lists (gt_diff_gpu.slowest). */
@@ -204,8 +204,8 @@ enum {
  *  busy + outside + the causes = the median step. */
 typedef struct gt_diff_step_split {
 	double busy_ns;
-	double outside_ns;     /**< step time outside the GPU window (before its
-				    first or after its last activity) */
+	double outside_ns; /**< step time outside the GPU window (before its
+				first or after its last activity) */
 	double cause_ns[GT_CAUSE_COUNT];
 } gt_diff_step_split;
 
@@ -224,9 +224,9 @@ GT_API const char *gt_diff_status_name(int status);
 /** A finding of a GPU pair, in either side. */
 typedef struct gt_diff_fchange {
 	const char *id;
-	const char *title;     /**< NEW's title, else BASE's */
+	const char *title;	      /**< NEW's title, else BASE's */
 	double base_share, new_share; /**< 0 when absent */
-	int status;            /**< GT_DIFF_* */
+	int status;		      /**< GT_DIFF_* */
 } gt_diff_fchange;
 
 /** A kernel name of a GPU pair. */
@@ -234,31 +234,31 @@ typedef struct gt_diff_kchange {
 	const char *name;
 	uint64_t base_count, new_count;
 	uint64_t base_ns, new_ns;
-	double delta_unit_ns;  /**< change of its time per unit (period or busy second) */
+	double delta_unit_ns; /**< change of its time per unit (period or busy second) */
 } gt_diff_kchange;
 
 /** One GPU pair (or a GPU of one side only). */
 typedef struct gt_diff_gpu {
 	const gt_diff_gpu_stats *base, *new_; /**< NULL: only in the other side */
-	int unit;              /**< GT_DIFF_UNIT_* */
-	double base_unit_ns, new_unit_ns; /**< wall time per unit: the median step,
-					     the period, or window/busy (ns of
-					     wall per busy ns) */
-	double slowdown;       /**< new_unit / base_unit - 1 (0.18: 18 % slower) */
-	double spread;         /**< the run-to-run spread of slowdown (>= 0), or -1
-				    when it cannot be measured */
-	int within_spread;     /**< |slowdown| < spread */
-	double cause_delta[GT_CAUSE_COUNT]; /**< change of each cause per unit, as a
-					       fraction of base_unit (they and
-					       busy_delta sum to slowdown) */
-	double busy_delta;     /**< change of busy time per unit, same scale (0
-				    per unit of work, by definition) */
-	double outside_delta;  /**< per step: change of the step time outside the
-				    GPU window, same scale (0 in other units) */
-	int top_cause;         /**< the cause whose cause_delta is largest, or -1 */
-	const char *top_site;  /**< NEW's call site with the most top_cause idle
-				    time (host stacks), or NULL */
-	double top_site_share; /**< its share of NEW's top_cause idle time */
+	int unit;			      /**< GT_DIFF_UNIT_* */
+	double base_unit_ns, new_unit_ns;     /**< wall time per unit: the median step,
+						 the period, or window/busy (ns of
+						 wall per busy ns) */
+	double slowdown;		      /**< new_unit / base_unit - 1 (0.18: 18 % slower) */
+	double spread;			      /**< the run-to-run spread of slowdown (>= 0), or -1
+						   when it cannot be measured */
+	int within_spread;		      /**< |slowdown| < spread */
+	double cause_delta[GT_CAUSE_COUNT];   /**< change of each cause per unit, as a
+						 fraction of base_unit (they and
+						 busy_delta sum to slowdown) */
+	double busy_delta;		      /**< change of busy time per unit, same scale (0
+						   per unit of work, by definition) */
+	double outside_delta;		      /**< per step: change of the step time outside the
+						   GPU window, same scale (0 in other units) */
+	int top_cause;			      /**< the cause whose cause_delta is largest, or -1 */
+	const char *top_site;		      /**< NEW's call site with the most top_cause idle
+						   time (host stacks), or NULL */
+	double top_site_share;		      /**< its share of NEW's top_cause idle time */
 	gt_diff_step_split base_step, new_step; /**< per step: the typical steps */
 	size_t nslowest;
 	size_t slowest[GT_DIFF_SLOWEST]; /**< per step: NEW's slowest steps, indices
@@ -267,12 +267,12 @@ typedef struct gt_diff_gpu {
 	size_t nfindings;
 	const gt_diff_fchange *findings; /**< largest |change| first */
 	size_t nkernels;
-	const gt_diff_kchange *kernels;  /**< by added time per unit, largest first */
+	const gt_diff_kchange *kernels; /**< by added time per unit, largest first */
 } gt_diff_gpu;
 
 /** Diff options; zero-initialize (NULL = defaults). */
 typedef struct gt_diff_opts {
-	uint32_t top_kernels;  /**< kernel rows in the outputs; 0 = 5 */
+	uint32_t top_kernels; /**< kernel rows in the outputs; 0 = 5 */
 } gt_diff_opts;
 
 typedef struct gt_diff gt_diff;

@@ -60,12 +60,12 @@ extern "C" {
 
 /** gt_export_opts.flags */
 enum {
-	GT_EXPORT_FULL_NAMES = 1u << 0, /**< full demangled kernel names (default: the
-					     short form of gt_kernel_short_name) */
-	GT_EXPORT_MANGLED = 1u << 1,    /**< do not demangle kernel names */
-	GT_EXPORT_NO_ANALYSIS = 1u << 2,/**< perfetto: records only - no gap markers,
-					     no utilization counters; nothing is held
-					     in memory but small per-trace maps */
+	GT_EXPORT_FULL_NAMES = 1u << 0,	 /**< full demangled kernel names (default: the
+					      short form of gt_kernel_short_name) */
+	GT_EXPORT_MANGLED = 1u << 1,	 /**< do not demangle kernel names */
+	GT_EXPORT_NO_ANALYSIS = 1u << 2, /**< perfetto: records only - no gap markers,
+					      no utilization counters; nothing is held
+					      in memory but small per-trace maps */
 };
 
 /** Default rows of the HTML report's tables. */
@@ -75,7 +75,7 @@ enum {
  * Export options; zero-initialize, every 0 takes its default.
  */
 typedef struct gt_export_opts {
-	uint32_t flags;      /**< GT_EXPORT_* */
+	uint32_t flags; /**< GT_EXPORT_* */
 	/**
 	 * Shortest idle gap kept with its details (drawn on the Perfetto
 	 * timeline, colored in the HTML timeline, listed in gaptrace_gaps):
@@ -88,8 +88,8 @@ typedef struct gt_export_opts {
 	/** Cap on detailed gaps per GPU (the earliest are kept): the analysis'
 	 *  max_detail_gaps; 0 = its default (GT_AN_DEFAULT_MAX_DETAIL_GAPS). */
 	uint32_t max_gaps;
-	uint32_t top_rows;   /**< HTML table rows; 0 = GT_EXPORT_DEFAULT_TOP_ROWS */
-	const char *title;   /**< HTML title; NULL = from the traces (copied) */
+	uint32_t top_rows; /**< HTML table rows; 0 = GT_EXPORT_DEFAULT_TOP_ROWS */
+	const char *title; /**< HTML title; NULL = from the traces (copied) */
 	/**
 	 * Options of the analysis the exports use (window, clip, thresholds).
 	 * detail_gap_ns and max_detail_gaps are overridden by min_gap_ns and
@@ -125,21 +125,21 @@ typedef struct gt_export_opts {
  *  summary table written after another counts the summaries' one pass), so
  *  several outputs of one handle are not added up: they are one input. */
 typedef struct gt_export_stats {
-	uint64_t traces;   /**< trace files read (a trace the slice leaves out
-				whole, another process's, is not one) */
-	uint64_t records;  /**< records read from them, each once */
-	uint64_t events;   /**< perfetto: trace events written; tables: rows;
-				html: 0 */
-	uint64_t flows;    /**< perfetto: launch -> work flow pairs */
-	uint64_t gaps;     /**< perfetto / gaps table: idle gaps written */
-	uint64_t bytes;    /**< bytes written */
-	uint64_t problems; /**< problems met reading the traces (see the log:
-				each trace's problems reach it once per
-				handle, however many outputs read it) */
-	uint64_t clipped;  /**< perfetto: events from before the time origin
-				written at it (a slice keeps its part after it) */
-	uint64_t dropped;  /**< perfetto: counter samples from before the time
-				origin left out */
+	uint64_t traces;	  /**< trace files read (a trace the slice leaves out
+				       whole, another process's, is not one) */
+	uint64_t records;	  /**< records read from them, each once */
+	uint64_t events;	  /**< perfetto: trace events written; tables: rows;
+				       html: 0 */
+	uint64_t flows;		  /**< perfetto: launch -> work flow pairs */
+	uint64_t gaps;		  /**< perfetto / gaps table: idle gaps written */
+	uint64_t bytes;		  /**< bytes written */
+	uint64_t problems;	  /**< problems met reading the traces (see the log:
+				       each trace's problems reach it once per
+				       handle, however many outputs read it) */
+	uint64_t clipped;	  /**< perfetto: events from before the time origin
+				       written at it (a slice keeps its part after it) */
+	uint64_t dropped;	  /**< perfetto: counter samples from before the time
+				       origin left out */
 	uint64_t not_all_written; /**< 1 when the output budget
 				       (gt_export_opts.max_output_bytes) cut this
 				       output short: it ends with NOT ALL WRITTEN */
@@ -378,11 +378,11 @@ GT_API int gt_export_table_parse(const char *name);
 
 /** Output formats (tables: CSV or JSON). */
 enum {
-	GT_EXPORT_CSV = 1,  /**< RFC 4180: a header row, then rows; \n line ends */
-	GT_EXPORT_JSON = 2, /**< an array of row objects keyed by column header,
-				 numbers as JSON numbers, empty cells as null */
+	GT_EXPORT_CSV = 1,	/**< RFC 4180: a header row, then rows; \n line ends */
+	GT_EXPORT_JSON = 2,	/**< an array of row objects keyed by column header,
+				     numbers as JSON numbers, empty cells as null */
 	GT_EXPORT_PERFETTO = 3, /**< gt_export_perfetto */
-	GT_EXPORT_HTML = 4,     /**< gt_export_html */
+	GT_EXPORT_HTML = 4,	/**< gt_export_html */
 };
 
 /**

@@ -29,7 +29,7 @@
  * history, archive), which the model's functions return; each --help lists
  * them, and README.md ("Outputs"). */
 enum {
-	GT_EXIT_OK = 0,       /* the output was written */
+	GT_EXIT_OK = 0,	      /* the output was written */
 	GT_EXIT_NO_INPUT = 1, /* nothing could be read: nothing on stdout, no file */
 	GT_EXIT_USAGE = 2,    /* bad options, or traces of separate captures */
 	GT_EXIT_FAILED = 3,   /* the output could not be made or written */
@@ -44,43 +44,42 @@ enum {
  * are written escaped for the terminal (gt_term_fputs): both can quote a
  * trace.
  */
-void gt_cli_say_path(const char *prefix, const char *path, const char *msg,
-		     int prefix_names_path);
+void gt_cli_say_path(const char *prefix, const char *path, const char *msg, int prefix_names_path);
 
 /** How a command reads its traces. */
 typedef struct gt_model_opts {
-	const char *cmd;            /**< "gaptrace diff": prefix of every message */
+	const char *cmd;	    /**< "gaptrace diff": prefix of every message */
 	const gt_analysis_opts *ao; /**< NULL: defaults. Its log is replaced by the
-				         model's (warnings on stderr) unless
-				         quiet_records */
+					 model's (warnings on stderr) unless
+					 quiet_records */
 	const gt_diag_opts *dopts;  /**< NULL: defaults; its startup_util is the
-				         analysis's start-up threshold */
-	int quiet;                  /**< no warnings about damaged input */
-	int quiet_records;          /**< the analysis says nothing of damaged
-				         records (ao->log kept as given): the
-				         command's own passes say it (export) */
+					 analysis's start-up threshold */
+	int quiet;		    /**< no warnings about damaged input */
+	int quiet_records;	    /**< the analysis says nothing of damaged
+					 records (ao->log kept as given): the
+					 command's own passes say it (export) */
 	const char *separate_hint;  /**< said after the reason when the traces are of
-				         separate captures ("; report them ..."); NULL: none */
-	int cmd_names_path;         /**< cmd names the (one) path already ("gaptrace
-				         diff: BASE run1"): messages about it do not
-				         name it again */
-	gt_slice *slice;            /**< the slicing options, resolved against these
-				         traces (their origin, NVTX ranges, start-up);
-				         NULL: none, and no capture window is chosen.
-				         It must outlive the model (the analysis points
-				         into it). */
-	int no_analysis;            /**< load and resolve the slice only: m->a NULL */
+					 separate captures ("; report them ..."); NULL: none */
+	int cmd_names_path;	    /**< cmd names the (one) path already ("gaptrace
+					 diff: BASE run1"): messages about it do not
+					 name it again */
+	gt_slice *slice;	    /**< the slicing options, resolved against these
+					 traces (their origin, NVTX ranges, start-up);
+					 NULL: none, and no capture window is chosen.
+					 It must outlive the model (the analysis points
+					 into it). */
+	int no_analysis;	    /**< load and resolve the slice only: m->a NULL */
 } gt_model_opts;
 
 /** The model: the traces read once and their analysis. */
 typedef struct gt_model {
-	gt_traceset *ts;       /**< the operands' traces, each file read once */
-	gt_analysis *a;        /**< finished, sliced; NULL with no_analysis */
-	gt_analysis_opts ao;   /**< the options a was made with (the slice resolved) */
+	gt_traceset *ts;     /**< the operands' traces, each file read once */
+	gt_analysis *a;	     /**< finished, sliced; NULL with no_analysis */
+	gt_analysis_opts ao; /**< the options a was made with (the slice resolved) */
 	struct {
 		const char *cmd; /* o->cmd: it must outlive the model */
 		int quiet;
-	} log;                 /**< the analysis's warnings (internal) */
+	} log; /**< the analysis's warnings (internal) */
 } gt_model;
 
 /**

@@ -52,11 +52,11 @@ typedef struct gt_slice {
 	uint32_t pid;
 	const char *gpu, *range, *step_range;
 	int skip_startup;
-	int window;         /**< --capture-window: N >= 1, -1 last, 0 not given */
+	int window;	    /**< --capture-window: N >= 1, -1 last, 0 not given */
 	int window_auto;    /**< gt_slice_again chose the last window */
-	int period_off;     /**< --step-period off */
+	int period_off;	    /**< --step-period off */
 	uint64_t period_ns; /**< --step-period DUR; 0 = auto */
-	char what[512]; /**< the options as given, for gt_analysis_opts.slice_what */
+	char what[512];	    /**< the options as given, for gt_analysis_opts.slice_what */
 } gt_slice;
 
 /**

@@ -33,9 +33,9 @@ extern "C" {
 
 /** gt_report_opts.flags */
 enum {
-	GT_REPORT_FULL_NAMES = 1u << 0, /**< full demangled kernel names (text) */
-	GT_REPORT_MANGLED = 1u << 1,    /**< do not demangle */
-	GT_REPORT_NO_TRACES = 1u << 2,  /**< text: omit the per-trace section */
+	GT_REPORT_FULL_NAMES = 1u << 0,	 /**< full demangled kernel names (text) */
+	GT_REPORT_MANGLED = 1u << 1,	 /**< do not demangle */
+	GT_REPORT_NO_TRACES = 1u << 2,	 /**< text: omit the per-trace section */
 	GT_REPORT_NO_FINDINGS = 1u << 3, /**< do not lead with the findings (diagnosis.h) */
 };
 
@@ -43,10 +43,10 @@ struct gt_diag_opts;
 
 /** Report options; zero-initialize: 0 takes the default. */
 typedef struct gt_report_opts {
-	uint32_t top_kernels; /**< rows of the kernel table; 0 = 20 */
-	uint32_t top_gaps;    /**< longest gaps listed in text; 0 = 5 */
-	uint32_t width;       /**< text width (kernel names get the rest); 0 = 120 */
-	uint32_t flags;       /**< GT_REPORT_* */
+	uint32_t top_kernels;		 /**< rows of the kernel table; 0 = 20 */
+	uint32_t top_gaps;		 /**< longest gaps listed in text; 0 = 5 */
+	uint32_t width;			 /**< text width (kernel names get the rest); 0 = 120 */
+	uint32_t flags;			 /**< GT_REPORT_* */
 	const struct gt_diag_opts *diag; /**< thresholds of the findings the reports
 					      lead with (gaptrace/diagnosis.h); NULL =
 					      defaults */

@@ -73,73 +73,73 @@
 
 typedef struct gt_synth_spec {
 	uint64_t seed;
-	uint32_t gpus;          /**< 1..GT_SYNTH_MAX_GPUS */
-	uint32_t streams;       /**< streams per GPU, >= 1 */
+	uint32_t gpus;	  /**< 1..GT_SYNTH_MAX_GPUS */
+	uint32_t streams; /**< streams per GPU, >= 1 */
 	uint32_t steps;
 
-	uint32_t kernels;       /**< compute kernels per step */
+	uint32_t kernels; /**< compute kernels per step */
 	uint64_t kernel_ns;
 	uint64_t kernel_jitter_ns; /**< each kernel gets + uniform [0, jitter) */
-	uint64_t launch_ns;     /**< duration of a launch API call */
-	uint64_t latency_ns;    /**< launch return -> earliest kernel start */
+	uint64_t launch_ns;	   /**< duration of a launch API call */
+	uint64_t latency_ns;	   /**< launch return -> earliest kernel start */
 
-	uint64_t host_ns;       /**< host work per step (no API call) */
-	int sync;               /**< cudaStreamSynchronize at the end of each step */
-	uint64_t sync_min_ns;   /**< shortest sync call */
-	uint64_t sync_wake_ns;  /**< sync returns this long after the GPU drains */
+	uint64_t host_ns;	/**< host work per step (no API call) */
+	int sync;		/**< cudaStreamSynchronize at the end of each step */
+	uint64_t sync_min_ns;	/**< shortest sync call */
+	uint64_t sync_wake_ns;	/**< sync returns this long after the GPU drains */
 	uint64_t turnaround_ns; /**< host work after the sync */
 
 	uint32_t storm_kernels;
 	uint64_t storm_kernel_ns;
 	uint64_t storm_launch_ns;
 
-	uint32_t h2d_copies;    /**< per step */
+	uint32_t h2d_copies; /**< per step */
 	uint64_t h2d_bytes;
-	int h2d_pageable;       /**< 1: blocking cudaMemcpy with host staging */
-	uint64_t staging_ns;    /**< pageable: host-side staging before the DMA */
-	uint32_t d2h_copies;    /**< per step, blocking cudaMemcpy DtoH */
+	int h2d_pageable;    /**< 1: blocking cudaMemcpy with host staging */
+	uint64_t staging_ns; /**< pageable: host-side staging before the DMA */
+	uint32_t d2h_copies; /**< per step, blocking cudaMemcpy DtoH */
 	uint64_t d2h_bytes;
-	double copy_gbps;       /**< DMA bandwidth (bytes per ns) */
+	double copy_gbps; /**< DMA bandwidth (bytes per ns) */
 
-	int cross_wait;         /**< GPUs > 0 wait on an event of GPU 0 each step */
-	int nccl;               /**< the last compute kernel of a step is an NCCL one */
+	int cross_wait; /**< GPUs > 0 wait on an event of GPU 0 each step */
+	int nccl;	/**< the last compute kernel of a step is an NCCL one */
 
-	int second_proc;        /**< a second process on GPU 0 */
+	int second_proc; /**< a second process on GPU 0 */
 	uint32_t p2_kernels;
 	uint64_t p2_kernel_ns;
 	uint64_t p2_host_ns;
 	int64_t p2_clock_offset_ns; /**< its trace clock differs by this */
-	uint64_t p2_start_ns;   /**< it starts this long after the first */
+	uint64_t p2_start_ns;	    /**< it starts this long after the first */
 
 	uint32_t stall_every;
 	uint64_t stall_ns;
 
-	uint32_t nvml_hz;       /**< 0: no nvml.gtrace */
+	uint32_t nvml_hz;			   /**< 0: no nvml.gtrace */
 	uint64_t throttle_from_ns, throttle_to_ns; /**< from GPU 0's first work */
 
-	int no_api;             /**< write no API records (causes: unknown) */
-	int sync_records;       /**< also write GT_REC_SYNC for syncs */
-	uint64_t losses;        /**< records CUPTI "dropped" (a loss record) */
-	int truth;              /**< compute the ground truth (costs memory) */
+	int no_api;	  /**< write no API records (causes: unknown) */
+	int sync_records; /**< also write GT_REC_SYNC for syncs */
+	uint64_t losses;  /**< records CUPTI "dropped" (a loss record) */
+	int truth;	  /**< compute the ground truth (costs memory) */
 
 	/* multi-rank mode (see above); ranks = 0: off */
-	uint32_t ranks;         /**< 2..GT_SYNTH_MAX_GPUS processes, one GPU each */
+	uint32_t ranks; /**< 2..GT_SYNTH_MAX_GPUS processes, one GPU each */
 	uint32_t fwd_kernels, bwd_kernels, opt_kernels;
-	uint32_t buckets;       /**< all-reduces per step, >= 1 */
-	uint64_t coll_ns;       /**< all-reduce time after the last rank arrived */
-	int overlap;            /**< 1: all-reduces during the backward (DDP) */
-	uint32_t straggler;     /**< rank + 1 that is late each step (0: none) */
-	uint64_t straggler_ns;  /**< its extra host work per step */
-	uint32_t missing_rank;  /**< rank + 1 whose trace is not written (0: none) */
-	uint32_t late_rank;     /**< rank + 1 whose capture starts late (0: none) */
-	uint32_t late_steps;    /**< steps it misses */
-	int coll_broadcast;     /**< a Broadcast collective before the first step */
+	uint32_t buckets;      /**< all-reduces per step, >= 1 */
+	uint64_t coll_ns;      /**< all-reduce time after the last rank arrived */
+	int overlap;	       /**< 1: all-reduces during the backward (DDP) */
+	uint32_t straggler;    /**< rank + 1 that is late each step (0: none) */
+	uint64_t straggler_ns; /**< its extra host work per step */
+	uint32_t missing_rank; /**< rank + 1 whose trace is not written (0: none) */
+	uint32_t late_rank;    /**< rank + 1 whose capture starts late (0: none) */
+	uint32_t late_steps;   /**< steps it misses */
+	int coll_broadcast;    /**< a Broadcast collective before the first step */
 
 	/* NVTX (single-process mode, the first process's thread of GPU 0) */
-	int nvtx_steps;         /**< each step is an NVTX range "train_step" with a
-				     nested "forward" range around its launches */
-	uint32_t slow_step;     /**< step + 1 that does slow_ns more host work
-				     before its sync (0: none) */
+	int nvtx_steps;	    /**< each step is an NVTX range "train_step" with a
+				 nested "forward" range around its launches */
+	uint32_t slow_step; /**< step + 1 that does slow_ns more host work
+				 before its sync (0: none) */
 	uint64_t slow_ns;
 
 	/* Host stacks (format 1.4; single-process mode, the first process's
@@ -174,20 +174,20 @@ typedef struct gt_synth_truth_gpu {
 /** Ground truth of one rank (multi-rank mode), as its written trace shows. */
 typedef struct gt_synth_truth_rank {
 	uint32_t pid;
-	int present;            /**< its trace was written */
-	uint64_t kernels;       /**< collective kernels written */
-	uint64_t collectives;   /**< of which with another rank present */
-	uint64_t last;          /**< arrived last (lateness > 0) */
+	int present;	      /**< its trace was written */
+	uint64_t kernels;     /**< collective kernels written */
+	uint64_t collectives; /**< of which with another rank present */
+	uint64_t last;	      /**< arrived last (lateness > 0) */
 	uint64_t late_ns, late_max_ns;
-	uint64_t waited_ns;     /**< it waited for others */
-	uint64_t cost_ns;       /**< others waited for it */
+	uint64_t waited_ns; /**< it waited for others */
+	uint64_t cost_ns;   /**< others waited for it */
 } gt_synth_truth_rank;
 
 /** Communication truth of one GPU (multi-rank mode). */
 typedef struct gt_synth_truth_comm {
 	uint64_t ncomm, compute_ns;
-	uint64_t wait_ns, wait_exposed_ns;  /**< unions of the waits for the last rank */
-	uint64_t wait_for_ns[GT_SYNTH_MAX_GPUS];         /**< by rank waited for */
+	uint64_t wait_ns, wait_exposed_ns;	 /**< unions of the waits for the last rank */
+	uint64_t wait_for_ns[GT_SYNTH_MAX_GPUS]; /**< by rank waited for */
 	uint64_t wait_for_exposed_ns[GT_SYNTH_MAX_GPUS];
 	uint64_t late_ns, late_busy_ns;
 	uint64_t late_cause_ns[GT_CAUSE_COUNT];
@@ -197,7 +197,7 @@ typedef struct gt_synth_truth {
 	uint32_t ngpus;
 	gt_synth_truth_gpu gpu[GT_SYNTH_MAX_GPUS];
 	uint32_t ntraces;
-	uint64_t records;     /**< records written, all traces */
+	uint64_t records; /**< records written, all traces */
 	uint64_t kernels, api_calls, memcpys, sync_calls, nvml_samples;
 	uint64_t sync_host_ns; /**< host time inside sync calls */
 	uint64_t storm_kernels;
@@ -206,7 +206,7 @@ typedef struct gt_synth_truth {
 	uint32_t nranks;
 	gt_synth_truth_rank rank[GT_SYNTH_MAX_GPUS];
 	gt_synth_truth_comm comm[GT_SYNTH_MAX_GPUS]; /**< by GPU (= rank) */
-	uint64_t collectives;   /**< collectives with at least two ranks present */
+	uint64_t collectives; /**< collectives with at least two ranks present */
 } gt_synth_truth;
 
 /** A spec with every part off but a small compute loop (1 GPU, 1 stream). */
