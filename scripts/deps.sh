@@ -18,8 +18,9 @@ if [ "${1:-test}" != build ]; then
 	# check/libsubunit: unit tests (test_diff needs libcjson too);
 	# libunwind-dev: optional; python3: export checks; chromium +
 	# fonts-liberation: the HTML report screenshot test; man-db (with
-	# groff): the man_pages test renders every page with man -l.
-	pkgs+=(check libsubunit-dev libunwind-dev python3 chromium fonts-liberation man-db)
+	# groff): the man_pages test renders every page with man -l;
+	# clang-format (14 on Debian 12): the style test.
+	pkgs+=(check libsubunit-dev libunwind-dev python3 chromium fonts-liberation man-db clang-format)
 fi
 if [ "$action" = list ]; then
 	printf '%s\n' "${pkgs[@]}"

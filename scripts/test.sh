@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The whole test suite: installs missing packages, builds, runs every ctest
-# suite, then builds the CPU parts with ASan+UBSan and runs them again.
+# suite (the formatting check, ctest `style`, among them: every C file as
+# .clang-format says, with clang-format 14), then builds the CPU parts with
+# ASan+UBSan and runs them again.
 # Exit status is non-zero when anything fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -48,10 +48,10 @@ struct lw_lock {
 struct lw_slot {
 	int32_t tid;
 	uint32_t nheld;
-	struct lw_lock wait;     /* what it waits for now (kind 0: nothing) */
-	uint64_t wait_aux;       /* cond: the mutex it gave up */
-	uint64_t wait_since_ns;  /* CLOCK_MONOTONIC */
-	uint64_t ops;            /* lock operations so far */
+	struct lw_lock wait;	/* what it waits for now (kind 0: nothing) */
+	uint64_t wait_aux;	/* cond: the mutex it gave up */
+	uint64_t wait_since_ns; /* CLOCK_MONOTONIC */
+	uint64_t ops;		/* lock operations so far */
 	struct lw_lock held[LW_HELD];
 };
 
@@ -143,7 +143,8 @@ static struct lw_slot *slot(void)
 	return me;
 }
 
-static void wait_begin(struct lw_slot *s, const void *addr, uint32_t kind, void *ra, const void *aux)
+static void wait_begin(struct lw_slot *s, const void *addr, uint32_t kind, void *ra,
+		       const void *aux)
 {
 	if (!s)
 		return;
@@ -167,7 +168,8 @@ static void held_add(struct lw_slot *s, const void *addr, uint32_t kind, void *r
 		return;
 	s->ops++;
 	if (s->nheld < LW_HELD) {
-		s->held[s->nheld] = (struct lw_lock){(uint64_t)(uintptr_t)addr, (uint64_t)(uintptr_t)ra, kind, 0};
+		s->held[s->nheld] = (struct lw_lock){(uint64_t)(uintptr_t)addr,
+						     (uint64_t)(uintptr_t)ra, kind, 0};
 		atomic_signal_fence(memory_order_seq_cst);
 		s->nheld++;
 	}
@@ -188,32 +190,32 @@ static void held_del(struct lw_slot *s, const void *addr)
 
 /* Run a lock call with bookkeeping around it; 'in_lw' keeps our own use of
  * libc (snprintf, open, mmap) from recording itself. */
-#define LOCKED_CALL(addr, kind, ra, call, is_try)                 \
-	do {                                                       \
-		if (in_lw)                                         \
-			return call;                               \
-		in_lw = 1;                                         \
-		struct lw_slot *s = slot();                        \
-		if (!(is_try))                                     \
-			wait_begin(s, addr, kind, ra, NULL);       \
-		in_lw = 0;                                         \
-		int rc = call;                                     \
-		in_lw = 1;                                         \
-		wait_end(s);                                       \
-		if (rc == 0)                                       \
-			held_add(s, addr, kind, ra);               \
-		in_lw = 0;                                         \
-		return rc;                                         \
+#define LOCKED_CALL(addr, kind, ra, call, is_try)            \
+	do {                                                 \
+		if (in_lw)                                   \
+			return call;                         \
+		in_lw = 1;                                   \
+		struct lw_slot *s = slot();                  \
+		if (!(is_try))                               \
+			wait_begin(s, addr, kind, ra, NULL); \
+		in_lw = 0;                                   \
+		int rc = call;                               \
+		in_lw = 1;                                   \
+		wait_end(s);                                 \
+		if (rc == 0)                                 \
+			held_add(s, addr, kind, ra);         \
+		in_lw = 0;                                   \
+		return rc;                                   \
 	} while (0)
 
-#define UNLOCK_CALL(addr, call)            \
-	do {                               \
-		if (!in_lw) {              \
-			in_lw = 1;         \
+#define UNLOCK_CALL(addr, call)                 \
+	do {                                    \
+		if (!in_lw) {                   \
+			in_lw = 1;              \
 			held_del(slot(), addr); \
-			in_lw = 0;         \
-		}                          \
-		return call;               \
+			in_lw = 0;              \
+		}                               \
+		return call;                    \
 	} while (0)
 
 #define EXPORT __attribute__((visibility("default")))
@@ -273,24 +275,24 @@ static void *real(const char *name, const char *ver)
 }
 
 /* A condition wait gives the mutex up while it sleeps: show that. */
-#define COND_CALL(c, m, ra, call)                                   \
-	do {                                                          \
-		struct lw_slot *s = NULL;                             \
-		if (!in_lw) {                                         \
-			in_lw = 1;                                    \
-			s = slot();                                   \
-			held_del(s, m);                               \
-			wait_begin(s, c, LW_COND, ra, m);             \
-			in_lw = 0;                                    \
-		}                                                     \
-		int rc = call;                                        \
-		if (s) {                                              \
-			in_lw = 1;                                    \
-			wait_end(s);                                  \
-			held_add(s, m, LW_MUTEX, ra);                 \
-			in_lw = 0;                                    \
-		}                                                     \
-		return rc;                                            \
+#define COND_CALL(c, m, ra, call)                         \
+	do {                                              \
+		struct lw_slot *s = NULL;                 \
+		if (!in_lw) {                             \
+			in_lw = 1;                        \
+			s = slot();                       \
+			held_del(s, m);                   \
+			wait_begin(s, c, LW_COND, ra, m); \
+			in_lw = 0;                        \
+		}                                         \
+		int rc = call;                            \
+		if (s) {                                  \
+			in_lw = 1;                        \
+			wait_end(s);                      \
+			held_add(s, m, LW_MUTEX, ra);     \
+			in_lw = 0;                        \
+		}                                         \
+		return rc;                                \
 	} while (0)
 
 EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
