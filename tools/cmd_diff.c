@@ -237,10 +237,10 @@ static int side_json(const char *tag, const char *src, int json_in, char **json,
 {
 	if (json_in) {
 		char why[256];
-		if (gt_cli_slurp_report(src, json, len) == 0)
+		if (gt_model_slurp_report(src, json, len) == 0)
 			return 0;
 		fprintf(stderr, "gaptrace diff: %s %s: %s\n", tag, src,
-			gt_cli_report_error(errno, why, sizeof(why)));
+			gt_model_report_error(errno, why, sizeof(why)));
 		return GT_EXIT_NO_INPUT;
 	}
 	char cmd[4200];		  /* messages name the side: there are two */
@@ -252,7 +252,7 @@ static int side_json(const char *tag, const char *src, int json_in, char **json,
 			   .quiet = opts.quiet,
 			   .slice = &sl,
 			   .cmd_names_path = 1};
-	return gt_cli_report_json(src, &o, json, len, NULL);
+	return gt_model_report_json(src, &o, json, len, NULL);
 }
 
 static int load_side(const char *tag, const char *path, const char *src, int json_in,

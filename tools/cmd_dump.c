@@ -85,7 +85,7 @@ const gt_cli_help *cmd_dump_help(void)
 
 static void log_problem(void *user, const gt_errinfo *ei)
 {
-	gt_cli_say_path("gaptrace dump: warning", user, ei->msg, 0); /* user: the path */
+	gt_model_say_path("gaptrace dump: warning", user, ei->msg, 0); /* user: the path */
 }
 
 /* s escaped for the terminal, in the next of a few buffers that live until
@@ -699,8 +699,8 @@ static int hx_pread(int fd, const char *path, uint64_t off, uint8_t *b, size_t n
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0) {
-			gt_cli_say_path("gaptrace dump", path,
-					k < 0 ? strerror(errno) : "file shrank", 0);
+			gt_model_say_path("gaptrace dump", path,
+					  k < 0 ? strerror(errno) : "file shrank", 0);
 			return -1;
 		}
 		got += (size_t)k;
@@ -752,7 +752,7 @@ static int hex_dump(const char *path)
 	struct stat st;
 	int fd = gt_trace_file_open(path, &ei); /* regular files only; never blocks */
 	if (fd < 0 || fstat(fd, &st) < 0) {
-		gt_cli_say_path("gaptrace dump", path, fd >= 0 ? strerror(errno) : ei.msg, 0);
+		gt_model_say_path("gaptrace dump", path, fd >= 0 ? strerror(errno) : ei.msg, 0);
 		if (fd >= 0)
 			close(fd);
 		return 1;
@@ -823,7 +823,7 @@ static int dump_one(const char *path, long *printed)
 	gt_errinfo ei = {0};
 	gt_reader *r = gt_reader_open(path, &ro, &ei);
 	if (!r) {
-		gt_cli_say_path("gaptrace dump", path, ei.msg, 0);
+		gt_model_say_path("gaptrace dump", path, ei.msg, 0);
 		return 1;
 	}
 	gt_reader_set_log(r, log_problem, (void *)path);
@@ -856,7 +856,7 @@ static int dump_one(const char *path, long *printed)
 	       st->seq_missing, st->bytes, st->dup_frames, st->backward_frames);
 	int ret = 0;
 	if (rc < 0) {
-		gt_cli_say_path("gaptrace dump", path, gt_reader_error(r)->msg, 0);
+		gt_model_say_path("gaptrace dump", path, gt_reader_error(r)->msg, 0);
 		ret = 1;
 	}
 	gt_reader_close(r);
@@ -936,7 +936,7 @@ int cmd_dump(int argc, char **argv)
 			return 1;
 		}
 		if (!npaths) {
-			gt_cli_no_traces("gaptrace dump", arg, 0);
+			gt_model_no_traces("gaptrace dump", arg, 0);
 			free(paths);
 			return 1;
 		}

@@ -409,7 +409,7 @@ static size_t readable_traces(const gt_export *x, const gt_traceset *ts)
 			n += r != NULL;
 			gt_reader_close(r);
 			if (say)
-				gt_cli_say_path("gaptrace export", im->path, ei.msg, 0);
+				gt_model_say_path("gaptrace export", im->path, ei.msg, 0);
 		}
 	(void)x;
 	if (n)
@@ -441,7 +441,8 @@ static int open_inputs(gt_model *m, gt_export **x, const char *const *paths, siz
 		for (size_t i = 0; i < n; i++) {
 			const gt_trace_arg *a = gt_traceset_arg(m->ts, i);
 			if (a->is_dir && !a->rc && !a->n) {
-				gt_cli_no_traces("gaptrace export", paths[i], 0); /* with a hint */
+				gt_model_no_traces("gaptrace export", paths[i],
+						   0); /* with a hint */
 				return GT_EXIT_NO_INPUT;
 			}
 		}

@@ -70,13 +70,13 @@ static void list_entry(const char *dir, const char *name_raw)
 	char *json = NULL;
 	size_t len = 0;
 	snprintf(path, sizeof(path), "%s/%s/report.json", dir, name_raw);
-	int big = gt_cli_slurp_report(path, &json, &len) < 0 && errno == EFBIG;
+	int big = gt_model_slurp_report(path, &json, &len) < 0 && errno == EFBIG;
 	gt_diff_stats *s = json ? gt_diff_stats_parse(json, len, name_raw, err, sizeof(err)) : NULL;
 	free(json);
 	if (!s) {
 		if (big)
 			printf("%-36s (report larger than %zu MiB: GAPTRACE_MAX_REPORT_MB)\n", name,
-			       gt_cli_report_max() >> 20);
+			       gt_model_report_max() >> 20);
 		else
 			printf("%-36s (report unreadable)\n", name);
 		return;
@@ -125,7 +125,7 @@ static int no_entries(const char *dir)
 	}
 	char raw[4096], first[4 * sizeof(raw)];
 	size_t dirs, entries;
-	gt_cli_dir_contents(dir, &dirs, &entries, raw, sizeof(raw));
+	gt_model_dir_contents(dir, &dirs, &entries, raw, sizeof(raw));
 	gt_term_str(first, sizeof(first), raw); /* a name someone else chose */
 	if (dirs)
 		fprintf(stderr,

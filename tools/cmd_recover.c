@@ -58,8 +58,8 @@ const gt_cli_help *cmd_recover_help(void)
 static void say_error(const char *in, const char *out, const char *msg)
 {
 	size_t lo = strlen(out);
-	gt_cli_say_path("gaptrace recover", !strncmp(msg, out, lo) && msg[lo] == ':' ? out : in,
-			msg, 0);
+	gt_model_say_path("gaptrace recover", !strncmp(msg, out, lo) && msg[lo] == ':' ? out : in,
+			  msg, 0);
 }
 
 int cmd_recover(int argc, char **argv)

@@ -60,7 +60,7 @@ static uint64_t captured_ns(const char *dir, const char *name)
 	size_t len = 0;
 	uint64_t t = 0;
 	snprintf(path, sizeof(path), "%s/%s/report.json", dir, name);
-	if (gt_cli_slurp_report(path, &json, &len) == 0) {
+	if (gt_model_slurp_report(path, &json, &len) == 0) {
 		gt_diff_stats *s = gt_diff_stats_parse(json, len, name, NULL, 0);
 		t = s ? s->time_origin_ns : 0;
 		gt_diff_stats_free(s);
@@ -555,7 +555,7 @@ int gt_archive_store(const gt_archive_req *r, char *entry, size_t cap)
 	char *json = NULL;
 	size_t len = 0;
 	int ret = m ? model_json(r, m, &json, &len)
-		    : gt_cli_report_json(r->trace, &o, &json, &len, &own);
+		    : gt_model_report_json(r->trace, &o, &json, &len, &own);
 	if (!ret)
 		ret = store(r, m ? m : &own, json, len, entry, cap);
 	free(json);

@@ -33,21 +33,21 @@ static int add_arg(gt_analysis *a, const gt_model *m, size_t i, const reading *r
 	size_t before = gt_analysis_ntraces(a);
 	int n = gt_analysis_add_arg(a, m->ts, i, &ei);
 	if (n < 0) {
-		gt_cli_say_path(o->cmd, path, ei.msg, o->cmd_names_path);
+		gt_model_say_path(o->cmd, path, ei.msg, o->cmd_names_path);
 		return n == GT_ERR_NOMEM ? GT_EXIT_FAILED : GT_EXIT_NO_INPUT;
 	}
 	/* (a trace of another process than --pid's is not read: no warning) */
 	if (n == 0 && !r->quiet && !m->ao.pid) {
 		char w[4200];
 		snprintf(w, sizeof(w), "%s: warning", o->cmd);
-		gt_cli_no_traces(w, path, o->cmd_names_path);
+		gt_model_no_traces(w, path, o->cmd_names_path);
 	}
 	for (size_t t = before; t < gt_analysis_ntraces(a); t++) {
 		const gt_an_trace *tr = gt_analysis_trace(a, t);
 		*readable += tr->header_ok;
 		if (tr->status && !r->quiet)
-			gt_cli_say_path(o->cmd, tr->path, tr->error,
-					o->cmd_names_path && !strcmp(tr->path, path));
+			gt_model_say_path(o->cmd, tr->path, tr->error,
+					  o->cmd_names_path && !strcmp(tr->path, path));
 	}
 	return 0;
 }
@@ -89,7 +89,7 @@ static int check(const gt_model *m, const gt_model_opts *o)
 	char why[2048];
 	if (gt_slice_kept_nothing(m->a, o->cmd))
 		return GT_EXIT_NO_INPUT;
-	if (gt_cli_one_capture(m->a, why, sizeof(why)) < 0) {
+	if (gt_model_one_capture(m->a, why, sizeof(why)) < 0) {
 		fprintf(stderr, "%s: %s%s\n", o->cmd, why,
 			o->separate_hint ? o->separate_hint : "");
 		return GT_EXIT_USAGE;

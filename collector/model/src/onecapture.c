@@ -33,7 +33,7 @@ static int span(const gt_an_trace *t, uint64_t *lo, uint64_t *hi)
 	return 1;
 }
 
-int gt_cli_one_capture(const gt_analysis *a, char *msg, size_t cap)
+int gt_model_one_capture(const gt_analysis *a, char *msg, size_t cap)
 {
 	const gt_an_trace *ref = NULL, *ref_timed = NULL, *ref_sess = NULL;
 	uint64_t ulo = 0, uhi = 0; /* union of the spans accepted so far */

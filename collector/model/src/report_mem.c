@@ -12,7 +12,7 @@
 #include "gaptrace/report_mem.h"
 #include "gaptrace/termtext.h"
 
-void gt_cli_say_path(const char *prefix, const char *path, const char *msg, int prefix_names_path)
+void gt_model_say_path(const char *prefix, const char *path, const char *msg, int prefix_names_path)
 {
 	size_t l = strlen(path);
 	int named = !strncmp(msg, path, l) && msg[l] == ':';
@@ -55,8 +55,8 @@ int gt_archive_entry_trace(const char *path, char *buf, size_t cap)
 	return is_dir(buf) ? 0 : -1; /* trace/ is there only when it was kept */
 }
 
-void gt_cli_dir_contents(const char *path, size_t *trace_dirs, size_t *entries, char *first,
-			 size_t cap)
+void gt_model_dir_contents(const char *path, size_t *trace_dirs, size_t *entries, char *first,
+			   size_t cap)
 {
 	DIR *d = opendir(path);
 	struct dirent *e;
@@ -84,11 +84,11 @@ void gt_cli_dir_contents(const char *path, size_t *trace_dirs, size_t *entries, 
 		closedir(d);
 }
 
-void gt_cli_no_traces(const char *prefix, const char *path, int prefix_names_path)
+void gt_model_no_traces(const char *prefix, const char *path, int prefix_names_path)
 {
 	char first[4096], msg[4300];
 	size_t dirs, entries;
-	gt_cli_dir_contents(path, &dirs, &entries, first, sizeof(first));
+	gt_model_dir_contents(path, &dirs, &entries, first, sizeof(first));
 	if (entries)
 		snprintf(msg, sizeof(msg),
 			 "no .gtrace file in this directory; it is a run archive: `gaptrace "
@@ -102,11 +102,11 @@ void gt_cli_no_traces(const char *prefix, const char *path, int prefix_names_pat
 			 dirs == 1 ? "that one" : "one of them");
 	else
 		snprintf(msg, sizeof(msg), "no .gtrace file in this directory");
-	gt_cli_say_path(prefix, path, msg, prefix_names_path);
+	gt_model_say_path(prefix, path, msg, prefix_names_path);
 }
 
-int gt_cli_report_json(const char *path, const gt_model_opts *o, char **json, size_t *len,
-		       gt_model *keep)
+int gt_model_report_json(const char *path, const gt_model_opts *o, char **json, size_t *len,
+			 gt_model *keep)
 {
 	gt_report_opts ro = {.diag = o->dopts};
 	gt_model m;
@@ -131,7 +131,7 @@ int gt_cli_report_json(const char *path, const gt_model_opts *o, char **json, si
 	return 0;
 }
 
-int gt_cli_slurp(const char *path, size_t max, char **buf, size_t *len)
+int gt_model_slurp(const char *path, size_t max, char **buf, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
 	char *b = NULL;
@@ -167,23 +167,23 @@ int gt_cli_slurp(const char *path, size_t max, char **buf, size_t *len)
 	return -1;
 }
 
-size_t gt_cli_report_max(void)
+size_t gt_model_report_max(void)
 {
 	const char *v = getenv("GAPTRACE_MAX_REPORT_MB");
 	char *end = NULL;
 	errno = 0;
 	unsigned long mb = v && *v >= '0' && *v <= '9' ? strtoul(v, &end, 10) : 0;
 	if (errno || !end || *end || mb < 1 || mb > 65536)
-		mb = GT_CLI_REPORT_MAX_MB;
+		mb = GT_MODEL_REPORT_MAX_MB;
 	return (size_t)mb << 20;
 }
 
-int gt_cli_slurp_report(const char *path, char **buf, size_t *len)
+int gt_model_slurp_report(const char *path, char **buf, size_t *len)
 {
-	return gt_cli_slurp(path, gt_cli_report_max(), buf, len);
+	return gt_model_slurp(path, gt_model_report_max(), buf, len);
 }
 
-const char *gt_cli_report_error(int e, char *buf, size_t cap)
+const char *gt_model_report_error(int e, char *buf, size_t cap)
 {
 	if (e == EFBIG)
 		snprintf(buf, cap,
@@ -191,7 +191,7 @@ const char *gt_cli_report_error(int e, char *buf, size_t cap)
 			 "(reading "
 			 "one takes up to 48 times its size in memory); GAPTRACE_MAX_REPORT_MB=N "
 			 "allows N MiB",
-			 gt_cli_report_max() >> 20);
+			 gt_model_report_max() >> 20);
 	else
 		snprintf(buf, cap, "%s", strerror(e));
 	return buf;

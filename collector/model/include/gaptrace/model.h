@@ -44,7 +44,8 @@ enum {
  * are written escaped for the terminal (gt_term_fputs): both can quote a
  * trace.
  */
-void gt_cli_say_path(const char *prefix, const char *path, const char *msg, int prefix_names_path);
+void gt_model_say_path(const char *prefix, const char *path, const char *msg,
+		       int prefix_names_path);
 
 /** How a command reads its traces. */
 typedef struct gt_model_opts {

@@ -20,6 +20,6 @@
  * @return 0 when they do; -1 when they do not, with msg (cap bytes) saying
  *         which two traces differ and how (no trailing newline).
  */
-int gt_cli_one_capture(const gt_analysis *a, char *msg, size_t cap);
+int gt_model_one_capture(const gt_analysis *a, char *msg, size_t cap);
 
 #endif

@@ -23,8 +23,8 @@
  * gt_model_close). Problems are said on stderr, prefixed by o->cmd.
  * @return 0 or an exit status, as gt_model_open.
  */
-int gt_cli_report_json(const char *path, const gt_model_opts *o, char **json, size_t *len,
-		       gt_model *keep);
+int gt_model_report_json(const char *path, const gt_model_opts *o, char **json, size_t *len,
+			 gt_model *keep);
 
 /**
  * Say on stderr that the directory path holds no .gtrace file: "PREFIX:
@@ -32,9 +32,9 @@ int gt_cli_report_json(const char *path, const gt_model_opts *o, char **json, si
  * below it (a folder of runs such as examples/traces, an archive entry's
  * trace/) "; it holds 32 trace directories, such as PATH/compile_ro: give
  * one of them", or for a run archive "; it is a run archive: `gaptrace
- * history PATH` lists its runs". prefix_names_path as gt_cli_say_path.
+ * history PATH` lists its runs". prefix_names_path as gt_model_say_path.
  */
-void gt_cli_no_traces(const char *prefix, const char *path, int prefix_names_path);
+void gt_model_no_traces(const char *prefix, const char *path, int prefix_names_path);
 
 /**
  * What lies below the directory path that a command reading traces can
@@ -42,8 +42,8 @@ void gt_cli_no_traces(const char *prefix, const char *path, int prefix_names_pat
  * .gtrace files (first, the first of them by name, in cap bytes, "" when
  * none), *entries how many are run archive entries.
  */
-void gt_cli_dir_contents(const char *path, size_t *trace_dirs, size_t *entries, char *first,
-			 size_t cap);
+void gt_model_dir_contents(const char *path, size_t *trace_dirs, size_t *entries, char *first,
+			   size_t cap);
 
 /* What a run archive entry is (gaptrace/archive.h): defined here, where the
  * hints above look for entries; the archive library builds on this one. */
@@ -56,25 +56,25 @@ int gt_archive_entry_trace(const char *path, char *buf, size_t cap);
 
 /** Read a whole file into a malloc'ed, NUL-terminated buffer (at most
  *  max bytes). @return 0, or -1 with errno (EFBIG when over max). */
-int gt_cli_slurp(const char *path, size_t max, char **buf, size_t *len);
+int gt_model_slurp(const char *path, size_t max, char **buf, size_t *len);
 
-/** Default of gt_cli_report_max, in MiB. */
-#define GT_CLI_REPORT_MAX_MB 16
+/** Default of gt_model_report_max, in MiB. */
+#define GT_MODEL_REPORT_MAX_MB 16
 
 /**
  * The largest saved JSON report that diff, history and archive read, in
  * bytes: $GAPTRACE_MAX_REPORT_MB MiB when it is a whole number 1 .. 65536,
- * else GT_CLI_REPORT_MAX_MB MiB. Reading a report takes up to about 48
+ * else GT_MODEL_REPORT_MAX_MB MiB. Reading a report takes up to about 48
  * times its size (its cJSON tree: 45 times for a series of small numbers),
  * so this bounds their memory: 768 MiB at the default.
  */
-size_t gt_cli_report_max(void);
+size_t gt_model_report_max(void);
 
-/** gt_cli_slurp of a saved report, at most gt_cli_report_max() bytes. */
-int gt_cli_slurp_report(const char *path, char **buf, size_t *len);
+/** gt_model_slurp of a saved report, at most gt_model_report_max() bytes. */
+int gt_model_slurp_report(const char *path, char **buf, size_t *len);
 
-/** Why gt_cli_slurp_report failed with errno e, in buf (cap bytes): over
+/** Why gt_model_slurp_report failed with errno e, in buf (cap bytes): over
  *  the cap says the cap and how to raise it. @return buf. */
-const char *gt_cli_report_error(int e, char *buf, size_t cap);
+const char *gt_model_report_error(int e, char *buf, size_t cap);
 
 #endif
