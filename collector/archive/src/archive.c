@@ -488,22 +488,6 @@ static int fill_entry(const char *tmp, const meta *m0, const char *json, size_t 
 	return write_meta(p, &m);
 }
 
-/* The JSON report of model m (as `gaptrace report --json` writes it) into
- * *json. @return 0 or GT_EXIT_FAILED (said). */
-static int model_json(const gt_archive_req *r, const gt_model *m, char **json, size_t *len)
-{
-	gt_report_opts ro = {.diag = r->dopts};
-	FILE *f = open_memstream(json, len);
-	int rc = f ? gt_report_json(m->a, f, &ro) : GT_ERR_NOMEM;
-	if ((f && fclose(f) != 0) || rc < 0) {
-		fprintf(stderr, "%s: making the report of %s failed\n", r->cmd, r->trace);
-		free(*json);
-		*json = NULL;
-		return GT_EXIT_FAILED;
-	}
-	return 0;
-}
-
 /* Writes the entry of model m with its report json. */
 static int store(const gt_archive_req *r, const gt_model *m, const char *json, size_t len,
 		 char *entry, size_t cap)
@@ -554,7 +538,7 @@ int gt_archive_store(const gt_archive_req *r, char *entry, size_t cap)
 	const gt_model *m = r->model;
 	char *json = NULL;
 	size_t len = 0;
-	int ret = m ? model_json(r, m, &json, &len)
+	int ret = m ? gt_model_json(m, r->dopts, r->cmd, r->trace, &json, &len)
 		    : gt_model_report_json(r->trace, &o, &json, &len, &own);
 	if (!ret)
 		ret = store(r, m ? m : &own, json, len, entry, cap);

@@ -105,24 +105,35 @@ void gt_model_no_traces(const char *prefix, const char *path, int prefix_names_p
 	gt_model_say_path(prefix, path, msg, prefix_names_path);
 }
 
+int gt_model_json(const gt_model *m, const gt_diag_opts *dopts, const char *cmd, const char *what,
+		  char **json, size_t *len)
+{
+	gt_report_opts ro = {.diag = dopts};
+	*json = NULL;
+	*len = 0;
+	FILE *f = open_memstream(json, len);
+	int rc = f ? gt_report_json(m->a, f, &ro) : GT_ERR_NOMEM;
+	if ((f && fclose(f) != 0) || rc < 0) {
+		fprintf(stderr, "%s: making the report of %s failed\n", cmd, what);
+		free(*json);
+		*json = NULL;
+		return GT_EXIT_FAILED;
+	}
+	return 0;
+}
+
 int gt_model_report_json(const char *path, const gt_model_opts *o, char **json, size_t *len,
 			 gt_model *keep)
 {
-	gt_report_opts ro = {.diag = o->dopts};
 	gt_model m;
 	*json = NULL;
 	*len = 0;
 	int ret = gt_model_open(&m, (const char *const[]){path}, 1, o);
-	if (ret)
-		return ret;
-	FILE *f = open_memstream(json, len);
-	int rc = f ? gt_report_json(m.a, f, &ro) : GT_ERR_NOMEM;
-	if ((f && fclose(f) != 0) || rc < 0) {
-		fprintf(stderr, "%s: making the report of %s failed\n", o->cmd, path);
-		free(*json);
-		*json = NULL;
+	if (!ret)
+		ret = gt_model_json(&m, o->dopts, o->cmd, path, json, len);
+	if (ret) {
 		gt_model_close(&m);
-		return GT_EXIT_FAILED;
+		return ret;
 	}
 	if (keep)
 		*keep = m;

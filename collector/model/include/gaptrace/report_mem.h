@@ -14,6 +14,16 @@
 #include "gaptrace/model.h"
 
 /**
+ * The JSON report of model m (gaptrace.report/1, findings made with dopts,
+ * NULL: defaults), as `gaptrace report --json` writes it, into a malloc'ed
+ * buffer (*json, NUL terminated, *len bytes; the caller frees it).
+ * @return 0, or GT_EXIT_FAILED after saying "CMD: making the report of
+ *         WHAT failed" on stderr (*json NULL).
+ */
+int gt_model_json(const gt_model *m, const gt_diag_opts *dopts, const char *cmd, const char *what,
+		  char **json, size_t *len);
+
+/**
  * Analyze the traces at path and write their JSON report (gaptrace.report/1,
  * findings included) into a malloc'ed buffer (*json, NUL terminated, *len
  * bytes; the caller frees it), the report `gaptrace report --json` writes
