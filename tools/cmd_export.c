@@ -398,7 +398,7 @@ out:
  * set: no file is opened again). With none, every reason is said and
  * nothing is written: a script must not take an empty table or timeline
  * for a result. */
-static size_t readable_traces(const gt_export *x, const gt_traceset *ts)
+static size_t readable_traces(const gt_traceset *ts)
 {
 	size_t n = 0;
 	for (int say = 0; say < 2 && !n; say++)
@@ -411,7 +411,6 @@ static size_t readable_traces(const gt_export *x, const gt_traceset *ts)
 			if (say)
 				gt_model_say_path("gaptrace export", im->path, ei.msg, 0);
 		}
-	(void)x;
 	if (n)
 		return n;
 	fprintf(stderr, "gaptrace export: no trace could be read\n");
@@ -449,22 +448,18 @@ static int open_inputs(gt_model *m, gt_export **x, const char *const *paths, siz
 		fprintf(stderr, "gaptrace export: %s\n", ei.msg);
 		return ei.code == GT_ERR_NOMEM ? GT_EXIT_FAILED : GT_EXIT_NO_INPUT;
 	}
-	size_t readable = readable_traces(*x, m->ts);
+	size_t readable = readable_traces(m->ts);
 	gt_export_close(*x);
 	*x = NULL;
 	if (!readable)
 		return GT_EXIT_NO_INPUT;
 	if ((ret = gt_model_analyze(m, &mo)) != 0)
 		return ret;
-	/* the exporters' own passes: the slice resolved, problems said once */
-	opts.eo.analysis.from_ns = m->ao.from_ns;
-	opts.eo.analysis.to_ns = m->ao.to_ns;
-	opts.eo.analysis.pid = m->ao.pid;
-	opts.eo.analysis.gpu = m->ao.gpu;
-	opts.eo.analysis.step_range = m->ao.step_range;
-	opts.eo.analysis.slice_what = m->ao.slice_what;
-	opts.eo.analysis.step_period_ns = m->ao.step_period_ns;
-	opts.eo.analysis.step_phase_ns = m->ao.step_phase_ns;
+	/* the exporters' own passes: the model's options (the slice resolved),
+	 * their problems said once, through our log */
+	opts.eo.analysis = m->ao;
+	opts.eo.analysis.log = log_problem;
+	opts.eo.analysis.log_user = NULL;
 	*x = gt_export_open_set(m->ts, m->a, &opts.eo, &ei);
 	if (*x)
 		return 0;
