@@ -486,6 +486,8 @@ static void peer_end(gt_collector *c, peer *p, int state, const char *reason)
 	snapshot = *in;
 	info_retire(c, p);
 	pthread_mutex_unlock(&c->lock);
+	if (p->accepted && c->o.tap)
+		c->o.tap(c->o.tap_user, p->id, GT_TAP_END, snapshot.pid, NULL, 0);
 	if (p->accepted && c->o.on_peer)
 		c->o.on_peer(c->o.peer_user, GT_PEER_DISCONNECTED, &snapshot);
 }
@@ -698,6 +700,8 @@ static int handshake(gt_collector *c, peer *p)
 		return -1;
 	}
 	p->file_off = (uint64_t)total;
+	if (c->o.tap)
+		c->o.tap(c->o.tap_user, p->id, GT_TAP_HEADER, pid, b, (size_t)total);
 	p->pos += (size_t)total;
 	p->stream_off += (uint64_t)total;
 	p->stage = STAGE_STREAM;
@@ -743,6 +747,8 @@ static void frame_ok(gt_collector *c, peer *p, const gt_frame_info *fi, const ui
 	p->next_seq = fi->seq + 1;
 	int was_discarding = p->discard;
 	file_append(c, p, data, n);
+	if (c->o.tap)
+		c->o.tap(c->o.tap_user, p->id, GT_TAP_FRAME, info_of(c, p)->pid, data, n);
 	int unwritten = p->discard || was_discarding;
 	pthread_mutex_lock(&c->lock);
 	gt_peer_info *in = info_of(c, p);
@@ -1133,6 +1139,28 @@ static void control_list(gt_collector *c, strbuf *out)
 	sb_printf(out, "ok %d\n", n);
 }
 
+/* A request the collector does not know: the extension's (opts.control_ext),
+ * else an error. The line is rebuilt from its words (a request has at most
+ * three arguments). */
+static void control_other(gt_collector *c, const char *verb, const char *a1, const char *a2,
+			  strbuf *out)
+{
+	char *ans = NULL;
+	if (c->o.control_ext) {
+		char line[GT_CONTROL_LINE_MAX + 8];
+		snprintf(line, sizeof(line), "%s%s%s%s%s", verb, a1 ? " " : "", a1 ? a1 : "",
+			 a2 ? " " : "", a2 ? a2 : "");
+		ans = c->o.control_ext(c->o.control_user, line);
+	}
+	if (ans) {
+		sb_printf(out, "%s", ans);
+		free(ans);
+		return;
+	}
+	sb_printf(out, "error unknown request '%s' (list, stats, arm, disarm, flush%s)\n", verb,
+		  c->o.control_ext ? ", live" : "");
+}
+
 static void control_request(gt_collector *c, char *line, strbuf *out)
 {
 	char *save = NULL;
@@ -1203,8 +1231,7 @@ static void control_request(gt_collector *c, char *line, strbuf *out)
 		}
 		op = verb[0] == 'd' ? OP_DISARM : OP_FLUSH;
 	} else {
-		sb_printf(out, "error unknown request '%s' (list, stats, arm, disarm, flush)\n",
-			  verb);
+		control_other(c, verb, a1, a2, out);
 		return;
 	}
 	int n = apply(c, op, pid, kinds, dur);
@@ -1893,7 +1920,9 @@ gt_collector *gt_collector_new(const gt_collector_opts *opts, gt_errinfo *ei)
 					   .log = opts->log,
 					   .log_user = opts->log_user,
 					   .share_group = opts->share_group,
-					   .group_gid = opts->group_gid};
+					   .group_gid = opts->group_gid,
+					   .tap = opts->tap,
+					   .tap_user = opts->tap_user};
 			int err = 0;
 			c->nvml = gt_nvml_start(&no, &err);
 			if (c->nvml)

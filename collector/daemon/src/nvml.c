@@ -167,6 +167,9 @@ struct gt_nvml_sampler {
 	int write_err;
 	char *path;
 	gt_writer *w;
+	gt_tap_fn tap; /* opts.tap: the header, then every frame written */
+	void *tap_user;
+	uint64_t tapped;
 	uint32_t ndev;
 	devstate dev[GT_MAX_DEVICES];
 	pthread_t th;
@@ -317,6 +320,8 @@ static int nvml_sink(void *user, const void *buf, size_t len)
 		left -= (size_t)n;
 	}
 	s->file_off += len;
+	if (s->tap)
+		s->tap(s->tap_user, 0, s->tapped++ ? GT_TAP_FRAME : GT_TAP_HEADER, 0, buf, len);
 	return 0;
 }
 
@@ -1158,6 +1163,8 @@ gt_nvml_sampler *gt_nvml_start(const gt_nvml_opts *o, int *err)
 		goto fail_rc;
 	}
 	s->path = strdup(o->path);
+	s->tap = o->tap;
+	s->tap_user = o->tap_user;
 	mode_t mode = o->share_group ? 0640 : 0600; /* private unless shared */
 	s->fd = open(o->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
 	if (s->fd >= 0 && o->share_group &&
@@ -1249,6 +1256,8 @@ void gt_nvml_stop(gt_nvml_sampler *s)
 		}
 		gt_writer_free(s->w);
 	}
+	if (s->tap && s->tapped)
+		s->tap(s->tap_user, 0, GT_TAP_END, 0, NULL, 0);
 	if (s->fd >= 0)
 		close(s->fd);
 	for (uint32_t i = 0; i < GT_MAX_DEVICES; i++) {

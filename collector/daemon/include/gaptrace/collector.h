@@ -324,6 +324,20 @@ typedef struct gt_nvml_api {
 uint64_t gt_pcie_link_bps(unsigned int gen, unsigned int width);
 
 /** Options of an NVML sampler; zero-initialize and set what you need. */
+/**
+ * A copy of the bytes the collector receives, for the live analysis
+ * (gaptrace/live.h): each accepted producer's stream header (GT_TAP_HEADER),
+ * every verified frame (GT_TAP_FRAME: whether or not its trace file could
+ * take it), and the end of the stream (GT_TAP_END: buf NULL); the NVML
+ * sampler's own stream likewise, as stream 0. Producer streams are numbered
+ * by connection (1, 2, ...; never reused). Called on the collector's loop
+ * thread (producers) or the NVML thread (stream 0), with buf valid during
+ * the call only: it must copy and return at once, never block.
+ */
+typedef void (*gt_tap_fn)(void *user, uint64_t stream, int what, uint32_t pid, const void *buf,
+			  size_t len);
+enum { GT_TAP_HEADER = 1, GT_TAP_FRAME = 2, GT_TAP_END = 3 };
+
 typedef struct gt_nvml_opts {
 	const char *path; /**< trace file to create (O_EXCL); required */
 	unsigned int hz;  /**< fast-set samples per second; 0 = GT_NVML_DEFAULT_HZ */
@@ -343,6 +357,9 @@ typedef struct gt_nvml_opts {
 	 *  group_gid (see gt_collector_opts.share_group). */
 	int share_group;
 	uint32_t group_gid;
+	gt_tap_fn tap; /**< may be NULL: every header and frame written, as stream 0
+			    (gt_collector_opts.tap), on the sampler's thread */
+	void *tap_user;
 } gt_nvml_opts;
 
 typedef struct gt_nvml_sampler gt_nvml_sampler;
@@ -398,6 +415,15 @@ GT_API int gt_nvml_parse_uuid(const char *s, uint8_t out[16]);
 /* ------------------------------------------------------------------ */
 
 /** Collector options; zero-initialize and set what you need. */
+/**
+ * A control request the collector does not know (not list, stats, arm,
+ * disarm, flush): line is the request without its newline. @return a
+ * malloc'd answer (data lines, then one final line starting "ok" or
+ * "error", each ending in '\n'), which the collector frees; NULL: unknown
+ * request. Called on the loop thread; must not block.
+ */
+typedef char *(*gt_control_ext_fn)(void *user, const char *line);
+
 typedef struct gt_collector_opts {
 	const char *trace_dir; /**< required; created when missing (see share_group) */
 	/**
@@ -451,6 +477,10 @@ typedef struct gt_collector_opts {
 	 * reason. See gt_collector_new for the whole policy.
 	 */
 	size_t mem_budget;
+	gt_tap_fn tap; /**< may be NULL: see gt_tap_fn */
+	void *tap_user;
+	gt_control_ext_fn control_ext; /**< may be NULL: see gt_control_ext_fn */
+	void *control_user;
 } gt_collector_opts;
 
 /** Default gt_collector_opts.mem_budget: 256 MiB. */
