@@ -18,6 +18,8 @@
 #include "cmds.h"
 #include "gaptrace/argval.h"
 #include "gaptrace/collector.h"
+#include "gaptrace/live.h"
+#include "live_cli.h"
 
 static struct {
 	const char *dir;
@@ -29,9 +31,21 @@ static struct {
 	uint32_t gid;
 	int verbosity;	  /* 0 quiet, 1 normal, 2 verbose */
 	uint64_t mem_mib; /* --mem-budget, else $GAPTRACE_COLLECTOR_MEM_MB; 0 = default */
+	gt_cli_live_opts live;
+	int no_traces;
 } opts;
 
-enum { OPT_DORMANT = 1, OPT_GROUP, OPT_MEM };
+enum {
+	OPT_DORMANT = 1,
+	OPT_GROUP,
+	OPT_MEM,
+	OPT_METRICS,
+	OPT_TEXTFILE,
+	OPT_LIVE,
+	OPT_WINDOW,
+	OPT_WATERMARK,
+	OPT_NO_TRACES
+};
 
 #define MEM_MIB_MIN (GT_COLLECTOR_MEM_BUDGET_MIN >> 20)
 #define MEM_MIB_MAX (1ull << 20) /* 1 TiB */
@@ -59,6 +73,24 @@ static const gt_cli_opt collector_opts[] = {
 	       "memory for all connection buffers, half-received frames included (default "
 	       "$GAPTRACE_COLLECTOR_MEM_MB, else 256; at least 4): producers over it wait, they "
 	       "are not dropped"),
+	GT_OPT(OPT_METRICS, "metrics", "ADDR:PORT",
+	       "serve the live analysis's idle-by-cause counters at http://ADDR:PORT/metrics "
+	       "(Prometheus text 0.0.4, or OpenMetrics when asked); \":9947\" listens on every "
+	       "address (9947: docs/FLEET.md)"),
+	GT_OPT(OPT_TEXTFILE, "metrics-textfile", "DIR",
+	       "write them to DIR/gaptrace.prom after each window, atomically, for "
+	       "node_exporter's textfile collector (nothing listens)",
+	       .complete = GT_CLI_DIR),
+	GT_OPT(OPT_LIVE, "live", NULL,
+	       "analyse in closed windows for `gaptrace top` (implied by --metrics and "
+	       "--metrics-textfile)"),
+	GT_OPT(OPT_WINDOW, "window", "DUR",
+	       "live analysis window, aligned to the epoch (default 10s, at least 1s)"),
+	GT_OPT(OPT_WATERMARK, "watermark", "DUR",
+	       "a window closes this long after its end, when its records are in (default 3s)"),
+	GT_OPT(OPT_NO_TRACES, "no-traces", NULL,
+	       "write no trace file: the live analysis only (needs --metrics, "
+	       "--metrics-textfile or --live)"),
 	GT_OPT('v', "verbose", NULL, "log connection details"),
 	GT_OPT('q', "quiet", NULL, "print errors only"),
 	{0},
@@ -138,6 +170,21 @@ static void on_peer(void *user, int event, const gt_peer_info *p)
 	}
 }
 
+/* How the start line names the live analysis ("" without it). */
+static const char *live_phrase(const gt_cli_live *live)
+{
+	static char buf[300];
+	if (!live)
+		return "";
+	const char *ep = gt_cli_live_endpoint(live);
+	snprintf(buf, sizeof(buf), "; live analysis in %s windows%s%s%s",
+		 gt_duration_str(opts.live.window_ns ? opts.live.window_ns
+						     : GT_LIVE_WINDOW_DEFAULT_NS,
+				 (char[32]){0}, 32),
+		 ep ? ", metrics on http://" : "", ep ? ep : "", ep ? "/metrics" : "");
+	return buf;
+}
+
 /* Each producer needs two descriptors: raise the soft limit to the hard one. */
 static void raise_nofile(void)
 {
@@ -178,6 +225,26 @@ int cmd_collector(int argc, char **argv)
 			if (gt_cli_count(&p, MEM_MIB_MIN, MEM_MIB_MAX, &opts.mem_mib) < 0)
 				return 2;
 			break;
+		case OPT_METRICS:
+			opts.live.metrics_addr = optarg;
+			opts.live.on = 1;
+			break;
+		case OPT_TEXTFILE:
+			opts.live.textfile_dir = optarg;
+			opts.live.on = 1;
+			break;
+		case OPT_LIVE: opts.live.on = 1; break;
+		case OPT_WINDOW:
+			if (gt_cli_duration(&p, GT_LIVE_WINDOW_MIN_NS, 24 * 3600 * 1000000000ull,
+					    &opts.live.window_ns) < 0)
+				return 2;
+			break;
+		case OPT_WATERMARK:
+			if (gt_cli_duration(&p, 1000000ull, 3600 * 1000000000ull,
+					    &opts.live.watermark_ns) < 0)
+				return 2;
+			break;
+		case OPT_NO_TRACES: opts.no_traces = 1; break;
 		case 'v': opts.verbosity = 2; break;
 		case 'q': opts.verbosity = 0; break;
 		default:
@@ -187,6 +254,11 @@ int cmd_collector(int argc, char **argv)
 	}
 	if (optind != argc)
 		return gt_cli_usage(&collector_help, "unexpected argument '%s'", argv[optind]);
+	if (opts.no_traces && !opts.live.on)
+		return gt_cli_usage(
+			&collector_help,
+			"--no-traces keeps nothing without --metrics, --metrics-textfile "
+			"or --live");
 	const char *mem_env = getenv("GAPTRACE_COLLECTOR_MEM_MB");
 	if (!opts.mem_mib && mem_env && mem_env[0]) {
 		char why[256];
@@ -218,13 +290,27 @@ int cmd_collector(int argc, char **argv)
 		.share_group = opts.share_group,
 		.group_gid = opts.gid,
 		.mem_budget = (size_t)(opts.mem_mib << 20),
+		.no_files = opts.no_traces,
 	};
+	gt_cli_live *live = NULL;
+	if (opts.live.on) {
+		char why[512];
+		opts.live.log = log_line;
+		opts.live.trace_dir = opts.no_traces ? NULL : opts.dir;
+		live = gt_cli_live_start(&opts.live, &co, why, sizeof(why));
+		if (!live) {
+			fprintf(stderr, "gaptrace collector: %s\n", why);
+			return 1;
+		}
+	}
 	gt_errinfo ei = {0};
 	g_coll = gt_collector_new(&co, &ei);
 	if (!g_coll) {
 		fprintf(stderr, "gaptrace collector: %s\n", ei.msg);
+		gt_cli_live_stop(live);
 		return 1;
 	}
+	gt_cli_live_attach(live, g_coll);
 	char dir[PATH_MAX];
 	snprintf(dir, sizeof(dir), "%s", gt_collector_trace_dir(g_coll)); /* outlives close */
 	opts.dir = dir;
@@ -234,16 +320,19 @@ int cmd_collector(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	if (opts.verbosity)
 		fprintf(stderr,
-			"gaptrace collector: listening on %s (control %s), writing %s/%s; "
+			"gaptrace collector: listening on %s (control %s), writing %s%s%s%s; "
 			"Ctrl-C stops\n",
 			gt_collector_socket_path(g_coll), gt_collector_control_path(g_coll),
-			opts.dir, opts.dormant ? " (producers start dormant)" : "");
+			opts.no_traces ? "no trace file" : opts.dir, opts.no_traces ? "" : "/",
+			opts.dormant ? " (producers start dormant)" : "", live_phrase(live));
 	if (gt_collector_run(g_coll) == 0)
 		ret = 0;
 	gt_collector_stats st;
 	gt_collector_get_stats(g_coll, &st);
+	gt_cli_live_attach(live, NULL);
 	gt_collector_close(g_coll);
 	g_coll = NULL;
+	gt_cli_live_stop(live);
 	if (opts.verbosity)
 		fprintf(stderr,
 			"gaptrace collector: stopped: %" PRIu64 " producers, %" PRIu64

@@ -239,6 +239,9 @@ typedef struct an_trace {
 	gt_clock_map cmap;
 	int have_cmap;
 	uint64_t capture_start; /* trace clock: stream header, or the first ARMED note */
+	uint64_t seen_last;	/* the latest end of any timed or clock record, kept by
+				   the slice or not (trace clock; realtime after
+				   align_clocks): the process was there until then */
 	int armed;
 	/* local string id -> global id */
 	gt_slots smap;	/* uint32 by trace string id: global string id, 0 = not yet */

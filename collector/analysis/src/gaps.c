@@ -1095,6 +1095,10 @@ static int sweep_window(sw *S, gsw *L)
 				t0 = tr->capture_start;
 			if (tr->pub.t_last > t1)
 				t1 = tr->pub.t_last;
+			/* sliced: a process seen at or after the slice's end was
+			 * there until it (idle at a window's edge counts) */
+			if (a->o.to_ns && tr->seen_last >= a->o.to_ns)
+				t1 = a->o.to_ns;
 		}
 	}
 	if (!n)

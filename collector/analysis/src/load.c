@@ -796,6 +796,8 @@ int an_load_reader(gt_analysis *a, gt_reader *r, an_trace *t)
 		if (rec.type < GT_REC_TYPE_LIMIT)
 			t->pub.records[rec.type]++;
 		int e = track_holes(&L, &rec);
+		if (rec.type == GT_REC_CLOCK && rec.clock.trace_ns > t->seen_last)
+			t->seen_last = rec.clock.trace_ns;
 		if (e >= 0)
 			e = add_record(&L, &rec);
 		if (e < 0) {
@@ -809,6 +811,8 @@ int an_load_reader(gt_analysis *a, gt_reader *r, an_trace *t)
 	if (L.hole)
 		AN_TRY(add_hole(&L, L.hole_a, L.hole_b));
 	t->pub.rs = *gt_reader_get_stats(r);
+	if (L.last_ts > t->seen_last)
+		t->seen_last = L.last_ts;
 	if (rc < 0) {
 		const gt_errinfo *ei = gt_reader_error(r);
 		t->pub.status = rc;

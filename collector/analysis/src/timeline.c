@@ -97,6 +97,7 @@ static void align_clocks(gt_analysis *a)
 		t->pub.t_first = conv(t, t->pub.t_first);
 		t->pub.t_last = conv(t, t->pub.t_last);
 		t->capture_start = conv(t, t->capture_start);
+		t->seen_last = conv(t, t->seen_last);
 		gt_an_note *n = t->notes.p;
 		uint32_t *ids = t->note_ids.p;
 		for (size_t j = 0; j < t->notes.n; j++) {

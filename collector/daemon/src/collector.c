@@ -681,8 +681,10 @@ static int handshake(gt_collector *c, peer *p)
 		return -1;
 	}
 	uint32_t pid = c->hdr.pid ? c->hdr.pid : p->cred_pid;
-	char path[512];
-	int fd = create_trace_file(c, pid, path, sizeof(path));
+	char path[512] = "";
+	int fd = c->o.no_files ? -1 : create_trace_file(c, pid, path, sizeof(path));
+	if (c->o.no_files)
+		goto no_file;
 	if (fd < 0) {
 		char why[GT_CTL_TEXT_MAX];
 		snprintf(why, sizeof(why), "cannot create a trace file in %s: %s", c->trace_dir,
@@ -700,6 +702,7 @@ static int handshake(gt_collector *c, peer *p)
 		return -1;
 	}
 	p->file_off = (uint64_t)total;
+no_file:
 	if (c->o.tap)
 		c->o.tap(c->o.tap_user, p->id, GT_TAP_HEADER, pid, b, (size_t)total);
 	p->pos += (size_t)total;
@@ -1873,7 +1876,7 @@ gt_collector *gt_collector_new(const gt_collector_opts *opts, gt_errinfo *ei)
 	}
 	if (gt_private_dir(c->sock_dir, &c->sock_dir_created, ei) < 0)
 		goto fail;
-	if (mkdir_trace(c, ei) < 0)
+	if (!opts->no_files && mkdir_trace(c, ei) < 0)
 		goto fail;
 	c->ep = epoll_create1(EPOLL_CLOEXEC);
 	c->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -1908,8 +1911,10 @@ gt_collector *gt_collector_new(const gt_collector_opts *opts, gt_errinfo *ei)
 				snprintf(path, sizeof(path), "%s/nvml.gtrace", c->trace_dir);
 			found = access(path, F_OK) != 0;
 		}
+		if (opts->no_files)
+			found = 1;
 		if (found) {
-			gt_nvml_opts no = {.path = path,
+			gt_nvml_opts no = {.path = opts->no_files ? NULL : path,
 					   .hz = opts->nvml_hz,
 					   .proc_hz = opts->nvml_proc_hz,
 					   .gpm_hz = opts->gpm_hz,

@@ -297,7 +297,7 @@ static int nvml_sink(void *user, const void *buf, size_t len)
 	if (s->write_err)
 		return s->write_err;
 	const uint8_t *p = buf;
-	size_t left = len;
+	size_t left = s->fd >= 0 ? len : 0;
 	while (left) {
 		ssize_t n = write(s->fd, p, left);
 		if (n < 0 && errno == EINTR)
@@ -1162,11 +1162,11 @@ gt_nvml_sampler *gt_nvml_start(const gt_nvml_opts *o, int *err)
 		rc = GT_ERR_CLOSED;
 		goto fail_rc;
 	}
-	s->path = strdup(o->path);
+	s->path = strdup(o->path ? o->path : "(no file: live analysis only)");
 	s->tap = o->tap;
 	s->tap_user = o->tap_user;
 	mode_t mode = o->share_group ? 0640 : 0600; /* private unless shared */
-	s->fd = open(o->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	s->fd = o->path ? open(o->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode) : -1;
 	if (s->fd >= 0 && o->share_group &&
 	    (fchown(s->fd, (uid_t)-1, (gid_t)o->group_gid) != 0 || fchmod(s->fd, mode) != 0)) {
 		int e = errno;
@@ -1175,7 +1175,7 @@ gt_nvml_sampler *gt_nvml_start(const gt_nvml_opts *o, int *err)
 		s->fd = -1;
 		errno = e;
 	}
-	if (!s->path || s->fd < 0) {
+	if (!s->path || (o->path && s->fd < 0)) {
 		gt_logf(&s->lg, GT_LOG_ERROR, "%s: cannot create: %s", o->path, strerror(errno));
 		rc = GT_ERR_IO;
 		goto fail_rc;

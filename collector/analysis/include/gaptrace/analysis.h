@@ -138,7 +138,9 @@ enum {
 	GT_WINDOW_CAPTURE = 1,	/**< start of the capture (the first ARMED note, else
 				     the stream header) .. last record of the traces
 				     using the GPU; time disarmed in between counts as
-				     idle */
+				     idle. Sliced (to_ns), a trace with any record,
+				     clock pairs included, at or after to_ns was there
+				     until to_ns: the window runs to it */
 };
 
 /** Default utilization window: 10 ms. */

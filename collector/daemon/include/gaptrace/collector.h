@@ -339,7 +339,8 @@ typedef void (*gt_tap_fn)(void *user, uint64_t stream, int what, uint32_t pid, c
 enum { GT_TAP_HEADER = 1, GT_TAP_FRAME = 2, GT_TAP_END = 3 };
 
 typedef struct gt_nvml_opts {
-	const char *path; /**< trace file to create (O_EXCL); required */
+	const char *path; /**< trace file to create (O_EXCL); NULL: none (the
+			       frames go to the tap only) */
 	unsigned int hz;  /**< fast-set samples per second; 0 = GT_NVML_DEFAULT_HZ */
 	/** slow-set samples per second (per-process utilization, memory,
 	 *  violation counters, energy), at most hz; 0 = GT_NVML_DEFAULT_SLOW_HZ */
@@ -477,6 +478,9 @@ typedef struct gt_collector_opts {
 	 * reason. See gt_collector_new for the whole policy.
 	 */
 	size_t mem_budget;
+	/** 1: write no trace file (nor nvml.gtrace; trace_dir is not created):
+	 *  what arrives goes to the tap only (the live analysis). */
+	int no_files;
 	gt_tap_fn tap; /**< may be NULL: see gt_tap_fn */
 	void *tap_user;
 	gt_control_ext_fn control_ext; /**< may be NULL: see gt_control_ext_fn */

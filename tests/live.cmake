@@ -1,0 +1,16 @@
+# SPDX-License-Identifier: MIT
+# The collector's live analysis (collector/live): the one-truth test
+# (closed windows equal `gaptrace report --capture --from @A --to @B` of the
+# collector's own traces) with a producer replaying a synthetic trace whose
+# causes are known.
+add_executable(replay_producer live/replay_producer.c)
+target_link_libraries(replay_producer PRIVATE gt_tproducer gaptrace::format)
+target_include_directories(replay_producer PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/collector)
+add_test(NAME live_truth
+  COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/live/live_truth.py $<TARGET_FILE:gaptrace>
+          $<TARGET_FILE:replay_producer> $<TARGET_FILE:fake_nvml>)
+set_tests_properties(live_truth PROPERTIES TIMEOUT 180)
+add_test(NAME live_truth_sync
+  COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/live/live_truth.py $<TARGET_FILE:gaptrace>
+          $<TARGET_FILE:replay_producer> $<TARGET_FILE:fake_nvml> sync steps=5000)
+set_tests_properties(live_truth_sync PROPERTIES TIMEOUT 180)

@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""One truth, live: the collector's closed windows equal `gaptrace report`.
+
+A collector with the live analysis (--live, 2 s windows) takes a producer
+that replays a synthetic trace whose causes are known (tests/live/
+replay_producer.c; `gaptrace synth` gives the ground truth). For every
+closed window with a GPU the `live` answer's numbers (wall, busy, idle by
+cause, in ns) must equal `gaptrace report --json --capture --from @A --to @B`
+of the collector's own trace directory, cause by cause, exactly; the causes
+must sum to wall - busy; and over all windows the host_busy share of idle
+must be the synthetic truth's within 2 points (what the window edges move).
+
+usage: live_truth.py GAPTRACE REPLAY_PRODUCER FAKE_NVML_LIB [PRESET [SETS...]]
+"""
+import json, os, shutil, socket, subprocess, sys, tempfile, time
+
+CAUSES = ["host_busy", "sync_turnaround", "launch_bound", "transfer", "dependency",
+          "other_process", "unknown", "startup", "data_lost"]
+
+
+def control(path, req, timeout=5.0):
+    s = socket.socket(socket.AF_UNIX)
+    s.settimeout(timeout)
+    s.connect(path)
+    s.sendall(req.encode() + b"\n")
+    buf = b""
+    while True:
+        d = s.recv(65536)
+        if not d:
+            break
+        buf += d
+        lines = buf.decode(errors="replace").splitlines()
+        if buf.endswith(b"\n") and lines and (lines[-1].startswith("ok") or lines[-1].startswith("error")):
+            break
+    s.close()
+    return buf.decode(errors="replace")
+
+
+def words(line):
+    """key=value words; the value of cmd=/name= is the rest of the line."""
+    out = {}
+    parts = line.split(" ")
+    out["_kind"] = parts[0]
+    for i, p in enumerate(parts[1:], 1):
+        k, _, v = p.partition("=")
+        if k in ("cmd", "name"):
+            out[k] = " ".join([v] + parts[i + 1:])
+            break
+        out[k] = v
+    return out
+
+
+def parse_live(text):
+    wins, gpus = {}, []
+    for line in text.splitlines():
+        w = words(line)
+        if w["_kind"] == "window":
+            wins[int(w["seq"])] = (int(w["from"]), int(w["to"]))
+        elif w["_kind"] == "gpu":
+            gpus.append(w)
+    return wins, gpus
+
+
+def main():
+    gaptrace, replay, nvml = sys.argv[1:4]
+    preset = sys.argv[4] if len(sys.argv) > 4 else "host"
+    sets = sys.argv[5:] or ["steps=700", "host_ns=8000000", "kernel_ns=500000"]
+    tmp = tempfile.mkdtemp(prefix="gt_live_")
+    rc = 1
+    col = None
+    try:
+        run = os.path.join(tmp, "run")
+        os.mkdir(run, 0o700)
+        env = dict(os.environ, XDG_RUNTIME_DIR=run, GAPTRACE_NVML_PATH=nvml)
+        syn = os.path.join(tmp, "synth")
+        cmd = [gaptrace, "synth", "-p", preset, "--json", "-o", syn]
+        for s in sets:
+            cmd += ["-s", s]
+        truth = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+        traces = sorted(f for f in os.listdir(syn) if f.endswith(".gtrace") and f != "nvml.gtrace")
+        tr = os.path.join(tmp, "traces")
+        col = subprocess.Popen([gaptrace, "collector", "--dir", tr, "--live", "--window", "2s",
+                                "--watermark", "1s", "-q"], env=env)
+        sock = os.path.join(run, "gaptrace", "collector.sock")
+        ctl = os.path.join(run, "gaptrace", "control.sock")
+        for _ in range(100):
+            if os.path.exists(ctl):
+                break
+            time.sleep(0.05)
+        prods = [subprocess.Popen([replay, "--socket", sock, "--trace", os.path.join(syn, t)])
+                 for t in traces]
+        for p in prods:
+            if p.wait(timeout=120) != 0:
+                print("FAIL: replay_producer exited %d" % p.returncode)
+                return 1
+        # every window holding the run has closed 2 s + 1 s later
+        time.sleep(3.5)
+        text = control(ctl, "live 16")
+        col.terminate()
+        col.wait(timeout=30)
+        col = None
+        wins, gpus = parse_live(text)
+        if not gpus:
+            print("FAIL: no window with a GPU:\n" + text)
+            return 1
+        bad = 0
+        tot = {"wall": 0, "busy": 0, **{c: 0 for c in CAUSES}}
+        for g in gpus:
+            a, b = wins[int(g["seq"])]
+            wall, busy = int(g["wall_ns"]), int(g["busy_ns"])
+            idle = {c: int(g["idle." + c]) for c in CAUSES}
+            if sum(idle.values()) != wall - busy:
+                print("FAIL: window %s: causes sum to %d, wall - busy = %d" % (g["seq"], sum(idle.values()), wall - busy))
+                bad += 1
+            rep = subprocess.run([gaptrace, "report", "--json", "--capture", "--from", "@%d" % a,
+                                  "--to", "@%d" % b, tr], capture_output=True, text=True)
+            if rep.returncode not in (0, 3):
+                print("FAIL: report of window %s exited %d: %s" % (g["seq"], rep.returncode, rep.stderr))
+                bad += 1
+                continue
+            r = [x for x in json.loads(rep.stdout)["gpus"] if x["uuid"] == g["uuid"]]
+            if not r:
+                print("FAIL: report of window %s has no GPU %s" % (g["seq"], g["uuid"]))
+                bad += 1
+                continue
+            r = r[0]
+            got = [wall, busy] + [idle[c] for c in CAUSES]
+            want = [r["window_ns"], r["busy_ns"]] + [r["causes"][c] for c in CAUSES]
+            status = "ok" if got == want else "DIFFERS"
+            print("window %s [%d, %d) %s: live wall %d busy %d host_busy %d | report %d %d %d" % (
+                g["seq"], a, b, status, wall, busy, idle["host_busy"], want[0], want[1], want[2]))
+            if got != want:
+                for name, x, y in zip(["wall", "busy"] + CAUSES, got, want):
+                    if x != y:
+                        print("   %s: live %d report %d" % (name, x, y))
+                bad += 1
+            tot["wall"] += wall
+            tot["busy"] += busy
+            for c in CAUSES:
+                tot[c] += idle[c]
+        tg = truth["gpus"][0] if "gpus" in truth else None
+        if tg:
+            t_idle = tg["idle_ns"] if "idle_ns" in tg else tg["idle"]
+            t_cause = tg["causes"]
+            share = lambda d, c, idle: d[c] / idle if idle else 0
+            live_idle = tot["wall"] - tot["busy"]
+            for c in CAUSES:
+                ls, ts = share(tot, c, live_idle), share(t_cause, c, t_idle)
+                if abs(ls - ts) > 0.02:
+                    print("FAIL: %s is %.1f%% of the live idle, %.1f%% of the truth's" % (c, 100 * ls, 100 * ts))
+                    bad += 1
+            print("truth: host_busy %.1f%% of idle; live over %d windows: %.1f%%" % (
+                100 * share(t_cause, "host_busy", t_idle), len(gpus), 100 * share(tot, "host_busy", live_idle)))
+        rc = 1 if bad else 0
+        print("PASS" if rc == 0 else "FAIL: %d problems" % bad)
+        return rc
+    finally:
+        if col:
+            col.kill()
+        if rc == 0:
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            print("kept", tmp)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
