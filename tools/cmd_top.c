@@ -168,27 +168,31 @@ typedef struct view {
 	top_line lines[400];
 } view;
 
-static void draw_keys(const view *s)
+/* The key line on the last row, with ? the help line above it. @return
+ * the rows they take. */
+static int draw_keys(const view *s)
 {
 	char line[TOP_LINE_MAX], g[16] = "all";
 	if (s->gpu >= 0)
 		snprintf(g, sizeof(g), "%d/%d", s->gpu + 1, s->l.ngpus);
-	if (s->help)
-		snprintf(line, sizeof(line),
-			 "q quit  g next GPU (%s)  ? close help  polls every %.1f s: %s", g,
+	if (s->help) {
+		snprintf(line, sizeof(line), "asks every %.1f s: %s",
 			 (double)opts.interval_ns / 1e9, s->ctl);
-	else
+		mvaddnstr(LINES - 2, 0, line, COLS - 1);
+		snprintf(line, sizeof(line), "q quit  g next GPU (%s)  ? close this help", g);
+	} else
 		snprintf(line, sizeof(line), "q quit  g GPU (%s)  ? help", g);
 	attron(A_REVERSE);
 	mvaddnstr(LINES - 1, 0, line, COLS - 1);
 	attroff(A_REVERSE);
+	return s->help ? 2 : 1;
 }
 
 /* The frame at the terminal's size; what does not fit is said. */
 static void draw(view *s)
 {
 	erase();
-	if (COLS < 40 || LINES < 3) {
+	if (COLS < 40 || LINES < 4) {
 		mvaddnstr(0, 0, "gaptrace top: needs 40 columns", COLS);
 		refresh();
 		return;
@@ -203,7 +207,7 @@ static void draw(view *s)
 			 (double)opts.interval_ns / 1e9);
 		v.status = st;
 	}
-	int n = top_render(&s->l, &v, s->lines, 400), rows = LINES - 1;
+	int n = top_render(&s->l, &v, s->lines, 400), rows = LINES - draw_keys(s);
 	for (int i = 0; i < n && i < rows; i++) {
 		if (i == rows - 1 && n > rows) {
 			mvprintw(i, 0, "... %d more lines (g: one GPU at a time)", n - rows + 1);
@@ -214,7 +218,6 @@ static void draw(view *s)
 		mvaddstr(i, 0, s->lines[i].text);
 		attroff(A_BOLD);
 	}
-	draw_keys(s);
 	refresh();
 }
 

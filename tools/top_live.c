@@ -326,26 +326,40 @@ static const char *pct(char *b, size_t cap, uint64_t part, uint64_t whole)
 	return b;
 }
 
-/* Items separated by two spaces, packed into lines of the width. */
-static void pack(frame *f, const char *const *items, int n, int strong)
+/* Items separated by sep (one space or two), packed into lines of the
+ * width; strong 1: every line bold, 2: the first only. */
+static void pack(frame *f, const char *const *items, int n, int strong, const char *sep)
 {
 	char line[TOP_LINE_MAX] = "";
 	size_t len = 0;
 	for (int i = 0; i < n; i++) {
 		size_t k = strlen(items[i]);
-		if (len && len + 2 + k > (size_t)f->width) {
+		if (len && len + strlen(sep) + k > (size_t)f->width) {
 			emit(f, strong, "%s", line);
 			len = 0;
 			line[0] = 0;
-			strong = 0;
+			strong = strong == 2 ? 0 : strong;
 		}
-		len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s", len ? "  " : "",
+		len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s", len ? sep : "",
 					items[i]);
 		if (len >= sizeof(line))
 			len = sizeof(line) - 1;
 	}
 	if (len)
 		emit(f, strong, "%s", line);
+}
+
+/* text in lines of the width, cut between words (bold). */
+static void wrap(frame *f, const char *text)
+{
+	char buf[TOP_LINE_MAX];
+	const char *items[TOP_LINE_MAX / 2];
+	int n = 0;
+	snprintf(buf, sizeof(buf), "%s", text);
+	for (char *save = NULL, *w = strtok_r(buf, " ", &save); w && n < TOP_LINE_MAX / 2;
+	     w = strtok_r(NULL, " ", &save))
+		items[n++] = w;
+	pack(f, items, n, 1, " ");
 }
 
 static void header(frame *f, const top_live *l, const top_view *v)
@@ -367,7 +381,7 @@ static void header(frame *f, const top_live *l, const top_view *v)
 	const char *items[10];
 	for (int i = 0; i < 10; i++)
 		items[i] = it[i];
-	pack(f, items, 10, 1);
+	pack(f, items, 10, 2, "  ");
 }
 
 /* The name a report shows for a cause key ("host_busy" reads "host_work"). */
@@ -474,7 +488,7 @@ int top_render(const top_live *l, const top_view *v, top_line *out, int max)
 		f.width = TOP_WIDTH_MAX;
 	header(&f, l, v);
 	if (v->status)
-		emit(&f, 1, "%s", v->status);
+		wrap(&f, v->status);
 	if (!l->have_window && !v->status)
 		emit(&f, 0, "no window has closed yet");
 	else if (l->have_window && !l->ngpus)
