@@ -13,7 +13,8 @@ target_compile_definitions(test_cli_run PRIVATE
   FAKE_PRODUCER="$<TARGET_FILE:fake_producer>"
   DUMMY_INJECT="$<TARGET_FILE:dummy_inject>"
   FAKE_NVML_LIB="$<TARGET_FILE:fake_nvml>"
-  GT_HAVE_CJSON=$<BOOL:${CJSON_FOUND}>)
+  GT_HAVE_CJSON=$<BOOL:${CJSON_FOUND}>
+  GT_HAVE_NCURSES=$<AND:$<BOOL:${GAPTRACE_TOP_NCURSES}>,$<BOOL:${NCURSES_FOUND}>>)
 add_dependencies(test_cli_run gaptrace fake_producer dummy_inject fake_nvml)
 
 # How every command writes its outputs (collector/outfile: gaptrace/outfile.h, README "Outputs"):
