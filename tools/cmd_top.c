@@ -238,6 +238,7 @@ static int interactive(const char *ctl)
 	static view s;
 	s.ctl = ctl;
 	s.gpu = -1;
+	top_live_parse(&s.l, ""); /* nothing yet: every number '-' */
 	setlocale(LC_CTYPE, "");
 	SCREEN *scr = newterm(NULL, stdout, stdin);
 	if (!scr) {

@@ -5,7 +5,8 @@ driven inside a detached tmux (its own server socket) against the fake
 collector (fake_live_collector.py). Skipped (77) without tmux, or in a
 build without ncurses.
 
-It checks: the header and both GPU blocks on a 100x30 screen; the view
+It checks: a collector not there yet is said (every number '-'); then the
+header and both GPU blocks on a 100x30 screen; the view
 redraws when the next window closes (the seq and its time change); after
 a resize to 50x20 it redraws within 50 columns (the bars are as long as
 50 columns make them, the key line is on the last row, no GPU title cut
@@ -175,10 +176,13 @@ def main():
         return 77
     d = tempfile.mkdtemp(prefix="gt-toptmux-")
     t = Tmux(d)
-    srv = subprocess.Popen([sys.executable, fake.__file__, d], stdout=subprocess.PIPE)
+    srv = None
     try:
+        exitf = start(t, d, "screen")  # before the collector: said, every number '-'
+        s = t.wait(lambda s: "cannot connect" in s, 3.0)
+        check("cannot connect" in s and "window - [-, -)" in s, "no collector at start", s)
+        srv = subprocess.Popen([sys.executable, fake.__file__, d], stdout=subprocess.PIPE)
         srv.stdout.readline()
-        exitf = start(t, d, "screen")
         main_view(t, d)
         resized(t)
         keys(t)
@@ -191,8 +195,9 @@ def main():
         quit_with(t, d, "xterm", "q")
     finally:
         t("kill-server", check_rc=False)
-        srv.terminate()
-        srv.wait()
+        if srv:
+            srv.terminate()
+            srv.wait()
         shutil.rmtree(d, ignore_errors=True)
     print("top_tmux: %s" % ("%d failures" % len(fails) if fails else "ok"))
     return 1 if fails else 0
