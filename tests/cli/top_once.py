@@ -9,6 +9,7 @@ byte on stdout, and an unreachable collector or an `error` answer is exit
 1 with the reason on stderr and nothing on stdout."""
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -152,6 +153,7 @@ def main():
     finally:
         srv.terminate()
         srv.wait()
+        shutil.rmtree(d, ignore_errors=True)
     print("top_once: %s" % ("%d failures" % len(fails) if fails else "ok"))
     return 1 if fails else 0
 
