@@ -12,8 +12,9 @@ action=install
 case "${1:-}" in --list | --check) action=${1#--}; shift ;; esac
 # libcjson: gaptrace diff/history read saved reports with it (without it
 # they say they are not built in); libunwind8: the native frames of --stacks
-# (dlopen'ed by the injection library at run time).
-pkgs=(build-essential cmake pkg-config libzstd-dev libcjson-dev libunwind8)
+# (dlopen'ed by the injection library at run time); libncurses-dev: the
+# terminal view of gaptrace top (without it, only top --once).
+pkgs=(build-essential cmake pkg-config libzstd-dev libcjson-dev libunwind8 libncurses-dev)
 if [ "${1:-test}" != build ]; then
 	# check/libsubunit: unit tests (test_diff needs libcjson too);
 	# libunwind-dev: optional; python3: export checks; chromium +

@@ -13,7 +13,8 @@ target_compile_definitions(test_cli_run PRIVATE
   FAKE_PRODUCER="$<TARGET_FILE:fake_producer>"
   DUMMY_INJECT="$<TARGET_FILE:dummy_inject>"
   FAKE_NVML_LIB="$<TARGET_FILE:fake_nvml>"
-  GT_HAVE_CJSON=$<BOOL:${CJSON_FOUND}>)
+  GT_HAVE_CJSON=$<BOOL:${CJSON_FOUND}>
+  GT_HAVE_NCURSES=$<AND:$<BOOL:${GAPTRACE_TOP_NCURSES}>,$<BOOL:${NCURSES_FOUND}>>)
 add_dependencies(test_cli_run gaptrace fake_producer dummy_inject fake_nvml)
 
 # How every command writes its outputs (collector/outfile: gaptrace/outfile.h, README "Outputs"):
@@ -83,3 +84,22 @@ add_test(NAME signal_cleanup
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/signal_cleanup.sh $<TARGET_FILE:gaptrace>
           ${CMAKE_CURRENT_BINARY_DIR}/signal_cleanup)
 set_tests_properties(signal_cleanup PROPERTIES TIMEOUT 180)
+
+# gaptrace top (tools/cmd_top.c, top_live.c) against cli/fake_live_collector.py,
+# a stand-in for the collector's control socket answering `live` as
+# docs/FLEET.md says, with the real socket's framing: top_once checks the
+# numbers of --once against the canned answers, hostile and error answers
+# and an unreachable collector; top_tmux drives the terminal view in a
+# detached tmux (redraw on a new window, a resize, keys, q and Ctrl-C).
+# Skipped (77) without python3; top_tmux also without tmux or ncurses.
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_Interpreter_FOUND)
+  add_test(NAME top_once
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/top_once.py $<TARGET_FILE:gaptrace>)
+  add_test(NAME top_tmux
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/top_tmux.py $<TARGET_FILE:gaptrace>)
+else()
+  add_test(NAME top_once COMMAND sh -c "echo 'SKIP: python3 not found'; exit 77")
+  add_test(NAME top_tmux COMMAND sh -c "echo 'SKIP: python3 not found'; exit 77")
+endif()
+set_tests_properties(top_once top_tmux PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)

@@ -30,6 +30,7 @@ GT_CMD(recover);
 GT_CMD(run);
 GT_CMD(collector);
 GT_CMD(capture);
+GT_CMD(top);
 GT_CMD(synth);
 GT_CMD(report);
 GT_CMD(export);

@@ -36,6 +36,7 @@ static const struct {
 	{"report", cmd_report, cmd_report_help, 1},
 	{"collector", cmd_collector, cmd_collector_help, 0},
 	{"capture", cmd_capture, cmd_capture_help, 0},
+	{"top", cmd_top, cmd_top_help, 0},
 	{"dump", cmd_dump, cmd_dump_help, 0},
 	{"export", cmd_export, cmd_export_help, 1},
 	{"diff", cmd_diff, cmd_diff_help, 1},
@@ -53,6 +54,10 @@ void gt_cli_default_trace_dir(char *buf, size_t cap)
 	struct tm tm;
 	strftime(buf, cap, "gaptrace-%Y%m%d-%H%M%S", localtime_r(&now, &tm));
 }
+
+#ifndef GAPTRACE_HAVE_NCURSES
+#define GAPTRACE_HAVE_NCURSES 0
+#endif
 
 #ifndef GAPTRACE_INJECT_STATE
 #define GAPTRACE_INJECT_STATE 0 /* 0 built, 1 configured off, 2 no CUPTI headers */
@@ -91,6 +96,12 @@ static int version(void)
 	else
 		printf("reading reports (diff, history): no (built without libcjson; apt-get "
 		       "install libcjson-dev, then rebuild)\n");
+	if (GAPTRACE_HAVE_NCURSES)
+		printf("live view (top): yes (ncurses)\n");
+	else
+		printf("live view (top): no (built without ncurses; apt-get install "
+		       "libncurses-dev, "
+		       "then rebuild); gaptrace top --once works\n");
 	return fflush(stdout) == 0 ? 0 : 1;
 }
 
@@ -156,8 +167,9 @@ static const gt_cli_help top_help = {
 	.exits = top_exits,
 	.examples = {"gaptrace run -- python3 train.py", "gaptrace report gaptrace-20261202-114758",
 		     "gaptrace diff yesterday/ today/", "gaptrace help report"},
-	.see_also = "run report export diff history archive collector capture dump recover synth "
-		    "help",
+	.see_also =
+		"run report export diff history archive collector capture top dump recover synth "
+		"help",
 };
 
 static const gt_cli_help *top(void)

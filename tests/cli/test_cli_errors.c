@@ -107,8 +107,9 @@ static void teardown(void)
 	gt_rmtree(g_tmp);
 }
 
-static const char *const commands[] = {"run",  "report",  "collector", "capture", "dump",  "export",
-				       "diff", "history", "archive",   "recover", "synth", "help"};
+static const char *const commands[] = {"run",	  "report", "collector", "capture", "top",
+				       "dump",	  "export", "diff",	 "history", "archive",
+				       "recover", "synth",  "help"};
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 /* ------------------------------------------------------------ usage errors */
@@ -311,8 +312,9 @@ START_TEST(help_command)
 	ck_assert_int_eq(GT("help"), 0);
 	ck_assert_str_eq(R.out, top);
 	ck_assert_int_eq(GT("help", "--commands"), 0);
-	ck_assert_str_eq(R.out, "run\nreport\ncollector\ncapture\ndump\nexport\ndiff\nhistory\n"
-				"archive\nrecover\nsynth\nhelp\n");
+	ck_assert_str_eq(R.out,
+			 "run\nreport\ncollector\ncapture\ntop\ndump\nexport\ndiff\nhistory\n"
+			 "archive\nrecover\nsynth\nhelp\n");
 	EXPECT(2, "gaptrace help: one COMMAND at most\nsee 'gaptrace help --help'\n", "help",
 	       "report", "diff");
 }

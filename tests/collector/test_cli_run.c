@@ -1199,6 +1199,13 @@ START_TEST(version_says_what_is_built_in)
 				      ? "reading reports (diff, history): yes (cJSON)\n"
 				      : "reading reports (diff, history): no (built without "
 					"libcjson; apt-get install libcjson-dev, then rebuild)\n";
+	const char *top = GT_HAVE_NCURSES
+				  ? "live view (top): yes (ncurses)\n"
+				  : "live view (top): no (built without ncurses; apt-get install "
+				    "libncurses-dev, then rebuild); gaptrace top --once works\n";
+	char tail[512];
+	snprintf(tail, sizeof(tail), "%s%s", reports, top);
+	reports = tail;
 	ck_assert_ptr_nonnull(realpath(DUMMY_INJECT, lib));
 	char *argv[] = {GAPTRACE_BIN, "--version", NULL};
 	ck_assert_int_eq(run(argv, "out", "err"), 0);
