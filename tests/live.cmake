@@ -14,3 +14,11 @@ add_test(NAME live_truth_sync
   COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/live/live_truth.py $<TARGET_FILE:gaptrace>
           $<TARGET_FILE:replay_producer> $<TARGET_FILE:fake_nvml> sync steps=5000)
 set_tests_properties(live_truth_sync PROPERTIES TIMEOUT 180)
+# The fleet end to end: a real Prometheus server (Debian's package, on
+# loopback, bounded) scrapes the collector's /metrics and a fake
+# dcgm-exporter (tests/fleet/prom_e2e.py); skipped (77) without it.
+add_test(NAME fleet_prometheus
+  COMMAND python3 ${PROJECT_SOURCE_DIR}/tests/fleet/prom_e2e.py $<TARGET_FILE:gaptrace>
+          $<TARGET_FILE:replay_producer> $<TARGET_FILE:fake_nvml>
+          ${PROJECT_SOURCE_DIR}/examples/fleet/gaptrace.rules.yml)
+set_tests_properties(fleet_prometheus PROPERTIES TIMEOUT 240 SKIP_RETURN_CODE 77)

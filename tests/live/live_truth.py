@@ -13,53 +13,10 @@ must be the synthetic truth's within 2 points (what the window edges move).
 
 usage: live_truth.py GAPTRACE REPLAY_PRODUCER FAKE_NVML_LIB [PRESET [SETS...]]
 """
-import json, os, shutil, socket, subprocess, sys, tempfile, time
+import json, os, shutil, subprocess, sys, tempfile, time
 
-CAUSES = ["host_busy", "sync_turnaround", "launch_bound", "transfer", "dependency",
-          "other_process", "unknown", "startup", "data_lost"]
-
-
-def control(path, req, timeout=5.0):
-    s = socket.socket(socket.AF_UNIX)
-    s.settimeout(timeout)
-    s.connect(path)
-    s.sendall(req.encode() + b"\n")
-    buf = b""
-    while True:
-        d = s.recv(65536)
-        if not d:
-            break
-        buf += d
-        lines = buf.decode(errors="replace").splitlines()
-        if buf.endswith(b"\n") and lines and (lines[-1].startswith("ok") or lines[-1].startswith("error")):
-            break
-    s.close()
-    return buf.decode(errors="replace")
-
-
-def words(line):
-    """key=value words; the value of cmd=/name= is the rest of the line."""
-    out = {}
-    parts = line.split(" ")
-    out["_kind"] = parts[0]
-    for i, p in enumerate(parts[1:], 1):
-        k, _, v = p.partition("=")
-        if k in ("cmd", "name"):
-            out[k] = " ".join([v] + parts[i + 1:])
-            break
-        out[k] = v
-    return out
-
-
-def parse_live(text):
-    wins, gpus = {}, []
-    for line in text.splitlines():
-        w = words(line)
-        if w["_kind"] == "window":
-            wins[int(w["seq"])] = (int(w["from"]), int(w["to"]))
-        elif w["_kind"] == "gpu":
-            gpus.append(w)
-    return wins, gpus
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from windows import CAUSES, compare_windows, control  # noqa: E402
 
 
 def main():
@@ -100,45 +57,20 @@ def main():
         col.terminate()
         col.wait(timeout=30)
         col = None
-        wins, gpus = parse_live(text)
-        if not gpus:
+        rows, problems = compare_windows(gaptrace, text, tr)
+        if not rows:
             print("FAIL: no window with a GPU:\n" + text)
             return 1
-        bad = 0
+        bad = len(problems)
+        for p in problems:
+            print("FAIL:", p)
         tot = {"wall": 0, "busy": 0, **{c: 0 for c in CAUSES}}
-        for g in gpus:
-            a, b = wins[int(g["seq"])]
-            wall, busy = int(g["wall_ns"]), int(g["busy_ns"])
-            idle = {c: int(g["idle." + c]) for c in CAUSES}
-            if sum(idle.values()) != wall - busy:
-                print("FAIL: window %s: causes sum to %d, wall - busy = %d" % (g["seq"], sum(idle.values()), wall - busy))
-                bad += 1
-            rep = subprocess.run([gaptrace, "report", "--json", "--capture", "--from", "@%d" % a,
-                                  "--to", "@%d" % b, tr], capture_output=True, text=True)
-            if rep.returncode not in (0, 3):
-                print("FAIL: report of window %s exited %d: %s" % (g["seq"], rep.returncode, rep.stderr))
-                bad += 1
-                continue
-            r = [x for x in json.loads(rep.stdout)["gpus"] if x["uuid"] == g["uuid"]]
-            if not r:
-                print("FAIL: report of window %s has no GPU %s" % (g["seq"], g["uuid"]))
-                bad += 1
-                continue
-            r = r[0]
-            got = [wall, busy] + [idle[c] for c in CAUSES]
-            want = [r["window_ns"], r["busy_ns"]] + [r["causes"][c] for c in CAUSES]
-            status = "ok" if got == want else "DIFFERS"
-            print("window %s [%d, %d) %s: live wall %d busy %d host_busy %d | report %d %d %d" % (
-                g["seq"], a, b, status, wall, busy, idle["host_busy"], want[0], want[1], want[2]))
-            if got != want:
-                for name, x, y in zip(["wall", "busy"] + CAUSES, got, want):
-                    if x != y:
-                        print("   %s: live %d report %d" % (name, x, y))
-                bad += 1
-            tot["wall"] += wall
-            tot["busy"] += busy
-            for c in CAUSES:
-                tot[c] += idle[c]
+        for _, _, got, _ in rows:
+            tot["wall"] += got[0]
+            tot["busy"] += got[1]
+            for c, v in zip(CAUSES, got[2:]):
+                tot[c] += v
+        gpus = rows
         tg = truth["gpus"][0] if "gpus" in truth else None
         if tg:
             t_idle = tg["idle_ns"] if "idle_ns" in tg else tg["idle"]

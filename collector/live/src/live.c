@@ -275,6 +275,8 @@ static void close_window(gt_live *l)
 	pthread_mutex_unlock(&l->lock);
 	absorb_all(l, d, nd);
 	free(d);
+	if (l->o.on_window)
+		l->o.on_window(l->o.window_user, w.seq);
 }
 
 int gt_live_close_due(gt_live *l, uint64_t now)

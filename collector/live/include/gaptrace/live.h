@@ -82,6 +82,10 @@ typedef struct gt_live_opts {
 	void *now_user;
 	/** 1: no thread; windows close only in gt_live_close_due (tests). */
 	int manual;
+	/** Called after each window is published, on the thread that closed it
+	 *  (no lock held; e.g. to write the textfile). May be NULL. */
+	void (*on_window)(void *user, uint64_t seq);
+	void *window_user;
 } gt_live_opts;
 
 typedef struct gt_live gt_live;
