@@ -445,6 +445,12 @@ static void expire(gt_http_server *s, uint64_t now)
 			slog(s, GT_HTTP_LOG_DEBUG,
 			     "metrics: %s not complete within its timeout; closed",
 			     c->state == C_WRITE ? "a response" : "a request");
+		if (c->state == C_WRITE) {
+			/* a reset, not a close: the kernel would go on holding (and
+			 * sending) the megabytes a stuck client does not read */
+			struct linger l = {.l_onoff = 1, .l_linger = 0};
+			(void)setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+		}
 		conn_close(s, c);
 	}
 }
@@ -462,14 +468,18 @@ static void *server_main(void *arg)
 		}
 		if (r > 0 && (s->pfd[0].revents & POLLIN))
 			break;
+		/* connections first: a slot freed by a close is free for the accept */
+		int listen_ready = 0;
 		for (nfds_t i = 1; r > 0 && i < n; i++) {
 			if (!s->pfd[i].revents)
 				continue;
 			if (s->pconn[i])
 				on_event(s, s->pconn[i], s->pfd[i].revents);
 			else
-				accept_some(s);
+				listen_ready = 1;
 		}
+		if (listen_ready)
+			accept_some(s);
 		expire(s, now_ms());
 	}
 	return NULL;
