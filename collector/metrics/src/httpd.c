@@ -556,7 +556,7 @@ gt_http_server *gt_http_start(const gt_http_opts *o, gt_errinfo *ei)
 			       strerror(e));
 		return fail_start(s);
 	}
-	slog(s, GT_HTTP_LOG_INFO, "metrics: serving http://%s/metrics (port %d)", s->spec, s->port);
+	slog(s, GT_HTTP_LOG_INFO, "metrics: serving /metrics on %s (port %d)", s->spec, s->port);
 	return s;
 }
 
