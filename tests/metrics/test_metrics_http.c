@@ -29,12 +29,14 @@
 	"application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;" \
 	"q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1"
 
+/* Set by the test thread, read by the server thread: atomics, so that a
+ * ThreadSanitizer build reads no race into the test itself. */
 typedef struct fixture {
-	int fail;     /* render returns this */
-	size_t big;   /* render this many bytes instead */
-	int renders;  /* calls seen */
-	int last_om;  /* openmetrics of the last call */
-	int delay_ms; /* render sleeps this long first */
+	_Atomic int fail;     /* render returns this */
+	_Atomic size_t big;   /* render this many bytes instead */
+	_Atomic int renders;  /* calls seen */
+	_Atomic int last_om;  /* openmetrics of the last call */
+	_Atomic int delay_ms; /* render sleeps this long first */
 } fixture;
 
 static int render(void *user, int om, gt_mbuf *b)
@@ -429,7 +431,7 @@ START_TEST(connection_cap)
 	double t0 = now_s();
 	get(port, NULL, &r);
 	ck_assert_int_eq(r.status, 200);
-	ck_assert(now_s() - t0 < 1);
+	ck_assert(now_s() - t0 < 3);
 	gt_http_stop(srv);
 }
 END_TEST
@@ -531,7 +533,7 @@ START_TEST(stop_with_connections_open)
 	ck_assert_int_eq(read_resp(fds[0], &r, 0), 0);
 	double t0 = now_s();
 	gt_http_stop(srv);
-	ck_assert_msg(now_s() - t0 < 0.5, "stop took %.2f s", now_s() - t0);
+	ck_assert_msg(now_s() - t0 < 2, "stop took %.2f s", now_s() - t0); /* vs 10 s timeouts */
 	for (int i = 0; i < 6; i++) {
 		ck_assert(closed_by_server(fds[i]));
 		close(fds[i]);

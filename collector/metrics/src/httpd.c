@@ -294,6 +294,10 @@ static int flush_out(gt_http_server *s, conn *c)
 		gt_mbuf_free(&c->out);
 	gt_mbuf_reset(&c->out);
 	c->outoff = 0;
+	if (c->close_after && c->eof) { /* nothing more will come: no linger */
+		conn_close(s, c);
+		return -1;
+	}
 	if (c->close_after) {
 		shutdown(c->fd, SHUT_WR);
 		c->state = C_LINGER;

@@ -121,7 +121,8 @@ int gt_http_parse_addr(const char *spec, gt_http_addr *out, gt_errinfo *ei);
  */
 gt_http_server *gt_http_start(const gt_http_opts *o, gt_errinfo *ei);
 
-/** The port the server listens on (the one bound when the address said 0). */
+/** The port the server listens on (the one bound when the address said 0);
+ *  -1 for NULL. */
 int gt_http_port(const gt_http_server *s);
 
 /**
