@@ -6,22 +6,24 @@
  * callback at each scrape, on its own thread.
  *
  * What it answers:
+ *   GET or HEAD /metrics (any query string): 200, the rendered body (HEAD:
+ *     the headers only, with the GET's Content-Length);
+ *   GET or HEAD /: 200, a small text/html page linking /metrics;
+ *   another path: 404; another method: 405 with `Allow: GET, HEAD`;
+ *   not HTTP/1.x, a bad request line or header, HTTP/1.1 without Host: 400
+ *     (505 for HTTP/2 and later);
+ *   request line and headers over 8 KiB: 431 (414 when the request line
+ *     alone is);
+ *   a body: read and dropped up to 64 KiB (Content-Length); larger: 413;
+ *     Transfer-Encoding (a chunked body): 501;
+ *   the render fails (or its buffer does): 500, a one-line text/plain body
+ *     naming the error;
+ *   all pending responses together past 64 MiB: 503.
  *
- *  | request                         | answer |
- *  |---------------------------------|--------|
- *  | GET or HEAD /metrics (any query) | 200, the rendered body (HEAD: headers only, same
- * Content-Length) | | GET or HEAD /                   | 200, a small text/html page linking
- * /metrics | | another path                    | 404 | | another method                  | 405 with
- * `Allow: GET, HEAD` | | not HTTP/1.x, bad request line or header, HTTP/1.1 without Host | 400 (505
- * for HTTP/2+) | | request line and headers over 8 KiB | 431 (414 when the request line alone is) |
- *  | a body: Content-Length up to 64 KiB | read and ignored; larger: 413, closed |
- *  | Transfer-Encoding (a chunked body) | 501, closed |
- *  | the render fails (or its buffer does) | 500, a one-line text/plain body naming the error |
- *  | all responses pending together past 64 MiB | 503, closed |
- *
- * Content negotiation, as Prometheus' own client libraries do it: the
- * OpenMetrics text format 1.0.0 (`Content-Type: application/openmetrics-text;
- * version=1.0.0; charset=utf-8`, render called with openmetrics = 1) when the
+ * Content negotiation, by q as Prometheus' client libraries do (a tie goes
+ * to OpenMetrics): the OpenMetrics text format 1.0.0 (`Content-Type:
+ * application/openmetrics-text; version=1.0.0; charset=utf-8`, render
+ * called with openmetrics = 1) when the
  * Accept header names application/openmetrics-text (any version parameter)
  * with a q above 0 and not below the q of its best text/plain (or text/ *)
  * entry; otherwise the text format 0.0.4 (`text/plain; version=0.0.4;
@@ -35,9 +37,10 @@
  * its connection), requests pipelined on one connection answered in order,
  * one at a time (the next is not read before the last response is sent).
  * `Connection: close` is honoured; HTTP/1.0 requests are answered and
- * closed. An error answer (4xx, 5xx) closes the connection, after reading
- * (and dropping) what the client still sends for at most a second, so it
- * gets the answer rather than a reset.
+ * closed. 404, 405 and 500 keep the connection; the other refusals (broken
+ * framing: 400, 413, 414, 431, 501, 503, 505) close it, after reading (and
+ * dropping) what the client still sends for at most a second, so it gets
+ * the answer rather than a reset.
  *
  * Bounds (hostile clients): at most max_conns (32) connections; more are
  * accepted and closed at once. A request must be complete within
@@ -127,8 +130,9 @@ int gt_http_port(const gt_http_server *s);
 
 /**
  * Stop the server: wake its thread, join it, close every connection and the
- * listening socket, free it. Prompt (the thread polls at most 100 ms),
- * unless a render in progress blocks. Accepts NULL. Not from render.
+ * listening socket, free it. Prompt (the thread is woken through an
+ * eventfd), unless a render in progress blocks. Accepts NULL. Not from
+ * render.
  */
 void gt_http_stop(gt_http_server *s);
 
