@@ -73,8 +73,9 @@ enum {
 
 /**
  * Log callback, the shape of the collector's gt_log_fn: msg is one line
- * without a newline, valid for the call only. Called from the server thread
- * (and from gt_http_start on the caller's).
+ * without a newline, valid for the call only. Called from the server thread,
+ * and from gt_http_start and gt_http_stop on the caller's (so it must be
+ * thread-safe if the caller logs meanwhile).
  */
 typedef void (*gt_http_log_fn)(void *user, int level, const char *msg);
 
