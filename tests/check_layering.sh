@@ -7,6 +7,7 @@
 #   analysis  <- diff     common <- synth   tools: everything
 #   outfile (libc only) <- synth
 #   analysis, diagnosis, report <- model <- archive (+ diff, outfile)
+#   format, outfile <- metrics (the HTTP exposition, the textfile)
 #   tools/ (the CLI) may include everything; collector/ never includes tools/
 #
 # common (collector/common: gaptrace/containers.h, argval.h, termtext.h,
@@ -43,6 +44,7 @@ rules=(
 	"collector/synth|format containers units apiname jsonstr causes analysis synth outfile|"
 	"collector/model|format argval termtext units apiname jsonstr causes traceset analysis diagnosis report model slice onecapture report_mem|"
 	"collector/archive|format units apiname jsonstr jsonw causes analysis diagnosis report diff outfile model slice report_mem archive|"
+	"collector/metrics|format outfile metrics_buf metrics_http metrics_textfile|"
 )
 # internal headers and the library that owns them
 owner_of()
@@ -54,6 +56,7 @@ owner_of()
 	rp_internal.h) echo collector/report ;;
 	diff_internal.h) echo collector/diff ;;
 	daemon_internal.h) echo collector/daemon ;;
+	http_internal.h) echo collector/metrics ;;
 	gt_internal.h) echo format ;;
 	inj.h | enc.h) echo inject ;;
 	cli.h | cli_internal.h | cli_opts.h | cmds.h) echo tools ;; # the CLI: no library includes it
@@ -113,7 +116,10 @@ for h in $(find collector tools format inject -path '*/include/gaptrace/*.h' 2>/
 		collector/model/include/gaptrace/slice.h | \
 		collector/model/include/gaptrace/onecapture.h | \
 		collector/model/include/gaptrace/report_mem.h | \
-		collector/archive/include/gaptrace/archive.h) ;;
+		collector/archive/include/gaptrace/archive.h | \
+		collector/metrics/include/gaptrace/metrics_buf.h | \
+		collector/metrics/include/gaptrace/metrics_http.h | \
+		collector/metrics/include/gaptrace/metrics_textfile.h) ;;
 	*)
 		echo "$h: a public header this check does not know (add its library's rule)"
 		bad=1
