@@ -153,7 +153,8 @@ gt_cli_live *gt_cli_live_start(const gt_cli_live_opts *o, gt_collector_opts *co,
 		gt_http_addr ad;
 		if (gt_http_parse_addr(o->metrics_addr, &ad, &ei) == 0)
 			snprintf(g->endpoint, sizeof(g->endpoint), "%s%s%s:%d", ad.v6 ? "[" : "",
-				 ad.host[0] ? ad.host : "*", ad.v6 ? "]" : "", gt_http_port(g->http));
+				 ad.host[0] ? ad.host : "*", ad.v6 ? "]" : "",
+				 gt_http_port(g->http));
 	}
 	co->tap = gt_live_tap;
 	co->tap_user = g->live;
