@@ -8,6 +8,7 @@
 #   outfile (libc only) <- synth
 #   analysis, diagnosis, report <- model <- archive (+ diff, outfile)
 #   format, outfile <- metrics (the HTTP exposition, the textfile)
+#   analysis <- live (the collector's live analysis in closed windows)
 #   tools/ (the CLI) may include everything; collector/ never includes tools/
 #
 # common (collector/common: gaptrace/containers.h, argval.h, termtext.h,
@@ -45,6 +46,7 @@ rules=(
 	"collector/model|format argval termtext units apiname jsonstr causes traceset analysis diagnosis report model slice onecapture report_mem|"
 	"collector/archive|format units apiname jsonstr jsonw causes analysis diagnosis report diff outfile model slice report_mem archive|"
 	"collector/metrics|format outfile metrics_buf metrics_http metrics_textfile|"
+	"collector/live|format containers termtext units apiname jsonstr causes analysis live|"
 )
 # internal headers and the library that owns them
 owner_of()
@@ -57,6 +59,7 @@ owner_of()
 	diff_internal.h) echo collector/diff ;;
 	daemon_internal.h) echo collector/daemon ;;
 	http_internal.h) echo collector/metrics ;;
+	live_internal.h) echo collector/live ;;
 	gt_internal.h) echo format ;;
 	inj.h | enc.h) echo inject ;;
 	cli.h | cli_internal.h | cli_opts.h | cmds.h) echo tools ;; # the CLI: no library includes it
@@ -119,7 +122,8 @@ for h in $(find collector tools format inject -path '*/include/gaptrace/*.h' 2>/
 		collector/archive/include/gaptrace/archive.h | \
 		collector/metrics/include/gaptrace/metrics_buf.h | \
 		collector/metrics/include/gaptrace/metrics_http.h | \
-		collector/metrics/include/gaptrace/metrics_textfile.h) ;;
+		collector/metrics/include/gaptrace/metrics_textfile.h | \
+		collector/live/include/gaptrace/live.h) ;;
 	*)
 		echo "$h: a public header this check does not know (add its library's rule)"
 		bad=1
