@@ -16,7 +16,10 @@
  * Check that every readable trace of a (finished) analysis comes from one
  * capture: the same host, the same collector session where both have one,
  * and, where a trace has no session (file mode, synthetic traces), a time
- * span that overlaps those of the traces before it.
+ * span that overlaps those of the traces before it - unless the analysis
+ * was sliced by time (--from/--to): bounds in time put the traces on one
+ * axis on purpose (a window of a collector's directory holds processes
+ * that ran one after the other).
  * @return 0 when they do; -1 when they do not, with msg (cap bytes) saying
  *         which two traces differ and how (no trailing newline).
  */
