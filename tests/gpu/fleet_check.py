@@ -26,7 +26,25 @@ def main():
     text = control(ctl, "live 16")
     print(text.strip())
     print()
-    rows, bad = compare_windows(gaptrace, text, traces)
+    rows, problems = compare_windows(gaptrace, text, traces)
+    # On a real clock the window read the clock pairs it had; the whole
+    # trace's report may take a later one, whose slope moves instants by a
+    # few ns (docs/FLEET.md, "One truth"): within 1 us is that, and said;
+    # more is a failure.
+    bad, near = [], 0
+    for seq, uuid, got, want in rows:
+        d = max(abs(x - y) for x, y in zip(got, want))
+        if d == 0:
+            continue
+        if d <= 1000:
+            near += 1
+            print("window %d: equal within %d ns (the clock map's slope)" % (seq, d))
+        else:
+            bad.append("window %d differs by up to %d ns" % (seq, d))
+    bad += [p for p in problems if "differs:" not in p]
+    for p in problems:
+        if "differs:" in p:
+            print("  ", p)
     print()
     print("%-4s %-14s %7s %7s  %s" % ("seq", "gpu", "wall s", "busy %", "largest idle causes"))
     sums = {}
@@ -60,7 +78,8 @@ def main():
     print()
     for b in bad:
         print("FAIL:", b)
-    print("PASS: %d windows equal the report, Prometheus equals the windows" % len(rows) if not bad else "FAIL: %d" % len(bad))
+    print("PASS: %d windows equal the report (%d exactly, %d within 1 us), Prometheus equals the windows" % (
+        len(rows), len(rows) - near, near) if not bad else "FAIL: %d" % len(bad))
     return 1 if bad else 0
 
 

@@ -481,6 +481,9 @@ int an_xla_loop_first(gt_analysis *a, const an_gpu *g, const uint32_t *slot, an_
 void an_steps_busy(an_gpu *g, uint64_t x, uint64_t y);
 int an_steps_finish(gt_analysis *a);
 uint64_t an_traces_origin(const gt_analysis *a);
+/** Trace i's origin (its header's instant, or its ARMED note: see
+ *  an_traces_origin); 0 for the collector's own trace or no header. */
+uint64_t an_trace_origin(const gt_analysis *a, size_t i);
 void an_gpu_free(an_gpu *g);
 
 /* load.c */

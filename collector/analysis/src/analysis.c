@@ -472,26 +472,31 @@ uint64_t gt_analysis_time_origin(const gt_analysis *a)
 
 /* The capture start from the traces' headers and ARMED notes (0: none);
  * the traces skipped by --pid count by their header. */
+uint64_t an_trace_origin(const gt_analysis *a, size_t i)
+{
+	const gt_an_trace *t = &an_tr(a, i)->pub;
+	if (!t->header_ok || t->header.producer == GT_PRODUCER_COLLECTOR)
+		return 0;
+	/* its first ARMED note; in a slice from_ns on, the last one at or
+	 * before from_ns: a capture window sliced out of a trace armed
+	 * several times (--capture-window) counts from its own arming */
+	uint64_t start = t->header.realtime_ns, from = a->o.from_ns;
+	int armed = 0;
+	for (uint32_t k = 0; k < t->nnotes; k++)
+		if (t->notes[k].code == GT_NOTE_ARMED && (!armed || (from && t->notes[k].ts <= from))) {
+			start = t->notes[k].ts;
+			armed = 1;
+			if (!from)
+				break;
+		}
+	return start;
+}
+
 uint64_t an_traces_origin(const gt_analysis *a)
 {
 	uint64_t o = a->skipped_origin;
 	for (size_t i = 0; i < a->traces.n; i++) {
-		const gt_an_trace *t = &an_tr(a, i)->pub;
-		if (!t->header_ok || t->header.producer == GT_PRODUCER_COLLECTOR)
-			continue;
-		/* its first ARMED note; in a slice from_ns on, the last one at or
-		 * before from_ns: a capture window sliced out of a trace armed
-		 * several times (--capture-window) counts from its own arming */
-		uint64_t start = t->header.realtime_ns, from = a->o.from_ns;
-		int armed = 0;
-		for (uint32_t k = 0; k < t->nnotes; k++)
-			if (t->notes[k].code == GT_NOTE_ARMED &&
-			    (!armed || (from && t->notes[k].ts <= from))) {
-				start = t->notes[k].ts;
-				armed = 1;
-				if (!from)
-					break;
-			}
+		uint64_t start = an_trace_origin(a, i);
 		if (start && (!o || start < o))
 			o = start;
 	}

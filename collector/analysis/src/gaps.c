@@ -1704,10 +1704,20 @@ static int startup_excluded(const sw *S, const gsw *L)
 	const gt_an_capture *cap = an_capture_at(S->a, S->t0 + S->wlen);
 	if (cap && !cap->from_start && cap->end_ns > S->t0)
 		return 1;
-	/* nor a time slice that begins after its traces' origin: the records
-	 * before it were not read, so nothing says where start-up ended (the
-	 * H200 starved_train trace sliced 2.9 s in: 92 % "start-up") */
-	uint64_t origin = an_traces_origin(S->a);
+	/* nor a time slice that begins after the origin of the traces that
+	 * use this GPU in it: the records before it were not read, so nothing
+	 * says where start-up ended (the H200 starved_train trace sliced 2.9 s
+	 * in: 92 % "start-up"). Their origin, not every trace's: a process
+	 * that began inside the slice, after another one ended (a window of a
+	 * collector's directory), has its start-up there. */
+	uint64_t origin = 0;
+	for (size_t t = 0; t < S->a->traces.n; t++) {
+		uint64_t o = L->slot[t] != AN_NONE ? an_trace_origin(S->a, t) : 0;
+		if (o && (!origin || o < origin))
+			origin = o;
+	}
+	if (!origin)
+		origin = an_traces_origin(S->a);
 	return S->a->o.from_ns && origin && S->a->o.from_ns > origin + S->wlen;
 }
 
