@@ -127,11 +127,11 @@ void lv_proc_labels(const char *proc_root, uint32_t pid, lv_labels *out)
 	if ((v = env_get(buf, n, "POD_NAME", &vl)) || (v = env_get(buf, n, "HOSTNAME", &vl)))
 		put_value(out->pod, sizeof(out->pod), v, vl);
 	else
-		snprintf(out->pod, sizeof(out->pod), "%s", uid);
+		put_value(out->pod, sizeof(out->pod), uid, strlen(uid));
 	if ((v = env_get(buf, n, "POD_NAMESPACE", &vl)))
 		put_value(out->ns, sizeof(out->ns), v, vl);
 	if ((v = env_get(buf, n, "CONTAINER_NAME", &vl)))
 		put_value(out->container, sizeof(out->container), v, vl);
 	else
-		snprintf(out->container, sizeof(out->container), "%s", cid);
+		put_value(out->container, sizeof(out->container), cid, strlen(cid));
 }

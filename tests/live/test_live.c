@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_live: the live analysis in manual mode with a fake clock
+ * (gaptrace/live.h). Streams are built with gt_writer (kernels and their
+ * launch calls on a realtime trace clock) and tapped in as the collector
+ * would; windows are closed by the clock.
+ *   - a kernel name interned in a frame dropped long ago still names the
+ *     kernels of later windows (the base keeps the strings' ids): its class
+ *     is counted, and a frame is read whole or not at all;
+ *   - the exposition's idle seconds sum to wall - busy, exactly, per series;
+ *   - a record arriving after its window closed is counted late, not added;
+ *   - labels: a pod's cgroup and environment (a fake /proc) give namespace,
+ *     pod, container; SLURM_JOB_ID gives hpc_job;
+ *   - the cardinality budget: 12 pods one after the other on one GPU keep 8
+ *     label sets (the empty set among them: windows where two pods met),
+ *     a pod past the budget is folded into the empty set (counted in
+ *     gaptrace_series_folded_total), and the GPU has 336 series at most.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gaptrace/format.h"
+#include "gaptrace/live.h"
+#include "gt_test.h"
+
+#define SEC 1000000000ull
+#define T0 (1800000000ull * SEC) /* a realtime origin, aligned to 10 s */
+
+static uint64_t fake_now;
+static uint64_t clock_fn(void *u)
+{
+	(void)u;
+	return fake_now;
+}
+
+/* One producer stream built in memory and tapped frame by frame. */
+typedef struct prod {
+	gt_live *l;
+	uint64_t id;
+	uint32_t pid;
+	gt_writer *w;
+	int header_done;
+	uint32_t kname;
+	uint32_t corr;
+} prod;
+
+static int sink(void *user, const void *buf, size_t len)
+{
+	prod *p = user;
+	gt_live_tap(p->l, p->id, p->header_done ? GT_LIVE_FRAME : GT_LIVE_HEADER, p->pid, buf, len);
+	p->header_done = 1;
+	return 0;
+}
+
+static void prod_open(prod *p, gt_live *l, uint64_t id, uint32_t pid, const char *kernel)
+{
+	memset(p, 0, sizeof(*p));
+	p->l = l, p->id = id, p->pid = pid;
+	p->w = gt_writer_new(NULL, sink, p);
+	ck_assert_ptr_nonnull(p->w);
+	gt_stream_header h;
+	gt_stream_header_init(&h);
+	h.pid = pid;
+	h.producer = GT_PRODUCER_INJECT;
+	h.trace_ns = h.realtime_ns = fake_now;
+	snprintf(h.hostname, sizeof(h.hostname), "testhost");
+	snprintf(h.cmdline, sizeof(h.cmdline), "test %u", pid);
+	ck_assert_int_eq(gt_writer_begin(p->w, &h), 0);
+	gt_record d = {.type = GT_REC_DEVICE};
+	d.device.id = 0;
+	memset(d.device.uuid, 0x5a, 16);
+	snprintf(d.device.name, sizeof(d.device.name), "Test GPU");
+	d.device.sm_count = 100;
+	gt_writer_add(p->w, &d);
+	p->kname = gt_writer_intern(p->w, kernel, strlen(kernel));
+}
+
+/* Step [t, t + 10 ms): a launch call, its kernel of busy_ms, then host time. */
+static void prod_step(prod *p, uint64_t t, unsigned busy_ms)
+{
+	gt_record a = {.type = GT_REC_API};
+	a.api.start = t;
+	a.api.end = t + 5000;
+	a.api.domain = GT_API_RUNTIME;
+	a.api.cbid = 211; /* cudaLaunchKernel_v7000 */
+	a.api.correlation_id = ++p->corr;
+	a.api.thread_id = p->pid;
+	gt_writer_add(p->w, &a);
+	gt_record k = {.type = GT_REC_KERNEL};
+	k.kernel.start = t + 10000;
+	k.kernel.end = t + 10000 + busy_ms * 1000000ull;
+	k.kernel.correlation_id = p->corr;
+	k.kernel.name_id = p->kname;
+	k.kernel.grid_x = k.kernel.grid_y = k.kernel.grid_z = 1;
+	k.kernel.block_x = k.kernel.block_y = k.kernel.block_z = 1;
+	gt_writer_add(p->w, &k);
+}
+
+/* Run steps of 10 ms from now for dur, a frame every 200 ms (clock set to
+ * each frame's end, as it would arrive). */
+static void prod_run(prod *p, uint64_t dur, unsigned busy_ms)
+{
+	uint64_t end = fake_now + dur;
+	while (fake_now < end) {
+		uint64_t f_end = fake_now + 200000000ull;
+		for (uint64_t t = fake_now; t < f_end; t += 10000000ull)
+			prod_step(p, t, busy_ms);
+		fake_now = f_end;
+		gt_record c = {.type = GT_REC_CLOCK};
+		c.clock.trace_ns = c.clock.realtime_ns = fake_now;
+		gt_writer_add(p->w, &c);
+		gt_writer_flush(p->w);
+		gt_live_close_due(p->l, fake_now);
+	}
+}
+
+static void prod_close(prod *p)
+{
+	gt_writer_flush(p->w);
+	gt_writer_free(p->w);
+	gt_live_tap(p->l, p->id, GT_LIVE_END, p->pid, NULL, 0);
+}
+
+static char *metrics(gt_live *l)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	ck_assert_int_eq(gt_live_write_metrics(l, f, 0, NULL), 0);
+	fclose(f);
+	return buf;
+}
+
+/* Sum of the values of lines starting with prefix and holding needle. */
+static double sum_of(const char *text, const char *prefix, const char *needle, int *n)
+{
+	double s = 0;
+	*n = 0;
+	for (const char *p = text; p && *p;) {
+		const char *e = strchr(p, '\n');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (!strncmp(p, prefix, strlen(prefix)) &&
+		    (!needle || memmem(p, len, needle, strlen(needle)))) {
+			const char *sp = memrchr(p, ' ', len);
+			s += strtod(sp + 1, NULL);
+			(*n)++;
+		}
+		p = e ? e + 1 : NULL;
+	}
+	return s;
+}
+
+static gt_live *live_new(const char *proc_root)
+{
+	fake_now = T0 + 3 * SEC; /* mid-window */
+	gt_live_opts o = {.window_ns = 10 * SEC,
+			  .watermark_ns = 2 * SEC,
+			  .hostname = "testhost",
+			  .proc_root = proc_root ? proc_root : "/nonexistent",
+			  .now = clock_fn,
+			  .manual = 1};
+	gt_live *l = gt_live_new(&o);
+	ck_assert_ptr_nonnull(l);
+	return l;
+}
+
+START_TEST(base_keeps_names_and_sums_hold)
+{
+	gt_live *l = live_new(NULL);
+	prod p;
+	prod_open(&p, l, 1, 4242, "ampere_sgemm_128x64_nn");
+	prod_run(&p, 45 * SEC, 4); /* 4 windows and more: the first frames dropped */
+	prod_close(&p);
+	ck_assert_uint_ge(gt_live_windows_closed(l), 4);
+	char *m = metrics(l);
+	int n;
+	double wall = sum_of(m, "gaptrace_gpu_wall_seconds_total{", NULL, &n);
+	ck_assert_int_eq(n, 1);
+	double busy = sum_of(m, "gaptrace_gpu_busy_seconds_total{", NULL, &n);
+	double idle = sum_of(m, "gaptrace_gpu_idle_seconds_total{", NULL, &n);
+	ck_assert_int_eq(n, 9);
+	ck_assert_double_eq_tol(idle, wall - busy, 1e-9);
+	ck_assert(busy > 0.35 * wall && busy < 0.45 * wall); /* 4 ms of each 10 ms */
+	/* every kernel kept its name across the dropped frames: all gemm */
+	double gemm = sum_of(m, "gaptrace_gpu_kernel_launches_total{", "kernel_class=\"gemm\"", &n);
+	double other =
+		sum_of(m, "gaptrace_gpu_kernel_launches_total{", "kernel_class=\"other\"", &n);
+	ck_assert(gemm > 3000);
+	ck_assert(other == 0);
+	/* the window line and the counters agree: late 0, lost 0 */
+	ck_assert_double_eq(sum_of(m, "gaptrace_records_lost_total{", "reason=\"late\"", &n), 0);
+	free(m);
+	gt_live_free(l);
+}
+END_TEST
+
+START_TEST(late_records_are_counted_not_added)
+{
+	gt_live *l = live_new(NULL);
+	prod p;
+	prod_open(&p, l, 1, 4242, "k");
+	prod_run(&p, 7 * SEC, 4); /* through T0 + 10 s */
+	/* steps of [T0+9.8 s, T0+10 s) held back, sent after the window closed */
+	uint64_t held = fake_now - 200000000ull;
+	fake_now = T0 + 10 * SEC + 2 * SEC + 1; /* past the watermark */
+	gt_live_close_due(l, fake_now);
+	uint64_t closed = gt_live_windows_closed(l);
+	char *before = metrics(l);
+	for (uint64_t t = held; t < held + 200000000ull; t += 10000000ull)
+		prod_step(&p, t, 4);
+	gt_writer_flush(p.w);
+	prod_run(&p, 25 * SEC, 4); /* the late frame is dropped from the window, read */
+	prod_close(&p);
+	ck_assert_uint_gt(gt_live_windows_closed(l), closed);
+	char *after = metrics(l);
+	int n;
+	ck_assert_double_eq(sum_of(before, "gaptrace_records_lost_total{", "reason=\"late\"", &n),
+			    0);
+	/* 20 steps: 20 launch calls and 20 kernels overlapped the closed window */
+	ck_assert_double_eq(sum_of(after, "gaptrace_records_lost_total{", "reason=\"late\"", &n),
+			    40);
+	free(before);
+	free(after);
+	gt_live_free(l);
+}
+END_TEST
+
+static void fake_proc(const char *root, uint32_t pid, const char *cgroup, const char *environ_,
+		      size_t envlen)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/%u", root, pid);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/%u/cgroup", root, pid);
+	FILE *f = fopen(path, "w");
+	fputs(cgroup, f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/%u/environ", root, pid);
+	f = fopen(path, "w");
+	fwrite(environ_, 1, envlen, f);
+	fclose(f);
+}
+
+START_TEST(pod_and_job_labels)
+{
+	char root[] = "/tmp/gt_live_procXXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	static const char env[] = "PATH=/bin\0POD_NAME=trainer-0\0POD_NAMESPACE=ml\0"
+				  "CONTAINER_NAME=main\0SLURM_JOB_ID=777\0";
+	fake_proc(
+		root, 501,
+		"0::/kubepods.slice/kubepods-burstable.slice/"
+		"kubepods-burstable-pod1234abcd_5678.slice/cri-containerd-0123456789abcdef.scope\n",
+		env, sizeof(env) - 1);
+	gt_live *l = live_new(root);
+	prod p;
+	prod_open(&p, l, 1, 501, "k");
+	prod_run(&p, 15 * SEC, 4);
+	prod_close(&p);
+	char *m = metrics(l);
+	ck_assert_ptr_nonnull(strstr(m, "namespace=\"ml\",pod=\"trainer-0\",container=\"main\","
+					"hpc_job=\"777\""));
+	ck_assert_ptr_nonnull(strstr(m, "UUID=\"GPU-5a5a5a5a-5a5a-5a5a-5a5a-5a5a5a5a5a5a\""));
+	ck_assert_ptr_null(strstr(m, "4242"));
+	ck_assert_ptr_null(strstr(m, "pid="));
+	free(m);
+	gt_live_free(l);
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+START_TEST(cardinality_budget)
+{
+	char root[] = "/tmp/gt_live_procXXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	gt_live *l = live_new(root);
+	for (uint32_t i = 0; i < 12; i++) {
+		char env[64];
+		int n = snprintf(env, sizeof(env), "POD_NAME=job-%u", i);
+		fake_proc(root, 600 + i, "0::/kubepods/besteffort/podaaaa/cid\n", env,
+			  (size_t)n + 1);
+		prod p;
+		prod_open(&p, l, 1 + i, 600 + i, "k");
+		prod_run(&p, 10 * SEC, 2); /* one window each */
+		prod_close(&p);
+		fake_now += 3 * SEC;
+		gt_live_close_due(l, fake_now);
+	}
+	char *m = metrics(l);
+	int n, total = 0;
+	sum_of(m, "gaptrace_gpu_", "GPU-5a5a5a5a", &n);
+	total = n;
+	ck_assert_int_le(total, 336);
+	ck_assert_int_eq(total % 42, 0);
+	/* 8 label sets at most, the set with empty labels among them (windows
+	 * where two pods met, and the folded ones): 8 * 42 = 336 */
+	ck_assert_int_eq(total / 42, 8);
+	ck_assert_ptr_nonnull(strstr(m, "pod=\"job-0\""));
+	ck_assert_ptr_null(strstr(m, "pod=\"job-11\""));
+	double folded = sum_of(m, "gaptrace_series_folded_total{", NULL, &n);
+	ck_assert(folded >= 1); /* a pod past the budget: its window counted in the empty set */
+	free(m);
+	gt_live_free(l);
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+START_TEST(kernel_classes)
+{
+	ck_assert_int_eq(gt_kernel_class("ncclDevKernel_AllReduce_Sum_f32_RING_LL"),
+			 GT_KCLASS_COMMUNICATION);
+	ck_assert_int_eq(gt_kernel_class("flash_fwd_kernel"), GT_KCLASS_ATTENTION);
+	ck_assert_int_eq(gt_kernel_class("sm80_xmma_fprop_implicit_gemm_f16f16"), GT_KCLASS_CONV);
+	ck_assert_int_eq(gt_kernel_class("ampere_sgemm_128x64_nn"), GT_KCLASS_GEMM);
+	ck_assert_int_eq(gt_kernel_class("void at::native::reduce_kernel<512, 1>"),
+			 GT_KCLASS_REDUCTION);
+	ck_assert_int_eq(gt_kernel_class("void at::native::vectorized_elementwise_kernel<4>"),
+			 GT_KCLASS_ELEMENTWISE);
+	ck_assert_int_eq(gt_kernel_class("CatArrayBatchedCopy"), GT_KCLASS_COPY);
+	ck_assert_int_eq(gt_kernel_class("my_custom_kernel"), GT_KCLASS_OTHER);
+	ck_assert_int_eq(gt_kernel_class(NULL), GT_KCLASS_OTHER);
+	ck_assert_str_eq(gt_kernel_class_name(GT_KCLASS_GEMM), "gemm");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("live");
+	TCase *tc = tcase_create("live");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, base_keeps_names_and_sums_hold);
+	tcase_add_test(tc, late_records_are_counted_not_added);
+	tcase_add_test(tc, pod_and_job_labels);
+	tcase_add_test(tc, cardinality_budget);
+	tcase_add_test(tc, kernel_classes);
+	suite_add_tcase(s, tc);
+	return gt_suite_run(s);
+}
