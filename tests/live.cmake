@@ -22,3 +22,8 @@ add_test(NAME fleet_prometheus
           $<TARGET_FILE:replay_producer> $<TARGET_FILE:fake_nvml>
           ${PROJECT_SOURCE_DIR}/examples/fleet/gaptrace.rules.yml)
 set_tests_properties(fleet_prometheus PROPERTIES TIMEOUT 240 SKIP_RETURN_CODE 77)
+# The live analysis in manual mode with a fake clock: the base across
+# dropped frames, the sum invariant of the exposition, late records, pod and
+# job labels from a fake /proc, the cardinality budget.
+gaptrace_check_test(test_live live/test_live.c)
+target_link_libraries(test_live PRIVATE gaptrace::live gaptrace::format)
