@@ -19,3 +19,7 @@ set_tests_properties(live_truth_sync PROPERTIES TIMEOUT 180)
 add_executable(rate_producer live/rate_producer.c live/producer_util.c)
 target_link_libraries(rate_producer PRIVATE gt_tproducer gaptrace::format)
 target_include_directories(rate_producer PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/collector)
+add_test(NAME live_soak
+  COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/live/live_soak.py $<TARGET_FILE:gaptrace>
+          $<TARGET_FILE:rate_producer> $<TARGET_FILE:fake_nvml>)
+set_tests_properties(live_soak PROPERTIES TIMEOUT 600)
