@@ -3,7 +3,7 @@
 # (closed windows equal `gaptrace report --capture --from @A --to @B` of the
 # collector's own traces) with a producer replaying a synthetic trace whose
 # causes are known.
-add_executable(replay_producer live/replay_producer.c)
+add_executable(replay_producer live/replay_producer.c live/producer_util.c)
 target_link_libraries(replay_producer PRIVATE gt_tproducer gaptrace::format)
 target_include_directories(replay_producer PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/collector)
 add_test(NAME live_truth
@@ -27,3 +27,12 @@ set_tests_properties(fleet_prometheus PROPERTIES TIMEOUT 240 SKIP_RETURN_CODE 77
 # job labels from a fake /proc, the cardinality budget.
 gaptrace_check_test(test_live live/test_live.c)
 target_link_libraries(test_live PRIVATE gaptrace::live gaptrace::format)
+# The soak: a producer at 200 000 records/s for ~3 minutes (GAPTRACE_SOAK_S);
+# no window lost, no record lost or late, the collector's memory flat.
+add_executable(rate_producer live/rate_producer.c live/producer_util.c)
+target_link_libraries(rate_producer PRIVATE gt_tproducer gaptrace::format)
+target_include_directories(rate_producer PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/collector)
+add_test(NAME live_soak
+  COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/live/live_soak.py $<TARGET_FILE:gaptrace>
+          $<TARGET_FILE:rate_producer> $<TARGET_FILE:fake_nvml>)
+set_tests_properties(live_soak PROPERTIES TIMEOUT 600)

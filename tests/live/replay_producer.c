@@ -17,7 +17,6 @@
  * Its stream header is the trace's with this process's pid and host name,
  * so the collector's files and NVML trace read as one host's.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +24,7 @@
 #include <unistd.h>
 
 #include "gaptrace/format.h"
-#include "tproducer.h"
+#include "producer_util.h"
 
 typedef struct rec {
 	gt_record r;
@@ -35,20 +34,6 @@ typedef struct rec {
 
 static rec *recs;
 static size_t nrecs, caprecs;
-
-static uint64_t now_rt(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t now_mono(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* When a record is complete (trace clock); 0 for a definition. */
 static uint64_t avail_of(const gt_record *r)
@@ -103,11 +88,6 @@ static int load(const char *path, gt_stream_header *h)
 	return 0;
 }
 
-static int sink(void *user, const void *buf, size_t len)
-{
-	return raw_send(*(int *)user, buf, len) == 0 ? 0 : GT_ERR_IO;
-}
-
 int main(int argc, char **argv)
 {
 	const char *sock = NULL, *trace = NULL;
@@ -135,29 +115,20 @@ int main(int argc, char **argv)
 			first = recs[i].avail;
 			break;
 		}
-	uint64_t t0 = now_rt() + delay;
+	uint64_t t0 = pu_now_rt() + delay;
 	h.pid = (uint32_t)getpid();
 	h.ppid = (uint32_t)getppid();
 	gethostname(h.hostname, sizeof(h.hostname) - 1);
 	snprintf(h.cmdline, sizeof(h.cmdline), "replay_producer %s", trace);
 	h.trace_ns = first;
 	h.realtime_ns = t0;
-	h.monotonic_ns = now_mono() + delay;
+	h.monotonic_ns = pu_now_mono() + delay;
 	uint64_t off = t0 - first; /* realtime = trace + off */
 
-	int fd = raw_connect(sock);
-	if (fd < 0) {
-		fprintf(stderr, "replay_producer: cannot connect to %s: %s\n", sock,
-			strerror(errno));
+	pu_conn c;
+	if (pu_connect(&c, sock, &h, "replay_producer") < 0)
 		return 1;
-	}
-	gt_writer *w = gt_writer_new(NULL, sink, &fd);
-	gt_ctl m;
-	if (!w || gt_writer_begin(w, &h) < 0 || raw_read_ctl(fd, &m, 5000) != 1 ||
-	    m.type != GT_CTL_ACCEPT) {
-		fprintf(stderr, "replay_producer: not accepted\n");
-		return 1;
-	}
+	gt_writer *w = c.w;
 	/* strings in id order, then the other definitions */
 	uint32_t maxid = 0;
 	for (size_t i = 0; i < nrecs; i++)
@@ -177,17 +148,13 @@ int main(int argc, char **argv)
 		if (recs[k].r.type != GT_REC_STRING)
 			gt_writer_add(w, &recs[k].r);
 	gt_writer_flush(w);
-	uint64_t next_flush = now_rt() + 200000000ull, next_clock = now_rt();
+	uint64_t next_flush = pu_now_rt() + 200000000ull, next_clock = pu_now_rt();
 	while (k < nrecs) {
-		uint64_t now = now_rt();
+		uint64_t now = pu_now_rt();
 		while (k < nrecs && recs[k].avail + off <= now)
 			gt_writer_add(w, &recs[k++].r);
 		if (now >= next_clock) {
-			gt_record c = {.type = GT_REC_CLOCK};
-			c.clock.realtime_ns = now;
-			c.clock.trace_ns = now - off;
-			c.clock.monotonic_ns = now_mono();
-			gt_writer_add(w, &c);
+			pu_clock(&c, off);
 			next_clock = now + 1000000000ull;
 		}
 		if (now >= next_flush) {
@@ -200,13 +167,9 @@ int main(int argc, char **argv)
 		struct timespec ts = {0, 5000000};
 		nanosleep(&ts, NULL);
 	}
-	gt_record c = {.type = GT_REC_CLOCK};
-	c.clock.realtime_ns = now_rt();
-	c.clock.trace_ns = c.clock.realtime_ns - off;
-	c.clock.monotonic_ns = now_mono();
-	gt_writer_add(w, &c);
-	gt_writer_flush(w);
-	gt_writer_free(w);
-	close(fd);
+	if (pu_finish(&c, off) < 0) {
+		fprintf(stderr, "replay_producer: the collector went away\n");
+		return 1;
+	}
 	return 0;
 }
