@@ -258,6 +258,11 @@ static void close_window(gt_live *l)
 	pthread_mutex_lock(&l->lock);
 	w.seq = ++l->wseq;
 	w.closed_at = lv_now(l);
+	/* what the node knew of losses when it closed (a window's late records
+	 * are learned after it closed: they are in a later window's figures) */
+	w.late = l->lost[LV_LOST_LATE];
+	for (int i = 0; i < LV_LOST_SLOTS; i++)
+		w.lost += l->lost[i];
 	for (size_t i = 0; i < w.ng; i++)
 		series_add(l, &w.g[i], w.seq);
 	l->analysis_ns += w.analysis_ns;
