@@ -9,7 +9,9 @@ closed window with a GPU the `live` answer's numbers (wall, busy, idle by
 cause, in ns) must equal `gaptrace report --json --capture --from @A --to @B`
 of the collector's own trace directory, cause by cause, exactly; the causes
 must sum to wall - busy; and over all windows the host_busy share of idle
-must be the synthetic truth's within 2 points (what the window edges move).
+must be the synthetic truth's within 2 points (what the window edges move);
+and the textfile the collector wrote (--metrics-textfile) holds the windows'
+idle seconds by cause.
 
 usage: live_truth.py GAPTRACE REPLAY_PRODUCER FAKE_NVML_LIB [PRESET [SETS...]]
 """
@@ -37,8 +39,10 @@ def main():
         truth = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
         traces = sorted(f for f in os.listdir(syn) if f.endswith(".gtrace") and f != "nvml.gtrace")
         tr = os.path.join(tmp, "traces")
+        prom = os.path.join(tmp, "textfile")
+        os.mkdir(prom)
         col = subprocess.Popen([gaptrace, "collector", "--dir", tr, "--live", "--window", "2s",
-                                "--watermark", "1s", "-q"], env=env)
+                                "--watermark", "1s", "--metrics-textfile", prom, "-q"], env=env)
         sock = os.path.join(run, "gaptrace", "collector.sock")
         ctl = os.path.join(run, "gaptrace", "control.sock")
         for _ in range(100):
@@ -71,6 +75,17 @@ def main():
             for c, v in zip(CAUSES, got[2:]):
                 tot[c] += v
         gpus = rows
+        # the textfile (node_exporter's) holds the same seconds, cause by cause
+        tf = open(os.path.join(prom, "gaptrace.prom")).read()
+        for c in CAUSES:
+            v = [float(l.rsplit(" ", 1)[1]) for l in tf.splitlines()
+                 if l.startswith("gaptrace_gpu_idle_seconds_total{") and 'cause="%s"' % c in l]
+            if len(v) != 1 or abs(v[0] - tot[c] / 1e9) > 1e-9:
+                print("FAIL: textfile idle %s %s, the windows %.9f" % (c, v, tot[c] / 1e9))
+                bad += 1
+        if os.stat(os.path.join(prom, "gaptrace.prom")).st_mode & 0o777 != 0o644:
+            print("FAIL: textfile mode %o" % (os.stat(os.path.join(prom, "gaptrace.prom")).st_mode & 0o777))
+            bad += 1
         tg = truth["gpus"][0] if "gpus" in truth else None
         if tg:
             t_idle = tg["idle_ns"] if "idle_ns" in tg else tg["idle"]
