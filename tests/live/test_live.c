@@ -8,13 +8,16 @@
  *     kernels of later windows (the base keeps the strings' ids): its class
  *     is counted, and a frame is read whole or not at all;
  *   - the exposition's idle seconds sum to wall - busy, exactly, per series;
+ *   - every closed window equals gt_analysis of the whole stream sliced to it
+ *     (the one truth, in process), a window with no work of a process that
+ *     holds the GPU included: idle, not absent;
  *   - a record arriving after its window closed is counted late, not added;
  *   - labels: a pod's cgroup and environment (a fake /proc) give namespace,
  *     pod, container; SLURM_JOB_ID gives hpc_job;
  *   - the cardinality budget: 12 pods one after the other on one GPU keep 8
- *     label sets (the empty set among them: windows where two pods met),
- *     a pod past the budget is folded into the empty set (counted in
- *     gaptrace_series_folded_total), and the GPU has 336 series at most.
+ *     label sets (7 pods and the empty set), the pods past the budget are
+ *     folded into the empty set (counted in gaptrace_series_folded_total),
+ *     and the GPU has 336 series at most.
  */
 #include <check.h>
 #include <stdio.h>
@@ -23,6 +26,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "gaptrace/analysis.h"
+#include "gaptrace/causes.h"
 #include "gaptrace/format.h"
 #include "gaptrace/live.h"
 #include "gt_test.h"
@@ -46,12 +51,21 @@ typedef struct prod {
 	int header_done;
 	uint32_t kname;
 	uint32_t corr;
+	uint8_t *file; /* every byte tapped: the trace the collector would write */
+	size_t flen, fcap;
 } prod;
 
 static int sink(void *user, const void *buf, size_t len)
 {
 	prod *p = user;
 	gt_live_tap(p->l, p->id, p->header_done ? GT_LIVE_FRAME : GT_LIVE_HEADER, p->pid, buf, len);
+	if (p->flen + len > p->fcap) {
+		p->fcap = (p->flen + len) * 2;
+		p->file = realloc(p->file, p->fcap);
+		ck_assert_ptr_nonnull(p->file);
+	}
+	memcpy(p->file + p->flen, buf, len);
+	p->flen += len;
 	p->header_done = 1;
 	return 0;
 }
@@ -76,6 +90,10 @@ static void prod_open(prod *p, gt_live *l, uint64_t id, uint32_t pid, const char
 	snprintf(d.device.name, sizeof(d.device.name), "Test GPU");
 	d.device.sm_count = 100;
 	gt_writer_add(p->w, &d);
+	gt_record c = {.type = GT_REC_CONTEXT};
+	c.context.id = 1;
+	c.context.device_id = 0;
+	gt_writer_add(p->w, &c);
 	p->kname = gt_writer_intern(p->w, kernel, strlen(kernel));
 }
 
@@ -107,7 +125,7 @@ static void prod_run(prod *p, uint64_t dur, unsigned busy_ms)
 	uint64_t end = fake_now + dur;
 	while (fake_now < end) {
 		uint64_t f_end = fake_now + 200000000ull;
-		for (uint64_t t = fake_now; t < f_end; t += 10000000ull)
+		for (uint64_t t = fake_now; t < f_end && busy_ms; t += 10000000ull)
 			prod_step(p, t, busy_ms);
 		fake_now = f_end;
 		gt_record c = {.type = GT_REC_CLOCK};
@@ -123,6 +141,67 @@ static void prod_close(prod *p)
 	gt_writer_flush(p->w);
 	gt_writer_free(p->w);
 	gt_live_tap(p->l, p->id, GT_LIVE_END, p->pid, NULL, 0);
+}
+
+/* A number of key=value word key in a line of the live answer. */
+static uint64_t word(const char *line, const char *key)
+{
+	char k[64];
+	snprintf(k, sizeof(k), " %s=", key);
+	const char *w = strstr(line, k);
+	ck_assert_msg(w != NULL, "no %s in %s", key, line);
+	return strtoull(w + strlen(k), NULL, 10);
+}
+
+/* One truth, in process: every closed window of the live answer against
+ * gt_analysis of the whole stream (the file the collector would write)
+ * sliced to that window with the capture window. @return the windows
+ * compared; *idle_only: of them, windows with a GPU and no busy time. */
+static int windows_equal_analysis(gt_live *l, const prod *p, int *idle_only)
+{
+	char *ans = gt_live_control(l, "live 16", NULL);
+	ck_assert_ptr_nonnull(ans);
+	int compared = 0;
+	*idle_only = 0;
+	uint64_t from = 0, to = 0;
+	for (char *line = ans, *nl; line && *line; line = nl) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl++ = 0;
+		if (!strncmp(line, "window ", 7)) {
+			from = word(line, "from");
+			to = word(line, "to");
+			continue;
+		}
+		if (strncmp(line, "gpu ", 4))
+			continue;
+		gt_analysis_opts ao = {0};
+		ao.window_mode = GT_WINDOW_CAPTURE;
+		ao.from_ns = from;
+		ao.to_ns = to;
+		gt_analysis *a = gt_analysis_new(&ao);
+		gt_errinfo ei = {0};
+		ck_assert_int_eq(gt_analysis_add_mem(a, p->file, p->flen, "file", &ei), 1);
+		ck_assert_int_eq(gt_analysis_finish(a), 0);
+		ck_assert_uint_ge(gt_analysis_ngpus(a), 1);
+		const gt_an_gpu *g = gt_analysis_gpu(a, 0);
+		ck_assert_uint_eq(word(line, "wall_ns"), g->window_ns);
+		ck_assert_uint_eq(word(line, "busy_ns"), g->busy_ns);
+		uint64_t sum = 0;
+		for (int c = 0; c < GT_CAUSE_COUNT; c++) {
+			char key[48];
+			snprintf(key, sizeof(key), "idle.%s", gt_cause_name(c));
+			ck_assert_uint_eq(word(line, key), g->cause_ns[c]);
+			sum += g->cause_ns[c];
+		}
+		ck_assert_uint_eq(sum, g->window_ns - g->busy_ns);
+		if (g->window_ns && !g->busy_ns)
+			(*idle_only)++;
+		compared++;
+		gt_analysis_free(a);
+	}
+	free(ans);
+	return compared;
 }
 
 static char *metrics(gt_live *l)
@@ -175,6 +254,7 @@ START_TEST(base_keeps_names_and_sums_hold)
 	prod_open(&p, l, 1, 4242, "ampere_sgemm_128x64_nn");
 	prod_run(&p, 45 * SEC, 4); /* 4 windows and more: the first frames dropped */
 	prod_close(&p);
+	free(p.file);
 	ck_assert_uint_ge(gt_live_windows_closed(l), 4);
 	char *m = metrics(l);
 	int n;
@@ -194,6 +274,28 @@ START_TEST(base_keeps_names_and_sums_hold)
 	/* the window line and the counters agree: late 0, lost 0 */
 	ck_assert_double_eq(sum_of(m, "gaptrace_records_lost_total{", "reason=\"late\"", &n), 0);
 	free(m);
+	gt_live_free(l);
+}
+END_TEST
+
+/* A process that holds the GPU and runs nothing on it for more than a
+ * window (its data loader, a checkpoint, a service with no request): that
+ * window is idle, wall counted, not absent; and every window equals the
+ * analysis of the whole stream sliced to it. */
+START_TEST(idle_window_is_counted_and_equals_analysis)
+{
+	gt_live *l = live_new(NULL);
+	prod p;
+	prod_open(&p, l, 1, 4242, "k");
+	prod_run(&p, 17 * SEC, 4); /* to T0 + 20 s */
+	prod_run(&p, 14 * SEC, 0); /* clocks only: [T0+20, T0+30) has no work */
+	prod_run(&p, 15 * SEC, 4);
+	prod_close(&p);
+	int idle_only = 0;
+	int n = windows_equal_analysis(l, &p, &idle_only);
+	ck_assert_int_ge(n, 4);
+	ck_assert_int_ge(idle_only, 1);
+	free(p.file);
 	gt_live_free(l);
 }
 END_TEST
@@ -285,11 +387,13 @@ START_TEST(cardinality_budget)
 		int n = snprintf(env, sizeof(env), "POD_NAME=job-%u", i);
 		fake_proc(root, 600 + i, "0::/kubepods/besteffort/podaaaa/cid\n", env,
 			  (size_t)n + 1);
+		/* one window each: from 0.5 s into a window to 0.5 s before its end */
+		fake_now = (fake_now / (10 * SEC) + 1) * 10 * SEC + SEC / 2;
 		prod p;
 		prod_open(&p, l, 1 + i, 600 + i, "k");
-		prod_run(&p, 10 * SEC, 2); /* one window each */
+		prod_run(&p, 9 * SEC, 2);
 		prod_close(&p);
-		fake_now += 3 * SEC;
+		free(p.file);
 		gt_live_close_due(l, fake_now);
 	}
 	char *m = metrics(l);
@@ -298,13 +402,13 @@ START_TEST(cardinality_budget)
 	total = n;
 	ck_assert_int_le(total, 336);
 	ck_assert_int_eq(total % 42, 0);
-	/* 8 label sets at most, the set with empty labels among them (windows
-	 * where two pods met, and the folded ones): 8 * 42 = 336 */
+	/* 8 label sets at most: 7 pods and the empty set the later ones are
+	 * folded into (8 * 42 = 336) */
 	ck_assert_int_eq(total / 42, 8);
 	ck_assert_ptr_nonnull(strstr(m, "pod=\"job-0\""));
 	ck_assert_ptr_null(strstr(m, "pod=\"job-11\""));
 	double folded = sum_of(m, "gaptrace_series_folded_total{", NULL, &n);
-	ck_assert(folded >= 1); /* a pod past the budget: its window counted in the empty set */
+	ck_assert(folded >= 4); /* the pods past the budget: their windows in the empty set */
 	free(m);
 	gt_live_free(l);
 	char cmd[600];
@@ -337,6 +441,7 @@ int main(void)
 	TCase *tc = tcase_create("live");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, base_keeps_names_and_sums_hold);
+	tcase_add_test(tc, idle_window_is_counted_and_equals_analysis);
 	tcase_add_test(tc, late_records_are_counted_not_added);
 	tcase_add_test(tc, pod_and_job_labels);
 	tcase_add_test(tc, cardinality_budget);

@@ -230,6 +230,7 @@ typedef struct an_tdev {
 	an_hist lat_queued, lat_submitted;
 	uint32_t gpu; /* GPU index + 1 after resolution, 0 none */
 	uint32_t src; /* its an_src index + 1, 0 none */
+	int held;     /* the process made a CUDA context on it (GT_REC_CONTEXT) */
 } an_tdev;
 
 /* A trace being read / read. */

@@ -483,7 +483,8 @@ uint64_t an_trace_origin(const gt_analysis *a, size_t i)
 	uint64_t start = t->header.realtime_ns, from = a->o.from_ns;
 	int armed = 0;
 	for (uint32_t k = 0; k < t->nnotes; k++)
-		if (t->notes[k].code == GT_NOTE_ARMED && (!armed || (from && t->notes[k].ts <= from))) {
+		if (t->notes[k].code == GT_NOTE_ARMED &&
+		    (!armed || (from && t->notes[k].ts <= from))) {
 			start = t->notes[k].ts;
 			armed = 1;
 			if (!from)

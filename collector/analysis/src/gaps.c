@@ -1064,6 +1064,31 @@ static int comm_probes_init(sw *S, gsw *L)
 	return 0;
 }
 
+/* Sliced capture window: the traces that hold a context on GPU g and were
+ * there in the slice (began before its end, seen at or after its start) get
+ * a slot, work or not: a process attached to a GPU that ran nothing in the
+ * slice left it idle, not absent. @return how many had no slot yet. */
+static int held_present(const gt_analysis *a, const an_gpu *g, uint32_t *slot, size_t *nprocs)
+{
+	if (!a->o.from_ns && !a->o.to_ns)
+		return 0;
+	int k = 0;
+	for (size_t t = 0; t < a->traces.n; t++) {
+		const an_trace *tr = an_tr(a, t);
+		int holds = 0;
+		for (uint32_t d = 0; tr->devs && d < AN_MAX_DEV && !holds; d++)
+			holds = tr->devs[d].held && tr->devs[d].gpu == g->pub.index + 1;
+		if (!holds || slot[t] != AN_NONE)
+			continue;
+		if ((a->o.to_ns && tr->capture_start >= a->o.to_ns) ||
+		    (a->o.from_ns && tr->seen_last < a->o.from_ns))
+			continue;
+		slot[t] = (uint32_t)(*nprocs)++;
+		k++;
+	}
+	return k;
+}
+
 /* Numbers the processes on this GPU (trace -> slot) and sets the window. */
 static int sweep_window(sw *S, gsw *L)
 {
@@ -1077,6 +1102,7 @@ static int sweep_window(sw *S, gsw *L)
 	L->slot = slot;
 	memset(slot, 0xff, (nt ? nt : 1) * sizeof(*slot));
 	uint64_t t0 = UINT64_MAX, t1 = 0;
+	int n_present = 0;
 	for (size_t i = 0; i < n; i++) {
 		uint16_t tr = S->srcs[it[i].src].trace;
 		if (slot[tr] == AN_NONE)
@@ -1087,6 +1113,8 @@ static int sweep_window(sw *S, gsw *L)
 			t1 = it[i].end;
 	}
 	if (a->o.window_mode == GT_WINDOW_CAPTURE) {
+		if (held_present(a, g, slot, &L->nprocs))
+			n_present = 1;
 		for (size_t t = 0; t < nt; t++) {
 			if (slot[t] == AN_NONE)
 				continue;
@@ -1101,11 +1129,11 @@ static int sweep_window(sw *S, gsw *L)
 				t1 = a->o.to_ns;
 		}
 	}
-	if (!n)
+	if (!n && !n_present)
 		t0 = t1 = 0;
-	if (n && a->o.from_ns && a->o.from_ns > t0)
+	if ((n || n_present) && a->o.from_ns && a->o.from_ns > t0)
 		t0 = a->o.from_ns;
-	if (n && a->o.to_ns && a->o.to_ns < t1)
+	if ((n || n_present) && a->o.to_ns && a->o.to_ns < t1)
 		t1 = a->o.to_ns;
 	if (t1 < t0)
 		t1 = t0;
@@ -1365,7 +1393,9 @@ static int close_views(sw *S, gsw *L)
 	uint64_t t1 = S->t1;
 	if (G->started)
 		AN_TRY(on_seg(S, G->seg_start, G->cur_end));
-	if (L->n && G->cur_end < t1)
+	/* no work at all in a window (a process that holds the GPU ran none in
+	 * the slice: held_present): the whole window is one gap */
+	if ((L->n || t1 > S->t0) && G->cur_end < t1)
 		AN_TRY(on_gap(S, G, 1, G->cur_end, t1, G->prev, NULL, (seg){0, 0}));
 	for (size_t k = 0; L->nprocs > 1 && k < L->nprocs; k++) {
 		view *P = &L->pv[k];

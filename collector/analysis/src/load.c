@@ -599,6 +599,12 @@ static int add_record(ld *L, const gt_record *x)
 			GT_VEC_AT(&a->threads, an_thread, thr)->name = nm;
 		return 0;
 	}
+	case GT_REC_CONTEXT: {
+		an_tdev *td = tdev(L, x->context.device_id);
+		if (td)
+			td->held = 1;
+		return 0;
+	}
 	case GT_REC_CLOCK: gt_clock_map_update(&t->cmap, &x->clock); return 0;
 	case GT_REC_KERNEL: return add_kernel(L, &x->kernel);
 	case GT_REC_MEMCPY: {

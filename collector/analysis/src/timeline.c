@@ -208,6 +208,16 @@ int an_resolve_gpus(gt_analysis *a)
 			return GT_ERR_NOMEM;
 		s->dev = (uint16_t)g;
 	}
+	/* a sliced capture window: a GPU a process holds a context on is its,
+	 * even with no work in the slice (idle, not absent: sweep_window) */
+	if (a->o.window_mode == GT_WINDOW_CAPTURE && (a->o.from_ns || a->o.to_ns))
+		for (size_t i = 0; i < a->traces.n; i++) {
+			an_trace *t = an_tr(a, i);
+			for (uint32_t d = 0; t->devs && d < AN_MAX_DEV; d++)
+				if (t->devs[d].held && t->devs[d].known &&
+				    gpu_for(a, t, (uint16_t)i, d) == AN_NONE)
+					return GT_ERR_NOMEM;
+		}
 	for (size_t i = 0; i < a->gpm.n; i++) {
 		an_gpm *s = GT_VEC_AT(&a->gpm, an_gpm, i);
 		uint32_t g = existing_gpu(a, an_tr(a, s->trace), s->dev);

@@ -409,26 +409,37 @@ static void counts_add(lv_counts *d, const lv_counts *s)
 		dp[i] += sp[i];
 }
 
-/* The series of (GPU, label set); a label set beyond the GPU's budget is
- * folded into its set with empty labels. */
+/* The series of (GPU, label set). A GPU has at most
+ * GT_LIVE_LABELSETS_PER_GPU label sets, one of them the empty set (kept
+ * free for what does not fit): a further labelled set is folded into it. */
+static lv_series *series_find(gt_live *l, const char *uuid, const lv_labels *want, size_t *labelled)
+{
+	static const lv_labels none;
+	*labelled = 0;
+	for (size_t i = 0; i < l->nser; i++) {
+		lv_series *s = &l->ser[i];
+		if (strcmp(s->uuid, uuid))
+			continue;
+		if (labels_eq(&s->lab, want))
+			return s;
+		*labelled += !labels_eq(&s->lab, &none);
+	}
+	return NULL;
+}
+
 static lv_series *series_get(gt_live *l, const lv_gpu *g)
 {
 	static const lv_labels none;
 	const lv_labels *want = &g->lab;
-	size_t sets = 0;
-	for (int pass = 0; pass < 2; pass++) {
-		for (size_t i = 0; i < l->nser; i++) {
-			lv_series *s = &l->ser[i];
-			if (strcmp(s->uuid, g->uuid))
-				continue;
-			if (labels_eq(&s->lab, want))
-				return s;
-			sets += !pass;
-		}
-		if (sets < GT_LIVE_LABELSETS_PER_GPU || labels_eq(want, &none))
-			break;
+	size_t labelled;
+	lv_series *s = series_find(l, g->uuid, want, &labelled);
+	if (s)
+		return s;
+	if (!labels_eq(want, &none) && labelled >= GT_LIVE_LABELSETS_PER_GPU - 1) {
 		l->folded++;
 		want = &none;
+		if ((s = series_find(l, g->uuid, want, &labelled)))
+			return s;
 	}
 	if (l->nser == l->capser) {
 		size_t nc = l->capser ? l->capser * 2 : 16;
@@ -438,7 +449,7 @@ static lv_series *series_get(gt_live *l, const lv_gpu *g)
 		l->ser = ns;
 		l->capser = nc;
 	}
-	lv_series *s = &l->ser[l->nser++];
+	s = &l->ser[l->nser++];
 	memset(s, 0, sizeof(*s));
 	snprintf(s->uuid, sizeof(s->uuid), "%s", g->uuid);
 	s->lab = *want;
