@@ -140,7 +140,10 @@ enum {
 				     using the GPU; time disarmed in between counts as
 				     idle. Sliced (to_ns), a trace with any record,
 				     clock pairs included, at or after to_ns was there
-				     until to_ns: the window runs to it */
+				     until to_ns: the window runs to it. Sliced, a GPU
+				     a trace holds a context on (GT_REC_CONTEXT) and
+				     that was there in the slice is its GPU even with
+				     no work in it: the window is idle, one gap */
 };
 
 /** Default utilization window: 10 ms. */
