@@ -20,8 +20,12 @@ if [ "${1:-test}" != build ]; then
 	# libunwind-dev: optional; python3: export checks; chromium +
 	# fonts-liberation: the HTML report screenshot test; man-db (with
 	# groff): the man_pages test renders every page with man -l;
-	# clang-format (14 on Debian 12): the style test.
-	pkgs+=(check libsubunit-dev libunwind-dev python3 chromium fonts-liberation man-db clang-format)
+	# clang-format (14 on Debian 12): the style test; prometheus (with
+	# promtool) + python3-yaml: the fleet tests (a real Prometheus server on
+	# loopback scrapes the collector; the rules and manifests are checked);
+	# tmux: the gaptrace top test; curl: the /metrics server as curl sees it.
+	pkgs+=(check libsubunit-dev libunwind-dev python3 chromium fonts-liberation man-db clang-format
+		prometheus python3-yaml tmux curl)
 fi
 if [ "$action" = list ]; then
 	printf '%s\n' "${pkgs[@]}"
