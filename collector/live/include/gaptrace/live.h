@@ -8,8 +8,9 @@
  * Windows. Realtime [A, B), aligned to multiples of window_ns since the
  * epoch (the first one begins when the live analysis starts). A window
  * closes when the realtime clock passes B + watermark_ns: by then a
- * producer has delivered every record that ended before B (its frame tick is
- * 200 ms and CUPTI's buffers are read once they are 1 s old). Its numbers are
+ * producer has usually delivered every record that ended before B (its frame
+ * tick is 200 ms and CUPTI's buffers are read once they are 1 s old; CUPTI
+ * may hold them longer, seen on an H100: docs/FLEET.md). Its numbers are
  * then published and never change. A record that overlaps a window already
  * closed when it arrives is late: counted (reason "late"), never added.
  *
