@@ -44,8 +44,6 @@ static void node_read(gt_collector *c, gt_live_node *nd)
 	gt_collector_stats st;
 	gt_collector_get_stats(c, &st);
 	nd->conn_records_lost = st.records_lost;
-	nd->frames_unwritten = st.frames_unwritten;
-	nd->peers_refused = st.peers_refused;
 	size_t n = gt_collector_peers(c, NULL, 0);
 	gt_peer_info *pi = n ? calloc(n, sizeof(*pi)) : NULL;
 	if (!pi)

@@ -80,7 +80,6 @@ typedef struct lv_gpu {
 	int index; /* NVML's, else the CUDA ordinal of the first trace naming it */
 	lv_labels lab;
 	lv_counts c;
-	uint64_t lost; /* records lost in the traces on it, this window */
 } lv_gpu;
 
 typedef struct lv_proc {

@@ -96,10 +96,6 @@ typedef struct gt_live gt_live;
 typedef struct gt_live_node {
 	uint32_t armed, dormant;    /**< producers connected now, by state */
 	uint64_t conn_records_lost; /**< records in frames lost half-received */
-	uint64_t frames_unwritten;  /**< frames not written to a trace file (disk) */
-	uint64_t peers_refused;	    /**< connections refused */
-	const char *cupti_version;  /**< of the producers seen, or NULL */
-	const char *driver_version; /**< likewise */
 } gt_live_node;
 
 /**
