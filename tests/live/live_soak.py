@@ -32,7 +32,7 @@ usage: live_soak.py GAPTRACE RATE_PRODUCER FAKE_NVML_LIB [--seconds S]
 import argparse, os, shutil, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from live_truth import CAUSES, control, words  # noqa: E402
+from windows import CAUSES, control, words  # noqa: E402
 
 WINDOW_NS = 2000000000
 WARMUP_S = 20
