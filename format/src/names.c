@@ -44,6 +44,7 @@ const char *gt_rec_type_name(uint32_t type)
 	case GT_REC_MODULE: return "module";
 	case GT_REC_LOSS: return "loss";
 	case GT_REC_NOTE: return "note";
+	case GT_REC_MARK: return "mark";
 	default: return NULL;
 	}
 }

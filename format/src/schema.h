@@ -78,6 +78,10 @@
 	X(T, U, realtime_ns, REL) \
 	X(T, U, monotonic_ns, REL)
 
+#define GT_COLS_MARK(X, T) \
+	X(T, U, ts, DELTA) \
+	X(T, U, through, REL)
+
 #define GT_COLS_KERNEL(X, T)           \
 	X(T, U, start, DELTA)          \
 	X(T, U, end, REL)              \
@@ -268,6 +272,7 @@
 	R(PROCESS, process, gt_process, GT_COLS_PROCESS)                     \
 	R(THREAD, thread, gt_thread, GT_COLS_THREAD)                         \
 	R(CLOCK, clock, gt_clock, GT_COLS_CLOCK)                             \
+	R(MARK, mark, gt_mark, GT_COLS_MARK)                                 \
 	R(KERNEL, kernel, gt_kernel, GT_COLS_KERNEL)                         \
 	R(MEMCPY, memcpy, gt_memcpy, GT_COLS_MEMCPY)                         \
 	R(MEMSET, memset, gt_memset, GT_COLS_MEMSET)                         \

@@ -99,7 +99,7 @@ extern "C" {
  *  whose oldest-compatible major is <= GT_FORMAT_MAJOR. */
 #define GT_FORMAT_MAJOR 1
 /** Format minor version: bumped when record types or columns are appended. */
-#define GT_FORMAT_MINOR 5
+#define GT_FORMAT_MINOR 6
 /** Oldest major version a reader must understand to read what we write. */
 #define GT_FORMAT_OLDEST_MAJOR 1
 
@@ -192,6 +192,7 @@ typedef enum gt_rec_type {
 	GT_REC_PROCESS = 4,	  /**< gt_process */
 	GT_REC_THREAD = 5,	  /**< gt_thread: OS thread id -> name */
 	GT_REC_CLOCK = 6,	  /**< gt_clock: trace clock <-> host clocks */
+	GT_REC_MARK = 7,	  /**< gt_mark: delivered up to an instant (format 1.6) */
 	GT_REC_KERNEL = 16,	  /**< gt_kernel */
 	GT_REC_MEMCPY = 17,	  /**< gt_memcpy */
 	GT_REC_MEMSET = 18,	  /**< gt_memset */
@@ -402,6 +403,19 @@ typedef struct gt_clock {
 	uint64_t realtime_ns;
 	uint64_t monotonic_ns;
 } gt_clock;
+
+/**
+ * GT_REC_MARK (format 1.6): the producer's delivery mark. Every activity
+ * record of the stream that ended before `through` is in this frame or an
+ * earlier one; records that come in later frames ended at or after it.
+ * A live reader uses it to know that a time window of the stream is
+ * complete instead of assuming a delivery delay. A producer that cannot
+ * know it (no flush of CUPTI's buffers) writes no mark.
+ */
+typedef struct gt_mark {
+	uint64_t ts;	  /**< when the mark was made (trace clock) */
+	uint64_t through; /**< delivered: every record that ended before it */
+} gt_mark;
 
 /** GT_REC_KERNEL: one kernel execution. */
 typedef struct gt_kernel {
@@ -651,6 +665,7 @@ typedef struct gt_record {
 		gt_process process;
 		gt_thread thread;
 		gt_clock clock;
+		gt_mark mark;
 		gt_kernel kernel;
 		gt_memcpy memcpy;
 		gt_memset memset;
@@ -1152,6 +1167,8 @@ typedef enum gt_ctl_type {
 	GT_CTL_DISARM = 4,   /**< stop capturing, flush what is buffered */
 	GT_CTL_FLUSH = 5,    /**< flush buffered records now */
 	GT_CTL_BYE = 6,	     /**< collector is going away: finish or fall back to file */
+	GT_CTL_LIVE = 7,     /**< (1.6) the collector analyses live: while armed, send a
+				  GT_REC_MARK about every arg0 ns (0 = stop) */
 } gt_ctl_type;
 
 /** Size of the fixed part of a control message. */
