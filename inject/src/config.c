@@ -159,6 +159,7 @@ void inj_config_read(inj_config *c)
 	c->cupti_period_ms = env_uint("GAPTRACE_CUPTI_PERIOD_MS", c->flush_ms, 0, 600000);
 	c->cupti_pinned = env_flag("GAPTRACE_CUPTI_PINNED", 1);
 	c->capture_flush = env_flag("GAPTRACE_CAPTURE_FLUSH", 1);
+	c->live_flush = env_flag("GAPTRACE_LIVE_FLUSH", 1);
 	c->exit_timeout_ms = env_uint("GAPTRACE_EXIT_TIMEOUT_MS", 2000, 0, 600000);
 	c->send_queue_bytes = env_uint("GAPTRACE_SEND_QUEUE_KB", 16384, 64, 1024 * 1024) * 1024u;
 

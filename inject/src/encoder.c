@@ -26,6 +26,10 @@
  * and what could not be read is counted (GT_LOSS_UNDELIVERED), as is what
  * CUPTI held when the process dies of a fault (no CUPTI call on that path).
  *
+ * Live windows: a collector that analyses live (GT_CTL_LIVE) gets a
+ * delivery mark after a default flush every period while armed (section
+ * "live marks" below; README.md "Flushing").
+ *
  * Kinds at run time: inj_apply_kinds() turns GT_KIND_* into
  * cuptiActivityEnable/Disable, cuptiActivityEnableRuntimeApi/DriverApi for
  * the launch/copy/sync call set, and latency timestamps. It runs at init
@@ -554,6 +558,14 @@ static void drain(void)
 	while (inj_queue_pop(&inj_g.pool, &d)) {
 		L_total.count[GT_LOSS_CUPTI_DROPPED] += d.dropped;
 		size_t from = inj_peek_frontier(d.index); /* read by peeking already */
+		if (inj_debug_on) {
+			uint64_t h = atomic_load_explicit(&inj_g.pool.handed_ns[d.index],
+							  memory_order_relaxed);
+			inj_debug("buffer %u delivered by CUPTI %.2f s after it was handed: %zu "
+				  "bytes, %zu of them read by peeking before",
+				  d.index, h ? (double)(inj_mono_ns() - h) / 1e9 : -1.0,
+				  (size_t)d.valid, from);
+		}
 		if (!quiet && d.valid > from)
 			inj_convert_buffer(&E, inj_pool_addr(&inj_g.pool, d.index) + from,
 					   (size_t)d.valid - from);
@@ -585,13 +597,39 @@ static uint64_t peek_all(unsigned gap_ms)
  * flush that never returned is never joined by another. */
 static _Atomic int flush_running;
 
-static void *forced_flush_thread(void *arg)
+static void *flush_thread(void *arg)
 {
-	(void)arg;
-	inj_g.cu.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	inj_g.cu.cuptiActivityFlushAll((uint32_t)(uintptr_t)arg);
 	atomic_store(&flush_running, 0);
 	inj_wake();
 	return NULL;
+}
+
+/* Start cuptiActivityFlushAll(flag) on a detached thread of its own, all
+ * signals blocked, unless one is still running. @return 0 if started. */
+static int start_flush(uint32_t flag)
+{
+	int idle = 0;
+	if (!atomic_compare_exchange_strong(&flush_running, &idle, 1)) {
+		inj_debug("a CUPTI flush is still running: not starting another");
+		return -1;
+	}
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_t t;
+	pthread_attr_t a;
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	int rc = pthread_create(&t, &a, flush_thread, (void *)(uintptr_t)flag);
+	pthread_attr_destroy(&a);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		atomic_store(&flush_running, 0);
+		inj_debug("no thread for a CUPTI flush (%s)", strerror(rc));
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -602,30 +640,10 @@ static void *forced_flush_thread(void *arg)
  * have brought, which the caller counts - never the exit. @return 1 if the
  * flush returned in time.
  */
-static int forced_cupti_flush(uint64_t until)
+/* Wait until the flush running on its thread returns, or until `until`,
+ * converting what it brings back. @return 1 if none is running now. */
+static int wait_flush(uint64_t until)
 {
-	int idle = 0;
-	if (!atomic_compare_exchange_strong(&flush_running, &idle, 1)) {
-		inj_debug("a forced flush is still running: not starting another");
-		drain();
-		return 0;
-	}
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pthread_t t;
-	pthread_attr_t a;
-	pthread_attr_init(&a);
-	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-	int rc = pthread_create(&t, &a, forced_flush_thread, NULL);
-	pthread_attr_destroy(&a);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc != 0) {
-		atomic_store(&flush_running, 0);
-		inj_debug("no thread for a forced flush (%s)", strerror(rc));
-		drain();
-		return 0;
-	}
 	while (atomic_load(&flush_running)) {
 		uint64_t now = inj_mono_ns();
 		if (now >= until)
@@ -640,6 +658,140 @@ static int forced_cupti_flush(uint64_t until)
 	}
 	drain();
 	return !atomic_load(&flush_running);
+}
+
+static int forced_cupti_flush(uint64_t until)
+{
+	/* a live flush (below) may be running: it returns first */
+	if (!wait_flush(until) || start_flush(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) < 0) {
+		drain();
+		return 0;
+	}
+	return wait_flush(until);
+}
+
+/* ------------------------------------------------------------ live marks */
+
+/*
+ * A collector that analyses live (GT_CTL_LIVE) asks for delivery marks.
+ * While armed, every period: a default cuptiActivityFlushAll(0) on a
+ * thread of its own (CUPTI returns every buffer whose records are all
+ * complete, full or not; it is the flush CUPTI documents for a regular
+ * interval on a separate thread), then, once it returned, a GT_REC_MARK:
+ * every record that ended before the flush began has been written, unless
+ * a buffer CUPTI was handed before then is still held (it may hold records
+ * CUPTI has not completed): the mark stops at the oldest such buffer. Only
+ * with pinned profiling buffers (README.md, "Flushing"); one flush at a
+ * time; one that has not returned after 10 periods (at least
+ * LIVE_STUCK_MIN_NS) stops the marks.
+ */
+#define LIVE_PERIOD_MIN_NS 200000000ull
+#define LIVE_PERIOD_MAX_NS 60000000000ull
+#define LIVE_STUCK_MIN_NS 2000000000ull
+static struct {
+	uint64_t period, next, t0, last;
+	int pending, stuck;
+} LV;
+
+static void live_set(uint64_t period)
+{
+	if (!period) {
+		LV.period = 0;
+		return;
+	}
+	const char *no = !inj_g.cfg.live_flush ? "GAPTRACE_LIVE_FLUSH=0"
+			 : !inj_g.cfg.cupti_pinned
+				 ? "CUPTI's profiling buffers are in device memory "
+				   "(GAPTRACE_CUPTI_PINNED=0), where a flush wakes the worker "
+				   "whose driver path deadlocked"
+			 : LV.stuck ? "an earlier CUPTI flush never returned"
+				    : NULL;
+	if (no) {
+		inj_note(&E, GT_NOTE_INFO, 0,
+			 "the collector analyses live and asked for delivery marks; none are "
+			 "sent: %s (it waits a fixed delay instead)",
+			 no);
+		return;
+	}
+	LV.period = period < LIVE_PERIOD_MIN_NS	  ? LIVE_PERIOD_MIN_NS
+		    : period > LIVE_PERIOD_MAX_NS ? LIVE_PERIOD_MAX_NS
+						  : period;
+	LV.next = inj_mono_ns();
+	inj_note(&E, GT_NOTE_INFO, 0,
+		 "delivery marks for the collector's live windows: CUPTI's complete buffers "
+		 "flushed every %llu ms while capturing",
+		 (unsigned long long)(LV.period / 1000000ull));
+}
+
+/* How far the mark goes (trace clock): to t0 (CLOCK_MONOTONIC), or to when
+ * the oldest buffer CUPTI still holds was handed to it, if before. */
+static uint64_t live_through(uint64_t t0)
+{
+	uint64_t m = t0;
+	for (uint32_t i = 0; i < inj_g.pool.nbuf; i++) {
+		if (inj_pool_is_free(&inj_g.pool, i))
+			continue;
+		uint64_t h = atomic_load_explicit(&inj_g.pool.handed_ns[i], memory_order_relaxed);
+		if (h && h < m)
+			m = h;
+	}
+	return mono_to_trace(m);
+}
+
+/* After the flush returned: its records, then a frame of a clock pair and
+ * the mark alone (a live reader decodes only such small frames). */
+static void live_mark(void)
+{
+	drain();
+	uint64_t through = live_through(LV.t0);
+	inj_debug("live mark: flush of %.3f s returned; mark %.3f s behind it (%u buffers held)",
+		  (double)(inj_mono_ns() - LV.t0) / 1e9,
+		  (double)(mono_to_trace(LV.t0) - through) / 1e9, pool_busy());
+	if (through <= LV.last)
+		return;
+	gt_writer_flush(E.w);
+	add_clock();
+	gt_record r = {.type = GT_REC_MARK};
+	r.mark.ts = mono_to_trace(inj_mono_ns());
+	r.mark.through = through;
+	inj_added(&E, gt_writer_add(E.w, &r));
+	gt_writer_flush(E.w);
+	LV.last = through;
+}
+
+static uint64_t live_stuck_ns(void)
+{
+	return LV.period * 10 > LIVE_STUCK_MIN_NS ? LV.period * 10 : LIVE_STUCK_MIN_NS;
+}
+
+static void live_tick(uint64_t now)
+{
+	if (!LV.period || quiet)
+		return;
+	if (LV.pending) {
+		if (!atomic_load(&flush_running)) {
+			LV.pending = 0;
+			live_mark();
+			LV.next = LV.t0 + LV.period;
+		} else if (now - LV.t0 > live_stuck_ns()) {
+			double s = (double)live_stuck_ns() / 1e9;
+			LV.stuck = 1;
+			LV.period = 0;
+			inj_log("a CUPTI flush for the collector's live windows has not returned in "
+				"%.1f s: no more delivery marks (the collector waits a fixed delay)",
+				s);
+			inj_note(&E, GT_NOTE_INFO, 0,
+				 "a CUPTI flush has not returned in %.1f s: delivery marks stopped", s);
+		}
+		return;
+	}
+	if (!applied || now < LV.next)
+		return;
+	LV.t0 = now;
+	if (start_flush(0) == 0)
+		LV.pending = 1;
+	else
+		LV.next = now + LV.period;
 }
 
 /* ------------------------------------------------------------ takeover */
@@ -787,6 +939,7 @@ static void arm(uint32_t kinds, uint64_t dur_ns, const char *by)
 static void fall_back(const char *why)
 {
 	inj_out_close_socket(&E.out);
+	LV.period = 0; /* a file has no live reader */
 	if (!applied) {
 		/* Dormant: nobody can arm us any more; write nothing. */
 		inj_debug("collector gone while dormant (%s): staying dormant", why);
@@ -816,6 +969,7 @@ static void handle_ctl(const gt_ctl *m)
 		gt_writer_flush(E.w);
 		break;
 	case GT_CTL_BYE: fall_back("the collector said BYE"); break;
+	case GT_CTL_LIVE: live_set(m->arg0); break;
 	default: inj_debug("ignoring control message %u from the collector", m->type); break;
 	}
 }
@@ -1030,6 +1184,7 @@ static void *encoder_main(void *arg)
 			arm(0, 0, "the end of the timed capture");
 		if (D.active && now >= D.next && !quiet)
 			drain_step(now);
+		live_tick(now);
 		if (now >= next_tick) {
 			if (!quiet) {
 				peek_tick();

@@ -67,6 +67,7 @@ typedef struct inj_config {
 	uint32_t cupti_period_ms; /**< cuptiActivityFlushPeriod (0 = CUPTI's own heuristics) */
 	int cupti_pinned;	  /**< CUPTI's profiling buffers in pinned host memory */
 	int capture_flush;	  /**< forced flush (bounded, own thread) at the end of a capture */
+	int live_flush;		  /**< flush + delivery marks when a live collector asks */
 	uint32_t exit_timeout_ms;
 	uint32_t send_queue_bytes; /**< socket frame queue cap */
 	char session[64];

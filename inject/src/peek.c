@@ -35,8 +35,9 @@ typedef struct peek_state {
 	uint32_t frontier; /**< bytes converted */
 	uint32_t last_rec; /**< offset of the last converted record, UINT32_MAX = none */
 	uint32_t cand_end; /**< end of the candidate range at the last look (0 = none) */
-	uint32_t pad;
+	uint32_t said;	   /**< a stall of this buffer was told (GAPTRACE_DEBUG) */
 	uint64_t cand_hash;
+	uint64_t moved_ns; /**< when the frontier last moved (0 = never) */
 } peek_state;
 
 static peek_state *PS;
@@ -160,6 +161,30 @@ static uint64_t take(inj_enc *e, uint8_t *buf, size_t size, peek_state *s, uint3
 	return n;
 }
 
+/* GAPTRACE_DEBUG: say once per buffer fill why its records stopped being
+ * taken for 2 s while more are there: the record the walk stops at. */
+#define STALL_NS 2000000000ull
+static void tell_stall(inj_enc *e, uint8_t *buf, size_t size, peek_state *s, uint32_t idx,
+		       uint64_t now, uint64_t handed, int hash_same)
+{
+	uint64_t since = s->moved_ns ? s->moved_ns : handed;
+	if (!inj_debug_on || s->said || !since || now - since < STALL_NS)
+		return;
+	CUpti_Activity *r = next_rec(e, buf, size, s->last_rec);
+	if (!r)
+		return;
+	s->said = 1;
+	uint32_t at = (uint32_t)((uint8_t *)r - buf), end = rec_end(e, buf, size, r);
+	const uint64_t *ts = (const uint64_t *)((const uint8_t *)r + 8);
+	inj_debug("peek: buffer %u (handed %.1f s ago) stuck %.1f s at byte %u of %u taken: "
+		  "record kind %d ends at %u, complete %d, words after the header %llu %llu, "
+		  "candidate to %u (%s)",
+		  idx, (double)(now - handed) / 1e9, (double)(now - since) / 1e9, at, s->frontier,
+		  (int)r->kind, end, end > at ? inj_record_complete(r, end - at) : -1,
+		  (unsigned long long)ts[0], (unsigned long long)ts[1], s->cand_end,
+		  hash_same ? "bytes still" : "bytes moved");
+}
+
 uint64_t inj_peek(inj_enc *e, inj_pool *pool, uint64_t min_age_ns, uint64_t *pending)
 {
 	uint64_t now = inj_mono_ns(), taken = 0, left = 0;
@@ -172,9 +197,15 @@ uint64_t inj_peek(inj_enc *e, inj_pool *pool, uint64_t min_age_ns, uint64_t *pen
 		uint8_t *buf = inj_pool_addr(pool, i);
 		size_t size = pool->buf_size;
 		peek_state *s = &PS[i];
-		if (s->cand_end > s->frontier &&
-		    hash_bytes(buf + s->frontier, s->cand_end - s->frontier) == s->cand_hash)
+		int same = s->cand_end > s->frontier &&
+			   hash_bytes(buf + s->frontier, s->cand_end - s->frontier) == s->cand_hash;
+		uint32_t before = s->frontier;
+		if (same)
 			taken += take(e, buf, size, s, s->cand_end);
+		if (s->frontier != before)
+			s->moved_ns = now;
+		else
+			tell_stall(e, buf, size, s, i, now, handed, same);
 		uint64_t nrec = 0;
 		uint32_t end = data_end(e, buf, size, s, &nrec);
 		s->cand_end = end;

@@ -172,12 +172,14 @@ static uint64_t ts_of(uint32_t corr)
 	return (1ull << 41) + (uint64_t)corr * 1000 + noise(corr) % 997;
 }
 
-int h_kernel(uint32_t corr, uint32_t stream, unsigned name_idx, uint32_t graph)
+/* A kernel record starting at start (0: at ts_of(corr), a synthetic time). */
+static int kernel_at(uint32_t corr, uint32_t stream, unsigned name_idx, uint32_t graph,
+		     uint64_t start)
 {
 	CUpti_ActivityKernel10 k;
 	memset(&k, 0, sizeof(k));
 	k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
-	k.start = ts_of(corr);
+	k.start = start ? start : ts_of(corr);
 	k.end = k.start + 500 + noise(corr) % 100000;
 	k.queued = k.start - 4000;
 	k.submitted = k.start - 2000;
@@ -233,6 +235,16 @@ int h_kernel(uint32_t corr, uint32_t stream, unsigned name_idx, uint32_t graph)
 		   (k.launchType ? GT_KFLAG_COOPERATIVE : 0) |
 		   (k.clusterX > 1 ? GT_KFLAG_CLUSTER : 0);
 	return emit(&k, &g, k.name, NULL);
+}
+
+int h_kernel(uint32_t corr, uint32_t stream, unsigned name_idx, uint32_t graph)
+{
+	return kernel_at(corr, stream, name_idx, graph, 0);
+}
+
+int h_kernel_now(uint32_t corr)
+{
+	return kernel_at(corr, 7, corr, 0, mock_now() - 200000);
 }
 
 int h_memcpy(uint32_t corr, int async)

@@ -44,6 +44,9 @@ void h_ledger_close(void);
  * it, append the gaptrace record it must become to the ledger. Each returns
  * mock_emit's result (1 stored, 0 dropped, -1 kind not enabled). */
 int h_kernel(uint32_t corr, uint32_t stream, unsigned name_idx, uint32_t graph);
+/* A kernel on stream 7 that started 200 us ago on the mock's trace clock
+ * (mock_now) and had ended by now. */
+int h_kernel_now(uint32_t corr);
 int h_memcpy(uint32_t corr, int async);
 int h_p2p(uint32_t corr);
 int h_memset(uint32_t corr);

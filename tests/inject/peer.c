@@ -160,6 +160,8 @@ static void on_command(pstate *s)
 			send_ctl(s, GT_CTL_DISARM, 0, 0, NULL);
 		else if (!strcmp(c, "flush"))
 			send_ctl(s, GT_CTL_FLUSH, 0, 0, NULL);
+		else if (sscanf(c, "live %llu", &a) == 1)
+			send_ctl(s, GT_CTL_LIVE, a, 0, NULL);
 		else if (!strcmp(c, "bye"))
 			send_ctl(s, GT_CTL_BYE, 0, 0, NULL);
 		else if (!strcmp(c, "stall"))

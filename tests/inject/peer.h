@@ -35,7 +35,8 @@ typedef struct peer {
 int peer_start(peer *p, const char *dir, const peer_opts *o);
 
 /**
- * Send a command: "arm <kinds> <ns>", "disarm", "flush", "bye", "stall",
+ * Send a command: "arm <kinds> <ns>", "disarm", "flush", "live <ns>" (GT_CTL_LIVE),
+ * "bye", "stall",
  * "resume", "slow <us>", "quit".
  */
 void peer_cmd(peer *p, const char *cmd);

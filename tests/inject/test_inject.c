@@ -1052,6 +1052,123 @@ static int app_capture_api(void *a)
 	return 0;
 }
 
+/* Issue 27: a collector that analyses live asks for delivery marks
+ * (GT_CTL_LIVE). Armed, kernels that end now on the trace clock, 10 ms
+ * apart for 1.5 s; then `hang` makes CUPTI's flush never return. */
+static int app_live(void *a)
+{
+	tctx *t = a;
+	if (app_start_dormant(t) < 0)
+		return 90;
+	usleep(100000); /* connected */
+	char cmd[64];
+	snprintf(cmd, sizeof(cmd), "arm %u 0", GT_KIND_KERNEL);
+	peer_cmd(&t->pr, cmd);
+	if (!h_wait_until(kernel_on, 10000))
+		return 91;
+	peer_cmd(&t->pr, "live 200000000");
+	if (getenv("T_LIVE_HANG"))
+		mock_set_flush_hang(1);
+	for (uint32_t i = 0; i < 150; i++) {
+		if (h_kernel_now(100 + i) != 1)
+			return 92;
+		usleep(10000);
+	}
+	if (getenv("T_LIVE_HANG"))
+		usleep(2500000); /* past the 2 s after which marks stop */
+	peer_cmd(&t->pr, "disarm");
+	if (!h_wait_until(kernel_off, 10000))
+		return 93;
+	h_ledger_close();
+	h_save_stats(t->dir);
+	return 0;
+}
+
+/* Notes of ts whose text starts with prefix. */
+static int notes_starting(const trace_set *ts, const char *prefix)
+{
+	int n = 0;
+	for (size_t i = 0; i < ts->n; i++)
+		n += ts->recs[i].r.type == GT_REC_NOTE &&
+		     !strncmp(ts->recs[i].name, prefix, strlen(prefix));
+	return n;
+}
+
+/* The marks of ts: each alone with a clock pair in its frame, never going
+ * back, and no kernel after one ended before it. @return marks. */
+static size_t check_marks(const trace_set *ts)
+{
+	size_t marks = 0;
+	uint64_t last = 0;
+	for (size_t i = 0; i < ts->n; i++) {
+		const gt_record *r = &ts->recs[i].r;
+		if (r->type != GT_REC_MARK)
+			continue;
+		marks++;
+		ck_assert(i > 0 && ts->recs[i - 1].r.type == GT_REC_CLOCK);
+		ck_assert_uint_gt(r->mark.through, last);
+		ck_assert_uint_le(r->mark.through, r->mark.ts);
+		last = r->mark.through;
+		for (size_t j = i + 1; j < ts->n; j++)
+			if (ts->recs[j].r.type == GT_REC_KERNEL)
+				ck_assert_uint_ge(ts->recs[j].r.kernel.end, r->mark.through);
+	}
+	return marks;
+}
+
+START_TEST(live_collector_gets_delivery_marks)
+{
+	trace_set ts;
+	run_dormant(app_live, &ts);
+	check_all_found(&ts);
+	ck_assert_uint_eq(h_count(&ts, GT_REC_KERNEL), 150);
+	size_t marks = check_marks(&ts);
+	ck_assert_uint_ge(marks, 3); /* 1.5 s armed, a mark every 200 ms */
+	ck_assert_int_eq(notes_starting(&ts, "delivery marks for the collector's live windows"), 1);
+	mock_stats st;
+	ck_assert_int_eq(h_load_stats(T.dir, &st), 0);
+	ck_assert_uint_ge(st.flushes - st.forced_flushes, marks); /* default flushes */
+	h_trace_free(&ts);
+}
+END_TEST
+
+START_TEST(live_marks_refused_by_the_user)
+{
+	setenv("GAPTRACE_LIVE_FLUSH", "0", 1);
+	trace_set ts;
+	run_dormant(app_live, &ts);
+	unsetenv("GAPTRACE_LIVE_FLUSH");
+	ck_assert_uint_eq(h_count(&ts, GT_REC_KERNEL), 150);
+	ck_assert_uint_eq(h_count(&ts, GT_REC_MARK), 0);
+	ck_assert_int_eq(notes_starting(&ts, "the collector analyses live and asked for delivery "
+					     "marks; none are sent: GAPTRACE_LIVE_FLUSH=0"),
+			 1);
+	mock_stats st;
+	ck_assert_int_eq(h_load_stats(T.dir, &st), 0);
+	ck_assert_uint_eq(st.flushes - st.forced_flushes, 0);
+	h_trace_free(&ts);
+}
+END_TEST
+
+/* A flush that never returns: the marks stop, said once; the program goes
+ * on and exits in time with its status (run_app checks both). */
+START_TEST(live_flush_that_hangs_stops_the_marks)
+{
+	setenv("T_LIVE_HANG", "1", 1);
+	trace_set ts;
+	run_dormant(app_live, &ts);
+	unsetenv("T_LIVE_HANG");
+	check_marks(&ts);
+	ck_assert_int_eq(notes_starting(&ts, "a CUPTI flush has not returned in 2.0 s: delivery "
+					     "marks stopped"),
+			 1);
+	char *err = app_file("app.err");
+	ck_assert_msg(strstr(err, "no more delivery marks"), "%s", err);
+	free(err);
+	h_trace_free(&ts);
+}
+END_TEST
+
 START_TEST(capture_mid_run_records_api_calls)
 {
 	trace_set ts;
@@ -1772,6 +1889,9 @@ int main(void)
 		T_(dormant_then_armed_and_disarmed),
 		T_(latency_off_when_an_arm_asks_in_an_xla_process),
 		T_(capture_mid_run_records_api_calls),
+		T_(live_collector_gets_delivery_marks),
+		T_(live_marks_refused_by_the_user),
+		T_(live_flush_that_hangs_stops_the_marks),
 		T_(collector_flush_request),
 		T_(collector_bye_continues_in_file),
 		T_(fork_child_is_inert),
