@@ -777,11 +777,14 @@ static void live_tick(uint64_t now)
 			double s = (double)live_stuck_ns() / 1e9;
 			LV.stuck = 1;
 			LV.period = 0;
-			inj_log("a CUPTI flush for the collector's live windows has not returned in "
-				"%.1f s: no more delivery marks (the collector waits a fixed delay)",
+			inj_log("a CUPTI flush for the collector's live windows has not returned "
+				"in "
+				"%.1f s: no more delivery marks (the collector waits a fixed "
+				"delay)",
 				s);
 			inj_note(&E, GT_NOTE_INFO, 0,
-				 "a CUPTI flush has not returned in %.1f s: delivery marks stopped", s);
+				 "a CUPTI flush has not returned in %.1f s: delivery marks stopped",
+				 s);
 		}
 		return;
 	}
