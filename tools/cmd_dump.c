@@ -217,6 +217,9 @@ static void print_record(const gt_reader *r, const gt_record *x)
 		printf("clock trace=%" PRIu64 " realtime=%" PRIu64 "\n", x->clock.trace_ns,
 		       x->clock.realtime_ns);
 		break;
+	case GT_REC_MARK:
+		printf("mark ts=%" PRIu64 " through=%" PRIu64 "\n", x->mark.ts, x->mark.through);
+		break;
 	case GT_REC_KERNEL: {
 		const gt_kernel *k = &x->kernel;
 		printf("kernel %" PRIu64 " +%" PRIu64

@@ -31,7 +31,7 @@ R=$OUT/fleet_gpu.txt
 : >"$R"
 say() { echo "$*" | tee -a "$R"; }
 
-timeout -k 5 $((RUN_S * 2 + 120)) "$GAPTRACE" collector --dir "$W/tr" --metrics 127.0.0.1:9947 \
+timeout -k 5 $((RUN_S * 4 + 120)) "$GAPTRACE" collector --dir "$W/tr" --metrics 127.0.0.1:9947 \
 	--window 5s --watermark 3s >"$OUT/fleet_collector.log" 2>&1 &
 CPID=$!
 cat >"$W/prometheus.yml" <<EOC
@@ -41,7 +41,7 @@ scrape_configs:
   - job_name: gaptrace
     static_configs: [{targets: ["127.0.0.1:9947"]}]
 EOC
-timeout -k 5 $((RUN_S * 2 + 120)) "$PROM" --config.file="$W/prometheus.yml" \
+timeout -k 5 $((RUN_S * 4 + 120)) "$PROM" --config.file="$W/prometheus.yml" \
 	--storage.tsdb.path="$W/db" --web.listen-address=127.0.0.1:9090 --log.level=warn \
 	>"$W/prometheus.log" 2>&1 &
 PPID_=$!
@@ -50,14 +50,20 @@ sleep 2
 say "collector pid $CPID, prometheus pid $PPID_; $(nvidia-smi --query-gpu=name,uuid --format=csv,noheader 2>/dev/null | head -1)"
 # FLEET_JOBS: the programs, ';'-separated (a dry run without a GPU can give
 # tests/live/replay_producer commands)
-FLEET_JOBS=${FLEET_JOBS:-"$PYTHON examples/torch/slow_loader.py --seconds $RUN_S;$PYTHON examples/torch/decode_service.py --seconds $RUN_S"}
+# slow_loader: records trickle (CUPTI held its buffers 14-20 s in run 34);
+# decode_service: a busy inference loop; healthy_matmul: the GPU never
+# idle, kernels always in flight (the hard case for delivery marks)
+FLEET_JOBS=${FLEET_JOBS:-"$PYTHON examples/torch/slow_loader.py --seconds $RUN_S;$PYTHON examples/torch/decode_service.py --seconds $RUN_S;$PYTHON examples/torch/healthy_matmul.py --seconds $RUN_S"}
 IFS=';' read -r -a JOBS <<<"$FLEET_JOBS"
 for job in "${JOBS[@]}"; do
 	t0=$(date +%s.%N)
 	# shellcheck disable=SC2086
 	CUDA_INJECTION64_PATH=$(realpath "$INJECT") timeout -k 5 $((RUN_S + 90)) \
 		$job >"$W/job.out" 2>"$W/job.err"
-	say "job $job: exit $? in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}') s; $(tail -c 300 "$W/job.err" | tr '\n' ' ')"
+	rc=$?
+	jn=$((${jn:-0} + 1))
+	tail -n 200 "$W/job.err" >"$OUT/fleet_job$jn.err"
+	say "job $job: exit $rc in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}') s; $(tail -c 300 "$W/job.err" | tr '\n' ' ')"
 done
 sleep 10 # the last window closes (5 s + 3 s), then scrapes
 "$GAPTRACE" top --once >"$OUT/fleet_top.txt" 2>&1

@@ -26,6 +26,12 @@
 #             first step, compiled code loaded) and CAP_DELAY more has
 #             passed, `gaptrace capture --pid P --duration CAP_DUR` arms it
 #             mid-run (a program that ends before is a failed run)
+#   live      CUDA_INJECTION64_PATH=$INJECT GAPTRACE_SOCKET=L: one
+#             `gaptrace collector --live --socket L` (2 s windows, delivery
+#             marks every 500 ms: a default CUPTI flush on a thread of the
+#             injection library's) runs for the whole suite; the program is
+#             traced from its start; its trace must hold delivery marks
+#             (not in MODES by default: MODES="file run capture live")
 # The hang-prone cases run REPEAT [5] times in each traced mode, the others
 # once. Every mode of a case runs the same command line and environment
 # (jax_jit: XLA_PYTHON_CLIENT_PREALLOCATE=false, the GPU is shared; the
@@ -219,6 +225,8 @@ BASE_RC=0 BASE_SECS=0 BASE_DIR="" LIMIT=0 EXPECT_S=0
 NMODES=$(wc -w <<<"$MODES")
 SOCK=""
 COLL_PID=""
+LSOCK=""
+LIVE_PID=""
 
 # sess_pids SID: the processes of a session (ours: started with setsid).
 sess_pids()
@@ -339,6 +347,7 @@ row()
 	file) mi=2 ;;
 	run) mi=3 ;;
 	capture) mi=4 ;;
+	live) mi=5 ;;
 	esac
 	local IFS=$'\t'
 	printf '%03d.%d.%03d\t%s\t%s\t%s\t%s\n' "$ci" "$mi" "$((10#0${rep//[!0-9]/}))" \
@@ -370,6 +379,10 @@ one_run()
 		;;
 	capture)
 		envs=("CUDA_INJECTION64_PATH=$INJECT" "GAPTRACE_DORMANT=1" "GAPTRACE_SOCKET=$SOCK"
+			"GAPTRACE_OUTPUT=$d/fallback.%p.gtrace")
+		;;
+	live)
+		envs=("CUDA_INJECTION64_PATH=$INJECT" "GAPTRACE_SOCKET=$LSOCK"
 			"GAPTRACE_OUTPUT=$d/fallback.%p.gtrace")
 		;;
 	esac
@@ -514,6 +527,21 @@ check_run()
 			k_fin=$($GTCHECK counts "$p" 2>/dev/null | grep -o '"kernel": [0-9]*' | grep -o '[0-9]*$')
 			note="${note:+$note; }kernels at return ${k_ret:-0}/${k_fin:-0}"
 			[ "${k_ret:-0}" = "${k_fin:-0}" ] || why+=("records after capture returned")
+		fi
+		;;
+	live)
+		local lp nm
+		lp=$(cat "$d/pid" 2>/dev/null)
+		# the collector closes the trace when the process's stream ends
+		for i in $(seq 1 50); do
+			grep -q -E "^disconnect pid $lp " "$WORK/live.out" 2>/dev/null && break
+			sleep 0.1
+		done
+		[ -n "$lp" ] && [ -f "$WORK/live.d/$lp.gtrace" ] && tr=("$WORK/live.d/$lp.gtrace")
+		if [ "${#tr[@]}" -gt 0 ]; then
+			nm=$("$GAPTRACE" dump -t mark "${tr[0]}" 2>/dev/null | grep -c '^mark ')
+			note="delivery marks ${nm:-0}"
+			[ "${nm:-0}" -gt 0 ] || why+=("no delivery marks")
 		fi
 		;;
 	esac
@@ -733,6 +761,19 @@ if [[ " $MODES " == *" capture "* ]]; then
 	fi
 fi
 
+if [[ " $MODES " == *" live "* ]]; then
+	LSOCKDIR=$(mktemp -d /tmp/gt-torture-live.XXXXXX)
+	LSOCK=$LSOCKDIR/collector.sock
+	setsid "$GAPTRACE" collector --dir "$WORK/live.d" --socket "$LSOCK" --live --window 2s \
+		--watermark 1s --mark-period 500ms --nvml-hz 10 >"$WORK/live.out" 2>"$WORK/live.err" </dev/null &
+	LIVE_PID=$!
+	for i in $(seq 1 50); do
+		[ -S "$LSOCK" ] && break
+		sleep 0.1
+	done
+	log "live collector (pid $LIVE_PID) on $LSOCK, traces in $WORK/live.d"
+fi
+
 # ---------------------------------------------------------------- pre-warm
 # The first import of each framework on a fresh machine reads it from disk;
 # import them once (in parallel, untimed, no CUDA), so that this cost does not
@@ -850,6 +891,19 @@ if [ -n "$COLL_PID" ]; then
 	log "collector: $(tail -n 1 "$WORK/collector.err")"
 	log "collector: $(grep -c '^disconnect' "$WORK/collector.out") disconnects, $(grep '^disconnect' "$WORK/collector.out" | grep -c -v 'missing frames 0') with missing frames"
 	rm -rf "${SOCKDIR:?}"
+fi
+
+if [ -n "$LIVE_PID" ]; then
+	COLUMNS=160 "$GAPTRACE" top --once --socket "$LSOCK" >"$WORK/live.top" 2>&1 || true
+	kill -INT "$LIVE_PID" 2>/dev/null
+	for i in $(seq 1 50); do
+		kill -0 "$LIVE_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -9 "$LIVE_PID" 2>/dev/null
+	wait "$LIVE_PID" 2>/dev/null
+	log "live collector: $(tail -n 1 "$WORK/live.err")"
+	rm -rf "${LSOCKDIR:?}"
 fi
 
 # ---------------------------------------------------------------- results
