@@ -482,18 +482,25 @@ static void set_cupti_attributes(void)
 		if (rc != CUPTI_SUCCESS)
 			inj_debug("CUPTI keeps clearing buffers itself: %s", inj_cupti_err(cu, rc));
 	}
-	if (cu->cuptiActivitySetAttribute && inj_g.cfg.cupti_pinned) {
+	if (inj_g.cfg.cupti_pinned) {
 		/* CUPTI's device-side profiling data (kernel, copy and memset
 		 * timestamps) in pinned host memory rather than device memory (the
 		 * default since CUDA 12.0.1): its worker then reads them without
 		 * the driver, see README.md "Flushing". */
 		uint8_t pinned = 1;
 		size_t sz = sizeof(pinned);
-		CUptiResult rc = cu->cuptiActivitySetAttribute(
-			CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED, &sz, &pinned);
-		if (rc != CUPTI_SUCCESS)
-			inj_log("CUPTI keeps its profiling buffers in device memory (%s)",
+		CUptiResult rc = CUPTI_ERROR_NOT_SUPPORTED;
+		if (cu->cuptiActivitySetAttribute)
+			rc = cu->cuptiActivitySetAttribute(
+				CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED, &sz, &pinned);
+		if (rc != CUPTI_SUCCESS) {
+			inj_log("CUPTI keeps its profiling buffers in device memory (%s): no flush "
+				"while the program runs",
 				inj_cupti_err(cu, rc));
+			/* what is in effect: the capture-end and live flushes,
+			 * which need pinned buffers, stay off */
+			inj_g.cfg.cupti_pinned = 0;
+		}
 	}
 	if (!inj_g.cfg.cupti_period_ms)
 		return;

@@ -1150,6 +1150,30 @@ START_TEST(live_marks_refused_by_the_user)
 }
 END_TEST
 
+/* CUPTI refuses pinned profiling buffers (a confidential-computing GPU):
+ * no flush while the program runs, said once; the capture still works. */
+START_TEST(live_marks_refused_without_pinned_buffers)
+{
+	setenv("MOCK_CUPTI_NO_PINNED", "1", 1);
+	trace_set ts;
+	run_dormant(app_live, &ts);
+	unsetenv("MOCK_CUPTI_NO_PINNED");
+	ck_assert_uint_eq(h_count(&ts, GT_REC_KERNEL), 150);
+	ck_assert_uint_eq(h_count(&ts, GT_REC_MARK), 0);
+	ck_assert_int_eq(notes_starting(&ts, "the collector analyses live and asked for delivery "
+					     "marks; none are sent: CUPTI's profiling buffers are "
+					     "in device memory"),
+			 1);
+	mock_stats st;
+	ck_assert_int_eq(h_load_stats(T.dir, &st), 0);
+	ck_assert_uint_eq(st.flushes - st.forced_flushes, 0);
+	char *err = app_file("app.err");
+	ck_assert_msg(strstr(err, "no flush while the program runs"), "%s", err);
+	free(err);
+	h_trace_free(&ts);
+}
+END_TEST
+
 /* A flush that never returns: the marks stop, said once; the program goes
  * on and exits in time with its status (run_app checks both). */
 START_TEST(live_flush_that_hangs_stops_the_marks)
@@ -1891,6 +1915,7 @@ int main(void)
 		T_(capture_mid_run_records_api_calls),
 		T_(live_collector_gets_delivery_marks),
 		T_(live_marks_refused_by_the_user),
+		T_(live_marks_refused_without_pinned_buffers),
 		T_(live_flush_that_hangs_stops_the_marks),
 		T_(collector_flush_request),
 		T_(collector_bye_continues_in_file),

@@ -723,6 +723,9 @@ API CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute attr, size_t *
 	if (attr == CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED) {
 		if (*size != sizeof(uint8_t))
 			return CUPTI_ERROR_INVALID_PARAMETER;
+		/* as on a confidential-computing device */
+		if (getenv("MOCK_CUPTI_NO_PINNED"))
+			return CUPTI_ERROR_NOT_SUPPORTED;
 		lock();
 		M.st.pinned = *(uint8_t *)value ? 1 : 0;
 		unlock();
