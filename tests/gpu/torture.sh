@@ -880,14 +880,20 @@ for p in "${lane_pids[@]}"; do
 	wait "$p" 2>/dev/null
 done
 
-if [ -n "$COLL_PID" ]; then
-	kill -INT "$COLL_PID" 2>/dev/null
+# stop_collector PID: SIGINT, 5 s to finish, then SIGKILL.
+stop_collector()
+{
+	kill -INT "$1" 2>/dev/null
 	for i in $(seq 1 50); do
-		kill -0 "$COLL_PID" 2>/dev/null || break
+		kill -0 "$1" 2>/dev/null || break
 		sleep 0.1
 	done
-	kill -9 "$COLL_PID" 2>/dev/null
-	wait "$COLL_PID" 2>/dev/null
+	kill -9 "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+}
+
+if [ -n "$COLL_PID" ]; then
+	stop_collector "$COLL_PID"
 	log "collector: $(tail -n 1 "$WORK/collector.err")"
 	log "collector: $(grep -c '^disconnect' "$WORK/collector.out") disconnects, $(grep '^disconnect' "$WORK/collector.out" | grep -c -v 'missing frames 0') with missing frames"
 	rm -rf "${SOCKDIR:?}"
@@ -895,13 +901,7 @@ fi
 
 if [ -n "$LIVE_PID" ]; then
 	COLUMNS=160 "$GAPTRACE" top --once --socket "$LSOCK" >"$WORK/live.top" 2>&1 || true
-	kill -INT "$LIVE_PID" 2>/dev/null
-	for i in $(seq 1 50); do
-		kill -0 "$LIVE_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -9 "$LIVE_PID" 2>/dev/null
-	wait "$LIVE_PID" 2>/dev/null
+	stop_collector "$LIVE_PID"
 	log "live collector: $(tail -n 1 "$WORK/live.err")"
 	rm -rf "${LSOCKDIR:?}"
 fi
