@@ -55,6 +55,11 @@ extern "C" {
 #define GT_LIVE_WINDOW_MIN_NS 1000000000ull
 /** Default watermark: 3 s (twice the producers' worst delivery delay). */
 #define GT_LIVE_WATERMARK_DEFAULT_NS 3000000000ull
+/** Default max_wait: 30 s (how long past B + watermark a window waits for
+ *  the marks of its streams). */
+#define GT_LIVE_MAX_WAIT_DEFAULT_NS 30000000000ull
+/** Default mark period the producers were asked for: 1 s. */
+#define GT_LIVE_MARK_PERIOD_DEFAULT_NS 1000000000ull
 /** Default memory for frames kept: 512 MiB. */
 #define GT_LIVE_MEM_DEFAULT ((size_t)512 << 20)
 /** Closed windows kept for `live N` (and the most N may ask). */
@@ -73,6 +78,14 @@ typedef struct gt_live_opts {
 	uint64_t window_ns;    /**< 0 = GT_LIVE_WINDOW_DEFAULT_NS; at least 1 s */
 	uint64_t watermark_ns; /**< 0 = GT_LIVE_WATERMARK_DEFAULT_NS */
 	size_t mem_budget;     /**< 0 = GT_LIVE_MEM_DEFAULT */
+	/** The longest a window waits past B + watermark for the marks of
+	 *  its streams; then it closes anyway, unconfirmed. 0 =
+	 *  GT_LIVE_MAX_WAIT_DEFAULT_NS. */
+	uint64_t max_wait_ns;
+	/** The mark period the producers were asked for (GT_CTL_LIVE): a
+	 *  stream whose last mark is older than 3 x it + 2 s is not waited
+	 *  for. 0 = GT_LIVE_MARK_PERIOD_DEFAULT_NS. */
+	uint64_t mark_period_ns;
 	const char *hostname;  /**< the Hostname label; NULL = gethostname() */
 	const char *proc_root; /**< where process labels are read; NULL = "/proc" */
 	const char *trace_dir; /**< named in the `live` answer (may be NULL) */
