@@ -14,6 +14,12 @@ add_test(NAME live_truth_sync
   COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/live/live_truth.py $<TARGET_FILE:gaptrace>
           $<TARGET_FILE:replay_producer> $<TARGET_FILE:fake_nvml> sync steps=5000)
 set_tests_properties(live_truth_sync PROPERTIES TIMEOUT 180)
+# Records delivered 3 s late (past the 1 s watermark) under honest delivery
+# marks: the windows wait for them and still equal the report, none late.
+add_test(NAME live_truth_late_marked
+  COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/live/live_truth.py $<TARGET_FILE:gaptrace>
+          $<TARGET_FILE:replay_producer> $<TARGET_FILE:fake_nvml> --late-marked=3000)
+set_tests_properties(live_truth_late_marked PROPERTIES TIMEOUT 180)
 # The fleet end to end: a real Prometheus server (Debian's package, on
 # loopback, bounded) scrapes the collector's /metrics and a fake
 # dcgm-exporter (tests/fleet/prom_e2e.py); skipped (77) without it.
