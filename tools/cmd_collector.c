@@ -205,6 +205,21 @@ static void raise_nofile(void)
 	}
 }
 
+/* --window, --watermark, --mark-period, --max-wait: into opts.live. */
+static int parse_live_duration(const gt_cli_parser *p, int c)
+{
+	const uint64_t sec = 1000000000ull;
+	switch (c) {
+	case OPT_WINDOW:
+		return gt_cli_duration(p, GT_LIVE_WINDOW_MIN_NS, 24 * 3600 * sec,
+				       &opts.live.window_ns);
+	case OPT_WATERMARK:
+		return gt_cli_duration(p, 1000000ull, 3600 * sec, &opts.live.watermark_ns);
+	case OPT_MARK_PERIOD: return gt_cli_duration(p, 0, 60 * sec, &opts.live.mark_period_ns);
+	default: return gt_cli_duration(p, 1000000ull, 3600 * sec, &opts.live.max_wait_ns);
+	}
+}
+
 int cmd_collector(int argc, char **argv)
 {
 	gt_cli_parser p;
@@ -246,23 +261,10 @@ int cmd_collector(int argc, char **argv)
 			break;
 		case OPT_LIVE: opts.live.on = 1; break;
 		case OPT_WINDOW:
-			if (gt_cli_duration(&p, GT_LIVE_WINDOW_MIN_NS, 24 * 3600 * 1000000000ull,
-					    &opts.live.window_ns) < 0)
-				return 2;
-			break;
 		case OPT_WATERMARK:
-			if (gt_cli_duration(&p, 1000000ull, 3600 * 1000000000ull,
-					    &opts.live.watermark_ns) < 0)
-				return 2;
-			break;
 		case OPT_MARK_PERIOD:
-			if (gt_cli_duration(&p, 0, 60 * 1000000000ull, &opts.live.mark_period_ns) <
-			    0)
-				return 2;
-			break;
 		case OPT_MAX_WAIT:
-			if (gt_cli_duration(&p, 1000000ull, 3600 * 1000000000ull,
-					    &opts.live.max_wait_ns) < 0)
+			if (parse_live_duration(&p, c) < 0)
 				return 2;
 			break;
 		case OPT_NO_TRACES: opts.no_traces = 1; break;

@@ -130,9 +130,8 @@ int main(int argc, char **argv)
 	}
 	gt_stream_header h;
 	if (!sock || !trace || load(trace, &h) < 0) {
-		fprintf(stderr,
-			"usage: replay_producer --socket SOCK --trace FILE [--delay-ms N] "
-			"[--late-ms N] [--marks 0|1]\n");
+		fprintf(stderr, "usage: replay_producer --socket SOCK --trace FILE [--delay-ms N] "
+				"[--late-ms N] [--marks 0|1]\n");
 		return 2;
 	}
 	/* definitions sorted first (avail 0) but in their order: re-sort them
