@@ -30,7 +30,8 @@ add_test(NAME fleet_prometheus
 set_tests_properties(fleet_prometheus PROPERTIES TIMEOUT 240 SKIP_RETURN_CODE 77)
 # The live analysis in manual mode with a fake clock: the base across
 # dropped frames, the sum invariant of the exposition, late records, pod and
-# job labels from a fake /proc, the cardinality budget.
+# job labels from a fake /proc, the cardinality budget, the delivery marks
+# (a window waits for them; stale marks; max_wait; no marks).
 gaptrace_check_test(test_live live/test_live.c)
 target_link_libraries(test_live PRIVATE gaptrace::live gaptrace::format)
 # The soak: a producer at 200 000 records/s for ~3 minutes (GAPTRACE_SOAK_S);
