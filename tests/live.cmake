@@ -14,6 +14,12 @@ add_test(NAME live_truth_sync
   COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/live/live_truth.py $<TARGET_FILE:gaptrace>
           $<TARGET_FILE:replay_producer> $<TARGET_FILE:fake_nvml> sync steps=5000)
 set_tests_properties(live_truth_sync PROPERTIES TIMEOUT 180)
+# Records delivered 3 s late (past the 1 s watermark) under honest delivery
+# marks: the windows wait for them and still equal the report, none late.
+add_test(NAME live_truth_late_marked
+  COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/live/live_truth.py $<TARGET_FILE:gaptrace>
+          $<TARGET_FILE:replay_producer> $<TARGET_FILE:fake_nvml> --late-marked=3000)
+set_tests_properties(live_truth_late_marked PROPERTIES TIMEOUT 180)
 # The fleet end to end: a real Prometheus server (Debian's package, on
 # loopback, bounded) scrapes the collector's /metrics and a fake
 # dcgm-exporter (tests/fleet/prom_e2e.py); skipped (77) without it.
@@ -24,7 +30,8 @@ add_test(NAME fleet_prometheus
 set_tests_properties(fleet_prometheus PROPERTIES TIMEOUT 240 SKIP_RETURN_CODE 77)
 # The live analysis in manual mode with a fake clock: the base across
 # dropped frames, the sum invariant of the exposition, late records, pod and
-# job labels from a fake /proc, the cardinality budget.
+# job labels from a fake /proc, the cardinality budget, the delivery marks
+# (a window waits for them; stale marks; max_wait; no marks).
 gaptrace_check_test(test_live live/test_live.c)
 target_link_libraries(test_live PRIVATE gaptrace::live gaptrace::format)
 # The soak: a producer at 200 000 records/s for ~3 minutes (GAPTRACE_SOAK_S);

@@ -44,6 +44,8 @@ enum {
 	OPT_LIVE,
 	OPT_WINDOW,
 	OPT_WATERMARK,
+	OPT_MAX_WAIT,
+	OPT_MARK_PERIOD,
 	OPT_NO_TRACES
 };
 
@@ -87,7 +89,15 @@ static const gt_cli_opt collector_opts[] = {
 	GT_OPT(OPT_WINDOW, "window", "DUR",
 	       "live analysis window, aligned to the epoch (default 10s, at least 1s)"),
 	GT_OPT(OPT_WATERMARK, "watermark", "DUR",
-	       "a window closes this long after its end, when its records are in (default 3s)"),
+	       "how long past a window's end its records are awaited: a window closes this long "
+	       "after its end, or once every marking producer's delivery mark is past that "
+	       "(default 3s)"),
+	GT_OPT(OPT_MARK_PERIOD, "mark-period", "DUR",
+	       "ask producers for a delivery mark this often (default 1s; 0: do not ask, the "
+	       "watermark alone closes windows)"),
+	GT_OPT(OPT_MAX_WAIT, "max-wait", "DUR",
+	       "the longest a window waits past its watermark for the marks; then it closes, "
+	       "counted unconfirmed (default 30s)"),
 	GT_OPT(OPT_NO_TRACES, "no-traces", NULL,
 	       "write no trace file: the live analysis only (needs --metrics, "
 	       "--metrics-textfile or --live)"),
@@ -195,6 +205,21 @@ static void raise_nofile(void)
 	}
 }
 
+/* --window, --watermark, --mark-period, --max-wait: into opts.live. */
+static int parse_live_duration(const gt_cli_parser *p, int c)
+{
+	const uint64_t sec = 1000000000ull;
+	switch (c) {
+	case OPT_WINDOW:
+		return gt_cli_duration(p, GT_LIVE_WINDOW_MIN_NS, 24 * 3600 * sec,
+				       &opts.live.window_ns);
+	case OPT_WATERMARK:
+		return gt_cli_duration(p, 1000000ull, 3600 * sec, &opts.live.watermark_ns);
+	case OPT_MARK_PERIOD: return gt_cli_duration(p, 0, 60 * sec, &opts.live.mark_period_ns);
+	default: return gt_cli_duration(p, 1000000ull, 3600 * sec, &opts.live.max_wait_ns);
+	}
+}
+
 int cmd_collector(int argc, char **argv)
 {
 	gt_cli_parser p;
@@ -204,6 +229,7 @@ int cmd_collector(int argc, char **argv)
 	gt_sampling_init(&opts.rate);
 	opts.kinds = GT_KIND_DEFAULT;
 	opts.verbosity = 1;
+	opts.live.mark_period_ns = GT_LIVE_MARK_PERIOD_DEFAULT_NS;
 	gt_cli_parser_init(&p, &collector_help);
 	while ((c = gt_cli_next(&p, argc, argv)) != -1) {
 		switch (c) {
@@ -235,13 +261,10 @@ int cmd_collector(int argc, char **argv)
 			break;
 		case OPT_LIVE: opts.live.on = 1; break;
 		case OPT_WINDOW:
-			if (gt_cli_duration(&p, GT_LIVE_WINDOW_MIN_NS, 24 * 3600 * 1000000000ull,
-					    &opts.live.window_ns) < 0)
-				return 2;
-			break;
 		case OPT_WATERMARK:
-			if (gt_cli_duration(&p, 1000000ull, 3600 * 1000000000ull,
-					    &opts.live.watermark_ns) < 0)
+		case OPT_MARK_PERIOD:
+		case OPT_MAX_WAIT:
+			if (parse_live_duration(&p, c) < 0)
 				return 2;
 			break;
 		case OPT_NO_TRACES: opts.no_traces = 1; break;

@@ -123,6 +123,8 @@ gt_cli_live *gt_cli_live_start(const gt_cli_live_opts *o, gt_collector_opts *co,
 	pthread_mutex_init(&g->coll_lock, NULL);
 	gt_live_opts lo = {.window_ns = o->window_ns,
 			   .watermark_ns = o->watermark_ns,
+			   .max_wait_ns = o->max_wait_ns,
+			   .mark_period_ns = o->mark_period_ns,
 			   .trace_dir = o->trace_dir,
 			   .log = live_log,
 			   .log_user = g,
@@ -154,6 +156,7 @@ gt_cli_live *gt_cli_live_start(const gt_cli_live_opts *o, gt_collector_opts *co,
 				 ad.host[0] ? ad.host : "*", ad.v6 ? "]" : "",
 				 gt_http_port(g->http));
 	}
+	co->live_mark_ns = o->mark_period_ns;
 	co->tap = gt_live_tap;
 	co->tap_user = g->live;
 	co->control_ext = control_ext;

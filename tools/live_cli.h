@@ -14,9 +14,13 @@
 
 /** What the command line asked for; zero = no live analysis. */
 typedef struct gt_cli_live_opts {
-	int on;			  /**< --live, --metrics or --metrics-textfile given */
-	uint64_t window_ns;	  /**< --window; 0 = default */
-	uint64_t watermark_ns;	  /**< --watermark; 0 = default */
+	int on;		       /**< --live, --metrics or --metrics-textfile given */
+	uint64_t window_ns;    /**< --window; 0 = default */
+	uint64_t watermark_ns; /**< --watermark; 0 = default */
+	uint64_t max_wait_ns;  /**< --max-wait; 0 = default */
+	/** --mark-period: the producers are asked for a delivery mark this
+	 *  often (gt_collector_opts.live_mark_ns); 0 = not asked. */
+	uint64_t mark_period_ns;
 	const char *metrics_addr; /**< --metrics ADDR:PORT, or NULL */
 	const char *textfile_dir; /**< --metrics-textfile DIR, or NULL */
 	const char *trace_dir;	  /**< named in `live` (may be NULL) */

@@ -1055,6 +1055,32 @@ START_TEST(control_arm_disarm_flush_relayed)
 }
 END_TEST
 
+/* live_mark_ns: GT_CTL_LIVE follows the ACCEPT; without it nothing does. */
+START_TEST(live_marks_asked_after_accept)
+{
+	tcoll t;
+	tc_init(&t);
+	t.o.live_mark_ns = 250000000ull;
+	tc_start(&t);
+	tp p;
+	gt_ctl m;
+	ck_assert_int_eq(tp_connect(&p, t.sock, 4343, 2000), GT_CTL_ACCEPT);
+	ck_assert_int_eq(tp_read_ctl(&p, &m, 2000), 1);
+	ck_assert_int_eq(m.type, GT_CTL_LIVE);
+	ck_assert_uint_eq(m.arg0, 250000000ull);
+	ck_assert_int_eq(tp_read_ctl(&p, &m, 200), 0);
+	tp_close(&p);
+	tc_done(&t);
+
+	tc_init(&t);
+	tc_start(&t);
+	ck_assert_int_eq(tp_connect(&p, t.sock, 4344, 2000), GT_CTL_ACCEPT);
+	ck_assert_int_eq(tp_read_ctl(&p, &m, 300), 0); /* no LIVE unless asked */
+	tp_close(&p);
+	tc_done(&t);
+}
+END_TEST
+
 START_TEST(dormant_then_arm_all_window)
 {
 	tcoll t;
@@ -1237,6 +1263,7 @@ static Suite *suite(void)
 	tc = tcase_create("control");
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, control_arm_disarm_flush_relayed);
+	tcase_add_test(tc, live_marks_asked_after_accept);
 	tcase_add_test(tc, dormant_then_arm_all_window);
 	tcase_add_test(tc, api_arm_from_another_thread);
 	tcase_add_test(tc, stop_from_signal_handler);

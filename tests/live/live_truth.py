@@ -13,18 +13,40 @@ must be the synthetic truth's within 2 points (what the window edges move);
 and the textfile the collector wrote (--metrics-textfile) holds the windows'
 idle seconds by cause.
 
-usage: live_truth.py GAPTRACE REPLAY_PRODUCER FAKE_NVML_LIB [PRESET [SETS...]]
+--late-marked=MS: the producer delivers every record MS ms late (past the
+1 s watermark) and sends honest delivery marks (format 1.6): the windows
+wait for the marks, still equal the report, and no record is late and no
+window unconfirmed.
+
+usage: live_truth.py GAPTRACE REPLAY_PRODUCER FAKE_NVML_LIB [--late-marked=MS] [PRESET [SETS...]]
 """
 import json, os, shutil, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from windows import CAUSES, compare_windows, control  # noqa: E402
+from windows import CAUSES, compare_windows, control, words  # noqa: E402
+
+
+def late_problems(text):
+    """Windows of the live answer with late records or unconfirmed."""
+    bad = []
+    for line in text.splitlines():
+        w = words(line)
+        if w["_kind"] == "window" and (w["late"] != "0" or w.get("unconfirmed") != "0"):
+            bad.append("window %s: late=%s unconfirmed=%s" % (w["seq"], w["late"], w.get("unconfirmed")))
+    return bad
 
 
 def main():
-    gaptrace, replay, nvml = sys.argv[1:4]
-    preset = sys.argv[4] if len(sys.argv) > 4 else "host"
-    sets = sys.argv[5:] or ["steps=700", "host_ns=8000000", "kernel_ns=500000"]
+    late_ms = 0
+    argv = []
+    for a in sys.argv:
+        if a.startswith("--late-marked="):
+            late_ms = int(a.split("=", 1)[1])
+        else:
+            argv.append(a)
+    gaptrace, replay, nvml = argv[1:4]
+    preset = argv[4] if len(argv) > 4 else "host"
+    sets = argv[5:] or ["steps=700", "host_ns=8000000", "kernel_ns=500000"]
     tmp = tempfile.mkdtemp(prefix="gt_live_")
     rc = 1
     col = None
@@ -49,13 +71,15 @@ def main():
             if os.path.exists(ctl):
                 break
             time.sleep(0.05)
-        prods = [subprocess.Popen([replay, "--socket", sock, "--trace", os.path.join(syn, t)])
+        late_args = ["--late-ms", str(late_ms), "--marks", "1"] if late_ms else []
+        prods = [subprocess.Popen([replay, "--socket", sock, "--trace", os.path.join(syn, t)] + late_args)
                  for t in traces]
         for p in prods:
             if p.wait(timeout=120) != 0:
                 print("FAIL: replay_producer exited %d" % p.returncode)
                 return 1
-        # every window holding the run has closed 2 s + 1 s later
+        # every window holding the run has closed 2 s + 1 s later (the
+        # producers ended: their marks are no longer waited for)
         time.sleep(3.5)
         text = control(ctl, "live 16")
         col.terminate()
@@ -65,6 +89,8 @@ def main():
         if not rows:
             print("FAIL: no window with a GPU:\n" + text)
             return 1
+        if late_ms:
+            problems += late_problems(text)
         bad = len(problems)
         for p in problems:
             print("FAIL:", p)

@@ -10,9 +10,14 @@
  * clock pair every second. Strings and definitions (devices, contexts,
  * the process, threads) go first, interned in their id order so that every
  * id the records carry is kept. The trace's first record plays --delay-ms
- * after the start.
+ * after the start. --late-ms N holds each record N ms more (a producer whose
+ * CUPTI keeps its buffers); --marks 1 sends after each frame a delivery mark
+ * (format 1.6) as the injection library does, in a frame of its own (a
+ * clock pair and the mark), saying honestly what was sent: through = now -
+ * late on the trace clock. (It marks whether or not the collector asked.)
  *
  *   replay_producer --socket SOCK --trace FILE [--delay-ms 300]
+ *                   [--late-ms 0] [--marks 0|1]
  *
  * Its stream header is the trace's with this process's pid and host name,
  * so the collector's files and NVML trace read as one host's.
@@ -88,10 +93,29 @@ static int load(const char *path, gt_stream_header *h)
 	return 0;
 }
 
+/* A mark frame: a clock pair read now and the mark, everything that ended
+ * before now - late (trace clock) being sent. */
+static int send_mark(pu_conn *c, uint64_t off, uint64_t late)
+{
+	if (gt_writer_flush(c->w) < 0)
+		return -1;
+	gt_record k = {.type = GT_REC_CLOCK};
+	k.clock.realtime_ns = pu_now_rt();
+	k.clock.trace_ns = k.clock.realtime_ns - off;
+	k.clock.monotonic_ns = pu_now_mono();
+	gt_writer_add(c->w, &k);
+	gt_record m = {.type = GT_REC_MARK};
+	m.mark.ts = k.clock.trace_ns;
+	m.mark.through = k.clock.trace_ns - late;
+	gt_writer_add(c->w, &m);
+	return gt_writer_flush(c->w);
+}
+
 int main(int argc, char **argv)
 {
 	const char *sock = NULL, *trace = NULL;
-	uint64_t delay = 300000000ull;
+	uint64_t delay = 300000000ull, late = 0;
+	int marks = 0;
 	for (int i = 1; i + 1 < argc; i += 2) {
 		if (!strcmp(argv[i], "--socket"))
 			sock = argv[i + 1];
@@ -99,11 +123,15 @@ int main(int argc, char **argv)
 			trace = argv[i + 1];
 		else if (!strcmp(argv[i], "--delay-ms"))
 			delay = strtoull(argv[i + 1], NULL, 10) * 1000000ull;
+		else if (!strcmp(argv[i], "--late-ms"))
+			late = strtoull(argv[i + 1], NULL, 10) * 1000000ull;
+		else if (!strcmp(argv[i], "--marks"))
+			marks = atoi(argv[i + 1]);
 	}
 	gt_stream_header h;
 	if (!sock || !trace || load(trace, &h) < 0) {
-		fprintf(stderr,
-			"usage: replay_producer --socket SOCK --trace FILE [--delay-ms N]\n");
+		fprintf(stderr, "usage: replay_producer --socket SOCK --trace FILE [--delay-ms N] "
+				"[--late-ms N] [--marks 0|1]\n");
 		return 2;
 	}
 	/* definitions sorted first (avail 0) but in their order: re-sort them
@@ -151,14 +179,14 @@ int main(int argc, char **argv)
 	uint64_t next_flush = pu_now_rt() + 200000000ull, next_clock = pu_now_rt();
 	while (k < nrecs) {
 		uint64_t now = pu_now_rt();
-		while (k < nrecs && recs[k].avail + off <= now)
+		while (k < nrecs && recs[k].avail + off + late <= now)
 			gt_writer_add(w, &recs[k++].r);
 		if (now >= next_clock) {
 			pu_clock(&c, off);
 			next_clock = now + 1000000000ull;
 		}
 		if (now >= next_flush) {
-			if (gt_writer_flush(w) < 0) {
+			if (gt_writer_flush(w) < 0 || (marks && send_mark(&c, off, late) < 0)) {
 				fprintf(stderr, "replay_producer: the collector went away\n");
 				return 1;
 			}

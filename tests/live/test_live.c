@@ -12,6 +12,11 @@
  *     (the one truth, in process), a window with no work of a process that
  *     holds the GPU included: idle, not absent;
  *   - a record arriving after its window closed is counted late, not added;
+ *   - delivery marks: a stream that marks honestly and delivers 6 s late
+ *     (past the watermark) has windows equal to an on-time run, late 0;
+ *     marks that stop go stale (3 x period + 2 s) and the plain rule comes
+ *     back; marks stuck behind B close the window at max_wait, unconfirmed;
+ *     a stream without marks keeps the plain rule;
  *   - labels: a pod's cgroup and environment (a fake /proc) give namespace,
  *     pod, container; SLURM_JOB_ID gives hpc_job;
  *   - the cardinality budget: 12 pods one after the other on one GPU keep 8
@@ -53,12 +58,33 @@ typedef struct prod {
 	uint32_t corr;
 	uint8_t *file; /* every byte tapped: the trace the collector would write */
 	size_t flen, fcap;
+	/* delivery: frames held for delay ns before they are tapped; marks:
+	 * after each frame a mark frame (clock + mark, through = now, at most
+	 * mark_cap when set) */
+	uint64_t delay, mark_cap;
+	int marks;
+	struct held {
+		uint64_t due;
+		size_t len;
+		uint8_t *b;
+	} q[1024];
+	size_t nq;
 } prod;
 
 static int sink(void *user, const void *buf, size_t len)
 {
 	prod *p = user;
-	gt_live_tap(p->l, p->id, p->header_done ? GT_LIVE_FRAME : GT_LIVE_HEADER, p->pid, buf, len);
+	if (p->header_done && (p->delay || p->nq)) {
+		ck_assert_uint_lt(p->nq, sizeof(p->q) / sizeof(p->q[0]));
+		struct held *h = &p->q[p->nq++];
+		h->due = fake_now + p->delay;
+		h->len = len;
+		h->b = malloc(len);
+		ck_assert_ptr_nonnull(h->b);
+		memcpy(h->b, buf, len);
+	} else
+		gt_live_tap(p->l, p->id, p->header_done ? GT_LIVE_FRAME : GT_LIVE_HEADER, p->pid,
+			    buf, len);
 	if (p->flen + len > p->fcap) {
 		p->fcap = (p->flen + len) * 2;
 		p->file = realloc(p->file, p->fcap);
@@ -118,6 +144,32 @@ static void prod_step(prod *p, uint64_t t, unsigned busy_ms)
 	gt_writer_add(p->w, &k);
 }
 
+/* Tap the held frames that are due (all of them: all). */
+static void prod_pump(prod *p, int all)
+{
+	size_t k = 0;
+	while (k < p->nq && (all || p->q[k].due <= fake_now)) {
+		gt_live_tap(p->l, p->id, GT_LIVE_FRAME, p->pid, p->q[k].b, p->q[k].len);
+		free(p->q[k++].b);
+	}
+	memmove(p->q, p->q + k, (p->nq - k) * sizeof(p->q[0]));
+	p->nq -= k;
+}
+
+/* A mark frame, as the injection library writes it: a clock pair and the
+ * mark, 2 records in a frame of their own. */
+static void prod_mark(prod *p)
+{
+	gt_record c = {.type = GT_REC_CLOCK};
+	c.clock.trace_ns = c.clock.realtime_ns = c.clock.monotonic_ns = fake_now;
+	gt_writer_add(p->w, &c);
+	gt_record m = {.type = GT_REC_MARK};
+	m.mark.ts = fake_now;
+	m.mark.through = p->mark_cap && p->mark_cap < fake_now ? p->mark_cap : fake_now;
+	gt_writer_add(p->w, &m);
+	gt_writer_flush(p->w);
+}
+
 /* Run steps of 10 ms from now for dur, a frame every 200 ms (clock set to
  * each frame's end, as it would arrive). */
 static void prod_run(prod *p, uint64_t dur, unsigned busy_ms)
@@ -132,6 +184,9 @@ static void prod_run(prod *p, uint64_t dur, unsigned busy_ms)
 		c.clock.trace_ns = c.clock.realtime_ns = fake_now;
 		gt_writer_add(p->w, &c);
 		gt_writer_flush(p->w);
+		if (p->marks)
+			prod_mark(p);
+		prod_pump(p, 0);
 		gt_live_close_due(p->l, fake_now);
 	}
 }
@@ -140,6 +195,7 @@ static void prod_close(prod *p)
 {
 	gt_writer_flush(p->w);
 	gt_writer_free(p->w);
+	prod_pump(p, 1);
 	gt_live_tap(p->l, p->id, GT_LIVE_END, p->pid, NULL, 0);
 }
 
@@ -331,6 +387,159 @@ START_TEST(late_records_are_counted_not_added)
 }
 END_TEST
 
+/* ------------------------------------------------------------ marks */
+
+/* The gpu and proc lines of the last 16 windows (their numbers). */
+static char *numbers_of(gt_live *l)
+{
+	char *ans = gt_live_control(l, "live 16", NULL), *out = calloc(1, strlen(ans) + 1);
+	ck_assert_ptr_nonnull(out);
+	for (char *line = ans, *nl; line && *line; line = nl) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl++ = 0;
+		if (!strncmp(line, "gpu ", 4) || !strncmp(line, "proc ", 5))
+			strcat(strcat(out, line), "\n");
+	}
+	free(ans);
+	return out;
+}
+
+/* Word key of the window line of window seq (live 16). */
+static uint64_t window_word(gt_live *l, uint64_t seq, const char *key)
+{
+	char *ans = gt_live_control(l, "live 16", NULL), want[48];
+	snprintf(want, sizeof(want), "window seq=%llu ", (unsigned long long)seq);
+	char *w = strstr(ans, want);
+	ck_assert_msg(w != NULL, "no window %llu in %s", (unsigned long long)seq, ans);
+	*strchr(w, '\n') = 0;
+	uint64_t v = word(w, key);
+	free(ans);
+	return v;
+}
+
+static double late_of(gt_live *l)
+{
+	char *m = metrics(l);
+	int n;
+	double v = sum_of(m, "gaptrace_records_lost_total{", "reason=\"late\"", &n);
+	free(m);
+	return v;
+}
+
+/* One marking producer to T0 + 50 s, delivering delay late: its windows'
+ * numbers; *closed_at_due: windows closed at T0 + 22 s ([T0+10, T0+20)'s
+ * B + watermark); *late: records counted late. */
+static char *marked_run(uint64_t delay, uint64_t *closed_at_due, double *late)
+{
+	gt_live *l = live_new(NULL);
+	prod p;
+	prod_open(&p, l, 1, 4242, "k");
+	p.marks = 1;
+	p.delay = delay;
+	prod_run(&p, T0 + 22 * SEC - fake_now, 4);
+	*closed_at_due = gt_live_windows_closed(l);
+	prod_run(&p, 28 * SEC, 4); /* to T0 + 50 s: 4 windows closed either way */
+	prod_close(&p);
+	int idle_only;
+	ck_assert_int_ge(windows_equal_analysis(l, &p, &idle_only), 4);
+	*late = late_of(l);
+	char *num = numbers_of(l);
+	free(p.file);
+	gt_live_free(l);
+	return num;
+}
+
+/* (a) Records 6 s late, beyond the 2 s watermark, under honest marks: the
+ * windows wait for them, and their numbers are those of an on-time run. */
+START_TEST(marked_late_delivery_waits)
+{
+	uint64_t on_time_closed, late_closed;
+	double on_time_late, late_late;
+	char *on_time = marked_run(0, &on_time_closed, &on_time_late);
+	char *late = marked_run(6 * SEC, &late_closed, &late_late);
+	ck_assert_uint_eq(on_time_closed, 2);
+	ck_assert_uint_eq(late_closed, 1); /* [T0+10, T0+20) waits past T0+22 */
+	ck_assert_str_eq(late, on_time);
+	ck_assert_double_eq(on_time_late, 0);
+	ck_assert_double_eq(late_late, 0);
+	free(on_time);
+	free(late);
+}
+END_TEST
+
+/* (b) Marks that stop (disarmed, a flush that hangs): the window waits for
+ * the stream until its last mark is 3 x 1 s + 2 s old, then closes on the
+ * plain rule; what comes after is late, counted. */
+START_TEST(marks_that_stop_go_stale)
+{
+	gt_live *l = live_new(NULL);
+	prod p;
+	prod_open(&p, l, 1, 4242, "k");
+	p.marks = 1;
+	prod_run(&p, T0 + 19 * SEC - fake_now, 4); /* last mark received at T0 + 19 s */
+	p.marks = 0;
+	p.delay = 6 * SEC;
+	prod_run(&p, T0 + 23800 * 1000000ull - fake_now, 4);
+	ck_assert_uint_eq(gt_live_windows_closed(l), 1); /* still waited for at T0 + 23.8 */
+	prod_run(&p, 200000000ull, 4);
+	ck_assert_uint_eq(gt_live_windows_closed(l), 2); /* stale at T0 + 24 s */
+	ck_assert_uint_eq(window_word(l, 2, "unconfirmed"), 0);
+	prod_run(&p, 10 * SEC, 4);
+	prod_close(&p);
+	ck_assert(late_of(l) > 0);
+	free(p.file);
+	gt_live_free(l);
+}
+END_TEST
+
+/* (c) Marks that keep coming but are stuck behind B: the window closes at
+ * B + watermark + max_wait (30 s), unconfirmed by that stream. */
+START_TEST(marks_stuck_close_at_max_wait)
+{
+	gt_live *l = live_new(NULL);
+	prod p;
+	prod_open(&p, l, 1, 4242, "k");
+	p.marks = 1;
+	p.mark_cap = T0 + 15 * SEC;
+	prod_run(&p, T0 + 51800 * 1000000ull - fake_now, 4);
+	ck_assert_uint_eq(gt_live_windows_closed(l), 1);
+	ck_assert_uint_eq(window_word(l, 1, "unconfirmed"), 0);
+	prod_run(&p, 200000000ull, 4); /* T0 + 20 + 2 + 30 s */
+	ck_assert_uint_eq(gt_live_windows_closed(l), 2);
+	ck_assert_uint_eq(window_word(l, 2, "unconfirmed"), 1);
+	char *m = metrics(l);
+	int n;
+	ck_assert_double_eq(sum_of(m, "gaptrace_live_windows_unconfirmed_total{", NULL, &n), 1);
+	ck_assert_int_eq(n, 1);
+	free(m);
+	prod_close(&p);
+	free(p.file);
+	gt_live_free(l);
+}
+END_TEST
+
+/* (d) A stream without marks, 6 s late: closed at B + watermark as ever,
+ * its late records counted. */
+START_TEST(unmarked_stream_keeps_the_plain_rule)
+{
+	gt_live *l = live_new(NULL);
+	prod p;
+	prod_open(&p, l, 1, 4242, "k");
+	p.delay = 6 * SEC;
+	prod_run(&p, T0 + 21800 * 1000000ull - fake_now, 4);
+	ck_assert_uint_eq(gt_live_windows_closed(l), 1);
+	prod_run(&p, 200000000ull, 4);
+	ck_assert_uint_eq(gt_live_windows_closed(l), 2); /* at T0 + 22 s */
+	ck_assert_uint_eq(window_word(l, 2, "unconfirmed"), 0);
+	prod_run(&p, 10 * SEC, 4);
+	prod_close(&p);
+	ck_assert(late_of(l) > 0);
+	free(p.file);
+	gt_live_free(l);
+}
+END_TEST
+
 static void fake_proc(const char *root, uint32_t pid, const char *cgroup, const char *environ_,
 		      size_t envlen)
 {
@@ -443,6 +652,10 @@ int main(void)
 	tcase_add_test(tc, base_keeps_names_and_sums_hold);
 	tcase_add_test(tc, idle_window_is_counted_and_equals_analysis);
 	tcase_add_test(tc, late_records_are_counted_not_added);
+	tcase_add_test(tc, marked_late_delivery_waits);
+	tcase_add_test(tc, marks_that_stop_go_stale);
+	tcase_add_test(tc, marks_stuck_close_at_max_wait);
+	tcase_add_test(tc, unmarked_stream_keeps_the_plain_rule);
 	tcase_add_test(tc, pod_and_job_labels);
 	tcase_add_test(tc, cardinality_budget);
 	tcase_add_test(tc, kernel_classes);

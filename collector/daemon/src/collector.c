@@ -728,6 +728,8 @@ no_file:
 
 	send_ctl(c, p, GT_CTL_ACCEPT, (uint64_t)GT_FORMAT_MAJOR << 16 | GT_FORMAT_MINOR,
 		 c->accept_kinds, NULL);
+	if (c->o.live_mark_ns)
+		send_ctl(c, p, GT_CTL_LIVE, c->o.live_mark_ns, 0, NULL);
 	gt_logf(&c->lg, GT_LOG_DEBUG, "pid %u (uid %u, connection #%llu): accepted, writing %s",
 		pid, p->uid, (unsigned long long)p->id, path);
 	if (c->o.on_peer)

@@ -3,7 +3,8 @@
  * What a window reads of one stream (the design: gaptrace/live.h):
  *
  *   stream header | base: the definitions of the frames dropped | the
- *   frames kept that were received in [A - 1 s, B + watermark]
+ *   frames kept that were received in [A - 1 s, B + watermark] (or up to
+ *   the window's close, when it waited for delivery marks)
  *
  * The base is written by a gt_writer of our own as frames are dropped:
  * strings interned in id order (a producer's writer numbers them 1, 2, ...

@@ -63,6 +63,7 @@ static int drop_oldest(gt_live *l)
 	return 1;
 }
 
+/* Keep a frame. @return 1 when it carried a mark that advanced, 0, or -1. */
 static int frame_push(gt_live *l, lv_stream *s, const void *buf, size_t len)
 {
 	gt_frame_info fi;
@@ -91,7 +92,8 @@ static int frame_push(gt_live *l, lv_stream *s, const void *buf, size_t len)
 	if (!copy)
 		return -1;
 	memcpy(copy, buf, len);
-	s->fr[s->n++] = (lv_frame){.recv = lv_now(l),
+	uint64_t recv = lv_now(l);
+	s->fr[s->n++] = (lv_frame){.recv = recv,
 				   .closed_until = l->closed_until,
 				   .seq = fi.seq,
 				   .len = (uint32_t)len,
@@ -102,7 +104,7 @@ static int frame_push(gt_live *l, lv_stream *s, const void *buf, size_t len)
 	l->frames_in++;
 	l->records_in += fi.nrecords;
 	l->bytes_in += len;
-	return 0;
+	return lv_mark_frame(s, buf, len, fi.nrecords, recv);
 }
 
 static void stream_begin(gt_live *l, uint64_t id, uint32_t pid, const void *buf, size_t len)
@@ -140,10 +142,13 @@ void gt_live_tap(void *user, uint64_t stream, int what, uint32_t pid, const void
 	lv_stream *s = stream_find(l, stream);
 	if (what == GT_LIVE_HEADER && !s)
 		stream_begin(l, stream, pid, buf, len);
-	else if (what == GT_LIVE_FRAME && s && !s->ended)
-		frame_push(l, s, buf, len);
-	else if (what == GT_LIVE_END && s)
+	else if (what == GT_LIVE_FRAME && s && !s->ended) {
+		if (frame_push(l, s, buf, len) > 0)
+			pthread_cond_signal(&l->cv); /* a window may be confirmed */
+	} else if (what == GT_LIVE_END && s) {
 		s->ended = 1;
+		pthread_cond_signal(&l->cv); /* no longer waited for */
+	}
 	pthread_mutex_unlock(&l->lock);
 }
 
@@ -216,12 +221,17 @@ static void absorb_all(gt_live *l, dropped *d, size_t nd)
 
 static void series_add(gt_live *l, const lv_gpu *g, uint64_t seq);
 
-/* Close window [wfrom, wto): build the images under the lock, analyse
- * without it, publish, then drop what no open window needs. */
-static void close_window(gt_live *l)
+/* Close window [wfrom, wto) at now: build the images under the lock,
+ * analyse without it, publish, then drop what no open window needs. A
+ * window that waited for marks reads the frames received until now (the
+ * records it waited for); without marks, those received until B +
+ * watermark. unconfirmed: from lv_window_due. */
+static void close_window(gt_live *l, uint64_t now, uint32_t unconfirmed)
 {
 	pthread_mutex_lock(&l->lock);
 	uint64_t from = l->wfrom, to = l->wto, upto = to + l->o.watermark_ns;
+	if (now > upto && lv_any_marks(l))
+		upto = now;
 	size_t ns = count_streams(l), n = 0;
 	uint8_t **img = calloc(ns + 1, sizeof(*img));
 	size_t *len = calloc(ns + 1, sizeof(*len));
@@ -240,7 +250,7 @@ static void close_window(gt_live *l)
 			}
 	pthread_mutex_unlock(&l->lock);
 
-	lv_window w = {.from = from, .to = to};
+	lv_window w = {.from = from, .to = to, .unconfirmed = unconfirmed};
 	struct timespec c0, c1;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
 	int rc = img && len && st ? lv_analyse(l, &w, img, len, st, n) : -1;
@@ -266,6 +276,7 @@ static void close_window(gt_live *l)
 	for (size_t i = 0; i < w.ng; i++)
 		series_add(l, &w.g[i], w.seq);
 	l->analysis_ns += w.analysis_ns;
+	l->unconfirmed_total += unconfirmed != 0;
 	lv_window *slot = &l->win[(w.seq - 1) % GT_LIVE_KEEP];
 	lv_window_free(slot);
 	*slot = w;
@@ -288,12 +299,14 @@ int gt_live_close_due(gt_live *l, uint64_t now)
 {
 	int k = 0;
 	for (;;) {
+		uint32_t unconfirmed;
+		uint64_t next;
 		pthread_mutex_lock(&l->lock);
-		int due = now >= l->wto + l->o.watermark_ns;
+		int due = lv_window_due(l, now, &unconfirmed, &next);
 		pthread_mutex_unlock(&l->lock);
 		if (!due)
 			return k;
-		close_window(l);
+		close_window(l, now, unconfirmed);
 		k++;
 	}
 }
@@ -303,14 +316,16 @@ static void *live_thread(void *arg)
 	gt_live *l = arg;
 	pthread_mutex_lock(&l->lock);
 	while (!l->stop) {
-		uint64_t due = l->wto + l->o.watermark_ns, now = lv_now(l);
-		if (now >= due) {
+		uint32_t unconfirmed;
+		uint64_t next, now = lv_now(l);
+		if (lv_window_due(l, now, &unconfirmed, &next)) {
 			pthread_mutex_unlock(&l->lock);
-			close_window(l);
+			close_window(l, now, unconfirmed);
 			pthread_mutex_lock(&l->lock);
 			continue;
 		}
-		uint64_t wake = due - now > 500000000ull ? now + 500000000ull : due;
+		/* next > now; a mark that confirms the window signals cv */
+		uint64_t wake = next - now > 500000000ull ? now + 500000000ull : next;
 		struct timespec ts = {(time_t)(wake / 1000000000ull), (long)(wake % 1000000000ull)};
 		pthread_cond_timedwait(&l->cv, &l->lock, &ts);
 	}
@@ -339,6 +354,10 @@ gt_live *gt_live_new(const gt_live_opts *o)
 		l->o.watermark_ns = GT_LIVE_WATERMARK_DEFAULT_NS;
 	if (!l->o.mem_budget)
 		l->o.mem_budget = GT_LIVE_MEM_DEFAULT;
+	if (!l->o.max_wait_ns)
+		l->o.max_wait_ns = GT_LIVE_MAX_WAIT_DEFAULT_NS;
+	if (!l->o.mark_period_ns)
+		l->o.mark_period_ns = GT_LIVE_MARK_PERIOD_DEFAULT_NS;
 	if (!l->o.proc_root)
 		l->o.proc_root = "/proc";
 	if (o->hostname)

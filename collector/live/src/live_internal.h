@@ -16,6 +16,9 @@
 
 /** Frames received this long before a window's start are not read for it. */
 #define LV_SLACK_NS 1000000000ull
+/** Frames of at most this many records are looked at for a delivery mark
+ *  (FORMAT.md, type 7: a mark comes in a frame of 2 records). */
+#define LV_MARK_FRAME_MAX 8
 /** Notes kept per stream in its base. */
 #define LV_MAX_NOTES 4096
 /** Throttle reason bits exported (NVML clocks-event reasons). */
@@ -55,6 +58,10 @@ typedef struct lv_stream {
 	size_t first, n, cap;
 	uint64_t next_seq;
 	int have_seq;
+	/* delivery marks (marks.c): the stream marks at all, its latest mark
+	 * in realtime (never backwards), when that mark was received */
+	int marks;
+	uint64_t mark_rt, mark_recv;
 	/* live thread only: the definitions of the frames dropped */
 	gt_writer *bw;
 	uint8_t *base;
@@ -91,6 +98,7 @@ typedef struct lv_proc {
 
 typedef struct lv_window {
 	uint64_t seq, from, to, closed_at, records, late, lost, analysis_ns;
+	uint32_t unconfirmed; /* marking streams short of B + watermark at max_wait */
 	lv_gpu *g;
 	size_t ng;
 	lv_proc *p;
@@ -122,6 +130,7 @@ struct gt_live {
 	/* node counters */
 	uint64_t lost[LV_LOST_SLOTS];
 	uint64_t frames_missing, overhead_ns, analysis_ns, records_in, frames_in, bytes_in;
+	uint64_t unconfirmed_total; /* windows closed by max_wait, unconfirmed */
 	size_t mem_used, mem_peak;
 	/* NVML index by UUID, from the collector's NVML stream */
 	struct {
@@ -142,6 +151,17 @@ uint8_t *lv_image(lv_stream *s, uint64_t from, uint64_t upto, size_t *len);
 void lv_absorb(gt_live *l, lv_stream *s, lv_frame *fr, size_t n, uint64_t out[LV_LOST_SLOTS],
 	       uint64_t *overhead_ns);
 void lv_stream_free_base(lv_stream *s);
+/** Take the delivery mark of a frame of at most LV_MARK_FRAME_MAX records
+ *  received at recv (under the lock). @return 1 when the mark advanced. */
+int lv_mark_frame(lv_stream *s, const void *buf, size_t len, uint32_t nrecords, uint64_t recv);
+/** A stream whose last mark is older than this is not waited for. */
+uint64_t lv_mark_stale_ns(const gt_live *l);
+/** Is the open window due at now (the rule of gaptrace/live.h)? Under the
+ *  lock. *unconfirmed: the marking streams waited for that are short of
+ *  B + watermark; *next: when to look again at the latest. */
+int lv_window_due(const gt_live *l, uint64_t now, uint32_t *unconfirmed, uint64_t *next);
+/** Has any stream kept sent a mark? */
+int lv_any_marks(const gt_live *l);
 /** Analyse window [from, to) over the images; fills w (its gpus, procs). */
 int lv_analyse(gt_live *l, lv_window *w, uint8_t **img, size_t *len, lv_stream **st, size_t n);
 void lv_window_free(lv_window *w);

@@ -225,6 +225,10 @@ static void node_families(FILE *f, int om, const gt_live *l, const gt_live_node 
 	node_counter(f, om, l, "gaptrace_tracer_overhead_seconds", "seconds",
 		     "CUPTI and driver overhead spans the producers recorded.", l->overhead_ns, 1);
 	node_counter(f, om, l, "gaptrace_windows", NULL, "Windows closed.", l->wseq, 0);
+	node_counter(f, om, l, "gaptrace_live_windows_unconfirmed", NULL,
+		     "Windows closed at max_wait before every marking producer's delivery mark "
+		     "reached their end.",
+		     l->unconfirmed_total, 0);
 	node_counter(f, om, l, "gaptrace_live_analysis_seconds", "seconds",
 		     "CPU time the live analysis spent analysing windows.", l->analysis_ns, 1);
 	node_counter(f, om, l, "gaptrace_records_received", NULL,
@@ -272,10 +276,10 @@ static void control_window(FILE *f, const lv_window *w)
 {
 	fprintf(f,
 		"window seq=%llu from=%llu to=%llu records=%llu late=%llu lost=%llu "
-		"analysis_ns=%llu\n",
+		"unconfirmed=%u analysis_ns=%llu\n",
 		(unsigned long long)w->seq, (unsigned long long)w->from, (unsigned long long)w->to,
 		(unsigned long long)w->records, (unsigned long long)w->late,
-		(unsigned long long)w->lost, (unsigned long long)w->analysis_ns);
+		(unsigned long long)w->lost, w->unconfirmed, (unsigned long long)w->analysis_ns);
 	for (size_t i = 0; i < w->ng; i++) {
 		const lv_gpu *g = &w->g[i];
 		fprintf(f, "gpu seq=%llu index=%d uuid=%s wall_ns=%llu busy_ns=%llu",

@@ -485,6 +485,14 @@ typedef struct gt_collector_opts {
 	void *tap_user;
 	gt_control_ext_fn control_ext; /**< may be NULL: see gt_control_ext_fn */
 	void *control_user;
+	/**
+	 * Delivery marks for the live analysis (format 1.6). Nonzero: right
+	 * after GT_CTL_ACCEPT every producer is sent GT_CTL_LIVE with arg0 =
+	 * live_mark_ns, asking it for a GT_REC_MARK about every live_mark_ns
+	 * while armed (a producer that cannot mark ignores it). 0 (default):
+	 * no GT_CTL_LIVE is sent.
+	 */
+	uint64_t live_mark_ns;
 } gt_collector_opts;
 
 /** Default gt_collector_opts.mem_budget: 256 MiB. */

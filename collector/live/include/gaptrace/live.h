@@ -6,11 +6,28 @@
  * counters that `/metrics`, the textfile and `gaptrace top` show.
  *
  * Windows. Realtime [A, B), aligned to multiples of window_ns since the
- * epoch (the first one begins when the live analysis starts). A window
- * closes when the realtime clock passes B + watermark_ns: by then a
- * producer has usually delivered every record that ended before B (its frame
- * tick is 200 ms and CUPTI's buffers are read once they are 1 s old; CUPTI
- * may hold them longer, seen on an H100: docs/FLEET.md). Its numbers are
+ * epoch (the first one begins when the live analysis starts). The
+ * watermark is how long past B records are awaited: a record that ended
+ * before B + watermark_ns counts, so the longest activity straddling B that
+ * still counts is one that ends watermark_ns after it. A window is due at
+ * realtime now when
+ *   - now >= B + watermark_ns, and every stream that marks (format 1.6:
+ *     GT_REC_MARK, "every activity record that ended before `through` is
+ *     in"), has not ended, and whose last mark was received less than
+ *     3 x mark_period_ns + 2 s ago (a stream whose marks stop, disarmed or
+ *     a flush that hangs, stops being waited for) has a mark at or past
+ *     B + watermark_ns (in realtime, by the clock pair of the mark's frame);
+ *   - or now >= B + watermark_ns + max_wait_ns: it closes anyway, and the
+ *     marking streams it waited for that had not reached it are counted in
+ *     the window (`unconfirmed=`) and in
+ *     gaptrace_live_windows_unconfirmed_total.
+ * A stream without marks (an older producer, one that cannot flush) is
+ * waited for by the first rule only: by B + watermark a producer has
+ * usually delivered every record that ended before B (its frame tick is
+ * 200 ms and CUPTI's buffers are read once they are 1 s old; CUPTI may hold
+ * them longer, seen on an H100: docs/FLEET.md). Marks are looked for only in
+ * frames of at most 8 records (the producer sends each in a frame of its
+ * own), so no frame of records is decoded twice. A window's numbers are
  * then published and never change. A record that overlaps a window already
  * closed when it arrives is late: counted (reason "late"), never added.
  *
@@ -20,7 +37,9 @@
  * stream header, the stream's definitions from the frames already dropped
  * (strings, devices, contexts, threads, the process, stacks, modules,
  * notes, re-encoded once into a base kept per stream, with their ids), the
- * latest clock pair, then every frame kept, received up to B + watermark;
+ * latest clock pair, then every frame kept, received up to B + watermark
+ * (or, when some stream marks, up to the moment the window closes: a
+ * window held for marks reads the records it waited for);
  * the analysis keeps the records in [A, B) (gt_clock_map_in_slice) with
  * window_mode GT_WINDOW_CAPTURE. So a closed window's seconds are what
  * `gaptrace report --capture --from @A --to @B` reads from the collector's
@@ -53,8 +72,13 @@ extern "C" {
 #define GT_LIVE_WINDOW_DEFAULT_NS 10000000000ull
 /** Shortest window: 1 s. */
 #define GT_LIVE_WINDOW_MIN_NS 1000000000ull
-/** Default watermark: 3 s (twice the producers' worst delivery delay). */
+/** Default watermark: 3 s (twice the producers' usual delivery delay). */
 #define GT_LIVE_WATERMARK_DEFAULT_NS 3000000000ull
+/** Default max_wait: 30 s (how long past B + watermark a window waits for
+ *  the marks of its streams). */
+#define GT_LIVE_MAX_WAIT_DEFAULT_NS 30000000000ull
+/** Default mark period the producers were asked for: 1 s. */
+#define GT_LIVE_MARK_PERIOD_DEFAULT_NS 1000000000ull
 /** Default memory for frames kept: 512 MiB. */
 #define GT_LIVE_MEM_DEFAULT ((size_t)512 << 20)
 /** Closed windows kept for `live N` (and the most N may ask). */
@@ -73,6 +97,14 @@ typedef struct gt_live_opts {
 	uint64_t window_ns;    /**< 0 = GT_LIVE_WINDOW_DEFAULT_NS; at least 1 s */
 	uint64_t watermark_ns; /**< 0 = GT_LIVE_WATERMARK_DEFAULT_NS */
 	size_t mem_budget;     /**< 0 = GT_LIVE_MEM_DEFAULT */
+	/** The longest a window waits past B + watermark for the marks of
+	 *  its streams; then it closes anyway, unconfirmed. 0 =
+	 *  GT_LIVE_MAX_WAIT_DEFAULT_NS. */
+	uint64_t max_wait_ns;
+	/** The mark period the producers were asked for (GT_CTL_LIVE): a
+	 *  stream whose last mark is older than 3 x it + 2 s is not waited
+	 *  for. 0 = GT_LIVE_MARK_PERIOD_DEFAULT_NS. */
+	uint64_t mark_period_ns;
 	const char *hostname;  /**< the Hostname label; NULL = gethostname() */
 	const char *proc_root; /**< where process labels are read; NULL = "/proc" */
 	const char *trace_dir; /**< named in the `live` answer (may be NULL) */
@@ -116,8 +148,8 @@ void gt_live_free(gt_live *l);
  */
 void gt_live_tap(void *user, uint64_t stream, int what, uint32_t pid, const void *buf, size_t len);
 
-/** Close every window due at realtime now (manual mode, tests): analyse
- *  them in order. @return the number closed. */
+/** Close every window due at realtime now by the rule above (manual mode,
+ *  tests): analyse them in order. @return the number closed. */
 int gt_live_close_due(gt_live *l, uint64_t now);
 
 /**
