@@ -33,6 +33,8 @@ static struct {
 	uint64_t mem_mib; /* --mem-budget, else $GAPTRACE_COLLECTOR_MEM_MB; 0 = default */
 	gt_cli_live_opts live;
 	int no_traces;
+	int producers; /* --producers: GT_PRODUCERS_* */
+	uint32_t producers_gid;
 } opts;
 
 enum {
@@ -46,7 +48,8 @@ enum {
 	OPT_WATERMARK,
 	OPT_MAX_WAIT,
 	OPT_MARK_PERIOD,
-	OPT_NO_TRACES
+	OPT_NO_TRACES,
+	OPT_PRODUCERS
 };
 
 #define MEM_MIB_MIN (GT_COLLECTOR_MEM_BUDGET_MIN >> 20)
@@ -70,6 +73,11 @@ static const gt_cli_opt collector_opts[] = {
 	GT_OPT(OPT_GROUP, "group", "NAME",
 	       "share the traces with group NAME (a name or a gid you are in): DIR 0750, files "
 	       "0640, owned by that group",
+	       .complete = GT_CLI_GROUP),
+	GT_OPT(OPT_PRODUCERS, "producers", "WHO",
+	       "who may stream traces: own (default: this uid and root), any (every local "
+	       "process: a node agent's), or a group NAME or gid (its members); capture, top "
+	       "and the control socket stay this uid's and root's",
 	       .complete = GT_CLI_GROUP),
 	GT_OPT(OPT_MEM, "mem-budget", "MIB",
 	       "memory for all connection buffers, half-received frames included (default "
@@ -205,6 +213,17 @@ static void raise_nofile(void)
 	}
 }
 
+/* --producers own|any|GROUP. */
+static int parse_producers(const gt_cli_parser *p)
+{
+	if (!strcmp(optarg, "own") || !strcmp(optarg, "any")) {
+		opts.producers = optarg[0] == 'a' ? GT_PRODUCERS_ANY : GT_PRODUCERS_OWN;
+		return 0;
+	}
+	opts.producers = GT_PRODUCERS_GROUP;
+	return parse_group(p, &opts.producers_gid);
+}
+
 /* --window, --watermark, --mark-period, --max-wait: into opts.live. */
 static int parse_live_duration(const gt_cli_parser *p, int c)
 {
@@ -268,6 +287,10 @@ int cmd_collector(int argc, char **argv)
 				return 2;
 			break;
 		case OPT_NO_TRACES: opts.no_traces = 1; break;
+		case OPT_PRODUCERS:
+			if (parse_producers(&p) < 0)
+				return 2;
+			break;
 		case 'v': opts.verbosity = 2; break;
 		case 'q': opts.verbosity = 0; break;
 		default:
@@ -312,6 +335,8 @@ int cmd_collector(int argc, char **argv)
 		.on_peer = on_peer,
 		.share_group = opts.share_group,
 		.group_gid = opts.gid,
+		.producers = opts.producers,
+		.producers_gid = opts.producers_gid,
 		.mem_budget = (size_t)(opts.mem_mib << 20),
 		.no_files = opts.no_traces,
 	};

@@ -6,9 +6,9 @@
 # prints. The collector labels the GPU series with hpc_job from the task's
 # SLURM_JOB_ID.
 #
-# The collector accepts its own uid and root only: on a node whose jobs run
-# as their submitters, only the jobs of the collector's user are traced; the
-# others are refused, run normally, and trace nothing.
+# Jobs run as their submitters: the node's collector takes them all with
+# --producers any (gaptrace-collector.service); without it only the jobs of
+# the collector's user are traced and the others run normally, untraced.
 echo "export CUDA_INJECTION64_PATH=/usr/local/lib/gaptrace/libgaptrace_inject.so"
 echo "export GAPTRACE_DORMANT=1"
 echo "export GAPTRACE_SOCKET=/run/gaptrace/collector.sock"

@@ -670,6 +670,91 @@ START_TEST(other_uid_refused)
 }
 END_TEST
 
+static void expect_mode(const char *path, unsigned mode, gid_t gid);
+
+/* connect() to the unix socket at path. @return the fd or -1. */
+static int connect_path(const char *path)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -1;
+	memcpy(sa.sun_path, path, strlen(path));
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* A child as uid/gid 65534 with supplementary group `group` (0: none) and
+ * no capabilities, so the file permissions apply: 0 when it could stream
+ * to the producer socket exactly if `producer_ok` and could not connect to
+ * the control socket at all. */
+static int nobody_tries(const tcoll *t, gid_t group, int producer_ok)
+{
+	pid_t kid = fork();
+	if (kid == 0) {
+		/* the temporary directory above the socket's: searchable, as
+		 * /run is */
+		if (chmod(t->tmp, 0711) != 0)
+			_exit(76);
+		gid_t g[1] = {group};
+		if (setgroups(group ? 1 : 0, g) != 0 || setresgid(65534, 65534, 65534) != 0 ||
+		    setresuid(65534, 65534, 65534) != 0)
+			_exit(77);
+		tp p;
+		int r = tp_connect(&p, t->sock, 0, 2000);
+		if ((r == GT_CTL_ACCEPT) != producer_ok)
+			_exit(1);
+		if (r == GT_CTL_ACCEPT)
+			tp_close(&p);
+		int fd = connect_path(t->ctl);
+		_exit(fd < 0 ? 0 : 2);
+	}
+	int status;
+	waitpid(kid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 99;
+}
+
+START_TEST(other_uids_stream_when_allowed)
+{
+	if (geteuid() != 0)
+		GT_SKIP("other_uids_stream_when_allowed: needs root to run a peer as another uid");
+	tcoll t;
+	tc_init(&t);
+	t.o.producers = GT_PRODUCERS_ANY;
+	tc_start(&t);
+	char dir[300];
+	snprintf(dir, sizeof(dir), "%s", t.sock);
+	*strrchr(dir, '/') = 0;
+	expect_mode(dir, 0711, getegid());
+	expect_mode(t.sock, 0666, getegid());
+	expect_mode(t.ctl, 0600, getegid());
+	ck_assert_int_eq(nobody_tries(&t, 0, 1), 0);
+	tc_done(&t);
+
+	/* a group: its members only */
+	tc_init(&t);
+	t.o.producers = GT_PRODUCERS_GROUP;
+	t.o.producers_gid = 54321;
+	tc_start(&t);
+	snprintf(dir, sizeof(dir), "%s", t.sock);
+	*strrchr(dir, '/') = 0;
+	expect_mode(dir, 0710, 54321);
+	expect_mode(t.sock, 0660, 54321);
+	ck_assert_int_eq(nobody_tries(&t, 54321, 1), 0);
+	ck_assert_int_eq(nobody_tries(&t, 0, 0), 0);
+	tc_done(&t);
+
+	/* the default: nobody cannot even connect */
+	tc_init(&t);
+	tc_start(&t);
+	ck_assert_int_eq(nobody_tries(&t, 0, 0), 0);
+	tc_done(&t);
+}
+END_TEST
+
 /* ------------------------------------------------------------ misc */
 
 START_TEST(repeated_pid_gets_suffix)
@@ -1249,6 +1334,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, hostile_peers_do_not_affect_others);
 	tcase_add_test(tc, memory_budget_never_fit_and_all_waiting);
 	tcase_add_test(tc, other_uid_refused);
+	tcase_add_test(tc, other_uids_stream_when_allowed);
 	tcase_add_test(tc, repeated_pid_gets_suffix);
 	tcase_add_test(tc, collector_full_refuses);
 	tcase_add_test(tc, disk_full_stops_one_file_only);

@@ -282,9 +282,14 @@ class Checker:
         rd = get("RuntimeDirectory")
         if not rd or os.path.dirname(sock) != f"/run/{rd}":
             self.fail(f"{rel}: --socket {sock!r} is not in RuntimeDirectory /run/{rd}")
-        if get("RuntimeDirectoryMode") != "0700":
-            self.fail(f"{rel}: RuntimeDirectoryMode must be 0700 (the collector refuses a socket "
-                      "directory with group or other bits)")
+        # the collector refuses a private socket directory with group or
+        # other bits, and sets 0711 / 0710 itself for --producers any / GROUP
+        pm = re.search(r"--producers[ =](\S+)", exe)
+        want_mode = "0700" if not pm or pm.group(1) == "own" else \
+            "0711" if pm.group(1) == "any" else "0710"
+        if get("RuntimeDirectoryMode") != want_mode:
+            self.fail(f"{rel}: RuntimeDirectoryMode {get('RuntimeDirectoryMode')!r}, want "
+                      f"{want_mode} for --producers {pm.group(1) if pm else 'own'}")
         if get("PrivateDevices") in ("yes", "true", "1", "on"):
             self.fail(f"{rel}: PrivateDevices hides /dev/nvidia* from NVML")
         if get("Restart") != "on-failure":

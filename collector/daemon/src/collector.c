@@ -1418,13 +1418,28 @@ static void shed_queue(gt_collector *c, int lfd, int err)
 	listen_pause(c, 1);
 }
 
+/* The modes of the socket directory and of the producer socket for
+ * gt_collector_opts.producers. */
+static unsigned producers_dir_mode(int who)
+{
+	return who == GT_PRODUCERS_ANY ? 0711 : who == GT_PRODUCERS_GROUP ? 0710 : 0700;
+}
+
+static unsigned producers_sock_mode(int who)
+{
+	return who == GT_PRODUCERS_ANY ? 0666 : who == GT_PRODUCERS_GROUP ? 0660 : 0600;
+}
+
 /* Why a new connection must be refused ("" = serve it). Sets *quiet for
- * the refusals that are logged once rather than per connection. */
+ * the refusals that are logged once rather than per connection. Producers
+ * of other uids come through the socket's permissions when the options
+ * allow them (gt_collector_opts.producers); control clients never. */
 static void refusal_reason(gt_collector *c, peer *p, int type, char *why, size_t cap, int *quiet)
 {
 	why[0] = 0;
 	*quiet = 0;
-	if (!gt_peer_uid_ok(p->uid)) {
+	int shared = type == P_PRODUCER && c->o.producers != GT_PRODUCERS_OWN;
+	if (!shared && !gt_peer_uid_ok(p->uid)) {
 		snprintf(why, cap, "uid %u may not connect (only uid %u or root)", p->uid,
 			 (unsigned)geteuid());
 		return;
@@ -1876,7 +1891,10 @@ gt_collector *gt_collector_new(const gt_collector_opts *opts, gt_errinfo *ei)
 		gt_ei_set(ei, GT_ERR_INVAL, "the producer socket may not be named control.sock");
 		goto fail;
 	}
-	if (gt_private_dir(c->sock_dir, &c->sock_dir_created, ei) < 0)
+	if (gt_socket_dir(c->sock_dir, producers_dir_mode(opts->producers),
+			  opts->producers == GT_PRODUCERS_GROUP ? opts->producers_gid
+								: (uint32_t)-1,
+			  &c->sock_dir_created, ei) < 0)
 		goto fail;
 	if (!opts->no_files && mkdir_trace(c, ei) < 0)
 		goto fail;
@@ -1887,10 +1905,13 @@ gt_collector *gt_collector_new(const gt_collector_opts *opts, gt_errinfo *ei)
 		gt_ei_set(ei, GT_ERR_IO, "epoll/eventfd: %s", strerror(errno));
 		goto fail;
 	}
-	c->listen_fd = gt_listen_unix(c->sock_path, &c->sock_ino, ei);
+	c->listen_fd = gt_listen_unix(c->sock_path, producers_sock_mode(opts->producers),
+				      opts->producers == GT_PRODUCERS_GROUP ? opts->producers_gid
+									    : (uint32_t)-1,
+				      &c->sock_ino, ei);
 	if (c->listen_fd < 0)
 		goto fail;
-	c->ctl_fd = gt_listen_unix(c->ctl_path, &c->ctl_ino, ei);
+	c->ctl_fd = gt_listen_unix(c->ctl_path, 0600, (uint32_t)-1, &c->ctl_ino, ei);
 	if (c->ctl_fd < 0)
 		goto fail;
 	if (ep_set(c, EPOLL_CTL_ADD, c->wake_fd, EPOLLIN, &c->tag_wake) ||

@@ -39,19 +39,26 @@ GT_HIDDEN void gt_vlogf(const gt_logger *lg, int level, const char *fmt, va_list
 #define gt_ei_set(ei, code, ...) gt_errinfo_set((ei), (code), 0, __VA_ARGS__)
 
 /**
- * Make `dir` a private directory: create it 0700 when missing (*created =
- * 1), else check it is a directory (not a symlink) owned by the effective
- * uid without group/other permissions. @return 0 or GT_ERR_INVAL/IO (ei).
+ * Make `dir` the socket directory: create it with `mode` when missing
+ * (*created = 1), else check it is a directory (not a symlink) owned by
+ * the effective uid. mode 0700 (private): an existing directory must have
+ * no group/other permissions. Another mode (0710, 0711: producers of other
+ * uids, gt_collector_opts.producers): the directory is given that mode,
+ * and group gid unless gid is (uint32_t)-1. @return 0 or GT_ERR_INVAL/IO.
  */
-GT_HIDDEN int gt_private_dir(const char *dir, int *created, gt_errinfo *ei);
+GT_HIDDEN int gt_socket_dir(const char *dir, unsigned mode, uint32_t gid, int *created,
+			    gt_errinfo *ei);
 
 /**
- * Bind and listen on a unix socket at path (mode 0600). A socket file that
- * nothing listens on is replaced; a live one gives GT_ERR_INVAL. *ino gets
- * the inode of the new socket file (to unlink only our own later).
+ * Bind and listen on a unix socket at path with `mode` (0600 private; 0660
+ * or 0666 for producers of other uids), and group gid unless gid is
+ * (uint32_t)-1. A socket file that nothing listens on is replaced; a live
+ * one gives GT_ERR_INVAL. *ino gets the inode of the new socket file (to
+ * unlink only our own later).
  * @return the listening fd (non-blocking, close-on-exec) or a negative gt_err.
  */
-GT_HIDDEN int gt_listen_unix(const char *path, unsigned long *ino, gt_errinfo *ei);
+GT_HIDDEN int gt_listen_unix(const char *path, unsigned mode, uint32_t gid, unsigned long *ino,
+			     gt_errinfo *ei);
 
 /** Unlink path when it is still the socket whose inode is ino. */
 GT_HIDDEN void gt_unlink_own_socket(const char *path, unsigned long ino);

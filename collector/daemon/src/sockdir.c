@@ -42,7 +42,20 @@ int gt_peer_uid_ok(uint32_t uid)
 	return uid == 0 || uid == (uint32_t)geteuid();
 }
 
-int gt_private_dir(const char *dir, int *created, gt_errinfo *ei)
+/* Give an existing socket directory of ours the mode (and group) that
+ * lets producers of other uids reach the socket. */
+static int share_dir(const char *dir, unsigned mode, uint32_t gid, gt_errinfo *ei)
+{
+	if (gid != (uint32_t)-1 && chown(dir, (uid_t)-1, (gid_t)gid) != 0)
+		return gt_ei_set(ei, GT_ERR_IO, "socket directory %s: chown to gid %u: %s", dir,
+				 (unsigned)gid, strerror(errno));
+	if (chmod(dir, mode) != 0)
+		return gt_ei_set(ei, GT_ERR_IO, "socket directory %s: chmod %04o: %s", dir, mode,
+				 strerror(errno));
+	return 0;
+}
+
+int gt_socket_dir(const char *dir, unsigned mode, uint32_t gid, int *created, gt_errinfo *ei)
 {
 	struct stat st;
 	*created = 0;
@@ -70,6 +83,8 @@ int gt_private_dir(const char *dir, int *created, gt_errinfo *ei)
 				 "socket directory %s is owned by uid %u, not by us (uid %u): "
 				 "refusing it",
 				 dir, (unsigned)st.st_uid, (unsigned)geteuid());
+	if (mode != 0700)
+		return share_dir(dir, mode, gid, ei);
 	if (st.st_mode & 077)
 		return gt_ei_set(ei, GT_ERR_INVAL,
 				 "socket directory %s has group/other permissions (mode %04o): "
@@ -105,7 +120,8 @@ int gt_connect_unix(const char *path)
 	return fd;
 }
 
-int gt_listen_unix(const char *path, unsigned long *ino, gt_errinfo *ei)
+int gt_listen_unix(const char *path, unsigned mode, uint32_t gid, unsigned long *ino,
+		   gt_errinfo *ei)
 {
 	struct sockaddr_un sa;
 	struct stat st;
@@ -135,7 +151,8 @@ int gt_listen_unix(const char *path, unsigned long *ino, gt_errinfo *ei)
 		close(fd);
 		return gt_ei_set(ei, GT_ERR_IO, "%s: bind: %s", path, strerror(e));
 	}
-	if (chmod(path, 0600) != 0 || listen(fd, 256) != 0 || stat(path, &st) != 0) {
+	if ((gid != (uint32_t)-1 && chown(path, (uid_t)-1, (gid_t)gid) != 0) ||
+	    chmod(path, mode) != 0 || listen(fd, 256) != 0 || stat(path, &st) != 0) {
 		int e = errno;
 		close(fd);
 		unlink(path);

@@ -467,6 +467,23 @@ typedef struct gt_collector_opts {
 	int share_group;
 	uint32_t group_gid;
 	/**
+	 * Who may stream traces to the collector (producers). Control clients
+	 * (capture, top, the live answers) are always its own uid or root.
+	 * GT_PRODUCERS_OWN (0, default): its own uid and root; the socket
+	 * directory is private (0700), the producer socket 0600.
+	 * GT_PRODUCERS_GROUP: also every process of group producers_gid: the
+	 * socket directory is made 0710 and the producer socket 0660, both of
+	 * that group, so the kernel lets only its members (effective or
+	 * supplementary group) connect; for producers the file permissions
+	 * are then the check, not the uid.
+	 * GT_PRODUCERS_ANY: every local process (0711 and 0666).
+	 * The directory must be ours and not a symlink; its mode is set to the
+	 * one above. A producer of another uid can only add a stream (a trace
+	 * file, the live windows): it cannot arm, list or read anything.
+	 */
+	int producers;
+	uint32_t producers_gid;
+	/**
 	 * One budget, in bytes, for the memory of every connection buffer (what
 	 * producers and control clients sent that is not consumed yet, half-
 	 * received frames included, and what is queued to them). 0 =
@@ -662,6 +679,13 @@ GT_API int gt_control_request(const char *control_path, const char *request, cha
  *         named 'x'", "not a member of group x (gid N)").
  */
 GT_API int gt_group_parse(const char *name, uint32_t *gid, char *why, size_t cap);
+
+/** gt_collector_opts.producers: who may stream traces. */
+enum {
+	GT_PRODUCERS_OWN = 0,	/**< the collector's own uid and root */
+	GT_PRODUCERS_GROUP = 1, /**< also the members of producers_gid */
+	GT_PRODUCERS_ANY = 2,	/**< every local process */
+};
 
 /** Shortest non-zero duration the commands, `arm` and gt_collector_arm take. */
 #define GT_DURATION_MIN_NS 1000000ull /* 1 ms */
