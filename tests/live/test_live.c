@@ -586,6 +586,41 @@ START_TEST(pod_and_job_labels)
 }
 END_TEST
 
+/* Another user's job: environ unreadable (here: absent), the Slurm job id
+ * from slurmstepd's cgroup; the environment's wins when readable. */
+START_TEST(slurm_job_from_cgroup)
+{
+	char root[] = "/tmp/gt_live_procXXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	fake_proc(root, 502, "0::/system.slice/slurmstepd.scope/job_4321/step_0/user/task_0\n", "",
+		  0);
+	char path[600];
+	snprintf(path, sizeof(path), "%s/502/environ", root);
+	ck_assert_int_eq(unlink(path), 0);
+	static const char env[] = "SLURM_JOB_ID=99\0";
+	fake_proc(root, 503, "12:memory:/slurm/uid_1000/job_5/step_batch\n", env, sizeof(env) - 1);
+	fake_proc(root, 504, "0::/user.slice/job_x/\n", "", 0);
+	gt_live *l = live_new(root);
+	for (uint32_t pid = 502; pid <= 504; pid++) {
+		prod p;
+		prod_open(&p, l, pid, pid, "k");
+		prod_run(&p, 15 * SEC, 4);
+		prod_close(&p);
+		free(p.file);
+	}
+	char *m = metrics(l);
+	ck_assert_ptr_nonnull(strstr(m, "hpc_job=\"4321\""));
+	ck_assert_ptr_nonnull(strstr(m, "hpc_job=\"99\""));
+	ck_assert_ptr_null(strstr(m, "hpc_job=\"5\""));
+	ck_assert_ptr_null(strstr(m, "hpc_job=\"x\""));
+	free(m);
+	gt_live_free(l);
+	char cmd[700];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 START_TEST(cardinality_budget)
 {
 	char root[] = "/tmp/gt_live_procXXXXXX";
@@ -657,6 +692,7 @@ int main(void)
 	tcase_add_test(tc, marks_stuck_close_at_max_wait);
 	tcase_add_test(tc, unmarked_stream_keeps_the_plain_rule);
 	tcase_add_test(tc, pod_and_job_labels);
+	tcase_add_test(tc, slurm_job_from_cgroup);
 	tcase_add_test(tc, cardinality_budget);
 	tcase_add_test(tc, kernel_classes);
 	suite_add_tcase(s, tc);

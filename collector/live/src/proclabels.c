@@ -3,9 +3,11 @@
  * The labels of a traced process that the metrics carry as dcgm-exporter
  * names them: Kubernetes namespace/pod/container when the process's cgroup
  * is a pod's (kubepods), and the Slurm job (hpc_job) when its environment
- * has SLURM_JOB_ID. Read once, when its stream begins, from
- * PROC_ROOT/PID/cgroup and PROC_ROOT/PID/environ (another user's process
- * may not be readable: then no label).
+ * has SLURM_JOB_ID, else when its cgroup is a Slurm job's (".../job_<id>/",
+ * slurmstepd's layout in cgroup v1 and v2). Read once, when its stream
+ * begins, from PROC_ROOT/PID/cgroup (readable for every process) and
+ * PROC_ROOT/PID/environ (another user's process is not readable without
+ * root or CAP_SYS_PTRACE: then only what the cgroup says).
  *
  * The cgroup names the pod by UID only; the names come from the
  * environment the pod spec gives (downward API: POD_NAME, POD_NAMESPACE,
@@ -105,6 +107,22 @@ static int cgroup_pod(const char *cg, char *uid, size_t ucap, char *cid, size_t 
 	return 1;
 }
 
+/* From a cgroup path: the Slurm job id of ".../job_<digits>/..." or of
+ * one ending the path. @return 1 if found. */
+static int cgroup_slurm_job(const char *cg, char *job, size_t cap)
+{
+	for (const char *p = strstr(cg, "/job_"); p; p = strstr(p + 1, "/job_")) {
+		const char *d = p + 5, *e = d;
+		while (*e >= '0' && *e <= '9')
+			e++;
+		if (e > d && (*e == '/' || *e == '\n' || *e == 0)) {
+			put_value(job, cap, d, (size_t)(e - d));
+			return 1;
+		}
+	}
+	return 0;
+}
+
 void lv_proc_labels(const char *proc_root, uint32_t pid, lv_labels *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -114,8 +132,10 @@ void lv_proc_labels(const char *proc_root, uint32_t pid, lv_labels *out)
 	snprintf(path, sizeof(path), "%s/%u/cgroup", proc_root, pid);
 	int pod = 0;
 	char uid[80] = "", cid[80] = "";
-	if (slurp(path, buf, sizeof(buf)))
+	if (slurp(path, buf, sizeof(buf))) {
 		pod = cgroup_pod(buf, uid, sizeof(uid), cid, sizeof(cid));
+		cgroup_slurm_job(buf, out->hpc_job, sizeof(out->hpc_job));
+	}
 	snprintf(path, sizeof(path), "%s/%u/environ", proc_root, pid);
 	size_t n = slurp(path, buf, sizeof(buf));
 	size_t vl;
