@@ -64,6 +64,7 @@ static void set_node(top_live *l, const char *k, size_t kn, const char *v, size_
 		{"armed", offsetof(top_live, armed)},
 		{"windows", offsetof(top_live, windows)},
 		{"next_close", offsetof(top_live, next_close)},
+		{"waiting", offsetof(top_live, waiting)},
 	};
 	if (key_is(k, kn, "hostname")) {
 		text(l->host, sizeof(l->host), v, vn);
@@ -86,6 +87,7 @@ static void set_window(top_live *l, const char *k, size_t kn, const char *v, siz
 		{"records", offsetof(top_live, records)},
 		{"late", offsetof(top_live, late)},
 		{"lost", offsetof(top_live, lost)},
+		{"unconfirmed", offsetof(top_live, unconfirmed)},
 		{"analysis_ns", offsetof(top_live, analysis_ns)},
 	};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
@@ -185,8 +187,8 @@ static void parse_line(top_live *l, const char *line, size_t len)
 	if (!s.kind)
 		return;
 	if (s.kind == 'w') /* a new window: its numbers only */
-		l->seq = l->from = l->to = l->records = l->late = l->lost = l->analysis_ns =
-			TOP_NONE;
+		l->seq = l->from = l->to = l->records = l->late = l->lost = l->unconfirmed =
+			l->analysis_ns = TOP_NONE;
 	memset(&s.g, 0, sizeof(s.g));
 	s.g.index = s.g.wall_ns = s.g.busy_ns = s.g.lost = TOP_NONE;
 	memset(&s.p, 0, sizeof(s.p));
@@ -214,8 +216,9 @@ void top_live_parse(top_live *l, const char *reply)
 {
 	memset(l, 0, sizeof(*l));
 	l->window_ns = l->watermark_ns = l->connected = l->armed = l->windows = l->next_close =
-		TOP_NONE;
-	l->seq = l->from = l->to = l->records = l->late = l->lost = l->analysis_ns = TOP_NONE;
+		l->waiting = TOP_NONE;
+	l->seq = l->from = l->to = l->records = l->late = l->lost = l->unconfirmed =
+		l->analysis_ns = TOP_NONE;
 	for (const char *p = reply; p && *p;) {
 		size_t len = strcspn(p, "\n");
 		parse_line(l, p, len);
@@ -364,20 +367,26 @@ static void wrap(frame *f, const char *text)
 
 static void header(frame *f, const top_live *l, const top_view *v)
 {
-	char it[10][128], a[32], b[32], c[32];
-	snprintf(it[0], 128, "gaptrace top - %s", l->host[0] ? l->host : "-");
-	snprintf(it[1], 128, "window %s [%s, %s)", u64s(a, 32, l->seq), clock_s(b, 32, l->from),
-		 clock_s(c, 32, l->to));
-	snprintf(it[2], 128, "length %s", dur(a, 32, l->window_ns));
-	snprintf(it[3], 128, "watermark %s", dur(a, 32, l->watermark_ns));
-	snprintf(it[4], 128, "processes %s (%s armed)", u64s(a, 32, l->connected),
+	char it[10][192], a[32], b[32], c[32], d[32];
+	snprintf(it[0], sizeof(it[0]), "gaptrace top - %s", l->host[0] ? l->host : "-");
+	snprintf(it[1], sizeof(it[1]), "window %s [%s, %s)", u64s(a, 32, l->seq),
+		 clock_s(b, 32, l->from), clock_s(c, 32, l->to));
+	snprintf(it[2], sizeof(it[2]), "length %s", dur(a, 32, l->window_ns));
+	snprintf(it[3], sizeof(it[3]), "watermark %s", dur(a, 32, l->watermark_ns));
+	snprintf(it[4], sizeof(it[4]), "processes %s (%s armed)", u64s(a, 32, l->connected),
 		 u64s(b, 32, l->armed));
-	snprintf(it[5], 128, "windows %s", u64s(a, 32, l->windows));
-	snprintf(it[6], 128, "age %s", secs(a, 32, l->to, v->now_ns, 0));
-	snprintf(it[7], 128, "next close in %s", secs(a, 32, l->next_close, v->now_ns, 1));
-	snprintf(it[8], 128, "records %s  late %s  lost %s", u64s(a, 32, l->records),
-		 u64s(b, 32, l->late), u64s(c, 32, l->lost));
-	snprintf(it[9], 128, "analysis %s", dur(a, 32, l->analysis_ns));
+	snprintf(it[5], sizeof(it[5]), "windows %s", u64s(a, 32, l->windows));
+	snprintf(it[6], sizeof(it[6]), "age %s", secs(a, 32, l->to, v->now_ns, 0));
+	/* waiting: at most until next_close (--max-wait), sooner when marked */
+	int waits = l->waiting != TOP_NONE && l->waiting;
+	snprintf(it[7], sizeof(it[7]), "next close in %s%s%s%s", waits ? "at most " : "",
+		 secs(a, 32, l->next_close, v->now_ns, 1), waits ? ", waiting for marks of " : "",
+		 waits ? u64s(b, 32, l->waiting) : "");
+	int unconf = l->unconfirmed != TOP_NONE && l->unconfirmed;
+	snprintf(it[8], sizeof(it[8]), "records %s  late %s  lost %s%s%s", u64s(a, 32, l->records),
+		 u64s(b, 32, l->late), u64s(c, 32, l->lost), unconf ? "  UNCONFIRMED " : "",
+		 unconf ? u64s(d, 32, l->unconfirmed) : "");
+	snprintf(it[9], sizeof(it[9]), "analysis %s", dur(a, 32, l->analysis_ns));
 	const char *items[10];
 	for (int i = 0; i < 10; i++)
 		items[i] = it[i];

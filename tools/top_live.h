@@ -53,9 +53,10 @@ typedef struct top_live {
 	/* node line */
 	char host[64];
 	uint64_t window_ns, watermark_ns, connected, armed, windows, next_close;
+	uint64_t waiting; /**< producers whose delivery marks the next close waits for */
 	/* the last window line */
 	int have_window;
-	uint64_t seq, from, to, records, late, lost, analysis_ns;
+	uint64_t seq, from, to, records, late, lost, unconfirmed, analysis_ns;
 	int ngpus, nprocs;
 	int more_gpus, more_procs; /**< lines dropped over the caps */
 	top_gpu gpus[TOP_MAX_GPUS];

@@ -323,13 +323,16 @@ char *gt_live_control(gt_live *l, const char *line, const gt_live_node *node)
 	if (want > GT_LIVE_KEEP)
 		want = GT_LIVE_KEEP;
 	pthread_mutex_lock(&l->lock);
+	uint32_t waiting;
+	uint64_t next;
+	lv_window_due(l, lv_now(l), &waiting, &next);
 	fprintf(f,
 		"node hostname=%s window_ns=%llu watermark_ns=%llu connected=%u armed=%u "
-		"windows=%llu next_close=%llu lost=",
+		"windows=%llu next_close=%llu waiting=%u lost=",
 		l->hostname, (unsigned long long)l->o.window_ns,
 		(unsigned long long)l->o.watermark_ns, node ? node->armed + node->dormant : 0,
-		node ? node->armed : 0, (unsigned long long)l->wseq,
-		(unsigned long long)(l->wto + l->o.watermark_ns));
+		node ? node->armed : 0, (unsigned long long)l->wseq, (unsigned long long)next,
+		waiting);
 	uint64_t lost = node ? node->conn_records_lost : 0;
 	for (int r = 0; r < LV_LOST_SLOTS; r++)
 		lost += l->lost[r];
