@@ -2,7 +2,8 @@
 """The paired in-process statistic of bench/paired (issue 28 item 1).
 
 A step log holds one line per logged point, "END_NS [N]": the CLOCK_MONOTONIC
-time a step (or a block of N steps, closed by a device sync) ended. A window
+time a step (or a block of N steps, closed by a device sync) ended; N = 0
+marks a boundary (a new run of steps starts there). A window
 is [start, end) on the same clock with a state ("armed" or "dormant"). A
 logged duration belongs to a window when it began at least `skip_ns` after
 the window's start and ended before its end; its per-step time is the
@@ -28,15 +29,16 @@ def read_step_log(path):
                 n = int(parts[1]) if len(parts) > 1 else 1
             except (IndexError, ValueError):
                 continue
-            if n > 0:
+            if n >= 0:
                 out.append((end, n))
     out.sort()
     return out
 
 
 def step_times(log):
-    """[(start_ns, end_ns, ns_per_step)] from consecutive log points."""
-    return [(a[0], b[0], (b[0] - a[0]) / b[1]) for a, b in zip(log, log[1:])]
+    """[(start_ns, end_ns, ns_per_step)] from consecutive log points (a
+    point of 0 steps is a boundary: no duration ends there)."""
+    return [(a[0], b[0], (b[0] - a[0]) / b[1]) for a, b in zip(log, log[1:]) if b[1] > 0]
 
 
 def window_steps(steps, start, end, skip_ns=0):

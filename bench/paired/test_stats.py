@@ -102,6 +102,8 @@ class PairedStats(unittest.TestCase):
         finally:
             os.unlink(f.name)
         self.assertEqual(stats.step_times([(100, 1), (300, 2)]), [(100, 300, 100.0)])
+        # a boundary (0 steps) ends no duration
+        self.assertEqual(stats.step_times([(0, 1), (50, 0), (80, 1)]), [(50, 80, 30.0)])
 
 
 if __name__ == "__main__":
