@@ -328,7 +328,7 @@ def main(argv):
     with open(os.path.join(out, "paired.json"), "w") as f:
         json.dump(r, f, indent=1)
     row = table_row(a, r)
-    with open(os.path.join(out, "paired.md"), "w") as f:
+    with open(os.path.join(out, "paired" + ".md"), "w") as f:
         f.write(HEADER + "\n" + row + "\n")
     print(HEADER + "\n" + row, flush=True)
     if r["ratio_median"] is None:
