@@ -301,11 +301,14 @@ def table_row(a, r):
     spw = [w["steps"] for w in r["windows"]]
     fmt = (lambda x: "%.4f" % x if x is not None else "-")
     return "| %s | %s | %s | %d | %.1f | %.0f | %s | %s | %s | %s | [%s, %s] |" % (
-        r["label"], a.arm, a.kinds if a.arm == "gt" else "-", r["pairs"], a.window,
+        r["label"], a.arm, a.kinds if a.arm == "gt" else "-", r["pairs"],
+        a.window if a.arm == "gt" else a.run_seconds,
         a.skip_ms, stats.statistics.median(spw) if spw else 0, ms("dormant"), ms("armed"),
         fmt(r["ratio_median"]), fmt(lo), fmt(hi))
 
 
+# base / armed: dormant / armed windows (--arm gt), untraced / dormant-traced
+# processes (--arm dormant; "window s" is then --run-seconds)
 HEADER = ("| workload | arm | kinds | pairs | window s | skip ms | steps/window | "
           "base ms/step | armed ms/step | ratio | 95 % interval |\n"
           "|---|---|---|---|---|---|---|---|---|---|---|")
@@ -318,7 +321,7 @@ def main(argv):
     inject = find_inject(a)
     steps, windows = (arm_gt if a.arm == "gt" else arm_dormant)(a, out, inject)
     counted = [w for w in windows if w["counted"]]
-    skip = int(a.skip_ms * 1e6) if a.arm == "gt" else int(a.skip_ms * 1e6)
+    skip = int(a.skip_ms * 1e6)
     r = stats.summarize(steps, counted, skip_ns=skip, resamples=a.resamples, seed=a.seed)
     r["label"] = a.label or os.path.basename(a.cmd[0]) + " " + " ".join(a.cmd[1:2])
     r.update({"arm": a.arm, "kinds": a.kinds, "window_s": a.window, "cmd": a.cmd,
@@ -328,7 +331,7 @@ def main(argv):
     with open(os.path.join(out, "paired.json"), "w") as f:
         json.dump(r, f, indent=1)
     row = table_row(a, r)
-    with open(os.path.join(out, "paired" + ".md"), "w") as f:
+    with open(os.path.join(out, "table.txt"), "w") as f:
         f.write(HEADER + "\n" + row + "\n")
     print(HEADER + "\n" + row, flush=True)
     if r["ratio_median"] is None:
