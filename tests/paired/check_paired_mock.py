@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: MIT
-"""ctest paired_mock: bench/paired/paired.py on fake_steps (1 ms steps,
-5 % more CPU work while armed), with the real gaptrace collector and
-injection library over the mock CUPTI, ~30 s. The measured median ratio's
-95 % interval must contain 1.05 and exclude 1.00, and every window must
-have been in the state asked for.
+"""ctest paired_mock: bench/paired/paired.py on fake_steps (2 ms steps,
+5 % longer while armed, by construction: absolute deadlines, so neither the
+machine's speed nor its load sets them), with the real gaptrace collector
+and injection library over the mock CUPTI, ~30 s. Every window must have
+been in the state asked for, the median ratio must be 1.05 within 0.01 and
+its 95 % interval must exclude 1.00: what is tested is the arming, the
+windows and the pairing, not a timing of this machine.
 
 usage: check_paired_mock.py PAIRED_PY GAPTRACE INJECT MOCK_CUPTI FAKE_STEPS OUTDIR
 """
@@ -21,7 +23,7 @@ def main(paired, gaptrace, inject, cupti, fake, out):
     cmd = [sys.executable, paired, "--out", out, "--gaptrace", gaptrace, "--inject", inject,
            "--collector-args", "--nvml-hz 0", "--window", "1", "--pairs", "12",
            "--skip-ms", "200", "--warmup", "1", "--connect-timeout", "30",
-           "--label", "fake_steps (mock)", "--", fake, "1000", "1.05"]
+           "--label", "fake_steps (mock)", "--", fake, "2000", "1.05"]
     rc = subprocess.call(cmd, env=env, timeout=100)
     if rc != 0:
         for name in ("collector.log", "workload.err"):
@@ -38,8 +40,8 @@ def main(paired, gaptrace, inject, cupti, fake, out):
         return "windows not in the state asked for: %s" % bad[:3]
     if r["pairs"] < 10:
         return "only %d pairs had steps" % r["pairs"]
-    if not lo <= 1.05 <= hi:
-        return "the interval [%.4f, %.4f] does not contain 1.05" % (lo, hi)
+    if abs(r["ratio_median"] - 1.05) > 0.01:
+        return "median ratio %.4f, not 1.05 within 0.01" % r["ratio_median"]
     if lo <= 1.0:
         return "the interval [%.4f, %.4f] does not exclude 1.00" % (lo, hi)
     return None
