@@ -98,10 +98,42 @@ def sync(dev):
         torch.cuda.synchronize(dev)
 
 
+# The step log of bench/paired (GT_STEP_LOG=PATH, read once at import): one
+# line "END_NS N" per logged point, CLOCK_MONOTONIC (time.monotonic_ns), N
+# steps since the previous point (0: a boundary, no duration). Kept in a list
+# and written at exit; with GT_STEP_LOG unset, step_mark returns at once.
+# Where each example logs (bench/paired/README.md, "Step logs"): a BlockTimer
+# logs once per block, after its device sync (GPU time); otherwise
+# steps_loop logs each step's end on the host.
+_STEP_LOG_PATH = os.environ.get("GT_STEP_LOG") or None
+_step_marks = []
+_step_log_by_block = False
+
+
+def step_mark(n=1):
+    """Log that n steps ended now (n=0: a boundary). No-op without GT_STEP_LOG."""
+    if _STEP_LOG_PATH is not None:
+        _step_marks.append((time.monotonic_ns(), n))
+
+
+def _write_step_log():
+    with open(_STEP_LOG_PATH, "w") as f:
+        f.write("".join("%d %d\n" % m for m in _step_marks))
+
+
+if _STEP_LOG_PATH is not None:
+    import atexit
+    atexit.register(_write_step_log)
+
+
 def steps_loop(args):
-    """Yield step numbers: exactly --steps of them, or until --seconds pass."""
+    """Yield step numbers: exactly --steps of them, or until --seconds pass.
+    With GT_STEP_LOG, each step's end is logged (unless a BlockTimer logs)."""
     t0 = time.perf_counter()
     i = 0
+    log_steps = _STEP_LOG_PATH is not None
+    if log_steps:
+        step_mark(0)
     while True:
         if args.steps > 0:
             if i >= args.steps:
@@ -109,6 +141,8 @@ def steps_loop(args):
         elif time.perf_counter() - t0 >= args.seconds:
             return
         yield i
+        if log_steps and not _step_log_by_block:
+            step_mark(1)
         i += 1
 
 
@@ -133,8 +167,11 @@ class BlockTimer:
         self.n, self.t = 0, None
 
     def start(self):
+        global _step_log_by_block
         sync(self.dev)
         self.n, self.t = 0, time.perf_counter()
+        _step_log_by_block = True
+        step_mark(0)
 
     def step_done(self):
         self.n += 1
@@ -143,6 +180,7 @@ class BlockTimer:
             now = time.perf_counter()
             self.samples.append((now - self.t) * 1e3 / self.block)
             self.n, self.t = 0, now
+            step_mark(self.block)
 
     def summary(self):
         if not self.samples:

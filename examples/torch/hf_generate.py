@@ -61,6 +61,7 @@ def main():
             ids = torch.randint(0, cfg.vocab_size, (1, plen), generator=gen).to(dev)
             mask = torch.ones_like(ids)
             gc.sync(dev)
+            gc.step_mark(0)  # GT_STEP_LOG: a round's tokens, after its sync
             t0 = time.perf_counter()
             out = model.generate(ids, attention_mask=mask, max_new_tokens=args.new_tokens,
                                  min_new_tokens=args.new_tokens, do_sample=False,
@@ -68,6 +69,7 @@ def main():
             gc.sync(dev)
             dt = time.perf_counter() - t0
             new = out[0, plen:].tolist()
+            gc.step_mark(len(new))
             total += len(new)
             for i, t in enumerate(new):
                 check = (check * 31 + t * (i + 1)) % 2147483647
