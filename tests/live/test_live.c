@@ -383,6 +383,7 @@ START_TEST(late_records_are_counted_not_added)
 			    40);
 	free(before);
 	free(after);
+	free(p.file);
 	gt_live_free(l);
 }
 END_TEST
@@ -572,6 +573,7 @@ START_TEST(pod_and_job_labels)
 	prod_open(&p, l, 1, 501, "k");
 	prod_run(&p, 15 * SEC, 4);
 	prod_close(&p);
+	free(p.file);
 	char *m = metrics(l);
 	ck_assert_ptr_nonnull(strstr(m, "namespace=\"ml\",pod=\"trainer-0\",container=\"main\","
 					"hpc_job=\"777\""));
