@@ -188,6 +188,11 @@ static void chain_load(int version)
 		return;
 	snprintf(S.chain_path, sizeof(S.chain_path), "%s", path);
 	void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!lib && !strchr(path, '/')) { /* a short name, as NCCL takes it */
+		char name[300];
+		snprintf(name, sizeof(name), "libnccl-profiler-%s.so", path);
+		lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+	}
 	if (!lib) {
 		inj_log("NCCL: the chained profiler plugin %s cannot be loaded (%s): gaptrace's "
 			"plugin goes on alone",
