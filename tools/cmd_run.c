@@ -202,6 +202,9 @@ static const gt_cli_help run_help = {
 		 "gaptrace (it starts CUDA after gaptrace stopped waiting) writes "
 		 "NAME/<pid>-self.gtrace itself. When no process loaded CUDA, gaptrace says so "
 		 "and why that may be, and removes the NAME it made.\n\n"
+		 "NCCL_PROFILER_PLUGIN is set to the injection library too, so that NCCL's "
+		 "collectives are recorded; a plugin the environment named there is passed every "
+		 "call through GAPTRACE_NCCL_CHAIN (NCCL_PROFILER_PLUGIN=none stays none).\n\n"
 		 "The injection library is $GAPTRACE_INJECT_PATH, else found next to the gaptrace "
 		 "binary: ../inject/ in a build tree, " GAPTRACE_INJECT_RELDIR
 		 "/ installed (cmake --install puts it there).",
