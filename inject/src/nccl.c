@@ -458,6 +458,9 @@ static nccl_result ev_finalize(void *ctx)
 static void setup(void)
 {
 	int v = atomic_load(&S.version);
+	const char *off = getenv("GAPTRACE_DISABLE");
+	if (atomic_load(&inj_g.phase) == INJ_OFF && !(off && *off == '1'))
+		inj_log_init(); /* not injected: the chain's failures are still said */
 	if (atomic_load(&inj_g.phase) == INJ_RUNNING) {
 		if (table_alloc(inj_g.cfg.nccl_slots) == 0)
 			atomic_store_explicit(&S.ready, 1, memory_order_release);

@@ -21,7 +21,8 @@
  *   - a tiny event table (GAPTRACE_NCCL_SLOTS=4, every event in flight at
  *     once): written + counted as lost = every event;
  *   - no CUDA injection (inert): init succeeds with an empty mask, nothing
- *     recorded, the chained plugin still gets its calls; dormant: nothing.
+ *     recorded, the chained plugin still gets its calls (a missing one is
+ *     still said); dormant: nothing.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -401,6 +402,16 @@ START_TEST(nccl_inert_without_cuda_records_nothing_but_chains)
 }
 END_TEST
 
+START_TEST(nccl_inert_with_missing_chain_says_so)
+{
+	run_nccl(A_NOCUDA | A_CHAIN_MISSING);
+	check_host(6, 0);
+	char *err = app_file("app.err");
+	ck_assert_int_eq(h_count_lines(err, "gaptrace: NCCL: the chained profiler plugin"), 1);
+	free(err);
+}
+END_TEST
+
 START_TEST(nccl_dormant_records_nothing)
 {
 	setenv("GAPTRACE_DORMANT", "1", 1);
@@ -430,6 +441,7 @@ int main(void)
 		T_(nccl_chain_failing_init_leaves_nccl_and_records),
 		T_(nccl_tiny_table_counts_what_it_drops),
 		T_(nccl_inert_without_cuda_records_nothing_but_chains),
+		T_(nccl_inert_with_missing_chain_says_so),
 		T_(nccl_dormant_records_nothing),
 #undef T_
 	};
