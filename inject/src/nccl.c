@@ -70,6 +70,7 @@ static struct {
 	_Atomic int version; /* what NCCL negotiated (first init) */
 	_Atomic int ready;   /* the table exists */
 	_Atomic int armed;
+	_Atomic int mask; /* every init's mask, or'ed */
 	nccl_ev *ev;
 	uint32_t n, nwords;
 	_Atomic uint64_t *freemask; /* bit set = slot free */
@@ -487,7 +488,10 @@ static nccl_result ctx_init(int version, void **ctx, int *mask, uint64_t hash, c
 	c->ours = atomic_load_explicit(&S.ready, memory_order_acquire) ? OUR_EVENTS : 0;
 	if (S.chain)
 		chain_init(c, hash, nnodes, log);
-	*mask = c->ours | c->chain_mask;
+	/* NCCL keeps one mask for the process, the last init's: the union of
+	 * every communicator's, so a later one never switches an earlier one's
+	 * events off (events a context did not ask for get no handle). */
+	*mask = atomic_fetch_or(&S.mask, c->ours | c->chain_mask) | c->ours | c->chain_mask;
 	*ctx = c;
 	atomic_fetch_add(&S.comms, 1);
 	return NCCL_OK;

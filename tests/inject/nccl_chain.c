@@ -10,7 +10,8 @@
  * handle of its own, the state arguments are the host's (first byte 0x5a),
  * collective fields as the mock host made them (count = 1024 (seq + 1),
  * ncclFloat32, AllReduce). When the last context is finalized it writes
- * its counts to $MOCK_CHAIN_OUT. MOCK_CHAIN_FAIL_INIT=1: init fails.
+ * its counts to $MOCK_CHAIN_OUT. MOCK_CHAIN_FAIL_INIT=1: init fails;
+ * MOCK_CHAIN_FAIL_RANK=R: v5's init fails for rank R only.
  */
 #include <stdatomic.h>
 #include <stdint.h>
@@ -63,7 +64,10 @@ static nccl_result init_v5(void **ctx, uint64_t id, int *mask, const char *name,
 			   int nranks, int rank, nccl_logger log)
 {
 	(void)name, (void)nnodes, (void)log;
+	const char *fr = getenv("MOCK_CHAIN_FAIL_RANK");
 	*ctx = &evs[0];
+	if (fr && *fr && atoi(fr) == rank)
+		return NCCL_INTERNAL_ERROR;
 	if (id != 0xc0ffee || nranks != 4 || rank < 0 || rank >= 4)
 		atomic_fetch_add(&bad, 1);
 	return init_common(5, mask);

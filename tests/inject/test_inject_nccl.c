@@ -17,7 +17,9 @@
  *     handles and parents (a kernel-channel event's parent is our collective's
  *     handle: translated to its own), and our records are all there;
  *   - a chained plugin that is missing or fails its init: NCCL runs, one
- *     line says so, our records are there;
+ *     line says so, our records are there; one that fails only the last
+ *     communicator's init keeps its events on the others (NCCL's mask is
+ *     one per process: the last init's);
  *   - a tiny event table (GAPTRACE_NCCL_SLOTS=4, every event in flight at
  *     once): written + counted as lost = every event;
  *   - no CUDA injection (inert): init succeeds with an empty mask, nothing
@@ -36,13 +38,28 @@
 #define LATE_RANK 3
 #define HASH 0xc0ffeeull
 
-enum { A_V3 = 1, A_CHAIN = 2, A_CHAIN_FAIL = 4, A_CHAIN_MISSING = 8, A_TINY = 16, A_NOCUDA = 32 };
+enum {
+	A_V3 = 1,
+	A_CHAIN = 2,
+	A_CHAIN_FAIL = 4,
+	A_CHAIN_MISSING = 8,
+	A_TINY = 16,
+	A_NOCUDA = 32,
+	A_CHAIN_FAIL_LAST = 64 /* the chained plugin's init fails for the last rank only */
+};
 
 /* ------------------------------------------------------------ the mock NCCL host */
 
 static nccl_profiler *prof;
 static int prof_version;
 static _Atomic int host_errors, host_mask = -1;
+/* NCCL's one event mask of the process, which every init writes; the inits
+ * run one at a time in rank order, events only once all are done. */
+static int nccl_mask;
+static pthread_mutex_t turn_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t turn_cond = PTHREAD_COND_INITIALIZER;
+static int turn;
+static pthread_barrier_t inits_done;
 static int in_flight_all; /* start every event before stopping any */
 
 static void load_plugin(int max)
@@ -59,17 +76,24 @@ static void load_plugin(int max)
 static void *ctx_of_rank(int rank)
 {
 	void *ctx = NULL;
-	int mask = 0;
+	int *mask = &nccl_mask;
 	nccl_result r;
+	pthread_mutex_lock(&turn_lock);
+	while (turn != rank)
+		pthread_cond_wait(&turn_cond, &turn_lock);
 	if (prof_version == 3)
-		r = ((nccl_init_v3_fn)prof->init)(&ctx, &mask);
+		r = ((nccl_init_v3_fn)prof->init)(&ctx, mask);
 	else if (prof_version == 4)
-		r = ((nccl_init_v4_fn)prof->init)(&ctx, &mask, "mock", HASH, 1, NRANKS, rank, NULL);
+		r = ((nccl_init_v4_fn)prof->init)(&ctx, mask, "mock", HASH, 1, NRANKS, rank, NULL);
 	else
-		r = ((nccl_init_v5_fn)prof->init)(&ctx, HASH, &mask, "mock", 1, NRANKS, rank, NULL);
+		r = ((nccl_init_v5_fn)prof->init)(&ctx, HASH, mask, "mock", 1, NRANKS, rank, NULL);
 	if (r != NCCL_OK)
 		host_errors++;
-	host_mask = mask;
+	turn++;
+	pthread_cond_broadcast(&turn_cond);
+	pthread_mutex_unlock(&turn_lock);
+	pthread_barrier_wait(&inits_done);
+	host_mask = nccl_mask;
 	return ctx;
 }
 
@@ -199,6 +223,7 @@ static int nccl_app(void *arg)
 	if (!prof)
 		return 3;
 	pthread_t th[NRANKS];
+	pthread_barrier_init(&inits_done, NULL, NRANKS);
 	for (int r = 0; r < NRANKS; r++)
 		pthread_create(&th[r], NULL, rank_main, (void *)(intptr_t)r);
 	for (int r = 0; r < NRANKS; r++)
@@ -225,9 +250,10 @@ static void run_nccl(int arg)
 	snprintf(p, sizeof(p), "%s/chain.txt", T.dir);
 	setenv("MOCK_CHAIN_OUT", p, 1);
 	setenv("MOCK_CHAIN_FAIL_INIT", arg & A_CHAIN_FAIL ? "1" : "0", 1);
+	setenv("MOCK_CHAIN_FAIL_RANK", arg & A_CHAIN_FAIL_LAST ? "3" : "", 1);
 	if (arg & A_CHAIN_MISSING)
 		setenv("GAPTRACE_NCCL_CHAIN", "/nonexistent/libchain.so", 1);
-	else if (arg & (A_CHAIN | A_CHAIN_FAIL))
+	else if (arg & (A_CHAIN | A_CHAIN_FAIL | A_CHAIN_FAIL_LAST))
 		setenv("GAPTRACE_NCCL_CHAIN", NCCL_CHAIN_SO, 1);
 	else
 		unsetenv("GAPTRACE_NCCL_CHAIN");
@@ -298,16 +324,16 @@ static void check_host(int version, int mask)
 }
 
 /* The chained plugin's counts: every call once, nothing it did not issue. */
-static void check_chain(int version)
+static void check_chain(int version, int ranks)
 {
 	char *c = app_file("chain.txt"), want[256];
-	int colls = NRANKS * NITER, p2ps = NRANKS * 2 * (NITER / 10);
-	int evs = 2 * colls + p2ps + NRANKS; /* + a kernel channel each, a group each */
+	int colls = ranks * NITER, p2ps = ranks * 2 * (NITER / 10);
+	int evs = 2 * colls + p2ps + ranks; /* + a kernel channel each, a group each */
 	snprintf(want, sizeof(want),
 		 "version=%d init=%d finalize=%d start=%d stop=%d state=%d groups=%d colls=%d "
 		 "p2ps=%d kchs=%d seqsum=%d bad=0\n",
-		 version, NRANKS, NRANKS, evs, evs, colls, NRANKS, colls, p2ps, colls,
-		 NRANKS * NITER * (NITER - 1) / 2);
+		 version, ranks, ranks, evs, evs, colls, ranks, colls, p2ps, colls,
+		 ranks * NITER * (NITER - 1) / 2);
 	ck_assert_str_eq(c, want);
 	free(c);
 }
@@ -329,7 +355,7 @@ START_TEST(nccl_v3_records_every_event_and_chains_v3)
 {
 	run_nccl(A_V3 | A_CHAIN);
 	check_host(3, NCCL_EV_GROUP | NCCL_EV_COLL | NCCL_EV_P2P | NCCL_EV_KERNEL_CH);
-	check_chain(3);
+	check_chain(3, NRANKS);
 	trace_set ts = {0};
 	ck_assert_int_eq(h_read_dir(&ts, T.dir), 1);
 	check_clean(&ts);
@@ -342,7 +368,21 @@ START_TEST(nccl_chain_gets_every_call_in_its_version)
 {
 	run_nccl(A_CHAIN);
 	check_host(6, NCCL_EV_GROUP | NCCL_EV_COLL | NCCL_EV_P2P | NCCL_EV_KERNEL_CH);
-	check_chain(5);
+	check_chain(5, NRANKS);
+	trace_set ts = {0};
+	ck_assert_int_eq(h_read_dir(&ts, T.dir), 1);
+	check_records(&ts, 6, 1);
+	h_trace_free(&ts);
+}
+END_TEST
+
+/* The chained plugin fails only the last communicator's init: NCCL's one
+ * mask (the last init's) still holds the events the others asked for. */
+START_TEST(nccl_chain_failing_one_init_keeps_the_others)
+{
+	run_nccl(A_CHAIN_FAIL_LAST);
+	check_host(6, NCCL_EV_GROUP | NCCL_EV_COLL | NCCL_EV_P2P | NCCL_EV_KERNEL_CH);
+	check_chain(5, NRANKS - 1);
 	trace_set ts = {0};
 	ck_assert_int_eq(h_read_dir(&ts, T.dir), 1);
 	check_records(&ts, 6, 1);
@@ -394,7 +434,7 @@ START_TEST(nccl_inert_without_cuda_records_nothing_but_chains)
 {
 	run_nccl(A_NOCUDA | A_CHAIN);
 	check_host(6, NCCL_EV_GROUP | NCCL_EV_COLL | NCCL_EV_P2P | NCCL_EV_KERNEL_CH);
-	check_chain(5);
+	check_chain(5, NRANKS);
 	trace_set ts = {0};
 	h_read_dir(&ts, T.dir);
 	ck_assert_uint_eq(h_count(&ts, GT_REC_NCCL_COLL) + h_count(&ts, GT_REC_NCCL_P2P), 0);
@@ -437,6 +477,7 @@ int main(void)
 		T_(nccl_v6_records_every_event),
 		T_(nccl_v3_records_every_event_and_chains_v3),
 		T_(nccl_chain_gets_every_call_in_its_version),
+		T_(nccl_chain_failing_one_init_keeps_the_others),
 		T_(nccl_chain_missing_leaves_nccl_and_records),
 		T_(nccl_chain_failing_init_leaves_nccl_and_records),
 		T_(nccl_tiny_table_counts_what_it_drops),
