@@ -96,3 +96,14 @@ gaptrace_inject_suite(test_inject_locks test_inject_locks.c 900)
 # Host call stacks (issue 15).
 gaptrace_inject_suite(test_inject_stacks test_inject_stacks.c 300)
 target_link_libraries(test_inject_stacks PRIVATE gaptrace::analysis gaptrace::diagnosis)
+# NCCL's profiler plugin interface, a mock NCCL host and a mock chained plugin (issue 29).
+add_library(nccl_chain_plugin MODULE ${CMAKE_CURRENT_SOURCE_DIR}/inject/nccl_chain.c)
+target_include_directories(nccl_chain_plugin PRIVATE ${PROJECT_SOURCE_DIR}/inject/src)
+set_target_properties(nccl_chain_plugin PROPERTIES C_VISIBILITY_PRESET hidden
+  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/nccl_chain)
+gaptrace_inject_suite(test_inject_nccl test_inject_nccl.c 300)
+target_include_directories(test_inject_nccl PRIVATE ${PROJECT_SOURCE_DIR}/inject/src)
+target_link_libraries(test_inject_nccl PRIVATE ${CMAKE_DL_LIBS})
+target_compile_definitions(test_inject_nccl PRIVATE
+  NCCL_CHAIN_SO="$<TARGET_FILE:nccl_chain_plugin>")
+add_dependencies(test_inject_nccl nccl_chain_plugin)

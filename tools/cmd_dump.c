@@ -192,6 +192,28 @@ static void print_stack_record(const gt_reader *r, const gt_record *x)
 	}
 }
 
+/* The NCCL profiler plugin's records (format 1.7). */
+static void print_nccl_record(const gt_reader *r, const gt_record *x)
+{
+	if (x->type == GT_REC_NCCL_COLL) {
+		const gt_nccl_coll *c = &x->nccl_coll;
+		printf("nccl_coll %" PRIu64 " +%" PRIu64 " comm=%016" PRIx64 " seq=%" PRIu64
+		       " rank=%u/%u %s bytes=%" PRIu64 " count=%" PRIu64
+		       " type=%s algo=%s proto=%s root=%u ch=%u warps=%u tid=%u v%u\n",
+		       c->start, c->end - c->start, c->comm_hash, c->seq, c->rank, c->nranks,
+		       S(r, c->func_id), c->bytes, c->count, S(r, c->datatype_id), S(r, c->algo_id),
+		       S(r, c->proto_id), c->root, c->nchannels, c->nwarps, c->thread_id,
+		       c->version);
+		return;
+	}
+	const gt_nccl_p2p *p = &x->nccl_p2p;
+	printf("nccl_p2p %" PRIu64 " +%" PRIu64 " comm=%016" PRIx64 " rank=%u/%u %s peer=%u"
+	       " bytes=%" PRIu64 " count=%" PRIu64 " type=%s ch=%u tid=%u v%u\n",
+	       p->start, p->end - p->start, p->comm_hash, p->rank, p->nranks, S(r, p->func_id),
+	       p->peer, p->bytes, p->count, S(r, p->datatype_id), p->nchannels, p->thread_id,
+	       p->version);
+}
+
 static void print_record(const gt_reader *r, const gt_record *x)
 {
 	switch (x->type) {
@@ -284,6 +306,8 @@ static void print_record(const gt_reader *r, const gt_record *x)
 	case GT_REC_FRAME:
 	case GT_REC_STACK_SAMPLE:
 	case GT_REC_MODULE: print_stack_record(r, x); break;
+	case GT_REC_NCCL_COLL:
+	case GT_REC_NCCL_P2P: print_nccl_record(r, x); break;
 	case GT_REC_LOSS:
 		printf("loss %" PRIu64 "..%" PRIu64 " %s count=%" PRIu64 " bytes=%" PRIu64 " %s\n",
 		       x->loss.start, x->loss.end, gt_loss_what_name(x->loss.what), x->loss.count,

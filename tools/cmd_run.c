@@ -5,8 +5,8 @@
  * An embedded collector (its own thread, its own fresh private socket
  * directory) receives the streams; the program runs with
  * CUDA_INJECTION64_PATH, GAPTRACE_SOCKET, GAPTRACE_KINDS and GAPTRACE_SESSION
- * set, and so do its children. The main thread waits for the program,
- * forwards signals to it, shows progress on a tty, arms/disarms for
+ * set (and NCCL_PROFILER_PLUGIN: nccl_env), and so do its children. The main thread waits for the
+ * program, forwards signals to it, shows progress on a tty, arms/disarms for
  * --delay/--duration, and at the end prints the summary.
  *
  * Signals: INT TERM HUP QUIT USR1 USR2 are blocked in every thread of ours
@@ -47,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
@@ -201,6 +202,9 @@ static const gt_cli_help run_help = {
 		 "gaptrace (it starts CUDA after gaptrace stopped waiting) writes "
 		 "NAME/<pid>-self.gtrace itself. When no process loaded CUDA, gaptrace says so "
 		 "and why that may be, and removes the NAME it made.\n\n"
+		 "NCCL_PROFILER_PLUGIN is set to the injection library too, so that NCCL's "
+		 "collectives are recorded; a plugin the environment named there is passed every "
+		 "call through GAPTRACE_NCCL_CHAIN (NCCL_PROFILER_PLUGIN=none stays none).\n\n"
 		 "The injection library is $GAPTRACE_INJECT_PATH, else found next to the gaptrace "
 		 "binary: ../inject/ in a build tree, " GAPTRACE_INJECT_RELDIR
 		 "/ installed (cmake --install puts it there).",
@@ -388,6 +392,27 @@ static int prepare_output(const char *dir)
 	return 0;
 }
 
+/* NCCL's profiler plugin slot (inject/README.md, "NCCL"): ours, and a plugin
+ * the program's environment named is passed on through GAPTRACE_NCCL_CHAIN
+ * (unless that is set already). NCCL_PROFILER_PLUGIN=none stays none.
+ * @return 0 or -1 (no memory). */
+static int nccl_env(char **env, size_t *k, const char *inject)
+{
+	const char *p = getenv("NCCL_PROFILER_PLUGIN");
+	if (p && !strcasecmp(p, "none"))
+		return asprintf(&env[(*k)++], "NCCL_PROFILER_PLUGIN=none") < 0 ? -1 : 0;
+	if (p && *p && strcmp(p, inject) && !getenv("GAPTRACE_NCCL_CHAIN")) {
+		if (!opts.quiet)
+			say("NCCL_PROFILER_PLUGIN=%s: NCCL gets gaptrace's plugin, which passes "
+			    "every "
+			    "call on to it (GAPTRACE_NCCL_CHAIN)",
+			    p);
+		if (asprintf(&env[(*k)++], "GAPTRACE_NCCL_CHAIN=%s", p) < 0)
+			return -1;
+	}
+	return asprintf(&env[(*k)++], "NCCL_PROFILER_PLUGIN=%s", inject) < 0 ? -1 : 0;
+}
+
 /* The program's environment: ours, with our variables replaced. The
  * entries from *own onward were allocated here. */
 static char **child_env(size_t *own, const char *inject, const char *sock, const char *session,
@@ -395,12 +420,13 @@ static char **child_env(size_t *own, const char *inject, const char *sock, const
 {
 	static const char *const ours[] = {
 		"CUDA_INJECTION64_PATH=", "GAPTRACE_SOCKET=",  "GAPTRACE_KINDS=",
-		"GAPTRACE_SESSION=",	  "GAPTRACE_DORMANT=", "GAPTRACE_OUTPUT="};
+		"GAPTRACE_SESSION=",	  "GAPTRACE_DORMANT=", "GAPTRACE_OUTPUT=",
+		"NCCL_PROFILER_PLUGIN="};
 	/* GAPTRACE_STACKS is the program's own unless --stacks says 1. */
 	size_t n = 0;
 	while (environ[n])
 		n++;
-	char **env = calloc(n + 10, sizeof(*env));
+	char **env = calloc(n + 12, sizeof(*env));
 	if (!env)
 		return NULL;
 	size_t k = 0;
@@ -431,6 +457,8 @@ static char **child_env(size_t *own, const char *inject, const char *sock, const
 	if (opts.delay_ns && asprintf(&env[k++], "GAPTRACE_DORMANT=1") < 0)
 		return NULL;
 	if (opts.stacks && asprintf(&env[k++], "GAPTRACE_STACKS=1") < 0)
+		return NULL;
+	if (nccl_env(env, &k, inject) < 0)
 		return NULL;
 	env[k] = NULL;
 	return env;

@@ -45,6 +45,8 @@ const char *gt_rec_type_name(uint32_t type)
 	case GT_REC_LOSS: return "loss";
 	case GT_REC_NOTE: return "note";
 	case GT_REC_MARK: return "mark";
+	case GT_REC_NCCL_COLL: return "nccl_coll";
+	case GT_REC_NCCL_P2P: return "nccl_p2p";
 	default: return NULL;
 	}
 }

@@ -247,6 +247,40 @@
 	X(T, U, file_mtime_ns, PLAIN) \
 	X(T, BID, build_id, BYTES)
 
+#define GT_COLS_NCCL_COLL(X, T)     \
+	X(T, U, start, DELTA)       \
+	X(T, U, end, REL)           \
+	X(T, U, comm_hash, PLAIN)   \
+	X(T, U, seq, DELTA)         \
+	X(T, U, rank, PLAIN)        \
+	X(T, U, nranks, PLAIN)      \
+	X(T, U, func_id, PLAIN)     \
+	X(T, U, bytes, PLAIN)       \
+	X(T, U, count, PLAIN)       \
+	X(T, U, datatype_id, PLAIN) \
+	X(T, U, algo_id, PLAIN)     \
+	X(T, U, proto_id, PLAIN)    \
+	X(T, U, root, PLAIN)        \
+	X(T, U, nchannels, PLAIN)   \
+	X(T, U, nwarps, PLAIN)      \
+	X(T, U, thread_id, PLAIN)   \
+	X(T, U, version, PLAIN)
+
+#define GT_COLS_NCCL_P2P(X, T)      \
+	X(T, U, start, DELTA)       \
+	X(T, U, end, REL)           \
+	X(T, U, comm_hash, PLAIN)   \
+	X(T, U, rank, PLAIN)        \
+	X(T, U, nranks, PLAIN)      \
+	X(T, U, peer, PLAIN)        \
+	X(T, U, func_id, PLAIN)     \
+	X(T, U, bytes, PLAIN)       \
+	X(T, U, count, PLAIN)       \
+	X(T, U, datatype_id, PLAIN) \
+	X(T, U, nchannels, PLAIN)   \
+	X(T, U, thread_id, PLAIN)   \
+	X(T, U, version, PLAIN)
+
 #define GT_COLS_LOSS(X, T)    \
 	X(T, U, start, DELTA) \
 	X(T, U, end, REL)     \
@@ -287,6 +321,8 @@
 	R(FRAME, frame, gt_frame, GT_COLS_FRAME)                             \
 	R(STACK_SAMPLE, stack_sample, gt_stack_sample, GT_COLS_STACK_SAMPLE) \
 	R(MODULE, module, gt_module, GT_COLS_MODULE)                         \
+	R(NCCL_COLL, nccl_coll, gt_nccl_coll, GT_COLS_NCCL_COLL)             \
+	R(NCCL_P2P, nccl_p2p, gt_nccl_p2p, GT_COLS_NCCL_P2P)                 \
 	R(LOSS, loss, gt_loss, GT_COLS_LOSS)                                 \
 	R(NOTE, note, gt_note, GT_COLS_NOTE)
 

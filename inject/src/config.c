@@ -170,6 +170,7 @@ void inj_config_read(inj_config *c)
 	c->stack_depth = env_uint("GAPTRACE_STACK_DEPTH", 48, 4, INJ_STACK_NATIVE_MAX);
 	c->stack_python = env_flag("GAPTRACE_STACK_PYTHON", 1);
 	c->stack_max_per_s = env_uint("GAPTRACE_STACK_MAX_PER_S", 200, 1, 1000000);
+	c->nccl_slots = env_uint("GAPTRACE_NCCL_SLOTS", 4096, 1, 1u << 20);
 	c->latency_xla = env_flag("GAPTRACE_LATENCY_XLA", 0);
 
 	const char *s = getenv("GAPTRACE_SESSION");

@@ -60,6 +60,7 @@
 #include <unistd.h>
 
 #include "enc.h"
+#include "nccl.h"
 #include "stacks.h"
 
 #define CLOCK_PERIOD_NS 2000000000ull
@@ -308,6 +309,7 @@ int inj_apply_kinds(uint32_t want, int at_init)
 		inj_g.cu.cuptiActivityEnableLatencyTimestamps((want & GT_KIND_LATENCY) ? 1 : 0);
 	applied = want & ~failed;
 	inj_stacks_arm(applied != 0);
+	inj_nccl_arm(applied != 0);
 	return 0;
 }
 
@@ -573,6 +575,7 @@ static void drain(void)
 		inj_pool_recycle(&inj_g.pool, d.index, (size_t)d.valid);
 	}
 	inj_stacks_drain(&E, quiet, mono_to_trace);
+	inj_nccl_drain(&E, quiet, mono_to_trace);
 }
 
 static unsigned pool_busy(void)
@@ -1040,6 +1043,8 @@ static void finish(int sig, int crash)
 		}
 		inj_stacks_drain(&E, 0, mono_to_trace);
 		inj_stacks_note(&E);
+		inj_nccl_drain(&E, 0, mono_to_trace);
+		inj_nccl_note(&E);
 		note_pool();
 		add_clock();
 		emit_losses();

@@ -82,6 +82,8 @@ typedef struct inj_config {
 	int stack_python;	   /**< GAPTRACE_STACK_PYTHON: CPython frames too */
 	uint32_t stack_max_per_s;  /**< GAPTRACE_STACK_MAX_PER_S: per thread */
 	int latency_xla; /**< GAPTRACE_LATENCY_XLA: latency timestamps in an XLA process too */
+	uint32_t
+		nccl_slots; /**< GAPTRACE_NCCL_SLOTS: NCCL events in flight or undrained (nccl.c) */
 } inj_config;
 
 /** Read the GAPTRACE_* variables into *c (warnings go to stderr once). */

@@ -283,6 +283,46 @@ START_TEST(run_stacks_option)
 }
 END_TEST
 
+/* NCCL's profiler plugin slot: gaptrace's library, a plugin the program's
+ * environment named passed on through GAPTRACE_NCCL_CHAIN, none kept none. */
+START_TEST(run_sets_nccl_profiler_plugin)
+{
+	enter_tmp();
+	char *argv[] = {GAPTRACE_BIN,
+			"run",
+			"-q",
+			"-o",
+			"t",
+			"--nvml-hz",
+			"0",
+			"--",
+			"/bin/sh",
+			"-c",
+			"echo \"P=$NCCL_PROFILER_PLUGIN C=${GAPTRACE_NCCL_CHAIN-unset} "
+			"I=$CUDA_INJECTION64_PATH\"",
+			NULL};
+	unsetenv("NCCL_PROFILER_PLUGIN");
+	unsetenv("GAPTRACE_NCCL_CHAIN");
+	ck_assert_int_eq(run(argv, "out", "err"), 0);
+	char *o = slurp("out", NULL);
+	char p[4096] = "", i[4096] = "";
+	ck_assert_int_eq(sscanf(o, "P=%4095s C=unset I=%4095s", p, i), 2);
+	ck_assert_str_eq(p, i);
+	free(o);
+	setenv("NCCL_PROFILER_PLUGIN", "/opt/platform/libnccl-profiler.so", 1);
+	argv[4] = "u";
+	ck_assert_int_eq(run(argv, "out", "err"), 0);
+	ck_assert(file_has("out", " C=/opt/platform/libnccl-profiler.so I="));
+	ck_assert(!file_has("out", "P=/opt/platform"));
+	setenv("NCCL_PROFILER_PLUGIN", "none", 1);
+	argv[4] = "v";
+	ck_assert_int_eq(run(argv, "out", "err"), 0);
+	ck_assert(file_has("out", "P=none C=unset "));
+	unsetenv("NCCL_PROFILER_PLUGIN");
+	leave_tmp();
+}
+END_TEST
+
 START_TEST(run_killed_by_signal)
 {
 	enter_tmp();
@@ -1245,6 +1285,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, run_keeps_exit_status);
 	tcase_add_test(tc, run_stacks_option);
+	tcase_add_test(tc, run_sets_nccl_profiler_plugin);
 	tcase_add_test(tc, run_killed_by_signal);
 	tcase_add_test(tc, run_captures_forked_children);
 	tcase_add_test(tc, run_stdout_stdin_untouched);

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # ctest inject_exports: libgaptrace_inject.so must export InitializeInjection
-# and nothing else, and must not depend on libcupti at load time (it is
+# and NCCL's profiler plugin tables ncclProfiler_v3..v6, and nothing else, and must not depend on libcupti at load time (it is
 # dlopen'ed at run time). Usage: cmake -DLIB=<path> -P check_exports.cmake
 find_program(NM nm REQUIRED)
 find_program(READELF readelf REQUIRED)
@@ -15,8 +15,10 @@ foreach(l ${lines})
   string(REGEX REPLACE "^[0-9a-fA-F]+ [A-Za-z] " "" n "${l}")
   list(APPEND names "${n}")
 endforeach()
-if(NOT names STREQUAL "InitializeInjection")
-  message(FATAL_ERROR "exported symbols of ${LIB} are [${names}], expected [InitializeInjection]")
+list(SORT names)
+set(want "InitializeInjection;ncclProfiler_v3;ncclProfiler_v4;ncclProfiler_v5;ncclProfiler_v6")
+if(NOT names STREQUAL want)
+  message(FATAL_ERROR "exported symbols of ${LIB} are [${names}], expected [${want}]")
 endif()
 execute_process(COMMAND ${READELF} -d ${LIB} OUTPUT_VARIABLE dyn)
 if(dyn MATCHES "NEEDED[^\n]*libcupti")

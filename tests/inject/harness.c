@@ -638,6 +638,18 @@ static int read_one(trace_set *ts, const char *path)
 		case GT_REC_MODULE:
 			resolve(r, rec.module.path_id, fr->name, sizeof(fr->name), &ts->unresolved);
 			break;
+		case GT_REC_NCCL_COLL:
+			resolve(r, rec.nccl_coll.func_id, fr->name, sizeof(fr->name),
+				&ts->unresolved);
+			resolve(r, rec.nccl_coll.datatype_id, fr->domain, sizeof(fr->domain),
+				&ts->unresolved);
+			break;
+		case GT_REC_NCCL_P2P:
+			resolve(r, rec.nccl_p2p.func_id, fr->name, sizeof(fr->name),
+				&ts->unresolved);
+			resolve(r, rec.nccl_p2p.datatype_id, fr->domain, sizeof(fr->domain),
+				&ts->unresolved);
+			break;
 		default: break;
 		}
 	}

@@ -99,7 +99,7 @@ extern "C" {
  *  whose oldest-compatible major is <= GT_FORMAT_MAJOR. */
 #define GT_FORMAT_MAJOR 1
 /** Format minor version: bumped when record types or columns are appended. */
-#define GT_FORMAT_MINOR 6
+#define GT_FORMAT_MINOR 7
 /** Oldest major version a reader must understand to read what we write. */
 #define GT_FORMAT_OLDEST_MAJOR 1
 
@@ -207,6 +207,8 @@ typedef enum gt_rec_type {
 	GT_REC_FRAME = 36,	  /**< gt_frame: one frame of a gt_stack (format 1.4) */
 	GT_REC_STACK_SAMPLE = 37, /**< gt_stack_sample: a call that had that stack (1.4) */
 	GT_REC_MODULE = 38,	  /**< gt_module: an executable mapping of the process (1.4) */
+	GT_REC_NCCL_COLL = 39,	  /**< gt_nccl_coll: one NCCL collective of a rank (1.7) */
+	GT_REC_NCCL_P2P = 40,	  /**< gt_nccl_p2p: one NCCL send or receive of a rank (1.7) */
 	GT_REC_LOSS = 48,	  /**< gt_loss: data that was lost */
 	GT_REC_NOTE = 49,	  /**< gt_note: an event worth telling the user */
 } gt_rec_type;
@@ -622,6 +624,48 @@ typedef struct gt_stack_sample {
 	uint32_t domain;	 /**< gt_api_domain */
 } gt_stack_sample;
 
+/**
+ * GT_REC_NCCL_COLL (format 1.7): one collective as NCCL's profiler plugin
+ * interface showed it to the injection library, on one rank. start/end are
+ * when NCCL started and stopped the event (host side: from the enqueue to
+ * the end NCCL reports, not the kernel's GPU time). The same collective on
+ * the other ranks has the same comm_hash and seq.
+ */
+typedef struct gt_nccl_coll {
+	uint64_t start, end;  /**< ns, trace clock */
+	uint64_t comm_hash;   /**< the communicator's hash (same on every rank) */
+	uint64_t seq;	      /**< NCCL's sequence number of the collective in comm */
+	uint64_t bytes;	      /**< count x the datatype's size (0: size unknown) */
+	uint64_t count;	      /**< elements */
+	uint32_t rank;	      /**< this process's rank in comm */
+	uint32_t nranks;      /**< ranks of comm (0: unknown, plugin version 3) */
+	uint32_t func_id;     /**< string: "AllReduce", "Broadcast", ... */
+	uint32_t datatype_id; /**< string: NCCL's datatype name */
+	uint32_t algo_id;     /**< string: "RING", "TREE", ... (0: not given) */
+	uint32_t proto_id;    /**< string: "LL", "LL128", "SIMPLE" (0: not given) */
+	uint32_t root;	      /**< root rank of rooted collectives (as NCCL gives it) */
+	uint32_t nchannels;   /**< channels NCCL chose */
+	uint32_t nwarps;      /**< warps per channel */
+	uint32_t thread_id;   /**< OS thread that started the event */
+	uint32_t version;     /**< profiler plugin interface version NCCL used (3..6) */
+} gt_nccl_coll;
+
+/** GT_REC_NCCL_P2P (format 1.7): one NCCL send or receive of a rank. */
+typedef struct gt_nccl_p2p {
+	uint64_t start, end;  /**< ns, trace clock */
+	uint64_t comm_hash;   /**< the communicator's hash */
+	uint64_t bytes;	      /**< count x the datatype's size (0: size unknown) */
+	uint64_t count;	      /**< elements */
+	uint32_t rank;	      /**< this process's rank in comm */
+	uint32_t nranks;      /**< ranks of comm (0: unknown) */
+	uint32_t peer;	      /**< the other rank */
+	uint32_t func_id;     /**< string: "Send" or "Recv" */
+	uint32_t datatype_id; /**< string: NCCL's datatype name */
+	uint32_t nchannels;   /**< channels (0: not given, plugin version 3) */
+	uint32_t thread_id;   /**< OS thread that started the event */
+	uint32_t version;     /**< profiler plugin interface version (3..6) */
+} gt_nccl_p2p;
+
 /** GT_REC_MODULE: an executable file mapping of the traced process (format
  *  1.4), as /proc/self/maps showed it, so native frames can be symbolised. */
 typedef struct gt_module {
@@ -680,6 +724,8 @@ typedef struct gt_record {
 		gt_frame frame;
 		gt_stack_sample stack_sample;
 		gt_module module;
+		gt_nccl_coll nccl_coll;
+		gt_nccl_p2p nccl_p2p;
 		gt_loss loss;
 		gt_note note;
 	};
