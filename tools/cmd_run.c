@@ -114,6 +114,7 @@ static struct {
 	int share_group;
 	uint32_t gid;
 	int stacks;	      /* --stacks: GAPTRACE_STACKS=1 for the program */
+	int nccl;	      /* --nccl: NCCL_PROFILER_PLUGIN = the injection library */
 	const char *archive;  /* --archive DIR, else $GAPTRACE_ARCHIVE */
 	uint64_t archive_max; /* bytes of trace an entry keeps */
 	gt_analysis_opts ao;  /* --no-symbols, --symbol-path: summary, HTML, archive */
@@ -128,7 +129,8 @@ enum {
 	OPT_GROUP,
 	OPT_ARCHIVE,
 	OPT_ARCHIVE_MAX_MB,
-	OPT_STACKS
+	OPT_STACKS,
+	OPT_NCCL
 };
 
 static const gt_cli_opt run_opts[] = {
@@ -153,6 +155,11 @@ static const gt_cli_opt run_opts[] = {
 	       "take host call stacks (native and Python) at the calls that make the GPU or the "
 	       "host wait, so the report names the lines of code behind idle time "
 	       "(GAPTRACE_STACKS=1; thresholds: inject/README.md, \"Host call stacks\")"),
+	GT_OPT(OPT_NCCL, "nccl", NULL,
+	       "also be NCCL's profiler plugin: collectives and sends/receives with their "
+	       "communicator and sequence number (NCCL_PROFILER_PLUGIN; a plugin it named is "
+	       "chained). Off by default until it has run with a real NCCL (inject/README.md, "
+	       "\"NCCL\")"),
 	GT_OPT(OPT_REPORT, "report", "MODE",
 	       "text (default): print the summary at the end; html: also write NAME/report.html; "
 	       "text,html; none",
@@ -202,9 +209,10 @@ static const gt_cli_help run_help = {
 		 "gaptrace (it starts CUDA after gaptrace stopped waiting) writes "
 		 "NAME/<pid>-self.gtrace itself. When no process loaded CUDA, gaptrace says so "
 		 "and why that may be, and removes the NAME it made.\n\n"
-		 "NCCL_PROFILER_PLUGIN is set to the injection library too, so that NCCL's "
-		 "collectives are recorded; a plugin the environment named there is passed every "
-		 "call through GAPTRACE_NCCL_CHAIN (NCCL_PROFILER_PLUGIN=none stays none).\n\n"
+		 "With --nccl, NCCL_PROFILER_PLUGIN is set to the injection library too, so that "
+		 "NCCL's collectives are recorded; a plugin the environment named there is passed "
+		 "every call through GAPTRACE_NCCL_CHAIN (NCCL_PROFILER_PLUGIN=none stays none). "
+		 "Without it the program's NCCL_PROFILER_PLUGIN is left as it is.\n\n"
 		 "The injection library is $GAPTRACE_INJECT_PATH, else found next to the gaptrace "
 		 "binary: ../inject/ in a build tree, " GAPTRACE_INJECT_RELDIR
 		 "/ installed (cmake --install puts it there).",
@@ -392,13 +400,15 @@ static int prepare_output(const char *dir)
 	return 0;
 }
 
-/* NCCL's profiler plugin slot (inject/README.md, "NCCL"): ours, and a plugin
+/* NCCL's profiler plugin slot (inject/README.md, "NCCL"), with --nccl: ours, and a plugin
  * the program's environment named is passed on through GAPTRACE_NCCL_CHAIN
  * (unless that is set already). NCCL_PROFILER_PLUGIN=none stays none.
  * @return 0 or -1 (no memory). */
 static int nccl_env(char **env, size_t *k, const char *inject)
 {
 	const char *p = getenv("NCCL_PROFILER_PLUGIN");
+	if (!opts.nccl) /* the program's own, unchanged */
+		return p && asprintf(&env[(*k)++], "NCCL_PROFILER_PLUGIN=%s", p) < 0 ? -1 : 0;
 	if (p && !strcasecmp(p, "none"))
 		return asprintf(&env[(*k)++], "NCCL_PROFILER_PLUGIN=none") < 0 ? -1 : 0;
 	if (p && *p && strcmp(p, inject) && !getenv("GAPTRACE_NCCL_CHAIN")) {
@@ -889,6 +899,7 @@ static int run_opt(const gt_cli_parser *p, int c)
 	case OPT_ARCHIVE: opts.archive = optarg; break;
 	case OPT_ARCHIVE_MAX_MB: return gt_cli_archive_mb(p, &opts.archive_max) ? 2 : -1;
 	case OPT_STACKS: opts.stacks = 1; break;
+	case OPT_NCCL: opts.nccl = 1; break;
 	case 'q': opts.quiet = 1; break;
 	case 'v': opts.verbose = 1; break;
 	default:

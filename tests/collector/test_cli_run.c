@@ -283,14 +283,15 @@ START_TEST(run_stacks_option)
 }
 END_TEST
 
-/* NCCL's profiler plugin slot: gaptrace's library, a plugin the program's
- * environment named passed on through GAPTRACE_NCCL_CHAIN, none kept none. */
+/* NCCL's profiler plugin slot, with --nccl: gaptrace's library, a plugin
+ * the program's environment named passed on through GAPTRACE_NCCL_CHAIN,
+ * none kept none; without it, the program's own value unchanged. */
 START_TEST(run_sets_nccl_profiler_plugin)
 {
 	enter_tmp();
 	char *argv[] = {GAPTRACE_BIN,
 			"run",
-			"-q",
+			"--nccl",
 			"-o",
 			"t",
 			"--nvml-hz",
@@ -318,7 +319,16 @@ START_TEST(run_sets_nccl_profiler_plugin)
 	argv[4] = "v";
 	ck_assert_int_eq(run(argv, "out", "err"), 0);
 	ck_assert(file_has("out", "P=none C=unset "));
+	/* without --nccl */
+	setenv("NCCL_PROFILER_PLUGIN", "/opt/platform/libnccl-profiler.so", 1);
+	argv[2] = "-q";
+	argv[4] = "w";
+	ck_assert_int_eq(run(argv, "out", "err"), 0);
+	ck_assert(file_has("out", "P=/opt/platform/libnccl-profiler.so C=unset "));
 	unsetenv("NCCL_PROFILER_PLUGIN");
+	argv[4] = "x";
+	ck_assert_int_eq(run(argv, "out", "err"), 0);
+	ck_assert(file_has("out", "P= C=unset "));
 	leave_tmp();
 }
 END_TEST
