@@ -175,7 +175,9 @@ static void tell_stall(inj_enc *e, uint8_t *buf, size_t size, peek_state *s, uin
 		return;
 	s->said = 1;
 	uint32_t at = (uint32_t)((uint8_t *)r - buf), end = rec_end(e, buf, size, r);
-	const uint64_t *ts = (const uint64_t *)((const uint8_t *)r + 8);
+	uint64_t ts[2] = {0, 0}; /* the two words after the header, inside the buffer */
+	if (at + 8 + sizeof(ts) <= size)
+		memcpy(ts, (const uint8_t *)r + 8, sizeof(ts));
 	inj_debug("peek: buffer %u (handed %.1f s ago) stuck %.1f s at byte %u of %u taken: "
 		  "record kind %d ends at %u, complete %d, words after the header %llu %llu, "
 		  "candidate to %u (%s)",
