@@ -20,6 +20,16 @@ default) on batches of --batch [4096] rows, with torch.distributed / NCCL:
                    that is late: rank-0-only logging, a slow data loader):
                    the other rank waits for it inside the first collective.
 
+  --same-gpu       every rank on cuda:0, for a machine with one GPU: NCCL
+                   refuses two ranks of one host on one GPU ("Duplicate GPU
+                   detected"), so each rank gets its own NCCL_HOSTID and NCCL
+                   takes them for two hosts linked by its socket transport on
+                   the loopback (NCCL_SOCKET_IFNAME=lo, NCCL_IB_DISABLE=1).
+                   Real collectives (and NCCL's profiler plugin events) on one
+                   GPU; their speed is the socket's, not NVLink's. With one
+                   rank NCCL runs no collective at all (it copies: nRanks == 1
+                   bypasses the kernels and the profiler plugin).
+
 Launch: this script without torchrun starts the two ranks itself (two
 processes of itself, each inheriting the environment, so `gaptrace run`
 traces both); under torchrun (RANK/LOCAL_RANK/WORLD_SIZE set) it is one rank.
@@ -74,7 +84,7 @@ def worker(args):
     world = int(os.environ["WORLD_SIZE"])
     local = int(os.environ.get("LOCAL_RANK", rank))
     if args.device.startswith("cuda"):
-        args.device = "cuda:%d" % local
+        args.device = "cuda:%d" % (0 if args.same_gpu else local)
     dev = gc.setup(args)
     if dev.type == "cuda":
         dist.init_process_group("nccl", rank=rank, world_size=world, device_id=dev)
@@ -156,11 +166,16 @@ def launcher(args):
               "--classes", str(args.classes), "--batch", str(args.batch),
               "--bucket-mb", str(args.bucket_mb),
               "--straggler-rank", str(args.straggler_rank), "--delay-ms", str(args.delay_ms)]
+    if args.same_gpu:
+        common.append("--same-gpu")
     procs = []
     for r in range(args.ranks):
         env = dict(os.environ, RANK=str(r), LOCAL_RANK=str(r), WORLD_SIZE=str(args.ranks),
                    LOCAL_WORLD_SIZE=str(args.ranks), MASTER_ADDR="127.0.0.1",
                    MASTER_PORT=str(port))
+        if args.same_gpu:
+            env.update(NCCL_HOSTID="gaptrace-same-gpu-rank-%d" % r, NCCL_SOCKET_IFNAME="lo",
+                       NCCL_IB_DISABLE="1")
         procs.append(subprocess.Popen([sys.executable, me] + common, stdout=subprocess.PIPE,
                                       env=env, text=True))
     t0 = time.perf_counter()
@@ -185,6 +200,7 @@ def launcher(args):
             straggler is None else [],
             timing={"rank_pids": [o["timing"].get("pid") for o in ranks],
                     "ms_per_step": [o["timing"].get("ms_per_step_median") for o in ranks],
+                    "final_loss": [o["timing"].get("final_loss") for o in ranks],
                     "launcher_pid": os.getpid()})
     return rc
 
@@ -201,6 +217,8 @@ def main():
     p.add_argument("--bucket-mb", type=float, default=25.0)
     p.add_argument("--straggler-rank", type=int, default=-1)
     p.add_argument("--delay-ms", type=float, default=0.0)
+    p.add_argument("--same-gpu", action="store_true",
+                   help="every rank on cuda:0 (one-GPU machine; see the docstring)")
     p.add_argument("--worker", action="store_true", help=hidden())
     args = p.parse_args()
     if args.worker or "RANK" in os.environ and "WORLD_SIZE" in os.environ:
