@@ -689,6 +689,126 @@ START_TEST(synth_ranks_variants)
 }
 END_TEST
 
+/* ------------------------------------------------------------ NCCL plugin records */
+
+static void nccl_rec(tb *t, uint64_t comm, uint64_t seq, uint32_t rank, uint64_t start,
+		     uint64_t end, const char *func)
+{
+	gt_record r = {.type = GT_REC_NCCL_COLL};
+	r.nccl_coll = (gt_nccl_coll){.start = start,
+				     .end = end,
+				     .comm_hash = comm,
+				     .seq = seq,
+				     .bytes = 4096,
+				     .count = 1024,
+				     .rank = rank,
+				     .nranks = 3,
+				     .func_id = tb_str(t, func),
+				     .thread_id = 7,
+				     .version = 5};
+	tb_rec(t, &r);
+}
+
+static const gt_an_nccl_match *nmatch(const gt_analysis *a, uint64_t comm, uint64_t seq)
+{
+	size_t n;
+	const gt_an_nccl_match *m = gt_analysis_nccl_matches(a, &n);
+	for (size_t i = 0; i < n; i++)
+		if (m[i].comm_hash == comm && m[i].seq == seq)
+			return &m[i];
+	return NULL;
+}
+
+/* Three ranks (processes) of comm A, rank 1's trace clock 3 ms behind:
+ * seq 0 on time, seq 1 with rank 2 late by 5 ms, seq 2 missing on rank 1
+ * and open (no end) on rank 0, seq 3 on rank 0 only; comm B reuses the seq
+ * numbers with other timings; rank 0 records A/0 twice. */
+START_TEST(nccl_records_match)
+{
+	const uint64_t A = 0xaaaa, B = 0xbbbb, off1 = 3 * MS;
+	uint8_t u[3] = {1, 2, 3};
+	tb t[3];
+	for (int r = 0; r < 3; r++) {
+		tb_begin(&t[r], 100 + (uint32_t)r, GT_PRODUCER_INJECT, r == 1 ? (int64_t)off1 : 0,
+			 1, &u[r]);
+		uint64_t o = r == 1 ? off1 : 0;
+		nccl_rec(&t[r], A, 0, (uint32_t)r, T0 + 10 * US * (uint64_t)r - o, T0 + MS - o,
+			 "AllReduce");
+		if (r == 0)
+			nccl_rec(&t[r], A, 0, 0, T0 + 500 * US, T0 + MS, "AllReduce");
+		uint64_t s1 = T0 + 10 * MS + (r == 2 ? 5 * MS : 0);
+		nccl_rec(&t[r], A, 1, (uint32_t)r, s1 - o, T0 + 16 * MS - o, "AllReduce");
+		if (r != 1)
+			nccl_rec(&t[r], A, 2, (uint32_t)r, T0 + 20 * MS + (uint64_t)r * MS,
+				 r == 0 ? 0 : T0 + 30 * MS, "AllGather");
+		if (r == 0)
+			nccl_rec(&t[r], A, 3, 0, T0 + 40 * MS, T0 + 41 * MS, "AllReduce");
+		nccl_rec(&t[r], B, 1, (uint32_t)r, T0 + 50 * MS - (uint64_t)r * MS - o,
+			 T0 + 60 * MS - o, "Broadcast");
+		tb_end(&t[r]);
+	}
+	gt_analysis *a = analyze(t, 3, NULL);
+	size_t n;
+	ck_assert_ptr_nonnull(gt_analysis_nccl_colls(a, &n));
+	ck_assert_uint_eq(n, 3 + 1 + 3 + 2 + 1 + 3);
+	ck_assert_ptr_nonnull(gt_analysis_nccl_matches(a, &n));
+	ck_assert_uint_eq(n, 4); /* A/0, A/1, A/2, B/1; A/3 has one rank */
+	ck_assert_ptr_null(nmatch(a, A, 3));
+
+	const gt_an_nccl_match *m = nmatch(a, A, 0);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_uint_eq(m->nranks, 3); /* rank 0's second record ignored */
+	ck_assert_uint_eq(m->last_rank, 2);
+	ck_assert_uint_eq(m->first_rank, 0);
+	ck_assert_uint_eq(m->wait_ns, 20 * US + 10 * US);
+	ck_assert_uint_eq(m->wait_max_ns, 20 * US);
+
+	m = nmatch(a, A, 1); /* the clock offset of rank 1 is undone */
+	ck_assert_ptr_nonnull(m);
+	ck_assert_uint_eq(m->last_rank, 2);
+	ck_assert_uint_eq(m->last_start - m->first_start, 5 * MS);
+	ck_assert_uint_eq(m->wait_ns, 10 * MS);
+	ck_assert_uint_eq(m->wait_max_ns, 5 * MS);
+	ck_assert_uint_eq(m->bytes, 4096);
+	ck_assert_str_eq(gt_analysis_string(a, m->func), "AllReduce");
+	ck_assert_uint_eq(m->comm_nranks, 3);
+	ck_assert_uint_eq(m->open, 0);
+
+	m = nmatch(a, A, 2); /* rank 1 missing; rank 0 open: waited unbounded */
+	ck_assert_ptr_nonnull(m);
+	ck_assert_uint_eq(m->nranks, 2);
+	ck_assert_uint_eq(m->open, 1);
+	ck_assert_uint_eq(m->last_rank, 2);
+	ck_assert_uint_eq(m->wait_ns, 2 * MS);
+	ck_assert_str_eq(gt_analysis_string(a, m->func), "AllGather");
+
+	m = nmatch(a, B, 1); /* the other communicator: rank 0 last */
+	ck_assert_ptr_nonnull(m);
+	ck_assert_uint_eq(m->last_rank, 0);
+	ck_assert_uint_eq(m->first_rank, 2);
+	ck_assert_uint_eq(m->wait_ns, 2 * MS + 1 * MS);
+	gt_analysis_free(a);
+}
+END_TEST
+
+/* Without NCCL records there is nothing (the kernel-name path is used). */
+START_TEST(nccl_records_none)
+{
+	tb t[1];
+	uint8_t u = 1;
+	tb_begin(&t[0], 100, GT_PRODUCER_INJECT, 0, 1, &u);
+	tb_kernel(&t[0], 0, 7, 1, T0, T0 + MS, AR);
+	tb_end(&t[0]);
+	gt_analysis *a = analyze(t, 1, NULL);
+	size_t n = 1;
+	ck_assert_ptr_null(gt_analysis_nccl_colls(a, &n));
+	ck_assert_uint_eq(n, 0);
+	ck_assert_ptr_null(gt_analysis_nccl_matches(a, &n));
+	ck_assert_uint_eq(n, 0);
+	gt_analysis_free(a);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("comm");
@@ -702,6 +822,8 @@ static Suite *suite(void)
 	tcase_add_test(c, clip_window);
 	tcase_add_test(c, sendrecv_only);
 	tcase_add_loop_test(c, random_collectives, 0, 40);
+	tcase_add_test(c, nccl_records_match);
+	tcase_add_test(c, nccl_records_none);
 	suite_add_tcase(s, c);
 	c = tcase_create("synthetic");
 	tcase_set_timeout(c, 120);

@@ -302,6 +302,8 @@ typedef struct an_comm {
 	gt_vec groups; /* gt_an_comm_group */
 	gt_vec waits;  /* an_cwait, by item */
 	gt_vec late;   /* an_span: windows in which a GPU's rank was late, by GPU and start */
+	gt_vec ncoll;  /* gt_an_nccl_coll: the NCCL plugin's records (ncclrec.c) */
+	gt_vec nmatch; /* gt_an_nccl_match, by (comm_hash, seq) */
 } an_comm;
 
 /* Classify every string as compute or a collective type (comm->type). */
@@ -309,6 +311,11 @@ int an_comm_classify(gt_analysis *a);
 /* Match collectives across ranks; items sorted and grouped by GPU (starts). */
 int an_comm_match(gt_analysis *a, const size_t *starts);
 void an_comm_free(an_comm *c);
+/* Keep one GT_REC_NCCL_COLL record of trace ti (func: global string id). */
+int an_nccl_add(gt_analysis *a, uint16_t ti, const gt_nccl_coll *c, uint32_t func);
+/* Sort the NCCL records and match them across ranks by (comm_hash, seq);
+ * times already realtime (after align_clocks). */
+int an_nccl_match(gt_analysis *a);
 
 /* Per-GPU internal state besides the public struct. */
 typedef struct an_gpu {

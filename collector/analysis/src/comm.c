@@ -744,6 +744,8 @@ void an_comm_free(an_comm *C)
 	gt_vec_free(&C->groups);
 	gt_vec_free(&C->waits);
 	gt_vec_free(&C->late);
+	gt_vec_free(&C->ncoll);
+	gt_vec_free(&C->nmatch);
 }
 
 /* ------------------------------------------------------------ accessors */

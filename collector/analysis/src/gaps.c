@@ -1955,7 +1955,8 @@ int an_sweep(gt_analysis *a)
 		rc = GT_ERR_NOMEM;
 		goto out2;
 	}
-	if ((rc = an_comm_classify(a)) < 0 || (rc = an_comm_match(a, starts)) < 0)
+	if ((rc = an_comm_classify(a)) < 0 || (rc = an_comm_match(a, starts)) < 0 ||
+	    (rc = an_nccl_match(a)) < 0)
 		goto out2;
 	S.ctype = a->comm.type;
 	S.nctype = a->comm.ntype;

@@ -637,6 +637,12 @@ static int add_record(ld *L, const gt_record *x)
 		return 0;
 	}
 	case GT_REC_API: return add_api(L, &x->api);
+	case GT_REC_NCCL_COLL: {
+		const gt_nccl_coll *c = &x->nccl_coll;
+		if (!c->start || clipped(L, c->start, c->end ? c->end : c->start))
+			return 0;
+		return an_nccl_add(a, L->ti, c, gname(L, c->func_id));
+	}
 	case GT_REC_OVERHEAD:
 		t->pub.overhead_count++;
 		if (x->overhead.end > x->overhead.start)

@@ -73,6 +73,11 @@ static void align_clocks(gt_analysis *a)
 		an_nvml *s = GT_VEC_AT(&a->nvml, an_nvml, i);
 		s->ts = conv(an_tr(a, s->trace), s->ts);
 	}
+	for (size_t i = 0; i < a->comm.ncoll.n; i++) {
+		gt_an_nccl_coll *c = GT_VEC_AT(&a->comm.ncoll, gt_an_nccl_coll, i);
+		c->start = conv(an_tr(a, c->trace), c->start);
+		c->end = conv(an_tr(a, c->trace), c->end); /* 0 stays 0: no end */
+	}
 	for (size_t i = 0; i < a->nvproc.n; i++) {
 		an_nvproc *s = GT_VEC_AT(&a->nvproc, an_nvproc, i);
 		s->ts = conv(an_tr(a, s->trace), s->ts);

@@ -1282,6 +1282,53 @@ typedef struct gt_an_comm_group {
 /** Groups, the largest first. */
 GT_API const gt_an_comm_group *gt_analysis_comm_groups(const gt_analysis *a, size_t *n);
 
+/**
+ * One collective of one rank as NCCL's profiler plugin reported it
+ * (GT_REC_NCCL_COLL), host side: start is when NCCL started the event
+ * (the enqueue), end when it stopped it (0: the trace holds no end).
+ * Times are realtime ns, like every time of the analysis.
+ */
+typedef struct gt_an_nccl_coll {
+	uint64_t start, end;
+	uint64_t comm_hash; /**< the communicator (same on every rank) */
+	uint64_t seq;	    /**< NCCL's sequence number in comm */
+	uint64_t bytes;	    /**< 0: size unknown */
+	uint32_t rank;	    /**< NCCL rank in comm */
+	uint32_t nranks;    /**< ranks of comm (0: unknown) */
+	uint32_t func;	    /**< string id: "AllReduce", ... (gt_analysis_string) */
+	uint32_t trace;	    /**< gt_an_trace index */
+	uint32_t thread_id; /**< OS thread that issued it */
+	uint32_t reserved;
+} gt_an_nccl_coll;
+
+/** Every NCCL plugin collective record, by (comm_hash, seq, rank); NULL/0
+ *  when the traces hold none (or before gt_analysis_finish). */
+GT_API const gt_an_nccl_coll *gt_analysis_nccl_colls(const gt_analysis *a, size_t *n);
+
+/**
+ * One collective matched across ranks by (comm_hash, seq) from the NCCL
+ * plugin's records: present on at least two distinct ranks. The late rank
+ * is the one that issued it last (host start: the records' GPU work is not
+ * matched yet); every other rank r waited last_start - start_r, bounded by
+ * its own host span when it has an end. A rank recorded twice for one
+ * (comm, seq) (the same trace read twice) counts once, its first record.
+ */
+typedef struct gt_an_nccl_match {
+	uint64_t comm_hash, seq;
+	uint64_t first_start, last_start; /**< realtime ns */
+	uint64_t bytes;			  /**< the late rank's record's */
+	uint64_t wait_ns;		  /**< the others' waits, summed */
+	uint64_t wait_max_ns;		  /**< the longest of them */
+	uint32_t func;			  /**< string id (the late rank's record) */
+	uint32_t nranks;		  /**< ranks present */
+	uint32_t comm_nranks;		  /**< ranks of comm as NCCL said (0: unknown) */
+	uint32_t first_rank, last_rank;	  /**< NCCL ranks */
+	uint32_t open;			  /**< present ranks whose record has no end */
+} gt_an_nccl_match;
+
+/** Every (comm_hash, seq) matched, by (comm_hash, seq); NULL/0 when none. */
+GT_API const gt_an_nccl_match *gt_analysis_nccl_matches(const gt_analysis *a, size_t *n);
+
 /* ------------------------------------------------------------------ */
 /* Names                                                               */
 /* ------------------------------------------------------------------ */
