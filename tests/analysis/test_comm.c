@@ -709,20 +709,29 @@ static void nccl_rec(tb *t, uint64_t comm, uint64_t seq, uint32_t rank, uint64_t
 	tb_rec(t, &r);
 }
 
-static const gt_an_nccl_match *nmatch(const gt_analysis *a, uint64_t comm, uint64_t seq)
+static const gt_an_nccl_match *nmatch_f(const gt_analysis *a, uint64_t comm, uint64_t seq,
+				       const char *func)
 {
 	size_t n;
 	const gt_an_nccl_match *m = gt_analysis_nccl_matches(a, &n);
 	for (size_t i = 0; i < n; i++)
-		if (m[i].comm_hash == comm && m[i].seq == seq)
+		if (m[i].comm_hash == comm && m[i].seq == seq &&
+		    (!func || !strcmp(gt_analysis_string(a, m[i].func), func)))
 			return &m[i];
 	return NULL;
+}
+
+static const gt_an_nccl_match *nmatch(const gt_analysis *a, uint64_t comm, uint64_t seq)
+{
+	return nmatch_f(a, comm, seq, NULL);
 }
 
 /* Three ranks (processes) of comm A, rank 1's trace clock 3 ms behind:
  * seq 0 on time, seq 1 with rank 2 late by 5 ms, seq 2 missing on rank 1
  * and open (no end) on rank 0, seq 3 on rank 0 only; comm B reuses the seq
- * numbers with other timings; rank 0 records A/0 twice. */
+ * numbers with other timings; rank 0 records A/0 twice. NCCL counts seq per
+ * function: a Broadcast of A also has seq 1 (ranks 0 and 2, rank 0 late),
+ * a collective of its own. */
 START_TEST(nccl_records_match)
 {
 	const uint64_t A = 0xaaaa, B = 0xbbbb, off1 = 3 * MS;
@@ -743,6 +752,9 @@ START_TEST(nccl_records_match)
 				 r == 0 ? 0 : T0 + 30 * MS, "AllGather");
 		if (r == 0)
 			nccl_rec(&t[r], A, 3, 0, T0 + 40 * MS, T0 + 41 * MS, "AllReduce");
+		if (r != 1)
+			nccl_rec(&t[r], A, 1, (uint32_t)r, T0 + 45 * MS - (uint64_t)r * MS,
+				 T0 + 46 * MS, "Broadcast");
 		nccl_rec(&t[r], B, 1, (uint32_t)r, T0 + 50 * MS - (uint64_t)r * MS - o,
 			 T0 + 60 * MS - o, "Broadcast");
 		tb_end(&t[r]);
@@ -750,9 +762,9 @@ START_TEST(nccl_records_match)
 	gt_analysis *a = analyze(t, 3, NULL);
 	size_t n;
 	ck_assert_ptr_nonnull(gt_analysis_nccl_colls(a, &n));
-	ck_assert_uint_eq(n, 3 + 1 + 3 + 2 + 1 + 3);
+	ck_assert_uint_eq(n, 3 + 1 + 3 + 2 + 1 + 2 + 3);
 	ck_assert_ptr_nonnull(gt_analysis_nccl_matches(a, &n));
-	ck_assert_uint_eq(n, 4); /* A/0, A/1, A/2, B/1; A/3 has one rank */
+	ck_assert_uint_eq(n, 5); /* A/0, A/1 twice, A/2, B/1; A/3 has one rank */
 	ck_assert_ptr_null(nmatch(a, A, 3));
 
 	const gt_an_nccl_match *m = nmatch(a, A, 0);
@@ -763,7 +775,14 @@ START_TEST(nccl_records_match)
 	ck_assert_uint_eq(m->wait_ns, 20 * US + 10 * US);
 	ck_assert_uint_eq(m->wait_max_ns, 20 * US);
 
-	m = nmatch(a, A, 1); /* the clock offset of rank 1 is undone */
+	m = nmatch_f(a, A, 1, "Broadcast"); /* not mixed with AllReduce 1 */
+	ck_assert_ptr_nonnull(m);
+	ck_assert_uint_eq(m->nranks, 2);
+	ck_assert_uint_eq(m->last_rank, 0);
+	ck_assert_uint_eq(m->first_rank, 2);
+	ck_assert_uint_eq(m->wait_ns, 2 * MS);
+
+	m = nmatch_f(a, A, 1, "AllReduce"); /* the clock offset of rank 1 is undone */
 	ck_assert_ptr_nonnull(m);
 	ck_assert_uint_eq(m->last_rank, 2);
 	ck_assert_uint_eq(m->last_start - m->first_start, 5 * MS);

@@ -13,8 +13,9 @@ Checks (status PASS only if all hold):
   - --expect-colls 0: no collective recorded (one rank: NCCL bypasses the
     plugin); > 0: every rank's trace has at least that many collectives,
     every rank the same number, sequence numbers without a gap per
-    (communicator, rank), the same communicator hashes on every rank, and
-    each (comm, seq) on every rank with the same function and byte count;
+    (communicator, rank, function) -- NCCL counts them per function
+    (comm->seqNumber[func]) --, the same communicator hashes on every rank,
+    and each (comm, function, seq) on every rank with the same byte count;
   - the example's results equal untraced (final losses, steps).
 """
 import argparse
@@ -73,8 +74,8 @@ def main():
             if m:
                 plug[t] = tuple(int(x) for x in m.groups())
     per = {}
-    by_key = defaultdict(dict)  # (comm, seq) -> rank -> (func, bytes)
-    gaps = 0
+    by_key = defaultdict(dict)  # (comm, func, seq) -> rank -> bytes
+    gaps = dups = 0
     hashes = defaultdict(set)
     funcs = set()
     for t, lines in colls.items():
@@ -85,10 +86,11 @@ def main():
         per[t] = len(recs)
         seqs = defaultdict(list)
         for start, dur, comm, seq, rank, nranks, func, nbytes, ver in recs:
-            seqs[(comm, rank)].append(int(seq))
+            seqs[(comm, rank, func)].append(int(seq))
             hashes[rank].add(comm)
             funcs.add(func)
-            by_key[(comm, int(seq))][rank] = (func, int(nbytes))
+            dups += rank in by_key[(comm, func, int(seq))]
+            by_key[(comm, func, int(seq))][rank] = int(nbytes)
         for k, v in seqs.items():
             v.sort()
             gaps += sum(1 for x, y in zip(v, v[1:]) if y != x + 1)
@@ -108,12 +110,15 @@ def main():
             bad.append("ranks differ in their counts %s" % counts)
         if gaps:
             bad.append("%d sequence gaps" % gaps)
+        if dups:
+            bad.append("%d (comm, func, seq) keys twice on one rank" % dups)
         if len({frozenset(v) for v in hashes.values()}) > 1:
             bad.append("ranks saw different communicators")
         nranks = len(hashes)
         odd = [k for k, v in by_key.items() if len(v) != nranks or len(set(v.values())) != 1]
         if odd:
-            bad.append("%d (comm, seq) keys not alike on every rank, e.g. %s" % (len(odd), odd[0]))
+            bad.append("%d (comm, func, seq) keys not alike on every rank, e.g. %s" % (
+                len(odd), odd[0]))
     u, t = summary(a.untraced), summary(a.traced)
     if not u or not t:
         eq = "no summary"

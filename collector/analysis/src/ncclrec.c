@@ -1,20 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The NCCL profiler plugin's collective records (GT_REC_NCCL_COLL), and
- * their matching across ranks by (communicator, sequence number).
+ * their matching across ranks by (communicator, function, sequence number).
  *
- * Design: matching by (comm_hash, seq)
- * ------------------------------------
+ * Design: matching by (comm_hash, func, seq)
+ * ------------------------------------------
  * NCCL numbers the collectives of a communicator 0, 1, 2, ... on every
- * rank alike, and hashes the communicator the same on every rank, so the
- * records of one collective on different ranks (processes: different
- * traces) share (comm_hash, seq): no timing heuristic is needed, unlike
- * the kernel-name matching of comm.c. Records are sorted by (comm_hash,
- * seq, rank, start); each run of one (comm_hash, seq) is one collective.
+ * rank alike, one counter per collective function (comm->seqNumber[func]:
+ * AllReduce 0, 1, 2 and Broadcast 0, 1 interleave; seen on an H100 with
+ * PyTorch's NCCL, tests/gpu/results/nccl_gpu.run35.txt), and hashes the
+ * communicator the same on every rank, so the records of one collective on
+ * different ranks (processes: different traces) share (comm_hash, func,
+ * seq): no timing heuristic is needed, unlike the kernel-name matching of
+ * comm.c. func is the analysis's string id, the same name on every trace.
+ * Records are sorted by (comm_hash, func, seq, rank, start); each run of
+ * one (comm_hash, func, seq) is one collective.
  *  - A run with one rank (the others' traces missing, or their records
  *    lost) is no match: the lateness of a rank is measured only among the
  *    ranks present.
- *  - A rank recorded twice for one (comm, seq) (the same trace read twice,
+ *  - A rank recorded twice for one key (the same trace read twice,
  *    or two captures of one process) counts once, its earliest record.
  *  - The late rank is the one whose host start (when NCCL started the
  *    event: the enqueue on the issuing thread) is the latest; every other
@@ -62,6 +66,8 @@ static int cmp_ncoll(const void *x, const void *y)
 	const gt_an_nccl_coll *p = x, *q = y;
 	int c = cmp_u64(p->comm_hash, q->comm_hash);
 	if (!c)
+		c = cmp_u64(p->func, q->func);
+	if (!c)
 		c = cmp_u64(p->seq, q->seq);
 	if (!c)
 		c = cmp_u64(p->rank, q->rank);
@@ -70,13 +76,14 @@ static int cmp_ncoll(const void *x, const void *y)
 	return c;
 }
 
-/* The match of records r[0..n) (one (comm, seq), sorted by rank, then
+/* The match of records r[0..n) (one (comm, func, seq), sorted by rank, then
  * start): 0 when fewer than two distinct ranks. */
 static int match_run(const gt_an_nccl_coll *r, size_t n, gt_an_nccl_match *m)
 {
 	memset(m, 0, sizeof(*m));
 	m->comm_hash = r[0].comm_hash;
 	m->seq = r[0].seq;
+	m->func = r[0].func;
 	const gt_an_nccl_coll *first = NULL, *last = NULL;
 	for (size_t i = 0; i < n; i++) {
 		if (i && r[i].rank == r[i - 1].rank)
@@ -97,7 +104,6 @@ static int match_run(const gt_an_nccl_coll *r, size_t n, gt_an_nccl_match *m)
 	m->first_rank = first->rank;
 	m->last_rank = last->rank;
 	m->bytes = last->bytes;
-	m->func = last->func;
 	for (size_t i = 0; i < n; i++) {
 		if ((i && r[i].rank == r[i - 1].rank) || &r[i] == last)
 			continue;
@@ -120,7 +126,8 @@ int an_nccl_match(gt_analysis *a)
 	const gt_an_nccl_coll *r = v->p;
 	for (size_t i = 0, j; i < v->n; i = j) {
 		for (j = i + 1; j < v->n; j++)
-			if (r[j].comm_hash != r[i].comm_hash || r[j].seq != r[i].seq)
+			if (r[j].comm_hash != r[i].comm_hash || r[j].func != r[i].func ||
+			    r[j].seq != r[i].seq)
 				break;
 		gt_an_nccl_match m;
 		if (!match_run(r + i, j - i, &m))

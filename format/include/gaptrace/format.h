@@ -629,12 +629,12 @@ typedef struct gt_stack_sample {
  * interface showed it to the injection library, on one rank. start/end are
  * when NCCL started and stopped the event (host side: from the enqueue to
  * the end NCCL reports, not the kernel's GPU time). The same collective on
- * the other ranks has the same comm_hash and seq.
+ * the other ranks has the same comm_hash, func and seq.
  */
 typedef struct gt_nccl_coll {
 	uint64_t start, end;  /**< ns, trace clock */
 	uint64_t comm_hash;   /**< the communicator's hash (same on every rank) */
-	uint64_t seq;	      /**< NCCL's sequence number of the collective in comm */
+	uint64_t seq;	      /**< NCCL's sequence number, per (comm, function) */
 	uint64_t bytes;	      /**< count x the datatype's size (0: size unknown) */
 	uint64_t count;	      /**< elements */
 	uint32_t rank;	      /**< this process's rank in comm */

@@ -1301,17 +1301,18 @@ typedef struct gt_an_nccl_coll {
 	uint32_t reserved;
 } gt_an_nccl_coll;
 
-/** Every NCCL plugin collective record, by (comm_hash, seq, rank); NULL/0
+/** Every NCCL plugin collective record, by (comm_hash, func, seq, rank); NULL/0
  *  when the traces hold none (or before gt_analysis_finish). */
 GT_API const gt_an_nccl_coll *gt_analysis_nccl_colls(const gt_analysis *a, size_t *n);
 
 /**
- * One collective matched across ranks by (comm_hash, seq) from the NCCL
- * plugin's records: present on at least two distinct ranks. The late rank
+ * One collective matched across ranks by (comm_hash, func, seq) from the
+ * NCCL plugin's records (NCCL counts seq per communicator and function):
+ * present on at least two distinct ranks. The late rank
  * is the one that issued it last (host start: the records' GPU work is not
  * matched yet); every other rank r waited last_start - start_r, bounded by
  * its own host span when it has an end. A rank recorded twice for one
- * (comm, seq) (the same trace read twice) counts once, its first record.
+ * key (the same trace read twice) counts once, its first record.
  */
 typedef struct gt_an_nccl_match {
 	uint64_t comm_hash, seq;
@@ -1319,14 +1320,14 @@ typedef struct gt_an_nccl_match {
 	uint64_t bytes;			  /**< the late rank's record's */
 	uint64_t wait_ns;		  /**< the others' waits, summed */
 	uint64_t wait_max_ns;		  /**< the longest of them */
-	uint32_t func;			  /**< string id (the late rank's record) */
+	uint32_t func;			  /**< string id: the function (part of the key) */
 	uint32_t nranks;		  /**< ranks present */
 	uint32_t comm_nranks;		  /**< ranks of comm as NCCL said (0: unknown) */
 	uint32_t first_rank, last_rank;	  /**< NCCL ranks */
 	uint32_t open;			  /**< present ranks whose record has no end */
 } gt_an_nccl_match;
 
-/** Every (comm_hash, seq) matched, by (comm_hash, seq); NULL/0 when none. */
+/** Every (comm_hash, func, seq) matched, in that order; NULL/0 when none. */
 GT_API const gt_an_nccl_match *gt_analysis_nccl_matches(const gt_analysis *a, size_t *n);
 
 /* ------------------------------------------------------------------ */
