@@ -224,6 +224,34 @@ START_TEST(xla_compiler_ranges_are_not_steps)
 }
 END_TEST
 
+/* Two DDP ranks on one H100 (tests/gpu/nccl_gpu.sh same_gpu_late, run 36):
+ * no range of the program's own, but NCCL's, one per API call (45
+ * ncclAllReduce, 10 ncclBroadcast per rank). ncclBroadcast was taken as the
+ * step, its first instance ended the start-up of one rank only, and that
+ * rank's view read host_work 135.7 % of the steady state. */
+START_TEST(nccl_ranges_are_not_steps)
+{
+	gt_analysis *a = gt_analysis_new(NULL);
+	gt_errinfo ei;
+	ck_assert_int_ge(
+		gt_analysis_add_path(a, GT_SOURCE_DIR "/examples/traces/ddp_late_same_gpu", &ei), 0);
+	ck_assert_int_eq(gt_analysis_finish(a), 0);
+	size_t n;
+	gt_an_steps in;
+	gt_analysis_steps(a, 0, &n, &in);
+	ck_assert_msg(in.source != GT_STEPS_NVTX_AUTO, "steps of %s",
+		      in.name ? gt_analysis_string(a, in.name) : "?");
+	const gt_an_gpu *g = gt_analysis_gpu(a, 0);
+	const gt_an_proc *p = gt_analysis_procs(a, 0, &n);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_gt(g->cause_ns[GT_CAUSE_STARTUP], 0);
+	for (size_t i = 0; i < n; i++) /* both ranks' views set the start-up aside */
+		ck_assert_uint_ge(p[i].cause_ns[GT_CAUSE_STARTUP],
+				  g->cause_ns[GT_CAUSE_STARTUP] / 10 * 9);
+	gt_analysis_free(a);
+}
+END_TEST
+
 /* The same Flax loop: low from its first step (host-bound), so no low
  * stretch leads it, and 7 s of its 11.9 s window are model init and XLA
  * compiling and autotuning the step (six compiler threads run 300
@@ -365,6 +393,7 @@ static Suite *suite(void)
 	tcase_add_test(c, step_range_named);
 	tcase_add_test(c, period_steps);
 	tcase_add_test(c, xla_compiler_ranges_are_not_steps);
+	tcase_add_test(c, nccl_ranges_are_not_steps);
 	tcase_add_test(c, xla_startup_ends_at_first_dispatch);
 	suite_add_tcase(s, c);
 	c = tcase_create("slices");

@@ -118,10 +118,22 @@ const char *gt_proc_label(char *buf, size_t cap, uint32_t pid, const char *cmdli
 		return buf;
 	if (k < cap) {
 		memcpy(buf, out, k + 1);
-	} else if (cap > 4) { /* cut from the left: the end tells processes apart */
-		memcpy(buf, "...", 3);
-		memcpy(buf + 3, out + k - (cap - 4), cap - 4);
-		buf[cap - 1] = 0;
+	} else if (cap > 4) {
+		/* keep the pid (processes with one command line differ by it
+		 * alone: DDP ranks) and as much of the end as fits, cut at a
+		 * token boundary where one is near: "1043 ... --same-gpu" */
+		size_t pl = strcspn(out, " "), pre = pl + 4;
+		if (pre + 8 > cap - 1)
+			pl = 0, pre = 3; /* no room for the pid: "..." and the end */
+		size_t room = cap - 1 - pre;
+		const char *tail = out + k - room, *sp = strstr(tail, " -");
+		if (!sp || (size_t)(sp - tail) >= room / 2) /* an option first, else a value */
+			sp = strchr(tail, ' ');
+		if (sp && (size_t)(sp - tail) < room / 2)
+			tail = sp;
+		memcpy(buf, out, pl);
+		memcpy(buf + pl, pl ? " ..." : "...", pre - pl);
+		memcpy(buf + pre, tail, strlen(tail) + 1);
 	} else {
 		buf[0] = 0;
 	}

@@ -5,7 +5,10 @@
  * The step range: opts.step_range, else detected among the top-level
  * (depth 0) ranges: torch's "ProfilerStep#N" when present, else the name
  * with at least 3 instances and the largest total time (a user's
- * "train_step"; never a range of XLA's own: XlaCompile*, XlaModule...). A GPU's steps are the
+ * "train_step"; never a range of XLA's own: XlaCompile*, XlaModule...; nor
+ * NCCL's own, one per API call: ncclAllReduce, ncclBroadcast, ... — seen
+ * as the "steps" of a DDP program without ranges of its own on an H100,
+ * run 36, where they also ended the start-up at NCCL's first broadcast). A GPU's steps are the
  * instances of the processes that used it, overlapping its window, in start order; an instance that
  * begins before the previous one ended is left out (the accounting below walks the steps with a
  * cursor, so they must not overlap).
@@ -27,6 +30,19 @@
 
 #define MIN_REPEATS 3
 
+/* A range NCCL makes for each of its API calls (NCCL_NVTX, on by
+ * default): "nccl" then a capital, ncclAllReduce, ncclGroupStart... */
+static int nccl_range(const char *name)
+{
+	return name && !strncmp(name, "nccl", 4) && name[4] >= 'A' && name[4] <= 'Z';
+}
+
+/* A library's own range, never a step. */
+static int library_range(const char *name)
+{
+	return an_xla_range(name) || nccl_range(name);
+}
+
 /* A top-level range name repeated MIN_REPEATS times or more, the one with
  * the largest total time, XLA's own ranges left out; 0 none. */
 static uint32_t repeated_name(gt_analysis *a)
@@ -39,7 +55,7 @@ static uint32_t repeated_name(gt_analysis *a)
 		if (r[i].depth)
 			continue;
 		uint32_t nm = gt_strtab_canon(&a->st, r[i].name);
-		if (an_xla_range(gt_strtab_get(&a->st, nm))) /* xla.c: never a step (flax_input) */
+		if (library_range(gt_strtab_get(&a->st, nm))) /* never a step (flax_input) */
 			continue;
 		uint64_t *c = gt_map_put(&cnt, nm, NULL), *t = gt_map_put(&tot, nm, NULL);
 		if (!c || !t)

@@ -1572,7 +1572,10 @@ GT_API const char *gt_note_text(char *buf, size_t cap, const char *text);
  * lines of the processes shown beside it, cmdline may be among them) differ
  * from cmdline, the tokens that differ are kept (with the option naming
  * them) and the common rest becomes "...". What does not fit in cap is cut
- * from the left ("...--rank 1"), never from the right. Writes buf, returns it.
+ * from the middle: the pid stays (processes with the same command line, DDP
+ * ranks, differ by it alone), then "...", then as much of the end as fits,
+ * from a token boundary when one is near ("7 ... --rank 1"); the end alone
+ * ("... --rank 1") when cap has no room for the pid. Writes buf, returns it.
  */
 GT_API const char *gt_proc_label(char *buf, size_t cap, uint32_t pid, const char *cmdline,
 				 const char *const *others, size_t n);
