@@ -710,7 +710,7 @@ static void nccl_rec(tb *t, uint64_t comm, uint64_t seq, uint32_t rank, uint64_t
 }
 
 static const gt_an_nccl_match *nmatch_f(const gt_analysis *a, uint64_t comm, uint64_t seq,
-				       const char *func)
+					const char *func)
 {
 	size_t n;
 	const gt_an_nccl_match *m = gt_analysis_nccl_matches(a, &n);

@@ -234,7 +234,8 @@ START_TEST(nccl_ranges_are_not_steps)
 	gt_analysis *a = gt_analysis_new(NULL);
 	gt_errinfo ei;
 	ck_assert_int_ge(
-		gt_analysis_add_path(a, GT_SOURCE_DIR "/examples/traces/ddp_late_same_gpu", &ei), 0);
+		gt_analysis_add_path(a, GT_SOURCE_DIR "/examples/traces/ddp_late_same_gpu", &ei),
+		0);
 	ck_assert_int_eq(gt_analysis_finish(a), 0);
 	size_t n;
 	gt_an_steps in;

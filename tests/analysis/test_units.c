@@ -325,19 +325,21 @@ START_TEST(process_labels)
 		"7 python train.py --rank 1");
 	ck_assert_str_eq(gt_proc_label(buf, 16, 7, "/usr/bin/python train.py --rank 1", NULL, 0),
 			 "7 ... --rank 1"); /* 15 chars: the pid and the end kept */
-	ck_assert_str_eq(gt_proc_label(buf, 12, 1234567, "/usr/bin/python train.py --rank 1",
-				       NULL, 0),
-			 "...--rank 1"); /* no room for the pid */
+	ck_assert_str_eq(
+		gt_proc_label(buf, 12, 1234567, "/usr/bin/python train.py --rank 1", NULL, 0),
+		"...--rank 1"); /* no room for the pid */
 	/* DDP ranks, seen on an H100 (run 36): one command line, told apart by
 	 * the pid alone; cut from the left, both read "... 4 --classes ..." */
-	const char *ddp = "/opt/torch/.venv/bin/python3 /work/main/examples/torch/ddp_overlap.py "
-			  "--worker --mode exposed --steps 40 --seconds 4.0 --warmup 3 --device cuda "
-			  "--seed 0 --width 1024 --layers 4 --classes 256 --batch 1024 --bucket-mb "
-			  "25.0 --straggler-rank 1 --delay-ms 30.0 --same-gpu";
+	const char *ddp =
+		"/opt/v/bin/python3 /w/ex/torch/ddp_overlap.py "
+		"--worker --mode exposed --steps 40 --seconds 4.0 --warmup 3 --device cuda "
+		"--seed 0 --width 1024 --layers 4 --classes 256 --batch 1024 --bucket-mb "
+		"25.0 --straggler-rank 1 --delay-ms 30.0 --same-gpu";
 	const char *two[] = {ddp, ddp};
-	ck_assert_str_eq(gt_proc_label(buf, sizeof(buf), 1043, ddp, two, 2),
-			 "1043 ... --batch 1024 --bucket-mb 25.0 --straggler-rank 1 --delay-ms 30.0 "
-			 "--same-gpu");
+	ck_assert_str_eq(
+		gt_proc_label(buf, sizeof(buf), 1043, ddp, two, 2),
+		"1043 ... --batch 1024 --bucket-mb 25.0 --straggler-rank 1 --delay-ms 30.0 "
+		"--same-gpu");
 	ck_assert_str_eq(gt_proc_label(buf, sizeof(buf), 9, "", NULL, 0), "9");
 	const char *path = GT_TEST_TRACES "/two_procs";
 	gt_export *x = gt_export_open(&path, 1, NULL, NULL);
