@@ -132,15 +132,6 @@ static int floor_off_note(const trace_set *ts, uint64_t *bufs, uint64_t *bytes, 
 	return 0;
 }
 
-static size_t count_notes(const trace_set *ts, const char *prefix)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < ts->n; i++)
-		n += ts->recs[i].r.type == GT_REC_NOTE &&
-		     !strncmp(ts->recs[i].name, prefix, strlen(prefix));
-	return n;
-}
-
 /* Nothing of the floor window in the trace, all of the capture. */
 static void check_records(trace_set *ts)
 {
@@ -168,11 +159,7 @@ static void check_records(trace_set *ts)
 START_TEST(floor_records_nothing_then_capture_records)
 {
 	T.arg = _i;
-	peer_opts o = {.reply = PEER_ACCEPT, .accept_kinds = 0};
-	start_peer(&o);
-	run_app(app_floor, 0);
-	peer_stop(&T.pr, 10000);
-	T.have_peer = 0;
+	run_app_dormant_peer(app_floor);
 	trace_set ts;
 	ck_assert_int_eq(h_read_dir(&ts, T.dir), 1);
 	check_clean(&ts);
@@ -180,8 +167,8 @@ START_TEST(floor_records_nothing_then_capture_records)
 	/* one capture: the floor's notes are INFO, not ARMED/DISARMED */
 	ck_assert_int_eq(h_notes(&ts, GT_NOTE_ARMED, NULL), 1);
 	ck_assert_int_eq(h_notes(&ts, GT_NOTE_DISARMED, NULL), 1);
-	ck_assert_uint_eq(count_notes(&ts, "CUPTI floor on by the collector: kinds=kernel,memcpy"),
-			  1);
+	ck_assert_int_eq(
+		h_notes_starting(&ts, "CUPTI floor on by the collector: kinds=kernel,memcpy"), 1);
 	uint64_t bufs = 0, bytes = 0, held = 0, dropped = 0;
 	ck_assert(floor_off_note(&ts, &bufs, &bytes, &held, &dropped));
 	/* 50 kernels and 50 copies in the delivered buffer, at least */
