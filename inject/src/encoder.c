@@ -943,9 +943,7 @@ static void floor_start(uint32_t kinds, uint64_t dur_ns, const char *by)
 	if (!applied) {
 		FL.on = 0;
 		inj_note(&E, GT_NOTE_INFO, 0,
-			 "CUPTI floor asked for by %s: CUPTI enabled none "
-			 "of the kinds",
-			 by);
+			 "CUPTI floor asked for by %s: CUPTI enabled none of the kinds", by);
 		return;
 	}
 	arm_deadline = dur_ns ? inj_mono_ns() + dur_ns : 0;
@@ -957,8 +955,9 @@ static void floor_start(uint32_t kinds, uint64_t dur_ns, const char *by)
 	gt_writer_flush(E.w);
 }
 
-/* The end of the floor (at_exit: the process ends; no CUPTI call but the
- * record parser, and the floor stays on for the final flush's buffers). */
+/* The end of the floor (at_exit: the process ends: the kinds stay as they
+ * are, no flush here - finish() makes its own, or none after a fault - and
+ * the floor stays on, so the final flush's buffers are recycled unread). */
 static void floor_end(const char *by, int at_exit)
 {
 	int flushed = 0;
