@@ -67,6 +67,21 @@ static int floor_window(tctx *t)
 	return 0;
 }
 
+/* Start the app dormant against the test's peer; with t->arg, no forced
+ * flush at a capture's (or the floor's) end and no periodic delivery by the
+ * mock's worker. */
+static int app_start_dormant_floor(tctx *t)
+{
+	h_env(t->dir);
+	setenv("GAPTRACE_SOCKET", t->pr.sock_path, 1);
+	setenv("GAPTRACE_DORMANT", "1", 1);
+	if (t->arg) {
+		setenv("GAPTRACE_CAPTURE_FLUSH", "0", 1);
+		setenv("GAPTRACE_CUPTI_PERIOD_MS", "0", 1);
+	}
+	return app_start(t);
+}
+
 /* arg 0: floor, disarm, capture (with the forced flush at the end of each,
  * the default); arg 1: floor then a capture armed straight away, no flush
  * (GAPTRACE_CAPTURE_FLUSH=0, and the mock's worker delivers nothing by
@@ -75,14 +90,7 @@ static int floor_window(tctx *t)
 static int app_floor(void *a)
 {
 	tctx *t = a;
-	h_env(t->dir);
-	setenv("GAPTRACE_SOCKET", t->pr.sock_path, 1);
-	setenv("GAPTRACE_DORMANT", "1", 1);
-	if (t->arg) { /* and no periodic delivery by the mock's worker */
-		setenv("GAPTRACE_CAPTURE_FLUSH", "0", 1);
-		setenv("GAPTRACE_CUPTI_PERIOD_MS", "0", 1);
-	}
-	if (app_start(t) < 0)
+	if (app_start_dormant_floor(t) < 0)
 		return 90;
 	usleep(100000); /* connected to the peer */
 	int rc = floor_window(t);
@@ -199,6 +207,52 @@ START_TEST(floor_records_nothing_then_capture_records)
 }
 END_TEST
 
+/* A timed floor ends by itself; a floor still on at exit ends with the
+ * process, and the final flush's buffers are not read either. */
+static int app_floor_timed_then_exit(void *a)
+{
+	tctx *t = a;
+	if (app_start_dormant_floor(t) < 0)
+		return 90;
+	usleep(100000); /* connected to the peer */
+	char cmd[64];
+	snprintf(cmd, sizeof(cmd), "arm %u 200000000", GT_KIND_FLOOR | GT_KIND_KERNEL);
+	peer_cmd(&t->pr, cmd);
+	if (!h_wait_until(kernel_on, 10000))
+		return 91;
+	for (uint32_t i = 0; i < 40; i++)
+		if (h_kernel(100 + i, 7, i, 0) != 1)
+			return 92;
+	if (!h_wait_until(kernel_off, 10000))
+		return 93;
+	snprintf(cmd, sizeof(cmd), "arm %u 0", GT_KIND_FLOOR | GT_KIND_KERNEL);
+	peer_cmd(&t->pr, cmd);
+	if (!h_wait_until(kernel_on, 10000))
+		return 94;
+	for (uint32_t i = 0; i < 40; i++)
+		if (h_kernel(200 + i, 7, i, 0) != 1)
+			return 95;
+	h_ledger_close();
+	return 0; /* exits with the floor on and the kernels in CUPTI's buffer */
+}
+
+START_TEST(timed_floor_and_floor_at_exit)
+{
+	run_app_dormant_peer(app_floor_timed_then_exit);
+	trace_set ts;
+	ck_assert_int_eq(h_read_dir(&ts, T.dir), 1);
+	check_clean(&ts);
+	ck_assert_uint_eq(h_count(&ts, GT_REC_KERNEL), 0);
+	ck_assert_int_eq(h_notes(&ts, GT_NOTE_ARMED, NULL), 0);
+	ck_assert_int_eq(h_notes(&ts, GT_NOTE_DISARMED, NULL), 0);
+	ck_assert_int_eq(h_notes_starting(&ts, "CUPTI floor on by the collector: kinds=kernel"), 2);
+	ck_assert_int_eq(h_notes_starting(&ts, "CUPTI floor off by the end of the timed capture"),
+			 1);
+	ck_assert_int_eq(h_notes_starting(&ts, "CUPTI floor off by the end of the process"), 1);
+	h_trace_free(&ts);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("inject_floor");
@@ -206,6 +260,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, floor_records_nothing_then_capture_records, 0, 2);
+	tcase_add_test(tc, timed_floor_and_floor_at_exit);
 	suite_add_tcase(s, tc);
 	setenv("CK_FORK", "yes", 1);
 	return gt_suite_run(s);
