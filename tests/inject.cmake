@@ -96,6 +96,9 @@ gaptrace_inject_suite(test_inject_locks test_inject_locks.c 900)
 # Host call stacks (issue 15).
 gaptrace_inject_suite(test_inject_stacks test_inject_stacks.c 300)
 target_link_libraries(test_inject_stacks PRIVATE gaptrace::analysis gaptrace::diagnosis)
+# The CUPTI floor: an arm whose buffers are recycled unread (issue 28).
+gaptrace_inject_suite(test_inject_floor test_inject_floor.c 300)
+target_link_libraries(test_inject_floor PRIVATE gaptrace::analysis)
 # NCCL's profiler plugin interface, a mock NCCL host and a mock chained plugin (issue 29).
 add_library(nccl_chain_plugin MODULE ${CMAKE_CURRENT_SOURCE_DIR}/inject/nccl_chain.c)
 target_include_directories(nccl_chain_plugin PRIVATE ${PROJECT_SOURCE_DIR}/inject/src)

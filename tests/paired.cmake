@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: MIT
-# bench/paired (issue 28 item 1): the paired statistic's unit tests, and an
-# end-to-end run of paired.py on a CPU workload whose armed steps are 5 %
-# longer, through the real gaptrace CLI, collector and injection library.
+# bench/paired (issue 28 items 1-2): the paired statistic's unit tests, and
+# end-to-end runs of paired.py on a CPU workload whose armed steps are longer
+# by construction, through the real gaptrace CLI, collector and injection
+# library: armed vs dormant (paired_mock), and with the CUPTI floor, where
+# CUPTI's simulated cost is paid but not the decoding's (paired_floor_mock).
 find_package(Python3 COMPONENTS Interpreter)
 add_test(NAME paired_stats
   COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/bench/paired/test_stats.py)
@@ -21,3 +23,9 @@ add_test(NAME paired_mock
           $<TARGET_FILE:gaptrace_inject> $<TARGET_FILE:mock_cupti> $<TARGET_FILE:fake_steps>
           ${CMAKE_CURRENT_BINARY_DIR}/paired_mock)
 set_tests_properties(paired_mock PROPERTIES TIMEOUT 120)
+add_test(NAME paired_floor_mock
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/paired/check_paired_mock.py
+          ${PROJECT_SOURCE_DIR}/bench/paired/paired.py $<TARGET_FILE:gaptrace>
+          $<TARGET_FILE:gaptrace_inject> $<TARGET_FILE:mock_cupti> $<TARGET_FILE:fake_steps>
+          ${CMAKE_CURRENT_BINARY_DIR}/paired_floor_mock floor)
+set_tests_properties(paired_floor_mock PROPERTIES TIMEOUT 200)

@@ -230,7 +230,15 @@ int parse_group(const gt_cli_parser *p, uint32_t *gid)
 int parse_kinds(const gt_cli_parser *p, uint32_t *mask)
 {
 	uint32_t k;
-	if (gt_kinds_parse(optarg, &k) == 0 && k && !strchr(optarg, ' ')) {
+	if (gt_kinds_parse(optarg, &k) == 0 && (k & GT_KIND_FLOOR)) {
+		/* no capture to analyse: the floor records nothing (bench/paired) */
+		fprintf(stderr,
+			"%s: --kinds: floor records nothing: it is for the collector's control "
+			"socket (arm PID floor,KINDS 0, bench/paired/paired.py --states)\n",
+			p->prefix);
+		return -1;
+	}
+	if (gt_kinds_parse(optarg, &k) == 0 && (k & GT_KIND_ALL) && !strchr(optarg, ' ')) {
 		*mask = k;
 		return 0;
 	}

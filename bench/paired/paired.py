@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Paired in-process overhead (issue 28 item 1): one traced-but-dormant
+"""Paired in-process overhead (issue 28 items 1-2): one traced-but-dormant
 process runs its workload without a break while this script arms and
 disarms it through the collector's control socket in windows of W seconds,
-ABBA order, many short pairs; the workload logs its step ends
-(GT_STEP_LOG); the statistic is the median of per-pair armed/dormant ratios
-of per-window median step times, with a bootstrap 95 % interval
-(stats.py). bench/paired/README.md has the method.
+in rounds of one window per state (--states: dormant, floor = CUPTI's
+kinds on but its buffers recycled unread, gt = gaptrace's capture), the
+order rotated from round to round (two states: ABBA); the workload logs
+its step ends (GT_STEP_LOG); per comparison (every state over dormant,
+and gt/floor) the statistic is the median of per-round ratios of
+per-window median step times, with a bootstrap 95 % interval (stats.py).
+bench/paired/README.md has the method.
 
   paired.py --out DIR [options] -- WORKLOAD ARGS...     # arm gt (in-process)
+  paired.py --states dormant,floor,gt --out DIR ...     # with the CUPTI floor
   paired.py --arm dormant --out DIR [options] -- WORKLOAD ARGS...
                                                        # between processes
 
@@ -27,6 +31,10 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import stats  # noqa: E402
+
+
+# What a state arms (None: disarmed): the kinds of an arm request.
+STATES = {"dormant": None, "floor": "floor,%s", "gt": "%s"}
 
 
 def log(msg):
@@ -51,8 +59,13 @@ def parse_args(argv):
     p.add_argument("--collector-args", default="",
                    help="extra options of the collector started here, e.g. '--nvml-hz 0'")
     p.add_argument("--kinds", default="default", help="what an armed window captures")
+    p.add_argument("--states", default="dormant,gt",
+                   help="--arm gt: the states of a round, round 0's order: dormant, floor "
+                        "(CUPTI's cost alone: the same kinds, buffers recycled unread), gt "
+                        "(default dormant,gt)")
     p.add_argument("--window", type=float, default=2.0, help="window length, s (default 2)")
-    p.add_argument("--pairs", type=int, default=20, help="measured pairs (default 20)")
+    p.add_argument("--pairs", type=int, default=20,
+                   help="measured rounds (pairs with two states; default 20)")
     p.add_argument("--skip-ms", type=float, default=500.0,
                    help="steps of the first SKIP ms of a window are left out (default 500)")
     p.add_argument("--warmup", type=float, default=5.0,
@@ -68,6 +81,12 @@ def parse_args(argv):
         a.cmd = a.cmd[1:]
     if not a.cmd:
         p.error("no workload: -- COMMAND ARGS...")
+    a.states = [x for x in a.states.split(",") if x]
+    if (len(a.states) < 2 or len(set(a.states)) != len(a.states) or
+            not set(a.states) <= set(STATES)):
+        p.error("--states: two or more of %s, each once" % ",".join(STATES))
+    if a.arm == "dormant" and a.states != ["dormant", "gt"]:
+        p.error("--states is for --arm gt")
     return a
 
 
@@ -208,28 +227,40 @@ def sleep_until(t_ns):
         time.sleep(min(left / 1e9, 0.05))
 
 
-def run_windows(a, ctl, pid, pairs, counted):
-    """pairs ABBA pairs of windows: [{start, end, state, seen, counted}]."""
+def enter(a, ctl, pid, state, prev):
+    """Put the process in state. Between two armed states (floor and gt) a
+    disarm first: the injection library would make one anyway (a buffer is
+    never read for one and skipped for the other), and so every transition
+    into an armed state is the same, from dormant."""
+    kinds = STATES[state]
+    if kinds is None or (prev and STATES[prev] is not None):
+        must(ctl, "disarm %d" % pid)
+    if kinds is not None:
+        must(ctl, "arm %d %s 0" % (pid, kinds % a.kinds))
+
+
+def run_windows(a, ctl, pid, rounds, first, counted, prev):
+    """Rounds first .. first+rounds-1 of one window per state, in
+    stats.rotation order: ([{start, end, state, round, seen, expect,
+    counted}], the last state)."""
     windows = []
-    for p in range(pairs):
-        order = ("armed", "dormant") if p % 2 == 0 else ("dormant", "armed")
-        for state in order:
-            if state == "armed":
-                must(ctl, "arm %d %s 0" % (pid, a.kinds))
-            else:
-                must(ctl, "disarm %d" % pid)
+    for r in range(first, first + rounds):
+        for state in stats.rotation(a.states, r):
+            enter(a, ctl, pid, state, prev)
+            prev = state
             start = time.monotonic_ns()
             seen = peers(ctl).get(pid, "gone")
             sleep_until(start + int(a.window * 1e9))
             windows.append({"start": start, "end": time.monotonic_ns(), "state": state,
-                            "seen": seen, "counted": counted})
+                            "round": r, "seen": seen, "counted": counted,
+                            "expect": "dormant" if STATES[state] is None else "armed"})
             if seen == "gone":
                 raise RuntimeError("the workload left the collector")
-    return windows
+    return windows, prev
 
 
 def arm_gt(a, out, inject):
-    """Armed vs dormant windows of one process."""
+    """Windows of the states of one process."""
     coll, sock, sdir = (None, a.socket, None) if a.socket else start_collector(a, out)
     ctl = control_path(sock)
     steplog = os.path.join(out, "steps.log")
@@ -242,8 +273,9 @@ def arm_gt(a, out, inject):
         pid = wait_connected(ctl, wl, before, a.connect_timeout)
         log("workload pid %d connected; %.1f s of warm-up" % (pid, a.warmup))
         time.sleep(a.warmup)
-        run_windows(a, ctl, pid, 1, False)  # the first arm's one-time costs
-        windows = run_windows(a, ctl, pid, a.pairs, True)
+        # the first arms' one-time costs: one uncounted round
+        _, prev = run_windows(a, ctl, pid, 1, -1, False, None)
+        windows, _ = run_windows(a, ctl, pid, a.pairs, 0, True, prev)
         try:
             must(ctl, "disarm %d" % pid)
         except (OSError, RuntimeError):
@@ -293,22 +325,27 @@ def arm_dormant(a, out, inject):
 
 # ------------------------------------------------------------ output
 
-def table_row(a, r):
+def table_row(a, r, c):
+    """The row of comparison c (a stats.compare dict) of result r."""
     def ms(state):
         ws = [w["median_ns"] for w in r["windows"] if w["state"] == state and w["median_ns"]]
         return "%.4f" % (stats.statistics.median(ws) / 1e6) if ws else "-"
-    lo, hi = r["ci95"]
+    lo, hi = c["ci95"]
     spw = [w["steps"] for w in r["windows"]]
     fmt = (lambda x: "%.4f" % x if x is not None else "-")
+    arm = a.arm if a.arm == "dormant" else (
+        c["num"] if c["den"] == "dormant" else "%s/%s" % (c["num"], c["den"]))
     return "| %s | %s | %s | %d | %.1f | %.0f | %s | %s | %s | %s | [%s, %s] |" % (
-        r["label"], a.arm, a.kinds if a.arm == "gt" else "-", r["pairs"],
+        r["label"], arm, a.kinds if a.arm == "gt" else "-", c["rounds"],
         a.window if a.arm == "gt" else a.run_seconds,
-        a.skip_ms, stats.statistics.median(spw) if spw else 0, ms("dormant"), ms("armed"),
-        fmt(r["ratio_median"]), fmt(lo), fmt(hi))
+        a.skip_ms, stats.statistics.median(spw) if spw else 0, ms(c["den"]), ms(c["num"]),
+        fmt(c["ratio_median"]), fmt(lo), fmt(hi))
 
 
-# base / armed: dormant / armed windows (--arm gt), untraced / dormant-traced
-# processes (--arm dormant; "window s" is then --run-seconds)
+# arm gt (armed / dormant windows), floor (floor / dormant), gt/floor (gt /
+# floor), dormant (dormant-traced / untraced processes, "window s" is then
+# --run-seconds); base = the ratio's denominator, armed = its numerator;
+# pairs = rounds
 HEADER = ("| workload | arm | kinds | pairs | window s | skip ms | steps/window | "
           "base ms/step | armed ms/step | ratio | 95 % interval |\n"
           "|---|---|---|---|---|---|---|---|---|---|---|")
@@ -322,20 +359,27 @@ def main(argv):
     steps, windows = (arm_gt if a.arm == "gt" else arm_dormant)(a, out, inject)
     counted = [w for w in windows if w["counted"]]
     skip = int(a.skip_ms * 1e6)
-    r = stats.summarize(steps, counted, skip_ns=skip, resamples=a.resamples, seed=a.seed)
+    if a.arm == "gt":
+        primary = "gt/dormant" if {"gt", "dormant"} <= set(a.states) else None
+        r = stats.summarize(steps, counted, skip_ns=skip, resamples=a.resamples, seed=a.seed,
+                            states=a.states, primary=primary)
+    else:
+        r = stats.summarize(steps, counted, skip_ns=skip, resamples=a.resamples, seed=a.seed)
     r["label"] = a.label or os.path.basename(a.cmd[0]) + " " + " ".join(a.cmd[1:2])
     r.update({"arm": a.arm, "kinds": a.kinds, "window_s": a.window, "cmd": a.cmd,
               "between_processes": a.arm == "dormant",
-              "meaning": ("armed / dormant, one process" if a.arm == "gt"
+              "meaning": ("per comparison NUM/DEN of states of one process (top level: %s)"
+                          % (primary or "the first") if a.arm == "gt"
                           else "dormant process / untraced process, separate runs")})
     with open(os.path.join(out, "paired.json"), "w") as f:
         json.dump(r, f, indent=1)
-    row = table_row(a, r)
+    rows = "\n".join(table_row(a, r, c) for c in r["comparisons"].values())
     with open(os.path.join(out, "table.txt"), "w") as f:
-        f.write(HEADER + "\n" + row + "\n")
-    print(HEADER + "\n" + row, flush=True)
-    if r["ratio_median"] is None:
-        log("no pair had steps in both windows (windows too short for the step time?)")
+        f.write(HEADER + "\n" + rows + "\n")
+    print(HEADER + "\n" + rows, flush=True)
+    if any(c["ratio_median"] is None for c in r["comparisons"].values()):
+        log("a comparison had no round with steps in both windows (windows too short for "
+            "the step time?)")
         return 1
     return 0
 

@@ -88,7 +88,7 @@ static const struct {
 	{"kernel", GT_KIND_KERNEL},   {"memcpy", GT_KIND_MEMCPY},     {"memset", GT_KIND_MEMSET},
 	{"sync", GT_KIND_SYNC},	      {"runtime", GT_KIND_RUNTIME},   {"driver", GT_KIND_DRIVER},
 	{"nvtx", GT_KIND_NVTX},	      {"overhead", GT_KIND_OVERHEAD}, {"api-all", GT_KIND_API_ALL},
-	{"latency", GT_KIND_LATENCY},
+	{"latency", GT_KIND_LATENCY}, {"floor", GT_KIND_FLOOR},
 };
 
 int gt_kinds_parse(const char *s, uint32_t *mask)
@@ -114,7 +114,7 @@ int gt_kinds_parse(const char *s, uint32_t *mask)
 		else if (n == 3 && !strncasecmp(p, "all", n))
 			bits = GT_KIND_ALL;
 		else if (n == 4 && !strncasecmp(p, "none", n))
-			bits = GT_KIND_ALL, neg = 1;
+			bits = GT_KIND_ALL | GT_KIND_FLOOR, neg = 1;
 		else {
 			for (size_t i = 0; i < sizeof(kind_names) / sizeof(kind_names[0]); i++)
 				if (strlen(kind_names[i].name) == n &&

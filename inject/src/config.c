@@ -152,6 +152,11 @@ void inj_config_read(inj_config *c)
 			k);
 		c->kinds = GT_KIND_DEFAULT;
 	}
+	if (c->kinds & GT_KIND_FLOOR) { /* an arm's modifier (encoder.c, "The CUPTI floor") */
+		inj_log("GAPTRACE_KINDS: floor is for an arm of a dormant process (gaptrace "
+			"collector's arm PID floor,KINDS), not for the start; ignored");
+		c->kinds &= ~(uint32_t)GT_KIND_FLOOR;
+	}
 
 	c->buffer_bytes = env_uint("GAPTRACE_BUFFER_KB", 4096, 16, 256 * 1024) * 1024u;
 	c->nbuffers = pool_cap(c->buffer_bytes, &c->nbuffers_explicit);

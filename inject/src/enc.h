@@ -189,6 +189,14 @@ INJ_HIDDEN void inj_peek_reset(uint32_t idx);
  * *pending (may be NULL) gets the records seen but not converted yet.
  */
 INJ_HIDDEN uint64_t inj_peek(inj_enc *e, inj_pool *pool, uint64_t min_age_ns, uint64_t *pending);
+/**
+ * Move the frontier of every held buffer past the records it holds now,
+ * converting none of them (the end of a CUPTI floor window, encoder.c): when
+ * CUPTI delivers the buffer, only what it wrote after this is converted. A
+ * record whose end is not known yet (still being written) stays ahead of the
+ * frontier. @return the bytes passed over.
+ */
+INJ_HIDDEN uint64_t inj_peek_skip(inj_enc *e, inj_pool *pool);
 
 /** Check a gt_writer_add* result: a record the writer could not store for
  *  lack of memory is counted (GT_LOSS_ENCODE_DROPPED) and said once. Sink

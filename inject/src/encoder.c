@@ -289,6 +289,7 @@ int inj_apply_kinds(uint32_t want, int at_init)
 		{GT_KIND_NVTX, CUPTI_ACTIVITY_KIND_NAME},
 		{GT_KIND_OVERHEAD, CUPTI_ACTIVITY_KIND_OVERHEAD},
 	};
+	int floor = !!(want & GT_KIND_FLOOR); /* "The CUPTI floor" below */
 	want &= GT_KIND_ALL;
 	if (inj_g.latency_off[0] && (want & GT_KIND_LATENCY)) { /* latency_policy (inject.c) */
 		inj_latency_refused();
@@ -308,8 +309,9 @@ int inj_apply_kinds(uint32_t want, int at_init)
 	if ((diff & GT_KIND_LATENCY) && inj_g.cu.cuptiActivityEnableLatencyTimestamps)
 		inj_g.cu.cuptiActivityEnableLatencyTimestamps((want & GT_KIND_LATENCY) ? 1 : 0);
 	applied = want & ~failed;
-	inj_stacks_arm(applied != 0);
-	inj_nccl_arm(applied != 0);
+	/* the floor is CUPTI's cost alone: nothing of ours is armed */
+	inj_stacks_arm(applied != 0 && !floor);
+	inj_nccl_arm(applied != 0 && !floor);
 	return 0;
 }
 
@@ -554,6 +556,14 @@ static void emit_losses(void)
 
 static int quiet; /* dormant without a collector: convert nothing, write nothing */
 
+/* The CUPTI floor ("The CUPTI floor" below): on, since when (CLOCK_MONOTONIC),
+ * buffers delivered and bytes recycled unread, CUPTI's dropped count at its
+ * start. */
+static struct {
+	int on;
+	uint64_t since, bufs, bytes, dropped0;
+} FL;
+
 static void drain(void)
 {
 	inj_done d;
@@ -568,9 +578,13 @@ static void drain(void)
 				  d.index, h ? (double)(inj_mono_ns() - h) / 1e9 : -1.0,
 				  (size_t)d.valid, from);
 		}
-		if (!quiet && d.valid > from)
+		if (FL.on) {
+			FL.bufs++;
+			FL.bytes += d.valid > from ? d.valid - from : 0;
+		} else if (!quiet && d.valid > from) {
 			inj_convert_buffer(&E, inj_pool_addr(&inj_g.pool, d.index) + from,
 					   (size_t)d.valid - from);
+		}
 		inj_peek_reset(d.index);
 		inj_pool_recycle(&inj_g.pool, d.index, (size_t)d.valid);
 	}
@@ -791,7 +805,7 @@ static void live_tick(uint64_t now)
 		}
 		return;
 	}
-	if (!applied || now < LV.next)
+	if (!applied || FL.on || now < LV.next)
 		return;
 	LV.t0 = now;
 	if (start_flush(0) == 0)
@@ -814,7 +828,7 @@ static void probe(void)
 	int alive = t != P.traffic || E.canary_seen != P.canary;
 	P.traffic = t;
 	P.canary = E.canary_seen;
-	if (alive || !applied) {
+	if (alive || !applied || FL.on) { /* in the floor, no canary is ever read */
 		P.fails = 0;
 		P.pending = 0;
 		if (P.taken && alive) {
@@ -891,14 +905,98 @@ static void drain_step(uint64_t now)
 
 static void peek_tick(void)
 {
-	if (D.active)
+	if (D.active || FL.on)
 		return;
 	uint64_t age = (uint64_t)inj_g.cfg.flush_ms * 5000000ull;
 	inj_peek(&E, &inj_g.pool, age < 1000000000ull ? 1000000000ull : age, NULL);
 }
 
+/* ------------------------------------------------------------ the CUPTI floor */
+
+/*
+ * The CUPTI floor (GT_KIND_FLOOR, bench/paired): an arm with the floor
+ * modifier enables in CUPTI the kinds of its other bits, exactly as a
+ * capture of them would (buffers requested and completed as usual, the
+ * canary's driver call included), but nothing CUPTI writes while it lasts is
+ * decoded: delivered buffers are recycled unread (counted: buffers, bytes),
+ * held ones are not peeked, and at its end the frontiers of the buffers
+ * CUPTI still holds move past the records in them (inj_peek_skip), so their
+ * later delivery converts only what follows. CUPTI's dropped records are
+ * losses as always. No stacks, no NCCL records, no live marks, no takeover
+ * probe. Its notes are GT_NOTE_INFO, not ARMED/DISARMED: the analysis makes
+ * no capture window and no finding of it. A switch between the floor and a
+ * capture goes through a disarm (arm() makes one), so that no buffer is
+ * read for one and skipped for the other but one CUPTI kept across it.
+ */
+static void floor_start(uint32_t kinds, uint64_t dur_ns, const char *by)
+{
+	/* what a capture before left in CUPTI's buffers is read first */
+	if (pool_busy())
+		peek_all(5);
+	gather_losses();
+	FL = (__typeof__(FL)){
+		.on = 1, .since = inj_mono_ns(), .dropped0 = L_total.count[GT_LOSS_CUPTI_DROPPED]};
+	D.active = 0;
+	inj_apply_kinds(kinds, 0);
+	char kb[160];
+	kinds_text(applied, kb, sizeof(kb));
+	if (!applied) {
+		FL.on = 0;
+		inj_note(&E, GT_NOTE_INFO, 0,
+			 "CUPTI floor asked for by %s: CUPTI enabled none of the kinds", by);
+		return;
+	}
+	arm_deadline = dur_ns ? inj_mono_ns() + dur_ns : 0;
+	inj_note(&E, GT_NOTE_INFO, 0,
+		 "CUPTI floor on by %s: kinds=%s%s recorded by CUPTI, its buffers recycled "
+		 "unread (no records, no capture)",
+		 by, kb, dur_ns ? " (timed)" : "");
+	inj_debug("CUPTI floor on: kinds %s (by %s)", kb, by);
+	gt_writer_flush(E.w);
+}
+
+/* The end of the floor (at_exit: the process ends: the kinds stay as they
+ * are, no flush here - finish() makes its own, or none after a fault - and
+ * the floor stays on, so the final flush's buffers are recycled unread). */
+static void floor_end(const char *by, int at_exit)
+{
+	int flushed = 0;
+	if (!at_exit) {
+		inj_apply_kinds(0, 0);
+		/* as a capture's end does (arm): CUPTI hands its buffers back */
+		flushed = inj_g.cfg.capture_flush && inj_g.cfg.cupti_pinned &&
+			  forced_cupti_flush(inj_mono_ns() + CAPTURE_FLUSH_NS);
+	}
+	drain();
+	uint64_t held = inj_peek_skip(&E, &inj_g.pool);
+	gather_losses();
+	inj_note(&E, GT_NOTE_INFO, 0,
+		 "CUPTI floor off by %s after %.3f s (%s): %llu buffers (%llu bytes) recycled "
+		 "unread, %llu bytes left unread in the %u buffers CUPTI still holds; CUPTI "
+		 "dropped %llu records meanwhile (losses)",
+		 by, (double)(inj_mono_ns() - FL.since) / 1e9,
+		 flushed ? "CUPTI flushed" : "no flush", (unsigned long long)FL.bufs,
+		 (unsigned long long)FL.bytes, (unsigned long long)held, pool_busy(),
+		 (unsigned long long)(L_total.count[GT_LOSS_CUPTI_DROPPED] - FL.dropped0));
+	FL.on = at_exit;
+	arm_deadline = 0;
+	gt_writer_flush(E.w);
+}
+
 static void arm(uint32_t kinds, uint64_t dur_ns, const char *by)
 {
+	int floor = (kinds & GT_KIND_ALL) && (kinds & GT_KIND_FLOOR);
+	if (FL.on) {
+		floor_end(by, 0);
+		if (!(kinds & GT_KIND_ALL))
+			return;
+	} else if (floor && applied) {
+		arm(0, 0, by); /* the capture ends first */
+	}
+	if (floor) {
+		floor_start(kinds, dur_ns, by);
+		return;
+	}
 	uint32_t before = applied;
 	inj_apply_kinds(kinds, 0);
 	if ((kinds & GT_KIND_LATENCY) && inj_g.latency_off[0])
@@ -946,6 +1044,8 @@ static void fall_back(const char *why)
 {
 	inj_out_close_socket(&E.out);
 	LV.period = 0; /* a file has no live reader */
+	if (FL.on)
+		floor_end("the collector's loss", 0); /* nothing to write to a file */
 	if (!applied) {
 		/* Dormant: nobody can arm us any more; write nothing. */
 		inj_debug("collector gone while dormant (%s): staying dormant", why);
@@ -1027,16 +1127,19 @@ static void finish(int sig, int crash)
 	if (!deadline)
 		deadline = now + (uint64_t)inj_g.cfg.exit_timeout_ms * 1000000ull;
 	if (!quiet) {
+		if (FL.on) /* what follows is recycled unread too */
+			floor_end("the end of the process", 1);
 		if (crash) {
 			drain();
 			char why[64];
 			snprintf(why, sizeof(why), "the process died of signal %d", sig);
-			account_undelivered(why);
+			if (!FL.on)
+				account_undelivered(why);
 			inj_note(&E, GT_NOTE_SIGNAL, 0,
 				 "fatal signal %d: wrote what gaptrace held; no CUPTI flush", sig);
 		} else {
 			uint64_t until = deadline > now ? now + (deadline - now) * 6 / 10 : now;
-			if (!forced_cupti_flush(until))
+			if (!forced_cupti_flush(until) && !FL.on)
 				account_undelivered("the final CUPTI flush did not finish in time");
 			if (sig)
 				inj_note(&E, GT_NOTE_SIGNAL, 0, "flushed on signal %d", sig);
@@ -1080,7 +1183,7 @@ static void open_output(void)
 	if (collector) {
 		if (inj_g.note_only)
 			return;
-		uint32_t want = (uint32_t)(kinds & GT_KIND_ALL);
+		uint32_t want = (uint32_t)(kinds & (GT_KIND_ALL | GT_KIND_FLOOR));
 		if (want != applied)
 			arm(want, 0, "the collector's ACCEPT");
 		return;
@@ -1125,7 +1228,7 @@ static void *encoder_main(void *arg)
 			(void)w;
 			return NULL;
 		}
-		if (applied) {
+		if (applied && !FL.on) {
 			char kb[160];
 			kinds_text(applied, kb, sizeof(kb));
 			inj_note(&E, GT_NOTE_ARMED, 0, "capture on from the start: kinds=%s", kb);

@@ -369,7 +369,10 @@ INJ_HIDDEN int inj_encoder_start(void);
  * at_init: called from InitializeInjection, before any context exists; the
  * API sets are then switched per call, later as their kind minus the calls
  * outside them (encoder.c, "How the API sets are switched"). The kinds
- * CUPTI refused are left out of inj_current_kinds(). @return 0.
+ * CUPTI refused are left out of inj_current_kinds(). With GT_KIND_FLOOR
+ * (encoder.c, "The CUPTI floor") CUPTI gets the same kinds, but host stacks
+ * and NCCL recording are not armed; the bit itself is not kept in
+ * inj_current_kinds() (whether buffers are read is the encoder's). @return 0.
  */
 INJ_HIDDEN int inj_apply_kinds(uint32_t kinds, int at_init);
 /** Kinds currently applied. */

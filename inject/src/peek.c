@@ -125,8 +125,10 @@ static uint32_t rec_end(inj_enc *e, uint8_t *buf, size_t size, CUpti_Activity *r
 	return (uint32_t)(end - buf);
 }
 
-/* Where the records of buf stop now, walking from the frontier. */
-static uint32_t data_end(inj_enc *e, uint8_t *buf, size_t size, const peek_state *s, uint64_t *nrec)
+/* Where the records of buf stop now, walking from the frontier; *last (may
+ * be NULL) gets the offset of the last record before that. */
+static uint32_t data_end(inj_enc *e, uint8_t *buf, size_t size, const peek_state *s, uint64_t *nrec,
+			 uint32_t *last)
 {
 	uint32_t prev = s->last_rec, end = s->frontier;
 	for (CUpti_Activity *r; (r = next_rec(e, buf, size, prev));) {
@@ -137,6 +139,8 @@ static uint32_t data_end(inj_enc *e, uint8_t *buf, size_t size, const peek_state
 		prev = at;
 		end = re;
 	}
+	if (last)
+		*last = prev;
 	return end;
 }
 
@@ -209,7 +213,7 @@ uint64_t inj_peek(inj_enc *e, inj_pool *pool, uint64_t min_age_ns, uint64_t *pen
 		else
 			tell_stall(e, buf, size, s, i, now, handed, same);
 		uint64_t nrec = 0;
-		uint32_t end = data_end(e, buf, size, s, &nrec);
+		uint32_t end = data_end(e, buf, size, s, &nrec, NULL);
 		s->cand_end = end;
 		s->cand_hash =
 			end > s->frontier ? hash_bytes(buf + s->frontier, end - s->frontier) : 0;
@@ -218,4 +222,26 @@ uint64_t inj_peek(inj_enc *e, inj_pool *pool, uint64_t min_age_ns, uint64_t *pen
 	if (pending)
 		*pending = left;
 	return taken;
+}
+
+uint64_t inj_peek_skip(inj_enc *e, inj_pool *pool)
+{
+	uint64_t skipped = 0;
+	for (uint32_t i = 0; i < pool->nbuf && i < PS_n; i++) {
+		if (inj_pool_is_free(pool, i))
+			continue;
+		peek_state *s = &PS[i];
+		uint64_t nrec = 0;
+		uint32_t last = s->last_rec;
+		uint32_t end = data_end(e, inj_pool_addr(pool, i), pool->buf_size, s, &nrec, &last);
+		if (end <= s->frontier)
+			continue;
+		skipped += end - s->frontier;
+		s->frontier = end;
+		s->last_rec = last;
+		s->cand_end = 0;
+		s->cand_hash = 0;
+		s->moved_ns = inj_mono_ns();
+	}
+	return skipped;
 }

@@ -202,6 +202,10 @@ START_TEST(bare_number_same_everywhere)
 	EXPECT(2, want, "run", "--duration", "10", "--", "true");
 	snprintf(want, sizeof(want), "gaptrace capture: --duration: %s", why);
 	EXPECT(2, want, "capture", "--pid", "1", "--duration", "10");
+	EXPECT(2,
+	       "gaptrace capture: --kinds: floor records nothing: it is for the collector's "
+	       "control socket (arm PID floor,KINDS 0, bench/paired/paired.py --states)\n",
+	       "capture", "--pid", "1", "--kinds", "floor,default");
 	snprintf(want, sizeof(want), "gaptrace export: --min-gap: %s", why);
 	EXPECT(2, want, "export", "-f", "csv", "--min-gap", "10", TRACES "/item_metric");
 	snprintf(want, sizeof(want), "gaptrace report: --from: %s", why);

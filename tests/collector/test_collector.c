@@ -1103,6 +1103,17 @@ START_TEST(control_arm_disarm_flush_relayed)
 	ctl_ok(&t, "list", reply, sizeof(reply));
 	ck_assert_ptr_nonnull(strstr(reply, "peer 4242 dormant kinds=none"));
 
+	/* the CUPTI floor: the modifier goes to the producer as it is */
+	ctl_ok(&t, "arm 4242 floor,kernel 0", reply, sizeof(reply));
+	ck_assert_int_eq(tp_read_ctl(&p, &m, 2000), 1);
+	ck_assert_int_eq(m.type, GT_CTL_ARM);
+	ck_assert_uint_eq(m.arg0, GT_KIND_FLOOR | GT_KIND_KERNEL);
+	ctl_ok(&t, "list", reply, sizeof(reply));
+	ck_assert_msg(strstr(reply, "peer 4242 armed kinds=kernel,floor") != NULL, "%s", reply);
+	ctl_ok(&t, "disarm 4242", reply, sizeof(reply));
+	ck_assert_int_eq(tp_read_ctl(&p, &m, 2000), 1);
+	ck_assert_int_eq(m.type, GT_CTL_DISARM);
+
 	/* errors name the problem and change nothing */
 	gt_errinfo ei;
 	ck_assert_int_eq(
@@ -1112,6 +1123,10 @@ START_TEST(control_arm_disarm_flush_relayed)
 	ck_assert_int_eq(
 		gt_control_request(t.ctl, "arm 4242 bogus 0", reply, sizeof(reply), 3000, &ei),
 		GT_ERR_GENERIC);
+	ck_assert_int_eq(
+		gt_control_request(t.ctl, "arm 4242 floor 0", reply, sizeof(reply), 3000, &ei),
+		GT_ERR_GENERIC);
+	ck_assert_str_eq(reply, "error kinds 'floor' selects nothing\n");
 	ck_assert_int_eq(gt_control_request(t.ctl, "reboot", reply, sizeof(reply), 3000, &ei),
 			 GT_ERR_GENERIC);
 	ck_assert_ptr_nonnull(strstr(reply, "unknown request"));

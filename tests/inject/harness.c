@@ -941,6 +941,15 @@ int h_notes(const trace_set *ts, uint32_t code, const char **text)
 	return c;
 }
 
+int h_notes_starting(const trace_set *ts, const char *prefix)
+{
+	int n = 0;
+	for (size_t i = 0; i < ts->n; i++)
+		n += ts->recs[i].r.type == GT_REC_NOTE &&
+		     !strncmp(ts->recs[i].name, prefix, strlen(prefix));
+	return n;
+}
+
 size_t h_count(const trace_set *ts, uint32_t type)
 {
 	size_t c = 0;

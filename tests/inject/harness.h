@@ -128,6 +128,8 @@ uint64_t h_loss_sum(const trace_set *ts, uint32_t what);
 uint64_t h_loss_records(const trace_set *ts);
 /** Number of notes with code; *text gets the first one's text. */
 int h_notes(const trace_set *ts, uint32_t code, const char **text);
+/** Number of notes (any code) whose text starts with prefix. */
+int h_notes_starting(const trace_set *ts, const char *prefix);
 /** Records of a type. */
 size_t h_count(const trace_set *ts, uint32_t type);
 /** Frames missing by sequence number between 0 and the highest seen. */

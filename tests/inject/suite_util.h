@@ -132,6 +132,17 @@ __attribute__((unused)) static void start_peer(const peer_opts *o)
 	T.have_peer = 1;
 }
 
+/* Run app against a peer collector that arms nothing at accept (the app
+ * arms through its peer), until both are done. */
+__attribute__((unused)) static void run_app_dormant_peer(int (*app)(void *))
+{
+	peer_opts o = {.reply = PEER_ACCEPT, .accept_kinds = 0};
+	start_peer(&o);
+	run_app(app, 0);
+	peer_stop(&T.pr, 10000);
+	T.have_peer = 0;
+}
+
 /** One test of a suite_run table. */
 typedef struct suite_test {
 	const char *name;

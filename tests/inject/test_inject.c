@@ -890,11 +890,7 @@ static int app_dormant(void *a)
  * (the app arms through its peer), and read its one complete trace. */
 static void run_dormant(int (*app)(void *), trace_set *ts)
 {
-	peer_opts o = {.reply = PEER_ACCEPT, .accept_kinds = 0};
-	start_peer(&o);
-	run_app(app, 0);
-	peer_stop(&T.pr, 10000);
-	T.have_peer = 0;
+	run_app_dormant_peer(app);
 	read_complete(ts, 1);
 }
 
@@ -1084,16 +1080,6 @@ static int app_live(void *a)
 	return 0;
 }
 
-/* Notes of ts whose text starts with prefix. */
-static int notes_starting(const trace_set *ts, const char *prefix)
-{
-	int n = 0;
-	for (size_t i = 0; i < ts->n; i++)
-		n += ts->recs[i].r.type == GT_REC_NOTE &&
-		     !strncmp(ts->recs[i].name, prefix, strlen(prefix));
-	return n;
-}
-
 /* The marks of ts: each alone with a clock pair in its frame, never going
  * back, and no kernel after one ended before it. @return marks. */
 static size_t check_marks(const trace_set *ts)
@@ -1124,7 +1110,8 @@ START_TEST(live_collector_gets_delivery_marks)
 	ck_assert_uint_eq(h_count(&ts, GT_REC_KERNEL), 150);
 	size_t marks = check_marks(&ts);
 	ck_assert_uint_ge(marks, 3); /* 1.5 s armed, a mark every 200 ms */
-	ck_assert_int_eq(notes_starting(&ts, "delivery marks for the collector's live windows"), 1);
+	ck_assert_int_eq(h_notes_starting(&ts, "delivery marks for the collector's live windows"),
+			 1);
 	mock_stats st;
 	ck_assert_int_eq(h_load_stats(T.dir, &st), 0);
 	ck_assert_uint_ge(st.flushes - st.forced_flushes, marks); /* default flushes */
@@ -1147,7 +1134,7 @@ static void check_marks_refused(const char *var, const char *value, const char *
 	snprintf(note, sizeof(note),
 		 "the collector analyses live and asked for delivery marks; none are sent: %s",
 		 why);
-	ck_assert_int_eq(notes_starting(&ts, note), 1);
+	ck_assert_int_eq(h_notes_starting(&ts, note), 1);
 	mock_stats st;
 	ck_assert_int_eq(h_load_stats(T.dir, &st), 0);
 	ck_assert_uint_eq(st.flushes - st.forced_flushes, 0);
@@ -1181,8 +1168,8 @@ START_TEST(live_flush_that_hangs_stops_the_marks)
 	run_dormant(app_live, &ts);
 	unsetenv("T_LIVE_HANG");
 	check_marks(&ts);
-	ck_assert_int_eq(notes_starting(&ts, "a CUPTI flush has not returned in 2.0 s: delivery "
-					     "marks stopped"),
+	ck_assert_int_eq(h_notes_starting(&ts, "a CUPTI flush has not returned in 2.0 s: delivery "
+					       "marks stopped"),
 			 1);
 	char *err = app_file("app.err");
 	ck_assert_msg(strstr(err, "no more delivery marks"), "%s", err);

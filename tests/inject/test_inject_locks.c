@@ -225,11 +225,7 @@ START_TEST(arm_and_disarm_during_first_launches)
 {
 	/* Enabling and disabling CUPTI kinds from the encoder while the program
 	 * loads modules: never a hang, and whatever was recorded arrives. */
-	peer_opts o = {.reply = PEER_ACCEPT, .accept_kinds = 0};
-	start_peer(&o);
-	run_app(app_armed_while_loading, 0);
-	peer_stop(&T.pr, 10000);
-	T.have_peer = 0;
+	run_app_dormant_peer(app_armed_while_loading);
 	trace_set ts;
 	read_complete(&ts, 1);
 	ck_assert_int_ge(h_notes(&ts, GT_NOTE_ARMED, NULL), 3);
@@ -385,11 +381,7 @@ START_TEST(capture_end_delivers_while_the_program_runs)
 {
 	for (int arg = 0; arg < 2; arg++) {
 		T.arg = arg;
-		peer_opts o = {.reply = PEER_ACCEPT, .accept_kinds = 0};
-		start_peer(&o);
-		run_app(app_capture_drain, 0);
-		peer_stop(&T.pr, 10000);
-		T.have_peer = 0;
+		run_app_dormant_peer(app_capture_drain);
 		trace_set ts;
 		read_complete(&ts, 1);
 		ck_assert_uint_eq(h_count(&ts, GT_REC_KERNEL), 300);

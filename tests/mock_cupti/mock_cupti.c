@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -792,6 +793,15 @@ API CUptiResult cuptiActivityFlushAll(uint32_t flag)
 	return CUPTI_SUCCESS;
 }
 
+/* Records cuptiActivityGetNextRecord stepped onto (mock_records_read):
+ * a parser takes no lock, so neither does this count. */
+static _Atomic uint64_t records_read;
+
+API uint64_t mock_records_read(void)
+{
+	return atomic_load_explicit(&records_read, memory_order_relaxed);
+}
+
 API CUptiResult cuptiActivityGetNextRecord(uint8_t *buffer, size_t valid, CUpti_Activity **rec)
 {
 	if (!buffer || !rec)
@@ -808,6 +818,8 @@ API CUptiResult cuptiActivityGetNextRecord(uint8_t *buffer, size_t valid, CUpti_
 	if (p + sizeof(CUpti_Activity) > buffer + valid)
 		return CUPTI_ERROR_MAX_LIMIT_REACHED;
 	*rec = (CUpti_Activity *)p;
+	if ((*rec)->kind != CUPTI_ACTIVITY_KIND_INVALID)
+		atomic_fetch_add_explicit(&records_read, 1, memory_order_relaxed);
 	return CUPTI_SUCCESS;
 }
 

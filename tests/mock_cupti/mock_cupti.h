@@ -143,6 +143,10 @@ MOCK_API uint64_t mock_undelivered(void);
 /** Make cuptiActivityFlushAll block forever (1) or behave (0). */
 MOCK_API void mock_set_flush_hang(int hang);
 
+/** Records cuptiActivityGetNextRecord has stepped onto since load (what a
+ *  client decoded, or looked at: a count of reading, not of records). */
+MOCK_API uint64_t mock_records_read(void);
+
 /** CUPTI's clock as the mock reports it (cuptiGetTimestamp). */
 MOCK_API uint64_t mock_now(void);
 

@@ -1238,6 +1238,16 @@ START_TEST(kinds_parse_and_format)
 	ck_assert_int_gt(n, (int)sizeof(small));
 	ck_assert_uint_eq(strlen(small), sizeof(small) - 1);
 	ck_assert_int_eq(gt_kinds_format(GT_KIND_DEFAULT, NULL, 0), n);
+	/* the floor modifier: named, outside "all", cleared by "none" */
+	ck_assert_int_eq(GT_KIND_ALL & GT_KIND_FLOOR, 0);
+	ck_assert_int_eq(gt_kinds_parse("floor,kernel", &m), 0);
+	ck_assert_uint_eq(m, GT_KIND_FLOOR | GT_KIND_KERNEL);
+	ck_assert_int_eq(gt_kinds_parse("all,floor,none,+sync", &m), 0);
+	ck_assert_uint_eq(m, GT_KIND_SYNC);
+	gt_kinds_format(GT_KIND_FLOOR | GT_KIND_MEMCPY, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "memcpy,floor");
+	ck_assert_int_eq(gt_kinds_parse(buf, &m), 0);
+	ck_assert_uint_eq(m, GT_KIND_FLOOR | GT_KIND_MEMCPY);
 }
 END_TEST
 

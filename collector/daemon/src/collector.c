@@ -1224,7 +1224,7 @@ static void control_request(gt_collector *c, char *line, strbuf *out)
 							   : "longer than 366 days");
 			return;
 		}
-		if (!kinds) {
+		if (!(kinds & GT_KIND_ALL)) { /* "floor" alone: the floor of nothing */
 			sb_printf(out, "error kinds '%s' selects nothing\n", a2);
 			return;
 		}

@@ -317,18 +317,24 @@ enum {
 	GT_KIND_OVERHEAD = 1u << 7,
 	GT_KIND_API_ALL = 1u << 8, /**< every runtime/driver call, not just the cheap set */
 	GT_KIND_LATENCY = 1u << 9, /**< queued/submitted timestamps */
+	/** A modifier, not a kind: CUPTI records the other kinds as when
+	 *  armed, but the producer recycles its buffers unread (no records,
+	 *  no capture window): the cost of CUPTI alone ("the CUPTI floor",
+	 *  bench/paired). Never in GT_KIND_ALL. */
+	GT_KIND_FLOOR = 1u << 10,
 };
 /** The default capture set. */
 #define GT_KIND_DEFAULT                                                                        \
 	(GT_KIND_KERNEL | GT_KIND_MEMCPY | GT_KIND_MEMSET | GT_KIND_RUNTIME | GT_KIND_DRIVER | \
 	 GT_KIND_NVTX | GT_KIND_OVERHEAD | GT_KIND_LATENCY)
-/** Every kind bit defined by this version. */
+/** Every kind bit defined by this version (GT_KIND_FLOOR is a modifier, not a kind). */
 #define GT_KIND_ALL 0x3ffu
 
 /**
  * Parse a kinds list such as "kernel,memcpy,runtime" or "default,-nvtx" or
  * "all". Names: kernel memcpy memset sync runtime driver nvtx overhead
- * api-all latency default all none. A leading '-' removes.
+ * api-all latency default all none, and the modifier floor (GT_KIND_FLOOR:
+ * "all" does not set it, "none" clears it). A leading '-' removes.
  * @return 0 and *mask set, or GT_ERR_INVAL (then *mask is untouched).
  */
 GT_API int gt_kinds_parse(const char *s, uint32_t *mask);
