@@ -810,6 +810,156 @@ START_TEST(nccl_records_match)
 }
 END_TEST
 
+static const gt_an_nccl_coll *ncoll(const gt_analysis *a, uint64_t comm, uint64_t seq,
+				    uint32_t rank, const char *func)
+{
+	size_t n;
+	const gt_an_nccl_coll *c = gt_analysis_nccl_colls(a, &n);
+	for (size_t i = 0; i < n; i++)
+		if (c[i].comm_hash == comm && c[i].seq == seq && c[i].rank == rank &&
+		    !strcmp(gt_analysis_string(a, c[i].func), func))
+			return &c[i];
+	ck_abort_msg("no record %llu/%s/%u", (unsigned long long)seq, func, rank);
+	return NULL;
+}
+
+#define GEN "ncclDevKernel_Generic_1"
+#define GEMM "_Z4gemmv"
+
+/*
+ * The records' GPU work, two ranks (processes, GPUs uuid 1 and 2), times in
+ * us from T0, every launch on the records' thread 7 unless said:
+ *   AllReduce 0: rank 0 issues [10, 20], launches at 15, its kernel waits
+ *     for a gemm on its stream and runs [100, 300); rank 1 issues later
+ *     [50, 60], kernel [56, 300): by host rank 1 is late, by GPU rank 0;
+ *     rank 1 waited 100 - 56 = 44.
+ *   AllReduce 1 + Broadcast 0 grouped: one launch for both (rank 0 at 410,
+ *     kernel [500, 600); rank 1 at 415, [450, 600)); rank 0's thread also
+ *     launches a gemm at 412 in the window (not the collective's: a
+ *     communication kernel's name is there). AllReduce leads; the Broadcast
+ *     is a dup. Rank 1 waited 50.
+ *   AllReduce 2: no launch on either rank: host times, rank 0 late (700 vs
+ *     650), rank 1's wait bounded by its host span 10.
+ *   AllReduce 3: rank 0 open with no kernel (open_ns up to its trace's last
+ *     record, a gemm at 11 s); rank 1 closed.
+ *   AllReduce 4 on rank 1 only: open, launch at 1010, kernel [1020, 1100);
+ *     AllReduce 5 issued at 2000, launch at 2005, kernel [2006, 2100): the
+ *     open record takes only the first.
+ *   Compute on rank 1's GPU [60, 80) (another thread): its wait [56, 100) +
+ *     [450, 500) = 94 us, 74 us of it exposed.
+ */
+START_TEST(nccl_records_gpu)
+{
+	const uint64_t A = 0xaaaa;
+	uint8_t u[2] = {1, 2};
+	tb t[2];
+	tb_begin(&t[0], 100, GT_PRODUCER_INJECT, 0, 1, &u[0]);
+	tb_api(&t[0], 7, 2, T0 + 1 * US, T0 + 2 * US, "cudaLaunchKernel");
+	tb_kernel(&t[0], 0, 13, 2, T0, T0 + 100 * US, GEMM);
+	nccl_rec(&t[0], A, 0, 0, T0 + 10 * US, T0 + 20 * US, "AllReduce");
+	tb_api(&t[0], 7, 1, T0 + 15 * US, T0 + 16 * US, "cuLaunchKernelEx");
+	tb_kernel(&t[0], 0, 13, 1, T0 + 100 * US, T0 + 300 * US, AR);
+	nccl_rec(&t[0], A, 1, 0, T0 + 400 * US, T0 + 420 * US, "AllReduce");
+	nccl_rec(&t[0], A, 0, 0, T0 + 405 * US, T0 + 420 * US, "Broadcast");
+	tb_api(&t[0], 7, 3, T0 + 410 * US, T0 + 411 * US, "cuLaunchKernelEx");
+	tb_api(&t[0], 7, 4, T0 + 412 * US, T0 + 413 * US, "cudaLaunchKernel");
+	tb_kernel(&t[0], 0, 7, 4, T0 + 450 * US, T0 + 490 * US, GEMM);
+	tb_kernel(&t[0], 0, 13, 3, T0 + 500 * US, T0 + 600 * US, GEN);
+	nccl_rec(&t[0], A, 2, 0, T0 + 700 * US, T0 + 710 * US, "AllReduce");
+	nccl_rec(&t[0], A, 3, 0, T0 + 800 * US, 0, "AllReduce");
+	tb_kernel(&t[0], 0, 7, 0, T0 + 11000 * MS, T0 + 11001 * MS, GEMM);
+	tb_end(&t[0]);
+	tb_begin(&t[1], 101, GT_PRODUCER_INJECT, 0, 1, &u[1]);
+	nccl_rec(&t[1], A, 0, 1, T0 + 50 * US, T0 + 60 * US, "AllReduce");
+	tb_api(&t[1], 7, 1, T0 + 55 * US, T0 + 56 * US, "cuLaunchKernelEx");
+	tb_kernel(&t[1], 0, 13, 1, T0 + 56 * US, T0 + 300 * US, AR);
+	tb_kernel(&t[1], 0, 7, 0, T0 + 60 * US, T0 + 80 * US, GEMM);
+	nccl_rec(&t[1], A, 1, 1, T0 + 400 * US, T0 + 420 * US, "AllReduce");
+	nccl_rec(&t[1], A, 0, 1, T0 + 401 * US, T0 + 420 * US, "Broadcast");
+	tb_api(&t[1], 7, 2, T0 + 415 * US, T0 + 416 * US, "cuLaunchKernelEx");
+	tb_kernel(&t[1], 0, 13, 2, T0 + 450 * US, T0 + 600 * US, GEN);
+	nccl_rec(&t[1], A, 2, 1, T0 + 650 * US, T0 + 660 * US, "AllReduce");
+	nccl_rec(&t[1], A, 3, 1, T0 + 800 * US, T0 + 900 * US, "AllReduce");
+	nccl_rec(&t[1], A, 4, 1, T0 + 1000 * US, 0, "AllReduce");
+	tb_api(&t[1], 7, 5, T0 + 1010 * US, T0 + 1011 * US, "cuLaunchKernelEx");
+	tb_kernel(&t[1], 0, 13, 5, T0 + 1020 * US, T0 + 1100 * US, AR);
+	nccl_rec(&t[1], A, 5, 1, T0 + 2000 * US, T0 + 2010 * US, "AllReduce");
+	tb_api(&t[1], 7, 6, T0 + 2005 * US, T0 + 2006 * US, "cuLaunchKernelEx");
+	tb_kernel(&t[1], 0, 13, 6, T0 + 2006 * US, T0 + 2100 * US, AR);
+	tb_end(&t[1]);
+	gt_analysis *a = analyze(t, 2, NULL);
+	const gt_an_gpu *g0 = gpu_by_uuid(a, 1), *g1 = gpu_by_uuid(a, 2);
+
+	const gt_an_nccl_coll *c = ncoll(a, A, 0, 0, "AllReduce");
+	ck_assert_uint_eq(c->nkernels, 1);
+	ck_assert_uint_eq(c->gpu_start, T0 + 100 * US);
+	ck_assert_uint_eq(c->gpu_end, T0 + 300 * US);
+	ck_assert_uint_eq(c->gpu, g0->index);
+	ck_assert_uint_eq(c->shared, 1);
+	ck_assert_uint_eq(c->lead, 1);
+	c = ncoll(a, A, 1, 0, "AllReduce"); /* the gemm launched in the window is not its */
+	ck_assert_uint_eq(c->nkernels, 1);
+	ck_assert_uint_eq(c->gpu_start, T0 + 500 * US);
+	ck_assert_uint_eq(c->shared, 2);
+	ck_assert_uint_eq(c->lead, 1);
+	c = ncoll(a, A, 0, 0, "Broadcast");
+	ck_assert_uint_eq(c->nkernels, 1);
+	ck_assert_uint_eq(c->gpu_start, T0 + 500 * US);
+	ck_assert_uint_eq(c->shared, 2);
+	ck_assert_uint_eq(c->lead, 0);
+	c = ncoll(a, A, 2, 0, "AllReduce");
+	ck_assert_uint_eq(c->nkernels, 0);
+	ck_assert_uint_eq(c->gpu, UINT32_MAX);
+	ck_assert_uint_eq(c->open_ns, 0);
+	c = ncoll(a, A, 3, 0, "AllReduce");
+	ck_assert_uint_eq(c->nkernels, 0);
+	ck_assert_uint_ge(c->open_ns, 11000 * MS + 1 * MS - 800 * US);
+	ck_assert_uint_lt(c->open_ns, 12000 * MS);
+	c = ncoll(a, A, 4, 1, "AllReduce"); /* open: up to the next issue */
+	ck_assert_uint_eq(c->nkernels, 1);
+	ck_assert_uint_eq(c->gpu_end, T0 + 1100 * US);
+	ck_assert_uint_eq(c->open_ns, 0);
+	ck_assert_uint_eq(ncoll(a, A, 5, 1, "AllReduce")->gpu_start, T0 + 2006 * US);
+
+	const gt_an_nccl_match *m = nmatch_f(a, A, 0, "AllReduce");
+	ck_assert_ptr_nonnull(m);
+	ck_assert_uint_eq(m->gpu, 1);
+	ck_assert_uint_eq(m->last_rank, 0); /* by GPU; by host it would be rank 1 */
+	ck_assert_uint_eq(m->first_rank, 1);
+	ck_assert_uint_eq(m->last_start, T0 + 50 * US); /* host times stay host times */
+	ck_assert_uint_eq(m->gpu_last_start - m->gpu_first_start, 44 * US);
+	ck_assert_uint_eq(m->wait_ns, 44 * US);
+	ck_assert_uint_eq(m->dup, 0);
+	m = nmatch_f(a, A, 1, "AllReduce");
+	ck_assert_uint_eq(m->gpu, 1);
+	ck_assert_uint_eq(m->last_rank, 0);
+	ck_assert_uint_eq(m->wait_ns, 50 * US);
+	ck_assert_uint_eq(m->dup, 0);
+	m = nmatch_f(a, A, 0, "Broadcast");
+	ck_assert_uint_eq(m->gpu, 1);
+	ck_assert_uint_eq(m->dup, 1);
+	m = nmatch_f(a, A, 2, "AllReduce"); /* no GPU work: host times */
+	ck_assert_uint_eq(m->gpu, 0);
+	ck_assert_uint_eq(m->last_rank, 0);
+	ck_assert_uint_eq(m->wait_ns, 10 * US);
+	m = nmatch_f(a, A, 3, "AllReduce");
+	ck_assert_uint_eq(m->gpu, 0);
+	ck_assert_uint_eq(m->open, 1);
+
+	size_t n;
+	ck_assert_ptr_null(gt_analysis_nccl_waits(a, g0->index, &n));
+	const gt_an_nccl_wait *w = gt_analysis_nccl_waits(a, g1->index, &n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(w->trace, ncoll(a, A, 0, 0, "AllReduce")->trace);
+	ck_assert_uint_eq(w->rank, 0);
+	ck_assert_uint_eq(w->count, 2);
+	ck_assert_uint_eq(w->wait_ns, 94 * US);
+	ck_assert_uint_eq(w->exposed_ns, 74 * US);
+	ck_assert_uint_eq(w->max_ns, 50 * US);
+	gt_analysis_free(a);
+}
+END_TEST
+
 /* Without NCCL records there is nothing (the kernel-name path is used). */
 START_TEST(nccl_records_none)
 {
@@ -843,6 +993,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(c, random_collectives, 0, 40);
 	tcase_add_test(c, nccl_records_match);
 	tcase_add_test(c, nccl_records_none);
+	tcase_add_test(c, nccl_records_gpu);
 	suite_add_tcase(s, c);
 	c = tcase_create("synthetic");
 	tcase_set_timeout(c, 120);
