@@ -167,6 +167,58 @@ START_TEST(overlap_and_types)
 END_TEST
 
 /*
+ * Two processes on ONE GPU (DDP with two ranks on a GPU, seen on an H100):
+ * their all-reduces run at the same time, (us) process 100 [0, 100)
+ * [200, 300), process 200 [10, 110) [210, 310), a gemm of process 100
+ * [100, 150). Summed the AllReduce kernels take 400 us, on the GPU (their
+ * union) 220 us, 210 of it with no compute: the report's comm table and
+ * comm_not_overlapped's evidence say both, labelled, and never a type's
+ * summed time as if it were part of the union total.
+ */
+START_TEST(comm_two_procs_one_gpu)
+{
+	tb t[2];
+	uint8_t u[1] = {1};
+	tb_begin(&t[0], 100, GT_PRODUCER_INJECT, 0, 1, u);
+	tb_kernel(&t[0], 0, 13, 0, T0, T0 + 100 * US, AR);
+	tb_kernel(&t[0], 0, 7, 0, T0 + 100 * US, T0 + 150 * US, "_Z4gemmv");
+	tb_kernel(&t[0], 0, 13, 0, T0 + 200 * US, T0 + 300 * US, AR);
+	tb_end(&t[0]);
+	tb_begin(&t[1], 200, GT_PRODUCER_INJECT, 0, 1, u);
+	tb_kernel(&t[1], 0, 13, 0, T0 + 10 * US, T0 + 110 * US, AR);
+	tb_kernel(&t[1], 0, 13, 0, T0 + 210 * US, T0 + 310 * US, AR);
+	tb_end(&t[1]);
+	gt_analysis *a = analyze(t, 2, NULL);
+	ck_assert_uint_eq(gt_analysis_ngpus(a), 1);
+	const gt_an_gpu *g = gt_analysis_gpu(a, 0);
+	ck_assert_uint_eq(g->comm_ns, 220 * US);
+	ck_assert_uint_eq(g->comm_exposed_ns, 210 * US);
+	const gt_an_coll *ar = coll_row(a, 0, GT_COLL_ALLREDUCE);
+	ck_assert_uint_eq(ar->total_ns, 400 * US);
+	ck_assert_uint_eq(ar->busy_ns, 220 * US);
+	char *txt = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&txt, &len);
+	ck_assert_int_eq(gt_report_text(a, f, NULL), 0);
+	fclose(f);
+	static const char *const want[] = {
+		"communication kernels ran on the GPU 220.0 us (the union of their times), "
+		"210.0 us of it (95%) with no compute kernel running",
+		"AllReduce: 4 kernels, 400.0 us summed, 220.0 us on the GPU (union: kernels "
+		"running at the same time counted once), 210.0 us of that alone on the GPU (95%)",
+		"summed     on GPU"};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!strstr(txt, want[i])) {
+			fputs(txt, stderr);
+			ck_abort_msg("no \"%s\" in the report (printed above)", want[i]);
+		}
+	ck_assert_ptr_null(strstr(txt, "400.0 us of it"));
+	free(txt);
+	gt_analysis_free(a);
+}
+END_TEST
+
+/*
  * Two ranks (two processes, GPUs 1 and 2, device ordinals 0 and 1, NCCL
  * streams 13 and 21, clocks offset by 5 s in the trace clock). Rank 1
  * lost the record of the 2nd all-reduce. Starts/ends (us):
@@ -985,6 +1037,7 @@ static Suite *suite(void)
 	tcase_set_timeout(c, 30);
 	tcase_add_test(c, kernel_names);
 	tcase_add_test(c, overlap_and_types);
+	tcase_add_test(c, comm_two_procs_one_gpu);
 	tcase_add_test(c, match_two_ranks);
 	tcase_add_test(c, report_plurals_of_one);
 	tcase_add_test(c, communicators_and_skew);
