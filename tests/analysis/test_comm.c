@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "gaptrace/analysis.h"
+#include "gaptrace/diagnosis.h"
 #include "gaptrace/report.h"
 #include "gaptrace/synth.h"
 #include "tb.h"
@@ -1012,6 +1013,168 @@ START_TEST(nccl_records_gpu)
 }
 END_TEST
 
+/* Two ranks, 10 all-reduces 1 ms apart (us from each step's start): rank 0
+ * (pid 100) issues first [10, 20] but its stream runs a gemm [0, 600) first,
+ * so its NCCL kernel starts at 600; rank 1 (pid 101) issues later [50, 60]
+ * and its kernel starts at 60: rank 0 is late on the GPU by 540 us every
+ * time, while by host issue time rank 1 would be. With the records the
+ * plugin is the source; rank 1's GPU waits 10 x 540 us, all exposed. */
+static void straggler_traces(tb *t, int with_records)
+{
+	uint8_t u[2] = {1, 2};
+	for (int r = 0; r < 2; r++) {
+		tb_begin(&t[r], 100 + (uint32_t)r, GT_PRODUCER_INJECT, 0, 1, &u[r]);
+		for (uint32_t i = 0; i < 10; i++) {
+			uint64_t b = T0 + i * MS;
+			if (r == 0) {
+				tb_api(&t[r], 7, 100 + i, b + 1 * US, b + 2 * US, "cudaLaunchKernel");
+				tb_kernel(&t[r], 0, 7, 100 + i, b, b + 600 * US, GEMM);
+			}
+			uint64_t is = b + (r ? 50 : 10) * US;
+			if (with_records)
+				nccl_rec(&t[r], 0xaaaa, i, (uint32_t)r, is, is + 10 * US, "AllReduce");
+			tb_api(&t[r], 7, 1 + i, is + 5 * US, is + 6 * US, "cuLaunchKernelEx");
+			tb_kernel(&t[r], 0, 13, 1 + i, b + (r ? 60 : 600) * US, b + 900 * US, AR);
+		}
+		tb_end(&t[r]);
+	}
+}
+
+static char *report_of(const gt_analysis *a, int json)
+{
+	char *txt = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&txt, &len);
+	ck_assert_int_eq(json ? gt_report_json(a, f, NULL) : gt_report_text(a, f, NULL), 0);
+	fclose(f);
+	return txt;
+}
+
+static void want_in(const char *txt, const char *const *want, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strstr(txt, want[i])) {
+			fputs(txt, stderr);
+			ck_abort_msg("no \"%s\" in the report (printed above)", want[i]);
+		}
+}
+
+START_TEST(nccl_straggler_finding)
+{
+	tb t[2];
+	straggler_traces(t, 1);
+	gt_analysis *a = analyze(t, 2, NULL);
+	gt_diagnosis *d = gt_diagnose(a, NULL);
+	ck_assert_ptr_nonnull(d);
+	const gt_finding *f = gt_diagnosis_find(d, GT_FIND_STRAGGLER);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_str_eq(f->source, "nccl plugin");
+	ck_assert_uint_eq(f->gpu, gpu_by_uuid(a, 2)->index); /* rank 1's GPU waits */
+	ck_assert_uint_eq(f->kernel_claim_ns, 10 * 540 * US);
+	double last = -1, cost = -1, seq = -1, pid = -1;
+	for (size_t i = 0; i < f->nmetrics; i++) {
+		if (!strcmp(f->metrics[i].key, "last"))
+			last = f->metrics[i].value;
+		if (!strcmp(f->metrics[i].key, "cost_ns"))
+			cost = f->metrics[i].value;
+		if (!strcmp(f->metrics[i].key, "worst_seq"))
+			seq = f->metrics[i].value;
+		if (!strcmp(f->metrics[i].key, "straggler_pid"))
+			pid = f->metrics[i].value;
+	}
+	ck_assert(last == 10 && cost == 10 * 540 * US && seq == 0 && pid == 100);
+	ck_assert_ptr_nonnull(strstr(f->title, "Rank 0 (pid 100) is a straggler: 100% of the time "
+					       "ranks wait at collectives is for it (540.0 us late "
+					       "on average, last at 10 collectives)"));
+	const gt_finding *c = gt_diagnosis_find(d, GT_FIND_COMM_NOT_OVERLAPPED);
+	if (c)
+		ck_assert_str_eq(c->source, "nccl plugin");
+	gt_diagnosis_free(d);
+	char *txt = report_of(a, 0);
+	static const char *const want[] = {
+		"[1] straggler (GPU 1) - evidence:\n    source: nccl plugin\n",
+		"arrived last at 10 of the 10 collectives it took part in",
+		"by its NCCL kernel's start on the GPU at all of them",
+		"the worst: AllReduce seq 0 of communicator 000000000000aaaa (4096 bytes, 2 ranks "
+		"present): the others waited 540.0 us for it",
+		"all ranks together waited 5.40 ms for rank 0",
+		"this GPU's NCCL kernels spent 5.40 ms waiting for it (its kernels' union in time), "
+		"10 waits, longest 540.0 us; 5.40 ms of it with no compute kernel running"};
+	want_in(txt, want, sizeof(want) / sizeof(want[0]));
+	free(txt);
+	txt = report_of(a, 1);
+	static const char *const wantj[] = {"\"id\": \"straggler\"", "\"source\": \"nccl plugin\"",
+					    "all ranks together waited 5.40 ms for rank 0"};
+	want_in(txt, wantj, sizeof(wantj) / sizeof(wantj[0]));
+	free(txt);
+	gt_analysis_free(a);
+
+	/* the same kernels without the records: the kernel names are the source */
+	straggler_traces(t, 0);
+	a = analyze(t, 2, NULL);
+	d = gt_diagnose(a, NULL);
+	f = gt_diagnosis_find(d, GT_FIND_STRAGGLER);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_str_eq(f->source, "kernel names");
+	gt_diagnosis_free(d);
+	txt = report_of(a, 1);
+	ck_assert_ptr_nonnull(strstr(txt, "\"source\": \"kernel names\""));
+	ck_assert_ptr_null(strstr(txt, "\"source\": \"nccl plugin\""));
+	free(txt);
+	gt_analysis_free(a);
+}
+END_TEST
+
+/* An all-reduce of rank 0 open at the end of its trace with no kernel: a
+ * stalled collective once it is open longer than the threshold (10 s by
+ * default); rank 1's record of it ended. Under the threshold: none. */
+static gt_analysis *stalled_trace(tb *t, uint64_t tail)
+{
+	uint8_t u[2] = {1, 2};
+	for (int r = 0; r < 2; r++) {
+		tb_begin(&t[r], 100 + (uint32_t)r, GT_PRODUCER_INJECT, 0, 1, &u[r]);
+		tb_kernel(&t[r], 0, 7, 0, T0, T0 + MS, GEMM);
+		nccl_rec(&t[r], 0xaaaa, 5, (uint32_t)r, T0 + 2 * MS, r ? T0 + 3 * MS : 0, "AllReduce");
+		tb_kernel(&t[r], 0, 7, 0, T0 + tail, T0 + tail + MS, GEMM);
+		tb_end(&t[r]);
+	}
+	return analyze(t, 2, NULL);
+}
+
+START_TEST(nccl_stalled_collective)
+{
+	tb t[2];
+	gt_analysis *a = stalled_trace(t, 12000 * MS);
+	gt_diagnosis *d = gt_diagnose(a, NULL);
+	const gt_finding *f = gt_diagnosis_find(d, GT_FIND_STALLED_COLLECTIVE);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(f->gpu, gpu_by_uuid(a, 1)->index);
+	ck_assert_uint_eq(f->rank, 1); /* an event: ranked first */
+	ck_assert_int_eq(f->severity, GT_SEV_HIGH);
+	ck_assert_uint_eq(f->claim_ns, 0);
+	ck_assert_ptr_nonnull(strstr(f->title, "AllReduce seq 5 of communicator 000000000000aaaa, "
+					       "rank 0 (pid 100)"));
+	gt_diagnosis_free(d);
+	char *txt = report_of(a, 1);
+	ck_assert_ptr_nonnull(strstr(txt, "\"id\": \"stalled_collective\""));
+	free(txt);
+	gt_analysis_free(a);
+
+	a = stalled_trace(t, 5000 * MS);
+	d = gt_diagnose(a, NULL);
+	ck_assert_ptr_null(gt_diagnosis_find(d, GT_FIND_STALLED_COLLECTIVE));
+	gt_diagnosis_free(d);
+	gt_diag_opts o;
+	gt_diag_opts_init(&o);
+	char err[128];
+	ck_assert_int_eq(gt_diag_set_threshold(&o, "stalled_collective_ns=4s", err, sizeof err), 0);
+	d = gt_diagnose(a, &o);
+	ck_assert_ptr_nonnull(gt_diagnosis_find(d, GT_FIND_STALLED_COLLECTIVE));
+	gt_diagnosis_free(d);
+	gt_analysis_free(a);
+}
+END_TEST
+
 /* Without NCCL records there is nothing (the kernel-name path is used). */
 START_TEST(nccl_records_none)
 {
@@ -1047,6 +1210,8 @@ static Suite *suite(void)
 	tcase_add_test(c, nccl_records_match);
 	tcase_add_test(c, nccl_records_none);
 	tcase_add_test(c, nccl_records_gpu);
+	tcase_add_test(c, nccl_straggler_finding);
+	tcase_add_test(c, nccl_stalled_collective);
 	suite_add_tcase(s, c);
 	c = tcase_create("synthetic");
 	tcase_set_timeout(c, 120);

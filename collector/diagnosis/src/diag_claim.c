@@ -311,6 +311,32 @@ dg_fbuild *dg_commit(dg_ctx *c, int id, dg_claim *cl)
 	return b;
 }
 
+dg_fbuild *dg_commit_event(dg_ctx *c, int id)
+{
+	if (c->o->disabled & (1u << id))
+		return NULL;
+	if (c->nfb == c->fbcap) {
+		size_t cap = c->fbcap ? c->fbcap * 2 : 8;
+		dg_fbuild **p = realloc(c->fb, cap * sizeof *p);
+		if (!p) {
+			c->oom = 1;
+			return NULL;
+		}
+		c->fb = p;
+		c->fbcap = cap;
+	}
+	dg_fbuild *b = calloc(1, sizeof *b);
+	if (!b) {
+		c->oom = 1;
+		return NULL;
+	}
+	c->fb[c->nfb++] = b;
+	b->f.id = id;
+	b->f.name = gt_finding_name(id);
+	b->f.gpu = c->gpu->index;
+	return b;
+}
+
 /* The finding's title, copied into the arena. */
 void dg_title(dg_ctx *c, dg_fbuild *b, const char *fmt, ...)
 {
