@@ -763,7 +763,7 @@ static void nccl_rec(tb *t, uint64_t comm, uint64_t seq, uint32_t rank, uint64_t
 }
 
 static const gt_an_nccl_match *nmatch_f(const gt_analysis *a, uint64_t comm, uint64_t seq,
-				       const char *func)
+					const char *func)
 {
 	size_t n;
 	const gt_an_nccl_match *m = gt_analysis_nccl_matches(a, &n);
@@ -1027,12 +1027,14 @@ static void straggler_traces(tb *t, int with_records)
 		for (uint32_t i = 0; i < 10; i++) {
 			uint64_t b = T0 + i * MS;
 			if (r == 0) {
-				tb_api(&t[r], 7, 100 + i, b + 1 * US, b + 2 * US, "cudaLaunchKernel");
+				tb_api(&t[r], 7, 100 + i, b + 1 * US, b + 2 * US,
+				       "cudaLaunchKernel");
 				tb_kernel(&t[r], 0, 7, 100 + i, b, b + 600 * US, GEMM);
 			}
 			uint64_t is = b + (r ? 50 : 10) * US;
 			if (with_records)
-				nccl_rec(&t[r], 0xaaaa, i, (uint32_t)r, is, is + 10 * US, "AllReduce");
+				nccl_rec(&t[r], 0xaaaa, i, (uint32_t)r, is, is + 10 * US,
+					 "AllReduce");
 			tb_api(&t[r], 7, 1 + i, is + 5 * US, is + 6 * US, "cuLaunchKernelEx");
 			tb_kernel(&t[r], 0, 13, 1 + i, b + (r ? 60 : 600) * US, b + 900 * US, AR);
 		}
@@ -1098,7 +1100,8 @@ START_TEST(nccl_straggler_finding)
 		"the worst: AllReduce seq 0 of communicator 000000000000aaaa (4096 bytes, 2 ranks "
 		"present): the others waited 540.0 us for it",
 		"all ranks together waited 5.40 ms for rank 0",
-		"this GPU's NCCL kernels spent 5.40 ms waiting for it (its kernels' union in time), "
+		"this GPU's NCCL kernels spent 5.40 ms waiting for it (its kernels' union in "
+		"time), "
 		"10 waits, longest 540.0 us; 5.40 ms of it with no compute kernel running"};
 	want_in(txt, want, sizeof(want) / sizeof(want[0]));
 	free(txt);
@@ -1134,7 +1137,8 @@ static gt_analysis *stalled_trace(tb *t, uint64_t tail)
 	for (int r = 0; r < 2; r++) {
 		tb_begin(&t[r], 100 + (uint32_t)r, GT_PRODUCER_INJECT, 0, 1, &u[r]);
 		tb_kernel(&t[r], 0, 7, 0, T0, T0 + MS, GEMM);
-		nccl_rec(&t[r], 0xaaaa, 5, (uint32_t)r, T0 + 2 * MS, r ? T0 + 3 * MS : 0, "AllReduce");
+		nccl_rec(&t[r], 0xaaaa, 5, (uint32_t)r, T0 + 2 * MS, r ? T0 + 3 * MS : 0,
+			 "AllReduce");
 		tb_kernel(&t[r], 0, 7, 0, T0 + tail, T0 + tail + MS, GEMM);
 		tb_end(&t[r]);
 	}

@@ -233,7 +233,8 @@ static int tie(gt_analysis *a, uint8_t *tied)
 	for (size_t i0 = 0, i1; i0 < nr; i0 = i1) {
 		const gt_an_nccl_coll *x = &r[ord[i0].i];
 		for (i1 = i0 + 1; i1 < nr; i1++)
-			if (r[ord[i1].i].trace != x->trace || r[ord[i1].i].thread_id != x->thread_id)
+			if (r[ord[i1].i].trace != x->trace ||
+			    r[ord[i1].i].thread_id != x->thread_id)
 				break;
 		while (j < nl && (l[j].trace < x->trace ||
 				  (l[j].trace == x->trace && l[j].tid < x->thread_id)))
@@ -420,8 +421,8 @@ static uint64_t covered(const an_span *u, size_t n, uint64_t t0, uint64_t t1)
 
 /* Per GPU: the union of its compute kernels (not tied, not named as
  * communication) as sorted disjoint spans u[off[g]..off[g+1]). */
-static int compute_union(const gt_analysis *a, const size_t *starts, const uint8_t *tied,
-			 gt_vec *u, size_t *off)
+static int compute_union(const gt_analysis *a, const size_t *starts, const uint8_t *tied, gt_vec *u,
+			 size_t *off)
 {
 	const an_item *it = a->items.p;
 	for (size_t g = 0; g < a->gpus.n; g++) {
@@ -471,8 +472,9 @@ static int waits(gt_analysis *a, const size_t *starts, const uint8_t *tied, gt_v
 			}
 			if (w[j].a > cb) { /* a new run of the union */
 				x.wait_ns += cb - ca;
-				x.exposed_ns += (cb - ca) - covered(us + off[x.gpu],
-								    off[x.gpu + 1] - off[x.gpu], ca, cb);
+				x.exposed_ns +=
+					(cb - ca) - covered(us + off[x.gpu],
+							    off[x.gpu + 1] - off[x.gpu], ca, cb);
 				ca = w[j].a;
 				cb = w[j].b;
 			} else if (w[j].b > cb) {

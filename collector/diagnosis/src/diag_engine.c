@@ -616,8 +616,8 @@ gt_diagnosis *dg_run(const dg_input *in, const gt_diag_opts *opts)
 		for (size_t i = 0; i < nall; i++) {
 			dg_fbuild *b = all[i];
 			b->f.rank = (unsigned)(i + 1);
-			b->f.severity = !b->f.claim_ns			  ? GT_SEV_HIGH /* an event */
-					: b->f.share >= d->o.high_share	  ? GT_SEV_HIGH
+			b->f.severity = !b->f.claim_ns			? GT_SEV_HIGH /* an event */
+					: b->f.share >= d->o.high_share ? GT_SEV_HIGH
 					: b->f.share >= d->o.medium_share ? GT_SEV_MEDIUM
 									  : GT_SEV_LOW;
 			finalize(d, &d->findings[i], b);

@@ -203,11 +203,12 @@ static dg_nrank *nccl_ranks(dg_ctx *c, uint64_t *all)
 	for (size_t i = 0; i < in->nncolls; i++) {
 		const gt_an_nccl_coll *x = &in->ncolls[i];
 		if (i && x->rank == x[-1].rank && x->trace == x[-1].trace &&
-		    !nkey_cmp(x->comm_hash, x->func, x->seq, x[-1].comm_hash, x[-1].func, x[-1].seq))
+		    !nkey_cmp(x->comm_hash, x->func, x->seq, x[-1].comm_hash, x[-1].func,
+			      x[-1].seq))
 			continue; /* a rank recorded twice counts once */
-		while (j < in->nnmatches && nkey_cmp(in->nmatches[j].comm_hash, in->nmatches[j].func,
-						     in->nmatches[j].seq, x->comm_hash, x->func,
-						     x->seq) < 0)
+		while (j < in->nnmatches &&
+		       nkey_cmp(in->nmatches[j].comm_hash, in->nmatches[j].func,
+				in->nmatches[j].seq, x->comm_hash, x->func, x->seq) < 0)
 			j++;
 		if (j < in->nnmatches && x->trace < in->ntraces && !in->nmatches[j].dup &&
 		    !nkey_cmp(in->nmatches[j].comm_hash, in->nmatches[j].func, in->nmatches[j].seq,
@@ -271,10 +272,11 @@ static void straggler_nccl(dg_ctx *c)
 	if (R->by_gpu == R->last)
 		snprintf(by, sizeof by, "by its NCCL kernel's start on the GPU at all of them");
 	else
-		snprintf(by, sizeof by,
-			 "by its NCCL kernel's start on the GPU at %llu, by host issue time at %llu "
-			 "(no GPU work tied to every rank's record)",
-			 (unsigned long long)R->by_gpu, (unsigned long long)(R->last - R->by_gpu));
+		snprintf(
+			by, sizeof by,
+			"by its NCCL kernel's start on the GPU at %llu, by host issue time at %llu "
+			"(no GPU work tied to every rank's record)",
+			(unsigned long long)R->by_gpu, (unsigned long long)(R->last - R->by_gpu));
 	gt_fmt_ns(t2, sizeof t2, (double)R->late_max_ns);
 	dg_ev(c, b,
 	      "rank %u (pid %u%s%.60s) arrived last at %llu of the %llu %s it took part in "
@@ -332,13 +334,10 @@ static void straggler_nccl(dg_ctx *c)
 	free(s);
 }
 
-/* straggler: this GPU waited for a late rank. */
-void dg_rule_straggler(dg_ctx *c)
+/* straggler from the collectives matched by kernel names (comm.c): the
+ * rank this GPU waited for most, if most waits of all ranks are for it. */
+static void straggler_names(dg_ctx *c)
 {
-	if (nccl_source(c)) {
-		straggler_nccl(c);
-		return;
-	}
 	const gt_an_gpu *gpu = c->gpu;
 	const gt_an_wait *w = NULL;
 	const gt_an_rank *R = NULL;
@@ -486,6 +485,16 @@ void dg_rule_straggler(dg_ctx *c)
 		       "dump "
 		       "--pid %u).",
 		       R->rank, R->gpu, R->pid);
+}
+
+/* straggler: this GPU waited for a late rank; the NCCL plugin's records are
+ * the source when they have GPU times, the kernel names otherwise. */
+void dg_rule_straggler(dg_ctx *c)
+{
+	if (nccl_source(c))
+		straggler_nccl(c);
+	else
+		straggler_names(c);
 }
 
 /* comm_not_overlapped: communication not hidden behind compute. */
@@ -637,8 +646,9 @@ void dg_rule_stalled_collective(dg_ctx *c)
 	      "launched for it finished on the GPU",
 	      dg_rel_s(c, worst->start), worst->thread_id);
 	if (n > 1)
-		dg_ev(c, b, "%zu collectives of this GPU's processes are open this long (the "
-			    "threshold stalled_collective_ns is %s); the oldest is named",
+		dg_ev(c, b,
+		      "%zu collectives of this GPU's processes are open this long (the "
+		      "threshold stalled_collective_ns is %s); the oldest is named",
 		      n, t2);
 	else
 		dg_ev(c, b, "open longer than the threshold stalled_collective_ns (%s)", t2);

@@ -1318,14 +1318,14 @@ typedef struct gt_an_nccl_coll {
 	uint64_t gpu_end;   /**< its last kernel's end */
 	uint32_t nkernels;  /**< kernels tied to it (0: none found, GPU times unknown) */
 	uint32_t gpu;	    /**< gt_an_gpu.index of its first kernel (AN_NONE-like
-			         UINT32_MAX when no kernel) */
+				 UINT32_MAX when no kernel) */
 	uint32_t shared;    /**< records its first kernel was launched for, itself
-			         included (> 1: a grouped launch; 0 without kernels) */
+				 included (> 1: a grouped launch; 0 without kernels) */
 	uint32_t lead;	    /**< 1: the first record (by start) of those sharing its
-			         first kernel, or its kernels are its own */
+				 first kernel, or its kernels are its own */
 	uint64_t open_ns;   /**< an open record (end 0) with no kernel tied: how long
-			         from its start to the last record of its trace (the
-			         process was there that long after issuing it); else 0 */
+				 from its start to the last record of its trace (the
+				 process was there that long after issuing it); else 0 */
 } gt_an_nccl_coll;
 
 /** Every NCCL plugin collective record, by (comm_hash, func, seq, rank); NULL/0
@@ -1382,9 +1382,9 @@ GT_API const gt_an_nccl_match *gt_analysis_nccl_matches(const gt_analysis *a, si
  * communication kernels).
  */
 typedef struct gt_an_nccl_wait {
-	uint32_t gpu;	     /**< gt_an_gpu.index of the waiting kernels */
-	uint32_t trace;	     /**< gt_an_trace index of the process waited for */
-	uint32_t rank;	     /**< its NCCL rank in the longest of those waits */
+	uint32_t gpu;	/**< gt_an_gpu.index of the waiting kernels */
+	uint32_t trace; /**< gt_an_trace index of the process waited for */
+	uint32_t rank;	/**< its NCCL rank in the longest of those waits */
 	uint32_t reserved;
 	uint64_t count;	     /**< waits (ranks x collectives) */
 	uint64_t wait_ns;    /**< union over time */
@@ -1394,8 +1394,7 @@ typedef struct gt_an_nccl_wait {
 
 /** Waits of GPU `gpu` (index) by process waited for, largest exposed_ns
  *  first; NULL/0 when none. */
-GT_API const gt_an_nccl_wait *gt_analysis_nccl_waits(const gt_analysis *a, size_t gpu,
-						     size_t *n);
+GT_API const gt_an_nccl_wait *gt_analysis_nccl_waits(const gt_analysis *a, size_t gpu, size_t *n);
 
 /* ------------------------------------------------------------------ */
 /* Names                                                               */
