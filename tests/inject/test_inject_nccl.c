@@ -204,6 +204,11 @@ static void one_p2p_pair(void *ctx, int rank)
 static void launch_coll(int rank, int i)
 {
 	uint32_t corr = (uint32_t)(1000 + rank * NITER + i);
+	/* NCCL prepares the launch for microseconds after it started the event;
+	 * the mock's trace clock and the plugin's (CLOCK_MONOTONIC moved by the
+	 * clock map) may differ by the time between two clock reads */
+	struct timespec ts = {0, 20000};
+	nanosleep(&ts, NULL);
 	CUpti_ActivityAPI a;
 	memset(&a, 0, sizeof(a));
 	a.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
