@@ -77,7 +77,7 @@ static pthread_barrier_t inits_done;
 static int in_flight_all; /* start every event before stopping any */
 static int host_args;	  /* A_GPU, A_OPEN of the run */
 static pthread_barrier_t iter_done;
-static uint64_t late_kernel_start[NITER]; /* A_GPU: the late rank's kernel starts */
+static uint64_t launch_at[NRANKS][NITER]; /* A_GPU: each rank's launch call */
 
 static void load_plugin(int max)
 {
@@ -199,8 +199,10 @@ static void one_p2p_pair(void *ctx, int rank)
 
 /* A_GPU: the collective's launch on this thread (a runtime API record now,
  * correlation corr) and its kernel on GPU `rank`: it starts 5 us after the
- * launch and spins until 100 us after the late rank's started (the ranks
- * meet at iter_done to know it). */
+ * launch, the late rank's 1 ms after the last launch of all (its stream was
+ * busy: late whatever the threads' scheduling), and every rank's spins
+ * until 100 us after the late rank's started (the ranks meet at iter_done
+ * to know it). */
 static void launch_coll(int rank, int i)
 {
 	uint32_t corr = (uint32_t)(1000 + rank * NITER + i);
@@ -219,14 +221,18 @@ static void launch_coll(int rank, int i)
 	a.threadId = (uint32_t)syscall(SYS_gettid);
 	a.correlationId = corr;
 	mock_emit(&a);
-	if (rank == LATE_RANK)
-		late_kernel_start[i] = a.start + 5000;
+	launch_at[rank][i] = a.start;
 	pthread_barrier_wait(&iter_done);
+	uint64_t late = 0;
+	for (int r = 0; r < NRANKS; r++)
+		if (launch_at[r][i] > late)
+			late = launch_at[r][i];
+	late += 1000000;
 	CUpti_ActivityKernel10 k;
 	memset(&k, 0, sizeof(k));
 	k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
-	k.start = a.start + 5000;
-	k.end = late_kernel_start[i] + 100000;
+	k.start = rank == LATE_RANK ? late : a.start + 5000;
+	k.end = late + 100000;
 	k.deviceId = (uint32_t)rank;
 	k.contextId = 1 + (uint32_t)rank;
 	k.streamId = 13;
