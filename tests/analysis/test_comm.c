@@ -1197,6 +1197,41 @@ START_TEST(nccl_records_none)
 }
 END_TEST
 
+/* The synthetic ddp-straggler with the NCCL plugin's records: the straggler
+ * finding comes from them and agrees with the generator's ground truth
+ * (rank 2 last once a step, the others' waits for it). */
+START_TEST(synth_nccl_straggler)
+{
+	gt_synth_spec s;
+	ck_assert_int_eq(gt_synth_preset("ddp-straggler-nccl", &s), 0);
+	gt_synth_truth tr;
+	gt_analysis *a = tb_synth_analysis(&s, &tr);
+	size_t n;
+	const gt_an_nccl_match *m = gt_analysis_nccl_matches(a, &n);
+	ck_assert_uint_eq(n, tr.collectives);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_uint_eq(m[i].gpu, 1);
+	gt_diagnosis *d = gt_diagnose(a, NULL);
+	const gt_finding *f = gt_diagnosis_find(d, GT_FIND_STRAGGLER);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_str_eq(f->source, "nccl plugin");
+	double rank = -1, last = -1, cost = -1;
+	for (size_t i = 0; i < f->nmetrics; i++) {
+		if (!strcmp(f->metrics[i].key, "straggler_rank"))
+			rank = f->metrics[i].value;
+		if (!strcmp(f->metrics[i].key, "last"))
+			last = f->metrics[i].value;
+		if (!strcmp(f->metrics[i].key, "cost_ns"))
+			cost = f->metrics[i].value;
+	}
+	ck_assert(rank == 2);
+	ck_assert(last == (double)tr.rank[2].last);
+	ck_assert(cost == (double)tr.rank[2].cost_ns);
+	gt_diagnosis_free(d);
+	gt_analysis_free(a);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("comm");
@@ -1221,6 +1256,7 @@ static Suite *suite(void)
 	tcase_set_timeout(c, 120);
 	tcase_add_test(c, synth_ranks);
 	tcase_add_test(c, synth_ranks_variants);
+	tcase_add_test(c, synth_nccl_straggler);
 	suite_add_tcase(s, c);
 	return s;
 }
