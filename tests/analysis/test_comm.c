@@ -88,6 +88,34 @@ static gt_analysis *analyze(tb *t, int n, const gt_analysis_opts *o)
 	return a;
 }
 
+/* A finding's metric by key (-1 when absent). */
+static double metric_of(const gt_finding *f, const char *key)
+{
+	for (size_t i = 0; i < f->nmetrics; i++)
+		if (!strcmp(f->metrics[i].key, key))
+			return f->metrics[i].value;
+	return -1;
+}
+
+static char *report_of(const gt_analysis *a, int json)
+{
+	char *txt = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&txt, &len);
+	ck_assert_int_eq(json ? gt_report_json(a, f, NULL) : gt_report_text(a, f, NULL), 0);
+	fclose(f);
+	return txt;
+}
+
+static void want_in(const char *txt, const char *const *want, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strstr(txt, want[i])) {
+			fputs(txt, stderr);
+			ck_abort_msg("no \"%s\" in the report (printed above)", want[i]);
+		}
+}
+
 static const gt_an_gpu *gpu_by_uuid(const gt_analysis *a, uint8_t u0)
 {
 	for (size_t i = 0; i < gt_analysis_ngpus(a); i++) {
@@ -197,22 +225,14 @@ START_TEST(comm_two_procs_one_gpu)
 	const gt_an_coll *ar = coll_row(a, 0, GT_COLL_ALLREDUCE);
 	ck_assert_uint_eq(ar->total_ns, 400 * US);
 	ck_assert_uint_eq(ar->busy_ns, 220 * US);
-	char *txt = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&txt, &len);
-	ck_assert_int_eq(gt_report_text(a, f, NULL), 0);
-	fclose(f);
+	char *txt = report_of(a, 0);
 	static const char *const want[] = {
 		"communication kernels ran on the GPU 220.0 us (the union of their times), "
 		"210.0 us of it (95%) with no compute kernel running",
 		"AllReduce: 4 kernels, 400.0 us summed, 220.0 us on the GPU (union: kernels "
 		"running at the same time counted once), 210.0 us of that alone on the GPU (95%)",
 		"summed     on GPU"};
-	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
-		if (!strstr(txt, want[i])) {
-			fputs(txt, stderr);
-			ck_abort_msg("no \"%s\" in the report (printed above)", want[i]);
-		}
+	want_in(txt, want, sizeof(want) / sizeof(want[0]));
 	ck_assert_ptr_null(strstr(txt, "400.0 us of it"));
 	free(txt);
 	gt_analysis_free(a);
@@ -1042,25 +1062,6 @@ static void straggler_traces(tb *t, int with_records)
 	}
 }
 
-static char *report_of(const gt_analysis *a, int json)
-{
-	char *txt = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&txt, &len);
-	ck_assert_int_eq(json ? gt_report_json(a, f, NULL) : gt_report_text(a, f, NULL), 0);
-	fclose(f);
-	return txt;
-}
-
-static void want_in(const char *txt, const char *const *want, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strstr(txt, want[i])) {
-			fputs(txt, stderr);
-			ck_abort_msg("no \"%s\" in the report (printed above)", want[i]);
-		}
-}
-
 START_TEST(nccl_straggler_finding)
 {
 	tb t[2];
@@ -1073,18 +1074,8 @@ START_TEST(nccl_straggler_finding)
 	ck_assert_str_eq(f->source, "nccl plugin");
 	ck_assert_uint_eq(f->gpu, gpu_by_uuid(a, 2)->index); /* rank 1's GPU waits */
 	ck_assert_uint_eq(f->kernel_claim_ns, 10 * 540 * US);
-	double last = -1, cost = -1, seq = -1, pid = -1;
-	for (size_t i = 0; i < f->nmetrics; i++) {
-		if (!strcmp(f->metrics[i].key, "last"))
-			last = f->metrics[i].value;
-		if (!strcmp(f->metrics[i].key, "cost_ns"))
-			cost = f->metrics[i].value;
-		if (!strcmp(f->metrics[i].key, "worst_seq"))
-			seq = f->metrics[i].value;
-		if (!strcmp(f->metrics[i].key, "straggler_pid"))
-			pid = f->metrics[i].value;
-	}
-	ck_assert(last == 10 && cost == 10 * 540 * US && seq == 0 && pid == 100);
+	ck_assert(metric_of(f, "last") == 10 && metric_of(f, "cost_ns") == 10 * 540 * US &&
+		  metric_of(f, "worst_seq") == 0 && metric_of(f, "straggler_pid") == 100);
 	ck_assert_ptr_nonnull(strstr(f->title, "Rank 0 (pid 100) is a straggler: 100% of the time "
 					       "ranks wait at collectives is for it (540.0 us late "
 					       "on average, last at 10 collectives)"));
@@ -1215,18 +1206,9 @@ START_TEST(synth_nccl_straggler)
 	const gt_finding *f = gt_diagnosis_find(d, GT_FIND_STRAGGLER);
 	ck_assert_ptr_nonnull(f);
 	ck_assert_str_eq(f->source, "nccl plugin");
-	double rank = -1, last = -1, cost = -1;
-	for (size_t i = 0; i < f->nmetrics; i++) {
-		if (!strcmp(f->metrics[i].key, "straggler_rank"))
-			rank = f->metrics[i].value;
-		if (!strcmp(f->metrics[i].key, "last"))
-			last = f->metrics[i].value;
-		if (!strcmp(f->metrics[i].key, "cost_ns"))
-			cost = f->metrics[i].value;
-	}
-	ck_assert(rank == 2);
-	ck_assert(last == (double)tr.rank[2].last);
-	ck_assert(cost == (double)tr.rank[2].cost_ns);
+	ck_assert(metric_of(f, "straggler_rank") == 2);
+	ck_assert(metric_of(f, "last") == (double)tr.rank[2].last);
+	ck_assert(metric_of(f, "cost_ns") == (double)tr.rank[2].cost_ns);
 	gt_diagnosis_free(d);
 	gt_analysis_free(a);
 }

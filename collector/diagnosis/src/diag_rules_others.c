@@ -130,6 +130,28 @@ static int late_computing(const gt_an_gpu *lg)
 	return lg && lg->late_ns && 2 * lg->late_busy_ns >= lg->late_ns;
 }
 
+/* The GPU's communication kernels, shown with a finding. */
+static void add_comm_kernels(dg_ctx *c, dg_fbuild *b)
+{
+	for (size_t i = 0; i < c->g->nkernels; i++)
+		if (c->g->kernels[i].nccl)
+			dg_add_kernel(c, b, &c->g->kernels[i], -1);
+}
+
+/* The straggler's metrics of both sources: how often it was last, its
+ * lateness, this GPU's wait for it, the others' waits for it. */
+static void straggler_metrics(dg_fbuild *b, uint64_t last, uint64_t colls, uint64_t mean,
+			      uint64_t max, uint64_t wait, uint64_t exposed, uint64_t cost)
+{
+	dg_metric(b, "last", (double)last);
+	dg_metric(b, "collectives", (double)colls);
+	dg_metric(b, "late_mean_ns", (double)mean);
+	dg_metric(b, "late_max_ns", (double)max);
+	dg_metric(b, "wait_ns", (double)wait);
+	dg_metric(b, "wait_exposed_ns", (double)exposed);
+	dg_metric(b, "cost_ns", (double)cost);
+}
+
 /* ------------------------------------------------ NCCL plugin records */
 
 /* Whether the NCCL plugin is the source of the communication findings: its
@@ -306,23 +328,16 @@ static void straggler_nccl(dg_ctx *c)
 	      "this GPU's NCCL kernels spent %s waiting for it (its kernels' union in time), "
 	      "%llu %s, longest %s; %s of it with no compute kernel running",
 	      t1, (unsigned long long)w->count, gt_plural(w->count, "wait", "waits"), t3, t2);
-	for (size_t i = 0; i < c->g->nkernels; i++)
-		if (c->g->kernels[i].nccl)
-			dg_add_kernel(c, b, &c->g->kernels[i], -1);
+	add_comm_kernels(c, b);
 	dg_metric(b, "wait_share", (double)R->cost_ns / (double)all);
 	dg_metric(b, "straggler_rank", R->rank);
 	dg_metric(b, "straggler_pid", pid);
-	dg_metric(b, "last", (double)R->last);
 	dg_metric(b, "last_by_gpu", (double)R->by_gpu);
-	dg_metric(b, "collectives", (double)R->colls);
-	dg_metric(b, "late_mean_ns", (double)mean);
-	dg_metric(b, "late_max_ns", (double)R->late_max_ns);
 	dg_metric(b, "worst_seq", (double)m->seq);
 	dg_metric(b, "worst_bytes", (double)m->bytes);
 	dg_metric(b, "worst_wait_ns", (double)m->wait_ns);
-	dg_metric(b, "wait_ns", (double)w->wait_ns);
-	dg_metric(b, "wait_exposed_ns", (double)w->exposed_ns);
-	dg_metric(b, "cost_ns", (double)R->cost_ns);
+	straggler_metrics(b, R->last, R->colls, mean, R->late_max_ns, w->wait_ns, w->exposed_ns,
+			  R->cost_ns);
 	dg_fix(c, b,
 	       "Rank %u (pid %u) reaches the collectives late: find what it does that the others "
 	       "do not (more work per step: unequal batch sizes or sequence lengths, uneven "
@@ -449,19 +464,12 @@ static void straggler_names(dg_ctx *c)
 		      r->rank, r->gpu, r->pid, (unsigned long long)r->last,
 		      (unsigned long long)r->collectives, t1, t2);
 	}
-	for (size_t i = 0; i < c->g->nkernels; i++)
-		if (c->g->kernels[i].nccl)
-			dg_add_kernel(c, b, &c->g->kernels[i], -1);
+	add_comm_kernels(c, b);
 	dg_metric(b, "straggler_rank", R->rank);
 	dg_metric(b, "straggler_gpu", R->gpu);
 	dg_metric(b, "straggler_pid", R->pid);
-	dg_metric(b, "last", (double)R->last);
-	dg_metric(b, "collectives", (double)R->collectives);
-	dg_metric(b, "late_mean_ns", (double)mean);
-	dg_metric(b, "late_max_ns", (double)R->late_max_ns);
-	dg_metric(b, "wait_ns", (double)w->wait_ns);
-	dg_metric(b, "wait_exposed_ns", (double)w->exposed_ns);
-	dg_metric(b, "cost_ns", (double)R->cost_ns);
+	straggler_metrics(b, R->last, R->collectives, mean, R->late_max_ns, w->wait_ns,
+			  w->exposed_ns, R->cost_ns);
 	if (late_computing(lg))
 		dg_fix(c, b,
 		       "Rank %u computes longer than the others before each collective: balance "
@@ -577,9 +585,7 @@ void dg_rule_comm_not_overlapped(dg_ctx *c)
 		gt_fmt_ns(t1, sizeof t1, (double)b->f.cause_claim_ns[GT_CAUSE_DEPENDENCY]);
 		dg_ev(c, b, "idle %s with work queued behind events/other GPUs (dependency)", t1);
 	}
-	for (size_t i = 0; i < c->g->nkernels; i++)
-		if (c->g->kernels[i].nccl)
-			dg_add_kernel(c, b, &c->g->kernels[i], -1);
+	add_comm_kernels(c, b);
 	dg_cause_examples(c, b, 1u << GT_CAUSE_DEPENDENCY);
 	dg_metric(b, "comm_ns", (double)gpu->comm_ns);
 	dg_metric(b, "comm_exposed_ns", (double)gpu->comm_exposed_ns);
