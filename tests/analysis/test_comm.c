@@ -1029,6 +1029,59 @@ START_TEST(nccl_records_gpu)
 	ck_assert_uint_eq(w->wait_ns, 94 * US);
 	ck_assert_uint_eq(w->exposed_ns, 74 * US);
 	ck_assert_uint_eq(w->max_ns, 50 * US);
+	uint64_t tw, te;
+	ck_assert_int_eq(gt_analysis_nccl_wait_total(a, g1->index, &tw, &te), 1);
+	ck_assert_uint_eq(tw, 94 * US);
+	ck_assert_uint_eq(te, 74 * US);
+	ck_assert_int_eq(gt_analysis_nccl_wait_total(a, g0->index, &tw, &te), 1);
+	ck_assert_uint_eq(tw + te, 0);
+	gt_analysis_free(a);
+}
+END_TEST
+
+/* A GPU waiting for two late processes at once: process 100 (GPU uuid 1)
+ * runs an AllReduce of communicator A [0, 300) (us) launched from thread 7
+ * and one of communicator B [50, 300) from thread 8; A's other rank
+ * (process 101) starts at 100, B's (process 102) at 150. Its waits: 100 us
+ * for 101, 100 us for 102, 150 us in all (their union), all exposed. */
+START_TEST(nccl_waits_two_late_processes)
+{
+	uint8_t u[3] = {1, 2, 3};
+	tb t[3];
+	for (int r = 0; r < 3; r++)
+		tb_begin(&t[r], 100 + (uint32_t)r, GT_PRODUCER_INJECT, 0, 1, &u[r]);
+	nccl_rec(&t[0], 0xa, 0, 0, T0, T0 + 10 * US, "AllReduce");
+	tb_api(&t[0], 7, 1, T0 + 1 * US, T0 + 2 * US, "cuLaunchKernelEx");
+	tb_kernel(&t[0], 0, 13, 1, T0, T0 + 300 * US, AR);
+	gt_record r = {.type = GT_REC_NCCL_COLL};
+	r.nccl_coll = (gt_nccl_coll){.start = T0 + 40 * US,
+				     .end = T0 + 60 * US,
+				     .comm_hash = 0xb,
+				     .func_id = tb_str(&t[0], "AllReduce"),
+				     .thread_id = 8,
+				     .version = 5};
+	tb_rec(&t[0], &r);
+	tb_api(&t[0], 8, 2, T0 + 45 * US, T0 + 46 * US, "cuLaunchKernelEx");
+	tb_kernel(&t[0], 0, 14, 2, T0 + 50 * US, T0 + 300 * US, AR);
+	nccl_rec(&t[1], 0xa, 0, 1, T0 + 90 * US, T0 + 95 * US, "AllReduce");
+	tb_api(&t[1], 7, 1, T0 + 91 * US, T0 + 92 * US, "cuLaunchKernelEx");
+	tb_kernel(&t[1], 0, 13, 1, T0 + 100 * US, T0 + 300 * US, AR);
+	nccl_rec(&t[2], 0xb, 0, 1, T0 + 140 * US, T0 + 145 * US, "AllReduce");
+	tb_api(&t[2], 7, 1, T0 + 141 * US, T0 + 142 * US, "cuLaunchKernelEx");
+	tb_kernel(&t[2], 0, 13, 1, T0 + 150 * US, T0 + 300 * US, AR);
+	for (int i = 0; i < 3; i++)
+		tb_end(&t[i]);
+	gt_analysis *a = analyze(t, 3, NULL);
+	size_t g = gpu_by_uuid(a, 1)->index, n;
+	const gt_an_nccl_wait *w = gt_analysis_nccl_waits(a, g, &n);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(w[0].wait_ns, 100 * US);
+	ck_assert_uint_eq(w[1].wait_ns, 100 * US);
+	ck_assert_uint_ne(w[0].trace, w[1].trace);
+	uint64_t tw, te;
+	ck_assert_int_eq(gt_analysis_nccl_wait_total(a, g, &tw, &te), 1);
+	ck_assert_uint_eq(tw, 150 * US);
+	ck_assert_uint_eq(te, 150 * US);
 	gt_analysis_free(a);
 }
 END_TEST
@@ -1231,6 +1284,7 @@ static Suite *suite(void)
 	tcase_add_test(c, nccl_records_match);
 	tcase_add_test(c, nccl_records_none);
 	tcase_add_test(c, nccl_records_gpu);
+	tcase_add_test(c, nccl_waits_two_late_processes);
 	tcase_add_test(c, nccl_straggler_finding);
 	tcase_add_test(c, nccl_stalled_collective);
 	suite_add_tcase(s, c);

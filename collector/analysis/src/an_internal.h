@@ -305,6 +305,7 @@ typedef struct an_comm {
 	gt_vec ncoll;  /* gt_an_nccl_coll: the NCCL plugin's records (ncclrec.c) */
 	gt_vec nmatch; /* gt_an_nccl_match, by (comm_hash, func, seq) */
 	gt_vec nwait;  /* gt_an_nccl_wait, by GPU, largest exposed first */
+	uint64_t *nwait_total; /* per GPU: its waits' union, exposed part (or NULL) */
 } an_comm;
 
 /* Classify every string as compute or a collective type (comm->type). */

@@ -447,6 +447,49 @@ static int compute_union(const gt_analysis *a, const size_t *starts, const uint8
 	return 0;
 }
 
+static int cmp_wspan_gpu(const void *x, const void *y)
+{
+	const nl_wait *p = x, *q = y;
+	int c = cmp_u64(p->gpu, q->gpu);
+	if (!c)
+		c = cmp_u64(p->a, q->a);
+	if (!c)
+		c = cmp_u64(p->b, q->b);
+	return c;
+}
+
+/* Per GPU, the union of all its waits whoever they were for, and its part
+ * with no compute (gt_analysis_nccl_wait_total): the waits for two late
+ * processes may overlap in time. Re-sorts w. */
+static int wait_totals(gt_analysis *a, nl_wait *w, size_t n, const an_span *us, const size_t *off)
+{
+	uint64_t *t = calloc(2 * (a->gpus.n ? a->gpus.n : 1), sizeof(*t));
+	if (!t)
+		return GT_ERR_NOMEM;
+	an_qsort(w, n, sizeof(*w), cmp_wspan_gpu);
+	for (size_t i = 0, j; i < n; i = j) {
+		uint32_t g = w[i].gpu;
+		uint64_t ca = w[i].a, cb = w[i].b;
+		for (j = i; j <= n; j++) {
+			if (j < n && w[j].gpu == g && w[j].a <= cb) {
+				if (w[j].b > cb)
+					cb = w[j].b;
+				continue;
+			}
+			t[2 * g] += cb - ca;
+			t[2 * g + 1] +=
+				(cb - ca) - covered(us + off[g], off[g + 1] - off[g], ca, cb);
+			if (j == n || w[j].gpu != g)
+				break;
+			ca = w[j].a;
+			cb = w[j].b;
+		}
+	}
+	free(a->comm.nwait_total);
+	a->comm.nwait_total = t;
+	return 0;
+}
+
 /* The waits of the GPUs (gt_an_nccl_wait) from the match waits ws. */
 static int waits(gt_analysis *a, const size_t *starts, const uint8_t *tied, gt_vec *ws)
 {
@@ -492,6 +535,7 @@ static int waits(gt_analysis *a, const size_t *starts, const uint8_t *tied, gt_v
 		*p = x;
 	}
 	an_qsort(a->comm.nwait.p, a->comm.nwait.n, sizeof(gt_an_nccl_wait), cmp_nwait);
+	rc = wait_totals(a, w, ws->n, us, off);
 out:
 	free(off);
 	gt_vec_free(&u);
@@ -562,4 +606,15 @@ const gt_an_nccl_wait *gt_analysis_nccl_waits(const gt_analysis *a, size_t gpu, 
 		j++;
 	*n = j - i;
 	return *n ? w + i : NULL;
+}
+
+int gt_analysis_nccl_wait_total(const gt_analysis *a, size_t gpu, uint64_t *wait_ns,
+				uint64_t *exposed_ns)
+{
+	*wait_ns = *exposed_ns = 0;
+	if (!a->finished || !a->comm.nwait_total || gpu >= a->gpus.n)
+		return 0;
+	*wait_ns = a->comm.nwait_total[2 * gpu];
+	*exposed_ns = a->comm.nwait_total[2 * gpu + 1];
+	return 1;
 }

@@ -75,6 +75,8 @@ gt_diagnosis *gt_diagnose(const gt_analysis *a, const gt_diag_opts *opts)
 		g->waits = gt_analysis_waits(a, i, &g->nwaits);
 		g->sites = gt_analysis_sites(a, i, &g->nsites);
 		g->pwaits = gt_analysis_nccl_waits(a, g->gpu->index, &g->npwaits);
+		uint64_t pw;
+		gt_analysis_nccl_wait_total(a, g->gpu->index, &pw, &g->pwait_exposed_ns);
 		if (!g->sites)
 			g->nsites = 0;
 		if (!g->colls)

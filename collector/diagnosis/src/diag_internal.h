@@ -42,6 +42,7 @@ typedef struct dg_gpu_in {
 	size_t nsites;
 	const gt_an_nccl_wait *pwaits; /* NCCL plugin: waits for late processes */
 	size_t npwaits;
+	uint64_t pwait_exposed_ns; /* NCCL plugin: all its waits' union with no compute */
 } dg_gpu_in;
 
 typedef struct dg_input {

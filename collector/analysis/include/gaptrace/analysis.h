@@ -1396,6 +1396,16 @@ typedef struct gt_an_nccl_wait {
  *  first; NULL/0 when none. */
 GT_API const gt_an_nccl_wait *gt_analysis_nccl_waits(const gt_analysis *a, size_t gpu, size_t *n);
 
+/**
+ * All the waits of GPU `gpu` (index) inside NCCL kernels, whoever they were
+ * for (gt_an_nccl_wait): their union over time (*wait_ns; waits for two late
+ * processes at once count once) and its part with no compute kernel running
+ * (*exposed_ns). @return 1 when the NCCL plugin's matches gave GPU waits
+ * (possibly 0 on this GPU), else 0 (both 0).
+ */
+GT_API int gt_analysis_nccl_wait_total(const gt_analysis *a, size_t gpu, uint64_t *wait_ns,
+				       uint64_t *exposed_ns);
+
 /* ------------------------------------------------------------------ */
 /* Names                                                               */
 /* ------------------------------------------------------------------ */
