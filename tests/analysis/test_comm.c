@@ -1146,12 +1146,16 @@ START_TEST(nccl_straggler_finding)
 		"all ranks together waited 5.40 ms for rank 0",
 		"this GPU's NCCL kernels spent 5.40 ms waiting for it (its kernels' union in "
 		"time), "
-		"10 waits, longest 540.0 us; 5.40 ms of it with no compute kernel running"};
+		"10 waits, longest 540.0 us; 5.40 ms of it with no compute kernel running",
+		"  waited (NCCL plugin records) for pid 100 (NCCL rank 0): 5.40 ms at 10 waits, "
+		"5.40 ms of it exposed, longest 540.0 us\n"};
 	want_in(txt, want, sizeof(want) / sizeof(want[0]));
 	free(txt);
 	txt = report_of(a, 1);
-	static const char *const wantj[] = {"\"id\": \"straggler\"", "\"source\": \"nccl plugin\"",
-					    "all ranks together waited 5.40 ms for rank 0"};
+	static const char *const wantj[] = {
+		"\"id\": \"straggler\"", "\"source\": \"nccl plugin\"",
+		"all ranks together waited 5.40 ms for rank 0",
+		"\"nccl_waits\":{\"wait_ns\":5400000,\"exposed_ns\":5400000"};
 	want_in(txt, wantj, sizeof(wantj) / sizeof(wantj[0]));
 	free(txt);
 	gt_analysis_free(a);

@@ -299,6 +299,19 @@ static void comm_section(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 			an_fmt_ns(b2, sizeof(b2), w->exposed_ns),
 			an_fmt_ns(b3, sizeof(b3), w->max_ns));
 	}
+	size_t npw;
+	const gt_an_nccl_wait *pw = gt_analysis_nccl_waits(a, G->index, &npw);
+	for (size_t i = 0; i < npw && i < 3; i++) {
+		const gt_an_trace *t = gt_analysis_trace(a, pw[i].trace);
+		fprintf(f,
+			"  waited (NCCL plugin records) for pid %u (NCCL rank %u): %s at %" PRIu64
+			" %s, %s of it exposed, longest %s\n",
+			t && t->header_ok ? t->header.pid : 0, pw[i].rank,
+			an_fmt_ns(b1, sizeof(b1), pw[i].wait_ns), pw[i].count,
+			gt_plural(pw[i].count, "wait", "waits"),
+			an_fmt_ns(b2, sizeof(b2), pw[i].exposed_ns),
+			an_fmt_ns(b3, sizeof(b3), pw[i].max_ns));
+	}
 	const gt_an_rank *me = rank_of_gpu(a, G->index);
 	if (me && me->last && G->late_ns) {
 		fprintf(f,
