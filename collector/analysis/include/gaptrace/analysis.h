@@ -1317,8 +1317,8 @@ typedef struct gt_an_nccl_coll {
 	uint64_t gpu_start; /**< its first kernel's start (0: no GPU work tied) */
 	uint64_t gpu_end;   /**< its last kernel's end */
 	uint32_t nkernels;  /**< kernels tied to it (0: none found, GPU times unknown) */
-	uint32_t gpu;	    /**< gt_an_gpu.index of its first kernel (AN_NONE-like
-				 UINT32_MAX when no kernel) */
+	uint32_t gpu;	    /**< gt_an_gpu.index of its first kernel (UINT32_MAX
+				 when no kernel) */
 	uint32_t shared;    /**< records its first kernel was launched for, itself
 				 included (> 1: a grouped launch; 0 without kernels) */
 	uint32_t lead;	    /**< 1: the first record (by start) of those sharing its
