@@ -110,3 +110,4 @@ target_link_libraries(test_inject_nccl PRIVATE ${CMAKE_DL_LIBS})
 target_compile_definitions(test_inject_nccl PRIVATE
   NCCL_CHAIN_SO="$<TARGET_FILE:nccl_chain_plugin>")
 add_dependencies(test_inject_nccl nccl_chain_plugin)
+target_link_libraries(test_inject_nccl PRIVATE gaptrace::analysis gaptrace::diagnosis)

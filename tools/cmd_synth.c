@@ -80,6 +80,7 @@ static const struct {
 	F("late_rank", late_rank, U32),
 	F("late_steps", late_steps, U32),
 	F("coll_broadcast", coll_broadcast, INT),
+	F("nccl_records", nccl_records, INT),
 	F("nvtx_steps", nvtx_steps, INT),
 	F("slow_step", slow_step, U32),
 	F("slow_ns", slow_ns, U64),

@@ -1147,6 +1147,7 @@ static void finish(int sig, int crash)
 		inj_stacks_drain(&E, 0, mono_to_trace);
 		inj_stacks_note(&E);
 		inj_nccl_drain(&E, 0, mono_to_trace);
+		inj_nccl_write_open(&E, mono_to_trace);
 		inj_nccl_note(&E);
 		note_pool();
 		add_clock();

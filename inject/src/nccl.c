@@ -82,7 +82,7 @@ static struct {
 	_Atomic uint64_t qhead;
 	uint64_t qtail; /* encoder only */
 	_Atomic uint64_t dropped, comms, started;
-	uint64_t dropped_said, written;
+	uint64_t dropped_said, written, open_written;
 	/* the chained plugin */
 	nccl_profiler *chain;
 	int chain_version, chain_args_ok;
@@ -579,7 +579,7 @@ static void write_event(inj_enc *en, const nccl_ev *e, uint64_t (*conv)(uint64_t
 	if (e->type == NCCL_EV_COLL) {
 		r.type = GT_REC_NCCL_COLL;
 		r.nccl_coll = (gt_nccl_coll){.start = conv(e->start),
-					     .end = conv(e->end),
+					     .end = e->end ? conv(e->end) : 0,
 					     .comm_hash = e->comm_hash,
 					     .seq = e->seq,
 					     .bytes = bytes,
@@ -598,7 +598,7 @@ static void write_event(inj_enc *en, const nccl_ev *e, uint64_t (*conv)(uint64_t
 	} else {
 		r.type = GT_REC_NCCL_P2P;
 		r.nccl_p2p = (gt_nccl_p2p){.start = conv(e->start),
-					   .end = conv(e->end),
+					   .end = e->end ? conv(e->end) : 0,
 					   .comm_hash = e->comm_hash,
 					   .bytes = bytes,
 					   .count = e->count,
@@ -636,14 +636,35 @@ void inj_nccl_drain(inj_enc *e, int quiet, uint64_t (*mono_to_trace)(uint64_t))
 	}
 }
 
+void inj_nccl_write_open(inj_enc *en, uint64_t (*mono_to_trace)(uint64_t))
+{
+	if (!atomic_load_explicit(&S.ready, memory_order_acquire))
+		return;
+	for (uint32_t i = 0; i < S.n; i++) {
+		uint64_t free_bits =
+			atomic_load_explicit(&S.freemask[i / 64], memory_order_acquire);
+		if (free_bits & (1ull << (i % 64)))
+			continue;    /* free */
+		nccl_ev e = S.ev[i]; /* a copy: its thread may still be in startEvent */
+		uint64_t end = __atomic_load_n(&S.ev[i].end, __ATOMIC_ACQUIRE);
+		if (end || !e.start || (e.type != NCCL_EV_COLL && e.type != NCCL_EV_P2P))
+			continue; /* stopped (the final drain wrote it), or being filled */
+		e.end = 0;
+		write_event(en, &e, mono_to_trace);
+		S.open_written++;
+	}
+}
+
 void inj_nccl_note(inj_enc *e)
 {
 	uint64_t comms = atomic_load(&S.comms);
 	if (!comms && !S.chain)
 		return;
 	inj_note(e, GT_NOTE_INFO, 0,
-		 "NCCL profiler plugin: interface v%d, %llu communicators, %llu events written, "
-		 "%llu dropped (table full); chained: %s",
+		 "NCCL profiler plugin: interface v%d, %llu communicators, %llu events written "
+		 "(%llu of them still open at the end, written with end 0), %llu dropped (table "
+		 "full); chained: %s",
 		 atomic_load(&S.version), (unsigned long long)comms, (unsigned long long)S.written,
-		 (unsigned long long)atomic_load(&S.dropped), S.chain ? S.chain_path : "none");
+		 (unsigned long long)S.open_written, (unsigned long long)atomic_load(&S.dropped),
+		 S.chain ? S.chain_path : "none");
 }

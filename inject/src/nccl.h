@@ -37,6 +37,15 @@ INJ_HIDDEN void inj_nccl_arm(int on);
  */
 INJ_HIDDEN void inj_nccl_drain(struct inj_enc *e, int quiet, uint64_t (*mono_to_trace)(uint64_t));
 
+/**
+ * Encoder thread, at the end (after the final inj_nccl_drain): write the
+ * events NCCL started and never stopped as records with end 0 (FORMAT.md:
+ * still open at exit), so that a collective that hung is in the trace. Reads
+ * the table only; NCCL's threads are not waited for (a slot being filled at
+ * that moment, start still 0, is skipped).
+ */
+INJ_HIDDEN void inj_nccl_write_open(struct inj_enc *e, uint64_t (*mono_to_trace)(uint64_t));
+
 /** Encoder thread, at the end: one note with what the plugin saw (only if NCCL loaded it). */
 INJ_HIDDEN void inj_nccl_note(struct inj_enc *e);
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "gaptrace/analysis.h"
+#include "gaptrace/diagnosis.h"
 #include "gaptrace/report.h"
 #include "gaptrace/synth.h"
 #include "tb.h"
@@ -85,6 +86,34 @@ static gt_analysis *analyze(tb *t, int n, const gt_analysis_opts *o)
 	}
 	ck_assert_int_eq(gt_analysis_finish(a), 0);
 	return a;
+}
+
+/* A finding's metric by key (-1 when absent). */
+static double metric_of(const gt_finding *f, const char *key)
+{
+	for (size_t i = 0; i < f->nmetrics; i++)
+		if (!strcmp(f->metrics[i].key, key))
+			return f->metrics[i].value;
+	return -1;
+}
+
+static char *report_of(const gt_analysis *a, int json)
+{
+	char *txt = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&txt, &len);
+	ck_assert_int_eq(json ? gt_report_json(a, f, NULL) : gt_report_text(a, f, NULL), 0);
+	fclose(f);
+	return txt;
+}
+
+static void want_in(const char *txt, const char *const *want, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strstr(txt, want[i])) {
+			fputs(txt, stderr);
+			ck_abort_msg("no \"%s\" in the report (printed above)", want[i]);
+		}
 }
 
 static const gt_an_gpu *gpu_by_uuid(const gt_analysis *a, uint8_t u0)
@@ -162,6 +191,50 @@ START_TEST(overlap_and_types)
 	for (size_t i = 0; i < k; i++)
 		ck_assert_int_eq(kt[i].nccl,
 				 strstr(gt_analysis_string(a, kt[i].name), "nccl") != NULL);
+	gt_analysis_free(a);
+}
+END_TEST
+
+/*
+ * Two processes on ONE GPU (DDP with two ranks on a GPU, seen on an H100):
+ * their all-reduces run at the same time, (us) process 100 [0, 100)
+ * [200, 300), process 200 [10, 110) [210, 310), a gemm of process 100
+ * [100, 150). Summed the AllReduce kernels take 400 us, on the GPU (their
+ * union) 220 us, 210 of it with no compute: the report's comm table and
+ * comm_not_overlapped's evidence say both, labelled, and never a type's
+ * summed time as if it were part of the union total.
+ */
+START_TEST(comm_two_procs_one_gpu)
+{
+	tb t[2];
+	uint8_t u[1] = {1};
+	tb_begin(&t[0], 100, GT_PRODUCER_INJECT, 0, 1, u);
+	tb_kernel(&t[0], 0, 13, 0, T0, T0 + 100 * US, AR);
+	tb_kernel(&t[0], 0, 7, 0, T0 + 100 * US, T0 + 150 * US, "_Z4gemmv");
+	tb_kernel(&t[0], 0, 13, 0, T0 + 200 * US, T0 + 300 * US, AR);
+	tb_end(&t[0]);
+	tb_begin(&t[1], 200, GT_PRODUCER_INJECT, 0, 1, u);
+	tb_kernel(&t[1], 0, 13, 0, T0 + 10 * US, T0 + 110 * US, AR);
+	tb_kernel(&t[1], 0, 13, 0, T0 + 210 * US, T0 + 310 * US, AR);
+	tb_end(&t[1]);
+	gt_analysis *a = analyze(t, 2, NULL);
+	ck_assert_uint_eq(gt_analysis_ngpus(a), 1);
+	const gt_an_gpu *g = gt_analysis_gpu(a, 0);
+	ck_assert_uint_eq(g->comm_ns, 220 * US);
+	ck_assert_uint_eq(g->comm_exposed_ns, 210 * US);
+	const gt_an_coll *ar = coll_row(a, 0, GT_COLL_ALLREDUCE);
+	ck_assert_uint_eq(ar->total_ns, 400 * US);
+	ck_assert_uint_eq(ar->busy_ns, 220 * US);
+	char *txt = report_of(a, 0);
+	static const char *const want[] = {
+		"communication kernels ran on the GPU 220.0 us (the union of their times), "
+		"210.0 us of it (95%) with no compute kernel running",
+		"AllReduce: 4 kernels, 400.0 us summed, 220.0 us on the GPU (union: kernels "
+		"running at the same time counted once), 210.0 us of that alone on the GPU (95%)",
+		"summed     on GPU"};
+	want_in(txt, want, sizeof(want) / sizeof(want[0]));
+	ck_assert_ptr_null(strstr(txt, "400.0 us of it"));
+	free(txt);
 	gt_analysis_free(a);
 }
 END_TEST
@@ -810,6 +883,350 @@ START_TEST(nccl_records_match)
 }
 END_TEST
 
+static const gt_an_nccl_coll *ncoll(const gt_analysis *a, uint64_t comm, uint64_t seq,
+				    uint32_t rank, const char *func)
+{
+	size_t n;
+	const gt_an_nccl_coll *c = gt_analysis_nccl_colls(a, &n);
+	for (size_t i = 0; i < n; i++)
+		if (c[i].comm_hash == comm && c[i].seq == seq && c[i].rank == rank &&
+		    !strcmp(gt_analysis_string(a, c[i].func), func))
+			return &c[i];
+	ck_abort_msg("no record %llu/%s/%u", (unsigned long long)seq, func, rank);
+	return NULL;
+}
+
+#define GEN "ncclDevKernel_Generic_1"
+#define GEMM "_Z4gemmv"
+
+/*
+ * The records' GPU work, two ranks (processes, GPUs uuid 1 and 2), times in
+ * us from T0, every launch on the records' thread 7 unless said:
+ *   AllReduce 0: rank 0 issues [10, 20], launches at 15, its kernel waits
+ *     for a gemm on its stream and runs [100, 300); rank 1 issues later
+ *     [50, 60], kernel [56, 300): by host rank 1 is late, by GPU rank 0;
+ *     rank 1 waited 100 - 56 = 44.
+ *   AllReduce 1 + Broadcast 0 grouped: one launch for both (rank 0 at 410,
+ *     kernel [500, 600); rank 1 at 415, [450, 600)); rank 0's thread also
+ *     launches a gemm at 412 in the window (not the collective's: a
+ *     communication kernel's name is there). AllReduce leads; the Broadcast
+ *     is a dup. Rank 1 waited 50.
+ *   AllReduce 2: no launch on either rank: host times, rank 0 late (700 vs
+ *     650), rank 1's wait bounded by its host span 10.
+ *   AllReduce 3: rank 0 open with no kernel (open_ns up to its trace's last
+ *     record, a gemm at 11 s); rank 1 closed.
+ *   AllReduce 4 on rank 1 only: open, launch at 1010, kernel [1020, 1100);
+ *     AllReduce 5 issued at 2000, launch at 2005, kernel [2006, 2100): the
+ *     open record takes only the first.
+ *   Compute on rank 1's GPU [60, 80) (another thread): its wait [56, 100) +
+ *     [450, 500) = 94 us, 74 us of it exposed.
+ */
+START_TEST(nccl_records_gpu)
+{
+	const uint64_t A = 0xaaaa;
+	uint8_t u[2] = {1, 2};
+	tb t[2];
+	tb_begin(&t[0], 100, GT_PRODUCER_INJECT, 0, 1, &u[0]);
+	tb_api(&t[0], 7, 2, T0 + 1 * US, T0 + 2 * US, "cudaLaunchKernel");
+	tb_kernel(&t[0], 0, 13, 2, T0, T0 + 100 * US, GEMM);
+	nccl_rec(&t[0], A, 0, 0, T0 + 10 * US, T0 + 20 * US, "AllReduce");
+	tb_api(&t[0], 7, 1, T0 + 15 * US, T0 + 16 * US, "cuLaunchKernelEx");
+	tb_kernel(&t[0], 0, 13, 1, T0 + 100 * US, T0 + 300 * US, AR);
+	nccl_rec(&t[0], A, 1, 0, T0 + 400 * US, T0 + 420 * US, "AllReduce");
+	nccl_rec(&t[0], A, 0, 0, T0 + 405 * US, T0 + 420 * US, "Broadcast");
+	tb_api(&t[0], 7, 3, T0 + 410 * US, T0 + 411 * US, "cuLaunchKernelEx");
+	tb_api(&t[0], 7, 4, T0 + 412 * US, T0 + 413 * US, "cudaLaunchKernel");
+	tb_kernel(&t[0], 0, 7, 4, T0 + 450 * US, T0 + 490 * US, GEMM);
+	tb_kernel(&t[0], 0, 13, 3, T0 + 500 * US, T0 + 600 * US, GEN);
+	nccl_rec(&t[0], A, 2, 0, T0 + 700 * US, T0 + 710 * US, "AllReduce");
+	nccl_rec(&t[0], A, 3, 0, T0 + 800 * US, 0, "AllReduce");
+	tb_kernel(&t[0], 0, 7, 0, T0 + 11000 * MS, T0 + 11001 * MS, GEMM);
+	tb_end(&t[0]);
+	tb_begin(&t[1], 101, GT_PRODUCER_INJECT, 0, 1, &u[1]);
+	nccl_rec(&t[1], A, 0, 1, T0 + 50 * US, T0 + 60 * US, "AllReduce");
+	tb_api(&t[1], 7, 1, T0 + 55 * US, T0 + 56 * US, "cuLaunchKernelEx");
+	tb_kernel(&t[1], 0, 13, 1, T0 + 56 * US, T0 + 300 * US, AR);
+	tb_kernel(&t[1], 0, 7, 0, T0 + 60 * US, T0 + 80 * US, GEMM);
+	nccl_rec(&t[1], A, 1, 1, T0 + 400 * US, T0 + 420 * US, "AllReduce");
+	nccl_rec(&t[1], A, 0, 1, T0 + 401 * US, T0 + 420 * US, "Broadcast");
+	tb_api(&t[1], 7, 2, T0 + 415 * US, T0 + 416 * US, "cuLaunchKernelEx");
+	tb_kernel(&t[1], 0, 13, 2, T0 + 450 * US, T0 + 600 * US, GEN);
+	nccl_rec(&t[1], A, 2, 1, T0 + 650 * US, T0 + 660 * US, "AllReduce");
+	nccl_rec(&t[1], A, 3, 1, T0 + 800 * US, T0 + 900 * US, "AllReduce");
+	nccl_rec(&t[1], A, 4, 1, T0 + 1000 * US, 0, "AllReduce");
+	tb_api(&t[1], 7, 5, T0 + 1010 * US, T0 + 1011 * US, "cuLaunchKernelEx");
+	tb_kernel(&t[1], 0, 13, 5, T0 + 1020 * US, T0 + 1100 * US, AR);
+	nccl_rec(&t[1], A, 5, 1, T0 + 2000 * US, T0 + 2010 * US, "AllReduce");
+	tb_api(&t[1], 7, 6, T0 + 2005 * US, T0 + 2006 * US, "cuLaunchKernelEx");
+	tb_kernel(&t[1], 0, 13, 6, T0 + 2006 * US, T0 + 2100 * US, AR);
+	tb_end(&t[1]);
+	gt_analysis *a = analyze(t, 2, NULL);
+	const gt_an_gpu *g0 = gpu_by_uuid(a, 1), *g1 = gpu_by_uuid(a, 2);
+
+	const gt_an_nccl_coll *c = ncoll(a, A, 0, 0, "AllReduce");
+	ck_assert_uint_eq(c->nkernels, 1);
+	ck_assert_uint_eq(c->gpu_start, T0 + 100 * US);
+	ck_assert_uint_eq(c->gpu_end, T0 + 300 * US);
+	ck_assert_uint_eq(c->gpu, g0->index);
+	ck_assert_uint_eq(c->shared, 1);
+	ck_assert_uint_eq(c->lead, 1);
+	c = ncoll(a, A, 1, 0, "AllReduce"); /* the gemm launched in the window is not its */
+	ck_assert_uint_eq(c->nkernels, 1);
+	ck_assert_uint_eq(c->gpu_start, T0 + 500 * US);
+	ck_assert_uint_eq(c->shared, 2);
+	ck_assert_uint_eq(c->lead, 1);
+	c = ncoll(a, A, 0, 0, "Broadcast");
+	ck_assert_uint_eq(c->nkernels, 1);
+	ck_assert_uint_eq(c->gpu_start, T0 + 500 * US);
+	ck_assert_uint_eq(c->shared, 2);
+	ck_assert_uint_eq(c->lead, 0);
+	c = ncoll(a, A, 2, 0, "AllReduce");
+	ck_assert_uint_eq(c->nkernels, 0);
+	ck_assert_uint_eq(c->gpu, UINT32_MAX);
+	ck_assert_uint_eq(c->open_ns, 0);
+	c = ncoll(a, A, 3, 0, "AllReduce");
+	ck_assert_uint_eq(c->nkernels, 0);
+	ck_assert_uint_ge(c->open_ns, 11000 * MS + 1 * MS - 800 * US);
+	ck_assert_uint_lt(c->open_ns, 12000 * MS);
+	c = ncoll(a, A, 4, 1, "AllReduce"); /* open: up to the next issue */
+	ck_assert_uint_eq(c->nkernels, 1);
+	ck_assert_uint_eq(c->gpu_end, T0 + 1100 * US);
+	ck_assert_uint_eq(c->open_ns, 0);
+	ck_assert_uint_eq(ncoll(a, A, 5, 1, "AllReduce")->gpu_start, T0 + 2006 * US);
+
+	const gt_an_nccl_match *m = nmatch_f(a, A, 0, "AllReduce");
+	ck_assert_ptr_nonnull(m);
+	ck_assert_uint_eq(m->gpu, 1);
+	ck_assert_uint_eq(m->last_rank, 0); /* by GPU; by host it would be rank 1 */
+	ck_assert_uint_eq(m->first_rank, 1);
+	ck_assert_uint_eq(m->last_start, T0 + 50 * US); /* host times stay host times */
+	ck_assert_uint_eq(m->gpu_last_start - m->gpu_first_start, 44 * US);
+	ck_assert_uint_eq(m->wait_ns, 44 * US);
+	ck_assert_uint_eq(m->dup, 0);
+	m = nmatch_f(a, A, 1, "AllReduce");
+	ck_assert_uint_eq(m->gpu, 1);
+	ck_assert_uint_eq(m->last_rank, 0);
+	ck_assert_uint_eq(m->wait_ns, 50 * US);
+	ck_assert_uint_eq(m->dup, 0);
+	m = nmatch_f(a, A, 0, "Broadcast");
+	ck_assert_uint_eq(m->gpu, 1);
+	ck_assert_uint_eq(m->dup, 1);
+	m = nmatch_f(a, A, 2, "AllReduce"); /* no GPU work: host times */
+	ck_assert_uint_eq(m->gpu, 0);
+	ck_assert_uint_eq(m->last_rank, 0);
+	ck_assert_uint_eq(m->wait_ns, 10 * US);
+	m = nmatch_f(a, A, 3, "AllReduce");
+	ck_assert_uint_eq(m->gpu, 0);
+	ck_assert_uint_eq(m->open, 1);
+
+	size_t n;
+	ck_assert_ptr_null(gt_analysis_nccl_waits(a, g0->index, &n));
+	const gt_an_nccl_wait *w = gt_analysis_nccl_waits(a, g1->index, &n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(w->trace, ncoll(a, A, 0, 0, "AllReduce")->trace);
+	ck_assert_uint_eq(w->rank, 0);
+	ck_assert_uint_eq(w->count, 2);
+	ck_assert_uint_eq(w->wait_ns, 94 * US);
+	ck_assert_uint_eq(w->exposed_ns, 74 * US);
+	ck_assert_uint_eq(w->max_ns, 50 * US);
+	uint64_t tw, te;
+	ck_assert_int_eq(gt_analysis_nccl_wait_total(a, g1->index, &tw, &te), 1);
+	ck_assert_uint_eq(tw, 94 * US);
+	ck_assert_uint_eq(te, 74 * US);
+	ck_assert_int_eq(gt_analysis_nccl_wait_total(a, g0->index, &tw, &te), 1);
+	ck_assert_uint_eq(tw + te, 0);
+	gt_analysis_free(a);
+}
+END_TEST
+
+/* A GPU waiting for two late processes at once: process 100 (GPU uuid 1)
+ * runs an AllReduce of communicator A [0, 300) (us) launched from thread 7
+ * and one of communicator B [50, 300) from thread 8; A's other rank
+ * (process 101) starts at 100, B's (process 102) at 150. Its waits: 100 us
+ * for 101, 100 us for 102, 150 us in all (their union), all exposed. */
+START_TEST(nccl_waits_two_late_processes)
+{
+	uint8_t u[3] = {1, 2, 3};
+	tb t[3];
+	for (int r = 0; r < 3; r++)
+		tb_begin(&t[r], 100 + (uint32_t)r, GT_PRODUCER_INJECT, 0, 1, &u[r]);
+	nccl_rec(&t[0], 0xa, 0, 0, T0, T0 + 10 * US, "AllReduce");
+	tb_api(&t[0], 7, 1, T0 + 1 * US, T0 + 2 * US, "cuLaunchKernelEx");
+	tb_kernel(&t[0], 0, 13, 1, T0, T0 + 300 * US, AR);
+	gt_record r = {.type = GT_REC_NCCL_COLL};
+	r.nccl_coll = (gt_nccl_coll){.start = T0 + 40 * US,
+				     .end = T0 + 60 * US,
+				     .comm_hash = 0xb,
+				     .func_id = tb_str(&t[0], "AllReduce"),
+				     .thread_id = 8,
+				     .version = 5};
+	tb_rec(&t[0], &r);
+	tb_api(&t[0], 8, 2, T0 + 45 * US, T0 + 46 * US, "cuLaunchKernelEx");
+	tb_kernel(&t[0], 0, 14, 2, T0 + 50 * US, T0 + 300 * US, AR);
+	nccl_rec(&t[1], 0xa, 0, 1, T0 + 90 * US, T0 + 95 * US, "AllReduce");
+	tb_api(&t[1], 7, 1, T0 + 91 * US, T0 + 92 * US, "cuLaunchKernelEx");
+	tb_kernel(&t[1], 0, 13, 1, T0 + 100 * US, T0 + 300 * US, AR);
+	nccl_rec(&t[2], 0xb, 0, 1, T0 + 140 * US, T0 + 145 * US, "AllReduce");
+	tb_api(&t[2], 7, 1, T0 + 141 * US, T0 + 142 * US, "cuLaunchKernelEx");
+	tb_kernel(&t[2], 0, 13, 1, T0 + 150 * US, T0 + 300 * US, AR);
+	for (int i = 0; i < 3; i++)
+		tb_end(&t[i]);
+	gt_analysis *a = analyze(t, 3, NULL);
+	size_t g = gpu_by_uuid(a, 1)->index, n;
+	const gt_an_nccl_wait *w = gt_analysis_nccl_waits(a, g, &n);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(w[0].wait_ns, 100 * US);
+	ck_assert_uint_eq(w[1].wait_ns, 100 * US);
+	ck_assert_uint_ne(w[0].trace, w[1].trace);
+	uint64_t tw, te;
+	ck_assert_int_eq(gt_analysis_nccl_wait_total(a, g, &tw, &te), 1);
+	ck_assert_uint_eq(tw, 150 * US);
+	ck_assert_uint_eq(te, 150 * US);
+	gt_analysis_free(a);
+}
+END_TEST
+
+/* Two ranks, 10 all-reduces 1 ms apart (us from each step's start): rank 0
+ * (pid 100) issues first [10, 20] but its stream runs a gemm [0, 600) first,
+ * so its NCCL kernel starts at 600; rank 1 (pid 101) issues later [50, 60]
+ * and its kernel starts at 60: rank 0 is late on the GPU by 540 us every
+ * time, while by host issue time rank 1 would be. With the records the
+ * plugin is the source; rank 1's GPU waits 10 x 540 us, all exposed. */
+static void straggler_traces(tb *t, int with_records)
+{
+	uint8_t u[2] = {1, 2};
+	for (int r = 0; r < 2; r++) {
+		tb_begin(&t[r], 100 + (uint32_t)r, GT_PRODUCER_INJECT, 0, 1, &u[r]);
+		for (uint32_t i = 0; i < 10; i++) {
+			uint64_t b = T0 + i * MS;
+			if (r == 0) {
+				tb_api(&t[r], 7, 100 + i, b + 1 * US, b + 2 * US,
+				       "cudaLaunchKernel");
+				tb_kernel(&t[r], 0, 7, 100 + i, b, b + 600 * US, GEMM);
+			}
+			uint64_t is = b + (r ? 50 : 10) * US;
+			if (with_records)
+				nccl_rec(&t[r], 0xaaaa, i, (uint32_t)r, is, is + 10 * US,
+					 "AllReduce");
+			tb_api(&t[r], 7, 1 + i, is + 5 * US, is + 6 * US, "cuLaunchKernelEx");
+			tb_kernel(&t[r], 0, 13, 1 + i, b + (r ? 60 : 600) * US, b + 900 * US, AR);
+		}
+		tb_end(&t[r]);
+	}
+}
+
+START_TEST(nccl_straggler_finding)
+{
+	tb t[2];
+	straggler_traces(t, 1);
+	gt_analysis *a = analyze(t, 2, NULL);
+	gt_diagnosis *d = gt_diagnose(a, NULL);
+	ck_assert_ptr_nonnull(d);
+	const gt_finding *f = gt_diagnosis_find(d, GT_FIND_STRAGGLER);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_str_eq(f->source, "nccl plugin");
+	ck_assert_uint_eq(f->gpu, gpu_by_uuid(a, 2)->index); /* rank 1's GPU waits */
+	ck_assert_uint_eq(f->kernel_claim_ns, 10 * 540 * US);
+	ck_assert(metric_of(f, "last") == 10 && metric_of(f, "cost_ns") == 10 * 540 * US &&
+		  metric_of(f, "worst_seq") == 0 && metric_of(f, "straggler_pid") == 100);
+	ck_assert_ptr_nonnull(strstr(f->title, "Rank 0 (pid 100) is a straggler: 100% of the time "
+					       "ranks wait at collectives is for it (540.0 us late "
+					       "on average, last at 10 collectives)"));
+	const gt_finding *c = gt_diagnosis_find(d, GT_FIND_COMM_NOT_OVERLAPPED);
+	if (c)
+		ck_assert_str_eq(c->source, "nccl plugin");
+	gt_diagnosis_free(d);
+	char *txt = report_of(a, 0);
+	static const char *const want[] = {
+		"[1] straggler (GPU 1) - evidence:\n    source: nccl plugin\n",
+		"arrived last at 10 of the 10 collectives it took part in",
+		"by its NCCL kernel's start on the GPU at all of them",
+		"the worst: AllReduce seq 0 of communicator 000000000000aaaa (4096 bytes, 2 ranks "
+		"present): the others waited 540.0 us for it",
+		"all ranks together waited 5.40 ms for rank 0",
+		"this GPU's NCCL kernels spent 5.40 ms waiting for it (its kernels' union in "
+		"time), "
+		"10 waits, longest 540.0 us; 5.40 ms of it with no compute kernel running",
+		"  waited (NCCL plugin records) for pid 100 (NCCL rank 0): 5.40 ms at 10 waits, "
+		"5.40 ms of it exposed, longest 540.0 us\n"};
+	want_in(txt, want, sizeof(want) / sizeof(want[0]));
+	free(txt);
+	txt = report_of(a, 1);
+	static const char *const wantj[] = {
+		"\"id\": \"straggler\"", "\"source\": \"nccl plugin\"",
+		"all ranks together waited 5.40 ms for rank 0",
+		"\"nccl_waits\":{\"wait_ns\":5400000,\"exposed_ns\":5400000"};
+	want_in(txt, wantj, sizeof(wantj) / sizeof(wantj[0]));
+	free(txt);
+	gt_analysis_free(a);
+
+	/* the same kernels without the records: the kernel names are the source */
+	straggler_traces(t, 0);
+	a = analyze(t, 2, NULL);
+	d = gt_diagnose(a, NULL);
+	f = gt_diagnosis_find(d, GT_FIND_STRAGGLER);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_str_eq(f->source, "kernel names");
+	gt_diagnosis_free(d);
+	txt = report_of(a, 1);
+	ck_assert_ptr_nonnull(strstr(txt, "\"source\": \"kernel names\""));
+	ck_assert_ptr_null(strstr(txt, "\"source\": \"nccl plugin\""));
+	free(txt);
+	gt_analysis_free(a);
+}
+END_TEST
+
+/* An all-reduce of rank 0 open at the end of its trace with no kernel: a
+ * stalled collective once it is open longer than the threshold (10 s by
+ * default); rank 1's record of it ended. Under the threshold: none. */
+static gt_analysis *stalled_trace(tb *t, uint64_t tail)
+{
+	uint8_t u[2] = {1, 2};
+	for (int r = 0; r < 2; r++) {
+		tb_begin(&t[r], 100 + (uint32_t)r, GT_PRODUCER_INJECT, 0, 1, &u[r]);
+		tb_kernel(&t[r], 0, 7, 0, T0, T0 + MS, GEMM);
+		nccl_rec(&t[r], 0xaaaa, 5, (uint32_t)r, T0 + 2 * MS, r ? T0 + 3 * MS : 0,
+			 "AllReduce");
+		tb_kernel(&t[r], 0, 7, 0, T0 + tail, T0 + tail + MS, GEMM);
+		tb_end(&t[r]);
+	}
+	return analyze(t, 2, NULL);
+}
+
+START_TEST(nccl_stalled_collective)
+{
+	tb t[2];
+	gt_analysis *a = stalled_trace(t, 12000 * MS);
+	gt_diagnosis *d = gt_diagnose(a, NULL);
+	const gt_finding *f = gt_diagnosis_find(d, GT_FIND_STALLED_COLLECTIVE);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(f->gpu, gpu_by_uuid(a, 1)->index);
+	ck_assert_uint_eq(f->rank, 1); /* an event: ranked first */
+	ck_assert_int_eq(f->severity, GT_SEV_HIGH);
+	ck_assert_uint_eq(f->claim_ns, 0);
+	ck_assert_ptr_nonnull(strstr(f->title, "AllReduce seq 5 of communicator 000000000000aaaa, "
+					       "rank 0 (pid 100)"));
+	gt_diagnosis_free(d);
+	char *txt = report_of(a, 1);
+	ck_assert_ptr_nonnull(strstr(txt, "\"id\": \"stalled_collective\""));
+	free(txt);
+	gt_analysis_free(a);
+
+	a = stalled_trace(t, 5000 * MS);
+	d = gt_diagnose(a, NULL);
+	ck_assert_ptr_null(gt_diagnosis_find(d, GT_FIND_STALLED_COLLECTIVE));
+	gt_diagnosis_free(d);
+	gt_diag_opts o;
+	gt_diag_opts_init(&o);
+	char err[128];
+	ck_assert_int_eq(gt_diag_set_threshold(&o, "stalled_collective_ns=4s", err, sizeof err), 0);
+	d = gt_diagnose(a, &o);
+	ck_assert_ptr_nonnull(gt_diagnosis_find(d, GT_FIND_STALLED_COLLECTIVE));
+	gt_diagnosis_free(d);
+	gt_analysis_free(a);
+}
+END_TEST
+
 /* Without NCCL records there is nothing (the kernel-name path is used). */
 START_TEST(nccl_records_none)
 {
@@ -828,6 +1245,32 @@ START_TEST(nccl_records_none)
 }
 END_TEST
 
+/* The synthetic ddp-straggler with the NCCL plugin's records: the straggler
+ * finding comes from them and agrees with the generator's ground truth
+ * (rank 2 last once a step, the others' waits for it). */
+START_TEST(synth_nccl_straggler)
+{
+	gt_synth_spec s;
+	ck_assert_int_eq(gt_synth_preset("ddp-straggler-nccl", &s), 0);
+	gt_synth_truth tr;
+	gt_analysis *a = tb_synth_analysis(&s, &tr);
+	size_t n;
+	const gt_an_nccl_match *m = gt_analysis_nccl_matches(a, &n);
+	ck_assert_uint_eq(n, tr.collectives);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_uint_eq(m[i].gpu, 1);
+	gt_diagnosis *d = gt_diagnose(a, NULL);
+	const gt_finding *f = gt_diagnosis_find(d, GT_FIND_STRAGGLER);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_str_eq(f->source, "nccl plugin");
+	ck_assert(metric_of(f, "straggler_rank") == 2);
+	ck_assert(metric_of(f, "last") == (double)tr.rank[2].last);
+	ck_assert(metric_of(f, "cost_ns") == (double)tr.rank[2].cost_ns);
+	gt_diagnosis_free(d);
+	gt_analysis_free(a);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("comm");
@@ -835,6 +1278,7 @@ static Suite *suite(void)
 	tcase_set_timeout(c, 30);
 	tcase_add_test(c, kernel_names);
 	tcase_add_test(c, overlap_and_types);
+	tcase_add_test(c, comm_two_procs_one_gpu);
 	tcase_add_test(c, match_two_ranks);
 	tcase_add_test(c, report_plurals_of_one);
 	tcase_add_test(c, communicators_and_skew);
@@ -843,11 +1287,16 @@ static Suite *suite(void)
 	tcase_add_loop_test(c, random_collectives, 0, 40);
 	tcase_add_test(c, nccl_records_match);
 	tcase_add_test(c, nccl_records_none);
+	tcase_add_test(c, nccl_records_gpu);
+	tcase_add_test(c, nccl_waits_two_late_processes);
+	tcase_add_test(c, nccl_straggler_finding);
+	tcase_add_test(c, nccl_stalled_collective);
 	suite_add_tcase(s, c);
 	c = tcase_create("synthetic");
 	tcase_set_timeout(c, 120);
 	tcase_add_test(c, synth_ranks);
 	tcase_add_test(c, synth_ranks_variants);
+	tcase_add_test(c, synth_nccl_straggler);
 	suite_add_tcase(s, c);
 	return s;
 }

@@ -24,12 +24,24 @@
  *     once): written + counted as lost = every event;
  *   - no CUDA injection (inert): init succeeds with an empty mask, nothing
  *     recorded, the chained plugin still gets its calls (a missing one is
- *     still said); dormant: nothing.
+ *     still said); dormant: nothing;
+ *   - end to end with GPU work (A_GPU): each rank's thread "launches" its
+ *     collective's kernel (a runtime API record and a kernel record through
+ *     the mock CUPTI, correlated), the ranks' kernels end together after the
+ *     late rank's starts; the late rank's last collective is never stopped
+ *     (A_OPEN): the trace holds it with end 0, and the analysis and the
+ *     findings of that trace name the late rank as the straggler from the
+ *     plugin's records (source "nccl plugin"). The ranks are threads of one
+ *     process here, so they share its trace: the straggler is named by its
+ *     NCCL rank.
  */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sys/syscall.h>
 #include <time.h>
 
+#include "gaptrace/analysis.h"
+#include "gaptrace/diagnosis.h"
 #include "nccl_abi.h"
 #include "suite_util.h"
 
@@ -45,7 +57,9 @@ enum {
 	A_CHAIN_MISSING = 8,
 	A_TINY = 16,
 	A_NOCUDA = 32,
-	A_CHAIN_FAIL_LAST = 64 /* the chained plugin's init fails for the last rank only */
+	A_CHAIN_FAIL_LAST = 64, /* the chained plugin's init fails for the last rank only */
+	A_GPU = 128,		/* each collective launches a kernel (API + kernel records) */
+	A_OPEN = 256		/* the late rank never stops its last collective */
 };
 
 /* ------------------------------------------------------------ the mock NCCL host */
@@ -61,6 +75,9 @@ static pthread_cond_t turn_cond = PTHREAD_COND_INITIALIZER;
 static int turn;
 static pthread_barrier_t inits_done;
 static int in_flight_all; /* start every event before stopping any */
+static int host_args;	  /* A_GPU, A_OPEN of the run */
+static pthread_barrier_t iter_done;
+static uint64_t launch_at[NRANKS][NITER]; /* A_GPU: each rank's launch call */
 
 static void load_plugin(int max)
 {
@@ -180,6 +197,55 @@ static void one_p2p_pair(void *ctx, int rank)
 	stop(start_p2p(ctx, rank, "Recv", (rank + NRANKS - 1) % NRANKS));
 }
 
+/* A_GPU: the collective's launch on this thread (a runtime API record now,
+ * correlation corr) and its kernel on GPU `rank`: it starts 5 us after the
+ * launch, the late rank's 1 ms after the last launch of all (its stream was
+ * busy: late whatever the threads' scheduling), and every rank's spins
+ * until 100 us after the late rank's started (the ranks meet at iter_done
+ * to know it). */
+static void launch_coll(int rank, int i)
+{
+	uint32_t corr = (uint32_t)(1000 + rank * NITER + i);
+	/* NCCL prepares the launch for microseconds after it started the event;
+	 * the mock's trace clock and the plugin's (CLOCK_MONOTONIC moved by the
+	 * clock map) may differ by the time between two clock reads */
+	struct timespec ts = {0, 20000};
+	nanosleep(&ts, NULL);
+	CUpti_ActivityAPI a;
+	memset(&a, 0, sizeof(a));
+	a.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+	a.cbid = CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
+	a.start = mock_now();
+	a.end = a.start + 1000;
+	a.processId = (uint32_t)getpid();
+	a.threadId = (uint32_t)syscall(SYS_gettid);
+	a.correlationId = corr;
+	mock_emit(&a);
+	launch_at[rank][i] = a.start;
+	pthread_barrier_wait(&iter_done);
+	uint64_t late = 0;
+	for (int r = 0; r < NRANKS; r++)
+		if (launch_at[r][i] > late)
+			late = launch_at[r][i];
+	late += 1000000;
+	CUpti_ActivityKernel10 k;
+	memset(&k, 0, sizeof(k));
+	k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+	k.start = rank == LATE_RANK ? late : a.start + 5000;
+	k.end = late + 100000;
+	k.deviceId = (uint32_t)rank;
+	k.contextId = 1 + (uint32_t)rank;
+	k.streamId = 13;
+	k.gridX = 8;
+	k.gridY = k.gridZ = 1;
+	k.blockX = 256;
+	k.blockY = k.blockZ = 1;
+	k.correlationId = corr;
+	k.name = "ncclDevKernel_AllReduce_Sum_f32_RING_LL";
+	mock_emit(&k);
+	pthread_barrier_wait(&iter_done); /* the next collective after this one */
+}
+
 static void *rank_main(void *arg)
 {
 	int rank = (int)(intptr_t)arg;
@@ -195,11 +261,15 @@ static void *rank_main(void *arg)
 			nanosleep(&ts, NULL);
 		}
 		h[i] = start_coll(ctx, group, rank, (uint64_t)i);
+		if (host_args & A_GPU)
+			launch_coll(rank, i);
 		if (host_mask & NCCL_EV_KERNEL_CH)
 			kernel_channel(ctx, h[i], rank);
 		nccl_state_args a = {.bytes = {0x5a}};
 		if (h[i] && prof->state(h[i], 7, &a) != NCCL_OK)
 			host_errors++;
+		if ((host_args & A_OPEN) && rank == LATE_RANK && i == NITER - 1)
+			h[i] = NULL; /* never stopped: open at exit */
 		if (!in_flight_all)
 			stop(h[i]);
 		if (i % 10 == 0)
@@ -224,6 +294,8 @@ static int nccl_app(void *arg)
 		return 3;
 	pthread_t th[NRANKS];
 	pthread_barrier_init(&inits_done, NULL, NRANKS);
+	pthread_barrier_init(&iter_done, NULL, NRANKS);
+	host_args = t->arg & (A_GPU | A_OPEN);
 	for (int r = 0; r < NRANKS; r++)
 		pthread_create(&th[r], NULL, rank_main, (void *)(intptr_t)r);
 	for (int r = 0; r < NRANKS; r++)
@@ -265,12 +337,15 @@ static void run_nccl(int arg)
 	run_app(nccl_app, 0);
 }
 
+static int open_seen; /* records with end 0 seen by check_records */
+
 /* Every collective and p2p of the host, once; return the records written. */
 static size_t check_records(trace_set *ts, uint32_t version, int complete)
 {
 	static int seen[NRANKS][NITER];
 	uint64_t last_start[NRANKS] = {0};
 	memset(seen, 0, sizeof(seen));
+	open_seen = 0;
 	size_t n = 0, p2p = 0;
 	for (size_t i = 0; i < ts->n; i++) {
 		const found_rec *f = &ts->recs[i];
@@ -300,12 +375,20 @@ static size_t check_records(trace_set *ts, uint32_t version, int complete)
 		ck_assert_uint_eq(c->nwarps, 16);
 		ck_assert_str_eq(f->name, "AllReduce");
 		ck_assert_str_eq(f->domain, "ncclFloat32");
-		ck_assert(c->start > 0 && c->start <= c->end);
+		if (!c->end) { /* still open at exit: only A_OPEN's */
+			ck_assert(T.arg & A_OPEN);
+			ck_assert_uint_eq(c->rank, LATE_RANK);
+			ck_assert_uint_eq(c->seq, NITER - 1);
+			open_seen++;
+		} else {
+			ck_assert(c->start > 0 && c->start <= c->end);
+		}
 		if (c->start > last_start[c->rank])
 			last_start[c->rank] = c->start;
 		n++;
 	}
 	if (complete) {
+		ck_assert_int_eq(open_seen, (T.arg & A_OPEN) ? 1 : 0);
 		ck_assert_uint_eq(n, NRANKS * NITER);
 		ck_assert_uint_eq(p2p, NRANKS * 2 * (NITER / 10));
 		for (int r = 0; r < NRANKS; r++)
@@ -348,6 +431,53 @@ START_TEST(nccl_v6_records_every_event)
 	check_records(&ts, 6, 1);
 	ck_assert_uint_eq(h_loss_sum(&ts, GT_LOSS_ENCODE_DROPPED), 0);
 	h_trace_free(&ts);
+}
+END_TEST
+
+/* Through the injection library to a trace, then the analysis and the
+ * findings: the late rank is the straggler, from the plugin's records. */
+START_TEST(nccl_end_to_end_straggler_and_open_event)
+{
+	run_nccl(A_GPU | A_OPEN);
+	check_host(6, NCCL_EV_COLL | NCCL_EV_P2P);
+	trace_set ts = {0};
+	ck_assert_int_eq(h_read_dir(&ts, T.dir), 1);
+	check_records(&ts, 6, 1);
+	h_trace_free(&ts);
+	gt_analysis *a = gt_analysis_new(NULL);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_int_ge(gt_analysis_add_path(a, T.dir, NULL), 1);
+	ck_assert_int_eq(gt_analysis_finish(a), 0);
+	size_t n, last = 0, gpu = 0;
+	const gt_an_nccl_match *m = gt_analysis_nccl_matches(a, &n);
+	ck_assert_uint_eq(n, NITER);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_uint_eq(m[i].nranks, NRANKS);
+		last += m[i].last_rank == LATE_RANK;
+		gpu += m[i].gpu;
+	}
+	ck_assert_uint_eq(gpu, NITER);
+	ck_assert_uint_eq(last, NITER);
+	const gt_an_nccl_coll *c = gt_analysis_nccl_colls(a, &n);
+	size_t tied = 0, open = 0;
+	for (size_t i = 0; i < n; i++) {
+		tied += c[i].nkernels == 1;
+		open += !c[i].end;
+	}
+	ck_assert_uint_eq(tied, NRANKS * NITER);
+	ck_assert_uint_eq(open, 1);
+	gt_diagnosis *d = gt_diagnose(a, NULL);
+	ck_assert_ptr_nonnull(d);
+	const gt_finding *f = gt_diagnosis_find(d, GT_FIND_STRAGGLER);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_str_eq(f->source, "nccl plugin");
+	double rank = -1;
+	for (size_t i = 0; i < f->nmetrics; i++)
+		if (!strcmp(f->metrics[i].key, "straggler_rank"))
+			rank = f->metrics[i].value;
+	ck_assert(rank == LATE_RANK);
+	gt_diagnosis_free(d);
+	gt_analysis_free(a);
 }
 END_TEST
 
@@ -475,6 +605,7 @@ int main(void)
 	const suite_test tests[] = {
 #define T_(x) {#x, x}
 		T_(nccl_v6_records_every_event),
+		T_(nccl_end_to_end_straggler_and_open_event),
 		T_(nccl_v3_records_every_event_and_chains_v3),
 		T_(nccl_chain_gets_every_call_in_its_version),
 		T_(nccl_chain_failing_one_init_keeps_the_others),

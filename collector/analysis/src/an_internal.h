@@ -304,6 +304,8 @@ typedef struct an_comm {
 	gt_vec late;   /* an_span: windows in which a GPU's rank was late, by GPU and start */
 	gt_vec ncoll;  /* gt_an_nccl_coll: the NCCL plugin's records (ncclrec.c) */
 	gt_vec nmatch; /* gt_an_nccl_match, by (comm_hash, func, seq) */
+	gt_vec nwait;  /* gt_an_nccl_wait, by GPU, largest exposed first */
+	uint64_t *nwait_total; /* per GPU: its waits' union, exposed part (or NULL) */
 } an_comm;
 
 /* Classify every string as compute or a collective type (comm->type). */
@@ -313,9 +315,11 @@ int an_comm_match(gt_analysis *a, const size_t *starts);
 void an_comm_free(an_comm *c);
 /* Keep one GT_REC_NCCL_COLL record of trace ti (func: global string id). */
 int an_nccl_add(gt_analysis *a, uint16_t ti, const gt_nccl_coll *c, uint32_t func);
-/* Sort the NCCL records and match them across ranks by (comm_hash, func, seq);
- * times already realtime (after align_clocks). */
-int an_nccl_match(gt_analysis *a);
+/* Tie the NCCL records to their kernels (items sorted and grouped by GPU:
+ * starts; calls folded and joined), sort them and match them across ranks
+ * by (comm_hash, func, seq), and measure the GPUs' waits; times already
+ * realtime (after align_clocks). */
+int an_nccl_match(gt_analysis *a, const size_t *starts);
 
 /* Per-GPU internal state besides the public struct. */
 typedef struct an_gpu {

@@ -72,6 +72,7 @@ gt_analysis *gt_analysis_new(const gt_analysis_opts *opts)
 	gt_vec_init(&a->comm.colls, sizeof(gt_an_collective));
 	gt_vec_init(&a->comm.ncoll, sizeof(gt_an_nccl_coll));
 	gt_vec_init(&a->comm.nmatch, sizeof(gt_an_nccl_match));
+	gt_vec_init(&a->comm.nwait, sizeof(gt_an_nccl_wait));
 	gt_vec_init(&a->comm.groups, sizeof(gt_an_comm_group));
 	gt_vec_init(&a->comm.waits, sizeof(an_cwait));
 	gt_vec_init(&a->comm.late, sizeof(an_span));

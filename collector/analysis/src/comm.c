@@ -746,6 +746,9 @@ void an_comm_free(an_comm *C)
 	gt_vec_free(&C->late);
 	gt_vec_free(&C->ncoll);
 	gt_vec_free(&C->nmatch);
+	gt_vec_free(&C->nwait);
+	free(C->nwait_total);
+	C->nwait_total = NULL;
 }
 
 /* ------------------------------------------------------------ accessors */

@@ -1956,7 +1956,7 @@ int an_sweep(gt_analysis *a)
 		goto out2;
 	}
 	if ((rc = an_comm_classify(a)) < 0 || (rc = an_comm_match(a, starts)) < 0 ||
-	    (rc = an_nccl_match(a)) < 0)
+	    (rc = an_nccl_match(a, starts)) < 0)
 		goto out2;
 	S.ctype = a->comm.type;
 	S.nctype = a->comm.ntype;

@@ -20,17 +20,37 @@
  *    ranks present.
  *  - A rank recorded twice for one key (the same trace read twice,
  *    or two captures of one process) counts once, its earliest record.
- *  - The late rank is the one whose host start (when NCCL started the
- *    event: the enqueue on the issuing thread) is the latest; every other
- *    rank waited last_start - start_r, bounded by its own host span when
- *    the record has an end (a rank whose collective ended cannot have waited
- *    longer). These are host times: the collective's GPU work is not yet
- *    matched through the launch API's correlation ids, so a rank that
- *    issued on time but whose stream was busy is not seen as late.
+ *  - GPU work (tie()): NCCL starts the event on the thread that issues the
+ *    collective and launches the kernel from that thread before it stops
+ *    the event. So a kernel belongs to a record when its launch call (the
+ *    outer API call its correlation id joined it to, timeline.c) ran on the
+ *    record's (trace, thread) within [start, end]; an open record (end 0)
+ *    takes the launches from its start up to the first record of its thread
+ *    issued after its first launch. Kernels with a communication kernel's
+ *    name are preferred when the window has any (the thread's compute
+ *    launches are not the collective's); else every kernel of the window is
+ *    taken: names change (HTA#360), so they corroborate, never decide. A
+ *    grouped launch (ncclGroupStart/End) gives several records the same
+ *    kernels: each gets them (shared > 1), the first by start is the lead.
+ *  - The late rank: when every present rank has GPU work, the one whose
+ *    kernel started last (a kernel spins until every rank's has started);
+ *    every other rank waited gpu_last_start - gpu_start_r, bounded by its
+ *    own kernel span. Else, said by gpu = 0, the one whose host start (the
+ *    enqueue) is the latest, the others waited last_start - start_r,
+ *    bounded by their host span when the record has an end; host times miss
+ *    a rank that issued on time but whose stream was busy.
+ *  - A match whose every present record is a grouped launch's non-lead
+ *    (dup) has the wait of its group's lead: totals count it once.
+ *  - Waits on the GPU (waits()): each wait of a match with GPU times is an
+ *    interval of the waiting rank's GPU; per (GPU, process waited for) their
+ *    union (two processes on one GPU wait at the same time) and its part
+ *    with no compute kernel running (kernels tied to no record and not named
+ *    as communication).
  *  - Clocks: start/end are moved to realtime by the trace's clock map like
  *    every other time (align_clocks), so processes of one node compare.
  *
- * Cost: one sort, O(n log n) in the records; nothing without them.
+ * Cost: sorts, O(n log n) in the records and the launched kernels; nothing
+ * without records.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -76,52 +96,463 @@ static int cmp_ncoll(const void *x, const void *y)
 	return c;
 }
 
+/* ------------------------------------------------------------ GPU work */
+
+/* A kernel launch: its launching call's thread and start. */
+typedef struct nl_launch {
+	uint64_t t;
+	size_t item;
+	uint32_t trace, tid;
+} nl_launch;
+
+static int cmp_launch(const void *x, const void *y)
+{
+	const nl_launch *p = x, *q = y;
+	int c = cmp_u64(p->trace, q->trace);
+	if (!c)
+		c = cmp_u64(p->tid, q->tid);
+	if (!c)
+		c = cmp_u64(p->t, q->t);
+	if (!c)
+		c = cmp_u64(p->item, q->item);
+	return c;
+}
+
+/* A record's place in the order by (trace, thread, start). */
+typedef struct nl_rec {
+	uint64_t start;
+	size_t i; /* index in the record vector */
+	uint32_t trace, tid;
+} nl_rec;
+
+static int cmp_rec_thread(const void *x, const void *y)
+{
+	const nl_rec *p = x, *q = y;
+	int c = cmp_u64(p->trace, q->trace);
+	if (!c)
+		c = cmp_u64(p->tid, q->tid);
+	if (!c)
+		c = cmp_u64(p->start, q->start);
+	if (!c)
+		c = cmp_u64(p->i, q->i);
+	return c;
+}
+
+/* Whether kernel item it has a communication kernel's name. */
+static int comm_named(const gt_analysis *a, const an_item *it)
+{
+	uint32_t nm = gt_strtab_canon(&a->st, it->name);
+	return nm < a->comm.ntype && a->comm.type[nm];
+}
+
+/* Tie record r (original index ri) to the launches l[lo..hi) of its thread
+ * whose call started in [from, to]; first[ri] gets its earliest kernel's
+ * item (SIZE_MAX: none), tied[] marks every kernel taken. */
+static void tie_one(gt_analysis *a, gt_an_nccl_coll *r, const nl_launch *l, size_t lo, size_t hi,
+		    uint64_t from, uint64_t to, size_t *first, uint8_t *tied)
+{
+	const an_item *it = a->items.p;
+	const an_src *src = a->srcs.p;
+	int named = 0;
+	for (size_t i = lo; i < hi && l[i].t <= to; i++)
+		if (l[i].t >= from && comm_named(a, &it[l[i].item]))
+			named = 1;
+	*first = SIZE_MAX;
+	for (size_t i = lo; i < hi && l[i].t <= to; i++) {
+		if (l[i].t < from)
+			continue;
+		const an_item *k = &it[l[i].item];
+		if (named && !comm_named(a, k))
+			continue;
+		tied[l[i].item] = 1;
+		if (!r->nkernels || k->start < r->gpu_start) {
+			r->gpu_start = k->start;
+			r->gpu = src[k->src].gpu;
+			*first = l[i].item;
+		}
+		if (k->end > r->gpu_end)
+			r->gpu_end = k->end;
+		r->nkernels++;
+	}
+}
+
+/* First index in l[lo..hi) whose t >= t0. */
+static size_t launch_at(const nl_launch *l, size_t lo, size_t hi, uint64_t t0)
+{
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (l[mid].t < t0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Tie every record to its kernels (design block): nkernels, gpu_start/end,
+ * gpu, shared, lead, open_ns; tied[item] = 1 for each kernel taken. */
+static int tie(gt_analysis *a, uint8_t *tied)
+{
+	gt_vec *v = &a->comm.ncoll;
+	gt_an_nccl_coll *r = v->p;
+	size_t nr = v->n, nl = 0;
+	const an_item *it = a->items.p;
+	const an_call *calls = a->calls.p;
+	const an_thread *th = a->threads.p;
+	const an_src *src = a->srcs.p;
+	for (size_t i = 0; i < a->items.n; i++)
+		nl += it[i].kind == AN_K_KERNEL && it[i].cc != AN_NONE;
+	nl_launch *l = malloc((nl ? nl : 1) * sizeof(*l));
+	nl_rec *ord = malloc(nr * sizeof(*ord));
+	size_t *first = malloc(nr * sizeof(*first));
+	gt_map lead;
+	memset(&lead, 0, sizeof(lead));
+	int rc = 0;
+	if (!l || !ord || !first) {
+		rc = GT_ERR_NOMEM;
+		goto out;
+	}
+	nl = 0;
+	for (size_t i = 0; i < a->items.n; i++) {
+		if (it[i].kind != AN_K_KERNEL || it[i].cc == AN_NONE)
+			continue;
+		const an_call *c = &calls[it[i].cc];
+		l[nl++] = (nl_launch){c->start, i, src[it[i].src].trace, th[c->thr].tid};
+	}
+	an_qsort(l, nl, sizeof(*l), cmp_launch);
+	for (size_t i = 0; i < nr; i++) {
+		ord[i] = (nl_rec){r[i].start, i, r[i].trace, r[i].thread_id};
+		r[i].gpu = UINT32_MAX;
+		r[i].gpu_start = r[i].gpu_end = 0;
+		r[i].nkernels = r[i].shared = 0;
+		r[i].lead = 1;
+		r[i].open_ns = 0;
+	}
+	an_qsort(ord, nr, sizeof(*ord), cmp_rec_thread);
+	size_t j = 0; /* launches of the current thread: [j, k) */
+	for (size_t i0 = 0, i1; i0 < nr; i0 = i1) {
+		const gt_an_nccl_coll *x = &r[ord[i0].i];
+		for (i1 = i0 + 1; i1 < nr; i1++)
+			if (r[ord[i1].i].trace != x->trace ||
+			    r[ord[i1].i].thread_id != x->thread_id)
+				break;
+		while (j < nl && (l[j].trace < x->trace ||
+				  (l[j].trace == x->trace && l[j].tid < x->thread_id)))
+			j++;
+		size_t k = j;
+		while (k < nl && l[k].trace == x->trace && l[k].tid == x->thread_id)
+			k++;
+		for (size_t q = i0; q < i1; q++) {
+			gt_an_nccl_coll *y = &r[ord[q].i];
+			uint64_t to = y->end;
+			if (!to) { /* open: up to the next issue after its first launch */
+				size_t f = launch_at(l, j, k, y->start);
+				to = f < k ? UINT64_MAX : y->start;
+				for (size_t z = q + 1; f < k && z < i1; z++)
+					if (r[ord[z].i].start > l[f].t) {
+						to = r[ord[z].i].start - 1;
+						break;
+					}
+			}
+			tie_one(a, y, l, launch_at(l, j, k, y->start), k, y->start, to,
+				&first[ord[q].i], tied);
+		}
+		j = k;
+	}
+	/* grouped launches: records sharing a first kernel; the earliest leads */
+	for (size_t q = 0; q < nr; q++) {
+		size_t i = ord[q].i;
+		if (first[i] == SIZE_MAX)
+			continue;
+		uint64_t *slot;
+		int added = an_map_slot(&lead, first[i], &slot);
+		if (added < 0) {
+			rc = added;
+			goto out;
+		}
+		r[i].lead = added == 1;
+		(*slot)++;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		if (first[i] != SIZE_MAX)
+			r[i].shared = (uint32_t)*gt_map_get(&lead, first[i]);
+		uint64_t last = an_tr(a, r[i].trace)->seen_last;
+		if (!r[i].end && !r[i].nkernels && last > r[i].start)
+			r[i].open_ns = last - r[i].start;
+	}
+out:
+	free(l);
+	free(ord);
+	free(first);
+	gt_map_free(&lead);
+	return rc;
+}
+
+/* ------------------------------------------------------------ matching */
+
+/* A wait of a rank inside its kernel, for the GPU sums (waits()). */
+typedef struct nl_wait {
+	uint64_t a, b;
+	uint32_t gpu, trace, rank;
+} nl_wait;
+
 /* The match of records r[0..n) (one (comm, func, seq), sorted by rank, then
- * start): 0 when fewer than two distinct ranks. */
-static int match_run(const gt_an_nccl_coll *r, size_t n, gt_an_nccl_match *m)
+ * start): 0 when fewer than two distinct ranks. The waits on the GPU go to
+ * spans (when the match has GPU times and is no dup). */
+static int match_run(const gt_an_nccl_coll *r, size_t n, gt_an_nccl_match *m, gt_vec *spans)
 {
 	memset(m, 0, sizeof(*m));
 	m->comm_hash = r[0].comm_hash;
 	m->seq = r[0].seq;
 	m->func = r[0].func;
-	const gt_an_nccl_coll *first = NULL, *last = NULL;
+	const gt_an_nccl_coll *first = NULL, *last = NULL, *hfirst = NULL, *hlast = NULL;
+	m->gpu = 1;
+	m->dup = 1;
 	for (size_t i = 0; i < n; i++) {
 		if (i && r[i].rank == r[i - 1].rank)
 			continue; /* the rank's earliest record only */
 		m->nranks++;
 		m->open += !r[i].end;
+		m->gpu &= r[i].nkernels > 0;
+		m->dup &= !r[i].lead;
 		if (r[i].nranks > m->comm_nranks)
 			m->comm_nranks = r[i].nranks;
-		if (!first || r[i].start < first->start)
-			first = &r[i];
-		if (!last || r[i].start > last->start)
-			last = &r[i];
+		if (!hfirst || r[i].start < hfirst->start)
+			hfirst = &r[i];
+		if (!hlast || r[i].start > hlast->start)
+			hlast = &r[i];
 	}
 	if (m->nranks < 2)
 		return 0;
-	m->first_start = first->start;
-	m->last_start = last->start;
+	m->first_start = hfirst->start;
+	m->last_start = hlast->start;
+	first = hfirst;
+	last = hlast;
+	if (m->gpu) {
+		first = last = NULL;
+		for (size_t i = 0; i < n; i++) {
+			if (i && r[i].rank == r[i - 1].rank)
+				continue;
+			if (!first || r[i].gpu_start < first->gpu_start)
+				first = &r[i];
+			if (!last || r[i].gpu_start > last->gpu_start)
+				last = &r[i];
+		}
+		m->gpu_first_start = first->gpu_start;
+		m->gpu_last_start = last->gpu_start;
+	}
 	m->first_rank = first->rank;
 	m->last_rank = last->rank;
+	m->first_trace = first->trace;
+	m->last_trace = last->trace;
 	m->bytes = last->bytes;
 	for (size_t i = 0; i < n; i++) {
 		if ((i && r[i].rank == r[i - 1].rank) || &r[i] == last)
 			continue;
-		uint64_t w = last->start - r[i].start;
-		if (r[i].end && r[i].end - r[i].start < w)
-			w = r[i].end - r[i].start;
+		uint64_t w;
+		if (m->gpu) {
+			w = last->gpu_start - r[i].gpu_start;
+			if (r[i].gpu_end - r[i].gpu_start < w)
+				w = r[i].gpu_end - r[i].gpu_start;
+		} else {
+			w = last->start - r[i].start;
+			if (r[i].end && r[i].end - r[i].start < w)
+				w = r[i].end - r[i].start;
+		}
 		m->wait_ns += w;
 		if (w > m->wait_max_ns)
 			m->wait_max_ns = w;
+		if (m->gpu && !m->dup && w) {
+			nl_wait *s = gt_vec_push(spans);
+			if (!s)
+				return GT_ERR_NOMEM;
+			*s = (nl_wait){r[i].gpu_start, r[i].gpu_start + w, r[i].gpu, last->trace,
+				       last->rank};
+		}
 	}
 	return 1;
 }
 
-int an_nccl_match(gt_analysis *a)
+/* ------------------------------------------------------------ GPU waits */
+
+static int cmp_wspan(const void *x, const void *y)
+{
+	const nl_wait *p = x, *q = y;
+	int c = cmp_u64(p->gpu, q->gpu);
+	if (!c)
+		c = cmp_u64(p->trace, q->trace);
+	if (!c)
+		c = cmp_u64(p->a, q->a);
+	if (!c)
+		c = cmp_u64(p->b, q->b);
+	return c;
+}
+
+static int cmp_nwait(const void *x, const void *y)
+{
+	const gt_an_nccl_wait *p = x, *q = y;
+	int c = cmp_u64(p->gpu, q->gpu);
+	if (!c)
+		c = -cmp_u64(p->exposed_ns, q->exposed_ns);
+	if (!c)
+		c = cmp_u64(p->trace, q->trace);
+	return c;
+}
+
+/* Time of [t0, t1) covered by the sorted, disjoint spans u[0..n). */
+static uint64_t covered(const an_span *u, size_t n, uint64_t t0, uint64_t t1)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) { /* first span ending after t0 */
+		size_t mid = lo + (hi - lo) / 2;
+		if (u[mid].b <= t0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	uint64_t c = 0;
+	for (size_t i = lo; i < n && u[i].a < t1; i++) {
+		uint64_t x = u[i].a > t0 ? u[i].a : t0, y = u[i].b < t1 ? u[i].b : t1;
+		if (y > x)
+			c += y - x;
+	}
+	return c;
+}
+
+/* Per GPU: the union of its compute kernels (not tied, not named as
+ * communication) as sorted disjoint spans u[off[g]..off[g+1]). */
+static int compute_union(const gt_analysis *a, const size_t *starts, const uint8_t *tied, gt_vec *u,
+			 size_t *off)
+{
+	const an_item *it = a->items.p;
+	for (size_t g = 0; g < a->gpus.n; g++) {
+		off[g] = u->n;
+		for (size_t i = starts[g]; i < starts[g + 1]; i++) {
+			if (it[i].kind != AN_K_KERNEL || tied[i] || comm_named(a, &it[i]) ||
+			    it[i].end <= it[i].start)
+				continue;
+			an_span *last = u->n > off[g] ? GT_VEC_AT(u, an_span, u->n - 1) : NULL;
+			if (last && it[i].start <= last->b) { /* items by start */
+				if (it[i].end > last->b)
+					last->b = it[i].end;
+				continue;
+			}
+			an_span *s = gt_vec_push(u);
+			if (!s)
+				return GT_ERR_NOMEM;
+			*s = (an_span){it[i].start, it[i].end, (uint32_t)g, 0};
+		}
+	}
+	off[a->gpus.n] = u->n;
+	return 0;
+}
+
+static int cmp_wspan_gpu(const void *x, const void *y)
+{
+	const nl_wait *p = x, *q = y;
+	int c = cmp_u64(p->gpu, q->gpu);
+	if (!c)
+		c = cmp_u64(p->a, q->a);
+	if (!c)
+		c = cmp_u64(p->b, q->b);
+	return c;
+}
+
+/* Per GPU, the union of all its waits whoever they were for, and its part
+ * with no compute (gt_analysis_nccl_wait_total): the waits for two late
+ * processes may overlap in time. Re-sorts w. */
+static int wait_totals(gt_analysis *a, nl_wait *w, size_t n, const an_span *us, const size_t *off)
+{
+	uint64_t *t = calloc(2 * (a->gpus.n ? a->gpus.n : 1), sizeof(*t));
+	if (!t)
+		return GT_ERR_NOMEM;
+	an_qsort(w, n, sizeof(*w), cmp_wspan_gpu);
+	for (size_t i = 0, j; i < n; i = j) {
+		uint32_t g = w[i].gpu;
+		uint64_t ca = w[i].a, cb = w[i].b;
+		for (j = i; j <= n; j++) {
+			if (j < n && w[j].gpu == g && w[j].a <= cb) {
+				if (w[j].b > cb)
+					cb = w[j].b;
+				continue;
+			}
+			t[2 * g] += cb - ca;
+			t[2 * g + 1] +=
+				(cb - ca) - covered(us + off[g], off[g + 1] - off[g], ca, cb);
+			if (j == n || w[j].gpu != g)
+				break;
+			ca = w[j].a;
+			cb = w[j].b;
+		}
+	}
+	free(a->comm.nwait_total);
+	a->comm.nwait_total = t;
+	return 0;
+}
+
+/* The waits of the GPUs (gt_an_nccl_wait) from the match waits ws. */
+static int waits(gt_analysis *a, const size_t *starts, const uint8_t *tied, gt_vec *ws)
+{
+	if (!ws->n)
+		return 0;
+	gt_vec u;
+	gt_vec_init(&u, sizeof(an_span));
+	size_t *off = malloc((a->gpus.n + 1) * sizeof(*off));
+	int rc = off ? compute_union(a, starts, tied, &u, off) : GT_ERR_NOMEM;
+	if (rc < 0)
+		goto out;
+	nl_wait *w = ws->p;
+	an_qsort(w, ws->n, sizeof(*w), cmp_wspan);
+	const an_span *us = u.p;
+	for (size_t i = 0, j; i < ws->n; i = j) {
+		gt_an_nccl_wait x = {.gpu = w[i].gpu, .trace = w[i].trace, .rank = w[i].rank};
+		uint64_t ca = w[i].a, cb = w[i].b;
+		for (j = i; j < ws->n && w[j].gpu == w[i].gpu && w[j].trace == w[i].trace; j++) {
+			x.count++;
+			if (w[j].b - w[j].a > x.max_ns) {
+				x.max_ns = w[j].b - w[j].a;
+				x.rank = w[j].rank;
+			}
+			if (w[j].a > cb) { /* a new run of the union */
+				x.wait_ns += cb - ca;
+				x.exposed_ns +=
+					(cb - ca) - covered(us + off[x.gpu],
+							    off[x.gpu + 1] - off[x.gpu], ca, cb);
+				ca = w[j].a;
+				cb = w[j].b;
+			} else if (w[j].b > cb) {
+				cb = w[j].b;
+			}
+		}
+		x.wait_ns += cb - ca;
+		x.exposed_ns +=
+			(cb - ca) - covered(us + off[x.gpu], off[x.gpu + 1] - off[x.gpu], ca, cb);
+		gt_an_nccl_wait *p = gt_vec_push(&a->comm.nwait);
+		if (!p) {
+			rc = GT_ERR_NOMEM;
+			goto out;
+		}
+		*p = x;
+	}
+	an_qsort(a->comm.nwait.p, a->comm.nwait.n, sizeof(gt_an_nccl_wait), cmp_nwait);
+	rc = wait_totals(a, w, ws->n, us, off);
+out:
+	free(off);
+	gt_vec_free(&u);
+	return rc;
+}
+
+int an_nccl_match(gt_analysis *a, const size_t *starts)
 {
 	gt_vec *v = &a->comm.ncoll;
 	if (!v->n)
 		return 0;
+	uint8_t *tied = calloc(a->items.n ? a->items.n : 1, 1);
+	gt_vec ws;
+	gt_vec_init(&ws, sizeof(nl_wait));
+	int rc = tied ? tie(a, tied) : GT_ERR_NOMEM;
+	if (rc < 0)
+		goto out;
 	an_qsort(v->p, v->n, sizeof(gt_an_nccl_coll), cmp_ncoll);
 	const gt_an_nccl_coll *r = v->p;
 	for (size_t i = 0, j; i < v->n; i = j) {
@@ -130,14 +561,23 @@ int an_nccl_match(gt_analysis *a)
 			    r[j].seq != r[i].seq)
 				break;
 		gt_an_nccl_match m;
-		if (!match_run(r + i, j - i, &m))
+		rc = match_run(r + i, j - i, &m, &ws);
+		if (rc < 0)
+			goto out;
+		if (!rc)
 			continue;
 		gt_an_nccl_match *p = gt_vec_push(&a->comm.nmatch);
-		if (!p)
-			return GT_ERR_NOMEM;
+		if (!p) {
+			rc = GT_ERR_NOMEM;
+			goto out;
+		}
 		*p = m;
 	}
-	return 0;
+	rc = waits(a, starts, tied, &ws);
+out:
+	free(tied);
+	gt_vec_free(&ws);
+	return rc;
 }
 
 const gt_an_nccl_coll *gt_analysis_nccl_colls(const gt_analysis *a, size_t *n)
@@ -150,4 +590,31 @@ const gt_an_nccl_match *gt_analysis_nccl_matches(const gt_analysis *a, size_t *n
 {
 	*n = a->finished ? a->comm.nmatch.n : 0;
 	return *n ? a->comm.nmatch.p : NULL;
+}
+
+const gt_an_nccl_wait *gt_analysis_nccl_waits(const gt_analysis *a, size_t gpu, size_t *n)
+{
+	*n = 0;
+	if (!a->finished || !a->comm.nwait.n)
+		return NULL;
+	const gt_an_nccl_wait *w = a->comm.nwait.p;
+	size_t i = 0;
+	while (i < a->comm.nwait.n && w[i].gpu < gpu)
+		i++;
+	size_t j = i;
+	while (j < a->comm.nwait.n && w[j].gpu == gpu)
+		j++;
+	*n = j - i;
+	return *n ? w + i : NULL;
+}
+
+int gt_analysis_nccl_wait_total(const gt_analysis *a, size_t gpu, uint64_t *wait_ns,
+				uint64_t *exposed_ns)
+{
+	*wait_ns = *exposed_ns = 0;
+	if (!a->finished || !a->comm.nwait_total || gpu >= a->gpus.n)
+		return 0;
+	*wait_ns = a->comm.nwait_total[2 * gpu];
+	*exposed_ns = a->comm.nwait_total[2 * gpu + 1];
+	return 1;
 }

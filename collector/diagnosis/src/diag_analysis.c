@@ -74,6 +74,9 @@ gt_diagnosis *gt_diagnose(const gt_analysis *a, const gt_diag_opts *opts)
 		g->colls = gt_analysis_colls(a, i, &g->ncolls);
 		g->waits = gt_analysis_waits(a, i, &g->nwaits);
 		g->sites = gt_analysis_sites(a, i, &g->nsites);
+		g->pwaits = gt_analysis_nccl_waits(a, g->gpu->index, &g->npwaits);
+		uint64_t pw;
+		gt_analysis_nccl_wait_total(a, g->gpu->index, &pw, &g->pwait_exposed_ns);
 		if (!g->sites)
 			g->nsites = 0;
 		if (!g->colls)
@@ -94,6 +97,8 @@ gt_diagnosis *gt_diagnose(const gt_analysis *a, const gt_diag_opts *opts)
 			g->nseries = 0;
 	}
 	in.ranks = gt_analysis_ranks(a, &in.nranks);
+	in.ncolls = gt_analysis_nccl_colls(a, &in.nncolls);
+	in.nmatches = gt_analysis_nccl_matches(a, &in.nnmatches);
 	in.syncs = gt_analysis_syncs(a, &in.nsyncs);
 	if (!in.syncs)
 		in.nsyncs = 0;

@@ -262,21 +262,9 @@ uint64_t dg_kernel_claim(const dg_ctx *c, const double *frac)
 
 /* Cap a claim to the pools; if it reaches min_share, take it and start a
  * finding. @return the new finding or NULL (not a finding, or OOM). */
-dg_fbuild *dg_commit(dg_ctx *c, int id, dg_claim *cl)
+/* A new finding of this GPU, owned by c->fb; NULL on OOM (c->oom). */
+static dg_fbuild *new_finding(dg_ctx *c, int id)
 {
-	if (c->o->disabled & (1u << id))
-		return NULL;
-	uint64_t idle = 0, busy;
-	for (int k = 0; k < GT_CAUSE_COUNT; k++) {
-		cl->idle[k] = dg_min_u64(cl->idle[k], c->p.idle[k]);
-		idle += cl->idle[k];
-	}
-	cl->kern = dg_min_u64(cl->kern, c->p.kern);
-	cl->copy = dg_min_u64(cl->copy, c->p.copy);
-	busy = cl->kern + cl->copy;
-	uint64_t total = idle + busy;
-	if (!c->W || !total || (double)total < c->o->min_share * (double)c->W)
-		return NULL;
 	if (c->nfb == c->fbcap) {
 		size_t cap = c->fbcap ? c->fbcap * 2 : 8;
 		dg_fbuild **p = realloc(c->fb, cap * sizeof *p);
@@ -293,15 +281,36 @@ dg_fbuild *dg_commit(dg_ctx *c, int id, dg_claim *cl)
 		return NULL;
 	}
 	c->fb[c->nfb++] = b;
+	b->f.id = id;
+	b->f.name = gt_finding_name(id);
+	b->f.gpu = c->gpu->index;
+	return b;
+}
+
+dg_fbuild *dg_commit(dg_ctx *c, int id, dg_claim *cl)
+{
+	if (c->o->disabled & (1u << id))
+		return NULL;
+	uint64_t idle = 0, busy;
+	for (int k = 0; k < GT_CAUSE_COUNT; k++) {
+		cl->idle[k] = dg_min_u64(cl->idle[k], c->p.idle[k]);
+		idle += cl->idle[k];
+	}
+	cl->kern = dg_min_u64(cl->kern, c->p.kern);
+	cl->copy = dg_min_u64(cl->copy, c->p.copy);
+	busy = cl->kern + cl->copy;
+	uint64_t total = idle + busy;
+	if (!c->W || !total || (double)total < c->o->min_share * (double)c->W)
+		return NULL;
+	dg_fbuild *b = new_finding(c, id);
+	if (!b)
+		return NULL;
 	for (int k = 0; k < GT_CAUSE_COUNT; k++) {
 		c->p.idle[k] -= cl->idle[k];
 		b->f.cause_claim_ns[k] = cl->idle[k];
 	}
 	c->p.kern -= cl->kern;
 	c->p.copy -= cl->copy;
-	b->f.id = id;
-	b->f.name = gt_finding_name(id);
-	b->f.gpu = c->gpu->index;
 	b->f.idle_claim_ns = idle;
 	b->f.kernel_claim_ns = cl->kern;
 	b->f.copy_claim_ns = cl->copy;
@@ -309,6 +318,13 @@ dg_fbuild *dg_commit(dg_ctx *c, int id, dg_claim *cl)
 	b->f.claim_ns = total;
 	b->f.share = (double)total / (double)c->W;
 	return b;
+}
+
+dg_fbuild *dg_commit_event(dg_ctx *c, int id)
+{
+	if (c->o->disabled & (1u << id))
+		return NULL;
+	return new_finding(c, id);
 }
 
 /* The finding's title, copied into the arena. */

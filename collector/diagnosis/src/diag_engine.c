@@ -41,9 +41,11 @@
  * pageable_copies, transfer_bound, tiny_kernel_storm, launch_bound,
  * sync_turnaround, host_busy, dependency_wait, small_grid, low_occupancy,
  * memory_bound (GPU counters: the article's step 5 after kernel geometry),
- * throttled (last: it takes
+ * throttled (it takes
  * throttled_ns/busy_ns of whatever busy time is left, i.e. throttling is
- * assumed spread evenly over the busy time).
+ * assumed spread evenly over the busy time), stalled_collective (last: it
+ * claims nothing, a collective that never finished lies past the window;
+ * such event findings rank first, severity high).
  *
  * Ranking: all GPUs' findings by share, ties by gt_finding_id (the
  * decision-list order), then by GPU.
@@ -360,6 +362,9 @@ out:
 static int cmp_rank(const void *pa, const void *pb)
 {
 	const dg_fbuild *a = *(dg_fbuild *const *)pa, *b = *(dg_fbuild *const *)pb;
+	int ea = !a->f.claim_ns, eb = !b->f.claim_ns; /* events (dg_commit_event) first */
+	if (ea != eb)
+		return eb - ea;
 	if (a->f.share != b->f.share)
 		return a->f.share < b->f.share ? 1 : -1;
 	if (a->f.id != b->f.id)
@@ -611,7 +616,8 @@ gt_diagnosis *dg_run(const dg_input *in, const gt_diag_opts *opts)
 		for (size_t i = 0; i < nall; i++) {
 			dg_fbuild *b = all[i];
 			b->f.rank = (unsigned)(i + 1);
-			b->f.severity = b->f.share >= d->o.high_share	  ? GT_SEV_HIGH
+			b->f.severity = !b->f.claim_ns			? GT_SEV_HIGH /* an event */
+					: b->f.share >= d->o.high_share ? GT_SEV_HIGH
 					: b->f.share >= d->o.medium_share ? GT_SEV_MEDIUM
 									  : GT_SEV_LOW;
 			finalize(d, &d->findings[i], b);

@@ -40,6 +40,9 @@ typedef struct dg_gpu_in {
 	size_t nwaits;
 	const gt_an_site *sites; /* call sites behind idle time, most first */
 	size_t nsites;
+	const gt_an_nccl_wait *pwaits; /* NCCL plugin: waits for late processes */
+	size_t npwaits;
+	uint64_t pwait_exposed_ns; /* NCCL plugin: all its waits' union with no compute */
 } dg_gpu_in;
 
 typedef struct dg_input {
@@ -55,6 +58,10 @@ typedef struct dg_input {
 	const gt_an_capture *capture;	     /* the capture window reported, or NULL */
 	const gt_an_rank *ranks;	     /* ranks of the collectives (by rank), may be NULL */
 	size_t nranks;
+	const gt_an_nccl_coll *ncolls; /* NCCL plugin records, by (comm, func, seq, rank) */
+	size_t nncolls;
+	const gt_an_nccl_match *nmatches; /* NCCL plugin matches, by (comm, func, seq) */
+	size_t nnmatches;
 	/* Names. Each may be NULL (then names are unknown). */
 	void *user;
 	/* Short demangled kernel name of string id `id` into buf. */
@@ -227,6 +234,10 @@ static inline uint64_t dg_scale_u64(uint64_t v, double f)
  * finding (owned by c->fb). @return the new finding or NULL (not a finding,
  * disabled, or OOM: c->oom). */
 dg_fbuild *dg_commit(dg_ctx *c, int id, dg_claim *cl);
+/* A finding about an event outside the window's time (a collective that never
+ * finished): claims nothing, share 0; ranked before the findings that claim
+ * time, severity high. @return the new finding or NULL (disabled, OOM). */
+dg_fbuild *dg_commit_event(dg_ctx *c, int id);
 /* The finding's title and fix, printf-style, copied into the arena. */
 void dg_title(dg_ctx *c, dg_fbuild *b, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void dg_fix(dg_ctx *c, dg_fbuild *b, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -308,6 +319,7 @@ void dg_counter_notes(dg_ctx *c, const gt_diag_gpu *dg);
 void dg_rule_other_process(dg_ctx *c);
 void dg_rule_straggler(dg_ctx *c);
 void dg_rule_comm_not_overlapped(dg_ctx *c);
+void dg_rule_stalled_collective(dg_ctx *c);
 /* diag_rules_stall.c: gap-level rules */
 void dg_rule_periodic_stall(dg_ctx *c);
 void dg_rule_slow_data_loader(dg_ctx *c);

@@ -55,6 +55,7 @@ void gt_diag_opts_init(gt_diag_opts *o)
 	o->compute_bound_pipe = GT_DIAG_COMPUTE_BOUND_PIPE;
 	o->occupancy_sm_active = GT_DIAG_OCCUPANCY_SM_ACTIVE;
 	o->pcie_link_share = GT_DIAG_PCIE_LINK_SHARE;
+	o->stalled_collective_ns = GT_DIAG_STALLED_COLLECTIVE_NS;
 }
 
 /* ------------------------------------------------------------ the table */
@@ -118,6 +119,9 @@ static const th_row rows[] = {
 	   "read by the analysis)"),
 	TH(straggler_wait_share, GT_DIAG_T_SHARE,
 	   "straggler: at least this share of all waits at collectives is for one rank"),
+	TH(stalled_collective_ns, GT_DIAG_T_NS,
+	   "stalled_collective: an NCCL collective open (never finished) this long before "
+	   "its process's last record"),
 	TH(membound_dram, GT_DIAG_T_SHARE,
 	   "memory_bound: a kernel's DRAM bandwidth (GPU counters) at least this share of the "
 	   "peak ..."),

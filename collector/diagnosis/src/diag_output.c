@@ -299,6 +299,8 @@ int gt_findings_text_width(const gt_diagnosis *d, FILE *out, unsigned flags, uns
 		for (size_t i = 0; i < nf; i++) {
 			const gt_finding *f = &d->findings[i];
 			fprintf(out, "\n[%u] %s (GPU %u) - evidence:\n", f->rank, f->name, f->gpu);
+			if (f->source)
+				fprintf(out, "    source: %s\n", f->source);
 			for (size_t k = 0; k < f->nevidence; k++) {
 				fputs("    - ", out);
 				gt_term_fputs(out, f->evidence[k]);
@@ -385,6 +387,8 @@ static void json_finding(gt_jsonw *w, const gt_finding *f, unsigned flags)
 	gt_jsonw_u64(w, "gpu", f->gpu);
 	gt_jsonw_u64(w, "rank", f->rank);
 	gt_jsonw_str(w, "title", f->title ? f->title : "");
+	if (f->source)
+		gt_jsonw_str(w, "source", f->source);
 	gt_jsonw_num(w, "share", f->share);
 	for (size_t k = 0; k < f->nmetrics; k++)
 		if (!strcmp(f->metrics[k].key, "period_ns"))

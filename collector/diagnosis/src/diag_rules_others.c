@@ -6,6 +6,7 @@
  * the claim order (rules[] in diag_engine.c).
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "diag_internal.h"
 
@@ -129,8 +130,228 @@ static int late_computing(const gt_an_gpu *lg)
 	return lg && lg->late_ns && 2 * lg->late_busy_ns >= lg->late_ns;
 }
 
-/* straggler: this GPU waited for a late rank. */
-void dg_rule_straggler(dg_ctx *c)
+/* The GPU's communication kernels, shown with a finding. */
+static void add_comm_kernels(dg_ctx *c, dg_fbuild *b)
+{
+	for (size_t i = 0; i < c->g->nkernels; i++)
+		if (c->g->kernels[i].nccl)
+			dg_add_kernel(c, b, &c->g->kernels[i], -1);
+}
+
+/* The straggler's metrics of both sources: how often it was last, its
+ * lateness, this GPU's wait for it, the others' waits for it. */
+static void straggler_metrics(dg_fbuild *b, uint64_t last, uint64_t colls, uint64_t mean,
+			      uint64_t max, uint64_t wait, uint64_t exposed, uint64_t cost)
+{
+	dg_metric(b, "last", (double)last);
+	dg_metric(b, "collectives", (double)colls);
+	dg_metric(b, "late_mean_ns", (double)mean);
+	dg_metric(b, "late_max_ns", (double)max);
+	dg_metric(b, "wait_ns", (double)wait);
+	dg_metric(b, "wait_exposed_ns", (double)exposed);
+	dg_metric(b, "cost_ns", (double)cost);
+}
+
+/* ------------------------------------------------ NCCL plugin records */
+
+/* Whether the NCCL plugin is the source of the communication findings: its
+ * records matched across ranks, at least one collective with GPU times
+ * (kernels tied to the records); else the kernel names are. */
+static int nccl_source(const dg_ctx *c)
+{
+	for (size_t i = 0; i < c->in->nnmatches; i++)
+		if (c->in->nmatches[i].gpu)
+			return 1;
+	return 0;
+}
+
+/* Key order of (comm_hash, func, seq). */
+static int nkey_cmp(uint64_t c1, uint32_t f1, uint64_t s1, uint64_t c2, uint32_t f2, uint64_t s2)
+{
+	if (c1 != c2)
+		return c1 < c2 ? -1 : 1;
+	if (f1 != f2)
+		return f1 < f2 ? -1 : 1;
+	return s1 < s2 ? -1 : s1 > s2;
+}
+
+/* A process's part in the matched collectives (NCCL plugin). */
+typedef struct dg_nrank {
+	uint64_t colls;	  /* matched collectives it took part in */
+	uint64_t last;	  /* of which it was the last to arrive (lateness > 0) */
+	uint64_t by_gpu;  /* of those, by GPU kernel start */
+	uint64_t cost_ns; /* the others' waits for it, summed */
+	uint64_t late_ns, late_max_ns, late_max_at;
+	size_t worst; /* the match where the others waited longest for it */
+	uint32_t rank;
+} dg_nrank;
+
+/* Per trace: its part in the non-dup matches; *all the waits of every
+ * match. NULL on OOM (c->oom). */
+static dg_nrank *nccl_ranks(dg_ctx *c, uint64_t *all)
+{
+	const dg_input *in = c->in;
+	dg_nrank *s = calloc(in->ntraces ? in->ntraces : 1, sizeof *s);
+	if (!s) {
+		c->oom = 1;
+		return NULL;
+	}
+	*all = 0;
+	for (size_t i = 0; i < in->nnmatches; i++) {
+		const gt_an_nccl_match *m = &in->nmatches[i];
+		if (m->dup)
+			continue;
+		*all += m->wait_ns;
+		uint64_t late = m->gpu ? m->gpu_last_start - m->gpu_first_start
+				       : m->last_start - m->first_start;
+		if (!late || m->last_trace >= in->ntraces)
+			continue;
+		dg_nrank *r = &s[m->last_trace];
+		if (!r->last || m->wait_ns > in->nmatches[r->worst].wait_ns) {
+			r->worst = i;
+			r->rank = m->last_rank;
+		}
+		r->last++;
+		r->by_gpu += m->gpu;
+		r->cost_ns += m->wait_ns;
+		r->late_ns += late;
+		if (late > r->late_max_ns) {
+			r->late_max_ns = late;
+			r->late_max_at = m->gpu ? m->gpu_first_start : m->first_start;
+		}
+	}
+	/* the collectives each took part in: records and matches, both by key */
+	size_t j = 0;
+	for (size_t i = 0; i < in->nncolls; i++) {
+		const gt_an_nccl_coll *x = &in->ncolls[i];
+		if (i && x->rank == x[-1].rank && x->trace == x[-1].trace &&
+		    !nkey_cmp(x->comm_hash, x->func, x->seq, x[-1].comm_hash, x[-1].func,
+			      x[-1].seq))
+			continue; /* a rank recorded twice counts once */
+		while (j < in->nnmatches &&
+		       nkey_cmp(in->nmatches[j].comm_hash, in->nmatches[j].func,
+				in->nmatches[j].seq, x->comm_hash, x->func, x->seq) < 0)
+			j++;
+		if (j < in->nnmatches && x->trace < in->ntraces && !in->nmatches[j].dup &&
+		    !nkey_cmp(in->nmatches[j].comm_hash, in->nmatches[j].func, in->nmatches[j].seq,
+			      x->comm_hash, x->func, x->seq))
+			s[x->trace].colls++;
+	}
+	return s;
+}
+
+/* straggler from the NCCL plugin's matches (nccl_source): the process the
+ * others waited for most, if most waits are for it; this GPU's claim is its
+ * exposed wait for it (gt_an_nccl_wait). */
+static void straggler_nccl(dg_ctx *c)
+{
+	const gt_an_gpu *gpu = c->gpu;
+	uint64_t all = 0;
+	dg_nrank *s = nccl_ranks(c, &all);
+	if (!s)
+		return;
+	size_t best = SIZE_MAX;
+	for (size_t t = 0; t < c->in->ntraces; t++)
+		if (s[t].last && (best == SIZE_MAX || s[t].cost_ns > s[best].cost_ns))
+			best = t;
+	const gt_an_nccl_wait *w = NULL;
+	if (best != SIZE_MAX && all &&
+	    (double)s[best].cost_ns >= c->o->straggler_wait_share * (double)all)
+		for (size_t i = 0; i < c->g->npwaits && !w; i++)
+			if (c->g->pwaits[i].trace == best)
+				w = &c->g->pwaits[i];
+	if (!w) {
+		free(s);
+		return;
+	}
+	const dg_nrank *R = &s[best];
+	dg_claim cl = {0};
+	/* the wait lies inside NCCL kernels: exposed communication when their
+	 * names say so, else kernel time all the same */
+	cl.kern = gpu->comm_ns ? dg_min_u64(w->exposed_ns, gpu->comm_exposed_ns) : w->exposed_ns;
+	dg_fbuild *b = dg_commit(c, GT_FIND_STRAGGLER, &cl);
+	if (!b) {
+		free(s);
+		return;
+	}
+	b->f.source = "nccl plugin";
+	if (gpu->comm_ns)
+		c->comm_claimed += b->f.kernel_claim_ns;
+	const gt_an_trace *lt = trace_at(c, (uint32_t)best);
+	uint32_t pid = lt && lt->header_ok ? lt->header.pid : 0;
+	const gt_an_nccl_match *m = &c->in->nmatches[R->worst];
+	const char *fn = dg_sname(c, m->func);
+	char t1[32], t2[32], t3[32], by[192];
+	uint64_t mean = R->last ? R->late_ns / R->last : 0;
+	gt_fmt_ns(t1, sizeof t1, (double)mean);
+	dg_title(c, b,
+		 "Rank %u (pid %u) is a straggler: %.0f%% of the time ranks wait at collectives "
+		 "is for it (%s late on average, last at %llu %s); this GPU waits for it %.0f%% "
+		 "of the time",
+		 R->rank, pid, 100.0 * (double)R->cost_ns / (double)all, t1,
+		 (unsigned long long)R->last, gt_plural(R->last, "collective", "collectives"),
+		 100.0 * b->f.share);
+	if (R->by_gpu == R->last)
+		snprintf(by, sizeof by, "by its NCCL kernel's start on the GPU at all of them");
+	else
+		snprintf(
+			by, sizeof by,
+			"by its NCCL kernel's start on the GPU at %llu, by host issue time at %llu "
+			"(no GPU work tied to every rank's record)",
+			(unsigned long long)R->by_gpu, (unsigned long long)(R->last - R->by_gpu));
+	gt_fmt_ns(t2, sizeof t2, (double)R->late_max_ns);
+	dg_ev(c, b,
+	      "rank %u (pid %u%s%.60s) arrived last at %llu of the %llu %s it took part in "
+	      "(NCCL profiler plugin records, matched by communicator, function and sequence "
+	      "number), %s; late by %s on average, %s at most (at +%.6f s)",
+	      R->rank, pid, lt && lt->header_ok ? ", " : "",
+	      lt && lt->header_ok ? lt->header.cmdline : "", (unsigned long long)R->last,
+	      (unsigned long long)R->colls, gt_plural(R->colls, "collective", "collectives"), by,
+	      t1, t2, dg_rel_s(c, R->late_max_at));
+	gt_fmt_ns(t1, sizeof t1, (double)m->wait_ns);
+	gt_fmt_ns(t2, sizeof t2, (double)m->wait_max_ns);
+	dg_ev(c, b,
+	      "the worst: %s seq %llu of communicator %016llx (%llu bytes, %u ranks present): "
+	      "the others waited %s for it, %s the longest of them",
+	      fn && fn[0] ? fn : "collective", (unsigned long long)m->seq,
+	      (unsigned long long)m->comm_hash, (unsigned long long)m->bytes, m->nranks, t1, t2);
+	gt_fmt_ns(t1, sizeof t1, (double)R->cost_ns);
+	gt_fmt_ns(t2, sizeof t2, (double)all);
+	dg_ev(c, b,
+	      "all ranks together waited %s for rank %u (summed over ranks and collectives), "
+	      "of %s waited at collectives in all",
+	      t1, R->rank, t2);
+	gt_fmt_ns(t1, sizeof t1, (double)w->wait_ns);
+	gt_fmt_ns(t2, sizeof t2, (double)w->exposed_ns);
+	gt_fmt_ns(t3, sizeof t3, (double)w->max_ns);
+	dg_ev(c, b,
+	      "this GPU's NCCL kernels spent %s waiting for it (its kernels' union in time), "
+	      "%llu %s, longest %s; %s of it with no compute kernel running",
+	      t1, (unsigned long long)w->count, gt_plural(w->count, "wait", "waits"), t3, t2);
+	add_comm_kernels(c, b);
+	dg_metric(b, "wait_share", (double)R->cost_ns / (double)all);
+	dg_metric(b, "straggler_rank", R->rank);
+	dg_metric(b, "straggler_pid", pid);
+	dg_metric(b, "last_by_gpu", (double)R->by_gpu);
+	dg_metric(b, "worst_seq", (double)m->seq);
+	dg_metric(b, "worst_bytes", (double)m->bytes);
+	dg_metric(b, "worst_wait_ns", (double)m->wait_ns);
+	straggler_metrics(b, R->last, R->colls, mean, R->late_max_ns, w->wait_ns, w->exposed_ns,
+			  R->cost_ns);
+	dg_fix(c, b,
+	       "Rank %u (pid %u) reaches the collectives late: find what it does that the others "
+	       "do not (more work per step: unequal batch sizes or sequence lengths, uneven "
+	       "expert routing; or host work: rank-0-only logging, evaluation or checkpointing "
+	       "inside the step, a slower data loader, CPU contention) and balance it or move it "
+	       "out of the step; the findings of its GPU show where its time goes (py-spy dump "
+	       "--pid %u).",
+	       R->rank, pid, pid);
+	free(s);
+}
+
+/* straggler from the collectives matched by kernel names (comm.c): the
+ * rank this GPU waited for most, if most waits of all ranks are for it. */
+static void straggler_names(dg_ctx *c)
 {
 	const gt_an_gpu *gpu = c->gpu;
 	const gt_an_wait *w = NULL;
@@ -157,6 +378,7 @@ void dg_rule_straggler(dg_ctx *c)
 	dg_fbuild *b = dg_commit(c, GT_FIND_STRAGGLER, &cl);
 	if (!b)
 		return;
+	b->f.source = "kernel names";
 	c->comm_claimed += b->f.kernel_claim_ns;
 	const gt_an_rank *me = my_rank(c);
 	const gt_an_gpu *lg = gpu_by_index(c, R->gpu);
@@ -242,19 +464,12 @@ void dg_rule_straggler(dg_ctx *c)
 		      r->rank, r->gpu, r->pid, (unsigned long long)r->last,
 		      (unsigned long long)r->collectives, t1, t2);
 	}
-	for (size_t i = 0; i < c->g->nkernels; i++)
-		if (c->g->kernels[i].nccl)
-			dg_add_kernel(c, b, &c->g->kernels[i], -1);
+	add_comm_kernels(c, b);
 	dg_metric(b, "straggler_rank", R->rank);
 	dg_metric(b, "straggler_gpu", R->gpu);
 	dg_metric(b, "straggler_pid", R->pid);
-	dg_metric(b, "last", (double)R->last);
-	dg_metric(b, "collectives", (double)R->collectives);
-	dg_metric(b, "late_mean_ns", (double)mean);
-	dg_metric(b, "late_max_ns", (double)R->late_max_ns);
-	dg_metric(b, "wait_ns", (double)w->wait_ns);
-	dg_metric(b, "wait_exposed_ns", (double)w->exposed_ns);
-	dg_metric(b, "cost_ns", (double)R->cost_ns);
+	straggler_metrics(b, R->last, R->collectives, mean, R->late_max_ns, w->wait_ns,
+			  w->exposed_ns, R->cost_ns);
 	if (late_computing(lg))
 		dg_fix(c, b,
 		       "Rank %u computes longer than the others before each collective: balance "
@@ -278,6 +493,16 @@ void dg_rule_straggler(dg_ctx *c)
 		       "dump "
 		       "--pid %u).",
 		       R->rank, R->gpu, R->pid);
+}
+
+/* straggler: this GPU waited for a late rank; the NCCL plugin's records are
+ * the source when they have GPU times, the kernel names otherwise. */
+void dg_rule_straggler(dg_ctx *c)
+{
+	if (nccl_source(c))
+		straggler_nccl(c);
+	else
+		straggler_names(c);
 }
 
 /* comm_not_overlapped: communication not hidden behind compute. */
@@ -305,23 +530,48 @@ void dg_rule_comm_not_overlapped(dg_ctx *c)
 		 names, 100.0 * (double)b->f.kernel_claim_ns / (double)c->W,
 		 100.0 * (double)b->f.cause_claim_ns[GT_CAUSE_DEPENDENCY] / (double)c->W);
 	dg_ev(c, b,
-	      "communication kernels ran %s in total, %s of it (%.0f%%) with no compute kernel "
-	      "running",
+	      "communication kernels ran on the GPU %s (the union of their times), %s of it "
+	      "(%.0f%%) with no compute kernel running",
 	      t2, t1, 100.0 * (double)gpu->comm_exposed_ns / (double)gpu->comm_ns);
+	/* per type: the kernels' summed durations and their union on the GPU,
+	 * labelled, so that a type's summed time above the total (kernels of
+	 * several streams or processes at once) reads as what it is */
 	for (size_t i = 0; i < c->g->ncolls && i < 6; i++) {
 		const gt_an_coll *x = &c->g->colls[i];
-		char a1[32], a2[32], a3[32];
+		char a1[32], a2[32], a3[32], a4[32];
 		gt_fmt_ns(a1, sizeof a1, (double)x->total_ns);
+		gt_fmt_ns(a4, sizeof a4, (double)x->busy_ns);
 		gt_fmt_ns(a2, sizeof a2, (double)x->exposed_ns);
 		gt_fmt_ns(a3, sizeof a3, x->mean_ns);
-		dg_ev(c, b,
-		      "%s: %llu %s, %s, %s of it alone on the GPU (%.0f%%), %s each on average",
-		      gt_coll_name((int)x->type), (unsigned long long)x->count,
-		      gt_plural(x->count, "kernel", "kernels"), a1, a2,
-		      x->busy_ns ? 100.0 * (double)x->exposed_ns / (double)x->busy_ns : 0, a3);
+		if (x->total_ns > x->busy_ns)
+			dg_ev(c, b,
+			      "%s: %llu %s, %s summed, %s on the GPU (union: kernels running at "
+			      "the same time counted once), %s of that alone on the GPU (%.0f%%), "
+			      "%s each on average",
+			      gt_coll_name((int)x->type), (unsigned long long)x->count,
+			      gt_plural(x->count, "kernel", "kernels"), a1, a4, a2,
+			      x->busy_ns ? 100.0 * (double)x->exposed_ns / (double)x->busy_ns : 0,
+			      a3);
+		else
+			dg_ev(c, b,
+			      "%s: %llu %s, %s on the GPU, %s of it alone on the GPU (%.0f%%), %s "
+			      "each on average",
+			      gt_coll_name((int)x->type), (unsigned long long)x->count,
+			      gt_plural(x->count, "kernel", "kernels"), a4, a2,
+			      x->busy_ns ? 100.0 * (double)x->exposed_ns / (double)x->busy_ns : 0,
+			      a3);
 	}
-	if (gpu->comm_wait_exposed_ns) {
-		gt_fmt_ns(t1, sizeof t1, (double)gpu->comm_wait_exposed_ns);
+	int plugin = nccl_source(c);
+	b->f.source = plugin ? "nccl plugin" : "kernel names";
+	uint64_t wexp = gpu->comm_wait_exposed_ns;
+	if (plugin) {
+		wexp = c->g->pwait_exposed_ns; /* a union: not the sum over late ranks */
+		dg_ev(c, b,
+		      "the communication time is that of the kernels named as collectives; the "
+		      "waits for late ranks come from the NCCL profiler plugin's records");
+	}
+	if (wexp) {
+		gt_fmt_ns(t1, sizeof t1, (double)wexp);
 		dg_ev(c, b,
 		      "%s of the exposed time is spent waiting inside collectives for the last "
 		      "rank to "
@@ -333,15 +583,13 @@ void dg_rule_comm_not_overlapped(dg_ctx *c)
 		gt_fmt_ns(t1, sizeof t1, (double)b->f.cause_claim_ns[GT_CAUSE_DEPENDENCY]);
 		dg_ev(c, b, "idle %s with work queued behind events/other GPUs (dependency)", t1);
 	}
-	for (size_t i = 0; i < c->g->nkernels; i++)
-		if (c->g->kernels[i].nccl)
-			dg_add_kernel(c, b, &c->g->kernels[i], -1);
+	add_comm_kernels(c, b);
 	dg_cause_examples(c, b, 1u << GT_CAUSE_DEPENDENCY);
 	dg_metric(b, "comm_ns", (double)gpu->comm_ns);
 	dg_metric(b, "comm_exposed_ns", (double)gpu->comm_exposed_ns);
 	dg_metric(b, "exposed_share",
 		  gpu->comm_ns ? (double)gpu->comm_exposed_ns / (double)gpu->comm_ns : 0);
-	dg_metric(b, "comm_wait_exposed_ns", (double)gpu->comm_wait_exposed_ns);
+	dg_metric(b, "comm_wait_exposed_ns", (double)wexp);
 	dg_fix(c, b,
 	       "Overlap collectives with compute: with DDP keep gradient bucketing on (tune "
 	       "bucket_cap_mb, avoid find_unused_parameters=True, use no_sync() during gradient "
@@ -349,4 +597,80 @@ void dg_rule_comm_not_overlapped(dg_ctx *c)
 	       "collectives on a separate stream with async_op=True and wait just before use. If "
 	       "the collectives themselves are slow, check the topology (nvidia-smi topo -m, "
 	       "NCCL_DEBUG=INFO) and load balance between ranks.");
+}
+
+/* stalled_collective: an NCCL collective of a process of this GPU was
+ * issued and never finished: its record is open at the end of the trace
+ * (the plugin writes the events still open at exit with end 0) and no GPU
+ * work of it finished, for at least stalled_collective_ns before the
+ * process's last record. Reported on the first GPU of the process. */
+void dg_rule_stalled_collective(dg_ctx *c)
+{
+	const dg_input *in = c->in;
+	const gt_an_nccl_coll *worst = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < in->nncolls; i++) {
+		const gt_an_nccl_coll *x = &in->ncolls[i];
+		if (x->end || x->nkernels || x->open_ns < c->o->stalled_collective_ns)
+			continue;
+		/* the process's first GPU reports it */
+		size_t first = SIZE_MAX;
+		for (size_t g = 0; g < in->ngpus && first == SIZE_MAX; g++)
+			for (size_t p = 0; p < in->gpus[g].nprocs; p++)
+				if (in->gpus[g].procs[p].trace == x->trace) {
+					first = g;
+					break;
+				}
+		if (first == SIZE_MAX || in->gpus[first].gpu != c->gpu)
+			continue;
+		n++;
+		if (!worst || x->open_ns > worst->open_ns)
+			worst = x;
+	}
+	if (!worst)
+		return;
+	dg_fbuild *b = dg_commit_event(c, GT_FIND_STALLED_COLLECTIVE);
+	if (!b)
+		return;
+	b->f.source = "nccl plugin";
+	const gt_an_trace *t = trace_at(c, worst->trace);
+	uint32_t pid = t && t->header_ok ? t->header.pid : 0;
+	const char *fn = dg_sname(c, worst->func);
+	char t1[32], t2[32];
+	gt_fmt_ns(t1, sizeof t1, (double)worst->open_ns);
+	gt_fmt_ns(t2, sizeof t2, (double)c->o->stalled_collective_ns);
+	dg_title(c, b,
+		 "A collective never finished: %s seq %llu of communicator %016llx, rank %u (pid "
+		 "%u), issued %s before the process's last record and still open at its end",
+		 fn && fn[0] ? fn : "collective", (unsigned long long)worst->seq,
+		 (unsigned long long)worst->comm_hash, worst->rank, pid, t1);
+	dg_ev(c, b,
+	      "NCCL started the event at +%.6f s on thread %u and never stopped it (the record "
+	      "was written open, end 0, when the process exited or finalized); no kernel "
+	      "launched for it finished on the GPU",
+	      dg_rel_s(c, worst->start), worst->thread_id);
+	if (n > 1)
+		dg_ev(c, b,
+		      "%zu collectives of this GPU's processes are open this long (the "
+		      "threshold stalled_collective_ns is %s); the oldest is named",
+		      n, t2);
+	else
+		dg_ev(c, b, "open longer than the threshold stalled_collective_ns (%s)", t2);
+	dg_ev(c, b,
+	      "its kernel, if launched, has no record: CUPTI writes a kernel when it ends, and "
+	      "one spinning while another rank never arrives does not end");
+	dg_metric(b, "rank", worst->rank);
+	dg_metric(b, "pid", pid);
+	dg_metric(b, "seq", (double)worst->seq);
+	dg_metric(b, "open_ns", (double)worst->open_ns);
+	dg_metric(b, "bytes", (double)worst->bytes);
+	dg_metric(b, "open_collectives", (double)n);
+	dg_fix(c, b,
+	       "A rank never reached this collective or the communicator hung: find the rank "
+	       "that did not issue %s seq %llu (the others' traces: a rank with fewer records "
+	       "of this communicator), check for a rank that raised an exception, took another "
+	       "code path (a collective under a condition that differs between ranks) or died; "
+	       "NCCL_DEBUG=INFO and TORCH_NCCL_ASYNC_ERROR_HANDLING=1 / a NCCL timeout turn a "
+	       "hang into an error.",
+	       fn && fn[0] ? fn : "collective", (unsigned long long)worst->seq);
 }

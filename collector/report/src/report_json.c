@@ -35,6 +35,9 @@
  *            types: [{type, name, count, total_ns, min_ns, max_ns, mean_ns,
  *                     busy_ns, exposed_ns, matched, wait_ns}],
  *            waits: [{rank, count, wait_ns, exposed_ns, max_ns}],
+ *            nccl_waits: {wait_ns, exposed_ns, for: [{trace, rank, count,
+ *                         wait_ns, exposed_ns, max_ns}]} (only with the NCCL
+ *                         plugin's matches with GPU times: its waits, union),
  *            late: {window_ns, busy_ns, causes}},
  *     counts: {kernels, kernel_ns, memcpys, memcpy_ns, memcpy_bytes, memsets,
  *              memset_ns, memset_bytes, graph_kernels, tiny_kernels,
@@ -244,6 +247,28 @@ static void j_comm_gpu(gt_jsonw *j, const gt_analysis *a, const gt_an_gpu *G, ui
 		gt_jsonw_end(j);
 	}
 	gt_jsonw_end(j);
+	size_t npw;
+	const gt_an_nccl_wait *pw = gt_analysis_nccl_waits(a, G->index, &npw);
+	uint64_t pwt, pwe;
+	if (gt_analysis_nccl_wait_total(a, G->index, &pwt, &pwe)) {
+		/* the NCCL plugin's waits (the straggler finding's source then) */
+		gt_jsonw_object(j, "nccl_waits");
+		gt_jsonw_u64(j, "wait_ns", pwt);
+		gt_jsonw_u64(j, "exposed_ns", pwe);
+		gt_jsonw_array(j, "for");
+		for (size_t i = 0; i < npw; i++) {
+			gt_jsonw_object(j, NULL);
+			gt_jsonw_u64(j, "trace", pw[i].trace);
+			gt_jsonw_u64(j, "rank", pw[i].rank);
+			gt_jsonw_u64(j, "count", pw[i].count);
+			gt_jsonw_u64(j, "wait_ns", pw[i].wait_ns);
+			gt_jsonw_u64(j, "exposed_ns", pw[i].exposed_ns);
+			gt_jsonw_u64(j, "max_ns", pw[i].max_ns);
+			gt_jsonw_end(j);
+		}
+		gt_jsonw_end(j);
+		gt_jsonw_end(j);
+	}
 	gt_jsonw_object(j, "late");
 	gt_jsonw_u64(j, "window_ns", G->late_ns);
 	gt_jsonw_u64(j, "busy_ns", G->late_busy_ns);

@@ -270,13 +270,18 @@ static void comm_section(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 		an_fmt_ns(b2, sizeof(b2), G->comm_overlap_ns),
 		an_fmt_ns(b3, sizeof(b3), G->comm_exposed_ns),
 		pct(G->comm_exposed_ns, G->window_ns));
-	fprintf(f, "  %-14s %7s %10s %10s %10s %8s %12s\n", "type", "count", "total", "exposed",
-		"mean", "matched", "waited");
+	/* summed: the kernels' durations added up; on GPU: their union in time
+	 * (kernels of several streams or processes overlap), which the exposed
+	 * time is part of and the header's total is the union of */
+	fprintf(f, "  %-14s %7s %10s %10s %10s %10s %8s %12s\n", "type", "count", "summed",
+		"on GPU", "exposed", "mean", "matched", "waited");
 	for (size_t i = 0; i < ncoll; i++) {
 		const gt_an_coll *c = &colls[i];
-		fprintf(f, "  %-14s %7" PRIu64 " %10s %10s %10s %8" PRIu64 " %12s\n",
+		char b5[32];
+		fprintf(f, "  %-14s %7" PRIu64 " %10s %10s %10s %10s %8" PRIu64 " %12s\n",
 			gt_coll_name((int)c->type), c->count,
 			an_fmt_ns(b1, sizeof(b1), c->total_ns),
+			an_fmt_ns(b5, sizeof(b5), c->busy_ns),
 			an_fmt_ns(b2, sizeof(b2), c->exposed_ns),
 			an_fmt_ns(b3, sizeof(b3), (uint64_t)(c->mean_ns + 0.5)), c->matched,
 			an_fmt_ns(b4, sizeof(b4), c->wait_ns));
@@ -293,6 +298,19 @@ static void comm_section(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 			w->count, gt_plural(w->count, "collective", "collectives"),
 			an_fmt_ns(b2, sizeof(b2), w->exposed_ns),
 			an_fmt_ns(b3, sizeof(b3), w->max_ns));
+	}
+	size_t npw;
+	const gt_an_nccl_wait *pw = gt_analysis_nccl_waits(a, G->index, &npw);
+	for (size_t i = 0; i < npw && i < 3; i++) {
+		const gt_an_trace *t = gt_analysis_trace(a, pw[i].trace);
+		fprintf(f,
+			"  waited (NCCL plugin records) for pid %u (NCCL rank %u): %s at %" PRIu64
+			" %s, %s of it exposed, longest %s\n",
+			t && t->header_ok ? t->header.pid : 0, pw[i].rank,
+			an_fmt_ns(b1, sizeof(b1), pw[i].wait_ns), pw[i].count,
+			gt_plural(pw[i].count, "wait", "waits"),
+			an_fmt_ns(b2, sizeof(b2), pw[i].exposed_ns),
+			an_fmt_ns(b3, sizeof(b3), pw[i].max_ns));
 	}
 	const gt_an_rank *me = rank_of_gpu(a, G->index);
 	if (me && me->last && G->late_ns) {

@@ -56,6 +56,8 @@ typedef struct proc {
 	uint64_t dep[GT_SYNTH_MAX_GPUS][MAX_STREAMS];
 	uint32_t nm_launch, nm_memcpy, nm_memcpy_async, nm_sync, nm_wait, nm_record;
 	uint32_t nm_kernel[3], nm_tiny, nm_nccl, nm_bcast;
+	uint32_t nm_f_allreduce, nm_f_bcast; /* NCCL function names (nccl_records) */
+	uint64_t nseq[2];		     /* NCCL seq per function: AllReduce, Broadcast */
 	uint32_t nm_step, nm_fwd, nvtx_id;
 	int stacks_written; /* the two stacks of spec.stacks */
 	int mute;	    /* multi-rank: records are not written (not captured) */
@@ -547,6 +549,30 @@ typedef struct pend {
 } pend;
 
 /* Launch a collective on T's NCCL stream (its kernel is written by coll_resolve). */
+/* nccl_records: the plugin's record of a collective launched by T over
+ * [start, end] (NCCL starts the event, launches, stops it). */
+static void nccl_record(sim *S, thread *T, int bcast, uint64_t start, uint64_t end)
+{
+	proc *P = &S->p[T->proc];
+	if (P->mute)
+		return;
+	gt_record r = {.type = GT_REC_NCCL_COLL};
+	r.nccl_coll = (gt_nccl_coll){.start = start,
+				     .end = end,
+				     .comm_hash = 0x5e17c0ffee000001ull,
+				     .seq = P->nseq[bcast]++,
+				     .bytes = 4ull << 20,
+				     .count = 1ull << 20,
+				     .rank = T->proc,
+				     .nranks = S->s->ranks,
+				     .func_id = bcast ? P->nm_f_bcast : P->nm_f_allreduce,
+				     .thread_id = T->tid,
+				     .version = 5};
+	int rc = gt_writer_add(P->w, &r);
+	if (rc < 0)
+		fail(S, rc);
+}
+
 static void coll_launch(sim *S, thread *T, uint32_t name, pend *pd)
 {
 	const gt_synth_spec *s = S->s;
@@ -554,7 +580,10 @@ static void coll_launch(sim *S, thread *T, uint32_t name, pend *pd)
 	pd->dep = T->waitp;
 	T->waitp = 0;
 	T->after = 0;
+	uint64_t issued = T->h;
 	pd->corr = api(S, T, P->nm_launch, 211, s->launch_ns, L_LAUNCH);
+	if (s->nccl_records)
+		nccl_record(S, T, name == P->nm_bcast && name != P->nm_nccl, issued, T->h);
 	pd->launch_end = T->h;
 	pd->ready = T->h + s->latency_ns;
 	uint64_t *dp = &P->dep[T->gpu][NCCLS];
@@ -823,6 +852,10 @@ static int open_proc(sim *S, uint32_t i, uint32_t pid, int64_t off, uint64_t tra
 	P->nm_kernel[2] = intern(P->w, "_Z14softmax_kernelPfi");
 	P->nm_tiny = intern(P->w, "_Z11tiny_kernelPf");
 	P->nm_nccl = intern(P->w, "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+	if (S->s->nccl_records) {
+		P->nm_f_allreduce = intern(P->w, "AllReduce");
+		P->nm_f_bcast = intern(P->w, "Broadcast");
+	}
 	if (S->s->ranks && S->s->coll_broadcast)
 		P->nm_bcast =
 			intern(P->w, "_Z31ncclDevKernel_Broadcast_RING_LL24ncclDevKernelArgsStorag"
@@ -1500,6 +1533,13 @@ static void preset_ddp_straggler(gt_synth_spec *s)
 	s->straggler_ns = 3000000;
 }
 
+/* ddp-straggler with the NCCL profiler plugin's records */
+static void preset_ddp_straggler_nccl(gt_synth_spec *s)
+{
+	preset_ddp_straggler(s);
+	s->nccl_records = 1;
+}
+
 /* an NVTX-annotated loop: 12 x train_step (8 x 50 us kernels in a nested
  * "forward", 300 us of host work, sync, 100 us turnaround), step 8 (index
  * 7) slow by 5 ms of host work before its sync */
@@ -1546,6 +1586,8 @@ static void preset_stacks(gt_synth_spec *s)
 	X("ddp", ddp, "2 ranks, 8 all-reduce buckets overlapped with the backward")        \
 	X("ddp-exposed", ddp_exposed, "2 ranks, one all-reduce after the backward")        \
 	X("ddp-straggler", ddp_straggler, "4 ranks as ddp, rank 2 late by 3 ms each step") \
+	X("ddp-straggler-nccl", ddp_straggler_nccl,                                        \
+	  "ddp-straggler with the NCCL profiler plugin's records")                         \
 	X("steps", steps, "an NVTX train_step loop, step 8 slow by 5 ms of host work")     \
 	X("stacks", stacks, "a loss.item() loop with host call stacks")
 

@@ -1285,8 +1285,23 @@ GT_API const gt_an_comm_group *gt_analysis_comm_groups(const gt_analysis *a, siz
 /**
  * One collective of one rank as NCCL's profiler plugin reported it
  * (GT_REC_NCCL_COLL), host side: start is when NCCL started the event
- * (the enqueue), end when it stopped it (0: the trace holds no end).
+ * (the enqueue), end when it stopped it (0: the trace holds no end: the
+ * event was still open when the process exited, or its stop was lost).
  * Times are realtime ns, like every time of the analysis.
+ *
+ * Its GPU work: the kernels launched for it. NCCL starts the event on the
+ * thread that issues the collective and launches its kernel from that
+ * thread before it stops the event, so the kernels tied to a record are
+ * those whose launch call (the runtime/driver API record their correlation
+ * id names) ran on the record's thread within its [start, end]; for an open
+ * record, from start up to the first record of that thread issued after its
+ * first launch. When some of those kernels have a communication kernel's
+ * name (gt_comm_kernel_type), only they are kept (the thread's compute
+ * launches in the window are not the collective's); when none has, all are
+ * kept: the name is corroboration, never required (NCCL's kernel names
+ * change). Collectives issued in one group (ncclGroupStart/End) share one
+ * launch: each of their records gets the same kernels, shared says how many
+ * records did, and the first of them (by start) is their lead.
  */
 typedef struct gt_an_nccl_coll {
 	uint64_t start, end;
@@ -1299,6 +1314,18 @@ typedef struct gt_an_nccl_coll {
 	uint32_t trace;	    /**< gt_an_trace index */
 	uint32_t thread_id; /**< OS thread that issued it */
 	uint32_t reserved;
+	uint64_t gpu_start; /**< its first kernel's start (0: no GPU work tied) */
+	uint64_t gpu_end;   /**< its last kernel's end */
+	uint32_t nkernels;  /**< kernels tied to it (0: none found, GPU times unknown) */
+	uint32_t gpu;	    /**< gt_an_gpu.index of its first kernel (UINT32_MAX
+				 when no kernel) */
+	uint32_t shared;    /**< records its first kernel was launched for, itself
+				 included (> 1: a grouped launch; 0 without kernels) */
+	uint32_t lead;	    /**< 1: the first record (by start) of those sharing its
+				 first kernel, or its kernels are its own */
+	uint64_t open_ns;   /**< an open record (end 0) with no kernel tied: how long
+				 from its start to the last record of its trace (the
+				 process was there that long after issuing it); else 0 */
 } gt_an_nccl_coll;
 
 /** Every NCCL plugin collective record, by (comm_hash, func, seq, rank); NULL/0
@@ -1308,11 +1335,16 @@ GT_API const gt_an_nccl_coll *gt_analysis_nccl_colls(const gt_analysis *a, size_
 /**
  * One collective matched across ranks by (comm_hash, func, seq) from the
  * NCCL plugin's records (NCCL counts seq per communicator and function):
- * present on at least two distinct ranks. The late rank
- * is the one that issued it last (host start: the records' GPU work is not
- * matched yet); every other rank r waited last_start - start_r, bounded by
- * its own host span when it has an end. A rank recorded twice for one
- * key (the same trace read twice) counts once, its first record.
+ * present on at least two distinct ranks. When every present rank's record
+ * has GPU work (gt_an_nccl_coll.nkernels > 0), gpu is 1 and the late rank is
+ * the one whose kernel started last: every other rank r's kernel started
+ * earlier and spun until the last one started, so r waited
+ * gpu_last_start - gpu_start_r, bounded by its own kernel span
+ * (gpu_end_r - gpu_start_r). Otherwise gpu is 0 and the same rule is
+ * applied to the host issue times (start; bounded by the host span when the
+ * record has an end): a rank that issued on time but whose stream was busy
+ * is then not seen as late. A rank recorded twice for one key (the same
+ * trace read twice) counts once, its first record.
  */
 typedef struct gt_an_nccl_match {
 	uint64_t comm_hash, seq;
@@ -1325,10 +1357,54 @@ typedef struct gt_an_nccl_match {
 	uint32_t comm_nranks;		  /**< ranks of comm as NCCL said (0: unknown) */
 	uint32_t first_rank, last_rank;	  /**< NCCL ranks */
 	uint32_t open;			  /**< present ranks whose record has no end */
+	uint32_t gpu;			  /**< 1: late rank and waits from GPU times */
+	uint32_t first_trace, last_trace; /**< gt_an_trace index of the first/last rank */
+	uint32_t dup;			  /**< 1: every present rank's record shares its
+					       kernels with an earlier record of a
+					       grouped launch (not its lead): the wait
+					       is that of the group's lead collective,
+					       already counted there; totals skip it */
+	uint32_t reserved;
+	uint64_t gpu_first_start, gpu_last_start; /**< when gpu: kernel starts */
 } gt_an_nccl_match;
 
 /** Every (comm_hash, func, seq) matched, in that order; NULL/0 when none. */
 GT_API const gt_an_nccl_match *gt_analysis_nccl_matches(const gt_analysis *a, size_t *n);
+
+/**
+ * Time a GPU spent inside NCCL kernels waiting for one late process, from
+ * the NCCL plugin's matches with GPU times (gt_an_nccl_match.gpu, dup
+ * matches left out): for every such match, each other present rank's wait
+ * [gpu_start_r, gpu_start_r + wait_r) is on the GPU of its kernel. wait_ns
+ * is their union on this GPU (two processes sharing a GPU wait at the same
+ * time: counted once), exposed_ns the part of it with no compute kernel
+ * running (compute: kernels tied to no record and not named as
+ * communication kernels).
+ */
+typedef struct gt_an_nccl_wait {
+	uint32_t gpu;	/**< gt_an_gpu.index of the waiting kernels */
+	uint32_t trace; /**< gt_an_trace index of the process waited for */
+	uint32_t rank;	/**< its NCCL rank in the longest of those waits */
+	uint32_t reserved;
+	uint64_t count;	     /**< waits (ranks x collectives) */
+	uint64_t wait_ns;    /**< union over time */
+	uint64_t exposed_ns; /**< of which no compute kernel ran */
+	uint64_t max_ns;     /**< the longest single wait */
+} gt_an_nccl_wait;
+
+/** Waits of GPU `gpu` (index) by process waited for, largest exposed_ns
+ *  first; NULL/0 when none. */
+GT_API const gt_an_nccl_wait *gt_analysis_nccl_waits(const gt_analysis *a, size_t gpu, size_t *n);
+
+/**
+ * All the waits of GPU `gpu` (index) inside NCCL kernels, whoever they were
+ * for (gt_an_nccl_wait): their union over time (*wait_ns; waits for two late
+ * processes at once count once) and its part with no compute kernel running
+ * (*exposed_ns). @return 1 when the NCCL plugin's matches gave GPU waits
+ * (possibly 0 on this GPU), else 0 (both 0).
+ */
+GT_API int gt_analysis_nccl_wait_total(const gt_analysis *a, size_t gpu, uint64_t *wait_ns,
+				       uint64_t *exposed_ns);
 
 /* ------------------------------------------------------------------ */
 /* Names                                                               */

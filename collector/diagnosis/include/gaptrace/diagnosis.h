@@ -130,7 +130,9 @@ extern "C" {
 	X(COMM_NOT_OVERLAPPED, comm_not_overlapped, 2, "#953800") /* NCCL alone */               \
 	X(STRAGGLER, straggler, 1, "#ff8182") /* a rank arrives last, we wait */                 \
 	/* 5. memory bandwidth (NVML GPM counters; appended) */                                  \
-	X(MEMORY_BOUND, memory_bound, 16, "#0969da") /* near DRAM peak, pipes idle */
+	X(MEMORY_BOUND, memory_bound, 16, "#0969da") /* near DRAM peak, pipes idle */            \
+	/* 6. multi-GPU: a collective never finished (NCCL plugin; appended) */                  \
+	X(STALLED_COLLECTIVE, stalled_collective, 18, "#cf222e") /* hung collective */
 
 /**
  * Finding ids (GT_FINDINGS' order). gt_finding_name() gives the stable
@@ -222,6 +224,11 @@ typedef struct gt_finding {
 	const gt_diag_example *examples; /**< up to opts.max_examples, longest first */
 	size_t nkernels;
 	const gt_diag_kernel *kernels; /**< up to opts.max_kernels */
+	const char *source;	       /**< where its numbers come from, for findings with more than
+					    one source: "nccl plugin" (the NCCL profiler plugin's
+					    records) or "kernel names" (collectives matched by their
+					    kernels' names and times) for straggler and
+					    comm_not_overlapped; NULL for the others */
 } gt_finding;
 
 /* ------------------------------------------------------------------ */
@@ -397,6 +404,11 @@ typedef struct gt_diag_gpu {
  *  last one to arrive, at least this share was waiting for one rank (else the
  *  waits are jitter spread over the ranks, and stay in comm_not_overlapped). */
 #define GT_DIAG_STRAGGLER_WAIT_SHARE 0.6
+/** stalled_collective: an NCCL plugin collective record still open at the end
+ *  of its trace (the event was never stopped: written with end 0 at exit)
+ *  with no GPU work of it finished, issued at least this long before its
+ *  process's last record. */
+#define GT_DIAG_STALLED_COLLECTIVE_NS 10000000000ull
 /** memory_bound (GPU counters, NVML GPM): a kernel's attributed DRAM
  *  bandwidth is at least this fraction of the peak ... */
 #define GT_DIAG_MEMBOUND_DRAM 0.60
@@ -459,11 +471,12 @@ typedef struct gt_diag_opts {
 	uint32_t max_kernels;
 	uint32_t disabled; /**< bit (1u << gt_finding_id): never report that finding */
 	double straggler_wait_share;
-	double membound_dram;	    /**< GT_DIAG_MEMBOUND_DRAM */
-	double membound_compute;    /**< GT_DIAG_MEMBOUND_COMPUTE */
-	double compute_bound_pipe;  /**< GT_DIAG_COMPUTE_BOUND_PIPE */
-	double occupancy_sm_active; /**< GT_DIAG_OCCUPANCY_SM_ACTIVE */
-	double pcie_link_share;	    /**< GT_DIAG_PCIE_LINK_SHARE */
+	double membound_dram;		/**< GT_DIAG_MEMBOUND_DRAM */
+	double membound_compute;	/**< GT_DIAG_MEMBOUND_COMPUTE */
+	double compute_bound_pipe;	/**< GT_DIAG_COMPUTE_BOUND_PIPE */
+	double occupancy_sm_active;	/**< GT_DIAG_OCCUPANCY_SM_ACTIVE */
+	double pcie_link_share;		/**< GT_DIAG_PCIE_LINK_SHARE */
+	uint64_t stalled_collective_ns; /**< GT_DIAG_STALLED_COLLECTIVE_NS */
 } gt_diag_opts;
 
 /** Fill every field with its default (GT_DIAG_*). */

@@ -134,6 +134,10 @@ typedef struct gt_synth_spec {
 	uint32_t late_rank;    /**< rank + 1 whose capture starts late (0: none) */
 	uint32_t late_steps;   /**< steps it misses */
 	int coll_broadcast;    /**< a Broadcast collective before the first step */
+	int nccl_records;      /**< also write each collective's NCCL profiler plugin
+				    record (GT_REC_NCCL_COLL: one communicator, seq
+				    per function, the rank = its process index) on the
+				    launching thread around its launch call */
 
 	/* NVTX (single-process mode, the first process's thread of GPU 0) */
 	int nvtx_steps;	    /**< each step is an NVTX range "train_step" with a
@@ -217,7 +221,8 @@ void gt_synth_defaults(gt_synth_spec *s);
  * gt_synth_preset_names() lists the names; what each simulates is the table
  * SYNTH_PRESETS in synth.c (e.g. "ddp": 2 ranks, 8 all-reduce buckets
  * overlapped with the backward; "ddp-straggler": 4 ranks as "ddp", rank 2
- * late by 3 ms each step).
+ * late by 3 ms each step; "ddp-straggler-nccl": the same with the NCCL
+ * plugin's records).
  * @return 0, or -1 for an unknown name.
  */
 int gt_synth_preset(const char *name, gt_synth_spec *s);
