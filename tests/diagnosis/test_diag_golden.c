@@ -168,6 +168,44 @@ START_TEST(damaged_frame_is_data_lost)
 }
 END_TEST
 
+/* Two DDP ranks on one H100 with the NCCL plugin (tests/gpu/nccl_gpu.sh
+ * same_gpu_late, run 36): rank 1 sleeps 30 ms before each step, by
+ * construction the straggler. NCCL 2.2x starts its collective event right
+ * after the kernel's launch call, so no kernel was tied (the tie looked
+ * inside the event only) and the kernel names matched nothing across two
+ * processes of one GPU: no straggler. Then rank 0, 1.72 s late once at the
+ * first AllReduce (NCCL connecting the ranks, rank 0 still starting), was
+ * named instead of rank 1, last at 52 of the other 53. */
+START_TEST(ddp_late_rank_on_one_gpu)
+{
+	gt_analysis *a = gt_analysis_new(NULL);
+	gt_errinfo ei = {0};
+	ck_assert_int_ge(
+		gt_analysis_add_path(a, GT_SOURCE_DIR "/examples/traces/ddp_late_same_gpu", &ei),
+		2);
+	ck_assert_int_eq(gt_analysis_finish(a), 0);
+	size_t n, tied = 0, gpu = 0;
+	const gt_an_nccl_coll *c = gt_analysis_nccl_colls(a, &n);
+	ck_assert_uint_eq(n, 110); /* 45 AllReduce + 10 Broadcast, two ranks */
+	for (size_t i = 0; i < n; i++)
+		tied += c[i].nkernels > 0;
+	ck_assert_uint_eq(tied, n);
+	const gt_an_nccl_match *m = gt_analysis_nccl_matches(a, &n);
+	ck_assert_uint_eq(n, 55);
+	for (size_t i = 0; i < n; i++)
+		gpu += m[i].gpu;
+	ck_assert_uint_eq(gpu, n);
+	gt_diagnosis *d = gt_diagnose(a, NULL);
+	ck_assert_ptr_nonnull(d);
+	const gt_finding *f = gt_diagnosis_find(d, GT_FIND_STRAGGLER);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_str_eq(f->source, "nccl plugin");
+	ck_assert_msg(strstr(f->title, "Rank 1 (pid 1044)"), "%s", f->title);
+	gt_diagnosis_free(d);
+	gt_analysis_free(a);
+}
+END_TEST
+
 int main(void)
 {
 	load_rows();
@@ -179,6 +217,10 @@ int main(void)
 	tc = tcase_create("damaged");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, damaged_frame_is_data_lost);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("recorded");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, ddp_late_rank_on_one_gpu);
 	suite_add_tcase(s, tc);
 	if (!nrows)
 		return EXIT_FAILURE;

@@ -20,13 +20,24 @@
  *    ranks present.
  *  - A rank recorded twice for one key (the same trace read twice,
  *    or two captures of one process) counts once, its earliest record.
- *  - GPU work (tie()): NCCL starts the event on the thread that issues the
- *    collective and launches the kernel from that thread before it stops
- *    the event. So a kernel belongs to a record when its launch call (the
- *    outer API call its correlation id joined it to, timeline.c) ran on the
- *    record's (trace, thread) within [start, end]; an open record (end 0)
- *    takes the launches from its start up to the first record of its thread
- *    issued after its first launch. Kernels with a communication kernel's
+ *  - GPU work (tie()): NCCL launches the kernel from the thread that
+ *    issues the collective, and starts the event on that thread either
+ *    before the launch (the event spans it) or, as NCCL 2.2x's v5 does
+ *    (seen on an H100, examples/traces/ddp_late_same_gpu), right after the
+ *    launch call returned: cuLaunchKernelEx, then the event's 1-25 us
+ *    span, 0.3-1.2 us later. So a kernel belongs to a record when its
+ *    launch call (the outer API call its correlation id joined it to,
+ *    timeline.c) ran on the record's (trace, thread) within [start, end];
+ *    when none did, the thread's last launch call that ended at most
+ *    NCCL_LAUNCH_BEFORE_NS (100 us) before the record's start (the last with
+ *    a communication kernel's name among them when one has it), so that the
+ *    records of a grouped launch, one after another behind it, all get it
+ *    (the bound: 100 times the gaps seen, and far below the time between
+ *    two collectives' launches; a thread descheduled longer loses the tie,
+ *    and that collective falls back to host times).
+ *    An open record (end 0) takes the launches from its start up to the
+ *    first record of its thread issued after its first launch, or the one
+ *    before it likewise. Kernels with a communication kernel's
  *    name are preferred when the window has any (the thread's compute
  *    launches are not the collective's); else every kernel of the window is
  *    taken: names change (HTA#360), so they corroborate, never decide. A
@@ -41,6 +52,13 @@
  *    a rank that issued on time but whose stream was busy.
  *  - A match whose every present record is a grouped launch's non-lead
  *    (dup) has the wait of its group's lead: totals count it once.
+ *  - The first collective of a communicator and function (seq 0) is
+ *    matched but set aside (first = 1) from the GPU waits: NCCL connects the
+ *    ranks there, and the ranks' start-ups end at different times. Seen on
+ *    an H100 (examples/traces/ddp_late_same_gpu): rank 0 reached the first
+ *    AllReduce 1.72 s after rank 1, once, while rank 1 (30 ms asleep every
+ *    step by construction) was last at 42 of the other 44 by ~22 ms; the
+ *    one-time wait outweighed them all and named rank 0.
  *  - Waits on the GPU (waits()): each wait of a match with GPU times is an
  *    interval of the waiting rank's GPU; per (GPU, process waited for) their
  *    union (two processes on one GPU wait at the same time) and its part
@@ -100,7 +118,7 @@ static int cmp_ncoll(const void *x, const void *y)
 
 /* A kernel launch: its launching call's thread and start. */
 typedef struct nl_launch {
-	uint64_t t;
+	uint64_t t, te; /* the launch call's start and end */
 	size_t item;
 	uint32_t trace, tid;
 } nl_launch;
@@ -176,6 +194,29 @@ static void tie_one(gt_analysis *a, gt_an_nccl_coll *r, const nl_launch *l, size
 	}
 }
 
+/* How long before a record's start its launch call may have begun, when
+ * the event follows the launch (design block). */
+#define NCCL_LAUNCH_BEFORE_NS 100000ull
+
+/* The launch of l[lo..f) (f: the first at or after t0) that a record
+ * starting at t0 follows: the last whose call ended at most
+ * NCCL_LAUNCH_BEFORE_NS before t0 (a first launch can take milliseconds:
+ * module loading), the last with a communication kernel's name among those
+ * when one has it; SIZE_MAX when none. */
+static size_t launch_before(const gt_analysis *a, const nl_launch *l, size_t lo, size_t f,
+			    uint64_t t0)
+{
+	const an_item *it = a->items.p;
+	size_t pick = SIZE_MAX;
+	for (size_t i = f; i > lo && l[i - 1].te + NCCL_LAUNCH_BEFORE_NS >= t0; i--) {
+		if (pick == SIZE_MAX)
+			pick = i - 1;
+		if (comm_named(a, &it[l[i - 1].item]))
+			return i - 1;
+	}
+	return pick;
+}
+
 /* First index in l[lo..hi) whose t >= t0. */
 static size_t launch_at(const nl_launch *l, size_t lo, size_t hi, uint64_t t0)
 {
@@ -217,7 +258,8 @@ static int tie(gt_analysis *a, uint8_t *tied)
 		if (it[i].kind != AN_K_KERNEL || it[i].cc == AN_NONE)
 			continue;
 		const an_call *c = &calls[it[i].cc];
-		l[nl++] = (nl_launch){c->start, i, src[it[i].src].trace, th[c->thr].tid};
+		l[nl++] = (nl_launch){c->start, c->end > c->start ? c->end : c->start, i,
+				      src[it[i].src].trace, th[c->thr].tid};
 	}
 	an_qsort(l, nl, sizeof(*l), cmp_launch);
 	for (size_t i = 0; i < nr; i++) {
@@ -254,8 +296,11 @@ static int tie(gt_analysis *a, uint8_t *tied)
 						break;
 					}
 			}
-			tie_one(a, y, l, launch_at(l, j, k, y->start), k, y->start, to,
-				&first[ord[q].i], tied);
+			size_t f = launch_at(l, j, k, y->start);
+			tie_one(a, y, l, f, k, y->start, to, &first[ord[q].i], tied);
+			size_t b = y->nkernels ? SIZE_MAX : launch_before(a, l, j, f, y->start);
+			if (b != SIZE_MAX) /* the event followed its launch */
+				tie_one(a, y, l, b, k, l[b].t, l[b].t, &first[ord[q].i], tied);
 		}
 		j = k;
 	}
@@ -305,6 +350,7 @@ static int match_run(const gt_an_nccl_coll *r, size_t n, gt_an_nccl_match *m, gt
 	m->comm_hash = r[0].comm_hash;
 	m->seq = r[0].seq;
 	m->func = r[0].func;
+	m->first = m->seq == 0;
 	const gt_an_nccl_coll *first = NULL, *last = NULL, *hfirst = NULL, *hlast = NULL;
 	m->gpu = 1;
 	m->dup = 1;
@@ -362,7 +408,7 @@ static int match_run(const gt_an_nccl_coll *r, size_t n, gt_an_nccl_match *m, gt
 		m->wait_ns += w;
 		if (w > m->wait_max_ns)
 			m->wait_max_ns = w;
-		if (m->gpu && !m->dup && w) {
+		if (m->gpu && !m->dup && !m->first && w) {
 			nl_wait *s = gt_vec_push(spans);
 			if (!s)
 				return GT_ERR_NOMEM;

@@ -186,9 +186,16 @@ typedef struct dg_nrank {
 	uint32_t rank;
 } dg_nrank;
 
-/* Per trace: its part in the non-dup matches; *all the waits of every
- * match. NULL on OOM (c->oom). */
-static dg_nrank *nccl_ranks(dg_ctx *c, uint64_t *all)
+/* The first collectives (gt_an_nccl_match.first) set aside: how many, and
+ * the others' waits there. */
+typedef struct dg_nsetup {
+	uint64_t n, wait_ns;
+} dg_nsetup;
+
+/* Per trace: its part in the non-dup matches but the first collectives
+ * (set-up, counted in *su); *all the waits of those matches. NULL on OOM
+ * (c->oom). */
+static dg_nrank *nccl_ranks(dg_ctx *c, uint64_t *all, dg_nsetup *su)
 {
 	const dg_input *in = c->in;
 	dg_nrank *s = calloc(in->ntraces ? in->ntraces : 1, sizeof *s);
@@ -197,10 +204,16 @@ static dg_nrank *nccl_ranks(dg_ctx *c, uint64_t *all)
 		return NULL;
 	}
 	*all = 0;
+	*su = (dg_nsetup){0, 0};
 	for (size_t i = 0; i < in->nnmatches; i++) {
 		const gt_an_nccl_match *m = &in->nmatches[i];
 		if (m->dup)
 			continue;
+		if (m->first) {
+			su->n++;
+			su->wait_ns += m->wait_ns;
+			continue;
+		}
 		*all += m->wait_ns;
 		uint64_t late = m->gpu ? m->gpu_last_start - m->gpu_first_start
 				       : m->last_start - m->first_start;
@@ -233,6 +246,7 @@ static dg_nrank *nccl_ranks(dg_ctx *c, uint64_t *all)
 				in->nmatches[j].seq, x->comm_hash, x->func, x->seq) < 0)
 			j++;
 		if (j < in->nnmatches && x->trace < in->ntraces && !in->nmatches[j].dup &&
+		    !in->nmatches[j].first &&
 		    !nkey_cmp(in->nmatches[j].comm_hash, in->nmatches[j].func, in->nmatches[j].seq,
 			      x->comm_hash, x->func, x->seq))
 			s[x->trace].colls++;
@@ -247,7 +261,8 @@ static void straggler_nccl(dg_ctx *c)
 {
 	const gt_an_gpu *gpu = c->gpu;
 	uint64_t all = 0;
-	dg_nrank *s = nccl_ranks(c, &all);
+	dg_nsetup su;
+	dg_nrank *s = nccl_ranks(c, &all, &su);
 	if (!s)
 		return;
 	size_t best = SIZE_MAX;
@@ -300,14 +315,16 @@ static void straggler_nccl(dg_ctx *c)
 			"(no GPU work tied to every rank's record)",
 			(unsigned long long)R->by_gpu, (unsigned long long)(R->last - R->by_gpu));
 	gt_fmt_ns(t2, sizeof t2, (double)R->late_max_ns);
+	char who[72];
+	gt_proc_label(who, sizeof who, pid, lt && lt->header_ok ? lt->header.cmdline : "", NULL, 0);
 	dg_ev(c, b,
-	      "rank %u (pid %u%s%.60s) arrived last at %llu of the %llu %s it took part in "
+	      "rank %u (pid %s) arrived last at %llu of the %llu %s it took part in "
 	      "(NCCL profiler plugin records, matched by communicator, function and sequence "
-	      "number), %s; late by %s on average, %s at most (at +%.6f s)",
-	      R->rank, pid, lt && lt->header_ok ? ", " : "",
-	      lt && lt->header_ok ? lt->header.cmdline : "", (unsigned long long)R->last,
-	      (unsigned long long)R->colls, gt_plural(R->colls, "collective", "collectives"), by,
-	      t1, t2, dg_rel_s(c, R->late_max_at));
+	      "number; the first of each function set aside), %s; late by %s on average, %s at "
+	      "most (at +%.6f s)",
+	      R->rank, who, (unsigned long long)R->last, (unsigned long long)R->colls,
+	      gt_plural(R->colls, "collective", "collectives"), by, t1, t2,
+	      dg_rel_s(c, R->late_max_at));
 	gt_fmt_ns(t1, sizeof t1, (double)m->wait_ns);
 	gt_fmt_ns(t2, sizeof t2, (double)m->wait_max_ns);
 	dg_ev(c, b,
@@ -321,6 +338,14 @@ static void straggler_nccl(dg_ctx *c)
 	      "all ranks together waited %s for rank %u (summed over ranks and collectives), "
 	      "of %s waited at collectives in all",
 	      t1, R->rank, t2);
+	if (su.n) {
+		gt_fmt_ns(t1, sizeof t1, (double)su.wait_ns);
+		dg_ev(c, b,
+		      "set aside: the first collective of each communicator and function (%llu, "
+		      "seq 0: NCCL connects the ranks there, and their start-ups end at "
+		      "different times), %s waited there",
+		      (unsigned long long)su.n, t1);
+	}
 	gt_fmt_ns(t1, sizeof t1, (double)w->wait_ns);
 	gt_fmt_ns(t2, sizeof t2, (double)w->exposed_ns);
 	gt_fmt_ns(t3, sizeof t3, (double)w->max_ns);

@@ -1348,23 +1348,29 @@ GT_API const gt_an_nccl_coll *gt_analysis_nccl_colls(const gt_analysis *a, size_
  */
 typedef struct gt_an_nccl_match {
 	uint64_t comm_hash, seq;
-	uint64_t first_start, last_start; /**< realtime ns */
-	uint64_t bytes;			  /**< the late rank's record's */
-	uint64_t wait_ns;		  /**< the others' waits, summed */
-	uint64_t wait_max_ns;		  /**< the longest of them */
-	uint32_t func;			  /**< string id: the function (part of the key) */
-	uint32_t nranks;		  /**< ranks present */
-	uint32_t comm_nranks;		  /**< ranks of comm as NCCL said (0: unknown) */
-	uint32_t first_rank, last_rank;	  /**< NCCL ranks */
-	uint32_t open;			  /**< present ranks whose record has no end */
-	uint32_t gpu;			  /**< 1: late rank and waits from GPU times */
-	uint32_t first_trace, last_trace; /**< gt_an_trace index of the first/last rank */
-	uint32_t dup;			  /**< 1: every present rank's record shares its
-					       kernels with an earlier record of a
-					       grouped launch (not its lead): the wait
-					       is that of the group's lead collective,
-					       already counted there; totals skip it */
-	uint32_t reserved;
+	uint64_t first_start, last_start;	  /**< realtime ns */
+	uint64_t bytes;				  /**< the late rank's record's */
+	uint64_t wait_ns;			  /**< the others' waits, summed */
+	uint64_t wait_max_ns;			  /**< the longest of them */
+	uint32_t func;				  /**< string id: the function (part of the key) */
+	uint32_t nranks;			  /**< ranks present */
+	uint32_t comm_nranks;			  /**< ranks of comm as NCCL said (0: unknown) */
+	uint32_t first_rank, last_rank;		  /**< NCCL ranks */
+	uint32_t open;				  /**< present ranks whose record has no end */
+	uint32_t gpu;				  /**< 1: late rank and waits from GPU times */
+	uint32_t first_trace, last_trace;	  /**< gt_an_trace index of the first/last rank */
+	uint32_t dup;				  /**< 1: every present rank's record shares its
+						       kernels with an earlier record of a
+						       grouped launch (not its lead): the wait
+						       is that of the group's lead collective,
+						       already counted there; totals skip it */
+	uint32_t first;				  /**< 1: its communicator's first collective of
+						       its function (seq 0): NCCL connects the
+						       ranks there (lazily, by default) and their
+						       start-ups differ, so its wait is set-up, not
+						       a rank's lateness: the GPU waits
+						       (gt_analysis_nccl_waits) and the straggler
+						       leave it out */
 	uint64_t gpu_first_start, gpu_last_start; /**< when gpu: kernel starts */
 } gt_an_nccl_match;
 
