@@ -356,12 +356,12 @@ START_TEST(folder_of_traces_hint)
 {
 	EXPECT(1,
 	       "gaptrace report: warning: " TRACES
-	       ": no .gtrace file in this directory; it holds 38 "
+	       ": no .gtrace file in this directory; it holds 39 "
 	       "trace directories, such as " TRACES "/compile_ro: give one of them\n"
 	       "gaptrace report: no trace could be read\n",
 	       "report", TRACES);
 	EXPECT(1,
-	       "gaptrace export: " TRACES ": no .gtrace file in this directory; it holds 38 trace "
+	       "gaptrace export: " TRACES ": no .gtrace file in this directory; it holds 39 trace "
 	       "directories, such as " TRACES "/compile_ro: give one of them\n",
 	       "export", "-f", "csv", TRACES);
 	IN_TMP();
@@ -379,7 +379,7 @@ START_TEST(history_not_an_archive)
 {
 	EXPECT(1,
 	       "gaptrace history: " TRACES ": not a run archive (no entry with a report.json); it "
-	       "holds 38 trace directories, such as " TRACES "/compile_ro: file one with `gaptrace "
+	       "holds 39 trace directories, such as " TRACES "/compile_ro: file one with `gaptrace "
 	       "archive --to ARCHIVE " TRACES "/compile_ro`, or run with `gaptrace run --archive "
 	       "ARCHIVE`\n",
 	       "history", TRACES);

@@ -46,7 +46,12 @@
  *  - The late rank: when every present rank has GPU work, the one whose
  *    kernel started last (a kernel spins until every rank's has started);
  *    every other rank waited gpu_last_start - gpu_start_r, bounded by its
- *    own kernel span. Else, said by gpu = 0, the one whose host start (the
+ *    own kernel span. A rank on the late rank's own GPU waited only from its
+ *    kernel's start to the late rank's launch call's return (launch_end),
+ *    0 when that came first: two processes on one GPU are time-sliced, so a
+ *    kernel launched on time starts after the other's (seen on an H100, two
+ *    DDP ranks on one GPU without any delay: rank 1 "late" by ~2 ms at 50
+ *    of 53 collectives by kernel start alone). Else, said by gpu = 0, the one whose host start (the
  *    enqueue) is the latest, the others waited last_start - start_r,
  *    bounded by their host span when the record has an end; host times miss
  *    a rank that issued on time but whose stream was busy.
@@ -186,6 +191,7 @@ static void tie_one(gt_analysis *a, gt_an_nccl_coll *r, const nl_launch *l, size
 		if (!r->nkernels || k->start < r->gpu_start) {
 			r->gpu_start = k->start;
 			r->gpu = src[k->src].gpu;
+			r->launch_end = l[i].te;
 			*first = l[i].item;
 		}
 		if (k->end > r->gpu_end)
@@ -267,6 +273,7 @@ static int tie(gt_analysis *a, uint8_t *tied)
 		r[i].gpu = UINT32_MAX;
 		r[i].gpu_start = r[i].gpu_end = 0;
 		r[i].nkernels = r[i].shared = 0;
+		r[i].launch_end = 0;
 		r[i].lead = 1;
 		r[i].open_ns = 0;
 	}
@@ -400,6 +407,12 @@ static int match_run(const gt_an_nccl_coll *r, size_t n, gt_an_nccl_match *m, gt
 			w = last->gpu_start - r[i].gpu_start;
 			if (r[i].gpu_end - r[i].gpu_start < w)
 				w = r[i].gpu_end - r[i].gpu_start;
+			if (r[i].gpu == last->gpu) /* one GPU: late from its launch on */
+				w = last->launch_end > r[i].gpu_start
+					    ? (last->launch_end - r[i].gpu_start < w
+						       ? last->launch_end - r[i].gpu_start
+						       : w)
+					    : 0;
 		} else {
 			w = last->start - r[i].start;
 			if (r[i].end && r[i].end - r[i].start < w)

@@ -217,8 +217,8 @@ static dg_nrank *nccl_ranks(dg_ctx *c, uint64_t *all, dg_nsetup *su)
 		*all += m->wait_ns;
 		uint64_t late = m->gpu ? m->gpu_last_start - m->gpu_first_start
 				       : m->last_start - m->first_start;
-		if (!late || m->last_trace >= in->ntraces)
-			continue;
+		if (!late || !m->wait_ns || m->last_trace >= in->ntraces)
+			continue; /* last, but nobody waited for it (one GPU: ncclrec.c) */
 		dg_nrank *r = &s[m->last_trace];
 		if (!r->last || m->wait_ns > in->nmatches[r->worst].wait_ns) {
 			r->worst = i;

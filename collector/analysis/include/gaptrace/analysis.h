@@ -1314,18 +1314,22 @@ typedef struct gt_an_nccl_coll {
 	uint32_t trace;	    /**< gt_an_trace index */
 	uint32_t thread_id; /**< OS thread that issued it */
 	uint32_t reserved;
-	uint64_t gpu_start; /**< its first kernel's start (0: no GPU work tied) */
-	uint64_t gpu_end;   /**< its last kernel's end */
-	uint32_t nkernels;  /**< kernels tied to it (0: none found, GPU times unknown) */
-	uint32_t gpu;	    /**< gt_an_gpu.index of its first kernel (UINT32_MAX
-				 when no kernel) */
-	uint32_t shared;    /**< records its first kernel was launched for, itself
-				 included (> 1: a grouped launch; 0 without kernels) */
-	uint32_t lead;	    /**< 1: the first record (by start) of those sharing its
-				 first kernel, or its kernels are its own */
-	uint64_t open_ns;   /**< an open record (end 0) with no kernel tied: how long
-				 from its start to the last record of its trace (the
-				 process was there that long after issuing it); else 0 */
+	uint64_t gpu_start;  /**< its first kernel's start (0: no GPU work tied) */
+	uint64_t gpu_end;    /**< its last kernel's end */
+	uint32_t nkernels;   /**< kernels tied to it (0: none found, GPU times unknown) */
+	uint32_t gpu;	     /**< gt_an_gpu.index of its first kernel (UINT32_MAX
+				  when no kernel) */
+	uint32_t shared;     /**< records its first kernel was launched for, itself
+				  included (> 1: a grouped launch; 0 without kernels) */
+	uint32_t lead;	     /**< 1: the first record (by start) of those sharing its
+				  first kernel, or its kernels are its own */
+	uint64_t open_ns;    /**< an open record (end 0) with no kernel tied: how long
+				  from its start to the last record of its trace (the
+				  process was there that long after issuing it); else 0 */
+	uint64_t launch_end; /**< when the launch call of its first kernel returned (0:
+				  no kernel): a rank on a GPU shared with the
+				  others is late only from then (time-slicing
+				  delays a kernel launched on time) */
 } gt_an_nccl_coll;
 
 /** Every NCCL plugin collective record, by (comm_hash, func, seq, rank); NULL/0
