@@ -6,7 +6,7 @@ Reads `gaptrace dump -t nccl_coll DIR` and `gaptrace dump -t note DIR`
 (one file each, given), the untraced and traced example outputs, and prints
 one tab-separated row:
   case  traces  plugin notes  colls per trace  seq gaps  comm hashes  funcs
-  output equal  status
+  output equal  straggler  status
 Checks (status PASS only if all hold):
   - every trace that ran NCCL has the plugin's note (the plugin loaded: NCCL
     called its init);
@@ -16,7 +16,12 @@ Checks (status PASS only if all hold):
     (communicator, rank, function) -- NCCL counts them per function
     (comm->seqNumber[func]) --, the same communicator hashes on every rank,
     and each (comm, function, seq) on every rank with the same byte count;
-  - the example's results equal untraced (final losses, steps).
+  - the example's results equal untraced (final losses, steps);
+  - --report-json: every collective the analysis matched across ranks has
+    GPU work tied on every rank (the straggler's last_by_gpu equals its
+    last), and --straggler-rank R: the straggler finding (source "nccl
+    plugin") names NCCL rank R and the pid of that rank's process (the
+    example's rank_pids); none: no straggler finding; any: not checked.
 """
 import argparse
 import json
@@ -63,6 +68,8 @@ def main():
     p.add_argument("--untraced", required=True)
     p.add_argument("--traced", required=True)
     p.add_argument("--expect-colls", type=int, required=True)
+    p.add_argument("--report-json", default="")
+    p.add_argument("--straggler-rank", default="any")
     a = p.parse_args()
     bad = []
     colls = split_traces(a.colls)
@@ -131,10 +138,45 @@ def main():
             lu, lt, su, st)
         if su != st:
             bad.append("ranks_ok differ")
+    strag = "-"
+    if a.report_json:
+        try:
+            with open(a.report_json) as f:
+                rep = json.load(f)
+        except (OSError, ValueError) as e:
+            rep = None
+            bad.append("no report JSON (%s)" % e)
+        if rep is not None:
+            fs = [x for x in rep.get("findings", []) if x.get("id") == "straggler"]
+            if fs:
+                m = fs[0].get("metrics", {})
+                strag = "rank %s pid %s (%s, by GPU %s/%s)" % (
+                    m.get("straggler_rank"), m.get("straggler_pid"), fs[0].get("source"),
+                    m.get("last_by_gpu"), m.get("last"))
+            else:
+                strag = "none"
+            pids = (t or {}).get("timing", {}).get("rank_pids") or []
+            if a.straggler_rank == "none" and fs:
+                bad.append("a straggler where none was made: %s" % strag)
+            elif a.straggler_rank not in ("none", "any"):
+                want = int(a.straggler_rank)
+                if not fs:
+                    bad.append("no straggler finding (rank %d was made late)" % want)
+                else:
+                    m = fs[0].get("metrics", {})
+                    if fs[0].get("source") != "nccl plugin":
+                        bad.append("straggler source %s" % fs[0].get("source"))
+                    if m.get("straggler_rank") != want or (
+                            len(pids) > want and m.get("straggler_pid") != pids[want]):
+                        bad.append("straggler %s, made: rank %d pid %s" % (
+                            strag, want, pids[want] if len(pids) > want else "?"))
+                    if m.get("last_by_gpu") != m.get("last"):
+                        bad.append("collectives decided by host time: %s" % strag)
     row = [a.case, str(len(traced_runs)),
            ";".join("v%d comms=%d written=%d dropped=%d" % v for v in plug.values()) or "-",
            ",".join(str(per[k]) for k in sorted(per)) or "0", str(gaps),
            str(len({h for v in hashes.values() for h in v})), ",".join(sorted(funcs)) or "-", eq,
+           strag,
            "PASS" if not bad else "FAIL (" + "; ".join(bad) + ")"]
     print("\t".join(row))
     return 0

@@ -23,7 +23,7 @@ gt_init nccl_gpu
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 need_build
 STEP_TIMEOUT=${STEP_TIMEOUT:-150}
-result_header "case" "traces" "plugin" "colls/trace" "seq gaps" "comms" "funcs" "output equal" "status"
+result_header "case" "traces" "plugin" "colls/trace" "seq gaps" "comms" "funcs" "output equal" "straggler" "status"
 D="$WORK/nccl"
 mkdir -p "$D"
 T=examples/torch/ddp_overlap.py
@@ -48,12 +48,12 @@ hang_stacks()
 for c in ${*:-one_rank same_gpu same_gpu_late same_gpu_ddp}; do
 	log "-- $c"
 	case $c in
-	one_rank) args=(--ranks 1 --mode exposed) want=0 ;;
-	same_gpu) args=(--ranks 2 --same-gpu --mode exposed) want=40 ;;
-	same_gpu_late) args=(--ranks 2 --same-gpu --mode exposed --straggler-rank 1 --delay-ms 30) want=40 ;;
-	same_gpu_ddp) args=(--ranks 2 --same-gpu --mode overlap --bucket-mb 4) want=40 ;;
+	one_rank) args=(--ranks 1 --mode exposed) want=0 strag=none ;;
+	same_gpu) args=(--ranks 2 --same-gpu --mode exposed) want=40 strag=none ;;
+	same_gpu_late) args=(--ranks 2 --same-gpu --mode exposed --straggler-rank 1 --delay-ms 30) want=40 strag=1 ;;
+	same_gpu_ddp) args=(--ranks 2 --same-gpu --mode overlap --bucket-mb 4) want=40 strag=any ;;
 	*)
-		result "$c" "-" "-" "-" "-" "-" "-" "-" "ERROR (no such case)"
+		result "$c" "-" "-" "-" "-" "-" "-" "-" "-" "ERROR (no such case)"
 		continue
 		;;
 	esac
@@ -82,14 +82,16 @@ for c in ${*:-one_rank same_gpu same_gpu_late same_gpu_ddp}; do
 	grep '^loss' "$D/$c.loss.txt" | head -n 5 | sed 's/^/    loss| /' | tee -a "$LOG"
 	run_logged "$c.report" "$GAPTRACE" report "$D/$c"
 	cp "$WORK/$c.report.stdout" "$D/$c.report.txt"
+	"$GAPTRACE" report --json "$D/$c" >"$D/$c.report.json" 2>/dev/null
 	head -n 30 "$D/$c.report.txt" | sed 's/^/    report| /' | tee -a "$LOG"
 	if [ "$trc" -ne 0 ]; then
-		result "$c" "-" "-" "-" "-" "-" "-" "-" "FAIL (traced exit $trc)"
+		result "$c" "-" "-" "-" "-" "-" "-" "-" "-" "FAIL (traced exit $trc)"
 		continue
 	fi
 	row=$($PYTHON tests/gpu/nccl_check.py --case "$c" --colls "$D/$c.colls.txt" \
 		--notes "$D/$c.notes.txt" --untraced "$D/$c.untraced.stdout" \
-		--traced "$D/$c.stdout" --expect-colls "$want")
+		--traced "$D/$c.stdout" --expect-colls "$want" \
+		--report-json "$D/$c.report.json" --straggler-rank "$strag")
 	echo "$row" >>"$RES"
 	log "  $(echo "$row" | tr '\t' ' ')"
 done
