@@ -195,6 +195,13 @@ START_TEST(ddp_late_rank_on_one_gpu)
 	for (size_t i = 0; i < n; i++)
 		gpu += m[i].gpu;
 	ck_assert_uint_eq(gpu, n);
+	/* the start-up ends when rank 0, the last, reaches the first AllReduce
+	 * (6.246 s into the window), not at rank 1's first loop kernel (4.508) */
+	const gt_an_gpu *g = gt_analysis_gpu(a, 0);
+	ck_assert_int_eq(g->startup_by, GT_STARTUP_BY_RANKS);
+	ck_assert_str_eq(gt_analysis_string(a, g->startup_module), "AllReduce");
+	ck_assert_uint_ge(g->startup_until - g->t0, 6200000000ull);
+	ck_assert_uint_le(g->startup_until - g->t0, 6300000000ull);
 	gt_diagnosis *d = gt_diagnose(a, NULL);
 	ck_assert_ptr_nonnull(d);
 	const gt_finding *f = gt_diagnosis_find(d, GT_FIND_STRAGGLER);

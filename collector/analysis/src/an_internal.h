@@ -479,6 +479,12 @@ uint64_t an_steps_first_start(gt_analysis *a, const an_gpu *g, const uint32_t *s
  * (XlaCompile*, XlaEmit*, XlaOptimize*, XlaPass*, XlaAutotun*, XlaLlvm*)? */
 int an_xla_compiler_range(const char *name);
 /* A compiler range or a dispatch (XlaModule*): never a step. */
+/* ncclrec.c: when the ranks of a first collective (seq 0) one of whose
+ * records ran on GPU gpu, begun on the GPU before cut + slack, had all
+ * arrived (the last kernel start), if after cut; 0 when none. *func gets
+ * that collective's function (string id). */
+uint64_t an_nccl_setup_end(const gt_analysis *a, uint32_t gpu, uint64_t cut, uint64_t slack,
+			   uint32_t *func);
 int an_xla_range(const char *name);
 /* The first dispatch of the loop's jitted function on GPU g (design block
  * of xla.c). */

@@ -1751,6 +1751,12 @@ static int startup_excluded(const sw *S, const gsw *L)
 	return S->a->o.from_ns && origin && S->a->o.from_ns > origin + S->wlen;
 }
 
+/* How soon after the loop's start a first collective (NCCL's seq 0) must
+ * begin on this GPU for its last rank's arrival to end the start-up: the
+ * first step's all-reduce comes within a step; an eval-time collective's
+ * first, minutes in, does not. */
+#define STARTUP_RANKS_SLACK_NS 1000000000ull
+
 /* Start-up, before the sweep (design block above): the two-level split of
  * the utilization windows says whether there is one; it ends at the
  * earliest evidence of the program's work before that split (its first
@@ -1791,6 +1797,14 @@ static int startup_split(sw *S, gsw *L)
 		cut = at;
 		by = GT_STARTUP_BY_KERNEL;
 	}
+	uint32_t rfunc = 0; /* a job's loop begins when its last rank arrives */
+	uint64_t ranks = cut > S->t0 ? an_nccl_setup_end(S->a, g->pub.index, cut,
+							 STARTUP_RANKS_SLACK_NS, &rfunc)
+				     : 0;
+	if (ranks > cut) {
+		cut = ranks;
+		by = GT_STARTUP_BY_RANKS;
+	}
 	uint64_t warm;
 	AN_TRY(startup_mark_warmup(L, cut, low > cut ? low : cut, &warm));
 	if (cut <= S->t0)
@@ -1800,7 +1814,9 @@ static int startup_split(sw *S, gsw *L)
 	g->pub.startup_windows = (uint32_t)((cut - S->t0 + S->wlen - 1) / S->wlen);
 	g->pub.startup_by = by;
 	g->pub.startup_kernel = by == GT_STARTUP_BY_KERNEL ? name : 0;
-	g->pub.startup_module = by == GT_STARTUP_BY_DISPATCH ? x.module : 0;
+	g->pub.startup_module = by == GT_STARTUP_BY_DISPATCH ? x.module
+				: by == GT_STARTUP_BY_RANKS  ? rfunc
+							     : 0;
 	g->pub.startup_compile_ns = by == GT_STARTUP_BY_DISPATCH ? x.compile_ns : 0;
 	g->pub.warmup_until = warm;
 	return 0;

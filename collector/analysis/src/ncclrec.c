@@ -639,6 +639,33 @@ out:
 	return rc;
 }
 
+uint64_t an_nccl_setup_end(const gt_analysis *a, uint32_t gpu, uint64_t cut, uint64_t slack,
+			   uint32_t *func)
+{
+	const gt_an_nccl_coll *r = a->comm.ncoll.p;
+	uint64_t best = 0;
+	for (size_t i = 0, j; i < a->comm.ncoll.n; i = j) {
+		uint64_t lo = UINT64_MAX, hi = 0;
+		int on = 0, all = 1;
+		for (j = i; j < a->comm.ncoll.n && r[j].comm_hash == r[i].comm_hash &&
+			    r[j].func == r[i].func && r[j].seq == r[i].seq;
+		     j++) {
+			all &= r[j].nkernels > 0;
+			on |= r[j].gpu == gpu;
+			if (r[j].gpu_start < lo)
+				lo = r[j].gpu_start;
+			if (r[j].gpu_start > hi)
+				hi = r[j].gpu_start;
+		}
+		if (r[i].seq || !on || !all || j - i < 2 || lo >= cut + slack || hi <= cut ||
+		    hi <= best)
+			continue;
+		best = hi;
+		*func = r[i].func;
+	}
+	return best;
+}
+
 const gt_an_nccl_coll *gt_analysis_nccl_colls(const gt_analysis *a, size_t *n)
 {
 	*n = a->finished ? a->comm.ncoll.n : 0;

@@ -447,6 +447,14 @@ static const char *startup_why(gt_diagnosis *d, const dg_input *in, const gt_an_
 					"set aside)"
 				      : "");
 	}
+	case GT_STARTUP_BY_RANKS: {
+		const char *f = in->string ? in->string(in->user, gpu->startup_module) : NULL;
+		return dg_printf(&d->ar,
+				 "before every rank had begun (the last rank's arrival at the "
+				 "first %.32s, at +%.3f s: NCCL plugin records; the ranks "
+				 "waited there for each other's start-up and NCCL's connecting)",
+				 f && f[0] ? f : "collective", at);
+	}
 	default: return dg_printf(&d->ar, "before the first busy stretch (until +%.3f s)", at);
 	}
 }

@@ -48,12 +48,14 @@ int gt_diag_gpu_denominator(const gt_diag_gpu *g, char *buf, size_t cap)
 {
 	char a[32], b[32], w[48] = "";
 	if (g->startup_ns && g->startup_ns < g->window_ns) {
-		static const char *const until[] = {
-			"", "until the first busy stretch", "until the loop's first kernel",
-			"until the first step", "until the loop's first jitted call"};
-		int by = g->startup_by >= 0 && g->startup_by <= GT_STARTUP_BY_DISPATCH
-				 ? g->startup_by
-				 : 0;
+		static const char *const until[] = {"",
+						    "until the first busy stretch",
+						    "until the loop's first kernel",
+						    "until the first step",
+						    "until the loop's first jitted call",
+						    "until every rank's loop began"};
+		int by = g->startup_by >= 0 && g->startup_by <= GT_STARTUP_BY_RANKS ? g->startup_by
+										    : 0;
 		gt_fmt_ns(a, sizeof a, (double)(g->window_ns - g->startup_ns));
 		gt_fmt_ns(b, sizeof b, (double)g->startup_ns);
 		if (g->warmup_gaps)

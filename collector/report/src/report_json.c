@@ -732,8 +732,8 @@ static void j_gpu_steps(gt_jsonw *j, const gt_analysis *a, const gt_an_gpu *G)
 /* "startup": where the start-up ended and why (null: none) */
 static void j_gpu_startup(gt_jsonw *j, const gt_analysis *a, const gt_an_gpu *G, uint32_t flags)
 {
-	static const char *const by[] = {"none", "split", "loop_kernel", "first_step",
-					 "first_dispatch"};
+	static const char *const by[] = {"none",       "split",		 "loop_kernel",
+					 "first_step", "first_dispatch", "ranks_first_collective"};
 	if (!G->cause_ns[GT_CAUSE_STARTUP]) {
 		gt_jsonw_str(j, "startup", NULL);
 		return;
@@ -742,9 +742,8 @@ static void j_gpu_startup(gt_jsonw *j, const gt_analysis *a, const gt_an_gpu *G,
 	gt_jsonw_u64(j, "ns", G->cause_ns[GT_CAUSE_STARTUP]);
 	gt_jsonw_u64(j, "until", G->startup_until);
 	gt_jsonw_str(j, "ended_by",
-		     G->startup_by >= 0 && G->startup_by <= GT_STARTUP_BY_DISPATCH
-			     ? by[G->startup_by]
-			     : "none");
+		     G->startup_by >= 0 && G->startup_by <= GT_STARTUP_BY_RANKS ? by[G->startup_by]
+										: "none");
 	j_name(j, a, "kernel", G->startup_kernel, flags);
 	j_name(j, a, "module", G->startup_module, flags);
 	gt_jsonw_u64(j, "compile_ns", G->startup_compile_ns);

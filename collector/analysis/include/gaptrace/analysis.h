@@ -528,7 +528,8 @@ typedef struct gt_an_gpu {
 	uint64_t startup_end;	     /**< end of the last start-up gap (realtime ns) */
 	uint32_t startup_windows;    /**< utilization windows (util.window_ns) it touches */
 	uint32_t startup_kernel;     /**< GT_STARTUP_BY_KERNEL: that kernel's name (string id) */
-	uint32_t startup_module;     /**< GT_STARTUP_BY_DISPATCH: the jitted function's XLA
+	uint32_t startup_module;     /**< GT_STARTUP_BY_RANKS: the collective's function;
+					  GT_STARTUP_BY_DISPATCH: the jitted function's XLA
 					  module (string id, e.g. "jit_train_step") */
 	uint64_t startup_compile_ns; /**< GT_STARTUP_BY_DISPATCH: of the start-up, the
 					  time its process spent in XLA's compiler
@@ -555,6 +556,11 @@ enum {
 					 (XLA's XlaModule ranges, startup_module), even
 					 without a low stretch: JAX compiles at the first
 					 call, so its start-up is as busy as a starved loop */
+	GT_STARTUP_BY_RANKS = 5,    /**< the last rank's arrival at a first collective
+					 (NCCL plugin records, seq 0) that this GPU's
+					 ranks began within 1 s of the loop's start:
+					 a job's loop begins when its last rank's does;
+					 startup_module: the collective's function */
 };
 
 /**
