@@ -208,19 +208,27 @@ END_TEST
 /* The Flax loop recorded on the H100 (examples/flax/flax_input.py): no NVTX
  * range of its own; XLA's compiler ranges (7 top-level
  * XlaCompileGpuAsm:#module=jit_train_step#) were taken as its steps. */
-START_TEST(xla_compiler_ranges_are_not_steps)
+/* A bundled trace (examples/traces/NAME), analysed; its steps must not be
+ * detected ones (no range of the program's own). */
+static gt_analysis *bundled_without_steps(const char *name)
 {
+	char path[1024];
+	snprintf(path, sizeof path, "%s/examples/traces/%s", GT_SOURCE_DIR, name);
 	gt_analysis *a = gt_analysis_new(NULL);
 	gt_errinfo ei;
-	ck_assert_int_ge(gt_analysis_add_path(a, GT_SOURCE_DIR "/examples/traces/flax_input", &ei),
-			 0);
+	ck_assert_int_ge(gt_analysis_add_path(a, path, &ei), 0);
 	ck_assert_int_eq(gt_analysis_finish(a), 0);
 	size_t n;
 	gt_an_steps in;
 	gt_analysis_steps(a, 0, &n, &in);
-	ck_assert_msg(in.source != GT_STEPS_NVTX_AUTO, "steps of %s",
+	ck_assert_msg(in.source != GT_STEPS_NVTX_AUTO, "%s: steps of %s", name,
 		      in.name ? gt_analysis_string(a, in.name) : "?");
-	gt_analysis_free(a);
+	return a;
+}
+
+START_TEST(xla_compiler_ranges_are_not_steps)
+{
+	gt_analysis_free(bundled_without_steps("flax_input"));
 }
 END_TEST
 
@@ -231,17 +239,8 @@ END_TEST
  * rank's view read host_work 135.7 % of the steady state. */
 START_TEST(nccl_ranges_are_not_steps)
 {
-	gt_analysis *a = gt_analysis_new(NULL);
-	gt_errinfo ei;
-	ck_assert_int_ge(
-		gt_analysis_add_path(a, GT_SOURCE_DIR "/examples/traces/ddp_late_same_gpu", &ei),
-		0);
-	ck_assert_int_eq(gt_analysis_finish(a), 0);
+	gt_analysis *a = bundled_without_steps("ddp_late_same_gpu");
 	size_t n;
-	gt_an_steps in;
-	gt_analysis_steps(a, 0, &n, &in);
-	ck_assert_msg(in.source != GT_STEPS_NVTX_AUTO, "steps of %s",
-		      in.name ? gt_analysis_string(a, in.name) : "?");
 	const gt_an_gpu *g = gt_analysis_gpu(a, 0);
 	const gt_an_proc *p = gt_analysis_procs(a, 0, &n);
 	ck_assert_uint_eq(n, 2);

@@ -176,14 +176,21 @@ END_TEST
  * processes of one GPU: no straggler. Then rank 0, 1.72 s late once at the
  * first AllReduce (NCCL connecting the ranks, rank 0 still starting), was
  * named instead of rank 1, last at 52 of the other 53. */
-START_TEST(ddp_late_rank_on_one_gpu)
+/* Both ranks' traces of a bundled DDP run (examples/traces/NAME), analysed. */
+static gt_analysis *bundled_ranks(const char *name)
 {
+	char path[1024];
+	snprintf(path, sizeof path, "%s/examples/traces/%s", GT_SOURCE_DIR, name);
 	gt_analysis *a = gt_analysis_new(NULL);
 	gt_errinfo ei = {0};
-	ck_assert_int_ge(
-		gt_analysis_add_path(a, GT_SOURCE_DIR "/examples/traces/ddp_late_same_gpu", &ei),
-		2);
+	ck_assert_int_ge(gt_analysis_add_path(a, path, &ei), 2);
 	ck_assert_int_eq(gt_analysis_finish(a), 0);
+	return a;
+}
+
+START_TEST(ddp_late_rank_on_one_gpu)
+{
+	gt_analysis *a = bundled_ranks("ddp_late_same_gpu");
 	size_t n, tied = 0, gpu = 0;
 	const gt_an_nccl_coll *c = gt_analysis_nccl_colls(a, &n);
 	ck_assert_uint_eq(n, 110); /* 45 AllReduce + 10 Broadcast, two ranks */
@@ -220,11 +227,7 @@ END_TEST
  * is late only from its launch call on. */
 START_TEST(ddp_same_gpu_no_straggler)
 {
-	gt_analysis *a = gt_analysis_new(NULL);
-	gt_errinfo ei = {0};
-	ck_assert_int_ge(
-		gt_analysis_add_path(a, GT_SOURCE_DIR "/examples/traces/ddp_same_gpu", &ei), 2);
-	ck_assert_int_eq(gt_analysis_finish(a), 0);
+	gt_analysis *a = bundled_ranks("ddp_same_gpu");
 	size_t n, gpu = 0;
 	const gt_an_nccl_match *m = gt_analysis_nccl_matches(a, &n);
 	ck_assert_uint_eq(n, 55);
