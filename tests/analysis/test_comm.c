@@ -1151,7 +1151,11 @@ START_TEST(nccl_straggler_finding)
 		"time), "
 		"10 waits, longest 540.0 us; 5.40 ms of it with no compute kernel running",
 		"  waited (NCCL plugin records) for pid 100 (NCCL rank 0): 5.40 ms at 10 waits, "
-		"5.40 ms of it exposed, longest 540.0 us\n"};
+		"5.40 ms of it exposed, longest 540.0 us\n",
+		"  (matched, waited: by kernel names; from the NCCL plugin's records, the waits "
+		"below)\n",
+		"the NCCL profiler plugin's records matched 10 collectives by communicator, "
+		"function and sequence number (0 of them the first of a function, set aside)"};
 	want_in(txt, want, sizeof(want) / sizeof(want[0]));
 	free(txt);
 	txt = report_of(a, 1);

@@ -301,6 +301,10 @@ static void comm_section(const gt_analysis *a, const gt_an_gpu *G, FILE *f)
 	}
 	size_t npw;
 	const gt_an_nccl_wait *pw = gt_analysis_nccl_waits(a, G->index, &npw);
+	if (npw && ncoll)
+		fprintf(f,
+			"  (matched, waited: by kernel names; from the NCCL plugin's records, the "
+			"waits below)\n");
 	for (size_t i = 0; i < npw && i < 3; i++) {
 		const gt_an_trace *t = gt_analysis_trace(a, pw[i].trace);
 		fprintf(f,
@@ -580,10 +584,24 @@ static void ranks_section(const gt_analysis *a, FILE *f)
 		nc, gt_plural(nc, "collective", "collectives"), nr, multi,
 		gt_plural(multi, "group", "groups"), unmatched,
 		gt_plural(unmatched, "kernel", "kernels"));
+	size_t nm, npm = 0, nfirst = 0;
+	const gt_an_nccl_match *m = gt_analysis_nccl_matches(a, &nm);
+	for (size_t i = 0; i < nm; i++) {
+		npm += !m[i].dup;
+		nfirst += !m[i].dup && m[i].first;
+	}
+	if (npm)
+		fprintf(f,
+			"  by kernel names (the table below); the NCCL profiler plugin's records "
+			"matched %zu %s by communicator, function and sequence number (%zu of them "
+			"the first of a function, set aside): the straggler finding and the Comm "
+			"block's \"waited (NCCL plugin records)\" lines come from them\n",
+			npm, gt_plural(npm, "collective", "collectives"), nfirst);
 	if (!nc) {
-		fprintf(f, "  no collective could be matched across ranks: they never end together "
-			   "(clocks apart by more than the tolerance, or unrelated "
-			   "communicators)\n\n");
+		fprintf(f,
+			"  no collective could be matched across ranks by kernel names: they never "
+			"end together (clocks apart by more than the tolerance, or unrelated "
+			"communicators)\n\n");
 		return;
 	}
 	fprintf(f, "  %4s %4s %-8s %7s %7s %6s %10s %10s %10s %12s %12s %12s\n", "rank", "gpu",
