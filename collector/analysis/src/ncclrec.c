@@ -34,7 +34,10 @@
  *    records of a grouped launch, one after another behind it, all get it
  *    (the bound: 100 times the gaps seen, and far below the time between
  *    two collectives' launches; a thread descheduled longer loses the tie,
- *    and that collective falls back to host times).
+ *    and that collective falls back to host times). Limit: a collective
+ *    NCCL launched no kernel for right there (a CUDA graph replaying it,
+ *    copy-engine collectives) can take the compute launch just before it
+ *    when that one has no communication kernel's name either.
  *    An open record (end 0) takes the launches from its start up to the
  *    first record of its thread issued after its first launch, or the one
  *    before it likewise. Kernels with a communication kernel's
