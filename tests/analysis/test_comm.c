@@ -1041,6 +1041,53 @@ START_TEST(nccl_records_gpu)
 }
 END_TEST
 
+/* NCCL 2.2x's order (seen on an H100, examples/traces/ddp_late_same_gpu):
+ * the launch call returns, then the event starts. One rank, thread 7, us:
+ * AllReduce 1's kernel launched [10, 12), its record [13, 14]: tied;
+ * AllReduce 2's record [113, 114] follows only a gemm launched [100, 111):
+ * where kernels have communication names, not tied (NCCL launched none);
+ * AllReduce 3's record [400, 401] follows its launch by 200 us: too far.
+ * With the same trace's kernels unnamed (names changed; NCCL's own range
+ * names still in the strings), AllReduce 2 takes the launch before it. */
+static gt_analysis *launch_before_trace(const char *coll_kernel)
+{
+	tb t[1];
+	uint8_t u = 1;
+	tb_begin(&t[0], 100, GT_PRODUCER_INJECT, 0, 1, &u);
+	tb_str(&t[0], "ncclAllReduce"); /* NCCL's NVTX range name: not a kernel's */
+	tb_api(&t[0], 7, 1, T0 + 10 * US, T0 + 12 * US, "cuLaunchKernelEx");
+	tb_kernel(&t[0], 0, 13, 1, T0 + 20 * US, T0 + 50 * US, coll_kernel);
+	nccl_rec(&t[0], 0xa, 1, 0, T0 + 13 * US, T0 + 14 * US, "AllReduce");
+	tb_api(&t[0], 7, 2, T0 + 100 * US, T0 + 111 * US, "cudaLaunchKernel");
+	tb_kernel(&t[0], 0, 7, 2, T0 + 120 * US, T0 + 150 * US, GEMM);
+	nccl_rec(&t[0], 0xa, 2, 0, T0 + 113 * US, T0 + 114 * US, "AllReduce");
+	tb_api(&t[0], 7, 3, T0 + 190 * US, T0 + 200 * US, "cuLaunchKernelEx");
+	tb_kernel(&t[0], 0, 13, 3, T0 + 210 * US, T0 + 250 * US, coll_kernel);
+	nccl_rec(&t[0], 0xa, 3, 0, T0 + 400 * US, T0 + 401 * US, "AllReduce");
+	tb_end(&t[0]);
+	return analyze(t, 1, NULL);
+}
+
+START_TEST(nccl_tie_launch_before)
+{
+	gt_analysis *a = launch_before_trace(AR);
+	const gt_an_nccl_coll *c = ncoll(a, 0xa, 1, 0, "AllReduce");
+	ck_assert_uint_eq(c->nkernels, 1);
+	ck_assert_uint_eq(c->gpu_start, T0 + 20 * US);
+	ck_assert_uint_eq(c->launch_end, T0 + 12 * US);
+	ck_assert_uint_eq(ncoll(a, 0xa, 2, 0, "AllReduce")->nkernels, 0);
+	ck_assert_uint_eq(ncoll(a, 0xa, 3, 0, "AllReduce")->nkernels, 0);
+	gt_analysis_free(a);
+	a = launch_before_trace("_Z9renamed_kv"); /* no communication name anywhere */
+	c = ncoll(a, 0xa, 2, 0, "AllReduce");
+	ck_assert_uint_eq(c->nkernels, 1);
+	ck_assert_uint_eq(c->gpu_start, T0 + 120 * US);
+	ck_assert_uint_eq(ncoll(a, 0xa, 1, 0, "AllReduce")->nkernels, 1);
+	ck_assert_uint_eq(ncoll(a, 0xa, 3, 0, "AllReduce")->nkernels, 0);
+	gt_analysis_free(a);
+}
+END_TEST
+
 /* A GPU waiting for two late processes at once: process 100 (GPU uuid 1)
  * runs an AllReduce of communicator A [0, 300) (us) launched from thread 7
  * and one of communicator B [50, 300) from thread 8; A's other rank
@@ -1306,6 +1353,7 @@ static Suite *suite(void)
 	tcase_add_test(c, nccl_records_match);
 	tcase_add_test(c, nccl_records_none);
 	tcase_add_test(c, nccl_records_gpu);
+	tcase_add_test(c, nccl_tie_launch_before);
 	tcase_add_test(c, nccl_waits_two_late_processes);
 	tcase_add_test(c, nccl_straggler_finding);
 	tcase_add_test(c, nccl_stalled_collective);

@@ -37,7 +37,9 @@
  *    and that collective falls back to host times). Limit: a collective
  *    NCCL launched no kernel for right there (a CUDA graph replaying it,
  *    copy-engine collectives) can take the compute launch just before it
- *    when that one has no communication kernel's name either.
+ *    when that one has no communication kernel's name either: so an
+ *    unnamed launch is taken only when no kernel of the traces has a
+ *    communication kernel's name (names changed, HTA#360).
  *    An open record (end 0) takes the launches from its start up to the
  *    first record of its thread issued after its first launch, or the one
  *    before it likewise. Kernels with a communication kernel's
@@ -210,10 +212,11 @@ static void tie_one(gt_analysis *a, gt_an_nccl_coll *r, const nl_launch *l, size
 /* The launch of l[lo..f) (f: the first at or after t0) that a record
  * starting at t0 follows: the last whose call ended at most
  * NCCL_LAUNCH_BEFORE_NS before t0 (a first launch can take milliseconds:
- * module loading), the last with a communication kernel's name among those
- * when one has it; SIZE_MAX when none. */
+ * module loading) with a communication kernel's name, or, when no launched
+ * kernel has such a name (named_any 0), the last of them; SIZE_MAX when
+ * none. */
 static size_t launch_before(const gt_analysis *a, const nl_launch *l, size_t lo, size_t f,
-			    uint64_t t0)
+			    uint64_t t0, int named_any)
 {
 	const an_item *it = a->items.p;
 	size_t pick = SIZE_MAX;
@@ -223,7 +226,10 @@ static size_t launch_before(const gt_analysis *a, const nl_launch *l, size_t lo,
 		if (comm_named(a, &it[l[i - 1].item]))
 			return i - 1;
 	}
-	return pick;
+	/* where communication kernels have names the analysis knows, an
+	 * unnamed launch before the event is not the collective's (NCCL
+	 * launched none there: a graph replay, a copy-engine collective) */
+	return named_any ? SIZE_MAX : pick;
 }
 
 /* First index in l[lo..hi) whose t >= t0. */
@@ -271,6 +277,9 @@ static int tie(gt_analysis *a, uint8_t *tied)
 				      src[it[i].src].trace, th[c->thr].tid};
 	}
 	an_qsort(l, nl, sizeof(*l), cmp_launch);
+	int named_any = 0; /* a launched kernel with a communication name */
+	for (size_t i = 0; i < nl && !named_any; i++)
+		named_any = comm_named(a, &it[l[i].item]);
 	for (size_t i = 0; i < nr; i++) {
 		ord[i] = (nl_rec){r[i].start, i, r[i].trace, r[i].thread_id};
 		r[i].gpu = UINT32_MAX;
@@ -308,7 +317,8 @@ static int tie(gt_analysis *a, uint8_t *tied)
 			}
 			size_t f = launch_at(l, j, k, y->start);
 			tie_one(a, y, l, f, k, y->start, to, &first[ord[q].i], tied);
-			size_t b = y->nkernels ? SIZE_MAX : launch_before(a, l, j, f, y->start);
+			size_t b = y->nkernels ? SIZE_MAX
+					       : launch_before(a, l, j, f, y->start, named_any);
 			if (b != SIZE_MAX) /* the event followed its launch */
 				tie_one(a, y, l, b, k, l[b].t, l[b].t, &first[ord[q].i], tied);
 		}
