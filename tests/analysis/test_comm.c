@@ -1142,7 +1142,7 @@ END_TEST
  * and its kernel starts at 60: rank 0 is late on the GPU by 540 us every
  * time, while by host issue time rank 1 would be. With the records the
  * plugin is the source; rank 1's GPU waits 10 x 540 us, all exposed. */
-static void straggler_traces(tb *t, int with_records)
+static void straggler_traces_k(tb *t, int with_records, const char *kname)
 {
 	uint8_t u[2] = {1, 2};
 	for (int r = 0; r < 2; r++) {
@@ -1159,11 +1159,52 @@ static void straggler_traces(tb *t, int with_records)
 				nccl_rec(&t[r], 0xaaaa, i + 1, (uint32_t)r, is, is + 10 * US,
 					 "AllReduce"); /* seq 0, the set-up, aside */
 			tb_api(&t[r], 7, 1 + i, is + 5 * US, is + 6 * US, "cuLaunchKernelEx");
-			tb_kernel(&t[r], 0, 13, 1 + i, b + (r ? 60 : 600) * US, b + 900 * US, AR);
+			tb_kernel(&t[r], 0, 13, 1 + i, b + (r ? 60 : 600) * US, b + 900 * US,
+				  kname);
 		}
 		tb_end(&t[r]);
 	}
 }
+
+static void straggler_traces(tb *t, int with_records)
+{
+	straggler_traces_k(t, with_records, AR);
+}
+
+/* The straggler traces with the NCCL kernels renamed beyond recognition
+ * (HTA#360: a prefix change made every collective invisible to names): the
+ * plugin's records still tie them, so the name becomes a communication
+ * kernel (an AllReduce) for the GPU's totals, the kernel table and the
+ * findings. */
+START_TEST(nccl_tied_names_are_communication)
+{
+	tb t[2];
+	straggler_traces_k(t, 1, "_Z10collectiveRv");
+	gt_analysis *a = analyze(t, 2, NULL);
+	const gt_an_gpu *g = gpu_by_uuid(a, 2);
+	ck_assert_uint_eq(g->ncomm, 10);
+	ck_assert_uint_eq(g->comm_ns, 10 * 840 * US);
+	size_t n, k = SIZE_MAX;
+	const gt_an_kernel *kt = gt_analysis_kernels(a, g->index, &n);
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(gt_analysis_string(a, kt[i].name), "_Z10collectiveRv"))
+			k = i;
+	ck_assert_uint_lt(k, n);
+	ck_assert_uint_eq(kt[k].nccl, 1);
+	ck_assert_int_eq(kt[k].coll, GT_COLL_ALLREDUCE);
+	gt_diagnosis *d = gt_diagnose(a, NULL);
+	const gt_finding *f = gt_diagnosis_find(d, GT_FIND_STRAGGLER);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_str_eq(f->source, "nccl plugin");
+	gt_diagnosis_free(d);
+	gt_analysis_free(a);
+	/* without the records the name stays compute */
+	straggler_traces_k(t, 0, "_Z10collectiveRv");
+	a = analyze(t, 2, NULL);
+	ck_assert_uint_eq(gpu_by_uuid(a, 2)->ncomm, 0);
+	gt_analysis_free(a);
+}
+END_TEST
 
 START_TEST(nccl_straggler_finding)
 {
@@ -1354,6 +1395,7 @@ static Suite *suite(void)
 	tcase_add_test(c, nccl_records_none);
 	tcase_add_test(c, nccl_records_gpu);
 	tcase_add_test(c, nccl_tie_launch_before);
+	tcase_add_test(c, nccl_tied_names_are_communication);
 	tcase_add_test(c, nccl_waits_two_late_processes);
 	tcase_add_test(c, nccl_straggler_finding);
 	tcase_add_test(c, nccl_stalled_collective);

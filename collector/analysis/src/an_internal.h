@@ -296,15 +296,16 @@ typedef struct an_cwait {
 typedef struct an_comm {
 	uint8_t *type; /* by canonical string id: 0 compute, else gt_coll_type + 1 */
 	size_t ntype;
-	int any;       /* some string is a communication kernel's name */
-	gt_vec ranks;  /* gt_an_rank, by rank */
-	gt_vec colls;  /* gt_an_collective, by first start */
-	gt_vec groups; /* gt_an_comm_group */
-	gt_vec waits;  /* an_cwait, by item */
-	gt_vec late;   /* an_span: windows in which a GPU's rank was late, by GPU and start */
-	gt_vec ncoll;  /* gt_an_nccl_coll: the NCCL plugin's records (ncclrec.c) */
-	gt_vec nmatch; /* gt_an_nccl_match, by (comm_hash, func, seq) */
-	gt_vec nwait;  /* gt_an_nccl_wait, by GPU, largest exposed first */
+	int any;	 /* some string is a communication kernel's name */
+	size_t promoted; /* names made communication by their NCCL records (ncclrec.c) */
+	gt_vec ranks;	 /* gt_an_rank, by rank */
+	gt_vec colls;	 /* gt_an_collective, by first start */
+	gt_vec groups;	 /* gt_an_comm_group */
+	gt_vec waits;	 /* an_cwait, by item */
+	gt_vec late;	 /* an_span: windows in which a GPU's rank was late, by GPU and start */
+	gt_vec ncoll;	 /* gt_an_nccl_coll: the NCCL plugin's records (ncclrec.c) */
+	gt_vec nmatch;	 /* gt_an_nccl_match, by (comm_hash, func, seq) */
+	gt_vec nwait;	 /* gt_an_nccl_wait, by GPU, largest exposed first */
 	uint64_t *nwait_total; /* per GPU: its waits' union, exposed part (or NULL) */
 } an_comm;
 

@@ -77,6 +77,11 @@ static int keyword_type(const char *s)
 	return GT_COLL_OTHER;
 }
 
+int gt_comm_func_type(const char *func)
+{
+	return func ? nccl_word(func) : GT_COLL_OTHER;
+}
+
 int gt_comm_kernel_type(const char *name)
 {
 	static const char *const prefixes[] = {"ncclDevKernel_", "ncclKernel_", "mscclKernel_"};

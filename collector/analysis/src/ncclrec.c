@@ -74,6 +74,12 @@
  *    union (two processes on one GPU wait at the same time) and its part
  *    with no compute kernel running (kernels tied to no record and not named
  *    as communication).
+ *  - Names from the records (promote()): a kernel name that is no
+ *    communication kernel's by its spelling, launched at least 3 times and
+ *    tied to records at 90 % of them or more, becomes one, of its records'
+ *    function (gt_comm_func_type): NCCL's kernel names are a weak contract
+ *    (HTA#360: a prefix change hid every collective), the records are not.
+ *    The sweep's communication totals and the kernel table then count it.
  *  - Clocks: start/end are moved to realtime by the trace's clock map like
  *    every other time (align_clocks), so processes of one node compare.
  *
@@ -246,8 +252,10 @@ static size_t launch_at(const nl_launch *l, size_t lo, size_t hi, uint64_t t0)
 }
 
 /* Tie every record to its kernels (design block): nkernels, gpu_start/end,
- * gpu, shared, lead, open_ns; tied[item] = 1 for each kernel taken. */
-static int tie(gt_analysis *a, uint8_t *tied)
+ * gpu, shared, lead, open_ns; tied[item] = 1 for each kernel taken; fn[name]
+ * (by canonical string id, a->comm.ntype of them) the function of the first
+ * record whose first kernel has that name. */
+static int tie(gt_analysis *a, uint8_t *tied, uint32_t *fn)
 {
 	gt_vec *v = &a->comm.ncoll;
 	gt_an_nccl_coll *r = v->p;
@@ -339,8 +347,12 @@ static int tie(gt_analysis *a, uint8_t *tied)
 		(*slot)++;
 	}
 	for (size_t i = 0; i < nr; i++) {
-		if (first[i] != SIZE_MAX)
+		if (first[i] != SIZE_MAX) {
 			r[i].shared = (uint32_t)*gt_map_get(&lead, first[i]);
+			uint32_t nm = gt_strtab_canon(&a->st, it[first[i]].name);
+			if (nm < a->comm.ntype && !fn[nm])
+				fn[nm] = r[i].func;
+		}
 		uint64_t last = an_tr(a, r[i].trace)->seen_last;
 		if (!r[i].end && !r[i].nkernels && last > r[i].start)
 			r[i].open_ns = last - r[i].start;
@@ -614,15 +626,51 @@ out:
 	return rc;
 }
 
+/* Names tied to records as communication kernels (design block): a kernel
+ * name none of whose kernels has a communication name yet, launched at
+ * least PROMOTE_MIN times and tied to a record at PROMOTE_SHARE of them or
+ * more, takes the type of its records' function. */
+#define PROMOTE_MIN 3
+#define PROMOTE_SHARE 0.9
+
+static int promote(gt_analysis *a, const uint8_t *tied, const uint32_t *fn)
+{
+	an_comm *C = &a->comm;
+	const an_item *it = a->items.p;
+	uint32_t *n = calloc(C->ntype ? 2 * C->ntype : 1, sizeof(*n)), *nt = n + C->ntype;
+	if (!n)
+		return GT_ERR_NOMEM;
+	for (size_t i = 0; i < a->items.n; i++) {
+		if (it[i].kind != AN_K_KERNEL)
+			continue;
+		uint32_t nm = gt_strtab_canon(&a->st, it[i].name);
+		if (nm < C->ntype && !C->type[nm]) {
+			n[nm]++;
+			nt[nm] += tied[i];
+		}
+	}
+	for (uint32_t nm = 1; nm < C->ntype; nm++)
+		if (n[nm] >= PROMOTE_MIN && (double)nt[nm] >= PROMOTE_SHARE * (double)n[nm] &&
+		    fn[nm]) {
+			int t = gt_comm_func_type(gt_strtab_get(&a->st, fn[nm]));
+			C->type[nm] = (uint8_t)(t + 1);
+			C->any = 1;
+			C->promoted++;
+		}
+	free(n);
+	return 0;
+}
+
 int an_nccl_match(gt_analysis *a, const size_t *starts)
 {
 	gt_vec *v = &a->comm.ncoll;
 	if (!v->n)
 		return 0;
 	uint8_t *tied = calloc(a->items.n ? a->items.n : 1, 1);
+	uint32_t *fn = calloc(a->comm.ntype ? a->comm.ntype : 1, sizeof(*fn));
 	gt_vec ws;
 	gt_vec_init(&ws, sizeof(nl_wait));
-	int rc = tied ? tie(a, tied) : GT_ERR_NOMEM;
+	int rc = tied && fn ? tie(a, tied, fn) : GT_ERR_NOMEM;
 	if (rc < 0)
 		goto out;
 	an_qsort(v->p, v->n, sizeof(gt_an_nccl_coll), cmp_ncoll);
@@ -646,8 +694,11 @@ int an_nccl_match(gt_analysis *a, const size_t *starts)
 		*p = m;
 	}
 	rc = waits(a, starts, tied, &ws);
+	if (!rc)
+		rc = promote(a, tied, fn);
 out:
 	free(tied);
+	free(fn);
 	gt_vec_free(&ws);
 	return rc;
 }

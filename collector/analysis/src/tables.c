@@ -126,7 +126,10 @@ static int kernels(gt_analysis *a)
 			r[i].share_kernel = ksum ? (double)r[i].total_ns / (double)ksum : 0;
 			r[i].storm = r[i].count > a->o.storm_min_calls &&
 				     r[i].mean_ns < (double)a->o.storm_max_mean_ns;
-			int ct = gt_comm_kernel_type(nm);
+			/* by name, or by the NCCL records its kernels were tied to */
+			uint32_t cn = gt_strtab_canon(&a->st, r[i].name);
+			int ct = cn < a->comm.ntype ? (int)a->comm.type[cn] - 1
+						    : gt_comm_kernel_type(nm);
 			r[i].nccl = ct >= 0;
 			r[i].coll = (uint8_t)(ct >= 0 ? ct : 0);
 			for (int q = 0; q < GT_GPM_PERCENT_COUNT; q++)

@@ -1174,6 +1174,11 @@ GT_API const char *gt_coll_name(int type);
  */
 GT_API int gt_comm_kernel_type(const char *name);
 
+/** The GT_COLL_* of an NCCL function name as its profiler plugin gives it
+ *  ("AllReduce", "Broadcast", "ReduceScatter", ...); GT_COLL_OTHER for any
+ *  other name, and for NULL. */
+GT_API int gt_comm_func_type(const char *func);
+
 /**
  * Communication kernels of one GPU by collective type. Times are per GPU:
  * busy_ns is the union of the type's kernels, exposed_ns the part of it
