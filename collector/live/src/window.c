@@ -79,7 +79,9 @@ static void gpu_fill(gt_live *l, const gt_analysis *a, size_t i, lv_gpu *o)
 	size_t nk = 0;
 	const gt_an_kernel *k = gt_analysis_kernels(a, i, &nk);
 	for (size_t j = 0; j < nk; j++) {
-		int kc = gt_kernel_class(gt_analysis_string(a, k[j].name));
+		/* communication as the analysis says (by name or NCCL records) */
+		int kc = k[j].nccl ? GT_KCLASS_COMMUNICATION
+				   : gt_kernel_class(gt_analysis_string(a, k[j].name));
 		c->kns[kc] += k[j].total_ns;
 		c->kn[kc] += k[j].count;
 	}
