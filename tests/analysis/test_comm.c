@@ -764,8 +764,9 @@ END_TEST
 
 /* ------------------------------------------------------------ NCCL plugin records */
 
-static void nccl_rec(tb *t, uint64_t comm, uint64_t seq, uint32_t rank, uint64_t start,
-		     uint64_t end, const char *func)
+/* An NCCL plugin record of thread tid (4096 bytes, a communicator of 3). */
+static void nccl_rec_on(tb *t, uint32_t tid, uint64_t comm, uint64_t seq, uint32_t rank,
+			uint64_t start, uint64_t end, const char *func)
 {
 	gt_record r = {.type = GT_REC_NCCL_COLL};
 	r.nccl_coll = (gt_nccl_coll){.start = start,
@@ -777,9 +778,16 @@ static void nccl_rec(tb *t, uint64_t comm, uint64_t seq, uint32_t rank, uint64_t
 				     .rank = rank,
 				     .nranks = 3,
 				     .func_id = tb_str(t, func),
-				     .thread_id = 7,
+				     .thread_id = tid,
 				     .version = 5};
 	tb_rec(t, &r);
+}
+
+/* The same, of thread 7. */
+static void nccl_rec(tb *t, uint64_t comm, uint64_t seq, uint32_t rank, uint64_t start,
+		     uint64_t end, const char *func)
+{
+	nccl_rec_on(t, 7, comm, seq, rank, start, end, func);
 }
 
 static const gt_an_nccl_match *nmatch_f(const gt_analysis *a, uint64_t comm, uint64_t seq,
@@ -1102,15 +1110,7 @@ START_TEST(nccl_waits_two_late_processes)
 	nccl_rec(&t[0], 0xa, 3, 0, T0, T0 + 10 * US, "AllReduce");
 	tb_api(&t[0], 7, 1, T0 + 1 * US, T0 + 2 * US, "cuLaunchKernelEx");
 	tb_kernel(&t[0], 0, 13, 1, T0, T0 + 300 * US, AR);
-	gt_record r = {.type = GT_REC_NCCL_COLL};
-	r.nccl_coll = (gt_nccl_coll){.start = T0 + 40 * US,
-				     .end = T0 + 60 * US,
-				     .comm_hash = 0xb,
-				     .seq = 3,
-				     .func_id = tb_str(&t[0], "AllReduce"),
-				     .thread_id = 8,
-				     .version = 5};
-	tb_rec(&t[0], &r);
+	nccl_rec_on(&t[0], 8, 0xb, 3, 0, T0 + 40 * US, T0 + 60 * US, "AllReduce");
 	tb_api(&t[0], 8, 2, T0 + 45 * US, T0 + 46 * US, "cuLaunchKernelEx");
 	tb_kernel(&t[0], 0, 14, 2, T0 + 50 * US, T0 + 300 * US, AR);
 	nccl_rec(&t[1], 0xa, 3, 1, T0 + 90 * US, T0 + 95 * US, "AllReduce");
