@@ -373,6 +373,13 @@ typedef struct nl_wait {
 	uint32_t gpu, trace, rank;
 } nl_wait;
 
+/* Whether r[i] is a later record of the rank of r[i - 1] (r sorted by rank,
+ * then start: each rank counts by its earliest record). */
+static int again(const gt_an_nccl_coll *r, size_t i)
+{
+	return i && r[i].rank == r[i - 1].rank;
+}
+
 /* The match of records r[0..n) (one (comm, func, seq), sorted by rank, then
  * start): 0 when fewer than two distinct ranks. The waits on the GPU go to
  * spans (when the match has GPU times and is no dup). */
@@ -387,7 +394,7 @@ static int match_run(const gt_an_nccl_coll *r, size_t n, gt_an_nccl_match *m, gt
 	m->gpu = 1;
 	m->dup = 1;
 	for (size_t i = 0; i < n; i++) {
-		if (i && r[i].rank == r[i - 1].rank)
+		if (again(r, i))
 			continue; /* the rank's earliest record only */
 		m->nranks++;
 		m->open += !r[i].end;
@@ -409,7 +416,7 @@ static int match_run(const gt_an_nccl_coll *r, size_t n, gt_an_nccl_match *m, gt
 	if (m->gpu) {
 		first = last = NULL;
 		for (size_t i = 0; i < n; i++) {
-			if (i && r[i].rank == r[i - 1].rank)
+			if (again(r, i))
 				continue;
 			if (!first || r[i].gpu_start < first->gpu_start)
 				first = &r[i];
@@ -425,7 +432,7 @@ static int match_run(const gt_an_nccl_coll *r, size_t n, gt_an_nccl_match *m, gt
 	m->last_trace = last->trace;
 	m->bytes = last->bytes;
 	for (size_t i = 0; i < n; i++) {
-		if ((i && r[i].rank == r[i - 1].rank) || &r[i] == last)
+		if (again(r, i) || &r[i] == last)
 			continue;
 		uint64_t w;
 		if (m->gpu) {
